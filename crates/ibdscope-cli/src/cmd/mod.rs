@@ -1,0 +1,53 @@
+//! One module per command; each `run` writes to a `&mut dyn Write`.
+
+pub mod check;
+pub mod info;
+pub mod pages;
+pub mod types;
+
+use crate::input;
+use crate::opts::{Cmd, Opts};
+use crate::Outcome;
+use ibdscope::Tablespace;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Runs the command in `opts`.
+pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    match opts.cmd {
+        Cmd::Check => check::run(opts, out),
+        _ => {
+            let Some(path) = opts.files.first() else {
+                return Ok(Outcome::Unreadable);
+            };
+            with_space(path, opts, |ts| match opts.cmd {
+                Cmd::Info => info::run(opts, path, ts, out),
+                Cmd::Pages { from, to } => pages::run(opts, ts, from, to, out),
+                Cmd::Types => types::run(opts, path, ts, out),
+                Cmd::Check => check::one(opts, path, ts, out),
+            })
+        }
+    }
+}
+
+/// Opens `path` and parses it, printing why not to stderr.
+pub fn with_space(
+    path: &Path,
+    opts: &Opts,
+    f: impl FnOnce(&Tablespace<'_>) -> io::Result<Outcome>,
+) -> io::Result<Outcome> {
+    let input = match input::open(path) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("ibdscope: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    match Tablespace::with_options(input.bytes(), opts.lib) {
+        Ok(ts) => f(&ts),
+        Err(e) => {
+            eprintln!("ibdscope: {}: {e}", path.display());
+            Ok(Outcome::Unreadable)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Command-line arguments (clap) and the checked options built from them
+//! before any file is opened (ripgrep's low-level/high-level args split).
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Read InnoDB tablespace files (.ibd) exactly, quickly and read-only.
+#[derive(Parser, Debug)]
+#[command(name = "ibdscope", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Vendor, format, page size, space id, flags, checksum algorithm, LSN range.
+    Info(Common),
+    /// One row per page: number, type, prev, next, LSN, space id, checksum.
+    Pages {
+        #[command(flatten)]
+        common: Common,
+        /// First page to list.
+        #[arg(long, default_value_t = 0)]
+        from: u32,
+        /// Last page to list (inclusive).
+        #[arg(long)]
+        to: Option<u32>,
+    },
+    /// Pages and share per page type, and runs of consecutive pages of one type.
+    Types(Common),
+    /// Verify every page: checksum, header/trailer LSN, page number, space id.
+    Check {
+        /// Tablespace files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        shared: Shared,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct Common {
+    /// Tablespace file.
+    file: PathBuf,
+    #[command(flatten)]
+    shared: Shared,
+}
+
+#[derive(clap::Args, Debug)]
+struct Shared {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Physical page size, overriding detection (e.g. 16k, 8192).
+    #[arg(long, value_parser = parse_size)]
+    page_size: Option<u32>,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable text.
+    Text,
+    /// One JSON document.
+    Json,
+    /// One JSON object per line.
+    Jsonl,
+    /// Comma-separated values with a header line.
+    Csv,
+}
+
+fn parse_size(s: &str) -> Result<u32, String> {
+    let lower = s.to_ascii_lowercase();
+    let (digits, mult) = match lower.strip_suffix('k') {
+        Some(d) => (d, 1024),
+        None => (lower.as_str(), 1),
+    };
+    digits
+        .parse::<u32>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|n| ibdscope::space::PAGE_SIZES.contains(n))
+        .ok_or_else(|| format!("'{s}' is not a page size (1k, 2k, 4k, 8k, 16k, 32k or 64k)"))
+}
+
+/// Which command, with its own options.
+#[derive(Debug)]
+pub enum Cmd {
+    /// `info`.
+    Info,
+    /// `pages`.
+    Pages {
+        /// First page.
+        from: u32,
+        /// Last page.
+        to: Option<u32>,
+    },
+    /// `types`.
+    Types,
+    /// `check`.
+    Check,
+}
+
+/// Checked options for one run.
+#[derive(Debug)]
+pub struct Opts {
+    /// The command.
+    pub cmd: Cmd,
+    /// Input files.
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    pub format: Format,
+    /// Library options.
+    pub lib: ibdscope::Options,
+}
+
+impl Opts {
+    /// Checks the arguments; nothing is opened yet.
+    pub fn from_cli(cli: Cli) -> Result<Self, String> {
+        let (cmd, files, shared, allowed): (Cmd, Vec<PathBuf>, Shared, &[Format]) =
+            match cli.command {
+                Command::Info(c) => (
+                    Cmd::Info,
+                    vec![c.file],
+                    c.shared,
+                    &[Format::Text, Format::Json],
+                ),
+                Command::Pages { common, from, to } => {
+                    if let Some(to) = to {
+                        if to < from {
+                            return Err(format!("--to {to} is before --from {from}"));
+                        }
+                    }
+                    (
+                        Cmd::Pages { from, to },
+                        vec![common.file],
+                        common.shared,
+                        &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+                    )
+                }
+                Command::Types(c) => (
+                    Cmd::Types,
+                    vec![c.file],
+                    c.shared,
+                    &[Format::Text, Format::Json, Format::Csv],
+                ),
+                Command::Check { files, shared } => (
+                    Cmd::Check,
+                    files,
+                    shared,
+                    &[Format::Text, Format::Json, Format::Jsonl],
+                ),
+            };
+        if !allowed.contains(&shared.format) {
+            return Err(format!(
+                "--format {:?} is not available for this command",
+                shared.format
+            )
+            .to_lowercase());
+        }
+        Ok(Opts {
+            cmd,
+            files,
+            format: shared.format,
+            lib: ibdscope::Options {
+                page_size: shared.page_size,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_sizes() {
+        assert_eq!(parse_size("16k"), Ok(16384));
+        assert_eq!(parse_size("8192"), Ok(8192));
+        assert!(parse_size("3000").is_err());
+        assert!(parse_size("99999999999k").is_err());
+    }
+}

@@ -1,0 +1,94 @@
+//! Errors: the few conditions that make a whole file unusable.
+//!
+//! Damage to single pages is never an [`Error`]; it is a [`crate::Finding`].
+//! An `Error` is `Copy` and carries no `String`, so it costs nothing to
+//! create on a hot path; the CLI adds the file path when it prints one.
+
+use crate::PageNo;
+use std::fmt;
+
+/// What went wrong, with what was found and what was expected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input holds no bytes at all.
+    Empty,
+    /// The input is shorter than the smallest possible page.
+    TooShort {
+        /// Bytes found.
+        len: u64,
+        /// Bytes needed.
+        need: u64,
+    },
+    /// No page size fits the file: page 0 is unreadable and no other page
+    /// carries a consistent page number and checksum at any size.
+    PageSizeUnknown,
+    /// A page size given by the caller is not one InnoDB supports.
+    BadPageSize {
+        /// The size asked for.
+        size: u32,
+    },
+    /// A read reached past the end of a page or of the file.
+    OutOfPage {
+        /// Offset asked for.
+        offset: u64,
+        /// First offset past the end.
+        limit: u64,
+    },
+}
+
+/// An error with the place it happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// The page it concerns, if one.
+    pub page: Option<PageNo>,
+    /// Byte offset in the file.
+    pub file_offset: u64,
+}
+
+impl Error {
+    /// An error about the whole file at `file_offset`.
+    pub const fn at(kind: ErrorKind, file_offset: u64) -> Self {
+        Error {
+            kind,
+            page: None,
+            file_offset,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            ErrorKind::Empty => write!(f, "empty file (0 bytes)")?,
+            ErrorKind::TooShort { len, need } => write!(
+                f,
+                "file too short: {len} bytes, a page needs at least {need}"
+            )?,
+            ErrorKind::PageSizeUnknown => write!(
+                f,
+                "page size unknown: page 0 is unreadable and no page size gives pages whose \
+                 page numbers and checksums agree (give --page-size)"
+            )?,
+            ErrorKind::BadPageSize { size } => write!(
+                f,
+                "page size {size} is not one InnoDB supports (1K..64K, powers of two)"
+            )?,
+            ErrorKind::OutOfPage { offset, limit } => {
+                write!(f, "offset {offset} is past the end ({limit})")?
+            }
+        }
+        if let Some(p) = self.page {
+            write!(f, " (page {p}")?;
+            write!(f, ", byte offset {})", self.file_offset)
+        } else {
+            write!(f, " (byte offset {})", self.file_offset)
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result with [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;

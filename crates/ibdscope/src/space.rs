@@ -1,0 +1,563 @@
+//! A tablespace: the bytes of a `.ibd` file, its detected format, and the
+//! one-pass page scan every analysis folds over.
+//!
+//! Page size and format come from page 0 when it verifies under some reading
+//! of its FSP flags (see [`crate::fsp`]); when it does not, from the rest of
+//! the file: every supported size and checksum scheme is tried on a sample
+//! of pages and scored by how many carry their own page number and a valid
+//! checksum. Every detection keeps the evidence it used.
+
+use crate::bytes::be_u32;
+use crate::checksum::{self, lsn_pair, Scheme, Unverifiable, Verdict};
+use crate::fil::FilHeader;
+use crate::fsp::{FlagsLayout, FspFlags, FspHeader, SpaceFormat, FSP_FLAGS_OFFSET};
+use crate::page_type::TypeNames;
+use crate::xdes::XdesEntry;
+use crate::{Error, ErrorKind, Lsn, PageNo, PageType, Result, SpaceId};
+
+/// The page sizes InnoDB supports, physical (1K–16K are ROW_FORMAT=COMPRESSED
+/// sizes; 4K–64K are innodb_page_size values).
+pub const PAGE_SIZES: [u32; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
+
+/// How a tablespace is opened.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Physical page size to use instead of detecting one.
+    pub page_size: Option<u32>,
+}
+
+/// Where the page size and format came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DetectedBy {
+    /// Page 0 verified under its own flags.
+    Page0,
+    /// Page 0 did not verify; a scan of other pages decided.
+    Scan,
+    /// The caller gave the page size.
+    Override,
+}
+
+/// The result of format detection, with its evidence in words.
+#[derive(Clone, Debug)]
+pub struct Detection {
+    /// The format used to read the file.
+    pub format: SpaceFormat,
+    /// How pages are checksummed.
+    pub scheme: Scheme,
+    /// What decided.
+    pub by: DetectedBy,
+    /// Sentences saying what was seen, in the order it was seen.
+    pub evidence: Vec<String>,
+    /// True when page 0 verified (its FSP header can be trusted).
+    pub page0_ok: bool,
+}
+
+/// A tablespace over borrowed bytes. Parsing borrows; nothing is copied.
+#[derive(Clone, Debug)]
+pub struct Tablespace<'a> {
+    data: &'a [u8],
+    detection: Detection,
+    n_pages: u32,
+    space_id: SpaceId,
+}
+
+/// Everything the scan learns about one page. `Copy`, no allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageFacts {
+    /// The page's position in the file.
+    pub page_no: PageNo,
+    /// FIL_PAGE_OFFSET as stored.
+    pub stored_page_no: PageNo,
+    /// FIL_PAGE_TYPE.
+    pub page_type: PageType,
+    /// FIL_PAGE_PREV.
+    pub prev: PageNo,
+    /// FIL_PAGE_NEXT.
+    pub next: PageNo,
+    /// FIL_PAGE_LSN.
+    pub lsn: Lsn,
+    /// FIL_PAGE_SPACE_ID.
+    pub space_id: SpaceId,
+    /// Stored header checksum field (bytes 0..4).
+    pub stored_checksum: u32,
+    /// The checksum verdict.
+    pub verdict: Verdict,
+    /// Header LSN low word and its trailer copy, where the layout has both.
+    pub lsn_pair: Option<(u32, u32)>,
+}
+
+/// What is wrong with one page. A page may have several.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageProblem {
+    /// No accepted checksum algorithm matches.
+    Checksum,
+    /// full_crc32 page_compressed size field is not below the page size.
+    CompressedSize,
+    /// The LSN's low 32 bits in the header and trailer differ.
+    LsnMismatch {
+        /// Header copy.
+        header: u32,
+        /// Trailer copy.
+        trailer: u32,
+    },
+    /// FIL_PAGE_OFFSET is not the page's position.
+    PageNo {
+        /// What the page says.
+        found: PageNo,
+    },
+    /// FIL_PAGE_SPACE_ID is not the space's id.
+    SpaceId {
+        /// What the page says.
+        found: SpaceId,
+        /// The space's id.
+        expected: SpaceId,
+    },
+}
+
+impl PageFacts {
+    /// True when the page is all zeroes.
+    pub fn is_empty(&self) -> bool {
+        self.verdict == Verdict::Empty
+    }
+
+    /// The problems of this page, given the space id it should carry.
+    pub fn problems(&self, space_id: SpaceId) -> impl Iterator<Item = PageProblem> + use<> {
+        let empty = self.is_empty();
+        let checksum = match self.verdict {
+            Verdict::Mismatch => Some(PageProblem::Checksum),
+            Verdict::BadCompressedSize => Some(PageProblem::CompressedSize),
+            _ => None,
+        };
+        let lsn = self
+            .lsn_pair
+            .filter(|(h, t)| h != t && !empty)
+            .map(|(header, trailer)| PageProblem::LsnMismatch { header, trailer });
+        let page_no =
+            (!empty && self.stored_page_no != self.page_no).then_some(PageProblem::PageNo {
+                found: self.stored_page_no,
+            });
+        // Pages of files from before 4.1 carry no space id; so does page 0 of
+        // InnoDB 3.23-era files. A zero is therefore not a mismatch.
+        let space = (!empty && self.space_id != space_id && self.space_id.0 != 0).then_some(
+            PageProblem::SpaceId {
+                found: self.space_id,
+                expected: space_id,
+            },
+        );
+        [checksum, lsn, page_no, space].into_iter().flatten()
+    }
+}
+
+fn scheme_of(format: &SpaceFormat) -> Scheme {
+    if format.layout == FlagsLayout::FullCrc32 {
+        Scheme::FullCrc32
+    } else if format.is_zip() {
+        Scheme::Zip
+    } else {
+        Scheme::Classic
+    }
+}
+
+/// Verifies one page under `scheme`, telling encrypted and page-compressed
+/// pages that fail apart from damaged ones.
+pub fn verify_page(page: &[u8], scheme: Scheme) -> Verdict {
+    let Some(h) = FilHeader::new(page) else {
+        return Verdict::Mismatch;
+    };
+    if scheme == Scheme::Classic {
+        // MariaDB page_compressed pages carry no checksum on disk; the
+        // server verifies them after decompression (buf0buf.cc).
+        match h.page_type() {
+            PageType::FIL_PAGE_PAGE_COMPRESSED => {
+                return Verdict::Unverifiable(Unverifiable::PageCompressed)
+            }
+            PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED => {
+                return Verdict::Unverifiable(Unverifiable::Encrypted)
+            }
+            _ => {}
+        }
+    }
+    let verdict = match scheme {
+        Scheme::Classic => checksum::verify_classic(page),
+        Scheme::Zip => checksum::verify_zip(page),
+        Scheme::FullCrc32 => checksum::verify_full_crc32(page).0,
+    };
+    if verdict != Verdict::Mismatch {
+        return verdict;
+    }
+    match h.page_type() {
+        // MySQL/Percona encryption: the checksum covers the plaintext.
+        PageType::FIL_PAGE_ENCRYPTED
+        | PageType::FIL_PAGE_COMPRESSED_AND_ENCRYPTED
+        | PageType::FIL_PAGE_ENCRYPTED_RTREE => Verdict::Unverifiable(Unverifiable::Encrypted),
+        // MariaDB encryption outside full_crc32: key version at 26..30 and a
+        // checksum of the encrypted bytes at 30..34. Page 0 is never encrypted.
+        _ if scheme != Scheme::FullCrc32 && h.key_version() != 0 && h.page_no().0 != 0 => {
+            checksum::verify_mariadb_crypt(page, scheme == Scheme::Zip)
+        }
+        _ => verdict,
+    }
+}
+
+/// Gathers the facts of page `page_no` from its bytes.
+pub fn page_facts(page: &[u8], page_no: PageNo, scheme: Scheme) -> PageFacts {
+    let verdict = verify_page(page, scheme);
+    let h = FilHeader::new(page);
+    let lsn_pair = match verdict {
+        Verdict::Valid(_) | Verdict::Mismatch => lsn_pair(page, scheme),
+        _ => None,
+    };
+    PageFacts {
+        page_no,
+        stored_page_no: h.map_or(PageNo(0), |h| h.page_no()),
+        page_type: h.map_or(PageType(0), |h| h.page_type()),
+        prev: h.map_or(PageNo(0), |h| h.prev()),
+        next: h.map_or(PageNo(0), |h| h.next()),
+        lsn: h.map_or(Lsn(0), |h| h.lsn()),
+        space_id: h.map_or(SpaceId(0), |h| h.space_id()),
+        stored_checksum: h.map_or(0, |h| h.checksum()),
+        verdict,
+        lsn_pair,
+    }
+}
+
+fn min_len() -> usize {
+    PAGE_SIZES.first().map_or(1024, |&s| s as usize)
+}
+
+/// Score of a candidate size and scheme: pages in a sample that verify and
+/// carry their own page number, and how many were sampled.
+fn score(data: &[u8], size: u32, scheme: Scheme) -> (u32, u32) {
+    let size = size as usize;
+    let n = data.len().checked_div(size).unwrap_or(0);
+    if n < 2 {
+        return (0, 0);
+    }
+    let step = (n / 128).max(1);
+    let (mut good, mut sampled) = (0u32, 0u32);
+    let mut i = 1usize;
+    while i < n && sampled < 256 {
+        let start = i.saturating_mul(size);
+        if let Some(page) = data.get(start..start.saturating_add(size)) {
+            sampled = sampled.saturating_add(1);
+            let ok = matches!(verify_page(page, scheme), Verdict::Valid(_))
+                && be_u32(page, crate::fil::FIL_PAGE_OFFSET) == u32::try_from(i).ok();
+            good = good.saturating_add(u32::from(ok));
+        }
+        i = i.saturating_add(if i < 64 { 1 } else { step });
+    }
+    (good, sampled)
+}
+
+fn synthetic(size: u32, scheme: Scheme) -> SpaceFormat {
+    let base = FspFlags(0).as_mysql();
+    let mut f = match (scheme, base) {
+        (Scheme::FullCrc32, _) => {
+            FspFlags(FspFlags::FCRC32_MARKER | (size.trailing_zeros().saturating_sub(9)))
+                .as_full_crc32()
+        }
+        (_, b) => b,
+    }
+    .unwrap_or(SpaceFormat {
+        layout: FlagsLayout::MySql,
+        logical_size: size,
+        physical_size: size,
+        post_antelope: false,
+        atomic_blobs: false,
+        data_dir: false,
+        shared: false,
+        temporary: false,
+        encryption: false,
+        sdi: false,
+        page_compressed: false,
+        compression_algorithm: 0,
+        compression_level: None,
+    });
+    f.physical_size = size;
+    f.logical_size = if scheme == Scheme::Zip { 16384 } else { size };
+    f
+}
+
+fn detect(data: &[u8], opts: Options) -> Result<Detection> {
+    if data.is_empty() {
+        return Err(Error::at(ErrorKind::Empty, 0));
+    }
+    if data.len() < min_len() {
+        return Err(Error::at(
+            ErrorKind::TooShort {
+                len: data.len() as u64,
+                need: min_len() as u64,
+            },
+            0,
+        ));
+    }
+    let flags = FspFlags(be_u32(data, FSP_FLAGS_OFFSET).unwrap_or(0));
+    let mut evidence = vec![format!("FSP_SPACE_FLAGS on page 0 = 0x{:x}", flags.0)];
+
+    if let Some(size) = opts.page_size {
+        if !PAGE_SIZES.contains(&size) {
+            return Err(Error::at(ErrorKind::BadPageSize { size }, 0));
+        }
+        let from_flags = flags.interpretations().find(|f| f.physical_size == size);
+        let (format, scheme) = match from_flags {
+            Some(f) => (f, scheme_of(&f)),
+            None => {
+                let scheme = [Scheme::Classic, Scheme::FullCrc32, Scheme::Zip]
+                    .into_iter()
+                    .max_by_key(|&s| score(data, size, s).0)
+                    .unwrap_or(Scheme::Classic);
+                (synthetic(size, scheme), scheme)
+            }
+        };
+        evidence.push(format!("page size {size} given by the caller"));
+        return Ok(Detection {
+            format,
+            scheme,
+            by: DetectedBy::Override,
+            evidence,
+            page0_ok: false,
+        });
+    }
+
+    for format in flags.interpretations() {
+        let scheme = scheme_of(&format);
+        let size = format.physical_size as usize;
+        let Some(page0) = data.get(..size) else {
+            evidence.push(format!(
+                "flags read as {:?} give {size}-byte pages, longer than the file",
+                format.layout
+            ));
+            continue;
+        };
+        let verdict = verify_page(page0, scheme);
+        let numbered = be_u32(page0, crate::fil::FIL_PAGE_OFFSET) == Some(0);
+        if let (Verdict::Valid(alg), true) = (verdict, numbered) {
+            evidence.push(format!(
+                "flags read in the {} layout give {} logical / {} physical bytes per page, \
+                 and page 0 verifies at that size ({} checksum)",
+                layout_name(format.layout),
+                format.logical_size,
+                format.physical_size,
+                alg.name()
+            ));
+            return Ok(Detection {
+                format,
+                scheme,
+                by: DetectedBy::Page0,
+                evidence,
+                page0_ok: true,
+            });
+        }
+        evidence.push(format!(
+            "flags read in the {} layout give {size}-byte pages, but page 0 does not verify \
+             at that size ({verdict:?})",
+            layout_name(format.layout)
+        ));
+    }
+    if flags.interpretations().next().is_none() {
+        evidence.push("the flags are not valid in any known layout".to_string());
+    }
+
+    // Page 0 is damaged or its flags are: let the other pages decide.
+    let mut best: Option<(u32, u32, u32, Scheme)> = None;
+    for &size in &PAGE_SIZES {
+        for scheme in [Scheme::Classic, Scheme::FullCrc32, Scheme::Zip] {
+            if scheme == Scheme::Zip && size > 16384 {
+                continue;
+            }
+            let (good, sampled) = score(data, size, scheme);
+            if good > best.map_or(0, |b| b.0) {
+                best = Some((good, sampled, size, scheme));
+            }
+        }
+    }
+    let Some((good, sampled, size, scheme)) = best else {
+        return Err(Error::at(ErrorKind::PageSizeUnknown, 0));
+    };
+    let format = flags
+        .interpretations()
+        .find(|f| f.physical_size == size && scheme_of(f) == scheme)
+        .unwrap_or_else(|| synthetic(size, scheme));
+    evidence.push(format!(
+        "page 0 is unusable; {good} of {sampled} sampled pages verify and carry their own page \
+         number at {size} bytes with the {scheme:?} checksum layout"
+    ));
+    if format.is_zip() && !flags.interpretations().any(|f| f == format) {
+        evidence.push("logical page size assumed 16384 (the server default)".to_string());
+    }
+    Ok(Detection {
+        format,
+        scheme,
+        by: DetectedBy::Scan,
+        evidence,
+        page0_ok: false,
+    })
+}
+
+fn layout_name(l: FlagsLayout) -> &'static str {
+    match l {
+        FlagsLayout::MySql => "MySQL 5.6+/MariaDB",
+        FlagsLayout::MariaDb101 => "MariaDB 10.1.0-10.1.20",
+        FlagsLayout::FullCrc32 => "MariaDB full_crc32",
+    }
+}
+
+impl<'a> Tablespace<'a> {
+    /// Opens a tablespace over `data`, detecting its format.
+    pub fn new(data: &'a [u8]) -> Result<Self> {
+        Self::with_options(data, Options::default())
+    }
+
+    /// Opens a tablespace with [`Options`].
+    pub fn with_options(data: &'a [u8], opts: Options) -> Result<Self> {
+        let mut detection = detect(data, opts)?;
+        let size = detection.format.physical_size as usize;
+        let n_pages = u32::try_from(data.len().checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX);
+        let page0 = data.get(..size).unwrap_or(&[]);
+        let fsp_space = FspHeader::new(page0).map(|h| h.space_id());
+        let space_id = match (detection.page0_ok, fsp_space) {
+            (true, Some(id)) => id,
+            _ => {
+                let id = majority_space_id(data, size, detection.scheme);
+                detection
+                    .evidence
+                    .push(format!("space id {id} taken from the pages that verify"));
+                id
+            }
+        };
+        if opts.page_size.is_some() && verify_page(page0, detection.scheme).is_ok() {
+            detection.page0_ok = true;
+        }
+        Ok(Tablespace {
+            data,
+            detection,
+            n_pages,
+            space_id,
+        })
+    }
+
+    /// The bytes of the file.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+    /// How the format was found.
+    pub fn detection(&self) -> &Detection {
+        &self.detection
+    }
+    /// The format read from the flags (or assumed by detection).
+    pub fn format(&self) -> &SpaceFormat {
+        &self.detection.format
+    }
+    /// The checksum scheme of every page.
+    pub fn scheme(&self) -> Scheme {
+        self.detection.scheme
+    }
+    /// Physical page size in bytes.
+    pub fn page_size(&self) -> u32 {
+        self.detection.format.physical_size
+    }
+    /// Whole pages in the file.
+    pub fn n_pages(&self) -> u32 {
+        self.n_pages
+    }
+    /// Bytes after the last whole page (a torn tail), and where they start.
+    pub fn tail(&self) -> (u64, u64) {
+        let size = self.page_size() as usize;
+        let whole = (self.n_pages as usize).saturating_mul(size);
+        (self.data.len().saturating_sub(whole) as u64, whole as u64)
+    }
+    /// The space id (FSP header when page 0 verifies; else the pages').
+    pub fn space_id(&self) -> SpaceId {
+        self.space_id
+    }
+    /// The FSP header, if page 0 verified.
+    pub fn fsp_header(&self) -> Option<FspHeader<'a>> {
+        if self.detection.page0_ok {
+            FspHeader::new(self.page(PageNo(0))?)
+        } else {
+            None
+        }
+    }
+    /// How to name page types in this space.
+    pub fn type_names(&self) -> TypeNames {
+        if self.detection.format.sdi {
+            TypeNames::MySql8
+        } else {
+            TypeNames::Classic
+        }
+    }
+    /// Byte offset of page `n` in the file.
+    pub fn file_offset(&self, n: PageNo) -> u64 {
+        u64::from(n.0).saturating_mul(u64::from(self.page_size()))
+    }
+    /// The bytes of page `n`, if it is a whole page in the file.
+    pub fn page(&self, n: PageNo) -> Option<&'a [u8]> {
+        let size = self.page_size() as usize;
+        let start = (n.0 as usize).checked_mul(size)?;
+        self.data.get(start..start.checked_add(size)?)
+    }
+    /// Every whole page with its number, in file order.
+    pub fn pages(&self) -> impl Iterator<Item = (PageNo, &'a [u8])> + 'a {
+        let size = self.page_size() as usize;
+        self.data
+            .chunks_exact(size.max(1))
+            .enumerate()
+            .map(|(i, p)| (PageNo(u32::try_from(i).unwrap_or(u32::MAX)), p))
+    }
+    /// The one-pass scan: facts for every page, in file order.
+    pub fn scan(&self) -> impl Iterator<Item = PageFacts> + 'a {
+        let scheme = self.scheme();
+        self.pages().map(move |(n, p)| page_facts(p, n, scheme))
+    }
+    /// Facts for pages `from..=to` only.
+    pub fn scan_range(&self, from: u32, to: u32) -> impl Iterator<Item = PageFacts> + 'a {
+        let scheme = self.scheme();
+        let this = self.clone();
+        (from..=to.min(self.n_pages.saturating_sub(1)))
+            .filter(move |_| this.n_pages > 0)
+            .filter_map(move |n| {
+                this.page(PageNo(n))
+                    .map(|p| page_facts(p, PageNo(n), scheme))
+            })
+    }
+
+    /// Whether the extent descriptor marks page `n` free: `None` when its
+    /// XDES page is missing or does not verify. Pages at or past
+    /// FSP_FREE_LIMIT are free (never initialised).
+    pub fn is_free(&self, n: PageNo) -> Option<bool> {
+        let physical = self.page_size();
+        let within = n.0.checked_rem(physical)?;
+        let xdes_no = n.0.saturating_sub(within);
+        let xdes_page = self.page(PageNo(xdes_no))?;
+        if !verify_page(xdes_page, self.scheme()).is_ok()
+            || (xdes_no == 0 && !self.detection.page0_ok)
+        {
+            return None;
+        }
+        if let Some(h) = self.fsp_header() {
+            if n.0 >= h.free_limit() {
+                return Some(true);
+            }
+        }
+        let extent = self.detection.format.extent_size();
+        let entry = XdesEntry::new(xdes_page, within.checked_div(extent)?, extent)?;
+        match entry.state() {
+            crate::xdes::XdesState::NotInited | crate::xdes::XdesState::Free => Some(true),
+            _ => entry.is_free(within.checked_rem(extent)?),
+        }
+    }
+}
+
+fn majority_space_id(data: &[u8], size: usize, scheme: Scheme) -> SpaceId {
+    let mut counts: Vec<(u32, u32)> = Vec::new();
+    for page in data.chunks_exact(size.max(1)).take(4096) {
+        if matches!(verify_page(page, scheme), Verdict::Valid(_)) {
+            let id = be_u32(page, crate::fil::FIL_PAGE_SPACE_ID).unwrap_or(0);
+            match counts.iter_mut().find(|(i, _)| *i == id) {
+                Some((_, c)) => *c = c.saturating_add(1),
+                None => counts.push((id, 1)),
+            }
+        }
+    }
+    SpaceId(counts.iter().max_by_key(|(_, c)| *c).map_or(0, |(i, _)| *i))
+}

@@ -1,0 +1,172 @@
+//! The one-pass summary: every per-page fact that `info`, `types` and
+//! `check` need, gathered in a single scan with no allocation per page
+//! (only per distinct type, per type region and per bad page).
+
+use crate::checksum::{Algorithm, Unverifiable, Verdict};
+use crate::finding::{Finding, FindingKind};
+use crate::space::PageFacts;
+use crate::{Lsn, PageNo, PageType, Tablespace};
+
+/// A run of consecutive pages of one type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// First page of the run.
+    pub first: PageNo,
+    /// Last page of the run.
+    pub last: PageNo,
+    /// Their type.
+    pub page_type: PageType,
+}
+
+/// A page that failed a check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadPage {
+    /// The page's facts.
+    pub facts: PageFacts,
+    /// Findings, one per problem.
+    pub findings: Vec<Finding>,
+    /// Whether XDES marks it free (`None`: could not tell).
+    pub freed: Option<bool>,
+}
+
+/// Counts and findings over a whole space.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Pages scanned.
+    pub pages: u32,
+    /// Pages per type, ordered by type code.
+    pub types: Vec<(PageType, u32)>,
+    /// Runs of consecutive pages of one type.
+    pub regions: Vec<Region>,
+    /// Lowest non-zero LSN.
+    pub lsn_min: Option<Lsn>,
+    /// Highest LSN.
+    pub lsn_max: Option<Lsn>,
+    /// All-zero pages.
+    pub empty: u32,
+    /// Pages that verify, per algorithm.
+    pub algorithms: Vec<(Algorithm, u32)>,
+    /// Pages that cannot be verified from the file alone.
+    pub unverifiable: Vec<(PageNo, Unverifiable)>,
+    /// Pages with problems.
+    pub bad: Vec<BadPage>,
+    /// Findings about the whole file (torn tail, truncation, page 0).
+    pub file_findings: Vec<Finding>,
+}
+
+fn bump<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K) {
+    match v.iter_mut().find(|(x, _)| *x == k) {
+        Some((_, c)) => *c = c.saturating_add(1),
+        None => {
+            v.push((k, 1));
+            v.sort_unstable_by_key(|(x, _)| *x);
+        }
+    }
+}
+
+impl Summary {
+    /// Scans `ts` once.
+    pub fn of(ts: &Tablespace<'_>) -> Summary {
+        Self::of_facts(ts, ts.scan())
+    }
+
+    /// Folds pre-computed facts (a range, or a parallel shard's output).
+    pub fn of_facts(ts: &Tablespace<'_>, facts: impl Iterator<Item = PageFacts>) -> Summary {
+        let mut s = Summary::default();
+        let space_id = ts.space_id();
+        for f in facts {
+            s.pages = s.pages.saturating_add(1);
+            bump(&mut s.types, f.page_type);
+            match s.regions.last_mut() {
+                Some(r)
+                    if r.page_type == f.page_type
+                        && r.last.0.checked_add(1) == Some(f.page_no.0) =>
+                {
+                    r.last = f.page_no
+                }
+                _ => s.regions.push(Region {
+                    first: f.page_no,
+                    last: f.page_no,
+                    page_type: f.page_type,
+                }),
+            }
+            match f.verdict {
+                Verdict::Empty => s.empty = s.empty.saturating_add(1),
+                Verdict::Valid(a) => bump(&mut s.algorithms, a),
+                Verdict::Unverifiable(why) => s.unverifiable.push((f.page_no, why)),
+                Verdict::Mismatch | Verdict::BadCompressedSize => {}
+            }
+            if !f.is_empty() && f.lsn.0 != 0 {
+                s.lsn_min = Some(s.lsn_min.map_or(f.lsn, |m| m.min(f.lsn)));
+                s.lsn_max = Some(s.lsn_max.map_or(f.lsn, |m| m.max(f.lsn)));
+            }
+            let mut problems = f.problems(space_id).peekable();
+            if problems.peek().is_some() {
+                let findings = problems.map(|p| Finding::page(ts, f.page_no, p)).collect();
+                s.bad.push(BadPage {
+                    facts: f,
+                    findings,
+                    freed: ts.is_free(f.page_no),
+                });
+            }
+        }
+        s.file_findings = file_findings(ts);
+        s
+    }
+
+    /// The algorithm most pages verify with.
+    pub fn main_algorithm(&self) -> Option<Algorithm> {
+        self.algorithms
+            .iter()
+            .max_by_key(|(_, c)| *c)
+            .map(|(a, _)| *a)
+    }
+    /// Pages that verify.
+    pub fn valid(&self) -> u32 {
+        self.algorithms
+            .iter()
+            .map(|(_, c)| *c)
+            .fold(self.empty, u32::saturating_add)
+    }
+    /// Whether any page has type `t`.
+    pub fn has_type(&self, t: PageType) -> bool {
+        self.types.iter().any(|(x, _)| *x == t)
+    }
+    /// True when nothing at all was found.
+    pub fn is_clean(&self) -> bool {
+        self.bad.is_empty() && self.file_findings.is_empty()
+    }
+}
+
+/// Whole-file findings: torn tail, fewer pages than FSP_SIZE, page 0.
+pub fn file_findings(ts: &Tablespace<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let (tail, at) = ts.tail();
+    if tail > 0 {
+        out.push(Finding {
+            page: Some(PageNo(ts.n_pages())),
+            file_offset: at,
+            kind: FindingKind::TornTail { bytes: tail },
+        });
+    }
+    if let Some(h) = ts.fsp_header() {
+        if h.size() > ts.n_pages() {
+            out.push(Finding {
+                page: None,
+                file_offset: ts.file_offset(PageNo(ts.n_pages())),
+                kind: FindingKind::ShorterThanFspSize {
+                    fsp_size: h.size(),
+                    pages: ts.n_pages(),
+                },
+            });
+        }
+    }
+    if !ts.detection().page0_ok {
+        out.push(Finding {
+            page: Some(PageNo(0)),
+            file_offset: 0,
+            kind: FindingKind::Page0Unusable,
+        });
+    }
+    out
+}
