@@ -103,16 +103,6 @@ impl<'w> Json<'w> {
         write!(self.w, "{}", v.into())?;
         Ok(self)
     }
-    /// A decimal value with `digits` fraction digits.
-    pub fn float(&mut self, v: f64, digits: usize) -> io::Result<&mut Self> {
-        self.sep()?;
-        if v.is_finite() {
-            write!(self.w, "{v:.digits$}")?;
-        } else {
-            self.w.write_all(b"null")?;
-        }
-        Ok(self)
-    }
     /// A boolean value.
     pub fn bool(&mut self, v: bool) -> io::Result<&mut Self> {
         self.sep()?;
@@ -188,15 +178,6 @@ fn escape(w: &mut dyn Write, s: &str) -> io::Result<()> {
         start = i + c.len_utf8();
     }
     w.write_all(&s.as_bytes()[start..])
-}
-
-/// Writes `s` as a CSV field (quoted when it needs to be, RFC 4180).
-pub fn csv_field(w: &mut dyn Write, s: &str) -> io::Result<()> {
-    if s.contains([',', '"', '\n', '\r']) {
-        write!(w, "\"{}\"", s.replace('"', "\"\""))
-    } else {
-        w.write_all(s.as_bytes())
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use crate::json::Json;
 use crate::opts::{Format, Opts};
 use crate::Outcome;
-use ibdscope::checksum::{Unverifiable, Verdict};
+use ibdscope::checksum::Unverifiable;
 use ibdscope::fsp::{FlagsLayout, SpaceFormat};
 use ibdscope::{PageType, Summary, Tablespace, VendorGuess};
 use std::io::{self, Write};
@@ -294,6 +294,5 @@ fn json(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     j.end_arr()?;
     j.end_obj()?;
     writeln!(out)?;
-    let _ = Verdict::Empty;
     Ok(())
 }

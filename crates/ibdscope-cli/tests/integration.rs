@@ -1,0 +1,11 @@
+//! The one integration test binary (as object and ripgrep keep theirs):
+//! real files from real servers, checked against what the servers and the
+//! files' sources say.
+
+mod integration {
+    mod cli;
+    pub mod common;
+    mod corpus;
+    mod damage;
+    mod fixtures;
+}
