@@ -61,8 +61,6 @@ pub enum Algorithm {
     FullCrc32,
     /// ROW_FORMAT=COMPRESSED page, CRC-32C.
     ZipCrc32,
-    /// ROW_FORMAT=COMPRESSED page, CRC-32C with legacy big-endian words.
-    ZipCrc32LegacyBigEndian,
     /// ROW_FORMAT=COMPRESSED page, Adler-32 (`innodb`).
     ZipInnodb,
     /// ROW_FORMAT=COMPRESSED page, `none`.
@@ -78,9 +76,7 @@ impl Algorithm {
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Crc32 | Algorithm::ZipCrc32 => "crc32",
-            Algorithm::Crc32LegacyBigEndian | Algorithm::ZipCrc32LegacyBigEndian => {
-                "crc32-legacy-big-endian"
-            }
+            Algorithm::Crc32LegacyBigEndian => "crc32-legacy-big-endian",
             Algorithm::Innodb | Algorithm::ZipInnodb => "innodb",
             Algorithm::InnodbPre4014 => "innodb-pre-4.0.14",
             Algorithm::None | Algorithm::ZipNone => "none",
@@ -196,7 +192,9 @@ fn adler32(adler: u32, data: &[u8]) -> u32 {
     (b << 16) | a
 }
 
-/// `page_zip_calc_checksum` for crc32 (`legacy` for the big-endian form).
+/// `page_zip_calc_checksum` for crc32. MySQL ignores its legacy big-endian
+/// flag for compressed pages (`BlockReporter::calc_zip_checksum`), so
+/// `legacy` exists only to show what such a checksum would have been.
 pub fn zip_crc32(page: &[u8], legacy: bool) -> u32 {
     let parts = [
         (FIL_PAGE_OFFSET, FIL_PAGE_LSN),
@@ -312,9 +310,6 @@ pub fn verify_zip(page: &[u8]) -> Verdict {
     }
     if stored == zip_adler32(page) {
         return Verdict::Valid(Algorithm::ZipInnodb);
-    }
-    if stored == zip_crc32(page, true) {
-        return Verdict::Valid(Algorithm::ZipCrc32LegacyBigEndian);
     }
     Verdict::Mismatch
 }

@@ -186,6 +186,8 @@ pub fn verify_page(page: &[u8], scheme: Scheme) -> Verdict {
         return verdict;
     }
     match h.page_type() {
+        // MySQL transparent page compression happens after the checksum.
+        PageType::FIL_PAGE_COMPRESSED => Verdict::Unverifiable(Unverifiable::PageCompressed),
         // MySQL/Percona encryption: the checksum covers the plaintext.
         PageType::FIL_PAGE_ENCRYPTED
         | PageType::FIL_PAGE_COMPRESSED_AND_ENCRYPTED

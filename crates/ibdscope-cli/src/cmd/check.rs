@@ -25,7 +25,8 @@ fn why_sentence(w: Unverifiable) -> &'static str {
     match w {
         Unverifiable::Encrypted => "encrypted: the checksum covers the plaintext; needs the key",
         Unverifiable::PageCompressed => {
-            "MariaDB page_compressed: no on-disk checksum; the server verifies after decompression"
+            "page-compressed (MariaDB PAGE_COMPRESSED or MySQL COMPRESSION=): the checksum is \
+             verified after decompression"
         }
     }
 }
