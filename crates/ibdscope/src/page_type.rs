@@ -120,7 +120,27 @@ impl PageType {
         if self.0 == 18 && names == TypeNames::Classic {
             return Some("INSTANT");
         }
-        NAMES.iter().find(|(v, _)| *v == self.0).map(|(_, n)| *n)
+        NAMES
+            .iter()
+            .find(|(v, _)| *v == self.0)
+            .map(|(_, n)| *n)
+            .or_else(|| {
+                // Any other value with bit 15 set is a full_crc32 page_compressed
+                // page whose low bits are its size / 256.
+                (self.0 & Self::FCRC32_COMPRESSED_MARKER != 0 && names == TypeNames::Classic)
+                    .then_some("PAGE_COMPRESSED_FCRC32")
+            })
+    }
+
+    /// The type to count this page under: full_crc32 page_compressed pages,
+    /// whose type word carries their size, all count as
+    /// [`Self::FCRC32_COMPRESSED_MARKER`].
+    pub fn counted(self, names: TypeNames) -> PageType {
+        if self.name(names) == Some("PAGE_COMPRESSED_FCRC32") {
+            PageType(Self::FCRC32_COMPRESSED_MARKER)
+        } else {
+            self
+        }
     }
 
     /// True for pages holding B-tree records: INDEX, RTREE, SDI, and

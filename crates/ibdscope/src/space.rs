@@ -78,6 +78,10 @@ pub struct PageFacts {
     pub lsn: Lsn,
     /// FIL_PAGE_SPACE_ID.
     pub space_id: SpaceId,
+    /// False where bytes 34..38 are not a space id: MariaDB full_crc32
+    /// page_compressed pages (payload from byte 26) and encrypted ones
+    /// (ciphertext).
+    pub has_space_id: bool,
     /// Stored header checksum field (bytes 0..4).
     pub stored_checksum: u32,
     /// The checksum verdict.
@@ -138,12 +142,12 @@ impl PageFacts {
             });
         // Pages of files from before 4.1 carry no space id; so does page 0 of
         // InnoDB 3.23-era files. A zero is therefore not a mismatch.
-        let space = (!empty && self.space_id != space_id && self.space_id.0 != 0).then_some(
-            PageProblem::SpaceId {
-                found: self.space_id,
-                expected: space_id,
-            },
-        );
+        let space =
+            (!empty && self.has_space_id && self.space_id != space_id && self.space_id.0 != 0)
+                .then_some(PageProblem::SpaceId {
+                    found: self.space_id,
+                    expected: space_id,
+                });
         [checksum, lsn, page_no, space].into_iter().flatten()
     }
 }
@@ -217,6 +221,10 @@ pub fn page_facts(page: &[u8], page_no: PageNo, scheme: Scheme) -> PageFacts {
         next: h.map_or(PageNo(0), |h| h.next()),
         lsn: h.map_or(Lsn(0), |h| h.lsn()),
         space_id: h.map_or(SpaceId(0), |h| h.space_id()),
+        has_space_id: scheme != Scheme::FullCrc32
+            || h.is_some_and(|h| {
+                h.checksum() == 0 && h.page_type().0 & PageType::FCRC32_COMPRESSED_MARKER == 0
+            }),
         stored_checksum: h.map_or(0, |h| h.checksum()),
         verdict,
         lsn_pair,

@@ -74,20 +74,19 @@ impl Summary {
     pub fn of_facts(ts: &Tablespace<'_>, facts: impl Iterator<Item = PageFacts>) -> Summary {
         let mut s = Summary::default();
         let space_id = ts.space_id();
+        let names = ts.type_names();
         for f in facts {
             s.pages = s.pages.saturating_add(1);
-            bump(&mut s.types, f.page_type);
+            let t = f.page_type.counted(names);
+            bump(&mut s.types, t);
             match s.regions.last_mut() {
-                Some(r)
-                    if r.page_type == f.page_type
-                        && r.last.0.checked_add(1) == Some(f.page_no.0) =>
-                {
+                Some(r) if r.page_type == t && r.last.0.checked_add(1) == Some(f.page_no.0) => {
                     r.last = f.page_no
                 }
                 _ => s.regions.push(Region {
                     first: f.page_no,
                     last: f.page_no,
-                    page_type: f.page_type,
+                    page_type: t,
                 }),
             }
             match f.verdict {

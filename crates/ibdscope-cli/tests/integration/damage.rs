@@ -4,7 +4,7 @@
 //! checksum algorithm the real files use, and keep reporting the rest.
 
 use super::common::{corpus, fixtures, num, put_u32, read_tsv};
-use ibdscope::checksum::{Algorithm, Verdict};
+use ibdscope::checksum::{self, Algorithm, Scheme, Verdict};
 use ibdscope::space::PageProblem;
 use ibdscope::{FindingKind, PageNo, Summary, Tablespace};
 use std::collections::BTreeSet;
@@ -54,8 +54,16 @@ fn plant(data: &mut [u8]) -> (BTreeSet<u32>, BTreeSet<Algorithm>) {
         .take(3)
         .copied()
         .collect();
+    let scheme = ts.scheme();
     for &(p, _) in &picked {
-        let at = p as usize * size + size / 2 + (p as usize % 7);
+        let page = &data[p as usize * size..(p as usize + 1) * size];
+        // Bytes past a full_crc32 page_compressed page's payload are not
+        // covered by its checksum (nor read by the server): flip inside.
+        let covered = match scheme {
+            Scheme::FullCrc32 => checksum::full_crc32_size(page).map_or(size, |(n, _)| n),
+            _ => size,
+        };
+        let at = p as usize * size + covered / 2 + (p as usize % 7);
         data[at] ^= 0x5A;
     }
     (
