@@ -29,8 +29,9 @@ pub(crate) fn be_u64(buf: &[u8], offset: usize) -> Option<u64> {
     array(buf, offset).map(u64::from_be_bytes)
 }
 
-/// Reads a big-endian `u32` from a fixed-size array; the offset is a
-/// constant checked by the compiler's bounds analysis in callers' tests.
+/// Reads a big-endian `u32` from a fixed-size array at a constant offset.
+/// A constant past the array would read 0; every caller's offsets are
+/// InnoDB constants inside the array, and unit tests read each field.
 #[inline]
 pub(crate) fn be_u32_at<const N: usize>(buf: &[u8; N], offset: usize) -> u32 {
     be_u32(buf, offset).unwrap_or(0)

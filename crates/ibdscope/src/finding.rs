@@ -24,6 +24,9 @@ pub enum FindingKind {
     },
     /// Page 0 does not verify; the format was found from other pages.
     Page0Unusable,
+    /// A problem with the space's structure: lists, extents, segments,
+    /// index roots (see [`crate::extents::SpaceMap`]).
+    Space(crate::extents::SpaceProblem),
 }
 
 /// A finding with its place.
@@ -94,6 +97,7 @@ impl fmt::Display for FindingKind {
             FindingKind::Page0Unusable => {
                 f.write_str("page 0 does not verify; format found from the other pages")
             }
+            FindingKind::Space(p) => p.fmt(f),
         }
     }
 }

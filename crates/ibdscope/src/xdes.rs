@@ -108,4 +108,18 @@ impl<'a> XdesEntry<'a> {
             .get(XDES_BITMAP.checked_add((bit / 8) as usize)?)?;
         Some(byte >> (bit % 8) & 1 == 1)
     }
+    /// XDES_FLST_NODE: this extent's place in its list.
+    pub fn node(&self) -> Option<crate::flst::FlstNode> {
+        crate::flst::FlstNode::read(self.bytes, XDES_FLST_NODE)
+    }
+    /// XDES_STATE as stored.
+    pub fn raw_state(&self) -> u32 {
+        be_u32(self.bytes, XDES_STATE).unwrap_or(0)
+    }
+    /// Pages of the extent whose FREE bit is clear (`xdes_get_n_used`).
+    pub fn n_used(&self, extent_size: u32) -> u32 {
+        (0..extent_size)
+            .filter(|&i| self.is_free(i) == Some(false))
+            .fold(0u32, |n, _| n.saturating_add(1))
+    }
 }

@@ -1,0 +1,2252 @@
+//! The page → owner map: which structure every page of a space belongs to,
+//! built from the space's own allocation metadata (storage/innobase/include/
+//! fsp0fsp.h, fsp0types.h, fut0lst.h, page0types.h, MySQL 8.0; MariaDB
+//! 10.11 equivalents; allocation rules from storage/innobase/fsp/fsp0fsp.cc).
+//!
+//! Sources of truth, in the order they are read:
+//!
+//! | source | where | gives |
+//! |--------|-------|-------|
+//! | position | page 0, every `physical`-th page, the page after it | FSP_HDR, XDES and IBUF_BITMAP pages |
+//! | XDES entries | page 0 and every XDES page, from offset 150 | extent state, XDES_ID, FREE bit per page |
+//! | FSP_FREE, FSP_FREE_FRAG, FSP_FULL_FRAG | FSP header (page 0, 38 + 24/40/56) | extents outside segments |
+//! | FSP_SEG_INODES_FULL / _FREE | FSP header (38 + 80/96) | the INODE pages |
+//! | inodes | INODE pages from 50, FSEG_INODE_SIZE each | segments: fragment pages, extent lists |
+//! | roots | INDEX pages, PAGE_BTR_SEG_LEAF / _TOP (page offsets 74 / 84) | which segment is an index's leaf or non-leaf segment |
+//!
+//! Every page gets exactly one [`Owner`]: a system page, a segment, free,
+//! or unaccounted (used per XDES, but nothing claims it). A page claimed
+//! twice keeps its first claim and yields a finding. The XDES FREE bit is
+//! the allocation truth: a fragment slot or inode list naming a page XDES
+//! marks free is reported, and the page stays free; only the FSP_HDR, XDES
+//! and IBUF_BITMAP pages, whose places are fixed, stay system pages then
+//! (also reported).
+//!
+//! Allocation facts the map relies on (fsp0fsp.cc):
+//! - a B-tree's root is the first page of its **non-leaf** (top) segment,
+//!   so a one-level index's only page, a leaf, is owned by that segment;
+//! - BLOB/LOB pages are allocated from the leaf segment;
+//! - MySQL 8.0 leases a whole extent that starts an XDES group to a segment
+//!   (`fsp_alloc_xdes_free_frag`): state XDES_FSEG_FRAG, on FSEG_NOT_FULL,
+//!   with its XDES and IBUF_BITMAP pages counted in FSEG_NOT_FULL_N_USED
+//!   although they stay system pages;
+//! - FSP_FRAG_N_USED counts the used pages of the FSP_FREE_FRAG extents.
+//!
+//! Traps: the root's FSEG headers are copied, not cleared, onto the pages a
+//! root splits into in old servers (MySQL 5.0), so a root is an index page
+//! that is in use, has no siblings (FIL_PAGE_PREV and FIL_PAGE_NEXT are
+//! FIL_NULL) and a non-zero FSEG header; when two claim one segment the
+//! higher level, then the lower page number, wins. Freed pages keep their
+//! bytes: a free page holding an index page with records is reported
+//! ([`SpaceProblem::FreePageWithData`]): normal after purge or page merges,
+//! and the place to look for deleted rows.
+
+use crate::finding::{Finding, FindingKind};
+use crate::flst::{
+    page_readable, FilAddr, FlstBase, FlstWalk, ListLayout, ListProblem, ListProblemKind,
+};
+use crate::fsp::{
+    FspHeader, FSP_FRAG_N_USED, FSP_FREE, FSP_FREE_FRAG, FSP_FULL_FRAG, FSP_HEADER_OFFSET,
+    FSP_SEG_INODES_FREE, FSP_SEG_INODES_FULL,
+};
+use crate::index::{
+    IndexHeader, PAGE_BTR_SEG_LEAF, PAGE_BTR_SEG_TOP, PAGE_HEADER, PAGE_LEVEL, PAGE_N_RECS,
+};
+use crate::inode::{
+    inode_index, inodes_per_page, FsegHeader, InodeEntry, FSEG_FREE, FSEG_FULL, FSEG_ID,
+    FSEG_INODE_PAGE_NODE, FSEG_MAGIC_N, FSEG_NOT_FULL, FSEG_NOT_FULL_N_USED,
+};
+use crate::xdes::{XdesEntry, XdesState, XDES_BITMAP, XDES_ID, XDES_STATE};
+use crate::{IndexId, PageNo, SpaceId, Tablespace};
+use std::fmt;
+
+/// Which system structure a system page holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SystemKind {
+    /// Page 0: FSP header and the first XDES array.
+    FspHdr,
+    /// An extent descriptor page (every `physical`-th page after 0).
+    Xdes,
+    /// The insert buffer bitmap page after each FSP_HDR / XDES page.
+    IbufBitmap,
+    /// A segment inode page (on FSP_SEG_INODES_FULL or _FREE).
+    Inode,
+}
+
+/// A segment's role in its B-tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SegmentRole {
+    /// Named by a root's PAGE_BTR_SEG_LEAF: leaf pages and BLOB/LOB pages.
+    Leaf,
+    /// Named by a root's PAGE_BTR_SEG_TOP: the root and non-leaf pages.
+    Internal,
+    /// No root names it (other segment kinds, or the root is unreadable).
+    Unknown,
+}
+
+/// Who a page belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Owner {
+    /// A system page.
+    System(SystemKind),
+    /// A page used by a segment.
+    Segment {
+        /// FSEG_ID.
+        seg_id: u64,
+        /// The index whose root names the segment.
+        index: Option<IndexId>,
+        /// The segment's role in that index.
+        role: SegmentRole,
+        /// True for a fragment page (FSEG_FRAG_ARR), false for a page of
+        /// one of the segment's extents.
+        frag: bool,
+    },
+    /// Free: the XDES FREE bit is set, or the extent is free or not
+    /// initialised, or the page is at or past FSP_FREE_LIMIT.
+    Free,
+    /// Used per XDES (or XDES unreadable), but claimed by nothing.
+    Unaccounted,
+}
+
+/// The extent and inode-page lists of the FSP header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FspList {
+    /// FSP_FREE: free extents.
+    Free,
+    /// FSP_FREE_FRAG: fragment extents with free pages.
+    FreeFrag,
+    /// FSP_FULL_FRAG: full fragment extents.
+    FullFrag,
+    /// FSP_SEG_INODES_FULL: INODE pages with no free slot.
+    SegInodesFull,
+    /// FSP_SEG_INODES_FREE: INODE pages with free slots.
+    SegInodesFree,
+}
+
+/// The extent lists of a segment inode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SegList {
+    /// FSEG_FREE.
+    Free,
+    /// FSEG_NOT_FULL.
+    NotFull,
+    /// FSEG_FULL.
+    Full,
+}
+
+/// Which list a list problem concerns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ListId {
+    /// A list of the FSP header.
+    Fsp(FspList),
+    /// An extent list of a segment.
+    Segment {
+        /// FSEG_ID.
+        seg_id: u64,
+        /// Which list.
+        list: SegList,
+    },
+}
+
+/// Why a root's FSEG header does not name a usable segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RootProblem {
+    /// FSEG_HDR_SPACE is not this space.
+    OtherSpace {
+        /// FSEG_HDR_SPACE.
+        found: SpaceId,
+    },
+    /// FSEG_HDR_PAGE_NO is not an INODE page on the FSP inode lists.
+    NotInodePage,
+    /// FSEG_HDR_OFFSET is not where an inode starts.
+    BadOffset,
+    /// The inode is unused (FSEG_ID 0).
+    UnusedInode,
+    /// The inode's FSEG_MAGIC_N is wrong.
+    BadMagic,
+    /// Another root (or the other header of this one) already names it.
+    Shared {
+        /// The root that named it first.
+        other_root: PageNo,
+    },
+}
+
+/// A count stored in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// FSP_FRAG_N_USED against the used pages of the FSP_FREE_FRAG extents.
+    FspFragNUsed,
+    /// FSEG_NOT_FULL_N_USED against the used pages of the segment's
+    /// FSEG_NOT_FULL extents.
+    NotFullNUsed {
+        /// FSEG_ID.
+        seg_id: u64,
+    },
+}
+
+/// What is wrong with the space's structure. Each comes in a [`Finding`]
+/// whose page and byte offset are those of the faulty bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpaceProblem {
+    /// A list is damaged.
+    List {
+        /// The list.
+        list: ListId,
+        /// What is wrong.
+        problem: ListProblemKind,
+    },
+    /// A page is claimed by two owners; it keeps the first.
+    ClaimedTwice {
+        /// The page.
+        page: PageNo,
+        /// The claim kept.
+        first: Owner,
+        /// The claim refused.
+        second: Owner,
+    },
+    /// A page is claimed (fragment slot, system position) but XDES marks it
+    /// free; it stays free.
+    ClaimOnFreePage {
+        /// The page.
+        page: PageNo,
+        /// The claim refused.
+        claimant: Owner,
+    },
+    /// A fragment slot names a page past the end of the file.
+    PastFile {
+        /// The page named.
+        page: PageNo,
+        /// The claim.
+        claimant: Owner,
+    },
+    /// An extent on a segment's list carries another XDES_ID.
+    XdesIdMismatch {
+        /// First page of the extent.
+        extent: PageNo,
+        /// The segment whose list holds it.
+        seg_id: u64,
+        /// XDES_ID.
+        xdes_id: u64,
+    },
+    /// An extent's XDES_STATE does not fit the list it is on.
+    ExtentState {
+        /// First page of the extent.
+        extent: PageNo,
+        /// The list.
+        list: ListId,
+        /// XDES_STATE.
+        found: XdesState,
+    },
+    /// An extent is on two lists.
+    ExtentListedTwice {
+        /// First page of the extent.
+        extent: PageNo,
+        /// The second list.
+        list: ListId,
+    },
+    /// A used inode (FSEG_ID ≠ 0) has a wrong FSEG_MAGIC_N; it is ignored.
+    InodeMagic {
+        /// FSEG_ID.
+        seg_id: u64,
+        /// FSEG_MAGIC_N.
+        found: u32,
+    },
+    /// Two inodes carry the same FSEG_ID.
+    SegmentIdTwice {
+        /// FSEG_ID.
+        seg_id: u64,
+    },
+    /// A stored count disagrees with the pages counted.
+    CountMismatch {
+        /// Which count.
+        counter: Counter,
+        /// As stored.
+        stated: u32,
+        /// As counted from XDES.
+        counted: u32,
+    },
+    /// A root's FSEG header does not name a usable segment.
+    BadRoot {
+        /// PAGE_INDEX_ID of the root.
+        index: IndexId,
+        /// Which header (Leaf: PAGE_BTR_SEG_LEAF; Internal: _TOP).
+        role: SegmentRole,
+        /// The header.
+        fseg: FsegHeader,
+        /// Why.
+        problem: RootProblem,
+    },
+    /// An index page sits in a segment of another index, or a leaf in a
+    /// non-leaf segment (other than the root), or a non-leaf in a leaf
+    /// segment.
+    WrongSegment {
+        /// PAGE_INDEX_ID.
+        index: IndexId,
+        /// PAGE_LEVEL.
+        level: u16,
+        /// The owning segment.
+        seg_id: u64,
+        /// The segment's index.
+        seg_index: Option<IndexId>,
+        /// The segment's role.
+        role: SegmentRole,
+    },
+    /// A page XDES marks free still holds an index page with records:
+    /// freed by a merge, purge or drop, its bytes not overwritten.
+    FreePageWithData {
+        /// PAGE_INDEX_ID.
+        index: IndexId,
+        /// PAGE_LEVEL.
+        level: u16,
+        /// PAGE_N_RECS.
+        n_recs: u16,
+    },
+}
+
+/// One segment (a used inode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegmentInfo {
+    /// FSEG_ID.
+    pub seg_id: u64,
+    /// Where the inode is: INODE page and byte offset.
+    pub inode: FilAddr,
+    /// The index whose root names this segment.
+    pub index: Option<IndexId>,
+    /// Its role in that index.
+    pub role: SegmentRole,
+    /// Used pages, as InnoDB counts them (`fseg_n_reserved_pages`):
+    /// fragment pages plus pages whose FREE bit is clear in the segment's
+    /// extents (this includes the XDES and IBUF_BITMAP pages of a leased
+    /// XDES_FSEG_FRAG extent).
+    pub used_pages: u32,
+    /// Reserved pages: fragment pages plus a whole extent per extent on
+    /// the segment's three lists.
+    pub reserved_pages: u32,
+    /// Fragment pages (used slots of FSEG_FRAG_ARR).
+    pub frag_pages: u32,
+    /// Extents walked on FSEG_FREE.
+    pub free_extents: u32,
+    /// Extents walked on FSEG_NOT_FULL.
+    pub not_full_extents: u32,
+    /// Extents walked on FSEG_FULL.
+    pub full_extents: u32,
+    /// FSEG_NOT_FULL_N_USED as stored.
+    pub not_full_n_used: u32,
+}
+
+/// One index (a B-tree found from its root).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexInfo {
+    /// PAGE_INDEX_ID of the root.
+    pub index_id: IndexId,
+    /// The root page.
+    pub root: PageNo,
+    /// PAGE_LEVEL of the root + 1.
+    pub height: u32,
+    /// The leaf segment (PAGE_BTR_SEG_LEAF), if it resolved.
+    pub leaf_seg: Option<u64>,
+    /// The non-leaf segment (PAGE_BTR_SEG_TOP), if it resolved.
+    pub internal_seg: Option<u64>,
+    /// Used pages of the leaf segment (leaves, and BLOB/LOB pages).
+    pub leaf_pages_used: u32,
+    /// Used pages of the non-leaf segment (the root and internal pages).
+    pub internal_pages_used: u32,
+    /// Reserved pages of both segments.
+    pub reserved_pages: u32,
+    /// Index pages of this index in its segments.
+    pub index_pages: u32,
+    /// PAGE_N_RECS summed over those at level 0 (delete-marked records
+    /// included; records on freed pages excluded).
+    pub leaf_n_recs: u64,
+}
+
+/// One FSP list: stated length and elements walked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListInfo {
+    /// Which list.
+    pub list: FspList,
+    /// FLST_LEN.
+    pub stated_len: u32,
+    /// Elements walked (fewer than stated when the walk stopped early).
+    pub walked: u32,
+}
+
+/// The page → owner map of a space, with what it was built from.
+#[derive(Clone, Debug, Default)]
+pub struct SpaceMap {
+    /// One owner per page, in page order.
+    pub owners: Vec<Owner>,
+    /// Every used inode with a good magic number, in list order.
+    pub segments: Vec<SegmentInfo>,
+    /// Every index root found, in root page order.
+    pub indexes: Vec<IndexInfo>,
+    /// The five FSP lists.
+    pub lists: Vec<ListInfo>,
+    /// Structure problems.
+    pub findings: Vec<Finding>,
+    /// Structure pages that could not be read (encrypted or compressed):
+    /// what they describe is unknown, which is not damage.
+    pub unreadable: Vec<PageNo>,
+}
+
+impl SpaceMap {
+    /// Builds the map of `ts`. Never panics; every walk is bounded.
+    pub fn build(ts: &Tablespace<'_>) -> SpaceMap {
+        let Some(mut b) = Builder::new(ts) else {
+            return SpaceMap {
+                owners: vec![Owner::Unaccounted; ts.n_pages() as usize],
+                ..SpaceMap::default()
+            };
+        };
+        b.system_pages();
+        b.fsp_extent_lists();
+        b.inode_pages();
+        b.roots();
+        b.segment_pages();
+        b.finish_free();
+        b.index_pages();
+        b.into_map()
+    }
+
+    /// The owner of page `n`.
+    pub fn owner(&self, n: PageNo) -> Option<Owner> {
+        self.owners.get(n.0 as usize).copied()
+    }
+
+    /// The segment with id `seg_id`.
+    pub fn segment(&self, seg_id: u64) -> Option<&SegmentInfo> {
+        self.segments.iter().find(|s| s.seg_id == seg_id)
+    }
+
+    /// The index with id `index_id` (the first, if damage gives two roots).
+    pub fn index(&self, index_id: IndexId) -> Option<&IndexInfo> {
+        self.indexes.iter().find(|i| i.index_id == index_id)
+    }
+}
+
+struct Builder<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+    fsp: FspHeader<'a>,
+    n_pages: u32,
+    physical: u32,
+    logical: u32,
+    extent: u32,
+    xdes_layout: ListLayout,
+    owners: Vec<Owner>,
+    findings: Vec<Finding>,
+    unreadable: Vec<PageNo>,
+    segments: Vec<SegmentInfo>,
+    /// `(seg_id, position in segments)`, sorted.
+    seg_order: Vec<(u64, usize)>,
+    /// `((inode page, inode offset), position in segments)`, sorted.
+    inode_order: Vec<((u32, u16), usize)>,
+    /// Per segment: the root naming it and the position of its index.
+    seg_root: Vec<Option<(PageNo, usize)>>,
+    inode_pages: Vec<PageNo>,
+    extent_seen: Vec<u64>,
+    indexes: Vec<IndexInfo>,
+    lists: Vec<ListInfo>,
+}
+
+/// What a claim does when XDES marks the page free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OnFree {
+    /// Not checked (pages of a segment's extents: the bitmap was read).
+    Ignore,
+    /// Reported, and the page stays free (fragment slots, INODE pages).
+    Refuse,
+    /// Reported, and the claim kept (FSP_HDR, XDES and IBUF_BITMAP pages,
+    /// whose places are fixed).
+    Report,
+}
+
+fn u16_of(n: usize) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+impl<'t, 'a> Builder<'t, 'a> {
+    fn new(ts: &'t Tablespace<'a>) -> Option<Self> {
+        let fsp = FspHeader::new(ts.page(PageNo(0))?)?;
+        let format = ts.format();
+        let physical = format.physical_size;
+        let extent = format.extent_size();
+        let n_pages = ts.n_pages();
+        let n_extents = n_pages.div_ceil(extent.max(1)) as usize;
+        Some(Builder {
+            ts,
+            fsp,
+            n_pages,
+            physical,
+            logical: format.logical_size,
+            extent,
+            xdes_layout: ListLayout::xdes_entries(physical, extent),
+            owners: vec![Owner::Unaccounted; n_pages as usize],
+            findings: Vec::new(),
+            unreadable: Vec::new(),
+            segments: Vec::new(),
+            seg_order: Vec::new(),
+            inode_order: Vec::new(),
+            seg_root: Vec::new(),
+            inode_pages: Vec::new(),
+            extent_seen: vec![0u64; n_extents.div_ceil(64)],
+            indexes: Vec::new(),
+            lists: Vec::new(),
+        })
+    }
+
+    fn into_map(mut self) -> SpaceMap {
+        self.unreadable.sort_unstable();
+        self.unreadable.dedup();
+        self.indexes.sort_by_key(|i| i.root);
+        SpaceMap {
+            owners: self.owners,
+            segments: self.segments,
+            indexes: self.indexes,
+            lists: self.lists,
+            findings: self.findings,
+            unreadable: self.unreadable,
+        }
+    }
+
+    fn push(&mut self, page: PageNo, page_offset: usize, problem: SpaceProblem) {
+        self.findings.push(Finding {
+            page: Some(page),
+            file_offset: self.ts.file_offset(page).saturating_add(page_offset as u64),
+            kind: FindingKind::Space(problem),
+        });
+    }
+
+    fn list_problem(&mut self, list: ListId, p: ListProblem) {
+        if let ListProblemKind::Unreadable { page } = p.kind {
+            self.unreadable.push(page);
+            return;
+        }
+        self.push(
+            p.page,
+            usize::from(p.offset),
+            SpaceProblem::List {
+                list,
+                problem: p.kind,
+            },
+        );
+    }
+
+    fn free_limit(&self) -> u32 {
+        self.fsp.free_limit()
+    }
+
+    /// The XDES entry describing page `p`, if its XDES page is readable.
+    fn xdes_entry(&self, p: u32) -> Option<XdesEntry<'a>> {
+        let within = p.checked_rem(self.physical)?;
+        let page = self.ts.page(PageNo(p.checked_sub(within)?))?;
+        if !page_readable(self.ts, page) {
+            return None;
+        }
+        XdesEntry::new(page, within.checked_div(self.extent)?, self.extent)
+    }
+
+    /// Whether XDES marks page `p` free; `None` when unknown.
+    fn xdes_free(&self, p: u32) -> Option<bool> {
+        if p >= self.free_limit() {
+            return Some(true);
+        }
+        let e = self.xdes_entry(p)?;
+        match e.state() {
+            XdesState::NotInited | XdesState::Free => Some(true),
+            XdesState::FreeFrag | XdesState::FullFrag | XdesState::Fseg | XdesState::FsegFrag => {
+                e.is_free(p.checked_rem(self.extent)?)
+            }
+            XdesState::Unknown(_) => None,
+        }
+    }
+
+    /// Claims page `p` for `owner`; the claim is recorded at `at`.
+    fn claim(&mut self, p: PageNo, owner: Owner, at: (PageNo, usize), free: OnFree) {
+        let Some(&current) = self.owners.get(p.0 as usize) else {
+            self.push(
+                at.0,
+                at.1,
+                SpaceProblem::PastFile {
+                    page: p,
+                    claimant: owner,
+                },
+            );
+            return;
+        };
+        if current != Owner::Unaccounted {
+            self.push(
+                at.0,
+                at.1,
+                SpaceProblem::ClaimedTwice {
+                    page: p,
+                    first: current,
+                    second: owner,
+                },
+            );
+            return;
+        }
+        if free != OnFree::Ignore && self.xdes_free(p.0) == Some(true) {
+            self.push(
+                at.0,
+                at.1,
+                SpaceProblem::ClaimOnFreePage {
+                    page: p,
+                    claimant: owner,
+                },
+            );
+            if free == OnFree::Refuse {
+                return;
+            }
+        }
+        if let Some(slot) = self.owners.get_mut(p.0 as usize) {
+            *slot = owner;
+        }
+    }
+
+    /// Marks the extent starting at `first` as listed; false if it already was.
+    fn see_extent(&mut self, first: u32) -> bool {
+        let n = first.checked_div(self.extent).unwrap_or(0) as usize;
+        let Some(w) = self.extent_seen.get_mut(n / 64) else {
+            return true;
+        };
+        let bit = 1u64 << (n % 64);
+        let fresh = *w & bit == 0;
+        *w |= bit;
+        fresh
+    }
+
+    fn system_pages(&mut self) {
+        let limit = self.free_limit().min(self.n_pages);
+        self.claim(
+            PageNo(0),
+            Owner::System(SystemKind::FspHdr),
+            (PageNo(0), 0),
+            OnFree::Report,
+        );
+        let step = self.physical.max(1) as usize;
+        for x in (0..limit).step_by(step) {
+            if x != 0 {
+                self.claim(
+                    PageNo(x),
+                    Owner::System(SystemKind::Xdes),
+                    (PageNo(x), 0),
+                    OnFree::Report,
+                );
+            }
+            if let Some(page) = self.ts.page(PageNo(x)) {
+                if !page_readable(self.ts, page) {
+                    self.unreadable.push(PageNo(x));
+                }
+            }
+            let bitmap = x.saturating_add(1);
+            if bitmap < limit {
+                let owner = Owner::System(SystemKind::IbufBitmap);
+                self.claim(PageNo(bitmap), owner, (PageNo(bitmap), 0), OnFree::Report);
+            }
+        }
+    }
+
+    /// Walks an XDES list, calling `f` with each extent's entry.
+    fn walk_extents(
+        &mut self,
+        list: ListId,
+        base: FlstBase,
+        base_at: (PageNo, usize),
+        mut f: impl FnMut(&mut Self, PageNo, usize, u32, XdesEntry<'a>),
+    ) -> (u32, bool) {
+        let ts = self.ts;
+        let mut walk = FlstWalk::new(ts, self.xdes_layout, base, base_at.0, base_at.1);
+        let mut complete = true;
+        for step in walk.by_ref() {
+            match step {
+                Ok(item) => {
+                    let first = item
+                        .page
+                        .0
+                        .saturating_add(item.idx.saturating_mul(self.extent));
+                    let Some(entry) = ts
+                        .page(item.page)
+                        .and_then(|p| XdesEntry::new(p, item.idx, self.extent))
+                    else {
+                        continue;
+                    };
+                    let at = usize::from(item.offset);
+                    if !self.see_extent(first) {
+                        self.push(
+                            item.page,
+                            at.saturating_add(crate::xdes::XDES_FLST_NODE),
+                            SpaceProblem::ExtentListedTwice {
+                                extent: PageNo(first),
+                                list,
+                            },
+                        );
+                        continue;
+                    }
+                    f(self, item.page, at, first, entry);
+                }
+                Err(p) => {
+                    if p.kind.is_fatal() || matches!(p.kind, ListProblemKind::LengthMismatch { .. })
+                    {
+                        complete = false;
+                    }
+                    self.list_problem(list, p);
+                }
+            }
+        }
+        (walk.walked(), complete)
+    }
+
+    fn fsp_extent_lists(&mut self) {
+        let lists = [
+            (FspList::Free, FSP_FREE, XdesState::Free),
+            (FspList::FreeFrag, FSP_FREE_FRAG, XdesState::FreeFrag),
+            (FspList::FullFrag, FSP_FULL_FRAG, XdesState::FullFrag),
+        ];
+        let mut frag_used = 0u32;
+        let mut frag_complete = false;
+        for (list, off, expected) in lists {
+            let at = FSP_HEADER_OFFSET.saturating_add(off);
+            let Some(base) = self.ts.page(PageNo(0)).and_then(|p| FlstBase::read(p, at)) else {
+                continue;
+            };
+            let extent = self.extent;
+            let id = ListId::Fsp(list);
+            let (walked, complete) =
+                self.walk_extents(id, base, (PageNo(0), at), |b, page, off, first, e| {
+                    let found = e.state();
+                    if found != expected {
+                        b.push(
+                            page,
+                            off.saturating_add(XDES_STATE),
+                            SpaceProblem::ExtentState {
+                                extent: PageNo(first),
+                                list: id,
+                                found,
+                            },
+                        );
+                    }
+                    if list == FspList::FreeFrag {
+                        frag_used = frag_used.saturating_add(e.n_used(extent));
+                    }
+                });
+            if list == FspList::FreeFrag {
+                frag_complete = complete;
+            }
+            self.lists.push(ListInfo {
+                list,
+                stated_len: base.len,
+                walked,
+            });
+        }
+        let stated = self.fsp.frag_n_used();
+        if frag_complete && stated != frag_used {
+            self.push(
+                PageNo(0),
+                FSP_HEADER_OFFSET.saturating_add(FSP_FRAG_N_USED),
+                SpaceProblem::CountMismatch {
+                    counter: Counter::FspFragNUsed,
+                    stated,
+                    counted: frag_used,
+                },
+            );
+        }
+    }
+
+    fn inode_pages(&mut self) {
+        let ts = self.ts;
+        let per_page = inodes_per_page(self.physical, self.logical);
+        for (list, off) in [
+            (FspList::SegInodesFull, FSP_SEG_INODES_FULL),
+            (FspList::SegInodesFree, FSP_SEG_INODES_FREE),
+        ] {
+            let at = FSP_HEADER_OFFSET.saturating_add(off);
+            let Some(mut walk) = FlstWalk::at(ts, ListLayout::inode_pages(), PageNo(0), at) else {
+                continue;
+            };
+            let stated_len = walk.base().len;
+            for step in walk.by_ref() {
+                let item = match step {
+                    Ok(item) => item,
+                    Err(p) => {
+                        self.list_problem(ListId::Fsp(list), p);
+                        continue;
+                    }
+                };
+                let p = item.page;
+                let owner = Owner::System(SystemKind::Inode);
+                self.claim(p, owner, (p, FSEG_INODE_PAGE_NODE), OnFree::Refuse);
+                if self.inode_pages.contains(&p) {
+                    // On both lists: reported by the claim, read once.
+                    continue;
+                }
+                let Some(page) = ts.page(p) else { continue };
+                if !page_readable(ts, page) {
+                    self.unreadable.push(p);
+                    continue;
+                }
+                self.inode_pages.push(p);
+                for idx in 0..per_page {
+                    let Some(e) = InodeEntry::new(page, idx, self.physical, self.logical) else {
+                        break;
+                    };
+                    if !e.is_used() {
+                        continue;
+                    }
+                    if !e.magic_ok() {
+                        self.push(
+                            p,
+                            e.page_offset().saturating_add(FSEG_MAGIC_N),
+                            SpaceProblem::InodeMagic {
+                                seg_id: e.seg_id(),
+                                found: e.magic(),
+                            },
+                        );
+                        continue;
+                    }
+                    self.segments.push(SegmentInfo {
+                        seg_id: e.seg_id(),
+                        inode: FilAddr {
+                            page: p,
+                            byte: u16_of(e.page_offset()),
+                        },
+                        index: None,
+                        role: SegmentRole::Unknown,
+                        used_pages: 0,
+                        reserved_pages: 0,
+                        frag_pages: 0,
+                        free_extents: 0,
+                        not_full_extents: 0,
+                        full_extents: 0,
+                        not_full_n_used: e.not_full_n_used(),
+                    });
+                }
+            }
+            self.lists.push(ListInfo {
+                list,
+                stated_len,
+                walked: walk.walked(),
+            });
+        }
+        self.inode_pages.sort_unstable();
+        self.seg_root = vec![None; self.segments.len()];
+        self.seg_order = self
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.seg_id, i))
+            .collect();
+        self.seg_order.sort_unstable();
+        self.inode_order = self
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ((s.inode.page.0, s.inode.byte), i))
+            .collect();
+        self.inode_order.sort_unstable();
+        let dups: Vec<(u64, usize)> = self
+            .seg_order
+            .windows(2)
+            .filter_map(|w| match w {
+                [(a, _), (b, j)] if a == b => Some((*b, *j)),
+                _ => None,
+            })
+            .collect();
+        for (seg_id, j) in dups {
+            if let Some(s) = self.segments.get(j).copied() {
+                self.push(
+                    s.inode.page,
+                    usize::from(s.inode.byte).saturating_add(FSEG_ID),
+                    SpaceProblem::SegmentIdTwice { seg_id },
+                );
+            }
+        }
+    }
+
+    /// The position of the first inode with id `seg_id` (duplicates were
+    /// reported).
+    fn segment_pos(&self, seg_id: u64) -> Option<usize> {
+        let i = self.seg_order.partition_point(|&(id, _)| id < seg_id);
+        match self.seg_order.get(i) {
+            Some(&(id, pos)) if id == seg_id => Some(pos),
+            _ => None,
+        }
+    }
+
+    /// The segment an FSEG header names.
+    fn resolve(&self, h: FsegHeader) -> Result<usize, RootProblem> {
+        if h.space != self.ts.space_id() {
+            return Err(RootProblem::OtherSpace { found: h.space });
+        }
+        if self.inode_pages.binary_search(&h.page).is_err() {
+            return Err(RootProblem::NotInodePage);
+        }
+        inode_index(h.offset, self.physical, self.logical).ok_or(RootProblem::BadOffset)?;
+        let key = (h.page.0, h.offset);
+        let pos = self
+            .inode_order
+            .binary_search_by_key(&key, |&(k, _)| k)
+            .ok()
+            .and_then(|i| self.inode_order.get(i))
+            .map(|&(_, pos)| pos);
+        match pos {
+            Some(pos) => Ok(pos),
+            None => {
+                let page = self.ts.page(h.page).unwrap_or(&[]);
+                let idx = inode_index(h.offset, self.physical, self.logical).unwrap_or(0);
+                match InodeEntry::new(page, idx, self.physical, self.logical) {
+                    Some(e) if e.is_used() => Err(RootProblem::BadMagic),
+                    _ => Err(RootProblem::UnusedInode),
+                }
+            }
+        }
+    }
+
+    fn roots(&mut self) {
+        let ts = self.ts;
+        let names = ts.type_names();
+        let mut candidates: Vec<(u16, PageNo)> = Vec::new();
+        for (n, page) in ts.pages() {
+            let Some(fil) = crate::fil::FilHeader::new(page) else {
+                continue;
+            };
+            if !fil.page_type().is_index(names)
+                || !fil.prev().is_null()
+                || !fil.next().is_null()
+                || !page_readable(ts, page)
+            {
+                continue;
+            }
+            let Some(h) = IndexHeader::new(page) else {
+                continue;
+            };
+            if h.seg_leaf().is_zero() && h.seg_top().is_zero() {
+                continue;
+            }
+            if self.xdes_free(n.0) == Some(true) {
+                continue;
+            }
+            candidates.push((h.level(), n));
+        }
+        candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (level, root) in candidates {
+            let Some(h) = ts.page(root).and_then(IndexHeader::new) else {
+                continue;
+            };
+            let index_id = h.index_id();
+            let index_pos = self.indexes.len();
+            let mut info = IndexInfo {
+                index_id,
+                root,
+                height: u32::from(level).saturating_add(1),
+                leaf_seg: None,
+                internal_seg: None,
+                leaf_pages_used: 0,
+                internal_pages_used: 0,
+                reserved_pages: 0,
+                index_pages: 0,
+                leaf_n_recs: 0,
+            };
+            let headers = [
+                (SegmentRole::Internal, h.seg_top(), PAGE_BTR_SEG_TOP),
+                (SegmentRole::Leaf, h.seg_leaf(), PAGE_BTR_SEG_LEAF),
+            ];
+            let mut any = false;
+            for (role, fseg, off) in headers {
+                let resolved = self.resolve(fseg).and_then(|pos| {
+                    match self.seg_root.get(pos).copied().flatten() {
+                        Some((other_root, _)) => Err(RootProblem::Shared { other_root }),
+                        None => Ok(pos),
+                    }
+                });
+                match resolved {
+                    Ok(pos) => {
+                        any = true;
+                        if let Some(slot) = self.seg_root.get_mut(pos) {
+                            *slot = Some((root, index_pos));
+                        }
+                        if let Some(s) = self.segments.get_mut(pos) {
+                            s.index = Some(index_id);
+                            s.role = role;
+                            match role {
+                                SegmentRole::Leaf => info.leaf_seg = Some(s.seg_id),
+                                _ => info.internal_seg = Some(s.seg_id),
+                            }
+                        }
+                    }
+                    Err(problem) => self.push(
+                        root,
+                        PAGE_HEADER.saturating_add(off),
+                        SpaceProblem::BadRoot {
+                            index: index_id,
+                            role,
+                            fseg,
+                            problem,
+                        },
+                    ),
+                }
+            }
+            if any {
+                self.indexes.push(info);
+            }
+        }
+    }
+
+    fn segment_pages(&mut self) {
+        let ts = self.ts;
+        for pos in 0..self.segments.len() {
+            let Some(s) = self.segments.get(pos).copied() else {
+                break;
+            };
+            let Some(e) = ts.page(s.inode.page).and_then(|page| {
+                let idx = inode_index(s.inode.byte, self.physical, self.logical)?;
+                InodeEntry::new(page, idx, self.physical, self.logical)
+            }) else {
+                continue;
+            };
+            let owner = |frag| Owner::Segment {
+                seg_id: s.seg_id,
+                index: s.index,
+                role: s.role,
+                frag,
+            };
+            let mut frag_pages = 0u32;
+            for (slot_idx, p) in e.frag_pages() {
+                frag_pages = frag_pages.saturating_add(1);
+                let at = (s.inode.page, e.frag_slot_offset(slot_idx));
+                self.claim(p, owner(true), at, OnFree::Refuse);
+            }
+            let mut counts = [0u32; 3];
+            let mut used = frag_pages;
+            let mut reserved = frag_pages;
+            let mut not_full_used = 0u32;
+            let mut not_full_complete = false;
+            let inode_at = usize::from(s.inode.byte);
+            let lists = [
+                (SegList::Free, e.free(), FSEG_FREE),
+                (SegList::NotFull, e.not_full(), FSEG_NOT_FULL),
+                (SegList::Full, e.full(), FSEG_FULL),
+            ];
+            for (k, (which, base, off)) in lists.into_iter().enumerate() {
+                let Some(base) = base else { continue };
+                let id = ListId::Segment {
+                    seg_id: s.seg_id,
+                    list: which,
+                };
+                let extent = self.extent;
+                let physical = self.physical;
+                let n_pages = self.n_pages;
+                let mut list_used = 0u32;
+                let base_at = (s.inode.page, inode_at.saturating_add(off));
+                let (walked, complete) =
+                    self.walk_extents(id, base, base_at, |b, page, at, first, x| {
+                        if x.seg_id() != s.seg_id {
+                            b.push(
+                                page,
+                                at.saturating_add(XDES_ID),
+                                SpaceProblem::XdesIdMismatch {
+                                    extent: PageNo(first),
+                                    seg_id: s.seg_id,
+                                    xdes_id: x.seg_id(),
+                                },
+                            );
+                        }
+                        let state = x.state();
+                        if !matches!(state, XdesState::Fseg | XdesState::FsegFrag) {
+                            b.push(
+                                page,
+                                at.saturating_add(XDES_STATE),
+                                SpaceProblem::ExtentState {
+                                    extent: PageNo(first),
+                                    list: id,
+                                    found: state,
+                                },
+                            );
+                        }
+                        list_used = list_used.saturating_add(x.n_used(extent));
+                        for i in 0..extent {
+                            let p = first.saturating_add(i);
+                            if p >= n_pages {
+                                break;
+                            }
+                            if x.is_free(i) != Some(false) {
+                                continue;
+                            }
+                            // A leased extent keeps its XDES and IBUF_BITMAP
+                            // pages as system pages.
+                            let within = p.checked_rem(physical).unwrap_or(2);
+                            if state == XdesState::FsegFrag && within < 2 {
+                                continue;
+                            }
+                            let at = (page, at.saturating_add(XDES_BITMAP));
+                            b.claim(PageNo(p), owner(false), at, OnFree::Ignore);
+                        }
+                    });
+                if let Some(c) = counts.get_mut(k) {
+                    *c = walked;
+                }
+                used = used.saturating_add(list_used);
+                reserved = reserved.saturating_add(walked.saturating_mul(extent));
+                if which == SegList::NotFull {
+                    not_full_used = list_used;
+                    not_full_complete = complete;
+                }
+            }
+            if not_full_complete && not_full_used != e.not_full_n_used() {
+                self.push(
+                    s.inode.page,
+                    inode_at.saturating_add(FSEG_NOT_FULL_N_USED),
+                    SpaceProblem::CountMismatch {
+                        counter: Counter::NotFullNUsed { seg_id: s.seg_id },
+                        stated: e.not_full_n_used(),
+                        counted: not_full_used,
+                    },
+                );
+            }
+            if let Some(s) = self.segments.get_mut(pos) {
+                s.frag_pages = frag_pages;
+                s.used_pages = used;
+                s.reserved_pages = reserved;
+                let [free, not_full, full] = counts;
+                s.free_extents = free;
+                s.not_full_extents = not_full;
+                s.full_extents = full;
+            }
+        }
+        // Per-index totals from their segments.
+        for i in 0..self.indexes.len() {
+            let Some(mut info) = self.indexes.get(i).copied() else {
+                break;
+            };
+            let seg = |id: Option<u64>| {
+                id.and_then(|id| self.segment_pos(id))
+                    .and_then(|p| self.segments.get(p))
+                    .map_or((0, 0), |s| (s.used_pages, s.reserved_pages))
+            };
+            let (leaf_used, leaf_reserved) = seg(info.leaf_seg);
+            let (top_used, top_reserved) = seg(info.internal_seg);
+            info.leaf_pages_used = leaf_used;
+            info.internal_pages_used = top_used;
+            info.reserved_pages = leaf_reserved.saturating_add(top_reserved);
+            if let Some(slot) = self.indexes.get_mut(i) {
+                *slot = info;
+            }
+        }
+    }
+
+    fn finish_free(&mut self) {
+        for p in 0..self.n_pages {
+            if self.owners.get(p as usize) == Some(&Owner::Unaccounted)
+                && self.xdes_free(p) == Some(true)
+            {
+                if let Some(slot) = self.owners.get_mut(p as usize) {
+                    *slot = Owner::Free;
+                }
+            }
+        }
+    }
+
+    fn index_pages(&mut self) {
+        let ts = self.ts;
+        let names = ts.type_names();
+        for (n, page) in ts.pages() {
+            let Some(fil) = crate::fil::FilHeader::new(page) else {
+                continue;
+            };
+            if !fil.page_type().is_index(names) || !page_readable(ts, page) {
+                continue;
+            }
+            let Some(h) = IndexHeader::new(page) else {
+                continue;
+            };
+            let (level, index_id, n_recs) = (h.level(), h.index_id(), h.n_recs());
+            match self.owners.get(n.0 as usize).copied() {
+                Some(Owner::Free) if n_recs > 0 => self.push(
+                    n,
+                    PAGE_HEADER.saturating_add(PAGE_N_RECS),
+                    SpaceProblem::FreePageWithData {
+                        index: index_id,
+                        level,
+                        n_recs,
+                    },
+                ),
+                Some(Owner::Segment {
+                    seg_id,
+                    index,
+                    role,
+                    ..
+                }) => {
+                    let Some(pos) = self.segment_pos(seg_id) else {
+                        continue;
+                    };
+                    let Some((root, index_pos)) = self.seg_root.get(pos).copied().flatten() else {
+                        continue;
+                    };
+                    let wrong = index != Some(index_id)
+                        || (role == SegmentRole::Leaf && level > 0)
+                        || (role == SegmentRole::Internal && level == 0 && n != root);
+                    if wrong {
+                        self.push(
+                            n,
+                            PAGE_HEADER.saturating_add(PAGE_LEVEL),
+                            SpaceProblem::WrongSegment {
+                                index: index_id,
+                                level,
+                                seg_id,
+                                seg_index: index,
+                                role,
+                            },
+                        );
+                        continue;
+                    }
+                    if let Some(info) = self.indexes.get_mut(index_pos) {
+                        info.index_pages = info.index_pages.saturating_add(1);
+                        if level == 0 {
+                            info.leaf_n_recs = info.leaf_n_recs.saturating_add(u64::from(n_recs));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl fmt::Display for SystemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SystemKind::FspHdr => "FSP_HDR",
+            SystemKind::Xdes => "XDES",
+            SystemKind::IbufBitmap => "IBUF_BITMAP",
+            SystemKind::Inode => "INODE",
+        })
+    }
+}
+
+impl fmt::Display for SegmentRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SegmentRole::Leaf => "leaf",
+            SegmentRole::Internal => "non-leaf",
+            SegmentRole::Unknown => "unknown",
+        })
+    }
+}
+
+impl fmt::Display for Owner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Owner::System(k) => write!(f, "system {k}"),
+            Owner::Segment {
+                seg_id,
+                index,
+                role,
+                frag,
+            } => {
+                write!(f, "segment {seg_id}")?;
+                if let Some(i) = index {
+                    write!(f, " (index {i} {role})")?;
+                }
+                if frag {
+                    f.write_str(" fragment")?;
+                }
+                Ok(())
+            }
+            Owner::Free => f.write_str("free"),
+            Owner::Unaccounted => f.write_str("unaccounted"),
+        }
+    }
+}
+
+impl fmt::Display for ListId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ListId::Fsp(l) => f.write_str(match l {
+                FspList::Free => "FSP_FREE",
+                FspList::FreeFrag => "FSP_FREE_FRAG",
+                FspList::FullFrag => "FSP_FULL_FRAG",
+                FspList::SegInodesFull => "FSP_SEG_INODES_FULL",
+                FspList::SegInodesFree => "FSP_SEG_INODES_FREE",
+            }),
+            ListId::Segment { seg_id, list } => {
+                let name = match list {
+                    SegList::Free => "FSEG_FREE",
+                    SegList::NotFull => "FSEG_NOT_FULL",
+                    SegList::Full => "FSEG_FULL",
+                };
+                write!(f, "{name} of segment {seg_id}")
+            }
+        }
+    }
+}
+
+impl fmt::Display for RootProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RootProblem::OtherSpace { found } => write!(f, "names space {found}"),
+            RootProblem::NotInodePage => {
+                f.write_str("names a page that is not a listed INODE page")
+            }
+            RootProblem::BadOffset => f.write_str("names an offset where no inode starts"),
+            RootProblem::UnusedInode => f.write_str("names an unused inode"),
+            RootProblem::BadMagic => f.write_str("names an inode with a bad magic number"),
+            RootProblem::Shared { other_root } => {
+                write!(f, "names a segment already named by root page {other_root}")
+            }
+        }
+    }
+}
+
+impl fmt::Display for SpaceProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SpaceProblem::List { list, problem } => write!(f, "list {list} {problem}"),
+            SpaceProblem::ClaimedTwice {
+                page,
+                first,
+                second,
+            } => write!(f, "page {page} claimed by {first} and again by {second}"),
+            SpaceProblem::ClaimOnFreePage { page, claimant } => {
+                write!(
+                    f,
+                    "page {page} is claimed by {claimant} but XDES marks it free"
+                )
+            }
+            SpaceProblem::PastFile { page, claimant } => {
+                write!(f, "{claimant} names page {page}, past the end of the file")
+            }
+            SpaceProblem::XdesIdMismatch {
+                extent,
+                seg_id,
+                xdes_id,
+            } => write!(
+                f,
+                "extent at page {extent} is on a list of segment {seg_id} but XDES_ID is {xdes_id}"
+            ),
+            SpaceProblem::ExtentState {
+                extent,
+                list,
+                found,
+            } => write!(
+                f,
+                "extent at page {extent} is on {list} but its state is {found:?}"
+            ),
+            SpaceProblem::ExtentListedTwice { extent, list } => {
+                write!(
+                    f,
+                    "extent at page {extent} is on another list and on {list}"
+                )
+            }
+            SpaceProblem::InodeMagic { seg_id, found } => write!(
+                f,
+                "inode of segment {seg_id} has FSEG_MAGIC_N {found}, expected 97937874"
+            ),
+            SpaceProblem::SegmentIdTwice { seg_id } => {
+                write!(f, "two inodes carry segment id {seg_id}")
+            }
+            SpaceProblem::CountMismatch {
+                counter,
+                stated,
+                counted,
+            } => {
+                match counter {
+                    Counter::FspFragNUsed => f.write_str("FSP_FRAG_N_USED")?,
+                    Counter::NotFullNUsed { seg_id } => {
+                        write!(f, "FSEG_NOT_FULL_N_USED of segment {seg_id}")?
+                    }
+                }
+                write!(f, " is {stated}, but XDES counts {counted}")
+            }
+            SpaceProblem::BadRoot {
+                index,
+                role,
+                fseg,
+                problem,
+            } => write!(
+                f,
+                "root of index {index}: the {role} FSEG header ({}:{}:{}) {problem}",
+                fseg.space, fseg.page, fseg.offset
+            ),
+            SpaceProblem::WrongSegment {
+                index,
+                level,
+                seg_id,
+                seg_index,
+                role,
+            } => {
+                write!(f, "index {index} level {level} page is in segment {seg_id}")?;
+                match seg_index {
+                    Some(i) => write!(f, " ({role} segment of index {i})"),
+                    None => f.write_str(" (of no index)"),
+                }
+            }
+            SpaceProblem::FreePageWithData {
+                index,
+                level,
+                n_recs,
+            } => write!(
+                f,
+                "free page still holds index {index} level {level} with {n_recs} records"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+mod tests {
+    use super::*;
+    use crate::flst::tests::{addr, put_base, put_node};
+    use crate::flst::FLST_NODE_SIZE;
+    use crate::inode::{FSEG_ARR_OFFSET, FSEG_FRAG_ARR, FSEG_MAGIC_N_VALUE};
+    use crate::xdes::{xdes_size, XDES_ARR_OFFSET, XDES_FLST_NODE};
+    use crate::{Options, FIL_NULL};
+
+    /// A small in-memory space, built the way a server lays one out.
+    pub(super) struct Space {
+        pub size: usize,
+        pub data: Vec<u8>,
+        pub extent: usize,
+    }
+
+    impl Space {
+        /// `n` pages of `size` bytes with FSP flags `flags` on page 0.
+        pub fn new(size: usize, n: usize, flags: u32) -> Self {
+            let mut s = Space {
+                size,
+                data: vec![0u8; size * n],
+                extent: crate::fsp::extent_size(size as u32) as usize,
+            };
+            for i in 0..n {
+                s.page(i)[4..8].copy_from_slice(&(i as u32).to_be_bytes());
+                s.page(i)[34..38].copy_from_slice(&5u32.to_be_bytes());
+            }
+            let p0 = s.page(0);
+            p0[24..26].copy_from_slice(&8u16.to_be_bytes());
+            p0[38..42].copy_from_slice(&5u32.to_be_bytes());
+            p0[46..50].copy_from_slice(&(n as u32).to_be_bytes());
+            p0[50..54].copy_from_slice(&64u32.max(n as u32).to_be_bytes());
+            p0[54..58].copy_from_slice(&flags.to_be_bytes());
+            for off in [
+                FSP_FREE,
+                FSP_FREE_FRAG,
+                FSP_FULL_FRAG,
+                FSP_SEG_INODES_FULL,
+                FSP_SEG_INODES_FREE,
+            ] {
+                put_base(p0, 38 + off, 0, FilAddr::NULL, FilAddr::NULL);
+            }
+            s
+        }
+        pub fn page(&mut self, n: usize) -> &mut [u8] {
+            &mut self.data[n * self.size..(n + 1) * self.size]
+        }
+        pub fn set_type(&mut self, n: usize, t: u16) {
+            self.page(n)[24..26].copy_from_slice(&t.to_be_bytes());
+        }
+        pub fn put32(&mut self, n: usize, at: usize, v: u32) {
+            self.page(n)[at..at + 4].copy_from_slice(&v.to_be_bytes());
+        }
+        pub fn put16(&mut self, n: usize, at: usize, v: u16) {
+            self.page(n)[at..at + 2].copy_from_slice(&v.to_be_bytes());
+        }
+        pub fn put64(&mut self, n: usize, at: usize, v: u64) {
+            self.page(n)[at..at + 8].copy_from_slice(&v.to_be_bytes());
+        }
+        pub fn xdes_at(&self, idx: usize) -> usize {
+            XDES_ARR_OFFSET + idx * xdes_size(self.extent as u32)
+        }
+        /// XDES entry `idx` of XDES page `xp`: id, state, used pages
+        /// (relative to the extent), list node.
+        pub fn xdes(&mut self, xp: usize, idx: usize, seg: u64, state: u32, used: &[usize]) {
+            let at = self.xdes_at(idx);
+            let ext = self.extent;
+            self.put64(xp, at, seg);
+            self.put32(xp, at + XDES_STATE, state);
+            let bm = at + XDES_BITMAP;
+            for b in &mut self.page(xp)[bm..bm + ext / 4] {
+                *b = 0xFF;
+            }
+            for &u in used {
+                self.page(xp)[bm + u / 4] &= !(1 << (2 * (u % 4)));
+            }
+            put_node(
+                self.page(xp),
+                at + XDES_FLST_NODE,
+                FilAddr::NULL,
+                FilAddr::NULL,
+            );
+        }
+        /// Inode `idx` on INODE page `ip` with segment `seg` and fragment
+        /// pages `frag`; its extent lists empty.
+        pub fn inode(&mut self, ip: usize, idx: usize, seg: u64, frag: &[u32]) -> usize {
+            let at = FSEG_ARR_OFFSET + idx * crate::inode::inode_size(self.size as u32);
+            self.put64(ip, at, seg);
+            for off in [FSEG_FREE, FSEG_NOT_FULL, FSEG_FULL] {
+                put_base(self.page(ip), at + off, 0, FilAddr::NULL, FilAddr::NULL);
+            }
+            self.put32(ip, at + FSEG_MAGIC_N, FSEG_MAGIC_N_VALUE);
+            for s in 0..self.extent / 2 {
+                self.put32(ip, at + FSEG_FRAG_ARR + 4 * s, FIL_NULL);
+            }
+            for (s, &p) in frag.iter().enumerate() {
+                self.put32(ip, at + FSEG_FRAG_ARR + 4 * s, p);
+            }
+            at
+        }
+        /// An INDEX page.
+        pub fn index(&mut self, n: usize, id: u64, level: u16, n_recs: u16, prev: u32, next: u32) {
+            self.set_type(n, 17855);
+            self.put32(n, 8, prev);
+            self.put32(n, 12, next);
+            self.put16(n, 38 + crate::index::PAGE_N_DIR_SLOTS, 2);
+            self.put16(n, 38 + crate::index::PAGE_HEAP_TOP, 120 + n_recs * 20);
+            self.put16(n, 38 + crate::index::PAGE_N_HEAP, 0x8002 + n_recs);
+            self.put16(n, 38 + PAGE_N_RECS, n_recs);
+            self.put16(n, 38 + PAGE_LEVEL, level);
+            self.put64(n, 38 + crate::index::PAGE_INDEX_ID, id);
+        }
+        pub fn fseg(&mut self, n: usize, which: usize, space: u32, page: u32, off: u16) {
+            self.put32(n, 38 + which, space);
+            self.put32(n, 38 + which + 4, page);
+            self.put16(n, 38 + which + 8, off);
+        }
+        /// Writes page 0's crc32 so that it verifies.
+        pub fn seal(&mut self) {
+            let size = self.size;
+            let p0 = self.page(0);
+            let c = crate::checksum::page_crc32(p0);
+            p0[0..4].copy_from_slice(&c.to_be_bytes());
+            p0[size - 8..size - 4].copy_from_slice(&c.to_be_bytes());
+        }
+        pub fn map(&mut self) -> SpaceMap {
+            self.seal();
+            let ts = Tablespace::with_options(
+                &self.data,
+                Options {
+                    page_size: Some(self.size as u32),
+                },
+            )
+            .unwrap();
+            SpaceMap::build(&ts)
+        }
+    }
+
+    /// The clean 16K space: FSP_HDR, IBUF_BITMAP, INODE, a two-level index
+    /// 42 (root 3, leaves 4 and 5), page 6 a freed leaf of it, page 7 empty.
+    pub(super) fn clean() -> Space {
+        let mut s = Space::new(16384, 8, 0);
+        s.set_type(1, 5);
+        s.set_type(2, 3);
+        // Extent 0 on FSP_FREE_FRAG, pages 0..=5 used.
+        s.xdes(0, 0, 0, 2, &[0, 1, 2, 3, 4, 5]);
+        put_base(s.page(0), 38 + FSP_FREE_FRAG, 1, addr(0, 158), addr(0, 158));
+        s.put32(0, 38 + FSP_FRAG_N_USED, 6);
+        put_base(
+            s.page(0),
+            38 + FSP_SEG_INODES_FREE,
+            1,
+            addr(2, 38),
+            addr(2, 38),
+        );
+        put_node(s.page(2), 38, FilAddr::NULL, FilAddr::NULL);
+        s.inode(2, 0, 1, &[3]);
+        s.inode(2, 1, 2, &[4, 5]);
+        s.index(3, 42, 1, 2, FIL_NULL, FIL_NULL);
+        s.fseg(3, PAGE_BTR_SEG_LEAF, 5, 2, 242);
+        s.fseg(3, PAGE_BTR_SEG_TOP, 5, 2, 50);
+        s.index(4, 42, 0, 10, FIL_NULL, 5);
+        s.index(5, 42, 0, 20, 4, FIL_NULL);
+        s.index(6, 42, 0, 7, FIL_NULL, FIL_NULL);
+        s
+    }
+
+    fn problems(m: &SpaceMap) -> Vec<SpaceProblem> {
+        m.findings
+            .iter()
+            .map(|f| match f.kind {
+                FindingKind::Space(p) => p,
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect()
+    }
+
+    fn seg(seg_id: u64, index: u64, role: SegmentRole) -> Owner {
+        Owner::Segment {
+            seg_id,
+            index: Some(IndexId(index)),
+            role,
+            frag: true,
+        }
+    }
+
+    #[test]
+    fn clean_space_maps_every_page() {
+        let m = clean().map();
+        assert_eq!(
+            m.owners,
+            [
+                Owner::System(SystemKind::FspHdr),
+                Owner::System(SystemKind::IbufBitmap),
+                Owner::System(SystemKind::Inode),
+                seg(1, 42, SegmentRole::Internal),
+                seg(2, 42, SegmentRole::Leaf),
+                seg(2, 42, SegmentRole::Leaf),
+                Owner::Free,
+                Owner::Free,
+            ]
+        );
+        // The one finding: page 6 is free but still holds records.
+        assert_eq!(
+            problems(&m),
+            [SpaceProblem::FreePageWithData {
+                index: IndexId(42),
+                level: 0,
+                n_recs: 7
+            }]
+        );
+        assert_eq!(m.findings[0].page, Some(PageNo(6)));
+        assert_eq!(m.findings[0].file_offset, 6 * 16384 + 54);
+        let i = m.index(IndexId(42)).unwrap();
+        assert_eq!(
+            (i.root, i.height, i.leaf_seg, i.internal_seg),
+            (PageNo(3), 2, Some(2), Some(1))
+        );
+        assert_eq!(
+            (i.leaf_pages_used, i.internal_pages_used, i.reserved_pages),
+            (2, 1, 3)
+        );
+        assert_eq!((i.index_pages, i.leaf_n_recs), (3, 30));
+        let s2 = m.segment(2).unwrap();
+        assert_eq!(s2.inode, addr(2, 242));
+        assert_eq!((s2.frag_pages, s2.used_pages, s2.reserved_pages), (2, 2, 2));
+        assert_eq!(m.lists.len(), 5);
+        assert!(m
+            .lists
+            .iter()
+            .any(|l| l.list == FspList::FreeFrag && l.stated_len == 1 && l.walked == 1));
+        assert!(m.unreadable.is_empty());
+    }
+
+    #[test]
+    fn page_claimed_twice_keeps_the_first() {
+        let mut s = clean();
+        // Segment 2 also lists the root.
+        s.put32(2, 242 + FSEG_FRAG_ARR + 8, 3);
+        let m = s.map();
+        assert_eq!(m.owners[3], seg(1, 42, SegmentRole::Internal));
+        let p = problems(&m);
+        assert!(p.contains(&SpaceProblem::ClaimedTwice {
+            page: PageNo(3),
+            first: seg(1, 42, SegmentRole::Internal),
+            second: seg(2, 42, SegmentRole::Leaf),
+        }));
+        let f = m
+            .findings
+            .iter()
+            .find(|f| {
+                matches!(
+                    f.kind,
+                    FindingKind::Space(SpaceProblem::ClaimedTwice { .. })
+                )
+            })
+            .unwrap();
+        assert_eq!(f.page, Some(PageNo(2)));
+        assert_eq!(f.file_offset, 2 * 16384 + 242 + 64 + 8);
+    }
+
+    #[test]
+    fn claim_on_a_free_page_and_counts() {
+        let mut s = clean();
+        // XDES says page 5 is free although segment 2 lists it.
+        let bm = s.xdes_at(0) + XDES_BITMAP;
+        s.page(0)[bm + 1] |= 1 << 2;
+        let m = s.map();
+        assert_eq!(m.owners[5], Owner::Free);
+        let p = problems(&m);
+        assert!(p.contains(&SpaceProblem::ClaimOnFreePage {
+            page: PageNo(5),
+            claimant: seg(2, 42, SegmentRole::Leaf),
+        }));
+        assert!(p.contains(&SpaceProblem::CountMismatch {
+            counter: Counter::FspFragNUsed,
+            stated: 6,
+            counted: 5
+        }));
+        // Page 5 is free with records: the forensic clue, too.
+        assert!(p.contains(&SpaceProblem::FreePageWithData {
+            index: IndexId(42),
+            level: 0,
+            n_recs: 20
+        }));
+    }
+
+    #[test]
+    fn fixed_system_pages_stay_system_when_xdes_disagrees() {
+        let mut s = clean();
+        // XDES marks page 0 (FSP_HDR) and page 2 (INODE) free.
+        let bm = s.xdes_at(0) + XDES_BITMAP;
+        s.page(0)[bm] |= 1 | 1 << 4;
+        let m = s.map();
+        assert_eq!(m.owners[0], Owner::System(SystemKind::FspHdr));
+        assert_eq!(m.owners[2], Owner::Free);
+        let p = problems(&m);
+        assert!(p.contains(&SpaceProblem::ClaimOnFreePage {
+            page: PageNo(0),
+            claimant: Owner::System(SystemKind::FspHdr),
+        }));
+        assert!(p.contains(&SpaceProblem::ClaimOnFreePage {
+            page: PageNo(2),
+            claimant: Owner::System(SystemKind::Inode),
+        }));
+        // The segments on the (freed) INODE page are still read.
+        assert_eq!(m.segments.len(), 2);
+    }
+
+    #[test]
+    fn bad_roots_and_inodes() {
+        let mut s = clean();
+        s.fseg(3, PAGE_BTR_SEG_LEAF, 5, 2, 243);
+        let m = s.map();
+        assert!(problems(&m).contains(&SpaceProblem::BadRoot {
+            index: IndexId(42),
+            role: SegmentRole::Leaf,
+            fseg: FsegHeader {
+                space: SpaceId(5),
+                page: PageNo(2),
+                offset: 243
+            },
+            problem: RootProblem::BadOffset
+        }));
+        // Segment 2 is then of no index: its pages are its own, role unknown.
+        assert_eq!(
+            m.owners[4],
+            Owner::Segment {
+                seg_id: 2,
+                index: None,
+                role: SegmentRole::Unknown,
+                frag: true
+            }
+        );
+
+        let mut s = clean();
+        s.fseg(3, PAGE_BTR_SEG_LEAF, 5, 1, 242);
+        assert!(problems(&s.map()).iter().any(|p| matches!(
+            p,
+            SpaceProblem::BadRoot {
+                problem: RootProblem::NotInodePage,
+                ..
+            }
+        )));
+
+        let mut s = clean();
+        s.fseg(3, PAGE_BTR_SEG_LEAF, 5, 2, 50);
+        assert!(problems(&s.map()).iter().any(|p| matches!(
+            p,
+            SpaceProblem::BadRoot {
+                problem: RootProblem::Shared {
+                    other_root: PageNo(3)
+                },
+                ..
+            }
+        )));
+
+        let mut s = clean();
+        s.put32(2, 242 + FSEG_MAGIC_N, 1);
+        let m = s.map();
+        let p = problems(&m);
+        assert!(p.contains(&SpaceProblem::InodeMagic {
+            seg_id: 2,
+            found: 1
+        }));
+        assert!(p.iter().any(|p| matches!(
+            p,
+            SpaceProblem::BadRoot {
+                problem: RootProblem::BadMagic,
+                ..
+            }
+        )));
+        assert_eq!(m.owners[4], Owner::Unaccounted);
+
+        let mut s = clean();
+        s.fseg(3, PAGE_BTR_SEG_TOP, 99, 2, 50);
+        assert!(problems(&s.map()).iter().any(|p| matches!(
+            p,
+            SpaceProblem::BadRoot {
+                problem: RootProblem::OtherSpace { found: SpaceId(99) },
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn stale_fseg_headers_on_a_leaf_do_not_make_a_root() {
+        // As in the MySQL 5.0 corpus file: a leaf keeps the root's headers.
+        let mut s = clean();
+        s.fseg(4, PAGE_BTR_SEG_LEAF, 5, 2, 242);
+        s.fseg(4, PAGE_BTR_SEG_TOP, 5, 2, 50);
+        let m = s.map();
+        assert_eq!(m.indexes.len(), 1);
+        assert_eq!(problems(&m).len(), 1);
+    }
+
+    #[test]
+    fn inode_page_on_both_lists_is_read_once() {
+        let mut s = clean();
+        put_base(
+            s.page(0),
+            38 + FSP_SEG_INODES_FULL,
+            1,
+            addr(2, 38),
+            addr(2, 38),
+        );
+        let m = s.map();
+        assert_eq!(m.segments.len(), 2);
+        let p = problems(&m);
+        assert!(p.contains(&SpaceProblem::ClaimedTwice {
+            page: PageNo(2),
+            first: Owner::System(SystemKind::Inode),
+            second: Owner::System(SystemKind::Inode),
+        }));
+        assert_eq!(m.index(IndexId(42)).unwrap().leaf_n_recs, 30);
+    }
+
+    #[test]
+    fn inode_list_loop_and_wrong_segment() {
+        let mut s = clean();
+        put_base(
+            s.page(0),
+            38 + FSP_SEG_INODES_FREE,
+            5,
+            addr(2, 38),
+            addr(2, 38),
+        );
+        put_node(s.page(2), 38, FilAddr::NULL, addr(2, 38));
+        // A leaf of index 43 in segment 2.
+        s.put64(5, 38 + crate::index::PAGE_INDEX_ID, 43);
+        let m = s.map();
+        let p = problems(&m);
+        assert!(p.contains(&SpaceProblem::List {
+            list: ListId::Fsp(FspList::SegInodesFree),
+            problem: ListProblemKind::Loop { to: addr(2, 38) }
+        }));
+        assert!(p.contains(&SpaceProblem::WrongSegment {
+            index: IndexId(43),
+            level: 0,
+            seg_id: 2,
+            seg_index: Some(IndexId(42)),
+            role: SegmentRole::Leaf
+        }));
+        let f = m
+            .findings
+            .iter()
+            .find(|f| matches!(f.kind, FindingKind::Space(SpaceProblem::List { .. })))
+            .unwrap();
+        assert_eq!(f.file_offset, 2 * 16384 + 38 + 6);
+        assert_eq!(m.segments.len(), 2);
+        assert_eq!(m.index(IndexId(42)).unwrap().leaf_n_recs, 10);
+    }
+
+    /// A space of 128 pages: the clean one plus extent 1 (pages 64..127) on
+    /// segment 2's FSEG_NOT_FULL, with pages 64 and 65 used.
+    fn with_extent() -> Space {
+        let mut s = clean();
+        s.data.resize(128 * 16384, 0);
+        for i in 8..128 {
+            s.put32(i, 4, i as u32);
+        }
+        s.put32(0, 38 + crate::fsp::FSP_SIZE, 128);
+        s.put32(0, 38 + crate::fsp::FSP_FREE_LIMIT, 128);
+        s.xdes(0, 1, 2, 4, &[0, 1]);
+        let node = s.xdes_at(1) + XDES_FLST_NODE;
+        put_base(
+            s.page(2),
+            242 + FSEG_NOT_FULL,
+            1,
+            addr(0, node as u16),
+            addr(0, node as u16),
+        );
+        s.put32(2, 242 + FSEG_NOT_FULL_N_USED, 2);
+        s.index(64, 42, 0, 3, 5, 65);
+        s.index(65, 42, 0, 4, 64, FIL_NULL);
+        s.put32(5, 12, 64);
+        s
+    }
+
+    #[test]
+    fn segment_extents_are_walked() {
+        let m = with_extent().map();
+        let leaf = Owner::Segment {
+            seg_id: 2,
+            index: Some(IndexId(42)),
+            role: SegmentRole::Leaf,
+            frag: false,
+        };
+        assert_eq!(m.owners[64], leaf);
+        assert_eq!(m.owners[65], leaf);
+        assert!(m.owners[66..].iter().all(|&o| o == Owner::Free));
+        assert_eq!(problems(&m).len(), 1, "{:?}", m.findings);
+        let s2 = m.segment(2).unwrap();
+        assert_eq!((s2.not_full_extents, s2.not_full_n_used), (1, 2));
+        assert_eq!((s2.used_pages, s2.reserved_pages), (4, 66));
+        let i = m.index(IndexId(42)).unwrap();
+        assert_eq!((i.index_pages, i.leaf_n_recs), (5, 37));
+
+        let mut s = with_extent();
+        s.put64(0, s.xdes_at(1), 9);
+        s.put32(2, 242 + FSEG_NOT_FULL_N_USED, 5);
+        let p = problems(&s.map());
+        assert!(p.contains(&SpaceProblem::XdesIdMismatch {
+            extent: PageNo(64),
+            seg_id: 2,
+            xdes_id: 9
+        }));
+        assert!(p.contains(&SpaceProblem::CountMismatch {
+            counter: Counter::NotFullNUsed { seg_id: 2 },
+            stated: 5,
+            counted: 2
+        }));
+
+        // The same extent also on FSP_FREE, in state FSEG.
+        let mut s = with_extent();
+        let node = s.xdes_at(1) + XDES_FLST_NODE;
+        put_base(
+            s.page(0),
+            38 + FSP_FREE,
+            1,
+            addr(0, node as u16),
+            addr(0, node as u16),
+        );
+        let p = problems(&s.map());
+        assert!(p.contains(&SpaceProblem::ExtentState {
+            extent: PageNo(64),
+            list: ListId::Fsp(FspList::Free),
+            found: XdesState::Fseg
+        }));
+        assert!(p.contains(&SpaceProblem::ExtentListedTwice {
+            extent: PageNo(64),
+            list: ListId::Segment {
+                seg_id: 2,
+                list: SegList::NotFull
+            }
+        }));
+    }
+
+    #[test]
+    fn leased_extent_keeps_its_system_pages() {
+        // 4K pages (flags PAGE_SSIZE 3): extent 256, XDES page every 4096.
+        // MySQL 8 leases extent 4096..4351 to segment 2 (XDES_FSEG_FRAG).
+        let n = 4096 + 256;
+        let mut s = Space::new(4096, n, 3 << 6);
+        s.put32(0, 38 + crate::fsp::FSP_FREE_LIMIT, n as u32);
+        s.set_type(1, 5);
+        s.set_type(2, 3);
+        s.xdes(0, 0, 0, 2, &[0, 1, 2, 3]);
+        put_base(s.page(0), 38 + FSP_FREE_FRAG, 1, addr(0, 158), addr(0, 158));
+        s.put32(0, 38 + FSP_FRAG_N_USED, 4);
+        put_base(
+            s.page(0),
+            38 + FSP_SEG_INODES_FREE,
+            1,
+            addr(2, 38),
+            addr(2, 38),
+        );
+        put_node(s.page(2), 38, FilAddr::NULL, FilAddr::NULL);
+        let ino = s.inode(2, 0, 2, &[3]);
+        for e in 1..16 {
+            s.xdes(0, e, 0, 1, &[]);
+        }
+        s.set_type(4096, 9);
+        s.set_type(4097, 5);
+        s.xdes(4096, 0, 2, 5, &[0, 1, 2]);
+        let node = XDES_ARR_OFFSET + XDES_FLST_NODE;
+        put_base(
+            s.page(2),
+            ino + FSEG_NOT_FULL,
+            1,
+            addr(4096, node as u16),
+            addr(4096, node as u16),
+        );
+        s.put32(2, ino + FSEG_NOT_FULL_N_USED, 3);
+        let m = s.map();
+        assert_eq!(m.owners[4096], Owner::System(SystemKind::Xdes));
+        assert_eq!(m.owners[4097], Owner::System(SystemKind::IbufBitmap));
+        assert!(matches!(
+            m.owners[4098],
+            Owner::Segment {
+                seg_id: 2,
+                frag: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            m.owners[3],
+            Owner::Segment {
+                seg_id: 2,
+                frag: true,
+                ..
+            }
+        ));
+        assert_eq!(m.owners[4099], Owner::Free);
+        assert!(m.findings.is_empty(), "{:?}", m.findings);
+        assert_eq!(m.segment(2).unwrap().used_pages, 4);
+    }
+
+    #[test]
+    fn encrypted_inode_page_is_unreadable_not_damaged() {
+        let mut s = clean();
+        s.set_type(2, 15);
+        for p in 3..7 {
+            s.set_type(p, 15);
+        }
+        let m = s.map();
+        assert_eq!(m.unreadable, [PageNo(2)]);
+        assert!(m.findings.is_empty(), "{:?}", m.findings);
+        assert_eq!(m.owners[2], Owner::System(SystemKind::Inode));
+        assert_eq!(&m.owners[3..6], [Owner::Unaccounted; 3]);
+        assert_eq!(m.owners[6], Owner::Free);
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let mut x = 0x9E37_79B9u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        for round in 0..40 {
+            let mut s = if round % 2 == 0 {
+                clean()
+            } else {
+                with_extent()
+            };
+            let len = s.data.len() as u32;
+            // Flip a few hundred bytes, biased towards the structure pages.
+            for _ in 0..300 {
+                let r = next();
+                let at = if r % 3 == 0 { r % len } else { r % (3 * 16384) };
+                s.data[at as usize] = next() as u8;
+            }
+            let m = s.map();
+            assert_eq!(m.owners.len(), s.data.len() / 16384);
+        }
+        // Pure noise.
+        let mut s = Space::new(16384, 6, 0);
+        for b in s.data[38..].iter_mut() {
+            *b = next() as u8;
+        }
+        let m = s.map();
+        assert_eq!(m.owners.len(), 6);
+    }
+
+    #[test]
+    fn display_reads_as_sentences() {
+        let p = SpaceProblem::FreePageWithData {
+            index: IndexId(42),
+            level: 0,
+            n_recs: 7,
+        };
+        assert_eq!(
+            FindingKind::Space(p).to_string(),
+            "free page still holds index 42 level 0 with 7 records"
+        );
+        assert_eq!(
+            seg(2, 42, SegmentRole::Leaf).to_string(),
+            "segment 2 (index 42 leaf) fragment"
+        );
+        let _ = FLST_NODE_SIZE;
+    }
+}
+
+/// Every file of `../shared/corpus` (when present): one owner per page, no
+/// structure findings but the explained ones, and the per-index facts of
+/// `manifest.tsv` (`leaf_n_recs_read`, `page_types_read`).
+#[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+mod corpus_tests {
+    use super::*;
+    use crate::PageType;
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    fn corpus() -> Option<PathBuf> {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+        if dir.join("manifest.tsv").exists() {
+            Some(dir)
+        } else {
+            eprintln!("skipping: {} not found", dir.display());
+            None
+        }
+    }
+
+    /// `index_id 15=200 (levels 1);index_id 16=200 (levels 1)` →
+    /// `{15: (200, 1), 16: (200, 1)}`.
+    fn leaf_recs(field: &str) -> BTreeMap<u64, (u64, u32)> {
+        field
+            .split(';')
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| {
+                let s = s.trim().strip_prefix("index_id ").unwrap();
+                let (id, rest) = s.split_once('=').unwrap();
+                let (n, levels) = rest.split_once(" (levels ").unwrap();
+                let levels = levels.strip_suffix(')').unwrap();
+                (
+                    id.parse().unwrap(),
+                    (n.parse().unwrap(), levels.parse().unwrap()),
+                )
+            })
+            .collect()
+    }
+
+    fn type_count(field: &str, name: &str) -> u32 {
+        field
+            .split(';')
+            .find_map(|kv| kv.split_once('=').filter(|(k, _)| *k == name))
+            .map_or(0, |(_, v)| v.parse().unwrap())
+    }
+
+    #[test]
+    fn every_corpus_file_maps_cleanly() {
+        let Some(dir) = corpus() else { return };
+        let text = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let (c_path, c_recs, c_types) =
+            (col("path"), col("leaf_n_recs_read"), col("page_types_read"));
+        let mut files = 0;
+        for line in lines.filter(|l| !l.is_empty()) {
+            let row: Vec<&str> = line.split('\t').collect();
+            let what = row[c_path];
+            let data = std::fs::read(dir.join(what)).unwrap();
+            let ts = Tablespace::new(&data).unwrap();
+            let m = SpaceMap::build(&ts);
+            files += 1;
+
+            // One owner per page; only encrypted pages may be unaccounted.
+            assert_eq!(m.owners.len(), ts.n_pages() as usize, "{what}");
+            let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+            for ((n, page), owner) in ts.pages().zip(&m.owners) {
+                let t = crate::fil::FilHeader::new(page).unwrap().page_type();
+                if *owner == Owner::Unaccounted {
+                    assert_eq!(
+                        t,
+                        PageType::FIL_PAGE_ENCRYPTED,
+                        "{what}: page {n} unaccounted"
+                    );
+                }
+                let key = match owner {
+                    Owner::Segment { role, .. } => format!("segment {role}"),
+                    o => o.to_string(),
+                };
+                *counts.entry(key).or_default() += 1;
+            }
+            assert_eq!(m.owners[0], Owner::System(SystemKind::FspHdr), "{what}");
+            if ts.n_pages() > 1 {
+                assert_eq!(m.owners[1], Owner::System(SystemKind::IbufBitmap), "{what}");
+            }
+            eprintln!(
+                "{what}: {counts:?}, {} segments, {} indexes, unreadable {:?}",
+                m.segments.len(),
+                m.indexes.len(),
+                m.unreadable
+            );
+
+            // The only findings on these clean files are freed index pages
+            // that still hold records. Proof they are right: the page's
+            // XDES FREE bit is set, no fragment slot or extent list names
+            // it (its owner is Free), and the manifest's own level-0 sum,
+            // which reads every INDEX page, counts their records on top of
+            // ours (checked below). Seen in
+            // mysql-5.6/javareader_mysql5639_tb13_deletes.ibd (pages 11, 15,
+            // 16, 17, merged away by deletes: our 2000 rows of index 5268 is
+            // the stated row count, the manifest's 2282 adds 141 + 141 stale)
+            // and mysql-8.0/goinnodb_mysql80_test_compressed.ibd (page 5).
+            let mut stale: BTreeMap<u64, u64> = BTreeMap::new();
+            let mut stale_index_pages = 0u32;
+            for f in &m.findings {
+                match f.kind {
+                    FindingKind::Space(SpaceProblem::FreePageWithData {
+                        index,
+                        level,
+                        n_recs,
+                    }) => {
+                        let p = f.page.unwrap();
+                        assert_eq!(m.owners[p.0 as usize], Owner::Free, "{what}");
+                        if level == 0 {
+                            *stale.entry(index.0).or_default() += u64::from(n_recs);
+                        }
+                    }
+                    other => panic!("{what}: unexpected finding at {:?}: {other}", f.page),
+                }
+            }
+            for ((_, page), owner) in ts.pages().zip(&m.owners) {
+                let t = crate::fil::FilHeader::new(page).unwrap().page_type();
+                if t == PageType::FIL_PAGE_INDEX && *owner == Owner::Free {
+                    stale_index_pages += 1;
+                }
+            }
+
+            // Every index of the manifest has a root of its height, and its
+            // leaf records (plus those on freed pages) add up.
+            let expected = leaf_recs(row[c_recs]);
+            for (&id, &(n_recs, levels)) in &expected {
+                let info = m
+                    .index(IndexId(id))
+                    .unwrap_or_else(|| panic!("{what}: index {id} has no root"));
+                assert_eq!(info.height, levels, "{what}: index {id} height");
+                let stale = stale.get(&id).copied().unwrap_or(0);
+                assert_eq!(
+                    info.leaf_n_recs + stale,
+                    n_recs,
+                    "{what}: index {id} records"
+                );
+                assert!(
+                    info.leaf_seg.is_some() && info.internal_seg.is_some(),
+                    "{what}"
+                );
+            }
+            // INDEX pages: those of the listed indexes, plus freed ones.
+            let index_pages: u32 = m
+                .indexes
+                .iter()
+                .filter(|i| expected.contains_key(&i.index_id.0))
+                .map(|i| i.index_pages)
+                .sum();
+            assert_eq!(
+                index_pages + stale_index_pages,
+                type_count(row[c_types], "INDEX"),
+                "{what}: INDEX pages"
+            );
+            // SDI pages belong to the SDI index (MySQL 8.0+).
+            let sdi = type_count(row[c_types], "SDI");
+            if sdi > 0 {
+                assert!(m
+                    .indexes
+                    .iter()
+                    .any(|i| i.index_pages == sdi
+                        && ts.page(i.root).unwrap()[24..26] == [0x45, 0xBD]));
+            }
+            // Inode pages are system pages.
+            assert_eq!(
+                counts.get("system INODE").copied().unwrap_or(0),
+                type_count(row[c_types], "INODE") + u32::from(what.contains("percona")),
+                "{what}: INODE pages"
+            );
+        }
+        assert!(files >= 27, "{files} files");
+    }
+}
