@@ -103,6 +103,16 @@ impl<'w> Json<'w> {
         write!(self.w, "{}", v.into())?;
         Ok(self)
     }
+    /// A decimal number with `digits` fraction digits (`null` if not finite).
+    pub fn float(&mut self, v: f64, digits: usize) -> io::Result<&mut Self> {
+        self.sep()?;
+        if v.is_finite() {
+            write!(self.w, "{v:.digits$}")?;
+        } else {
+            self.w.write_all(b"null")?;
+        }
+        Ok(self)
+    }
     /// A boolean value.
     pub fn bool(&mut self, v: bool) -> io::Result<&mut Self> {
         self.sep()?;

@@ -29,6 +29,23 @@ enum Command {
     },
     /// Pages and share per page type, and runs of consecutive pages of one type.
     Types(Common),
+    /// Map of the space: one row per extent, one cell per page, by owner and fill.
+    Extents {
+        #[command(flatten)]
+        common: Common,
+        /// Colour: auto (when stdout is a terminal), always, never.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+        /// Draw with ASCII only (for terminals without Unicode).
+        #[arg(long)]
+        ascii: bool,
+    },
+    /// Each file segment: id, index, role, used and reserved pages, extents.
+    Segments(Common),
+    /// The FSP lists with their lengths and members.
+    Lists(Common),
+    /// Per index: id, root page, height, leaf and internal pages, reserved, fill.
+    Indexes(Common),
     /// Verify every page: checksum, header/trailer LSN, page number, space id.
     Check {
         /// Tablespace files.
@@ -55,6 +72,17 @@ struct Shared {
     /// Physical page size, overriding detection (e.g. 16k, 8192).
     #[arg(long, value_parser = parse_size)]
     page_size: Option<u32>,
+}
+
+/// When to colour terminal output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// When stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
 }
 
 /// Output formats.
@@ -100,6 +128,14 @@ pub enum Cmd {
     Types,
     /// `check`.
     Check,
+    /// `extents`.
+    Extents,
+    /// `segments`.
+    Segments,
+    /// `lists`.
+    Lists,
+    /// `indexes`.
+    Indexes,
 }
 
 /// Checked options for one run.
@@ -113,13 +149,30 @@ pub struct Opts {
     pub format: Format,
     /// Library options.
     pub lib: ibdscope::Options,
+    /// Colour choice for terminal maps.
+    pub color: Color,
+    /// ASCII-only drawing.
+    pub ascii: bool,
 }
 
 impl Opts {
     /// Checks the arguments; nothing is opened yet.
     pub fn from_cli(cli: Cli) -> Result<Self, String> {
+        let (mut color, mut ascii) = (Color::Auto, false);
+        let text_json: &[Format] = &[Format::Text, Format::Json];
         let (cmd, files, shared, allowed): (Cmd, Vec<PathBuf>, Shared, &[Format]) =
             match cli.command {
+                Command::Extents {
+                    common,
+                    color: c,
+                    ascii: a,
+                } => {
+                    (color, ascii) = (c, a);
+                    (Cmd::Extents, vec![common.file], common.shared, text_json)
+                }
+                Command::Segments(c) => (Cmd::Segments, vec![c.file], c.shared, text_json),
+                Command::Lists(c) => (Cmd::Lists, vec![c.file], c.shared, text_json),
+                Command::Indexes(c) => (Cmd::Indexes, vec![c.file], c.shared, text_json),
                 Command::Info(c) => (
                     Cmd::Info,
                     vec![c.file],
@@ -166,6 +219,8 @@ impl Opts {
             lib: ibdscope::Options {
                 page_size: shared.page_size,
             },
+            color,
+            ascii,
         })
     }
 }

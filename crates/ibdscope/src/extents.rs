@@ -361,7 +361,7 @@ pub struct IndexInfo {
 }
 
 /// One FSP list: stated length and elements walked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListInfo {
     /// Which list.
     pub list: FspList,
@@ -369,6 +369,9 @@ pub struct ListInfo {
     pub stated_len: u32,
     /// Elements walked (fewer than stated when the walk stopped early).
     pub walked: u32,
+    /// The members in list order: the first page of each extent (XDES
+    /// lists) or the INODE page (inode lists).
+    pub members: Vec<PageNo>,
 }
 
 /// The page → owner map of a space, with what it was built from.
@@ -711,8 +714,10 @@ impl<'t, 'a> Builder<'t, 'a> {
             };
             let extent = self.extent;
             let id = ListId::Fsp(list);
+            let mut members = Vec::new();
             let (walked, complete) =
                 self.walk_extents(id, base, (PageNo(0), at), |b, page, off, first, e| {
+                    members.push(PageNo(first));
                     let found = e.state();
                     if found != expected {
                         b.push(
@@ -736,6 +741,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                 list,
                 stated_len: base.len,
                 walked,
+                members,
             });
         }
         let stated = self.fsp.frag_n_used();
@@ -764,6 +770,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                 continue;
             };
             let stated_len = walk.base().len;
+            let mut members = Vec::new();
             for step in walk.by_ref() {
                 let item = match step {
                     Ok(item) => item,
@@ -773,6 +780,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                     }
                 };
                 let p = item.page;
+                members.push(p);
                 let owner = Owner::System(SystemKind::Inode);
                 self.claim(p, owner, (p, FSEG_INODE_PAGE_NODE), OnFree::Refuse);
                 if self.inode_pages.contains(&p) {
@@ -825,6 +833,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                 list,
                 stated_len,
                 walked: walk.walked(),
+                members,
             });
         }
         self.inode_pages.sort_unstable();

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod info;
 pub mod pages;
+pub mod space;
 pub mod types;
 
 use crate::input;
@@ -25,6 +26,10 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Pages { from, to } => pages::run(opts, ts, from, to, out),
                 Cmd::Types => types::run(opts, path, ts, out),
                 Cmd::Check => check::one(opts, path, ts, out),
+                Cmd::Extents => space::extents(opts, path, ts, out),
+                Cmd::Segments => space::segments(opts, path, ts, out),
+                Cmd::Lists => space::lists(opts, path, ts, out),
+                Cmd::Indexes => space::indexes(opts, path, ts, out),
             })
         }
     }

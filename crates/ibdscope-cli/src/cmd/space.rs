@@ -1,0 +1,557 @@
+//! Space-structure commands over the library's `SpaceMap`: `extents` (the
+//! terminal map), `segments`, `lists` and `indexes`.
+
+use crate::json::Json;
+use crate::opts::{Color, Format, Opts};
+use crate::Outcome;
+use ibdscope::extents::{FspList, Owner, SpaceMap, SpaceProblem};
+use ibdscope::index::IndexHeader;
+use ibdscope::{FindingKind, IndexId, PageNo, Tablespace};
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+
+/// How one page is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Cell {
+    Free,
+    System,
+    /// A page of an index, by palette slot, with its fill in eighths (1..=8).
+    Index(usize, u8),
+    /// A segment page that is not a B-tree page (BLOB/LOB, allocated).
+    Other(Option<usize>),
+    Unaccounted,
+}
+
+/// ANSI 256-colour palette for indexes: distinct hues, readable on dark and
+/// light backgrounds.
+const PALETTE: [u8; 10] = [33, 208, 40, 165, 220, 44, 196, 99, 130, 250];
+const FREE_COLOR: u8 = 238;
+const SYSTEM_COLOR: u8 = 245;
+
+/// Fill of page `n` in eighths from its INDEX header (1 for any used page).
+fn fill_eighths(ts: &Tablespace<'_>, n: PageNo) -> Option<u8> {
+    let page = ts.page(n)?;
+    if !is_index_page(ts, page) {
+        return None;
+    }
+    let h = IndexHeader::new(page)?;
+    let f = h
+        .usage(ts.format().logical_size, ts.format().is_zip())
+        .fill();
+    Some(((f * 8.0).ceil() as u8).clamp(1, 8))
+}
+
+/// True for B-tree pages (INDEX, RTREE, SDI, MariaDB INSTANT).
+fn is_index_page(ts: &Tablespace<'_>, page: &[u8]) -> bool {
+    ibdscope::fil::FilHeader::new(page).is_some_and(|h| h.page_type().is_index(ts.type_names()))
+}
+
+/// Index ids in order of first appearance, for stable colours.
+fn index_slots(map: &SpaceMap) -> Vec<IndexId> {
+    let mut ids: Vec<IndexId> = map.indexes.iter().map(|i| i.index_id).collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+fn cells(ts: &Tablespace<'_>, map: &SpaceMap, slots: &[IndexId]) -> Vec<Cell> {
+    let slot = |i: Option<IndexId>| i.and_then(|i| slots.iter().position(|s| *s == i));
+    map.owners
+        .iter()
+        .enumerate()
+        .map(|(n, o)| match *o {
+            Owner::Free => Cell::Free,
+            Owner::System(_) => Cell::System,
+            Owner::Unaccounted => Cell::Unaccounted,
+            Owner::Segment { index, .. } => match (slot(index), fill_eighths(ts, PageNo(n as u32)))
+            {
+                (Some(s), Some(f)) => Cell::Index(s, f),
+                (s, _) => Cell::Other(s),
+            },
+        })
+        .collect()
+}
+
+struct Style {
+    color: bool,
+    ascii: bool,
+}
+
+impl Style {
+    fn glyph(&self, c: Cell) -> &'static str {
+        const BLOCKS: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
+        const ASCII: [&str; 9] = [" ", ".", ":", "-", "=", "+", "*", "#", "@"];
+        match c {
+            Cell::Free => {
+                if self.ascii {
+                    "."
+                } else {
+                    "·"
+                }
+            }
+            Cell::System => "S",
+            Cell::Unaccounted => "?",
+            Cell::Other(_) => {
+                if self.ascii {
+                    "o"
+                } else {
+                    "▒"
+                }
+            }
+            Cell::Index(_, f) => {
+                let i = usize::from(f.min(8));
+                if self.ascii {
+                    ASCII[i]
+                } else {
+                    BLOCKS[i]
+                }
+            }
+        }
+    }
+    fn color_of(c: Cell) -> u8 {
+        match c {
+            Cell::Free => FREE_COLOR,
+            Cell::System | Cell::Unaccounted => SYSTEM_COLOR,
+            Cell::Index(s, _) | Cell::Other(Some(s)) => PALETTE[s % PALETTE.len()],
+            Cell::Other(None) => SYSTEM_COLOR,
+        }
+    }
+    fn paint(&self, out: &mut dyn Write, c: Cell, text: &str) -> io::Result<()> {
+        if self.color {
+            write!(out, "\x1b[38;5;{}m{text}\x1b[0m", Self::color_of(c))
+        } else {
+            out.write_all(text.as_bytes())
+        }
+    }
+}
+
+fn style(opts: &Opts) -> Style {
+    let color = match opts.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    Style {
+        color,
+        ascii: opts.ascii,
+    }
+}
+
+/// Structure findings that make the exit code 1. A freed page that still
+/// holds records is a normal state after deletes (a forensic clue), shown
+/// but not counted as damage.
+fn damaging(map: &SpaceMap) -> usize {
+    map.findings
+        .iter()
+        .filter(|f| {
+            !matches!(
+                f.kind,
+                FindingKind::Space(SpaceProblem::FreePageWithData { .. })
+            )
+        })
+        .count()
+}
+
+fn outcome(map: &SpaceMap) -> Outcome {
+    if damaging(map) > 0 {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
+}
+
+fn print_findings(out: &mut dyn Write, path: &Path, map: &SpaceMap) -> io::Result<()> {
+    for f in &map.findings {
+        let what = match f.page {
+            Some(p) => format!("page {p} at byte offset {}", f.file_offset),
+            None => format!("byte offset {}", f.file_offset),
+        };
+        writeln!(out, "{}: {what}: {}", path.display(), f.kind)?;
+    }
+    for p in &map.unreadable {
+        writeln!(
+            out,
+            "{}: page {p}: not readable (encrypted or page-compressed); its segments are unknown",
+            path.display()
+        )?;
+    }
+    Ok(())
+}
+
+fn json_findings(j: &mut Json<'_>, map: &SpaceMap) -> io::Result<()> {
+    j.key("findings")?.arr()?;
+    for f in &map.findings {
+        j.obj()?
+            .key("page")?
+            .opt_num(f.page.map(|p| u64::from(p.0)))?;
+        j.kv_num("offset", f.file_offset)?
+            .kv_display("reason", &f.kind)?
+            .end_obj()?;
+    }
+    j.end_arr()?;
+    Ok(())
+}
+
+fn owner_word(o: Owner) -> &'static str {
+    match o {
+        Owner::Free => "free",
+        Owner::System(_) => "system",
+        Owner::Unaccounted => "unaccounted",
+        Owner::Segment { .. } => "segment",
+    }
+}
+
+/// `ibdscope extents`.
+pub fn extents(
+    opts: &Opts,
+    path: &Path,
+    ts: &Tablespace<'_>,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let map = SpaceMap::build(ts);
+    let slots = index_slots(&map);
+    let cells = cells(ts, &map, &slots);
+    let total = cells.len().max(1) as f64;
+    let count = |pred: &dyn Fn(&Cell) -> bool| cells.iter().filter(|c| pred(c)).count();
+    if opts.format == Format::Json {
+        let mut j = Json::new(out);
+        j.obj()?.kv_str("file", &path.display().to_string())?;
+        j.kv_num("page_size", ts.page_size())?
+            .kv_num("extent_size", ts.format().extent_size())?;
+        j.kv_num("pages", ts.n_pages())?;
+        j.key("legend")?.arr()?;
+        for (s, id) in slots.iter().enumerate() {
+            let n = count(&|c| matches!(c, Cell::Index(x, _) | Cell::Other(Some(x)) if *x == s));
+            j.obj()?
+                .kv_num("index_id", id.0)?
+                .kv_num("pages", n as u64)?
+                .end_obj()?;
+        }
+        j.end_arr()?;
+        j.kv_num("system_pages", count(&|c| *c == Cell::System) as u64)?;
+        j.kv_num("free_pages", count(&|c| *c == Cell::Free) as u64)?;
+        j.kv_num(
+            "unaccounted_pages",
+            count(&|c| *c == Cell::Unaccounted) as u64,
+        )?;
+        j.key("map")?.arr()?;
+        for (n, (o, c)) in map.owners.iter().zip(&cells).enumerate() {
+            j.obj()?
+                .kv_num("page", n as u64)?
+                .kv_str("owner", owner_word(*o))?;
+            if let Owner::Segment {
+                seg_id,
+                index,
+                role,
+                frag,
+            } = *o
+            {
+                j.kv_num("segment", seg_id)?
+                    .key("index_id")?
+                    .opt_num(index.map(|i| i.0))?;
+                j.kv_display("role", &role)?.kv_bool("fragment", frag)?;
+            }
+            if let Cell::Index(_, f) = c {
+                j.kv_num("fill_eighths", *f)?;
+            }
+            j.end_obj()?;
+        }
+        j.end_arr()?;
+        json_findings(&mut j, &map)?;
+        j.end_obj()?;
+        writeln!(out)?;
+        return Ok(outcome(&map));
+    }
+    let st = style(opts);
+    let f = ts.format();
+    writeln!(
+        out,
+        "{}: {} pages of {} bytes, {} pages per extent",
+        path.display(),
+        ts.n_pages(),
+        ts.page_size(),
+        f.extent_size()
+    )?;
+    // Rows of at most 64 cells: an extent of 4K pages (256) takes 4 rows.
+    let width = (f.extent_size() as usize).clamp(1, 64);
+    for (r, row) in cells.chunks(width).enumerate() {
+        write!(out, "{:>10} ", r * width)?;
+        for c in row {
+            st.paint(out, *c, st.glyph(*c))?;
+        }
+        writeln!(out)?;
+    }
+    writeln!(out)?;
+    let swatch = if st.ascii { "#" } else { "█" };
+    for (s, id) in slots.iter().enumerate() {
+        let info = map.index(*id);
+        let n = count(&|c| matches!(c, Cell::Index(x, _) | Cell::Other(Some(x)) if *x == s));
+        st.paint(out, Cell::Index(s, 8), swatch)?;
+        write!(
+            out,
+            " index {:<8} {:>8} pages {:>6.1}%",
+            id,
+            n,
+            n as f64 * 100.0 / total
+        )?;
+        if let Some(i) = info {
+            write!(out, "  root {} height {}", i.root, i.height)?;
+        }
+        writeln!(out)?;
+    }
+    for (cell, name) in [
+        (Cell::System, "system"),
+        (Cell::Free, "free"),
+        (Cell::Unaccounted, "unaccounted"),
+    ] {
+        let n = count(&|c| *c == cell);
+        if n > 0 || cell != Cell::Unaccounted {
+            st.paint(out, cell, st.glyph(cell))?;
+            writeln!(
+                out,
+                " {name:<14} {:>8} pages {:>6.1}%",
+                n,
+                n as f64 * 100.0 / total
+            )?;
+        }
+    }
+    let other = count(&|c| matches!(c, Cell::Other(_)));
+    if other > 0 {
+        st.paint(out, Cell::Other(None), st.glyph(Cell::Other(None)))?;
+        writeln!(
+            out,
+            " {:<14} {:>8} pages (BLOB/LOB or allocated pages of a segment)",
+            "other", other
+        )?;
+    }
+    let legend = if st.ascii {
+        ". : - = + * # @"
+    } else {
+        "▁▂▃▄▅▆▇█"
+    };
+    writeln!(out, "index pages are drawn by fill, in eighths: {legend}")?;
+    print_findings(out, path, &map)?;
+    Ok(outcome(&map))
+}
+
+/// `ibdscope segments`.
+pub fn segments(
+    opts: &Opts,
+    path: &Path,
+    ts: &Tablespace<'_>,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let map = SpaceMap::build(ts);
+    if opts.format == Format::Json {
+        let mut j = Json::new(out);
+        j.obj()?
+            .kv_str("file", &path.display().to_string())?
+            .key("segments")?
+            .arr()?;
+        for s in &map.segments {
+            j.obj()?
+                .kv_num("segment_id", s.seg_id)?
+                .key("index_id")?
+                .opt_num(s.index.map(|i| i.0))?;
+            j.kv_display("role", &s.role)?;
+            j.kv_num("inode_page", s.inode.page.0)?
+                .kv_num("inode_offset", s.inode.byte)?;
+            j.kv_num("used_pages", s.used_pages)?
+                .kv_num("reserved_pages", s.reserved_pages)?;
+            j.kv_num("fragment_pages", s.frag_pages)?
+                .kv_num("full_extents", s.full_extents)?;
+            j.kv_num("not_full_extents", s.not_full_extents)?
+                .kv_num("free_extents", s.free_extents)?;
+            j.kv_num("not_full_n_used", s.not_full_n_used)?.end_obj()?;
+        }
+        j.end_arr()?;
+        json_findings(&mut j, &map)?;
+        j.end_obj()?;
+        writeln!(out)?;
+        return Ok(outcome(&map));
+    }
+    writeln!(
+        out,
+        "{:>8} {:>8} {:<9} {:>8} {:>9} {:>6} {:>5} {:>9} {:>5}  inode",
+        "segment", "index", "role", "used", "reserved", "frag", "full", "not_full", "free"
+    )?;
+    for s in &map.segments {
+        let idx = s.index.map_or("-".to_string(), |i| i.to_string());
+        writeln!(
+            out,
+            "{:>8} {:>8} {:<9} {:>8} {:>9} {:>6} {:>5} {:>9} {:>5}  {}:{}",
+            s.seg_id,
+            idx,
+            s.role.to_string(),
+            s.used_pages,
+            s.reserved_pages,
+            s.frag_pages,
+            s.full_extents,
+            s.not_full_extents,
+            s.free_extents,
+            s.inode.page,
+            s.inode.byte
+        )?;
+    }
+    print_findings(out, path, &map)?;
+    Ok(outcome(&map))
+}
+
+fn list_name(l: FspList) -> &'static str {
+    match l {
+        FspList::Free => "FSP_FREE",
+        FspList::FreeFrag => "FSP_FREE_FRAG",
+        FspList::FullFrag => "FSP_FULL_FRAG",
+        FspList::SegInodesFull => "FSP_SEG_INODES_FULL",
+        FspList::SegInodesFree => "FSP_SEG_INODES_FREE",
+    }
+}
+
+/// `ibdscope lists`.
+pub fn lists(
+    opts: &Opts,
+    path: &Path,
+    ts: &Tablespace<'_>,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let map = SpaceMap::build(ts);
+    if opts.format == Format::Json {
+        let mut j = Json::new(out);
+        j.obj()?
+            .kv_str("file", &path.display().to_string())?
+            .key("lists")?
+            .arr()?;
+        for l in &map.lists {
+            j.obj()?
+                .kv_str("list", list_name(l.list))?
+                .kv_num("length", l.stated_len)?;
+            j.kv_num("walked", l.walked)?.key("members")?.arr()?;
+            for m in &l.members {
+                j.num(m.0)?;
+            }
+            j.end_arr()?.end_obj()?;
+        }
+        j.end_arr()?;
+        json_findings(&mut j, &map)?;
+        j.end_obj()?;
+        writeln!(out)?;
+        return Ok(outcome(&map));
+    }
+    for l in &map.lists {
+        let unit = if matches!(l.list, FspList::SegInodesFull | FspList::SegInodesFree) {
+            "INODE pages"
+        } else {
+            "extents starting at pages"
+        };
+        write!(out, "{:<20} length {:>6}", list_name(l.list), l.stated_len)?;
+        if l.walked != l.stated_len {
+            write!(out, " (walked {})", l.walked)?;
+        }
+        let shown: Vec<String> = l.members.iter().take(32).map(|p| p.to_string()).collect();
+        write!(
+            out,
+            "  {unit}: {}",
+            if shown.is_empty() {
+                "-".to_string()
+            } else {
+                shown.join(" ")
+            }
+        )?;
+        if l.members.len() > 32 {
+            write!(out, " … (+{})", l.members.len() - 32)?;
+        }
+        writeln!(out)?;
+    }
+    print_findings(out, path, &map)?;
+    Ok(outcome(&map))
+}
+
+/// Mean fill of the index's B-tree pages, from their headers.
+fn mean_fill(ts: &Tablespace<'_>, map: &SpaceMap, id: IndexId) -> Option<f64> {
+    let (mut sum, mut n) = (0f64, 0u32);
+    for (p, o) in map.owners.iter().enumerate() {
+        if let Owner::Segment { index: Some(i), .. } = o {
+            if *i == id {
+                let Some(page) = ts.page(PageNo(p as u32)) else {
+                    continue;
+                };
+                if !is_index_page(ts, page) {
+                    continue;
+                }
+                if let Some(h) = IndexHeader::new(page) {
+                    sum += f64::from(
+                        h.usage(ts.format().logical_size, ts.format().is_zip())
+                            .fill(),
+                    );
+                    n += 1;
+                }
+            }
+        }
+    }
+    (n > 0).then(|| sum / f64::from(n))
+}
+
+/// `ibdscope indexes`.
+pub fn indexes(
+    opts: &Opts,
+    path: &Path,
+    ts: &Tablespace<'_>,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let map = SpaceMap::build(ts);
+    if opts.format == Format::Json {
+        let mut j = Json::new(out);
+        j.obj()?
+            .kv_str("file", &path.display().to_string())?
+            .key("indexes")?
+            .arr()?;
+        for i in &map.indexes {
+            j.obj()?
+                .kv_num("index_id", i.index_id.0)?
+                .kv_num("root_page", i.root.0)?
+                .kv_num("height", i.height)?;
+            j.kv_num("leaf_pages", i.leaf_pages_used)?
+                .kv_num("internal_pages", i.internal_pages_used)?;
+            j.kv_num("reserved_pages", i.reserved_pages)?;
+            j.key("leaf_segment")?
+                .opt_num(i.leaf_seg)?
+                .key("internal_segment")?
+                .opt_num(i.internal_seg)?;
+            match mean_fill(ts, &map, i.index_id) {
+                Some(f) => j.key("fill")?.float(f, 4)?,
+                None => j.key("fill")?.null()?,
+            };
+            j.end_obj()?;
+        }
+        j.end_arr()?;
+        json_findings(&mut j, &map)?;
+        j.end_obj()?;
+        writeln!(out)?;
+        return Ok(outcome(&map));
+    }
+    writeln!(
+        out,
+        "{:>10} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>9}",
+        "index", "root", "height", "leaf", "internal", "reserved", "fill", "segments"
+    )?;
+    for i in &map.indexes {
+        let fill = mean_fill(ts, &map, i.index_id)
+            .map_or("-".to_string(), |f| format!("{:.1}%", f * 100.0));
+        let seg = |s: Option<u64>| s.map_or("-".to_string(), |v| v.to_string());
+        writeln!(
+            out,
+            "{:>10} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>4}/{}",
+            i.index_id,
+            i.root,
+            i.height,
+            i.leaf_pages_used,
+            i.internal_pages_used,
+            i.reserved_pages,
+            fill,
+            seg(i.leaf_seg),
+            seg(i.internal_seg)
+        )?;
+    }
+    print_findings(out, path, &map)?;
+    Ok(outcome(&map))
+}
