@@ -8,4 +8,6 @@ mod integration {
     mod corpus;
     mod damage;
     mod fixtures;
+    mod golden;
+    mod space;
 }
