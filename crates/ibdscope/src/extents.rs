@@ -291,6 +291,13 @@ pub enum SpaceProblem {
         /// The segment's role.
         role: SegmentRole,
     },
+    /// A segment in use that no index root names: the root page is
+    /// missing, damaged or overwritten (every segment of an .ibd belongs to
+    /// an index's leaf or non-leaf half).
+    OrphanSegment {
+        /// FSEG_ID.
+        seg_id: u64,
+    },
     /// A page XDES marks free still holds an index page with records:
     /// freed by a merge, purge or drop, its bytes not overwritten.
     FreePageWithData {
@@ -405,6 +412,7 @@ impl SpaceMap {
         b.fsp_extent_lists();
         b.inode_pages();
         b.roots();
+        b.orphan_segments();
         b.segment_pages();
         b.finish_free();
         b.index_pages();
@@ -508,6 +516,23 @@ impl<'t, 'a> Builder<'t, 'a> {
             lists: self.lists,
             findings: self.findings,
             unreadable: self.unreadable,
+        }
+    }
+
+    /// Reports used segments that no root named (run after `roots`).
+    fn orphan_segments(&mut self) {
+        let orphans: Vec<(u64, FilAddr)> = self
+            .segments
+            .iter()
+            .filter(|s| s.role == SegmentRole::Unknown)
+            .map(|s| (s.seg_id, s.inode))
+            .collect();
+        for (seg_id, at) in orphans {
+            self.push(
+                at.page,
+                usize::from(at.byte),
+                SpaceProblem::OrphanSegment { seg_id },
+            );
         }
     }
 
@@ -1388,6 +1413,12 @@ impl fmt::Display for SpaceProblem {
                     None => f.write_str(" (of no index)"),
                 }
             }
+            SpaceProblem::OrphanSegment { seg_id } => {
+                write!(
+                    f,
+                    "segment {seg_id} is named by no index root (root page missing or damaged)"
+                )
+            }
             SpaceProblem::FreePageWithData {
                 index,
                 level,
@@ -2002,7 +2033,13 @@ mod tests {
             }
         ));
         assert_eq!(m.owners[4099], Owner::Free);
-        assert!(m.findings.is_empty(), "{:?}", m.findings);
+        // This synthetic space has a segment but no root page naming it.
+        assert_eq!(
+            m.findings.iter().map(|f| f.kind).collect::<Vec<_>>(),
+            vec![FindingKind::Space(SpaceProblem::OrphanSegment {
+                seg_id: 2
+            })]
+        );
         assert_eq!(m.segment(2).unwrap().used_pages, 4);
     }
 

@@ -466,29 +466,39 @@ pub fn lists(
     Ok(outcome(&map))
 }
 
-/// Mean fill of the index's B-tree pages, from their headers.
-fn mean_fill(ts: &Tablespace<'_>, map: &SpaceMap, id: IndexId) -> Option<f64> {
-    let (mut sum, mut n) = (0f64, 0u32);
+/// Fill of one B-tree page (used / usable bytes) from its header.
+fn page_fill(ts: &Tablespace<'_>, n: PageNo) -> Option<f32> {
+    let page = ts.page(n)?;
+    if !is_index_page(ts, page) {
+        return None;
+    }
+    let f = ts.format();
+    IndexHeader::new(page).map(|h| h.usage(f.logical_size, f.is_zip()).fill())
+}
+
+/// Mean fill per index over its B-tree pages, in one pass over the map.
+fn mean_fills(ts: &Tablespace<'_>, map: &SpaceMap) -> Vec<(IndexId, f64)> {
+    let mut acc: Vec<(IndexId, f64, u32)> =
+        map.indexes.iter().map(|i| (i.index_id, 0.0, 0)).collect();
     for (p, o) in map.owners.iter().enumerate() {
-        if let Owner::Segment { index: Some(i), .. } = o {
-            if *i == id {
-                let Some(page) = ts.page(PageNo(p as u32)) else {
-                    continue;
-                };
-                if !is_index_page(ts, page) {
-                    continue;
-                }
-                if let Some(h) = IndexHeader::new(page) {
-                    sum += f64::from(
-                        h.usage(ts.format().logical_size, ts.format().is_zip())
-                            .fill(),
-                    );
-                    n += 1;
-                }
-            }
+        let Owner::Segment {
+            index: Some(id), ..
+        } = o
+        else {
+            continue;
+        };
+        let Some(fill) = page_fill(ts, PageNo(p as u32)) else {
+            continue;
+        };
+        if let Some(a) = acc.iter_mut().find(|a| a.0 == *id) {
+            a.1 += f64::from(fill);
+            a.2 += 1;
         }
     }
-    (n > 0).then(|| sum / f64::from(n))
+    acc.into_iter()
+        .filter(|a| a.2 > 0)
+        .map(|(id, sum, n)| (id, sum / f64::from(n)))
+        .collect()
 }
 
 /// `ibdscope indexes`.
@@ -499,6 +509,8 @@ pub fn indexes(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let map = SpaceMap::build(ts);
+    let fills = mean_fills(ts, &map);
+    let fill_of = |id: IndexId| fills.iter().find(|f| f.0 == id).map(|f| f.1);
     if opts.format == Format::Json {
         let mut j = Json::new(out);
         j.obj()?
@@ -517,7 +529,7 @@ pub fn indexes(
                 .opt_num(i.leaf_seg)?
                 .key("internal_segment")?
                 .opt_num(i.internal_seg)?;
-            match mean_fill(ts, &map, i.index_id) {
+            match fill_of(i.index_id) {
                 Some(f) => j.key("fill")?.float(f, 4)?,
                 None => j.key("fill")?.null()?,
             };
@@ -535,8 +547,7 @@ pub fn indexes(
         "index", "root", "height", "leaf", "internal", "reserved", "fill", "segments"
     )?;
     for i in &map.indexes {
-        let fill = mean_fill(ts, &map, i.index_id)
-            .map_or("-".to_string(), |f| format!("{:.1}%", f * 100.0));
+        let fill = fill_of(i.index_id).map_or("-".to_string(), |f| format!("{:.1}%", f * 100.0));
         let seg = |s: Option<u64>| s.map_or("-".to_string(), |v| v.to_string());
         writeln!(
             out,
