@@ -192,6 +192,30 @@ fn json_findings(j: &mut Json<'_>, map: &SpaceMap) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes `{"file", "<key>": [rows], "findings"}` and returns the outcome.
+fn json_rows<T>(
+    out: &mut dyn Write,
+    path: &Path,
+    map: &SpaceMap,
+    key: &str,
+    rows: &[T],
+    row: impl Fn(&mut Json<'_>, &T) -> io::Result<()>,
+) -> io::Result<Outcome> {
+    let mut j = Json::new(out);
+    j.obj()?
+        .kv_str("file", &path.display().to_string())?
+        .key(key)?
+        .arr()?;
+    for r in rows {
+        row(&mut j, r)?;
+    }
+    j.end_arr()?;
+    json_findings(&mut j, map)?;
+    j.end_obj()?;
+    writeln!(out)?;
+    Ok(outcome(map))
+}
+
 fn owner_word(o: Owner) -> &'static str {
     match o {
         Owner::Free => "free",
@@ -343,12 +367,7 @@ pub fn segments(
 ) -> io::Result<Outcome> {
     let map = SpaceMap::build(ts);
     if opts.format == Format::Json {
-        let mut j = Json::new(out);
-        j.obj()?
-            .kv_str("file", &path.display().to_string())?
-            .key("segments")?
-            .arr()?;
-        for s in &map.segments {
+        return json_rows(out, path, &map, "segments", &map.segments, |j, s| {
             j.obj()?
                 .kv_num("segment_id", s.seg_id)?
                 .key("index_id")?
@@ -363,12 +382,8 @@ pub fn segments(
             j.kv_num("not_full_extents", s.not_full_extents)?
                 .kv_num("free_extents", s.free_extents)?;
             j.kv_num("not_full_n_used", s.not_full_n_used)?.end_obj()?;
-        }
-        j.end_arr()?;
-        json_findings(&mut j, &map)?;
-        j.end_obj()?;
-        writeln!(out)?;
-        return Ok(outcome(&map));
+            Ok(())
+        });
     }
     writeln!(
         out,
@@ -416,12 +431,7 @@ pub fn lists(
 ) -> io::Result<Outcome> {
     let map = SpaceMap::build(ts);
     if opts.format == Format::Json {
-        let mut j = Json::new(out);
-        j.obj()?
-            .kv_str("file", &path.display().to_string())?
-            .key("lists")?
-            .arr()?;
-        for l in &map.lists {
+        return json_rows(out, path, &map, "lists", &map.lists, |j, l| {
             j.obj()?
                 .kv_str("list", list_name(l.list))?
                 .kv_num("length", l.stated_len)?;
@@ -430,12 +440,8 @@ pub fn lists(
                 j.num(m.0)?;
             }
             j.end_arr()?.end_obj()?;
-        }
-        j.end_arr()?;
-        json_findings(&mut j, &map)?;
-        j.end_obj()?;
-        writeln!(out)?;
-        return Ok(outcome(&map));
+            Ok(())
+        });
     }
     for l in &map.lists {
         let unit = if matches!(l.list, FspList::SegInodesFull | FspList::SegInodesFree) {
@@ -512,12 +518,7 @@ pub fn indexes(
     let fills = mean_fills(ts, &map);
     let fill_of = |id: IndexId| fills.iter().find(|f| f.0 == id).map(|f| f.1);
     if opts.format == Format::Json {
-        let mut j = Json::new(out);
-        j.obj()?
-            .kv_str("file", &path.display().to_string())?
-            .key("indexes")?
-            .arr()?;
-        for i in &map.indexes {
+        return json_rows(out, path, &map, "indexes", &map.indexes, |j, i| {
             j.obj()?
                 .kv_num("index_id", i.index_id.0)?
                 .kv_num("root_page", i.root.0)?
@@ -534,12 +535,8 @@ pub fn indexes(
                 None => j.key("fill")?.null()?,
             };
             j.end_obj()?;
-        }
-        j.end_arr()?;
-        json_findings(&mut j, &map)?;
-        j.end_obj()?;
-        writeln!(out)?;
-        return Ok(outcome(&map));
+            Ok(())
+        });
     }
     writeln!(
         out,
