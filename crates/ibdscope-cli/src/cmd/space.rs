@@ -80,7 +80,7 @@ struct Style {
 impl Style {
     fn glyph(&self, c: Cell) -> &'static str {
         const BLOCKS: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
-        const ASCII: [&str; 9] = [" ", ".", ":", "-", "=", "+", "*", "#", "@"];
+        const ASCII: [&str; 9] = [" ", "1", "2", "3", "4", "5", "6", "7", "8"];
         match c {
             Cell::Free => {
                 if self.ascii {
@@ -349,7 +349,7 @@ pub fn extents(
         )?;
     }
     let legend = if st.ascii {
-        ". : - = + * # @"
+        "1 2 3 4 5 6 7 8"
     } else {
         "▁▂▃▄▅▆▇█"
     };
