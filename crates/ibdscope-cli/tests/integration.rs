@@ -10,4 +10,5 @@ mod integration {
     mod fixtures;
     mod golden;
     mod space;
+    mod torture;
 }

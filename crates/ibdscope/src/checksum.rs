@@ -245,7 +245,7 @@ pub fn full_crc32(page: &[u8]) -> u32 {
 
 /// The empty-page rule: every byte zero except 26..34 (flush LSN or key
 /// version), as `BlockReporter::is_corrupted` and `buf_page_is_zeroes` allow.
-fn is_empty_page(page: &[u8]) -> bool {
+pub fn is_empty_page(page: &[u8]) -> bool {
     is_zeroes(range(page, 0, FIL_PAGE_FILE_FLUSH_LSN))
         && is_zeroes(range(page, FIL_PAGE_SPACE_ID, page.len()))
 }

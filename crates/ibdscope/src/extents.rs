@@ -57,7 +57,7 @@ use crate::inode::{
     FSEG_INODE_PAGE_NODE, FSEG_MAGIC_N, FSEG_NOT_FULL, FSEG_NOT_FULL_N_USED,
 };
 use crate::xdes::{XdesEntry, XdesState, XDES_BITMAP, XDES_ID, XDES_STATE};
-use crate::{IndexId, PageNo, SpaceId, Tablespace};
+use crate::{IndexId, PageNo, PageType, SpaceId, Tablespace};
 use std::fmt;
 
 /// Which system structure a system page holds.
@@ -297,6 +297,13 @@ pub enum SpaceProblem {
     OrphanSegment {
         /// FSEG_ID.
         seg_id: u64,
+    },
+    /// A page the structure says is in use (system page, segment page, or
+    /// marked used by XDES) is all zeros: its content was lost or never
+    /// written. No server leaves a used page empty after a clean shutdown.
+    EmptyPageInUse {
+        /// Who uses it.
+        owner: Owner,
     },
     /// A page XDES marks free still holds an index page with records:
     /// freed by a merge, purge or drop, its bytes not overwritten.
@@ -1186,6 +1193,18 @@ impl<'t, 'a> Builder<'t, 'a> {
             let Some(fil) = crate::fil::FilHeader::new(page) else {
                 continue;
             };
+            if fil.page_type() == PageType::FIL_PAGE_TYPE_ALLOCATED
+                && fil.lsn().0 == 0
+                && crate::checksum::is_empty_page(page)
+            {
+                match self.owners.get(n.0 as usize).copied() {
+                    Some(Owner::Free) | None => {}
+                    Some(owner) => {
+                        self.push(n, 0, SpaceProblem::EmptyPageInUse { owner });
+                    }
+                }
+                continue;
+            }
             if !fil.page_type().is_index(names) || !page_readable(ts, page) {
                 continue;
             }
@@ -1418,6 +1437,9 @@ impl fmt::Display for SpaceProblem {
                     f,
                     "segment {seg_id} is named by no index root (root page missing or damaged)"
                 )
+            }
+            SpaceProblem::EmptyPageInUse { owner } => {
+                write!(f, "page is all zeros but in use by {owner}")
             }
             SpaceProblem::FreePageWithData {
                 index,

@@ -27,6 +27,9 @@ pub enum FindingKind {
     /// A problem with the space's structure: lists, extents, segments,
     /// index roots (see [`crate::extents::SpaceMap`]).
     Space(crate::extents::SpaceProblem),
+    /// A problem with a B-tree: its levels, sibling links, node pointers,
+    /// or one page's records (see [`crate::btree::Btrees`]).
+    Btree(crate::btree::BtreeProblem),
 }
 
 /// A finding with its place.
@@ -98,6 +101,7 @@ impl fmt::Display for FindingKind {
                 f.write_str("page 0 does not verify; format found from the other pages")
             }
             FindingKind::Space(p) => p.fmt(f),
+            FindingKind::Btree(p) => p.fmt(f),
         }
     }
 }

@@ -343,7 +343,8 @@ pub struct ListProblem {
 /// pages (34354, 37401, and the full_crc32 marker bit), MariaDB full_crc32
 /// encrypted pages (key version at 0) and MariaDB encrypted pages in the
 /// other formats (key version at 26, except on page 0 and on R-tree pages,
-/// where those bytes hold FIL_RTREE_SPLIT_SEQ_NUM).
+/// where those bytes hold FIL_RTREE_SPLIT_SEQ_NUM, and only where the
+/// encrypted-bytes checksum at 30..34 verifies).
 ///
 /// This reads the FIL header only, no checksum: a damaged page is still
 /// read (damage shows up as findings), only pages whose bytes are
@@ -368,8 +369,16 @@ pub fn page_readable(ts: &Tablespace<'_>, page: &[u8]) -> bool {
     }
     match ts.scheme() {
         Scheme::FullCrc32 => t.0 & T::FCRC32_COMPRESSED_MARKER == 0 && h.checksum() == 0,
+        // A key version alone proves nothing (MySQL never writes one, and a
+        // flipped byte there is invisible to every server): the page is
+        // encrypted only when its plain checksum fails and the checksum of
+        // the encrypted bytes at 30..34 holds.
         Scheme::Classic | Scheme::Zip => {
-            h.page_no().0 == 0 || h.key_version() == 0 || t == T::FIL_PAGE_RTREE
+            h.page_no().0 == 0
+                || h.key_version() == 0
+                || t == T::FIL_PAGE_RTREE
+                || crate::space::verify_page(page, ts.scheme())
+                    != crate::checksum::Verdict::Valid(crate::checksum::Algorithm::MariaDbEncrypted)
         }
     }
 }

@@ -43,6 +43,7 @@
 //! descriptors), [`checksum`]; [`space`] ties them into a [`Tablespace`] and
 //! its one-pass [`Tablespace::scan`]; [`summary`] folds the scan.
 
+pub mod btree;
 mod bytes;
 pub mod checksum;
 pub mod crc32c;
@@ -56,11 +57,13 @@ mod ids;
 pub mod index;
 pub mod inode;
 pub mod page_type;
+pub mod record;
 pub mod space;
 pub mod summary;
 pub mod vendor;
 pub mod xdes;
 
+pub use btree::{BtreeProblem, Btrees, IndexTree};
 pub use error::{Error, ErrorKind, Result};
 pub use extents::{IndexInfo, Owner, SegmentInfo, SegmentRole, SpaceMap, SpaceProblem, SystemKind};
 pub use finding::{Finding, FindingKind};
@@ -68,6 +71,7 @@ pub use flst::FilAddr;
 pub use ids::{IndexId, Lsn, PageNo, SpaceId, FIL_NULL};
 pub use index::IndexHeader;
 pub use page_type::{PageType, TypeNames};
+pub use record::{NoRecords, PageRecords, Rec, RecFormat, RecPage, RecScratch, RecType, Visited};
 pub use space::{Options, PageFacts, Tablespace};
 pub use summary::Summary;
 pub use vendor::{Vendor, VendorGuess};

@@ -7,7 +7,7 @@
 //! of pages and scored by how many carry their own page number and a valid
 //! checksum. Every detection keeps the evidence it used.
 
-use crate::bytes::be_u32;
+use crate::bytes::{be_u16, be_u32};
 use crate::checksum::{self, lsn_pair, Scheme, Unverifiable, Verdict};
 use crate::fil::FilHeader;
 use crate::fsp::{FlagsLayout, FspFlags, FspHeader, SpaceFormat, FSP_FLAGS_OFFSET};
@@ -235,6 +235,27 @@ fn min_len() -> usize {
     PAGE_SIZES.first().map_or(1024, |&s| s as usize)
 }
 
+/// Whether `page` fits `scheme`: it verifies, or its type says it is a
+/// page the scheme cannot verify (MariaDB page_compressed and encrypted
+/// pages, MySQL transparent compression and encryption). A MariaDB
+/// page_compressed type never fits the ROW_FORMAT=COMPRESSED layout, whose
+/// "none" checksum magic such pages happen to carry.
+fn plausible(page: &[u8], scheme: Scheme) -> bool {
+    let t = be_u16(page, crate::fil::FIL_PAGE_TYPE).map(PageType);
+    if scheme == Scheme::Zip
+        && matches!(
+            t,
+            Some(PageType::FIL_PAGE_PAGE_COMPRESSED | PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED)
+        )
+    {
+        return false;
+    }
+    matches!(
+        verify_page(page, scheme),
+        Verdict::Valid(_) | Verdict::Unverifiable(_)
+    )
+}
+
 /// Score of a candidate size and scheme: pages in a sample that verify and
 /// carry their own page number, and how many were sampled.
 fn score(data: &[u8], size: u32, scheme: Scheme) -> (u32, u32) {
@@ -250,7 +271,7 @@ fn score(data: &[u8], size: u32, scheme: Scheme) -> (u32, u32) {
         let start = i.saturating_mul(size);
         if let Some(page) = data.get(start..start.saturating_add(size)) {
             sampled = sampled.saturating_add(1);
-            let ok = matches!(verify_page(page, scheme), Verdict::Valid(_))
+            let ok = plausible(page, scheme)
                 && be_u32(page, crate::fil::FIL_PAGE_OFFSET) == u32::try_from(i).ok();
             good = good.saturating_add(u32::from(ok));
         }
@@ -389,8 +410,9 @@ fn detect(data: &[u8], opts: Options) -> Result<Detection> {
         .find(|f| f.physical_size == size && scheme_of(f) == scheme)
         .unwrap_or_else(|| synthetic(size, scheme));
     evidence.push(format!(
-        "page 0 is unusable; {good} of {sampled} sampled pages verify and carry their own page \
-         number at {size} bytes with the {scheme:?} checksum layout"
+        "page 0 is unusable; {good} of {sampled} sampled pages verify (or are typed as \
+         compressed or encrypted) and carry their own page number at {size} bytes with the \
+         {scheme:?} checksum layout"
     ));
     if format.is_zip() && !flags.interpretations().any(|f| f == format) {
         evidence.push("logical page size assumed 16384 (the server default)".to_string());
@@ -561,7 +583,10 @@ impl<'a> Tablespace<'a> {
 fn majority_space_id(data: &[u8], size: usize, scheme: Scheme) -> SpaceId {
     let mut counts: Vec<(u32, u32)> = Vec::new();
     for page in data.chunks_exact(size.max(1)).take(4096) {
-        if matches!(verify_page(page, scheme), Verdict::Valid(_)) {
+        let compressed_fcrc32 = scheme == Scheme::FullCrc32
+            && be_u16(page, crate::fil::FIL_PAGE_TYPE)
+                .is_some_and(|t| t & PageType::FCRC32_COMPRESSED_MARKER != 0);
+        if plausible(page, scheme) && !compressed_fcrc32 {
             let id = be_u32(page, crate::fil::FIL_PAGE_SPACE_ID).unwrap_or(0);
             match counts.iter_mut().find(|(i, _)| *i == id) {
                 Some((_, c)) => *c = c.saturating_add(1),

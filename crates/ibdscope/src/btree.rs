@@ -1,0 +1,1717 @@
+//! B-trees: every index's levels walked along their sibling links, checked,
+//! and folded into figures (storage/innobase/include/btr0btr.h and
+//! page0page.h, MySQL 8.0; the sibling and level fields of fil0types.h and
+//! page0types.h; node pointers per rem/rec.h).
+//!
+//! The pages of one index, as this module reads them:
+//!
+//! | where | field | use |
+//! |---|---|---|
+//! | FIL header, offset 8 | FIL_PAGE_PREV | left sibling at the same level, FIL_NULL on the leftmost page |
+//! | FIL header, offset 12 | FIL_PAGE_NEXT | right sibling, FIL_NULL on the rightmost page |
+//! | index header, offset 64 | PAGE_LEVEL | 0 for leaves; the root has the highest |
+//! | index header, offset 66 | PAGE_INDEX_ID | the index the page belongs to |
+//! | node pointer record | last field, 4 bytes (REC_NODE_PTR_SIZE) | child page number |
+//!
+//! Which pages belong to an index comes from the [`SpaceMap`]: the pages of
+//! the index's two segments that are index pages carrying its id. The walk
+//! goes level by level, from the root's level down to 0: each level's
+//! pages are followed from the leftmost (FIL_PAGE_PREV = FIL_NULL) along
+//! FIL_PAGE_NEXT, with a visited bitmap over pages, at most as many steps as
+//! the level has pages, and at most [`BTREE_MAX_HEIGHT`] levels.
+//!
+//! Why levels and not node pointers: a node pointer's child page number is
+//! the last 4 bytes of the record, but where a COMPACT record ends depends
+//! on the column layout (its NULL bitmap and variable-length lengths), which
+//! a page does not describe. innodb_ruby reads the child only through a
+//! record describer (lib/innodb/page/index.rb, `child_page_number`), and
+//! ibdNinja only with the table definition from the SDI. REDUNDANT records
+//! carry their field end offsets, so on REDUNDANT trees node pointers are
+//! also checked: the children named by a level, in order, must be the
+//! level below in its chain order.
+//!
+//! Checks: exactly one page at the top level, the root; levels 0..root
+//! level all present; every page of a level reached once by its chain;
+//! `A.next = B` ⇔ `B.prev = A`; no loops; every page's records walked and
+//! checked ([`crate::record`]). Each problem is a [`Finding`] with the page
+//! and byte offset of the faulty field.
+//!
+//! Traps: pages freed by merges keep PAGE_INDEX_ID, PAGE_LEVEL and their
+//! records; they are not in any segment and are not part of the tree here
+//! (see [`crate::extents::SpaceProblem::FreePageWithData`]).
+//! ROW_FORMAT=COMPRESSED pages are not walked: their counts come from
+//! PAGE_N_RECS ([`IndexTree::compressed_pages`]).
+
+use crate::extents::{IndexInfo, Owner, SpaceMap};
+use crate::fil::{FilHeader, FIL_PAGE_NEXT, FIL_PAGE_PREV};
+use crate::finding::{Finding, FindingKind};
+use crate::flst::page_readable;
+use crate::index::{IndexHeader, PAGE_HEADER, PAGE_LEVEL};
+use crate::record::{RecFinding, RecFormat, RecPage, RecProblem, RecScratch, RecWalk, Visited};
+use crate::{IndexId, PageNo, Tablespace};
+use std::fmt;
+
+/// The most levels a tree is walked through. InnoDB's own limit
+/// (BTR_MAX_LEVELS) is 100, but a 64K-page tree of 64 levels would need
+/// more records than any file can hold; a higher PAGE_LEVEL is damage.
+pub const BTREE_MAX_HEIGHT: u32 = 64;
+
+/// Buckets of the fill histogram (0–10 %, …, 90–100 %).
+pub const FILL_BUCKETS: usize = 10;
+
+/// One level of an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LevelInfo {
+    /// PAGE_LEVEL.
+    pub level: u16,
+    /// Pages of the index at this level.
+    pub pages: u32,
+    /// Of those, pages the chain from the leftmost page reached.
+    pub reached: u32,
+    /// Where the chain started (FIL_PAGE_PREV = FIL_NULL; the root at the
+    /// top level).
+    pub leftmost: Option<PageNo>,
+}
+
+/// How scattered the leaves are: over the leaf chain in key order, the
+/// steps whose next page is not the physically next page, and how far the
+/// steps jump.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fragmentation {
+    /// Steps along the leaf chain (leaves reached − 1).
+    pub steps: u32,
+    /// Steps whose next page is not page + 1.
+    pub jumps: u32,
+    /// Sum over the steps of |next − page|, in pages.
+    pub distance: u64,
+}
+
+impl Fragmentation {
+    /// Share of steps that jump, 0.0 to 1.0 (0 with no step).
+    pub fn share(&self) -> f32 {
+        if self.steps == 0 {
+            return 0.0;
+        }
+        (f64::from(self.jumps) / f64::from(self.steps)) as f32
+    }
+    /// Mean |next − page| per step, in pages (1.0 for a sequential chain).
+    pub fn mean_distance(&self) -> f32 {
+        if self.steps == 0 {
+            return 0.0;
+        }
+        (self.distance as f64 / f64::from(self.steps)) as f32
+    }
+}
+
+/// One index (B-tree) walked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexTree {
+    /// PAGE_INDEX_ID.
+    pub index_id: IndexId,
+    /// The root page.
+    pub root: PageNo,
+    /// Levels: the root's PAGE_LEVEL + 1.
+    pub height: u32,
+    /// Record format of the root page.
+    pub format: RecFormat,
+    /// Each level from the root's down to 0.
+    pub levels: Vec<LevelInfo>,
+    /// Index pages walked: those of the index's segments at the root's
+    /// level (the root) and below, whether their level's chain reached them
+    /// or not. Pages above the root's level are findings, not counted.
+    pub pages: u32,
+    /// Of those, leaves.
+    pub leaf_pages: u32,
+    /// Leaf records: walked on each leaf, PAGE_N_RECS on compressed leaves
+    /// (delete-marked records included).
+    pub n_recs: u64,
+    /// PAGE_N_RECS summed over the leaves.
+    pub n_recs_stated: u64,
+    /// Delete-marked leaf records (walked leaves only).
+    pub n_deleted: u64,
+    /// Records on the free (garbage) chains of all pages of the index.
+    pub n_garbage_recs: u64,
+    /// Node pointers on the non-leaf pages (walked pages only).
+    pub n_node_ptrs: u64,
+    /// Bytes of live leaf records: exact on REDUNDANT pages, else
+    /// `page_get_data_size` (PAGE_HEAP_TOP − supremum end − PAGE_GARBAGE).
+    pub leaf_data_bytes: u64,
+    /// PAGE_GARBAGE summed over all pages.
+    pub garbage_bytes: u64,
+    /// ROW_FORMAT=COMPRESSED pages: records not walked, figures from the
+    /// header.
+    pub compressed_pages: u32,
+    /// Pages of the index that cannot be read (encrypted, page_compressed).
+    pub unreadable_pages: u32,
+    /// Mean fill of all pages (used / usable, from the headers).
+    pub mean_fill: f32,
+    /// Mean fill of the leaves.
+    pub mean_leaf_fill: f32,
+    /// Leaves per fill bucket: bucket `k` holds fills in [k/10, (k+1)/10),
+    /// the last also 1.0.
+    pub leaf_fill_hist: [u32; FILL_BUCKETS],
+    /// Leaf order along FIL_PAGE_NEXT.
+    pub fragmentation: Fragmentation,
+    /// The leaf pages in chain (key) order, as far as the chain went.
+    pub leaf_chain: Vec<PageNo>,
+    /// REDUNDANT trees: node pointers were read and matched with the level
+    /// below. False for COMPACT trees (no schema) and damaged levels.
+    pub node_ptrs_checked: bool,
+    /// Every check ran on every level (false when the height exceeds
+    /// [`BTREE_MAX_HEIGHT`] or pages are unreadable).
+    pub complete: bool,
+}
+
+/// What is wrong with a B-tree. Each comes in a [`Finding`] at the faulty
+/// bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BtreeProblem {
+    /// A problem with one page's records (at the record's bytes).
+    Records {
+        /// The index.
+        index: IndexId,
+        /// What is wrong.
+        problem: RecProblem,
+    },
+    /// The root's PAGE_LEVEL is at or past [`BTREE_MAX_HEIGHT`]; the tree
+    /// is not walked.
+    TooHigh {
+        /// The index.
+        index: IndexId,
+        /// The root's PAGE_LEVEL.
+        level: u16,
+    },
+    /// A page of the index sits at or above the root's level (but is not
+    /// the root).
+    AboveRoot {
+        /// The index.
+        index: IndexId,
+        /// Its PAGE_LEVEL.
+        level: u16,
+    },
+    /// No page of the index has this level, below the root's (at the root's
+    /// PAGE_LEVEL).
+    MissingLevel {
+        /// The index.
+        index: IndexId,
+        /// The missing level.
+        level: u16,
+    },
+    /// No page of the level has FIL_PAGE_PREV = FIL_NULL; the walk starts at
+    /// the lowest-numbered page.
+    NoLeftmost {
+        /// The index.
+        index: IndexId,
+        /// The level.
+        level: u16,
+    },
+    /// Another page of the level has FIL_PAGE_PREV = FIL_NULL (the walk
+    /// started at the first).
+    ManyLeftmost {
+        /// The index.
+        index: IndexId,
+        /// The level.
+        level: u16,
+    },
+    /// FIL_PAGE_NEXT names a page past the end of the file.
+    NextPastFile {
+        /// The index.
+        index: IndexId,
+        /// The level.
+        level: u16,
+        /// FIL_PAGE_NEXT.
+        next: PageNo,
+    },
+    /// FIL_PAGE_NEXT names a page that is not of this index and level.
+    NextForeign {
+        /// The index.
+        index: IndexId,
+        /// The level.
+        level: u16,
+        /// FIL_PAGE_NEXT.
+        next: PageNo,
+    },
+    /// `A.next = B` but `B.prev ≠ A` (at B's FIL_PAGE_PREV).
+    PrevMismatch {
+        /// The index.
+        index: IndexId,
+        /// The level.
+        level: u16,
+        /// B's FIL_PAGE_PREV.
+        prev: PageNo,
+        /// A.
+        expected: PageNo,
+    },
+    /// FIL_PAGE_NEXT names a page the chain already walked.
+    Loop {
+        /// The index.
+        index: IndexId,
+        /// The level.
+        level: u16,
+        /// FIL_PAGE_NEXT.
+        next: PageNo,
+    },
+    /// A page of the level the chain does not reach.
+    Unreached {
+        /// The index.
+        index: IndexId,
+        /// The level.
+        level: u16,
+    },
+    /// REDUNDANT: a node pointer names a page that is not at the level
+    /// below in this index.
+    BadChild {
+        /// The index.
+        index: IndexId,
+        /// The level of the node pointer's page.
+        level: u16,
+        /// The child named.
+        child: PageNo,
+    },
+    /// REDUNDANT: the n-th node pointer of a level names another page than
+    /// the n-th page of the level below in chain order.
+    ChildOrder {
+        /// The index.
+        index: IndexId,
+        /// The level of the node pointer's page.
+        level: u16,
+        /// The child the node pointer names.
+        child: PageNo,
+        /// The page in that place of the chain below.
+        found: PageNo,
+    },
+    /// REDUNDANT: a level holds a different number of node pointers than
+    /// the level below has pages.
+    ChildCount {
+        /// The index.
+        index: IndexId,
+        /// The level of the node pointers.
+        level: u16,
+        /// Node pointers.
+        pointers: u32,
+        /// Pages reached at the level below.
+        pages: u32,
+    },
+}
+
+/// Every index of a space, walked.
+#[derive(Clone, Debug, Default)]
+pub struct Btrees {
+    /// One per index of the space map, in root page order.
+    pub indexes: Vec<IndexTree>,
+    /// Problems found.
+    pub findings: Vec<Finding>,
+}
+
+/// Where a page stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// Not an index page of a known index.
+    None,
+    /// Index page of index `pos` at `level`.
+    Member { pos: u32, level: u16 },
+    /// An index page of index `pos` that cannot be read.
+    Unreadable { pos: u32 },
+}
+
+impl Btrees {
+    /// Walks every index `map` found. Never panics; bounded.
+    pub fn build(ts: &Tablespace<'_>, map: &SpaceMap) -> Btrees {
+        Self::build_from(ts, &map.indexes, |n| match map.owner(n) {
+            Some(Owner::Segment { index, .. }) => index,
+            _ => None,
+        })
+    }
+
+    /// Walks `indexes`, taking as each index's pages those that `owner`
+    /// assigns to it and that are index pages carrying its id. (With a
+    /// [`SpaceMap`], `owner` is the index of the page's segment.)
+    pub fn build_from(
+        ts: &Tablespace<'_>,
+        indexes: &[IndexInfo],
+        owner: impl Fn(PageNo) -> Option<IndexId>,
+    ) -> Btrees {
+        let mut w = Walker::new(ts, indexes, owner);
+        for pos in 0..indexes.len() {
+            if let Some(info) = indexes.get(pos) {
+                let tree = w.walk_index(u32::try_from(pos).unwrap_or(u32::MAX), info);
+                w.trees.push(tree);
+            }
+        }
+        Btrees {
+            indexes: w.trees,
+            findings: w.findings,
+        }
+    }
+
+    /// The tree of index `index_id` (the first, if damage gives two).
+    pub fn index(&self, index_id: IndexId) -> Option<&IndexTree> {
+        self.indexes.iter().find(|t| t.index_id == index_id)
+    }
+}
+
+struct Walker<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+    logical: u32,
+    slots: Vec<Slot>,
+    /// `(pos, level, page)`, sorted.
+    members: Vec<(u32, u16, u32)>,
+    /// Unreadable pages per index position.
+    unreadable: Vec<u32>,
+    visited: Vec<u64>,
+    scratch: RecScratch,
+    rec_out: Vec<RecFinding>,
+    rec_visited: Visited,
+    findings: Vec<Finding>,
+    trees: Vec<IndexTree>,
+}
+
+/// Figures summed over the pages of one index.
+#[derive(Default)]
+struct Sums {
+    fill: f64,
+    leaf_fill: f64,
+    pages: u32,
+}
+
+impl<'t, 'a> Walker<'t, 'a> {
+    fn new(
+        ts: &'t Tablespace<'a>,
+        indexes: &[IndexInfo],
+        owner: impl Fn(PageNo) -> Option<IndexId>,
+    ) -> Self {
+        let n_pages = ts.n_pages() as usize;
+        let names = ts.type_names();
+        let mut ids: Vec<(IndexId, u32)> = indexes
+            .iter()
+            .enumerate()
+            .map(|(p, i)| (i.index_id, u32::try_from(p).unwrap_or(u32::MAX)))
+            .collect();
+        // The first index with an id wins, as SpaceMap::index does.
+        ids.sort_by_key(|&(id, p)| (id, p));
+        ids.dedup_by_key(|&mut (id, _)| id);
+        let mut slots = vec![Slot::None; n_pages];
+        let mut members = Vec::new();
+        let mut unreadable = vec![0u32; indexes.len()];
+        for (n, page) in ts.pages() {
+            let Some(id) = owner(n) else { continue };
+            let Ok(k) = ids.binary_search_by_key(&id, |&(i, _)| i) else {
+                continue;
+            };
+            let Some(&(_, pos)) = ids.get(k) else {
+                continue;
+            };
+            let Some(fil) = FilHeader::new(page) else {
+                continue;
+            };
+            if !fil.page_type().is_index(names) {
+                continue;
+            }
+            let slot = slots.get_mut(n.0 as usize);
+            if !page_readable(ts, page) {
+                if let Some(s) = slot {
+                    *s = Slot::Unreadable { pos };
+                }
+                if let Some(u) = unreadable.get_mut(pos as usize) {
+                    *u = u.saturating_add(1);
+                }
+                continue;
+            }
+            let Some(h) = IndexHeader::new(page) else {
+                continue;
+            };
+            if h.index_id() != id {
+                // Reported by the space map (WrongSegment).
+                continue;
+            }
+            if let Some(s) = slot {
+                *s = Slot::Member {
+                    pos,
+                    level: h.level(),
+                };
+            }
+            members.push((pos, h.level(), n.0));
+        }
+        members.sort_unstable();
+        Walker {
+            ts,
+            logical: ts.format().logical_size,
+            slots,
+            members,
+            unreadable,
+            visited: vec![0u64; n_pages.div_ceil(64)],
+            scratch: RecScratch::default(),
+            rec_out: Vec::new(),
+            rec_visited: Visited::new(),
+            findings: Vec::new(),
+            trees: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, page: PageNo, page_offset: usize, problem: BtreeProblem) {
+        self.findings.push(Finding {
+            page: Some(page),
+            file_offset: self.ts.file_offset(page).saturating_add(page_offset as u64),
+            kind: FindingKind::Btree(problem),
+        });
+    }
+
+    /// The member pages of index `pos` at `level`.
+    fn level_pages(&self, pos: u32, level: u16) -> &[(u32, u16, u32)] {
+        let lo = self
+            .members
+            .partition_point(|&(p, l, _)| (p, l) < (pos, level));
+        let hi = self
+            .members
+            .partition_point(|&(p, l, _)| (p, l) <= (pos, level));
+        self.members.get(lo..hi).unwrap_or(&[])
+    }
+
+    /// Marks page `n` visited; false if it was already.
+    fn visit(&mut self, n: u32) -> bool {
+        let Some(w) = self.visited.get_mut(n as usize / 64) else {
+            return false;
+        };
+        let bit = 1u64 << (n % 64);
+        let fresh = *w & bit == 0;
+        *w |= bit;
+        fresh
+    }
+
+    fn is_visited(&self, n: u32) -> bool {
+        self.visited
+            .get(n as usize / 64)
+            .is_some_and(|w| w & (1u64 << (n % 64)) != 0)
+    }
+
+    fn fil(&self, n: u32) -> Option<FilHeader<'a>> {
+        self.ts.page(PageNo(n)).and_then(FilHeader::new)
+    }
+
+    fn walk_index(&mut self, pos: u32, info: &IndexInfo) -> IndexTree {
+        let index = info.index_id;
+        let root_page = self.ts.page(info.root);
+        let root_header = root_page.and_then(IndexHeader::new);
+        let root_level = root_header.map_or(0, |h| h.level());
+        let format = match root_header {
+            Some(h) if !h.is_compact() => RecFormat::Redundant,
+            _ => RecFormat::Compact,
+        };
+        let mut tree = IndexTree {
+            index_id: index,
+            root: info.root,
+            height: u32::from(root_level).saturating_add(1),
+            format,
+            levels: Vec::new(),
+            pages: 0,
+            leaf_pages: 0,
+            n_recs: 0,
+            n_recs_stated: 0,
+            n_deleted: 0,
+            n_garbage_recs: 0,
+            n_node_ptrs: 0,
+            leaf_data_bytes: 0,
+            garbage_bytes: 0,
+            compressed_pages: 0,
+            unreadable_pages: self.unreadable.get(pos as usize).copied().unwrap_or(0),
+            mean_fill: 0.0,
+            mean_leaf_fill: 0.0,
+            leaf_fill_hist: [0; FILL_BUCKETS],
+            fragmentation: Fragmentation::default(),
+            leaf_chain: Vec::new(),
+            node_ptrs_checked: format == RecFormat::Redundant,
+            complete: true,
+        };
+        if tree.unreadable_pages > 0 {
+            tree.complete = false;
+        }
+        let level_at = PAGE_HEADER.saturating_add(PAGE_LEVEL);
+        if u32::from(root_level) >= BTREE_MAX_HEIGHT {
+            self.push(
+                info.root,
+                level_at,
+                BtreeProblem::TooHigh {
+                    index,
+                    level: root_level,
+                },
+            );
+            tree.complete = false;
+            tree.node_ptrs_checked = false;
+            return tree;
+        }
+        // Pages above the root's level, and others at its level.
+        let above: Vec<(u16, u32)> = self
+            .members
+            .iter()
+            .filter(|&&(p, l, n)| p == pos && l >= root_level && n != info.root.0)
+            .map(|&(_, l, n)| (l, n))
+            .collect();
+        for (level, n) in above {
+            self.push(
+                PageNo(n),
+                level_at,
+                BtreeProblem::AboveRoot { index, level },
+            );
+        }
+
+        let mut sums = Sums::default();
+        // Children named by the level above (REDUNDANT): (child, page, origin).
+        let mut children: Option<Vec<(u32, u32, u16)>> = None;
+        for level in (0..=root_level).rev() {
+            let pages: Vec<u32> = self
+                .level_pages(pos, level)
+                .iter()
+                .map(|&(_, _, n)| n)
+                .collect();
+            let order = if level == root_level {
+                // The root alone (it has no siblings by construction).
+                if self.visit(info.root.0) {
+                    vec![info.root.0]
+                } else {
+                    Vec::new()
+                }
+            } else {
+                if pages.is_empty() {
+                    self.push(
+                        info.root,
+                        level_at,
+                        BtreeProblem::MissingLevel { index, level },
+                    );
+                    tree.levels.push(LevelInfo {
+                        level,
+                        pages: 0,
+                        reached: 0,
+                        leftmost: None,
+                    });
+                    tree.node_ptrs_checked = false;
+                    children = None;
+                    continue;
+                }
+                self.walk_level(pos, index, level, &pages)
+            };
+            let reached = u32::try_from(order.len()).unwrap_or(u32::MAX);
+            let level_pages = if level == root_level {
+                reached
+            } else {
+                u32::try_from(pages.len()).unwrap_or(u32::MAX)
+            };
+            if level != root_level {
+                for &n in &pages {
+                    if !self.is_visited(n) {
+                        self.push(
+                            PageNo(n),
+                            FIL_PAGE_PREV,
+                            BtreeProblem::Unreached { index, level },
+                        );
+                    }
+                }
+            }
+            tree.levels.push(LevelInfo {
+                level,
+                pages: level_pages,
+                reached,
+                leftmost: order.first().copied().map(PageNo),
+            });
+            let chain_sound = reached == level_pages;
+
+            // The level above's node pointers against this chain.
+            if let Some(kids) = children.take() {
+                self.match_children(pos, index, level, &kids, &order);
+            }
+
+            // Records: chain order first, then pages the chain missed.
+            let mut next_children: Option<Vec<(u32, u32, u16)>> =
+                (tree.node_ptrs_checked && level > 0 && chain_sound).then(Vec::new);
+            let unreached: Vec<u32> = if level == root_level {
+                Vec::new()
+            } else {
+                // The chain visits only pages of this level, so the visited
+                // bitmap tells them apart.
+                pages
+                    .iter()
+                    .copied()
+                    .filter(|&n| !self.is_visited(n))
+                    .collect()
+            };
+            for (k, &n) in order.iter().chain(unreached.iter()).enumerate() {
+                let in_chain = k < order.len();
+                let kids = if in_chain {
+                    next_children.as_mut()
+                } else {
+                    None
+                };
+                let sound = self.page_figures(index, PageNo(n), &mut tree, &mut sums, kids);
+                if !sound && in_chain {
+                    next_children = None;
+                }
+            }
+            if level == 0 {
+                tree.leaf_chain = order.iter().copied().map(PageNo).collect();
+                tree.fragmentation = fragmentation(&order);
+            }
+            if next_children.is_none() && level > 0 {
+                tree.node_ptrs_checked = false;
+            }
+            children = next_children;
+        }
+        if sums.pages > 0 {
+            tree.mean_fill = (sums.fill / f64::from(sums.pages)) as f32;
+        }
+        if tree.leaf_pages > 0 {
+            tree.mean_leaf_fill = (sums.leaf_fill / f64::from(tree.leaf_pages)) as f32;
+        }
+        tree
+    }
+
+    /// Walks one level below the root from its leftmost page; returns the
+    /// pages in chain order.
+    fn walk_level(&mut self, pos: u32, index: IndexId, level: u16, pages: &[u32]) -> Vec<u32> {
+        let leftmost: Vec<u32> = pages
+            .iter()
+            .copied()
+            .filter(|&n| self.fil(n).is_some_and(|f| f.prev().is_null()))
+            .collect();
+        let start = match leftmost.first() {
+            Some(&n) => n,
+            None => {
+                let first = pages.first().copied().unwrap_or(0);
+                self.push(
+                    PageNo(first),
+                    FIL_PAGE_PREV,
+                    BtreeProblem::NoLeftmost { index, level },
+                );
+                first
+            }
+        };
+        for &n in leftmost.iter().skip(1) {
+            self.push(
+                PageNo(n),
+                FIL_PAGE_PREV,
+                BtreeProblem::ManyLeftmost { index, level },
+            );
+        }
+        let mut order = Vec::with_capacity(pages.len());
+        if !self.visit(start) {
+            return order;
+        }
+        order.push(start);
+        let n_pages = self.ts.n_pages();
+        let mut cur = start;
+        // Bound: the level's pages.
+        while order.len() < pages.len() {
+            let Some(next) = self.fil(cur).map(|f| f.next()) else {
+                break;
+            };
+            if next.is_null() {
+                break;
+            }
+            let at = FIL_PAGE_NEXT;
+            if next.0 >= n_pages {
+                self.push(
+                    PageNo(cur),
+                    at,
+                    BtreeProblem::NextPastFile { index, level, next },
+                );
+                break;
+            }
+            match self.slots.get(next.0 as usize).copied() {
+                Some(Slot::Member { pos: p, level: l }) if p == pos && l == level => {}
+                Some(Slot::Unreadable { pos: p }) if p == pos => break,
+                _ => {
+                    self.push(
+                        PageNo(cur),
+                        at,
+                        BtreeProblem::NextForeign { index, level, next },
+                    );
+                    break;
+                }
+            }
+            if !self.visit(next.0) {
+                self.push(PageNo(cur), at, BtreeProblem::Loop { index, level, next });
+                break;
+            }
+            let prev = self.fil(next.0).map_or(PageNo(0), |f| f.prev());
+            if prev.0 != cur {
+                self.push(
+                    next,
+                    FIL_PAGE_PREV,
+                    BtreeProblem::PrevMismatch {
+                        index,
+                        level,
+                        prev,
+                        expected: PageNo(cur),
+                    },
+                );
+            }
+            order.push(next.0);
+            cur = next.0;
+        }
+        // A chain that goes on past the level's page count loops or leaves
+        // the level; both were checked above, so the bound stops only a
+        // chain that is fully walked.
+        order
+    }
+
+    /// Walks page `n`'s records, adds its figures to `tree`, and collects
+    /// its node pointers' children into `kids` (REDUNDANT non-leaf pages).
+    /// False when the page's records could not be walked completely.
+    fn page_figures(
+        &mut self,
+        index: IndexId,
+        n: PageNo,
+        tree: &mut IndexTree,
+        sums: &mut Sums,
+        kids: Option<&mut Vec<(u32, u32, u16)>>,
+    ) -> bool {
+        let Some(page) = self.ts.page(n) else {
+            return false;
+        };
+        let Some(rp) = RecPage::new(page, self.logical) else {
+            return false;
+        };
+        self.rec_out.clear();
+        let figures = rp.analyse(&mut self.scratch, &mut self.rec_out);
+        let base = self.ts.file_offset(n);
+        for f in &self.rec_out {
+            self.findings.push(Finding {
+                page: Some(n),
+                file_offset: base.saturating_add(u64::from(f.page_offset)),
+                kind: FindingKind::Btree(BtreeProblem::Records {
+                    index,
+                    problem: f.problem,
+                }),
+            });
+        }
+        let fill = f64::from(figures.fill.fill());
+        tree.pages = tree.pages.saturating_add(1);
+        sums.pages = sums.pages.saturating_add(1);
+        sums.fill += fill;
+        tree.garbage_bytes = tree
+            .garbage_bytes
+            .saturating_add(u64::from(figures.fill.garbage));
+        let leaf = figures.level == 0;
+        if leaf {
+            tree.leaf_pages = tree.leaf_pages.saturating_add(1);
+            sums.leaf_fill += fill;
+            let bucket = ((fill * FILL_BUCKETS as f64) as usize).min(FILL_BUCKETS - 1);
+            if let Some(b) = tree.leaf_fill_hist.get_mut(bucket) {
+                *b = b.saturating_add(1);
+            }
+            tree.n_recs = tree.n_recs.saturating_add(u64::from(figures.n_recs()));
+            tree.n_recs_stated = tree
+                .n_recs_stated
+                .saturating_add(u64::from(figures.n_recs_stated));
+            tree.leaf_data_bytes = tree
+                .leaf_data_bytes
+                .saturating_add(u64::from(figures.record_bytes()));
+        }
+        let counts = match figures.walk {
+            RecWalk::Walked(c) => c,
+            RecWalk::Compressed => {
+                tree.compressed_pages = tree.compressed_pages.saturating_add(1);
+                return false;
+            }
+        };
+        tree.n_garbage_recs = tree.n_garbage_recs.saturating_add(u64::from(counts.n_free));
+        if leaf {
+            tree.n_deleted = tree.n_deleted.saturating_add(u64::from(counts.n_deleted));
+        } else {
+            tree.n_node_ptrs = tree.n_node_ptrs.saturating_add(u64::from(counts.n_recs));
+        }
+        if !counts.user_complete {
+            return false;
+        }
+        let Some(kids) = kids else { return true };
+        // REDUNDANT node pointers, in key order.
+        let Some(mut it) = rp.records(&mut self.rec_visited) else {
+            return false;
+        };
+        while let Ok(Some(rec)) = it.next() {
+            if !rec.is_user() {
+                continue;
+            }
+            match rec.child_page(page) {
+                Some(child) => kids.push((child.0, n.0, rec.origin)),
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Compares the children named by the level above `level` with
+    /// `level`'s chain `order`.
+    fn match_children(
+        &mut self,
+        pos: u32,
+        index: IndexId,
+        level: u16,
+        kids: &[(u32, u32, u16)],
+        order: &[u32],
+    ) {
+        let parent_level = level.saturating_add(1);
+        let mut good = true;
+        for &(child, page, origin) in kids {
+            let fits = matches!(
+                self.slots.get(child as usize),
+                Some(&Slot::Member { pos: p, level: l }) if p == pos && l == level
+            );
+            if !fits {
+                self.push(
+                    PageNo(page),
+                    usize::from(origin),
+                    BtreeProblem::BadChild {
+                        index,
+                        level: parent_level,
+                        child: PageNo(child),
+                    },
+                );
+                good = false;
+            }
+        }
+        if !good {
+            return;
+        }
+        for (k, &(child, page, origin)) in kids.iter().enumerate() {
+            let found = order.get(k).copied();
+            if found != Some(child) {
+                match found {
+                    Some(found) => self.push(
+                        PageNo(page),
+                        usize::from(origin),
+                        BtreeProblem::ChildOrder {
+                            index,
+                            level: parent_level,
+                            child: PageNo(child),
+                            found: PageNo(found),
+                        },
+                    ),
+                    None => self.push(
+                        PageNo(page),
+                        usize::from(origin),
+                        BtreeProblem::ChildCount {
+                            index,
+                            level: parent_level,
+                            pointers: u32::try_from(kids.len()).unwrap_or(u32::MAX),
+                            pages: u32::try_from(order.len()).unwrap_or(u32::MAX),
+                        },
+                    ),
+                }
+                return;
+            }
+        }
+        if kids.len() < order.len() {
+            if let Some(&(_, page, origin)) = kids.last() {
+                self.push(
+                    PageNo(page),
+                    usize::from(origin),
+                    BtreeProblem::ChildCount {
+                        index,
+                        level: parent_level,
+                        pointers: u32::try_from(kids.len()).unwrap_or(u32::MAX),
+                        pages: u32::try_from(order.len()).unwrap_or(u32::MAX),
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// Fragmentation of a leaf chain.
+fn fragmentation(order: &[u32]) -> Fragmentation {
+    let mut f = Fragmentation::default();
+    for w in order.windows(2) {
+        if let [a, b] = *w {
+            f.steps = f.steps.saturating_add(1);
+            if Some(b) != a.checked_add(1) {
+                f.jumps = f.jumps.saturating_add(1);
+            }
+            f.distance = f.distance.saturating_add(u64::from(a.abs_diff(b)));
+        }
+    }
+    f
+}
+
+impl fmt::Display for BtreeProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            BtreeProblem::Records { index, problem } => write!(f, "index {index}: {problem}"),
+            BtreeProblem::TooHigh { index, level } => write!(
+                f,
+                "index {index}: root level {level} is past {BTREE_MAX_HEIGHT} levels; not walked"
+            ),
+            BtreeProblem::AboveRoot { index, level } => {
+                write!(f, "index {index}: page at level {level}, not below the root")
+            }
+            BtreeProblem::MissingLevel { index, level } => {
+                write!(f, "index {index}: no page at level {level}")
+            }
+            BtreeProblem::NoLeftmost { index, level } => write!(
+                f,
+                "index {index} level {level}: no page without a left sibling"
+            ),
+            BtreeProblem::ManyLeftmost { index, level } => write!(
+                f,
+                "index {index} level {level}: a second page without a left sibling"
+            ),
+            BtreeProblem::NextPastFile { index, level, next } => write!(
+                f,
+                "index {index} level {level}: next page {next} is past the end of the file"
+            ),
+            BtreeProblem::NextForeign { index, level, next } => write!(
+                f,
+                "index {index} level {level}: next page {next} is not of this index and level"
+            ),
+            BtreeProblem::PrevMismatch {
+                index,
+                level,
+                prev,
+                expected,
+            } => write!(
+                f,
+                "index {index} level {level}: previous page is {prev}, but page {expected} links here"
+            ),
+            BtreeProblem::Loop { index, level, next } => write!(
+                f,
+                "index {index} level {level}: next page {next} was already walked (loop)"
+            ),
+            BtreeProblem::Unreached { index, level } => write!(
+                f,
+                "index {index} level {level}: page not reached from the leftmost page"
+            ),
+            BtreeProblem::BadChild {
+                index,
+                level,
+                child,
+            } => write!(
+                f,
+                "index {index} level {level}: node pointer names page {child}, not a page of the level below"
+            ),
+            BtreeProblem::ChildOrder {
+                index,
+                level,
+                child,
+                found,
+            } => write!(
+                f,
+                "index {index} level {level}: node pointer names page {child}, but page {found} is in its place below"
+            ),
+            BtreeProblem::ChildCount {
+                index,
+                level,
+                pointers,
+                pages,
+            } => write!(
+                f,
+                "index {index} level {level}: {pointers} node pointers for {pages} pages below"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+mod tests {
+    use super::*;
+    use crate::index::PAGE_INDEX_ID;
+    use crate::record::tests::PageBuilder;
+    use crate::{Options, FIL_NULL};
+
+    const SIZE: usize = 16384;
+
+    /// A space of `n` pages; pages get index pages through `put`.
+    struct Space {
+        data: Vec<u8>,
+        owner: Vec<Option<IndexId>>,
+    }
+
+    impl Space {
+        fn new(n: usize) -> Self {
+            let mut s = Space {
+                data: vec![0u8; SIZE * n],
+                owner: vec![None; n],
+            };
+            for i in 0..n {
+                s.data[i * SIZE + 4..i * SIZE + 8].copy_from_slice(&(i as u32).to_be_bytes());
+            }
+            s
+        }
+
+        /// Page `n`: an index page of `id` at `level` with siblings and
+        /// `n_recs` records (REDUNDANT node pointers name `children`).
+        #[allow(clippy::too_many_arguments)]
+        fn put(
+            &mut self,
+            n: usize,
+            id: u64,
+            level: u16,
+            prev: u32,
+            next: u32,
+            format: RecFormat,
+            n_recs: usize,
+            children: &[u32],
+        ) {
+            let mut b = PageBuilder::new(SIZE, format);
+            b.level = level;
+            for k in 0..n_recs.max(children.len()) {
+                let o = b.push(0, &[4, 4]);
+                if let Some(&c) = children.get(k) {
+                    b.page[o + 4..o + 8].copy_from_slice(&c.to_be_bytes());
+                }
+            }
+            let mut page = b.finish().to_vec();
+            page[4..8].copy_from_slice(&(n as u32).to_be_bytes());
+            page[8..12].copy_from_slice(&prev.to_be_bytes());
+            page[12..16].copy_from_slice(&next.to_be_bytes());
+            page[24..26].copy_from_slice(&17855u16.to_be_bytes());
+            page[PAGE_HEADER + PAGE_INDEX_ID..PAGE_HEADER + PAGE_INDEX_ID + 8]
+                .copy_from_slice(&id.to_be_bytes());
+            self.data[n * SIZE..(n + 1) * SIZE].copy_from_slice(&page);
+            self.owner[n] = Some(IndexId(id));
+        }
+
+        fn put16(&mut self, n: usize, at: usize, v: u16) {
+            self.data[n * SIZE + at..n * SIZE + at + 2].copy_from_slice(&v.to_be_bytes());
+        }
+        fn put32(&mut self, n: usize, at: usize, v: u32) {
+            self.data[n * SIZE + at..n * SIZE + at + 4].copy_from_slice(&v.to_be_bytes());
+        }
+
+        fn walk(&self, roots: &[(u64, u32)]) -> Btrees {
+            let ts = Tablespace::with_options(
+                &self.data,
+                Options {
+                    page_size: Some(SIZE as u32),
+                },
+            )
+            .unwrap();
+            let infos: Vec<IndexInfo> = roots
+                .iter()
+                .map(|&(id, root)| IndexInfo {
+                    index_id: IndexId(id),
+                    root: PageNo(root),
+                    height: 0,
+                    leaf_seg: None,
+                    internal_seg: None,
+                    leaf_pages_used: 0,
+                    internal_pages_used: 0,
+                    reserved_pages: 0,
+                    index_pages: 0,
+                    leaf_n_recs: 0,
+                })
+                .collect();
+            Btrees::build_from(&ts, &infos, |n| {
+                self.owner.get(n.0 as usize).copied().flatten()
+            })
+        }
+    }
+
+    /// Index 7: root 3 (level 1) over leaves 4 → 6 → 5 → 8; page 9 holds a
+    /// single-page index 8.
+    fn space(format: RecFormat) -> Space {
+        let mut s = Space::new(10);
+        s.put(3, 7, 1, FIL_NULL, FIL_NULL, format, 0, &[4, 6, 5, 8]);
+        s.put(4, 7, 0, FIL_NULL, 6, format, 10, &[]);
+        s.put(6, 7, 0, 4, 5, format, 11, &[]);
+        s.put(5, 7, 0, 6, 8, format, 12, &[]);
+        s.put(8, 7, 0, 5, FIL_NULL, format, 13, &[]);
+        s.put(9, 8, 0, FIL_NULL, FIL_NULL, format, 3, &[]);
+        s
+    }
+
+    fn problems(b: &Btrees) -> Vec<BtreeProblem> {
+        b.findings
+            .iter()
+            .map(|f| match f.kind {
+                FindingKind::Btree(p) => p,
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn clean_trees_of_both_formats() {
+        for format in [RecFormat::Compact, RecFormat::Redundant] {
+            let b = space(format).walk(&[(7, 3), (8, 9)]);
+            assert_eq!(problems(&b), [], "{format:?}");
+            let t = b.index(IndexId(7)).unwrap();
+            assert_eq!(t.height, 2);
+            assert_eq!(t.format, format);
+            assert_eq!((t.pages, t.leaf_pages), (5, 4));
+            assert_eq!((t.n_recs, t.n_recs_stated), (46, 46));
+            assert_eq!(t.n_node_ptrs, 4);
+            assert_eq!(
+                t.leaf_chain,
+                [4, 6, 5, 8].map(PageNo).to_vec(),
+                "{format:?}"
+            );
+            assert_eq!(
+                t.levels,
+                [
+                    LevelInfo {
+                        level: 1,
+                        pages: 1,
+                        reached: 1,
+                        leftmost: Some(PageNo(3))
+                    },
+                    LevelInfo {
+                        level: 0,
+                        pages: 4,
+                        reached: 4,
+                        leftmost: Some(PageNo(4))
+                    }
+                ]
+            );
+            // 4→6 jumps 2, 6→5 jumps 1 back, 5→8 jumps 3.
+            assert_eq!(
+                t.fragmentation,
+                Fragmentation {
+                    steps: 3,
+                    jumps: 3,
+                    distance: 6
+                }
+            );
+            assert!((t.fragmentation.share() - 1.0).abs() < 1e-6);
+            assert!((t.fragmentation.mean_distance() - 2.0).abs() < 1e-6);
+            assert_eq!(t.leaf_fill_hist.iter().sum::<u32>(), 4);
+            assert_eq!(t.leaf_fill_hist[0], 4);
+            assert!(t.mean_leaf_fill > 0.0);
+            assert_eq!(t.node_ptrs_checked, format == RecFormat::Redundant);
+            assert!(t.complete);
+            let one = b.index(IndexId(8)).unwrap();
+            assert_eq!((one.height, one.n_recs, one.pages), (1, 3, 1));
+            assert_eq!(one.fragmentation, Fragmentation::default());
+        }
+    }
+
+    #[test]
+    fn broken_sibling_links_are_findings() {
+        let mut s = space(RecFormat::Compact);
+        // 6.prev says 9 instead of 4.
+        s.put32(6, FIL_PAGE_PREV, 9);
+        let b = s.walk(&[(7, 3)]);
+        assert_eq!(
+            problems(&b),
+            [BtreeProblem::PrevMismatch {
+                index: IndexId(7),
+                level: 0,
+                prev: PageNo(9),
+                expected: PageNo(4)
+            }]
+        );
+        assert_eq!(b.findings[0].page, Some(PageNo(6)));
+        assert_eq!(b.findings[0].file_offset, 6 * SIZE as u64 + 8);
+
+        // A loop: 5.next = 6.
+        let mut s = space(RecFormat::Compact);
+        s.put32(5, FIL_PAGE_NEXT, 6);
+        let b = s.walk(&[(7, 3)]);
+        let p = problems(&b);
+        assert_eq!(
+            p[0],
+            BtreeProblem::Loop {
+                index: IndexId(7),
+                level: 0,
+                next: PageNo(6)
+            }
+        );
+        assert_eq!(
+            p[1],
+            BtreeProblem::Unreached {
+                index: IndexId(7),
+                level: 0
+            }
+        );
+        assert_eq!(b.findings[1].page, Some(PageNo(8)));
+        let t = b.index(IndexId(7)).unwrap();
+        assert_eq!(t.levels[1].reached, 3);
+        // Page 8 still counts: it is in the index's segments.
+        assert_eq!(t.n_recs, 46);
+
+        // Next past the file, and next into another index.
+        let mut s = space(RecFormat::Compact);
+        s.put32(4, FIL_PAGE_NEXT, 1000);
+        s.put32(5, FIL_PAGE_NEXT, 9);
+        let b = s.walk(&[(7, 3), (8, 9)]);
+        assert!(problems(&b).contains(&BtreeProblem::NextPastFile {
+            index: IndexId(7),
+            level: 0,
+            next: PageNo(1000)
+        }));
+
+        // Two leftmost pages, and no leftmost page.
+        let mut s = space(RecFormat::Compact);
+        s.put32(5, FIL_PAGE_PREV, FIL_NULL);
+        let p = problems(&s.walk(&[(7, 3)]));
+        assert!(p.contains(&BtreeProblem::ManyLeftmost {
+            index: IndexId(7),
+            level: 0
+        }));
+        let mut s = space(RecFormat::Compact);
+        s.put32(4, FIL_PAGE_PREV, 8);
+        let p = problems(&s.walk(&[(7, 3)]));
+        assert_eq!(
+            p[0],
+            BtreeProblem::NoLeftmost {
+                index: IndexId(7),
+                level: 0
+            }
+        );
+    }
+
+    #[test]
+    fn level_problems_are_findings() {
+        // No leaves under a level-1 root.
+        let mut s = Space::new(5);
+        s.put(3, 7, 1, FIL_NULL, FIL_NULL, RecFormat::Compact, 1, &[]);
+        let b = s.walk(&[(7, 3)]);
+        assert_eq!(
+            problems(&b),
+            [BtreeProblem::MissingLevel {
+                index: IndexId(7),
+                level: 0
+            }]
+        );
+        // A page above the root.
+        let mut s = space(RecFormat::Compact);
+        s.put(9, 7, 2, FIL_NULL, FIL_NULL, RecFormat::Compact, 1, &[]);
+        let p = problems(&s.walk(&[(7, 3)]));
+        assert_eq!(
+            p,
+            [BtreeProblem::AboveRoot {
+                index: IndexId(7),
+                level: 2
+            }]
+        );
+        // A root level past the bound: not walked.
+        let mut s = space(RecFormat::Compact);
+        s.put16(3, PAGE_HEADER + PAGE_LEVEL, 500);
+        let b = s.walk(&[(7, 3)]);
+        assert_eq!(
+            problems(&b),
+            [BtreeProblem::TooHigh {
+                index: IndexId(7),
+                level: 500
+            }]
+        );
+        assert!(!b.indexes[0].complete);
+    }
+
+    #[test]
+    fn redundant_node_pointers_are_matched() {
+        // The root names 4, 5, 6, 8: 5 and 6 swapped against the chain.
+        let mut s = space(RecFormat::Redundant);
+        s.put(
+            3,
+            7,
+            1,
+            FIL_NULL,
+            FIL_NULL,
+            RecFormat::Redundant,
+            0,
+            &[4, 5, 6, 8],
+        );
+        let b = s.walk(&[(7, 3)]);
+        let p = problems(&b);
+        assert_eq!(
+            p,
+            [BtreeProblem::ChildOrder {
+                index: IndexId(7),
+                level: 1,
+                child: PageNo(5),
+                found: PageNo(6)
+            }]
+        );
+        // The finding sits at the second node pointer's origin.
+        assert_eq!(b.findings[0].page, Some(PageNo(3)));
+        // A child that is not a leaf of the index, and a missing pointer.
+        s.put(
+            3,
+            7,
+            1,
+            FIL_NULL,
+            FIL_NULL,
+            RecFormat::Redundant,
+            0,
+            &[4, 6, 9],
+        );
+        let p = problems(&s.walk(&[(7, 3), (8, 9)]));
+        assert_eq!(
+            p,
+            [BtreeProblem::BadChild {
+                index: IndexId(7),
+                level: 1,
+                child: PageNo(9)
+            }]
+        );
+        s.put(
+            3,
+            7,
+            1,
+            FIL_NULL,
+            FIL_NULL,
+            RecFormat::Redundant,
+            0,
+            &[4, 6, 5],
+        );
+        let p = problems(&s.walk(&[(7, 3)]));
+        assert_eq!(
+            p,
+            [BtreeProblem::ChildCount {
+                index: IndexId(7),
+                level: 1,
+                pointers: 3,
+                pages: 4
+            }]
+        );
+    }
+
+    #[test]
+    fn record_problems_carry_page_and_offset() {
+        let mut s = space(RecFormat::Compact);
+        s.put16(5, PAGE_HEADER + crate::index::PAGE_N_RECS, 99);
+        let b = s.walk(&[(7, 3)]);
+        assert_eq!(
+            problems(&b),
+            [BtreeProblem::Records {
+                index: IndexId(7),
+                problem: RecProblem::NRecs {
+                    stated: 99,
+                    walked: 12
+                }
+            }]
+        );
+        assert_eq!(b.findings[0].file_offset, 5 * SIZE as u64 + 54);
+        let t = b.index(IndexId(7)).unwrap();
+        assert_eq!((t.n_recs, t.n_recs_stated), (46, 46 - 12 + 99));
+        assert_eq!(
+            b.findings[0].kind.to_string(),
+            "index 7: PAGE_N_RECS is 99, but 12 records are chained"
+        );
+    }
+}
+
+/// Real files: `../shared/corpus` (when present; its manifest's leaf record
+/// counts and heights) and `fixtures/` (the servers' own per-page figures
+/// from INNODB_BUFFER_PAGE and row counts).
+#[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+mod real_files {
+    use super::*;
+    use crate::extents::SpaceProblem;
+    use crate::record::RecCounts;
+    use crate::PageType;
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
+    fn dir(rel: &str) -> Option<PathBuf> {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel);
+        if dir.join("manifest.tsv").exists() {
+            Some(dir)
+        } else {
+            eprintln!("skipping: {} not found", dir.display());
+            None
+        }
+    }
+
+    /// Rows of a TSV file as maps from column name to value.
+    fn tsv(path: &Path) -> Vec<BTreeMap<String, String>> {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<String> = lines
+            .next()
+            .unwrap()
+            .split('\t')
+            .map(str::to_string)
+            .collect();
+        lines
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                header
+                    .iter()
+                    .cloned()
+                    .zip(l.split('\t').map(str::to_string))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// `index_id 15=200 (levels 1);…` → `{15: (200, 1)}`.
+    fn leaf_recs(field: &str) -> BTreeMap<u64, (u64, u32)> {
+        field
+            .split(';')
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| {
+                let s = s.trim().strip_prefix("index_id ").unwrap();
+                let (id, rest) = s.split_once('=').unwrap();
+                let (n, levels) = rest.split_once(" (levels ").unwrap();
+                let levels = levels.strip_suffix(')').unwrap();
+                (
+                    id.parse().unwrap(),
+                    (n.parse().unwrap(), levels.parse().unwrap()),
+                )
+            })
+            .collect()
+    }
+
+    /// Walks page `n` alone: its figures and its record problems.
+    fn page_records(ts: &Tablespace<'_>, n: PageNo) -> (crate::PageRecords, Vec<RecFinding>) {
+        let rp = RecPage::new(ts.page(n).unwrap(), ts.format().logical_size).unwrap();
+        let mut out = Vec::new();
+        let r = rp.analyse(&mut RecScratch::default(), &mut out);
+        (r, out)
+    }
+
+    #[test]
+    fn corpus_leaf_records_and_heights() {
+        let Some(dir) = dir("../../../shared/corpus") else {
+            return;
+        };
+        let (mut files, mut indexes, mut walked_pages) = (0, 0, 0u32);
+        for row in tsv(&dir.join("manifest.tsv")) {
+            let what = &row["path"];
+            let data = std::fs::read(dir.join(what)).unwrap();
+            let ts = Tablespace::new(&data).unwrap();
+            let map = SpaceMap::build(&ts);
+            let bt = Btrees::build(&ts, &map);
+            files += 1;
+            let shown: Vec<String> = bt
+                .findings
+                .iter()
+                .map(|f| format!("{:?}+{}: {}", f.page, f.file_offset, f.kind))
+                .collect();
+            assert!(shown.is_empty(), "{what}: {shown:#?}");
+            // Leaf records on freed pages (the manifest counts every level-0
+            // INDEX page; docs/format.md §10), walked too.
+            let mut stale: BTreeMap<u64, u64> = BTreeMap::new();
+            for f in &map.findings {
+                if let FindingKind::Space(SpaceProblem::FreePageWithData {
+                    index, level: 0, ..
+                }) = f.kind
+                {
+                    let (r, _) = page_records(&ts, f.page.unwrap());
+                    *stale.entry(index.0).or_default() += u64::from(r.n_recs());
+                }
+            }
+            for t in &bt.indexes {
+                walked_pages += t.pages - t.compressed_pages;
+                assert_eq!(t.n_recs, t.n_recs_stated, "{what}: index {}", t.index_id);
+                assert!(t.complete, "{what}: index {}", t.index_id);
+                assert_eq!(
+                    t.levels.iter().map(|l| l.reached).sum::<u32>(),
+                    t.pages,
+                    "{what}: index {} pages reached",
+                    t.index_id
+                );
+            }
+            for (id, (n_recs, levels)) in leaf_recs(&row["leaf_n_recs_read"]) {
+                let t = bt
+                    .index(IndexId(id))
+                    .unwrap_or_else(|| panic!("{what}: no tree for index {id}"));
+                let stale = stale.get(&id).copied().unwrap_or(0);
+                assert_eq!(t.n_recs + stale, n_recs, "{what}: index {id} leaf records");
+                assert_eq!(t.height, levels, "{what}: index {id} height");
+                indexes += 1;
+                eprintln!(
+                    "{what}: index {id}: {} leaf records (+{stale} on freed pages) = {n_recs}, \
+                     height {levels}, {} pages ({} compressed), {} deleted, {} garbage, \
+                     leaf fill {:.2}, jumps {}/{}",
+                    t.n_recs,
+                    t.pages,
+                    t.compressed_pages,
+                    t.n_deleted,
+                    t.n_garbage_recs,
+                    t.mean_leaf_fill,
+                    t.fragmentation.jumps,
+                    t.fragmentation.steps
+                );
+            }
+        }
+        eprintln!("{files} files, {indexes} indexes, {walked_pages} pages walked");
+        assert!(
+            files >= 27 && indexes >= 40,
+            "{files} files, {indexes} indexes"
+        );
+    }
+
+    #[test]
+    fn fixture_pages_match_innodb_buffer_page() {
+        let Some(dir) = dir("../../fixtures") else {
+            return;
+        };
+        let mut by_file: BTreeMap<String, Vec<BTreeMap<String, String>>> = BTreeMap::new();
+        for row in tsv(&dir.join("pages.tsv")) {
+            by_file.entry(row["path"].clone()).or_default().push(row);
+        }
+        let (mut checked, mut redundant, mut compressed, mut skipped) = (0, 0, 0, 0);
+        for (path, rows) in &by_file {
+            let data = std::fs::read(dir.join(path)).unwrap();
+            let ts = Tablespace::new(&data).unwrap();
+            for row in rows.iter().filter(|r| r["page_type"] == "INDEX") {
+                let n = PageNo(row["page_number"].parse().unwrap());
+                let page = ts.page(n).unwrap();
+                let t = FilHeader::new(page).unwrap().page_type();
+                // page_compressed (MariaDB) and encrypted pages hold no
+                // readable records on disk: skipped, by name.
+                if matches!(
+                    t,
+                    PageType::FIL_PAGE_PAGE_COMPRESSED
+                        | PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED
+                        | PageType::FIL_PAGE_COMPRESSED
+                        | PageType::FIL_PAGE_ENCRYPTED
+                        | PageType::FIL_PAGE_COMPRESSED_AND_ENCRYPTED
+                ) || t.0 & PageType::FCRC32_COMPRESSED_MARKER != 0
+                {
+                    assert!(!page_readable(&ts, page), "{path} page {n}");
+                    skipped += 1;
+                    continue;
+                }
+                assert!(page_readable(&ts, page), "{path} page {n}");
+                let (r, out) = page_records(&ts, n);
+                assert_eq!(out, [], "{path} page {n}");
+                let want_recs: u32 = row["number_records"].parse().unwrap();
+                let want_size: u32 = row["data_size"].parse().unwrap();
+                assert_eq!(r.n_recs(), want_recs, "{path} page {n}: NUMBER_RECORDS");
+                assert_eq!(r.data_size, want_size, "{path} page {n}: DATA_SIZE");
+                match r.walk {
+                    RecWalk::Compressed => compressed += 1,
+                    RecWalk::Walked(RecCounts {
+                        record_bytes,
+                        user_complete,
+                        free_complete,
+                        ..
+                    }) => {
+                        assert!(user_complete && free_complete, "{path} page {n}");
+                        if r.format == RecFormat::Redundant {
+                            // The exact sum of record sizes is DATA_SIZE.
+                            assert_eq!(record_bytes, Some(want_size), "{path} page {n}");
+                            redundant += 1;
+                        }
+                    }
+                }
+                checked += 1;
+            }
+        }
+        eprintln!(
+            "{checked} INDEX pages match NUMBER_RECORDS and DATA_SIZE ({redundant} REDUNDANT \
+             by exact record sizes, {compressed} ROW_FORMAT=COMPRESSED from their headers); \
+             {skipped} page_compressed pages skipped"
+        );
+        assert!(checked > 900 && redundant > 10 && compressed > 40 && skipped > 20);
+    }
+
+    #[test]
+    fn mutated_fixture_trees_never_panic() {
+        let Some(dir) = dir("../../fixtures") else {
+            return;
+        };
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for path in [
+            "mysql56/secondary.ibd",
+            "mysql56/rf_redundant.ibd",
+            "mariadb1011-4k/ai_int.ibd",
+        ] {
+            let clean = std::fs::read(dir.join(path)).unwrap();
+            let ts = Tablespace::new(&clean).unwrap();
+            let size = ts.page_size() as usize;
+            let map = SpaceMap::build(&ts);
+            let pages: Vec<usize> = map
+                .indexes
+                .iter()
+                .map(|i| i.root.0 as usize)
+                .chain((3..ts.n_pages() as usize).filter(|n| n % 2 == 1))
+                .collect();
+            for _ in 0..150 {
+                let mut data = clean.clone();
+                for _ in 0..(1 + rnd() % 6) {
+                    let page = pages[(rnd() % pages.len() as u64) as usize];
+                    // FIL prev/next, the index header, or anywhere.
+                    let within = match rnd() % 3 {
+                        0 => 8 + (rnd() % 8) as usize,
+                        1 => 38 + (rnd() % 56) as usize,
+                        _ => (rnd() % size as u64) as usize,
+                    };
+                    data[page * size + within] ^= 1 << (rnd() % 8);
+                }
+                // The space map is built from the clean file, so damage to
+                // index pages is the B-tree walk's to find.
+                let ts = Tablespace::new(&data).unwrap();
+                let bt = Btrees::build(&ts, &map);
+                for t in &bt.indexes {
+                    assert!(t.levels.len() as u32 <= BTREE_MAX_HEIGHT);
+                    assert!(t.leaf_chain.len() as u32 <= ts.n_pages());
+                }
+                for f in &bt.findings {
+                    assert!(!f.kind.to_string().is_empty());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fixture_trees_hold_every_row() {
+        let Some(dir) = dir("../../fixtures") else {
+            return;
+        };
+        let rows: BTreeMap<String, u64> = tsv(&dir.join("manifest.tsv"))
+            .into_iter()
+            .map(|r| (r["path"].clone(), r["rows"].parse().unwrap()))
+            .collect();
+        let mut files: BTreeMap<String, Vec<(u64, u32)>> = BTreeMap::new();
+        for r in tsv(&dir.join("indexes.tsv")) {
+            files.entry(r["path"].clone()).or_default().push((
+                r["index_id"].parse().unwrap(),
+                r["root_page"].parse().unwrap(),
+            ));
+        }
+        let mut checked = 0;
+        for (path, indexes) in &files {
+            let data = std::fs::read(dir.join(path)).unwrap();
+            let ts = Tablespace::new(&data).unwrap();
+            let map = SpaceMap::build(&ts);
+            let bt = Btrees::build(&ts, &map);
+            let shown: Vec<String> = bt
+                .findings
+                .iter()
+                .map(|f| format!("{:?}: {}", f.page, f.kind))
+                .collect();
+            assert!(shown.is_empty(), "{path}: {shown:#?}");
+            for &(id, root) in indexes {
+                let Some(t) = bt.index(IndexId(id)) else {
+                    // page_compressed spaces: the INODE page is compressed,
+                    // so no index is known.
+                    assert!(path.contains("pagecomp"), "{path}: no tree for {id}");
+                    continue;
+                };
+                assert_eq!(t.root, PageNo(root), "{path}: index {id}");
+                assert_eq!(
+                    t.n_recs - t.n_deleted,
+                    rows[path],
+                    "{path}: index {id} rows"
+                );
+                assert_eq!(t.n_recs, t.n_recs_stated, "{path}: index {id}");
+                assert!(t.complete, "{path}: index {id}");
+                checked += 1;
+            }
+        }
+        eprintln!("{checked} fixture indexes hold their table's rows");
+        assert!(checked >= 40);
+    }
+}

@@ -1,0 +1,2337 @@
+//! Records on an INDEX page: record headers, the page directory, the
+//! record and free chains, and per-page figures.
+//!
+//! Sources, as read: MySQL storage/innobase/rem/rec.h (8.0.29+/8.4, © 2024;
+//! and commit 083c52a7, © 2017, before the VERSION flag) for every `REC_*`
+//! offset, mask and flag; MariaDB include/rem0rec.ic (commit 0009bb26) for
+//! `rec_get_next_offs`; MySQL include/page0page.h (commit 8bdf7d4d) for the
+//! directory and the infimum/supremum bytes; page/page0page.cc
+//! `page_create_low` and `page_dir_slot_check` (MySQL 5.x–8.0) for the
+//! system records and the group sizes; MariaDB 10.4+
+//! page/page0page.cc `page_validate` for the chain, directory and count
+//! rules, and page/page0cur.cc for `REC_STATUS_INSTANT == 4`;
+//! handler/i_s.cc for what `INNODB_BUFFER_PAGE.NUMBER_RECORDS` and
+//! `DATA_SIZE` are (`page_get_n_recs`, `page_get_data_size`).
+//!
+//! A record pointer ("origin") points at the first data byte; the header
+//! ("extra bytes") lies just before it. Offsets below count **down** from
+//! the origin, as InnoDB's `REC_*` constants do.
+//!
+//! COMPACT (new-style: ROW_FORMAT COMPACT, DYNAMIC, COMPRESSED; bit 15 of
+//! PAGE_N_HEAP set), REC_N_NEW_EXTRA_BYTES = 5:
+//!
+//! | bytes before origin | bits | field |
+//! |---:|---|---|
+//! | 5 | high 4 | info bits: 0x10 MIN_REC, 0x20 DELETED, 0x40 VERSION (MySQL 8.0.29+), 0x80 INSTANT (MySQL 8.0.12+) |
+//! | 5 | low 4 | n_owned: records owned by this record's directory slot, else 0 |
+//! | 4..3 | high 13 | heap_no: 0 infimum, 1 supremum, 2.. user records |
+//! | 3 | low 3 | status: 0 ordinary, 1 node pointer, 2 infimum, 3 supremum, 4 MariaDB `REC_STATUS_INSTANT` |
+//! | 2..1 | 16 | next record, **relative**: next = (origin + value) mod page size; 0 = none |
+//!
+//! Before these 5 bytes, a COMPACT record stores its NULL bitmap and
+//! variable-length field lengths, whose sizes depend on the column layout;
+//! without the schema the record's extent is unknown (so its size, and the
+//! child page number of a node pointer, cannot be found).
+//!
+//! REDUNDANT (old-style, bit 15 of PAGE_N_HEAP clear), REC_N_OLD_EXTRA_BYTES
+//! = 6, preceded by one field end offset per field:
+//!
+//! | bytes before origin | bits | field |
+//! |---:|---|---|
+//! | 6 + n×w .. 7 | w×8 each | field end offsets, field 0 nearest the header; 1-byte: 0x80 SQL NULL; 2-byte: 0x8000 SQL NULL, 0x4000 stored off-page |
+//! | 6 | high 4 / low 4 | info bits / n_owned |
+//! | 5..4 | high 13 | heap_no |
+//! | 4..3 | 10 (mask 0x7FE) | n_fields |
+//! | 3 | low 1 | 1 = one-byte field offsets (`REC_OLD_SHORT`) |
+//! | 2..1 | 16 | next record, **absolute** page offset; 0 = none |
+//!
+//! A field end offset counts from the origin to the byte past the field, so
+//! REDUNDANT records carry their own extent: `6 + n×w` bytes before the
+//! origin and `end(last field)` after it. The child page number of a node
+//! pointer is its last field (4 bytes, `REC_NODE_PTR_SIZE`).
+//!
+//! System records (page0page.cc `page_create_low`): the infimum (heap 0,
+//! n_owned 1, data `"infimum\0"`) at 99 (COMPACT) or 101 (REDUNDANT, one
+//! 1-byte field offset of 8), the supremum (heap 1, next 0, data
+//! `"supremum"`, REDUNDANT `"supremum\0"` with a field offset of 9) at 112 or
+//! 116. User records follow from 120 / 125 up to PAGE_HEAP_TOP.
+//!
+//! The page directory (page0page.h): PAGE_N_DIR_SLOTS 2-byte slots growing
+//! down from `size − PAGE_DIR − 2` (PAGE_DIR = FIL_PAGE_DATA_END = 8), each
+//! the origin of the record that owns a group; slot 0 is the infimum (which
+//! owns only itself), the last slot the supremum. A slot's record has
+//! n_owned = the records from the previous slot's record (exclusive) to it
+//! (inclusive): 1 for the infimum, 1..8 for the supremum, 4..8 for the
+//! others (`PAGE_DIR_SLOT_MIN_N_OWNED`, `PAGE_DIR_SLOT_MAX_N_OWNED`).
+//!
+//! The free chain starts at PAGE_FREE and links deleted (purged) records by
+//! the same next field; PAGE_N_HEAP = 2 + user records + free records
+//! (`page_validate`).
+//!
+//! Traps:
+//! - MariaDB 10.3+ instant ALTER TABLE puts a metadata record first on the
+//!   leftmost leaf: MIN_REC flag (with or without DELETED), status 4 on
+//!   COMPACT pages. It counts in PAGE_N_RECS and is walked like any user
+//!   record; [`RecCounts::n_min_rec`] counts it on leaves.
+//! - MySQL 8.0.12–8.0.28 mark records written after an instant ADD COLUMN
+//!   with 0x80 (INSTANT), 8.0.29+ with 0x40 (VERSION); MariaDB never sets
+//!   either bit (its `page_validate` rejects them).
+//! - ROW_FORMAT=COMPRESSED pages keep the FIL and index headers
+//!   uncompressed (and describing the logical page), but the records are a
+//!   zlib stream: they are not walked ([`RecWalk::Compressed`]).
+//! - On 64K pages the relative next field wraps around (rem0rec.ic); the
+//!   modulo makes it right.
+
+use crate::bytes::{be_u16, be_u32};
+use crate::fil::FilHeader;
+use crate::flst::page_readable;
+use crate::index::{
+    IndexHeader, PageFill, PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE, PAGE_FREE, PAGE_GARBAGE,
+    PAGE_HEADER, PAGE_HEAP_TOP, PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM, PAGE_NEW_SUPREMUM_END,
+    PAGE_N_DIR_SLOTS, PAGE_N_HEAP, PAGE_N_RECS, PAGE_OLD_INFIMUM, PAGE_OLD_SUPREMUM,
+    PAGE_OLD_SUPREMUM_END,
+};
+use crate::{PageNo, PageType, Tablespace};
+use std::fmt;
+
+/// Header bytes of a COMPACT record.
+pub const REC_N_NEW_EXTRA_BYTES: usize = 5;
+/// Header bytes of a REDUNDANT record (field offsets not included).
+pub const REC_N_OLD_EXTRA_BYTES: usize = 6;
+/// Distance below the origin of the 2-byte next-record field.
+pub const REC_NEXT: usize = 2;
+/// COMPACT: distance of the byte holding the status bits.
+pub const REC_NEW_STATUS: usize = 3;
+/// COMPACT: mask of the status bits.
+pub const REC_NEW_STATUS_MASK: u8 = 0x07;
+/// COMPACT: distance of the 2-byte heap_no field.
+pub const REC_NEW_HEAP_NO: usize = 4;
+/// Mask of heap_no in its 2-byte field.
+pub const REC_HEAP_NO_MASK: u16 = 0xFFF8;
+/// Shift of heap_no in its 2-byte field.
+pub const REC_HEAP_NO_SHIFT: u32 = 3;
+/// COMPACT: distance of the n_owned byte.
+pub const REC_NEW_N_OWNED: usize = 5;
+/// COMPACT: distance of the info bits byte.
+pub const REC_NEW_INFO_BITS: usize = 5;
+/// REDUNDANT: distance of the byte holding the one-byte-offsets flag.
+pub const REC_OLD_SHORT: usize = 3;
+/// REDUNDANT: mask of the one-byte-offsets flag.
+pub const REC_OLD_SHORT_MASK: u8 = 0x01;
+/// REDUNDANT: distance of the 2-byte n_fields field.
+pub const REC_OLD_N_FIELDS: usize = 4;
+/// REDUNDANT: mask of n_fields.
+pub const REC_OLD_N_FIELDS_MASK: u16 = 0x07FE;
+/// REDUNDANT: shift of n_fields.
+pub const REC_OLD_N_FIELDS_SHIFT: u32 = 1;
+/// REDUNDANT: distance of the 2-byte heap_no field.
+pub const REC_OLD_HEAP_NO: usize = 5;
+/// REDUNDANT: distance of the n_owned byte.
+pub const REC_OLD_N_OWNED: usize = 6;
+/// REDUNDANT: distance of the info bits byte.
+pub const REC_OLD_INFO_BITS: usize = 6;
+/// Mask of n_owned.
+pub const REC_N_OWNED_MASK: u8 = 0x0F;
+/// Mask of the info bits.
+pub const REC_INFO_BITS_MASK: u8 = 0xF0;
+/// The first user record of the leftmost non-leaf page of a level
+/// (MariaDB: also the instant ALTER metadata record on the leftmost leaf).
+pub const REC_INFO_MIN_REC_FLAG: u8 = 0x10;
+/// The record is delete-marked.
+pub const REC_INFO_DELETED_FLAG: u8 = 0x20;
+/// MySQL 8.0.29+: the record carries a row version byte.
+pub const REC_INFO_VERSION_FLAG: u8 = 0x40;
+/// MySQL 8.0.12+: the record was written after an instant ADD COLUMN and
+/// carries its field count.
+pub const REC_INFO_INSTANT_FLAG: u8 = 0x80;
+/// COMPACT status: leaf record.
+pub const REC_STATUS_ORDINARY: u8 = 0;
+/// COMPACT status: node pointer.
+pub const REC_STATUS_NODE_PTR: u8 = 1;
+/// COMPACT status: infimum.
+pub const REC_STATUS_INFIMUM: u8 = 2;
+/// COMPACT status: supremum.
+pub const REC_STATUS_SUPREMUM: u8 = 3;
+/// MariaDB 10.3+ COMPACT status: leaf record written after instant ALTER
+/// TABLE, or the metadata record.
+pub const REC_STATUS_INSTANT: u8 = 4;
+/// Length of a node pointer's child page number.
+pub const REC_NODE_PTR_SIZE: usize = 4;
+/// REDUNDANT 1-byte field offset: SQL NULL flag.
+pub const REC_1BYTE_SQL_NULL_MASK: u8 = 0x80;
+/// REDUNDANT 2-byte field offset: SQL NULL flag.
+pub const REC_2BYTE_SQL_NULL_MASK: u16 = 0x8000;
+/// REDUNDANT 2-byte field offset: the field's tail is stored off-page.
+pub const REC_2BYTE_EXTERN_MASK: u16 = 0x4000;
+/// Heap number of the infimum.
+pub const PAGE_HEAP_NO_INFIMUM: u16 = 0;
+/// Heap number of the supremum.
+pub const PAGE_HEAP_NO_SUPREMUM: u16 = 1;
+/// First heap number of a user record.
+pub const PAGE_HEAP_NO_USER_LOW: u16 = 2;
+/// Fewest records a directory slot owns (but the first and last).
+pub const PAGE_DIR_SLOT_MIN_N_OWNED: u8 = 4;
+/// Most records a directory slot owns.
+pub const PAGE_DIR_SLOT_MAX_N_OWNED: u8 = 8;
+/// Data of the infimum record.
+pub const INFIMUM_DATA: &[u8; 8] = b"infimum\0";
+/// Data of the COMPACT supremum record (REDUNDANT adds a NUL byte).
+pub const SUPREMUM_DATA: &[u8; 8] = b"supremum";
+/// The largest page (64K): offsets on a page fit in 16 bits.
+const MAX_PAGE: usize = 65536;
+
+fn u16_of(n: usize) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+fn u32_of(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The record format of a page (bit 15 of PAGE_N_HEAP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecFormat {
+    /// New-style records: ROW_FORMAT COMPACT, DYNAMIC, COMPRESSED.
+    Compact,
+    /// Old-style records: ROW_FORMAT REDUNDANT.
+    Redundant,
+}
+
+impl RecFormat {
+    /// The fixed header bytes (REC_N_NEW_EXTRA_BYTES / REC_N_OLD_EXTRA_BYTES).
+    pub const fn extra_bytes(self) -> usize {
+        match self {
+            RecFormat::Compact => REC_N_NEW_EXTRA_BYTES,
+            RecFormat::Redundant => REC_N_OLD_EXTRA_BYTES,
+        }
+    }
+    /// Origin of the infimum.
+    pub const fn infimum(self) -> usize {
+        match self {
+            RecFormat::Compact => PAGE_NEW_INFIMUM,
+            RecFormat::Redundant => PAGE_OLD_INFIMUM,
+        }
+    }
+    /// Origin of the supremum.
+    pub const fn supremum(self) -> usize {
+        match self {
+            RecFormat::Compact => PAGE_NEW_SUPREMUM,
+            RecFormat::Redundant => PAGE_OLD_SUPREMUM,
+        }
+    }
+    /// End of the supremum: where user records start.
+    pub const fn supremum_end(self) -> usize {
+        match self {
+            RecFormat::Compact => PAGE_NEW_SUPREMUM_END,
+            RecFormat::Redundant => PAGE_OLD_SUPREMUM_END,
+        }
+    }
+    /// Lowest origin a user record can have: the supremum's end plus the
+    /// fixed header (plus one field offset for REDUNDANT).
+    pub const fn user_low(self) -> usize {
+        match self {
+            RecFormat::Compact => PAGE_NEW_SUPREMUM_END + REC_N_NEW_EXTRA_BYTES,
+            RecFormat::Redundant => PAGE_OLD_SUPREMUM_END + REC_N_OLD_EXTRA_BYTES + 1,
+        }
+    }
+    /// Lowercase name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RecFormat::Compact => "compact",
+            RecFormat::Redundant => "redundant",
+        }
+    }
+}
+
+/// What a record is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecType {
+    /// A leaf (user data) record.
+    Ordinary,
+    /// A node pointer on a non-leaf page.
+    NodePtr,
+    /// The infimum.
+    Infimum,
+    /// The supremum.
+    Supremum,
+    /// MariaDB `REC_STATUS_INSTANT` (COMPACT status 4): a leaf record written
+    /// after instant ALTER TABLE, or the metadata record.
+    Instant,
+    /// A COMPACT status InnoDB never writes (5..7).
+    Reserved(u8),
+}
+
+impl RecType {
+    /// Lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecType::Ordinary => "ordinary",
+            RecType::NodePtr => "node_ptr",
+            RecType::Infimum => "infimum",
+            RecType::Supremum => "supremum",
+            RecType::Instant => "instant",
+            RecType::Reserved(_) => "reserved",
+        }
+    }
+}
+
+/// A record header, read. Both formats share info bits, n_owned, heap_no
+/// and the next field; `status` is COMPACT only, `n_fields` and
+/// `one_byte_offsets` REDUNDANT only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecHeader {
+    /// The format it was read in.
+    pub format: RecFormat,
+    /// Info bits, as stored (the high nibble: `REC_INFO_*_FLAG`).
+    pub info_bits: u8,
+    /// Records owned by this record's directory slot, or 0.
+    pub n_owned: u8,
+    /// Heap number.
+    pub heap_no: u16,
+    /// COMPACT status bits (0 for REDUNDANT).
+    pub status: u8,
+    /// REDUNDANT number of fields (0 for COMPACT).
+    pub n_fields: u16,
+    /// REDUNDANT: field end offsets are 1 byte each (else 2).
+    pub one_byte_offsets: bool,
+    /// The next field as stored (relative for COMPACT, absolute for
+    /// REDUNDANT; 0 = none).
+    pub next_raw: u16,
+}
+
+impl RecHeader {
+    /// Reads the header of the record at `origin`, or `None` when its
+    /// bytes are not in `page`.
+    pub fn read(page: &[u8], origin: usize, format: RecFormat) -> Option<Self> {
+        let start = origin.checked_sub(format.extra_bytes())?;
+        page.get(start..origin)?;
+        let at = |d: usize| origin.checked_sub(d);
+        let byte = |d: usize| at(d).and_then(|o| page.get(o)).copied();
+        let word = |d: usize| at(d).and_then(|o| be_u16(page, o));
+        match format {
+            RecFormat::Compact => {
+                let b5 = byte(REC_NEW_INFO_BITS)?;
+                Some(RecHeader {
+                    format,
+                    info_bits: b5 & REC_INFO_BITS_MASK,
+                    n_owned: b5 & REC_N_OWNED_MASK,
+                    heap_no: (word(REC_NEW_HEAP_NO)? & REC_HEAP_NO_MASK) >> REC_HEAP_NO_SHIFT,
+                    status: byte(REC_NEW_STATUS)? & REC_NEW_STATUS_MASK,
+                    n_fields: 0,
+                    one_byte_offsets: false,
+                    next_raw: word(REC_NEXT)?,
+                })
+            }
+            RecFormat::Redundant => {
+                let b6 = byte(REC_OLD_INFO_BITS)?;
+                Some(RecHeader {
+                    format,
+                    info_bits: b6 & REC_INFO_BITS_MASK,
+                    n_owned: b6 & REC_N_OWNED_MASK,
+                    heap_no: (word(REC_OLD_HEAP_NO)? & REC_HEAP_NO_MASK) >> REC_HEAP_NO_SHIFT,
+                    status: 0,
+                    n_fields: (word(REC_OLD_N_FIELDS)? & REC_OLD_N_FIELDS_MASK)
+                        >> REC_OLD_N_FIELDS_SHIFT,
+                    one_byte_offsets: byte(REC_OLD_SHORT)? & REC_OLD_SHORT_MASK != 0,
+                    next_raw: word(REC_NEXT)?,
+                })
+            }
+        }
+    }
+
+    /// The delete mark.
+    pub fn is_deleted(&self) -> bool {
+        self.info_bits & REC_INFO_DELETED_FLAG != 0
+    }
+    /// The MIN_REC flag.
+    pub fn is_min_rec(&self) -> bool {
+        self.info_bits & REC_INFO_MIN_REC_FLAG != 0
+    }
+    /// MySQL 8.0.29+ VERSION flag.
+    pub fn is_versioned(&self) -> bool {
+        self.info_bits & REC_INFO_VERSION_FLAG != 0
+    }
+    /// MySQL 8.0.12+ INSTANT flag.
+    pub fn is_instant(&self) -> bool {
+        self.info_bits & REC_INFO_INSTANT_FLAG != 0
+    }
+
+    /// The origin of the next record, as `rec_get_next_offs` computes it
+    /// for a record at `origin` on a page of `logical_size` bytes; `None`
+    /// for 0 (no next record).
+    pub fn next_origin(&self, origin: usize, logical_size: usize) -> Option<usize> {
+        if self.next_raw == 0 {
+            return None;
+        }
+        match self.format {
+            RecFormat::Compact => origin
+                .checked_add(usize::from(self.next_raw))?
+                .checked_rem(logical_size),
+            RecFormat::Redundant => Some(usize::from(self.next_raw)),
+        }
+    }
+
+    /// Header bytes before the origin: 5 for COMPACT (the fixed part only;
+    /// the NULL bitmap and lengths need the column layout), 6 + n_fields ×
+    /// (1 or 2) for REDUNDANT.
+    pub fn extra_size(&self) -> usize {
+        match self.format {
+            RecFormat::Compact => REC_N_NEW_EXTRA_BYTES,
+            RecFormat::Redundant => {
+                let w = if self.one_byte_offsets { 1 } else { 2 };
+                REC_N_OLD_EXTRA_BYTES.saturating_add(usize::from(self.n_fields).saturating_mul(w))
+            }
+        }
+    }
+}
+
+/// One field of a REDUNDANT record, from its end offset. Offsets count from
+/// the origin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecField {
+    /// Where the field starts (the previous field's end; 0 for field 0).
+    pub start: u16,
+    /// Where it ends (exclusive).
+    pub end: u16,
+    /// SQL NULL.
+    pub null: bool,
+    /// The field's tail is stored off-page (2-byte offsets only).
+    pub external: bool,
+}
+
+impl RecField {
+    /// Bytes stored in the record (`end − start`; 0 if they are reversed).
+    pub fn len(&self) -> u16 {
+        self.end.saturating_sub(self.start)
+    }
+    /// True when no byte is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A record on a page: its origin, header and kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rec {
+    /// Page offset of the origin.
+    pub origin: u16,
+    /// The header.
+    pub header: RecHeader,
+    /// The kind: from the status bits (COMPACT), or from the position and
+    /// the page level (REDUNDANT).
+    pub rec_type: RecType,
+}
+
+impl Rec {
+    /// True for records other than infimum and supremum.
+    pub fn is_user(&self) -> bool {
+        !matches!(self.rec_type, RecType::Infimum | RecType::Supremum)
+    }
+
+    /// REDUNDANT: field `i`'s end info, raw (with the NULL and extern
+    /// flags); `None` for COMPACT records or past the page start.
+    fn end_info(&self, page: &[u8], i: u16) -> Option<(u16, bool, bool)> {
+        if self.header.format != RecFormat::Redundant || i >= self.header.n_fields {
+            return None;
+        }
+        let origin = usize::from(self.origin);
+        let i = usize::from(i);
+        if self.header.one_byte_offsets {
+            let at = origin.checked_sub(REC_N_OLD_EXTRA_BYTES.checked_add(i)?.checked_add(1)?)?;
+            let v = *page.get(at)?;
+            Some((
+                u16::from(v & !REC_1BYTE_SQL_NULL_MASK),
+                v & REC_1BYTE_SQL_NULL_MASK != 0,
+                false,
+            ))
+        } else {
+            let back = REC_N_OLD_EXTRA_BYTES
+                .checked_add(i.checked_mul(2)?)?
+                .checked_add(2)?;
+            let v = be_u16(page, origin.checked_sub(back)?)?;
+            Some((
+                v & !(REC_2BYTE_SQL_NULL_MASK | REC_2BYTE_EXTERN_MASK),
+                v & REC_2BYTE_SQL_NULL_MASK != 0,
+                v & REC_2BYTE_EXTERN_MASK != 0,
+            ))
+        }
+    }
+
+    /// REDUNDANT: field `i`, or `None` (COMPACT, `i` past n_fields, bytes
+    /// outside the page).
+    pub fn field(&self, page: &[u8], i: u16) -> Option<RecField> {
+        let (end, null, external) = self.end_info(page, i)?;
+        let start = match i.checked_sub(1) {
+            Some(p) => self.end_info(page, p)?.0,
+            None => 0,
+        };
+        Some(RecField {
+            start,
+            end,
+            null,
+            external,
+        })
+    }
+
+    /// REDUNDANT: every field in order (nothing for COMPACT).
+    pub fn fields<'p>(&self, page: &'p [u8]) -> impl Iterator<Item = RecField> + use<'p> {
+        let rec = *self;
+        let n = if rec.header.format == RecFormat::Redundant {
+            rec.header.n_fields
+        } else {
+            0
+        };
+        (0..n).map_while(move |i| rec.field(page, i))
+    }
+
+    /// REDUNDANT: bytes after the origin (the last field's end); `None` for
+    /// COMPACT.
+    pub fn data_size(&self, page: &[u8]) -> Option<u16> {
+        let last = self.header.n_fields.checked_sub(1)?;
+        self.end_info(page, last).map(|(end, _, _)| end)
+    }
+
+    /// REDUNDANT: the record's bytes, header and field offsets included
+    /// (`rec_offs_size`); `None` for COMPACT (the column layout is needed).
+    pub fn size(&self, page: &[u8]) -> Option<u32> {
+        let data = self.data_size(page)?;
+        Some(u32_of(self.header.extra_size()).saturating_add(u32::from(data)))
+    }
+
+    /// REDUNDANT: true when the field end offsets ascend (never past the
+    /// data).
+    pub fn fields_ascend(&self, page: &[u8]) -> bool {
+        let mut last = 0u16;
+        let mut n = 0u16;
+        for f in self.fields(page) {
+            if f.end < last {
+                return false;
+            }
+            last = f.end;
+            n = n.saturating_add(1);
+        }
+        n == self.header.n_fields
+    }
+
+    /// REDUNDANT node pointer: the child page number, the record's last
+    /// field when it is 4 bytes long. `None` for COMPACT records (the key
+    /// length needs the column layout) and for other records.
+    pub fn child_page(&self, page: &[u8]) -> Option<PageNo> {
+        if self.rec_type != RecType::NodePtr {
+            return None;
+        }
+        let last = self.field(page, self.header.n_fields.checked_sub(1)?)?;
+        if usize::from(last.len()) != REC_NODE_PTR_SIZE || last.null {
+            return None;
+        }
+        let at = usize::from(self.origin).checked_add(usize::from(last.start))?;
+        be_u32(page, at).map(PageNo)
+    }
+}
+
+/// A set of page offsets (one bit per byte offset of a 64K page), for loop
+/// detection. Allocate one and reuse it: walking a page only clears the
+/// words it needs.
+#[derive(Clone, Debug)]
+pub struct Visited {
+    words: Vec<u64>,
+}
+
+impl Default for Visited {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Visited {
+    /// An empty set covering 64K offsets (8 KiB).
+    pub fn new() -> Self {
+        Visited {
+            words: vec![0u64; MAX_PAGE / 64],
+        }
+    }
+    /// Empties the set for a page of `size` bytes.
+    fn reset(&mut self, size: usize) {
+        let n = size.div_ceil(64).min(self.words.len());
+        if let Some(w) = self.words.get_mut(..n) {
+            w.fill(0);
+        }
+    }
+    /// Adds `offset`; false if it was there already (or is out of range).
+    fn insert(&mut self, offset: usize) -> bool {
+        let Some(w) = self.words.get_mut(offset / 64) else {
+            return false;
+        };
+        let bit = 1u64 << (offset % 64);
+        let fresh = *w & bit == 0;
+        *w |= bit;
+        fresh
+    }
+    /// True when `offset` is in the set.
+    pub fn contains(&self, offset: usize) -> bool {
+        self.words
+            .get(offset / 64)
+            .is_some_and(|w| w & (1u64 << (offset % 64)) != 0)
+    }
+}
+
+/// Which chain a walk follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Chain {
+    /// Infimum → user records → supremum, in key order.
+    User,
+    /// PAGE_FREE → deleted records (the garbage list).
+    Free,
+}
+
+/// Why a chain walk stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecErrorKind {
+    /// A next pointer (or PAGE_FREE) names an offset where no record can
+    /// be: below the user records or at/after `high` (the lower of
+    /// PAGE_HEAP_TOP and the directory's start).
+    OutOfPage {
+        /// The offset named.
+        target: u16,
+        /// Lowest acceptable origin.
+        low: u16,
+        /// First unacceptable origin.
+        high: u16,
+    },
+    /// A next pointer names a record already walked.
+    Loop {
+        /// The offset named.
+        target: u16,
+    },
+    /// More records than the walk's bound (PAGE_N_HEAP, at most
+    /// (page size − PAGE_DATA) / 5).
+    TooMany {
+        /// The bound.
+        limit: u32,
+    },
+    /// The user chain ends (next = 0) before the supremum.
+    EndsEarly,
+    /// A COMPACT status that does not fit the record's place (a node
+    /// pointer on a leaf, an ordinary record on a non-leaf page, a system
+    /// status on a user record, 5..7).
+    BadType {
+        /// The status bits.
+        status: u8,
+    },
+    /// A user or free record's heap number is below 2 or not below
+    /// PAGE_N_HEAP.
+    HeapNo {
+        /// The heap number.
+        heap_no: u16,
+    },
+}
+
+/// A chain walk error and the page offset of the bytes at fault (the next
+/// field that points wrong, or the header field that is wrong).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RecError {
+    /// What is wrong.
+    pub kind: RecErrorKind,
+    /// Page offset of the faulty bytes.
+    pub page_offset: u16,
+}
+
+/// Why [`RecPage::of`] gives no records view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoRecords {
+    /// The page is not a whole page of the file.
+    PastFile,
+    /// The page is not an index page (INDEX, RTREE, SDI, MariaDB instant
+    /// root); its type.
+    NotIndex(PageType),
+    /// The page is encrypted or page_compressed; its type.
+    Unreadable(PageType),
+}
+
+/// A view of an index page's records. Holds the page bytes, its header and
+/// the logical page size; allocates nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct RecPage<'a> {
+    page: &'a [u8],
+    header: IndexHeader<'a>,
+    logical: usize,
+}
+
+impl<'a> RecPage<'a> {
+    /// A view of `page`, whose uncompressed size is `logical_size`. `None`
+    /// when the page is shorter than PAGE_DATA, or `logical_size` is below
+    /// the page's length or above 64K. A page shorter than `logical_size`
+    /// is a ROW_FORMAT=COMPRESSED page: its header is readable, its
+    /// records are not ([`RecPage::is_compressed`]).
+    pub fn new(page: &'a [u8], logical_size: u32) -> Option<Self> {
+        let logical = logical_size as usize;
+        if logical < page.len() || logical > MAX_PAGE {
+            return None;
+        }
+        let header = IndexHeader::new(page)?;
+        Some(RecPage {
+            page,
+            header,
+            logical,
+        })
+    }
+    /// The records view of page `n` of `ts`, or why there is none. A
+    /// ROW_FORMAT=COMPRESSED page is returned (its header is readable); see
+    /// [`RecPage::is_compressed`].
+    pub fn of(ts: &Tablespace<'a>, n: PageNo) -> Result<Self, NoRecords> {
+        let page = ts.page(n).ok_or(NoRecords::PastFile)?;
+        let t = FilHeader::new(page).map_or(PageType(0), |h| h.page_type());
+        if !page_readable(ts, page) {
+            return Err(NoRecords::Unreadable(t));
+        }
+        if !t.is_index(ts.type_names()) {
+            return Err(NoRecords::NotIndex(t));
+        }
+        RecPage::new(page, ts.format().logical_size).ok_or(NoRecords::PastFile)
+    }
+    /// The page bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.page
+    }
+    /// The index header.
+    pub fn header(&self) -> IndexHeader<'a> {
+        self.header
+    }
+    /// The uncompressed page size.
+    pub fn logical_size(&self) -> u32 {
+        u32_of(self.logical)
+    }
+    /// The record format.
+    pub fn format(&self) -> RecFormat {
+        if self.header.is_compact() {
+            RecFormat::Compact
+        } else {
+            RecFormat::Redundant
+        }
+    }
+    /// True for a ROW_FORMAT=COMPRESSED page (shorter than the logical
+    /// size): the records are zlib-compressed and not walked.
+    pub fn is_compressed(&self) -> bool {
+        self.page.len() < self.logical
+    }
+    /// True on leaf pages (PAGE_LEVEL 0).
+    pub fn is_leaf(&self) -> bool {
+        self.header.level() == 0
+    }
+    /// Page offset of the directory's lowest byte (slot n_dir_slots − 1),
+    /// or `None` when the slots would not fit in the page.
+    pub fn dir_low(&self) -> Option<usize> {
+        let dir_bytes = usize::from(self.header.n_dir_slots()).checked_mul(PAGE_DIR_SLOT_SIZE)?;
+        self.logical.checked_sub(PAGE_DIR)?.checked_sub(dir_bytes)
+    }
+    /// Page offset of slot `slot_idx`.
+    pub fn dir_slot_offset(&self, slot_idx: u16) -> Option<usize> {
+        let n = usize::from(slot_idx).checked_add(1)?;
+        self.logical
+            .checked_sub(PAGE_DIR)?
+            .checked_sub(n.checked_mul(PAGE_DIR_SLOT_SIZE)?)
+    }
+    /// Directory slot `slot_idx` (0 is the infimum's): the origin it holds.
+    /// `None` past PAGE_N_DIR_SLOTS, on compressed pages (their directory
+    /// is stored differently) or outside the page.
+    pub fn dir_slot(&self, slot_idx: u16) -> Option<u16> {
+        if slot_idx >= self.header.n_dir_slots() || self.is_compressed() {
+            return None;
+        }
+        be_u16(self.page, self.dir_slot_offset(slot_idx)?)
+    }
+    /// The first offset no record may reach: the lower of PAGE_HEAP_TOP and
+    /// the directory's start.
+    pub fn heap_limit(&self) -> usize {
+        let top = usize::from(self.header.heap_top());
+        self.dir_low().map_or(top, |d| d.min(top)).min(self.logical)
+    }
+
+    /// The record whose origin is `origin`, its kind taken from the status
+    /// bits (COMPACT) or from its place and the page level (REDUNDANT).
+    /// `None` on compressed pages or when the header is not in the page.
+    pub fn record_at(&self, origin: u16) -> Option<Rec> {
+        if self.is_compressed() {
+            return None;
+        }
+        let format = self.format();
+        let header = RecHeader::read(self.page, usize::from(origin), format)?;
+        let o = usize::from(origin);
+        let rec_type = match format {
+            RecFormat::Compact => match header.status {
+                REC_STATUS_ORDINARY => RecType::Ordinary,
+                REC_STATUS_NODE_PTR => RecType::NodePtr,
+                REC_STATUS_INFIMUM => RecType::Infimum,
+                REC_STATUS_SUPREMUM => RecType::Supremum,
+                REC_STATUS_INSTANT => RecType::Instant,
+                s => RecType::Reserved(s),
+            },
+            RecFormat::Redundant if o == PAGE_OLD_INFIMUM => RecType::Infimum,
+            RecFormat::Redundant if o == PAGE_OLD_SUPREMUM => RecType::Supremum,
+            RecFormat::Redundant if self.header.level() > 0 => RecType::NodePtr,
+            RecFormat::Redundant => RecType::Ordinary,
+        };
+        Some(Rec {
+            origin,
+            header,
+            rec_type,
+        })
+    }
+    /// The infimum record.
+    pub fn infimum(&self) -> Option<Rec> {
+        self.record_at(u16_of(self.format().infimum()))
+    }
+    /// The supremum record.
+    pub fn supremum(&self) -> Option<Rec> {
+        self.record_at(u16_of(self.format().supremum()))
+    }
+
+    /// Walks the user chain, infimum and supremum included, marking origins
+    /// in `visited` (cleared first). `None` on compressed pages.
+    pub fn records<'v>(&self, visited: &'v mut Visited) -> Option<RecIter<'a, 'v>> {
+        RecIter::new(*self, Chain::User, visited)
+    }
+    /// Walks the free chain from PAGE_FREE, marking origins in `visited`
+    /// (cleared first). `None` on compressed pages.
+    pub fn free_records<'v>(&self, visited: &'v mut Visited) -> Option<RecIter<'a, 'v>> {
+        RecIter::new(*self, Chain::Free, visited)
+    }
+
+    /// Walks both chains and the directory and checks them against the
+    /// header. Problems go to `out` (not cleared), each with the page
+    /// offset of the faulty bytes; the figures are returned. Bounded by
+    /// the chains' bounds; allocates nothing unless `out` grows.
+    pub fn analyse(&self, scratch: &mut RecScratch, out: &mut Vec<RecFinding>) -> PageRecords {
+        let h = self.header;
+        let compressed = self.is_compressed();
+        let mut figures = PageRecords {
+            format: self.format(),
+            level: h.level(),
+            n_recs_stated: h.n_recs(),
+            n_heap: h.n_heap(),
+            data_size: h.data_size(),
+            fill: h.usage(self.logical_size(), compressed),
+            walk: RecWalk::Compressed,
+        };
+        if compressed {
+            return figures;
+        }
+        figures.walk = RecWalk::Walked(self.walk(scratch, out));
+        figures
+    }
+
+    fn push(out: &mut Vec<RecFinding>, page_offset: usize, problem: RecProblem) {
+        out.push(RecFinding {
+            page_offset: u16_of(page_offset),
+            problem,
+        });
+    }
+
+    fn check_system(&self, out: &mut Vec<RecFinding>) {
+        let format = self.format();
+        let redundant = format == RecFormat::Redundant;
+        let infimum = usize::from(u16_of(format.infimum()));
+        let ok = self.infimum().is_some_and(|r| {
+            r.header.n_owned == 1
+                && r.header.heap_no == PAGE_HEAP_NO_INFIMUM
+                && r.header.info_bits == 0
+                && (redundant || r.header.status == REC_STATUS_INFIMUM)
+                && (!redundant
+                    || (r.header.n_fields == 1
+                        && r.header.one_byte_offsets
+                        && r.data_size(self.page) == Some(8)))
+                && self.page.get(infimum..infimum.saturating_add(8)) == Some(&INFIMUM_DATA[..])
+        });
+        if !ok {
+            Self::push(
+                out,
+                infimum.saturating_sub(format.extra_bytes()),
+                RecProblem::Infimum,
+            );
+        }
+        let supremum = format.supremum();
+        let ok = self.supremum().is_some_and(|r| {
+            r.header.heap_no == PAGE_HEAP_NO_SUPREMUM
+                && r.header.next_raw == 0
+                && r.header.info_bits == 0
+                && (redundant || r.header.status == REC_STATUS_SUPREMUM)
+                && (!redundant
+                    || (r.header.n_fields == 1
+                        && r.header.one_byte_offsets
+                        && r.data_size(self.page) == Some(9)
+                        && self.page.get(supremum.saturating_add(8)) == Some(&0)))
+                && self.page.get(supremum..supremum.saturating_add(8)) == Some(&SUPREMUM_DATA[..])
+        });
+        if !ok {
+            Self::push(
+                out,
+                supremum.saturating_sub(format.extra_bytes()),
+                RecProblem::Supremum,
+            );
+        }
+    }
+
+    fn walk(&self, scratch: &mut RecScratch, out: &mut Vec<RecFinding>) -> RecCounts {
+        let h = self.header;
+        let format = self.format();
+        let redundant = format == RecFormat::Redundant;
+        self.check_system(out);
+
+        // The directory must fit between the heap and the trailer.
+        let n_slots = h.n_dir_slots();
+        let dir_ok = n_slots >= 2
+            && self
+                .dir_low()
+                .is_some_and(|d| d >= usize::from(h.heap_top()) && d >= format.supremum_end());
+        if !dir_ok {
+            Self::push(
+                out,
+                PAGE_HEADER.saturating_add(PAGE_N_DIR_SLOTS),
+                RecProblem::DirSize {
+                    n_dir_slots: n_slots,
+                },
+            );
+        }
+        let mut dir = DirCheck {
+            active: dir_ok,
+            slot_idx: 0,
+            own: 0,
+        };
+
+        let mut c = RecCounts {
+            user_complete: true,
+            free_complete: true,
+            ..RecCounts::default()
+        };
+        let mut bytes: Option<u32> = redundant.then_some(0);
+        let supremum_end = format.supremum_end();
+        let heap_top = usize::from(h.heap_top());
+        if let Some(mut it) = self.records(&mut scratch.user) {
+            loop {
+                let rec = match it.next() {
+                    Ok(Some(rec)) => rec,
+                    Ok(None) => break,
+                    Err(e) => {
+                        c.user_complete = false;
+                        Self::push(out, usize::from(e.page_offset), RecProblem::UserChain(e));
+                        break;
+                    }
+                };
+                if dir.active {
+                    self.dir_step(&mut dir, &rec, out);
+                }
+                if !rec.is_user() {
+                    continue;
+                }
+                c.n_recs = c.n_recs.saturating_add(1);
+                if rec.header.is_deleted() {
+                    c.n_deleted = c.n_deleted.saturating_add(1);
+                }
+                if rec.header.is_min_rec() && h.level() == 0 {
+                    c.n_min_rec = c.n_min_rec.saturating_add(1);
+                }
+                if redundant {
+                    let size = self.redundant_size(&rec, supremum_end, heap_top, out);
+                    bytes = bytes.zip(size).map(|(a, b)| a.saturating_add(b));
+                }
+            }
+        }
+        if c.user_complete && dir.active && u32::from(dir.slot_idx) != u32::from(n_slots) {
+            Self::push(
+                out,
+                PAGE_HEADER.saturating_add(PAGE_N_DIR_SLOTS),
+                RecProblem::DirSlotCount {
+                    stated: n_slots,
+                    used: dir.slot_idx,
+                },
+            );
+        }
+        c.record_bytes = if c.user_complete { bytes } else { None };
+
+        // The free chain.
+        let mut free_bytes: Option<u32> = redundant.then_some(0);
+        if let Some(mut it) = self.free_records(&mut scratch.free) {
+            loop {
+                let rec = match it.next() {
+                    Ok(Some(rec)) => rec,
+                    Ok(None) => break,
+                    Err(e) => {
+                        c.free_complete = false;
+                        Self::push(out, usize::from(e.page_offset), RecProblem::FreeChain(e));
+                        break;
+                    }
+                };
+                if scratch.user.contains(usize::from(rec.origin)) {
+                    c.free_complete = false;
+                    Self::push(
+                        out,
+                        usize::from(rec.origin).saturating_sub(format.extra_bytes()),
+                        RecProblem::FreeInChain { origin: rec.origin },
+                    );
+                    break;
+                }
+                c.n_free = c.n_free.saturating_add(1);
+                if redundant {
+                    let size = self.redundant_size(&rec, supremum_end, heap_top, out);
+                    free_bytes = free_bytes.zip(size).map(|(a, b)| a.saturating_add(b));
+                }
+            }
+        }
+        c.free_bytes = if c.free_complete { free_bytes } else { None };
+
+        // Counts against the header.
+        if c.user_complete && c.n_recs != u32::from(h.n_recs()) {
+            Self::push(
+                out,
+                PAGE_HEADER.saturating_add(PAGE_N_RECS),
+                RecProblem::NRecs {
+                    stated: h.n_recs(),
+                    walked: c.n_recs,
+                },
+            );
+        }
+        let counted = c.n_recs.saturating_add(c.n_free).saturating_add(2);
+        if c.user_complete && c.free_complete && counted != u32::from(h.n_heap()) {
+            Self::push(
+                out,
+                PAGE_HEADER.saturating_add(PAGE_N_HEAP),
+                RecProblem::NHeap {
+                    stated: h.n_heap(),
+                    counted,
+                },
+            );
+        }
+        if let Some(sum) = c.record_bytes {
+            if sum != h.data_size() {
+                Self::push(
+                    out,
+                    PAGE_HEADER.saturating_add(PAGE_HEAP_TOP),
+                    RecProblem::DataSize {
+                        stated: h.data_size(),
+                        counted: sum,
+                    },
+                );
+            }
+        }
+        if let Some(sum) = c.free_bytes {
+            // A reused free slot can be larger than its new record; the
+            // difference stays in PAGE_GARBAGE (page_mem_alloc_free), so
+            // only an excess is damage.
+            if sum > u32::from(h.garbage()) {
+                Self::push(
+                    out,
+                    PAGE_HEADER.saturating_add(PAGE_GARBAGE),
+                    RecProblem::Garbage {
+                        stated: h.garbage(),
+                        counted: sum,
+                    },
+                );
+            }
+        }
+        c
+    }
+
+    /// REDUNDANT: the record's size, after checking it lies within the
+    /// heap and its field offsets ascend.
+    fn redundant_size(
+        &self,
+        rec: &Rec,
+        supremum_end: usize,
+        heap_top: usize,
+        out: &mut Vec<RecFinding>,
+    ) -> Option<u32> {
+        let origin = usize::from(rec.origin);
+        let hdr_at = origin.saturating_sub(REC_N_OLD_EXTRA_BYTES);
+        let start = origin.checked_sub(rec.header.extra_size());
+        if rec.header.n_fields == 0
+            || start.is_none_or(|s| s < supremum_end)
+            || !rec.fields_ascend(self.page)
+        {
+            Self::push(
+                out,
+                hdr_at,
+                RecProblem::Fields {
+                    origin: rec.origin,
+                    n_fields: rec.header.n_fields,
+                },
+            );
+            return None;
+        }
+        let size = rec.size(self.page)?;
+        let end = origin.saturating_add(usize::from(rec.data_size(self.page)?));
+        if end > heap_top {
+            Self::push(
+                out,
+                hdr_at,
+                RecProblem::RecordBounds {
+                    origin: rec.origin,
+                    end: u32_of(end),
+                },
+            );
+            return None;
+        }
+        Some(size)
+    }
+
+    fn dir_step(&self, dir: &mut DirCheck, rec: &Rec, out: &mut Vec<RecFinding>) {
+        dir.own = dir.own.saturating_add(1);
+        let n_owned = rec.header.n_owned;
+        if n_owned == 0 {
+            return;
+        }
+        let n_slots = self.header.n_dir_slots();
+        let slot_at = self.dir_slot_offset(dir.slot_idx).unwrap_or(0);
+        let owned_at = usize::from(rec.origin).saturating_sub(match rec.header.format {
+            RecFormat::Compact => REC_NEW_N_OWNED,
+            RecFormat::Redundant => REC_OLD_N_OWNED,
+        });
+        match self.dir_slot(dir.slot_idx) {
+            Some(found) if found == rec.origin => {}
+            found => {
+                Self::push(
+                    out,
+                    if found.is_some() { slot_at } else { owned_at },
+                    RecProblem::DirSlot {
+                        slot_idx: dir.slot_idx,
+                        found: found.unwrap_or(0),
+                        expected: rec.origin,
+                    },
+                );
+                dir.active = false;
+                return;
+            }
+        }
+        if u32::from(n_owned) != dir.own {
+            Self::push(
+                out,
+                owned_at,
+                RecProblem::NOwned {
+                    slot_idx: dir.slot_idx,
+                    stated: n_owned,
+                    counted: dir.own,
+                },
+            );
+            dir.active = false;
+            return;
+        }
+        let last = dir.slot_idx.checked_add(1) == Some(n_slots);
+        let fits = if dir.slot_idx == 0 {
+            n_owned == 1
+        } else if last {
+            n_owned <= PAGE_DIR_SLOT_MAX_N_OWNED
+        } else {
+            (PAGE_DIR_SLOT_MIN_N_OWNED..=PAGE_DIR_SLOT_MAX_N_OWNED).contains(&n_owned)
+        };
+        if !fits {
+            Self::push(
+                out,
+                owned_at,
+                RecProblem::DirGroupSize {
+                    slot_idx: dir.slot_idx,
+                    n_owned,
+                },
+            );
+        }
+        dir.own = 0;
+        dir.slot_idx = dir.slot_idx.saturating_add(1);
+    }
+}
+
+struct DirCheck {
+    active: bool,
+    slot_idx: u16,
+    own: u32,
+}
+
+/// A bounded, loop-checked walk over one chain of a page. Call
+/// [`RecIter::next`] until it returns `Ok(None)`; after an `Err` it returns
+/// `Ok(None)`. The bound is fixed at the start: at most PAGE_N_HEAP
+/// records, and never more than (page size − PAGE_DATA) / 5.
+#[derive(Debug)]
+pub struct RecIter<'a, 'v> {
+    page: RecPage<'a>,
+    chain: Chain,
+    visited: &'v mut Visited,
+    cur: Option<usize>,
+    pending: Option<RecError>,
+    steps: u32,
+    limit: u32,
+    done: bool,
+}
+
+impl<'a, 'v> RecIter<'a, 'v> {
+    /// Starts a walk over `chain` of `page`, clearing `visited`. `None` on
+    /// compressed pages.
+    pub fn new(page: RecPage<'a>, chain: Chain, visited: &'v mut Visited) -> Option<Self> {
+        if page.is_compressed() {
+            return None;
+        }
+        visited.reset(page.logical);
+        let cap = page
+            .logical
+            .saturating_sub(PAGE_DATA)
+            .checked_div(REC_N_NEW_EXTRA_BYTES)
+            .unwrap_or(0);
+        let limit = u32::from(page.header.n_heap()).min(u32_of(cap));
+        let mut it = RecIter {
+            page,
+            chain,
+            visited,
+            cur: None,
+            pending: None,
+            steps: 0,
+            limit,
+            done: false,
+        };
+        match chain {
+            Chain::User => {
+                let infimum = page.format().infimum();
+                if it.limit == 0 {
+                    it.pending = Some(RecError {
+                        kind: RecErrorKind::TooMany { limit: 0 },
+                        page_offset: u16_of(PAGE_HEADER.saturating_add(PAGE_N_HEAP)),
+                    });
+                } else {
+                    it.visited.insert(infimum);
+                    it.steps = 1;
+                    it.cur = Some(infimum);
+                }
+            }
+            Chain::Free => {
+                let first = usize::from(page.header.free());
+                if first != 0 {
+                    let at = PAGE_HEADER.saturating_add(PAGE_FREE);
+                    match it.admit(first, at) {
+                        Ok(()) => it.cur = Some(first),
+                        Err(e) => it.pending = Some(e),
+                    }
+                }
+            }
+        }
+        Some(it)
+    }
+
+    /// The chain walked.
+    pub fn chain(&self) -> Chain {
+        self.chain
+    }
+    /// Records reached so far.
+    pub fn steps(&self) -> u32 {
+        self.steps
+    }
+    /// The walk's bound.
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// Accepts `target` as the next record, named by the bytes at `at`.
+    fn admit(&mut self, target: usize, at: usize) -> Result<(), RecError> {
+        let format = self.page.format();
+        let low = format.user_low();
+        let high = self.page.heap_limit();
+        let err = |kind| RecError {
+            kind,
+            page_offset: u16_of(at),
+        };
+        let ok = (self.chain == Chain::User && target == format.supremum())
+            || (target >= low && target < high);
+        if !ok {
+            return Err(err(RecErrorKind::OutOfPage {
+                target: u16_of(target),
+                low: u16_of(low),
+                high: u16_of(high),
+            }));
+        }
+        if self.steps >= self.limit {
+            return Err(err(RecErrorKind::TooMany { limit: self.limit }));
+        }
+        if !self.visited.insert(target) {
+            return Err(err(RecErrorKind::Loop {
+                target: u16_of(target),
+            }));
+        }
+        self.steps = self.steps.saturating_add(1);
+        Ok(())
+    }
+
+    /// Checks a user or free record's kind and heap number.
+    fn check(&self, rec: &Rec) -> Result<(), RecError> {
+        let origin = usize::from(rec.origin);
+        let format = self.page.format();
+        if let RecFormat::Compact = format {
+            let leaf = self.page.is_leaf();
+            let fits = match rec.rec_type {
+                RecType::Ordinary | RecType::Instant => leaf,
+                RecType::NodePtr => !leaf,
+                _ => false,
+            };
+            if !fits {
+                return Err(RecError {
+                    kind: RecErrorKind::BadType {
+                        status: rec.header.status,
+                    },
+                    page_offset: u16_of(origin.saturating_sub(REC_NEW_STATUS)),
+                });
+            }
+        }
+        let heap_no = rec.header.heap_no;
+        if heap_no < PAGE_HEAP_NO_USER_LOW || heap_no >= self.page.header.n_heap() {
+            let at = match format {
+                RecFormat::Compact => REC_NEW_HEAP_NO,
+                RecFormat::Redundant => REC_OLD_HEAP_NO,
+            };
+            return Err(RecError {
+                kind: RecErrorKind::HeapNo { heap_no },
+                page_offset: u16_of(origin.saturating_sub(at)),
+            });
+        }
+        Ok(())
+    }
+
+    /// The next record, `Ok(None)` at the end, or the error that ends the
+    /// walk.
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "Result<Option<Rec>> like object's NoteIterator::next: the walk stops after an error"
+    )]
+    pub fn next(&mut self) -> Result<Option<Rec>, RecError> {
+        if let Some(e) = self.pending.take() {
+            self.done = true;
+            return Err(e);
+        }
+        if self.done {
+            return Ok(None);
+        }
+        let Some(origin) = self.cur.take() else {
+            self.done = true;
+            return Ok(None);
+        };
+        let format = self.page.format();
+        let Some(rec) = self.page.record_at(u16_of(origin)) else {
+            self.done = true;
+            return Err(RecError {
+                kind: RecErrorKind::OutOfPage {
+                    target: u16_of(origin),
+                    low: u16_of(format.user_low()),
+                    high: u16_of(self.page.heap_limit()),
+                },
+                page_offset: u16_of(origin),
+            });
+        };
+        let system = self.chain == Chain::User
+            && (origin == format.infimum() || origin == format.supremum());
+        if !system {
+            if let Err(e) = self.check(&rec) {
+                self.done = true;
+                return Err(e);
+            }
+        }
+        if self.chain == Chain::User && origin == format.supremum() {
+            self.done = true;
+            return Ok(Some(rec));
+        }
+        let at = origin.saturating_sub(REC_NEXT);
+        match rec.header.next_origin(origin, self.page.logical) {
+            None if self.chain == Chain::User => {
+                self.pending = Some(RecError {
+                    kind: RecErrorKind::EndsEarly,
+                    page_offset: u16_of(at),
+                });
+            }
+            None => {}
+            Some(t) => match self.admit(t, at) {
+                Ok(()) => self.cur = Some(t),
+                Err(e) => self.pending = Some(e),
+            },
+        }
+        Ok(Some(rec))
+    }
+}
+
+/// Scratch space for [`RecPage::analyse`]: two offset sets (user and free
+/// chain). Allocate once per scan.
+#[derive(Clone, Debug, Default)]
+pub struct RecScratch {
+    /// Origins on the user chain of the last page analysed.
+    pub user: Visited,
+    /// Origins on its free chain.
+    pub free: Visited,
+}
+
+/// What is wrong with a page's records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecProblem {
+    /// The user chain breaks; the records after the break are not counted.
+    UserChain(RecError),
+    /// The free chain breaks.
+    FreeChain(RecError),
+    /// The infimum is not as `page_create` writes it (header, heap number,
+    /// `"infimum\0"`).
+    Infimum,
+    /// The supremum is not as `page_create` writes it (heap number, next 0,
+    /// `"supremum"`).
+    Supremum,
+    /// PAGE_N_RECS disagrees with the user records walked.
+    NRecs {
+        /// PAGE_N_RECS.
+        stated: u16,
+        /// User records walked.
+        walked: u32,
+    },
+    /// PAGE_N_HEAP disagrees with 2 + user records + free records.
+    NHeap {
+        /// PAGE_N_HEAP (without the format bit).
+        stated: u16,
+        /// Records counted.
+        counted: u32,
+    },
+    /// REDUNDANT: the user records' sizes do not add up to
+    /// PAGE_HEAP_TOP − supremum end − PAGE_GARBAGE (`page_get_data_size`).
+    DataSize {
+        /// From the header.
+        stated: u32,
+        /// Sum of record sizes.
+        counted: u32,
+    },
+    /// REDUNDANT: the free records hold more bytes than PAGE_GARBAGE.
+    Garbage {
+        /// PAGE_GARBAGE.
+        stated: u16,
+        /// Sum of the free records' sizes.
+        counted: u32,
+    },
+    /// PAGE_N_DIR_SLOTS is below 2 or the directory overlaps the heap.
+    DirSize {
+        /// PAGE_N_DIR_SLOTS.
+        n_dir_slots: u16,
+    },
+    /// A record owning a group is not the one its slot names (the
+    /// directory check stops here).
+    DirSlot {
+        /// The slot.
+        slot_idx: u16,
+        /// The origin the slot holds (0 if past PAGE_N_DIR_SLOTS).
+        found: u16,
+        /// The owning record's origin.
+        expected: u16,
+    },
+    /// A slot's record's n_owned is not the size of its group (the
+    /// directory check stops here).
+    NOwned {
+        /// The slot.
+        slot_idx: u16,
+        /// n_owned.
+        stated: u8,
+        /// Records in the group.
+        counted: u32,
+    },
+    /// A group's size is outside 4..8 (1 for slot 0, 1..8 for the last).
+    DirGroupSize {
+        /// The slot.
+        slot_idx: u16,
+        /// n_owned.
+        n_owned: u8,
+    },
+    /// The chain used a different number of slots than PAGE_N_DIR_SLOTS.
+    DirSlotCount {
+        /// PAGE_N_DIR_SLOTS.
+        stated: u16,
+        /// Slots matched by owning records.
+        used: u16,
+    },
+    /// The free chain reaches a record of the user chain.
+    FreeInChain {
+        /// The record.
+        origin: u16,
+    },
+    /// REDUNDANT: a record's field offsets are not ascending, or its header
+    /// and offsets reach below the user records.
+    Fields {
+        /// The record.
+        origin: u16,
+        /// Its n_fields.
+        n_fields: u16,
+    },
+    /// REDUNDANT: a record's data ends past PAGE_HEAP_TOP.
+    RecordBounds {
+        /// The record.
+        origin: u16,
+        /// Where its data ends.
+        end: u32,
+    },
+}
+
+/// A record problem and the page offset of the faulty bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RecFinding {
+    /// Page offset.
+    pub page_offset: u16,
+    /// What is wrong.
+    pub problem: RecProblem,
+}
+
+/// What walking a page's chains counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecCounts {
+    /// User records walked (delete-marked ones included; on MariaDB the
+    /// instant ALTER metadata record included).
+    pub n_recs: u32,
+    /// Delete-marked user records.
+    pub n_deleted: u32,
+    /// Leaf records with the MIN_REC flag (MariaDB's instant ALTER
+    /// metadata record; 0 elsewhere).
+    pub n_min_rec: u32,
+    /// Records on the free (garbage) chain.
+    pub n_free: u32,
+    /// The user chain reached the supremum.
+    pub user_complete: bool,
+    /// The free chain ended cleanly.
+    pub free_complete: bool,
+    /// REDUNDANT: exact bytes of the user records (header, field offsets
+    /// and data), when the chain is complete; equals `page_get_data_size`
+    /// on a sound page. `None` for COMPACT (see
+    /// [`PageRecords::data_size`]).
+    pub record_bytes: Option<u32>,
+    /// REDUNDANT: exact bytes of the free records.
+    pub free_bytes: Option<u32>,
+}
+
+/// How the records of a page were read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecWalk {
+    /// Both chains were walked.
+    Walked(RecCounts),
+    /// ROW_FORMAT=COMPRESSED: the records are in a zlib stream and were
+    /// not walked; only the header figures are known.
+    Compressed,
+}
+
+/// Per-page figures: from the header, and from the walk when there is one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PageRecords {
+    /// Record format.
+    pub format: RecFormat,
+    /// PAGE_LEVEL.
+    pub level: u16,
+    /// PAGE_N_RECS.
+    pub n_recs_stated: u16,
+    /// PAGE_N_HEAP (without the format bit).
+    pub n_heap: u16,
+    /// Bytes of live user records from the header, as InnoDB's
+    /// `page_get_data_size` and `INNODB_BUFFER_PAGE.DATA_SIZE`: PAGE_HEAP_TOP
+    /// − supremum end − PAGE_GARBAGE. For COMPACT pages this is the only
+    /// record-bytes figure (record sizes need the column layout); for
+    /// REDUNDANT pages compare [`RecCounts::record_bytes`].
+    pub data_size: u32,
+    /// Used, free and garbage bytes and the fill, from the header.
+    pub fill: PageFill,
+    /// The walk, or why there is none.
+    pub walk: RecWalk,
+}
+
+impl PageRecords {
+    /// The walk's counts, if the page was walked.
+    pub fn counts(&self) -> Option<&RecCounts> {
+        match &self.walk {
+            RecWalk::Walked(c) => Some(c),
+            RecWalk::Compressed => None,
+        }
+    }
+    /// User records: walked, or PAGE_N_RECS on compressed pages.
+    pub fn n_recs(&self) -> u32 {
+        self.counts()
+            .map_or(u32::from(self.n_recs_stated), |c| c.n_recs)
+    }
+    /// Bytes of user records: exact for walked REDUNDANT pages, else
+    /// [`Self::data_size`].
+    pub fn record_bytes(&self) -> u32 {
+        self.counts()
+            .and_then(|c| c.record_bytes)
+            .unwrap_or(self.data_size)
+    }
+}
+
+impl fmt::Display for RecErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RecErrorKind::OutOfPage { target, low, high } => write!(
+                f,
+                "points at offset {target}, outside the record area [{low}, {high})"
+            ),
+            RecErrorKind::Loop { target } => {
+                write!(f, "points back at record {target} (loop)")
+            }
+            RecErrorKind::TooMany { limit } => {
+                write!(f, "has more than {limit} records (PAGE_N_HEAP)")
+            }
+            RecErrorKind::EndsEarly => f.write_str("ends before the supremum"),
+            RecErrorKind::BadType { status } => {
+                write!(f, "reaches a record with status {status}, wrong here")
+            }
+            RecErrorKind::HeapNo { heap_no } => {
+                write!(
+                    f,
+                    "reaches a record with heap number {heap_no}, out of range"
+                )
+            }
+        }
+    }
+}
+
+impl fmt::Display for RecProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RecProblem::UserChain(e) => write!(f, "record chain {}", e.kind),
+            RecProblem::FreeChain(e) => write!(f, "free record chain {}", e.kind),
+            RecProblem::Infimum => f.write_str("infimum record damaged"),
+            RecProblem::Supremum => f.write_str("supremum record damaged"),
+            RecProblem::NRecs { stated, walked } => {
+                write!(f, "PAGE_N_RECS is {stated}, but {walked} records are chained")
+            }
+            RecProblem::NHeap { stated, counted } => write!(
+                f,
+                "PAGE_N_HEAP is {stated}, but the chains hold {counted} records"
+            ),
+            RecProblem::DataSize { stated, counted } => write!(
+                f,
+                "records hold {counted} bytes, but the header says {stated}"
+            ),
+            RecProblem::Garbage { stated, counted } => write!(
+                f,
+                "free records hold {counted} bytes, more than PAGE_GARBAGE {stated}"
+            ),
+            RecProblem::DirSize { n_dir_slots } => write!(
+                f,
+                "PAGE_N_DIR_SLOTS {n_dir_slots}: the directory does not fit above the heap"
+            ),
+            RecProblem::DirSlot {
+                slot_idx,
+                found,
+                expected,
+            } => write!(
+                f,
+                "directory slot {slot_idx} points at {found}, but record {expected} owns the group"
+            ),
+            RecProblem::NOwned {
+                slot_idx,
+                stated,
+                counted,
+            } => write!(
+                f,
+                "record of directory slot {slot_idx} owns {stated} records, the group has {counted}"
+            ),
+            RecProblem::DirGroupSize { slot_idx, n_owned } => write!(
+                f,
+                "directory slot {slot_idx} owns {n_owned} records, outside the allowed range"
+            ),
+            RecProblem::DirSlotCount { stated, used } => write!(
+                f,
+                "PAGE_N_DIR_SLOTS is {stated}, but the records use {used} slots"
+            ),
+            RecProblem::FreeInChain { origin } => {
+                write!(f, "free record chain reaches live record {origin}")
+            }
+            RecProblem::Fields { origin, n_fields } => write!(
+                f,
+                "record {origin}: {n_fields} field offsets that do not ascend or reach below the heap"
+            ),
+            RecProblem::RecordBounds { origin, end } => {
+                write!(f, "record {origin} ends at {end}, past PAGE_HEAP_TOP")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::index::{PAGE_LEVEL, PAGE_N_DIR_SLOTS};
+
+    /// A tiny index page builder: records are appended to the heap and
+    /// chained in insertion order; `finish` writes the directory and header.
+    pub(crate) struct PageBuilder {
+        pub page: Vec<u8>,
+        pub format: RecFormat,
+        /// Origins in chain order, infimum and supremum excluded.
+        pub chain: Vec<usize>,
+        pub free: Vec<usize>,
+        pub top: usize,
+        pub heap_no: u16,
+        pub garbage: u16,
+        pub level: u16,
+    }
+
+    impl PageBuilder {
+        pub fn new(size: usize, format: RecFormat) -> Self {
+            let mut b = PageBuilder {
+                page: vec![0u8; size],
+                format,
+                chain: Vec::new(),
+                free: Vec::new(),
+                top: format.supremum_end(),
+                heap_no: 2,
+                garbage: 0,
+                level: 0,
+            };
+            // The system records as page_create_low writes them.
+            let inf = format.infimum();
+            let sup = format.supremum();
+            b.page[inf..inf + 8].copy_from_slice(INFIMUM_DATA);
+            b.page[sup..sup + 8].copy_from_slice(SUPREMUM_DATA);
+            b.header(inf, 0x01, 0, REC_STATUS_INFIMUM, 1);
+            b.header(sup, 0x01, 1, REC_STATUS_SUPREMUM, 1);
+            if format == RecFormat::Redundant {
+                b.page[inf - 7] = 8;
+                b.page[sup - 7] = 9;
+            }
+            b
+        }
+
+        pub fn put16(&mut self, at: usize, v: u16) {
+            self.page[at..at + 2].copy_from_slice(&v.to_be_bytes());
+        }
+
+        /// Writes a header at `origin` (next left 0); REDUNDANT records get
+        /// `n_fields` one-byte offsets.
+        fn header(&mut self, origin: usize, b5: u8, heap_no: u16, status: u8, n_fields: u16) {
+            match self.format {
+                RecFormat::Compact => {
+                    self.page[origin - 5] = b5;
+                    self.put16(origin - 4, (heap_no << 3) | u16::from(status));
+                }
+                RecFormat::Redundant => {
+                    // Bytes 5..3: heap_no (13 bits), n_fields (10), short (1).
+                    self.page[origin - 6] = b5;
+                    let v = (u32::from(heap_no) << 11) | (u32::from(n_fields) << 1) | 1;
+                    self.page[origin - 5..origin - 2].copy_from_slice(&v.to_be_bytes()[1..]);
+                }
+            }
+        }
+
+        /// Appends a user record with `data` (REDUNDANT: fields of the given
+        /// lengths, 1-byte offsets) and chains it last. Returns its origin.
+        pub fn push(&mut self, info: u8, fields: &[usize]) -> usize {
+            let n = fields.len();
+            let extra = match self.format {
+                RecFormat::Compact => 5,
+                RecFormat::Redundant => 6 + n,
+            };
+            let origin = self.top + extra;
+            let len: usize = fields.iter().sum();
+            let status = if self.level > 0 {
+                REC_STATUS_NODE_PTR
+            } else {
+                REC_STATUS_ORDINARY
+            };
+            let heap_no = self.heap_no;
+            self.header(origin, info, heap_no, status, n as u16);
+            if self.format == RecFormat::Redundant {
+                let mut end = 0;
+                for (i, l) in fields.iter().enumerate() {
+                    end += l;
+                    self.page[origin - 7 - i] = end as u8;
+                }
+            }
+            for (i, b) in self.page[origin..origin + len].iter_mut().enumerate() {
+                *b = (i as u8) | 0x40;
+            }
+            self.heap_no += 1;
+            self.top = origin + len;
+            self.chain.push(origin);
+            origin
+        }
+
+        /// Moves the chained record at `origin` to the free list (as
+        /// page_mem_free does; the delete flag set, the size counted).
+        pub fn delete(&mut self, origin: usize, size: u16) {
+            self.chain.retain(|&o| o != origin);
+            self.free.push(origin);
+            self.garbage += size;
+        }
+
+        fn link(&mut self, from: usize, to: usize) {
+            let v = match (self.format, to) {
+                (_, 0) => 0,
+                (RecFormat::Compact, _) => (to as i64 - from as i64) as u16,
+                (RecFormat::Redundant, _) => to as u16,
+            };
+            self.put16(from - 2, v);
+        }
+
+        fn set_owned(&mut self, origin: usize, n: u8) {
+            let at = origin - self.format.extra_bytes();
+            self.page[at] = (self.page[at] & 0xF0) | n;
+        }
+
+        /// Chains, builds the directory (groups of 4), writes the header.
+        pub fn finish(&mut self) -> &[u8] {
+            let size = self.page.len();
+            let inf = self.format.infimum();
+            let sup = self.format.supremum();
+            let mut order = vec![inf];
+            order.extend(self.chain.iter().copied());
+            order.push(sup);
+            for w in order.clone().windows(2) {
+                self.link(w[0], w[1]);
+            }
+            self.link(sup, 0);
+            let free = self.free.clone();
+            for (i, &o) in free.iter().enumerate() {
+                self.link(o, free.get(i + 1).copied().unwrap_or(0));
+                let at = o - self.format.extra_bytes();
+                self.page[at] |= REC_INFO_DELETED_FLAG;
+            }
+            // Directory: infimum alone, then groups of 4, the rest with the
+            // supremum.
+            for &o in &order {
+                self.set_owned(o, 0);
+            }
+            let mut slots = vec![inf];
+            self.set_owned(inf, 1);
+            let users = &order[1..order.len() - 1];
+            let groups = users.len() / 4;
+            let groups = if users.len() % 4 == 0 && groups > 0 {
+                groups - 1
+            } else {
+                groups
+            };
+            for g in 0..groups {
+                let owner = users[g * 4 + 3];
+                self.set_owned(owner, 4);
+                slots.push(owner);
+            }
+            self.set_owned(sup, (users.len() - groups * 4 + 1) as u8);
+            slots.push(sup);
+            for (i, &s) in slots.iter().enumerate() {
+                self.put16(size - 8 - 2 * (i + 1), s as u16);
+            }
+            let h = PAGE_HEADER;
+            self.put16(h + PAGE_N_DIR_SLOTS, slots.len() as u16);
+            self.put16(h + PAGE_HEAP_TOP, self.top as u16);
+            let fmt_bit = if self.format == RecFormat::Compact {
+                0x8000
+            } else {
+                0
+            };
+            self.put16(h + PAGE_N_HEAP, fmt_bit | self.heap_no);
+            self.put16(h + PAGE_FREE, free.first().copied().unwrap_or(0) as u16);
+            self.put16(h + PAGE_GARBAGE, self.garbage);
+            self.put16(h + PAGE_N_RECS, self.chain.len() as u16);
+            self.put16(h + PAGE_LEVEL, self.level);
+            &self.page
+        }
+    }
+
+    fn analyse(page: &[u8]) -> (PageRecords, Vec<RecFinding>) {
+        let p = RecPage::new(page, page.len() as u32).unwrap();
+        let mut scratch = RecScratch::default();
+        let mut out = Vec::new();
+        let r = p.analyse(&mut scratch, &mut out);
+        (r, out)
+    }
+
+    fn walk_all(page: &[u8]) -> (Vec<Rec>, Option<RecError>) {
+        let p = RecPage::new(page, page.len() as u32).unwrap();
+        let mut v = Visited::new();
+        let mut it = p.records(&mut v).unwrap();
+        let mut recs = Vec::new();
+        loop {
+            match it.next() {
+                Ok(Some(r)) => recs.push(r),
+                Ok(None) => return (recs, None),
+                Err(e) => {
+                    assert_eq!(it.next(), Ok(None), "stops after the first error");
+                    return (recs, Some(e));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn constants_match_innodb() {
+        // rec.h: the masks of each format cover their header bytes exactly.
+        assert_eq!(
+            u32::from(REC_OLD_SHORT_MASK)
+                ^ (u32::from(REC_OLD_N_FIELDS_MASK))
+                ^ (u32::from(REC_HEAP_NO_MASK) << 8)
+                ^ (u32::from(REC_N_OWNED_MASK) << 24)
+                ^ (u32::from(REC_INFO_BITS_MASK) << 24),
+            0xFFFF_FFFF
+        );
+        assert_eq!(
+            u32::from(REC_NEW_STATUS_MASK)
+                ^ u32::from(REC_HEAP_NO_MASK)
+                ^ (u32::from(REC_N_OWNED_MASK) << 16)
+                ^ (u32::from(REC_INFO_BITS_MASK) << 16),
+            0xFF_FFFF
+        );
+        assert_eq!(RecFormat::Compact.user_low(), 125);
+        assert_eq!(RecFormat::Redundant.user_low(), 132);
+        // page0page.h infimum_extra / supremum_extra_data.
+        assert_eq!(
+            INFIMUM_DATA,
+            &[0x69, 0x6e, 0x66, 0x69, 0x6d, 0x75, 0x6d, 0x00]
+        );
+        assert_eq!(
+            SUPREMUM_DATA,
+            &[0x73, 0x75, 0x70, 0x72, 0x65, 0x6d, 0x75, 0x6d]
+        );
+    }
+
+    #[test]
+    fn empty_pages_of_both_formats_are_clean() {
+        for format in [RecFormat::Compact, RecFormat::Redundant] {
+            let mut b = PageBuilder::new(16384, format);
+            let page = b.finish().to_vec();
+            let (recs, err) = walk_all(&page);
+            assert_eq!(err, None);
+            assert_eq!(
+                recs.iter().map(|r| r.rec_type).collect::<Vec<_>>(),
+                [RecType::Infimum, RecType::Supremum]
+            );
+            let (r, out) = analyse(&page);
+            assert_eq!(out, [], "{format:?}");
+            let c = r.counts().unwrap();
+            assert_eq!((c.n_recs, c.n_free, c.user_complete), (0, 0, true));
+            assert_eq!(r.data_size, 0);
+            if format == RecFormat::Redundant {
+                assert_eq!(c.record_bytes, Some(0));
+            } else {
+                assert_eq!(c.record_bytes, None);
+            }
+        }
+    }
+
+    #[test]
+    fn compact_page_walks_counts_and_checks_the_directory() {
+        let mut b = PageBuilder::new(16384, RecFormat::Compact);
+        for _ in 0..10 {
+            b.push(0, &[20]);
+        }
+        let marked = b.chain[3];
+        b.page[marked - 5] |= REC_INFO_DELETED_FLAG;
+        let gone = b.chain[7];
+        b.delete(gone, 25);
+        let page = b.finish().to_vec();
+        let (recs, err) = walk_all(&page);
+        assert_eq!(err, None);
+        assert_eq!(recs.len(), 11);
+        assert_eq!(recs[1].origin as usize, 125);
+        assert_eq!(recs[1].header.heap_no, 2);
+        assert!(recs[4].header.is_deleted());
+        let (r, out) = analyse(&page);
+        assert_eq!(out, []);
+        let c = r.counts().unwrap();
+        assert_eq!((c.n_recs, c.n_deleted, c.n_free), (9, 1, 1));
+        assert!(c.user_complete && c.free_complete);
+        // DATA_SIZE: heap top − 120 − garbage = 10 × 25 − 25.
+        assert_eq!(r.data_size, 225);
+        assert_eq!(r.record_bytes(), 225);
+        assert_eq!(r.n_recs(), 9);
+        assert_eq!(r.fill.garbage, 25);
+    }
+
+    #[test]
+    fn redundant_page_exposes_fields_and_sizes() {
+        let mut b = PageBuilder::new(16384, RecFormat::Redundant);
+        for _ in 0..6 {
+            b.push(0, &[4, 6, 7, 10]);
+        }
+        let gone = b.chain[2];
+        b.delete(gone, 6 + 4 + 27);
+        let page = b.finish().to_vec();
+        let p = RecPage::new(&page, 16384).unwrap();
+        let rec = p.record_at(b.chain[0] as u16).unwrap();
+        assert_eq!(rec.header.n_fields, 4);
+        assert!(rec.header.one_byte_offsets);
+        let fields: Vec<RecField> = rec.fields(&page).collect();
+        assert_eq!(fields.len(), 4);
+        assert_eq!(
+            (fields[1].start, fields[1].end, fields[1].len()),
+            (4, 10, 6)
+        );
+        assert_eq!(rec.data_size(&page), Some(27));
+        assert_eq!(rec.size(&page), Some(6 + 4 + 27));
+        let (r, out) = analyse(&page);
+        assert_eq!(out, []);
+        let c = r.counts().unwrap();
+        assert_eq!((c.n_recs, c.n_free), (5, 1));
+        assert_eq!(c.record_bytes, Some(5 * 37));
+        assert_eq!(c.free_bytes, Some(37));
+        assert_eq!(r.data_size, 5 * 37);
+        // A damaged offset is caught.
+        let mut bad = page.clone();
+        bad[b.chain[0] - 6 - 3] = 2;
+        let (_, out) = analyse(&bad);
+        assert!(out
+            .iter()
+            .any(|f| matches!(f.problem, RecProblem::Fields { .. })));
+    }
+
+    #[test]
+    fn redundant_node_pointer_gives_its_child() {
+        let mut b = PageBuilder::new(16384, RecFormat::Redundant);
+        b.level = 1;
+        let o = b.push(0, &[4, 4]);
+        b.page[o + 4..o + 8].copy_from_slice(&77u32.to_be_bytes());
+        let page = b.finish().to_vec();
+        let p = RecPage::new(&page, 16384).unwrap();
+        let rec = p.record_at(o as u16).unwrap();
+        assert_eq!(rec.rec_type, RecType::NodePtr);
+        assert_eq!(rec.child_page(&page), Some(PageNo(77)));
+        let (_, out) = analyse(&page);
+        assert_eq!(out, []);
+    }
+
+    #[test]
+    fn loops_are_caught() {
+        for format in [RecFormat::Compact, RecFormat::Redundant] {
+            let mut b = PageBuilder::new(16384, format);
+            for _ in 0..5 {
+                b.push(0, &[8]);
+            }
+            b.finish();
+            // Record 4 points back at record 2.
+            let (from, to) = (b.chain[3], b.chain[1]);
+            b.link(from, to);
+            let (recs, err) = walk_all(&b.page);
+            assert_eq!(recs.len(), 5);
+            assert_eq!(
+                err,
+                Some(RecError {
+                    kind: RecErrorKind::Loop { target: to as u16 },
+                    page_offset: (from - 2) as u16,
+                })
+            );
+            let (r, out) = analyse(&b.page);
+            assert!(!r.counts().unwrap().user_complete);
+            assert!(matches!(out[0].problem, RecProblem::UserChain(_)));
+            // A self-loop (COMPACT cannot say it: a relative 0 ends the chain).
+            b.link(from, from);
+            let (_, err) = walk_all(&b.page);
+            let want = match format {
+                RecFormat::Compact => RecErrorKind::EndsEarly,
+                RecFormat::Redundant => RecErrorKind::Loop {
+                    target: from as u16,
+                },
+            };
+            assert_eq!(err.unwrap().kind, want);
+        }
+    }
+
+    #[test]
+    fn out_of_page_and_early_ends_are_caught() {
+        let mut b = PageBuilder::new(16384, RecFormat::Compact);
+        for _ in 0..3 {
+            b.push(0, &[8]);
+        }
+        b.finish();
+        let r1 = b.chain[0];
+        // Past the heap top.
+        b.put16(r1 - 2, 0x3000);
+        let (_, err) = walk_all(&b.page);
+        assert!(matches!(
+            err.unwrap().kind,
+            RecErrorKind::OutOfPage { high, .. } if usize::from(high) == b.top
+        ));
+        // Into the page header (a negative relative offset).
+        b.put16(r1 - 2, (-100i16) as u16);
+        let (_, err) = walk_all(&b.page);
+        assert!(matches!(
+            err.unwrap().kind,
+            RecErrorKind::OutOfPage { target: 25, .. }
+        ));
+        // Next = 0 in the middle.
+        b.put16(r1 - 2, 0);
+        let (recs, err) = walk_all(&b.page);
+        assert_eq!(recs.len(), 2);
+        assert_eq!(err.unwrap().kind, RecErrorKind::EndsEarly);
+        // PAGE_FREE out of the heap.
+        b.finish();
+        b.put16(PAGE_HEADER + PAGE_FREE, 60000);
+        let (r, out) = analyse(&b.page);
+        assert!(!r.counts().unwrap().free_complete);
+        assert_eq!(out[0].page_offset as usize, PAGE_HEADER + PAGE_FREE);
+        // A short page of 1 KiB whose heap top lies past its end.
+        let mut b = PageBuilder::new(1024, RecFormat::Compact);
+        b.push(0, &[8]);
+        b.finish();
+        b.put16(PAGE_HEADER + PAGE_HEAP_TOP, 0xFFFF);
+        b.put16(b.chain[0] - 2, 2000);
+        let (_, err) = walk_all(&b.page);
+        assert!(matches!(err.unwrap().kind, RecErrorKind::OutOfPage { .. }));
+    }
+
+    #[test]
+    fn walks_are_bounded_by_n_heap() {
+        let mut b = PageBuilder::new(16384, RecFormat::Compact);
+        for _ in 0..6 {
+            b.push(0, &[8]);
+        }
+        b.finish();
+        // Every record claims heap number 2, so only the bound stops it.
+        for &o in &b.chain.clone() {
+            b.put16(o - 4, 2 << 3);
+        }
+        b.put16(PAGE_HEADER + PAGE_N_HEAP, 0x8000 | 4);
+        let (recs, err) = walk_all(&b.page);
+        assert_eq!(recs.len(), 4);
+        assert_eq!(err.unwrap().kind, RecErrorKind::TooMany { limit: 4 });
+        // PAGE_N_HEAP 0: nothing is walked.
+        b.put16(PAGE_HEADER + PAGE_N_HEAP, 0x8000);
+        let (recs, err) = walk_all(&b.page);
+        assert!(recs.is_empty());
+        assert_eq!(err.unwrap().kind, RecErrorKind::TooMany { limit: 0 });
+    }
+
+    #[test]
+    fn types_and_heap_numbers_are_checked() {
+        let mut b = PageBuilder::new(16384, RecFormat::Compact);
+        for _ in 0..3 {
+            b.push(0, &[8]);
+        }
+        b.finish();
+        let r2 = b.chain[1];
+        // A node pointer on a leaf.
+        b.page[r2 - 3] |= 1;
+        let (_, err) = walk_all(&b.page);
+        assert_eq!(
+            err.unwrap(),
+            RecError {
+                kind: RecErrorKind::BadType { status: 1 },
+                page_offset: (r2 - 3) as u16
+            }
+        );
+        // MariaDB instant status 4 is fine on a leaf.
+        b.page[r2 - 3] = (b.page[r2 - 3] & !7) | 4;
+        let (recs, err) = walk_all(&b.page);
+        assert_eq!(err, None);
+        assert_eq!(recs[2].rec_type, RecType::Instant);
+        // A heap number past PAGE_N_HEAP.
+        b.put16(r2 - 4, 99 << 3);
+        let (_, err) = walk_all(&b.page);
+        assert_eq!(err.unwrap().kind, RecErrorKind::HeapNo { heap_no: 99 });
+    }
+
+    #[test]
+    fn header_and_directory_disagreements_are_findings() {
+        let mut b = PageBuilder::new(16384, RecFormat::Compact);
+        for _ in 0..9 {
+            b.push(0, &[8]);
+        }
+        b.finish();
+        let clean = b.page.clone();
+        b.put16(PAGE_HEADER + PAGE_N_RECS, 8);
+        let (_, out) = analyse(&b.page);
+        assert_eq!(
+            out,
+            [RecFinding {
+                page_offset: 54,
+                problem: RecProblem::NRecs {
+                    stated: 8,
+                    walked: 9
+                }
+            }]
+        );
+        // A slot pointing elsewhere.
+        b.page = clean.clone();
+        b.put16(16384 - 8 - 4, 130);
+        let (_, out) = analyse(&b.page);
+        assert!(matches!(
+            out[0].problem,
+            RecProblem::DirSlot {
+                slot_idx: 1,
+                found: 130,
+                ..
+            }
+        ));
+        // A wrong n_owned.
+        b.page = clean.clone();
+        let owner = b.chain[3];
+        b.page[owner - 5] = 3;
+        let (_, out) = analyse(&b.page);
+        assert!(matches!(
+            out[0].problem,
+            RecProblem::NOwned {
+                slot_idx: 1,
+                stated: 3,
+                counted: 4
+            }
+        ));
+        // Damaged infimum text and a directory overlapping the heap.
+        b.page = clean.clone();
+        b.page[99] = b'X';
+        b.put16(PAGE_HEADER + PAGE_N_DIR_SLOTS, 8100);
+        let (_, out) = analyse(&b.page);
+        assert_eq!(out[0].problem, RecProblem::Infimum);
+        assert_eq!(out[0].page_offset, 94);
+        assert!(out
+            .iter()
+            .any(|f| f.problem == RecProblem::DirSize { n_dir_slots: 8100 }));
+        // n_heap.
+        b.page = clean;
+        b.put16(PAGE_HEADER + PAGE_N_HEAP, 0x8000 | 15);
+        let (_, out) = analyse(&b.page);
+        assert_eq!(
+            out[0].problem,
+            RecProblem::NHeap {
+                stated: 15,
+                counted: 11
+            }
+        );
+    }
+
+    #[test]
+    fn free_chain_into_live_records_is_caught() {
+        let mut b = PageBuilder::new(16384, RecFormat::Redundant);
+        for _ in 0..4 {
+            b.push(0, &[8]);
+        }
+        b.finish();
+        b.put16(PAGE_HEADER + PAGE_FREE, b.chain[2] as u16);
+        let (r, out) = analyse(&b.page);
+        assert!(!r.counts().unwrap().free_complete);
+        assert!(out
+            .iter()
+            .any(|f| matches!(f.problem, RecProblem::FreeInChain { .. })));
+    }
+
+    #[test]
+    fn compressed_pages_are_recognised_not_walked() {
+        let mut b = PageBuilder::new(16384, RecFormat::Compact);
+        b.push(0, &[8]);
+        b.finish();
+        let zip = &b.page[..8192];
+        let p = RecPage::new(zip, 16384).unwrap();
+        assert!(p.is_compressed());
+        assert!(p.records(&mut Visited::new()).is_none());
+        assert!(p.record_at(125).is_none());
+        assert_eq!(p.dir_slot(0), None);
+        let r = p.analyse(&mut RecScratch::default(), &mut Vec::new());
+        assert_eq!(r.walk, RecWalk::Compressed);
+        assert_eq!(r.n_recs(), 1);
+        assert_eq!(r.data_size, 13);
+        assert!(r.fill.approximate);
+        assert!(RecPage::new(&b.page, 8192).is_none());
+        assert!(RecPage::new(&b.page[..50], 16384).is_none());
+    }
+
+    #[test]
+    fn sixty_four_k_pages_wrap_relative_offsets() {
+        let mut b = PageBuilder::new(65536, RecFormat::Compact);
+        for _ in 0..3 {
+            b.push(0, &[8]);
+        }
+        b.finish();
+        let (recs, err) = walk_all(&b.page);
+        assert_eq!(err, None);
+        assert_eq!(recs.len(), 5);
+        // Supremum → back: relative offsets wrap modulo 64K.
+        let h = RecHeader::read(&b.page, 200, RecFormat::Compact).unwrap();
+        let h = RecHeader {
+            next_raw: 0xFFF0,
+            ..h
+        };
+        assert_eq!(h.next_origin(200, 65536), Some(184));
+        assert_eq!(h.next_origin(200, 16384), Some((200 + 0xFFF0) % 16384));
+    }
+
+    #[test]
+    fn mutated_pages_never_panic_and_stay_bounded() {
+        // Seeded xorshift; no dependency.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (format, size) in [
+            (RecFormat::Compact, 16384),
+            (RecFormat::Redundant, 16384),
+            (RecFormat::Compact, 4096),
+            (RecFormat::Redundant, 65536),
+        ] {
+            let mut b = PageBuilder::new(size, format);
+            for k in 0..40 {
+                b.push((k % 3) as u8 * 0x10, &[4, 3 + k % 5]);
+            }
+            let gone = b.chain[5];
+            b.delete(gone, 20);
+            let clean = b.finish().to_vec();
+            let mut scratch = RecScratch::default();
+            let mut visited = Visited::new();
+            let mut out = Vec::new();
+            for _ in 0..3000 {
+                let mut page = clean.clone();
+                for _ in 0..(1 + rnd() % 4) {
+                    // Mostly the header and the first records.
+                    let at = if rnd() % 2 == 0 {
+                        (rnd() % 700) as usize
+                    } else {
+                        (rnd() % size as u64) as usize
+                    };
+                    page[at] ^= 1 << (rnd() % 8);
+                }
+                let p = RecPage::new(&page, size as u32).unwrap();
+                out.clear();
+                let r = p.analyse(&mut scratch, &mut out);
+                let c = r.counts().unwrap();
+                assert!(c.n_recs + c.n_free <= u32::from(r.n_heap));
+                for chain in [Chain::User, Chain::Free] {
+                    let mut it = RecIter::new(p, chain, &mut visited).unwrap();
+                    let mut n = 0u32;
+                    while let Ok(Some(rec)) = it.next() {
+                        n += 1;
+                        let _ = (rec.fields(&page).count(), rec.size(&page));
+                        let _ = rec.child_page(&page);
+                    }
+                    assert!(n <= it.limit());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn views_of_tablespace_pages() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/mysql56/rf_redundant.ibd"
+        );
+        let Ok(data) = std::fs::read(path) else {
+            return;
+        };
+        let ts = Tablespace::new(&data).unwrap();
+        let p = RecPage::of(&ts, PageNo(3)).unwrap();
+        assert_eq!(p.format(), RecFormat::Redundant);
+        assert_eq!(
+            RecPage::of(&ts, PageNo(2)).unwrap_err(),
+            NoRecords::NotIndex(PageType(3))
+        );
+        assert_eq!(
+            RecPage::of(&ts, PageNo(99999)).unwrap_err(),
+            NoRecords::PastFile
+        );
+    }
+
+    #[test]
+    fn display_texts() {
+        let e = RecError {
+            kind: RecErrorKind::Loop { target: 200 },
+            page_offset: 198,
+        };
+        assert_eq!(
+            RecProblem::UserChain(e).to_string(),
+            "record chain points back at record 200 (loop)"
+        );
+        assert_eq!(RecType::NodePtr.name(), "node_ptr");
+        assert_eq!(RecFormat::Redundant.name(), "redundant");
+    }
+}

@@ -1,0 +1,94 @@
+#!/bin/sh
+# Seeds the fuzz corpora from the committed fixtures (fuzz/corpus/ is
+# git-ignored: run this again after a fresh checkout). Run from anywhere.
+#
+#   page:  one page per file, prefixed with the page-size selector byte the
+#          target reads (index into PAGE_SIZES: 2 = 4K, 3 = 8K, 4 = 16K).
+#   records: INDEX pages, prefixed with the records target's control byte
+#          (page-size index; +8: logical 16K, a ROW_FORMAT=COMPRESSED page).
+#   space: the first pages of a file, prefixed with the control byte
+#          (0x07: detect the format; 0x0c: force 16K and re-seal with crc32;
+#          0x14: force 16K and re-seal with full_crc32; 0x1b: force 8K and
+#          re-seal with zip crc32; 0x0a / 0x12: force 4K, crc32 / full_crc32).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+fx="$here/../fixtures"
+page="$here/corpus/page"
+space="$here/corpus/space"
+records="$here/corpus/records"
+mkdir -p "$page" "$space" "$records"
+
+# page FILE SIZE_INDEX PAGE_SIZE PAGE_NO...
+page() {
+    f=$1 idx=$2 size=$3
+    shift 3
+    name=$(echo "$f" | tr / _)
+    for n in "$@"; do
+        {
+            printf "\\$(printf %03o "$idx")"
+            dd if="$fx/$f" bs="$size" skip="$n" count=1 status=none
+        } >"$page/${name%.ibd}_p$n"
+    done
+}
+
+# records FILE CTL PAGE_SIZE PAGE_NO...
+records() {
+    f=$1 ctl=$2 size=$3
+    shift 3
+    name=$(echo "$f" | tr / _)
+    for n in "$@"; do
+        {
+            printf "\\$(printf %03o "$ctl")"
+            dd if="$fx/$f" bs="$size" skip="$n" count=1 status=none
+        } >"$records/${name%.ibd}_p$n"
+    done
+}
+
+# space FILE CTL PAGE_SIZE N_PAGES
+space() {
+    f=$1 ctl=$2 size=$3 n=$4
+    name=$(echo "$f" | tr / _)
+    {
+        printf "\\$(printf %03o "$ctl")"
+        dd if="$fx/$f" bs="$size" count="$n" status=none
+    } >"$space/${name%.ibd}_$ctl"
+}
+
+page mysql56/ai_int.ibd 4 16384 0 1 2 3 4 18
+page mysql56/rf_compressed8.ibd 3 8192 0 2 3 4
+page mysql56-crc32/ai_int.ibd 4 16384 0 2 3
+page mysql56-none/ai_int.ibd 4 16384 0 3
+page mysql56/rf_redundant.ibd 4 16384 3 4
+page mariadb1011/ai_int.ibd 4 16384 0 2 3 4
+page mariadb1011-4k/ai_int.ibd 2 4096 0 2 3 4
+page mariadb1011-crc32/pagecomp.ibd 4 16384 0 3 4
+page mariadb1011-crc32/rf_compressed8.ibd 3 8192 0 3
+
+space mysql56/ai_int.ibd 7 16384 6
+space mysql56/ai_int.ibd 12 16384 6
+space mysql56/empty.ibd 7 16384 6
+space mysql56/rf_compressed8.ibd 7 8192 8
+space mysql56/rf_compressed8.ibd 27 8192 8
+space mysql56-none/ai_int.ibd 7 16384 6
+space mysql56/secondary.ibd 7 16384 6
+space mariadb1011/ai_int.ibd 7 16384 6
+space mariadb1011/ai_int.ibd 20 16384 6
+space mariadb1011/one_row.ibd 7 16384 4
+space mariadb1011-4k/ai_int.ibd 7 4096 16
+space mariadb1011-4k/ai_int.ibd 18 4096 16
+space mariadb1011-4k/secondary.ibd 10 4096 16
+space mariadb1011-crc32/pagecomp.ibd 7 16384 5
+space mariadb1011-crc32/rf_compressed8.ibd 7 8192 8
+records mysql56/ai_int.ibd 4 16384 3 4 18
+records mysql56/rf_redundant.ibd 4 16384 3 4 5
+records mysql56/rf_compact.ibd 4 16384 3 4
+records mysql56/dml.ibd 4 16384 3 4 5
+records mysql56/secondary.ibd 4 16384 3 4 30
+records mysql56/rf_compressed8.ibd 11 8192 3 4
+records mariadb1011/ai_int.ibd 4 16384 3 4
+records mariadb1011/rf_redundant.ibd 4 16384 3 4
+records mariadb1011/dml.ibd 4 16384 3 4
+records mariadb1011-4k/ai_int.ibd 2 4096 3 4 5
+records mariadb1011-64k/ai_int.ibd 6 65536 3 4
+
+echo "seeded: $(ls "$page" | wc -l) page, $(ls "$records" | wc -l) records, $(ls "$space" | wc -l) space inputs"
