@@ -55,6 +55,7 @@ pub mod flst;
 pub mod fsp;
 mod ids;
 pub mod index;
+pub mod inflate;
 pub mod inode;
 pub mod page_type;
 pub mod record;
