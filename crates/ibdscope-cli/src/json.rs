@@ -97,6 +97,13 @@ impl<'w> Json<'w> {
     pub fn kv_display(&mut self, k: &str, v: &dyn fmt::Display) -> io::Result<&mut Self> {
         self.key(k)?.display(v)
     }
+    /// A value given as JSON text already checked to be one document
+    /// (the SDI as the server wrote it).
+    pub fn raw(&mut self, json: &[u8]) -> io::Result<&mut Self> {
+        self.sep()?;
+        self.w.write_all(json)?;
+        Ok(self)
+    }
     /// A number value.
     pub fn num(&mut self, v: impl Into<u64>) -> io::Result<&mut Self> {
         self.sep()?;

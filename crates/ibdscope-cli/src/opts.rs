@@ -46,6 +46,8 @@ enum Command {
     Lists(Common),
     /// Per index: id, root page, height, leaf and internal pages, reserved, fill.
     Indexes(Common),
+    /// The table definitions MySQL 8.0+ stores in the file (SDI), as JSON.
+    Sdi(Common),
     /// Verify every page: checksum, header/trailer LSN, page number, space id.
     Check {
         /// Tablespace files.
@@ -136,6 +138,8 @@ pub enum Cmd {
     Lists,
     /// `indexes`.
     Indexes,
+    /// `sdi`.
+    Sdi,
 }
 
 /// Checked options for one run.
@@ -173,6 +177,7 @@ impl Opts {
                 Command::Segments(c) => (Cmd::Segments, vec![c.file], c.shared, text_json),
                 Command::Lists(c) => (Cmd::Lists, vec![c.file], c.shared, text_json),
                 Command::Indexes(c) => (Cmd::Indexes, vec![c.file], c.shared, text_json),
+                Command::Sdi(c) => (Cmd::Sdi, vec![c.file], c.shared, text_json),
                 Command::Info(c) => (
                     Cmd::Info,
                     vec![c.file],

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod info;
 pub mod pages;
+pub mod sdi;
 pub mod space;
 pub mod types;
 
@@ -30,6 +31,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Segments => space::segments(opts, path, ts, out),
                 Cmd::Lists => space::lists(opts, path, ts, out),
                 Cmd::Indexes => space::indexes(opts, path, ts, out),
+                Cmd::Sdi => sdi::run(opts, path, ts, out),
             })
         }
     }
