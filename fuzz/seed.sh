@@ -92,3 +92,13 @@ records mariadb1011-4k/ai_int.ibd 2 4096 3 4 5
 records mariadb1011-64k/ai_int.ibd 6 65536 3 4
 
 echo "seeded: $(ls "$page" | wc -l) page, $(ls "$records" | wc -l) records, $(ls "$space" | wc -l) space inputs"
+
+# sdi: the first 64 KiB of the MySQL 8.0+ files of ../shared/corpus (the
+# fixtures are MySQL 5.6 and MariaDB: no SDI), when the corpus is beside
+# the checkout; read in place, copied only into the git-ignored corpus.
+sdi="$here/corpus/sdi"
+mkdir -p "$sdi"
+for f in "$here"/../../shared/corpus/mysql-8.*/*.ibd "$here"/../../shared/corpus/mysql-9.*/*.ibd; do
+    [ -f "$f" ] && head -c 65536 "$f" >"$sdi/$(basename "$f")"
+done
+echo "seeded: $(ls "$sdi" | wc -l) sdi inputs"
