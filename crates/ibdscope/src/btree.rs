@@ -931,6 +931,28 @@ fn fragmentation(order: &[u32]) -> Fragmentation {
     f
 }
 
+impl BtreeProblem {
+    /// The index the problem belongs to.
+    pub fn index(&self) -> IndexId {
+        match *self {
+            BtreeProblem::Records { index, .. }
+            | BtreeProblem::TooHigh { index, .. }
+            | BtreeProblem::AboveRoot { index, .. }
+            | BtreeProblem::MissingLevel { index, .. }
+            | BtreeProblem::NoLeftmost { index, .. }
+            | BtreeProblem::ManyLeftmost { index, .. }
+            | BtreeProblem::NextPastFile { index, .. }
+            | BtreeProblem::NextForeign { index, .. }
+            | BtreeProblem::PrevMismatch { index, .. }
+            | BtreeProblem::Loop { index, .. }
+            | BtreeProblem::Unreached { index, .. }
+            | BtreeProblem::BadChild { index, .. }
+            | BtreeProblem::ChildOrder { index, .. }
+            | BtreeProblem::ChildCount { index, .. } => index,
+        }
+    }
+}
+
 impl fmt::Display for BtreeProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -1387,6 +1409,7 @@ mod tests {
             }]
         );
         assert_eq!(b.findings[0].file_offset, 5 * SIZE as u64 + 54);
+        assert_eq!(problems(&b)[0].index(), IndexId(7));
         let t = b.index(IndexId(7)).unwrap();
         assert_eq!((t.n_recs, t.n_recs_stated), (46, 46 - 12 + 99));
         assert_eq!(

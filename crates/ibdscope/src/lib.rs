@@ -56,6 +56,7 @@ pub mod fsp;
 mod ids;
 pub mod index;
 pub mod inode;
+pub mod layout;
 pub mod page_type;
 pub mod record;
 pub mod space;

@@ -814,6 +814,7 @@ impl<'a> RecPage<'a> {
             walk: RecWalk::Compressed,
         };
         if compressed {
+            self.check_header(out);
             return figures;
         }
         figures.walk = RecWalk::Walked(self.walk(scratch, out));
@@ -825,6 +826,36 @@ impl<'a> RecPage<'a> {
             page_offset: u16_of(page_offset),
             problem,
         });
+    }
+
+    /// ROW_FORMAT=COMPRESSED pages: what the header alone can tell (the
+    /// header describes the uncompressed page, page0zip.cc
+    /// `page_zip_decompress` rebuilds it from these fields).
+    fn check_header(&self, out: &mut Vec<RecFinding>) {
+        let h = self.header;
+        if u32::from(h.n_recs()).saturating_add(2) > u32::from(h.n_heap()) {
+            Self::push(
+                out,
+                PAGE_HEADER.saturating_add(PAGE_N_RECS),
+                RecProblem::NRecsOverHeap {
+                    n_recs: h.n_recs(),
+                    n_heap: h.n_heap(),
+                },
+            );
+        }
+        let dir_ok = h.n_dir_slots() >= 2
+            && self.dir_low().is_some_and(|d| {
+                d >= usize::from(h.heap_top()) && d >= self.format().supremum_end()
+            });
+        if !dir_ok {
+            Self::push(
+                out,
+                PAGE_HEADER.saturating_add(PAGE_N_DIR_SLOTS),
+                RecProblem::DirSize {
+                    n_dir_slots: h.n_dir_slots(),
+                },
+            );
+        }
     }
 
     fn check_system(&self, out: &mut Vec<RecFinding>) {
@@ -1378,6 +1409,14 @@ pub enum RecProblem {
         /// User records walked.
         walked: u32,
     },
+    /// ROW_FORMAT=COMPRESSED: PAGE_N_RECS + 2 is more than PAGE_N_HEAP (the
+    /// records are not walked; this is what the header alone tells).
+    NRecsOverHeap {
+        /// PAGE_N_RECS.
+        n_recs: u16,
+        /// PAGE_N_HEAP.
+        n_heap: u16,
+    },
     /// PAGE_N_HEAP disagrees with 2 + user records + free records.
     NHeap {
         /// PAGE_N_HEAP (without the format bit).
@@ -1588,6 +1627,10 @@ impl fmt::Display for RecProblem {
             RecProblem::NRecs { stated, walked } => {
                 write!(f, "PAGE_N_RECS is {stated}, but {walked} records are chained")
             }
+            RecProblem::NRecsOverHeap { n_recs, n_heap } => write!(
+                f,
+                "PAGE_N_RECS is {n_recs}, more than PAGE_N_HEAP {n_heap} allows"
+            ),
             RecProblem::NHeap { stated, counted } => write!(
                 f,
                 "PAGE_N_HEAP is {stated}, but the chains hold {counted} records"
@@ -2219,6 +2262,26 @@ pub(crate) mod tests {
         assert_eq!(r.n_recs(), 1);
         assert_eq!(r.data_size, 13);
         assert!(r.fill.approximate);
+        // The header alone still tells impossible counts.
+        let mut bad = zip.to_vec();
+        bad[PAGE_HEADER + PAGE_N_RECS..PAGE_HEADER + PAGE_N_RECS + 2]
+            .copy_from_slice(&0xFFF0u16.to_be_bytes());
+        bad[PAGE_HEADER + PAGE_N_DIR_SLOTS..PAGE_HEADER + PAGE_N_DIR_SLOTS + 2]
+            .copy_from_slice(&0xFFF0u16.to_be_bytes());
+        let p = RecPage::new(&bad, 16384).unwrap();
+        let mut out = Vec::new();
+        p.analyse(&mut RecScratch::default(), &mut out);
+        assert_eq!(
+            out.iter().map(|f| f.page_offset).collect::<Vec<_>>(),
+            [54, 38]
+        );
+        assert!(matches!(
+            out[0].problem,
+            RecProblem::NRecsOverHeap {
+                n_recs: 0xFFF0,
+                n_heap: 3
+            }
+        ));
         assert!(RecPage::new(&b.page, 8192).is_none());
         assert!(RecPage::new(&b.page[..50], 16384).is_none());
     }

@@ -2,7 +2,9 @@
 
 pub mod check;
 pub mod info;
+pub mod page;
 pub mod pages;
+pub mod records;
 pub mod space;
 pub mod types;
 
@@ -30,6 +32,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Segments => space::segments(opts, path, ts, out),
                 Cmd::Lists => space::lists(opts, path, ts, out),
                 Cmd::Indexes => space::indexes(opts, path, ts, out),
+                Cmd::Page { page } => page::run(opts, path, ts, page, out),
+                Cmd::Records(sel) => records::run(opts, path, ts, sel, out),
             })
         }
     }
