@@ -4,7 +4,7 @@
 //! map, and the page's findings with their byte offsets.
 
 use crate::cmd::pages::Status;
-use crate::cmd::records::{json_record, Flags, Size};
+use crate::cmd::records::{json_record, Flags, Next, Size};
 use crate::json::Json;
 use crate::opts::{Format, Opts};
 use crate::text::Link;
@@ -344,7 +344,7 @@ impl Page<'_, '_> {
                 rec.origin,
                 rec.header.heap_no,
                 rec.header.n_owned,
-                next_text(rp, &rec),
+                Next(rp, &rec, "-"),
                 Flags(&rec, ",", "-"),
                 page.get(at..at + 8)
                     .unwrap_or(&[])
@@ -406,7 +406,7 @@ impl Page<'_, '_> {
                         rec.rec_type.name(),
                         Flags(&rec, ",", "-"),
                         rec.header.n_owned,
-                        next_text(rp, &rec),
+                        Next(rp, &rec, "-"),
                         Size(v.layout.extent(rp, &rec))
                     );
                 }
@@ -608,11 +608,4 @@ impl Page<'_, '_> {
         j.end_arr()?.end_obj()?;
         j.writer().write_all(b"\n")
     }
-}
-
-/// A record's next pointer as an absolute offset, `-` for none.
-fn next_text(rp: &RecPage<'_>, rec: &Rec) -> String {
-    rec.header
-        .next_origin(usize::from(rec.origin), rp.logical_size() as usize)
-        .map_or("-".to_string(), |v| v.to_string())
 }

@@ -129,17 +129,39 @@ impl fmt::Display for Fields<'_> {
     }
 }
 
-/// The size column: exact bytes, or `<=N` for an upper bound.
+/// The size column: exact bytes, or `<=N` for an upper bound (padded,
+/// formatted on the stack).
 pub struct Size(pub RecExtent);
 
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0.end.saturating_sub(self.0.start);
-        if self.0.exact {
-            f.pad(&n.to_string())
-        } else {
-            f.pad(&format!("<={n}"))
-        }
+        let mut buf = [0u8; 16];
+        let mut cur = io::Cursor::new(&mut buf[..]);
+        let prefix = if self.0.exact { "" } else { "<=" };
+        let _ = write!(cur, "{prefix}{n}");
+        let len = cur.position() as usize;
+        f.pad(std::str::from_utf8(&buf[..len]).unwrap_or(""))
+    }
+}
+
+/// A record's next pointer as an absolute offset; nothing for none.
+pub struct Next<'a>(pub &'a RecPage<'a>, pub &'a Rec, pub &'a str);
+
+impl fmt::Display for Next<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let next = self
+            .1
+            .header
+            .next_origin(usize::from(self.1.origin), self.0.logical_size() as usize);
+        let mut buf = [0u8; 16];
+        let mut cur = io::Cursor::new(&mut buf[..]);
+        let _ = match next {
+            Some(v) => write!(cur, "{v}"),
+            None => write!(cur, "{}", self.2),
+        };
+        let len = cur.position() as usize;
+        f.pad(std::str::from_utf8(&buf[..len]).unwrap_or(""))
     }
 }
 
@@ -314,9 +336,7 @@ impl Walk<'_, '_> {
                         rec.rec_type.name(),
                         Flags(&rec, "|", ""),
                         rec.header.n_owned,
-                        rec.header
-                            .next_origin(usize::from(rec.origin), rp.logical_size() as usize)
-                            .map_or(String::new(), |v| v.to_string()),
+                        Next(rp, &rec, ""),
                         ext.end.saturating_sub(ext.start),
                         ext.exact,
                         Fields {
