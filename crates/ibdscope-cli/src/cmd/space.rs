@@ -6,7 +6,7 @@ use crate::opts::{Color, Format, Opts};
 use crate::Outcome;
 use ibdscope::extents::{FspList, Owner, SpaceMap, SpaceProblem};
 use ibdscope::index::IndexHeader;
-use ibdscope::{Btrees, FindingKind, IndexId, IndexTree, PageNo, Tablespace};
+use ibdscope::{Btrees, Finding, FindingKind, IndexId, IndexTree, PageNo, Tablespace};
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
@@ -161,13 +161,7 @@ fn outcome(map: &SpaceMap) -> Outcome {
 }
 
 fn print_findings(out: &mut dyn Write, path: &Path, map: &SpaceMap) -> io::Result<()> {
-    for f in &map.findings {
-        let what = match f.page {
-            Some(p) => format!("page {p} at byte offset {}", f.file_offset),
-            None => format!("byte offset {}", f.file_offset),
-        };
-        writeln!(out, "{}: {what}: {}", path.display(), f.kind)?;
-    }
+    print_finding_list(out, path, &map.findings)?;
     for p in &map.unreadable {
         writeln!(
             out,
@@ -178,9 +172,26 @@ fn print_findings(out: &mut dyn Write, path: &Path, map: &SpaceMap) -> io::Resul
     Ok(())
 }
 
+/// One line per finding: `FILE: page N at byte offset X: reason`.
+fn print_finding_list(out: &mut dyn Write, path: &Path, list: &[Finding]) -> io::Result<()> {
+    for f in list {
+        let what = match f.page {
+            Some(p) => format!("page {p} at byte offset {}", f.file_offset),
+            None => format!("byte offset {}", f.file_offset),
+        };
+        writeln!(out, "{}: {what}: {}", path.display(), f.kind)?;
+    }
+    Ok(())
+}
+
 fn json_findings(j: &mut Json<'_>, map: &SpaceMap) -> io::Result<()> {
+    json_finding_list(j, &map.findings, &[])
+}
+
+/// `"findings": [{page, offset, reason}]` over two lists.
+fn json_finding_list(j: &mut Json<'_>, a: &[Finding], b: &[Finding]) -> io::Result<()> {
     j.key("findings")?.arr()?;
-    for f in &map.findings {
+    for f in a.iter().chain(b) {
         j.obj()?
             .key("page")?
             .opt_num(f.page.map(|p| u64::from(p.0)))?;
@@ -519,16 +530,8 @@ pub fn indexes(
             j.end_obj()?;
         }
         j.end_arr()?;
-        j.key("findings")?.arr()?;
-        for f in map.findings.iter().chain(&trees.findings) {
-            j.obj()?
-                .key("page")?
-                .opt_num(f.page.map(|p| u64::from(p.0)))?;
-            j.kv_num("offset", f.file_offset)?
-                .kv_display("reason", &f.kind)?
-                .end_obj()?;
-        }
-        j.end_arr()?.end_obj()?;
+        json_finding_list(&mut j, &map.findings, &trees.findings)?;
+        j.end_obj()?;
         writeln!(out)?;
         return Ok(outcome);
     }
@@ -601,13 +604,7 @@ pub fn indexes(
         writeln!(out)?;
     }
     print_findings(out, path, &map)?;
-    for f in &trees.findings {
-        let what = match f.page {
-            Some(p) => format!("page {p} at byte offset {}", f.file_offset),
-            None => format!("byte offset {}", f.file_offset),
-        };
-        writeln!(out, "{}: {what}: {}", path.display(), f.kind)?;
-    }
+    print_finding_list(out, path, &trees.findings)?;
     Ok(outcome)
 }
 
