@@ -955,11 +955,13 @@ impl<'a> RecPage<'a> {
                     continue;
                 }
                 c.n_recs = c.n_recs.saturating_add(1);
-                if rec.header.is_deleted() {
-                    c.n_deleted = c.n_deleted.saturating_add(1);
-                }
                 if rec.header.is_min_rec() && h.level() == 0 {
+                    // MariaDB's metadata record: not a row, whatever its
+                    // delete mark (MIN_REC | DELETED is the ALTER
+                    // metadata, rem0rec.h REC_INFO_METADATA_ALTER).
                     c.n_min_rec = c.n_min_rec.saturating_add(1);
+                } else if rec.header.is_deleted() {
+                    c.n_deleted = c.n_deleted.saturating_add(1);
                 }
                 if redundant {
                     let size = self.redundant_size(&rec, supremum_end, heap_top, out);
@@ -1515,7 +1517,9 @@ pub struct RecCounts {
     /// User records walked (delete-marked ones included; on MariaDB the
     /// instant ALTER metadata record included).
     pub n_recs: u32,
-    /// Delete-marked user records.
+    /// Delete-marked user records (a leaf's MIN_REC metadata record is
+    /// counted in `n_min_rec` only, so that rows = `n_recs − n_deleted −
+    /// n_min_rec`).
     pub n_deleted: u32,
     /// Leaf records with the MIN_REC flag (MariaDB's instant ALTER
     /// metadata record; 0 elsewhere).
@@ -1979,6 +1983,25 @@ pub(crate) mod tests {
         assert_eq!(r.record_bytes(), 225);
         assert_eq!(r.n_recs(), 9);
         assert_eq!(r.fill.garbage, 25);
+    }
+
+    #[test]
+    fn metadata_record_is_not_a_row() {
+        // MariaDB instant ALTER: the first leaf record carries MIN_REC (and
+        // DELETED for the ALTER metadata), status 4.
+        let mut b = PageBuilder::new(16384, RecFormat::Compact);
+        let meta = b.push(REC_INFO_MIN_REC_FLAG | REC_INFO_DELETED_FLAG, &[8]);
+        for _ in 0..3 {
+            b.push(0, &[8]);
+        }
+        let gone = b.chain[2];
+        b.page[gone - 5] |= REC_INFO_DELETED_FLAG;
+        b.finish();
+        b.page[meta - 3] = (b.page[meta - 3] & !7) | REC_STATUS_INSTANT;
+        let (r, out) = analyse(&b.page);
+        assert_eq!(out, []);
+        let c = r.counts().unwrap();
+        assert_eq!((c.n_recs, c.n_deleted, c.n_min_rec), (4, 1, 1));
     }
 
     #[test]

@@ -613,7 +613,8 @@ fn json_tree(j: &mut Json<'_>, t: &IndexTree) -> io::Result<()> {
     j.kv_num("records", t.n_recs)?
         .kv_num("deleted_records", t.n_deleted)?
         .kv_num("garbage_records", t.n_garbage_recs)?;
-    j.kv_num("node_pointers", t.n_node_ptrs)?
+    j.kv_num("metadata_records", t.n_metadata)?
+        .kv_num("node_pointers", t.n_node_ptrs)?
         .kv_num("tree_pages", t.pages)?
         .kv_num("tree_leaf_pages", t.leaf_pages)?;
     j.kv_num("tree_height", t.height)?
