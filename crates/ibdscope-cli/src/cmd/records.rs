@@ -411,6 +411,12 @@ pub fn run(
             return Ok(Outcome::Unreadable);
         }
     }
+    let no_index_note =
+        (sel.page.is_none() && trees.indexes.is_empty() && !map.unreadable.is_empty()).then(|| {
+            "no index is known: the pages that describe the segments are encrypted or \
+             page-compressed"
+                .to_string()
+        });
     let mut w = Walk {
         j: Json::new(out),
         format: opts.format,
@@ -418,7 +424,7 @@ pub fn run(
         layout: PageLayout::new(),
         visited: Visited::new(),
         totals: Totals::default(),
-        notes: Vec::new(),
+        notes: no_index_note.into_iter().collect(),
         path,
     };
     // (finding, counts toward the exit code)
