@@ -1,7 +1,9 @@
 //! The records of one INDEX page of arbitrary bytes (crates/ibdscope/src/
 //! record.rs): the user and free chain walks, every record's header and
-//! fields, the directory slots, and the whole-page analysis. None may
-//! panic, and every walk must end within its bound.
+//! fields, the directory slots, the whole-page analysis, and the record
+//! extents and byte map (crates/ibdscope/src/layout.rs). None may panic,
+//! every walk must end within its bound, and the byte map must cover the
+//! page exactly.
 //!
 //! The first input byte is a control byte: bits 0..=2 pick the physical
 //! page size (index into `PAGE_SIZES`, 7 wraps to 1K); bit 3 makes the
@@ -11,6 +13,7 @@
 
 #![no_main]
 
+use ibdscope::layout::{ByteClass, PageLayout};
 use ibdscope::record::{RecPage, RecScratch, Visited};
 use ibdscope::space::PAGE_SIZES;
 use libfuzzer_sys::fuzz_target;
@@ -81,6 +84,18 @@ fn one(bytes: &[u8], logical: u32, visited: &mut Visited, scratch: &mut RecScrat
     let recs = rp.analyse(scratch, &mut out);
     black_box((recs.n_recs(), recs.record_bytes(), recs.counts().is_some()));
     black_box(out.len());
+    let mut layout = PageLayout::new();
+    layout.read(&rp, visited);
+    if let Some(mut it) = rp.records(visited) {
+        while let Ok(Some(rec)) = it.next() {
+            let e = layout.extent(&rp, &rec);
+            assert!(e.start <= e.origin && e.origin <= e.end, "extent {e:?}");
+        }
+    }
+    let map = layout.byte_map(&rp);
+    let total: u64 = ByteClass::ALL.iter().map(|&c| u64::from(map.bytes(c))).sum();
+    assert_eq!(total, u64::from(rp.logical_size()), "byte map does not cover the page");
+    assert_eq!(map.cells(64).count(), 64);
 }
 
 fuzz_target!(|input: &[u8]| {

@@ -23,6 +23,12 @@ impl<'w> Json<'w> {
         }
     }
 
+    /// The underlying writer, for raw text between documents (a newline
+    /// after each JSON Lines object, or text and CSV output).
+    pub fn writer(&mut self) -> &mut dyn Write {
+        &mut *self.w
+    }
+
     fn sep(&mut self) -> io::Result<()> {
         if self.after_key {
             self.after_key = false;

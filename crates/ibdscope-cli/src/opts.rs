@@ -48,6 +48,30 @@ enum Command {
     Indexes(Common),
     /// The table definitions MySQL 8.0+ stores in the file (SDI), as JSON.
     Sdi(Common),
+    /// One page in full: FIL and INDEX header fields, directory, records, free chain, byte map.
+    Page {
+        #[command(flatten)]
+        common: Common,
+        /// Page number.
+        page: u32,
+    },
+    /// Records of an index, one per line: page, offset, heap no, flags, fields as hex.
+    Records {
+        #[command(flatten)]
+        common: Common,
+        /// Only this index (an index id from `ibdscope indexes`).
+        #[arg(long, value_name = "ID")]
+        index: Option<u64>,
+        /// Only delete-marked records and records on the free (garbage) chain.
+        #[arg(long)]
+        deleted: bool,
+        /// Only this page (any index page).
+        #[arg(long, value_name = "N", conflicts_with = "all_pages")]
+        page: Option<u32>,
+        /// Every index page the index owns, linked or not, and freed pages still holding its records, in page order (default: the leaf chain in key order).
+        #[arg(long)]
+        all_pages: bool,
+    },
     /// Verify every page: checksum, header/trailer LSN, page number, space id.
     Check {
         /// Tablespace files.
@@ -140,6 +164,26 @@ pub enum Cmd {
     Indexes,
     /// `sdi`.
     Sdi,
+    /// `page`.
+    Page {
+        /// The page number.
+        page: u32,
+    },
+    /// `records`.
+    Records(RecordsOpts),
+}
+
+/// What `records` walks and shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordsOpts {
+    /// Only this index.
+    pub index: Option<u64>,
+    /// Only delete-marked and free-chain records.
+    pub deleted: bool,
+    /// Only this page.
+    pub page: Option<u32>,
+    /// Every page the index owns (and freed pages with its records).
+    pub all_pages: bool,
 }
 
 /// Checked options for one run.
@@ -178,6 +222,29 @@ impl Opts {
                 Command::Lists(c) => (Cmd::Lists, vec![c.file], c.shared, text_json),
                 Command::Indexes(c) => (Cmd::Indexes, vec![c.file], c.shared, text_json),
                 Command::Sdi(c) => (Cmd::Sdi, vec![c.file], c.shared, text_json),
+                Command::Page { common, page } => (
+                    Cmd::Page { page },
+                    vec![common.file],
+                    common.shared,
+                    text_json,
+                ),
+                Command::Records {
+                    common,
+                    index,
+                    deleted,
+                    page,
+                    all_pages,
+                } => (
+                    Cmd::Records(RecordsOpts {
+                        index,
+                        deleted,
+                        page,
+                        all_pages,
+                    }),
+                    vec![common.file],
+                    common.shared,
+                    &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+                ),
                 Command::Info(c) => (
                     Cmd::Info,
                     vec![c.file],

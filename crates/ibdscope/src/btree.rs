@@ -127,8 +127,12 @@ pub struct IndexTree {
     pub n_recs: u64,
     /// PAGE_N_RECS summed over the leaves.
     pub n_recs_stated: u64,
-    /// Delete-marked leaf records (walked leaves only).
+    /// Delete-marked leaf records (walked leaves only; MariaDB's metadata
+    /// record excluded).
     pub n_deleted: u64,
+    /// MariaDB instant ALTER metadata records (MIN_REC on a leaf): in
+    /// `n_recs`, not rows. Rows = `n_recs − n_deleted − n_metadata`.
+    pub n_metadata: u64,
     /// Records on the free (garbage) chains of all pages of the index.
     pub n_garbage_recs: u64,
     /// Node pointers on the non-leaf pages (walked pages only).
@@ -508,6 +512,7 @@ impl<'t, 'a> Walker<'t, 'a> {
             n_recs: 0,
             n_recs_stated: 0,
             n_deleted: 0,
+            n_metadata: 0,
             n_garbage_recs: 0,
             n_node_ptrs: 0,
             leaf_data_bytes: 0,
@@ -815,6 +820,7 @@ impl<'t, 'a> Walker<'t, 'a> {
         tree.n_garbage_recs = tree.n_garbage_recs.saturating_add(u64::from(counts.n_free));
         if leaf {
             tree.n_deleted = tree.n_deleted.saturating_add(u64::from(counts.n_deleted));
+            tree.n_metadata = tree.n_metadata.saturating_add(u64::from(counts.n_min_rec));
         } else {
             tree.n_node_ptrs = tree.n_node_ptrs.saturating_add(u64::from(counts.n_recs));
         }
@@ -929,6 +935,28 @@ fn fragmentation(order: &[u32]) -> Fragmentation {
         }
     }
     f
+}
+
+impl BtreeProblem {
+    /// The index the problem belongs to.
+    pub fn index(&self) -> IndexId {
+        match *self {
+            BtreeProblem::Records { index, .. }
+            | BtreeProblem::TooHigh { index, .. }
+            | BtreeProblem::AboveRoot { index, .. }
+            | BtreeProblem::MissingLevel { index, .. }
+            | BtreeProblem::NoLeftmost { index, .. }
+            | BtreeProblem::ManyLeftmost { index, .. }
+            | BtreeProblem::NextPastFile { index, .. }
+            | BtreeProblem::NextForeign { index, .. }
+            | BtreeProblem::PrevMismatch { index, .. }
+            | BtreeProblem::Loop { index, .. }
+            | BtreeProblem::Unreached { index, .. }
+            | BtreeProblem::BadChild { index, .. }
+            | BtreeProblem::ChildOrder { index, .. }
+            | BtreeProblem::ChildCount { index, .. } => index,
+        }
+    }
 }
 
 impl fmt::Display for BtreeProblem {
@@ -1387,6 +1415,7 @@ mod tests {
             }]
         );
         assert_eq!(b.findings[0].file_offset, 5 * SIZE as u64 + 54);
+        assert_eq!(problems(&b)[0].index(), IndexId(7));
         let t = b.index(IndexId(7)).unwrap();
         assert_eq!((t.n_recs, t.n_recs_stated), (46, 46 - 12 + 99));
         assert_eq!(
@@ -1702,7 +1731,7 @@ mod real_files {
                 };
                 assert_eq!(t.root, PageNo(root), "{path}: index {id}");
                 assert_eq!(
-                    t.n_recs - t.n_deleted,
+                    t.n_recs - t.n_deleted - t.n_metadata,
                     rows[path],
                     "{path}: index {id} rows"
                 );

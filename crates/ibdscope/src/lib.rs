@@ -58,6 +58,7 @@ pub mod index;
 pub mod inflate;
 pub mod inode;
 pub mod json;
+pub mod layout;
 pub mod page_type;
 pub mod record;
 pub mod sdi;

@@ -814,6 +814,7 @@ impl<'a> RecPage<'a> {
             walk: RecWalk::Compressed,
         };
         if compressed {
+            self.check_header(out);
             return figures;
         }
         figures.walk = RecWalk::Walked(self.walk(scratch, out));
@@ -825,6 +826,36 @@ impl<'a> RecPage<'a> {
             page_offset: u16_of(page_offset),
             problem,
         });
+    }
+
+    /// ROW_FORMAT=COMPRESSED pages: what the header alone can tell (the
+    /// header describes the uncompressed page, page0zip.cc
+    /// `page_zip_decompress` rebuilds it from these fields).
+    fn check_header(&self, out: &mut Vec<RecFinding>) {
+        let h = self.header;
+        if u32::from(h.n_recs()).saturating_add(2) > u32::from(h.n_heap()) {
+            Self::push(
+                out,
+                PAGE_HEADER.saturating_add(PAGE_N_RECS),
+                RecProblem::NRecsOverHeap {
+                    n_recs: h.n_recs(),
+                    n_heap: h.n_heap(),
+                },
+            );
+        }
+        let dir_ok = h.n_dir_slots() >= 2
+            && self.dir_low().is_some_and(|d| {
+                d >= usize::from(h.heap_top()) && d >= self.format().supremum_end()
+            });
+        if !dir_ok {
+            Self::push(
+                out,
+                PAGE_HEADER.saturating_add(PAGE_N_DIR_SLOTS),
+                RecProblem::DirSize {
+                    n_dir_slots: h.n_dir_slots(),
+                },
+            );
+        }
     }
 
     fn check_system(&self, out: &mut Vec<RecFinding>) {
@@ -924,11 +955,13 @@ impl<'a> RecPage<'a> {
                     continue;
                 }
                 c.n_recs = c.n_recs.saturating_add(1);
-                if rec.header.is_deleted() {
-                    c.n_deleted = c.n_deleted.saturating_add(1);
-                }
                 if rec.header.is_min_rec() && h.level() == 0 {
+                    // MariaDB's metadata record: not a row, whatever its
+                    // delete mark (MIN_REC | DELETED is the ALTER
+                    // metadata, rem0rec.h REC_INFO_METADATA_ALTER).
                     c.n_min_rec = c.n_min_rec.saturating_add(1);
+                } else if rec.header.is_deleted() {
+                    c.n_deleted = c.n_deleted.saturating_add(1);
                 }
                 if redundant {
                     let size = self.redundant_size(&rec, supremum_end, heap_top, out);
@@ -1378,6 +1411,14 @@ pub enum RecProblem {
         /// User records walked.
         walked: u32,
     },
+    /// ROW_FORMAT=COMPRESSED: PAGE_N_RECS + 2 is more than PAGE_N_HEAP (the
+    /// records are not walked; this is what the header alone tells).
+    NRecsOverHeap {
+        /// PAGE_N_RECS.
+        n_recs: u16,
+        /// PAGE_N_HEAP.
+        n_heap: u16,
+    },
     /// PAGE_N_HEAP disagrees with 2 + user records + free records.
     NHeap {
         /// PAGE_N_HEAP (without the format bit).
@@ -1476,7 +1517,9 @@ pub struct RecCounts {
     /// User records walked (delete-marked ones included; on MariaDB the
     /// instant ALTER metadata record included).
     pub n_recs: u32,
-    /// Delete-marked user records.
+    /// Delete-marked user records (a leaf's MIN_REC metadata record is
+    /// counted in `n_min_rec` only, so that rows = `n_recs − n_deleted −
+    /// n_min_rec`).
     pub n_deleted: u32,
     /// Leaf records with the MIN_REC flag (MariaDB's instant ALTER
     /// metadata record; 0 elsewhere).
@@ -1588,6 +1631,10 @@ impl fmt::Display for RecProblem {
             RecProblem::NRecs { stated, walked } => {
                 write!(f, "PAGE_N_RECS is {stated}, but {walked} records are chained")
             }
+            RecProblem::NRecsOverHeap { n_recs, n_heap } => write!(
+                f,
+                "PAGE_N_RECS is {n_recs}, more than PAGE_N_HEAP {n_heap} allows"
+            ),
             RecProblem::NHeap { stated, counted } => write!(
                 f,
                 "PAGE_N_HEAP is {stated}, but the chains hold {counted} records"
@@ -1939,6 +1986,25 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn metadata_record_is_not_a_row() {
+        // MariaDB instant ALTER: the first leaf record carries MIN_REC (and
+        // DELETED for the ALTER metadata), status 4.
+        let mut b = PageBuilder::new(16384, RecFormat::Compact);
+        let meta = b.push(REC_INFO_MIN_REC_FLAG | REC_INFO_DELETED_FLAG, &[8]);
+        for _ in 0..3 {
+            b.push(0, &[8]);
+        }
+        let gone = b.chain[2];
+        b.page[gone - 5] |= REC_INFO_DELETED_FLAG;
+        b.finish();
+        b.page[meta - 3] = (b.page[meta - 3] & !7) | REC_STATUS_INSTANT;
+        let (r, out) = analyse(&b.page);
+        assert_eq!(out, []);
+        let c = r.counts().unwrap();
+        assert_eq!((c.n_recs, c.n_deleted, c.n_min_rec), (4, 1, 1));
+    }
+
+    #[test]
     fn redundant_page_exposes_fields_and_sizes() {
         let mut b = PageBuilder::new(16384, RecFormat::Redundant);
         for _ in 0..6 {
@@ -2219,6 +2285,26 @@ pub(crate) mod tests {
         assert_eq!(r.n_recs(), 1);
         assert_eq!(r.data_size, 13);
         assert!(r.fill.approximate);
+        // The header alone still tells impossible counts.
+        let mut bad = zip.to_vec();
+        bad[PAGE_HEADER + PAGE_N_RECS..PAGE_HEADER + PAGE_N_RECS + 2]
+            .copy_from_slice(&0xFFF0u16.to_be_bytes());
+        bad[PAGE_HEADER + PAGE_N_DIR_SLOTS..PAGE_HEADER + PAGE_N_DIR_SLOTS + 2]
+            .copy_from_slice(&0xFFF0u16.to_be_bytes());
+        let p = RecPage::new(&bad, 16384).unwrap();
+        let mut out = Vec::new();
+        p.analyse(&mut RecScratch::default(), &mut out);
+        assert_eq!(
+            out.iter().map(|f| f.page_offset).collect::<Vec<_>>(),
+            [54, 38]
+        );
+        assert!(matches!(
+            out[0].problem,
+            RecProblem::NRecsOverHeap {
+                n_recs: 0xFFF0,
+                n_heap: 3
+            }
+        ));
         assert!(RecPage::new(&b.page, 8192).is_none());
         assert!(RecPage::new(&b.page[..50], 16384).is_none());
     }

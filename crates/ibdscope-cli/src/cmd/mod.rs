@@ -2,7 +2,9 @@
 
 pub mod check;
 pub mod info;
+pub mod page;
 pub mod pages;
+pub mod records;
 pub mod sdi;
 pub mod space;
 pub mod types;
@@ -32,6 +34,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Lists => space::lists(opts, path, ts, out),
                 Cmd::Indexes => space::indexes(opts, path, ts, out),
                 Cmd::Sdi => sdi::run(opts, path, ts, out),
+                Cmd::Page { page } => page::run(opts, path, ts, page, out),
+                Cmd::Records(sel) => records::run(opts, path, ts, sel, out),
             })
         }
     }

@@ -6,7 +6,7 @@ use crate::opts::{Color, Format, Opts};
 use crate::Outcome;
 use ibdscope::extents::{FspList, Owner, SpaceMap, SpaceProblem};
 use ibdscope::index::IndexHeader;
-use ibdscope::{FindingKind, IndexId, PageNo, Tablespace};
+use ibdscope::{Btrees, Finding, FindingKind, IndexId, IndexTree, PageNo, Tablespace};
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
@@ -161,13 +161,7 @@ fn outcome(map: &SpaceMap) -> Outcome {
 }
 
 fn print_findings(out: &mut dyn Write, path: &Path, map: &SpaceMap) -> io::Result<()> {
-    for f in &map.findings {
-        let what = match f.page {
-            Some(p) => format!("page {p} at byte offset {}", f.file_offset),
-            None => format!("byte offset {}", f.file_offset),
-        };
-        writeln!(out, "{}: {what}: {}", path.display(), f.kind)?;
-    }
+    print_finding_list(out, path, &map.findings)?;
     for p in &map.unreadable {
         writeln!(
             out,
@@ -178,9 +172,26 @@ fn print_findings(out: &mut dyn Write, path: &Path, map: &SpaceMap) -> io::Resul
     Ok(())
 }
 
+/// One line per finding: `FILE: page N at byte offset X: reason`.
+fn print_finding_list(out: &mut dyn Write, path: &Path, list: &[Finding]) -> io::Result<()> {
+    for f in list {
+        let what = match f.page {
+            Some(p) => format!("page {p} at byte offset {}", f.file_offset),
+            None => format!("byte offset {}", f.file_offset),
+        };
+        writeln!(out, "{}: {what}: {}", path.display(), f.kind)?;
+    }
+    Ok(())
+}
+
 fn json_findings(j: &mut Json<'_>, map: &SpaceMap) -> io::Result<()> {
+    json_finding_list(j, &map.findings, &[])
+}
+
+/// `"findings": [{page, offset, reason}]` over two lists.
+fn json_finding_list(j: &mut Json<'_>, a: &[Finding], b: &[Finding]) -> io::Result<()> {
     j.key("findings")?.arr()?;
-    for f in &map.findings {
+    for f in a.iter().chain(b) {
         j.obj()?
             .key("page")?
             .opt_num(f.page.map(|p| u64::from(p.0)))?;
@@ -472,42 +483,9 @@ pub fn lists(
     Ok(outcome(&map))
 }
 
-/// Fill of one B-tree page (used / usable bytes) from its header.
-fn page_fill(ts: &Tablespace<'_>, n: PageNo) -> Option<f32> {
-    let page = ts.page(n)?;
-    if !is_index_page(ts, page) {
-        return None;
-    }
-    let f = ts.format();
-    IndexHeader::new(page).map(|h| h.usage(f.logical_size, f.is_zip()).fill())
-}
-
-/// Mean fill per index over its B-tree pages, in one pass over the map.
-fn mean_fills(ts: &Tablespace<'_>, map: &SpaceMap) -> Vec<(IndexId, f64)> {
-    let mut acc: Vec<(IndexId, f64, u32)> =
-        map.indexes.iter().map(|i| (i.index_id, 0.0, 0)).collect();
-    for (p, o) in map.owners.iter().enumerate() {
-        let Owner::Segment {
-            index: Some(id), ..
-        } = o
-        else {
-            continue;
-        };
-        let Some(fill) = page_fill(ts, PageNo(p as u32)) else {
-            continue;
-        };
-        if let Some(a) = acc.iter_mut().find(|a| a.0 == *id) {
-            a.1 += f64::from(fill);
-            a.2 += 1;
-        }
-    }
-    acc.into_iter()
-        .filter(|a| a.2 > 0)
-        .map(|(id, sum, n)| (id, sum / f64::from(n)))
-        .collect()
-}
-
-/// `ibdscope indexes`.
+/// `ibdscope indexes`: the space map's view of each index (segments,
+/// pages) and the B-tree walk's (records, fill, fragmentation,
+/// consistency).
 pub fn indexes(
     opts: &Opts,
     path: &Path,
@@ -515,10 +493,20 @@ pub fn indexes(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let map = SpaceMap::build(ts);
-    let fills = mean_fills(ts, &map);
-    let fill_of = |id: IndexId| fills.iter().find(|f| f.0 == id).map(|f| f.1);
+    let trees = Btrees::build(ts, &map);
+    let tree_of = |id: IndexId| trees.index(id);
+    let outcome = if trees.findings.is_empty() {
+        outcome(&map)
+    } else {
+        Outcome::Findings
+    };
     if opts.format == Format::Json {
-        return json_rows(out, path, &map, "indexes", &map.indexes, |j, i| {
+        let mut j = Json::new(out);
+        j.obj()?
+            .kv_str("file", &path.display().to_string())?
+            .key("indexes")?
+            .arr()?;
+        for i in &map.indexes {
             j.obj()?
                 .kv_num("index_id", i.index_id.0)?
                 .kv_num("root_page", i.root.0)?
@@ -530,36 +518,126 @@ pub fn indexes(
                 .opt_num(i.leaf_seg)?
                 .key("internal_segment")?
                 .opt_num(i.internal_seg)?;
-            match fill_of(i.index_id) {
-                Some(f) => j.key("fill")?.float(f, 4)?,
-                None => j.key("fill")?.null()?,
-            };
+            match tree_of(i.index_id) {
+                Some(t) => {
+                    j.key("fill")?.float(f64::from(t.mean_fill), 4)?;
+                    json_tree(&mut j, t)?;
+                }
+                None => {
+                    j.key("fill")?.null()?;
+                }
+            }
             j.end_obj()?;
-            Ok(())
-        });
+        }
+        j.end_arr()?;
+        json_finding_list(&mut j, &map.findings, &trees.findings)?;
+        j.end_obj()?;
+        writeln!(out)?;
+        return Ok(outcome);
     }
     writeln!(
         out,
-        "{:>10} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>9}",
-        "index", "root", "height", "leaf", "internal", "reserved", "fill", "segments"
+        "{:>10} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>9} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}",
+        "index",
+        "root",
+        "height",
+        "leaf",
+        "internal",
+        "reserved",
+        "fill",
+        "segments",
+        "records",
+        "deleted",
+        "garbage",
+        "leaf_fill",
+        "jumps",
+        "mean_jump"
     )?;
+    let dash = || "-".to_string();
     for i in &map.indexes {
-        let fill = fill_of(i.index_id).map_or("-".to_string(), |f| format!("{:.1}%", f * 100.0));
+        let t = tree_of(i.index_id);
         let seg = |s: Option<u64>| s.map_or("-".to_string(), |v| v.to_string());
         writeln!(
             out,
-            "{:>10} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>4}/{}",
+            "{:>10} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>4}/{:<4} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}",
             i.index_id,
             i.root,
             i.height,
             i.leaf_pages_used,
             i.internal_pages_used,
             i.reserved_pages,
-            fill,
+            t.map_or_else(dash, |t| format!("{:.1}%", t.mean_fill * 100.0)),
             seg(i.leaf_seg),
-            seg(i.internal_seg)
+            seg(i.internal_seg),
+            t.map_or_else(dash, |t| t.n_recs.to_string()),
+            t.map_or_else(dash, |t| t.n_deleted.to_string()),
+            t.map_or_else(dash, |t| t.n_garbage_recs.to_string()),
+            t.map_or_else(dash, |t| format!("{:.1}%", t.mean_leaf_fill * 100.0)),
+            t.map_or_else(dash, |t| format!(
+                "{:.0}%",
+                t.fragmentation.share() * 100.0
+            )),
+            t.map_or_else(dash, |t| format!("{:.1}", t.fragmentation.mean_distance())),
         )?;
     }
+    for t in &trees.indexes {
+        let hist: Vec<String> = t.leaf_fill_hist.iter().map(|n| n.to_string()).collect();
+        write!(
+            out,
+            "index {}: {} leaf pages on the chain, {} leaf-chain steps, {} not to the next page; leaf fill per 10%: {}",
+            t.index_id,
+            t.leaf_chain.len(),
+            t.fragmentation.steps,
+            t.fragmentation.jumps,
+            hist.join(" ")
+        )?;
+        if t.compressed_pages > 0 {
+            write!(
+                out,
+                "; {} ROW_FORMAT=COMPRESSED pages counted from their headers",
+                t.compressed_pages
+            )?;
+        }
+        if t.unreadable_pages > 0 {
+            write!(out, "; {} pages unreadable", t.unreadable_pages)?;
+        }
+        writeln!(out)?;
+    }
     print_findings(out, path, &map)?;
-    Ok(outcome(&map))
+    print_finding_list(out, path, &trees.findings)?;
+    Ok(outcome)
+}
+
+/// The B-tree walk's figures of one index, as JSON members.
+fn json_tree(j: &mut Json<'_>, t: &IndexTree) -> io::Result<()> {
+    j.kv_num("records", t.n_recs)?
+        .kv_num("deleted_records", t.n_deleted)?
+        .kv_num("garbage_records", t.n_garbage_recs)?;
+    j.kv_num("metadata_records", t.n_metadata)?
+        .kv_num("node_pointers", t.n_node_ptrs)?
+        .kv_num("tree_pages", t.pages)?
+        .kv_num("tree_leaf_pages", t.leaf_pages)?;
+    j.kv_num("tree_height", t.height)?
+        .kv_num("compressed_pages", t.compressed_pages)?
+        .kv_num("unreadable_pages", t.unreadable_pages)?;
+    j.key("leaf_fill")?
+        .float(f64::from(t.mean_leaf_fill), 4)?
+        .key("fill_histogram")?
+        .arr()?;
+    for n in t.leaf_fill_hist {
+        j.num(n)?;
+    }
+    j.end_arr()?;
+    let f = t.fragmentation;
+    j.key("fragmentation")?
+        .obj()?
+        .kv_num("steps", f.steps)?
+        .kv_num("jumps", f.jumps)?;
+    j.key("share")?
+        .float(f64::from(f.share()), 4)?
+        .key("mean_distance")?
+        .float(f64::from(f.mean_distance()), 2)?
+        .end_obj()?;
+    j.kv_bool("complete", t.complete)?;
+    Ok(())
 }

@@ -82,3 +82,195 @@ pub fn scratch(name: &str) -> PathBuf {
 pub fn put_u32(buf: &mut [u8], at: usize, v: u32) {
     buf[at..at + 4].copy_from_slice(&v.to_be_bytes());
 }
+
+/// A parsed JSON value (a small std-only reader for the binary's output).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    /// Parses one JSON document; panics with the position on bad input.
+    pub fn parse(s: &str) -> Json {
+        let b = s.trim().as_bytes();
+        let mut at = 0;
+        let v = Self::value(b, &mut at);
+        assert_eq!(at, b.len(), "trailing bytes after JSON at {at}");
+        v
+    }
+    fn ws(b: &[u8], at: &mut usize) {
+        while *at < b.len() && b[*at].is_ascii_whitespace() {
+            *at += 1;
+        }
+    }
+    fn value(b: &[u8], at: &mut usize) -> Json {
+        Self::ws(b, at);
+        let v = match b[*at] {
+            b'{' => {
+                *at += 1;
+                let mut m = Vec::new();
+                Self::ws(b, at);
+                if b[*at] == b'}' {
+                    *at += 1;
+                    return Json::Obj(m);
+                }
+                loop {
+                    Self::ws(b, at);
+                    let Json::Str(k) = Self::value(b, at) else {
+                        panic!("key expected at {at}")
+                    };
+                    Self::ws(b, at);
+                    assert_eq!(b[*at], b':', "':' expected at {at}");
+                    *at += 1;
+                    m.push((k, Self::value(b, at)));
+                    Self::ws(b, at);
+                    *at += 1;
+                    match b[*at - 1] {
+                        b',' => continue,
+                        b'}' => break,
+                        c => panic!("unexpected {:?} at {at}", c as char),
+                    }
+                }
+                Json::Obj(m)
+            }
+            b'[' => {
+                *at += 1;
+                let mut v = Vec::new();
+                Self::ws(b, at);
+                if b[*at] == b']' {
+                    *at += 1;
+                    return Json::Arr(v);
+                }
+                loop {
+                    v.push(Self::value(b, at));
+                    Self::ws(b, at);
+                    *at += 1;
+                    match b[*at - 1] {
+                        b',' => continue,
+                        b']' => break,
+                        c => panic!("unexpected {:?} at {at}", c as char),
+                    }
+                }
+                Json::Arr(v)
+            }
+            b'"' => {
+                *at += 1;
+                let mut s = Vec::new();
+                while b[*at] != b'"' {
+                    if b[*at] == b'\\' {
+                        *at += 1;
+                        match b[*at] {
+                            b'n' => s.push(b'\n'),
+                            b't' => s.push(b'\t'),
+                            b'r' => s.push(b'\r'),
+                            b'u' => {
+                                let h = std::str::from_utf8(&b[*at + 1..*at + 5]).unwrap();
+                                let c = char::from_u32(u32::from_str_radix(h, 16).unwrap())
+                                    .unwrap_or('?');
+                                s.extend(c.to_string().bytes());
+                                *at += 4;
+                            }
+                            c => s.push(c),
+                        }
+                    } else {
+                        s.push(b[*at]);
+                    }
+                    *at += 1;
+                }
+                *at += 1;
+                Json::Str(String::from_utf8(s).expect("utf-8"))
+            }
+            b't' => {
+                *at += 4;
+                Json::Bool(true)
+            }
+            b'f' => {
+                *at += 5;
+                Json::Bool(false)
+            }
+            b'n' => {
+                *at += 4;
+                Json::Null
+            }
+            _ => {
+                let start = *at;
+                while *at < b.len()
+                    && matches!(b[*at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    *at += 1;
+                }
+                let t = std::str::from_utf8(&b[start..*at]).unwrap();
+                Json::Num(
+                    t.parse()
+                        .unwrap_or_else(|_| panic!("bad number {t:?} at {start}")),
+                )
+            }
+        };
+        v
+    }
+    /// Member `k` of an object.
+    pub fn get(&self, k: &str) -> &Json {
+        match self {
+            Json::Obj(m) => m
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v)
+                .unwrap_or_else(|| panic!("no key {k:?}")),
+            _ => panic!("not an object looking up {k:?}"),
+        }
+    }
+    /// Member `k`, if present.
+    pub fn opt(&self, k: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(m) => m.iter().find(|(key, _)| key == k).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    pub fn u64(&self) -> u64 {
+        match self {
+            Json::Num(n) => *n as u64,
+            other => panic!("not a number: {other:?}"),
+        }
+    }
+    pub fn f64(&self) -> f64 {
+        match self {
+            Json::Num(n) => *n,
+            other => panic!("not a number: {other:?}"),
+        }
+    }
+    pub fn str(&self) -> &str {
+        match self {
+            Json::Str(s) => s,
+            other => panic!("not a string: {other:?}"),
+        }
+    }
+    pub fn bool(&self) -> bool {
+        match self {
+            Json::Bool(b) => *b,
+            other => panic!("not a bool: {other:?}"),
+        }
+    }
+    pub fn arr(&self) -> &[Json] {
+        match self {
+            Json::Arr(v) => v,
+            other => panic!("not an array: {other:?}"),
+        }
+    }
+}
+
+/// Runs the binary and parses its JSON output, with its exit code.
+pub fn run_json(args: &[&str]) -> (Option<i32>, Json) {
+    let o = run(args);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !o.stderr.windows(8).any(|w| w == b"panicked"),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.code(), Json::parse(&text))
+}

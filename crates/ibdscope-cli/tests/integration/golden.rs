@@ -14,14 +14,17 @@ const FILES: &[&str] = &[
     "../shared/corpus/mysql-8.4/sakila_mysql8403_film.ibd",
 ];
 
-const COMMANDS: &[&[&str]] = &[
-    &["info"],
-    &["types"],
-    &["check"],
-    &["extents", "--color", "never"],
-    &["segments"],
-    &["lists"],
-    &["indexes"],
+/// Arguments before and after the file.
+const COMMANDS: &[(&[&str], &[&str])] = &[
+    (&["info"], &[]),
+    (&["types"], &[]),
+    (&["check"], &[]),
+    (&["extents", "--color", "never"], &[]),
+    (&["segments"], &[]),
+    (&["lists"], &[]),
+    (&["indexes"], &[]),
+    // The root page of the first index (page 3 in every file here).
+    (&["page"], &["3"]),
 ];
 
 #[test]
@@ -33,9 +36,14 @@ fn outputs_match_the_checked_in_goldens() {
         if file.starts_with("../shared") && corpus().is_none() {
             continue;
         }
-        for cmd in COMMANDS {
+        for (cmd, after) in COMMANDS {
             let out = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
-                .args(cmd.iter().copied().chain([*file]))
+                .args(
+                    cmd.iter()
+                        .copied()
+                        .chain([*file])
+                        .chain(after.iter().copied()),
+                )
                 .current_dir(root())
                 .output()
                 .expect("run ibdscope");

@@ -15,7 +15,10 @@
 //!   `pages` for page damage (checksum, LSN pair, page number, space id),
 //!   `info` and `check` for that plus whole-file damage (torn tail, fewer
 //!   pages than FSP_SIZE, page 0 unusable), `extents`, `segments`, `lists`
-//!   and `indexes` for structure damage. `types` is an inventory and has
+//!   and `indexes` for structure damage, `page` (run on the first touched
+//!   page) for page damage and record damage of that page, `records` and
+//!   `indexes` for record and B-tree damage of an index's pages. `types` is
+//!   an inventory and has
 //!   no findings (it exits 0 on any readable file), so it is only held to
 //!   the other rules; so is a command this file does not know yet;
 //! - report the pages the mutation did not touch exactly as on the clean
@@ -33,10 +36,14 @@
 //!   a FIL_NULL address, FIL_PAGE_FILE_FLUSH_LSN on a file-per-table page,
 //!   XDES_ID outside segments, a free page's content). Every command must
 //!   then exit 0: damage reported there would be invented.
-//! - *waived* (`GAP_RECORDS`): damage the format reveals but ibdscope has no
-//!   check for yet (record heap, directory and chain; there is no record
-//!   parser). Held to the other rules; turn into expectations when the
-//!   record checks land.
+//! - *waived*: bytes whose every value is valid to every check ibdscope
+//!   has, named by why: `GAP_SCHEMA` (record data and the header fields
+//!   whose consistency needs the column layout, e.g. COMPACT record sizes
+//!   against PAGE_HEAP_TOP and PAGE_GARBAGE), `GAP_HINTS` (PAGE_LAST_INSERT,
+//!   PAGE_DIRECTION, PAGE_N_DIRECTION, PAGE_MAX_TRX_ID: any value is a valid
+//!   state on disk), `GAP_ZIP` (ROW_FORMAT=COMPRESSED records are a zlib
+//!   stream; only impossible header counts are checked). Held to the other
+//!   rules.
 //!
 //! Cases that do not apply to a file (no readable INODE page in an
 //! encrypted file, compressed records) say so on stderr, as do waivers and
@@ -269,8 +276,15 @@ enum Duty {
     Rows,
     /// `info`, `check`: damaged pages and whole-file damage.
     RowsAndFile,
-    /// `extents`, `segments`, `lists`, `indexes`: structure damage.
+    /// `extents`, `segments`, `lists`: structure damage.
     Structure,
+    /// `indexes`: structure damage and record/B-tree damage.
+    IndexTree,
+    /// `page FILE N` (N = the first touched page): page damage and record
+    /// damage of that page.
+    Page,
+    /// `records`: record and B-tree damage of an index.
+    Records,
     /// `types`: an inventory, no findings.
     Inventory,
     /// A command this suite does not know yet: held to the safety rules.
@@ -341,7 +355,10 @@ fn commands() -> &'static [Cmd] {
                 let duty = match name.as_str() {
                     "pages" => Duty::Rows,
                     "info" | "check" => Duty::RowsAndFile,
-                    "extents" | "segments" | "lists" | "indexes" => Duty::Structure,
+                    "extents" | "segments" | "lists" => Duty::Structure,
+                    "indexes" => Duty::IndexTree,
+                    "page" => Duty::Page,
+                    "records" => Duty::Records,
                     "types" => Duty::Inventory,
                     _ => Duty::Unknown,
                 };
@@ -365,7 +382,8 @@ fn commands() -> &'static [Cmd] {
             })
             .collect();
         for known in [
-            "info", "pages", "types", "check", "extents", "segments", "lists", "indexes",
+            "info", "pages", "types", "check", "extents", "segments", "lists", "indexes", "page",
+            "records",
         ] {
             assert!(
                 cmds.iter().any(|c| c.name == known),
@@ -576,6 +594,11 @@ struct Expect {
     file: bool,
     /// Structure damage: the structure commands exit non-zero.
     structure: bool,
+    /// Record damage of the first touched page: `page` exits non-zero.
+    page: bool,
+    /// Record or B-tree damage of an index's page: `records` and `indexes`
+    /// exit non-zero (and `page`, with `page` set).
+    records: bool,
     /// The file may become unusable as a whole (exit 2 from everything).
     unusable_ok: bool,
     /// No check of ibdscope can reveal this mutation yet (a GAP).
@@ -1178,9 +1201,8 @@ fn index_header_flip(c: &Clean, r: &mut Rng, sealed: bool) -> Made {
             m.expect.structure = true;
         }
         _ => {
-            // The heap fields (PAGE_N_DIR_SLOTS .. PAGE_MAX_TRX_ID) are only
-            // consistent with the records; PAGE_LEVEL of a root, with its
-            // children.
+            // The heap fields (PAGE_N_DIR_SLOTS .. PAGE_MAX_TRX_ID), checked
+            // against the records.
             let byte = r.range(0, 26);
             let mask = r.mask();
             m.what = format!(
@@ -1188,32 +1210,96 @@ fn index_header_flip(c: &Clean, r: &mut Rng, sealed: bool) -> Made {
                 PH + byte
             );
             m.flip(at + PH + byte, mask);
-            m.waive(GAP_RECORDS);
+            if c.scheme == Scheme::Zip {
+                m.waive(GAP_ZIP);
+            } else {
+                match byte {
+                    // PAGE_N_DIR_SLOTS, PAGE_N_HEAP, PAGE_FREE, PAGE_N_RECS:
+                    // the directory, the chains and their counts disagree.
+                    0..=1 | 4..=7 | 16..=17 => expect_records(c, &mut m, page),
+                    // PAGE_HEAP_TOP, PAGE_GARBAGE: only record sizes tell.
+                    2..=3 | 8..=9 => m.waive(GAP_SCHEMA),
+                    _ => m.waive(GAP_HINTS),
+                }
+            }
         }
     }
     seal_touched(c, &mut m);
     Ok(m)
 }
 
-/// Checks that need the records of a page: not in ibdscope yet (there is
-/// no record parser; crates/ibdscope/src/record.rs does not exist).
-const GAP_RECORDS: &str =
-    "GAP: no record-level check yet (heap, directory and record chain are not read)";
+/// Record data and the header fields only record sizes can check: COMPACT
+/// sizes need the column layout.
+const GAP_SCHEMA: &str = "GAP: record bytes and PAGE_HEAP_TOP/PAGE_GARBAGE need the column \
+     layout to be checked (COMPACT record sizes)";
+/// Insert hints and the transaction id: every value is a valid state.
+const GAP_HINTS: &str = "GAP: PAGE_LAST_INSERT, PAGE_DIRECTION, PAGE_N_DIRECTION and \
+     PAGE_MAX_TRX_ID take any value on disk; no check reads them";
+/// ROW_FORMAT=COMPRESSED: records not decoded.
+const GAP_ZIP: &str =
+    "GAP: ROW_FORMAT=COMPRESSED records are a zlib stream; only impossible header counts are checked";
+
+/// Record damage on `page`: `page` must report it; when the page belongs to
+/// an index's segments, `records` and `indexes` too (a free page that
+/// still holds records is in no tree).
+fn expect_records(c: &Clean, m: &mut Mutation, page: u32) {
+    m.expect.page = true;
+    m.expect.records = matches!(c.owner(page), Owner::Segment { index: Some(_), .. });
+}
+
+/// The user records of a clean plain index page: their origins.
+fn user_origins(c: &Clean, page: u32) -> Vec<usize> {
+    let rp = ibdscope::RecPage::new(c.page(page), c.logical).unwrap();
+    let mut v = ibdscope::Visited::new();
+    let mut it = rp.records(&mut v).unwrap();
+    let mut out = Vec::new();
+    while let Ok(Some(rec)) = it.next() {
+        if rec.is_user() {
+            out.push(usize::from(rec.origin));
+        }
+    }
+    out
+}
 
 fn index_records_flip(c: &Clean, r: &mut Rng, sealed: bool) -> Made {
     let page = r.pick(&c.index_pages()).ok_or("no readable index page")?;
-    let byte = r.range(120, c.size - 8);
-    let mask = r.mask();
     let mut m = Mutation::new(c, String::new());
     m.touch(page);
-    m.flip(c.at(page) + byte, mask);
     if !sealed && c.checksummed(page) {
+        let byte = r.range(120, c.size - 8);
+        let mask = r.mask();
+        m.flip(c.at(page) + byte, mask);
         m.what = format!("page {page}: record area byte {byte} ^= {mask:#04x}");
         caught_by_checksum(&mut m, page);
+        return Ok(m);
+    }
+    let h = IndexHeader::new(c.page(page)).unwrap();
+    let heap_top = usize::from(h.heap_top());
+    let dir_low = c.size - 8 - 2 * usize::from(h.n_dir_slots());
+    let users = if c.scheme == Scheme::Zip {
+        Vec::new()
     } else {
-        m.what = format!("page {page}: record area byte {byte} ^= {mask:#04x}, re-sealed");
-        seal_touched(c, &mut m);
-        m.waive(GAP_RECORDS);
+        user_origins(c, page)
+    };
+    // Pick a region: the directory, the free space, a next pointer, or
+    // anywhere in the records.
+    let (byte, what) = match r.below(4) {
+        _ if c.scheme == Scheme::Zip => (r.range(120, c.size - 8), "compressed data"),
+        0 => (r.range(dir_low, c.size - 8), "directory"),
+        1 if dir_low > heap_top => (r.range(heap_top, dir_low), "free space"),
+        2 if !users.is_empty() => (r.pick(&users).unwrap() - 2 + r.below(2), "next pointer"),
+        _ => (r.range(120, heap_top.max(121)), "record heap"),
+    };
+    let mask = r.mask();
+    m.flip(c.at(page) + byte, mask);
+    m.what = format!("page {page}: {what} byte {byte} ^= {mask:#04x}, re-sealed");
+    seal_touched(c, &mut m);
+    match what {
+        "directory" | "next pointer" => expect_records(c, &mut m, page),
+        // No server reads between PAGE_HEAP_TOP and the directory.
+        "free space" => m.invisible("free space of an index page is never read"),
+        "compressed data" => m.waive(GAP_ZIP),
+        _ => m.waive(GAP_SCHEMA),
     }
     Ok(m)
 }
@@ -1238,9 +1324,9 @@ fn n_recs_huge(c: &Clean, r: &mut Rng, _sealed: bool) -> Made {
     m.touch(page);
     m.put16(c.at(page) + PH + 16, v);
     seal_touched(c, &mut m);
-    // PAGE_N_RECS can never exceed PAGE_N_HEAP - 2: a header-only check
-    // that does not exist yet.
-    m.waive(GAP_RECORDS);
+    // More than the chain holds; on compressed pages more than PAGE_N_HEAP
+    // allows.
+    expect_records(c, &mut m, page);
     Ok(m)
 }
 
@@ -1251,7 +1337,8 @@ fn n_dir_slots_huge(c: &Clean, r: &mut Rng, _sealed: bool) -> Made {
     m.touch(page);
     m.put16(c.at(page) + PH, v);
     seal_touched(c, &mut m);
-    m.waive(GAP_RECORDS);
+    // The directory would reach into the page header.
+    expect_records(c, &mut m, page);
     Ok(m)
 }
 
@@ -1270,7 +1357,7 @@ fn dir_slot_out_of_range(c: &Clean, r: &mut Rng, _sealed: bool) -> Made {
     m.touch(page);
     m.put16(at, v);
     seal_touched(c, &mut m);
-    m.waive(GAP_RECORDS);
+    expect_records(c, &mut m, page);
     Ok(m)
 }
 
@@ -1315,7 +1402,7 @@ fn record_next_loop(c: &Clean, r: &mut Rng, _sealed: bool) -> Made {
     };
     m.put16(c.at(page) + from - 2, v);
     seal_touched(c, &mut m);
-    m.waive(GAP_RECORDS);
+    expect_records(c, &mut m, page);
     Ok(m)
 }
 
@@ -1340,7 +1427,7 @@ fn record_next_outside(c: &Clean, r: &mut Rng, _sealed: bool) -> Made {
     m.touch(page);
     m.put16(c.at(page) + from - 2, v);
     seal_touched(c, &mut m);
-    m.waive(GAP_RECORDS);
+    expect_records(c, &mut m, page);
     Ok(m)
 }
 
@@ -1736,6 +1823,9 @@ fn check_mutation(
                 Duty::Rows => e.rows,
                 Duty::RowsAndFile => e.rows || e.file,
                 Duty::Structure => e.structure,
+                Duty::IndexTree => e.structure || e.records,
+                Duty::Page => e.rows || e.page,
+                Duty::Records => e.records,
                 Duty::Inventory | Duty::Unknown => false,
             };
             if duty && e.waived.is_none() && code == 0 {
@@ -1841,7 +1931,7 @@ mod cases {
         xdes_entry_flip: Half, big files too: true, draws: 3;
         inode_entry_flip: Half, big files too: true, draws: 3;
         index_header_flip: Half, big files too: true, draws: 3;
-        index_records_flip: Half, big files too: false, draws: 1;
+        index_records_flip: Half, big files too: false, draws: 4;
         n_recs_huge: Always, big files too: false, draws: 1;
         n_dir_slots_huge: Always, big files too: false, draws: 1;
         dir_slot_out_of_range: Always, big files too: false, draws: 1;
