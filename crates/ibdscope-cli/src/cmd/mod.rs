@@ -1,7 +1,11 @@
 //! One module per command; each `run` writes to a `&mut dyn Write`.
 
 pub mod check;
+pub mod compare;
+pub mod fill;
 pub mod info;
+pub mod lsn;
+pub mod map;
 pub mod pages;
 pub mod space;
 pub mod types;
@@ -17,6 +21,7 @@ use std::path::Path;
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     match opts.cmd {
         Cmd::Check => check::run(opts, out),
+        Cmd::Compare => compare::run(opts, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -30,6 +35,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Segments => space::segments(opts, path, ts, out),
                 Cmd::Lists => space::lists(opts, path, ts, out),
                 Cmd::Indexes => space::indexes(opts, path, ts, out),
+                Cmd::Lsn => lsn::run(opts, path, ts, out),
+                Cmd::Fill => fill::run(opts, path, ts, out),
+                Cmd::Compare => compare::run(opts, out),
             })
         }
     }
