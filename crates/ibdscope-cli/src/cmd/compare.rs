@@ -58,17 +58,18 @@ fn metric_word(m: Metric) -> &'static str {
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let mut worst = Outcome::Clean;
     let mut inputs = Vec::new();
+    let mut failed = Vec::new();
     for path in &opts.files {
         match input::open(path) {
             Ok(i) => inputs.push((path, i)),
             Err(e) => {
                 eprintln!("ibdscope: {e}");
+                failed.push(path);
                 worst = Outcome::Unreadable;
             }
         }
     }
     let mut spaces = Vec::new();
-    let mut failed = Vec::new();
     for (path, i) in &inputs {
         match Tablespace::with_options(i.bytes(), opts.lib) {
             Ok(ts) => spaces.push((*path, ts)),
@@ -132,13 +133,26 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             counts,
         });
     }
+    let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
+        let p = picture(opts.metric, per_cell, n_slots, &rows);
+        map::write_picture(opts, &p, "compare")
+    } else {
+        (Outcome::Clean, String::new())
+    };
+    worst = worst.max(wrote);
     if opts.format == Format::Json {
         json(out, opts, per_cell, &rows, &failed)?;
         return Ok(worst);
     }
+    let w = rows
+        .iter()
+        .map(|r| r.file.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
     writeln!(
         out,
-        "{:<40} {:>8} {:>9} {:>11} {:>9} {:>10} {:>9} {:>8}",
+        "{:<w$} {:>8} {:>9} {:>11} {:>9} {:>10} {:>9} {:>8}",
         "file",
         "pages",
         "page size",
@@ -155,7 +169,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             .map_or("-".to_string(), |f| format!("{:.1}%", f * 100.0));
         writeln!(
             out,
-            "{:<40} {:>8} {:>9} {:>11} {:>9} {:>9.1}% {:>9.1} {:>8}",
+            "{:<w$} {:>8} {:>9} {:>11} {:>9} {:>9.1}% {:>9.1} {:>8}",
             r.file,
             r.pages,
             r.page_size,
@@ -167,10 +181,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         )?;
     }
     out.write_all(&text_findings)?;
-    if opts.out.is_some() && !rows.is_empty() {
-        let p = picture(opts.metric, per_cell, n_slots, rows);
-        worst = worst.max(map::write_picture(opts, &p, out, "compare")?);
-    }
+    out.write_all(said.as_bytes())?;
     Ok(worst)
 }
 
@@ -223,7 +234,7 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-fn picture(metric: Metric, per_cell: u64, n_slots: usize, rows: Vec<Row>) -> Picture {
+fn picture(metric: Metric, per_cell: u64, n_slots: usize, rows: &[Row]) -> Picture {
     let (classes, heat) = match metric {
         Metric::Extents => {
             let labels: Vec<String> = (1..=n_slots)
@@ -235,7 +246,7 @@ fn picture(metric: Metric, per_cell: u64, n_slots: usize, rows: Vec<Row>) -> Pic
         }
         Metric::Fill => {
             let mut classes = Vec::new();
-            for r in &rows {
+            for r in rows {
                 let c = fill_classes(&r.grid);
                 if classes.is_empty() {
                     classes = c;
@@ -283,7 +294,7 @@ fn picture(metric: Metric, per_cell: u64, n_slots: usize, rows: Vec<Row>) -> Pic
         Metric::Lsn => notes.push("blank: LSN 0 (never written)".into()),
     }
     let panels = rows
-        .into_iter()
+        .iter()
         .map(|r| {
             let fill = r
                 .figures
@@ -305,7 +316,7 @@ fn picture(metric: Metric, per_cell: u64, n_slots: usize, rows: Vec<Row>) -> Pic
             }
             Panel {
                 caption,
-                grid: r.grid,
+                grid: r.grid.clone(),
             }
         })
         .collect();

@@ -14,6 +14,7 @@ use crate::cmd::map::{
 use crate::cmd::space::{damaging, print_findings as print_map_findings};
 use crate::json::Json;
 use crate::opts::{Format, Opts};
+use crate::text::count;
 use crate::Outcome;
 use ibdscope::btree::FILL_BUCKETS;
 use ibdscope::{Btrees, Finding, IndexId, SpaceMap, Tablespace};
@@ -183,22 +184,27 @@ pub fn run(
     let n = map.owners.len() as u64;
     let (grid, types) = fill_grid(ts, &map, &slots, columns, pages_per_cell(n, columns, rows));
     let outcome = tree_outcome(&map, &trees);
+    let (wrote, said) = if opts.out.is_some() {
+        let p = picture(path, ts, &trees, grid.clone(), &types);
+        map::write_picture(opts, &p, &path.display().to_string())
+    } else {
+        (Outcome::Clean, String::new())
+    };
     if opts.format == Format::Json {
         json(out, path, ts, &map, &trees, &grid)?;
-        return Ok(outcome);
+        return Ok(outcome.max(wrote));
     }
     if opts.out.is_some() {
-        let p = picture(path, ts, &trees, grid, &types);
-        let wrote = map::write_picture(opts, &p, out, &path.display().to_string())?;
+        out.write_all(said.as_bytes())?;
         print_findings(out, path, &map, &trees)?;
-        return Ok(wrote.max(outcome));
+        return Ok(outcome.max(wrote));
     }
     let st = Style::of(opts);
     writeln!(
         out,
-        "{}: {} pages of {} bytes, {} pages per extent{}",
+        "{}: {} of {} bytes, {} pages per extent{}",
         path.display(),
-        ts.n_pages(),
+        count(ts.n_pages(), "page", "pages"),
         ts.page_size(),
         ts.format().extent_size(),
         per_cell_note(&grid)
@@ -226,10 +232,10 @@ pub fn run(
         let fr = t.fragmentation;
         writeln!(
             out,
-            "index {}: {} pages, {} leaves; fill {} (leaves {}); leaf chain: {} of {} steps jump ({:.1}%), mean jump {:.1} pages",
+            "index {}: {}, {}; fill {} (leaves {}); leaf chain: {} of {} steps jump ({:.1}%), mean jump {:.1} pages",
             t.index_id,
-            t.pages,
-            t.leaf_pages,
+            count(t.pages, "page", "pages"),
+            count(t.leaf_pages, "leaf", "leaves"),
             percent(t.mean_fill),
             percent(t.mean_leaf_fill),
             fr.jumps,
@@ -248,7 +254,11 @@ pub fn run(
             let color = rgb_to_ansi256(viridis(decile_mid(k)));
             st.paint(out, Some(color), st.level(e))?;
         }
-        writeln!(out, "  0% .. 100%, 10% per bin, tallest {max} leaves")?;
+        writeln!(
+            out,
+            "  0% .. 100%, 10% per bin, tallest {}",
+            count(max, "leaf", "leaves")
+        )?;
     }
     let (ramp, free) = if st.ascii {
         ("1 2 3 4 5 6 7 8", ".")

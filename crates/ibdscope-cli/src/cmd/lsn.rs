@@ -12,6 +12,7 @@
 use crate::cmd::map::{self, per_cell_note, print_grid, Style, TypesSeen};
 use crate::json::Json;
 use crate::opts::{Format, Opts};
+use crate::text::count;
 use crate::Outcome;
 use ibdscope::space::PageProblem;
 use ibdscope::{PageNo, Tablespace};
@@ -139,19 +140,19 @@ pub fn run(
     } else {
         Outcome::Findings
     };
+    let (wrote, said) = if opts.out.is_some() {
+        map::write_picture(opts, &picture(path, ts, &f), &path.display().to_string())
+    } else {
+        (Outcome::Clean, String::new())
+    };
     if opts.format == Format::Json {
         json(out, path, ts, &f)?;
-        return Ok(outcome);
+        return Ok(outcome.max(wrote));
     }
     if opts.out.is_some() {
-        let wrote = map::write_picture(
-            opts,
-            &picture(path, ts, &f),
-            out,
-            &path.display().to_string(),
-        )?;
+        out.write_all(said.as_bytes())?;
         print_findings(out, path, ts, &f)?;
-        return Ok(wrote.max(outcome));
+        return Ok(outcome.max(wrote));
     }
     text(opts, out, path, ts, &f)?;
     Ok(outcome)
@@ -176,9 +177,9 @@ fn text(
     let s = f.scale();
     writeln!(
         out,
-        "{}: {} pages, {}, {} with LSN 0{}",
+        "{}: {}, {}, {} with LSN 0{}",
         path.display(),
-        ts.n_pages(),
+        count(ts.n_pages(), "page", "pages"),
         range_words(f),
         f.zero,
         per_cell_note(&f.grid)
@@ -202,10 +203,10 @@ fn text(
     }
     writeln!(
         out,
-        "  {} bins of {} LSN, tallest {} pages",
-        bins.len(),
+        "  {} of {} LSN, tallest {}",
+        count(bins.len() as u64, "bin", "bins"),
         1u128 << f.hist.shift(),
-        max
+        count(max, "page", "pages")
     )?;
     if let Some((lo, hi)) = f.hist.range() {
         writeln!(out, "{:>10} oldest {lo}, newest {hi}", "")?;
@@ -308,7 +309,7 @@ fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> Picture {
     let (title, lines) = map::title(path, ts, &f.types, "LSN age");
     let bins = f.hist.bins();
     let mut notes = vec![format!(
-        "one cell per page, one row per {} pages{}; blank: LSN 0 (never written), {} pages",
+        "one cell per page, one row per {} pages{}; blank: LSN 0 (never written), {}",
         f.grid.pages_per_row(),
         if f.grid.pages_per_cell > 1 {
             format!(
@@ -318,7 +319,7 @@ fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> Picture {
         } else {
             String::new()
         },
-        f.zero
+        count(f.zero, "page", "pages")
     )];
     if f.hist.range().is_some_and(|(lo, hi)| lo == hi) {
         notes.push("every page has the same LSN: all are drawn at the new end".into());

@@ -7,6 +7,7 @@
 //! xterm gives that colour in a picture.
 
 use crate::opts::{Color, Opts};
+use crate::text::count;
 use crate::Outcome;
 use ibdscope::extents::{Owner, SpaceMap};
 use ibdscope::fil::FilHeader;
@@ -309,12 +310,15 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
         let color = ansi256_to_rgb(INDEX_ANSI[s % INDEX_ANSI.len()]);
         let (n, m) = (pages(2 * s), pages(2 * s + 1));
         v.push(Class {
-            label: format!("{label}: {n} pages ({:.1}%)", pct(n)),
+            label: format!("{label}: {} ({:.1}%)", count(n, "page", "pages"), pct(n)),
             color,
             shown: n > 0 || m == 0,
         });
         v.push(Class {
-            label: format!("{label}: {m} BLOB/LOB or allocated pages"),
+            label: format!(
+                "{label}: {} BLOB/LOB or allocated",
+                count(m, "page", "pages")
+            ),
             color: color.tint(0.6),
             shown: m > 0,
         });
@@ -331,7 +335,7 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
     {
         let n = pages(base + i);
         v.push(Class {
-            label: format!("{name}: {n} pages ({:.1}%)", pct(n)),
+            label: format!("{name}: {} ({:.1}%)", count(n, "page", "pages"), pct(n)),
             color,
             shown: n > 0 || i < 2,
         });
@@ -339,16 +343,12 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
     v
 }
 
-/// Writes `p` to the `--out` file and says so on `out`; a picture that
-/// cannot be written makes the run exit 2, with the reason on stderr.
-pub fn write_picture(
-    opts: &Opts,
-    p: &Picture,
-    out: &mut dyn Write,
-    what: &str,
-) -> io::Result<Outcome> {
+/// Writes `p` to the `--out` file (if any); returns the outcome (exit 2
+/// when the picture cannot be written, with the reason on stderr) and the
+/// line that says what was written, for the text output.
+pub fn write_picture(opts: &Opts, p: &Picture, what: &str) -> (Outcome, String) {
     let Some((file, format)) = &opts.out else {
-        return Ok(Outcome::Clean);
+        return (Outcome::Clean, String::new());
     };
     match render(p, file, *format) {
         Ok(d) => {
@@ -358,9 +358,8 @@ pub fn write_picture(
                 .map(|x| x.grid.pages_per_cell)
                 .max()
                 .unwrap_or(1);
-            writeln!(
-                out,
-                "{what}: wrote {} ({}, {}×{} px, {} page{} per cell)",
+            let line = format!(
+                "{what}: wrote {} ({}, {}×{} px, {} per cell)\n",
                 file.display(),
                 match format {
                     ImageFormat::Png => "PNG",
@@ -368,14 +367,13 @@ pub fn write_picture(
                 },
                 d.width,
                 d.height,
-                per,
-                if per == 1 { "" } else { "s" }
-            )?;
-            Ok(Outcome::Clean)
+                count(per, "page", "pages")
+            );
+            (Outcome::Clean, line)
         }
         Err(e) => {
             eprintln!("ibdscope: could not write the picture: {e}");
-            Ok(Outcome::Unreadable)
+            (Outcome::Unreadable, String::new())
         }
     }
 }

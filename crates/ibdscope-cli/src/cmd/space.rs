@@ -118,9 +118,14 @@ pub fn extents(
 ) -> io::Result<Outcome> {
     let map = SpaceMap::build(ts);
     let slots = index_slots(&map);
-    if opts.out.is_some() && opts.format == Format::Text {
+    let (wrote, said) = if opts.out.is_some() {
         let p = extents_picture(path, ts, &map, &slots);
-        let wrote = map::write_picture(opts, &p, out, &path.display().to_string())?;
+        map::write_picture(opts, &p, &path.display().to_string())
+    } else {
+        (Outcome::Clean, String::new())
+    };
+    if opts.out.is_some() && opts.format == Format::Text {
+        out.write_all(said.as_bytes())?;
         print_findings(out, path, &map)?;
         return Ok(wrote.max(outcome(&map)));
     }
@@ -175,7 +180,7 @@ pub fn extents(
         json_findings(&mut j, &map)?;
         j.end_obj()?;
         writeln!(out)?;
-        return Ok(outcome(&map));
+        return Ok(outcome(&map).max(wrote));
     }
     let st = Style::of(opts);
     let f = ts.format();

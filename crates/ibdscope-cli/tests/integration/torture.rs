@@ -12,10 +12,12 @@
 //! - exit 0, 1 or 2; exit 2 only where the case allows the file to become
 //!   unusable as a whole, and then with the file named on stderr;
 //! - report the damage (exit 1 or 2) in every command whose job covers it:
-//!   `pages` for page damage (checksum, LSN pair, page number, space id),
+//!   `pages` and `lsn` for page damage (checksum, LSN pair, page number,
+//!   space id),
 //!   `info` and `check` for that plus whole-file damage (torn tail, fewer
-//!   pages than FSP_SIZE, page 0 unusable), `extents`, `segments`, `lists`
-//!   and `indexes` for structure damage. `types` is an inventory and has
+//!   pages than FSP_SIZE, page 0 unusable), `extents`, `segments`, `lists`,
+//!   `indexes`, `fill` and `compare` (given the mutated file twice) for
+//!   structure damage. `types` is an inventory and has
 //!   no findings (it exits 0 on any readable file), so it is only held to
 //!   the other rules; so is a command this file does not know yet;
 //! - report the pages the mutation did not touch exactly as on the clean
@@ -339,9 +341,11 @@ fn commands() -> &'static [Cmd] {
                     .map(str::to_string)
                     .collect();
                 let duty = match name.as_str() {
-                    "pages" => Duty::Rows,
+                    "pages" | "lsn" => Duty::Rows,
                     "info" | "check" => Duty::RowsAndFile,
-                    "extents" | "segments" | "lists" | "indexes" => Duty::Structure,
+                    "extents" | "segments" | "lists" | "indexes" | "fill" | "compare" => {
+                        Duty::Structure
+                    }
                     "types" => Duty::Inventory,
                     _ => Duty::Unknown,
                 };
@@ -365,7 +369,8 @@ fn commands() -> &'static [Cmd] {
             })
             .collect();
         for known in [
-            "info", "pages", "types", "check", "extents", "segments", "lists", "indexes",
+            "info", "pages", "types", "check", "extents", "segments", "lists", "indexes", "lsn",
+            "fill", "compare",
         ] {
             assert!(
                 cmds.iter().any(|c| c.name == known),
@@ -432,12 +437,16 @@ fn run_with(
         args.push("--format".into());
         args.push(f.into());
     }
-    if cmd.name == "extents" && format == Some("text") {
+    if ["extents", "lsn", "fill"].contains(&cmd.name.as_str()) && format == Some("text") {
         // The colour path draws more than the plain one.
         args.push("--color".into());
         args.push("always".into());
     }
     args.push(file.into());
+    if cmd.name == "compare" {
+        // Several files: the same one twice.
+        args.push(file.into());
+    }
     for _ in 0..cmd.extra_positionals {
         args.push(page.to_string().into());
     }
