@@ -145,8 +145,10 @@ impl std::error::Error for RenderError {}
 const MARGIN: i32 = 16;
 const TITLE_PX: f64 = 20.0;
 const LINE_PX: f64 = 14.0;
-const SMALL_PX: f64 = 13.0;
-const LABEL_PX: f64 = 11.0;
+// Even sizes only: plotters' ab_glyph text truncates half a pixel of
+// vertical offset per glyph at odd sizes, raising full stops and commas.
+const SMALL_PX: f64 = 14.0;
+const LABEL_PX: f64 = 12.0;
 const PANEL_GAP: i32 = 28;
 const MAP_W: u32 = 900;
 const MAP_H: u32 = 1100;
@@ -196,7 +198,7 @@ fn layout(p: &Picture) -> Layout {
         .max()
         .unwrap_or(1)
         .max(1);
-    let cell_w = (MAP_W / max_cols).clamp(2, 12) as i32;
+    let cell_w = (MAP_W / max_cols).clamp(2, 18) as i32;
     let max_page = p
         .panels
         .iter()
@@ -236,7 +238,7 @@ fn layout(p: &Picture) -> Layout {
     let mut maps_right = 0;
     for (line, chunk) in p.panels.chunks(per_line).enumerate() {
         let caption_y = y;
-        let map_y = y + 18 * cap_lines + if cap_lines > 0 { 4 } else { 0 };
+        let map_y = y + 19 * cap_lines + if cap_lines > 0 { 4 } else { 0 };
         let mut x = MARGIN + label_w;
         for (i, _) in chunk.iter().enumerate() {
             panels.push((x, caption_y, map_y));
@@ -386,7 +388,7 @@ fn draw<DB: DrawingBackend>(a: &DrawingArea<DB, Shift>, p: &Picture, l: &Layout)
     }
     for (panel, &(x, cy, _)) in p.panels.iter().zip(&l.panels) {
         for (i, line) in panel.caption.iter().enumerate() {
-            let y = cy + 18 * i as i32;
+            let y = cy + 19 * i as i32;
             text(a, line, (x, y), SMALL_PX, HPos::Left, INK)?;
         }
     }

@@ -19,7 +19,8 @@ use ibdscope_render::{pages_per_cell, Class, Grid, HeatScale, Panel, Picture, Sc
 use std::io::{self, Write};
 use std::path::Path;
 
-/// Cells per row for every file (an extent of 16K pages).
+/// Cells per row for every file: an extent of 16K pages, or the pages of
+/// the largest file when that is fewer.
 const COLUMNS: u32 = 64;
 
 /// One file's row and map.
@@ -85,9 +86,15 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     } else {
         map::TERMINAL_ROWS
     };
+    let columns = spaces
+        .iter()
+        .map(|(_, ts)| ts.n_pages())
+        .max()
+        .unwrap_or(1)
+        .clamp(1, COLUMNS);
     let per_cell = spaces
         .iter()
-        .map(|(_, ts)| pages_per_cell(u64::from(ts.n_pages()), COLUMNS, rows_max))
+        .map(|(_, ts)| pages_per_cell(u64::from(ts.n_pages()), columns, rows_max))
         .max()
         .unwrap_or(1);
     let mut rows = Vec::with_capacity(spaces.len());
@@ -104,15 +111,15 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         let trees = Btrees::build(ts, &map);
         let (grid, counts, lsn, damaged) = match opts.metric {
             Metric::Extents => {
-                let (g, c, _) = owner_grid(ts, &map, &slots, n_slots, COLUMNS, per_cell);
+                let (g, c, _) = owner_grid(ts, &map, &slots, n_slots, columns, per_cell);
                 (g, c, None, 0)
             }
             Metric::Fill => {
-                let (g, _) = fill_grid(ts, &map, &slots, COLUMNS, per_cell);
+                let (g, _) = fill_grid(ts, &map, &slots, columns, per_cell);
                 (g, Vec::new(), None, 0)
             }
             Metric::Lsn => {
-                let f = LsnFacts::collect(ts, COLUMNS, per_cell);
+                let f = LsnFacts::collect(ts, columns, per_cell);
                 (f.normalized(), Vec::new(), f.hist.range(), f.n_damaged)
             }
         };
@@ -134,7 +141,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         });
     }
     let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
-        let p = picture(opts.metric, per_cell, n_slots, &rows);
+        let p = picture(opts.metric, per_cell, columns, n_slots, &rows);
         map::write_picture(opts, &p, "compare")
     } else {
         (Outcome::Clean, String::new())
@@ -234,7 +241,7 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-fn picture(metric: Metric, per_cell: u64, n_slots: usize, rows: &[Row]) -> Picture {
+fn picture(metric: Metric, per_cell: u64, columns: u32, n_slots: usize, rows: &[Row]) -> Picture {
     let (classes, heat) = match metric {
         Metric::Extents => {
             let labels: Vec<String> = (1..=n_slots)
@@ -279,7 +286,7 @@ fn picture(metric: Metric, per_cell: u64, n_slots: usize, rows: &[Row]) -> Pictu
         "one scale for all: {} page{} per cell, {} pages per row",
         per_cell,
         if per_cell == 1 { "" } else { "s" },
-        per_cell * u64::from(COLUMNS)
+        per_cell * u64::from(columns)
     )];
     let mut notes = Vec::new();
     match metric {

@@ -26,9 +26,12 @@ pub const PICTURE_ROWS: u32 = 160;
 pub const TERMINAL_ROWS: u32 = 256;
 
 /// Cells per map row: one extent, at most 64 (an extent of 4K pages, 256
-/// pages, takes 4 rows).
+/// pages, takes 4 rows); a file of fewer pages is one row of them.
 pub fn columns(ts: &Tablespace<'_>) -> u32 {
-    ts.format().extent_size().clamp(1, 64)
+    ts.format()
+        .extent_size()
+        .clamp(1, 64)
+        .min(ts.n_pages().max(1))
 }
 
 /// How one page is drawn on the owner map.
