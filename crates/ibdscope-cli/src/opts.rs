@@ -2,6 +2,7 @@
 //! before any file is opened (ripgrep's low-level/high-level args split).
 
 use clap::{Parser, Subcommand, ValueEnum};
+use ibdscope_render::ImageFormat;
 use std::path::PathBuf;
 
 /// Read InnoDB tablespace files (.ibd) exactly, quickly and read-only.
@@ -33,12 +34,36 @@ enum Command {
     Extents {
         #[command(flatten)]
         common: Common,
-        /// Colour: auto (when stdout is a terminal), always, never.
-        #[arg(long, value_enum, default_value_t = Color::Auto)]
-        color: Color,
-        /// Draw with ASCII only (for terminals without Unicode).
-        #[arg(long)]
-        ascii: bool,
+        #[command(flatten)]
+        draw: Draw,
+    },
+    /// LSN-age map (old to new) and histogram of page LSNs.
+    Lsn {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        draw: Draw,
+    },
+    /// Page-fill map and per-index fill histograms, fill and leaf order.
+    Fill {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        draw: Draw,
+    },
+    /// Several files side by side: pages, fill, leaf order; a picture with --out.
+    Compare {
+        /// Tablespace files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// What the picture shows for each file.
+        #[arg(long, value_enum, default_value_t = Metric::Extents)]
+        metric: Metric,
+        /// Write the picture to this file (.png or .svg).
+        #[arg(long, value_name = "PICTURE")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        shared: Shared,
     },
     /// Each file segment: id, index, role, used and reserved pages, extents.
     Segments(Common),
@@ -90,6 +115,20 @@ struct Common {
     shared: Shared,
 }
 
+/// How maps are drawn: terminal colour and glyphs, or a picture file.
+#[derive(clap::Args, Debug)]
+struct Draw {
+    /// Colour: auto (when stdout is a terminal), always, never.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    /// Draw with ASCII only (for terminals without Unicode).
+    #[arg(long)]
+    ascii: bool,
+    /// Write a picture to this file instead (.png or .svg, by extension).
+    #[arg(long, value_name = "PICTURE")]
+    out: Option<PathBuf>,
+}
+
 #[derive(clap::Args, Debug)]
 struct Shared {
     /// Output format.
@@ -109,6 +148,17 @@ pub enum Color {
     Always,
     /// Never.
     Never,
+}
+
+/// What `compare` draws for each file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Metric {
+    /// Owner of each page (index, free, system) and fill.
+    Extents,
+    /// Page LSN, old to new within each file.
+    Lsn,
+    /// Fill of each index page.
+    Fill,
 }
 
 /// Output formats.
@@ -162,6 +212,12 @@ pub enum Cmd {
     Lists,
     /// `indexes`.
     Indexes,
+    /// `lsn`.
+    Lsn,
+    /// `fill`.
+    Fill,
+    /// `compare`.
+    Compare,
     /// `sdi`.
     Sdi,
     /// `page`.
@@ -201,22 +257,40 @@ pub struct Opts {
     pub color: Color,
     /// ASCII-only drawing.
     pub ascii: bool,
+    /// Picture file to write, with its format.
+    pub out: Option<(PathBuf, ImageFormat)>,
+    /// What `compare` draws.
+    pub metric: Metric,
 }
 
 impl Opts {
     /// Checks the arguments; nothing is opened yet.
     pub fn from_cli(cli: Cli) -> Result<Self, String> {
-        let (mut color, mut ascii) = (Color::Auto, false);
+        let (mut color, mut ascii, mut out, mut metric) =
+            (Color::Auto, false, None, Metric::Extents);
         let text_json: &[Format] = &[Format::Text, Format::Json];
         let (cmd, files, shared, allowed): (Cmd, Vec<PathBuf>, Shared, &[Format]) =
             match cli.command {
-                Command::Extents {
-                    common,
-                    color: c,
-                    ascii: a,
-                } => {
-                    (color, ascii) = (c, a);
+                Command::Extents { common, draw } => {
+                    (color, ascii, out) = (draw.color, draw.ascii, draw.out);
                     (Cmd::Extents, vec![common.file], common.shared, text_json)
+                }
+                Command::Lsn { common, draw } => {
+                    (color, ascii, out) = (draw.color, draw.ascii, draw.out);
+                    (Cmd::Lsn, vec![common.file], common.shared, text_json)
+                }
+                Command::Fill { common, draw } => {
+                    (color, ascii, out) = (draw.color, draw.ascii, draw.out);
+                    (Cmd::Fill, vec![common.file], common.shared, text_json)
+                }
+                Command::Compare {
+                    files,
+                    metric: m,
+                    out: o,
+                    shared,
+                } => {
+                    (out, metric) = (o, m);
+                    (Cmd::Compare, files, shared, text_json)
                 }
                 Command::Segments(c) => (Cmd::Segments, vec![c.file], c.shared, text_json),
                 Command::Lists(c) => (Cmd::Lists, vec![c.file], c.shared, text_json),
@@ -284,6 +358,10 @@ impl Opts {
             )
             .to_lowercase());
         }
+        let out = match out {
+            None => None,
+            Some(p) => Some(check_out(p, &files)?),
+        };
         Ok(Opts {
             cmd,
             files,
@@ -293,8 +371,31 @@ impl Opts {
             },
             color,
             ascii,
+            out,
+            metric,
         })
     }
+}
+
+/// The picture's format from its extension, and never one of the inputs.
+fn check_out(out: PathBuf, files: &[PathBuf]) -> Result<(PathBuf, ImageFormat), String> {
+    let Some(format) = ImageFormat::from_path(&out) else {
+        return Err(format!(
+            "--out {}: the picture's name must end in .png or .svg",
+            out.display()
+        ));
+    };
+    let same = |f: &PathBuf| match (out.canonicalize(), f.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => out == *f,
+    };
+    if files.iter().any(same) {
+        return Err(format!(
+            "--out {} is an input file; ibdscope never writes its input",
+            out.display()
+        ));
+    }
+    Ok((out, format))
 }
 
 #[cfg(test)]

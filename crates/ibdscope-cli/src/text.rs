@@ -24,3 +24,13 @@ pub fn percent(part: u32, whole: u32) -> f64 {
         f64::from(part) * 100.0 / f64::from(whole)
     }
 }
+
+/// `1 page`, `2 pages`: `n` with `one` or `many`.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}

@@ -9,6 +9,7 @@ mod integration {
     mod damage;
     mod fixtures;
     mod golden;
+    mod pictures;
     mod records;
     mod space;
     mod torture;

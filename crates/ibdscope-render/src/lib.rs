@@ -1,8 +1,22 @@
 //! # ibdscope-render
 //!
-//! Draws plain data (grids of cells, values, labels) as pictures. It knows
-//! nothing of InnoDB and does not depend on the `ibdscope` library: the CLI
-//! turns parsed facts into the plain data this crate draws.
+//! Draws plain data (grids of cells, values, labels, counts) as PNG or SVG
+//! pictures with plotters. It knows nothing of InnoDB and does not depend
+//! on the `ibdscope` library: the CLI turns parsed facts into the plain
+//! data this crate draws.
+//!
+//! - [`color`]: the index palette as ANSI 256-colour numbers and RGB, the
+//!   perceptual scale (viridis), the nearest ANSI colour: shared with the
+//!   CLI's terminal maps so a page has one colour in both.
+//! - [`grid`]: one [`Cell`] per page folded, in one pass and bounded
+//!   memory, into a [`Grid`] of at most a given number of rows.
+//! - [`hist`]: an exact one-pass histogram of u64 values in power-of-two
+//!   bins.
+//! - [`picture`]: a [`Picture`] (title, grids side by side at one scale,
+//!   legend, colour scale, histograms) and [`render`] to a file.
+//!
+//! PNG text uses a bundled font (DejaVu Sans, `fonts/`), so it needs no
+//! font installed on the machine.
 //!
 //! **Architecture Invariant:** this crate never parses; its inputs are
 //! numbers and strings.
@@ -10,21 +24,12 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-/// A grid of cells to draw: `values[row * columns + column]`, `NaN` for a
-/// blank cell.
-#[derive(Clone, Debug, Default)]
-pub struct Grid<'a> {
-    /// Cells per row.
-    pub columns: usize,
-    /// Cell values in 0.0..=1.0, row-major.
-    pub values: &'a [f32],
-    /// Label printed at the start of each row.
-    pub row_labels: &'a [String],
-}
+pub mod color;
+pub mod grid;
+pub mod hist;
+pub mod picture;
 
-impl Grid<'_> {
-    /// Number of rows.
-    pub fn rows(&self) -> usize {
-        self.values.len().div_ceil(self.columns.max(1))
-    }
-}
+pub use color::Rgb;
+pub use grid::{pages_per_cell, Cell, Grid, GridBuilder, Scale};
+pub use hist::{Bin, Pow2Histogram};
+pub use picture::{render, Class, Drawn, HeatScale, Histogram, ImageFormat, Panel, Picture};

@@ -1,7 +1,11 @@
 //! One module per command; each `run` writes to a `&mut dyn Write`.
 
 pub mod check;
+pub mod compare;
+pub mod fill;
 pub mod info;
+pub mod lsn;
+pub mod map;
 pub mod page;
 pub mod pages;
 pub mod records;
@@ -20,6 +24,7 @@ use std::path::Path;
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     match opts.cmd {
         Cmd::Check => check::run(opts, out),
+        Cmd::Compare => compare::run(opts, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -36,6 +41,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Sdi => sdi::run(opts, path, ts, out),
                 Cmd::Page { page } => page::run(opts, path, ts, page, out),
                 Cmd::Records(sel) => records::run(opts, path, ts, sel, out),
+                Cmd::Lsn => lsn::run(opts, path, ts, out),
+                Cmd::Fill => fill::run(opts, path, ts, out),
+                Cmd::Compare => compare::run(opts, out),
             })
         }
     }

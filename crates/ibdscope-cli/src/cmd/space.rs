@@ -1,146 +1,28 @@
 //! Space-structure commands over the library's `SpaceMap`: `extents` (the
 //! terminal map), `segments`, `lists` and `indexes`.
 
+use crate::cmd::map::{self, eighths, index_slots, owner_classes, page_cell, PageCell, Style};
 use crate::json::Json;
-use crate::opts::{Color, Format, Opts};
+use crate::opts::{Format, Opts};
 use crate::Outcome;
 use ibdscope::extents::{FspList, Owner, SpaceMap, SpaceProblem};
-use ibdscope::index::IndexHeader;
-use ibdscope::{Btrees, Finding, FindingKind, IndexId, IndexTree, PageNo, Tablespace};
-use std::io::{self, IsTerminal, Write};
+use ibdscope::{Btrees, Finding, FindingKind, IndexId, IndexTree, Tablespace};
+use ibdscope_render::{pages_per_cell, Panel, Picture};
+use std::io::{self, Write};
 use std::path::Path;
 
-/// How one page is drawn.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Cell {
-    Free,
-    System,
-    /// A page of an index, by palette slot, with its fill in eighths (1..=8).
-    Index(usize, u8),
-    /// A segment page that is not a B-tree page (BLOB/LOB, allocated).
-    Other(Option<usize>),
-    Unaccounted,
-}
-
-/// ANSI 256-colour palette for indexes: distinct hues, readable on dark and
-/// light backgrounds.
-const PALETTE: [u8; 10] = [33, 208, 40, 165, 220, 44, 196, 99, 130, 250];
-const FREE_COLOR: u8 = 238;
-const SYSTEM_COLOR: u8 = 245;
-
-/// Fill of page `n` in eighths from its INDEX header (1 for any used page).
-fn fill_eighths(ts: &Tablespace<'_>, n: PageNo) -> Option<u8> {
-    let page = ts.page(n)?;
-    if !is_index_page(ts, page) {
-        return None;
-    }
-    let h = IndexHeader::new(page)?;
-    let f = h
-        .usage(ts.format().logical_size, ts.format().is_zip())
-        .fill();
-    Some(((f * 8.0).ceil() as u8).clamp(1, 8))
-}
-
-/// True for B-tree pages (INDEX, RTREE, SDI, MariaDB INSTANT).
-fn is_index_page(ts: &Tablespace<'_>, page: &[u8]) -> bool {
-    ibdscope::fil::FilHeader::new(page).is_some_and(|h| h.page_type().is_index(ts.type_names()))
-}
-
-/// Index ids in order of first appearance, for stable colours.
-fn index_slots(map: &SpaceMap) -> Vec<IndexId> {
-    let mut ids: Vec<IndexId> = map.indexes.iter().map(|i| i.index_id).collect();
-    ids.sort();
-    ids.dedup();
-    ids
-}
-
-fn cells(ts: &Tablespace<'_>, map: &SpaceMap, slots: &[IndexId]) -> Vec<Cell> {
-    let slot = |i: Option<IndexId>| i.and_then(|i| slots.iter().position(|s| *s == i));
+fn cells(ts: &Tablespace<'_>, map: &SpaceMap, slots: &[IndexId]) -> Vec<PageCell> {
     map.owners
         .iter()
         .enumerate()
-        .map(|(n, o)| match *o {
-            Owner::Free => Cell::Free,
-            Owner::System(_) => Cell::System,
-            Owner::Unaccounted => Cell::Unaccounted,
-            Owner::Segment { index, .. } => match (slot(index), fill_eighths(ts, PageNo(n as u32)))
-            {
-                (Some(s), Some(f)) => Cell::Index(s, f),
-                (s, _) => Cell::Other(s),
-            },
-        })
+        .map(|(n, o)| page_cell(ts, slots, n, *o))
         .collect()
-}
-
-struct Style {
-    color: bool,
-    ascii: bool,
-}
-
-impl Style {
-    fn glyph(&self, c: Cell) -> &'static str {
-        const BLOCKS: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
-        const ASCII: [&str; 9] = [" ", "1", "2", "3", "4", "5", "6", "7", "8"];
-        match c {
-            Cell::Free => {
-                if self.ascii {
-                    "."
-                } else {
-                    "·"
-                }
-            }
-            Cell::System => "S",
-            Cell::Unaccounted => "?",
-            Cell::Other(_) => {
-                if self.ascii {
-                    "o"
-                } else {
-                    "▒"
-                }
-            }
-            Cell::Index(_, f) => {
-                let i = usize::from(f.min(8));
-                if self.ascii {
-                    ASCII[i]
-                } else {
-                    BLOCKS[i]
-                }
-            }
-        }
-    }
-    fn color_of(c: Cell) -> u8 {
-        match c {
-            Cell::Free => FREE_COLOR,
-            Cell::System | Cell::Unaccounted => SYSTEM_COLOR,
-            Cell::Index(s, _) | Cell::Other(Some(s)) => PALETTE[s % PALETTE.len()],
-            Cell::Other(None) => SYSTEM_COLOR,
-        }
-    }
-    fn paint(&self, out: &mut dyn Write, c: Cell, text: &str) -> io::Result<()> {
-        if self.color {
-            write!(out, "\x1b[38;5;{}m{text}\x1b[0m", Self::color_of(c))
-        } else {
-            out.write_all(text.as_bytes())
-        }
-    }
-}
-
-fn style(opts: &Opts) -> Style {
-    let color = match opts.color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
-    };
-    Style {
-        color,
-        ascii: opts.ascii,
-    }
 }
 
 /// Structure findings that make the exit code 1. A freed page that still
 /// holds records is a normal state after deletes (a forensic clue), shown
 /// but not counted as damage.
-fn damaging(map: &SpaceMap) -> usize {
+pub fn damaging(map: &SpaceMap) -> usize {
     map.findings
         .iter()
         .filter(|f| {
@@ -152,7 +34,7 @@ fn damaging(map: &SpaceMap) -> usize {
         .count()
 }
 
-fn outcome(map: &SpaceMap) -> Outcome {
+pub fn outcome(map: &SpaceMap) -> Outcome {
     if damaging(map) > 0 {
         Outcome::Findings
     } else {
@@ -160,7 +42,7 @@ fn outcome(map: &SpaceMap) -> Outcome {
     }
 }
 
-fn print_findings(out: &mut dyn Write, path: &Path, map: &SpaceMap) -> io::Result<()> {
+pub fn print_findings(out: &mut dyn Write, path: &Path, map: &SpaceMap) -> io::Result<()> {
     print_finding_list(out, path, &map.findings)?;
     for p in &map.unreadable {
         writeln!(
@@ -184,7 +66,7 @@ fn print_finding_list(out: &mut dyn Write, path: &Path, list: &[Finding]) -> io:
     Ok(())
 }
 
-fn json_findings(j: &mut Json<'_>, map: &SpaceMap) -> io::Result<()> {
+pub fn json_findings(j: &mut Json<'_>, map: &SpaceMap) -> io::Result<()> {
     json_finding_list(j, &map.findings, &[])
 }
 
@@ -245,9 +127,21 @@ pub fn extents(
 ) -> io::Result<Outcome> {
     let map = SpaceMap::build(ts);
     let slots = index_slots(&map);
+    let (wrote, said) = if opts.out.is_some() {
+        let p = extents_picture(path, ts, &map, &slots);
+        map::write_picture(opts, &p, &path.display().to_string())
+    } else {
+        (Outcome::Clean, String::new())
+    };
+    if opts.out.is_some() && opts.format == Format::Text {
+        out.write_all(said.as_bytes())?;
+        print_findings(out, path, &map)?;
+        return Ok(wrote.max(outcome(&map)));
+    }
     let cells = cells(ts, &map, &slots);
     let total = cells.len().max(1) as f64;
-    let count = |pred: &dyn Fn(&Cell) -> bool| cells.iter().filter(|c| pred(c)).count();
+    let count = |pred: &dyn Fn(&PageCell) -> bool| cells.iter().filter(|c| pred(c)).count();
+    let in_slot = |c: &PageCell, s: usize| matches!(c, PageCell::Index { slot, .. } | PageCell::Other(Some(slot)) if *slot == s);
     if opts.format == Format::Json {
         let mut j = Json::new(out);
         j.obj()?.kv_str("file", &path.display().to_string())?;
@@ -256,18 +150,18 @@ pub fn extents(
         j.kv_num("pages", ts.n_pages())?;
         j.key("legend")?.arr()?;
         for (s, id) in slots.iter().enumerate() {
-            let n = count(&|c| matches!(c, Cell::Index(x, _) | Cell::Other(Some(x)) if *x == s));
+            let n = count(&|c| in_slot(c, s));
             j.obj()?
                 .kv_num("index_id", id.0)?
                 .kv_num("pages", n as u64)?
                 .end_obj()?;
         }
         j.end_arr()?;
-        j.kv_num("system_pages", count(&|c| *c == Cell::System) as u64)?;
-        j.kv_num("free_pages", count(&|c| *c == Cell::Free) as u64)?;
+        j.kv_num("system_pages", count(&|c| *c == PageCell::System) as u64)?;
+        j.kv_num("free_pages", count(&|c| *c == PageCell::Free) as u64)?;
         j.kv_num(
             "unaccounted_pages",
-            count(&|c| *c == Cell::Unaccounted) as u64,
+            count(&|c| *c == PageCell::Unaccounted) as u64,
         )?;
         j.key("map")?.arr()?;
         for (n, (o, c)) in map.owners.iter().zip(&cells).enumerate() {
@@ -286,8 +180,8 @@ pub fn extents(
                     .opt_num(index.map(|i| i.0))?;
                 j.kv_display("role", &role)?.kv_bool("fragment", frag)?;
             }
-            if let Cell::Index(_, f) = c {
-                j.kv_num("fill_eighths", *f)?;
+            if let PageCell::Index { fill, .. } = c {
+                j.kv_num("fill_eighths", eighths(*fill))?;
             }
             j.end_obj()?;
         }
@@ -295,9 +189,9 @@ pub fn extents(
         json_findings(&mut j, &map)?;
         j.end_obj()?;
         writeln!(out)?;
-        return Ok(outcome(&map));
+        return Ok(outcome(&map).max(wrote));
     }
-    let st = style(opts);
+    let st = Style::of(opts);
     let f = ts.format();
     writeln!(
         out,
@@ -312,7 +206,7 @@ pub fn extents(
     for (r, row) in cells.chunks(width).enumerate() {
         write!(out, "{:>10} ", r * width)?;
         for c in row {
-            st.paint(out, *c, st.glyph(*c))?;
+            st.paint(out, Some(Style::owner_color(*c)), st.glyph(*c))?;
         }
         writeln!(out)?;
     }
@@ -320,8 +214,9 @@ pub fn extents(
     let swatch = if st.ascii { "#" } else { "█" };
     for (s, id) in slots.iter().enumerate() {
         let info = map.index(*id);
-        let n = count(&|c| matches!(c, Cell::Index(x, _) | Cell::Other(Some(x)) if *x == s));
-        st.paint(out, Cell::Index(s, 8), swatch)?;
+        let n = count(&|c| in_slot(c, s));
+        let full = PageCell::Index { slot: s, fill: 1.0 };
+        st.paint(out, Some(Style::owner_color(full)), swatch)?;
         write!(
             out,
             " index {:<8} {:>8} pages {:>6.1}%",
@@ -335,13 +230,13 @@ pub fn extents(
         writeln!(out)?;
     }
     for (cell, name) in [
-        (Cell::System, "system"),
-        (Cell::Free, "free"),
-        (Cell::Unaccounted, "unaccounted"),
+        (PageCell::System, "system"),
+        (PageCell::Free, "free"),
+        (PageCell::Unaccounted, "unaccounted"),
     ] {
         let n = count(&|c| *c == cell);
-        if n > 0 || cell != Cell::Unaccounted {
-            st.paint(out, cell, st.glyph(cell))?;
+        if n > 0 || cell != PageCell::Unaccounted {
+            st.paint(out, Some(Style::owner_color(cell)), st.glyph(cell))?;
             writeln!(
                 out,
                 " {name:<14} {:>8} pages {:>6.1}%",
@@ -350,9 +245,10 @@ pub fn extents(
             )?;
         }
     }
-    let other = count(&|c| matches!(c, Cell::Other(_)));
+    let other = count(&|c| matches!(c, PageCell::Other(_)));
     if other > 0 {
-        st.paint(out, Cell::Other(None), st.glyph(Cell::Other(None)))?;
+        let o = PageCell::Other(None);
+        st.paint(out, Some(Style::owner_color(o)), st.glyph(o))?;
         writeln!(
             out,
             " {:<14} {:>8} pages (BLOB/LOB or allocated pages of a segment)",
@@ -367,6 +263,49 @@ pub fn extents(
     writeln!(out, "index pages are drawn by fill, in eighths: {legend}")?;
     print_findings(out, path, &map)?;
     Ok(outcome(&map))
+}
+
+/// The owner map as a picture: one cell per page (or per run of pages in
+/// large files), coloured by index with a bar as high as the page's fill.
+fn extents_picture(path: &Path, ts: &Tablespace<'_>, map: &SpaceMap, slots: &[IndexId]) -> Picture {
+    let n = map.owners.len() as u64;
+    let columns = map::columns(ts);
+    let (grid, counts, types) = map::owner_grid(
+        ts,
+        map,
+        slots,
+        slots.len(),
+        columns,
+        pages_per_cell(n, columns, map::PICTURE_ROWS),
+    );
+    let labels: Vec<String> = slots.iter().map(|id| format!("index {id}")).collect();
+    let classes = owner_classes(&labels, |c| counts.get(c).copied().unwrap_or(0), n);
+    let (title, lines) = map::title(path, ts, &types, "extents");
+    let mut notes = vec![
+        "one cell per page, one row per extent; a bar's height is the page's fill (used / \
+         usable bytes, from its INDEX header)"
+            .to_string(),
+    ];
+    if grid.pages_per_cell > 1 {
+        notes[0] = format!(
+            "each cell holds {} pages (the owner most of them have; bar: their mean fill); \
+             each row {} pages",
+            grid.pages_per_cell,
+            grid.pages_per_row()
+        );
+    }
+    Picture {
+        title,
+        lines,
+        panels: vec![Panel {
+            caption: Vec::new(),
+            grid,
+        }],
+        classes,
+        heat: None,
+        notes,
+        histograms: Vec::new(),
+    }
 }
 
 /// `ibdscope segments`.

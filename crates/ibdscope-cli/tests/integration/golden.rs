@@ -25,6 +25,8 @@ const COMMANDS: &[(&[&str], &[&str])] = &[
     (&["indexes"], &[]),
     // The root page of the first index (page 3 in every file here).
     (&["page"], &["3"]),
+    (&["lsn", "--color", "never"], &[]),
+    (&["fill", "--color", "never"], &[]),
 ];
 
 #[test]
@@ -73,4 +75,32 @@ fn outputs_match_the_checked_in_goldens() {
         "output differs from: {mismatches:#?}"
     );
     assert!(update || compared >= 3 * COMMANDS.len());
+}
+
+/// The terminal LSN map in colour (ANSI 256: the perceptual scale), on one
+/// file.
+#[test]
+fn lsn_colour_output_matches_its_golden() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+        .args(["lsn", "--color", "always", "fixtures/mysql56/ai_int.ibd"])
+        .current_dir(root())
+        .output()
+        .expect("run ibdscope");
+    let golden = root().join("fixtures/expected/mysql56__ai_int.ibd.lsn-color.txt");
+    if std::env::var_os("IBDSCOPE_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &out.stdout).unwrap();
+        return;
+    }
+    let want = std::fs::read(&golden).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (IBDSCOPE_UPDATE_GOLDEN=1 makes it)",
+            golden.display()
+        )
+    });
+    assert!(
+        want == out.stdout,
+        "output differs from {}",
+        golden.display()
+    );
+    assert!(out.stdout.windows(7).any(|w| w == b"\x1b[38;5;"));
 }

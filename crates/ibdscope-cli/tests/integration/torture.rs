@@ -12,10 +12,12 @@
 //! - exit 0, 1 or 2; exit 2 only where the case allows the file to become
 //!   unusable as a whole, and then with the file named on stderr;
 //! - report the damage (exit 1 or 2) in every command whose job covers it:
-//!   `pages` for page damage (checksum, LSN pair, page number, space id),
+//!   `pages` and `lsn` for page damage (checksum, LSN pair, page number,
+//!   space id),
 //!   `info` and `check` for that plus whole-file damage (torn tail, fewer
-//!   pages than FSP_SIZE, page 0 unusable), `extents`, `segments`, `lists`
-//!   and `indexes` for structure damage, `page` (run on the first touched
+//!   pages than FSP_SIZE, page 0 unusable), `extents`, `segments`, `lists`,
+//!   `indexes`, `fill` and `compare` (given the mutated file twice) for
+//!   structure damage, `page` (run on the first touched
 //!   page) for page damage and record damage of that page, `records` and
 //!   `indexes` for record and B-tree damage of an index's pages. `types` is
 //!   an inventory and has
@@ -353,9 +355,9 @@ fn commands() -> &'static [Cmd] {
                     .map(str::to_string)
                     .collect();
                 let duty = match name.as_str() {
-                    "pages" => Duty::Rows,
+                    "pages" | "lsn" => Duty::Rows,
                     "info" | "check" => Duty::RowsAndFile,
-                    "extents" | "segments" | "lists" => Duty::Structure,
+                    "extents" | "segments" | "lists" | "fill" | "compare" => Duty::Structure,
                     "indexes" => Duty::IndexTree,
                     "page" => Duty::Page,
                     "records" => Duty::Records,
@@ -383,7 +385,7 @@ fn commands() -> &'static [Cmd] {
             .collect();
         for known in [
             "info", "pages", "types", "check", "extents", "segments", "lists", "indexes", "page",
-            "records",
+            "records", "lsn", "fill", "compare", "sdi",
         ] {
             assert!(
                 cmds.iter().any(|c| c.name == known),
@@ -450,12 +452,16 @@ fn run_with(
         args.push("--format".into());
         args.push(f.into());
     }
-    if cmd.name == "extents" && format == Some("text") {
+    if ["extents", "lsn", "fill"].contains(&cmd.name.as_str()) && format == Some("text") {
         // The colour path draws more than the plain one.
         args.push("--color".into());
         args.push("always".into());
     }
     args.push(file.into());
+    if cmd.name == "compare" {
+        // Several files: the same one twice.
+        args.push(file.into());
+    }
     for _ in 0..cmd.extra_positionals {
         args.push(page.to_string().into());
     }

@@ -1,0 +1,572 @@
+//! Pictures and the data behind them: `extents --out`, `lsn`, `fill` and
+//! `compare` on real files. Every PNG is checked for its signature and the
+//! IHDR size the command reports; every SVG for one rectangle per
+//! non-blank cell (the render crate draws the cells of a grid after its row
+//! slots and before any text); colours against the legend and the palette;
+//! the JSON cells, LSN bins and fill figures against what the library says
+//! of the same file. Edge cases: an empty table, a one-page file, equal
+//! LSNs, LSN 0, a file ending inside an extent, a file too large for one
+//! cell per page, an unreadable file among several.
+
+use super::common::{fixtures, run, scratch};
+use ibdscope::extents::Owner;
+use ibdscope::fil::FilHeader;
+use ibdscope::index::IndexHeader;
+use ibdscope::{Btrees, IndexId, PageNo, SpaceMap, Tablespace};
+use ibdscope_render::color::{ansi256_to_rgb, FREE_RGB, INDEX_ANSI};
+use std::path::{Path, PathBuf};
+
+const FILES: &[&str] = &[
+    "mysql56/ai_int.ibd",
+    "mysql56/uuid_char36.ibd",
+    "mysql56/rf_compressed8.ibd",
+    "mariadb1011/secondary.ibd",
+    "mariadb1011/blob.ibd",
+    "mariadb1011/empty.ibd",
+    "mariadb1011-4k/secondary.ibd",
+    "mariadb1011-64k/ai_int.ibd",
+];
+
+fn fixture(name: &str) -> PathBuf {
+    fixtures().join(name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Width and height from a PNG's signature and IHDR chunk.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+    assert_eq!(&bytes[12..16], b"IHDR", "first chunk");
+    assert_eq!(
+        &bytes[bytes.len() - 8..bytes.len() - 4],
+        b"IEND",
+        "last chunk"
+    );
+    let be = |b: &[u8]| u32::from_be_bytes(b.try_into().unwrap());
+    (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+/// `W×H px` from the command's "wrote" line.
+fn reported_size(stdout: &str) -> (u32, u32) {
+    let line = stdout
+        .lines()
+        .find(|l| l.contains(": wrote "))
+        .unwrap_or_else(|| panic!("no 'wrote' line in {stdout}"));
+    let dims = line.split(", ").nth(1).unwrap().trim_end_matches(" px");
+    let (w, h) = dims.split_once('×').unwrap();
+    (w.parse().unwrap(), h.parse().unwrap())
+}
+
+/// The fill colours of the cells: the rectangles after a row slot
+/// (`#F0F0F0`) up to the next text, less the slots.
+fn svg_cells(svg: &str) -> Vec<String> {
+    let mut cells = Vec::new();
+    let mut on = false;
+    for el in svg.split('<').skip(1) {
+        if el.starts_with("text") && on {
+            break;
+        }
+        if el.starts_with("rect") {
+            let fill = attr(el, "fill").to_ascii_lowercase();
+            if fill == "#f0f0f0" {
+                on = true;
+            } else if on {
+                cells.push(fill);
+            }
+        }
+    }
+    cells
+}
+
+fn attr<'a>(el: &'a str, name: &str) -> &'a str {
+    let key = format!(" {name}=\"");
+    let start = el.find(&key).unwrap_or_else(|| panic!("{name} in {el}")) + key.len();
+    &el[start..start + el[start..].find('"').unwrap()]
+}
+
+/// Legend entries: a text followed by a 14×14 swatch.
+fn svg_legend(svg: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut last_text: Option<String> = None;
+    for el in svg.split('<').skip(1) {
+        if el.starts_with("text") {
+            last_text = Some(el.split_once('>').unwrap().1.trim().to_string());
+        } else if el.starts_with("rect") {
+            if attr(el, "width") == "14" && attr(el, "height") == "14" {
+                if let Some(t) = last_text.take() {
+                    out.push((t, attr(el, "fill").to_ascii_lowercase()));
+                }
+            }
+            last_text = None;
+        }
+    }
+    out
+}
+
+fn check_svg(svg: &str, size: (u32, u32)) {
+    assert!(svg.starts_with("<svg"), "SVG start");
+    assert!(svg.trim_end().ends_with("</svg>"), "SVG end");
+    assert!(svg.contains(&format!("width=\"{}\" height=\"{}\"", size.0, size.1)));
+    assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
+}
+
+/// Runs `args` with `--out` to a PNG and an SVG; checks both; returns the
+/// SVG text.
+fn draw(args: &[&str], name: &str) -> String {
+    let mut svg_text = String::new();
+    for ext in ["png", "svg"] {
+        let out = scratch(&format!("{name}.{ext}"));
+        let mut a: Vec<&str> = args.to_vec();
+        a.extend(["--out", s(&out)]);
+        let o = run(&a);
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.code().is_some_and(|c| c <= 1),
+            "{a:?}: {:?} {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let size = reported_size(&stdout);
+        let bytes = std::fs::read(&out).unwrap();
+        if ext == "png" {
+            assert_eq!(png_size(&bytes), size, "{a:?}");
+        } else {
+            svg_text = String::from_utf8(bytes).unwrap();
+            check_svg(&svg_text, size);
+        }
+    }
+    svg_text
+}
+
+/// What the library says of each page: LSN problems, LSN, owner, fill.
+struct Truth {
+    n_pages: usize,
+    lsns: Vec<u64>,
+    damaged: Vec<bool>,
+    /// Index id and fill of B-tree pages of a known index.
+    fills: Vec<Option<(IndexId, f32)>>,
+    owners: Vec<Owner>,
+    ids: Vec<IndexId>,
+}
+
+fn truth(path: &Path) -> Truth {
+    let bytes = std::fs::read(path).unwrap();
+    let ts = Tablespace::new(&bytes).unwrap();
+    let map = SpaceMap::build(&ts);
+    let mut ids: Vec<IndexId> = map.indexes.iter().map(|i| i.index_id).collect();
+    ids.sort();
+    ids.dedup();
+    let (mut lsns, mut damaged) = (Vec::new(), Vec::new());
+    for f in ts.scan() {
+        lsns.push(f.lsn.0);
+        damaged.push(f.problems(ts.space_id()).next().is_some());
+    }
+    let f = ts.format();
+    let fills = map
+        .owners
+        .iter()
+        .enumerate()
+        .map(|(n, o)| {
+            let Owner::Segment {
+                index: Some(id), ..
+            } = *o
+            else {
+                return None;
+            };
+            let page = ts.page(PageNo(n as u32))?;
+            if !FilHeader::new(page)?.page_type().is_index(ts.type_names()) || !ids.contains(&id) {
+                return None;
+            }
+            let fill = IndexHeader::new(page)?
+                .usage(f.logical_size, f.is_zip())
+                .fill();
+            Some((id, fill))
+        })
+        .collect();
+    Truth {
+        n_pages: ts.n_pages() as usize,
+        lsns,
+        damaged,
+        fills,
+        owners: map.owners.clone(),
+        ids,
+    }
+}
+
+/// The values of `"cells":[...]` in a JSON document.
+fn json_cells(json: &str) -> Vec<String> {
+    let start = json.find("\"cells\":[").expect("cells") + 9;
+    let end = start + json[start..].find(']').unwrap();
+    if start == end {
+        return Vec::new();
+    }
+    json[start..end].split(',').map(str::to_string).collect()
+}
+
+fn json_num(json: &str, key: &str) -> Option<u64> {
+    let k = format!("\"{key}\":");
+    let start = json.find(&k)? + k.len();
+    let rest = &json[start..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+fn stdout(args: &[&str]) -> (String, Option<i32>) {
+    let o = run(args);
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        o.status.code(),
+    )
+}
+
+#[test]
+fn every_kind_draws_png_and_svg_with_one_cell_per_page() {
+    for file in FILES {
+        let path = fixture(file);
+        let t = truth(&path);
+        let name = file.replace('/', "_");
+        for kind in ["extents", "lsn", "fill"] {
+            let svg = draw(&[kind, s(&path)], &format!("{name}.{kind}"));
+            let cells = svg_cells(&svg);
+            // Only the LSN map leaves cells blank: pages with LSN 0.
+            let blank = if kind == "lsn" {
+                t.lsns
+                    .iter()
+                    .zip(&t.damaged)
+                    .filter(|(l, d)| **l == 0 && !**d)
+                    .count()
+            } else {
+                0
+            };
+            assert_eq!(cells.len(), t.n_pages - blank, "{file} {kind}");
+        }
+        let svg = draw(&["compare", s(&path), s(&path)], &format!("{name}.compare"));
+        assert_eq!(svg_cells(&svg).len(), 2 * t.n_pages, "{file} compare");
+    }
+}
+
+#[test]
+fn extents_colours_match_the_legend_the_palette_and_the_owners() {
+    for file in [
+        "mariadb1011/secondary.ibd",
+        "mariadb1011/blob.ibd",
+        "mysql56/dml.ibd",
+    ] {
+        let path = fixture(file);
+        let t = truth(&path);
+        let svg = draw(
+            &["extents", s(&path)],
+            &format!("{}.colours", file.replace('/', "_")),
+        );
+        let cells = svg_cells(&svg);
+        let legend = svg_legend(&svg);
+        let count = |c: &str| cells.iter().filter(|x| *x == c).count();
+        for (slot, id) in t.ids.iter().enumerate() {
+            let want = ansi256_to_rgb(INDEX_ANSI[slot % 10]).hex();
+            let pages = t
+                .fills
+                .iter()
+                .filter(|f| f.is_some_and(|f| f.0 == *id))
+                .count();
+            let label = format!("index {id}: {pages} page");
+            let entry = legend
+                .iter()
+                .find(|(l, _)| l.starts_with(&label))
+                .unwrap_or_else(|| panic!("{file}: no legend '{label}' in {legend:?}"));
+            assert_eq!(entry.1, want, "{file}: colour of index {id}");
+            assert_eq!(count(&want), pages, "{file}: cells of index {id}");
+        }
+        let free = t.owners.iter().filter(|o| **o == Owner::Free).count();
+        let entry = legend
+            .iter()
+            .find(|(l, _)| l.starts_with("free: "))
+            .unwrap();
+        assert_eq!(entry.1, FREE_RGB.hex(), "{file}");
+        assert!(entry.0.starts_with(&format!("free: {free} page")), "{file}");
+        assert_eq!(count(&FREE_RGB.hex()), free, "{file}: free cells");
+    }
+}
+
+#[test]
+fn lsn_json_cells_and_bins_match_the_library() {
+    for file in FILES {
+        let path = fixture(file);
+        let t = truth(&path);
+        let (json, code) = stdout(&["lsn", "--format", "json", s(&path)]);
+        assert_eq!(code, Some(0), "{file}");
+        let good: Vec<u64> = t
+            .lsns
+            .iter()
+            .zip(&t.damaged)
+            .filter(|(l, d)| **l != 0 && !**d)
+            .map(|(l, _)| *l)
+            .collect();
+        let (lo, hi) = (*good.iter().min().unwrap(), *good.iter().max().unwrap());
+        assert_eq!(json_num(&json, "lsn_min"), Some(lo), "{file}");
+        assert_eq!(json_num(&json, "lsn_max"), Some(hi), "{file}");
+        let zero = t.lsns.iter().filter(|l| **l == 0).count() as u64;
+        assert_eq!(json_num(&json, "zero_lsn_pages"), Some(zero), "{file}");
+        // Bins: the smallest power-of-two width giving at most 64 bins.
+        let shift = (0..64).find(|s| (hi >> s) - (lo >> s) < 64).unwrap();
+        let mut counts = vec![0u64; ((hi >> shift) - (lo >> shift) + 1) as usize];
+        for l in &good {
+            counts[((l >> shift) - (lo >> shift)) as usize] += 1;
+        }
+        assert_eq!(json_num(&json, "bin_width"), Some(1 << shift), "{file}");
+        let bins = &json[json.find("\"bins\":").unwrap()..json.find("\"grid\"").unwrap()];
+        let got: Vec<u64> = bins
+            .split("\"pages\":")
+            .skip(1)
+            .map(|x| {
+                x[..x.find(|c: char| !c.is_ascii_digit()).unwrap()]
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(got, counts, "{file}");
+        // Cells: one per page, age from oldest (0) to newest (1).
+        let cells = json_cells(&json);
+        assert_eq!(cells.len(), t.n_pages, "{file}");
+        for (p, (c, l)) in cells.iter().zip(&t.lsns).enumerate() {
+            let want = if *l == 0 {
+                "null".to_string()
+            } else if hi == lo {
+                "1.0000".to_string()
+            } else {
+                format!("{:.4}", (*l as f64 - lo as f64) / (hi as f64 - lo as f64))
+            };
+            assert_eq!(*c, want, "{file} page {p}");
+        }
+    }
+}
+
+#[test]
+fn fill_json_matches_the_library_and_the_extents_eighths() {
+    for file in FILES {
+        let path = fixture(file);
+        let t = truth(&path);
+        let (json, code) = stdout(&["fill", "--format", "json", s(&path)]);
+        assert_eq!(code, Some(0), "{file}");
+        let cells = json_cells(&json);
+        assert_eq!(cells.len(), t.n_pages, "{file}");
+        let (ext, _) = stdout(&["extents", "--format", "json", s(&path)]);
+        for (p, c) in cells.iter().enumerate() {
+            let eighths = ext
+                .split(&format!("{{\"page\":{p},"))
+                .nth(1)
+                .and_then(|r| json_num(&r[..r.find('}').unwrap()], "fill_eighths"));
+            match t.fills[p] {
+                Some((_, fill)) => {
+                    assert_eq!(*c, format!("{:.4}", f64::from(fill)), "{file} page {p}");
+                    let e = ((fill * 8.0).ceil() as u64).clamp(1, 8);
+                    assert_eq!(eighths, Some(e), "{file} page {p} eighths");
+                }
+                None => {
+                    let word = match t.owners[p] {
+                        Owner::Free => "\"free\"",
+                        Owner::System(_) => "\"system\"",
+                        Owner::Unaccounted => "\"unaccounted\"",
+                        Owner::Segment { .. } => "\"other\"",
+                    };
+                    assert_eq!(c, word, "{file} page {p}");
+                    assert_eq!(eighths, None, "{file} page {p}");
+                }
+            }
+        }
+        // Per index: the B-tree walk's histogram and leaf order.
+        let bytes = std::fs::read(&path).unwrap();
+        let ts = Tablespace::new(&bytes).unwrap();
+        let trees = Btrees::build(&ts, &SpaceMap::build(&ts));
+        for tree in &trees.indexes {
+            let at = json
+                .find(&format!("\"index_id\":{},", tree.index_id))
+                .unwrap_or_else(|| panic!("{file}: index {}", tree.index_id));
+            let obj = &json[at..at + json[at..].find('}').unwrap()];
+            let hist: Vec<String> = tree.leaf_fill_hist.iter().map(u32::to_string).collect();
+            assert!(
+                obj.contains(&format!("\"leaf_fill_histogram\":[{}]", hist.join(","))),
+                "{file}: {obj}"
+            );
+            assert_eq!(
+                json_num(obj, "leaf_jumps"),
+                Some(u64::from(tree.fragmentation.jumps))
+            );
+            assert_eq!(
+                json_num(obj, "leaf_steps"),
+                Some(u64::from(tree.fragmentation.steps))
+            );
+            assert_eq!(json_num(obj, "pages"), Some(u64::from(tree.pages)));
+        }
+    }
+}
+
+/// A copy of `name` with each page's LSN replaced by `lsn(page)`, in the
+/// header and the trailer's low 32 bits (the file's checksum is `none`, so
+/// the pages stay valid).
+fn with_lsns(name: &str, tag: &str, lsn: impl Fn(usize) -> Option<u64>) -> PathBuf {
+    let mut bytes = std::fs::read(fixture(name)).unwrap();
+    let size = 16384;
+    for (p, page) in bytes.chunks_mut(size).enumerate() {
+        if let Some(l) = lsn(p) {
+            page[16..24].copy_from_slice(&l.to_be_bytes());
+            page[size - 4..].copy_from_slice(&(l as u32).to_be_bytes());
+        }
+    }
+    let out = scratch(&format!("{tag}.ibd"));
+    std::fs::write(&out, bytes).unwrap();
+    out
+}
+
+#[test]
+fn equal_lsns_draw_at_the_new_end() {
+    let path = with_lsns("mysql56-none/ai_int.ibd", "equal-lsns", |_| Some(5_000_000));
+    let (json, code) = stdout(&["lsn", "--format", "json", s(&path)]);
+    assert_eq!(code, Some(0), "{json}");
+    assert_eq!(json_num(&json, "lsn_min"), Some(5_000_000));
+    assert_eq!(json_num(&json, "lsn_max"), Some(5_000_000));
+    assert!(json.contains("\"bins\":[{\"lsn_from\":5000000,\"lsn_to\":5000000,\"pages\":6}]"));
+    assert!(json_cells(&json).iter().all(|c| c == "1.0000"), "{json}");
+    let svg = draw(&["lsn", s(&path)], "equal-lsns");
+    let top = ibdscope_render::color::viridis(1.0).hex();
+    assert_eq!(svg_cells(&svg), vec![top; 6]);
+    let (text, _) = stdout(&["lsn", "--color", "never", s(&path)]);
+    assert!(text.contains("every LSN 5000000"), "{text}");
+    draw(
+        &["compare", "--metric", "lsn", s(&path), s(&path)],
+        "equal-lsns-cmp",
+    );
+}
+
+#[test]
+fn lsn_zero_pages_are_blank() {
+    let path = with_lsns("mysql56-none/ai_int.ibd", "lsn-zero", |p| {
+        (p >= 3).then_some(0)
+    });
+    let (json, code) = stdout(&["lsn", "--format", "json", s(&path)]);
+    assert_eq!(code, Some(0), "{json}");
+    assert_eq!(json_num(&json, "zero_lsn_pages"), Some(3));
+    let cells = json_cells(&json);
+    assert_eq!(&cells[3..], ["null", "null", "null"]);
+    assert_eq!(svg_cells(&draw(&["lsn", s(&path)], "lsn-zero")).len(), 3);
+    // Every page at LSN 0: no scale, no histogram, still a picture.
+    let path = with_lsns("mysql56-none/ai_int.ibd", "lsn-all-zero", |_| Some(0));
+    let (json, code) = stdout(&["lsn", "--format", "json", s(&path)]);
+    assert_eq!(code, Some(0), "{json}");
+    assert!(
+        json.contains("\"lsn_min\":null") && json.contains("\"bins\":[]"),
+        "{json}"
+    );
+    assert!(svg_cells(&draw(&["lsn", s(&path)], "lsn-all-zero")).is_empty());
+}
+
+#[test]
+fn one_page_and_empty_files() {
+    let one = scratch("one-page.ibd");
+    let bytes = std::fs::read(fixture("mysql56/ai_int.ibd")).unwrap();
+    std::fs::write(&one, &bytes[..16384]).unwrap();
+    for kind in ["extents", "lsn", "fill"] {
+        let svg = draw(&[kind, s(&one)], &format!("one-page.{kind}"));
+        assert_eq!(svg_cells(&svg).len(), 1, "{kind}");
+        let (text, code) = stdout(&[kind, "--color", "never", s(&one)]);
+        assert!(code.is_some_and(|c| c <= 1), "{kind}: {text}");
+    }
+    let (text, code) = stdout(&["lsn", "--color", "never", s(&one)]);
+    assert_eq!(code, Some(0));
+    assert!(
+        text.starts_with(&format!("{}: 1 page, every LSN ", s(&one))),
+        "{text}"
+    );
+    draw(
+        &["compare", s(&one), s(&fixture("mariadb1011/empty.ibd"))],
+        "one-page.compare",
+    );
+}
+
+#[test]
+fn a_file_too_large_for_one_cell_per_page_aggregates() {
+    // 20480 pages of 16K (page 0 of a real file, then zeros): more than the
+    // 160 rows of 64 cells a picture holds, so 2 pages per cell.
+    let big = scratch("big.ibd");
+    let mut bytes = std::fs::read(fixture("mysql56/ai_int.ibd")).unwrap();
+    bytes.resize(20480 * 16384, 0);
+    std::fs::write(&big, &bytes).unwrap();
+    drop(bytes);
+    for kind in ["extents", "lsn", "fill"] {
+        let svg = draw(&[kind, s(&big)], &format!("big.{kind}"));
+        let cells = svg_cells(&svg);
+        if kind != "lsn" {
+            assert_eq!(cells.len(), 10240, "{kind}");
+        }
+        assert!(svg.contains("each cell holds 2 pages"), "{kind}");
+    }
+    let (json, _) = stdout(&["lsn", "--format", "json", s(&big)]);
+    // The terminal grid holds 256 rows of 64: 2 pages per cell too.
+    assert_eq!(json_num(&json, "pages_per_cell"), Some(2));
+    assert_eq!(json_cells(&json).len(), 10240);
+    let (text, _) = stdout(&["fill", "--color", "never", s(&big)]);
+    assert!(
+        text.lines().next().unwrap().ends_with("each cell 2 pages"),
+        "{text}"
+    );
+}
+
+#[test]
+fn compare_reports_an_unreadable_file_and_draws_the_others() {
+    let a = fixture("mysql56/ai_int.ibd");
+    let out = scratch("cmp-missing.svg");
+    let o = run(&["compare", s(&a), "/nonexistent/x.ibd", "--out", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/x.ibd"));
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(svg_cells(&svg).len(), 19);
+    let (json, code) = stdout(&["compare", "--format", "json", s(&a), "/nonexistent/x.ibd"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        json.contains("\"file\":\"/nonexistent/x.ibd\",\"error\""),
+        "{json}"
+    );
+}
+
+#[test]
+fn out_is_checked_before_reading_and_never_the_input() {
+    // An input named like a picture, so that only the input check stops it.
+    let copy = scratch("never-written.png");
+    std::fs::copy(fixture("mysql56/ai_int.ibd"), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    for (args, why) in [
+        (vec!["lsn", s(&copy), "--out", "x.jpg"], ".png or .svg"),
+        (vec!["lsn", s(&copy), "--out", "x.ibd"], ".png or .svg"),
+        (vec!["extents", s(&copy), "--out", s(&copy)], "input file"),
+        (vec!["compare", s(&copy), "--out", s(&copy)], "input file"),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(why), "{args:?}");
+    }
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+    let o = run(&["fill", s(&copy), "--out", "/nonexistent-dir/x.png"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent-dir/x.png"));
+}
+
+#[test]
+fn json_with_out_prints_the_document_and_writes_the_picture() {
+    let a = fixture("mariadb1011/uuid_char36.ibd");
+    for kind in ["extents", "lsn", "fill", "compare"] {
+        let out = scratch(&format!("json-and-out.{kind}.svg"));
+        let (json, code) = stdout(&[kind, "--format", "json", s(&a), "--out", s(&out)]);
+        assert_eq!(code, Some(0), "{kind}");
+        assert!(
+            json.starts_with('{') && json.ends_with("}\n"),
+            "{kind}: {json}"
+        );
+        let svg = std::fs::read_to_string(&out).unwrap();
+        // 31 pages; one is all zeroes, LSN 0, blank in the LSN map.
+        let want = if kind == "lsn" { 30 } else { 31 };
+        assert_eq!(svg_cells(&svg).len(), want, "{kind}");
+    }
+}

@@ -1,0 +1,730 @@
+//! A picture: a title, one or more grids side by side at the same scale,
+//! a legend, a colour scale and histograms, drawn with plotters to PNG or
+//! SVG.
+//!
+//! Drawing order (tests rely on it): background; title and lines; panel
+//! captions and row labels; then per panel the row slots (one
+//! [`SLOT_RGB`] rectangle per row) followed by one rectangle per non-blank
+//! cell; then the legend, where each label's text comes before its
+//! swatch; the colour scale; notes; histograms. A cell is one element, so
+//! an SVG holds exactly one rectangle per non-blank cell between the first
+//! row slot and the first text after it.
+
+use crate::color::{viridis, Rgb, SLOT_RGB};
+use crate::grid::{Cell, Grid, Scale};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::path::Path;
+use std::sync::Once;
+
+/// The bundled font (DejaVu Sans, Bitstream Vera licence with public-domain
+/// DejaVu changes; fonts/LICENSE-DejaVu.txt), so PNG text needs no system
+/// font.
+static FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+const FAMILY: &str = "sans-serif";
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The bytes are a valid TrueType font, checked by a test.
+        let _ = plotters::style::register_font(FAMILY, FontStyle::Normal, FONT);
+    });
+}
+
+/// A legend entry: what cells of [`Cell::Class`] / [`Cell::Bar`] `n` are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Class {
+    /// The legend text.
+    pub label: String,
+    /// The colour of the cells.
+    pub color: Rgb,
+    /// Whether the legend lists it (false for classes no page has).
+    pub shown: bool,
+}
+
+/// The colour scale of [`Cell::Heat`] values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeatScale {
+    /// What the scale measures.
+    pub title: String,
+    /// The values at its ends.
+    pub scale: Scale,
+    /// Text at the low end.
+    pub lo_label: String,
+    /// Text at the high end.
+    pub hi_label: String,
+}
+
+/// One grid with its caption.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    /// Lines above the grid.
+    pub caption: Vec<String>,
+    /// The cells.
+    pub grid: Grid,
+}
+
+/// A bar chart of counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Histogram {
+    /// The line above it.
+    pub title: String,
+    /// One bar per bin: count and colour.
+    pub bars: Vec<(u64, Rgb)>,
+    /// Text under the left end.
+    pub left: String,
+    /// Text under the right end.
+    pub right: String,
+}
+
+/// Everything one picture shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Picture {
+    /// The first line, large.
+    pub title: String,
+    /// Lines under the title.
+    pub lines: Vec<String>,
+    /// The grids, side by side, at one scale.
+    pub panels: Vec<Panel>,
+    /// The classes cells refer to.
+    pub classes: Vec<Class>,
+    /// The scale of heat cells, if any.
+    pub heat: Option<HeatScale>,
+    /// Lines under the legend.
+    pub notes: Vec<String>,
+    /// Charts at the bottom.
+    pub histograms: Vec<Histogram>,
+}
+
+/// The file formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    /// PNG (RGB, 8 bits per channel).
+    Png,
+    /// SVG.
+    Svg,
+}
+
+impl ImageFormat {
+    /// The format a file name asks for by its extension (case-insensitive).
+    pub fn from_path(path: &Path) -> Option<ImageFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "png" => Some(ImageFormat::Png),
+            "svg" => Some(ImageFormat::Svg),
+            _ => None,
+        }
+    }
+}
+
+/// What was drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Drawn {
+    /// Image width in pixels.
+    pub width: u32,
+    /// Image height in pixels.
+    pub height: u32,
+    /// Cell width and height in pixels.
+    pub cell: (u32, u32),
+}
+
+/// Why a picture could not be written.
+#[derive(Debug)]
+pub struct RenderError(pub String);
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RenderError {}
+
+// Layout, in pixels.
+const MARGIN: i32 = 16;
+const TITLE_PX: f64 = 20.0;
+const LINE_PX: f64 = 14.0;
+// Even sizes only: plotters' ab_glyph text truncates half a pixel of
+// vertical offset per glyph at odd sizes, raising full stops and commas.
+const SMALL_PX: f64 = 14.0;
+const LABEL_PX: f64 = 12.0;
+const PANEL_GAP: i32 = 28;
+const MAP_W: u32 = 900;
+const MAP_H: u32 = 1100;
+const MAX_W: i32 = 1700;
+const MIN_W: i32 = 620;
+const SWATCH: i32 = 14;
+const HIST_H: i32 = 64;
+const HIST_W: i32 = 300;
+const SCALE_W: i32 = 256;
+
+fn text_w(text: &str, px: f64) -> i32 {
+    register_font();
+    (FAMILY, px).into_font().box_size(text).map_or(
+        (text.chars().count() as f64 * px * 0.62) as i32,
+        |(w, _)| w as i32,
+    )
+}
+
+struct Layout {
+    width: i32,
+    height: i32,
+    cell_w: i32,
+    cell_h: i32,
+    gap: i32,
+    label_w: i32,
+    /// Per panel: left edge, caption top, grid top.
+    panels: Vec<(i32, i32, i32)>,
+    /// Per line of panels: grid top, rows, pages per row.
+    lines: Vec<(i32, usize, u64)>,
+    legend: Vec<(i32, i32, usize)>,
+    scale_y: i32,
+    notes_y: i32,
+    hist_y: i32,
+    hist_w: i32,
+    hist_per_row: usize,
+}
+
+const HIST_BLOCK: i32 = 18 + HIST_H + 20 + 12;
+
+fn layout(p: &Picture) -> Layout {
+    // Cells are sized for the widest grid; panels flow into lines of as
+    // many as fit in MAX_W, all at one cell size.
+    let max_cols = p
+        .panels
+        .iter()
+        .map(|x| x.grid.columns)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let cell_w = (MAP_W / max_cols).clamp(2, 18) as i32;
+    let max_page = p
+        .panels
+        .iter()
+        .map(|x| x.grid.n_pages.saturating_sub(1))
+        .max()
+        .unwrap_or(0);
+    let label_w = text_w(&max_page.to_string(), LABEL_PX) + 8;
+    let slot_w: Vec<i32> = p
+        .panels
+        .iter()
+        .map(|panel| {
+            let cap_w = panel
+                .caption
+                .iter()
+                .map(|l| text_w(l, SMALL_PX))
+                .max()
+                .unwrap_or(0);
+            (panel.grid.columns as i32 * cell_w).max(cap_w)
+        })
+        .collect();
+    let widest = slot_w.iter().copied().max().unwrap_or(0);
+    let per_line =
+        ((MAX_W - 2 * MARGIN - label_w + PANEL_GAP) / (widest + PANEL_GAP)).max(1) as usize;
+    let line_rows: Vec<usize> = p
+        .panels
+        .chunks(per_line)
+        .map(|c| c.iter().map(|x| x.grid.rows()).max().unwrap_or(0).max(1))
+        .collect();
+    let all_rows = line_rows.iter().sum::<usize>().max(1) as u32;
+    let cell_h = ((MAP_H / all_rows) as i32).clamp(3, cell_w.max(6));
+    let gap = i32::from(cell_w >= 5 && cell_h >= 5);
+    let cap_lines = p.panels.iter().map(|x| x.caption.len()).max().unwrap_or(0) as i32;
+
+    let mut y = MARGIN + 28 + 20 * p.lines.len() as i32 + 6;
+    let mut panels = Vec::new();
+    let mut lines = Vec::new();
+    let mut maps_right = 0;
+    for (line, chunk) in p.panels.chunks(per_line).enumerate() {
+        let caption_y = y;
+        let map_y = y + 19 * cap_lines + if cap_lines > 0 { 4 } else { 0 };
+        let mut x = MARGIN + label_w;
+        for (i, _) in chunk.iter().enumerate() {
+            panels.push((x, caption_y, map_y));
+            x += slot_w[line * per_line + i] + PANEL_GAP;
+        }
+        maps_right = maps_right.max(x - PANEL_GAP + MARGIN);
+        let rows = line_rows[line];
+        let per_row = chunk.first().map_or(1, |x| x.grid.pages_per_row());
+        lines.push((map_y, rows, per_row));
+        y = map_y + rows as i32 * cell_h + 16;
+    }
+    if p.panels.is_empty() {
+        y += 16;
+    }
+    let title_w = text_w(&p.title, TITLE_PX) + 2 * MARGIN;
+    let lines_w = p
+        .lines
+        .iter()
+        .chain(&p.notes)
+        .map(|l| text_w(l, LINE_PX) + 2 * MARGIN)
+        .max()
+        .unwrap_or(0);
+    let hist_w = if p.histograms.len() == 1 {
+        (maps_right - 2 * MARGIN).clamp(HIST_W, 2 * HIST_W)
+    } else {
+        HIST_W
+    };
+    let width = maps_right
+        .max(title_w)
+        .max(lines_w)
+        .max(MIN_W)
+        .max(hist_w + 2 * MARGIN)
+        .min(8000);
+
+    // The legend flows in lines.
+    let legend_y = y;
+    let mut legend = Vec::new();
+    let (mut lx, mut ly) = (MARGIN, 0);
+    for (i, c) in p.classes.iter().enumerate().filter(|(_, c)| c.shown) {
+        let w = SWATCH + 5 + text_w(&c.label, SMALL_PX) + 18;
+        if lx > MARGIN && lx + w > width - MARGIN {
+            lx = MARGIN;
+            ly += 20;
+        }
+        legend.push((lx, legend_y + ly, i));
+        lx += w;
+    }
+    if !legend.is_empty() {
+        y += ly + 26;
+    }
+    let scale_y = y;
+    if p.heat.is_some() {
+        y += 20 + 14 + 22;
+    }
+    let notes_y = y;
+    y += 18 * p.notes.len() as i32;
+    if !p.notes.is_empty() {
+        y += 8;
+    }
+    let hist_y = y;
+    let hist_per_row = (((width - 2 * MARGIN + 24) / (hist_w + 24)).max(1)) as usize;
+    let hist_rows = p.histograms.len().div_ceil(hist_per_row) as i32;
+    y += hist_rows * HIST_BLOCK;
+    Layout {
+        width,
+        height: (y + MARGIN - 8).min(30_000),
+        cell_w,
+        cell_h,
+        gap,
+        label_w,
+        panels,
+        lines,
+
+        legend,
+        scale_y,
+        notes_y,
+        hist_y,
+        hist_w,
+        hist_per_row,
+    }
+}
+
+/// Draws `p` into `path`, PNG or SVG by `format`.
+pub fn render(p: &Picture, path: &Path, format: ImageFormat) -> Result<Drawn, RenderError> {
+    register_font();
+    let l = layout(p);
+    let size = (l.width as u32, l.height as u32);
+    let err = |e: String| RenderError(format!("{}: {e}", path.display()));
+    match format {
+        ImageFormat::Png => {
+            let root = BitMapBackend::new(path, size).into_drawing_area();
+            draw(&root, p, &l).map_err(|e| err(e.to_string()))?;
+            root.present().map_err(|e| err(e.to_string()))?;
+        }
+        ImageFormat::Svg => {
+            let root = SVGBackend::new(path, size).into_drawing_area();
+            draw(&root, p, &l).map_err(|e| err(e.to_string()))?;
+            root.present().map_err(|e| err(e.to_string()))?;
+        }
+    }
+    Ok(Drawn {
+        width: size.0,
+        height: size.1,
+        cell: (l.cell_w as u32, l.cell_h as u32),
+    })
+}
+
+fn color(c: Rgb) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+fn text<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    s: &str,
+    (x, y): (i32, i32),
+    px: f64,
+    h: HPos,
+    c: Rgb,
+) -> DrawResult<DB> {
+    let ink = color(c);
+    let style = TextStyle::from((FAMILY, px).into_font())
+        .color(&ink)
+        .pos(Pos::new(h, VPos::Top));
+    a.draw_text(s, &style, (x, y))
+}
+
+fn rect<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    (x, y): (i32, i32),
+    (w, h): (i32, i32),
+    c: Rgb,
+) -> DrawResult<DB> {
+    a.draw(&Rectangle::new([(x, y), (x + w, y + h)], color(c).filled()))
+}
+
+const INK: Rgb = Rgb(0x20, 0x20, 0x20);
+const GREY_INK: Rgb = Rgb(0x60, 0x60, 0x60);
+
+fn draw<DB: DrawingBackend>(a: &DrawingArea<DB, Shift>, p: &Picture, l: &Layout) -> DrawResult<DB> {
+    a.fill(&WHITE)?;
+    text(a, &p.title, (MARGIN, MARGIN), TITLE_PX, HPos::Left, INK)?;
+    for (i, line) in p.lines.iter().enumerate() {
+        let y = MARGIN + 28 + 20 * i as i32;
+        text(a, line, (MARGIN, y), LINE_PX, HPos::Left, GREY_INK)?;
+    }
+    for (panel, &(x, cy, _)) in p.panels.iter().zip(&l.panels) {
+        for (i, line) in panel.caption.iter().enumerate() {
+            let y = cy + 19 * i as i32;
+            text(a, line, (x, y), SMALL_PX, HPos::Left, INK)?;
+        }
+    }
+    // Row labels: the first page of the row, left of each line of panels
+    // (every panel has the same pages per row).
+    let step = (14 / l.cell_h.max(1) + 1) as usize;
+    for &(map_y, rows, per_row) in &l.lines {
+        for r in (0..rows).step_by(step) {
+            let page = (r as u64).saturating_mul(per_row);
+            let y = map_y + r as i32 * l.cell_h + (l.cell_h - l.gap) / 2 - 6;
+            let x = MARGIN + l.label_w - 6;
+            text(
+                a,
+                &page.to_string(),
+                (x, y),
+                LABEL_PX,
+                HPos::Right,
+                GREY_INK,
+            )?;
+        }
+    }
+    for (panel, &(x0, _, y0)) in p.panels.iter().zip(&l.panels) {
+        draw_grid(a, p, l, &panel.grid, (x0, y0))?;
+    }
+    // Legend.
+    for &(x, y, i) in &l.legend {
+        let c = &p.classes[i];
+        text(a, &c.label, (x + SWATCH + 5, y), SMALL_PX, HPos::Left, INK)?;
+        rect(a, (x, y + 2), (SWATCH, SWATCH), c.color)?;
+    }
+    if let Some(h) = &p.heat {
+        let y = l.scale_y;
+        text(a, &h.title, (MARGIN, y), SMALL_PX, HPos::Left, INK)?;
+        for i in 0..SCALE_W / 2 {
+            let t = f64::from(i) / f64::from(SCALE_W / 2 - 1);
+            rect(a, (MARGIN + 2 * i, y + 20), (2, 14), viridis(t))?;
+        }
+        text(
+            a,
+            &h.lo_label,
+            (MARGIN, y + 37),
+            LABEL_PX,
+            HPos::Left,
+            GREY_INK,
+        )?;
+        let right = MARGIN + SCALE_W;
+        text(
+            a,
+            &h.hi_label,
+            (right, y + 37),
+            LABEL_PX,
+            HPos::Right,
+            GREY_INK,
+        )?;
+    }
+    for (i, n) in p.notes.iter().enumerate() {
+        let y = l.notes_y + 18 * i as i32;
+        text(a, n, (MARGIN, y), SMALL_PX, HPos::Left, GREY_INK)?;
+    }
+    for (i, h) in p.histograms.iter().enumerate() {
+        let col = (i % l.hist_per_row) as i32;
+        let row = (i / l.hist_per_row) as i32;
+        let x = MARGIN + col * (l.hist_w + 24);
+        let y = l.hist_y + row * HIST_BLOCK;
+        draw_histogram(a, h, (x, y), l.hist_w)?;
+    }
+    Ok(())
+}
+
+fn draw_grid<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    p: &Picture,
+    l: &Layout,
+    g: &Grid,
+    (x0, y0): (i32, i32),
+) -> DrawResult<DB> {
+    let (cw, ch, gap) = (l.cell_w, l.cell_h, l.gap);
+    let scale = p.heat.as_ref().map(|h| h.scale);
+    for (r, row) in g.row_cells().enumerate() {
+        let y = y0 + r as i32 * ch;
+        rect(
+            a,
+            (x0, y),
+            (row.len() as i32 * cw - gap, ch - gap),
+            SLOT_RGB,
+        )?;
+    }
+    for (r, row) in g.row_cells().enumerate() {
+        let y = y0 + r as i32 * ch;
+        for (c, cell) in row.iter().enumerate() {
+            let x = x0 + c as i32 * cw;
+            let class = |n: u16| p.classes.get(usize::from(n)).map_or(GREY_INK, |k| k.color);
+            match *cell {
+                Cell::Blank => {}
+                Cell::Class(n) => rect(a, (x, y), (cw - gap, ch - gap), class(n))?,
+                Cell::Bar(n, level) => {
+                    let full = ch - gap;
+                    let h = ((f64::from(level) * f64::from(full)).round() as i32).clamp(1, full);
+                    rect(a, (x, y + full - h), (cw - gap, h), class(n))?;
+                }
+                Cell::Heat(v) => {
+                    let t = scale.map_or(1.0, |s| s.t(v));
+                    rect(a, (x, y), (cw - gap, ch - gap), viridis(t))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn draw_histogram<DB: DrawingBackend>(
+    a: &DrawingArea<DB, Shift>,
+    h: &Histogram,
+    (x, y): (i32, i32),
+    w: i32,
+) -> DrawResult<DB> {
+    text(a, &h.title, (x, y), SMALL_PX, HPos::Left, INK)?;
+    let base = y + 18 + HIST_H;
+    let n = h.bars.len().max(1) as i32;
+    let bar_w = (w / n).max(1);
+    let max = h.bars.iter().map(|b| b.0).max().unwrap_or(0).max(1);
+    for (i, &(count, c)) in h.bars.iter().enumerate() {
+        if count == 0 {
+            continue;
+        }
+        let bh = ((count as f64 / max as f64 * f64::from(HIST_H)).round() as i32).max(1);
+        let bx = x + i as i32 * bar_w;
+        rect(a, (bx, base - bh), ((bar_w - 1).max(1), bh), c)?;
+    }
+    rect(a, (x, base), (bar_w * n, 1), GREY_INK)?;
+    text(a, &h.left, (x, base + 4), LABEL_PX, HPos::Left, GREY_INK)?;
+    text(
+        a,
+        &h.right,
+        (x + bar_w * n, base + 4),
+        LABEL_PX,
+        HPos::Right,
+        GREY_INK,
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::color::{ansi256_to_rgb, INDEX_ANSI};
+    use crate::grid::{pages_per_cell, GridBuilder};
+    use std::path::PathBuf;
+
+    fn out(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("ibdscope-render-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    /// Width and height from a PNG's signature and IHDR chunk.
+    fn png_size(bytes: &[u8]) -> (u32, u32) {
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+        assert_eq!(&bytes[12..16], b"IHDR");
+        let be = |b: &[u8]| u32::from_be_bytes(b.try_into().unwrap());
+        assert_eq!(&bytes[bytes.len() - 8..bytes.len() - 4], b"IEND");
+        (be(&bytes[16..20]), be(&bytes[20..24]))
+    }
+
+    /// The rectangles between the first row slot and the next text, less
+    /// the slots: the cells (see the module documentation).
+    pub(crate) fn svg_cells(svg: &str) -> Vec<String> {
+        let slot = format!("fill=\"{}\"", SLOT_RGB.hex().to_uppercase());
+        let mut cells = Vec::new();
+        let mut on = false;
+        for el in svg.split('<').skip(1) {
+            if el.starts_with("text") && on {
+                break;
+            }
+            if el.starts_with("rect") {
+                if el.contains(&slot) {
+                    on = true;
+                } else if on {
+                    let fill = el.split("fill=\"").nth(1).unwrap();
+                    cells.push(fill[..7].to_ascii_lowercase());
+                }
+            }
+        }
+        cells
+    }
+
+    fn check_svg(path: &Path, d: Drawn) -> String {
+        let svg = std::fs::read_to_string(path).unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert!(svg.contains(&format!("width=\"{}\"", d.width)));
+        assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
+        svg
+    }
+
+    fn both(p: &Picture, name: &str) -> String {
+        let png = out(&format!("{name}.png"));
+        let d = render(p, &png, ImageFormat::Png).unwrap();
+        assert_eq!(png_size(&std::fs::read(&png).unwrap()), (d.width, d.height));
+        let svg = out(&format!("{name}.svg"));
+        let d = render(p, &svg, ImageFormat::Svg).unwrap();
+        check_svg(&svg, d)
+    }
+
+    fn classes() -> Vec<Class> {
+        let mut v: Vec<Class> = INDEX_ANSI
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| Class {
+                label: format!("index {i}"),
+                color: ansi256_to_rgb(a),
+                shown: i < 2,
+            })
+            .collect();
+        v.push(Class {
+            label: "free".into(),
+            color: crate::color::FREE_RGB,
+            shown: true,
+        });
+        v
+    }
+
+    fn picture(grid: Grid, heat: bool) -> Picture {
+        Picture {
+            title: "t.ibd — MySQL · 16 KiB pages · 5 pages".into(),
+            lines: vec!["a line".into()],
+            panels: vec![Panel {
+                caption: vec!["caption".into()],
+                grid,
+            }],
+            classes: classes(),
+            heat: heat.then(|| HeatScale {
+                title: "LSN".into(),
+                scale: Scale { lo: 10.0, hi: 10.0 },
+                lo_label: "old".into(),
+                hi_label: "new".into(),
+            }),
+            notes: vec!["note".into()],
+            histograms: vec![Histogram {
+                title: "h".into(),
+                bars: vec![(3, Rgb(1, 2, 3)), (0, Rgb(1, 2, 3))],
+                left: "0".into(),
+                right: "9".into(),
+            }],
+        }
+    }
+
+    fn grid(cells: &[Cell], columns: u32) -> Grid {
+        let mut b = GridBuilder::new(cells.len() as u64, columns, 1);
+        cells.iter().for_each(|&c| b.push(c));
+        b.finish()
+    }
+
+    #[test]
+    fn the_bundled_font_loads() {
+        register_font();
+        let (w, h) = (FAMILY, 12.0).into_font().box_size("page 12345").unwrap();
+        assert!(w > 40 && h > 5, "{w}x{h}");
+    }
+
+    #[test]
+    fn empty_grid_one_page_and_a_short_last_row() {
+        for (name, cells) in [
+            ("empty", vec![]),
+            ("one", vec![Cell::Class(10)]),
+            ("short", vec![Cell::Bar(0, 0.5); 70]),
+        ] {
+            let svg = both(&picture(grid(&cells, 64), false), name);
+            assert_eq!(svg_cells(&svg).len(), cells.len(), "{name}");
+        }
+    }
+
+    #[test]
+    fn cells_take_their_class_colour_and_blanks_draw_nothing() {
+        let cells = [
+            Cell::Class(10),
+            Cell::Bar(0, 1.0),
+            Cell::Bar(1, 0.125),
+            Cell::Blank,
+            Cell::Heat(10.0),
+        ];
+        let svg = both(&picture(grid(&cells, 4), true), "colours");
+        let got = svg_cells(&svg);
+        let want: Vec<String> = [
+            crate::color::FREE_RGB,
+            ansi256_to_rgb(INDEX_ANSI[0]),
+            ansi256_to_rgb(INDEX_ANSI[1]),
+            viridis(1.0),
+        ]
+        .iter()
+        .map(|c| c.hex())
+        .collect();
+        assert_eq!(got, want);
+        // All-equal values sit at the top of the scale.
+        assert!(svg.contains(&viridis(1.0).hex().to_uppercase()));
+    }
+
+    #[test]
+    fn huge_page_counts_aggregate_into_a_bounded_picture() {
+        let n: u64 = 2_000_000;
+        let k = pages_per_cell(n, 64, 160);
+        let mut b = GridBuilder::new(n, 64, k);
+        for p in 0..n {
+            b.push(Cell::Heat(p as f64));
+        }
+        let g = b.finish();
+        let cells = g.cells.len();
+        let mut p = picture(g, true);
+        p.heat.as_mut().unwrap().scale = Scale {
+            lo: 0.0,
+            hi: n as f64,
+        };
+        let svg = both(&p, "huge");
+        assert_eq!(svg_cells(&svg).len(), cells);
+        assert!(cells <= 64 * 160);
+    }
+
+    #[test]
+    fn side_by_side_panels_and_unknown_extensions() {
+        let mut p = picture(grid(&[Cell::Class(0); 100], 64), false);
+        p.panels.push(Panel {
+            caption: vec!["second, longer caption than the grid is wide".into()],
+            grid: grid(&[Cell::Class(1); 300], 64),
+        });
+        let svg = both(&p, "two");
+        assert_eq!(svg_cells(&svg).len(), 400);
+        assert_eq!(
+            ImageFormat::from_path(Path::new("a.PNG")),
+            Some(ImageFormat::Png)
+        );
+        assert_eq!(
+            ImageFormat::from_path(Path::new("a.svg")),
+            Some(ImageFormat::Svg)
+        );
+        assert_eq!(ImageFormat::from_path(Path::new("a.jpg")), None);
+        assert_eq!(ImageFormat::from_path(Path::new("png")), None);
+        let bad = render(&p, Path::new("/nonexistent-dir/x.png"), ImageFormat::Png);
+        assert!(bad.is_err());
+    }
+}
