@@ -43,6 +43,7 @@
 //! descriptors), [`checksum`]; [`space`] ties them into a [`Tablespace`] and
 //! its one-pass [`Tablespace::scan`]; [`summary`] folds the scan.
 
+pub mod audit;
 pub mod btree;
 mod bytes;
 pub mod checksum;
@@ -59,11 +60,13 @@ pub mod inflate;
 pub mod inode;
 pub mod page_type;
 pub mod record;
+pub mod redo;
 pub mod space;
 pub mod summary;
 pub mod vendor;
 pub mod xdes;
 
+pub use audit::{Audit, AuditFinding, AuditKind, AuditOptions, AuditVerdict};
 pub use btree::{BtreeProblem, Btrees, IndexTree};
 pub use error::{Error, ErrorKind, Result};
 pub use extents::{IndexInfo, Owner, SegmentInfo, SegmentRole, SpaceMap, SpaceProblem, SystemKind};
