@@ -116,9 +116,11 @@ impl AuditVerdict {
         }
     }
 
-    /// Whether the verdict is a finding (everything but clean).
+    /// Whether the verdict is a finding: damage or disagreement found.
+    /// Clean, encrypted and compressed are not (what could not be verified
+    /// is reported, as `check` does, but nothing wrong was seen).
     pub fn is_finding(self) -> bool {
-        self != AuditVerdict::Clean
+        self > AuditVerdict::Encrypted
     }
 }
 
@@ -208,6 +210,21 @@ pub enum AuditKind {
     ZeroFilled {
         /// Who uses it.
         owner: Owner,
+    },
+    /// Page 0 does not verify under its own FSP flags (or is all zeros):
+    /// the format was found from the other pages, and the space header
+    /// cannot be used.
+    Page0Unusable {
+        /// Page 0 is all zeros.
+        empty: bool,
+    },
+    /// Page 0 verifies but its FSP header names another space id than the
+    /// file's pages carry.
+    FspSpaceId {
+        /// FSP_SPACE_ID.
+        fsp: SpaceId,
+        /// The space id the pages carry.
+        pages: SpaceId,
     },
     /// The file holds fewer pages than FSP_SIZE.
     ShorterThanFspSize {
@@ -314,7 +331,10 @@ impl AuditFinding {
     pub fn verdict(&self) -> AuditVerdict {
         match self.kind {
             AuditKind::Torn { .. } => AuditVerdict::Torn,
-            AuditKind::Damaged { .. } => AuditVerdict::Damaged,
+            AuditKind::Damaged { .. }
+            | AuditKind::FspSpaceId { .. }
+            | AuditKind::Page0Unusable { empty: false } => AuditVerdict::Damaged,
+            AuditKind::Page0Unusable { empty: true } => AuditVerdict::ZeroFilled,
             AuditKind::Foreign { .. } => AuditVerdict::Foreign,
             AuditKind::ZeroFilled { .. } => AuditVerdict::ZeroFilled,
             AuditKind::ShorterThanFspSize { .. } | AuditKind::TornTail { .. } => {
@@ -756,6 +776,13 @@ impl<'t, 'a> Builder<'t, 'a> {
                 Verdict::Unverifiable(why) => {
                     self.unverified_page(n, why, false);
                     s.state = State::Unreadable;
+                    // The FIL header of an encrypted or page-compressed
+                    // page stays plain: its place can still be checked.
+                    if f.stored_page_no != n
+                        || (f.has_space_id && f.space_id.0 != 0 && f.space_id != ts.space_id())
+                    {
+                        self.misplaced.push((n, f.stored_page_no, f.space_id));
+                    }
                 }
                 Verdict::Mismatch => {
                     self.bad.push(Bad {
@@ -936,6 +963,33 @@ impl<'t, 'a> Builder<'t, 'a> {
 
     fn whole_file(&mut self) {
         let ts = self.ts;
+        if !ts.detection().page0_ok && !self.suspect(PageNo(0)) {
+            self.findings.push(AuditFinding {
+                page: Some(PageNo(0)),
+                file_offset: 0,
+                kind: AuditKind::Page0Unusable {
+                    empty: self.state(0) == Some(State::Empty),
+                },
+            });
+            if let Some(s) = self.slim.get_mut(0) {
+                s.state = State::Suspect;
+            }
+        }
+        if let Some(h) = ts.fsp_header() {
+            if h.space_id() != self.space_id && !self.suspect(PageNo(0)) && self.space_id.0 != 0 {
+                self.findings.push(AuditFinding {
+                    page: Some(PageNo(0)),
+                    file_offset: crate::fsp::FSP_HEADER_OFFSET as u64,
+                    kind: AuditKind::FspSpaceId {
+                        fsp: h.space_id(),
+                        pages: self.space_id,
+                    },
+                });
+                if let Some(s) = self.slim.get_mut(0) {
+                    s.state = State::Suspect;
+                }
+            }
+        }
         let (tail, at) = ts.tail();
         if tail > 0 {
             self.truncated = true;
@@ -1309,6 +1363,17 @@ impl fmt::Display for AuditKind {
                 }
                 Ok(())
             }
+            AuditKind::Page0Unusable { empty } => {
+                if empty {
+                    f.write_str("zero-filled: page 0 (the space header) is all zeros; the format was found from the other pages")
+                } else {
+                    f.write_str("damaged: page 0 does not verify under its own FSP flags; the format was found from the other pages")
+                }
+            }
+            AuditKind::FspSpaceId { fsp, pages } => write!(
+                f,
+                "damaged: the FSP header on page 0 names space id {fsp}, the pages carry {pages}"
+            ),
             AuditKind::ZeroFilled { owner } => {
                 write!(f, "zero-filled: the page is in use ({owner}) but all zeros")
             }

@@ -48,6 +48,8 @@ pub mod btree;
 mod bytes;
 pub mod checksum;
 pub mod crc32c;
+pub mod datadir;
+pub mod diff;
 mod error;
 pub mod extents;
 pub mod fil;

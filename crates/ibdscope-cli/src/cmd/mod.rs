@@ -1,6 +1,8 @@
 //! One module per command; each `run` writes to a `&mut dyn Write`.
 
+pub mod audit;
 pub mod check;
+pub mod diff;
 pub mod info;
 pub mod pages;
 pub mod space;
@@ -17,6 +19,8 @@ use std::path::Path;
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     match opts.cmd {
         Cmd::Check => check::run(opts, out),
+        Cmd::Audit => audit::run(opts, out),
+        Cmd::Diff => diff::run(opts, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -30,6 +34,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Segments => space::segments(opts, path, ts, out),
                 Cmd::Lists => space::lists(opts, path, ts, out),
                 Cmd::Indexes => space::indexes(opts, path, ts, out),
+                Cmd::Audit | Cmd::Diff => Ok(Outcome::Unreadable),
             })
         }
     }
