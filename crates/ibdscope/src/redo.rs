@@ -831,6 +831,114 @@ mod tests {
         assert_eq!(r(&data), None);
     }
 
+    /// A block as the servers write it: number, data length, first record
+    /// group, checkpoint number / epoch, CRC-32C at 508.
+    fn block(lsn: u64, data_len: u16) -> [u8; 512] {
+        let mut b = [0u8; 512];
+        b[0..4].copy_from_slice(&lsn_to_no(lsn).to_be_bytes());
+        b[4..6].copy_from_slice(&data_len.to_be_bytes());
+        b[6..8].copy_from_slice(&12u16.to_be_bytes());
+        for (i, x) in b[12..usize::from(data_len).min(508)].iter_mut().enumerate() {
+            *x = (i as u8).wrapping_mul(7) | 1;
+        }
+        seal(&mut b);
+        b
+    }
+
+    fn seal(b: &mut [u8]) {
+        let c = crc32c(&b[..508]);
+        b[508..512].copy_from_slice(&c.to_be_bytes());
+    }
+
+    /// MySQL 8.0.30+ (log0files_io.cc, log0constants.h): every file has a
+    /// header with its start LSN and two checkpoint blocks; the newest LSN
+    /// a file holds wins; the log ends at the first partial block.
+    #[test]
+    fn mysql_8030_files_from_the_source_layout() {
+        let size = 2048 + 4 * 512;
+        let mk = |start: u64, ckpt: u64| {
+            let mut f = vec![0u8; size];
+            f[0..4].copy_from_slice(&FORMAT_8_0_30.to_be_bytes());
+            f[8..16].copy_from_slice(&start.to_be_bytes());
+            f[16..28].copy_from_slice(b"MySQL 8.0.36");
+            seal(&mut f[..512]);
+            f[512 + 8..512 + 16].copy_from_slice(&ckpt.to_be_bytes());
+            seal(&mut f[512..1024]);
+            f
+        };
+        // File 7 covers [8192, 10240), file 8 [10240, 12288).
+        let mut f7 = mk(8192, 8192 + 700);
+        let mut f8 = mk(10240, 0);
+        for (i, lsn) in (8192u64..10240).step_by(512).enumerate() {
+            let at = 2048 + i * 512;
+            f7[at..at + 512].copy_from_slice(&block(lsn, 512));
+        }
+        f8[2048..2560].copy_from_slice(&block(10240, 512));
+        f8[2560..3072].copy_from_slice(&block(10752, 100));
+        let r = read(
+            &[RedoFile { id: 8, data: &f8 }, RedoFile { id: 7, data: &f7 }],
+            RedoLayout::InnodbRedo,
+        )
+        .unwrap();
+        assert_eq!(r.kind, RedoFormat::MySql8030);
+        assert_eq!(r.creator, "MySQL 8.0.36");
+        assert_eq!(r.checkpoint.lsn, Lsn(8892));
+        assert_eq!(r.checkpoint.file, 7);
+        assert_eq!(r.end, Lsn(10752 + 100));
+        assert_eq!(r.end_reason, LogEnd::Normal);
+        // A block with a wrong checksum ends the log before it.
+        f8[2100] ^= 1;
+        let r = read(
+            &[RedoFile { id: 7, data: &f7 }, RedoFile { id: 8, data: &f8 }],
+            RedoLayout::InnodbRedo,
+        )
+        .unwrap();
+        assert_eq!(r.end, Lsn(10240));
+        assert_eq!(r.end_reason, LogEnd::Checksum);
+    }
+
+    /// Formats 1–5 (MySQL 5.7.9–8.0.29, log0log.h): checkpoint number, LSN
+    /// and group offset; two files of a group, the log running from the
+    /// first into the second after its 2048-byte header.
+    #[test]
+    fn block_group_from_the_source_layout() {
+        // Two files of 2048 + 4 blocks: 4096 bytes of log. The servers
+        // require (offset & !511) + 512 below that.
+        let size = 2048 + 4 * 512;
+        let mut f0 = vec![0u8; size];
+        let mut f1 = vec![0u8; size];
+        f0[0..4].copy_from_slice(&1u32.to_be_bytes());
+        seal(&mut f0[..512]);
+        // Checkpoint 5 at LSN 20480 + 40, in the second block of file 0
+        // (group offset 2048 + 512 + 40); checkpoint 4 older.
+        let lsn = 20480u64 + 40;
+        for (at, no, l) in [(512usize, 5u64, lsn), (1536, 4, 20000)] {
+            f0[at..at + 8].copy_from_slice(&no.to_be_bytes());
+            f0[at + 8..at + 16].copy_from_slice(&l.to_be_bytes());
+            f0[at + 16..at + 24].copy_from_slice(&(2048u64 + 512 + 40).to_be_bytes());
+            seal(&mut f0[at..at + 512]);
+        }
+        for (i, l) in [20480u64, 20992, 21504].into_iter().enumerate() {
+            let at = 2560 + i * 512;
+            f0[at..at + 512].copy_from_slice(&block(l, 512));
+        }
+        // The log continues after file 1's header.
+        f1[2048..2560].copy_from_slice(&block(22016, 512));
+        f1[2560..3072].copy_from_slice(&block(22528, 300));
+        let r = read(
+            &[RedoFile { id: 0, data: &f0 }, RedoFile { id: 1, data: &f1 }],
+            RedoLayout::LogFiles,
+        )
+        .unwrap();
+        assert_eq!(r.kind, RedoFormat::Blocks);
+        assert_eq!(r.checkpoint.no, Some(5));
+        assert_eq!(r.checkpoint.lsn, Lsn(lsn));
+        assert_eq!(r.previous.map(|c| c.lsn), Some(Lsn(20000)));
+        assert_eq!(r.end, Lsn(22528 + 300));
+        assert_eq!(r.end_reason, LogEnd::Normal);
+        assert!(r.has_changes_after_checkpoint());
+    }
+
     #[test]
     fn fold_block_checksum_starts_at_one() {
         let b = [0u8; 512];

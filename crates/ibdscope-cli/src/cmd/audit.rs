@@ -501,7 +501,7 @@ fn structure_key(s: StructureCheck) -> &'static str {
 fn flush_word(f: FlushLsn) -> &'static str {
     match f {
         FlushLsn::NotWritten => "not written by this server",
-        FlushLsn::AtCheckpoint => "equal to the checkpoint: a clean shutdown",
+        FlushLsn::AtCheckpoint => "equal to the checkpoint, as a clean shutdown leaves it",
         FlushLsn::BeforeCheckpoint => {
             "below the checkpoint: the server ran after its last clean shutdown"
         }
@@ -722,12 +722,16 @@ fn datadir_text(
         Some(Err(e)) => writeln!(out, "  redo log unreadable: {e}")?,
         Some(Ok(info)) => {
             let names: Vec<String> = dd.redo_paths.iter().map(|(_, p)| file_name(p)).collect();
+            let creator = if info.creator.is_empty() {
+                "no creator recorded".to_string()
+            } else {
+                format!("created by \"{}\"", info.creator)
+            };
             writeln!(
                 out,
-                "  redo log: {} ({} format, created by \"{}\", {} bytes of log)",
+                "  redo log: {} ({} format, {creator}, {} bytes of log)",
                 names.join(", "),
                 info.format_name(),
-                info.creator,
                 info.capacity
             )?;
             writeln!(
@@ -758,17 +762,25 @@ fn datadir_text(
             "  crash recovery: not needed (no page is newer than the checkpoint and the log holds no changes after it)"
         )?,
         Some(true) => {
-            writeln!(
-                out,
-                "  crash recovery: needed: {} pages in {} files are newer than the checkpoint{}",
-                r.pages_newer_than_checkpoint(),
-                r.newer_than_checkpoint.len(),
-                if r.log_changes_after_checkpoint == Some(true) {
-                    ", and the log holds changes after it"
-                } else {
-                    ""
-                }
-            )?;
+            let log = r.log_changes_after_checkpoint == Some(true);
+            if r.newer_than_checkpoint.is_empty() {
+                writeln!(
+                    out,
+                    "  crash recovery: needed: the log holds changes after the checkpoint (no page is newer than it)"
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "  crash recovery: needed: {} pages in {} files are newer than the checkpoint{}",
+                    r.pages_newer_than_checkpoint(),
+                    r.newer_than_checkpoint.len(),
+                    if log {
+                        ", and the log holds changes after it"
+                    } else {
+                        ""
+                    }
+                )?;
+            }
             for f in &r.newer_than_checkpoint {
                 writeln!(
                     out,
