@@ -105,6 +105,28 @@ enum Command {
         #[command(flatten)]
         shared: Shared,
     },
+    /// Audit copied datafiles or whole datadirs: one verdict per file with
+    /// its evidence; for a datadir also the redo checkpoint, crash recovery
+    /// needs and LSN spread.
+    Audit {
+        /// Tablespace files, or directories to walk for them (a datadir).
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Compare two copies of one tablespace page by page: pages that
+    /// differ, their LSN moves and index, pages in one copy only.
+    Diff {
+        /// The first copy (e.g. the older one).
+        #[arg(value_name = "FILE_A")]
+        a: PathBuf,
+        /// The second copy.
+        #[arg(value_name = "FILE_B")]
+        b: PathBuf,
+        #[command(flatten)]
+        shared: Shared,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -212,6 +234,10 @@ pub enum Cmd {
     Lists,
     /// `indexes`.
     Indexes,
+    /// `audit`.
+    Audit,
+    /// `diff`.
+    Diff,
     /// `lsn`.
     Lsn,
     /// `fill`.
@@ -349,6 +375,18 @@ impl Opts {
                     files,
                     shared,
                     &[Format::Text, Format::Json, Format::Jsonl],
+                ),
+                Command::Audit { paths, shared } => (
+                    Cmd::Audit,
+                    paths,
+                    shared,
+                    &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+                ),
+                Command::Diff { a, b, shared } => (
+                    Cmd::Diff,
+                    vec![a, b],
+                    shared,
+                    &[Format::Text, Format::Json, Format::Csv],
                 ),
             };
         if !allowed.contains(&shared.format) {

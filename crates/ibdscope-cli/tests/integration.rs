@@ -3,6 +3,7 @@
 //! files' sources say.
 
 mod integration {
+    mod audit;
     mod cli;
     pub mod common;
     mod corpus;

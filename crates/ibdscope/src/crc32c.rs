@@ -92,6 +92,13 @@ pub fn crc32c(data: &[u8]) -> u32 {
     !update(!0, data)
 }
 
+/// CRC-32C of the bytes hashed into `crc` followed by `data`
+/// (`my_crc32c(crc, data, len)`), so a CRC can be taken in pieces.
+#[inline]
+pub fn crc32c_extend(crc: u32, data: &[u8]) -> u32 {
+    !update(!crc, data)
+}
+
 /// The legacy big-endian CRC-32C of `data`, where `base_offset` is the
 /// offset of `data` from an 8-byte aligned start (the page frame).
 pub fn crc32c_legacy_big_endian(data: &[u8], base_offset: usize) -> u32 {

@@ -43,10 +43,13 @@
 //! descriptors), [`checksum`]; [`space`] ties them into a [`Tablespace`] and
 //! its one-pass [`Tablespace::scan`]; [`summary`] folds the scan.
 
+pub mod audit;
 pub mod btree;
 mod bytes;
 pub mod checksum;
 pub mod crc32c;
+pub mod datadir;
+pub mod diff;
 mod error;
 pub mod extents;
 pub mod fil;
@@ -61,12 +64,14 @@ pub mod json;
 pub mod layout;
 pub mod page_type;
 pub mod record;
+pub mod redo;
 pub mod sdi;
 pub mod space;
 pub mod summary;
 pub mod vendor;
 pub mod xdes;
 
+pub use audit::{Audit, AuditFinding, AuditKind, AuditOptions, AuditVerdict};
 pub use btree::{BtreeProblem, Btrees, IndexTree};
 pub use error::{Error, ErrorKind, Result};
 pub use extents::{IndexInfo, Owner, SegmentInfo, SegmentRole, SpaceMap, SpaceProblem, SystemKind};

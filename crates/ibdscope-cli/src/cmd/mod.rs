@@ -1,7 +1,9 @@
 //! One module per command; each `run` writes to a `&mut dyn Write`.
 
+pub mod audit;
 pub mod check;
 pub mod compare;
+pub mod diff;
 pub mod fill;
 pub mod info;
 pub mod lsn;
@@ -25,6 +27,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     match opts.cmd {
         Cmd::Check => check::run(opts, out),
         Cmd::Compare => compare::run(opts, out),
+        Cmd::Audit => audit::run(opts, out),
+        Cmd::Diff => diff::run(opts, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -44,6 +48,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Lsn => lsn::run(opts, path, ts, out),
                 Cmd::Fill => fill::run(opts, path, ts, out),
                 Cmd::Compare => compare::run(opts, out),
+                Cmd::Audit | Cmd::Diff => Ok(Outcome::Unreadable),
             })
         }
     }

@@ -274,3 +274,73 @@ pub fn run_json(args: &[&str]) -> (Option<i32>, Json) {
     );
     (o.status.code(), Json::parse(&text))
 }
+
+/// The facts of `fixtures/audit/manifest.tsv`: (copy, fact) → value.
+pub fn audit_facts() -> HashMap<(String, String), String> {
+    read_tsv(&fixtures().join("audit/manifest.tsv"))
+        .into_iter()
+        .map(|r| ((r["copy"].clone(), r["fact"].clone()), r["value"].clone()))
+        .collect()
+}
+
+/// A fact of `fixtures/audit/manifest.tsv` as a number.
+pub fn audit_fact(facts: &HashMap<(String, String), String>, copy: &str, fact: &str) -> u64 {
+    let v = facts
+        .get(&(copy.to_string(), fact.to_string()))
+        .unwrap_or_else(|| panic!("fixtures/audit/manifest.tsv has no {copy} {fact}"));
+    num(v)
+}
+
+/// `fixtures/audit/<copy>.tar.gz` unpacked into a scratch directory (once
+/// per test process), with the library's own inflate: gzip (RFC 1952)
+/// around raw DEFLATE, holding a ustar archive.
+pub fn audit_copy(copy: &str) -> PathBuf {
+    use std::sync::{Mutex, OnceLock};
+    static DONE: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    let done = DONE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut done = done.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = done.get(copy) {
+        return p.clone();
+    }
+    let gz = std::fs::read(fixtures().join(format!("audit/{copy}.tar.gz"))).expect("archive");
+    assert_eq!(&gz[..3], &[0x1f, 0x8b, 8], "{copy}: not gzip/deflate");
+    let flags = gz[3];
+    let mut at = 10;
+    if flags & 4 != 0 {
+        at += 2 + usize::from(u16::from_le_bytes([gz[at], gz[at + 1]]));
+    }
+    for bit in [8u8, 16] {
+        if flags & bit != 0 {
+            at += gz[at..].iter().position(|&b| b == 0).expect("name end") + 1;
+        }
+    }
+    if flags & 2 != 0 {
+        at += 2;
+    }
+    let mut tar = Vec::new();
+    ibdscope::inflate::inflate_raw(&gz[at..], &mut tar, 1 << 30).expect("inflate");
+    let dir = scratch(&format!("audit-{copy}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut pos = 0;
+    while pos + 512 <= tar.len() && tar[pos] != 0 {
+        let h = &tar[pos..pos + 512];
+        let field = |a: usize, b: usize| {
+            let f = &h[a..b];
+            String::from_utf8_lossy(&f[..f.iter().position(|&c| c == 0).unwrap_or(f.len())])
+                .into_owned()
+        };
+        let (name, prefix) = (field(0, 100), field(345, 500));
+        let size = usize::from_str_radix(field(124, 136).trim(), 8).expect("size");
+        let path = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let out = dir.join(&path);
+        std::fs::create_dir_all(out.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&out, &tar[pos + 512..pos + 512 + size]).expect("write");
+        pos += 512 + size.div_ceil(512) * 512;
+    }
+    done.insert(copy.to_string(), dir.clone());
+    dir
+}

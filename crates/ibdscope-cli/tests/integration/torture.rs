@@ -22,7 +22,11 @@
 //!   `indexes` for record and B-tree damage of an index's pages. `types` is
 //!   an inventory and has
 //!   no findings (it exits 0 on any readable file), so it is only held to
-//!   the other rules; so is a command this file does not know yet;
+//!   the other rules; so is a command this file does not know yet. `audit`
+//!   answers for page, file and structure damage. A command taking two files
+//!   (`diff A B`) gets the clean file first and the mutated one second, and
+//!   must report every mutation (its job is bytes, so the invisible rule
+//!   below does not bind it);
 //! - report the pages the mutation did not touch exactly as on the clean
 //!   file (`pages --format jsonl` rows), and name no untouched page in
 //!   `check --format json`'s `invalid`/`freed_invalid` lists; when page 0
@@ -289,6 +293,11 @@ enum Duty {
     Records,
     /// `types`: an inventory, no findings.
     Inventory,
+    /// `audit`: damaged pages, whole-file damage and structure damage.
+    Audit,
+    /// `diff A B`: any byte that differs between the clean and the mutated
+    /// copy, visible to a server or not.
+    Bytes,
     /// A command this suite does not know yet: held to the safety rules.
     Unknown,
 }
@@ -301,6 +310,8 @@ struct Cmd {
     /// Positional arguments after the file (page numbers, for commands
     /// such as a future `page <FILE> <PAGE>`).
     extra_positionals: usize,
+    /// Files the command takes (2 for `diff <FILE_A> <FILE_B>`).
+    files: usize,
 }
 
 fn bin() -> &'static str {
@@ -339,11 +350,17 @@ fn commands() -> &'static [Cmd] {
                     .find(|l| l.starts_with("Usage:"))
                     .unwrap_or("")
                     .to_string();
-                let extra_positionals = usage
-                    .split_whitespace()
-                    .filter(|t| t.starts_with('<') || t.starts_with("[<"))
-                    .filter(|t| !t.to_ascii_uppercase().contains("FILE"))
-                    .count();
+                let is_file = |t: &str| {
+                    let u = t.to_ascii_uppercase();
+                    u.contains("FILE") || u.contains("PATH")
+                };
+                let positionals = || {
+                    usage
+                        .split_whitespace()
+                        .filter(|t| t.starts_with('<') || t.starts_with("[<"))
+                };
+                let extra_positionals = positionals().filter(|t| !is_file(t)).count();
+                let files = positionals().filter(|t| is_file(t)).count().max(1);
                 // "- text:  Human-readable text" lines after "--format".
                 let listed: Vec<String> = h
                     .lines()
@@ -362,6 +379,8 @@ fn commands() -> &'static [Cmd] {
                     "page" => Duty::Page,
                     "records" => Duty::Records,
                     "types" => Duty::Inventory,
+                    "audit" => Duty::Audit,
+                    "diff" => Duty::Bytes,
                     _ => Duty::Unknown,
                 };
                 let mut cmd = Cmd {
@@ -369,6 +388,7 @@ fn commands() -> &'static [Cmd] {
                     duty,
                     formats: Vec::new(),
                     extra_positionals,
+                    files,
                 };
                 // A format the command refuses exits 2 before reading.
                 for f in listed {
@@ -385,7 +405,7 @@ fn commands() -> &'static [Cmd] {
             .collect();
         for known in [
             "info", "pages", "types", "check", "extents", "segments", "lists", "indexes", "page",
-            "records", "lsn", "fill", "compare", "sdi",
+            "records", "lsn", "fill", "compare", "sdi", "audit", "diff",
         ] {
             assert!(
                 cmds.iter().any(|c| c.name == known),
@@ -437,11 +457,37 @@ fn run(cmd: &Cmd, format: Option<&str>, file: &Path, page: u32, tag: &str) -> Ou
     run_with(cmd, format, &[], file, page, tag)
 }
 
+/// [`run`] for a mutated `file` of the clean file `clean`: a two-file
+/// command gets `clean` first.
+fn run_mutated(
+    cmd: &Cmd,
+    format: Option<&str>,
+    clean: &Path,
+    file: &Path,
+    page: u32,
+    tag: &str,
+) -> Out {
+    run_full(cmd, format, &[], Some(clean), file, page, tag)
+}
+
 /// [`run`] with more options before the file.
 fn run_with(
     cmd: &Cmd,
     format: Option<&str>,
     extra: &[&str],
+    file: &Path,
+    page: u32,
+    tag: &str,
+) -> Out {
+    run_full(cmd, format, extra, None, file, page, tag)
+}
+
+/// [`run_with`]; a two-file command gets `peer` (or `file` itself) first.
+fn run_full(
+    cmd: &Cmd,
+    format: Option<&str>,
+    extra: &[&str],
+    peer: Option<&Path>,
     file: &Path,
     page: u32,
     tag: &str,
@@ -456,6 +502,9 @@ fn run_with(
         // The colour path draws more than the plain one.
         args.push("--color".into());
         args.push("always".into());
+    }
+    for _ in 1..cmd.files {
+        args.push(peer.unwrap_or(file).into());
     }
     args.push(file.into());
     if cmd.name == "compare" {
@@ -1782,8 +1831,11 @@ fn check_mutation(
     let mut codes: Vec<(String, Option<i32>)> = Vec::new();
     for cmd in cmds {
         for f in &cmd.formats {
-            let o = run(cmd, Some(f), &file, page, &tag);
-            let sh = o.shell().replace(&path, "FILE");
+            let o = run_mutated(cmd, Some(f), &c.path, &file, page, &tag);
+            let sh = o
+                .shell()
+                .replace(&path, "FILE")
+                .replace(&c.path.to_string_lossy().into_owned(), "CLEAN");
             if o.hung {
                 fails.push(format!("`{sh}`: hang (killed after {TIME_LIMIT:?})"));
                 continue;
@@ -1817,6 +1869,14 @@ fn check_mutation(
                 continue;
             }
             let e = m.expect;
+            if cmd.duty == Duty::Bytes {
+                if code != 1 {
+                    fails.push(format!(
+                        "`{sh}`: exit {code}: the changed bytes went unreported"
+                    ));
+                }
+                continue;
+            }
             if let Some(why) = e.invisible {
                 if code != 0 {
                     fails.push(format!(
@@ -1832,7 +1892,8 @@ fn check_mutation(
                 Duty::IndexTree => e.structure || e.records,
                 Duty::Page => e.rows || e.page,
                 Duty::Records => e.records,
-                Duty::Inventory | Duty::Unknown => false,
+                Duty::Audit => e.rows || e.file || e.structure,
+                Duty::Inventory | Duty::Unknown | Duty::Bytes => false,
             };
             if duty && e.waived.is_none() && code == 0 {
                 fails.push(format!("`{sh}`: exit 0: the damage went unreported"));
@@ -1987,7 +2048,7 @@ fn forced_page_sizes() {
                 let right = size as usize == c.size;
                 let ok = match (cmd.duty, right) {
                     (_, true) => code == 0 || cmd.duty == Duty::Unknown,
-                    (Duty::RowsAndFile, false) => code == 1 || code == 2,
+                    (Duty::RowsAndFile | Duty::Audit, false) => code == 1 || code == 2,
                     _ => (0..=2).contains(&code),
                 };
                 if !ok {

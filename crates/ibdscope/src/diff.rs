@@ -1,0 +1,289 @@
+//! Two copies of one tablespace compared page by page: which pages differ,
+//! how their LSNs moved, which index or structure they belong to, and which
+//! pages only one copy has.
+//!
+//! Pages are compared byte for byte at the same position. A changed page's
+//! LSN move says which copy holds the later write: InnoDB raises
+//! FIL_PAGE_LSN with every change of a page (`mtr_t::commit` stamps the
+//! end LSN of the mini-transaction), so a restore or a later copy should
+//! only ever move LSNs forward; a move back means the second copy holds an
+//! older write of that page. Bytes that differ at the same LSN were not
+//! changed by InnoDB (damage, or the flush LSN field of page 0, which is
+//! written outside the log).
+//!
+//! Which index a page belongs to: PAGE_INDEX_ID for index pages; for other
+//! pages the owner in the [`SpaceMap`] of the copy that has it (BLOB pages
+//! belong to their index's leaf segment).
+
+use crate::extents::{Owner, SpaceMap};
+use crate::fil::FilHeader;
+use crate::index::IndexHeader;
+use crate::{IndexId, Lsn, PageNo, PageType, Tablespace};
+use std::fmt;
+
+/// How one page differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Both copies have the page and its bytes differ.
+    Changed {
+        /// FIL_PAGE_LSN in the first copy.
+        lsn_a: Lsn,
+        /// FIL_PAGE_LSN in the second copy.
+        lsn_b: Lsn,
+        /// First differing byte within the page.
+        first_byte: u32,
+        /// Number of differing bytes.
+        bytes: u32,
+    },
+    /// Only the first copy has the page (the second is shorter).
+    OnlyA {
+        /// Its LSN.
+        lsn: Lsn,
+    },
+    /// Only the second copy has the page.
+    OnlyB {
+        /// Its LSN.
+        lsn: Lsn,
+    },
+}
+
+/// Which way an LSN moved from the first copy to the second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Move {
+    /// The second copy's page is newer.
+    Newer,
+    /// The second copy's page is older (a restore should never do this).
+    Older,
+    /// Same LSN, different bytes.
+    Same,
+    /// The page is in one copy only.
+    Added,
+    /// The page is in the first copy only.
+    Removed,
+}
+
+impl Move {
+    /// As printed.
+    pub fn name(self) -> &'static str {
+        match self {
+            Move::Newer => "newer",
+            Move::Older => "older",
+            Move::Same => "same-lsn",
+            Move::Added => "added",
+            Move::Removed => "removed",
+        }
+    }
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// One page that differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageDiff {
+    /// The page.
+    pub page: PageNo,
+    /// How.
+    pub change: Change,
+    /// FIL_PAGE_TYPE (of the second copy, or the first for a removed page).
+    pub page_type: PageType,
+    /// The index the page belongs to, if any.
+    pub index: Option<IndexId>,
+}
+
+impl PageDiff {
+    /// The LSN move.
+    pub fn lsn_move(&self) -> Move {
+        match self.change {
+            Change::Changed { lsn_a, lsn_b, .. } => match lsn_b.cmp(&lsn_a) {
+                std::cmp::Ordering::Greater => Move::Newer,
+                std::cmp::Ordering::Less => Move::Older,
+                std::cmp::Ordering::Equal => Move::Same,
+            },
+            Change::OnlyA { .. } => Move::Removed,
+            Change::OnlyB { .. } => Move::Added,
+        }
+    }
+}
+
+/// Pages that differ, grouped by type, index and LSN move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiffGroup {
+    /// The page type.
+    pub page_type: PageType,
+    /// The index.
+    pub index: Option<IndexId>,
+    /// The move.
+    pub lsn_move: Move,
+    /// Pages.
+    pub pages: u32,
+}
+
+/// Why two files cannot be compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffError {
+    /// Their page sizes differ.
+    PageSize {
+        /// First copy's.
+        a: u32,
+        /// Second copy's.
+        b: u32,
+    },
+}
+
+impl fmt::Display for DiffError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            DiffError::PageSize { a, b } => write!(
+                f,
+                "page sizes differ ({a} and {b} bytes): not copies of one tablespace"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DiffError {}
+
+/// The comparison.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diff {
+    /// Pages in the first copy.
+    pub pages_a: u32,
+    /// Pages in the second copy.
+    pub pages_b: u32,
+    /// Pages present in both with identical bytes.
+    pub identical: u32,
+    /// Pages that differ, in page order.
+    pub changes: Vec<PageDiff>,
+    /// Whether the space ids differ (then these are not copies of one
+    /// tablespace, but the pages are still compared).
+    pub space_ids_differ: bool,
+}
+
+fn index_of(page: &[u8], ts: &Tablespace<'_>, map: &SpaceMap, n: PageNo) -> Option<IndexId> {
+    let h = FilHeader::new(page)?;
+    if h.page_type().is_index(ts.type_names()) && crate::flst::page_readable(ts, page) {
+        return IndexHeader::new(page).map(|i| i.index_id());
+    }
+    match map.owner(n) {
+        Some(Owner::Segment { index, .. }) => index,
+        _ => None,
+    }
+}
+
+impl Diff {
+    /// Compares `a` with `b`, page by page.
+    pub fn of(a: &Tablespace<'_>, b: &Tablespace<'_>) -> Result<Diff, DiffError> {
+        if a.page_size() != b.page_size() {
+            return Err(DiffError::PageSize {
+                a: a.page_size(),
+                b: b.page_size(),
+            });
+        }
+        let map_a = SpaceMap::build(a);
+        let map_b = SpaceMap::build(b);
+        let mut d = Diff {
+            pages_a: a.n_pages(),
+            pages_b: b.n_pages(),
+            identical: 0,
+            changes: Vec::new(),
+            space_ids_differ: a.space_id() != b.space_id(),
+        };
+        let n = a.n_pages().max(b.n_pages());
+        let lsn = |p: &[u8]| FilHeader::new(p).map_or(Lsn(0), |h| h.lsn());
+        let ty = |p: &[u8]| FilHeader::new(p).map_or(PageType(0), |h| h.page_type());
+        for i in 0..n {
+            let page = PageNo(i);
+            let change = match (a.page(page), b.page(page)) {
+                (Some(pa), Some(pb)) => {
+                    if pa == pb {
+                        d.identical = d.identical.saturating_add(1);
+                        continue;
+                    }
+                    let first = pa.iter().zip(pb).position(|(x, y)| x != y).unwrap_or(0);
+                    let bytes = pa.iter().zip(pb).filter(|(x, y)| x != y).count();
+                    d.changes.push(PageDiff {
+                        page,
+                        change: Change::Changed {
+                            lsn_a: lsn(pa),
+                            lsn_b: lsn(pb),
+                            first_byte: u32::try_from(first).unwrap_or(u32::MAX),
+                            bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
+                        },
+                        page_type: ty(pb),
+                        index: index_of(pb, b, &map_b, page)
+                            .or_else(|| index_of(pa, a, &map_a, page)),
+                    });
+                    continue;
+                }
+                (Some(pa), None) => PageDiff {
+                    page,
+                    change: Change::OnlyA { lsn: lsn(pa) },
+                    page_type: ty(pa),
+                    index: index_of(pa, a, &map_a, page),
+                },
+                (None, Some(pb)) => PageDiff {
+                    page,
+                    change: Change::OnlyB { lsn: lsn(pb) },
+                    page_type: ty(pb),
+                    index: index_of(pb, b, &map_b, page),
+                },
+                (None, None) => continue,
+            };
+            d.changes.push(change);
+        }
+        Ok(d)
+    }
+
+    /// Whether the copies are byte-identical (whole pages; a torn tail is
+    /// not compared).
+    pub fn is_identical(&self) -> bool {
+        self.changes.is_empty() && self.pages_a == self.pages_b
+    }
+
+    /// The changes grouped by page type, index and LSN move, largest group
+    /// first.
+    pub fn groups(&self) -> Vec<DiffGroup> {
+        let mut g: Vec<DiffGroup> = Vec::new();
+        for c in &self.changes {
+            let key = (c.page_type, c.index, c.lsn_move());
+            match g
+                .iter_mut()
+                .find(|x| (x.page_type, x.index, x.lsn_move) == key)
+            {
+                Some(x) => x.pages = x.pages.saturating_add(1),
+                None => g.push(DiffGroup {
+                    page_type: key.0,
+                    index: key.1,
+                    lsn_move: key.2,
+                    pages: 1,
+                }),
+            }
+        }
+        g.sort_by(|x, y| {
+            y.pages
+                .cmp(&x.pages)
+                .then(x.page_type.cmp(&y.page_type))
+                .then(x.index.cmp(&y.index))
+                .then(x.lsn_move.cmp(&y.lsn_move))
+        });
+        g
+    }
+
+    /// How many changed pages moved each way.
+    pub fn moves(&self) -> Vec<(Move, u32)> {
+        let mut m: Vec<(Move, u32)> = Vec::new();
+        for c in &self.changes {
+            let k = c.lsn_move();
+            match m.iter_mut().find(|(x, _)| *x == k) {
+                Some((_, n)) => *n = n.saturating_add(1),
+                None => m.push((k, 1)),
+            }
+        }
+        m.sort();
+        m
+    }
+}
