@@ -10,5 +10,6 @@ mod integration {
     mod fixtures;
     mod golden;
     mod space;
+    mod threads;
     mod torture;
 }

@@ -1087,6 +1087,7 @@ mod tests {
                 &self.data,
                 Options {
                     page_size: Some(SIZE as u32),
+                    ..Options::default()
                 },
             )
             .unwrap();
