@@ -3,31 +3,13 @@
 //! (corpus and fixtures) and on damaged copies of the files that span
 //! several shards, with damage on both sides of shard boundaries.
 
-use super::common::{corpus, fixtures, put_u32, read_tsv, run, scratch};
+use super::common::{put_u32, real_files, run, scratch};
 use ibdscope::extents::SpaceMap;
 use ibdscope::parallel::shard_pages;
 use ibdscope::{Options, Summary, Tablespace};
 use std::path::PathBuf;
 
 const THREADS: [&str; 3] = ["1", "2", "7"];
-
-/// Every real file: corpus and committed fixtures.
-fn real_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Some(dir) = corpus() {
-        out.extend(
-            read_tsv(&dir.join("manifest.tsv"))
-                .into_iter()
-                .map(|r| dir.join(&r["path"])),
-        );
-    }
-    out.extend(
-        read_tsv(&fixtures().join("manifest.tsv"))
-            .into_iter()
-            .map(|r| fixtures().join(&r["path"])),
-    );
-    out
-}
 
 fn n_shards(data: &[u8]) -> u32 {
     let ts = Tablespace::new(data).unwrap();
