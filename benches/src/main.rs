@@ -511,19 +511,21 @@ fn main() {
     }
     let _ = writeln!(
         r,
-        "- method: page cache warm (one untimed run of each command first, whose \
-         output is checked), then the median and minimum of {} runs, wall clock \
-         around spawn and exit; output to /dev/null; peak RSS from /usr/bin/time \
-         (one more run). Peak RSS counts the file's pages mapped from the page \
-         cache (ibdscope maps the file; the peers read() it).",
+        "- method: page cache warm, in two states (below: the file read from \
+         disk, and a copy as a writer leaves it); one untimed run of each \
+         command first, whose output is checked, then the median and minimum \
+         of {} runs, wall clock around spawn and exit; output to /dev/null; \
+         peak RSS from /usr/bin/time (one more run). Peak RSS counts the \
+         file's pages mapped from the page cache (ibdscope maps the file; the \
+         peers read() it).",
         a.runs
     );
     let _ = writeln!(r, "- load average at start: {load_start}");
     eprint!("{r}");
 
     let mut targets = String::new();
-    let mut scaling: Vec<(String, String, usize, Duration, f64)> = Vec::new();
-    let default_threads = *a.threads.iter().max().unwrap_or(&1);
+    let mut scaling: Vec<Scaled> = Vec::new();
+    let mut columns: Vec<String> = Vec::new();
     for (label, path) in &a.files {
         let (page_size, pages, len) = match page_info(path) {
             Ok(x) => x,
@@ -533,175 +535,46 @@ fn main() {
             }
         };
         let mib = len as f64 / MIB;
-        eprintln!("\n== {label}: {} ({mib:.0} MiB)", path.display());
-        let _ = Command::new("cat").arg(path).stdout(Stdio::null()).status();
-        let mut rows = Vec::new();
-        for c in cases(&a, path, &peers) {
-            let result = measure(&c, a.runs, pages);
-            match &result {
-                Ok(m) => eprintln!(
-                    "{:<12} {:<22} {:>8.1} ms",
-                    c.tool,
-                    format!(
-                        "{}{}",
-                        c.what,
-                        c.threads.map_or(String::new(), |t| format!(" -t{t}"))
-                    ),
-                    ms(m.median)
-                ),
-                Err(e) => eprintln!("{:<12} {:<22} FAILED: {e}", c.tool, c.what),
-            }
-            rows.push(Row {
-                tool: c.tool,
-                what: c.what,
-                threads: c.threads,
-                result,
-            });
-        }
         let _ = writeln!(
             r,
-            "\n## {label}: `{}`\n\n{mib:.1} MiB, {pages} pages of {page_size} bytes.\n",
+            "\n## {label}: `{}`\n\n{mib:.1} MiB, {pages} pages of {page_size} bytes.",
             path.file_name()
                 .map_or("?".into(), |n| n.to_string_lossy().into_owned())
         );
-        let _ = writeln!(
-            r,
-            "| tool | command | threads | median ms | min ms | MiB/s | ÷ innochecksum | ÷ cat | peak RSS MiB | count |"
-        );
-        let _ = writeln!(r, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
-        let cat = find(&rows, "cat", "cat", None);
-        let ic = find(&rows, "innochecksum", "innochecksum", None);
-        for row in &rows {
-            let t = row.threads.map_or("–".into(), |t| t.to_string());
-            match &row.result {
-                Ok(m) => {
-                    let _ = writeln!(
-                        r,
-                        "| {} | {} | {t} | {:.1} | {:.1} | {:.0} | {} | {} | {} | {} |",
-                        row.tool,
-                        row.what,
-                        ms(m.median),
-                        ms(m.min),
-                        mib / m.median.as_secs_f64(),
-                        fmt_ratio(ratio(Some(m), ic)),
-                        fmt_ratio(ratio(Some(m), cat)),
-                        m.rss_kib
-                            .map_or("?".into(), |k| format!("{:.0}", k as f64 / 1024.0)),
-                        m.count
-                    );
-                    if row.tool == "ibdscope" {
-                        if let Some(th) = row.threads {
-                            scaling.push((label.clone(), row.what.clone(), th, m.median, mib));
-                        }
-                    }
-                }
+        for state in [CacheState::Read, CacheState::Written] {
+            let column = format!("{label}, {}", state.short());
+            eprintln!("\n== {column}: {} ({mib:.0} MiB)", path.display());
+            let file = match state.prepare(path) {
+                Ok(f) => f,
                 Err(e) => {
-                    let _ = writeln!(
-                        r,
-                        "| {} | {} | {t} | failed: {e} | | | | | | |",
-                        row.tool, row.what
-                    );
+                    let _ = writeln!(r, "\n### {}: skipped ({e})", state.title());
+                    continue;
                 }
-            }
-        }
-        let d = Some(default_threads);
-        let check = find(&rows, "ibdscope", "check", d);
-        let _ = writeln!(
-            targets,
-            "\n**{label}** (ibdscope at {default_threads} threads):\n"
-        );
-        let ib = |cmd: &str| find(&rows, "ibdscope", cmd, d);
-        let goals: [(String, Option<&Measured>, Option<&Measured>, f64); 8] = [
-            ("check ≤ 0.5 × innochecksum".into(), check, ic, 0.5),
-            ("check ≤ cat".into(), check, cat, 1.0),
-            ("types ≤ 1.5 × check".into(), ib("types"), check, 1.5),
-            ("extents ≤ 1.5 × check".into(), ib("extents"), check, 1.5),
-            ("indexes ≤ 1.5 × check".into(), ib("indexes"), check, 1.5),
-            ("info ≤ 1.5 × check".into(), ib("info"), check, 1.5),
-            (
-                "check faster than `inno checksum`".into(),
-                check,
-                find(&rows, "inno", "inno checksum", None),
-                1.0,
-            ),
-            (
-                "types faster than `inno parse`".into(),
-                ib("types"),
-                find(&rows, "inno", "inno parse", None),
-                1.0,
-            ),
-        ];
-        for (goal, x, y, limit) in goals {
-            let _ = writeln!(targets, "- {goal}: {}", verdict(ratio(x, y), limit));
-        }
-
-        if len <= a.lib_max_mib.saturating_mul(1 << 20) {
-            eprintln!("library cases on an in-memory copy");
-            match std::fs::read(path) {
-                Ok(data) => {
-                    let _ = writeln!(
-                        r,
-                        "\nLibrary, on an in-memory copy (no page faults, no process start):\n"
-                    );
-                    let _ = writeln!(r, "| case | threads | median ms | min ms | MiB/s |");
-                    let _ = writeln!(r, "|---|---|---:|---:|---:|");
-                    for (name, t, res) in lib_cases(&a, &data) {
-                        let t = t.map_or("–".into(), |t| t.to_string());
-                        match res {
-                            Ok((med, min)) => {
-                                let _ = writeln!(
-                                    r,
-                                    "| {name} | {t} | {:.1} | {:.1} | {:.0} |",
-                                    ms(med),
-                                    ms(min),
-                                    mib / med.as_secs_f64()
-                                );
-                            }
-                            Err(e) => {
-                                let _ = writeln!(r, "| {name} | {t} | failed: {e} | | |");
-                            }
-                        }
-                    }
-                }
-                Err(e) => {
-                    let _ = writeln!(r, "\nLibrary cases skipped: {e}");
-                }
-            }
-        } else {
-            let _ = writeln!(
-                r,
-                "\nLibrary cases skipped: the file is over --lib-max-mib {} (they read it into memory).",
-                a.lib_max_mib
-            );
-        }
-    }
-
-    let _ = writeln!(r, "\n## Targets (issue 6)\n{targets}");
-    let _ = writeln!(r, "\n## Scaling: ibdscope, median ms (MiB/s)\n");
-    let mut header = "| command | threads |".to_string();
-    let mut rule = "|---|---|".to_string();
-    for (label, _) in &a.files {
-        let _ = write!(header, " {label} |");
-        rule.push_str("---:|");
-    }
-    let _ = writeln!(r, "{header}\n{rule}");
-    for cmd in ["check", "types", "info", "extents", "indexes"] {
-        for &t in &a.threads {
-            let mut line = format!("| {cmd} | {t} |");
-            for (label, _) in &a.files {
-                match scaling
-                    .iter()
-                    .find(|s| &s.0 == label && s.1 == cmd && s.2 == t)
+            };
+            let rows = run_cases(&a, &file, &peers, pages);
+            let _ = writeln!(r, "\n### {}\n", state.title());
+            report_rows(&mut r, &rows, mib);
+            let _ = writeln!(targets, "\n**{column}**:\n");
+            report_targets(&mut targets, &rows, a.threads.iter().max().copied());
+            for row in &rows {
+                if let (Ok(m), Some(t), "ibdscope") = (&row.result, row.threads, row.tool.as_str())
                 {
-                    Some((_, _, _, d, mib)) => {
-                        let _ = write!(line, " {:.1} ({:.0}) |", ms(*d), mib / d.as_secs_f64());
-                    }
-                    None => line.push_str(" – |"),
+                    scaling.push((column.clone(), row.what.clone(), t, m.median, mib));
                 }
             }
-            let _ = writeln!(r, "{line}");
+            columns.push(column);
+            if file != *path {
+                let _ = std::fs::remove_file(&file);
+            }
         }
+        report_lib(&mut r, &a, path, len, mib);
     }
+    let default = a.threads.iter().max().copied().unwrap_or(1);
+    let _ = writeln!(
+        r,
+        "\n## Targets (issue 6), ibdscope at {default} threads\n{targets}"
+    );
+    report_scaling(&mut r, &a, &columns, &scaling);
     let _ = writeln!(r, "\n- load average at end: {}", loadavg());
     println!("{r}");
     if let Some(out) = &a.out {
@@ -710,6 +583,237 @@ fn main() {
             std::process::exit(2);
         }
         eprintln!("written to {}", out.display());
+    }
+}
+
+/// `(column, command, threads, median, MiB)` for the scaling table.
+type Scaled = (String, String, usize, Duration, f64);
+
+/// How the file's bytes sit in the page cache when the runs start. The two
+/// differ by up to 2× for every tool on the same kernel: pages read from
+/// disk come in large folios (mapped with few faults, even 2 MiB at a
+/// time), pages a program wrote in 16 KiB pieces stay small folios.
+#[derive(Clone, Copy)]
+enum CacheState {
+    /// Dropped from the cache, then read once with `cat`.
+    Read,
+    /// A copy written in 16 KiB writes and synced, as a server leaves the
+    /// pages it wrote.
+    Written,
+}
+
+impl CacheState {
+    fn short(self) -> &'static str {
+        match self {
+            CacheState::Read => "read",
+            CacheState::Written => "written",
+        }
+    }
+    fn title(self) -> &'static str {
+        match self {
+            CacheState::Read => {
+                "Page cache filled by reading the file (dropped with `dd iflag=nocache`, then `cat` once)"
+            }
+            CacheState::Written => {
+                "Page cache as a writer leaves it (a copy written in 16 KiB writes, then synced)"
+            }
+        }
+    }
+    /// Puts `path` in this state; returns the file to run on.
+    fn prepare(self, path: &Path) -> Result<PathBuf, String> {
+        let run = |argv: &[&str]| {
+            Command::new(argv[0])
+                .args(&argv[1..])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map_err(|e| format!("{}: {e}", argv[0]))
+        };
+        match self {
+            CacheState::Read => {
+                let p = path.display().to_string();
+                let dropped = run(&["dd", &format!("if={p}"), "iflag=nocache", "count=0"])?;
+                if !dropped.success() {
+                    return Err("dd iflag=nocache could not drop the file from the cache".into());
+                }
+                run(&["cat", &p])?;
+                Ok(path.to_path_buf())
+            }
+            CacheState::Written => {
+                use std::io::{Read, Write};
+                let copy = path.with_file_name(".ibdscope-bench-written-copy.ibd");
+                let mut src = std::fs::File::open(path).map_err(|e| e.to_string())?;
+                let mut dst = std::fs::File::create(&copy).map_err(|e| e.to_string())?;
+                let mut buf = vec![0u8; 16 << 10];
+                loop {
+                    let n = src.read(&mut buf).map_err(|e| e.to_string())?;
+                    if n == 0 {
+                        break;
+                    }
+                    dst.write_all(&buf[..n]).map_err(|e| e.to_string())?;
+                }
+                dst.sync_all().map_err(|e| e.to_string())?;
+                Ok(copy)
+            }
+        }
+    }
+}
+
+fn run_cases(a: &Args, file: &Path, peers: &Peers, pages: u64) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for c in cases(a, file, peers) {
+        let result = measure(&c, a.runs, pages);
+        let name = format!(
+            "{}{}",
+            c.what,
+            c.threads.map_or(String::new(), |t| format!(" -t{t}"))
+        );
+        match &result {
+            Ok(m) => eprintln!("{:<12} {name:<24} {:>8.1} ms", c.tool, ms(m.median)),
+            Err(e) => eprintln!("{:<12} {name:<24} FAILED: {e}", c.tool),
+        }
+        rows.push(Row {
+            tool: c.tool,
+            what: c.what,
+            threads: c.threads,
+            result,
+        });
+    }
+    rows
+}
+
+fn report_rows(r: &mut String, rows: &[Row], mib: f64) {
+    let _ = writeln!(
+        r,
+        "| tool | command | threads | median ms | min ms | MiB/s | ÷ innochecksum | ÷ cat | peak RSS MiB | count |"
+    );
+    let _ = writeln!(r, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let cat = find(rows, "cat", "cat", None);
+    let ic = find(rows, "innochecksum", "innochecksum", None);
+    for row in rows {
+        let t = row.threads.map_or("–".into(), |t| t.to_string());
+        match &row.result {
+            Ok(m) => {
+                let _ = writeln!(
+                    r,
+                    "| {} | {} | {t} | {:.1} | {:.1} | {:.0} | {} | {} | {} | {} |",
+                    row.tool,
+                    row.what,
+                    ms(m.median),
+                    ms(m.min),
+                    mib / m.median.as_secs_f64(),
+                    fmt_ratio(ratio(Some(m), ic)),
+                    fmt_ratio(ratio(Some(m), cat)),
+                    m.rss_kib
+                        .map_or("?".into(), |k| format!("{:.0}", k as f64 / 1024.0)),
+                    m.count
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    r,
+                    "| {} | {} | {t} | failed: {e} | | | | | | |",
+                    row.tool, row.what
+                );
+            }
+        }
+    }
+}
+
+fn report_targets(targets: &mut String, rows: &[Row], threads: Option<usize>) {
+    let cat = find(rows, "cat", "cat", None);
+    let ic = find(rows, "innochecksum", "innochecksum", None);
+    let ib = |cmd: &str| find(rows, "ibdscope", cmd, threads);
+    let check = ib("check");
+    let goals: [(&str, Option<&Measured>, Option<&Measured>, f64); 8] = [
+        ("check ≤ 0.5 × innochecksum", check, ic, 0.5),
+        ("check ≤ cat", check, cat, 1.0),
+        ("types ≤ 1.5 × check", ib("types"), check, 1.5),
+        ("extents ≤ 1.5 × check", ib("extents"), check, 1.5),
+        ("indexes ≤ 1.5 × check", ib("indexes"), check, 1.5),
+        ("info ≤ 1.5 × check", ib("info"), check, 1.5),
+        (
+            "check faster than `inno checksum`",
+            check,
+            find(rows, "inno", "inno checksum", None),
+            1.0,
+        ),
+        (
+            "types faster than `inno parse`",
+            ib("types"),
+            find(rows, "inno", "inno parse", None),
+            1.0,
+        ),
+    ];
+    for (goal, x, y, limit) in goals {
+        let _ = writeln!(targets, "- {goal}: {}", verdict(ratio(x, y), limit));
+    }
+}
+
+fn report_lib(r: &mut String, a: &Args, path: &Path, len: u64, mib: f64) {
+    if len > a.lib_max_mib.saturating_mul(1 << 20) {
+        let _ = writeln!(
+            r,
+            "\nLibrary cases skipped: the file is over --lib-max-mib {} (they read it into memory).",
+            a.lib_max_mib
+        );
+        return;
+    }
+    eprintln!("library cases on an in-memory copy");
+    let data = match std::fs::read(path) {
+        Ok(d) => d,
+        Err(e) => {
+            let _ = writeln!(r, "\nLibrary cases skipped: {e}");
+            return;
+        }
+    };
+    let _ = writeln!(
+        r,
+        "\n### Library, on an in-memory copy (no page faults, no process start)\n"
+    );
+    let _ = writeln!(r, "| case | threads | median ms | min ms | MiB/s |");
+    let _ = writeln!(r, "|---|---|---:|---:|---:|");
+    for (name, t, res) in lib_cases(a, &data) {
+        let t = t.map_or("–".into(), |t| t.to_string());
+        match res {
+            Ok((med, min)) => {
+                let _ = writeln!(
+                    r,
+                    "| {name} | {t} | {:.1} | {:.1} | {:.0} |",
+                    ms(med),
+                    ms(min),
+                    mib / med.as_secs_f64()
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(r, "| {name} | {t} | failed: {e} | | |");
+            }
+        }
+    }
+}
+
+fn report_scaling(r: &mut String, a: &Args, columns: &[String], scaling: &[Scaled]) {
+    let _ = writeln!(r, "\n## Scaling: ibdscope, median ms (MiB/s)\n");
+    let mut header = "| command | threads |".to_string();
+    let mut rule = "|---|---|".to_string();
+    for c in columns {
+        let _ = write!(header, " {c} |");
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(r, "{header}\n{rule}");
+    for cmd in ["check", "types", "info", "extents", "indexes"] {
+        for &t in &a.threads {
+            let mut line = format!("| {cmd} | {t} |");
+            for c in columns {
+                match scaling.iter().find(|s| &s.0 == c && s.1 == cmd && s.2 == t) {
+                    Some((_, _, _, d, mib)) => {
+                        let _ = write!(line, " {:.1} ({:.0}) |", ms(*d), mib / d.as_secs_f64());
+                    }
+                    None => line.push_str(" – |"),
+                }
+            }
+            let _ = writeln!(r, "{line}");
+        }
     }
 }
 
