@@ -155,6 +155,7 @@ struct Measured {
     median: Duration,
     min: Duration,
     rss_kib: Option<u64>,
+    anon_kib: Option<u64>,
     count: u64,
 }
 
@@ -212,6 +213,35 @@ fn peak_rss(argv: &[String]) -> Option<u64> {
     text?.lines().last()?.trim().parse().ok()
 }
 
+/// Highest RssAnon (KiB) seen in /proc while `argv` runs, sampled about
+/// every 200 µs: the memory a tool allocates, apart from file pages.
+fn anon_peak(argv: &[String]) -> Option<u64> {
+    let (prog, rest) = argv.split_first()?;
+    let mut child = Command::new(prog)
+        .args(rest)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = None;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status) {
+            let anon = text
+                .lines()
+                .find(|l| l.starts_with("RssAnon:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok());
+            peak = peak.max(anon);
+        }
+        match child.try_wait() {
+            Ok(Some(_)) => return peak,
+            Ok(None) => std::thread::sleep(Duration::from_micros(200)),
+            Err(_) => return peak,
+        }
+    }
+}
+
 fn measure(case: &Case, runs: usize, pages: u64) -> Result<Measured, String> {
     let (prog, rest) = case.argv.split_first().ok_or("empty command")?;
     // Warm-up run, also the checked one (its output is read).
@@ -238,6 +268,7 @@ fn measure(case: &Case, runs: usize, pages: u64) -> Result<Measured, String> {
         median: median(&times),
         min: times.iter().copied().min().unwrap_or_default(),
         rss_kib: peak_rss(&case.argv),
+        anon_kib: anon_peak(&case.argv),
         count,
     })
 }
@@ -517,7 +548,8 @@ fn main() {
          of {} runs, wall clock around spawn and exit; output to /dev/null; \
          peak RSS from /usr/bin/time (one more run). Peak RSS counts the \
          file's pages mapped from the page cache (ibdscope maps the file; the \
-         peers read() it).",
+         peers read() it); \"anon\" is the highest RssAnon sampled from /proc \
+         every 200 µs in one more run: what the tool allocates.",
         a.runs
     );
     let _ = writeln!(r, "- load average at start: {load_start}");
@@ -685,9 +717,9 @@ fn run_cases(a: &Args, file: &Path, peers: &Peers, pages: u64) -> Vec<Row> {
 fn report_rows(r: &mut String, rows: &[Row], mib: f64) {
     let _ = writeln!(
         r,
-        "| tool | command | threads | median ms | min ms | MiB/s | ÷ innochecksum | ÷ cat | peak RSS MiB | count |"
+        "| tool | command | threads | median ms | min ms | MiB/s | ÷ innochecksum | ÷ cat | peak RSS MiB | of it anon MiB | count |"
     );
-    let _ = writeln!(r, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(r, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let cat = find(rows, "cat", "cat", None);
     let ic = find(rows, "innochecksum", "innochecksum", None);
     for row in rows {
@@ -696,7 +728,7 @@ fn report_rows(r: &mut String, rows: &[Row], mib: f64) {
             Ok(m) => {
                 let _ = writeln!(
                     r,
-                    "| {} | {} | {t} | {:.1} | {:.1} | {:.0} | {} | {} | {} | {} |",
+                    "| {} | {} | {t} | {:.1} | {:.1} | {:.0} | {} | {} | {} | {} | {} |",
                     row.tool,
                     row.what,
                     ms(m.median),
@@ -704,20 +736,24 @@ fn report_rows(r: &mut String, rows: &[Row], mib: f64) {
                     mib / m.median.as_secs_f64(),
                     fmt_ratio(ratio(Some(m), ic)),
                     fmt_ratio(ratio(Some(m), cat)),
-                    m.rss_kib
-                        .map_or("?".into(), |k| format!("{:.0}", k as f64 / 1024.0)),
+                    mib_of(m.rss_kib),
+                    mib_of(m.anon_kib),
                     m.count
                 );
             }
             Err(e) => {
                 let _ = writeln!(
                     r,
-                    "| {} | {} | {t} | failed: {e} | | | | | | |",
+                    "| {} | {} | {t} | failed: {e} | | | | | | | |",
                     row.tool, row.what
                 );
             }
         }
     }
+}
+
+fn mib_of(kib: Option<u64>) -> String {
+    kib.map_or("?".into(), |k| format!("{:.1}", k as f64 / 1024.0))
 }
 
 fn report_targets(targets: &mut String, rows: &[Row], threads: Option<usize>) {
