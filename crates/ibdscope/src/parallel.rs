@@ -37,7 +37,7 @@ pub trait PageFold: Send {
 /// Smallest shard, in bytes (whole extents are added until it is reached).
 const MIN_SHARD_BYTES: u64 = 1 << 20;
 
-/// Pages per shard: whole extents, at least [`MIN_SHARD_BYTES`].
+/// Pages per shard: whole extents, at least 1 MiB.
 pub fn shard_pages(ts: &Tablespace<'_>) -> u32 {
     let extent = ts.format().extent_size().max(1);
     let extent_bytes = u64::from(extent).saturating_mul(u64::from(ts.page_size()));

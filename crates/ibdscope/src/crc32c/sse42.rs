@@ -15,7 +15,7 @@
 //! `crc(A ‖ B ‖ C) = shift(shift(crc(A), |B|) ^ crc(B), |C|) ^ crc(C)`, where
 //! `shift(c, n)` (the CRC register `c` advanced over `n` zero bytes) is
 //! `c · x^(8n) mod P`, linear in `c`, so four table lookups
-//! ([`super::shift_tables`]). Intel's white paper "Fast CRC Computation for
+//! (`super::shift_table`). Intel's white paper "Fast CRC Computation for
 //! iSCSI Polynomial Using CRC32 Instruction" (2011) describes the method;
 //! MySQL's `ut0crc32.cc` and MariaDB's `crc32c.cc` use it too.
 
