@@ -242,35 +242,32 @@ fn anon_peak(argv: &[String]) -> Option<u64> {
     }
 }
 
-fn measure(case: &Case, runs: usize, pages: u64) -> Result<Measured, String> {
+/// The untimed first run of a case, whose output is checked: its count.
+fn warm_up(case: &Case, pages: u64) -> Result<u64, String> {
     let (prog, rest) = case.argv.split_first().ok_or("empty command")?;
-    // Warm-up run, also the checked one (its output is read).
     let out = Command::new(prog)
         .args(rest)
         .output()
         .map_err(|e| format!("{prog}: {e}"))?;
-    let count = check_count(case.count, &out, pages)?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let t = Instant::now();
-        let status = Command::new(prog)
-            .args(rest)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map_err(|e| format!("{prog}: {e}"))?;
-        times.push(t.elapsed());
-        if !status.success() {
-            return Err(format!("a timed run failed: {status}"));
-        }
+    check_count(case.count, &out, pages)
+}
+
+/// One timed run, output to /dev/null.
+fn timed_run(case: &Case) -> Result<Duration, String> {
+    let (prog, rest) = case.argv.split_first().ok_or("empty command")?;
+    let t = Instant::now();
+    let status = Command::new(prog)
+        .args(rest)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("{prog}: {e}"))?;
+    let took = t.elapsed();
+    if status.success() {
+        Ok(took)
+    } else {
+        Err(format!("a timed run failed: {status}"))
     }
-    Ok(Measured {
-        median: median(&times),
-        min: times.iter().copied().min().unwrap_or_default(),
-        rss_kib: peak_rss(&case.argv),
-        anon_kib: anon_peak(&case.argv),
-        count,
-    })
 }
 
 /// Times `f` (`runs` times after one warm-up) and checks its count.
@@ -544,8 +541,9 @@ fn main() {
         r,
         "- method: page cache warm, in two states (below: the file read from \
          disk, and a copy as a writer leaves it); one untimed run of each \
-         command first, whose output is checked, then the median and minimum \
-         of {} runs, wall clock around spawn and exit; output to /dev/null; \
+         command first, whose output is checked, then {} rounds that run every \
+         command once each (interleaved, so outside load falls on all alike), \
+         median and minimum, wall clock around spawn and exit; output to /dev/null; \
          peak RSS from /usr/bin/time (one more run). Peak RSS counts the \
          file's pages mapped from the page cache (ibdscope maps the file; the \
          peers read() it); \"anon\" is the highest RssAnon sampled from /proc \
@@ -691,10 +689,34 @@ impl CacheState {
     }
 }
 
+/// Runs every case: first each one's checked warm-up, then `runs` rounds
+/// that time every case once each, so load from elsewhere falls on all
+/// cases alike and the ratios between them hold; then peak memory.
 fn run_cases(a: &Args, file: &Path, peers: &Peers, pages: u64) -> Vec<Row> {
+    let cases = cases(a, file, peers);
+    let mut state: Vec<Result<(u64, Vec<Duration>), String>> = cases
+        .iter()
+        .map(|c| warm_up(c, pages).map(|n| (n, Vec::with_capacity(a.runs))))
+        .collect();
+    for _ in 0..a.runs {
+        for (c, st) in cases.iter().zip(state.iter_mut()) {
+            if let Ok((_, times)) = st {
+                match timed_run(c) {
+                    Ok(t) => times.push(t),
+                    Err(e) => *st = Err(e),
+                }
+            }
+        }
+    }
     let mut rows = Vec::new();
-    for c in cases(a, file, peers) {
-        let result = measure(&c, a.runs, pages);
+    for (c, st) in cases.into_iter().zip(state) {
+        let result = st.map(|(count, times)| Measured {
+            median: median(&times),
+            min: times.iter().copied().min().unwrap_or_default(),
+            rss_kib: peak_rss(&c.argv),
+            anon_kib: anon_peak(&c.argv),
+            count,
+        });
         let name = format!(
             "{}{}",
             c.what,
