@@ -492,6 +492,50 @@ fn machine() -> String {
     )
 }
 
+/// Clock ticks: the machine's busy time (/proc/stat, all CPUs) and this
+/// process's with its waited-for children (/proc/self/stat).
+fn cpu_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let cpu: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is
+    // already in user): busy = user nice system irq softirq steal.
+    let busy = [0usize, 1, 2, 5, 6, 7]
+        .iter()
+        .filter_map(|&i| cpu.get(i))
+        .sum();
+    let me = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name: utime stime cutime cstime are 14..=17.
+    let rest = me.rsplit_once(')')?.1;
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    Some((busy, f.iter().sum()))
+}
+
+/// What share of the machine other processes used between two readings.
+fn others_share(start: Option<(u64, u64)>, end: Option<(u64, u64)>, wall: Duration) -> String {
+    let (Some((b0, m0)), Some((b1, m1))) = (start, end) else {
+        return "?".into();
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    // USER_HZ is 100 on Linux.
+    let others = (b1.saturating_sub(b0)).saturating_sub(m1.saturating_sub(m0)) as f64 / 100.0;
+    format!(
+        "{:.0}% of the machine's CPU time ({others:.1} s over {:.1} s on {cores} cores)",
+        100.0 * others / (wall.as_secs_f64() * cores).max(1e-9),
+        wall.as_secs_f64()
+    )
+}
+
 fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -553,6 +597,7 @@ fn main() {
     let _ = writeln!(r, "- load average at start: {load_start}");
     eprint!("{r}");
 
+    let (cpu_start, wall_start) = (cpu_ticks(), Instant::now());
     let mut targets = String::new();
     let mut scaling: Vec<Scaled> = Vec::new();
     let mut columns: Vec<String> = Vec::new();
@@ -606,6 +651,12 @@ fn main() {
     );
     report_scaling(&mut r, &a, &columns, &scaling);
     let _ = writeln!(r, "\n- load average at end: {}", loadavg());
+    let _ = writeln!(
+        r,
+        "- other processes used {} while this ran (steal time included): \
+         the higher, the less the 2-thread figures mean",
+        others_share(cpu_start, cpu_ticks(), wall_start.elapsed())
+    );
     println!("{r}");
     if let Some(out) = &a.out {
         if let Err(e) = std::fs::write(out, &r) {
