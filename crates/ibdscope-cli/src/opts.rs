@@ -11,6 +11,20 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Threads for whole-file passes (default: the available cores).
+    /// Output is the same for every value.
+    #[arg(long, global = true, value_name = "N", value_parser = parse_threads)]
+    threads: Option<usize>,
+}
+
+/// The most threads accepted (far more than any pass can use).
+const MAX_THREADS: usize = 1024;
+
+fn parse_threads(s: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_THREADS).contains(n))
+        .ok_or_else(|| format!("'{s}' is not a thread count (1 to {MAX_THREADS})"))
 }
 
 #[derive(Subcommand, Debug)]
@@ -292,6 +306,9 @@ pub struct Opts {
 impl Opts {
     /// Checks the arguments; nothing is opened yet.
     pub fn from_cli(cli: Cli) -> Result<Self, String> {
+        let threads = cli
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         let (mut color, mut ascii, mut out, mut metric) =
             (Color::Auto, false, None, Metric::Extents);
         let text_json: &[Format] = &[Format::Text, Format::Json];
@@ -406,6 +423,7 @@ impl Opts {
             format: shared.format,
             lib: ibdscope::Options {
                 page_size: shared.page_size,
+                threads,
             },
             color,
             ascii,
@@ -446,5 +464,14 @@ mod tests {
         assert_eq!(parse_size("8192"), Ok(8192));
         assert!(parse_size("3000").is_err());
         assert!(parse_size("99999999999k").is_err());
+    }
+
+    #[test]
+    fn thread_counts() {
+        assert_eq!(parse_threads("1"), Ok(1));
+        assert_eq!(parse_threads("7"), Ok(7));
+        assert!(parse_threads("0").is_err());
+        assert!(parse_threads("-2").is_err());
+        assert!(parse_threads("100000").is_err());
     }
 }

@@ -13,5 +13,6 @@ mod integration {
     mod pictures;
     mod records;
     mod space;
+    mod threads;
     mod torture;
 }

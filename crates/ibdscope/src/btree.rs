@@ -1115,6 +1115,7 @@ mod tests {
                 &self.data,
                 Options {
                     page_size: Some(SIZE as u32),
+                    ..Options::default()
                 },
             )
             .unwrap();

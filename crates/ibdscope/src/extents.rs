@@ -56,6 +56,7 @@ use crate::inode::{
     inode_index, inodes_per_page, FsegHeader, InodeEntry, FSEG_FREE, FSEG_FULL, FSEG_ID,
     FSEG_INODE_PAGE_NODE, FSEG_MAGIC_N, FSEG_NOT_FULL, FSEG_NOT_FULL_N_USED,
 };
+use crate::parallel::{fold_pages, PageFold};
 use crate::xdes::{XdesEntry, XdesState, XDES_BITMAP, XDES_ID, XDES_STATE};
 use crate::{IndexId, PageNo, PageType, SpaceId, Tablespace};
 use std::fmt;
@@ -942,32 +943,34 @@ impl<'t, 'a> Builder<'t, 'a> {
         }
     }
 
+    /// A page that may be a root: `(PAGE_LEVEL, page)`.
+    fn root_candidate(&self, n: PageNo, page: &[u8]) -> Option<(u16, PageNo)> {
+        let ts = self.ts;
+        let fil = crate::fil::FilHeader::new(page)?;
+        if !fil.page_type().is_index(ts.type_names())
+            || !fil.prev().is_null()
+            || !fil.next().is_null()
+            || !page_readable(ts, page)
+        {
+            return None;
+        }
+        let h = IndexHeader::new(page)?;
+        if h.seg_leaf().is_zero() && h.seg_top().is_zero() {
+            return None;
+        }
+        if self.xdes_free(n.0) == Some(true) {
+            return None;
+        }
+        Some((h.level(), n))
+    }
+
     fn roots(&mut self) {
         let ts = self.ts;
-        let names = ts.type_names();
-        let mut candidates: Vec<(u16, PageNo)> = Vec::new();
-        for (n, page) in ts.pages() {
-            let Some(fil) = crate::fil::FilHeader::new(page) else {
-                continue;
-            };
-            if !fil.page_type().is_index(names)
-                || !fil.prev().is_null()
-                || !fil.next().is_null()
-                || !page_readable(ts, page)
-            {
-                continue;
-            }
-            let Some(h) = IndexHeader::new(page) else {
-                continue;
-            };
-            if h.seg_leaf().is_zero() && h.seg_top().is_zero() {
-                continue;
-            }
-            if self.xdes_free(n.0) == Some(true) {
-                continue;
-            }
-            candidates.push((h.level(), n));
-        }
+        let mut candidates = fold_pages(ts, || RootPass {
+            b: self,
+            candidates: Vec::new(),
+        })
+        .candidates;
         candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         for (level, root) in candidates {
             let Some(h) = ts.page(root).and_then(IndexHeader::new) else {
@@ -1187,79 +1190,134 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     fn index_pages(&mut self) {
-        let ts = self.ts;
-        let names = ts.type_names();
-        for (n, page) in ts.pages() {
-            let Some(fil) = crate::fil::FilHeader::new(page) else {
-                continue;
-            };
-            if fil.page_type() == PageType::FIL_PAGE_TYPE_ALLOCATED
-                && fil.lsn().0 == 0
-                && crate::checksum::is_empty_page(page)
-            {
-                match self.owners.get(n.0 as usize).copied() {
-                    Some(Owner::Free) | None => {}
-                    Some(owner) => {
-                        self.push(n, 0, SpaceProblem::EmptyPageInUse { owner });
+        let pass = fold_pages(self.ts, || IndexPass {
+            b: self,
+            problems: Vec::new(),
+            counts: Vec::new(),
+        });
+        let (problems, counts) = (pass.problems, pass.counts);
+        for (n, at, problem) in problems {
+            self.push(n, at, problem);
+        }
+        for (info, (pages, recs)) in self.indexes.iter_mut().zip(counts) {
+            info.index_pages = info.index_pages.saturating_add(pages);
+            info.leaf_n_recs = info.leaf_n_recs.saturating_add(recs);
+        }
+    }
+}
+
+/// The candidate roots of a shard (`Builder::roots`).
+struct RootPass<'b, 't, 'a> {
+    b: &'b Builder<'t, 'a>,
+    candidates: Vec<(u16, PageNo)>,
+}
+
+impl PageFold for RootPass<'_, '_, '_> {
+    fn page(&mut self, n: PageNo, page: &[u8]) {
+        if let Some(c) = self.b.root_candidate(n, page) {
+            self.candidates.push(c);
+        }
+    }
+    fn append(&mut self, next: Self) {
+        self.candidates.extend(next.candidates);
+    }
+}
+
+/// What the last pass finds in a shard: problems in page order, and per
+/// index (by position) its pages and leaf records.
+struct IndexPass<'b, 't, 'a> {
+    b: &'b Builder<'t, 'a>,
+    problems: Vec<(PageNo, usize, SpaceProblem)>,
+    counts: Vec<(u32, u64)>,
+}
+
+impl PageFold for IndexPass<'_, '_, '_> {
+    fn page(&mut self, n: PageNo, page: &[u8]) {
+        let b = self.b;
+        let ts = b.ts;
+        let Some(fil) = crate::fil::FilHeader::new(page) else {
+            return;
+        };
+        if fil.page_type() == PageType::FIL_PAGE_TYPE_ALLOCATED
+            && fil.lsn().0 == 0
+            && crate::checksum::is_empty_page(page)
+        {
+            match b.owners.get(n.0 as usize).copied() {
+                Some(Owner::Free) | None => {}
+                Some(owner) => {
+                    self.problems
+                        .push((n, 0, SpaceProblem::EmptyPageInUse { owner }));
+                }
+            }
+            return;
+        }
+        if !fil.page_type().is_index(ts.type_names()) || !page_readable(ts, page) {
+            return;
+        }
+        let Some(h) = IndexHeader::new(page) else {
+            return;
+        };
+        let (level, index_id, n_recs) = (h.level(), h.index_id(), h.n_recs());
+        match b.owners.get(n.0 as usize).copied() {
+            Some(Owner::Free) if n_recs > 0 => self.problems.push((
+                n,
+                PAGE_HEADER.saturating_add(PAGE_N_RECS),
+                SpaceProblem::FreePageWithData {
+                    index: index_id,
+                    level,
+                    n_recs,
+                },
+            )),
+            Some(Owner::Segment {
+                seg_id,
+                index,
+                role,
+                ..
+            }) => {
+                let Some(pos) = b.segment_pos(seg_id) else {
+                    return;
+                };
+                let Some((root, index_pos)) = b.seg_root.get(pos).copied().flatten() else {
+                    return;
+                };
+                let wrong = index != Some(index_id)
+                    || (role == SegmentRole::Leaf && level > 0)
+                    || (role == SegmentRole::Internal && level == 0 && n != root);
+                if wrong {
+                    self.problems.push((
+                        n,
+                        PAGE_HEADER.saturating_add(PAGE_LEVEL),
+                        SpaceProblem::WrongSegment {
+                            index: index_id,
+                            level,
+                            seg_id,
+                            seg_index: index,
+                            role,
+                        },
+                    ));
+                    return;
+                }
+                if self.counts.len() < b.indexes.len() {
+                    self.counts.resize(b.indexes.len(), (0, 0));
+                }
+                if let Some((pages, recs)) = self.counts.get_mut(index_pos) {
+                    *pages = pages.saturating_add(1);
+                    if level == 0 {
+                        *recs = recs.saturating_add(u64::from(n_recs));
                     }
                 }
-                continue;
             }
-            if !fil.page_type().is_index(names) || !page_readable(ts, page) {
-                continue;
-            }
-            let Some(h) = IndexHeader::new(page) else {
-                continue;
-            };
-            let (level, index_id, n_recs) = (h.level(), h.index_id(), h.n_recs());
-            match self.owners.get(n.0 as usize).copied() {
-                Some(Owner::Free) if n_recs > 0 => self.push(
-                    n,
-                    PAGE_HEADER.saturating_add(PAGE_N_RECS),
-                    SpaceProblem::FreePageWithData {
-                        index: index_id,
-                        level,
-                        n_recs,
-                    },
-                ),
-                Some(Owner::Segment {
-                    seg_id,
-                    index,
-                    role,
-                    ..
-                }) => {
-                    let Some(pos) = self.segment_pos(seg_id) else {
-                        continue;
-                    };
-                    let Some((root, index_pos)) = self.seg_root.get(pos).copied().flatten() else {
-                        continue;
-                    };
-                    let wrong = index != Some(index_id)
-                        || (role == SegmentRole::Leaf && level > 0)
-                        || (role == SegmentRole::Internal && level == 0 && n != root);
-                    if wrong {
-                        self.push(
-                            n,
-                            PAGE_HEADER.saturating_add(PAGE_LEVEL),
-                            SpaceProblem::WrongSegment {
-                                index: index_id,
-                                level,
-                                seg_id,
-                                seg_index: index,
-                                role,
-                            },
-                        );
-                        continue;
-                    }
-                    if let Some(info) = self.indexes.get_mut(index_pos) {
-                        info.index_pages = info.index_pages.saturating_add(1);
-                        if level == 0 {
-                            info.leaf_n_recs = info.leaf_n_recs.saturating_add(u64::from(n_recs));
-                        }
-                    }
-                }
-                _ => {}
-            }
+            _ => {}
+        }
+    }
+    fn append(&mut self, next: Self) {
+        self.problems.extend(next.problems);
+        if self.counts.len() < next.counts.len() {
+            self.counts.resize(next.counts.len(), (0, 0));
+        }
+        for (mine, (pages, recs)) in self.counts.iter_mut().zip(next.counts) {
+            mine.0 = mine.0.saturating_add(pages);
+            mine.1 = mine.1.saturating_add(recs);
         }
     }
 }
@@ -1592,6 +1650,7 @@ mod tests {
                 &self.data,
                 Options {
                     page_size: Some(self.size as u32),
+                    ..Options::default()
                 },
             )
             .unwrap();

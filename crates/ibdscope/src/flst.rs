@@ -705,6 +705,7 @@ pub(crate) mod tests {
             d,
             crate::Options {
                 page_size: Some(16384),
+                ..crate::Options::default()
             },
         )
         .unwrap()

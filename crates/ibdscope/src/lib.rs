@@ -11,6 +11,11 @@
 //! - **Bounded work**: every walk has a limit fixed before it starts.
 //! - **Damage is data**: a damaged page is a [`Finding`], not an [`Error`];
 //!   an `Error` means the whole file is unusable.
+//! - **No `unsafe` but one block**: `unsafe_code` is denied crate-wide and
+//!   allowed only in the private module `crc32c::sse42`, for the call into
+//!   code compiled for SSE4.2 after `is_x86_feature_detected!` confirmed the
+//!   CPU has it. No `unsafe` code reads memory; the portable CRC gives the
+//!   same values on every other CPU ([`crc32c::hardware`] says which runs).
 //!
 //! Open a file, see what it is, and walk its pages once:
 //!
@@ -63,6 +68,7 @@ pub mod inode;
 pub mod json;
 pub mod layout;
 pub mod page_type;
+pub mod parallel;
 pub mod record;
 pub mod redo;
 pub mod sdi;
@@ -80,6 +86,7 @@ pub use flst::FilAddr;
 pub use ids::{IndexId, Lsn, PageNo, SpaceId, FIL_NULL};
 pub use index::IndexHeader;
 pub use page_type::{PageType, TypeNames};
+pub use parallel::{fold_pages, PageFold};
 pub use record::{NoRecords, PageRecords, Rec, RecFormat, RecPage, RecScratch, RecType, Visited};
 pub use space::{Options, PageFacts, Tablespace};
 pub use summary::Summary;

@@ -24,6 +24,10 @@ pub const PAGE_SIZES: [u32; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
 pub struct Options {
     /// Physical page size to use instead of detecting one.
     pub page_size: Option<u32>,
+    /// Threads for whole-file passes ([`crate::parallel`]); 0 and 1 both
+    /// mean one (the default: the library starts no thread unless asked).
+    /// Results do not depend on it.
+    pub threads: usize,
 }
 
 /// Where the page size and format came from.
@@ -59,6 +63,7 @@ pub struct Tablespace<'a> {
     detection: Detection,
     n_pages: u32,
     space_id: SpaceId,
+    threads: usize,
 }
 
 /// Everything the scan learns about one page. `Copy`, no allocation.
@@ -465,9 +470,18 @@ impl<'a> Tablespace<'a> {
             detection,
             n_pages,
             space_id,
+            threads: opts.threads.max(1),
         })
     }
 
+    /// Threads whole-file passes may use (at least 1).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+    /// Sets the threads whole-file passes may use (0 counts as 1).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
     /// The bytes of the file.
     pub fn data(&self) -> &'a [u8] {
         self.data

@@ -1,11 +1,14 @@
 //! The one-pass summary: every per-page fact that `info`, `types` and
 //! `check` need, gathered in a single scan with no allocation per page
-//! (only per distinct type, per type region and per bad page).
+//! (only per distinct type, per type region and per bad page), on the
+//! parallel engine ([`crate::parallel`]): one [`SummaryFold`] per shard,
+//! joined in page order.
 
-use crate::checksum::{Algorithm, Unverifiable, Verdict};
+use crate::checksum::{Algorithm, Scheme, Unverifiable, Verdict};
 use crate::finding::{Finding, FindingKind};
-use crate::space::PageFacts;
-use crate::{Lsn, PageNo, PageType, Tablespace};
+use crate::parallel::{fold_pages, PageFold};
+use crate::space::{page_facts, PageFacts};
+use crate::{Lsn, PageNo, PageType, SpaceId, Tablespace, TypeNames};
 
 /// A run of consecutive pages of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,63 +57,144 @@ pub struct Summary {
     pub file_findings: Vec<Finding>,
 }
 
-fn bump<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K) {
+fn bump_by<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K, n: u32) {
     match v.iter_mut().find(|(x, _)| *x == k) {
-        Some((_, c)) => *c = c.saturating_add(1),
+        Some((_, c)) => *c = c.saturating_add(n),
         None => {
-            v.push((k, 1));
+            v.push((k, n));
             v.sort_unstable_by_key(|(x, _)| *x);
         }
     }
 }
 
+fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The fold behind [`Summary::of`]: one accumulator per shard of the
+/// parallel scan, joined in page order.
+pub struct SummaryFold<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+    scheme: Scheme,
+    space_id: SpaceId,
+    names: TypeNames,
+    /// What has been folded so far (no file findings).
+    pub summary: Summary,
+}
+
+impl<'t, 'a> SummaryFold<'t, 'a> {
+    /// An empty fold over `ts`.
+    pub fn new(ts: &'t Tablespace<'a>) -> Self {
+        SummaryFold {
+            ts,
+            scheme: ts.scheme(),
+            space_id: ts.space_id(),
+            names: ts.type_names(),
+            summary: Summary::default(),
+        }
+    }
+
+    /// Folds one page's facts (pages in increasing order).
+    pub fn add(&mut self, f: PageFacts) {
+        let s = &mut self.summary;
+        s.pages = s.pages.saturating_add(1);
+        let t = f.page_type.counted(self.names);
+        bump_by(&mut s.types, t, 1);
+        match s.regions.last_mut() {
+            Some(r) if r.page_type == t && r.last.0.checked_add(1) == Some(f.page_no.0) => {
+                r.last = f.page_no
+            }
+            _ => s.regions.push(Region {
+                first: f.page_no,
+                last: f.page_no,
+                page_type: t,
+            }),
+        }
+        match f.verdict {
+            Verdict::Empty => s.empty = s.empty.saturating_add(1),
+            Verdict::Valid(a) => bump_by(&mut s.algorithms, a, 1),
+            Verdict::Unverifiable(why) => s.unverifiable.push((f.page_no, why)),
+            Verdict::Mismatch | Verdict::BadCompressedSize => {}
+        }
+        if !f.is_empty() && f.lsn.0 != 0 {
+            s.lsn_min = min_opt(s.lsn_min, Some(f.lsn));
+            s.lsn_max = Some(s.lsn_max.map_or(f.lsn, |m| m.max(f.lsn)));
+        }
+        let mut problems = f.problems(self.space_id).peekable();
+        if problems.peek().is_some() {
+            let ts = self.ts;
+            let findings = problems.map(|p| Finding::page(ts, f.page_no, p)).collect();
+            s.bad.push(BadPage {
+                facts: f,
+                findings,
+                freed: ts.is_free(f.page_no),
+            });
+        }
+    }
+}
+
+impl PageFold for SummaryFold<'_, '_> {
+    fn page(&mut self, n: PageNo, page: &[u8]) {
+        self.add(page_facts(page, n, self.scheme));
+    }
+    fn append(&mut self, next: Self) {
+        self.summary.append(next.summary);
+    }
+}
+
 impl Summary {
-    /// Scans `ts` once.
+    /// Scans `ts` once, on `ts.threads()` threads ([`crate::parallel`]).
     pub fn of(ts: &Tablespace<'_>) -> Summary {
-        Self::of_facts(ts, ts.scan())
+        let mut s = fold_pages(ts, || SummaryFold::new(ts)).summary;
+        s.file_findings = file_findings(ts);
+        s
     }
 
     /// Folds pre-computed facts (a range, or a parallel shard's output).
     pub fn of_facts(ts: &Tablespace<'_>, facts: impl Iterator<Item = PageFacts>) -> Summary {
-        let mut s = Summary::default();
-        let space_id = ts.space_id();
-        let names = ts.type_names();
+        let mut fold = SummaryFold::new(ts);
         for f in facts {
-            s.pages = s.pages.saturating_add(1);
-            let t = f.page_type.counted(names);
-            bump(&mut s.types, t);
-            match s.regions.last_mut() {
-                Some(r) if r.page_type == t && r.last.0.checked_add(1) == Some(f.page_no.0) => {
-                    r.last = f.page_no
-                }
-                _ => s.regions.push(Region {
-                    first: f.page_no,
-                    last: f.page_no,
-                    page_type: t,
-                }),
-            }
-            match f.verdict {
-                Verdict::Empty => s.empty = s.empty.saturating_add(1),
-                Verdict::Valid(a) => bump(&mut s.algorithms, a),
-                Verdict::Unverifiable(why) => s.unverifiable.push((f.page_no, why)),
-                Verdict::Mismatch | Verdict::BadCompressedSize => {}
-            }
-            if !f.is_empty() && f.lsn.0 != 0 {
-                s.lsn_min = Some(s.lsn_min.map_or(f.lsn, |m| m.min(f.lsn)));
-                s.lsn_max = Some(s.lsn_max.map_or(f.lsn, |m| m.max(f.lsn)));
-            }
-            let mut problems = f.problems(space_id).peekable();
-            if problems.peek().is_some() {
-                let findings = problems.map(|p| Finding::page(ts, f.page_no, p)).collect();
-                s.bad.push(BadPage {
-                    facts: f,
-                    findings,
-                    freed: ts.is_free(f.page_no),
-                });
-            }
+            fold.add(f);
         }
+        let mut s = fold.summary;
         s.file_findings = file_findings(ts);
         s
+    }
+
+    /// Appends the summary of the pages right after this one's (without
+    /// file findings, which are made once per file).
+    fn append(&mut self, next: Summary) {
+        self.pages = self.pages.saturating_add(next.pages);
+        for (t, n) in next.types {
+            bump_by(&mut self.types, t, n);
+        }
+        let mut regions = next.regions.into_iter();
+        if let Some(first) = regions.next() {
+            match self.regions.last_mut() {
+                Some(r)
+                    if r.page_type == first.page_type
+                        && r.last.0.checked_add(1) == Some(first.first.0) =>
+                {
+                    r.last = first.last
+                }
+                _ => self.regions.push(first),
+            }
+            self.regions.extend(regions);
+        }
+        self.lsn_min = min_opt(self.lsn_min, next.lsn_min);
+        self.lsn_max = match (self.lsn_max, next.lsn_max) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.empty = self.empty.saturating_add(next.empty);
+        for (a, n) in next.algorithms {
+            bump_by(&mut self.algorithms, a, n);
+        }
+        self.unverifiable.extend(next.unverifiable);
+        self.bad.extend(next.bad);
     }
 
     /// The algorithm most pages verify with.

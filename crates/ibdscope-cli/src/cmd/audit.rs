@@ -210,7 +210,7 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
         let mut inputs = Vec::new();
         let mut err = None;
         for (n, p) in &dd.redo_paths {
-            match input::open(p) {
+            match input::open(p, opts.lib.threads) {
                 Ok(i) => inputs.push((*n, i)),
                 Err(e) => err = Some(e.to_string()),
             }
@@ -230,7 +230,7 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
         });
     }
     if let Some(p) = &dd.ibdata1 {
-        if let Ok(i) = input::open(p) {
+        if let Ok(i) = input::open(p, opts.lib.threads) {
             if let Ok(ts) = Tablespace::with_options(i.bytes(), opts.lib) {
                 if ts.detection().page0_ok {
                     dd.flush_lsn = ts
@@ -244,7 +244,7 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
 }
 
 fn audit_one(job: &Job, reference: Reference, opts: &Opts) -> Done {
-    let input = match input::open(&job.path) {
+    let input = match input::open(&job.path, 1) {
         Ok(i) => i,
         Err(e) => {
             return Done {

@@ -61,7 +61,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let mut inputs = Vec::new();
     let mut failed = Vec::new();
     for path in &opts.files {
-        match input::open(path) {
+        match input::open(path, opts.lib.threads) {
             Ok(i) => inputs.push((path, i)),
             Err(e) => {
                 eprintln!("ibdscope: {e}");

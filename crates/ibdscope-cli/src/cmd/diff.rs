@@ -39,7 +39,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let (Some(pa), Some(pb)) = (opts.files.first(), opts.files.get(1)) else {
         return Ok(Outcome::Unreadable);
     };
-    let open = |p: &Path| match input::open(p) {
+    let open = |p: &Path| match input::open(p, opts.lib.threads) {
         Ok(i) => Some(i),
         Err(e) => {
             eprintln!("ibdscope: {e}");

@@ -60,7 +60,7 @@ pub fn with_space(
     opts: &Opts,
     f: impl FnOnce(&Tablespace<'_>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let input = match input::open(path) {
+    let input = match input::open(path, opts.lib.threads) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("ibdscope: {e}");

@@ -31,6 +31,28 @@ pub fn fixtures() -> PathBuf {
     root().join("fixtures")
 }
 
+/// Every real file we have: corpus files (when present) and committed
+/// fixtures, from their manifests.
+pub fn real_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(dir) = corpus() {
+        out.extend(
+            read_tsv(&dir.join("manifest.tsv"))
+                .into_iter()
+                .map(|r| dir.join(&r["path"])),
+        );
+    }
+    let m = fixtures().join("manifest.tsv");
+    if m.is_file() {
+        out.extend(
+            read_tsv(&m)
+                .into_iter()
+                .map(|r| fixtures().join(&r["path"])),
+        );
+    }
+    out
+}
+
 /// A TSV file as rows of column name -> value.
 pub fn read_tsv(path: &Path) -> Vec<HashMap<String, String>> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -3,33 +3,11 @@
 //! broken. The check must report exactly the planted pages, for every
 //! checksum algorithm the real files use, and keep reporting the rest.
 
-use super::common::{corpus, fixtures, num, put_u32, read_tsv};
+use super::common::{corpus, fixtures, num, put_u32, read_tsv, real_files};
 use ibdscope::checksum::{self, Algorithm, Scheme, Verdict};
 use ibdscope::space::PageProblem;
 use ibdscope::{FindingKind, PageNo, Summary, Tablespace};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-
-/// Every real file we have: corpus files and committed fixtures.
-fn real_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Some(dir) = corpus() {
-        out.extend(
-            read_tsv(&dir.join("manifest.tsv"))
-                .into_iter()
-                .map(|r| dir.join(&r["path"])),
-        );
-    }
-    let m = fixtures().join("manifest.tsv");
-    if m.is_file() {
-        out.extend(
-            read_tsv(&m)
-                .into_iter()
-                .map(|r| fixtures().join(&r["path"])),
-        );
-    }
-    out
-}
 
 /// Plants a body flip in up to three verifying pages; returns the pages and
 /// the algorithms they carried.

@@ -1,0 +1,955 @@
+//! `ibdscope-bench`: times ibdscope and its peers on big real tablespaces,
+//! page cache warm, and writes a Markdown report. Std only; no timed
+//! assertion anywhere. `benches/run` builds the inputs and the release
+//! binary, then runs this (see benches/README.md).
+//!
+//! Every case returns a count that is checked before its time is reported:
+//! pages read from the command's own output (ibdscope), or the exit status
+//! (peers, `cat`); library cases count pages or owners. A case whose check
+//! fails is reported as failed, without a time.
+//!
+//! ```text
+//! ibdscope-bench --ibdscope target/release/ibdscope --file "1 GiB=/path/t.ibd" \
+//!     [--file ...] [--runs 11] [--threads 1,2] [--lib-max-mib 1200] \
+//!     [--note TEXT]... [--out benches/results/DATE.md]
+//! ```
+
+use ibdscope::extents::SpaceMap;
+use ibdscope::{crc32c, Options, Summary, Tablespace};
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// Parsed command line.
+struct Args {
+    ibdscope: PathBuf,
+    files: Vec<(String, PathBuf)>,
+    runs: usize,
+    threads: Vec<usize>,
+    lib_max_mib: u64,
+    notes: Vec<String>,
+    out: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        ibdscope: PathBuf::from("target/release/ibdscope"),
+        files: Vec::new(),
+        runs: 11,
+        threads: vec![1, 2],
+        lib_max_mib: 1200,
+        notes: Vec::new(),
+        out: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut val = || it.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--ibdscope" => a.ibdscope = PathBuf::from(val()?),
+            "--file" => {
+                let v = val()?;
+                let (label, path) = v.split_once('=').ok_or("--file LABEL=PATH")?;
+                a.files.push((label.to_string(), PathBuf::from(path)));
+            }
+            "--runs" => a.runs = val()?.parse().map_err(|_| "--runs N")?,
+            "--threads" => {
+                a.threads = val()?
+                    .split(',')
+                    .map(|t| t.parse().map_err(|_| "--threads 1,2".to_string()))
+                    .collect::<Result<_, _>>()?
+            }
+            "--lib-max-mib" => a.lib_max_mib = val()?.parse().map_err(|_| "--lib-max-mib N")?,
+            "--note" => a.notes.push(val()?),
+            "--out" => a.out = Some(PathBuf::from(val()?)),
+            // `cargo bench` passes --bench to harness=false targets.
+            "--bench" => {}
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if a.files.is_empty() {
+        return Err("no --file given".into());
+    }
+    if a.runs == 0 || a.threads.is_empty() || a.threads.contains(&0) {
+        return Err("--runs and --threads must be positive".into());
+    }
+    Ok(a)
+}
+
+/// The middle value (the upper one of the two middles for an even count).
+fn median(v: &[Duration]) -> Duration {
+    let mut s = v.to_vec();
+    s.sort_unstable();
+    s.get(s.len() / 2).copied().unwrap_or_default()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// `name` on PATH or in ~/.cargo/bin.
+fn find_tool(name: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(Path::new(&home).join(".cargo/bin"));
+    }
+    dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// First line of `tool args`, for the report.
+fn version(tool: &Path, args: &[&str]) -> String {
+    Command::new(tool)
+        .args(args)
+        .output()
+        .ok()
+        .map(|o| {
+            let text = if o.stdout.is_empty() {
+                o.stderr
+            } else {
+                o.stdout
+            };
+            String::from_utf8_lossy(&text)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_else(|| "?".into())
+}
+
+/// How a case's count is found and checked.
+#[derive(Clone, Copy)]
+enum Count {
+    /// Exit status 0 is the check; the count is the file's pages.
+    ExitOk,
+    /// The first number after `marker` in stdout must be the file's pages.
+    Pages(&'static str),
+    /// Lines of stdout after the header: must be at least one.
+    Rows,
+}
+
+/// One external command.
+struct Case {
+    tool: String,
+    what: String,
+    threads: Option<usize>,
+    argv: Vec<String>,
+    count: Count,
+}
+
+/// One measured row.
+struct Row {
+    tool: String,
+    what: String,
+    threads: Option<usize>,
+    result: Result<Measured, String>,
+}
+
+struct Measured {
+    median: Duration,
+    min: Duration,
+    rss_kib: Option<u64>,
+    anon_kib: Option<u64>,
+    count: u64,
+}
+
+fn number_after(text: &str, marker: &str) -> Option<u64> {
+    let rest = &text[text.find(marker)? + marker.len()..];
+    let digits: String = rest
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+fn check_count(c: Count, out: &std::process::Output, pages: u64) -> Result<u64, String> {
+    if !out.status.success() {
+        return Err(format!(
+            "exit {:?}: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    match c {
+        Count::ExitOk => Ok(pages),
+        Count::Pages(marker) => match number_after(&text, marker) {
+            Some(n) if n == pages => Ok(n),
+            other => Err(format!("counted {other:?} pages, expected {pages}")),
+        },
+        Count::Rows => match text.lines().skip(1).filter(|l| !l.is_empty()).count() {
+            0 => Err("no rows".into()),
+            n => Ok(n as u64),
+        },
+    }
+}
+
+/// Peak RSS of one run through /usr/bin/time, in KiB.
+fn peak_rss(argv: &[String]) -> Option<u64> {
+    let time = Path::new("/usr/bin/time");
+    if !time.is_file() {
+        return None;
+    }
+    let tmp = std::env::temp_dir().join(format!("ibdscope-bench-rss-{}", std::process::id()));
+    let ok = Command::new(time)
+        .args(["-f", "%M", "-o"])
+        .arg(&tmp)
+        .args(argv)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?
+        .success();
+    let text = std::fs::read_to_string(&tmp).ok();
+    let _ = std::fs::remove_file(&tmp);
+    ok.then_some(())?;
+    text?.lines().last()?.trim().parse().ok()
+}
+
+/// Highest RssAnon (KiB) seen in /proc while `argv` runs, sampled about
+/// every 200 µs: the memory a tool allocates, apart from file pages.
+fn anon_peak(argv: &[String]) -> Option<u64> {
+    let (prog, rest) = argv.split_first()?;
+    let mut child = Command::new(prog)
+        .args(rest)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = None;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status) {
+            let anon = text
+                .lines()
+                .find(|l| l.starts_with("RssAnon:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok());
+            peak = peak.max(anon);
+        }
+        match child.try_wait() {
+            Ok(Some(_)) => return peak,
+            Ok(None) => std::thread::sleep(Duration::from_micros(200)),
+            Err(_) => return peak,
+        }
+    }
+}
+
+/// The untimed first run of a case, whose output is checked: its count.
+fn warm_up(case: &Case, pages: u64) -> Result<u64, String> {
+    let (prog, rest) = case.argv.split_first().ok_or("empty command")?;
+    let out = Command::new(prog)
+        .args(rest)
+        .output()
+        .map_err(|e| format!("{prog}: {e}"))?;
+    check_count(case.count, &out, pages)
+}
+
+/// One timed run, output to /dev/null.
+fn timed_run(case: &Case) -> Result<Duration, String> {
+    let (prog, rest) = case.argv.split_first().ok_or("empty command")?;
+    let t = Instant::now();
+    let status = Command::new(prog)
+        .args(rest)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("{prog}: {e}"))?;
+    let took = t.elapsed();
+    if status.success() {
+        Ok(took)
+    } else {
+        Err(format!("a timed run failed: {status}"))
+    }
+}
+
+/// Times `f` (`runs` times after one warm-up) and checks its count.
+fn measure_lib(
+    runs: usize,
+    want: u64,
+    mut f: impl FnMut() -> u64,
+) -> Result<(Duration, Duration), String> {
+    let got = f();
+    if got != want {
+        return Err(format!("counted {got}, expected {want}"));
+    }
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        let n = black_box(f());
+        times.push(t.elapsed());
+        if n != want {
+            return Err(format!("counted {n}, expected {want}"));
+        }
+    }
+    Ok((
+        median(&times),
+        times.iter().copied().min().unwrap_or_default(),
+    ))
+}
+
+/// Page size and pages of `path`, detected from its first MiB.
+fn page_info(path: &Path) -> Result<(u32, u64, u64), String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let len = f.metadata().map_err(|e| e.to_string())?.len();
+    let mut head = vec![0u8; (1 << 20).min(len as usize)];
+    f.read_exact(&mut head).map_err(|e| e.to_string())?;
+    let ts = Tablespace::new(&head).map_err(|e| format!("{}: {e}", path.display()))?;
+    let size = ts.page_size();
+    Ok((size, len / u64::from(size), len))
+}
+
+fn cases(a: &Args, file: &Path, peers: &Peers) -> Vec<Case> {
+    let f = file.display().to_string();
+    let mut v = vec![Case {
+        tool: "cat".into(),
+        what: "cat FILE > /dev/null".into(),
+        threads: None,
+        argv: vec!["cat".into(), f.clone()],
+        count: Count::ExitOk,
+    }];
+    if let Some(ic) = &peers.innochecksum {
+        v.push(Case {
+            tool: "innochecksum".into(),
+            what: "innochecksum FILE".into(),
+            threads: None,
+            argv: vec![ic.display().to_string(), f.clone()],
+            count: Count::ExitOk,
+        });
+    }
+    if let Some(inno) = &peers.inno {
+        for sub in ["checksum", "parse"] {
+            v.push(Case {
+                tool: "inno".into(),
+                what: format!("inno {sub} -f FILE"),
+                threads: None,
+                argv: vec![
+                    inno.display().to_string(),
+                    sub.into(),
+                    "-f".into(),
+                    f.clone(),
+                ],
+                count: Count::ExitOk,
+            });
+        }
+    }
+    let commands: [(&str, &[&str], Count); 5] = [
+        ("check", &[], Count::Pages(": ")),
+        ("types", &[], Count::Pages("total")),
+        ("info", &[], Count::Pages("pages")),
+        ("extents", &["--color", "never"], Count::Pages(": ")),
+        ("indexes", &[], Count::Rows),
+    ];
+    for t in &a.threads {
+        for (cmd, extra, count) in commands {
+            let mut argv = vec![
+                a.ibdscope.display().to_string(),
+                "--threads".into(),
+                t.to_string(),
+                cmd.into(),
+            ];
+            argv.extend(extra.iter().map(|s| s.to_string()));
+            argv.push(f.clone());
+            v.push(Case {
+                tool: "ibdscope".into(),
+                what: cmd.into(),
+                threads: Some(*t),
+                argv,
+                count,
+            });
+        }
+    }
+    v
+}
+
+struct Peers {
+    innochecksum: Option<PathBuf>,
+    inno: Option<PathBuf>,
+}
+
+/// Library cases on an in-memory copy: `(name, threads, median, min)`.
+type LibRow = (String, Option<usize>, Result<(Duration, Duration), String>);
+
+fn lib_cases(a: &Args, data: &[u8]) -> Vec<LibRow> {
+    let mut rows = Vec::new();
+    let Ok(ts) = Tablespace::new(data) else {
+        rows.push(("open".into(), None, Err("not a tablespace".into())));
+        return rows;
+    };
+    let size = ts.page_size() as usize;
+    let pages = u64::from(ts.n_pages());
+    let xor = |f: fn(&[u8]) -> u32| {
+        data.chunks_exact(size)
+            .fold(0u32, |x, p| x ^ f(black_box(p)))
+    };
+    let want = xor(crc32c::crc32c_portable);
+    for (name, f) in [
+        (
+            if crc32c::hardware() {
+                "crc32c, SSE4.2 3-stream, per page"
+            } else {
+                "crc32c (no CRC instruction: portable), per page"
+            },
+            crc32c::crc32c as fn(&[u8]) -> u32,
+        ),
+        (
+            "crc32c portable slice-by-8, per page",
+            crc32c::crc32c_portable,
+        ),
+    ] {
+        rows.push((
+            name.into(),
+            None,
+            measure_lib(a.runs, pages, || if xor(f) == want { pages } else { 0 }),
+        ));
+    }
+    for &t in &a.threads {
+        let opts = Options {
+            threads: t,
+            ..Options::default()
+        };
+        let Ok(ts) = Tablespace::with_options(data, opts) else {
+            continue;
+        };
+        rows.push((
+            "Summary::of (check, types, info)".into(),
+            Some(t),
+            measure_lib(a.runs, pages, || u64::from(Summary::of(&ts).pages)),
+        ));
+        rows.push((
+            "SpaceMap::build (extents, indexes)".into(),
+            Some(t),
+            measure_lib(a.runs, pages, || SpaceMap::build(&ts).owners.len() as u64),
+        ));
+    }
+    rows
+}
+
+fn find<'r>(
+    rows: &'r [Row],
+    tool: &str,
+    what: &str,
+    threads: Option<usize>,
+) -> Option<&'r Measured> {
+    rows.iter()
+        .find(|r| r.tool == tool && r.what.starts_with(what) && r.threads == threads)
+        .and_then(|r| r.result.as_ref().ok())
+}
+
+fn ratio(a: Option<&Measured>, b: Option<&Measured>) -> Option<f64> {
+    Some(ms(a?.median) / ms(b?.median))
+}
+
+fn fmt_ratio(r: Option<f64>) -> String {
+    r.map_or("–".into(), |r| format!("{r:.2}×"))
+}
+
+fn verdict(r: Option<f64>, limit: f64) -> String {
+    match r {
+        Some(r) if r <= limit => format!("met ({r:.2}×)"),
+        Some(r) => format!("**missed** ({r:.2}×)"),
+        None => "not measured".into(),
+    }
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "?".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .next()
+                .map(|l| l.split_whitespace().nth(1).unwrap_or("0").to_string())
+        })
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .map_or("?".into(), |kb| format!("{:.0} GiB", kb as f64 / MIB));
+    format!(
+        "{cpu}, {cores} cores available, {mem} RAM, Linux {}, CRC-32C on {}",
+        kernel.trim(),
+        if crc32c::hardware() {
+            "the SSE4.2 instruction"
+        } else {
+            "the portable code"
+        }
+    )
+}
+
+/// Clock ticks: the machine's busy time (/proc/stat, all CPUs) and this
+/// process's with its waited-for children (/proc/self/stat).
+fn cpu_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let cpu: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is
+    // already in user): busy = user nice system irq softirq steal.
+    let busy = [0usize, 1, 2, 5, 6, 7]
+        .iter()
+        .filter_map(|&i| cpu.get(i))
+        .sum();
+    let me = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name: utime stime cutime cstime are 14..=17.
+    let rest = me.rsplit_once(')')?.1;
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    Some((busy, f.iter().sum()))
+}
+
+/// What share of the machine other processes used between two readings.
+fn others_share(start: Option<(u64, u64)>, end: Option<(u64, u64)>, wall: Duration) -> String {
+    let (Some((b0, m0)), Some((b1, m1))) = (start, end) else {
+        return "?".into();
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    // USER_HZ is 100 on Linux.
+    let others = (b1.saturating_sub(b0)).saturating_sub(m1.saturating_sub(m0)) as f64 / 100.0;
+    format!(
+        "{:.0}% of the machine's CPU time ({others:.1} s over {:.1} s on {cores} cores)",
+        100.0 * others / (wall.as_secs_f64() * cores).max(1e-9),
+        wall.as_secs_f64()
+    )
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn main() {
+    let a = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("ibdscope-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let peers = Peers {
+        innochecksum: find_tool("innochecksum"),
+        inno: find_tool("inno"),
+    };
+    let mut r = String::new();
+    let load_start = loadavg();
+    let _ = writeln!(r, "# ibdscope benchmarks\n");
+    let _ = writeln!(r, "- machine: {}", machine());
+    let _ = writeln!(r, "- ibdscope: {}", version(&a.ibdscope, &["--version"]));
+    match &peers.innochecksum {
+        Some(p) => {
+            let _ = writeln!(r, "- innochecksum: {}", version(p, &["--version"]));
+        }
+        None => {
+            let _ = writeln!(r, "- innochecksum: not installed (Debian mariadb-server)");
+        }
+    }
+    match &peers.inno {
+        Some(p) => {
+            let _ = writeln!(r, "- idb-utils: {}", version(p, &["--version"]));
+        }
+        None => {
+            let _ = writeln!(
+                r,
+                "- idb-utils `inno`: not installed (`cargo install innodb-utils`)"
+            );
+        }
+    }
+    for n in &a.notes {
+        let _ = writeln!(r, "- {n}");
+    }
+    let _ = writeln!(
+        r,
+        "- method: page cache warm, in two states (below: the file read from \
+         disk, and a copy as a writer leaves it); one untimed run of each \
+         command first, whose output is checked, then {} rounds that run every \
+         command once each (interleaved, so outside load falls on all alike), \
+         median and minimum, wall clock around spawn and exit; output to /dev/null; \
+         peak RSS from /usr/bin/time (one more run). Peak RSS counts the \
+         file's pages mapped from the page cache (ibdscope maps the file; the \
+         peers read() it); \"anon\" is the highest RssAnon sampled from /proc \
+         every 200 µs in one more run: what the tool allocates.",
+        a.runs
+    );
+    let _ = writeln!(r, "- load average at start: {load_start}");
+    eprint!("{r}");
+
+    let (cpu_start, wall_start) = (cpu_ticks(), Instant::now());
+    let mut targets = String::new();
+    let mut scaling: Vec<Scaled> = Vec::new();
+    let mut columns: Vec<String> = Vec::new();
+    for (label, path) in &a.files {
+        let (page_size, pages, len) = match page_info(path) {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = writeln!(r, "\n## {label}: skipped ({e})");
+                continue;
+            }
+        };
+        let mib = len as f64 / MIB;
+        let _ = writeln!(
+            r,
+            "\n## {label}: `{}`\n\n{mib:.1} MiB, {pages} pages of {page_size} bytes.",
+            path.file_name()
+                .map_or("?".into(), |n| n.to_string_lossy().into_owned())
+        );
+        for state in [CacheState::Read, CacheState::Written] {
+            let column = format!("{label}, {}", state.short());
+            eprintln!("\n== {column}: {} ({mib:.0} MiB)", path.display());
+            let file = match state.prepare(path) {
+                Ok(f) => f,
+                Err(e) => {
+                    let _ = writeln!(r, "\n### {}: skipped ({e})", state.title());
+                    continue;
+                }
+            };
+            let rows = run_cases(&a, &file, &peers, pages);
+            let _ = writeln!(r, "\n### {}\n", state.title());
+            report_rows(&mut r, &rows, mib);
+            let _ = writeln!(targets, "\n**{column}**:\n");
+            report_targets(&mut targets, &rows, a.threads.iter().max().copied());
+            for row in &rows {
+                if let (Ok(m), Some(t), "ibdscope") = (&row.result, row.threads, row.tool.as_str())
+                {
+                    scaling.push((column.clone(), row.what.clone(), t, m.median, mib));
+                }
+            }
+            columns.push(column);
+            if file != *path {
+                let _ = std::fs::remove_file(&file);
+            }
+        }
+        report_lib(&mut r, &a, path, len, mib);
+    }
+    let default = a.threads.iter().max().copied().unwrap_or(1);
+    let _ = writeln!(
+        r,
+        "\n## Targets (issue 6), ibdscope at {default} threads\n{targets}"
+    );
+    report_scaling(&mut r, &a, &columns, &scaling);
+    let _ = writeln!(r, "\n- load average at end: {}", loadavg());
+    let _ = writeln!(
+        r,
+        "- other processes used {} while this ran (steal time included): \
+         the higher, the less the 2-thread figures mean",
+        others_share(cpu_start, cpu_ticks(), wall_start.elapsed())
+    );
+    println!("{r}");
+    if let Some(out) = &a.out {
+        if let Err(e) = std::fs::write(out, &r) {
+            eprintln!("ibdscope-bench: {}: {e}", out.display());
+            std::process::exit(2);
+        }
+        eprintln!("written to {}", out.display());
+    }
+}
+
+/// `(column, command, threads, median, MiB)` for the scaling table.
+type Scaled = (String, String, usize, Duration, f64);
+
+/// How the file's bytes sit in the page cache when the runs start. The two
+/// differ by up to 2× for every tool on the same kernel: pages read from
+/// disk come in large folios (mapped with few faults, even 2 MiB at a
+/// time), pages a program wrote in 16 KiB pieces stay small folios.
+#[derive(Clone, Copy)]
+enum CacheState {
+    /// Dropped from the cache, then read once with `cat`.
+    Read,
+    /// A copy written in 16 KiB writes and synced, as a server leaves the
+    /// pages it wrote.
+    Written,
+}
+
+impl CacheState {
+    fn short(self) -> &'static str {
+        match self {
+            CacheState::Read => "read",
+            CacheState::Written => "written",
+        }
+    }
+    fn title(self) -> &'static str {
+        match self {
+            CacheState::Read => {
+                "Page cache filled by reading the file (dropped with `dd iflag=nocache`, then `cat` once)"
+            }
+            CacheState::Written => {
+                "Page cache as a writer leaves it (a copy written in 16 KiB writes, then synced)"
+            }
+        }
+    }
+    /// Puts `path` in this state; returns the file to run on.
+    fn prepare(self, path: &Path) -> Result<PathBuf, String> {
+        let run = |argv: &[&str]| {
+            Command::new(argv[0])
+                .args(&argv[1..])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map_err(|e| format!("{}: {e}", argv[0]))
+        };
+        match self {
+            CacheState::Read => {
+                let p = path.display().to_string();
+                let dropped = run(&["dd", &format!("if={p}"), "iflag=nocache", "count=0"])?;
+                if !dropped.success() {
+                    return Err("dd iflag=nocache could not drop the file from the cache".into());
+                }
+                run(&["cat", &p])?;
+                Ok(path.to_path_buf())
+            }
+            CacheState::Written => {
+                use std::io::{Read, Write};
+                let copy = path.with_file_name(".ibdscope-bench-written-copy.ibd");
+                let mut src = std::fs::File::open(path).map_err(|e| e.to_string())?;
+                let mut dst = std::fs::File::create(&copy).map_err(|e| e.to_string())?;
+                let mut buf = vec![0u8; 16 << 10];
+                loop {
+                    let n = src.read(&mut buf).map_err(|e| e.to_string())?;
+                    if n == 0 {
+                        break;
+                    }
+                    dst.write_all(&buf[..n]).map_err(|e| e.to_string())?;
+                }
+                dst.sync_all().map_err(|e| e.to_string())?;
+                Ok(copy)
+            }
+        }
+    }
+}
+
+/// Runs every case: first each one's checked warm-up, then `runs` rounds
+/// that time every case once each, so load from elsewhere falls on all
+/// cases alike and the ratios between them hold; then peak memory.
+fn run_cases(a: &Args, file: &Path, peers: &Peers, pages: u64) -> Vec<Row> {
+    let cases = cases(a, file, peers);
+    let mut state: Vec<Result<(u64, Vec<Duration>), String>> = cases
+        .iter()
+        .map(|c| warm_up(c, pages).map(|n| (n, Vec::with_capacity(a.runs))))
+        .collect();
+    for _ in 0..a.runs {
+        for (c, st) in cases.iter().zip(state.iter_mut()) {
+            if let Ok((_, times)) = st {
+                match timed_run(c) {
+                    Ok(t) => times.push(t),
+                    Err(e) => *st = Err(e),
+                }
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (c, st) in cases.into_iter().zip(state) {
+        let result = st.map(|(count, times)| Measured {
+            median: median(&times),
+            min: times.iter().copied().min().unwrap_or_default(),
+            rss_kib: peak_rss(&c.argv),
+            anon_kib: anon_peak(&c.argv),
+            count,
+        });
+        let name = format!(
+            "{}{}",
+            c.what,
+            c.threads.map_or(String::new(), |t| format!(" -t{t}"))
+        );
+        match &result {
+            Ok(m) => eprintln!("{:<12} {name:<24} {:>8.1} ms", c.tool, ms(m.median)),
+            Err(e) => eprintln!("{:<12} {name:<24} FAILED: {e}", c.tool),
+        }
+        rows.push(Row {
+            tool: c.tool,
+            what: c.what,
+            threads: c.threads,
+            result,
+        });
+    }
+    rows
+}
+
+fn report_rows(r: &mut String, rows: &[Row], mib: f64) {
+    let _ = writeln!(
+        r,
+        "| tool | command | threads | median ms | min ms | MiB/s | ÷ innochecksum | ÷ cat | peak RSS MiB | of it anon MiB | count |"
+    );
+    let _ = writeln!(r, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let cat = find(rows, "cat", "cat", None);
+    let ic = find(rows, "innochecksum", "innochecksum", None);
+    for row in rows {
+        let t = row.threads.map_or("–".into(), |t| t.to_string());
+        match &row.result {
+            Ok(m) => {
+                let _ = writeln!(
+                    r,
+                    "| {} | {} | {t} | {:.1} | {:.1} | {:.0} | {} | {} | {} | {} | {} |",
+                    row.tool,
+                    row.what,
+                    ms(m.median),
+                    ms(m.min),
+                    mib / m.median.as_secs_f64(),
+                    fmt_ratio(ratio(Some(m), ic)),
+                    fmt_ratio(ratio(Some(m), cat)),
+                    mib_of(m.rss_kib),
+                    mib_of(m.anon_kib),
+                    m.count
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    r,
+                    "| {} | {} | {t} | failed: {e} | | | | | | | |",
+                    row.tool, row.what
+                );
+            }
+        }
+    }
+}
+
+fn mib_of(kib: Option<u64>) -> String {
+    kib.map_or("?".into(), |k| format!("{:.1}", k as f64 / 1024.0))
+}
+
+fn report_targets(targets: &mut String, rows: &[Row], threads: Option<usize>) {
+    let cat = find(rows, "cat", "cat", None);
+    let ic = find(rows, "innochecksum", "innochecksum", None);
+    let ib = |cmd: &str| find(rows, "ibdscope", cmd, threads);
+    let check = ib("check");
+    let goals: [(&str, Option<&Measured>, Option<&Measured>, f64); 8] = [
+        ("check ≤ 0.5 × innochecksum", check, ic, 0.5),
+        ("check ≤ cat", check, cat, 1.0),
+        ("types ≤ 1.5 × check", ib("types"), check, 1.5),
+        ("extents ≤ 1.5 × check", ib("extents"), check, 1.5),
+        ("indexes ≤ 1.5 × check", ib("indexes"), check, 1.5),
+        ("info ≤ 1.5 × check", ib("info"), check, 1.5),
+        (
+            "check faster than `inno checksum`",
+            check,
+            find(rows, "inno", "inno checksum", None),
+            1.0,
+        ),
+        (
+            "types faster than `inno parse`",
+            ib("types"),
+            find(rows, "inno", "inno parse", None),
+            1.0,
+        ),
+    ];
+    for (goal, x, y, limit) in goals {
+        let _ = writeln!(targets, "- {goal}: {}", verdict(ratio(x, y), limit));
+    }
+}
+
+fn report_lib(r: &mut String, a: &Args, path: &Path, len: u64, mib: f64) {
+    if len > a.lib_max_mib.saturating_mul(1 << 20) {
+        let _ = writeln!(
+            r,
+            "\nLibrary cases skipped: the file is over --lib-max-mib {} (they read it into memory).",
+            a.lib_max_mib
+        );
+        return;
+    }
+    eprintln!("library cases on an in-memory copy");
+    let data = match std::fs::read(path) {
+        Ok(d) => d,
+        Err(e) => {
+            let _ = writeln!(r, "\nLibrary cases skipped: {e}");
+            return;
+        }
+    };
+    let _ = writeln!(
+        r,
+        "\n### Library, on an in-memory copy (no page faults, no process start)\n"
+    );
+    let _ = writeln!(r, "| case | threads | median ms | min ms | MiB/s |");
+    let _ = writeln!(r, "|---|---|---:|---:|---:|");
+    for (name, t, res) in lib_cases(a, &data) {
+        let t = t.map_or("–".into(), |t| t.to_string());
+        match res {
+            Ok((med, min)) => {
+                let _ = writeln!(
+                    r,
+                    "| {name} | {t} | {:.1} | {:.1} | {:.0} |",
+                    ms(med),
+                    ms(min),
+                    mib / med.as_secs_f64()
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(r, "| {name} | {t} | failed: {e} | | |");
+            }
+        }
+    }
+}
+
+fn report_scaling(r: &mut String, a: &Args, columns: &[String], scaling: &[Scaled]) {
+    let _ = writeln!(r, "\n## Scaling: ibdscope, median ms (MiB/s)\n");
+    let mut header = "| command | threads |".to_string();
+    let mut rule = "|---|---|".to_string();
+    for c in columns {
+        let _ = write!(header, " {c} |");
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(r, "{header}\n{rule}");
+    for cmd in ["check", "types", "info", "extents", "indexes"] {
+        for &t in &a.threads {
+            let mut line = format!("| {cmd} | {t} |");
+            for c in columns {
+                match scaling.iter().find(|s| &s.0 == c && s.1 == cmd && s.2 == t) {
+                    Some((_, _, _, d, mib)) => {
+                        let _ = write!(line, " {:.1} ({:.0}) |", ms(*d), mib / d.as_secs_f64());
+                    }
+                    None => line.push_str(" – |"),
+                }
+            }
+            let _ = writeln!(r, "{line}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let d = |v: &[u64]| {
+            v.iter()
+                .map(|&x| Duration::from_millis(x))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(median(&d(&[5, 1, 3])), Duration::from_millis(3));
+        assert_eq!(median(&d(&[4, 1, 3, 2])), Duration::from_millis(3));
+        assert_eq!(median(&[]), Duration::ZERO);
+    }
+
+    #[test]
+    fn numbers_are_read_after_their_marker() {
+        assert_eq!(number_after("f.ibd: 31 pages: 30 valid", ": "), Some(31));
+        assert_eq!(number_after("total      31  100.0%", "total"), Some(31));
+        assert_eq!(
+            number_after("pages               31 (507904 bytes)", "pages"),
+            Some(31)
+        );
+        assert_eq!(number_after("nothing here", "total"), None);
+    }
+}

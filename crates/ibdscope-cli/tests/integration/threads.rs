@@ -1,0 +1,158 @@
+//! The parallel scan gives the same bytes as one thread: every command's
+//! output and exit code with `--threads 1`, `2` and `7`, on every real file
+//! (corpus and fixtures) and on damaged copies of the files that span
+//! several shards, with damage on both sides of shard boundaries.
+
+use super::common::{put_u32, real_files, run, scratch};
+use ibdscope::extents::SpaceMap;
+use ibdscope::parallel::shard_pages;
+use ibdscope::{Options, Summary, Tablespace};
+use std::path::PathBuf;
+
+const THREADS: [&str; 3] = ["1", "2", "7"];
+
+fn n_shards(data: &[u8]) -> u32 {
+    let ts = Tablespace::new(data).unwrap();
+    ts.n_pages().div_ceil(shard_pages(&ts))
+}
+
+/// Damaged copies of the real files that span several shards: flipped body
+/// bytes in pages just before and after each shard boundary, a foreign
+/// space id, a torn tail. Written to scratch files named after `test`
+/// (tests run at the same time).
+fn damaged_copies(test: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for path in real_files() {
+        let data = std::fs::read(&path).unwrap();
+        if n_shards(&data) < 2 {
+            continue;
+        }
+        let ts = Tablespace::new(&data).unwrap();
+        let size = ts.page_size() as usize;
+        let shard = shard_pages(&ts) as usize;
+        let n = ts.n_pages() as usize;
+        drop(ts);
+        let mut d = data.clone();
+        for b in (shard..n).step_by(shard) {
+            for p in [b - 1, b] {
+                d[p * size + size / 2] ^= 0x5A;
+            }
+        }
+        if n > 5 {
+            put_u32(&mut d, 5 * size + 34, 4242);
+        }
+        d.truncate(d.len() - size / 3);
+        let name = path
+            .to_string_lossy()
+            .replace(['/', '\\', '.'], "_")
+            .trim_start_matches('_')
+            .to_string();
+        let file = scratch(&format!("threads-{test}-{name}.ibd"));
+        std::fs::write(&file, &d).unwrap();
+        out.push(file);
+    }
+    out
+}
+
+/// Runs `args` with each thread count; all must print the same bytes and
+/// exit the same way.
+fn same_for_every_thread_count(args: &[&str]) {
+    let mut first: Option<(Vec<u8>, Option<i32>)> = None;
+    for t in THREADS {
+        let mut all = vec!["--threads", t];
+        all.extend_from_slice(args);
+        let o = run(&all);
+        let got = (o.stdout, o.status.code());
+        match &first {
+            None => first = Some(got),
+            Some(want) => assert!(
+                *want == got,
+                "--threads {t} differs from --threads 1 for {args:?}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn check_is_the_same_on_every_file_at_every_thread_count() {
+    let mut files = real_files();
+    files.extend(damaged_copies("check"));
+    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    for fmt in ["text", "json", "jsonl"] {
+        let mut args = vec!["check", "--format", fmt];
+        args.extend(names.iter().map(String::as_str));
+        same_for_every_thread_count(&args);
+    }
+}
+
+#[test]
+fn every_command_is_the_same_on_multi_shard_files() {
+    let mut files: Vec<PathBuf> = real_files()
+        .into_iter()
+        .filter(|p| n_shards(&std::fs::read(p).unwrap()) >= 2)
+        .collect();
+    assert!(
+        files.len() >= 2,
+        "the fixtures hold files of several shards (uuid_char36_large, blob)"
+    );
+    files.extend(damaged_copies("commands"));
+    let commands: &[&[&str]] = &[
+        &["info"],
+        &["info", "--format", "json"],
+        &["types"],
+        &["types", "--format", "json"],
+        &["types", "--format", "csv"],
+        &["extents", "--color", "never"],
+        &["extents", "--format", "json"],
+        &["indexes", "--format", "json"],
+        &["indexes"],
+        &["segments", "--format", "json"],
+        &["lists", "--format", "json"],
+    ];
+    for f in &files {
+        let f = f.display().to_string();
+        for cmd in commands {
+            let mut args = cmd.to_vec();
+            args.push(&f);
+            same_for_every_thread_count(&args);
+        }
+    }
+}
+
+#[test]
+fn library_passes_join_to_the_sequential_fold() {
+    // Summary: the engine's joined shards against the plain iterator fold;
+    // SpaceMap: every thread count against one.
+    let mut files = real_files();
+    files.extend(damaged_copies("library"));
+    for path in files {
+        let data = std::fs::read(&path).unwrap();
+        let Ok(ts1) = Tablespace::new(&data) else {
+            continue;
+        };
+        let sequential = format!("{:?}", Summary::of_facts(&ts1, ts1.scan()));
+        let map1 = format!("{:?}", SpaceMap::build(&ts1));
+        for threads in [2, 3, 7] {
+            let ts = Tablespace::with_options(
+                &data,
+                Options {
+                    threads,
+                    ..Options::default()
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                format!("{:?}", Summary::of(&ts)),
+                sequential,
+                "{} with {threads} threads",
+                path.display()
+            );
+            assert_eq!(
+                format!("{:?}", SpaceMap::build(&ts)),
+                map1,
+                "{} with {threads} threads",
+                path.display()
+            );
+        }
+    }
+}
