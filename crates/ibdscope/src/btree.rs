@@ -1477,23 +1477,7 @@ mod real_files {
             .collect()
     }
 
-    /// `index_id 15=200 (levels 1);…` → `{15: (200, 1)}`.
-    fn leaf_recs(field: &str) -> BTreeMap<u64, (u64, u32)> {
-        field
-            .split(';')
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| {
-                let s = s.trim().strip_prefix("index_id ").unwrap();
-                let (id, rest) = s.split_once('=').unwrap();
-                let (n, levels) = rest.split_once(" (levels ").unwrap();
-                let levels = levels.strip_suffix(')').unwrap();
-                (
-                    id.parse().unwrap(),
-                    (n.parse().unwrap(), levels.parse().unwrap()),
-                )
-            })
-            .collect()
-    }
+    use crate::extents::corpus_tests::leaf_recs;
 
     /// Walks page `n` alone: its figures and its record problems.
     fn page_records(ts: &Tablespace<'_>, n: PageNo) -> (crate::PageRecords, Vec<RecFinding>) {

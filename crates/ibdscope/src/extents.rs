@@ -2203,13 +2203,15 @@ mod tests {
     clippy::expect_used,
     clippy::panic
 )]
-mod corpus_tests {
+pub(crate) mod corpus_tests {
     use super::*;
     use crate::PageType;
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 
-    fn corpus() -> Option<PathBuf> {
+    /// `../shared/corpus` beside the checkout, if there (tests read it in
+    /// place).
+    pub(crate) fn corpus() -> Option<PathBuf> {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
         if dir.join("manifest.tsv").exists() {
             Some(dir)
@@ -2221,7 +2223,7 @@ mod corpus_tests {
 
     /// `index_id 15=200 (levels 1);index_id 16=200 (levels 1)` →
     /// `{15: (200, 1), 16: (200, 1)}`.
-    fn leaf_recs(field: &str) -> BTreeMap<u64, (u64, u32)> {
+    pub(crate) fn leaf_recs(field: &str) -> BTreeMap<u64, (u64, u32)> {
         field
             .split(';')
             .filter(|s| !s.trim().is_empty())

@@ -530,10 +530,7 @@ mod tests {
     use super::*;
     use crate::json;
 
-    fn corpus() -> Option<std::path::PathBuf> {
-        let d = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-        d.join("manifest.tsv").exists().then_some(d)
-    }
+    use crate::extents::corpus_tests::corpus;
 
     /// Against the corpus manifest: every MySQL 8.0+ file whose SDI the
     /// corpus read states `sdi_mysqld_version_id`; ours must be that, and
