@@ -79,6 +79,51 @@ impl Pow2Histogram {
         }
     }
 
+    /// Adds every value of `other`: the result is what adding them one by
+    /// one would give (the shift is the smallest that fits both, and the
+    /// counts are exact), so histograms of parts of a scan can be joined.
+    pub fn merge(&mut self, other: &Pow2Histogram) {
+        let Some(other_min) = other.min else {
+            return;
+        };
+        let Some(min) = self.min else {
+            let max_bins = self.max_bins;
+            *self = other.clone();
+            self.max_bins = max_bins;
+            while self.counts.len() > max_bins {
+                self.coarsen();
+            }
+            return;
+        };
+        let mut o = other.clone();
+        while self.shift < o.shift {
+            self.coarsen();
+        }
+        while o.shift < self.shift {
+            o.coarsen();
+        }
+        let last = |h: &Pow2Histogram| h.base + h.counts.len() as u64 - 1;
+        while last(self).max(last(&o)) - self.base.min(o.base) >= self.max_bins as u64 {
+            self.coarsen();
+            o.coarsen();
+        }
+        if o.base < self.base {
+            let grow = (self.base - o.base) as usize;
+            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.base = o.base;
+        }
+        let end = (last(&o) - self.base + 1) as usize;
+        if end > self.counts.len() {
+            self.counts.resize(end, 0);
+        }
+        for (i, c) in o.counts.iter().enumerate() {
+            self.counts[(o.base - self.base) as usize + i] += c;
+        }
+        self.min = Some(min.min(other_min));
+        self.max = self.max.max(o.max);
+        self.n += o.n;
+    }
+
     /// Doubles the bin width, merging bins in pairs.
     fn coarsen(&mut self) {
         let new_base = self.base >> 1;
@@ -174,6 +219,28 @@ mod tests {
             assert_eq!(bins[0].from, *vals.iter().min().unwrap());
             assert_eq!(bins.last().unwrap().to, *vals.iter().max().unwrap());
             assert_eq!(h.range(), Some((646_315, *vals.iter().max().unwrap())));
+        }
+    }
+
+    #[test]
+    fn merged_parts_equal_one_pass() {
+        let vals: Vec<u64> = (0..3000u64)
+            .map(|i| 10_000 + (i * 7919) % 50_000 + if i % 500 == 0 { 9_000_000 } else { 0 })
+            .collect();
+        let mut whole = Pow2Histogram::new(64);
+        vals.iter().for_each(|&v| whole.add(v));
+        for parts in [2usize, 3, 7, 64] {
+            let mut joined = Pow2Histogram::new(64);
+            for chunk in vals.chunks(vals.len().div_ceil(parts)) {
+                let mut h = Pow2Histogram::new(64);
+                chunk.iter().for_each(|&v| h.add(v));
+                joined.merge(&h);
+            }
+            joined.merge(&Pow2Histogram::new(64));
+            assert_eq!(joined.shift(), whole.shift(), "{parts} parts");
+            assert_eq!(joined.bins(), whole.bins(), "{parts} parts");
+            assert_eq!(joined.len(), whole.len());
+            assert_eq!(joined.range(), whole.range());
         }
     }
 

@@ -1,9 +1,10 @@
 //! `ibdscope lsn`: how recently each page was written, from the LSN in its
 //! FIL header (FIL_PAGE_LSN), as a map from old to new and a histogram.
 //!
-//! One pass over [`Tablespace::scan`]: each page's LSN goes into a
-//! bounded grid (the mean LSN of a cell when cells hold several pages) and
-//! an exact power-of-two-bin histogram; nothing is kept per page. Pages
+//! One pass on the scan engine (`fold_pages`, shards joined in page
+//! order): each page's LSN goes into a bounded grid (the mean LSN of a
+//! cell when cells hold several pages, summed exactly) and an exact
+//! power-of-two-bin histogram; nothing is kept per page. Pages
 //! with LSN 0 (never written) are blank. A page with a problem (checksum,
 //! LSN copies, page number, space id) is drawn as damaged and kept out of
 //! the scale, whose ends are the oldest and newest LSN of the other pages;
@@ -14,12 +15,12 @@ use crate::json::Json;
 use crate::opts::{Format, Opts};
 use crate::text::count;
 use crate::Outcome;
-use ibdscope::space::PageProblem;
-use ibdscope::{PageNo, Tablespace};
+use ibdscope::checksum::Scheme;
+use ibdscope::space::{page_facts, PageProblem};
+use ibdscope::{fold_pages, PageFold, PageNo, SpaceId, Tablespace};
 use ibdscope_render::color::{ansi256_to_rgb, rgb_to_ansi256, viridis, DAMAGED_ANSI};
 use ibdscope_render::{
-    pages_per_cell, Cell, Class, Grid, GridBuilder, HeatScale, Histogram, Panel, Picture,
-    Pow2Histogram, Scale,
+    pages_per_cell, Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, Pow2Histogram, Scale,
 };
 use std::io::{self, Write};
 use std::path::Path;
@@ -46,43 +47,27 @@ pub struct LsnFacts {
 }
 
 impl LsnFacts {
-    /// One pass over `ts` into a grid of `columns` cells of `per_cell`
-    /// pages.
+    /// One pass over `ts` on the scan engine ([`fold_pages`]) into a grid
+    /// of `columns` cells of `per_cell` pages.
     pub fn collect(ts: &Tablespace<'_>, columns: u32, per_cell: u64) -> LsnFacts {
         let n = u64::from(ts.n_pages());
-        let mut b = GridBuilder::new(n, columns, per_cell);
-        let mut f = LsnFacts {
+        let per_cell = per_cell.max(1);
+        let scheme = ts.scheme();
+        let space_id = ts.space_id();
+        let fold = fold_pages(ts, || LsnFold::new(scheme, space_id, per_cell));
+        LsnFacts {
             grid: Grid {
-                columns,
+                columns: columns.max(1),
                 pages_per_cell: per_cell,
                 n_pages: n,
-                cells: Vec::new(),
+                cells: fold.cells.iter().map(CellSum::cell).collect(),
             },
-            hist: Pow2Histogram::new(BINS),
-            zero: 0,
-            damaged: Vec::new(),
-            n_damaged: 0,
-            types: TypesSeen::default(),
-        };
-        let space_id = ts.space_id();
-        for p in ts.scan() {
-            f.types.note(p.page_type);
-            let before = f.damaged.len();
-            f.damaged
-                .extend(p.problems(space_id).map(|problem| (p.page_no, problem)));
-            if f.damaged.len() > before {
-                f.n_damaged += 1;
-                b.push(Cell::Class(DAMAGED));
-            } else if p.lsn.0 == 0 {
-                f.zero += 1;
-                b.push(Cell::Blank);
-            } else {
-                f.hist.add(p.lsn.0);
-                b.push(Cell::Heat(p.lsn.0 as f64));
-            }
+            hist: fold.hist,
+            zero: fold.zero,
+            damaged: fold.damaged,
+            n_damaged: fold.n_damaged,
+            types: fold.types,
         }
-        f.grid = b.finish();
-        f
     }
 
     /// The scale from the oldest to the newest LSN.
@@ -104,6 +89,119 @@ impl LsnFacts {
             }
         }
         g
+    }
+}
+
+/// The pages of one grid cell seen so far: damaged pages, and the exact
+/// sum of the LSNs of the others (so that cells split between two shards
+/// join without rounding).
+#[derive(Clone, Copy, Default)]
+struct CellSum {
+    damaged: u64,
+    lsn_sum: u128,
+    lsn_n: u64,
+}
+
+impl CellSum {
+    /// The cell: damaged when most of its pages are (as `GridBuilder`
+    /// votes), else the mean LSN, else blank (every page LSN 0).
+    fn cell(&self) -> Cell {
+        if self.damaged > self.lsn_n {
+            Cell::Class(DAMAGED)
+        } else if self.lsn_n > 0 {
+            Cell::Heat(self.lsn_sum as f64 / self.lsn_n as f64)
+        } else {
+            Cell::Blank
+        }
+    }
+
+    fn add(&mut self, o: &CellSum) {
+        self.damaged += o.damaged;
+        self.lsn_sum += o.lsn_sum;
+        self.lsn_n += o.lsn_n;
+    }
+}
+
+/// The fold behind [`LsnFacts::collect`]: the cells one shard touches,
+/// from `first_cell` on, and its share of the histogram and damage.
+struct LsnFold {
+    scheme: Scheme,
+    space_id: SpaceId,
+    per_cell: u64,
+    first_cell: u64,
+    cells: Vec<CellSum>,
+    hist: Pow2Histogram,
+    zero: u64,
+    damaged: Vec<(PageNo, PageProblem)>,
+    n_damaged: u64,
+    types: TypesSeen,
+}
+
+impl LsnFold {
+    fn new(scheme: Scheme, space_id: SpaceId, per_cell: u64) -> Self {
+        LsnFold {
+            scheme,
+            space_id,
+            per_cell,
+            first_cell: 0,
+            cells: Vec::new(),
+            hist: Pow2Histogram::new(BINS),
+            zero: 0,
+            damaged: Vec::new(),
+            n_damaged: 0,
+            types: TypesSeen::default(),
+        }
+    }
+}
+
+impl PageFold for LsnFold {
+    fn page(&mut self, n: PageNo, page: &[u8]) {
+        let p = page_facts(page, n, self.scheme);
+        self.types.note(p.page_type);
+        let cell = u64::from(n.0) / self.per_cell;
+        if self.cells.is_empty() {
+            self.first_cell = cell;
+        }
+        let i = (cell - self.first_cell) as usize;
+        if i >= self.cells.len() {
+            self.cells.resize(i + 1, CellSum::default());
+        }
+        let sum = &mut self.cells[i];
+        let before = self.damaged.len();
+        self.damaged.extend(
+            p.problems(self.space_id)
+                .map(|problem| (p.page_no, problem)),
+        );
+        if self.damaged.len() > before {
+            self.n_damaged += 1;
+            sum.damaged += 1;
+        } else if p.lsn.0 == 0 {
+            self.zero += 1;
+        } else {
+            self.hist.add(p.lsn.0);
+            sum.lsn_sum += u128::from(p.lsn.0);
+            sum.lsn_n += 1;
+        }
+    }
+
+    fn append(&mut self, next: Self) {
+        let mut cells = next.cells.iter();
+        let last = self.first_cell + self.cells.len() as u64;
+        if self.cells.is_empty() {
+            self.first_cell = next.first_cell;
+        } else if next.first_cell + 1 == last {
+            if let (Some(mine), Some(theirs)) = (self.cells.last_mut(), cells.next()) {
+                mine.add(theirs);
+            }
+        }
+        self.cells.extend(cells);
+        self.hist.merge(&next.hist);
+        self.zero += next.zero;
+        self.damaged.extend(next.damaged);
+        self.n_damaged += next.n_damaged;
+        for t in next.types.iter() {
+            self.types.note(t);
+        }
     }
 }
 

@@ -214,6 +214,11 @@ impl TypesSeen {
         }
     }
 
+    /// The types noted, in the order first met.
+    pub fn iter(&self) -> impl Iterator<Item = PageType> + '_ {
+        self.0.iter().copied()
+    }
+
     /// Notes a type.
     pub fn note(&mut self, t: PageType) {
         if !self.0.contains(&t) {
