@@ -1,0 +1,78 @@
+SET NAMES utf8;
+CREATE DATABASE IF NOT EXISTS frmt;
+USE frmt;
+CREATE TABLE types (
+  id INT NOT NULL AUTO_INCREMENT COMMENT 'the key',
+  c_tinyint TINYINT,
+  c_tinyint_u TINYINT UNSIGNED,
+  c_smallint SMALLINT NOT NULL DEFAULT 7,
+  c_smallint_uz SMALLINT(5) UNSIGNED ZEROFILL,
+  c_mediumint MEDIUMINT,
+  c_mediumint_u MEDIUMINT UNSIGNED,
+  c_int INT,
+  c_int_u INT UNSIGNED NOT NULL DEFAULT 0,
+  c_bigint BIGINT,
+  c_bigint_u BIGINT UNSIGNED,
+  c_decimal DECIMAL(10,2),
+  c_decimal_u DECIMAL(30,10) UNSIGNED,
+  c_numeric NUMERIC(5,0),
+  c_float FLOAT,
+  c_float_md FLOAT(7,3),
+  c_double DOUBLE,
+  c_double_md DOUBLE(16,4),
+  c_bit1 BIT(1),
+  c_bit13 BIT(13),
+  c_bit64 BIT(64),
+  c_date DATE,
+  c_time TIME,
+  c_time3 TIME(3),
+  c_datetime DATETIME,
+  c_datetime6 DATETIME(6),
+  c_timestamp TIMESTAMP NULL DEFAULT NULL,
+  c_timestamp2 TIMESTAMP(2) NULL DEFAULT NULL,
+  c_year YEAR,
+  c_char CHAR(10),
+  c_char_utf8 CHAR(10) CHARACTER SET utf8,
+  c_varchar VARCHAR(100) NOT NULL DEFAULT '',
+  c_varchar_mb4 VARCHAR(300) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin COMMENT 'utf8mb4 text',
+  c_varchar_long VARCHAR(1000),
+  c_binary BINARY(16),
+  c_varbinary VARBINARY(200),
+  c_tinytext TINYTEXT,
+  c_text TEXT,
+  c_mediumtext MEDIUMTEXT,
+  c_longtext LONGTEXT CHARACTER SET utf8mb4,
+  c_tinyblob TINYBLOB,
+  c_blob BLOB,
+  c_mediumblob MEDIUMBLOB,
+  c_longblob LONGBLOB,
+  c_enum ENUM('a','b','c') NOT NULL,
+  c_enum_same ENUM('a','b','c'),
+  c_enum_sep ENUM('xÿ','y,z') CHARACTER SET latin1,
+  c_enum_ucs2 ENUM('alpha','beta') CHARACTER SET ucs2,
+  c_enum_utf8 ENUM('ä','ö','ü') CHARACTER SET utf8,
+  c_set SET('x','y','z'),
+  c_set40 SET('s01','s02','s03','s04','s05','s06','s07','s08','s09','s10','s11','s12','s13','s14','s15','s16','s17','s18','s19','s20','s21','s22','s23','s24','s25','s26','s27','s28','s29','s30','s31','s32','s33','s34','s35','s36','s37','s38','s39','s40'),
+  c_geometry GEOMETRY,
+  c_point POINT,
+  c_linestring LINESTRING,
+  c_polygon POLYGON,
+  c_multipoint MULTIPOINT,
+  c_multilinestring MULTILINESTRING,
+  c_multipolygon MULTIPOLYGON,
+  c_geomcollection GEOMETRYCOLLECTION,
+  PRIMARY KEY (id),
+  UNIQUE KEY uk_int_char (c_int_u, c_char),
+  KEY k_prefix (c_varchar(10), c_text(20)),
+  KEY k_mb4 (c_varchar_mb4(50)) COMMENT 'prefix index',
+  KEY k_blob (c_blob(16)),
+  KEY k_date (c_date, c_datetime6)
+) ENGINE=InnoDB DEFAULT CHARSET=latin1 COMMENT='one column of each type';
+CREATE TABLE rf_compressed (id BIGINT UNSIGNED NOT NULL, v VARCHAR(50), PRIMARY KEY (id)) ENGINE=InnoDB ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8 DEFAULT CHARSET=utf8;
+CREATE TABLE rf_redundant (id INT NOT NULL, c CHAR(5) CHARACTER SET utf8mb4, PRIMARY KEY (id)) ENGINE=InnoDB ROW_FORMAT=REDUNDANT DEFAULT CHARSET=utf8mb4;
+CREATE TABLE rf_dynamic (a INT NOT NULL, b INT NOT NULL, t TEXT, PRIMARY KEY (b, a)) ENGINE=InnoDB ROW_FORMAT=DYNAMIC COLLATE=latin1_bin;
+CREATE TABLE rf_compact (a INT) ENGINE=InnoDB ROW_FORMAT=COMPACT;
+CREATE TABLE no_pk (a INT NOT NULL, b VARCHAR(20) NOT NULL, c INT, UNIQUE KEY ub (b), UNIQUE KEY ua (a), KEY kc (c)) ENGINE=InnoDB;
+CREATE TABLE long_comment (a INT) ENGINE=InnoDB COMMENT='This comment is deliberately longer than sixty characters so that it goes to the extra segment of the frm file.';
+CREATE TABLE ft (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, body TEXT, FULLTEXT KEY ft_body (body)) ENGINE=InnoDB;
+CREATE TABLE part (id INT NOT NULL, v VARCHAR(10), PRIMARY KEY (id)) ENGINE=InnoDB PARTITION BY HASH (id) PARTITIONS 3;
