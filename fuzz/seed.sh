@@ -102,3 +102,28 @@ for f in "$here"/../../shared/corpus/mysql-8.*/*.ibd "$here"/../../shared/corpus
     [ -f "$f" ] && head -c 65536 "$f" >"$sdi/$(basename "$f")"
 done
 echo "seeded: $(ls "$sdi" | wc -l) sdi inputs"
+
+# frm: the fixtures' .frm files as they are.
+frm="$here/corpus/frm"
+mkdir -p "$frm"
+for f in "$fx"/mysql56/*.frm "$fx"/mariadb1011/*.frm; do
+    [ -f "$f" ] && cp "$f" "$frm/$(basename "$(dirname "$f")")_$(basename "$f")"
+done
+echo "seeded: $(ls "$frm" | wc -l) frm inputs"
+
+# rows: the fixture tables whose definitions the target holds (control
+# byte = index into its DEFS), their first 16 pages at most.
+rows="$here/corpus/rows"
+mkdir -p "$rows"
+n=0
+for spec in "0 mysql56/types" "1 mysql56/rf_compact" "2 mysql56/blob" \
+            "3 mariadb1011/types" "4 mariadb1011/secondary" "5 mariadb1011/rf_redundant"; do
+    set -- $spec
+    [ -f "$fx/$2.ibd" ] || continue
+    {
+        printf "\\$(printf %03o "$1")"
+        head -c 262144 "$fx/$2.ibd"
+    } >"$rows/$(echo "$2" | tr / _)"
+    n=$((n + 1))
+done
+echo "seeded: $n rows inputs"
