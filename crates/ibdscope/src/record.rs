@@ -802,6 +802,7 @@ impl<'a> RecPage<'a> {
     /// offset of the faulty bytes; the figures are returned. Bounded by
     /// the chains' bounds; allocates nothing unless `out` grows.
     pub fn analyse(&self, scratch: &mut RecScratch, out: &mut Vec<RecFinding>) -> PageRecords {
+        warm(self.page);
         let h = self.header;
         let compressed = self.is_compressed();
         let mut figures = PageRecords {
@@ -1379,6 +1380,20 @@ impl<'a, 'v> RecIter<'a, 'v> {
         }
         Ok(Some(rec))
     }
+}
+
+/// Reads one byte of every cache line of `page` in address order, so the
+/// CPU streams the page into its cache before a chain walk jumps around
+/// in it: records follow key order, not address order (a random-key table
+/// scatters them), and each hop to a line not yet cached would wait for
+/// memory. Measured on the 1 GiB random-UUID bench table (7.5 million
+/// records): `indexes` at one thread took about a third less CPU time.
+fn warm(page: &[u8]) {
+    let mut x = 0u8;
+    for line in page.chunks(64) {
+        x ^= line.first().copied().unwrap_or(0);
+    }
+    std::hint::black_box(x);
 }
 
 /// Scratch space for [`RecPage::analyse`]: two offset sets (user and free
