@@ -127,3 +127,22 @@ for spec in "0 mysql56/types" "1 mysql56/rf_compact" "2 mysql56/blob" \
     n=$((n + 1))
 done
 echo "seeded: $n rows inputs"
+
+# redo: the redo logs of the audit fixtures (datadir copies written by
+# MariaDB 10.11 and MySQL 5.6), behind the control byte (0: one
+# ib_logfile; 2: two files of equal size, cut in the middle).
+redo="$here/corpus/redo"
+mkdir -p "$redo"
+tmp=$(mktemp -d)
+for a in mariadb1011-crash mariadb1011-hot mysql56-crash; do
+    mkdir -p "$tmp/$a"
+    tar -xzf "$fx/audit/$a.tar.gz" -C "$tmp/$a" ib_logfile0 ib_logfile1 2>/dev/null ||
+        tar -xzf "$fx/audit/$a.tar.gz" -C "$tmp/$a" ib_logfile0
+    if [ -f "$tmp/$a/ib_logfile1" ]; then
+        { printf '\002'; cat "$tmp/$a/ib_logfile0" "$tmp/$a/ib_logfile1"; } >"$redo/$a"
+    else
+        { printf '\000'; cat "$tmp/$a/ib_logfile0"; } >"$redo/$a"
+    fi
+done
+rm -rf "$tmp"
+echo "seeded: $(ls "$redo" | wc -l) redo inputs"

@@ -111,6 +111,45 @@ enum Command {
         #[arg(long)]
         all_pages: bool,
     },
+    /// The table definition as CREATE TABLE: from the SDI in the file
+    /// (MySQL 8.0+), or a .frm file (--frm, or <name>.frm beside the file).
+    Schema {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        def: DefSource,
+    },
+    /// Every row of the clustered index (or a secondary index's entries),
+    /// typed, in key order; --deleted for deleted rows still in the file.
+    Rows {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        def: DefSource,
+        /// The index to read: its name or InnoDB index id (default: the
+        /// clustered index).
+        #[arg(long, value_name = "NAME|ID")]
+        index: Option<String>,
+        /// Only deleted rows: delete-marked records and records on the
+        /// pages' free (garbage) lists, each with page, offset, origin and
+        /// how complete it is.
+        #[arg(long, conflicts_with = "with_deleted")]
+        deleted: bool,
+        /// Live rows and deleted ones, each flagged.
+        #[arg(long)]
+        with_deleted: bool,
+        /// Only the records of this leaf page of the index.
+        #[arg(long, value_name = "N")]
+        where_page: Option<u32>,
+        /// Also the hidden columns InnoDB adds (DB_ROW_ID, DB_TRX_ID,
+        /// DB_ROLL_PTR).
+        #[arg(long)]
+        hidden: bool,
+        /// Most bytes read of one off-page value; longer values are shown
+        /// as hex of their first bytes and marked truncated.
+        #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+        max_value_bytes: usize,
+    },
     /// Verify every page: checksum, header/trailer LSN, page number, space id.
     Check {
         /// Tablespace files.
@@ -141,6 +180,15 @@ enum Command {
         #[command(flatten)]
         shared: Shared,
     },
+}
+
+/// Where a table definition comes from when the file holds none.
+#[derive(clap::Args, Debug)]
+struct DefSource {
+    /// The table's .frm file (MySQL 5.x, MariaDB); default: <name>.frm
+    /// beside the file when the file has no SDI.
+    #[arg(long, value_name = "FILE")]
+    frm: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -208,6 +256,11 @@ pub enum Format {
     Jsonl,
     /// Comma-separated values with a header line.
     Csv,
+    /// Tab-separated values, as the server's SELECT … INTO OUTFILE writes
+    /// them (`rows`).
+    Tsv,
+    /// INSERT statements (`rows`).
+    Sql,
 }
 
 fn parse_size(s: &str) -> Result<u32, String> {
@@ -267,6 +320,36 @@ pub enum Cmd {
     },
     /// `records`.
     Records(RecordsOpts),
+    /// `schema`.
+    Schema(DefOpts),
+    /// `rows`.
+    Rows(RowsOpts),
+}
+
+/// Where `schema` and `rows` take the table definition from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DefOpts {
+    /// `--frm`.
+    pub frm: Option<PathBuf>,
+}
+
+/// What `rows` reads and shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowsOpts {
+    /// The definition's source.
+    pub def: DefOpts,
+    /// An index name or id.
+    pub index: Option<String>,
+    /// Only deleted rows.
+    pub deleted: bool,
+    /// Live and deleted rows.
+    pub with_deleted: bool,
+    /// Only this page.
+    pub where_page: Option<u32>,
+    /// Hidden system columns too.
+    pub hidden: bool,
+    /// Cap on one off-page value.
+    pub max_value_bytes: usize,
 }
 
 /// What `records` walks and shows.
@@ -361,6 +444,42 @@ impl Opts {
                     vec![common.file],
                     common.shared,
                     &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+                ),
+                Command::Schema { common, def } => (
+                    Cmd::Schema(DefOpts { frm: def.frm }),
+                    vec![common.file],
+                    common.shared,
+                    text_json,
+                ),
+                Command::Rows {
+                    common,
+                    def,
+                    index,
+                    deleted,
+                    with_deleted,
+                    where_page,
+                    hidden,
+                    max_value_bytes,
+                } => (
+                    Cmd::Rows(RowsOpts {
+                        def: DefOpts { frm: def.frm },
+                        index,
+                        deleted,
+                        with_deleted,
+                        where_page,
+                        hidden,
+                        max_value_bytes,
+                    }),
+                    vec![common.file],
+                    common.shared,
+                    &[
+                        Format::Text,
+                        Format::Json,
+                        Format::Jsonl,
+                        Format::Csv,
+                        Format::Tsv,
+                        Format::Sql,
+                    ],
                 ),
                 Command::Info(c) => (
                     Cmd::Info,

@@ -12,6 +12,7 @@ mod integration {
     mod golden;
     mod pictures;
     mod records;
+    mod rows;
     mod space;
     mod threads;
     mod torture;

@@ -47,7 +47,9 @@ use crate::fil::{FilHeader, FIL_PAGE_NEXT, FIL_PAGE_PREV};
 use crate::finding::{Finding, FindingKind};
 use crate::flst::page_readable;
 use crate::index::{IndexHeader, PAGE_HEADER, PAGE_LEVEL};
-use crate::record::{RecFinding, RecFormat, RecPage, RecProblem, RecScratch, RecWalk, Visited};
+use crate::record::{
+    PageRecords, RecFinding, RecFormat, RecPage, RecProblem, RecScratch, RecWalk, Visited,
+};
 use crate::{IndexId, PageNo, Tablespace};
 use std::fmt;
 
@@ -364,11 +366,20 @@ struct Walker<'t, 'a> {
     unreadable: Vec<u32>,
     visited: Vec<u64>,
     scratch: RecScratch,
-    rec_out: Vec<RecFinding>,
     rec_visited: Visited,
     findings: Vec<Finding>,
     trees: Vec<IndexTree>,
 }
+
+/// One page's record walk: its figures and its record findings.
+type Analysed = (PageRecords, Vec<RecFinding>);
+
+/// Pages whose record walks are handed to the threads at a time (a bound
+/// on the results held: about 100 bytes a page).
+const ANALYSE_BATCH: usize = 4096;
+
+/// Fewer pages than this per thread are walked on the calling thread.
+const MIN_PAGES_PER_THREAD: usize = 256;
 
 /// Figures summed over the pages of one index.
 #[derive(Default)]
@@ -445,7 +456,6 @@ impl<'t, 'a> Walker<'t, 'a> {
             unreadable,
             visited: vec![0u64; n_pages.div_ceil(64)],
             scratch: RecScratch::default(),
-            rec_out: Vec::new(),
             rec_visited: Visited::new(),
             findings: Vec::new(),
             trees: Vec::new(),
@@ -638,16 +648,25 @@ impl<'t, 'a> Walker<'t, 'a> {
                     .filter(|&n| !self.is_visited(n))
                     .collect()
             };
-            for (k, &n) in order.iter().chain(unreached.iter()).enumerate() {
-                let in_chain = k < order.len();
-                let kids = if in_chain {
-                    next_children.as_mut()
-                } else {
-                    None
-                };
-                let sound = self.page_figures(index, PageNo(n), &mut tree, &mut sums, kids);
-                if !sound && in_chain {
-                    next_children = None;
+            // The record walks, the bulk of the work, run in batches on
+            // the space's threads; their results are taken in this order,
+            // so figures and findings are the same for any thread count.
+            let walk: Vec<u32> = order.iter().chain(unreached.iter()).copied().collect();
+            let mut k = 0usize;
+            for batch in walk.chunks(ANALYSE_BATCH) {
+                let analysed = self.analyse_batch(batch);
+                for (&n, a) in batch.iter().zip(analysed) {
+                    let in_chain = k < order.len();
+                    k = k.saturating_add(1);
+                    let kids = if in_chain {
+                        next_children.as_mut()
+                    } else {
+                        None
+                    };
+                    let sound = self.page_figures(index, PageNo(n), a, &mut tree, &mut sums, kids);
+                    if !sound && in_chain {
+                        next_children = None;
+                    }
                 }
             }
             if level == 0 {
@@ -757,6 +776,56 @@ impl<'t, 'a> Walker<'t, 'a> {
         order
     }
 
+    /// Walks the records of `pages` ([`RecPage::analyse`]), on up to the
+    /// space's threads, each taking a contiguous part; the results come
+    /// back in `pages`' order.
+    fn analyse_batch(&mut self, pages: &[u32]) -> Vec<Option<Analysed>> {
+        let (ts, logical) = (self.ts, self.logical);
+        let one = |n: u32, scratch: &mut RecScratch| -> Option<Analysed> {
+            let rp = RecPage::new(ts.page(PageNo(n))?, logical)?;
+            let mut out = Vec::new();
+            let figures = rp.analyse(scratch, &mut out);
+            Some((figures, out))
+        };
+        let threads = ts.threads().min(pages.len() / MIN_PAGES_PER_THREAD).max(1);
+        if threads == 1 {
+            let scratch = &mut self.scratch;
+            return pages.iter().map(|&n| one(n, scratch)).collect();
+        }
+        let part = pages.len().div_ceil(threads).max(1);
+        let mut parts: Vec<Vec<Option<Analysed>>> = std::thread::scope(|s| {
+            let mut chunks = pages.chunks(part);
+            let mine = chunks.next().unwrap_or(&[]);
+            let helpers: Vec<_> = chunks
+                .map(|c| {
+                    let work = move || {
+                        let mut scratch = RecScratch::default();
+                        c.iter().map(|&n| one(n, &mut scratch)).collect::<Vec<_>>()
+                    };
+                    (c, std::thread::Builder::new().spawn_scoped(s, work))
+                })
+                .collect();
+            let scratch = &mut self.scratch;
+            let mut all = vec![mine.iter().map(|&n| one(n, scratch)).collect()];
+            for (c, h) in helpers {
+                all.push(match h {
+                    Ok(h) => match h.join() {
+                        Ok(r) => r,
+                        Err(e) => std::panic::resume_unwind(e),
+                    },
+                    // A thread the system refuses: this one does its part.
+                    Err(_) => c.iter().map(|&n| one(n, scratch)).collect(),
+                });
+            }
+            all
+        });
+        let mut out = Vec::with_capacity(pages.len());
+        for p in parts.iter_mut() {
+            out.append(p);
+        }
+        out
+    }
+
     /// Walks page `n`'s records, adds its figures to `tree`, and collects
     /// its node pointers' children into `kids` (REDUNDANT non-leaf pages).
     /// False when the page's records could not be walked completely.
@@ -764,6 +833,7 @@ impl<'t, 'a> Walker<'t, 'a> {
         &mut self,
         index: IndexId,
         n: PageNo,
+        analysed: Option<Analysed>,
         tree: &mut IndexTree,
         sums: &mut Sums,
         kids: Option<&mut Vec<(u32, u32, u16)>>,
@@ -774,10 +844,11 @@ impl<'t, 'a> Walker<'t, 'a> {
         let Some(rp) = RecPage::new(page, self.logical) else {
             return false;
         };
-        self.rec_out.clear();
-        let figures = rp.analyse(&mut self.scratch, &mut self.rec_out);
+        let Some((figures, rec_out)) = analysed else {
+            return false;
+        };
         let base = self.ts.file_offset(n);
-        for f in &self.rec_out {
+        for f in &rec_out {
             self.findings.push(Finding {
                 page: Some(n),
                 file_offset: base.saturating_add(u64::from(f.page_offset)),

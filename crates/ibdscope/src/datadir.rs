@@ -11,6 +11,7 @@
 //! | flush LSN | FIL_PAGE_FILE_FLUSH_LSN (bytes 26..34) of page 0 of the system tablespace | `fil_write_flushed_lsn` (both servers), written at shutdown |
 //! | needs recovery | a page newer than the checkpoint, or log records after it | pages are written back only up to the checkpoint; recovery applies the log from there (`recv_recovery_from_checkpoint_start`) |
 //! | recovery reaches | every page's LSN at most the log's end | a page newer than the log is "in the future" (`buf_page_check_lsn` / MariaDB `buf_page_t::read_complete`) and recovery cannot bring the rest of the datadir to its moment |
+//! | pages recovery would change | pages with a log record after the checkpoint ([`crate::redo::log_pages`]) in a mini-transaction that starts at or after the page's FIL_PAGE_LSN, unless the newest such record frees the page | MariaDB `recv_recover_page` ("if (l->start_lsn < page_lsn) skip"), MySQL 5.6 `recv_recover_page_func` ("if (recv->start_lsn >= page_lsn) apply") (`log0recv.cc`); a freed page is not written (MariaDB `buf_flush_page`, `buf0flu.cc`) |
 //!
 //! MySQL compares the flush LSN with the checkpoint at start-up: they are
 //! equal after a clean (slow or normal) shutdown, and a checkpoint below
@@ -19,9 +20,10 @@
 //! MariaDB 10.8+ no longer writes the field (it stays 0 in the datadirs
 //! `fixtures/generate` makes), so only the log tells there.
 
-use crate::audit::{Audit, AuditKind};
-use crate::redo::RedoInfo;
-use crate::{Lsn, SpaceId};
+use crate::audit::{Audit, AuditKind, PageRun};
+use crate::fil::FilHeader;
+use crate::redo::{LogPages, LogPagesStatus, RedoInfo};
+use crate::{Lsn, PageNo, SpaceId, Tablespace};
 
 /// One audited file of the datadir.
 #[derive(Clone, Copy, Debug)]
@@ -31,6 +33,83 @@ pub struct DatadirFile<'a> {
     /// Part of the system tablespace (ibdata*): shares space id 0 with the
     /// other system files.
     pub system: bool,
+    /// What crash recovery would change in it ([`recovery_changes`]), when
+    /// the log's records were read.
+    pub recovery: Option<&'a RecoveryChanges>,
+}
+
+/// What crash recovery of the copy would do to one file: the pages for
+/// which the copied log holds records after the checkpoint that are newer
+/// than the page.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecoveryChanges {
+    /// Pages recovery would change: a record in a mini-transaction that
+    /// starts at or after the page's FIL_PAGE_LSN, the newest of which does
+    /// not free the page.
+    pub pages: u32,
+    /// Where (runs of consecutive pages).
+    pub runs: Vec<PageRun>,
+    /// The newest LSN recovery would leave on them (end of the newest
+    /// mini-transaction).
+    pub newest: Option<Lsn>,
+    /// Pages of the file's space with records after the checkpoint.
+    pub logged: u32,
+    /// Of those, pages whose FIL_PAGE_LSN is past the start of the newest
+    /// mini-transaction for them: the page was written after its last
+    /// change, and recovery skips the records.
+    pub already_written: u32,
+    /// Of those, pages whose newest record frees them: recovery marks them
+    /// free and does not write them.
+    pub freed: u32,
+    /// Of `pages`, pages that the log (re)initialises after the checkpoint
+    /// (recovery may build them without reading them).
+    pub initialised: u32,
+    /// Of `pages`, pages past the file's end (the log extends the file).
+    pub past_end: u32,
+}
+
+/// The pages of `ts` (space `space`) that crash recovery with `log` would
+/// change. Reads one FIL header per page the log names; bounded by the
+/// log's cap.
+pub fn recovery_changes(ts: &Tablespace<'_>, space: SpaceId, log: &LogPages) -> RecoveryChanges {
+    let mut out = RecoveryChanges::default();
+    for p in log.of_space(space) {
+        out.logged = out.logged.saturating_add(1);
+        if p.freed {
+            out.freed = out.freed.saturating_add(1);
+            continue;
+        }
+        let page_lsn = match ts.page(p.page) {
+            Some(page) => FilHeader::new(page).map_or(Lsn(0), |h| h.lsn()),
+            None => {
+                out.past_end = out.past_end.saturating_add(1);
+                Lsn(0)
+            }
+        };
+        if p.start < page_lsn {
+            out.already_written = out.already_written.saturating_add(1);
+            continue;
+        }
+        out.pages = out.pages.saturating_add(1);
+        if p.init {
+            out.initialised = out.initialised.saturating_add(1);
+        }
+        out.newest = Some(out.newest.map_or(p.end, |n| n.max(p.end)));
+        match out.runs.last_mut() {
+            Some(r) if r.last.0.checked_add(1) == Some(p.page.0) => r.last = p.page,
+            _ => out.runs.push(PageRun {
+                first: p.page,
+                last: p.page,
+            }),
+        }
+    }
+    out
+}
+
+/// Whether a page is in the runs.
+pub fn in_runs(runs: &[PageRun], n: PageNo) -> bool {
+    let i = runs.partition_point(|r| r.last < n);
+    runs.get(i).is_some_and(|r| r.first <= n)
 }
 
 /// How the flush LSN stands to the checkpoint.
@@ -75,6 +154,16 @@ pub struct DatadirReport {
     pub newer_than_checkpoint: Vec<FilePages>,
     /// Files with pages newer than the log's end.
     pub beyond_log_end: Vec<FilePages>,
+    /// Whether the log's records were read (`None` without a log).
+    pub log_pages: Option<LogPagesStatus>,
+    /// The log named more distinct pages than were tracked: the figures
+    /// below are lower bounds.
+    pub log_pages_capped: bool,
+    /// Files with pages recovery would change (when the records were read).
+    pub recovery_changes: Vec<FilePages>,
+    /// Space ids the log has records for that no audited file carries, with
+    /// how many pages (dropped tables, files not in the copy).
+    pub logged_spaces_without_file: Vec<(SpaceId, u32)>,
     /// Space ids carried by more than one file (file indexes).
     pub duplicate_space_ids: Vec<(SpaceId, Vec<usize>)>,
     /// The file whose newest page is oldest, and the file whose newest page
@@ -84,7 +173,12 @@ pub struct DatadirReport {
 
 impl DatadirReport {
     /// Folds the files' audits with the datadir's reference points.
-    pub fn of(files: &[DatadirFile<'_>], redo: Option<&RedoInfo>, flush_lsn: Option<Lsn>) -> Self {
+    pub fn of(
+        files: &[DatadirFile<'_>],
+        redo: Option<&RedoInfo>,
+        log: Option<&LogPages>,
+        flush_lsn: Option<Lsn>,
+    ) -> Self {
         let checkpoint = redo.map(|r| r.checkpoint.lsn);
         let flush_vs_checkpoint = match (flush_lsn, checkpoint) {
             (Some(f), _) if f.0 == 0 => Some(FlushLsn::NotWritten),
@@ -99,8 +193,16 @@ impl DatadirReport {
         let mut beyond = Vec::new();
         let mut ids: Vec<(SpaceId, usize)> = Vec::new();
         let mut spread: Option<((usize, Lsn), (usize, Lsn))> = None;
+        let mut changes = Vec::new();
         for (i, f) in files.iter().enumerate() {
             let a = f.audit;
+            if let Some(r) = f.recovery.filter(|r| r.pages > 0) {
+                changes.push(FilePages {
+                    file: i,
+                    pages: r.pages,
+                    newest: r.newest.unwrap_or_default(),
+                });
+            }
             if let Some(n) = a.newer_than_checkpoint.as_ref().filter(|n| n.pages > 0) {
                 newer.push(FilePages {
                     file: i,
@@ -136,6 +238,15 @@ impl DatadirReport {
                 });
             }
         }
+        let logged_spaces_without_file = log
+            .filter(|l| l.status != LogPagesStatus::NotParsed)
+            .map(|l| {
+                l.spaces()
+                    .into_iter()
+                    .filter(|(s, _)| !files.iter().any(|f| f.audit.space_id == *s))
+                    .collect()
+            })
+            .unwrap_or_default();
         ids.sort_unstable();
         let mut duplicate_space_ids: Vec<(SpaceId, Vec<usize>)> = Vec::new();
         for w in ids.chunk_by(|a, b| a.0 == b.0) {
@@ -153,6 +264,10 @@ impl DatadirReport {
             flush_vs_checkpoint,
             newer_than_checkpoint: newer,
             beyond_log_end: beyond,
+            log_pages: log.map(|l| l.status),
+            log_pages_capped: log.is_some_and(|l| l.capped),
+            recovery_changes: changes,
+            logged_spaces_without_file,
             duplicate_space_ids,
             spread,
         }
@@ -176,6 +291,20 @@ impl DatadirReport {
         Some(self.beyond_log_end.is_empty())
     }
 
+    /// Pages recovery would change, over all files (`None` when the log's
+    /// records were not read).
+    pub fn pages_recovery_would_change(&self) -> Option<u32> {
+        match self.log_pages? {
+            LogPagesStatus::NotParsed => None,
+            _ => Some(
+                self.recovery_changes
+                    .iter()
+                    .map(|f| f.pages)
+                    .fold(0, u32::saturating_add),
+            ),
+        }
+    }
+
     /// Pages newer than the checkpoint, over all files.
     pub fn pages_newer_than_checkpoint(&self) -> u32 {
         self.newer_than_checkpoint
@@ -191,5 +320,35 @@ impl DatadirReport {
             || !self.beyond_log_end.is_empty()
             || !self.duplicate_space_ids.is_empty()
             || self.flush_vs_checkpoint == Some(FlushLsn::AfterCheckpoint)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_runs_finds_pages_in_sorted_runs() {
+        let runs = [
+            PageRun {
+                first: PageNo(2),
+                last: PageNo(4),
+            },
+            PageRun {
+                first: PageNo(9),
+                last: PageNo(9),
+            },
+        ];
+        let hits: Vec<u32> = (0..12).filter(|&n| in_runs(&runs, PageNo(n))).collect();
+        assert_eq!(hits, vec![2, 3, 4, 9]);
+        assert!(!in_runs(&[], PageNo(0)));
+    }
+
+    /// A log with no records gives no report figure without its status.
+    #[test]
+    fn recovery_figure_needs_parsed_records() {
+        let r = DatadirReport::of(&[], None, None, None);
+        assert_eq!(r.pages_recovery_would_change(), None);
     }
 }

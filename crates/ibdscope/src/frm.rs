@@ -1985,7 +1985,7 @@ impl Frm {
     ///
     /// The row format is `Other(0)` when CREATE TABLE gave none: the
     /// server's default applied, which the tablespace flags tell. Not
-    /// carried: MariaDB INET4 (mapped to a 4-byte BINARY), a long UNIQUE
+    /// carried: a long UNIQUE
     /// key's InnoDB index (it indexes the hash column), SPATIAL keys'
     /// minimum bounding rectangle field.
     pub fn to_table_def(&self, name: &str, schema: &str) -> crate::table::TableDef {
@@ -2001,7 +2001,7 @@ impl Frm {
                 let col_type = match c.type_name.as_deref() {
                     Some("uuid") => ColType::MariaUuid,
                     Some("inet6") => ColType::MariaInet6,
-                    Some("inet4") => ColType::String,
+                    Some("inet4") => ColType::MariaInet4,
                     Some(_) => ColType::Unknown(u32::from(t.0)),
                     None => match t.0 {
                         // enum_field_types and dd's enum_column_types name

@@ -774,6 +774,17 @@ fn split_redundant(
     })
 }
 
+/// True when every data byte of a split record (origin to
+/// [`RecordInfo::data_end`]) is zero and there is at least one: MariaDB
+/// 10.6+ zero-fills the data of the records purge frees (`page_mem_free`),
+/// keeping their headers, so such a record on a free list holds no values
+/// (its NULL bits and lengths survive; its fields would read as zeroes).
+pub fn data_is_zero(page: &[u8], info: &RecordInfo) -> bool {
+    let (a, b) = (usize::from(info.origin), usize::from(info.data_end));
+    page.get(a..b)
+        .is_some_and(|d| !d.is_empty() && d.iter().all(|&x| x == 0))
+}
+
 /// Why an off-page value could not be read (completely).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LobErrorKind {

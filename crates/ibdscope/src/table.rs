@@ -103,6 +103,8 @@ pub enum ColType {
     MariaUuid,
     /// MariaDB INET6 (16 bytes).
     MariaInet6,
+    /// MariaDB INET4 (4 bytes, network order).
+    MariaInet4,
     /// A number this reader does not know.
     Unknown(u32),
 }
@@ -180,6 +182,7 @@ impl ColType {
             Vector => "vector",
             MariaUuid => "uuid",
             MariaInet6 => "inet6",
+            MariaInet4 => "inet4",
             Unknown(_) => "unknown",
         }
     }
@@ -509,6 +512,7 @@ impl Column {
             }
             Bit => self.precision.max(self.length).saturating_add(7) / 8,
             MariaUuid | MariaInet6 => 16,
+            MariaInet4 => 4,
             String => match self.charset().mb_len() {
                 Some((min, max)) if min == max || !compact => self.length,
                 Some(_) => return Ok(None),
@@ -1162,6 +1166,326 @@ pub struct RecordLayout {
     pub n_unique: usize,
 }
 
+/// The quoted SQL identifier: backticks, a backtick doubled.
+pub fn quote_ident(name: &str, out: &mut String) {
+    out.push('`');
+    for c in name.chars() {
+        if c == '`' {
+            out.push('`');
+        }
+        out.push(c);
+    }
+    out.push('`');
+}
+
+/// A SQL string literal in single quotes, `'` and `\` escaped.
+pub fn quote_string(s: &str, out: &mut String) {
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("''"),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+}
+
+impl Column {
+    /// The most bytes per character of the column's charset (1 when not
+    /// known: lengths are then shown in bytes).
+    fn mbmaxlen(&self) -> u32 {
+        crate::frm::Charset::of_collation(u16::try_from(self.collation_id).unwrap_or(u16::MAX))
+            .map_or_else(
+                || self.charset().mb_len().map_or(1, |(_, max)| max),
+                |c| u32::from(c.mbmaxlen),
+            )
+            .max(1)
+    }
+
+    /// The column's length in characters (strings: bytes over the most
+    /// bytes per character).
+    pub fn char_len(&self) -> u32 {
+        self.length
+            .checked_div(self.mbmaxlen())
+            .unwrap_or(self.length)
+    }
+
+    /// The name of the column's charset, when it is a text column whose
+    /// collation is known.
+    pub fn charset_name(&self) -> Option<&'static str> {
+        if self.collation_id == 63 {
+            return None;
+        }
+        if let Some(c) = u16::try_from(self.collation_id)
+            .ok()
+            .and_then(crate::frm::Charset::of_collation)
+        {
+            return Some(c.name);
+        }
+        match self.charset() {
+            Charset::Latin1 => Some("latin1"),
+            Charset::Ascii => Some("ascii"),
+            Charset::Utf8mb3 => Some("utf8mb3"),
+            Charset::Utf8mb4 => Some("utf8mb4"),
+            Charset::Ucs2 => Some("ucs2"),
+            Charset::Utf16 => Some("utf16"),
+            Charset::Utf32 => Some("utf32"),
+            Charset::Binary | Charset::OtherSingleByte | Charset::Unknown(_) => None,
+        }
+    }
+
+    /// The column's type as `SHOW CREATE TABLE` spells it, without
+    /// character set and nullability (`int unsigned`, `varchar(40)`,
+    /// `decimal(10,2)`, `enum('a','b')`, `datetime(3)`).
+    pub fn sql_type(&self) -> String {
+        use std::fmt::Write as _;
+        use ColType::*;
+        let binary = self.collation_id == 63;
+        let mut s = std::string::String::new();
+        let frac = |s: &mut std::string::String, base: &str, fsp: u32| {
+            s.push_str(base);
+            if fsp > 0 {
+                let _ = write!(s, "({fsp})");
+            }
+        };
+        match self.col_type {
+            Tiny | Short | Int24 | Long | LongLong => {
+                s.push_str(self.col_type.name());
+                if self.unsigned {
+                    s.push_str(" unsigned");
+                }
+            }
+            Float | Double => {
+                s.push_str(self.col_type.name());
+                if self.unsigned {
+                    s.push_str(" unsigned");
+                }
+            }
+            Decimal | NewDecimal => {
+                let _ = write!(s, "decimal({},{})", self.precision, self.scale);
+                if self.unsigned {
+                    s.push_str(" unsigned");
+                }
+            }
+            Time | Time2 => frac(&mut s, "time", self.fsp),
+            DateTime | DateTime2 => frac(&mut s, "datetime", self.fsp),
+            Timestamp | Timestamp2 => frac(&mut s, "timestamp", self.fsp),
+            Date | NewDate => s.push_str("date"),
+            Year => s.push_str("year"),
+            Varchar | VarString => {
+                let _ = if binary {
+                    write!(s, "varbinary({})", self.length)
+                } else {
+                    write!(s, "varchar({})", self.char_len())
+                };
+            }
+            String => {
+                let _ = if binary {
+                    write!(s, "binary({})", self.length)
+                } else {
+                    write!(s, "char({})", self.char_len())
+                };
+            }
+            Bit => {
+                let bits = if self.precision > 0 {
+                    self.precision
+                } else {
+                    self.length
+                };
+                let _ = write!(s, "bit({bits})");
+            }
+            Enum | Set => {
+                s.push_str(self.col_type.name());
+                s.push('(');
+                for (i, e) in self.elements.iter().enumerate() {
+                    if i > 0 {
+                        s.push(',');
+                    }
+                    quote_string(e, &mut s);
+                }
+                s.push(')');
+            }
+            TinyBlob | Blob | MediumBlob | LongBlob => {
+                let size = match self.col_type {
+                    TinyBlob => "tiny",
+                    MediumBlob => "medium",
+                    LongBlob => "long",
+                    _ => "",
+                };
+                s.push_str(size);
+                s.push_str(if binary { "blob" } else { "text" });
+            }
+            Vector => {
+                let _ = write!(s, "vector({})", self.length.checked_div(4).unwrap_or(0));
+            }
+            Geometry | Json | MariaUuid | MariaInet6 | MariaInet4 | Null => {
+                s.push_str(self.col_type.name())
+            }
+            Unknown(n) => {
+                let _ = write!(s, "/* unknown type {n} */ blob");
+            }
+        }
+        s
+    }
+}
+
+impl RowFormat {
+    /// The row format a space's flags and an index page's record format
+    /// tell: COMPRESSED for ROW_FORMAT=COMPRESSED spaces, DYNAMIC when the
+    /// flags have ATOMIC_BLOBS, else COMPACT or REDUNDANT by the page's
+    /// records (`compact`; MySQL 5.6 writes flags 0 for both).
+    pub fn from_space(format: &crate::fsp::SpaceFormat, compact: Option<bool>) -> RowFormat {
+        if format.is_zip() {
+            RowFormat::Compressed
+        } else if format.atomic_blobs {
+            RowFormat::Dynamic
+        } else {
+            match compact {
+                Some(true) => RowFormat::Compact,
+                Some(false) => RowFormat::Redundant,
+                None if format.post_antelope => RowFormat::Compact,
+                None => RowFormat::Other(0),
+            }
+        }
+    }
+}
+
+impl TableDef {
+    /// Gives the indexes that have no root page (a definition from a
+    /// `.frm` or DDL) the roots of the space's B-trees: `trees` are the
+    /// space's (index id, root page) pairs; InnoDB creates the clustered
+    /// index first and the secondary ones in key order, so index ids
+    /// ascend in definition order (FULLTEXT and hidden-less SPATIAL
+    /// indexes aside: FULLTEXT data is in other files and is skipped).
+    pub fn attach_roots(&mut self, trees: &[(u64, u32)]) {
+        let mut sorted: Vec<(u64, u32)> = trees.to_vec();
+        sorted.sort_unstable();
+        let mut next = sorted.into_iter();
+        for ix in self.indexes.iter_mut() {
+            if ix.kind == IndexKind::Fulltext || ix.root.is_some() {
+                continue;
+            }
+            if let Some((id, root)) = next.next() {
+                ix.id = Some(id);
+                ix.root = Some(root);
+            }
+        }
+    }
+
+    /// The index named `name` (case-insensitive), or whose id is `name`.
+    pub fn index_by_name_or_id(&self, name: &str) -> Option<&IndexDef> {
+        if let Ok(id) = name.parse::<u64>() {
+            if let Some(ix) = self.index_by_id(id) {
+                return Some(ix);
+            }
+        }
+        self.indexes
+            .iter()
+            .find(|i| i.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The definition as a `CREATE TABLE` statement (no trailing newline):
+    /// visible and virtual columns (hidden ones left out), the indexes
+    /// InnoDB does not add itself, and `ROW_FORMAT=` when `row_format` is
+    /// known (the caller passes the one the space tells when the
+    /// definition's is not).
+    pub fn create_table(&self, row_format: RowFormat) -> String {
+        let mut s = String::from("CREATE TABLE ");
+        if !self.schema.is_empty() {
+            quote_ident(&self.schema, &mut s);
+            s.push('.');
+        }
+        quote_ident(&self.name, &mut s);
+        s.push_str(" (");
+        let mut first = true;
+        let mut sep = |s: &mut String| {
+            if !first {
+                s.push(',');
+            }
+            first = false;
+            s.push_str("\n  ");
+        };
+        for c in &self.columns {
+            if c.hidden != Hidden::Visible || c.version_dropped.is_some() {
+                continue;
+            }
+            sep(&mut s);
+            quote_ident(&c.name, &mut s);
+            s.push(' ');
+            s.push_str(&c.sql_type());
+            if let Some(cs) = c.charset_name() {
+                if matches!(
+                    c.col_type,
+                    ColType::Varchar
+                        | ColType::VarString
+                        | ColType::String
+                        | ColType::TinyBlob
+                        | ColType::Blob
+                        | ColType::MediumBlob
+                        | ColType::LongBlob
+                        | ColType::Enum
+                        | ColType::Set
+                ) {
+                    s.push_str(" CHARACTER SET ");
+                    s.push_str(cs);
+                }
+            }
+            if c.is_virtual {
+                s.push_str(" /* virtual generated column: expression not stored in the file */");
+            }
+            if !c.nullable {
+                s.push_str(" NOT NULL");
+            }
+        }
+        for ix in &self.indexes {
+            if ix.hidden {
+                continue;
+            }
+            sep(&mut s);
+            match ix.kind {
+                IndexKind::Primary => s.push_str("PRIMARY KEY "),
+                IndexKind::Unique => s.push_str("UNIQUE KEY "),
+                IndexKind::Multiple => s.push_str("KEY "),
+                IndexKind::Fulltext => s.push_str("FULLTEXT KEY "),
+                IndexKind::Spatial => s.push_str("SPATIAL KEY "),
+            }
+            if ix.kind != IndexKind::Primary {
+                quote_ident(&ix.name, &mut s);
+                s.push(' ');
+            }
+            s.push('(');
+            let mut n = 0u32;
+            for e in ix.elements.iter().filter(|e| !e.hidden) {
+                let Some(c) = self.columns.get(e.column) else {
+                    continue;
+                };
+                if n > 0 {
+                    s.push(',');
+                }
+                n = n.saturating_add(1);
+                quote_ident(&c.name, &mut s);
+                if let Some(p) = e.prefix_len {
+                    use std::fmt::Write as _;
+                    let chars = if c.collation_id == 63 {
+                        p
+                    } else {
+                        p.checked_div(c.mbmaxlen()).unwrap_or(p)
+                    };
+                    let _ = write!(s, "({chars})");
+                }
+            }
+            s.push(')');
+        }
+        s.push_str("\n) ENGINE=InnoDB");
+        if !matches!(row_format, RowFormat::Other(_)) {
+            s.push_str(" ROW_FORMAT=");
+            s.push_str(row_format.name());
+        }
+        s
+    }
+}
+
 #[cfg(test)]
 #[allow(
     clippy::unwrap_used,
@@ -1400,5 +1724,72 @@ mod tests {
             .map(|l| l.split('\t').collect::<Vec<_>>())
             .find(|r| r.get(c_path) == Some(&f))
             .unwrap()
+    }
+
+    #[test]
+    fn create_table_text() {
+        let mut id = Column::new("id", ColType::Long);
+        id.unsigned = true;
+        id.nullable = false;
+        let mut v = Column::new("v`x", ColType::Varchar);
+        v.length = 160;
+        v.collation_id = 255; // utf8mb4_0900_ai_ci: 4 bytes per character
+        let mut e = Column::new("e", ColType::Enum);
+        e.elements = vec!["a'b".into(), "c".into()];
+        e.collation_id = 8;
+        let mut d = Column::new("d", ColType::NewDecimal);
+        (d.precision, d.scale) = (10, 2);
+        let mut trx = Column::new("DB_TRX_ID", ColType::Int24);
+        trx.hidden = Hidden::Se;
+        let t = TableDef {
+            name: "t".into(),
+            schema: String::new(),
+            row_format: RowFormat::Other(0),
+            columns: vec![id, v, e, d, trx],
+            indexes: vec![
+                IndexDef {
+                    name: "PRIMARY".into(),
+                    kind: IndexKind::Primary,
+                    id: None,
+                    root: None,
+                    hidden: false,
+                    elements: vec![IndexElement {
+                        column: 0,
+                        prefix_len: None,
+                        hidden: false,
+                    }],
+                },
+                IndexDef {
+                    name: "k".into(),
+                    kind: IndexKind::Multiple,
+                    id: None,
+                    root: None,
+                    hidden: false,
+                    elements: vec![IndexElement {
+                        column: 1,
+                        prefix_len: Some(40),
+                        hidden: false,
+                    }],
+                },
+            ],
+            instant_cols: None,
+            source: DefSource::Manual,
+        };
+        assert_eq!(
+            t.create_table(RowFormat::Dynamic),
+            "CREATE TABLE `t` (\n  `id` int unsigned NOT NULL,\n  `v``x` varchar(40) \
+             CHARACTER SET utf8mb4,\n  `e` enum('a''b','c') CHARACTER SET latin1,\n  \
+             `d` decimal(10,2),\n  PRIMARY KEY (`id`),\n  KEY `k` (`v``x`(10))\n) \
+             ENGINE=InnoDB ROW_FORMAT=DYNAMIC"
+        );
+        let mut t2 = t.clone();
+        t2.attach_roots(&[(31, 4), (30, 3)]);
+        assert_eq!(t2.indexes[0].root, Some(3));
+        assert_eq!(t2.indexes[1].id, Some(31));
+        assert_eq!(t2.index_by_name_or_id("K").map(|i| i.root), Some(Some(4)));
+        assert_eq!(
+            t2.index_by_name_or_id("30").map(|i| i.name.as_str()),
+            Some("PRIMARY")
+        );
     }
 }

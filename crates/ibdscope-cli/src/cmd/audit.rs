@@ -1,6 +1,7 @@
 //! `ibdscope audit PATH...`: a verdict per file with its evidence, and for
-//! directories (datadirs) the redo checkpoint, recovery needs, duplicate
-//! space ids and LSN spread. Files are audited on all cores; the output
+//! directories (datadirs) the redo checkpoint, recovery needs, the pages
+//! crash recovery would change (from the log's records after the
+//! checkpoint), duplicate space ids and LSN spread. Files are audited on all cores; the output
 //! follows the input order.
 
 use crate::input;
@@ -9,8 +10,8 @@ use crate::opts::{Format, Opts};
 use crate::Outcome;
 use ibdscope::audit::{AuditKind, AuditOptions, PageRun, Reference, StructureCheck};
 use ibdscope::checksum::Unverifiable;
-use ibdscope::datadir::{DatadirFile, DatadirReport, FlushLsn};
-use ibdscope::redo::{self, RedoFile, RedoInfo, RedoLayout};
+use ibdscope::datadir::{self, DatadirFile, DatadirReport, FlushLsn, RecoveryChanges};
+use ibdscope::redo::{self, LogPages, LogPagesStatus, RedoFile, RedoInfo, RedoLayout};
 use ibdscope::{Audit, AuditVerdict, Lsn, PageNo, Tablespace};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -25,6 +26,9 @@ const MAX_ENTRIES: usize = 1_000_000;
 const NOT_INNODB: &str = "not an InnoDB file";
 /// Evidence lines per verdict in text output.
 const TEXT_EVIDENCE: usize = 10;
+/// Distinct pages tracked from the redo log's records after the
+/// checkpoint (one map entry each).
+const MAX_LOG_PAGES: usize = redo::DEFAULT_MAX_PAGES;
 
 /// How a file is audited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +61,8 @@ struct Datadir {
     layout: RedoLayout,
     ibdata1: Option<PathBuf>,
     redo: Option<Result<RedoInfo, String>>,
+    /// The pages the log's records after the checkpoint change.
+    log_pages: Option<LogPages>,
     flush_lsn: Option<Lsn>,
 }
 
@@ -64,6 +70,8 @@ struct Datadir {
 struct Done {
     result: Result<Audit, String>,
     page_size: u32,
+    /// What crash recovery of the datadir would change in this file.
+    recovery: Option<RecoveryChanges>,
 }
 
 fn file_name(p: &Path) -> String {
@@ -225,7 +233,11 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
                         data: i.bytes(),
                     })
                     .collect();
-                redo::read(&files, dd.layout).map_err(|e| e.to_string())
+                let info = redo::read(&files, dd.layout).map_err(|e| e.to_string());
+                if let Ok(info) = &info {
+                    dd.log_pages = Some(redo::log_pages(&files, dd.layout, info, MAX_LOG_PAGES));
+                }
+                info
             }
         });
     }
@@ -243,13 +255,14 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
     }
 }
 
-fn audit_one(job: &Job, reference: Reference, opts: &Opts) -> Done {
+fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opts) -> Done {
     let input = match input::open(&job.path, 1) {
         Ok(i) => i,
         Err(e) => {
             return Done {
                 result: Err(e.what),
                 page_size: 0,
+                recovery: None,
             }
         }
     };
@@ -262,20 +275,33 @@ fn audit_one(job: &Job, reference: Reference, opts: &Opts) -> Done {
                     pages_only: job.kind == Kind::Undo,
                 },
             );
+            // The system tablespace's page numbers run on through its
+            // files: only ibdata1 starts at page 0.
+            let first_file = job.kind != Kind::System || file_name(&job.path) == "ibdata1";
+            let recovery = log
+                .filter(|l| l.status != LogPagesStatus::NotParsed && first_file)
+                .map(|l| datadir::recovery_changes(&ts, a.space_id, l));
             Done {
                 result: Ok(a),
                 page_size: ts.page_size(),
+                recovery,
             }
         }
         Err(e) => Done {
             result: Err(e.to_string()),
             page_size: 0,
+            recovery: None,
         },
     }
 }
 
 /// Audits every job on all cores, results in job order.
 fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
+    let log = |job: &Job| -> Option<&LogPages> {
+        job.datadir
+            .and_then(|d| dds.get(d))
+            .and_then(|d| d.log_pages.as_ref())
+    };
     let reference = |job: &Job| -> Reference {
         let Some(r) = job
             .datadir
@@ -301,7 +327,7 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let done = audit_one(job, reference(job), opts);
+                let done = audit_one(job, reference(job), log(job), opts);
                 if let Ok(mut v) = slots.lock() {
                     if let Some(slot) = v.get_mut(i) {
                         *slot = Some(done);
@@ -318,6 +344,7 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
             d.unwrap_or(Done {
                 result: Err("not audited".into()),
                 page_size: 0,
+                recovery: None,
             })
         })
         .collect()
@@ -337,6 +364,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     layout: RedoLayout::LogFiles,
                     ibdata1: None,
                     redo: None,
+                    log_pages: None,
                     flush_lsn: None,
                 };
                 let index = dds.len();
@@ -382,12 +410,14 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     d.result.as_ref().ok().map(|a| DatadirFile {
                         audit: a,
                         system: j.kind == Kind::System,
+                        recovery: d.recovery.as_ref(),
                     })
                 })
                 .collect();
             DatadirReport::of(
                 &files,
                 dd.redo.as_ref().and_then(|r| r.as_ref().ok()),
+                dd.log_pages.as_ref(),
                 dd.flush_lsn,
             )
         })
@@ -415,7 +445,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Format::Json => json(&ctx, out)?,
         Format::Jsonl => jsonl(&ctx, out)?,
         Format::Csv => csv(&ctx, out)?,
-        Format::Text => text(&ctx, out)?,
+        Format::Text | Format::Tsv | Format::Sql => text(&ctx, out)?,
     }
     let mut worst = Outcome::Clean;
     for d in &done {
@@ -666,6 +696,9 @@ fn text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                 n.newest.unwrap_or_default()
             )?;
         }
+        if let Some(r) = d.recovery.as_ref().filter(|r| r.logged > 0) {
+            recovery_text(r, out)?;
+        }
     }
     for (i, (dd, r)) in c.dds.iter().zip(c.reports).enumerate() {
         datadir_text(c, i, dd, r, out)?;
@@ -702,6 +735,91 @@ fn text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     }
     if c.jobs.len() > 1 {
         summary_text(c, out)?;
+    }
+    Ok(())
+}
+
+fn recovery_text(r: &RecoveryChanges, out: &mut dyn Write) -> io::Result<()> {
+    write!(
+        out,
+        "  {} pages crash recovery would change (log records after the checkpoint newer than the page)",
+        r.pages
+    )?;
+    if r.pages > 0 {
+        write!(
+            out,
+            ": pages {}, to LSN {}",
+            runs_text(&r.runs, 12),
+            r.newest.unwrap_or_default()
+        )?;
+    }
+    writeln!(out)?;
+    let mut also = Vec::new();
+    if r.initialised > 0 {
+        also.push(format!("{} of them initialised by the log", r.initialised));
+    }
+    if r.past_end > 0 {
+        also.push(format!("{} past the file's end", r.past_end));
+    }
+    if r.already_written > 0 {
+        also.push(format!(
+            "{} logged pages already hold their last change (recovery skips them)",
+            r.already_written
+        ));
+    }
+    if r.freed > 0 {
+        also.push(format!(
+            "{} logged pages are freed by the log (not written)",
+            r.freed
+        ));
+    }
+    if !also.is_empty() {
+        writeln!(out, "    {}", also.join("; "))?;
+    }
+    Ok(())
+}
+
+fn log_pages_text(l: &LogPages, out: &mut dyn Write) -> io::Result<()> {
+    match l.status {
+        LogPagesStatus::NotParsed => {
+            return writeln!(
+                out,
+                "  log records: not read for this format (pages recovery would change are not known)"
+            )
+        }
+        LogPagesStatus::Complete => writeln!(
+            out,
+            "  log records after the checkpoint: {} mini-transactions, {} page records on {} pages",
+            l.mtrs,
+            l.records,
+            l.pages.len()
+        )?,
+        LogPagesStatus::Partial => writeln!(
+            out,
+            "  log records after the checkpoint: read only to LSN {}: {} mini-transactions, {} page records on {} pages (the figures below are lower bounds)",
+            l.to,
+            l.mtrs,
+            l.records,
+            l.pages.len()
+        )?,
+    }
+    if l.capped {
+        writeln!(
+            out,
+            "  log records: only the first {} distinct pages tracked ({} records on other pages not counted): the figures below are lower bounds",
+            l.pages.len(),
+            l.untracked_records
+        )?;
+    }
+    for p in &l.problems {
+        writeln!(
+            out,
+            "  log record at LSN {} (byte offset {} of log file {}, type byte 0x{:02x}): {}",
+            p.lsn, p.offset, p.file, p.type_byte, p.kind
+        )?;
+    }
+    if l.more_problems > 0 {
+        writeln!(out, "  ... {} more log record problems", l.more_problems)?;
     }
     Ok(())
 }
@@ -746,6 +864,9 @@ fn datadir_text(
             )?;
             for n in &info.notes {
                 writeln!(out, "  note: {n:?}")?;
+            }
+            if let Some(l) = &dd.log_pages {
+                log_pages_text(l, out)?;
             }
         }
     }
@@ -792,6 +913,33 @@ fn datadir_text(
             }
         }
         None => {}
+    }
+    if let Some(n) = r.pages_recovery_would_change() {
+        writeln!(
+            out,
+            "  pages crash recovery would change (log records after the checkpoint newer than the page): {n} in {} files{}",
+            r.recovery_changes.len(),
+            if r.log_pages_capped || r.log_pages == Some(LogPagesStatus::Partial) {
+                " (at least)"
+            } else {
+                ""
+            }
+        )?;
+        for f in &r.recovery_changes {
+            writeln!(
+                out,
+                "    {}: {} pages, to LSN {}",
+                c.member(i, f.file),
+                f.pages,
+                f.newest
+            )?;
+        }
+        for (id, n) in &r.logged_spaces_without_file {
+            writeln!(
+                out,
+                "    space id {id}: {n} pages with log records, but no file in the copy carries it"
+            )?;
+        }
     }
     match r.log_reaches_all_pages() {
         Some(true) => writeln!(out, "  the copied log reaches every page's LSN")?,
@@ -843,11 +991,15 @@ fn summary_text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
         .clamp(4, 80);
     writeln!(
         out,
-        "  {:<width$}  {:<24} {:>9} {:>9} {:>9}",
-        "file", "verdict", "pages", "findings", "newer"
+        "  {:<width$}  {:<24} {:>9} {:>9} {:>9} {:>9}",
+        "file", "verdict", "pages", "findings", "newer", "recovery"
     )?;
     let mut counts: Vec<(String, u32)> = Vec::new();
     for (job, d) in c.jobs.iter().zip(c.done) {
+        let recovery = d
+            .recovery
+            .as_ref()
+            .map_or("-".to_string(), |r| r.pages.to_string());
         let (verdict, pages, findings, newer) = match &d.result {
             Ok(a) => (
                 a.verdict.name().to_string(),
@@ -865,7 +1017,7 @@ fn summary_text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
         };
         writeln!(
             out,
-            "  {:<width$}  {verdict:<24} {pages:>9} {findings:>9} {newer:>9}",
+            "  {:<width$}  {verdict:<24} {pages:>9} {findings:>9} {newer:>9} {recovery:>9}",
             job.path.display().to_string()
         )?;
         match counts.iter_mut().find(|(v, _)| *v == verdict) {
@@ -879,6 +1031,70 @@ fn summary_text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
 }
 
 // ---------------------------------------------------------------- json
+
+fn recovery_json(j: &mut Json<'_>, r: Option<&RecoveryChanges>) -> io::Result<()> {
+    j.key("recovery_changes")?;
+    let Some(r) = r else {
+        j.null()?;
+        return Ok(());
+    };
+    j.obj()?
+        .kv_num("pages", r.pages)?
+        .key("newest")?
+        .opt_num(r.newest.map(|l| l.0))?
+        .key("runs")?
+        .arr()?;
+    for x in &r.runs {
+        j.arr()?.num(x.first.0)?.num(x.last.0)?.end_arr()?;
+    }
+    j.end_arr()?
+        .kv_num("logged", r.logged)?
+        .kv_num("already_written", r.already_written)?
+        .kv_num("freed", r.freed)?
+        .kv_num("initialised", r.initialised)?
+        .kv_num("past_end", r.past_end)?
+        .end_obj()?;
+    Ok(())
+}
+
+fn log_pages_json(j: &mut Json<'_>, l: Option<&LogPages>) -> io::Result<()> {
+    j.key("log_records")?;
+    let Some(l) = l else {
+        j.null()?;
+        return Ok(());
+    };
+    j.obj()?
+        .kv_str(
+            "status",
+            match l.status {
+                LogPagesStatus::Complete => "complete",
+                LogPagesStatus::Partial => "partial",
+                LogPagesStatus::NotParsed => "not-parsed",
+            },
+        )?
+        .kv_num("from_lsn", l.from.0)?
+        .kv_num("to_lsn", l.to.0)?
+        .kv_num("mtrs", l.mtrs)?
+        .kv_num("records", l.records)?
+        .kv_num("pages", l.pages.len() as u64)?
+        .kv_bool("capped", l.capped)?
+        .kv_num("untracked_records", l.untracked_records)?
+        .key("problems")?
+        .arr()?;
+    for p in &l.problems {
+        j.obj()?
+            .kv_num("lsn", p.lsn.0)?
+            .kv_num("file", p.file)?
+            .kv_num("offset", p.offset)?
+            .kv_num("type_byte", p.type_byte)?
+            .kv_display("reason", &p.kind)?
+            .end_obj()?;
+    }
+    j.end_arr()?
+        .kv_num("more_problems", l.more_problems)?
+        .end_obj()?;
+    Ok(())
+}
 
 fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
     j.kv_str("file", &job.path.display().to_string())?;
@@ -973,6 +1189,7 @@ fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
             j.null()?;
         }
     }
+    recovery_json(j, d.recovery.as_ref())?;
     Ok(())
 }
 
@@ -1040,6 +1257,29 @@ fn datadir_json(
             .kv_str("file", &c.member(i, f.file))?
             .kv_num("pages", f.pages)?
             .kv_num("newest", f.newest.0)?
+            .end_obj()?;
+    }
+    j.end_arr()?;
+    log_pages_json(j, dd.log_pages.as_ref())?;
+    j.key("recovery_changes")?;
+    if r.pages_recovery_would_change().is_some() {
+        j.arr()?;
+        for f in &r.recovery_changes {
+            j.obj()?
+                .kv_str("file", &c.member(i, f.file))?
+                .kv_num("pages", f.pages)?
+                .kv_num("newest", f.newest.0)?
+                .end_obj()?;
+        }
+        j.end_arr()?;
+    } else {
+        j.null()?;
+    }
+    j.key("logged_spaces_without_file")?.arr()?;
+    for (id, n) in &r.logged_spaces_without_file {
+        j.obj()?
+            .kv_num("space_id", id.0)?
+            .kv_num("pages", *n)?
             .end_obj()?;
     }
     j.end_arr()?.key("beyond_log_end")?.arr()?;
@@ -1177,7 +1417,7 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     for k in kinds {
         write!(out, ",{}", k.name().replace('-', "_"))?;
     }
-    writeln!(out, ",newer_than_checkpoint,error")?;
+    writeln!(out, ",newer_than_checkpoint,recovery_changes,error")?;
     for (job, d) in c.jobs.iter().zip(c.done) {
         let file = csv_field(&job.path.display().to_string());
         match &d.result {
@@ -1186,7 +1426,7 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                 for _ in kinds {
                     write!(out, ",")?;
                 }
-                writeln!(out, ",{}", csv_field(e))?;
+                writeln!(out, ",,{}", csv_field(e))?;
             }
             Ok(a) => {
                 write!(
@@ -1208,10 +1448,13 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                 }
                 writeln!(
                     out,
-                    ",{},",
+                    ",{},{},",
                     a.newer_than_checkpoint
                         .as_ref()
-                        .map_or(String::new(), |n| n.pages.to_string())
+                        .map_or(String::new(), |n| n.pages.to_string()),
+                    d.recovery
+                        .as_ref()
+                        .map_or(String::new(), |r| r.pages.to_string())
                 )?;
             }
         }

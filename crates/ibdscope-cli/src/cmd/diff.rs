@@ -143,7 +143,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 )?;
             }
         }
-        Format::Text => {
+        Format::Text | Format::Tsv | Format::Sql => {
             writeln!(
                 out,
                 "{} -> {}: {} and {} pages, {} identical, {} differ",

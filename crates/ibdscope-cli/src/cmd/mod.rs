@@ -11,6 +11,8 @@ pub mod map;
 pub mod page;
 pub mod pages;
 pub mod records;
+pub mod rows;
+pub mod schema;
 pub mod sdi;
 pub mod space;
 pub mod types;
@@ -45,6 +47,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Sdi => sdi::run(opts, path, ts, out),
                 Cmd::Page { page } => page::run(opts, path, ts, page, out),
                 Cmd::Records(sel) => records::run(opts, path, ts, sel, out),
+                Cmd::Schema(ref d) => schema::run(opts, path, ts, d, out),
+                Cmd::Rows(ref r) => rows::run(opts, path, ts, r, out),
                 Cmd::Lsn => lsn::run(opts, path, ts, out),
                 Cmd::Fill => fill::run(opts, path, ts, out),
                 Cmd::Compare => compare::run(opts, out),

@@ -46,7 +46,7 @@ pub fn run(
     let mut bad = false;
     let mut note = |f: &PageFacts| bad |= f.problems(space_id).next().is_some();
     match opts.format {
-        Format::Text => {
+        Format::Text | Format::Tsv | Format::Sql => {
             writeln!(
                 out,
                 "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  checksum",

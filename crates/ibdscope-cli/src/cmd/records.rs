@@ -303,7 +303,7 @@ impl Walk<'_, '_> {
                 let ext = self.layout.extent(rp, &rec);
                 let page = rp.bytes();
                 match self.format {
-                    Format::Text => writeln!(
+                    Format::Text | Format::Tsv | Format::Sql => writeln!(
                         self.j.writer(),
                         "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} {}",
                         n.0,
@@ -555,7 +555,7 @@ fn header(w: &mut Walk<'_, '_>, ts: &Tablespace<'_>) -> io::Result<()> {
     let compact = (0..ts.n_pages().min(64))
         .any(|p| RecPage::of(ts, PageNo(p)).is_ok_and(|rp| rp.format() == RecFormat::Compact));
     match w.format {
-        Format::Text => {
+        Format::Text | Format::Tsv | Format::Sql => {
             if compact {
                 writeln!(w.j.writer(), "# {COMPACT_NOTE}")?;
             }
@@ -610,7 +610,7 @@ fn footer(
         t.records, t.pages, t.deleted, t.garbage, t.compressed, t.unreadable
     );
     match w.format {
-        Format::Text => {
+        Format::Text | Format::Tsv | Format::Sql => {
             let o = w.j.writer();
             for (f, counted) in findings {
                 let label = if *counted { "" } else { " (freed page)" };
