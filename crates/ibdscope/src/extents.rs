@@ -2221,6 +2221,27 @@ pub(crate) mod corpus_tests {
         }
     }
 
+    /// The rows of `manifest.tsv`, each a map from column name to field.
+    pub(crate) fn manifest_rows(dir: &std::path::Path) -> Vec<BTreeMap<String, String>> {
+        let text = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
+        let mut lines = text.lines();
+        let head: Vec<String> = lines
+            .next()
+            .unwrap()
+            .split('\t')
+            .map(str::to_string)
+            .collect();
+        lines
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                head.iter()
+                    .cloned()
+                    .zip(l.split('\t').map(str::to_string))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// `index_id 15=200 (levels 1);index_id 16=200 (levels 1)` →
     /// `{15: (200, 1), 16: (200, 1)}`.
     pub(crate) fn leaf_recs(field: &str) -> BTreeMap<u64, (u64, u32)> {

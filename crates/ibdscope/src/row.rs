@@ -1796,6 +1796,18 @@ pub(crate) mod corpus_rows {
         Ok(out)
     }
 
+    /// The corpus manifest's rows of the files with an SDI (a stated
+    /// `sdi_mysqld_version_id`).
+    fn sdi_files(dir: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
+        crate::extents::corpus_tests::manifest_rows(dir)
+            .into_iter()
+            .filter(|m| {
+                m.get("sdi_mysqld_version_id")
+                    .is_some_and(|v| !v.trim().is_empty())
+            })
+            .collect()
+    }
+
     /// Every MySQL 8.0+ corpus file whose SDI is readable: the clustered
     /// index's live (not delete-marked) leaf records number the rows the
     /// corpus manifest states (`expected_rows`, from the sources it
@@ -1804,24 +1816,13 @@ pub(crate) mod corpus_rows {
     #[test]
     fn corpus_clustered_rows_match_manifest() {
         let Some(dir) = corpus() else { return };
-        let text = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
-        let mut lines = text.lines();
-        let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
-        let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
-        let (c_path, c_ver, c_rows) = (
-            col("path"),
-            col("sdi_mysqld_version_id"),
-            col("expected_rows"),
-        );
         let (mut files, mut counted) = (0, 0);
-        for line in lines.filter(|l| !l.is_empty()) {
-            let f: Vec<&str> = line.split('\t').collect();
-            if f[c_ver].trim().is_empty() {
-                continue;
-            }
-            let data = std::fs::read(dir.join(f[c_path])).unwrap();
+        for m in sdi_files(&dir) {
+            let f = |k: &str| m[k].as_str();
+            let (c_path, c_rows) = ("path", "expected_rows");
+            let data = std::fs::read(dir.join(f(c_path))).unwrap();
             let ts = Tablespace::new(&data).unwrap();
-            let t = table_of(&ts).unwrap_or_else(|| panic!("{}: no table SDI", f[c_path]));
+            let t = table_of(&ts).unwrap_or_else(|| panic!("{}: no table SDI", f(c_path)));
             let mut live = 0u64;
             let mut bad = Vec::new();
             each_row(&ts, &t, |page, info, fields| {
@@ -1832,13 +1833,13 @@ pub(crate) mod corpus_rows {
                     bad.push(e);
                 }
             })
-            .unwrap_or_else(|e| panic!("{}: {e}", f[c_path]));
-            assert!(bad.is_empty(), "{}: {bad:?}", f[c_path]);
+            .unwrap_or_else(|e| panic!("{}: {e}", f(c_path)));
+            assert!(bad.is_empty(), "{}: {bad:?}", f(c_path));
             files += 1;
             // "staff=2", "n/a", "instant_add_drop=3".
-            if let Some((name, n)) = f[c_rows].split_once('=') {
-                assert_eq!(name.trim(), t.name, "{}", f[c_path]);
-                assert_eq!(live, n.trim().parse::<u64>().unwrap(), "{}", f[c_path]);
+            if let Some((name, n)) = f(c_rows).split_once('=') {
+                assert_eq!(name.trim(), t.name, "{}", f(c_path));
+                assert_eq!(live, n.trim().parse::<u64>().unwrap(), "{}", f(c_path));
                 counted += 1;
             }
         }
@@ -1879,34 +1880,23 @@ pub(crate) mod corpus_rows {
     fn corpus_every_index_splits() {
         use crate::extents::corpus_tests::leaf_recs;
         let Some(dir) = corpus() else { return };
-        let text = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
-        let mut lines = text.lines();
-        let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
-        let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
-        let (c_path, c_ver, c_leaf) = (
-            col("path"),
-            col("sdi_mysqld_version_id"),
-            col("leaf_n_recs_read"),
-        );
         let mut indexes = 0;
-        for line in lines.filter(|l| !l.is_empty()) {
-            let f: Vec<&str> = line.split('\t').collect();
-            if f[c_ver].trim().is_empty() {
-                continue;
-            }
-            let data = std::fs::read(dir.join(f[c_path])).unwrap();
+        for m in sdi_files(&dir) {
+            let f = |k: &str| m[k].as_str();
+            let (c_path, c_leaf) = ("path", "leaf_n_recs_read");
+            let data = std::fs::read(dir.join(f(c_path))).unwrap();
             let ts = Tablespace::new(&data).unwrap();
             let t = table_of(&ts).unwrap();
-            let stated = leaf_recs(f[c_leaf]);
+            let stated = leaf_recs(f(c_leaf));
             for ix in &t.indexes {
                 let Some(id) = ix.id else { continue };
                 let n = each_record(&ts, &t, ix, |_, _, _| {})
-                    .unwrap_or_else(|e| panic!("{} {}: {e}", f[c_path], ix.name));
+                    .unwrap_or_else(|e| panic!("{} {}: {e}", f(c_path), ix.name));
                 assert_eq!(
                     Some(u64::from(n)),
                     stated.get(&id).map(|s| s.0),
                     "{} {}",
-                    f[c_path],
+                    f(c_path),
                     ix.name
                 );
                 indexes += 1;
