@@ -1032,22 +1032,34 @@ fn summary_text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
 
 // ---------------------------------------------------------------- json
 
+/// `"pages": n, "newest": lsn|null, "runs": [[first, last], …]` inside an
+/// open object: a set of pages (newer than the checkpoint, or that
+/// recovery would change) with the newest LSN among them.
+fn page_set_json<'j, 'w>(
+    j: &'j mut Json<'w>,
+    pages: u32,
+    newest: Option<Lsn>,
+    runs: &[PageRun],
+) -> io::Result<&'j mut Json<'w>> {
+    j.kv_num("pages", pages)?
+        .key("newest")?
+        .opt_num(newest.map(|l| l.0))?
+        .key("runs")?
+        .arr()?;
+    for r in runs {
+        j.arr()?.num(r.first.0)?.num(r.last.0)?.end_arr()?;
+    }
+    j.end_arr()
+}
+
 fn recovery_json(j: &mut Json<'_>, r: Option<&RecoveryChanges>) -> io::Result<()> {
     j.key("recovery_changes")?;
     let Some(r) = r else {
         j.null()?;
         return Ok(());
     };
-    j.obj()?
-        .kv_num("pages", r.pages)?
-        .key("newest")?
-        .opt_num(r.newest.map(|l| l.0))?
-        .key("runs")?
-        .arr()?;
-    for x in &r.runs {
-        j.arr()?.num(x.first.0)?.num(x.last.0)?.end_arr()?;
-    }
-    j.end_arr()?
+    j.obj()?;
+    page_set_json(j, r.pages, r.newest, &r.runs)?
         .kv_num("logged", r.logged)?
         .kv_num("already_written", r.already_written)?
         .kv_num("freed", r.freed)?
@@ -1174,16 +1186,8 @@ fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
     j.key("newer_than_checkpoint")?;
     match &a.newer_than_checkpoint {
         Some(n) => {
-            j.obj()?
-                .kv_num("pages", n.pages)?
-                .key("newest")?
-                .opt_num(n.newest.map(|l| l.0))?
-                .key("runs")?
-                .arr()?;
-            for r in &n.runs {
-                j.arr()?.num(r.first.0)?.num(r.last.0)?.end_arr()?;
-            }
-            j.end_arr()?.end_obj()?;
+            j.obj()?;
+            page_set_json(j, n.pages, n.newest, &n.runs)?.end_obj()?;
         }
         None => {
             j.null()?;
