@@ -1514,7 +1514,7 @@ mod real_files {
     use crate::record::RecCounts;
     use crate::PageType;
     use std::collections::BTreeMap;
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     fn dir(rel: &str) -> Option<PathBuf> {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel);
@@ -1526,27 +1526,7 @@ mod real_files {
         }
     }
 
-    /// Rows of a TSV file as maps from column name to value.
-    fn tsv(path: &Path) -> Vec<BTreeMap<String, String>> {
-        let text = std::fs::read_to_string(path).unwrap();
-        let mut lines = text.lines();
-        let header: Vec<String> = lines
-            .next()
-            .unwrap()
-            .split('\t')
-            .map(str::to_string)
-            .collect();
-        lines
-            .filter(|l| !l.is_empty())
-            .map(|l| {
-                header
-                    .iter()
-                    .cloned()
-                    .zip(l.split('\t').map(str::to_string))
-                    .collect()
-            })
-            .collect()
-    }
+    use crate::extents::corpus_tests::tsv;
 
     use crate::extents::corpus_tests::leaf_recs;
 

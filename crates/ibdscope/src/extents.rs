@@ -2221,9 +2221,10 @@ pub(crate) mod corpus_tests {
         }
     }
 
-    /// The rows of `manifest.tsv`, each a map from column name to field.
-    pub(crate) fn manifest_rows(dir: &std::path::Path) -> Vec<BTreeMap<String, String>> {
-        let text = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
+    /// Rows of a TSV file with a header line, each a map from column name
+    /// to field.
+    pub(crate) fn tsv(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
+        let text = std::fs::read_to_string(path).unwrap();
         let mut lines = text.lines();
         let head: Vec<String> = lines
             .next()

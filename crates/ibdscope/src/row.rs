@@ -1799,7 +1799,7 @@ pub(crate) mod corpus_rows {
     /// The corpus manifest's rows of the files with an SDI (a stated
     /// `sdi_mysqld_version_id`).
     fn sdi_files(dir: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
-        crate::extents::corpus_tests::manifest_rows(dir)
+        crate::extents::corpus_tests::tsv(&dir.join("manifest.tsv"))
             .into_iter()
             .filter(|m| {
                 m.get("sdi_mysqld_version_id")

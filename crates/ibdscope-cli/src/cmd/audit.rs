@@ -10,7 +10,7 @@ use crate::opts::{Format, Opts};
 use crate::Outcome;
 use ibdscope::audit::{AuditKind, AuditOptions, PageRun, Reference, StructureCheck};
 use ibdscope::checksum::Unverifiable;
-use ibdscope::datadir::{self, DatadirFile, DatadirReport, FlushLsn, RecoveryChanges};
+use ibdscope::datadir::{self, DatadirFile, DatadirReport, FilePages, FlushLsn, RecoveryChanges};
 use ibdscope::redo::{self, LogPages, LogPagesStatus, RedoFile, RedoInfo, RedoLayout};
 use ibdscope::{Audit, AuditVerdict, Lsn, PageNo, Tablespace};
 use std::io::{self, Write};
@@ -1255,20 +1255,10 @@ fn datadir_json(
     };
     opt_bool(j, "needs_recovery", r.needs_recovery())?;
     opt_bool(j, "log_reaches_all_pages", r.log_reaches_all_pages())?;
-    j.key("newer_than_checkpoint")?.arr()?;
-    for f in &r.newer_than_checkpoint {
-        j.obj()?
-            .kv_str("file", &c.member(i, f.file))?
-            .kv_num("pages", f.pages)?
-            .kv_num("newest", f.newest.0)?
-            .end_obj()?;
-    }
-    j.end_arr()?;
-    log_pages_json(j, dd.log_pages.as_ref())?;
-    j.key("recovery_changes")?;
-    if r.pages_recovery_would_change().is_some() {
+    // Per file: pages, newest LSN.
+    let files = |j: &mut Json<'_>, list: &[FilePages]| -> io::Result<()> {
         j.arr()?;
-        for f in &r.recovery_changes {
+        for f in list {
             j.obj()?
                 .kv_str("file", &c.member(i, f.file))?
                 .kv_num("pages", f.pages)?
@@ -1276,6 +1266,14 @@ fn datadir_json(
                 .end_obj()?;
         }
         j.end_arr()?;
+        Ok(())
+    };
+    j.key("newer_than_checkpoint")?;
+    files(j, &r.newer_than_checkpoint)?;
+    log_pages_json(j, dd.log_pages.as_ref())?;
+    j.key("recovery_changes")?;
+    if r.pages_recovery_would_change().is_some() {
+        files(j, &r.recovery_changes)?;
     } else {
         j.null()?;
     }
