@@ -117,7 +117,8 @@ rows="$here/corpus/rows"
 mkdir -p "$rows"
 n=0
 for spec in "0 mysql56/types" "1 mysql56/rf_compact" "2 mysql56/blob" \
-            "3 mariadb1011/types" "4 mariadb1011/secondary" "5 mariadb1011/rf_redundant"; do
+            "3 mariadb1011/types" "4 mariadb1011/secondary" "5 mariadb1011/rf_redundant" \
+            "6 mariadb1011/instant" "7 mariadb1011/instant_redundant"; do
     set -- $spec
     [ -f "$fx/$2.ibd" ] || continue
     {
@@ -146,3 +147,61 @@ for a in mariadb1011-crash mariadb1011-hot mysql56-crash; do
 done
 rm -rf "$tmp"
 echo "seeded: $(ls "$redo" | wc -l) redo inputs"
+
+# pagecomp: compressed pages of both page_compressed fixtures behind a
+# one-page control byte (0x04: 16K; 0x0c: 16K, full_crc32 algorithm 1 =
+# zlib), and their first 8 pages as whole files (0x80: detect; 0x85: 16K
+# forced, full_crc32 pages re-sealed; 0x82: 3 threads).
+pc="$here/corpus/pagecomp"
+mkdir -p "$pc"
+for spec in "mariadb1011/pagecomp.ibd 12" "mariadb1011-crc32/pagecomp.ibd 4"; do
+    set -- $spec
+    [ -f "$fx/$1" ] || continue
+    name=$(echo "$1" | tr / _)
+    for n in 1 2 3 4 5 16; do
+        {
+            printf "\\$(printf %03o "$2")"
+            dd if="$fx/$1" bs=16384 skip="$n" count=1 status=none
+        } >"$pc/${name%.ibd}_p$n"
+    done
+    for ctl in 128 133 130; do
+        {
+            printf "\\$(printf %03o "$ctl")"
+            dd if="$fx/$1" bs=16384 count=8 status=none
+        } >"$pc/${name%.ibd}_$ctl"
+    done
+done
+echo "seeded: $(ls "$pc" | wc -l) pagecomp inputs"
+
+# zip: the ROW_FORMAT=COMPRESSED index pages (8K compressed, 16K logical)
+# of the rf_compressed8 fixtures behind the control byte 0x13 (bits 0-2:
+# 3 = 8K compressed; bits 3-4: 2 = 16K logical).
+zip="$here/corpus/zip"
+mkdir -p "$zip"
+for f in mysql56/rf_compressed8.ibd mariadb1011/rf_compressed8.ibd; do
+    [ -f "$fx/$f" ] || continue
+    name=$(echo "$f" | tr / _)
+    for n in 3 4 5 30; do
+        {
+            printf '\023'
+            dd if="$fx/$f" bs=8192 skip="$n" count=1 status=none
+        } >"$zip/${name%.ibd}_p$n"
+    done
+done
+echo "seeded: $(ls "$zip" | wc -l) zip inputs"
+
+# ddl: the servers' own SHOW CREATE TABLE of every fixture table, and of
+# the frm reader's test tables (one statement per file).
+ddl="$here/corpus/ddl"
+mkdir -p "$ddl"
+for f in "$fx"/rows/*.sql; do
+    [ -f "$f" ] && cp "$f" "$ddl/$(basename "$f")"
+done
+for s in mysql56 mariadb1011; do
+    sc="$here/../crates/ibdscope/tests/frm/$s/show_create.txt"
+    [ -f "$sc" ] || continue
+    while IFS="$(printf '\t')" read -r t sql; do
+        [ -n "$t" ] && printf '%b;\n' "$sql" >"$ddl/frm_${s}_$t.sql"
+    done <"$sc"
+done
+echo "seeded: $(ls "$ddl" | wc -l) ddl inputs"

@@ -7,7 +7,9 @@
 //!
 //! The first input byte is a control byte: bits 0..=2 pick the definition
 //! (`DEFS`), bit 3 the record format asked of the layout when the page
-//! does not say. The rest is the space, cut to whole 16K pages (at least
+//! does not say. The MariaDB instant ALTER definitions get their root at
+//! page 3 and go through `ibdscope::instant::apply` (the root's
+//! PAGE_INSTANT, the metadata record, its field map and defaults) first. The rest is the space, cut to whole 16K pages (at least
 //! one, zero-padded).
 
 #![no_main]
@@ -20,13 +22,15 @@ use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 use std::sync::OnceLock;
 
-const DEFS: [&[u8]; 6] = [
+const DEFS: [&[u8]; 8] = [
     include_bytes!("../../fixtures/mysql56/types.frm"),
     include_bytes!("../../fixtures/mysql56/rf_compact.frm"),
     include_bytes!("../../fixtures/mysql56/blob.frm"),
     include_bytes!("../../fixtures/mariadb1011/types.frm"),
     include_bytes!("../../fixtures/mariadb1011/secondary.frm"),
     include_bytes!("../../fixtures/mariadb1011/rf_redundant.frm"),
+    include_bytes!("../../fixtures/mariadb1011/instant.frm"),
+    include_bytes!("../../fixtures/mariadb1011/instant_redundant.frm"),
 ];
 
 fn defs() -> &'static Vec<TableDef> {
@@ -58,7 +62,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let defs = defs();
-    let def = &defs[usize::from(control & 7) % defs.len()];
+    let mut def = defs[usize::from(control & 7) % defs.len()].clone();
+    if let Some(ix) = def.indexes.first_mut() {
+        ix.root = Some(3);
+    }
+    let instant = match ibdscope::instant::apply(&ts, &mut def) {
+        Ok(Some((_, layout))) => Some(layout),
+        _ => None,
+    };
+    let def = &def;
     let Some(ix) = def.clustered() else {
         return;
     };
@@ -74,8 +86,12 @@ fuzz_target!(|data: &[u8]| {
             #[allow(unreachable_patterns)]
             _ => control & 8 != 0,
         };
-        let Ok(layout) = def.layout(ix, compact) else {
-            continue;
+        let layout = match &instant {
+            Some(l) => l.clone(),
+            None => match def.layout(ix, compact) {
+                Ok(l) => l,
+                Err(_) => continue,
+            },
         };
         for free in [false, true] {
             let it = if free {

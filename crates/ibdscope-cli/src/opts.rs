@@ -112,7 +112,8 @@ enum Command {
         all_pages: bool,
     },
     /// The table definition as CREATE TABLE: from the SDI in the file
-    /// (MySQL 8.0+), or a .frm file (--frm, or <name>.frm beside the file).
+    /// (MySQL 8.0+), a .frm file (--frm, or <name>.frm beside the file), or
+    /// a CREATE TABLE statement (--ddl).
     Schema {
         #[command(flatten)]
         common: Common,
@@ -189,6 +190,11 @@ struct DefSource {
     /// beside the file when the file has no SDI.
     #[arg(long, value_name = "FILE")]
     frm: Option<PathBuf>,
+    /// A file with the table's CREATE TABLE statement (SHOW CREATE TABLE
+    /// or mysqldump output; with several tables, the one named like the
+    /// file), for files with neither an SDI nor a .frm.
+    #[arg(long, value_name = "FILE", conflicts_with = "frm")]
+    ddl: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -331,6 +337,8 @@ pub enum Cmd {
 pub struct DefOpts {
     /// `--frm`.
     pub frm: Option<PathBuf>,
+    /// `--ddl`.
+    pub ddl: Option<PathBuf>,
 }
 
 /// What `rows` reads and shows.
@@ -446,7 +454,10 @@ impl Opts {
                     &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
                 ),
                 Command::Schema { common, def } => (
-                    Cmd::Schema(DefOpts { frm: def.frm }),
+                    Cmd::Schema(DefOpts {
+                        frm: def.frm,
+                        ddl: def.ddl,
+                    }),
                     vec![common.file],
                     common.shared,
                     text_json,
@@ -462,7 +473,10 @@ impl Opts {
                     max_value_bytes,
                 } => (
                     Cmd::Rows(RowsOpts {
-                        def: DefOpts { frm: def.frm },
+                        def: DefOpts {
+                            frm: def.frm,
+                            ddl: def.ddl,
+                        },
                         index,
                         deleted,
                         with_deleted,

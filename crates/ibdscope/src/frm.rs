@@ -1918,16 +1918,7 @@ impl Frm {
     /// (`init_from_binary_frm_image`; the server sorts such a key first),
     /// else none (InnoDB adds DB_ROW_ID).
     pub fn clustered_key(&self) -> Option<&FrmKey> {
-        if let Some(k) = self.keys.iter().find(|k| k.primary()) {
-            return Some(k);
-        }
-        let k = self.keys.first()?;
-        let ok = k.unique()
-            && k.algorithm != 5
-            && k.parts.iter().all(|p| {
-                p.prefix_len.is_none() && self.columns.get(p.column).is_some_and(|c| !c.nullable)
-            });
-        ok.then_some(k)
+        clustered_key_of(&self.keys, |i| self.columns.get(i).map(|c| c.nullable))
     }
 
     /// The engine that stores the rows: the engine name, or for a
@@ -1989,11 +1980,8 @@ impl Frm {
     /// key's InnoDB index (it indexes the hash column), SPATIAL keys'
     /// minimum bounding rectangle field.
     pub fn to_table_def(&self, name: &str, schema: &str) -> crate::table::TableDef {
-        use crate::table::{
-            ColType, Column, DefSource, Hidden, IndexDef, IndexElement, IndexKind, RowFormat,
-            TableDef,
-        };
-        let mut columns: Vec<Column> = self
+        use crate::table::{ColType, Column, Hidden};
+        let columns: Vec<Column> = self
             .columns
             .iter()
             .map(|c| {
@@ -2079,49 +2067,6 @@ impl Frm {
                 col
             })
             .collect();
-        let n_user = columns.len();
-        let sys = |n: &str, t: ColType, hidden: Hidden| {
-            let mut c = Column::new(n, t);
-            c.hidden = hidden;
-            c.nullable = false;
-            c.unsigned = true;
-            c.collation_id = 63;
-            c
-        };
-        let fts = self.keys.iter().any(FrmKey::fulltext)
-            && !self
-                .columns
-                .iter()
-                .any(|c| c.name.eq_ignore_ascii_case("FTS_DOC_ID"));
-        if fts {
-            columns.push(sys("FTS_DOC_ID", ColType::LongLong, Hidden::Sql));
-        }
-        let clustered = self.clustered_key();
-        let row_id = if clustered.is_none() {
-            columns.push(sys("DB_ROW_ID", ColType::LongLong, Hidden::Se));
-            Some(columns.len().saturating_sub(1))
-        } else {
-            None
-        };
-        let trx_id = columns.len();
-        columns.push(sys("DB_TRX_ID", ColType::LongLong, Hidden::Se));
-        let roll_ptr = columns.len();
-        columns.push(sys("DB_ROLL_PTR", ColType::LongLong, Hidden::Se));
-
-        let kind = |k: &FrmKey| {
-            if k.primary() {
-                IndexKind::Primary
-            } else if k.fulltext() {
-                IndexKind::Fulltext
-            } else if k.spatial() {
-                IndexKind::Spatial
-            } else if k.unique() {
-                IndexKind::Unique
-            } else {
-                IndexKind::Multiple
-            }
-        };
-        // A long UNIQUE key: InnoDB indexes its hash column.
         let hash_cols: Vec<usize> = self
             .columns
             .iter()
@@ -2137,110 +2082,190 @@ impl Frm {
             })
             .map(|(i, _)| i)
             .collect();
-        let mut hash_no = 0usize;
-        let mut key_elements = |k: &FrmKey| -> Vec<IndexElement> {
-            if k.algorithm == 5 {
-                let e = hash_cols.get(hash_no).map(|&column| IndexElement {
-                    column,
-                    prefix_len: None,
-                    hidden: false,
-                });
-                hash_no = hash_no.saturating_add(1);
-                return e.into_iter().collect();
-            }
-            k.parts
-                .iter()
-                .map(|p| IndexElement {
-                    column: p.column,
-                    prefix_len: p.prefix_len,
-                    hidden: false,
-                })
-                .collect()
-        };
+        innodb_table_def(name, schema, self.row_type, columns, &self.keys, &hash_cols)
+    }
+}
 
-        let mut indexes = Vec::with_capacity(self.keys.len().saturating_add(1));
-        let clust_key: Vec<IndexElement> = match clustered {
-            Some(k) => key_elements(k),
-            None => vec![IndexElement {
-                column: row_id.unwrap_or(0),
+/// The key InnoDB clusters by (see [`Frm::clustered_key`]) among `keys` in
+/// the server's order; `nullable` tells whether column `i` allows NULL.
+pub fn clustered_key_of(
+    keys: &[FrmKey],
+    nullable: impl Fn(usize) -> Option<bool>,
+) -> Option<&FrmKey> {
+    if let Some(k) = keys.iter().find(|k| k.primary()) {
+        return Some(k);
+    }
+    let k = keys.first()?;
+    let ok = k.unique()
+        && k.algorithm != 5
+        && k.parts
+            .iter()
+            .all(|p| p.prefix_len.is_none() && nullable(p.column) == Some(false));
+    ok.then_some(k)
+}
+
+/// The part of [`Frm::to_table_def`] that does not depend on where the
+/// definition came from (a `.frm` or a `CREATE TABLE` statement, see
+/// [`crate::ddl`]): from the user columns (table order, as
+/// [`crate::table::Column`]s) and the keys in the server's order, InnoDB's
+/// system columns and index elements. `hash_cols` are the columns holding
+/// MariaDB long UNIQUE hashes, in key order.
+pub fn innodb_table_def(
+    name: &str,
+    schema: &str,
+    row_type: FrmRowType,
+    mut columns: Vec<crate::table::Column>,
+    keys: &[FrmKey],
+    hash_cols: &[usize],
+) -> crate::table::TableDef {
+    use crate::table::{
+        ColType, Column, DefSource, Hidden, IndexDef, IndexElement, IndexKind, RowFormat, TableDef,
+    };
+    let n_user = columns.len();
+    let sys = |n: &str, t: ColType, hidden: Hidden| {
+        let mut c = Column::new(n, t);
+        c.hidden = hidden;
+        c.nullable = false;
+        c.unsigned = true;
+        c.collation_id = 63;
+        c
+    };
+    let fts = keys.iter().any(FrmKey::fulltext)
+        && !columns
+            .iter()
+            .any(|c| c.name.eq_ignore_ascii_case("FTS_DOC_ID"));
+    if fts {
+        columns.push(sys("FTS_DOC_ID", ColType::LongLong, Hidden::Sql));
+    }
+    let clustered = clustered_key_of(keys, |i| columns.get(i).map(|c| c.nullable));
+    let row_id = if clustered.is_none() {
+        columns.push(sys("DB_ROW_ID", ColType::LongLong, Hidden::Se));
+        Some(columns.len().saturating_sub(1))
+    } else {
+        None
+    };
+    let trx_id = columns.len();
+    columns.push(sys("DB_TRX_ID", ColType::LongLong, Hidden::Se));
+    let roll_ptr = columns.len();
+    columns.push(sys("DB_ROLL_PTR", ColType::LongLong, Hidden::Se));
+
+    let kind = |k: &FrmKey| {
+        if k.primary() {
+            IndexKind::Primary
+        } else if k.fulltext() {
+            IndexKind::Fulltext
+        } else if k.spatial() {
+            IndexKind::Spatial
+        } else if k.unique() {
+            IndexKind::Unique
+        } else {
+            IndexKind::Multiple
+        }
+    };
+    // A long UNIQUE key: InnoDB indexes its hash column.
+    let mut hash_no = 0usize;
+    let mut key_elements = |k: &FrmKey| -> Vec<IndexElement> {
+        if k.algorithm == 5 {
+            let e = hash_cols.get(hash_no).map(|&column| IndexElement {
+                column,
+                prefix_len: None,
+                hidden: false,
+            });
+            hash_no = hash_no.saturating_add(1);
+            return e.into_iter().collect();
+        }
+        k.parts
+            .iter()
+            .map(|p| IndexElement {
+                column: p.column,
+                prefix_len: p.prefix_len,
+                hidden: false,
+            })
+            .collect()
+    };
+
+    let mut indexes = Vec::with_capacity(keys.len().saturating_add(1));
+    let clust_key: Vec<IndexElement> = match clustered {
+        Some(k) => key_elements(k),
+        None => vec![IndexElement {
+            column: row_id.unwrap_or(0),
+            prefix_len: None,
+            hidden: true,
+        }],
+    };
+    let mut elements = clust_key.clone();
+    elements.push(IndexElement {
+        column: trx_id,
+        prefix_len: None,
+        hidden: true,
+    });
+    elements.push(IndexElement {
+        column: roll_ptr,
+        prefix_len: None,
+        hidden: true,
+    });
+    for (i, c) in columns.iter().enumerate().take(if fts {
+        n_user.saturating_add(1)
+    } else {
+        n_user
+    }) {
+        let whole = clust_key
+            .iter()
+            .any(|e| e.column == i && e.prefix_len.is_none());
+        if !whole && !c.is_virtual {
+            elements.push(IndexElement {
+                column: i,
                 prefix_len: None,
                 hidden: true,
-            }],
-        };
-        let mut elements = clust_key.clone();
-        elements.push(IndexElement {
-            column: trx_id,
-            prefix_len: None,
-            hidden: true,
-        });
-        elements.push(IndexElement {
-            column: roll_ptr,
-            prefix_len: None,
-            hidden: true,
-        });
-        for (i, c) in columns.iter().enumerate().take(if fts {
-            n_user.saturating_add(1)
-        } else {
-            n_user
-        }) {
-            let whole = clust_key
-                .iter()
-                .any(|e| e.column == i && e.prefix_len.is_none());
-            if !whole && !c.is_virtual {
-                elements.push(IndexElement {
-                    column: i,
-                    prefix_len: None,
-                    hidden: true,
-                });
+            });
+        }
+    }
+    indexes.push(IndexDef {
+        name: clustered.map_or_else(|| "GEN_CLUST_INDEX".to_string(), |k| k.name.clone()),
+        kind: clustered.map_or(IndexKind::Primary, kind),
+        id: None,
+        root: None,
+        hidden: clustered.is_none(),
+        elements,
+    });
+    for k in keys {
+        if clustered.is_some_and(|c| std::ptr::eq(c, k)) {
+            continue;
+        }
+        let mut elements = key_elements(k);
+        if !k.fulltext() {
+            for e in &clust_key {
+                let whole = elements
+                    .iter()
+                    .any(|x| x.column == e.column && x.prefix_len.is_none());
+                if !whole {
+                    elements.push(IndexElement { hidden: true, ..*e });
+                }
             }
         }
         indexes.push(IndexDef {
-            name: clustered.map_or_else(|| "GEN_CLUST_INDEX".to_string(), |k| k.name.clone()),
-            kind: clustered.map_or(IndexKind::Primary, kind),
+            name: k.name.clone(),
+            kind: kind(k),
             id: None,
             root: None,
-            hidden: clustered.is_none(),
+            hidden: false,
             elements,
         });
-        for k in &self.keys {
-            if clustered.is_some_and(|c| std::ptr::eq(c, k)) {
-                continue;
-            }
-            let mut elements = key_elements(k);
-            if !k.fulltext() {
-                for e in &clust_key {
-                    let whole = elements
-                        .iter()
-                        .any(|x| x.column == e.column && x.prefix_len.is_none());
-                    if !whole {
-                        elements.push(IndexElement { hidden: true, ..*e });
-                    }
-                }
-            }
-            indexes.push(IndexDef {
-                name: k.name.clone(),
-                kind: kind(k),
-                id: None,
-                root: None,
-                hidden: false,
-                elements,
-            });
-        }
-        TableDef {
-            name: name.to_string(),
-            schema: schema.to_string(),
-            row_format: match self.row_type {
-                FrmRowType::Dynamic => RowFormat::Dynamic,
-                FrmRowType::Compressed => RowFormat::Compressed,
-                FrmRowType::Redundant => RowFormat::Redundant,
-                FrmRowType::Compact => RowFormat::Compact,
-                other => RowFormat::Other(u32::from(other.code())),
-            },
-            columns,
-            indexes,
-            instant_cols: None,
-            source: DefSource::Frm,
-        }
+    }
+    TableDef {
+        name: name.to_string(),
+        schema: schema.to_string(),
+        row_format: match row_type {
+            FrmRowType::Dynamic => RowFormat::Dynamic,
+            FrmRowType::Compressed => RowFormat::Compressed,
+            FrmRowType::Redundant => RowFormat::Redundant,
+            FrmRowType::Compact => RowFormat::Compact,
+            other => RowFormat::Other(u32::from(other.code())),
+        },
+        columns,
+        indexes,
+        instant_cols: None,
+        source: DefSource::Frm,
     }
 }
 

@@ -87,6 +87,46 @@ pub type InflateResult = Result<usize, InflateError>;
 /// `out`, and checks its Adler-32. Returns the input bytes consumed
 /// (header, DEFLATE data and trailer); bytes after the stream are ignored.
 pub fn inflate_zlib(input: &[u8], out: &mut Vec<u8>, limit: usize) -> InflateResult {
+    zlib(input, out, limit, &mut None)
+}
+
+/// A zlib stream's extent and where its first DEFLATE block ends
+/// ([`inflate_zlib_blocks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZlibBlocks {
+    /// Input bytes consumed: header, DEFLATE data and Adler-32.
+    pub consumed: usize,
+    /// Output bytes of the first DEFLATE block (what zlib's `inflate` with
+    /// `Z_BLOCK` has produced when it stops at the first block boundary).
+    pub first_block_out: usize,
+    /// The first block is the last one (BFINAL set).
+    pub first_block_final: bool,
+}
+
+/// [`inflate_zlib`], also telling where the first DEFLATE block ended:
+/// `page0zip.cc` flushes (`Z_FULL_FLUSH`) after the index field
+/// information, and reads it back with `inflate(Z_BLOCK)`.
+pub fn inflate_zlib_blocks(
+    input: &[u8],
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> Result<ZlibBlocks, InflateError> {
+    let mut first = None;
+    let consumed = zlib(input, out, limit, &mut first)?;
+    let (first_block_out, first_block_final) = first.unwrap_or((0, false));
+    Ok(ZlibBlocks {
+        consumed,
+        first_block_out,
+        first_block_final,
+    })
+}
+
+fn zlib(
+    input: &[u8],
+    out: &mut Vec<u8>,
+    limit: usize,
+    first: &mut Option<(usize, bool)>,
+) -> InflateResult {
     let err = |kind, offset| InflateError { kind, offset };
     let (Some(&cmf), Some(&flg)) = (input.first(), input.get(1)) else {
         return Err(err(InflateErrorKind::Truncated, input.len()));
@@ -99,7 +139,7 @@ pub fn inflate_zlib(input: &[u8], out: &mut Vec<u8>, limit: usize) -> InflateRes
     }
     let start = out.len();
     let body = input.get(2..).unwrap_or(&[]);
-    let used = inflate_raw(body, out, limit).map_err(|e| InflateError {
+    let used = raw(body, out, limit, first).map_err(|e| InflateError {
         kind: e.kind,
         offset: e.offset.saturating_add(2),
     })?;
@@ -119,6 +159,17 @@ pub fn inflate_zlib(input: &[u8], out: &mut Vec<u8>, limit: usize) -> InflateRes
 /// `limit` bytes to `out`. Returns the input bytes consumed, counting the
 /// last partial byte.
 pub fn inflate_raw(input: &[u8], out: &mut Vec<u8>, limit: usize) -> InflateResult {
+    raw(input, out, limit, &mut None)
+}
+
+/// Inflates raw DEFLATE data; `first` gets the output length after the
+/// first block and whether it was the last.
+fn raw(
+    input: &[u8],
+    out: &mut Vec<u8>,
+    limit: usize,
+    first: &mut Option<(usize, bool)>,
+) -> InflateResult {
     let mut s = State {
         bits: Bits {
             input,
@@ -144,6 +195,9 @@ pub fn inflate_raw(input: &[u8], out: &mut Vec<u8>, limit: usize) -> InflateResu
                 s.codes(&lit, &dist)?;
             }
             _ => return Err(s.bits.error(InflateErrorKind::BadBlockType)),
+        }
+        if first.is_none() {
+            *first = Some((s.produced(), last == 1));
         }
         if last == 1 {
             return Ok(s.bits.pos);

@@ -80,21 +80,7 @@ where
         }
         mine
     };
-    let mut shards: Vec<(u32, F)> = std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..threads)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
-            .collect();
-        let mut all = work();
-        for h in helpers {
-            match h.join() {
-                Ok(theirs) => all.extend(theirs),
-                // A worker can only fail by a bug; pass its panic on rather
-                // than return a result with pages missing.
-                Err(e) => std::panic::resume_unwind(e),
-            }
-        }
-        all
-    });
+    let mut shards: Vec<(u32, F)> = on_threads(threads, work);
     shards.sort_unstable_by_key(|(k, _)| *k);
     let mut it = shards.into_iter().map(|(_, acc)| acc);
     let mut acc = it.next().unwrap_or_else(new);
@@ -112,6 +98,30 @@ fn fold_range<F: PageFold>(ts: &Tablespace<'_>, acc: &mut F, first: u32, end: u3
             None => break,
         }
     }
+}
+
+/// Runs `work` on `threads` threads (the caller's included; fewer if the
+/// system refuses to start one) and concatenates what each returns. Each
+/// `work` takes its next piece of work from shared state until none is left.
+pub(crate) fn on_threads<T: Send, W: Fn() -> Vec<T> + Sync>(threads: usize, work: W) -> Vec<T> {
+    if threads <= 1 {
+        return work();
+    }
+    std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, &work).ok())
+            .collect();
+        let mut all = work();
+        for h in helpers {
+            match h.join() {
+                Ok(theirs) => all.extend(theirs),
+                // A worker can only fail by a bug; pass its panic on rather
+                // than return a result with pages missing.
+                Err(e) => std::panic::resume_unwind(e),
+            }
+        }
+        all
+    })
 }
 
 #[cfg(test)]

@@ -179,7 +179,8 @@ pub enum SdiProblem {
         /// As produced.
         found: u32,
     },
-    /// The pages are ROW_FORMAT=COMPRESSED or encrypted: not readable here.
+    /// The pages are encrypted, or ROW_FORMAT=COMPRESSED and do not
+    /// decompress ([`crate::zip::decompress`]): not readable here.
     Unreadable,
 }
 
@@ -202,9 +203,9 @@ impl fmt::Display for SdiProblem {
                 f,
                 "SDI record says {stated} bytes uncompressed, {found} inflated"
             ),
-            SdiProblem::Unreadable => {
-                f.write_str("SDI pages are compressed or encrypted: not readable here")
-            }
+            SdiProblem::Unreadable => f.write_str(
+                "SDI pages are encrypted, or compressed and not decompressed: not readable here",
+            ),
         }
     }
 }
@@ -260,8 +261,10 @@ impl Sdi {
         let mut page_no = root.root;
         let mut visited = Visited::new();
         let mut leaf = None;
+        // ROW_FORMAT=COMPRESSED spaces: the page, decompressed (zip.rs).
+        let mut zip = Vec::new();
         for _ in 0..64 {
-            match sdi_page(ts, page_no) {
+            match sdi_page(ts, page_no).and_then(|rp| unzip(rp, &mut zip)) {
                 Err(p) => {
                     sdi.findings.push(at(page_no, 24, p));
                     return sdi;
@@ -308,7 +311,7 @@ impl Sdi {
                     break;
                 }
             }
-            let rp = match sdi_page(ts, page_no) {
+            let rp = match sdi_page(ts, page_no).and_then(|rp| unzip(rp, &mut zip)) {
                 Ok(rp) => rp,
                 Err(p) => {
                     sdi.findings.push(at(page_no, 24, p));
@@ -330,7 +333,6 @@ fn sdi_page<'a>(ts: &Tablespace<'a>, n: PageNo) -> Result<RecPage<'a>, SdiProble
         Err(crate::NoRecords::PastFile) => Err(SdiProblem::PastFile),
         Err(crate::NoRecords::NotIndex(t)) => Err(SdiProblem::NotSdiPage(t)),
         Err(crate::NoRecords::Unreadable(_)) => Err(SdiProblem::Unreadable),
-        Ok(rp) if rp.is_compressed() => Err(SdiProblem::Unreadable),
         Ok(rp) => {
             let t = FilHeader::new(rp.bytes()).map_or(PageType(0), |h| h.page_type());
             if t == PageType::FIL_PAGE_SDI {
@@ -340,6 +342,18 @@ fn sdi_page<'a>(ts: &Tablespace<'a>, n: PageNo) -> Result<RecPage<'a>, SdiProble
             }
         }
     }
+}
+
+/// `rp` itself, or, on a ROW_FORMAT=COMPRESSED page, the page
+/// decompressed into `buf`.
+fn unzip<'b>(rp: RecPage<'b>, buf: &'b mut Vec<u8>) -> Result<RecPage<'b>, SdiProblem> {
+    if !rp.is_compressed() {
+        return Ok(rp);
+    }
+    let logical = rp.logical_size();
+    crate::zip::decompress(rp.bytes(), logical as usize, buf)
+        .map_err(|_| SdiProblem::Unreadable)?;
+    RecPage::new(buf, logical).ok_or(SdiProblem::Unreadable)
 }
 
 fn leaf_records(rp: &RecPage<'_>, page_no: PageNo, visited: &mut Visited, sdi: &mut Sdi) {
@@ -449,6 +463,16 @@ pub fn sdi_json(
     let page = ts
         .page(rec.page)
         .ok_or(fail(rec.page, 0, SdiProblem::PastFile))?;
+    // A ROW_FORMAT=COMPRESSED page: the record is on the page decompressed.
+    let mut unzipped = Vec::new();
+    let logical = ts.format().logical_size as usize;
+    let page = if page.len() < logical {
+        crate::zip::decompress(page, logical, &mut unzipped)
+            .map_err(|_| fail(rec.page, 0, SdiProblem::Unreadable))?;
+        unzipped.as_slice()
+    } else {
+        page
+    };
     let start = usize::from(rec.data_offset);
     let local = page
         .get(start..start.saturating_add(usize::from(rec.local_len)))

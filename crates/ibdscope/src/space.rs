@@ -474,6 +474,21 @@ impl<'a> Tablespace<'a> {
         })
     }
 
+    /// The same space read over other bytes (the logical image of a
+    /// page_compressed space, [`crate::pagecomp::expand`]): this space's
+    /// detection, space id and threads, without detecting again; the page
+    /// count is `data`'s.
+    pub fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b> {
+        let size = (self.page_size() as usize).max(1);
+        Tablespace {
+            data,
+            detection: self.detection.clone(),
+            n_pages: u32::try_from(data.len().checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX),
+            space_id: self.space_id,
+            threads: self.threads,
+        }
+    }
+
     /// Threads whole-file passes may use (at least 1).
     pub fn threads(&self) -> usize {
         self.threads

@@ -483,6 +483,10 @@ impl Column {
         if let Some(s) = self.sys() {
             return Ok(Some(u32::from(s.stored_len())));
         }
+        if let Some(n) = crate::value::hires_len(self.col_type, self.fsp) {
+            // MariaDB's hires TIME/DATETIME/TIMESTAMP (old type, a fraction)
+            return Ok(Some(n));
+        }
         let n = match self.col_type {
             Tiny | Year => 1,
             Short => 2,

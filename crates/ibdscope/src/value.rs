@@ -183,6 +183,9 @@ pub fn render(col: &Column, b: &[u8], out: &mut String) -> Rendered {
         Timestamp2 => timestamp2(col.fsp, b, out),
         DateTime2 => datetime2(col.fsp, b, out),
         Time2 => time2(col.fsp, b, out),
+        Timestamp if col.fsp > 0 => hires_timestamp(col.fsp, b, out),
+        DateTime if col.fsp > 0 => hires_datetime(col.fsp, b, out),
+        Time if col.fsp > 0 => hires_time(col.fsp, b, out),
         Timestamp => old_timestamp(b, out),
         DateTime => old_datetime(b, out),
         Time => old_time(b, out),
@@ -552,6 +555,104 @@ fn time2(fsp: u32, b: &[u8], out: &mut String) -> Result<Rendered, RawReason> {
         }
     };
     write_time_packed(out, packed, fsp)?;
+    Ok(Rendered::Text)
+}
+
+/// MariaDB 5.3's "hires" TIME, DATETIME, TIMESTAMP: the old type codes
+/// with a fraction, what MariaDB makes when `mysql56_temporal_format` is
+/// OFF (sql/field.cc `Field_time_hires`, `Field_datetime_hires`,
+/// `Field_timestamp_hires`; `sec_part_shift`, `pack_time`). Stored as the
+/// server writes them (InnoDB `DATA_FIXBINARY`), big-endian:
+/// - TIME: `pack_time / 10^(6-fsp) + zero`, zero = 3020400·10^6 / 10^(6-fsp)
+///   (838:59:59 + 1 s), in `TIME_HIRES_BYTES[fsp]` bytes;
+/// - DATETIME: `((((((y·13+m)·32+d)·24+h)·60+mi)·60+s)·10^6+µs) /
+///   10^(6-fsp)` in `DATETIME_HIRES_BYTES[fsp]` bytes;
+/// - TIMESTAMP: 4 bytes of seconds, then µs / 10^(6-fsp) in (fsp+1)/2
+///   bytes.
+const TIME_HIRES_BYTES: [u32; 7] = [3, 4, 4, 5, 5, 5, 6];
+const DATETIME_HIRES_BYTES: [u32; 7] = [8, 6, 6, 7, 7, 7, 8];
+
+/// The stored length of a MariaDB hires column (`None`: not one).
+pub(crate) fn hires_len(t: ColType, fsp: u32) -> Option<u32> {
+    let i = usize::try_from(fsp)
+        .ok()
+        .filter(|&f| (1..=6).contains(&f))?;
+    match t {
+        ColType::Time => TIME_HIRES_BYTES.get(i).copied(),
+        ColType::DateTime => DATETIME_HIRES_BYTES.get(i).copied(),
+        ColType::Timestamp => Some(4u32.saturating_add(fsp.saturating_add(1) / 2)),
+        _ => None,
+    }
+}
+
+/// 10^(6-fsp): the unit of a shifted fraction.
+fn sec_part_unit(fsp: u32) -> u64 {
+    10u64.pow(6u32.saturating_sub(fsp.min(6)))
+}
+
+fn hires_time(fsp: u32, b: &[u8], out: &mut String) -> Result<Rendered, RawReason> {
+    len_check(
+        b,
+        hires_len(ColType::Time, fsp).ok_or(RawReason::OutOfRange)?,
+    )?;
+    let unit = sec_part_unit(fsp);
+    let zero = 3_020_400_000_000u64.checked_div(unit).unwrap_or(0);
+    let v = be_uint(b).ok_or(RawReason::OutOfRange)?;
+    let (neg, d) = if v < zero {
+        (true, zero.saturating_sub(v))
+    } else {
+        (false, v.saturating_sub(zero))
+    };
+    let t = d.checked_mul(unit).ok_or(RawReason::OutOfRange)?;
+    let (secs, usec) = (t / 1_000_000, t % 1_000_000);
+    let (h, m, s) = (secs / 3600, (secs / 60) % 60, secs % 60);
+    if neg {
+        out.push('-');
+    }
+    let _ = write!(out, "{h:02}:{m:02}:{s:02}");
+    write_frac(out, usec, fsp);
+    Ok(Rendered::Text)
+}
+
+fn hires_datetime(fsp: u32, b: &[u8], out: &mut String) -> Result<Rendered, RawReason> {
+    len_check(
+        b,
+        hires_len(ColType::DateTime, fsp).ok_or(RawReason::OutOfRange)?,
+    )?;
+    let v = be_uint(b).ok_or(RawReason::OutOfRange)?;
+    let t = v
+        .checked_mul(sec_part_unit(fsp))
+        .ok_or(RawReason::OutOfRange)?;
+    let (mut x, usec) = (t / 1_000_000, t % 1_000_000);
+    let mut take = |n: u64| {
+        let r = x.checked_rem(n).unwrap_or(0);
+        x = x.checked_div(n).unwrap_or(0);
+        r
+    };
+    let (s, mi, h, d, m) = (take(60), take(60), take(24), take(32), take(13));
+    let y = x;
+    if !ymd_ok(y, m, d) {
+        return Err(RawReason::OutOfRange);
+    }
+    let _ = write!(out, "{y:04}-{m:02}-{d:02} {h:02}:{mi:02}:{s:02}");
+    write_frac(out, usec, fsp);
+    Ok(Rendered::Text)
+}
+
+fn hires_timestamp(fsp: u32, b: &[u8], out: &mut String) -> Result<Rendered, RawReason> {
+    len_check(
+        b,
+        hires_len(ColType::Timestamp, fsp).ok_or(RawReason::OutOfRange)?,
+    )?;
+    let (int_b, frac_b) = b.split_at(4);
+    let secs = be_uint(int_b).ok_or(RawReason::OutOfRange)?;
+    let frac = be_uint(frac_b).ok_or(RawReason::OutOfRange)?;
+    let usec = frac.saturating_mul(sec_part_unit(fsp));
+    if usec > 999_999 {
+        return Err(RawReason::OutOfRange);
+    }
+    write_epoch(out, secs);
+    write_frac(out, usec, fsp);
     Ok(Rendered::Text)
 }
 

@@ -100,22 +100,31 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let mut rows = Vec::with_capacity(spaces.len());
     let mut text_findings: Vec<u8> = Vec::new();
     // The widest index list decides the owner classes' numbering.
+    // page_compressed files: maps, trees and fill from the logical image
+    // (input::expand), LSNs from the physical pages.
+    let images: Vec<_> = spaces.iter().map(|(p, ts)| input::expand(p, ts)).collect();
     let mut maps = Vec::new();
-    for (path, ts) in &spaces {
-        let map = SpaceMap::build(ts);
+    for ((path, ts), image) in spaces.iter().zip(&images) {
+        if image.as_ref().is_some_and(input::damaged) {
+            worst = worst.max(Outcome::Findings);
+        }
+        let logical = image
+            .as_ref()
+            .map_or_else(|| ts.clone(), |e| e.tablespace(ts));
+        let map = SpaceMap::build(&logical);
         let slots = index_slots(&map);
-        maps.push((path, ts, map, slots));
+        maps.push((path, ts, logical, map, slots));
     }
-    let n_slots = maps.iter().map(|m| m.3.len()).max().unwrap_or(0);
-    for (path, ts, map, slots) in maps {
-        let trees = Btrees::build(ts, &map);
+    let n_slots = maps.iter().map(|m| m.4.len()).max().unwrap_or(0);
+    for (path, ts, logical, map, slots) in maps {
+        let trees = Btrees::build(&logical, &map);
         let (grid, counts, lsn, damaged) = match opts.metric {
             Metric::Extents => {
-                let (g, c, _) = owner_grid(ts, &map, &slots, n_slots, columns, per_cell);
+                let (g, c, _) = owner_grid(&logical, &map, &slots, n_slots, columns, per_cell);
                 (g, c, None, 0)
             }
             Metric::Fill => {
-                let (g, _) = fill_grid(ts, &map, &slots, columns, per_cell);
+                let (g, _) = fill_grid(&logical, &map, &slots, columns, per_cell);
                 (g, Vec::new(), None, 0)
             }
             Metric::Lsn => {

@@ -40,19 +40,33 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Pages { from, to } => pages::run(opts, ts, from, to, out),
                 Cmd::Types => types::run(opts, path, ts, out),
                 Cmd::Check => check::one(opts, path, ts, out),
-                Cmd::Extents => space::extents(opts, path, ts, out),
-                Cmd::Segments => space::segments(opts, path, ts, out),
-                Cmd::Lists => space::lists(opts, path, ts, out),
-                Cmd::Indexes => space::indexes(opts, path, ts, out),
-                Cmd::Sdi => sdi::run(opts, path, ts, out),
                 Cmd::Page { page } => page::run(opts, path, ts, page, out),
-                Cmd::Records(sel) => records::run(opts, path, ts, sel, out),
-                Cmd::Schema(ref d) => schema::run(opts, path, ts, d, out),
-                Cmd::Rows(ref r) => rows::run(opts, path, ts, r, out),
                 Cmd::Lsn => lsn::run(opts, path, ts, out),
-                Cmd::Fill => fill::run(opts, path, ts, out),
                 Cmd::Compare => compare::run(opts, out),
                 Cmd::Audit | Cmd::Diff => Ok(Outcome::Unreadable),
+                // The structure commands read a page_compressed space's
+                // logical image (input::with_logical); the ones above the
+                // physical pages.
+                Cmd::Extents
+                | Cmd::Segments
+                | Cmd::Lists
+                | Cmd::Indexes
+                | Cmd::Sdi
+                | Cmd::Records(_)
+                | Cmd::Schema(_)
+                | Cmd::Rows(_)
+                | Cmd::Fill => input::with_logical(path, ts, |ts| match opts.cmd {
+                    Cmd::Extents => space::extents(opts, path, ts, out),
+                    Cmd::Segments => space::segments(opts, path, ts, out),
+                    Cmd::Lists => space::lists(opts, path, ts, out),
+                    Cmd::Indexes => space::indexes(opts, path, ts, out),
+                    Cmd::Sdi => sdi::run(opts, path, ts, out),
+                    Cmd::Records(sel) => records::run(opts, path, ts, sel, out),
+                    Cmd::Schema(ref d) => schema::run(opts, path, ts, d, out),
+                    Cmd::Rows(ref r) => rows::run(opts, path, ts, r, out),
+                    Cmd::Fill => fill::run(opts, path, ts, out),
+                    _ => Ok(Outcome::Unreadable),
+                }),
             })
         }
     }

@@ -4,7 +4,8 @@
 //!
 //! Streaming: one leaf page at a time, one row at a time, into buffers
 //! reused for the whole run (the split fields, the off-page bytes, the
-//! rendered cell, the column slots); nothing is kept per row. The library
+//! rendered cell, the column slots, a ROW_FORMAT=COMPRESSED page
+//! decompressed by `ibdscope::zip`); nothing is kept per row. The library
 //! splits and renders (`ibdscope::row`, `ibdscope::value`); this module
 //! only picks columns and prints.
 //!
@@ -29,6 +30,7 @@ use ibdscope::{
     BtreeProblem, Btrees, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage, SpaceMap,
     Tablespace, Visited, FIL_NULL,
 };
+use std::collections::HashSet;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -42,6 +44,13 @@ enum Origin {
     Live,
     DeleteMarked,
     FreeList,
+    /// A leaf page of the index that the leaf chain does not reach and
+    /// the extent descriptors mark free: the index let go of it (merge,
+    /// emptied page), its records are what was on it then.
+    FreedPage,
+    /// Such a page that is still allocated: unlinked by damage, or a
+    /// page of an operation the file does not finish.
+    UnlinkedPage,
 }
 
 impl Origin {
@@ -50,6 +59,8 @@ impl Origin {
             Origin::Live => "live",
             Origin::DeleteMarked => "delete-marked",
             Origin::FreeList => "free-list",
+            Origin::FreedPage => "freed-page",
+            Origin::UnlinkedPage => "unlinked-page",
         }
     }
 }
@@ -73,6 +84,12 @@ struct Counts {
     live: u64,
     delete_marked: u64,
     free_list: u64,
+    /// Rows from leaf pages of the index off the leaf chain.
+    off_chain: u64,
+    /// Stale records (free lists, off-chain pages) equal to a live row.
+    live_copies: u64,
+    /// Those pages.
+    off_chain_pages: u64,
     partial: u64,
     pages: u64,
     raw_values: u64,
@@ -105,6 +122,64 @@ struct Printer<'w> {
     notes: Vec<String>,
     /// `INSERT INTO `t` (`a`, `b`) VALUES (`.
     insert_prefix: String,
+    /// The decompressed ROW_FORMAT=COMPRESSED page (reused).
+    zip: Vec<u8>,
+    /// Set while reading a leaf page off the leaf chain: every record's
+    /// origin.
+    off_chain: Option<Origin>,
+    /// The row being printed is a copy of a live row.
+    twin: bool,
+    /// What a walk over the leaves does (`--deleted` makes two collecting
+    /// walks before the printing one).
+    mode: Mode,
+    /// Key hashes of the records on free lists and off-chain pages.
+    stale_keys: HashSet<u64>,
+    /// Whole-record hashes of live rows whose key is among `stale_keys`:
+    /// a stale record with one of these is a copy of a live row (left by a
+    /// page split, a merge or an update in place), not a deleted row.
+    live_twins: HashSet<u64>,
+}
+
+/// What one walk over the leaves does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Collect `stale_keys`.
+    StaleKeys,
+    /// Collect `live_twins`.
+    LiveTwins,
+    /// Print.
+    Print,
+}
+
+/// Hashes of a split record: its key (the first `n_key` fields) and the
+/// whole record, over the stored bytes of every field (an off-page field
+/// by its local part and its reference, which a moved copy keeps).
+fn record_hashes(page: &[u8], fields: &[Field], n_key: usize) -> (u64, u64) {
+    use ibdscope::row::FieldValue;
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut key = 0;
+    for (i, f) in fields.iter().enumerate() {
+        if i == n_key {
+            key = h.finish();
+        }
+        match f.value {
+            FieldValue::Null => 0u8.hash(&mut h),
+            FieldValue::Default => 1u8.hash(&mut h),
+            FieldValue::Dropped => 2u8.hash(&mut h),
+            FieldValue::Inline { .. } => {
+                3u8.hash(&mut h);
+                f.local(page).hash(&mut h);
+            }
+            FieldValue::External { blob, .. } => {
+                4u8.hash(&mut h);
+                f.local(page).hash(&mut h);
+                (blob.space_id, blob.page.0, blob.offset, blob.len).hash(&mut h);
+            }
+        }
+    }
+    let all = h.finish();
+    (if fields.len() <= n_key { all } else { key }, all)
 }
 
 /// Runs `rows`.
@@ -115,13 +190,16 @@ pub fn run(
     r: &RowsOpts,
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
-    let def = match load(path, ts, &r.def) {
+    let mut def = match load(path, ts, &r.def) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
+    // MariaDB instant ALTER: the clustered index's records are in the
+    // shape the metadata record describes, not the definition's.
+    let instant = ibdscope::instant::apply(ts, &mut def.table);
     let t = &def.table;
     let ix = match &r.index {
         Some(n) => t.index_by_name_or_id(n),
@@ -149,8 +227,7 @@ pub fn run(
         let why = if f.encryption {
             ": the file is encrypted, its index pages cannot be read without the keyring"
         } else if f.page_compressed {
-            ": the file is PAGE_COMPRESSED (MariaDB page compression), its pages are not \
-             decoded (not implemented)"
+            ": the file is PAGE_COMPRESSED and its INODE page could not be decompressed"
         } else {
             ""
         };
@@ -171,9 +248,7 @@ pub fn run(
                     "encrypted: the rows cannot be read without the keyring".to_string()
                 }
                 NoRecords::Unreadable(_) => {
-                    "encrypted or page-compressed (PAGE_COMPRESSED pages are not decoded: \
-                     not implemented)"
-                        .to_string()
+                    "encrypted, or page-compressed and not decompressed (see above)".to_string()
                 }
             };
             eprintln!(
@@ -184,7 +259,20 @@ pub fn run(
             return Ok(Outcome::Unreadable);
         }
     };
-    let layout = match t.layout(ix, root_rp.format() == RecFormat::Compact) {
+    let instant_layout = match &instant {
+        Ok(Some((_, l))) if t.clustered() == Some(ix) => Some(Ok(l.clone())),
+        Err(e) if t.clustered() == Some(ix) => {
+            eprintln!(
+                "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
+                path.display()
+            );
+            return Ok(Outcome::Unreadable);
+        }
+        _ => None,
+    };
+    let layout = match instant_layout
+        .unwrap_or_else(|| t.layout(ix, root_rp.format() == RecFormat::Compact))
+    {
         Ok(l) => l,
         Err(e) => {
             eprintln!(
@@ -213,6 +301,12 @@ pub fn run(
         findings: Vec::new(),
         notes: Vec::new(),
         insert_prefix: String::new(),
+        zip: Vec::new(),
+        off_chain: None,
+        twin: false,
+        mode: Mode::Print,
+        stale_keys: HashSet::new(),
+        live_twins: HashSet::new(),
     };
     p.header(path, &def, ix)?;
 
@@ -242,35 +336,62 @@ pub fn run(
         None => leaf_chain(ts, root, root_rp.header().index_id(), &layout, &mut p)?,
     };
 
+    // The pages to read: the leaf chain, then with --deleted / --with-deleted
+    // the index's leaf pages the chain does not reach (freed by merges or
+    // emptied; or unlinked), which keep the records they last held (one
+    // header read per page).
+    let mut pages: Vec<(PageNo, Option<Origin>)> = chain.iter().map(|&n| (n, None)).collect();
+    if meta && r.where_page.is_none() {
+        let mut on_chain = vec![false; ts.n_pages() as usize];
+        for &n in &chain {
+            if let Some(b) = on_chain.get_mut(n.0 as usize) {
+                *b = true;
+            }
+        }
+        let index_id = root_rp.header().index_id();
+        for (k, &c) in on_chain.iter().enumerate() {
+            let n = PageNo(k as u32);
+            if c {
+                continue;
+            }
+            let Ok(rp) = RecPage::of(ts, n) else { continue };
+            if rp.header().index_id() != index_id || !rp.is_leaf() {
+                continue;
+            }
+            pages.push((
+                n,
+                Some(if ts.is_free(n) == Some(true) {
+                    Origin::FreedPage
+                } else {
+                    Origin::UnlinkedPage
+                }),
+            ));
+        }
+    }
     let progress = std::io::stderr().is_terminal()
         && u64::try_from(ts.data().len()).unwrap_or(0) > PROGRESS_MIN_BYTES;
-    let (start, mut last) = (Instant::now(), Instant::now());
-    for (i, &n) in chain.iter().enumerate() {
-        if progress && last.elapsed() > Duration::from_millis(500) {
-            last = Instant::now();
-            eprint!(
-                "\rrows: leaf page {} of {}, {} rows, {:.0} s ",
-                i + 1,
-                chain.len(),
-                p.counts.rows,
-                start.elapsed().as_secs_f64()
-            );
+    if meta {
+        // Two collecting walks first: the keys of the stale records (free
+        // lists, off-chain pages), then the live rows with those keys; a
+        // stale record equal to a live row is then marked a copy.
+        let saved = (
+            std::mem::take(&mut p.counts),
+            std::mem::take(&mut p.findings),
+            std::mem::take(&mut p.notes),
+        );
+        for mode in [Mode::StaleKeys, Mode::LiveTwins] {
+            p.mode = mode;
+            p.walk(ts, t, &layout, &pages, r, &mut visited, false)?;
         }
-        match RecPage::of(ts, n) {
-            Ok(rp) => p.page(ts, t, &layout, &rp, n, r, &mut visited)?,
-            Err(NoRecords::Unreadable(_)) => {
-                p.counts.unreadable_pages += 1;
-            }
-            Err(_) => p.findings.push(format!("leaf page {n}: not an index page")),
-        }
+        p.mode = Mode::Print;
+        (p.counts, p.findings, p.notes) = saved;
     }
-    if progress {
-        eprint!("\r{:60}\r", "");
-    }
+    p.walk(ts, t, &layout, &pages, r, &mut visited, progress)?;
+    p.counts.off_chain_pages = pages.iter().filter(|x| x.1.is_some()).count() as u64;
     if p.counts.compressed_pages > 0 {
         p.findings.push(format!(
-            "{} ROW_FORMAT=COMPRESSED leaf pages: their records are not decoded (not \
-             implemented); their rows are missing from the output",
+            "{} ROW_FORMAT=COMPRESSED leaf pages could not be decompressed: their rows are \
+             missing from the output",
             p.counts.compressed_pages
         ));
     }
@@ -283,6 +404,21 @@ pub fn run(
             } else {
                 "encrypted or page-compressed (not decoded: not implemented)"
             }
+        ));
+    }
+    if p.counts.live_copies > 0 {
+        p.notes.push(format!(
+            "{} of the rows from free lists and off-chain pages are copies of live rows (same \
+             key and bytes: left by page splits, merges or updates), not deleted rows",
+            p.counts.live_copies
+        ));
+    }
+    if p.counts.off_chain_pages > 0 {
+        p.notes.push(format!(
+            "{} rows from {} leaf pages of the index that the leaf chain does not reach \
+             (freed-page: the extent descriptors mark the page free; unlinked-page: still \
+             allocated)",
+            p.counts.off_chain, p.counts.off_chain_pages
         ));
     }
     if p.counts.metadata_records > 0 {
@@ -305,9 +441,12 @@ pub fn run(
 /// fields in index order.
 fn columns(t: &ibdscope::table::TableDef, layout: &RecordLayout, hidden: bool) -> Vec<usize> {
     let stored = |c: usize| layout.fields.iter().any(|f| f.column == c);
+    // With `hidden`: the system columns, and the fields of columns MariaDB
+    // dropped instantly (`!dropped_N`, still in old records).
     let shown = |c: &Column| {
         c.version_dropped.is_none()
-            && (c.hidden == Hidden::Visible || (hidden && c.sys().is_some()))
+            && (c.hidden == Hidden::Visible
+                || (hidden && (c.sys().is_some() || c.hidden == Hidden::Se)))
     };
     if layout.clustered {
         let mut v: Vec<usize> = (0..t.columns.len())
@@ -428,6 +567,49 @@ fn leaf_chain(
 }
 
 impl Printer<'_> {
+    /// Reads `pages` in order (each with the origin of all its records when
+    /// it is off the leaf chain), with a progress line when asked.
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        &mut self,
+        ts: &Tablespace<'_>,
+        t: &ibdscope::table::TableDef,
+        layout: &RecordLayout,
+        pages: &[(PageNo, Option<Origin>)],
+        r: &RowsOpts,
+        visited: &mut Visited,
+        progress: bool,
+    ) -> io::Result<()> {
+        let (start, mut last) = (Instant::now(), Instant::now());
+        for (i, &(n, off_chain)) in pages.iter().enumerate() {
+            if progress && last.elapsed() > Duration::from_millis(500) {
+                last = Instant::now();
+                eprint!(
+                    "\rrows: leaf page {} of {}, {} rows, {:.0} s ",
+                    i + 1,
+                    pages.len(),
+                    self.counts.rows,
+                    start.elapsed().as_secs_f64()
+                );
+            }
+            self.off_chain = off_chain;
+            match RecPage::of(ts, n) {
+                Ok(rp) => self.page(ts, t, layout, &rp, n, r, visited)?,
+                Err(NoRecords::Unreadable(_)) => {
+                    self.counts.unreadable_pages += 1;
+                }
+                Err(_) => self
+                    .findings
+                    .push(format!("leaf page {n}: not an index page")),
+            }
+        }
+        self.off_chain = None;
+        if progress {
+            eprint!("\r{:60}\r", "");
+        }
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn page(
         &mut self,
@@ -441,9 +623,40 @@ impl Printer<'_> {
     ) -> io::Result<()> {
         self.counts.pages += 1;
         if rp.is_compressed() {
-            self.counts.compressed_pages += 1;
-            return Ok(());
+            // ROW_FORMAT=COMPRESSED: rebuild the page as the server does
+            // (page0zip.cc), then read it like any other.
+            let mut zip = std::mem::take(&mut self.zip);
+            let logical = rp.logical_size();
+            let res = match ibdscope::zip::decompress(rp.bytes(), logical as usize, &mut zip) {
+                Ok(_) => match RecPage::new(&zip, logical) {
+                    Some(z) => self.records(ts, t, layout, &z, n, r, visited),
+                    None => Ok(()),
+                },
+                Err(e) => {
+                    self.counts.compressed_pages += 1;
+                    self.findings
+                        .push(format!("page {n}: ROW_FORMAT=COMPRESSED page: {e}"));
+                    Ok(())
+                }
+            };
+            self.zip = zip;
+            return res;
         }
+        self.records(ts, t, layout, rp, n, r, visited)
+    }
+
+    /// The rows of one readable (uncompressed or decompressed) leaf page.
+    #[allow(clippy::too_many_arguments)]
+    fn records(
+        &mut self,
+        ts: &Tablespace<'_>,
+        t: &ibdscope::table::TableDef,
+        layout: &RecordLayout,
+        rp: &RecPage<'_>,
+        n: PageNo,
+        r: &RowsOpts,
+        visited: &mut Visited,
+    ) -> io::Result<()> {
         for chain in [Chain::User, Chain::Free] {
             if chain == Chain::Free && !self.meta {
                 continue;
@@ -467,20 +680,22 @@ impl Printer<'_> {
                 if !rec.is_user() {
                     continue;
                 }
-                let origin = match (chain, rec.header.is_deleted()) {
-                    (Chain::Free, _) => Origin::FreeList,
-                    (Chain::User, true) => Origin::DeleteMarked,
-                    (Chain::User, false) => Origin::Live,
+                let origin = match (self.off_chain, chain, rec.header.is_deleted()) {
+                    (Some(o), _, _) => o,
+                    (None, Chain::Free, _) => Origin::FreeList,
+                    (None, Chain::User, true) => Origin::DeleteMarked,
+                    (None, Chain::User, false) => Origin::Live,
                 };
                 if chain == Chain::User && rec.header.is_min_rec() {
                     // MariaDB's instant ALTER metadata record.
                     self.counts.metadata_records += 1;
                     continue;
                 }
-                let keep = match origin {
-                    Origin::Live => !r.deleted,
-                    _ => r.deleted || r.with_deleted,
-                };
+                let keep = self.mode != Mode::Print
+                    || match origin {
+                        Origin::Live => !r.deleted,
+                        _ => r.deleted || r.with_deleted,
+                    };
                 if !keep {
                     continue;
                 }
@@ -502,10 +717,45 @@ impl Printer<'_> {
         origin: Origin,
     ) -> io::Result<()> {
         self.problems.clear();
+        self.twin = false;
         let mut erased = false;
-        match split(rp, rec, layout, &mut self.fields) {
+        let stale = matches!(
+            origin,
+            Origin::FreeList | Origin::FreedPage | Origin::UnlinkedPage
+        );
+        let split_res = split(rp, rec, layout, &mut self.fields);
+        if self.mode != Mode::Print || (stale && !self.live_twins.is_empty()) {
+            let (key, all) = match &split_res {
+                Ok(_) => record_hashes(rp.bytes(), &self.fields, layout.n_unique),
+                Err(_) => return Ok(()),
+            };
+            match self.mode {
+                Mode::StaleKeys => {
+                    if stale {
+                        self.stale_keys.insert(key);
+                    }
+                    return Ok(());
+                }
+                Mode::LiveTwins => {
+                    if origin == Origin::Live && self.stale_keys.contains(&key) {
+                        self.live_twins.insert(all);
+                    }
+                    return Ok(());
+                }
+                Mode::Print => {
+                    if self.live_twins.contains(&all) {
+                        self.counts.live_copies += 1;
+                        self.twin = true;
+                    }
+                }
+            }
+        }
+        match split_res {
             Ok(info) => {
-                if origin == Origin::FreeList && data_is_zero(rp.bytes(), &info) {
+                if origin != Origin::Live
+                    && origin != Origin::DeleteMarked
+                    && data_is_zero(rp.bytes(), &info)
+                {
                     erased = true;
                     self.problems.push(
                         "erased: every data byte of the record is zero (MariaDB 10.6+ \
@@ -519,9 +769,22 @@ impl Printer<'_> {
         for s in self.slot.iter_mut() {
             *s = None;
         }
+        // A column stored twice (a key on its prefix, then the whole column
+        // among the others: dict_index_build_internal_clust) shows the
+        // whole one.
+        let is_prefix = |f: &Field| {
+            layout
+                .fields
+                .get(usize::from(f.layout_idx))
+                .is_some_and(|l| l.prefix_len.is_some())
+        };
         for (i, f) in self.fields.iter().enumerate() {
             if let Some(s) = self.slot.get_mut(f.column) {
-                if s.is_none() {
+                let replace = match *s {
+                    None => true,
+                    Some(j) => self.fields.get(j).is_some_and(is_prefix) && !is_prefix(f),
+                };
+                if replace {
                     *s = Some(i);
                 }
             }
@@ -531,6 +794,7 @@ impl Printer<'_> {
             Origin::Live => self.counts.live += 1,
             Origin::DeleteMarked => self.counts.delete_marked += 1,
             Origin::FreeList => self.counts.free_list += 1,
+            Origin::FreedPage | Origin::UnlinkedPage => self.counts.off_chain += 1,
         }
         self.begin_row(n, rec.origin, origin)?;
         let page = rp.bytes();
@@ -810,8 +1074,18 @@ impl Printer<'_> {
         Ok(())
     }
 
+    /// After the origin of a stale record equal to a live row.
+    fn twin_words(&self) -> &'static str {
+        if self.twin {
+            " (copy of a live row)"
+        } else {
+            ""
+        }
+    }
+
     fn end_row(&mut self, n: PageNo, offset: u16, origin: Origin) -> io::Result<()> {
         let complete = self.problems.is_empty();
+        let twin = self.twin_words();
         match self.format {
             Format::Tsv | Format::Text | Format::Csv => {
                 let sep = if self.format == Format::Csv {
@@ -826,7 +1100,7 @@ impl Printer<'_> {
                     } else {
                         write!(w, "{n}{sep}{offset}{sep}")?;
                     }
-                    write!(w, "{}{sep}", origin.word())?;
+                    write!(w, "{}{twin}{sep}", origin.word())?;
                     if complete {
                         write!(w, "complete{sep}")?;
                     } else {
@@ -846,6 +1120,9 @@ impl Printer<'_> {
             }
             Format::Json | Format::Jsonl => {
                 self.j.end_obj()?;
+                if self.twin {
+                    self.j.kv_bool("live_copy", true)?;
+                }
                 if self.meta || !complete {
                     self.j.kv_bool("complete", complete)?;
                     self.j.key("problems")?.arr()?;
@@ -866,8 +1143,9 @@ impl Printer<'_> {
                 if self.meta {
                     writeln!(
                         w,
-                        "-- page {n} offset {offset}: {}{}",
+                        "-- page {n} offset {offset}: {}{}{}",
                         origin.word(),
+                        twin,
                         if complete { "" } else { ", partial" }
                     )?;
                 }
@@ -906,6 +1184,8 @@ impl Printer<'_> {
                     .kv_num("live", c.live)?
                     .kv_num("delete_marked", c.delete_marked)?
                     .kv_num("free_list", c.free_list)?
+                    .kv_num("off_chain", c.off_chain)?
+                    .kv_num("live_copies", c.live_copies)?
                     .kv_num("partial", c.partial)?
                     .kv_num("leaf_pages", c.pages)?
                     .kv_num("raw_values", c.raw_values)?

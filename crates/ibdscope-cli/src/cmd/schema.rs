@@ -1,6 +1,7 @@
 //! `schema`: the table definition as `CREATE TABLE`, with where it came
 //! from; and the definition lookup `rows` shares (the SDI in the file, a
-//! `.frm` given with `--frm`, or `<name>.frm` beside the file).
+//! `.frm` given with `--frm`, a `CREATE TABLE` statement given with
+//! `--ddl`, or `<name>.frm` beside the file).
 
 use crate::json::Json;
 use crate::opts::{DefOpts, Format, Opts};
@@ -19,6 +20,8 @@ pub struct Def {
     pub frm_path: Option<PathBuf>,
     /// The `.frm` was found beside the file (not named by `--frm`).
     pub frm_beside: bool,
+    /// The `--ddl` file read, with the statement's table name and line.
+    pub ddl: Option<(PathBuf, String, u32)>,
     /// The row format: the definition's, else the space's.
     pub row_format: RowFormat,
     /// The row format came from the space (flags and page format), not the
@@ -29,6 +32,12 @@ pub struct Def {
 impl Def {
     /// Where the definition came from, in words.
     pub fn source_words(&self) -> String {
+        if let Some((p, name, line)) = &self.ddl {
+            return format!(
+                "{} (--ddl: CREATE TABLE `{name}` at line {line})",
+                p.display()
+            );
+        }
         match (&self.frm_path, self.table.source) {
             (Some(p), _) if self.frm_beside => {
                 format!(
@@ -57,9 +66,15 @@ impl Def {
 /// for stderr (exit 2).
 pub fn load(path: &Path, ts: &Tablespace<'_>, d: &DefOpts) -> Result<Def, String> {
     let encrypted = ts.format().encryption;
-    let (mut table, frm_path, frm_beside) = match &d.frm {
-        Some(f) => (read_frm(f, path)?, Some(f.clone()), false),
-        None => match TableDef::from_tablespace(ts) {
+    let mut ddl = None;
+    let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
+        (Some(f), _) => (read_frm(f, path)?, Some(f.clone()), false),
+        (None, Some(f)) => {
+            let (t, name, line) = read_ddl(f, path)?;
+            ddl = Some((f.clone(), name, line));
+            (t, None, false)
+        }
+        (None, None) => match TableDef::from_tablespace(ts) {
             Ok(t) => (t, None, false),
             Err(FromSpaceError::NoSdi) => {
                 let beside = path.with_extension("frm");
@@ -68,7 +83,8 @@ pub fn load(path: &Path, ts: &Tablespace<'_>, d: &DefOpts) -> Result<Def, String
                 } else if encrypted {
                     return Err(format!(
                         "{}: the file is encrypted: its SDI (table definition) cannot be \
-                         read without the keyring, and no .frm was given (--frm) or found at {}",
+                         read without the keyring, and no .frm was given (--frm) or found at \
+                         {} (or give the CREATE TABLE statement: --ddl)",
                         path.display(),
                         beside.display()
                     ));
@@ -76,7 +92,8 @@ pub fn load(path: &Path, ts: &Tablespace<'_>, d: &DefOpts) -> Result<Def, String
                     return Err(format!(
                         "{}: no table definition: the file holds no readable SDI (MySQL \
                          before 8.0, MariaDB, or ROW_FORMAT=COMPRESSED SDI pages), no .frm \
-                         was given (--frm) and there is none at {}",
+                         was given (--frm) and there is none at {}; give the .frm (--frm) or \
+                         the CREATE TABLE statement (--ddl)",
                         path.display(),
                         beside.display()
                     ));
@@ -92,7 +109,7 @@ pub fn load(path: &Path, ts: &Tablespace<'_>, d: &DefOpts) -> Result<Def, String
             Err(e) if ts.format().is_zip() => {
                 return Err(format!(
                     "{}: no table definition: the file is ROW_FORMAT=COMPRESSED and its SDI \
-                     pages are compressed, which are not decoded (not implemented) ({e})",
+                     pages could not be decompressed ({e})",
                     path.display()
                 ))
             }
@@ -121,6 +138,7 @@ pub fn load(path: &Path, ts: &Tablespace<'_>, d: &DefOpts) -> Result<Def, String
         table,
         frm_path,
         frm_beside,
+        ddl,
         row_format,
         row_format_from_space: from_space,
     })
@@ -135,16 +153,43 @@ fn read_frm(frm: &Path, ibd: &Path) -> Result<TableDef, String> {
         .or_else(|| frm.file_stem())
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let schema = ibd
-        .canonicalize()
+    let schema = schema_of(ibd);
+    Ok(f.to_table_def(&name, &schema))
+}
+
+/// The schema a `.ibd` belongs to: the name of its directory (the
+/// server's database directory), or empty.
+fn schema_of(ibd: &Path) -> String {
+    ibd.canonicalize()
         .ok()
         .and_then(|p| {
             p.parent()
                 .and_then(|d| d.file_name())
                 .map(|s| s.to_string_lossy().into_owned())
         })
-        .unwrap_or_default();
-    Ok(f.to_table_def(&name, &schema))
+        .unwrap_or_default()
+}
+
+/// The definition from a `--ddl` file: its only `CREATE TABLE`, or the
+/// one named like the `.ibd`; with the table's name and the statement's
+/// line.
+fn read_ddl(ddl: &Path, ibd: &Path) -> Result<(TableDef, String, u32), String> {
+    let len = std::fs::metadata(ddl)
+        .map_err(|e| format!("{}: {e}", ddl.display()))?
+        .len();
+    if len > ibdscope::ddl::MAX_DDL_BYTES as u64 {
+        return Err(format!(
+            "{}: {len} bytes, more than the {} a CREATE TABLE file may have",
+            ddl.display(),
+            ibdscope::ddl::MAX_DDL_BYTES
+        ));
+    }
+    let bytes = std::fs::read(ddl).map_err(|e| format!("{}: {e}", ddl.display()))?;
+    let stem = ibd.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let t = ibdscope::ddl::parse_one(&bytes, stem.as_deref())
+        .map_err(|e| format!("{}: {e}", ddl.display()))?;
+    let schema = schema_of(ibd);
+    Ok((t.to_table_def(&schema), t.name.clone(), t.at.0))
 }
 
 /// Runs `schema`.
@@ -171,7 +216,7 @@ pub fn run(
                 .kv_display("file", &path.display())?
                 .kv_str("source", def.source_word())?;
             j.key("source_file")?;
-            match &def.frm_path {
+            match def.frm_path.as_ref().or(def.ddl.as_ref().map(|d| &d.0)) {
                 Some(p) => j.display(&p.display())?,
                 None => j.null()?,
             };

@@ -2244,3 +2244,146 @@ fn regression_zeroed_page_in_use_is_reported() {
     }
     let _ = std::fs::remove_file(f);
 }
+
+/// The MariaDB PAGE_COMPRESSED fixtures (full_crc32 and crc32) with a
+/// compressed page damaged where only decompression can tell: a byte of
+/// the zlib stream (the Adler-32 or the stream itself breaks), the payload
+/// size field, and the compressed INODE page's stream. For full_crc32 the
+/// page's CRC-32C is re-sealed over its compressed bytes, so `check` sees a
+/// valid page. The structure commands and `rows`/`schema` read the logical
+/// image (docs/format.md §16): they must not panic or hang, must name the
+/// page on stderr with a byte offset, and exit 1 or 2; the clean files
+/// exit 0 in all of them (`baselines`, and below).
+#[test]
+fn pagecomp_damage_is_named_by_the_structure_commands_and_rows() {
+    // (file, page, what): page 5 is an INDEX leaf, page 2 the INODE page
+    // (pages.tsv); both compressed in both files.
+    let structure = [
+        "extents", "segments", "lists", "indexes", "fill", "records", "compare", "rows", "schema",
+    ];
+    for name in ["mariadb1011/pagecomp.ibd", "mariadb1011-crc32/pagecomp.ibd"] {
+        let src = fixtures().join(name);
+        let clean = std::fs::read(&src).unwrap();
+        let ts = Tablespace::new(&clean).unwrap();
+        let full_crc32 = ts.scheme() == Scheme::FullCrc32;
+        // Where the compressed stream starts (§16): 26 in full_crc32, 40
+        // otherwise.
+        let header = if full_crc32 { 26 } else { 40 };
+        for (page, what) in [(5usize, "stream"), (5, "size"), (2, "inode")] {
+            let mut data = clean.clone();
+            let at = page * 16384;
+            match what {
+                "size" if full_crc32 => {
+                    // Stored size / 256 = 0x7FFF: past the page.
+                    data[at + 24] = 0xFF;
+                    data[at + 25] = 0xFF;
+                }
+                "size" => {
+                    data[at + 38] = 0xFF;
+                    data[at + 39] = 0xFF;
+                }
+                _ => data[at + header + 60] ^= 0x24,
+            }
+            if full_crc32 && what != "size" {
+                let t = u16::from_be_bytes([data[at + 24], data[at + 25]]);
+                let size = usize::from(t & 0x7FFF) << 8;
+                let crc = checksum::full_crc32(&data[at..at + size]).to_be_bytes();
+                data[at + size - 4..at + size].copy_from_slice(&crc);
+                assert_eq!(
+                    checksum::verify_full_crc32(&data[at..at + 16384]).0,
+                    Verdict::Valid(Algorithm::FullCrc32),
+                    "{name}: page {page} re-sealed"
+                );
+            }
+            let tag = format!("pagecomp-{}-{what}", name.replace('/', "_"));
+            let f = scratch_copy(&format!("{tag}.ibd"), &data);
+            // The .frm beside the clean file gives the definition.
+            let frm = src.with_extension("frm");
+            std::fs::copy(&frm, f.with_extension("frm")).unwrap();
+            for c in structure {
+                let cmd = cmd(c);
+                for format in &cmd.formats {
+                    let o = run_mutated(cmd, Some(format), &src, &f, page as u32, &tag);
+                    let shell = o.shell();
+                    assert!(!o.hung, "{shell}: hung");
+                    assert!(
+                        !o.stderr.contains("panicked") && matches!(o.code, Some(1 | 2)),
+                        "{shell}: exit {:?}: {}",
+                        o.code,
+                        o.stderr
+                    );
+                    assert!(
+                        o.stderr.contains(&format!("page {page}: page_compressed"))
+                            && o.stderr.contains("(byte "),
+                        "{shell}: the page is not named: {}",
+                        o.stderr
+                    );
+                }
+            }
+            // check reports the physical page: for a re-sealed full_crc32
+            // page, nothing (the server's own read check passes too).
+            let o = run(cmd("check"), Some("text"), &f, page as u32, &tag);
+            if full_crc32 && what != "size" {
+                assert_eq!(o.code, Some(0), "check {name} {what}: {}", o.stdout);
+            }
+            let _ = std::fs::remove_file(f.with_extension("frm"));
+            let _ = std::fs::remove_file(f);
+        }
+        // The clean file: every structure command exits 0 and reads the
+        // server's rows (tests/integration/rows.rs compares them).
+        for c in structure {
+            let o = run(cmd(c), Some("text"), &src, 3, "pagecomp-clean");
+            assert_eq!(o.code, Some(0), "{}: {}", o.shell(), o.stderr);
+        }
+    }
+}
+
+/// ROW_FORMAT=COMPRESSED leaf pages damaged where only decompression reads
+/// them (crates/ibdscope/src/zip.rs, docs/format.md): a byte of the zlib
+/// stream (the Adler-32 or the stream itself breaks), the dense directory's
+/// first entry (an offset inside the page header), the field information
+/// (the stream's first block). `rows` must not panic or hang, must exit 1,
+/// and must name the page and a byte offset; the other pages' rows are
+/// still printed. The clean file exits 0 (`baselines`).
+#[test]
+fn zip_damage_is_named_by_rows() {
+    let name = "mysql56/rf_compressed8.ibd";
+    let src = fixtures().join(name);
+    let clean = std::fs::read(&src).unwrap();
+    // Page 5: a clustered leaf page (fixtures/pages.tsv), 8K compressed.
+    let (page, size) = (5usize, 8192usize);
+    for what in ["stream", "directory", "fields"] {
+        let mut data = clean.clone();
+        let at = page * size;
+        match what {
+            "stream" => data[at + 94 + 300] ^= 0x5a,
+            // The first dense directory entry: offset 0x0010, owned.
+            "directory" => {
+                data[at + size - 2] = 0x40;
+                data[at + size - 1] = 0x10;
+            }
+            // The zlib header's second byte: the header check fails.
+            _ => data[at + 95] ^= 0x01,
+        }
+        let tag = format!("zip-{what}");
+        let f = scratch_copy(&format!("{tag}.ibd"), &data);
+        let o = run_mutated(cmd("rows"), Some("tsv"), &src, &f, page as u32, &tag);
+        let shell = o.shell();
+        assert!(!o.hung, "{shell}: hung");
+        assert!(
+            !o.stderr.contains("panicked") && o.code == Some(1),
+            "{shell}: exit {:?}: {}",
+            o.code,
+            o.stderr
+        );
+        assert!(
+            o.stderr
+                .contains(&format!("page {page}: ROW_FORMAT=COMPRESSED page: "))
+                && o.stderr.contains(" byte "),
+            "{shell}: the page is not named: {}",
+            o.stderr
+        );
+        assert!(o.stdout.lines().count() > 1000, "{shell}: the other rows");
+        let _ = std::fs::remove_file(f);
+    }
+}

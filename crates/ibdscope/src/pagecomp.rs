@@ -1,0 +1,800 @@
+//! MariaDB page compression (`PAGE_COMPRESSED=1`): each page compressed in
+//! place, and the logical image of a whole space that the structure code
+//! reads as a normal tablespace.
+//!
+//! Sources: MariaDB 10.11 `storage/innobase/fil/fil0pagecompress.cc`
+//! (`fil_page_compress_for_full_crc32`, `fil_page_compress_for_non_full_crc32`,
+//! `fil_page_decompress_low`, `fil_page_decompress_for_full_crc32`,
+//! `fil_page_decompress_for_non_full_crc32`), `include/fil0fil.h`
+//! (`FIL_PAGE_COMP_ALGO`, `FIL_PAGE_COMP_SIZE`, `FIL_PAGE_COMP_METADATA_LEN`,
+//! `FIL_PAGE_ENCRYPT_COMP_ALGO`, `fil_space_t::full_crc32_page_compressed_len`),
+//! `include/fsp0types.h` (`PAGE_*_ALGORITHM`), `buf/buf0buf.cc`
+//! (`buf_page_full_crc32_size`), `buf/buf0flu.cc`
+//! (`buf_flush_assign_full_crc32_checksum`).
+//!
+//! Outside full_crc32 (type 34354 `FIL_PAGE_PAGE_COMPRESSED`, 37401
+//! `FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED`):
+//!
+//! | offset | size | field |
+//! |-------:|-----:|-------|
+//! |      0 |    4 | `BUF_NO_CHECKSUM_MAGIC` 0xDEADBEEF (the server refuses anything else) |
+//! |      4 |   20 | page number, prev, next, LSN: the original page's |
+//! |     24 |    2 | 34354 (or 37401) |
+//! |     26 |    8 | `FIL_PAGE_COMP_ALGO`: the algorithm, big-endian (first 6 bytes 0); on 37401 key version and checksum |
+//! |     34 |    4 | space id |
+//! |     38 |    2 | `FIL_PAGE_COMP_SIZE`: payload bytes |
+//! |     40 |    2 | 37401 only: the algorithm |
+//! | 40 (42) | size | payload: the whole original page, compressed; zeros to the block size |
+//!
+//! full_crc32 (bit 15 of FIL_PAGE_TYPE set):
+//!
+//! | offset | size | field |
+//! |-------:|-----:|-------|
+//! |      0 |   24 | key version (0 unless encrypted), page number, prev, next, LSN: the original page's |
+//! |     24 |    2 | bit 15 marker, bits 0..14: the stored size / 256 (payload + 26 + 4, rounded up to 256) |
+//! |     26 |    … | payload: the whole original page, compressed with the algorithm of FSP flags bits 5..7 |
+//! | size − 5 | 1 | lz4, lzo, snappy only: the exact payload end (`full_crc32_page_compressed_len`) |
+//! | size − 4 | 4 | CRC-32C of bytes 0..size − 4 |
+//!
+//! The decompressed page is the page as it was in the buffer pool, so its
+//! FIL header is the original one (its own type, bytes 26..38). The server
+//! compresses FIL_PAGE_TYPE_ALLOCATED (0), FSP_HDR and XDES pages never, so
+//! page 0 and every XDES page are always plain.
+//!
+//! Checksums on the image. `check`, `pages`, `types` and `lsn` report the
+//! physical page (for full_crc32 its CRC-32C over the compressed bytes;
+//! outside full_crc32 no checksum: `Unverifiable::PageCompressed`). On the
+//! image the checksum fields are whatever the original page held: outside
+//! full_crc32 the server computed the page's crc32 before compressing, so
+//! an image page verifies; under full_crc32 the CRC-32C is computed only for
+//! uncompressed pages (`buf_flush_assign_full_crc32_checksum`), so the
+//! decompressed page's checksum field is stale (0 in the fixtures). Nothing
+//! that reads the image looks at checksums: the structure code reads FIL
+//! headers and bodies only ([`crate::flst::page_readable`] asks for no
+//! checksum on a page whose key version is 0), and the image is opened with
+//! the physical space's detection ([`Tablespace::with_data`]), never
+//! detected again. So a stale checksum field cannot make a page corrupt for
+//! the structure commands; damage to a compressed page shows up as a
+//! decompression failure (an [`Expansion::failures`] entry with its byte
+//! offset) and that page keeps its physical bytes in the image, where the
+//! structure code sees a page_compressed type and skips it as unreadable.
+//!
+//! Memory: the image is one logical copy of the file, allocated once; the
+//! decoder's output buffer is one page per shard.
+
+use crate::bytes::{be_u16, be_u32, be_u64};
+use crate::checksum::{Scheme, BUF_NO_CHECKSUM_MAGIC};
+use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_TYPE};
+use crate::inflate::{inflate_zlib, InflateErrorKind};
+use crate::{PageNo, PageType, Tablespace};
+use std::fmt;
+use std::sync::Mutex;
+
+/// `FIL_PAGE_COMP_ALGO`: where the payload starts in full_crc32, and the
+/// 8-byte algorithm field outside it.
+pub const FIL_PAGE_COMP_ALGO: usize = FIL_PAGE_FILE_FLUSH_LSN;
+/// `FIL_PAGE_DATA + FIL_PAGE_COMP_SIZE`: the payload size outside
+/// full_crc32 (2 bytes).
+pub const FIL_PAGE_COMP_SIZE: usize = FIL_PAGE_DATA;
+/// `FIL_PAGE_COMP_METADATA_LEN`: bytes after FIL_PAGE_DATA before the
+/// payload (not encrypted).
+pub const FIL_PAGE_COMP_METADATA_LEN: usize = 2;
+/// `FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_ALGO`: the algorithm of an
+/// encrypted page_compressed page outside full_crc32.
+pub const FIL_PAGE_ENCRYPT_COMP_ALGO: usize = FIL_PAGE_DATA + 2;
+/// `FIL_PAGE_ENCRYPT_COMP_METADATA_LEN`.
+pub const FIL_PAGE_ENCRYPT_COMP_METADATA_LEN: usize = 4;
+/// full_crc32: bytes of the trailing CRC-32C.
+const FCRC32_CHECKSUM: usize = 4;
+
+/// A page compression algorithm (`PAGE_*_ALGORITHM`, fsp0types.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// 1: zlib (`compress2`), the default; decoded here.
+    Zlib,
+    /// 2: LZ4.
+    Lz4,
+    /// 3: LZO.
+    Lzo,
+    /// 4: LZMA (xz stream).
+    Lzma,
+    /// 5: bzip2.
+    Bzip2,
+    /// 6: Snappy.
+    Snappy,
+    /// 0 (`PAGE_UNCOMPRESSED`) or a number no server defines.
+    Other(u64),
+}
+
+impl Algorithm {
+    /// The algorithm numbered `n`.
+    pub fn from_number(n: u64) -> Self {
+        match n {
+            1 => Algorithm::Zlib,
+            2 => Algorithm::Lz4,
+            3 => Algorithm::Lzo,
+            4 => Algorithm::Lzma,
+            5 => Algorithm::Bzip2,
+            6 => Algorithm::Snappy,
+            n => Algorithm::Other(n),
+        }
+    }
+    /// The name as `innodb_compression_algorithm` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Zlib => "zlib",
+            Algorithm::Lz4 => "lz4",
+            Algorithm::Lzo => "lzo",
+            Algorithm::Lzma => "lzma",
+            Algorithm::Bzip2 => "bzip2",
+            Algorithm::Snappy => "snappy",
+            Algorithm::Other(0) => "none",
+            Algorithm::Other(_) => "unknown",
+        }
+    }
+}
+
+/// How a space marks its compressed pages: fixed by its flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Not full_crc32: page types 34354 and 37401, the algorithm in the page.
+    Classic,
+    /// full_crc32: FIL_PAGE_TYPE bit 15; the algorithm from FSP flags bits
+    /// 5..7 (0: the flags say the space is not page_compressed).
+    FullCrc32 {
+        /// `FSP_FLAGS_FCRC32_GET_COMPRESSED_ALGO`.
+        algorithm: u8,
+    },
+}
+
+impl Layout {
+    /// The layout of `ts`'s pages.
+    pub fn of(ts: &Tablespace<'_>) -> Self {
+        match ts.scheme() {
+            Scheme::FullCrc32 => Layout::FullCrc32 {
+                algorithm: ts.format().compression_algorithm,
+            },
+            Scheme::Classic | Scheme::Zip => Layout::Classic,
+        }
+    }
+
+    /// Whether `page` is a page_compressed page in this layout (its type
+    /// says so; nothing else is read).
+    pub fn is_compressed(self, page: &[u8]) -> bool {
+        let t = be_u16(page, FIL_PAGE_TYPE).map(PageType);
+        match self {
+            Layout::Classic => matches!(
+                t,
+                Some(
+                    PageType::FIL_PAGE_PAGE_COMPRESSED
+                        | PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED
+                )
+            ),
+            Layout::FullCrc32 { .. } => {
+                t.is_some_and(|t| t.0 & PageType::FCRC32_COMPRESSED_MARKER != 0)
+            }
+        }
+    }
+}
+
+/// What decompressing one page found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Where the payload starts in the physical page.
+    pub header: usize,
+    /// The payload bytes the page states (full_crc32: the stored size less
+    /// the header, padding and checksum included, as the server passes it).
+    pub payload: usize,
+}
+
+/// Why a page_compressed page was not decompressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageCompErrorKind {
+    /// Encrypted (37401, or a full_crc32 key version): needs the key.
+    Encrypted,
+    /// Outside full_crc32: bytes 0..4 are not 0xDEADBEEF.
+    NoChecksumMagic {
+        /// What they hold.
+        found: u32,
+    },
+    /// Outside full_crc32: the first 6 bytes of the algorithm field are not
+    /// zero.
+    AlgorithmField,
+    /// An algorithm this reader does not decode (lz4, lzo, lzma, bzip2,
+    /// snappy), or no algorithm at all (0, or an unknown number).
+    NotDecoded(Algorithm),
+    /// The payload size is 0 or does not fit in the page.
+    PayloadSize {
+        /// The size the page states.
+        size: usize,
+    },
+    /// The zlib stream is damaged.
+    Inflate(InflateErrorKind),
+    /// The stream ends before a whole page.
+    ShortPage {
+        /// Bytes it produced.
+        got: usize,
+    },
+}
+
+/// A failure with the byte offset in the physical page where it was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageCompError {
+    /// What went wrong.
+    pub kind: PageCompErrorKind,
+    /// Byte offset in the page.
+    pub offset: usize,
+}
+
+impl fmt::Display for PageCompError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            PageCompErrorKind::Encrypted => write!(
+                f,
+                "page_compressed and encrypted: not decoded without the key"
+            )?,
+            PageCompErrorKind::NoChecksumMagic { found } => write!(
+                f,
+                "page_compressed page without the 0xDEADBEEF marker (0x{found:08x})"
+            )?,
+            PageCompErrorKind::AlgorithmField => {
+                write!(f, "page_compressed algorithm field is not a small number")?
+            }
+            PageCompErrorKind::NotDecoded(Algorithm::Other(0)) => write!(
+                f,
+                "page_compressed page, but no compression algorithm is named: not decoded"
+            )?,
+            PageCompErrorKind::NotDecoded(Algorithm::Other(n)) => {
+                write!(f, "page_compressed with unknown algorithm {n}: not decoded")?
+            }
+            PageCompErrorKind::NotDecoded(a) => write!(
+                f,
+                "page_compressed with {}: not decoded (only zlib is)",
+                a.name()
+            )?,
+            PageCompErrorKind::PayloadSize { size } => write!(
+                f,
+                "page_compressed payload size {size} does not fit the page"
+            )?,
+            PageCompErrorKind::Inflate(k) => {
+                let e = crate::inflate::InflateError { kind: k, offset: 0 };
+                let text = e.to_string();
+                let what = text.split(" (").next().unwrap_or("damaged stream");
+                write!(f, "page_compressed zlib stream: {what}")?
+            }
+            PageCompErrorKind::ShortPage { got } => write!(
+                f,
+                "page_compressed zlib stream gives {got} bytes, not a whole page"
+            )?,
+        }
+        write!(f, " (byte {})", self.offset)
+    }
+}
+
+impl std::error::Error for PageCompError {}
+
+fn fail(kind: PageCompErrorKind, offset: usize) -> PageCompError {
+    PageCompError { kind, offset }
+}
+
+/// Decompresses `page` into `out` (cleared first; on success it holds
+/// exactly `page.len()` bytes, never more). `Ok(None)`: the page is not
+/// page_compressed in `layout` (`out` is left empty). The decoder is
+/// bounded by the page size whatever the payload says.
+pub fn decompress(
+    page: &[u8],
+    layout: Layout,
+    out: &mut Vec<u8>,
+) -> Result<Option<Decoded>, PageCompError> {
+    out.clear();
+    if !layout.is_compressed(page) {
+        return Ok(None);
+    }
+    let len = page.len();
+    let (algorithm, header, payload) = match layout {
+        Layout::Classic => {
+            let t = be_u16(page, FIL_PAGE_TYPE).map(PageType);
+            if t == Some(PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED) {
+                return Err(fail(PageCompErrorKind::Encrypted, FIL_PAGE_TYPE));
+            }
+            let magic = be_u32(page, 0).unwrap_or(0);
+            if magic != BUF_NO_CHECKSUM_MAGIC {
+                return Err(fail(PageCompErrorKind::NoChecksumMagic { found: magic }, 0));
+            }
+            let field = be_u64(page, FIL_PAGE_COMP_ALGO).unwrap_or(0);
+            if field >> 16 != 0 {
+                return Err(fail(PageCompErrorKind::AlgorithmField, FIL_PAGE_COMP_ALGO));
+            }
+            let algorithm = Algorithm::from_number(field);
+            let header = FIL_PAGE_DATA.saturating_add(FIL_PAGE_COMP_METADATA_LEN);
+            let size = usize::from(be_u16(page, FIL_PAGE_COMP_SIZE).unwrap_or(0));
+            if algorithm != Algorithm::Zlib {
+                return Err(fail(
+                    PageCompErrorKind::NotDecoded(algorithm),
+                    FIL_PAGE_COMP_ALGO.saturating_add(6),
+                ));
+            }
+            if size == 0 || size > len.saturating_sub(header) {
+                return Err(fail(
+                    PageCompErrorKind::PayloadSize { size },
+                    FIL_PAGE_COMP_SIZE,
+                ));
+            }
+            (algorithm, header, size)
+        }
+        Layout::FullCrc32 { algorithm } => {
+            if be_u32(page, 0).unwrap_or(0) != 0 {
+                return Err(fail(PageCompErrorKind::Encrypted, 0));
+            }
+            let algorithm = Algorithm::from_number(u64::from(algorithm));
+            if algorithm != Algorithm::Zlib {
+                return Err(fail(
+                    PageCompErrorKind::NotDecoded(algorithm),
+                    FIL_PAGE_TYPE,
+                ));
+            }
+            let t = be_u16(page, FIL_PAGE_TYPE).unwrap_or(0);
+            let size = usize::from(t & !PageType::FCRC32_COMPRESSED_MARKER) << 8;
+            // buf_page_full_crc32_size: the stored size must be below the
+            // page size; it covers the header and the checksum too.
+            if size >= len || size <= FIL_PAGE_COMP_ALGO.saturating_add(FCRC32_CHECKSUM) {
+                return Err(fail(PageCompErrorKind::PayloadSize { size }, FIL_PAGE_TYPE));
+            }
+            (
+                algorithm,
+                FIL_PAGE_COMP_ALGO,
+                size.saturating_sub(FIL_PAGE_COMP_ALGO),
+            )
+        }
+    };
+    let end = header.saturating_add(payload);
+    let input = page.get(header..end).unwrap_or(&[]);
+    match inflate_zlib(input, out, len) {
+        Ok(_) if out.len() == len => Ok(Some(Decoded {
+            algorithm,
+            header,
+            payload,
+        })),
+        Ok(_) => {
+            let got = out.len();
+            out.clear();
+            Err(fail(PageCompErrorKind::ShortPage { got }, end))
+        }
+        Err(e) => {
+            out.clear();
+            Err(fail(
+                PageCompErrorKind::Inflate(e.kind),
+                header.saturating_add(e.offset),
+            ))
+        }
+    }
+}
+
+/// Whether `ts` needs a logical image: its flags say page_compressed, or
+/// (page 0 unusable) one of its first 64 pages is typed page_compressed.
+pub fn applies(ts: &Tablespace<'_>) -> bool {
+    if ts.format().page_compressed {
+        return true;
+    }
+    if ts.detection().page0_ok {
+        return false;
+    }
+    let layout = Layout::of(ts);
+    (1..ts.n_pages().min(64)).any(|n| ts.page(PageNo(n)).is_some_and(|p| layout.is_compressed(p)))
+}
+
+/// A page that is page_compressed but was not decompressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageFailure {
+    /// The page.
+    pub page: PageNo,
+    /// Why, and where in the page.
+    pub error: PageCompError,
+}
+
+/// The logical image of a page_compressed space: every page as the server
+/// would hold it in its buffer pool, where it could be decompressed.
+#[derive(Clone, Debug)]
+pub struct Expansion {
+    image: Vec<u8>,
+    /// Pages decompressed.
+    pub decompressed: u32,
+    /// Pages marked page_compressed that were not decompressed, in page
+    /// order; the image holds their physical bytes.
+    pub failures: Vec<PageFailure>,
+}
+
+impl Expansion {
+    /// The image: as long as the file, page for page.
+    pub fn image(&self) -> &[u8] {
+        &self.image
+    }
+    /// The image as a tablespace, read with `physical`'s detection.
+    pub fn tablespace<'b>(&'b self, physical: &Tablespace<'_>) -> Tablespace<'b> {
+        physical.with_data(&self.image)
+    }
+}
+
+/// One shard's result: its number, pages decompressed, failures.
+type ShardResult = (usize, u32, Vec<PageFailure>);
+
+/// Expands the whole space into one image: page_compressed pages
+/// decompressed, every other page (and a torn tail) copied as it is. Runs
+/// on `ts.threads()` threads over shards of whole extents
+/// ([`crate::parallel::shard_pages`]); the image is allocated once, and
+/// each shard reuses one page-sized output buffer.
+pub fn expand(ts: &Tablespace<'_>) -> Expansion {
+    let data = ts.data();
+    let size = (ts.page_size() as usize).max(1);
+    let layout = Layout::of(ts);
+    let mut image = vec![0u8; data.len()];
+    let shard_bytes = (crate::parallel::shard_pages(ts) as usize)
+        .saturating_mul(size)
+        .max(size);
+    let n_shards = data.len().div_ceil(shard_bytes);
+    let threads = ts.threads().min(n_shards).max(1);
+    let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
+    let work = || {
+        let mut mine: Vec<ShardResult> = Vec::new();
+        let mut buf = Vec::with_capacity(size);
+        loop {
+            let next = match shards.lock() {
+                Ok(mut it) => it.next(),
+                Err(_) => None,
+            };
+            let Some((k, chunk)) = next else {
+                break;
+            };
+            let start = k.saturating_mul(shard_bytes);
+            let src = data
+                .get(start..start.saturating_add(chunk.len()))
+                .unwrap_or(&[]);
+            let first = u32::try_from(start.checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX);
+            mine.push(expand_shard(src, chunk, first, size, layout, &mut buf));
+        }
+        mine
+    };
+    let mut results: Vec<ShardResult> = crate::parallel::on_threads(threads, work);
+    results.sort_unstable_by_key(|r| r.0);
+    let mut decompressed = 0u32;
+    let mut failures = Vec::new();
+    for (_, n, f) in results {
+        decompressed = decompressed.saturating_add(n);
+        failures.extend(f);
+    }
+    Expansion {
+        image,
+        decompressed,
+        failures,
+    }
+}
+
+/// Expands the pages of `src` (starting at page `first`) into `dst`, as
+/// long as `src`.
+fn expand_shard(
+    src: &[u8],
+    dst: &mut [u8],
+    first: u32,
+    size: usize,
+    layout: Layout,
+    buf: &mut Vec<u8>,
+) -> ShardResult {
+    let mut n = 0u32;
+    let mut failures = Vec::new();
+    for (i, (from, to)) in src.chunks(size).zip(dst.chunks_mut(size)).enumerate() {
+        let page = PageNo(first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX)));
+        let decoded = if from.len() == size {
+            decompress(from, layout, buf)
+        } else {
+            Ok(None)
+        };
+        match decoded {
+            Ok(Some(_)) if buf.len() == to.len() => {
+                to.copy_from_slice(buf);
+                n = n.saturating_add(1);
+            }
+            Ok(_) => copy(to, from),
+            Err(error) => {
+                copy(to, from);
+                failures.push(PageFailure { page, error });
+            }
+        }
+    }
+    (first as usize, n, failures)
+}
+
+fn copy(to: &mut [u8], from: &[u8]) {
+    if to.len() == from.len() {
+        to.copy_from_slice(from);
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::panic
+)]
+mod tests {
+    use super::*;
+    use crate::fil::{
+        FIL_PAGE_LSN, FIL_PAGE_NEXT, FIL_PAGE_OFFSET, FIL_PAGE_PREV, FIL_PAGE_SPACE_ID,
+    };
+    use crate::space::verify_page;
+    use crate::Options;
+    use std::path::PathBuf;
+
+    const FIXTURES: [&str; 2] = ["mariadb1011/pagecomp.ibd", "mariadb1011-crc32/pagecomp.ibd"];
+
+    fn read(rel: &str) -> Option<Vec<u8>> {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures")
+            .join(rel);
+        match std::fs::read(&p) {
+            Ok(d) => Some(d),
+            Err(_) => {
+                eprintln!("skipping: {} not found", p.display());
+                None
+            }
+        }
+    }
+
+    /// pages.tsv: the page types INNODB_BUFFER_PAGE showed (decompressed).
+    fn server_types(rel: &str) -> Vec<(u32, String)> {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pages.tsv");
+        crate::extents::corpus_tests::tsv(&p)
+            .into_iter()
+            .filter(|r| r["path"] == rel)
+            .map(|r| (r["page_number"].parse().unwrap(), r["page_type"].clone()))
+            .collect()
+    }
+
+    #[test]
+    fn every_compressed_fixture_page_decompresses_with_its_header() {
+        for rel in FIXTURES {
+            let Some(data) = read(rel) else { return };
+            let ts = Tablespace::new(&data).unwrap();
+            assert!(applies(&ts), "{rel}");
+            let layout = Layout::of(&ts);
+            let mut out = Vec::new();
+            let mut n_compressed = 0;
+            for (n, page) in ts.pages() {
+                let Some(d) = decompress(page, layout, &mut out).unwrap() else {
+                    assert!(out.is_empty());
+                    continue;
+                };
+                n_compressed += 1;
+                assert_eq!(d.algorithm, Algorithm::Zlib, "{rel} page {n}");
+                assert_eq!(out.len(), page.len());
+                // Both layouts copy page number, prev, next and LSN
+                // (fil0pagecompress.cc: memcpy of the header).
+                for (at, len) in [
+                    (FIL_PAGE_OFFSET, 4),
+                    (FIL_PAGE_PREV, 4),
+                    (FIL_PAGE_NEXT, 4),
+                    (FIL_PAGE_LSN, 8),
+                ] {
+                    assert_eq!(
+                        out[at..at + len],
+                        page[at..at + len],
+                        "{rel} page {n} @{at}"
+                    );
+                }
+                match layout {
+                    Layout::Classic => {
+                        // memcpy(out_buf, buf, FIL_PAGE_DATA) then the
+                        // checksum, type and algorithm are overwritten:
+                        // the space id stays.
+                        assert_eq!(out[FIL_PAGE_SPACE_ID..38], page[FIL_PAGE_SPACE_ID..38]);
+                        // The crc32 was computed before compression.
+                        assert!(verify_page(&out, ts.scheme()).is_ok(), "{rel} page {n}");
+                    }
+                    Layout::FullCrc32 { .. } => {
+                        // Key version 0 on both; the image's space id is
+                        // the space's.
+                        assert_eq!(out[0..4], page[0..4]);
+                        assert_eq!(
+                            u32::from_be_bytes(out[FIL_PAGE_SPACE_ID..38].try_into().unwrap()),
+                            ts.space_id().0
+                        );
+                    }
+                }
+                // The decompressed type is not a compressed type, and is
+                // what INNODB_BUFFER_PAGE showed for the page.
+                assert!(!layout.is_compressed(&out), "{rel} page {n}");
+            }
+            let types = server_types(rel);
+            assert!(!types.is_empty(), "{rel}: no pages.tsv rows");
+            let exp = expand(&ts);
+            assert_eq!(exp.failures, [], "{rel}");
+            assert_eq!(exp.decompressed, n_compressed, "{rel}");
+            let img = exp.tablespace(&ts);
+            for (page_no, name) in types {
+                let t = crate::fil::FilHeader::new(img.page(PageNo(page_no)).unwrap())
+                    .unwrap()
+                    .page_type();
+                let want = match name.as_str() {
+                    "INDEX" => PageType::FIL_PAGE_INDEX,
+                    "INODE" => PageType::FIL_PAGE_INODE,
+                    "IBUF_BITMAP" => PageType::FIL_PAGE_IBUF_BITMAP,
+                    "FILE_SPACE_HEADER" => PageType::FIL_PAGE_TYPE_FSP_HDR,
+                    other => panic!("{rel}: page type {other} in pages.tsv"),
+                };
+                assert_eq!(t, want, "{rel} page {page_no}");
+            }
+            eprintln!("{rel}: {n_compressed} pages decompressed");
+            assert!(n_compressed >= 15, "{rel}");
+        }
+    }
+
+    #[test]
+    fn expansion_is_the_same_at_every_thread_count() {
+        for rel in FIXTURES {
+            let Some(data) = read(rel) else { return };
+            let one = expand(&Tablespace::new(&data).unwrap());
+            for threads in [2, 3, 7] {
+                let opts = Options {
+                    threads,
+                    ..Options::default()
+                };
+                let ts = Tablespace::with_options(&data, opts).unwrap();
+                let e = expand(&ts);
+                assert_eq!(e.image(), one.image(), "{rel} {threads}");
+                assert_eq!(e.decompressed, one.decompressed);
+            }
+            // Pages that are not compressed are copied as they are.
+            let ts = Tablespace::new(&data).unwrap();
+            assert_eq!(one.image()[..16384], data[..16384]);
+            assert_eq!(one.image().len(), data.len());
+            assert_eq!(one.tablespace(&ts).n_pages(), ts.n_pages());
+        }
+    }
+
+    #[test]
+    fn damage_is_reported_with_offsets_and_keeps_the_physical_page() {
+        for rel in FIXTURES {
+            let Some(clean) = read(rel) else { return };
+            let ts = Tablespace::new(&clean).unwrap();
+            let layout = Layout::of(&ts);
+            let mut out = Vec::new();
+            // Page 5 is an INDEX leaf, compressed in both fixtures.
+            let at = 5 * 16384;
+            let page = &clean[at..at + 16384];
+            let d = decompress(page, layout, &mut out).unwrap().unwrap();
+            // A flipped byte inside the stream: an inflate error or an
+            // Adler-32 mismatch, inside the payload.
+            let mut bad = page.to_vec();
+            bad[d.header + 100] ^= 0x55;
+            let e = decompress(&bad, layout, &mut out).unwrap_err();
+            assert!(
+                matches!(e.kind, PageCompErrorKind::Inflate(_)),
+                "{rel}: {e}"
+            );
+            assert!(e.offset >= d.header && e.offset < 16384, "{rel}: {e}");
+            assert!(out.is_empty());
+            // The zlib header.
+            let mut bad = page.to_vec();
+            bad[d.header] = 0;
+            let e = decompress(&bad, layout, &mut out).unwrap_err();
+            assert_eq!(
+                e.kind,
+                PageCompErrorKind::Inflate(InflateErrorKind::BadZlibHeader)
+            );
+            assert_eq!(e.offset, d.header);
+            // The size field.
+            let mut bad = page.to_vec();
+            match layout {
+                Layout::Classic => {
+                    bad[FIL_PAGE_COMP_SIZE..FIL_PAGE_COMP_SIZE + 2]
+                        .copy_from_slice(&0xFFFFu16.to_be_bytes());
+                }
+                Layout::FullCrc32 { .. } => {
+                    bad[FIL_PAGE_TYPE..FIL_PAGE_TYPE + 2].copy_from_slice(&0xFFFFu16.to_be_bytes());
+                }
+            }
+            let e = decompress(&bad, layout, &mut out).unwrap_err();
+            assert!(
+                matches!(e.kind, PageCompErrorKind::PayloadSize { .. }),
+                "{rel}: {e}"
+            );
+            // A whole space with that page damaged: one failure, the
+            // physical bytes kept, every other page decompressed.
+            let mut data = clean.clone();
+            data[at + d.header + 100] ^= 0x55;
+            let ts = Tablespace::new(&data).unwrap();
+            let exp = expand(&ts);
+            assert_eq!(exp.failures.len(), 1, "{rel}");
+            assert_eq!(exp.failures[0].page, PageNo(5));
+            assert_eq!(exp.image()[at..at + 16384], data[at..at + 16384]);
+            assert_eq!(
+                exp.decompressed,
+                expand(&Tablespace::new(&clean).unwrap()).decompressed - 1
+            );
+            assert!(!exp.failures[0].error.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn other_algorithms_are_named_not_guessed() {
+        let Some(clean) = read("mariadb1011-crc32/pagecomp.ibd") else {
+            return;
+        };
+        let page = &clean[5 * 16384..6 * 16384];
+        let mut out = Vec::new();
+        for (n, name) in [
+            (2u8, "lz4"),
+            (3, "lzo"),
+            (4, "lzma"),
+            (5, "bzip2"),
+            (6, "snappy"),
+        ] {
+            let mut p = page.to_vec();
+            p[FIL_PAGE_COMP_ALGO + 7] = n;
+            let e = decompress(&p, Layout::Classic, &mut out).unwrap_err();
+            assert_eq!(
+                e.kind,
+                PageCompErrorKind::NotDecoded(Algorithm::from_number(n.into()))
+            );
+            assert!(e.to_string().contains(name), "{e}");
+            assert!(e.to_string().contains("not decoded"), "{e}");
+            assert_eq!(e.offset, FIL_PAGE_COMP_ALGO + 6);
+        }
+        let mut p = page.to_vec();
+        p[FIL_PAGE_COMP_ALGO] = 1;
+        let e = decompress(&p, Layout::Classic, &mut out).unwrap_err();
+        assert_eq!(e.kind, PageCompErrorKind::AlgorithmField);
+        // full_crc32: the algorithm is the flags'.
+        let Some(fc) = read("mariadb1011/pagecomp.ibd") else {
+            return;
+        };
+        let page = &fc[5 * 16384..6 * 16384];
+        let e = decompress(page, Layout::FullCrc32 { algorithm: 2 }, &mut out).unwrap_err();
+        assert_eq!(e.kind, PageCompErrorKind::NotDecoded(Algorithm::Lz4));
+        let e = decompress(page, Layout::FullCrc32 { algorithm: 0 }, &mut out).unwrap_err();
+        assert!(e.to_string().contains("no compression algorithm"), "{e}");
+        // Encrypted pages are named as such.
+        let mut p = page.to_vec();
+        p[3] = 1;
+        let e = decompress(&p, Layout::FullCrc32 { algorithm: 1 }, &mut out).unwrap_err();
+        assert_eq!(e.kind, PageCompErrorKind::Encrypted);
+        // A page that is not compressed is not touched.
+        assert_eq!(
+            decompress(&fc[..16384], Layout::FullCrc32 { algorithm: 1 }, &mut out),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut out = Vec::new();
+        for len in [1024usize, 4096, 16384] {
+            for round in 0..200 {
+                let mut p: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x as u8
+                    })
+                    .collect();
+                if round % 2 == 0 {
+                    p[FIL_PAGE_TYPE..FIL_PAGE_TYPE + 2].copy_from_slice(&34354u16.to_be_bytes());
+                    p[0..4].copy_from_slice(&BUF_NO_CHECKSUM_MAGIC.to_be_bytes());
+                    p[26..34].copy_from_slice(&1u64.to_be_bytes());
+                    p[40] = 0x78;
+                    p[41] = 0x9c;
+                }
+                for layout in [Layout::Classic, Layout::FullCrc32 { algorithm: 1 }] {
+                    if let Ok(Some(_)) = decompress(&p, layout, &mut out) {
+                        assert_eq!(out.len(), len);
+                    }
+                    assert!(out.len() <= len);
+                }
+            }
+        }
+    }
+}
