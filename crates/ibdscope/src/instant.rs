@@ -34,32 +34,25 @@
 //! their defaults.
 
 use crate::bytes::{be_u16, be_u32};
-use crate::fil::FIL_PAGE_DATA;
+use crate::fil::{FilHeader, FIL_PAGE_DATA};
+use crate::index::{IndexHeader, PAGE_DIRECTION, PAGE_HEADER};
 use crate::record::{
-    RecFormat, RecPage, RecType, Visited, REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG,
+    instant_root_null_bytes, RecFormat, RecPage, RecType, Visited, INFIMUM_DATA,
+    REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG, SUPREMUM_DATA,
 };
-use crate::row::{read_external, split, BlobRef, FieldValue, BTR_EXTERN_FIELD_REF_SIZE};
+use crate::row::{
+    read_external, split, BlobRef, FieldValue, BTR_EXTERN_FIELD_REF_SIZE, LOB_HDR_NEXT_PAGE_NO,
+    LOB_HDR_PART_LEN,
+};
 use crate::table::{ColType, Column, Hidden, InstantDefault, LayoutField, RecordLayout, TableDef};
+use crate::zip::{DATA_ROLL_PTR_LEN, DATA_TRX_ID_LEN};
 use crate::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::fmt;
 
-/// `PAGE_HEADER + PAGE_INSTANT`.
-const PAGE_INSTANT_AT: usize = 38 + 12;
-/// `PAGE_HEADER + PAGE_LEVEL`.
-const PAGE_LEVEL_AT: usize = 38 + 26;
-/// `PAGE_HEADER + PAGE_INDEX_ID`.
-const PAGE_INDEX_ID_AT: usize = 38 + 28;
-/// `PAGE_NEW_INFIMUM`, `PAGE_NEW_SUPREMUM` (COMPACT data bytes).
-const NEW_INFIMUM: usize = 99;
-const NEW_SUPREMUM: usize = 112;
-/// `PAGE_OLD_INFIMUM`, `PAGE_OLD_SUPREMUM` (REDUNDANT).
-const OLD_INFIMUM: usize = 101;
-const OLD_SUPREMUM: usize = 116;
-/// `FIL_PAGE_PREV`.
-const FIL_PAGE_PREV: usize = 8;
-/// `BTR_BLOB_HDR_PART_LEN`, `BTR_BLOB_HDR_NEXT_PAGE_NO`, `BTR_BLOB_HDR_SIZE`.
-const BLOB_HDR_PART_LEN: usize = 0;
-const BLOB_HDR_NEXT_PAGE_NO: usize = 4;
+/// `PAGE_HEADER + PAGE_INSTANT`: MariaDB's name for the 2 bytes MySQL
+/// calls `PAGE_DIRECTION`.
+const PAGE_INSTANT_AT: usize = PAGE_HEADER + PAGE_DIRECTION;
+/// `BTR_BLOB_HDR_SIZE`: the part length and the next page.
 const BLOB_HDR_SIZE: usize = 8;
 /// `REC_MAX_N_FIELDS - 3`: the most non-key fields a map may name.
 const MAX_MAP_FIELDS: u32 = 1023 - 3;
@@ -192,8 +185,8 @@ pub fn read(
     key_fixed: usize,
 ) -> Result<Option<MariaInstant>, InstantError> {
     let page = ts.page(root).ok_or(InstantError::Page(root))?;
-    let ptype = PageType(be_u16(page, 24).ok_or(InstantError::Page(root))?);
-    if ptype != PageType::FIL_PAGE_TYPE_INSTANT {
+    let fil = FilHeader::new(page).ok_or(InstantError::Page(root))?;
+    if fil.page_type() != PageType::FIL_PAGE_TYPE_INSTANT {
         return Ok(None);
     }
     let n_core = be_u16(page, PAGE_INSTANT_AT).ok_or(InstantError::Page(root))? >> 3;
@@ -201,25 +194,19 @@ pub fn read(
         return Err(InstantError::CoreTooSmall { n_core });
     }
     let rp = RecPage::new(page, ts.page_size()).ok_or(InstantError::Page(root))?;
-    let compact = rp.format() == RecFormat::Compact;
-    let (inf, sup) = if compact {
-        (NEW_INFIMUM, NEW_SUPREMUM)
-    } else {
-        (OLD_INFIMUM, OLD_SUPREMUM)
-    };
-    let bytes = |at: usize, n: usize| page.get(at..at.saturating_add(n));
-    let core_null_bytes =
-        if bytes(inf, 8) == Some(b"infimum\0") && bytes(sup, 8) == Some(b"supremum") {
-            None
-        } else if bytes(inf, 8).is_some_and(|b| b.iter().all(|&x| x == 0))
-            && bytes(sup, 7).is_some_and(|b| b.iter().all(|&x| x == 0))
+    let format = rp.format();
+    let compact = format == RecFormat::Compact;
+    let bytes = |at: usize| page.get(at..at.saturating_add(8));
+    let core_null_bytes = match instant_root_null_bytes(page, format) {
+        Some(n) => Some(n),
+        None if bytes(format.infimum()) == Some(&INFIMUM_DATA[..])
+            && bytes(format.supremum()) == Some(&SUPREMUM_DATA[..]) =>
         {
-            page.get(sup.saturating_add(7)).copied()
-        } else {
-            return Err(InstantError::PseudoRecords);
-        };
-    let index_id = page.get(PAGE_INDEX_ID_AT..PAGE_INDEX_ID_AT + 8);
-    let leaf = leftmost_leaf(ts, root, index_id)?;
+            None
+        }
+        None => return Err(InstantError::PseudoRecords),
+    };
+    let leaf = leftmost_leaf(ts, root, rp.header().index_id())?;
     let lp = RecPage::of(ts, leaf).map_err(|_| InstantError::Page(leaf))?;
     let mut visited = Visited::new();
     let first = lp.records(&mut visited).and_then(|mut it| loop {
@@ -251,7 +238,7 @@ pub fn read(
         };
         let at = usize::from(meta.origin)
             .saturating_add(trx_at)
-            .saturating_add(6 + 7);
+            .saturating_add(DATA_TRX_ID_LEN + DATA_ROLL_PTR_LEN);
         Some(read_map(ts, leaf, lp.bytes(), at)?)
     } else {
         None
@@ -270,25 +257,26 @@ pub fn read(
 fn leftmost_leaf(
     ts: &Tablespace<'_>,
     root: PageNo,
-    index_id: Option<&[u8]>,
+    index_id: crate::IndexId,
 ) -> Result<PageNo, InstantError> {
-    let is_leaf = |p: &[u8]| be_u16(p, PAGE_LEVEL_AT) == Some(0);
-    if ts.page(root).is_some_and(is_leaf) {
+    let leaf_of_index = |n: PageNo| {
+        let Some(p) = ts.page(n) else { return false };
+        let (Some(fil), Some(ix)) = (FilHeader::new(p), IndexHeader::new(p)) else {
+            return false;
+        };
+        matches!(
+            fil.page_type(),
+            PageType::FIL_PAGE_INDEX | PageType::FIL_PAGE_TYPE_INSTANT
+        ) && ix.level() == 0
+            && fil.prev().0 == FIL_NULL
+            && ix.index_id() == index_id
+    };
+    if leaf_of_index(root) {
         return Ok(root);
     }
     (0..ts.n_pages())
         .map(PageNo)
-        .find(|&n| {
-            ts.page(n).is_some_and(|p| {
-                let t = be_u16(p, 24).map(PageType);
-                matches!(
-                    t,
-                    Some(PageType::FIL_PAGE_INDEX | PageType::FIL_PAGE_TYPE_INSTANT)
-                ) && is_leaf(p)
-                    && be_u32(p, FIL_PAGE_PREV) == Some(FIL_NULL)
-                    && p.get(PAGE_INDEX_ID_AT..PAGE_INDEX_ID_AT + 8) == index_id
-            })
-        })
+        .find(|&n| leaf_of_index(n))
         .ok_or(InstantError::NoLeftmostLeaf)
 }
 
@@ -316,9 +304,9 @@ fn read_map(
         .page(blob.page)
         .ok_or(bad(leaf, at, "BLOB page past the file"))?;
     let d = FIL_PAGE_DATA;
-    if be_u16(bp, 24).map(PageType) != Some(PageType::FIL_PAGE_TYPE_BLOB)
-        || be_u32(bp, d + BLOB_HDR_NEXT_PAGE_NO) != Some(FIL_NULL)
-        || be_u32(bp, d + BLOB_HDR_PART_LEN).map(|l| l as usize) != Some(len)
+    if FilHeader::new(bp).map(|h| h.page_type()) != Some(PageType::FIL_PAGE_TYPE_BLOB)
+        || be_u32(bp, d + LOB_HDR_NEXT_PAGE_NO) != Some(FIL_NULL)
+        || be_u32(bp, d + LOB_HDR_PART_LEN).map(|l| l as usize) != Some(len)
     {
         return Err(bad(
             blob.page,
@@ -378,9 +366,15 @@ pub fn apply(
 ) -> Result<Option<(MariaInstant, RecordLayout)>, InstantError> {
     let ix = def.clustered().ok_or(InstantError::NoRoot)?.clone();
     let root = PageNo(ix.root.ok_or(InstantError::NoRoot)?);
-    match ts.page(root).and_then(|p| be_u16(p, 24)) {
-        Some(t) if PageType(t) == PageType::FIL_PAGE_TYPE_INSTANT => {}
-        _ => return Ok(None),
+    // Only an instant root has anything to read (and an unreadable root
+    // of another table is the caller's to report).
+    if ts
+        .page(root)
+        .and_then(FilHeader::new)
+        .map(|h| h.page_type())
+        != Some(PageType::FIL_PAGE_TYPE_INSTANT)
+    {
+        return Ok(None);
     }
     let compact = RecPage::of(ts, root)
         .map_err(|_| InstantError::Page(root))?

@@ -197,6 +197,30 @@ pub enum RecFormat {
     Redundant,
 }
 
+/// MariaDB 10.4+ instant DROP/reorder repurposes the clustered root's
+/// pseudo-records (btr0btr.cc `btr_set_instant`, btr0cur.cc
+/// `btr_cur_instant_root_init`): on a `FIL_PAGE_TYPE_INSTANT` page the
+/// infimum's 8 data bytes and the supremum's first 7 are zero, and the
+/// supremum's 8th is the core records' NULL-bitmap size (at most 128).
+/// That size, or `None` for any other page.
+pub fn instant_root_null_bytes(page: &[u8], format: RecFormat) -> Option<u8> {
+    let fil = crate::fil::FilHeader::new(page)?;
+    if fil.page_type() != crate::PageType::FIL_PAGE_TYPE_INSTANT {
+        return None;
+    }
+    let zero = |at: usize, n: usize| {
+        page.get(at..at.saturating_add(n))
+            .is_some_and(|b| b.iter().all(|&x| x == 0))
+    };
+    let (inf, sup) = (format.infimum(), format.supremum());
+    if !zero(inf, 8) || !zero(sup, 7) {
+        return None;
+    }
+    page.get(sup.saturating_add(7))
+        .copied()
+        .filter(|&b| b <= 128)
+}
+
 impl RecFormat {
     /// The fixed header bytes (REC_N_NEW_EXTRA_BYTES / REC_N_OLD_EXTRA_BYTES).
     pub const fn extra_bytes(self) -> usize {
@@ -1081,17 +1105,7 @@ impl<'a> RecPage<'a> {
         let format = self.format();
         let redundant = format == RecFormat::Redundant;
         let infimum = usize::from(u16_of(format.infimum()));
-        // MariaDB 10.4+ instant DROP/reorder: the root (FIL_PAGE_TYPE_INSTANT)
-        // has a zeroed infimum and the supremum's first 7 bytes zeroed, its
-        // 8th the core records' NULL-bitmap size (btr0btr.cc btr_set_instant).
-        let instant_root = self.page.get(24..26) == Some(&[0, 18][..]);
-        let zeros = |at: usize, n: usize| {
-            instant_root
-                && self
-                    .page
-                    .get(at..at.saturating_add(n))
-                    .is_some_and(|b| b.iter().all(|&x| x == 0))
-        };
+        let repurposed = instant_root_null_bytes(self.page, format).is_some();
         let infimum_ok = self.infimum().is_some_and(|r| {
             r.header.n_owned == 1
                 && r.header.heap_no == PAGE_HEAP_NO_INFIMUM
@@ -1102,7 +1116,7 @@ impl<'a> RecPage<'a> {
                         && r.header.one_byte_offsets
                         && r.data_size(self.page) == Some(8)))
                 && (self.page.get(infimum..infimum.saturating_add(8)) == Some(&INFIMUM_DATA[..])
-                    || zeros(infimum, 8))
+                    || repurposed)
         });
         let supremum = format.supremum();
         let supremum_ok = self.supremum().is_some_and(|r| {
@@ -1116,12 +1130,7 @@ impl<'a> RecPage<'a> {
                         && r.data_size(self.page) == Some(9)
                         && self.page.get(supremum.saturating_add(8)) == Some(&0)))
                 && (self.page.get(supremum..supremum.saturating_add(8)) == Some(&SUPREMUM_DATA[..])
-                    || (zeros(infimum, 8)
-                        && zeros(supremum, 7)
-                        && self
-                            .page
-                            .get(supremum.saturating_add(7))
-                            .is_some_and(|&b| b <= 128)))
+                    || repurposed)
         });
         [infimum_ok, supremum_ok]
     }

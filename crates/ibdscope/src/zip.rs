@@ -65,7 +65,11 @@ use crate::index::{
     PAGE_N_RECS,
 };
 use crate::inflate::{inflate_zlib_blocks, InflateErrorKind};
-use crate::record::{REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG, REC_NODE_PTR_SIZE};
+use crate::record::{
+    INFIMUM_DATA, REC_HEAP_NO_SHIFT, REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG,
+    REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
+};
+use crate::row::BTR_EXTERN_FIELD_REF_SIZE;
 use crate::FIL_NULL;
 use std::fmt;
 
@@ -83,8 +87,6 @@ pub const PAGE_ZIP_DIR_SLOT_DEL: u16 = 0x8000;
 pub const DATA_TRX_ID_LEN: usize = 6;
 /// DB_ROLL_PTR length.
 pub const DATA_ROLL_PTR_LEN: usize = 7;
-/// A BLOB pointer's size.
-pub const BTR_EXTERN_FIELD_REF_SIZE: usize = 20;
 /// The largest compressed or uncompressed page size of a compressed page.
 pub const UNIV_ZIP_SIZE_MAX: usize = 16384;
 /// The most fields an index record has (`REC_MAX_N_FIELDS`).
@@ -94,12 +96,9 @@ const REC_MAX_N_FIELDS: usize = 1023;
 const DICT_MAX_FIXED_COL_LEN: usize = 768;
 /// Heap numbers are 13 bits: at most 8191 − 2 user records.
 const MAX_DENSE: usize = 8192;
-const REC_N_NEW_EXTRA_BYTES: usize = 5;
-const REC_HEAP_NO_SHIFT: u32 = 3;
-const REC_STATUS_NODE_PTR: u16 = 1;
+const REC_STATUS_NODE_PTR: u16 = crate::record::REC_STATUS_NODE_PTR as u16;
 const TRX_ROLL: usize = DATA_TRX_ID_LEN + DATA_ROLL_PTR_LEN;
 const INFIMUM_EXTRA: [u8; 3] = [0x01, 0x00, 0x02];
-const INFIMUM_DATA: &[u8; 8] = b"infimum\0";
 const SUPREMUM_EXTRA_DATA: [u8; 12] = [
     0x00, 0x0b, 0x00, 0x00, b's', b'u', b'p', b'r', b'e', b'm', b'u', b'm',
 ];
