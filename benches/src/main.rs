@@ -15,7 +15,7 @@
 //! ```
 
 use ibdscope::extents::SpaceMap;
-use ibdscope::{crc32c, Options, Summary, Tablespace};
+use ibdscope::{crc32c, Btrees, Options, Summary, Tablespace};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -429,7 +429,22 @@ fn lib_cases(a: &Args, data: &[u8]) -> Vec<LibRow> {
         rows.push((
             "SpaceMap::build (extents, indexes)".into(),
             Some(t),
-            measure_lib(a.runs, pages, || SpaceMap::build(&ts).owners.len() as u64),
+            measure_lib(a.runs, pages, || u64::from(SpaceMap::build(&ts).n_pages())),
+        ));
+        // The B-tree walk on a map built once: the pages it counts must be
+        // the index pages the map found.
+        let map = SpaceMap::build(&ts);
+        let index_pages: u64 = map.indexes.iter().map(|i| u64::from(i.index_pages)).sum();
+        rows.push((
+            "Btrees::build (indexes, fill)".into(),
+            Some(t),
+            measure_lib(a.runs, index_pages, || {
+                Btrees::build(&ts, &map)
+                    .indexes
+                    .iter()
+                    .map(|t| u64::from(t.pages))
+                    .sum()
+            }),
         ));
     }
     rows
@@ -591,8 +606,9 @@ fn main() {
          command once each (interleaved, so outside load falls on all alike), \
          median and minimum, wall clock around spawn and exit; output to /dev/null; \
          peak RSS from /usr/bin/time (one more run). Peak RSS counts the \
-         file's pages mapped from the page cache (ibdscope maps the file; the \
-         peers read() it); \"anon\" is the highest RssAnon sampled from /proc \
+         file's pages mapped from the page cache (ibdscope maps the file, and \
+         its one-pass commands `check`, `types`, `info` and `lsn` drop each \
+         shard's mappings once folded; the peers read() it); \"anon\" is the highest RssAnon sampled from /proc \
          every 200 µs in one more run: what the tool allocates.",
         a.runs
     );
@@ -603,6 +619,7 @@ fn main() {
     let mut targets = String::new();
     let mut scaling: Vec<Scaled> = Vec::new();
     let mut columns: Vec<String> = Vec::new();
+    let mut memory: Vec<Memory> = Vec::new();
     for (label, path) in &a.files {
         let (page_size, pages, len) = match page_info(path) {
             Ok(x) => x,
@@ -637,6 +654,9 @@ fn main() {
                 if let (Ok(m), Some(t), "ibdscope") = (&row.result, row.threads, row.tool.as_str())
                 {
                     scaling.push((column.clone(), row.what.clone(), t, m.median, mib));
+                    if let CacheState::Read = state {
+                        memory.push((row.what.clone(), t, mib, m.rss_kib, m.anon_kib));
+                    }
                 }
             }
             columns.push(column);
@@ -652,6 +672,7 @@ fn main() {
         "\n## Targets (issue 6), ibdscope at {default} threads\n{targets}"
     );
     report_scaling(&mut r, &a, &columns, &scaling);
+    report_memory(&mut r, &memory);
     let _ = writeln!(r, "\n- load average at end: {}", loadavg());
     let _ = writeln!(
         r,
@@ -671,6 +692,10 @@ fn main() {
 
 /// `(column, command, threads, median, MiB)` for the scaling table.
 type Scaled = (String, String, usize, Duration, f64);
+
+/// `(command, threads, file MiB, peak RSS KiB, peak anon KiB)` for the
+/// memory table (read state).
+type Memory = (String, usize, f64, Option<u64>, Option<u64>);
 
 /// How the file's bytes sit in the page cache when the runs start. The two
 /// differ by up to 2× for every tool on the same kernel: pages read from
@@ -949,6 +974,62 @@ fn report_scaling(r: &mut String, a: &Args, columns: &[String], scaling: &[Scale
             }
             let _ = writeln!(r, "{line}");
         }
+    }
+}
+
+/// Peak RSS and anonymous memory of each ibdscope command per input size,
+/// and how much the anonymous memory grew from the smallest input to the
+/// largest, per GiB of file: the issue's "must not grow with file size
+/// beyond the mapped pages the kernel keeps".
+fn report_memory(r: &mut String, memory: &[Memory]) {
+    let mut sizes: Vec<f64> = memory.iter().map(|m| m.2).collect();
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    if sizes.len() < 2 {
+        return;
+    }
+    let _ = writeln!(
+        r,
+        "\n## Memory: ibdscope, peak RSS / anon MiB (page cache filled by reading)\n"
+    );
+    let mut header = "| command | threads |".to_string();
+    let mut rule = "|---|---|".to_string();
+    for s in &sizes {
+        let _ = write!(header, " {s:.0} MiB |");
+        rule.push_str("---:|");
+    }
+    header.push_str(" anon growth, KiB per GiB of file |");
+    rule.push_str("---:|");
+    let _ = writeln!(r, "{header}\n{rule}");
+    let mut keys: Vec<(String, usize)> = memory.iter().map(|m| (m.0.clone(), m.1)).collect();
+    keys.dedup();
+    keys.sort();
+    keys.dedup();
+    let mib = |k: Option<u64>| k.map_or("–".to_string(), |k| format!("{:.1}", k as f64 / 1024.0));
+    for (cmd, t) in keys {
+        let mut line = format!("| {cmd} | {t} |");
+        let mine: Vec<&Memory> = memory.iter().filter(|m| m.0 == cmd && m.1 == t).collect();
+        for s in &sizes {
+            match mine.iter().find(|m| m.2 == *s) {
+                Some(m) => {
+                    let _ = write!(line, " {} / {} |", mib(m.3), mib(m.4));
+                }
+                None => line.push_str(" – |"),
+            }
+        }
+        let small = mine.iter().min_by(|a, b| a.2.total_cmp(&b.2));
+        let big = mine.iter().max_by(|a, b| a.2.total_cmp(&b.2));
+        match (small, big) {
+            (Some(a), Some(b)) if b.2 > a.2 => match (a.4, b.4) {
+                (Some(x), Some(y)) => {
+                    let per_gib = (y as f64 - x as f64) / ((b.2 - a.2) / 1024.0);
+                    let _ = write!(line, " {per_gib:.0} |");
+                }
+                _ => line.push_str(" – |"),
+            },
+            _ => line.push_str(" – |"),
+        }
+        let _ = writeln!(r, "{line}");
     }
 }
 

@@ -54,7 +54,7 @@ fn exercise(ts: &Tablespace<'_>) {
         black_box(b.findings.iter().map(|f| f.kind.to_string()).count());
     }
     let map = SpaceMap::build(ts);
-    assert_eq!(map.owners.len(), ts.n_pages() as usize);
+    assert_eq!(map.owners().len(), ts.n_pages() as usize);
     for f in &map.findings {
         black_box(f.kind.to_string());
     }

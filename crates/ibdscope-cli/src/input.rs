@@ -27,6 +27,33 @@ impl Input {
     }
 }
 
+impl Input {
+    /// Drops the mappings of bytes `offset..offset + len` (whole 4 KiB
+    /// pages inside it), which a pass has finished with: the kernel keeps
+    /// the file's pages in its cache, a later read maps them again, and
+    /// the process keeps only the pages it is reading mapped (its RSS stays
+    /// flat however big the file), and unmapping at exit finds little.
+    pub fn release(&self, offset: usize, len: usize) {
+        let Input::Mapped(map, _) = self else {
+            return;
+        };
+        let page = 4096;
+        let start = offset.div_ceil(page) * page;
+        let end = offset.saturating_add(len).min(map.len()) / page * page;
+        if end <= start {
+            return;
+        }
+        // SAFETY: as in `drop` below: a read-only shared file mapping,
+        // whose bytes MADV_DONTNEED never changes (a later read maps the
+        // same file bytes again); callers only release ranges they have
+        // finished reading, and a read after that is still valid.
+        #[cfg(unix)]
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+        };
+    }
+}
+
 /// Below this, unmapping on one thread costs less than starting threads.
 const PARALLEL_UNMAP_BYTES: usize = 64 << 20;
 

@@ -52,6 +52,7 @@ use crate::record::{
     PageRecords, RecFinding, RecFormat, RecPage, RecProblem, RecScratch, RecWalk, Visited,
 };
 use crate::{IndexId, PageNo, Tablespace};
+use std::collections::HashMap;
 use std::fmt;
 
 /// The most levels a tree is walked through. InnoDB's own limit
@@ -159,7 +160,10 @@ pub struct IndexTree {
     pub leaf_fill_hist: [u32; FILL_BUCKETS],
     /// Leaf order along FIL_PAGE_NEXT.
     pub fragmentation: Fragmentation,
-    /// The leaf pages in chain (key) order, as far as the chain went.
+    /// The leaf pages in chain (key) order, as far as the chain went:
+    /// kept by [`Btrees::build_with_leaf_chains`] and
+    /// [`Btrees::build_from`], empty from [`Btrees::build`] (whose trees
+    /// are otherwise the same; [`IndexTree::leaves_reached`] counts them).
     pub leaf_chain: Vec<PageNo>,
     /// REDUNDANT trees: node pointers were read and matched with the level
     /// below. False for COMPACT trees (no schema) and damaged levels.
@@ -311,7 +315,7 @@ pub struct Btrees {
 }
 
 /// Where a page stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Slot {
     /// Not an index page of a known index.
     None,
@@ -321,24 +325,119 @@ enum Slot {
     Unreadable { pos: u32 },
 }
 
+/// Every page's [`Slot`], 4 bytes a page: a tag per page naming one of the
+/// few distinct slots (an index's levels, its unreadable pages, none).
+#[derive(Debug)]
+struct Places {
+    tags: Vec<u32>,
+    /// The distinct slots; `Slot::None` is tag 0.
+    slots: Vec<Slot>,
+    /// Slot → tag (a damaged file can make many distinct levels).
+    lookup: HashMap<Slot, u32>,
+    /// The tag given last (runs of pages share a slot).
+    last: u32,
+}
+
+impl Places {
+    fn with_capacity(pages: usize) -> Self {
+        Places {
+            tags: Vec::with_capacity(pages),
+            slots: vec![Slot::None],
+            lookup: HashMap::from([(Slot::None, 0)]),
+            last: 0,
+        }
+    }
+
+    /// The tag of `slot`, made if new.
+    fn tag(&mut self, slot: Slot) -> u32 {
+        if self.slots.get(self.last as usize) == Some(&slot) {
+            return self.last;
+        }
+        let next = u32::try_from(self.slots.len()).unwrap_or(u32::MAX);
+        let tag = *self.lookup.entry(slot).or_insert(next);
+        if tag == next {
+            self.slots.push(slot);
+        }
+        self.last = tag;
+        tag
+    }
+
+    fn push(&mut self, slot: Slot) {
+        let tag = self.tag(slot);
+        self.tags.push(tag);
+    }
+
+    /// Appends the places of the pages right after these.
+    fn append(&mut self, next: Places) {
+        let map: Vec<u32> = next.slots.iter().map(|&s| self.tag(s)).collect();
+        self.tags.extend(
+            next.tags
+                .iter()
+                .map(|&t| map.get(t as usize).copied().unwrap_or(0)),
+        );
+    }
+
+    fn get(&self, n: u32) -> Option<Slot> {
+        let &tag = self.tags.get(n as usize)?;
+        self.slots.get(tag as usize).copied()
+    }
+
+    /// The pages whose slot is `slot`, in page order.
+    fn pages_of(&self, slot: Slot) -> impl Iterator<Item = u32> + '_ {
+        let want = self.lookup.get(&slot).map(|&t| t as usize);
+        self.tags
+            .iter()
+            .enumerate()
+            .filter(move |&(_, &t)| Some(t as usize) == want)
+            .filter_map(|(n, _)| u32::try_from(n).ok())
+    }
+}
+
 impl Btrees {
-    /// Walks every index `map` found. Never panics; bounded.
+    /// Walks every index `map` found, for the figures and checks; the leaf
+    /// chains are not kept ([`IndexTree::leaf_chain`] is empty; see
+    /// [`Btrees::build_with_leaf_chains`]). Never panics; bounded.
     pub fn build(ts: &Tablespace<'_>, map: &SpaceMap) -> Btrees {
-        Self::build_from(ts, &map.indexes, |n| match map.owner(n) {
-            Some(Owner::Segment { index, .. }) => index,
-            _ => None,
-        })
+        Self::build_map(ts, map, false)
+    }
+
+    /// As [`Btrees::build`], and keeps each index's leaf pages in chain
+    /// order in [`IndexTree::leaf_chain`] (4 bytes a leaf).
+    pub fn build_with_leaf_chains(ts: &Tablespace<'_>, map: &SpaceMap) -> Btrees {
+        Self::build_map(ts, map, true)
+    }
+
+    fn build_map(ts: &Tablespace<'_>, map: &SpaceMap, chains: bool) -> Btrees {
+        Self::walk(
+            ts,
+            &map.indexes,
+            |n| match map.owner(n) {
+                Some(Owner::Segment { index, .. }) => index,
+                _ => None,
+            },
+            chains,
+        )
     }
 
     /// Walks `indexes`, taking as each index's pages those that `owner`
     /// assigns to it and that are index pages carrying its id. (With a
-    /// [`SpaceMap`], `owner` is the index of the page's segment.)
+    /// [`SpaceMap`], `owner` is the index of the page's segment.) Keeps the
+    /// leaf chains.
     pub fn build_from(
         ts: &Tablespace<'_>,
         indexes: &[IndexInfo],
         owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
     ) -> Btrees {
-        let mut w = Walker::new(ts, indexes, owner);
+        Self::walk(ts, indexes, owner, true)
+    }
+
+    fn walk(
+        ts: &Tablespace<'_>,
+        indexes: &[IndexInfo],
+        owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
+        chains: bool,
+    ) -> Btrees {
+        let mut w = Walker::new(ts, indexes, owner, chains);
         for pos in 0..indexes.len() {
             if let Some(info) = indexes.get(pos) {
                 let tree = w.walk_index(u32::try_from(pos).unwrap_or(u32::MAX), info);
@@ -357,31 +456,50 @@ impl Btrees {
     }
 }
 
+impl IndexTree {
+    /// Leaf pages the leaf chain reached (the root alone when it is the
+    /// leaf), whether or not [`IndexTree::leaf_chain`] was kept.
+    pub fn leaves_reached(&self) -> u32 {
+        self.levels
+            .last()
+            .filter(|l| l.level == 0)
+            .map_or(0, |l| l.reached)
+    }
+}
+
+/// What the tree walk keeps between the pass over the file and the walks
+/// along the chains: per page only its place and its two sibling links
+/// (12 bytes a page); the record walks are folded into per-level sums in
+/// the pass, and only the rare pages whose walk is needed again (non-leaf
+/// pages, roots) keep theirs.
 struct Walker<'t, 'a> {
     ts: &'t Tablespace<'a>,
-    logical: u32,
-    slots: Vec<Slot>,
+    places: Places,
     /// FIL_PAGE_PREV and FIL_PAGE_NEXT of every member page (by page
     /// number; others hold zeros), read in the pass that finds the
     /// members, so that following a chain reads no page header again.
     links: Vec<[PageNo; 2]>,
-    /// The record walk of every member page (by page number).
-    walked: Vec<Walked>,
+    /// Per `(index position, level)`, sorted.
+    levels: Vec<LevelAcc>,
+    /// The record walks of non-leaf member pages and of every root that is
+    /// a member page, by page.
+    kept: Vec<(u32, Walked)>,
     /// The record findings of the member pages, in page order.
     rec_findings: Vec<(u32, RecFinding)>,
-    /// `(pos, level, page)`, sorted.
-    members: Vec<(u32, u16, u32)>,
+    /// `(pos, level, page)` of pages at or above their index's root level
+    /// that are not its root, sorted.
+    above: Vec<(u32, u16, u32)>,
     /// Unreadable pages per index position.
     unreadable: Vec<u32>,
+    /// Keep every level's chain order, the leaf level's too.
+    chains: bool,
     visited: Vec<u64>,
     rec_visited: Visited,
     findings: Vec<Finding>,
     trees: Vec<IndexTree>,
 }
 
-/// What the tree figures take from one page's record walk
-/// ([`RecPage::analyse`]), kept for every member page between the pass
-/// over the file and the walks along the chains: 36 bytes a page.
+/// What a member page's record walk gives the tree figures ([`RecPage::analyse`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct Walked {
     /// `PageFill::fill`.
@@ -399,8 +517,6 @@ struct Walked {
     n_min_rec: u32,
     /// PAGE_N_RECS.
     n_recs_stated: u16,
-    /// PAGE_LEVEL.
-    level: u16,
     /// How far the walk went.
     state: WalkState,
 }
@@ -431,7 +547,6 @@ impl Walked {
             n_deleted: 0,
             n_min_rec: 0,
             n_recs_stated: r.n_recs_stated,
-            level: r.level,
             state: WalkState::Compressed,
         };
         if let RecWalk::Walked(c) = r.walk {
@@ -446,24 +561,175 @@ impl Walked {
         }
         w
     }
+
+    /// Whether the page's records were walked to the end.
+    fn sound(&self) -> bool {
+        self.state == WalkState::Complete
+    }
+}
+
+/// One fill as an exact integer: `fill × 2^40`. A fill is used ÷ usable
+/// bytes of a page of at most 64 KiB, so a nonzero fill is at least 2^-16
+/// and its f32 value times 2^40 is a whole number; sums of these are exact
+/// in any order, so the mean is the same at any thread count.
+const FILL_ONE: f64 = (1u64 << 40) as f64;
+
+fn fill_fixed(fill: f32) -> u128 {
+    (f64::from(fill) * FILL_ONE) as u128
+}
+
+/// Figures of the member pages of one level of one index (the root and
+/// pages at or above the root's level left out), summed in file order.
+#[derive(Clone, Copy, Debug, Default)]
+struct LevelSums {
+    /// Pages with a records view: the pages counted.
+    pages: u32,
+    /// Σ fill, exact (see [`fill_fixed`]).
+    fill: u128,
+    hist: [u32; FILL_BUCKETS],
+    garbage: u64,
+    /// Σ n_recs over all counted pages, and over the walked (not
+    /// compressed) ones.
+    n_recs: u64,
+    n_recs_walked: u64,
+    n_recs_stated: u64,
+    record_bytes: u64,
+    compressed: u32,
+    n_free: u64,
+    n_deleted: u64,
+    n_min_rec: u64,
+}
+
+impl LevelSums {
+    /// The figures of one page: nothing for a page without a records view.
+    fn one(w: &Walked) -> LevelSums {
+        let mut s = LevelSums::default();
+        if w.state == WalkState::None {
+            return s;
+        }
+        let fill = f64::from(w.fill);
+        let bucket = ((fill * FILL_BUCKETS as f64) as usize).min(FILL_BUCKETS - 1);
+        if let Some(b) = s.hist.get_mut(bucket) {
+            *b = 1;
+        }
+        s.pages = 1;
+        s.fill = fill_fixed(w.fill);
+        s.garbage = u64::from(w.garbage);
+        s.n_recs = u64::from(w.n_recs);
+        s.n_recs_stated = u64::from(w.n_recs_stated);
+        s.record_bytes = u64::from(w.record_bytes);
+        if w.state == WalkState::Compressed {
+            s.compressed = 1;
+            return s;
+        }
+        s.n_recs_walked = u64::from(w.n_recs);
+        s.n_free = u64::from(w.n_free);
+        s.n_deleted = u64::from(w.n_deleted);
+        s.n_min_rec = u64::from(w.n_min_rec);
+        s
+    }
+
+    fn merge(&mut self, o: &LevelSums) {
+        self.pages = self.pages.saturating_add(o.pages);
+        self.fill = self.fill.saturating_add(o.fill);
+        for (a, b) in self.hist.iter_mut().zip(o.hist) {
+            *a = a.saturating_add(b);
+        }
+        self.garbage = self.garbage.saturating_add(o.garbage);
+        self.n_recs = self.n_recs.saturating_add(o.n_recs);
+        self.n_recs_walked = self.n_recs_walked.saturating_add(o.n_recs_walked);
+        self.n_recs_stated = self.n_recs_stated.saturating_add(o.n_recs_stated);
+        self.record_bytes = self.record_bytes.saturating_add(o.record_bytes);
+        self.compressed = self.compressed.saturating_add(o.compressed);
+        self.n_free = self.n_free.saturating_add(o.n_free);
+        self.n_deleted = self.n_deleted.saturating_add(o.n_deleted);
+        self.n_min_rec = self.n_min_rec.saturating_add(o.n_min_rec);
+    }
+
+    /// Adds these figures, of pages at `level`, to `tree` and `sums`.
+    fn add_to(&self, level: u16, tree: &mut IndexTree, sums: &mut Sums) {
+        tree.pages = tree.pages.saturating_add(self.pages);
+        sums.pages = sums.pages.saturating_add(self.pages);
+        sums.fill = sums.fill.saturating_add(self.fill);
+        tree.garbage_bytes = tree.garbage_bytes.saturating_add(self.garbage);
+        tree.compressed_pages = tree.compressed_pages.saturating_add(self.compressed);
+        tree.n_garbage_recs = tree.n_garbage_recs.saturating_add(self.n_free);
+        if level == 0 {
+            tree.leaf_pages = tree.leaf_pages.saturating_add(self.pages);
+            sums.leaf_fill = sums.leaf_fill.saturating_add(self.fill);
+            for (a, b) in tree.leaf_fill_hist.iter_mut().zip(self.hist) {
+                *a = a.saturating_add(b);
+            }
+            tree.n_recs = tree.n_recs.saturating_add(self.n_recs);
+            tree.n_recs_stated = tree.n_recs_stated.saturating_add(self.n_recs_stated);
+            tree.leaf_data_bytes = tree.leaf_data_bytes.saturating_add(self.record_bytes);
+            tree.n_deleted = tree.n_deleted.saturating_add(self.n_deleted);
+            tree.n_metadata = tree.n_metadata.saturating_add(self.n_min_rec);
+        } else {
+            tree.n_node_ptrs = tree.n_node_ptrs.saturating_add(self.n_recs_walked);
+        }
+    }
+}
+
+/// The member pages of one level of one index, from the pass.
+#[derive(Clone, Debug)]
+struct LevelAcc {
+    pos: u32,
+    level: u16,
+    /// Member pages.
+    count: u32,
+    /// The lowest-numbered one.
+    first: u32,
+    /// Those with FIL_PAGE_PREV = FIL_NULL, in page order.
+    heads: Vec<u32>,
+    /// Pages with record findings.
+    with_findings: u32,
+    sums: LevelSums,
+}
+
+impl LevelAcc {
+    fn new(pos: u32, level: u16, first: u32) -> Self {
+        LevelAcc {
+            pos,
+            level,
+            count: 0,
+            first,
+            heads: Vec::new(),
+            with_findings: 0,
+            sums: LevelSums::default(),
+        }
+    }
+
+    fn merge(&mut self, o: LevelAcc) {
+        self.count = self.count.saturating_add(o.count);
+        self.first = self.first.min(o.first);
+        self.heads.extend(o.heads);
+        self.with_findings = self.with_findings.saturating_add(o.with_findings);
+        self.sums.merge(&o.sums);
+    }
 }
 
 /// The one pass over the file behind [`Walker`]: each page's place (the
 /// index it belongs to and its level, or unreadable), the sibling links of
-/// member pages and their record walks, in page order, on the space's
-/// threads. The walks are most of a tree build's work; in page order the
-/// CPU streams the pages from memory.
+/// member pages, and their record walks folded into per-level sums, in
+/// page order, on the space's threads. The walks are most of a tree
+/// build's work; in page order the CPU streams the pages from memory.
 struct MemberPass<'p, 'a, F> {
     ts: &'p Tablespace<'a>,
     /// `(index id, position)`, sorted by id.
     ids: &'p [(IndexId, u32)],
+    /// Per position: the root page and its PAGE_LEVEL.
+    roots: &'p [(u32, u16)],
+    /// Every root page, sorted.
+    root_pages: &'p [u32],
     owner: &'p F,
     n_indexes: usize,
-    slots: Vec<Slot>,
+    places: Places,
     links: Vec<[PageNo; 2]>,
-    walked: Vec<Walked>,
+    levels: Vec<LevelAcc>,
+    kept: Vec<(u32, Walked)>,
     rec_findings: Vec<(u32, RecFinding)>,
-    members: Vec<(u32, u16, u32)>,
+    above: Vec<(u32, u16, u32)>,
     unreadable: Vec<u32>,
     /// Made at the first page of the shard that needs the full walk.
     scratch: Option<Box<RecScratch>>,
@@ -471,7 +737,13 @@ struct MemberPass<'p, 'a, F> {
 }
 
 impl<'p, 'a, F> MemberPass<'p, 'a, F> {
-    fn new(ts: &'p Tablespace<'a>, ids: &'p [(IndexId, u32)], owner: &'p F, n: usize) -> Self {
+    fn new(
+        ts: &'p Tablespace<'a>,
+        ids: &'p [(IndexId, u32)],
+        roots: &'p [(u32, u16)],
+        root_pages: &'p [u32],
+        owner: &'p F,
+    ) -> Self {
         // A shard's pages, or all of them when one accumulator folds all.
         let pages = if ts.threads() <= 1 {
             ts.n_pages()
@@ -481,25 +753,48 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
         MemberPass {
             ts,
             ids,
+            roots,
+            root_pages,
             owner,
-            n_indexes: n,
-            slots: Vec::with_capacity(pages),
+            n_indexes: roots.len(),
+            places: Places::with_capacity(pages),
             links: Vec::with_capacity(pages),
-            walked: Vec::with_capacity(pages),
+            levels: Vec::new(),
+            kept: Vec::new(),
             rec_findings: Vec::new(),
-            members: Vec::new(),
+            above: Vec::new(),
             unreadable: Vec::new(),
             scratch: None,
             out: Vec::new(),
         }
     }
 
-    /// Page `n`'s place, links and walk.
-    fn place(&mut self, n: PageNo, page: &[u8]) -> (Slot, [PageNo; 2], Walked)
+    /// The accumulator of `(pos, level)` (most pages of a shard are of one
+    /// level: the last one is tried first).
+    fn level_acc(&mut self, pos: u32, level: u16, n: u32) -> Option<&mut LevelAcc> {
+        let hit = matches!(self.levels.last(), Some(l) if l.pos == pos && l.level == level);
+        if !hit {
+            match self
+                .levels
+                .iter()
+                .position(|l| l.pos == pos && l.level == level)
+            {
+                Some(k) => {
+                    let last = self.levels.len().saturating_sub(1);
+                    self.levels.swap(k, last);
+                }
+                None => self.levels.push(LevelAcc::new(pos, level, n)),
+            }
+        }
+        self.levels.last_mut()
+    }
+
+    /// Page `n`'s place and links; folds its record walk.
+    fn place(&mut self, n: PageNo, page: &[u8]) -> (Slot, [PageNo; 2])
     where
         F: Fn(PageNo) -> Option<IndexId>,
     {
-        let none = (Slot::None, [PageNo(0); 2], Walked::default());
+        let none = (Slot::None, [PageNo(0); 2]);
         let ts = self.ts;
         let Some(id) = (self.owner)(n) else {
             return none;
@@ -523,7 +818,7 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
             if let Some(u) = self.unreadable.get_mut(pos as usize) {
                 *u = u.saturating_add(1);
             }
-            return (Slot::Unreadable { pos }, [PageNo(0); 2], Walked::default());
+            return (Slot::Unreadable { pos }, [PageNo(0); 2]);
         }
         let Some(h) = IndexHeader::new(page) else {
             return none;
@@ -533,43 +828,71 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
             return none;
         }
         let level = h.level();
-        self.members.push((pos, level, n.0));
+        let links = [fil.prev(), fil.next()];
         let mut walked = Walked::default();
+        let before = self.rec_findings.len();
         if let Some(rp) = RecPage::new(page, ts.format().logical_size) {
             self.out.clear();
             walked = Walked::of(&rp.analyse_lazy(&mut self.scratch, &mut self.out));
             self.rec_findings.extend(self.out.iter().map(|&f| (n.0, f)));
         }
-        (
-            Slot::Member { pos, level },
-            [fil.prev(), fil.next()],
-            walked,
-        )
+        let has_findings = self.rec_findings.len() > before;
+        let (root, root_level) = self.roots.get(pos as usize).copied().unwrap_or((0, 0));
+        let is_root = self.root_pages.binary_search(&n.0).is_ok();
+        if is_root || level > 0 {
+            self.kept.push((n.0, walked));
+        }
+        if n.0 != root && level >= root_level {
+            self.above.push((pos, level, n.0));
+        }
+        if let Some(acc) = self.level_acc(pos, level, n.0) {
+            acc.count = acc.count.saturating_add(1);
+            if links[0].is_null() {
+                acc.heads.push(n.0);
+            }
+            if has_findings {
+                acc.with_findings = acc.with_findings.saturating_add(1);
+            }
+            // The root's figures are taken when its level is walked; pages
+            // at or above the root's level are findings, not counted.
+            if n.0 != root && level < root_level {
+                acc.sums.merge(&LevelSums::one(&walked));
+            }
+        }
+        (Slot::Member { pos, level }, links)
     }
 }
 
 impl<F: Fn(PageNo) -> Option<IndexId> + Sync> PageFold for MemberPass<'_, '_, F> {
     fn page(&mut self, n: PageNo, page: &[u8]) {
-        let (slot, links, walked) = self.place(n, page);
-        self.slots.push(slot);
+        let (slot, links) = self.place(n, page);
+        self.places.push(slot);
         self.links.push(links);
-        self.walked.push(walked);
     }
     fn append(&mut self, next: Self) {
         // The first shard's accumulator gathers every page: one allocation
         // of the whole size rather than a doubling per join.
         let n_pages = self.ts.n_pages() as usize;
-        if self.slots.capacity() < n_pages {
-            let more = n_pages.saturating_sub(self.slots.len());
-            self.slots.reserve_exact(more);
+        if self.places.tags.capacity() < n_pages {
+            let more = n_pages.saturating_sub(self.places.tags.len());
+            self.places.tags.reserve_exact(more);
             self.links.reserve_exact(more);
-            self.walked.reserve_exact(more);
         }
-        self.slots.extend(next.slots);
+        self.places.append(next.places);
         self.links.extend(next.links);
-        self.walked.extend(next.walked);
+        for l in next.levels {
+            match self
+                .levels
+                .iter_mut()
+                .find(|m| m.pos == l.pos && m.level == l.level)
+            {
+                Some(m) => m.merge(l),
+                None => self.levels.push(l),
+            }
+        }
+        self.kept.extend(next.kept);
         self.rec_findings.extend(next.rec_findings);
-        self.members.extend(next.members);
+        self.above.extend(next.above);
         if self.unreadable.len() < next.unreadable.len() {
             self.unreadable.resize(next.unreadable.len(), 0);
         }
@@ -582,9 +905,22 @@ impl<F: Fn(PageNo) -> Option<IndexId> + Sync> PageFold for MemberPass<'_, '_, F>
 /// Figures summed over the pages of one index.
 #[derive(Default)]
 struct Sums {
-    fill: f64,
-    leaf_fill: f64,
+    /// Σ fill and Σ leaf fill, exact (see [`fill_fixed`]).
+    fill: u128,
+    leaf_fill: u128,
     pages: u32,
+}
+
+/// A level's walk along its chain.
+struct Chain {
+    /// Pages reached.
+    reached: u32,
+    /// The first page.
+    leftmost: Option<u32>,
+    /// The pages in chain order, when kept.
+    order: Option<Vec<u32>>,
+    /// Leaf order (level 0).
+    fragmentation: Fragmentation,
 }
 
 impl<'t, 'a> Walker<'t, 'a> {
@@ -592,6 +928,7 @@ impl<'t, 'a> Walker<'t, 'a> {
         ts: &'t Tablespace<'a>,
         indexes: &[IndexInfo],
         owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
+        chains: bool,
     ) -> Self {
         let n_pages = ts.n_pages() as usize;
         let mut ids: Vec<(IndexId, u32)> = indexes
@@ -602,32 +939,49 @@ impl<'t, 'a> Walker<'t, 'a> {
         // The first index with an id wins, as SpaceMap::index does.
         ids.sort_by_key(|&(id, p)| (id, p));
         ids.dedup_by_key(|&mut (id, _)| id);
-        let pass = fold_pages(ts, || MemberPass::new(ts, &ids, &owner, indexes.len()));
+        let roots: Vec<(u32, u16)> = indexes
+            .iter()
+            .map(|i| {
+                let level = ts
+                    .page(i.root)
+                    .and_then(IndexHeader::new)
+                    .map_or(0, |h| h.level());
+                (i.root.0, level)
+            })
+            .collect();
+        let mut root_pages: Vec<u32> = roots.iter().map(|&(r, _)| r).collect();
+        root_pages.sort_unstable();
+        root_pages.dedup();
+        let pass = fold_pages(ts, || {
+            MemberPass::new(ts, &ids, &roots, &root_pages, &owner)
+        });
         let MemberPass {
-            mut slots,
+            mut places,
             mut links,
-            mut walked,
+            mut levels,
+            kept,
             rec_findings,
-            mut members,
+            mut above,
             mut unreadable,
             ..
         } = pass;
         // One entry per page of the space (the fold stops only past the
         // data, which no page number below n_pages reaches).
-        slots.resize(n_pages, Slot::None);
+        places.tags.resize(n_pages, 0);
         links.resize(n_pages, [PageNo(0); 2]);
-        walked.resize(n_pages, Walked::default());
         unreadable.resize(indexes.len(), 0);
-        members.sort_unstable();
+        levels.sort_unstable_by_key(|l| (l.pos, l.level));
+        above.sort_unstable();
         Walker {
             ts,
-            logical: ts.format().logical_size,
-            slots,
+            places,
             links,
-            walked,
+            levels,
+            kept,
             rec_findings,
-            members,
+            above,
             unreadable,
+            chains,
             visited: vec![0u64; n_pages.div_ceil(64)],
             rec_visited: Visited::new(),
             findings: Vec::new(),
@@ -644,14 +998,12 @@ impl<'t, 'a> Walker<'t, 'a> {
     }
 
     /// The member pages of index `pos` at `level`.
-    fn level_pages(&self, pos: u32, level: u16) -> &[(u32, u16, u32)] {
-        let lo = self
-            .members
-            .partition_point(|&(p, l, _)| (p, l) < (pos, level));
-        let hi = self
-            .members
-            .partition_point(|&(p, l, _)| (p, l) <= (pos, level));
-        self.members.get(lo..hi).unwrap_or(&[])
+    fn level(&self, pos: u32, level: u16) -> Option<&LevelAcc> {
+        let k = self
+            .levels
+            .binary_search_by_key(&(pos, level), |l| (l.pos, l.level))
+            .ok()?;
+        self.levels.get(k)
     }
 
     /// Marks page `n` visited; false if it was already.
@@ -674,6 +1026,21 @@ impl<'t, 'a> Walker<'t, 'a> {
     /// FIL_PAGE_PREV and FIL_PAGE_NEXT of member page `n`.
     fn links(&self, n: u32) -> Option<[PageNo; 2]> {
         self.links.get(n as usize).copied()
+    }
+
+    /// The kept record walk of page `n` (non-leaf member pages, roots).
+    fn kept(&self, n: u32) -> Option<Walked> {
+        let k = self.kept.binary_search_by_key(&n, |&(p, _)| p).ok()?;
+        self.kept.get(k).map(|&(_, w)| w)
+    }
+
+    /// The member pages of index `pos` at `level` the chain did not reach,
+    /// in page order.
+    fn unreached(&self, pos: u32, level: u16) -> Vec<u32> {
+        self.places
+            .pages_of(Slot::Member { pos, level })
+            .filter(|&n| !self.is_visited(n))
+            .collect()
     }
 
     fn walk_index(&mut self, pos: u32, info: &IndexInfo) -> IndexTree {
@@ -729,10 +1096,14 @@ impl<'t, 'a> Walker<'t, 'a> {
             return tree;
         }
         // Pages above the root's level, and others at its level.
+        let lo = self.above.partition_point(|&(p, _, _)| p < pos);
+        let hi = self.above.partition_point(|&(p, _, _)| p <= pos);
         let above: Vec<(u16, u32)> = self
-            .members
+            .above
+            .get(lo..hi)
+            .unwrap_or(&[])
             .iter()
-            .filter(|&&(p, l, n)| p == pos && l >= root_level && n != info.root.0)
+            .filter(|&&(_, l, n)| l >= root_level && n != info.root.0)
             .map(|&(_, l, n)| (l, n))
             .collect();
         for (level, n) in above {
@@ -747,20 +1118,22 @@ impl<'t, 'a> Walker<'t, 'a> {
         // Children named by the level above (REDUNDANT): (child, page, origin).
         let mut children: Option<Vec<(u32, u32, u16)>> = None;
         for level in (0..=root_level).rev() {
-            let pages: Vec<u32> = self
-                .level_pages(pos, level)
-                .iter()
-                .map(|&(_, _, n)| n)
-                .collect();
-            let order = if level == root_level {
+            let (count, with_findings, level_sums) = self
+                .level(pos, level)
+                .map_or((0, 0, LevelSums::default()), |l| {
+                    (l.count, l.with_findings, l.sums)
+                });
+            let chain = if level == root_level {
                 // The root alone (it has no siblings by construction).
-                if self.visit(info.root.0) {
-                    vec![info.root.0]
-                } else {
-                    Vec::new()
+                let fresh = self.visit(info.root.0);
+                Chain {
+                    reached: u32::from(fresh),
+                    leftmost: fresh.then_some(info.root.0),
+                    order: Some(if fresh { vec![info.root.0] } else { Vec::new() }),
+                    fragmentation: Fragmentation::default(),
                 }
             } else {
-                if pages.is_empty() {
+                if count == 0 {
                     self.push(
                         info.root,
                         level_at,
@@ -776,70 +1149,82 @@ impl<'t, 'a> Walker<'t, 'a> {
                     children = None;
                     continue;
                 }
-                self.walk_level(pos, index, level, &pages)
+                // The order is kept where it is read again: non-leaf levels
+                // (their node pointers), a leaf level matched with node
+                // pointers or with record findings to report in chain
+                // order, and leaf chains asked for.
+                let keep = self.chains || level > 0 || children.is_some() || with_findings > 0;
+                self.walk_level(pos, index, level, keep)
             };
-            let reached = u32::try_from(order.len()).unwrap_or(u32::MAX);
             let level_pages = if level == root_level {
-                reached
+                chain.reached
             } else {
-                u32::try_from(pages.len()).unwrap_or(u32::MAX)
+                count
             };
-            if level != root_level {
-                for &n in &pages {
-                    if !self.is_visited(n) {
-                        self.push(
-                            PageNo(n),
-                            FIL_PAGE_PREV,
-                            BtreeProblem::Unreached { index, level },
-                        );
-                    }
-                }
+            let unreached: Vec<u32> = if level != root_level && chain.reached < count {
+                // The chain visits only pages of this level, so the visited
+                // bitmap tells them apart.
+                self.unreached(pos, level)
+            } else {
+                Vec::new()
+            };
+            for &n in &unreached {
+                self.push(
+                    PageNo(n),
+                    FIL_PAGE_PREV,
+                    BtreeProblem::Unreached { index, level },
+                );
             }
             tree.levels.push(LevelInfo {
                 level,
                 pages: level_pages,
-                reached,
-                leftmost: order.first().copied().map(PageNo),
+                reached: chain.reached,
+                leftmost: chain.leftmost.map(PageNo),
             });
-            let chain_sound = reached == level_pages;
+            let chain_sound = chain.reached == level_pages;
+            let order = chain.order.unwrap_or_default();
 
             // The level above's node pointers against this chain.
             if let Some(kids) = children.take() {
                 self.match_children(pos, index, level, &kids, &order);
             }
 
-            // Records: chain order first, then pages the chain missed.
+            // Figures: summed in the pass for the level's pages; the root's
+            // from its kept walk.
+            if level == root_level {
+                if let Some(&root) = order.first() {
+                    if let Some(w) = self.kept(root) {
+                        LevelSums::one(&w).add_to(level, &mut tree, &mut sums);
+                    }
+                }
+            } else {
+                level_sums.add_to(level, &mut tree, &mut sums);
+            }
+
+            // Record findings and node pointers: chain order first, then
+            // pages the chain missed.
             let mut next_children: Option<Vec<(u32, u32, u16)>> =
                 (tree.node_ptrs_checked && level > 0 && chain_sound).then(Vec::new);
-            let unreached: Vec<u32> = if level == root_level {
-                Vec::new()
-            } else {
-                // The chain visits only pages of this level, so the visited
-                // bitmap tells them apart.
-                pages
-                    .iter()
-                    .copied()
-                    .filter(|&n| !self.is_visited(n))
-                    .collect()
-            };
-            // The record walks were made in the pass over the file; their
-            // results are taken in this order, so figures and findings are
-            // the same for any thread count.
-            for (k, &n) in order.iter().chain(unreached.iter()).enumerate() {
-                let in_chain = k < order.len();
-                let kids = if in_chain {
-                    next_children.as_mut()
-                } else {
-                    None
-                };
-                let sound = self.page_figures(index, PageNo(n), &mut tree, &mut sums, kids);
-                if !sound && in_chain {
-                    next_children = None;
+            let needs_pages = !self.rec_findings.is_empty() || next_children.is_some();
+            if needs_pages {
+                for (k, &n) in order.iter().chain(unreached.iter()).enumerate() {
+                    let in_chain = k < order.len();
+                    let kids = if in_chain {
+                        next_children.as_mut()
+                    } else {
+                        None
+                    };
+                    let sound = self.page_records(index, PageNo(n), level, kids);
+                    if !sound && in_chain {
+                        next_children = None;
+                    }
                 }
             }
             if level == 0 {
-                tree.leaf_chain = order.iter().copied().map(PageNo).collect();
-                tree.fragmentation = fragmentation(&order);
+                tree.fragmentation = chain.fragmentation;
+                if self.chains {
+                    tree.leaf_chain = order.iter().copied().map(PageNo).collect();
+                }
             }
             if next_children.is_none() && level > 0 {
                 tree.node_ptrs_checked = false;
@@ -847,26 +1232,24 @@ impl<'t, 'a> Walker<'t, 'a> {
             children = next_children;
         }
         if sums.pages > 0 {
-            tree.mean_fill = (sums.fill / f64::from(sums.pages)) as f32;
+            tree.mean_fill = (sums.fill as f64 / FILL_ONE / f64::from(sums.pages)) as f32;
         }
         if tree.leaf_pages > 0 {
-            tree.mean_leaf_fill = (sums.leaf_fill / f64::from(tree.leaf_pages)) as f32;
+            tree.mean_leaf_fill =
+                (sums.leaf_fill as f64 / FILL_ONE / f64::from(tree.leaf_pages)) as f32;
         }
         tree
     }
 
-    /// Walks one level below the root from its leftmost page; returns the
-    /// pages in chain order.
-    fn walk_level(&mut self, pos: u32, index: IndexId, level: u16, pages: &[u32]) -> Vec<u32> {
-        let leftmost: Vec<u32> = pages
-            .iter()
-            .copied()
-            .filter(|&n| self.links(n).is_some_and(|[prev, _]| prev.is_null()))
-            .collect();
-        let start = match leftmost.first() {
+    /// Walks one level below the root from its leftmost page.
+    fn walk_level(&mut self, pos: u32, index: IndexId, level: u16, keep: bool) -> Chain {
+        let (count, first, heads) = match self.level(pos, level) {
+            Some(l) => (l.count, l.first, l.heads.clone()),
+            None => (0, 0, Vec::new()),
+        };
+        let start = match heads.first() {
             Some(&n) => n,
             None => {
-                let first = pages.first().copied().unwrap_or(0);
                 self.push(
                     PageNo(first),
                     FIL_PAGE_PREV,
@@ -875,22 +1258,31 @@ impl<'t, 'a> Walker<'t, 'a> {
                 first
             }
         };
-        for &n in leftmost.iter().skip(1) {
+        for &n in heads.iter().skip(1) {
             self.push(
                 PageNo(n),
                 FIL_PAGE_PREV,
                 BtreeProblem::ManyLeftmost { index, level },
             );
         }
-        let mut order = Vec::with_capacity(pages.len());
+        let mut chain = Chain {
+            reached: 0,
+            leftmost: None,
+            order: keep.then(Vec::new),
+            fragmentation: Fragmentation::default(),
+        };
         if !self.visit(start) {
-            return order;
+            return chain;
         }
-        order.push(start);
+        chain.reached = 1;
+        chain.leftmost = Some(start);
+        if let Some(o) = chain.order.as_mut() {
+            o.push(start);
+        }
         let n_pages = self.ts.n_pages();
         let mut cur = start;
         // Bound: the level's pages.
-        while order.len() < pages.len() {
+        while chain.reached < count {
             let Some([_, next]) = self.links(cur) else {
                 break;
             };
@@ -906,7 +1298,7 @@ impl<'t, 'a> Walker<'t, 'a> {
                 );
                 break;
             }
-            match self.slots.get(next.0 as usize).copied() {
+            match self.places.get(next.0) {
                 Some(Slot::Member { pos: p, level: l }) if p == pos && l == level => {}
                 Some(Slot::Unreadable { pos: p }) if p == pos => break,
                 _ => {
@@ -935,38 +1327,31 @@ impl<'t, 'a> Walker<'t, 'a> {
                     },
                 );
             }
-            order.push(next.0);
+            if level == 0 {
+                step(&mut chain.fragmentation, cur, next.0);
+            }
+            chain.reached = chain.reached.saturating_add(1);
+            if let Some(o) = chain.order.as_mut() {
+                o.push(next.0);
+            }
             cur = next.0;
         }
         // A chain that goes on past the level's page count loops or leaves
         // the level; both were checked above, so the bound stops only a
         // chain that is fully walked.
-        order
+        chain
     }
 
-    /// Walks page `n`'s records, adds its figures to `tree`, and collects
-    /// its node pointers' children into `kids` (REDUNDANT non-leaf pages).
-    /// False when the page's records could not be walked completely.
-    fn page_figures(
+    /// Reports page `n`'s record findings and collects its node pointers'
+    /// children into `kids` (REDUNDANT non-leaf pages). False when the
+    /// page's records could not be walked completely.
+    fn page_records(
         &mut self,
         index: IndexId,
         n: PageNo,
-        tree: &mut IndexTree,
-        sums: &mut Sums,
+        level: u16,
         kids: Option<&mut Vec<(u32, u32, u16)>>,
     ) -> bool {
-        let Some(page) = self.ts.page(n) else {
-            return false;
-        };
-        let Some(rp) = RecPage::new(page, self.logical) else {
-            return false;
-        };
-        let Some(&w) = self.walked.get(n.0 as usize) else {
-            return false;
-        };
-        if w.state == WalkState::None {
-            return false;
-        }
         let lo = self.rec_findings.partition_point(|&(p, _)| p < n.0);
         let hi = self.rec_findings.partition_point(|&(p, _)| p <= n.0);
         let base = self.ts.file_offset(n);
@@ -980,42 +1365,24 @@ impl<'t, 'a> Walker<'t, 'a> {
                 }),
             });
         }
-        let fill = f64::from(w.fill);
-        tree.pages = tree.pages.saturating_add(1);
-        sums.pages = sums.pages.saturating_add(1);
-        sums.fill += fill;
-        tree.garbage_bytes = tree.garbage_bytes.saturating_add(u64::from(w.garbage));
-        let leaf = w.level == 0;
-        if leaf {
-            tree.leaf_pages = tree.leaf_pages.saturating_add(1);
-            sums.leaf_fill += fill;
-            let bucket = ((fill * FILL_BUCKETS as f64) as usize).min(FILL_BUCKETS - 1);
-            if let Some(b) = tree.leaf_fill_hist.get_mut(bucket) {
-                *b = b.saturating_add(1);
-            }
-            tree.n_recs = tree.n_recs.saturating_add(u64::from(w.n_recs));
-            tree.n_recs_stated = tree
-                .n_recs_stated
-                .saturating_add(u64::from(w.n_recs_stated));
-            tree.leaf_data_bytes = tree
-                .leaf_data_bytes
-                .saturating_add(u64::from(w.record_bytes));
+        if level == 0 {
+            // Leaves have no node pointers; only the soundness of non-leaf
+            // pages is asked for.
+            return true;
         }
-        if w.state == WalkState::Compressed {
-            tree.compressed_pages = tree.compressed_pages.saturating_add(1);
+        let Some(w) = self.kept(n.0) else {
             return false;
-        }
-        tree.n_garbage_recs = tree.n_garbage_recs.saturating_add(u64::from(w.n_free));
-        if leaf {
-            tree.n_deleted = tree.n_deleted.saturating_add(u64::from(w.n_deleted));
-            tree.n_metadata = tree.n_metadata.saturating_add(u64::from(w.n_min_rec));
-        } else {
-            tree.n_node_ptrs = tree.n_node_ptrs.saturating_add(u64::from(w.n_recs));
-        }
-        if w.state != WalkState::Complete {
+        };
+        if !w.sound() {
             return false;
         }
         let Some(kids) = kids else { return true };
+        let Some(page) = self.ts.page(n) else {
+            return false;
+        };
+        let Some(rp) = RecPage::new(page, self.ts.format().logical_size) else {
+            return false;
+        };
         // REDUNDANT node pointers, in key order.
         let Some(mut it) = rp.records(&mut self.rec_visited) else {
             return false;
@@ -1046,8 +1413,8 @@ impl<'t, 'a> Walker<'t, 'a> {
         let mut good = true;
         for &(child, page, origin) in kids {
             let fits = matches!(
-                self.slots.get(child as usize),
-                Some(&Slot::Member { pos: p, level: l }) if p == pos && l == level
+                self.places.get(child),
+                Some(Slot::Member { pos: p, level: l }) if p == pos && l == level
             );
             if !fits {
                 self.push(
@@ -1110,19 +1477,13 @@ impl<'t, 'a> Walker<'t, 'a> {
     }
 }
 
-/// Fragmentation of a leaf chain.
-fn fragmentation(order: &[u32]) -> Fragmentation {
-    let mut f = Fragmentation::default();
-    for w in order.windows(2) {
-        if let [a, b] = *w {
-            f.steps = f.steps.saturating_add(1);
-            if Some(b) != a.checked_add(1) {
-                f.jumps = f.jumps.saturating_add(1);
-            }
-            f.distance = f.distance.saturating_add(u64::from(a.abs_diff(b)));
-        }
+/// Adds the leaf-chain step `a → b` to `f`.
+fn step(f: &mut Fragmentation, a: u32, b: u32) {
+    f.steps = f.steps.saturating_add(1);
+    if Some(b) != a.checked_add(1) {
+        f.jumps = f.jumps.saturating_add(1);
     }
-    f
+    f.distance = f.distance.saturating_add(u64::from(a.abs_diff(b)));
 }
 
 impl BtreeProblem {
@@ -1876,10 +2237,24 @@ mod real_files {
                 // The space map is built from the clean file, so damage to
                 // index pages is the B-tree walk's to find.
                 let ts = Tablespace::new(&data).unwrap();
-                let bt = Btrees::build(&ts, &map);
+                let bt = Btrees::build_with_leaf_chains(&ts, &map);
                 for t in &bt.indexes {
                     assert!(t.levels.len() as u32 <= BTREE_MAX_HEIGHT);
                     assert!(t.leaf_chain.len() as u32 <= ts.n_pages());
+                    assert_eq!(t.leaf_chain.len() as u32, t.leaves_reached());
+                }
+                // Without the chains: the same trees and findings.
+                let lean = Btrees::build(&ts, &map);
+                assert_eq!(lean.findings, bt.findings);
+                for (a, b) in lean.indexes.iter().zip(&bt.indexes) {
+                    assert!(a.leaf_chain.is_empty());
+                    assert_eq!(
+                        a,
+                        &IndexTree {
+                            leaf_chain: Vec::new(),
+                            ..b.clone()
+                        }
+                    );
                 }
                 for f in &bt.findings {
                     assert!(!f.kind.to_string().is_empty());

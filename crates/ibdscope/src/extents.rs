@@ -59,6 +59,7 @@ use crate::inode::{
 use crate::parallel::{fold_pages, PageFold};
 use crate::xdes::{XdesEntry, XdesState, XDES_BITMAP, XDES_ID, XDES_STATE};
 use crate::{IndexId, PageNo, PageType, SpaceId, Tablespace};
+use std::collections::HashMap;
 use std::fmt;
 
 /// Which system structure a system page holds.
@@ -392,8 +393,9 @@ pub struct ListInfo {
 /// The page → owner map of a space, with what it was built from.
 #[derive(Clone, Debug, Default)]
 pub struct SpaceMap {
-    /// One owner per page, in page order.
-    pub owners: Vec<Owner>,
+    /// One owner per page, stored compactly ([`SpaceMap::owner`],
+    /// [`SpaceMap::owners`]).
+    owners: OwnerMap,
     /// Every used inode with a good magic number, in list order.
     pub segments: Vec<SegmentInfo>,
     /// Every index root found, in root page order.
@@ -412,7 +414,7 @@ impl SpaceMap {
     pub fn build(ts: &Tablespace<'_>) -> SpaceMap {
         let Some(mut b) = Builder::new(ts) else {
             return SpaceMap {
-                owners: vec![Owner::Unaccounted; ts.n_pages() as usize],
+                owners: OwnerMap::new(ts.n_pages()),
                 ..SpaceMap::default()
             };
         };
@@ -427,9 +429,19 @@ impl SpaceMap {
         b.into_map()
     }
 
-    /// The owner of page `n`.
+    /// The owner of page `n` (`None` past the last page).
     pub fn owner(&self, n: PageNo) -> Option<Owner> {
-        self.owners.get(n.0 as usize).copied()
+        self.owners.get(n.0)
+    }
+
+    /// Pages in the map: the space's pages.
+    pub fn n_pages(&self) -> u32 {
+        self.owners.n_pages
+    }
+
+    /// Every page's owner, in page order (nothing is allocated).
+    pub fn owners(&self) -> impl ExactSizeIterator<Item = Owner> + '_ {
+        (0..self.owners.n_pages).map(|p| self.owners.get(p).unwrap_or(Owner::Unaccounted))
     }
 
     /// The segment with id `seg_id`.
@@ -443,6 +455,157 @@ impl SpaceMap {
     }
 }
 
+/// Pages per block of the owner store.
+const BLOCK: u32 = 64;
+/// `Block::other` of a block whose pages are listed one by one.
+const MIXED: u32 = u32::MAX;
+
+/// The owners of 64 pages: every page `base`, but those whose bit is set
+/// in `mask`, which are `other` (palette positions). A block with more
+/// than two owners has `other == MIXED` and `base` is the position of its
+/// per-page array in `OwnerMap::mixed`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Block {
+    mask: u64,
+    base: u32,
+    other: u32,
+}
+
+/// Every page's owner in O(pages / 64) space: a palette of the distinct
+/// owners (a few per segment, the system kinds, free, unaccounted) and,
+/// per block of 64 pages, 16 bytes (a main owner, a second owner and the
+/// mask of its pages); the rare blocks with more than two owners (the
+/// fragment extent, the XDES pages, damage) keep one palette position per
+/// page aside. Blocks do not follow extents (64 to 256 pages by page size).
+#[derive(Clone, Debug)]
+struct OwnerMap {
+    n_pages: u32,
+    /// Distinct owners; position 0 is `Owner::Unaccounted`.
+    palette: Vec<Owner>,
+    /// Owner → palette position, while the map is built (emptied after).
+    lookup: HashMap<Owner, u32>,
+    blocks: Vec<Block>,
+    mixed: Vec<[u32; BLOCK as usize]>,
+}
+
+impl Default for OwnerMap {
+    fn default() -> Self {
+        OwnerMap::new(0)
+    }
+}
+
+impl OwnerMap {
+    /// `n_pages` pages, all unaccounted.
+    fn new(n_pages: u32) -> Self {
+        OwnerMap {
+            n_pages,
+            palette: vec![Owner::Unaccounted],
+            lookup: HashMap::from([(Owner::Unaccounted, 0)]),
+            blocks: vec![Block::default(); n_pages.div_ceil(BLOCK) as usize],
+            mixed: Vec::new(),
+        }
+    }
+
+    /// The owner of page `p`; `None` past the last page.
+    fn get(&self, p: u32) -> Option<Owner> {
+        if p >= self.n_pages {
+            return None;
+        }
+        let b = self.blocks.get((p / BLOCK) as usize)?;
+        let i = p % BLOCK;
+        let k = if b.other == MIXED {
+            *self.mixed.get(b.base as usize)?.get(i as usize)?
+        } else if b.mask & (1u64 << i) != 0 {
+            b.other
+        } else {
+            b.base
+        };
+        self.palette.get(k as usize).copied()
+    }
+
+    /// The palette position of `o`, added if new.
+    fn intern(&mut self, o: Owner) -> Option<u32> {
+        if let Some(&k) = self.lookup.get(&o) {
+            return Some(k);
+        }
+        let k = u32::try_from(self.palette.len())
+            .ok()
+            .filter(|&k| k != MIXED)?;
+        self.palette.push(o);
+        self.lookup.insert(o, k);
+        Some(k)
+    }
+
+    /// Sets the owner of page `p` (ignored past the last page).
+    fn set(&mut self, p: u32, o: Owner) {
+        if p < self.n_pages {
+            self.set_pages(p / BLOCK, 1u64 << (p % BLOCK), o);
+        }
+    }
+
+    /// Sets the owner of the pages of block `block` whose bits are set in
+    /// `sel` (pages past the last page are ignored). Setting a block's
+    /// pages at once keeps it a two-owner block where page by page it
+    /// would meet a third owner on the way.
+    fn set_pages(&mut self, block: u32, sel: u64, o: Owner) {
+        // The pages of the block that exist (the last block may be short).
+        let valid = match self.n_pages.saturating_sub(block.saturating_mul(BLOCK)) {
+            0 => return,
+            n if n >= BLOCK => u64::MAX,
+            n => (1u64 << n).wrapping_sub(1),
+        };
+        let sel = sel & valid;
+        if sel == 0 {
+            return;
+        }
+        let Some(k) = self.intern(o) else { return };
+        let n_mixed = self.mixed.len();
+        let Some(b) = self.blocks.get_mut(block as usize) else {
+            return;
+        };
+        if b.other == MIXED {
+            if let Some(pages) = self.mixed.get_mut(b.base as usize) {
+                for (j, slot) in pages.iter_mut().enumerate() {
+                    if sel & (1u64 << j) != 0 {
+                        *slot = k;
+                    }
+                }
+            }
+            return;
+        }
+        if k == b.base {
+            b.mask &= !sel;
+        } else if k == b.other || b.mask & !sel == 0 {
+            // The second owner, or every page of the second owner is set.
+            b.other = k;
+            b.mask |= sel;
+        } else if valid & !b.mask & !sel == 0 {
+            // Every page of the main owner is set: `o` becomes it.
+            b.base = k;
+            b.mask &= !sel;
+        } else {
+            let Ok(at) = u32::try_from(n_mixed) else {
+                return;
+            };
+            let mut pages = [b.base; BLOCK as usize];
+            for (j, slot) in pages.iter_mut().enumerate() {
+                let bit = 1u64 << j;
+                if sel & bit != 0 {
+                    *slot = k;
+                } else if b.mask & bit != 0 {
+                    *slot = b.other;
+                }
+            }
+            *b = Block {
+                mask: 0,
+                base: at,
+                other: MIXED,
+            };
+            self.mixed.push(pages);
+        }
+    }
+}
+
 struct Builder<'t, 'a> {
     ts: &'t Tablespace<'a>,
     fsp: FspHeader<'a>,
@@ -451,7 +614,7 @@ struct Builder<'t, 'a> {
     logical: u32,
     extent: u32,
     xdes_layout: ListLayout,
-    owners: Vec<Owner>,
+    owners: OwnerMap,
     findings: Vec<Finding>,
     unreadable: Vec<PageNo>,
     segments: Vec<SegmentInfo>,
@@ -499,7 +662,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             logical: format.logical_size,
             extent,
             xdes_layout: ListLayout::xdes_entries(physical, extent),
-            owners: vec![Owner::Unaccounted; n_pages as usize],
+            owners: OwnerMap::new(n_pages),
             findings: Vec::new(),
             unreadable: Vec::new(),
             segments: Vec::new(),
@@ -517,6 +680,7 @@ impl<'t, 'a> Builder<'t, 'a> {
         self.unreadable.sort_unstable();
         self.unreadable.dedup();
         self.indexes.sort_by_key(|i| i.root);
+        self.owners.lookup = HashMap::new();
         SpaceMap {
             owners: self.owners,
             segments: self.segments,
@@ -598,7 +762,7 @@ impl<'t, 'a> Builder<'t, 'a> {
 
     /// Claims page `p` for `owner`; the claim is recorded at `at`.
     fn claim(&mut self, p: PageNo, owner: Owner, at: (PageNo, usize), free: OnFree) {
-        let Some(&current) = self.owners.get(p.0 as usize) else {
+        let Some(current) = self.owners.get(p.0) else {
             self.push(
                 at.0,
                 at.1,
@@ -634,9 +798,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                 return;
             }
         }
-        if let Some(slot) = self.owners.get_mut(p.0 as usize) {
-            *slot = owner;
-        }
+        self.owners.set(p.0, owner);
     }
 
     /// Marks the extent starting at `first` as listed; false if it already was.
@@ -1178,14 +1340,19 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     fn finish_free(&mut self) {
-        for p in 0..self.n_pages {
-            if self.owners.get(p as usize) == Some(&Owner::Unaccounted)
-                && self.xdes_free(p) == Some(true)
-            {
-                if let Some(slot) = self.owners.get_mut(p as usize) {
-                    *slot = Owner::Free;
+        // A block at a time: a segment's extent with free pages stays a
+        // two-owner block.
+        for block in 0..self.n_pages.div_ceil(BLOCK) {
+            let first = block.saturating_mul(BLOCK);
+            let mut free = 0u64;
+            for i in 0..BLOCK.min(self.n_pages.saturating_sub(first)) {
+                let p = first.saturating_add(i);
+                if self.owners.get(p) == Some(Owner::Unaccounted) && self.xdes_free(p) == Some(true)
+                {
+                    free |= 1u64 << i;
                 }
             }
+            self.owners.set_pages(block, free, Owner::Free);
         }
     }
 
@@ -1242,7 +1409,7 @@ impl PageFold for IndexPass<'_, '_, '_> {
             && fil.lsn().0 == 0
             && crate::checksum::is_empty_page(page)
         {
-            match b.owners.get(n.0 as usize).copied() {
+            match b.owners.get(n.0) {
                 Some(Owner::Free) | None => {}
                 Some(owner) => {
                     self.problems
@@ -1258,7 +1425,7 @@ impl PageFold for IndexPass<'_, '_, '_> {
             return;
         };
         let (level, index_id, n_recs) = (h.level(), h.index_id(), h.n_recs());
-        match b.owners.get(n.0 as usize).copied() {
+        match b.owners.get(n.0) {
             Some(Owner::Free) if n_recs > 0 => self.problems.push((
                 n,
                 PAGE_HEADER.saturating_add(PAGE_N_RECS),
@@ -1697,6 +1864,11 @@ mod tests {
             .collect()
     }
 
+    /// Every page's owner, as a vector.
+    fn owners(m: &SpaceMap) -> Vec<Owner> {
+        m.owners().collect()
+    }
+
     fn seg(seg_id: u64, index: u64, role: SegmentRole) -> Owner {
         Owner::Segment {
             seg_id,
@@ -1707,10 +1879,99 @@ mod tests {
     }
 
     #[test]
+    fn owner_store_matches_a_vector_of_owners() {
+        let kinds = [
+            Owner::Unaccounted,
+            Owner::Free,
+            Owner::System(SystemKind::Xdes),
+            seg(1, 42, SegmentRole::Internal),
+            seg(2, 42, SegmentRole::Leaf),
+            Owner::Segment {
+                seg_id: 2,
+                index: Some(IndexId(42)),
+                role: SegmentRole::Leaf,
+                frag: false,
+            },
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n.max(1)
+        };
+        for n_pages in [0u32, 1, 2, 63, 64, 65, 127, 128, 129, 1000] {
+            // Few owners per block first (two-owner blocks), then any.
+            for spread in [2u64, 3, 6] {
+                let mut m = OwnerMap::new(n_pages);
+                let mut v = vec![Owner::Unaccounted; n_pages as usize];
+                for _ in 0..4 * n_pages + 10 {
+                    let p = rnd(u64::from(n_pages) + 2) as u32;
+                    let o = kinds[(rnd(spread) as usize + (p as usize / 64)) % kinds.len()];
+                    if rnd(4) == 0 {
+                        // A run of pages of one block at once.
+                        let block = p / 64;
+                        let sel = (rnd(u64::MAX) & rnd(u64::MAX)) | 1 << (p % 64);
+                        m.set_pages(block, sel, o);
+                        for i in 0..64 {
+                            if sel & 1 << i != 0 {
+                                if let Some(slot) = v.get_mut((block * 64 + i) as usize) {
+                                    *slot = o;
+                                }
+                            }
+                        }
+                    } else {
+                        m.set(p, o);
+                        if let Some(slot) = v.get_mut(p as usize) {
+                            *slot = o;
+                        }
+                    }
+                    let q = rnd(u64::from(n_pages) + 2) as u32;
+                    assert_eq!(m.get(q), v.get(q as usize).copied(), "{n_pages} {q}");
+                }
+                for p in 0..n_pages + 2 {
+                    assert_eq!(m.get(p), v.get(p as usize).copied(), "{n_pages} {p}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn owner_store_keeps_two_owner_blocks_compact() {
+        // 4K pages: extents of 256 pages, 4 blocks each; a segment's extent
+        // with a free page here and there, then free pages.
+        let mut m = OwnerMap::new(1000);
+        let leaf = seg(2, 42, SegmentRole::Leaf);
+        for p in 0..600 {
+            if p % 37 != 5 {
+                m.set(p, leaf);
+            }
+        }
+        for block in 0..1000u32.div_ceil(64) {
+            let free = (0..64)
+                .filter(|i| m.get(block * 64 + i) == Some(Owner::Unaccounted))
+                .fold(0u64, |a, i| a | 1 << i);
+            m.set_pages(block, free, Owner::Free);
+        }
+        assert!(m.mixed.is_empty());
+        assert_eq!(m.palette.len(), 3);
+        assert_eq!(m.get(5), Some(Owner::Free));
+        assert_eq!(m.get(6), Some(leaf));
+        assert_eq!(m.get(999), Some(Owner::Free));
+        assert_eq!(m.get(1000), None);
+        // A third owner in a block lists its pages one by one.
+        m.set(70, Owner::System(SystemKind::Xdes));
+        assert_eq!(m.mixed.len(), 1);
+        assert_eq!(m.get(70), Some(Owner::System(SystemKind::Xdes)));
+        assert_eq!(m.get(79), Some(Owner::Free));
+        assert_eq!(m.get(80), Some(leaf));
+    }
+
+    #[test]
     fn clean_space_maps_every_page() {
         let m = clean().map();
         assert_eq!(
-            m.owners,
+            owners(&m),
             [
                 Owner::System(SystemKind::FspHdr),
                 Owner::System(SystemKind::IbufBitmap),
@@ -1760,7 +2021,7 @@ mod tests {
         // Segment 2 also lists the root.
         s.put32(2, 242 + FSEG_FRAG_ARR + 8, 3);
         let m = s.map();
-        assert_eq!(m.owners[3], seg(1, 42, SegmentRole::Internal));
+        assert_eq!(owners(&m)[3], seg(1, 42, SegmentRole::Internal));
         let p = problems(&m);
         assert!(p.contains(&SpaceProblem::ClaimedTwice {
             page: PageNo(3),
@@ -1788,7 +2049,7 @@ mod tests {
         let bm = s.xdes_at(0) + XDES_BITMAP;
         s.page(0)[bm + 1] |= 1 << 2;
         let m = s.map();
-        assert_eq!(m.owners[5], Owner::Free);
+        assert_eq!(owners(&m)[5], Owner::Free);
         let p = problems(&m);
         assert!(p.contains(&SpaceProblem::ClaimOnFreePage {
             page: PageNo(5),
@@ -1814,8 +2075,8 @@ mod tests {
         let bm = s.xdes_at(0) + XDES_BITMAP;
         s.page(0)[bm] |= 1 | 1 << 4;
         let m = s.map();
-        assert_eq!(m.owners[0], Owner::System(SystemKind::FspHdr));
-        assert_eq!(m.owners[2], Owner::Free);
+        assert_eq!(owners(&m)[0], Owner::System(SystemKind::FspHdr));
+        assert_eq!(owners(&m)[2], Owner::Free);
         let p = problems(&m);
         assert!(p.contains(&SpaceProblem::ClaimOnFreePage {
             page: PageNo(0),
@@ -1846,7 +2107,7 @@ mod tests {
         }));
         // Segment 2 is then of no index: its pages are its own, role unknown.
         assert_eq!(
-            m.owners[4],
+            owners(&m)[4],
             Owner::Segment {
                 seg_id: 2,
                 index: None,
@@ -1892,7 +2153,7 @@ mod tests {
                 ..
             }
         )));
-        assert_eq!(m.owners[4], Owner::Unaccounted);
+        assert_eq!(owners(&m)[4], Owner::Unaccounted);
 
         let mut s = clean();
         s.fseg(3, PAGE_BTR_SEG_TOP, 99, 2, 50);
@@ -2008,9 +2269,9 @@ mod tests {
             role: SegmentRole::Leaf,
             frag: false,
         };
-        assert_eq!(m.owners[64], leaf);
-        assert_eq!(m.owners[65], leaf);
-        assert!(m.owners[66..].iter().all(|&o| o == Owner::Free));
+        assert_eq!(owners(&m)[64], leaf);
+        assert_eq!(owners(&m)[65], leaf);
+        assert!(owners(&m)[66..].iter().all(|&o| o == Owner::Free));
         assert_eq!(problems(&m).len(), 1, "{:?}", m.findings);
         let s2 = m.segment(2).unwrap();
         assert_eq!((s2.not_full_extents, s2.not_full_n_used), (1, 2));
@@ -2095,10 +2356,10 @@ mod tests {
         );
         s.put32(2, ino + FSEG_NOT_FULL_N_USED, 3);
         let m = s.map();
-        assert_eq!(m.owners[4096], Owner::System(SystemKind::Xdes));
-        assert_eq!(m.owners[4097], Owner::System(SystemKind::IbufBitmap));
+        assert_eq!(owners(&m)[4096], Owner::System(SystemKind::Xdes));
+        assert_eq!(owners(&m)[4097], Owner::System(SystemKind::IbufBitmap));
         assert!(matches!(
-            m.owners[4098],
+            owners(&m)[4098],
             Owner::Segment {
                 seg_id: 2,
                 frag: false,
@@ -2106,14 +2367,14 @@ mod tests {
             }
         ));
         assert!(matches!(
-            m.owners[3],
+            owners(&m)[3],
             Owner::Segment {
                 seg_id: 2,
                 frag: true,
                 ..
             }
         ));
-        assert_eq!(m.owners[4099], Owner::Free);
+        assert_eq!(owners(&m)[4099], Owner::Free);
         // This synthetic space has a segment but no root page naming it.
         assert_eq!(
             m.findings.iter().map(|f| f.kind).collect::<Vec<_>>(),
@@ -2134,9 +2395,9 @@ mod tests {
         let m = s.map();
         assert_eq!(m.unreadable, [PageNo(2)]);
         assert!(m.findings.is_empty(), "{:?}", m.findings);
-        assert_eq!(m.owners[2], Owner::System(SystemKind::Inode));
-        assert_eq!(&m.owners[3..6], [Owner::Unaccounted; 3]);
-        assert_eq!(m.owners[6], Owner::Free);
+        assert_eq!(owners(&m)[2], Owner::System(SystemKind::Inode));
+        assert_eq!(&owners(&m)[3..6], [Owner::Unaccounted; 3]);
+        assert_eq!(owners(&m)[6], Owner::Free);
     }
 
     #[test]
@@ -2162,7 +2423,7 @@ mod tests {
                 s.data[at as usize] = next() as u8;
             }
             let m = s.map();
-            assert_eq!(m.owners.len(), s.data.len() / 16384);
+            assert_eq!(m.owners().len(), s.data.len() / 16384);
         }
         // Pure noise.
         let mut s = Space::new(16384, 6, 0);
@@ -2170,7 +2431,7 @@ mod tests {
             *b = next() as u8;
         }
         let m = s.map();
-        assert_eq!(m.owners.len(), 6);
+        assert_eq!(m.owners().len(), 6);
     }
 
     #[test]
@@ -2285,12 +2546,13 @@ pub(crate) mod corpus_tests {
             let data = std::fs::read(dir.join(what)).unwrap();
             let ts = Tablespace::new(&data).unwrap();
             let m = SpaceMap::build(&ts);
+            let owners: Vec<Owner> = m.owners().collect();
             files += 1;
 
             // One owner per page; only encrypted pages may be unaccounted.
-            assert_eq!(m.owners.len(), ts.n_pages() as usize, "{what}");
+            assert_eq!(m.owners().len(), ts.n_pages() as usize, "{what}");
             let mut counts: BTreeMap<String, u32> = BTreeMap::new();
-            for ((n, page), owner) in ts.pages().zip(&m.owners) {
+            for ((n, page), owner) in ts.pages().zip(&owners) {
                 let t = crate::fil::FilHeader::new(page).unwrap().page_type();
                 if *owner == Owner::Unaccounted {
                     assert_eq!(
@@ -2305,9 +2567,9 @@ pub(crate) mod corpus_tests {
                 };
                 *counts.entry(key).or_default() += 1;
             }
-            assert_eq!(m.owners[0], Owner::System(SystemKind::FspHdr), "{what}");
+            assert_eq!(owners[0], Owner::System(SystemKind::FspHdr), "{what}");
             if ts.n_pages() > 1 {
-                assert_eq!(m.owners[1], Owner::System(SystemKind::IbufBitmap), "{what}");
+                assert_eq!(owners[1], Owner::System(SystemKind::IbufBitmap), "{what}");
             }
             eprintln!(
                 "{what}: {counts:?}, {} segments, {} indexes, unreadable {:?}",
@@ -2336,7 +2598,7 @@ pub(crate) mod corpus_tests {
                         n_recs,
                     }) => {
                         let p = f.page.unwrap();
-                        assert_eq!(m.owners[p.0 as usize], Owner::Free, "{what}");
+                        assert_eq!(owners[p.0 as usize], Owner::Free, "{what}");
                         if level == 0 {
                             *stale.entry(index.0).or_default() += u64::from(n_recs);
                         }
@@ -2344,7 +2606,7 @@ pub(crate) mod corpus_tests {
                     other => panic!("{what}: unexpected finding at {:?}: {other}", f.page),
                 }
             }
-            for ((_, page), owner) in ts.pages().zip(&m.owners) {
+            for ((_, page), owner) in ts.pages().zip(&owners) {
                 let t = crate::fil::FilHeader::new(page).unwrap().page_type();
                 if t == PageType::FIL_PAGE_INDEX && *owner == Owner::Free {
                     stale_index_pages += 1;

@@ -7,8 +7,9 @@
 //! (a *shard*) is a run of whole extents, at least 1 MiB; threads take the
 //! next shard number from one `AtomicU32`, so a thread that meets slow pages
 //! simply takes fewer shards. Each shard is folded into a fresh accumulator
-//! ([`PageFold`]), kept by the thread that folded it; at the end the
-//! accumulators are joined in page order ([`PageFold::append`]), so lists
+//! ([`PageFold`]) and joined in page order ([`PageFold::append`]) as soon
+//! as every shard before it is (one folded ahead waits for them, so about
+//! one accumulator per thread is alive, whatever the file's size); lists
 //! (findings, runs of page types) come out sorted by page exactly as one
 //! pass over the file would make them.
 //!
@@ -16,10 +17,11 @@
 //! accumulator folds every page. Threads come from `std::thread::scope`;
 //! the calling thread works too, and a thread the system refuses to start
 //! is simply not there (the others take its shards). Nothing is allocated
-//! per page: an accumulator per shard, a list per thread.
+//! per page: an accumulator per shard.
 
 use crate::{PageNo, Tablespace};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// A fold over pages in page order, which the engine runs per shard and
 /// joins in page order.
@@ -61,12 +63,24 @@ where
     let threads = ts.threads().min(n_shards as usize).max(1);
     if threads == 1 {
         let mut acc = new();
-        fold_range(ts, &mut acc, 0, n_pages);
+        for k in 0..n_shards {
+            let first = k.saturating_mul(shard);
+            let end = first.saturating_add(shard).min(n_pages);
+            fold_range(ts, &mut acc, first, end);
+            ts.release_pages(first, end);
+        }
         return acc;
     }
     let next = AtomicU32::new(0);
+    // Shards are joined in page order as soon as they can be, so only the
+    // shards folded ahead of the first one still running wait (about one
+    // per thread), whatever the file's size.
+    let joined = Mutex::new(Joined {
+        next: 0,
+        acc: None,
+        waiting: Vec::new(),
+    });
     let work = || {
-        let mut mine: Vec<(u32, F)> = Vec::new();
         loop {
             let k = next.fetch_add(1, Ordering::Relaxed);
             if k >= n_shards {
@@ -76,18 +90,46 @@ where
             let end = first.saturating_add(shard).min(n_pages);
             let mut acc = new();
             fold_range(ts, &mut acc, first, end);
-            mine.push((k, acc));
+            ts.release_pages(first, end);
+            joined
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .add(k, acc);
         }
-        mine
+        Vec::<()>::new()
     };
-    let mut shards: Vec<(u32, F)> = on_threads(threads, work);
-    shards.sort_unstable_by_key(|(k, _)| *k);
-    let mut it = shards.into_iter().map(|(_, acc)| acc);
-    let mut acc = it.next().unwrap_or_else(new);
-    for later in it {
-        acc.append(later);
+    on_threads(threads, work);
+    let joined = joined.into_inner().unwrap_or_else(PoisonError::into_inner);
+    joined.acc.unwrap_or_else(new)
+}
+
+/// The shards joined so far (`0..next`) and those folded ahead of them.
+struct Joined<F> {
+    next: u32,
+    acc: Option<F>,
+    waiting: Vec<(u32, F)>,
+}
+
+impl<F: PageFold> Joined<F> {
+    /// Takes shard `k`'s fold: joined now if it is the next one (with the
+    /// waiting shards that follow it), else kept until it is.
+    fn add(&mut self, k: u32, acc: F) {
+        if k != self.next {
+            self.waiting.push((k, acc));
+            return;
+        }
+        let mut acc = Some(acc);
+        while let Some(later) = acc.take() {
+            match &mut self.acc {
+                Some(a) => a.append(later),
+                None => self.acc = Some(later),
+            }
+            self.next = self.next.saturating_add(1);
+            if let Some(i) = self.waiting.iter().position(|(j, _)| *j == self.next) {
+                acc = Some(self.waiting.swap_remove(i).1);
+            }
+        }
     }
-    acc
 }
 
 /// Folds pages `first..end` into `acc`.
@@ -175,6 +217,31 @@ mod tests {
             assert_eq!(seen.0, want, "{threads} threads");
             let sum: u64 = (0..ts.n_pages() as u64).map(|i| i % 251).sum();
             assert_eq!(seen.1, sum);
+        }
+    }
+
+    #[test]
+    fn each_shard_is_released_once_after_it_is_folded() {
+        use std::sync::Mutex;
+        let data = space(64 * 10 + 32);
+        for threads in [1, 2, 3] {
+            let opts = Options {
+                page_size: Some(16384),
+                threads,
+            };
+            let mut ts = Tablespace::with_options(&data, opts).unwrap();
+            let released = Mutex::new(Vec::new());
+            let hook = |offset: usize, len: usize| released.lock().unwrap().push((offset, len));
+            ts.set_release(Some(&hook));
+            let seen = fold_pages(&ts, Seen::default);
+            assert_eq!(seen.0.len(), 64 * 10 + 32);
+            let mut ranges = released.into_inner().unwrap();
+            ranges.sort_unstable();
+            // Whole shards, end to end, the short last one included.
+            let want: Vec<(usize, usize)> = (0..11)
+                .map(|k| (k * 64 * 16384, if k < 10 { 64 } else { 32 } * 16384))
+                .collect();
+            assert_eq!(ranges, want, "{threads} threads");
         }
     }
 

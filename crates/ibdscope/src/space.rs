@@ -64,6 +64,25 @@ pub struct Tablespace<'a> {
     n_pages: u32,
     space_id: SpaceId,
     threads: usize,
+    release: Release<'a>,
+}
+
+/// What a whole-file pass calls with each byte range of the data it has
+/// finished with, `(offset, length)` ([`Tablespace::set_release`]).
+pub type ReleaseFn<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// The release hook of a space, if any.
+#[derive(Clone, Copy, Default)]
+struct Release<'a>(Option<ReleaseFn<'a>>);
+
+impl std::fmt::Debug for Release<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Release(set)"
+        } else {
+            "Release(none)"
+        })
+    }
 }
 
 /// Everything the scan learns about one page. `Copy`, no allocation.
@@ -471,6 +490,7 @@ impl<'a> Tablespace<'a> {
             n_pages,
             space_id,
             threads: opts.threads.max(1),
+            release: Release::default(),
         })
     }
 
@@ -486,6 +506,7 @@ impl<'a> Tablespace<'a> {
             n_pages: u32::try_from(data.len().checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX),
             space_id: self.space_id,
             threads: self.threads,
+            release: Release::default(),
         }
     }
 
@@ -496,6 +517,25 @@ impl<'a> Tablespace<'a> {
     /// Sets the threads whole-file passes may use (0 counts as 1).
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
+    }
+    /// Sets what the scan engine ([`crate::parallel::fold_pages`]) calls
+    /// with the byte range of each shard it has folded. A caller that maps
+    /// the file can drop those pages' mappings there (`MADV_DONTNEED`), so
+    /// a pass over a file of any size keeps only a few shards mapped. The
+    /// bytes stay readable: the hook must not make them invalid.
+    pub fn set_release(&mut self, release: Option<ReleaseFn<'a>>) {
+        self.release = Release(release);
+    }
+    /// Calls the release hook, if set, for pages `first..end`.
+    pub(crate) fn release_pages(&self, first: u32, end: u32) {
+        if let Some(f) = self.release.0 {
+            let size = self.page_size() as usize;
+            let from = (first as usize).saturating_mul(size).min(self.data.len());
+            let to = (end as usize).saturating_mul(size).min(self.data.len());
+            if to > from {
+                f(from, to.saturating_sub(from));
+            }
+        }
     }
     /// The bytes of the file.
     pub fn data(&self) -> &'a [u8] {

@@ -58,11 +58,11 @@ pub fn fill_grid(
     columns: u32,
     per_cell: u64,
 ) -> (Grid, TypesSeen) {
-    let mut b = GridBuilder::new(map.owners.len() as u64, columns, per_cell);
+    let mut b = GridBuilder::new(u64::from(map.n_pages()), columns, per_cell);
     let mut types = TypesSeen::default();
-    for (p, o) in map.owners.iter().enumerate() {
+    for (p, o) in map.owners().enumerate() {
         types.note_page(ts, p);
-        b.push(fill_cell(page_cell(ts, slots, p, *o)));
+        b.push(fill_cell(page_cell(ts, slots, p, o)));
     }
     (b.finish(), types)
 }
@@ -181,7 +181,7 @@ pub fn run(
     } else {
         map::TERMINAL_ROWS
     };
-    let n = map.owners.len() as u64;
+    let n = u64::from(map.n_pages());
     let (grid, types) = fill_grid(ts, &map, &slots, columns, pages_per_cell(n, columns, rows));
     let outcome = tree_outcome(&map, &trees);
     let (wrote, said) = if opts.out.is_some() {

@@ -291,12 +291,12 @@ pub fn owner_grid(
     columns: u32,
     per_cell: u64,
 ) -> (Grid, Vec<u64>, TypesSeen) {
-    let mut b = GridBuilder::new(map.owners.len() as u64, columns, per_cell);
+    let mut b = GridBuilder::new(u64::from(map.n_pages()), columns, per_cell);
     let n_slots = n_slots.max(slots.len());
     let mut counts = vec![0u64; 2 * n_slots + 4];
     let mut types = TypesSeen::default();
-    for (p, o) in map.owners.iter().enumerate() {
-        let cell = owner_class(page_cell(ts, slots, p, *o), n_slots);
+    for (p, o) in map.owners().enumerate() {
+        let cell = owner_class(page_cell(ts, slots, p, o), n_slots);
         if let Cell::Bar(c, _) | Cell::Class(c) = cell {
             if let Some(x) = counts.get_mut(usize::from(c)) {
                 *x += 1;

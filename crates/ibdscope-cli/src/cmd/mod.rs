@@ -85,8 +85,18 @@ pub fn with_space(
             return Ok(Outcome::Unreadable);
         }
     };
+    let release = |offset: usize, len: usize| input.release(offset, len);
     match Tablespace::with_options(input.bytes(), opts.lib) {
-        Ok(ts) => f(&ts),
+        Ok(mut ts) => {
+            // The one-pass commands let the scan engine drop each shard's
+            // mappings as it finishes it: RSS stays flat for any file size.
+            // Commands that pass over the file again keep the map whole
+            // (mapping every page again would cost as much as the first).
+            if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
+                ts.set_release(Some(&release));
+            }
+            f(&ts)
+        }
         Err(e) => {
             eprintln!("ibdscope: {}: {e}", path.display());
             Ok(Outcome::Unreadable)

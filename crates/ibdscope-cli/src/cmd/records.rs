@@ -391,7 +391,7 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let map = SpaceMap::build(ts);
-    let trees = Btrees::build(ts, &map);
+    let trees = Btrees::build_with_leaf_chains(ts, &map);
     if let Some(id) = sel.index {
         if trees.index(IndexId(id)).is_none() {
             let known: Vec<String> = trees
@@ -445,32 +445,15 @@ pub fn run(
         }
     } else {
         let wanted = |id: IndexId| sel.index.is_none_or(|x| x == id.0);
-        // --all-pages: the pages each index owns, and freed pages with its
-        // records, from the space map (one pass over the owners).
-        let mut owned: Vec<(IndexId, u32, Source)> = Vec::new();
+        // --all-pages: pages on a leaf chain met so far, one bit per page.
+        let mut on_chain = Vec::new();
         if sel.all_pages {
-            for (p, o) in map.owners.iter().enumerate() {
-                if let Owner::Segment {
-                    index: Some(id), ..
-                } = *o
-                {
-                    if wanted(id) {
-                        owned.push((id, p as u32, Source::Owned));
-                    }
-                }
-            }
-            for f in &map.findings {
-                if let (FindingKind::Space(SpaceProblem::FreePageWithData { index, .. }), Some(p)) =
-                    (f.kind, f.page)
-                {
-                    if wanted(index) {
-                        owned.push((index, p.0, Source::Freed));
-                    }
-                }
-            }
-            owned.sort_unstable_by_key(|&(id, p, _)| (id, p));
+            on_chain = vec![0u64; ts.n_pages().div_ceil(64) as usize];
         }
-        let mut on_chain = vec![false; ts.n_pages() as usize];
+        let chained = |bits: &[u64], p: u32| {
+            bits.get((p / 64) as usize)
+                .is_some_and(|w| w & (1u64 << (p % 64)) != 0)
+        };
         for t in trees.indexes.iter().filter(|t| wanted(t.index_id)) {
             if !sel.all_pages {
                 for &n in &t.leaf_chain {
@@ -482,16 +465,46 @@ pub fn run(
                 continue;
             }
             for &n in &t.leaf_chain {
-                if let Some(b) = on_chain.get_mut(n.0 as usize) {
-                    *b = true;
+                if let Some(bits) = on_chain.get_mut((n.0 / 64) as usize) {
+                    *bits |= 1u64 << (n.0 % 64);
                 }
             }
-            let lo = owned.partition_point(|&(id, _, _)| id < t.index_id);
-            let hi = owned.partition_point(|&(id, _, _)| id <= t.index_id);
-            for &(_, p, source) in owned.get(lo..hi).unwrap_or(&[]) {
+            // The pages the index owns (one pass over the space map's
+            // owners) and freed pages with its records (the space map's
+            // findings), merged in page order.
+            let mut freed: Vec<u32> =
+                map.findings
+                    .iter()
+                    .filter_map(|f| match (f.kind, f.page) {
+                        (
+                            FindingKind::Space(SpaceProblem::FreePageWithData { index, .. }),
+                            Some(p),
+                        ) if index == t.index_id => Some(p.0),
+                        _ => None,
+                    })
+                    .collect();
+            freed.sort_unstable();
+            let mut freed = freed.into_iter().peekable();
+            let mut owned = map
+                .owners()
+                .enumerate()
+                .filter_map(|(p, o)| match o {
+                    Owner::Segment {
+                        index: Some(id), ..
+                    } if id == t.index_id => u32::try_from(p).ok(),
+                    _ => None,
+                })
+                .peekable();
+            loop {
+                let (p, source) = match (owned.peek().copied(), freed.peek().copied()) {
+                    (Some(a), Some(b)) if b < a => (freed.next().unwrap_or(b), Source::Freed),
+                    (Some(a), _) => (owned.next().unwrap_or(a), Source::Owned),
+                    (None, Some(b)) => (freed.next().unwrap_or(b), Source::Freed),
+                    (None, None) => break,
+                };
                 let n = PageNo(p);
                 let source = match source {
-                    Source::Owned if on_chain.get(p as usize) == Some(&true) => Source::LeafChain,
+                    Source::Owned if chained(&on_chain, p) => Source::LeafChain,
                     s => s,
                 };
                 match RecPage::of(ts, n) {

@@ -11,12 +11,58 @@ use ibdscope_render::{pages_per_cell, Panel, Picture};
 use std::io::{self, Write};
 use std::path::Path;
 
-fn cells(ts: &Tablespace<'_>, map: &SpaceMap, slots: &[IndexId]) -> Vec<PageCell> {
-    map.owners
-        .iter()
-        .enumerate()
-        .map(|(n, o)| page_cell(ts, slots, n, *o))
-        .collect()
+/// Pages per class of the owner map.
+struct CellCounts {
+    /// Per index slot: its B-tree and other pages.
+    slots: Vec<usize>,
+    system: usize,
+    free: usize,
+    unaccounted: usize,
+    /// Segment pages that are not B-tree pages, of any index or none.
+    other: usize,
+}
+
+impl CellCounts {
+    fn new(n_slots: usize) -> Self {
+        CellCounts {
+            slots: vec![0; n_slots],
+            system: 0,
+            free: 0,
+            unaccounted: 0,
+            other: 0,
+        }
+    }
+
+    fn add(&mut self, c: PageCell) {
+        match c {
+            PageCell::Index { slot, .. } | PageCell::Other(Some(slot)) => {
+                if let Some(n) = self.slots.get_mut(slot) {
+                    *n += 1;
+                }
+            }
+            PageCell::System => self.system += 1,
+            PageCell::Free => self.free += 1,
+            PageCell::Unaccounted => self.unaccounted += 1,
+            PageCell::Other(None) => {}
+        }
+        if matches!(c, PageCell::Other(_)) {
+            self.other += 1;
+        }
+    }
+
+    fn slot(&self, s: usize) -> usize {
+        self.slots.get(s).copied().unwrap_or(0)
+    }
+
+    fn of(&self, c: PageCell) -> usize {
+        match c {
+            PageCell::System => self.system,
+            PageCell::Free => self.free,
+            PageCell::Unaccounted => self.unaccounted,
+            PageCell::Index { slot, .. } => self.slot(slot),
+            PageCell::Other(_) => self.other,
+        }
+    }
 }
 
 /// Structure findings that make the exit code 1. A freed page that still
@@ -138,11 +184,13 @@ pub fn extents(
         print_findings(out, path, &map)?;
         return Ok(wrote.max(outcome(&map)));
     }
-    let cells = cells(ts, &map, &slots);
-    let total = cells.len().max(1) as f64;
-    let count = |pred: &dyn Fn(&PageCell) -> bool| cells.iter().filter(|c| pred(c)).count();
-    let in_slot = |c: &PageCell, s: usize| matches!(c, PageCell::Index { slot, .. } | PageCell::Other(Some(slot)) if *slot == s);
+    // Cells are made as they are drawn, never kept per page.
+    let total = f64::from(map.n_pages().max(1));
     if opts.format == Format::Json {
+        let mut counts = CellCounts::new(slots.len());
+        for (n, o) in map.owners().enumerate() {
+            counts.add(page_cell(ts, &slots, n, o));
+        }
         let mut j = Json::new(out);
         j.obj()?.kv_str("file", &path.display().to_string())?;
         j.kv_num("page_size", ts.page_size())?
@@ -150,38 +198,34 @@ pub fn extents(
         j.kv_num("pages", ts.n_pages())?;
         j.key("legend")?.arr()?;
         for (s, id) in slots.iter().enumerate() {
-            let n = count(&|c| in_slot(c, s));
             j.obj()?
                 .kv_num("index_id", id.0)?
-                .kv_num("pages", n as u64)?
+                .kv_num("pages", counts.slot(s) as u64)?
                 .end_obj()?;
         }
         j.end_arr()?;
-        j.kv_num("system_pages", count(&|c| *c == PageCell::System) as u64)?;
-        j.kv_num("free_pages", count(&|c| *c == PageCell::Free) as u64)?;
-        j.kv_num(
-            "unaccounted_pages",
-            count(&|c| *c == PageCell::Unaccounted) as u64,
-        )?;
+        j.kv_num("system_pages", counts.system as u64)?;
+        j.kv_num("free_pages", counts.free as u64)?;
+        j.kv_num("unaccounted_pages", counts.unaccounted as u64)?;
         j.key("map")?.arr()?;
-        for (n, (o, c)) in map.owners.iter().zip(&cells).enumerate() {
+        for (n, o) in map.owners().enumerate() {
             j.obj()?
                 .kv_num("page", n as u64)?
-                .kv_str("owner", owner_word(*o))?;
+                .kv_str("owner", owner_word(o))?;
             if let Owner::Segment {
                 seg_id,
                 index,
                 role,
                 frag,
-            } = *o
+            } = o
             {
                 j.kv_num("segment", seg_id)?
                     .key("index_id")?
                     .opt_num(index.map(|i| i.0))?;
                 j.kv_display("role", &role)?.kv_bool("fragment", frag)?;
             }
-            if let PageCell::Index { fill, .. } = c {
-                j.kv_num("fill_eighths", eighths(*fill))?;
+            if let PageCell::Index { fill, .. } = page_cell(ts, &slots, n, o) {
+                j.kv_num("fill_eighths", eighths(fill))?;
             }
             j.end_obj()?;
         }
@@ -203,18 +247,26 @@ pub fn extents(
     )?;
     // Rows of at most 64 cells: an extent of 4K pages (256) takes 4 rows.
     let width = (f.extent_size() as usize).clamp(1, 64);
-    for (r, row) in cells.chunks(width).enumerate() {
-        write!(out, "{:>10} ", r * width)?;
-        for c in row {
-            st.paint(out, Some(Style::owner_color(*c)), st.glyph(*c))?;
+    let mut counts = CellCounts::new(slots.len());
+    for (n, o) in map.owners().enumerate() {
+        let c = page_cell(ts, &slots, n, o);
+        counts.add(c);
+        if n % width == 0 {
+            if n > 0 {
+                writeln!(out)?;
+            }
+            write!(out, "{n:>10} ")?;
         }
+        st.paint(out, Some(Style::owner_color(c)), st.glyph(c))?;
+    }
+    if map.n_pages() > 0 {
         writeln!(out)?;
     }
     writeln!(out)?;
     let swatch = if st.ascii { "#" } else { "█" };
     for (s, id) in slots.iter().enumerate() {
         let info = map.index(*id);
-        let n = count(&|c| in_slot(c, s));
+        let n = counts.slot(s);
         let full = PageCell::Index { slot: s, fill: 1.0 };
         st.paint(out, Some(Style::owner_color(full)), swatch)?;
         write!(
@@ -234,7 +286,7 @@ pub fn extents(
         (PageCell::Free, "free"),
         (PageCell::Unaccounted, "unaccounted"),
     ] {
-        let n = count(&|c| *c == cell);
+        let n = counts.of(cell);
         if n > 0 || cell != PageCell::Unaccounted {
             st.paint(out, Some(Style::owner_color(cell)), st.glyph(cell))?;
             writeln!(
@@ -245,7 +297,7 @@ pub fn extents(
             )?;
         }
     }
-    let other = count(&|c| matches!(c, PageCell::Other(_)));
+    let other = counts.other;
     if other > 0 {
         let o = PageCell::Other(None);
         st.paint(out, Some(Style::owner_color(o)), st.glyph(o))?;
@@ -268,7 +320,7 @@ pub fn extents(
 /// The owner map as a picture: one cell per page (or per run of pages in
 /// large files), coloured by index with a bar as high as the page's fill.
 fn extents_picture(path: &Path, ts: &Tablespace<'_>, map: &SpaceMap, slots: &[IndexId]) -> Picture {
-    let n = map.owners.len() as u64;
+    let n = u64::from(map.n_pages());
     let columns = map::columns(ts);
     let (grid, counts, types) = map::owner_grid(
         ts,
@@ -525,7 +577,7 @@ pub fn indexes(
             out,
             "index {}: {} leaf pages on the chain, {} leaf-chain steps, {} not to the next page; leaf fill per 10%: {}",
             t.index_id,
-            t.leaf_chain.len(),
+            t.leaves_reached(),
             t.fragmentation.steps,
             t.fragmentation.jumps,
             hist.join(" ")

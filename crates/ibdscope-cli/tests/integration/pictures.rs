@@ -165,13 +165,12 @@ fn truth(path: &Path) -> Truth {
     }
     let f = ts.format();
     let fills = map
-        .owners
-        .iter()
+        .owners()
         .enumerate()
         .map(|(n, o)| {
             let Owner::Segment {
                 index: Some(id), ..
-            } = *o
+            } = o
             else {
                 return None;
             };
@@ -190,7 +189,7 @@ fn truth(path: &Path) -> Truth {
         lsns,
         damaged,
         fills,
-        owners: map.owners.clone(),
+        owners: map.owners().collect(),
         ids,
     }
 }

@@ -181,13 +181,14 @@ fn every_page_has_exactly_one_owner() {
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap_or_else(|e| panic!("{what}: {e}"));
         let m = SpaceMap::build(&ts);
-        assert_eq!(m.owners.len(), ts.n_pages() as usize, "{what}");
-        assert_eq!(m.owners.len(), s.n_pages() as usize, "{what}");
-        assert_eq!(m.owners[0], Owner::System(SystemKind::FspHdr), "{what}");
-        assert_eq!(m.owners[1], Owner::System(SystemKind::IbufBitmap), "{what}");
+        let owners: Vec<Owner> = m.owners().collect();
+        assert_eq!(owners.len(), ts.n_pages() as usize, "{what}");
+        assert_eq!(owners.len(), s.n_pages() as usize, "{what}");
+        assert_eq!(owners[0], Owner::System(SystemKind::FspHdr), "{what}");
+        assert_eq!(owners[1], Owner::System(SystemKind::IbufBitmap), "{what}");
 
         let unaccounted: Vec<u32> = (0..s.n_pages())
-            .filter(|&p| m.owners[p as usize] == Owner::Unaccounted)
+            .filter(|&p| owners[p as usize] == Owner::Unaccounted)
             .collect();
         if !unaccounted.is_empty() {
             assert!(
@@ -197,7 +198,7 @@ fn every_page_has_exactly_one_owner() {
             let inode_unreadable = m
                 .unreadable
                 .iter()
-                .any(|p| m.owners[p.0 as usize] == Owner::System(SystemKind::Inode));
+                .any(|p| owners[p.0 as usize] == Owner::System(SystemKind::Inode));
             assert!(
                 inode_unreadable,
                 "{what}: unaccounted pages but no unreadable INODE page in {:?}",
@@ -381,6 +382,7 @@ fn pages_the_server_loaded_have_the_owners_it_says() {
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap();
         let m = SpaceMap::build(&ts);
+        let owners: Vec<Owner> = m.owners().collect();
         let idx = indexes_of(&s.path);
         let by_name: HashMap<&str, (u64, u32)> = idx
             .iter()
@@ -395,7 +397,7 @@ fn pages_the_server_loaded_have_the_owners_it_says() {
         for r in &rows {
             let p = num(&r["page_number"]) as u32;
             listed.insert(p);
-            let owner = m.owners[p as usize];
+            let owner = owners[p as usize];
             let at = format!("{what}: page {p} ({} {})", r["page_type"], r["index_name"]);
             match r["page_type"].as_str() {
                 "INDEX" => {
@@ -439,7 +441,7 @@ fn pages_the_server_loaded_have_the_owners_it_says() {
         // map does not call free (MariaDB may omit pages 0 and 1).
         let mariadb = s.row["vendor"] == "MariaDB";
         let not_free: BTreeSet<u32> = (0..s.n_pages())
-            .filter(|&p| m.owners[p as usize] != Owner::Free)
+            .filter(|&p| owners[p as usize] != Owner::Free)
             .filter(|&p| !(mariadb && p < 2))
             .collect();
         let listed_cmp: BTreeSet<u32> = listed
@@ -531,6 +533,7 @@ fn free_pages_holding_records_are_reported() {
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap();
         let m = SpaceMap::build(&ts);
+        let owners: Vec<Owner> = m.owners().collect();
         for p in 0..s.n_pages() {
             let page = s.page(p);
             if s.page_type(p) == INDEX && be16(page, 38 + 16) > 0 && s.xdes_free(p) {
@@ -551,7 +554,7 @@ fn free_pages_holding_records_are_reported() {
             reported.insert((what.clone(), p));
             let page = s.page(p);
             assert!(s.xdes_free(p), "{what}: page {p} not free per XDES");
-            assert_eq!(m.owners[p as usize], Owner::Free, "{what}: page {p}");
+            assert_eq!(owners[p as usize], Owner::Free, "{what}: page {p}");
             assert_eq!(index.0, be64(page, 38 + 28), "{what}: page {p} index");
             assert_eq!(level, be16(page, 38 + 26), "{what}: page {p} level");
             assert_eq!(n_recs, be16(page, 38 + 16), "{what}: page {p} records");

@@ -66,7 +66,7 @@ use ibdscope::flst::page_readable;
 use ibdscope::index::IndexHeader;
 use ibdscope::inode::{inode_size, InodeEntry, FSEG_FRAG_ARR, FSEG_MAGIC_N};
 use ibdscope::xdes::{xdes_size, XdesEntry, XdesState, XDES_ARR_OFFSET};
-use ibdscope::{PageFacts, PageType, SpaceMap, Tablespace, TypeNames, FIL_NULL};
+use ibdscope::{PageFacts, PageNo, PageType, SpaceMap, Tablespace, TypeNames, FIL_NULL};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -213,7 +213,7 @@ impl Clean {
         self.map.indexes.iter().map(|i| i.root.0).collect()
     }
     fn owner(&self, page: u32) -> Owner {
-        self.map.owners[page as usize]
+        self.map.owner(PageNo(page)).unwrap()
     }
     /// Readable index pages with a valid checksum.
     fn index_pages(&self) -> Vec<u32> {
@@ -2131,7 +2131,7 @@ fn no_real_file_has_an_all_zero_page_in_use() {
         let in_use: Vec<(u32, Owner)> = ts
             .scan()
             .filter(|f| f.verdict == Verdict::Empty)
-            .map(|f| (f.page_no.0, map.owners[f.page_no.0 as usize]))
+            .map(|f| (f.page_no.0, map.owner(f.page_no).unwrap()))
             .filter(|&(_, o)| o != Owner::Free)
             .collect();
         assert!(in_use.is_empty(), "{}: {in_use:?}", path.display());
