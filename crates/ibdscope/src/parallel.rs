@@ -61,13 +61,26 @@ where
     let shard = shard_pages(ts);
     let n_shards = n_pages.div_ceil(shard);
     let threads = ts.threads().min(n_shards as usize).max(1);
+    // Pages of shards `a..b`.
+    let pages_of = |a: u32, b: u32| {
+        (
+            a.saturating_mul(shard).min(n_pages),
+            b.saturating_mul(shard).min(n_pages),
+        )
+    };
+    let batch = release_batch(ts, shard);
     if threads == 1 {
         let mut acc = new();
+        let mut released = 0;
         for k in 0..n_shards {
-            let first = k.saturating_mul(shard);
-            let end = first.saturating_add(shard).min(n_pages);
+            let (first, end) = pages_of(k, k.saturating_add(1));
             fold_range(ts, &mut acc, first, end);
-            ts.release_pages(first, end);
+            let done = k.saturating_add(1);
+            if done.saturating_sub(released) >= batch || done == n_shards {
+                let (from, to) = pages_of(released, done);
+                ts.release_pages(from, to);
+                released = done;
+            }
         }
         return acc;
     }
@@ -79,6 +92,9 @@ where
         next: 0,
         acc: None,
         waiting: Vec::new(),
+        released: 0,
+        batch,
+        n_shards,
     });
     let work = || {
         loop {
@@ -86,15 +102,18 @@ where
             if k >= n_shards {
                 break;
             }
-            let first = k.saturating_mul(shard);
-            let end = first.saturating_add(shard).min(n_pages);
+            let (first, end) = pages_of(k, k.saturating_add(1));
             let mut acc = new();
             fold_range(ts, &mut acc, first, end);
-            ts.release_pages(first, end);
-            joined
+            let release = joined
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .add(k, acc);
+            // Outside the lock: dropping mappings takes a while.
+            if let Some((a, b)) = release {
+                let (from, to) = pages_of(a, b);
+                ts.release_pages(from, to);
+            }
         }
         Vec::<()>::new()
     };
@@ -103,20 +122,40 @@ where
     joined.acc.unwrap_or_else(new)
 }
 
-/// The shards joined so far (`0..next`) and those folded ahead of them.
+/// Bytes handed to the release hook at a time: each call drops mappings
+/// that every thread of the process may hold in its TLB (one interrupt to
+/// each other core), so it is made per 16 MiB rather than per shard.
+const RELEASE_BYTES: u64 = 16 << 20;
+
+/// Shards per call of the release hook.
+fn release_batch(ts: &Tablespace<'_>, shard: u32) -> u32 {
+    let shard_bytes = u64::from(shard).saturating_mul(u64::from(ts.page_size()));
+    u32::try_from(RELEASE_BYTES.div_ceil(shard_bytes.max(1)))
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// The shards joined so far (`0..next`), those folded ahead of them, and
+/// the joined shards handed to the release hook (`0..released`).
 struct Joined<F> {
     next: u32,
     acc: Option<F>,
     waiting: Vec<(u32, F)>,
+    released: u32,
+    /// Shards per release.
+    batch: u32,
+    n_shards: u32,
 }
 
 impl<F: PageFold> Joined<F> {
     /// Takes shard `k`'s fold: joined now if it is the next one (with the
-    /// waiting shards that follow it), else kept until it is.
-    fn add(&mut self, k: u32, acc: F) {
+    /// waiting shards that follow it), else kept until it is. Returns the
+    /// joined shards to release now, a batch at a time (the rest at the
+    /// end).
+    fn add(&mut self, k: u32, acc: F) -> Option<(u32, u32)> {
         if k != self.next {
             self.waiting.push((k, acc));
-            return;
+            return None;
         }
         let mut acc = Some(acc);
         while let Some(later) = acc.take() {
@@ -129,6 +168,14 @@ impl<F: PageFold> Joined<F> {
                 acc = Some(self.waiting.swap_remove(i).1);
             }
         }
+        let due = self.next.saturating_sub(self.released) >= self.batch
+            || (self.next == self.n_shards && self.next > self.released);
+        if !due {
+            return None;
+        }
+        let range = (self.released, self.next);
+        self.released = self.next;
+        Some(range)
     }
 }
 
@@ -223,7 +270,7 @@ mod tests {
     #[test]
     fn each_shard_is_released_once_after_it_is_folded() {
         use std::sync::Mutex;
-        let data = space(64 * 10 + 32);
+        let data = space(64 * 40 + 32);
         for threads in [1, 2, 3] {
             let opts = Options {
                 page_size: Some(16384),
@@ -234,14 +281,22 @@ mod tests {
             let hook = |offset: usize, len: usize| released.lock().unwrap().push((offset, len));
             ts.set_release(Some(&hook));
             let seen = fold_pages(&ts, Seen::default);
-            assert_eq!(seen.0.len(), 64 * 10 + 32);
+            assert_eq!(seen.0.len(), 64 * 40 + 32);
             let mut ranges = released.into_inner().unwrap();
             ranges.sort_unstable();
-            // Whole shards, end to end, the short last one included.
-            let want: Vec<(usize, usize)> = (0..11)
-                .map(|k| (k * 64 * 16384, if k < 10 { 64 } else { 32 } * 16384))
-                .collect();
-            assert_eq!(ranges, want, "{threads} threads");
+            // End to end over the whole file (the short last shard
+            // included), each call but the last at least 16 MiB: the joined
+            // shards in batches.
+            let mut at = 0;
+            for (k, &(offset, len)) in ranges.iter().enumerate() {
+                assert_eq!(offset, at, "{threads} threads: {ranges:?}");
+                assert!(k + 1 == ranges.len() || len >= 16 << 20, "{ranges:?}");
+                at += len;
+            }
+            assert_eq!(at, data.len(), "{threads} threads: {ranges:?}");
+            if threads == 1 {
+                assert_eq!(ranges.len(), 3, "{ranges:?}");
+            }
         }
     }
 

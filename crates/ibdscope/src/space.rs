@@ -519,7 +519,8 @@ impl<'a> Tablespace<'a> {
         self.threads = threads.max(1);
     }
     /// Sets what the scan engine ([`crate::parallel::fold_pages`]) calls
-    /// with the byte range of each shard it has folded. A caller that maps
+    /// with the byte ranges it has folded (whole shards, 16 MiB or more at
+    /// a time, each byte once). A caller that maps
     /// the file can drop those pages' mappings there (`MADV_DONTNEED`), so
     /// a pass over a file of any size keeps only a few shards mapped. The
     /// bytes stay readable: the hook must not make them invalid.
