@@ -43,10 +43,12 @@ impl Input {
         if end <= start {
             return;
         }
-        // SAFETY: as in `drop` below: a read-only shared file mapping,
-        // whose bytes MADV_DONTNEED never changes (a later read maps the
-        // same file bytes again); callers only release ranges they have
-        // finished reading, and a read after that is still valid.
+        // SAFETY: the map is a read-only shared mapping of a file.
+        // MADV_DONTNEED on such a mapping only drops page-table entries:
+        // the page cache keeps the data, and a later read maps the same
+        // file bytes again (it never discards data, as it would for a
+        // private writable mapping), so any read after this, even of these
+        // bytes, is still valid.
         #[cfg(unix)]
         let _ = unsafe {
             map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
@@ -62,36 +64,26 @@ impl Drop for Input {
     /// entry per 4 KiB, about 25 ms per GiB here): drop the entries of
     /// slices of it on several threads first, so `munmap` finds little.
     fn drop(&mut self) {
-        let Input::Mapped(map, threads) = self else {
+        let Input::Mapped(map, threads) = &*self else {
             return;
         };
-        let threads = (*threads).min(map.len() / PARALLEL_UNMAP_BYTES);
+        let len = map.len();
+        let threads = (*threads).min(len / PARALLEL_UNMAP_BYTES);
         if threads < 2 {
             return;
         }
         let page = 4096;
-        let slice = (map.len() / threads).div_ceil(page) * page;
-        let map = &*map;
+        let slice = (len / threads).div_ceil(page) * page;
+        let me = &*self;
         std::thread::scope(|s| {
             for k in 0..threads {
                 let start = k * slice;
-                let len = slice.min(map.len().saturating_sub(start));
-                if len == 0 {
+                let part = slice.min(len.saturating_sub(start));
+                if part == 0 {
                     break;
                 }
-                let _ = std::thread::Builder::new().spawn_scoped(s, move || {
-                    // SAFETY: the map is a read-only shared mapping of a
-                    // file and nothing reads it any more (it is being
-                    // dropped). MADV_DONTNEED on such a mapping only drops
-                    // page-table entries: the page cache keeps the data,
-                    // and a later read would map the same file bytes
-                    // again. It never discards data, as it would for a
-                    // private writable mapping.
-                    #[cfg(unix)]
-                    let _ = unsafe {
-                        map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, len)
-                    };
-                });
+                let _ =
+                    std::thread::Builder::new().spawn_scoped(s, move || me.release(start, part));
             }
         });
     }

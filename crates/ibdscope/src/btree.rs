@@ -467,19 +467,15 @@ impl IndexTree {
     }
 }
 
-/// What the tree walk keeps between the pass over the file and the walks
-/// along the chains: per page only its place and its two sibling links
-/// (12 bytes a page); the record walks are folded into per-level sums in
-/// the pass, and only the rare pages whose walk is needed again (non-leaf
-/// pages, roots) keep theirs.
-struct Walker<'t, 'a> {
-    ts: &'t Tablespace<'a>,
+/// What the pass over the file gathers about the member pages, per shard
+/// and then for the whole space.
+struct Members {
     places: Places,
     /// FIL_PAGE_PREV and FIL_PAGE_NEXT of every member page (by page
     /// number; others hold zeros), read in the pass that finds the
     /// members, so that following a chain reads no page header again.
     links: Vec<[PageNo; 2]>,
-    /// Per `(index position, level)`, sorted.
+    /// Per `(index position, level)`; sorted once the pass is done.
     levels: Vec<LevelAcc>,
     /// The record walks of non-leaf member pages and of every root that is
     /// a member page, by page.
@@ -487,10 +483,78 @@ struct Walker<'t, 'a> {
     /// The record findings of the member pages, in page order.
     rec_findings: Vec<(u32, RecFinding)>,
     /// `(pos, level, page)` of pages at or above their index's root level
-    /// that are not its root, sorted.
+    /// that are not its root; sorted once the pass is done.
     above: Vec<(u32, u16, u32)>,
     /// Unreadable pages per index position.
     unreadable: Vec<u32>,
+}
+
+impl Members {
+    fn with_capacity(pages: usize) -> Self {
+        Members {
+            places: Places::with_capacity(pages),
+            links: Vec::with_capacity(pages),
+            levels: Vec::new(),
+            kept: Vec::new(),
+            rec_findings: Vec::new(),
+            above: Vec::new(),
+            unreadable: Vec::new(),
+        }
+    }
+
+    /// Appends what the pages right after these gave; `n_pages` is the
+    /// space's page count.
+    fn append(&mut self, next: Members, n_pages: usize) {
+        // The first shard's accumulator gathers every page: one allocation
+        // of the whole size rather than a doubling per join.
+        if self.places.tags.capacity() < n_pages {
+            let more = n_pages.saturating_sub(self.places.tags.len());
+            self.places.tags.reserve_exact(more);
+            self.links.reserve_exact(more);
+        }
+        self.places.append(next.places);
+        self.links.extend(next.links);
+        for l in next.levels {
+            match self
+                .levels
+                .iter_mut()
+                .find(|m| m.pos == l.pos && m.level == l.level)
+            {
+                Some(m) => m.merge(l),
+                None => self.levels.push(l),
+            }
+        }
+        self.kept.extend(next.kept);
+        self.rec_findings.extend(next.rec_findings);
+        self.above.extend(next.above);
+        if self.unreadable.len() < next.unreadable.len() {
+            self.unreadable.resize(next.unreadable.len(), 0);
+        }
+        for (mine, theirs) in self.unreadable.iter_mut().zip(next.unreadable) {
+            *mine = mine.saturating_add(theirs);
+        }
+    }
+
+    /// One entry per page of the space (the fold stops only past the data,
+    /// which no page number below `n_pages` reaches) and per index; the
+    /// lists sorted for lookups.
+    fn finish(&mut self, n_pages: usize, n_indexes: usize) {
+        self.places.tags.resize(n_pages, 0);
+        self.links.resize(n_pages, [PageNo(0); 2]);
+        self.unreadable.resize(n_indexes, 0);
+        self.levels.sort_unstable_by_key(|l| (l.pos, l.level));
+        self.above.sort_unstable();
+    }
+}
+
+/// What the tree walk keeps between the pass over the file and the walks
+/// along the chains: per page only its place and its two sibling links
+/// (12 bytes a page); the record walks are folded into per-level sums in
+/// the pass, and only the rare pages whose walk is needed again (non-leaf
+/// pages, roots) keep theirs.
+struct Walker<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+    m: Members,
     /// Keep every level's chain order, the leaf level's too.
     chains: bool,
     visited: Vec<u64>,
@@ -724,13 +788,7 @@ struct MemberPass<'p, 'a, F> {
     root_pages: &'p [u32],
     owner: &'p F,
     n_indexes: usize,
-    places: Places,
-    links: Vec<[PageNo; 2]>,
-    levels: Vec<LevelAcc>,
-    kept: Vec<(u32, Walked)>,
-    rec_findings: Vec<(u32, RecFinding)>,
-    above: Vec<(u32, u16, u32)>,
-    unreadable: Vec<u32>,
+    m: Members,
     /// Made at the first page of the shard that needs the full walk.
     scratch: Option<Box<RecScratch>>,
     out: Vec<RecFinding>,
@@ -757,13 +815,7 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
             root_pages,
             owner,
             n_indexes: roots.len(),
-            places: Places::with_capacity(pages),
-            links: Vec::with_capacity(pages),
-            levels: Vec::new(),
-            kept: Vec::new(),
-            rec_findings: Vec::new(),
-            above: Vec::new(),
-            unreadable: Vec::new(),
+            m: Members::with_capacity(pages),
             scratch: None,
             out: Vec::new(),
         }
@@ -772,21 +824,22 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
     /// The accumulator of `(pos, level)` (most pages of a shard are of one
     /// level: the last one is tried first).
     fn level_acc(&mut self, pos: u32, level: u16, n: u32) -> Option<&mut LevelAcc> {
-        let hit = matches!(self.levels.last(), Some(l) if l.pos == pos && l.level == level);
+        let hit = matches!(self.m.levels.last(), Some(l) if l.pos == pos && l.level == level);
         if !hit {
             match self
+                .m
                 .levels
                 .iter()
                 .position(|l| l.pos == pos && l.level == level)
             {
                 Some(k) => {
-                    let last = self.levels.len().saturating_sub(1);
-                    self.levels.swap(k, last);
+                    let last = self.m.levels.len().saturating_sub(1);
+                    self.m.levels.swap(k, last);
                 }
-                None => self.levels.push(LevelAcc::new(pos, level, n)),
+                None => self.m.levels.push(LevelAcc::new(pos, level, n)),
             }
         }
-        self.levels.last_mut()
+        self.m.levels.last_mut()
     }
 
     /// Page `n`'s place and links; folds its record walk.
@@ -812,10 +865,10 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
             return none;
         }
         if !page_readable(ts, page) {
-            if self.unreadable.len() < self.n_indexes {
-                self.unreadable.resize(self.n_indexes, 0);
+            if self.m.unreadable.len() < self.n_indexes {
+                self.m.unreadable.resize(self.n_indexes, 0);
             }
-            if let Some(u) = self.unreadable.get_mut(pos as usize) {
+            if let Some(u) = self.m.unreadable.get_mut(pos as usize) {
                 *u = u.saturating_add(1);
             }
             return (Slot::Unreadable { pos }, [PageNo(0); 2]);
@@ -830,20 +883,22 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
         let level = h.level();
         let links = [fil.prev(), fil.next()];
         let mut walked = Walked::default();
-        let before = self.rec_findings.len();
+        let before = self.m.rec_findings.len();
         if let Some(rp) = RecPage::new(page, ts.format().logical_size) {
             self.out.clear();
             walked = Walked::of(&rp.analyse_lazy(&mut self.scratch, &mut self.out));
-            self.rec_findings.extend(self.out.iter().map(|&f| (n.0, f)));
+            self.m
+                .rec_findings
+                .extend(self.out.iter().map(|&f| (n.0, f)));
         }
-        let has_findings = self.rec_findings.len() > before;
+        let has_findings = self.m.rec_findings.len() > before;
         let (root, root_level) = self.roots.get(pos as usize).copied().unwrap_or((0, 0));
         let is_root = self.root_pages.binary_search(&n.0).is_ok();
         if is_root || level > 0 {
-            self.kept.push((n.0, walked));
+            self.m.kept.push((n.0, walked));
         }
         if n.0 != root && level >= root_level {
-            self.above.push((pos, level, n.0));
+            self.m.above.push((pos, level, n.0));
         }
         if let Some(acc) = self.level_acc(pos, level, n.0) {
             acc.count = acc.count.saturating_add(1);
@@ -866,39 +921,11 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
 impl<F: Fn(PageNo) -> Option<IndexId> + Sync> PageFold for MemberPass<'_, '_, F> {
     fn page(&mut self, n: PageNo, page: &[u8]) {
         let (slot, links) = self.place(n, page);
-        self.places.push(slot);
-        self.links.push(links);
+        self.m.places.push(slot);
+        self.m.links.push(links);
     }
     fn append(&mut self, next: Self) {
-        // The first shard's accumulator gathers every page: one allocation
-        // of the whole size rather than a doubling per join.
-        let n_pages = self.ts.n_pages() as usize;
-        if self.places.tags.capacity() < n_pages {
-            let more = n_pages.saturating_sub(self.places.tags.len());
-            self.places.tags.reserve_exact(more);
-            self.links.reserve_exact(more);
-        }
-        self.places.append(next.places);
-        self.links.extend(next.links);
-        for l in next.levels {
-            match self
-                .levels
-                .iter_mut()
-                .find(|m| m.pos == l.pos && m.level == l.level)
-            {
-                Some(m) => m.merge(l),
-                None => self.levels.push(l),
-            }
-        }
-        self.kept.extend(next.kept);
-        self.rec_findings.extend(next.rec_findings);
-        self.above.extend(next.above);
-        if self.unreadable.len() < next.unreadable.len() {
-            self.unreadable.resize(next.unreadable.len(), 0);
-        }
-        for (mine, theirs) in self.unreadable.iter_mut().zip(next.unreadable) {
-            *mine = mine.saturating_add(theirs);
-        }
+        self.m.append(next.m, self.ts.n_pages() as usize);
     }
 }
 
@@ -955,32 +982,11 @@ impl<'t, 'a> Walker<'t, 'a> {
         let pass = fold_pages(ts, || {
             MemberPass::new(ts, &ids, &roots, &root_pages, &owner)
         });
-        let MemberPass {
-            mut places,
-            mut links,
-            mut levels,
-            kept,
-            rec_findings,
-            mut above,
-            mut unreadable,
-            ..
-        } = pass;
-        // One entry per page of the space (the fold stops only past the
-        // data, which no page number below n_pages reaches).
-        places.tags.resize(n_pages, 0);
-        links.resize(n_pages, [PageNo(0); 2]);
-        unreadable.resize(indexes.len(), 0);
-        levels.sort_unstable_by_key(|l| (l.pos, l.level));
-        above.sort_unstable();
+        let mut m = pass.m;
+        m.finish(n_pages, indexes.len());
         Walker {
             ts,
-            places,
-            links,
-            levels,
-            kept,
-            rec_findings,
-            above,
-            unreadable,
+            m,
             chains,
             visited: vec![0u64; n_pages.div_ceil(64)],
             rec_visited: Visited::new(),
@@ -1000,10 +1006,11 @@ impl<'t, 'a> Walker<'t, 'a> {
     /// The member pages of index `pos` at `level`.
     fn level(&self, pos: u32, level: u16) -> Option<&LevelAcc> {
         let k = self
+            .m
             .levels
             .binary_search_by_key(&(pos, level), |l| (l.pos, l.level))
             .ok()?;
-        self.levels.get(k)
+        self.m.levels.get(k)
     }
 
     /// Marks page `n` visited; false if it was already.
@@ -1025,19 +1032,20 @@ impl<'t, 'a> Walker<'t, 'a> {
 
     /// FIL_PAGE_PREV and FIL_PAGE_NEXT of member page `n`.
     fn links(&self, n: u32) -> Option<[PageNo; 2]> {
-        self.links.get(n as usize).copied()
+        self.m.links.get(n as usize).copied()
     }
 
     /// The kept record walk of page `n` (non-leaf member pages, roots).
     fn kept(&self, n: u32) -> Option<Walked> {
-        let k = self.kept.binary_search_by_key(&n, |&(p, _)| p).ok()?;
-        self.kept.get(k).map(|&(_, w)| w)
+        let k = self.m.kept.binary_search_by_key(&n, |&(p, _)| p).ok()?;
+        self.m.kept.get(k).map(|&(_, w)| w)
     }
 
     /// The member pages of index `pos` at `level` the chain did not reach,
     /// in page order.
     fn unreached(&self, pos: u32, level: u16) -> Vec<u32> {
-        self.places
+        self.m
+            .places
             .pages_of(Slot::Member { pos, level })
             .filter(|&n| !self.is_visited(n))
             .collect()
@@ -1069,7 +1077,7 @@ impl<'t, 'a> Walker<'t, 'a> {
             leaf_data_bytes: 0,
             garbage_bytes: 0,
             compressed_pages: 0,
-            unreadable_pages: self.unreadable.get(pos as usize).copied().unwrap_or(0),
+            unreadable_pages: self.m.unreadable.get(pos as usize).copied().unwrap_or(0),
             mean_fill: 0.0,
             mean_leaf_fill: 0.0,
             leaf_fill_hist: [0; FILL_BUCKETS],
@@ -1096,9 +1104,10 @@ impl<'t, 'a> Walker<'t, 'a> {
             return tree;
         }
         // Pages above the root's level, and others at its level.
-        let lo = self.above.partition_point(|&(p, _, _)| p < pos);
-        let hi = self.above.partition_point(|&(p, _, _)| p <= pos);
+        let lo = self.m.above.partition_point(|&(p, _, _)| p < pos);
+        let hi = self.m.above.partition_point(|&(p, _, _)| p <= pos);
         let above: Vec<(u16, u32)> = self
+            .m
             .above
             .get(lo..hi)
             .unwrap_or(&[])
@@ -1205,7 +1214,7 @@ impl<'t, 'a> Walker<'t, 'a> {
             // pages the chain missed.
             let mut next_children: Option<Vec<(u32, u32, u16)>> =
                 (tree.node_ptrs_checked && level > 0 && chain_sound).then(Vec::new);
-            let needs_pages = !self.rec_findings.is_empty() || next_children.is_some();
+            let needs_pages = !self.m.rec_findings.is_empty() || next_children.is_some();
             if needs_pages {
                 for (k, &n) in order.iter().chain(unreached.iter()).enumerate() {
                     let in_chain = k < order.len();
@@ -1298,7 +1307,7 @@ impl<'t, 'a> Walker<'t, 'a> {
                 );
                 break;
             }
-            match self.places.get(next.0) {
+            match self.m.places.get(next.0) {
                 Some(Slot::Member { pos: p, level: l }) if p == pos && l == level => {}
                 Some(Slot::Unreadable { pos: p }) if p == pos => break,
                 _ => {
@@ -1352,10 +1361,10 @@ impl<'t, 'a> Walker<'t, 'a> {
         level: u16,
         kids: Option<&mut Vec<(u32, u32, u16)>>,
     ) -> bool {
-        let lo = self.rec_findings.partition_point(|&(p, _)| p < n.0);
-        let hi = self.rec_findings.partition_point(|&(p, _)| p <= n.0);
+        let lo = self.m.rec_findings.partition_point(|&(p, _)| p < n.0);
+        let hi = self.m.rec_findings.partition_point(|&(p, _)| p <= n.0);
         let base = self.ts.file_offset(n);
-        for &(_, f) in self.rec_findings.get(lo..hi).unwrap_or(&[]) {
+        for &(_, f) in self.m.rec_findings.get(lo..hi).unwrap_or(&[]) {
             self.findings.push(Finding {
                 page: Some(n),
                 file_offset: base.saturating_add(u64::from(f.page_offset)),
@@ -1413,7 +1422,7 @@ impl<'t, 'a> Walker<'t, 'a> {
         let mut good = true;
         for &(child, page, origin) in kids {
             let fits = matches!(
-                self.places.get(child),
+                self.m.places.get(child),
                 Some(Slot::Member { pos: p, level: l }) if p == pos && l == level
             );
             if !fits {
