@@ -17,8 +17,16 @@
 //! the index's two segments that are index pages carrying its id. The walk
 //! goes level by level, from the root's level down to 0: each level's
 //! pages are followed from the leftmost (FIL_PAGE_PREV = FIL_NULL) along
-//! FIL_PAGE_NEXT, with a visited bitmap over pages, at most as many steps as
-//! the level has pages, and at most [`BTREE_MAX_HEIGHT`] levels.
+//! FIL_PAGE_NEXT, at most as many steps as the level has pages, and at most
+//! [`BTREE_MAX_HEIGHT`] levels.
+//!
+//! Memory: nothing is kept per page. One pass over the file (on the
+//! space's threads) finds each level's pages, counts them and sums their
+//! record walks. A level is then proven whole by following its chain in
+//! stretches between sample pages, many at once ([`Walker::lane_walk`]);
+//! only a level that is not whole, or whose order is wanted (REDUNDANT node
+//! pointers, record findings, leaf chains asked for), is walked exactly,
+//! with a visited bitmap over pages, to name each problem.
 //!
 //! Why levels and not node pointers: a node pointer's child page number is
 //! the last 4 bytes of the record, but where a COMPACT record ends depends
@@ -31,8 +39,8 @@
 //! level below in its chain order.
 //!
 //! Checks: exactly one page at the top level, the root; levels 0..root
-//! level all present; every page of a level reached once by its chain;
-//! `A.next = B` ⇔ `B.prev = A`; no loops; every page's records walked and
+//! level all present; every page of a level reached once by its chain,
+//! whose last page's FIL_PAGE_NEXT is FIL_NULL; `A.next = B` ⇔ `B.prev = A`; no loops; every page's records walked and
 //! checked ([`crate::record`]). Each problem is a [`Finding`] with the page
 //! and byte offset of the faulty field.
 //!
@@ -47,12 +55,11 @@ use crate::fil::{FilHeader, FIL_PAGE_NEXT, FIL_PAGE_PREV};
 use crate::finding::{Finding, FindingKind};
 use crate::flst::page_readable;
 use crate::index::{IndexHeader, PAGE_HEADER, PAGE_LEVEL};
-use crate::parallel::{fold_pages, shard_pages, PageFold};
+use crate::parallel::{fold_pages, PageFold};
 use crate::record::{
     PageRecords, RecFinding, RecFormat, RecPage, RecProblem, RecScratch, RecWalk, Visited,
 };
 use crate::{IndexId, PageNo, Tablespace};
-use std::collections::HashMap;
 use std::fmt;
 
 /// The most levels a tree is walked through. InnoDB's own limit
@@ -91,6 +98,12 @@ pub struct Fragmentation {
 }
 
 impl Fragmentation {
+    /// Adds the steps of another part of the chain.
+    fn add(&mut self, o: &Fragmentation) {
+        self.steps = self.steps.saturating_add(o.steps);
+        self.jumps = self.jumps.saturating_add(o.jumps);
+        self.distance = self.distance.saturating_add(o.distance);
+    }
     /// Share of steps that jump, 0.0 to 1.0 (0 with no step).
     pub fn share(&self) -> f32 {
         if self.steps == 0 {
@@ -325,74 +338,6 @@ enum Slot {
     Unreadable { pos: u32 },
 }
 
-/// Every page's [`Slot`], 4 bytes a page: a tag per page naming one of the
-/// few distinct slots (an index's levels, its unreadable pages, none).
-#[derive(Debug)]
-struct Places {
-    tags: Vec<u32>,
-    /// The distinct slots; `Slot::None` is tag 0.
-    slots: Vec<Slot>,
-    /// Slot → tag (a damaged file can make many distinct levels).
-    lookup: HashMap<Slot, u32>,
-    /// The tag given last (runs of pages share a slot).
-    last: u32,
-}
-
-impl Places {
-    fn with_capacity(pages: usize) -> Self {
-        Places {
-            tags: Vec::with_capacity(pages),
-            slots: vec![Slot::None],
-            lookup: HashMap::from([(Slot::None, 0)]),
-            last: 0,
-        }
-    }
-
-    /// The tag of `slot`, made if new.
-    fn tag(&mut self, slot: Slot) -> u32 {
-        if self.slots.get(self.last as usize) == Some(&slot) {
-            return self.last;
-        }
-        let next = u32::try_from(self.slots.len()).unwrap_or(u32::MAX);
-        let tag = *self.lookup.entry(slot).or_insert(next);
-        if tag == next {
-            self.slots.push(slot);
-        }
-        self.last = tag;
-        tag
-    }
-
-    fn push(&mut self, slot: Slot) {
-        let tag = self.tag(slot);
-        self.tags.push(tag);
-    }
-
-    /// Appends the places of the pages right after these.
-    fn append(&mut self, next: Places) {
-        let map: Vec<u32> = next.slots.iter().map(|&s| self.tag(s)).collect();
-        self.tags.extend(
-            next.tags
-                .iter()
-                .map(|&t| map.get(t as usize).copied().unwrap_or(0)),
-        );
-    }
-
-    fn get(&self, n: u32) -> Option<Slot> {
-        let &tag = self.tags.get(n as usize)?;
-        self.slots.get(tag as usize).copied()
-    }
-
-    /// The pages whose slot is `slot`, in page order.
-    fn pages_of(&self, slot: Slot) -> impl Iterator<Item = u32> + '_ {
-        let want = self.lookup.get(&slot).map(|&t| t as usize);
-        self.tags
-            .iter()
-            .enumerate()
-            .filter(move |&(_, &t)| Some(t as usize) == want)
-            .filter_map(|(n, _)| u32::try_from(n).ok())
-    }
-}
-
 impl Btrees {
     /// Walks every index `map` found, for the figures and checks; the leaf
     /// chains are not kept ([`IndexTree::leaf_chain`] is empty; see
@@ -437,7 +382,7 @@ impl Btrees {
         owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
         chains: bool,
     ) -> Btrees {
-        let mut w = Walker::new(ts, indexes, owner, chains);
+        let mut w = Walker::new(ts, indexes, &owner, chains);
         for pos in 0..indexes.len() {
             if let Some(info) = indexes.get(pos) {
                 let tree = w.walk_index(u32::try_from(pos).unwrap_or(u32::MAX), info);
@@ -470,16 +415,8 @@ impl IndexTree {
 /// What the pass over the file gathers about the member pages, per shard
 /// and then for the whole space.
 struct Members {
-    places: Places,
-    /// FIL_PAGE_PREV and FIL_PAGE_NEXT of every member page (by page
-    /// number; others hold zeros), read in the pass that finds the
-    /// members, so that following a chain reads no page header again.
-    links: Vec<[PageNo; 2]>,
     /// Per `(index position, level)`; sorted once the pass is done.
     levels: Vec<LevelAcc>,
-    /// The record walks of non-leaf member pages and of every root that is
-    /// a member page, by page.
-    kept: Vec<(u32, Walked)>,
     /// The record findings of the member pages, in page order.
     rec_findings: Vec<(u32, RecFinding)>,
     /// `(pos, level, page)` of pages at or above their index's root level
@@ -490,30 +427,17 @@ struct Members {
 }
 
 impl Members {
-    fn with_capacity(pages: usize) -> Self {
+    fn new() -> Self {
         Members {
-            places: Places::with_capacity(pages),
-            links: Vec::with_capacity(pages),
             levels: Vec::new(),
-            kept: Vec::new(),
             rec_findings: Vec::new(),
             above: Vec::new(),
             unreadable: Vec::new(),
         }
     }
 
-    /// Appends what the pages right after these gave; `n_pages` is the
-    /// space's page count.
-    fn append(&mut self, next: Members, n_pages: usize) {
-        // The first shard's accumulator gathers every page: one allocation
-        // of the whole size rather than a doubling per join.
-        if self.places.tags.capacity() < n_pages {
-            let more = n_pages.saturating_sub(self.places.tags.len());
-            self.places.tags.reserve_exact(more);
-            self.links.reserve_exact(more);
-        }
-        self.places.append(next.places);
-        self.links.extend(next.links);
+    /// Appends what the pages right after these gave.
+    fn append(&mut self, next: Members) {
         for l in next.levels {
             match self
                 .levels
@@ -524,7 +448,6 @@ impl Members {
                 None => self.levels.push(l),
             }
         }
-        self.kept.extend(next.kept);
         self.rec_findings.extend(next.rec_findings);
         self.above.extend(next.above);
         if self.unreadable.len() < next.unreadable.len() {
@@ -535,30 +458,43 @@ impl Members {
         }
     }
 
-    /// One entry per page of the space (the fold stops only past the data,
-    /// which no page number below `n_pages` reaches) and per index; the
-    /// lists sorted for lookups.
-    fn finish(&mut self, n_pages: usize, n_indexes: usize) {
-        self.places.tags.resize(n_pages, 0);
-        self.links.resize(n_pages, [PageNo(0); 2]);
+    /// One entry per index; the lists sorted for lookups.
+    fn finish(&mut self, n_indexes: usize) {
         self.unreadable.resize(n_indexes, 0);
         self.levels.sort_unstable_by_key(|l| (l.pos, l.level));
         self.above.sort_unstable();
     }
 }
 
+/// Names the index a page's segment belongs to.
+type OwnerFn<'o> = &'o (dyn Fn(PageNo) -> Option<IndexId> + Sync);
+
 /// What the tree walk keeps between the pass over the file and the walks
-/// along the chains: per page only its place and its two sibling links
-/// (12 bytes a page); the record walks are folded into per-level sums in
-/// the pass, and only the rare pages whose walk is needed again (non-leaf
-/// pages, roots) keep theirs.
-struct Walker<'t, 'a> {
+/// along the chains: nothing per page. The record walks are folded into
+/// per-level sums in the pass; a page's place, its sibling links and (for
+/// the few pages whose walk is needed again: roots, non-leaf pages on
+/// damaged or REDUNDANT trees) its records are read again from the page.
+struct Walker<'t, 'a, 'o> {
     ts: &'t Tablespace<'a>,
+    /// `(index id, position)`, sorted by id.
+    ids: Vec<(IndexId, u32)>,
+    owner: OwnerFn<'o>,
     m: Members,
     /// Keep every level's chain order, the leaf level's too.
     chains: bool,
+    /// Pages reached by the roots and by the exact walks of
+    /// [`Walker::walk_level`]. Zero pages of the allocator: only the words
+    /// written become memory.
     visited: Vec<u64>,
+    /// The roots visited, in visit order.
+    roots_visited: Vec<u32>,
+    /// `(pos, level)` of levels proven whole by [`Walker::lane_walk`]:
+    /// every page reached once, none marked in `visited`.
+    lane_walked: Vec<(u32, u16)>,
     rec_visited: Visited,
+    /// For walking a page's records again.
+    scratch: Option<Box<RecScratch>>,
+    out: Vec<RecFinding>,
     findings: Vec<Finding>,
     trees: Vec<IndexTree>,
 }
@@ -742,8 +678,9 @@ struct LevelAcc {
     level: u16,
     /// Member pages.
     count: u32,
-    /// The lowest-numbered one.
+    /// The lowest-numbered one and the highest.
     first: u32,
+    last: u32,
     /// Those with FIL_PAGE_PREV = FIL_NULL, in page order.
     heads: Vec<u32>,
     /// Pages with record findings.
@@ -758,6 +695,7 @@ impl LevelAcc {
             level,
             count: 0,
             first,
+            last: first,
             heads: Vec::new(),
             with_findings: 0,
             sums: LevelSums::default(),
@@ -767,6 +705,7 @@ impl LevelAcc {
     fn merge(&mut self, o: LevelAcc) {
         self.count = self.count.saturating_add(o.count);
         self.first = self.first.min(o.first);
+        self.last = self.last.max(o.last);
         self.heads.extend(o.heads);
         self.with_findings = self.with_findings.saturating_add(o.with_findings);
         self.sums.merge(&o.sums);
@@ -774,18 +713,17 @@ impl LevelAcc {
 }
 
 /// The one pass over the file behind [`Walker`]: each page's place (the
-/// index it belongs to and its level, or unreadable), the sibling links of
-/// member pages, and their record walks folded into per-level sums, in
-/// page order, on the space's threads. The walks are most of a tree
+/// index it belongs to and its level, or unreadable), counted per level
+/// with the level's first, last and leftmost pages, and the member pages'
+/// record walks folded into per-level sums, in page order, on the space's
+/// threads. The walks are most of a tree
 /// build's work; in page order the CPU streams the pages from memory.
-struct MemberPass<'p, 'a, F> {
+struct MemberPass<'p, 'a, F: ?Sized> {
     ts: &'p Tablespace<'a>,
     /// `(index id, position)`, sorted by id.
     ids: &'p [(IndexId, u32)],
     /// Per position: the root page and its PAGE_LEVEL.
     roots: &'p [(u32, u16)],
-    /// Every root page, sorted.
-    root_pages: &'p [u32],
     owner: &'p F,
     n_indexes: usize,
     m: Members,
@@ -794,28 +732,63 @@ struct MemberPass<'p, 'a, F> {
     out: Vec<RecFinding>,
 }
 
-impl<'p, 'a, F> MemberPass<'p, 'a, F> {
+/// Where page `n` stands: a member of an index (its segment is the index's,
+/// it is a readable index page and carries the index's id) at its
+/// PAGE_LEVEL, an unreadable index page of the index, or neither. `ids` is
+/// `(index id, position)` sorted by id; `owner` names the index of the
+/// page's segment.
+fn slot_of<O>(
+    ts: &Tablespace<'_>,
+    ids: &[(IndexId, u32)],
+    owner: &O,
+    n: PageNo,
+    page: &[u8],
+) -> Slot
+where
+    O: Fn(PageNo) -> Option<IndexId> + ?Sized,
+{
+    let Some(id) = owner(n) else {
+        return Slot::None;
+    };
+    let Ok(k) = ids.binary_search_by_key(&id, |&(i, _)| i) else {
+        return Slot::None;
+    };
+    let Some(&(_, pos)) = ids.get(k) else {
+        return Slot::None;
+    };
+    let Some(fil) = FilHeader::new(page) else {
+        return Slot::None;
+    };
+    if !fil.page_type().is_index(ts.type_names()) {
+        return Slot::None;
+    }
+    if !page_readable(ts, page) {
+        return Slot::Unreadable { pos };
+    }
+    match IndexHeader::new(page) {
+        // Another id is reported by the space map (WrongSegment).
+        Some(h) if h.index_id() == id => Slot::Member {
+            pos,
+            level: h.level(),
+        },
+        _ => Slot::None,
+    }
+}
+
+impl<'p, 'a, F: ?Sized> MemberPass<'p, 'a, F> {
     fn new(
         ts: &'p Tablespace<'a>,
         ids: &'p [(IndexId, u32)],
         roots: &'p [(u32, u16)],
-        root_pages: &'p [u32],
         owner: &'p F,
     ) -> Self {
-        // A shard's pages, or all of them when one accumulator folds all.
-        let pages = if ts.threads() <= 1 {
-            ts.n_pages()
-        } else {
-            shard_pages(ts)
-        } as usize;
         MemberPass {
             ts,
             ids,
             roots,
-            root_pages,
             owner,
             n_indexes: roots.len(),
-            m: Members::with_capacity(pages),
+            m: Members::new(),
             scratch: None,
             out: Vec::new(),
         }
@@ -842,46 +815,26 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
         self.m.levels.last_mut()
     }
 
-    /// Page `n`'s place and links; folds its record walk.
-    fn place(&mut self, n: PageNo, page: &[u8]) -> (Slot, [PageNo; 2])
+    /// Counts page `n` in its level and folds its record walk.
+    fn place(&mut self, n: PageNo, page: &[u8])
     where
         F: Fn(PageNo) -> Option<IndexId>,
     {
-        let none = (Slot::None, [PageNo(0); 2]);
         let ts = self.ts;
-        let Some(id) = (self.owner)(n) else {
-            return none;
-        };
-        let Ok(k) = self.ids.binary_search_by_key(&id, |&(i, _)| i) else {
-            return none;
-        };
-        let Some(&(_, pos)) = self.ids.get(k) else {
-            return none;
-        };
-        let Some(fil) = FilHeader::new(page) else {
-            return none;
-        };
-        if !fil.page_type().is_index(ts.type_names()) {
-            return none;
-        }
-        if !page_readable(ts, page) {
-            if self.m.unreadable.len() < self.n_indexes {
-                self.m.unreadable.resize(self.n_indexes, 0);
+        let (pos, level) = match slot_of(ts, self.ids, self.owner, n, page) {
+            Slot::None => return,
+            Slot::Unreadable { pos } => {
+                if self.m.unreadable.len() < self.n_indexes {
+                    self.m.unreadable.resize(self.n_indexes, 0);
+                }
+                if let Some(u) = self.m.unreadable.get_mut(pos as usize) {
+                    *u = u.saturating_add(1);
+                }
+                return;
             }
-            if let Some(u) = self.m.unreadable.get_mut(pos as usize) {
-                *u = u.saturating_add(1);
-            }
-            return (Slot::Unreadable { pos }, [PageNo(0); 2]);
-        }
-        let Some(h) = IndexHeader::new(page) else {
-            return none;
+            Slot::Member { pos, level } => (pos, level),
         };
-        if h.index_id() != id {
-            // Reported by the space map (WrongSegment).
-            return none;
-        }
-        let level = h.level();
-        let links = [fil.prev(), fil.next()];
+        let leftmost = FilHeader::new(page).is_some_and(|f| f.prev().is_null());
         let mut walked = Walked::default();
         let before = self.m.rec_findings.len();
         if let Some(rp) = RecPage::new(page, ts.format().logical_size) {
@@ -893,16 +846,13 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
         }
         let has_findings = self.m.rec_findings.len() > before;
         let (root, root_level) = self.roots.get(pos as usize).copied().unwrap_or((0, 0));
-        let is_root = self.root_pages.binary_search(&n.0).is_ok();
-        if is_root || level > 0 {
-            self.m.kept.push((n.0, walked));
-        }
         if n.0 != root && level >= root_level {
             self.m.above.push((pos, level, n.0));
         }
         if let Some(acc) = self.level_acc(pos, level, n.0) {
             acc.count = acc.count.saturating_add(1);
-            if links[0].is_null() {
+            acc.last = acc.last.max(n.0);
+            if leftmost {
                 acc.heads.push(n.0);
             }
             if has_findings {
@@ -914,18 +864,15 @@ impl<'p, 'a, F> MemberPass<'p, 'a, F> {
                 acc.sums.merge(&LevelSums::one(&walked));
             }
         }
-        (Slot::Member { pos, level }, links)
     }
 }
 
-impl<F: Fn(PageNo) -> Option<IndexId> + Sync> PageFold for MemberPass<'_, '_, F> {
+impl<F: Fn(PageNo) -> Option<IndexId> + Sync + ?Sized> PageFold for MemberPass<'_, '_, F> {
     fn page(&mut self, n: PageNo, page: &[u8]) {
-        let (slot, links) = self.place(n, page);
-        self.m.places.push(slot);
-        self.m.links.push(links);
+        self.place(n, page);
     }
     fn append(&mut self, next: Self) {
-        self.m.append(next.m, self.ts.n_pages() as usize);
+        self.m.append(next.m);
     }
 }
 
@@ -950,11 +897,11 @@ struct Chain {
     fragmentation: Fragmentation,
 }
 
-impl<'t, 'a> Walker<'t, 'a> {
+impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
     fn new(
         ts: &'t Tablespace<'a>,
         indexes: &[IndexInfo],
-        owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
+        owner: OwnerFn<'o>,
         chains: bool,
     ) -> Self {
         let n_pages = ts.n_pages() as usize;
@@ -976,23 +923,44 @@ impl<'t, 'a> Walker<'t, 'a> {
                 (i.root.0, level)
             })
             .collect();
-        let mut root_pages: Vec<u32> = roots.iter().map(|&(r, _)| r).collect();
-        root_pages.sort_unstable();
-        root_pages.dedup();
-        let pass = fold_pages(ts, || {
-            MemberPass::new(ts, &ids, &roots, &root_pages, &owner)
-        });
+        let pass = fold_pages(ts, || MemberPass::new(ts, &ids, &roots, owner));
         let mut m = pass.m;
-        m.finish(n_pages, indexes.len());
+        m.finish(indexes.len());
         Walker {
             ts,
+            ids,
+            owner,
             m,
             chains,
             visited: vec![0u64; n_pages.div_ceil(64)],
+            roots_visited: Vec::new(),
+            lane_walked: Vec::new(),
             rec_visited: Visited::new(),
+            scratch: None,
+            out: Vec::new(),
             findings: Vec::new(),
             trees: Vec::new(),
         }
+    }
+
+    /// Where page `n` stands (see [`slot_of`]).
+    fn slot(&self, n: u32) -> Slot {
+        match self.ts.page(PageNo(n)) {
+            Some(page) => slot_of(self.ts, &self.ids, self.owner, PageNo(n), page),
+            None => Slot::None,
+        }
+    }
+
+    /// Visits root page `n`; false if it was already, as a root or as a
+    /// page of a level walked before.
+    fn visit_root(&mut self, n: u32) -> bool {
+        if let Slot::Member { pos, level } = self.slot(n) {
+            if self.lane_walked.contains(&(pos, level)) {
+                return false;
+            }
+        }
+        self.roots_visited.push(n);
+        self.visit(n)
     }
 
     fn push(&mut self, page: PageNo, page_offset: usize, problem: BtreeProblem) {
@@ -1030,24 +998,36 @@ impl<'t, 'a> Walker<'t, 'a> {
             .is_some_and(|w| w & (1u64 << (n % 64)) != 0)
     }
 
-    /// FIL_PAGE_PREV and FIL_PAGE_NEXT of member page `n`.
+    /// FIL_PAGE_PREV and FIL_PAGE_NEXT of page `n`.
     fn links(&self, n: u32) -> Option<[PageNo; 2]> {
-        self.m.links.get(n as usize).copied()
+        let fil = self.ts.page(PageNo(n)).and_then(FilHeader::new)?;
+        Some([fil.prev(), fil.next()])
     }
 
-    /// The kept record walk of page `n` (non-leaf member pages, roots).
-    fn kept(&self, n: u32) -> Option<Walked> {
-        let k = self.m.kept.binary_search_by_key(&n, |&(p, _)| p).ok()?;
-        self.m.kept.get(k).map(|&(_, w)| w)
+    /// The record walk of member page `n`, again (the pass folded it into
+    /// its level's sums): the same figures, its findings already taken.
+    fn walked(&mut self, n: u32) -> Option<Walked> {
+        if !matches!(self.slot(n), Slot::Member { .. }) {
+            return None;
+        }
+        let page = self.ts.page(PageNo(n))?;
+        let Some(rp) = RecPage::new(page, self.ts.format().logical_size) else {
+            return Some(Walked::default());
+        };
+        self.out.clear();
+        Some(Walked::of(
+            &rp.analyse_lazy(&mut self.scratch, &mut self.out),
+        ))
     }
 
     /// The member pages of index `pos` at `level` the chain did not reach,
     /// in page order.
     fn unreached(&self, pos: u32, level: u16) -> Vec<u32> {
-        self.m
-            .places
-            .pages_of(Slot::Member { pos, level })
-            .filter(|&n| !self.is_visited(n))
+        let Some(l) = self.level(pos, level) else {
+            return Vec::new();
+        };
+        (l.first..=l.last)
+            .filter(|&n| !self.is_visited(n) && self.slot(n) == Slot::Member { pos, level })
             .collect()
     }
 
@@ -1134,7 +1114,7 @@ impl<'t, 'a> Walker<'t, 'a> {
                 });
             let chain = if level == root_level {
                 // The root alone (it has no siblings by construction).
-                let fresh = self.visit(info.root.0);
+                let fresh = self.visit_root(info.root.0);
                 Chain {
                     reached: u32::from(fresh),
                     leftmost: fresh.then_some(info.root.0),
@@ -1158,12 +1138,19 @@ impl<'t, 'a> Walker<'t, 'a> {
                     children = None;
                     continue;
                 }
-                // The order is kept where it is read again: non-leaf levels
-                // (their node pointers), a leaf level matched with node
-                // pointers or with record findings to report in chain
-                // order, and leaf chains asked for.
-                let keep = self.chains || level > 0 || children.is_some() || with_findings > 0;
-                self.walk_level(pos, index, level, keep)
+                // The order is kept where it is read again: levels with
+                // node pointers to read (REDUNDANT) or to match them with,
+                // levels with record findings to report in chain order,
+                // and leaf chains asked for. Otherwise a level proven
+                // whole by the lane walk needs no exact walk.
+                let keep = self.chains
+                    || (level > 0 && tree.node_ptrs_checked)
+                    || children.is_some()
+                    || with_findings > 0;
+                match (!keep).then(|| self.lane_walk(pos, level)).flatten() {
+                    Some(chain) => chain,
+                    None => self.walk_level(pos, index, level, keep),
+                }
             };
             let level_pages = if level == root_level {
                 chain.reached
@@ -1202,7 +1189,7 @@ impl<'t, 'a> Walker<'t, 'a> {
             // from its kept walk.
             if level == root_level {
                 if let Some(&root) = order.first() {
-                    if let Some(w) = self.kept(root) {
+                    if let Some(w) = self.walked(root) {
                         LevelSums::one(&w).add_to(level, &mut tree, &mut sums);
                     }
                 }
@@ -1250,6 +1237,121 @@ impl<'t, 'a> Walker<'t, 'a> {
         tree
     }
 
+    /// Proves one level below the root whole without keeping anything per
+    /// page, or gives up (`None`) for the exact walk ([`Walker::walk_level`])
+    /// to find and report what is wrong.
+    ///
+    /// Whole means what the exact walk finds without a finding: from the
+    /// one leftmost page, FIL_PAGE_NEXT leads through pages of the level
+    /// only, each reached once and naming the page before it in
+    /// FIL_PAGE_PREV, to FIL_NULL, after as many pages as the level has.
+    ///
+    /// How, with nothing per page: the chain is cut at sample pages (page
+    /// numbers that are multiples of a spacing of at least 64) into
+    /// stretches, each followed on its own from its sample page (or from
+    /// the leftmost page) to the next sample page or FIL_NULL. [`LANES`]
+    /// stretches are followed at once, so that the CPU waits for their
+    /// pages' headers together: in key order, the pages of a level are
+    /// scattered over the file, and one chain alone waits on every step.
+    /// Then the stretches are joined from the leftmost page on; reaching
+    /// FIL_NULL after `count` pages in all proves that no page was reached
+    /// twice (a chain that comes back to a page never ends). At most
+    /// [`MAX_STRETCHES`] stretches are kept.
+    fn lane_walk(&self, pos: u32, level: u16) -> Option<Chain> {
+        let l = self.level(pos, level)?;
+        let (count, first, last) = (l.count, l.first, l.last);
+        let &[head] = l.heads.as_slice() else {
+            return None;
+        };
+        let slot = Slot::Member { pos, level };
+        // A root visited earlier that is a page of this level: reported by
+        // the exact walk.
+        if self.roots_visited.iter().any(|&r| self.slot(r) == slot) {
+            return None;
+        }
+        let every = (last.saturating_sub(first) / MAX_STRETCHES).max(64);
+        let walk = LaneWalk {
+            w: self,
+            slot,
+            level,
+            count,
+            every,
+        };
+        let head_sampled = head.is_multiple_of(every);
+        let mut head_job = (!head_sampled).then_some(head);
+        let mut sample = first.div_ceil(every).checked_mul(every);
+        let mut head_stretch = None;
+        let mut stretches: Vec<Stretch> = Vec::new();
+        let mut lanes = [Lane::Idle; LANES];
+        loop {
+            let mut busy = false;
+            for lane in &mut lanes {
+                if matches!(lane, Lane::Idle) {
+                    let start = match (head_job.take(), sample.filter(|&p| p <= last)) {
+                        (Some(h), _) => h,
+                        (None, Some(p)) => {
+                            sample = p.checked_add(every);
+                            p
+                        }
+                        (None, None) => continue,
+                    };
+                    *lane = Lane::At {
+                        s: Stretch::from(start),
+                        prev: None,
+                        at: start,
+                    };
+                }
+                busy = true;
+                match walk.step(*lane)? {
+                    Some(Lane::Done(st)) if st.start == head && !head_sampled => {
+                        head_stretch = Some(st);
+                        *lane = Lane::Idle;
+                    }
+                    Some(Lane::Done(st)) => {
+                        stretches.push(st);
+                        *lane = Lane::Idle;
+                    }
+                    Some(next) => *lane = next,
+                    None => *lane = Lane::Idle,
+                }
+            }
+            if !busy {
+                break;
+            }
+            // The headers the lanes read next, asked for together.
+            for lane in &lanes {
+                if let Lane::At { at, .. } = *lane {
+                    touch(self.ts, at);
+                }
+            }
+        }
+        stretches.sort_unstable_by_key(|s| s.start);
+        let find = |n: u32| {
+            let k = stretches.binary_search_by_key(&n, |s| s.start).ok()?;
+            stretches.get(k).copied()
+        };
+        let mut at = if head_sampled {
+            find(head)
+        } else {
+            head_stretch
+        }?;
+        let mut chain = Chain {
+            reached: 0,
+            leftmost: Some(head),
+            order: None,
+            fragmentation: Fragmentation::default(),
+        };
+        for _ in 0..=stretches.len() {
+            chain.reached = chain.reached.saturating_add(at.reached);
+            chain.fragmentation.add(&at.fragmentation);
+            if at.end.is_null() {
+                return (chain.reached == count).then_some(chain);
+            }
+            at = find(at.end.0)?;
+        }
+        None
+    }
+
     /// Walks one level below the root from its leftmost page.
     fn walk_level(&mut self, pos: u32, index: IndexId, level: u16, keep: bool) -> Chain {
         let (count, first, heads) = match self.level(pos, level) {
@@ -1290,8 +1392,10 @@ impl<'t, 'a> Walker<'t, 'a> {
         }
         let n_pages = self.ts.n_pages();
         let mut cur = start;
-        // Bound: the level's pages.
-        while chain.reached < count {
+        // Bound: each step reaches a page of the level not reached before
+        // (or stops), and the level has `count` pages. The last page's
+        // FIL_PAGE_NEXT is read too: it must be FIL_NULL.
+        while chain.reached <= count {
             let Some([_, next]) = self.links(cur) else {
                 break;
             };
@@ -1307,9 +1411,9 @@ impl<'t, 'a> Walker<'t, 'a> {
                 );
                 break;
             }
-            match self.m.places.get(next.0) {
-                Some(Slot::Member { pos: p, level: l }) if p == pos && l == level => {}
-                Some(Slot::Unreadable { pos: p }) if p == pos => break,
+            match self.slot(next.0) {
+                Slot::Member { pos: p, level: l } if p == pos && l == level => {}
+                Slot::Unreadable { pos: p } if p == pos => break,
                 _ => {
                     self.push(
                         PageNo(cur),
@@ -1345,9 +1449,6 @@ impl<'t, 'a> Walker<'t, 'a> {
             }
             cur = next.0;
         }
-        // A chain that goes on past the level's page count loops or leaves
-        // the level; both were checked above, so the bound stops only a
-        // chain that is fully walked.
         chain
     }
 
@@ -1379,7 +1480,7 @@ impl<'t, 'a> Walker<'t, 'a> {
             // pages is asked for.
             return true;
         }
-        let Some(w) = self.kept(n.0) else {
+        let Some(w) = self.walked(n.0) else {
             return false;
         };
         if !w.sound() {
@@ -1422,8 +1523,8 @@ impl<'t, 'a> Walker<'t, 'a> {
         let mut good = true;
         for &(child, page, origin) in kids {
             let fits = matches!(
-                self.m.places.get(child),
-                Some(Slot::Member { pos: p, level: l }) if p == pos && l == level
+                self.slot(child),
+                Slot::Member { pos: p, level: l } if p == pos && l == level
             );
             if !fits {
                 self.push(
@@ -1483,6 +1584,118 @@ impl<'t, 'a> Walker<'t, 'a> {
                 );
             }
         }
+    }
+}
+
+/// Chains followed at once by [`Walker::lane_walk`].
+const LANES: usize = 16;
+
+/// The most stretches [`Walker::lane_walk`] keeps for one level: their
+/// spacing grows with the level's span of pages.
+const MAX_STRETCHES: u32 = 1 << 14;
+
+/// A piece of a level's chain: from `start` along FIL_PAGE_NEXT up to the
+/// next sample page or FIL_NULL.
+#[derive(Clone, Copy, Debug)]
+struct Stretch {
+    start: u32,
+    /// The sample page the stretch runs into, or FIL_NULL.
+    end: PageNo,
+    /// Its pages (`end` not counted: it starts a stretch of its own).
+    reached: u32,
+    /// Its steps (leaves only).
+    fragmentation: Fragmentation,
+}
+
+impl Stretch {
+    fn from(start: u32) -> Self {
+        Stretch {
+            start,
+            end: PageNo(crate::FIL_NULL),
+            reached: 0,
+            fragmentation: Fragmentation::default(),
+        }
+    }
+}
+
+/// One lane of [`Walker::lane_walk`].
+#[derive(Clone, Copy, Debug)]
+enum Lane {
+    Idle,
+    /// Page `at` is read next; `prev` is the stretch's page before it
+    /// (`None` at the stretch's start).
+    At {
+        s: Stretch,
+        prev: Option<u32>,
+        at: u32,
+    },
+    /// The stretch is followed to its end.
+    Done(Stretch),
+}
+
+/// What a lane walk checks its pages against.
+struct LaneWalk<'w, 't, 'a, 'o> {
+    w: &'w Walker<'t, 'a, 'o>,
+    slot: Slot,
+    level: u16,
+    /// The level's pages: no stretch is longer.
+    count: u32,
+    /// Sample pages are the multiples of `every`.
+    every: u32,
+}
+
+impl LaneWalk<'_, '_, '_, '_> {
+    /// Reads a lane's next page: `None` (outer) when the level is not
+    /// whole, `Some(None)` when a sample page is not of the level (no
+    /// stretch starts there), else the lane's next state.
+    fn step(&self, lane: Lane) -> Option<Option<Lane>> {
+        let Lane::At { mut s, prev, at } = lane else {
+            return Some(Some(lane));
+        };
+        let ts = self.w.ts;
+        let page = ts.page(PageNo(at))?;
+        let fil = FilHeader::new(page)?;
+        if let Some(prev) = prev {
+            if fil.prev().0 != prev {
+                return None;
+            }
+            if at.is_multiple_of(self.every) {
+                s.end = PageNo(at);
+                return Some(Some(Lane::Done(s)));
+            }
+        }
+        if slot_of(ts, &self.w.ids, self.w.owner, PageNo(at), page) != self.slot {
+            // A sample page elsewhere starts nothing; a chain that leaves
+            // the level is not whole.
+            return if prev.is_none() { Some(None) } else { None };
+        }
+        s.reached = s.reached.saturating_add(1);
+        if s.reached > self.count {
+            return None;
+        }
+        let next = fil.next();
+        if next.is_null() {
+            return Some(Some(Lane::Done(s)));
+        }
+        if next.0 >= ts.n_pages() {
+            return None;
+        }
+        if self.level == 0 {
+            step(&mut s.fragmentation, at, next.0);
+        }
+        Some(Some(Lane::At {
+            s,
+            prev: Some(at),
+            at: next.0,
+        }))
+    }
+}
+
+/// Loads the header of page `n` (both cache lines: the FIL header and
+/// PAGE_LEVEL, PAGE_INDEX_ID), for a read soon after.
+fn touch(ts: &Tablespace<'_>, n: u32) {
+    if let Some(page) = ts.page(PageNo(n)) {
+        std::hint::black_box((page.get(8).copied(), page.get(66).copied()));
     }
 }
 
@@ -1672,7 +1885,8 @@ mod tests {
             self.walk_on(roots, Options::default().threads)
         }
 
-        fn walk_on(&self, roots: &[(u64, u32)], threads: usize) -> Btrees {
+        /// The space on `threads` threads, and the indexes of `roots`.
+        fn open(&self, roots: &[(u64, u32)], threads: usize) -> (Tablespace<'_>, Vec<IndexInfo>) {
             let ts = Tablespace::with_options(
                 &self.data,
                 Options {
@@ -1681,7 +1895,7 @@ mod tests {
                 },
             )
             .unwrap();
-            let infos: Vec<IndexInfo> = roots
+            let infos = roots
                 .iter()
                 .map(|&(id, root)| IndexInfo {
                     index_id: IndexId(id),
@@ -1696,9 +1910,114 @@ mod tests {
                     leaf_n_recs: 0,
                 })
                 .collect();
-            Btrees::build_from(&ts, &infos, |n| {
-                self.owner.get(n.0 as usize).copied().flatten()
-            })
+            (ts, infos)
+        }
+
+        fn owner(&self, n: PageNo) -> Option<IndexId> {
+            self.owner.get(n.0 as usize).copied().flatten()
+        }
+
+        fn walk_on(&self, roots: &[(u64, u32)], threads: usize) -> Btrees {
+            let (ts, infos) = self.open(roots, threads);
+            Btrees::build_from(&ts, &infos, |n| self.owner(n))
+        }
+
+        /// The trees walked without kept chains (where levels may be
+        /// proven by the lane walk) and with them (every level walked
+        /// exactly; the chains then cleared), and whether the lane walk
+        /// proved level 0 of the first index whole.
+        fn walk_both(&self, roots: &[(u64, u32)]) -> (Btrees, Btrees, bool) {
+            let (ts, infos) = self.open(roots, 2);
+            let owner = |n: PageNo| self.owner(n);
+            let lane = Btrees::walk(&ts, &infos, owner, false);
+            let mut exact = Btrees::walk(&ts, &infos, owner, true);
+            for t in &mut exact.indexes {
+                t.leaf_chain.clear();
+            }
+            let proven = Walker::new(&ts, &infos, &owner, false)
+                .lane_walk(0, 0)
+                .is_some();
+            (lane, exact, proven)
+        }
+    }
+
+    /// Index 7: root 3 (level 1, COMPACT) over leaves 10..610; `chains`
+    /// are its leaf chains in order, a cyclic one closed on itself.
+    fn leaf_space(chains: &[(&[u32], bool)]) -> Space {
+        let mut s = Space::new(700);
+        s.put(3, 7, 1, FIL_NULL, FIL_NULL, RecFormat::Compact, 4, &[]);
+        for &(chain, cyclic) in chains {
+            let n = chain.len();
+            for (k, &p) in chain.iter().enumerate() {
+                let (prev, next) = match (k, cyclic) {
+                    (0, false) => (FIL_NULL, chain.get(1).copied().unwrap_or(FIL_NULL)),
+                    (_, false) => (chain[k - 1], chain.get(k + 1).copied().unwrap_or(FIL_NULL)),
+                    (_, true) => (chain[(k + n - 1) % n], chain[(k + 1) % n]),
+                };
+                s.put(p as usize, 7, 0, prev, next, RecFormat::Compact, 3, &[]);
+            }
+        }
+        // A page of another index, for chains to stray into.
+        s.put(650, 8, 0, FIL_NULL, FIL_NULL, RecFormat::Compact, 3, &[]);
+        s
+    }
+
+    #[test]
+    fn lane_walk_proves_what_the_exact_walk_finds_sound() {
+        // 600 leaves whose key order jumps across the file, over many
+        // sample pages (multiples of 64).
+        let order: Vec<u32> = (0..600u32).map(|k| 10 + (k * 97) % 600).collect();
+        let sampled = |p: &u32| p.is_multiple_of(64);
+        let check = |s: &Space, whole: bool, what: &str| {
+            let (lane, exact, proven) = s.walk_both(&[(7, 3), (8, 650)]);
+            assert_eq!(lane.findings, exact.findings, "{what}");
+            assert_eq!(lane.indexes, exact.indexes, "{what}");
+            assert_eq!(proven, whole, "{what}");
+            assert_eq!(
+                exact.findings.is_empty(),
+                whole,
+                "{what}: {:?}",
+                exact.findings
+            );
+            lane
+        };
+        let sound = check(&leaf_space(&[(&order, false)]), true, "sound");
+        let t = &sound.indexes[0];
+        assert_eq!(t.leaves_reached(), 600);
+        assert_eq!(t.fragmentation.steps, 599);
+        let distance: u64 = order
+            .windows(2)
+            .map(|w| u64::from(w[0].abs_diff(w[1])))
+            .sum();
+        assert_eq!(t.fragmentation.distance, distance);
+
+        // A loop apart from the chain, through sample pages and not.
+        let (main, ring) = order.split_at(500);
+        assert!(ring.iter().any(sampled));
+        check(&leaf_space(&[(main, false), (ring, true)]), false, "ring");
+        let (plain, marked): (Vec<u32>, Vec<u32>) = ring.iter().partition(|p| !sampled(p));
+        let main2: Vec<u32> = main.iter().chain(&marked).copied().collect();
+        check(
+            &leaf_space(&[(&main2, false), (&plain, true)]),
+            false,
+            "ring without samples",
+        );
+
+        // One FIL_PAGE_PREV wrong, at a sample page and elsewhere.
+        for at in [
+            order.iter().position(sampled).unwrap(),
+            order.iter().position(|p| !sampled(p)).unwrap() + 1,
+        ] {
+            let mut s = leaf_space(&[(&order, false)]);
+            s.put32(order[at] as usize, FIL_PAGE_PREV, order[at + 1]);
+            check(&s, false, "prev");
+        }
+        // FIL_PAGE_NEXT into another index, past the file, back to the
+        // leftmost page; the last page's next not FIL_NULL.
+        for (at, next) in [(300, 650), (301, 5000), (302, order[0]), (599, 650)] {
+            let mut s = leaf_space(&[(&order, false)]);
+            s.put32(order[at] as usize, FIL_PAGE_NEXT, next);
+            check(&s, false, "next");
         }
     }
 
