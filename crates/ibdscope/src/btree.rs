@@ -1588,7 +1588,7 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
 }
 
 /// Chains followed at once by [`Walker::lane_walk`].
-const LANES: usize = 16;
+const LANES: usize = 32;
 
 /// The most stretches [`Walker::lane_walk`] keeps for one level: their
 /// spacing grows with the level's span of pages.
