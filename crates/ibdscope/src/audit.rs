@@ -1063,7 +1063,7 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     fn owner(&self, n: u32) -> Option<Owner> {
-        self.map.as_ref().and_then(|m| m.owner(PageNo(n)))
+        self.map.as_ref().and_then(|m| m.owner(self.ts, PageNo(n)))
     }
 
     fn in_use(&self, n: u32) -> bool {
@@ -1180,7 +1180,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             if !matches!(s.state, State::Index | State::Other) || s.lsn == 0 {
                 continue;
             }
-            if map.owner(PageNo(n)) != Some(Owner::Free) {
+            if map.owner(self.ts, PageNo(n)) != Some(Owner::Free) {
                 continue;
             }
             let xdes = if n >= free_limit {

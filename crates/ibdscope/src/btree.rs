@@ -356,7 +356,7 @@ impl Btrees {
         Self::walk(
             ts,
             &map.indexes,
-            |n| match map.owner(n) {
+            |n| match map.owner(ts, n) {
                 Some(Owner::Segment { index, .. }) => index,
                 _ => None,
             },
@@ -1281,7 +1281,12 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
         let mut head_job = (!head_sampled).then_some(head);
         let mut sample = first.div_ceil(every).checked_mul(every);
         let mut head_stretch = None;
-        let mut stretches: Vec<Stretch> = Vec::new();
+        let samples = last
+            .checked_div(every)
+            .unwrap_or(0)
+            .saturating_sub(first.div_ceil(every))
+            .saturating_add(1);
+        let mut stretches: Vec<Stretch> = Vec::with_capacity(samples as usize);
         let mut lanes = [Lane::Idle; LANES];
         loop {
             let mut busy = false;
@@ -1592,7 +1597,7 @@ const LANES: usize = 32;
 
 /// The most stretches [`Walker::lane_walk`] keeps for one level: their
 /// spacing grows with the level's span of pages.
-const MAX_STRETCHES: u32 = 1 << 14;
+const MAX_STRETCHES: u32 = 1 << 10;
 
 /// A piece of a level's chain: from `start` along FIL_PAGE_NEXT up to the
 /// next sample page or FIL_NULL.

@@ -168,7 +168,7 @@ fn index_of(page: &[u8], ts: &Tablespace<'_>, map: &SpaceMap, n: PageNo) -> Opti
     if h.page_type().is_index(ts.type_names()) && crate::flst::page_readable(ts, page) {
         return IndexHeader::new(page).map(|i| i.index_id());
     }
-    match map.owner(n) {
+    match map.owner(ts, n) {
         Some(Owner::Segment { index, .. }) => index,
         _ => None,
     }

@@ -9,7 +9,10 @@
 //! simply takes fewer shards. Each shard is folded into a fresh accumulator
 //! ([`PageFold`]) and joined in page order ([`PageFold::append`]) as soon
 //! as every shard before it is (one folded ahead waits for them, so about
-//! one accumulator per thread is alive, whatever the file's size); lists
+//! one accumulator per thread is alive, whatever the file's size). A thread
+//! does not start a shard more than [`AHEAD_BYTES`] past the first one not
+//! yet joined: if another thread stalls, the shards waiting for it (their
+//! accumulators, and their mappings not yet released) stay bounded. Lists
 //! (findings, runs of page types) come out sorted by page exactly as one
 //! pass over the file would make them.
 //!
@@ -21,7 +24,7 @@
 
 use crate::{PageNo, Tablespace};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// A fold over pages in page order, which the engine runs per shard and
 /// joins in page order.
@@ -85,9 +88,11 @@ where
         return acc;
     }
     let next = AtomicU32::new(0);
+    let ahead = ahead_shards(ts, shard);
     // Shards are joined in page order as soon as they can be, so only the
     // shards folded ahead of the first one still running wait (about one
-    // per thread), whatever the file's size.
+    // per thread, at most `ahead`), whatever the file's size.
+    let joined_now = Condvar::new();
     let joined = Mutex::new(Joined {
         next: 0,
         acc: None,
@@ -102,13 +107,23 @@ where
             if k >= n_shards {
                 break;
             }
+            {
+                // The thread folding the first shard not joined never
+                // waits here (its `k` is `next`), so `next` moves on.
+                let mut j = joined.lock().unwrap_or_else(PoisonError::into_inner);
+                while k >= j.next.saturating_add(ahead) {
+                    j = joined_now.wait(j).unwrap_or_else(PoisonError::into_inner);
+                }
+            }
             let (first, end) = pages_of(k, k.saturating_add(1));
             let mut acc = new();
             fold_range(ts, &mut acc, first, end);
-            let release = joined
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .add(k, acc);
+            let release = {
+                let mut j = joined.lock().unwrap_or_else(PoisonError::into_inner);
+                let release = j.add(k, acc);
+                joined_now.notify_all();
+                release
+            };
             // Outside the lock: dropping mappings takes a while.
             if let Some((a, b)) = release {
                 let (from, to) = pages_of(a, b);
@@ -126,6 +141,18 @@ where
 /// that every thread of the process may hold in its TLB (one interrupt to
 /// each other core), so it is made per 16 MiB rather than per shard.
 const RELEASE_BYTES: u64 = 16 << 20;
+
+/// How far past the first shard not yet joined a thread may start one.
+const AHEAD_BYTES: u64 = 64 << 20;
+
+/// Shards a thread may start past the first one not yet joined (at least
+/// one, so that the next shard can always start).
+fn ahead_shards(ts: &Tablespace<'_>, shard: u32) -> u32 {
+    let shard_bytes = u64::from(shard).saturating_mul(u64::from(ts.page_size()));
+    u32::try_from(AHEAD_BYTES.div_ceil(shard_bytes.max(1)))
+        .unwrap_or(u32::MAX)
+        .max(1)
+}
 
 /// Shards per call of the release hook.
 fn release_batch(ts: &Tablespace<'_>, shard: u32) -> u32 {
@@ -265,6 +292,50 @@ mod tests {
             let sum: u64 = (0..ts.n_pages() as u64).map(|i| i % 251).sum();
             assert_eq!(seen.1, sum);
         }
+    }
+
+    #[test]
+    fn a_stalled_shard_holds_back_at_most_the_shards_ahead() {
+        use std::sync::atomic::AtomicUsize;
+        // Accumulators alive at once: made per shard, gone when joined.
+        static LIVE: AtomicUsize = AtomicUsize::new(0);
+        static MOST: AtomicUsize = AtomicUsize::new(0);
+        struct Slow;
+        impl Slow {
+            fn new() -> Self {
+                let live = LIVE.fetch_add(1, Ordering::SeqCst) + 1;
+                MOST.fetch_max(live, Ordering::SeqCst);
+                Slow
+            }
+        }
+        impl Drop for Slow {
+            fn drop(&mut self) {
+                LIVE.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        impl PageFold for Slow {
+            fn page(&mut self, n: PageNo, _: &[u8]) {
+                // The first shard stalls while the others race ahead.
+                if n.0 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                }
+            }
+            fn append(&mut self, _: Self) {}
+        }
+        // 100 shards of 1 MiB; at most 64 (AHEAD_BYTES) may start past the
+        // first shard not joined.
+        let data = space(64 * 100);
+        let opts = Options {
+            page_size: Some(16384),
+            threads: 3,
+        };
+        let ts = Tablespace::with_options(&data, opts).unwrap();
+        assert_eq!(ahead_shards(&ts, shard_pages(&ts)), 64);
+        drop(fold_pages(&ts, Slow::new));
+        let most = MOST.load(Ordering::SeqCst);
+        // The joined accumulator, the stalled shard's, the 63 after it
+        // (folded, waiting) and one being made: far below 100.
+        assert!((30..=66).contains(&most), "{most} alive at once");
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub fn fill_grid(
 ) -> (Grid, TypesSeen) {
     let mut b = GridBuilder::new(u64::from(map.n_pages()), columns, per_cell);
     let mut types = TypesSeen::default();
-    for (p, o) in map.owners().enumerate() {
+    for (p, o) in map.owners(ts).enumerate() {
         types.note_page(ts, p);
         b.push(fill_cell(page_cell(ts, slots, p, o)));
     }

@@ -295,7 +295,7 @@ pub fn owner_grid(
     let n_slots = n_slots.max(slots.len());
     let mut counts = vec![0u64; 2 * n_slots + 4];
     let mut types = TypesSeen::default();
-    for (p, o) in map.owners().enumerate() {
+    for (p, o) in map.owners(ts).enumerate() {
         let cell = owner_class(page_cell(ts, slots, p, o), n_slots);
         if let Cell::Bar(c, _) | Cell::Class(c) = cell {
             if let Some(x) = counts.get_mut(usize::from(c)) {

@@ -486,7 +486,7 @@ pub fn run(
             freed.sort_unstable();
             let mut freed = freed.into_iter().peekable();
             let mut owned = map
-                .owners()
+                .owners(ts)
                 .enumerate()
                 .filter_map(|(p, o)| match o {
                     Owner::Segment {

@@ -496,7 +496,7 @@ fn leaf_chain(
         .copied()
         .collect();
     if !infos.is_empty() {
-        let trees = Btrees::build_from(ts, &infos, |n| match map.owner(n) {
+        let trees = Btrees::build_from(ts, &infos, |n| match map.owner(ts, n) {
             Some(ibdscope::Owner::Segment { index, .. }) => index,
             _ => None,
         });

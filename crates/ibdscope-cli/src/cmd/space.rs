@@ -188,7 +188,7 @@ pub fn extents(
     let total = f64::from(map.n_pages().max(1));
     if opts.format == Format::Json {
         let mut counts = CellCounts::new(slots.len());
-        for (n, o) in map.owners().enumerate() {
+        for (n, o) in map.owners(ts).enumerate() {
             counts.add(page_cell(ts, &slots, n, o));
         }
         let mut j = Json::new(out);
@@ -208,7 +208,7 @@ pub fn extents(
         j.kv_num("free_pages", counts.free as u64)?;
         j.kv_num("unaccounted_pages", counts.unaccounted as u64)?;
         j.key("map")?.arr()?;
-        for (n, o) in map.owners().enumerate() {
+        for (n, o) in map.owners(ts).enumerate() {
             j.obj()?
                 .kv_num("page", n as u64)?
                 .kv_str("owner", owner_word(o))?;
@@ -248,7 +248,7 @@ pub fn extents(
     // Rows of at most 64 cells: an extent of 4K pages (256) takes 4 rows.
     let width = (f.extent_size() as usize).clamp(1, 64);
     let mut counts = CellCounts::new(slots.len());
-    for (n, o) in map.owners().enumerate() {
+    for (n, o) in map.owners(ts).enumerate() {
         let c = page_cell(ts, &slots, n, o);
         counts.add(c);
         if n % width == 0 {

@@ -365,7 +365,7 @@ fn pages_recovery_would_change_are_the_pages_the_server_changed() {
                     .unwrap();
                 assert!(logged.init, "{f} page {n}: not initialised by the log");
                 assert_eq!(
-                    map_b.owner(ibdscope::PageNo(n)),
+                    map_b.owner(&tb, ibdscope::PageNo(n)),
                     Some(Owner::Free),
                     "{f} page {n}: in use in the recovered copy"
                 );

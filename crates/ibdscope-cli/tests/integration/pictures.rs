@@ -165,7 +165,7 @@ fn truth(path: &Path) -> Truth {
     }
     let f = ts.format();
     let fills = map
-        .owners()
+        .owners(&ts)
         .enumerate()
         .map(|(n, o)| {
             let Owner::Segment {
@@ -189,7 +189,7 @@ fn truth(path: &Path) -> Truth {
         lsns,
         damaged,
         fills,
-        owners: map.owners().collect(),
+        owners: map.owners(&ts).collect(),
         ids,
     }
 }

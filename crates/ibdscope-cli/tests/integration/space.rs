@@ -181,7 +181,7 @@ fn every_page_has_exactly_one_owner() {
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap_or_else(|e| panic!("{what}: {e}"));
         let m = SpaceMap::build(&ts);
-        let owners: Vec<Owner> = m.owners().collect();
+        let owners: Vec<Owner> = m.owners(&ts).collect();
         assert_eq!(owners.len(), ts.n_pages() as usize, "{what}");
         assert_eq!(owners.len(), s.n_pages() as usize, "{what}");
         assert_eq!(owners[0], Owner::System(SystemKind::FspHdr), "{what}");
@@ -382,7 +382,7 @@ fn pages_the_server_loaded_have_the_owners_it_says() {
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap();
         let m = SpaceMap::build(&ts);
-        let owners: Vec<Owner> = m.owners().collect();
+        let owners: Vec<Owner> = m.owners(&ts).collect();
         let idx = indexes_of(&s.path);
         let by_name: HashMap<&str, (u64, u32)> = idx
             .iter()
@@ -533,7 +533,7 @@ fn free_pages_holding_records_are_reported() {
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap();
         let m = SpaceMap::build(&ts);
-        let owners: Vec<Owner> = m.owners().collect();
+        let owners: Vec<Owner> = m.owners(&ts).collect();
         for p in 0..s.n_pages() {
             let page = s.page(p);
             if s.page_type(p) == INDEX && be16(page, 38 + 16) > 0 && s.xdes_free(p) {

@@ -213,7 +213,8 @@ impl Clean {
         self.map.indexes.iter().map(|i| i.root.0).collect()
     }
     fn owner(&self, page: u32) -> Owner {
-        self.map.owner(PageNo(page)).unwrap()
+        let ts = Tablespace::new(&self.data).unwrap();
+        self.map.owner(&ts, PageNo(page)).unwrap()
     }
     /// Readable index pages with a valid checksum.
     fn index_pages(&self) -> Vec<u32> {
@@ -2131,7 +2132,7 @@ fn no_real_file_has_an_all_zero_page_in_use() {
         let in_use: Vec<(u32, Owner)> = ts
             .scan()
             .filter(|f| f.verdict == Verdict::Empty)
-            .map(|f| (f.page_no.0, map.owner(f.page_no).unwrap()))
+            .map(|f| (f.page_no.0, map.owner(&ts, f.page_no).unwrap()))
             .filter(|&(_, o)| o != Owner::Free)
             .collect();
         assert!(in_use.is_empty(), "{}: {in_use:?}", path.display());
