@@ -483,8 +483,8 @@ struct Walker<'t, 'a, 'o> {
     /// Keep every level's chain order, the leaf level's too.
     chains: bool,
     /// Pages reached by the roots and by the exact walks of
-    /// [`Walker::walk_level`]. Zero pages of the allocator: only the words
-    /// written become memory.
+    /// [`Walker::walk_level`], one bit each, up to the highest such page:
+    /// on a sound tree only the roots are here.
     visited: Vec<u64>,
     /// The roots visited, in visit order.
     roots_visited: Vec<u32>,
@@ -904,7 +904,6 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
         owner: OwnerFn<'o>,
         chains: bool,
     ) -> Self {
-        let n_pages = ts.n_pages() as usize;
         let mut ids: Vec<(IndexId, u32)> = indexes
             .iter()
             .enumerate()
@@ -932,7 +931,7 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
             owner,
             m,
             chains,
-            visited: vec![0u64; n_pages.div_ceil(64)],
+            visited: Vec::new(),
             roots_visited: Vec::new(),
             lane_walked: Vec::new(),
             rec_visited: Visited::new(),
@@ -983,7 +982,14 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
 
     /// Marks page `n` visited; false if it was already.
     fn visit(&mut self, n: u32) -> bool {
-        let Some(w) = self.visited.get_mut(n as usize / 64) else {
+        if n >= self.ts.n_pages() {
+            return false;
+        }
+        let k = n as usize / 64;
+        if self.visited.len() <= k {
+            self.visited.resize(k.saturating_add(1), 0);
+        }
+        let Some(w) = self.visited.get_mut(k) else {
             return false;
         };
         let bit = 1u64 << (n % 64);
