@@ -23,7 +23,7 @@
 //! Memory: nothing is kept per page. One pass over the file (on the
 //! space's threads) finds each level's pages, counts them and sums their
 //! record walks. A level is then proven whole by following its chain in
-//! stretches between sample pages, many at once ([`Walker::lane_walk`]);
+//! stretches between sample pages, many at once (`Walker::lane_walk`);
 //! only a level that is not whole, or whose order is wanted (REDUNDANT node
 //! pointers, record findings, leaf chains asked for), is walked exactly,
 //! with a visited bitmap over pages, to name each problem.

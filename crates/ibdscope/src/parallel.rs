@@ -10,7 +10,7 @@
 //! ([`PageFold`]) and joined in page order ([`PageFold::append`]) as soon
 //! as every shard before it is (one folded ahead waits for them, so about
 //! one accumulator per thread is alive, whatever the file's size). A thread
-//! does not start a shard more than [`AHEAD_BYTES`] past the first one not
+//! does not start a shard more than 64 MiB (`AHEAD_BYTES`) past the first one not
 //! yet joined: if another thread stalls, the shards waiting for it (their
 //! accumulators, and their mappings not yet released) stay bounded. Lists
 //! (findings, runs of page types) come out sorted by page exactly as one
