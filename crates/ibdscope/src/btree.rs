@@ -50,6 +50,7 @@
 //! ROW_FORMAT=COMPRESSED pages are not walked: their counts come from
 //! PAGE_N_RECS ([`IndexTree::compressed_pages`]).
 
+use crate::bits::Bits;
 use crate::extents::{IndexInfo, Owner, SpaceMap};
 use crate::fil::{FilHeader, FIL_PAGE_NEXT, FIL_PAGE_PREV};
 use crate::finding::{Finding, FindingKind};
@@ -485,7 +486,7 @@ struct Walker<'t, 'a, 'o> {
     /// Pages reached by the roots and by the exact walks of
     /// [`Walker::walk_level`], one bit each, up to the highest such page:
     /// on a sound tree only the roots are here.
-    visited: Vec<u64>,
+    visited: Bits,
     /// The roots visited, in visit order.
     roots_visited: Vec<u32>,
     /// `(pos, level)` of levels proven whole by [`Walker::lane_walk`]:
@@ -931,7 +932,7 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
             owner,
             m,
             chains,
-            visited: Vec::new(),
+            visited: Bits::default(),
             roots_visited: Vec::new(),
             lane_walked: Vec::new(),
             rec_visited: Visited::new(),
@@ -985,23 +986,12 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
         if n >= self.ts.n_pages() {
             return false;
         }
-        let k = n as usize / 64;
-        if self.visited.len() <= k {
-            self.visited.resize(k.saturating_add(1), 0);
-        }
-        let Some(w) = self.visited.get_mut(k) else {
-            return false;
-        };
-        let bit = 1u64 << (n % 64);
-        let fresh = *w & bit == 0;
-        *w |= bit;
-        fresh
+        self.visited.grow_to((n as usize).saturating_add(1));
+        self.visited.insert(n as usize)
     }
 
     fn is_visited(&self, n: u32) -> bool {
-        self.visited
-            .get(n as usize / 64)
-            .is_some_and(|w| w & (1u64 << (n % 64)) != 0)
+        self.visited.contains(n as usize)
     }
 
     /// FIL_PAGE_PREV and FIL_PAGE_NEXT of page `n`.

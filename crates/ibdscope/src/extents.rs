@@ -41,6 +41,7 @@
 //! ([`SpaceProblem::FreePageWithData`]): normal after purge or page merges,
 //! and the place to look for deleted rows.
 
+use crate::bits::Bits;
 use crate::finding::{Finding, FindingKind};
 use crate::flst::{
     page_readable, FilAddr, FlstBase, FlstWalk, ListLayout, ListProblem, ListProblemKind,
@@ -488,7 +489,7 @@ struct OwnerMap {
     pages: BTreeMap<u32, Owner>,
     /// Listed extents (by extent number), one bit each: only a listed
     /// extent can have been claimed, and only once.
-    listed: Vec<u64>,
+    listed: Bits,
     /// Listed extents whose claimer is not the segment their XDES entry
     /// names (`None`: listed first by an FSP list, so not claimed).
     odd: BTreeMap<u32, Option<Owner>>,
@@ -551,19 +552,11 @@ impl OwnerMap {
     /// space's last 64 are not marked.
     fn list(&mut self, x: u32) -> bool {
         let n = x as usize;
-        let Some(w) = self.listed.get_mut(n / 64) else {
-            return true;
-        };
-        let bit = 1u64 << (n % 64);
-        let fresh = *w & bit == 0;
-        *w |= bit;
-        fresh
+        n >= self.listed.capacity() || self.listed.insert(n)
     }
 
     fn is_listed(&self, x: u32) -> bool {
-        self.listed
-            .get(x as usize / 64)
-            .is_some_and(|w| w & (1u64 << (x % 64)) != 0)
+        self.listed.contains(x as usize)
     }
 
     /// Records the claim of extent `first` by `claimer` (`None`: an FSP
@@ -673,7 +666,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             physical,
             extent,
             free_limit: fsp.free_limit(),
-            listed: vec![0u64; n_extents.div_ceil(64)],
+            listed: Bits::with_capacity(n_extents),
             ..OwnerMap::default()
         };
         Some(Builder {

@@ -49,6 +49,7 @@
 //! its one-pass [`Tablespace::scan`]; [`summary`] folds the scan.
 
 pub mod audit;
+mod bits;
 pub mod btree;
 mod bytes;
 pub mod checksum;

@@ -82,6 +82,7 @@
 //! - On 64K pages the relative next field wraps around (rem0rec.ic); the
 //!   modulo makes it right.
 
+use crate::bits::Bits;
 use crate::bytes::{be_u16, be_u32};
 use crate::fil::FilHeader;
 use crate::flst::page_readable;
@@ -558,7 +559,7 @@ impl Rec {
 /// words it needs.
 #[derive(Clone, Debug)]
 pub struct Visited {
-    words: Vec<u64>,
+    bits: Bits,
 }
 
 impl Default for Visited {
@@ -571,31 +572,20 @@ impl Visited {
     /// An empty set covering 64K offsets (8 KiB).
     pub fn new() -> Self {
         Visited {
-            words: vec![0u64; MAX_PAGE / 64],
+            bits: Bits::with_capacity(MAX_PAGE),
         }
     }
     /// Empties the set for a page of `size` bytes.
     fn reset(&mut self, size: usize) {
-        let n = size.div_ceil(64).min(self.words.len());
-        if let Some(w) = self.words.get_mut(..n) {
-            w.fill(0);
-        }
+        self.bits.clear_below(size);
     }
     /// Adds `offset`; false if it was there already (or is out of range).
     fn insert(&mut self, offset: usize) -> bool {
-        let Some(w) = self.words.get_mut(offset / 64) else {
-            return false;
-        };
-        let bit = 1u64 << (offset % 64);
-        let fresh = *w & bit == 0;
-        *w |= bit;
-        fresh
+        self.bits.insert(offset)
     }
     /// True when `offset` is in the set.
     pub fn contains(&self, offset: usize) -> bool {
-        self.words
-            .get(offset / 64)
-            .is_some_and(|w| w & (1u64 << (offset % 64)) != 0)
+        self.bits.contains(offset)
     }
 }
 
