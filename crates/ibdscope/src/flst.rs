@@ -31,9 +31,11 @@
 //! The walker ([`FlstWalk`]) only accepts addresses where an element of the
 //! list can be ([`ListLayout`]: which pages, which offsets), so a pointer into
 //! the middle of an element is caught as [`ListProblemKind::BadOffset`]. Its
-//! visited set is a bitmap with one bit per possible element slot, allocated
-//! once; its work is bounded by that number of slots and by FLST_LEN + 1.
+//! visited set is a bitmap with one bit per possible element slot, grown to
+//! the highest slot visited; its work is bounded by that number of slots
+//! and by FLST_LEN + 1.
 
+use crate::bits::Bits;
 use crate::bytes::{be_u16, be_u32};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_DATA_END};
 use crate::{PageNo, Tablespace, FIL_NULL};
@@ -395,7 +397,8 @@ enum Step {
 /// every problem; after a fatal problem ([`ListProblemKind::is_fatal`]) it
 /// yields nothing more. It never visits more than FLST_LEN + 1 nodes, nor
 /// more than the element slots the file has ([`ListLayout::n_slots`]), and
-/// catches loops with a visited bitmap allocated once, on the first node.
+/// catches loops with a visited bitmap of the element slots (grown to the
+/// highest one visited).
 #[derive(Clone, Debug)]
 pub struct FlstWalk<'t, 'a> {
     ts: &'t Tablespace<'a>,
@@ -407,7 +410,7 @@ pub struct FlstWalk<'t, 'a> {
     from: (PageNo, u16),
     prev_node: FilAddr,
     walked: u32,
-    visited: Vec<u64>,
+    visited: Bits,
     queue: [Option<Step>; 2],
     done: bool,
 }
@@ -437,7 +440,7 @@ impl<'t, 'a> FlstWalk<'t, 'a> {
             from: (base_page, base_offset.saturating_add(FLST_FIRST as u16)),
             prev_node: FilAddr::NULL,
             walked: 0,
-            visited: Vec::new(),
+            visited: Bits::default(),
             queue: [None, None],
             done: false,
         }
@@ -580,21 +583,20 @@ impl<'t, 'a> FlstWalk<'t, 'a> {
         let slot = u64::from(to.page.0.checked_div(self.layout.page_stride).unwrap_or(0))
             .saturating_mul(u64::from(self.layout.per_page))
             .saturating_add(u64::from(k));
-        if self.visited.is_empty() {
-            let words = usize::try_from(n_slots.div_ceil(64)).unwrap_or(0);
-            self.visited = vec![0u64; words];
-        }
-        let word = usize::try_from(slot / 64).unwrap_or(usize::MAX);
-        let bit = 1u64 << (slot % 64);
-        let Some(w) = self.visited.get_mut(word) else {
-            self.fatal(ListProblemKind::BadOffset { to });
-            return;
+        // Slots up to the bitmap's whole last word are accepted, as ever.
+        let cap = n_slots.div_ceil(64).saturating_mul(64);
+        let slot = match usize::try_from(slot) {
+            Ok(s) if slot < cap => s,
+            _ => {
+                self.fatal(ListProblemKind::BadOffset { to });
+                return;
+            }
         };
-        if *w & bit != 0 {
+        self.visited.grow_to(slot.saturating_add(1));
+        if !self.visited.insert(slot) {
             self.fatal(ListProblemKind::Loop { to });
             return;
         }
-        *w |= bit;
         let item = ListItem {
             page: to.page,
             offset: to
