@@ -2024,7 +2024,7 @@ mod tests {
 
     #[test]
     fn same_trees_and_findings_at_any_thread_count() {
-        // 300 pages, about five shards of 64: root 3 over 280 leaves whose
+        // 300 pages, three shards of 128: root 3 over 280 leaves whose
         // chain jumps back and forth across the shards, some damaged.
         for format in [RecFormat::Compact, RecFormat::Redundant] {
             let leaves: Vec<u32> = (0..280u32).map(|k| 10 + (k * 97) % 280).collect();

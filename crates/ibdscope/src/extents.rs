@@ -487,6 +487,9 @@ struct OwnerMap {
     free_limit: u32,
     /// Single-page claims that held.
     pages: BTreeMap<u32, Owner>,
+    /// The extents holding a page of `pages`, one bit each: most lookups
+    /// need not search `pages`.
+    page_extents: Bits,
     /// Listed extents (by extent number), one bit each: only a listed
     /// extent can have been claimed, and only once.
     listed: Bits,
@@ -588,7 +591,7 @@ impl OwnerMap {
         if p >= self.n_pages {
             return None;
         }
-        if let Some(&o) = self.pages.get(&p) {
+        if let Some(o) = self.single(p) {
             return Some(o);
         }
         if let Some(o) = self.by_extent(ts, p) {
@@ -600,6 +603,24 @@ impl OwnerMap {
         Some(Owner::Unaccounted)
     }
 
+    /// Records the single-page claim of page `p` by `owner`.
+    fn claim_page(&mut self, p: u32, owner: Owner) {
+        if let Some(x) = p.checked_div(self.extent) {
+            self.page_extents.grow_to((x as usize).saturating_add(1));
+            self.page_extents.insert(x as usize);
+        }
+        self.pages.insert(p, owner);
+    }
+
+    /// The single-page claim on page `p`, if any.
+    fn single(&self, p: u32) -> Option<Owner> {
+        let x = p.checked_div(self.extent)?;
+        if !self.page_extents.contains(x as usize) {
+            return None;
+        }
+        self.pages.get(&p).copied()
+    }
+
     /// The claim of page `p`'s extent on it, if any.
     fn by_extent(&self, ts: &Tablespace<'_>, p: u32) -> Option<Owner> {
         let x = p.checked_div(self.extent)?;
@@ -608,7 +629,13 @@ impl OwnerMap {
         }
         let first = x.checked_mul(self.extent)?;
         let e = self.entry(ts, first)?;
-        let owner = match self.odd.get(&x) {
+        // Usually there is no odd extent at all.
+        let odd = if self.odd.is_empty() {
+            None
+        } else {
+            self.odd.get(&x)
+        };
+        let owner = match odd {
             Some(&o) => o?,
             None => self.named(&e)?,
         };
@@ -791,7 +818,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                 return;
             }
         }
-        self.owners.pages.insert(p.0, owner);
+        self.owners.claim_page(p.0, owner);
     }
 
     /// Marks the extent starting at `first` as listed; false if it already was.
@@ -1289,7 +1316,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                             if !b.owners.covers(&x, i, p) {
                                 continue;
                             }
-                            if let Some(&held) = b.owners.pages.get(&p) {
+                            if let Some(held) = b.owners.single(p) {
                                 b.push(
                                     page,
                                     at.saturating_add(XDES_BITMAP),
