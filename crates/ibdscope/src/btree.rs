@@ -1302,19 +1302,26 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
                         at: start,
                     };
                 }
+                let Lane::At { s, prev, at } = *lane else {
+                    continue;
+                };
                 busy = true;
-                match walk.step(*lane)? {
-                    Some(Lane::Done(st)) if st.start == head && !head_sampled => {
+                *lane = match walk.step(s, prev, at)? {
+                    Step::Go { s, prev, at } => Lane::At {
+                        s,
+                        prev: Some(prev),
+                        at,
+                    },
+                    Step::End(st) if st.start == head && !head_sampled => {
                         head_stretch = Some(st);
-                        *lane = Lane::Idle;
+                        Lane::Idle
                     }
-                    Some(Lane::Done(st)) => {
+                    Step::End(st) => {
                         stretches.push(st);
-                        *lane = Lane::Idle;
+                        Lane::Idle
                     }
-                    Some(next) => *lane = next,
-                    None => *lane = Lane::Idle,
-                }
+                    Step::Nothing => Lane::Idle,
+                };
             }
             if !busy {
                 break;
@@ -1630,8 +1637,16 @@ enum Lane {
         prev: Option<u32>,
         at: u32,
     },
+}
+
+/// What one page read gives a lane.
+enum Step {
+    /// Read the next page.
+    Go { s: Stretch, prev: u32, at: u32 },
     /// The stretch is followed to its end.
-    Done(Stretch),
+    End(Stretch),
+    /// A sample page not of the level: no stretch starts there.
+    Nothing,
 }
 
 /// What a lane walk checks its pages against.
@@ -1646,13 +1661,9 @@ struct LaneWalk<'w, 't, 'a, 'o> {
 }
 
 impl LaneWalk<'_, '_, '_, '_> {
-    /// Reads a lane's next page: `None` (outer) when the level is not
-    /// whole, `Some(None)` when a sample page is not of the level (no
-    /// stretch starts there), else the lane's next state.
-    fn step(&self, lane: Lane) -> Option<Option<Lane>> {
-        let Lane::At { mut s, prev, at } = lane else {
-            return Some(Some(lane));
-        };
+    /// Reads page `at` of stretch `s` (`prev` the page before it, `None`
+    /// at the stretch's start); `None` when the level is not whole.
+    fn step(&self, mut s: Stretch, prev: Option<u32>, at: u32) -> Option<Step> {
         let ts = self.w.ts;
         let page = ts.page(PageNo(at))?;
         let fil = FilHeader::new(page)?;
@@ -1662,13 +1673,13 @@ impl LaneWalk<'_, '_, '_, '_> {
             }
             if at.is_multiple_of(self.every) {
                 s.end = PageNo(at);
-                return Some(Some(Lane::Done(s)));
+                return Some(Step::End(s));
             }
         }
         if slot_of(ts, &self.w.ids, self.w.owner, PageNo(at), page) != self.slot {
             // A sample page elsewhere starts nothing; a chain that leaves
             // the level is not whole.
-            return if prev.is_none() { Some(None) } else { None };
+            return prev.is_none().then_some(Step::Nothing);
         }
         s.reached = s.reached.saturating_add(1);
         if s.reached > self.count {
@@ -1676,7 +1687,7 @@ impl LaneWalk<'_, '_, '_, '_> {
         }
         let next = fil.next();
         if next.is_null() {
-            return Some(Some(Lane::Done(s)));
+            return Some(Step::End(s));
         }
         if next.0 >= ts.n_pages() {
             return None;
@@ -1684,11 +1695,11 @@ impl LaneWalk<'_, '_, '_, '_> {
         if self.level == 0 {
             step(&mut s.fragmentation, at, next.0);
         }
-        Some(Some(Lane::At {
+        Some(Step::Go {
             s,
-            prev: Some(at),
+            prev: at,
             at: next.0,
-        }))
+        })
     }
 }
 

@@ -515,9 +515,15 @@ impl OwnerMap {
     /// The XDES entry of the extent starting at `first`, read as the list
     /// walks read it (no readability test).
     fn entry<'a>(&self, ts: &Tablespace<'a>, first: u32) -> Option<XdesEntry<'a>> {
-        let within = first.checked_rem(self.physical)?;
-        let page = ts.page(PageNo(first.checked_sub(within)?))?;
-        XdesEntry::new(page, within.checked_div(self.extent)?, self.extent)
+        self.xdes_of(ts, first).map(|(_, e)| e)
+    }
+
+    /// The XDES page describing page `p`, and `p`'s extent's entry on it.
+    fn xdes_of<'a>(&self, ts: &Tablespace<'a>, p: u32) -> Option<(&'a [u8], XdesEntry<'a>)> {
+        let within = p.checked_rem(self.physical)?;
+        let page = ts.page(PageNo(p.checked_sub(within)?))?;
+        let e = XdesEntry::new(page, within.checked_div(self.extent)?, self.extent)?;
+        Some((page, e))
     }
 
     /// Whether XDES marks page `p` free; `None` when unknown (the XDES
@@ -526,12 +532,10 @@ impl OwnerMap {
         if p >= self.free_limit {
             return Some(true);
         }
-        let within = p.checked_rem(self.physical)?;
-        let page = ts.page(PageNo(p.checked_sub(within)?))?;
+        let (page, e) = self.xdes_of(ts, p)?;
         if !page_readable(ts, page) {
             return None;
         }
-        let e = XdesEntry::new(page, within.checked_div(self.extent)?, self.extent)?;
         match e.state() {
             XdesState::NotInited | XdesState::Free => Some(true),
             XdesState::FreeFrag | XdesState::FullFrag | XdesState::Fseg | XdesState::FsegFrag => {
