@@ -198,7 +198,7 @@ for f in "$fx"/rows/*.sql; do
     [ -f "$f" ] && cp "$f" "$ddl/$(basename "$f")"
 done
 for s in mysql56 mariadb1011; do
-    sc="$here/../crates/ibdscope/tests/frm/$s/show_create.txt"
+    sc="$here/../crates/ibdscope-schema/tests/frm/$s/show_create.txt"
     [ -f "$sc" ] || continue
     while IFS="$(printf '\t')" read -r t sql; do
         [ -n "$t" ] && printf '%b;\n' "$sql" >"$ddl/frm_${s}_$t.sql"

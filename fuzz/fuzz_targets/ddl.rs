@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 
 fuzz_target!(|data: &[u8]| {
-    let tables = match ibdscope::ddl::parse(data) {
+    let tables = match ibdscope_schema::ddl::parse(data) {
         Ok(t) => t,
         Err(e) => {
             black_box(e.to_string());
@@ -25,5 +25,5 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    black_box(ibdscope::ddl::parse_one(data, Some("t")).is_ok());
+    black_box(ibdscope_schema::ddl::parse_one(data, Some("t")).is_ok());
 });

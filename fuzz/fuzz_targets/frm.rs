@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(frm) = ibdscope::frm::Frm::parse(data) else {
+    let Ok(frm) = ibdscope_schema::frm::Frm::parse(data) else {
         return;
     };
     for c in &frm.columns {

@@ -9,7 +9,7 @@
 
 #![no_main]
 
-use ibdscope::redo::{self, RedoFile, RedoLayout};
+use ibdscope_forensics::redo::{self, RedoFile, RedoLayout};
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 

@@ -8,15 +8,15 @@
 //! The first input byte is a control byte: bits 0..=2 pick the definition
 //! (`DEFS`), bit 3 the record format asked of the layout when the page
 //! does not say. The MariaDB instant ALTER definitions get their root at
-//! page 3 and go through `ibdscope::instant::apply` (the root's
+//! page 3 and go through `ibdscope_schema::instant::apply` (the root's
 //! PAGE_INSTANT, the metadata record, its field map and defaults) first. The rest is the space, cut to whole 16K pages (at least
 //! one, zero-padded).
 
 #![no_main]
 
-use ibdscope::frm::Frm;
-use ibdscope::row::{render_field, split};
-use ibdscope::table::TableDef;
+use ibdscope_schema::frm::Frm;
+use ibdscope_schema::row::{render_field, split};
+use ibdscope_schema::table::TableDef;
 use ibdscope::{Options, PageNo, RecFormat, RecPage, Tablespace, Visited};
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
@@ -66,7 +66,7 @@ fuzz_target!(|data: &[u8]| {
     if let Some(ix) = def.indexes.first_mut() {
         ix.root = Some(3);
     }
-    let instant = match ibdscope::instant::apply(&ts, &mut def) {
+    let instant = match ibdscope_schema::instant::apply(&ts, &mut def) {
         Ok(Some((_, layout))) => Some(layout),
         _ => None,
     };

@@ -6,8 +6,9 @@
 #![no_main]
 
 use ibdscope::inflate::{inflate_raw, inflate_zlib};
-use ibdscope::sdi::{sdi_json, Sdi};
-use ibdscope::{json, Tablespace};
+use ibdscope_schema::sdi::{sdi_json, Sdi};
+use ibdscope::Tablespace;
+use ibdscope_schema::json;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

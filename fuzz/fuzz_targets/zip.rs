@@ -10,7 +10,7 @@
 #![no_main]
 
 use ibdscope::record::{RecPage, RecScratch, Visited};
-use ibdscope::zip::decompress;
+use ibdscope_schema::zip::decompress;
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 

@@ -2365,17 +2365,6 @@ mod real_files {
     use crate::record::RecCounts;
     use crate::PageType;
     use std::collections::BTreeMap;
-    use std::path::PathBuf;
-
-    fn dir(rel: &str) -> Option<PathBuf> {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel);
-        if dir.join("manifest.tsv").exists() {
-            Some(dir)
-        } else {
-            eprintln!("skipping: {} not found", dir.display());
-            None
-        }
-    }
 
     use crate::extents::corpus_tests::tsv;
 
@@ -2391,7 +2380,7 @@ mod real_files {
 
     #[test]
     fn corpus_leaf_records_and_heights() {
-        let Some(dir) = dir("../../../shared/corpus") else {
+        let Some(dir) = ibdscope_testkit::corpus() else {
             return;
         };
         let (mut files, mut indexes, mut walked_pages) = (0, 0, 0u32);
@@ -2463,7 +2452,7 @@ mod real_files {
 
     #[test]
     fn fixture_pages_match_innodb_buffer_page() {
-        let Some(dir) = dir("../../fixtures") else {
+        let Some(dir) = Some(ibdscope_testkit::fixtures()) else {
             return;
         };
         let mut by_file: BTreeMap<String, Vec<BTreeMap<String, String>>> = BTreeMap::new();
@@ -2537,7 +2526,7 @@ mod real_files {
 
     #[test]
     fn mutated_fixture_trees_never_panic() {
-        let Some(dir) = dir("../../fixtures") else {
+        let Some(dir) = Some(ibdscope_testkit::fixtures()) else {
             return;
         };
         let mut x = 0x2545_F491_4F6C_DD1Du64;
@@ -2605,7 +2594,7 @@ mod real_files {
 
     #[test]
     fn fixture_trees_hold_every_row() {
-        let Some(dir) = dir("../../fixtures") else {
+        let Some(dir) = Some(ibdscope_testkit::fixtures()) else {
             return;
         };
         let rows: BTreeMap<String, u64> = tsv(&dir.join("manifest.tsv"))

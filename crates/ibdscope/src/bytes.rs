@@ -6,26 +6,26 @@
 
 /// Reads `N` bytes at `offset`.
 #[inline]
-pub(crate) fn array<const N: usize>(buf: &[u8], offset: usize) -> Option<[u8; N]> {
+pub fn array<const N: usize>(buf: &[u8], offset: usize) -> Option<[u8; N]> {
     let end = offset.checked_add(N)?;
     buf.get(offset..end)?.try_into().ok()
 }
 
 /// Reads a big-endian `u16` at `offset`.
 #[inline]
-pub(crate) fn be_u16(buf: &[u8], offset: usize) -> Option<u16> {
+pub fn be_u16(buf: &[u8], offset: usize) -> Option<u16> {
     array(buf, offset).map(u16::from_be_bytes)
 }
 
 /// Reads a big-endian `u32` at `offset`.
 #[inline]
-pub(crate) fn be_u32(buf: &[u8], offset: usize) -> Option<u32> {
+pub fn be_u32(buf: &[u8], offset: usize) -> Option<u32> {
     array(buf, offset).map(u32::from_be_bytes)
 }
 
 /// Reads a big-endian `u64` at `offset`.
 #[inline]
-pub(crate) fn be_u64(buf: &[u8], offset: usize) -> Option<u64> {
+pub fn be_u64(buf: &[u8], offset: usize) -> Option<u64> {
     array(buf, offset).map(u64::from_be_bytes)
 }
 
@@ -33,19 +33,19 @@ pub(crate) fn be_u64(buf: &[u8], offset: usize) -> Option<u64> {
 /// A constant past the array would read 0; every caller's offsets are
 /// InnoDB constants inside the array, and unit tests read each field.
 #[inline]
-pub(crate) fn be_u32_at<const N: usize>(buf: &[u8; N], offset: usize) -> u32 {
+pub fn be_u32_at<const N: usize>(buf: &[u8; N], offset: usize) -> u32 {
     be_u32(buf, offset).unwrap_or(0)
 }
 
 /// Reads a big-endian `u64` from a fixed-size array (see [`be_u32_at`]).
 #[inline]
-pub(crate) fn be_u64_at<const N: usize>(buf: &[u8; N], offset: usize) -> u64 {
+pub fn be_u64_at<const N: usize>(buf: &[u8; N], offset: usize) -> u64 {
     be_u64(buf, offset).unwrap_or(0)
 }
 
 /// Reads a big-endian `u16` from a fixed-size array (see [`be_u32_at`]).
 #[inline]
-pub(crate) fn be_u16_at<const N: usize>(buf: &[u8; N], offset: usize) -> u16 {
+pub fn be_u16_at<const N: usize>(buf: &[u8; N], offset: usize) -> u16 {
     be_u16(buf, offset).unwrap_or(0)
 }
 
@@ -53,7 +53,7 @@ pub(crate) fn be_u16_at<const N: usize>(buf: &[u8; N], offset: usize) -> u16 {
 /// (the compiler makes that vector code) and tested once per block: a
 /// never-written page is read at memory speed, not a word at a time.
 #[inline]
-pub(crate) fn is_zeroes(buf: &[u8]) -> bool {
+pub fn is_zeroes(buf: &[u8]) -> bool {
     let (blocks, rest) = buf.as_chunks::<64>();
     blocks
         .iter()

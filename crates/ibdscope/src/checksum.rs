@@ -176,7 +176,7 @@ pub fn page_innodb_old(page: &[u8]) -> u32 {
 }
 
 /// Adler-32 continued from `adler` (zlib's `adler32`).
-pub(crate) fn adler32(adler: u32, data: &[u8]) -> u32 {
+pub fn adler32(adler: u32, data: &[u8]) -> u32 {
     const MOD: u32 = 65521;
     let mut a = adler & 0xFFFF;
     let mut b = adler >> 16;

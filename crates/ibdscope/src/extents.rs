@@ -2440,60 +2440,8 @@ pub(crate) mod corpus_tests {
     use super::*;
     use crate::PageType;
     use std::collections::BTreeMap;
-    use std::path::PathBuf;
 
-    /// `../shared/corpus` beside the checkout, if there (tests read it in
-    /// place).
-    pub(crate) fn corpus() -> Option<PathBuf> {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-        if dir.join("manifest.tsv").exists() {
-            Some(dir)
-        } else {
-            eprintln!("skipping: {} not found", dir.display());
-            None
-        }
-    }
-
-    /// Rows of a TSV file with a header line, each a map from column name
-    /// to field.
-    pub(crate) fn tsv(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
-        let text = std::fs::read_to_string(path).unwrap();
-        let mut lines = text.lines();
-        let head: Vec<String> = lines
-            .next()
-            .unwrap()
-            .split('\t')
-            .map(str::to_string)
-            .collect();
-        lines
-            .filter(|l| !l.is_empty())
-            .map(|l| {
-                head.iter()
-                    .cloned()
-                    .zip(l.split('\t').map(str::to_string))
-                    .collect()
-            })
-            .collect()
-    }
-
-    /// `index_id 15=200 (levels 1);index_id 16=200 (levels 1)` →
-    /// `{15: (200, 1), 16: (200, 1)}`.
-    pub(crate) fn leaf_recs(field: &str) -> BTreeMap<u64, (u64, u32)> {
-        field
-            .split(';')
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| {
-                let s = s.trim().strip_prefix("index_id ").unwrap();
-                let (id, rest) = s.split_once('=').unwrap();
-                let (n, levels) = rest.split_once(" (levels ").unwrap();
-                let levels = levels.strip_suffix(')').unwrap();
-                (
-                    id.parse().unwrap(),
-                    (n.parse().unwrap(), levels.parse().unwrap()),
-                )
-            })
-            .collect()
-    }
+    pub(crate) use ibdscope_testkit::{corpus, leaf_recs, tsv};
 
     fn type_count(field: &str, name: &str) -> u32 {
         field

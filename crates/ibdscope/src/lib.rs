@@ -48,45 +48,34 @@
 //! descriptors), [`checksum`]; [`space`] ties them into a [`Tablespace`] and
 //! its one-pass [`Tablespace::scan`]; [`summary`] folds the scan.
 
-pub mod audit;
 mod bits;
 pub mod btree;
-mod bytes;
+pub mod bytes;
 pub mod checksum;
 pub mod crc32c;
-pub mod datadir;
-pub mod ddl;
-pub mod diff;
 mod error;
 pub mod extents;
 pub mod fil;
 pub mod finding;
 pub mod flst;
-pub mod frm;
 pub mod fsp;
 mod ids;
 pub mod index;
 pub mod inflate;
 pub mod inode;
-pub mod instant;
-pub mod json;
 pub mod layout;
 pub mod page_type;
 pub mod pagecomp;
 pub mod parallel;
 pub mod record;
-pub mod redo;
-pub mod row;
-pub mod sdi;
 pub mod space;
 pub mod summary;
-pub mod table;
-pub mod value;
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub mod testing;
 pub mod vendor;
 pub mod xdes;
-pub mod zip;
 
-pub use audit::{Audit, AuditFinding, AuditKind, AuditOptions, AuditVerdict};
 pub use btree::{BtreeProblem, Btrees, IndexTree};
 pub use error::{Error, ErrorKind, Result};
 pub use extents::{IndexInfo, Owner, SegmentInfo, SegmentRole, SpaceMap, SpaceProblem, SystemKind};

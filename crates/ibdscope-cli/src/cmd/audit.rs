@@ -8,11 +8,14 @@ use crate::input;
 use crate::json::Json;
 use crate::opts::{Format, Opts};
 use crate::Outcome;
-use ibdscope::audit::{AuditKind, AuditOptions, PageRun, Reference, StructureCheck};
 use ibdscope::checksum::Unverifiable;
-use ibdscope::datadir::{self, DatadirFile, DatadirReport, FilePages, FlushLsn, RecoveryChanges};
-use ibdscope::redo::{self, LogPages, LogPagesStatus, RedoFile, RedoInfo, RedoLayout};
-use ibdscope::{Audit, AuditVerdict, Lsn, PageNo, Tablespace};
+use ibdscope::{Lsn, PageNo, Tablespace};
+use ibdscope_forensics::audit::{AuditKind, AuditOptions, PageRun, Reference, StructureCheck};
+use ibdscope_forensics::datadir::{
+    self, DatadirFile, DatadirReport, FilePages, FlushLsn, RecoveryChanges,
+};
+use ibdscope_forensics::redo::{self, LogPages, LogPagesStatus, RedoFile, RedoInfo, RedoLayout};
+use ibdscope_forensics::{Audit, AuditVerdict};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -4,8 +4,8 @@ use crate::input;
 use crate::json::Json;
 use crate::opts::{Format, Opts};
 use crate::Outcome;
-use ibdscope::diff::{Change, Diff};
 use ibdscope::{IndexId, Tablespace};
+use ibdscope_forensics::diff::{Change, Diff};
 use std::io::{self, Write};
 use std::path::Path;
 

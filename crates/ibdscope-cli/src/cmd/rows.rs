@@ -5,8 +5,8 @@
 //! Streaming: one leaf page at a time, one row at a time, into buffers
 //! reused for the whole run (the split fields, the off-page bytes, the
 //! rendered cell, the column slots, a ROW_FORMAT=COMPRESSED page
-//! decompressed by `ibdscope::zip`); nothing is kept per row. The library
-//! splits and renders (`ibdscope::row`, `ibdscope::value`); this module
+//! decompressed by `ibdscope_schema::zip`); nothing is kept per row. The library
+//! splits and renders (`ibdscope_schema::row`, `ibdscope_schema::value`); this module
 //! only picks columns and prints.
 //!
 //! Output formats: `text` (a header line, then tab-separated values),
@@ -23,13 +23,13 @@ use crate::json::Json;
 use crate::opts::{Format, Opts, RowsOpts};
 use crate::Outcome;
 use ibdscope::record::Chain;
-use ibdscope::row::{data_is_zero, leftmost_leaf, render_field, split, Field, FieldText};
-use ibdscope::table::{Column, Hidden, IndexDef, RecordLayout};
-use ibdscope::value::Rendered;
 use ibdscope::{
     BtreeProblem, Btrees, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage, SpaceMap,
     Tablespace, Visited, FIL_NULL,
 };
+use ibdscope_schema::row::{data_is_zero, leftmost_leaf, render_field, split, Field, FieldText};
+use ibdscope_schema::table::{Column, Hidden, IndexDef, RecordLayout};
+use ibdscope_schema::value::Rendered;
 use std::collections::HashSet;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
@@ -155,7 +155,7 @@ enum Mode {
 /// whole record, over the stored bytes of every field (an off-page field
 /// by its local part and its reference, which a moved copy keeps).
 fn record_hashes(page: &[u8], fields: &[Field], n_key: usize) -> (u64, u64) {
-    use ibdscope::row::FieldValue;
+    use ibdscope_schema::row::FieldValue;
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     let mut key = 0;
@@ -199,7 +199,7 @@ pub fn run(
     };
     // MariaDB instant ALTER: the clustered index's records are in the
     // shape the metadata record describes, not the definition's.
-    let instant = ibdscope::instant::apply(ts, &mut def.table);
+    let instant = ibdscope_schema::instant::apply(ts, &mut def.table);
     let t = &def.table;
     let ix = match &r.index {
         Some(n) => t.index_by_name_or_id(n),
@@ -439,7 +439,11 @@ pub fn run(
 /// table order that its records store (virtual and dropped ones left out),
 /// then, with `hidden`, the system columns; for a secondary index its
 /// fields in index order.
-fn columns(t: &ibdscope::table::TableDef, layout: &RecordLayout, hidden: bool) -> Vec<usize> {
+fn columns(
+    t: &ibdscope_schema::table::TableDef,
+    layout: &RecordLayout,
+    hidden: bool,
+) -> Vec<usize> {
     let stored = |c: usize| layout.fields.iter().any(|f| f.column == c);
     // With `hidden`: the system columns, and the fields of columns MariaDB
     // dropped instantly (`!dropped_N`, still in old records).
@@ -573,7 +577,7 @@ impl Printer<'_> {
     fn walk(
         &mut self,
         ts: &Tablespace<'_>,
-        t: &ibdscope::table::TableDef,
+        t: &ibdscope_schema::table::TableDef,
         layout: &RecordLayout,
         pages: &[(PageNo, Option<Origin>)],
         r: &RowsOpts,
@@ -614,7 +618,7 @@ impl Printer<'_> {
     fn page(
         &mut self,
         ts: &Tablespace<'_>,
-        t: &ibdscope::table::TableDef,
+        t: &ibdscope_schema::table::TableDef,
         layout: &RecordLayout,
         rp: &RecPage<'_>,
         n: PageNo,
@@ -627,7 +631,8 @@ impl Printer<'_> {
             // (page0zip.cc), then read it like any other.
             let mut zip = std::mem::take(&mut self.zip);
             let logical = rp.logical_size();
-            let res = match ibdscope::zip::decompress(rp.bytes(), logical as usize, &mut zip) {
+            let res = match ibdscope_schema::zip::decompress(rp.bytes(), logical as usize, &mut zip)
+            {
                 Ok(_) => match RecPage::new(&zip, logical) {
                     Some(z) => self.records(ts, t, layout, &z, n, r, visited),
                     None => Ok(()),
@@ -650,7 +655,7 @@ impl Printer<'_> {
     fn records(
         &mut self,
         ts: &Tablespace<'_>,
-        t: &ibdscope::table::TableDef,
+        t: &ibdscope_schema::table::TableDef,
         layout: &RecordLayout,
         rp: &RecPage<'_>,
         n: PageNo,
@@ -709,7 +714,7 @@ impl Printer<'_> {
     fn row(
         &mut self,
         ts: &Tablespace<'_>,
-        t: &ibdscope::table::TableDef,
+        t: &ibdscope_schema::table::TableDef,
         layout: &RecordLayout,
         rp: &RecPage<'_>,
         n: PageNo,
@@ -898,13 +903,13 @@ impl Printer<'_> {
                 )?;
                 writeln!(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';")?;
                 let mut pre = String::from("INSERT INTO ");
-                ibdscope::table::quote_ident(&t.name, &mut pre);
+                ibdscope_schema::table::quote_ident(&t.name, &mut pre);
                 pre.push_str(" (");
                 for (i, &c) in cols.iter().enumerate() {
                     if i > 0 {
                         pre.push_str(", ");
                     }
-                    ibdscope::table::quote_ident(name(c), &mut pre);
+                    ibdscope_schema::table::quote_ident(name(c), &mut pre);
                 }
                 pre.push_str(") VALUES (");
                 self.insert_prefix = pre;

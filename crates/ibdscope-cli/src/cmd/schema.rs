@@ -6,9 +6,9 @@
 use crate::json::Json;
 use crate::opts::{DefOpts, Format, Opts};
 use crate::Outcome;
-use ibdscope::frm::Frm;
-use ibdscope::table::{DefSource, FromSpaceError, Hidden, RowFormat, TableDef};
 use ibdscope::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
+use ibdscope_schema::frm::Frm;
+use ibdscope_schema::table::{DefSource, FromSpaceError, Hidden, RowFormat, TableDef};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -177,16 +177,16 @@ fn read_ddl(ddl: &Path, ibd: &Path) -> Result<(TableDef, String, u32), String> {
     let len = std::fs::metadata(ddl)
         .map_err(|e| format!("{}: {e}", ddl.display()))?
         .len();
-    if len > ibdscope::ddl::MAX_DDL_BYTES as u64 {
+    if len > ibdscope_schema::ddl::MAX_DDL_BYTES as u64 {
         return Err(format!(
             "{}: {len} bytes, more than the {} a CREATE TABLE file may have",
             ddl.display(),
-            ibdscope::ddl::MAX_DDL_BYTES
+            ibdscope_schema::ddl::MAX_DDL_BYTES
         ));
     }
     let bytes = std::fs::read(ddl).map_err(|e| format!("{}: {e}", ddl.display()))?;
     let stem = ibd.file_stem().map(|s| s.to_string_lossy().into_owned());
-    let t = ibdscope::ddl::parse_one(&bytes, stem.as_deref())
+    let t = ibdscope_schema::ddl::parse_one(&bytes, stem.as_deref())
         .map_err(|e| format!("{}: {e}", ddl.display()))?;
     let schema = schema_of(ibd);
     Ok((t.to_table_def(&schema), t.name.clone(), t.at.0))
@@ -321,8 +321,8 @@ fn hidden_word(h: Hidden) -> &'static str {
     }
 }
 
-fn index_kind_word(k: ibdscope::table::IndexKind) -> &'static str {
-    use ibdscope::table::IndexKind::*;
+fn index_kind_word(k: ibdscope_schema::table::IndexKind) -> &'static str {
+    use ibdscope_schema::table::IndexKind::*;
     match k {
         Primary => "primary",
         Unique => "unique",

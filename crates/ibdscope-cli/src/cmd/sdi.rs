@@ -4,8 +4,8 @@
 use crate::json::Json;
 use crate::opts::{Format, Opts};
 use crate::Outcome;
-use ibdscope::sdi::{sdi_json, Sdi, SdiFinding, SdiProblem};
 use ibdscope::Tablespace;
+use ibdscope_schema::sdi::{sdi_json, Sdi, SdiFinding, SdiProblem};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -53,7 +53,7 @@ pub fn run(
                 j.key("object")?;
                 match sdi_json(ts, r, &mut zbuf, &mut doc) {
                     // The document as the server wrote it, verbatim.
-                    Ok(()) if ibdscope::json::parse(&doc).is_ok() => j.raw(&doc)?,
+                    Ok(()) if ibdscope_schema::json::parse(&doc).is_ok() => j.raw(&doc)?,
                     Ok(()) => j.null()?,
                     Err(f) => {
                         findings.push(f);

@@ -7,9 +7,10 @@
 use super::common::{
     audit_copy, audit_fact, audit_facts, corpus, fixtures, read_tsv, run, scratch,
 };
-use ibdscope::audit::{AuditKind, AuditOptions, Reference};
-use ibdscope::redo::{self, LogEnd, RedoFile, RedoLayout};
-use ibdscope::{Audit, AuditVerdict, PageType, Tablespace, FIL_NULL};
+use ibdscope::{PageType, Tablespace, FIL_NULL};
+use ibdscope_forensics::audit::{AuditKind, AuditOptions, Reference};
+use ibdscope_forensics::redo::{self, LogEnd, RedoFile, RedoLayout};
+use ibdscope_forensics::{Audit, AuditVerdict};
 use std::path::Path;
 
 fn audit_file(path: &Path) -> Audit {
@@ -308,9 +309,9 @@ fn tablespaces_of(dir: &Path) -> Vec<String> {
 /// figures.
 #[test]
 fn pages_recovery_would_change_are_the_pages_the_server_changed() {
-    use ibdscope::datadir::{in_runs, recovery_changes};
-    use ibdscope::redo::{log_pages, LogPagesStatus};
     use ibdscope::{Owner, SpaceMap};
+    use ibdscope_forensics::datadir::{in_runs, recovery_changes};
+    use ibdscope_forensics::redo::{log_pages, LogPagesStatus};
     let facts = audit_facts();
     let crash = audit_copy("mariadb1011-crash");
     let recovered = audit_copy("mariadb1011-recovered");
@@ -435,8 +436,8 @@ fn pages_recovery_would_change_are_the_pages_the_server_changed() {
 /// checkpoint, so recovery changes every logged page, and audit says so.
 #[test]
 fn mysql56_log_records_name_pages_of_the_copy() {
-    use ibdscope::datadir::recovery_changes;
-    use ibdscope::redo::{log_pages, LogPagesStatus};
+    use ibdscope_forensics::datadir::recovery_changes;
+    use ibdscope_forensics::redo::{log_pages, LogPagesStatus};
     let facts = audit_facts();
     let c = "mysql56-crash";
     let dir = audit_copy(c);
@@ -581,8 +582,8 @@ fn hot_copy_inconsistencies_hold_in_the_bytes() {
                 AuditKind::LinkNotReturned { to, back, link, .. } => {
                     let t = ts.scan_range(to.0, to.0).next().unwrap();
                     let got = match link {
-                        ibdscope::audit::Link::Next => t.prev,
-                        ibdscope::audit::Link::Prev => t.next,
+                        ibdscope_forensics::audit::Link::Next => t.prev,
+                        ibdscope_forensics::audit::Link::Prev => t.next,
                     };
                     assert_eq!(got, back);
                     assert_ne!(got, page);

@@ -15,15 +15,10 @@ pub fn root() -> PathBuf {
         .expect("workspace root")
 }
 
-/// `../shared/corpus` beside the checkout, if present.
+/// `../shared/corpus` beside the checkout: missing, a test fails unless
+/// `IBDSCOPE_SKIP_CORPUS=1` (one rule for every crate, in the testkit).
 pub fn corpus() -> Option<PathBuf> {
-    let p = root().join("../shared/corpus");
-    if p.join("manifest.tsv").is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipping: ../shared/corpus/manifest.tsv not found beside the checkout");
-        None
-    }
+    ibdscope_testkit::corpus()
 }
 
 /// The committed fixtures directory.

@@ -21,9 +21,9 @@
 //! `fixtures/generate` makes), so only the log tells there.
 
 use crate::audit::{Audit, AuditKind, PageRun};
-use crate::fil::FilHeader;
 use crate::redo::{LogPages, LogPagesStatus, RedoInfo};
-use crate::{Lsn, PageNo, SpaceId, Tablespace};
+use ibdscope::fil::FilHeader;
+use ibdscope::{Lsn, PageNo, SpaceId, Tablespace};
 
 /// One audited file of the datadir.
 #[derive(Clone, Copy, Debug)]

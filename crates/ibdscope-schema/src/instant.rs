@@ -33,20 +33,20 @@
 //! and the instantly added columns get the metadata record's values as
 //! their defaults.
 
-use crate::bytes::{be_u16, be_u32};
-use crate::fil::{FilHeader, FIL_PAGE_DATA};
-use crate::index::{IndexHeader, PAGE_DIRECTION, PAGE_HEADER};
-use crate::record::{
-    instant_root_null_bytes, RecFormat, RecPage, RecType, Visited, INFIMUM_DATA,
-    REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG, SUPREMUM_DATA,
-};
 use crate::row::{
     read_external, split, BlobRef, FieldValue, BTR_EXTERN_FIELD_REF_SIZE, LOB_HDR_NEXT_PAGE_NO,
     LOB_HDR_PART_LEN,
 };
 use crate::table::{ColType, Column, Hidden, InstantDefault, LayoutField, RecordLayout, TableDef};
 use crate::zip::{DATA_ROLL_PTR_LEN, DATA_TRX_ID_LEN};
-use crate::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope::bytes::{be_u16, be_u32};
+use ibdscope::fil::{FilHeader, FIL_PAGE_DATA};
+use ibdscope::index::{IndexHeader, PAGE_DIRECTION, PAGE_HEADER};
+use ibdscope::record::{
+    instant_root_null_bytes, RecFormat, RecPage, RecType, Visited, INFIMUM_DATA,
+    REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG, SUPREMUM_DATA,
+};
+use ibdscope::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// `PAGE_HEADER + PAGE_INSTANT`: MariaDB's name for the 2 bytes MySQL
@@ -257,7 +257,7 @@ pub fn read(
 fn leftmost_leaf(
     ts: &Tablespace<'_>,
     root: PageNo,
-    index_id: crate::IndexId,
+    index_id: ibdscope::IndexId,
 ) -> Result<PageNo, InstantError> {
     let leaf_of_index = |n: PageNo| {
         let Some(p) = ts.page(n) else { return false };
@@ -598,7 +598,7 @@ mod tests {
     /// The `.frm`'s definition with the roots the file's space map finds.
     fn definition(ts: &Tablespace<'_>, frm: &[u8], name: &str) -> TableDef {
         let mut def = Frm::parse(frm).unwrap().to_table_def(name, "fx");
-        let roots: Vec<(u64, u32)> = crate::SpaceMap::build(ts)
+        let roots: Vec<(u64, u32)> = ibdscope::SpaceMap::build(ts)
             .indexes
             .iter()
             .map(|i| (i.index_id.0, i.root.0))

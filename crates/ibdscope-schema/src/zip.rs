@@ -1,6 +1,6 @@
 //! ROW_FORMAT=COMPRESSED index pages: [`decompress`] rebuilds the
 //! uncompressed COMPACT page from a compressed one the way the server's
-//! `page_zip_decompress` does, so that [`crate::record::RecPage`] and
+//! `page_zip_decompress` does, so that [`ibdscope::record::RecPage`] and
 //! [`crate::row::split`] read it like any other page.
 //!
 //! Sources, as read: MySQL `storage/innobase/page/page0zip.cc` (5.6/5.7:
@@ -57,20 +57,20 @@
 //! one log entry per log byte; nothing is allocated but `out` (reused by
 //! the caller; it grows to twice the logical page size).
 
-use crate::bytes::be_u16;
-use crate::fil::FIL_PAGE_PREV;
-use crate::index::{
+use crate::row::BTR_EXTERN_FIELD_REF_SIZE;
+use ibdscope::bytes::be_u16;
+use ibdscope::fil::FIL_PAGE_PREV;
+use ibdscope::index::{
     PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE, PAGE_HEADER, PAGE_HEAP_TOP, PAGE_LEVEL,
     PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM, PAGE_NEW_SUPREMUM_END, PAGE_N_DIR_SLOTS, PAGE_N_HEAP,
     PAGE_N_RECS,
 };
-use crate::inflate::{inflate_zlib_blocks, InflateErrorKind};
-use crate::record::{
+use ibdscope::inflate::{inflate_zlib_blocks, InflateErrorKind};
+use ibdscope::record::{
     INFIMUM_DATA, REC_HEAP_NO_SHIFT, REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG,
     REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
 };
-use crate::row::BTR_EXTERN_FIELD_REF_SIZE;
-use crate::FIL_NULL;
+use ibdscope::FIL_NULL;
 use std::fmt;
 
 /// Start of the compressed area of the uncompressed page.
@@ -96,7 +96,7 @@ const REC_MAX_N_FIELDS: usize = 1023;
 const DICT_MAX_FIXED_COL_LEN: usize = 768;
 /// Heap numbers are 13 bits: at most 8191 − 2 user records.
 const MAX_DENSE: usize = 8192;
-const REC_STATUS_NODE_PTR: u16 = crate::record::REC_STATUS_NODE_PTR as u16;
+const REC_STATUS_NODE_PTR: u16 = ibdscope::record::REC_STATUS_NODE_PTR as u16;
 const TRX_ROLL: usize = DATA_TRX_ID_LEN + DATA_ROLL_PTR_LEN;
 const INFIMUM_EXTRA: [u8; 3] = [0x01, 0x00, 0x02];
 const SUPREMUM_EXTRA_DATA: [u8; 12] = [
@@ -576,7 +576,7 @@ fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<Zi
     let n_slots = usize::from(hdr(PAGE_N_DIR_SLOTS));
     let heap_top = usize::from(hdr(PAGE_HEAP_TOP));
     let leaf = hdr(PAGE_LEVEL) == 0;
-    let prev_null = crate::bytes::be_u32(physical, FIL_PAGE_PREV) == Some(FIL_NULL);
+    let prev_null = ibdscope::bytes::be_u32(physical, FIL_PAGE_PREV) == Some(FIL_NULL);
     let dense = |i: usize| -> u16 {
         let at = size.saturating_sub(PAGE_ZIP_DIR_SLOT_SIZE.saturating_mul(i.saturating_add(1)));
         be_u16(physical, at).unwrap_or(0)
@@ -1163,11 +1163,11 @@ fn apply_log(
 )]
 mod tests {
     use super::*;
-    use crate::fil::FilHeader;
-    use crate::record::{RecPage, Visited};
     use crate::row::{render_field, split, FieldText};
     use crate::table::{Hidden, TableDef};
-    use crate::{PageNo, Tablespace};
+    use ibdscope::fil::FilHeader;
+    use ibdscope::record::{RecPage, Visited};
+    use ibdscope::{PageNo, Tablespace};
     use std::path::{Path, PathBuf};
 
     fn fixtures() -> PathBuf {
@@ -1252,7 +1252,7 @@ mod tests {
             at += 2;
         }
         let mut out = Vec::new();
-        crate::inflate::inflate_raw(&gz[at..], &mut out, 1 << 30).unwrap();
+        ibdscope::inflate::inflate_raw(&gz[at..], &mut out, 1 << 30).unwrap();
         out
     }
 
@@ -1265,12 +1265,12 @@ mod tests {
             .collect();
         let mut n = *leaves
             .iter()
-            .find(|&&n| FilHeader::new(ts.page(n).unwrap()).unwrap().prev().0 == crate::FIL_NULL)
+            .find(|&&n| FilHeader::new(ts.page(n).unwrap()).unwrap().prev().0 == ibdscope::FIL_NULL)
             .unwrap();
         let mut chain = vec![n];
         loop {
             let next = FilHeader::new(ts.page(n).unwrap()).unwrap().next();
-            if next.0 == crate::FIL_NULL {
+            if next.0 == ibdscope::FIL_NULL {
                 break;
             }
             assert!(leaves.contains(&next) && !chain.contains(&next));
@@ -1327,7 +1327,7 @@ mod tests {
                     free += 1;
                 }
                 assert_eq!(user + free + 2, h.n_heap(), "{dir} page {n}: heap");
-                let mut scratch = crate::record::RecScratch::default();
+                let mut scratch = ibdscope::record::RecScratch::default();
                 let mut findings = Vec::new();
                 let _ = z.analyse(&mut scratch, &mut findings);
                 assert!(findings.is_empty(), "{dir} page {n}: {findings:?}");
@@ -1415,11 +1415,11 @@ mod tests {
     /// gives rows whose every value decodes.
     #[test]
     fn corpus_compressed_files_match_manifest() {
-        let Some(dir) = crate::extents::corpus_tests::corpus() else {
+        let Some(dir) = ibdscope_testkit::corpus() else {
             return;
         };
         let mut files = 0;
-        for m in crate::extents::corpus_tests::tsv(&dir.join("manifest.tsv")) {
+        for m in ibdscope_testkit::tsv(&dir.join("manifest.tsv")) {
             let path = m["path"].as_str();
             if !m["row_format_read"].starts_with("COMPRESSED")
                 || m["row_format_read"].contains("encrypted")
@@ -1512,7 +1512,7 @@ mod tests {
                     rows += 1;
                 }
                 let next = FilHeader::new(rp.bytes()).unwrap().next();
-                if next.0 == crate::FIL_NULL {
+                if next.0 == ibdscope::FIL_NULL {
                     break;
                 }
                 page_no = next;

@@ -721,7 +721,7 @@ pub struct Charset {
 /// Collation ids per charset with its MAXLEN, as
 /// `INFORMATION_SCHEMA.COLLATIONS` and `CHARACTER_SETS` of MySQL 5.6.24 and
 /// MariaDB 10.11 list them (the two agree on every id both have;
-/// `crates/ibdscope/tests/frm/*/collations.tsv`).
+/// `crates/ibdscope-schema/tests/frm/*/collations.tsv`).
 type CharsetIds = (&'static str, u8, &'static [(u16, u16)]);
 
 const CHARSETS: &[CharsetIds] = &[

@@ -993,7 +993,7 @@ impl TableDef {
     /// Reads the definition of the table a MySQL 8.0+ tablespace holds,
     /// from its SDI (the first table document; a file-per-table space
     /// holds one). Allocates the JSON of that document once.
-    pub fn from_tablespace(ts: &crate::Tablespace<'_>) -> Result<TableDef, FromSpaceError> {
+    pub fn from_tablespace(ts: &ibdscope::Tablespace<'_>) -> Result<TableDef, FromSpaceError> {
         let sdi = crate::sdi::Sdi::read(ts);
         if sdi.root.is_none() {
             return Err(FromSpaceError::NoSdi);
@@ -1339,7 +1339,7 @@ impl RowFormat {
     /// tell: COMPRESSED for ROW_FORMAT=COMPRESSED spaces, DYNAMIC when the
     /// flags have ATOMIC_BLOBS, else COMPACT or REDUNDANT by the page's
     /// records (`compact`; MySQL 5.6 writes flags 0 for both).
-    pub fn from_space(format: &crate::fsp::SpaceFormat, compact: Option<bool>) -> RowFormat {
+    pub fn from_space(format: &ibdscope::fsp::SpaceFormat, compact: Option<bool>) -> RowFormat {
         if format.is_zip() {
             RowFormat::Compressed
         } else if format.atomic_blobs {
@@ -1580,8 +1580,8 @@ mod tests {
     /// the Percona files are encrypted: they have no readable SDI.
     #[test]
     fn corpus_definitions_name_the_stated_columns() {
-        use crate::extents::corpus_tests::{corpus, leaf_recs};
         use crate::row::corpus_rows::table_of;
+        use ibdscope_testkit::{corpus, leaf_recs};
         let Some(dir) = corpus() else { return };
         // MANIFEST.md "Table(s) (stated)" per file; the 8.0 staff entry
         // points at the 5.6 one, the 8.4 film entry at the 5.0 one.
@@ -1689,7 +1689,7 @@ mod tests {
         let mut n = 0;
         for &(f, names) in stated {
             let data = std::fs::read(dir.join(f)).unwrap();
-            let ts = crate::Tablespace::new(&data).unwrap();
+            let ts = ibdscope::Tablespace::new(&data).unwrap();
             let t = table_of(&ts).unwrap_or_else(|| panic!("{f}: no definition"));
             let got: Vec<&str> = t.visible_columns().map(|c| c.name.as_str()).collect();
             assert_eq!(got, names, "{f}");
@@ -1709,7 +1709,7 @@ mod tests {
         assert_eq!(with_sdi, n + 1, "json_partial has no stated column names");
         // Types as stated for the data_types table.
         let data = std::fs::read(dir.join("mysql-9.x/ibdninja_mysql960_data_types.ibd")).unwrap();
-        let t = table_of(&crate::Tablespace::new(&data).unwrap()).unwrap();
+        let t = table_of(&ibdscope::Tablespace::new(&data).unwrap()).unwrap();
         let ty = |n: &str| t.columns.iter().find(|c| c.name == n).unwrap();
         assert_eq!(ty("decimal_col").col_type, ColType::NewDecimal);
         assert_eq!(

@@ -12,7 +12,7 @@
 //!
 //! | bytes before origin | what |
 //! |---|---|
-//! | 1..5 | the 5-byte header ([`crate::record`]) |
+//! | 1..5 | the 5-byte header ([`ibdscope::record`]) |
 //! | 6 | 8.0.29+ with info bit 0x40 (VERSION): the row version (1 byte) |
 //! | 6 (7) | 8.0.12–8.0.28 with info bit 0x80 (INSTANT): the stored field count, 1 byte, or 2 when the first has 0x80 (`((b1 & 0x7F) << 8) \| b2`) |
 //! | next ⌈n_null / 8⌉ | NULL bitmap: bit 0 of the first (highest) byte is the first nullable field, bytes go down |
@@ -75,8 +75,8 @@
 //! Every row of a MySQL 8.0+ table, one line per row:
 //!
 //! ```no_run
-//! use ibdscope::row::{leftmost_leaf, render_field, split, FieldText};
-//! use ibdscope::table::{Hidden, TableDef};
+//! use ibdscope_schema::row::{leftmost_leaf, render_field, split, FieldText};
+//! use ibdscope_schema::table::{Hidden, TableDef};
 //! use ibdscope::{fil::FilHeader, PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -120,14 +120,14 @@
 //! # }
 //! ```
 
-use crate::bytes::{be_u16, be_u32};
-use crate::fil::{FilHeader, FIL_PAGE_DATA};
-use crate::record::{
+use crate::table::RecordLayout;
+use ibdscope::bytes::{be_u16, be_u32};
+use ibdscope::fil::{FilHeader, FIL_PAGE_DATA};
+use ibdscope::record::{
     Rec, RecFormat, RecPage, RecType, REC_INFO_INSTANT_FLAG, REC_INFO_VERSION_FLAG,
     REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
 };
-use crate::table::RecordLayout;
-use crate::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// `BTR_EXTERN_FIELD_REF_SIZE`.
@@ -831,7 +831,7 @@ pub enum LobErrorKind {
     Compressed(PageType),
     /// The zlib stream of a compressed BLOB (ZBLOB) is damaged; the
     /// offset is in the stream assembled from the chain's pages.
-    Inflate(crate::inflate::InflateErrorKind),
+    Inflate(ibdscope::inflate::InflateErrorKind),
     /// A length or offset on a page points outside it.
     OutOfPage,
     /// More pages or entries than the walk's bound (a loop).
@@ -1043,7 +1043,7 @@ fn read_zblob_chain(
             return Err(fail(LobErrorKind::BadPageType(t), 24));
         }
         let next = be_u32(page, at).ok_or(fail(LobErrorKind::OutOfPage, at))?;
-        let from = if at == crate::fil::FIL_PAGE_NEXT {
+        let from = if at == ibdscope::fil::FIL_PAGE_NEXT {
             FIL_PAGE_DATA
         } else {
             at.saturating_add(4)
@@ -1057,7 +1057,7 @@ fn read_zblob_chain(
             break;
         }
         page_no = PageNo(next);
-        at = crate::fil::FIL_PAGE_NEXT;
+        at = ibdscope::fil::FIL_PAGE_NEXT;
         expect = PageType::FIL_PAGE_TYPE_ZBLOB2;
     }
     if !ended {
@@ -1071,7 +1071,7 @@ fn read_zblob_chain(
     // error then means at least `want` bytes were produced.
     let start = out.len();
     let limit = want.saturating_add(usize::from(u16::MAX));
-    match crate::inflate::inflate_zlib(&z, out, limit) {
+    match ibdscope::inflate::inflate_zlib(&z, out, limit) {
         Ok(_) => {}
         Err(e) if out.len().saturating_sub(start) >= want => {
             let _ = e;
@@ -1392,7 +1392,7 @@ mod tests {
     /// ADD) are defaults.
     #[test]
     fn redundant_fields_and_instant_defaults() {
-        use crate::record::tests::PageBuilder;
+        use ibdscope::testing::PageBuilder;
         let mut b = PageBuilder::new(16384, RecFormat::Redundant);
         let o = b.push(0, &[4, 6, 0]);
         // Third field: NULL flag on its end offset.
@@ -1440,7 +1440,7 @@ mod tests {
     /// the 4-byte child page number.
     #[test]
     fn compact_node_pointer_child() {
-        use crate::record::tests::PageBuilder;
+        use ibdscope::testing::PageBuilder;
         let mut b = PageBuilder::new(16384, RecFormat::Compact);
         b.level = 1;
         // One NULL-bitmap byte before the header: the index has a nullable
@@ -1483,9 +1483,9 @@ mod tests {
     fn ts(d: &[u8]) -> Tablespace<'_> {
         Tablespace::with_options(
             d,
-            crate::Options {
+            ibdscope::Options {
                 page_size: Some(16384),
-                ..crate::Options::default()
+                ..ibdscope::Options::default()
             },
         )
         .unwrap()
@@ -1584,7 +1584,7 @@ mod tests {
         z.extend_from_slice(&(value.len() as u16).to_le_bytes());
         z.extend_from_slice(&(!(value.len() as u16)).to_le_bytes());
         z.extend_from_slice(&value);
-        z.extend_from_slice(&crate::checksum::adler32(1, &value).to_be_bytes());
+        z.extend_from_slice(&ibdscope::checksum::adler32(1, &value).to_be_bytes());
         let mut d = file(5);
         let cut = 16384 - 38;
         {
@@ -1715,7 +1715,7 @@ mod tests {
     #[test]
     fn split_never_panics_on_damage() {
         use crate::row::corpus_rows::table_of;
-        let Some(dir) = crate::extents::corpus_tests::corpus() else {
+        let Some(dir) = ibdscope_testkit::corpus() else {
             return;
         };
         let data = std::fs::read(dir.join("mysql-9.x/ibdninja_mysql960_data_types.ibd")).unwrap();
@@ -1855,7 +1855,7 @@ pub fn leftmost_leaf(
     ts: &Tablespace<'_>,
     root: PageNo,
     layout: &RecordLayout,
-    visited: &mut crate::record::Visited,
+    visited: &mut ibdscope::record::Visited,
     fields: &mut Vec<Field>,
 ) -> Result<PageNo, DescentError> {
     let mut page_no = root;
@@ -1888,11 +1888,11 @@ pub fn leftmost_leaf(
 )]
 pub(crate) mod corpus_rows {
     use super::*;
-    use crate::extents::corpus_tests::corpus;
-    use crate::record::Visited;
     use crate::table::{
         ColType, Column, DefSource, Hidden, IndexDef, IndexElement, IndexKind, RowFormat, TableDef,
     };
+    use ibdscope::record::Visited;
+    use ibdscope_testkit::corpus;
 
     /// The table definition of a MySQL 8.0+ file, from its SDI.
     pub(crate) fn table_of(ts: &Tablespace<'_>) -> Option<TableDef> {
@@ -1981,7 +1981,7 @@ pub(crate) mod corpus_rows {
     /// The corpus manifest's rows of the files with an SDI (a stated
     /// `sdi_mysqld_version_id`).
     fn sdi_files(dir: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
-        crate::extents::corpus_tests::tsv(&dir.join("manifest.tsv"))
+        ibdscope_testkit::tsv(&dir.join("manifest.tsv"))
             .into_iter()
             .filter(|m| {
                 m.get("sdi_mysqld_version_id")
@@ -2060,7 +2060,7 @@ pub(crate) mod corpus_rows {
     /// over the index's leaves (`leaf_n_recs_read`).
     #[test]
     fn corpus_every_index_splits() {
-        use crate::extents::corpus_tests::leaf_recs;
+        use ibdscope_testkit::leaf_recs;
         let Some(dir) = corpus() else { return };
         let mut indexes = 0;
         for m in sdi_files(&dir) {
@@ -2368,7 +2368,7 @@ pub(crate) mod corpus_rows {
         let dir = corpus()?;
         let data = std::fs::read(dir.join(f)).unwrap();
         let ts = Tablespace::new(&data).unwrap();
-        let map = crate::SpaceMap::build(&ts);
+        let map = ibdscope::SpaceMap::build(&ts);
         let ix = map.indexes.iter().min_by_key(|i| i.index_id.0).unwrap();
         let mut t = t.clone();
         t.indexes[0].root = Some(ix.root.0);
@@ -2501,7 +2501,7 @@ pub(crate) mod corpus_rows {
         ] {
             let data = std::fs::read(dir.join(f)).unwrap();
             let ts = Tablespace::new(&data).unwrap();
-            let map = crate::SpaceMap::build(&ts);
+            let map = ibdscope::SpaceMap::build(&ts);
             // The clustered index is created first: the lowest index id.
             let ix = map.indexes.iter().min_by_key(|i| i.index_id.0).unwrap();
             let mut t = t.clone();

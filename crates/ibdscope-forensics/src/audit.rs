@@ -3,7 +3,7 @@
 //!
 //! A copy taken by `cp`, rsync, a snapshot or a backup tool can be whole
 //! and consistent, or carry the marks of how it was taken. The audit reads
-//! every page once ([`crate::space::page_facts`]), builds the
+//! every page once ([`ibdscope::space::page_facts`]), builds the
 //! [`SpaceMap`] (extent descriptors, inodes, roots), and sorts what it
 //! finds into verdicts, from least to most severe ([`AuditVerdict`]):
 //!
@@ -48,17 +48,17 @@
 //! here too; where the file also has damaged pages they are listed as
 //! possible consequences of that damage instead.
 //!
-//! Not covered: records inside a page (see [`crate::btree`]), and the
+//! Not covered: records inside a page (see [`ibdscope::btree`]), and the
 //! parent–child links of COMPACT trees (they need the table definition).
 
-use crate::checksum::{Scheme, Unverifiable, Verdict};
-use crate::extents::{Owner, SpaceMap, SpaceProblem};
-use crate::fil::FilHeader;
-use crate::finding::FindingKind;
-use crate::flst::page_readable;
-use crate::index::IndexHeader;
-use crate::space::page_facts;
-use crate::{IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
+use ibdscope::checksum::{Scheme, Unverifiable, Verdict};
+use ibdscope::extents::{Owner, SpaceMap, SpaceProblem};
+use ibdscope::fil::FilHeader;
+use ibdscope::finding::FindingKind;
+use ibdscope::flst::page_readable;
+use ibdscope::index::IndexHeader;
+use ibdscope::space::page_facts;
+use ibdscope::{IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// The verdict on one file, from least to most severe. A file's verdict is
@@ -650,11 +650,11 @@ fn doublewrite_blocks(ts: &Tablespace<'_>) -> Option<[PageRun; 2]> {
         return None;
     }
     let page = ts.page(PageNo(TRX_SYS_PAGE_NO))?;
-    if !crate::space::verify_page(page, ts.scheme()).is_ok() {
+    if !ibdscope::space::verify_page(page, ts.scheme()).is_ok() {
         return None;
     }
     let at = page.len().checked_sub(TRX_SYS_DOUBLEWRITE_FROM_END)?;
-    let word = |o: usize| crate::bytes::be_u32(page, at.checked_add(o)?);
+    let word = |o: usize| ibdscope::bytes::be_u32(page, at.checked_add(o)?);
     if word(10)? != TRX_SYS_DOUBLEWRITE_MAGIC_N {
         return None;
     }
@@ -845,7 +845,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             if lsn > end {
                 self.findings.push(AuditFinding {
                     page: Some(n),
-                    file_offset: self.page_offset(n, crate::fil::FIL_PAGE_LSN as u64),
+                    file_offset: self.page_offset(n, ibdscope::fil::FIL_PAGE_LSN as u64),
                     kind: AuditKind::BeyondRedoEnd { lsn, log_end: end },
                 });
             }
@@ -942,9 +942,9 @@ impl<'t, 'a> Builder<'t, 'a> {
                 continue;
             }
             let at = if page_no.is_some() {
-                crate::fil::FIL_PAGE_OFFSET
+                ibdscope::fil::FIL_PAGE_OFFSET
             } else {
-                crate::fil::FIL_PAGE_SPACE_ID
+                ibdscope::fil::FIL_PAGE_SPACE_ID
             };
             self.findings.push(AuditFinding {
                 page: Some(n),
@@ -979,7 +979,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             if h.space_id() != self.space_id && !self.suspect(PageNo(0)) && self.space_id.0 != 0 {
                 self.findings.push(AuditFinding {
                     page: Some(PageNo(0)),
-                    file_offset: crate::fsp::FSP_HEADER_OFFSET as u64,
+                    file_offset: ibdscope::fsp::FSP_HEADER_OFFSET as u64,
                     kind: AuditKind::FspSpaceId {
                         fsp: h.space_id(),
                         pages: self.space_id,
@@ -1113,8 +1113,8 @@ impl<'t, 'a> Builder<'t, 'a> {
 
     fn link_offset(&self, a: u32, link: Link) -> u64 {
         let at = match link {
-            Link::Next => crate::fil::FIL_PAGE_NEXT,
-            Link::Prev => crate::fil::FIL_PAGE_PREV,
+            Link::Next => ibdscope::fil::FIL_PAGE_NEXT,
+            Link::Prev => ibdscope::fil::FIL_PAGE_PREV,
         };
         self.page_offset(PageNo(a), at as u64)
     }
@@ -1197,7 +1197,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             if s.lsn > x.lsn {
                 out.push(AuditFinding {
                     page: Some(PageNo(n)),
-                    file_offset: self.page_offset(PageNo(n), crate::fil::FIL_PAGE_LSN as u64),
+                    file_offset: self.page_offset(PageNo(n), ibdscope::fil::FIL_PAGE_LSN as u64),
                     kind: AuditKind::FreeNewerThanXdes {
                         xdes_page: PageNo(xdes),
                         lsn: Lsn(s.lsn),

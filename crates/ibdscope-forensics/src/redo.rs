@@ -52,10 +52,10 @@
 //! record only when its mini-transaction starts at or after the page's
 //! FIL_PAGE_LSN (`recv_recover_page`).
 
-use crate::bytes::{be_u16, be_u32, be_u64};
-use crate::checksum::fold_binary;
-use crate::crc32c::{crc32c, crc32c_extend};
-use crate::{Lsn, PageNo, SpaceId};
+use ibdscope::bytes::{be_u16, be_u32, be_u64};
+use ibdscope::checksum::fold_binary;
+use ibdscope::crc32c::{crc32c, crc32c_extend};
+use ibdscope::{Lsn, PageNo, SpaceId};
 use std::fmt;
 
 /// `OS_FILE_LOG_BLOCK_SIZE`.

@@ -15,10 +15,10 @@
 //! pages the owner in the [`SpaceMap`] of the copy that has it (BLOB pages
 //! belong to their index's leaf segment).
 
-use crate::extents::{Owner, SpaceMap};
-use crate::fil::FilHeader;
-use crate::index::IndexHeader;
-use crate::{IndexId, Lsn, PageNo, PageType, Tablespace};
+use ibdscope::extents::{Owner, SpaceMap};
+use ibdscope::fil::FilHeader;
+use ibdscope::index::IndexHeader;
+use ibdscope::{IndexId, Lsn, PageNo, PageType, Tablespace};
 use std::fmt;
 
 /// How one page differs.
@@ -165,7 +165,7 @@ pub struct Diff {
 
 fn index_of(page: &[u8], ts: &Tablespace<'_>, map: &SpaceMap, n: PageNo) -> Option<IndexId> {
     let h = FilHeader::new(page)?;
-    if h.page_type().is_index(ts.type_names()) && crate::flst::page_readable(ts, page) {
+    if h.page_type().is_index(ts.type_names()) && ibdscope::flst::page_readable(ts, page) {
         return IndexHeader::new(page).map(|i| i.index_id());
     }
     match map.owner(ts, n) {

@@ -36,12 +36,12 @@
 //! at FIL_PAGE_DATA the part length (4) and next page (4, FIL_NULL ends),
 //! then the data (`LOB_HDR_PART_LEN`, `LOB_HDR_NEXT_PAGE_NO`, `LOB_HDR_SIZE`).
 
-use crate::bytes::{be_u16, be_u32};
-use crate::fil::{FilHeader, FIL_PAGE_DATA};
-use crate::inflate::{inflate_zlib, InflateError};
-use crate::record::{RecPage, Visited};
-use crate::xdes::{xdes_size, XDES_ARR_OFFSET};
-use crate::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope::bytes::{be_u16, be_u32};
+use ibdscope::fil::{FilHeader, FIL_PAGE_DATA};
+use ibdscope::inflate::{inflate_zlib, InflateError};
+use ibdscope::record::{RecPage, Visited};
+use ibdscope::xdes::{xdes_size, XDES_ARR_OFFSET};
+use ibdscope::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// `Encryption::INFO_MAX_SIZE` (MySQL 8.0 `os0enc.h`).
@@ -330,9 +330,9 @@ impl Sdi {
 
 fn sdi_page<'a>(ts: &Tablespace<'a>, n: PageNo) -> Result<RecPage<'a>, SdiProblem> {
     match RecPage::of(ts, n) {
-        Err(crate::NoRecords::PastFile) => Err(SdiProblem::PastFile),
-        Err(crate::NoRecords::NotIndex(t)) => Err(SdiProblem::NotSdiPage(t)),
-        Err(crate::NoRecords::Unreadable(_)) => Err(SdiProblem::Unreadable),
+        Err(ibdscope::NoRecords::PastFile) => Err(SdiProblem::PastFile),
+        Err(ibdscope::NoRecords::NotIndex(t)) => Err(SdiProblem::NotSdiPage(t)),
+        Err(ibdscope::NoRecords::Unreadable(_)) => Err(SdiProblem::Unreadable),
         Ok(rp) => {
             let t = FilHeader::new(rp.bytes()).map_or(PageType(0), |h| h.page_type());
             if t == PageType::FIL_PAGE_SDI {
@@ -554,7 +554,7 @@ mod tests {
     use super::*;
     use crate::json;
 
-    use crate::extents::corpus_tests::corpus;
+    use ibdscope_testkit::corpus;
 
     /// Against the corpus manifest: every MySQL 8.0+ file whose SDI the
     /// corpus read states `sdi_mysqld_version_id`; ours must be that, and

@@ -1,0 +1,110 @@
+//! Test support shared by every ibdscope crate's tests (a dev-dependency
+//! only; std only): where the workspace, its fixtures and the real-server
+//! corpus are, the one rule for tests that need the corpus, and the TSV
+//! manifests both are described by.
+//!
+//! The corpus rule: `../shared/corpus` beside the checkout is read in
+//! place. A test that needs it fails when it is missing, unless
+//! `IBDSCOPE_SKIP_CORPUS=1` is set; every skipped case is counted and the
+//! count printed, so a run that skipped says so.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The environment variable that lets corpus tests skip when the corpus is
+/// missing.
+pub const SKIP_CORPUS: &str = "IBDSCOPE_SKIP_CORPUS";
+
+static SKIPPED: AtomicUsize = AtomicUsize::new(0);
+
+/// The workspace root (the folder holding `crates/` and `fixtures/`).
+pub fn root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    here.canonicalize().unwrap_or(here)
+}
+
+/// The committed real-server fixtures, `fixtures/`.
+pub fn fixtures() -> PathBuf {
+    root().join("fixtures")
+}
+
+/// `../shared/corpus` beside the checkout.
+///
+/// # Panics
+///
+/// When the corpus is missing and `IBDSCOPE_SKIP_CORPUS=1` is not set: a
+/// test that reads the corpus must not pass without reading it.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = root().join("../shared/corpus");
+    if dir.join("manifest.tsv").is_file() {
+        return Some(dir);
+    }
+    if std::env::var(SKIP_CORPUS).is_ok_and(|v| v == "1") {
+        let n = SKIPPED.fetch_add(1, Ordering::Relaxed) + 1;
+        eprintln!(
+            "corpus: {} not found; case skipped ({SKIP_CORPUS}=1); {n} corpus case(s) skipped in this test binary",
+            dir.display()
+        );
+        return None;
+    }
+    panic!(
+        "{} not found: this test reads the real-server corpus in place; \
+         put it beside the checkout, or set {SKIP_CORPUS}=1 to skip such cases",
+        dir.display()
+    )
+}
+
+/// How many corpus cases this test binary skipped so far.
+pub fn corpus_skipped() -> usize {
+    SKIPPED.load(Ordering::Relaxed)
+}
+
+/// Rows of a TSV file with a header line, each a map from column name to
+/// field (missing trailing fields are empty).
+///
+/// # Panics
+///
+/// When the file cannot be read or has no header line.
+pub fn tsv(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let head: Vec<String> = lines
+        .next()
+        .unwrap_or_else(|| panic!("{}: no header line", path.display()))
+        .split('\t')
+        .map(str::to_string)
+        .collect();
+    lines
+        .map(|l| {
+            let cells = l.split('\t').map(str::to_string);
+            head.iter()
+                .cloned()
+                .zip(cells.chain(std::iter::repeat(String::new())))
+                .collect()
+        })
+        .collect()
+}
+
+/// A corpus manifest's `leaf_n_recs_read` field, `index_id 15=200 (levels
+/// 1);index_id 16=200 (levels 1)`, as `{15: (200, 1), 16: (200, 1)}`.
+///
+/// # Panics
+///
+/// On a field not in that form.
+pub fn leaf_recs(field: &str) -> BTreeMap<u64, (u64, u32)> {
+    let bad = || -> ! { panic!("leaf_n_recs_read field not understood: {field:?}") };
+    field
+        .split(';')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            let s = s.trim().strip_prefix("index_id ").unwrap_or_else(|| bad());
+            let (id, rest) = s.split_once('=').unwrap_or_else(|| bad());
+            let (n, levels) = rest.split_once(" (levels ").unwrap_or_else(|| bad());
+            let levels = levels.strip_suffix(')').unwrap_or_else(|| bad());
+            let num = |t: &str| t.parse::<u64>().unwrap_or_else(|_| bad());
+            let levels = u32::try_from(num(levels)).unwrap_or_else(|_| bad());
+            (num(id), (num(n), levels))
+        })
+        .collect()
+}
