@@ -1,13 +1,11 @@
-//! Opening input files: read-only, memory-mapped, never written; and the
-//! logical image of a page_compressed space for the structure commands.
+//! Opening input files: read-only, memory-mapped, never written (the
+//! report crate's [`Host`] for the binary).
 
-use crate::Outcome;
-use ibdscope::pagecomp::{self, Expansion, PageCompErrorKind};
-use ibdscope::Tablespace;
+use ibdscope_report::host::{Host, OpenError, Source};
 use memmap2::Mmap;
 use std::fs::File;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The bytes of one input file.
 pub enum Input {
@@ -89,21 +87,6 @@ impl Drop for Input {
     }
 }
 
-/// Why a file could not be read.
-#[derive(Debug)]
-pub struct OpenError {
-    /// The file.
-    pub path: PathBuf,
-    /// What went wrong.
-    pub what: String,
-}
-
-impl std::fmt::Display for OpenError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.what)
-    }
-}
-
 /// Opens `path` read-only and maps it; `threads` may unmap it.
 pub fn open(path: &Path, threads: usize) -> Result<Input, OpenError> {
     let err = |what: String| OpenError {
@@ -131,60 +114,24 @@ pub fn open(path: &Path, threads: usize) -> Result<Input, OpenError> {
     Ok(Input::Mapped(map, threads))
 }
 
-/// The logical image of a page_compressed space (MariaDB
-/// `PAGE_COMPRESSED=1`), which the structure commands (`extents`,
-/// `segments`, `lists`, `indexes`, `fill`, `records`, `rows`, `schema`,
-/// `sdi`, `compare` maps) read in place of the file; `None` for every other
-/// space. Pages that could not be decompressed are named on stderr with
-/// their byte offset (they keep their physical bytes, which the structure
-/// code skips as unreadable). `check`, `types`, `pages`, `page`, `lsn`,
-/// `info`, `diff` and `audit` read the physical pages.
-pub fn expand(path: &Path, ts: &Tablespace<'_>) -> Option<Expansion> {
-    if !pagecomp::applies(ts) {
-        return None;
+/// The binary's host: files are memory-mapped read-only.
+#[derive(Debug)]
+pub struct MapHost;
+
+impl Host for MapHost {
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
+        open(path, threads).map(|i| Box::new(i) as Box<dyn Source>)
     }
-    let e = pagecomp::expand(ts);
-    const SHOWN: usize = 8;
-    for f in e.failures.iter().take(SHOWN) {
-        eprintln!("ibdscope: {}: page {}: {}", path.display(), f.page, f.error);
-    }
-    if let Some(more) = e.failures.len().checked_sub(SHOWN).filter(|&n| n > 0) {
-        eprintln!(
-            "ibdscope: {}: {more} more page_compressed pages not decompressed",
-            path.display()
-        );
-    }
-    Some(e)
 }
 
-/// Whether some page of `e` failed to decompress because it is damaged
-/// (not because its algorithm is not decoded or it is encrypted): a finding.
-pub fn damaged(e: &Expansion) -> bool {
-    e.failures.iter().any(|f| {
-        !matches!(
-            f.error.kind,
-            PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted
-        )
-    })
-}
+impl Source for Input {
+    fn bytes(&self) -> &[u8] {
+        Input::bytes(self)
+    }
 
-/// Runs `f` over the space the structure commands read: the logical image
-/// of a page_compressed space ([`expand`]), else `ts` itself. A damaged
-/// compressed page makes the outcome at least [`Outcome::Findings`].
-pub fn with_logical(
-    path: &Path,
-    ts: &Tablespace<'_>,
-    f: impl FnOnce(&Tablespace<'_>) -> io::Result<Outcome>,
-) -> io::Result<Outcome> {
-    let Some(e) = expand(path, ts) else {
-        return f(ts);
-    };
-    let outcome = f(&e.tablespace(ts))?;
-    Ok(if damaged(&e) {
-        outcome.max(Outcome::Findings)
-    } else {
-        outcome
-    })
+    fn release(&self, offset: usize, len: usize) {
+        Input::release(self, offset, len);
+    }
 }
 
 fn describe(e: &io::Error) -> String {

@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ibdscope_render::ImageFormat;
+use ibdscope_report::args::{Cmd, Color, DefOpts, Format, Metric, Opts, RecordsOpts, RowsOpts};
 use std::path::PathBuf;
 
 /// Read InnoDB tablespace files (.ibd) exactly, quickly and read-only.
@@ -71,8 +72,8 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// What the picture shows for each file.
-        #[arg(long, value_enum, default_value_t = Metric::Extents)]
-        metric: Metric,
+        #[arg(long, value_enum, default_value_t = MetricArg::Extents)]
+        metric: MetricArg,
         /// Write the picture to this file (.png or .svg).
         #[arg(long, value_name = "PICTURE")]
         out: Option<PathBuf>,
@@ -209,8 +210,8 @@ struct Common {
 #[derive(clap::Args, Debug)]
 struct Draw {
     /// Colour: auto (when stdout is a terminal), always, never.
-    #[arg(long, value_enum, default_value_t = Color::Auto)]
-    color: Color,
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    color: ColorArg,
     /// Draw with ASCII only (for terminals without Unicode).
     #[arg(long)]
     ascii: bool,
@@ -222,8 +223,8 @@ struct Draw {
 #[derive(clap::Args, Debug)]
 struct Shared {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    format: FormatArg,
     /// Physical page size, overriding detection (e.g. 16k, 8192).
     #[arg(long, value_parser = parse_size)]
     page_size: Option<u32>,
@@ -231,7 +232,7 @@ struct Shared {
 
 /// When to colour terminal output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Color {
+pub enum ColorArg {
     /// When stdout is a terminal and NO_COLOR is unset.
     Auto,
     /// Always.
@@ -242,7 +243,7 @@ pub enum Color {
 
 /// What `compare` draws for each file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Metric {
+pub enum MetricArg {
     /// Owner of each page (index, free, system) and fill.
     Extents,
     /// Page LSN, old to new within each file.
@@ -253,7 +254,7 @@ pub enum Metric {
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum FormatArg {
     /// Human-readable text.
     Text,
     /// One JSON document.
@@ -283,287 +284,205 @@ fn parse_size(s: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("'{s}' is not a page size (1k, 2k, 4k, 8k, 16k, 32k or 64k)"))
 }
 
-/// Which command, with its own options.
-#[derive(Debug)]
-pub enum Cmd {
-    /// `info`.
-    Info,
-    /// `pages`.
-    Pages {
-        /// First page.
-        from: u32,
-        /// Last page.
-        to: Option<u32>,
-    },
-    /// `types`.
-    Types,
-    /// `check`.
-    Check,
-    /// `extents`.
-    Extents,
-    /// `segments`.
-    Segments,
-    /// `lists`.
-    Lists,
-    /// `indexes`.
-    Indexes,
-    /// `audit`.
-    Audit,
-    /// `diff`.
-    Diff,
-    /// `lsn`.
-    Lsn,
-    /// `fill`.
-    Fill,
-    /// `compare`.
-    Compare,
-    /// `sdi`.
-    Sdi,
-    /// `page`.
-    Page {
-        /// The page number.
-        page: u32,
-    },
-    /// `records`.
-    Records(RecordsOpts),
-    /// `schema`.
-    Schema(DefOpts),
-    /// `rows`.
-    Rows(RowsOpts),
-}
-
-/// Where `schema` and `rows` take the table definition from.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DefOpts {
-    /// `--frm`.
-    pub frm: Option<PathBuf>,
-    /// `--ddl`.
-    pub ddl: Option<PathBuf>,
-}
-
-/// What `rows` reads and shows.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RowsOpts {
-    /// The definition's source.
-    pub def: DefOpts,
-    /// An index name or id.
-    pub index: Option<String>,
-    /// Only deleted rows.
-    pub deleted: bool,
-    /// Live and deleted rows.
-    pub with_deleted: bool,
-    /// Only this page.
-    pub where_page: Option<u32>,
-    /// Hidden system columns too.
-    pub hidden: bool,
-    /// Cap on one off-page value.
-    pub max_value_bytes: usize,
-}
-
-/// What `records` walks and shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RecordsOpts {
-    /// Only this index.
-    pub index: Option<u64>,
-    /// Only delete-marked and free-chain records.
-    pub deleted: bool,
-    /// Only this page.
-    pub page: Option<u32>,
-    /// Every page the index owns (and freed pages with its records).
-    pub all_pages: bool,
-}
-
-/// Checked options for one run.
-#[derive(Debug)]
-pub struct Opts {
-    /// The command.
-    pub cmd: Cmd,
-    /// Input files.
-    pub files: Vec<PathBuf>,
-    /// Output format.
-    pub format: Format,
-    /// Library options.
-    pub lib: ibdscope::Options,
-    /// Colour choice for terminal maps.
-    pub color: Color,
-    /// ASCII-only drawing.
-    pub ascii: bool,
-    /// Picture file to write, with its format.
-    pub out: Option<(PathBuf, ImageFormat)>,
-    /// What `compare` draws.
-    pub metric: Metric,
-}
-
-impl Opts {
-    /// Checks the arguments; nothing is opened yet.
-    pub fn from_cli(cli: Cli) -> Result<Self, String> {
-        let threads = cli
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let (mut color, mut ascii, mut out, mut metric) =
-            (Color::Auto, false, None, Metric::Extents);
-        let text_json: &[Format] = &[Format::Text, Format::Json];
-        let (cmd, files, shared, allowed): (Cmd, Vec<PathBuf>, Shared, &[Format]) =
-            match cli.command {
-                Command::Extents { common, draw } => {
-                    (color, ascii, out) = (draw.color, draw.ascii, draw.out);
-                    (Cmd::Extents, vec![common.file], common.shared, text_json)
-                }
-                Command::Lsn { common, draw } => {
-                    (color, ascii, out) = (draw.color, draw.ascii, draw.out);
-                    (Cmd::Lsn, vec![common.file], common.shared, text_json)
-                }
-                Command::Fill { common, draw } => {
-                    (color, ascii, out) = (draw.color, draw.ascii, draw.out);
-                    (Cmd::Fill, vec![common.file], common.shared, text_json)
-                }
-                Command::Compare {
-                    files,
-                    metric: m,
-                    out: o,
-                    shared,
-                } => {
-                    (out, metric) = (o, m);
-                    (Cmd::Compare, files, shared, text_json)
-                }
-                Command::Segments(c) => (Cmd::Segments, vec![c.file], c.shared, text_json),
-                Command::Lists(c) => (Cmd::Lists, vec![c.file], c.shared, text_json),
-                Command::Indexes(c) => (Cmd::Indexes, vec![c.file], c.shared, text_json),
-                Command::Sdi(c) => (Cmd::Sdi, vec![c.file], c.shared, text_json),
-                Command::Page { common, page } => (
-                    Cmd::Page { page },
-                    vec![common.file],
-                    common.shared,
-                    text_json,
-                ),
-                Command::Records {
-                    common,
-                    index,
-                    deleted,
-                    page,
-                    all_pages,
-                } => (
-                    Cmd::Records(RecordsOpts {
-                        index,
-                        deleted,
-                        page,
-                        all_pages,
-                    }),
-                    vec![common.file],
-                    common.shared,
-                    &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
-                ),
-                Command::Schema { common, def } => (
-                    Cmd::Schema(DefOpts {
-                        frm: def.frm,
-                        ddl: def.ddl,
-                    }),
-                    vec![common.file],
-                    common.shared,
-                    text_json,
-                ),
-                Command::Rows {
-                    common,
-                    def,
-                    index,
-                    deleted,
-                    with_deleted,
-                    where_page,
-                    hidden,
-                    max_value_bytes,
-                } => (
-                    Cmd::Rows(RowsOpts {
-                        def: DefOpts {
-                            frm: def.frm,
-                            ddl: def.ddl,
-                        },
-                        index,
-                        deleted,
-                        with_deleted,
-                        where_page,
-                        hidden,
-                        max_value_bytes,
-                    }),
-                    vec![common.file],
-                    common.shared,
-                    &[
-                        Format::Text,
-                        Format::Json,
-                        Format::Jsonl,
-                        Format::Csv,
-                        Format::Tsv,
-                        Format::Sql,
-                    ],
-                ),
-                Command::Info(c) => (
-                    Cmd::Info,
-                    vec![c.file],
-                    c.shared,
-                    &[Format::Text, Format::Json],
-                ),
-                Command::Pages { common, from, to } => {
-                    if let Some(to) = to {
-                        if to < from {
-                            return Err(format!("--to {to} is before --from {from}"));
-                        }
-                    }
-                    (
-                        Cmd::Pages { from, to },
-                        vec![common.file],
-                        common.shared,
-                        &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
-                    )
-                }
-                Command::Types(c) => (
-                    Cmd::Types,
-                    vec![c.file],
-                    c.shared,
-                    &[Format::Text, Format::Json, Format::Csv],
-                ),
-                Command::Check { files, shared } => (
-                    Cmd::Check,
-                    files,
-                    shared,
-                    &[Format::Text, Format::Json, Format::Jsonl],
-                ),
-                Command::Audit { paths, shared } => (
-                    Cmd::Audit,
-                    paths,
-                    shared,
-                    &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
-                ),
-                Command::Diff { a, b, shared } => (
-                    Cmd::Diff,
-                    vec![a, b],
-                    shared,
-                    &[Format::Text, Format::Json, Format::Csv],
-                ),
-            };
-        if !allowed.contains(&shared.format) {
-            return Err(format!(
-                "--format {:?} is not available for this command",
-                shared.format
-            )
-            .to_lowercase());
+impl From<ColorArg> for Color {
+    fn from(c: ColorArg) -> Self {
+        match c {
+            ColorArg::Auto => Color::Auto,
+            ColorArg::Always => Color::Always,
+            ColorArg::Never => Color::Never,
         }
-        let out = match out {
-            None => None,
-            Some(p) => Some(check_out(p, &files)?),
-        };
-        Ok(Opts {
-            cmd,
-            files,
-            format: shared.format,
-            lib: ibdscope::Options {
-                page_size: shared.page_size,
-                threads,
-            },
-            color,
-            ascii,
-            out,
-            metric,
-        })
     }
+}
+
+impl From<MetricArg> for Metric {
+    fn from(m: MetricArg) -> Self {
+        match m {
+            MetricArg::Extents => Metric::Extents,
+            MetricArg::Lsn => Metric::Lsn,
+            MetricArg::Fill => Metric::Fill,
+        }
+    }
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Text => Format::Text,
+            FormatArg::Json => Format::Json,
+            FormatArg::Jsonl => Format::Jsonl,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Tsv => Format::Tsv,
+            FormatArg::Sql => Format::Sql,
+        }
+    }
+}
+
+/// Checks the arguments into a run's options; nothing is opened yet.
+pub fn from_cli(cli: Cli) -> Result<Opts, String> {
+    let threads = cli
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let (mut color, mut ascii, mut out, mut metric) = (Color::Auto, false, None, Metric::Extents);
+    let text_json: &[Format] = &[Format::Text, Format::Json];
+    let (cmd, files, shared, allowed): (Cmd, Vec<PathBuf>, Shared, &[Format]) = match cli.command {
+        Command::Extents { common, draw } => {
+            (color, ascii, out) = (draw.color.into(), draw.ascii, draw.out);
+            (Cmd::Extents, vec![common.file], common.shared, text_json)
+        }
+        Command::Lsn { common, draw } => {
+            (color, ascii, out) = (draw.color.into(), draw.ascii, draw.out);
+            (Cmd::Lsn, vec![common.file], common.shared, text_json)
+        }
+        Command::Fill { common, draw } => {
+            (color, ascii, out) = (draw.color.into(), draw.ascii, draw.out);
+            (Cmd::Fill, vec![common.file], common.shared, text_json)
+        }
+        Command::Compare {
+            files,
+            metric: m,
+            out: o,
+            shared,
+        } => {
+            (out, metric) = (o, m.into());
+            (Cmd::Compare, files, shared, text_json)
+        }
+        Command::Segments(c) => (Cmd::Segments, vec![c.file], c.shared, text_json),
+        Command::Lists(c) => (Cmd::Lists, vec![c.file], c.shared, text_json),
+        Command::Indexes(c) => (Cmd::Indexes, vec![c.file], c.shared, text_json),
+        Command::Sdi(c) => (Cmd::Sdi, vec![c.file], c.shared, text_json),
+        Command::Page { common, page } => (
+            Cmd::Page { page },
+            vec![common.file],
+            common.shared,
+            text_json,
+        ),
+        Command::Records {
+            common,
+            index,
+            deleted,
+            page,
+            all_pages,
+        } => (
+            Cmd::Records(RecordsOpts {
+                index,
+                deleted,
+                page,
+                all_pages,
+            }),
+            vec![common.file],
+            common.shared,
+            &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+        ),
+        Command::Schema { common, def } => (
+            Cmd::Schema(DefOpts {
+                frm: def.frm,
+                ddl: def.ddl,
+            }),
+            vec![common.file],
+            common.shared,
+            text_json,
+        ),
+        Command::Rows {
+            common,
+            def,
+            index,
+            deleted,
+            with_deleted,
+            where_page,
+            hidden,
+            max_value_bytes,
+        } => (
+            Cmd::Rows(RowsOpts {
+                def: DefOpts {
+                    frm: def.frm,
+                    ddl: def.ddl,
+                },
+                index,
+                deleted,
+                with_deleted,
+                where_page,
+                hidden,
+                max_value_bytes,
+            }),
+            vec![common.file],
+            common.shared,
+            &[
+                Format::Text,
+                Format::Json,
+                Format::Jsonl,
+                Format::Csv,
+                Format::Tsv,
+                Format::Sql,
+            ],
+        ),
+        Command::Info(c) => (
+            Cmd::Info,
+            vec![c.file],
+            c.shared,
+            &[Format::Text, Format::Json],
+        ),
+        Command::Pages { common, from, to } => {
+            if let Some(to) = to {
+                if to < from {
+                    return Err(format!("--to {to} is before --from {from}"));
+                }
+            }
+            (
+                Cmd::Pages { from, to },
+                vec![common.file],
+                common.shared,
+                &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+            )
+        }
+        Command::Types(c) => (
+            Cmd::Types,
+            vec![c.file],
+            c.shared,
+            &[Format::Text, Format::Json, Format::Csv],
+        ),
+        Command::Check { files, shared } => (
+            Cmd::Check,
+            files,
+            shared,
+            &[Format::Text, Format::Json, Format::Jsonl],
+        ),
+        Command::Audit { paths, shared } => (
+            Cmd::Audit,
+            paths,
+            shared,
+            &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+        ),
+        Command::Diff { a, b, shared } => (
+            Cmd::Diff,
+            vec![a, b],
+            shared,
+            &[Format::Text, Format::Json, Format::Csv],
+        ),
+    };
+    let format = Format::from(shared.format);
+    if !allowed.contains(&format) {
+        return Err(
+            format!("--format {:?} is not available for this command", format).to_lowercase(),
+        );
+    }
+    let out = match out {
+        None => None,
+        Some(p) => Some(check_out(p, &files)?),
+    };
+    Ok(Opts {
+        cmd,
+        files,
+        format,
+        lib: ibdscope::Options {
+            page_size: shared.page_size,
+            threads,
+        },
+        color,
+        ascii,
+        out,
+        metric,
+        host: std::sync::Arc::new(crate::input::MapHost),
+    })
 }
 
 /// The picture's format from its extension, and never one of the inputs.

@@ -9,7 +9,6 @@ mod integration {
     mod corpus;
     mod damage;
     mod fixtures;
-    mod golden;
     mod pictures;
     mod records;
     mod rows;

@@ -1,0 +1,163 @@
+//! One model of a tablespace that every command reads: the file's
+//! detection, the trust of every page (what `check` says of it), the space
+//! map, the B-trees, and the table definition with its index names when any
+//! source gives one. Each part is computed the first time a command asks
+//! for it and then shared, so a command that needs the map and the trees
+//! builds each once, and every command draws the same conclusions from the
+//! same facts.
+
+use crate::args::DefOpts;
+use crate::cmd::schema::{self, Def};
+use ibdscope::summary::BadPage;
+use ibdscope::{Btrees, Finding, IndexId, PageNo, SpaceMap, Summary, Tablespace};
+use std::cell::OnceCell;
+use std::path::Path;
+
+/// The index id MySQL 8.0+ gives the SDI index of every tablespace
+/// (`dict_sdi_get_index_id`, mysql-server 8.0 storage/innobase/include/dict0sdi.h:
+/// `std::numeric_limits<space_index_t>::max()`).
+pub const SDI_INDEX_ID: u64 = u64::MAX;
+
+/// How far a page can be trusted, as `check` says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Trust<'s> {
+    /// The page verifies, or holds nothing to verify (all zero), or its
+    /// checksum cannot be checked (none, encrypted, algorithm not stored):
+    /// nothing says it is wrong.
+    Sound,
+    /// The page does not verify: what is read from it may be wrong.
+    Damaged(&'s BadPage),
+}
+
+/// The model of one file.
+pub struct Analysis<'t> {
+    path: &'t Path,
+    physical: &'t Tablespace<'t>,
+    ts: &'t Tablespace<'t>,
+    def_opts: DefOpts,
+    summary: OnceCell<Summary>,
+    map: OnceCell<SpaceMap>,
+    trees: OnceCell<Btrees>,
+    def: OnceCell<Result<Def, String>>,
+}
+
+impl<'t> Analysis<'t> {
+    /// The model of the file at `path`: `physical` is its pages as stored,
+    /// `ts` the space the structure is read from (the logical image of a
+    /// page_compressed space, else the same space); `def` says where a
+    /// table definition may come from.
+    pub fn new(
+        path: &'t Path,
+        physical: &'t Tablespace<'t>,
+        ts: &'t Tablespace<'t>,
+        def: DefOpts,
+    ) -> Self {
+        Analysis {
+            path,
+            physical,
+            ts,
+            def_opts: def,
+            summary: OnceCell::new(),
+            map: OnceCell::new(),
+            trees: OnceCell::new(),
+            def: OnceCell::new(),
+        }
+    }
+
+    /// The file as the user named it.
+    pub fn path(&self) -> &'t Path {
+        self.path
+    }
+
+    /// The space the structure is read from.
+    pub fn ts(&self) -> &'t Tablespace<'t> {
+        self.ts
+    }
+
+    /// The pages as stored (what checksums are computed on).
+    pub fn physical(&self) -> &'t Tablespace<'t> {
+        self.physical
+    }
+
+    /// The one-pass summary of the stored pages: every page's verdict.
+    pub fn summary(&self) -> &Summary {
+        self.summary.get_or_init(|| Summary::of(self.physical))
+    }
+
+    /// The space map (built on first use).
+    pub fn map(&self) -> &SpaceMap {
+        self.map.get_or_init(|| SpaceMap::build(self.ts))
+    }
+
+    /// The B-trees (built on first use).
+    pub fn trees(&self) -> &Btrees {
+        self.trees
+            .get_or_init(|| Btrees::build(self.ts, self.map()))
+    }
+
+    /// The table definition, or why there is none (a message naming the
+    /// sources tried).
+    pub fn definition(&self) -> Result<&Def, &str> {
+        self.def
+            .get_or_init(|| schema::load(self.path, self.ts, &self.def_opts))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// Findings about the file as a whole: it ends inside a page, it is
+    /// shorter than its FSP_SIZE says, page 0 does not verify. The same in
+    /// every command, and each one is a finding (exit 1).
+    pub fn file_findings(&self) -> &[Finding] {
+        &self.summary().file_findings
+    }
+
+    /// What `check` says of page `n`.
+    pub fn trust(&self, n: PageNo) -> Trust<'_> {
+        let bad = &self.summary().bad;
+        match bad.binary_search_by_key(&n, |b| b.facts.page_no) {
+            Ok(i) => bad.get(i).map_or(Trust::Sound, Trust::Damaged),
+            Err(_) => Trust::Sound,
+        }
+    }
+
+    /// The pages that do not verify (checksum, LSN halves, page number or
+    /// space id), in page order.
+    pub fn damaged_pages(&self) -> &[BadPage] {
+        &self.summary().bad
+    }
+
+    /// The name of index `id`: the SDI index of a MySQL 8.0+ space, else
+    /// the definition's index with that id or, when the definition has no
+    /// ids (a `.frm`, a `CREATE TABLE`), the one whose root page it is.
+    pub fn index_name(&self, id: IndexId) -> Option<&str> {
+        if id.0 == SDI_INDEX_ID {
+            return Some("SDI");
+        }
+        let def = self.definition().ok()?;
+        let by_id = def
+            .table
+            .indexes
+            .iter()
+            .find(|ix| ix.id == Some(id.0))
+            .map(|ix| ix.name.as_str());
+        by_id.or_else(|| {
+            let root = self.map().index(id)?.root;
+            def.table
+                .indexes
+                .iter()
+                .find(|ix| ix.id.is_none() && ix.root == Some(root.0))
+                .map(|ix| ix.name.as_str())
+        })
+    }
+
+    /// `id` with its name when one is known: `29 PRIMARY`, `30 k_b`, `SDI`,
+    /// or `29`.
+    pub fn index_label(&self, id: IndexId) -> String {
+        match self.index_name(id) {
+            Some("SDI") if id.0 == SDI_INDEX_ID => "SDI".to_string(),
+            Some(name) => format!("{id} {name}"),
+            None => id.to_string(),
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The checked arguments of one run: which command, its options, the input
+//! files and how to print. Built by a front end (the `ibdscope` binary's
+//! clap definitions) before any file is opened; plain data, no parsing.
+
+use crate::host::Host;
+use ibdscope_render::ImageFormat;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// When to colour terminal output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Color {
+    /// When stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// What `compare` draws for each file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Metric {
+    /// Owner of each page (index, free, system) and fill.
+    Extents,
+    /// Page LSN, old to new within each file.
+    Lsn,
+    /// Fill of each index page.
+    Fill,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// Human-readable text.
+    Text,
+    /// One JSON document.
+    Json,
+    /// One JSON object per line.
+    Jsonl,
+    /// Comma-separated values with a header line.
+    Csv,
+    /// Tab-separated values, as the server's SELECT … INTO OUTFILE writes
+    /// them (`rows`).
+    Tsv,
+    /// INSERT statements (`rows`).
+    Sql,
+}
+
+/// Which command, with its own options.
+#[derive(Debug)]
+pub enum Cmd {
+    /// `info`.
+    Info,
+    /// `pages`.
+    Pages {
+        /// First page.
+        from: u32,
+        /// Last page.
+        to: Option<u32>,
+    },
+    /// `types`.
+    Types,
+    /// `check`.
+    Check,
+    /// `extents`.
+    Extents,
+    /// `segments`.
+    Segments,
+    /// `lists`.
+    Lists,
+    /// `indexes`.
+    Indexes,
+    /// `audit`.
+    Audit,
+    /// `diff`.
+    Diff,
+    /// `lsn`.
+    Lsn,
+    /// `fill`.
+    Fill,
+    /// `compare`.
+    Compare,
+    /// `sdi`.
+    Sdi,
+    /// `page`.
+    Page {
+        /// The page number.
+        page: u32,
+    },
+    /// `records`.
+    Records(RecordsOpts),
+    /// `schema`.
+    Schema(DefOpts),
+    /// `rows`.
+    Rows(RowsOpts),
+}
+
+/// Where `schema` and `rows` take the table definition from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DefOpts {
+    /// `--frm`.
+    pub frm: Option<PathBuf>,
+    /// `--ddl`.
+    pub ddl: Option<PathBuf>,
+}
+
+/// What `rows` reads and shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowsOpts {
+    /// The definition's source.
+    pub def: DefOpts,
+    /// An index name or id.
+    pub index: Option<String>,
+    /// Only deleted rows.
+    pub deleted: bool,
+    /// Live and deleted rows.
+    pub with_deleted: bool,
+    /// Only this page.
+    pub where_page: Option<u32>,
+    /// Hidden system columns too.
+    pub hidden: bool,
+    /// Cap on one off-page value.
+    pub max_value_bytes: usize,
+}
+
+/// What `records` walks and shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordsOpts {
+    /// Only this index.
+    pub index: Option<u64>,
+    /// Only delete-marked and free-chain records.
+    pub deleted: bool,
+    /// Only this page.
+    pub page: Option<u32>,
+    /// Every page the index owns (and freed pages with its records).
+    pub all_pages: bool,
+}
+
+/// Checked options for one run.
+#[derive(Debug)]
+pub struct Opts {
+    /// The command.
+    pub cmd: Cmd,
+    /// Input files.
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    pub format: Format,
+    /// Library options.
+    pub lib: ibdscope::Options,
+    /// Colour choice for terminal maps.
+    pub color: Color,
+    /// ASCII-only drawing.
+    pub ascii: bool,
+    /// Picture file to write, with its format.
+    pub out: Option<(PathBuf, ImageFormat)>,
+    /// What `compare` draws.
+    pub metric: Metric,
+    /// Where input files are opened.
+    pub host: Arc<dyn Host>,
+}

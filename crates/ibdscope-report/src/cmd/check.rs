@@ -1,0 +1,212 @@
+//! `ibdscope check`: verify every page of every file, keep going past
+//! damage, one line per problem.
+
+use crate::analysis::Analysis;
+use crate::args::{Format, Opts};
+use crate::cmd::with_space;
+use crate::json::Json;
+use crate::Outcome;
+use ibdscope::checksum::{self, Unverifiable};
+use ibdscope::space::PageProblem;
+use ibdscope::summary::BadPage;
+use ibdscope::{Finding, FindingKind, Summary, Tablespace};
+use std::fmt;
+use std::io::{self, Write};
+
+/// A short word for why a page cannot be verified.
+pub fn why_word(w: Unverifiable) -> &'static str {
+    match w {
+        Unverifiable::Encrypted => "encrypted",
+        Unverifiable::PageCompressed => "page_compressed",
+    }
+}
+
+fn why_sentence(w: Unverifiable) -> &'static str {
+    match w {
+        Unverifiable::Encrypted => "encrypted: the checksum covers the plaintext; needs the key",
+        Unverifiable::PageCompressed => {
+            "page-compressed (MariaDB PAGE_COMPRESSED or MySQL COMPRESSION=): the checksum is \
+             verified after decompression"
+        }
+    }
+}
+
+/// Runs `check` over every file.
+pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    let mut worst = Outcome::Clean;
+    let many = opts.files.len() > 1;
+    if opts.format == Format::Json && many {
+        out.write_all(b"[")?;
+    }
+    for (i, path) in opts.files.iter().enumerate() {
+        if opts.format == Format::Json && many && i > 0 {
+            out.write_all(b",")?;
+        }
+        let outcome = with_space(path, opts, |ts| {
+            one(opts, &Analysis::new(path, ts, ts, Default::default()), out)
+        })?;
+        if outcome == Outcome::Unreadable && matches!(opts.format, Format::Json | Format::Jsonl) {
+            let mut j = Json::new(out);
+            j.obj()?
+                .kv_str("file", &path.display().to_string())?
+                .kv_str("error", "could not read (see stderr)")?
+                .end_obj()?;
+            if opts.format == Format::Jsonl {
+                writeln!(out)?;
+            }
+        }
+        worst = worst.max(outcome);
+    }
+    if opts.format == Format::Json && many {
+        out.write_all(b"]\n")?;
+    }
+    Ok(worst)
+}
+
+/// The reason for a bad page, with the computed values a reader needs to
+/// judge a checksum mismatch.
+struct Reason<'a>(&'a Finding, &'a BadPage, &'a Tablespace<'a>);
+
+impl fmt::Display for Reason<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.kind)?;
+        if self.0.kind == FindingKind::Page(PageProblem::Checksum) {
+            let Some(page) = self.2.page(self.1.facts.page_no) else {
+                return Ok(());
+            };
+            let stored = self.1.facts.stored_checksum;
+            match self.2.scheme() {
+                checksum::Scheme::Classic => write!(
+                    f,
+                    ": stored 0x{stored:08x}, crc32 0x{:08x}, innodb 0x{:08x}",
+                    checksum::page_crc32(page),
+                    checksum::page_innodb_new(page)
+                )?,
+                checksum::Scheme::Zip => write!(
+                    f,
+                    ": stored 0x{stored:08x}, crc32 0x{:08x}, adler32 0x{:08x}",
+                    checksum::zip_crc32(page, false),
+                    checksum::zip_adler32(page)
+                )?,
+                checksum::Scheme::FullCrc32 => {
+                    if let Some((size, _)) = checksum::full_crc32_size(page) {
+                        let covered = page.get(..size).unwrap_or(page);
+                        let stored = covered.get(size.saturating_sub(4)..).map_or(0, |b| {
+                            b.iter().fold(0u32, |acc, &x| acc << 8 | u32::from(x))
+                        });
+                        write!(
+                            f,
+                            ": stored 0x{stored:08x}, full_crc32 0x{:08x}",
+                            checksum::full_crc32(covered)
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks one parsed file.
+pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
+    let (path, ts) = (a.path(), a.ts());
+    let s = Summary::of(ts);
+    let (freed, live): (Vec<&BadPage>, Vec<&BadPage>) =
+        s.bad.iter().partition(|b| b.freed == Some(true));
+    match opts.format {
+        Format::Json | Format::Jsonl => {
+            let mut j = Json::new(out);
+            j.obj()?.kv_str("file", &path.display().to_string())?;
+            j.kv_num("pages", ts.n_pages())?
+                .kv_num("valid", s.valid())?
+                .kv_num("empty", s.empty)?;
+            j.key("invalid")?;
+            bad_list(&mut j, &live, ts)?;
+            j.key("freed_invalid")?;
+            bad_list(&mut j, &freed, ts)?;
+            j.key("unverifiable")?.arr()?;
+            for (p, w) in &s.unverifiable {
+                j.obj()?
+                    .kv_num("page", p.0)?
+                    .kv_str("reason", why_sentence(*w))?
+                    .end_obj()?;
+            }
+            j.end_arr()?.key("file_findings")?.arr()?;
+            for fi in &s.file_findings {
+                j.obj()?
+                    .key("page")?
+                    .opt_num(fi.page.map(|p| u64::from(p.0)))?;
+                j.kv_num("offset", fi.file_offset)?
+                    .kv_display("reason", &fi.kind)?
+                    .end_obj()?;
+            }
+            j.end_arr()?.key("algorithms")?.obj()?;
+            for (a, c) in &s.algorithms {
+                j.kv_num(a.name(), *c)?;
+            }
+            j.end_obj()?.end_obj()?;
+            if opts.format == Format::Jsonl || opts.files.len() == 1 {
+                writeln!(out)?;
+            }
+        }
+        _ => {
+            let p = path.display();
+            for fi in &s.file_findings {
+                writeln!(out, "{p}: byte offset {}: {}", fi.file_offset, fi.kind)?;
+            }
+            for (label, list) in [("", &live), (" (freed page)", &freed)] {
+                for b in list.iter() {
+                    for fi in &b.findings {
+                        writeln!(
+                            out,
+                            "{p}: page {}{label} at byte offset {}: {}",
+                            b.facts.page_no,
+                            fi.file_offset,
+                            Reason(fi, b, ts)
+                        )?;
+                    }
+                }
+            }
+            for (pg, w) in &s.unverifiable {
+                writeln!(out, "{p}: page {pg} not verified: {}", why_sentence(*w))?;
+            }
+            let algos: Vec<String> = s
+                .algorithms
+                .iter()
+                .map(|(a, c)| format!("{} {c}", a.name()))
+                .collect();
+            writeln!(
+                out,
+                "{p}: {} pages: {} valid ({}), {} empty, {} damaged, {} damaged but freed, {} not verifiable",
+                ts.n_pages(),
+                s.valid() - s.empty,
+                if algos.is_empty() { "none".to_string() } else { algos.join(", ") },
+                s.empty,
+                live.len(),
+                freed.len(),
+                s.unverifiable.len()
+            )?;
+        }
+    }
+    Ok(if s.is_clean() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
+
+fn bad_list(j: &mut Json<'_>, list: &[&BadPage], ts: &Tablespace<'_>) -> io::Result<()> {
+    j.arr()?;
+    for b in list {
+        let reasons: Vec<String> = b
+            .findings
+            .iter()
+            .map(|fi| Reason(fi, b, ts).to_string())
+            .collect();
+        j.obj()?.kv_num("page", b.facts.page_no.0)?;
+        j.kv_num("offset", b.findings.first().map_or(0, |f| f.file_offset))?;
+        j.kv_str("reason", &reasons.join("; "))?.end_obj()?;
+    }
+    j.end_arr()?;
+    Ok(())
+}

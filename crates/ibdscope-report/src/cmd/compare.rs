@@ -1,0 +1,350 @@
+//! `ibdscope compare`: several files side by side. The table gives each
+//! file's pages, mean index-page fill and leaf order; with `--out`, a
+//! picture draws every file's map (`--metric extents|lsn|fill`) at one
+//! scale: the same pages per cell and per row for all, so a bigger file is
+//! a taller map.
+
+use crate::args::{Format, Metric, Opts};
+use crate::cmd::fill::{
+    fill_classes, fill_grid, fill_scale, print_findings, tree_outcome, Figures,
+};
+use crate::cmd::lsn::LsnFacts;
+use crate::cmd::map::{self, index_slots, owner_classes, owner_grid};
+use crate::json::Json;
+use crate::Outcome;
+use ibdscope::{Btrees, SpaceMap, Tablespace};
+use ibdscope_render::color::{ansi256_to_rgb, DAMAGED_ANSI};
+use ibdscope_render::{pages_per_cell, Class, Grid, HeatScale, Panel, Picture, Scale};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Cells per row for every file: an extent of 16K pages, or the pages of
+/// the largest file when that is fewer.
+const COLUMNS: u32 = 64;
+
+/// One file's row and map.
+struct Row {
+    file: String,
+    pages: u32,
+    page_size: u32,
+    figures: Figures,
+    findings: usize,
+    lsn: Option<(u64, u64)>,
+    grid: Grid,
+    /// Pages per owner class (extents metric).
+    counts: Vec<u64>,
+}
+
+/// The last two components of a path (`mysql56/ai_int.ibd`).
+fn short(path: &Path) -> String {
+    let parts: Vec<String> = path
+        .components()
+        .rev()
+        .take(2)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.into_iter().rev().collect::<Vec<_>>().join("/")
+}
+
+fn metric_word(m: Metric) -> &'static str {
+    match m {
+        Metric::Extents => "extents",
+        Metric::Lsn => "lsn",
+        Metric::Fill => "fill",
+    }
+}
+
+/// `ibdscope compare`.
+pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    let mut worst = Outcome::Clean;
+    let mut inputs = Vec::new();
+    let mut failed = Vec::new();
+    for path in &opts.files {
+        match opts.host.open(path, opts.lib.threads) {
+            Ok(i) => inputs.push((path, i)),
+            Err(e) => {
+                eprintln!("ibdscope: {e}");
+                failed.push(path);
+                worst = Outcome::Unreadable;
+            }
+        }
+    }
+    let mut spaces = Vec::new();
+    for (path, i) in &inputs {
+        match Tablespace::with_options(i.bytes(), opts.lib) {
+            Ok(ts) => spaces.push((*path, ts)),
+            Err(e) => {
+                eprintln!("ibdscope: {}: {e}", path.display());
+                failed.push(*path);
+                worst = Outcome::Unreadable;
+            }
+        }
+    }
+    let rows_max = if opts.out.is_some() {
+        map::PICTURE_ROWS
+    } else {
+        map::TERMINAL_ROWS
+    };
+    let columns = spaces
+        .iter()
+        .map(|(_, ts)| ts.n_pages())
+        .max()
+        .unwrap_or(1)
+        .clamp(1, COLUMNS);
+    let per_cell = spaces
+        .iter()
+        .map(|(_, ts)| pages_per_cell(u64::from(ts.n_pages()), columns, rows_max))
+        .max()
+        .unwrap_or(1);
+    let mut rows = Vec::with_capacity(spaces.len());
+    let mut text_findings: Vec<u8> = Vec::new();
+    // The widest index list decides the owner classes' numbering.
+    // page_compressed files: maps, trees and fill from the logical image
+    // (input::expand), LSNs from the physical pages.
+    let images: Vec<_> = spaces
+        .iter()
+        .map(|(p, ts)| crate::logical::expand(p, ts))
+        .collect();
+    let mut maps = Vec::new();
+    for ((path, ts), image) in spaces.iter().zip(&images) {
+        if image.as_ref().is_some_and(crate::logical::damaged) {
+            worst = worst.max(Outcome::Findings);
+        }
+        let logical = image
+            .as_ref()
+            .map_or_else(|| ts.clone(), |e| e.tablespace(ts));
+        let map = SpaceMap::build(&logical);
+        let slots = index_slots(&map);
+        maps.push((path, ts, logical, map, slots));
+    }
+    let n_slots = maps.iter().map(|m| m.4.len()).max().unwrap_or(0);
+    for (path, ts, logical, map, slots) in maps {
+        let trees = Btrees::build(&logical, &map);
+        let (grid, counts, lsn, damaged) = match opts.metric {
+            Metric::Extents => {
+                let (g, c, _) = owner_grid(&logical, &map, &slots, n_slots, columns, per_cell);
+                (g, c, None, 0)
+            }
+            Metric::Fill => {
+                let (g, _) = fill_grid(&logical, &map, &slots, columns, per_cell);
+                (g, Vec::new(), None, 0)
+            }
+            Metric::Lsn => {
+                let f = LsnFacts::collect(ts, columns, per_cell);
+                (f.normalized(), Vec::new(), f.hist.range(), f.n_damaged)
+            }
+        };
+        let mut outcome = tree_outcome(&map, &trees);
+        if damaged > 0 {
+            outcome = outcome.max(Outcome::Findings);
+        }
+        worst = worst.max(outcome);
+        print_findings(&mut text_findings, path, &map, &trees)?;
+        rows.push(Row {
+            file: path.display().to_string(),
+            pages: ts.n_pages(),
+            page_size: ts.page_size(),
+            figures: Figures::of(&trees),
+            findings: map.findings.len() + trees.findings.len(),
+            lsn,
+            grid,
+            counts,
+        });
+    }
+    let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
+        let p = picture(opts.metric, per_cell, columns, n_slots, &rows);
+        map::write_picture(opts, &p, "compare")
+    } else {
+        (Outcome::Clean, String::new())
+    };
+    worst = worst.max(wrote);
+    if opts.format == Format::Json {
+        json(out, opts, per_cell, &rows, &failed)?;
+        return Ok(worst);
+    }
+    let w = rows
+        .iter()
+        .map(|r| r.file.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    writeln!(
+        out,
+        "{:<w$} {:>8} {:>9} {:>11} {:>9} {:>10} {:>9} {:>8}",
+        "file",
+        "pages",
+        "page size",
+        "index pages",
+        "mean fill",
+        "leaf jumps",
+        "mean jump",
+        "findings"
+    )?;
+    for r in &rows {
+        let fill = r
+            .figures
+            .mean_fill
+            .map_or("-".to_string(), |f| format!("{:.1}%", f * 100.0));
+        writeln!(
+            out,
+            "{:<w$} {:>8} {:>9} {:>11} {:>9} {:>9.1}% {:>9.1} {:>8}",
+            r.file,
+            r.pages,
+            r.page_size,
+            r.figures.index_pages,
+            fill,
+            r.figures.jump_share() * 100.0,
+            r.figures.mean_jump(),
+            r.findings
+        )?;
+    }
+    out.write_all(&text_findings)?;
+    out.write_all(said.as_bytes())?;
+    Ok(worst)
+}
+
+fn json(
+    out: &mut dyn Write,
+    opts: &Opts,
+    per_cell: u64,
+    rows: &[Row],
+    failed: &[&std::path::PathBuf],
+) -> io::Result<()> {
+    let mut j = Json::new(out);
+    j.obj()?
+        .kv_str("metric", metric_word(opts.metric))?
+        .kv_num("pages_per_cell", per_cell)?
+        .key("files")?
+        .arr()?;
+    for r in rows {
+        j.obj()?
+            .kv_str("file", &r.file)?
+            .kv_num("pages", r.pages)?
+            .kv_num("page_size", r.page_size)?
+            .kv_num("index_pages", r.figures.index_pages)?;
+        match r.figures.mean_fill {
+            Some(f) => j.key("mean_fill")?.float(f, 4)?,
+            None => j.key("mean_fill")?.null()?,
+        };
+        j.kv_num("leaf_steps", r.figures.steps)?
+            .kv_num("leaf_jumps", r.figures.jumps)?;
+        j.key("jump_share")?.float(r.figures.jump_share(), 4)?;
+        j.key("mean_jump")?.float(r.figures.mean_jump(), 2)?;
+        j.kv_num("findings", r.findings as u64)?.end_obj()?;
+    }
+    for p in failed {
+        j.obj()?
+            .kv_str("file", &p.display().to_string())?
+            .kv_str("error", "could not read (see stderr)")?
+            .end_obj()?;
+    }
+    j.end_arr()?.end_obj()?;
+    writeln!(out)
+}
+
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, x) if x != 11 => "st",
+        (2, x) if x != 12 => "nd",
+        (3, x) if x != 13 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+fn picture(metric: Metric, per_cell: u64, columns: u32, n_slots: usize, rows: &[Row]) -> Picture {
+    let (classes, heat) = match metric {
+        Metric::Extents => {
+            let labels: Vec<String> = (1..=n_slots)
+                .map(|i| format!("{} index by id", ordinal(i)))
+                .collect();
+            let total: u64 = rows.iter().map(|r| u64::from(r.pages)).sum();
+            let pages = |c: usize| rows.iter().filter_map(|r| r.counts.get(c)).sum();
+            (owner_classes(&labels, pages, total), None)
+        }
+        Metric::Fill => {
+            let mut classes = Vec::new();
+            for r in rows {
+                let c = fill_classes(&r.grid);
+                if classes.is_empty() {
+                    classes = c;
+                } else {
+                    for (a, b) in classes.iter_mut().zip(c) {
+                        a.shown |= b.shown;
+                    }
+                }
+            }
+            (classes, Some(fill_scale()))
+        }
+        Metric::Lsn => (
+            vec![Class {
+                label: "damaged page (LSN not trusted)".into(),
+                color: ansi256_to_rgb(DAMAGED_ANSI),
+                shown: rows
+                    .iter()
+                    .any(|r| r.grid.cells.contains(&ibdscope_render::Cell::Class(0))),
+            }],
+            Some(HeatScale {
+                title: "page LSN, old to new within each file (linear)".into(),
+                scale: Scale { lo: 0.0, hi: 1.0 },
+                lo_label: "oldest in the file".into(),
+                hi_label: "newest in the file".into(),
+            }),
+        ),
+    };
+    let title = format!("compare {}: {} files", metric_word(metric), rows.len());
+    let lines = vec![format!(
+        "one scale for all: {} page{} per cell, {} pages per row",
+        per_cell,
+        if per_cell == 1 { "" } else { "s" },
+        per_cell * u64::from(columns)
+    )];
+    let mut notes = Vec::new();
+    match metric {
+        Metric::Extents => notes.push(
+            "bar height: the page's fill (used / usable bytes from its INDEX header); jumps: \
+             leaf-chain steps whose next leaf is not the next page"
+                .to_string(),
+        ),
+        Metric::Fill => notes.push(
+            "jumps: leaf-chain steps whose next leaf is not the next page of the file".into(),
+        ),
+        Metric::Lsn => notes.push("blank: LSN 0 (never written)".into()),
+    }
+    let panels = rows
+        .iter()
+        .map(|r| {
+            let fill = r
+                .figures
+                .mean_fill
+                .map_or("no index pages".to_string(), |f| {
+                    format!("mean fill {:.0}%", f * 100.0)
+                });
+            let mut caption = vec![
+                short(Path::new(&r.file)),
+                format!("{} pages · {fill}", r.pages),
+                format!(
+                    "leaf jumps {:.0}% · mean jump {:.1} pages",
+                    r.figures.jump_share() * 100.0,
+                    r.figures.mean_jump()
+                ),
+            ];
+            if let Some((lo, hi)) = r.lsn {
+                caption.push(format!("LSN {lo} .. {hi}"));
+            }
+            Panel {
+                caption,
+                grid: r.grid.clone(),
+            }
+        })
+        .collect();
+    Picture {
+        title,
+        lines,
+        panels,
+        classes,
+        heat,
+        notes,
+        histograms: Vec::new(),
+    }
+}

@@ -1,0 +1,207 @@
+//! `ibdscope diff A B`: two copies of one tablespace, page by page.
+
+use crate::args::{Format, Opts};
+use crate::json::Json;
+use crate::Outcome;
+use ibdscope::{IndexId, Tablespace};
+use ibdscope_forensics::diff::{Change, Diff};
+use std::io::{self, Write};
+use std::path::Path;
+
+fn index_word(i: Option<IndexId>) -> String {
+    i.map_or_else(|| "-".to_string(), |i| i.to_string())
+}
+
+/// LSN in A, LSN in B, first differing byte, bytes differing; `missing`
+/// where a value does not apply.
+fn cells(c: Change, missing: &str) -> [String; 4] {
+    let m = || missing.to_string();
+    match c {
+        Change::Changed {
+            lsn_a,
+            lsn_b,
+            first_byte,
+            bytes,
+        } => [
+            lsn_a.to_string(),
+            lsn_b.to_string(),
+            first_byte.to_string(),
+            bytes.to_string(),
+        ],
+        Change::OnlyA { lsn } => [lsn.to_string(), m(), m(), m()],
+        Change::OnlyB { lsn } => [m(), lsn.to_string(), m(), m()],
+    }
+}
+
+/// Runs `diff` on `opts.files[0]` and `opts.files[1]`.
+pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    let (Some(pa), Some(pb)) = (opts.files.first(), opts.files.get(1)) else {
+        return Ok(Outcome::Unreadable);
+    };
+    let open = |p: &Path| match opts.host.open(p, opts.lib.threads) {
+        Ok(i) => Some(i),
+        Err(e) => {
+            eprintln!("ibdscope: {e}");
+            None
+        }
+    };
+    let (Some(ia), Some(ib)) = (open(pa), open(pb)) else {
+        return Ok(Outcome::Unreadable);
+    };
+    fn parse<'b>(p: &Path, bytes: &'b [u8], opts: &Opts) -> Option<Tablespace<'b>> {
+        match Tablespace::with_options(bytes, opts.lib) {
+            Ok(ts) => Some(ts),
+            Err(e) => {
+                eprintln!("ibdscope: {}: {e}", p.display());
+                None
+            }
+        }
+    }
+    let (Some(a), Some(b)) = (parse(pa, ia.bytes(), opts), parse(pb, ib.bytes(), opts)) else {
+        return Ok(Outcome::Unreadable);
+    };
+    let d = match Diff::of(&a, &b) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("ibdscope: {} and {}: {e}", pa.display(), pb.display());
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let names = b.type_names();
+    match opts.format {
+        Format::Json | Format::Jsonl => {
+            let mut j = Json::new(out);
+            j.obj()?
+                .kv_str("a", &pa.display().to_string())?
+                .kv_str("b", &pb.display().to_string())?;
+            j.kv_num("pages_a", d.pages_a)?
+                .kv_num("pages_b", d.pages_b)?
+                .kv_num("identical", d.identical)?
+                .kv_num("differ", d.changes.len() as u64)?
+                .kv_bool("space_ids_differ", d.space_ids_differ)?;
+            j.key("moves")?.obj()?;
+            for (m, n) in d.moves() {
+                j.kv_num(m.name(), n)?;
+            }
+            j.end_obj()?.key("groups")?.arr()?;
+            for g in d.groups() {
+                j.obj()?
+                    .kv_display("page_type", &g.page_type.display(names))?
+                    .key("index")?
+                    .opt_num(g.index.map(|i| i.0))?
+                    .kv_str("move", g.lsn_move.name())?
+                    .kv_num("pages", g.pages)?
+                    .end_obj()?;
+            }
+            j.end_arr()?.key("pages")?.arr()?;
+            for c in &d.changes {
+                j.obj()?
+                    .kv_num("page", c.page.0)?
+                    .kv_display("page_type", &c.page_type.display(names))?
+                    .key("index")?
+                    .opt_num(c.index.map(|i| i.0))?
+                    .kv_str("move", c.lsn_move().name())?;
+                match c.change {
+                    Change::Changed {
+                        lsn_a,
+                        lsn_b,
+                        first_byte,
+                        bytes,
+                    } => {
+                        j.kv_num("lsn_a", lsn_a.0)?
+                            .kv_num("lsn_b", lsn_b.0)?
+                            .kv_num("first_byte", first_byte)?
+                            .kv_num("bytes", bytes)?;
+                    }
+                    Change::OnlyA { lsn } => {
+                        j.kv_num("lsn_a", lsn.0)?.key("lsn_b")?.null()?;
+                    }
+                    Change::OnlyB { lsn } => {
+                        j.key("lsn_a")?.null()?.kv_num("lsn_b", lsn.0)?;
+                    }
+                }
+                j.end_obj()?;
+            }
+            j.end_arr()?.end_obj()?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            writeln!(
+                out,
+                "page,page_type,index,move,lsn_a,lsn_b,first_byte,bytes"
+            )?;
+            for c in &d.changes {
+                let [la, lb, fb, n] = cells(c.change, "");
+                writeln!(
+                    out,
+                    "{},{},{},{},{la},{lb},{fb},{n}",
+                    c.page,
+                    c.page_type.display(names),
+                    c.index.map_or(String::new(), |i| i.to_string()),
+                    c.lsn_move()
+                )?;
+            }
+        }
+        Format::Text | Format::Tsv | Format::Sql => {
+            writeln!(
+                out,
+                "{} -> {}: {} and {} pages, {} identical, {} differ",
+                pa.display(),
+                pb.display(),
+                d.pages_a,
+                d.pages_b,
+                d.identical,
+                d.changes.len()
+            )?;
+            if d.space_ids_differ {
+                writeln!(
+                    out,
+                    "  the space ids differ ({} and {}): these are not copies of one tablespace",
+                    a.space_id(),
+                    b.space_id()
+                )?;
+            }
+            if !d.changes.is_empty() {
+                let moves: Vec<String> =
+                    d.moves().iter().map(|(m, n)| format!("{n} {m}")).collect();
+                writeln!(
+                    out,
+                    "  LSN moves (second copy against the first): {}",
+                    moves.join(", ")
+                )?;
+                writeln!(out, "  {:>7}  {:<14} {:>10}  lsn", "pages", "type", "index")?;
+                for g in d.groups() {
+                    writeln!(
+                        out,
+                        "  {:>7}  {:<14} {:>10}  {}",
+                        g.pages,
+                        g.page_type.display(names).to_string(),
+                        index_word(g.index),
+                        g.lsn_move
+                    )?;
+                }
+                writeln!(
+                    out,
+                    "  {:>7}  {:<14} {:>10}  {:<9} {:>14} {:>14} {:>6} {:>6}",
+                    "page", "type", "index", "lsn", "lsn a", "lsn b", "byte", "bytes"
+                )?;
+                for c in &d.changes {
+                    let [la, lb, fb, n] = cells(c.change, "-");
+                    writeln!(
+                        out,
+                        "  {:>7}  {:<14} {:>10}  {:<9} {la:>14} {lb:>14} {fb:>6} {n:>6}",
+                        c.page,
+                        c.page_type.display(names).to_string(),
+                        index_word(c.index),
+                        c.lsn_move()
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(if d.is_identical() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}

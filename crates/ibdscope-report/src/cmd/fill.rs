@@ -1,0 +1,431 @@
+//! `ibdscope fill`: how full each index page is, as a map, with each
+//! index's leaf-fill histogram, mean fill and leaf order.
+//!
+//! A page's fill is used / usable bytes from its INDEX header
+//! (`IndexHeader::usage`); the per-index figures come from the B-tree walk
+//! (`Btrees::build`): mean fill over the index's pages and leaves, leaves
+//! per tenth of fill, and how often the leaf chain jumps (the next leaf in
+//! key order is not the next page of the file) and how far.
+
+use crate::analysis::Analysis;
+use crate::args::{Format, Opts};
+use crate::cmd::lsn::grid_json;
+use crate::cmd::map::{
+    self, index_slots, page_cell, per_cell_note, print_grid, PageCell, Style, TypesSeen,
+};
+use crate::cmd::space::{damaging, print_findings as print_map_findings};
+use crate::json::Json;
+use crate::text::count;
+use crate::Outcome;
+use ibdscope::btree::FILL_BUCKETS;
+use ibdscope::{Btrees, Finding, IndexId, SpaceMap, Tablespace};
+use ibdscope_render::color::{
+    ansi256_to_rgb, rgb_to_ansi256, viridis, FREE_ANSI, FREE_RGB, OTHER_RGB, SYSTEM_ANSI,
+    UNACCOUNTED_RGB,
+};
+use ibdscope_render::{
+    pages_per_cell, Cell, Class, Grid, GridBuilder, HeatScale, Histogram, Panel, Picture, Scale,
+};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Classes of the fill map's non-index pages, in this order.
+const CLASSES: [(&str, PageCell); 4] = [
+    ("free", PageCell::Free),
+    ("system", PageCell::System),
+    (
+        "not a B-tree page (BLOB/LOB, allocated)",
+        PageCell::Other(None),
+    ),
+    ("unaccounted", PageCell::Unaccounted),
+];
+
+/// The fill map cell of a page: its fill on the scale, or a class.
+pub fn fill_cell(c: PageCell) -> Cell {
+    match c {
+        PageCell::Index { fill, .. } => Cell::Heat(f64::from(fill)),
+        PageCell::Free => Cell::Class(0),
+        PageCell::System => Cell::Class(1),
+        PageCell::Other(_) => Cell::Class(2),
+        PageCell::Unaccounted => Cell::Class(3),
+    }
+}
+
+/// The fill map of `ts` and the page types met, in one pass over the map.
+pub fn fill_grid(
+    ts: &Tablespace<'_>,
+    map: &SpaceMap,
+    slots: &[IndexId],
+    columns: u32,
+    per_cell: u64,
+) -> (Grid, TypesSeen) {
+    let mut b = GridBuilder::new(u64::from(map.n_pages()), columns, per_cell);
+    let mut types = TypesSeen::default();
+    for (p, o) in map.owners(ts).enumerate() {
+        types.note_page(ts, p);
+        b.push(fill_cell(page_cell(ts, slots, p, o)));
+    }
+    (b.finish(), types)
+}
+
+/// Whole-file figures over every index.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Figures {
+    /// Index pages walked.
+    pub index_pages: u64,
+    /// Mean fill over them.
+    pub mean_fill: Option<f64>,
+    /// Steps along the leaf chains, jumps among them, and their distance.
+    pub steps: u64,
+    /// Steps to a page that is not the next one.
+    pub jumps: u64,
+    /// Sum of |next − page| over the steps.
+    pub distance: u64,
+}
+
+impl Figures {
+    /// Sums the trees' figures (fill weighted by pages).
+    pub fn of(trees: &Btrees) -> Figures {
+        let mut f = Figures::default();
+        let mut fill_sum = 0.0;
+        for t in &trees.indexes {
+            f.index_pages += u64::from(t.pages);
+            fill_sum += f64::from(t.mean_fill) * f64::from(t.pages);
+            f.steps += u64::from(t.fragmentation.steps);
+            f.jumps += u64::from(t.fragmentation.jumps);
+            f.distance = f.distance.saturating_add(t.fragmentation.distance);
+        }
+        if f.index_pages > 0 {
+            f.mean_fill = Some(fill_sum / f.index_pages as f64);
+        }
+        f
+    }
+
+    /// Share of leaf steps that jump.
+    pub fn jump_share(&self) -> f64 {
+        if self.steps == 0 {
+            0.0
+        } else {
+            self.jumps as f64 / self.steps as f64
+        }
+    }
+
+    /// Mean |next − page| per step.
+    pub fn mean_jump(&self) -> f64 {
+        if self.steps == 0 {
+            0.0
+        } else {
+            self.distance as f64 / self.steps as f64
+        }
+    }
+}
+
+/// The exit code of a map and its trees.
+pub fn tree_outcome(map: &SpaceMap, trees: &Btrees) -> Outcome {
+    if damaging(map) > 0 || !trees.findings.is_empty() {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
+}
+
+/// Prints the map's and the trees' findings.
+pub fn print_findings(
+    out: &mut dyn Write,
+    path: &Path,
+    map: &SpaceMap,
+    trees: &Btrees,
+) -> io::Result<()> {
+    print_map_findings(out, path, map)?;
+    print_tree_findings(out, path, &trees.findings)
+}
+
+fn print_tree_findings(out: &mut dyn Write, path: &Path, findings: &[Finding]) -> io::Result<()> {
+    for f in findings {
+        match f.page {
+            Some(p) => writeln!(
+                out,
+                "{}: page {p} at byte offset {}: {}",
+                path.display(),
+                f.file_offset,
+                f.kind
+            )?,
+            None => writeln!(
+                out,
+                "{}: byte offset {}: {}",
+                path.display(),
+                f.file_offset,
+                f.kind
+            )?,
+        }
+    }
+    Ok(())
+}
+
+fn percent(f: f32) -> String {
+    format!("{:.1}%", f64::from(f) * 100.0)
+}
+
+/// `ibdscope fill`.
+pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
+    let (path, ts) = (a.path(), a.ts());
+    let map = SpaceMap::build(ts);
+    let trees = Btrees::build(ts, &map);
+    let slots = index_slots(&map);
+    let columns = map::columns(ts);
+    let rows = if opts.out.is_some() {
+        map::PICTURE_ROWS
+    } else {
+        map::TERMINAL_ROWS
+    };
+    let n = u64::from(map.n_pages());
+    let (grid, types) = fill_grid(ts, &map, &slots, columns, pages_per_cell(n, columns, rows));
+    let outcome = tree_outcome(&map, &trees);
+    let (wrote, said) = if opts.out.is_some() {
+        let p = picture(path, ts, &trees, grid.clone(), &types);
+        map::write_picture(opts, &p, &path.display().to_string())
+    } else {
+        (Outcome::Clean, String::new())
+    };
+    if opts.format == Format::Json {
+        json(out, path, ts, &map, &trees, &grid)?;
+        return Ok(outcome.max(wrote));
+    }
+    if opts.out.is_some() {
+        out.write_all(said.as_bytes())?;
+        print_findings(out, path, &map, &trees)?;
+        return Ok(outcome.max(wrote));
+    }
+    let st = Style::of(opts);
+    writeln!(
+        out,
+        "{}: {} of {} bytes, {} pages per extent{}",
+        path.display(),
+        count(ts.n_pages(), "page", "pages"),
+        ts.page_size(),
+        ts.format().extent_size(),
+        per_cell_note(&grid)
+    )?;
+    print_grid(out, &st, &grid, |c| match c {
+        Cell::Heat(v) => (
+            st.level(map::eighths(v as f32)),
+            Some(rgb_to_ansi256(viridis(v))),
+        ),
+        Cell::Class(k) | Cell::Bar(k, _) => {
+            let pc = CLASSES
+                .get(usize::from(k))
+                .map_or(PageCell::Unaccounted, |c| c.1);
+            let color = if pc == PageCell::Free {
+                FREE_ANSI
+            } else {
+                SYSTEM_ANSI
+            };
+            (st.glyph(pc), Some(color))
+        }
+        Cell::Blank => (" ", None),
+    })?;
+    writeln!(out)?;
+    for t in &trees.indexes {
+        let fr = t.fragmentation;
+        writeln!(
+            out,
+            "index {}: {}, {}; fill {} (leaves {}); leaf chain: {} of {} steps jump ({:.1}%), mean jump {:.1} pages",
+            t.index_id,
+            count(t.pages, "page", "pages"),
+            count(t.leaf_pages, "leaf", "leaves"),
+            percent(t.mean_fill),
+            percent(t.mean_leaf_fill),
+            fr.jumps,
+            fr.steps,
+            f64::from(fr.share()) * 100.0,
+            fr.mean_distance()
+        )?;
+        let max = t.leaf_fill_hist.iter().copied().max().unwrap_or(0);
+        write!(out, "{:>10} ", "leaf fill")?;
+        for (k, &count) in t.leaf_fill_hist.iter().enumerate() {
+            let e = if count == 0 {
+                0
+            } else {
+                (u64::from(count) * 8).div_ceil(u64::from(max)).clamp(1, 8) as u8
+            };
+            let color = rgb_to_ansi256(viridis(decile_mid(k)));
+            st.paint(out, Some(color), st.level(e))?;
+        }
+        writeln!(
+            out,
+            "  0% .. 100%, 10% per bin, tallest {}",
+            count(max, "leaf", "leaves")
+        )?;
+    }
+    let (ramp, free) = if st.ascii {
+        ("1 2 3 4 5 6 7 8", ".")
+    } else {
+        ("▁▂▃▄▅▆▇█", "·")
+    };
+    writeln!(
+        out,
+        "index pages by fill in eighths {ramp} (used / usable bytes); {free} free, S system, \
+         {} not a B-tree page, ? unaccounted",
+        st.glyph(PageCell::Other(None))
+    )?;
+    print_findings(out, path, &map, &trees)?;
+    Ok(outcome)
+}
+
+/// The middle of fill bucket `k` (of [`FILL_BUCKETS`]).
+fn decile_mid(k: usize) -> f64 {
+    (k as f64 + 0.5) / FILL_BUCKETS as f64
+}
+
+fn json(
+    out: &mut dyn Write,
+    path: &Path,
+    ts: &Tablespace<'_>,
+    map: &SpaceMap,
+    trees: &Btrees,
+    grid: &Grid,
+) -> io::Result<()> {
+    let mut j = Json::new(out);
+    j.obj()?
+        .kv_str("file", &path.display().to_string())?
+        .kv_num("page_size", ts.page_size())?
+        .kv_num("pages", ts.n_pages())?;
+    j.key("indexes")?.arr()?;
+    for t in &trees.indexes {
+        let fr = t.fragmentation;
+        j.obj()?
+            .kv_num("index_id", t.index_id.0)?
+            .kv_num("pages", t.pages)?
+            .kv_num("leaf_pages", t.leaf_pages)?;
+        j.key("mean_fill")?.float(f64::from(t.mean_fill), 4)?;
+        j.key("mean_leaf_fill")?
+            .float(f64::from(t.mean_leaf_fill), 4)?;
+        j.key("leaf_fill_histogram")?.arr()?;
+        for c in t.leaf_fill_hist {
+            j.num(c)?;
+        }
+        j.end_arr()?;
+        j.kv_num("leaf_steps", fr.steps)?
+            .kv_num("leaf_jumps", fr.jumps)?;
+        j.key("jump_share")?.float(f64::from(fr.share()), 4)?;
+        j.key("mean_jump")?
+            .float(f64::from(fr.mean_distance()), 2)?;
+        j.end_obj()?;
+    }
+    j.end_arr()?;
+    grid_json(&mut j, grid, |j, c| match c {
+        Cell::Heat(v) => j.float(v, 4).map(|_| ()),
+        Cell::Class(k) | Cell::Bar(k, _) => {
+            let word = match k {
+                0 => "free",
+                1 => "system",
+                2 => "other",
+                _ => "unaccounted",
+            };
+            j.str(word).map(|_| ())
+        }
+        Cell::Blank => j.null().map(|_| ()),
+    })?;
+    j.key("findings")?.arr()?;
+    for f in map.findings.iter().chain(&trees.findings) {
+        j.obj()?
+            .key("page")?
+            .opt_num(f.page.map(|p| u64::from(p.0)))?;
+        j.kv_num("offset", f.file_offset)?
+            .kv_display("reason", &f.kind)?
+            .end_obj()?;
+    }
+    j.end_arr()?.end_obj()?;
+    writeln!(out)
+}
+
+/// The classes of the fill map's non-index pages.
+pub fn fill_classes(grid: &Grid) -> Vec<Class> {
+    let colors = [
+        FREE_RGB,
+        ansi256_to_rgb(SYSTEM_ANSI),
+        OTHER_RGB,
+        UNACCOUNTED_RGB,
+    ];
+    CLASSES
+        .iter()
+        .zip(colors)
+        .enumerate()
+        .map(|(i, ((name, _), color))| Class {
+            label: (*name).to_string(),
+            color,
+            shown: grid.cells.contains(&Cell::Class(i as u16)),
+        })
+        .collect()
+}
+
+/// The scale of fill, 0 % to 100 %.
+pub fn fill_scale() -> HeatScale {
+    HeatScale {
+        title: "index page fill: used / usable bytes (records and directory), from the page header"
+            .into(),
+        scale: Scale { lo: 0.0, hi: 1.0 },
+        lo_label: "0%".into(),
+        hi_label: "100%".into(),
+    }
+}
+
+fn picture(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    trees: &Btrees,
+    grid: Grid,
+    types: &TypesSeen,
+) -> Picture {
+    let (title, lines) = map::title(path, ts, types, "page fill");
+    let mut notes = Vec::new();
+    if grid.pages_per_cell > 1 {
+        notes.push(format!(
+            "each cell holds {} pages (what most of them are; index pages: their mean fill); each row {} pages",
+            grid.pages_per_cell,
+            grid.pages_per_row()
+        ));
+    }
+    for t in &trees.indexes {
+        let fr = t.fragmentation;
+        notes.push(format!(
+            "index {}: {} pages ({} leaves), fill {} (leaves {}); leaf chain: {} of {} steps jump ({:.1}%), mean jump {:.1} pages",
+            t.index_id,
+            t.pages,
+            t.leaf_pages,
+            percent(t.mean_fill),
+            percent(t.mean_leaf_fill),
+            fr.jumps,
+            fr.steps,
+            f64::from(fr.share()) * 100.0,
+            fr.mean_distance()
+        ));
+    }
+    let histograms = trees
+        .indexes
+        .iter()
+        .map(|t| Histogram {
+            title: format!("index {}: leaves per tenth of fill", t.index_id),
+            bars: t
+                .leaf_fill_hist
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| (u64::from(c), viridis(decile_mid(k))))
+                .collect(),
+            left: "0%".into(),
+            right: "100%".into(),
+        })
+        .collect();
+    Picture {
+        title,
+        lines,
+        classes: fill_classes(&grid),
+        panels: vec![Panel {
+            caption: Vec::new(),
+            grid,
+        }],
+        heat: Some(fill_scale()),
+        notes,
+        histograms,
+    }
+}

@@ -1,0 +1,114 @@
+//! One module per command; each `run` writes to a `&mut dyn Write`.
+
+pub mod audit;
+pub mod check;
+pub mod compare;
+pub mod diff;
+pub mod fill;
+pub mod info;
+pub mod lsn;
+pub mod map;
+pub mod page;
+pub mod pages;
+pub mod records;
+pub mod rows;
+pub mod schema;
+pub mod sdi;
+pub mod space;
+pub mod types;
+
+use crate::analysis::Analysis;
+use crate::args::{Cmd, DefOpts, Opts};
+use crate::Outcome;
+use ibdscope::Tablespace;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Runs the command in `opts`.
+pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    match opts.cmd {
+        Cmd::Check => check::run(opts, out),
+        Cmd::Compare => compare::run(opts, out),
+        Cmd::Audit => audit::run(opts, out),
+        Cmd::Diff => diff::run(opts, out),
+        _ => {
+            let Some(path) = opts.files.first() else {
+                return Ok(Outcome::Unreadable);
+            };
+            let def = match &opts.cmd {
+                Cmd::Schema(d) => d.clone(),
+                Cmd::Rows(r) => r.def.clone(),
+                _ => DefOpts::default(),
+            };
+            with_space(path, opts, |ts| match opts.cmd {
+                // These read the pages as stored.
+                Cmd::Info
+                | Cmd::Pages { .. }
+                | Cmd::Types
+                | Cmd::Check
+                | Cmd::Page { .. }
+                | Cmd::Lsn => {
+                    let a = Analysis::new(path, ts, ts, def);
+                    match opts.cmd {
+                        Cmd::Info => info::run(opts, &a, out),
+                        Cmd::Pages { from, to } => pages::run(opts, &a, from, to, out),
+                        Cmd::Types => types::run(opts, &a, out),
+                        Cmd::Page { page } => page::run(opts, &a, page, out),
+                        Cmd::Lsn => lsn::run(opts, &a, out),
+                        _ => check::one(opts, &a, out),
+                    }
+                }
+                Cmd::Compare | Cmd::Audit | Cmd::Diff => Ok(Outcome::Unreadable),
+                // The structure commands read a page_compressed space's
+                // logical image; trust comes from the pages as stored.
+                _ => crate::logical::with_logical(path, ts, |lts| {
+                    let a = Analysis::new(path, ts, lts, def);
+                    match opts.cmd {
+                        Cmd::Extents => space::extents(opts, &a, out),
+                        Cmd::Segments => space::segments(opts, &a, out),
+                        Cmd::Lists => space::lists(opts, &a, out),
+                        Cmd::Indexes => space::indexes(opts, &a, out),
+                        Cmd::Sdi => sdi::run(opts, &a, out),
+                        Cmd::Records(sel) => records::run(opts, &a, sel, out),
+                        Cmd::Schema(ref d) => schema::run(opts, &a, d, out),
+                        Cmd::Rows(ref r) => rows::run(opts, &a, r, out),
+                        Cmd::Fill => fill::run(opts, &a, out),
+                        _ => Ok(Outcome::Unreadable),
+                    }
+                }),
+            })
+        }
+    }
+}
+
+/// Opens `path` and parses it, printing why not to stderr.
+pub fn with_space(
+    path: &Path,
+    opts: &Opts,
+    f: impl FnOnce(&Tablespace<'_>) -> io::Result<Outcome>,
+) -> io::Result<Outcome> {
+    let input = match opts.host.open(path, opts.lib.threads) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("ibdscope: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let release = |offset: usize, len: usize| input.release(offset, len);
+    match Tablespace::with_options(input.bytes(), opts.lib) {
+        Ok(mut ts) => {
+            // The one-pass commands let the scan engine drop each shard's
+            // mappings as it finishes it: RSS stays flat for any file size.
+            // Commands that pass over the file again keep the map whole
+            // (mapping every page again would cost as much as the first).
+            if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
+                ts.set_release(Some(&release));
+            }
+            f(&ts)
+        }
+        Err(e) => {
+            eprintln!("ibdscope: {}: {e}", path.display());
+            Ok(Outcome::Unreadable)
+        }
+    }
+}

@@ -1,0 +1,607 @@
+//! `ibdscope page FILE N`: one page in full. Every FIL header field; on
+//! index pages every index header field, the system records, the
+//! directory, the user and free chains record by record, a one-line byte
+//! map, and the page's findings with their byte offsets.
+
+use crate::analysis::Analysis;
+use crate::args::{Format, Opts};
+use crate::cmd::pages::Status;
+use crate::cmd::records::{json_record, Flags, Next, Size};
+use crate::json::Json;
+use crate::text::Link;
+use crate::Outcome;
+use ibdscope::fil::{FilHeader, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID};
+use ibdscope::inode::FsegHeader;
+use ibdscope::layout::{ByteClass, ByteMap, PageLayout};
+use ibdscope::record::{Chain, RecFinding};
+use ibdscope::space::PageProblem;
+use ibdscope::{
+    NoRecords, PageFacts, PageNo, PageRecords, Rec, RecPage, RecScratch, Tablespace, Visited,
+};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Cells of the byte map.
+const MAP_CELLS: u32 = 64;
+
+/// What the page holds, as far as it can be read.
+enum Content<'a> {
+    /// All zero bytes.
+    Empty,
+    /// An index page with readable records.
+    Index(IndexView<'a>),
+    /// A ROW_FORMAT=COMPRESSED index page: header only.
+    Compressed(RecPage<'a>, PageRecords),
+    /// Not an index page.
+    NotIndex,
+    /// Encrypted or page-compressed.
+    Unreadable,
+}
+
+struct IndexView<'a> {
+    rp: RecPage<'a>,
+    figures: PageRecords,
+    layout: PageLayout,
+    map: ByteMap,
+}
+
+/// `PAGE_DIRECTION` names (page0page.h / page0types.h: PAGE_LEFT 1,
+/// PAGE_RIGHT 2, PAGE_SAME_REC 3, PAGE_SAME_PAGE 4, PAGE_NO_DIRECTION 5).
+/// MariaDB keeps the direction in the low 3 bits (the rest is PAGE_INSTANT).
+fn direction_name(raw: u16) -> &'static str {
+    match raw & 7 {
+        1 => "left",
+        2 => "right",
+        3 => "same_rec",
+        4 => "same_page",
+        5 => "no_direction",
+        _ => "unknown",
+    }
+}
+
+/// Where each page problem's bytes are.
+fn problem_offset(p: PageProblem, size: usize) -> usize {
+    match p {
+        PageProblem::Checksum | PageProblem::CompressedSize => 0,
+        PageProblem::LsnMismatch { .. } => size.saturating_sub(4),
+        PageProblem::PageNo { .. } => FIL_PAGE_OFFSET,
+        PageProblem::SpaceId { .. } => FIL_PAGE_SPACE_ID,
+    }
+}
+
+/// Runs `page`.
+pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Result<Outcome> {
+    let (path, ts) = (a.path(), a.ts());
+    let n = PageNo(n);
+    let (Some(bytes), Some(facts)) = (ts.page(n), ts.scan_range(n.0, n.0).next()) else {
+        let why = format!(
+            "page {n} is past the end of the file ({} whole pages of {} bytes)",
+            ts.n_pages(),
+            ts.page_size()
+        );
+        if opts.format == Format::Json {
+            let mut j = Json::new(out);
+            j.obj()?
+                .kv_str("file", &path.display().to_string())?
+                .kv_num("page", n.0)?
+                .kv_str("error", &why)?
+                .end_obj()?;
+            writeln!(out)?;
+        } else {
+            writeln!(out, "{}: {why}", path.display())?;
+        }
+        return Ok(Outcome::Findings);
+    };
+    let problems: Vec<PageProblem> = facts.problems(ts.space_id()).collect();
+    let mut rec_findings: Vec<RecFinding> = Vec::new();
+    let content = if facts.is_empty() {
+        Content::Empty
+    } else {
+        match RecPage::of(ts, n) {
+            Ok(rp) if rp.is_compressed() => {
+                let figures = rp.analyse(&mut RecScratch::default(), &mut rec_findings);
+                Content::Compressed(rp, figures)
+            }
+            Ok(rp) => {
+                let figures = rp.analyse(&mut RecScratch::default(), &mut rec_findings);
+                let mut layout = PageLayout::new();
+                layout.read(&rp, &mut Visited::new());
+                let map = layout.byte_map(&rp);
+                Content::Index(IndexView {
+                    rp,
+                    figures,
+                    layout,
+                    map,
+                })
+            }
+            Err(NoRecords::NotIndex(_)) => Content::NotIndex,
+            Err(NoRecords::Unreadable(_)) => Content::Unreadable,
+            Err(NoRecords::PastFile) => Content::Unreadable,
+        }
+    };
+    let page = Page {
+        path,
+        ts,
+        n,
+        bytes,
+        facts,
+        problems,
+        rec_findings,
+        content,
+    };
+    match opts.format {
+        Format::Json => page.json(out)?,
+        _ => page.text(out)?,
+    }
+    Ok(
+        if page.problems.is_empty() && page.rec_findings.is_empty() {
+            Outcome::Clean
+        } else {
+            Outcome::Findings
+        },
+    )
+}
+
+struct Page<'a, 't> {
+    path: &'a Path,
+    ts: &'a Tablespace<'t>,
+    n: PageNo,
+    bytes: &'t [u8],
+    facts: PageFacts,
+    problems: Vec<PageProblem>,
+    rec_findings: Vec<RecFinding>,
+    content: Content<'t>,
+}
+
+/// Every record of one chain (user records only on the user chain).
+fn chain_records(rp: &RecPage<'_>, chain: Chain, visited: &mut Visited, mut f: impl FnMut(Rec)) {
+    let it = match chain {
+        Chain::User => rp.records(visited),
+        Chain::Free => rp.free_records(visited),
+    };
+    let Some(mut it) = it else { return };
+    while let Ok(Some(rec)) = it.next() {
+        if rec.is_user() {
+            f(rec);
+        }
+    }
+}
+
+impl Page<'_, '_> {
+    fn note(&self) -> Option<&'static str> {
+        match self.content {
+            Content::Empty => Some("all-zero page: never written, or zeroed"),
+            Content::Compressed(..) => Some(
+                "ROW_FORMAT=COMPRESSED page: the header is shown; the records are a zlib \
+                 stream and are not decoded",
+            ),
+            Content::NotIndex => Some(
+                "not an index page: its FIL header is shown (space structure: `ibdscope \
+                 extents`, `segments`, `lists`)",
+            ),
+            Content::Unreadable => {
+                Some("encrypted or page-compressed page: only its FIL header is readable")
+            }
+            Content::Index(ref v) if v.rp.format() == ibdscope::RecFormat::Compact => Some(
+                "COMPACT records: record sizes need the column layout (not read); sizes \
+                 marked <= run to the next record's header and are upper bounds",
+            ),
+            Content::Index(_) => None,
+        }
+    }
+
+    fn findings(&self) -> Vec<(usize, String)> {
+        let size = self.bytes.len();
+        let mut v: Vec<(usize, String)> = self
+            .problems
+            .iter()
+            .map(|p| (problem_offset(*p, size), p.to_string()))
+            .collect();
+        v.extend(
+            self.rec_findings
+                .iter()
+                .map(|f| (usize::from(f.page_offset), f.problem.to_string())),
+        );
+        v
+    }
+
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let names = self.ts.type_names();
+        let f = &self.facts;
+        writeln!(
+            out,
+            "{}: page {} of {} ({} bytes at byte offset {}): {}, checksum {}",
+            self.path.display(),
+            self.n,
+            self.ts.n_pages(),
+            self.bytes.len(),
+            self.ts.file_offset(self.n),
+            f.page_type.display(names),
+            Status(*f, self.ts.space_id())
+        )?;
+        if let Some(fil) = FilHeader::new(self.bytes) {
+            writeln!(out, "FIL header")?;
+            let rows: [(&str, String); 8] = [
+                (
+                    "FIL_PAGE_SPACE_OR_CHKSUM",
+                    format!("0x{:08x}", fil.checksum()),
+                ),
+                ("FIL_PAGE_OFFSET", fil.page_no().to_string()),
+                ("FIL_PAGE_PREV", Link(fil.prev()).to_string()),
+                ("FIL_PAGE_NEXT", Link(fil.next()).to_string()),
+                ("FIL_PAGE_LSN", fil.lsn().to_string()),
+                (
+                    "FIL_PAGE_TYPE",
+                    format!("{} ({})", fil.page_type().0, fil.page_type().display(names)),
+                ),
+                ("FIL_PAGE_FILE_FLUSH_LSN", fil.flush_lsn().to_string()),
+                ("FIL_PAGE_SPACE_ID", fil.space_id().to_string()),
+            ];
+            for (k, v) in rows {
+                writeln!(out, "  {k:<26} {v}")?;
+            }
+        }
+        if let Some(note) = self.note() {
+            writeln!(out, "note: {note}")?;
+        }
+        let (rp, figures) = match &self.content {
+            Content::Index(v) => (&v.rp, &v.figures),
+            Content::Compressed(rp, fig) => (rp, fig),
+            _ => {
+                self.text_findings(out)?;
+                return Ok(());
+            }
+        };
+        let h = rp.header();
+        writeln!(out, "INDEX header")?;
+        let seg = |s: FsegHeader| format!("space {} page {} offset {}", s.space, s.page, s.offset);
+        let rows: [(&str, String); 14] = [
+            ("PAGE_N_DIR_SLOTS", h.n_dir_slots().to_string()),
+            ("PAGE_HEAP_TOP", h.heap_top().to_string()),
+            (
+                "PAGE_N_HEAP",
+                format!(
+                    "{} ({})",
+                    h.n_heap(),
+                    if h.is_compact() {
+                        "compact flag set: COMPACT/DYNAMIC/COMPRESSED records"
+                    } else {
+                        "compact flag clear: REDUNDANT records"
+                    }
+                ),
+            ),
+            ("PAGE_FREE", h.free().to_string()),
+            ("PAGE_GARBAGE", h.garbage().to_string()),
+            ("PAGE_LAST_INSERT", h.last_insert().to_string()),
+            (
+                "PAGE_DIRECTION",
+                format!(
+                    "{} ({})",
+                    h.direction_raw(),
+                    direction_name(h.direction_raw())
+                ),
+            ),
+            ("PAGE_N_DIRECTION", h.n_direction().to_string()),
+            ("PAGE_N_RECS", h.n_recs().to_string()),
+            ("PAGE_MAX_TRX_ID", h.max_trx_id().to_string()),
+            (
+                "PAGE_LEVEL",
+                format!(
+                    "{}{}",
+                    h.level(),
+                    if h.level() == 0 { " (leaf)" } else { "" }
+                ),
+            ),
+            ("PAGE_INDEX_ID", h.index_id().to_string()),
+            ("PAGE_BTR_SEG_LEAF", seg(h.seg_leaf())),
+            ("PAGE_BTR_SEG_TOP", seg(h.seg_top())),
+        ];
+        for (k, v) in rows {
+            writeln!(out, "  {k:<26} {v}")?;
+        }
+        let fill = figures.fill;
+        writeln!(
+            out,
+            "fill {:.1}%: used {} of {} usable bytes, free {}, garbage {}{}",
+            fill.fill() * 100.0,
+            fill.used,
+            fill.usable,
+            fill.free,
+            fill.garbage,
+            if fill.approximate {
+                " (of the uncompressed page)"
+            } else {
+                ""
+            }
+        )?;
+        let Content::Index(v) = &self.content else {
+            self.text_findings(out)?;
+            return Ok(());
+        };
+        let rp = &v.rp;
+        let page = rp.bytes();
+        if let Some(c) = figures.counts() {
+            writeln!(
+                out,
+                "records: {} format, {} user records walked ({} delete-marked), {} on the free chain",
+                rp.format().name(),
+                c.n_recs,
+                c.n_deleted,
+                c.n_free
+            )?;
+        }
+        writeln!(out, "system records")?;
+        for rec in [rp.infimum(), rp.supremum()].into_iter().flatten() {
+            let at = usize::from(rec.origin);
+            writeln!(
+                out,
+                "  {:<9} offset {:>5} heap {:>4} owned {:>2} next {:>5} flags {} data \"{}\"",
+                rec.rec_type.name(),
+                rec.origin,
+                rec.header.heap_no,
+                rec.header.n_owned,
+                Next(rp, &rec, "-"),
+                Flags(&rec, ",", "-"),
+                page.get(at..at + 8)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|&b| if b.is_ascii_graphic() {
+                        char::from(b)
+                    } else {
+                        '.'
+                    })
+                    .collect::<String>()
+            )?;
+        }
+        let n_slots = h.n_dir_slots();
+        writeln!(out, "directory: {n_slots} slots (slot: offset -> record)")?;
+        let mut shown = 0u32;
+        for i in 0..n_slots {
+            let (Some(at), Some(to)) = (rp.dir_slot_offset(i), rp.dir_slot(i)) else {
+                break;
+            };
+            if at < ibdscope::index::PAGE_DATA {
+                break;
+            }
+            shown += 1;
+            let owned = rp
+                .record_at(to)
+                .map_or("-".to_string(), |r| r.header.n_owned.to_string());
+            writeln!(out, "  {i:>5}: {at:>5} -> {to:>5}  owns {owned}")?;
+        }
+        if u32::from(n_slots) > shown {
+            writeln!(
+                out,
+                "  ({} slots do not fit in the page)",
+                u32::from(n_slots) - shown
+            )?;
+        }
+        let mut visited = Visited::new();
+        for chain in [Chain::User, Chain::Free] {
+            writeln!(
+                out,
+                "{}",
+                match chain {
+                    Chain::User => "user records (key order)",
+                    Chain::Free => "free (garbage) chain, from PAGE_FREE",
+                }
+            )?;
+            writeln!(
+                out,
+                "  {:>6} {:>5} {:<8} {:<15} {:>5} {:>6} {:>7}",
+                "offset", "heap", "type", "flags", "owned", "next", "size"
+            )?;
+            let mut err: io::Result<()> = Ok(());
+            chain_records(rp, chain, &mut visited, |rec| {
+                if err.is_ok() {
+                    err = writeln!(
+                        out,
+                        "  {:>6} {:>5} {:<8} {:<15} {:>5} {:>6} {:>7}",
+                        rec.origin,
+                        rec.header.heap_no,
+                        rec.rec_type.name(),
+                        Flags(&rec, ",", "-"),
+                        rec.header.n_owned,
+                        Next(rp, &rec, "-"),
+                        Size(v.layout.extent(rp, &rec))
+                    );
+                }
+            });
+            err?;
+        }
+        let legend: Vec<String> = ByteClass::ALL
+            .iter()
+            .map(|&c| format!("{} {}", c.symbol(), c.name()))
+            .collect();
+        writeln!(
+            out,
+            "byte map ({} bytes per cell, each the class of most of its bytes; {})",
+            rp.logical_size() / MAP_CELLS,
+            legend.join(", ")
+        )?;
+        let cells: String = v.map.cells(MAP_CELLS).map(ByteClass::symbol).collect();
+        writeln!(out, "  |{cells}|")?;
+        let counts: Vec<String> = ByteClass::ALL
+            .iter()
+            .map(|&c| format!("{} {}", c.name(), v.map.bytes(c)))
+            .collect();
+        writeln!(out, "  bytes: {}", counts.join(", "))?;
+        self.text_findings(out)
+    }
+
+    fn text_findings(&self, out: &mut dyn Write) -> io::Result<()> {
+        let base = self.ts.file_offset(self.n);
+        for (at, why) in self.findings() {
+            writeln!(
+                out,
+                "{}: page {} at byte offset {} (page offset {at}): {why}",
+                self.path.display(),
+                self.n,
+                base.saturating_add(at as u64)
+            )?;
+        }
+        Ok(())
+    }
+
+    fn json(&self, out: &mut dyn Write) -> io::Result<()> {
+        let names = self.ts.type_names();
+        let f = &self.facts;
+        let mut j = Json::new(out);
+        j.obj()?
+            .kv_str("file", &self.path.display().to_string())?
+            .kv_num("page", self.n.0)?;
+        j.kv_num("page_size", self.ts.page_size())?
+            .kv_num("logical_page_size", self.ts.format().logical_size)?;
+        j.kv_num("file_offset", self.ts.file_offset(self.n))?;
+        j.kv_display("type", &f.page_type.display(names))?
+            .kv_num("type_code", f.page_type.0)?;
+        j.kv_display("checksum", &Status(*f, self.ts.space_id()))?;
+        j.kv_str(
+            "content",
+            match self.content {
+                Content::Empty => "empty",
+                Content::Index(_) => "index",
+                Content::Compressed(..) => "compressed_index",
+                Content::NotIndex => "not_index",
+                Content::Unreadable => "unreadable",
+            },
+        )?;
+        if let Some(note) = self.note() {
+            j.kv_str("note", note)?;
+        }
+        if let Some(fil) = FilHeader::new(self.bytes) {
+            let link = |p: PageNo| (!p.is_null()).then_some(u64::from(p.0));
+            j.key("fil")?.obj()?;
+            j.kv_num("checksum", fil.checksum())?
+                .kv_num("page_number", fil.page_no().0)?;
+            j.key("prev")?.opt_num(link(fil.prev()))?;
+            j.key("next")?.opt_num(link(fil.next()))?;
+            j.kv_num("lsn", fil.lsn().0)?
+                .kv_num("type_code", fil.page_type().0)?;
+            j.kv_num("flush_lsn", fil.flush_lsn().0)?
+                .kv_num("space_id", fil.space_id().0)?;
+            j.end_obj()?;
+        }
+        let (rp, figures) = match &self.content {
+            Content::Index(v) => (Some(&v.rp), Some(&v.figures)),
+            Content::Compressed(rp, fig) => (Some(rp), Some(fig)),
+            _ => (None, None),
+        };
+        if let (Some(rp), Some(figures)) = (rp, figures) {
+            let h = rp.header();
+            j.key("index")?.obj()?;
+            j.kv_num("n_dir_slots", h.n_dir_slots())?
+                .kv_num("heap_top", h.heap_top())?;
+            j.kv_num("n_heap", h.n_heap())?
+                .kv_bool("compact", h.is_compact())?;
+            j.kv_num("free", h.free())?
+                .kv_num("garbage", h.garbage())?
+                .kv_num("last_insert", h.last_insert())?;
+            j.kv_num("direction", h.direction_raw())?
+                .kv_str("direction_name", direction_name(h.direction_raw()))?;
+            j.kv_num("n_direction", h.n_direction())?
+                .kv_num("n_recs", h.n_recs())?
+                .kv_num("max_trx_id", h.max_trx_id())?;
+            j.kv_num("level", h.level())?
+                .kv_num("index_id", h.index_id().0)?;
+            for (k, s) in [("seg_leaf", h.seg_leaf()), ("seg_top", h.seg_top())] {
+                j.key(k)?
+                    .obj()?
+                    .kv_num("space", s.space.0)?
+                    .kv_num("page", s.page.0)?
+                    .kv_num("offset", s.offset)?
+                    .end_obj()?;
+            }
+            j.end_obj()?;
+            j.kv_str("format", rp.format().name())?;
+            let fill = figures.fill;
+            j.key("fill")?.obj()?;
+            j.kv_num("used", fill.used)?
+                .kv_num("free", fill.free)?
+                .kv_num("garbage", fill.garbage)?;
+            j.kv_num("usable", fill.usable)?
+                .kv_bool("approximate", fill.approximate)?;
+            j.key("fill")?.float(f64::from(fill.fill()), 4)?.end_obj()?;
+            j.kv_num("data_size", figures.data_size)?;
+            if let Some(c) = figures.counts() {
+                j.key("walk")?.obj()?;
+                j.kv_num("records", c.n_recs)?
+                    .kv_num("delete_marked", c.n_deleted)?
+                    .kv_num("garbage_records", c.n_free)?;
+                j.kv_num("min_rec_leaf", c.n_min_rec)?
+                    .kv_bool("user_chain_complete", c.user_complete)?
+                    .kv_bool("free_chain_complete", c.free_complete)?;
+                j.key("record_bytes")?
+                    .opt_num(c.record_bytes.map(u64::from))?
+                    .end_obj()?;
+            }
+        }
+        if let Content::Index(v) = &self.content {
+            let rp = &v.rp;
+            let mut visited = Visited::new();
+            for (key, rec) in [("infimum", rp.infimum()), ("supremum", rp.supremum())] {
+                j.key(key)?;
+                match rec {
+                    Some(rec) => {
+                        j.obj()?;
+                        json_record(&mut j, rp, &rec, Chain::User, v.layout.extent(rp, &rec))?;
+                        j.end_obj()?;
+                    }
+                    None => {
+                        j.null()?;
+                    }
+                }
+            }
+            j.key("directory")?.arr()?;
+            for i in 0..rp.header().n_dir_slots() {
+                let (Some(at), Some(to)) = (rp.dir_slot_offset(i), rp.dir_slot(i)) else {
+                    break;
+                };
+                if at < ibdscope::index::PAGE_DATA {
+                    break;
+                }
+                j.obj()?
+                    .kv_num("slot", i)?
+                    .kv_num("offset", at as u64)?
+                    .kv_num("record", to)?
+                    .end_obj()?;
+            }
+            j.end_arr()?;
+            for (key, chain) in [("records", Chain::User), ("garbage", Chain::Free)] {
+                j.key(key)?.arr()?;
+                let mut err: io::Result<()> = Ok(());
+                chain_records(rp, chain, &mut visited, |rec| {
+                    if err.is_ok() {
+                        err = (|| {
+                            j.obj()?;
+                            json_record(&mut j, rp, &rec, chain, v.layout.extent(rp, &rec))?;
+                            j.end_obj()?;
+                            Ok(())
+                        })();
+                    }
+                });
+                err?;
+                j.end_arr()?;
+            }
+            j.key("byte_map")?.obj()?;
+            j.kv_num("cell_bytes", rp.logical_size() / MAP_CELLS)?;
+            let cells: String = v.map.cells(MAP_CELLS).map(ByteClass::symbol).collect();
+            j.kv_str("map", &cells)?;
+            for c in ByteClass::ALL {
+                j.kv_num(c.name(), v.map.bytes(c))?;
+            }
+            j.end_obj()?;
+        }
+        j.key("findings")?.arr()?;
+        let base = self.ts.file_offset(self.n);
+        for (at, why) in self.findings() {
+            j.obj()?
+                .kv_num("offset", base.saturating_add(at as u64))?
+                .kv_num("page_offset", at as u64)?
+                .kv_str("reason", &why)?
+                .end_obj()?;
+        }
+        j.end_arr()?.end_obj()?;
+        j.writer().write_all(b"\n")
+    }
+}

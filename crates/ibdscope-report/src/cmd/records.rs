@@ -1,0 +1,708 @@
+//! `ibdscope records`: the records of an index, one per line, streamed
+//! page by page (a reused layout buffer per page, nothing kept per record).
+//!
+//! What is walked: by default every index's leaf chain in key order (the
+//! B-tree walk of `ibdscope::btree`); `--index ID` one index; `--all-pages`
+//! every index page the index's segments own, linked or not, plus freed
+//! pages that still carry the index's records, in page order; `--page N`
+//! one page. `--deleted` keeps only delete-marked user records and records
+//! on the free (garbage) chain; the `chain` column tells which.
+
+use crate::analysis::Analysis;
+use crate::args::{Format, Opts, RecordsOpts};
+use crate::json::Json;
+use crate::Outcome;
+use ibdscope::extents::{Owner, SpaceMap, SpaceProblem};
+use ibdscope::layout::{PageLayout, RecExtent};
+use ibdscope::record::{Chain, RecFinding};
+use ibdscope::{
+    Btrees, Finding, FindingKind, IndexId, NoRecords, PageNo, Rec, RecFormat, RecPage, RecScratch,
+    Tablespace, Visited,
+};
+use std::fmt;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Bytes as lowercase hex, streamed without allocating.
+pub struct Hex<'a>(pub &'a [u8]);
+
+impl fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut buf = [0u8; 64];
+        for chunk in self.0.chunks(32) {
+            for (i, b) in chunk.iter().enumerate() {
+                buf[2 * i] = DIGITS[usize::from(b >> 4)];
+                buf[2 * i + 1] = DIGITS[usize::from(b & 15)];
+            }
+            f.write_str(std::str::from_utf8(&buf[..2 * chunk.len()]).unwrap_or(""))?;
+        }
+        Ok(())
+    }
+}
+
+/// A record's info bits as words joined by `sep`, or `none` when none is
+/// set.
+pub struct Flags<'a>(pub &'a Rec, pub &'a str, pub &'a str);
+
+impl fmt::Display for Flags<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let h = &self.0.header;
+        // At most "deleted,min_rec,version,instant" with a short separator:
+        // built on the stack so that padding applies.
+        let mut buf = [0u8; 64];
+        let mut len = 0;
+        let mut put = |s: &str| {
+            for &b in s.as_bytes() {
+                if let Some(slot) = buf.get_mut(len) {
+                    *slot = b;
+                    len += 1;
+                }
+            }
+        };
+        let mut first = true;
+        for (on, word) in [
+            (h.is_deleted(), "deleted"),
+            (h.is_min_rec(), "min_rec"),
+            (h.is_versioned(), "version"),
+            (h.is_instant(), "instant"),
+        ] {
+            if on {
+                if !first {
+                    put(self.1);
+                }
+                put(word);
+                first = false;
+            }
+        }
+        if first {
+            put(self.2);
+        }
+        f.pad(std::str::from_utf8(&buf[..len]).unwrap_or(""))
+    }
+}
+
+/// The chain's word in output.
+pub fn chain_word(c: Chain) -> &'static str {
+    match c {
+        Chain::User => "user",
+        Chain::Free => "garbage",
+    }
+}
+
+/// A record's bytes: REDUNDANT fields (hex, `NULL`, `+ext` for a field
+/// stored off-page) separated by `sep`, or the COMPACT data span as one hex
+/// string.
+pub struct Fields<'a> {
+    /// The page bytes.
+    pub page: &'a [u8],
+    /// The record.
+    pub rec: &'a Rec,
+    /// Its extent.
+    pub ext: RecExtent,
+    /// Separator between fields.
+    pub sep: &'a str,
+}
+
+impl fmt::Display for Fields<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let origin = usize::from(self.rec.origin);
+        if self.ext.exact {
+            for (i, fld) in self.rec.fields(self.page).enumerate() {
+                if i > 0 {
+                    f.write_str(self.sep)?;
+                }
+                if fld.null {
+                    f.write_str("NULL")?;
+                    continue;
+                }
+                let a = origin + usize::from(fld.start);
+                let b = origin + usize::from(fld.end);
+                write!(f, "{}", Hex(self.page.get(a..b).unwrap_or(&[])))?;
+                if fld.external {
+                    f.write_str("+ext")?;
+                }
+            }
+            return Ok(());
+        }
+        let end = usize::from(self.ext.end);
+        write!(f, "{}", Hex(self.page.get(origin..end).unwrap_or(&[])))
+    }
+}
+
+/// The size column: exact bytes, or `<=N` for an upper bound (padded,
+/// formatted on the stack).
+pub struct Size(pub RecExtent);
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0.end.saturating_sub(self.0.start);
+        let mut buf = [0u8; 16];
+        let mut cur = io::Cursor::new(&mut buf[..]);
+        let prefix = if self.0.exact { "" } else { "<=" };
+        let _ = write!(cur, "{prefix}{n}");
+        let len = cur.position() as usize;
+        f.pad(std::str::from_utf8(&buf[..len]).unwrap_or(""))
+    }
+}
+
+/// A record's next pointer as an absolute offset; nothing for none.
+pub struct Next<'a>(pub &'a RecPage<'a>, pub &'a Rec, pub &'a str);
+
+impl fmt::Display for Next<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let next = self
+            .1
+            .header
+            .next_origin(usize::from(self.1.origin), self.0.logical_size() as usize);
+        let mut buf = [0u8; 16];
+        let mut cur = io::Cursor::new(&mut buf[..]);
+        let _ = match next {
+            Some(v) => write!(cur, "{v}"),
+            None => write!(cur, "{}", self.2),
+        };
+        let len = cur.position() as usize;
+        f.pad(std::str::from_utf8(&buf[..len]).unwrap_or(""))
+    }
+}
+
+/// Writes one record as a JSON object's members (the caller opens and
+/// closes the object).
+pub fn json_record(
+    j: &mut Json<'_>,
+    rp: &RecPage<'_>,
+    rec: &Rec,
+    chain: Chain,
+    ext: RecExtent,
+) -> io::Result<()> {
+    let h = &rec.header;
+    let page = rp.bytes();
+    j.kv_num("offset", rec.origin)?
+        .kv_num("heap_no", h.heap_no)?
+        .kv_str("chain", chain_word(chain))?
+        .kv_str("type", rec.rec_type.name())?;
+    j.kv_bool("deleted", h.is_deleted())?
+        .kv_bool("min_rec", h.is_min_rec())?
+        .kv_bool("version", h.is_versioned())?
+        .kv_bool("instant", h.is_instant())?;
+    j.kv_num("n_owned", h.n_owned)?.key("next")?.opt_num(
+        h.next_origin(usize::from(rec.origin), rp.logical_size() as usize)
+            .map(|n| n as u64),
+    )?;
+    j.kv_num("start", ext.start)?
+        .kv_num("end", ext.end)?
+        .kv_num("size", ext.end.saturating_sub(ext.start))?
+        .kv_bool("exact", ext.exact)?;
+    if ext.exact {
+        j.key("fields")?.arr()?;
+        let origin = usize::from(rec.origin);
+        for fld in rec.fields(page) {
+            if fld.null {
+                j.null()?;
+            } else {
+                let a = origin + usize::from(fld.start);
+                let b = origin + usize::from(fld.end);
+                j.display(&Hex(page.get(a..b).unwrap_or(&[])))?;
+            }
+        }
+        j.end_arr()?.key("external")?.arr()?;
+        for (i, fld) in rec.fields(page).enumerate() {
+            if fld.external {
+                j.num(i as u64)?;
+            }
+        }
+        j.end_arr()?;
+    } else {
+        let end = usize::from(ext.end);
+        j.kv_display(
+            "data",
+            &Hex(page.get(usize::from(rec.origin)..end).unwrap_or(&[])),
+        )?;
+    }
+    Ok(())
+}
+
+/// Why a page of a walk is there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// On the leaf chain (key order).
+    LeafChain,
+    /// Owned by the index's segments, not on the leaf chain (non-leaf
+    /// pages, unlinked leaves).
+    Owned,
+    /// A free page that still holds the index's records.
+    Freed,
+    /// Named by `--page`.
+    Page,
+}
+
+impl Source {
+    fn word(self) -> &'static str {
+        match self {
+            Source::LeafChain => "leaf_chain",
+            Source::Owned => "owned",
+            Source::Freed => "freed",
+            Source::Page => "page",
+        }
+    }
+}
+
+#[derive(Default)]
+struct Totals {
+    records: u64,
+    deleted: u64,
+    garbage: u64,
+    pages: u64,
+    compressed: u64,
+    unreadable: u64,
+}
+
+struct Walk<'w, 'o> {
+    j: Json<'w>,
+    format: Format,
+    sel: RecordsOpts,
+    layout: PageLayout,
+    visited: Visited,
+    totals: Totals,
+    notes: Vec<String>,
+    path: &'o Path,
+}
+
+impl Walk<'_, '_> {
+    fn page(&mut self, rp: &RecPage<'_>, n: PageNo, source: Source) -> io::Result<()> {
+        self.totals.pages += 1;
+        if rp.is_compressed() {
+            self.totals.compressed += 1;
+            return Ok(());
+        }
+        self.layout.read(rp, &mut self.visited);
+        let index = rp.header().index_id();
+        let level = rp.header().level();
+        for chain in [Chain::User, Chain::Free] {
+            if chain == Chain::Free && !self.sel.deleted {
+                continue;
+            }
+            let it = match chain {
+                Chain::User => rp.records(&mut self.visited),
+                Chain::Free => rp.free_records(&mut self.visited),
+            };
+            let Some(mut it) = it else { continue };
+            while let Ok(Some(rec)) = it.next() {
+                if !rec.is_user() {
+                    continue;
+                }
+                let deleted = rec.header.is_deleted();
+                if self.sel.deleted && chain == Chain::User && !deleted {
+                    continue;
+                }
+                self.totals.records += 1;
+                if chain == Chain::Free {
+                    self.totals.garbage += 1;
+                } else if deleted {
+                    self.totals.deleted += 1;
+                }
+                let ext = self.layout.extent(rp, &rec);
+                let page = rp.bytes();
+                match self.format {
+                    Format::Text | Format::Tsv | Format::Sql => writeln!(
+                        self.j.writer(),
+                        "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} {}",
+                        n.0,
+                        index,
+                        source.word(),
+                        level,
+                        rec.origin,
+                        rec.header.heap_no,
+                        chain_word(chain),
+                        rec.rec_type.name(),
+                        Flags(&rec, ",", "-"),
+                        Size(ext),
+                        Fields {
+                            page,
+                            rec: &rec,
+                            ext,
+                            sep: " "
+                        }
+                    )?,
+                    Format::Csv => writeln!(
+                        self.j.writer(),
+                        "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                        n.0,
+                        index,
+                        source.word(),
+                        level,
+                        rec.origin,
+                        rec.header.heap_no,
+                        chain_word(chain),
+                        rec.rec_type.name(),
+                        Flags(&rec, "|", ""),
+                        rec.header.n_owned,
+                        Next(rp, &rec, ""),
+                        ext.end.saturating_sub(ext.start),
+                        ext.exact,
+                        Fields {
+                            page,
+                            rec: &rec,
+                            ext,
+                            sep: " "
+                        }
+                    )?,
+                    Format::Json | Format::Jsonl => {
+                        self.j
+                            .obj()?
+                            .kv_num("page", n.0)?
+                            .kv_num("index_id", index.0)?;
+                        self.j
+                            .kv_str("source", source.word())?
+                            .kv_num("level", level)?;
+                        json_record(&mut self.j, rp, &rec, chain, ext)?;
+                        self.j.end_obj()?;
+                        if self.format == Format::Jsonl {
+                            self.j.writer().write_all(b"\n")?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A page that is not walked: a note, shown with the findings.
+    fn skip(&mut self, n: PageNo, why: NoRecords) {
+        let what = match why {
+            NoRecords::PastFile => {
+                return;
+            }
+            NoRecords::NotIndex(t) => format!("page {n} is a type {} page, not an index page", t.0),
+            NoRecords::Unreadable(_) => {
+                self.totals.unreadable += 1;
+                format!("page {n} is encrypted or page-compressed: its records are not readable")
+            }
+        };
+        self.notes.push(what);
+    }
+}
+
+/// Runs `records`.
+pub fn run(
+    opts: &Opts,
+    a: &Analysis<'_>,
+    sel: RecordsOpts,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let (path, ts) = (a.path(), a.ts());
+    let map = SpaceMap::build(ts);
+    let trees = Btrees::build_with_leaf_chains(ts, &map);
+    if let Some(id) = sel.index {
+        if trees.index(IndexId(id)).is_none() {
+            let known: Vec<String> = trees
+                .indexes
+                .iter()
+                .map(|t| t.index_id.to_string())
+                .collect();
+            eprintln!(
+                "ibdscope: {}: no index {id} in this file (indexes: {})",
+                path.display(),
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            );
+            return Ok(Outcome::Unreadable);
+        }
+    }
+    let no_index_note =
+        (sel.page.is_none() && trees.indexes.is_empty() && !map.unreadable.is_empty()).then(|| {
+            "no index is known: the pages that describe the segments are encrypted or \
+             page-compressed"
+                .to_string()
+        });
+    let mut w = Walk {
+        j: Json::new(out),
+        format: opts.format,
+        sel,
+        layout: PageLayout::new(),
+        visited: Visited::new(),
+        totals: Totals::default(),
+        notes: no_index_note.into_iter().collect(),
+        path,
+    };
+    // (finding, counts toward the exit code)
+    let mut findings: Vec<(Finding, bool)> = Vec::new();
+    let mut past_end: Option<u32> = None;
+    header(&mut w, ts)?;
+    if let Some(n) = sel.page {
+        let n = PageNo(n);
+        match RecPage::of(ts, n) {
+            Ok(rp) => {
+                w.page(&rp, n, Source::Page)?;
+                for f in analyse(ts, n, &rp) {
+                    findings.push((f, true));
+                }
+            }
+            Err(NoRecords::PastFile) => past_end = Some(n.0),
+            Err(e) => w.skip(n, e),
+        }
+    } else {
+        let wanted = |id: IndexId| sel.index.is_none_or(|x| x == id.0);
+        // --all-pages: pages on a leaf chain met so far, one bit per page.
+        let mut on_chain = Vec::new();
+        if sel.all_pages {
+            on_chain = vec![0u64; ts.n_pages().div_ceil(64) as usize];
+        }
+        let chained = |bits: &[u64], p: u32| {
+            bits.get((p / 64) as usize)
+                .is_some_and(|w| w & (1u64 << (p % 64)) != 0)
+        };
+        for t in trees.indexes.iter().filter(|t| wanted(t.index_id)) {
+            if !sel.all_pages {
+                for &n in &t.leaf_chain {
+                    match RecPage::of(ts, n) {
+                        Ok(rp) => w.page(&rp, n, Source::LeafChain)?,
+                        Err(e) => w.skip(n, e),
+                    }
+                }
+                continue;
+            }
+            for &n in &t.leaf_chain {
+                if let Some(bits) = on_chain.get_mut((n.0 / 64) as usize) {
+                    *bits |= 1u64 << (n.0 % 64);
+                }
+            }
+            // The pages the index owns (one pass over the space map's
+            // owners) and freed pages with its records (the space map's
+            // findings), merged in page order.
+            let mut freed: Vec<u32> =
+                map.findings
+                    .iter()
+                    .filter_map(|f| match (f.kind, f.page) {
+                        (
+                            FindingKind::Space(SpaceProblem::FreePageWithData { index, .. }),
+                            Some(p),
+                        ) if index == t.index_id => Some(p.0),
+                        _ => None,
+                    })
+                    .collect();
+            freed.sort_unstable();
+            let mut freed = freed.into_iter().peekable();
+            let mut owned = map
+                .owners(ts)
+                .enumerate()
+                .filter_map(|(p, o)| match o {
+                    Owner::Segment {
+                        index: Some(id), ..
+                    } if id == t.index_id => u32::try_from(p).ok(),
+                    _ => None,
+                })
+                .peekable();
+            loop {
+                let (p, source) = match (owned.peek().copied(), freed.peek().copied()) {
+                    (Some(a), Some(b)) if b < a => (freed.next().unwrap_or(b), Source::Freed),
+                    (Some(a), _) => (owned.next().unwrap_or(a), Source::Owned),
+                    (None, Some(b)) => (freed.next().unwrap_or(b), Source::Freed),
+                    (None, None) => break,
+                };
+                let n = PageNo(p);
+                let source = match source {
+                    Source::Owned if chained(&on_chain, p) => Source::LeafChain,
+                    s => s,
+                };
+                match RecPage::of(ts, n) {
+                    Ok(rp) => {
+                        w.page(&rp, n, source)?;
+                        if source == Source::Freed {
+                            // Stale records on a free page: shown, not
+                            // damage to the table.
+                            for f in analyse(ts, n, &rp) {
+                                findings.push((f, false));
+                            }
+                        }
+                    }
+                    Err(NoRecords::NotIndex(_)) => {}
+                    Err(e) => w.skip(n, e),
+                }
+            }
+            // Pages of the same index found once only (a page owned twice
+            // is the space map's finding).
+        }
+        for f in &trees.findings {
+            if let FindingKind::Btree(p) = f.kind {
+                if wanted(p.index()) {
+                    findings.push((*f, true));
+                }
+            }
+        }
+    }
+    let bad = findings.iter().any(|(_, counted)| *counted) || past_end.is_some();
+    footer(&mut w, &findings, past_end, ts)?;
+    Ok(if bad {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// Record findings of one page, as file findings.
+fn analyse(ts: &Tablespace<'_>, n: PageNo, rp: &RecPage<'_>) -> Vec<Finding> {
+    let mut out: Vec<RecFinding> = Vec::new();
+    rp.analyse(&mut RecScratch::default(), &mut out);
+    let base = ts.file_offset(n);
+    out.into_iter()
+        .map(|f| Finding {
+            page: Some(n),
+            file_offset: base.saturating_add(u64::from(f.page_offset)),
+            kind: FindingKind::Btree(ibdscope::BtreeProblem::Records {
+                index: rp.header().index_id(),
+                problem: f.problem,
+            }),
+        })
+        .collect()
+}
+
+/// What the COMPACT data column means.
+const COMPACT_NOTE: &str = "COMPACT records: the column layout is not read (no schema), so \
+    each record's data runs from its origin to the next record's 5 header bytes, an upper \
+    bound that can include the next record's NULL bitmap and field lengths";
+
+fn header(w: &mut Walk<'_, '_>, ts: &Tablespace<'_>) -> io::Result<()> {
+    let compact = (0..ts.n_pages().min(64))
+        .any(|p| RecPage::of(ts, PageNo(p)).is_ok_and(|rp| rp.format() == RecFormat::Compact));
+    match w.format {
+        Format::Text | Format::Tsv | Format::Sql => {
+            if compact {
+                writeln!(w.j.writer(), "# {COMPACT_NOTE}")?;
+            }
+            writeln!(
+                w.j.writer(),
+                "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} fields",
+                "page",
+                "index",
+                "source",
+                "level",
+                "offset",
+                "heap",
+                "chain",
+                "type",
+                "flags",
+                "size"
+            )
+        }
+        Format::Csv => writeln!(
+            w.j.writer(),
+            "page,index_id,source,level,offset,heap_no,chain,type,flags,n_owned,next,size,exact,fields"
+        ),
+        Format::Json => {
+            let path = w.path.display().to_string();
+            w.j.obj()?.kv_str("file", &path)?;
+            if compact {
+                w.j.kv_str("note", COMPACT_NOTE)?;
+            }
+            w.j.key("records")?.arr()?;
+            Ok(())
+        }
+        Format::Jsonl => Ok(()),
+    }
+}
+
+fn footer(
+    w: &mut Walk<'_, '_>,
+    findings: &[(Finding, bool)],
+    past_end: Option<u32>,
+    ts: &Tablespace<'_>,
+) -> io::Result<()> {
+    let path = w.path.display().to_string();
+    let past = past_end.map(|n| {
+        format!(
+            "page {n} is past the end of the file ({} whole pages)",
+            ts.n_pages()
+        )
+    });
+    let t = &w.totals;
+    let summary = format!(
+        "{} records on {} pages ({} delete-marked, {} garbage); {} compressed pages not shown, {} unreadable",
+        t.records, t.pages, t.deleted, t.garbage, t.compressed, t.unreadable
+    );
+    match w.format {
+        Format::Text | Format::Tsv | Format::Sql => {
+            let o = w.j.writer();
+            for (f, counted) in findings {
+                let label = if *counted { "" } else { " (freed page)" };
+                let p = f
+                    .page
+                    .map_or(String::new(), |p| format!("page {p}{label} at "));
+                writeln!(o, "{path}: {p}byte offset {}: {}", f.file_offset, f.kind)?;
+            }
+            for n in &w.notes {
+                writeln!(o, "# {n}")?;
+            }
+            if let Some(p) = &past {
+                writeln!(o, "{path}: {p}")?;
+            }
+            writeln!(o, "# {path}: {summary}")?;
+        }
+        Format::Csv => {
+            for (f, _) in findings {
+                eprintln!("{path}: byte offset {}: {}", f.file_offset, f.kind);
+            }
+            if let Some(p) = &past {
+                eprintln!("{path}: {p}");
+            }
+        }
+        Format::Json | Format::Jsonl => {
+            let jsonl = w.format == Format::Jsonl;
+            if !jsonl {
+                w.j.end_arr()?;
+                w.j.key("summary")?.obj()?;
+                w.j.kv_num("records", t.records)?
+                    .kv_num("delete_marked", t.deleted)?
+                    .kv_num("garbage", t.garbage)?;
+                w.j.kv_num("pages", t.pages)?
+                    .kv_num("compressed_pages", t.compressed)?
+                    .kv_num("unreadable_pages", t.unreadable)?
+                    .end_obj()?;
+                w.j.key("notes")?.arr()?;
+                for n in &w.notes {
+                    w.j.str(n)?;
+                }
+                w.j.end_arr()?.key("findings")?.arr()?;
+            }
+            for (f, counted) in findings {
+                if jsonl {
+                    w.j.obj()?.key("finding")?;
+                }
+                w.j.obj()?
+                    .key("page")?
+                    .opt_num(f.page.map(|p| u64::from(p.0)))?;
+                w.j.kv_num("offset", f.file_offset)?
+                    .kv_bool("freed_page", !counted)?
+                    .kv_display("reason", &f.kind)?
+                    .end_obj()?;
+                if jsonl {
+                    w.j.end_obj()?;
+                    w.j.writer().write_all(b"\n")?;
+                }
+            }
+            if let (Some(n), Some(p)) = (past_end, &past) {
+                if jsonl {
+                    w.j.obj()?.key("finding")?;
+                }
+                w.j.obj()?
+                    .kv_num("page", n)?
+                    .kv_num("offset", ts.file_offset(PageNo(n)))?
+                    .kv_bool("freed_page", false)?
+                    .kv_str("reason", p)?
+                    .end_obj()?;
+                if jsonl {
+                    w.j.end_obj()?;
+                    w.j.writer().write_all(b"\n")?;
+                }
+            }
+            if !jsonl {
+                w.j.end_arr()?.end_obj()?;
+                w.j.writer().write_all(b"\n")?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,1344 @@
+//! `rows`: every row of the clustered index (or a secondary index's
+//! entries), typed, in key order along the leaf chain; `--deleted` for
+//! delete-marked records and records on the pages' free (garbage) lists.
+//!
+//! Streaming: one leaf page at a time, one row at a time, into buffers
+//! reused for the whole run (the split fields, the off-page bytes, the
+//! rendered cell, the column slots, a ROW_FORMAT=COMPRESSED page
+//! decompressed by `ibdscope_schema::zip`); nothing is kept per row. The library
+//! splits and renders (`ibdscope_schema::row`, `ibdscope_schema::value`); this module
+//! only picks columns and prints.
+//!
+//! Output formats: `text` (a header line, then tab-separated values),
+//! `tsv` (exactly the server's `SELECT … INTO OUTFILE` text with the
+//! normalisation of fixtures/README.md: `\N` for NULL, binary as
+//! upper-case hex, BIT as a decimal integer, `\`, tab, newline and NUL
+//! escaped), `csv` (header line, RFC 4180 quoting, NULL empty), `jsonl` /
+//! `json` (docs/json.md), `sql` (INSERT statements). Findings go to stderr
+//! for `tsv`, `csv` and `jsonl`, to the document for `json`, and as
+//! comments for `text` and `sql`.
+
+use crate::analysis::Analysis;
+use crate::args::{Format, Opts, RowsOpts};
+use crate::cmd::schema::{load, Def};
+use crate::json::Json;
+use crate::Outcome;
+use ibdscope::record::Chain;
+use ibdscope::{
+    BtreeProblem, Btrees, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage, SpaceMap,
+    Tablespace, Visited, FIL_NULL,
+};
+use ibdscope_schema::row::{data_is_zero, leftmost_leaf, render_field, split, Field, FieldText};
+use ibdscope_schema::table::{Column, Hidden, IndexDef, RecordLayout};
+use ibdscope_schema::value::Rendered;
+use std::collections::HashSet;
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Files above this size get a progress line on a terminal.
+const PROGRESS_MIN_BYTES: u64 = 1 << 30;
+
+/// Where a row comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    Live,
+    DeleteMarked,
+    FreeList,
+    /// A leaf page of the index that the leaf chain does not reach and
+    /// the extent descriptors mark free: the index let go of it (merge,
+    /// emptied page), its records are what was on it then.
+    FreedPage,
+    /// Such a page that is still allocated: unlinked by damage, or a
+    /// page of an operation the file does not finish.
+    UnlinkedPage,
+}
+
+impl Origin {
+    fn word(self) -> &'static str {
+        match self {
+            Origin::Live => "live",
+            Origin::DeleteMarked => "delete-marked",
+            Origin::FreeList => "free-list",
+            Origin::FreedPage => "freed-page",
+            Origin::UnlinkedPage => "unlinked-page",
+        }
+    }
+}
+
+/// One rendered cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cell {
+    Null,
+    Value(Rendered),
+    /// Off-page value longer than the cap: hex of the bytes read.
+    Capped,
+    /// Off-page part unreadable: hex of the local part.
+    OffPage,
+    /// The record ended (damaged) before this field.
+    Missing,
+}
+
+#[derive(Default)]
+struct Counts {
+    rows: u64,
+    live: u64,
+    delete_marked: u64,
+    free_list: u64,
+    /// Rows from leaf pages of the index off the leaf chain.
+    off_chain: u64,
+    /// Stale records (free lists, off-chain pages) equal to a live row.
+    live_copies: u64,
+    /// Those pages.
+    off_chain_pages: u64,
+    partial: u64,
+    pages: u64,
+    raw_values: u64,
+    capped_values: u64,
+    compressed_pages: u64,
+    unreadable_pages: u64,
+    metadata_records: u64,
+}
+
+/// Everything reused across rows.
+struct Printer<'w> {
+    j: Json<'w>,
+    format: Format,
+    meta: bool,
+    cap: usize,
+    /// Columns to print, in order (indexes into the table's columns).
+    cols: Vec<usize>,
+    /// Per table column: its position in the current row's fields.
+    slot: Vec<Option<usize>>,
+    fields: Vec<Field>,
+    buf: Vec<u8>,
+    cell: String,
+    line: String,
+    /// Per-row problems (a reason per raw value, the split error).
+    problems: Vec<String>,
+    counts: Counts,
+    /// Findings that make the exit code 1.
+    findings: Vec<String>,
+    /// Notes (not damage).
+    notes: Vec<String>,
+    /// `INSERT INTO `t` (`a`, `b`) VALUES (`.
+    insert_prefix: String,
+    /// The decompressed ROW_FORMAT=COMPRESSED page (reused).
+    zip: Vec<u8>,
+    /// Set while reading a leaf page off the leaf chain: every record's
+    /// origin.
+    off_chain: Option<Origin>,
+    /// The row being printed is a copy of a live row.
+    twin: bool,
+    /// What a walk over the leaves does (`--deleted` makes two collecting
+    /// walks before the printing one).
+    mode: Mode,
+    /// Key hashes of the records on free lists and off-chain pages.
+    stale_keys: HashSet<u64>,
+    /// Whole-record hashes of live rows whose key is among `stale_keys`:
+    /// a stale record with one of these is a copy of a live row (left by a
+    /// page split, a merge or an update in place), not a deleted row.
+    live_twins: HashSet<u64>,
+}
+
+/// What one walk over the leaves does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Collect `stale_keys`.
+    StaleKeys,
+    /// Collect `live_twins`.
+    LiveTwins,
+    /// Print.
+    Print,
+}
+
+/// Hashes of a split record: its key (the first `n_key` fields) and the
+/// whole record, over the stored bytes of every field (an off-page field
+/// by its local part and its reference, which a moved copy keeps).
+fn record_hashes(page: &[u8], fields: &[Field], n_key: usize) -> (u64, u64) {
+    use ibdscope_schema::row::FieldValue;
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut key = 0;
+    for (i, f) in fields.iter().enumerate() {
+        if i == n_key {
+            key = h.finish();
+        }
+        match f.value {
+            FieldValue::Null => 0u8.hash(&mut h),
+            FieldValue::Default => 1u8.hash(&mut h),
+            FieldValue::Dropped => 2u8.hash(&mut h),
+            FieldValue::Inline { .. } => {
+                3u8.hash(&mut h);
+                f.local(page).hash(&mut h);
+            }
+            FieldValue::External { blob, .. } => {
+                4u8.hash(&mut h);
+                f.local(page).hash(&mut h);
+                (blob.space_id, blob.page.0, blob.offset, blob.len).hash(&mut h);
+            }
+        }
+    }
+    let all = h.finish();
+    (if fields.len() <= n_key { all } else { key }, all)
+}
+
+/// Runs `rows`.
+pub fn run(
+    opts: &Opts,
+    a: &Analysis<'_>,
+    r: &RowsOpts,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let (path, ts) = (a.path(), a.ts());
+    let mut def = match load(path, ts, &r.def) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("ibdscope: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    // MariaDB instant ALTER: the clustered index's records are in the
+    // shape the metadata record describes, not the definition's.
+    let instant = ibdscope_schema::instant::apply(ts, &mut def.table);
+    let t = &def.table;
+    let ix = match &r.index {
+        Some(n) => t.index_by_name_or_id(n),
+        None => t.clustered(),
+    };
+    let Some(ix) = ix else {
+        let names: Vec<String> = t
+            .indexes
+            .iter()
+            .map(|i| match i.id {
+                Some(id) => format!("{} ({id})", i.name),
+                None => i.name.clone(),
+            })
+            .collect();
+        eprintln!(
+            "ibdscope: {}: no index {} in the definition (indexes: {})",
+            path.display(),
+            r.index.as_deref().unwrap_or("(clustered)"),
+            names.join(", ")
+        );
+        return Ok(Outcome::Unreadable);
+    };
+    let Some(root) = ix.root.map(PageNo) else {
+        let f = ts.format();
+        let why = if f.encryption {
+            ": the file is encrypted, its index pages cannot be read without the keyring"
+        } else if f.page_compressed {
+            ": the file is PAGE_COMPRESSED and its INODE page could not be decompressed"
+        } else {
+            ""
+        };
+        eprintln!(
+            "ibdscope: {}: index {} has no root page in this file{why}",
+            path.display(),
+            ix.name
+        );
+        return Ok(Outcome::Unreadable);
+    };
+    let root_rp = match RecPage::of(ts, root) {
+        Ok(rp) => rp,
+        Err(e) => {
+            let why = match e {
+                NoRecords::PastFile => "past the end of the file".to_string(),
+                NoRecords::NotIndex(t) => format!("a type {} page, not an index page", t.0),
+                NoRecords::Unreadable(_) if ts.format().encryption => {
+                    "encrypted: the rows cannot be read without the keyring".to_string()
+                }
+                NoRecords::Unreadable(_) => {
+                    "encrypted, or page-compressed and not decompressed (see above)".to_string()
+                }
+            };
+            eprintln!(
+                "ibdscope: {}: root page {root} of index {}: {why}",
+                path.display(),
+                ix.name
+            );
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let instant_layout = match &instant {
+        Ok(Some((_, l))) if t.clustered() == Some(ix) => Some(Ok(l.clone())),
+        Err(e) if t.clustered() == Some(ix) => {
+            eprintln!(
+                "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
+                path.display()
+            );
+            return Ok(Outcome::Unreadable);
+        }
+        _ => None,
+    };
+    let layout = match instant_layout
+        .unwrap_or_else(|| t.layout(ix, root_rp.format() == RecFormat::Compact))
+    {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!(
+                "ibdscope: {}: index {}: record layout: {e}",
+                path.display(),
+                ix.name
+            );
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let cols = columns(t, &layout, r.hidden);
+    let meta = r.deleted || r.with_deleted;
+    let mut p = Printer {
+        j: Json::new(out),
+        format: opts.format,
+        meta,
+        cap: r.max_value_bytes,
+        cols,
+        slot: vec![None; t.columns.len()],
+        fields: Vec::new(),
+        buf: Vec::new(),
+        cell: String::new(),
+        line: String::new(),
+        problems: Vec::new(),
+        counts: Counts::default(),
+        findings: Vec::new(),
+        notes: Vec::new(),
+        insert_prefix: String::new(),
+        zip: Vec::new(),
+        off_chain: None,
+        twin: false,
+        mode: Mode::Print,
+        stale_keys: HashSet::new(),
+        live_twins: HashSet::new(),
+    };
+    p.header(path, &def, ix)?;
+
+    // The leaf pages: one page, or the leaf chain the B-tree walk found.
+    let mut visited = Visited::new();
+    let chain: Vec<PageNo> = match r.where_page {
+        Some(n) => match RecPage::of(ts, PageNo(n)) {
+            Ok(rp) if rp.header().index_id() == root_rp.header().index_id() && rp.is_leaf() => {
+                vec![PageNo(n)]
+            }
+            Ok(_) => {
+                eprintln!(
+                    "ibdscope: {}: page {n} is not a leaf page of index {}",
+                    path.display(),
+                    ix.name
+                );
+                return Ok(Outcome::Unreadable);
+            }
+            Err(_) => {
+                eprintln!(
+                    "ibdscope: {}: page {n} is not a readable index page",
+                    path.display()
+                );
+                return Ok(Outcome::Unreadable);
+            }
+        },
+        None => leaf_chain(ts, root, root_rp.header().index_id(), &layout, &mut p)?,
+    };
+
+    // The pages to read: the leaf chain, then with --deleted / --with-deleted
+    // the index's leaf pages the chain does not reach (freed by merges or
+    // emptied; or unlinked), which keep the records they last held (one
+    // header read per page).
+    let mut pages: Vec<(PageNo, Option<Origin>)> = chain.iter().map(|&n| (n, None)).collect();
+    if meta && r.where_page.is_none() {
+        let mut on_chain = vec![false; ts.n_pages() as usize];
+        for &n in &chain {
+            if let Some(b) = on_chain.get_mut(n.0 as usize) {
+                *b = true;
+            }
+        }
+        let index_id = root_rp.header().index_id();
+        for (k, &c) in on_chain.iter().enumerate() {
+            let n = PageNo(k as u32);
+            if c {
+                continue;
+            }
+            let Ok(rp) = RecPage::of(ts, n) else { continue };
+            if rp.header().index_id() != index_id || !rp.is_leaf() {
+                continue;
+            }
+            pages.push((
+                n,
+                Some(if ts.is_free(n) == Some(true) {
+                    Origin::FreedPage
+                } else {
+                    Origin::UnlinkedPage
+                }),
+            ));
+        }
+    }
+    let progress = std::io::stderr().is_terminal()
+        && u64::try_from(ts.data().len()).unwrap_or(0) > PROGRESS_MIN_BYTES;
+    if meta {
+        // Two collecting walks first: the keys of the stale records (free
+        // lists, off-chain pages), then the live rows with those keys; a
+        // stale record equal to a live row is then marked a copy.
+        let saved = (
+            std::mem::take(&mut p.counts),
+            std::mem::take(&mut p.findings),
+            std::mem::take(&mut p.notes),
+        );
+        for mode in [Mode::StaleKeys, Mode::LiveTwins] {
+            p.mode = mode;
+            p.walk(ts, t, &layout, &pages, r, &mut visited, false)?;
+        }
+        p.mode = Mode::Print;
+        (p.counts, p.findings, p.notes) = saved;
+    }
+    p.walk(ts, t, &layout, &pages, r, &mut visited, progress)?;
+    p.counts.off_chain_pages = pages.iter().filter(|x| x.1.is_some()).count() as u64;
+    if p.counts.compressed_pages > 0 {
+        p.findings.push(format!(
+            "{} ROW_FORMAT=COMPRESSED leaf pages could not be decompressed: their rows are \
+             missing from the output",
+            p.counts.compressed_pages
+        ));
+    }
+    if p.counts.unreadable_pages > 0 {
+        p.findings.push(format!(
+            "{} leaf pages are {}: their rows are missing from the output",
+            p.counts.unreadable_pages,
+            if ts.format().encryption {
+                "encrypted"
+            } else {
+                "encrypted or page-compressed (not decoded: not implemented)"
+            }
+        ));
+    }
+    if p.counts.live_copies > 0 {
+        p.notes.push(format!(
+            "{} of the rows from free lists and off-chain pages are copies of live rows (same \
+             key and bytes: left by page splits, merges or updates), not deleted rows",
+            p.counts.live_copies
+        ));
+    }
+    if p.counts.off_chain_pages > 0 {
+        p.notes.push(format!(
+            "{} rows from {} leaf pages of the index that the leaf chain does not reach \
+             (freed-page: the extent descriptors mark the page free; unlinked-page: still \
+             allocated)",
+            p.counts.off_chain, p.counts.off_chain_pages
+        ));
+    }
+    if p.counts.metadata_records > 0 {
+        p.notes.push(format!(
+            "{} MariaDB instant ALTER metadata records skipped (not rows)",
+            p.counts.metadata_records
+        ));
+    }
+    p.footer()?;
+    Ok(if p.findings.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
+
+/// The columns printed: for the clustered index the table's columns in
+/// table order that its records store (virtual and dropped ones left out),
+/// then, with `hidden`, the system columns; for a secondary index its
+/// fields in index order.
+fn columns(
+    t: &ibdscope_schema::table::TableDef,
+    layout: &RecordLayout,
+    hidden: bool,
+) -> Vec<usize> {
+    let stored = |c: usize| layout.fields.iter().any(|f| f.column == c);
+    // With `hidden`: the system columns, and the fields of columns MariaDB
+    // dropped instantly (`!dropped_N`, still in old records).
+    let shown = |c: &Column| {
+        c.version_dropped.is_none()
+            && (c.hidden == Hidden::Visible
+                || (hidden && (c.sys().is_some() || c.hidden == Hidden::Se)))
+    };
+    if layout.clustered {
+        let mut v: Vec<usize> = (0..t.columns.len())
+            .filter(|&i| {
+                stored(i)
+                    && t.columns
+                        .get(i)
+                        .is_some_and(|c| c.hidden == Hidden::Visible && shown(c))
+            })
+            .collect();
+        if hidden {
+            v.extend((0..t.columns.len()).filter(|&i| {
+                stored(i)
+                    && t.columns
+                        .get(i)
+                        .is_some_and(|c| c.hidden != Hidden::Visible && shown(c))
+            }));
+        }
+        v
+    } else {
+        let mut v: Vec<usize> = Vec::new();
+        for f in &layout.fields {
+            if t.columns.get(f.column).is_some_and(shown) && !v.contains(&f.column) {
+                v.push(f.column);
+            }
+        }
+        v
+    }
+}
+
+/// The leaf chain of the index whose root is `root`, from the B-tree walk
+/// (its findings become findings); when the walk does not know the index
+/// (its segments unreadable), the chain from the leftmost leaf along
+/// FIL_PAGE_NEXT, bounded by the pages of the file.
+fn leaf_chain(
+    ts: &Tablespace<'_>,
+    root: PageNo,
+    index_id: IndexId,
+    layout: &RecordLayout,
+    p: &mut Printer<'_>,
+) -> io::Result<Vec<PageNo>> {
+    let map = SpaceMap::build(ts);
+    let infos: Vec<_> = map
+        .indexes
+        .iter()
+        .filter(|i| i.root == root)
+        .copied()
+        .collect();
+    if !infos.is_empty() {
+        let trees = Btrees::build_from(ts, &infos, |n| match map.owner(ts, n) {
+            Some(ibdscope::Owner::Segment { index, .. }) => index,
+            _ => None,
+        });
+        if let Some(tree) = trees.indexes.iter().find(|t| t.root == root) {
+            for f in &trees.findings {
+                if let FindingKind::Btree(bp) = f.kind {
+                    if bp.index() != index_id {
+                        continue;
+                    }
+                    // Stale records on free lists are what --deleted reads,
+                    // not damage of the rows.
+                    if matches!(bp, BtreeProblem::Records { .. }) {
+                        p.notes.push(finding_text(f));
+                        continue;
+                    }
+                }
+                p.findings.push(finding_text(f));
+            }
+            return Ok(tree.leaf_chain.clone());
+        }
+    }
+    // No B-tree from the space map: walk from the root.
+    let mut visited = Visited::new();
+    let mut fields = Vec::new();
+    let mut page = match leftmost_leaf(ts, root, layout, &mut visited, &mut fields) {
+        Ok(n) => n,
+        Err(e) => {
+            p.findings
+                .push(format!("the leftmost leaf was not reached: {e}"));
+            return Ok(Vec::new());
+        }
+    };
+    let mut seen = vec![false; ts.n_pages() as usize];
+    let mut chain = Vec::new();
+    loop {
+        match seen.get_mut(page.0 as usize) {
+            Some(s) if !*s => *s = true,
+            Some(_) => {
+                p.findings
+                    .push(format!("leaf chain loops back to page {page}"));
+                break;
+            }
+            None => {
+                p.findings
+                    .push(format!("leaf chain points past the file: page {page}"));
+                break;
+            }
+        }
+        let Ok(rp) = RecPage::of(ts, page) else {
+            p.findings
+                .push(format!("leaf chain reaches page {page}, not an index page"));
+            break;
+        };
+        if rp.header().index_id() != index_id || !rp.is_leaf() {
+            p.findings.push(format!(
+                "leaf chain reaches page {page}, not a leaf of the index"
+            ));
+            break;
+        }
+        chain.push(page);
+        let next = ibdscope::fil::FilHeader::new(rp.bytes()).map(|h| h.next());
+        match next {
+            Some(n) if n.0 != FIL_NULL => page = n,
+            _ => break,
+        }
+    }
+    Ok(chain)
+}
+
+impl Printer<'_> {
+    /// Reads `pages` in order (each with the origin of all its records when
+    /// it is off the leaf chain), with a progress line when asked.
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        &mut self,
+        ts: &Tablespace<'_>,
+        t: &ibdscope_schema::table::TableDef,
+        layout: &RecordLayout,
+        pages: &[(PageNo, Option<Origin>)],
+        r: &RowsOpts,
+        visited: &mut Visited,
+        progress: bool,
+    ) -> io::Result<()> {
+        let (start, mut last) = (Instant::now(), Instant::now());
+        for (i, &(n, off_chain)) in pages.iter().enumerate() {
+            if progress && last.elapsed() > Duration::from_millis(500) {
+                last = Instant::now();
+                eprint!(
+                    "\rrows: leaf page {} of {}, {} rows, {:.0} s ",
+                    i + 1,
+                    pages.len(),
+                    self.counts.rows,
+                    start.elapsed().as_secs_f64()
+                );
+            }
+            self.off_chain = off_chain;
+            match RecPage::of(ts, n) {
+                Ok(rp) => self.page(ts, t, layout, &rp, n, r, visited)?,
+                Err(NoRecords::Unreadable(_)) => {
+                    self.counts.unreadable_pages += 1;
+                }
+                Err(_) => self
+                    .findings
+                    .push(format!("leaf page {n}: not an index page")),
+            }
+        }
+        self.off_chain = None;
+        if progress {
+            eprint!("\r{:60}\r", "");
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn page(
+        &mut self,
+        ts: &Tablespace<'_>,
+        t: &ibdscope_schema::table::TableDef,
+        layout: &RecordLayout,
+        rp: &RecPage<'_>,
+        n: PageNo,
+        r: &RowsOpts,
+        visited: &mut Visited,
+    ) -> io::Result<()> {
+        self.counts.pages += 1;
+        if rp.is_compressed() {
+            // ROW_FORMAT=COMPRESSED: rebuild the page as the server does
+            // (page0zip.cc), then read it like any other.
+            let mut zip = std::mem::take(&mut self.zip);
+            let logical = rp.logical_size();
+            let res = match ibdscope_schema::zip::decompress(rp.bytes(), logical as usize, &mut zip)
+            {
+                Ok(_) => match RecPage::new(&zip, logical) {
+                    Some(z) => self.records(ts, t, layout, &z, n, r, visited),
+                    None => Ok(()),
+                },
+                Err(e) => {
+                    self.counts.compressed_pages += 1;
+                    self.findings
+                        .push(format!("page {n}: ROW_FORMAT=COMPRESSED page: {e}"));
+                    Ok(())
+                }
+            };
+            self.zip = zip;
+            return res;
+        }
+        self.records(ts, t, layout, rp, n, r, visited)
+    }
+
+    /// The rows of one readable (uncompressed or decompressed) leaf page.
+    #[allow(clippy::too_many_arguments)]
+    fn records(
+        &mut self,
+        ts: &Tablespace<'_>,
+        t: &ibdscope_schema::table::TableDef,
+        layout: &RecordLayout,
+        rp: &RecPage<'_>,
+        n: PageNo,
+        r: &RowsOpts,
+        visited: &mut Visited,
+    ) -> io::Result<()> {
+        for chain in [Chain::User, Chain::Free] {
+            if chain == Chain::Free && !self.meta {
+                continue;
+            }
+            let it = match chain {
+                Chain::User => rp.records(visited),
+                Chain::Free => rp.free_records(visited),
+            };
+            let Some(mut it) = it else { continue };
+            loop {
+                let rec = match it.next() {
+                    Ok(Some(rec)) => rec,
+                    Ok(None) => break,
+                    Err(e) => {
+                        if chain == Chain::User {
+                            self.findings.push(format!("page {n}: record chain: {e:?}"));
+                        }
+                        break;
+                    }
+                };
+                if !rec.is_user() {
+                    continue;
+                }
+                let origin = match (self.off_chain, chain, rec.header.is_deleted()) {
+                    (Some(o), _, _) => o,
+                    (None, Chain::Free, _) => Origin::FreeList,
+                    (None, Chain::User, true) => Origin::DeleteMarked,
+                    (None, Chain::User, false) => Origin::Live,
+                };
+                if chain == Chain::User && rec.header.is_min_rec() {
+                    // MariaDB's instant ALTER metadata record.
+                    self.counts.metadata_records += 1;
+                    continue;
+                }
+                let keep = self.mode != Mode::Print
+                    || match origin {
+                        Origin::Live => !r.deleted,
+                        _ => r.deleted || r.with_deleted,
+                    };
+                if !keep {
+                    continue;
+                }
+                self.row(ts, t, layout, rp, n, &rec, origin)?;
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn row(
+        &mut self,
+        ts: &Tablespace<'_>,
+        t: &ibdscope_schema::table::TableDef,
+        layout: &RecordLayout,
+        rp: &RecPage<'_>,
+        n: PageNo,
+        rec: &ibdscope::Rec,
+        origin: Origin,
+    ) -> io::Result<()> {
+        self.problems.clear();
+        self.twin = false;
+        let mut erased = false;
+        let stale = matches!(
+            origin,
+            Origin::FreeList | Origin::FreedPage | Origin::UnlinkedPage
+        );
+        let split_res = split(rp, rec, layout, &mut self.fields);
+        if self.mode != Mode::Print || (stale && !self.live_twins.is_empty()) {
+            let (key, all) = match &split_res {
+                Ok(_) => record_hashes(rp.bytes(), &self.fields, layout.n_unique),
+                Err(_) => return Ok(()),
+            };
+            match self.mode {
+                Mode::StaleKeys => {
+                    if stale {
+                        self.stale_keys.insert(key);
+                    }
+                    return Ok(());
+                }
+                Mode::LiveTwins => {
+                    if origin == Origin::Live && self.stale_keys.contains(&key) {
+                        self.live_twins.insert(all);
+                    }
+                    return Ok(());
+                }
+                Mode::Print => {
+                    if self.live_twins.contains(&all) {
+                        self.counts.live_copies += 1;
+                        self.twin = true;
+                    }
+                }
+            }
+        }
+        match split_res {
+            Ok(info) => {
+                if origin != Origin::Live
+                    && origin != Origin::DeleteMarked
+                    && data_is_zero(rp.bytes(), &info)
+                {
+                    erased = true;
+                    self.problems.push(
+                        "erased: every data byte of the record is zero (MariaDB 10.6+ \
+                         zero-fills the records purge frees); no value survives"
+                            .to_string(),
+                    );
+                }
+            }
+            Err(e) => self.problems.push(format!("record: {e}")),
+        }
+        for s in self.slot.iter_mut() {
+            *s = None;
+        }
+        // A column stored twice (a key on its prefix, then the whole column
+        // among the others: dict_index_build_internal_clust) shows the
+        // whole one.
+        let is_prefix = |f: &Field| {
+            layout
+                .fields
+                .get(usize::from(f.layout_idx))
+                .is_some_and(|l| l.prefix_len.is_some())
+        };
+        for (i, f) in self.fields.iter().enumerate() {
+            if let Some(s) = self.slot.get_mut(f.column) {
+                let replace = match *s {
+                    None => true,
+                    Some(j) => self.fields.get(j).is_some_and(is_prefix) && !is_prefix(f),
+                };
+                if replace {
+                    *s = Some(i);
+                }
+            }
+        }
+        self.counts.rows += 1;
+        match origin {
+            Origin::Live => self.counts.live += 1,
+            Origin::DeleteMarked => self.counts.delete_marked += 1,
+            Origin::FreeList => self.counts.free_list += 1,
+            Origin::FreedPage | Origin::UnlinkedPage => self.counts.off_chain += 1,
+        }
+        self.begin_row(n, rec.origin, origin)?;
+        let page = rp.bytes();
+        for k in 0..self.cols.len() {
+            let Some(&ci) = self.cols.get(k) else { break };
+            let Some(col) = t.columns.get(ci) else {
+                continue;
+            };
+            self.cell.clear();
+            let cell = match self.slot.get(ci).copied().flatten() {
+                _ if erased => Cell::Missing,
+                None => Cell::Missing,
+                Some(fi) => match self.fields.get(fi) {
+                    None => Cell::Missing,
+                    Some(f) => match render_field(
+                        ts,
+                        page,
+                        col,
+                        f,
+                        self.cap,
+                        &mut self.buf,
+                        &mut self.cell,
+                    ) {
+                        FieldText::Null | FieldText::Dropped => Cell::Null,
+                        FieldText::Value(Rendered::Raw(why)) => {
+                            self.counts.raw_values += 1;
+                            self.problems
+                                .push(format!("{}: not decoded: {why}", col.name));
+                            Cell::Value(Rendered::Raw(why))
+                        }
+                        FieldText::Value(v) => Cell::Value(v),
+                        FieldText::Capped => {
+                            self.counts.capped_values += 1;
+                            Cell::Capped
+                        }
+                        FieldText::OffPage(e) => {
+                            self.problems.push(format!("{}: {e}", col.name));
+                            Cell::OffPage
+                        }
+                    },
+                },
+            };
+            self.cell_out(k, col, cell)?;
+        }
+        let complete = self.problems.is_empty();
+        if !complete {
+            self.counts.partial += 1;
+            if origin == Origin::Live {
+                let mut what = format!("page {n} record at byte {}: ", rec.origin);
+                what.push_str(&self.problems.join("; "));
+                self.findings.push(what);
+            }
+        }
+        self.end_row(n, rec.origin, origin)
+    }
+
+    fn header(&mut self, path: &Path, def: &Def, ix: &IndexDef) -> io::Result<()> {
+        let t = &def.table;
+        let cols = self.cols.clone();
+        let name = |c: usize| t.columns.get(c).map_or("?", |c| c.name.as_str());
+        match self.format {
+            Format::Text => {
+                let w = self.j.writer();
+                writeln!(
+                    w,
+                    "# {}: table {}, index {}, definition from {}",
+                    path.display(),
+                    t.name,
+                    ix.name,
+                    def.source_words()
+                )?;
+                if self.meta {
+                    write!(w, "page:offset\torigin\tcomplete\t")?;
+                }
+                let names: Vec<&str> = cols.iter().map(|&c| name(c)).collect();
+                writeln!(w, "{}", names.join("\t"))?;
+            }
+            Format::Csv => {
+                let w = self.j.writer();
+                if self.meta {
+                    write!(w, "page,offset,origin,complete,")?;
+                }
+                let mut line = String::new();
+                for (i, &c) in cols.iter().enumerate() {
+                    if i > 0 {
+                        line.push(',');
+                    }
+                    csv_field(&mut line, name(c));
+                }
+                writeln!(w, "{line}")?;
+            }
+            Format::Sql => {
+                let w = self.j.writer();
+                writeln!(
+                    w,
+                    "-- {}: table {}, index {}, definition from {}",
+                    path.display(),
+                    t.name,
+                    ix.name,
+                    def.source_words()
+                )?;
+                writeln!(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';")?;
+                let mut pre = String::from("INSERT INTO ");
+                ibdscope_schema::table::quote_ident(&t.name, &mut pre);
+                pre.push_str(" (");
+                for (i, &c) in cols.iter().enumerate() {
+                    if i > 0 {
+                        pre.push_str(", ");
+                    }
+                    ibdscope_schema::table::quote_ident(name(c), &mut pre);
+                }
+                pre.push_str(") VALUES (");
+                self.insert_prefix = pre;
+            }
+            Format::Json => {
+                self.j
+                    .obj()?
+                    .kv_display("file", &path.display())?
+                    .kv_str("table", &t.name)?
+                    .kv_str("index", &ix.name)?
+                    .kv_str("source", def.source_word())?;
+                self.j.key("columns")?.arr()?;
+                for &c in &cols {
+                    self.j.str(name(c))?;
+                }
+                self.j.end_arr()?.key("rows")?.arr()?;
+            }
+            Format::Tsv | Format::Jsonl => {}
+        }
+        Ok(())
+    }
+
+    fn begin_row(&mut self, n: PageNo, offset: u16, origin: Origin) -> io::Result<()> {
+        self.line.clear();
+        match self.format {
+            Format::Json | Format::Jsonl => {
+                self.j.obj()?;
+                if self.meta {
+                    self.j
+                        .kv_num("page", n.0)?
+                        .kv_num("offset", offset)?
+                        .kv_str("origin", origin.word())?;
+                }
+                self.j.key("row")?.obj()?;
+            }
+            Format::Sql => {
+                self.line.push_str(&self.insert_prefix);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn cell_out(&mut self, k: usize, col: &Column, cell: Cell) -> io::Result<()> {
+        let s = self.cell.as_str();
+        match self.format {
+            Format::Tsv | Format::Text => {
+                if k > 0 {
+                    self.line.push('\t');
+                }
+                let text = self.format == Format::Text;
+                match cell {
+                    Cell::Null => self.line.push_str(if text { "NULL" } else { "\\N" }),
+                    Cell::Missing => {}
+                    Cell::Value(Rendered::Bytes) if !text => {
+                        for c in s.trim_start_matches("0x").chars() {
+                            self.line.push(c.to_ascii_uppercase());
+                        }
+                    }
+                    Cell::Value(Rendered::Bits) if !text => bits_decimal(s, &mut self.line),
+                    Cell::Value(Rendered::Raw(_)) | Cell::Capped | Cell::OffPage => {
+                        self.line.push_str(s);
+                        if text {
+                            self.line.push_str(match cell {
+                                Cell::Capped => "(truncated)",
+                                _ => "(raw)",
+                            });
+                        }
+                    }
+                    Cell::Value(_) => {
+                        if text {
+                            for c in s.chars() {
+                                match c {
+                                    '\t' => self.line.push_str("\\t"),
+                                    '\n' => self.line.push_str("\\n"),
+                                    '\\' => self.line.push_str("\\\\"),
+                                    c => self.line.push(c),
+                                }
+                            }
+                        } else {
+                            tsv_escape(s, &mut self.line);
+                        }
+                    }
+                }
+            }
+            Format::Csv => {
+                if k > 0 {
+                    self.line.push(',');
+                }
+                match cell {
+                    Cell::Null | Cell::Missing => {}
+                    Cell::Value(Rendered::Number) => self.line.push_str(s),
+                    _ => csv_field(&mut self.line, s),
+                }
+            }
+            Format::Json | Format::Jsonl => {
+                self.j.key(&col.name)?;
+                match cell {
+                    Cell::Null => {
+                        self.j.null()?;
+                    }
+                    Cell::Missing => {
+                        self.j
+                            .obj()?
+                            .kv_str("missing", "record damaged")?
+                            .end_obj()?;
+                    }
+                    Cell::Value(Rendered::Number) => {
+                        self.j.raw(s.as_bytes())?;
+                    }
+                    Cell::Value(Rendered::Raw(why)) => {
+                        self.j
+                            .obj()?
+                            .kv_str("raw", s)?
+                            .kv_display("reason", &why)?
+                            .end_obj()?;
+                    }
+                    Cell::Capped => {
+                        self.j.obj()?.kv_str("truncated", s)?.end_obj()?;
+                    }
+                    Cell::OffPage => {
+                        self.j
+                            .obj()?
+                            .kv_str("raw", s)?
+                            .kv_str("reason", "off-page part unreadable")?
+                            .end_obj()?;
+                    }
+                    Cell::Value(_) => {
+                        self.j.str(s)?;
+                    }
+                }
+            }
+            Format::Sql => {
+                if k > 0 {
+                    self.line.push_str(", ");
+                }
+                match cell {
+                    Cell::Null => self.line.push_str("NULL"),
+                    Cell::Missing => self.line.push_str("NULL /* missing: record damaged */"),
+                    Cell::Value(Rendered::Number) => self.line.push_str(s),
+                    Cell::Value(Rendered::Bytes) => {
+                        self.line.push_str("X'");
+                        self.line.push_str(s.trim_start_matches("0x"));
+                        self.line.push('\'');
+                    }
+                    Cell::Value(Rendered::Bits) => self.line.push_str(s),
+                    Cell::Value(Rendered::Raw(why)) => {
+                        self.line.push_str("NULL /* not decoded: ");
+                        self.line.push_str(s);
+                        self.line.push_str(": ");
+                        self.line.push_str(&why.to_string());
+                        self.line.push_str(" */");
+                    }
+                    Cell::Capped | Cell::OffPage => {
+                        self.line.push_str("NULL /* off-page value ");
+                        self.line.push_str(if cell == Cell::Capped {
+                            "longer than --max-value-bytes"
+                        } else {
+                            "unreadable"
+                        });
+                        self.line.push_str(" */");
+                    }
+                    Cell::Value(_) => sql_string(s, &mut self.line),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After the origin of a stale record equal to a live row.
+    fn twin_words(&self) -> &'static str {
+        if self.twin {
+            " (copy of a live row)"
+        } else {
+            ""
+        }
+    }
+
+    fn end_row(&mut self, n: PageNo, offset: u16, origin: Origin) -> io::Result<()> {
+        let complete = self.problems.is_empty();
+        let twin = self.twin_words();
+        match self.format {
+            Format::Tsv | Format::Text | Format::Csv => {
+                let sep = if self.format == Format::Csv {
+                    ","
+                } else {
+                    "\t"
+                };
+                let w = self.j.writer();
+                if self.meta {
+                    if self.format == Format::Text {
+                        write!(w, "{n}:{offset}\t")?;
+                    } else {
+                        write!(w, "{n}{sep}{offset}{sep}")?;
+                    }
+                    write!(w, "{}{twin}{sep}", origin.word())?;
+                    if complete {
+                        write!(w, "complete{sep}")?;
+                    } else {
+                        let mut why = String::from("partial: ");
+                        why.push_str(&self.problems.join("; "));
+                        let mut q = String::new();
+                        if self.format == Format::Csv {
+                            csv_field(&mut q, &why);
+                        } else {
+                            tsv_escape(&why, &mut q);
+                        }
+                        write!(w, "{q}{sep}")?;
+                    }
+                }
+                w.write_all(self.line.as_bytes())?;
+                w.write_all(b"\n")?;
+            }
+            Format::Json | Format::Jsonl => {
+                self.j.end_obj()?;
+                if self.twin {
+                    self.j.kv_bool("live_copy", true)?;
+                }
+                if self.meta || !complete {
+                    self.j.kv_bool("complete", complete)?;
+                    self.j.key("problems")?.arr()?;
+                    for i in 0..self.problems.len() {
+                        if let Some(pr) = self.problems.get(i) {
+                            self.j.str(pr)?;
+                        }
+                    }
+                    self.j.end_arr()?;
+                }
+                self.j.end_obj()?;
+                if self.format == Format::Jsonl {
+                    self.j.writer().write_all(b"\n")?;
+                }
+            }
+            Format::Sql => {
+                let w = self.j.writer();
+                if self.meta {
+                    writeln!(
+                        w,
+                        "-- page {n} offset {offset}: {}{}{}",
+                        origin.word(),
+                        twin,
+                        if complete { "" } else { ", partial" }
+                    )?;
+                }
+                if !complete {
+                    for pr in &self.problems {
+                        writeln!(w, "-- {pr}")?;
+                    }
+                }
+                w.write_all(self.line.as_bytes())?;
+                w.write_all(b");\n")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn footer(&mut self) -> io::Result<()> {
+        let c = &self.counts;
+        let summary = format!(
+            "{} rows ({} live, {} delete-marked, {} from free lists, {} partial) from {} leaf \
+             pages; {} values not decoded, {} off-page values truncated",
+            c.rows,
+            c.live,
+            c.delete_marked,
+            c.free_list,
+            c.partial,
+            c.pages,
+            c.raw_values,
+            c.capped_values
+        );
+        match self.format {
+            Format::Json => {
+                self.j.end_arr()?;
+                self.j.key("summary")?.obj()?;
+                self.j
+                    .kv_num("rows", c.rows)?
+                    .kv_num("live", c.live)?
+                    .kv_num("delete_marked", c.delete_marked)?
+                    .kv_num("free_list", c.free_list)?
+                    .kv_num("off_chain", c.off_chain)?
+                    .kv_num("live_copies", c.live_copies)?
+                    .kv_num("partial", c.partial)?
+                    .kv_num("leaf_pages", c.pages)?
+                    .kv_num("raw_values", c.raw_values)?
+                    .kv_num("truncated_values", c.capped_values)?
+                    .end_obj()?;
+                self.j.key("findings")?.arr()?;
+                for f in &self.findings {
+                    self.j.str(f)?;
+                }
+                self.j.end_arr()?.key("notes")?.arr()?;
+                for f in &self.notes {
+                    self.j.str(f)?;
+                }
+                self.j.end_arr()?.end_obj()?;
+                self.j.writer().write_all(b"\n")?;
+            }
+            Format::Text | Format::Sql => {
+                let w = self.j.writer();
+                let lead = if self.format == Format::Sql {
+                    "--"
+                } else {
+                    "#"
+                };
+                writeln!(w, "{lead} {summary}")?;
+                for f in &self.findings {
+                    writeln!(w, "{lead} finding: {f}")?;
+                }
+                for f in &self.notes {
+                    writeln!(w, "{lead} note: {f}")?;
+                }
+            }
+            Format::Tsv | Format::Csv | Format::Jsonl => {
+                for f in &self.findings {
+                    eprintln!("ibdscope: finding: {f}");
+                }
+                if !self.findings.is_empty() {
+                    eprintln!("ibdscope: {summary}");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A library finding in words, with its page and file offset.
+fn finding_text(f: &ibdscope::Finding) -> String {
+    match f.page {
+        Some(p) => format!("page {p}: byte offset {}: {}", f.file_offset, f.kind),
+        None => format!("byte offset {}: {}", f.file_offset, f.kind),
+    }
+}
+
+/// `SELECT … INTO OUTFILE` escaping with `ESCAPED BY '\\'`: `\`, tab,
+/// newline and NUL.
+fn tsv_escape(s: &str, out: &mut String) {
+    if !s.bytes().any(|b| matches!(b, b'\\' | b'\t' | b'\n' | 0)) {
+        out.push_str(s);
+        return;
+    }
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\\t"),
+            '\n' => out.push_str("\\\n"),
+            '\0' => out.push_str("\\0"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, quote, CR or LF, or is
+/// empty (so that it differs from NULL).
+fn csv_field(out: &mut String, s: &str) {
+    if s.is_empty() || s.contains([',', '"', '\n', '\r']) {
+        out.push('"');
+        for c in s.chars() {
+            if c == '"' {
+                out.push('"');
+            }
+            out.push(c);
+        }
+        out.push('"');
+    } else {
+        out.push_str(s);
+    }
+}
+
+/// A MySQL string literal (`mysql_real_escape_string`'s escapes).
+fn sql_string(s: &str, out: &mut String) {
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\0' => out.push_str("\\0"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\u{1a}' => out.push_str("\\Z"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+}
+
+/// `b'0101'` (the library's BIT text) as an unsigned decimal, as
+/// `col+0` prints it; anything else is copied.
+fn bits_decimal(s: &str, out: &mut String) {
+    use std::fmt::Write as _;
+    let digits = s
+        .strip_prefix("b'")
+        .and_then(|d| d.strip_suffix('\''))
+        .filter(|d| d.len() <= 64 && d.bytes().all(|b| b == b'0' || b == b'1'));
+    match digits {
+        Some(d) => {
+            let v = d
+                .bytes()
+                .fold(0u64, |acc, b| (acc << 1) | u64::from(b == b'1'));
+            let _ = write!(out, "{v}");
+        }
+        None => out.push_str(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits() {
+        let mut s = String::new();
+        bits_decimal("b'101'", &mut s);
+        assert_eq!(s, "5");
+        s.clear();
+        bits_decimal("0x01", &mut s);
+        assert_eq!(s, "0x01");
+    }
+
+    #[test]
+    fn escapes() {
+        let mut s = String::new();
+        tsv_escape("a\\b\tc\nd\0", &mut s);
+        assert_eq!(s, "a\\\\b\\\tc\\\nd\\0");
+        s.clear();
+        csv_field(&mut s, "a,\"b\"");
+        assert_eq!(s, "\"a,\"\"b\"\"\"");
+        s.clear();
+        sql_string("it's\n", &mut s);
+        assert_eq!(s, "'it\\'s\\n'");
+    }
+}

@@ -1,0 +1,54 @@
+//! # ibdscope-report
+//!
+//! Every `ibdscope` command as a library function: it takes the checked
+//! arguments of a run ([`args::Opts`]) and writes the command's output (text,
+//! JSON, JSON lines, CSV, TSV, SQL, terminal maps) to any [`std::io::Write`],
+//! returning what it found ([`Outcome`]). Input files are opened through a
+//! [`host::Host`]: the binary maps them, [`host::ReadHost`] reads them whole.
+//! The reports are built from the library crates' facts (the page core,
+//! schema and forensics); pictures are drawn by `ibdscope-render` from plain
+//! data.
+//!
+//! ```
+//! use ibdscope_report::args::{Cmd, Color, Format, Metric, Opts};
+//! use ibdscope_report::{host::ReadHost, run, Outcome};
+//! use std::sync::Arc;
+//!
+//! let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/mariadb1011/ai_int.ibd");
+//! let opts = Opts {
+//!     cmd: Cmd::Check,
+//!     files: vec![file.into()],
+//!     format: Format::Text,
+//!     lib: ibdscope::Options::default(),
+//!     color: Color::Never,
+//!     ascii: false,
+//!     out: None,
+//!     metric: Metric::Extents,
+//!     host: Arc::new(ReadHost),
+//! };
+//! let mut out = Vec::new();
+//! assert_eq!(run(&opts, &mut out).unwrap(), Outcome::Clean);
+//! assert!(String::from_utf8(out).unwrap().contains("pages"));
+//! ```
+
+mod analysis;
+pub mod args;
+mod cmd;
+pub mod host;
+mod json;
+mod logical;
+mod text;
+
+pub use cmd::run;
+
+/// What a run found; the process's exit status is its value. One rule for
+/// every command: 0 clean, 1 findings, 2 a file could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// Nothing wrong.
+    Clean = 0,
+    /// Damage or inconsistencies were reported.
+    Findings = 1,
+    /// A file could not be read.
+    Unreadable = 2,
+}
