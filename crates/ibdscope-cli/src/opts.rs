@@ -16,6 +16,10 @@ pub struct Cli {
     /// Output is the same for every value.
     #[arg(long, global = true, value_name = "N", value_parser = parse_threads)]
     threads: Option<usize>,
+    /// List every page a finding concerns (by default a note that holds
+    /// for many pages is printed once, with a count and the first pages).
+    #[arg(long, short = 'v', global = true)]
+    verbose: bool,
 }
 
 /// The most threads accepted (far more than any pass can use).
@@ -111,6 +115,10 @@ enum Command {
         /// Every index page the index owns, linked or not, and freed pages still holding its records, in page order (default: the leaf chain in key order).
         #[arg(long)]
         all_pages: bool,
+        /// Leave out records from pages that do not verify (checksum, LSN,
+        /// page number or space id); by default they are shown and marked.
+        #[arg(long)]
+        verified_only: bool,
     },
     /// The table definition as CREATE TABLE: from the SDI in the file
     /// (MySQL 8.0+), a .frm file (--frm, or <name>.frm beside the file), or
@@ -147,6 +155,10 @@ enum Command {
         /// DB_ROLL_PTR).
         #[arg(long)]
         hidden: bool,
+        /// Leave out rows from pages that do not verify (checksum, LSN,
+        /// page number or space id); by default they are shown and marked.
+        #[arg(long)]
+        verified_only: bool,
         /// Most bytes read of one off-page value; longer values are shown
         /// as hex of their first bytes and marked truncated.
         #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
@@ -322,6 +334,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
     let threads = cli
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut verified_only = false;
     let (mut color, mut ascii, mut out, mut metric) = (Color::Auto, false, None, Metric::Extents);
     let text_json: &[Format] = &[Format::Text, Format::Json];
     let (cmd, files, shared, allowed): (Cmd, Vec<PathBuf>, Shared, &[Format]) = match cli.command {
@@ -362,17 +375,21 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
             deleted,
             page,
             all_pages,
-        } => (
-            Cmd::Records(RecordsOpts {
-                index,
-                deleted,
-                page,
-                all_pages,
-            }),
-            vec![common.file],
-            common.shared,
-            &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
-        ),
+            verified_only: v,
+        } => {
+            verified_only = v;
+            (
+                Cmd::Records(RecordsOpts {
+                    index,
+                    deleted,
+                    page,
+                    all_pages,
+                }),
+                vec![common.file],
+                common.shared,
+                &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+            )
+        }
         Command::Schema { common, def } => (
             Cmd::Schema(DefOpts {
                 frm: def.frm,
@@ -391,30 +408,34 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
             where_page,
             hidden,
             max_value_bytes,
-        } => (
-            Cmd::Rows(RowsOpts {
-                def: DefOpts {
-                    frm: def.frm,
-                    ddl: def.ddl,
-                },
-                index,
-                deleted,
-                with_deleted,
-                where_page,
-                hidden,
-                max_value_bytes,
-            }),
-            vec![common.file],
-            common.shared,
-            &[
-                Format::Text,
-                Format::Json,
-                Format::Jsonl,
-                Format::Csv,
-                Format::Tsv,
-                Format::Sql,
-            ],
-        ),
+            verified_only: v,
+        } => {
+            verified_only = v;
+            (
+                Cmd::Rows(RowsOpts {
+                    def: DefOpts {
+                        frm: def.frm,
+                        ddl: def.ddl,
+                    },
+                    index,
+                    deleted,
+                    with_deleted,
+                    where_page,
+                    hidden,
+                    max_value_bytes,
+                }),
+                vec![common.file],
+                common.shared,
+                &[
+                    Format::Text,
+                    Format::Json,
+                    Format::Jsonl,
+                    Format::Csv,
+                    Format::Tsv,
+                    Format::Sql,
+                ],
+            )
+        }
         Command::Info(c) => (
             Cmd::Info,
             vec![c.file],
@@ -482,6 +503,8 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         out,
         metric,
         host: std::sync::Arc::new(crate::input::MapHost),
+        verbose: cli.verbose,
+        verified_only,
     })
 }
 

@@ -18,6 +18,16 @@ use std::path::Path;
 /// `std::numeric_limits<space_index_t>::max()`).
 pub const SDI_INDEX_ID: u64 = u64::MAX;
 
+/// An index id for a column of numbers: the SDI index's id (the largest
+/// u64) is shown as `SDI`.
+pub fn id_text(id: IndexId) -> String {
+    if id.0 == SDI_INDEX_ID {
+        "SDI".to_string()
+    } else {
+        id.to_string()
+    }
+}
+
 /// How far a page can be trusted, as `check` says it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -149,6 +159,19 @@ impl<'t> Analysis<'t> {
                 .find(|ix| ix.id.is_none() && ix.root == Some(root.0))
                 .map(|ix| ix.name.as_str())
         })
+    }
+
+    /// The widest name of the space's indexes (at least `min`), for a
+    /// name column.
+    pub fn name_width(&self, min: usize) -> usize {
+        self.map()
+            .indexes
+            .iter()
+            .filter_map(|i| self.index_name(i.index_id))
+            .map(|n| n.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(min)
     }
 
     /// `id` with its name when one is known: `29 PRIMARY`, `30 k_b`, `SDI`,

@@ -159,6 +159,11 @@ pub struct Opts {
     pub out: Option<(PathBuf, ImageFormat)>,
     /// What `compare` draws.
     pub metric: Metric,
+    /// List every page a note concerns (else: a count and the first pages).
+    pub verbose: bool,
+    /// Leave out what comes from pages that do not verify (`rows`,
+    /// `records`).
+    pub verified_only: bool,
     /// Where input files are opened.
     pub host: Arc<dyn Host>,
 }

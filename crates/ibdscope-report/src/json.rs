@@ -145,6 +145,20 @@ impl<'w> Json<'w> {
             None => self.null(),
         }
     }
+    /// `"index_id": N, "index_name": "NAME"` (null when no definition
+    /// names it).
+    pub fn kv_index(
+        &mut self,
+        a: &crate::analysis::Analysis<'_>,
+        id: ibdscope::IndexId,
+    ) -> io::Result<&mut Self> {
+        self.kv_num("index_id", id.0)?.key("index_name")?;
+        match a.index_name(id) {
+            Some(n) => self.str(n),
+            None => self.null(),
+        }
+    }
+
     /// `"key": "value"`.
     pub fn kv_str(&mut self, k: &str, v: &str) -> io::Result<&mut Self> {
         self.key(k)?.str(v)

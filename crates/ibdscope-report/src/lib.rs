@@ -24,6 +24,8 @@
 //!     ascii: false,
 //!     out: None,
 //!     metric: Metric::Extents,
+//!     verbose: false,
+//!     verified_only: false,
 //!     host: Arc::new(ReadHost),
 //! };
 //! let mut out = Vec::new();

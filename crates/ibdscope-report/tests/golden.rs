@@ -61,6 +61,8 @@ fn opts(cmd: Cmd, files: &[&str], format: Format) -> Opts {
         ascii: false,
         out: None,
         metric: Metric::Extents,
+        verbose: false,
+        verified_only: false,
         host: Arc::new(ReadHost),
     }
 }

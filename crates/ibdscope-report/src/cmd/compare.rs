@@ -4,7 +4,8 @@
 //! scale: the same pages per cell and per row for all, so a bigger file is
 //! a taller map.
 
-use crate::args::{Format, Metric, Opts};
+use crate::analysis::Analysis;
+use crate::args::{DefOpts, Format, Metric, Opts};
 use crate::cmd::fill::{
     fill_classes, fill_grid, fill_scale, print_findings, tree_outcome, Figures,
 };
@@ -12,7 +13,7 @@ use crate::cmd::lsn::LsnFacts;
 use crate::cmd::map::{self, index_slots, owner_classes, owner_grid};
 use crate::json::Json;
 use crate::Outcome;
-use ibdscope::{Btrees, SpaceMap, Tablespace};
+use ibdscope::{IndexId, Tablespace};
 use ibdscope_render::color::{ansi256_to_rgb, DAMAGED_ANSI};
 use ibdscope_render::{pages_per_cell, Class, Grid, HeatScale, Panel, Picture, Scale};
 use std::io::{self, Write};
@@ -105,28 +106,34 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         .iter()
         .map(|(p, ts)| crate::logical::expand(p, ts))
         .collect();
-    let mut maps = Vec::new();
-    for ((path, ts), image) in spaces.iter().zip(&images) {
+    let mut logicals = Vec::new();
+    for ((_, ts), image) in spaces.iter().zip(&images) {
         if image.as_ref().is_some_and(crate::logical::damaged) {
             worst = worst.max(Outcome::Findings);
         }
-        let logical = image
-            .as_ref()
-            .map_or_else(|| ts.clone(), |e| e.tablespace(ts));
-        let map = SpaceMap::build(&logical);
-        let slots = index_slots(&map);
-        maps.push((path, ts, logical, map, slots));
+        logicals.push(
+            image
+                .as_ref()
+                .map_or_else(|| ts.clone(), |e| e.tablespace(ts)),
+        );
     }
-    let n_slots = maps.iter().map(|m| m.4.len()).max().unwrap_or(0);
-    for (path, ts, logical, map, slots) in maps {
-        let trees = Btrees::build(&logical, &map);
+    let analyses: Vec<Analysis<'_>> = spaces
+        .iter()
+        .zip(&logicals)
+        .map(|((path, ts), logical)| Analysis::new(path, ts, logical, DefOpts::default()))
+        .collect();
+    let slots: Vec<Vec<IndexId>> = analyses.iter().map(|a| index_slots(a.map())).collect();
+    let n_slots = slots.iter().map(Vec::len).max().unwrap_or(0);
+    let labels = slot_labels(&analyses, &slots, n_slots);
+    for (a, slots) in analyses.iter().zip(&slots) {
+        let (path, ts, logical, map, trees) = (a.path(), a.physical(), a.ts(), a.map(), a.trees());
         let (grid, counts, lsn, damaged) = match opts.metric {
             Metric::Extents => {
-                let (g, c, _) = owner_grid(&logical, &map, &slots, n_slots, columns, per_cell);
+                let (g, c, _) = owner_grid(logical, map, slots, n_slots, columns, per_cell);
                 (g, c, None, 0)
             }
             Metric::Fill => {
-                let (g, _) = fill_grid(&logical, &map, &slots, columns, per_cell);
+                let (g, _) = fill_grid(logical, map, slots, columns, per_cell);
                 (g, Vec::new(), None, 0)
             }
             Metric::Lsn => {
@@ -134,17 +141,17 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 (f.normalized(), Vec::new(), f.hist.range(), f.n_damaged)
             }
         };
-        let mut outcome = tree_outcome(&map, &trees);
+        let mut outcome = tree_outcome(a);
         if damaged > 0 {
             outcome = outcome.max(Outcome::Findings);
         }
         worst = worst.max(outcome);
-        print_findings(&mut text_findings, path, &map, &trees)?;
+        print_findings(&mut text_findings, opts, a)?;
         rows.push(Row {
             file: path.display().to_string(),
             pages: ts.n_pages(),
             page_size: ts.page_size(),
-            figures: Figures::of(&trees),
+            figures: Figures::of(trees),
             findings: map.findings.len() + trees.findings.len(),
             lsn,
             grid,
@@ -152,7 +159,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         });
     }
     let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
-        let p = picture(opts.metric, per_cell, columns, n_slots, &rows);
+        let p = picture(opts.metric, per_cell, columns, &labels, &rows);
         map::write_picture(opts, &p, "compare")
     } else {
         (Outcome::Clean, String::new())
@@ -252,15 +259,41 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-fn picture(metric: Metric, per_cell: u64, columns: u32, n_slots: usize, rows: &[Row]) -> Picture {
+/// The legend's name of each palette slot: the index name every file
+/// gives it (`PRIMARY`), the names when they differ (`k_a / k_b`), else
+/// its place (`2nd index by id`).
+fn slot_labels(analyses: &[Analysis<'_>], slots: &[Vec<IndexId>], n_slots: usize) -> Vec<String> {
+    (0..n_slots)
+        .map(|i| {
+            let mut names: Vec<&str> = Vec::new();
+            for (a, s) in analyses.iter().zip(slots) {
+                if let Some(name) = s.get(i).and_then(|&id| a.index_name(id)) {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+            if names.is_empty() {
+                format!("{} index by id", ordinal(i + 1))
+            } else {
+                names.join(" / ")
+            }
+        })
+        .collect()
+}
+
+fn picture(
+    metric: Metric,
+    per_cell: u64,
+    columns: u32,
+    labels: &[String],
+    rows: &[Row],
+) -> Picture {
     let (classes, heat) = match metric {
         Metric::Extents => {
-            let labels: Vec<String> = (1..=n_slots)
-                .map(|i| format!("{} index by id", ordinal(i)))
-                .collect();
             let total: u64 = rows.iter().map(|r| u64::from(r.pages)).sum();
             let pages = |c: usize| rows.iter().filter_map(|r| r.counts.get(c)).sum();
-            (owner_classes(&labels, pages, total), None)
+            (owner_classes(labels, pages, total), None)
         }
         Metric::Fill => {
             let mut classes = Vec::new();

@@ -9,16 +9,16 @@
 
 use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
+use crate::cmd::findings;
 use crate::cmd::lsn::grid_json;
 use crate::cmd::map::{
     self, index_slots, page_cell, per_cell_note, print_grid, PageCell, Style, TypesSeen,
 };
-use crate::cmd::space::{damaging, print_findings as print_map_findings};
 use crate::json::Json;
 use crate::text::count;
 use crate::Outcome;
 use ibdscope::btree::FILL_BUCKETS;
-use ibdscope::{Btrees, Finding, IndexId, SpaceMap, Tablespace};
+use ibdscope::{Btrees, IndexId, SpaceMap, Tablespace};
 use ibdscope_render::color::{
     ansi256_to_rgb, rgb_to_ansi256, viridis, FREE_ANSI, FREE_RGB, OTHER_RGB, SYSTEM_ANSI,
     UNACCOUNTED_RGB,
@@ -27,7 +27,6 @@ use ibdscope_render::{
     pages_per_cell, Cell, Class, Grid, GridBuilder, HeatScale, Histogram, Panel, Picture, Scale,
 };
 use std::io::{self, Write};
-use std::path::Path;
 
 /// Classes of the fill map's non-index pages, in this order.
 const CLASSES: [(&str, PageCell); 4] = [
@@ -120,46 +119,14 @@ impl Figures {
     }
 }
 
-/// The exit code of a map and its trees.
-pub fn tree_outcome(map: &SpaceMap, trees: &Btrees) -> Outcome {
-    if damaging(map) > 0 || !trees.findings.is_empty() {
-        Outcome::Findings
-    } else {
-        Outcome::Clean
-    }
+/// The exit code of a file's map and its trees.
+pub fn tree_outcome(a: &Analysis<'_>) -> Outcome {
+    crate::cmd::space::outcome(a, &a.trees().findings)
 }
 
-/// Prints the map's and the trees' findings.
-pub fn print_findings(
-    out: &mut dyn Write,
-    path: &Path,
-    map: &SpaceMap,
-    trees: &Btrees,
-) -> io::Result<()> {
-    print_map_findings(out, path, map)?;
-    print_tree_findings(out, path, &trees.findings)
-}
-
-fn print_tree_findings(out: &mut dyn Write, path: &Path, findings: &[Finding]) -> io::Result<()> {
-    for f in findings {
-        match f.page {
-            Some(p) => writeln!(
-                out,
-                "{}: page {p} at byte offset {}: {}",
-                path.display(),
-                f.file_offset,
-                f.kind
-            )?,
-            None => writeln!(
-                out,
-                "{}: byte offset {}: {}",
-                path.display(),
-                f.file_offset,
-                f.kind
-            )?,
-        }
-    }
-    Ok(())
+/// Prints the file's, the map's and the trees' findings.
+pub fn print_findings(out: &mut dyn Write, opts: &Opts, a: &Analysis<'_>) -> io::Result<()> {
+    crate::cmd::space::print_findings(out, opts, a, &a.trees().findings)
 }
 
 fn percent(f: f32) -> String {
@@ -169,8 +136,7 @@ fn percent(f: f32) -> String {
 /// `ibdscope fill`.
 pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let map = SpaceMap::build(ts);
-    let trees = Btrees::build(ts, &map);
+    let (map, trees) = (a.map(), a.trees());
     let slots = index_slots(&map);
     let columns = map::columns(ts);
     let rows = if opts.out.is_some() {
@@ -180,20 +146,20 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     };
     let n = u64::from(map.n_pages());
     let (grid, types) = fill_grid(ts, &map, &slots, columns, pages_per_cell(n, columns, rows));
-    let outcome = tree_outcome(&map, &trees);
+    let outcome = tree_outcome(a);
     let (wrote, said) = if opts.out.is_some() {
-        let p = picture(path, ts, &trees, grid.clone(), &types);
+        let p = picture(a, grid.clone(), &types);
         map::write_picture(opts, &p, &path.display().to_string())
     } else {
         (Outcome::Clean, String::new())
     };
     if opts.format == Format::Json {
-        json(out, path, ts, &map, &trees, &grid)?;
+        json(out, a, &grid)?;
         return Ok(outcome.max(wrote));
     }
     if opts.out.is_some() {
         out.write_all(said.as_bytes())?;
-        print_findings(out, path, &map, &trees)?;
+        print_findings(out, opts, a)?;
         return Ok(outcome.max(wrote));
     }
     let st = Style::of(opts);
@@ -230,7 +196,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         writeln!(
             out,
             "index {}: {}, {}; fill {} (leaves {}); leaf chain: {} of {} steps jump ({:.1}%), mean jump {:.1} pages",
-            t.index_id,
+            a.index_label(t.index_id),
             count(t.pages, "page", "pages"),
             count(t.leaf_pages, "leaf", "leaves"),
             percent(t.mean_fill),
@@ -268,7 +234,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
          {} not a B-tree page, ? unaccounted",
         st.glyph(PageCell::Other(None))
     )?;
-    print_findings(out, path, &map, &trees)?;
+    print_findings(out, opts, a)?;
     Ok(outcome)
 }
 
@@ -277,14 +243,8 @@ fn decile_mid(k: usize) -> f64 {
     (k as f64 + 0.5) / FILL_BUCKETS as f64
 }
 
-fn json(
-    out: &mut dyn Write,
-    path: &Path,
-    ts: &Tablespace<'_>,
-    map: &SpaceMap,
-    trees: &Btrees,
-    grid: &Grid,
-) -> io::Result<()> {
+fn json(out: &mut dyn Write, a: &Analysis<'_>, grid: &Grid) -> io::Result<()> {
+    let (path, ts, map, trees) = (a.path(), a.ts(), a.map(), a.trees());
     let mut j = Json::new(out);
     j.obj()?
         .kv_str("file", &path.display().to_string())?
@@ -294,7 +254,7 @@ fn json(
     for t in &trees.indexes {
         let fr = t.fragmentation;
         j.obj()?
-            .kv_num("index_id", t.index_id.0)?
+            .kv_index(a, t.index_id)?
             .kv_num("pages", t.pages)?
             .kv_num("leaf_pages", t.leaf_pages)?;
         j.key("mean_fill")?.float(f64::from(t.mean_fill), 4)?;
@@ -326,16 +286,8 @@ fn json(
         }
         Cell::Blank => j.null().map(|_| ()),
     })?;
-    j.key("findings")?.arr()?;
-    for f in map.findings.iter().chain(&trees.findings) {
-        j.obj()?
-            .key("page")?
-            .opt_num(f.page.map(|p| u64::from(p.0)))?;
-        j.kv_num("offset", f.file_offset)?
-            .kv_display("reason", &f.kind)?
-            .end_obj()?;
-    }
-    j.end_arr()?.end_obj()?;
+    findings::json(&mut j, a, &[&map.findings, &trees.findings])?;
+    j.end_obj()?;
     writeln!(out)
 }
 
@@ -370,13 +322,8 @@ pub fn fill_scale() -> HeatScale {
     }
 }
 
-fn picture(
-    path: &Path,
-    ts: &Tablespace<'_>,
-    trees: &Btrees,
-    grid: Grid,
-    types: &TypesSeen,
-) -> Picture {
+fn picture(a: &Analysis<'_>, grid: Grid, types: &TypesSeen) -> Picture {
+    let (path, ts, trees) = (a.path(), a.ts(), a.trees());
     let (title, lines) = map::title(path, ts, types, "page fill");
     let mut notes = Vec::new();
     if grid.pages_per_cell > 1 {
@@ -390,7 +337,7 @@ fn picture(
         let fr = t.fragmentation;
         notes.push(format!(
             "index {}: {} pages ({} leaves), fill {} (leaves {}); leaf chain: {} of {} steps jump ({:.1}%), mean jump {:.1} pages",
-            t.index_id,
+            a.index_label(t.index_id),
             t.pages,
             t.leaf_pages,
             percent(t.mean_fill),
@@ -405,7 +352,10 @@ fn picture(
         .indexes
         .iter()
         .map(|t| Histogram {
-            title: format!("index {}: leaves per tenth of fill", t.index_id),
+            title: format!(
+                "index {}: leaves per tenth of fill",
+                a.index_label(t.index_id)
+            ),
             bars: t
                 .leaf_fill_hist
                 .iter()

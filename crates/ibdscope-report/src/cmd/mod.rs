@@ -5,6 +5,7 @@ pub mod check;
 pub mod compare;
 pub mod diff;
 pub mod fill;
+pub mod findings;
 pub mod info;
 pub mod lsn;
 pub mod map;

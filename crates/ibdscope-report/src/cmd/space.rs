@@ -1,16 +1,16 @@
 //! Space-structure commands over the library's `SpaceMap`: `extents` (the
 //! terminal map), `segments`, `lists` and `indexes`.
 
-use crate::analysis::Analysis;
+use crate::analysis::{id_text, Analysis};
 use crate::args::{Format, Opts};
+use crate::cmd::findings;
 use crate::cmd::map::{self, eighths, index_slots, owner_classes, page_cell, PageCell, Style};
 use crate::json::Json;
 use crate::Outcome;
-use ibdscope::extents::{FspList, Owner, SpaceMap, SpaceProblem};
-use ibdscope::{Btrees, Finding, FindingKind, IndexId, IndexTree, Tablespace};
+use ibdscope::extents::{FspList, Owner};
+use ibdscope::{Finding, IndexId, IndexTree};
 use ibdscope_render::{pages_per_cell, Panel, Picture};
 use std::io::{self, Write};
-use std::path::Path;
 
 /// Pages per class of the owner map.
 struct CellCounts {
@@ -66,94 +66,57 @@ impl CellCounts {
     }
 }
 
-/// Structure findings that make the exit code 1. A freed page that still
-/// holds records is a normal state after deletes (a forensic clue), shown
-/// but not counted as damage.
-pub fn damaging(map: &SpaceMap) -> usize {
-    map.findings
-        .iter()
-        .filter(|f| {
-            !matches!(
-                f.kind,
-                FindingKind::Space(SpaceProblem::FreePageWithData { .. })
-            )
-        })
-        .count()
-}
-
-pub fn outcome(map: &SpaceMap) -> Outcome {
-    if damaging(map) > 0 {
-        Outcome::Findings
-    } else {
-        Outcome::Clean
-    }
-}
-
-pub fn print_findings(out: &mut dyn Write, path: &Path, map: &SpaceMap) -> io::Result<()> {
-    print_finding_list(out, path, &map.findings)?;
-    for p in &map.unreadable {
+/// The space map's pages of no known content: encrypted or compressed
+/// pages whose segments cannot be told.
+pub fn print_unreadable(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
+    for p in &a.map().unreadable {
         writeln!(
             out,
             "{}: page {p}: not readable (encrypted or page-compressed); its segments are unknown",
-            path.display()
+            a.path().display()
         )?;
     }
     Ok(())
 }
 
-/// One line per finding: `FILE: page N at byte offset X: reason`.
-fn print_finding_list(out: &mut dyn Write, path: &Path, list: &[Finding]) -> io::Result<()> {
-    for f in list {
-        let what = match f.page {
-            Some(p) => format!("page {p} at byte offset {}", f.file_offset),
-            None => format!("byte offset {}", f.file_offset),
-        };
-        writeln!(out, "{}: {what}: {}", path.display(), f.kind)?;
-    }
-    Ok(())
+/// The findings of a command over the space map (and `more`, the
+/// B-trees'), after its own output.
+pub fn print_findings(
+    out: &mut dyn Write,
+    opts: &Opts,
+    a: &Analysis<'_>,
+    more: &[Finding],
+) -> io::Result<()> {
+    findings::text(out, a, &[&a.map().findings, more], opts.verbose)?;
+    print_unreadable(out, a)
 }
 
-pub fn json_findings(j: &mut Json<'_>, map: &SpaceMap) -> io::Result<()> {
-    json_finding_list(j, &map.findings, &[])
-}
-
-/// `"findings": [{page, offset, reason}]` over two lists.
-fn json_finding_list(j: &mut Json<'_>, a: &[Finding], b: &[Finding]) -> io::Result<()> {
-    j.key("findings")?.arr()?;
-    for f in a.iter().chain(b) {
-        j.obj()?
-            .key("page")?
-            .opt_num(f.page.map(|p| u64::from(p.0)))?;
-        j.kv_num("offset", f.file_offset)?
-            .kv_display("reason", &f.kind)?
-            .end_obj()?;
-    }
-    j.end_arr()?;
-    Ok(())
+/// The outcome of a command over the space map (and `more`).
+pub fn outcome(a: &Analysis<'_>, more: &[Finding]) -> Outcome {
+    findings::outcome(a, &[&a.map().findings, more])
 }
 
 /// Writes `{"file", "<key>": [rows], "findings"}` and returns the outcome.
 fn json_rows<T>(
     out: &mut dyn Write,
-    path: &Path,
-    map: &SpaceMap,
+    a: &Analysis<'_>,
     key: &str,
     rows: &[T],
     row: impl Fn(&mut Json<'_>, &T) -> io::Result<()>,
 ) -> io::Result<Outcome> {
     let mut j = Json::new(out);
     j.obj()?
-        .kv_str("file", &path.display().to_string())?
+        .kv_str("file", &a.path().display().to_string())?
         .key(key)?
         .arr()?;
     for r in rows {
         row(&mut j, r)?;
     }
     j.end_arr()?;
-    json_findings(&mut j, map)?;
+    findings::json(&mut j, a, &[&a.map().findings])?;
     j.end_obj()?;
     writeln!(out)?;
-    Ok(outcome(map))
+    Ok(outcome(a, &[]))
 }
 
 fn owner_word(o: Owner) -> &'static str {
@@ -168,18 +131,18 @@ fn owner_word(o: Owner) -> &'static str {
 /// `ibdscope extents`.
 pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let map = SpaceMap::build(ts);
+    let map = a.map();
     let slots = index_slots(&map);
     let (wrote, said) = if opts.out.is_some() {
-        let p = extents_picture(path, ts, &map, &slots);
+        let p = extents_picture(a, &slots);
         map::write_picture(opts, &p, &path.display().to_string())
     } else {
         (Outcome::Clean, String::new())
     };
     if opts.out.is_some() && opts.format == Format::Text {
         out.write_all(said.as_bytes())?;
-        print_findings(out, path, &map)?;
-        return Ok(wrote.max(outcome(&map)));
+        print_findings(out, opts, a, &[])?;
+        return Ok(wrote.max(outcome(a, &[])));
     }
     // Cells are made as they are drawn, never kept per page.
     let total = f64::from(map.n_pages().max(1));
@@ -196,7 +159,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         j.key("legend")?.arr()?;
         for (s, id) in slots.iter().enumerate() {
             j.obj()?
-                .kv_num("index_id", id.0)?
+                .kv_index(a, *id)?
                 .kv_num("pages", counts.slot(s) as u64)?
                 .end_obj()?;
         }
@@ -216,9 +179,11 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
                 frag,
             } = o
             {
-                j.kv_num("segment", seg_id)?
-                    .key("index_id")?
-                    .opt_num(index.map(|i| i.0))?;
+                j.kv_num("segment", seg_id)?;
+                match index {
+                    Some(id) => j.kv_index(a, id)?,
+                    None => j.key("index_id")?.null()?,
+                };
                 j.kv_display("role", &role)?.kv_bool("fragment", frag)?;
             }
             if let PageCell::Index { fill, .. } = page_cell(ts, &slots, n, o) {
@@ -227,10 +192,10 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             j.end_obj()?;
         }
         j.end_arr()?;
-        json_findings(&mut j, &map)?;
+        findings::json(&mut j, a, &[&map.findings])?;
         j.end_obj()?;
         writeln!(out)?;
-        return Ok(outcome(&map).max(wrote));
+        return Ok(outcome(a, &[]).max(wrote));
     }
     let st = Style::of(opts);
     let f = ts.format();
@@ -261,6 +226,12 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     }
     writeln!(out)?;
     let swatch = if st.ascii { "#" } else { "█" };
+    let name_w = slots
+        .iter()
+        .map(|id| a.index_label(*id).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
     for (s, id) in slots.iter().enumerate() {
         let info = map.index(*id);
         let n = counts.slot(s);
@@ -268,10 +239,11 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         st.paint(out, Some(Style::owner_color(full)), swatch)?;
         write!(
             out,
-            " index {:<8} {:>8} pages {:>6.1}%",
-            id,
+            " index {:<w$} {:>8} pages {:>6.1}%",
+            a.index_label(*id),
             n,
-            n as f64 * 100.0 / total
+            n as f64 * 100.0 / total,
+            w = name_w
         )?;
         if let Some(i) = info {
             write!(out, "  root {} height {}", i.root, i.height)?;
@@ -310,13 +282,14 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         "▁▂▃▄▅▆▇█"
     };
     writeln!(out, "index pages are drawn by fill, in eighths: {legend}")?;
-    print_findings(out, path, &map)?;
-    Ok(outcome(&map))
+    print_findings(out, opts, a, &[])?;
+    Ok(outcome(a, &[]))
 }
 
 /// The owner map as a picture: one cell per page (or per run of pages in
 /// large files), coloured by index with a bar as high as the page's fill.
-fn extents_picture(path: &Path, ts: &Tablespace<'_>, map: &SpaceMap, slots: &[IndexId]) -> Picture {
+fn extents_picture(a: &Analysis<'_>, slots: &[IndexId]) -> Picture {
+    let (path, ts, map) = (a.path(), a.ts(), a.map());
     let n = u64::from(map.n_pages());
     let columns = map::columns(ts);
     let (grid, counts, types) = map::owner_grid(
@@ -327,7 +300,10 @@ fn extents_picture(path: &Path, ts: &Tablespace<'_>, map: &SpaceMap, slots: &[In
         columns,
         pages_per_cell(n, columns, map::PICTURE_ROWS),
     );
-    let labels: Vec<String> = slots.iter().map(|id| format!("index {id}")).collect();
+    let labels: Vec<String> = slots
+        .iter()
+        .map(|id| format!("index {}", a.index_label(*id)))
+        .collect();
     let classes = owner_classes(&labels, |c| counts.get(c).copied().unwrap_or(0), n);
     let (title, lines) = map::title(path, ts, &types, "extents");
     let mut notes = vec![
@@ -359,14 +335,15 @@ fn extents_picture(path: &Path, ts: &Tablespace<'_>, map: &SpaceMap, slots: &[In
 
 /// `ibdscope segments`.
 pub fn segments(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
-    let (path, ts) = (a.path(), a.ts());
-    let map = SpaceMap::build(ts);
+    let (_path, _ts) = (a.path(), a.ts());
+    let map = a.map();
     if opts.format == Format::Json {
-        return json_rows(out, path, &map, "segments", &map.segments, |j, s| {
-            j.obj()?
-                .kv_num("segment_id", s.seg_id)?
-                .key("index_id")?
-                .opt_num(s.index.map(|i| i.0))?;
+        return json_rows(out, a, "segments", &map.segments, |j, s| {
+            j.obj()?.kv_num("segment_id", s.seg_id)?;
+            match s.index {
+                Some(id) => j.kv_index(a, id)?,
+                None => j.key("index_id")?.null()?,
+            };
             j.kv_display("role", &s.role)?;
             j.kv_num("inode_page", s.inode.page.0)?
                 .kv_num("inode_offset", s.inode.byte)?;
@@ -380,18 +357,21 @@ pub fn segments(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Resul
             Ok(())
         });
     }
+    let w = a.name_width(4);
     writeln!(
         out,
-        "{:>8} {:>8} {:<9} {:>8} {:>9} {:>6} {:>5} {:>9} {:>5}  inode",
-        "segment", "index", "role", "used", "reserved", "frag", "full", "not_full", "free"
+        "{:>8} {:>8} {:<w$} {:<9} {:>8} {:>9} {:>6} {:>5} {:>9} {:>5}  inode",
+        "segment", "index", "name", "role", "used", "reserved", "frag", "full", "not_full", "free"
     )?;
     for s in &map.segments {
-        let idx = s.index.map_or("-".to_string(), |i| i.to_string());
+        let idx = s.index.map_or("-".to_string(), id_text);
+        let name = s.index.and_then(|i| a.index_name(i)).unwrap_or("-");
         writeln!(
             out,
-            "{:>8} {:>8} {:<9} {:>8} {:>9} {:>6} {:>5} {:>9} {:>5}  {}:{}",
+            "{:>8} {:>8} {:<w$} {:<9} {:>8} {:>9} {:>6} {:>5} {:>9} {:>5}  {}:{}",
             s.seg_id,
             idx,
+            name,
             s.role.to_string(),
             s.used_pages,
             s.reserved_pages,
@@ -403,8 +383,8 @@ pub fn segments(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Resul
             s.inode.byte
         )?;
     }
-    print_findings(out, path, &map)?;
-    Ok(outcome(&map))
+    print_findings(out, opts, a, &[])?;
+    Ok(outcome(a, &[]))
 }
 
 fn list_name(l: FspList) -> &'static str {
@@ -419,10 +399,10 @@ fn list_name(l: FspList) -> &'static str {
 
 /// `ibdscope lists`.
 pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
-    let (path, ts) = (a.path(), a.ts());
-    let map = SpaceMap::build(ts);
+    let (_path, _ts) = (a.path(), a.ts());
+    let map = a.map();
     if opts.format == Format::Json {
-        return json_rows(out, path, &map, "lists", &map.lists, |j, l| {
+        return json_rows(out, a, "lists", &map.lists, |j, l| {
             j.obj()?
                 .kv_str("list", list_name(l.list))?
                 .kv_num("length", l.stated_len)?;
@@ -459,23 +439,19 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
         }
         writeln!(out)?;
     }
-    print_findings(out, path, &map)?;
-    Ok(outcome(&map))
+    print_findings(out, opts, a, &[])?;
+    Ok(outcome(a, &[]))
 }
 
 /// `ibdscope indexes`: the space map's view of each index (segments,
 /// pages) and the B-tree walk's (records, fill, fragmentation,
 /// consistency).
 pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
-    let (path, ts) = (a.path(), a.ts());
-    let map = SpaceMap::build(ts);
-    let trees = Btrees::build(ts, &map);
+    let (path, _ts) = (a.path(), a.ts());
+    let map = a.map();
+    let trees = a.trees();
     let tree_of = |id: IndexId| trees.index(id);
-    let outcome = if trees.findings.is_empty() {
-        outcome(&map)
-    } else {
-        Outcome::Findings
-    };
+    let outcome = outcome(a, &trees.findings);
     if opts.format == Format::Json {
         let mut j = Json::new(out);
         j.obj()?
@@ -484,7 +460,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             .arr()?;
         for i in &map.indexes {
             j.obj()?
-                .kv_num("index_id", i.index_id.0)?
+                .kv_index(a, i.index_id)?
                 .kv_num("root_page", i.root.0)?
                 .kv_num("height", i.height)?;
             j.kv_num("leaf_pages", i.leaf_pages_used)?
@@ -506,15 +482,17 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             j.end_obj()?;
         }
         j.end_arr()?;
-        json_finding_list(&mut j, &map.findings, &trees.findings)?;
+        findings::json(&mut j, a, &[&map.findings, &trees.findings])?;
         j.end_obj()?;
         writeln!(out)?;
         return Ok(outcome);
     }
+    let w = a.name_width(4);
     writeln!(
         out,
-        "{:>10} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>9} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}",
+        "{:>10} {:<w$} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>9} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}",
         "index",
+        "name",
         "root",
         "height",
         "leaf",
@@ -535,8 +513,9 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         let seg = |s: Option<u64>| s.map_or("-".to_string(), |v| v.to_string());
         writeln!(
             out,
-            "{:>10} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>4}/{:<4} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}",
-            i.index_id,
+            "{:>10} {:<w$} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>4}/{:<4} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}",
+            id_text(i.index_id),
+            a.index_name(i.index_id).unwrap_or("-"),
             i.root,
             i.height,
             i.leaf_pages_used,
@@ -561,7 +540,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         write!(
             out,
             "index {}: {} leaf pages on the chain, {} leaf-chain steps, {} not to the next page; leaf fill per 10%: {}",
-            t.index_id,
+            a.index_label(t.index_id),
             t.leaves_reached(),
             t.fragmentation.steps,
             t.fragmentation.jumps,
@@ -579,8 +558,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         }
         writeln!(out)?;
     }
-    print_findings(out, path, &map)?;
-    print_finding_list(out, path, &trees.findings)?;
+    print_findings(out, opts, a, &trees.findings)?;
     Ok(outcome)
 }
 

@@ -1,0 +1,169 @@
+//! The findings every command over one file reports the same way: the
+//! file's own (it ends inside a page, it is shorter than FSP_SIZE, page 0
+//! does not verify), the pages that do not verify (what `check` says, with
+//! the index and level the space map gives them), then the command's own
+//! (structure, B-tree). One text line each, `FILE: page N at byte offset X:
+//! reason`, except notes that hold for many pages (a freed page that still
+//! holds records, normal after deletes), which are printed once per index
+//! and level with a count and the first pages unless `verbose`.
+
+use crate::analysis::Analysis;
+use crate::json::Json;
+use crate::Outcome;
+use ibdscope::extents::{Owner, SpaceProblem};
+use ibdscope::summary::BadPage;
+use ibdscope::{Finding, FindingKind, IndexId, PageNo};
+use std::io::{self, Write};
+
+/// Pages named in a grouped note before "…".
+const FIRST_PAGES: usize = 8;
+
+/// Whether a command finding counts as damage (exit 1). A freed page that
+/// still holds records is a normal state after deletes (a forensic clue):
+/// shown, not counted.
+pub fn is_damage(f: &Finding) -> bool {
+    !matches!(
+        f.kind,
+        FindingKind::Space(SpaceProblem::FreePageWithData { .. })
+    )
+}
+
+/// The outcome of a command over `a` whose own findings are `own`: the
+/// file's findings and its damaged pages count whatever the command.
+pub fn outcome(a: &Analysis<'_>, own: &[&[Finding]]) -> Outcome {
+    let damaged = !a.file_findings().is_empty() || !a.damaged_pages().is_empty();
+    if damaged || own.iter().any(|l| l.iter().any(is_damage)) {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
+}
+
+/// Where a damaged page sits, in words: `index 29 PRIMARY, leaf` / `free
+/// page` / `system page`.
+pub fn place(a: &Analysis<'_>, n: PageNo) -> String {
+    match a.map().owner(a.ts(), n) {
+        Some(Owner::Segment {
+            index: Some(id),
+            role,
+            ..
+        }) => format!("index {}, {role}", a.index_label(id)),
+        Some(Owner::Segment { index: None, .. }) => "segment page of no index".into(),
+        Some(Owner::Free) => "free page".into(),
+        Some(Owner::System(_)) => "system page".into(),
+        Some(Owner::Unaccounted) | None => "page of no known owner".into(),
+    }
+}
+
+/// The reason of a damaged page's finding, with its place.
+fn damaged_reason(a: &Analysis<'_>, b: &BadPage, f: &Finding) -> String {
+    format!(
+        "{} (does not verify; {}; what is read from it may be wrong)",
+        f.kind,
+        place(a, b.facts.page_no)
+    )
+}
+
+fn line(
+    out: &mut dyn Write,
+    a: &Analysis<'_>,
+    f: &Finding,
+    reason: &dyn std::fmt::Display,
+) -> io::Result<()> {
+    let path = a.path().display();
+    match f.page {
+        Some(p) => writeln!(
+            out,
+            "{path}: page {p} at byte offset {}: {reason}",
+            f.file_offset
+        ),
+        None => writeln!(out, "{path}: byte offset {}: {reason}", f.file_offset),
+    }
+}
+
+/// Prints the file's findings, its damaged pages and the command's own
+/// findings (`own`, in order), grouping the notes about freed pages that
+/// still hold records unless `verbose`.
+pub fn text(
+    out: &mut dyn Write,
+    a: &Analysis<'_>,
+    own: &[&[Finding]],
+    verbose: bool,
+) -> io::Result<()> {
+    for f in a.file_findings() {
+        line(out, a, f, &f.kind)?;
+    }
+    for b in a.damaged_pages() {
+        for f in &b.findings {
+            line(out, a, f, &damaged_reason(a, b, f))?;
+        }
+    }
+    // Freed pages with records, grouped by index and level.
+    let mut groups: Vec<((IndexId, u16), Vec<(PageNo, u16)>)> = Vec::new();
+    for f in own.iter().flat_map(|l| l.iter()) {
+        match (f.kind, f.page) {
+            (
+                FindingKind::Space(SpaceProblem::FreePageWithData {
+                    index,
+                    level,
+                    n_recs,
+                }),
+                Some(p),
+            ) if !verbose => match groups.iter_mut().find(|(k, _)| *k == (index, level)) {
+                Some((_, v)) => v.push((p, n_recs)),
+                None => groups.push(((index, level), vec![(p, n_recs)])),
+            },
+            _ => line(out, a, f, &f.kind)?,
+        }
+    }
+    for ((index, level), pages) in groups {
+        let recs: u64 = pages.iter().map(|&(_, r)| u64::from(r)).sum();
+        let mut first: Vec<String> = pages
+            .iter()
+            .take(FIRST_PAGES)
+            .map(|(p, _)| p.to_string())
+            .collect();
+        if pages.len() > FIRST_PAGES {
+            first.push("…".into());
+        }
+        writeln!(
+            out,
+            "{}: {} still hold{} index {} level {level} with {recs} records in all (freed, not \
+             overwritten; deleted rows may be read from them): pages {}",
+            a.path().display(),
+            crate::text::count(pages.len() as u64, "free page", "free pages"),
+            if pages.len() == 1 { "s" } else { "" },
+            a.index_label(index),
+            first.join(" ")
+        )?;
+    }
+    Ok(())
+}
+
+/// `"findings": [{page, offset, reason}]`: the file's findings, its
+/// damaged pages, and the command's own, every one listed.
+pub fn json(j: &mut Json<'_>, a: &Analysis<'_>, own: &[&[Finding]]) -> io::Result<()> {
+    j.key("findings")?.arr()?;
+    let entry = |j: &mut Json<'_>, f: &Finding, reason: &dyn std::fmt::Display| -> io::Result<()> {
+        j.obj()?
+            .key("page")?
+            .opt_num(f.page.map(|p| u64::from(p.0)))?;
+        j.kv_num("offset", f.file_offset)?
+            .kv_display("reason", reason)?
+            .end_obj()?;
+        Ok(())
+    };
+    for f in a.file_findings() {
+        entry(j, f, &f.kind)?;
+    }
+    for b in a.damaged_pages() {
+        for f in &b.findings {
+            entry(j, f, &damaged_reason(a, b, f))?;
+        }
+    }
+    for f in own.iter().flat_map(|l| l.iter()) {
+        entry(j, f, &f.kind)?;
+    }
+    j.end_arr()?;
+    Ok(())
+}
