@@ -28,9 +28,9 @@ use std::path::{Path, PathBuf};
 
 /// The crates whose module rules fail the test; the others are only
 /// reported. `ibdscope-schema` is not here yet: its restructuring adds it
-/// when it merges. `ibdscope` is added with the fixes of its cycles and of
-/// its imports through the root.
+/// when it merges.
 const CHECKED: &[&str] = &[
+    "ibdscope",
     "ibdscope-cli",
     "ibdscope-forensics",
     "ibdscope-render",

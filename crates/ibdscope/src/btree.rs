@@ -55,10 +55,11 @@ use crate::extents::{IndexInfo, Owner, SpaceMap};
 use crate::fil::{FilHeader, FIL_PAGE_NEXT, FIL_PAGE_PREV};
 use crate::finding::{Finding, FindingKind};
 use crate::flst::page_readable;
+use crate::ids::{IndexId, PageNo, FIL_NULL};
 use crate::index::{IndexHeader, PAGE_HEADER, PAGE_LEVEL};
 use crate::parallel::{fold_pages, PageFold};
 use crate::record::{PageRecords, RecFinding, RecFormat, RecPage, RecScratch, RecWalk, Visited};
-use crate::{IndexId, PageNo, Tablespace};
+use crate::space::Tablespace;
 
 pub use crate::finding::{BtreeProblem, BTREE_MAX_HEIGHT};
 
@@ -1481,7 +1482,7 @@ impl Stretch {
     fn from(start: u32) -> Self {
         Stretch {
             start,
-            end: PageNo(crate::FIL_NULL),
+            end: PageNo(FIL_NULL),
             reached: 0,
             fragmentation: Fragmentation::default(),
         }

@@ -50,6 +50,7 @@ use crate::fsp::{
     FspHeader, FSP_FRAG_N_USED, FSP_FREE, FSP_FREE_FRAG, FSP_FULL_FRAG, FSP_HEADER_OFFSET,
     FSP_SEG_INODES_FREE, FSP_SEG_INODES_FULL,
 };
+use crate::ids::{IndexId, PageNo};
 use crate::index::{
     IndexHeader, PAGE_BTR_SEG_LEAF, PAGE_BTR_SEG_TOP, PAGE_HEADER, PAGE_LEVEL, PAGE_N_RECS,
 };
@@ -57,9 +58,10 @@ use crate::inode::{
     inode_index, inodes_per_page, FsegHeader, InodeEntry, FSEG_FREE, FSEG_FULL, FSEG_ID,
     FSEG_INODE_PAGE_NODE, FSEG_MAGIC_N, FSEG_NOT_FULL, FSEG_NOT_FULL_N_USED,
 };
+use crate::page_type::PageType;
 use crate::parallel::{fold_pages, PageFold};
+use crate::space::Tablespace;
 use crate::xdes::{XdesEntry, XdesState, XDES_BITMAP, XDES_ID, XDES_STATE};
-use crate::{IndexId, PageNo, PageType, Tablespace};
 use std::collections::BTreeMap;
 
 pub use crate::finding::{Counter, FspList, ListId, RootProblem, SegList, SpaceProblem};

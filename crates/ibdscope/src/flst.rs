@@ -38,7 +38,8 @@
 use crate::bits::Bits;
 use crate::bytes::{be_u16, be_u32};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_DATA_END};
-use crate::{PageNo, Tablespace, FIL_NULL};
+use crate::ids::{PageNo, FIL_NULL};
+use crate::space::Tablespace;
 use std::fmt;
 
 /// Offset of the page number in a file address.
@@ -342,7 +343,7 @@ pub struct ListProblem {
 /// transformed are skipped.
 pub fn page_readable(ts: &Tablespace<'_>, page: &[u8]) -> bool {
     use crate::checksum::Scheme;
-    use crate::PageType as T;
+    use crate::page_type::PageType as T;
     let Some(h) = crate::fil::FilHeader::new(page) else {
         return false;
     };

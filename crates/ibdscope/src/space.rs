@@ -9,10 +9,11 @@
 
 use crate::bytes::{be_u16, be_u32};
 use crate::checksum::{self, lsn_pair, Scheme, Unverifiable, Verdict};
+use crate::error::{Error, ErrorKind, Result};
 use crate::fil::FilHeader;
 use crate::fsp::{FlagsLayout, FspFlags, FspHeader, SpaceFormat, FSP_FLAGS_OFFSET};
-use crate::page_type::TypeNames;
-use crate::{Error, ErrorKind, Lsn, PageNo, PageType, Result, SpaceId};
+use crate::ids::{Lsn, PageNo, SpaceId};
+use crate::page_type::{PageType, TypeNames};
 
 /// The page sizes InnoDB supports, physical (1K–16K are ROW_FORMAT=COMPRESSED
 /// sizes; 4K–64K are innodb_page_size values).
