@@ -55,18 +55,13 @@ use crate::extents::{IndexInfo, Owner, SpaceMap};
 use crate::fil::{FilHeader, FIL_PAGE_NEXT, FIL_PAGE_PREV};
 use crate::finding::{Finding, FindingKind};
 use crate::flst::page_readable;
+use crate::ids::{IndexId, PageNo, FIL_NULL};
 use crate::index::{IndexHeader, PAGE_HEADER, PAGE_LEVEL};
 use crate::parallel::{fold_pages, PageFold};
-use crate::record::{
-    PageRecords, RecFinding, RecFormat, RecPage, RecProblem, RecScratch, RecWalk, Visited,
-};
-use crate::{IndexId, PageNo, Tablespace};
-use std::fmt;
+use crate::record::{PageRecords, RecFinding, RecFormat, RecPage, RecScratch, RecWalk, Visited};
+use crate::space::Tablespace;
 
-/// The most levels a tree is walked through. InnoDB's own limit
-/// (BTR_MAX_LEVELS) is 100, but a 64K-page tree of 64 levels would need
-/// more records than any file can hold; a higher PAGE_LEVEL is damage.
-pub const BTREE_MAX_HEIGHT: u32 = 64;
+pub use crate::finding::{BtreeProblem, BTREE_MAX_HEIGHT};
 
 /// Buckets of the fill histogram (0–10 %, …, 90–100 %).
 pub const FILL_BUCKETS: usize = 10;
@@ -185,138 +180,6 @@ pub struct IndexTree {
     /// Every check ran on every level (false when the height exceeds
     /// [`BTREE_MAX_HEIGHT`] or pages are unreadable).
     pub complete: bool,
-}
-
-/// What is wrong with a B-tree. Each comes in a [`Finding`] at the faulty
-/// bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BtreeProblem {
-    /// A problem with one page's records (at the record's bytes).
-    Records {
-        /// The index.
-        index: IndexId,
-        /// What is wrong.
-        problem: RecProblem,
-    },
-    /// The root's PAGE_LEVEL is at or past [`BTREE_MAX_HEIGHT`]; the tree
-    /// is not walked.
-    TooHigh {
-        /// The index.
-        index: IndexId,
-        /// The root's PAGE_LEVEL.
-        level: u16,
-    },
-    /// A page of the index sits at or above the root's level (but is not
-    /// the root).
-    AboveRoot {
-        /// The index.
-        index: IndexId,
-        /// Its PAGE_LEVEL.
-        level: u16,
-    },
-    /// No page of the index has this level, below the root's (at the root's
-    /// PAGE_LEVEL).
-    MissingLevel {
-        /// The index.
-        index: IndexId,
-        /// The missing level.
-        level: u16,
-    },
-    /// No page of the level has FIL_PAGE_PREV = FIL_NULL; the walk starts at
-    /// the lowest-numbered page.
-    NoLeftmost {
-        /// The index.
-        index: IndexId,
-        /// The level.
-        level: u16,
-    },
-    /// Another page of the level has FIL_PAGE_PREV = FIL_NULL (the walk
-    /// started at the first).
-    ManyLeftmost {
-        /// The index.
-        index: IndexId,
-        /// The level.
-        level: u16,
-    },
-    /// FIL_PAGE_NEXT names a page past the end of the file.
-    NextPastFile {
-        /// The index.
-        index: IndexId,
-        /// The level.
-        level: u16,
-        /// FIL_PAGE_NEXT.
-        next: PageNo,
-    },
-    /// FIL_PAGE_NEXT names a page that is not of this index and level.
-    NextForeign {
-        /// The index.
-        index: IndexId,
-        /// The level.
-        level: u16,
-        /// FIL_PAGE_NEXT.
-        next: PageNo,
-    },
-    /// `A.next = B` but `B.prev ≠ A` (at B's FIL_PAGE_PREV).
-    PrevMismatch {
-        /// The index.
-        index: IndexId,
-        /// The level.
-        level: u16,
-        /// B's FIL_PAGE_PREV.
-        prev: PageNo,
-        /// A.
-        expected: PageNo,
-    },
-    /// FIL_PAGE_NEXT names a page the chain already walked.
-    Loop {
-        /// The index.
-        index: IndexId,
-        /// The level.
-        level: u16,
-        /// FIL_PAGE_NEXT.
-        next: PageNo,
-    },
-    /// A page of the level the chain does not reach.
-    Unreached {
-        /// The index.
-        index: IndexId,
-        /// The level.
-        level: u16,
-    },
-    /// REDUNDANT: a node pointer names a page that is not at the level
-    /// below in this index.
-    BadChild {
-        /// The index.
-        index: IndexId,
-        /// The level of the node pointer's page.
-        level: u16,
-        /// The child named.
-        child: PageNo,
-    },
-    /// REDUNDANT: the n-th node pointer of a level names another page than
-    /// the n-th page of the level below in chain order.
-    ChildOrder {
-        /// The index.
-        index: IndexId,
-        /// The level of the node pointer's page.
-        level: u16,
-        /// The child the node pointer names.
-        child: PageNo,
-        /// The page in that place of the chain below.
-        found: PageNo,
-    },
-    /// REDUNDANT: a level holds a different number of node pointers than
-    /// the level below has pages.
-    ChildCount {
-        /// The index.
-        index: IndexId,
-        /// The level of the node pointers.
-        level: u16,
-        /// Node pointers.
-        pointers: u32,
-        /// Pages reached at the level below.
-        pages: u32,
-    },
 }
 
 /// Every index of a space, walked.
@@ -1619,7 +1482,7 @@ impl Stretch {
     fn from(start: u32) -> Self {
         Stretch {
             start,
-            end: PageNo(crate::FIL_NULL),
+            end: PageNo(FIL_NULL),
             reached: 0,
             fragmentation: Fragmentation::default(),
         }
@@ -1720,105 +1583,6 @@ fn step(f: &mut Fragmentation, a: u32, b: u32) {
     f.distance = f.distance.saturating_add(u64::from(a.abs_diff(b)));
 }
 
-impl BtreeProblem {
-    /// The index the problem belongs to.
-    pub fn index(&self) -> IndexId {
-        match *self {
-            BtreeProblem::Records { index, .. }
-            | BtreeProblem::TooHigh { index, .. }
-            | BtreeProblem::AboveRoot { index, .. }
-            | BtreeProblem::MissingLevel { index, .. }
-            | BtreeProblem::NoLeftmost { index, .. }
-            | BtreeProblem::ManyLeftmost { index, .. }
-            | BtreeProblem::NextPastFile { index, .. }
-            | BtreeProblem::NextForeign { index, .. }
-            | BtreeProblem::PrevMismatch { index, .. }
-            | BtreeProblem::Loop { index, .. }
-            | BtreeProblem::Unreached { index, .. }
-            | BtreeProblem::BadChild { index, .. }
-            | BtreeProblem::ChildOrder { index, .. }
-            | BtreeProblem::ChildCount { index, .. } => index,
-        }
-    }
-}
-
-impl fmt::Display for BtreeProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            BtreeProblem::Records { index, problem } => write!(f, "index {index}: {problem}"),
-            BtreeProblem::TooHigh { index, level } => write!(
-                f,
-                "index {index}: root level {level} is past {BTREE_MAX_HEIGHT} levels; not walked"
-            ),
-            BtreeProblem::AboveRoot { index, level } => {
-                write!(f, "index {index}: page at level {level}, not below the root")
-            }
-            BtreeProblem::MissingLevel { index, level } => {
-                write!(f, "index {index}: no page at level {level}")
-            }
-            BtreeProblem::NoLeftmost { index, level } => write!(
-                f,
-                "index {index} level {level}: no page without a left sibling"
-            ),
-            BtreeProblem::ManyLeftmost { index, level } => write!(
-                f,
-                "index {index} level {level}: a second page without a left sibling"
-            ),
-            BtreeProblem::NextPastFile { index, level, next } => write!(
-                f,
-                "index {index} level {level}: next page {next} is past the end of the file"
-            ),
-            BtreeProblem::NextForeign { index, level, next } => write!(
-                f,
-                "index {index} level {level}: next page {next} is not of this index and level"
-            ),
-            BtreeProblem::PrevMismatch {
-                index,
-                level,
-                prev,
-                expected,
-            } => write!(
-                f,
-                "index {index} level {level}: previous page is {prev}, but page {expected} links here"
-            ),
-            BtreeProblem::Loop { index, level, next } => write!(
-                f,
-                "index {index} level {level}: next page {next} was already walked (loop)"
-            ),
-            BtreeProblem::Unreached { index, level } => write!(
-                f,
-                "index {index} level {level}: page not reached from the leftmost page"
-            ),
-            BtreeProblem::BadChild {
-                index,
-                level,
-                child,
-            } => write!(
-                f,
-                "index {index} level {level}: node pointer names page {child}, not a page of the level below"
-            ),
-            BtreeProblem::ChildOrder {
-                index,
-                level,
-                child,
-                found,
-            } => write!(
-                f,
-                "index {index} level {level}: node pointer names page {child}, but page {found} is in its place below"
-            ),
-            BtreeProblem::ChildCount {
-                index,
-                level,
-                pointers,
-                pages,
-            } => write!(
-                f,
-                "index {index} level {level}: {pointers} node pointers for {pages} pages below"
-            ),
-        }
-    }
-}
-
 #[cfg(test)]
 #[allow(
     clippy::indexing_slicing,
@@ -1831,6 +1595,7 @@ mod tests {
     use super::*;
     use crate::index::{PAGE_INDEX_ID, PAGE_N_RECS};
     use crate::record::tests::PageBuilder;
+    use crate::record::RecProblem;
     use crate::{Options, FIL_NULL};
 
     const SIZE: usize = 16384;

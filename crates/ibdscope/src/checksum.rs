@@ -34,7 +34,7 @@ use crate::fil::{
     FIL_PAGE_DATA, FIL_PAGE_END_LSN_OLD_CHKSUM, FIL_PAGE_FCRC32_CHECKSUM, FIL_PAGE_FCRC32_END_LSN,
     FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_LSN, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE,
 };
-use crate::PageType;
+use crate::page_type::PageType;
 
 /// `BUF_NO_CHECKSUM_MAGIC` (storage/innobase/include/buf0checksum.h).
 pub const BUF_NO_CHECKSUM_MAGIC: u32 = 0xDEAD_BEEF;

@@ -4,7 +4,7 @@
 //! An `Error` is `Copy` and carries no `String`, so it costs nothing to
 //! create on a hot path; the CLI adds the file path when it prints one.
 
-use crate::PageNo;
+use crate::ids::PageNo;
 use std::fmt;
 
 /// What went wrong, with what was found and what was expected.

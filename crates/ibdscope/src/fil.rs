@@ -26,7 +26,8 @@
 //! 5.1.7 and later (older servers left it unset on some pages).
 
 use crate::bytes::{be_u16_at, be_u32, be_u32_at, be_u64_at};
-use crate::{Lsn, PageNo, PageType, SpaceId};
+use crate::ids::{Lsn, PageNo, SpaceId};
+use crate::page_type::PageType;
 
 /// Checksum (or, before 4.0.14, space id; in full_crc32, key version).
 pub const FIL_PAGE_SPACE_OR_CHKSUM: usize = 0;

@@ -38,7 +38,8 @@
 use crate::bits::Bits;
 use crate::bytes::{be_u16, be_u32};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_DATA_END};
-use crate::{PageNo, Tablespace, FIL_NULL};
+use crate::ids::{PageNo, FIL_NULL};
+use crate::space::Tablespace;
 use std::fmt;
 
 /// Offset of the page number in a file address.
@@ -156,6 +157,9 @@ impl FlstNode {
 /// Element `k` of a page lies at `array_offset + k * element_size`, its node
 /// at `node_offset` inside it, for `k < per_page`, on pages whose number is
 /// a multiple of `page_stride`.
+///
+/// The layout of XDES entries, [`ListLayout::xdes_entries`], is made in
+/// [`crate::xdes`], which builds on this module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ListLayout {
     /// Elements live only on pages whose number is a multiple of this
@@ -172,20 +176,6 @@ pub struct ListLayout {
 }
 
 impl ListLayout {
-    /// XDES entries (FSP_FREE, FSP_FREE_FRAG, FSP_FULL_FRAG and the three
-    /// extent lists of every segment): on every XDES page (page numbers that
-    /// are multiples of the physical page size), `physical / extent_size`
-    /// entries from XDES_ARR_OFFSET, node at XDES_FLST_NODE.
-    pub fn xdes_entries(physical_size: u32, extent_size: u32) -> Self {
-        ListLayout {
-            page_stride: physical_size.max(1),
-            array_offset: crate::xdes::XDES_ARR_OFFSET as u32,
-            element_size: u32::try_from(crate::xdes::xdes_size(extent_size)).unwrap_or(u32::MAX),
-            per_page: physical_size.checked_div(extent_size).unwrap_or(0),
-            node_offset: crate::xdes::XDES_FLST_NODE as u32,
-        }
-    }
-
     /// INODE pages (FSP_SEG_INODES_FULL, FSP_SEG_INODES_FREE): one node per
     /// page, at FSEG_INODE_PAGE_NODE = FIL_PAGE_DATA; the element is the page.
     pub fn inode_pages() -> Self {
@@ -353,7 +343,7 @@ pub struct ListProblem {
 /// transformed are skipped.
 pub fn page_readable(ts: &Tablespace<'_>, page: &[u8]) -> bool {
     use crate::checksum::Scheme;
-    use crate::PageType as T;
+    use crate::page_type::PageType as T;
     let Some(h) = crate::fil::FilHeader::new(page) else {
         return false;
     };

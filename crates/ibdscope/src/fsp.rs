@@ -37,7 +37,7 @@
 
 use crate::bytes::{be_u32_at, be_u64_at};
 use crate::fil::FIL_PAGE_DATA;
-use crate::SpaceId;
+use crate::ids::SpaceId;
 
 /// Offset of the FSP header in page 0.
 pub const FSP_HEADER_OFFSET: usize = FIL_PAGE_DATA;

@@ -38,8 +38,8 @@
 
 use crate::bytes::{be_u16_at, be_u64_at};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_DATA_END};
+use crate::ids::IndexId;
 use crate::inode::{FsegHeader, FSEG_HEADER_SIZE};
-use crate::IndexId;
 
 /// Offset of the index page header.
 pub const PAGE_HEADER: usize = FIL_PAGE_DATA;

@@ -42,7 +42,7 @@
 use crate::bytes::{be_u16, be_u32, be_u64};
 use crate::fil::FIL_PAGE_DATA;
 use crate::flst::{FlstBase, FlstNode, FLST_BASE_NODE_SIZE, FLST_NODE_SIZE};
-use crate::{PageNo, SpaceId, FIL_NULL};
+use crate::ids::{PageNo, SpaceId, FIL_NULL};
 
 /// Offset of the inode-page list node (FSEG_PAGE_DATA = FIL_PAGE_DATA).
 pub const FSEG_INODE_PAGE_NODE: usize = FIL_PAGE_DATA;

@@ -64,6 +64,7 @@ pub mod index;
 pub mod inflate;
 pub mod inode;
 pub mod layout;
+mod owner;
 pub mod page_type;
 pub mod pagecomp;
 pub mod parallel;

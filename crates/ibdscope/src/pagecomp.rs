@@ -65,8 +65,10 @@
 use crate::bytes::{be_u16, be_u32, be_u64};
 use crate::checksum::{Scheme, BUF_NO_CHECKSUM_MAGIC};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_TYPE};
+use crate::ids::PageNo;
 use crate::inflate::{inflate_zlib, InflateErrorKind};
-use crate::{PageNo, PageType, Tablespace};
+use crate::page_type::PageType;
+use crate::space::Tablespace;
 use std::fmt;
 use std::sync::Mutex;
 

@@ -22,7 +22,8 @@
 //! is simply not there (the others take its shards). Nothing is allocated
 //! per page: an accumulator per shard.
 
-use crate::{PageNo, Tablespace};
+use crate::ids::PageNo;
+use crate::space::Tablespace;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 

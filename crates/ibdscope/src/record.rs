@@ -86,13 +86,15 @@ use crate::bits::Bits;
 use crate::bytes::{be_u16, be_u32};
 use crate::fil::FilHeader;
 use crate::flst::page_readable;
+use crate::ids::PageNo;
 use crate::index::{
     IndexHeader, PageFill, PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE, PAGE_FREE, PAGE_GARBAGE,
     PAGE_HEADER, PAGE_HEAP_TOP, PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM, PAGE_NEW_SUPREMUM_END,
     PAGE_N_DIR_SLOTS, PAGE_N_HEAP, PAGE_N_RECS, PAGE_OLD_INFIMUM, PAGE_OLD_SUPREMUM,
     PAGE_OLD_SUPREMUM_END,
 };
-use crate::{PageNo, PageType, Tablespace};
+use crate::page_type::PageType;
+use crate::space::Tablespace;
 use std::fmt;
 
 /// Header bytes of a COMPACT record.
@@ -206,7 +208,7 @@ pub enum RecFormat {
 /// That size, or `None` for any other page.
 pub fn instant_root_null_bytes(page: &[u8], format: RecFormat) -> Option<u8> {
     let fil = crate::fil::FilHeader::new(page)?;
-    if fil.page_type() != crate::PageType::FIL_PAGE_TYPE_INSTANT {
+    if fil.page_type() != PageType::FIL_PAGE_TYPE_INSTANT {
         return None;
     }
     let zero = |at: usize, n: usize| {

@@ -9,11 +9,11 @@
 
 use crate::bytes::{be_u16, be_u32};
 use crate::checksum::{self, lsn_pair, Scheme, Unverifiable, Verdict};
+use crate::error::{Error, ErrorKind, Result};
 use crate::fil::FilHeader;
 use crate::fsp::{FlagsLayout, FspFlags, FspHeader, SpaceFormat, FSP_FLAGS_OFFSET};
-use crate::page_type::TypeNames;
-use crate::xdes::XdesEntry;
-use crate::{Error, ErrorKind, Lsn, PageNo, PageType, Result, SpaceId};
+use crate::ids::{Lsn, PageNo, SpaceId};
+use crate::page_type::{PageType, TypeNames};
 
 /// The page sizes InnoDB supports, physical (1K–16K are ROW_FORMAT=COMPRESSED
 /// sizes; 4K–64K are innodb_page_size values).
@@ -621,32 +621,6 @@ impl<'a> Tablespace<'a> {
                 this.page(PageNo(n))
                     .map(|p| page_facts(p, PageNo(n), scheme))
             })
-    }
-
-    /// Whether the extent descriptor marks page `n` free: `None` when its
-    /// XDES page is missing or does not verify. Pages at or past
-    /// FSP_FREE_LIMIT are free (never initialised).
-    pub fn is_free(&self, n: PageNo) -> Option<bool> {
-        let physical = self.page_size();
-        let within = n.0.checked_rem(physical)?;
-        let xdes_no = n.0.saturating_sub(within);
-        let xdes_page = self.page(PageNo(xdes_no))?;
-        if !verify_page(xdes_page, self.scheme()).is_ok()
-            || (xdes_no == 0 && !self.detection.page0_ok)
-        {
-            return None;
-        }
-        if let Some(h) = self.fsp_header() {
-            if n.0 >= h.free_limit() {
-                return Some(true);
-            }
-        }
-        let extent = self.detection.format.extent_size();
-        let entry = XdesEntry::new(xdes_page, within.checked_div(extent)?, extent)?;
-        match entry.state() {
-            crate::xdes::XdesState::NotInited | crate::xdes::XdesState::Free => Some(true),
-            _ => entry.is_free(within.checked_rem(extent)?),
-        }
     }
 }
 

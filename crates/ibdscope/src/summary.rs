@@ -6,9 +6,10 @@
 
 use crate::checksum::{Algorithm, Scheme, Unverifiable, Verdict};
 use crate::finding::{Finding, FindingKind};
+use crate::ids::{Lsn, PageNo, SpaceId};
+use crate::page_type::{PageType, TypeNames};
 use crate::parallel::{fold_pages, PageFold};
-use crate::space::{page_facts, PageFacts};
-use crate::{Lsn, PageNo, PageType, SpaceId, Tablespace, TypeNames};
+use crate::space::{page_facts, PageFacts, Tablespace};
 
 /// A run of consecutive pages of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! ibdscope says so instead of guessing.
 
 use crate::fsp::{FlagsLayout, SpaceFormat};
-use crate::PageType;
+use crate::page_type::PageType;
 use std::fmt;
 
 /// A server family.

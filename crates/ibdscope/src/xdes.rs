@@ -15,9 +15,17 @@
 //!
 //! States: 0 not initialised (MariaDB XDES_NOT_INITED), 1 FREE, 2 FREE_FRAG,
 //! 3 FULL_FRAG, 4 FSEG, 5 FSEG_FRAG (MySQL 8.0 only).
+//!
+//! This module sits above [`crate::space`] and [`crate::flst`], which know
+//! nothing of XDES entries: the layout of the XDES lists for the list
+//! walker ([`ListLayout::xdes_entries`]) and the space's question "is this
+//! page free" ([`Tablespace::is_free`]) are answered here.
 
 use crate::bytes::{be_u32, be_u64};
+use crate::flst::{FlstNode, ListLayout};
 use crate::fsp::{FSP_HEADER_OFFSET, FSP_HEADER_SIZE};
+use crate::ids::PageNo;
+use crate::space::{verify_page, Tablespace};
 
 /// Start of the XDES array in an XDES page.
 pub const XDES_ARR_OFFSET: usize = FSP_HEADER_OFFSET + FSP_HEADER_SIZE;
@@ -109,8 +117,8 @@ impl<'a> XdesEntry<'a> {
         Some(byte >> (bit % 8) & 1 == 1)
     }
     /// XDES_FLST_NODE: this extent's place in its list.
-    pub fn node(&self) -> Option<crate::flst::FlstNode> {
-        crate::flst::FlstNode::read(self.bytes, XDES_FLST_NODE)
+    pub fn node(&self) -> Option<FlstNode> {
+        FlstNode::read(self.bytes, XDES_FLST_NODE)
     }
     /// XDES_STATE as stored.
     pub fn raw_state(&self) -> u32 {
@@ -121,5 +129,49 @@ impl<'a> XdesEntry<'a> {
         (0..extent_size)
             .filter(|&i| self.is_free(i) == Some(false))
             .fold(0u32, |n, _| n.saturating_add(1))
+    }
+}
+
+impl ListLayout {
+    /// XDES entries (FSP_FREE, FSP_FREE_FRAG, FSP_FULL_FRAG and the three
+    /// extent lists of every segment): on every XDES page (page numbers that
+    /// are multiples of the physical page size), `physical / extent_size`
+    /// entries from XDES_ARR_OFFSET, node at XDES_FLST_NODE.
+    pub fn xdes_entries(physical_size: u32, extent_size: u32) -> Self {
+        ListLayout {
+            page_stride: physical_size.max(1),
+            array_offset: XDES_ARR_OFFSET as u32,
+            element_size: u32::try_from(xdes_size(extent_size)).unwrap_or(u32::MAX),
+            per_page: physical_size.checked_div(extent_size).unwrap_or(0),
+            node_offset: XDES_FLST_NODE as u32,
+        }
+    }
+}
+
+impl Tablespace<'_> {
+    /// Whether the extent descriptor marks page `n` free: `None` when its
+    /// XDES page is missing or does not verify. Pages at or past
+    /// FSP_FREE_LIMIT are free (never initialised).
+    pub fn is_free(&self, n: PageNo) -> Option<bool> {
+        let physical = self.page_size();
+        let within = n.0.checked_rem(physical)?;
+        let xdes_no = n.0.saturating_sub(within);
+        let xdes_page = self.page(PageNo(xdes_no))?;
+        if !verify_page(xdes_page, self.scheme()).is_ok()
+            || (xdes_no == 0 && !self.detection().page0_ok)
+        {
+            return None;
+        }
+        if let Some(h) = self.fsp_header() {
+            if n.0 >= h.free_limit() {
+                return Some(true);
+            }
+        }
+        let extent = self.format().extent_size();
+        let entry = XdesEntry::new(xdes_page, within.checked_div(extent)?, extent)?;
+        match entry.state() {
+            XdesState::NotInited | XdesState::Free => Some(true),
+            _ => entry.is_free(within.checked_rem(extent)?),
+        }
     }
 }

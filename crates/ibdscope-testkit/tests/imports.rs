@@ -1,0 +1,950 @@
+//! The import rules, checked from the sources (std only, no parser crate):
+//!
+//! - in every crate under `crates/`, the modules (the crate root's children)
+//!   form no cycle: module `a` depends on module `b` when a non-test line of
+//!   `a` (its file and its submodules' files) names `crate::b` (a path, or a
+//!   `use crate::{b::.., c::..}` group) or reaches it through `super::`;
+//! - a non-test module imports an item from the module that defines it, not
+//!   through the crate root: `crate::X` where `X` is not a module of the
+//!   crate (a re-export in `lib.rs`) is refused; the root is the front door
+//!   for other crates only;
+//! - the crates form no cycle (`Cargo.toml`, every kind of dependency), the
+//!   page core `ibdscope` is built from no other workspace crate and
+//!   `ibdscope-render` from no `ibdscope*` crate (their `[dependencies]`;
+//!   test support in `[dev-dependencies]` is allowed).
+//!
+//! Code under `#[cfg(test)]` (a `mod tests { .. }` to its closing brace, a
+//! `mod tests;` file, any other item) is not read: tests may reach anywhere.
+//! Comments and string literals are blanked first, so a doc link is no
+//! import.
+//!
+//! Every crate's graph is printed; only the crates in [`CHECKED`] fail the
+//! test, the others are reported.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The crates whose module rules fail the test; the others are only
+/// reported. `ibdscope-schema` is not here yet: its restructuring adds it
+/// when it merges.
+const CHECKED: &[&str] = &[
+    "ibdscope",
+    "ibdscope-cli",
+    "ibdscope-forensics",
+    "ibdscope-render",
+    "ibdscope-testkit",
+];
+
+/// Crates of [`CHECKED`] whose imports through the root are reported, not
+/// failed (their module cycles fail): `ibdscope-cli`'s `main.rs` defines
+/// `Outcome`, which `input.rs` and the commands (`cmd/`, being moved)
+/// import as `crate::Outcome`; the move gives it a module.
+const THROUGH_ROOT_LATER: &[&str] = &["ibdscope-cli"];
+
+/// The page core: built from no other workspace crate.
+const CORE: &str = "ibdscope";
+
+/// Knows nothing of InnoDB: built from no `ibdscope*` crate.
+const RENDER: &str = "ibdscope-render";
+
+#[test]
+fn imports() {
+    let crates_dir = ibdscope_testkit::root().join("crates");
+    let mut dirs: Vec<PathBuf> = fs::read_dir(&crates_dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", crates_dir.display()))
+        .map(|e| e.expect("crates/ entry").path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no crate under {}", crates_dir.display());
+
+    let mut failures = Vec::new();
+    let manifests: Vec<Manifest> = dirs.iter().map(|d| Manifest::read(d)).collect();
+    for name in CHECKED {
+        assert!(
+            manifests.iter().any(|m| m.name == *name),
+            "CHECKED names {name}, which is no crate under crates/"
+        );
+    }
+    check_crate_graph(&manifests, &mut failures);
+
+    for (dir, manifest) in dirs.iter().zip(&manifests) {
+        let graph = ModuleGraph::read(&dir.join("src"));
+        let name = manifest.name.as_str();
+        let checked = CHECKED.contains(&name);
+        print!("{}", graph.describe(name, checked));
+        let (cycles, through_root) = graph.problems();
+        let root_checked = checked && !THROUGH_ROOT_LATER.contains(&name);
+        for (p, fails) in cycles
+            .iter()
+            .map(|p| (p, checked))
+            .chain(through_root.iter().map(|p| (p, root_checked)))
+        {
+            if fails {
+                failures.push(format!("{name}: {p}"));
+            } else {
+                println!("  reported, not failed: {p}");
+            }
+        }
+    }
+
+    assert!(
+        failures.is_empty(),
+        "import rules broken:\n  {}",
+        failures.join("\n  ")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The crate graph.
+
+/// What one `Cargo.toml` says: the package's name and the dependencies by
+/// name, `dev` for `[dev-dependencies]`.
+struct Manifest {
+    name: String,
+    deps: Vec<(String, bool)>,
+}
+
+impl Manifest {
+    fn read(dir: &Path) -> Self {
+        let path = dir.join("Cargo.toml");
+        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut name = None;
+        let mut deps = Vec::new();
+        // The current table: [package], a dependency table (dev or not), or other.
+        let mut table = Table::Other;
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if let Some(header) = line.strip_prefix('[') {
+                let header = header.trim_start_matches('[').trim_end_matches(']').trim();
+                table = Table::of(header);
+                // `[dependencies.foo]`: the dependency is in the header.
+                if let Some((kind, dep)) = header.rsplit_once('.') {
+                    if let Table::Deps(dev) = Table::of(kind) {
+                        deps.push((unquote(dep).to_string(), dev));
+                        table = Table::Other;
+                    }
+                }
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let key = unquote(key.trim());
+            match table {
+                Table::Package if key == "name" => name = Some(unquote(value.trim()).to_string()),
+                Table::Deps(dev) => {
+                    // `alias = { package = "real", .. }` depends on `real`.
+                    let real = value
+                        .split_once("package")
+                        .and_then(|(_, rest)| rest.trim_start().strip_prefix('='))
+                        .and_then(|rest| rest.trim_start().strip_prefix('"'))
+                        .and_then(|rest| rest.split('"').next());
+                    let dep = real.unwrap_or(key).split('.').next().unwrap_or(key);
+                    deps.push((dep.to_string(), dev));
+                }
+                _ => {}
+            }
+        }
+        let name = name.unwrap_or_else(|| panic!("{}: no [package] name", path.display()));
+        Manifest { name, deps }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Table {
+    Package,
+    /// A dependency table; `true` for `[dev-dependencies]`.
+    Deps(bool),
+    Other,
+}
+
+impl Table {
+    fn of(header: &str) -> Self {
+        // `[target.'cfg(..)'.dependencies]` counts as `[dependencies]`.
+        let last = header.rsplit('.').next().unwrap_or(header).trim();
+        match last {
+            _ if header == "package" => Table::Package,
+            "dependencies" | "build-dependencies" => Table::Deps(false),
+            "dev-dependencies" => Table::Deps(true),
+            _ => Table::Other,
+        }
+    }
+}
+
+fn unquote(s: &str) -> &str {
+    s.trim().trim_matches('"').trim_matches('\'')
+}
+
+fn check_crate_graph(manifests: &[Manifest], failures: &mut Vec<String>) {
+    let members: BTreeSet<&str> = manifests.iter().map(|m| m.name.as_str()).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    println!(
+        "crates ({}), workspace dependencies (dev in brackets):",
+        manifests.len()
+    );
+    for m in manifests {
+        let deps = graph.entry(m.name.clone()).or_default();
+        let mut shown = Vec::new();
+        for (dep, dev) in &m.deps {
+            if !members.contains(dep.as_str()) || (*dev && m.deps.contains(&(dep.clone(), false))) {
+                continue;
+            }
+            deps.insert(dep.clone());
+            shown.push(if *dev {
+                format!("[{dep}]")
+            } else {
+                dep.clone()
+            });
+            if *dev {
+                continue;
+            }
+            if m.name == CORE {
+                failures.push(format!(
+                    "crate {CORE} (the page core) depends on workspace crate {dep}"
+                ));
+            }
+            if m.name == RENDER && dep.starts_with("ibdscope") {
+                failures.push(format!(
+                    "crate {RENDER} depends on {dep}: it knows nothing of InnoDB"
+                ));
+            }
+        }
+        println!("  {} -> {}", m.name, list(&shown));
+    }
+    for (cycle, _) in cycles(&graph) {
+        failures.push(format!("crate cycle: {}", cycle.join(" -> ")));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The module graph of one crate.
+
+/// Where a reference was read: file (relative to `src/`) and line.
+#[derive(Clone)]
+struct At {
+    file: String,
+    line: usize,
+}
+
+impl std::fmt::Display for At {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "src/{}:{}", self.file, self.line)
+    }
+}
+
+struct ModuleGraph {
+    /// The crate root's child modules (test-only ones left out).
+    modules: BTreeSet<String>,
+    /// The non-test source files read.
+    files: usize,
+    /// `from -> to` with where it was first seen.
+    edges: BTreeMap<String, BTreeMap<String, At>>,
+    /// `crate::X` with `X` not a module: (module, X, where).
+    through_root: Vec<(String, String, At)>,
+}
+
+impl ModuleGraph {
+    fn read(src: &Path) -> Self {
+        let mut files = Vec::new();
+        rust_files(src, src, &mut files);
+        files.sort();
+        // Read every file once; the modules a file declares under #[cfg(test)]
+        // (`mod tests;`) are test files, dropped afterwards.
+        let mut scans = Vec::new();
+        let mut test_files: BTreeSet<Vec<String>> = BTreeSet::new();
+        let mut modules = BTreeSet::new();
+        for rel in &files {
+            let Some(path) = module_path(rel) else {
+                continue;
+            };
+            let text = fs::read_to_string(src.join(rel))
+                .unwrap_or_else(|e| panic!("{}: {e}", rel.display()));
+            let scan = scan(&text, &path);
+            for name in &scan.test_mods {
+                let mut child = path.clone();
+                child.push(name.clone());
+                test_files.insert(child);
+            }
+            if path.is_empty() {
+                modules.extend(scan.file_mods.iter().cloned());
+                modules.extend(scan.inline_mods.iter().cloned());
+            }
+            scans.push((rel.display().to_string(), path, scan));
+        }
+        for m in &test_files {
+            if let [name] = m.as_slice() {
+                modules.remove(name);
+            }
+        }
+
+        let mut graph = ModuleGraph {
+            modules,
+            files: 0,
+            edges: BTreeMap::new(),
+            through_root: Vec::new(),
+        };
+        for m in &graph.modules {
+            graph.edges.insert(m.clone(), BTreeMap::new());
+        }
+        for (file, path, scan) in scans {
+            if scan.test_file || test_files.iter().any(|t| path.starts_with(t)) {
+                continue;
+            }
+            graph.files += 1;
+            // The root (lib.rs, main.rs) is the front door, no node.
+            let Some(from) = path.first() else {
+                continue;
+            };
+            if !graph.modules.contains(from) {
+                continue;
+            }
+            for (name, line) in scan.root_refs {
+                let at = At {
+                    file: file.clone(),
+                    line,
+                };
+                if graph.modules.contains(&name) {
+                    if name != *from {
+                        let out = graph.edges.entry(from.clone()).or_default();
+                        out.entry(name).or_insert(at);
+                    }
+                } else {
+                    graph.through_root.push((from.clone(), name, at));
+                }
+            }
+        }
+        graph
+    }
+
+    /// The module cycles, and the imports through the root.
+    fn problems(&self) -> (Vec<String>, Vec<String>) {
+        let mut out = Vec::new();
+        let plain: BTreeMap<String, BTreeSet<String>> = self
+            .edges
+            .iter()
+            .map(|(k, v)| (k.clone(), v.keys().cloned().collect()))
+            .collect();
+        for (cycle, comp) in cycles(&plain) {
+            let mut s = format!("module cycle: {}", cycle.join(" -> "));
+            if comp.len() > cycle.len() - 1 {
+                let comp: Vec<String> = comp.into_iter().collect();
+                let _ = write!(s, " (one of the cycles among {})", comp.join(", "));
+            }
+            for pair in cycle.windows(2) {
+                if let [a, b] = pair {
+                    let _ = write!(s, "; {a} -> {b} at {}", self.edges[a][b]);
+                }
+            }
+            out.push(s);
+        }
+        let mut root = Vec::new();
+        for (from, name, at) in &self.through_root {
+            root.push(format!(
+                "module {from} imports crate::{name} through the crate root ({name} is no module; \
+                 import it from its module) at {at}"
+            ));
+        }
+        (out, root)
+    }
+
+    fn describe(&self, krate: &str, checked: bool) -> String {
+        let n_edges: usize = self.edges.values().map(BTreeMap::len).sum();
+        let mut s = format!(
+            "crate {krate}{}: {} modules, {} files, {} edges, {} imports through the root\n",
+            if checked {
+                ""
+            } else {
+                " (reported, not failed)"
+            },
+            self.modules.len(),
+            self.files,
+            n_edges,
+            self.through_root.len(),
+        );
+        for (from, to) in &self.edges {
+            let to: Vec<String> = to.keys().cloned().collect();
+            let _ = writeln!(s, "  {from} -> {}", list(&to));
+        }
+        if let Some(layers) = self.layers().filter(|l| !l.is_empty()) {
+            let layers: Vec<String> = layers.iter().map(|l| l.join(" ")).collect();
+            let _ = writeln!(s, "  order, bottom to top: {}", layers.join(" | "));
+        }
+        s
+    }
+
+    /// The modules in layers, bottom first: each imports only modules of
+    /// the layers below it. `None` when there is a cycle.
+    fn layers(&self) -> Option<Vec<Vec<String>>> {
+        let mut placed: BTreeSet<&str> = BTreeSet::new();
+        let mut layers = Vec::new();
+        while placed.len() < self.edges.len() {
+            let layer: Vec<String> = self
+                .edges
+                .iter()
+                .filter(|(m, to)| {
+                    !placed.contains(m.as_str()) && to.keys().all(|t| placed.contains(t.as_str()))
+                })
+                .map(|(m, _)| m.clone())
+                .collect();
+            if layer.is_empty() {
+                return None;
+            }
+            for m in &layer {
+                placed.insert(self.edges.get_key_value(m).expect("a module").0);
+            }
+            layers.push(layer);
+        }
+        Some(layers)
+    }
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "(none)".to_string()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// Every `.rs` file under `dir`, relative to `src`, `src/bin/` left out
+/// (each is a crate root of its own).
+fn rust_files(src: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("src entry").path();
+        let rel = path.strip_prefix(src).expect("under src").to_path_buf();
+        if path.is_dir() {
+            if rel != Path::new("bin") {
+                rust_files(src, &path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(rel);
+        }
+    }
+}
+
+/// The module a file is: `lib.rs` and `main.rs` the root (empty), `a.rs`
+/// and `a/mod.rs` `[a]`, `a/b.rs` `[a, b]`.
+fn module_path(rel: &Path) -> Option<Vec<String>> {
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_str().map(str::to_string))
+        .collect::<Option<_>>()?;
+    let last = parts.pop()?;
+    let stem = last.strip_suffix(".rs")?;
+    if parts.is_empty() && (stem == "lib" || stem == "main") {
+        return Some(Vec::new());
+    }
+    if stem != "mod" {
+        parts.push(stem.to_string());
+    }
+    Some(parts)
+}
+
+// ---------------------------------------------------------------------------
+// Reading one file.
+
+/// What one file says.
+#[derive(Default)]
+struct Scan {
+    /// `#![cfg(test)]`: the whole file is test code.
+    test_file: bool,
+    /// Names after `crate::` (or a `super::` reaching the root) outside test
+    /// code, with their lines.
+    root_refs: Vec<(String, usize)>,
+    /// `mod x;` declared outside test code.
+    file_mods: Vec<String>,
+    /// `mod x { .. }` at the file's top level, outside test code.
+    inline_mods: Vec<String>,
+    /// `mod x;` declared under `#[cfg(test)]`.
+    test_mods: Vec<String>,
+}
+
+struct Tok {
+    text: String,
+    line: usize,
+}
+
+/// A `#[cfg(test)]` item being skipped: the brace depth it started at and
+/// whether its body brace was opened.
+struct TestItem {
+    depth: usize,
+    opened: bool,
+}
+
+fn scan(text: &str, path: &[String]) -> Scan {
+    let toks = tokens(&blank(text));
+    let mut out = Scan::default();
+    // One entry per open brace: the inline module it opens, if it does.
+    let mut braces: Vec<Option<String>> = Vec::new();
+    let mut pending_test = false;
+    let mut pending_mod: Option<String> = None;
+    let mut test: Option<TestItem> = None;
+    let t = |i: usize| toks.get(i).map_or("", |t| t.text.as_str());
+    let mut i = 0;
+    while i < toks.len() {
+        let tok = t(i);
+        // Attributes: `#[..]` and `#![..]`.
+        if tok == "#" && (t(i + 1) == "[" || (t(i + 1) == "!" && t(i + 2) == "[")) {
+            let inner = t(i + 1) == "!";
+            let open = if inner { i + 2 } else { i + 1 };
+            let close = matching(&toks, open, "[", "]");
+            let body: Vec<&str> = (open + 1..close).map(t).collect();
+            if is_cfg_test(&body) {
+                if inner && braces.is_empty() {
+                    out.test_file = true;
+                    return out;
+                }
+                if test.is_none() {
+                    pending_test = true;
+                }
+            }
+            i = close + 1;
+            continue;
+        }
+        if pending_test {
+            pending_test = false;
+            test = Some(TestItem {
+                depth: braces.len(),
+                opened: false,
+            });
+        }
+        if let Some(item) = &mut test {
+            match tok {
+                // `#[cfg(test)] mod x;` at the file's top level: a test file.
+                "mod"
+                    if !item.opened && item.depth == 0 && braces.is_empty() && t(i + 2) == ";" =>
+                {
+                    out.test_mods.push(t(i + 1).to_string());
+                }
+                ";" if !item.opened && braces.len() == item.depth => test = None,
+                "{" => {
+                    if braces.len() == item.depth {
+                        item.opened = true;
+                    }
+                    braces.push(None);
+                }
+                "}" => {
+                    braces.pop();
+                    if item.opened && braces.len() == item.depth {
+                        test = None;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match tok {
+            "mod" if is_ident(t(i + 1)) => {
+                let name = t(i + 1).to_string();
+                match t(i + 2) {
+                    ";" if braces.is_empty() => out.file_mods.push(name),
+                    "{" => {
+                        if braces.is_empty() {
+                            out.inline_mods.push(name.clone());
+                        }
+                        pending_mod = Some(name);
+                    }
+                    _ => {}
+                }
+            }
+            "{" => braces.push(pending_mod.take()),
+            "}" => {
+                braces.pop();
+            }
+            "crate" if t(i + 1) == "::" && i.checked_sub(1).map_or("", t) != "$" => {
+                names_after(&toks, i + 2, &mut out.root_refs);
+            }
+            "super" if t(i + 1) == "::" && i.checked_sub(1).map_or("", t) != "::" => {
+                // `super::super::x`: climb from this module (file and inline
+                // modules); only a climb to the root names a sibling.
+                let mut here: Vec<&str> = path.iter().map(String::as_str).collect();
+                here.extend(braces.iter().flatten().map(String::as_str));
+                let mut j = i;
+                let mut ok = true;
+                while t(j) == "super" && t(j + 1) == "::" {
+                    ok &= here.pop().is_some();
+                    j += 2;
+                }
+                if ok && here.is_empty() {
+                    names_after(&toks, j, &mut out.root_refs);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `cfg(test)` or `cfg(all(.., test, ..))`.
+fn is_cfg_test(body: &[&str]) -> bool {
+    match body {
+        ["cfg", "(", "test", ")"] => true,
+        ["cfg", "(", "all", "(", rest @ ..] => {
+            // `test` directly inside all(..), not nested in not(..)/any(..).
+            let mut depth = 0usize;
+            for w in rest {
+                match *w {
+                    "(" => depth += 1,
+                    ")" => match depth.checked_sub(1) {
+                        Some(d) => depth = d,
+                        None => break,
+                    },
+                    "test" if depth == 0 => return true,
+                    _ => {}
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The names a path after `crate::` starts with: `x` in `crate::x::..`,
+/// `a` and `b` in `crate::{a::.., b}`, `*` for a glob.
+fn names_after(toks: &[Tok], start: usize, out: &mut Vec<(String, usize)>) {
+    let Some(first) = toks.get(start) else {
+        return;
+    };
+    if first.text != "{" {
+        if is_ident(&first.text) || first.text == "*" {
+            out.push((first.text.clone(), first.line));
+        }
+        return;
+    }
+    let close = matching(toks, start, "{", "}");
+    let mut depth = 0usize;
+    let mut at_item = true;
+    for tok in toks.get(start + 1..close).unwrap_or(&[]) {
+        match tok.text.as_str() {
+            "{" => depth += 1,
+            "}" => depth = depth.saturating_sub(1),
+            "," if depth == 0 => at_item = true,
+            s if at_item && depth == 0 => {
+                at_item = false;
+                if s != "self" && (is_ident(s) || s == "*") {
+                    out.push((s.to_string(), tok.line));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The index of the token closing the one at `open`, or the last token.
+fn matching(toks: &[Tok], open: usize, o: &str, c: &str) -> usize {
+    let mut depth = 0usize;
+    for (k, tok) in toks.iter().enumerate().skip(open) {
+        if tok.text == o {
+            depth += 1;
+        } else if tok.text == c {
+            depth -= 1;
+            if depth == 0 {
+                return k;
+            }
+        }
+    }
+    toks.len().saturating_sub(1)
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Identifiers (and numbers), `::`, and every other character alone.
+fn tokens(chars: &[char]) -> Vec<Tok> {
+    let mut out = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        if c == '\n' {
+            line += 1;
+            i += 1;
+        } else if c.is_whitespace() {
+            i += 1;
+        } else if is_ident_char(c) {
+            let start = i;
+            while chars.get(i).is_some_and(|&c| is_ident_char(c)) {
+                i += 1;
+            }
+            let text: String = chars[start..i].iter().collect();
+            out.push(Tok { text, line });
+        } else if c == ':' && chars.get(i + 1) == Some(&':') {
+            out.push(Tok {
+                text: "::".to_string(),
+                line,
+            });
+            i += 2;
+        } else {
+            out.push(Tok {
+                text: c.to_string(),
+                line,
+            });
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The source with comments and string and character literals blanked
+/// (newlines kept, so lines still count).
+fn blank(text: &str) -> Vec<char> {
+    let mut s: Vec<char> = text.chars().collect();
+    let at = |s: &[char], i: usize| s.get(i).copied().unwrap_or('\0');
+    let wipe = |s: &mut [char], from: usize, to: usize| {
+        for c in s.iter_mut().take(to).skip(from) {
+            if *c != '\n' {
+                *c = ' ';
+            }
+        }
+    };
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        let prev_ident = i > 0 && is_ident_char(s[i - 1]);
+        if c == '/' && at(&s, i + 1) == '/' {
+            let end = (i..s.len()).find(|&k| s[k] == '\n').unwrap_or(s.len());
+            wipe(&mut s, i, end);
+            i = end;
+        } else if c == '/' && at(&s, i + 1) == '*' {
+            // Block comments nest.
+            let mut depth = 0usize;
+            let mut k = i;
+            while k < s.len() {
+                if s[k] == '/' && at(&s, k + 1) == '*' {
+                    depth += 1;
+                    k += 2;
+                } else if s[k] == '*' && at(&s, k + 1) == '/' {
+                    depth -= 1;
+                    k += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    k += 1;
+                }
+            }
+            wipe(&mut s, i, k);
+            i = k;
+        } else if c == 'r'
+            && (!prev_ident
+                || (i >= 2 && s[i - 1] == 'b' && !is_ident_char(at(&s, i.wrapping_sub(2)))))
+            && matches!(at(&s, i + 1), '"' | '#')
+        {
+            // A raw string r"..", r#".."#, or a raw identifier r#name.
+            let hashes = (i + 1..s.len()).take_while(|&k| s[k] == '#').count();
+            let quote = i + 1 + hashes;
+            if at(&s, quote) != '"' {
+                i += 1;
+                continue;
+            }
+            let mut k = quote + 1;
+            while k < s.len() {
+                if s[k] == '"' && (1..=hashes).all(|h| at(&s, k + h) == '#') {
+                    break;
+                }
+                k += 1;
+            }
+            let end = (k + 1 + hashes).min(s.len());
+            wipe(&mut s, i + 1, end);
+            i = end;
+        } else if c == '"' {
+            let mut k = i + 1;
+            while k < s.len() && s[k] != '"' {
+                k += if s[k] == '\\' { 2 } else { 1 };
+            }
+            let end = (k + 1).min(s.len());
+            wipe(&mut s, i, end);
+            i = end;
+        } else if c == '\'' {
+            // A character literal ('x', '\n', '\u{..}'), or a lifetime ('a).
+            let end = if at(&s, i + 1) == '\\' {
+                (i + 3..s.len()).find(|&k| s[k] == '\'').map(|k| k + 1)
+            } else if at(&s, i + 2) == '\'' {
+                Some(i + 3)
+            } else {
+                None
+            };
+            match end {
+                Some(end) => {
+                    wipe(&mut s, i, end);
+                    i = end;
+                }
+                None => i += 1,
+            }
+        } else {
+            i += 1;
+        }
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------
+// Cycles.
+
+/// One cycle per strongly connected component of more than one node, as
+/// `a -> b -> .. -> a` (the shortest through the component's first node),
+/// with the component.
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<(Vec<String>, BTreeSet<String>)> {
+    let mut out = Vec::new();
+    for comp in components(graph) {
+        if comp.len() < 2 {
+            continue;
+        }
+        let start = comp.iter().next().expect("non-empty").clone();
+        // Breadth first from start's successors back to start, inside comp.
+        let mut prev: BTreeMap<String, String> = BTreeMap::new();
+        let mut queue = VecDeque::from([start.clone()]);
+        'search: while let Some(n) = queue.pop_front() {
+            for m in graph.get(&n).into_iter().flatten() {
+                if !comp.contains(m) {
+                    continue;
+                }
+                if *m == start {
+                    prev.insert(start.clone(), n.clone());
+                    break 'search;
+                }
+                if !prev.contains_key(m) {
+                    prev.insert(m.clone(), n.clone());
+                    queue.push_back(m.clone());
+                }
+            }
+        }
+        let mut cycle = vec![start.clone()];
+        let mut n = prev[&start].clone();
+        while n != start {
+            cycle.push(n.clone());
+            n = prev[&n].clone();
+        }
+        cycle.push(start);
+        cycle.reverse();
+        out.push((cycle, comp));
+    }
+    out
+}
+
+/// The strongly connected components (Tarjan's algorithm).
+fn components(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    struct State<'a> {
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        out: Vec<BTreeSet<String>>,
+    }
+    fn visit<'a>(st: &mut State<'a>, v: &'a str) {
+        let n = st.index.len();
+        st.index.insert(v, n);
+        st.low.insert(v, n);
+        st.stack.push(v);
+        st.on_stack.insert(v);
+        for w in st.graph.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if !st.index.contains_key(w) {
+                visit(st, w);
+                let lw = st.low[w];
+                let lv = st.low.get_mut(v).expect("visited");
+                *lv = (*lv).min(lw);
+            } else if st.on_stack.contains(w) {
+                let iw = st.index[w];
+                let lv = st.low.get_mut(v).expect("visited");
+                *lv = (*lv).min(iw);
+            }
+        }
+        if st.low[v] == st.index[v] {
+            let mut comp = BTreeSet::new();
+            while let Some(w) = st.stack.pop() {
+                st.on_stack.remove(w);
+                comp.insert(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            st.out.push(comp);
+        }
+    }
+    let mut st = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !st.index.contains_key(v.as_str()) {
+            visit(&mut st, v);
+        }
+    }
+    st.out
+}
+
+// ---------------------------------------------------------------------------
+// The reader itself.
+
+#[test]
+fn reader_sees_code_only() {
+    let src = r##"
+//! crate::doc_comment is no import
+use crate::a::{X, Y};
+use crate::{b::Z, c::{self, W}, Root};
+const BRACE: char = '{';
+const S: &str = "crate::in_string {";
+const R: &str = r#"crate::in_raw " {"#;
+/* crate::in /* nested */ comment { */
+fn f<'a>(x: &'a str) -> usize { crate::d::g(x); $crate::macro_path; 0 }
+#[cfg(test)]
+#[allow(clippy::all)]
+mod tests {
+    use crate::test_only;
+    fn h() { let _ = '}'; crate::test_too::x(); }
+}
+#[cfg(test)]
+use crate::test_item;
+#[cfg(test)]
+mod test_file;
+mod inner {
+    use super::super::up_two;
+    use super::e::Q;
+}
+pub(crate) fn k() { super::f_parent(); }
+"##;
+    let got = scan(src, &["m".to_string()]);
+    let names: Vec<&str> = got.root_refs.iter().map(|(n, _)| n.as_str()).collect();
+    // `super::super::up_two` from m::inner is the root's; `super::e` from
+    // m::inner is m's own; `super::f_parent` from m is the root's.
+    assert_eq!(names, ["a", "b", "c", "Root", "d", "up_two", "f_parent"]);
+    assert_eq!(got.test_mods, ["test_file"]);
+    assert_eq!(got.inline_mods, ["inner"]);
+    assert!(!got.test_file);
+
+    let test_only = scan("#![cfg(test)]\nuse crate::x;\n", &[]);
+    assert!(test_only.test_file && test_only.root_refs.is_empty());
+}
+
+#[test]
+fn cycles_are_named() {
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", &["b"][..]),
+        ("b", &["c"]),
+        ("c", &["a", "d"]),
+        ("d", &[]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+    .collect();
+    let found: Vec<Vec<String>> = cycles(&graph).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(found, [["a", "b", "c", "a"]]);
+}
