@@ -36,7 +36,8 @@
 //! [`MAX_KEY_PARTS`]); every walk is over the tokens once; errors name the
 //! line and column (1-based, in characters).
 
-use crate::frm::{key_flag, Charset, FrmKey, FrmKeyPart, FrmRowType};
+use crate::collation::Charset;
+use crate::frm::{key_flag, FrmKey, FrmKeyPart, FrmRowType};
 use crate::table::{ColType, Column, DefSource, Hidden, TableDef};
 use std::fmt;
 

@@ -40,6 +40,7 @@
 //! options), periods beyond their column numbers, and `.frm` files before
 //! MySQL 4.1 (11-byte column records).
 
+pub use crate::collation::Charset;
 use std::fmt;
 
 /// Size of the header (`FRM_HEADER_SIZE`).
@@ -521,7 +522,7 @@ impl FrmColumn {
             17 => frac(self.decimals).saturating_add(4),
             18 => frac(self.decimals).saturating_add(5),
             19 => frac(self.decimals).saturating_add(3),
-            246 => decimal_bin_size(self.precision()?, u32::from(self.decimals))?,
+            246 => crate::table::decimal_bin_size(self.precision()?, u32::from(self.decimals))?,
             16 => {
                 if self.pack_flag & pack_flag::FIELDFLAG_TREAT_BIT_AS_CHAR != 0 {
                     self.length.checked_add(7)? / 8
@@ -705,267 +706,6 @@ impl FrmColumn {
         }
         s
     }
-}
-
-/// A character set, as far as the .frm needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Charset {
-    /// Name (MariaDB's: `utf8mb3` for MySQL 5.6's `utf8`).
-    pub name: &'static str,
-    /// Fewest bytes per character.
-    pub mbminlen: u8,
-    /// Most bytes per character.
-    pub mbmaxlen: u8,
-}
-
-/// Collation ids per charset with its MAXLEN, as
-/// `INFORMATION_SCHEMA.COLLATIONS` and `CHARACTER_SETS` of MySQL 5.6.24 and
-/// MariaDB 10.11 list them (the two agree on every id both have;
-/// `crates/ibdscope-schema/tests/frm/*/collations.tsv`).
-type CharsetIds = (&'static str, u8, &'static [(u16, u16)]);
-
-const CHARSETS: &[CharsetIds] = &[
-    ("big5", 2, &[(1, 1), (84, 84), (1025, 1025), (1108, 1108)]),
-    (
-        "latin2",
-        1,
-        &[
-            (2, 2),
-            (9, 9),
-            (21, 21),
-            (27, 27),
-            (77, 77),
-            (1033, 1033),
-            (1101, 1101),
-        ],
-    ),
-    ("dec8", 1, &[(3, 3), (69, 69), (1027, 1027), (1093, 1093)]),
-    ("cp850", 1, &[(4, 4), (80, 80), (1028, 1028), (1104, 1104)]),
-    (
-        "latin1",
-        1,
-        &[
-            (5, 5),
-            (8, 8),
-            (15, 15),
-            (31, 31),
-            (47, 49),
-            (94, 94),
-            (1032, 1032),
-            (1071, 1071),
-        ],
-    ),
-    ("hp8", 1, &[(6, 6), (72, 72), (1030, 1030), (1096, 1096)]),
-    ("koi8r", 1, &[(7, 7), (74, 74), (1031, 1031), (1098, 1098)]),
-    ("swe7", 1, &[(10, 10), (82, 82), (1034, 1034), (1106, 1106)]),
-    (
-        "ascii",
-        1,
-        &[(11, 11), (65, 65), (1035, 1035), (1089, 1089)],
-    ),
-    ("ujis", 3, &[(12, 12), (91, 91), (1036, 1036), (1115, 1115)]),
-    ("sjis", 2, &[(13, 13), (88, 88), (1037, 1037), (1112, 1112)]),
-    ("cp1251", 1, &[(14, 14), (23, 23), (50, 52), (1074, 1075)]),
-    (
-        "hebrew",
-        1,
-        &[(16, 16), (71, 71), (1040, 1040), (1095, 1095)],
-    ),
-    (
-        "tis620",
-        1,
-        &[(18, 18), (89, 89), (1042, 1042), (1113, 1113)],
-    ),
-    (
-        "euckr",
-        2,
-        &[(19, 19), (85, 85), (1043, 1043), (1109, 1109)],
-    ),
-    (
-        "latin7",
-        1,
-        &[(20, 20), (41, 42), (79, 79), (1065, 1065), (1103, 1103)],
-    ),
-    (
-        "koi8u",
-        1,
-        &[(22, 22), (75, 75), (1046, 1046), (1099, 1099)],
-    ),
-    (
-        "gb2312",
-        2,
-        &[(24, 24), (86, 86), (1048, 1048), (1110, 1110)],
-    ),
-    (
-        "greek",
-        1,
-        &[(25, 25), (70, 70), (1049, 1049), (1094, 1094)],
-    ),
-    (
-        "cp1250",
-        1,
-        &[
-            (26, 26),
-            (34, 34),
-            (44, 44),
-            (66, 66),
-            (99, 99),
-            (1050, 1050),
-            (1090, 1090),
-        ],
-    ),
-    ("gbk", 2, &[(28, 28), (87, 87), (1052, 1052), (1111, 1111)]),
-    ("cp1257", 1, &[(29, 29), (58, 59), (1082, 1083)]),
-    (
-        "latin5",
-        1,
-        &[(30, 30), (78, 78), (1054, 1054), (1102, 1102)],
-    ),
-    (
-        "armscii8",
-        1,
-        &[(32, 32), (64, 64), (1056, 1056), (1088, 1088)],
-    ),
-    (
-        "utf8mb3",
-        3,
-        &[
-            (33, 33),
-            (83, 83),
-            (192, 215),
-            (223, 223),
-            (576, 578),
-            (1057, 1057),
-            (1107, 1107),
-            (1216, 1216),
-            (1238, 1238),
-        ],
-    ),
-    (
-        "ucs2",
-        2,
-        &[
-            (35, 35),
-            (90, 90),
-            (128, 151),
-            (159, 159),
-            (640, 642),
-            (1059, 1059),
-            (1114, 1114),
-            (1152, 1152),
-            (1174, 1174),
-        ],
-    ),
-    (
-        "cp866",
-        1,
-        &[(36, 36), (68, 68), (1060, 1060), (1092, 1092)],
-    ),
-    (
-        "keybcs2",
-        1,
-        &[(37, 37), (73, 73), (1061, 1061), (1097, 1097)],
-    ),
-    (
-        "macce",
-        1,
-        &[(38, 38), (43, 43), (1062, 1062), (1067, 1067)],
-    ),
-    (
-        "macroman",
-        1,
-        &[(39, 39), (53, 53), (1063, 1063), (1077, 1077)],
-    ),
-    (
-        "cp852",
-        1,
-        &[(40, 40), (81, 81), (1064, 1064), (1105, 1105)],
-    ),
-    (
-        "utf8mb4",
-        4,
-        &[
-            (45, 46),
-            (224, 247),
-            (608, 610),
-            (1069, 1070),
-            (1248, 1248),
-            (1270, 1270),
-        ],
-    ),
-    (
-        "utf16",
-        4,
-        &[
-            (54, 55),
-            (101, 124),
-            (672, 674),
-            (1078, 1079),
-            (1125, 1125),
-            (1147, 1147),
-        ],
-    ),
-    (
-        "utf16le",
-        4,
-        &[(56, 56), (62, 62), (1080, 1080), (1086, 1086)],
-    ),
-    (
-        "cp1256",
-        1,
-        &[(57, 57), (67, 67), (1081, 1081), (1091, 1091)],
-    ),
-    (
-        "utf32",
-        4,
-        &[
-            (60, 61),
-            (160, 183),
-            (736, 738),
-            (1084, 1085),
-            (1184, 1184),
-            (1206, 1206),
-        ],
-    ),
-    ("binary", 1, &[(63, 63)]),
-    ("geostd8", 1, &[(92, 93), (1116, 1117)]),
-    ("cp932", 2, &[(95, 96), (1119, 1120)]),
-    ("eucjpms", 3, &[(97, 98), (1121, 1122)]),
-];
-
-impl Charset {
-    /// The charset of a collation id, `None` for ids neither MySQL 5.6 nor
-    /// MariaDB 10.11 has.
-    pub fn of_collation(id: u16) -> Option<Charset> {
-        CHARSETS.iter().find_map(|&(name, mbmaxlen, ranges)| {
-            ranges
-                .iter()
-                .any(|&(a, b)| (a..=b).contains(&id))
-                .then_some(Charset {
-                    name,
-                    // `mbminlen` (strings/ctype-ucs2.c): 2 for UCS-2 and the
-                    // UTF-16s, 4 for UTF-32, 1 for every other.
-                    mbminlen: match name {
-                        "ucs2" | "utf16" | "utf16le" => 2,
-                        "utf32" => 4,
-                        _ => 1,
-                    },
-                    mbmaxlen,
-                })
-        })
-    }
-}
-
-/// Bytes of a binary DECIMAL(precision, scale) (`strings/decimal.cc`
-/// `decimal_bin_size`).
-fn decimal_bin_size(precision: u32, scale: u32) -> Option<u32> {
-    const DIG2BYTES: [u32; 10] = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
-    let intg = precision.checked_sub(scale)?;
-    let part = |digits: u32| -> Option<u32> {
-        let full = (digits / 9).checked_mul(4)?;
-        full.checked_add(*DIG2BYTES.get(usize::try_from(digits % 9).ok()?)?)
-    };
-    part(intg)?.checked_add(part(scale)?)
 }
 
 /// Windows-1252 bytes 0x80–0x9F as MySQL's latin1 maps them
@@ -2365,8 +2105,8 @@ pub fn clustered_key_of(
 }
 
 /// The part of [`Frm::to_table_def`] that does not depend on where the
-/// definition came from (a `.frm` or a `CREATE TABLE` statement, see
-/// [`crate::ddl`]): from the user columns (table order, as
+/// definition came from (a `.frm` or a `CREATE TABLE` statement, see the
+/// `ddl` module): from the user columns (table order, as
 /// [`crate::table::Column`]s) and the keys in the server's order, InnoDB's
 /// system columns and index elements. `hash_cols` are the columns holding
 /// MariaDB long UNIQUE hashes, in key order.

@@ -121,6 +121,7 @@
 //! ```
 
 use crate::table::{LayoutField, RecordLayout};
+pub use crate::zip::BTR_EXTERN_FIELD_REF_SIZE;
 use ibdscope::bytes::{be_u16, be_u32};
 use ibdscope::fil::{FilHeader, FIL_PAGE_DATA};
 use ibdscope::record::{
@@ -130,8 +131,6 @@ use ibdscope::record::{
 use ibdscope::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::fmt;
 
-/// `BTR_EXTERN_FIELD_REF_SIZE`.
-pub const BTR_EXTERN_FIELD_REF_SIZE: usize = 20;
 /// Offset of the space id in a reference.
 pub const BTR_EXTERN_SPACE_ID: usize = 0;
 /// Offset of the first page number.
@@ -446,7 +445,7 @@ pub fn split(
         RecType::Ordinary => false,
         RecType::NodePtr => true,
         // MariaDB's status 4 needs the core field count, which only the
-        // instant metadata gives (`crate::instant`).
+        // instant metadata gives (the `instant` module).
         RecType::Instant if fmt_compact && layout.n_before_instant.is_some() => false,
         RecType::Instant => return Err(err(RowErrorKind::MariaDbInstant, origin)),
         _ => return Err(err(RowErrorKind::NotUserRecord, origin)),

@@ -483,7 +483,7 @@ impl Column {
         if let Some(s) = self.sys() {
             return Ok(Some(u32::from(s.stored_len())));
         }
-        if let Some(n) = crate::value::hires_len(self.col_type, self.fsp) {
+        if let Some(n) = hires_len(self.col_type, self.fsp) {
             // MariaDB's hires TIME/DATETIME/TIMESTAMP (old type, a fraction)
             return Ok(Some(n));
         }
@@ -544,6 +544,33 @@ impl Column {
     /// `is_added_after`, `is_dropped_in_or_before`).
     pub fn in_version(&self, v: u32) -> bool {
         self.version_added <= v && self.version_dropped.is_none_or(|d| d > v)
+    }
+}
+
+/// MariaDB 5.3's "hires" TIME, DATETIME, TIMESTAMP: the old type codes
+/// with a fraction, what MariaDB makes when `mysql56_temporal_format` is
+/// OFF (sql/field.cc `Field_time_hires`, `Field_datetime_hires`,
+/// `Field_timestamp_hires`; `sec_part_shift`, `pack_time`). Stored as the
+/// server writes them (InnoDB `DATA_FIXBINARY`), big-endian:
+/// - TIME: `pack_time / 10^(6-fsp) + zero`, zero = 3020400·10^6 / 10^(6-fsp)
+///   (838:59:59 + 1 s), in `TIME_HIRES_BYTES[fsp]` bytes;
+/// - DATETIME: `((((((y·13+m)·32+d)·24+h)·60+mi)·60+s)·10^6+µs) /
+///   10^(6-fsp)` in `DATETIME_HIRES_BYTES[fsp]` bytes;
+/// - TIMESTAMP: 4 bytes of seconds, then µs / 10^(6-fsp) in (fsp+1)/2
+///   bytes.
+const TIME_HIRES_BYTES: [u32; 7] = [3, 4, 4, 5, 5, 5, 6];
+const DATETIME_HIRES_BYTES: [u32; 7] = [8, 6, 6, 7, 7, 7, 8];
+
+/// The stored length of a MariaDB hires column (`None`: not one).
+pub(crate) fn hires_len(t: ColType, fsp: u32) -> Option<u32> {
+    let i = usize::try_from(fsp)
+        .ok()
+        .filter(|&f| (1..=6).contains(&f))?;
+    match t {
+        ColType::Time => TIME_HIRES_BYTES.get(i).copied(),
+        ColType::DateTime => DATETIME_HIRES_BYTES.get(i).copied(),
+        ColType::Timestamp => Some(4u32.saturating_add(fsp.saturating_add(1) / 2)),
+        _ => None,
     }
 }
 
@@ -1226,12 +1253,14 @@ impl Column {
     /// The most bytes per character of the column's charset (1 when not
     /// known: lengths are then shown in bytes).
     fn mbmaxlen(&self) -> u32 {
-        crate::frm::Charset::of_collation(u16::try_from(self.collation_id).unwrap_or(u16::MAX))
-            .map_or_else(
-                || self.charset().mb_len().map_or(1, |(_, max)| max),
-                |c| u32::from(c.mbmaxlen),
-            )
-            .max(1)
+        crate::collation::Charset::of_collation(
+            u16::try_from(self.collation_id).unwrap_or(u16::MAX),
+        )
+        .map_or_else(
+            || self.charset().mb_len().map_or(1, |(_, max)| max),
+            |c| u32::from(c.mbmaxlen),
+        )
+        .max(1)
     }
 
     /// The column's length in characters (strings: bytes over the most
@@ -1250,7 +1279,7 @@ impl Column {
         }
         if let Some(c) = u16::try_from(self.collation_id)
             .ok()
-            .and_then(crate::frm::Charset::of_collation)
+            .and_then(crate::collation::Charset::of_collation)
         {
             return Some(c.name);
         }

@@ -1,7 +1,7 @@
 //! ROW_FORMAT=COMPRESSED index pages: [`decompress`] rebuilds the
 //! uncompressed COMPACT page from a compressed one the way the server's
 //! `page_zip_decompress` does, so that [`ibdscope::record::RecPage`] and
-//! [`crate::row::split`] read it like any other page.
+//! the record splitter (`row::split`) read it like any other page.
 //!
 //! Sources, as read: MySQL `storage/innobase/page/page0zip.cc` (5.6/5.7:
 //! `page_zip_decompress_low`, `page_zip_fields_decode`,
@@ -57,7 +57,6 @@
 //! one log entry per log byte; nothing is allocated but `out` (reused by
 //! the caller; it grows to twice the logical page size).
 
-use crate::row::BTR_EXTERN_FIELD_REF_SIZE;
 use ibdscope::bytes::be_u16;
 use ibdscope::fil::FIL_PAGE_PREV;
 use ibdscope::index::{
@@ -73,6 +72,9 @@ use ibdscope::record::{
 use ibdscope::FIL_NULL;
 use std::fmt;
 
+/// `BTR_EXTERN_FIELD_REF_SIZE`: the bytes of an off-page reference (a BLOB
+/// pointer), which a compressed page keeps in its trailer.
+pub const BTR_EXTERN_FIELD_REF_SIZE: usize = 20;
 /// Start of the compressed area of the uncompressed page.
 pub const PAGE_ZIP_START: usize = PAGE_NEW_SUPREMUM_END;
 /// Size of a dense directory entry.
