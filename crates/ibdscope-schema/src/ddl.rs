@@ -54,6 +54,7 @@ pub const MAX_ELEMENTS: usize = 65535;
 
 /// What went wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DdlErrorKind {
     /// The text is longer than [`MAX_DDL_BYTES`].
     TooLarge(usize),
@@ -89,6 +90,7 @@ pub enum DdlErrorKind {
 
 /// A statement that cannot be read, with where.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DdlError {
     /// Line, 1-based (0: not tied to a place).
     pub line: u32,

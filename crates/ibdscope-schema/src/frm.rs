@@ -358,6 +358,7 @@ impl FrmRowType {
 /// What a generated column or expression is (MariaDB `enum_vcol_info_type`;
 /// MySQL 5.7 has the first two only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ExprKind {
     /// `AS (…) VIRTUAL`: not stored in the row.
     Virtual,
@@ -889,6 +890,7 @@ pub struct Frm {
 
 /// Why a `.frm` could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FrmErrorKind {
     /// Shorter than the 64-byte header plus the forminfo.
     TooShort,
@@ -933,6 +935,7 @@ pub enum FrmErrorKind {
 
 /// A `.frm` read error: what, and the byte offset of the value at fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FrmError {
     /// What is wrong.
     pub kind: FrmErrorKind,

@@ -293,6 +293,7 @@ pub struct RecordInfo {
 
 /// Why a record could not be split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RowErrorKind {
     /// ROW_FORMAT=COMPRESSED page: its records are a zlib stream, not
     /// decoded yet.
@@ -343,6 +344,7 @@ pub enum RowErrorKind {
 
 /// A split error and the page offset of the bytes at fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RowError {
     /// What.
     pub kind: RowErrorKind,
@@ -961,6 +963,7 @@ pub fn data_is_zero(page: &[u8], info: &RecordInfo) -> bool {
 
 /// Why an off-page value could not be read (completely).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LobErrorKind {
     /// A page past the file.
     PastFile,
@@ -988,6 +991,7 @@ pub enum LobErrorKind {
 
 /// An off-page read error, where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LobError {
     /// What.
     pub kind: LobErrorKind,
@@ -1962,6 +1966,7 @@ pub fn render_field(
 
 /// Why the leftmost leaf of an index could not be reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DescentError {
     /// A page on the way is not a readable index page.
     NotIndex(PageNo),

@@ -34,6 +34,7 @@ use crate::json::Value;
 
 /// Column type, as `sql/dd/types/column.h` `enum_column_types` numbers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ColType {
     /// Old (pre-5.0.3) DECIMAL, stored as a string.
     Decimal,
@@ -210,6 +211,7 @@ impl ColType {
 
 /// A character set, as far as layout and decoding need it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Charset {
     /// `binary` (collation 63): bytes.
     Binary,
@@ -710,6 +712,7 @@ pub struct TableDef {
 
 /// Why a definition could not be read from an SDI document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SdiDefError {
     /// The document has no `dd_object`.
     NoObject,
@@ -736,6 +739,7 @@ impl std::error::Error for SdiDefError {}
 
 /// Why a record layout cannot be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LayoutError {
     /// The index does not exist.
     NoIndex,
@@ -822,6 +826,7 @@ fn hex_decode(s: &str) -> Option<Vec<u8>> {
 
 /// Why [`TableDef::from_tablespace`] found no definition.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum FromSpaceError {
     /// The space has no SDI (MySQL before 8.0, MariaDB), or its SDI
     /// cannot be read (encrypted, ROW_FORMAT=COMPRESSED pages).

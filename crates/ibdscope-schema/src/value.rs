@@ -56,6 +56,7 @@ pub enum Rendered {
 
 /// Why a value is shown as raw hex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RawReason {
     /// The stored length is not the type's.
     Length {

@@ -107,6 +107,7 @@ const SUPREMUM_EXTRA_DATA: [u8; 12] = [
 
 /// Why a compressed page could not be decompressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ZipErrorKind {
     /// The physical or logical size is not one of a compressed page.
     PageSize,
@@ -148,6 +149,7 @@ pub enum ZipErrorKind {
 /// the compressed page, or, when `logical` is set, in the uncompressed
 /// page being rebuilt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ZipError {
     /// What.
     pub kind: ZipErrorKind,
@@ -194,6 +196,7 @@ impl std::error::Error for ZipError {}
 
 /// What [`decompress`] found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ZipInfo {
     /// Dense directory entries (PAGE_N_HEAP − 2): user and free records.
     pub n_dense: u16,
