@@ -644,6 +644,28 @@ fn charset_of(id: u16) -> Option<Charset> {
     Charset::of_collation(id)
 }
 
+/// The collation a COLLATE clause names, else the default collation of
+/// the charset a CHARACTER SET clause names, `None` when neither is given
+/// (each clause with where it starts).
+fn clause_collation(
+    collate: &Option<(String, u32, u32)>,
+    charset: &Option<(String, u32, u32)>,
+) -> Result<Option<u16>, DdlError> {
+    Ok(match (collate, charset) {
+        (Some((c, l, k)), _) => Some(collation_id(c).ok_or(DdlError {
+            line: *l,
+            col: *k,
+            kind: DdlErrorKind::UnknownCollation(c.clone()),
+        })?),
+        (None, Some((c, l, k))) => Some(charset_default_collation(c).ok_or(DdlError {
+            line: *l,
+            col: *k,
+            kind: DdlErrorKind::UnknownCharset(c.clone()),
+        })?),
+        (None, None) => None,
+    })
+}
+
 /// The collation `<charset>_bin` of a collation's charset (the BINARY
 /// attribute of CHAR/VARCHAR/TEXT).
 fn bin_collation(id: u16) -> Option<u16> {
@@ -961,20 +983,8 @@ impl<'a> Parser<'a> {
         let (mut t_charset, mut t_collate) = (None, None);
         self.table_options(&mut t, &mut t_charset, &mut t_collate)?;
         // The table's default collation.
-        t.table_collation = match (&t_collate, &t_charset) {
-            (Some((c, l, k)), _) => collation_id(c).ok_or(DdlError {
-                line: *l,
-                col: *k,
-                kind: DdlErrorKind::UnknownCollation(c.clone()),
-            })?,
-            (None, Some((c, l, k))) => charset_default_collation(c).ok_or(DdlError {
-                line: *l,
-                col: *k,
-                kind: DdlErrorKind::UnknownCharset(c.clone()),
-            })?,
-            // Both servers' compiled-in default: latin1_swedish_ci.
-            (None, None) => 8,
-        };
+        // Both servers' compiled-in default: latin1_swedish_ci.
+        t.table_collation = clause_collation(&t_collate, &t_charset)?.unwrap_or(8);
         // MySQL 5.x prints a table COLLATE only when it is not the
         // charset's default; MariaDB 10.2+ always.
         if let (Some((cl, _, _)), Some((cs, _, _))) = (&t_collate, &t_charset) {
@@ -1871,19 +1881,8 @@ impl TypeCtx<'_> {
     /// default, else the table's; the BINARY attribute makes it `_bin`.
     fn text_collation(&self) -> Result<u16, DdlError> {
         let spec = self.spec;
-        let mut id = match (&spec.collate, &spec.charset) {
-            (Some((n, l, k)), _) => collation_id(n).ok_or(DdlError {
-                line: *l,
-                col: *k,
-                kind: DdlErrorKind::UnknownCollation(n.clone()),
-            })?,
-            (None, Some((n, l, k))) => charset_default_collation(n).ok_or(DdlError {
-                line: *l,
-                col: *k,
-                kind: DdlErrorKind::UnknownCharset(n.clone()),
-            })?,
-            (None, None) => self.table_collation,
-        };
+        let mut id =
+            clause_collation(&spec.collate, &spec.charset)?.unwrap_or(self.table_collation);
         if spec.binary_attr {
             id = bin_collation(id).unwrap_or(id);
         }

@@ -1588,15 +1588,7 @@ impl ColumnReader<'_, '_> {
             }
             _ => return Err(bad),
         };
-        let generated = FrmExpr {
-            kind: if flags & 1 != 0 {
-                ExprKind::Stored
-            } else {
-                ExprKind::Virtual
-            },
-            name: String::new(),
-            text: lossy(rest),
-        };
+        let generated = generated_expr(flags & 1 != 0, rest);
         self.vcol_pos = r.pos(
             "virtual column",
             at.saturating_add(12),
@@ -1625,15 +1617,7 @@ impl ColumnReader<'_, '_> {
             vcol_pos.saturating_add(4),
             usize::from(len),
         )?;
-        let generated = FrmExpr {
-            kind: if stored {
-                ExprKind::Stored
-            } else {
-                ExprKind::Virtual
-            },
-            name: String::new(),
-            text: lossy(text),
-        };
+        let generated = generated_expr(stored, text);
         self.vcol_pos = r.pos(
             "generated column length",
             vcol_pos.saturating_add(1),
@@ -1662,6 +1646,20 @@ impl ColumnReader<'_, '_> {
                 .collect();
         }
         Ok(())
+    }
+}
+
+/// A generated column's expression as its entry gives it: stored or
+/// virtual, unnamed, the text as written.
+fn generated_expr(stored: bool, text: &[u8]) -> FrmExpr {
+    FrmExpr {
+        kind: if stored {
+            ExprKind::Stored
+        } else {
+            ExprKind::Virtual
+        },
+        name: String::new(),
+        text: lossy(text),
     }
 }
 

@@ -457,11 +457,12 @@ pub fn split(
         limit: rp.heap_limit(),
         layout,
         node_ptr,
+        rec,
     };
     if fmt_compact {
-        split_compact(&s, rec, out)
+        s.compact(out)
     } else {
-        split_redundant(&s, rec, out)
+        s.redundant(out)
     }
 }
 
@@ -523,12 +524,14 @@ trait FieldHeader {
 }
 
 /// What the COMPACT and REDUNDANT splits share: the page, the heap's end,
-/// the layout and whether the record is a node pointer.
+/// the layout, whether the record is a node pointer, and the record.
 struct Splitter<'a> {
     page: &'a [u8],
     limit: usize,
     layout: &'a RecordLayout,
     node_ptr: bool,
+    /// The record being split.
+    rec: &'a Rec,
 }
 
 impl Splitter<'_> {
@@ -755,89 +758,90 @@ fn compact_stored(
     }
 }
 
-fn split_compact(
-    s: &Splitter<'_>,
-    rec: &Rec,
-    out: &mut Vec<Field>,
-) -> Result<RecordInfo, RowError> {
-    let (page, layout, node_ptr) = (s.page, s.layout, s.node_ptr);
-    let origin = usize::from(rec.origin);
-    let bad_header = row_err(RowErrorKind::HeaderOutOfPage, origin);
-    let bytes = HeaderBytes {
-        page,
-        floor: RecFormat::Compact.supremum_end(),
-        bad: bad_header,
-    };
-    let mut nulls = origin
-        .checked_sub(REC_N_NEW_EXTRA_BYTES + 1)
-        .ok_or(bad_header)?;
-    let n_layout = layout.fields.len();
-    let (stored, version, n_stored) = compact_stored(rec, layout, node_ptr, bytes, &mut nulls)?;
-    let n_fields = if node_ptr {
-        layout.n_unique.min(n_layout)
-    } else {
-        n_layout
-    };
-    let n_null = if node_ptr {
-        // rec_init_offsets: the bitmap of a node pointer is sized by the
-        // index's nullable fields (before any instant column).
-        let upto = layout.n_before_instant.unwrap_or(n_layout);
-        layout
-            .fields
-            .iter()
-            .take(upto)
-            .filter(|f| f.nullable && (!layout.row_versions || f.in_version(0)))
-            .count()
-    } else {
-        (0..n_layout)
-            .filter(|&i| {
-                layout
-                    .fields
-                    .get(i)
-                    .is_some_and(|f| stored.stores(i, f) && f.nullable)
-            })
-            .count()
-    };
-    let null_bytes = n_null.div_ceil(8);
-    let lens = nulls.checked_sub(null_bytes).ok_or(bad_header)?;
-    if null_bytes > 0 {
-        bytes.at(lens.checked_add(1).ok_or(bad_header)?)?;
-    }
-    let mut header = CompactHeader {
-        bytes,
-        origin,
-        null_byte: nulls,
-        null_bit: 0,
-        lens,
-        offs: 0,
-    };
-    s.fields(n_fields, stored, &mut header, out)?;
-    let mut offs = header.offs;
-    let mut child = None;
-    if node_ptr {
-        let at = origin.checked_add(offs).ok_or(bad_header)?;
-        let end = at.checked_add(REC_NODE_PTR_SIZE).ok_or(bad_header)?;
-        if end > s.limit {
-            return Err(row_err(
-                RowErrorKind::FieldOutOfPage {
-                    field: u16_of(n_fields),
-                },
-                at,
-            ));
+impl Splitter<'_> {
+    /// COMPACT, DYNAMIC and COMPRESSED: the header's stored-field count or
+    /// row version, the NULL bitmap and lengths below it (`CompactHeader`),
+    /// and a node pointer's child page after the fields.
+    fn compact(&self, out: &mut Vec<Field>) -> Result<RecordInfo, RowError> {
+        let (page, layout, node_ptr, rec) = (self.page, self.layout, self.node_ptr, self.rec);
+        let origin = usize::from(rec.origin);
+        let bad_header = row_err(RowErrorKind::HeaderOutOfPage, origin);
+        let bytes = HeaderBytes {
+            page,
+            floor: RecFormat::Compact.supremum_end(),
+            bad: bad_header,
+        };
+        let mut nulls = origin
+            .checked_sub(REC_N_NEW_EXTRA_BYTES + 1)
+            .ok_or(bad_header)?;
+        let n_layout = layout.fields.len();
+        let (stored, version, n_stored) = compact_stored(rec, layout, node_ptr, bytes, &mut nulls)?;
+        let n_fields = if node_ptr {
+            layout.n_unique.min(n_layout)
+        } else {
+            n_layout
+        };
+        let n_null = if node_ptr {
+            // rec_init_offsets: the bitmap of a node pointer is sized by the
+            // index's nullable fields (before any instant column).
+            let upto = layout.n_before_instant.unwrap_or(n_layout);
+            layout
+                .fields
+                .iter()
+                .take(upto)
+                .filter(|f| f.nullable && (!layout.row_versions || f.in_version(0)))
+                .count()
+        } else {
+            (0..n_layout)
+                .filter(|&i| {
+                    layout
+                        .fields
+                        .get(i)
+                        .is_some_and(|f| stored.stores(i, f) && f.nullable)
+                })
+                .count()
+        };
+        let null_bytes = n_null.div_ceil(8);
+        let lens = nulls.checked_sub(null_bytes).ok_or(bad_header)?;
+        if null_bytes > 0 {
+            bytes.at(lens.checked_add(1).ok_or(bad_header)?)?;
         }
-        child = be_u32(page, at).map(PageNo);
-        offs = offs.saturating_add(REC_NODE_PTR_SIZE);
+        let mut header = CompactHeader {
+            bytes,
+            origin,
+            null_byte: nulls,
+            null_bit: 0,
+            lens,
+            offs: 0,
+        };
+        self.fields(n_fields, stored, &mut header, out)?;
+        let mut offs = header.offs;
+        let mut child = None;
+        if node_ptr {
+            let at = origin.checked_add(offs).ok_or(bad_header)?;
+            let end = at.checked_add(REC_NODE_PTR_SIZE).ok_or(bad_header)?;
+            if end > self.limit {
+                return Err(row_err(
+                    RowErrorKind::FieldOutOfPage {
+                        field: u16_of(n_fields),
+                    },
+                    at,
+                ));
+            }
+            child = be_u32(page, at).map(PageNo);
+            offs = offs.saturating_add(REC_NODE_PTR_SIZE);
+        }
+        Ok(RecordInfo {
+            origin: rec.origin,
+            deleted: rec.header.is_deleted(),
+            rec_type: rec.rec_type,
+            version,
+            n_fields_stored: n_stored,
+            extra_start: u16_of(header.lens.saturating_add(1)),
+            data_end: u16_of(origin.saturating_add(offs)),
+            child,
+        })
     }
-    Ok(RecordInfo {
-        origin: rec.origin,
-        deleted: rec.header.is_deleted(),
-        rec_type: rec.rec_type,
-        version,
-        n_fields_stored: n_stored,
-        extra_start: u16_of(header.lens.saturating_add(1)),
-        data_end: u16_of(origin.saturating_add(offs)),
-        child,
-    })
 }
 
 fn external_value(page: &[u8], start: usize, len: usize, idx: u16) -> Result<FieldValue, RowError> {
@@ -887,67 +891,67 @@ impl FieldHeader for RedundantHeader<'_> {
     }
 }
 
-fn split_redundant(
-    s: &Splitter<'_>,
-    rec: &Rec,
-    out: &mut Vec<Field>,
-) -> Result<RecordInfo, RowError> {
-    let (page, layout, node_ptr) = (s.page, s.layout, s.node_ptr);
-    let origin = usize::from(rec.origin);
-    let err = row_err;
-    if rec.header.is_versioned() {
-        return Err(err(RowErrorKind::RedundantVersion, origin));
-    }
-    let extra = rec.header.extra_size();
-    let extra_start = origin
-        .checked_sub(extra)
-        .filter(|&s| s >= RecFormat::Redundant.supremum_end())
-        .ok_or(err(RowErrorKind::HeaderOutOfPage, origin))?;
-    let n_rec = usize::from(rec.header.n_fields);
-    let n_layout = layout.fields.len();
-    let want = if node_ptr {
-        layout.n_unique.min(n_layout).saturating_add(1)
-    } else {
-        n_layout
-    };
-    if n_rec > want {
-        return Err(err(
-            RowErrorKind::TooManyFields {
-                stated: rec.header.n_fields,
-                layout: u16_of(want),
-            },
+impl Splitter<'_> {
+    /// REDUNDANT: each field's end offset (`RedundantHeader`); fields past
+    /// the record's count take their instant defaults.
+    fn redundant(&self, out: &mut Vec<Field>) -> Result<RecordInfo, RowError> {
+        let (page, layout, node_ptr, rec) = (self.page, self.layout, self.node_ptr, self.rec);
+        let origin = usize::from(rec.origin);
+        let err = row_err;
+        if rec.header.is_versioned() {
+            return Err(err(RowErrorKind::RedundantVersion, origin));
+        }
+        let extra = rec.header.extra_size();
+        let extra_start = origin
+            .checked_sub(extra)
+            .filter(|&s| s >= RecFormat::Redundant.supremum_end())
+            .ok_or(err(RowErrorKind::HeaderOutOfPage, origin))?;
+        let n_rec = usize::from(rec.header.n_fields);
+        let n_layout = layout.fields.len();
+        let want = if node_ptr {
+            layout.n_unique.min(n_layout).saturating_add(1)
+        } else {
+            n_layout
+        };
+        if n_rec > want {
+            return Err(err(
+                RowErrorKind::TooManyFields {
+                    stated: rec.header.n_fields,
+                    layout: u16_of(want),
+                },
+                origin,
+            ));
+        }
+        let n_data = if node_ptr {
+            want.saturating_sub(1)
+        } else {
+            n_layout
+        };
+        let mut header = RedundantHeader {
+            page,
+            rec,
             origin,
-        ));
+            data_end: origin,
+        };
+        // Instant ADD on REDUNDANT: fields past the record's count take
+        // their defaults (rec_init_offsets, rec_get_instant_offset).
+        self.fields(n_data, Stored::FirstN(n_rec), &mut header, out)?;
+        let mut data_end = header.data_end;
+        let child = if node_ptr { rec.child_page(page) } else { None };
+        if let Some(d) = rec.data_size(page) {
+            data_end = data_end.max(origin.saturating_add(usize::from(d)));
+        }
+        Ok(RecordInfo {
+            origin: rec.origin,
+            deleted: rec.header.is_deleted(),
+            rec_type: rec.rec_type,
+            version: None,
+            n_fields_stored: Some(rec.header.n_fields),
+            extra_start: u16_of(extra_start),
+            data_end: u16_of(data_end),
+            child,
+        })
     }
-    let n_data = if node_ptr {
-        want.saturating_sub(1)
-    } else {
-        n_layout
-    };
-    let mut header = RedundantHeader {
-        page,
-        rec,
-        origin,
-        data_end: origin,
-    };
-    // Instant ADD on REDUNDANT: fields past the record's count take
-    // their defaults (rec_init_offsets, rec_get_instant_offset).
-    s.fields(n_data, Stored::FirstN(n_rec), &mut header, out)?;
-    let mut data_end = header.data_end;
-    let child = if node_ptr { rec.child_page(page) } else { None };
-    if let Some(d) = rec.data_size(page) {
-        data_end = data_end.max(origin.saturating_add(usize::from(d)));
-    }
-    Ok(RecordInfo {
-        origin: rec.origin,
-        deleted: rec.header.is_deleted(),
-        rec_type: rec.rec_type,
-        version: None,
-        n_fields_stored: Some(rec.header.n_fields),
-        extra_start: u16_of(extra_start),
-        data_end: u16_of(data_end),
-        child,
-    })
 }
 
 /// True when every data byte of a split record (origin to
