@@ -36,7 +36,8 @@
 //! [`MAX_KEY_PARTS`]); every walk is over the tokens once; errors name the
 //! line and column (1-based, in characters).
 
-use crate::frm::{key_flag, Charset, FrmKey, FrmKeyPart, FrmRowType};
+use crate::collation::Charset;
+use crate::frm::{key_flag, FrmKey, FrmKeyPart, FrmRowType};
 use crate::table::{ColType, Column, DefSource, Hidden, TableDef};
 use std::fmt;
 
@@ -53,6 +54,7 @@ pub const MAX_ELEMENTS: usize = 65535;
 
 /// What went wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DdlErrorKind {
     /// The text is longer than [`MAX_DDL_BYTES`].
     TooLarge(usize),
@@ -88,6 +90,7 @@ pub enum DdlErrorKind {
 
 /// A statement that cannot be read, with where.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DdlError {
     /// Line, 1-based (0: not tied to a place).
     pub line: u32,
@@ -641,6 +644,28 @@ fn charset_of(id: u16) -> Option<Charset> {
     Charset::of_collation(id)
 }
 
+/// The collation a COLLATE clause names, else the default collation of
+/// the charset a CHARACTER SET clause names, `None` when neither is given
+/// (each clause with where it starts).
+fn clause_collation(
+    collate: &Option<(String, u32, u32)>,
+    charset: &Option<(String, u32, u32)>,
+) -> Result<Option<u16>, DdlError> {
+    Ok(match (collate, charset) {
+        (Some((c, l, k)), _) => Some(collation_id(c).ok_or(DdlError {
+            line: *l,
+            col: *k,
+            kind: DdlErrorKind::UnknownCollation(c.clone()),
+        })?),
+        (None, Some((c, l, k))) => Some(charset_default_collation(c).ok_or(DdlError {
+            line: *l,
+            col: *k,
+            kind: DdlErrorKind::UnknownCharset(c.clone()),
+        })?),
+        (None, None) => None,
+    })
+}
+
 /// The collation `<charset>_bin` of a collation's charset (the BINARY
 /// attribute of CHAR/VARCHAR/TEXT).
 fn bin_collation(id: u16) -> Option<u16> {
@@ -958,20 +983,8 @@ impl<'a> Parser<'a> {
         let (mut t_charset, mut t_collate) = (None, None);
         self.table_options(&mut t, &mut t_charset, &mut t_collate)?;
         // The table's default collation.
-        t.table_collation = match (&t_collate, &t_charset) {
-            (Some((c, l, k)), _) => collation_id(c).ok_or(DdlError {
-                line: *l,
-                col: *k,
-                kind: DdlErrorKind::UnknownCollation(c.clone()),
-            })?,
-            (None, Some((c, l, k))) => charset_default_collation(c).ok_or(DdlError {
-                line: *l,
-                col: *k,
-                kind: DdlErrorKind::UnknownCharset(c.clone()),
-            })?,
-            // Both servers' compiled-in default: latin1_swedish_ci.
-            (None, None) => 8,
-        };
+        // Both servers' compiled-in default: latin1_swedish_ci.
+        t.table_collation = clause_collation(&t_collate, &t_charset)?.unwrap_or(8);
         // MySQL 5.x prints a table COLLATE only when it is not the
         // charset's default; MariaDB 10.2+ always.
         if let (Some((cl, _, _)), Some((cs, _, _))) = (&t_collate, &t_charset) {
@@ -1191,6 +1204,8 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `type` (`sql_yacc.yy`): the type name with its synonyms, then its
+    /// parameters or ENUM/SET element list, then the type modifiers.
     fn data_type(&mut self, spec: &mut TypeSpec) -> Result<(Base, String), DdlError> {
         use Base::*;
         let at = self.here();
@@ -1199,9 +1214,39 @@ impl<'a> Parser<'a> {
             _ => return Err(self.expected("a data type")),
         };
         self.i = self.i.saturating_add(1);
+        let (base, national) = self.base_type(&word, spec, at)?;
+        if national {
+            spec.charset = Some(("utf8mb3".into(), at.0, at.1));
+        }
+        let mut text = word.clone();
+        if matches!(base, Enum | Set) {
+            self.element_list(base, spec)?;
+        } else {
+            self.params(spec)?;
+            if let Some(n) = spec.len {
+                text.push_str(&format!("({n}"));
+                if let Some(d) = spec.dec {
+                    text.push_str(&format!(",{d}"));
+                }
+                text.push(')');
+            }
+        }
+        self.type_modifiers(spec, &mut text, at)?;
+        Ok((base, text))
+    }
+
+    /// The base type a type name (`word`, already read) and the keywords
+    /// after it name (`sql/lex.h` synonyms); true when it is a NATIONAL
+    /// (utf8) character type.
+    fn base_type(
+        &mut self,
+        word: &str,
+        spec: &mut TypeSpec,
+        at: (u32, u32),
+    ) -> Result<(Base, bool), DdlError> {
+        use Base::*;
         let int = |t, signed, unsigned| Int(t, signed, unsigned);
-        let mut national = false;
-        let base = match word.as_str() {
+        let base = match word {
             "tinyint" | "int1" => int(ColType::Tiny, 4, 3),
             "bool" | "boolean" => {
                 spec.len = Some(1);
@@ -1226,32 +1271,7 @@ impl<'a> Parser<'a> {
             "datetime" => DateTime,
             "timestamp" => Timestamp,
             "year" => Year,
-            "national" => {
-                national = true;
-                if self.eat_kw("varchar") || self.eat_kw("varcharacter") {
-                    Varchar
-                } else if self.eat_kw("char") || self.eat_kw("character") {
-                    if self.eat_kw("varying") {
-                        Varchar
-                    } else {
-                        Char
-                    }
-                } else {
-                    return Err(self.expected("CHAR or VARCHAR"));
-                }
-            }
-            "nchar" => {
-                national = true;
-                if self.eat_kw("varchar") || self.eat_kw("varying") {
-                    Varchar
-                } else {
-                    Char
-                }
-            }
-            "nvarchar" => {
-                national = true;
-                Varchar
-            }
+            "national" | "nchar" | "nvarchar" => return Ok((self.national_type(word)?, true)),
             "char" | "character" => {
                 if self.eat_kw("varying") {
                     Varchar
@@ -1305,37 +1325,68 @@ impl<'a> Parser<'a> {
                 })
             }
         };
-        if national {
-            spec.charset = Some(("utf8mb3".into(), at.0, at.1));
+        Ok((base, false))
+    }
+
+    /// `NATIONAL CHAR|VARCHAR`, `NCHAR [VARCHAR|VARYING]`, `NVARCHAR`: the
+    /// character types in the national charset (`word` is the first).
+    fn national_type(&mut self, word: &str) -> Result<Base, DdlError> {
+        use Base::*;
+        Ok(match word {
+            "national" => {
+                if self.eat_kw("varchar") || self.eat_kw("varcharacter") {
+                    Varchar
+                } else if self.eat_kw("char") || self.eat_kw("character") {
+                    if self.eat_kw("varying") {
+                        Varchar
+                    } else {
+                        Char
+                    }
+                } else {
+                    return Err(self.expected("CHAR or VARCHAR"));
+                }
+            }
+            "nchar" => {
+                if self.eat_kw("varchar") || self.eat_kw("varying") {
+                    Varchar
+                } else {
+                    Char
+                }
+            }
+            // "nvarchar"
+            _ => Varchar,
+        })
+    }
+
+    /// An ENUM/SET element list: `(` strings separated by `,` `)`, at most
+    /// [`MAX_ELEMENTS`] (SET: 64).
+    fn element_list(&mut self, base: Base, spec: &mut TypeSpec) -> Result<(), DdlError> {
+        self.expect_punct('(', "'(' and the element list")?;
+        loop {
+            let e = self.string("an element string")?;
+            if spec.elements.len() >= MAX_ELEMENTS {
+                return Err(self.err(DdlErrorKind::TooMany("ENUM/SET elements")));
+            }
+            spec.elements.push(e);
+            if self.eat_punct(')') {
+                break;
+            }
+            self.expect_punct(',', "',' or ')'")?;
         }
-        let mut text = word.clone();
-        if matches!(base, Enum | Set) {
-            self.expect_punct('(', "'(' and the element list")?;
-            loop {
-                let e = self.string("an element string")?;
-                if spec.elements.len() >= MAX_ELEMENTS {
-                    return Err(self.err(DdlErrorKind::TooMany("ENUM/SET elements")));
-                }
-                spec.elements.push(e);
-                if self.eat_punct(')') {
-                    break;
-                }
-                self.expect_punct(',', "',' or ')'")?;
-            }
-            if base == Set && spec.elements.len() > 64 {
-                return Err(self.err(DdlErrorKind::TooMany("SET elements (64 at most)")));
-            }
-        } else {
-            self.params(spec)?;
-            if let Some(n) = spec.len {
-                text.push_str(&format!("({n}"));
-                if let Some(d) = spec.dec {
-                    text.push_str(&format!(",{d}"));
-                }
-                text.push(')');
-            }
+        if base == Base::Set && spec.elements.len() > 64 {
+            return Err(self.err(DdlErrorKind::TooMany("SET elements (64 at most)")));
         }
-        // Type modifiers, in any order.
+        Ok(())
+    }
+
+    /// Type modifiers, in any order: UNSIGNED, SIGNED, ZEROFILL, BINARY,
+    /// ASCII, UNICODE, BYTE, CHARACTER SET, `/* mariadb-5.3 */`.
+    fn type_modifiers(
+        &mut self,
+        spec: &mut TypeSpec,
+        text: &mut String,
+        at: (u32, u32),
+    ) -> Result<(), DdlError> {
         loop {
             if self.eat_kw("unsigned") {
                 spec.unsigned = true;
@@ -1362,7 +1413,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        Ok((base, text))
+        Ok(())
     }
 
     fn column(&mut self, cols: &mut Vec<Pending>, keys: &mut Vec<RawKey>) -> Result<(), DdlError> {
@@ -1616,18 +1667,7 @@ impl<'a> Parser<'a> {
         // Key lengths of whole columns (`Field::key_length`) for prefixes.
         let mut key_lens = Vec::with_capacity(cols.len());
         let mut mbmax = Vec::with_capacity(cols.len());
-        for (_, spec, base, _) in &cols {
-            // MariaDB 10.2+ prints DEFAULT NULL on BLOB/TEXT and both
-            // CHARACTER SET and COLLATE (the default one too); MySQL 5.x not.
-            let lob = matches!(
-                base,
-                Base::Blob(_) | Base::Text(_) | Base::SizedBlob | Base::SizedText
-            );
-            self.mariadb |= lob && spec.default_null;
-            if let (Some((cl, _, _)), Some((cs, _, _))) = (&spec.collate, &spec.charset) {
-                self.mariadb |= collation_id(cl) == charset_default_collation(cs);
-            }
-        }
+        self.note_mariadb_spelling(&cols);
         for (mut c, spec, base, at) in cols {
             let (key_len, mb) = self.column_type(&mut c, &spec, base, at, t.table_collation)?;
             key_lens.push(key_len);
@@ -1635,26 +1675,7 @@ impl<'a> Parser<'a> {
             columns.push(c);
         }
         if t.system_versioning && !columns.iter().any(|c| c.def.name == "row_end") {
-            // MariaDB `vers_prepare_keys` / `add_field`: two invisible
-            // TIMESTAMP(6) columns, row_end added to every unique key.
-            for n in ["row_start", "row_end"] {
-                let mut d = Column::new(n, ColType::Timestamp2);
-                d.length = 26;
-                d.fsp = 6;
-                d.nullable = false;
-                d.hidden = Hidden::Sql;
-                d.collation_id = 8;
-                columns.push(DdlColumn {
-                    def: d,
-                    type_text: "timestamp(6)".into(),
-                    auto_increment: false,
-                    invisible: true,
-                    generated: None,
-                    comment: String::new(),
-                });
-                key_lens.push(Some(7));
-                mbmax.push(1);
-            }
+            add_period_columns(&mut columns, &mut key_lens, &mut mbmax);
         }
         let names: Vec<String> = columns.iter().map(|c| c.def.name.clone()).collect();
         let find = |name: &str| names.iter().position(|n| n.eq_ignore_ascii_case(name));
@@ -1672,13 +1693,12 @@ impl<'a> Parser<'a> {
                 c.def.nullable = false;
             }
         }
-        struct K {
-            key: FrmKey,
-            null_part: bool,
-            part_seg: bool,
-            orig: usize,
-        }
-        let mut keys: Vec<K> = Vec::new();
+        let lens = ColumnLens {
+            columns: &columns,
+            key_lens: &key_lens,
+            mbmax: &mbmax,
+        };
+        let mut keys: Vec<SortKey> = Vec::new();
         let mut hash_columns = Vec::new();
         let mut used_names: Vec<String> = Vec::new();
         for rk in raw_keys.iter() {
@@ -1689,85 +1709,13 @@ impl<'a> Parser<'a> {
                     kind: DdlErrorKind::Unsupported("two PRIMARY KEYs".into()),
                 });
             }
-            let mut parts = Vec::with_capacity(rk.parts.len());
-            let mut long_hash = false;
-            for (name, len, l, c) in &rk.parts {
-                let i = find(name).ok_or(DdlError {
-                    line: *l,
-                    col: *c,
-                    kind: DdlErrorKind::UnknownColumn(name.clone()),
-                })?;
-                let col = columns.get(i).map(|c| &c.def);
-                let full = key_lens.get(i).copied().flatten();
-                let mb = mbmax.get(i).copied().unwrap_or(1);
-                let binary = col.is_none_or(|c| c.collation_id == 63);
-                let bytes = len.map(|n| if binary { n } else { n.saturating_mul(mb) });
-                let prefix_len = if rk.fulltext {
-                    None
-                } else if rk.spatial {
-                    // `4 * sizeof(double)` when no length is given.
-                    Some(bytes.unwrap_or(32)).filter(|&b| Some(b) != full.filter(|&f| f > 0))
-                } else {
-                    match (bytes, full) {
-                        (Some(b), Some(f)) if b == f => None,
-                        (Some(b), Some(f)) if f > 0 && b > f => {
-                            return Err(DdlError {
-                                line: *l,
-                                col: *c,
-                                kind: DdlErrorKind::BadNumber(format!(
-                                    "prefix of {b} bytes on a column of {f}"
-                                )),
-                            })
-                        }
-                        (Some(b), _) => Some(b),
-                        (None, Some(0)) => {
-                            // A whole BLOB/TEXT: MariaDB's long UNIQUE (a
-                            // hash), else the servers refuse it.
-                            if rk.unique && !rk.primary {
-                                long_hash = true;
-                                None
-                            } else {
-                                return Err(DdlError {
-                                    line: *l,
-                                    col: *c,
-                                    kind: DdlErrorKind::Unsupported(format!(
-                                        "BLOB/TEXT column {name} in a key without a prefix length"
-                                    )),
-                                });
-                            }
-                        }
-                        (None, _) => None,
-                    }
-                };
-                parts.push(FrmKeyPart {
-                    column: i,
-                    length: 0,
-                    offset: 0,
-                    flags: 0,
-                    key_type: 0,
-                    prefix_len,
-                });
-            }
+            let (parts, long_hash) = key_parts(rk, &lens, find)?;
             let null_part = parts
                 .iter()
                 .any(|p| columns.get(p.column).is_some_and(|c| c.def.nullable));
             let part_seg = parts.iter().any(|p| p.prefix_len.is_some());
-            if rk.foreign {
-                // InnoDB needs an index whose first columns are these
-                // (`foreign_key_prefix`); the server adds one if none.
-                let covered = raw_keys
-                    .iter()
-                    .filter(|k| !k.foreign && !k.fulltext && !k.spatial)
-                    .any(|k| {
-                        k.parts.len() >= parts.len()
-                            && k.parts
-                                .iter()
-                                .zip(&parts)
-                                .all(|(a, b)| find(&a.0) == Some(b.column) && a.1.is_none())
-                    });
-                if covered {
-                    continue;
-                }
+            if rk.foreign && foreign_key_covered(&raw_keys, &parts, find) {
+                continue;
             }
             if keys.len() >= MAX_KEYS {
                 return Err(DdlError {
@@ -1776,28 +1724,7 @@ impl<'a> Parser<'a> {
                     kind: DdlErrorKind::TooMany("keys"),
                 });
             }
-            let name = if rk.primary {
-                "PRIMARY".to_string()
-            } else {
-                let base = rk
-                    .name
-                    .clone()
-                    .or_else(|| rk.parts.first().map(|p| p.0.clone()))
-                    .unwrap_or_default();
-                let taken = |n: &str| {
-                    n.eq_ignore_ascii_case("PRIMARY")
-                        || used_names.iter().any(|u| u.eq_ignore_ascii_case(n))
-                };
-                if rk.name.is_some() || !taken(&base) {
-                    base
-                } else {
-                    // `make_unique_key_name`: name_2, name_3, …
-                    (2..100u32)
-                        .map(|n| format!("{base}_{n}"))
-                        .find(|n| !taken(n))
-                        .unwrap_or(base)
-                }
-            };
+            let name = key_name(rk, &used_names);
             used_names.push(name.clone());
             let mut flags = 0u16;
             if rk.unique || rk.primary {
@@ -1811,15 +1738,9 @@ impl<'a> Parser<'a> {
             }
             if long_hash {
                 let n = hash_columns.len().saturating_add(1);
-                let mut h = Column::new(&format!("DB_ROW_HASH_{n}"), ColType::LongLong);
-                h.length = 8;
-                h.collation_id = u32::from(t.table_collation);
-                h.hidden = Hidden::Sql;
-                h.is_virtual = true;
-                h.nullable = true;
-                hash_columns.push(h);
+                hash_columns.push(hash_column(n, t.table_collation));
             }
-            keys.push(K {
+            keys.push(SortKey {
                 key: FrmKey {
                     name,
                     flags,
@@ -1835,75 +1756,27 @@ impl<'a> Parser<'a> {
                 orig: keys.len(),
             });
         }
-        // `sort_keys` (MySQL 5.6 and MariaDB 10.11 `sql_table.cc`).
-        keys.sort_by(|a, b| {
-            use std::cmp::Ordering::*;
-            let (ua, ub) = (a.key.unique(), b.key.unique());
-            let (ha, hb) = (a.key.algorithm == 5, b.key.algorithm == 5);
-            if ha && hb {
-                return a.orig.cmp(&b.orig);
-            }
-            if ua {
-                if !ub {
-                    return Less;
-                }
-                if ha != hb {
-                    return if ha { Greater } else { Less };
-                }
-                if a.null_part != b.null_part {
-                    return if a.null_part { Greater } else { Less };
-                }
-                if a.key.primary() != b.key.primary() {
-                    return if a.key.primary() { Less } else { Greater };
-                }
-                if a.part_seg != b.part_seg {
-                    return if a.part_seg { Greater } else { Less };
-                }
-            } else if ub {
-                return Greater;
-            }
-            if a.key.fulltext() != b.key.fulltext() {
-                return if a.key.fulltext() { Greater } else { Less };
-            }
-            a.orig.cmp(&b.orig)
-        });
-        // Long hash keys index their hash column (in key order after the
-        // sort: the hashes follow the keys' order).
-        let n_cols = columns.len();
-        let mut h = 0usize;
-        for k in keys.iter_mut().filter(|k| k.key.algorithm == 5) {
-            k.key.parts = vec![FrmKeyPart {
-                column: n_cols.saturating_add(h),
-                length: 0,
-                offset: 0,
-                flags: 0,
-                key_type: 0,
-                prefix_len: None,
-            }];
-            h = h.saturating_add(1);
-        }
-        if t.system_versioning {
-            // Unique keys get row_end as their last part.
-            if let Some(re) = columns.iter().position(|c| c.def.name == "row_end") {
-                for k in keys
-                    .iter_mut()
-                    .filter(|k| k.key.unique() && k.key.algorithm != 5)
-                {
-                    k.key.parts.push(FrmKeyPart {
-                        column: re,
-                        length: 0,
-                        offset: 0,
-                        flags: 0,
-                        key_type: 0,
-                        prefix_len: None,
-                    });
-                }
-            }
-        }
+        sort_keys(&mut keys);
+        hash_and_period_parts(&mut keys, &columns, t.system_versioning);
         t.columns = columns;
         t.keys = keys.into_iter().map(|k| k.key).collect();
         t.hash_columns = hash_columns;
         Ok(())
+    }
+
+    /// MariaDB 10.2+ prints DEFAULT NULL on BLOB/TEXT and both CHARACTER
+    /// SET and COLLATE (the default one too); MySQL 5.x not.
+    fn note_mariadb_spelling(&mut self, cols: &[Pending]) {
+        for (_, spec, base, _) in cols {
+            let lob = matches!(
+                base,
+                Base::Blob(_) | Base::Text(_) | Base::SizedBlob | Base::SizedText
+            );
+            self.mariadb |= lob && spec.default_null;
+            if let (Some((cl, _, _)), Some((cs, _, _))) = (&spec.collate, &spec.charset) {
+                self.mariadb |= collation_id(cl) == charset_default_collation(cs);
+            }
+        }
     }
 
     /// Fills the column's type, lengths and collation; returns the whole
@@ -1918,33 +1791,8 @@ impl<'a> Parser<'a> {
         table_collation: u16,
     ) -> Result<(Option<u32>, u32), DdlError> {
         use Base::*;
-        let bad = |what: String| DdlError {
-            line: at.0,
-            col: at.1,
-            kind: DdlErrorKind::BadNumber(what),
-        };
         let d = &mut c.def;
         d.unsigned = false;
-        // The collation of a text column.
-        let text_collation = || -> Result<u16, DdlError> {
-            let mut id = match (&spec.collate, &spec.charset) {
-                (Some((n, l, k)), _) => collation_id(n).ok_or(DdlError {
-                    line: *l,
-                    col: *k,
-                    kind: DdlErrorKind::UnknownCollation(n.clone()),
-                })?,
-                (None, Some((n, l, k))) => charset_default_collation(n).ok_or(DdlError {
-                    line: *l,
-                    col: *k,
-                    kind: DdlErrorKind::UnknownCharset(n.clone()),
-                })?,
-                (None, None) => table_collation,
-            };
-            if spec.binary_attr {
-                id = bin_collation(id).unwrap_or(id);
-            }
-            Ok(id)
-        };
         // What the `.frm` holds for columns without text: MySQL 5.6 the
         // table's collation; MariaDB 8 (`my_charset_numeric`, latin1) for
         // integers, BIT and temporal types, 63 for DECIMAL/FLOAT/DOUBLE.
@@ -1953,241 +1801,338 @@ impl<'a> Parser<'a> {
             (true, Decimal | Float | Double) => 63,
             (true, _) => 8,
         };
-        let mut mb = 1u32;
-        let key_len: Option<u32>;
-        match base {
-            Int(t, signed_w, unsigned_w) => {
-                d.col_type = t;
-                d.unsigned = spec.unsigned;
-                d.length = spec
-                    .len
-                    .unwrap_or(if spec.unsigned { unsigned_w } else { signed_w });
-                d.collation_id = u32::from(numeric_collation);
-                key_len = Some(match t {
-                    ColType::Tiny => 1,
-                    ColType::Short => 2,
-                    ColType::Int24 => 3,
-                    ColType::Long => 4,
-                    _ => 8,
-                });
-            }
-            Decimal => {
-                let p = spec.len.unwrap_or(10);
-                let s = spec.dec.unwrap_or(0);
-                if p > 65 || s > 30 || s > p || p == 0 {
-                    return Err(bad(format!("DECIMAL({p},{s})")));
-                }
-                d.col_type = ColType::NewDecimal;
-                d.unsigned = spec.unsigned;
-                d.precision = p;
-                d.scale = s;
-                d.length = p
-                    .saturating_add(u32::from(s > 0))
-                    .saturating_add(u32::from(!spec.unsigned));
-                d.collation_id = u32::from(numeric_collation);
-                key_len = Some(u32::MAX);
-            }
-            Float | Double => {
-                let double =
-                    base == Double || spec.len.is_some_and(|p| p > 24 && spec.dec.is_none());
-                d.col_type = if double {
-                    ColType::Double
-                } else {
-                    ColType::Float
-                };
-                d.unsigned = spec.unsigned;
-                match (spec.len, spec.dec) {
-                    (Some(m), Some(s)) => {
-                        if s > 30 || s > m || m > 255 {
-                            return Err(bad(format!("FLOAT/DOUBLE({m},{s})")));
-                        }
-                        d.length = m;
-                        d.scale = s;
-                    }
-                    _ => d.length = if double { 22 } else { 12 },
-                }
-                d.collation_id = u32::from(numeric_collation);
-                key_len = Some(if double { 8 } else { 4 });
-            }
+        let cx = TypeCtx {
+            spec,
+            base,
+            at,
+            table_collation,
+            numeric_collation,
+        };
+        let (key_len, mb): (Option<u32>, u32) = match base {
+            Int(t, signed_w, unsigned_w) => (cx.int_type(d, t, signed_w, unsigned_w), 1),
+            Decimal => (cx.decimal_type(d)?, 1),
+            Float | Double => (cx.float_type(d)?, 1),
             Date => {
                 d.col_type = ColType::NewDate;
                 d.length = 10;
                 d.collation_id = u32::from(numeric_collation);
-                key_len = Some(3);
+                (Some(3), 1)
             }
-            Time | DateTime | Timestamp => {
-                let fsp = spec.len.unwrap_or(0);
-                if fsp > 6 {
-                    return Err(bad(format!("fractional seconds {fsp}")));
-                }
-                let (t, w) = match (base, spec.old_temporal) {
-                    (Time, false) => (ColType::Time2, 10u32),
-                    (DateTime, false) => (ColType::DateTime2, 19),
-                    (_, false) => (ColType::Timestamp2, 19),
-                    // MariaDB 5.3's formats (`/* mariadb-5.3 */`).
-                    (Time, true) => (ColType::Time, 10),
-                    (DateTime, true) => (ColType::DateTime, 19),
-                    (_, true) => (ColType::Timestamp, 19),
-                };
-                d.col_type = t;
-                d.fsp = fsp;
-                d.length = if fsp > 0 {
-                    w.saturating_add(1).saturating_add(fsp)
-                } else {
-                    w
-                };
-                d.collation_id = u32::from(numeric_collation);
-                key_len = Some(u32::MAX);
-            }
+            Time | DateTime | Timestamp => (cx.time_type(d)?, 1),
             Year => {
                 d.col_type = ColType::Year;
                 d.length = spec.len.unwrap_or(4);
                 d.collation_id = u32::from(numeric_collation);
-                key_len = Some(1);
+                (Some(1), 1)
             }
-            Bit => {
-                let n = spec.len.unwrap_or(1);
-                if n == 0 || n > 64 {
-                    return Err(bad(format!("BIT({n})")));
-                }
-                d.col_type = ColType::Bit;
-                d.length = n;
-                d.precision = n;
-                d.collation_id = u32::from(numeric_collation);
-                key_len = Some(u32::MAX);
-            }
-            Char | Varchar | Binary | Varbinary => {
-                let binary_type = matches!(base, Binary | Varbinary);
-                let id = if binary_type { 63 } else { text_collation()? };
-                mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
-                let n = match (base, spec.len) {
-                    (Char | Binary, None) => 1,
-                    (_, Some(n)) => n,
-                    (_, None) => return Err(bad("VARCHAR without a length".into())),
-                };
-                d.col_type = if matches!(base, Char | Binary) {
-                    ColType::String
-                } else {
-                    ColType::Varchar
-                };
-                d.collation_id = u32::from(id);
-                d.length = n
-                    .checked_mul(mb)
-                    .filter(|&l| l <= 65535 * 4)
-                    .ok_or_else(|| bad(format!("length {n}")))?;
-                key_len = Some(d.length);
-            }
-            Blob(t) | Text(t) => {
-                let id = if matches!(base, Blob(_)) {
-                    63
-                } else {
-                    text_collation()?
-                };
-                mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
-                d.col_type = t;
-                d.collation_id = u32::from(id);
-                d.length = blob_max(t);
-                key_len = Some(0);
-            }
-            SizedBlob | SizedText => {
-                let id = if base == SizedBlob {
-                    63
-                } else {
-                    text_collation()?
-                };
-                mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
-                // `get_blob_type_from_length` on the byte length.
-                let t = match spec.len.map(|n| u64::from(n).saturating_mul(u64::from(mb))) {
-                    None => ColType::Blob,
-                    Some(b) if b < 256 => ColType::TinyBlob,
-                    Some(b) if b < 65536 => ColType::Blob,
-                    Some(b) if b < 1 << 24 => ColType::MediumBlob,
-                    Some(_) => ColType::LongBlob,
-                };
-                d.col_type = t;
-                d.collation_id = u32::from(id);
-                d.length = blob_max(t);
-                key_len = Some(0);
-            }
-            Enum | Set => {
-                let id = text_collation()?;
-                mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
-                let chars = spec
-                    .elements
-                    .iter()
-                    .map(|e| u32::try_from(e.chars().count()).unwrap_or(u32::MAX));
-                let n = if base == Enum {
-                    chars.max().unwrap_or(0)
-                } else {
-                    let count = u32::try_from(spec.elements.len()).unwrap_or(u32::MAX);
-                    chars
-                        .fold(0u32, |a, b| a.saturating_add(b))
-                        .saturating_add(count.saturating_sub(1))
-                };
-                d.col_type = if base == Enum {
-                    ColType::Enum
-                } else {
-                    ColType::Set
-                };
-                d.collation_id = u32::from(id);
-                d.length = n.saturating_mul(mb);
-                d.elements = spec.elements.clone();
-                key_len = Some(u32::MAX);
-            }
-            Json if self.mariadb => {
-                // MariaDB's JSON is an alias: LONGTEXT CHARACTER SET utf8mb4
-                // COLLATE utf8mb4_bin with a json_valid CHECK (SHOW CREATE
-                // TABLE prints it so).
-                let id = match &spec.collate {
-                    Some(_) => text_collation()?,
-                    None => collation_id("utf8mb4_bin").unwrap_or(46),
-                };
-                mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
-                d.col_type = ColType::LongBlob;
-                d.collation_id = u32::from(id);
-                d.length = blob_max(ColType::LongBlob);
-                key_len = Some(0);
-            }
+            Bit => (cx.bit_type(d)?, 1),
+            Char | Varchar | Binary | Varbinary => cx.char_type(d)?,
+            Blob(t) | Text(t) => cx.lob_type(d, t)?,
+            SizedBlob | SizedText => cx.sized_lob_type(d)?,
+            Enum | Set => cx.enum_set_type(d)?,
+            Json if self.mariadb => cx.mariadb_json_type(d)?,
             Json => {
                 // MySQL 5.7+ binary JSON (the `.frm` length is not checked
                 // against a server's file: no fixture has one).
                 d.col_type = ColType::Json;
                 d.length = u32::MAX;
                 d.collation_id = 63;
-                key_len = Some(0);
+                (Some(0), 1)
             }
             Geometry => {
                 d.col_type = ColType::Geometry;
                 // What both servers' `.frm` files hold for GEOMETRY.
                 d.length = 8;
                 d.collation_id = 63;
-                key_len = Some(0);
+                (Some(0), 1)
             }
-            Uuid | Inet6 | Inet4 => {
-                d.col_type = match base {
-                    Uuid => ColType::MariaUuid,
-                    Inet6 => ColType::MariaInet6,
-                    _ => ColType::MariaInet4,
-                };
-                d.length = if base == Inet4 { 4 } else { 16 };
-                d.collation_id = 63;
-                key_len = Some(d.length);
-            }
-            Vector => {
-                let n = spec.len.unwrap_or(2048);
-                if n == 0 || n > 16383 {
-                    return Err(bad(format!("VECTOR({n})")));
-                }
-                d.col_type = ColType::Vector;
-                d.length = n.saturating_mul(4);
-                d.collation_id = 63;
-                key_len = Some(0);
-            }
-        }
+            Uuid | Inet6 | Inet4 => (cx.plugin_type(d), 1),
+            Vector => (cx.vector_type(d)?, 1),
+        };
         if let Some((_, stored)) = &c.generated {
             c.def.is_virtual = !stored;
         }
         Ok((key_len, mb))
+    }
+}
+
+/// What resolving one column's type needs besides the column: the type as
+/// written, where the column starts and the collations it falls back on.
+struct TypeCtx<'s> {
+    spec: &'s TypeSpec,
+    base: Base,
+    at: (u32, u32),
+    table_collation: u16,
+    /// The collation the `.frm` holds for a column without text.
+    numeric_collation: u16,
+}
+
+impl TypeCtx<'_> {
+    /// A length, precision, scale or fsp the servers refuse.
+    fn bad(&self, what: String) -> DdlError {
+        DdlError {
+            line: self.at.0,
+            col: self.at.1,
+            kind: DdlErrorKind::BadNumber(what),
+        }
+    }
+
+    /// The collation of a text column: COLLATE, else the CHARACTER SET's
+    /// default, else the table's; the BINARY attribute makes it `_bin`.
+    fn text_collation(&self) -> Result<u16, DdlError> {
+        let spec = self.spec;
+        let mut id =
+            clause_collation(&spec.collate, &spec.charset)?.unwrap_or(self.table_collation);
+        if spec.binary_attr {
+            id = bin_collation(id).unwrap_or(id);
+        }
+        Ok(id)
+    }
+
+    /// TINYINT … BIGINT: the display width by sign unless given; the key
+    /// length is the integer's bytes.
+    fn int_type(&self, d: &mut Column, t: ColType, signed_w: u32, unsigned_w: u32) -> Option<u32> {
+        let spec = self.spec;
+        d.col_type = t;
+        d.unsigned = spec.unsigned;
+        d.length = spec
+            .len
+            .unwrap_or(if spec.unsigned { unsigned_w } else { signed_w });
+        d.collation_id = u32::from(self.numeric_collation);
+        Some(match t {
+            ColType::Tiny => 1,
+            ColType::Short => 2,
+            ColType::Int24 => 3,
+            ColType::Long => 4,
+            _ => 8,
+        })
+    }
+
+    /// DECIMAL(p,s): p ≤ 65, s ≤ 30 and ≤ p; the length counts the point
+    /// and the sign.
+    fn decimal_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+        let spec = self.spec;
+        let p = spec.len.unwrap_or(10);
+        let s = spec.dec.unwrap_or(0);
+        if p > 65 || s > 30 || s > p || p == 0 {
+            return Err(self.bad(format!("DECIMAL({p},{s})")));
+        }
+        d.col_type = ColType::NewDecimal;
+        d.unsigned = spec.unsigned;
+        d.precision = p;
+        d.scale = s;
+        d.length = p
+            .saturating_add(u32::from(s > 0))
+            .saturating_add(u32::from(!spec.unsigned));
+        d.collation_id = u32::from(self.numeric_collation);
+        Ok(Some(u32::MAX))
+    }
+
+    /// FLOAT/DOUBLE[(m,s)]: FLOAT(p) above 24 is a DOUBLE.
+    fn float_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+        let spec = self.spec;
+        let double =
+            self.base == Base::Double || spec.len.is_some_and(|p| p > 24 && spec.dec.is_none());
+        d.col_type = if double {
+            ColType::Double
+        } else {
+            ColType::Float
+        };
+        d.unsigned = spec.unsigned;
+        match (spec.len, spec.dec) {
+            (Some(m), Some(s)) => {
+                if s > 30 || s > m || m > 255 {
+                    return Err(self.bad(format!("FLOAT/DOUBLE({m},{s})")));
+                }
+                d.length = m;
+                d.scale = s;
+            }
+            _ => d.length = if double { 22 } else { 12 },
+        }
+        d.collation_id = u32::from(self.numeric_collation);
+        Ok(Some(if double { 8 } else { 4 }))
+    }
+
+    /// TIME, DATETIME, TIMESTAMP[(fsp)]: the 5.6.4+ types, or MariaDB
+    /// 5.3's under `/* mariadb-5.3 */`; the length counts point and digits.
+    fn time_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+        use Base::*;
+        let fsp = self.spec.len.unwrap_or(0);
+        if fsp > 6 {
+            return Err(self.bad(format!("fractional seconds {fsp}")));
+        }
+        let (t, w) = match (self.base, self.spec.old_temporal) {
+            (Time, false) => (ColType::Time2, 10u32),
+            (DateTime, false) => (ColType::DateTime2, 19),
+            (_, false) => (ColType::Timestamp2, 19),
+            // MariaDB 5.3's formats (`/* mariadb-5.3 */`).
+            (Time, true) => (ColType::Time, 10),
+            (DateTime, true) => (ColType::DateTime, 19),
+            (_, true) => (ColType::Timestamp, 19),
+        };
+        d.col_type = t;
+        d.fsp = fsp;
+        d.length = if fsp > 0 {
+            w.saturating_add(1).saturating_add(fsp)
+        } else {
+            w
+        };
+        d.collation_id = u32::from(self.numeric_collation);
+        Ok(Some(u32::MAX))
+    }
+
+    /// BIT(n), 1 ≤ n ≤ 64.
+    fn bit_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+        let n = self.spec.len.unwrap_or(1);
+        if n == 0 || n > 64 {
+            return Err(self.bad(format!("BIT({n})")));
+        }
+        d.col_type = ColType::Bit;
+        d.length = n;
+        d.precision = n;
+        d.collation_id = u32::from(self.numeric_collation);
+        Ok(Some(u32::MAX))
+    }
+
+    /// CHAR, VARCHAR, BINARY, VARBINARY: the byte length is characters ×
+    /// the charset's most bytes per character.
+    fn char_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), DdlError> {
+        use Base::*;
+        let base = self.base;
+        let binary_type = matches!(base, Binary | Varbinary);
+        let id = if binary_type {
+            63
+        } else {
+            self.text_collation()?
+        };
+        let mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
+        let n = match (base, self.spec.len) {
+            (Char | Binary, None) => 1,
+            (_, Some(n)) => n,
+            (_, None) => return Err(self.bad("VARCHAR without a length".into())),
+        };
+        d.col_type = if matches!(base, Char | Binary) {
+            ColType::String
+        } else {
+            ColType::Varchar
+        };
+        d.collation_id = u32::from(id);
+        d.length = n
+            .checked_mul(mb)
+            .filter(|&l| l <= 65535 * 4)
+            .ok_or_else(|| self.bad(format!("length {n}")))?;
+        Ok((Some(d.length), mb))
+    }
+
+    /// TINYBLOB … LONGBLOB and TINYTEXT … LONGTEXT (`t`): always key
+    /// prefixes.
+    fn lob_type(&self, d: &mut Column, t: ColType) -> Result<(Option<u32>, u32), DdlError> {
+        let id = if matches!(self.base, Base::Blob(_)) {
+            63
+        } else {
+            self.text_collation()?
+        };
+        let mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
+        d.col_type = t;
+        d.collation_id = u32::from(id);
+        d.length = blob_max(t);
+        Ok((Some(0), mb))
+    }
+
+    /// BLOB(n) and TEXT(n): the type follows the byte length.
+    fn sized_lob_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), DdlError> {
+        let id = if self.base == Base::SizedBlob {
+            63
+        } else {
+            self.text_collation()?
+        };
+        let mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
+        // `get_blob_type_from_length` on the byte length.
+        let t = match self
+            .spec
+            .len
+            .map(|n| u64::from(n).saturating_mul(u64::from(mb)))
+        {
+            None => ColType::Blob,
+            Some(b) if b < 256 => ColType::TinyBlob,
+            Some(b) if b < 65536 => ColType::Blob,
+            Some(b) if b < 1 << 24 => ColType::MediumBlob,
+            Some(_) => ColType::LongBlob,
+        };
+        d.col_type = t;
+        d.collation_id = u32::from(id);
+        d.length = blob_max(t);
+        Ok((Some(0), mb))
+    }
+
+    /// ENUM and SET: the length is the longest element (ENUM) or all of
+    /// them with separators (SET), in bytes.
+    fn enum_set_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), DdlError> {
+        let spec = self.spec;
+        let base = self.base;
+        let id = self.text_collation()?;
+        let mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
+        let chars = spec
+            .elements
+            .iter()
+            .map(|e| u32::try_from(e.chars().count()).unwrap_or(u32::MAX));
+        let n = if base == Base::Enum {
+            chars.max().unwrap_or(0)
+        } else {
+            let count = u32::try_from(spec.elements.len()).unwrap_or(u32::MAX);
+            chars
+                .fold(0u32, |a, b| a.saturating_add(b))
+                .saturating_add(count.saturating_sub(1))
+        };
+        d.col_type = if base == Base::Enum {
+            ColType::Enum
+        } else {
+            ColType::Set
+        };
+        d.collation_id = u32::from(id);
+        d.length = n.saturating_mul(mb);
+        d.elements = spec.elements.clone();
+        Ok((Some(u32::MAX), mb))
+    }
+
+    /// MariaDB's JSON is an alias: LONGTEXT CHARACTER SET utf8mb4
+    /// COLLATE utf8mb4_bin with a json_valid CHECK (SHOW CREATE TABLE
+    /// prints it so).
+    fn mariadb_json_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), DdlError> {
+        let id = match &self.spec.collate {
+            Some(_) => self.text_collation()?,
+            None => collation_id("utf8mb4_bin").unwrap_or(46),
+        };
+        let mb = charset_of(id).map_or(1, |c| u32::from(c.mbmaxlen));
+        d.col_type = ColType::LongBlob;
+        d.collation_id = u32::from(id);
+        d.length = blob_max(ColType::LongBlob);
+        Ok((Some(0), mb))
+    }
+
+    /// MariaDB's UUID, INET6 and INET4: fixed binary values.
+    fn plugin_type(&self, d: &mut Column) -> Option<u32> {
+        let base = self.base;
+        d.col_type = match base {
+            Base::Uuid => ColType::MariaUuid,
+            Base::Inet6 => ColType::MariaInet6,
+            _ => ColType::MariaInet4,
+        };
+        d.length = if base == Base::Inet4 { 4 } else { 16 };
+        d.collation_id = 63;
+        Some(d.length)
+    }
+
+    /// VECTOR(n), 1 ≤ n ≤ 16383 float32 values.
+    fn vector_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+        let n = self.spec.len.unwrap_or(2048);
+        if n == 0 || n > 16383 {
+            return Err(self.bad(format!("VECTOR({n})")));
+        }
+        d.col_type = ColType::Vector;
+        d.length = n.saturating_mul(4);
+        d.collation_id = 63;
+        Ok(Some(0))
     }
 }
 
@@ -2198,6 +2143,250 @@ fn blob_max(t: ColType) -> u32 {
         ColType::MediumBlob => 16_777_215,
         ColType::LongBlob => u32::MAX,
         _ => 65535,
+    }
+}
+
+/// MariaDB `vers_prepare_keys` / `add_field`: two invisible TIMESTAMP(6)
+/// columns for `WITH SYSTEM VERSIONING`, with their key lengths and bytes
+/// per character.
+fn add_period_columns(
+    columns: &mut Vec<DdlColumn>,
+    key_lens: &mut Vec<Option<u32>>,
+    mbmax: &mut Vec<u32>,
+) {
+    for n in ["row_start", "row_end"] {
+        let mut d = Column::new(n, ColType::Timestamp2);
+        d.length = 26;
+        d.fsp = 6;
+        d.nullable = false;
+        d.hidden = Hidden::Sql;
+        d.collation_id = 8;
+        columns.push(DdlColumn {
+            def: d,
+            type_text: "timestamp(6)".into(),
+            auto_increment: false,
+            invisible: true,
+            generated: None,
+            comment: String::new(),
+        });
+        key_lens.push(Some(7));
+        mbmax.push(1);
+    }
+}
+
+/// The resolved columns with, per column, its whole key length and the
+/// most bytes per character of its charset.
+struct ColumnLens<'c> {
+    columns: &'c [DdlColumn],
+    key_lens: &'c [Option<u32>],
+    mbmax: &'c [u32],
+}
+
+/// A key before `sort_keys`: what the sort compares.
+struct SortKey {
+    key: FrmKey,
+    null_part: bool,
+    part_seg: bool,
+    orig: usize,
+}
+
+/// A key's parts as columns and prefix lengths in bytes
+/// (`mysql_prepare_create_table`), and whether it is a MariaDB long UNIQUE
+/// (a whole BLOB/TEXT column: a hash).
+fn key_parts(
+    rk: &RawKey,
+    lens: &ColumnLens<'_>,
+    find: impl Fn(&str) -> Option<usize>,
+) -> Result<(Vec<FrmKeyPart>, bool), DdlError> {
+    let mut parts = Vec::with_capacity(rk.parts.len());
+    let mut long_hash = false;
+    for (name, len, l, c) in &rk.parts {
+        let i = find(name).ok_or(DdlError {
+            line: *l,
+            col: *c,
+            kind: DdlErrorKind::UnknownColumn(name.clone()),
+        })?;
+        let col = lens.columns.get(i).map(|c| &c.def);
+        let full = lens.key_lens.get(i).copied().flatten();
+        let mb = lens.mbmax.get(i).copied().unwrap_or(1);
+        let binary = col.is_none_or(|c| c.collation_id == 63);
+        let bytes = len.map(|n| if binary { n } else { n.saturating_mul(mb) });
+        let prefix_len = if rk.fulltext {
+            None
+        } else if rk.spatial {
+            // `4 * sizeof(double)` when no length is given.
+            Some(bytes.unwrap_or(32)).filter(|&b| Some(b) != full.filter(|&f| f > 0))
+        } else {
+            match (bytes, full) {
+                (Some(b), Some(f)) if b == f => None,
+                (Some(b), Some(f)) if f > 0 && b > f => {
+                    return Err(DdlError {
+                        line: *l,
+                        col: *c,
+                        kind: DdlErrorKind::BadNumber(format!(
+                            "prefix of {b} bytes on a column of {f}"
+                        )),
+                    })
+                }
+                (Some(b), _) => Some(b),
+                (None, Some(0)) => {
+                    // A whole BLOB/TEXT: MariaDB's long UNIQUE (a
+                    // hash), else the servers refuse it.
+                    if rk.unique && !rk.primary {
+                        long_hash = true;
+                        None
+                    } else {
+                        return Err(DdlError {
+                            line: *l,
+                            col: *c,
+                            kind: DdlErrorKind::Unsupported(format!(
+                                "BLOB/TEXT column {name} in a key without a prefix length"
+                            )),
+                        });
+                    }
+                }
+                (None, _) => None,
+            }
+        };
+        parts.push(FrmKeyPart {
+            column: i,
+            length: 0,
+            offset: 0,
+            flags: 0,
+            key_type: 0,
+            prefix_len,
+        });
+    }
+    Ok((parts, long_hash))
+}
+
+/// InnoDB needs an index whose first columns are a FOREIGN KEY's
+/// (`foreign_key_prefix`); the server adds one if no other key is one.
+fn foreign_key_covered(
+    raw_keys: &[RawKey],
+    parts: &[FrmKeyPart],
+    find: impl Fn(&str) -> Option<usize>,
+) -> bool {
+    raw_keys
+        .iter()
+        .filter(|k| !k.foreign && !k.fulltext && !k.spatial)
+        .any(|k| {
+            k.parts.len() >= parts.len()
+                && k.parts
+                    .iter()
+                    .zip(parts)
+                    .all(|(a, b)| find(&a.0) == Some(b.column) && a.1.is_none())
+        })
+}
+
+/// A key's name: PRIMARY, the given name, else its first column's, made
+/// unique against `used_names` as `make_unique_key_name` does.
+fn key_name(rk: &RawKey, used_names: &[String]) -> String {
+    if rk.primary {
+        "PRIMARY".to_string()
+    } else {
+        let base = rk
+            .name
+            .clone()
+            .or_else(|| rk.parts.first().map(|p| p.0.clone()))
+            .unwrap_or_default();
+        let taken = |n: &str| {
+            n.eq_ignore_ascii_case("PRIMARY")
+                || used_names.iter().any(|u| u.eq_ignore_ascii_case(n))
+        };
+        if rk.name.is_some() || !taken(&base) {
+            base
+        } else {
+            // `make_unique_key_name`: name_2, name_3, …
+            (2..100u32)
+                .map(|n| format!("{base}_{n}"))
+                .find(|n| !taken(n))
+                .unwrap_or(base)
+        }
+    }
+}
+
+/// The hidden hash column `n` (1-based) of a MariaDB long UNIQUE key
+/// (`add_hash_field`).
+fn hash_column(n: usize, table_collation: u16) -> Column {
+    let mut h = Column::new(&format!("DB_ROW_HASH_{n}"), ColType::LongLong);
+    h.length = 8;
+    h.collation_id = u32::from(table_collation);
+    h.hidden = Hidden::Sql;
+    h.is_virtual = true;
+    h.nullable = true;
+    h
+}
+
+/// `sort_keys` (MySQL 5.6 and MariaDB 10.11 `sql_table.cc`).
+fn sort_keys(keys: &mut [SortKey]) {
+    keys.sort_by(|a, b| {
+        use std::cmp::Ordering::*;
+        let (ua, ub) = (a.key.unique(), b.key.unique());
+        let (ha, hb) = (a.key.algorithm == 5, b.key.algorithm == 5);
+        if ha && hb {
+            return a.orig.cmp(&b.orig);
+        }
+        if ua {
+            if !ub {
+                return Less;
+            }
+            if ha != hb {
+                return if ha { Greater } else { Less };
+            }
+            if a.null_part != b.null_part {
+                return if a.null_part { Greater } else { Less };
+            }
+            if a.key.primary() != b.key.primary() {
+                return if a.key.primary() { Less } else { Greater };
+            }
+            if a.part_seg != b.part_seg {
+                return if a.part_seg { Greater } else { Less };
+            }
+        } else if ub {
+            return Greater;
+        }
+        if a.key.fulltext() != b.key.fulltext() {
+            return if a.key.fulltext() { Greater } else { Less };
+        }
+        a.orig.cmp(&b.orig)
+    });
+}
+
+/// After the sort: long hash keys index their hash column (the hashes
+/// follow the keys' order), and with system versioning unique keys get
+/// row_end as their last part.
+fn hash_and_period_parts(keys: &mut [SortKey], columns: &[DdlColumn], system_versioning: bool) {
+    let n_cols = columns.len();
+    let mut h = 0usize;
+    for k in keys.iter_mut().filter(|k| k.key.algorithm == 5) {
+        k.key.parts = vec![FrmKeyPart {
+            column: n_cols.saturating_add(h),
+            length: 0,
+            offset: 0,
+            flags: 0,
+            key_type: 0,
+            prefix_len: None,
+        }];
+        h = h.saturating_add(1);
+    }
+    if system_versioning {
+        // Unique keys get row_end as their last part.
+        if let Some(re) = columns.iter().position(|c| c.def.name == "row_end") {
+            for k in keys
+                .iter_mut()
+                .filter(|k| k.key.unique() && k.key.algorithm != 5)
+            {
+                k.key.parts.push(FrmKeyPart {
+                    column: re,
+                    length: 0,
+                    offset: 0,
+                    flags: 0,
+                    key_type: 0,
+                    prefix_len: None,
+                });
+            }
+        }
     }
 }
 

@@ -40,6 +40,7 @@
 //! options), periods beyond their column numbers, and `.frm` files before
 //! MySQL 4.1 (11-byte column records).
 
+pub use crate::collation::Charset;
 use std::fmt;
 
 /// Size of the header (`FRM_HEADER_SIZE`).
@@ -357,6 +358,7 @@ impl FrmRowType {
 /// What a generated column or expression is (MariaDB `enum_vcol_info_type`;
 /// MySQL 5.7 has the first two only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ExprKind {
     /// `AS (…) VIRTUAL`: not stored in the row.
     Virtual,
@@ -521,7 +523,7 @@ impl FrmColumn {
             17 => frac(self.decimals).saturating_add(4),
             18 => frac(self.decimals).saturating_add(5),
             19 => frac(self.decimals).saturating_add(3),
-            246 => decimal_bin_size(self.precision()?, u32::from(self.decimals))?,
+            246 => crate::table::decimal_bin_size(self.precision()?, u32::from(self.decimals))?,
             16 => {
                 if self.pack_flag & pack_flag::FIELDFLAG_TREAT_BIT_AS_CHAR != 0 {
                     self.length.checked_add(7)? / 8
@@ -707,267 +709,6 @@ impl FrmColumn {
     }
 }
 
-/// A character set, as far as the .frm needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Charset {
-    /// Name (MariaDB's: `utf8mb3` for MySQL 5.6's `utf8`).
-    pub name: &'static str,
-    /// Fewest bytes per character.
-    pub mbminlen: u8,
-    /// Most bytes per character.
-    pub mbmaxlen: u8,
-}
-
-/// Collation ids per charset with its MAXLEN, as
-/// `INFORMATION_SCHEMA.COLLATIONS` and `CHARACTER_SETS` of MySQL 5.6.24 and
-/// MariaDB 10.11 list them (the two agree on every id both have;
-/// `crates/ibdscope-schema/tests/frm/*/collations.tsv`).
-type CharsetIds = (&'static str, u8, &'static [(u16, u16)]);
-
-const CHARSETS: &[CharsetIds] = &[
-    ("big5", 2, &[(1, 1), (84, 84), (1025, 1025), (1108, 1108)]),
-    (
-        "latin2",
-        1,
-        &[
-            (2, 2),
-            (9, 9),
-            (21, 21),
-            (27, 27),
-            (77, 77),
-            (1033, 1033),
-            (1101, 1101),
-        ],
-    ),
-    ("dec8", 1, &[(3, 3), (69, 69), (1027, 1027), (1093, 1093)]),
-    ("cp850", 1, &[(4, 4), (80, 80), (1028, 1028), (1104, 1104)]),
-    (
-        "latin1",
-        1,
-        &[
-            (5, 5),
-            (8, 8),
-            (15, 15),
-            (31, 31),
-            (47, 49),
-            (94, 94),
-            (1032, 1032),
-            (1071, 1071),
-        ],
-    ),
-    ("hp8", 1, &[(6, 6), (72, 72), (1030, 1030), (1096, 1096)]),
-    ("koi8r", 1, &[(7, 7), (74, 74), (1031, 1031), (1098, 1098)]),
-    ("swe7", 1, &[(10, 10), (82, 82), (1034, 1034), (1106, 1106)]),
-    (
-        "ascii",
-        1,
-        &[(11, 11), (65, 65), (1035, 1035), (1089, 1089)],
-    ),
-    ("ujis", 3, &[(12, 12), (91, 91), (1036, 1036), (1115, 1115)]),
-    ("sjis", 2, &[(13, 13), (88, 88), (1037, 1037), (1112, 1112)]),
-    ("cp1251", 1, &[(14, 14), (23, 23), (50, 52), (1074, 1075)]),
-    (
-        "hebrew",
-        1,
-        &[(16, 16), (71, 71), (1040, 1040), (1095, 1095)],
-    ),
-    (
-        "tis620",
-        1,
-        &[(18, 18), (89, 89), (1042, 1042), (1113, 1113)],
-    ),
-    (
-        "euckr",
-        2,
-        &[(19, 19), (85, 85), (1043, 1043), (1109, 1109)],
-    ),
-    (
-        "latin7",
-        1,
-        &[(20, 20), (41, 42), (79, 79), (1065, 1065), (1103, 1103)],
-    ),
-    (
-        "koi8u",
-        1,
-        &[(22, 22), (75, 75), (1046, 1046), (1099, 1099)],
-    ),
-    (
-        "gb2312",
-        2,
-        &[(24, 24), (86, 86), (1048, 1048), (1110, 1110)],
-    ),
-    (
-        "greek",
-        1,
-        &[(25, 25), (70, 70), (1049, 1049), (1094, 1094)],
-    ),
-    (
-        "cp1250",
-        1,
-        &[
-            (26, 26),
-            (34, 34),
-            (44, 44),
-            (66, 66),
-            (99, 99),
-            (1050, 1050),
-            (1090, 1090),
-        ],
-    ),
-    ("gbk", 2, &[(28, 28), (87, 87), (1052, 1052), (1111, 1111)]),
-    ("cp1257", 1, &[(29, 29), (58, 59), (1082, 1083)]),
-    (
-        "latin5",
-        1,
-        &[(30, 30), (78, 78), (1054, 1054), (1102, 1102)],
-    ),
-    (
-        "armscii8",
-        1,
-        &[(32, 32), (64, 64), (1056, 1056), (1088, 1088)],
-    ),
-    (
-        "utf8mb3",
-        3,
-        &[
-            (33, 33),
-            (83, 83),
-            (192, 215),
-            (223, 223),
-            (576, 578),
-            (1057, 1057),
-            (1107, 1107),
-            (1216, 1216),
-            (1238, 1238),
-        ],
-    ),
-    (
-        "ucs2",
-        2,
-        &[
-            (35, 35),
-            (90, 90),
-            (128, 151),
-            (159, 159),
-            (640, 642),
-            (1059, 1059),
-            (1114, 1114),
-            (1152, 1152),
-            (1174, 1174),
-        ],
-    ),
-    (
-        "cp866",
-        1,
-        &[(36, 36), (68, 68), (1060, 1060), (1092, 1092)],
-    ),
-    (
-        "keybcs2",
-        1,
-        &[(37, 37), (73, 73), (1061, 1061), (1097, 1097)],
-    ),
-    (
-        "macce",
-        1,
-        &[(38, 38), (43, 43), (1062, 1062), (1067, 1067)],
-    ),
-    (
-        "macroman",
-        1,
-        &[(39, 39), (53, 53), (1063, 1063), (1077, 1077)],
-    ),
-    (
-        "cp852",
-        1,
-        &[(40, 40), (81, 81), (1064, 1064), (1105, 1105)],
-    ),
-    (
-        "utf8mb4",
-        4,
-        &[
-            (45, 46),
-            (224, 247),
-            (608, 610),
-            (1069, 1070),
-            (1248, 1248),
-            (1270, 1270),
-        ],
-    ),
-    (
-        "utf16",
-        4,
-        &[
-            (54, 55),
-            (101, 124),
-            (672, 674),
-            (1078, 1079),
-            (1125, 1125),
-            (1147, 1147),
-        ],
-    ),
-    (
-        "utf16le",
-        4,
-        &[(56, 56), (62, 62), (1080, 1080), (1086, 1086)],
-    ),
-    (
-        "cp1256",
-        1,
-        &[(57, 57), (67, 67), (1081, 1081), (1091, 1091)],
-    ),
-    (
-        "utf32",
-        4,
-        &[
-            (60, 61),
-            (160, 183),
-            (736, 738),
-            (1084, 1085),
-            (1184, 1184),
-            (1206, 1206),
-        ],
-    ),
-    ("binary", 1, &[(63, 63)]),
-    ("geostd8", 1, &[(92, 93), (1116, 1117)]),
-    ("cp932", 2, &[(95, 96), (1119, 1120)]),
-    ("eucjpms", 3, &[(97, 98), (1121, 1122)]),
-];
-
-impl Charset {
-    /// The charset of a collation id, `None` for ids neither MySQL 5.6 nor
-    /// MariaDB 10.11 has.
-    pub fn of_collation(id: u16) -> Option<Charset> {
-        CHARSETS.iter().find_map(|&(name, mbmaxlen, ranges)| {
-            ranges
-                .iter()
-                .any(|&(a, b)| (a..=b).contains(&id))
-                .then_some(Charset {
-                    name,
-                    // `mbminlen` (strings/ctype-ucs2.c): 2 for UCS-2 and the
-                    // UTF-16s, 4 for UTF-32, 1 for every other.
-                    mbminlen: match name {
-                        "ucs2" | "utf16" | "utf16le" => 2,
-                        "utf32" => 4,
-                        _ => 1,
-                    },
-                    mbmaxlen,
-                })
-        })
-    }
-}
-
-/// Bytes of a binary DECIMAL(precision, scale) (`strings/decimal.cc`
-/// `decimal_bin_size`).
-fn decimal_bin_size(precision: u32, scale: u32) -> Option<u32> {
-    const DIG2BYTES: [u32; 10] = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
-    let intg = precision.checked_sub(scale)?;
-    let part = |digits: u32| -> Option<u32> {
-        let full = (digits / 9).checked_mul(4)?;
-        full.checked_add(*DIG2BYTES.get(usize::try_from(digits % 9).ok()?)?)
-    };
-    part(intg)?.checked_add(part(scale)?)
-}
-
 /// Windows-1252 bytes 0x80–0x9F as MySQL's latin1 maps them
 /// (`strings/ctype-latin1.c` `cs_to_uni`; the five undefined bytes map to
 /// the C1 control of the same number).
@@ -1149,6 +890,7 @@ pub struct Frm {
 
 /// Why a `.frm` could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FrmErrorKind {
     /// Shorter than the 64-byte header plus the forminfo.
     TooShort,
@@ -1193,6 +935,7 @@ pub enum FrmErrorKind {
 
 /// A `.frm` read error: what, and the byte offset of the value at fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FrmError {
     /// What is wrong.
     pub kind: FrmErrorKind,
@@ -1366,12 +1109,34 @@ fn le(b: &[u8]) -> u64 {
     b.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x))
 }
 
-impl Frm {
-    /// Reads a `.frm` file. Every offset and length is checked; the error
-    /// names the byte offset of the value that does not fit.
-    pub fn parse(b: &[u8]) -> Result<Frm, FrmError> {
+/// The header ("fileinfo", 64 bytes) values the reader uses
+/// (`create_frm`, `pack_header`).
+struct Header {
+    frm_version: u8,
+    legacy_db_type: u8,
+    extra2_len: u16,
+    key_pos: usize,
+    key_len16: u16,
+    reclength: u16,
+    max_rows: u32,
+    min_rows: u32,
+    create_options: u16,
+    avg_row_length: u32,
+    row_type: FrmRowType,
+    key_len32: u32,
+    mysql_version: u32,
+    extra_size: u32,
+    key_block_size: u16,
+    partition_db_type: u8,
+    table_collation: u16,
+}
+
+impl Header {
+    /// Reads the header: not a view, the magic, the frm version, then the
+    /// positions, lengths and table options at their fixed offsets.
+    fn read(r: &R<'_>) -> Result<Header, FrmError> {
         use FrmErrorKind::*;
-        let r = R { b };
+        let b = r.b;
         if b.starts_with(b"TYPE=VIEW\n") {
             return Err(FrmError {
                 kind: View,
@@ -1421,489 +1186,725 @@ impl Frm {
         } else {
             0
         };
-        let mariadb = mysql_version >= 100000;
+        Ok(Header {
+            frm_version,
+            legacy_db_type,
+            extra2_len,
+            key_pos,
+            key_len16,
+            reclength,
+            max_rows,
+            min_rows,
+            create_options,
+            avg_row_length,
+            row_type,
+            key_len32,
+            mysql_version,
+            extra_size,
+            key_block_size,
+            partition_db_type,
+            table_collation,
+        })
+    }
+}
 
-        // Extra2 (MariaDB) or the form names "//" (MySQL).
-        let e2_start = FRM_HEADER_SIZE;
-        let e2_end = r.pos("extra2 length", 4, e2_start, u64::from(extra2_len))?;
-        let mut ex = Extra2::default();
-        if r.u8("extra2", e2_start)? != b'/' {
-            ex = read_extra2(&r, e2_start, e2_end)?;
-        }
-        let forminfo = usize::try_from(r.u32("forminfo position", e2_end)?).unwrap_or(usize::MAX);
-        if forminfo == 0
-            || forminfo
-                .checked_add(FRM_FORMINFO_SIZE)
-                .is_none_or(|e| e > b.len())
-        {
-            return Err(r.err("forminfo position", e2_end, forminfo as u64));
-        }
-        let fi = |off: usize| forminfo.saturating_add(off);
+/// The forminfo position (4 bytes after the extra2 segment), which must
+/// leave room for the 288-byte forminfo block.
+fn forminfo_position(r: &R<'_>, e2_end: usize) -> Result<usize, FrmError> {
+    let forminfo = usize::try_from(r.u32("forminfo position", e2_end)?).unwrap_or(usize::MAX);
+    if forminfo == 0
+        || forminfo
+            .checked_add(FRM_FORMINFO_SIZE)
+            .is_none_or(|e| e > r.b.len())
+    {
+        return Err(r.err("forminfo position", e2_end, forminfo as u64));
+    }
+    Ok(forminfo)
+}
 
-        // Keys.
-        if key_pos.checked_add(6).is_none_or(|e| e > b.len()) {
-            return Err(r.err("key section position", 6, key_pos as u64));
-        }
-        let mut keys = read_keys(&r, key_pos)?;
-        let key_buf = if key_len16 == 0xffff {
-            u64::from(key_len32)
-        } else {
-            u64::from(key_len16)
-        };
-        let record_offset = r.pos("key buffer length", 14, key_pos, key_buf)?;
-        let rec_end = r.pos("record length", 16, record_offset, u64::from(reclength))?;
+/// The key section at header bytes 6..8 and the default-values record
+/// after its buffer (header bytes 14..16, or 47..51 when those are
+/// `0xFFFF`; record length at 16..18): the keys, the record's offset and
+/// its end.
+fn read_key_section(r: &R<'_>, h: &Header) -> Result<(Vec<FrmKey>, usize, usize), FrmError> {
+    let key_pos = h.key_pos;
+    if key_pos.checked_add(6).is_none_or(|e| e > r.b.len()) {
+        return Err(r.err("key section position", 6, key_pos as u64));
+    }
+    let keys = read_keys(r, key_pos)?;
+    let key_buf = if h.key_len16 == 0xffff {
+        u64::from(h.key_len32)
+    } else {
+        u64::from(h.key_len16)
+    };
+    let record_offset = r.pos("key buffer length", 14, key_pos, key_buf)?;
+    let rec_end = r.pos("record length", 16, record_offset, u64::from(h.reclength))?;
+    Ok((keys, record_offset, rec_end))
+}
 
-        // Forminfo.
-        let n_fields = r.u16("column count", fi(258))?;
-        let screens = r.u16("screens length", fi(260))?;
-        let n_length = r.u16("column names length", fi(268))?;
-        let interval_count = r.u16("ENUM/SET list count", fi(270))?;
-        let int_length = r.u16("ENUM/SET lists length", fi(274))?;
-        let com_length = r.u16("column comments length", fi(284))?;
-        let vcol_length = r.u16("expressions length", fi(286))?;
-        let short_comment_len = r.u8("table comment length", fi(46))?;
+/// The forminfo block's counts and lengths of the column sections.
+struct FormInfo {
+    /// Offset of the block in the file.
+    at: usize,
+    n_fields: u16,
+    screens: u16,
+    n_length: u16,
+    interval_count: u16,
+    int_length: u16,
+    com_length: u16,
+    vcol_length: u16,
+    short_comment_len: u8,
+}
 
-        // Extra segment.
-        let mut engine = None;
-        let mut connect_string = String::new();
-        let mut partition_info = None;
-        let mut comment = String::new();
-        if short_comment_len != 255 {
-            comment = lossy(r.slice("table comment", fi(47), usize::from(short_comment_len))?);
+impl FormInfo {
+    /// Reads the forminfo block at `at` (inside the file, see
+    /// [`forminfo_position`]).
+    fn read(r: &R<'_>, at: usize) -> Result<FormInfo, FrmError> {
+        let fi = |off: usize| at.saturating_add(off);
+        Ok(FormInfo {
+            at,
+            n_fields: r.u16("column count", fi(258))?,
+            screens: r.u16("screens length", fi(260))?,
+            n_length: r.u16("column names length", fi(268))?,
+            interval_count: r.u16("ENUM/SET list count", fi(270))?,
+            int_length: r.u16("ENUM/SET lists length", fi(274))?,
+            com_length: r.u16("column comments length", fi(284))?,
+            vcol_length: r.u16("expressions length", fi(286))?,
+            short_comment_len: r.u8("table comment length", fi(46))?,
+        })
+    }
+
+    /// The file offset of byte `off` of the block.
+    fn fi(&self, off: usize) -> usize {
+        self.at.saturating_add(off)
+    }
+}
+
+/// What the extra segment gives, with the table comment.
+struct ExtraSegment {
+    engine: Option<String>,
+    connect_string: String,
+    partition_info: Option<String>,
+    comment: String,
+}
+
+/// The table comment (short in forminfo byte 46 on, or long in the extra
+/// segment) and the extra segment after the default-values record:
+/// connect string, engine name, partition info, fulltext parser names.
+fn read_extra_segment(
+    r: &R<'_>,
+    h: &Header,
+    rec_end: usize,
+    keys: &[FrmKey],
+    fi: &FormInfo,
+) -> Result<ExtraSegment, FrmError> {
+    let short_comment_len = fi.short_comment_len;
+    let mut engine = None;
+    let mut connect_string = String::new();
+    let mut partition_info = None;
+    let mut comment = String::new();
+    if short_comment_len != 255 {
+        comment = lossy(r.slice("table comment", fi.fi(47), usize::from(short_comment_len))?);
+    }
+    if h.extra_size > 0 {
+        let end = r.pos("extra segment size", 55, rec_end, u64::from(h.extra_size))?;
+        let mut p = rec_end;
+        let cl = r.u16("connect string length", p)?;
+        connect_string = lossy(r.slice("connect string", p.saturating_add(2), usize::from(cl))?);
+        p = r.pos("connect string length", p, p, u64::from(cl) + 2)?;
+        if p.saturating_add(2) < end {
+            let el = r.u16("engine name length", p)?;
+            engine = Some(lossy(r.slice(
+                "engine name",
+                p.saturating_add(2),
+                usize::from(el),
+            )?));
+            p = r.pos("engine name length", p, p, u64::from(el) + 2)?;
         }
-        if extra_size > 0 {
-            let end = r.pos("extra segment size", 55, rec_end, u64::from(extra_size))?;
-            let mut p = rec_end;
-            let cl = r.u16("connect string length", p)?;
-            connect_string =
-                lossy(r.slice("connect string", p.saturating_add(2), usize::from(cl))?);
-            p = r.pos("connect string length", p, p, u64::from(cl) + 2)?;
-            if p.saturating_add(2) < end {
-                let el = r.u16("engine name length", p)?;
-                engine = Some(lossy(r.slice(
-                    "engine name",
-                    p.saturating_add(2),
-                    usize::from(el),
+        if p.saturating_add(5) < end {
+            let pl = r.u32("partition info length", p)?;
+            if pl > 0 {
+                partition_info = Some(lossy(r.slice(
+                    "partition info",
+                    p.saturating_add(4),
+                    pl as usize,
                 )?));
-                p = r.pos("engine name length", p, p, u64::from(el) + 2)?;
             }
-            if p.saturating_add(5) < end {
-                let pl = r.u32("partition info length", p)?;
-                if pl > 0 {
-                    partition_info = Some(lossy(r.slice(
-                        "partition info",
-                        p.saturating_add(4),
-                        pl as usize,
-                    )?));
-                }
-                p = r.pos("partition info length", p, p, u64::from(pl) + 5)?;
-            }
-            if mysql_version >= 50110 && p < end {
-                p = p.saturating_add(1); // auto_partitioned
-            }
-            let parsers = keys
-                .iter()
-                .filter(|k| k.flags & key_flag::HA_USES_PARSER != 0)
-                .count();
-            for _ in 0..parsers {
-                let s = r.cstr("fulltext parser name", p)?;
-                p = r.pos(
-                    "fulltext parser name",
-                    p,
-                    p,
-                    (s.len() as u64).saturating_add(1),
-                )?;
-            }
-            if short_comment_len == 255 {
-                let l = r.u16("table comment length", p)?;
-                comment = lossy(r.slice("table comment", p.saturating_add(2), usize::from(l))?);
-            }
-            // Not read: the format section (MySQL: tablespace, column
-            // storage), MariaDB's legacy text options.
+            p = r.pos("partition info length", p, p, u64::from(pl) + 5)?;
         }
+        if h.mysql_version >= 50110 && p < end {
+            p = p.saturating_add(1); // auto_partitioned
+        }
+        let parsers = keys
+            .iter()
+            .filter(|k| k.flags & key_flag::HA_USES_PARSER != 0)
+            .count();
+        for _ in 0..parsers {
+            let s = r.cstr("fulltext parser name", p)?;
+            p = r.pos(
+                "fulltext parser name",
+                p,
+                p,
+                (s.len() as u64).saturating_add(1),
+            )?;
+        }
+        if short_comment_len == 255 {
+            let l = r.u16("table comment length", p)?;
+            comment = lossy(r.slice("table comment", p.saturating_add(2), usize::from(l))?);
+        }
+        // Not read: the format section (MySQL: tablespace, column
+        // storage), MariaDB's legacy text options.
+    }
+    Ok(ExtraSegment {
+        engine,
+        connect_string,
+        partition_info,
+        comment,
+    })
+}
 
-        // Columns.
-        let fields = usize::from(n_fields);
-        let disk = r.pos(
-            "forminfo position",
-            e2_end,
-            forminfo,
-            FRM_FORMINFO_SIZE as u64,
-        )?;
-        let field_start = r.pos("screens length", fi(260), disk, u64::from(screens))?;
+/// Where the column sections lie: after forminfo and the screens, the
+/// 17-byte column records, then the names, ENUM/SET lists, column
+/// comments and expressions, each end checked against the file.
+struct ColumnSections {
+    field_start: usize,
+    names_at: usize,
+    names_end: usize,
+    ints_end: usize,
+    com_end: usize,
+    vcol_end: usize,
+}
+
+impl ColumnSections {
+    /// Locates the sections from the forminfo lengths (`e2_end` is where
+    /// the forminfo position was read).
+    fn locate(r: &R<'_>, e2_end: usize, fi: &FormInfo) -> Result<ColumnSections, FrmError> {
+        let fields = usize::from(fi.n_fields);
+        let disk = r.pos("forminfo position", e2_end, fi.at, FRM_FORMINFO_SIZE as u64)?;
+        let field_start = r.pos("screens length", fi.fi(260), disk, u64::from(fi.screens))?;
         let names_at = r.pos(
             "column count",
-            fi(258),
+            fi.fi(258),
             field_start,
             (fields as u64).saturating_mul(FCOMP as u64),
         )?;
         let names_end = r.pos(
             "column names length",
-            fi(268),
+            fi.fi(268),
             names_at,
-            u64::from(n_length),
+            u64::from(fi.n_length),
         )?;
         let ints_end = r.pos(
             "ENUM/SET lists length",
-            fi(274),
+            fi.fi(274),
             names_end,
-            u64::from(int_length),
+            u64::from(fi.int_length),
         )?;
         let com_end = r.pos(
             "column comments length",
-            fi(284),
+            fi.fi(284),
             ints_end,
-            u64::from(com_length),
+            u64::from(fi.com_length),
         )?;
         let vcol_end = r.pos(
             "expressions length",
-            fi(286),
+            fi.fi(286),
             com_end,
-            u64::from(vcol_length),
+            u64::from(fi.vcol_length),
         )?;
+        Ok(ColumnSections {
+            field_start,
+            names_at,
+            names_end,
+            ints_end,
+            com_end,
+            vcol_end,
+        })
+    }
+}
 
-        let (names, after) = typelib(b, names_at, names_end, "column name")?;
-        if names.len() != fields || after > names_end {
+/// An ENUM/SET element list as [`typelib`] splits it.
+type Interval<'a> = Vec<&'a [u8]>;
+
+/// The column names (one TYPELIB, as many as the forminfo column count)
+/// and the ENUM/SET element lists (one TYPELIB each) after them.
+fn read_names<'a>(
+    b: &'a [u8],
+    s: &ColumnSections,
+    fi: &FormInfo,
+) -> Result<(Vec<&'a [u8]>, Vec<Interval<'a>>), FrmError> {
+    let (names, after) = typelib(b, s.names_at, s.names_end, "column name")?;
+    if names.len() != usize::from(fi.n_fields) || after > s.names_end {
+        return Err(FrmError {
+            kind: FrmErrorKind::CountMismatch {
+                what: "column names",
+                stated: u32::from(fi.n_fields),
+                found: u32::try_from(names.len()).unwrap_or(u32::MAX),
+            },
+            offset: s.names_at,
+        });
+    }
+    let mut intervals: Vec<Interval<'a>> =
+        Vec::with_capacity(usize::from(fi.interval_count.min(fi.int_length)));
+    let mut p = s.names_end;
+    for _ in 0..fi.interval_count {
+        let (vals, next) = typelib(b, p, s.ints_end, "ENUM/SET element")?;
+        intervals.push(vals);
+        p = next;
+    }
+    Ok((names, intervals))
+}
+
+/// The column records read in order, with what they share: where the next
+/// column comment and the next expression entry start.
+struct ColumnReader<'r, 'a> {
+    r: &'r R<'a>,
+    ex: &'r Extra2,
+    intervals: &'r [Interval<'a>],
+    field_start: usize,
+    mysql_version: u32,
+    comment_pos: usize,
+    vcol_pos: usize,
+}
+
+impl ColumnReader<'_, '_> {
+    /// Written by MariaDB (server version 10.0 or later).
+    fn mariadb(&self) -> bool {
+        self.mysql_version >= 100000
+    }
+
+    /// Reads column `i`, named `name`: its 17-byte record (`pack_fields`:
+    /// length 3..5, record position 5..8, `pack_flag` 8..10,
+    /// `unireg_check` 10, charset high byte 11, interval 12, type 13,
+    /// charset or geometry type 14, comment length 15..17), its comment and
+    /// a generated column's entry, then the type the server makes of it
+    /// (`make_field`).
+    fn column(&mut self, i: usize, name: &[u8]) -> Result<FrmColumn, FrmError> {
+        let r = self.r;
+        let mysql_version = self.mysql_version;
+        let mysql57 = (50700..100000).contains(&mysql_version);
+        let at = self.field_start.saturating_add(i.saturating_mul(FCOMP));
+        let rec = r.slice("column record", at, FCOMP)?;
+        let g = |o: usize| rec.get(o).copied().unwrap_or(0);
+        let g16 = |o: usize| u16::from(g(o)) | u16::from(g(o.saturating_add(1))) << 8;
+        let length = u32::from(g16(3));
+        let rec_pos = u32::from(g16(5)) | u32::from(g(7)) << 16;
+        let pflag = g16(8);
+        let unireg_check = g(10);
+        let mut interval_nr = g(12);
+        let mut field_type = FieldType(g(13));
+        let comment_len = g16(15);
+        let comment =
+            lossy(r.slice("column comment", self.comment_pos, usize::from(comment_len))?);
+        self.comment_pos = r.pos(
+            "column comment length",
+            at.saturating_add(15),
+            self.comment_pos,
+            u64::from(comment_len),
+        )?;
+        let mut generated = None;
+        let mut real_type = field_type;
+        if field_type == FieldType::JSON && (mysql_version < 50600 || self.mariadb()) {
+            let (ty, iv, e) = self.old_virtual_column(at, interval_nr)?;
+            interval_nr = iv;
+            field_type = ty;
+            real_type = field_type;
+            generated = Some(e);
+        } else if mysql57 && unireg_check & 128 != 0 {
+            generated = Some(self.mysql57_generated_column()?);
+        }
+        let numeric = pflag & pack_flag::FIELDFLAG_NUMBER != 0;
+        let packed = pflag & pack_flag::FIELDFLAG_PACK != 0;
+        if !numeric && packed && interval_nr > 0 && field_type == FieldType::STRING {
+            // make_field: a packed string with an interval is ENUM/SET.
+            real_type = if pflag & pack_flag::FIELDFLAG_INTERVAL != 0 {
+                FieldType::ENUM
+            } else {
+                FieldType::SET
+            };
+        }
+        if field_type == FieldType::JSON && mysql57 {
+            real_type = FieldType::JSON;
+        }
+        let mut col = FrmColumn {
+            name: lossy(name),
+            field_type,
+            real_type,
+            type_name: self.ex.type_names.get(&i).map(|s| lossy(s)),
+            length,
+            rec_pos,
+            pack_flag: pflag,
+            unireg_check,
+            interval_nr,
+            collation_id: 63,
+            geometry_type: None,
+            decimals: 0,
+            unsigned: false,
+            zerofill: false,
+            nullable: pflag & pack_flag::FIELDFLAG_MAYBE_NULL != 0,
+            elements: Vec::new(),
+            comment,
+            generated,
+            default_expr: None,
+            check: None,
+            invisible: self
+                .ex
+                .field_flags
+                .as_ref()
+                .and_then(|f| f.get(i))
+                .map_or(0, |f| f & 3),
+        };
+        let dec_mask: u16 = if mysql_version >= 100200 { 63 } else { 31 };
+        type_details(&mut col, g(11), g(14), dec_mask);
+        self.elements(&mut col, at)?;
+        Ok(col)
+    }
+
+    /// A MariaDB 5.2–10.1 virtual column's entry in the expressions
+    /// section (the column record's byte 12 is its length): 1|2, real
+    /// type, stored flag, [interval], text. Gives the real type, the
+    /// interval number and the expression.
+    fn old_virtual_column(
+        &mut self,
+        at: usize,
+        interval_nr: u8,
+    ) -> Result<(FieldType, u8, FrmExpr), FrmError> {
+        let r = self.r;
+        let vcol_pos = self.vcol_pos;
+        let len = usize::from(interval_nr);
+        let e = r.slice("virtual column", vcol_pos, len)?;
+        let bad = FrmError {
+            kind: FrmErrorKind::BadExpression,
+            offset: vcol_pos,
+        };
+        let (&v, rest) = e.split_first().ok_or(bad)?;
+        let (&ty, rest) = rest.split_first().ok_or(bad)?;
+        let (&flags, rest) = rest.split_first().ok_or(bad)?;
+        let (interval_nr, rest) = match v {
+            1 => (0, rest),
+            2 => {
+                let (&iv, rest) = rest.split_first().ok_or(bad)?;
+                (iv, rest)
+            }
+            _ => return Err(bad),
+        };
+        let generated = generated_expr(flags & 1 != 0, rest);
+        self.vcol_pos = r.pos(
+            "virtual column",
+            at.saturating_add(12),
+            vcol_pos,
+            len as u64,
+        )?;
+        Ok((FieldType(ty), interval_nr, generated))
+    }
+
+    /// A MySQL 5.7 generated column's entry in the expressions section:
+    /// 1, length u16, stored, text.
+    fn mysql57_generated_column(&mut self) -> Result<FrmExpr, FrmError> {
+        let r = self.r;
+        let vcol_pos = self.vcol_pos;
+        let bad = FrmError {
+            kind: FrmErrorKind::BadExpression,
+            offset: vcol_pos,
+        };
+        if r.u8("generated column", vcol_pos)? != 1 {
+            return Err(bad);
+        }
+        let len = r.u16("generated column length", vcol_pos.saturating_add(1))?;
+        let stored = r.u8("generated column", vcol_pos.saturating_add(3))? != 0;
+        let text = r.slice(
+            "generated column",
+            vcol_pos.saturating_add(4),
+            usize::from(len),
+        )?;
+        let generated = generated_expr(stored, text);
+        self.vcol_pos = r.pos(
+            "generated column length",
+            vcol_pos.saturating_add(1),
+            vcol_pos,
+            u64::from(len).saturating_add(FRM_GCOL_HEADER_SIZE as u64),
+        )?;
+        Ok(generated)
+    }
+
+    /// An ENUM/SET column's element names, from the list its record's
+    /// byte 12 numbers (1-based); UCS-2/UTF-16/UTF-32 lists are hex.
+    fn elements(&self, col: &mut FrmColumn, at: usize) -> Result<(), FrmError> {
+        let interval_nr = col.interval_nr;
+        if interval_nr > 0 && matches!(col.real_type.0, 247 | 248) {
+            let list = self
+                .intervals
+                .get(usize::from(interval_nr).wrapping_sub(1))
+                .ok_or(FrmError {
+                    kind: FrmErrorKind::BadInterval(interval_nr),
+                    offset: at.saturating_add(12),
+                })?;
+            let wide = col.charset().is_some_and(|c| c.mbminlen > 1);
+            col.elements = list
+                .iter()
+                .map(|v| if wide { unhex(v) } else { v.to_vec() })
+                .collect();
+        }
+        Ok(())
+    }
+}
+
+/// A generated column's expression as its entry gives it: stored or
+/// virtual, unnamed, the text as written.
+fn generated_expr(stored: bool, text: &[u8]) -> FrmExpr {
+    FrmExpr {
+        kind: if stored {
+            ExprKind::Stored
+        } else {
+            ExprKind::Virtual
+        },
+        name: String::new(),
+        text: lossy(text),
+    }
+}
+
+/// What a column's type makes of the record's bytes 11 and 14 and of
+/// `pack_flag`: the collation or the geometry type, the BLOB type by its
+/// length bytes, a number's decimals, sign and ZEROFILL, a temporal
+/// column's fractional digits (`dec_mask`: the decimals bits, 6 from
+/// MariaDB 10.2 on).
+fn type_details(col: &mut FrmColumn, cs_hi: u8, byte14: u8, dec_mask: u16) {
+    let pflag = col.pack_flag;
+    let length = col.length;
+    let numeric = pflag & pack_flag::FIELDFLAG_NUMBER != 0;
+    let packed = pflag & pack_flag::FIELDFLAG_PACK != 0;
+    if col.real_type == FieldType::GEOMETRY {
+        col.geometry_type = Some(GeometryType::from_byte(byte14));
+    } else {
+        let cs = u16::from(cs_hi) << 8 | u16::from(byte14);
+        col.collation_id = if cs == 0 { 63 } else { cs };
+    }
+    if col.real_type.is_blob() && packed {
+        // The BLOB type follows the length bytes (get_blob_type_from_length).
+        col.real_type = match col.packed_bytes() {
+            Some(1) => FieldType::TINY_BLOB,
+            Some(3) => FieldType::MEDIUM_BLOB,
+            Some(4) => FieldType::LONG_BLOB,
+            _ => FieldType::BLOB,
+        };
+    }
+    let rt = col.real_type;
+    if numeric && (rt.is_integer() || rt.has_scale()) {
+        // Field_num: unsigned unless FIELDFLAG_DECIMAL; decimals only
+        // for DECIMAL/FLOAT/DOUBLE (other fields mangle these bits).
+        if rt.has_scale() {
+            col.decimals =
+                u8::try_from((pflag >> pack_flag::FIELDFLAG_DEC_SHIFT) & dec_mask).unwrap_or(0);
+        }
+        col.unsigned = pflag & pack_flag::FIELDFLAG_DECIMAL == 0;
+        col.zerofill = pflag & pack_flag::FIELDFLAG_ZEROFILL != 0;
+    } else if rt.is_temporal_with_fraction() {
+        // Length = integer width + point + digits (temporal_dec).
+        let width = if matches!(col.real_type.0, 11 | 19) {
+            10
+        } else {
+            19
+        };
+        col.decimals =
+            u8::try_from(length.saturating_sub(width).saturating_sub(1).min(6)).unwrap_or(0);
+    }
+}
+
+/// MariaDB 10.2+ expressions (after the 16-byte section header): type,
+/// column u16, length u16, name length u8, name, text; table CHECKs are
+/// returned, the others go to their column.
+fn read_expressions(
+    r: &R<'_>,
+    vcol_pos: usize,
+    vcol_end: usize,
+    vcol_length: u16,
+    columns: &mut [FrmColumn],
+) -> Result<Vec<FrmExpr>, FrmError> {
+    let mut checks = Vec::new();
+    let mut p = vcol_pos;
+    let mut n = 0usize;
+    while p < vcol_end {
+        n = n.saturating_add(1);
+        if n > usize::from(vcol_length) {
             return Err(FrmError {
-                kind: CountMismatch {
-                    what: "column names",
-                    stated: u32::from(n_fields),
-                    found: u32::try_from(names.len()).unwrap_or(u32::MAX),
-                },
-                offset: names_at,
+                kind: FrmErrorKind::BadExpression,
+                offset: p,
             });
         }
-        let mut intervals: Vec<Vec<&[u8]>> =
-            Vec::with_capacity(usize::from(interval_count.min(int_length)));
-        let mut p = names_end;
-        for _ in 0..interval_count {
-            let (vals, next) = typelib(b, p, ints_end, "ENUM/SET element")?;
-            intervals.push(vals);
-            p = next;
+        let kind = r.u8("expression type", p)?;
+        let field_nr = r.u16("expression column", p.saturating_add(1))?;
+        let len = r.u16("expression length", p.saturating_add(3))?;
+        let name_len = r.u8("expression name length", p.saturating_add(5))?;
+        let name_at = p.saturating_add(FRM_VCOL_NEW_HEADER_SIZE);
+        let name = lossy(r.slice("expression name", name_at, usize::from(name_len))?);
+        let text_at = name_at.saturating_add(usize::from(name_len));
+        let text = lossy(r.slice("expression", text_at, usize::from(len))?);
+        let next = r.pos(
+            "expression length",
+            p.saturating_add(3),
+            text_at,
+            u64::from(len),
+        )?;
+        if next > vcol_end {
+            return Err(r.err("expression length", p.saturating_add(3), u64::from(len)));
         }
+        let kind = match kind {
+            0 => ExprKind::Virtual,
+            1 => ExprKind::Stored,
+            2 => ExprKind::Default,
+            3 => ExprKind::CheckField,
+            4 => ExprKind::CheckTable,
+            k => ExprKind::Other(k),
+        };
+        let e = FrmExpr { kind, name, text };
+        if kind == ExprKind::CheckTable {
+            checks.push(e);
+        } else {
+            let col = columns.get_mut(usize::from(field_nr)).ok_or(FrmError {
+                kind: FrmErrorKind::BadExpression,
+                offset: p.saturating_add(1),
+            })?;
+            match kind {
+                ExprKind::Virtual | ExprKind::Stored => col.generated = Some(e),
+                ExprKind::Default => col.default_expr = Some(e),
+                ExprKind::CheckField => col.check = Some(e),
+                _ => {}
+            }
+        }
+        p = next;
+    }
+    Ok(checks)
+}
 
-        let mut columns = Vec::with_capacity(fields);
-        let mut comment_pos = ints_end;
-        let mut vcol_pos = com_end;
-        if frm_version >= FRM_VER_EXPRESSIONS && vcol_length > 0 {
+/// MariaDB long UNIQUE keys (algorithm 5): the last that many columns
+/// hold their hashes (`init_from_binary_frm_image`: "Last n fields
+/// are unique_index_hash fields"); they are not stored.
+fn mark_hash_columns(keys: &[FrmKey], columns: &mut [FrmColumn]) {
+    let hash_fields = keys.iter().filter(|k| k.algorithm == 5).count();
+    let first_hash = columns.len().saturating_sub(hash_fields);
+    for c in columns.iter_mut().skip(first_hash) {
+        c.generated = Some(FrmExpr {
+            kind: ExprKind::UsingHash,
+            name: String::new(),
+            text: String::new(),
+        });
+    }
+}
+
+/// Key parts point at columns; prefixes follow the column's key length;
+/// MariaDB's `EXTRA2_INDEX_FLAGS` mark IGNORED keys.
+fn resolve_key_parts(
+    keys: &mut [FrmKey],
+    columns: &[FrmColumn],
+    index_flags: Option<&[u8]>,
+    key_pos: usize,
+) -> Result<(), FrmError> {
+    for (k, key) in keys.iter_mut().enumerate() {
+        if let Some(f) = index_flags.and_then(|f| f.get(k)) {
+            key.ignored = f & 1 != 0;
+        }
+        for part in key.parts.iter_mut() {
+            let col = columns.get(part.column).ok_or(FrmError {
+                kind: FrmErrorKind::BadKeyColumn(
+                    u16::try_from(part.column.saturating_add(1)).unwrap_or(u16::MAX),
+                ),
+                offset: key_pos,
+            })?;
+            let full = if key.flags & key_flag::HA_FULLTEXT != 0 {
+                None
+            } else {
+                col.key_length()
+            };
+            part.prefix_len = match full {
+                Some(f) if f != u32::from(part.length) => Some(u32::from(part.length)),
+                _ => None,
+            };
+        }
+    }
+    Ok(())
+}
+
+impl Frm {
+    /// Reads a `.frm` file. Every offset and length is checked; the error
+    /// names the byte offset of the value that does not fit.
+    pub fn parse(b: &[u8]) -> Result<Frm, FrmError> {
+        let r = R { b };
+        let h = Header::read(&r)?;
+
+        // Extra2 (MariaDB) or the form names "//" (MySQL).
+        let e2_start = FRM_HEADER_SIZE;
+        let e2_end = r.pos("extra2 length", 4, e2_start, u64::from(h.extra2_len))?;
+        let mut ex = Extra2::default();
+        if r.u8("extra2", e2_start)? != b'/' {
+            ex = read_extra2(&r, e2_start, e2_end)?;
+        }
+        let forminfo = forminfo_position(&r, e2_end)?;
+        let (mut keys, record_offset, rec_end) = read_key_section(&r, &h)?;
+        let fi = FormInfo::read(&r, forminfo)?;
+        let extra = read_extra_segment(&r, &h, rec_end, &keys, &fi)?;
+
+        // Columns.
+        let s = ColumnSections::locate(&r, e2_end, &fi)?;
+        let (names, intervals) = read_names(b, &s, &fi)?;
+        let mut vcol_pos = s.com_end;
+        if h.frm_version >= FRM_VER_EXPRESSIONS && fi.vcol_length > 0 {
             vcol_pos = r.pos(
                 "expressions length",
-                fi(286),
+                fi.fi(286),
                 vcol_pos,
                 FRM_VCOL_NEW_BASE_SIZE as u64,
             )?;
         }
-        let mysql57 = (50700..100000).contains(&mysql_version);
-        let dec_mask: u16 = if mysql_version >= 100200 { 63 } else { 31 };
+        let mut reader = ColumnReader {
+            r: &r,
+            ex: &ex,
+            intervals: &intervals,
+            field_start: s.field_start,
+            mysql_version: h.mysql_version,
+            comment_pos: s.ints_end,
+            vcol_pos,
+        };
+        let mut columns = Vec::with_capacity(names.len());
         for (i, name) in names.iter().enumerate() {
-            let at = field_start.saturating_add(i.saturating_mul(FCOMP));
-            let rec = r.slice("column record", at, FCOMP)?;
-            let g = |o: usize| rec.get(o).copied().unwrap_or(0);
-            let g16 = |o: usize| u16::from(g(o)) | u16::from(g(o.saturating_add(1))) << 8;
-            let length = u32::from(g16(3));
-            let rec_pos = u32::from(g16(5)) | u32::from(g(7)) << 16;
-            let pflag = g16(8);
-            let unireg_check = g(10);
-            let mut interval_nr = g(12);
-            let mut field_type = FieldType(g(13));
-            let comment_len = g16(15);
-            let comment =
-                lossy(r.slice("column comment", comment_pos, usize::from(comment_len))?);
-            comment_pos = r.pos(
-                "column comment length",
-                at.saturating_add(15),
-                comment_pos,
-                u64::from(comment_len),
-            )?;
-            let mut generated = None;
-            let mut real_type = field_type;
-            if field_type == FieldType::JSON && (mysql_version < 50600 || mariadb) {
-                // MariaDB 5.2–10.1 virtual column: byte 12 is the length of
-                // its entry: 1|2, real type, stored flag, [interval], text.
-                let len = usize::from(interval_nr);
-                let e = r.slice("virtual column", vcol_pos, len)?;
-                let bad = FrmError {
-                    kind: BadExpression,
-                    offset: vcol_pos,
-                };
-                let (&v, rest) = e.split_first().ok_or(bad)?;
-                let (&ty, rest) = rest.split_first().ok_or(bad)?;
-                let (&flags, rest) = rest.split_first().ok_or(bad)?;
-                let rest = match v {
-                    1 => {
-                        interval_nr = 0;
-                        rest
-                    }
-                    2 => {
-                        let (&iv, rest) = rest.split_first().ok_or(bad)?;
-                        interval_nr = iv;
-                        rest
-                    }
-                    _ => return Err(bad),
-                };
-                field_type = FieldType(ty);
-                real_type = field_type;
-                generated = Some(FrmExpr {
-                    kind: if flags & 1 != 0 {
-                        ExprKind::Stored
-                    } else {
-                        ExprKind::Virtual
-                    },
-                    name: String::new(),
-                    text: lossy(rest),
-                });
-                vcol_pos = r.pos(
-                    "virtual column",
-                    at.saturating_add(12),
-                    vcol_pos,
-                    len as u64,
-                )?;
-            } else if mysql57 && unireg_check & 128 != 0 {
-                // MySQL 5.7 generated column: 1, length u16, stored, text.
-                let bad = FrmError {
-                    kind: BadExpression,
-                    offset: vcol_pos,
-                };
-                if r.u8("generated column", vcol_pos)? != 1 {
-                    return Err(bad);
-                }
-                let len = r.u16("generated column length", vcol_pos.saturating_add(1))?;
-                let stored = r.u8("generated column", vcol_pos.saturating_add(3))? != 0;
-                let text = r.slice(
-                    "generated column",
-                    vcol_pos.saturating_add(4),
-                    usize::from(len),
-                )?;
-                generated = Some(FrmExpr {
-                    kind: if stored {
-                        ExprKind::Stored
-                    } else {
-                        ExprKind::Virtual
-                    },
-                    name: String::new(),
-                    text: lossy(text),
-                });
-                vcol_pos = r.pos(
-                    "generated column length",
-                    vcol_pos.saturating_add(1),
-                    vcol_pos,
-                    u64::from(len).saturating_add(FRM_GCOL_HEADER_SIZE as u64),
-                )?;
-            }
-            let numeric = pflag & pack_flag::FIELDFLAG_NUMBER != 0;
-            let packed = pflag & pack_flag::FIELDFLAG_PACK != 0;
-            if !numeric && packed && interval_nr > 0 && field_type == FieldType::STRING {
-                // make_field: a packed string with an interval is ENUM/SET.
-                real_type = if pflag & pack_flag::FIELDFLAG_INTERVAL != 0 {
-                    FieldType::ENUM
-                } else {
-                    FieldType::SET
-                };
-            }
-            if field_type == FieldType::JSON && mysql57 {
-                real_type = FieldType::JSON;
-            }
-            let mut col = FrmColumn {
-                name: lossy(name),
-                field_type,
-                real_type,
-                type_name: ex.type_names.get(&i).map(|s| lossy(s)),
-                length,
-                rec_pos,
-                pack_flag: pflag,
-                unireg_check,
-                interval_nr,
-                collation_id: 63,
-                geometry_type: None,
-                decimals: 0,
-                unsigned: false,
-                zerofill: false,
-                nullable: pflag & pack_flag::FIELDFLAG_MAYBE_NULL != 0,
-                elements: Vec::new(),
-                comment,
-                generated,
-                default_expr: None,
-                check: None,
-                invisible: ex
-                    .field_flags
-                    .as_ref()
-                    .and_then(|f| f.get(i))
-                    .map_or(0, |f| f & 3),
-            };
-            if col.real_type == FieldType::GEOMETRY {
-                col.geometry_type = Some(GeometryType::from_byte(g(14)));
-            } else {
-                let cs = u16::from(g(11)) << 8 | u16::from(g(14));
-                col.collation_id = if cs == 0 { 63 } else { cs };
-            }
-            if col.real_type.is_blob() && packed {
-                // The BLOB type follows the length bytes (get_blob_type_from_length).
-                col.real_type = match col.packed_bytes() {
-                    Some(1) => FieldType::TINY_BLOB,
-                    Some(3) => FieldType::MEDIUM_BLOB,
-                    Some(4) => FieldType::LONG_BLOB,
-                    _ => FieldType::BLOB,
-                };
-            }
-            let rt = col.real_type;
-            if numeric && (rt.is_integer() || rt.has_scale()) {
-                // Field_num: unsigned unless FIELDFLAG_DECIMAL; decimals only
-                // for DECIMAL/FLOAT/DOUBLE (other fields mangle these bits).
-                if rt.has_scale() {
-                    col.decimals =
-                        u8::try_from((pflag >> pack_flag::FIELDFLAG_DEC_SHIFT) & dec_mask)
-                            .unwrap_or(0);
-                }
-                col.unsigned = pflag & pack_flag::FIELDFLAG_DECIMAL == 0;
-                col.zerofill = pflag & pack_flag::FIELDFLAG_ZEROFILL != 0;
-            } else if rt.is_temporal_with_fraction() {
-                // Length = integer width + point + digits (temporal_dec).
-                let width = if matches!(col.real_type.0, 11 | 19) {
-                    10
-                } else {
-                    19
-                };
-                col.decimals = u8::try_from(length.saturating_sub(width).saturating_sub(1).min(6))
-                    .unwrap_or(0);
-            }
-            if interval_nr > 0 && matches!(col.real_type.0, 247 | 248) {
-                let list = intervals
-                    .get(usize::from(interval_nr).wrapping_sub(1))
-                    .ok_or(FrmError {
-                        kind: BadInterval(interval_nr),
-                        offset: at.saturating_add(12),
-                    })?;
-                let wide = col.charset().is_some_and(|c| c.mbminlen > 1);
-                col.elements = list
-                    .iter()
-                    .map(|v| if wide { unhex(v) } else { v.to_vec() })
-                    .collect();
-            }
-            columns.push(col);
+            columns.push(reader.column(i, name)?);
         }
-
-        // MariaDB 10.2+ expressions: type, column u16, length u16, name
-        // length u8, name, text.
-        let mut checks = Vec::new();
-        if frm_version >= FRM_VER_EXPRESSIONS {
-            let mut p = vcol_pos;
-            let mut n = 0usize;
-            while p < vcol_end {
-                n = n.saturating_add(1);
-                if n > usize::from(vcol_length) {
-                    return Err(FrmError {
-                        kind: BadExpression,
-                        offset: p,
-                    });
-                }
-                let kind = r.u8("expression type", p)?;
-                let field_nr = r.u16("expression column", p.saturating_add(1))?;
-                let len = r.u16("expression length", p.saturating_add(3))?;
-                let name_len = r.u8("expression name length", p.saturating_add(5))?;
-                let name_at = p.saturating_add(FRM_VCOL_NEW_HEADER_SIZE);
-                let name = lossy(r.slice("expression name", name_at, usize::from(name_len))?);
-                let text_at = name_at.saturating_add(usize::from(name_len));
-                let text = lossy(r.slice("expression", text_at, usize::from(len))?);
-                let next = r.pos(
-                    "expression length",
-                    p.saturating_add(3),
-                    text_at,
-                    u64::from(len),
-                )?;
-                if next > vcol_end {
-                    return Err(r.err("expression length", p.saturating_add(3), u64::from(len)));
-                }
-                let kind = match kind {
-                    0 => ExprKind::Virtual,
-                    1 => ExprKind::Stored,
-                    2 => ExprKind::Default,
-                    3 => ExprKind::CheckField,
-                    4 => ExprKind::CheckTable,
-                    k => ExprKind::Other(k),
-                };
-                let e = FrmExpr { kind, name, text };
-                if kind == ExprKind::CheckTable {
-                    checks.push(e);
-                } else {
-                    let col = columns.get_mut(usize::from(field_nr)).ok_or(FrmError {
-                        kind: BadExpression,
-                        offset: p.saturating_add(1),
-                    })?;
-                    match kind {
-                        ExprKind::Virtual | ExprKind::Stored => col.generated = Some(e),
-                        ExprKind::Default => col.default_expr = Some(e),
-                        ExprKind::CheckField => col.check = Some(e),
-                        _ => {}
-                    }
-                }
-                p = next;
-            }
-        }
-
-        // MariaDB long UNIQUE keys (algorithm 5): the last that many columns
-        // hold their hashes (`init_from_binary_frm_image`: "Last n fields
-        // are unique_index_hash fields"); they are not stored.
-        let hash_fields = keys.iter().filter(|k| k.algorithm == 5).count();
-        let first_hash = columns.len().saturating_sub(hash_fields);
-        for c in columns.iter_mut().skip(first_hash) {
-            c.generated = Some(FrmExpr {
-                kind: ExprKind::UsingHash,
-                name: String::new(),
-                text: String::new(),
-            });
-        }
-
-        // Key parts point at columns; prefixes follow the column's key length.
-        for (k, key) in keys.iter_mut().enumerate() {
-            if let Some(f) = ex.index_flags.as_ref().and_then(|f| f.get(k)) {
-                key.ignored = f & 1 != 0;
-            }
-            for part in key.parts.iter_mut() {
-                let col = columns.get(part.column).ok_or(FrmError {
-                    kind: BadKeyColumn(
-                        u16::try_from(part.column.saturating_add(1)).unwrap_or(u16::MAX),
-                    ),
-                    offset: key_pos,
-                })?;
-                let full = if key.flags & key_flag::HA_FULLTEXT != 0 {
-                    None
-                } else {
-                    col.key_length()
-                };
-                part.prefix_len = match full {
-                    Some(f) if f != u32::from(part.length) => Some(u32::from(part.length)),
-                    _ => None,
-                };
-            }
-        }
+        let vcol_pos = reader.vcol_pos;
+        let checks = if h.frm_version >= FRM_VER_EXPRESSIONS {
+            read_expressions(&r, vcol_pos, s.vcol_end, fi.vcol_length, &mut columns)?
+        } else {
+            Vec::new()
+        };
+        mark_hash_columns(&keys, &mut columns);
+        resolve_key_parts(&mut keys, &columns, ex.index_flags.as_deref(), h.key_pos)?;
 
         let system_period = ex.system_period;
         if let Some((s, e)) = system_period {
+            let fields = usize::from(fi.n_fields);
             if s >= fields || e >= fields {
                 return Err(FrmError {
-                    kind: BadExtra2,
+                    kind: FrmErrorKind::BadExtra2,
                     offset: e2_start,
                 });
             }
         }
         Ok(Frm {
-            frm_version,
-            legacy_db_type,
-            engine,
-            partition_db_type,
-            mysql_version,
-            row_type,
-            table_collation,
-            key_block_size,
-            create_options,
-            max_rows,
-            min_rows,
-            avg_row_length,
-            reclength,
+            frm_version: h.frm_version,
+            legacy_db_type: h.legacy_db_type,
+            engine: extra.engine,
+            partition_db_type: h.partition_db_type,
+            mysql_version: h.mysql_version,
+            row_type: h.row_type,
+            table_collation: h.table_collation,
+            key_block_size: h.key_block_size,
+            create_options: h.create_options,
+            max_rows: h.max_rows,
+            min_rows: h.min_rows,
+            avg_row_length: h.avg_row_length,
+            reclength: h.reclength,
             record_offset,
-            comment,
-            connect_string,
-            partition_info,
+            comment: extra.comment,
+            connect_string: extra.connect_string,
+            partition_info: extra.partition_info,
             columns,
             keys,
             checks,
@@ -2105,8 +2106,8 @@ pub fn clustered_key_of(
 }
 
 /// The part of [`Frm::to_table_def`] that does not depend on where the
-/// definition came from (a `.frm` or a `CREATE TABLE` statement, see
-/// [`crate::ddl`]): from the user columns (table order, as
+/// definition came from (a `.frm` or a `CREATE TABLE` statement, see the
+/// `ddl` module): from the user columns (table order, as
 /// [`crate::table::Column`]s) and the keys in the server's order, InnoDB's
 /// system columns and index elements. `hash_cols` are the columns holding
 /// MariaDB long UNIQUE hashes, in key order.
@@ -2118,50 +2119,10 @@ pub fn innodb_table_def(
     keys: &[FrmKey],
     hash_cols: &[usize],
 ) -> crate::table::TableDef {
-    use crate::table::{
-        ColType, Column, DefSource, Hidden, IndexDef, IndexElement, IndexKind, RowFormat, TableDef,
-    };
+    use crate::table::{DefSource, IndexDef, IndexElement, IndexKind, RowFormat, TableDef};
     let n_user = columns.len();
-    let sys = |n: &str, t: ColType, hidden: Hidden| {
-        let mut c = Column::new(n, t);
-        c.hidden = hidden;
-        c.nullable = false;
-        c.unsigned = true;
-        c.collation_id = 63;
-        c
-    };
-    let fts = keys.iter().any(FrmKey::fulltext)
-        && !columns
-            .iter()
-            .any(|c| c.name.eq_ignore_ascii_case("FTS_DOC_ID"));
-    if fts {
-        columns.push(sys("FTS_DOC_ID", ColType::LongLong, Hidden::Sql));
-    }
-    let clustered = clustered_key_of(keys, |i| columns.get(i).map(|c| c.nullable));
-    let row_id = if clustered.is_none() {
-        columns.push(sys("DB_ROW_ID", ColType::LongLong, Hidden::Se));
-        Some(columns.len().saturating_sub(1))
-    } else {
-        None
-    };
-    let trx_id = columns.len();
-    columns.push(sys("DB_TRX_ID", ColType::LongLong, Hidden::Se));
-    let roll_ptr = columns.len();
-    columns.push(sys("DB_ROLL_PTR", ColType::LongLong, Hidden::Se));
+    let (clustered, sys) = add_system_columns(&mut columns, keys);
 
-    let kind = |k: &FrmKey| {
-        if k.primary() {
-            IndexKind::Primary
-        } else if k.fulltext() {
-            IndexKind::Fulltext
-        } else if k.spatial() {
-            IndexKind::Spatial
-        } else if k.unique() {
-            IndexKind::Unique
-        } else {
-            IndexKind::Multiple
-        }
-    };
     // A long UNIQUE key: InnoDB indexes its hash column.
     let mut hash_no = 0usize;
     let mut key_elements = |k: &FrmKey| -> Vec<IndexElement> {
@@ -2188,45 +2149,18 @@ pub fn innodb_table_def(
     let clust_key: Vec<IndexElement> = match clustered {
         Some(k) => key_elements(k),
         None => vec![IndexElement {
-            column: row_id.unwrap_or(0),
+            column: sys.row_id.unwrap_or(0),
             prefix_len: None,
             hidden: true,
         }],
     };
-    let mut elements = clust_key.clone();
-    elements.push(IndexElement {
-        column: trx_id,
-        prefix_len: None,
-        hidden: true,
-    });
-    elements.push(IndexElement {
-        column: roll_ptr,
-        prefix_len: None,
-        hidden: true,
-    });
-    for (i, c) in columns.iter().enumerate().take(if fts {
-        n_user.saturating_add(1)
-    } else {
-        n_user
-    }) {
-        let whole = clust_key
-            .iter()
-            .any(|e| e.column == i && e.prefix_len.is_none());
-        if !whole && !c.is_virtual {
-            elements.push(IndexElement {
-                column: i,
-                prefix_len: None,
-                hidden: true,
-            });
-        }
-    }
     indexes.push(IndexDef {
         name: clustered.map_or_else(|| "GEN_CLUST_INDEX".to_string(), |k| k.name.clone()),
-        kind: clustered.map_or(IndexKind::Primary, kind),
+        kind: clustered.map_or(IndexKind::Primary, index_kind),
         id: None,
         root: None,
         hidden: clustered.is_none(),
-        elements,
+        elements: clustered_elements(&clust_key, &columns, &sys, n_user),
     });
     for k in keys {
         if clustered.is_some_and(|c| std::ptr::eq(c, k)) {
@@ -2245,7 +2179,7 @@ pub fn innodb_table_def(
         }
         indexes.push(IndexDef {
             name: k.name.clone(),
-            kind: kind(k),
+            kind: index_kind(k),
             id: None,
             root: None,
             hidden: false,
@@ -2267,6 +2201,119 @@ pub fn innodb_table_def(
         instant_cols: None,
         source: DefSource::Frm,
     }
+}
+
+/// Where [`add_system_columns`] put InnoDB's system columns.
+struct SystemColumns {
+    /// FTS_DOC_ID was added after the user columns.
+    fts: bool,
+    /// DB_ROW_ID, when no key clusters the table.
+    row_id: Option<usize>,
+    /// DB_TRX_ID.
+    trx_id: usize,
+    /// DB_ROLL_PTR.
+    roll_ptr: usize,
+}
+
+/// Appends InnoDB's system columns to the user columns: FTS_DOC_ID for a
+/// FULLTEXT key when no column has the name, DB_ROW_ID when no key can
+/// cluster the table, DB_TRX_ID and DB_ROLL_PTR; gives the clustering key.
+fn add_system_columns<'k>(
+    columns: &mut Vec<crate::table::Column>,
+    keys: &'k [FrmKey],
+) -> (Option<&'k FrmKey>, SystemColumns) {
+    use crate::table::{ColType, Column, Hidden};
+    let sys = |n: &str, t: ColType, hidden: Hidden| {
+        let mut c = Column::new(n, t);
+        c.hidden = hidden;
+        c.nullable = false;
+        c.unsigned = true;
+        c.collation_id = 63;
+        c
+    };
+    let fts = keys.iter().any(FrmKey::fulltext)
+        && !columns
+            .iter()
+            .any(|c| c.name.eq_ignore_ascii_case("FTS_DOC_ID"));
+    if fts {
+        columns.push(sys("FTS_DOC_ID", ColType::LongLong, Hidden::Sql));
+    }
+    let clustered = clustered_key_of(keys, |i| columns.get(i).map(|c| c.nullable));
+    let row_id = if clustered.is_none() {
+        columns.push(sys("DB_ROW_ID", ColType::LongLong, Hidden::Se));
+        Some(columns.len().saturating_sub(1))
+    } else {
+        None
+    };
+    let trx_id = columns.len();
+    columns.push(sys("DB_TRX_ID", ColType::LongLong, Hidden::Se));
+    let roll_ptr = columns.len();
+    columns.push(sys("DB_ROLL_PTR", ColType::LongLong, Hidden::Se));
+    (
+        clustered,
+        SystemColumns {
+            fts,
+            row_id,
+            trx_id,
+            roll_ptr,
+        },
+    )
+}
+
+/// The index kind of a key: PRIMARY, FULLTEXT, SPATIAL, UNIQUE or not.
+fn index_kind(k: &FrmKey) -> crate::table::IndexKind {
+    use crate::table::IndexKind;
+    if k.primary() {
+        IndexKind::Primary
+    } else if k.fulltext() {
+        IndexKind::Fulltext
+    } else if k.spatial() {
+        IndexKind::Spatial
+    } else if k.unique() {
+        IndexKind::Unique
+    } else {
+        IndexKind::Multiple
+    }
+}
+
+/// The clustered index's elements (`dict_index_build_internal_clust`): the
+/// key, DB_TRX_ID, DB_ROLL_PTR, then every other stored user column (and
+/// FTS_DOC_ID) not already whole in the key.
+fn clustered_elements(
+    clust_key: &[crate::table::IndexElement],
+    columns: &[crate::table::Column],
+    sys: &SystemColumns,
+    n_user: usize,
+) -> Vec<crate::table::IndexElement> {
+    use crate::table::IndexElement;
+    let mut elements = clust_key.to_vec();
+    elements.push(IndexElement {
+        column: sys.trx_id,
+        prefix_len: None,
+        hidden: true,
+    });
+    elements.push(IndexElement {
+        column: sys.roll_ptr,
+        prefix_len: None,
+        hidden: true,
+    });
+    for (i, c) in columns.iter().enumerate().take(if sys.fts {
+        n_user.saturating_add(1)
+    } else {
+        n_user
+    }) {
+        let whole = clust_key
+            .iter()
+            .any(|e| e.column == i && e.prefix_len.is_none());
+        if !whole && !c.is_virtual {
+            elements.push(IndexElement {
+                column: i,
+                prefix_len: None,
+                hidden: true,
+            });
+        }
+    }
+    elements
 }
 
 #[derive(Default)]

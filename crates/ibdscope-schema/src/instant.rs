@@ -96,6 +96,7 @@ pub struct MariaInstant {
 
 /// Why the instant metadata could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InstantError {
     /// The definition has no clustered index with a root page.
     NoRoot,

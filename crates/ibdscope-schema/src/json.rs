@@ -79,6 +79,7 @@ impl Value {
 
 /// Why a document could not be read, and where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct JsonError {
     /// What was expected or found.
     pub what: &'static str,

@@ -26,6 +26,7 @@
 //! # }
 //! ```
 
+mod collation;
 pub mod ddl;
 pub mod frm;
 pub mod instant;

@@ -120,7 +120,8 @@
 //! # }
 //! ```
 
-use crate::table::RecordLayout;
+use crate::table::{LayoutField, RecordLayout};
+pub use crate::zip::BTR_EXTERN_FIELD_REF_SIZE;
 use ibdscope::bytes::{be_u16, be_u32};
 use ibdscope::fil::{FilHeader, FIL_PAGE_DATA};
 use ibdscope::record::{
@@ -130,8 +131,6 @@ use ibdscope::record::{
 use ibdscope::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::fmt;
 
-/// `BTR_EXTERN_FIELD_REF_SIZE`.
-pub const BTR_EXTERN_FIELD_REF_SIZE: usize = 20;
 /// Offset of the space id in a reference.
 pub const BTR_EXTERN_SPACE_ID: usize = 0;
 /// Offset of the first page number.
@@ -294,6 +293,7 @@ pub struct RecordInfo {
 
 /// Why a record could not be split.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RowErrorKind {
     /// ROW_FORMAT=COMPRESSED page: its records are a zlib stream, not
     /// decoded yet.
@@ -344,6 +344,7 @@ pub enum RowErrorKind {
 
 /// A split error and the page offset of the bytes at fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RowError {
     /// What.
     pub kind: RowErrorKind,
@@ -415,6 +416,14 @@ fn u16_of(n: usize) -> u16 {
     u16::try_from(n).unwrap_or(u16::MAX)
 }
 
+/// A split error at page offset `at`.
+fn row_err(kind: RowErrorKind, at: usize) -> RowError {
+    RowError {
+        kind,
+        page_offset: u16_of(at),
+    }
+}
+
 /// Splits `rec` (a record of `rp`) into its fields per `layout`, into
 /// `out` (cleared first). Every length read from the page is checked: a
 /// malformed record gives a [`RowError`] with the byte offset.
@@ -426,10 +435,7 @@ pub fn split(
 ) -> Result<RecordInfo, RowError> {
     out.clear();
     let origin = usize::from(rec.origin);
-    let err = |kind, at: usize| RowError {
-        kind,
-        page_offset: u16_of(at),
-    };
+    let err = row_err;
     if rp.is_compressed() {
         return Err(err(RowErrorKind::Compressed, origin));
     }
@@ -441,203 +447,226 @@ pub fn split(
         RecType::Ordinary => false,
         RecType::NodePtr => true,
         // MariaDB's status 4 needs the core field count, which only the
-        // instant metadata gives (`crate::instant`).
+        // instant metadata gives (the `instant` module).
         RecType::Instant if fmt_compact && layout.n_before_instant.is_some() => false,
         RecType::Instant => return Err(err(RowErrorKind::MariaDbInstant, origin)),
         _ => return Err(err(RowErrorKind::NotUserRecord, origin)),
     };
+    let s = Splitter {
+        page: rp.bytes(),
+        limit: rp.heap_limit(),
+        layout,
+        node_ptr,
+        rec,
+    };
     if fmt_compact {
-        split_compact(rp, rec, layout, node_ptr, out)
+        s.compact(out)
     } else {
-        split_redundant(rp, rec, layout, node_ptr, out)
+        s.redundant(out)
     }
 }
 
-fn split_compact(
-    rp: &RecPage<'_>,
-    rec: &Rec,
-    layout: &RecordLayout,
+/// Which of the layout's fields a record stores, and so which count
+/// toward COMPACT's NULL bitmap.
+#[derive(Clone, Copy)]
+enum Stored {
+    /// Every field.
+    All,
+    /// Those present in this row version (8.0.29+).
+    Version(u32),
+    /// The first n (instant ADD: 8.0.12–8.0.28, MariaDB, REDUNDANT).
+    FirstN(usize),
+}
+
+impl Stored {
+    /// Whether the record stores field `i` (`f`).
+    fn stores(self, i: usize, f: &LayoutField) -> bool {
+        match self {
+            Stored::All => true,
+            Stored::Version(v) => f.in_version(v),
+            Stored::FirstN(n) => i < n,
+        }
+    }
+
+    /// The value of field `i` (`f`) when the record does not store it:
+    /// dropped at or before its row version, else the instant default.
+    fn absent(self, i: usize, f: &LayoutField) -> Option<FieldValue> {
+        match self {
+            Stored::Version(v) if f.version_dropped.is_some_and(|d| d <= v) => {
+                Some(FieldValue::Dropped)
+            }
+            Stored::Version(v) if f.version_added > v => Some(FieldValue::Default),
+            Stored::FirstN(n) if i >= n => Some(FieldValue::Default),
+            _ => None,
+        }
+    }
+}
+
+/// A stored field as its record format's header gives it.
+enum Slot {
+    /// SQL NULL with no bytes (COMPACT's NULL bitmap).
+    Null,
+    /// The page bytes `start..end`: SQL NULL (REDUNDANT keeps the bytes of
+    /// a NULL fixed-length field), or a value, maybe with an off-page tail.
+    Bytes {
+        start: usize,
+        end: usize,
+        null: bool,
+        external: bool,
+    },
+}
+
+/// What a record format contributes to a split: how its header gives a
+/// stored field's NULL flag and length.
+trait FieldHeader {
+    /// Field `i` (`f`) of the record, which stores it.
+    fn field(&mut self, i: usize, f: &LayoutField) -> Result<Slot, RowError>;
+}
+
+/// What the COMPACT and REDUNDANT splits share: the page, the heap's end,
+/// the layout, whether the record is a node pointer, and the record.
+struct Splitter<'a> {
+    page: &'a [u8],
+    limit: usize,
+    layout: &'a RecordLayout,
     node_ptr: bool,
-    out: &mut Vec<Field>,
-) -> Result<RecordInfo, RowError> {
-    let page = rp.bytes();
-    let origin = usize::from(rec.origin);
-    let floor = RecFormat::Compact.supremum_end();
-    let limit = rp.heap_limit();
-    let err = |kind, at: usize| RowError {
-        kind,
-        page_offset: u16_of(at),
-    };
-    let bad_header = err(RowErrorKind::HeaderOutOfPage, origin);
-    // A byte of the header area at `at`, which must lie in the records.
-    let byte_at = |at: usize| -> Result<u8, RowError> {
-        if at < floor {
-            return Err(bad_header);
-        }
-        page.get(at).copied().ok_or(bad_header)
-    };
-    let info = rec.header.info_bits;
-    let mut nulls = origin
-        .checked_sub(REC_N_NEW_EXTRA_BYTES + 1)
-        .ok_or(bad_header)?;
-    let n_layout = layout.fields.len();
-    let mut version = None;
-    let mut n_stored = None;
-    // Which layout fields the record stores, and which count toward the
-    // NULL bitmap.
-    enum State {
-        All,
-        Version(u32),
-        FirstN(usize),
-    }
-    let state = if node_ptr {
-        State::All
-    } else if rec.rec_type == RecType::Instant {
-        // MariaDB REC_STATUS_INSTANT (rem0rec.cc rec_get_n_add_field): the
-        // fields added past the core ones, minus one, in one byte below 0x80
-        // or two (low 7 bits first); the record stores n_core + 1 + that.
-        let n_core = layout.n_before_instant.unwrap_or(n_layout);
-        let b1 = byte_at(nulls)?;
-        let n_add = if b1 < 0x80 {
-            nulls = nulls.checked_sub(1).ok_or(bad_header)?;
-            usize::from(b1)
-        } else {
-            let b2 = byte_at(nulls.checked_sub(1).ok_or(bad_header)?)?;
-            nulls = nulls.checked_sub(2).ok_or(bad_header)?;
-            usize::from(b1 & 0x7F) | (usize::from(b2) << 7)
-        };
-        let n = n_core.saturating_add(1).saturating_add(n_add);
-        if n > n_layout {
-            return Err(err(
-                RowErrorKind::TooManyFields {
-                    stated: u16_of(n),
-                    layout: u16_of(n_layout),
-                },
-                origin,
-            ));
-        }
-        n_stored = Some(u16_of(n));
-        State::FirstN(n)
-    } else if info & REC_INFO_VERSION_FLAG != 0 {
-        let v = byte_at(nulls)?;
-        version = Some(v);
-        nulls = nulls.checked_sub(1).ok_or(bad_header)?;
-        State::Version(u32::from(v))
-    } else if info & REC_INFO_INSTANT_FLAG != 0 {
-        let b1 = byte_at(nulls)?;
-        let n = if b1 & REC_N_FIELDS_TWO_BYTES_FLAG == 0 {
-            nulls = nulls.checked_sub(1).ok_or(bad_header)?;
-            u16::from(b1)
-        } else {
-            let b2 = byte_at(nulls.checked_sub(1).ok_or(bad_header)?)?;
-            nulls = nulls.checked_sub(2).ok_or(bad_header)?;
-            (u16::from(b1 & REC_N_FIELDS_ONE_BYTE_MAX) << 8) | u16::from(b2)
-        };
-        if usize::from(n) > n_layout {
-            return Err(err(
-                RowErrorKind::TooManyFields {
-                    stated: n,
-                    layout: u16_of(n_layout),
-                },
-                origin,
-            ));
-        }
-        n_stored = Some(n);
-        State::FirstN(usize::from(n))
-    } else if let Some(k) = layout.n_before_instant {
-        State::FirstN(k)
-    } else if layout.row_versions {
-        State::Version(0)
-    } else {
-        State::All
-    };
-    let n_fields = if node_ptr {
-        layout.n_unique.min(n_layout)
-    } else {
-        n_layout
-    };
-    let stores = |i: usize| -> bool {
-        let Some(f) = layout.fields.get(i) else {
-            return false;
-        };
-        match state {
-            State::All => true,
-            State::Version(v) => f.in_version(v),
-            State::FirstN(n) => i < n,
-        }
-    };
-    let n_null = if node_ptr {
-        // rec_init_offsets: the bitmap of a node pointer is sized by the
-        // index's nullable fields (before any instant column).
-        let upto = layout.n_before_instant.unwrap_or(n_layout);
-        layout
-            .fields
-            .iter()
-            .take(upto)
-            .filter(|f| f.nullable && (!layout.row_versions || f.in_version(0)))
-            .count()
-    } else {
-        (0..n_layout)
-            .filter(|&i| stores(i) && layout.fields.get(i).is_some_and(|f| f.nullable))
-            .count()
-    };
-    let null_bytes = n_null.div_ceil(8);
-    let mut lens = nulls.checked_sub(null_bytes).ok_or(bad_header)?;
-    if null_bytes > 0 {
-        byte_at(lens.checked_add(1).ok_or(bad_header)?)?;
-    }
-    let mut null_byte = nulls;
-    let mut null_bit = 0u32;
-    let mut offs = 0usize;
-    for i in 0..n_fields {
-        let Some(f) = layout.fields.get(i) else { break };
-        let idx = u16_of(i);
-        let mut push = |value| {
+    /// The record being split.
+    rec: &'a Rec,
+}
+
+impl Splitter<'_> {
+    /// The first `n` layout fields into `out`: the dropped mark or instant
+    /// default of a field the record does not store, else the value of
+    /// what `header` gives.
+    fn fields(
+        &self,
+        n: usize,
+        stored: Stored,
+        header: &mut impl FieldHeader,
+        out: &mut Vec<Field>,
+    ) -> Result<(), RowError> {
+        for i in 0..n {
+            let Some(f) = self.layout.fields.get(i) else {
+                break;
+            };
+            let idx = u16_of(i);
+            let value = match stored.absent(i, f) {
+                Some(v) => v,
+                None => {
+                    let slot = header.field(i, f)?;
+                    self.value(f, idx, slot)?
+                }
+            };
             out.push(Field {
                 layout_idx: idx,
                 column: f.column,
                 value,
-            })
+            });
+        }
+        Ok(())
+    }
+
+    /// A stored field's value: its bytes must lie below the heap's end; an
+    /// off-page tail only where the column can have one (not in a node
+    /// pointer); a fixed-length field's length must be the column's.
+    fn value(&self, f: &LayoutField, idx: u16, slot: Slot) -> Result<FieldValue, RowError> {
+        let (start, end, null, external) = match slot {
+            Slot::Null => return Ok(FieldValue::Null),
+            Slot::Bytes {
+                start,
+                end,
+                null,
+                external,
+            } => (start, end, null, external),
         };
-        if !node_ptr {
-            match state {
-                State::Version(v) if f.version_dropped.is_some_and(|d| d <= v) => {
-                    push(FieldValue::Dropped);
-                    continue;
-                }
-                State::Version(v) if f.version_added > v => {
-                    push(FieldValue::Default);
-                    continue;
-                }
-                State::FirstN(n) if i >= n => {
-                    push(FieldValue::Default);
-                    continue;
-                }
-                _ => {}
-            }
+        if end < start || end > self.limit {
+            return Err(row_err(RowErrorKind::FieldOutOfPage { field: idx }, start));
         }
+        let len = end.saturating_sub(start);
+        if null {
+            Ok(FieldValue::Null)
+        } else if external {
+            if !f.big || self.node_ptr {
+                return Err(row_err(
+                    RowErrorKind::UnexpectedExtern { field: idx },
+                    start,
+                ));
+            }
+            external_value(self.page, start, len, idx)
+        } else {
+            if let Some(n) = f.fixed_len {
+                if len != n as usize {
+                    return Err(row_err(RowErrorKind::LengthMismatch { field: idx }, start));
+                }
+            }
+            Ok(FieldValue::Inline {
+                start: u16_of(start),
+                len: u16_of(len),
+            })
+        }
+    }
+}
+
+/// The bytes of a COMPACT record's header area, below the origin, which
+/// must lie in the records (at or above `floor`).
+#[derive(Clone, Copy)]
+struct HeaderBytes<'p> {
+    page: &'p [u8],
+    floor: usize,
+    /// The error for a header byte out of the records.
+    bad: RowError,
+}
+
+impl HeaderBytes<'_> {
+    /// The header byte at `at`.
+    fn at(&self, at: usize) -> Result<u8, RowError> {
+        if at < self.floor {
+            return Err(self.bad);
+        }
+        self.page.get(at).copied().ok_or(self.bad)
+    }
+}
+
+/// COMPACT's header below the origin: the NULL bitmap (bit 0 of the
+/// highest byte first, bytes going down), then the lengths of the non-NULL
+/// variable-length fields, going down.
+struct CompactHeader<'p> {
+    bytes: HeaderBytes<'p>,
+    origin: usize,
+    null_byte: usize,
+    null_bit: u32,
+    /// The next length byte.
+    lens: usize,
+    /// Data bytes of the fields read so far.
+    offs: usize,
+}
+
+impl FieldHeader for CompactHeader<'_> {
+    /// The NULL bit of a nullable field; the length of a variable-length
+    /// one (1 byte, or 2 for a `DATA_BIG_COL` with 0x80: 0x40 off-page).
+    fn field(&mut self, _i: usize, f: &LayoutField) -> Result<Slot, RowError> {
+        let bad_header = self.bytes.bad;
         if f.nullable {
-            if null_bit == 8 {
-                null_byte = null_byte.checked_sub(1).ok_or(bad_header)?;
-                null_bit = 0;
+            if self.null_bit == 8 {
+                self.null_byte = self.null_byte.checked_sub(1).ok_or(bad_header)?;
+                self.null_bit = 0;
             }
-            let b = byte_at(null_byte)?;
-            let is_null = b & (1u8 << null_bit) != 0;
-            null_bit = null_bit.saturating_add(1);
+            let b = self.bytes.at(self.null_byte)?;
+            let is_null = b & (1u8 << self.null_bit) != 0;
+            self.null_bit = self.null_bit.saturating_add(1);
             if is_null {
-                push(FieldValue::Null);
-                continue;
+                return Ok(Slot::Null);
             }
         }
-        let start = origin.checked_add(offs).ok_or(bad_header)?;
+        let start = self.origin.checked_add(self.offs).ok_or(bad_header)?;
         let (len, external) = match f.fixed_len {
             Some(n) => (n as usize, false),
             None => {
-                let b1 = byte_at(lens)?;
-                lens = lens.checked_sub(1).ok_or(bad_header)?;
+                let b1 = self.bytes.at(self.lens)?;
+                self.lens = self.lens.checked_sub(1).ok_or(bad_header)?;
                 if f.big && b1 & 0x80 != 0 {
-                    let b2 = byte_at(lens)?;
-                    lens = lens.checked_sub(1).ok_or(bad_header)?;
+                    let b2 = self.bytes.at(self.lens)?;
+                    self.lens = self.lens.checked_sub(1).ok_or(bad_header)?;
                     let v = (usize::from(b1) << 8) | usize::from(b2);
                     (v & 0x3FFF, v & 0x4000 != 0)
                 } else {
@@ -645,48 +674,174 @@ fn split_compact(
                 }
             }
         };
-        offs = offs.checked_add(len).ok_or(bad_header)?;
-        let end = origin.checked_add(offs).ok_or(bad_header)?;
-        if end > limit {
-            return Err(err(RowErrorKind::FieldOutOfPage { field: idx }, start));
-        }
-        if external {
-            if node_ptr {
-                return Err(err(RowErrorKind::UnexpectedExtern { field: idx }, start));
-            }
-            push(external_value(page, start, len, idx)?);
-        } else {
-            push(FieldValue::Inline {
-                start: u16_of(start),
-                len: u16_of(len),
-            });
-        }
+        self.offs = self.offs.checked_add(len).ok_or(bad_header)?;
+        let end = self.origin.checked_add(self.offs).ok_or(bad_header)?;
+        Ok(Slot::Bytes {
+            start,
+            end,
+            null: false,
+            external,
+        })
     }
-    let mut child = None;
+}
+
+/// What a COMPACT record's header says about its stored fields, read
+/// below the 5 fixed bytes (`nulls` moves past it): MariaDB's added field
+/// count (status 4), the 8.0.29+ row version or the 8.0.12–8.0.28 field
+/// count; otherwise the layout's instant or versioned default. Gives the
+/// stored fields, the row version and the stored field count.
+fn compact_stored(
+    rec: &Rec,
+    layout: &RecordLayout,
+    node_ptr: bool,
+    bytes: HeaderBytes<'_>,
+    nulls: &mut usize,
+) -> Result<(Stored, Option<u8>, Option<u16>), RowError> {
+    let bad_header = bytes.bad;
+    let origin = usize::from(rec.origin);
+    let info = rec.header.info_bits;
+    let n_layout = layout.fields.len();
+    let too_many = |stated: u16| {
+        row_err(
+            RowErrorKind::TooManyFields {
+                stated,
+                layout: u16_of(n_layout),
+            },
+            origin,
+        )
+    };
     if node_ptr {
-        let at = origin.checked_add(offs).ok_or(bad_header)?;
-        let end = at.checked_add(REC_NODE_PTR_SIZE).ok_or(bad_header)?;
-        if end > limit {
-            return Err(err(
-                RowErrorKind::FieldOutOfPage {
-                    field: u16_of(n_fields),
-                },
-                at,
-            ));
+        Ok((Stored::All, None, None))
+    } else if rec.rec_type == RecType::Instant {
+        // MariaDB REC_STATUS_INSTANT (rem0rec.cc rec_get_n_add_field): the
+        // fields added past the core ones, minus one, in one byte below 0x80
+        // or two (low 7 bits first); the record stores n_core + 1 + that.
+        let n_core = layout.n_before_instant.unwrap_or(n_layout);
+        let b1 = bytes.at(*nulls)?;
+        let n_add = if b1 < 0x80 {
+            *nulls = nulls.checked_sub(1).ok_or(bad_header)?;
+            usize::from(b1)
+        } else {
+            let b2 = bytes.at(nulls.checked_sub(1).ok_or(bad_header)?)?;
+            *nulls = nulls.checked_sub(2).ok_or(bad_header)?;
+            usize::from(b1 & 0x7F) | (usize::from(b2) << 7)
+        };
+        let n = n_core.saturating_add(1).saturating_add(n_add);
+        if n > n_layout {
+            return Err(too_many(u16_of(n)));
         }
-        child = be_u32(page, at).map(PageNo);
-        offs = offs.saturating_add(REC_NODE_PTR_SIZE);
+        Ok((Stored::FirstN(n), None, Some(u16_of(n))))
+    } else if info & REC_INFO_VERSION_FLAG != 0 {
+        let v = bytes.at(*nulls)?;
+        *nulls = nulls.checked_sub(1).ok_or(bad_header)?;
+        Ok((Stored::Version(u32::from(v)), Some(v), None))
+    } else if info & REC_INFO_INSTANT_FLAG != 0 {
+        let b1 = bytes.at(*nulls)?;
+        let n = if b1 & REC_N_FIELDS_TWO_BYTES_FLAG == 0 {
+            *nulls = nulls.checked_sub(1).ok_or(bad_header)?;
+            u16::from(b1)
+        } else {
+            let b2 = bytes.at(nulls.checked_sub(1).ok_or(bad_header)?)?;
+            *nulls = nulls.checked_sub(2).ok_or(bad_header)?;
+            (u16::from(b1 & REC_N_FIELDS_ONE_BYTE_MAX) << 8) | u16::from(b2)
+        };
+        if usize::from(n) > n_layout {
+            return Err(too_many(n));
+        }
+        Ok((Stored::FirstN(usize::from(n)), None, Some(n)))
+    } else if let Some(k) = layout.n_before_instant {
+        Ok((Stored::FirstN(k), None, None))
+    } else if layout.row_versions {
+        Ok((Stored::Version(0), None, None))
+    } else {
+        Ok((Stored::All, None, None))
     }
-    Ok(RecordInfo {
-        origin: rec.origin,
-        deleted: rec.header.is_deleted(),
-        rec_type: rec.rec_type,
-        version,
-        n_fields_stored: n_stored,
-        extra_start: u16_of(lens.saturating_add(1)),
-        data_end: u16_of(origin.saturating_add(offs)),
-        child,
-    })
+}
+
+impl Splitter<'_> {
+    /// COMPACT, DYNAMIC and COMPRESSED: the header's stored-field count or
+    /// row version, the NULL bitmap and lengths below it (`CompactHeader`),
+    /// and a node pointer's child page after the fields.
+    fn compact(&self, out: &mut Vec<Field>) -> Result<RecordInfo, RowError> {
+        let (page, layout, node_ptr, rec) = (self.page, self.layout, self.node_ptr, self.rec);
+        let origin = usize::from(rec.origin);
+        let bad_header = row_err(RowErrorKind::HeaderOutOfPage, origin);
+        let bytes = HeaderBytes {
+            page,
+            floor: RecFormat::Compact.supremum_end(),
+            bad: bad_header,
+        };
+        let mut nulls = origin
+            .checked_sub(REC_N_NEW_EXTRA_BYTES + 1)
+            .ok_or(bad_header)?;
+        let n_layout = layout.fields.len();
+        let (stored, version, n_stored) = compact_stored(rec, layout, node_ptr, bytes, &mut nulls)?;
+        let n_fields = if node_ptr {
+            layout.n_unique.min(n_layout)
+        } else {
+            n_layout
+        };
+        let n_null = if node_ptr {
+            // rec_init_offsets: the bitmap of a node pointer is sized by the
+            // index's nullable fields (before any instant column).
+            let upto = layout.n_before_instant.unwrap_or(n_layout);
+            layout
+                .fields
+                .iter()
+                .take(upto)
+                .filter(|f| f.nullable && (!layout.row_versions || f.in_version(0)))
+                .count()
+        } else {
+            (0..n_layout)
+                .filter(|&i| {
+                    layout
+                        .fields
+                        .get(i)
+                        .is_some_and(|f| stored.stores(i, f) && f.nullable)
+                })
+                .count()
+        };
+        let null_bytes = n_null.div_ceil(8);
+        let lens = nulls.checked_sub(null_bytes).ok_or(bad_header)?;
+        if null_bytes > 0 {
+            bytes.at(lens.checked_add(1).ok_or(bad_header)?)?;
+        }
+        let mut header = CompactHeader {
+            bytes,
+            origin,
+            null_byte: nulls,
+            null_bit: 0,
+            lens,
+            offs: 0,
+        };
+        self.fields(n_fields, stored, &mut header, out)?;
+        let mut offs = header.offs;
+        let mut child = None;
+        if node_ptr {
+            let at = origin.checked_add(offs).ok_or(bad_header)?;
+            let end = at.checked_add(REC_NODE_PTR_SIZE).ok_or(bad_header)?;
+            if end > self.limit {
+                return Err(row_err(
+                    RowErrorKind::FieldOutOfPage {
+                        field: u16_of(n_fields),
+                    },
+                    at,
+                ));
+            }
+            child = be_u32(page, at).map(PageNo);
+            offs = offs.saturating_add(REC_NODE_PTR_SIZE);
+        }
+        Ok(RecordInfo {
+            origin: rec.origin,
+            deleted: rec.header.is_deleted(),
+            rec_type: rec.rec_type,
+            version,
+            n_fields_stored: n_stored,
+            extra_start: u16_of(header.lens.saturating_add(1)),
+            data_end: u16_of(origin.saturating_add(offs)),
+            child,
+        })
+    }
 }
 
 fn external_value(page: &[u8], start: usize, len: usize, idx: u16) -> Result<FieldValue, RowError> {
@@ -707,106 +862,96 @@ fn external_value(page: &[u8], start: usize, len: usize, idx: u16) -> Result<Fie
     })
 }
 
-fn split_redundant(
-    rp: &RecPage<'_>,
-    rec: &Rec,
-    layout: &RecordLayout,
-    node_ptr: bool,
-    out: &mut Vec<Field>,
-) -> Result<RecordInfo, RowError> {
-    let page = rp.bytes();
-    let origin = usize::from(rec.origin);
-    let limit = rp.heap_limit();
-    let err = |kind, at: usize| RowError {
-        kind,
-        page_offset: u16_of(at),
-    };
-    if rec.header.is_versioned() {
-        return Err(err(RowErrorKind::RedundantVersion, origin));
+/// REDUNDANT's header: each field's end offset from the origin (1 or 2
+/// bytes) with its NULL and off-page flags (`Rec::field`).
+struct RedundantHeader<'p> {
+    page: &'p [u8],
+    rec: &'p Rec,
+    origin: usize,
+    /// The furthest field end seen.
+    data_end: usize,
+}
+
+impl FieldHeader for RedundantHeader<'_> {
+    /// The field's bytes from the previous field's end to its own.
+    fn field(&mut self, i: usize, _f: &LayoutField) -> Result<Slot, RowError> {
+        let rf = self
+            .rec
+            .field(self.page, u16_of(i))
+            .ok_or(row_err(RowErrorKind::HeaderOutOfPage, self.origin))?;
+        let start = self.origin.saturating_add(usize::from(rf.start));
+        let end = self.origin.saturating_add(usize::from(rf.end));
+        self.data_end = self.data_end.max(end);
+        Ok(Slot::Bytes {
+            start,
+            end,
+            null: rf.null,
+            external: rf.external,
+        })
     }
-    let extra = rec.header.extra_size();
-    let extra_start = origin
-        .checked_sub(extra)
-        .filter(|&s| s >= RecFormat::Redundant.supremum_end())
-        .ok_or(err(RowErrorKind::HeaderOutOfPage, origin))?;
-    let n_rec = usize::from(rec.header.n_fields);
-    let n_layout = layout.fields.len();
-    let want = if node_ptr {
-        layout.n_unique.min(n_layout).saturating_add(1)
-    } else {
-        n_layout
-    };
-    if n_rec > want {
-        return Err(err(
-            RowErrorKind::TooManyFields {
-                stated: rec.header.n_fields,
-                layout: u16_of(want),
-            },
-            origin,
-        ));
-    }
-    let n_data = if node_ptr {
-        want.saturating_sub(1)
-    } else {
-        n_layout
-    };
-    let mut data_end = origin;
-    for i in 0..n_data {
-        let Some(f) = layout.fields.get(i) else { break };
-        let idx = u16_of(i);
-        let value = if i >= n_rec {
-            // Instant ADD on REDUNDANT: fields past the record's count take
-            // their defaults (rec_init_offsets, rec_get_instant_offset).
-            FieldValue::Default
+}
+
+impl Splitter<'_> {
+    /// REDUNDANT: each field's end offset (`RedundantHeader`); fields past
+    /// the record's count take their instant defaults.
+    fn redundant(&self, out: &mut Vec<Field>) -> Result<RecordInfo, RowError> {
+        let (page, layout, node_ptr, rec) = (self.page, self.layout, self.node_ptr, self.rec);
+        let origin = usize::from(rec.origin);
+        let err = row_err;
+        if rec.header.is_versioned() {
+            return Err(err(RowErrorKind::RedundantVersion, origin));
+        }
+        let extra = rec.header.extra_size();
+        let extra_start = origin
+            .checked_sub(extra)
+            .filter(|&s| s >= RecFormat::Redundant.supremum_end())
+            .ok_or(err(RowErrorKind::HeaderOutOfPage, origin))?;
+        let n_rec = usize::from(rec.header.n_fields);
+        let n_layout = layout.fields.len();
+        let want = if node_ptr {
+            layout.n_unique.min(n_layout).saturating_add(1)
         } else {
-            let rf = rec
-                .field(page, idx)
-                .ok_or(err(RowErrorKind::HeaderOutOfPage, origin))?;
-            let start = origin.saturating_add(usize::from(rf.start));
-            let end = origin.saturating_add(usize::from(rf.end));
-            if rf.end < rf.start || end > limit {
-                return Err(err(RowErrorKind::FieldOutOfPage { field: idx }, start));
-            }
-            data_end = data_end.max(end);
-            if rf.null {
-                FieldValue::Null
-            } else if rf.external {
-                if !f.big || node_ptr {
-                    return Err(err(RowErrorKind::UnexpectedExtern { field: idx }, start));
-                }
-                external_value(page, start, usize::from(rf.len()), idx)?
-            } else {
-                if let Some(n) = f.fixed_len {
-                    if usize::from(rf.len()) != n as usize {
-                        return Err(err(RowErrorKind::LengthMismatch { field: idx }, start));
-                    }
-                }
-                FieldValue::Inline {
-                    start: u16_of(start),
-                    len: rf.len(),
-                }
-            }
+            n_layout
         };
-        out.push(Field {
-            layout_idx: idx,
-            column: f.column,
-            value,
-        });
+        if n_rec > want {
+            return Err(err(
+                RowErrorKind::TooManyFields {
+                    stated: rec.header.n_fields,
+                    layout: u16_of(want),
+                },
+                origin,
+            ));
+        }
+        let n_data = if node_ptr {
+            want.saturating_sub(1)
+        } else {
+            n_layout
+        };
+        let mut header = RedundantHeader {
+            page,
+            rec,
+            origin,
+            data_end: origin,
+        };
+        // Instant ADD on REDUNDANT: fields past the record's count take
+        // their defaults (rec_init_offsets, rec_get_instant_offset).
+        self.fields(n_data, Stored::FirstN(n_rec), &mut header, out)?;
+        let mut data_end = header.data_end;
+        let child = if node_ptr { rec.child_page(page) } else { None };
+        if let Some(d) = rec.data_size(page) {
+            data_end = data_end.max(origin.saturating_add(usize::from(d)));
+        }
+        Ok(RecordInfo {
+            origin: rec.origin,
+            deleted: rec.header.is_deleted(),
+            rec_type: rec.rec_type,
+            version: None,
+            n_fields_stored: Some(rec.header.n_fields),
+            extra_start: u16_of(extra_start),
+            data_end: u16_of(data_end),
+            child,
+        })
     }
-    let child = if node_ptr { rec.child_page(page) } else { None };
-    if let Some(d) = rec.data_size(page) {
-        data_end = data_end.max(origin.saturating_add(usize::from(d)));
-    }
-    Ok(RecordInfo {
-        origin: rec.origin,
-        deleted: rec.header.is_deleted(),
-        rec_type: rec.rec_type,
-        version: None,
-        n_fields_stored: Some(rec.header.n_fields),
-        extra_start: u16_of(extra_start),
-        data_end: u16_of(data_end),
-        child,
-    })
 }
 
 /// True when every data byte of a split record (origin to
@@ -822,6 +967,7 @@ pub fn data_is_zero(page: &[u8], info: &RecordInfo) -> bool {
 
 /// Why an off-page value could not be read (completely).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LobErrorKind {
     /// A page past the file.
     PastFile,
@@ -849,6 +995,7 @@ pub enum LobErrorKind {
 
 /// An off-page read error, where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LobError {
     /// What.
     pub kind: LobErrorKind,
@@ -1823,6 +1970,7 @@ pub fn render_field(
 
 /// Why the leftmost leaf of an index could not be reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DescentError {
     /// A page on the way is not a readable index page.
     NotIndex(PageNo),

@@ -146,6 +146,7 @@ impl SdiRecord {
 
 /// What went wrong reading the SDI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SdiProblem {
     /// Page 0 names an SDI version other than 1.
     BadVersion(u32),
@@ -212,6 +213,7 @@ impl fmt::Display for SdiProblem {
 
 /// A problem with its page and byte offset on that page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SdiFinding {
     /// The page.
     pub page: PageNo,

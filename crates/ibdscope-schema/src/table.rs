@@ -34,6 +34,7 @@ use crate::json::Value;
 
 /// Column type, as `sql/dd/types/column.h` `enum_column_types` numbers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ColType {
     /// Old (pre-5.0.3) DECIMAL, stored as a string.
     Decimal,
@@ -210,6 +211,7 @@ impl ColType {
 
 /// A character set, as far as layout and decoding need it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Charset {
     /// `binary` (collation 63): bytes.
     Binary,
@@ -483,7 +485,7 @@ impl Column {
         if let Some(s) = self.sys() {
             return Ok(Some(u32::from(s.stored_len())));
         }
-        if let Some(n) = crate::value::hires_len(self.col_type, self.fsp) {
+        if let Some(n) = hires_len(self.col_type, self.fsp) {
             // MariaDB's hires TIME/DATETIME/TIMESTAMP (old type, a fraction)
             return Ok(Some(n));
         }
@@ -544,6 +546,33 @@ impl Column {
     /// `is_added_after`, `is_dropped_in_or_before`).
     pub fn in_version(&self, v: u32) -> bool {
         self.version_added <= v && self.version_dropped.is_none_or(|d| d > v)
+    }
+}
+
+/// MariaDB 5.3's "hires" TIME, DATETIME, TIMESTAMP: the old type codes
+/// with a fraction, what MariaDB makes when `mysql56_temporal_format` is
+/// OFF (sql/field.cc `Field_time_hires`, `Field_datetime_hires`,
+/// `Field_timestamp_hires`; `sec_part_shift`, `pack_time`). Stored as the
+/// server writes them (InnoDB `DATA_FIXBINARY`), big-endian:
+/// - TIME: `pack_time / 10^(6-fsp) + zero`, zero = 3020400·10^6 / 10^(6-fsp)
+///   (838:59:59 + 1 s), in `TIME_HIRES_BYTES[fsp]` bytes;
+/// - DATETIME: `((((((y·13+m)·32+d)·24+h)·60+mi)·60+s)·10^6+µs) /
+///   10^(6-fsp)` in `DATETIME_HIRES_BYTES[fsp]` bytes;
+/// - TIMESTAMP: 4 bytes of seconds, then µs / 10^(6-fsp) in (fsp+1)/2
+///   bytes.
+const TIME_HIRES_BYTES: [u32; 7] = [3, 4, 4, 5, 5, 5, 6];
+const DATETIME_HIRES_BYTES: [u32; 7] = [8, 6, 6, 7, 7, 7, 8];
+
+/// The stored length of a MariaDB hires column (`None`: not one).
+pub(crate) fn hires_len(t: ColType, fsp: u32) -> Option<u32> {
+    let i = usize::try_from(fsp)
+        .ok()
+        .filter(|&f| (1..=6).contains(&f))?;
+    match t {
+        ColType::Time => TIME_HIRES_BYTES.get(i).copied(),
+        ColType::DateTime => DATETIME_HIRES_BYTES.get(i).copied(),
+        ColType::Timestamp => Some(4u32.saturating_add(fsp.saturating_add(1) / 2)),
+        _ => None,
     }
 }
 
@@ -683,6 +712,7 @@ pub struct TableDef {
 
 /// Why a definition could not be read from an SDI document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SdiDefError {
     /// The document has no `dd_object`.
     NoObject,
@@ -709,6 +739,7 @@ impl std::error::Error for SdiDefError {}
 
 /// Why a record layout cannot be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LayoutError {
     /// The index does not exist.
     NoIndex,
@@ -795,6 +826,7 @@ fn hex_decode(s: &str) -> Option<Vec<u8>> {
 
 /// Why [`TableDef::from_tablespace`] found no definition.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum FromSpaceError {
     /// The space has no SDI (MySQL before 8.0, MariaDB), or its SDI
     /// cannot be read (encrypted, ROW_FORMAT=COMPRESSED pages).
@@ -825,6 +857,153 @@ impl std::fmt::Display for FromSpaceError {
 
 impl std::error::Error for FromSpaceError {}
 
+/// A string member of an SDI object, which must be there.
+fn sdi_str(v: &Value, k: &'static str) -> Result<String, SdiDefError> {
+    v.get(k)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or(SdiDefError::Missing(k))
+}
+
+/// A number member of an SDI object, 0 when absent.
+fn sdi_num(v: &Value, k: &str) -> u64 {
+    v.get(k).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// A flag member of an SDI object (a boolean or a number), false when
+/// absent.
+fn sdi_flag(v: &Value, k: &str) -> bool {
+    match v.get(k) {
+        Some(Value::Bool(b)) => *b,
+        Some(n) => n.as_u64().is_some_and(|x| x != 0),
+        None => false,
+    }
+}
+
+/// An SDI number as `u32`, saturated.
+fn u32_of(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// One SDI `columns[]` entry (`column_impl.cc` `serialize`): its type
+/// numbers, base64 ENUM/SET element names and the `se_private_data`
+/// row-version and instant-default properties.
+fn sdi_column(c: &Value) -> Result<Column, SdiDefError> {
+    let se = c
+        .get("se_private_data")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let prop = |k: &str| dd_property(se, k).and_then(|v| v.parse::<u32>().ok());
+    let hidden = match sdi_num(c, "hidden") {
+        2 => Hidden::Se,
+        3 | 4 => Hidden::Sql,
+        _ => Hidden::Visible,
+    };
+    let elements = c
+        .get("elements")
+        .and_then(Value::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .map(|e| {
+            let raw = e.get("name").and_then(Value::as_str).unwrap_or("");
+            base64_decode(raw)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_else(|| raw.to_string())
+        })
+        .collect();
+    let instant_default = if dd_property(se, "default_null").is_some() {
+        Some(InstantDefault::Null)
+    } else {
+        dd_property(se, "default").map(|h| {
+            hex_decode(h).map_or_else(
+                || InstantDefault::Malformed(h.to_string()),
+                InstantDefault::Bytes,
+            )
+        })
+    };
+    Ok(Column {
+        name: sdi_str(c, "name")?,
+        col_type: ColType::from_dd(sdi_num(c, "type")),
+        length: u32_of(sdi_num(c, "char_length")),
+        precision: u32_of(sdi_num(c, "numeric_precision")),
+        scale: u32_of(sdi_num(c, "numeric_scale")),
+        fsp: u32_of(sdi_num(c, "datetime_precision")),
+        unsigned: sdi_flag(c, "is_unsigned"),
+        nullable: sdi_flag(c, "is_nullable"),
+        collation_id: u32_of(sdi_num(c, "collation_id")),
+        elements,
+        hidden,
+        is_virtual: sdi_flag(c, "is_virtual"),
+        version_added: prop("version_added").unwrap_or(0),
+        version_dropped: prop("version_dropped"),
+        physical_pos: prop("physical_pos"),
+        instant_default,
+    })
+}
+
+/// One SDI `indexes[]` entry: its kind, the `se_private_data` id and root,
+/// and its elements (`column_opx` into `columns`, key length in bytes).
+fn sdi_index(ix: &Value, columns: &[Column]) -> Result<IndexDef, SdiDefError> {
+    let se = ix
+        .get("se_private_data")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let kind = match sdi_num(ix, "type") {
+        1 => IndexKind::Primary,
+        2 => IndexKind::Unique,
+        4 => IndexKind::Fulltext,
+        5 => IndexKind::Spatial,
+        _ => IndexKind::Multiple,
+    };
+    let mut elements = Vec::new();
+    for e in ix.get("elements").and_then(Value::as_array).unwrap_or(&[]) {
+        let opx = e
+            .get("column_opx")
+            .and_then(Value::as_u64)
+            .ok_or(SdiDefError::Missing("column_opx"))?;
+        let column = usize::try_from(opx)
+            .ok()
+            .filter(|&i| i < columns.len())
+            .ok_or(SdiDefError::BadColumnRef(opx))?;
+        let len = sdi_num(e, "length");
+        let full = columns
+            .get(column)
+            .map_or(0, |c: &Column| u64::from(c.length));
+        let prefix_len = if len == u64::from(u32::MAX) || len >= full || full == 0 {
+            None
+        } else {
+            Some(u32_of(len))
+        };
+        // Fixed-size types report their own size as length.
+        let prefix_len = prefix_len.filter(|_| {
+            columns.get(column).is_some_and(|c| {
+                matches!(
+                    c.col_type,
+                    ColType::Varchar
+                        | ColType::VarString
+                        | ColType::String
+                        | ColType::TinyBlob
+                        | ColType::Blob
+                        | ColType::MediumBlob
+                        | ColType::LongBlob
+                )
+            })
+        });
+        elements.push(IndexElement {
+            column,
+            prefix_len,
+            hidden: sdi_flag(e, "hidden"),
+        });
+    }
+    Ok(IndexDef {
+        name: sdi_str(ix, "name")?,
+        kind,
+        id: dd_property(se, "id").and_then(|v| v.parse().ok()),
+        root: dd_property(se, "root").and_then(|v| v.parse().ok()),
+        hidden: sdi_flag(ix, "hidden"),
+        elements,
+    })
+}
 impl TableDef {
     /// Reads a definition from an SDI table document (the whole JSON, with
     /// `dd_object`), as MySQL 8.0+ writes it.
@@ -835,26 +1014,13 @@ impl TableDef {
                 return Err(SdiDefError::NotTable);
             }
         }
-        let s = |v: &Value, k: &'static str| -> Result<String, SdiDefError> {
-            v.get(k)
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .ok_or(SdiDefError::Missing(k))
-        };
-        let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let flag = |v: &Value, k: &str| match v.get(k) {
-            Some(Value::Bool(b)) => *b,
-            Some(n) => n.as_u64().is_some_and(|x| x != 0),
-            None => false,
-        };
-        let u32_of = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-        let name = s(o, "name")?;
+        let name = sdi_str(o, "name")?;
         let schema = o
             .get("schema_ref")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        let row_format = RowFormat::from_dd(num(o, "row_format"));
+        let row_format = RowFormat::from_dd(sdi_num(o, "row_format"));
         let table_se = o
             .get("se_private_data")
             .and_then(Value::as_str)
@@ -866,118 +1032,11 @@ impl TableDef {
             .ok_or(SdiDefError::Missing("columns"))?;
         let mut columns = Vec::with_capacity(cols.len());
         for c in cols {
-            let se = c
-                .get("se_private_data")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let prop = |k: &str| dd_property(se, k).and_then(|v| v.parse::<u32>().ok());
-            let hidden = match num(c, "hidden") {
-                2 => Hidden::Se,
-                3 | 4 => Hidden::Sql,
-                _ => Hidden::Visible,
-            };
-            let elements = c
-                .get("elements")
-                .and_then(Value::as_array)
-                .unwrap_or(&[])
-                .iter()
-                .map(|e| {
-                    let raw = e.get("name").and_then(Value::as_str).unwrap_or("");
-                    base64_decode(raw)
-                        .map(|b| String::from_utf8_lossy(&b).into_owned())
-                        .unwrap_or_else(|| raw.to_string())
-                })
-                .collect();
-            let instant_default = if dd_property(se, "default_null").is_some() {
-                Some(InstantDefault::Null)
-            } else {
-                dd_property(se, "default").map(|h| {
-                    hex_decode(h).map_or_else(
-                        || InstantDefault::Malformed(h.to_string()),
-                        InstantDefault::Bytes,
-                    )
-                })
-            };
-            columns.push(Column {
-                name: s(c, "name")?,
-                col_type: ColType::from_dd(num(c, "type")),
-                length: u32_of(num(c, "char_length")),
-                precision: u32_of(num(c, "numeric_precision")),
-                scale: u32_of(num(c, "numeric_scale")),
-                fsp: u32_of(num(c, "datetime_precision")),
-                unsigned: flag(c, "is_unsigned"),
-                nullable: flag(c, "is_nullable"),
-                collation_id: u32_of(num(c, "collation_id")),
-                elements,
-                hidden,
-                is_virtual: flag(c, "is_virtual"),
-                version_added: prop("version_added").unwrap_or(0),
-                version_dropped: prop("version_dropped"),
-                physical_pos: prop("physical_pos"),
-                instant_default,
-            });
+            columns.push(sdi_column(c)?);
         }
         let mut indexes = Vec::new();
         for ix in o.get("indexes").and_then(Value::as_array).unwrap_or(&[]) {
-            let se = ix
-                .get("se_private_data")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let kind = match num(ix, "type") {
-                1 => IndexKind::Primary,
-                2 => IndexKind::Unique,
-                4 => IndexKind::Fulltext,
-                5 => IndexKind::Spatial,
-                _ => IndexKind::Multiple,
-            };
-            let mut elements = Vec::new();
-            for e in ix.get("elements").and_then(Value::as_array).unwrap_or(&[]) {
-                let opx = e
-                    .get("column_opx")
-                    .and_then(Value::as_u64)
-                    .ok_or(SdiDefError::Missing("column_opx"))?;
-                let column = usize::try_from(opx)
-                    .ok()
-                    .filter(|&i| i < columns.len())
-                    .ok_or(SdiDefError::BadColumnRef(opx))?;
-                let len = num(e, "length");
-                let full = columns
-                    .get(column)
-                    .map_or(0, |c: &Column| u64::from(c.length));
-                let prefix_len = if len == u64::from(u32::MAX) || len >= full || full == 0 {
-                    None
-                } else {
-                    Some(u32_of(len))
-                };
-                // Fixed-size types report their own size as length.
-                let prefix_len = prefix_len.filter(|_| {
-                    columns.get(column).is_some_and(|c| {
-                        matches!(
-                            c.col_type,
-                            ColType::Varchar
-                                | ColType::VarString
-                                | ColType::String
-                                | ColType::TinyBlob
-                                | ColType::Blob
-                                | ColType::MediumBlob
-                                | ColType::LongBlob
-                        )
-                    })
-                });
-                elements.push(IndexElement {
-                    column,
-                    prefix_len,
-                    hidden: flag(e, "hidden"),
-                });
-            }
-            indexes.push(IndexDef {
-                name: s(ix, "name")?,
-                kind,
-                id: dd_property(se, "id").and_then(|v| v.parse().ok()),
-                root: dd_property(se, "root").and_then(|v| v.parse().ok()),
-                hidden: flag(ix, "hidden"),
-                elements,
-            });
+            indexes.push(sdi_index(ix, &columns)?);
         }
         Ok(TableDef {
             name,
@@ -1199,12 +1258,14 @@ impl Column {
     /// The most bytes per character of the column's charset (1 when not
     /// known: lengths are then shown in bytes).
     fn mbmaxlen(&self) -> u32 {
-        crate::frm::Charset::of_collation(u16::try_from(self.collation_id).unwrap_or(u16::MAX))
-            .map_or_else(
-                || self.charset().mb_len().map_or(1, |(_, max)| max),
-                |c| u32::from(c.mbmaxlen),
-            )
-            .max(1)
+        crate::collation::Charset::of_collation(
+            u16::try_from(self.collation_id).unwrap_or(u16::MAX),
+        )
+        .map_or_else(
+            || self.charset().mb_len().map_or(1, |(_, max)| max),
+            |c| u32::from(c.mbmaxlen),
+        )
+        .max(1)
     }
 
     /// The column's length in characters (strings: bytes over the most
@@ -1223,7 +1284,7 @@ impl Column {
         }
         if let Some(c) = u16::try_from(self.collation_id)
             .ok()
-            .and_then(crate::frm::Charset::of_collation)
+            .and_then(crate::collation::Charset::of_collation)
         {
             return Some(c.name);
         }

@@ -31,7 +31,7 @@
 //! Every decoder writes into a caller's `String` and never panics; a value
 //! it cannot decode is written as hex with the reason ([`Rendered::Raw`]).
 
-use crate::table::{Charset, ColType, Column};
+use crate::table::{hires_len, Charset, ColType, Column};
 use std::fmt::Write as _;
 
 /// What [`render`] wrote.
@@ -56,6 +56,7 @@ pub enum Rendered {
 
 /// Why a value is shown as raw hex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RawReason {
     /// The stored length is not the type's.
     Length {
@@ -558,32 +559,8 @@ fn time2(fsp: u32, b: &[u8], out: &mut String) -> Result<Rendered, RawReason> {
     Ok(Rendered::Text)
 }
 
-/// MariaDB 5.3's "hires" TIME, DATETIME, TIMESTAMP: the old type codes
-/// with a fraction, what MariaDB makes when `mysql56_temporal_format` is
-/// OFF (sql/field.cc `Field_time_hires`, `Field_datetime_hires`,
-/// `Field_timestamp_hires`; `sec_part_shift`, `pack_time`). Stored as the
-/// server writes them (InnoDB `DATA_FIXBINARY`), big-endian:
-/// - TIME: `pack_time / 10^(6-fsp) + zero`, zero = 3020400·10^6 / 10^(6-fsp)
-///   (838:59:59 + 1 s), in `TIME_HIRES_BYTES[fsp]` bytes;
-/// - DATETIME: `((((((y·13+m)·32+d)·24+h)·60+mi)·60+s)·10^6+µs) /
-///   10^(6-fsp)` in `DATETIME_HIRES_BYTES[fsp]` bytes;
-/// - TIMESTAMP: 4 bytes of seconds, then µs / 10^(6-fsp) in (fsp+1)/2
-///   bytes.
-const TIME_HIRES_BYTES: [u32; 7] = [3, 4, 4, 5, 5, 5, 6];
-const DATETIME_HIRES_BYTES: [u32; 7] = [8, 6, 6, 7, 7, 7, 8];
-
-/// The stored length of a MariaDB hires column (`None`: not one).
-pub(crate) fn hires_len(t: ColType, fsp: u32) -> Option<u32> {
-    let i = usize::try_from(fsp)
-        .ok()
-        .filter(|&f| (1..=6).contains(&f))?;
-    match t {
-        ColType::Time => TIME_HIRES_BYTES.get(i).copied(),
-        ColType::DateTime => DATETIME_HIRES_BYTES.get(i).copied(),
-        ColType::Timestamp => Some(4u32.saturating_add(fsp.saturating_add(1) / 2)),
-        _ => None,
-    }
-}
+// MariaDB 5.3's "hires" TIME, DATETIME, TIMESTAMP: their stored form and
+// lengths are described at `table::hires_len`, which the layout needs too.
 
 /// 10^(6-fsp): the unit of a shifted fraction.
 fn sec_part_unit(fsp: u32) -> u64 {

@@ -1,7 +1,7 @@
 //! ROW_FORMAT=COMPRESSED index pages: [`decompress`] rebuilds the
 //! uncompressed COMPACT page from a compressed one the way the server's
 //! `page_zip_decompress` does, so that [`ibdscope::record::RecPage`] and
-//! [`crate::row::split`] read it like any other page.
+//! the record splitter (`row::split`) read it like any other page.
 //!
 //! Sources, as read: MySQL `storage/innobase/page/page0zip.cc` (5.6/5.7:
 //! `page_zip_decompress_low`, `page_zip_fields_decode`,
@@ -57,7 +57,6 @@
 //! one log entry per log byte; nothing is allocated but `out` (reused by
 //! the caller; it grows to twice the logical page size).
 
-use crate::row::BTR_EXTERN_FIELD_REF_SIZE;
 use ibdscope::bytes::be_u16;
 use ibdscope::fil::FIL_PAGE_PREV;
 use ibdscope::index::{
@@ -73,6 +72,9 @@ use ibdscope::record::{
 use ibdscope::FIL_NULL;
 use std::fmt;
 
+/// `BTR_EXTERN_FIELD_REF_SIZE`: the bytes of an off-page reference (a BLOB
+/// pointer), which a compressed page keeps in its trailer.
+pub const BTR_EXTERN_FIELD_REF_SIZE: usize = 20;
 /// Start of the compressed area of the uncompressed page.
 pub const PAGE_ZIP_START: usize = PAGE_NEW_SUPREMUM_END;
 /// Size of a dense directory entry.
@@ -105,6 +107,7 @@ const SUPREMUM_EXTRA_DATA: [u8; 12] = [
 
 /// Why a compressed page could not be decompressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ZipErrorKind {
     /// The physical or logical size is not one of a compressed page.
     PageSize,
@@ -146,6 +149,7 @@ pub enum ZipErrorKind {
 /// the compressed page, or, when `logical` is set, in the uncompressed
 /// page being rebuilt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ZipError {
     /// What.
     pub kind: ZipErrorKind,
@@ -192,6 +196,7 @@ impl std::error::Error for ZipError {}
 
 /// What [`decompress`] found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ZipInfo {
     /// Dense directory entries (PAGE_N_HEAP − 2): user and free records.
     pub n_dense: u16,
@@ -548,160 +553,41 @@ pub fn decompress(
 }
 
 fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<ZipInfo, ZipError> {
-    let phys_err = |kind, offset| ZipError {
-        kind,
-        offset,
-        logical: false,
-    };
-    let size = physical.len();
-    let logical = logical_size;
     out.clear();
-    if size < 1024 || size > logical || logical > UNIV_ZIP_SIZE_MAX {
-        return Err(phys_err(ZipErrorKind::PageSize, 0));
-    }
-    let hdr = |f: usize| be_u16(physical, PAGE_HEADER.saturating_add(f)).unwrap_or(0);
-    let n_heap_raw = hdr(PAGE_N_HEAP);
-    if n_heap_raw & 0x8000 == 0 {
-        return Err(phys_err(
-            ZipErrorKind::NotCompact,
-            PAGE_HEADER + PAGE_N_HEAP,
-        ));
-    }
-    let n_heap = usize::from(n_heap_raw & 0x7fff);
-    let n_dense = n_heap
-        .checked_sub(2)
-        .filter(|&d| d.saturating_mul(PAGE_ZIP_DIR_SLOT_SIZE) < size && d < MAX_DENSE)
-        .ok_or(phys_err(ZipErrorKind::HeapCount, PAGE_HEADER + PAGE_N_HEAP))?;
-    let n_recs = usize::from(hdr(PAGE_N_RECS));
-    let n_slots = usize::from(hdr(PAGE_N_DIR_SLOTS));
-    let heap_top = usize::from(hdr(PAGE_HEAP_TOP));
-    let leaf = hdr(PAGE_LEVEL) == 0;
-    let prev_null = ibdscope::bytes::be_u32(physical, FIL_PAGE_PREV) == Some(FIL_NULL);
-    let dense = |i: usize| -> u16 {
-        let at = size.saturating_sub(PAGE_ZIP_DIR_SLOT_SIZE.saturating_mul(i.saturating_add(1)));
-        be_u16(physical, at).unwrap_or(0)
-    };
-    let dense_at = |i: usize| size.saturating_sub(2usize.saturating_mul(i.saturating_add(1)));
+    let z = ZipPage::read(physical, logical_size)?;
+    let (size, logical, leaf) = (z.size, z.logical, z.leaf);
+    let (n_dense, n_recs) = (z.n_dense, z.n_recs);
 
     // Twice the page: the page being rebuilt, then the inflated stream.
     out.resize(logical, 0);
     out.get_mut(..PAGE_DATA)
-        .ok_or(phys_err(ZipErrorKind::PageSize, 0))?
+        .ok_or(perr(ZipErrorKind::PageSize, 0))?
         .copy_from_slice(physical.get(..PAGE_DATA).unwrap_or(&[0; PAGE_DATA]));
 
-    // page_zip_dir_decode: the sparse directory and the records by address.
-    if n_recs > n_dense {
-        return Err(phys_err(
-            ZipErrorKind::RecordCount,
-            PAGE_HEADER + PAGE_N_RECS,
-        ));
-    }
     let mut recs = [0u16; MAX_DENSE];
-    let rec_limit = logical.saturating_sub(PAGE_DIR);
-    {
-        let page = out.as_mut_slice();
-        let mut slot = logical
-            .checked_sub(PAGE_DIR + PAGE_DIR_SLOT_SIZE)
-            .ok_or(phys_err(ZipErrorKind::PageSize, 0))?;
-        put(page, slot, PAGE_NEW_INFIMUM as u16)?;
-        for i in 0..n_recs {
-            let offs = dense(i);
-            let o = usize::from(offs & PAGE_ZIP_DIR_SLOT_MASK);
-            if offs & PAGE_ZIP_DIR_SLOT_OWNED != 0 {
-                slot = slot
-                    .checked_sub(PAGE_DIR_SLOT_SIZE)
-                    .filter(|&s| s >= PAGE_ZIP_START)
-                    .ok_or(phys_err(ZipErrorKind::DirSlots, dense_at(i)))?;
-                put(page, slot, o as u16)?;
-            }
-            if o < PAGE_ZIP_START + REC_N_NEW_EXTRA_BYTES || o >= rec_limit {
-                return Err(phys_err(ZipErrorKind::DirEntry, dense_at(i)));
-            }
-            *recs
-                .get_mut(i)
-                .ok_or(phys_err(ZipErrorKind::HeapCount, 0))? = o as u16;
-        }
-        slot = slot
-            .checked_sub(PAGE_DIR_SLOT_SIZE)
-            .ok_or(phys_err(ZipErrorKind::DirSlots, PAGE_HEADER))?;
-        put(page, slot, PAGE_NEW_SUPREMUM as u16)?;
-        let last_slot = n_slots
-            .checked_mul(PAGE_DIR_SLOT_SIZE)
-            .and_then(|b| logical.checked_sub(PAGE_DIR)?.checked_sub(b));
-        if last_slot != Some(slot) {
-            return Err(phys_err(
-                ZipErrorKind::DirSlots,
-                PAGE_HEADER + PAGE_N_DIR_SLOTS,
-            ));
-        }
-        for i in n_recs..n_dense {
-            let offs = dense(i);
-            let o = usize::from(offs);
-            if offs & !PAGE_ZIP_DIR_SLOT_MASK != 0
-                || o < PAGE_ZIP_START + REC_N_NEW_EXTRA_BYTES
-                || o >= rec_limit
-            {
-                return Err(phys_err(ZipErrorKind::DirEntry, dense_at(i)));
-            }
-            *recs
-                .get_mut(i)
-                .ok_or(phys_err(ZipErrorKind::HeapCount, 0))? = offs;
-        }
-    }
+    dir_decode(&z, out.as_mut_slice(), &mut recs)?;
     let recs = recs.get_mut(..n_dense).unwrap_or(&mut []);
     recs.sort_unstable();
     if recs.windows(2).any(|w| w.first() == w.get(1)) {
-        return Err(phys_err(ZipErrorKind::DirEntry, dense_at(0)));
+        return Err(perr(ZipErrorKind::DirEntry, z.dense_at(0)));
     }
     let recs: &[u16] = recs;
-    let free_slot = last_dir_slot(logical, n_slots);
-
-    // The infimum and supremum.
-    {
-        let page = out.as_mut_slice();
-        copy_to(
-            page,
-            PAGE_NEW_INFIMUM - REC_N_NEW_EXTRA_BYTES,
-            &INFIMUM_EXTRA,
-        )?;
-        let first = if n_recs == 0 {
-            PAGE_NEW_SUPREMUM as u16
-        } else {
-            dense(0) & PAGE_ZIP_DIR_SLOT_MASK
-        };
-        set_next(page, PAGE_NEW_INFIMUM, first)?;
-        copy_to(page, PAGE_NEW_INFIMUM, INFIMUM_DATA)?;
-        copy_to(
-            page,
-            PAGE_NEW_SUPREMUM - REC_N_NEW_EXTRA_BYTES + 1,
-            &SUPREMUM_EXTRA_DATA,
-        )?;
-    }
+    let free_slot = last_dir_slot(logical, z.n_slots);
+    write_infimum_supremum(&z, out.as_mut_slice())?;
 
     // The stream: inflated whole after the page; the field information
     // is its first block.
-    let input = physical
-        .get(PAGE_DATA..size.saturating_sub(1))
-        .unwrap_or(&[]);
-    let blocks = inflate_zlib_blocks(input, out, logical.saturating_add(4096)).map_err(|e| {
-        phys_err(
-            ZipErrorKind::Inflate(e.kind),
-            PAGE_DATA.saturating_add(e.offset),
-        )
-    })?;
-    if blocks.first_block_final {
-        return Err(phys_err(ZipErrorKind::NoFieldBlock, PAGE_DATA));
-    }
+    let (first_block_out, consumed) = inflate_stream(&z, out)?;
     let (page, tail) = out.split_at_mut(logical);
-    let fields = tail.get(..blocks.first_block_out).unwrap_or(&[]);
-    let stream = tail.get(blocks.first_block_out..).unwrap_or(&[]);
+    let fields = tail.get(..first_block_out).unwrap_or(&[]);
+    let stream = tail.get(first_block_out..).unwrap_or(&[]);
     let mut ix = Index {
         fields: [ZField::default(); REC_MAX_N_FIELDS],
         n: 0,
         n_nullable: 0,
         trx_id_col: None,
     };
-    fields_decode(fields, leaf, &mut ix).ok_or(phys_err(ZipErrorKind::Fields, PAGE_DATA))?;
+    fields_decode(fields, leaf, &mut ix).ok_or(perr(ZipErrorKind::Fields, PAGE_DATA))?;
     let clustered = leaf && ix.trx_id_col.is_some();
     let slot_size = if !leaf {
         PAGE_ZIP_DIR_SLOT_SIZE + REC_NODE_PTR_SIZE
@@ -711,11 +597,11 @@ fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<Zi
         PAGE_ZIP_DIR_SLOT_SIZE
     };
     let trailer = n_dense.saturating_mul(slot_size);
-    let m_start = PAGE_DATA.saturating_add(blocks.consumed);
+    let m_start = PAGE_DATA.saturating_add(consumed);
     let log_end = size
         .checked_sub(trailer)
         .filter(|&e| m_start < e)
-        .ok_or(phys_err(ZipErrorKind::StreamOverlapsTrailer, m_start))?;
+        .ok_or(perr(ZipErrorKind::StreamOverlapsTrailer, m_start))?;
 
     let status: u16 = if leaf { 0 } else { REC_STATUS_NODE_PTR };
     let mut b = Build {
@@ -737,8 +623,232 @@ fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<Zi
         ..ZipInfo::default()
     };
 
-    // The records in heap order.
-    let mut ended = false;
+    let ended = stream_records(&mut b, &ix, recs, leaf, clustered, &mut o)?;
+    info.stream_records = (b.heap_status >> REC_HEAP_NO_SHIFT).saturating_sub(2);
+    if !ended {
+        // Trailing garbage up to PAGE_HEAP_TOP, and the stream's end.
+        let room = z
+            .heap_top
+            .checked_sub(b.next_out)
+            .filter(|&r| r <= logical.saturating_sub(PAGE_ZIP_START + PAGE_DIR))
+            .ok_or(Build::err(ZipErrorKind::StreamLong, b.next_out))?;
+        let left = b.stream.len().saturating_sub(b.pos);
+        if left > room {
+            return Err(Build::err(ZipErrorKind::StreamLong, z.heap_top));
+        }
+        b.fill(z.heap_top)?;
+    }
+    // The unused heap space is zero (out was zero-filled).
+    if free_slot.is_none_or(|s| b.next_out > s) {
+        return Err(Build::err(ZipErrorKind::StreamLong, b.next_out));
+    }
+
+    // page_zip_apply_log.
+    let m_end = apply_log(&mut b, &ix, recs, m_start, log_end, &mut info)?;
+    info.m_end = m_end as u16;
+    if trailer.saturating_add(m_end) >= size {
+        return Err(perr(ZipErrorKind::Trailer, m_end));
+    }
+
+    // The uncompressed columns in heap order.
+    let storage_top = size.saturating_sub(n_dense.saturating_mul(PAGE_ZIP_DIR_SLOT_SIZE));
+    if !leaf {
+        restore_child_pages(&mut b, &ix, recs, storage_top, &mut o)?;
+    } else if clustered {
+        let t = Trailer { storage_top, m_end };
+        restore_clustered_columns(&z, &mut b, &ix, recs, t, &mut o, &mut info)?;
+    }
+
+    set_extra_bytes(&z, b.page)?;
+    out.truncate(logical);
+    Ok(info)
+}
+
+/// A physical-page error at `offset` of the compressed page.
+fn perr(kind: ZipErrorKind, offset: usize) -> ZipError {
+    ZipError {
+        kind,
+        offset,
+        logical: false,
+    }
+}
+
+/// The compressed page's sizes, its INDEX page header values and its
+/// dense directory, read once.
+struct ZipPage<'p> {
+    physical: &'p [u8],
+    /// The compressed (physical) size.
+    size: usize,
+    /// The uncompressed (logical) size.
+    logical: usize,
+    /// Dense directory entries (PAGE_N_HEAP − 2).
+    n_dense: usize,
+    /// PAGE_N_RECS.
+    n_recs: usize,
+    /// PAGE_N_DIR_SLOTS.
+    n_slots: usize,
+    /// PAGE_HEAP_TOP.
+    heap_top: usize,
+    /// PAGE_LEVEL 0.
+    leaf: bool,
+    /// FIL_PAGE_PREV is FIL_NULL: the leftmost page of its level.
+    prev_null: bool,
+}
+
+impl<'p> ZipPage<'p> {
+    /// Checks the sizes and PAGE_N_HEAP (the COMPACT flag, a dense
+    /// directory that fits) and reads the header values.
+    fn read(physical: &'p [u8], logical_size: usize) -> Result<ZipPage<'p>, ZipError> {
+        let size = physical.len();
+        let logical = logical_size;
+        if size < 1024 || size > logical || logical > UNIV_ZIP_SIZE_MAX {
+            return Err(perr(ZipErrorKind::PageSize, 0));
+        }
+        let hdr = |f: usize| be_u16(physical, PAGE_HEADER.saturating_add(f)).unwrap_or(0);
+        let n_heap_raw = hdr(PAGE_N_HEAP);
+        if n_heap_raw & 0x8000 == 0 {
+            return Err(perr(ZipErrorKind::NotCompact, PAGE_HEADER + PAGE_N_HEAP));
+        }
+        let n_heap = usize::from(n_heap_raw & 0x7fff);
+        let n_dense = n_heap
+            .checked_sub(2)
+            .filter(|&d| d.saturating_mul(PAGE_ZIP_DIR_SLOT_SIZE) < size && d < MAX_DENSE)
+            .ok_or(perr(ZipErrorKind::HeapCount, PAGE_HEADER + PAGE_N_HEAP))?;
+        Ok(ZipPage {
+            physical,
+            size,
+            logical,
+            n_dense,
+            n_recs: usize::from(hdr(PAGE_N_RECS)),
+            n_slots: usize::from(hdr(PAGE_N_DIR_SLOTS)),
+            heap_top: usize::from(hdr(PAGE_HEAP_TOP)),
+            leaf: hdr(PAGE_LEVEL) == 0,
+            prev_null: ibdscope::bytes::be_u32(physical, FIL_PAGE_PREV) == Some(FIL_NULL),
+        })
+    }
+
+    /// Dense directory entry `i`, counted down from the page's end.
+    fn dense(&self, i: usize) -> u16 {
+        be_u16(self.physical, self.dense_at(i)).unwrap_or(0)
+    }
+
+    /// The compressed page offset of dense directory entry `i`.
+    fn dense_at(&self, i: usize) -> usize {
+        self.size
+            .saturating_sub(PAGE_ZIP_DIR_SLOT_SIZE.saturating_mul(i.saturating_add(1)))
+    }
+}
+
+/// `page_zip_dir_decode`: the sparse directory from the user records'
+/// "owned" bits, and every record's offset (user records, then the free
+/// list) into `recs`, each checked to lie in the record area.
+fn dir_decode(
+    z: &ZipPage<'_>,
+    page: &mut [u8],
+    recs: &mut [u16; MAX_DENSE],
+) -> Result<(), ZipError> {
+    let (logical, n_recs, n_dense, n_slots) = (z.logical, z.n_recs, z.n_dense, z.n_slots);
+    if n_recs > n_dense {
+        return Err(perr(ZipErrorKind::RecordCount, PAGE_HEADER + PAGE_N_RECS));
+    }
+    let rec_limit = logical.saturating_sub(PAGE_DIR);
+    let mut slot = logical
+        .checked_sub(PAGE_DIR + PAGE_DIR_SLOT_SIZE)
+        .ok_or(perr(ZipErrorKind::PageSize, 0))?;
+    put(page, slot, PAGE_NEW_INFIMUM as u16)?;
+    for i in 0..n_recs {
+        let offs = z.dense(i);
+        let o = usize::from(offs & PAGE_ZIP_DIR_SLOT_MASK);
+        if offs & PAGE_ZIP_DIR_SLOT_OWNED != 0 {
+            slot = slot
+                .checked_sub(PAGE_DIR_SLOT_SIZE)
+                .filter(|&s| s >= PAGE_ZIP_START)
+                .ok_or(perr(ZipErrorKind::DirSlots, z.dense_at(i)))?;
+            put(page, slot, o as u16)?;
+        }
+        if o < PAGE_ZIP_START + REC_N_NEW_EXTRA_BYTES || o >= rec_limit {
+            return Err(perr(ZipErrorKind::DirEntry, z.dense_at(i)));
+        }
+        *recs.get_mut(i).ok_or(perr(ZipErrorKind::HeapCount, 0))? = o as u16;
+    }
+    slot = slot
+        .checked_sub(PAGE_DIR_SLOT_SIZE)
+        .ok_or(perr(ZipErrorKind::DirSlots, PAGE_HEADER))?;
+    put(page, slot, PAGE_NEW_SUPREMUM as u16)?;
+    let last_slot = n_slots
+        .checked_mul(PAGE_DIR_SLOT_SIZE)
+        .and_then(|b| logical.checked_sub(PAGE_DIR)?.checked_sub(b));
+    if last_slot != Some(slot) {
+        return Err(perr(ZipErrorKind::DirSlots, PAGE_HEADER + PAGE_N_DIR_SLOTS));
+    }
+    for i in n_recs..n_dense {
+        let offs = z.dense(i);
+        let o = usize::from(offs);
+        if offs & !PAGE_ZIP_DIR_SLOT_MASK != 0
+            || o < PAGE_ZIP_START + REC_N_NEW_EXTRA_BYTES
+            || o >= rec_limit
+        {
+            return Err(perr(ZipErrorKind::DirEntry, z.dense_at(i)));
+        }
+        *recs.get_mut(i).ok_or(perr(ZipErrorKind::HeapCount, 0))? = offs;
+    }
+    Ok(())
+}
+
+/// The infimum and supremum, which the compressed page does not store:
+/// their fixed bytes, and the infimum's next pointer to the first record.
+fn write_infimum_supremum(z: &ZipPage<'_>, page: &mut [u8]) -> Result<(), ZipError> {
+    copy_to(
+        page,
+        PAGE_NEW_INFIMUM - REC_N_NEW_EXTRA_BYTES,
+        &INFIMUM_EXTRA,
+    )?;
+    let first = if z.n_recs == 0 {
+        PAGE_NEW_SUPREMUM as u16
+    } else {
+        z.dense(0) & PAGE_ZIP_DIR_SLOT_MASK
+    };
+    set_next(page, PAGE_NEW_INFIMUM, first)?;
+    copy_to(page, PAGE_NEW_INFIMUM, INFIMUM_DATA)?;
+    copy_to(
+        page,
+        PAGE_NEW_SUPREMUM - REC_N_NEW_EXTRA_BYTES + 1,
+        &SUPREMUM_EXTRA_DATA,
+    )
+}
+
+/// Inflates the zlib stream after PAGE_DATA into `out` past the logical
+/// page; its first block must not be the last. Gives the bytes the first
+/// block (the field information) inflated to and the stream bytes read.
+fn inflate_stream(z: &ZipPage<'_>, out: &mut Vec<u8>) -> Result<(usize, usize), ZipError> {
+    let input = z
+        .physical
+        .get(PAGE_DATA..z.size.saturating_sub(1))
+        .unwrap_or(&[]);
+    let blocks = inflate_zlib_blocks(input, out, z.logical.saturating_add(4096)).map_err(|e| {
+        perr(
+            ZipErrorKind::Inflate(e.kind),
+            PAGE_DATA.saturating_add(e.offset),
+        )
+    })?;
+    if blocks.first_block_final {
+        return Err(perr(ZipErrorKind::NoFieldBlock, PAGE_DATA));
+    }
+    Ok((blocks.first_block_out, blocks.consumed))
+}
+
+/// `page_zip_decompress_node_ptrs` / `_sec` / `_clust`: the records' bytes
+/// from the stream in heap order, without what the trailer holds
+/// (DB_TRX_ID and DB_ROLL_PTR, BLOB pointers, child page numbers). True
+/// when the stream ended first: the records after are in the log only.
+fn stream_records(
+    b: &mut Build<'_>,
+    ix: &Index,
+    recs: &[u16],
+    leaf: bool,
+    clustered: bool,
+    o: &mut Offs,
+) -> Result<bool, ZipError> {
     for &r in recs {
         let rec = usize::from(r);
         let head = rec.saturating_sub(REC_N_NEW_EXTRA_BYTES);
@@ -752,14 +862,13 @@ fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<Zi
             // Z_STREAM_END: the records after this one (and maybe this one)
             // are in the modification log only.
             b.heap_no(rec)?;
-            ended = true;
-            break;
+            return Ok(true);
         }
         b.heap_no(rec)?;
         if leaf && !clustered {
             continue;
         }
-        b.offsets(&ix, rec, &mut o)?;
+        b.offsets(ix, rec, o)?;
         let end = rec.saturating_add(o.data_size());
         if !leaf {
             let to = end
@@ -791,143 +900,155 @@ fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<Zi
         }
         b.fill_all(end)?;
     }
-    info.stream_records = (b.heap_status >> REC_HEAP_NO_SHIFT).saturating_sub(2);
-    if !ended {
-        // Trailing garbage up to PAGE_HEAP_TOP, and the stream's end.
-        let room = heap_top
-            .checked_sub(b.next_out)
-            .filter(|&r| r <= logical.saturating_sub(PAGE_ZIP_START + PAGE_DIR))
-            .ok_or(Build::err(ZipErrorKind::StreamLong, b.next_out))?;
-        let left = b.stream.len().saturating_sub(b.pos);
-        if left > room {
-            return Err(Build::err(ZipErrorKind::StreamLong, heap_top));
-        }
-        b.fill(heap_top)?;
-    }
-    // The unused heap space is zero (out was zero-filled).
-    if free_slot.is_none_or(|s| b.next_out > s) {
-        return Err(Build::err(ZipErrorKind::StreamLong, b.next_out));
-    }
+    Ok(false)
+}
 
-    // page_zip_apply_log.
-    let m_end = apply_log(&mut b, &ix, recs, m_start, log_end, &mut info)?;
-    info.m_end = m_end as u16;
-    if trailer.saturating_add(m_end) >= size {
-        return Err(phys_err(ZipErrorKind::Trailer, m_end));
+/// Node pointer pages: each record's child page number from the
+/// trailer (4 bytes per record below the dense directory, by heap order).
+fn restore_child_pages(
+    b: &mut Build<'_>,
+    ix: &Index,
+    recs: &[u16],
+    storage_top: usize,
+    o: &mut Offs,
+) -> Result<(), ZipError> {
+    let mut storage = storage_top;
+    for &r in recs {
+        let rec = usize::from(r);
+        b.offsets(ix, rec, o)?;
+        storage = storage.saturating_sub(REC_NODE_PTR_SIZE);
+        let end = rec.saturating_add(o.data_size());
+        let at = end
+            .checked_sub(REC_NODE_PTR_SIZE)
+            .ok_or(Build::err(ZipErrorKind::Record, rec))?;
+        copy_phys(b, at, storage, REC_NODE_PTR_SIZE)?;
     }
+    Ok(())
+}
 
-    // The uncompressed columns in heap order.
-    let storage_top = size.saturating_sub(n_dense.saturating_mul(PAGE_ZIP_DIR_SLOT_SIZE));
-    if !leaf {
-        let mut storage = storage_top;
-        for &r in recs {
-            let rec = usize::from(r);
-            b.offsets(&ix, rec, &mut o)?;
-            storage = storage.saturating_sub(REC_NODE_PTR_SIZE);
-            let end = rec.saturating_add(o.data_size());
-            let at = end
-                .checked_sub(REC_NODE_PTR_SIZE)
-                .ok_or(Build::err(ZipErrorKind::Record, rec))?;
-            copy_phys(&mut b, at, storage, REC_NODE_PTR_SIZE)?;
+/// Where a clustered leaf page's trailer starts and the log ends.
+#[derive(Clone, Copy)]
+struct Trailer {
+    /// Below the dense directory: the top of DB_TRX_ID / DB_ROLL_PTR.
+    storage_top: usize,
+    /// The log's end marker: BLOB pointers may not reach below it.
+    m_end: usize,
+}
+
+/// Clustered leaf pages: every record's DB_TRX_ID and DB_ROLL_PTR (13
+/// bytes each below the dense directory) and the BLOB pointers of live
+/// records (20 bytes each below those) from the trailer; records on the
+/// free list get zero BLOB pointers.
+fn restore_clustered_columns(
+    z: &ZipPage<'_>,
+    b: &mut Build<'_>,
+    ix: &Index,
+    recs: &[u16],
+    t: Trailer,
+    o: &mut Offs,
+    info: &mut ZipInfo,
+) -> Result<(), ZipError> {
+    let (n_recs, n_dense) = (z.n_recs, z.n_dense);
+    // Records on the free list get no BLOB pointers.
+    let mut free = [0u64; UNIV_ZIP_SIZE_MAX / 64];
+    for i in n_recs..n_dense {
+        let a = usize::from(z.dense(i) & PAGE_ZIP_DIR_SLOT_MASK);
+        if let Some(w) = free.get_mut(a / 64) {
+            *w |= 1 << (a % 64);
         }
-    } else if clustered {
-        // Records on the free list get no BLOB pointers.
-        let mut free = [0u64; UNIV_ZIP_SIZE_MAX / 64];
-        for i in n_recs..n_dense {
-            let a = usize::from(dense(i) & PAGE_ZIP_DIR_SLOT_MASK);
-            if let Some(w) = free.get_mut(a / 64) {
-                *w |= 1 << (a % 64);
-            }
+    }
+    let trx = ix.trx_id_col.unwrap_or(0);
+    let mut storage = t.storage_top;
+    let mut externs = t
+        .storage_top
+        .saturating_sub(n_dense.saturating_mul(TRX_ROLL));
+    for &r in recs {
+        let rec = usize::from(r);
+        let exists = free.get(rec / 64).is_none_or(|w| w >> (rec % 64) & 1 == 0);
+        b.offsets(ix, rec, o)?;
+        let (start, len) = o.field(trx).ok_or(Build::err(ZipErrorKind::Record, rec))?;
+        if len < TRX_ROLL {
+            return Err(Build::err(ZipErrorKind::Record, rec));
         }
-        let trx = ix.trx_id_col.unwrap_or(0);
-        let mut storage = storage_top;
-        let mut externs = storage_top.saturating_sub(n_dense.saturating_mul(TRX_ROLL));
-        for &r in recs {
-            let rec = usize::from(r);
-            let exists = free.get(rec / 64).is_none_or(|w| w >> (rec % 64) & 1 == 0);
-            b.offsets(&ix, rec, &mut o)?;
-            let (start, len) = o.field(trx).ok_or(Build::err(ZipErrorKind::Record, rec))?;
-            if len < TRX_ROLL {
-                return Err(Build::err(ZipErrorKind::Record, rec));
-            }
-            storage = storage.saturating_sub(TRX_ROLL);
-            copy_phys(&mut b, rec.saturating_add(start), storage, TRX_ROLL)?;
-            if !o.any_ext {
+        storage = storage.saturating_sub(TRX_ROLL);
+        copy_phys(b, rec.saturating_add(start), storage, TRX_ROLL)?;
+        if !o.any_ext {
+            continue;
+        }
+        for i in 0..o.n {
+            if !o.is_ext(i) {
                 continue;
             }
-            for i in 0..o.n {
-                if !o.is_ext(i) {
-                    continue;
-                }
-                let (start, len) = o.field(i).ok_or(Build::err(ZipErrorKind::Record, rec))?;
-                if len < BTR_EXTERN_FIELD_REF_SIZE {
-                    return Err(Build::err(ZipErrorKind::Record, rec));
-                }
-                let dst = rec
-                    .saturating_add(start)
-                    .saturating_add(len.saturating_sub(BTR_EXTERN_FIELD_REF_SIZE));
-                if exists {
-                    externs = externs
-                        .checked_sub(BTR_EXTERN_FIELD_REF_SIZE)
-                        .filter(|&e| e >= m_end)
-                        .ok_or(phys_err(ZipErrorKind::BlobPointers, externs))?;
-                    copy_phys(&mut b, dst, externs, BTR_EXTERN_FIELD_REF_SIZE)?;
-                    info.n_blobs = info.n_blobs.saturating_add(1);
-                } else {
-                    b.page
-                        .get_mut(dst..dst.saturating_add(BTR_EXTERN_FIELD_REF_SIZE))
-                        .ok_or(Build::err(ZipErrorKind::Record, rec))?
-                        .fill(0);
-                }
+            let (start, len) = o.field(i).ok_or(Build::err(ZipErrorKind::Record, rec))?;
+            if len < BTR_EXTERN_FIELD_REF_SIZE {
+                return Err(Build::err(ZipErrorKind::Record, rec));
             }
-        }
-    }
-
-    // page_zip_set_extra_bytes: info bits, n_owned, next pointers.
-    {
-        let page = &mut *b.page;
-        let mut info_bits: u8 = if !leaf && prev_null {
-            REC_INFO_MIN_REC_FLAG
-        } else {
-            0
-        };
-        let mut n_owned: u8 = 1;
-        let mut rec = PAGE_NEW_INFIMUM;
-        for i in 0..n_recs {
-            let offs = dense(i);
-            if offs & PAGE_ZIP_DIR_SLOT_DEL != 0 {
-                info_bits |= REC_INFO_DELETED_FLAG;
-            }
-            if offs & PAGE_ZIP_DIR_SLOT_OWNED != 0 {
-                info_bits |= n_owned;
-                n_owned = 1;
+            let dst = rec
+                .saturating_add(start)
+                .saturating_add(len.saturating_sub(BTR_EXTERN_FIELD_REF_SIZE));
+            if exists {
+                externs = externs
+                    .checked_sub(BTR_EXTERN_FIELD_REF_SIZE)
+                    .filter(|&e| e >= t.m_end)
+                    .ok_or(perr(ZipErrorKind::BlobPointers, externs))?;
+                copy_phys(b, dst, externs, BTR_EXTERN_FIELD_REF_SIZE)?;
+                info.n_blobs = info.n_blobs.saturating_add(1);
             } else {
-                n_owned = n_owned.wrapping_add(1);
-            }
-            let o = offs & PAGE_ZIP_DIR_SLOT_MASK;
-            set_next(page, rec, o)?;
-            rec = usize::from(o);
-            put_byte(page, rec.saturating_sub(REC_N_NEW_EXTRA_BYTES), info_bits)?;
-            info_bits = 0;
-        }
-        set_next(page, rec, PAGE_NEW_SUPREMUM as u16)?;
-        put_byte(page, PAGE_NEW_SUPREMUM - REC_N_NEW_EXTRA_BYTES, n_owned)?;
-        if n_recs < n_dense {
-            let mut rec = usize::from(dense(n_recs));
-            for i in n_recs..n_dense {
-                put_byte(page, rec.saturating_sub(REC_N_NEW_EXTRA_BYTES), 0)?;
-                let next = if i.saturating_add(1) < n_dense {
-                    dense(i.saturating_add(1))
-                } else {
-                    0
-                };
-                set_next(page, rec, next)?;
-                rec = usize::from(next);
+                b.page
+                    .get_mut(dst..dst.saturating_add(BTR_EXTERN_FIELD_REF_SIZE))
+                    .ok_or(Build::err(ZipErrorKind::Record, rec))?
+                    .fill(0);
             }
         }
     }
-    out.truncate(logical);
-    Ok(info)
+    Ok(())
+}
+
+/// `page_zip_set_extra_bytes`: info bits, n_owned and next pointers of
+/// the user records from the dense directory's order and flags, then the
+/// free list's.
+fn set_extra_bytes(z: &ZipPage<'_>, page: &mut [u8]) -> Result<(), ZipError> {
+    let (n_recs, n_dense) = (z.n_recs, z.n_dense);
+    let mut info_bits: u8 = if !z.leaf && z.prev_null {
+        REC_INFO_MIN_REC_FLAG
+    } else {
+        0
+    };
+    let mut n_owned: u8 = 1;
+    let mut rec = PAGE_NEW_INFIMUM;
+    for i in 0..n_recs {
+        let offs = z.dense(i);
+        if offs & PAGE_ZIP_DIR_SLOT_DEL != 0 {
+            info_bits |= REC_INFO_DELETED_FLAG;
+        }
+        if offs & PAGE_ZIP_DIR_SLOT_OWNED != 0 {
+            info_bits |= n_owned;
+            n_owned = 1;
+        } else {
+            n_owned = n_owned.wrapping_add(1);
+        }
+        let o = offs & PAGE_ZIP_DIR_SLOT_MASK;
+        set_next(page, rec, o)?;
+        rec = usize::from(o);
+        put_byte(page, rec.saturating_sub(REC_N_NEW_EXTRA_BYTES), info_bits)?;
+        info_bits = 0;
+    }
+    set_next(page, rec, PAGE_NEW_SUPREMUM as u16)?;
+    put_byte(page, PAGE_NEW_SUPREMUM - REC_N_NEW_EXTRA_BYTES, n_owned)?;
+    if n_recs < n_dense {
+        let mut rec = usize::from(z.dense(n_recs));
+        for i in n_recs..n_dense {
+            put_byte(page, rec.saturating_sub(REC_N_NEW_EXTRA_BYTES), 0)?;
+            let next = if i.saturating_add(1) < n_dense {
+                z.dense(i.saturating_add(1))
+            } else {
+                0
+            };
+            set_next(page, rec, next)?;
+            rec = usize::from(next);
+        }
+    }
+    Ok(())
 }
 
 /// Page offset of the last (lowest) sparse directory slot.
@@ -989,6 +1110,46 @@ fn copy_phys(b: &mut Build<'_>, to: usize, from: usize, n: usize) -> Result<(), 
     Ok(())
 }
 
+/// The modification log's bytes, `phys[..end]`, read with every read
+/// checked against the log's end.
+#[derive(Clone, Copy)]
+struct Log<'p> {
+    phys: &'p [u8],
+    end: usize,
+}
+
+impl Log<'_> {
+    /// The log byte at `d`.
+    fn byte(&self, d: usize) -> Result<u8, ZipError> {
+        if d >= self.end {
+            return Err(log_err(d));
+        }
+        self.phys.get(d).copied().ok_or(log_err(d))
+    }
+
+    /// Copies `page[to..to + n]` from the log at `d`, which moves past them.
+    fn copy(&self, page: &mut [u8], to: usize, n: usize, d: &mut usize) -> Result<(), ZipError> {
+        if d.saturating_add(n) >= self.end {
+            return Err(log_err(*d));
+        }
+        let src = self.phys.get(*d..d.saturating_add(n)).ok_or(log_err(*d))?;
+        page.get_mut(to..to.saturating_add(n))
+            .ok_or(lerr(ZipErrorKind::Record, to))?
+            .copy_from_slice(src);
+        *d = d.saturating_add(n);
+        Ok(())
+    }
+}
+
+/// A malformed log entry at compressed page offset `d`.
+fn log_err(d: usize) -> ZipError {
+    ZipError {
+        kind: ZipErrorKind::Log,
+        offset: d,
+        logical: false,
+    }
+}
+
 /// `page_zip_apply_log`: returns `m_end`, the offset of the end marker.
 fn apply_log(
     b: &mut Build<'_>,
@@ -998,38 +1159,20 @@ fn apply_log(
     end: usize,
     info: &mut ZipInfo,
 ) -> Result<usize, ZipError> {
-    let phys = b.phys;
-    let log = |d: usize| -> Result<u8, ZipError> {
-        if d >= end {
-            return Err(ZipError {
-                kind: ZipErrorKind::Log,
-                offset: d,
-                logical: false,
-            });
-        }
-        phys.get(d).copied().ok_or(ZipError {
-            kind: ZipErrorKind::Log,
-            offset: d,
-            logical: false,
-        })
-    };
-    let fail = |d: usize| ZipError {
-        kind: ZipErrorKind::Log,
-        offset: d,
-        logical: false,
-    };
+    let log = Log { phys: b.phys, end };
+    let fail = log_err;
     let mut o = Offs::new();
     let mut d = start;
     // Every entry takes at least two bytes: the loop is bounded by the log.
     for _ in 0..end.saturating_sub(start).saturating_add(1) {
         let at = d;
-        let mut val = usize::from(log(d)?);
+        let mut val = usize::from(log.byte(d)?);
         d = d.saturating_add(1);
         if val == 0 {
             return Ok(at);
         }
         if val & 0x80 != 0 {
-            val = (val & 0x7f) << 8 | usize::from(log(d)?);
+            val = (val & 0x7f) << 8 | usize::from(log.byte(d)?);
             d = d.saturating_add(1);
             if val == 0 {
                 return Err(fail(at));
@@ -1070,87 +1213,103 @@ fn apply_log(
                 .fill(0);
             continue;
         }
-        // rec_get_offsets_reverse: the extra bytes, nearest first.
-        ix.offsets(node, |k| phys.get(d.checked_add(k)?).copied(), &mut o)
-            .ok_or(fail(d))?;
-        let n_extra = o.extra.saturating_sub(REC_N_NEW_EXTRA_BYTES);
-        if d.saturating_add(n_extra) >= end
-            || rec.checked_sub(o.extra).is_none_or(|s| s < PAGE_ZIP_START)
-            || rec.saturating_add(o.data_size()) > b.page.len()
-        {
-            return Err(fail(d));
-        }
-        for k in 0..n_extra {
-            let v = log(d.saturating_add(k))?;
-            put_byte(
-                b.page,
-                rec.saturating_sub(REC_N_NEW_EXTRA_BYTES + 1)
-                    .saturating_sub(k),
-                v,
-            )?;
-        }
-        d = d.saturating_add(n_extra);
-        let data_end = rec.saturating_add(o.data_size());
-        // Copies page[to..to + n] from the log at d.
-        let mut copy = |to: usize, n: usize, d: &mut usize| -> Result<(), ZipError> {
-            if d.saturating_add(n) >= end {
-                return Err(fail(*d));
-            }
-            let src = phys.get(*d..d.saturating_add(n)).ok_or(fail(*d))?;
-            b.page
-                .get_mut(to..to.saturating_add(n))
-                .ok_or(lerr(ZipErrorKind::Record, to))?
-                .copy_from_slice(src);
-            *d = d.saturating_add(n);
-            Ok(())
-        };
-        if o.any_ext {
-            if node {
-                return Err(fail(at));
-            }
-            // page_zip_apply_log_ext.
-            let mut next_out = rec;
-            for i in 0..o.n {
-                let (s, len) = o.field(i).ok_or(fail(d))?;
-                let dst = rec.saturating_add(s);
-                if Some(i) == ix.trx_id_col {
-                    if len < TRX_ROLL || o.is_ext(i) || dst < next_out {
-                        return Err(fail(d));
-                    }
-                    copy(next_out, dst.saturating_sub(next_out), &mut d)?;
-                    next_out = dst.saturating_add(TRX_ROLL);
-                } else if o.is_ext(i) {
-                    let refp = dst
-                        .saturating_add(len)
-                        .checked_sub(BTR_EXTERN_FIELD_REF_SIZE)
-                        .filter(|&p| p >= next_out && len >= BTR_EXTERN_FIELD_REF_SIZE)
-                        .ok_or(fail(d))?;
-                    copy(next_out, refp.saturating_sub(next_out), &mut d)?;
-                    next_out = refp.saturating_add(BTR_EXTERN_FIELD_REF_SIZE);
-                }
-            }
-            let n = data_end.checked_sub(next_out).ok_or(fail(d))?;
-            copy(next_out, n, &mut d)?;
-        } else if node {
-            let n = o
-                .data_size()
-                .checked_sub(REC_NODE_PTR_SIZE)
-                .ok_or(fail(d))?;
-            copy(rec, n, &mut d)?;
-        } else if let Some(trx) = ix.trx_id_col {
-            let (s, len) = o.field(trx).ok_or(fail(d))?;
-            if len < TRX_ROLL {
-                return Err(fail(d));
-            }
-            copy(rec, s, &mut d)?;
-            let from = rec.saturating_add(s).saturating_add(TRX_ROLL);
-            let n = data_end.checked_sub(from).ok_or(fail(d))?;
-            copy(from, n, &mut d)?;
-        } else {
-            copy(rec, o.data_size(), &mut d)?;
-        }
+        let entry = LogEntry { rec, node, at };
+        d = apply_log_record(b, ix, log, entry, d, &mut o)?;
     }
     Err(fail(d))
+}
+
+/// A log entry's record: its offset, whether it is a node pointer, and
+/// where its entry starts in the log.
+#[derive(Clone, Copy)]
+struct LogEntry {
+    rec: usize,
+    node: bool,
+    at: usize,
+}
+
+/// One written record of the log from `d` on: its extra bytes below the
+/// fixed 5 (`rec_get_offsets_reverse`: nearest first), then its data
+/// bytes without the ones stored uncompressed. Returns the log offset
+/// after it.
+fn apply_log_record(
+    b: &mut Build<'_>,
+    ix: &Index,
+    log: Log<'_>,
+    e: LogEntry,
+    mut d: usize,
+    o: &mut Offs,
+) -> Result<usize, ZipError> {
+    let (rec, node, at) = (e.rec, e.node, e.at);
+    let (phys, end, fail) = (log.phys, log.end, log_err);
+    // rec_get_offsets_reverse: the extra bytes, nearest first.
+    ix.offsets(node, |k| phys.get(d.checked_add(k)?).copied(), o)
+        .ok_or(fail(d))?;
+    let n_extra = o.extra.saturating_sub(REC_N_NEW_EXTRA_BYTES);
+    if d.saturating_add(n_extra) >= end
+        || rec.checked_sub(o.extra).is_none_or(|s| s < PAGE_ZIP_START)
+        || rec.saturating_add(o.data_size()) > b.page.len()
+    {
+        return Err(fail(d));
+    }
+    for k in 0..n_extra {
+        let v = log.byte(d.saturating_add(k))?;
+        put_byte(
+            b.page,
+            rec.saturating_sub(REC_N_NEW_EXTRA_BYTES + 1)
+                .saturating_sub(k),
+            v,
+        )?;
+    }
+    d = d.saturating_add(n_extra);
+    let data_end = rec.saturating_add(o.data_size());
+    let page = &mut *b.page;
+    if o.any_ext {
+        if node {
+            return Err(fail(at));
+        }
+        // page_zip_apply_log_ext.
+        let mut next_out = rec;
+        for i in 0..o.n {
+            let (s, len) = o.field(i).ok_or(fail(d))?;
+            let dst = rec.saturating_add(s);
+            if Some(i) == ix.trx_id_col {
+                if len < TRX_ROLL || o.is_ext(i) || dst < next_out {
+                    return Err(fail(d));
+                }
+                log.copy(page, next_out, dst.saturating_sub(next_out), &mut d)?;
+                next_out = dst.saturating_add(TRX_ROLL);
+            } else if o.is_ext(i) {
+                let refp = dst
+                    .saturating_add(len)
+                    .checked_sub(BTR_EXTERN_FIELD_REF_SIZE)
+                    .filter(|&p| p >= next_out && len >= BTR_EXTERN_FIELD_REF_SIZE)
+                    .ok_or(fail(d))?;
+                log.copy(page, next_out, refp.saturating_sub(next_out), &mut d)?;
+                next_out = refp.saturating_add(BTR_EXTERN_FIELD_REF_SIZE);
+            }
+        }
+        let n = data_end.checked_sub(next_out).ok_or(fail(d))?;
+        log.copy(page, next_out, n, &mut d)?;
+    } else if node {
+        let n = o
+            .data_size()
+            .checked_sub(REC_NODE_PTR_SIZE)
+            .ok_or(fail(d))?;
+        log.copy(page, rec, n, &mut d)?;
+    } else if let Some(trx) = ix.trx_id_col {
+        let (s, len) = o.field(trx).ok_or(fail(d))?;
+        if len < TRX_ROLL {
+            return Err(fail(d));
+        }
+        log.copy(page, rec, s, &mut d)?;
+        let from = rec.saturating_add(s).saturating_add(TRX_ROLL);
+        let n = data_end.checked_sub(from).ok_or(fail(d))?;
+        log.copy(page, from, n, &mut d)?;
+    } else {
+        log.copy(page, rec, o.data_size(), &mut d)?;
+    }
+    Ok(d)
 }
 
 #[cfg(test)]
