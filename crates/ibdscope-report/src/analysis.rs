@@ -7,7 +7,7 @@
 //! same facts.
 
 use crate::args::DefOpts;
-use crate::cmd::schema::{self, Def};
+use crate::definition::{self, Def};
 use ibdscope::summary::BadPage;
 use ibdscope::{Btrees, Finding, IndexId, PageNo, SpaceMap, Summary, Tablespace};
 use std::cell::OnceCell;
@@ -110,7 +110,7 @@ impl<'t> Analysis<'t> {
     /// sources tried).
     pub fn definition(&self) -> Result<&Def, &str> {
         self.def
-            .get_or_init(|| schema::load(self.path, self.ts, &self.def_opts))
+            .get_or_init(|| definition::load(self.path, self.ts, &self.def_opts))
             .as_ref()
             .map_err(String::as_str)
     }

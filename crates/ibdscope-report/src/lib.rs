@@ -36,21 +36,13 @@
 mod analysis;
 pub mod args;
 mod cmd;
+mod definition;
 pub mod host;
 mod json;
 mod logical;
+mod outcome;
 mod text;
 
 pub use cmd::run;
 
-/// What a run found; the process's exit status is its value. One rule for
-/// every command: 0 clean, 1 findings, 2 a file could not be read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Outcome {
-    /// Nothing wrong.
-    Clean = 0,
-    /// Damage or inconsistencies were reported.
-    Findings = 1,
-    /// A file could not be read.
-    Unreadable = 2,
-}
+pub use outcome::Outcome;

@@ -2,7 +2,7 @@
 //! space's logical image (every page decompressed in place), else the file
 //! itself.
 
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::pagecomp::{self, Expansion, PageCompErrorKind};
 use ibdscope::Tablespace;
 use std::io;

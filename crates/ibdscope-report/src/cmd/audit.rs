@@ -6,7 +6,7 @@
 
 use crate::args::{Format, Opts};
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::checksum::Unverifiable;
 use ibdscope::{Lsn, PageNo, Tablespace};
 use ibdscope_forensics::audit::{AuditKind, AuditOptions, PageRun, Reference, StructureCheck};

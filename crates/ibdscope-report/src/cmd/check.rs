@@ -5,7 +5,7 @@ use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::cmd::with_space;
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::checksum::{self, Unverifiable};
 use ibdscope::space::PageProblem;
 use ibdscope::summary::BadPage;

@@ -12,7 +12,7 @@ use crate::cmd::fill::{
 use crate::cmd::lsn::LsnFacts;
 use crate::cmd::map::{self, index_slots, owner_classes, owner_grid};
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::{IndexId, Tablespace};
 use ibdscope_render::color::{ansi256_to_rgb, DAMAGED_ANSI};
 use ibdscope_render::{pages_per_cell, Class, Grid, HeatScale, Panel, Picture, Scale};

@@ -2,7 +2,7 @@
 
 use crate::args::{Format, Opts};
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::{IndexId, Tablespace};
 use ibdscope_forensics::diff::{Change, Diff};
 use std::io::{self, Write};

@@ -15,8 +15,8 @@ use crate::cmd::map::{
     self, index_slots, page_cell, per_cell_note, print_grid, PageCell, Style, TypesSeen,
 };
 use crate::json::Json;
+use crate::outcome::Outcome;
 use crate::text::count;
-use crate::Outcome;
 use ibdscope::btree::FILL_BUCKETS;
 use ibdscope::{Btrees, IndexId, SpaceMap, Tablespace};
 use ibdscope_render::color::{

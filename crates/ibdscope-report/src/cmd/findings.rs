@@ -9,7 +9,7 @@
 
 use crate::analysis::Analysis;
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::extents::{Owner, SpaceProblem};
 use ibdscope::summary::BadPage;
 use ibdscope::{Finding, FindingKind, IndexId, PageNo};

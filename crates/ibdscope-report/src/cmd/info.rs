@@ -3,7 +3,7 @@
 use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::checksum::Unverifiable;
 use ibdscope::fsp::{FlagsLayout, SpaceFormat};
 use ibdscope::{PageType, Summary, Tablespace, VendorGuess};

@@ -7,8 +7,8 @@
 //! xterm gives that colour in a picture.
 
 use crate::args::{Color, Opts};
+use crate::outcome::Outcome;
 use crate::text::count;
-use crate::Outcome;
 use ibdscope::extents::{Owner, SpaceMap};
 use ibdscope::fil::FilHeader;
 use ibdscope::index::IndexHeader;

@@ -20,7 +20,7 @@ pub mod types;
 
 use crate::analysis::Analysis;
 use crate::args::{Cmd, DefOpts, Opts};
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::Tablespace;
 use std::io::{self, Write};
 use std::path::Path;
@@ -71,7 +71,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         Cmd::Indexes => space::indexes(opts, &a, out),
                         Cmd::Sdi => sdi::run(opts, &a, out),
                         Cmd::Records(sel) => records::run(opts, &a, sel, out),
-                        Cmd::Schema(ref d) => schema::run(opts, &a, d, out),
+                        Cmd::Schema(_) => schema::run(opts, &a, out),
                         Cmd::Rows(ref r) => rows::run(opts, &a, r, out),
                         Cmd::Fill => fill::run(opts, &a, out),
                         _ => Ok(Outcome::Unreadable),

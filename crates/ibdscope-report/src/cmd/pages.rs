@@ -3,8 +3,8 @@
 use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::json::Json;
+use crate::outcome::Outcome;
 use crate::text::Link;
-use crate::Outcome;
 use ibdscope::checksum::Verdict;
 use ibdscope::space::PageProblem;
 use ibdscope::{PageFacts, PageNo, SpaceId, Tablespace};

@@ -11,7 +11,7 @@
 use crate::analysis::Analysis;
 use crate::args::{Format, Opts, RecordsOpts};
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::extents::{Owner, SpaceMap, SpaceProblem};
 use ibdscope::layout::{PageLayout, RecExtent};
 use ibdscope::record::{Chain, RecFinding};

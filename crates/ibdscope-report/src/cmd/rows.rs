@@ -20,9 +20,9 @@
 
 use crate::analysis::Analysis;
 use crate::args::{Format, Opts, RowsOpts};
-use crate::cmd::schema::{load, Def};
+use crate::definition::Def;
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::record::Chain;
 use ibdscope::{
     BtreeProblem, Btrees, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage, SpaceMap,
@@ -191,8 +191,8 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let mut def = match load(path, ts, &r.def) {
-        Ok(d) => d,
+    let mut def = match a.definition() {
+        Ok(d) => d.clone(),
         Err(e) => {
             eprintln!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);

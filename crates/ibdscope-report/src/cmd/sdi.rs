@@ -4,7 +4,7 @@
 use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope_schema::sdi::{sdi_json, Sdi, SdiFinding, SdiProblem};
 use std::io::{self, Write};
 

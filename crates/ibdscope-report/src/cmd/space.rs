@@ -6,7 +6,7 @@ use crate::args::{Format, Opts};
 use crate::cmd::findings;
 use crate::cmd::map::{self, eighths, index_slots, owner_classes, page_cell, PageCell, Style};
 use crate::json::Json;
-use crate::Outcome;
+use crate::outcome::Outcome;
 use ibdscope::extents::{FspList, Owner};
 use ibdscope::{Finding, IndexId, IndexTree};
 use ibdscope_render::{pages_per_cell, Panel, Picture};

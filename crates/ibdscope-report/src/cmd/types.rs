@@ -3,8 +3,8 @@
 use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::json::Json;
+use crate::outcome::Outcome;
 use crate::text::percent;
-use crate::Outcome;
 use ibdscope::Summary;
 use std::io::{self, Write};
 

@@ -1,0 +1,192 @@
+//! Where a table's definition comes from, for every command that names
+//! indexes and columns: the SDI in the file (MySQL 8.0+), a `.frm` given
+//! with `--frm`, a `CREATE TABLE` statement given with `--ddl`, or
+//! `<name>.frm` beside the file; index roots of a `.frm` or a statement
+//! found in the space's B-trees.
+
+use crate::args::DefOpts;
+use ibdscope::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
+use ibdscope_schema::frm::Frm;
+use ibdscope_schema::table::{DefSource, FromSpaceError, RowFormat, TableDef};
+use std::path::{Path, PathBuf};
+
+/// A table definition and where it came from.
+#[derive(Clone)]
+pub struct Def {
+    /// The definition (index roots filled in from the space for a `.frm`).
+    pub table: TableDef,
+    /// The `.frm` read, when one was.
+    pub frm_path: Option<PathBuf>,
+    /// The `.frm` was found beside the file (not named by `--frm`).
+    pub frm_beside: bool,
+    /// The `--ddl` file read, with the statement's table name and line.
+    pub ddl: Option<(PathBuf, String, u32)>,
+    /// The row format: the definition's, else the space's.
+    pub row_format: RowFormat,
+    /// The row format came from the space (flags and page format), not the
+    /// definition.
+    pub row_format_from_space: bool,
+}
+
+impl Def {
+    /// Where the definition came from, in words.
+    pub fn source_words(&self) -> String {
+        if let Some((p, name, line)) = &self.ddl {
+            return format!(
+                "{} (--ddl: CREATE TABLE `{name}` at line {line})",
+                p.display()
+            );
+        }
+        match (&self.frm_path, self.table.source) {
+            (Some(p), _) if self.frm_beside => {
+                format!(
+                    "{} (found beside the .ibd; the file has no SDI)",
+                    p.display()
+                )
+            }
+            (Some(p), _) => format!("{} (--frm)", p.display()),
+            (None, DefSource::Sdi) => "the SDI in the file (MySQL 8.0+ data dictionary)".into(),
+            (None, _) => "built by hand".into(),
+        }
+    }
+
+    /// The source as one word: `sdi`, `frm`.
+    pub fn source_word(&self) -> &'static str {
+        match self.table.source {
+            DefSource::Sdi => "sdi",
+            DefSource::Frm => "frm",
+            DefSource::Ddl => "ddl",
+            DefSource::Manual => "manual",
+        }
+    }
+}
+
+/// Finds the definition of the table `path` holds. `Err` is the message
+/// for stderr (exit 2).
+pub fn load(path: &Path, ts: &Tablespace<'_>, d: &DefOpts) -> Result<Def, String> {
+    let encrypted = ts.format().encryption;
+    let mut ddl = None;
+    let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
+        (Some(f), _) => (read_frm(f, path)?, Some(f.clone()), false),
+        (None, Some(f)) => {
+            let (t, name, line) = read_ddl(f, path)?;
+            ddl = Some((f.clone(), name, line));
+            (t, None, false)
+        }
+        (None, None) => match TableDef::from_tablespace(ts) {
+            Ok(t) => (t, None, false),
+            Err(FromSpaceError::NoSdi) => {
+                let beside = path.with_extension("frm");
+                if beside.is_file() {
+                    (read_frm(&beside, path)?, Some(beside), true)
+                } else if encrypted {
+                    return Err(format!(
+                        "{}: the file is encrypted: its SDI (table definition) cannot be \
+                         read without the keyring, and no .frm was given (--frm) or found at \
+                         {} (or give the CREATE TABLE statement: --ddl)",
+                        path.display(),
+                        beside.display()
+                    ));
+                } else {
+                    return Err(format!(
+                        "{}: no table definition: the file holds no readable SDI (MySQL \
+                         before 8.0, MariaDB, or ROW_FORMAT=COMPRESSED SDI pages), no .frm \
+                         was given (--frm) and there is none at {}; give the .frm (--frm) or \
+                         the CREATE TABLE statement (--ddl)",
+                        path.display(),
+                        beside.display()
+                    ));
+                }
+            }
+            Err(e) if encrypted => {
+                return Err(format!(
+                    "{}: the file is encrypted: its SDI (table definition) is not readable \
+                     without the keyring ({e})",
+                    path.display()
+                ))
+            }
+            Err(e) if ts.format().is_zip() => {
+                return Err(format!(
+                    "{}: no table definition: the file is ROW_FORMAT=COMPRESSED and its SDI \
+                     pages could not be decompressed ({e})",
+                    path.display()
+                ))
+            }
+            Err(e) => return Err(format!("{}: no table definition: {e}", path.display())),
+        },
+    };
+    if table.indexes.iter().any(|i| i.root.is_none()) {
+        let map = SpaceMap::build(ts);
+        let trees: Vec<(u64, u32)> = map
+            .indexes
+            .iter()
+            .map(|i| (i.index_id.0, i.root.0))
+            .collect();
+        table.attach_roots(&trees);
+    }
+    let compact = table
+        .clustered()
+        .and_then(|ix| ix.root)
+        .and_then(|r| RecPage::of(ts, PageNo(r)).ok())
+        .map(|rp| rp.format() == RecFormat::Compact);
+    let (row_format, from_space) = match table.row_format {
+        RowFormat::Other(_) => (RowFormat::from_space(ts.format(), compact), true),
+        f => (f, false),
+    };
+    Ok(Def {
+        table,
+        frm_path,
+        frm_beside,
+        ddl,
+        row_format,
+        row_format_from_space: from_space,
+    })
+}
+
+fn read_frm(frm: &Path, ibd: &Path) -> Result<TableDef, String> {
+    let bytes = std::fs::read(frm).map_err(|e| format!("{}: {e}", frm.display()))?;
+    let f =
+        Frm::parse(&bytes).map_err(|e| format!("{}: not a readable .frm: {e}", frm.display()))?;
+    let name = ibd
+        .file_stem()
+        .or_else(|| frm.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let schema = schema_of(ibd);
+    Ok(f.to_table_def(&name, &schema))
+}
+
+/// The schema a `.ibd` belongs to: the name of its directory (the
+/// server's database directory), or empty.
+fn schema_of(ibd: &Path) -> String {
+    ibd.canonicalize()
+        .ok()
+        .and_then(|p| {
+            p.parent()
+                .and_then(|d| d.file_name())
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_default()
+}
+
+/// The definition from a `--ddl` file: its only `CREATE TABLE`, or the
+/// one named like the `.ibd`; with the table's name and the statement's
+/// line.
+fn read_ddl(ddl: &Path, ibd: &Path) -> Result<(TableDef, String, u32), String> {
+    let len = std::fs::metadata(ddl)
+        .map_err(|e| format!("{}: {e}", ddl.display()))?
+        .len();
+    if len > ibdscope_schema::ddl::MAX_DDL_BYTES as u64 {
+        return Err(format!(
+            "{}: {len} bytes, more than the {} a CREATE TABLE file may have",
+            ddl.display(),
+            ibdscope_schema::ddl::MAX_DDL_BYTES
+        ));
+    }
+    let bytes = std::fs::read(ddl).map_err(|e| format!("{}: {e}", ddl.display()))?;
+    let stem = ibd.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let t = ibdscope_schema::ddl::parse_one(&bytes, stem.as_deref())
+        .map_err(|e| format!("{}: {e}", ddl.display()))?;
+    let schema = schema_of(ibd);
+    Ok((t.to_table_def(&schema), t.name.clone(), t.at.0))
+}
