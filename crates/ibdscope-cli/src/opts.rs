@@ -2,8 +2,9 @@
 //! before any file is opened (ripgrep's low-level/high-level args split).
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ibdscope_render::ImageFormat;
-use ibdscope_report::args::{Cmd, Color, DefOpts, Format, Metric, Opts, RecordsOpts, RowsOpts};
+use ibdscope_report::args::{
+    Cmd, Color, DefOpts, Format, ImageFormat, Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
+};
 use std::path::PathBuf;
 
 /// Read InnoDB tablespace files (.ibd) exactly, quickly and read-only.
@@ -238,7 +239,7 @@ struct Shared {
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
     format: FormatArg,
     /// Physical page size, overriding detection (e.g. 16k, 8192).
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_parser = ibdscope_report::args::page_size)]
     page_size: Option<u32>,
 }
 
@@ -280,20 +281,6 @@ pub enum FormatArg {
     Tsv,
     /// INSERT statements (`rows`).
     Sql,
-}
-
-fn parse_size(s: &str) -> Result<u32, String> {
-    let lower = s.to_ascii_lowercase();
-    let (digits, mult) = match lower.strip_suffix('k') {
-        Some(d) => (d, 1024),
-        None => (lower.as_str(), 1),
-    };
-    digits
-        .parse::<u32>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .filter(|n| ibdscope::space::PAGE_SIZES.contains(n))
-        .ok_or_else(|| format!("'{s}' is not a page size (1k, 2k, 4k, 8k, 16k, 32k or 64k)"))
 }
 
 impl From<ColorArg> for Color {
@@ -494,7 +481,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         cmd,
         files,
         format,
-        lib: ibdscope::Options {
+        lib: SpaceOptions {
             page_size: shared.page_size,
             threads,
         },
@@ -532,14 +519,6 @@ fn check_out(out: PathBuf, files: &[PathBuf]) -> Result<(PathBuf, ImageFormat), 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn page_sizes() {
-        assert_eq!(parse_size("16k"), Ok(16384));
-        assert_eq!(parse_size("8192"), Ok(8192));
-        assert!(parse_size("3000").is_err());
-        assert!(parse_size("99999999999k").is_err());
-    }
 
     #[test]
     fn thread_counts() {

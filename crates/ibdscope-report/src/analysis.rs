@@ -8,6 +8,7 @@
 
 use crate::args::DefOpts;
 use crate::definition::{self, Def};
+use ibdscope::extents::Owner;
 use ibdscope::summary::BadPage;
 use ibdscope::{Btrees, Finding, IndexId, PageNo, SpaceMap, Summary, Tablespace};
 use std::cell::OnceCell;
@@ -26,18 +27,6 @@ pub fn id_text(id: IndexId) -> String {
     } else {
         id.to_string()
     }
-}
-
-/// How far a page can be trusted, as `check` says it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Trust<'s> {
-    /// The page verifies, or holds nothing to verify (all zero), or its
-    /// checksum cannot be checked (none, encrypted, algorithm not stored):
-    /// nothing says it is wrong.
-    Sound,
-    /// The page does not verify: what is read from it may be wrong.
-    Damaged(&'s BadPage),
 }
 
 /// The model of one file.
@@ -122,13 +111,18 @@ impl<'t> Analysis<'t> {
         &self.summary().file_findings
     }
 
-    /// What `check` says of page `n`.
-    pub fn trust(&self, n: PageNo) -> Trust<'_> {
-        let bad = &self.summary().bad;
-        match bad.binary_search_by_key(&n, |b| b.facts.page_no) {
-            Ok(i) => bad.get(i).map_or(Trust::Sound, Trust::Damaged),
-            Err(_) => Trust::Sound,
-        }
+    /// The pages of index `id` that do not verify, in page order.
+    pub fn damaged_pages_of(&self, id: IndexId) -> Vec<PageNo> {
+        self.damaged_pages()
+            .iter()
+            .map(|b| b.facts.page_no)
+            .filter(|&n| {
+                matches!(
+                    self.map().owner(self.ts, n),
+                    Some(Owner::Segment { index: Some(i), .. }) if i == id
+                )
+            })
+            .collect()
     }
 
     /// The pages that do not verify (checksum, LSN halves, page number or

@@ -3,7 +3,8 @@
 //! clap definitions) before any file is opened; plain data, no parsing.
 
 use crate::host::Host;
-use ibdscope_render::ImageFormat;
+pub use ibdscope::Options as SpaceOptions;
+pub use ibdscope_render::ImageFormat;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -51,7 +52,7 @@ pub enum Format {
 }
 
 /// Which command, with its own options.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Cmd {
     /// `info`.
     Info,
@@ -166,4 +167,33 @@ pub struct Opts {
     pub verified_only: bool,
     /// Where input files are opened.
     pub host: Arc<dyn Host>,
+}
+
+/// A `--page-size` argument (`16k`, `8192`): one of the page sizes InnoDB
+/// has.
+pub fn page_size(s: &str) -> Result<u32, String> {
+    let lower = s.to_ascii_lowercase();
+    let (digits, mult) = match lower.strip_suffix('k') {
+        Some(d) => (d, 1024),
+        None => (lower.as_str(), 1),
+    };
+    digits
+        .parse::<u32>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|n| ibdscope::space::PAGE_SIZES.contains(n))
+        .ok_or_else(|| format!("'{s}' is not a page size (1k, 2k, 4k, 8k, 16k, 32k or 64k)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_sizes() {
+        assert_eq!(page_size("16k"), Ok(16384));
+        assert_eq!(page_size("8192"), Ok(8192));
+        assert!(page_size("3000").is_err());
+        assert!(page_size("99999999999k").is_err());
+    }
 }

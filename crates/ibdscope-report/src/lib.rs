@@ -33,10 +33,10 @@
 //! assert!(String::from_utf8(out).unwrap().contains("pages"));
 //! ```
 
-mod analysis;
+pub mod analysis;
 pub mod args;
 mod cmd;
-mod definition;
+pub mod definition;
 pub mod host;
 mod json;
 mod logical;

@@ -2221,7 +2221,11 @@ fn regression_flush_lsn_byte_does_not_hide_the_inode_page() {
             "regression-flush-lsn-clean",
         );
         assert_eq!(o.code, Some(0), "{name}: {}", o.stdout);
-        let strip = |s: &str| s[s.find(",\"").unwrap_or(0)..].to_string();
+        // The clean file has its .frm beside it (index names); the copy not.
+        let strip = |s: &str| {
+            s[s.find(",\"").unwrap_or(0)..]
+                .replace("\"index_name\":\"PRIMARY\"", "\"index_name\":null")
+        };
         assert_eq!(strip(&o.stdout), strip(&want.stdout), "{name}");
     }
     let _ = std::fs::remove_file(f);

@@ -126,14 +126,14 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let n_slots = slots.iter().map(Vec::len).max().unwrap_or(0);
     let labels = slot_labels(&analyses, &slots, n_slots);
     for (a, slots) in analyses.iter().zip(&slots) {
-        let (path, ts, logical, map, trees) = (a.path(), a.physical(), a.ts(), a.map(), a.trees());
+        let (path, ts, map, trees) = (a.path(), a.physical(), a.map(), a.trees());
         let (grid, counts, lsn, damaged) = match opts.metric {
             Metric::Extents => {
-                let (g, c, _) = owner_grid(logical, map, slots, n_slots, columns, per_cell);
+                let (g, c, _) = owner_grid(a, slots, n_slots, columns, per_cell);
                 (g, c, None, 0)
             }
             Metric::Fill => {
-                let (g, _) = fill_grid(logical, map, slots, columns, per_cell);
+                let (g, _) = fill_grid(a, slots, columns, per_cell);
                 (g, Vec::new(), None, 0)
             }
             Metric::Lsn => {

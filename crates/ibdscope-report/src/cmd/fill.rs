@@ -18,10 +18,10 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
 use ibdscope::btree::FILL_BUCKETS;
-use ibdscope::{Btrees, IndexId, SpaceMap, Tablespace};
+use ibdscope::{Btrees, IndexId};
 use ibdscope_render::color::{
-    ansi256_to_rgb, rgb_to_ansi256, viridis, FREE_ANSI, FREE_RGB, OTHER_RGB, SYSTEM_ANSI,
-    UNACCOUNTED_RGB,
+    ansi256_to_rgb, rgb_to_ansi256, viridis, DAMAGED_ANSI, FREE_ANSI, FREE_RGB, OTHER_RGB,
+    SYSTEM_ANSI, UNACCOUNTED_RGB,
 };
 use ibdscope_render::{
     pages_per_cell, Cell, Class, Grid, GridBuilder, HeatScale, Histogram, Panel, Picture, Scale,
@@ -29,7 +29,7 @@ use ibdscope_render::{
 use std::io::{self, Write};
 
 /// Classes of the fill map's non-index pages, in this order.
-const CLASSES: [(&str, PageCell); 4] = [
+const CLASSES: [(&str, PageCell); 5] = [
     ("free", PageCell::Free),
     ("system", PageCell::System),
     (
@@ -37,6 +37,7 @@ const CLASSES: [(&str, PageCell); 4] = [
         PageCell::Other(None),
     ),
     ("unaccounted", PageCell::Unaccounted),
+    ("damaged: does not verify", PageCell::Damaged),
 ];
 
 /// The fill map cell of a page: its fill on the scale, or a class.
@@ -47,22 +48,23 @@ pub fn fill_cell(c: PageCell) -> Cell {
         PageCell::System => Cell::Class(1),
         PageCell::Other(_) => Cell::Class(2),
         PageCell::Unaccounted => Cell::Class(3),
+        PageCell::Damaged => Cell::Class(4),
     }
 }
 
 /// The fill map of `ts` and the page types met, in one pass over the map.
 pub fn fill_grid(
-    ts: &Tablespace<'_>,
-    map: &SpaceMap,
+    a: &Analysis<'_>,
     slots: &[IndexId],
     columns: u32,
     per_cell: u64,
 ) -> (Grid, TypesSeen) {
+    let (ts, map) = (a.ts(), a.map());
     let mut b = GridBuilder::new(u64::from(map.n_pages()), columns, per_cell);
     let mut types = TypesSeen::default();
     for (p, o) in map.owners(ts).enumerate() {
         types.note_page(ts, p);
-        b.push(fill_cell(page_cell(ts, slots, p, o)));
+        b.push(fill_cell(page_cell(a, slots, p, o)));
     }
     (b.finish(), types)
 }
@@ -137,7 +139,7 @@ fn percent(f: f32) -> String {
 pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
     let (map, trees) = (a.map(), a.trees());
-    let slots = index_slots(&map);
+    let slots = index_slots(map);
     let columns = map::columns(ts);
     let rows = if opts.out.is_some() {
         map::PICTURE_ROWS
@@ -145,7 +147,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         map::TERMINAL_ROWS
     };
     let n = u64::from(map.n_pages());
-    let (grid, types) = fill_grid(ts, &map, &slots, columns, pages_per_cell(n, columns, rows));
+    let (grid, types) = fill_grid(a, &slots, columns, pages_per_cell(n, columns, rows));
     let outcome = tree_outcome(a);
     let (wrote, said) = if opts.out.is_some() {
         let p = picture(a, grid.clone(), &types);
@@ -181,10 +183,10 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             let pc = CLASSES
                 .get(usize::from(k))
                 .map_or(PageCell::Unaccounted, |c| c.1);
-            let color = if pc == PageCell::Free {
-                FREE_ANSI
-            } else {
-                SYSTEM_ANSI
+            let color = match pc {
+                PageCell::Free => FREE_ANSI,
+                PageCell::Damaged => DAMAGED_ANSI,
+                _ => SYSTEM_ANSI,
             };
             (st.glyph(pc), Some(color))
         }
@@ -231,8 +233,13 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     writeln!(
         out,
         "index pages by fill in eighths {ramp} (used / usable bytes); {free} free, S system, \
-         {} not a B-tree page, ? unaccounted",
-        st.glyph(PageCell::Other(None))
+         {} not a B-tree page, ? unaccounted{}",
+        st.glyph(PageCell::Other(None)),
+        if a.damaged_pages().is_empty() {
+            ""
+        } else {
+            ", X does not verify"
+        }
     )?;
     print_findings(out, opts, a)?;
     Ok(outcome)
@@ -280,7 +287,8 @@ fn json(out: &mut dyn Write, a: &Analysis<'_>, grid: &Grid) -> io::Result<()> {
                 0 => "free",
                 1 => "system",
                 2 => "other",
-                _ => "unaccounted",
+                3 => "unaccounted",
+                _ => "damaged",
             };
             j.str(word).map(|_| ())
         }
@@ -298,6 +306,7 @@ pub fn fill_classes(grid: &Grid) -> Vec<Class> {
         ansi256_to_rgb(SYSTEM_ANSI),
         OTHER_RGB,
         UNACCOUNTED_RGB,
+        ansi256_to_rgb(DAMAGED_ANSI),
     ];
     CLASSES
         .iter()

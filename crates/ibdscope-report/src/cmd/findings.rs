@@ -15,6 +15,10 @@ use ibdscope::summary::BadPage;
 use ibdscope::{Finding, FindingKind, IndexId, PageNo};
 use std::io::{self, Write};
 
+/// Freed pages holding records of one index and level: the pages and
+/// their record counts.
+type FreedGroup = ((IndexId, u16), Vec<(PageNo, u16)>);
+
 /// Pages named in a grouped note before "…".
 const FIRST_PAGES: usize = 8;
 
@@ -81,6 +85,14 @@ fn line(
     }
 }
 
+/// Prints the file's own findings only.
+pub fn file_text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
+    for f in a.file_findings() {
+        line(out, a, f, &f.kind)?;
+    }
+    Ok(())
+}
+
 /// Prints the file's findings, its damaged pages and the command's own
 /// findings (`own`, in order), grouping the notes about freed pages that
 /// still hold records unless `verbose`.
@@ -90,16 +102,14 @@ pub fn text(
     own: &[&[Finding]],
     verbose: bool,
 ) -> io::Result<()> {
-    for f in a.file_findings() {
-        line(out, a, f, &f.kind)?;
-    }
+    file_text(out, a)?;
     for b in a.damaged_pages() {
         for f in &b.findings {
             line(out, a, f, &damaged_reason(a, b, f))?;
         }
     }
     // Freed pages with records, grouped by index and level.
-    let mut groups: Vec<((IndexId, u16), Vec<(PageNo, u16)>)> = Vec::new();
+    let mut groups: Vec<FreedGroup> = Vec::new();
     for f in own.iter().flat_map(|l| l.iter()) {
         match (f.kind, f.page) {
             (

@@ -6,6 +6,7 @@
 //! has ANSI colour `INDEX_ANSI[s % 10]` in the terminal and the RGB value
 //! xterm gives that colour in a picture.
 
+use crate::analysis::Analysis;
 use crate::args::{Color, Opts};
 use crate::outcome::Outcome;
 use crate::text::count;
@@ -14,7 +15,8 @@ use ibdscope::fil::FilHeader;
 use ibdscope::index::IndexHeader;
 use ibdscope::{IndexId, PageNo, PageType, Tablespace, VendorGuess};
 use ibdscope_render::color::{
-    ansi256_to_rgb, FREE_ANSI, FREE_RGB, INDEX_ANSI, OTHER_RGB, SYSTEM_ANSI, UNACCOUNTED_RGB,
+    ansi256_to_rgb, DAMAGED_ANSI, FREE_ANSI, FREE_RGB, INDEX_ANSI, OTHER_RGB, SYSTEM_ANSI,
+    UNACCOUNTED_RGB,
 };
 use ibdscope_render::{render, Cell, Class, Grid, GridBuilder, ImageFormat, Picture};
 use std::io::{self, IsTerminal, Write};
@@ -53,6 +55,9 @@ pub enum PageCell {
     Other(Option<usize>),
     /// In use, claimed by nothing.
     Unaccounted,
+    /// The page does not verify (what `check` says): whatever its owner,
+    /// what is read from it may be wrong.
+    Damaged,
 }
 
 /// A fill in eighths, 1..=8 (a used page is never drawn empty).
@@ -79,7 +84,16 @@ pub fn index_slots(map: &SpaceMap) -> Vec<IndexId> {
 }
 
 /// How page `n` with owner `o` is drawn.
-pub fn page_cell(ts: &Tablespace<'_>, slots: &[IndexId], n: usize, o: Owner) -> PageCell {
+pub fn page_cell(a: &Analysis<'_>, slots: &[IndexId], n: usize, o: Owner) -> PageCell {
+    let ts = a.ts();
+    let damaged = u32::try_from(n).is_ok_and(|n| {
+        a.damaged_pages()
+            .binary_search_by_key(&PageNo(n), |b| b.facts.page_no)
+            .is_ok()
+    });
+    if damaged {
+        return PageCell::Damaged;
+    }
     match o {
         Owner::Free => PageCell::Free,
         Owner::System(_) => PageCell::System,
@@ -138,6 +152,7 @@ impl Style {
             (PageCell::Free, true) => ".",
             (PageCell::System, _) => "S",
             (PageCell::Unaccounted, _) => "?",
+            (PageCell::Damaged, _) => "X",
             (PageCell::Other(_), false) => "▒",
             (PageCell::Other(_), true) => "o",
             (PageCell::Index { fill, .. }, _) => self.level(eighths(fill)),
@@ -152,6 +167,7 @@ impl Style {
                 INDEX_ANSI[slot % INDEX_ANSI.len()]
             }
             PageCell::System | PageCell::Unaccounted | PageCell::Other(None) => SYSTEM_ANSI,
+            PageCell::Damaged => DAMAGED_ANSI,
         }
     }
 
@@ -277,6 +293,7 @@ pub fn owner_class(c: PageCell, n_slots: usize) -> Cell {
         PageCell::System => Cell::Class(k(base + 1)),
         PageCell::Unaccounted => Cell::Class(k(base + 2)),
         PageCell::Other(None) => Cell::Class(k(base + 3)),
+        PageCell::Damaged => Cell::Class(k(base + 4)),
     }
 }
 
@@ -284,19 +301,19 @@ pub fn owner_class(c: PageCell, n_slots: usize) -> Cell {
 /// `n_slots` index slots (at least `slots.len()`), with the pages per
 /// class and the page types met, in one pass over the map.
 pub fn owner_grid(
-    ts: &Tablespace<'_>,
-    map: &SpaceMap,
+    a: &Analysis<'_>,
     slots: &[IndexId],
     n_slots: usize,
     columns: u32,
     per_cell: u64,
 ) -> (Grid, Vec<u64>, TypesSeen) {
+    let (ts, map) = (a.ts(), a.map());
     let mut b = GridBuilder::new(u64::from(map.n_pages()), columns, per_cell);
     let n_slots = n_slots.max(slots.len());
-    let mut counts = vec![0u64; 2 * n_slots + 4];
+    let mut counts = vec![0u64; 2 * n_slots + 5];
     let mut types = TypesSeen::default();
     for (p, o) in map.owners(ts).enumerate() {
-        let cell = owner_class(page_cell(ts, slots, p, o), n_slots);
+        let cell = owner_class(page_cell(a, slots, p, o), n_slots);
         if let Cell::Bar(c, _) | Cell::Class(c) = cell {
             if let Some(x) = counts.get_mut(usize::from(c)) {
                 *x += 1;
@@ -313,7 +330,7 @@ pub fn owner_grid(
 /// shown).
 pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64) -> Vec<Class> {
     let pct = |n: u64| n as f64 * 100.0 / total.max(1) as f64;
-    let mut v = Vec::with_capacity(2 * labels.len() + 4);
+    let mut v = Vec::with_capacity(2 * labels.len() + 5);
     for (s, label) in labels.iter().enumerate() {
         let color = ansi256_to_rgb(INDEX_ANSI[s % INDEX_ANSI.len()]);
         let (n, m) = (pages(2 * s), pages(2 * s + 1));
@@ -337,6 +354,7 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
         ("system", ansi256_to_rgb(SYSTEM_ANSI)),
         ("unaccounted", UNACCOUNTED_RGB),
         ("segment pages of no index", OTHER_RGB),
+        ("damaged: does not verify", ansi256_to_rgb(DAMAGED_ANSI)),
     ]
     .into_iter()
     .enumerate()

@@ -19,7 +19,7 @@ pub mod space;
 pub mod types;
 
 use crate::analysis::Analysis;
-use crate::args::{Cmd, DefOpts, Opts};
+use crate::args::{Cmd, DefOpts, Format, Opts};
 use crate::outcome::Outcome;
 use ibdscope::Tablespace;
 use std::io::{self, Write};
@@ -52,10 +52,18 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     let a = Analysis::new(path, ts, ts, def);
                     match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),
-                        Cmd::Pages { from, to } => pages::run(opts, &a, from, to, out),
-                        Cmd::Types => types::run(opts, &a, out),
-                        Cmd::Page { page } => page::run(opts, &a, page, out),
-                        Cmd::Lsn => lsn::run(opts, &a, out),
+                        Cmd::Pages { from, to } => with_file_findings(opts, &a, out, |out| {
+                            pages::run(opts, &a, from, to, out)
+                        }),
+                        Cmd::Types => {
+                            with_file_findings(opts, &a, out, |out| types::run(opts, &a, out))
+                        }
+                        Cmd::Page { page } => {
+                            with_file_findings(opts, &a, out, |out| page::run(opts, &a, page, out))
+                        }
+                        Cmd::Lsn => {
+                            with_file_findings(opts, &a, out, |out| lsn::run(opts, &a, out))
+                        }
                         _ => check::one(opts, &a, out),
                     }
                 }
@@ -69,9 +77,13 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         Cmd::Segments => space::segments(opts, &a, out),
                         Cmd::Lists => space::lists(opts, &a, out),
                         Cmd::Indexes => space::indexes(opts, &a, out),
-                        Cmd::Sdi => sdi::run(opts, &a, out),
+                        Cmd::Sdi => {
+                            with_file_findings(opts, &a, out, |out| sdi::run(opts, &a, out))
+                        }
                         Cmd::Records(sel) => records::run(opts, &a, sel, out),
-                        Cmd::Schema(_) => schema::run(opts, &a, out),
+                        Cmd::Schema(_) => {
+                            with_file_findings(opts, &a, out, |out| schema::run(opts, &a, out))
+                        }
                         Cmd::Rows(ref r) => rows::run(opts, &a, r, out),
                         Cmd::Fill => fill::run(opts, &a, out),
                         _ => Ok(Outcome::Unreadable),
@@ -80,6 +92,31 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             })
         }
     }
+}
+
+/// Runs a command whose own output does not carry the file's findings (it
+/// ends inside a page, it is shorter than FSP_SIZE, page 0 does not
+/// verify), then reports them as every command does: after a text output,
+/// on stderr after any other (so a JSON or CSV document stays whole), and
+/// as findings (exit 1).
+fn with_file_findings(
+    opts: &Opts,
+    a: &Analysis<'_>,
+    out: &mut dyn Write,
+    f: impl FnOnce(&mut dyn Write) -> io::Result<Outcome>,
+) -> io::Result<Outcome> {
+    let outcome = f(out)?;
+    if a.file_findings().is_empty() {
+        return Ok(outcome);
+    }
+    if opts.format == Format::Text {
+        findings::file_text(out, a)?;
+    } else {
+        let mut buf = Vec::new();
+        findings::file_text(&mut buf, a)?;
+        eprint!("{}", String::from_utf8_lossy(&buf));
+    }
+    Ok(outcome.max(Outcome::Findings))
 }
 
 /// Opens `path` and parses it, printing why not to stderr.

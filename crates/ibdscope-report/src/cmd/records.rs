@@ -12,7 +12,7 @@ use crate::analysis::Analysis;
 use crate::args::{Format, Opts, RecordsOpts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::extents::{Owner, SpaceMap, SpaceProblem};
+use ibdscope::extents::{Owner, SpaceProblem};
 use ibdscope::layout::{PageLayout, RecExtent};
 use ibdscope::record::{Chain, RecFinding};
 use ibdscope::{
@@ -266,10 +266,31 @@ struct Walk<'w, 'o> {
     totals: Totals,
     notes: Vec<String>,
     path: &'o Path,
+    /// The pages that do not verify (what `check` says), in page order.
+    damaged: Vec<PageNo>,
+    /// Leave their records out.
+    verified_only: bool,
+    /// The damaged pages walked (shown or left out), for the findings.
+    damaged_met: Vec<PageNo>,
 }
 
 impl Walk<'_, '_> {
     fn page(&mut self, rp: &RecPage<'_>, n: PageNo, source: Source) -> io::Result<()> {
+        let unverified = self.damaged.binary_search(&n).is_ok();
+        if unverified {
+            self.damaged_met.push(n);
+            if self.verified_only {
+                self.notes.push(format!(
+                    "page {n} does not verify: its records are left out (--verified-only)"
+                ));
+                return Ok(());
+            }
+        }
+        let mark = if unverified {
+            " (unverified: the page does not verify)"
+        } else {
+            ""
+        };
         self.totals.pages += 1;
         if rp.is_compressed() {
             self.totals.compressed += 1;
@@ -306,7 +327,7 @@ impl Walk<'_, '_> {
                 match self.format {
                     Format::Text | Format::Tsv | Format::Sql => writeln!(
                         self.j.writer(),
-                        "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} {}",
+                        "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} {}{mark}",
                         n.0,
                         index,
                         source.word(),
@@ -356,6 +377,9 @@ impl Walk<'_, '_> {
                             .kv_str("source", source.word())?
                             .kv_num("level", level)?;
                         json_record(&mut self.j, rp, &rec, chain, ext)?;
+                        if unverified {
+                            self.j.kv_bool("verified", false)?;
+                        }
                         self.j.end_obj()?;
                         if self.format == Format::Jsonl {
                             self.j.writer().write_all(b"\n")?;
@@ -391,8 +415,8 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let map = SpaceMap::build(ts);
-    let trees = Btrees::build_with_leaf_chains(ts, &map);
+    let map = a.map();
+    let trees = Btrees::build_with_leaf_chains(ts, map);
     if let Some(id) = sel.index {
         if trees.index(IndexId(id)).is_none() {
             let known: Vec<String> = trees
@@ -427,6 +451,9 @@ pub fn run(
         totals: Totals::default(),
         notes: no_index_note.into_iter().collect(),
         path,
+        damaged: a.damaged_pages().iter().map(|b| b.facts.page_no).collect(),
+        verified_only: opts.verified_only,
+        damaged_met: Vec::new(),
     };
     // (finding, counts toward the exit code)
     let mut findings: Vec<(Finding, bool)> = Vec::new();
@@ -534,6 +561,16 @@ pub fn run(
             }
         }
     }
+    // The file's findings and the pages walked that do not verify come
+    // first, as in every command.
+    let mut all: Vec<(Finding, bool)> = a.file_findings().iter().map(|f| (*f, true)).collect();
+    for b in a.damaged_pages() {
+        if w.damaged_met.contains(&b.facts.page_no) {
+            all.extend(b.findings.iter().map(|f| (*f, true)));
+        }
+    }
+    all.extend(findings);
+    let findings = all;
     let bad = findings.iter().any(|(_, counted)| *counted) || past_end.is_some();
     footer(&mut w, &findings, past_end, ts)?;
     Ok(if bad {

@@ -98,6 +98,10 @@ struct Counts {
     compressed_pages: u64,
     unreadable_pages: u64,
     metadata_records: u64,
+    /// Rows read from pages that do not verify.
+    unverified_rows: u64,
+    /// Pages that do not verify, left out (`--verified-only`).
+    unverified_pages_skipped: u64,
 }
 
 /// Everything reused across rows.
@@ -139,6 +143,12 @@ struct Printer<'w> {
     /// a stale record with one of these is a copy of a live row (left by a
     /// page split, a merge or an update in place), not a deleted row.
     live_twins: HashSet<u64>,
+    /// The pages that do not verify (what `check` says), in page order.
+    damaged: Vec<PageNo>,
+    /// Leave their rows out.
+    verified_only: bool,
+    /// The page being read does not verify: its rows are marked.
+    unverified: bool,
 }
 
 /// What one walk over the leaves does.
@@ -308,7 +318,13 @@ pub fn run(
         mode: Mode::Print,
         stale_keys: HashSet::new(),
         live_twins: HashSet::new(),
+        damaged: a.damaged_pages().iter().map(|b| b.facts.page_no).collect(),
+        verified_only: opts.verified_only,
+        unverified: false,
     };
+    for f in a.file_findings() {
+        p.findings.push(finding_text(f));
+    }
     p.header(path, &def, ix)?;
 
     // The leaf pages: one page, or the leaf chain the B-tree walk found.
@@ -598,6 +614,22 @@ impl Printer<'_> {
                 );
             }
             self.off_chain = off_chain;
+            self.unverified = self.damaged.binary_search(&n).is_ok();
+            if self.unverified && self.mode == Mode::Print {
+                if self.verified_only {
+                    self.counts.unverified_pages_skipped += 1;
+                    self.findings.push(format!(
+                        "leaf page {n} does not verify: its rows are left out (--verified-only)"
+                    ));
+                    continue;
+                }
+                self.findings.push(format!(
+                    "leaf page {n} does not verify: its rows are shown, marked unverified, and \
+                     may be wrong"
+                ));
+            } else if self.unverified && self.verified_only {
+                continue;
+            }
             match RecPage::of(ts, n) {
                 Ok(rp) => self.page(ts, t, layout, &rp, n, r, visited)?,
                 Err(NoRecords::Unreadable(_)) => {
@@ -796,6 +828,9 @@ impl Printer<'_> {
             }
         }
         self.counts.rows += 1;
+        if self.unverified {
+            self.counts.unverified_rows += 1;
+        }
         match origin {
             Origin::Live => self.counts.live += 1,
             Origin::DeleteMarked => self.counts.delete_marked += 1,
@@ -1122,12 +1157,18 @@ impl Printer<'_> {
                     }
                 }
                 w.write_all(self.line.as_bytes())?;
+                if self.unverified && self.format == Format::Text {
+                    write!(w, "\t(unverified: page {n} does not verify)")?;
+                }
                 w.write_all(b"\n")?;
             }
             Format::Json | Format::Jsonl => {
                 self.j.end_obj()?;
                 if self.twin {
                     self.j.kv_bool("live_copy", true)?;
+                }
+                if self.unverified {
+                    self.j.kv_bool("verified", false)?.kv_num("page", n.0)?;
                 }
                 if self.meta || !complete {
                     self.j.kv_bool("complete", complete)?;
@@ -1169,7 +1210,7 @@ impl Printer<'_> {
 
     fn footer(&mut self) -> io::Result<()> {
         let c = &self.counts;
-        let summary = format!(
+        let mut summary = format!(
             "{} rows ({} live, {} delete-marked, {} from free lists, {} partial) from {} leaf \
              pages; {} values not decoded, {} off-page values truncated",
             c.rows,
@@ -1181,6 +1222,18 @@ impl Printer<'_> {
             c.raw_values,
             c.capped_values
         );
+        if c.unverified_rows > 0 {
+            summary.push_str(&format!(
+                "; {} rows from pages that do not verify",
+                c.unverified_rows
+            ));
+        }
+        if c.unverified_pages_skipped > 0 {
+            summary.push_str(&format!(
+                "; {} leaf pages that do not verify left out",
+                c.unverified_pages_skipped
+            ));
+        }
         match self.format {
             Format::Json => {
                 self.j.end_arr()?;
@@ -1196,6 +1249,8 @@ impl Printer<'_> {
                     .kv_num("leaf_pages", c.pages)?
                     .kv_num("raw_values", c.raw_values)?
                     .kv_num("truncated_values", c.capped_values)?
+                    .kv_num("unverified_rows", c.unverified_rows)?
+                    .kv_num("unverified_pages_skipped", c.unverified_pages_skipped)?
                     .end_obj()?;
                 self.j.key("findings")?.arr()?;
                 for f in &self.findings {

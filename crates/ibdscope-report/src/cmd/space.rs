@@ -19,6 +19,8 @@ struct CellCounts {
     system: usize,
     free: usize,
     unaccounted: usize,
+    /// Pages that do not verify.
+    damaged: usize,
     /// Segment pages that are not B-tree pages, of any index or none.
     other: usize,
 }
@@ -30,6 +32,7 @@ impl CellCounts {
             system: 0,
             free: 0,
             unaccounted: 0,
+            damaged: 0,
             other: 0,
         }
     }
@@ -44,6 +47,7 @@ impl CellCounts {
             PageCell::System => self.system += 1,
             PageCell::Free => self.free += 1,
             PageCell::Unaccounted => self.unaccounted += 1,
+            PageCell::Damaged => self.damaged += 1,
             PageCell::Other(None) => {}
         }
         if matches!(c, PageCell::Other(_)) {
@@ -60,6 +64,7 @@ impl CellCounts {
             PageCell::System => self.system,
             PageCell::Free => self.free,
             PageCell::Unaccounted => self.unaccounted,
+            PageCell::Damaged => self.damaged,
             PageCell::Index { slot, .. } => self.slot(slot),
             PageCell::Other(_) => self.other,
         }
@@ -132,7 +137,7 @@ fn owner_word(o: Owner) -> &'static str {
 pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
     let map = a.map();
-    let slots = index_slots(&map);
+    let slots = index_slots(map);
     let (wrote, said) = if opts.out.is_some() {
         let p = extents_picture(a, &slots);
         map::write_picture(opts, &p, &path.display().to_string())
@@ -149,7 +154,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     if opts.format == Format::Json {
         let mut counts = CellCounts::new(slots.len());
         for (n, o) in map.owners(ts).enumerate() {
-            counts.add(page_cell(ts, &slots, n, o));
+            counts.add(page_cell(a, &slots, n, o));
         }
         let mut j = Json::new(out);
         j.obj()?.kv_str("file", &path.display().to_string())?;
@@ -167,6 +172,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         j.kv_num("system_pages", counts.system as u64)?;
         j.kv_num("free_pages", counts.free as u64)?;
         j.kv_num("unaccounted_pages", counts.unaccounted as u64)?;
+        j.kv_num("damaged_pages", counts.damaged as u64)?;
         j.key("map")?.arr()?;
         for (n, o) in map.owners(ts).enumerate() {
             j.obj()?
@@ -186,8 +192,14 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
                 };
                 j.kv_display("role", &role)?.kv_bool("fragment", frag)?;
             }
-            if let PageCell::Index { fill, .. } = page_cell(ts, &slots, n, o) {
-                j.kv_num("fill_eighths", eighths(fill))?;
+            match page_cell(a, &slots, n, o) {
+                PageCell::Index { fill, .. } => {
+                    j.kv_num("fill_eighths", eighths(fill))?;
+                }
+                PageCell::Damaged => {
+                    j.kv_bool("verified", false)?;
+                }
+                _ => {}
             }
             j.end_obj()?;
         }
@@ -211,7 +223,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     let width = (f.extent_size() as usize).clamp(1, 64);
     let mut counts = CellCounts::new(slots.len());
     for (n, o) in map.owners(ts).enumerate() {
-        let c = page_cell(ts, &slots, n, o);
+        let c = page_cell(a, &slots, n, o);
         counts.add(c);
         if n % width == 0 {
             if n > 0 {
@@ -254,9 +266,10 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         (PageCell::System, "system"),
         (PageCell::Free, "free"),
         (PageCell::Unaccounted, "unaccounted"),
+        (PageCell::Damaged, "damaged"),
     ] {
         let n = counts.of(cell);
-        if n > 0 || cell != PageCell::Unaccounted {
+        if n > 0 || !matches!(cell, PageCell::Unaccounted | PageCell::Damaged) {
             st.paint(out, Some(Style::owner_color(cell)), st.glyph(cell))?;
             writeln!(
                 out,
@@ -293,8 +306,7 @@ fn extents_picture(a: &Analysis<'_>, slots: &[IndexId]) -> Picture {
     let n = u64::from(map.n_pages());
     let columns = map::columns(ts);
     let (grid, counts, types) = map::owner_grid(
-        ts,
-        map,
+        a,
         slots,
         slots.len(),
         columns,
@@ -461,6 +473,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         for i in &map.indexes {
             j.obj()?
                 .kv_index(a, i.index_id)?
+                .kv_num("damaged_pages", a.damaged_pages_of(i.index_id).len() as u64)?
                 .kv_num("root_page", i.root.0)?
                 .kv_num("height", i.height)?;
             j.kv_num("leaf_pages", i.leaf_pages_used)?
@@ -557,6 +570,23 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             write!(out, "; {} pages unreadable", t.unreadable_pages)?;
         }
         writeln!(out)?;
+    }
+    for i in &map.indexes {
+        let bad = a.damaged_pages_of(i.index_id);
+        if !bad.is_empty() {
+            let pages: Vec<String> = bad.iter().map(|p| p.to_string()).collect();
+            writeln!(
+                out,
+                "index {}: {} not verify (its figures count what was read from them): pages {}",
+                a.index_label(i.index_id),
+                if bad.len() == 1 {
+                    "1 page does".to_string()
+                } else {
+                    format!("{} pages do", bad.len())
+                },
+                pages.join(" ")
+            )?;
+        }
     }
     print_findings(out, opts, a, &trees.findings)?;
     Ok(outcome)
