@@ -248,7 +248,8 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         let info = map.index(*id);
         let n = counts.slot(s);
         let full = PageCell::Index { slot: s, fill: 1.0 };
-        st.paint(out, Some(Style::owner_color(full)), swatch)?;
+        let mark = if st.color { swatch } else { st.letter(s) };
+        st.paint(out, Some(Style::owner_color(full)), mark)?;
         write!(
             out,
             " index {:<w$} {:>8} pages {:>6.1}%",
@@ -273,9 +274,10 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             st.paint(out, Some(Style::owner_color(cell)), st.glyph(cell))?;
             writeln!(
                 out,
-                " {name:<14} {:>8} pages {:>6.1}%",
+                " {name:<ww$} {:>8} pages {:>6.1}%",
                 n,
-                n as f64 * 100.0 / total
+                n as f64 * 100.0 / total,
+                ww = name_w + 6
             )?;
         }
     }
@@ -285,16 +287,26 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         st.paint(out, Some(Style::owner_color(o)), st.glyph(o))?;
         writeln!(
             out,
-            " {:<14} {:>8} pages (BLOB/LOB or allocated pages of a segment)",
-            "other", other
+            " {:<ww$} {:>8} pages (BLOB/LOB or allocated pages of a segment)",
+            "other",
+            other,
+            ww = name_w + 6
         )?;
     }
-    let legend = if st.ascii {
-        "1 2 3 4 5 6 7 8"
+    if st.color {
+        let legend = if st.ascii {
+            "1 2 3 4 5 6 7 8"
+        } else {
+            "▁▂▃▄▅▆▇█"
+        };
+        writeln!(out, "index pages are drawn by fill, in eighths: {legend}")?;
     } else {
-        "▁▂▃▄▅▆▇█"
-    };
-    writeln!(out, "index pages are drawn by fill, in eighths: {legend}")?;
+        writeln!(
+            out,
+            "index pages are drawn with their index's letter (with colour, --color always, \
+             they are drawn by fill in the index's colour)"
+        )?;
+    }
     print_findings(out, opts, a, &[])?;
     Ok(outcome(a, &[]))
 }
@@ -414,7 +426,12 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
     let (_path, _ts) = (a.path(), a.ts());
     let map = a.map();
     if opts.format == Format::Json {
-        return json_rows(out, a, "lists", &map.lists, |j, l| {
+        let mut j = Json::new(out);
+        j.obj()?
+            .kv_str("file", &a.path().display().to_string())?
+            .key("lists")?
+            .arr()?;
+        for l in &map.lists {
             j.obj()?
                 .kv_str("list", list_name(l.list))?
                 .kv_num("length", l.stated_len)?;
@@ -423,8 +440,26 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
                 j.num(m.0)?;
             }
             j.end_arr()?.end_obj()?;
-            Ok(())
-        });
+        }
+        j.end_arr()?.key("segment_lists")?.arr()?;
+        for s in &map.segments {
+            j.obj()?.kv_num("segment_id", s.seg_id)?;
+            match s.index {
+                Some(id) => j.kv_index(a, id)?,
+                None => j.key("index_id")?.null()?,
+            };
+            j.kv_display("role", &s.role)?
+                .kv_num("FSEG_FULL", s.full_extents)?
+                .kv_num("FSEG_NOT_FULL", s.not_full_extents)?
+                .kv_num("FSEG_FREE", s.free_extents)?
+                .kv_num("fragment_pages", s.frag_pages)?
+                .end_obj()?;
+        }
+        j.end_arr()?;
+        findings::json(&mut j, a, &[&map.findings])?;
+        j.end_obj()?;
+        writeln!(out)?;
+        return Ok(outcome(a, &[]));
     }
     for l in &map.lists {
         let unit = if matches!(l.list, FspList::SegInodesFull | FspList::SegInodesFree) {
@@ -450,6 +485,35 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
             write!(out, " … (+{})", l.members.len() - 32)?;
         }
         writeln!(out)?;
+    }
+    // Each segment's own extent lists (its inode's FSEG_FULL, FSEG_NOT_FULL,
+    // FSEG_FREE) and fragment pages, by index.
+    if !map.segments.is_empty() {
+        let w = map
+            .segments
+            .iter()
+            .filter_map(|s| s.index.map(|i| a.index_label(i).chars().count()))
+            .max()
+            .unwrap_or(0)
+            .max(5);
+        writeln!(
+            out,
+            "{:>8} {:<w$} {:<9} {:>9} {:>13} {:>9} {:>9}",
+            "segment", "index", "role", "FSEG_FULL", "FSEG_NOT_FULL", "FSEG_FREE", "fragments"
+        )?;
+        for s in &map.segments {
+            writeln!(
+                out,
+                "{:>8} {:<w$} {:<9} {:>9} {:>13} {:>9} {:>9}",
+                s.seg_id,
+                s.index.map_or("-".to_string(), |i| a.index_label(i)),
+                s.role.to_string(),
+                s.full_extents,
+                s.not_full_extents,
+                s.free_extents,
+                s.frag_pages
+            )?;
+        }
     }
     print_findings(out, opts, a, &[])?;
     Ok(outcome(a, &[]))
