@@ -68,6 +68,7 @@ pub const FILL_BUCKETS: usize = 10;
 
 /// One level of an index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LevelInfo {
     /// PAGE_LEVEL.
     pub level: u16,
@@ -84,6 +85,7 @@ pub struct LevelInfo {
 /// steps whose next page is not the physically next page, and how far the
 /// steps jump.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Fragmentation {
     /// Steps along the leaf chain (leaves reached − 1).
     pub steps: u32,
@@ -118,6 +120,7 @@ impl Fragmentation {
 
 /// One index (B-tree) walked.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct IndexTree {
     /// PAGE_INDEX_ID.
     pub index_id: IndexId,
@@ -184,6 +187,7 @@ pub struct IndexTree {
 
 /// Every index of a space, walked.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Btrees {
     /// One per index of the space map, in root page order.
     pub indexes: Vec<IndexTree>,

@@ -9,6 +9,7 @@ use std::fmt;
 
 /// What went wrong, with what was found and what was expected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The input holds no bytes at all.
     Empty,

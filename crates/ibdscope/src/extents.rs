@@ -69,6 +69,7 @@ pub use crate::owner::{Owner, SegmentRole, SystemKind};
 
 /// One segment (a used inode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SegmentInfo {
     /// FSEG_ID.
     pub seg_id: u64,
@@ -100,6 +101,7 @@ pub struct SegmentInfo {
 
 /// One index (a B-tree found from its root).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct IndexInfo {
     /// PAGE_INDEX_ID of the root.
     pub index_id: IndexId,
@@ -126,6 +128,7 @@ pub struct IndexInfo {
 
 /// One FSP list: stated length and elements walked.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ListInfo {
     /// Which list.
     pub list: FspList,
@@ -140,6 +143,7 @@ pub struct ListInfo {
 
 /// The page → owner map of a space, with what it was built from.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct SpaceMap {
     /// Every page's owner, with nothing stored per page
     /// ([`SpaceMap::owner`], [`SpaceMap::owners`]).

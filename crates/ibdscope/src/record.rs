@@ -602,6 +602,7 @@ pub enum Chain {
 
 /// Why a chain walk stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RecErrorKind {
     /// A next pointer (or PAGE_FREE) names an offset where no record can
     /// be: below the user records or at/after `high` (the lower of
@@ -1730,6 +1731,7 @@ pub struct RecScratch {
 
 /// What is wrong with a page's records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RecProblem {
     /// The user chain breaks; the records after the break are not counted.
     UserChain(RecError),
@@ -1850,6 +1852,7 @@ pub struct RecFinding {
 
 /// What walking a page's chains counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RecCounts {
     /// User records walked (delete-marked ones included; on MariaDB the
     /// instant ALTER metadata record included).
@@ -1888,6 +1891,7 @@ pub enum RecWalk {
 
 /// Per-page figures: from the header, and from the walk when there is one.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct PageRecords {
     /// Record format.
     pub format: RecFormat,
