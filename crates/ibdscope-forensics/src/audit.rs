@@ -64,6 +64,7 @@ use std::fmt;
 /// The verdict on one file, from least to most severe. A file's verdict is
 /// the most severe of the kinds its evidence shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum AuditVerdict {
     /// Every page verifies and the structure is consistent.
     Clean,
@@ -156,6 +157,7 @@ impl Link {
 
 /// Why a damaged page is not called torn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum NotTorn {
     /// Both LSN copies agree: one write, later damaged.
     LsnCopiesAgree,
@@ -174,6 +176,7 @@ pub enum NotTorn {
 
 /// What was found, with the values that show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AuditKind {
     /// Header and trailer LSN copies disagree, and the trailer is an LSN a
     /// write could have had.
@@ -317,6 +320,7 @@ pub enum AuditKind {
 
 /// One piece of evidence, with its place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AuditFinding {
     /// The page, when it concerns one.
     pub page: Option<PageNo>,
@@ -371,6 +375,7 @@ impl AuditFinding {
 
 /// A run of consecutive pages that cannot be verified, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UnverifiedRun {
     /// First page.
     pub first: PageNo,
@@ -425,6 +430,7 @@ pub struct AuditOptions {
 
 /// Pages newer than the checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct NewerThanCheckpoint {
     /// How many.
     pub pages: u32,
@@ -436,6 +442,7 @@ pub struct NewerThanCheckpoint {
 
 /// Whether the structure was checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StructureCheck {
     /// Extent descriptors, inodes, roots and sibling links were checked.
     Checked,
@@ -453,6 +460,7 @@ pub enum StructureCheck {
 
 /// The audit of one file.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Audit {
     /// The most severe verdict the evidence supports.
     pub verdict: AuditVerdict,
@@ -784,16 +792,6 @@ impl<'t, 'a> Builder<'t, 'a> {
                         self.misplaced.push((n, f.stored_page_no, f.space_id));
                     }
                 }
-                Verdict::Mismatch => {
-                    self.bad.push(Bad {
-                        page: n,
-                        lsn: f.lsn,
-                        pair: f.lsn_pair,
-                        checksum_ok: false,
-                        bad_size: false,
-                    });
-                    s.state = State::Suspect;
-                }
                 Verdict::BadCompressedSize => {
                     self.bad.push(Bad {
                         page: n,
@@ -801,6 +799,18 @@ impl<'t, 'a> Builder<'t, 'a> {
                         pair: None,
                         checksum_ok: false,
                         bad_size: true,
+                    });
+                    s.state = State::Suspect;
+                }
+                // Verdict::Mismatch, and any verdict this audit does not
+                // know: the page does not verify.
+                _ => {
+                    self.bad.push(Bad {
+                        page: n,
+                        lsn: f.lsn,
+                        pair: f.lsn_pair,
+                        checksum_ok: false,
+                        bad_size: false,
                     });
                     s.state = State::Suspect;
                 }

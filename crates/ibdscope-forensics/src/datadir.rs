@@ -42,6 +42,7 @@ pub struct DatadirFile<'a> {
 /// which the copied log holds records after the checkpoint that are newer
 /// than the page.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RecoveryChanges {
     /// Pages recovery would change: a record in a mini-transaction that
     /// starts at or after the page's FIL_PAGE_LSN, the newest of which does
@@ -128,6 +129,7 @@ pub enum FlushLsn {
 
 /// Pages of one file beyond a reference LSN.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FilePages {
     /// Index of the file in the slice given to [`DatadirReport::of`].
     pub file: usize,
@@ -139,6 +141,7 @@ pub struct FilePages {
 
 /// The cross-file report.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DatadirReport {
     /// The redo log's checkpoint LSN.
     pub checkpoint: Option<Lsn>,

@@ -83,6 +83,7 @@ impl fmt::Display for Move {
 
 /// One page that differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageDiff {
     /// The page.
     pub page: PageNo,
@@ -111,6 +112,7 @@ impl PageDiff {
 
 /// Pages that differ, grouped by type, index and LSN move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DiffGroup {
     /// The page type.
     pub page_type: PageType,
@@ -124,6 +126,7 @@ pub struct DiffGroup {
 
 /// Why two files cannot be compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DiffError {
     /// Their page sizes differ.
     PageSize {
@@ -149,6 +152,7 @@ impl std::error::Error for DiffError {}
 
 /// The comparison.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Diff {
     /// Pages in the first copy.
     pub pages_a: u32,

@@ -7,7 +7,22 @@
 //! name, the [`datadir`] as a whole (crash recovery, log reach, duplicate
 //! space ids), and the [`diff`] of two copies of one space.
 //!
-//! Like the core, it does no I/O and never panics on input.
+//! Like the core, it does no I/O and never panics on input: every function
+//! takes the bytes (a [`ibdscope::Tablespace`], the redo log files as
+//! slices) and returns plain data.
+//!
+//! ## Modules
+//!
+//! - [`audit`]: [`Audit::of`]: one verdict per file ([`AuditVerdict`]) with
+//!   its evidence ([`AuditFinding`]), in one pass, then the space map, then
+//!   link checks;
+//! - [`redo`]: [`redo::read`]: the log's format, checkpoint and how far it
+//!   is complete ([`RedoInfo`]); [`redo::log_pages`]: the pages its records
+//!   after the checkpoint name;
+//! - [`datadir`]: [`DatadirReport::of`]: the files' audits folded with the
+//!   log and the flush LSN (recovery needed, log reach, the pages recovery
+//!   would change, duplicate space ids);
+//! - [`diff`]: [`Diff::of`]: two copies of one space, page by page.
 
 pub mod audit;
 pub mod datadir;
@@ -15,3 +30,6 @@ pub mod diff;
 pub mod redo;
 
 pub use audit::{Audit, AuditFinding, AuditKind, AuditOptions, AuditVerdict};
+pub use datadir::DatadirReport;
+pub use diff::{Diff, DiffError};
+pub use redo::{RedoError, RedoInfo};

@@ -79,6 +79,7 @@ pub const FORMAT_8_0_30: u32 = 6;
 
 /// How the log's files are named, which decides how they are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RedoLayout {
     /// `ib_logfile0`, `ib_logfile1`, …: the id is the number.
     LogFiles,
@@ -97,6 +98,7 @@ pub struct RedoFile<'a> {
 
 /// The layout family of the log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RedoFormat {
     /// Format word 0: MySQL before 5.7.9, MariaDB before 10.2.2.
     Legacy,
@@ -111,6 +113,7 @@ pub enum RedoFormat {
 
 /// Why the scan stopped where it did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LogEnd {
     /// A block with data length below 512, or a terminator byte where a
     /// mini-transaction would start: the normal end of a log.
@@ -131,6 +134,7 @@ pub enum LogEnd {
 
 /// A checkpoint block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Checkpoint {
     /// The checkpoint LSN: every change before it is in the data files.
     pub lsn: Lsn,
@@ -147,6 +151,7 @@ pub struct Checkpoint {
 
 /// Something odd in the log that did not stop the reading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RedoNote {
     /// A checkpoint block does not verify (the other one was used).
     BadCheckpoint {
@@ -163,6 +168,7 @@ pub enum RedoNote {
 
 /// What the log says.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RedoInfo {
     /// The format word of the first file.
     pub format: u32,
@@ -229,6 +235,7 @@ impl RedoInfo {
 
 /// Why a log cannot be read at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RedoError {
     /// No files.
     NoFiles,
@@ -827,6 +834,7 @@ const TRIM_PAGES: u8 = 10;
 
 /// One page that log records after the checkpoint change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageLog {
     /// The tablespace.
     pub space: SpaceId,
@@ -852,6 +860,7 @@ pub struct PageLog {
 
 /// What went wrong while reading the records of one mini-transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RecordProblemKind {
     /// The space id or page number varint cannot be decoded or overruns
     /// the record (`log_page_id_corrupted`).
@@ -871,6 +880,7 @@ pub enum RecordProblemKind {
 
 /// A problem in the log records, with where it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RecordProblem {
     /// LSN of the record.
     pub lsn: Lsn,
@@ -916,6 +926,7 @@ pub enum LogPagesStatus {
 /// The pages the log changes after its checkpoint: one entry per distinct
 /// page, bounded by a cap.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LogPages {
     /// Whether the records were read.
     pub status: LogPagesStatus,

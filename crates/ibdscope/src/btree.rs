@@ -68,6 +68,7 @@ pub const FILL_BUCKETS: usize = 10;
 
 /// One level of an index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LevelInfo {
     /// PAGE_LEVEL.
     pub level: u16,
@@ -84,6 +85,7 @@ pub struct LevelInfo {
 /// steps whose next page is not the physically next page, and how far the
 /// steps jump.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Fragmentation {
     /// Steps along the leaf chain (leaves reached − 1).
     pub steps: u32,
@@ -118,6 +120,7 @@ impl Fragmentation {
 
 /// One index (B-tree) walked.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct IndexTree {
     /// PAGE_INDEX_ID.
     pub index_id: IndexId,
@@ -184,6 +187,7 @@ pub struct IndexTree {
 
 /// Every index of a space, walked.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Btrees {
     /// One per index of the space map, in root page order.
     pub indexes: Vec<IndexTree>,
@@ -749,6 +753,35 @@ struct Sums {
     pages: u32,
 }
 
+impl Sums {
+    /// Sets the tree's mean fill and mean leaf fill from the sums.
+    fn set_means(&self, tree: &mut IndexTree) {
+        if self.pages > 0 {
+            tree.mean_fill = (self.fill as f64 / FILL_ONE / f64::from(self.pages)) as f32;
+        }
+        if tree.leaf_pages > 0 {
+            tree.mean_leaf_fill =
+                (self.leaf_fill as f64 / FILL_ONE / f64::from(tree.leaf_pages)) as f32;
+        }
+    }
+}
+
+/// The index a tree walk is on: its position, id, root page and the
+/// root's PAGE_LEVEL.
+#[derive(Clone, Copy)]
+struct TreeRoot {
+    pos: u32,
+    index: IndexId,
+    page: PageNo,
+    level: u16,
+}
+
+/// Children named by the level above (REDUNDANT): (child, page, origin).
+type Children = Vec<(u32, u32, u16)>;
+
+/// Where PAGE_LEVEL is in an index page.
+const LEVEL_AT: usize = PAGE_HEADER.saturating_add(PAGE_LEVEL);
+
 /// A level's walk along its chain.
 struct Chain {
     /// Pages reached.
@@ -890,17 +923,50 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
             .collect()
     }
 
+    /// Walks index `pos` from its root level down to the leaves and gives
+    /// its tree.
     fn walk_index(&mut self, pos: u32, info: &IndexInfo) -> IndexTree {
-        let index = info.index_id;
-        let root_page = self.ts.page(info.root);
-        let root_header = root_page.and_then(IndexHeader::new);
+        let (mut tree, root_level) = self.new_tree(pos, info);
+        let r = TreeRoot {
+            pos,
+            index: info.index_id,
+            page: info.root,
+            level: root_level,
+        };
+        if u32::from(root_level) >= BTREE_MAX_HEIGHT {
+            self.push(
+                r.page,
+                LEVEL_AT,
+                BtreeProblem::TooHigh {
+                    index: r.index,
+                    level: root_level,
+                },
+            );
+            tree.complete = false;
+            tree.node_ptrs_checked = false;
+            return tree;
+        }
+        self.report_above_root(r);
+        let mut sums = Sums::default();
+        let mut children: Option<Children> = None;
+        for level in (0..=root_level).rev() {
+            children = self.walk_tree_level(r, level, children, &mut tree, &mut sums);
+        }
+        sums.set_means(&mut tree);
+        tree
+    }
+
+    /// The tree of index `pos` before any level is walked, and its root's
+    /// PAGE_LEVEL.
+    fn new_tree(&self, pos: u32, info: &IndexInfo) -> (IndexTree, u16) {
+        let root_header = self.ts.page(info.root).and_then(IndexHeader::new);
         let root_level = root_header.map_or(0, |h| h.level());
         let format = match root_header {
             Some(h) if !h.is_compact() => RecFormat::Redundant,
             _ => RecFormat::Compact,
         };
         let mut tree = IndexTree {
-            index_id: index,
+            index_id: info.index_id,
             root: info.root,
             height: u32::from(root_level).saturating_add(1),
             format,
@@ -928,172 +994,198 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
         if tree.unreadable_pages > 0 {
             tree.complete = false;
         }
-        let level_at = PAGE_HEADER.saturating_add(PAGE_LEVEL);
-        if u32::from(root_level) >= BTREE_MAX_HEIGHT {
-            self.push(
-                info.root,
-                level_at,
-                BtreeProblem::TooHigh {
-                    index,
-                    level: root_level,
-                },
-            );
-            tree.complete = false;
-            tree.node_ptrs_checked = false;
-            return tree;
-        }
-        // Pages above the root's level, and others at its level.
-        let lo = self.m.above.partition_point(|&(p, _, _)| p < pos);
-        let hi = self.m.above.partition_point(|&(p, _, _)| p <= pos);
+        (tree, root_level)
+    }
+
+    /// Reports the pages of the index above its root's level, and others
+    /// at its level.
+    fn report_above_root(&mut self, r: TreeRoot) {
+        let lo = self.m.above.partition_point(|&(p, _, _)| p < r.pos);
+        let hi = self.m.above.partition_point(|&(p, _, _)| p <= r.pos);
         let above: Vec<(u16, u32)> = self
             .m
             .above
             .get(lo..hi)
             .unwrap_or(&[])
             .iter()
-            .filter(|&&(_, l, n)| l >= root_level && n != info.root.0)
+            .filter(|&&(_, l, n)| l >= r.level && n != r.page.0)
             .map(|&(_, l, n)| (l, n))
             .collect();
         for (level, n) in above {
             self.push(
                 PageNo(n),
-                level_at,
-                BtreeProblem::AboveRoot { index, level },
+                LEVEL_AT,
+                BtreeProblem::AboveRoot {
+                    index: r.index,
+                    level,
+                },
             );
         }
+    }
 
-        let mut sums = Sums::default();
-        // Children named by the level above (REDUNDANT): (child, page, origin).
-        let mut children: Option<Vec<(u32, u32, u16)>> = None;
-        for level in (0..=root_level).rev() {
-            let (count, with_findings, level_sums) = self
-                .level(pos, level)
-                .map_or((0, 0, LevelSums::default()), |l| {
-                    (l.count, l.with_findings, l.sums)
-                });
-            let chain = if level == root_level {
-                // The root alone (it has no siblings by construction).
-                let fresh = self.visit_root(info.root.0);
-                Chain {
-                    reached: u32::from(fresh),
-                    leftmost: fresh.then_some(info.root.0),
-                    order: Some(if fresh { vec![info.root.0] } else { Vec::new() }),
-                    fragmentation: Fragmentation::default(),
+    /// Walks one level of the tree: its chain, the pages the chain missed,
+    /// its figures, the level above's node pointers (`children`) against
+    /// it and its pages' records. Gives the node pointers of this level for
+    /// the level below, or `None` when they are not checked there.
+    fn walk_tree_level(
+        &mut self,
+        r: TreeRoot,
+        level: u16,
+        children: Option<Children>,
+        tree: &mut IndexTree,
+        sums: &mut Sums,
+    ) -> Option<Children> {
+        let (pos, index) = (r.pos, r.index);
+        let (count, with_findings, level_sums) = self
+            .level(pos, level)
+            .map_or((0, 0, LevelSums::default()), |l| {
+                (l.count, l.with_findings, l.sums)
+            });
+        // The order is kept where it is read again: levels with node
+        // pointers to read (REDUNDANT) or to match them with, levels with
+        // record findings to report in chain order, and leaf chains asked
+        // for. Otherwise a level proven whole by the lane walk needs no
+        // exact walk.
+        let keep = self.chains
+            || (level > 0 && tree.node_ptrs_checked)
+            || children.is_some()
+            || with_findings > 0;
+        let chain = self.level_chain(r, level, count, keep, tree)?;
+        let level_pages = if level == r.level {
+            chain.reached
+        } else {
+            count
+        };
+        let unreached: Vec<u32> = if level != r.level && chain.reached < count {
+            // The chain visits only pages of this level, so the visited
+            // bitmap tells them apart.
+            self.unreached(pos, level)
+        } else {
+            Vec::new()
+        };
+        for &n in &unreached {
+            self.push(
+                PageNo(n),
+                FIL_PAGE_PREV,
+                BtreeProblem::Unreached { index, level },
+            );
+        }
+        tree.levels.push(LevelInfo {
+            level,
+            pages: level_pages,
+            reached: chain.reached,
+            leftmost: chain.leftmost.map(PageNo),
+        });
+        let chain_sound = chain.reached == level_pages;
+        let order = chain.order.unwrap_or_default();
+
+        // The level above's node pointers against this chain.
+        if let Some(kids) = children {
+            self.match_children(pos, index, level, &kids, &order);
+        }
+
+        // Figures: summed in the pass for the level's pages; the root's
+        // from its kept walk.
+        if level == r.level {
+            if let Some(&root) = order.first() {
+                if let Some(w) = self.walked(root) {
+                    LevelSums::one(&w).add_to(level, tree, sums);
                 }
-            } else {
-                if count == 0 {
-                    self.push(
-                        info.root,
-                        level_at,
-                        BtreeProblem::MissingLevel { index, level },
-                    );
-                    tree.levels.push(LevelInfo {
-                        level,
-                        pages: 0,
-                        reached: 0,
-                        leftmost: None,
-                    });
-                    tree.node_ptrs_checked = false;
-                    children = None;
-                    continue;
-                }
-                // The order is kept where it is read again: levels with
-                // node pointers to read (REDUNDANT) or to match them with,
-                // levels with record findings to report in chain order,
-                // and leaf chains asked for. Otherwise a level proven
-                // whole by the lane walk needs no exact walk.
-                let keep = self.chains
-                    || (level > 0 && tree.node_ptrs_checked)
-                    || children.is_some()
-                    || with_findings > 0;
-                match (!keep).then(|| self.lane_walk(pos, level)).flatten() {
-                    Some(chain) => chain,
-                    None => self.walk_level(pos, index, level, keep),
-                }
-            };
-            let level_pages = if level == root_level {
-                chain.reached
-            } else {
-                count
-            };
-            let unreached: Vec<u32> = if level != root_level && chain.reached < count {
-                // The chain visits only pages of this level, so the visited
-                // bitmap tells them apart.
-                self.unreached(pos, level)
-            } else {
-                Vec::new()
-            };
-            for &n in &unreached {
-                self.push(
-                    PageNo(n),
-                    FIL_PAGE_PREV,
-                    BtreeProblem::Unreached { index, level },
-                );
             }
+        } else {
+            level_sums.add_to(level, tree, sums);
+        }
+
+        let next_children = self.level_records(
+            index,
+            level,
+            &order,
+            &unreached,
+            (tree.node_ptrs_checked && level > 0 && chain_sound).then(Vec::new),
+        );
+        if level == 0 {
+            tree.fragmentation = chain.fragmentation;
+            if self.chains {
+                tree.leaf_chain = order.iter().copied().map(PageNo).collect();
+            }
+        }
+        if next_children.is_none() && level > 0 {
+            tree.node_ptrs_checked = false;
+        }
+        next_children
+    }
+
+    /// The chain of one level: the root alone at the root's level, else
+    /// the lane walk or (when it gives up, or the order is to be `keep`t)
+    /// the exact walk. `None` for a level with no page, reported and noted
+    /// in `tree`.
+    fn level_chain(
+        &mut self,
+        r: TreeRoot,
+        level: u16,
+        count: u32,
+        keep: bool,
+        tree: &mut IndexTree,
+    ) -> Option<Chain> {
+        if level == r.level {
+            // The root alone (it has no siblings by construction).
+            let fresh = self.visit_root(r.page.0);
+            return Some(Chain {
+                reached: u32::from(fresh),
+                leftmost: fresh.then_some(r.page.0),
+                order: Some(if fresh { vec![r.page.0] } else { Vec::new() }),
+                fragmentation: Fragmentation::default(),
+            });
+        }
+        if count == 0 {
+            self.push(
+                r.page,
+                LEVEL_AT,
+                BtreeProblem::MissingLevel {
+                    index: r.index,
+                    level,
+                },
+            );
             tree.levels.push(LevelInfo {
                 level,
-                pages: level_pages,
-                reached: chain.reached,
-                leftmost: chain.leftmost.map(PageNo),
+                pages: 0,
+                reached: 0,
+                leftmost: None,
             });
-            let chain_sound = chain.reached == level_pages;
-            let order = chain.order.unwrap_or_default();
+            tree.node_ptrs_checked = false;
+            return None;
+        }
+        Some(
+            match (!keep).then(|| self.lane_walk(r.pos, level)).flatten() {
+                Some(chain) => chain,
+                None => self.walk_level(r.pos, r.index, level, keep),
+            },
+        )
+    }
 
-            // The level above's node pointers against this chain.
-            if let Some(kids) = children.take() {
-                self.match_children(pos, index, level, &kids, &order);
-            }
-
-            // Figures: summed in the pass for the level's pages; the root's
-            // from its kept walk.
-            if level == root_level {
-                if let Some(&root) = order.first() {
-                    if let Some(w) = self.walked(root) {
-                        LevelSums::one(&w).add_to(level, &mut tree, &mut sums);
-                    }
-                }
-            } else {
-                level_sums.add_to(level, &mut tree, &mut sums);
-            }
-
-            // Record findings and node pointers: chain order first, then
-            // pages the chain missed.
-            let mut next_children: Option<Vec<(u32, u32, u16)>> =
-                (tree.node_ptrs_checked && level > 0 && chain_sound).then(Vec::new);
-            let needs_pages = !self.m.rec_findings.is_empty() || next_children.is_some();
-            if needs_pages {
-                for (k, &n) in order.iter().chain(unreached.iter()).enumerate() {
-                    let in_chain = k < order.len();
-                    let kids = if in_chain {
-                        next_children.as_mut()
-                    } else {
-                        None
-                    };
-                    let sound = self.page_records(index, PageNo(n), level, kids);
-                    if !sound && in_chain {
-                        next_children = None;
-                    }
+    /// Takes the record findings of one level's pages, chain order first,
+    /// then the pages the chain missed, and collects the node pointers the
+    /// chain's pages name into `next` (dropped when one is not sound).
+    fn level_records(
+        &mut self,
+        index: IndexId,
+        level: u16,
+        order: &[u32],
+        unreached: &[u32],
+        mut next: Option<Children>,
+    ) -> Option<Children> {
+        let needs_pages = !self.m.rec_findings.is_empty() || next.is_some();
+        if needs_pages {
+            for (k, &n) in order.iter().chain(unreached.iter()).enumerate() {
+                let in_chain = k < order.len();
+                let kids = if in_chain { next.as_mut() } else { None };
+                let sound = self.page_records(index, PageNo(n), level, kids);
+                if !sound && in_chain {
+                    next = None;
                 }
             }
-            if level == 0 {
-                tree.fragmentation = chain.fragmentation;
-                if self.chains {
-                    tree.leaf_chain = order.iter().copied().map(PageNo).collect();
-                }
-            }
-            if next_children.is_none() && level > 0 {
-                tree.node_ptrs_checked = false;
-            }
-            children = next_children;
         }
-        if sums.pages > 0 {
-            tree.mean_fill = (sums.fill as f64 / FILL_ONE / f64::from(sums.pages)) as f32;
-        }
-        if tree.leaf_pages > 0 {
-            tree.mean_leaf_fill =
-                (sums.leaf_fill as f64 / FILL_ONE / f64::from(tree.leaf_pages)) as f32;
-        }
-        tree
+        next
     }
 
     /// Proves one level below the root whole without keeping anything per
@@ -1331,7 +1423,7 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
         index: IndexId,
         n: PageNo,
         level: u16,
-        kids: Option<&mut Vec<(u32, u32, u16)>>,
+        kids: Option<&mut Children>,
     ) -> bool {
         let lo = self.m.rec_findings.partition_point(|&(p, _)| p < n.0);
         let hi = self.m.rec_findings.partition_point(|&(p, _)| p <= n.0);

@@ -45,6 +45,7 @@ pub const UT_HASH_RANDOM_MASK2: u32 = 1_653_893_711;
 
 /// A checksum algorithm a page was found to carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Algorithm {
     /// CRC-32C in header and trailer (MySQL 5.6+ `crc32`).
     Crc32,
@@ -88,6 +89,7 @@ impl Algorithm {
 
 /// How the pages of a space are checksummed: fixed by the space's flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Scheme {
     /// crc32 / innodb / none, header plus trailer.
     Classic,
@@ -109,6 +111,7 @@ pub enum Unverifiable {
 
 /// The checksum verdict of one page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Verdict {
     /// The page verifies under this algorithm.
     Valid(Algorithm),

@@ -3,12 +3,22 @@
 //! Damage to single pages is never an [`Error`]; it is a [`crate::Finding`].
 //! An `Error` is `Copy` and carries no `String`, so it costs nothing to
 //! create on a hot path; the CLI adds the file path when it prints one.
+//!
+//! The crate's other error types are not about the file: each is about one
+//! input of its own and carries an offset into it, printed its own way.
+//! [`crate::inflate::InflateError`] is about a zlib stream (the compressed
+//! byte), [`crate::pagecomp::PageCompError`] about one page_compressed page
+//! (the byte in the page; it holds the stream's kind when inflating
+//! failed), and [`crate::record::RecError`] about one record chain (the page
+//! offset), where it becomes a finding. They stay apart so that a caller
+//! matches only the kinds its call can give.
 
 use crate::ids::PageNo;
 use std::fmt;
 
 /// What went wrong, with what was found and what was expected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The input holds no bytes at all.
     Empty,

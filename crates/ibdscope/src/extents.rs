@@ -69,6 +69,7 @@ pub use crate::owner::{Owner, SegmentRole, SystemKind};
 
 /// One segment (a used inode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SegmentInfo {
     /// FSEG_ID.
     pub seg_id: u64,
@@ -100,6 +101,7 @@ pub struct SegmentInfo {
 
 /// One index (a B-tree found from its root).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct IndexInfo {
     /// PAGE_INDEX_ID of the root.
     pub index_id: IndexId,
@@ -126,6 +128,7 @@ pub struct IndexInfo {
 
 /// One FSP list: stated length and elements walked.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ListInfo {
     /// Which list.
     pub list: FspList,
@@ -140,6 +143,7 @@ pub struct ListInfo {
 
 /// The page → owner map of a space, with what it was built from.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct SpaceMap {
     /// Every page's owner, with nothing stored per page
     /// ([`SpaceMap::owner`], [`SpaceMap::owners`]).
@@ -429,6 +433,16 @@ enum OnFree {
 
 fn u16_of(n: usize) -> u16 {
     u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// Segment `s` as the owner of a page (`frag`: one of its fragment pages).
+fn segment_owner(s: &SegmentInfo, frag: bool) -> Owner {
+    Owner::Segment {
+        seg_id: s.seg_id,
+        index: s.index,
+        role: s.role,
+        frag,
+    }
 }
 
 impl<'t, 'a> Builder<'t, 'a> {
@@ -963,155 +977,182 @@ impl<'t, 'a> Builder<'t, 'a> {
         }
     }
 
+    /// Claims every segment's pages (its fragment pages and the extents of
+    /// its lists) and counts them per segment, then per index.
     fn segment_pages(&mut self) {
-        let ts = self.ts;
-        // The owner of each segment's extents, for the extents' XDES_ID.
-        self.owners.segs = self
-            .seg_order
-            .iter()
-            .filter_map(|&(id, _)| {
-                let pos = self.segment_pos(id)?;
-                let s = self.segments.get(pos)?;
-                Some((
-                    id,
-                    Owner::Segment {
-                        seg_id: s.seg_id,
-                        index: s.index,
-                        role: s.role,
-                        frag: false,
-                    },
-                ))
-            })
-            .collect();
+        self.owners.segs = self.segment_owners();
         self.owners.segs.dedup_by_key(|&mut (id, _)| id);
         for pos in 0..self.segments.len() {
             let Some(s) = self.segments.get(pos).copied() else {
                 break;
             };
-            let Some(e) = ts.page(s.inode.page).and_then(|page| {
-                let idx = inode_index(s.inode.byte, self.physical, self.logical)?;
-                InodeEntry::new(page, idx, self.physical, self.logical)
-            }) else {
-                continue;
-            };
-            let owner = |frag| Owner::Segment {
-                seg_id: s.seg_id,
-                index: s.index,
-                role: s.role,
-                frag,
-            };
-            let mut frag_pages = 0u32;
-            for (slot_idx, p) in e.frag_pages() {
-                frag_pages = frag_pages.saturating_add(1);
-                let at = (s.inode.page, e.frag_slot_offset(slot_idx));
-                self.claim(p, owner(true), at, OnFree::Refuse);
+            self.segment_claims(pos, s);
+        }
+        self.index_totals();
+    }
+
+    /// The owner of each segment's extents, by FSEG_ID, for the extents'
+    /// XDES_ID.
+    fn segment_owners(&self) -> Vec<(u64, Owner)> {
+        self.seg_order
+            .iter()
+            .filter_map(|&(id, _)| {
+                let pos = self.segment_pos(id)?;
+                let s = self.segments.get(pos)?;
+                Some((id, segment_owner(s, false)))
+            })
+            .collect()
+    }
+
+    /// Claims the pages of segment `s` (at `pos`): its fragment pages, then
+    /// the extents of its FREE, NOT_FULL and FULL lists; stores its counts.
+    fn segment_claims(&mut self, pos: usize, s: SegmentInfo) {
+        let Some(e) = self.ts.page(s.inode.page).and_then(|page| {
+            let idx = inode_index(s.inode.byte, self.physical, self.logical)?;
+            InodeEntry::new(page, idx, self.physical, self.logical)
+        }) else {
+            return;
+        };
+        let mut frag_pages = 0u32;
+        for (slot_idx, p) in e.frag_pages() {
+            frag_pages = frag_pages.saturating_add(1);
+            let at = (s.inode.page, e.frag_slot_offset(slot_idx));
+            self.claim(p, segment_owner(&s, true), at, OnFree::Refuse);
+        }
+        let mut counts = [0u32; 3];
+        let mut used = frag_pages;
+        let mut reserved = frag_pages;
+        let mut not_full_used = 0u32;
+        let mut not_full_complete = false;
+        let inode_at = usize::from(s.inode.byte);
+        let lists = [
+            (SegList::Free, e.free(), FSEG_FREE),
+            (SegList::NotFull, e.not_full(), FSEG_NOT_FULL),
+            (SegList::Full, e.full(), FSEG_FULL),
+        ];
+        for (k, (which, base, off)) in lists.into_iter().enumerate() {
+            let Some(base) = base else { continue };
+            let base_at = (s.inode.page, inode_at.saturating_add(off));
+            let (walked, complete, list_used) = self.walk_segment_list(s, which, base, base_at);
+            if let Some(c) = counts.get_mut(k) {
+                *c = walked;
             }
-            let mut counts = [0u32; 3];
-            let mut used = frag_pages;
-            let mut reserved = frag_pages;
-            let mut not_full_used = 0u32;
-            let mut not_full_complete = false;
-            let inode_at = usize::from(s.inode.byte);
-            let lists = [
-                (SegList::Free, e.free(), FSEG_FREE),
-                (SegList::NotFull, e.not_full(), FSEG_NOT_FULL),
-                (SegList::Full, e.full(), FSEG_FULL),
-            ];
-            for (k, (which, base, off)) in lists.into_iter().enumerate() {
-                let Some(base) = base else { continue };
-                let id = ListId::Segment {
+            used = used.saturating_add(list_used);
+            reserved = reserved.saturating_add(walked.saturating_mul(self.extent));
+            if which == SegList::NotFull {
+                not_full_used = list_used;
+                not_full_complete = complete;
+            }
+        }
+        if not_full_complete && not_full_used != e.not_full_n_used() {
+            self.push(
+                s.inode.page,
+                inode_at.saturating_add(FSEG_NOT_FULL_N_USED),
+                SpaceProblem::CountMismatch {
+                    counter: Counter::NotFullNUsed { seg_id: s.seg_id },
+                    stated: e.not_full_n_used(),
+                    counted: not_full_used,
+                },
+            );
+        }
+        if let Some(s) = self.segments.get_mut(pos) {
+            s.frag_pages = frag_pages;
+            s.used_pages = used;
+            s.reserved_pages = reserved;
+            let [free, not_full, full] = counts;
+            s.free_extents = free;
+            s.not_full_extents = not_full;
+            s.full_extents = full;
+        }
+    }
+
+    /// Walks list `which` of segment `s` from its base node at `base_at`,
+    /// claiming each extent ([`Builder::claim_listed_extent`]). Gives the
+    /// extents walked, whether the walk was complete, and their used pages.
+    fn walk_segment_list(
+        &mut self,
+        s: SegmentInfo,
+        which: SegList,
+        base: FlstBase,
+        base_at: (PageNo, usize),
+    ) -> (u32, bool, u32) {
+        let id = ListId::Segment {
+            seg_id: s.seg_id,
+            list: which,
+        };
+        let mut list_used = 0u32;
+        let (walked, complete) = self.walk_extents(id, base, base_at, |b, page, at, first, x| {
+            let n_used = b.claim_listed_extent(s, id, page, at, first, x);
+            list_used = list_used.saturating_add(n_used);
+        });
+        (walked, complete, list_used)
+    }
+
+    /// One extent (starting at page `first`, its XDES entry `x` at `at` on
+    /// `page`) on list `id` of segment `s`: checks its XDES_ID and state,
+    /// claims its used pages for the segment, and gives their number.
+    fn claim_listed_extent(
+        &mut self,
+        s: SegmentInfo,
+        id: ListId,
+        page: PageNo,
+        at: usize,
+        first: u32,
+        x: XdesEntry<'a>,
+    ) -> u32 {
+        if x.seg_id() != s.seg_id {
+            self.push(
+                page,
+                at.saturating_add(XDES_ID),
+                SpaceProblem::XdesIdMismatch {
+                    extent: PageNo(first),
                     seg_id: s.seg_id,
-                    list: which,
-                };
-                let extent = self.extent;
-                let n_pages = self.n_pages;
-                let mut list_used = 0u32;
-                let base_at = (s.inode.page, inode_at.saturating_add(off));
-                let (walked, complete) =
-                    self.walk_extents(id, base, base_at, |b, page, at, first, x| {
-                        if x.seg_id() != s.seg_id {
-                            b.push(
-                                page,
-                                at.saturating_add(XDES_ID),
-                                SpaceProblem::XdesIdMismatch {
-                                    extent: PageNo(first),
-                                    seg_id: s.seg_id,
-                                    xdes_id: x.seg_id(),
-                                },
-                            );
-                        }
-                        let state = x.state();
-                        if !matches!(state, XdesState::Fseg | XdesState::FsegFrag) {
-                            b.push(
-                                page,
-                                at.saturating_add(XDES_STATE),
-                                SpaceProblem::ExtentState {
-                                    extent: PageNo(first),
-                                    list: id,
-                                    found: state,
-                                },
-                            );
-                        }
-                        list_used = list_used.saturating_add(x.n_used(extent));
-                        // The extent's used pages are the segment's (a
-                        // leased extent keeps its XDES and IBUF_BITMAP
-                        // pages as system pages): one claim for them all.
-                        // Only single-page claims can be there before.
-                        let claimer = owner(false);
-                        b.owners.claim_extent(&x, first, Some(claimer));
-                        for i in 0..extent {
-                            let p = first.saturating_add(i);
-                            if p >= n_pages {
-                                break;
-                            }
-                            if !b.owners.covers(&x, i, p) {
-                                continue;
-                            }
-                            if let Some(held) = b.owners.single(p) {
-                                b.push(
-                                    page,
-                                    at.saturating_add(XDES_BITMAP),
-                                    SpaceProblem::ClaimedTwice {
-                                        page: PageNo(p),
-                                        first: held,
-                                        second: claimer,
-                                    },
-                                );
-                            }
-                        }
-                    });
-                if let Some(c) = counts.get_mut(k) {
-                    *c = walked;
-                }
-                used = used.saturating_add(list_used);
-                reserved = reserved.saturating_add(walked.saturating_mul(extent));
-                if which == SegList::NotFull {
-                    not_full_used = list_used;
-                    not_full_complete = complete;
-                }
+                    xdes_id: x.seg_id(),
+                },
+            );
+        }
+        let state = x.state();
+        if !matches!(state, XdesState::Fseg | XdesState::FsegFrag) {
+            self.push(
+                page,
+                at.saturating_add(XDES_STATE),
+                SpaceProblem::ExtentState {
+                    extent: PageNo(first),
+                    list: id,
+                    found: state,
+                },
+            );
+        }
+        // The extent's used pages are the segment's (a leased extent keeps
+        // its XDES and IBUF_BITMAP pages as system pages): one claim for
+        // them all. Only single-page claims can be there before.
+        let claimer = segment_owner(&s, false);
+        self.owners.claim_extent(&x, first, Some(claimer));
+        for i in 0..self.extent {
+            let p = first.saturating_add(i);
+            if p >= self.n_pages {
+                break;
             }
-            if not_full_complete && not_full_used != e.not_full_n_used() {
+            if !self.owners.covers(&x, i, p) {
+                continue;
+            }
+            if let Some(held) = self.owners.single(p) {
                 self.push(
-                    s.inode.page,
-                    inode_at.saturating_add(FSEG_NOT_FULL_N_USED),
-                    SpaceProblem::CountMismatch {
-                        counter: Counter::NotFullNUsed { seg_id: s.seg_id },
-                        stated: e.not_full_n_used(),
-                        counted: not_full_used,
+                    page,
+                    at.saturating_add(XDES_BITMAP),
+                    SpaceProblem::ClaimedTwice {
+                        page: PageNo(p),
+                        first: held,
+                        second: claimer,
                     },
                 );
             }
-            if let Some(s) = self.segments.get_mut(pos) {
-                s.frag_pages = frag_pages;
-                s.used_pages = used;
-                s.reserved_pages = reserved;
-                let [free, not_full, full] = counts;
-                s.free_extents = free;
-                s.not_full_extents = not_full;
-                s.full_extents = full;
-            }
         }
-        // Per-index totals from their segments.
+        x.n_used(self.extent)
+    }
+
+    /// Each index's used and reserved pages, from its two segments.
+    fn index_totals(&mut self) {
         for i in 0..self.indexes.len() {
             let Some(mut info) = self.indexes.get(i).copied() else {
                 break;

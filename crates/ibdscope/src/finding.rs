@@ -19,6 +19,7 @@ use std::fmt;
 
 /// What was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FindingKind {
     /// A problem with one page.
     Page(PageProblem),
@@ -160,6 +161,7 @@ pub enum ListId {
 
 /// Why a root's FSEG header does not name a usable segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RootProblem {
     /// FSEG_HDR_SPACE is not this space.
     OtherSpace {
@@ -183,6 +185,7 @@ pub enum RootProblem {
 
 /// A count stored in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Counter {
     /// FSP_FRAG_N_USED against the used pages of the FSP_FREE_FRAG extents.
     FspFragNUsed,
@@ -197,6 +200,7 @@ pub enum Counter {
 /// What is wrong with the space's structure. Each comes in a [`Finding`]
 /// whose page and byte offset are those of the faulty bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SpaceProblem {
     /// A list is damaged.
     List {
@@ -478,6 +482,7 @@ pub const BTREE_MAX_HEIGHT: u32 = 64;
 /// What is wrong with a B-tree. Each comes in a [`Finding`] at the faulty
 /// bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BtreeProblem {
     /// A problem with one page's records (at the record's bytes).
     Records {

@@ -226,6 +226,7 @@ pub struct ListItem {
 
 /// What is wrong with a list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ListProblemKind {
     /// A pointer names a node already visited (or one overlapping it): the
     /// list loops. Fatal.

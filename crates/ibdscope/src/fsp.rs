@@ -105,6 +105,7 @@ impl<'a> FspHeader<'a> {
 
 /// Which layout FSP_SPACE_FLAGS was read with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum FlagsLayout {
     /// MySQL 5.6+ and MariaDB 10.1.21+ outside full_crc32 (and flags 0).
     MySql,
@@ -120,6 +121,7 @@ pub struct FspFlags(pub u32);
 
 /// What FSP_SPACE_FLAGS say about a space, in one layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SpaceFormat {
     /// The layout the flags were read in.
     pub layout: FlagsLayout,

@@ -241,6 +241,7 @@ impl<'a> IndexHeader<'a> {
 ///
 /// On an undamaged page `used + free + garbage == usable`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageFill {
     /// Bytes of live records and directory.
     pub used: u32,

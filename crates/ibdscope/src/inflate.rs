@@ -24,6 +24,7 @@ use std::fmt;
 
 /// Why inflating stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InflateErrorKind {
     /// The input ended inside the stream.
     Truncated,
@@ -93,6 +94,7 @@ pub fn inflate_zlib(input: &[u8], out: &mut Vec<u8>, limit: usize) -> InflateRes
 /// A zlib stream's extent and where its first DEFLATE block ends
 /// ([`inflate_zlib_blocks`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ZlibBlocks {
     /// Input bytes consumed: header, DEFLATE data and Adler-32.
     pub consumed: usize,

@@ -20,8 +20,7 @@
 //! Open a file, see what it is, and walk its pages once:
 //!
 //! ```
-//! use ibdscope::checksum::Verdict;
-//! use ibdscope::{Summary, Tablespace};
+//! use ibdscope::{Summary, Tablespace, Verdict};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // A table written by MariaDB 10.11 (full_crc32 format), from fixtures/.
@@ -43,10 +42,50 @@
 //! # }
 //! ```
 //!
-//! Modules follow InnoDB's structures: [`fil`] (page header and trailer),
-//! [`page_type`], [`fsp`] (space header and flags), [`xdes`] (extent
-//! descriptors), [`checksum`]; [`space`] ties them into a [`Tablespace`] and
-//! its one-pass [`Tablespace::scan`]; [`summary`] folds the scan.
+//! The types most uses need are re-exported here: the space
+//! ([`Tablespace`], [`Options`], [`PageFacts`], [`Verdict`], [`Summary`]),
+//! its structure ([`SpaceMap`], [`Btrees`], [`RecPage`]), what is wrong
+//! ([`Finding`], [`FindingKind`], [`Error`]) and the numbers that name
+//! things ([`PageNo`], [`SpaceId`], [`IndexId`], [`Lsn`], [`PageType`]).
+//!
+//! ## Modules
+//!
+//! The space and its one pass:
+//!
+//! - [`space`]: [`Tablespace`]: format detection with its evidence, page
+//!   access, the one-pass [`Tablespace::scan`] and its [`PageFacts`];
+//! - [`summary`]: [`Summary`], the pass folded (counts per type, LSNs,
+//!   damaged pages);
+//! - [`parallel`]: the scan engine: [`fold_pages`] runs a [`PageFold`] over
+//!   shards of whole extents on several threads, joined in page order;
+//! - [`checksum`]: every page checksum algorithm and the acceptance rules;
+//!   [`crc32c`]: CRC-32C, on the SSE4.2 instruction where the CPU has it;
+//! - [`finding`]: [`Finding`] and its kinds: damage as data, with a page
+//!   and a byte offset.
+//!
+//! Views of InnoDB's on-disk structures, one module each (named after
+//! them, each opening with its layout and its InnoDB source):
+//!
+//! - [`fil`]: the FIL header and trailer of every page;
+//! - [`fsp`]: the space header (page 0) and the FSP flags;
+//! - [`xdes`]: extent descriptors; [`flst`]: file lists and their walker;
+//!   [`inode`]: segment inodes and FSEG headers;
+//! - [`index`]: the INDEX page header; [`record`]: records, the record and
+//!   free chains and the directory ([`RecPage`]); [`layout`]: where each
+//!   byte of an index page belongs;
+//! - [`pagecomp`]: MariaDB page_compressed pages; [`inflate`]: the zlib
+//!   decoder they and ROW_FORMAT=COMPRESSED pages need;
+//! - [`bytes`]: bounds-checked big-endian reads.
+//!
+//! The structure of the whole space:
+//!
+//! - [`extents`]: [`SpaceMap`]: every page's owner, the segments, indexes
+//!   and FSP lists, and structure damage;
+//! - [`btree`]: [`Btrees`]: every index walked level by level: records,
+//!   fill, leaf order and consistency.
+//!
+//! Page types ([`PageType`], [`TypeNames`]) and vendors ([`Vendor`],
+//! [`VendorGuess`]) are types of the root.
 
 mod bits;
 pub mod btree;
@@ -65,7 +104,7 @@ pub mod inflate;
 pub mod inode;
 pub mod layout;
 mod owner;
-pub mod page_type;
+mod page_type;
 pub mod pagecomp;
 pub mod parallel;
 pub mod record;
@@ -74,17 +113,18 @@ pub mod summary;
 #[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]
 pub mod testing;
-pub mod vendor;
+mod vendor;
 pub mod xdes;
 
 pub use btree::{BtreeProblem, Btrees, IndexTree};
+pub use checksum::Verdict;
 pub use error::{Error, ErrorKind, Result};
 pub use extents::{IndexInfo, Owner, SegmentInfo, SegmentRole, SpaceMap, SpaceProblem, SystemKind};
 pub use finding::{Finding, FindingKind};
 pub use flst::FilAddr;
 pub use ids::{IndexId, Lsn, PageNo, SpaceId, FIL_NULL};
 pub use index::IndexHeader;
-pub use page_type::{PageType, TypeNames};
+pub use page_type::{PageType, PageTypeDisplay, TypeNames};
 pub use parallel::{fold_pages, PageFold};
 pub use record::{NoRecords, PageRecords, Rec, RecFormat, RecPage, RecScratch, RecType, Visited};
 pub use space::{Options, PageFacts, Tablespace};

@@ -21,6 +21,7 @@ pub struct PageType(pub u16);
 
 /// Which server family's meaning applies to values that differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TypeNames {
     /// MySQL 8.0+ (and Percona): 18 is SDI_BLOB.
     MySql8,

@@ -181,6 +181,7 @@ impl Layout {
 
 /// What decompressing one page found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Decoded {
     /// The algorithm.
     pub algorithm: Algorithm,
@@ -193,6 +194,7 @@ pub struct Decoded {
 
 /// Why a page_compressed page was not decompressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PageCompErrorKind {
     /// Encrypted (37401, or a full_crc32 key version): needs the key.
     Encrypted,
@@ -399,6 +401,7 @@ pub struct PageFailure {
 /// The logical image of a page_compressed space: every page as the server
 /// would hold it in its buffer pool, where it could be decompressed.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Expansion {
     image: Vec<u8>,
     /// Pages decompressed.

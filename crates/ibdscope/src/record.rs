@@ -602,6 +602,7 @@ pub enum Chain {
 
 /// Why a chain walk stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RecErrorKind {
     /// A next pointer (or PAGE_FREE) names an offset where no record can
     /// be: below the user records or at/after `high` (the lower of
@@ -881,6 +882,31 @@ impl<'a> RecPage<'a> {
     /// on thousands of damaged pages). Bounded by the same limits.
     fn walk_sound(&self) -> Option<RecCounts> {
         let h = self.header;
+        let w = self.sound_walk()?;
+        let user = w.user_chain()?;
+        let n_free = w.free_chain(usize::from(h.free()))?;
+        let counted = user.n_recs.saturating_add(n_free).saturating_add(2);
+        if user.n_recs != u32::from(h.n_recs()) || counted != u32::from(h.n_heap()) {
+            return None;
+        }
+        Some(RecCounts {
+            n_recs: user.n_recs,
+            n_deleted: user.n_deleted,
+            n_min_rec: user.n_min_rec,
+            n_free,
+            user_complete: true,
+            free_complete: true,
+            record_bytes: None,
+            free_bytes: None,
+        })
+    }
+
+    /// The bounds [`Self::walk_sound`] checks the records against, or
+    /// `None` when the page is not one it walks (REDUNDANT, compressed, a
+    /// damaged infimum or supremum, a directory that does not fit).
+    #[inline]
+    fn sound_walk(&self) -> Option<SoundWalk<'a>> {
+        let h = self.header;
         let page = self.page;
         let logical = self.logical;
         if !h.is_compact() || page.len() != logical || !logical.is_power_of_two() {
@@ -904,134 +930,22 @@ impl<'a> RecPage<'a> {
         if n_heap < PAGE_HEAP_NO_USER_LOW {
             return None;
         }
-        let mask = logical.wrapping_sub(1);
-        let low = RecFormat::Compact.user_low();
-        let high = heap_top.min(dir_low).min(logical);
         let leaf = h.level() == 0;
-        // The statuses a user record may have here, one bit each.
-        let statuses: u32 = if leaf {
-            1 << REC_STATUS_ORDINARY | 1 << REC_STATUS_INSTANT
-        } else {
-            1 << REC_STATUS_NODE_PTR
-        };
-        // Heap numbers 2..n_heap, shifted to 0..n_heap − 2.
-        let heap_span = n_heap.wrapping_sub(PAGE_HEAP_NO_USER_LOW);
-        // Slot k is the 2 bytes at dir_top − 2k.
-        let dir_top = logical.checked_sub(PAGE_DIR + PAGE_DIR_SLOT_SIZE)?;
-        // The 5 header bytes before `o` and the 3 after, as one word:
-        // info bits and n_owned, heap_no and status, next, then data.
-        let header = |o: usize| -> Option<u64> {
-            let bytes = page.get(o.checked_sub(REC_N_NEW_EXTRA_BYTES)?..)?;
-            bytes.first_chunk().map(|b| u64::from_be_bytes(*b))
-        };
-        let next_of = |o: usize, word: u64| -> Option<usize> {
-            let next = usize::from((word >> 24) as u16);
-            (next != 0).then(|| o.wrapping_add(next) & mask)
-        };
-
-        // The infimum owns slot 0, alone (checked by system_ok).
-        if be_u16(page, dir_top) != Some(u16_of(PAGE_NEW_INFIMUM)) {
-            return None;
-        }
-        let mut slot = 1u16;
-        let mut own = 0u32;
-        let mut o = next_of(PAGE_NEW_INFIMUM, header(PAGE_NEW_INFIMUM)?)?;
-        // Records admitted, the infimum included; the user records are
-        // the steps less infimum and supremum. Every count below is at
-        // most `limit`, so the plain additions cannot wrap.
-        let mut steps = 1u32;
-        let mut n_deleted = 0u32;
-        let mut n_min_rec = 0u32;
-        loop {
-            let supremum = o == PAGE_NEW_SUPREMUM;
-            if !supremum && (o < low || o >= high) {
-                return None;
-            }
-            if steps >= limit {
-                return None;
-            }
-            steps = steps.wrapping_add(1);
-            let word = header(o)?;
-            let b5 = (word >> 56) as u8;
-            if !supremum {
-                let heap_status = (word >> 40) as u16;
-                let status = heap_status & u16::from(REC_NEW_STATUS_MASK);
-                let heap_no = heap_status >> REC_HEAP_NO_SHIFT;
-                if (statuses >> status) & 1 == 0
-                    || heap_no.wrapping_sub(PAGE_HEAP_NO_USER_LOW) >= heap_span
-                {
-                    return None;
-                }
-                let min_rec = leaf && b5 & REC_INFO_MIN_REC_FLAG != 0;
-                n_min_rec = n_min_rec.wrapping_add(u32::from(min_rec));
-                n_deleted =
-                    n_deleted.wrapping_add(u32::from(!min_rec && b5 & REC_INFO_DELETED_FLAG != 0));
-            }
-            // The directory, as dir_step.
-            own = own.wrapping_add(1);
-            let n_owned = b5 & REC_N_OWNED_MASK;
-            if n_owned != 0 {
-                let at = dir_top.checked_sub(usize::from(slot).wrapping_mul(2))?;
-                let last = slot.wrapping_add(1) == n_slots;
-                let fits = if last {
-                    n_owned <= PAGE_DIR_SLOT_MAX_N_OWNED
-                } else {
-                    (PAGE_DIR_SLOT_MIN_N_OWNED..=PAGE_DIR_SLOT_MAX_N_OWNED).contains(&n_owned)
-                };
-                if slot >= n_slots
-                    || be_u16(page, at).map(usize::from) != Some(o)
-                    || u32::from(n_owned) != own
-                    || !fits
-                {
-                    return None;
-                }
-                own = 0;
-                slot = slot.wrapping_add(1);
-            }
-            if supremum {
-                break;
-            }
-            o = next_of(o, word)?;
-        }
-        if slot != n_slots {
-            return None;
-        }
-        let n_recs = steps.checked_sub(2)?;
-
-        // The free chain, as RecIter and walk: no supremum, no directory.
-        let mut n_free = 0u32;
-        let mut next = usize::from(h.free());
-        while next != 0 {
-            let o = next;
-            if o < low || o >= high || n_free >= limit {
-                return None;
-            }
-            n_free = n_free.wrapping_add(1);
-            let word = header(o)?;
-            let heap_status = (word >> 40) as u16;
-            let status = heap_status & u16::from(REC_NEW_STATUS_MASK);
-            let heap_no = heap_status >> REC_HEAP_NO_SHIFT;
-            if (statuses >> status) & 1 == 0
-                || heap_no.wrapping_sub(PAGE_HEAP_NO_USER_LOW) >= heap_span
-            {
-                return None;
-            }
-            next = next_of(o, word).unwrap_or(0);
-        }
-
-        let counted = n_recs.saturating_add(n_free).saturating_add(2);
-        if n_recs != u32::from(h.n_recs()) || counted != u32::from(n_heap) {
-            return None;
-        }
-        Some(RecCounts {
-            n_recs,
-            n_deleted,
-            n_min_rec,
-            n_free,
-            user_complete: true,
-            free_complete: true,
-            record_bytes: None,
-            free_bytes: None,
+        Some(SoundWalk {
+            page,
+            mask: logical.wrapping_sub(1),
+            low: RecFormat::Compact.user_low(),
+            high: heap_top.min(dir_low).min(logical),
+            limit,
+            leaf,
+            statuses: if leaf {
+                1 << REC_STATUS_ORDINARY | 1 << REC_STATUS_INSTANT
+            } else {
+                1 << REC_STATUS_NODE_PTR
+            },
+            heap_span: n_heap.wrapping_sub(PAGE_HEAP_NO_USER_LOW),
+            dir_top: logical.checked_sub(PAGE_DIR + PAGE_DIR_SLOT_SIZE)?,
+            n_slots,
         })
     }
 
@@ -1057,19 +971,7 @@ impl<'a> RecPage<'a> {
                 },
             );
         }
-        let dir_ok = h.n_dir_slots() >= 2
-            && self.dir_low().is_some_and(|d| {
-                d >= usize::from(h.heap_top()) && d >= self.format().supremum_end()
-            });
-        if !dir_ok {
-            Self::push(
-                out,
-                PAGE_HEADER.saturating_add(PAGE_N_DIR_SLOTS),
-                RecProblem::DirSize {
-                    n_dir_slots: h.n_dir_slots(),
-                },
-            );
-        }
+        self.check_dir_size(out);
     }
 
     fn check_system(&self, out: &mut Vec<RecFinding>) {
@@ -1127,42 +1029,58 @@ impl<'a> RecPage<'a> {
         [infimum_ok, supremum_ok]
     }
 
+    /// The full walk: both chains, the directory and the counts against the
+    /// header, every problem reported to `out`.
     fn walk(&self, scratch: &mut RecScratch, out: &mut Vec<RecFinding>) -> RecCounts {
-        let h = self.header;
-        let format = self.format();
-        let redundant = format == RecFormat::Redundant;
         self.check_system(out);
-
-        // The directory must fit between the heap and the trailer.
-        let n_slots = h.n_dir_slots();
-        let dir_ok = n_slots >= 2
-            && self
-                .dir_low()
-                .is_some_and(|d| d >= usize::from(h.heap_top()) && d >= format.supremum_end());
-        if !dir_ok {
-            Self::push(
-                out,
-                PAGE_HEADER.saturating_add(PAGE_N_DIR_SLOTS),
-                RecProblem::DirSize {
-                    n_dir_slots: n_slots,
-                },
-            );
-        }
-        let mut dir = DirCheck {
-            active: dir_ok,
-            slot_idx: 0,
-            own: 0,
-        };
-
         let mut c = RecCounts {
             user_complete: true,
             free_complete: true,
             ..RecCounts::default()
         };
+        self.walk_user(&mut scratch.user, &mut c, out);
+        self.walk_free(scratch, &mut c, out);
+        self.check_counts(&c, out);
+        c
+    }
+
+    /// Reports a directory that does not fit between the heap and the
+    /// trailer; true if it fits.
+    fn check_dir_size(&self, out: &mut Vec<RecFinding>) -> bool {
+        let h = self.header;
+        let dir_ok = h.n_dir_slots() >= 2
+            && self.dir_low().is_some_and(|d| {
+                d >= usize::from(h.heap_top()) && d >= self.format().supremum_end()
+            });
+        if !dir_ok {
+            Self::push(
+                out,
+                PAGE_HEADER.saturating_add(PAGE_N_DIR_SLOTS),
+                RecProblem::DirSize {
+                    n_dir_slots: h.n_dir_slots(),
+                },
+            );
+        }
+        dir_ok
+    }
+
+    /// Walks the user chain (marking `visited`) and the directory with it:
+    /// counts into `c` (and, REDUNDANT, the records' bytes), problems to
+    /// `out`.
+    fn walk_user(&self, visited: &mut Visited, c: &mut RecCounts, out: &mut Vec<RecFinding>) {
+        let h = self.header;
+        let format = self.format();
+        let redundant = format == RecFormat::Redundant;
+        let n_slots = h.n_dir_slots();
+        let mut dir = DirCheck {
+            active: self.check_dir_size(out),
+            slot_idx: 0,
+            own: 0,
+        };
         let mut bytes: Option<u32> = redundant.then_some(0);
         let supremum_end = format.supremum_end();
         let heap_top = usize::from(h.heap_top());
-        if let Some(mut it) = self.records(&mut scratch.user) {
+        if let Some(mut it) = self.records(visited) {
             loop {
                 let rec = match it.next() {
                     Ok(Some(rec)) => rec,
@@ -1205,8 +1123,16 @@ impl<'a> RecPage<'a> {
             );
         }
         c.record_bytes = if c.user_complete { bytes } else { None };
+    }
 
-        // The free chain.
+    /// Walks the free chain (marking `scratch.free`; a record also on the
+    /// user chain, `scratch.user`, ends it): counts into `c` (and,
+    /// REDUNDANT, the records' bytes), problems to `out`.
+    fn walk_free(&self, scratch: &mut RecScratch, c: &mut RecCounts, out: &mut Vec<RecFinding>) {
+        let format = self.format();
+        let redundant = format == RecFormat::Redundant;
+        let supremum_end = format.supremum_end();
+        let heap_top = usize::from(self.header.heap_top());
         let mut free_bytes: Option<u32> = redundant.then_some(0);
         if let Some(mut it) = self.free_records(&mut scratch.free) {
             loop {
@@ -1236,8 +1162,12 @@ impl<'a> RecPage<'a> {
             }
         }
         c.free_bytes = if c.free_complete { free_bytes } else { None };
+    }
 
-        // Counts against the header.
+    /// Reports the walks' counts and bytes that disagree with the header
+    /// (PAGE_N_RECS, PAGE_N_HEAP, the data size, PAGE_GARBAGE).
+    fn check_counts(&self, c: &RecCounts, out: &mut Vec<RecFinding>) {
+        let h = self.header;
         if c.user_complete && c.n_recs != u32::from(h.n_recs()) {
             Self::push(
                 out,
@@ -1286,7 +1216,6 @@ impl<'a> RecPage<'a> {
                 );
             }
         }
-        c
     }
 
     /// REDUNDANT: the record's size, after checking it lies within the
@@ -1392,6 +1321,163 @@ impl<'a> RecPage<'a> {
         }
         dir.own = 0;
         dir.slot_idx = dir.slot_idx.saturating_add(1);
+    }
+}
+
+/// What [`RecPage::walk_sound`] checks each record of a COMPACT page
+/// against, fixed before the walk.
+#[derive(Clone, Copy)]
+struct SoundWalk<'a> {
+    page: &'a [u8],
+    /// Page size − 1: a next record is (origin + next) & mask.
+    mask: usize,
+    /// Where a user or free record's origin may be: `low..high`.
+    low: usize,
+    high: usize,
+    /// The bound of either chain walk, as RecIter's.
+    limit: u32,
+    leaf: bool,
+    /// The statuses a user record may have here, one bit each.
+    statuses: u32,
+    /// Heap numbers 2..n_heap, shifted to 0..n_heap − 2.
+    heap_span: u16,
+    /// Slot k is the 2 bytes at dir_top − 2k.
+    dir_top: usize,
+    n_slots: u16,
+}
+
+/// What the sound walk counts on the user chain.
+#[derive(Clone, Copy)]
+struct SoundUser {
+    n_recs: u32,
+    n_deleted: u32,
+    n_min_rec: u32,
+}
+
+impl SoundWalk<'_> {
+    /// The 5 header bytes before `o` and the 3 after, as one word: info
+    /// bits and n_owned, heap_no and status, next, then data.
+    #[inline]
+    fn header(&self, o: usize) -> Option<u64> {
+        let bytes = self.page.get(o.checked_sub(REC_N_NEW_EXTRA_BYTES)?..)?;
+        bytes.first_chunk().map(|b| u64::from_be_bytes(*b))
+    }
+
+    /// The record after the one at `o` whose header is `word`; `None` for
+    /// next = 0.
+    #[inline]
+    fn next_of(&self, o: usize, word: u64) -> Option<usize> {
+        let next = usize::from((word >> 24) as u16);
+        (next != 0).then(|| o.wrapping_add(next) & self.mask)
+    }
+
+    /// Whether a user or free record with header `word` has a status this
+    /// page's level allows and a heap number of a user record.
+    #[inline]
+    fn admits(&self, word: u64) -> bool {
+        let heap_status = (word >> 40) as u16;
+        let status = heap_status & u16::from(REC_NEW_STATUS_MASK);
+        let heap_no = heap_status >> REC_HEAP_NO_SHIFT;
+        (self.statuses >> status) & 1 != 0
+            && heap_no.wrapping_sub(PAGE_HEAP_NO_USER_LOW) < self.heap_span
+    }
+
+    /// Walks the user chain from the infimum to the supremum, checking the
+    /// directory as [`RecPage::dir_step`] does; `None` on any doubt.
+    #[inline]
+    fn user_chain(&self) -> Option<SoundUser> {
+        let page = self.page;
+        let n_slots = self.n_slots;
+        // The infimum owns slot 0, alone (checked by system_ok).
+        if be_u16(page, self.dir_top) != Some(u16_of(PAGE_NEW_INFIMUM)) {
+            return None;
+        }
+        let mut slot = 1u16;
+        let mut own = 0u32;
+        let mut o = self.next_of(PAGE_NEW_INFIMUM, self.header(PAGE_NEW_INFIMUM)?)?;
+        // Records admitted, the infimum included; the user records are
+        // the steps less infimum and supremum. Every count below is at
+        // most `limit`, so the plain additions cannot wrap.
+        let mut steps = 1u32;
+        let mut n_deleted = 0u32;
+        let mut n_min_rec = 0u32;
+        loop {
+            let supremum = o == PAGE_NEW_SUPREMUM;
+            if !supremum && (o < self.low || o >= self.high) {
+                return None;
+            }
+            if steps >= self.limit {
+                return None;
+            }
+            steps = steps.wrapping_add(1);
+            let word = self.header(o)?;
+            let b5 = (word >> 56) as u8;
+            if !supremum {
+                if !self.admits(word) {
+                    return None;
+                }
+                let min_rec = self.leaf && b5 & REC_INFO_MIN_REC_FLAG != 0;
+                n_min_rec = n_min_rec.wrapping_add(u32::from(min_rec));
+                n_deleted =
+                    n_deleted.wrapping_add(u32::from(!min_rec && b5 & REC_INFO_DELETED_FLAG != 0));
+            }
+            // The directory, as dir_step.
+            own = own.wrapping_add(1);
+            let n_owned = b5 & REC_N_OWNED_MASK;
+            if n_owned != 0 {
+                let at = self
+                    .dir_top
+                    .checked_sub(usize::from(slot).wrapping_mul(2))?;
+                let last = slot.wrapping_add(1) == n_slots;
+                let fits = if last {
+                    n_owned <= PAGE_DIR_SLOT_MAX_N_OWNED
+                } else {
+                    (PAGE_DIR_SLOT_MIN_N_OWNED..=PAGE_DIR_SLOT_MAX_N_OWNED).contains(&n_owned)
+                };
+                if slot >= n_slots
+                    || be_u16(page, at).map(usize::from) != Some(o)
+                    || u32::from(n_owned) != own
+                    || !fits
+                {
+                    return None;
+                }
+                own = 0;
+                slot = slot.wrapping_add(1);
+            }
+            if supremum {
+                break;
+            }
+            o = self.next_of(o, word)?;
+        }
+        if slot != n_slots {
+            return None;
+        }
+        Some(SoundUser {
+            n_recs: steps.checked_sub(2)?,
+            n_deleted,
+            n_min_rec,
+        })
+    }
+
+    /// Walks the free chain from PAGE_FREE (`next`), as RecIter and
+    /// [`RecPage::walk`] do (no supremum, no directory): its length, or
+    /// `None` on any doubt.
+    #[inline]
+    fn free_chain(&self, mut next: usize) -> Option<u32> {
+        let mut n_free = 0u32;
+        while next != 0 {
+            let o = next;
+            if o < self.low || o >= self.high || n_free >= self.limit {
+                return None;
+            }
+            n_free = n_free.wrapping_add(1);
+            let word = self.header(o)?;
+            if !self.admits(word) {
+                return None;
+            }
+            next = self.next_of(o, word).unwrap_or(0);
+        }
+        Some(n_free)
     }
 }
 
@@ -1645,6 +1731,7 @@ pub struct RecScratch {
 
 /// What is wrong with a page's records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RecProblem {
     /// The user chain breaks; the records after the break are not counted.
     UserChain(RecError),
@@ -1765,6 +1852,7 @@ pub struct RecFinding {
 
 /// What walking a page's chains counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RecCounts {
     /// User records walked (delete-marked ones included; on MariaDB the
     /// instant ALTER metadata record included).
@@ -1803,6 +1891,7 @@ pub enum RecWalk {
 
 /// Per-page figures: from the header, and from the walk when there is one.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct PageRecords {
     /// Record format.
     pub format: RecFormat,

@@ -32,6 +32,7 @@ pub struct Options {
 
 /// Where the page size and format came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DetectedBy {
     /// Page 0 verified under its own flags.
     Page0,
@@ -43,6 +44,7 @@ pub enum DetectedBy {
 
 /// The result of format detection, with its evidence in words.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Detection {
     /// The format used to read the file.
     pub format: SpaceFormat,
@@ -87,6 +89,7 @@ impl std::fmt::Debug for Release<'_> {
 
 /// Everything the scan learns about one page. `Copy`, no allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageFacts {
     /// The page's position in the file.
     pub page_no: PageNo,
@@ -116,6 +119,7 @@ pub struct PageFacts {
 
 /// What is wrong with one page. A page may have several.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PageProblem {
     /// No accepted checksum algorithm matches.
     Checksum,

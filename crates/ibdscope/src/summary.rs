@@ -24,6 +24,7 @@ pub struct Region {
 
 /// A page that failed a check.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BadPage {
     /// The page's facts.
     pub facts: PageFacts,
@@ -35,6 +36,7 @@ pub struct BadPage {
 
 /// Counts and findings over a whole space.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Summary {
     /// Pages scanned.
     pub pages: u32,

@@ -14,6 +14,7 @@ use std::fmt;
 
 /// A server family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Vendor {
     /// Oracle MySQL.
     MySql,
@@ -36,6 +37,7 @@ impl Vendor {
 
 /// The vendors a file may come from, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct VendorGuess {
     /// Possible vendors, most likely first.
     pub candidates: &'static [Vendor],

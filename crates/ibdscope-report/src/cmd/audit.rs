@@ -518,6 +518,7 @@ fn structure_word(s: StructureCheck) -> &'static str {
         StructureCheck::Page0Unusable => "not checked: page 0 does not verify or belongs elsewhere",
         StructureCheck::NotAsked => "not checked: undo tablespace (pages only)",
         StructureCheck::SystemTablespace => "not checked: system tablespace (pages only)",
+        _ => "not checked",
     }
 }
 
@@ -527,6 +528,7 @@ fn structure_key(s: StructureCheck) -> &'static str {
         StructureCheck::Page0Unusable => "page0-unusable",
         StructureCheck::NotAsked => "pages-only",
         StructureCheck::SystemTablespace => "system-tablespace",
+        _ => "not-checked",
     }
 }
 

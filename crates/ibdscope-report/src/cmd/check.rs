@@ -101,6 +101,7 @@ impl fmt::Display for Reason<'_> {
                         )?;
                     }
                 }
+                _ => {}
             }
         }
         Ok(())

@@ -85,6 +85,7 @@ fn layout(l: FlagsLayout) -> &'static str {
         FlagsLayout::MySql => "mysql",
         FlagsLayout::MariaDb101 => "mariadb-10.1.0-10.1.20",
         FlagsLayout::FullCrc32 => "mariadb-full_crc32",
+        _ => "other",
     }
 }
 

@@ -66,6 +66,7 @@ fn problem_offset(p: PageProblem, size: usize) -> usize {
         PageProblem::LsnMismatch { .. } => size.saturating_sub(4),
         PageProblem::PageNo { .. } => FIL_PAGE_OFFSET,
         PageProblem::SpaceId { .. } => FIL_PAGE_SPACE_ID,
+        _ => 0,
     }
 }
 
