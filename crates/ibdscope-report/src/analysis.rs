@@ -36,6 +36,7 @@ pub struct Analysis<'t> {
     ts: &'t Tablespace<'t>,
     def_opts: DefOpts,
     summary: OnceCell<Summary>,
+    file_findings: OnceCell<Vec<Finding>>,
     map: OnceCell<SpaceMap>,
     trees: OnceCell<Btrees>,
     def: OnceCell<Result<Def, String>>,
@@ -58,6 +59,7 @@ impl<'t> Analysis<'t> {
             ts,
             def_opts: def,
             summary: OnceCell::new(),
+            file_findings: OnceCell::new(),
             map: OnceCell::new(),
             trees: OnceCell::new(),
             def: OnceCell::new(),
@@ -108,7 +110,14 @@ impl<'t> Analysis<'t> {
     /// shorter than its FSP_SIZE says, page 0 does not verify. The same in
     /// every command, and each one is a finding (exit 1).
     pub fn file_findings(&self) -> &[Finding] {
-        &self.summary().file_findings
+        // Read from the file's size and page 0, without the pass over the
+        // pages (`Summary` holds the same list).
+        match self.summary.get() {
+            Some(s) => &s.file_findings,
+            None => self
+                .file_findings
+                .get_or_init(|| ibdscope::summary::file_findings(self.physical)),
+        }
     }
 
     /// The pages of index `id` that do not verify, in page order.

@@ -9,7 +9,7 @@ use crate::outcome::Outcome;
 use ibdscope::checksum::{self, Unverifiable};
 use ibdscope::space::PageProblem;
 use ibdscope::summary::BadPage;
-use ibdscope::{Finding, FindingKind, Summary, Tablespace};
+use ibdscope::{Finding, FindingKind, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -111,7 +111,7 @@ impl fmt::Display for Reason<'_> {
 /// Checks one parsed file.
 pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let s = Summary::of(ts);
+    let s = a.summary();
     let (freed, live): (Vec<&BadPage>, Vec<&BadPage>) =
         s.bad.iter().partition(|b| b.freed == Some(true));
     match opts.format {

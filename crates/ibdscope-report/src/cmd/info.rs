@@ -111,7 +111,7 @@ fn flag_words(f: &SpaceFormat) -> Vec<&'static str> {
 /// Runs `info`.
 pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let summary = Summary::of(ts);
+    let summary = a.summary().clone();
     let vendor = VendorGuess::infer(ts.format(), |t| summary.has_type(t));
     let flags = ts.fsp_header().map_or(0, |h| h.flags().0);
     let info = Info {

@@ -5,13 +5,12 @@ use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::percent;
-use ibdscope::Summary;
 use std::io::{self, Write};
 
 /// Runs `types`.
 pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let s = Summary::of(ts);
+    let s = a.summary();
     let names = ts.type_names();
     match opts.format {
         Format::Json => {
