@@ -38,6 +38,13 @@ pub fn fixtures() -> PathBuf {
 pub fn corpus() -> Option<PathBuf> {
     let dir = root().join("../shared/corpus");
     if dir.join("manifest.tsv").is_file() {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!(
+                "corpus: read in place from {}; 0 corpus cases skipped",
+                dir.display()
+            );
+        });
         return Some(dir);
     }
     if std::env::var(SKIP_CORPUS).is_ok_and(|v| v == "1") {
