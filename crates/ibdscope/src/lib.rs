@@ -127,6 +127,6 @@ pub use index::IndexHeader;
 pub use page_type::{PageType, PageTypeDisplay, TypeNames};
 pub use parallel::{fold_pages, PageFold};
 pub use record::{NoRecords, PageRecords, Rec, RecFormat, RecPage, RecScratch, RecType, Visited};
-pub use space::{Options, PageFacts, Tablespace};
+pub use space::{Evidence, Options, PageFacts, Tablespace};
 pub use summary::Summary;
 pub use vendor::{Vendor, VendorGuess};

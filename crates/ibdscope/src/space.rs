@@ -8,12 +8,13 @@
 //! checksum. Every detection keeps the evidence it used.
 
 use crate::bytes::{be_u16, be_u32};
-use crate::checksum::{self, lsn_pair, Scheme, Unverifiable, Verdict};
+use crate::checksum::{self, lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fil::FilHeader;
 use crate::fsp::{FlagsLayout, FspFlags, FspHeader, SpaceFormat, FSP_FLAGS_OFFSET};
 use crate::ids::{Lsn, PageNo, SpaceId};
 use crate::page_type::{PageType, TypeNames};
+use std::fmt;
 
 /// The page sizes InnoDB supports, physical (1K–16K are ROW_FORMAT=COMPRESSED
 /// sizes; 4K–64K are innodb_page_size values).
@@ -42,7 +43,117 @@ pub enum DetectedBy {
     Override,
 }
 
-/// The result of format detection, with its evidence in words.
+/// One fact format detection rests on; its `Display` is a sentence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Evidence {
+    /// The FSP_SPACE_FLAGS word on page 0.
+    Flags(u32),
+    /// The caller gave the page size.
+    PageSizeGiven(u32),
+    /// The flags read in `layout` give pages longer than the file.
+    FlagsPastFile {
+        /// The layout the flags were read in.
+        layout: FlagsLayout,
+        /// The physical page size they give.
+        size: u32,
+    },
+    /// The flags read in `layout` give a size at which page 0 verifies.
+    FlagsVerify {
+        /// The layout.
+        layout: FlagsLayout,
+        /// Logical page size.
+        logical: u32,
+        /// Physical page size.
+        physical: u32,
+        /// The checksum page 0 verifies with.
+        algorithm: Algorithm,
+    },
+    /// The flags read in `layout` give a size at which page 0 does not
+    /// verify.
+    FlagsDoNotVerify {
+        /// The layout.
+        layout: FlagsLayout,
+        /// The physical page size.
+        size: u32,
+        /// Page 0's verdict at that size.
+        verdict: Verdict,
+    },
+    /// The flags are valid in no known layout.
+    FlagsInvalid,
+    /// Page 0 is unusable: the page size and checksum layout under which
+    /// most sampled pages verify.
+    Scan {
+        /// Sampled pages that verify (or are typed compressed or encrypted)
+        /// and carry their own page number.
+        good: u32,
+        /// Pages sampled.
+        sampled: u32,
+        /// The page size.
+        size: u32,
+        /// The checksum layout.
+        scheme: Scheme,
+    },
+    /// A compressed space's logical page size was assumed.
+    LogicalSizeAssumed,
+    /// The space id was taken from the pages that verify.
+    SpaceIdFromPages(SpaceId),
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Evidence::Flags(v) => write!(f, "FSP_SPACE_FLAGS on page 0 = 0x{v:x}"),
+            Evidence::PageSizeGiven(size) => write!(f, "page size {size} given by the caller"),
+            Evidence::FlagsPastFile { layout, size } => write!(
+                f,
+                "flags read as {layout:?} give {size}-byte pages, longer than the file"
+            ),
+            Evidence::FlagsVerify {
+                layout,
+                logical,
+                physical,
+                algorithm,
+            } => write!(
+                f,
+                "flags read in the {} layout give {logical} logical / {physical} physical bytes \
+                 per page, and page 0 verifies at that size ({} checksum)",
+                layout_name(layout),
+                algorithm.name()
+            ),
+            Evidence::FlagsDoNotVerify {
+                layout,
+                size,
+                verdict,
+            } => write!(
+                f,
+                "flags read in the {} layout give {size}-byte pages, but page 0 does not verify \
+                 at that size ({verdict:?})",
+                layout_name(layout)
+            ),
+            Evidence::FlagsInvalid => f.write_str("the flags are not valid in any known layout"),
+            Evidence::Scan {
+                good,
+                sampled,
+                size,
+                scheme,
+            } => write!(
+                f,
+                "page 0 is unusable; {good} of {sampled} sampled pages verify (or are typed as \
+                 compressed or encrypted) and carry their own page number at {size} bytes with \
+                 the {scheme:?} checksum layout"
+            ),
+            Evidence::LogicalSizeAssumed => {
+                f.write_str("logical page size assumed 16384 (the server default)")
+            }
+            Evidence::SpaceIdFromPages(id) => {
+                write!(f, "space id {id} taken from the pages that verify")
+            }
+        }
+    }
+}
+
+/// The result of format detection, with its evidence.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Detection {
@@ -52,8 +163,9 @@ pub struct Detection {
     pub scheme: Scheme,
     /// What decided.
     pub by: DetectedBy,
-    /// Sentences saying what was seen, in the order it was seen.
-    pub evidence: Vec<String>,
+    /// What was seen, in the order it was seen (each a sentence by its
+    /// `Display`).
+    pub evidence: Vec<Evidence>,
     /// True when page 0 verified (its FSP header can be trusted).
     pub page0_ok: bool,
 }
@@ -351,7 +463,7 @@ fn detect(data: &[u8], opts: Options) -> Result<Detection> {
         ));
     }
     let flags = FspFlags(be_u32(data, FSP_FLAGS_OFFSET).unwrap_or(0));
-    let mut evidence = vec![format!("FSP_SPACE_FLAGS on page 0 = 0x{:x}", flags.0)];
+    let mut evidence = vec![Evidence::Flags(flags.0)];
 
     if let Some(size) = opts.page_size {
         if !PAGE_SIZES.contains(&size) {
@@ -368,7 +480,7 @@ fn detect(data: &[u8], opts: Options) -> Result<Detection> {
                 (synthetic(size, scheme), scheme)
             }
         };
-        evidence.push(format!("page size {size} given by the caller"));
+        evidence.push(Evidence::PageSizeGiven(size));
         return Ok(Detection {
             format,
             scheme,
@@ -382,23 +494,21 @@ fn detect(data: &[u8], opts: Options) -> Result<Detection> {
         let scheme = scheme_of(&format);
         let size = format.physical_size as usize;
         let Some(page0) = data.get(..size) else {
-            evidence.push(format!(
-                "flags read as {:?} give {size}-byte pages, longer than the file",
-                format.layout
-            ));
+            evidence.push(Evidence::FlagsPastFile {
+                layout: format.layout,
+                size: format.physical_size,
+            });
             continue;
         };
         let verdict = verify_page(page0, scheme);
         let numbered = be_u32(page0, crate::fil::FIL_PAGE_OFFSET) == Some(0);
         if let (Verdict::Valid(alg), true) = (verdict, numbered) {
-            evidence.push(format!(
-                "flags read in the {} layout give {} logical / {} physical bytes per page, \
-                 and page 0 verifies at that size ({} checksum)",
-                layout_name(format.layout),
-                format.logical_size,
-                format.physical_size,
-                alg.name()
-            ));
+            evidence.push(Evidence::FlagsVerify {
+                layout: format.layout,
+                logical: format.logical_size,
+                physical: format.physical_size,
+                algorithm: alg,
+            });
             return Ok(Detection {
                 format,
                 scheme,
@@ -407,14 +517,14 @@ fn detect(data: &[u8], opts: Options) -> Result<Detection> {
                 page0_ok: true,
             });
         }
-        evidence.push(format!(
-            "flags read in the {} layout give {size}-byte pages, but page 0 does not verify \
-             at that size ({verdict:?})",
-            layout_name(format.layout)
-        ));
+        evidence.push(Evidence::FlagsDoNotVerify {
+            layout: format.layout,
+            size: format.physical_size,
+            verdict,
+        });
     }
     if flags.interpretations().next().is_none() {
-        evidence.push("the flags are not valid in any known layout".to_string());
+        evidence.push(Evidence::FlagsInvalid);
     }
 
     // Page 0 is damaged or its flags are: let the other pages decide.
@@ -437,13 +547,14 @@ fn detect(data: &[u8], opts: Options) -> Result<Detection> {
         .interpretations()
         .find(|f| f.physical_size == size && scheme_of(f) == scheme)
         .unwrap_or_else(|| synthetic(size, scheme));
-    evidence.push(format!(
-        "page 0 is unusable; {good} of {sampled} sampled pages verify (or are typed as \
-         compressed or encrypted) and carry their own page number at {size} bytes with the \
-         {scheme:?} checksum layout"
-    ));
+    evidence.push(Evidence::Scan {
+        good,
+        sampled,
+        size,
+        scheme,
+    });
     if format.is_zip() && !flags.interpretations().any(|f| f == format) {
-        evidence.push("logical page size assumed 16384 (the server default)".to_string());
+        evidence.push(Evidence::LogicalSizeAssumed);
     }
     Ok(Detection {
         format,
@@ -479,9 +590,7 @@ impl<'a> Tablespace<'a> {
             (true, Some(id)) => id,
             _ => {
                 let id = majority_space_id(data, size, detection.scheme);
-                detection
-                    .evidence
-                    .push(format!("space id {id} taken from the pages that verify"));
+                detection.evidence.push(Evidence::SpaceIdFromPages(id));
                 id
             }
         };

@@ -278,7 +278,7 @@ fn json(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     };
     j.key("detection")?.arr()?;
     for e in &i.ts.detection().evidence {
-        j.str(e)?;
+        j.display(e)?;
     }
     j.end_arr()?;
     j.key("findings")?.arr()?;
