@@ -669,7 +669,7 @@ fn main() {
     let default = a.threads.iter().max().copied().unwrap_or(1);
     let _ = writeln!(
         r,
-        "\n## Targets (issue 6), ibdscope at {default} threads\n{targets}"
+        "\n## Targets (speed and memory), ibdscope at {default} threads\n{targets}"
     );
     report_scaling(&mut r, &a, &columns, &scaling);
     report_memory(&mut r, &memory);
@@ -856,8 +856,8 @@ fn mib_of(kib: Option<u64>) -> String {
     kib.map_or("?".into(), |k| format!("{:.1}", k as f64 / 1024.0))
 }
 
-/// innodb_ruby's scan rate, MiB/s: about 40 (../shared/ENVIRONMENT.md; the
-/// issue says 22 MB/s). Not installable here (no RubyGems), so the target
+/// innodb_ruby's scan rate, MiB/s: about 40 (../shared/ENVIRONMENT.md;
+/// a lower figure, 22 MB/s, was also reported). Not installable here (no RubyGems), so the target
 /// "≥ 100× innodb_ruby's rate" is checked against this published figure.
 const INNODB_RUBY_MIB_S: f64 = 40.0;
 
@@ -905,7 +905,7 @@ fn report_targets(targets: &mut String, rows: &[Row], threads: Option<usize>, mi
     }
 }
 
-/// The commands issue 6 holds to 1.5 × `check` and 100 × innodb_ruby.
+/// The commands held to 1.5 × `check` and 100 × innodb_ruby.
 const ONE_PASS: [&str; 5] = ["types", "extents", "lsn", "fill", "indexes"];
 
 fn report_lib(r: &mut String, a: &Args, path: &Path, len: u64, mib: f64) {
@@ -979,8 +979,8 @@ fn report_scaling(r: &mut String, a: &Args, columns: &[String], scaling: &[Scale
 
 /// Peak RSS and anonymous memory of each ibdscope command per input size,
 /// and how much the anonymous memory grew from the smallest input to the
-/// largest, per GiB of file: the issue's "must not grow with file size
-/// beyond the mapped pages the kernel keeps".
+/// largest, per GiB of file: the memory target, "must not grow with file
+/// size beyond the mapped pages the kernel keeps".
 fn report_memory(r: &mut String, memory: &[Memory]) {
     let mut sizes: Vec<f64> = memory.iter().map(|m| m.2).collect();
     sizes.sort_by(f64::total_cmp);

@@ -199,7 +199,27 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             }
         }
     }
-    Ok(if d.is_identical() {
+    // Each copy's own findings (shorter than FSP_SIZE, torn tail, page 0),
+    // as every command gives them: after the text, on stderr otherwise.
+    let mut ends = Vec::new();
+    for (p, ts) in [(pa, &a), (pb, &b)] {
+        for f in ibdscope::summary::file_findings(ts) {
+            ends.push(format!(
+                "{}: byte offset {}: {}",
+                p.display(),
+                f.file_offset,
+                f.kind
+            ));
+        }
+    }
+    for e in &ends {
+        if opts.format == Format::Text {
+            writeln!(out, "{e}")?;
+        } else {
+            eprintln!("ibdscope: {e}");
+        }
+    }
+    Ok(if d.is_identical() && ends.is_empty() {
         Outcome::Clean
     } else {
         Outcome::Findings
