@@ -1,26 +1,65 @@
 //! Opening input files: read-only, memory-mapped, never written (the
 //! report crate's [`Host`] for the binary).
+//!
+//! What the world may do to a file while we read it, and what happens:
+//! - it is not a regular file (a FIFO, a socket, a terminal or other
+//!   character device): refused at once with "not a regular file", without
+//!   blocking (it is opened `O_NONBLOCK`, then its type is looked at);
+//! - it is a block device (a raw disk, an LVM snapshot): read as a file of
+//!   the device's size;
+//! - it shrinks while mapped: reads past the new end see zeros instead of
+//!   killing the process with SIGBUS ([`crate::guard`]);
+//! - its size or modification time move during the run: when the input is
+//!   dropped this is a [`Change`], which the run reports (exit 2).
 
-use ibdscope_report::host::{Host, OpenError, Source};
+use crate::guard::Guard;
+use ibdscope_report::host::{Change, Host, OpenError, Source};
 use memmap2::Mmap;
-use std::fs::File;
-use std::io;
-use std::path::Path;
+use std::fs::{File, Metadata, OpenOptions};
+use std::io::{self, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+/// What an input's file looked like when it was opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+}
 
 /// The bytes of one input file.
-pub enum Input {
-    /// A mapped file, and the threads that may unmap it.
-    Mapped(Mmap, usize),
+pub struct Input {
+    /// Guards the map against SIGBUS; dropped before the map.
+    guard: Option<Guard>,
+    bytes: Bytes,
+    threads: usize,
+    /// Where the change, if any, is told when the input is dropped.
+    watch: Option<Watch>,
+}
+
+enum Bytes {
+    /// A mapped file.
+    Mapped(Mmap),
     /// An empty file (a zero-length map is not allowed).
     Empty,
+}
+
+/// The open file, its stamp at open, and the host's list of changes.
+struct Watch {
+    path: PathBuf,
+    file: File,
+    at_open: Stamp,
+    block: bool,
+    changes: Arc<Mutex<Vec<Change>>>,
 }
 
 impl Input {
     /// The file's bytes.
     pub fn bytes(&self) -> &[u8] {
-        match self {
-            Input::Mapped(m, _) => m,
-            Input::Empty => &[],
+        match &self.bytes {
+            Bytes::Mapped(m) => m,
+            Bytes::Empty => &[],
         }
     }
 }
@@ -32,7 +71,7 @@ impl Input {
     /// the process keeps only the pages it is reading mapped (its RSS stays
     /// flat however big the file), and unmapping at exit finds little.
     pub fn release(&self, offset: usize, len: usize) {
-        let Input::Mapped(map, _) = self else {
+        let Bytes::Mapped(map) = &self.bytes else {
             return;
         };
         let page = 4096;
@@ -62,11 +101,12 @@ impl Drop for Input {
     /// entry per 4 KiB, about 25 ms per GiB here): drop the entries of
     /// slices of it on several threads first, so `munmap` finds little.
     fn drop(&mut self) {
-        let Input::Mapped(map, threads) = &*self else {
+        self.tell_change();
+        let Bytes::Mapped(map) = &self.bytes else {
             return;
         };
         let len = map.len();
-        let threads = (*threads).min(len / PARALLEL_UNMAP_BYTES);
+        let threads = self.threads.min(len / PARALLEL_UNMAP_BYTES);
         if threads < 2 {
             return;
         }
@@ -87,40 +127,298 @@ impl Drop for Input {
     }
 }
 
-/// Opens `path` read-only and maps it; `threads` may unmap it.
-pub fn open(path: &Path, threads: usize) -> Result<Input, OpenError> {
+impl Input {
+    /// Compares the file with its stamp at open and tells the host if it
+    /// moved or shrank under the map.
+    fn tell_change(&mut self) {
+        let Some(w) = self.watch.take() else {
+            return;
+        };
+        let zero_filled = self.guard.as_ref().is_some_and(Guard::faulted);
+        let now = stamp(&w.file, w.block).ok();
+        let (len_now, modified) = match now {
+            Some(n) => (Some(n.len), n.modified != w.at_open.modified),
+            None => (None, false),
+        };
+        if zero_filled || len_now != Some(w.at_open.len) || modified {
+            let c =
+                Change::new(w.path, w.at_open.len, len_now, modified).with_zero_filled(zero_filled);
+            if let Ok(mut list) = w.changes.lock() {
+                list.push(c);
+            }
+        }
+    }
+}
+
+/// The size and modification time of an open file; a block device's size
+/// is its end.
+fn stamp(file: &File, block: bool) -> io::Result<Stamp> {
+    let meta = file.metadata()?;
+    let len = if block {
+        let mut f = file;
+        f.seek(SeekFrom::End(0))?
+    } else {
+        meta.len()
+    };
+    Ok(Stamp {
+        len,
+        modified: if block { None } else { meta.modified().ok() },
+    })
+}
+
+/// What kind of file this is, in words, if it is not one we read.
+fn not_readable_kind(meta: &Metadata) -> Option<&'static str> {
+    if meta.is_dir() {
+        return Some("is a directory, not a tablespace file");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return Some("not a regular file (a FIFO or pipe)");
+        }
+        if t.is_socket() {
+            return Some("not a regular file (a socket)");
+        }
+        if t.is_char_device() {
+            return Some("not a regular file (a character device)");
+        }
+    }
+    None
+}
+
+fn is_block_device(meta: &Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_block_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
+/// Opens without blocking: a FIFO with no writer would block `open` forever.
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    let mut o = OpenOptions::new();
+    o.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        /// O_NONBLOCK on Linux (x86_64, aarch64 and the other generic ABIs).
+        const O_NONBLOCK: i32 = 0o4000;
+        o.custom_flags(O_NONBLOCK);
+    }
+    o.open(path)
+}
+
+/// Opens `path` read-only and maps it; `threads` may unmap it; a change
+/// seen when the input is dropped goes to `changes`. With `streams`, `-`
+/// (standard input) and a pipe are read to their end first
+/// ([`spool`]).
+fn open(
+    path: &Path,
+    threads: usize,
+    changes: &Arc<Mutex<Vec<Change>>>,
+    streams: bool,
+) -> Result<Input, OpenError> {
     let err = |what: String| OpenError {
         path: path.to_path_buf(),
         what,
     };
-    let file = File::open(path).map_err(|e| err(describe(&e)))?;
+    if streams && path == Path::new("-") {
+        let file = spool(io::stdin().lock()).map_err(|e| err(format!("standard input: {e}")))?;
+        return map_spooled(file, threads).map_err(|e| err(describe(&e)));
+    }
+    let file = open_nonblocking(path).map_err(|e| err(describe(&e)))?;
     let meta = file.metadata().map_err(|e| err(describe(&e)))?;
-    if meta.is_dir() {
-        return Err(err("is a directory, not a tablespace file".into()));
+    if streams && is_fifo(&meta) {
+        let file = spool(Patient(file)).map_err(|e| err(format!("reading the pipe: {e}")))?;
+        return map_spooled(file, threads).map_err(|e| err(describe(&e)));
     }
-    if meta.len() == 0 {
-        return Ok(Input::Empty);
+    if let Some(what) = not_readable_kind(&meta) {
+        return Err(err(what.into()));
     }
-    // SAFETY: the map is read-only and its bytes are treated as untrusted
-    // input: every read is bounds-checked by the library, so any content is
-    // safe. What a map cannot guard against is another process truncating
-    // the file while we read it, which makes the kernel raise SIGBUS (as
-    // ripgrep documents for its own maps in searcher/mmap.rs); tablespace
-    // files under inspection are copies or belong to a stopped server, and
-    // the risk is the same for every mmap-based reader.
-    let map = unsafe { Mmap::map(&file) }.map_err(|e| err(describe(&e)))?;
-    #[cfg(unix)]
-    let _ = map.advise(memmap2::Advice::Sequential);
-    Ok(Input::Mapped(map, threads))
+    let block = is_block_device(&meta);
+    let at_open = stamp(&file, block).map_err(|e| err(describe(&e)))?;
+    let len = usize::try_from(at_open.len).map_err(|_| {
+        err(format!(
+            "{} bytes is more than this machine can map",
+            at_open.len
+        ))
+    })?;
+    let bytes = if len == 0 {
+        Bytes::Empty
+    } else {
+        // SAFETY: the map is read-only and its bytes are treated as
+        // untrusted input: every read is bounds-checked by the library, so
+        // any content is safe. A file truncated while mapped would raise
+        // SIGBUS on a read past its new end; the guard registered below
+        // turns that into zeros and a reported change (crate::guard).
+        let map = unsafe { memmap2::MmapOptions::new().len(len).map(&file) }
+            .map_err(|e| err(describe(&e)))?;
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Bytes::Mapped(map)
+    };
+    let guard = match &bytes {
+        Bytes::Mapped(m) => Some(Guard::new(m.as_ptr(), m.len())),
+        Bytes::Empty => None,
+    };
+    let input = Input {
+        guard,
+        bytes,
+        threads,
+        watch: Some(Watch {
+            path: path.to_path_buf(),
+            file,
+            at_open,
+            block,
+            changes: Arc::clone(changes),
+        }),
+    };
+    hold_for_tests();
+    Ok(input)
 }
 
-/// The binary's host: files are memory-mapped read-only.
-#[derive(Debug)]
-pub struct MapHost;
+/// A stream's bytes in a file of our own: a temporary file, removed from
+/// its folder at once (`$TMPDIR`, or /tmp), so the space it takes is freed
+/// when the run ends. The kernel's page cache holds it, not our memory,
+/// and every command can then read the stream as it reads a file.
+fn spool(mut from: impl io::Read) -> io::Result<File> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir();
+    let mut last = None;
+    for _ in 0..100 {
+        let name = dir.join(format!(
+            ".ibdscope-stream-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&name)
+        {
+            Ok(mut f) => {
+                let _ = std::fs::remove_file(&name);
+                io::copy(&mut from, &mut f)?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no temporary file")))
+}
+
+/// A pipe opened without blocking, read as a blocking one: when its writer
+/// has nothing yet, wait a little and read again; its end is the writer's.
+struct Patient(File);
+
+impl io::Read for Patient {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.0.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                r => return r,
+            }
+        }
+    }
+}
+
+/// Maps a spooled stream (it is ours: no change to watch for).
+fn map_spooled(file: File, threads: usize) -> io::Result<Input> {
+    let len = usize::try_from(file.metadata()?.len()).map_err(io::Error::other)?;
+    if len == 0 {
+        return Err(io::Error::other(
+            "the stream ended before its first byte (nothing was written to it)",
+        ));
+    }
+    // SAFETY: a read-only map of a file only this process holds (it has no
+    // name), whose bytes are untrusted input like any other.
+    let bytes = Bytes::Mapped(unsafe { memmap2::MmapOptions::new().len(len).map(&file) }?);
+    Ok(Input {
+        guard: None,
+        bytes,
+        threads,
+        watch: None,
+    })
+}
+
+fn is_fifo(meta: &Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
+/// A test hook: with `IBDSCOPE_TEST_HOLD=DIR`, after each file is opened
+/// and mapped the binary creates `DIR/opened-K` (K = 0, 1, …) and waits
+/// (30 s at most) until `DIR/go-K` exists, so a test can change the file at
+/// exactly that moment. It never touches the input.
+fn hold_for_tests() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let Some(dir) = std::env::var_os("IBDSCOPE_TEST_HOLD") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let k = NEXT.fetch_add(1, Ordering::Relaxed);
+    if std::fs::write(dir.join(format!("opened-{k}")), b"").is_err() {
+        return;
+    }
+    let go = dir.join(format!("go-{k}"));
+    for _ in 0..3000 {
+        if go.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// The binary's host: files are memory-mapped read-only and watched for
+/// changes while they are read.
+#[derive(Debug, Default)]
+pub struct MapHost {
+    changes: Arc<Mutex<Vec<Change>>>,
+    streams: bool,
+}
+
+impl MapHost {
+    /// A host; with `streams`, `-` and pipes named on the command line are
+    /// read (commands that walk directories never read a pipe they meet).
+    pub fn new(streams: bool) -> MapHost {
+        MapHost {
+            changes: Arc::default(),
+            streams,
+        }
+    }
+}
 
 impl Host for MapHost {
     fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
-        open(path, threads).map(|i| Box::new(i) as Box<dyn Source>)
+        open(path, threads, &self.changes, self.streams).map(|i| Box::new(i) as Box<dyn Source>)
+    }
+
+    fn changes(&self) -> Vec<Change> {
+        self.changes
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default()
     }
 }
 
@@ -155,7 +453,7 @@ mod tests {
         f.set_len(len).expect("set_len");
         drop(f);
         for threads in [1, 3] {
-            let input = open(&path, threads).expect("open");
+            let input = open(&path, threads, &Arc::default(), false).expect("open");
             let bytes = input.bytes();
             assert_eq!(bytes.len() as u64, len);
             let step = 1 << 20;

@@ -10,6 +10,7 @@
 //! Exit codes: 0 clean, 1 findings, 2 a file could not be read (or the
 //! arguments were wrong). A broken pipe ends the run with 0.
 
+mod guard;
 mod input;
 mod opts;
 

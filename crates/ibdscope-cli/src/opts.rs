@@ -477,6 +477,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         None => None,
         Some(p) => Some(check_out(p, &files)?),
     };
+    let streams = !matches!(cmd, Cmd::Audit);
     Ok(Opts {
         cmd,
         files,
@@ -489,7 +490,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         ascii,
         out,
         metric,
-        host: std::sync::Arc::new(crate::input::MapHost),
+        host: std::sync::Arc::new(crate::input::MapHost::new(streams)),
         verbose: cli.verbose,
         verified_only,
     })

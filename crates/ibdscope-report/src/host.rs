@@ -19,6 +19,12 @@ pub trait Host: Send + Sync + fmt::Debug {
     /// Opens `path` read-only; `threads` is how many threads the run uses
     /// (a source may use them to unmap).
     fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError>;
+    /// The files opened since the last call that changed while they were
+    /// read (checked when each source is dropped), and forgets them. A host
+    /// that cannot tell returns none.
+    fn changes(&self) -> Vec<Change> {
+        Vec::new()
+    }
 }
 
 /// Why a file could not be read.
@@ -33,6 +39,65 @@ pub struct OpenError {
 impl fmt::Display for OpenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.path.display(), self.what)
+    }
+}
+
+/// A file that changed while a run read it: its size or modification time
+/// at the end of the reading differ from those at open, or reads past its
+/// new end found nothing (they were answered with zeros).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Change {
+    /// The file.
+    pub path: PathBuf,
+    /// Its size when it was opened.
+    pub len_at_open: u64,
+    /// Its size at the end, if it could still be read.
+    pub len_now: Option<u64>,
+    /// Its modification time moved.
+    pub modified: bool,
+    /// Reads past its new end were answered with zeros (it shrank while
+    /// mapped): the pages there were not read from the file.
+    pub zero_filled: bool,
+}
+
+impl Change {
+    /// A change of `path`.
+    pub fn new(path: PathBuf, len_at_open: u64, len_now: Option<u64>, modified: bool) -> Change {
+        Change {
+            path,
+            len_at_open,
+            len_now,
+            modified,
+            zero_filled: false,
+        }
+    }
+    /// The same change, with reads past the new end answered with zeros.
+    pub fn with_zero_filled(mut self, zero_filled: bool) -> Change {
+        self.zero_filled = zero_filled;
+        self
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: changed while it was read: {} bytes at open, ",
+            self.path.display(),
+            self.len_at_open
+        )?;
+        match self.len_now {
+            Some(n) => write!(f, "{n} now")?,
+            None => f.write_str("no longer readable")?,
+        }
+        if self.modified {
+            f.write_str("; its modification time moved")?;
+        }
+        if self.zero_filled {
+            f.write_str("; the bytes past its new end were read as zeros")?;
+        }
+        f.write_str(" (what is reported is what was read; run again on a stable copy)")
     }
 }
 

@@ -450,8 +450,13 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Format::Text | Format::Tsv | Format::Sql => text(&ctx, out)?,
     }
     let mut worst = Outcome::Clean;
-    for d in &done {
+    for (job, d) in jobs.iter().zip(&done) {
         worst = worst.max(match &d.result {
+            // A file met in a directory walk that cannot be read (a FIFO
+            // or socket named like a tablespace, a permission) is that
+            // file's verdict, a finding; a file named on the command line
+            // that cannot be read is a run that could not read its input.
+            Err(_) if job.datadir.is_some() => Outcome::Findings,
             Err(_) => Outcome::Unreadable,
             Ok(a) if a.verdict.is_finding() => Outcome::Findings,
             Ok(_) => Outcome::Clean,

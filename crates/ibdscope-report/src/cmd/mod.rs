@@ -25,8 +25,26 @@ use ibdscope::Tablespace;
 use std::io::{self, Write};
 use std::path::Path;
 
-/// Runs the command in `opts`.
+/// Runs the command in `opts`. A file that changed while it was read
+/// (the host's [`crate::host::Host::changes`]) is reported after the
+/// command's output (in text also on stdout; a JSON or CSV document stays
+/// whole) and the run exits 2: what was read is not one state of the file.
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    let outcome = run_cmd(opts, out)?;
+    let changes = opts.host.changes();
+    if changes.is_empty() {
+        return Ok(outcome);
+    }
+    for c in &changes {
+        if opts.format == Format::Text {
+            writeln!(out, "{c}")?;
+        }
+        eprintln!("ibdscope: {c}");
+    }
+    Ok(Outcome::Unreadable)
+}
+
+fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     match opts.cmd {
         Cmd::Check => check::run(opts, out),
         Cmd::Compare => compare::run(opts, out),

@@ -1,0 +1,394 @@
+//! Live inputs: files that shrink, grow or are rewritten while a command
+//! reads them, and files that are not regular files. No run may end by a
+//! signal or hang; the input is never written; a JSON document stays whole.
+//!
+//! The binary's test hook `IBDSCOPE_TEST_HOLD=DIR` stops it right after
+//! each file is opened and mapped (it creates `DIR/opened-K` and waits for
+//! `DIR/go-K`), so the change happens at a chosen moment, between the map
+//! and the reads.
+
+use super::common::{fixtures, scratch, Json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Every command over files, with the formats to try (text and JSON where
+/// offered). Each entry is the arguments before the file(s).
+fn commands() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        ("info", vec!["text", "json"]),
+        ("pages", vec!["text", "json"]),
+        ("types", vec!["text", "json"]),
+        ("check", vec!["text", "json"]),
+        ("extents", vec!["text", "json"]),
+        ("segments", vec!["text", "json"]),
+        ("lists", vec!["text", "json"]),
+        ("indexes", vec!["text", "json"]),
+        ("records", vec!["text", "json"]),
+        ("rows", vec!["text", "json"]),
+        ("lsn", vec!["text", "json"]),
+        ("fill", vec!["text", "json"]),
+        ("sdi", vec!["text", "json"]),
+        ("schema", vec!["text", "json"]),
+        ("page", vec!["text", "json"]),
+        ("audit", vec!["text", "json"]),
+        ("compare", vec!["text"]),
+        ("diff", vec!["text", "json"]),
+    ]
+}
+
+/// The arguments of `cmd` over `file` (and `other` where a command takes
+/// two files).
+fn args(cmd: &str, format: &str, file: &Path, other: &Path) -> Vec<String> {
+    let mut a = vec![cmd.to_string()];
+    a.push(file.display().to_string());
+    match cmd {
+        "page" => a.push("3".into()),
+        "compare" | "diff" => a.push(other.display().to_string()),
+        _ => {}
+    }
+    a.push("--format".into());
+    a.push(format.into());
+    a
+}
+
+/// Runs the binary with a deadline; kills it and fails the test on a hang.
+fn run_bounded(mut cmd: Command, what: &str) -> Output {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = cmd.spawn().expect("spawn ibdscope");
+    wait_bounded(child, what)
+}
+
+fn wait_bounded(child: std::process::Child, what: &str) -> Output {
+    wait_holding(child, what, |_| false)
+}
+
+/// Waits for `child` (60 s at most) while draining its output (a full pipe
+/// would stop it), calling `poll` until it says it is done polling.
+fn wait_holding(
+    mut child: std::process::Child,
+    what: &str,
+    mut poll: impl FnMut(&mut std::process::Child) -> bool,
+) -> Output {
+    use std::io::Read;
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("{what}: still running after 60 s (a hang)");
+        }
+        if !poll(&mut child) {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout"),
+        stderr: err.join().expect("stderr"),
+    }
+}
+
+/// What a test does to the file at the first hold.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    /// Cut to this many bytes.
+    Shrink(u64),
+    /// Append this many bytes.
+    Grow(u64),
+    /// Write the same bytes over the file again (the size stays, the
+    /// modification time moves).
+    Rewrite,
+    /// Nothing.
+    Nothing,
+}
+
+fn apply(change: Change, path: &Path) {
+    match change {
+        Change::Shrink(n) => {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .expect("open to cut");
+            f.set_len(n).expect("cut");
+        }
+        Change::Grow(n) => {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .expect("open to grow");
+            let len = f.metadata().expect("meta").len();
+            f.set_len(len + n).expect("grow");
+        }
+        Change::Rewrite => {
+            let bytes = std::fs::read(path).expect("read");
+            std::thread::sleep(Duration::from_millis(20));
+            std::fs::write(path, &bytes).expect("rewrite");
+        }
+        Change::Nothing => {}
+    }
+}
+
+/// Runs `args` with the hold hook; applies `change` to `victim` at the
+/// first hold and lets every hold go.
+fn run_with_change(args: &[String], change: Change, victim: &Path, what: &str) -> Output {
+    let hold = scratch(&format!("hold-{}", what.replace([' ', '/'], "_")));
+    let _ = std::fs::remove_dir_all(&hold);
+    std::fs::create_dir_all(&hold).expect("hold dir");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ibdscope"));
+    cmd.args(args)
+        .env("IBDSCOPE_TEST_HOLD", &hold)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().expect("spawn ibdscope");
+    let mut k = 0;
+    let out = wait_holding(child, what, |_| {
+        if !hold.join(format!("opened-{k}")).exists() {
+            return false;
+        }
+        if k == 0 {
+            apply(change, victim);
+        }
+        std::fs::write(hold.join(format!("go-{k}")), b"").expect("go");
+        k += 1;
+        true
+    });
+    assert!(k > 0, "{what}: the binary never opened the file");
+    let _ = std::fs::remove_dir_all(&hold);
+    out
+}
+
+/// A fresh copy of a MariaDB 10.11 fixture (random UUID keys: many index
+/// pages, so a cut lands inside the B-tree) with its `.frm` beside it.
+fn copy(dir: &str) -> (PathBuf, PathBuf) {
+    let d = scratch(dir);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("dir");
+    let src = fixtures().join("mariadb1011/uuid_char36.ibd");
+    let file = d.join("t.ibd");
+    std::fs::copy(&src, &file).expect("copy");
+    std::fs::copy(
+        fixtures().join("mariadb1011/uuid_char36.frm"),
+        d.join("t.frm"),
+    )
+    .expect("frm");
+    let other = d.join("other.ibd");
+    std::fs::copy(&src, &other).expect("copy");
+    (file, other)
+}
+
+/// Checks one run after a change: exit 2 (never a signal), the change
+/// named on stderr, a JSON document whole.
+fn check_run(out: &Output, format: &str, what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{what}: status {:?} (a signal has no code); stderr:\n{stderr}",
+        out.status
+    );
+    assert!(
+        stderr.contains("changed while it was read"),
+        "{what}: the change is not reported; stderr:\n{stderr}"
+    );
+    if format == "json" {
+        let text = String::from_utf8(out.stdout.clone()).expect("utf-8 JSON");
+        assert!(!text.trim().is_empty(), "{what}: no JSON written");
+        let _ = Json::parse(&text);
+    }
+}
+
+#[test]
+fn a_file_that_shrinks_while_mapped_is_a_change_not_a_signal() {
+    let size = std::fs::metadata(fixtures().join("mariadb1011/uuid_char36.ibd"))
+        .expect("fixture")
+        .len();
+    // The last page gone; a cut in the middle of the B-tree; everything gone.
+    for (label, cut) in [
+        ("last page", size - 16384),
+        ("mid", size / 3 + 100),
+        ("all", 0),
+    ] {
+        for (cmd, formats) in commands() {
+            for format in formats {
+                let (file, other) = copy("shrink");
+                let what = format!("{cmd} --format {format}, cut to {label}");
+                let a = args(cmd, format, &file, &other);
+                let out = run_with_change(&a, Change::Shrink(cut), &file, &what);
+                check_run(&out, format, &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_file_that_grows_or_is_rewritten_during_a_run_is_flagged() {
+    for (label, change) in [
+        ("grows", Change::Grow(16384)),
+        ("rewritten", Change::Rewrite),
+    ] {
+        for (cmd, formats) in commands() {
+            for format in formats {
+                let (file, other) = copy("grow");
+                let what = format!("{cmd} --format {format}, file {label}");
+                let a = args(cmd, format, &file, &other);
+                let out = run_with_change(&a, change, &file, &what);
+                check_run(&out, format, &what);
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                match change {
+                    Change::Grow(n) => assert!(
+                        stderr.contains(&format!(
+                            "{} bytes at open, {} now",
+                            std::fs::metadata(&other).expect("other").len(),
+                            std::fs::metadata(&other).expect("other").len() + n
+                        )),
+                        "{what}: sizes not given; stderr:\n{stderr}"
+                    ),
+                    _ => assert!(
+                        stderr.contains("modification time moved"),
+                        "{what}: stderr:\n{stderr}"
+                    ),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stable_file_is_not_flagged_as_changed() {
+    // The hook holds the run, nothing changes: no change reported, the
+    // usual exit status.
+    let (file, _) = copy("stable");
+    let a = vec!["check".to_string(), file.display().to_string()];
+    let out = run_with_change(&a, Change::Nothing, &file, "check, nothing changed");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("changed"));
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let ok = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo")
+        .success();
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_and_character_devices_never_hang_a_command() {
+    let d = scratch("fifo");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("dir");
+    let fifo = d.join("t.ibd");
+    mkfifo(&fifo);
+    let other = fixtures().join("mariadb1011/ai_int.ibd");
+    for (cmd, formats) in commands() {
+        for format in formats {
+            for special in [fifo.as_path(), Path::new("/dev/zero")] {
+                let what = format!("{cmd} --format {format} on {}", special.display());
+                let mut c = Command::new(env!("CARGO_BIN_EXE_ibdscope"));
+                c.args(args(cmd, format, special, &other));
+                let out = run_bounded(c, &what);
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+                let said = if special.starts_with("/dev") {
+                    "not a regular file (a character device)"
+                } else if cmd == "audit" {
+                    "not a regular file (a FIFO or pipe)"
+                } else {
+                    // A pipe named on the command line is read as a
+                    // stream; with no writer it ends at once.
+                    "the stream ended before its first byte"
+                };
+                assert!(stderr.contains(said), "{what}: stderr:\n{stderr}");
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn audit_of_a_datadir_with_a_fifo_gives_that_file_a_verdict() {
+    let d = scratch("fifo-datadir");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("dir");
+    std::fs::copy(
+        fixtures().join("mariadb1011/ai_int.ibd"),
+        d.join("ai_int.ibd"),
+    )
+    .expect("copy");
+    mkfifo(&d.join("p.ibd"));
+    mkfifo(&d.join("ib_logfile0"));
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ibdscope"));
+    c.args(["audit", &d.display().to_string()]);
+    let out = run_bounded(c, "audit of a datadir with FIFOs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    // One finding (the FIFO's verdict), not a tree that could not be read.
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("p.ibd: unreadable: not a regular file"),
+        "{text}"
+    );
+    assert!(text.contains("ai_int.ibd: clean"), "{text}");
+}
+
+#[test]
+fn a_stream_on_standard_input_reads_as_the_file_does() {
+    let file = fixtures().join("mariadb1011/ai_int.ibd");
+    let bytes = std::fs::read(&file).expect("fixture");
+    for cmd in ["check", "types", "pages", "lsn", "info"] {
+        let want = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+            .args([cmd, &file.display().to_string(), "--format", "json"])
+            .output()
+            .expect("run");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+            .args([cmd, "-", "--format", "json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let feed = bytes.clone();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            // A slow writer: the pipe is read to its end, not to its first gap.
+            for chunk in feed.chunks(40_000) {
+                stdin.write_all(chunk).expect("feed");
+                std::thread::sleep(Duration::from_millis(3));
+            }
+        });
+        let got = wait_bounded(child, cmd);
+        writer.join().expect("writer");
+        assert_eq!(got.status.code(), want.status.code(), "{cmd}");
+        let name = file.display().to_string();
+        let want = String::from_utf8_lossy(&want.stdout).replace(&name, "-");
+        assert_eq!(String::from_utf8_lossy(&got.stdout), want, "{cmd}");
+    }
+}
