@@ -34,6 +34,8 @@ pub struct Input {
     guard: Option<Guard>,
     bytes: Bytes,
     threads: usize,
+    /// Holes of a sparse file (byte ranges that read as zeros).
+    holes: Vec<std::ops::Range<usize>>,
     /// Where the change, if any, is told when the input is dropped.
     watch: Option<Watch>,
 }
@@ -268,10 +270,12 @@ fn open(
         Bytes::Mapped(m) => Some(Guard::new(m.as_ptr(), m.len())),
         Bytes::Empty => None,
     };
+    let holes = if block { Vec::new() } else { holes(&file, len) };
     let input = Input {
         guard,
         bytes,
         threads,
+        holes,
         watch: Some(Watch {
             path: path.to_path_buf(),
             file,
@@ -345,10 +349,12 @@ fn map_spooled(file: File, threads: usize) -> io::Result<Input> {
     // SAFETY: a read-only map of a file only this process holds (it has no
     // name), whose bytes are untrusted input like any other.
     let bytes = Bytes::Mapped(unsafe { memmap2::MmapOptions::new().len(len).map(&file) }?);
+    let holes = holes(&file, len);
     Ok(Input {
         guard: None,
         bytes,
         threads,
+        holes,
         watch: None,
     })
 }
@@ -364,6 +370,56 @@ fn is_fifo(meta: &Metadata) -> bool {
         let _ = meta;
         false
     }
+}
+
+/// Holes smaller than this are not worth skipping (the largest page).
+const MIN_HOLE: usize = 64 << 10;
+/// Holes kept per file: a file more fragmented than this has its later
+/// holes read like data.
+const MAX_HOLES: usize = 1 << 16;
+
+/// The holes of a sparse file (`SEEK_DATA` / `SEEK_HOLE`), at least
+/// [`MIN_HOLE`] long, at most [`MAX_HOLES`] of them. A file system that
+/// does not tell reports none.
+#[cfg(target_os = "linux")]
+fn holes(file: &File, len: usize) -> Vec<std::ops::Range<usize>> {
+    use std::os::unix::io::AsRawFd;
+    const SEEK_DATA: i32 = 3;
+    const SEEK_HOLE: i32 = 4;
+    extern "C" {
+        fn lseek(fd: i32, offset: i64, whence: i32) -> i64;
+    }
+    let fd = file.as_raw_fd();
+    let seek = |at: usize, whence: i32| -> Option<usize> {
+        let at = i64::try_from(at).ok()?;
+        // SAFETY: lseek on a descriptor this function's caller owns; it
+        // moves only the descriptor's offset, which nothing else uses
+        // (the file is read through its map).
+        let r = unsafe { lseek(fd, at, whence) };
+        usize::try_from(r).ok()
+    };
+    let mut holes = Vec::new();
+    let mut at = 0;
+    while at < len && holes.len() < MAX_HOLES {
+        // The next data at or after `at`; none (ENXIO): a hole to the end.
+        let data = seek(at, SEEK_DATA).unwrap_or(len).min(len);
+        if data >= at.saturating_add(MIN_HOLE) {
+            holes.push(at..data);
+        }
+        if data >= len {
+            break;
+        }
+        match seek(data, SEEK_HOLE) {
+            Some(h) if h > data => at = h,
+            _ => break,
+        }
+    }
+    holes
+}
+
+#[cfg(not(target_os = "linux"))]
+fn holes(_file: &File, _len: usize) -> Vec<std::ops::Range<usize>> {
+    Vec::new()
 }
 
 /// A test hook: with `IBDSCOPE_TEST_HOLD=DIR`, after each file is opened
@@ -430,6 +486,10 @@ impl Source for Input {
     fn release(&self, offset: usize, len: usize) {
         Input::release(self, offset, len);
     }
+
+    fn zero_ranges(&self) -> &[std::ops::Range<usize>] {
+        &self.holes
+    }
 }
 
 fn describe(e: &io::Error) -> String {
@@ -461,5 +521,30 @@ mod tests {
             drop(input);
         }
         std::fs::remove_file(&path).expect("remove");
+    }
+
+    #[test]
+    fn holes_of_a_sparse_file_are_found_and_data_is_not() {
+        use std::io::Write;
+        let path = std::env::temp_dir().join(format!("ibdscope-holes-{}", std::process::id()));
+        let mut f = File::create(&path).expect("scratch file");
+        f.write_all(&[7u8; 65536]).expect("head");
+        let len = 64usize << 20;
+        f.set_len(len as u64).expect("set_len");
+        f.seek(SeekFrom::Start((len - 65536) as u64)).expect("seek");
+        f.write_all(&[7u8; 65536]).expect("tail");
+        drop(f);
+        let input = open(&path, 1, &Arc::default(), false).expect("open");
+        let holes = input.zero_ranges().to_vec();
+        std::fs::remove_file(&path).expect("remove");
+        if cfg!(target_os = "linux") && !holes.is_empty() {
+            // Whatever the file system's block, the hole lies inside the
+            // zeros and covers most of them.
+            assert_eq!(holes.len(), 1, "{holes:?}");
+            assert!(holes[0].start >= 65536 && holes[0].end <= len - 65536);
+            assert!(holes[0].len() >= len / 2, "{holes:?}");
+        } else {
+            eprintln!("the file system here does not report holes; nothing checked");
+        }
     }
 }

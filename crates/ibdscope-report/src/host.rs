@@ -12,6 +12,12 @@ pub trait Source: Send + Sync {
     /// Bytes `offset..offset + len` will not be read again soon (a pass
     /// has finished with them): a mapped source may drop their mappings.
     fn release(&self, _offset: usize, _len: usize) {}
+    /// Byte ranges `start..end` of the file known to read as zeros without
+    /// reading them (holes of a sparse file), sorted and apart; the passes
+    /// over the file then never touch them. Empty when unknown.
+    fn zero_ranges(&self) -> &[std::ops::Range<usize>] {
+        &[]
+    }
 }
 
 /// Opens input files.
