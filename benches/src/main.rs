@@ -15,7 +15,7 @@
 //! ```
 
 use ibdscope::extents::SpaceMap;
-use ibdscope::{crc32c, Btrees, Options, Summary, Tablespace};
+use ibdscope::{crc32c, Btrees, Engine, Summary, Tablespace};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -413,33 +413,32 @@ fn lib_cases(a: &Args, data: &[u8]) -> Vec<LibRow> {
             measure_lib(a.runs, pages, || if xor(f) == want { pages } else { 0 }),
         ));
     }
+    let Ok(ts) = Tablespace::new(data) else {
+        return rows;
+    };
     for &t in &a.threads {
-        let opts = Options {
-            threads: t,
-            ..Options::default()
-        };
-        let Ok(ts) = Tablespace::with_options(data, opts) else {
-            continue;
-        };
+        let engine = Engine::new(t);
         rows.push((
             "Summary::of (check, types, info)".into(),
             Some(t),
-            measure_lib(a.runs, pages, || u64::from(Summary::of(&ts).pages)),
+            measure_lib(a.runs, pages, || u64::from(Summary::of(&ts, &engine).pages)),
         ));
         rows.push((
             "SpaceMap::build (extents, indexes)".into(),
             Some(t),
-            measure_lib(a.runs, pages, || u64::from(SpaceMap::build(&ts).n_pages())),
+            measure_lib(a.runs, pages, || {
+                u64::from(SpaceMap::build(&ts, &engine).n_pages())
+            }),
         ));
         // The B-tree walk on a map built once: the pages it counts must be
         // the index pages the map found.
-        let map = SpaceMap::build(&ts);
+        let map = SpaceMap::build(&ts, &engine);
         let index_pages: u64 = map.indexes.iter().map(|i| u64::from(i.index_pages)).sum();
         rows.push((
             "Btrees::build (indexes, fill)".into(),
             Some(t),
             measure_lib(a.runs, index_pages, || {
-                Btrees::build(&ts, &map)
+                Btrees::build(&ts, &engine, &map)
                     .indexes
                     .iter()
                     .map(|t| u64::from(t.pages))

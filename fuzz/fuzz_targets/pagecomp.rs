@@ -19,7 +19,7 @@ use ibdscope::checksum;
 use ibdscope::pagecomp::{self, Layout};
 use ibdscope::record::{RecPage, RecScratch};
 use ibdscope::space::PAGE_SIZES;
-use ibdscope::{Btrees, Options, PageNo, SpaceMap, Tablespace};
+use ibdscope::{Btrees, Engine, Options, PageNo, SpaceMap, Tablespace};
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 
@@ -66,9 +66,9 @@ fn reseal_full_crc32(data: &mut [u8]) {
     }
 }
 
-fn whole(ts: &Tablespace<'_>) {
+fn whole(ts: &Tablespace<'_>, engine: &Engine<'_>) {
     black_box(pagecomp::applies(ts));
-    let e = pagecomp::expand(ts);
+    let e = pagecomp::expand(ts, engine);
     assert_eq!(e.image().len(), ts.data().len());
     assert!(e.decompressed as usize + e.failures.len() <= ts.n_pages() as usize);
     for f in &e.failures {
@@ -76,11 +76,11 @@ fn whole(ts: &Tablespace<'_>) {
     }
     let img = e.tablespace(ts);
     assert_eq!(img.n_pages(), ts.n_pages());
-    let map = SpaceMap::build(&img);
+    let map = SpaceMap::build(&img, engine);
     for f in &map.findings {
         black_box(f.kind.to_string());
     }
-    let trees = Btrees::build(&img, &map);
+    let trees = Btrees::build(&img, engine, &map);
     for f in &trees.findings {
         black_box(f.kind.to_string());
     }
@@ -108,9 +108,9 @@ fuzz_target!(|input: &[u8]| {
     }
     let opts = Options {
         page_size: (ctl & 1 != 0).then_some(16384),
-        threads: if ctl & 2 != 0 { 3 } else { 1 },
     };
+    let engine = Engine::new(if ctl & 2 != 0 { 3 } else { 1 });
     if let Ok(ts) = Tablespace::with_options(&data, opts) {
-        whole(&ts);
+        whole(&ts, &engine);
     }
 });

@@ -56,7 +56,6 @@ fuzz_target!(|data: &[u8]| {
         &space,
         Options {
             page_size: Some(PAGE as u32),
-            threads: 1,
         },
     ) else {
         return;

@@ -16,7 +16,7 @@
 use ibdscope::checksum::{self, Verdict};
 use ibdscope::record::{RecPage, RecScratch};
 use ibdscope::space::PAGE_SIZES;
-use ibdscope::{Btrees, Options, PageNo, SpaceMap, Summary, Tablespace, VendorGuess};
+use ibdscope::{Btrees, Engine, Options, PageNo, SpaceMap, Summary, Tablespace, VendorGuess};
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 
@@ -47,13 +47,13 @@ fn reseal(data: &mut [u8], size: usize, how: u8) {
 }
 
 fn exercise(ts: &Tablespace<'_>) {
-    let s = Summary::of(ts);
+    let s = Summary::of(ts, &Engine::default());
     black_box((s.main_algorithm(), s.valid(), s.is_clean()));
     black_box(VendorGuess::infer(ts.format(), |t| s.has_type(t)));
     for b in &s.bad {
         black_box(b.findings.iter().map(|f| f.kind.to_string()).count());
     }
-    let map = SpaceMap::build(ts);
+    let map = SpaceMap::build(ts, &Engine::default());
     assert_eq!(map.owners(ts).len(), ts.n_pages() as usize);
     for o in map.owners(ts) {
         black_box(o);
@@ -63,12 +63,12 @@ fn exercise(ts: &Tablespace<'_>) {
     }
     black_box((map.segments.len(), map.indexes.len(), map.lists.len()));
     // The B-tree walk over the map's indexes, and each page's records.
-    let trees = Btrees::build(ts, &map);
+    let trees = Btrees::build(ts, &Engine::default(), &map);
     for f in &trees.findings {
         black_box(f.kind.to_string());
     }
     // Levels proven whole by the lane walk give what the exact walk gives.
-    let mut exact = Btrees::build_with_leaf_chains(ts, &map);
+    let mut exact = Btrees::build_with_leaf_chains(ts, &Engine::default(), &map);
     for t in &mut exact.indexes {
         t.leaf_chain.clear();
     }
@@ -113,7 +113,6 @@ fuzz_target!(|input: &[u8]| {
     if let Some(size) = forced {
         let opts = Options {
             page_size: Some(size),
-            ..Options::default()
         };
         if let Ok(ts) = Tablespace::with_options(&data, opts) {
             assert_eq!(ts.page_size(), size);

@@ -484,8 +484,8 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         format,
         lib: SpaceOptions {
             page_size: shared.page_size,
-            threads,
         },
+        threads,
         color,
         ascii,
         out,

@@ -58,7 +58,7 @@ use ibdscope::finding::FindingKind;
 use ibdscope::flst::page_readable;
 use ibdscope::index::IndexHeader;
 use ibdscope::space::page_facts;
-use ibdscope::{IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
+use ibdscope::{Engine, IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// The verdict on one file, from least to most severe. A file's verdict is
@@ -531,19 +531,21 @@ enum State {
 }
 
 impl Audit {
-    /// Audits `ts` with no reference points.
-    pub fn of(ts: &Tablespace<'_>) -> Audit {
-        Self::with_options(ts, AuditOptions::default())
+    /// Audits `ts` with no reference points; the space map is built on
+    /// `engine`.
+    pub fn of(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Audit {
+        Self::with_options(ts, engine, AuditOptions::default())
     }
 
-    /// Audits `ts`. One pass over the pages, the space map, then the link
-    /// checks over the per-page records the pass kept. Never panics.
-    pub fn with_options(ts: &Tablespace<'_>, opts: AuditOptions) -> Audit {
+    /// Audits `ts`. One pass over the pages, the space map (built on
+    /// `engine`), then the link checks over the per-page records the pass
+    /// kept. Never panics.
+    pub fn with_options(ts: &Tablespace<'_>, engine: &Engine<'_>, opts: AuditOptions) -> Audit {
         let mut b = Builder::new(ts, opts);
         b.scan();
         b.classify_bad();
         b.whole_file();
-        b.structure();
+        b.structure(engine);
         b.links();
         b.free_newer_than_xdes();
         b.finish()
@@ -1033,7 +1035,7 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     /// The space map and its findings, sorted into evidence.
-    fn structure(&mut self) {
+    fn structure(&mut self, engine: &Engine<'_>) {
         if self.opts.pages_only {
             return;
         }
@@ -1046,7 +1048,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             return;
         }
         self.structure = StructureCheck::Checked;
-        let map = SpaceMap::build(self.ts);
+        let map = SpaceMap::build(self.ts, engine);
         let damaged = self.slim.iter().any(|s| s.state == State::Suspect);
         for f in &map.findings {
             let kind = match f.kind {

@@ -18,7 +18,7 @@
 use ibdscope::extents::{Owner, SpaceMap};
 use ibdscope::fil::FilHeader;
 use ibdscope::index::IndexHeader;
-use ibdscope::{IndexId, Lsn, PageNo, PageType, Tablespace};
+use ibdscope::{Engine, IndexId, Lsn, PageNo, PageType, Tablespace};
 use std::fmt;
 
 /// How one page differs.
@@ -179,16 +179,21 @@ fn index_of(page: &[u8], ts: &Tablespace<'_>, map: &SpaceMap, n: PageNo) -> Opti
 }
 
 impl Diff {
-    /// Compares `a` with `b`, page by page.
-    pub fn of(a: &Tablespace<'_>, b: &Tablespace<'_>) -> Result<Diff, DiffError> {
+    /// Compares `a` with `b`, page by page; their space maps are built on
+    /// `engine`.
+    pub fn of(
+        a: &Tablespace<'_>,
+        b: &Tablespace<'_>,
+        engine: &Engine<'_>,
+    ) -> Result<Diff, DiffError> {
         if a.page_size() != b.page_size() {
             return Err(DiffError::PageSize {
                 a: a.page_size(),
                 b: b.page_size(),
             });
         }
-        let map_a = SpaceMap::build(a);
-        let map_b = SpaceMap::build(b);
+        let map_a = SpaceMap::build(a, engine);
+        let map_b = SpaceMap::build(b, engine);
         let mut d = Diff {
             pages_a: a.n_pages(),
             pages_b: b.n_pages(),

@@ -10,7 +10,7 @@ use crate::args::DefOpts;
 use crate::definition::{self, Def};
 use ibdscope::extents::Owner;
 use ibdscope::summary::BadPage;
-use ibdscope::{Btrees, Finding, IndexId, PageNo, SpaceMap, Summary, Tablespace};
+use ibdscope::{Btrees, Engine, Finding, IndexId, PageNo, SpaceMap, Summary, Tablespace};
 use std::cell::OnceCell;
 use std::path::Path;
 
@@ -34,6 +34,7 @@ pub struct Analysis<'t> {
     path: &'t Path,
     physical: &'t Tablespace<'t>,
     ts: &'t Tablespace<'t>,
+    engine: Engine<'t>,
     def_opts: DefOpts,
     summary: OnceCell<Summary>,
     file_findings: OnceCell<Vec<Finding>>,
@@ -45,18 +46,21 @@ pub struct Analysis<'t> {
 impl<'t> Analysis<'t> {
     /// The model of the file at `path`: `physical` is its pages as stored,
     /// `ts` the space the structure is read from (the logical image of a
-    /// page_compressed space, else the same space); `def` says where a
-    /// table definition may come from.
+    /// page_compressed space, else the same space); `engine` runs every
+    /// whole-file pass the model makes (the summary, the map, the trees);
+    /// `def` says where a table definition may come from.
     pub fn new(
         path: &'t Path,
         physical: &'t Tablespace<'t>,
         ts: &'t Tablespace<'t>,
+        engine: Engine<'t>,
         def: DefOpts,
     ) -> Self {
         Analysis {
             path,
             physical,
             ts,
+            engine,
             def_opts: def,
             summary: OnceCell::new(),
             file_findings: OnceCell::new(),
@@ -81,27 +85,34 @@ impl<'t> Analysis<'t> {
         self.physical
     }
 
+    /// The scan engine every whole-file pass over this file runs on.
+    pub fn engine(&self) -> &Engine<'t> {
+        &self.engine
+    }
+
     /// The one-pass summary of the stored pages: every page's verdict.
     pub fn summary(&self) -> &Summary {
-        self.summary.get_or_init(|| Summary::of(self.physical))
+        self.summary
+            .get_or_init(|| Summary::of(self.physical, &self.engine))
     }
 
     /// The space map (built on first use).
     pub fn map(&self) -> &SpaceMap {
-        self.map.get_or_init(|| SpaceMap::build(self.ts))
+        self.map
+            .get_or_init(|| SpaceMap::build(self.ts, &self.engine))
     }
 
     /// The B-trees (built on first use).
     pub fn trees(&self) -> &Btrees {
         self.trees
-            .get_or_init(|| Btrees::build(self.ts, self.map()))
+            .get_or_init(|| Btrees::build(self.ts, &self.engine, self.map()))
     }
 
     /// The table definition, or why there is none (a message naming the
     /// sources tried).
     pub fn definition(&self) -> Result<&Def, &str> {
         self.def
-            .get_or_init(|| definition::load(self.path, self.ts, &self.def_opts))
+            .get_or_init(|| definition::load(self.path, self.ts, &self.engine, &self.def_opts))
             .as_ref()
             .map_err(String::as_str)
     }

@@ -150,8 +150,11 @@ pub struct Opts {
     pub files: Vec<PathBuf>,
     /// Output format.
     pub format: Format,
-    /// Library options.
+    /// How the page core opens a file (a forced page size).
     pub lib: ibdscope::Options,
+    /// Threads for whole-file passes (0 counts as 1); no output depends on
+    /// it ([`Opts::engine`]).
+    pub threads: usize,
     /// Colour choice for terminal maps.
     pub color: Color,
     /// ASCII-only drawing.
@@ -167,6 +170,15 @@ pub struct Opts {
     pub verified_only: bool,
     /// Where input files are opened.
     pub host: Arc<dyn Host>,
+}
+
+impl Opts {
+    /// The scan engine of this run: [`Opts::threads`] threads, no release
+    /// hook (the commands that pass over a file once add the input's own,
+    /// see `cmd::with_space`).
+    pub fn engine(&self) -> ibdscope::Engine<'static> {
+        ibdscope::Engine::new(self.threads)
+    }
 }
 
 /// A `--page-size` argument (`16k`, `8192`): one of the page sizes InnoDB

@@ -5,7 +5,7 @@
 //! found in the space's B-trees.
 
 use crate::args::DefOpts;
-use ibdscope::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
+use ibdscope::{Engine, PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
 use ibdscope_schema::frm::Frm;
 use ibdscope_schema::table::{DefSource, FromSpaceError, RowFormat, TableDef};
 use std::path::{Path, PathBuf};
@@ -63,7 +63,12 @@ impl Def {
 
 /// Finds the definition of the table `path` holds. `Err` is the message
 /// for stderr (exit 2).
-pub fn load(path: &Path, ts: &Tablespace<'_>, d: &DefOpts) -> Result<Def, String> {
+pub fn load(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    d: &DefOpts,
+) -> Result<Def, String> {
     let encrypted = ts.format().encryption;
     let mut ddl = None;
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
@@ -116,7 +121,7 @@ pub fn load(path: &Path, ts: &Tablespace<'_>, d: &DefOpts) -> Result<Def, String
         },
     };
     if table.indexes.iter().any(|i| i.root.is_none()) {
-        let map = SpaceMap::build(ts);
+        let map = SpaceMap::build(ts, engine);
         let trees: Vec<(u64, u32)> = map
             .indexes
             .iter()

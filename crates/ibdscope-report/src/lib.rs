@@ -20,6 +20,7 @@
 //!     files: vec![file.into()],
 //!     format: Format::Text,
 //!     lib: ibdscope::Options::default(),
+//!     threads: 1,
 //!     color: Color::Never,
 //!     ascii: false,
 //!     out: None,

@@ -4,7 +4,7 @@
 
 use crate::outcome::Outcome;
 use ibdscope::pagecomp::{self, Expansion, PageCompErrorKind};
-use ibdscope::Tablespace;
+use ibdscope::{Engine, Tablespace};
 use std::io;
 use std::path::Path;
 
@@ -15,12 +15,13 @@ use std::path::Path;
 /// space. Pages that could not be decompressed are named on stderr with
 /// their byte offset (they keep their physical bytes, which the structure
 /// code skips as unreadable). `check`, `types`, `pages`, `page`, `lsn`,
-/// `info`, `diff` and `audit` read the physical pages.
-pub fn expand(path: &Path, ts: &Tablespace<'_>) -> Option<Expansion> {
+/// `info`, `diff` and `audit` read the physical pages. Expands on
+/// `engine`.
+pub fn expand(path: &Path, ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<Expansion> {
     if !pagecomp::applies(ts) {
         return None;
     }
-    let e = pagecomp::expand(ts);
+    let e = pagecomp::expand(ts, engine);
     const SHOWN: usize = 8;
     for f in e.failures.iter().take(SHOWN) {
         eprintln!("ibdscope: {}: page {}: {}", path.display(), f.page, f.error);
@@ -51,9 +52,10 @@ pub fn damaged(e: &Expansion) -> bool {
 pub fn with_logical(
     path: &Path,
     ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
     f: impl FnOnce(&Tablespace<'_>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let Some(e) = expand(path, ts) else {
+    let Some(e) = expand(path, ts, engine) else {
         return f(ts);
     };
     let outcome = f(&e.tablespace(ts))?;

@@ -53,10 +53,8 @@ fn opts(cmd: Cmd, files: &[&str], format: Format) -> Opts {
         cmd,
         files: files.iter().map(PathBuf::from).collect(),
         format,
-        lib: ibdscope::Options {
-            page_size: None,
-            threads: 2,
-        },
+        lib: ibdscope::Options { page_size: None },
+        threads: 2,
         color: Color::Never,
         ascii: false,
         out: None,

@@ -4,7 +4,7 @@
 //! page (a copy with flipped bytes in two leaf pages), and the end of the
 //! file (a copy cut mid-file), through every command in process.
 
-use ibdscope::{IndexId, Tablespace};
+use ibdscope::{Engine, IndexId, Tablespace};
 use ibdscope_report::analysis::Analysis;
 use ibdscope_report::args::{Cmd, Color, DefOpts, Format, Metric, Opts, RecordsOpts, RowsOpts};
 use ibdscope_report::host::ReadHost;
@@ -20,10 +20,8 @@ fn opts(cmd: Cmd, files: Vec<PathBuf>, format: Format) -> Opts {
         cmd,
         files,
         format,
-        lib: ibdscope::Options {
-            page_size: None,
-            threads: 2,
-        },
+        lib: ibdscope::Options { page_size: None },
+        threads: 2,
         color: Color::Never,
         ascii: false,
         out: None,
@@ -62,11 +60,12 @@ fn index_names_are_the_servers_for_every_fixture() {
         let bytes = std::fs::read(&path).expect("fixture");
         let ts = Tablespace::new(&bytes).expect("fixture parses");
         // A page_compressed space's structure is read from its image.
-        let image = ibdscope::pagecomp::applies(&ts).then(|| ibdscope::pagecomp::expand(&ts));
+        let image = ibdscope::pagecomp::applies(&ts)
+            .then(|| ibdscope::pagecomp::expand(&ts, &Engine::default()));
         let logical = image
             .as_ref()
             .map_or_else(|| ts.clone(), |e| e.tablespace(&ts));
-        let a = Analysis::new(&path, &ts, &logical, DefOpts::default());
+        let a = Analysis::new(&path, &ts, &logical, Engine::default(), DefOpts::default());
         let id: u64 = row["index_id"].parse().expect("index id");
         assert_eq!(
             a.index_name(IndexId(id)),
@@ -135,7 +134,7 @@ fn index_names_come_from_the_sdi_in_mysql8_files() {
         if tables != 1 {
             continue;
         }
-        let a = Analysis::new(&path, &ts, &ts, DefOpts::default());
+        let a = Analysis::new(&path, &ts, &ts, Engine::default(), DefOpts::default());
         for i in &a.map().indexes {
             let want = if i.index_id.0 == u64::MAX {
                 Some("SDI".to_string())
@@ -165,7 +164,7 @@ fn flipped() -> (PathBuf, [u32; 2], u32) {
     let src = fixtures().join("mysql56/secondary.ibd");
     let mut bytes = std::fs::read(&src).expect("fixture");
     let ts = Tablespace::new(&bytes).expect("fixture");
-    let a = Analysis::new(&src, &ts, &ts, DefOpts::default());
+    let a = Analysis::new(&src, &ts, &ts, Engine::default(), DefOpts::default());
     let primary = a
         .map()
         .indexes

@@ -599,7 +599,7 @@ mod tests {
     /// The `.frm`'s definition with the roots the file's space map finds.
     fn definition(ts: &Tablespace<'_>, frm: &[u8], name: &str) -> TableDef {
         let mut def = Frm::parse(frm).unwrap().to_table_def(name, "fx");
-        let roots: Vec<(u64, u32)> = ibdscope::SpaceMap::build(ts)
+        let roots: Vec<(u64, u32)> = ibdscope::SpaceMap::build(ts, &ibdscope::Engine::default())
             .indexes
             .iter()
             .map(|i| (i.index_id.0, i.root.0))

@@ -1632,7 +1632,6 @@ mod tests {
             d,
             ibdscope::Options {
                 page_size: Some(16384),
-                ..ibdscope::Options::default()
             },
         )
         .unwrap()
@@ -2516,7 +2515,7 @@ pub(crate) mod corpus_rows {
         let dir = corpus()?;
         let data = std::fs::read(dir.join(f)).unwrap();
         let ts = Tablespace::new(&data).unwrap();
-        let map = ibdscope::SpaceMap::build(&ts);
+        let map = ibdscope::SpaceMap::build(&ts, &ibdscope::Engine::default());
         let ix = map.indexes.iter().min_by_key(|i| i.index_id.0).unwrap();
         let mut t = t.clone();
         t.indexes[0].root = Some(ix.root.0);
@@ -2649,7 +2648,7 @@ pub(crate) mod corpus_rows {
         ] {
             let data = std::fs::read(dir.join(f)).unwrap();
             let ts = Tablespace::new(&data).unwrap();
-            let map = ibdscope::SpaceMap::build(&ts);
+            let map = ibdscope::SpaceMap::build(&ts, &ibdscope::Engine::default());
             // The clustered index is created first: the lowest index id.
             let ix = map.indexes.iter().min_by_key(|i| i.index_id.0).unwrap();
             let mut t = t.clone();

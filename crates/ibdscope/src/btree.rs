@@ -21,8 +21,8 @@
 //! [`BTREE_MAX_HEIGHT`] levels.
 //!
 //! Memory: nothing is kept per page. One pass over the file (on the
-//! space's threads) finds each level's pages, counts them and sums their
-//! record walks. A level is then proven whole by following its chain in
+//! caller's [`crate::parallel::Engine`]) finds each level's pages, counts
+//! them and sums their record walks. A level is then proven whole by following its chain in
 //! stretches between sample pages, many at once (`Walker::lane_walk`);
 //! only a level that is not whole, or whose order is wanted (REDUNDANT node
 //! pointers, record findings, leaf chains asked for), is walked exactly,
@@ -57,7 +57,7 @@ use crate::finding::{Finding, FindingKind};
 use crate::flst::page_readable;
 use crate::ids::{IndexId, PageNo, FIL_NULL};
 use crate::index::{IndexHeader, PAGE_HEADER, PAGE_LEVEL};
-use crate::parallel::{fold_pages, PageFold};
+use crate::parallel::{fold_pages, Engine, PageFold};
 use crate::record::{PageRecords, RecFinding, RecFormat, RecPage, RecScratch, RecWalk, Visited};
 use crate::space::Tablespace;
 
@@ -210,19 +210,25 @@ impl Btrees {
     /// Walks every index `map` found, for the figures and checks; the leaf
     /// chains are not kept ([`IndexTree::leaf_chain`] is empty; see
     /// [`Btrees::build_with_leaf_chains`]). Never panics; bounded.
-    pub fn build(ts: &Tablespace<'_>, map: &SpaceMap) -> Btrees {
-        Self::build_map(ts, map, false)
+    /// The pass over the file runs on `engine`.
+    pub fn build(ts: &Tablespace<'_>, engine: &Engine<'_>, map: &SpaceMap) -> Btrees {
+        Self::build_map(ts, engine, map, false)
     }
 
     /// As [`Btrees::build`], and keeps each index's leaf pages in chain
     /// order in [`IndexTree::leaf_chain`] (4 bytes a leaf).
-    pub fn build_with_leaf_chains(ts: &Tablespace<'_>, map: &SpaceMap) -> Btrees {
-        Self::build_map(ts, map, true)
+    pub fn build_with_leaf_chains(
+        ts: &Tablespace<'_>,
+        engine: &Engine<'_>,
+        map: &SpaceMap,
+    ) -> Btrees {
+        Self::build_map(ts, engine, map, true)
     }
 
-    fn build_map(ts: &Tablespace<'_>, map: &SpaceMap, chains: bool) -> Btrees {
+    fn build_map(ts: &Tablespace<'_>, engine: &Engine<'_>, map: &SpaceMap, chains: bool) -> Btrees {
         Self::walk(
             ts,
+            engine,
             &map.indexes,
             |n| match map.owner(ts, n) {
                 Some(Owner::Segment { index, .. }) => index,
@@ -235,22 +241,24 @@ impl Btrees {
     /// Walks `indexes`, taking as each index's pages those that `owner`
     /// assigns to it and that are index pages carrying its id. (With a
     /// [`SpaceMap`], `owner` is the index of the page's segment.) Keeps the
-    /// leaf chains.
+    /// leaf chains. The pass over the file runs on `engine`.
     pub fn build_from(
         ts: &Tablespace<'_>,
+        engine: &Engine<'_>,
         indexes: &[IndexInfo],
         owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
     ) -> Btrees {
-        Self::walk(ts, indexes, owner, true)
+        Self::walk(ts, engine, indexes, owner, true)
     }
 
     fn walk(
         ts: &Tablespace<'_>,
+        engine: &Engine<'_>,
         indexes: &[IndexInfo],
         owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
         chains: bool,
     ) -> Btrees {
-        let mut w = Walker::new(ts, indexes, &owner, chains);
+        let mut w = Walker::new(ts, engine, indexes, &owner, chains);
         for pos in 0..indexes.len() {
             if let Some(info) = indexes.get(pos) {
                 let tree = w.walk_index(u32::try_from(pos).unwrap_or(u32::MAX), info);
@@ -583,8 +591,8 @@ impl LevelAcc {
 /// The one pass over the file behind [`Walker`]: each page's place (the
 /// index it belongs to and its level, or unreadable), counted per level
 /// with the level's first, last and leftmost pages, and the member pages'
-/// record walks folded into per-level sums, in page order, on the space's
-/// threads. The walks are most of a tree
+/// record walks folded into per-level sums, in page order, on the caller's
+/// engine. The walks are most of a tree
 /// build's work; in page order the CPU streams the pages from memory.
 struct MemberPass<'p, 'a, F: ?Sized> {
     ts: &'p Tablespace<'a>,
@@ -797,6 +805,7 @@ struct Chain {
 impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
     fn new(
         ts: &'t Tablespace<'a>,
+        engine: &Engine<'_>,
         indexes: &[IndexInfo],
         owner: OwnerFn<'o>,
         chains: bool,
@@ -819,7 +828,7 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
                 (i.root.0, level)
             })
             .collect();
-        let pass = fold_pages(ts, || MemberPass::new(ts, &ids, &roots, owner));
+        let pass = fold_pages(ts, engine, || MemberPass::new(ts, &ids, &roots, owner));
         let mut m = pass.m;
         m.finish(indexes.len());
         Walker {
@@ -1751,16 +1760,15 @@ mod tests {
         }
 
         fn walk(&self, roots: &[(u64, u32)]) -> Btrees {
-            self.walk_on(roots, Options::default().threads)
+            self.walk_on(roots, 1)
         }
 
-        /// The space on `threads` threads, and the indexes of `roots`.
-        fn open(&self, roots: &[(u64, u32)], threads: usize) -> (Tablespace<'_>, Vec<IndexInfo>) {
+        /// The space, and the indexes of `roots`.
+        fn open(&self, roots: &[(u64, u32)]) -> (Tablespace<'_>, Vec<IndexInfo>) {
             let ts = Tablespace::with_options(
                 &self.data,
                 Options {
                     page_size: Some(SIZE as u32),
-                    threads,
                 },
             )
             .unwrap();
@@ -1787,8 +1795,8 @@ mod tests {
         }
 
         fn walk_on(&self, roots: &[(u64, u32)], threads: usize) -> Btrees {
-            let (ts, infos) = self.open(roots, threads);
-            Btrees::build_from(&ts, &infos, |n| self.owner(n))
+            let (ts, infos) = self.open(roots);
+            Btrees::build_from(&ts, &Engine::new(threads), &infos, |n| self.owner(n))
         }
 
         /// The trees walked without kept chains (where levels may be
@@ -1796,14 +1804,15 @@ mod tests {
         /// exactly; the chains then cleared), and whether the lane walk
         /// proved level 0 of the first index whole.
         fn walk_both(&self, roots: &[(u64, u32)]) -> (Btrees, Btrees, bool) {
-            let (ts, infos) = self.open(roots, 2);
+            let (ts, infos) = self.open(roots);
+            let engine = Engine::new(2);
             let owner = |n: PageNo| self.owner(n);
-            let lane = Btrees::walk(&ts, &infos, owner, false);
-            let mut exact = Btrees::walk(&ts, &infos, owner, true);
+            let lane = Btrees::walk(&ts, &engine, &infos, owner, false);
+            let mut exact = Btrees::walk(&ts, &engine, &infos, owner, true);
             for t in &mut exact.indexes {
                 t.leaf_chain.clear();
             }
-            let proven = Walker::new(&ts, &infos, &owner, false)
+            let proven = Walker::new(&ts, &engine, &infos, &owner, false)
                 .lane_walk(0, 0)
                 .is_some();
             (lane, exact, proven)
@@ -2245,8 +2254,8 @@ mod real_files {
             let what = &row["path"];
             let data = std::fs::read(dir.join(what)).unwrap();
             let ts = Tablespace::new(&data).unwrap();
-            let map = SpaceMap::build(&ts);
-            let bt = Btrees::build(&ts, &map);
+            let map = SpaceMap::build(&ts, &Engine::default());
+            let bt = Btrees::build(&ts, &Engine::default(), &map);
             files += 1;
             let shown: Vec<String> = bt
                 .findings
@@ -2322,8 +2331,8 @@ mod real_files {
             let physical = Tablespace::new(&data).unwrap();
             // MariaDB page_compressed files are read through their logical
             // image, as the CLI's structure commands read them.
-            let image =
-                crate::pagecomp::applies(&physical).then(|| crate::pagecomp::expand(&physical));
+            let image = crate::pagecomp::applies(&physical)
+                .then(|| crate::pagecomp::expand(&physical, &Engine::default()));
             let ts = image
                 .as_ref()
                 .map_or_else(|| physical.clone(), |e| e.tablespace(&physical));
@@ -2401,7 +2410,7 @@ mod real_files {
             let clean = std::fs::read(dir.join(path)).unwrap();
             let ts = Tablespace::new(&clean).unwrap();
             let size = ts.page_size() as usize;
-            let map = SpaceMap::build(&ts);
+            let map = SpaceMap::build(&ts, &Engine::default());
             let pages: Vec<usize> = map
                 .indexes
                 .iter()
@@ -2423,14 +2432,14 @@ mod real_files {
                 // The space map is built from the clean file, so damage to
                 // index pages is the B-tree walk's to find.
                 let ts = Tablespace::new(&data).unwrap();
-                let bt = Btrees::build_with_leaf_chains(&ts, &map);
+                let bt = Btrees::build_with_leaf_chains(&ts, &Engine::default(), &map);
                 for t in &bt.indexes {
                     assert!(t.levels.len() as u32 <= BTREE_MAX_HEIGHT);
                     assert!(t.leaf_chain.len() as u32 <= ts.n_pages());
                     assert_eq!(t.leaf_chain.len() as u32, t.leaves_reached());
                 }
                 // Without the chains: the same trees and findings.
-                let lean = Btrees::build(&ts, &map);
+                let lean = Btrees::build(&ts, &Engine::default(), &map);
                 assert_eq!(lean.findings, bt.findings);
                 for (a, b) in lean.indexes.iter().zip(&bt.indexes) {
                     assert!(a.leaf_chain.is_empty());
@@ -2470,13 +2479,13 @@ mod real_files {
             let data = std::fs::read(dir.join(path)).unwrap();
             let physical = Tablespace::new(&data).unwrap();
             // page_compressed files: their logical image.
-            let image =
-                crate::pagecomp::applies(&physical).then(|| crate::pagecomp::expand(&physical));
+            let image = crate::pagecomp::applies(&physical)
+                .then(|| crate::pagecomp::expand(&physical, &Engine::default()));
             let ts = image
                 .as_ref()
                 .map_or_else(|| physical.clone(), |e| e.tablespace(&physical));
-            let map = SpaceMap::build(&ts);
-            let bt = Btrees::build(&ts, &map);
+            let map = SpaceMap::build(&ts, &Engine::default());
+            let bt = Btrees::build(&ts, &Engine::default(), &map);
             let shown: Vec<String> = bt
                 .findings
                 .iter()

@@ -59,7 +59,7 @@ use crate::inode::{
     FSEG_INODE_PAGE_NODE, FSEG_MAGIC_N, FSEG_NOT_FULL, FSEG_NOT_FULL_N_USED,
 };
 use crate::page_type::PageType;
-use crate::parallel::{fold_pages, PageFold};
+use crate::parallel::{fold_pages, Engine, PageFold};
 use crate::space::Tablespace;
 use crate::xdes::{XdesEntry, XdesState, XDES_BITMAP, XDES_ID, XDES_STATE};
 use std::collections::BTreeMap;
@@ -162,8 +162,9 @@ pub struct SpaceMap {
 }
 
 impl SpaceMap {
-    /// Builds the map of `ts`. Never panics; every walk is bounded.
-    pub fn build(ts: &Tablespace<'_>) -> SpaceMap {
+    /// Builds the map of `ts`; its passes over the file run on `engine`.
+    /// Never panics; every walk is bounded.
+    pub fn build(ts: &Tablespace<'_>, engine: &Engine<'_>) -> SpaceMap {
         let Some(mut b) = Builder::new(ts) else {
             return SpaceMap {
                 owners: OwnerMap::new(ts.n_pages()),
@@ -173,11 +174,11 @@ impl SpaceMap {
         b.system_pages();
         b.fsp_extent_lists();
         b.inode_pages();
-        b.roots();
+        b.roots(engine);
         b.orphan_segments();
         b.segment_pages();
         b.finish_free();
-        b.index_pages();
+        b.index_pages(engine);
         b.into_map()
     }
 
@@ -906,9 +907,9 @@ impl<'t, 'a> Builder<'t, 'a> {
         Some((h.level(), n))
     }
 
-    fn roots(&mut self) {
+    fn roots(&mut self, engine: &Engine<'_>) {
         let ts = self.ts;
-        let mut candidates = fold_pages(ts, || RootPass {
+        let mut candidates = fold_pages(ts, engine, || RootPass {
             b: self,
             candidates: Vec::new(),
         })
@@ -1179,8 +1180,8 @@ impl<'t, 'a> Builder<'t, 'a> {
         self.owners.built = true;
     }
 
-    fn index_pages(&mut self) {
-        let pass = fold_pages(self.ts, || IndexPass {
+    fn index_pages(&mut self, engine: &Engine<'_>) {
+        let pass = fold_pages(self.ts, engine, || IndexPass {
             b: self,
             problems: Vec::new(),
             counts: Vec::new(),
@@ -1451,11 +1452,10 @@ mod tests {
                 &self.data,
                 Options {
                     page_size: Some(self.size as u32),
-                    ..Options::default()
                 },
             )
             .unwrap();
-            let map = SpaceMap::build(&ts);
+            let map = SpaceMap::build(&ts, &Engine::default());
             let owners = map.owners(&ts).collect();
             Mapped { map, owners }
         }
@@ -2064,7 +2064,7 @@ pub(crate) mod corpus_tests {
             let what = row[c_path];
             let data = std::fs::read(dir.join(what)).unwrap();
             let ts = Tablespace::new(&data).unwrap();
-            let m = SpaceMap::build(&ts);
+            let m = SpaceMap::build(&ts, &Engine::default());
             let owners: Vec<Owner> = m.owners(&ts).collect();
             files += 1;
 

@@ -698,7 +698,6 @@ pub(crate) mod tests {
             d,
             crate::Options {
                 page_size: Some(16384),
-                ..crate::Options::default()
             },
         )
         .unwrap()

@@ -20,7 +20,7 @@
 //! Open a file, see what it is, and walk its pages once:
 //!
 //! ```
-//! use ibdscope::{Summary, Tablespace, Verdict};
+//! use ibdscope::{Engine, SpaceMap, Summary, Tablespace, Verdict};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // A table written by MariaDB 10.11 (full_crc32 format), from fixtures/.
@@ -36,14 +36,20 @@
 //!     }
 //! }
 //! // The same pass, folded: counts per type, LSN range, damaged pages.
-//! let summary = Summary::of(&ts);
+//! // Whole-file passes take an `Engine`: how many threads they may use
+//! // (the result is the same on any number) and an optional hook told of
+//! // the bytes they are done with. The space itself is only a view of bytes.
+//! let summary = Summary::of(&ts, &Engine::default());
 //! assert!(summary.is_clean());
+//! let map = SpaceMap::build(&ts, &Engine::new(2));
+//! assert!(map.findings.is_empty());
 //! # Ok(())
 //! # }
 //! ```
 //!
 //! The types most uses need are re-exported here: the space
 //! ([`Tablespace`], [`Options`], [`PageFacts`], [`Verdict`], [`Summary`]),
+//! how whole-file passes run ([`Engine`]),
 //! its structure ([`SpaceMap`], [`Btrees`], [`RecPage`]), what is wrong
 //! ([`Finding`], [`FindingKind`], [`Error`]) and the numbers that name
 //! things ([`PageNo`], [`SpaceId`], [`IndexId`], [`Lsn`], [`PageType`]).
@@ -57,7 +63,10 @@
 //! - [`summary`]: [`Summary`], the pass folded (counts per type, LSNs,
 //!   damaged pages);
 //! - [`parallel`]: the scan engine: [`fold_pages`] runs a [`PageFold`] over
-//!   shards of whole extents on several threads, joined in page order;
+//!   shards of whole extents on the threads an [`Engine`] allows, joined in
+//!   page order; every whole-file pass ([`Summary::of`],
+//!   [`SpaceMap::build`], [`Btrees::build`], [`pagecomp::expand`]) takes
+//!   the engine explicitly;
 //! - [`checksum`]: every page checksum algorithm and the acceptance rules;
 //!   [`crc32c`]: CRC-32C, on the SSE4.2 instruction where the CPU has it;
 //! - [`finding`]: [`Finding`] and its kinds: damage as data, with a page
@@ -125,7 +134,7 @@ pub use flst::FilAddr;
 pub use ids::{IndexId, Lsn, PageNo, SpaceId, FIL_NULL};
 pub use index::IndexHeader;
 pub use page_type::{PageType, PageTypeDisplay, TypeNames};
-pub use parallel::{fold_pages, PageFold};
+pub use parallel::{fold_pages, Engine, PageFold, ReleaseFn};
 pub use record::{NoRecords, PageRecords, Rec, RecFormat, RecPage, RecScratch, RecType, Visited};
 pub use space::{Evidence, Options, PageFacts, Tablespace};
 pub use summary::Summary;

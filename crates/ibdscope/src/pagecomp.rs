@@ -68,6 +68,7 @@ use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_TYPE};
 use crate::ids::PageNo;
 use crate::inflate::{inflate_zlib, InflateErrorKind};
 use crate::page_type::PageType;
+use crate::parallel::Engine;
 use crate::space::Tablespace;
 use std::fmt;
 use std::sync::Mutex;
@@ -427,10 +428,12 @@ type ShardResult = (usize, u32, Vec<PageFailure>);
 
 /// Expands the whole space into one image: page_compressed pages
 /// decompressed, every other page (and a torn tail) copied as it is. Runs
-/// on `ts.threads()` threads over shards of whole extents
+/// on `engine.threads()` threads over shards of whole extents
 /// ([`crate::parallel::shard_pages`]); the image is allocated once, and
-/// each shard reuses one page-sized output buffer.
-pub fn expand(ts: &Tablespace<'_>) -> Expansion {
+/// each shard reuses one page-sized output buffer. The engine's release
+/// hook is not called: the structure passes read the image, and the
+/// caller's mapping of `ts` stays as it is.
+pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
     let data = ts.data();
     let size = (ts.page_size() as usize).max(1);
     let layout = Layout::of(ts);
@@ -439,7 +442,7 @@ pub fn expand(ts: &Tablespace<'_>) -> Expansion {
         .saturating_mul(size)
         .max(size);
     let n_shards = data.len().div_ceil(shard_bytes);
-    let threads = ts.threads().min(n_shards).max(1);
+    let threads = engine.threads().min(n_shards).max(1);
     let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
     let work = || {
         let mut mine: Vec<ShardResult> = Vec::new();
@@ -529,7 +532,6 @@ mod tests {
         FIL_PAGE_LSN, FIL_PAGE_NEXT, FIL_PAGE_OFFSET, FIL_PAGE_PREV, FIL_PAGE_SPACE_ID,
     };
     use crate::space::verify_page;
-    use crate::Options;
     use std::path::PathBuf;
 
     const FIXTURES: [&str; 2] = ["mariadb1011/pagecomp.ibd", "mariadb1011-crc32/pagecomp.ibd"];
@@ -613,7 +615,7 @@ mod tests {
             }
             let types = server_types(rel);
             assert!(!types.is_empty(), "{rel}: no pages.tsv rows");
-            let exp = expand(&ts);
+            let exp = expand(&ts, &Engine::default());
             assert_eq!(exp.failures, [], "{rel}");
             assert_eq!(exp.decompressed, n_compressed, "{rel}");
             let img = exp.tablespace(&ts);
@@ -639,14 +641,10 @@ mod tests {
     fn expansion_is_the_same_at_every_thread_count() {
         for rel in FIXTURES {
             let Some(data) = read(rel) else { return };
-            let one = expand(&Tablespace::new(&data).unwrap());
+            let ts = Tablespace::new(&data).unwrap();
+            let one = expand(&ts, &Engine::default());
             for threads in [2, 3, 7] {
-                let opts = Options {
-                    threads,
-                    ..Options::default()
-                };
-                let ts = Tablespace::with_options(&data, opts).unwrap();
-                let e = expand(&ts);
+                let e = expand(&ts, &Engine::new(threads));
                 assert_eq!(e.image(), one.image(), "{rel} {threads}");
                 assert_eq!(e.decompressed, one.decompressed);
             }
@@ -710,13 +708,13 @@ mod tests {
             let mut data = clean.clone();
             data[at + d.header + 100] ^= 0x55;
             let ts = Tablespace::new(&data).unwrap();
-            let exp = expand(&ts);
+            let exp = expand(&ts, &Engine::default());
             assert_eq!(exp.failures.len(), 1, "{rel}");
             assert_eq!(exp.failures[0].page, PageNo(5));
             assert_eq!(exp.image()[at..at + 16384], data[at..at + 16384]);
             assert_eq!(
                 exp.decompressed,
-                expand(&Tablespace::new(&clean).unwrap()).decompressed - 1
+                expand(&Tablespace::new(&clean).unwrap(), &Engine::default()).decompressed - 1
             );
             assert!(!exp.failures[0].error.to_string().is_empty());
         }

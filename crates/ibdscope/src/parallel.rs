@@ -1,6 +1,11 @@
 //! The parallel scan engine: a fold over every page of a space, on as many
-//! threads as [`Tablespace::threads`] allows, with the same result as one
-//! thread.
+//! threads as an [`Engine`] allows, with the same result as one thread.
+//!
+//! The engine is a value the caller passes to every whole-file pass
+//! ([`fold_pages`], [`crate::Summary::of`], [`crate::SpaceMap::build`],
+//! [`crate::Btrees::build`], [`crate::pagecomp::expand`]): how many threads
+//! it may use and what it tells the caller about the bytes it is finished
+//! with. The [`Tablespace`] is only a view of bytes and carries neither.
 //!
 //! The idea is InnoDB's own parallel reader (`row0pread.cc`): cut the work
 //! into ranges and let each thread take the next free range. Here a range
@@ -26,6 +31,95 @@ use crate::ids::PageNo;
 use crate::space::Tablespace;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
+
+/// What a whole-file pass calls with each byte range of the data it has
+/// finished with, `(offset, length)` ([`Engine::with_release`]).
+pub type ReleaseFn<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// How whole-file passes run: on how many threads, and what they call with
+/// the bytes they have folded. Results never depend on it: the same space
+/// gives the same result on any number of threads, with or without a
+/// release hook.
+///
+/// `Engine::default()` is one thread (the library starts no thread unless
+/// asked) and no release hook.
+///
+/// ```
+/// use ibdscope::{Engine, Summary, Tablespace};
+///
+/// # let data = vec![0u8; 4 * 16384];
+/// # let opts = ibdscope::Options { page_size: Some(16384) };
+/// let ts = Tablespace::with_options(&data, opts)?;
+/// let one = Summary::of(&ts, &Engine::default());
+/// let four = Summary::of(&ts, &Engine::new(4));
+/// assert_eq!(format!("{one:?}"), format!("{four:?}"));
+/// # Ok::<(), ibdscope::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct Engine<'a> {
+    threads: usize,
+    release: Option<ReleaseFn<'a>>,
+}
+
+impl Default for Engine<'_> {
+    fn default() -> Self {
+        Engine::new(1)
+    }
+}
+
+impl std::fmt::Debug for Engine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("threads", &self.threads)
+            .field("release", &self.release.map(|_| "set"))
+            .finish()
+    }
+}
+
+impl<'a> Engine<'a> {
+    /// An engine of `threads` threads (0 counts as 1) and no release hook.
+    pub fn new(threads: usize) -> Self {
+        Engine {
+            threads: threads.max(1),
+            release: None,
+        }
+    }
+
+    /// The same engine, calling `release` with the byte ranges of the space
+    /// it has folded (whole shards, 16 MiB or more at a time, each byte
+    /// once, in no set order across threads). A caller that maps the file
+    /// can drop those pages' mappings there (`MADV_DONTNEED`), so a pass
+    /// over a file of any size keeps only a few shards mapped. The bytes
+    /// stay readable: the hook must not make them invalid. Only
+    /// [`fold_pages`] calls it; a caller that passes over the file again
+    /// should not set it (mapping every page again costs as much as the
+    /// first time).
+    #[must_use]
+    pub fn with_release(self, release: ReleaseFn<'a>) -> Self {
+        Engine {
+            release: Some(release),
+            ..self
+        }
+    }
+
+    /// Threads whole-file passes may use (at least 1).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Calls the release hook, if set, for pages `first..end` of `ts`.
+    fn release_pages(&self, ts: &Tablespace<'_>, first: u32, end: u32) {
+        if let Some(f) = self.release {
+            let size = ts.page_size() as usize;
+            let len = ts.data().len();
+            let from = (first as usize).saturating_mul(size).min(len);
+            let to = (end as usize).saturating_mul(size).min(len);
+            if to > from {
+                f(from, to.saturating_sub(from));
+            }
+        }
+    }
+}
 
 /// A fold over pages in page order, which the engine runs per shard and
 /// joins in page order.
@@ -59,8 +153,10 @@ pub fn shard_pages(ts: &Tablespace<'_>) -> u32 {
 }
 
 /// Folds every page of `ts` with accumulators made by `new`, on up to
-/// `ts.threads()` threads, and returns the joined result.
-pub fn fold_pages<F, N>(ts: &Tablespace<'_>, new: N) -> F
+/// `engine.threads()` threads, and returns the joined result (the same on
+/// any number of threads). Calls the engine's release hook, if any, with
+/// the folded bytes.
+pub fn fold_pages<F, N>(ts: &Tablespace<'_>, engine: &Engine<'_>, new: N) -> F
 where
     F: PageFold,
     N: Fn() -> F + Sync,
@@ -68,7 +164,7 @@ where
     let n_pages = ts.n_pages();
     let shard = shard_pages(ts);
     let n_shards = n_pages.div_ceil(shard);
-    let threads = ts.threads().min(n_shards as usize).max(1);
+    let threads = engine.threads().min(n_shards as usize).max(1);
     // Pages of shards `a..b`.
     let pages_of = |a: u32, b: u32| {
         (
@@ -86,7 +182,7 @@ where
             let done = k.saturating_add(1);
             if done.saturating_sub(released) >= batch || done == n_shards {
                 let (from, to) = pages_of(released, done);
-                ts.release_pages(from, to);
+                engine.release_pages(ts, from, to);
                 released = done;
             }
         }
@@ -132,7 +228,7 @@ where
             // Outside the lock: dropping mappings takes a while.
             if let Some((a, b)) = release {
                 let (from, to) = pages_of(a, b);
-                ts.release_pages(from, to);
+                engine.release_pages(ts, from, to);
             }
         }
         Vec::<()>::new()
@@ -287,11 +383,10 @@ mod tests {
         for threads in [1, 2, 3, 7, 64] {
             let opts = Options {
                 page_size: Some(16384),
-                threads,
             };
             let ts = Tablespace::with_options(&data, opts).unwrap();
             assert_eq!(shard_pages(&ts), 128);
-            let seen = fold_pages(&ts, Seen::default);
+            let seen = fold_pages(&ts, &Engine::new(threads), Seen::default);
             let want: Vec<u32> = (0..ts.n_pages()).collect();
             assert_eq!(seen.0, want, "{threads} threads");
             let sum: u64 = (0..ts.n_pages() as u64).map(|i| i % 251).sum();
@@ -332,11 +427,10 @@ mod tests {
         let data = space(128 * 100);
         let opts = Options {
             page_size: Some(16384),
-            threads: 3,
         };
         let ts = Tablespace::with_options(&data, opts).unwrap();
         assert_eq!(ahead_shards(&ts, shard_pages(&ts)), 32);
-        drop(fold_pages(&ts, Slow::new));
+        drop(fold_pages(&ts, &Engine::new(3), Slow::new));
         let most = MOST.load(Ordering::SeqCst);
         // The joined accumulator, the stalled shard's, the 31 after it
         // (folded, waiting) and one being made: far below 100.
@@ -350,13 +444,12 @@ mod tests {
         for threads in [1, 2, 3] {
             let opts = Options {
                 page_size: Some(16384),
-                threads,
             };
-            let mut ts = Tablespace::with_options(&data, opts).unwrap();
+            let ts = Tablespace::with_options(&data, opts).unwrap();
             let released = Mutex::new(Vec::new());
             let hook = |offset: usize, len: usize| released.lock().unwrap().push((offset, len));
-            ts.set_release(Some(&hook));
-            let seen = fold_pages(&ts, Seen::default);
+            let engine = Engine::new(threads).with_release(&hook);
+            let seen = fold_pages(&ts, &engine, Seen::default);
             assert_eq!(seen.0.len(), 128 * 20 + 64);
             let mut ranges = released.into_inner().unwrap();
             ranges.sort_unstable();
@@ -381,10 +474,10 @@ mod tests {
         let data = space(3);
         let opts = Options {
             page_size: Some(16384),
-            threads: 4,
         };
         let ts = Tablespace::with_options(&data, opts).unwrap();
-        assert_eq!(fold_pages(&ts, Seen::default).0, vec![0, 1, 2]);
+        let seen = fold_pages(&ts, &Engine::new(4), Seen::default);
+        assert_eq!(seen.0, vec![0, 1, 2]);
     }
 
     #[test]
@@ -394,7 +487,6 @@ mod tests {
             &data,
             Options {
                 page_size: Some(16384),
-                threads: 1,
             },
         )
         .unwrap();

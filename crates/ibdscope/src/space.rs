@@ -20,15 +20,13 @@ use std::fmt;
 /// sizes; 4K–64K are innodb_page_size values).
 pub const PAGE_SIZES: [u32; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
 
-/// How a tablespace is opened.
+/// How a tablespace is opened. How whole-file passes run (threads, a
+/// release hook) is not a property of the space: it is the
+/// [`crate::Engine`] passed to each pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
     /// Physical page size to use instead of detecting one.
     pub page_size: Option<u32>,
-    /// Threads for whole-file passes ([`crate::parallel`]); 0 and 1 both
-    /// mean one (the default: the library starts no thread unless asked).
-    /// Results do not depend on it.
-    pub threads: usize,
 }
 
 /// Where the page size and format came from.
@@ -170,33 +168,16 @@ pub struct Detection {
     pub page0_ok: bool,
 }
 
-/// A tablespace over borrowed bytes. Parsing borrows; nothing is copied.
+/// A tablespace: a view of borrowed bytes and what detection found in them
+/// (page size, format, space id). Parsing borrows; nothing is copied. It
+/// holds nothing about how a pass runs: whole-file passes take a
+/// [`crate::Engine`].
 #[derive(Clone, Debug)]
 pub struct Tablespace<'a> {
     data: &'a [u8],
     detection: Detection,
     n_pages: u32,
     space_id: SpaceId,
-    threads: usize,
-    release: Release<'a>,
-}
-
-/// What a whole-file pass calls with each byte range of the data it has
-/// finished with, `(offset, length)` ([`Tablespace::set_release`]).
-pub type ReleaseFn<'a> = &'a (dyn Fn(usize, usize) + Sync);
-
-/// The release hook of a space, if any.
-#[derive(Clone, Copy, Default)]
-struct Release<'a>(Option<ReleaseFn<'a>>);
-
-impl std::fmt::Debug for Release<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "Release(set)"
-        } else {
-            "Release(none)"
-        })
-    }
 }
 
 /// Everything the scan learns about one page. `Copy`, no allocation.
@@ -602,15 +583,13 @@ impl<'a> Tablespace<'a> {
             detection,
             n_pages,
             space_id,
-            threads: opts.threads.max(1),
-            release: Release::default(),
         })
     }
 
     /// The same space read over other bytes (the logical image of a
     /// page_compressed space, [`crate::pagecomp::expand`]): this space's
-    /// detection, space id and threads, without detecting again; the page
-    /// count is `data`'s.
+    /// detection and space id, without detecting again; the page count is
+    /// `data`'s.
     pub fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b> {
         let size = (self.page_size() as usize).max(1);
         Tablespace {
@@ -618,39 +597,9 @@ impl<'a> Tablespace<'a> {
             detection: self.detection.clone(),
             n_pages: u32::try_from(data.len().checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX),
             space_id: self.space_id,
-            threads: self.threads,
-            release: Release::default(),
         }
     }
 
-    /// Threads whole-file passes may use (at least 1).
-    pub fn threads(&self) -> usize {
-        self.threads
-    }
-    /// Sets the threads whole-file passes may use (0 counts as 1).
-    pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
-    }
-    /// Sets what the scan engine ([`crate::parallel::fold_pages`]) calls
-    /// with the byte ranges it has folded (whole shards, 16 MiB or more at
-    /// a time, each byte once). A caller that maps
-    /// the file can drop those pages' mappings there (`MADV_DONTNEED`), so
-    /// a pass over a file of any size keeps only a few shards mapped. The
-    /// bytes stay readable: the hook must not make them invalid.
-    pub fn set_release(&mut self, release: Option<ReleaseFn<'a>>) {
-        self.release = Release(release);
-    }
-    /// Calls the release hook, if set, for pages `first..end`.
-    pub(crate) fn release_pages(&self, first: u32, end: u32) {
-        if let Some(f) = self.release.0 {
-            let size = self.page_size() as usize;
-            let from = (first as usize).saturating_mul(size).min(self.data.len());
-            let to = (end as usize).saturating_mul(size).min(self.data.len());
-            if to > from {
-                f(from, to.saturating_sub(from));
-            }
-        }
-    }
     /// The bytes of the file.
     pub fn data(&self) -> &'a [u8] {
         self.data

@@ -8,7 +8,7 @@ use crate::checksum::{Algorithm, Scheme, Unverifiable, Verdict};
 use crate::finding::{Finding, FindingKind};
 use crate::ids::{Lsn, PageNo, SpaceId};
 use crate::page_type::{PageType, TypeNames};
-use crate::parallel::{fold_pages, PageFold};
+use crate::parallel::{fold_pages, Engine, PageFold};
 use crate::space::{page_facts, PageFacts, Tablespace};
 
 /// A run of consecutive pages of one type.
@@ -149,9 +149,9 @@ impl PageFold for SummaryFold<'_, '_> {
 }
 
 impl Summary {
-    /// Scans `ts` once, on `ts.threads()` threads ([`crate::parallel`]).
-    pub fn of(ts: &Tablespace<'_>) -> Summary {
-        let mut s = fold_pages(ts, || SummaryFold::new(ts)).summary;
+    /// Scans `ts` once on `engine` ([`crate::parallel`]).
+    pub fn of(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Summary {
+        let mut s = fold_pages(ts, engine, || SummaryFold::new(ts)).summary;
         s.file_findings = file_findings(ts);
         s
     }

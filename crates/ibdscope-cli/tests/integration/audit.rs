@@ -7,6 +7,7 @@
 use super::common::{
     audit_copy, audit_fact, audit_facts, corpus, fixtures, read_tsv, run, scratch,
 };
+use ibdscope::Engine;
 use ibdscope::{PageType, Tablespace, FIL_NULL};
 use ibdscope_forensics::audit::{AuditKind, AuditOptions, Reference};
 use ibdscope_forensics::redo::{self, LogEnd, RedoFile, RedoLayout};
@@ -20,7 +21,7 @@ fn audit_file(path: &Path) -> Audit {
 
 fn audit_bytes(data: &[u8]) -> Audit {
     let ts = Tablespace::new(data).expect("tablespace");
-    Audit::of(&ts)
+    Audit::of(&ts, &Engine::default())
 }
 
 fn verdict_kinds(a: &Audit) -> Vec<AuditVerdict> {
@@ -193,6 +194,7 @@ fn crash_copy_checkpoint_and_log_end_are_the_servers() {
         let ts = Tablespace::new(&data).unwrap();
         let a = Audit::with_options(
             &ts,
+            &Engine::default(),
             AuditOptions {
                 reference,
                 pages_only: false,
@@ -333,14 +335,14 @@ fn pages_recovery_would_change_are_the_pages_the_server_changed() {
         let ts = Tablespace::new(&a).unwrap();
         let tb = Tablespace::new(&b).unwrap();
         let ps = ts.page_size() as usize;
-        let audit = Audit::of(&ts);
+        let audit = Audit::of(&ts, &Engine::default());
         let dblwr = |n: u32| {
             audit
                 .doublewrite
                 .is_some_and(|d| d.iter().any(|r| r.first.0 <= n && n <= r.last.0))
         };
         let r = recovery_changes(&ts, audit.space_id, &lp);
-        let map_b = SpaceMap::build(&tb);
+        let map_b = SpaceMap::build(&tb, &Engine::default());
         let n_pages = a.len().max(b.len()) / ps;
         for n in 0..n_pages as u32 {
             if dblwr(n) {
@@ -463,7 +465,7 @@ fn mysql56_log_records_name_pages_of_the_copy() {
     for f in tablespaces_of(&dir) {
         let data = std::fs::read(dir.join(&f)).unwrap();
         let ts = Tablespace::new(&data).unwrap();
-        let a = Audit::of(&ts);
+        let a = Audit::of(&ts, &Engine::default());
         let logged = lp.of_space(a.space_id);
         assert!(
             logged.iter().all(|p| p.page.0 < ts.n_pages()),
@@ -525,6 +527,7 @@ fn hot_copy_lies_between_the_servers_figures() {
         );
         let a = Audit::with_options(
             &ts,
+            &Engine::default(),
             AuditOptions {
                 reference,
                 pages_only: false,
@@ -567,7 +570,7 @@ fn hot_copy_inconsistencies_hold_in_the_bytes() {
     for f in ["fx/ai_int.ibd", "fx/uuid_char36.ibd", "fx/secondary.ibd"] {
         let data = std::fs::read(dir.join(f)).unwrap();
         let ts = Tablespace::new(&data).unwrap();
-        let a = Audit::of(&ts);
+        let a = Audit::of(&ts, &Engine::default());
         for x in &a.findings {
             let page = x.page.unwrap();
             assert!(

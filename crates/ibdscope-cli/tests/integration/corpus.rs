@@ -4,6 +4,7 @@
 
 use super::common::{corpus, num, read_tsv};
 use ibdscope::checksum::{Unverifiable, Verdict};
+use ibdscope::Engine;
 use ibdscope::{PageType, Summary, Tablespace, Vendor, VendorGuess};
 
 fn vendor_of(s: &str) -> Vendor {
@@ -73,7 +74,7 @@ fn every_corpus_file_reads_as_its_manifest_says() {
             "{what} FSP_SIZE"
         );
 
-        let s = Summary::of(&ts);
+        let s = Summary::of(&ts, &Engine::default());
         let guess = VendorGuess::infer(ts.format(), |t| s.has_type(t));
         let vendor = vendor_of(&row["vendor"]);
         assert!(
@@ -134,7 +135,9 @@ fn detection_without_page_0_finds_the_same_format() {
     for row in read_tsv(&dir.join("manifest.tsv")) {
         let mut data = std::fs::read(dir.join(&row["path"])).unwrap();
         let physical = num(&row["physical_page_size"]) as usize;
-        let verifiable = Tablespace::new(&data).map(|ts| Summary::of(&ts)).unwrap();
+        let verifiable = Tablespace::new(&data)
+            .map(|ts| Summary::of(&ts, &Engine::default()))
+            .unwrap();
         // Need at least two verifiable pages besides page 0 to decide.
         let others = verifiable.valid() - verifiable.empty;
         if others < 3 {
@@ -155,7 +158,7 @@ fn detection_without_page_0_finds_the_same_format() {
             row["path"]
         );
         assert!(!ts.detection().page0_ok);
-        let s = Summary::of(&ts);
+        let s = Summary::of(&ts, &Engine::default());
         assert!(s
             .file_findings
             .iter()

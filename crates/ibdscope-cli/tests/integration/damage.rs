@@ -6,6 +6,7 @@
 use super::common::{corpus, fixtures, num, put_u32, read_tsv, real_files};
 use ibdscope::checksum::{self, Algorithm, Scheme, Verdict};
 use ibdscope::space::PageProblem;
+use ibdscope::Engine;
 use ibdscope::{FindingKind, PageNo, Summary, Tablespace};
 use std::collections::BTreeSet;
 
@@ -52,7 +53,7 @@ fn plant(data: &mut [u8]) -> (BTreeSet<u32>, BTreeSet<Algorithm>) {
 
 fn bad_pages(data: &[u8]) -> BTreeSet<u32> {
     let ts = Tablespace::new(data).unwrap();
-    Summary::of(&ts)
+    Summary::of(&ts, &Engine::default())
         .bad
         .iter()
         .map(|b| b.facts.page_no.0)
@@ -64,7 +65,7 @@ fn exactly_the_planted_pages_for_every_algorithm() {
     let mut covered = BTreeSet::new();
     for path in real_files() {
         let mut data = std::fs::read(&path).unwrap();
-        let clean = Summary::of(&Tablespace::new(&data).unwrap());
+        let clean = Summary::of(&Tablespace::new(&data).unwrap(), &Engine::default());
         assert!(clean.bad.is_empty(), "{} must start clean", path.display());
         let (planted, algos) = plant(&mut data);
         assert_eq!(bad_pages(&data), planted, "{}", path.display());
@@ -132,7 +133,7 @@ fn a_page_from_another_tablespace_is_named() {
     // The space id (bytes 34..38) is outside the classic checksum ranges.
     put_u32(&mut data, 5 * 16384 + 34, 4242);
     let ts = Tablespace::new(&data).unwrap();
-    let s = Summary::of(&ts);
+    let s = Summary::of(&ts, &Engine::default());
     assert_eq!(s.bad.len(), 1);
     let f = s.bad[0].findings[0];
     assert_eq!(f.page, Some(PageNo(5)));
@@ -152,7 +153,7 @@ fn torn_lsn_and_misplaced_page() {
     // Tear page 5: change the trailer's LSN copy.
     let end = 6 * 16384 - 1;
     data[end] ^= 0xFF;
-    let s = Summary::of(&Tablespace::new(&data).unwrap());
+    let s = Summary::of(&Tablespace::new(&data).unwrap(), &Engine::default());
     let kinds: Vec<(u32, PageProblem)> = s
         .bad
         .iter()

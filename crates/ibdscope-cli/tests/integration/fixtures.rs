@@ -4,6 +4,7 @@
 //! fixtures/innochecksum/*.txt (MariaDB innochecksum -S).
 
 use super::common::{fixtures, num, read_tsv};
+use ibdscope::Engine;
 use ibdscope::{PageNo, PageType, Summary, Tablespace, Vendor, VendorGuess};
 use std::collections::HashMap;
 
@@ -52,7 +53,7 @@ fn fixtures_match_the_server_manifest() {
             disk_flags(&row["vendor"], num(&row["fsp_flags"])),
             "{what} flags"
         );
-        let s = Summary::of(&ts);
+        let s = Summary::of(&ts, &Engine::default());
         assert!(s.is_clean(), "{what}: {:?} {:?}", s.bad, s.file_findings);
         let guess = VendorGuess::infer(ts.format(), |t| s.has_type(t));
         let v = if row["vendor"] == "MariaDB" {

@@ -12,6 +12,7 @@ use super::common::{fixtures, run, scratch};
 use ibdscope::extents::Owner;
 use ibdscope::fil::FilHeader;
 use ibdscope::index::IndexHeader;
+use ibdscope::Engine;
 use ibdscope::{Btrees, IndexId, PageNo, SpaceMap, Tablespace};
 use ibdscope_render::color::{ansi256_to_rgb, FREE_RGB, INDEX_ANSI};
 use std::path::{Path, PathBuf};
@@ -154,7 +155,7 @@ struct Truth {
 fn truth(path: &Path) -> Truth {
     let bytes = std::fs::read(path).unwrap();
     let ts = Tablespace::new(&bytes).unwrap();
-    let map = SpaceMap::build(&ts);
+    let map = SpaceMap::build(&ts, &Engine::default());
     let mut ids: Vec<IndexId> = map.indexes.iter().map(|i| i.index_id).collect();
     ids.sort();
     ids.dedup();
@@ -385,7 +386,11 @@ fn fill_json_matches_the_library_and_the_extents_eighths() {
         // Per index: the B-tree walk's histogram and leaf order.
         let bytes = std::fs::read(&path).unwrap();
         let ts = Tablespace::new(&bytes).unwrap();
-        let trees = Btrees::build(&ts, &SpaceMap::build(&ts));
+        let trees = Btrees::build(
+            &ts,
+            &Engine::default(),
+            &SpaceMap::build(&ts, &Engine::default()),
+        );
         for tree in &trees.indexes {
             let at = json
                 .find(&format!("\"index_id\":{},", tree.index_id))

@@ -10,6 +10,7 @@
 
 use super::common::{corpus, fixtures, num, read_tsv};
 use ibdscope::extents::SpaceMap;
+use ibdscope::Engine;
 use ibdscope::{
     FindingKind, IndexHeader, IndexId, Owner, SegmentRole, SpaceProblem, SystemKind, Tablespace,
 };
@@ -106,7 +107,7 @@ fn logical(data: Vec<u8>) -> Vec<u8> {
     if !ibdscope::pagecomp::applies(&ts) {
         return data;
     }
-    let e = ibdscope::pagecomp::expand(&ts);
+    let e = ibdscope::pagecomp::expand(&ts, &Engine::default());
     assert_eq!(
         e.failures,
         [],
@@ -180,7 +181,7 @@ fn every_page_has_exactly_one_owner() {
     for s in samples() {
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let m = SpaceMap::build(&ts);
+        let m = SpaceMap::build(&ts, &Engine::default());
         let owners: Vec<Owner> = m.owners(&ts).collect();
         assert_eq!(owners.len(), ts.n_pages() as usize, "{what}");
         assert_eq!(owners.len(), s.n_pages() as usize, "{what}");
@@ -260,7 +261,7 @@ fn index_roots_are_the_servers() {
     let mut compared = 0;
     for s in fixture_samples() {
         let ts = Tablespace::new(&s.data).unwrap();
-        let m = SpaceMap::build(&ts);
+        let m = SpaceMap::build(&ts, &Engine::default());
         let expected: BTreeSet<(u64, u32)> = indexes_of(&s.path)
             .into_iter()
             .map(|(_, id, root, _)| (id, root))
@@ -300,7 +301,7 @@ fn index_sizes_are_the_servers_data_and_index_length() {
     for s in fixture_samples() {
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap();
-        let m = SpaceMap::build(&ts);
+        let m = SpaceMap::build(&ts, &Engine::default());
         let phys = u64::from(s.physical());
         let extent_bytes = u64::from(s.extent()) * phys;
         let idx = indexes_of(&s.path);
@@ -381,7 +382,7 @@ fn pages_the_server_loaded_have_the_owners_it_says() {
     for s in fixture_samples() {
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap();
-        let m = SpaceMap::build(&ts);
+        let m = SpaceMap::build(&ts, &Engine::default());
         let owners: Vec<Owner> = m.owners(&ts).collect();
         let idx = indexes_of(&s.path);
         let by_name: HashMap<&str, (u64, u32)> = idx
@@ -532,7 +533,7 @@ fn free_pages_holding_records_are_reported() {
         have_corpus |= s.corpus;
         let what = &s.label;
         let ts = Tablespace::new(&s.data).unwrap();
-        let m = SpaceMap::build(&ts);
+        let m = SpaceMap::build(&ts, &Engine::default());
         let owners: Vec<Owner> = m.owners(&ts).collect();
         for p in 0..s.n_pages() {
             let page = s.page(p);
@@ -610,7 +611,7 @@ fn index_heights_are_the_corpus_manifests() {
         let what = &row["path"];
         let data = std::fs::read(dir.join(what)).unwrap();
         let ts = Tablespace::new(&data).unwrap();
-        let m = SpaceMap::build(&ts);
+        let m = SpaceMap::build(&ts, &Engine::default());
         for (id, (_, levels)) in leaf_n_recs_read(&row["leaf_n_recs_read"]) {
             let info = m
                 .index(IndexId(id))

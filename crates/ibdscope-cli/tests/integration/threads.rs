@@ -6,8 +6,9 @@
 use super::common::{put_u32, real_files, run, scratch};
 use ibdscope::extents::SpaceMap;
 use ibdscope::parallel::shard_pages;
-use ibdscope::{Options, Summary, Tablespace};
+use ibdscope::{Btrees, Engine, Summary, Tablespace};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const THREADS: [&str; 3] = ["1", "2", "7"];
 
@@ -122,37 +123,46 @@ fn every_command_is_the_same_on_multi_shard_files() {
 #[test]
 fn library_passes_join_to_the_sequential_fold() {
     // Summary: the engine's joined shards against the plain iterator fold;
-    // SpaceMap: every thread count against one.
+    // SpaceMap and Btrees: every engine against one thread. A release hook
+    // changes nothing either, and is told of every page once.
     let mut files = real_files();
     files.extend(damaged_copies("library"));
     for path in files {
         let data = std::fs::read(&path).unwrap();
-        let Ok(ts1) = Tablespace::new(&data) else {
+        let Ok(ts) = Tablespace::new(&data) else {
             continue;
         };
-        let sequential = format!("{:?}", Summary::of_facts(&ts1, ts1.scan()));
-        let map1 = format!("{:?}", SpaceMap::build(&ts1));
-        for threads in [2, 3, 7] {
-            let ts = Tablespace::with_options(
-                &data,
-                Options {
-                    threads,
-                    ..Options::default()
-                },
-            )
-            .unwrap();
-            assert_eq!(
-                format!("{:?}", Summary::of(&ts)),
-                sequential,
-                "{} with {threads} threads",
-                path.display()
-            );
-            assert_eq!(
-                format!("{:?}", SpaceMap::build(&ts)),
-                map1,
-                "{} with {threads} threads",
-                path.display()
-            );
+        let one = Engine::default();
+        let sequential = format!("{:?}", Summary::of_facts(&ts, ts.scan()));
+        let map = SpaceMap::build(&ts, &one);
+        let map1 = format!("{map:?}");
+        let trees1 = format!("{:?}", Btrees::build(&ts, &one, &map));
+        let released = AtomicUsize::new(0);
+        let hook = |_: usize, len: usize| {
+            released.fetch_add(len, Ordering::Relaxed);
+        };
+        for threads in [1, 2, 3, 7] {
+            let plain = Engine::new(threads);
+            for (engine, hooked) in [(plain, false), (plain.with_release(&hook), true)] {
+                let what = format!("{} with {engine:?}", path.display());
+                released.store(0, Ordering::Relaxed);
+                assert_eq!(
+                    format!("{:?}", Summary::of(&ts, &engine)),
+                    sequential,
+                    "{what}"
+                );
+                // The whole pages, once each (a torn tail is not a page).
+                let pages = ts.n_pages() as usize * ts.page_size() as usize;
+                let want = if hooked { pages } else { 0 };
+                assert_eq!(released.swap(0, Ordering::Relaxed), want, "{what}");
+                let map = SpaceMap::build(&ts, &engine);
+                assert_eq!(format!("{map:?}"), map1, "{what}");
+                assert_eq!(
+                    format!("{:?}", Btrees::build(&ts, &engine, &map)),
+                    trees1,
+                    "{what}"
+                );
+            }
         }
     }
 }

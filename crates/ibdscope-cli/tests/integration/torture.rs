@@ -66,6 +66,7 @@ use ibdscope::flst::page_readable;
 use ibdscope::index::IndexHeader;
 use ibdscope::inode::{inode_size, InodeEntry, FSEG_FRAG_ARR, FSEG_MAGIC_N};
 use ibdscope::xdes::{xdes_size, XdesEntry, XdesState, XDES_ARR_OFFSET};
+use ibdscope::Engine;
 use ibdscope::{PageFacts, PageNo, PageType, SpaceMap, Tablespace, TypeNames, FIL_NULL};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
@@ -152,7 +153,7 @@ impl Clean {
         let ts = Tablespace::new(&data).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(ts.detection().page0_ok, "{name}: page 0 must verify");
         let facts: Vec<PageFacts> = ts.scan().collect();
-        let map = SpaceMap::build(&ts);
+        let map = SpaceMap::build(&ts, &Engine::default());
         let fsp_size = ts.fsp_header().map_or(0, |h| h.size());
         let readable = ts.pages().map(|(_, p)| page_readable(&ts, p)).collect();
         Clean {
@@ -2131,7 +2132,7 @@ fn no_real_file_has_an_all_zero_page_in_use() {
     for path in files {
         let data = std::fs::read(&path).unwrap();
         let ts = Tablespace::new(&data).unwrap();
-        let map = SpaceMap::build(&ts);
+        let map = SpaceMap::build(&ts, &Engine::default());
         let in_use: Vec<(u32, Owner)> = ts
             .scan()
             .filter(|f| f.verdict == Verdict::Empty)

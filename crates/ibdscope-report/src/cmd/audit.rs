@@ -220,7 +220,7 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
         let mut inputs = Vec::new();
         let mut err = None;
         for (n, p) in &dd.redo_paths {
-            match opts.host.open(p, opts.lib.threads) {
+            match opts.host.open(p, opts.threads) {
                 Ok(i) => inputs.push((*n, i)),
                 Err(e) => err = Some(e.to_string()),
             }
@@ -244,7 +244,7 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
         });
     }
     if let Some(p) = &dd.ibdata1 {
-        if let Ok(i) = opts.host.open(p, opts.lib.threads) {
+        if let Ok(i) = opts.host.open(p, opts.threads) {
             if let Ok(ts) = Tablespace::with_options(i.bytes(), opts.lib) {
                 if ts.detection().page0_ok {
                     dd.flush_lsn = ts
@@ -272,6 +272,7 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
         Ok(ts) => {
             let a = Audit::with_options(
                 &ts,
+                &opts.engine(),
                 AuditOptions {
                     reference,
                     pages_only: job.kind == Kind::Undo,

@@ -42,8 +42,12 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if opts.format == Format::Json && many && i > 0 {
             out.write_all(b",")?;
         }
-        let outcome = with_space(path, opts, |ts| {
-            one(opts, &Analysis::new(path, ts, ts, Default::default()), out)
+        let outcome = with_space(path, opts, |ts, engine| {
+            one(
+                opts,
+                &Analysis::new(path, ts, ts, *engine, Default::default()),
+                out,
+            )
         })?;
         if outcome == Outcome::Unreadable && matches!(opts.format, Format::Json | Format::Jsonl) {
             let mut j = Json::new(out);

@@ -61,7 +61,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let mut inputs = Vec::new();
     let mut failed = Vec::new();
     for path in &opts.files {
-        match opts.host.open(path, opts.lib.threads) {
+        match opts.host.open(path, opts.threads) {
             Ok(i) => inputs.push((path, i)),
             Err(e) => {
                 eprintln!("ibdscope: {e}");
@@ -102,9 +102,10 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     // The widest index list decides the owner classes' numbering.
     // page_compressed files: maps, trees and fill from the logical image
     // (input::expand), LSNs from the physical pages.
+    let engine = opts.engine();
     let images: Vec<_> = spaces
         .iter()
-        .map(|(p, ts)| crate::logical::expand(p, ts))
+        .map(|(p, ts)| crate::logical::expand(p, ts, &engine))
         .collect();
     let mut logicals = Vec::new();
     for ((_, ts), image) in spaces.iter().zip(&images) {
@@ -120,7 +121,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let analyses: Vec<Analysis<'_>> = spaces
         .iter()
         .zip(&logicals)
-        .map(|((path, ts), logical)| Analysis::new(path, ts, logical, DefOpts::default()))
+        .map(|((path, ts), logical)| Analysis::new(path, ts, logical, engine, DefOpts::default()))
         .collect();
     let slots: Vec<Vec<IndexId>> = analyses.iter().map(|a| index_slots(a.map())).collect();
     let n_slots = slots.iter().map(Vec::len).max().unwrap_or(0);
@@ -137,7 +138,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 (g, Vec::new(), None, 0)
             }
             Metric::Lsn => {
-                let f = LsnFacts::collect(ts, columns, per_cell);
+                let f = LsnFacts::collect(ts, a.engine(), columns, per_cell);
                 (f.normalized(), Vec::new(), f.hist.range(), f.n_damaged)
             }
         };

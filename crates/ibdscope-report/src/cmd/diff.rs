@@ -38,7 +38,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let (Some(pa), Some(pb)) = (opts.files.first(), opts.files.get(1)) else {
         return Ok(Outcome::Unreadable);
     };
-    let open = |p: &Path| match opts.host.open(p, opts.lib.threads) {
+    let open = |p: &Path| match opts.host.open(p, opts.threads) {
         Ok(i) => Some(i),
         Err(e) => {
             eprintln!("ibdscope: {e}");
@@ -60,7 +60,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let (Some(a), Some(b)) = (parse(pa, ia.bytes(), opts), parse(pb, ib.bytes(), opts)) else {
         return Ok(Outcome::Unreadable);
     };
-    let d = match Diff::of(&a, &b) {
+    let d = match Diff::of(&a, &b, &opts.engine()) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("ibdscope: {} and {}: {e}", pa.display(), pb.display());

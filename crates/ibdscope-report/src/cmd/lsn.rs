@@ -18,7 +18,7 @@ use crate::outcome::Outcome;
 use crate::text::count;
 use ibdscope::checksum::Scheme;
 use ibdscope::space::{page_facts, PageProblem};
-use ibdscope::{fold_pages, PageFold, PageNo, SpaceId, Tablespace};
+use ibdscope::{fold_pages, Engine, PageFold, PageNo, SpaceId, Tablespace};
 use ibdscope_render::color::{ansi256_to_rgb, rgb_to_ansi256, viridis, DAMAGED_ANSI};
 use ibdscope_render::{
     pages_per_cell, Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, Pow2Histogram, Scale,
@@ -48,14 +48,19 @@ pub struct LsnFacts {
 }
 
 impl LsnFacts {
-    /// One pass over `ts` on the scan engine ([`fold_pages`]) into a grid
-    /// of `columns` cells of `per_cell` pages.
-    pub fn collect(ts: &Tablespace<'_>, columns: u32, per_cell: u64) -> LsnFacts {
+    /// One pass over `ts` on `engine` ([`fold_pages`]) into a grid of
+    /// `columns` cells of `per_cell` pages.
+    pub fn collect(
+        ts: &Tablespace<'_>,
+        engine: &Engine<'_>,
+        columns: u32,
+        per_cell: u64,
+    ) -> LsnFacts {
         let n = u64::from(ts.n_pages());
         let per_cell = per_cell.max(1);
         let scheme = ts.scheme();
         let space_id = ts.space_id();
-        let fold = fold_pages(ts, || LsnFold::new(scheme, space_id, per_cell));
+        let fold = fold_pages(ts, engine, || LsnFold::new(scheme, space_id, per_cell));
         LsnFacts {
             grid: Grid {
                 columns: columns.max(1),
@@ -229,7 +234,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     } else {
         map::TERMINAL_ROWS
     };
-    let f = LsnFacts::collect(ts, columns, pages_per_cell(n, columns, rows));
+    let f = LsnFacts::collect(ts, a.engine(), columns, pages_per_cell(n, columns, rows));
     let outcome = if f.damaged.is_empty() {
         Outcome::Clean
     } else {

@@ -21,7 +21,7 @@ pub mod types;
 use crate::analysis::Analysis;
 use crate::args::{Cmd, DefOpts, Format, Opts};
 use crate::outcome::Outcome;
-use ibdscope::Tablespace;
+use ibdscope::{Engine, Tablespace};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -59,7 +59,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Rows(r) => r.def.clone(),
                 _ => DefOpts::default(),
             };
-            with_space(path, opts, |ts| match opts.cmd {
+            with_space(path, opts, |ts, engine| match opts.cmd {
                 // These read the pages as stored.
                 Cmd::Info
                 | Cmd::Pages { .. }
@@ -67,7 +67,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 | Cmd::Check
                 | Cmd::Page { .. }
                 | Cmd::Lsn => {
-                    let a = Analysis::new(path, ts, ts, def);
+                    let a = Analysis::new(path, ts, ts, *engine, def);
                     match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),
                         Cmd::Pages { from, to } => with_file_findings(opts, &a, out, |out| {
@@ -88,8 +88,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Compare | Cmd::Audit | Cmd::Diff => Ok(Outcome::Unreadable),
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
-                _ => crate::logical::with_logical(path, ts, |lts| {
-                    let a = Analysis::new(path, ts, lts, def);
+                _ => crate::logical::with_logical(path, ts, engine, |lts| {
+                    let a = Analysis::new(path, ts, lts, *engine, def);
                     match opts.cmd {
                         Cmd::Extents => space::extents(opts, &a, out),
                         Cmd::Segments => space::segments(opts, &a, out),
@@ -137,13 +137,14 @@ fn with_file_findings(
     Ok(outcome.max(Outcome::Findings))
 }
 
-/// Opens `path` and parses it, printing why not to stderr.
+/// Opens `path` and parses it, printing why not to stderr; `f` gets the
+/// space and the engine the command's passes run on.
 pub fn with_space(
     path: &Path,
     opts: &Opts,
-    f: impl FnOnce(&Tablespace<'_>) -> io::Result<Outcome>,
+    f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let input = match opts.host.open(path, opts.lib.threads) {
+    let input = match opts.host.open(path, opts.threads) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("ibdscope: {e}");
@@ -152,15 +153,16 @@ pub fn with_space(
     };
     let release = |offset: usize, len: usize| input.release(offset, len);
     match Tablespace::with_options(input.bytes(), opts.lib) {
-        Ok(mut ts) => {
+        Ok(ts) => {
             // The one-pass commands let the scan engine drop each shard's
             // mappings as it finishes it: RSS stays flat for any file size.
             // Commands that pass over the file again keep the map whole
             // (mapping every page again would cost as much as the first).
+            let mut engine = opts.engine();
             if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
-                ts.set_release(Some(&release));
+                engine = engine.with_release(&release);
             }
-            f(&ts)
+            f(&ts, &engine)
         }
         Err(e) => {
             eprintln!("ibdscope: {}: {e}", path.display());

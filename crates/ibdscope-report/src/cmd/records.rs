@@ -416,7 +416,7 @@ pub fn run(
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
     let map = a.map();
-    let trees = Btrees::build_with_leaf_chains(ts, map);
+    let trees = Btrees::build_with_leaf_chains(ts, a.engine(), map);
     if let Some(id) = sel.index {
         if trees.index(IndexId(id)).is_none() {
             let known: Vec<String> = trees

@@ -25,8 +25,8 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::record::Chain;
 use ibdscope::{
-    BtreeProblem, Btrees, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage, SpaceMap,
-    Tablespace, Visited, FIL_NULL,
+    BtreeProblem, Btrees, Engine, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage,
+    SpaceMap, Tablespace, Visited, FIL_NULL,
 };
 use ibdscope_schema::row::{data_is_zero, leftmost_leaf, render_field, split, Field, FieldText};
 use ibdscope_schema::table::{Column, Hidden, IndexDef, RecordLayout};
@@ -350,7 +350,14 @@ pub fn run(
                 return Ok(Outcome::Unreadable);
             }
         },
-        None => leaf_chain(ts, root, root_rp.header().index_id(), &layout, &mut p)?,
+        None => leaf_chain(
+            ts,
+            a.engine(),
+            root,
+            root_rp.header().index_id(),
+            &layout,
+            &mut p,
+        )?,
     };
 
     // The pages to read: the leaf chain, then with --deleted / --with-deleted
@@ -504,12 +511,13 @@ fn columns(
 /// FIL_PAGE_NEXT, bounded by the pages of the file.
 fn leaf_chain(
     ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
     root: PageNo,
     index_id: IndexId,
     layout: &RecordLayout,
     p: &mut Printer<'_>,
 ) -> io::Result<Vec<PageNo>> {
-    let map = SpaceMap::build(ts);
+    let map = SpaceMap::build(ts, engine);
     let infos: Vec<_> = map
         .indexes
         .iter()
@@ -517,7 +525,7 @@ fn leaf_chain(
         .copied()
         .collect();
     if !infos.is_empty() {
-        let trees = Btrees::build_from(ts, &infos, |n| match map.owner(ts, n) {
+        let trees = Btrees::build_from(ts, engine, &infos, |n| match map.owner(ts, n) {
             Some(ibdscope::Owner::Segment { index, .. }) => index,
             _ => None,
         });
