@@ -470,6 +470,17 @@ mod tests {
     }
 
     #[test]
+    fn the_default_engine_is_one_thread_without_a_hook() {
+        assert_eq!(Engine::default().threads(), 1);
+        assert_eq!(Engine::new(0).threads(), 1);
+        assert_eq!(Engine::new(5).threads(), 5);
+        let hook = |_: usize, _: usize| {};
+        let hooked = Engine::new(5).with_release(&hook);
+        assert_eq!(hooked.threads(), 5);
+        assert!(hooked.release.is_some() && Engine::default().release.is_none());
+    }
+
+    #[test]
     fn tiny_and_empty_spaces() {
         let data = space(3);
         let opts = Options {
