@@ -504,8 +504,9 @@ struct Bad {
     bad_size: bool,
 }
 
-/// Per-page state kept for the link checks (one small record per page).
-#[derive(Clone, Copy, Debug, Default)]
+/// Per-page state kept for the link checks (one small record per page
+/// with data: see [`Slims`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Slim {
     prev: u32,
     next: u32,
@@ -528,6 +529,82 @@ enum State {
     Suspect,
     /// Encrypted or compressed: not read.
     Unreadable,
+}
+
+/// An all-zero page's record.
+const EMPTY_SLIM: Slim = Slim {
+    prev: 0,
+    next: 0,
+    lsn: 0,
+    index: 0,
+    level: 0,
+    state: State::Empty,
+};
+
+/// Pages per chunk of [`Slims`].
+const SLIM_CHUNK: usize = 4096;
+
+/// The per-page records, in chunks of [`SLIM_CHUNK`] pages; a chunk is
+/// allocated when one of its pages is not all zeros. So memory follows the
+/// pages that hold data, not the size the file claims (a sparse file of a
+/// terabyte with a few pages of data keeps a few chunks and one pointer per
+/// 4,096 pages).
+#[derive(Debug, Default)]
+struct Slims {
+    n: usize,
+    chunks: Vec<Option<Box<[Slim]>>>,
+}
+
+impl Slims {
+    fn new(n: usize) -> Slims {
+        let mut chunks = Vec::new();
+        chunks.resize_with(n.div_ceil(SLIM_CHUNK), || None);
+        Slims { n, chunks }
+    }
+    fn get(&self, k: usize) -> Option<&Slim> {
+        if k >= self.n {
+            return None;
+        }
+        match self.chunks.get(k / SLIM_CHUNK)? {
+            Some(c) => c.get(k % SLIM_CHUNK),
+            None => Some(&EMPTY_SLIM),
+        }
+    }
+    fn set(&mut self, k: usize, s: Slim) {
+        if k >= self.n {
+            return;
+        }
+        let Some(chunk) = self.chunks.get_mut(k / SLIM_CHUNK) else {
+            return;
+        };
+        if chunk.is_none() && s == EMPTY_SLIM {
+            return;
+        }
+        let c = chunk.get_or_insert_with(|| vec![EMPTY_SLIM; SLIM_CHUNK].into_boxed_slice());
+        if let Some(slot) = c.get_mut(k % SLIM_CHUNK) {
+            *slot = s;
+        }
+    }
+    fn update(&mut self, k: usize, f: impl FnOnce(&mut Slim)) {
+        if let Some(mut s) = self.get(k).copied() {
+            f(&mut s);
+            self.set(k, s);
+        }
+    }
+    /// The records of pages that are not all zeros, or may not be, with
+    /// their page numbers (all-zero pages of unallocated chunks skipped).
+    fn iter(&self) -> impl Iterator<Item = (usize, &Slim)> + '_ {
+        self.chunks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.as_ref().map(|c| (i, c)))
+            .flat_map(move |(i, c)| {
+                c.iter()
+                    .enumerate()
+                    .map(move |(j, s)| (i * SLIM_CHUNK + j, s))
+            })
+            .filter(move |(k, _)| *k < self.n)
+    }
 }
 
 impl Audit {
@@ -622,7 +699,7 @@ struct Builder<'t, 'a> {
     ts: &'t Tablespace<'a>,
     opts: AuditOptions,
     n_pages: u32,
-    slim: Vec<Slim>,
+    slim: Slims,
     /// Pages with checksum or LSN-pair problems.
     bad: Vec<Bad>,
     /// Pages that verify but name another place: (page, stored page no,
@@ -682,7 +759,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             ts,
             opts,
             n_pages: ts.n_pages(),
-            slim: Vec::new(),
+            slim: Slims::default(),
             bad: Vec::new(),
             misplaced: Vec::new(),
             space_votes: Vec::new(),
@@ -714,16 +791,21 @@ impl<'t, 'a> Builder<'t, 'a> {
         let ts = self.ts;
         let scheme = ts.scheme();
         let names = ts.type_names();
-        self.slim = vec![Slim::default(); self.n_pages as usize];
+        self.slim = Slims::new(self.n_pages as usize);
         let dblwr = self.doublewrite;
         let in_dblwr =
             |n: PageNo| dblwr.is_some_and(|d| d.iter().any(|r| r.first <= n && n <= r.last));
         for (n, page) in ts.pages() {
             if in_dblwr(n) {
                 // A copy of another page; its own place is judged there.
-                if let Some(slot) = self.slim.get_mut(n.0 as usize) {
-                    slot.state = State::Unreadable;
-                }
+                self.slim
+                    .update(n.0 as usize, |s| s.state = State::Unreadable);
+                continue;
+            }
+            if ts.is_known_zero(n) {
+                // A hole of a sparse file: all zeros, never read.
+                self.empty = self.empty.saturating_add(1);
+                self.verified = self.verified.saturating_add(1);
                 continue;
             }
             let f = page_facts(page, n, scheme);
@@ -817,9 +899,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                     s.state = State::Suspect;
                 }
             }
-            if let Some(slot) = self.slim.get_mut(n.0 as usize) {
-                *slot = s;
-            }
+            self.slim.set(n.0 as usize, s);
         }
         // The space id most pages that verify carry: page 0 may itself be
         // the page from elsewhere.
@@ -967,9 +1047,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                     expected_space: self.space_id,
                 },
             });
-            if let Some(s) = self.slim.get_mut(n.0 as usize) {
-                s.state = State::Suspect;
-            }
+            self.slim.update(n.0 as usize, |s| s.state = State::Suspect);
         }
     }
 
@@ -983,9 +1061,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                     empty: self.state(0) == Some(State::Empty),
                 },
             });
-            if let Some(s) = self.slim.get_mut(0) {
-                s.state = State::Suspect;
-            }
+            self.slim.update(0, |s| s.state = State::Suspect);
         }
         if let Some(h) = ts.fsp_header() {
             if h.space_id() != self.space_id && !self.suspect(PageNo(0)) && self.space_id.0 != 0 {
@@ -997,9 +1073,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                         pages: self.space_id,
                     },
                 });
-                if let Some(s) = self.slim.get_mut(0) {
-                    s.state = State::Suspect;
-                }
+                self.slim.update(0, |s| s.state = State::Suspect);
             }
         }
         let (tail, at) = ts.tail();
@@ -1049,7 +1123,7 @@ impl<'t, 'a> Builder<'t, 'a> {
         }
         self.structure = StructureCheck::Checked;
         let map = SpaceMap::build(self.ts, engine);
-        let damaged = self.slim.iter().any(|s| s.state == State::Suspect);
+        let damaged = self.slim.iter().any(|(_, s)| s.state == State::Suspect);
         for f in &map.findings {
             let kind = match f.kind {
                 FindingKind::Space(SpaceProblem::FreePageWithData { .. }) => {
@@ -1089,7 +1163,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             return;
         }
         let mut out = Vec::new();
-        for (a, s) in self.slim.iter().enumerate() {
+        for (a, s) in self.slim.iter() {
             let Ok(a) = u32::try_from(a) else { break };
             if s.state != State::Index || !self.in_use(a) {
                 continue;
@@ -1187,7 +1261,7 @@ impl<'t, 'a> Builder<'t, 'a> {
         let physical = self.ts.page_size();
         let free_limit = self.ts.fsp_header().map_or(u32::MAX, |h| h.free_limit());
         let mut out = Vec::new();
-        for (n, s) in self.slim.iter().enumerate() {
+        for (n, s) in self.slim.iter() {
             let Ok(n) = u32::try_from(n) else { break };
             if !matches!(s.state, State::Index | State::Other) || s.lsn == 0 {
                 continue;

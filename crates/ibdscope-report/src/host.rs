@@ -20,6 +20,16 @@ pub trait Source: Send + Sync {
     }
 }
 
+/// The space in `src`'s bytes, told which of them are known zeros (so the
+/// passes never touch a sparse file's holes).
+pub fn tablespace<'a>(
+    src: &'a dyn Source,
+    opts: ibdscope::Options,
+) -> ibdscope::Result<ibdscope::Tablespace<'a>> {
+    ibdscope::Tablespace::with_options(src.bytes(), opts)
+        .map(|ts| ts.with_zero_ranges(src.zero_ranges()))
+}
+
 /// Opens input files.
 pub trait Host: Send + Sync + fmt::Debug {
     /// Opens `path` read-only; `threads` is how many threads the run uses

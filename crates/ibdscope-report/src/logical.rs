@@ -21,7 +21,15 @@ pub fn expand(path: &Path, ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<E
     if !pagecomp::applies(ts) {
         return None;
     }
-    let e = pagecomp::expand(ts, engine);
+    let Some(e) = pagecomp::try_expand(ts, engine) else {
+        eprintln!(
+            "ibdscope: {}: the logical image of this page_compressed space ({} bytes) could \
+             not be allocated; its compressed pages are read as they are stored",
+            path.display(),
+            ts.data().len()
+        );
+        return None;
+    };
     const SHOWN: usize = 8;
     for f in e.failures.iter().take(SHOWN) {
         eprintln!("ibdscope: {}: page {}: {}", path.display(), f.page, f.error);

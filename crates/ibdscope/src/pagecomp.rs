@@ -418,7 +418,7 @@ impl Expansion {
         &self.image
     }
     /// The image as a tablespace, read with `physical`'s detection.
-    pub fn tablespace<'b>(&'b self, physical: &Tablespace<'_>) -> Tablespace<'b> {
+    pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
         physical.with_data(&self.image)
     }
 }
@@ -433,11 +433,33 @@ type ShardResult = (usize, u32, Vec<PageFailure>);
 /// each shard reuses one page-sized output buffer. The engine's release
 /// hook is not called: the structure passes read the image, and the
 /// caller's mapping of `ts` stays as it is.
+///
+/// The image is as long as the file: for a file of huge apparent size this
+/// allocation can be refused, which aborts the process; [`try_expand`]
+/// returns `None` then.
 pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
+    expand_into(ts, engine, vec![0u8; ts.data().len()])
+}
+
+/// [`expand`], or `None` when the image's memory is refused. The image is
+/// zeroed memory the system hands out lazily, and pages the space knows to
+/// be zero ([`Tablespace::with_zero_ranges`]: the holes of a sparse file)
+/// are never written, so it costs memory only for the pages with data.
+pub fn try_expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<Expansion> {
+    let len = ts.data().len();
+    // Ask first, so that a refusal is an answer and not an abort; then take
+    // the memory zeroed (`vec![0; n]` asks the allocator for zeroed memory,
+    // which large allocations get untouched from the system).
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(len).ok()?;
+    drop(probe);
+    Some(expand_into(ts, engine, vec![0u8; len]))
+}
+
+fn expand_into(ts: &Tablespace<'_>, engine: &Engine<'_>, mut image: Vec<u8>) -> Expansion {
     let data = ts.data();
     let size = (ts.page_size() as usize).max(1);
     let layout = Layout::of(ts);
-    let mut image = vec![0u8; data.len()];
     let shard_bytes = (crate::parallel::shard_pages(ts) as usize)
         .saturating_mul(size)
         .max(size);
@@ -460,7 +482,10 @@ pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
                 .get(start..start.saturating_add(chunk.len()))
                 .unwrap_or(&[]);
             let first = u32::try_from(start.checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX);
-            mine.push(expand_shard(src, chunk, first, size, layout, &mut buf));
+            let zero = |n: PageNo| ts.is_known_zero(n);
+            mine.push(expand_shard(
+                src, chunk, first, size, layout, &mut buf, zero,
+            ));
         }
         mine
     };
@@ -488,11 +513,16 @@ fn expand_shard(
     size: usize,
     layout: Layout,
     buf: &mut Vec<u8>,
+    known_zero: impl Fn(PageNo) -> bool,
 ) -> ShardResult {
     let mut n = 0u32;
     let mut failures = Vec::new();
     for (i, (from, to)) in src.chunks(size).zip(dst.chunks_mut(size)).enumerate() {
         let page = PageNo(first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX)));
+        if known_zero(page) {
+            // `to` is zero already; reading `from` would fault in a hole.
+            continue;
+        }
         let decoded = if from.len() == size {
             decompress(from, layout, buf)
         } else {

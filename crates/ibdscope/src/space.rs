@@ -15,6 +15,7 @@ use crate::fsp::{FlagsLayout, FspFlags, FspHeader, SpaceFormat, FSP_FLAGS_OFFSET
 use crate::ids::{Lsn, PageNo, SpaceId};
 use crate::page_type::{PageType, TypeNames};
 use std::fmt;
+use std::ops::Range;
 
 /// The page sizes InnoDB supports, physical (1K–16K are ROW_FORMAT=COMPRESSED
 /// sizes; 4K–64K are innodb_page_size values).
@@ -178,7 +179,13 @@ pub struct Tablespace<'a> {
     detection: Detection,
     n_pages: u32,
     space_id: SpaceId,
+    /// Byte ranges known to read as zeros (holes of a sparse file), sorted
+    /// and apart: their pages are served from [`ZERO_PAGE`], never read.
+    zeros: &'a [Range<usize>],
 }
+
+/// The bytes of an all-zero page of any size (the largest is 64 KiB).
+static ZERO_PAGE: [u8; 65536] = [0; 65536];
 
 /// Everything the scan learns about one page. `Copy`, no allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -583,6 +590,7 @@ impl<'a> Tablespace<'a> {
             detection,
             n_pages,
             space_id,
+            zeros: &[],
         })
     }
 
@@ -590,14 +598,61 @@ impl<'a> Tablespace<'a> {
     /// page_compressed space, [`crate::pagecomp::expand`]): this space's
     /// detection and space id, without detecting again; the page count is
     /// `data`'s.
-    pub fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b> {
+    /// The known-zero ranges stay: they are the same bytes of both.
+    pub fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b>
+    where
+        'a: 'b,
+    {
         let size = (self.page_size() as usize).max(1);
         Tablespace {
             data,
             detection: self.detection.clone(),
             n_pages: u32::try_from(data.len().checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX),
             space_id: self.space_id,
+            zeros: self.zeros,
         }
+    }
+
+    /// The same space, told which byte ranges of its data read as zeros
+    /// (the holes of a sparse file, which the caller learned without
+    /// reading them: `SEEK_HOLE`). Sorted and apart; anything else is
+    /// ignored. Pages wholly inside them are then served as zeros without
+    /// touching the data, so passes over a file of huge apparent size and
+    /// little data touch only the data (nothing mapped is faulted in).
+    pub fn with_zero_ranges(mut self, zeros: &'a [Range<usize>]) -> Tablespace<'a> {
+        let sorted = zeros
+            .windows(2)
+            .all(|w| matches!(w, [a, b] if a.end <= b.start));
+        if sorted && zeros.iter().all(|r| r.start < r.end) {
+            self.zeros = zeros;
+        }
+        self
+    }
+
+    /// Whether `start..end` lies wholly inside one known-zero range.
+    fn known_zero(&self, start: usize, end: usize) -> bool {
+        if self.zeros.is_empty() {
+            return false;
+        }
+        let i = self.zeros.partition_point(|r| r.end < end);
+        self.zeros
+            .get(i)
+            .is_some_and(|r| r.start <= start && end <= r.end)
+    }
+
+    /// Page bytes `start..start + size`: zeros from [`ZERO_PAGE`] when
+    /// known to be zero, else the data's.
+    fn page_at(&self, start: usize, size: usize) -> Option<&'a [u8]> {
+        let end = start.checked_add(size)?;
+        if end > self.data.len() {
+            return None;
+        }
+        if self.known_zero(start, end) {
+            if let Some(z) = ZERO_PAGE.get(..size) {
+                return Some(z);
+            }
+        }
+        self.data.get(start..end)
     }
 
     /// The bytes of the file.
@@ -658,15 +713,27 @@ impl<'a> Tablespace<'a> {
     pub fn page(&self, n: PageNo) -> Option<&'a [u8]> {
         let size = self.page_size() as usize;
         let start = (n.0 as usize).checked_mul(size)?;
-        self.data.get(start..start.checked_add(size)?)
+        self.page_at(start, size)
+    }
+    /// Whether page `n` lies in a known-zero range ([`Self::with_zero_ranges`]).
+    pub fn is_known_zero(&self, n: PageNo) -> bool {
+        let size = self.page_size() as usize;
+        (n.0 as usize)
+            .checked_mul(size)
+            .is_some_and(|start| self.known_zero(start, start.saturating_add(size)))
     }
     /// Every whole page with its number, in file order.
     pub fn pages(&self) -> impl Iterator<Item = (PageNo, &'a [u8])> + 'a {
         let size = self.page_size() as usize;
+        let this = self.clone();
         self.data
             .chunks_exact(size.max(1))
             .enumerate()
-            .map(|(i, p)| (PageNo(u32::try_from(i).unwrap_or(u32::MAX)), p))
+            .map(move |(i, p)| {
+                let start = i.saturating_mul(size);
+                let p = this.page_at(start, size).unwrap_or(p);
+                (PageNo(u32::try_from(i).unwrap_or(u32::MAX)), p)
+            })
     }
     /// The one-pass scan: facts for every page, in file order.
     pub fn scan(&self) -> impl Iterator<Item = PageFacts> + 'a {

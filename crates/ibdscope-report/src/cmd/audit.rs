@@ -8,7 +8,7 @@ use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::checksum::Unverifiable;
-use ibdscope::{Lsn, PageNo, Tablespace};
+use ibdscope::{Lsn, PageNo};
 use ibdscope_forensics::audit::{AuditKind, AuditOptions, PageRun, Reference, StructureCheck};
 use ibdscope_forensics::datadir::{
     self, DatadirFile, DatadirReport, FilePages, FlushLsn, RecoveryChanges,
@@ -245,7 +245,7 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
     }
     if let Some(p) = &dd.ibdata1 {
         if let Ok(i) = opts.host.open(p, opts.threads) {
-            if let Ok(ts) = Tablespace::with_options(i.bytes(), opts.lib) {
+            if let Ok(ts) = crate::host::tablespace(&*i, opts.lib) {
                 if ts.detection().page0_ok {
                     dd.flush_lsn = ts
                         .page(PageNo(0))
@@ -268,7 +268,7 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
             }
         }
     };
-    match Tablespace::with_options(input.bytes(), opts.lib) {
+    match crate::host::tablespace(&*input, opts.lib) {
         Ok(ts) => {
             let a = Audit::with_options(
                 &ts,

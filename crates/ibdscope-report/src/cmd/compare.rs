@@ -13,7 +13,7 @@ use crate::cmd::lsn::LsnFacts;
 use crate::cmd::map::{self, index_slots, owner_classes, owner_grid};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::{IndexId, Tablespace};
+use ibdscope::IndexId;
 use ibdscope_render::color::{ansi256_to_rgb, DAMAGED_ANSI};
 use ibdscope_render::{pages_per_cell, Class, Grid, HeatScale, Panel, Picture, Scale};
 use std::io::{self, Write};
@@ -72,7 +72,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     }
     let mut spaces = Vec::new();
     for (path, i) in &inputs {
-        match Tablespace::with_options(i.bytes(), opts.lib) {
+        match crate::host::tablespace(&**i, opts.lib) {
             Ok(ts) => spaces.push((*path, ts)),
             Err(e) => {
                 eprintln!("ibdscope: {}: {e}", path.display());

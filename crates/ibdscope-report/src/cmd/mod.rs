@@ -152,7 +152,7 @@ pub fn with_space(
         }
     };
     let release = |offset: usize, len: usize| input.release(offset, len);
-    match Tablespace::with_options(input.bytes(), opts.lib) {
+    match crate::host::tablespace(&*input, opts.lib) {
         Ok(ts) => {
             // The one-pass commands let the scan engine drop each shard's
             // mappings as it finishes it: RSS stays flat for any file size.
