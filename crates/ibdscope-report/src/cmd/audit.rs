@@ -869,15 +869,13 @@ fn datadir_text(
                 out,
                 "  the copied log does NOT reach every page: recovery cannot bring these files to one moment"
             )?;
-            for f in &r.beyond_log_end {
-                writeln!(
-                    out,
-                    "    {}: {} pages newer than the log's end, newest LSN {}",
-                    c.member(i, f.file),
-                    f.pages,
-                    f.newest
-                )?;
-            }
+            files_text(
+                c,
+                i,
+                &r.beyond_log_end,
+                " newer than the log's end, newest LSN",
+                out,
+            )?;
         }
         None => {}
     }
@@ -945,6 +943,27 @@ fn redo_text(dd: &Datadir, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// One line per file of datadir `i`: its path, its pages, `what` and the
+/// newest LSN.
+fn files_text(
+    c: &Ctx<'_>,
+    i: usize,
+    files: &[FilePages],
+    what: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for f in files {
+        writeln!(
+            out,
+            "    {}: {} pages{what} {}",
+            c.member(i, f.file),
+            f.pages,
+            f.newest
+        )?;
+    }
+    Ok(())
+}
+
 /// Whether crash recovery is needed and which pages it would change, per
 /// file of datadir `i`.
 fn recovery_needed_text(
@@ -978,15 +997,7 @@ fn recovery_needed_text(
                     }
                 )?;
             }
-            for f in &r.newer_than_checkpoint {
-                writeln!(
-                    out,
-                    "    {}: {} pages, newest LSN {}",
-                    c.member(i, f.file),
-                    f.pages,
-                    f.newest
-                )?;
-            }
+            files_text(c, i, &r.newer_than_checkpoint, ", newest LSN", out)?;
         }
         None => {}
     }
@@ -1001,15 +1012,7 @@ fn recovery_needed_text(
                 ""
             }
         )?;
-        for f in &r.recovery_changes {
-            writeln!(
-                out,
-                "    {}: {} pages, to LSN {}",
-                c.member(i, f.file),
-                f.pages,
-                f.newest
-            )?;
-        }
+        files_text(c, i, &r.recovery_changes, ", to LSN", out)?;
         for (id, n) in &r.logged_spaces_without_file {
             writeln!(
                 out,
