@@ -321,70 +321,135 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
     let threads = cli
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut verified_only = false;
-    let (mut color, mut ascii, mut out, mut metric) = (Color::Auto, false, None, Metric::Extents);
-    let text_json: &[Format] = &[Format::Text, Format::Json];
-    let (cmd, files, shared, allowed): (Cmd, Vec<PathBuf>, Shared, &[Format]) = match cli.command {
-        Command::Extents { common, draw } => {
-            (color, ascii, out) = (draw.color.into(), draw.ascii, draw.out);
-            (Cmd::Extents, vec![common.file], common.shared, text_json)
+    let p = command(cli.command)?;
+    let format = Format::from(p.shared.format);
+    if !p.allowed.contains(&format) {
+        return Err(
+            format!("--format {:?} is not available for this command", format).to_lowercase(),
+        );
+    }
+    let out = match p.out {
+        None => None,
+        Some(o) => Some(check_out(o, &p.files)?),
+    };
+    let streams = !matches!(p.cmd, Cmd::Audit);
+    Ok(Opts {
+        cmd: p.cmd,
+        files: p.files,
+        format,
+        lib: SpaceOptions {
+            page_size: p.shared.page_size,
+        },
+        threads,
+        color: p.color,
+        ascii: p.ascii,
+        out,
+        metric: p.metric,
+        host: std::sync::Arc::new(crate::input::MapHost::new(streams)),
+        verbose: cli.verbose,
+        verified_only: p.verified_only,
+    })
+}
+
+/// One subcommand's arguments, before the checks every command shares.
+struct Parsed {
+    cmd: Cmd,
+    files: Vec<PathBuf>,
+    shared: Shared,
+    /// The formats the command offers.
+    allowed: &'static [Format],
+    color: Color,
+    ascii: bool,
+    out: Option<PathBuf>,
+    metric: Metric,
+    verified_only: bool,
+}
+
+impl Parsed {
+    /// A command over `files` offering `allowed`, with the defaults of the
+    /// options it does not take.
+    fn new(cmd: Cmd, files: Vec<PathBuf>, shared: Shared, allowed: &'static [Format]) -> Self {
+        Parsed {
+            cmd,
+            files,
+            shared,
+            allowed,
+            color: Color::Auto,
+            ascii: false,
+            out: None,
+            metric: Metric::Extents,
+            verified_only: false,
         }
-        Command::Lsn { common, draw } => {
-            (color, ascii, out) = (draw.color.into(), draw.ascii, draw.out);
-            (Cmd::Lsn, vec![common.file], common.shared, text_json)
+    }
+
+    /// A command over one file.
+    fn one(cmd: Cmd, common: Common, allowed: &'static [Format]) -> Self {
+        Parsed::new(cmd, vec![common.file], common.shared, allowed)
+    }
+
+    /// A map command over one file, drawn as `draw` says.
+    fn drawn(cmd: Cmd, common: Common, draw: Draw) -> Self {
+        Parsed {
+            color: draw.color.into(),
+            ascii: draw.ascii,
+            out: draw.out,
+            ..Parsed::one(cmd, common, TEXT_JSON)
         }
-        Command::Fill { common, draw } => {
-            (color, ascii, out) = (draw.color.into(), draw.ascii, draw.out);
-            (Cmd::Fill, vec![common.file], common.shared, text_json)
-        }
+    }
+}
+
+const TEXT_JSON: &[Format] = &[Format::Text, Format::Json];
+/// Text, JSON, and a line per item (JSON lines, CSV).
+const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Csv];
+
+/// The subcommand's arguments as the report crate's command.
+fn command(command: Command) -> Result<Parsed, String> {
+    Ok(match command {
+        Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw),
+        Command::Lsn { common, draw } => Parsed::drawn(Cmd::Lsn, common, draw),
+        Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw),
         Command::Compare {
             files,
-            metric: m,
-            out: o,
+            metric,
+            out,
             shared,
-        } => {
-            (out, metric) = (o, m.into());
-            (Cmd::Compare, files, shared, text_json)
-        }
-        Command::Segments(c) => (Cmd::Segments, vec![c.file], c.shared, text_json),
-        Command::Lists(c) => (Cmd::Lists, vec![c.file], c.shared, text_json),
-        Command::Indexes(c) => (Cmd::Indexes, vec![c.file], c.shared, text_json),
-        Command::Sdi(c) => (Cmd::Sdi, vec![c.file], c.shared, text_json),
-        Command::Page { common, page } => (
-            Cmd::Page { page },
-            vec![common.file],
-            common.shared,
-            text_json,
-        ),
+        } => Parsed {
+            out,
+            metric: metric.into(),
+            ..Parsed::new(Cmd::Compare, files, shared, TEXT_JSON)
+        },
+        Command::Segments(c) => Parsed::one(Cmd::Segments, c, TEXT_JSON),
+        Command::Lists(c) => Parsed::one(Cmd::Lists, c, TEXT_JSON),
+        Command::Indexes(c) => Parsed::one(Cmd::Indexes, c, TEXT_JSON),
+        Command::Sdi(c) => Parsed::one(Cmd::Sdi, c, TEXT_JSON),
+        Command::Page { common, page } => Parsed::one(Cmd::Page { page }, common, TEXT_JSON),
         Command::Records {
             common,
             index,
             deleted,
             page,
             all_pages,
-            verified_only: v,
-        } => {
-            verified_only = v;
-            (
+            verified_only,
+        } => Parsed {
+            verified_only,
+            ..Parsed::one(
                 Cmd::Records(RecordsOpts {
                     index,
                     deleted,
                     page,
                     all_pages,
                 }),
-                vec![common.file],
-                common.shared,
-                &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+                common,
+                LINES,
             )
-        }
-        Command::Schema { common, def } => (
+        },
+        Command::Schema { common, def } => Parsed::one(
             Cmd::Schema(DefOpts {
                 frm: def.frm,
                 ddl: def.ddl,
             }),
-            vec![common.file],
-            common.shared,
-            text_json,
+            common,
+            TEXT_JSON,
         ),
         Command::Rows {
             common,
@@ -395,10 +460,10 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
             where_page,
             hidden,
             max_value_bytes,
-            verified_only: v,
-        } => {
-            verified_only = v;
-            (
+            verified_only,
+        } => Parsed {
+            verified_only,
+            ..Parsed::one(
                 Cmd::Rows(RowsOpts {
                     def: DefOpts {
                         frm: def.frm,
@@ -411,8 +476,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
                     hidden,
                     max_value_bytes,
                 }),
-                vec![common.file],
-                common.shared,
+                common,
                 &[
                     Format::Text,
                     Format::Json,
@@ -422,77 +486,30 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
                     Format::Sql,
                 ],
             )
-        }
-        Command::Info(c) => (
-            Cmd::Info,
-            vec![c.file],
-            c.shared,
-            &[Format::Text, Format::Json],
-        ),
+        },
+        Command::Info(c) => Parsed::one(Cmd::Info, c, &[Format::Text, Format::Json]),
         Command::Pages { common, from, to } => {
             if let Some(to) = to {
                 if to < from {
                     return Err(format!("--to {to} is before --from {from}"));
                 }
             }
-            (
-                Cmd::Pages { from, to },
-                vec![common.file],
-                common.shared,
-                &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
-            )
+            Parsed::one(Cmd::Pages { from, to }, common, LINES)
         }
-        Command::Types(c) => (
-            Cmd::Types,
-            vec![c.file],
-            c.shared,
-            &[Format::Text, Format::Json, Format::Csv],
-        ),
-        Command::Check { files, shared } => (
+        Command::Types(c) => Parsed::one(Cmd::Types, c, &[Format::Text, Format::Json, Format::Csv]),
+        Command::Check { files, shared } => Parsed::new(
             Cmd::Check,
             files,
             shared,
             &[Format::Text, Format::Json, Format::Jsonl],
         ),
-        Command::Audit { paths, shared } => (
-            Cmd::Audit,
-            paths,
-            shared,
-            &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
-        ),
-        Command::Diff { a, b, shared } => (
+        Command::Audit { paths, shared } => Parsed::new(Cmd::Audit, paths, shared, LINES),
+        Command::Diff { a, b, shared } => Parsed::new(
             Cmd::Diff,
             vec![a, b],
             shared,
             &[Format::Text, Format::Json, Format::Csv],
         ),
-    };
-    let format = Format::from(shared.format);
-    if !allowed.contains(&format) {
-        return Err(
-            format!("--format {:?} is not available for this command", format).to_lowercase(),
-        );
-    }
-    let out = match out {
-        None => None,
-        Some(p) => Some(check_out(p, &files)?),
-    };
-    let streams = !matches!(cmd, Cmd::Audit);
-    Ok(Opts {
-        cmd,
-        files,
-        format,
-        lib: SpaceOptions {
-            page_size: shared.page_size,
-        },
-        threads,
-        color,
-        ascii,
-        out,
-        metric,
-        host: std::sync::Arc::new(crate::input::MapHost::new(streams)),
-        verbose: cli.verbose,
-        verified_only,
     })
 }
 

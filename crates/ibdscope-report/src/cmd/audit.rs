@@ -593,158 +593,175 @@ fn pages_text(pages: &[PageNo], limit: usize) -> String {
 
 fn text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     for (job, d) in c.jobs.iter().zip(c.done) {
-        let p = job.path.display();
-        let a = match &d.result {
-            Ok(a) => a,
-            Err(e) => {
-                writeln!(out, "{p}: unreadable: {e}")?;
-                continue;
-            }
-        };
-        write!(
-            out,
-            "{p}: {} ({} pages of {} bytes, {} verify, {} empty, space id {}",
-            a.verdict, a.pages, d.page_size, a.verified, a.empty, a.space_id
-        )?;
-        if let Some((lo, hi)) = a.lsn_range {
-            write!(out, ", LSN {lo}..{hi}")?;
-        }
-        writeln!(out, ")")?;
-        for (v, n) in a.verdicts() {
-            if matches!(v, AuditVerdict::Encrypted | AuditVerdict::Compressed) {
-                continue;
-            }
-            let pages = a.pages_of(v);
-            write!(out, "  {v}: {n} finding{}", if n == 1 { "" } else { "s" })?;
-            if !pages.is_empty() {
-                write!(out, " on pages {}", pages_text(&pages, 12))?;
-            }
-            if let Some((lo, hi)) = a.lsn_range_of(v) {
-                write!(out, "; LSN {lo}..{hi}")?;
-            }
-            writeln!(out)?;
-            for (shown, f) in a.findings.iter().filter(|f| f.verdict() == v).enumerate() {
-                if shown == TEXT_EVIDENCE {
-                    writeln!(
-                        out,
-                        "    ... {} more (all in --format json)",
-                        n as usize - shown
-                    )?;
-                    break;
-                }
-                match f.page {
-                    Some(pg) => writeln!(
-                        out,
-                        "    page {pg} at byte offset {}: {}",
-                        f.file_offset, f.kind
-                    )?,
-                    None => writeln!(out, "    byte offset {}: {}", f.file_offset, f.kind)?,
-                }
-            }
-        }
-        let after: Vec<_> = a
-            .findings
-            .iter()
-            .filter(|f| matches!(f.kind, AuditKind::StructureAfterDamage(_)))
-            .collect();
-        if !after.is_empty() {
-            writeln!(
-                out,
-                "  structure findings that may follow from the damage: {}",
-                after.len()
-            )?;
-            for f in after.iter().take(TEXT_EVIDENCE) {
-                writeln!(
-                    out,
-                    "    {}byte offset {}: {}",
-                    f.page.map_or(String::new(), |p| format!("page {p} at ")),
-                    f.file_offset,
-                    f.kind
-                )?;
-            }
-        }
-        for r in &a.unverified {
-            let what = if r.first == r.last {
-                format!("page {}", r.first)
-            } else {
-                format!("pages {}-{} ({})", r.first, r.last, r.len())
-            };
-            writeln!(
-                out,
-                "  {}: {what} not verified: {}",
-                if r.why == Unverifiable::Encrypted {
-                    "encrypted"
-                } else {
-                    "compressed"
-                },
-                unverified_sentence(r.why, r.checksum_verified)
-            )?;
-        }
-        if a.structure != StructureCheck::Checked {
-            writeln!(out, "  structure: {}", structure_word(a.structure))?;
-        }
-        if let Some([b1, b2]) = a.doublewrite {
-            writeln!(
-                out,
-                "  doublewrite buffer: pages {}-{} and {}-{} (copies of other pages, not judged)",
-                b1.first, b1.last, b2.first, b2.last
-            )?;
-        }
-        if a.freed_with_records > 0 {
-            writeln!(
-                out,
-                "  {} free pages still hold records (normal after deletes and merges; not a finding)",
-                a.freed_with_records
-            )?;
-        }
-        if let Some(n) = a.newer_than_checkpoint.as_ref().filter(|n| n.pages > 0) {
-            writeln!(
-                out,
-                "  {} pages newer than the checkpoint (pages {}), newest LSN {}",
-                n.pages,
-                runs_text(&n.runs, 12),
-                n.newest.unwrap_or_default()
-            )?;
-        }
-        if let Some(r) = d.recovery.as_ref().filter(|r| r.logged > 0) {
-            recovery_text(r, out)?;
-        }
+        file_text(job, d, out)?;
     }
     for (i, (dd, r)) in c.dds.iter().zip(c.reports).enumerate() {
         datadir_text(c, i, dd, r, out)?;
     }
     if !c.skipped.is_empty() {
-        let mut by: Vec<(&str, u32)> = Vec::new();
-        for s in c.skipped {
-            match by.iter_mut().find(|(w, _)| *w == s.why) {
-                Some((_, n)) => *n += 1,
-                None => by.push((&s.why, 1)),
-            }
-        }
-        writeln!(out, "skipped {} files:", c.skipped.len())?;
-        for (w, n) in by {
-            if w != NOT_INNODB {
-                writeln!(out, "  {n:>6}  {w}")?;
-                continue;
-            }
-            let mut ext: Vec<(String, u32)> = Vec::new();
-            for s in c.skipped.iter().filter(|s| s.why == NOT_INNODB) {
-                let e = s.path.extension().map_or_else(
-                    || "(none)".to_string(),
-                    |e| format!(".{}", e.to_string_lossy()),
-                );
-                match ext.iter_mut().find(|(x, _)| *x == e) {
-                    Some((_, k)) => *k += 1,
-                    None => ext.push((e, 1)),
-                }
-            }
-            ext.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            let parts: Vec<String> = ext.iter().map(|(e, k)| format!("{k} {e}")).collect();
-            writeln!(out, "  {n:>6}  {w}: {}", parts.join(", "))?;
-        }
+        skipped_text(c.skipped, out)?;
     }
     if c.jobs.len() > 1 {
         summary_text(c, out)?;
+    }
+    Ok(())
+}
+
+/// One file's audit: its verdict and figures, each finding kind with its
+/// pages and evidence, what was not verified, and what recovery would do.
+fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
+    let p = job.path.display();
+    let a = match &d.result {
+        Ok(a) => a,
+        Err(e) => return writeln!(out, "{p}: unreadable: {e}"),
+    };
+    write!(
+        out,
+        "{p}: {} ({} pages of {} bytes, {} verify, {} empty, space id {}",
+        a.verdict, a.pages, d.page_size, a.verified, a.empty, a.space_id
+    )?;
+    if let Some((lo, hi)) = a.lsn_range {
+        write!(out, ", LSN {lo}..{hi}")?;
+    }
+    writeln!(out, ")")?;
+    verdicts_text(a, out)?;
+    let after: Vec<_> = a
+        .findings
+        .iter()
+        .filter(|f| matches!(f.kind, AuditKind::StructureAfterDamage(_)))
+        .collect();
+    if !after.is_empty() {
+        writeln!(
+            out,
+            "  structure findings that may follow from the damage: {}",
+            after.len()
+        )?;
+        for f in after.iter().take(TEXT_EVIDENCE) {
+            writeln!(
+                out,
+                "    {}byte offset {}: {}",
+                f.page.map_or(String::new(), |p| format!("page {p} at ")),
+                f.file_offset,
+                f.kind
+            )?;
+        }
+    }
+    for r in &a.unverified {
+        let what = if r.first == r.last {
+            format!("page {}", r.first)
+        } else {
+            format!("pages {}-{} ({})", r.first, r.last, r.len())
+        };
+        writeln!(
+            out,
+            "  {}: {what} not verified: {}",
+            if r.why == Unverifiable::Encrypted {
+                "encrypted"
+            } else {
+                "compressed"
+            },
+            unverified_sentence(r.why, r.checksum_verified)
+        )?;
+    }
+    if a.structure != StructureCheck::Checked {
+        writeln!(out, "  structure: {}", structure_word(a.structure))?;
+    }
+    if let Some([b1, b2]) = a.doublewrite {
+        writeln!(
+            out,
+            "  doublewrite buffer: pages {}-{} and {}-{} (copies of other pages, not judged)",
+            b1.first, b1.last, b2.first, b2.last
+        )?;
+    }
+    if a.freed_with_records > 0 {
+        writeln!(
+            out,
+            "  {} free pages still hold records (normal after deletes and merges; not a finding)",
+            a.freed_with_records
+        )?;
+    }
+    if let Some(n) = a.newer_than_checkpoint.as_ref().filter(|n| n.pages > 0) {
+        writeln!(
+            out,
+            "  {} pages newer than the checkpoint (pages {}), newest LSN {}",
+            n.pages,
+            runs_text(&n.runs, 12),
+            n.newest.unwrap_or_default()
+        )?;
+    }
+    if let Some(r) = d.recovery.as_ref().filter(|r| r.logged > 0) {
+        recovery_text(r, out)?;
+    }
+    Ok(())
+}
+
+/// One line per verdict with its pages and LSNs, and its first findings.
+fn verdicts_text(a: &Audit, out: &mut dyn Write) -> io::Result<()> {
+    for (v, n) in a.verdicts() {
+        if matches!(v, AuditVerdict::Encrypted | AuditVerdict::Compressed) {
+            continue;
+        }
+        let pages = a.pages_of(v);
+        write!(out, "  {v}: {n} finding{}", if n == 1 { "" } else { "s" })?;
+        if !pages.is_empty() {
+            write!(out, " on pages {}", pages_text(&pages, 12))?;
+        }
+        if let Some((lo, hi)) = a.lsn_range_of(v) {
+            write!(out, "; LSN {lo}..{hi}")?;
+        }
+        writeln!(out)?;
+        for (shown, f) in a.findings.iter().filter(|f| f.verdict() == v).enumerate() {
+            if shown == TEXT_EVIDENCE {
+                writeln!(
+                    out,
+                    "    ... {} more (all in --format json)",
+                    n as usize - shown
+                )?;
+                break;
+            }
+            match f.page {
+                Some(pg) => writeln!(
+                    out,
+                    "    page {pg} at byte offset {}: {}",
+                    f.file_offset, f.kind
+                )?,
+                None => writeln!(out, "    byte offset {}: {}", f.file_offset, f.kind)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The files skipped, counted by reason (files that are not InnoDB by
+/// extension).
+fn skipped_text(skipped: &[Skipped], out: &mut dyn Write) -> io::Result<()> {
+    let mut by: Vec<(&str, u32)> = Vec::new();
+    for s in skipped {
+        match by.iter_mut().find(|(w, _)| *w == s.why) {
+            Some((_, n)) => *n += 1,
+            None => by.push((&s.why, 1)),
+        }
+    }
+    writeln!(out, "skipped {} files:", skipped.len())?;
+    for (w, n) in by {
+        if w != NOT_INNODB {
+            writeln!(out, "  {n:>6}  {w}")?;
+            continue;
+        }
+        let mut ext: Vec<(String, u32)> = Vec::new();
+        for s in skipped.iter().filter(|s| s.why == NOT_INNODB) {
+            let e = s.path.extension().map_or_else(
+                || "(none)".to_string(),
+                |e| format!(".{}", e.to_string_lossy()),
+            );
+            match ext.iter_mut().find(|(x, _)| *x == e) {
+                Some((_, k)) => *k += 1,
+                None => ext.push((e, 1)),
+            }
+        }
+        ext.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let parts: Vec<String> = ext.iter().map(|(e, k)| format!("{k} {e}")).collect();
+        writeln!(out, "  {n:>6}  {w}: {}", parts.join(", "))?;
     }
     Ok(())
 }
@@ -842,6 +859,55 @@ fn datadir_text(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     writeln!(out, "datadir {}:", dd.root.display())?;
+    redo_text(dd, out)?;
+    match (r.flush_lsn, r.flush_vs_checkpoint) {
+        (Some(f), Some(v)) => {
+            writeln!(out, "  flush LSN on ibdata1 page 0: {f}, {}", flush_word(v))?
+        }
+        (Some(f), None) => writeln!(out, "  flush LSN on ibdata1 page 0: {f}")?,
+        _ => {}
+    }
+    recovery_needed_text(c, i, r, out)?;
+    match r.log_reaches_all_pages() {
+        Some(true) => writeln!(out, "  the copied log reaches every page's LSN")?,
+        Some(false) => {
+            writeln!(
+                out,
+                "  the copied log does NOT reach every page: recovery cannot bring these files to one moment"
+            )?;
+            files_text(
+                c,
+                i,
+                &r.beyond_log_end,
+                " newer than the log's end, newest LSN",
+                out,
+            )?;
+        }
+        None => {}
+    }
+    if r.duplicate_space_ids.is_empty() {
+        writeln!(out, "  duplicate space ids: none")?;
+    } else {
+        for (id, files) in &r.duplicate_space_ids {
+            let names: Vec<String> = files.iter().map(|&k| c.member(i, k)).collect();
+            writeln!(out, "  duplicate space id {id}: {}", names.join(", "))?;
+        }
+    }
+    if let Some(((lo_f, lo), (hi_f, hi))) = r.spread {
+        writeln!(
+            out,
+            "  LSN spread: the newest page of each file ranges from {lo} ({}) to {hi} ({}): {}",
+            c.member(i, lo_f),
+            c.member(i, hi_f),
+            hi.0.saturating_sub(lo.0)
+        )?;
+    }
+    Ok(())
+}
+
+/// The datadir's redo log: its files, format, checkpoint and how far it is
+/// complete, and its records after the checkpoint.
+fn redo_text(dd: &Datadir, out: &mut dyn Write) -> io::Result<()> {
     match &dd.redo {
         None => writeln!(
             out,
@@ -880,13 +946,38 @@ fn datadir_text(
             }
         }
     }
-    match (r.flush_lsn, r.flush_vs_checkpoint) {
-        (Some(f), Some(v)) => {
-            writeln!(out, "  flush LSN on ibdata1 page 0: {f}, {}", flush_word(v))?
-        }
-        (Some(f), None) => writeln!(out, "  flush LSN on ibdata1 page 0: {f}")?,
-        _ => {}
+    Ok(())
+}
+
+/// One line per file of datadir `i`: its path, its pages, `what` and the
+/// newest LSN.
+fn files_text(
+    c: &Ctx<'_>,
+    i: usize,
+    files: &[FilePages],
+    what: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for f in files {
+        writeln!(
+            out,
+            "    {}: {} pages{what} {}",
+            c.member(i, f.file),
+            f.pages,
+            f.newest
+        )?;
     }
+    Ok(())
+}
+
+/// Whether crash recovery is needed and which pages it would change, per
+/// file of datadir `i`.
+fn recovery_needed_text(
+    c: &Ctx<'_>,
+    i: usize,
+    r: &DatadirReport,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match r.needs_recovery() {
         Some(false) => writeln!(
             out,
@@ -912,15 +1003,7 @@ fn datadir_text(
                     }
                 )?;
             }
-            for f in &r.newer_than_checkpoint {
-                writeln!(
-                    out,
-                    "    {}: {} pages, newest LSN {}",
-                    c.member(i, f.file),
-                    f.pages,
-                    f.newest
-                )?;
-            }
+            files_text(c, i, &r.newer_than_checkpoint, ", newest LSN", out)?;
         }
         None => {}
     }
@@ -935,57 +1018,13 @@ fn datadir_text(
                 ""
             }
         )?;
-        for f in &r.recovery_changes {
-            writeln!(
-                out,
-                "    {}: {} pages, to LSN {}",
-                c.member(i, f.file),
-                f.pages,
-                f.newest
-            )?;
-        }
+        files_text(c, i, &r.recovery_changes, ", to LSN", out)?;
         for (id, n) in &r.logged_spaces_without_file {
             writeln!(
                 out,
                 "    space id {id}: {n} pages with log records, but no file in the copy carries it"
             )?;
         }
-    }
-    match r.log_reaches_all_pages() {
-        Some(true) => writeln!(out, "  the copied log reaches every page's LSN")?,
-        Some(false) => {
-            writeln!(
-                out,
-                "  the copied log does NOT reach every page: recovery cannot bring these files to one moment"
-            )?;
-            for f in &r.beyond_log_end {
-                writeln!(
-                    out,
-                    "    {}: {} pages newer than the log's end, newest LSN {}",
-                    c.member(i, f.file),
-                    f.pages,
-                    f.newest
-                )?;
-            }
-        }
-        None => {}
-    }
-    if r.duplicate_space_ids.is_empty() {
-        writeln!(out, "  duplicate space ids: none")?;
-    } else {
-        for (id, files) in &r.duplicate_space_ids {
-            let names: Vec<String> = files.iter().map(|&k| c.member(i, k)).collect();
-            writeln!(out, "  duplicate space id {id}: {}", names.join(", "))?;
-        }
-    }
-    if let Some(((lo_f, lo), (hi_f, hi))) = r.spread {
-        writeln!(
-            out,
-            "  LSN spread: the newest page of each file ranges from {lo} ({}) to {hi} ({}): {}",
-            c.member(i, lo_f),
-            c.member(i, hi_f),
-            hi.0.saturating_sub(lo.0)
-        )?;
     }
     Ok(())
 }

@@ -127,37 +127,17 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let n_slots = slots.iter().map(Vec::len).max().unwrap_or(0);
     let labels = slot_labels(&analyses, &slots, n_slots);
     for (a, slots) in analyses.iter().zip(&slots) {
-        let (path, ts, map, trees) = (a.path(), a.physical(), a.map(), a.trees());
-        let (grid, counts, lsn, damaged) = match opts.metric {
-            Metric::Extents => {
-                let (g, c, _) = owner_grid(a, slots, n_slots, columns, per_cell);
-                (g, c, None, 0)
-            }
-            Metric::Fill => {
-                let (g, _) = fill_grid(a, slots, columns, per_cell);
-                (g, Vec::new(), None, 0)
-            }
-            Metric::Lsn => {
-                let f = LsnFacts::collect(ts, a.engine(), columns, per_cell);
-                (f.normalized(), Vec::new(), f.hist.range(), f.n_damaged)
-            }
-        };
-        let mut outcome = tree_outcome(a);
-        if damaged > 0 {
-            outcome = outcome.max(Outcome::Findings);
-        }
+        let (row, outcome) = file_row(
+            opts,
+            a,
+            slots,
+            n_slots,
+            columns,
+            per_cell,
+            &mut text_findings,
+        )?;
         worst = worst.max(outcome);
-        print_findings(&mut text_findings, opts, a)?;
-        rows.push(Row {
-            file: path.display().to_string(),
-            pages: ts.n_pages(),
-            page_size: ts.page_size(),
-            figures: Figures::of(trees),
-            findings: map.findings.len() + trees.findings.len(),
-            lsn,
-            grid,
-            counts,
-        });
+        rows.push(row);
     }
     let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
         let p = picture(opts.metric, per_cell, columns, &labels, &rows);
@@ -170,6 +150,58 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         json(out, opts, per_cell, &rows, &failed)?;
         return Ok(worst);
     }
+    text(out, &rows)?;
+    out.write_all(&text_findings)?;
+    out.write_all(said.as_bytes())?;
+    Ok(worst)
+}
+
+/// One file's row and map for `opts.metric`, its findings' text appended
+/// to `text_findings`, and its outcome.
+fn file_row(
+    opts: &Opts,
+    a: &Analysis<'_>,
+    slots: &[IndexId],
+    n_slots: usize,
+    columns: u32,
+    per_cell: u64,
+    text_findings: &mut Vec<u8>,
+) -> io::Result<(Row, Outcome)> {
+    let (path, ts, map, trees) = (a.path(), a.physical(), a.map(), a.trees());
+    let (grid, counts, lsn, damaged) = match opts.metric {
+        Metric::Extents => {
+            let (g, c, _) = owner_grid(a, slots, n_slots, columns, per_cell);
+            (g, c, None, 0)
+        }
+        Metric::Fill => {
+            let (g, _) = fill_grid(a, slots, columns, per_cell);
+            (g, Vec::new(), None, 0)
+        }
+        Metric::Lsn => {
+            let f = LsnFacts::collect(ts, a.engine(), columns, per_cell);
+            (f.normalized(), Vec::new(), f.hist.range(), f.n_damaged)
+        }
+    };
+    let mut outcome = tree_outcome(a);
+    if damaged > 0 {
+        outcome = outcome.max(Outcome::Findings);
+    }
+    print_findings(text_findings, opts, a)?;
+    let row = Row {
+        file: path.display().to_string(),
+        pages: ts.n_pages(),
+        page_size: ts.page_size(),
+        figures: Figures::of(trees),
+        findings: map.findings.len() + trees.findings.len(),
+        lsn,
+        grid,
+        counts,
+    };
+    Ok((row, outcome))
+}
+
+/// The table: one line per file.
+fn text(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
     let w = rows
         .iter()
         .map(|r| r.file.chars().count())
@@ -188,7 +220,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         "mean jump",
         "findings"
     )?;
-    for r in &rows {
+    for r in rows {
         let fill = r
             .figures
             .mean_fill
@@ -206,9 +238,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             r.findings
         )?;
     }
-    out.write_all(&text_findings)?;
-    out.write_all(said.as_bytes())?;
-    Ok(worst)
+    Ok(())
 }
 
 fn json(

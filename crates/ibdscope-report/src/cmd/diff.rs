@@ -67,137 +67,10 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             return Ok(Outcome::Unreadable);
         }
     };
-    let names = b.type_names();
     match opts.format {
-        Format::Json | Format::Jsonl => {
-            let mut j = Json::new(out);
-            j.obj()?
-                .kv_str("a", &pa.display().to_string())?
-                .kv_str("b", &pb.display().to_string())?;
-            j.kv_num("pages_a", d.pages_a)?
-                .kv_num("pages_b", d.pages_b)?
-                .kv_num("identical", d.identical)?
-                .kv_num("differ", d.changes.len() as u64)?
-                .kv_bool("space_ids_differ", d.space_ids_differ)?;
-            j.key("moves")?.obj()?;
-            for (m, n) in d.moves() {
-                j.kv_num(m.name(), n)?;
-            }
-            j.end_obj()?.key("groups")?.arr()?;
-            for g in d.groups() {
-                j.obj()?
-                    .kv_display("page_type", &g.page_type.display(names))?
-                    .key("index")?
-                    .opt_num(g.index.map(|i| i.0))?
-                    .kv_str("move", g.lsn_move.name())?
-                    .kv_num("pages", g.pages)?
-                    .end_obj()?;
-            }
-            j.end_arr()?.key("pages")?.arr()?;
-            for c in &d.changes {
-                j.obj()?
-                    .kv_num("page", c.page.0)?
-                    .kv_display("page_type", &c.page_type.display(names))?
-                    .key("index")?
-                    .opt_num(c.index.map(|i| i.0))?
-                    .kv_str("move", c.lsn_move().name())?;
-                match c.change {
-                    Change::Changed {
-                        lsn_a,
-                        lsn_b,
-                        first_byte,
-                        bytes,
-                    } => {
-                        j.kv_num("lsn_a", lsn_a.0)?
-                            .kv_num("lsn_b", lsn_b.0)?
-                            .kv_num("first_byte", first_byte)?
-                            .kv_num("bytes", bytes)?;
-                    }
-                    Change::OnlyA { lsn } => {
-                        j.kv_num("lsn_a", lsn.0)?.key("lsn_b")?.null()?;
-                    }
-                    Change::OnlyB { lsn } => {
-                        j.key("lsn_a")?.null()?.kv_num("lsn_b", lsn.0)?;
-                    }
-                }
-                j.end_obj()?;
-            }
-            j.end_arr()?.end_obj()?;
-            writeln!(out)?;
-        }
-        Format::Csv => {
-            writeln!(
-                out,
-                "page,page_type,index,move,lsn_a,lsn_b,first_byte,bytes"
-            )?;
-            for c in &d.changes {
-                let [la, lb, fb, n] = cells(c.change, "");
-                writeln!(
-                    out,
-                    "{},{},{},{},{la},{lb},{fb},{n}",
-                    c.page,
-                    c.page_type.display(names),
-                    c.index.map_or(String::new(), |i| i.to_string()),
-                    c.lsn_move()
-                )?;
-            }
-        }
-        Format::Text | Format::Tsv | Format::Sql => {
-            writeln!(
-                out,
-                "{} -> {}: {} and {} pages, {} identical, {} differ",
-                pa.display(),
-                pb.display(),
-                d.pages_a,
-                d.pages_b,
-                d.identical,
-                d.changes.len()
-            )?;
-            if d.space_ids_differ {
-                writeln!(
-                    out,
-                    "  the space ids differ ({} and {}): these are not copies of one tablespace",
-                    a.space_id(),
-                    b.space_id()
-                )?;
-            }
-            if !d.changes.is_empty() {
-                let moves: Vec<String> =
-                    d.moves().iter().map(|(m, n)| format!("{n} {m}")).collect();
-                writeln!(
-                    out,
-                    "  LSN moves (second copy against the first): {}",
-                    moves.join(", ")
-                )?;
-                writeln!(out, "  {:>7}  {:<14} {:>10}  lsn", "pages", "type", "index")?;
-                for g in d.groups() {
-                    writeln!(
-                        out,
-                        "  {:>7}  {:<14} {:>10}  {}",
-                        g.pages,
-                        g.page_type.display(names).to_string(),
-                        index_word(g.index),
-                        g.lsn_move
-                    )?;
-                }
-                writeln!(
-                    out,
-                    "  {:>7}  {:<14} {:>10}  {:<9} {:>14} {:>14} {:>6} {:>6}",
-                    "page", "type", "index", "lsn", "lsn a", "lsn b", "byte", "bytes"
-                )?;
-                for c in &d.changes {
-                    let [la, lb, fb, n] = cells(c.change, "-");
-                    writeln!(
-                        out,
-                        "  {:>7}  {:<14} {:>10}  {:<9} {la:>14} {lb:>14} {fb:>6} {n:>6}",
-                        c.page,
-                        c.page_type.display(names).to_string(),
-                        index_word(c.index),
-                        c.lsn_move()
-                    )?;
-                }
-            }
-        }
+        Format::Json | Format::Jsonl => json(out, pa, pb, &d, &b)?,
+        Format::Csv => csv(out, &d, &b)?,
+        Format::Text | Format::Tsv | Format::Sql => text(out, pa, pb, &d, &a, &b)?,
     }
     // Each copy's own findings (shorter than FSP_SIZE, torn tail, page 0),
     // as every command gives them: after the text, on stderr otherwise.
@@ -224,4 +97,153 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     } else {
         Outcome::Findings
     })
+}
+
+/// `diff --format json`: the figures, the LSN moves, the groups and every
+/// page that differs.
+fn json(out: &mut dyn Write, pa: &Path, pb: &Path, d: &Diff, b: &Tablespace<'_>) -> io::Result<()> {
+    let names = b.type_names();
+    let mut j = Json::new(out);
+    j.obj()?
+        .kv_str("a", &pa.display().to_string())?
+        .kv_str("b", &pb.display().to_string())?;
+    j.kv_num("pages_a", d.pages_a)?
+        .kv_num("pages_b", d.pages_b)?
+        .kv_num("identical", d.identical)?
+        .kv_num("differ", d.changes.len() as u64)?
+        .kv_bool("space_ids_differ", d.space_ids_differ)?;
+    j.key("moves")?.obj()?;
+    for (m, n) in d.moves() {
+        j.kv_num(m.name(), n)?;
+    }
+    j.end_obj()?.key("groups")?.arr()?;
+    for g in d.groups() {
+        j.obj()?
+            .kv_display("page_type", &g.page_type.display(names))?
+            .key("index")?
+            .opt_num(g.index.map(|i| i.0))?
+            .kv_str("move", g.lsn_move.name())?
+            .kv_num("pages", g.pages)?
+            .end_obj()?;
+    }
+    j.end_arr()?.key("pages")?.arr()?;
+    for c in &d.changes {
+        j.obj()?
+            .kv_num("page", c.page.0)?
+            .kv_display("page_type", &c.page_type.display(names))?
+            .key("index")?
+            .opt_num(c.index.map(|i| i.0))?
+            .kv_str("move", c.lsn_move().name())?;
+        match c.change {
+            Change::Changed {
+                lsn_a,
+                lsn_b,
+                first_byte,
+                bytes,
+            } => {
+                j.kv_num("lsn_a", lsn_a.0)?
+                    .kv_num("lsn_b", lsn_b.0)?
+                    .kv_num("first_byte", first_byte)?
+                    .kv_num("bytes", bytes)?;
+            }
+            Change::OnlyA { lsn } => {
+                j.kv_num("lsn_a", lsn.0)?.key("lsn_b")?.null()?;
+            }
+            Change::OnlyB { lsn } => {
+                j.key("lsn_a")?.null()?.kv_num("lsn_b", lsn.0)?;
+            }
+        }
+        j.end_obj()?;
+    }
+    j.end_arr()?.end_obj()?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// `diff --format csv`: one line per page that differs.
+fn csv(out: &mut dyn Write, d: &Diff, b: &Tablespace<'_>) -> io::Result<()> {
+    let names = b.type_names();
+    writeln!(
+        out,
+        "page,page_type,index,move,lsn_a,lsn_b,first_byte,bytes"
+    )?;
+    for c in &d.changes {
+        let [la, lb, fb, n] = cells(c.change, "");
+        writeln!(
+            out,
+            "{},{},{},{},{la},{lb},{fb},{n}",
+            c.page,
+            c.page_type.display(names),
+            c.index.map_or(String::new(), |i| i.to_string()),
+            c.lsn_move()
+        )?;
+    }
+    Ok(())
+}
+
+/// `diff` as text: the figures, the LSN moves, the groups and every page
+/// that differs.
+fn text(
+    out: &mut dyn Write,
+    pa: &Path,
+    pb: &Path,
+    d: &Diff,
+    a: &Tablespace<'_>,
+    b: &Tablespace<'_>,
+) -> io::Result<()> {
+    let names = b.type_names();
+    writeln!(
+        out,
+        "{} -> {}: {} and {} pages, {} identical, {} differ",
+        pa.display(),
+        pb.display(),
+        d.pages_a,
+        d.pages_b,
+        d.identical,
+        d.changes.len()
+    )?;
+    if d.space_ids_differ {
+        writeln!(
+            out,
+            "  the space ids differ ({} and {}): these are not copies of one tablespace",
+            a.space_id(),
+            b.space_id()
+        )?;
+    }
+    if !d.changes.is_empty() {
+        let moves: Vec<String> = d.moves().iter().map(|(m, n)| format!("{n} {m}")).collect();
+        writeln!(
+            out,
+            "  LSN moves (second copy against the first): {}",
+            moves.join(", ")
+        )?;
+        writeln!(out, "  {:>7}  {:<14} {:>10}  lsn", "pages", "type", "index")?;
+        for g in d.groups() {
+            writeln!(
+                out,
+                "  {:>7}  {:<14} {:>10}  {}",
+                g.pages,
+                g.page_type.display(names).to_string(),
+                index_word(g.index),
+                g.lsn_move
+            )?;
+        }
+        writeln!(
+            out,
+            "  {:>7}  {:<14} {:>10}  {:<9} {:>14} {:>14} {:>6} {:>6}",
+            "page", "type", "index", "lsn", "lsn a", "lsn b", "byte", "bytes"
+        )?;
+        for c in &d.changes {
+            let [la, lb, fb, n] = cells(c.change, "-");
+            writeln!(
+                out,
+                "  {:>7}  {:<14} {:>10}  {:<9} {la:>14} {lb:>14} {fb:>6} {n:>6}",
+                c.page,
+                c.page_type.display(names).to_string(),
+                index_word(c.index),
+                c.lsn_move()
+            )?;
+        }
+    }
+    Ok(())
 }

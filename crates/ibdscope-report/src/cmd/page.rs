@@ -207,6 +207,25 @@ impl Page<'_, '_> {
     }
 
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.text_fil(out)?;
+        if let Some(note) = self.note() {
+            writeln!(out, "note: {note}")?;
+        }
+        let (rp, figures) = match &self.content {
+            Content::Index(v) => (&v.rp, &v.figures),
+            Content::Compressed(rp, fig) => (rp, fig),
+            _ => return self.text_findings(out),
+        };
+        text_index_header(out, rp, figures)?;
+        if let Content::Index(v) = &self.content {
+            text_records(out, v)?;
+            text_byte_map(out, v)?;
+        }
+        self.text_findings(out)
+    }
+
+    /// The page's first line and its FIL header.
+    fn text_fil(&self, out: &mut dyn Write) -> io::Result<()> {
         let names = self.ts.type_names();
         let f = &self.facts;
         writeln!(
@@ -242,192 +261,7 @@ impl Page<'_, '_> {
                 writeln!(out, "  {k:<26} {v}")?;
             }
         }
-        if let Some(note) = self.note() {
-            writeln!(out, "note: {note}")?;
-        }
-        let (rp, figures) = match &self.content {
-            Content::Index(v) => (&v.rp, &v.figures),
-            Content::Compressed(rp, fig) => (rp, fig),
-            _ => {
-                self.text_findings(out)?;
-                return Ok(());
-            }
-        };
-        let h = rp.header();
-        writeln!(out, "INDEX header")?;
-        let seg = |s: FsegHeader| format!("space {} page {} offset {}", s.space, s.page, s.offset);
-        let rows: [(&str, String); 14] = [
-            ("PAGE_N_DIR_SLOTS", h.n_dir_slots().to_string()),
-            ("PAGE_HEAP_TOP", h.heap_top().to_string()),
-            (
-                "PAGE_N_HEAP",
-                format!(
-                    "{} ({})",
-                    h.n_heap(),
-                    if h.is_compact() {
-                        "compact flag set: COMPACT/DYNAMIC/COMPRESSED records"
-                    } else {
-                        "compact flag clear: REDUNDANT records"
-                    }
-                ),
-            ),
-            ("PAGE_FREE", h.free().to_string()),
-            ("PAGE_GARBAGE", h.garbage().to_string()),
-            ("PAGE_LAST_INSERT", h.last_insert().to_string()),
-            (
-                "PAGE_DIRECTION",
-                format!(
-                    "{} ({})",
-                    h.direction_raw(),
-                    direction_name(h.direction_raw())
-                ),
-            ),
-            ("PAGE_N_DIRECTION", h.n_direction().to_string()),
-            ("PAGE_N_RECS", h.n_recs().to_string()),
-            ("PAGE_MAX_TRX_ID", h.max_trx_id().to_string()),
-            (
-                "PAGE_LEVEL",
-                format!(
-                    "{}{}",
-                    h.level(),
-                    if h.level() == 0 { " (leaf)" } else { "" }
-                ),
-            ),
-            ("PAGE_INDEX_ID", h.index_id().to_string()),
-            ("PAGE_BTR_SEG_LEAF", seg(h.seg_leaf())),
-            ("PAGE_BTR_SEG_TOP", seg(h.seg_top())),
-        ];
-        for (k, v) in rows {
-            writeln!(out, "  {k:<26} {v}")?;
-        }
-        let fill = figures.fill;
-        writeln!(
-            out,
-            "fill {:.1}%: used {} of {} usable bytes, free {}, garbage {}{}",
-            fill.fill() * 100.0,
-            fill.used,
-            fill.usable,
-            fill.free,
-            fill.garbage,
-            if fill.approximate {
-                " (of the uncompressed page)"
-            } else {
-                ""
-            }
-        )?;
-        let Content::Index(v) = &self.content else {
-            self.text_findings(out)?;
-            return Ok(());
-        };
-        let rp = &v.rp;
-        let page = rp.bytes();
-        if let Some(c) = figures.counts() {
-            writeln!(
-                out,
-                "records: {} format, {} user records walked ({} delete-marked), {} on the free chain",
-                rp.format().name(),
-                c.n_recs,
-                c.n_deleted,
-                c.n_free
-            )?;
-        }
-        writeln!(out, "system records")?;
-        for rec in [rp.infimum(), rp.supremum()].into_iter().flatten() {
-            let at = usize::from(rec.origin);
-            writeln!(
-                out,
-                "  {:<9} offset {:>5} heap {:>4} owned {:>2} next {:>5} flags {} data \"{}\"",
-                rec.rec_type.name(),
-                rec.origin,
-                rec.header.heap_no,
-                rec.header.n_owned,
-                Next(rp, &rec, "-"),
-                Flags(&rec, ",", "-"),
-                page.get(at..at + 8)
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|&b| if b.is_ascii_graphic() {
-                        char::from(b)
-                    } else {
-                        '.'
-                    })
-                    .collect::<String>()
-            )?;
-        }
-        let n_slots = h.n_dir_slots();
-        writeln!(out, "directory: {n_slots} slots (slot: offset -> record)")?;
-        let mut shown = 0u32;
-        for i in 0..n_slots {
-            let (Some(at), Some(to)) = (rp.dir_slot_offset(i), rp.dir_slot(i)) else {
-                break;
-            };
-            if at < ibdscope::index::PAGE_DATA {
-                break;
-            }
-            shown += 1;
-            let owned = rp
-                .record_at(to)
-                .map_or("-".to_string(), |r| r.header.n_owned.to_string());
-            writeln!(out, "  {i:>5}: {at:>5} -> {to:>5}  owns {owned}")?;
-        }
-        if u32::from(n_slots) > shown {
-            writeln!(
-                out,
-                "  ({} slots do not fit in the page)",
-                u32::from(n_slots) - shown
-            )?;
-        }
-        let mut visited = Visited::new();
-        for chain in [Chain::User, Chain::Free] {
-            writeln!(
-                out,
-                "{}",
-                match chain {
-                    Chain::User => "user records (key order)",
-                    Chain::Free => "free (garbage) chain, from PAGE_FREE",
-                }
-            )?;
-            writeln!(
-                out,
-                "  {:>6} {:>5} {:<8} {:<15} {:>5} {:>6} {:>7}",
-                "offset", "heap", "type", "flags", "owned", "next", "size"
-            )?;
-            let mut err: io::Result<()> = Ok(());
-            chain_records(rp, chain, &mut visited, |rec| {
-                if err.is_ok() {
-                    err = writeln!(
-                        out,
-                        "  {:>6} {:>5} {:<8} {:<15} {:>5} {:>6} {:>7}",
-                        rec.origin,
-                        rec.header.heap_no,
-                        rec.rec_type.name(),
-                        Flags(&rec, ",", "-"),
-                        rec.header.n_owned,
-                        Next(rp, &rec, "-"),
-                        Size(v.layout.extent(rp, &rec))
-                    );
-                }
-            });
-            err?;
-        }
-        let legend: Vec<String> = ByteClass::ALL
-            .iter()
-            .map(|&c| format!("{} {}", c.symbol(), c.name()))
-            .collect();
-        writeln!(
-            out,
-            "byte map ({} bytes per cell, each the class of most of its bytes; {})",
-            rp.logical_size() / MAP_CELLS,
-            legend.join(", ")
-        )?;
-        let cells: String = v.map.cells(MAP_CELLS).map(ByteClass::symbol).collect();
-        writeln!(out, "  |{cells}|")?;
-        let counts: Vec<String> = ByteClass::ALL
-            .iter()
-            .map(|&c| format!("{} {}", c.name(), v.map.bytes(c)))
-            .collect();
-        writeln!(out, "  bytes: {}", counts.join(", "))?;
-        self.text_findings(out)
+        Ok(())
     }
 
     fn text_findings(&self, out: &mut dyn Write) -> io::Result<()> {
@@ -470,128 +304,17 @@ impl Page<'_, '_> {
         if let Some(note) = self.note() {
             j.kv_str("note", note)?;
         }
-        if let Some(fil) = FilHeader::new(self.bytes) {
-            let link = |p: PageNo| (!p.is_null()).then_some(u64::from(p.0));
-            j.key("fil")?.obj()?;
-            j.kv_num("checksum", fil.checksum())?
-                .kv_num("page_number", fil.page_no().0)?;
-            j.key("prev")?.opt_num(link(fil.prev()))?;
-            j.key("next")?.opt_num(link(fil.next()))?;
-            j.kv_num("lsn", fil.lsn().0)?
-                .kv_num("type_code", fil.page_type().0)?;
-            j.kv_num("flush_lsn", fil.flush_lsn().0)?
-                .kv_num("space_id", fil.space_id().0)?;
-            j.end_obj()?;
-        }
+        self.json_fil(&mut j)?;
         let (rp, figures) = match &self.content {
             Content::Index(v) => (Some(&v.rp), Some(&v.figures)),
             Content::Compressed(rp, fig) => (Some(rp), Some(fig)),
             _ => (None, None),
         };
         if let (Some(rp), Some(figures)) = (rp, figures) {
-            let h = rp.header();
-            j.key("index")?.obj()?;
-            j.kv_num("n_dir_slots", h.n_dir_slots())?
-                .kv_num("heap_top", h.heap_top())?;
-            j.kv_num("n_heap", h.n_heap())?
-                .kv_bool("compact", h.is_compact())?;
-            j.kv_num("free", h.free())?
-                .kv_num("garbage", h.garbage())?
-                .kv_num("last_insert", h.last_insert())?;
-            j.kv_num("direction", h.direction_raw())?
-                .kv_str("direction_name", direction_name(h.direction_raw()))?;
-            j.kv_num("n_direction", h.n_direction())?
-                .kv_num("n_recs", h.n_recs())?
-                .kv_num("max_trx_id", h.max_trx_id())?;
-            j.kv_num("level", h.level())?
-                .kv_num("index_id", h.index_id().0)?;
-            for (k, s) in [("seg_leaf", h.seg_leaf()), ("seg_top", h.seg_top())] {
-                j.key(k)?
-                    .obj()?
-                    .kv_num("space", s.space.0)?
-                    .kv_num("page", s.page.0)?
-                    .kv_num("offset", s.offset)?
-                    .end_obj()?;
-            }
-            j.end_obj()?;
-            j.kv_str("format", rp.format().name())?;
-            let fill = figures.fill;
-            j.key("fill")?.obj()?;
-            j.kv_num("used", fill.used)?
-                .kv_num("free", fill.free)?
-                .kv_num("garbage", fill.garbage)?;
-            j.kv_num("usable", fill.usable)?
-                .kv_bool("approximate", fill.approximate)?;
-            j.key("fill")?.float(f64::from(fill.fill()), 4)?.end_obj()?;
-            j.kv_num("data_size", figures.data_size)?;
-            if let Some(c) = figures.counts() {
-                j.key("walk")?.obj()?;
-                j.kv_num("records", c.n_recs)?
-                    .kv_num("delete_marked", c.n_deleted)?
-                    .kv_num("garbage_records", c.n_free)?;
-                j.kv_num("min_rec_leaf", c.n_min_rec)?
-                    .kv_bool("user_chain_complete", c.user_complete)?
-                    .kv_bool("free_chain_complete", c.free_complete)?;
-                j.key("record_bytes")?
-                    .opt_num(c.record_bytes.map(u64::from))?
-                    .end_obj()?;
-            }
+            json_index_header(&mut j, rp, figures)?;
         }
         if let Content::Index(v) = &self.content {
-            let rp = &v.rp;
-            let mut visited = Visited::new();
-            for (key, rec) in [("infimum", rp.infimum()), ("supremum", rp.supremum())] {
-                j.key(key)?;
-                match rec {
-                    Some(rec) => {
-                        j.obj()?;
-                        json_record(&mut j, rp, &rec, Chain::User, v.layout.extent(rp, &rec))?;
-                        j.end_obj()?;
-                    }
-                    None => {
-                        j.null()?;
-                    }
-                }
-            }
-            j.key("directory")?.arr()?;
-            for i in 0..rp.header().n_dir_slots() {
-                let (Some(at), Some(to)) = (rp.dir_slot_offset(i), rp.dir_slot(i)) else {
-                    break;
-                };
-                if at < ibdscope::index::PAGE_DATA {
-                    break;
-                }
-                j.obj()?
-                    .kv_num("slot", i)?
-                    .kv_num("offset", at as u64)?
-                    .kv_num("record", to)?
-                    .end_obj()?;
-            }
-            j.end_arr()?;
-            for (key, chain) in [("records", Chain::User), ("garbage", Chain::Free)] {
-                j.key(key)?.arr()?;
-                let mut err: io::Result<()> = Ok(());
-                chain_records(rp, chain, &mut visited, |rec| {
-                    if err.is_ok() {
-                        err = (|| {
-                            j.obj()?;
-                            json_record(&mut j, rp, &rec, chain, v.layout.extent(rp, &rec))?;
-                            j.end_obj()?;
-                            Ok(())
-                        })();
-                    }
-                });
-                err?;
-                j.end_arr()?;
-            }
-            j.key("byte_map")?.obj()?;
-            j.kv_num("cell_bytes", rp.logical_size() / MAP_CELLS)?;
-            let cells: String = v.map.cells(MAP_CELLS).map(ByteClass::symbol).collect();
-            j.kv_str("map", &cells)?;
-            for c in ByteClass::ALL {
-                j.kv_num(c.name(), v.map.bytes(c))?;
-            }
-            j.end_obj()?;
+            json_records(&mut j, v)?;
         }
         j.key("findings")?.arr()?;
         let base = self.ts.file_offset(self.n);
@@ -605,4 +328,324 @@ impl Page<'_, '_> {
         j.end_arr()?.end_obj()?;
         j.writer().write_all(b"\n")
     }
+
+    /// The FIL header as JSON.
+    fn json_fil(&self, j: &mut Json<'_>) -> io::Result<()> {
+        if let Some(fil) = FilHeader::new(self.bytes) {
+            let link = |p: PageNo| (!p.is_null()).then_some(u64::from(p.0));
+            j.key("fil")?.obj()?;
+            j.kv_num("checksum", fil.checksum())?
+                .kv_num("page_number", fil.page_no().0)?;
+            j.key("prev")?.opt_num(link(fil.prev()))?;
+            j.key("next")?.opt_num(link(fil.next()))?;
+            j.kv_num("lsn", fil.lsn().0)?
+                .kv_num("type_code", fil.page_type().0)?;
+            j.kv_num("flush_lsn", fil.flush_lsn().0)?
+                .kv_num("space_id", fil.space_id().0)?;
+            j.end_obj()?;
+        }
+        Ok(())
+    }
+}
+
+/// The INDEX header and the page's fill (index and compressed pages).
+fn text_index_header(
+    out: &mut dyn Write,
+    rp: &RecPage<'_>,
+    figures: &PageRecords,
+) -> io::Result<()> {
+    let h = rp.header();
+    writeln!(out, "INDEX header")?;
+    let seg = |s: FsegHeader| format!("space {} page {} offset {}", s.space, s.page, s.offset);
+    let rows: [(&str, String); 14] = [
+        ("PAGE_N_DIR_SLOTS", h.n_dir_slots().to_string()),
+        ("PAGE_HEAP_TOP", h.heap_top().to_string()),
+        (
+            "PAGE_N_HEAP",
+            format!(
+                "{} ({})",
+                h.n_heap(),
+                if h.is_compact() {
+                    "compact flag set: COMPACT/DYNAMIC/COMPRESSED records"
+                } else {
+                    "compact flag clear: REDUNDANT records"
+                }
+            ),
+        ),
+        ("PAGE_FREE", h.free().to_string()),
+        ("PAGE_GARBAGE", h.garbage().to_string()),
+        ("PAGE_LAST_INSERT", h.last_insert().to_string()),
+        (
+            "PAGE_DIRECTION",
+            format!(
+                "{} ({})",
+                h.direction_raw(),
+                direction_name(h.direction_raw())
+            ),
+        ),
+        ("PAGE_N_DIRECTION", h.n_direction().to_string()),
+        ("PAGE_N_RECS", h.n_recs().to_string()),
+        ("PAGE_MAX_TRX_ID", h.max_trx_id().to_string()),
+        (
+            "PAGE_LEVEL",
+            format!(
+                "{}{}",
+                h.level(),
+                if h.level() == 0 { " (leaf)" } else { "" }
+            ),
+        ),
+        ("PAGE_INDEX_ID", h.index_id().to_string()),
+        ("PAGE_BTR_SEG_LEAF", seg(h.seg_leaf())),
+        ("PAGE_BTR_SEG_TOP", seg(h.seg_top())),
+    ];
+    for (k, v) in rows {
+        writeln!(out, "  {k:<26} {v}")?;
+    }
+    let fill = figures.fill;
+    writeln!(
+        out,
+        "fill {:.1}%: used {} of {} usable bytes, free {}, garbage {}{}",
+        fill.fill() * 100.0,
+        fill.used,
+        fill.usable,
+        fill.free,
+        fill.garbage,
+        if fill.approximate {
+            " (of the uncompressed page)"
+        } else {
+            ""
+        }
+    )?;
+    Ok(())
+}
+
+/// The records: counts, the system records, the directory, and the user
+/// and free chains record by record.
+fn text_records(out: &mut dyn Write, v: &IndexView<'_>) -> io::Result<()> {
+    let rp = &v.rp;
+    let page = rp.bytes();
+    if let Some(c) = v.figures.counts() {
+        writeln!(
+            out,
+            "records: {} format, {} user records walked ({} delete-marked), {} on the free chain",
+            rp.format().name(),
+            c.n_recs,
+            c.n_deleted,
+            c.n_free
+        )?;
+    }
+    writeln!(out, "system records")?;
+    for rec in [rp.infimum(), rp.supremum()].into_iter().flatten() {
+        let at = usize::from(rec.origin);
+        writeln!(
+            out,
+            "  {:<9} offset {:>5} heap {:>4} owned {:>2} next {:>5} flags {} data \"{}\"",
+            rec.rec_type.name(),
+            rec.origin,
+            rec.header.heap_no,
+            rec.header.n_owned,
+            Next(rp, &rec, "-"),
+            Flags(&rec, ",", "-"),
+            page.get(at..at + 8)
+                .unwrap_or(&[])
+                .iter()
+                .map(|&b| if b.is_ascii_graphic() {
+                    char::from(b)
+                } else {
+                    '.'
+                })
+                .collect::<String>()
+        )?;
+    }
+    let n_slots = rp.header().n_dir_slots();
+    writeln!(out, "directory: {n_slots} slots (slot: offset -> record)")?;
+    let mut shown = 0u32;
+    for i in 0..n_slots {
+        let (Some(at), Some(to)) = (rp.dir_slot_offset(i), rp.dir_slot(i)) else {
+            break;
+        };
+        if at < ibdscope::index::PAGE_DATA {
+            break;
+        }
+        shown += 1;
+        let owned = rp
+            .record_at(to)
+            .map_or("-".to_string(), |r| r.header.n_owned.to_string());
+        writeln!(out, "  {i:>5}: {at:>5} -> {to:>5}  owns {owned}")?;
+    }
+    if u32::from(n_slots) > shown {
+        writeln!(
+            out,
+            "  ({} slots do not fit in the page)",
+            u32::from(n_slots) - shown
+        )?;
+    }
+    let mut visited = Visited::new();
+    for chain in [Chain::User, Chain::Free] {
+        writeln!(
+            out,
+            "{}",
+            match chain {
+                Chain::User => "user records (key order)",
+                Chain::Free => "free (garbage) chain, from PAGE_FREE",
+            }
+        )?;
+        writeln!(
+            out,
+            "  {:>6} {:>5} {:<8} {:<15} {:>5} {:>6} {:>7}",
+            "offset", "heap", "type", "flags", "owned", "next", "size"
+        )?;
+        let mut err: io::Result<()> = Ok(());
+        chain_records(rp, chain, &mut visited, |rec| {
+            if err.is_ok() {
+                err = writeln!(
+                    out,
+                    "  {:>6} {:>5} {:<8} {:<15} {:>5} {:>6} {:>7}",
+                    rec.origin,
+                    rec.header.heap_no,
+                    rec.rec_type.name(),
+                    Flags(&rec, ",", "-"),
+                    rec.header.n_owned,
+                    Next(rp, &rec, "-"),
+                    Size(v.layout.extent(rp, &rec))
+                );
+            }
+        });
+        err?;
+    }
+    Ok(())
+}
+
+/// The one-line byte map and the bytes per class.
+fn text_byte_map(out: &mut dyn Write, v: &IndexView<'_>) -> io::Result<()> {
+    let rp = &v.rp;
+    let legend: Vec<String> = ByteClass::ALL
+        .iter()
+        .map(|&c| format!("{} {}", c.symbol(), c.name()))
+        .collect();
+    writeln!(
+        out,
+        "byte map ({} bytes per cell, each the class of most of its bytes; {})",
+        rp.logical_size() / MAP_CELLS,
+        legend.join(", ")
+    )?;
+    let cells: String = v.map.cells(MAP_CELLS).map(ByteClass::symbol).collect();
+    writeln!(out, "  |{cells}|")?;
+    let counts: Vec<String> = ByteClass::ALL
+        .iter()
+        .map(|&c| format!("{} {}", c.name(), v.map.bytes(c)))
+        .collect();
+    writeln!(out, "  bytes: {}", counts.join(", "))?;
+    Ok(())
+}
+
+/// The INDEX header, the fill and the record walk's figures as JSON.
+fn json_index_header(j: &mut Json<'_>, rp: &RecPage<'_>, figures: &PageRecords) -> io::Result<()> {
+    let h = rp.header();
+    j.key("index")?.obj()?;
+    j.kv_num("n_dir_slots", h.n_dir_slots())?
+        .kv_num("heap_top", h.heap_top())?;
+    j.kv_num("n_heap", h.n_heap())?
+        .kv_bool("compact", h.is_compact())?;
+    j.kv_num("free", h.free())?
+        .kv_num("garbage", h.garbage())?
+        .kv_num("last_insert", h.last_insert())?;
+    j.kv_num("direction", h.direction_raw())?
+        .kv_str("direction_name", direction_name(h.direction_raw()))?;
+    j.kv_num("n_direction", h.n_direction())?
+        .kv_num("n_recs", h.n_recs())?
+        .kv_num("max_trx_id", h.max_trx_id())?;
+    j.kv_num("level", h.level())?
+        .kv_num("index_id", h.index_id().0)?;
+    for (k, s) in [("seg_leaf", h.seg_leaf()), ("seg_top", h.seg_top())] {
+        j.key(k)?
+            .obj()?
+            .kv_num("space", s.space.0)?
+            .kv_num("page", s.page.0)?
+            .kv_num("offset", s.offset)?
+            .end_obj()?;
+    }
+    j.end_obj()?;
+    j.kv_str("format", rp.format().name())?;
+    let fill = figures.fill;
+    j.key("fill")?.obj()?;
+    j.kv_num("used", fill.used)?
+        .kv_num("free", fill.free)?
+        .kv_num("garbage", fill.garbage)?;
+    j.kv_num("usable", fill.usable)?
+        .kv_bool("approximate", fill.approximate)?;
+    j.key("fill")?.float(f64::from(fill.fill()), 4)?.end_obj()?;
+    j.kv_num("data_size", figures.data_size)?;
+    if let Some(c) = figures.counts() {
+        j.key("walk")?.obj()?;
+        j.kv_num("records", c.n_recs)?
+            .kv_num("delete_marked", c.n_deleted)?
+            .kv_num("garbage_records", c.n_free)?;
+        j.kv_num("min_rec_leaf", c.n_min_rec)?
+            .kv_bool("user_chain_complete", c.user_complete)?
+            .kv_bool("free_chain_complete", c.free_complete)?;
+        j.key("record_bytes")?
+            .opt_num(c.record_bytes.map(u64::from))?
+            .end_obj()?;
+    }
+    Ok(())
+}
+
+/// The system records, the directory, the chains and the byte map as JSON.
+fn json_records(j: &mut Json<'_>, v: &IndexView<'_>) -> io::Result<()> {
+    let rp = &v.rp;
+    let mut visited = Visited::new();
+    for (key, rec) in [("infimum", rp.infimum()), ("supremum", rp.supremum())] {
+        j.key(key)?;
+        match rec {
+            Some(rec) => {
+                j.obj()?;
+                json_record(j, rp, &rec, Chain::User, v.layout.extent(rp, &rec))?;
+                j.end_obj()?;
+            }
+            None => {
+                j.null()?;
+            }
+        }
+    }
+    j.key("directory")?.arr()?;
+    for i in 0..rp.header().n_dir_slots() {
+        let (Some(at), Some(to)) = (rp.dir_slot_offset(i), rp.dir_slot(i)) else {
+            break;
+        };
+        if at < ibdscope::index::PAGE_DATA {
+            break;
+        }
+        j.obj()?
+            .kv_num("slot", i)?
+            .kv_num("offset", at as u64)?
+            .kv_num("record", to)?
+            .end_obj()?;
+    }
+    j.end_arr()?;
+    for (key, chain) in [("records", Chain::User), ("garbage", Chain::Free)] {
+        j.key(key)?.arr()?;
+        let mut err: io::Result<()> = Ok(());
+        chain_records(rp, chain, &mut visited, |rec| {
+            if err.is_ok() {
+                err = (|| {
+                    j.obj()?;
+                    json_record(j, rp, &rec, chain, v.layout.extent(rp, &rec))?;
+                    j.end_obj()?;
+                    Ok(())
+                })();
+            }
+        });
+        err?;
+        j.end_arr()?;
+    }
+    j.key("byte_map")?.obj()?;
+    j.kv_num("cell_bytes", rp.logical_size() / MAP_CELLS)?;
+    let cells: String = v.map.cells(MAP_CELLS).map(ByteClass::symbol).collect();
+    j.kv_str("map", &cells)?;
+    for c in ByteClass::ALL {
+        j.kv_num(c.name(), v.map.bytes(c))?;
+    }
+    j.end_obj()?;
+    Ok(())
 }

@@ -16,8 +16,8 @@ use ibdscope::extents::{Owner, SpaceProblem};
 use ibdscope::layout::{PageLayout, RecExtent};
 use ibdscope::record::{Chain, RecFinding};
 use ibdscope::{
-    Btrees, Finding, FindingKind, IndexId, NoRecords, PageNo, Rec, RecFormat, RecPage, RecScratch,
-    Tablespace, Visited,
+    Btrees, Finding, FindingKind, IndexId, IndexTree, NoRecords, PageNo, Rec, RecFormat, RecPage,
+    RecScratch, Tablespace, Visited,
 };
 use std::fmt;
 use std::io::{self, Write};
@@ -417,24 +417,8 @@ pub fn run(
     let (path, ts) = (a.path(), a.ts());
     let map = a.map();
     let trees = Btrees::build_with_leaf_chains(ts, a.engine(), map);
-    if let Some(id) = sel.index {
-        if trees.index(IndexId(id)).is_none() {
-            let known: Vec<String> = trees
-                .indexes
-                .iter()
-                .map(|t| t.index_id.to_string())
-                .collect();
-            eprintln!(
-                "ibdscope: {}: no index {id} in this file (indexes: {})",
-                path.display(),
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            );
-            return Ok(Outcome::Unreadable);
-        }
+    if !index_known(path, &trees, sel.index) {
+        return Ok(Outcome::Unreadable);
     }
     let no_index_note =
         (sel.page.is_none() && trees.indexes.is_empty() && !map.unreadable.is_empty()).then(|| {
@@ -472,94 +456,7 @@ pub fn run(
             Err(e) => w.skip(n, e),
         }
     } else {
-        let wanted = |id: IndexId| sel.index.is_none_or(|x| x == id.0);
-        // --all-pages: pages on a leaf chain met so far, one bit per page.
-        let mut on_chain = Vec::new();
-        if sel.all_pages {
-            on_chain = vec![0u64; ts.n_pages().div_ceil(64) as usize];
-        }
-        let chained = |bits: &[u64], p: u32| {
-            bits.get((p / 64) as usize)
-                .is_some_and(|w| w & (1u64 << (p % 64)) != 0)
-        };
-        for t in trees.indexes.iter().filter(|t| wanted(t.index_id)) {
-            if !sel.all_pages {
-                for &n in &t.leaf_chain {
-                    match RecPage::of(ts, n) {
-                        Ok(rp) => w.page(&rp, n, Source::LeafChain)?,
-                        Err(e) => w.skip(n, e),
-                    }
-                }
-                continue;
-            }
-            for &n in &t.leaf_chain {
-                if let Some(bits) = on_chain.get_mut((n.0 / 64) as usize) {
-                    *bits |= 1u64 << (n.0 % 64);
-                }
-            }
-            // The pages the index owns (one pass over the space map's
-            // owners) and freed pages with its records (the space map's
-            // findings), merged in page order.
-            let mut freed: Vec<u32> =
-                map.findings
-                    .iter()
-                    .filter_map(|f| match (f.kind, f.page) {
-                        (
-                            FindingKind::Space(SpaceProblem::FreePageWithData { index, .. }),
-                            Some(p),
-                        ) if index == t.index_id => Some(p.0),
-                        _ => None,
-                    })
-                    .collect();
-            freed.sort_unstable();
-            let mut freed = freed.into_iter().peekable();
-            let mut owned = map
-                .owners(ts)
-                .enumerate()
-                .filter_map(|(p, o)| match o {
-                    Owner::Segment {
-                        index: Some(id), ..
-                    } if id == t.index_id => u32::try_from(p).ok(),
-                    _ => None,
-                })
-                .peekable();
-            loop {
-                let (p, source) = match (owned.peek().copied(), freed.peek().copied()) {
-                    (Some(a), Some(b)) if b < a => (freed.next().unwrap_or(b), Source::Freed),
-                    (Some(a), _) => (owned.next().unwrap_or(a), Source::Owned),
-                    (None, Some(b)) => (freed.next().unwrap_or(b), Source::Freed),
-                    (None, None) => break,
-                };
-                let n = PageNo(p);
-                let source = match source {
-                    Source::Owned if chained(&on_chain, p) => Source::LeafChain,
-                    s => s,
-                };
-                match RecPage::of(ts, n) {
-                    Ok(rp) => {
-                        w.page(&rp, n, source)?;
-                        if source == Source::Freed {
-                            // Stale records on a free page: shown, not
-                            // damage to the table.
-                            for f in analyse(ts, n, &rp) {
-                                findings.push((f, false));
-                            }
-                        }
-                    }
-                    Err(NoRecords::NotIndex(_)) => {}
-                    Err(e) => w.skip(n, e),
-                }
-            }
-            // Pages of the same index found once only (a page owned twice
-            // is the space map's finding).
-        }
-        for f in &trees.findings {
-            if let FindingKind::Btree(p) = f.kind {
-                if wanted(p.index()) {
-                    findings.push((*f, true));
-                }
-            }
-        }
+        walk_indexes(&mut w, a, &trees, &mut findings)?;
     }
     // The file's findings and the pages walked that do not verify come
     // first, as in every command.
@@ -578,6 +475,145 @@ pub fn run(
     } else {
         Outcome::Clean
     })
+}
+
+/// Whether `--index ID` (if given) is an index of the file; says on stderr
+/// which there are when it is not.
+fn index_known(path: &Path, trees: &Btrees, index: Option<u64>) -> bool {
+    let Some(id) = index else { return true };
+    if trees.index(IndexId(id)).is_none() {
+        let known: Vec<String> = trees
+            .indexes
+            .iter()
+            .map(|t| t.index_id.to_string())
+            .collect();
+        eprintln!(
+            "ibdscope: {}: no index {id} in this file (indexes: {})",
+            path.display(),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        );
+        return false;
+    }
+    true
+}
+
+/// Every wanted index's leaf chain, or with `--all-pages` every page its
+/// segments own and the freed pages with its records; then the B-tree
+/// findings of the wanted indexes.
+fn walk_indexes(
+    w: &mut Walk<'_, '_>,
+    a: &Analysis<'_>,
+    trees: &Btrees,
+    findings: &mut Vec<(Finding, bool)>,
+) -> io::Result<()> {
+    let (ts, index) = (a.ts(), w.sel.index);
+    let wanted = |id: IndexId| index.is_none_or(|x| x == id.0);
+    // --all-pages: pages on a leaf chain met so far, one bit per page.
+    let mut on_chain = Vec::new();
+    if w.sel.all_pages {
+        on_chain = vec![0u64; ts.n_pages().div_ceil(64) as usize];
+    }
+    for t in trees.indexes.iter().filter(|t| wanted(t.index_id)) {
+        if !w.sel.all_pages {
+            for &n in &t.leaf_chain {
+                match RecPage::of(ts, n) {
+                    Ok(rp) => w.page(&rp, n, Source::LeafChain)?,
+                    Err(e) => w.skip(n, e),
+                }
+            }
+            continue;
+        }
+        for &n in &t.leaf_chain {
+            if let Some(bits) = on_chain.get_mut((n.0 / 64) as usize) {
+                *bits |= 1u64 << (n.0 % 64);
+            }
+        }
+        walk_owned(w, a, t, &on_chain, findings)?;
+        // Pages of the same index found once only (a page owned twice
+        // is the space map's finding).
+    }
+    for f in &trees.findings {
+        if let FindingKind::Btree(p) = f.kind {
+            if wanted(p.index()) {
+                findings.push((*f, true));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `--all-pages`, one index: the pages its segments own (one pass over
+/// the space map's owners) and freed pages with its records (the space
+/// map's findings), merged in page order; `on_chain` marks the pages met on
+/// a leaf chain.
+fn walk_owned(
+    w: &mut Walk<'_, '_>,
+    a: &Analysis<'_>,
+    t: &IndexTree,
+    on_chain: &[u64],
+    findings: &mut Vec<(Finding, bool)>,
+) -> io::Result<()> {
+    let (ts, map) = (a.ts(), a.map());
+    let chained = |bits: &[u64], p: u32| {
+        bits.get((p / 64) as usize)
+            .is_some_and(|w| w & (1u64 << (p % 64)) != 0)
+    };
+    let mut freed: Vec<u32> = map
+        .findings
+        .iter()
+        .filter_map(|f| match (f.kind, f.page) {
+            (FindingKind::Space(SpaceProblem::FreePageWithData { index, .. }), Some(p))
+                if index == t.index_id =>
+            {
+                Some(p.0)
+            }
+            _ => None,
+        })
+        .collect();
+    freed.sort_unstable();
+    let mut freed = freed.into_iter().peekable();
+    let mut owned = map
+        .owners(ts)
+        .enumerate()
+        .filter_map(|(p, o)| match o {
+            Owner::Segment {
+                index: Some(id), ..
+            } if id == t.index_id => u32::try_from(p).ok(),
+            _ => None,
+        })
+        .peekable();
+    loop {
+        let (p, source) = match (owned.peek().copied(), freed.peek().copied()) {
+            (Some(a), Some(b)) if b < a => (freed.next().unwrap_or(b), Source::Freed),
+            (Some(a), _) => (owned.next().unwrap_or(a), Source::Owned),
+            (None, Some(b)) => (freed.next().unwrap_or(b), Source::Freed),
+            (None, None) => break,
+        };
+        let n = PageNo(p);
+        let source = match source {
+            Source::Owned if chained(on_chain, p) => Source::LeafChain,
+            s => s,
+        };
+        match RecPage::of(ts, n) {
+            Ok(rp) => {
+                w.page(&rp, n, source)?;
+                if source == Source::Freed {
+                    // Stale records on a free page: shown, not
+                    // damage to the table.
+                    for f in analyse(ts, n, &rp) {
+                        findings.push((f, false));
+                    }
+                }
+            }
+            Err(NoRecords::NotIndex(_)) => {}
+            Err(e) => w.skip(n, e),
+        }
+    }
+    Ok(())
 }
 
 /// Record findings of one page, as file findings.

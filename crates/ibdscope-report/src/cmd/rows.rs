@@ -28,8 +28,9 @@ use ibdscope::{
     BtreeProblem, Btrees, Engine, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage,
     SpaceMap, Tablespace, Visited, FIL_NULL,
 };
+use ibdscope_schema::instant::{InstantError, MariaInstant};
 use ibdscope_schema::row::{data_is_zero, leftmost_leaf, render_field, split, Field, FieldText};
-use ibdscope_schema::table::{Column, Hidden, IndexDef, RecordLayout};
+use ibdscope_schema::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
 use ibdscope_schema::value::Rendered;
 use std::collections::HashSet;
 use std::io::{self, IsTerminal, Write};
@@ -212,116 +213,18 @@ pub fn run(
     // shape the metadata record describes, not the definition's.
     let instant = ibdscope_schema::instant::apply(ts, &mut def.table);
     let t = &def.table;
-    let ix = match &r.index {
-        Some(n) => t.index_by_name_or_id(n),
-        None => t.clustered(),
-    };
-    let Some(ix) = ix else {
-        let names: Vec<String> = t
-            .indexes
-            .iter()
-            .map(|i| match i.id {
-                Some(id) => format!("{} ({id})", i.name),
-                None => i.name.clone(),
-            })
-            .collect();
-        eprintln!(
-            "ibdscope: {}: no index {} in the definition (indexes: {})",
-            path.display(),
-            r.index.as_deref().unwrap_or("(clustered)"),
-            names.join(", ")
-        );
+    let Some(ix) = find_index(path, t, r) else {
         return Ok(Outcome::Unreadable);
     };
-    let Some(root) = ix.root.map(PageNo) else {
-        let f = ts.format();
-        let why = if f.encryption {
-            ": the file is encrypted, its index pages cannot be read without the keyring"
-        } else if f.page_compressed {
-            ": the file is PAGE_COMPRESSED and its INODE page could not be decompressed"
-        } else {
-            ""
-        };
-        eprintln!(
-            "ibdscope: {}: index {} has no root page in this file{why}",
-            path.display(),
-            ix.name
-        );
+    let Some((root, root_rp)) = root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
     };
-    let root_rp = match RecPage::of(ts, root) {
-        Ok(rp) => rp,
-        Err(e) => {
-            let why = match e {
-                NoRecords::PastFile => "past the end of the file".to_string(),
-                NoRecords::NotIndex(t) => format!("a type {} page, not an index page", t.0),
-                NoRecords::Unreadable(_) if ts.format().encryption => {
-                    "encrypted: the rows cannot be read without the keyring".to_string()
-                }
-                NoRecords::Unreadable(_) => {
-                    "encrypted, or page-compressed and not decompressed (see above)".to_string()
-                }
-            };
-            eprintln!(
-                "ibdscope: {}: root page {root} of index {}: {why}",
-                path.display(),
-                ix.name
-            );
-            return Ok(Outcome::Unreadable);
-        }
-    };
-    let instant_layout = match &instant {
-        Ok(Some((_, l))) if t.clustered() == Some(ix) => Some(Ok(l.clone())),
-        Err(e) if t.clustered() == Some(ix) => {
-            eprintln!(
-                "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
-                path.display()
-            );
-            return Ok(Outcome::Unreadable);
-        }
-        _ => None,
-    };
-    let layout = match instant_layout
-        .unwrap_or_else(|| t.layout(ix, root_rp.format() == RecFormat::Compact))
-    {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!(
-                "ibdscope: {}: index {}: record layout: {e}",
-                path.display(),
-                ix.name
-            );
-            return Ok(Outcome::Unreadable);
-        }
+    let Some(layout) = index_layout(path, t, ix, &instant, &root_rp) else {
+        return Ok(Outcome::Unreadable);
     };
     let cols = columns(t, &layout, r.hidden);
     let meta = r.deleted || r.with_deleted;
-    let mut p = Printer {
-        j: Json::new(out),
-        format: opts.format,
-        meta,
-        cap: r.max_value_bytes,
-        cols,
-        slot: vec![None; t.columns.len()],
-        fields: Vec::new(),
-        buf: Vec::new(),
-        cell: String::new(),
-        line: String::new(),
-        problems: Vec::new(),
-        counts: Counts::default(),
-        findings: Vec::new(),
-        notes: Vec::new(),
-        insert_prefix: String::new(),
-        zip: Vec::new(),
-        off_chain: None,
-        twin: false,
-        mode: Mode::Print,
-        stale_keys: HashSet::new(),
-        live_twins: HashSet::new(),
-        damaged: a.damaged_pages().iter().map(|b| b.facts.page_no).collect(),
-        verified_only: opts.verified_only,
-        unverified: false,
-    };
+    let mut p = Printer::new(out, opts, a, meta, r.max_value_bytes, cols, t.columns.len());
     for f in a.file_findings() {
         p.findings.push(finding_text(f));
     }
@@ -330,25 +233,9 @@ pub fn run(
     // The leaf pages: one page, or the leaf chain the B-tree walk found.
     let mut visited = Visited::new();
     let chain: Vec<PageNo> = match r.where_page {
-        Some(n) => match RecPage::of(ts, PageNo(n)) {
-            Ok(rp) if rp.header().index_id() == root_rp.header().index_id() && rp.is_leaf() => {
-                vec![PageNo(n)]
-            }
-            Ok(_) => {
-                eprintln!(
-                    "ibdscope: {}: page {n} is not a leaf page of index {}",
-                    path.display(),
-                    ix.name
-                );
-                return Ok(Outcome::Unreadable);
-            }
-            Err(_) => {
-                eprintln!(
-                    "ibdscope: {}: page {n} is not a readable index page",
-                    path.display()
-                );
-                return Ok(Outcome::Unreadable);
-            }
+        Some(n) => match one_leaf(ts, path, ix, &root_rp, n) {
+            Some(chain) => chain,
+            None => return Ok(Outcome::Unreadable),
         },
         None => leaf_chain(
             ts,
@@ -359,39 +246,12 @@ pub fn run(
             &mut p,
         )?,
     };
-
-    // The pages to read: the leaf chain, then with --deleted / --with-deleted
-    // the index's leaf pages the chain does not reach (freed by merges or
-    // emptied; or unlinked), which keep the records they last held (one
-    // header read per page).
-    let mut pages: Vec<(PageNo, Option<Origin>)> = chain.iter().map(|&n| (n, None)).collect();
-    if meta && r.where_page.is_none() {
-        let mut on_chain = vec![false; ts.n_pages() as usize];
-        for &n in &chain {
-            if let Some(b) = on_chain.get_mut(n.0 as usize) {
-                *b = true;
-            }
-        }
-        let index_id = root_rp.header().index_id();
-        for (k, &c) in on_chain.iter().enumerate() {
-            let n = PageNo(k as u32);
-            if c {
-                continue;
-            }
-            let Ok(rp) = RecPage::of(ts, n) else { continue };
-            if rp.header().index_id() != index_id || !rp.is_leaf() {
-                continue;
-            }
-            pages.push((
-                n,
-                Some(if ts.is_free(n) == Some(true) {
-                    Origin::FreedPage
-                } else {
-                    Origin::UnlinkedPage
-                }),
-            ));
-        }
-    }
+    let pages = pages_to_read(
+        ts,
+        &chain,
+        meta && r.where_page.is_none(),
+        root_rp.header().index_id(),
+    );
     let progress = std::io::stderr().is_terminal()
         && u64::try_from(ts.data().len()).unwrap_or(0) > PROGRESS_MIN_BYTES;
     if meta {
@@ -412,51 +272,274 @@ pub fn run(
     }
     p.walk(ts, t, &layout, &pages, r, &mut visited, progress)?;
     p.counts.off_chain_pages = pages.iter().filter(|x| x.1.is_some()).count() as u64;
-    if p.counts.compressed_pages > 0 {
-        p.findings.push(format!(
-            "{} ROW_FORMAT=COMPRESSED leaf pages could not be decompressed: their rows are \
-             missing from the output",
-            p.counts.compressed_pages
-        ));
-    }
-    if p.counts.unreadable_pages > 0 {
-        p.findings.push(format!(
-            "{} leaf pages are {}: their rows are missing from the output",
-            p.counts.unreadable_pages,
-            if ts.format().encryption {
-                "encrypted"
-            } else {
-                "encrypted or page-compressed (not decoded: not implemented)"
-            }
-        ));
-    }
-    if p.counts.live_copies > 0 {
-        p.notes.push(format!(
-            "{} of the rows from free lists and off-chain pages are copies of live rows (same \
-             key and bytes: left by page splits, merges or updates), not deleted rows",
-            p.counts.live_copies
-        ));
-    }
-    if p.counts.off_chain_pages > 0 {
-        p.notes.push(format!(
-            "{} rows from {} leaf pages of the index that the leaf chain does not reach \
-             (freed-page: the extent descriptors mark the page free; unlinked-page: still \
-             allocated)",
-            p.counts.off_chain, p.counts.off_chain_pages
-        ));
-    }
-    if p.counts.metadata_records > 0 {
-        p.notes.push(format!(
-            "{} MariaDB instant ALTER metadata records skipped (not rows)",
-            p.counts.metadata_records
-        ));
-    }
+    p.closing_findings(ts);
     p.footer()?;
     Ok(if p.findings.is_empty() {
         Outcome::Clean
     } else {
         Outcome::Findings
     })
+}
+
+/// The index `--index` names (the clustered index without it); says on
+/// stderr which indexes there are when there is none.
+fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t IndexDef> {
+    let ix = match &r.index {
+        Some(n) => t.index_by_name_or_id(n),
+        None => t.clustered(),
+    };
+    if ix.is_none() {
+        let names: Vec<String> = t
+            .indexes
+            .iter()
+            .map(|i| match i.id {
+                Some(id) => format!("{} ({id})", i.name),
+                None => i.name.clone(),
+            })
+            .collect();
+        eprintln!(
+            "ibdscope: {}: no index {} in the definition (indexes: {})",
+            path.display(),
+            r.index.as_deref().unwrap_or("(clustered)"),
+            names.join(", ")
+        );
+    }
+    ix
+}
+
+/// The index's root page; says on stderr why when it cannot be read.
+fn root_page<'t>(ts: &Tablespace<'t>, path: &Path, ix: &IndexDef) -> Option<(PageNo, RecPage<'t>)> {
+    let Some(root) = ix.root.map(PageNo) else {
+        let f = ts.format();
+        let why = if f.encryption {
+            ": the file is encrypted, its index pages cannot be read without the keyring"
+        } else if f.page_compressed {
+            ": the file is PAGE_COMPRESSED and its INODE page could not be decompressed"
+        } else {
+            ""
+        };
+        eprintln!(
+            "ibdscope: {}: index {} has no root page in this file{why}",
+            path.display(),
+            ix.name
+        );
+        return None;
+    };
+    let root_rp = match RecPage::of(ts, root) {
+        Ok(rp) => rp,
+        Err(e) => {
+            let why = match e {
+                NoRecords::PastFile => "past the end of the file".to_string(),
+                NoRecords::NotIndex(t) => format!("a type {} page, not an index page", t.0),
+                NoRecords::Unreadable(_) if ts.format().encryption => {
+                    "encrypted: the rows cannot be read without the keyring".to_string()
+                }
+                NoRecords::Unreadable(_) => {
+                    "encrypted, or page-compressed and not decompressed (see above)".to_string()
+                }
+            };
+            eprintln!(
+                "ibdscope: {}: root page {root} of index {}: {why}",
+                path.display(),
+                ix.name
+            );
+            return None;
+        }
+    };
+    Some((root, root_rp))
+}
+
+/// The index's record layout: MariaDB's instant ALTER layout for the
+/// clustered index when the metadata record gives one, else the
+/// definition's; says on stderr why when there is none.
+fn index_layout(
+    path: &Path,
+    t: &TableDef,
+    ix: &IndexDef,
+    instant: &Result<Option<(MariaInstant, RecordLayout)>, InstantError>,
+    root_rp: &RecPage<'_>,
+) -> Option<RecordLayout> {
+    let instant_layout = match instant {
+        Ok(Some((_, l))) if t.clustered() == Some(ix) => Some(Ok(l.clone())),
+        Err(e) if t.clustered() == Some(ix) => {
+            eprintln!(
+                "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
+                path.display()
+            );
+            return None;
+        }
+        _ => None,
+    };
+    let layout = match instant_layout
+        .unwrap_or_else(|| t.layout(ix, root_rp.format() == RecFormat::Compact))
+    {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!(
+                "ibdscope: {}: index {}: record layout: {e}",
+                path.display(),
+                ix.name
+            );
+            return None;
+        }
+    };
+    Some(layout)
+}
+
+impl<'w> Printer<'w> {
+    /// A printer with empty buffers, writing to `out`.
+    fn new(
+        out: &'w mut dyn Write,
+        opts: &Opts,
+        a: &Analysis<'_>,
+        meta: bool,
+        cap: usize,
+        cols: Vec<usize>,
+        n_columns: usize,
+    ) -> Self {
+        Printer {
+            j: Json::new(out),
+            format: opts.format,
+            meta,
+            cap,
+            cols,
+            slot: vec![None; n_columns],
+            fields: Vec::new(),
+            buf: Vec::new(),
+            cell: String::new(),
+            line: String::new(),
+            problems: Vec::new(),
+            counts: Counts::default(),
+            findings: Vec::new(),
+            notes: Vec::new(),
+            insert_prefix: String::new(),
+            zip: Vec::new(),
+            off_chain: None,
+            twin: false,
+            mode: Mode::Print,
+            stale_keys: HashSet::new(),
+            live_twins: HashSet::new(),
+            damaged: a.damaged_pages().iter().map(|b| b.facts.page_no).collect(),
+            verified_only: opts.verified_only,
+            unverified: false,
+        }
+    }
+}
+
+/// `--where-page N`: page N alone, when it is a leaf page of the index;
+/// says on stderr why not.
+fn one_leaf(
+    ts: &Tablespace<'_>,
+    path: &Path,
+    ix: &IndexDef,
+    root_rp: &RecPage<'_>,
+    n: u32,
+) -> Option<Vec<PageNo>> {
+    match RecPage::of(ts, PageNo(n)) {
+        Ok(rp) if rp.header().index_id() == root_rp.header().index_id() && rp.is_leaf() => {
+            Some(vec![PageNo(n)])
+        }
+        Ok(_) => {
+            eprintln!(
+                "ibdscope: {}: page {n} is not a leaf page of index {}",
+                path.display(),
+                ix.name
+            );
+            None
+        }
+        Err(_) => {
+            eprintln!(
+                "ibdscope: {}: page {n} is not a readable index page",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// The pages to read: the leaf chain, then with --deleted / --with-deleted
+/// the index's leaf pages the chain does not reach (freed by merges or
+/// emptied; or unlinked), which keep the records they last held (one
+/// header read per page).
+fn pages_to_read(
+    ts: &Tablespace<'_>,
+    chain: &[PageNo],
+    off_chain: bool,
+    index_id: IndexId,
+) -> Vec<(PageNo, Option<Origin>)> {
+    let mut pages: Vec<(PageNo, Option<Origin>)> = chain.iter().map(|&n| (n, None)).collect();
+    if off_chain {
+        let mut on_chain = vec![false; ts.n_pages() as usize];
+        for &n in chain {
+            if let Some(b) = on_chain.get_mut(n.0 as usize) {
+                *b = true;
+            }
+        }
+        for (k, &c) in on_chain.iter().enumerate() {
+            let n = PageNo(k as u32);
+            if c {
+                continue;
+            }
+            let Ok(rp) = RecPage::of(ts, n) else { continue };
+            if rp.header().index_id() != index_id || !rp.is_leaf() {
+                continue;
+            }
+            pages.push((
+                n,
+                Some(if ts.is_free(n) == Some(true) {
+                    Origin::FreedPage
+                } else {
+                    Origin::UnlinkedPage
+                }),
+            ));
+        }
+    }
+    pages
+}
+
+impl Printer<'_> {
+    /// The findings and notes the walk's counts give, after the rows.
+    fn closing_findings(&mut self, ts: &Tablespace<'_>) {
+        if self.counts.compressed_pages > 0 {
+            self.findings.push(format!(
+                "{} ROW_FORMAT=COMPRESSED leaf pages could not be decompressed: their rows are \
+                 missing from the output",
+                self.counts.compressed_pages
+            ));
+        }
+        if self.counts.unreadable_pages > 0 {
+            self.findings.push(format!(
+                "{} leaf pages are {}: their rows are missing from the output",
+                self.counts.unreadable_pages,
+                if ts.format().encryption {
+                    "encrypted"
+                } else {
+                    "encrypted or page-compressed (not decoded: not implemented)"
+                }
+            ));
+        }
+        if self.counts.live_copies > 0 {
+            self.notes.push(format!(
+                "{} of the rows from free lists and off-chain pages are copies of live rows (same \
+                 key and bytes: left by page splits, merges or updates), not deleted rows",
+                self.counts.live_copies
+            ));
+        }
+        if self.counts.off_chain_pages > 0 {
+            self.notes.push(format!(
+                "{} rows from {} leaf pages of the index that the leaf chain does not reach \
+                 (freed-page: the extent descriptors mark the page free; unlinked-page: still \
+                 allocated)",
+                self.counts.off_chain, self.counts.off_chain_pages
+            ));
+        }
+        if self.counts.metadata_records > 0 {
+            self.notes.push(format!(
+                "{} MariaDB instant ALTER metadata records skipped (not rows)",
+                self.counts.metadata_records
+            ));
+        }
+    }
 }
 
 /// The columns printed: for the clustered index the table's columns in

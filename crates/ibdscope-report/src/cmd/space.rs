@@ -4,12 +4,14 @@
 use crate::analysis::{id_text, Analysis};
 use crate::args::{Format, Opts};
 use crate::cmd::findings;
-use crate::cmd::map::{self, eighths, index_slots, owner_classes, page_cell, PageCell, Style};
+use crate::cmd::map::{
+    self, eighths, index_slots, owner_class, owner_classes, page_cell, PageCell, Style, TypesSeen,
+};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::extents::{FspList, Owner};
-use ibdscope::{Finding, IndexId, IndexTree};
-use ibdscope_render::{pages_per_cell, Panel, Picture};
+use ibdscope::{Finding, IndexId, IndexTree, Tablespace};
+use ibdscope_render::{pages_per_cell, Cell, Grid, GridBuilder, Panel, Picture};
 use std::io::{self, Write};
 
 /// Pages per class of the owner map.
@@ -133,82 +135,220 @@ fn owner_word(o: Owner) -> &'static str {
     }
 }
 
+/// How a page is drawn, one byte beside its owner's run: by its owner
+/// (free, system, unaccounted, other segment pages), an index page's fill
+/// in eighths (1..=8), or damaged.
+const DRAWN_BY_OWNER: u8 = 0;
+/// See [`DRAWN_BY_OWNER`].
+const DRAWN_DAMAGED: u8 = 9;
+
+/// The `--out` picture's data, folded as the owners are walked: the grid
+/// (bounded by its cells), pages per [`map::owner_class`] and the page
+/// types met.
+struct OwnerPicture {
+    grid: GridBuilder,
+    classes: Vec<u64>,
+    types: TypesSeen,
+}
+
+impl OwnerPicture {
+    fn new(ts: &Tablespace<'_>, n_pages: u32, n_slots: usize) -> Self {
+        let n = u64::from(n_pages);
+        let columns = map::columns(ts);
+        OwnerPicture {
+            grid: GridBuilder::new(n, columns, pages_per_cell(n, columns, map::PICTURE_ROWS)),
+            classes: vec![0u64; 2 * n_slots + 5],
+            types: TypesSeen::default(),
+        }
+    }
+
+    fn push(&mut self, ts: &Tablespace<'_>, n: usize, c: PageCell, n_slots: usize) {
+        let cell = owner_class(c, n_slots);
+        if let Cell::Bar(k, _) | Cell::Class(k) = cell {
+            if let Some(x) = self.classes.get_mut(usize::from(k)) {
+                *x += 1;
+            }
+        }
+        self.types.note_page(ts, n);
+        self.grid.push(cell);
+    }
+}
+
+/// `extents`' report: the owner map walked once. Every printer (text,
+/// JSON, picture) reads this value; the owners are kept in runs and each
+/// page's drawing in one byte, never a cell per page.
+struct ExtentsReport {
+    /// Index ids in palette order.
+    slots: Vec<IndexId>,
+    counts: CellCounts,
+    /// Runs of pages of one owner: the run's first page and the owner.
+    runs: Vec<(usize, Owner)>,
+    /// Per page, how it is drawn ([`DRAWN_BY_OWNER`]); empty when only a
+    /// picture is asked for.
+    drawn: Vec<u8>,
+    /// With `--out`: the picture's grid, pages per class, page types.
+    picture: Option<(Grid, Vec<u64>, TypesSeen)>,
+}
+
+impl ExtentsReport {
+    /// Walks the owners once; keeps the page map when `keep_map`, folds the
+    /// picture when `picture`.
+    fn build(a: &Analysis<'_>, keep_map: bool, picture: bool) -> Self {
+        let (ts, map) = (a.ts(), a.map());
+        let slots = index_slots(map);
+        let mut counts = CellCounts::new(slots.len());
+        let (mut runs, mut drawn) = (Vec::new(), Vec::new());
+        let mut pic = picture.then(|| OwnerPicture::new(ts, map.n_pages(), slots.len()));
+        for (n, o) in map.owners(ts).enumerate() {
+            let c = page_cell(a, &slots, n, o);
+            counts.add(c);
+            if let Some(p) = pic.as_mut() {
+                p.push(ts, n, c, slots.len());
+            }
+            if !keep_map {
+                continue;
+            }
+            if runs.last().is_none_or(|r: &(usize, Owner)| r.1 != o) {
+                runs.push((n, o));
+            }
+            drawn.push(match c {
+                PageCell::Index { fill, .. } => eighths(fill),
+                PageCell::Damaged => DRAWN_DAMAGED,
+                _ => DRAWN_BY_OWNER,
+            });
+        }
+        ExtentsReport {
+            slots,
+            counts,
+            runs,
+            drawn,
+            picture: pic.map(|p| (p.grid.finish(), p.classes, p.types)),
+        }
+    }
+
+    /// Every page kept, in page order: its number, owner and cell (an index
+    /// page's fill to the eighth it is drawn at).
+    fn pages(&self) -> impl Iterator<Item = (usize, Owner, PageCell)> + '_ {
+        let mut run = 0;
+        self.drawn.iter().enumerate().map(move |(n, &d)| {
+            while self.runs.get(run + 1).is_some_and(|r| r.0 <= n) {
+                run += 1;
+            }
+            let o = self.runs.get(run).map_or(Owner::Unaccounted, |r| r.1);
+            (n, o, self.cell(o, d))
+        })
+    }
+
+    /// The cell [`page_cell`] gave a page of owner `o` drawn as `d`.
+    fn cell(&self, o: Owner, d: u8) -> PageCell {
+        let slot = match o {
+            Owner::Segment { index, .. } => index.and_then(|i| self.slots.binary_search(&i).ok()),
+            _ => None,
+        };
+        match (d, slot, o) {
+            (DRAWN_DAMAGED, _, _) => PageCell::Damaged,
+            (1..=8, Some(slot), _) => PageCell::Index {
+                slot,
+                fill: f32::from(d) / 8.0,
+            },
+            (_, _, Owner::Free) => PageCell::Free,
+            (_, _, Owner::System(_)) => PageCell::System,
+            (_, _, Owner::Unaccounted) => PageCell::Unaccounted,
+            (_, slot, Owner::Segment { .. }) => PageCell::Other(slot),
+        }
+    }
+}
+
 /// `ibdscope extents`.
 pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
-    let (path, ts) = (a.path(), a.ts());
-    let map = a.map();
-    let slots = index_slots(map);
-    let (wrote, said) = if opts.out.is_some() {
-        let p = extents_picture(a, &slots);
-        map::write_picture(opts, &p, &path.display().to_string())
-    } else {
-        (Outcome::Clean, String::new())
+    let picture_only = opts.out.is_some() && opts.format == Format::Text;
+    let r = ExtentsReport::build(a, !picture_only, opts.out.is_some());
+    let (wrote, said) = match &r.picture {
+        Some(p) => {
+            let p = extents_picture(a, &r.slots, p);
+            map::write_picture(opts, &p, &a.path().display().to_string())
+        }
+        None => (Outcome::Clean, String::new()),
     };
-    if opts.out.is_some() && opts.format == Format::Text {
+    if picture_only {
         out.write_all(said.as_bytes())?;
         print_findings(out, opts, a, &[])?;
         return Ok(wrote.max(outcome(a, &[])));
     }
-    // Cells are made as they are drawn, never kept per page.
-    let total = f64::from(map.n_pages().max(1));
     if opts.format == Format::Json {
-        let mut counts = CellCounts::new(slots.len());
-        for (n, o) in map.owners(ts).enumerate() {
-            counts.add(page_cell(a, &slots, n, o));
-        }
-        let mut j = Json::new(out);
-        j.obj()?.kv_str("file", &path.display().to_string())?;
-        j.kv_num("page_size", ts.page_size())?
-            .kv_num("extent_size", ts.format().extent_size())?;
-        j.kv_num("pages", ts.n_pages())?;
-        j.key("legend")?.arr()?;
-        for (s, id) in slots.iter().enumerate() {
-            j.obj()?
-                .kv_index(a, *id)?
-                .kv_num("pages", counts.slot(s) as u64)?
-                .end_obj()?;
-        }
-        j.end_arr()?;
-        j.kv_num("system_pages", counts.system as u64)?;
-        j.kv_num("free_pages", counts.free as u64)?;
-        j.kv_num("unaccounted_pages", counts.unaccounted as u64)?;
-        j.kv_num("damaged_pages", counts.damaged as u64)?;
-        j.key("map")?.arr()?;
-        for (n, o) in map.owners(ts).enumerate() {
-            j.obj()?
-                .kv_num("page", n as u64)?
-                .kv_str("owner", owner_word(o))?;
-            if let Owner::Segment {
-                seg_id,
-                index,
-                role,
-                frag,
-            } = o
-            {
-                j.kv_num("segment", seg_id)?;
-                match index {
-                    Some(id) => j.kv_index(a, id)?,
-                    None => j.key("index_id")?.null()?,
-                };
-                j.kv_display("role", &role)?.kv_bool("fragment", frag)?;
-            }
-            match page_cell(a, &slots, n, o) {
-                PageCell::Index { fill, .. } => {
-                    j.kv_num("fill_eighths", eighths(fill))?;
-                }
-                PageCell::Damaged => {
-                    j.kv_bool("verified", false)?;
-                }
-                _ => {}
-            }
-            j.end_obj()?;
-        }
-        j.end_arr()?;
-        findings::json(&mut j, a, &[&map.findings])?;
-        j.end_obj()?;
-        writeln!(out)?;
+        extents_json(out, a, &r)?;
         return Ok(outcome(a, &[]).max(wrote));
     }
+    extents_text(out, opts, a, &r)?;
+    Ok(outcome(a, &[]))
+}
+
+/// `extents --format json`: the legend's counts, then every page.
+fn extents_json(out: &mut dyn Write, a: &Analysis<'_>, r: &ExtentsReport) -> io::Result<()> {
+    let (path, ts) = (a.path(), a.ts());
+    let counts = &r.counts;
+    let mut j = Json::new(out);
+    j.obj()?.kv_str("file", &path.display().to_string())?;
+    j.kv_num("page_size", ts.page_size())?
+        .kv_num("extent_size", ts.format().extent_size())?;
+    j.kv_num("pages", ts.n_pages())?;
+    j.key("legend")?.arr()?;
+    for (s, id) in r.slots.iter().enumerate() {
+        j.obj()?
+            .kv_index(a, *id)?
+            .kv_num("pages", counts.slot(s) as u64)?
+            .end_obj()?;
+    }
+    j.end_arr()?;
+    j.kv_num("system_pages", counts.system as u64)?;
+    j.kv_num("free_pages", counts.free as u64)?;
+    j.kv_num("unaccounted_pages", counts.unaccounted as u64)?;
+    j.kv_num("damaged_pages", counts.damaged as u64)?;
+    j.key("map")?.arr()?;
+    for (n, o, cell) in r.pages() {
+        j.obj()?
+            .kv_num("page", n as u64)?
+            .kv_str("owner", owner_word(o))?;
+        if let Owner::Segment {
+            seg_id,
+            index,
+            role,
+            frag,
+        } = o
+        {
+            j.kv_num("segment", seg_id)?;
+            match index {
+                Some(id) => j.kv_index(a, id)?,
+                None => j.key("index_id")?.null()?,
+            };
+            j.kv_display("role", &role)?.kv_bool("fragment", frag)?;
+        }
+        match cell {
+            PageCell::Index { fill, .. } => {
+                j.kv_num("fill_eighths", eighths(fill))?;
+            }
+            PageCell::Damaged => {
+                j.kv_bool("verified", false)?;
+            }
+            _ => {}
+        }
+        j.end_obj()?;
+    }
+    j.end_arr()?;
+    findings::json(&mut j, a, &[&a.map().findings])?;
+    j.end_obj()?;
+    writeln!(out)
+}
+
+/// `extents` in the terminal: the map, one glyph per page, then the legend
+/// and the findings.
+fn extents_text(
+    out: &mut dyn Write,
+    opts: &Opts,
+    a: &Analysis<'_>,
+    r: &ExtentsReport,
+) -> io::Result<()> {
+    let (path, ts) = (a.path(), a.ts());
     let st = Style::of(opts);
     let f = ts.format();
     writeln!(
@@ -221,10 +361,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     )?;
     // Rows of at most 64 cells: an extent of 4K pages (256) takes 4 rows.
     let width = (f.extent_size() as usize).clamp(1, 64);
-    let mut counts = CellCounts::new(slots.len());
-    for (n, o) in map.owners(ts).enumerate() {
-        let c = page_cell(a, &slots, n, o);
-        counts.add(c);
+    for (n, _, c) in r.pages() {
         if n % width == 0 {
             if n > 0 {
                 writeln!(out)?;
@@ -233,10 +370,25 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         }
         st.paint(out, Some(Style::owner_color(c)), st.glyph(c))?;
     }
-    if map.n_pages() > 0 {
+    if a.map().n_pages() > 0 {
         writeln!(out)?;
     }
     writeln!(out)?;
+    extents_legend(out, &st, a, r)?;
+    print_findings(out, opts, a, &[])
+}
+
+/// The terminal map's legend: pages per index and per class, and how index
+/// pages are drawn.
+fn extents_legend(
+    out: &mut dyn Write,
+    st: &Style,
+    a: &Analysis<'_>,
+    r: &ExtentsReport,
+) -> io::Result<()> {
+    let map = a.map();
+    let (slots, counts) = (&r.slots, &r.counts);
+    let total = f64::from(map.n_pages().max(1));
     let swatch = if st.ascii { "#" } else { "█" };
     let name_w = slots
         .iter()
@@ -299,37 +451,31 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         } else {
             "▁▂▃▄▅▆▇█"
         };
-        writeln!(out, "index pages are drawn by fill, in eighths: {legend}")?;
+        writeln!(out, "index pages are drawn by fill, in eighths: {legend}")
     } else {
         writeln!(
             out,
             "index pages are drawn with their index's letter (with colour, --color always, \
              they are drawn by fill in the index's colour)"
-        )?;
+        )
     }
-    print_findings(out, opts, a, &[])?;
-    Ok(outcome(a, &[]))
 }
 
 /// The owner map as a picture: one cell per page (or per run of pages in
 /// large files), coloured by index with a bar as high as the page's fill.
-fn extents_picture(a: &Analysis<'_>, slots: &[IndexId]) -> Picture {
+fn extents_picture(
+    a: &Analysis<'_>,
+    slots: &[IndexId],
+    (grid, counts, types): &(Grid, Vec<u64>, TypesSeen),
+) -> Picture {
     let (path, ts, map) = (a.path(), a.ts(), a.map());
     let n = u64::from(map.n_pages());
-    let columns = map::columns(ts);
-    let (grid, counts, types) = map::owner_grid(
-        a,
-        slots,
-        slots.len(),
-        columns,
-        pages_per_cell(n, columns, map::PICTURE_ROWS),
-    );
     let labels: Vec<String> = slots
         .iter()
         .map(|id| format!("index {}", a.index_label(*id)))
         .collect();
     let classes = owner_classes(&labels, |c| counts.get(c).copied().unwrap_or(0), n);
-    let (title, lines) = map::title(path, ts, &types, "extents");
+    let (title, lines) = map::title(path, ts, types, "extents");
     let mut notes = vec![
         "one cell per page, one row per extent; a bar's height is the page's fill (used / \
          usable bytes, from its INDEX header)"
@@ -348,7 +494,7 @@ fn extents_picture(a: &Analysis<'_>, slots: &[IndexId]) -> Picture {
         lines,
         panels: vec![Panel {
             caption: Vec::new(),
-            grid,
+            grid: grid.clone(),
         }],
         classes,
         heat: None,
