@@ -40,6 +40,8 @@ pub mod definition;
 pub mod host;
 mod json;
 mod logical;
+pub mod names;
+pub mod out;
 mod outcome;
 mod text;
 

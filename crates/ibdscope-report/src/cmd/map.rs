@@ -390,7 +390,16 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str) -> (Outcome, String) 
     let Some((file, format)) = &opts.out else {
         return (Outcome::Clean, String::new());
     };
-    match render(p, file, *format) {
+    let drawn = crate::out::check(file, &crate::out::inputs(opts)).and_then(|()| {
+        crate::out::write_via_temp(file, |tmp| {
+            // The reason names the file the user asked for.
+            render(p, tmp, *format).map_err(|e| {
+                e.to_string()
+                    .replace(&tmp.display().to_string(), &file.display().to_string())
+            })
+        })
+    });
+    match drawn {
         Ok(d) => {
             let per = p
                 .panels

@@ -1,0 +1,172 @@
+//! What the binary writes and prints, against hostile names: `--out` never
+//! writes an input however the name reaches it, and a failed draw leaves
+//! the old picture whole.
+
+use super::common::{fixtures, scratch};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ibdscope(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+        .args(args)
+        .output()
+        .expect("run ibdscope")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh folder for one test.
+fn folder(name: &str) -> PathBuf {
+    let d = scratch(name);
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A copy of a real MariaDB 10.11 file (fixtures/manifest.tsv).
+fn copy_of_fixture(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::copy(fixtures().join("mariadb1011/ai_int.ibd"), &p).unwrap();
+    p
+}
+
+/// Every command that writes `--out`, with the input last but one and
+/// `--out` after it.
+fn picture_runs(input: &Path, other: &Path, out: &Path) -> Vec<Vec<std::ffi::OsString>> {
+    let mut v = Vec::new();
+    for cmd in ["fill", "extents", "lsn"] {
+        v.push(vec![cmd.into(), input.into(), "--out".into(), out.into()]);
+    }
+    v.push(vec![
+        "compare".into(),
+        other.into(),
+        input.into(),
+        "--out".into(),
+        out.into(),
+    ]);
+    v
+}
+
+fn run_os(args: &[std::ffi::OsString]) -> Output {
+    let a: Vec<&std::ffi::OsStr> = args.iter().map(|s| s.as_os_str()).collect();
+    ibdscope(&a)
+}
+
+/// `ln x.ibd pic.png; ibdscope fill x.ibd --out pic.png` wrote the PNG
+/// into `x.ibd`: the check compared canonical paths, and a hard link has
+/// its own.
+#[test]
+fn out_hard_link_to_the_input_is_refused() {
+    let d = folder("out-hard-link");
+    let other = copy_of_fixture(&d, "other.ibd");
+    let original = fs::read(&other).unwrap();
+    for ext in ["png", "svg"] {
+        let input = copy_of_fixture(&d, &format!("x-{ext}.ibd"));
+        let out = d.join(format!("pic.{ext}"));
+        let _ = fs::remove_file(&out);
+        fs::hard_link(&input, &out).unwrap();
+        for args in picture_runs(&input, &other, &out) {
+            let o = run_os(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains("never writes its input"),
+                "{}",
+                stderr(&o)
+            );
+            assert!(
+                fs::read(&input).unwrap() == original,
+                "{args:?} wrote its input"
+            );
+        }
+    }
+}
+
+/// A symbolic link to the input, directly or through a link to its folder.
+#[test]
+fn out_symlink_to_the_input_is_refused() {
+    let d = folder("out-symlink");
+    let other = copy_of_fixture(&d, "other.ibd");
+    let input = copy_of_fixture(&d, "x.ibd");
+    let original = fs::read(&input).unwrap();
+    std::os::unix::fs::symlink("x.ibd", d.join("pic.svg")).unwrap();
+    std::os::unix::fs::symlink(".", d.join("here")).unwrap();
+    fs::hard_link(&input, d.join("hard.png")).unwrap();
+    for out in [d.join("pic.svg"), d.join("here/hard.png")] {
+        for args in picture_runs(&input, &other, &out) {
+            let o = run_os(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            assert!(
+                fs::read(&input).unwrap() == original,
+                "{args:?} wrote its input"
+            );
+        }
+    }
+}
+
+/// `--out` through a link to a device was written into it (exit 0); a
+/// directory, a FIFO or a device is no picture file.
+#[test]
+fn out_device_or_directory_is_refused() {
+    let d = folder("out-device");
+    let input = copy_of_fixture(&d, "x.ibd");
+    std::os::unix::fs::symlink("/dev/null", d.join("null.png")).unwrap();
+    fs::create_dir(d.join("dir.svg")).unwrap();
+    for out in ["null.png", "dir.svg"] {
+        let o = run_os(&[
+            "fill".into(),
+            input.clone().into(),
+            "--out".into(),
+            d.join(out).into(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{out}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--out"), "{out}: {}", stderr(&o));
+    }
+    assert!(fs::symlink_metadata(d.join("null.png"))
+        .unwrap()
+        .is_symlink());
+}
+
+/// A draw that fails part way (the file size limit, as on a full disk)
+/// truncated the old picture and left half a file; now the old picture
+/// stays whole and no temporary file is left.
+#[test]
+fn out_failed_draw_leaves_the_old_picture_and_no_partial_file() {
+    let d = folder("out-failed-draw");
+    let input = copy_of_fixture(&d, "x.ibd");
+    for ext in ["png", "svg"] {
+        let out = d.join(format!("pic.{ext}"));
+        let o = run_os(&[
+            "fill".into(),
+            input.clone().into(),
+            "--out".into(),
+            out.clone().into(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let old = fs::read(&out).unwrap();
+        assert!(old.len() > 2048, "{}", old.len());
+        // 2 blocks of 512 bytes: the write past them fails with EFBIG.
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("trap '' XFSZ; ulimit -f 2; exec \"$0\" fill \"$1\" --out \"$2\"")
+            .arg(env!("CARGO_BIN_EXE_ibdscope"))
+            .arg(&input)
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            fs::read(&out).unwrap() == old,
+            "{ext}: the old picture was changed"
+        );
+        let names: Vec<_> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        // x.ibd and the pictures drawn so far, nothing else.
+        let drawn = if ext == "png" { 1 } else { 2 };
+        assert_eq!(names.len(), 1 + drawn, "{names:?}");
+    }
+}
