@@ -43,8 +43,9 @@ mod logical;
 pub mod names;
 pub mod out;
 mod outcome;
+mod run;
 mod text;
 
-pub use cmd::run;
+pub use run::run;
 
 pub use outcome::Outcome;

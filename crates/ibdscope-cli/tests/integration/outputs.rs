@@ -170,3 +170,47 @@ fn out_failed_draw_leaves_the_old_picture_and_no_partial_file() {
         assert_eq!(names.len(), 1 + drawn, "{names:?}");
     }
 }
+
+/// With `--format json` an unreadable file gave an empty stdout in every
+/// command but `check`, `audit` and `compare`: now one error object
+/// (`{file, error}`; `diff`: `{a, b, error}`), exit 2.
+#[test]
+fn json_unreadable_file_gives_an_error_object_in_every_command() {
+    let d = folder("json-unreadable");
+    let short = d.join("short.ibd");
+    fs::write(&short, b"garbage").unwrap();
+    let good = copy_of_fixture(&d, "good.ibd");
+    let missing = d.join("missing.ibd");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    for bad in [&short, &missing] {
+        let mut runs: Vec<(Vec<String>, &str)> = Vec::new();
+        for cmd in [
+            "info", "pages", "types", "extents", "lsn", "fill", "segments", "lists", "indexes",
+            "sdi", "records", "schema", "rows", "check", "compare",
+        ] {
+            runs.push((vec![cmd.into(), s(bad)], "json"));
+        }
+        runs.push((vec!["page".into(), s(bad), "0".into()], "json"));
+        for cmd in ["pages", "records", "rows", "check"] {
+            runs.push((vec![cmd.into(), s(bad)], "jsonl"));
+        }
+        runs.push((vec!["diff".into(), s(&good), s(bad)], "json"));
+        for (mut args, format) in runs {
+            args.extend(["--format".into(), format.into()]);
+            let o = run_os(&args.iter().map(Into::into).collect::<Vec<_>>());
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            let text = String::from_utf8(o.stdout).unwrap();
+            assert!(!text.trim().is_empty(), "{args:?}: nothing on stdout");
+            let line = text.lines().next().unwrap();
+            let j = super::common::Json::parse(if format == "jsonl" { line } else { &text });
+            // compare wraps the file's object in its document.
+            let obj = match j.opt("files") {
+                Some(f) => f.arr()[0].clone(),
+                None => j,
+            };
+            let key = if args[0] == "diff" { "b" } else { "file" };
+            assert_eq!(obj.get(key).str(), s(bad), "{args:?}: {text}");
+            assert!(!obj.get("error").str().is_empty(), "{args:?}: {text}");
+        }
+    }
+}
