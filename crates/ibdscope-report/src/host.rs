@@ -32,7 +32,7 @@ pub struct OpenError {
 
 impl fmt::Display for OpenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.what)
+        write!(f, "{}: {}", crate::names::path(&self.path), self.what)
     }
 }
 

@@ -23,12 +23,17 @@ pub fn expand(path: &Path, ts: &Tablespace<'_>) -> Option<Expansion> {
     let e = pagecomp::expand(ts);
     const SHOWN: usize = 8;
     for f in e.failures.iter().take(SHOWN) {
-        eprintln!("ibdscope: {}: page {}: {}", path.display(), f.page, f.error);
+        eprintln!(
+            "ibdscope: {}: page {}: {}",
+            crate::names::path(path),
+            f.page,
+            f.error
+        );
     }
     if let Some(more) = e.failures.len().checked_sub(SHOWN).filter(|&n| n > 0) {
         eprintln!(
             "ibdscope: {}: {more} more page_compressed pages not decompressed",
-            path.display()
+            crate::names::path(path)
         );
     }
     Some(e)

@@ -214,3 +214,166 @@ fn json_unreadable_file_gives_an_error_object_in_every_command() {
         }
     }
 }
+
+/// The hostile names: an escape sequence, a newline that would forge an
+/// output line, a byte that is not UTF-8.
+fn hostile_names() -> Vec<Vec<u8>> {
+    vec![
+        b"esc\x1b[31mred".to_vec(),
+        b"line\nforged: page 0 is fine".to_vec(),
+        b"bad\xffbyte".to_vec(),
+    ]
+}
+
+fn os(b: &[u8]) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::OsStr::from_bytes(b).to_os_string()
+}
+
+/// Every command over one file, as (arguments before the file, after it,
+/// formats).
+fn every_command() -> Vec<(&'static str, Vec<&'static str>, Vec<&'static str>)> {
+    let tj = vec!["text", "json"];
+    let mut v: Vec<_> = [
+        "info", "pages", "types", "extents", "lsn", "fill", "segments", "lists", "indexes", "sdi",
+        "records", "schema", "rows", "check", "audit", "compare",
+    ]
+    .into_iter()
+    .map(|c| (c, vec![], tj.clone()))
+    .collect();
+    v.push(("page", vec!["3"], tj.clone()));
+    v.push(("pages", vec![], vec!["jsonl", "csv"]));
+    v.push(("records", vec![], vec!["jsonl", "csv"]));
+    v.push(("rows", vec![], vec!["jsonl", "csv", "tsv", "sql"]));
+    v.push(("check", vec![], vec!["jsonl"]));
+    v.push(("audit", vec![], vec!["jsonl", "csv"]));
+    v
+}
+
+/// File names were printed raw: an escape sequence reached the terminal, a
+/// newline forged an output line, a byte that is not UTF-8 became U+FFFD in
+/// text and JSON alike. Text now shows them escaped, JSON parses and keeps
+/// the exact bytes.
+#[test]
+fn names_with_escapes_newlines_and_bad_bytes_are_shown_escaped() {
+    let d = folder("hostile-names");
+    let src = fixtures().join("mariadb1011/ai_int");
+    for name in hostile_names() {
+        let mut ibd = name.clone();
+        ibd.extend_from_slice(b".ibd");
+        let mut frm = name.clone();
+        frm.extend_from_slice(b".frm");
+        let ibd = d.join(os(&ibd));
+        fs::copy(src.with_extension("ibd"), &ibd).unwrap();
+        fs::copy(src.with_extension("frm"), d.join(os(&frm))).unwrap();
+        // The file twice for the commands over several (a copy for diff).
+        let mut runs: Vec<Vec<std::ffi::OsString>> = Vec::new();
+        for (cmd, after, formats) in every_command() {
+            for f in formats {
+                let mut a: Vec<std::ffi::OsString> = vec![cmd.into(), ibd.clone().into()];
+                if cmd == "compare" {
+                    a.push(ibd.clone().into());
+                }
+                a.extend(after.iter().map(Into::into));
+                a.extend(["--format".into(), f.into()]);
+                runs.push(a);
+            }
+        }
+        for f in ["text", "json"] {
+            runs.push(vec![
+                "diff".into(),
+                ibd.clone().into(),
+                ibd.clone().into(),
+                "--format".into(),
+                f.into(),
+            ]);
+            // Unreadable: the name is in the error, on stderr and in JSON.
+            let missing = d.join(os(&[name.as_slice(), b"-missing.ibd"].concat()));
+            runs.push(vec![
+                "info".into(),
+                missing.into(),
+                "--format".into(),
+                f.into(),
+            ]);
+        }
+        let picture = d.join(os(&[name.as_slice(), b".svg"].concat()));
+        runs.push(vec![
+            "fill".into(),
+            ibd.clone().into(),
+            "--out".into(),
+            picture.into(),
+        ]);
+        for args in runs {
+            let o = run_os(&args);
+            assert!(
+                o.status.code().is_some_and(|c| c <= 2),
+                "{args:?}: {}",
+                stderr(&o)
+            );
+            let format = args.iter().position(|a| a == "--format");
+            let format = format.and_then(|i| args[i + 1].to_str()).unwrap_or("text");
+            // CSV, TSV and SQL carry names as data, in their own quoting.
+            let data = ["csv", "tsv", "sql"].contains(&format);
+            let json = format.starts_with("json");
+            for (what, bytes) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+                if data && what == "stdout" {
+                    continue;
+                }
+                assert!(!bytes.contains(&0x1b), "{args:?}: ESC on {what}");
+                let text = String::from_utf8(bytes.clone())
+                    .unwrap_or_else(|_| panic!("{args:?}: {what} is not UTF-8"));
+                // Text shows a path's bad byte as \xff; JSON keeps it in
+                // `_bytes`. (The table name taken from the file name is a
+                // name, not a path: it may hold U+FFFD.)
+                let lossy_ok = json && what == "stdout";
+                assert!(
+                    !text.contains("\u{fffd}byte.") || lossy_ok,
+                    "{args:?}: {text}"
+                );
+                assert!(
+                    !text.lines().any(|l| l.starts_with("forged")),
+                    "{args:?}: a forged line on {what}: {text}"
+                );
+            }
+            let out = String::from_utf8(o.stdout).unwrap();
+            match format {
+                "json" => check_json_names(&super::common::Json::parse(&out), &args),
+                "jsonl" => {
+                    for line in out.lines() {
+                        check_json_names(&super::common::Json::parse(line), &args);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Every `file`/`a`/`b`/`path` string in `j` that lost bytes (U+FFFD) is
+/// followed by its `_bytes`, which must decode to a name we made.
+fn check_json_names(j: &super::common::Json, args: &[std::ffi::OsString]) {
+    use super::common::Json;
+    match j {
+        Json::Obj(members) => {
+            for (k, v) in members {
+                if let Json::Str(s) = v {
+                    if s.contains('\u{fffd}') && ["file", "a", "b", "path"].contains(&k.as_str()) {
+                        let bytes: Vec<u8> = j
+                            .get(&format!("{k}_bytes"))
+                            .arr()
+                            .iter()
+                            .map(|b| b.u64() as u8)
+                            .collect();
+                        assert!(
+                            bytes.windows(4).any(|w| w == b"\xffbyt"),
+                            "{args:?}: {k}_bytes {bytes:?}"
+                        );
+                    }
+                }
+                check_json_names(v, args);
+            }
+        }
+        Json::Arr(items) => items.iter().for_each(|v| check_json_names(v, args)),
+        _ => {}
+    }
+}

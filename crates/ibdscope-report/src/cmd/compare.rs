@@ -75,7 +75,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         match Tablespace::with_options(i.bytes(), opts.lib) {
             Ok(ts) => spaces.push((*path, ts)),
             Err(e) => {
-                eprintln!("ibdscope: {}: {e}", path.display());
+                eprintln!("ibdscope: {}: {e}", crate::names::path(path));
                 failed.push(*path);
                 worst = Outcome::Unreadable;
             }
@@ -148,7 +148,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         worst = worst.max(outcome);
         print_findings(&mut text_findings, opts, a)?;
         rows.push(Row {
-            file: path.display().to_string(),
+            file: crate::names::path(path).to_string(),
             pages: ts.n_pages(),
             page_size: ts.page_size(),
             figures: Figures::of(trees),
@@ -241,7 +241,7 @@ fn json(
     }
     for p in failed {
         j.obj()?
-            .kv_str("file", &p.display().to_string())?
+            .kv_path("file", p)?
             .kv_str("error", "could not read (see stderr)")?
             .end_obj()?;
     }

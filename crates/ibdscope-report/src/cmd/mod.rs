@@ -145,7 +145,7 @@ pub fn with_space(
             f(&ts)
         }
         Err(e) => {
-            eprintln!("ibdscope: {}: {e}", path.display());
+            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
             Ok(Outcome::Unreadable)
         }
     }

@@ -221,13 +221,13 @@ pub fn run(
             .indexes
             .iter()
             .map(|i| match i.id {
-                Some(id) => format!("{} ({id})", i.name),
-                None => i.name.clone(),
+                Some(id) => format!("{} ({id})", crate::names::name(&i.name)),
+                None => crate::names::name(&i.name).to_string(),
             })
             .collect();
         eprintln!(
             "ibdscope: {}: no index {} in the definition (indexes: {})",
-            path.display(),
+            crate::names::path(path),
             r.index.as_deref().unwrap_or("(clustered)"),
             names.join(", ")
         );
@@ -244,8 +244,8 @@ pub fn run(
         };
         eprintln!(
             "ibdscope: {}: index {} has no root page in this file{why}",
-            path.display(),
-            ix.name
+            crate::names::path(path),
+            crate::names::name(&ix.name)
         );
         return Ok(Outcome::Unreadable);
     };
@@ -264,8 +264,8 @@ pub fn run(
             };
             eprintln!(
                 "ibdscope: {}: root page {root} of index {}: {why}",
-                path.display(),
-                ix.name
+                crate::names::path(path),
+                crate::names::name(&ix.name)
             );
             return Ok(Outcome::Unreadable);
         }
@@ -275,7 +275,7 @@ pub fn run(
         Err(e) if t.clustered() == Some(ix) => {
             eprintln!(
                 "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
-                path.display()
+                crate::names::path(path)
             );
             return Ok(Outcome::Unreadable);
         }
@@ -288,8 +288,8 @@ pub fn run(
         Err(e) => {
             eprintln!(
                 "ibdscope: {}: index {}: record layout: {e}",
-                path.display(),
-                ix.name
+                crate::names::path(path),
+                crate::names::name(&ix.name)
             );
             return Ok(Outcome::Unreadable);
         }
@@ -337,15 +337,15 @@ pub fn run(
             Ok(_) => {
                 eprintln!(
                     "ibdscope: {}: page {n} is not a leaf page of index {}",
-                    path.display(),
-                    ix.name
+                    crate::names::path(path),
+                    crate::names::name(&ix.name)
                 );
                 return Ok(Outcome::Unreadable);
             }
             Err(_) => {
                 eprintln!(
                     "ibdscope: {}: page {n} is not a readable index page",
-                    path.display()
+                    crate::names::path(path)
                 );
                 return Ok(Outcome::Unreadable);
             }
@@ -902,15 +902,18 @@ impl Printer<'_> {
                 writeln!(
                     w,
                     "# {}: table {}, index {}, definition from {}",
-                    path.display(),
-                    t.name,
-                    ix.name,
+                    crate::names::path(path),
+                    crate::names::name(&t.name),
+                    crate::names::name(&ix.name),
                     def.source_words()
                 )?;
                 if self.meta {
                     write!(w, "page:offset\torigin\tcomplete\t")?;
                 }
-                let names: Vec<&str> = cols.iter().map(|&c| name(c)).collect();
+                let names: Vec<String> = cols
+                    .iter()
+                    .map(|&c| crate::names::name(name(c)).to_string())
+                    .collect();
                 writeln!(w, "{}", names.join("\t"))?;
             }
             Format::Csv => {
@@ -932,9 +935,9 @@ impl Printer<'_> {
                 writeln!(
                     w,
                     "-- {}: table {}, index {}, definition from {}",
-                    path.display(),
-                    t.name,
-                    ix.name,
+                    crate::names::path(path),
+                    crate::names::name(&t.name),
+                    crate::names::name(&ix.name),
                     def.source_words()
                 )?;
                 writeln!(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';")?;
@@ -953,7 +956,7 @@ impl Printer<'_> {
             Format::Json => {
                 self.j
                     .obj()?
-                    .kv_display("file", &path.display())?
+                    .kv_path("file", path)?
                     .kv_str("table", &t.name)?
                     .kv_str("index", &ix.name)?
                     .kv_str("source", def.source_word())?;

@@ -78,7 +78,7 @@ pub fn print_unreadable(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()>
         writeln!(
             out,
             "{}: page {p}: not readable (encrypted or page-compressed); its segments are unknown",
-            a.path().display()
+            crate::names::path(a.path())
         )?;
     }
     Ok(())
@@ -110,10 +110,7 @@ fn json_rows<T>(
     row: impl Fn(&mut Json<'_>, &T) -> io::Result<()>,
 ) -> io::Result<Outcome> {
     let mut j = Json::new(out);
-    j.obj()?
-        .kv_str("file", &a.path().display().to_string())?
-        .key(key)?
-        .arr()?;
+    j.obj()?.kv_path("file", a.path())?.key(key)?.arr()?;
     for r in rows {
         row(&mut j, r)?;
     }
@@ -140,7 +137,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     let slots = index_slots(map);
     let (wrote, said) = if opts.out.is_some() {
         let p = extents_picture(a, &slots);
-        map::write_picture(opts, &p, &path.display().to_string())
+        map::write_picture(opts, &p, &crate::names::path(path).to_string())
     } else {
         (Outcome::Clean, String::new())
     };
@@ -157,7 +154,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             counts.add(page_cell(a, &slots, n, o));
         }
         let mut j = Json::new(out);
-        j.obj()?.kv_str("file", &path.display().to_string())?;
+        j.obj()?.kv_path("file", path)?;
         j.kv_num("page_size", ts.page_size())?
             .kv_num("extent_size", ts.format().extent_size())?;
         j.kv_num("pages", ts.n_pages())?;
@@ -214,7 +211,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     writeln!(
         out,
         "{}: {} pages of {} bytes, {} pages per extent",
-        path.display(),
+        crate::names::path(path),
         ts.n_pages(),
         ts.page_size(),
         f.extent_size()
@@ -427,10 +424,7 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
     let map = a.map();
     if opts.format == Format::Json {
         let mut j = Json::new(out);
-        j.obj()?
-            .kv_str("file", &a.path().display().to_string())?
-            .key("lists")?
-            .arr()?;
+        j.obj()?.kv_path("file", a.path())?.key("lists")?.arr()?;
         for l in &map.lists {
             j.obj()?
                 .kv_str("list", list_name(l.list))?
@@ -530,10 +524,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     let outcome = outcome(a, &trees.findings);
     if opts.format == Format::Json {
         let mut j = Json::new(out);
-        j.obj()?
-            .kv_str("file", &path.display().to_string())?
-            .key("indexes")?
-            .arr()?;
+        j.obj()?.kv_path("file", path)?.key("indexes")?.arr()?;
         for i in &map.indexes {
             j.obj()?
                 .kv_index(a, i.index_id)?
