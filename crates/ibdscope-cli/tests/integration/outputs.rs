@@ -377,3 +377,46 @@ fn check_json_names(j: &super::common::Json, args: &[std::ffi::OsString]) {
         _ => {}
     }
 }
+
+/// Names read from a file (here an index name in a `.frm`, `PRIMARY`
+/// patched to ESC `[31m` and a newline, same length) reached the terminal
+/// raw in text; JSON keeps them exactly.
+#[test]
+fn names_read_from_a_frm_with_escapes_are_shown_escaped() {
+    let d = folder("hostile-frm");
+    let src = fixtures().join("mariadb1011/ai_int");
+    let ibd = d.join("t.ibd");
+    fs::copy(src.with_extension("ibd"), &ibd).unwrap();
+    let frm = fs::read(src.with_extension("frm")).unwrap();
+    let at = frm.windows(7).position(|w| w == b"PRIMARY").unwrap();
+    let mut hostile = frm.clone();
+    hostile[at..at + 7].copy_from_slice(b"P\x1b[31m\n");
+    fs::write(d.join("t.frm"), &hostile).unwrap();
+    let mut seen_name = false;
+    for (cmd, after, formats) in every_command() {
+        for f in formats {
+            let mut a: Vec<std::ffi::OsString> = vec![cmd.into(), ibd.clone().into()];
+            a.extend(after.iter().map(Into::into));
+            a.extend(["--format".into(), f.into()]);
+            let o = run_os(&a);
+            assert!(
+                o.status.code().is_some_and(|c| c <= 2),
+                "{a:?}: {}",
+                stderr(&o)
+            );
+            if ["csv", "tsv", "sql"].contains(&f) {
+                continue;
+            }
+            assert!(!o.stdout.contains(&0x1b), "{a:?}: ESC on stdout");
+            assert!(!o.stderr.contains(&0x1b), "{a:?}: ESC on stderr");
+            let out = String::from_utf8(o.stdout).unwrap();
+            if f == "json" {
+                super::common::Json::parse(&out);
+                seen_name |= out.contains("\"P\\u001b[31m\\n\"");
+            } else if f == "text" && ["indexes", "segments", "extents"].contains(&cmd) {
+                assert!(out.contains("P\\x1b[31m\\n"), "{a:?}: {out}");
+            }
+        }
+    }
+    assert!(seen_name, "no JSON output kept the index name exactly");
+}

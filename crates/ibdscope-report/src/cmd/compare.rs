@@ -276,7 +276,11 @@ fn slot_labels(analyses: &[Analysis<'_>], slots: &[Vec<IndexId>], n_slots: usize
             if names.is_empty() {
                 format!("{} index by id", ordinal(i + 1))
             } else {
-                names.join(" / ")
+                let shown: Vec<String> = names
+                    .iter()
+                    .map(|n| crate::names::name(n).to_string())
+                    .collect();
+                shown.join(" / ")
             }
         })
         .collect()

@@ -387,6 +387,7 @@ pub fn segments(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Resul
     for s in &map.segments {
         let idx = s.index.map_or("-".to_string(), id_text);
         let name = s.index.and_then(|i| a.index_name(i)).unwrap_or("-");
+        let name = crate::names::name(name).to_string();
         writeln!(
             out,
             "{:>8} {:>8} {:<w$} {:<9} {:>8} {:>9} {:>6} {:>5} {:>9} {:>5}  {}:{}",
@@ -583,7 +584,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             out,
             "{:>10} {:<w$} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>4}/{:<4} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}",
             id_text(i.index_id),
-            a.index_name(i.index_id).unwrap_or("-"),
+            crate::names::name(a.index_name(i.index_id).unwrap_or("-")).to_string(),
             i.root,
             i.height,
             i.leaf_pages_used,
