@@ -420,3 +420,54 @@ fn names_read_from_a_frm_with_escapes_are_shown_escaped() {
     }
     assert!(seen_name, "no JSON output kept the index name exactly");
 }
+
+/// Column names from a CREATE TABLE statement (`--ddl`) with ESC `[31m`
+/// and a newline, and a parse error quoting an ESC: text and stderr show
+/// them escaped, JSON keeps the name.
+#[test]
+fn names_read_from_a_ddl_with_escapes_are_shown_escaped() {
+    let d = folder("hostile-ddl");
+    let ibd = d.join("ai_int.ibd");
+    fs::copy(fixtures().join("mariadb1011/ai_int.ibd"), &ibd).unwrap();
+    let good = d.join("good.sql");
+    fs::write(
+        &good,
+        "CREATE TABLE `ai_int` (`id\x1b[31m\nx` int NOT NULL, `v` varchar(64) NOT NULL, \
+         `n` int NOT NULL, PRIMARY KEY (`id\x1b[31m\nx`)) ENGINE=InnoDB;",
+    )
+    .unwrap();
+    let bad = d.join("bad.sql");
+    fs::write(&bad, "CREATE TABLE `ai_int` (`id` int NOT NULL) \x1b[31m;").unwrap();
+    for cmd in ["schema", "rows"] {
+        let o = run_os(&[
+            cmd.into(),
+            ibd.clone().into(),
+            "--ddl".into(),
+            good.clone().into(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{cmd}: {}", stderr(&o));
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(!out.contains('\x1b'), "{cmd}: {out}");
+        assert!(out.contains("id\\x1b[31m\\nx"), "{cmd}: {out}");
+        let o = run_os(&[
+            cmd.into(),
+            ibd.clone().into(),
+            "--ddl".into(),
+            bad.clone().into(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        assert!(!o.stderr.contains(&0x1b), "{cmd}: {}", stderr(&o));
+        assert!(stderr(&o).contains("\\x1b"), "{cmd}: {}", stderr(&o));
+    }
+    let o = run_os(&[
+        "schema".into(),
+        ibd.into(),
+        "--ddl".into(),
+        good.into(),
+        "--format".into(),
+        "json".into(),
+    ]);
+    let out = String::from_utf8(o.stdout).unwrap();
+    super::common::Json::parse(&out);
+    assert!(out.contains("\"id\\u001b[31m\\nx\""), "{out}");
+}

@@ -204,7 +204,8 @@ pub fn run(
     let mut def = match a.definition() {
         Ok(d) => d.clone(),
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            // The reason may quote the DDL or .frm: no raw control characters.
+            eprintln!("ibdscope: {}", crate::names::name(e));
             return Ok(Outcome::Unreadable);
         }
     };
@@ -228,7 +229,7 @@ pub fn run(
         eprintln!(
             "ibdscope: {}: no index {} in the definition (indexes: {})",
             crate::names::path(path),
-            r.index.as_deref().unwrap_or("(clustered)"),
+            crate::names::name(r.index.as_deref().unwrap_or("(clustered)")),
             names.join(", ")
         );
         return Ok(Outcome::Unreadable);

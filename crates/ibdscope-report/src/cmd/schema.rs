@@ -14,7 +14,8 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     let def = match a.definition() {
         Ok(def) => def,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            // The reason may quote the DDL or .frm: no raw control characters.
+            eprintln!("ibdscope: {}", crate::names::name(e));
             return Ok(Outcome::Unreadable);
         }
     };
