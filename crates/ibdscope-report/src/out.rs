@@ -129,11 +129,17 @@ impl Drop for Temp {
 
 /// Runs `write` on a new temporary file beside `target`, then renames it
 /// over `target`; when `write` fails the temporary file is removed and
-/// `target` is left as it was.
+/// `target` is left as it was. A symbolic link is followed (the file it
+/// names is replaced, the link stays), as writing through it would.
 pub fn write_via_temp<T>(
     target: &Path,
     write: impl FnOnce(&Path) -> Result<T, String>,
 ) -> Result<T, String> {
+    let resolved = match fs::symlink_metadata(target) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(target).ok(),
+        _ => None,
+    };
+    let target = resolved.as_deref().unwrap_or(target);
     let mut temp = Temp::beside(target)?;
     let v = write(&temp.path)?;
     fs::rename(&temp.path, target).map_err(|e| format!("{}: {e}", names::path(target)))?;
@@ -180,6 +186,59 @@ mod tests {
         write_via_temp(&out, |p| fs::write(p, b"new").map_err(|e| e.to_string())).unwrap();
         assert_eq!(fs::read(&out).unwrap(), b"new");
         assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_symbolic_link_stays_and_its_file_is_replaced() {
+        let d = dir("link");
+        fs::write(d.join("real.svg"), b"old").unwrap();
+        std::os::unix::fs::symlink("real.svg", d.join("pic.svg")).unwrap();
+        write_via_temp(&d.join("pic.svg"), |p| {
+            fs::write(p, b"new").map_err(|e| e.to_string())
+        })
+        .unwrap();
+        assert!(fs::symlink_metadata(d.join("pic.svg"))
+            .unwrap()
+            .is_symlink());
+        assert_eq!(fs::read(d.join("real.svg")).unwrap(), b"new");
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// The library entry point checks `--out` itself: a program that
+    /// builds its own `Opts` cannot draw over its input either.
+    #[test]
+    fn run_refuses_an_out_that_is_a_hard_link_to_the_input() {
+        use crate::args::{Cmd, Color, Format, ImageFormat, Metric};
+        use crate::outcome::Outcome;
+        let d = dir("run");
+        let input = d.join("t.ibd");
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/mariadb1011/ai_int.ibd"
+        );
+        fs::copy(fixture, &input).unwrap();
+        let before = fs::read(&input).unwrap();
+        let out = d.join("pic.png");
+        fs::hard_link(&input, &out).unwrap();
+        for cmd in [Cmd::Fill, Cmd::Extents, Cmd::Lsn, Cmd::Compare] {
+            let opts = Opts {
+                cmd,
+                files: vec![input.clone()],
+                format: Format::Text,
+                lib: ibdscope::Options::default(),
+                color: Color::Never,
+                ascii: false,
+                out: Some((out.clone(), ImageFormat::Png)),
+                metric: Metric::Extents,
+                verbose: false,
+                verified_only: false,
+                host: std::sync::Arc::new(crate::host::ReadHost),
+            };
+            let mut text = Vec::new();
+            assert_eq!(crate::run(&opts, &mut text).unwrap(), Outcome::Unreadable);
+            assert!(fs::read(&input).unwrap() == before, "the input was written");
+        }
         fs::remove_dir_all(&d).unwrap();
     }
 }
