@@ -33,8 +33,9 @@ impl Def {
     pub fn source_words(&self) -> String {
         if let Some((p, name, line)) = &self.ddl {
             return format!(
-                "{} (--ddl: CREATE TABLE `{name}` at line {line})",
-                crate::names::path(p)
+                "{} (--ddl: CREATE TABLE `{}` at line {line})",
+                crate::names::path(p),
+                crate::names::name(name)
             );
         }
         match (&self.frm_path, self.table.source) {

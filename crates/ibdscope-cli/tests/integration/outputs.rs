@@ -421,7 +421,7 @@ fn names_read_from_a_frm_with_escapes_are_shown_escaped() {
     assert!(seen_name, "no JSON output kept the index name exactly");
 }
 
-/// Column names from a CREATE TABLE statement (`--ddl`) with ESC `[31m`
+/// Table and column names from a CREATE TABLE statement (`--ddl`) with ESC `[31m`
 /// and a newline, and a parse error quoting an ESC: text and stderr show
 /// them escaped, JSON keeps the name.
 #[test]
@@ -432,7 +432,7 @@ fn names_read_from_a_ddl_with_escapes_are_shown_escaped() {
     let good = d.join("good.sql");
     fs::write(
         &good,
-        "CREATE TABLE `ai_int` (`id\x1b[31m\nx` int NOT NULL, `v` varchar(64) NOT NULL, \
+        "CREATE TABLE `t\x1b[31m\nx` (`id\x1b[31m\nx` int NOT NULL, `v` varchar(64) NOT NULL, \
          `n` int NOT NULL, PRIMARY KEY (`id\x1b[31m\nx`)) ENGINE=InnoDB;",
     )
     .unwrap();
