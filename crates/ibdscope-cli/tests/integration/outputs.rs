@@ -106,23 +106,46 @@ fn out_symlink_to_the_input_is_refused() {
     }
 }
 
-/// `--out` through a link to a device was written into it (exit 0); a
-/// directory, a FIFO or a device is no picture file.
+/// `--out` through a link to a device was written into it (exit 0), and a
+/// FIFO was opened and waited on for a reader; a directory, a FIFO or a
+/// device is no picture file.
 #[test]
-fn out_device_or_directory_is_refused() {
+fn out_device_fifo_or_directory_is_refused() {
     let d = folder("out-device");
     let input = copy_of_fixture(&d, "x.ibd");
     std::os::unix::fs::symlink("/dev/null", d.join("null.png")).unwrap();
     fs::create_dir(d.join("dir.svg")).unwrap();
-    for out in ["null.png", "dir.svg"] {
-        let o = run_os(&[
-            "fill".into(),
-            input.clone().into(),
-            "--out".into(),
-            d.join(out).into(),
-        ]);
-        assert_eq!(o.status.code(), Some(2), "{out}: {}", stderr(&o));
-        assert!(stderr(&o).contains("--out"), "{out}: {}", stderr(&o));
+    let fifo = d.join("fifo.svg");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for out in ["null.png", "dir.svg", "fifo.svg"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+            .arg("fill")
+            .arg(&input)
+            .arg("--out")
+            .arg(d.join(out))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A FIFO without a reader blocks the writer: give it 20 s.
+        let mut status = None;
+        for _ in 0..200 {
+            status = child.try_wait().unwrap();
+            if status.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let Some(status) = status else {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{out}: still waiting to write after 20 s");
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(2), "{out}: {err}");
+        assert!(err.contains("--out"), "{out}: {err}");
     }
     assert!(fs::symlink_metadata(d.join("null.png"))
         .unwrap()
