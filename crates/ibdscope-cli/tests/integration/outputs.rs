@@ -84,6 +84,22 @@ fn out_hard_link_to_the_input_is_refused() {
     }
 }
 
+/// The `.frm` beside the file is read too (index names): a hard link to it
+/// as `--out` was overwritten with the picture.
+#[test]
+fn out_hard_link_to_the_frm_beside_is_refused() {
+    let d = folder("out-hard-link-frm");
+    let input = copy_of_fixture(&d, "ai_int.ibd");
+    let frm = d.join("ai_int.frm");
+    fs::copy(fixtures().join("mariadb1011/ai_int.frm"), &frm).unwrap();
+    let original = fs::read(&frm).unwrap();
+    let out = d.join("pic.png");
+    fs::hard_link(&frm, &out).unwrap();
+    let o = run_os(&["fill".into(), input.into(), "--out".into(), out.into()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(fs::read(&frm).unwrap() == original, "the .frm was written");
+}
+
 /// A symbolic link to the input, directly or through a link to its folder.
 #[test]
 fn out_symlink_to_the_input_is_refused() {
