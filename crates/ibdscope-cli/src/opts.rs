@@ -330,10 +330,10 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
     }
     let out = match p.out {
         None => None,
-        Some(o) => Some(check_out(o, &p.files)?),
+        Some(o) => Some(out_format(o)?),
     };
     let streams = !matches!(p.cmd, Cmd::Audit);
-    Ok(Opts {
+    let opts = Opts {
         cmd: p.cmd,
         files: p.files,
         format,
@@ -348,7 +348,11 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         host: std::sync::Arc::new(crate::input::MapHost::new(streams)),
         verbose: cli.verbose,
         verified_only: p.verified_only,
-    })
+    };
+    if let Some((out, _)) = &opts.out {
+        ibdscope_report::out::check(out, &ibdscope_report::out::inputs(&opts))?;
+    }
+    Ok(opts)
 }
 
 /// One subcommand's arguments, before the checks every command shares.
@@ -513,25 +517,15 @@ fn command(command: Command) -> Result<Parsed, String> {
     })
 }
 
-/// The picture's format from its extension, and never one of the inputs.
-fn check_out(out: PathBuf, files: &[PathBuf]) -> Result<(PathBuf, ImageFormat), String> {
-    let Some(format) = ImageFormat::from_path(&out) else {
-        return Err(format!(
+/// The picture's format from its extension.
+fn out_format(out: PathBuf) -> Result<(PathBuf, ImageFormat), String> {
+    match ImageFormat::from_path(&out) {
+        Some(format) => Ok((out, format)),
+        None => Err(format!(
             "--out {}: the picture's name must end in .png or .svg",
-            out.display()
-        ));
-    };
-    let same = |f: &PathBuf| match (out.canonicalize(), f.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => out == *f,
-    };
-    if files.iter().any(same) {
-        return Err(format!(
-            "--out {} is an input file; ibdscope never writes its input",
-            out.display()
-        ));
+            ibdscope_report::names::path(&out)
+        )),
     }
-    Ok((out, format))
 }
 
 #[cfg(test)]

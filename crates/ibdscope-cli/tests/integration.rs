@@ -10,6 +10,7 @@ mod integration {
     mod damage;
     mod fixtures;
     mod live;
+    mod outputs;
     mod pictures;
     mod records;
     mod rows;

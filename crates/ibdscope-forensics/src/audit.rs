@@ -601,7 +601,7 @@ impl Slims {
             .flat_map(move |(i, c)| {
                 c.iter()
                     .enumerate()
-                    .map(move |(j, s)| (i * SLIM_CHUNK + j, s))
+                    .map(move |(j, s)| (i.saturating_mul(SLIM_CHUNK).saturating_add(j), s))
             })
             .filter(move |(k, _)| *k < self.n)
     }

@@ -182,18 +182,18 @@ impl<'t> Analysis<'t> {
             .indexes
             .iter()
             .filter_map(|i| self.index_name(i.index_id))
-            .map(|n| n.chars().count())
+            .map(|n| crate::names::name(n).to_string().chars().count())
             .max()
             .unwrap_or(0)
             .max(min)
     }
 
     /// `id` with its name when one is known: `29 PRIMARY`, `30 k_b`, `SDI`,
-    /// or `29`.
+    /// or `29`; for text (control characters in the name escaped).
     pub fn index_label(&self, id: IndexId) -> String {
         match self.index_name(id) {
             Some("SDI") if id.0 == SDI_INDEX_ID => "SDI".to_string(),
-            Some(name) => format!("{id} {name}"),
+            Some(name) => format!("{id} {}", crate::names::name(name)),
             None => id.to_string(),
         }
     }

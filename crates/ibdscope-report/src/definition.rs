@@ -33,18 +33,19 @@ impl Def {
     pub fn source_words(&self) -> String {
         if let Some((p, name, line)) = &self.ddl {
             return format!(
-                "{} (--ddl: CREATE TABLE `{name}` at line {line})",
-                p.display()
+                "{} (--ddl: CREATE TABLE `{}` at line {line})",
+                crate::names::path(p),
+                crate::names::name(name)
             );
         }
         match (&self.frm_path, self.table.source) {
             (Some(p), _) if self.frm_beside => {
                 format!(
                     "{} (found beside the .ibd; the file has no SDI)",
-                    p.display()
+                    crate::names::path(p)
                 )
             }
-            (Some(p), _) => format!("{} (--frm)", p.display()),
+            (Some(p), _) => format!("{} (--frm)", crate::names::path(p)),
             (None, DefSource::Sdi) => "the SDI in the file (MySQL 8.0+ data dictionary)".into(),
             (None, _) => "built by hand".into(),
         }
@@ -89,8 +90,8 @@ pub fn load(
                         "{}: the file is encrypted: its SDI (table definition) cannot be \
                          read without the keyring, and no .frm was given (--frm) or found at \
                          {} (or give the CREATE TABLE statement: --ddl)",
-                        path.display(),
-                        beside.display()
+                        crate::names::path(path),
+                        crate::names::path(&beside)
                     ));
                 } else {
                     return Err(format!(
@@ -98,8 +99,8 @@ pub fn load(
                          before 8.0, MariaDB, or ROW_FORMAT=COMPRESSED SDI pages), no .frm \
                          was given (--frm) and there is none at {}; give the .frm (--frm) or \
                          the CREATE TABLE statement (--ddl)",
-                        path.display(),
-                        beside.display()
+                        crate::names::path(path),
+                        crate::names::path(&beside)
                     ));
                 }
             }
@@ -107,17 +108,22 @@ pub fn load(
                 return Err(format!(
                     "{}: the file is encrypted: its SDI (table definition) is not readable \
                      without the keyring ({e})",
-                    path.display()
+                    crate::names::path(path)
                 ))
             }
             Err(e) if ts.format().is_zip() => {
                 return Err(format!(
                     "{}: no table definition: the file is ROW_FORMAT=COMPRESSED and its SDI \
                      pages could not be decompressed ({e})",
-                    path.display()
+                    crate::names::path(path)
                 ))
             }
-            Err(e) => return Err(format!("{}: no table definition: {e}", path.display())),
+            Err(e) => {
+                return Err(format!(
+                    "{}: no table definition: {e}",
+                    crate::names::path(path)
+                ))
+            }
         },
     };
     if table.indexes.iter().any(|i| i.root.is_none()) {
@@ -149,9 +155,9 @@ pub fn load(
 }
 
 fn read_frm(frm: &Path, ibd: &Path) -> Result<TableDef, String> {
-    let bytes = std::fs::read(frm).map_err(|e| format!("{}: {e}", frm.display()))?;
-    let f =
-        Frm::parse(&bytes).map_err(|e| format!("{}: not a readable .frm: {e}", frm.display()))?;
+    let bytes = std::fs::read(frm).map_err(|e| format!("{}: {e}", crate::names::path(frm)))?;
+    let f = Frm::parse(&bytes)
+        .map_err(|e| format!("{}: not a readable .frm: {e}", crate::names::path(frm)))?;
     let name = ibd
         .file_stem()
         .or_else(|| frm.file_stem())
@@ -179,19 +185,19 @@ fn schema_of(ibd: &Path) -> String {
 /// line.
 fn read_ddl(ddl: &Path, ibd: &Path) -> Result<(TableDef, String, u32), String> {
     let len = std::fs::metadata(ddl)
-        .map_err(|e| format!("{}: {e}", ddl.display()))?
+        .map_err(|e| format!("{}: {e}", crate::names::path(ddl)))?
         .len();
     if len > ibdscope_schema::ddl::MAX_DDL_BYTES as u64 {
         return Err(format!(
             "{}: {len} bytes, more than the {} a CREATE TABLE file may have",
-            ddl.display(),
+            crate::names::path(ddl),
             ibdscope_schema::ddl::MAX_DDL_BYTES
         ));
     }
-    let bytes = std::fs::read(ddl).map_err(|e| format!("{}: {e}", ddl.display()))?;
+    let bytes = std::fs::read(ddl).map_err(|e| format!("{}: {e}", crate::names::path(ddl)))?;
     let stem = ibd.file_stem().map(|s| s.to_string_lossy().into_owned());
     let t = ibdscope_schema::ddl::parse_one(&bytes, stem.as_deref())
-        .map_err(|e| format!("{}: {e}", ddl.display()))?;
+        .map_err(|e| format!("{}: {e}", crate::names::path(ddl)))?;
     let schema = schema_of(ibd);
     Ok((t.to_table_def(&schema), t.name.clone(), t.at.0))
 }

@@ -54,7 +54,7 @@ pub struct OpenError {
 
 impl fmt::Display for OpenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.what)
+        write!(f, "{}: {}", crate::names::path(&self.path), self.what)
     }
 }
 
@@ -100,7 +100,7 @@ impl fmt::Display for Change {
         write!(
             f,
             "{}: changed while it was read: {} bytes at open, ",
-            self.path.display(),
+            crate::names::path(&self.path),
             self.len_at_open
         )?;
         match self.len_now {

@@ -163,6 +163,22 @@ impl<'w> Json<'w> {
     pub fn kv_str(&mut self, k: &str, v: &str) -> io::Result<&mut Self> {
         self.key(k)?.str(v)
     }
+    /// `"key": path` as a string; a path that is not UTF-8 is written
+    /// lossily (U+FFFD) and followed by `"key_bytes": [its exact bytes]`.
+    pub fn kv_path(&mut self, k: &str, p: &std::path::Path) -> io::Result<&mut Self> {
+        let bytes = crate::names::path_bytes(p);
+        match std::str::from_utf8(bytes) {
+            Ok(s) => self.kv_str(k, s),
+            Err(_) => {
+                self.kv_str(k, &String::from_utf8_lossy(bytes))?;
+                self.key(&format!("{k}_bytes"))?.arr()?;
+                for &b in bytes {
+                    self.num(b)?;
+                }
+                self.end_arr()
+            }
+        }
+    }
     /// `"key": number`.
     pub fn kv_num(&mut self, k: &str, v: impl Into<u64>) -> io::Result<&mut Self> {
         self.key(k)?.num(v)
@@ -204,7 +220,9 @@ fn escape(w: &mut dyn Write, s: &str) -> io::Result<()> {
             '\n' => Some("\\n"),
             '\r' => Some("\\r"),
             '\t' => Some("\\t"),
-            c if (c as u32) < 0x20 => None,
+            // C0 controls must be escaped; DEL and C1 controls are, so
+            // that no name carries one raw to a terminal.
+            c if (c as u32) < 0x20 || ('\u{7f}'..='\u{9f}').contains(&c) => None,
             _ => continue,
         };
         w.write_all(&s.as_bytes()[start..i])?;

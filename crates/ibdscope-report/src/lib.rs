@@ -41,9 +41,12 @@ pub mod definition;
 pub mod host;
 mod json;
 mod logical;
+pub mod names;
+pub mod out;
 mod outcome;
+mod run;
 mod text;
 
-pub use cmd::run;
+pub use run::run;
 
 pub use outcome::Outcome;

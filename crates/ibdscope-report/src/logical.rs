@@ -25,19 +25,24 @@ pub fn expand(path: &Path, ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<E
         eprintln!(
             "ibdscope: {}: the logical image of this page_compressed space ({} bytes) could \
              not be allocated; its compressed pages are read as they are stored",
-            path.display(),
+            crate::names::path(path),
             ts.data().len()
         );
         return None;
     };
     const SHOWN: usize = 8;
     for f in e.failures.iter().take(SHOWN) {
-        eprintln!("ibdscope: {}: page {}: {}", path.display(), f.page, f.error);
+        eprintln!(
+            "ibdscope: {}: page {}: {}",
+            crate::names::path(path),
+            f.page,
+            f.error
+        );
     }
     if let Some(more) = e.failures.len().checked_sub(SHOWN).filter(|&n| n > 0) {
         eprintln!(
             "ibdscope: {}: {more} more page_compressed pages not decompressed",
-            path.display()
+            crate::names::path(path)
         );
     }
     Some(e)

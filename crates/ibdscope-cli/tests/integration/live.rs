@@ -395,7 +395,10 @@ fn a_stream_on_standard_input_reads_as_the_file_does() {
 
 /// The largest resident set of any child of this process waited for so
 /// far, in KiB (`getrusage(RUSAGE_CHILDREN)`, Linux x86_64/aarch64 layout).
-#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
 fn children_max_rss_kib() -> Option<u64> {
     #[repr(C)]
     struct Rusage {
@@ -419,7 +422,10 @@ fn children_max_rss_kib() -> Option<u64> {
     (rc == 0).then(|| u64::try_from(r.maxrss).unwrap_or(0))
 }
 
-#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
 fn children_max_rss_kib() -> Option<u64> {
     None
 }

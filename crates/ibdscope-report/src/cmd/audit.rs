@@ -398,7 +398,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let done = audit_all(&jobs, &dds, opts);
     for (job, d) in jobs.iter().zip(&done) {
         if let Err(e) = &d.result {
-            eprintln!("ibdscope: {}: {e}", job.path.display());
+            eprintln!("ibdscope: {}: {e}", crate::names::path(&job.path));
         }
     }
     let reports: Vec<DatadirReport> = dds
@@ -490,7 +490,7 @@ impl Ctx<'_> {
             .get(d)
             .and_then(|m| m.get(k))
             .and_then(|&j| self.jobs.get(j))
-            .map_or_else(String::new, |j| j.path.display().to_string())
+            .map_or_else(String::new, |j| crate::names::path(&j.path).to_string())
     }
 }
 
@@ -610,7 +610,7 @@ fn text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
 /// One file's audit: its verdict and figures, each finding kind with its
 /// pages and evidence, what was not verified, and what recovery would do.
 fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
-    let p = job.path.display();
+    let p = crate::names::path(&job.path);
     let a = match &d.result {
         Ok(a) => a,
         Err(e) => return writeln!(out, "{p}: unreadable: {e}"),
@@ -858,7 +858,7 @@ fn datadir_text(
     r: &DatadirReport,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    writeln!(out, "datadir {}:", dd.root.display())?;
+    writeln!(out, "datadir {}:", crate::names::path(&dd.root))?;
     redo_text(dd, out)?;
     match (r.flush_lsn, r.flush_vs_checkpoint) {
         (Some(f), Some(v)) => {
@@ -1034,7 +1034,7 @@ fn summary_text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     let width = c
         .jobs
         .iter()
-        .map(|j| j.path.display().to_string().len())
+        .map(|j| crate::names::path(&j.path).to_string().len())
         .max()
         .unwrap_or(4)
         .clamp(4, 80);
@@ -1067,7 +1067,7 @@ fn summary_text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "  {:<width$}  {verdict:<24} {pages:>9} {findings:>9} {newer:>9} {recovery:>9}",
-            job.path.display().to_string()
+            crate::names::path(&job.path).to_string()
         )?;
         match counts.iter_mut().find(|(v, _)| *v == verdict) {
             Some((_, n)) => *n += 1,
@@ -1158,7 +1158,7 @@ fn log_pages_json(j: &mut Json<'_>, l: Option<&LogPages>) -> io::Result<()> {
 }
 
 fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
-    j.kv_str("file", &job.path.display().to_string())?;
+    j.kv_path("file", &job.path)?;
     let a = match &d.result {
         Ok(a) => a,
         Err(e) => {
@@ -1253,7 +1253,7 @@ fn datadir_json(
     dd: &Datadir,
     r: &DatadirReport,
 ) -> io::Result<()> {
-    j.kv_str("path", &dd.root.display().to_string())?;
+    j.kv_path("path", &dd.root)?;
     j.key("redo")?;
     match &dd.redo {
         None => {
@@ -1265,7 +1265,7 @@ fn datadir_json(
         Some(Ok(info)) => {
             j.obj()?.key("files")?.arr()?;
             for (_, p) in &dd.redo_paths {
-                j.str(&p.display().to_string())?;
+                j.str(&p.to_string_lossy())?;
             }
             j.end_arr()?
                 .kv_num("format", info.format)?
@@ -1400,7 +1400,7 @@ fn json(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     j.end_arr()?.key("skipped")?.arr()?;
     for s in c.skipped {
         j.obj()?
-            .kv_str("path", &s.path.display().to_string())?
+            .kv_path("path", &s.path)?
             .kv_str("why", &s.why)?
             .end_obj()?;
     }
@@ -1429,7 +1429,7 @@ fn jsonl(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
         let mut j = Json::new(out);
         j.obj()?
             .kv_str("type", "skipped")?
-            .kv_str("path", &s.path.display().to_string())?
+            .kv_path("path", &s.path)?
             .kv_str("why", &s.why)?
             .end_obj()?;
         writeln!(out)?;
@@ -1470,7 +1470,7 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out, ",newer_than_checkpoint,recovery_changes,error")?;
     for (job, d) in c.jobs.iter().zip(c.done) {
-        let file = csv_field(&job.path.display().to_string());
+        let file = csv_field(&crate::names::path(&job.path).to_string());
         match &d.result {
             Err(e) => {
                 write!(out, "{file},unreadable,,,,,,,")?;

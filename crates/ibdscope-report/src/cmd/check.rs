@@ -52,7 +52,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if outcome == Outcome::Unreadable && matches!(opts.format, Format::Json | Format::Jsonl) {
             let mut j = Json::new(out);
             j.obj()?
-                .kv_str("file", &path.display().to_string())?
+                .kv_path("file", path)?
                 .kv_str("error", "could not read (see stderr)")?
                 .end_obj()?;
             if opts.format == Format::Jsonl {
@@ -121,7 +121,7 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     match opts.format {
         Format::Json | Format::Jsonl => {
             let mut j = Json::new(out);
-            j.obj()?.kv_str("file", &path.display().to_string())?;
+            j.obj()?.kv_path("file", path)?;
             j.kv_num("pages", ts.n_pages())?
                 .kv_num("valid", s.valid())?
                 .kv_num("empty", s.empty)?;
@@ -155,7 +155,7 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             }
         }
         _ => {
-            let p = path.display();
+            let p = crate::names::path(path);
             for fi in &s.file_findings {
                 writeln!(out, "{p}: byte offset {}: {}", fi.file_offset, fi.kind)?;
             }

@@ -75,7 +75,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         match crate::host::tablespace(&**i, opts.lib) {
             Ok(ts) => spaces.push((*path, ts)),
             Err(e) => {
-                eprintln!("ibdscope: {}: {e}", path.display());
+                eprintln!("ibdscope: {}: {e}", crate::names::path(path));
                 failed.push(*path);
                 worst = Outcome::Unreadable;
             }
@@ -188,7 +188,7 @@ fn file_row(
     }
     print_findings(text_findings, opts, a)?;
     let row = Row {
-        file: path.display().to_string(),
+        file: crate::names::path(path).to_string(),
         pages: ts.n_pages(),
         page_size: ts.page_size(),
         figures: Figures::of(trees),
@@ -272,7 +272,7 @@ fn json(
     }
     for p in failed {
         j.obj()?
-            .kv_str("file", &p.display().to_string())?
+            .kv_path("file", p)?
             .kv_str("error", "could not read (see stderr)")?
             .end_obj()?;
     }
@@ -307,7 +307,11 @@ fn slot_labels(analyses: &[Analysis<'_>], slots: &[Vec<IndexId>], n_slots: usize
             if names.is_empty() {
                 format!("{} index by id", ordinal(i + 1))
             } else {
-                names.join(" / ")
+                let shown: Vec<String> = names
+                    .iter()
+                    .map(|n| crate::names::name(n).to_string())
+                    .collect();
+                shown.join(" / ")
             }
         })
         .collect()

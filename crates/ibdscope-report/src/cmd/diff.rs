@@ -52,7 +52,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         match Tablespace::with_options(bytes, opts.lib) {
             Ok(ts) => Some(ts),
             Err(e) => {
-                eprintln!("ibdscope: {}: {e}", p.display());
+                eprintln!("ibdscope: {}: {e}", crate::names::path(p));
                 None
             }
         }
@@ -63,7 +63,11 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let d = match Diff::of(&a, &b, &opts.engine()) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("ibdscope: {} and {}: {e}", pa.display(), pb.display());
+            eprintln!(
+                "ibdscope: {} and {}: {e}",
+                crate::names::path(pa),
+                crate::names::path(pb)
+            );
             return Ok(Outcome::Unreadable);
         }
     };
@@ -79,7 +83,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         for f in ibdscope::summary::file_findings(ts) {
             ends.push(format!(
                 "{}: byte offset {}: {}",
-                p.display(),
+                crate::names::path(p),
                 f.file_offset,
                 f.kind
             ));
@@ -104,9 +108,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
 fn json(out: &mut dyn Write, pa: &Path, pb: &Path, d: &Diff, b: &Tablespace<'_>) -> io::Result<()> {
     let names = b.type_names();
     let mut j = Json::new(out);
-    j.obj()?
-        .kv_str("a", &pa.display().to_string())?
-        .kv_str("b", &pb.display().to_string())?;
+    j.obj()?.kv_path("a", pa)?.kv_path("b", pb)?;
     j.kv_num("pages_a", d.pages_a)?
         .kv_num("pages_b", d.pages_b)?
         .kv_num("identical", d.identical)?
@@ -195,8 +197,8 @@ fn text(
     writeln!(
         out,
         "{} -> {}: {} and {} pages, {} identical, {} differ",
-        pa.display(),
-        pb.display(),
+        crate::names::path(pa),
+        crate::names::path(pb),
         d.pages_a,
         d.pages_b,
         d.identical,

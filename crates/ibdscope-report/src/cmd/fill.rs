@@ -151,7 +151,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     let outcome = tree_outcome(a);
     let (wrote, said) = if opts.out.is_some() {
         let p = picture(a, grid.clone(), &types);
-        map::write_picture(opts, &p, &path.display().to_string())
+        map::write_picture(opts, &p, &crate::names::path(path).to_string())
     } else {
         (Outcome::Clean, String::new())
     };
@@ -168,7 +168,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     writeln!(
         out,
         "{}: {} of {} bytes, {} pages per extent{}",
-        path.display(),
+        crate::names::path(path),
         count(ts.n_pages(), "page", "pages"),
         ts.page_size(),
         ts.format().extent_size(),
@@ -254,7 +254,7 @@ fn json(out: &mut dyn Write, a: &Analysis<'_>, grid: &Grid) -> io::Result<()> {
     let (path, ts, map, trees) = (a.path(), a.ts(), a.map(), a.trees());
     let mut j = Json::new(out);
     j.obj()?
-        .kv_str("file", &path.display().to_string())?
+        .kv_path("file", path)?
         .kv_num("page_size", ts.page_size())?
         .kv_num("pages", ts.n_pages())?;
     j.key("indexes")?.arr()?;

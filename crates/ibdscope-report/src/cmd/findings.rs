@@ -74,7 +74,7 @@ fn line(
     f: &Finding,
     reason: &dyn std::fmt::Display,
 ) -> io::Result<()> {
-    let path = a.path().display();
+    let path = crate::names::path(a.path());
     match f.page {
         Some(p) => writeln!(
             out,
@@ -140,7 +140,7 @@ pub fn text(
             out,
             "{}: {} still hold{} index {} level {level} with {recs} records in all (freed, not \
              overwritten; deleted rows may be read from them): pages {}",
-            a.path().display(),
+            crate::names::path(a.path()),
             crate::text::count(pages.len() as u64, "free page", "free pages"),
             if pages.len() == 1 { "s" } else { "" },
             a.index_label(index),

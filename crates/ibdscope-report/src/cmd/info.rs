@@ -135,7 +135,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
 fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     let s = &i.summary;
     let f = &i.format;
-    writeln!(out, "file                {}", path.display())?;
+    writeln!(out, "file                {}", crate::names::path(path))?;
     writeln!(out, "vendor              {}", i.vendor)?;
     writeln!(out, "format              {}", i.vendor.format)?;
     writeln!(out, "  because           {}", i.vendor.reason)?;
@@ -230,7 +230,7 @@ fn json(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     let f = &i.format;
     let mut j = Json::new(out);
     j.obj()?;
-    j.kv_str("file", &path.display().to_string())?;
+    j.kv_path("file", path)?;
     j.kv_display("vendor", &i.vendor)?;
     j.key("vendor_candidates")?.arr()?;
     for v in i.vendor.candidates {

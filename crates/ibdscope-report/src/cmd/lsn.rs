@@ -241,7 +241,11 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         Outcome::Findings
     };
     let (wrote, said) = if opts.out.is_some() {
-        map::write_picture(opts, &picture(path, ts, &f), &path.display().to_string())
+        map::write_picture(
+            opts,
+            &picture(path, ts, &f),
+            &crate::names::path(path).to_string(),
+        )
     } else {
         (Outcome::Clean, String::new())
     };
@@ -278,7 +282,7 @@ fn text(
     writeln!(
         out,
         "{}: {}, {}, {} with LSN 0{}",
-        path.display(),
+        crate::names::path(path),
         count(ts.n_pages(), "page", "pages"),
         range_words(f),
         f.zero,
@@ -334,7 +338,7 @@ fn print_findings(
         writeln!(
             out,
             "{}: page {p} at byte offset {}: {problem}",
-            path.display(),
+            crate::names::path(path),
             ts.file_offset(*p)
         )?;
     }
@@ -345,7 +349,7 @@ fn json(out: &mut dyn Write, path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> 
     let mut j = Json::new(out);
     let range = f.hist.range();
     j.obj()?
-        .kv_str("file", &path.display().to_string())?
+        .kv_path("file", path)?
         .kv_num("page_size", ts.page_size())?
         .kv_num("pages", ts.n_pages())?;
     j.key("lsn_min")?

@@ -291,7 +291,7 @@ pub fn title(
         ts.n_pages(),
         f.extent_size()
     );
-    (format!("{what}: {}", path.display()), vec![line])
+    (format!("{what}: {}", crate::names::path(path)), vec![line])
 }
 
 /// Palette classes of the owner map: for index slot `s`, class `2s` (its
@@ -390,7 +390,18 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str) -> (Outcome, String) 
     let Some((file, format)) = &opts.out else {
         return (Outcome::Clean, String::new());
     };
-    match render(p, file, *format) {
+    let drawn = crate::out::check(file, &crate::out::inputs(opts)).and_then(|()| {
+        crate::out::write_via_temp(file, |tmp| {
+            // The reason names the file the user asked for.
+            render(p, tmp, *format).map_err(|e| {
+                let e = e.to_string();
+                let raw = format!("{}: ", tmp.display());
+                let why = e.strip_prefix(raw.as_str()).unwrap_or(&e);
+                format!("{}: {}", crate::names::path(file), crate::names::name(why))
+            })
+        })
+    });
+    match drawn {
         Ok(d) => {
             let per = p
                 .panels
@@ -400,7 +411,7 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str) -> (Outcome, String) 
                 .unwrap_or(1);
             let line = format!(
                 "{what}: wrote {} ({}, {}×{} px, {} per cell)\n",
-                file.display(),
+                crate::names::path(file),
                 match format {
                     ImageFormat::Png => "PNG",
                     ImageFormat::Svg => "SVG",

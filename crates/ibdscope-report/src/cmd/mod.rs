@@ -165,7 +165,7 @@ pub fn with_space(
             f(&ts, &engine)
         }
         Err(e) => {
-            eprintln!("ibdscope: {}: {e}", path.display());
+            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
             Ok(Outcome::Unreadable)
         }
     }

@@ -83,13 +83,13 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         if opts.format == Format::Json {
             let mut j = Json::new(out);
             j.obj()?
-                .kv_str("file", &path.display().to_string())?
+                .kv_path("file", path)?
                 .kv_num("page", n.0)?
                 .kv_str("error", &why)?
                 .end_obj()?;
             writeln!(out)?;
         } else {
-            writeln!(out, "{}: {why}", path.display())?;
+            writeln!(out, "{}: {why}", crate::names::path(path))?;
         }
         return Ok(Outcome::Findings);
     };
@@ -231,7 +231,7 @@ impl Page<'_, '_> {
         writeln!(
             out,
             "{}: page {} of {} ({} bytes at byte offset {}): {}, checksum {}",
-            self.path.display(),
+            crate::names::path(self.path),
             self.n,
             self.ts.n_pages(),
             self.bytes.len(),
@@ -270,7 +270,7 @@ impl Page<'_, '_> {
             writeln!(
                 out,
                 "{}: page {} at byte offset {} (page offset {at}): {why}",
-                self.path.display(),
+                crate::names::path(self.path),
                 self.n,
                 base.saturating_add(at as u64)
             )?;
@@ -283,7 +283,7 @@ impl Page<'_, '_> {
         let f = &self.facts;
         let mut j = Json::new(out);
         j.obj()?
-            .kv_str("file", &self.path.display().to_string())?
+            .kv_path("file", self.path)?
             .kv_num("page", self.n.0)?;
         j.kv_num("page_size", self.ts.page_size())?
             .kv_num("logical_page_size", self.ts.format().logical_size)?;

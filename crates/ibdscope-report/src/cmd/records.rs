@@ -489,7 +489,7 @@ fn index_known(path: &Path, trees: &Btrees, index: Option<u64>) -> bool {
             .collect();
         eprintln!(
             "ibdscope: {}: no index {id} in this file (indexes: {})",
-            path.display(),
+            crate::names::path(path),
             if known.is_empty() {
                 "none".to_string()
             } else {
@@ -666,7 +666,7 @@ fn header(w: &mut Walk<'_, '_>, ts: &Tablespace<'_>) -> io::Result<()> {
             "page,index_id,source,level,offset,heap_no,chain,type,flags,n_owned,next,size,exact,fields"
         ),
         Format::Json => {
-            let path = w.path.display().to_string();
+            let path = crate::names::path(w.path).to_string();
             w.j.obj()?.kv_str("file", &path)?;
             if compact {
                 w.j.kv_str("note", COMPACT_NOTE)?;
@@ -684,7 +684,7 @@ fn footer(
     past_end: Option<u32>,
     ts: &Tablespace<'_>,
 ) -> io::Result<()> {
-    let path = w.path.display().to_string();
+    let path = crate::names::path(w.path).to_string();
     let past = past_end.map(|n| {
         format!(
             "page {n} is past the end of the file ({} whole pages)",

@@ -205,7 +205,8 @@ pub fn run(
     let mut def = match a.definition() {
         Ok(d) => d.clone(),
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            // The reason may quote the DDL or .frm: no raw control characters.
+            eprintln!("ibdscope: {}", crate::names::name(e));
             return Ok(Outcome::Unreadable);
         }
     };
@@ -293,14 +294,14 @@ fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t Inde
             .indexes
             .iter()
             .map(|i| match i.id {
-                Some(id) => format!("{} ({id})", i.name),
-                None => i.name.clone(),
+                Some(id) => format!("{} ({id})", crate::names::name(&i.name)),
+                None => crate::names::name(&i.name).to_string(),
             })
             .collect();
         eprintln!(
             "ibdscope: {}: no index {} in the definition (indexes: {})",
-            path.display(),
-            r.index.as_deref().unwrap_or("(clustered)"),
+            crate::names::path(path),
+            crate::names::name(r.index.as_deref().unwrap_or("(clustered)")),
             names.join(", ")
         );
     }
@@ -320,8 +321,8 @@ fn root_page<'t>(ts: &Tablespace<'t>, path: &Path, ix: &IndexDef) -> Option<(Pag
         };
         eprintln!(
             "ibdscope: {}: index {} has no root page in this file{why}",
-            path.display(),
-            ix.name
+            crate::names::path(path),
+            crate::names::name(&ix.name)
         );
         return None;
     };
@@ -340,8 +341,8 @@ fn root_page<'t>(ts: &Tablespace<'t>, path: &Path, ix: &IndexDef) -> Option<(Pag
             };
             eprintln!(
                 "ibdscope: {}: root page {root} of index {}: {why}",
-                path.display(),
-                ix.name
+                crate::names::path(path),
+                crate::names::name(&ix.name)
             );
             return None;
         }
@@ -364,7 +365,7 @@ fn index_layout(
         Err(e) if t.clustered() == Some(ix) => {
             eprintln!(
                 "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
-                path.display()
+                crate::names::path(path)
             );
             return None;
         }
@@ -377,8 +378,8 @@ fn index_layout(
         Err(e) => {
             eprintln!(
                 "ibdscope: {}: index {}: record layout: {e}",
-                path.display(),
-                ix.name
+                crate::names::path(path),
+                crate::names::name(&ix.name)
             );
             return None;
         }
@@ -442,15 +443,15 @@ fn one_leaf(
         Ok(_) => {
             eprintln!(
                 "ibdscope: {}: page {n} is not a leaf page of index {}",
-                path.display(),
-                ix.name
+                crate::names::path(path),
+                crate::names::name(&ix.name)
             );
             None
         }
         Err(_) => {
             eprintln!(
                 "ibdscope: {}: page {n} is not a readable index page",
-                path.display()
+                crate::names::path(path)
             );
             None
         }
@@ -993,15 +994,18 @@ impl Printer<'_> {
                 writeln!(
                     w,
                     "# {}: table {}, index {}, definition from {}",
-                    path.display(),
-                    t.name,
-                    ix.name,
+                    crate::names::path(path),
+                    crate::names::name(&t.name),
+                    crate::names::name(&ix.name),
                     def.source_words()
                 )?;
                 if self.meta {
                     write!(w, "page:offset\torigin\tcomplete\t")?;
                 }
-                let names: Vec<&str> = cols.iter().map(|&c| name(c)).collect();
+                let names: Vec<String> = cols
+                    .iter()
+                    .map(|&c| crate::names::name(name(c)).to_string())
+                    .collect();
                 writeln!(w, "{}", names.join("\t"))?;
             }
             Format::Csv => {
@@ -1023,9 +1027,9 @@ impl Printer<'_> {
                 writeln!(
                     w,
                     "-- {}: table {}, index {}, definition from {}",
-                    path.display(),
-                    t.name,
-                    ix.name,
+                    crate::names::path(path),
+                    crate::names::name(&t.name),
+                    crate::names::name(&ix.name),
                     def.source_words()
                 )?;
                 writeln!(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';")?;
@@ -1044,7 +1048,7 @@ impl Printer<'_> {
             Format::Json => {
                 self.j
                     .obj()?
-                    .kv_display("file", &path.display())?
+                    .kv_path("file", path)?
                     .kv_str("table", &t.name)?
                     .kv_str("index", &ix.name)?
                     .kv_str("source", def.source_word())?;

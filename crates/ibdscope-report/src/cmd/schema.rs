@@ -14,7 +14,8 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     let def = match a.definition() {
         Ok(def) => def,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            // The reason may quote the DDL or .frm: no raw control characters.
+            eprintln!("ibdscope: {}", crate::names::name(e));
             return Ok(Outcome::Unreadable);
         }
     };
@@ -24,11 +25,11 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         Format::Json => {
             let mut j = Json::new(out);
             j.obj()?
-                .kv_display("file", &path.display())?
+                .kv_path("file", path)?
                 .kv_str("source", def.source_word())?;
             j.key("source_file")?;
             match def.frm_path.as_ref().or(def.ddl.as_ref().map(|d| &d.0)) {
-                Some(p) => j.display(&p.display())?,
+                Some(p) => j.str(&p.to_string_lossy())?,
                 None => j.null()?,
             };
             j.kv_str("table", &t.name)?
@@ -108,12 +109,38 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 .map(|c| c.name.as_str())
                 .collect();
             if !hidden.is_empty() {
-                writeln!(out, "-- hidden columns: {}", hidden.join(", "))?;
+                let shown: Vec<String> = hidden
+                    .iter()
+                    .map(|h| crate::names::name(h).to_string())
+                    .collect();
+                writeln!(out, "-- hidden columns: {}", shown.join(", "))?;
             }
-            writeln!(out, "{create};")?;
+            writeln!(out, "{};", terminal_safe(&create))?;
         }
     }
     Ok(Outcome::Clean)
+}
+
+/// `sql` with no control character left raw for a terminal: inside a
+/// quoted name or string every one is escaped (a newline in a name would
+/// forge a line), outside only the line breaks between clauses stay.
+fn terminal_safe(sql: &str) -> String {
+    let mut v = String::with_capacity(sql.len());
+    let mut quote = None;
+    for c in sql.chars() {
+        match quote {
+            None if c == '`' || c == '\'' => quote = Some(c),
+            Some(q) if q == c => quote = None,
+            _ => {}
+        }
+        if c.is_control() && (quote.is_some() || c != '\n') {
+            let mut b = [0; 4];
+            v.push_str(&crate::names::name(c.encode_utf8(&mut b)).to_string());
+        } else {
+            v.push(c);
+        }
+    }
+    v
 }
 
 /// The row format's name, `unknown` when neither source tells it.

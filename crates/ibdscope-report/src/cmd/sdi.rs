@@ -17,7 +17,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     match opts.format {
         Format::Json => {
             let mut j = Json::new(out);
-            j.obj()?.kv_display("file", &path.display())?;
+            j.obj()?.kv_path("file", path)?;
             j.key("root")?;
             match sdi.root {
                 Some(r) => {
@@ -73,12 +73,12 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 None => writeln!(
                     out,
                     "{}: no SDI (the FSP flags do not have the SDI bit: MySQL 5.7 and older, MariaDB)",
-                    path.display()
+                    crate::names::path(path)
                 )?,
                 Some(r) => writeln!(
                     out,
                     "{}: SDI version {} root page {} (named at page 0 byte {}), {} records",
-                    path.display(),
+                    crate::names::path(path),
                     r.version,
                     r.root,
                     r.offset,
@@ -118,7 +118,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 writeln!(
                     out,
                     "{label}: {}: page {} at byte offset {}: {}",
-                    path.display(),
+                    crate::names::path(path),
                     f.page,
                     ts.file_offset(f.page).saturating_add(u64::from(f.offset)),
                     f.problem

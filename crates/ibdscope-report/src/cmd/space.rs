@@ -80,7 +80,7 @@ pub fn print_unreadable(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()>
         writeln!(
             out,
             "{}: page {p}: not readable (encrypted or page-compressed); its segments are unknown",
-            a.path().display()
+            crate::names::path(a.path())
         )?;
     }
     Ok(())
@@ -112,10 +112,7 @@ fn json_rows<T>(
     row: impl Fn(&mut Json<'_>, &T) -> io::Result<()>,
 ) -> io::Result<Outcome> {
     let mut j = Json::new(out);
-    j.obj()?
-        .kv_str("file", &a.path().display().to_string())?
-        .key(key)?
-        .arr()?;
+    j.obj()?.kv_path("file", a.path())?.key(key)?.arr()?;
     for r in rows {
         row(&mut j, r)?;
     }
@@ -266,7 +263,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     let (wrote, said) = match &r.picture {
         Some(p) => {
             let p = extents_picture(a, &r.slots, p);
-            map::write_picture(opts, &p, &a.path().display().to_string())
+            map::write_picture(opts, &p, &crate::names::path(a.path()).to_string())
         }
         None => (Outcome::Clean, String::new()),
     };
@@ -288,7 +285,7 @@ fn extents_json(out: &mut dyn Write, a: &Analysis<'_>, r: &ExtentsReport) -> io:
     let (path, ts) = (a.path(), a.ts());
     let counts = &r.counts;
     let mut j = Json::new(out);
-    j.obj()?.kv_str("file", &path.display().to_string())?;
+    j.obj()?.kv_path("file", path)?;
     j.kv_num("page_size", ts.page_size())?
         .kv_num("extent_size", ts.format().extent_size())?;
     j.kv_num("pages", ts.n_pages())?;
@@ -354,7 +351,7 @@ fn extents_text(
     writeln!(
         out,
         "{}: {} pages of {} bytes, {} pages per extent",
-        path.display(),
+        crate::names::path(path),
         ts.n_pages(),
         ts.page_size(),
         f.extent_size()
@@ -536,6 +533,7 @@ pub fn segments(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Resul
     for s in &map.segments {
         let idx = s.index.map_or("-".to_string(), id_text);
         let name = s.index.and_then(|i| a.index_name(i)).unwrap_or("-");
+        let name = crate::names::name(name).to_string();
         writeln!(
             out,
             "{:>8} {:>8} {:<w$} {:<9} {:>8} {:>9} {:>6} {:>5} {:>9} {:>5}  {}:{}",
@@ -573,10 +571,7 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
     let map = a.map();
     if opts.format == Format::Json {
         let mut j = Json::new(out);
-        j.obj()?
-            .kv_str("file", &a.path().display().to_string())?
-            .key("lists")?
-            .arr()?;
+        j.obj()?.kv_path("file", a.path())?.key("lists")?.arr()?;
         for l in &map.lists {
             j.obj()?
                 .kv_str("list", list_name(l.list))?
@@ -676,10 +671,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     let outcome = outcome(a, &trees.findings);
     if opts.format == Format::Json {
         let mut j = Json::new(out);
-        j.obj()?
-            .kv_str("file", &path.display().to_string())?
-            .key("indexes")?
-            .arr()?;
+        j.obj()?.kv_path("file", path)?.key("indexes")?.arr()?;
         for i in &map.indexes {
             j.obj()?
                 .kv_index(a, i.index_id)?
@@ -738,7 +730,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             out,
             "{:>10} {:<w$} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>4}/{:<4} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}",
             id_text(i.index_id),
-            a.index_name(i.index_id).unwrap_or("-"),
+            crate::names::name(a.index_name(i.index_id).unwrap_or("-")).to_string(),
             i.root,
             i.height,
             i.leaf_pages_used,

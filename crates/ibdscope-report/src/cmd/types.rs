@@ -15,7 +15,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     match opts.format {
         Format::Json => {
             let mut j = Json::new(out);
-            j.obj()?.kv_str("file", &path.display().to_string())?;
+            j.obj()?.kv_path("file", path)?;
             j.key("types")?.arr()?;
             for (t, n) in &s.types {
                 j.obj()?

@@ -1,0 +1,245 @@
+//! Writing an output file (`--out`) without ever touching an input.
+//!
+//! [`check`] refuses an output that is the same file as an input however
+//! it is reached (a hard link, a symbolic link, a bind mount, a
+//! `/proc/self/fd` path: the device and inode are compared, not the
+//! names), and one that is a directory, a FIFO, a socket or a device.
+//! [`write_via_temp`] writes into a new file beside the target and renames
+//! it over the target only when the whole file was written, so a failed
+//! draw leaves the old target as it was and no partial file.
+
+use crate::args::{Cmd, Opts};
+use crate::names;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Every file a run may read: the inputs, a given `.frm` or DDL file, and
+/// the `.frm` beside each input (read when the input has no SDI).
+pub fn inputs(opts: &Opts) -> Vec<PathBuf> {
+    let mut v = opts.files.clone();
+    let def = match &opts.cmd {
+        Cmd::Schema(d) => Some(d),
+        Cmd::Rows(r) => Some(&r.def),
+        _ => None,
+    };
+    if let Some(d) = def {
+        v.extend(d.frm.iter().chain(d.ddl.iter()).cloned());
+    }
+    v.extend(opts.files.iter().map(|f| f.with_extension("frm")));
+    v
+}
+
+/// A file's identity: device and inode.
+#[cfg(unix)]
+fn identity(m: &fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_: &fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// `Err` (the message for stderr) when `out` must not be written: it is
+/// one of `inputs` (by device and inode, or by canonical path where the
+/// system has no inodes), or it exists and is not a regular file.
+pub fn check(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+    let shown = names::path(out);
+    let Ok(meta) = fs::metadata(out) else {
+        // Nothing there (or a dangling link, which the rename replaces).
+        return Ok(());
+    };
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        return Err(format!(
+            "--out {shown} is {what}; give a picture file's name"
+        ));
+    }
+    let id = identity(&meta);
+    let same = |input: &PathBuf| match fs::metadata(input) {
+        Ok(m) => match (id, identity(&m)) {
+            (Some(a), Some(b)) => a == b,
+            _ => matches!((out.canonicalize(), input.canonicalize()), (Ok(a), Ok(b)) if a == b),
+        },
+        Err(_) => false,
+    };
+    if let Some(input) = inputs.iter().find(|i| same(i)) {
+        return Err(format!(
+            "--out {shown} is the input file {}; ibdscope never writes its input",
+            names::path(input)
+        ));
+    }
+    Ok(())
+}
+
+/// One temporary name per call in this process.
+static TEMP_NO: AtomicU32 = AtomicU32::new(0);
+
+/// A new file beside `target`, created empty (`create_new`), removed when
+/// dropped unless it was renamed.
+struct Temp {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl Temp {
+    fn beside(target: &Path) -> Result<Temp, String> {
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let name = target.file_name().unwrap_or_default().to_string_lossy();
+        // The extension stays last: the PNG encoder picks its format by it.
+        let ext = target.extension().unwrap_or_default().to_string_lossy();
+        loop {
+            let n = TEMP_NO.fetch_add(1, Ordering::Relaxed);
+            let path = dir.join(format!(".{name}.{}-{n}.tmp.{ext}", std::process::id()));
+            match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(_) => return Ok(Temp { path, kept: false }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < u32::MAX => {}
+                Err(e) => {
+                    return Err(format!(
+                        "{}: cannot create a new file in {}: {e}",
+                        names::path(target),
+                        names::path(dir)
+                    ))
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Runs `write` on a new temporary file beside `target`, then renames it
+/// over `target`; when `write` fails the temporary file is removed and
+/// `target` is left as it was. A symbolic link is followed (the file it
+/// names is replaced, the link stays), as writing through it would.
+pub fn write_via_temp<T>(
+    target: &Path,
+    write: impl FnOnce(&Path) -> Result<T, String>,
+) -> Result<T, String> {
+    let resolved = match fs::symlink_metadata(target) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(target).ok(),
+        _ => None,
+    };
+    let target = resolved.as_deref().unwrap_or(target);
+    let mut temp = Temp::beside(target)?;
+    let v = write(&temp.path)?;
+    fs::rename(&temp.path, target).map_err(|e| format!("{}: {e}", names::path(target)))?;
+    temp.kept = true;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("ibdscope-out-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_hard_link_to_an_input_is_refused() {
+        let d = dir("hard");
+        let input = d.join("t.ibd");
+        fs::write(&input, b"x").unwrap();
+        let out = d.join("pic.png");
+        fs::hard_link(&input, &out).unwrap();
+        assert!(check(&out, std::slice::from_ref(&input)).is_err());
+        assert!(check(&d.join("new.png"), &[input]).is_ok());
+        assert!(check(&d, &[]).is_err());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_target_and_no_temporary_file() {
+        let d = dir("temp");
+        let out = d.join("pic.png");
+        fs::write(&out, b"old").unwrap();
+        let r: Result<(), String> = write_via_temp(&out, |p| {
+            fs::write(p, b"half").unwrap();
+            Err("failed".into())
+        });
+        assert!(r.is_err());
+        assert_eq!(fs::read(&out).unwrap(), b"old");
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        write_via_temp(&out, |p| fs::write(p, b"new").map_err(|e| e.to_string())).unwrap();
+        assert_eq!(fs::read(&out).unwrap(), b"new");
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_symbolic_link_stays_and_its_file_is_replaced() {
+        let d = dir("link");
+        fs::write(d.join("real.svg"), b"old").unwrap();
+        std::os::unix::fs::symlink("real.svg", d.join("pic.svg")).unwrap();
+        write_via_temp(&d.join("pic.svg"), |p| {
+            fs::write(p, b"new").map_err(|e| e.to_string())
+        })
+        .unwrap();
+        assert!(fs::symlink_metadata(d.join("pic.svg"))
+            .unwrap()
+            .is_symlink());
+        assert_eq!(fs::read(d.join("real.svg")).unwrap(), b"new");
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// The library entry point checks `--out` itself: a program that
+    /// builds its own `Opts` cannot draw over its input either.
+    #[test]
+    fn run_refuses_an_out_that_is_a_hard_link_to_the_input() {
+        use crate::args::{Cmd, Color, Format, ImageFormat, Metric};
+        use crate::outcome::Outcome;
+        let d = dir("run");
+        let input = d.join("t.ibd");
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/mariadb1011/ai_int.ibd"
+        );
+        fs::copy(fixture, &input).unwrap();
+        let before = fs::read(&input).unwrap();
+        let out = d.join("pic.png");
+        fs::hard_link(&input, &out).unwrap();
+        for cmd in [Cmd::Fill, Cmd::Extents, Cmd::Lsn, Cmd::Compare] {
+            let opts = Opts {
+                cmd,
+                files: vec![input.clone()],
+                format: Format::Text,
+                lib: ibdscope::Options::default(),
+                threads: 1,
+                color: Color::Never,
+                ascii: false,
+                out: Some((out.clone(), ImageFormat::Png)),
+                metric: Metric::Extents,
+                verbose: false,
+                verified_only: false,
+                host: std::sync::Arc::new(crate::host::ReadHost),
+            };
+            let mut text = Vec::new();
+            assert_eq!(crate::run(&opts, &mut text).unwrap(), Outcome::Unreadable);
+            assert!(fs::read(&input).unwrap() == before, "the input was written");
+        }
+        fs::remove_dir_all(&d).unwrap();
+    }
+}

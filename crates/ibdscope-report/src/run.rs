@@ -1,0 +1,52 @@
+//! The entry point: runs a command, and when it could not read its input
+//! and wrote nothing, gives a JSON (or JSON Lines) reader one error object
+//! instead of an empty output.
+
+use crate::args::{Cmd, Format, Opts};
+use crate::json::Json;
+use crate::outcome::Outcome;
+use std::io::{self, Write};
+
+/// Counts what passes to the writer.
+struct Counted<'w> {
+    w: &'w mut dyn Write,
+    n: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.w.write(buf)?;
+        self.n = self.n.saturating_add(n as u64);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// Runs the command in `opts`, writing its output to `out`.
+///
+/// With `--format json` or `jsonl`, a run that could not read a file and
+/// wrote nothing writes `{"file": …, "error": …}` (`diff`: `{"a": …, "b":
+/// …, "error": …}`), the reason on stderr; exit 2 as always.
+pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    let mut counted = Counted { w: out, n: 0 };
+    let outcome = crate::cmd::run(opts, &mut counted)?;
+    if outcome != Outcome::Unreadable
+        || counted.n > 0
+        || !matches!(opts.format, Format::Json | Format::Jsonl)
+    {
+        return Ok(outcome);
+    }
+    let mut j = Json::new(out);
+    j.obj()?;
+    match (&opts.cmd, opts.files.as_slice()) {
+        (Cmd::Diff, [a, b, ..]) => j.kv_path("a", a)?.kv_path("b", b)?,
+        (_, [file, ..]) => j.kv_path("file", file)?,
+        _ => &mut j,
+    };
+    j.kv_str("error", "could not read (see stderr)")?
+        .end_obj()?;
+    writeln!(out)?;
+    Ok(outcome)
+}
