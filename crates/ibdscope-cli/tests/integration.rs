@@ -9,6 +9,7 @@ mod integration {
     mod corpus;
     mod damage;
     mod fixtures;
+    mod hostile;
     mod pictures;
     mod records;
     mod rows;
