@@ -357,3 +357,62 @@ fn old_blob_pages_of_type_0_are_read_on_spaces_without_atomic_blobs() {
         "not a whole PNG"
     );
 }
+
+/// `fixtures/rows/mysql56__one_row.sql` (the server's SHOW CREATE TABLE)
+/// with the second column renamed to `name`.
+fn one_row_ddl(name: &str) -> String {
+    let sql = std::fs::read_to_string(fixtures().join("rows/mysql56__one_row.sql")).unwrap();
+    assert!(sql.contains("`v` varchar(64)"), "{sql}");
+    sql.replace("`v` varchar(64)", &format!("`{name}` varchar(64)"))
+}
+
+/// Output amplification: a DDL with a 1 MB column name made `rows --format
+/// json` repeat the name on every row (18 GB from an 11 MB file). Names
+/// have at most NAME_CHAR_LEN = 64 characters in both servers
+/// (`include/mysql_com.h`): 64 is read, 65 and 1 MB are refused with the
+/// length named, exit 2, before a row is written.
+#[test]
+fn output_amplification_from_a_1_mb_column_name_is_refused() {
+    let ibd = scratch("amplify-one_row.ibd");
+    std::fs::copy(fixtures().join("mysql56/one_row.ibd"), &ibd).unwrap();
+    let ddl = scratch("amplify-one_row.sql");
+    let run_with = |name: &str| {
+        std::fs::write(&ddl, one_row_ddl(name)).unwrap();
+        run(&[
+            "rows",
+            "--format",
+            "json",
+            "--ddl",
+            ddl.to_str().unwrap(),
+            ibd.to_str().unwrap(),
+        ])
+    };
+    let ok = "é".repeat(64);
+    let out = run_with(&ok);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&ok));
+    for len in [65usize, 1 << 20] {
+        let out = run_with(&"v".repeat(len));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{len}: {:.300}", err);
+        assert!(
+            err.contains(&format!("is {len} characters, more than the 64")),
+            "{len}: {err:.300}"
+        );
+        assert!(
+            err.len() < 1024,
+            "the error repeats the name: {} bytes",
+            err.len()
+        );
+        assert!(
+            out.stdout.len() < 1024,
+            "{len}: {} bytes written",
+            out.stdout.len()
+        );
+    }
+}
