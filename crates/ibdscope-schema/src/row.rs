@@ -2117,6 +2117,108 @@ pub fn render_field(
     }
 }
 
+/// How one leaf page's records fit a layout: the bytes its user records
+/// (delete-marked ones too) take when split with the layout, header and
+/// NULL bitmap and lengths included, against what the page header says
+/// they take, `PAGE_HEAP_TOP − supremum end − PAGE_GARBAGE`
+/// (`page_get_data_size`; `page_validate` in mysql-server
+/// `storage/innobase/page/page0page.cc` checks the same sum with the
+/// index's own offsets). A definition with other columns than the records
+/// hold splits them into other lengths, and the sums differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageFit {
+    /// User records.
+    pub records: u32,
+    /// Their bytes, split with the layout.
+    pub summed: u32,
+    /// The header's account.
+    pub stated: u32,
+}
+
+impl PageFit {
+    /// The sums agree.
+    pub fn fits(&self) -> bool {
+        self.summed == self.stated
+    }
+}
+
+/// [`PageFit`] of an uncompressed leaf page; `None` when it cannot be
+/// judged (a ROW_FORMAT=COMPRESSED page, a record chain or a record that
+/// cannot be walked or split: reported where they are read).
+pub fn page_fit(
+    rp: &RecPage<'_>,
+    layout: &RecordLayout,
+    visited: &mut ibdscope::record::Visited,
+    fields: &mut Vec<Field>,
+) -> Option<PageFit> {
+    if rp.is_compressed() || !rp.is_leaf() {
+        return None;
+    }
+    let h = rp.header();
+    let stated = u32::from(h.heap_top())
+        .checked_sub(h.supremum_end() as u32)?
+        .checked_sub(u32::from(h.garbage()))?;
+    let (mut records, mut summed) = (0u32, 0u32);
+    let mut it = rp.records(visited)?;
+    while let Some(rec) = it.next().ok()? {
+        if !rec.is_user() {
+            continue;
+        }
+        let info = split(rp, &rec, layout, fields).ok()?;
+        records = records.saturating_add(1);
+        summed = summed.saturating_add(u32::from(info.data_end.saturating_sub(info.extra_start)));
+    }
+    Some(PageFit {
+        records,
+        summed,
+        stated,
+    })
+}
+
+/// A definition from a `CREATE TABLE` says TIME, DATETIME, TIMESTAMP for
+/// both MySQL's pre-5.6.4 formats (3, 8, 4 bytes) and the 5.6.4+ ones (3,
+/// 5, 4 bytes without fractions); the records tell them apart. When the
+/// clustered index's leftmost leaf does not fit the 5.6.4+ formats
+/// ([`page_fit`]) and fits the old ones, the definition's temporal columns
+/// without fractions become the old types; true then.
+pub fn old_temporals(ts: &Tablespace<'_>, t: &mut crate::table::TableDef) -> bool {
+    use crate::table::{ColType, DefSource};
+    let new = |c: &crate::table::Column| {
+        c.fsp == 0
+            && matches!(
+                c.col_type,
+                ColType::Time2 | ColType::DateTime2 | ColType::Timestamp2
+            )
+    };
+    if t.source != DefSource::Ddl || !t.columns.iter().any(new) {
+        return false;
+    }
+    let mut old = t.clone();
+    for c in old.columns.iter_mut().filter(|c| new(c)) {
+        c.col_type = match c.col_type {
+            ColType::Time2 => ColType::Time,
+            ColType::DateTime2 => ColType::DateTime,
+            _ => ColType::Timestamp,
+        };
+    }
+    let fit = |t: &crate::table::TableDef| -> Option<bool> {
+        let ix = t.clustered()?;
+        let root = PageNo(ix.root?);
+        let rp = RecPage::of(ts, root).ok()?;
+        let layout = t.layout(ix, rp.format() == RecFormat::Compact).ok()?;
+        let (mut visited, mut fields) = (ibdscope::record::Visited::new(), Vec::new());
+        let leaf = leftmost_leaf(ts, root, &layout, &mut visited, &mut fields).ok()?;
+        let lp = RecPage::of(ts, leaf).ok()?;
+        let f = page_fit(&lp, &layout, &mut visited, &mut fields)?;
+        Some(f.records > 0 && f.fits())
+    };
+    if fit(t) == Some(false) && fit(&old) == Some(true) {
+        *t = old;
+        return true;
+    }
+    false
+}
+
 /// Why the leftmost leaf of an index could not be reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

@@ -102,6 +102,10 @@ struct Counts {
     unverified_rows: u64,
     /// Pages that do not verify, left out (`--verified-only`).
     unverified_pages_skipped: u64,
+    /// Leaf pages whose records do not fit the definition (`page_fit`),
+    /// and the first few of them.
+    misfit_pages: u64,
+    misfit_first: Vec<(PageNo, ibdscope_schema::row::PageFit)>,
 }
 
 /// Everything reused across rows.
@@ -211,6 +215,8 @@ pub fn run(
     // MariaDB instant ALTER: the clustered index's records are in the
     // shape the metadata record describes, not the definition's.
     let instant = ibdscope_schema::instant::apply(ts, &mut def.table);
+    // A CREATE TABLE's TIME/DATETIME/TIMESTAMP: the records say which format.
+    let old_temporals = ibdscope_schema::row::old_temporals(ts, &mut def.table);
     let t = &def.table;
     let ix = match &r.index {
         Some(n) => t.index_by_name_or_id(n),
@@ -422,6 +428,31 @@ pub fn run(
                 "encrypted or page-compressed (not decoded: not implemented)"
             }
         ));
+    }
+    if p.counts.misfit_pages > 0 {
+        let first: Vec<String> = (p.counts.misfit_first.iter())
+            .map(|(n, f)| {
+                format!(
+                    "page {n}: {} records take {} bytes split with it, the page header says {}",
+                    f.records, f.summed, f.stated
+                )
+            })
+            .collect();
+        p.findings.push(format!(
+            "index {}: the definition does not fit the records on {} of {} leaf pages ({}): \
+             its columns are not the ones the records hold, the values shown are wrong",
+            ix.name,
+            p.counts.misfit_pages,
+            p.counts.pages,
+            first.join("; ")
+        ));
+    }
+    if old_temporals {
+        p.notes.push(
+            "the records hold TIME/DATETIME/TIMESTAMP in MySQL's pre-5.6.4 formats (their \
+             lengths fit those, not the 5.6.4+ ones): read so"
+                .to_string(),
+        );
     }
     if p.counts.live_copies > 0 {
         p.notes.push(format!(
@@ -679,6 +710,15 @@ impl Printer<'_> {
             };
             self.zip = zip;
             return res;
+        }
+        if self.mode == Mode::Print && self.off_chain.is_none() {
+            let fit = ibdscope_schema::row::page_fit(rp, layout, visited, &mut self.fields);
+            if let Some(f) = fit.filter(|f| !f.fits()) {
+                self.counts.misfit_pages += 1;
+                if self.counts.misfit_first.len() < 3 {
+                    self.counts.misfit_first.push((n, f));
+                }
+            }
         }
         self.records(ts, t, layout, rp, n, r, visited)
     }
