@@ -2133,12 +2133,18 @@ pub struct PageFit {
     pub summed: u32,
     /// The header's account.
     pub stated: u32,
+    /// REDUNDANT records whose own field count or fixed-length field
+    /// lengths (their end offsets, `rec_get_n_fields_old`,
+    /// `rec_get_nth_field_offs_old`) differ from the layout's: fewer
+    /// fields than the layout only where the missing ones are instant
+    /// additions with defaults.
+    pub fields_differ: u32,
 }
 
 impl PageFit {
-    /// The sums agree.
+    /// The sums agree and no record's own fields differ.
     pub fn fits(&self) -> bool {
-        self.summed == self.stated
+        self.summed == self.stated && self.fields_differ == 0
     }
 }
 
@@ -2158,7 +2164,7 @@ pub fn page_fit(
     let stated = u32::from(h.heap_top())
         .checked_sub(h.supremum_end() as u32)?
         .checked_sub(u32::from(h.garbage()))?;
-    let (mut records, mut summed) = (0u32, 0u32);
+    let (mut records, mut summed, mut fields_differ) = (0u32, 0u32, 0u32);
     let mut it = rp.records(visited)?;
     while let Some(rec) = it.next().ok()? {
         if !rec.is_user() {
@@ -2167,11 +2173,43 @@ pub fn page_fit(
         let info = split(rp, &rec, layout, fields).ok()?;
         records = records.saturating_add(1);
         summed = summed.saturating_add(u32::from(info.data_end.saturating_sub(info.extra_start)));
+        if !layout.compact && redundant_differs(&rec, layout, fields) {
+            fields_differ = fields_differ.saturating_add(1);
+        }
     }
     Some(PageFit {
         records,
         summed,
         stated,
+        fields_differ,
+    })
+}
+
+/// A REDUNDANT record's own evidence against the layout: its field count
+/// (more is a split error; fewer only where the rest are instant
+/// additions), and the stored
+/// length of every non-NULL fixed-length field.
+fn redundant_differs(rec: &Rec, layout: &RecordLayout, fields: &[Field]) -> bool {
+    let n_rec = usize::from(rec.header.n_fields);
+    // Fields past the record's count: instant additions (an 8.0 default,
+    // or past MariaDB's core fields, `n_before_instant`), nothing else.
+    let core = layout.n_before_instant.unwrap_or(usize::MAX);
+    let missing = layout.fields.iter().enumerate().skip(n_rec);
+    if missing
+        .into_iter()
+        .any(|(i, f)| !f.instant_default && i < core)
+    {
+        return true;
+    }
+    fields.iter().any(|f| {
+        let fixed = layout
+            .fields
+            .get(usize::from(f.layout_idx))
+            .and_then(|l| l.fixed_len);
+        match (fixed, f.value) {
+            (Some(n), FieldValue::Inline { len, .. }) => u32::from(len) != n,
+            _ => false,
+        }
     })
 }
 

@@ -473,6 +473,37 @@ fn a_definition_that_does_not_fit_the_records_is_a_finding() {
     }
 }
 
+/// The same for REDUNDANT records, whose header states their field count
+/// (`rec_get_n_fields_old`): the server's statement with one more NOT NULL
+/// column than the records hold is a finding, exit 1, once for the index.
+#[test]
+fn a_definition_with_more_fields_than_redundant_records_is_a_finding() {
+    for dir in ["mysql56", "mariadb1011"] {
+        let ibd = scratch(&format!("misfit-{dir}-rf_redundant.ibd"));
+        std::fs::copy(fixtures().join(format!("{dir}/rf_redundant.ibd")), &ibd).unwrap();
+        let full = fixtures().join(format!("rows/{dir}__rf_redundant.sql"));
+        let (code, _, err) = rows_text(&["--ddl", full.to_str().unwrap(), ibd.to_str().unwrap()]);
+        assert_eq!(code, 0, "{dir}: the server's own statement: {err}");
+        let sql = std::fs::read_to_string(&full).unwrap();
+        assert!(sql.contains("  PRIMARY KEY"), "{sql}");
+        let more = sql.replace("  PRIMARY KEY", "  `extra` int NOT NULL,\n  PRIMARY KEY");
+        let path = scratch(&format!("misfit-{dir}-more.sql"));
+        std::fs::write(&path, more).unwrap();
+        let (code, out, _) = rows_text(&["--ddl", path.to_str().unwrap(), ibd.to_str().unwrap()]);
+        let tail = &out[out.len().saturating_sub(2000)..];
+        assert_eq!(code, 1, "{dir}:\n{tail}");
+        assert_eq!(
+            out.matches("does not fit the records").count(),
+            1,
+            "{dir}: {tail}"
+        );
+        assert!(
+            out.contains("own field counts or lengths differ"),
+            "{dir}: {tail}"
+        );
+    }
+}
+
 /// A CREATE TABLE that says TIME, DATETIME, TIMESTAMP on a file of MySQL's
 /// pre-5.6.4 formats decoded rows 1-2 wrongly with no finding. The values
 /// are the corpus manifest's (innodb_ruby's spec, from the server); the

@@ -433,8 +433,14 @@ pub fn run(
         let first: Vec<String> = (p.counts.misfit_first.iter())
             .map(|(n, f)| {
                 format!(
-                    "page {n}: {} records take {} bytes split with it, the page header says {}",
-                    f.records, f.summed, f.stated
+                    "page {n}: {} records take {} bytes split with it, the page header says {}{}",
+                    f.records,
+                    f.summed,
+                    f.stated,
+                    match f.fields_differ {
+                        0 => String::new(),
+                        k => format!(", {k} records' own field counts or lengths differ"),
+                    }
                 )
             })
             .collect();
