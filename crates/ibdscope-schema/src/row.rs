@@ -2046,6 +2046,38 @@ mod tests {
         Tablespace::new(d).unwrap()
     }
 
+    /// A node pointer leading back up (here the root's first child made
+    /// the root itself, on the fixture mysql56/seq_int: a two-level tree,
+    /// root page 3) is named as a loop, not followed 64 times.
+    #[test]
+    fn descent_loops_are_named() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mysql56");
+        let frm =
+            crate::frm::Frm::parse(&std::fs::read(root.join("seq_int.frm")).unwrap()).unwrap();
+        let t = frm.to_table_def("seq_int", "fx");
+        let ix = t.clustered().unwrap();
+        let layout = t.layout(ix, true).unwrap();
+        let mut d = std::fs::read(root.join("seq_int.ibd")).unwrap();
+        let (mut visited, mut fields) = (ibdscope::record::Visited::new(), Vec::new());
+        let t0 = ts_of(&d);
+        let leaf = leftmost_leaf(&t0, PageNo(3), &layout, &mut visited, &mut fields).unwrap();
+        assert_ne!(leaf, PageNo(3));
+        // The first user record of the root: infimum (99) + its next offset;
+        // the child page number follows the 4-byte INT key.
+        let page = &mut d[3 * 16384..4 * 16384];
+        let first = 99 + i16::from_be_bytes([page[97], page[98]]) as usize;
+        assert_eq!(
+            u32::from_be_bytes(page[first + 4..first + 8].try_into().unwrap()),
+            leaf.0
+        );
+        page[first + 4..first + 8].copy_from_slice(&3u32.to_be_bytes());
+        let t1 = ts_of(&d);
+        assert_eq!(
+            leftmost_leaf(&t1, PageNo(3), &layout, &mut visited, &mut fields),
+            Err(DescentError::Loop(PageNo(3), PageNo(3)))
+        );
+    }
+
     #[test]
     fn malformed_lengths_are_errors() {
         let l = layout(vec![lf(0, None, false, true)]);
