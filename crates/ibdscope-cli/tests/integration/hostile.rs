@@ -470,6 +470,7 @@ fn a_definition_that_does_not_fit_the_records_is_a_finding() {
         );
         // One finding for the index, not one per row.
         assert_eq!(out.matches("does not fit").count(), 1, "{dir}");
+        assert!(out.matches("# finding").count() <= 2, "{dir}: {out:.3000}");
     }
 }
 
@@ -499,6 +500,24 @@ fn a_definition_with_more_fields_than_redundant_records_is_a_finding() {
         );
         assert!(
             out.contains("own field counts or lengths differ"),
+            "{dir}: {tail}"
+        );
+        // Two columns fewer: every record states more fields than the
+        // definition has; one finding with the count, not one per row.
+        let mut fewer = String::new();
+        for l in sql.lines() {
+            if !(l.trim_start().starts_with("`v`") || l.trim_start().starts_with("`n`")) {
+                fewer.push_str(l);
+                fewer.push('\n');
+            }
+        }
+        std::fs::write(&path, fewer).unwrap();
+        let (code, out, _) = rows_text(&["--ddl", path.to_str().unwrap(), ibd.to_str().unwrap()]);
+        let tail = &out[out.len().saturating_sub(2000)..];
+        assert_eq!(code, 1, "{dir}:\n{tail}");
+        assert_eq!(out.matches("# finding").count(), 1, "{dir}: {out:.3000}");
+        assert!(
+            out.contains("live records could not be split"),
             "{dir}: {tail}"
         );
     }

@@ -106,6 +106,10 @@ struct Counts {
     /// and the first few of them.
     misfit_pages: u64,
     misfit_first: Vec<(PageNo, ibdscope_schema::row::PageFit)>,
+    /// Live records that could not be split with the definition (one
+    /// finding for them all), and the first few.
+    split_failed: u64,
+    split_first: Vec<String>,
 }
 
 /// Everything reused across rows.
@@ -451,6 +455,15 @@ pub fn run(
             p.counts.misfit_pages,
             p.counts.pages,
             first.join("; ")
+        ));
+    }
+    if p.counts.split_failed > 0 {
+        p.findings.push(format!(
+            "index {}: {} live records could not be split into the definition's fields \
+             (damaged, or the definition does not fit them; first: {})",
+            ix.name,
+            p.counts.split_failed,
+            p.counts.split_first.join("; ")
         ));
     }
     if old_temporals {
@@ -808,6 +821,7 @@ impl Printer<'_> {
             Origin::FreeList | Origin::FreedPage | Origin::UnlinkedPage
         );
         let split_res = split(rp, rec, layout, &mut self.fields);
+        let split_err = split_res.as_ref().err().copied();
         if self.mode != Mode::Print || (stale && !self.live_twins.is_empty()) {
             let (key, all) = match &split_res {
                 Ok(_) => record_hashes(rp.bytes(), &self.fields, layout.n_unique),
@@ -929,7 +943,14 @@ impl Printer<'_> {
         let complete = self.problems.is_empty();
         if !complete {
             self.counts.partial += 1;
-            if origin == Origin::Live {
+            if let (Origin::Live, Some(e)) = (origin, split_err) {
+                // Counted: a definition that does not fit fails every row.
+                self.counts.split_failed += 1;
+                if self.counts.split_first.len() < 3 {
+                    (self.counts.split_first)
+                        .push(format!("page {n} record at byte {}: {e}", rec.origin));
+                }
+            } else if origin == Origin::Live {
                 let mut what = format!("page {n} record at byte {}: ", rec.origin);
                 what.push_str(&self.problems.join("; "));
                 self.findings.push(what);
