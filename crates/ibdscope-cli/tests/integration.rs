@@ -9,6 +9,7 @@ mod integration {
     mod corpus;
     mod damage;
     mod fixtures;
+    mod hostile;
     mod live;
     mod outputs;
     mod pictures;

@@ -86,6 +86,9 @@ pub enum DdlErrorKind {
     /// Several `CREATE TABLE` statements and none (or several) with the
     /// name asked for; their names.
     Ambiguous(Vec<String>),
+    /// A name, ENUM/SET element or comment longer than the servers allow
+    /// ([`crate::table::NAME_CHAR_LEN`] and the others beside it).
+    TooLong(crate::table::TooLong),
 }
 
 /// A statement that cannot be read, with where.
@@ -123,6 +126,7 @@ impl fmt::Display for DdlError {
                 "several CREATE TABLE statements ({}); name one",
                 names.join(", ")
             ),
+            TooLong(t) => write!(f, "{t}"),
         }
     }
 }
@@ -499,6 +503,26 @@ impl DdlTable {
     }
 }
 
+/// The bounds of what a statement names beyond its identifiers: ENUM/SET
+/// elements, column, index and table comments.
+fn bound_table(t: &DdlTable) -> Result<(), crate::table::TooLong> {
+    use crate::table::{bound, bound_column, COLUMN_COMMENT_MAXLEN, TABLE_COMMENT_MAXLEN};
+    for (i, c) in t.columns.iter().enumerate() {
+        let n = i.saturating_add(1);
+        bound_column(n, &c.def)?;
+        bound("comment of column", n, &c.comment, COLUMN_COMMENT_MAXLEN)?;
+    }
+    for (i, k) in t.keys.iter().enumerate() {
+        bound(
+            "comment of index",
+            i.saturating_add(1),
+            &k.comment,
+            COLUMN_COMMENT_MAXLEN,
+        )?;
+    }
+    bound("table comment", 0, &t.comment, TABLE_COMMENT_MAXLEN)
+}
+
 /// Every `CREATE TABLE` in `input` (other statements are skipped).
 pub fn parse(input: &[u8]) -> Result<Vec<DdlTable>, DdlError> {
     if input.len() > MAX_DDL_BYTES {
@@ -825,6 +849,10 @@ impl<'a> Parser<'a> {
     fn ident(&mut self, what: &'static str) -> Result<String, DdlError> {
         match self.peek().map(|t| &t.tok) {
             Some(Tok::Word(w) | Tok::Quoted(w) | Tok::DStr(w)) => {
+                // Every identifier either server accepts has at most
+                // NAME_CHAR_LEN characters.
+                crate::table::bound("identifier", 0, w, crate::table::NAME_CHAR_LEN)
+                    .map_err(|t| self.err(DdlErrorKind::TooLong(t)))?;
                 self.i = self.i.saturating_add(1);
                 Ok(w.clone())
             }
@@ -992,6 +1020,11 @@ impl<'a> Parser<'a> {
         }
         self.resolve(&mut t, cols, raw_keys)?;
         t.mariadb = self.mariadb;
+        bound_table(&t).map_err(|k| DdlError {
+            line: t.at.0,
+            col: t.at.1,
+            kind: DdlErrorKind::TooLong(k),
+        })?;
         Ok(t)
     }
 
@@ -2583,6 +2616,59 @@ mod tests {
 
     fn err(sql: &str) -> DdlError {
         parse_one(sql.as_bytes(), None).unwrap_err()
+    }
+
+    /// Output amplification: names, ENUM/SET elements and comments are
+    /// bounded as the servers bound them (NAME_CHAR_LEN 64,
+    /// MAX_INTERVAL_VALUE_LENGTH 255, COLUMN_COMMENT_MAXLEN and
+    /// INDEX_COMMENT_MAXLEN 1024, TABLE_COMMENT_MAXLEN 2048); at the limit
+    /// is read, one past it is an error naming what and how long.
+    #[test]
+    fn names_elements_and_comments_longer_than_the_servers_allow_are_refused() {
+        let sql =
+            |table: &str, col: &str, element: &str, comment: &str, key: &str, tcomment: &str| {
+                format!(
+                    "CREATE TABLE `{table}` (`{col}` INT NOT NULL COMMENT '{comment}', \
+                 e ENUM('{element}'), KEY `{key}` (e)) COMMENT='{tcomment}'"
+                )
+            };
+        let at = |n: usize| "é".repeat(n);
+        let good = sql(&at(64), &at(64), &at(255), &at(1024), &at(64), &at(2048));
+        assert!(parse_one(good.as_bytes(), None).is_ok());
+        let too = |e: DdlError| match e.kind {
+            DdlErrorKind::TooLong(t) => (t.what, t.len, t.max),
+            k => panic!("{k:?}"),
+        };
+        assert_eq!(
+            too(err(&sql(&at(65), "c", "a", "", "k", ""))),
+            ("identifier", 65, 64)
+        );
+        assert_eq!(
+            too(err(&sql("t", &at(65), "a", "", "k", ""))),
+            ("identifier", 65, 64)
+        );
+        assert_eq!(
+            too(err(&sql("t", "c", "a", "", &at(65), ""))),
+            ("identifier", 65, 64)
+        );
+        assert_eq!(
+            too(err(&sql("t", "c", &at(256), "", "k", ""))),
+            ("ENUM/SET element", 256, 255)
+        );
+        assert_eq!(
+            too(err(&sql("t", "c", "a", &at(1025), "k", ""))),
+            ("comment of column", 1025, 1024)
+        );
+        assert_eq!(
+            too(err(&sql("t", "c", "a", "", "k", &at(2049)))),
+            ("table comment", 2049, 2048)
+        );
+        let e = err(&sql("t", &"c".repeat(1 << 20), "a", "", "k", ""));
+        assert_eq!((e.line, e.col), (1, 19));
+        assert_eq!(
+            e.to_string(),
+            "line 1, column 19: identifier is 1048576 characters, more than the 64 MySQL and MariaDB allow"
+        );
     }
 
     #[test]

@@ -931,6 +931,9 @@ pub enum FrmErrorKind {
     BadExpression,
     /// A column's ENUM/SET list number is past the lists.
     BadInterval(u8),
+    /// A name, ENUM/SET element or comment longer than the servers allow
+    /// ([`crate::table::NAME_CHAR_LEN`] and the others beside it).
+    TooLong(crate::table::TooLong),
 }
 
 /// A `.frm` read error: what, and the byte offset of the value at fault.
@@ -969,6 +972,7 @@ impl fmt::Display for FrmError {
             BadKeyColumn(n) => write!(f, "key part names column {n}, which does not exist"),
             BadExpression => write!(f, "malformed expression entry"),
             BadInterval(n) => write!(f, "ENUM/SET list {n} does not exist"),
+            TooLong(t) => write!(f, "{t}"),
         }?;
         write!(f, " at byte {}", self.offset)
     }
@@ -1824,6 +1828,45 @@ fn resolve_key_parts(
     Ok(())
 }
 
+/// Column names, ENUM/SET elements and comments within the servers'
+/// bounds (`crate::table::NAME_CHAR_LEN` and the others beside it).
+fn bound_columns(columns: &[FrmColumn]) -> Result<(), crate::table::TooLong> {
+    use crate::table::*;
+    for (i, c) in columns.iter().enumerate() {
+        let n = i.saturating_add(1);
+        bound("column name", n, &c.name, NAME_CHAR_LEN)?;
+        if c.elements.len() > MAX_ENUM_VALUES {
+            return Err(TooLong {
+                what: "ENUM/SET element count of column",
+                number: n,
+                len: c.elements.len(),
+                max: MAX_ENUM_VALUES,
+            });
+        }
+        for (j, e) in c.element_names().iter().enumerate() {
+            bound(
+                "ENUM/SET element",
+                j.saturating_add(1),
+                e,
+                MAX_INTERVAL_VALUE_LENGTH,
+            )?;
+        }
+        bound("comment of column", n, &c.comment, COLUMN_COMMENT_MAXLEN)?;
+    }
+    Ok(())
+}
+
+/// Key names and comments, and the table comment, within the bounds.
+fn bound_keys(keys: &[FrmKey], table_comment: &str) -> Result<(), crate::table::TooLong> {
+    use crate::table::*;
+    for (i, k) in keys.iter().enumerate() {
+        let n = i.saturating_add(1);
+        bound("index name", n, &k.name, NAME_CHAR_LEN)?;
+        bound("comment of index", n, &k.comment, COLUMN_COMMENT_MAXLEN)?;
+    }
+    bound("table comment", 0, table_comment, TABLE_COMMENT_MAXLEN)
+}
+
 impl Frm {
     /// Reads a `.frm` file. Every offset and length is checked; the error
     /// names the byte offset of the value that does not fit.
@@ -1877,6 +1920,14 @@ impl Frm {
         mark_hash_columns(&keys, &mut columns);
         resolve_key_parts(&mut keys, &columns, ex.index_flags.as_deref(), h.key_pos)?;
 
+        bound_columns(&columns).map_err(|t| FrmError {
+            kind: FrmErrorKind::TooLong(t),
+            offset: s.field_start,
+        })?;
+        bound_keys(&keys, &extra.comment).map_err(|t| FrmError {
+            kind: FrmErrorKind::TooLong(t),
+            offset: h.key_pos,
+        })?;
         let system_period = ex.system_period;
         if let Some((s, e)) = system_period {
             let fields = usize::from(fi.n_fields);
@@ -2550,6 +2601,54 @@ mod tests {
     fn frm(server: &str, table: &str) -> Frm {
         let b = std::fs::read(dir(server).join(format!("{table}.frm"))).unwrap();
         Frm::parse(&b).unwrap_or_else(|e| panic!("{server}/{table}.frm: {e}"))
+    }
+
+    /// Output amplification: names, ENUM/SET elements and comments read
+    /// from a `.frm` are bounded as the servers bound them (NAME_CHAR_LEN
+    /// 64, MAX_INTERVAL_VALUE_LENGTH 255, COLUMN_COMMENT_MAXLEN 1024,
+    /// TABLE_COMMENT_MAXLEN 2048). Every server-written file here parses
+    /// (the other tests), so the bounds hold on them; one past a bound is
+    /// refused, naming what and how long.
+    #[test]
+    fn frm_names_longer_than_the_servers_allow_are_refused() {
+        use crate::table::TooLong;
+        let f = frm("mysql56", "types");
+        assert_eq!(bound_columns(&f.columns), Ok(()));
+        assert_eq!(bound_keys(&f.keys, &f.comment), Ok(()));
+        let e = f
+            .columns
+            .iter()
+            .position(|c| !c.elements.is_empty())
+            .unwrap();
+        let too = |what, number, len, max| {
+            Err(TooLong {
+                what,
+                number,
+                len,
+                max,
+            })
+        };
+        let mut c = f.columns.clone();
+        c[0].name = "é".repeat(64);
+        assert_eq!(bound_columns(&c), Ok(()));
+        c[0].name = "x".repeat(1 << 20);
+        assert_eq!(bound_columns(&c), too("column name", 1, 1 << 20, 64));
+        let mut c = f.columns.clone();
+        c[e].elements[0] = vec![b'x'; 256];
+        assert_eq!(bound_columns(&c), too("ENUM/SET element", 1, 256, 255));
+        let mut c = f.columns.clone();
+        c[e].comment = "x".repeat(1025);
+        assert_eq!(
+            bound_columns(&c),
+            too("comment of column", e + 1, 1025, 1024)
+        );
+        let mut k = f.keys.clone();
+        k[0].name = "x".repeat(65);
+        assert_eq!(bound_keys(&k, ""), too("index name", 1, 65, 64));
+        assert_eq!(
+            bound_keys(&f.keys, &"x".repeat(2049)),
+            too("table comment", 0, 2049, 2048)
+        );
     }
 
     fn null(v: Option<String>) -> String {

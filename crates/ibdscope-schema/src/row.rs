@@ -982,6 +982,13 @@ pub enum LobErrorKind {
     OutOfPage,
     /// More pages or entries than the walk's bound (a loop).
     TooLong,
+    /// The chain comes back to a page (or 8.0 LOB index entry) it has
+    /// already read: the error's page and offset are the one read twice,
+    /// `from` the page whose pointer leads back to it.
+    Loop {
+        /// The page holding the pointer back.
+        from: PageNo,
+    },
     /// The chain ended before the reference's length.
     Short {
         /// Bytes the reference states.
@@ -1027,6 +1034,11 @@ impl fmt::Display for LobError {
             LobErrorKind::TooLong => {
                 write!(f, "off-page value: chain longer than the file at page {p}")
             }
+            LobErrorKind::Loop { from } => write!(
+                f,
+                "off-page value: chain loops: page {from} leads back to page {p} byte {o}, \
+                 already read"
+            ),
             LobErrorKind::Short { stated, found } => {
                 write!(
                     f,
@@ -1072,9 +1084,7 @@ pub fn read_external(
     let t = FilHeader::new(page).map_or(PageType(0), |h| h.page_type());
     let start = out.len();
     match t {
-        PageType::FIL_PAGE_TYPE_BLOB | PageType::FIL_PAGE_SDI_BLOB => {
-            read_blob_chain(ts, blob, want, out)?
-        }
+        t if old_blob_page(ts, t) => read_blob_chain(ts, blob, want, out)?,
         PageType::FIL_PAGE_TYPE_LOB_FIRST => read_lob(ts, blob, page, want, out)?,
         PageType::FIL_PAGE_TYPE_ZBLOB => read_zblob_chain(ts, blob, want, out)?,
         PageType::FIL_PAGE_TYPE_ZLOB_FIRST => {
@@ -1110,6 +1120,31 @@ pub fn read_external(
     })
 }
 
+/// A page type an old BLOB chain may carry: BLOB or SDI_BLOB, and on a
+/// space without atomic blobs also 0 (FIL_PAGE_TYPE_ALLOCATED): InnoDB
+/// before 5.1 did not set the type of BLOB pages, and the server accepts
+/// any type there (`btr_check_blob_fil_page_type`, mysql-server 8.0
+/// `lob0lob.cc`, 5.6 `btr0cur.cc`: only `DICT_TF_HAS_ATOMIC_BLOBS` spaces
+/// insist). Only 0 is taken here, what those versions left.
+fn old_blob_page(ts: &Tablespace<'_>, t: PageType) -> bool {
+    matches!(
+        t,
+        PageType::FIL_PAGE_TYPE_BLOB | PageType::FIL_PAGE_SDI_BLOB
+    ) || (t == PageType::FIL_PAGE_TYPE_ALLOCATED && !ts.format().atomic_blobs)
+}
+
+/// The pages (or LOB index entries) a chain walk has read: a pointer to
+/// one of them is a loop. Allocates only once a chain has a second step.
+#[derive(Default)]
+struct Seen(std::collections::HashSet<u64>);
+
+impl Seen {
+    /// Adds `key`; false if it was there already.
+    fn first(&mut self, key: u64) -> bool {
+        self.0.insert(key)
+    }
+}
+
 fn read_blob_chain(
     ts: &Tablespace<'_>,
     blob: &BlobRef,
@@ -1119,18 +1154,20 @@ fn read_blob_chain(
     let mut page_no = blob.page;
     let mut hdr = blob.offset as usize;
     let mut room = want;
+    let mut seen = Seen::default();
+    let mut prev = page_no;
     for _ in 0..ts.n_pages() {
         let fail = |kind, offset: usize| LobError {
             kind,
             page: page_no,
             offset: u16_of(offset),
         };
+        if !seen.first(u64::from(page_no.0)) {
+            return Err(fail(LobErrorKind::Loop { from: prev }, hdr));
+        }
         let page = ts.page(page_no).ok_or(fail(LobErrorKind::PastFile, 0))?;
         let t = FilHeader::new(page).map_or(PageType(0), |h| h.page_type());
-        if !matches!(
-            t,
-            PageType::FIL_PAGE_TYPE_BLOB | PageType::FIL_PAGE_SDI_BLOB
-        ) {
+        if !old_blob_page(ts, t) {
             return Err(fail(LobErrorKind::BadPageType(t), 24));
         }
         let part = be_u32(page, hdr.saturating_add(LOB_HDR_PART_LEN))
@@ -1147,6 +1184,7 @@ fn read_blob_chain(
         if next == FIL_NULL || room == 0 {
             return Ok(());
         }
+        prev = page_no;
         page_no = PageNo(next);
         hdr = FIL_PAGE_DATA;
     }
@@ -1178,12 +1216,17 @@ fn read_zblob_chain(
     let mut at = blob.offset as usize;
     let mut expect = PageType::FIL_PAGE_TYPE_ZBLOB;
     let mut ended = false;
+    let mut seen = Seen::default();
+    let mut prev = page_no;
     for _ in 0..ts.n_pages() {
         let fail = |kind, offset: usize| LobError {
             kind,
             page: page_no,
             offset: u16_of(offset),
         };
+        if !seen.first(u64::from(page_no.0)) {
+            return Err(fail(LobErrorKind::Loop { from: prev }, at));
+        }
         let page = ts.page(page_no).ok_or(fail(LobErrorKind::PastFile, 0))?;
         let t = FilHeader::new(page).map_or(PageType(0), |h| h.page_type());
         if t != expect {
@@ -1203,6 +1246,7 @@ fn read_zblob_chain(
             ended = true;
             break;
         }
+        prev = page_no;
         page_no = PageNo(next);
         at = ibdscope::fil::FIL_PAGE_NEXT;
         expect = PageType::FIL_PAGE_TYPE_ZBLOB2;
@@ -1274,10 +1318,23 @@ fn read_lob(
     ))?;
     let mut room = want;
     let mut steps = 0usize;
+    // Entries read, by file address: a `next` back to one is a loop. The
+    // versions lists hang off the index list's entries, so one set serves
+    // both (an entry on two lists is a loop too).
+    let mut seen = Seen::default();
+    let key = |a: (u32, usize)| u64::from(a.0) << 16 | (a.1 as u64 & 0xFFFF);
+    let mut prev = first_no;
     while addr.0 != FIL_NULL && room > 0 {
         steps = steps.saturating_add(1);
         if steps > bound {
             return Err(fail(LobErrorKind::TooLong, PageNo(addr.0), addr.1));
+        }
+        if !seen.first(key(addr)) {
+            return Err(fail(
+                LobErrorKind::Loop { from: prev },
+                PageNo(addr.0),
+                addr.1,
+            ));
         }
         let cur = entry(addr)?;
         let next = fil_addr(cur, ENTRY_NEXT).unwrap_or((FIL_NULL, 0));
@@ -1286,16 +1343,21 @@ fn read_lob(
         if be_u32(cur, ENTRY_LOB_VERSION).unwrap_or(0) > ref_version {
             let mut v = fil_addr(cur, ENTRY_VERSIONS.saturating_add(4)).unwrap_or((FIL_NULL, 0));
             let mut found = None;
+            let mut v_from = PageNo(addr.0);
             while v.0 != FIL_NULL {
                 steps = steps.saturating_add(1);
                 if steps > bound {
                     return Err(fail(LobErrorKind::TooLong, PageNo(v.0), v.1));
+                }
+                if !seen.first(key(v)) {
+                    return Err(fail(LobErrorKind::Loop { from: v_from }, PageNo(v.0), v.1));
                 }
                 let old = entry(v)?;
                 if be_u32(old, ENTRY_LOB_VERSION).unwrap_or(0) <= ref_version {
                     found = Some(old);
                     break;
                 }
+                v_from = PageNo(v.0);
                 v = fil_addr(old, ENTRY_NEXT).unwrap_or((FIL_NULL, 0));
             }
             e = found.ok_or(fail(LobErrorKind::NoVersion, PageNo(addr.0), addr.1))?;
@@ -1323,6 +1385,7 @@ fn read_lob(
         let take = room.min(bytes.len());
         out.extend_from_slice(bytes.get(..take).unwrap_or(&[]));
         room = room.saturating_sub(take);
+        prev = PageNo(addr.0);
         addr = next;
     }
     Ok(())
@@ -1688,13 +1751,20 @@ mod tests {
                 found: 15
             }
         );
-        // A loop 3 -> 2 -> 3 ...: bounded by the pages in the file.
+        // A loop 3 -> 2 -> 3 ...: named at the page read twice, before a
+        // byte of it is appended again, whatever length the reference says.
         pg(&mut d, 3)[42..46].copy_from_slice(&2u32.to_be_bytes());
         let t = ts(&d);
-        let huge = BlobRef { len: u32::MAX, ..r };
-        out.clear();
-        let e = read_external(&t, &huge, usize::MAX, &mut out).unwrap_err();
-        assert_eq!(e.kind, LobErrorKind::TooLong);
+        for len in [u32::MAX, 16] {
+            let huge = BlobRef { len, ..r };
+            out.clear();
+            let e = read_external(&t, &huge, usize::MAX, &mut out).unwrap_err();
+            assert_eq!(
+                (e.kind, e.page, e.offset),
+                (LobErrorKind::Loop { from: PageNo(3) }, PageNo(2), 38)
+            );
+            assert_eq!(out, b"0123456789abcde");
+        }
         // A part length past the page.
         pg(&mut d, 2)[38..42].copy_from_slice(&20000u32.to_be_bytes());
         let t = ts(&d);
@@ -1715,6 +1785,53 @@ mod tests {
         let t = ts(&d);
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
         assert!(matches!(e.kind, LobErrorKind::Compressed(_)));
+    }
+
+    /// lob0lob.cc `btr_check_blob_fil_page_type` (8.0; btr0cur.cc in 5.6):
+    /// a BLOB page of another type is read on a space without atomic blobs
+    /// (InnoDB before 5.1 left FIL_PAGE_TYPE 0 on them), refused on one with.
+    #[test]
+    fn old_blob_pages_of_type_0_only_without_atomic_blobs() {
+        let mut d = file(4);
+        for (n, next, data) in [(2, 3u32, b"01234"), (3, FIL_NULL, b"abcde")] {
+            let p = pg(&mut d, n);
+            p[38..42].copy_from_slice(&5u32.to_be_bytes());
+            p[42..46].copy_from_slice(&next.to_be_bytes());
+            p[46..51].copy_from_slice(data);
+        }
+        let r = BlobRef {
+            space_id: 0,
+            page: PageNo(2),
+            offset: 38,
+            len: 10,
+            flags: 0,
+        };
+        let mut out = Vec::new();
+        assert!(!ts(&d).format().atomic_blobs);
+        assert_eq!(
+            read_external(&ts(&d), &r, usize::MAX, &mut out),
+            Ok(LobRead::Complete)
+        );
+        assert_eq!(out, b"01234abcde");
+        // FSP_SPACE_FLAGS (page 0, byte 54): POST_ANTELOPE | ATOMIC_BLOBS.
+        d[54..58].copy_from_slice(&0x21u32.to_be_bytes());
+        let t = ts(&d);
+        assert!(t.format().atomic_blobs);
+        out.clear();
+        let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
+        assert_eq!(
+            (e.kind, e.page),
+            (LobErrorKind::BadPageType(PageType(0)), PageNo(2))
+        );
+        // A chain of BLOB pages with one of type 0 in the middle, likewise.
+        set_type(pg(&mut d, 2), 10);
+        let t = ts(&d);
+        out.clear();
+        let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
+        assert_eq!(
+            (e.kind, e.page),
+            (LobErrorKind::BadPageType(PageType(0)), PageNo(3))
+        );
     }
 
     /// btr0cur.cc `btr_copy_zblob_prefix` (5.6, MariaDB): a ZBLOB chain is
@@ -1771,6 +1888,19 @@ mod tests {
             (e.kind, e.page),
             (LobErrorKind::BadPageType(PageType(11)), PageNo(3))
         );
+        // The second page's next (FIL_PAGE_NEXT) back to itself, and back
+        // to the first page: a loop named at the page read twice.
+        set_type(pg(&mut d, 3), 12);
+        for back in [3u32, 2] {
+            pg(&mut d, 3)[12..16].copy_from_slice(&back.to_be_bytes());
+            let t = ts(&d);
+            out.clear();
+            let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
+            assert_eq!(
+                (e.kind, e.page),
+                (LobErrorKind::Loop { from: PageNo(3) }, PageNo(back))
+            );
+        }
     }
 
     /// lob0first.h / lob0index.h / lob0pages.h: the index list of a MySQL
@@ -1833,6 +1963,22 @@ mod tests {
         out.clear();
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
         assert_eq!(e.kind, LobErrorKind::NoVersion);
+        // A versions list whose entry (made too new for version 1) leads
+        // back to itself.
+        let p = pg(&mut d, 2);
+        p[216 + 6..216 + 10].copy_from_slice(&2u32.to_be_bytes());
+        p[216 + 10..216 + 12].copy_from_slice(&216u16.to_be_bytes());
+        p[216 + 56..216 + 60].copy_from_slice(&2u32.to_be_bytes());
+        let t = ts(&d);
+        out.clear();
+        let e = read_external(&t, &BlobRef { offset: 1, ..r }, usize::MAX, &mut out).unwrap_err();
+        assert_eq!(
+            (e.kind, e.page, e.offset),
+            (LobErrorKind::Loop { from: PageNo(2) }, PageNo(2), 216)
+        );
+        let p = pg(&mut d, 2);
+        p[216 + 6..216 + 10].copy_from_slice(&FIL_NULL.to_be_bytes());
+        p[216 + 56..216 + 60].copy_from_slice(&1u32.to_be_bytes());
         // A data page of the wrong type.
         r.offset = 2;
         set_type(pg(&mut d, 3), 0);
@@ -1843,7 +1989,7 @@ mod tests {
             (e.kind, e.page),
             (LobErrorKind::BadPageType(PageType(0)), PageNo(3))
         );
-        // An index list that loops on itself ends at the bound.
+        // An index list that loops back to its first entry is named there.
         set_type(pg(&mut d, 3), 23);
         let p = pg(&mut d, 2);
         p[156 + 6..156 + 10].copy_from_slice(&2u32.to_be_bytes());
@@ -1852,7 +1998,10 @@ mod tests {
         out.clear();
         let big = BlobRef { len: u32::MAX, ..r };
         let e = read_external(&t, &big, usize::MAX, &mut out).unwrap_err();
-        assert_eq!(e.kind, LobErrorKind::TooLong);
+        assert_eq!(
+            (e.kind, e.page, e.offset),
+            (LobErrorKind::Loop { from: PageNo(2) }, PageNo(2), 96)
+        );
     }
 
     /// Every byte offset of a real page taken as a record origin, and the
@@ -1894,6 +2043,38 @@ mod tests {
 
     fn ts_of(d: &[u8]) -> Tablespace<'_> {
         Tablespace::new(d).unwrap()
+    }
+
+    /// A node pointer leading back up (here the root's first child made
+    /// the root itself, on the fixture mysql56/seq_int: a two-level tree,
+    /// root page 3) is named as a loop, not followed 64 times.
+    #[test]
+    fn descent_loops_are_named() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/mysql56");
+        let frm =
+            crate::frm::Frm::parse(&std::fs::read(root.join("seq_int.frm")).unwrap()).unwrap();
+        let t = frm.to_table_def("seq_int", "fx");
+        let ix = t.clustered().unwrap();
+        let layout = t.layout(ix, true).unwrap();
+        let mut d = std::fs::read(root.join("seq_int.ibd")).unwrap();
+        let (mut visited, mut fields) = (ibdscope::record::Visited::new(), Vec::new());
+        let t0 = ts_of(&d);
+        let leaf = leftmost_leaf(&t0, PageNo(3), &layout, &mut visited, &mut fields).unwrap();
+        assert_ne!(leaf, PageNo(3));
+        // The first user record of the root: infimum (99) + its next offset;
+        // the child page number follows the 4-byte INT key.
+        let page = &mut d[3 * 16384..4 * 16384];
+        let first = 99 + i16::from_be_bytes([page[97], page[98]]) as usize;
+        assert_eq!(
+            u32::from_be_bytes(page[first + 4..first + 8].try_into().unwrap()),
+            leaf.0
+        );
+        page[first + 4..first + 8].copy_from_slice(&3u32.to_be_bytes());
+        let t1 = ts_of(&d);
+        assert_eq!(
+            leftmost_leaf(&t1, PageNo(3), &layout, &mut visited, &mut fields),
+            Err(DescentError::Loop(PageNo(3), PageNo(3)))
+        );
     }
 
     #[test]
@@ -1967,6 +2148,146 @@ pub fn render_field(
     }
 }
 
+/// How one leaf page's records fit a layout: the bytes its user records
+/// (delete-marked ones too) take when split with the layout, header and
+/// NULL bitmap and lengths included, against what the page header says
+/// they take, `PAGE_HEAP_TOP − supremum end − PAGE_GARBAGE`
+/// (`page_get_data_size`; `page_validate` in mysql-server
+/// `storage/innobase/page/page0page.cc` checks the same sum with the
+/// index's own offsets). A definition with other columns than the records
+/// hold splits them into other lengths, and the sums differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageFit {
+    /// User records.
+    pub records: u32,
+    /// Their bytes, split with the layout.
+    pub summed: u32,
+    /// The header's account.
+    pub stated: u32,
+    /// REDUNDANT records whose own field count or fixed-length field
+    /// lengths (their end offsets, `rec_get_n_fields_old`,
+    /// `rec_get_nth_field_offs_old`) differ from the layout's: fewer
+    /// fields than the layout only where the missing ones are instant
+    /// additions with defaults.
+    pub fields_differ: u32,
+}
+
+impl PageFit {
+    /// The sums agree and no record's own fields differ.
+    pub fn fits(&self) -> bool {
+        self.summed == self.stated && self.fields_differ == 0
+    }
+}
+
+/// [`PageFit`] of an uncompressed leaf page; `None` when it cannot be
+/// judged (a ROW_FORMAT=COMPRESSED page, a record chain or a record that
+/// cannot be walked or split: reported where they are read).
+pub fn page_fit(
+    rp: &RecPage<'_>,
+    layout: &RecordLayout,
+    visited: &mut ibdscope::record::Visited,
+    fields: &mut Vec<Field>,
+) -> Option<PageFit> {
+    if rp.is_compressed() || !rp.is_leaf() {
+        return None;
+    }
+    let h = rp.header();
+    let stated = u32::from(h.heap_top())
+        .checked_sub(h.supremum_end() as u32)?
+        .checked_sub(u32::from(h.garbage()))?;
+    let (mut records, mut summed, mut fields_differ) = (0u32, 0u32, 0u32);
+    let mut it = rp.records(visited)?;
+    while let Some(rec) = it.next().ok()? {
+        if !rec.is_user() {
+            continue;
+        }
+        let info = split(rp, &rec, layout, fields).ok()?;
+        records = records.saturating_add(1);
+        summed = summed.saturating_add(u32::from(info.data_end.saturating_sub(info.extra_start)));
+        if !layout.compact && redundant_differs(&rec, layout, fields) {
+            fields_differ = fields_differ.saturating_add(1);
+        }
+    }
+    Some(PageFit {
+        records,
+        summed,
+        stated,
+        fields_differ,
+    })
+}
+
+/// A REDUNDANT record's own evidence against the layout: its field count
+/// (more is a split error; fewer only where the rest are instant
+/// additions), and the stored
+/// length of every non-NULL fixed-length field.
+fn redundant_differs(rec: &Rec, layout: &RecordLayout, fields: &[Field]) -> bool {
+    let n_rec = usize::from(rec.header.n_fields);
+    // Fields past the record's count: instant additions (an 8.0 default,
+    // or past MariaDB's core fields, `n_before_instant`), nothing else.
+    let core = layout.n_before_instant.unwrap_or(usize::MAX);
+    let missing = layout.fields.iter().enumerate().skip(n_rec);
+    if missing
+        .into_iter()
+        .any(|(i, f)| !f.instant_default && i < core)
+    {
+        return true;
+    }
+    fields.iter().any(|f| {
+        let fixed = layout
+            .fields
+            .get(usize::from(f.layout_idx))
+            .and_then(|l| l.fixed_len);
+        match (fixed, f.value) {
+            (Some(n), FieldValue::Inline { len, .. }) => u32::from(len) != n,
+            _ => false,
+        }
+    })
+}
+
+/// A definition from a `CREATE TABLE` says TIME, DATETIME, TIMESTAMP for
+/// both MySQL's pre-5.6.4 formats (3, 8, 4 bytes) and the 5.6.4+ ones (3,
+/// 5, 4 bytes without fractions); the records tell them apart. When the
+/// clustered index's leftmost leaf does not fit the 5.6.4+ formats
+/// ([`page_fit`]) and fits the old ones, the definition's temporal columns
+/// without fractions become the old types; true then.
+pub fn old_temporals(ts: &Tablespace<'_>, t: &mut crate::table::TableDef) -> bool {
+    use crate::table::{ColType, DefSource};
+    let new = |c: &crate::table::Column| {
+        c.fsp == 0
+            && matches!(
+                c.col_type,
+                ColType::Time2 | ColType::DateTime2 | ColType::Timestamp2
+            )
+    };
+    if t.source != DefSource::Ddl || !t.columns.iter().any(new) {
+        return false;
+    }
+    let mut old = t.clone();
+    for c in old.columns.iter_mut().filter(|c| new(c)) {
+        c.col_type = match c.col_type {
+            ColType::Time2 => ColType::Time,
+            ColType::DateTime2 => ColType::DateTime,
+            _ => ColType::Timestamp,
+        };
+    }
+    let fit = |t: &crate::table::TableDef| -> Option<bool> {
+        let ix = t.clustered()?;
+        let root = PageNo(ix.root?);
+        let rp = RecPage::of(ts, root).ok()?;
+        let layout = t.layout(ix, rp.format() == RecFormat::Compact).ok()?;
+        let (mut visited, mut fields) = (ibdscope::record::Visited::new(), Vec::new());
+        let leaf = leftmost_leaf(ts, root, &layout, &mut visited, &mut fields).ok()?;
+        let lp = RecPage::of(ts, leaf).ok()?;
+        let f = page_fit(&lp, &layout, &mut visited, &mut fields)?;
+        Some(f.records > 0 && f.fits())
+    };
+    if fit(t) == Some(false) && fit(&old) == Some(true) {
+        *t = old;
+        return true;
+    }
+    false
+}
+
 /// Why the leftmost leaf of an index could not be reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -1979,6 +2300,9 @@ pub enum DescentError {
     Record(PageNo, RowError),
     /// More levels than a B-tree can have (a loop).
     TooDeep(PageNo),
+    /// A node pointer leads back to a page already on the way down: the
+    /// page holding it, and the page it names.
+    Loop(PageNo, PageNo),
 }
 
 impl fmt::Display for DescentError {
@@ -1988,6 +2312,10 @@ impl fmt::Display for DescentError {
             DescentError::Empty(p) => write!(f, "node pointer page {p} has no record"),
             DescentError::Record(p, e) => write!(f, "page {p}: {e}"),
             DescentError::TooDeep(p) => write!(f, "more than 64 levels down to page {p}"),
+            DescentError::Loop(from, to) => write!(
+                f,
+                "node pointer loop: page {from} points down to page {to}, already on the way"
+            ),
         }
     }
 }
@@ -2006,7 +2334,11 @@ pub fn leftmost_leaf(
     fields: &mut Vec<Field>,
 ) -> Result<PageNo, DescentError> {
     let mut page_no = root;
-    for _ in 0..64 {
+    let mut path = [PageNo(FIL_NULL); 64];
+    for depth in 0..64 {
+        if let Some(p) = path.get_mut(depth) {
+            *p = page_no;
+        }
         let rp = RecPage::of(ts, page_no).map_err(|_| DescentError::NotIndex(page_no))?;
         if rp.is_leaf() {
             return Ok(page_no);
@@ -2021,7 +2353,11 @@ pub fn leftmost_leaf(
         };
         let info =
             split(&rp, &first, layout, fields).map_err(|e| DescentError::Record(page_no, e))?;
-        page_no = info.child.ok_or(DescentError::Empty(page_no))?;
+        let child = info.child.ok_or(DescentError::Empty(page_no))?;
+        if path.get(..=depth).is_some_and(|p| p.contains(&child)) {
+            return Err(DescentError::Loop(page_no, child));
+        }
+        page_no = child;
     }
     Err(DescentError::TooDeep(page_no))
 }

@@ -164,6 +164,9 @@ pub enum SdiProblem {
     /// The off-page chain ends early, loops or reaches a page that is not
     /// an SDI BLOB page.
     BadChain,
+    /// The off-page chain comes back to a page it has already read (the
+    /// finding's page).
+    ChainLoop,
     /// Compressed bytes found and stated differ.
     LengthMismatch {
         /// As stated in the record.
@@ -195,6 +198,9 @@ impl fmt::Display for SdiProblem {
             SdiProblem::Records => f.write_str("SDI page records cannot be walked"),
             SdiProblem::BadRecord => f.write_str("SDI record runs off its page"),
             SdiProblem::BadChain => f.write_str("SDI off-page chain is broken"),
+            SdiProblem::ChainLoop => {
+                f.write_str("SDI off-page chain loops: it comes back to this page")
+            }
             SdiProblem::LengthMismatch { stated, found } => write!(
                 f,
                 "SDI record says {stated} compressed bytes, {found} found"
@@ -518,12 +524,21 @@ fn read_chain(
 ) -> Result<(), SdiFinding> {
     let mut page_no = ext.page;
     let want = (total as usize).min(MAX_SDI_BYTES as usize);
+    // Pages read: a next pointer back to one is a loop, named at it.
+    let mut seen = std::collections::HashSet::new();
     for _ in 0..ts.n_pages() {
         let bad = SdiFinding {
             page: page_no,
             offset: 0,
             problem: SdiProblem::BadChain,
         };
+        if !seen.insert(page_no.0) {
+            return Err(SdiFinding {
+                page: page_no,
+                offset: 0,
+                problem: SdiProblem::ChainLoop,
+            });
+        }
         let page = ts.page(page_no).ok_or(bad)?;
         let t = FilHeader::new(page).map(|h| h.page_type());
         if !matches!(
@@ -557,6 +572,37 @@ mod tests {
     use crate::json;
 
     use ibdscope_testkit::corpus;
+
+    /// lob0lob.h (old BLOB layout, which SDI_BLOB pages use): part length
+    /// and next page at FIL_PAGE_DATA. A chain 2 -> 3 -> 3 and one 2 -> 3
+    /// -> 2 is a loop named at the page read twice, not "broken".
+    #[test]
+    fn sdi_chain_loops_name_the_page() {
+        let mut d = vec![0u8; 4 * 16384];
+        for n in 0..4usize {
+            d[n * 16384 + 4..n * 16384 + 8].copy_from_slice(&(n as u32).to_be_bytes());
+        }
+        for back in [3u32, 2] {
+            for (n, next) in [(2usize, 3u32), (3, back)] {
+                let p = &mut d[n * 16384..(n + 1) * 16384];
+                p[24..26].copy_from_slice(&PageType::FIL_PAGE_SDI_BLOB.0.to_be_bytes());
+                p[38..42].copy_from_slice(&100u32.to_be_bytes());
+                p[42..46].copy_from_slice(&next.to_be_bytes());
+            }
+            let opts = ibdscope::Options {
+                page_size: Some(16384),
+                ..ibdscope::Options::default()
+            };
+            let ts = Tablespace::with_options(&d, opts).unwrap();
+            let ext = ExternRef {
+                page: PageNo(2),
+                offset: 38,
+                len: 1000,
+            };
+            let e = read_chain(&ts, ext, 1000, &mut Vec::new()).unwrap_err();
+            assert_eq!((e.problem, e.page), (SdiProblem::ChainLoop, PageNo(back)));
+        }
+    }
 
     /// Against the corpus manifest: every MySQL 8.0+ file whose SDI the
     /// corpus read states `sdi_mysqld_version_id`; ours must be that, and

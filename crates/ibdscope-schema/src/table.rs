@@ -710,6 +710,121 @@ pub struct TableDef {
     pub source: DefSource,
 }
 
+/// Most characters in a table, column or index name: `NAME_CHAR_LEN`
+/// (mysql-server 8.0 `include/mysql_com.h`; MariaDB/server
+/// `include/mysql_com.h` has the same 64).
+pub const NAME_CHAR_LEN: usize = 64;
+/// Most characters in one ENUM/SET element: `MAX_INTERVAL_VALUE_LENGTH`
+/// (mysql-server 8.0 `sql/sql_const.h`).
+pub const MAX_INTERVAL_VALUE_LENGTH: usize = 255;
+/// Most ENUM elements: `MAX_ENUM_VALUES` (mysql-server `sql/sql_const.h`).
+pub const MAX_ENUM_VALUES: usize = 65535;
+/// Most SET elements (one bit each in 8 bytes).
+pub const MAX_SET_VALUES: usize = 64;
+/// Most characters in a column or index comment: `COLUMN_COMMENT_MAXLEN`,
+/// `INDEX_COMMENT_MAXLEN` (1024, MariaDB/server and mysql-server
+/// `include/mysql_com.h`).
+pub const COLUMN_COMMENT_MAXLEN: usize = 1024;
+/// Most characters in a table comment: `TABLE_COMMENT_MAXLEN` (2048, same
+/// files).
+pub const TABLE_COMMENT_MAXLEN: usize = 2048;
+
+/// A name, element or comment longer than the servers allow: a definition
+/// that no server wrote, refused before it is repeated on every row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooLong {
+    /// What it is ("column name", "ENUM/SET element", …).
+    pub what: &'static str,
+    /// Its position, 1-based (column, index or element number; 0: the
+    /// table's own).
+    pub number: usize,
+    /// Its length in characters (or elements, for an element count).
+    pub len: usize,
+    /// The servers' limit.
+    pub max: usize,
+}
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let unit = if self.what.ends_with("count") {
+            ""
+        } else {
+            " characters"
+        };
+        if self.number > 0 {
+            write!(f, "{} {} is {}{unit}", self.what, self.number, self.len)?;
+        } else {
+            write!(f, "{} is {}{unit}", self.what, self.len)?;
+        }
+        write!(f, ", more than the {} MySQL and MariaDB allow", self.max)
+    }
+}
+
+impl std::error::Error for TooLong {}
+
+/// `Err` when `text` has more than `max` characters.
+pub fn bound(what: &'static str, number: usize, text: &str, max: usize) -> Result<(), TooLong> {
+    // Bytes bound characters from above: most names are short and ASCII.
+    if text.len() <= max {
+        return Ok(());
+    }
+    let len = text.chars().count();
+    if len <= max {
+        return Ok(());
+    }
+    Err(TooLong {
+        what,
+        number,
+        len,
+        max,
+    })
+}
+
+/// The bounds a column's name and ENUM/SET elements must keep (column
+/// number `n`, 1-based).
+pub fn bound_column(n: usize, c: &Column) -> Result<(), TooLong> {
+    bound("column name", n, &c.name, NAME_CHAR_LEN)?;
+    let max = if c.col_type == ColType::Set {
+        MAX_SET_VALUES
+    } else {
+        MAX_ENUM_VALUES
+    };
+    if c.elements.len() > max {
+        return Err(TooLong {
+            what: "ENUM/SET element count of column",
+            number: n,
+            len: c.elements.len(),
+            max,
+        });
+    }
+    for (i, e) in c.elements.iter().enumerate() {
+        bound(
+            "ENUM/SET element",
+            i.saturating_add(1),
+            e,
+            MAX_INTERVAL_VALUE_LENGTH,
+        )?;
+    }
+    Ok(())
+}
+
+impl TableDef {
+    /// Every name and element within the servers' bounds ([`TooLong`]
+    /// otherwise): the table's name, its columns' names and ENUM/SET
+    /// elements, its indexes' names.
+    pub fn check_bounds(&self) -> Result<(), TooLong> {
+        bound("table name", 0, &self.name, NAME_CHAR_LEN)?;
+        bound("schema name", 0, &self.schema, NAME_CHAR_LEN)?;
+        for (i, c) in self.columns.iter().enumerate() {
+            bound_column(i.saturating_add(1), c)?;
+        }
+        for (i, ix) in self.indexes.iter().enumerate() {
+            bound("index name", i.saturating_add(1), &ix.name, NAME_CHAR_LEN)?;
+        }
+        Ok(())
+    }
+}
+
 /// Why a definition could not be read from an SDI document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -722,6 +837,8 @@ pub enum SdiDefError {
     Missing(&'static str),
     /// An index element names a column position past the columns.
     BadColumnRef(u64),
+    /// A name or element longer than the servers allow.
+    TooLong(TooLong),
 }
 
 impl std::fmt::Display for SdiDefError {
@@ -731,6 +848,7 @@ impl std::fmt::Display for SdiDefError {
             SdiDefError::NotTable => write!(f, "SDI document is not a table"),
             SdiDefError::Missing(m) => write!(f, "SDI member {m} missing or malformed"),
             SdiDefError::BadColumnRef(n) => write!(f, "index element names column {n}"),
+            SdiDefError::TooLong(t) => write!(f, "SDI: {t}"),
         }
     }
 }
@@ -1038,7 +1156,7 @@ impl TableDef {
         for ix in o.get("indexes").and_then(Value::as_array).unwrap_or(&[]) {
             indexes.push(sdi_index(ix, &columns)?);
         }
-        Ok(TableDef {
+        let def = TableDef {
             name,
             schema,
             row_format,
@@ -1046,7 +1164,9 @@ impl TableDef {
             indexes,
             instant_cols,
             source: DefSource::Sdi,
-        })
+        };
+        def.check_bounds().map_err(SdiDefError::TooLong)?;
+        Ok(def)
     }
 
     /// Reads the definition of the table a MySQL 8.0+ tablespace holds,
@@ -1581,6 +1701,83 @@ mod tests {
         assert_eq!(decimal_bin_size(18, 9), Some(8));
         assert_eq!(decimal_bin_size(65, 30), Some(30));
         assert_eq!(decimal_bin_size(2, 3), None);
+    }
+
+    /// Output amplification: a definition with a 1 MB name was repeated on
+    /// every row. NAME_CHAR_LEN (64, `include/mysql_com.h`) bounds table,
+    /// column and index names; MAX_INTERVAL_VALUE_LENGTH (255) elements;
+    /// exactly at the limit is accepted.
+    #[test]
+    fn sdi_names_longer_than_the_servers_allow_are_refused() {
+        let doc = |table: &str, col: &str, index: &str, element: &str| {
+            use base64_free::encode;
+            let text = format!(
+                r#"{{"dd_object_type":"Table","dd_object":{{"name":"{table}","schema_ref":"s","row_format":2,
+                "se_private_data":"","columns":[
+                 {{"name":"{col}","type":4,"is_nullable":false,"is_unsigned":true,"hidden":1,"char_length":10,
+                  "collation_id":8,"se_private_data":""}},
+                 {{"name":"e","type":22,"is_nullable":true,"hidden":1,"char_length":4,"collation_id":255,
+                  "elements":[{{"name":"{}","index":1}}],"se_private_data":""}}],
+                "indexes":[{{"name":"{index}","type":1,"hidden":false,"se_private_data":"",
+                  "elements":[{{"column_opx":0,"length":4,"hidden":false}}]}}]}}}}"#,
+                encode(element.as_bytes())
+            );
+            TableDef::from_sdi(&json::parse(text.as_bytes()).unwrap())
+        };
+        let ok = |n: usize| "é".repeat(n);
+        assert!(doc(&ok(64), &ok(64), &ok(64), &ok(255)).is_ok());
+        let too = |what, number, len, max| {
+            Err(SdiDefError::TooLong(TooLong {
+                what,
+                number,
+                len,
+                max,
+            }))
+        };
+        assert_eq!(
+            doc(&ok(65), "c", "PRIMARY", "A").map(|_| ()),
+            too("table name", 0, 65, 64)
+        );
+        assert_eq!(
+            doc("t", &"c".repeat(1 << 20), "PRIMARY", "A").map(|_| ()),
+            too("column name", 1, 1 << 20, 64)
+        );
+        assert_eq!(
+            doc("t", "c", &ok(65), "A").map(|_| ()),
+            too("index name", 1, 65, 64)
+        );
+        assert_eq!(
+            doc("t", "c", "PRIMARY", &ok(256)).map(|_| ()),
+            too("ENUM/SET element", 1, 256, 255)
+        );
+        let e = doc("t", &"c".repeat(1 << 20), "PRIMARY", "A").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "SDI: column name 1 is 1048576 characters, more than the 64 MySQL and MariaDB allow"
+        );
+    }
+
+    /// Base64 for the test's SDI element names (RFC 4648, with padding).
+    mod base64_free {
+        pub fn encode(b: &[u8]) -> String {
+            const A: &[u8; 64] =
+                b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+            let mut out = String::new();
+            for c in b.chunks(3) {
+                let n = c
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |n, (i, &x)| n | u32::from(x) << (16 - 8 * i));
+                for i in 0..4 {
+                    if i <= c.len() {
+                        out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+                    } else {
+                        out.push('=');
+                    }
+                }
+            }
+            out
+        }
     }
 
     #[test]

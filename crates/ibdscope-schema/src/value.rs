@@ -506,13 +506,23 @@ fn timestamp2(fsp: u32, b: &[u8], out: &mut String) -> Result<Rendered, RawReaso
     Ok(Rendered::Text)
 }
 
+/// TIME's range: -838:59:59 to 838:59:59 (`TIME_MAX_HOUR` 838 in
+/// mysql-server `include/my_time.h`; the same in MariaDB), no fraction at
+/// the ends.
+fn time_in_range(hour: u64, minute: u64, second: u64, usec: u64) -> bool {
+    minute <= 59
+        && second <= 59
+        && usec <= 999_999
+        && (hour < 838 || (hour == 838 && (minute, second, usec) <= (59, 59, 0)))
+}
+
 fn write_time_packed(out: &mut String, packed: i64, fsp: u32) -> Result<(), RawReason> {
     let neg = packed < 0;
     let t = packed.unsigned_abs();
     let hms = t >> 24;
     let usec = t & 0xFF_FFFF;
     let (hour, minute, second) = ((hms >> 12) % 1024, (hms >> 6) % 64, hms % 64);
-    if minute > 59 || second > 59 || usec > 999_999 {
+    if !time_in_range(hour, minute, second, usec) {
         return Err(RawReason::OutOfRange);
     }
     if neg {
@@ -583,6 +593,9 @@ fn hires_time(fsp: u32, b: &[u8], out: &mut String) -> Result<Rendered, RawReaso
     let t = d.checked_mul(unit).ok_or(RawReason::OutOfRange)?;
     let (secs, usec) = (t / 1_000_000, t % 1_000_000);
     let (h, m, s) = (secs / 3600, (secs / 60) % 60, secs % 60);
+    if !time_in_range(h, m, s, usec) {
+        return Err(RawReason::OutOfRange);
+    }
     if neg {
         out.push('-');
     }
@@ -658,7 +671,7 @@ fn old_time(b: &[u8], out: &mut String) -> Result<Rendered, RawReason> {
     let v = be_int_flipped(b).ok_or(RawReason::OutOfRange)?;
     let a = v.unsigned_abs();
     let (hh, mi, ss) = (a / 10000, (a / 100) % 100, a % 100);
-    if mi > 59 || ss > 59 {
+    if !time_in_range(hh, mi, ss, 0) {
         return Err(RawReason::OutOfRange);
     }
     if v < 0 {
@@ -1292,6 +1305,43 @@ mod tests {
         let mut s = String::new();
         let r = render(c, b, &mut s);
         (s, r)
+    }
+
+    /// TIME's range, -838:59:59 to 838:59:59 (`TIME_MAX_HOUR` 838,
+    /// mysql-server `include/my_time.h`): an hour past it is not a time,
+    /// in the 5.6.4+ format (`my_time_packed_to_binary`: 0x800000 +
+    /// hour << 12 | minute << 6 | second); the old one (sign-flipped
+    /// HHMMSS as a 3-byte integer) reads its ends.
+    #[test]
+    fn time_out_of_range_is_not_a_value() {
+        let new = |h: i64, m: i64, s: i64, neg: bool| {
+            let v = (h << 12) | (m << 6) | s;
+            let v = 0x80_0000 + if neg { -v } else { v };
+            v.to_be_bytes()[5..].to_vec()
+        };
+        let old = |hhmmss: i64| (0x80_0000 + hhmmss).to_be_bytes()[5..].to_vec();
+        let t2 = col(ColType::Time2);
+        assert_eq!(show(&t2, &new(838, 59, 59, false)).0, "838:59:59");
+        assert_eq!(show(&t2, &new(838, 59, 59, true)).0, "-838:59:59");
+        for b in [
+            new(839, 0, 0, false),
+            new(1000, 0, 0, true),
+            new(1023, 59, 59, false),
+        ] {
+            assert_eq!(
+                show(&t2, &b).1,
+                Rendered::Raw(RawReason::OutOfRange),
+                "{b:x?}"
+            );
+        }
+        let t = col(ColType::Time);
+        assert_eq!(show(&t, &old(8_385_959)).0, "838:59:59");
+        assert_eq!(show(&t, &old(-8_385_959)).0, "-838:59:59");
+        // Three bytes hold at most 8388607: 838:86:07, no hour past 838.
+        assert_eq!(
+            show(&t, &old(8_388_607)).1,
+            Rendered::Raw(RawReason::OutOfRange)
+        );
     }
 
     #[test]

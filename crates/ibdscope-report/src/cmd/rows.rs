@@ -103,6 +103,14 @@ struct Counts {
     unverified_rows: u64,
     /// Pages that do not verify, left out (`--verified-only`).
     unverified_pages_skipped: u64,
+    /// Leaf pages whose records do not fit the definition (`page_fit`),
+    /// and the first few of them.
+    misfit_pages: u64,
+    misfit_first: Vec<(PageNo, ibdscope_schema::row::PageFit)>,
+    /// Live records that could not be split with the definition (one
+    /// finding for them all), and the first few.
+    split_failed: u64,
+    split_first: Vec<String>,
 }
 
 /// Everything reused across rows.
@@ -213,6 +221,8 @@ pub fn run(
     // MariaDB instant ALTER: the clustered index's records are in the
     // shape the metadata record describes, not the definition's.
     let instant = ibdscope_schema::instant::apply(ts, &mut def.table);
+    // A CREATE TABLE's TIME/DATETIME/TIMESTAMP: the records say which format.
+    let old_temporals = ibdscope_schema::row::old_temporals(ts, &mut def.table);
     let t = &def.table;
     let Some(ix) = find_index(path, t, r) else {
         return Ok(Outcome::Unreadable);
@@ -274,6 +284,7 @@ pub fn run(
     p.walk(ts, t, &layout, &pages, r, &mut visited, progress)?;
     p.counts.off_chain_pages = pages.iter().filter(|x| x.1.is_some()).count() as u64;
     p.closing_findings(ts);
+    p.fit_findings(&ix.name, old_temporals);
     p.footer()?;
     Ok(if p.findings.is_empty() {
         Outcome::Clean
@@ -541,6 +552,50 @@ impl Printer<'_> {
             ));
         }
     }
+
+    /// What the definition's fit with the records says (`name`: the index).
+    fn fit_findings(&mut self, name: &str, old_temporals: bool) {
+        if self.counts.misfit_pages > 0 {
+            let first: Vec<String> = (self.counts.misfit_first.iter())
+                .map(|(n, f)| {
+                    format!(
+                        "page {n}: {} records take {} bytes split with it, the page header says {}{}",
+                        f.records,
+                        f.summed,
+                        f.stated,
+                        match f.fields_differ {
+                            0 => String::new(),
+                            k => format!(", {k} records' own field counts or lengths differ"),
+                        }
+                    )
+                })
+                .collect();
+            self.findings.push(format!(
+                "index {}: the definition does not fit the records on {} of {} leaf pages ({}): \
+                 its columns are not the ones the records hold, the values shown are wrong",
+                crate::names::name(name),
+                self.counts.misfit_pages,
+                self.counts.pages,
+                first.join("; ")
+            ));
+        }
+        if self.counts.split_failed > 0 {
+            self.findings.push(format!(
+                "index {}: {} live records could not be split into the definition's fields \
+                 (damaged, or the definition does not fit them; first: {})",
+                crate::names::name(name),
+                self.counts.split_failed,
+                self.counts.split_first.join("; ")
+            ));
+        }
+        if old_temporals {
+            self.notes.push(
+                "the records hold TIME/DATETIME/TIMESTAMP in MySQL's pre-5.6.4 formats (their \
+                 lengths fit those, not the 5.6.4+ ones): read so"
+                    .to_string(),
+            );
+        }
+    }
 }
 
 /// The columns printed: for the clustered index the table's columns in
@@ -772,6 +827,15 @@ impl Printer<'_> {
             self.zip = zip;
             return res;
         }
+        if self.mode == Mode::Print && self.off_chain.is_none() {
+            let fit = ibdscope_schema::row::page_fit(rp, layout, visited, &mut self.fields);
+            if let Some(f) = fit.filter(|f| !f.fits()) {
+                self.counts.misfit_pages += 1;
+                if self.counts.misfit_first.len() < 3 {
+                    self.counts.misfit_first.push((n, f));
+                }
+            }
+        }
         self.records(ts, t, layout, rp, n, r, visited)
     }
 
@@ -854,6 +918,7 @@ impl Printer<'_> {
             Origin::FreeList | Origin::FreedPage | Origin::UnlinkedPage
         );
         let split_res = split(rp, rec, layout, &mut self.fields);
+        let split_err = split_res.as_ref().err().copied();
         if self.mode != Mode::Print || (stale && !self.live_twins.is_empty()) {
             let (key, all) = match &split_res {
                 Ok(_) => record_hashes(rp.bytes(), &self.fields, layout.n_unique),
@@ -975,7 +1040,14 @@ impl Printer<'_> {
         let complete = self.problems.is_empty();
         if !complete {
             self.counts.partial += 1;
-            if origin == Origin::Live {
+            if let (Origin::Live, Some(e)) = (origin, split_err) {
+                // Counted: a definition that does not fit fails every row.
+                self.counts.split_failed += 1;
+                if self.counts.split_first.len() < 3 {
+                    (self.counts.split_first)
+                        .push(format!("page {n} record at byte {}: {e}", rec.origin));
+                }
+            } else if origin == Origin::Live {
                 let mut what = format!("page {n} record at byte {}: ", rec.origin);
                 what.push_str(&self.problems.join("; "));
                 self.findings.push(what);
