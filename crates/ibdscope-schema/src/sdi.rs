@@ -591,7 +591,6 @@ mod tests {
             }
             let opts = ibdscope::Options {
                 page_size: Some(16384),
-                ..ibdscope::Options::default()
             };
             let ts = Tablespace::with_options(&d, opts).unwrap();
             let ext = ExternRef {
