@@ -168,38 +168,49 @@ fn stamp(file: &File, block: bool) -> io::Result<Stamp> {
     })
 }
 
-/// What kind of file this is, in words, if it is not one we read.
-fn not_readable_kind(meta: &Metadata) -> Option<&'static str> {
-    if meta.is_dir() {
-        return Some("is a directory, not a tablespace file");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_fifo() {
-            return Some("not a regular file (a FIFO or pipe)");
-        }
-        if t.is_socket() {
-            return Some("not a regular file (a socket)");
-        }
-        if t.is_char_device() {
-            return Some("not a regular file (a character device)");
-        }
-    }
-    None
+/// What kind of file an input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Regular,
+    Directory,
+    Fifo,
+    Socket,
+    CharDevice,
+    BlockDevice,
 }
 
-fn is_block_device(meta: &Metadata) -> bool {
+fn kind(meta: &Metadata) -> Kind {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return Kind::Directory;
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
-        meta.file_type().is_block_device()
+        if t.is_fifo() {
+            return Kind::Fifo;
+        }
+        if t.is_socket() {
+            return Kind::Socket;
+        }
+        if t.is_char_device() {
+            return Kind::CharDevice;
+        }
+        if t.is_block_device() {
+            return Kind::BlockDevice;
+        }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        false
+    Kind::Regular
+}
+
+/// Why a file of this kind is not read, if it is not.
+fn not_readable(kind: Kind) -> Option<&'static str> {
+    match kind {
+        Kind::Regular | Kind::BlockDevice => None,
+        Kind::Directory => Some("is a directory, not a tablespace file"),
+        Kind::Fifo => Some("not a regular file (a FIFO or pipe)"),
+        Kind::Socket => Some("not a regular file (a socket)"),
+        Kind::CharDevice => Some("not a regular file (a character device)"),
     }
 }
 
@@ -237,14 +248,15 @@ fn open(
     }
     let file = open_nonblocking(path).map_err(|e| err(describe(&e)))?;
     let meta = file.metadata().map_err(|e| err(describe(&e)))?;
-    if streams && is_fifo(&meta) {
+    let kind = kind(&meta);
+    if streams && kind == Kind::Fifo {
         let file = spool(Patient(file)).map_err(|e| err(format!("reading the pipe: {e}")))?;
         return map_spooled(file, threads).map_err(|e| err(describe(&e)));
     }
-    if let Some(what) = not_readable_kind(&meta) {
+    if let Some(what) = not_readable(kind) {
         return Err(err(what.into()));
     }
-    let block = is_block_device(&meta);
+    let block = kind == Kind::BlockDevice;
     let at_open = stamp(&file, block).map_err(|e| err(describe(&e)))?;
     let len = usize::try_from(at_open.len).map_err(|_| {
         err(format!(
@@ -357,19 +369,6 @@ fn map_spooled(file: File, threads: usize) -> io::Result<Input> {
         holes,
         watch: None,
     })
-}
-
-fn is_fifo(meta: &Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        meta.file_type().is_fifo()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        false
-    }
 }
 
 /// Holes smaller than this are not worth skipping (the largest page).
