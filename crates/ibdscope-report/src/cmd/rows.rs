@@ -961,6 +961,40 @@ impl Printer<'_> {
             }
             Err(e) => self.problems.push(format!("record: {e}")),
         }
+        self.fill_slots(layout);
+        self.counts.rows += 1;
+        if self.unverified {
+            self.counts.unverified_rows += 1;
+        }
+        match origin {
+            Origin::Live => self.counts.live += 1,
+            Origin::DeleteMarked => self.counts.delete_marked += 1,
+            Origin::FreeList => self.counts.free_list += 1,
+            Origin::FreedPage | Origin::UnlinkedPage => self.counts.off_chain += 1,
+        }
+        self.begin_row(n, rec.origin, origin)?;
+        self.cells(ts, t, rp.bytes(), erased)?;
+        let complete = self.problems.is_empty();
+        if !complete {
+            self.counts.partial += 1;
+            if let (Origin::Live, Some(e)) = (origin, split_err) {
+                // Counted: a definition that does not fit fails every row.
+                self.counts.split_failed += 1;
+                if self.counts.split_first.len() < 3 {
+                    (self.counts.split_first)
+                        .push(format!("page {n} record at byte {}: {e}", rec.origin));
+                }
+            } else if origin == Origin::Live {
+                let mut what = format!("page {n} record at byte {}: ", rec.origin);
+                what.push_str(&self.problems.join("; "));
+                self.findings.push(what);
+            }
+        }
+        self.end_row(n, rec.origin, origin)
+    }
+
+    /// Which field shows each column (`self.slot`).
+    fn fill_slots(&mut self, layout: &RecordLayout) {
         for s in self.slot.iter_mut() {
             *s = None;
         }
@@ -984,18 +1018,16 @@ impl Printer<'_> {
                 }
             }
         }
-        self.counts.rows += 1;
-        if self.unverified {
-            self.counts.unverified_rows += 1;
-        }
-        match origin {
-            Origin::Live => self.counts.live += 1,
-            Origin::DeleteMarked => self.counts.delete_marked += 1,
-            Origin::FreeList => self.counts.free_list += 1,
-            Origin::FreedPage | Origin::UnlinkedPage => self.counts.off_chain += 1,
-        }
-        self.begin_row(n, rec.origin, origin)?;
-        let page = rp.bytes();
+    }
+
+    /// Renders and prints the row's cells (all missing when `erased`).
+    fn cells(
+        &mut self,
+        ts: &Tablespace<'_>,
+        t: &ibdscope_schema::table::TableDef,
+        page: &[u8],
+        erased: bool,
+    ) -> io::Result<()> {
         for k in 0..self.cols.len() {
             let Some(&ci) = self.cols.get(k) else { break };
             let Some(col) = t.columns.get(ci) else {
@@ -1037,23 +1069,7 @@ impl Printer<'_> {
             };
             self.cell_out(k, col, cell)?;
         }
-        let complete = self.problems.is_empty();
-        if !complete {
-            self.counts.partial += 1;
-            if let (Origin::Live, Some(e)) = (origin, split_err) {
-                // Counted: a definition that does not fit fails every row.
-                self.counts.split_failed += 1;
-                if self.counts.split_first.len() < 3 {
-                    (self.counts.split_first)
-                        .push(format!("page {n} record at byte {}: {e}", rec.origin));
-                }
-            } else if origin == Origin::Live {
-                let mut what = format!("page {n} record at byte {}: ", rec.origin);
-                what.push_str(&self.problems.join("; "));
-                self.findings.push(what);
-            }
-        }
-        self.end_row(n, rec.origin, origin)
+        Ok(())
     }
 
     fn header(&mut self, path: &Path, def: &Def, ix: &IndexDef) -> io::Result<()> {
