@@ -15,4 +15,5 @@ mod integration {
     mod space;
     mod threads;
     mod torture;
+    mod verdicts;
 }

@@ -307,6 +307,10 @@ pub enum AuditKind {
     /// A structure finding in a file that also has damaged pages: possibly
     /// their consequence.
     StructureAfterDamage(FindingKind),
+    /// A finding about the whole file that every command reports the same
+    /// way ([`ibdscope::summary::file_findings`]): a page size given
+    /// against the file's evidence, nothing but zeros after page 0.
+    File(FindingKind),
     /// A page's LSN is newer than the end of the copied redo log: recovery
     /// cannot bring the other files to its moment (the server refuses it:
     /// "log sequence number … is in the future").
@@ -340,7 +344,9 @@ impl AuditFinding {
             | AuditKind::Page0Unusable { empty: false } => AuditVerdict::Damaged,
             AuditKind::Page0Unusable { empty: true } => AuditVerdict::ZeroFilled,
             AuditKind::Foreign { .. } => AuditVerdict::Foreign,
-            AuditKind::ZeroFilled { .. } => AuditVerdict::ZeroFilled,
+            AuditKind::ZeroFilled { .. }
+            | AuditKind::File(FindingKind::ZeroedAfterPage0 { .. }) => AuditVerdict::ZeroFilled,
+            AuditKind::File(_) => AuditVerdict::Damaged,
             AuditKind::ShorterThanFspSize { .. } | AuditKind::TornTail { .. } => {
                 AuditVerdict::Truncated
             }
@@ -973,6 +979,22 @@ impl<'t, 'a> Builder<'t, 'a> {
 
     fn whole_file(&mut self) {
         let ts = self.ts;
+        // Said first: they change how every other finding reads.
+        for f in ibdscope::summary::file_findings(ts).into_iter().rev() {
+            if matches!(
+                f.kind,
+                FindingKind::PageSizeContradicted { .. } | FindingKind::ZeroedAfterPage0 { .. }
+            ) {
+                self.findings.insert(
+                    0,
+                    AuditFinding {
+                        page: f.page,
+                        file_offset: f.file_offset,
+                        kind: AuditKind::File(f.kind),
+                    },
+                );
+            }
+        }
         if !ts.detection().page0_ok && !self.suspect(PageNo(0)) {
             self.findings.push(AuditFinding {
                 page: Some(PageNo(0)),
@@ -1455,6 +1477,7 @@ impl fmt::Display for AuditKind {
             AuditKind::StructureAfterDamage(k) => {
                 write!(f, "{k} (possibly a consequence of the damaged pages)")
             }
+            AuditKind::File(k) => k.fmt(f),
             AuditKind::BeyondRedoEnd { lsn, log_end } => write!(
                 f,
                 "inconsistent generations: page LSN {lsn} is past the end of the copied redo log ({log_end}): the file is newer than the log"

@@ -9,7 +9,7 @@ use crate::finding::{Finding, FindingKind};
 use crate::ids::{Lsn, PageNo, SpaceId};
 use crate::page_type::{PageType, TypeNames};
 use crate::parallel::{fold_pages, PageFold};
-use crate::space::{page_facts, PageFacts, Tablespace};
+use crate::space::{page_facts, DetectedBy, Evidence, PageFacts, Tablespace};
 
 /// A run of consecutive pages of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,9 +224,28 @@ impl Summary {
     }
 }
 
-/// Whole-file findings: torn tail, fewer pages than FSP_SIZE, page 0.
+/// Whole-file findings: a page size given against the file's evidence,
+/// torn tail, fewer pages than FSP_SIZE, page 0, nothing but zeros after
+/// page 0. Read from the detection, the file's size and its pages up to
+/// the first one after page 0 that is not all zeros (page 1 in a whole
+/// file), without a pass.
 pub fn file_findings(ts: &Tablespace<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
+    let contradicted = ts.detection().evidence.iter().find_map(|e| match *e {
+        Evidence::PageSizeContradicted { given, found, by } => Some((given, found, by)),
+        _ => None,
+    });
+    if let Some((given, found, by)) = contradicted {
+        out.push(Finding {
+            page: Some(PageNo(0)),
+            file_offset: 0,
+            kind: FindingKind::PageSizeContradicted {
+                given,
+                found,
+                page0: by == DetectedBy::Page0,
+            },
+        });
+    }
     let (tail, at) = ts.tail();
     if tail > 0 {
         out.push(Finding {
@@ -247,11 +266,23 @@ pub fn file_findings(ts: &Tablespace<'_>) -> Vec<Finding> {
             });
         }
     }
-    if !ts.detection().page0_ok {
+    if !ts.detection().page0_ok && contradicted.is_none() {
         out.push(Finding {
             page: Some(PageNo(0)),
             file_offset: 0,
             kind: FindingKind::Page0Unusable,
+        });
+    }
+    let zero = |p: &[u8]| p.iter().all(|&b| b == 0);
+    let mut pages = ts.pages();
+    let page0_written = pages.next().is_some_and(|(_, p)| !zero(p));
+    if page0_written && ts.n_pages() > 1 && pages.all(|(_, p)| zero(p)) {
+        out.push(Finding {
+            page: Some(PageNo(1)),
+            file_offset: ts.file_offset(PageNo(1)),
+            kind: FindingKind::ZeroedAfterPage0 {
+                pages: ts.n_pages().saturating_sub(1),
+            },
         });
     }
     out

@@ -1,0 +1,238 @@
+//! Verdicts on hostile and misread inputs: a page size given against the
+//! file's own evidence, files that are not InnoDB at all, files whose every
+//! checksum is broken, page_compressed pages outside full_crc32, and a
+//! space header followed by nothing but zeros. Expected values come from
+//! the fixtures' manifest (the servers' answers) and from the bytes the
+//! tests plant.
+
+use super::common::{fixtures, read_tsv, run, scratch};
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+/// Every command that reads one file, with the arguments after the file.
+const ONE_FILE: &[(&str, &[&str])] = &[
+    ("info", &[]),
+    ("pages", &[]),
+    ("types", &[]),
+    ("check", &[]),
+    ("lsn", &[]),
+    ("page", &["1"]),
+    ("extents", &[]),
+    ("segments", &[]),
+    ("lists", &[]),
+    ("indexes", &[]),
+    ("fill", &[]),
+    ("records", &[]),
+    ("rows", &[]),
+    ("schema", &[]),
+    ("sdi", &[]),
+    ("audit", &[]),
+];
+
+fn manifest() -> HashMap<String, HashMap<String, String>> {
+    read_tsv(&fixtures().join("manifest.tsv"))
+        .into_iter()
+        .map(|r| (r["path"].clone(), r))
+        .collect()
+}
+
+fn fact(path: &str, column: &str) -> u32 {
+    let m = manifest();
+    let row = m
+        .get(path)
+        .unwrap_or_else(|| panic!("{path} not in the manifest"));
+    row[column]
+        .parse()
+        .unwrap_or_else(|_| panic!("{path}: {column}"))
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn run_cmd(cmd: &str, file: &Path, more: &[&str], extra: &[&str]) -> Output {
+    let mut args = vec![cmd, file.to_str().unwrap()];
+    args.extend_from_slice(more);
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+/// Every command over `file` read with `--page-size given` says first that
+/// the file's page 0 verifies at `found` bytes, and exits with findings.
+fn contradiction_everywhere(file: &str, given: &str, given_bytes: u32) {
+    let path = fixtures().join(file);
+    let found = fact(file, "physical_page_size");
+    assert_ne!(found, given_bytes);
+    let words =
+        format!("page size {given_bytes} was given, but page 0 verifies as {found}-byte pages");
+    for (cmd, more) in ONE_FILE {
+        let o = run_cmd(cmd, &path, more, &["--page-size", given]);
+        let all = text(&o);
+        assert!(
+            o.status.code().unwrap_or(0) >= 1,
+            "{cmd} {file} --page-size {given}: exit {:?}\n{all}",
+            o.status.code()
+        );
+        assert!(
+            all.contains(&words),
+            "{cmd} {file} --page-size {given}:\n{all}"
+        );
+    }
+    // info says so before any answer read with the wrong size, and does not
+    // claim pages verify when none does.
+    let o = run_cmd("info", &path, &[], &["--page-size", given]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let second = out.lines().nth(1).unwrap_or("");
+    assert!(
+        second.starts_with("contradiction") && second.contains(&words),
+        "{out}"
+    );
+    if out.contains("pages verified      0 valid") {
+        assert!(
+            !out.contains("taken from the pages that verify"),
+            "no page verifies at {given}:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn page_size_8k_4k_64k_on_a_16k_file_is_a_contradiction_said_first() {
+    for (given, bytes) in [("8k", 8192), ("4k", 4096), ("64k", 65536)] {
+        contradiction_everywhere("mysql56/ai_int.ibd", given, bytes);
+    }
+    contradiction_everywhere("mariadb1011/ai_int.ibd", "8k", 8192);
+}
+
+#[test]
+fn page_size_16k_on_a_4k_file_is_a_contradiction_said_first() {
+    contradiction_everywhere("mariadb1011-4k/ai_int.ibd", "16k", 16384);
+}
+
+#[test]
+fn page_size_matching_the_file_is_no_contradiction() {
+    let file = "mysql56/ai_int.ibd";
+    let size = fact(file, "physical_page_size").to_string();
+    let o = run_cmd(
+        "check",
+        &fixtures().join(file),
+        &[],
+        &["--page-size", &size],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+/// Every command refuses `path` as not InnoDB (exit 2), with and without a
+/// page size, naming what was tried.
+fn not_innodb_everywhere(path: &Path) {
+    for extra in [
+        &[][..],
+        &["--page-size", "16k"][..],
+        &["--page-size", "4k"][..],
+    ] {
+        for (cmd, more) in ONE_FILE {
+            let o = run_cmd(cmd, path, more, extra);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{cmd} {extra:?}: {}", text(&o));
+            assert!(
+                err.contains("not an InnoDB tablespace")
+                    && err.contains("1024 to 65536")
+                    && err.contains("carry its own page number"),
+                "{cmd} {extra:?}: {err}"
+            );
+            if let Some(size) = extra.get(1) {
+                let bytes = if *size == "16k" { 16384 } else { 4096 };
+                assert!(
+                    err.contains(&format!("page size given ({bytes}) does not change that")),
+                    "{cmd} {extra:?}: {err}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn csv_file_is_not_an_innodb_tablespace_with_or_without_page_size() {
+    let mut csv = String::from("id,name,amount\n");
+    for i in 0..20_000 {
+        csv.push_str(&format!("{i},customer {i},{}.{:02}\n", i * 7, i % 100));
+    }
+    let path = scratch("orders.csv");
+    fs::write(&path, csv).unwrap();
+    not_innodb_everywhere(&path);
+}
+
+#[test]
+fn random_bytes_are_not_an_innodb_tablespace_with_or_without_page_size() {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let noise: Vec<u8> = (0..512 * 1024)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    let path = scratch("noise.bin");
+    fs::write(&path, noise).unwrap();
+    not_innodb_everywhere(&path);
+}
+
+/// A copy of `file` whose every non-zero page has byte `at` (from the page
+/// start; negative from its end) flipped: no checksum holds, every page
+/// number does. Returns the copy and how many pages were broken.
+fn break_every_checksum(file: &str, at: isize) -> (std::path::PathBuf, usize) {
+    let size = fact(file, "physical_page_size") as usize;
+    let mut d = fs::read(fixtures().join(file)).unwrap();
+    let mut broken = 0;
+    for p in d.chunks_mut(size) {
+        if p.iter().any(|&b| b != 0) {
+            let i = if at < 0 {
+                size - at.unsigned_abs()
+            } else {
+                at as usize
+            };
+            p[i] ^= 0xff;
+            broken += 1;
+        }
+    }
+    let out = scratch(&format!("allbad-{}", file.replace('/', "-")));
+    fs::write(&out, d).unwrap();
+    (out, broken)
+}
+
+#[test]
+fn every_checksum_broken_with_page_numbers_intact_reads_at_the_page_size_they_give() {
+    // crc32/innodb layout: the stored checksum at byte 0; full_crc32: the
+    // CRC-32C in the last 4 bytes.
+    for (file, at) in [("mysql56/ai_int.ibd", 0), ("mariadb1011/ai_int.ibd", -1)] {
+        let (path, broken) = break_every_checksum(file, at);
+        let size = fact(file, "physical_page_size");
+        let space = fact(file, "space_id");
+        let o = run_cmd("info", &path, &[], &[]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{file}: {}", text(&o));
+        assert!(out.contains(&format!("{size} physical")), "{file}: {out}");
+        assert!(
+            out.contains(&format!("space id            {space}\n")),
+            "{file}: {out}"
+        );
+        assert!(
+            out.contains("no page verifies at any page size"),
+            "{file}: {out}"
+        );
+        let o = run_cmd("check", &path, &[], &[]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{file}: {}", text(&o));
+        assert!(
+            out.contains(" 0 valid (none), ") && out.contains(&format!(", {broken} damaged,")),
+            "{file}: {broken} pages broken:\n{out}"
+        );
+    }
+}
