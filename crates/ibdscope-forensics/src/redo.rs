@@ -166,6 +166,20 @@ pub enum RedoNote {
     HeaderChecksum,
 }
 
+impl fmt::Display for RedoNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RedoNote::BadCheckpoint { file, offset } => write!(
+                f,
+                "the checkpoint block at byte {offset} of log file {file} does not verify; the \
+                 other checkpoint was used"
+            ),
+            RedoNote::SizesDiffer => f.write_str("the log files are not all the same size"),
+            RedoNote::HeaderChecksum => f.write_str("the log header block's checksum fails"),
+        }
+    }
+}
+
 /// What the log says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]

@@ -439,7 +439,7 @@ impl fmt::Display for SpaceProblem {
                 found,
             } => write!(
                 f,
-                "extent at page {extent} is on {list} but its state is {found:?}"
+                "extent at page {extent} is on {list} but its state is {found}"
             ),
             SpaceProblem::ExtentListedTwice { extent, list } => {
                 write!(

@@ -236,3 +236,66 @@ fn every_checksum_broken_with_page_numbers_intact_reads_at_the_page_size_they_gi
         );
     }
 }
+
+#[test]
+fn page_0_followed_by_zeroed_pages_is_zero_filled_in_check_and_audit_alike() {
+    // Page 0 as the server wrote it, then 703 pages of zeros.
+    let file = "mysql56/ai_int.ibd";
+    let size = fact(file, "physical_page_size") as usize;
+    let mut d = fs::read(fixtures().join(file)).unwrap();
+    d.truncate(size);
+    d.resize(size * 704, 0);
+    let path = scratch("zeroed-after-page-0.ibd");
+    fs::write(&path, d).unwrap();
+    let words = "zero-filled: every page after page 0 (703 pages) is all zeros";
+    for cmd in ["check", "audit", "info", "types", "pages", "lsn"] {
+        let o = run_cmd(cmd, &path, &[], &[]);
+        let all = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {all}");
+        assert!(all.contains(words), "{cmd}: {all}");
+    }
+    // Byte offset: page 1, the first page that should have been written.
+    let o = run_cmd("check", &path, &[], &[]);
+    assert!(
+        text(&o).contains(&format!("byte offset {size}: {words}")),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn record_chain_finding_is_a_sentence_not_rust_debug_text() {
+    // A COMPACT leaf page whose first user record's heap number is set to
+    // 0 (the infimum's): the chain walk stops there.
+    let file = "mysql56/ai_int.ibd";
+    let size = fact(file, "physical_page_size") as usize;
+    let mut d = fs::read(fixtures().join(file)).unwrap();
+    let be16 = |b: &[u8], at: usize| u16::from_be_bytes([b[at], b[at + 1]]);
+    let leaf = (3..d.len() / size)
+        .find(|&n| {
+            let p = &d[n * size..(n + 1) * size];
+            be16(p, 24) == 17855 && be16(p, 38 + 26) == 0 && be16(p, 38 + 16) > 0
+        })
+        .expect("a leaf page with records");
+    let base = leaf * size;
+    // PAGE_NEW_INFIMUM = 99; its next field (relative) is the 2 bytes before.
+    let rec = (99 + i32::from(be16(&d, base + 97) as i16)) as usize;
+    let info = be16(&d, base + rec - 4);
+    d[base + rec - 4..base + rec - 2].copy_from_slice(&(info & 7).to_be_bytes());
+    let dir = scratch("chain");
+    fs::create_dir_all(&dir).unwrap();
+    let ibd = dir.join("t.ibd");
+    fs::write(&ibd, d).unwrap();
+    fs::copy(fixtures().join("mysql56/ai_int.frm"), dir.join("t.frm")).unwrap();
+    let o = run_cmd("rows", &ibd, &[], &[]);
+    let all = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains(&format!(
+            "page {leaf}: record chain reaches a record with heap number 0, out of range (page offset {})",
+            rec - 4
+        )),
+        "{all}"
+    );
+    assert!(!all.contains("RecError") && !all.contains("kind:"), "{all}");
+}

@@ -867,7 +867,7 @@ fn datadir_text(
                 info.end_reason
             )?;
             for n in &info.notes {
-                writeln!(out, "  note: {n:?}")?;
+                writeln!(out, "  note: {n}")?;
             }
             if let Some(l) = &dd.log_pages {
                 log_pages_text(l, out)?;

@@ -25,7 +25,7 @@ impl fmt::Display for Status {
             Verdict::Unverifiable(why) => {
                 write!(f, "unverifiable-{}", crate::cmd::check::why_word(why))?
             }
-            other => write!(f, "{other:?}")?,
+            other => write!(f, "{other}")?,
         }
         if self.0.problems(self.1).any(|p| p != PageProblem::Checksum) {
             f.write_str("+problems")?;
