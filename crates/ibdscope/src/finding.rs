@@ -81,6 +81,7 @@ impl Finding {
             PageProblem::LsnMismatch { .. } => 20,
             PageProblem::PageNo { .. } => crate::fil::FIL_PAGE_OFFSET as u64,
             PageProblem::SpaceId { .. } => crate::fil::FIL_PAGE_SPACE_ID as u64,
+            PageProblem::NotDecompressed { offset } => u64::from(offset),
         };
         Finding {
             page: Some(page),
@@ -104,6 +105,10 @@ impl fmt::Display for PageProblem {
             PageProblem::PageNo { found } => {
                 write!(f, "page number field says {found} (misplaced or foreign page)")
             }
+            PageProblem::NotDecompressed { .. } => f.write_str(
+                "page_compressed page does not decompress (damaged header or compressed \
+                 stream; the server reads it as corrupted)",
+            ),
             PageProblem::SpaceId { found, expected } => {
                 write!(f, "space id {found}, expected {expected} (page from another tablespace?)")
             }

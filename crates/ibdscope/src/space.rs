@@ -317,6 +317,13 @@ pub enum PageProblem {
         /// What the page says.
         found: PageNo,
     },
+    /// A MariaDB page_compressed page outside full_crc32 does not
+    /// decompress (its header or its stream is damaged): the server reads
+    /// it as corrupted.
+    NotDecompressed {
+        /// Byte offset in the page where the decoder stopped.
+        offset: u16,
+    },
     /// FIL_PAGE_SPACE_ID is not the space's id.
     SpaceId {
         /// What the page says.

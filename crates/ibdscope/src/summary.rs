@@ -4,12 +4,15 @@
 //! parallel engine ([`crate::parallel`]): one [`SummaryFold`] per shard,
 //! joined in page order.
 
-use crate::checksum::{Algorithm, Scheme, Unverifiable, Verdict};
+use crate::checksum::{lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
 use crate::finding::{Finding, FindingKind};
 use crate::ids::{Lsn, PageNo, SpaceId};
 use crate::page_type::{PageType, TypeNames};
+use crate::pagecomp::{self, PageCompErrorKind};
 use crate::parallel::{fold_pages, PageFold};
-use crate::space::{page_facts, DetectedBy, Evidence, PageFacts, Tablespace};
+use crate::space::{
+    page_facts, verify_page, DetectedBy, Evidence, PageFacts, PageProblem, Tablespace,
+};
 
 /// A run of consecutive pages of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +87,8 @@ pub struct SummaryFold<'t, 'a> {
     scheme: Scheme,
     space_id: SpaceId,
     names: TypeNames,
+    /// One page: a page_compressed page decompressed to be verified.
+    inflated: Vec<u8>,
     /// What has been folded so far (no file findings).
     pub summary: Summary,
 }
@@ -96,12 +101,55 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             scheme: ts.scheme(),
             space_id: ts.space_id(),
             names: ts.type_names(),
+            inflated: Vec::new(),
             summary: Summary::default(),
         }
     }
 
-    /// Folds one page's facts (pages in increasing order).
+    /// `f` as the server would judge the page. A MariaDB page_compressed
+    /// page outside full_crc32 carries no checksum of its own; the server
+    /// decompresses it and verifies the page it gets
+    /// (`buf_page_t::read_complete`: `buf_page_decrypt_after_read`, then
+    /// `buf_page_check_corrupt`), and so is it verified here: the
+    /// decompressed page's verdict and LSN copies. A page that does not
+    /// decompress is damaged (the problem returned replaces the checksum
+    /// one); one compressed with an algorithm not decoded here (or
+    /// encrypted) stays unverifiable.
+    fn judged(&mut self, mut f: PageFacts) -> (PageFacts, Option<PageProblem>) {
+        if self.scheme != Scheme::Classic
+            || f.verdict != Verdict::Unverifiable(Unverifiable::PageCompressed)
+        {
+            return (f, None);
+        }
+        let Some(page) = self.ts.page(f.page_no) else {
+            return (f, None);
+        };
+        match pagecomp::decompress(page, pagecomp::Layout::Classic, &mut self.inflated) {
+            Ok(Some(_)) => {
+                let logical = self.inflated.as_slice();
+                f.verdict = verify_page(logical, Scheme::Classic);
+                f.lsn_pair = match f.verdict {
+                    Verdict::Valid(_) | Verdict::Mismatch => lsn_pair(logical, Scheme::Classic),
+                    _ => None,
+                };
+                (f, None)
+            }
+            Ok(None) => (f, None),
+            Err(e) => match e.kind {
+                PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted => (f, None),
+                _ => {
+                    f.verdict = Verdict::Mismatch;
+                    let offset = u16::try_from(e.offset).unwrap_or(u16::MAX);
+                    (f, Some(PageProblem::NotDecompressed { offset }))
+                }
+            },
+        }
+    }
+
+    /// Folds one page's facts (pages in increasing order). A page_compressed
+    /// page outside full_crc32 is judged after decompression.
     pub fn add(&mut self, f: PageFacts) {
+        let (f, instead) = self.judged(f);
         let s = &mut self.summary;
         s.pages = s.pages.saturating_add(1);
         let t = f.page_type.counted(self.names);
@@ -126,7 +174,13 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             s.lsn_min = min_opt(s.lsn_min, Some(f.lsn));
             s.lsn_max = Some(s.lsn_max.map_or(f.lsn, |m| m.max(f.lsn)));
         }
-        let mut problems = f.problems(self.space_id).peekable();
+        let mut problems = f
+            .problems(self.space_id)
+            .map(|p| match (p, instead) {
+                (PageProblem::Checksum, Some(i)) => i,
+                _ => p,
+            })
+            .peekable();
         if problems.peek().is_some() {
             let ts = self.ts;
             let findings = problems.map(|p| Finding::page(ts, f.page_no, p)).collect();

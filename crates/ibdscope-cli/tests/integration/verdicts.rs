@@ -299,3 +299,87 @@ fn record_chain_finding_is_a_sentence_not_rust_debug_text() {
     );
     assert!(!all.contains("RecError") && !all.contains("kind:"), "{all}");
 }
+
+/// FIL_PAGE_PAGE_COMPRESSED (MariaDB `fil0fil.h`).
+const PAGE_COMPRESSED: u16 = 34354;
+
+/// The crc32-layout page_compressed fixture, checked to be one: its flags
+/// (from the manifest) have PAGE_COMPRESSION (bit 16) and not full_crc32
+/// (bit 4), and it has compressed pages.
+fn crc32_pagecomp() -> (String, Vec<u8>, usize) {
+    let file = "mariadb1011-crc32/pagecomp.ibd";
+    let m = manifest();
+    let row = &m[file];
+    assert_eq!(row["checksum_algorithm"], "crc32");
+    let flags: u32 = row["fsp_flags"].parse().unwrap();
+    assert_eq!(
+        (flags >> 16 & 1, flags >> 4 & 1),
+        (1, 0),
+        "flags {flags:#x}"
+    );
+    let size = fact(file, "physical_page_size") as usize;
+    let d = fs::read(fixtures().join(file)).unwrap();
+    assert_eq!(d.len() as u32, fact(file, "file_size"));
+    (file.to_string(), d, size)
+}
+
+fn compressed_pages(d: &[u8], size: usize) -> Vec<usize> {
+    (0..d.len() / size)
+        .filter(|&n| u16::from_be_bytes([d[n * size + 24], d[n * size + 25]]) == PAGE_COMPRESSED)
+        .collect()
+}
+
+#[test]
+fn page_compressed_pages_in_the_crc32_layout_verify_after_decompression() {
+    let (file, d, size) = crc32_pagecomp();
+    let compressed = compressed_pages(&d, size);
+    assert!(compressed.len() > 10, "{compressed:?}");
+    let pages = d.len() / size;
+    let empty = d.chunks(size).filter(|p| p.iter().all(|&b| b == 0)).count();
+    let o = run_cmd("check", &fixtures().join(&file), &[], &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // One summary line: every written page verifies (crc32, as the server
+    // computed it before compressing), none is left unverified.
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "{pages} pages: {} valid (crc32 {}), {empty} empty, 0 damaged, 0 damaged but freed, 0 not verifiable",
+            pages - empty,
+            pages - empty
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn flipped_byte_in_a_page_compressed_payload_is_found() {
+    let (_, mut d, size) = crc32_pagecomp();
+    let n = compressed_pages(&d, size)[0];
+    let base = n * size;
+    // FIL_PAGE_COMP_SIZE (u16 at 38) payload bytes from 40.
+    let payload = usize::from(u16::from_be_bytes([d[base + 38], d[base + 39]]));
+    let at = base + 40 + payload / 2;
+    d[at] ^= 0x01;
+    let path = scratch("pagecomp-flipped.ibd");
+    fs::write(&path, d).unwrap();
+    let o = run_cmd("check", &path, &[], &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let line = out
+        .lines()
+        .find(|l| l.contains(&format!("page {n} at byte offset ")))
+        .unwrap_or_else(|| panic!("page {n} not reported:\n{out}"));
+    assert!(line.contains("does not decompress"), "{line}");
+    let offset: usize = line
+        .split("byte offset ")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .and_then(|x| x.parse().ok())
+        .unwrap();
+    assert!(
+        (base + 40..base + 40 + payload).contains(&offset),
+        "offset {offset} outside the payload of page {n}: {line}"
+    );
+    assert!(out.contains(", 1 damaged,"), "{out}");
+}
