@@ -908,6 +908,16 @@ pub struct RecordProblem {
     pub kind: RecordProblemKind,
 }
 
+impl fmt::Display for RecordProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "log record at LSN {} (file {}, byte {}, type byte 0x{:02x}): {}",
+            self.lsn, self.file, self.offset, self.type_byte, self.kind
+        )
+    }
+}
+
 impl fmt::Display for RecordProblemKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

@@ -290,6 +290,16 @@ impl ListProblemKind {
     }
 }
 
+impl fmt::Display for ListProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "page {} at page offset {}: {}",
+            self.page, self.offset, self.kind
+        )
+    }
+}
+
 impl fmt::Display for ListProblemKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {

@@ -5,7 +5,12 @@
 //! of its FSP flags (see [`crate::fsp`]); when it does not, from the rest of
 //! the file: every supported size and checksum scheme is tried on a sample
 //! of pages and scored by how many carry their own page number and a valid
-//! checksum. Every detection keeps the evidence it used.
+//! checksum; when no page verifies at any size, by how many carry their own
+//! page number alone. A file where none of this holds at any size is not
+//! InnoDB ([`ErrorKind::NotInnoDb`]), whatever page size the caller gives;
+//! a page size given against the size the file gives is recorded first
+//! ([`Evidence::PageSizeContradicted`]). Every detection keeps the evidence
+//! it used.
 
 use crate::bytes::{be_u16, be_u32};
 use crate::checksum::{self, lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
