@@ -80,32 +80,15 @@ fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
     }
 }
 
-/// The fold behind [`Summary::of`]: one accumulator per shard of the
-/// parallel scan, joined in page order.
-pub struct SummaryFold<'t, 'a> {
-    ts: &'t Tablespace<'a>,
-    scheme: Scheme,
-    space_id: SpaceId,
-    names: TypeNames,
-    /// One page: a page_compressed page decompressed to be verified.
+/// Page facts judged as the server would judge the page: a MariaDB
+/// page_compressed page outside full_crc32 after decompression. Holds one
+/// page-sized buffer, reused for every page.
+#[derive(Debug, Default)]
+pub struct Judge {
     inflated: Vec<u8>,
-    /// What has been folded so far (no file findings).
-    pub summary: Summary,
 }
 
-impl<'t, 'a> SummaryFold<'t, 'a> {
-    /// An empty fold over `ts`.
-    pub fn new(ts: &'t Tablespace<'a>) -> Self {
-        SummaryFold {
-            ts,
-            scheme: ts.scheme(),
-            space_id: ts.space_id(),
-            names: ts.type_names(),
-            inflated: Vec::new(),
-            summary: Summary::default(),
-        }
-    }
-
+impl Judge {
     /// `f` as the server would judge the page. A MariaDB page_compressed
     /// page outside full_crc32 carries no checksum of its own; the server
     /// decompresses it and verifies the page it gets
@@ -115,13 +98,17 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
     /// decompress is damaged (the problem returned replaces the checksum
     /// one); one compressed with an algorithm not decoded here (or
     /// encrypted) stays unverifiable.
-    fn judged(&mut self, mut f: PageFacts) -> (PageFacts, Option<PageProblem>) {
-        if self.scheme != Scheme::Classic
+    pub fn judge(
+        &mut self,
+        ts: &Tablespace<'_>,
+        mut f: PageFacts,
+    ) -> (PageFacts, Option<PageProblem>) {
+        if ts.scheme() != Scheme::Classic
             || f.verdict != Verdict::Unverifiable(Unverifiable::PageCompressed)
         {
             return (f, None);
         }
-        let Some(page) = self.ts.page(f.page_no) else {
+        let Some(page) = ts.page(f.page_no) else {
             return (f, None);
         };
         match pagecomp::decompress(page, pagecomp::Layout::Classic, &mut self.inflated) {
@@ -145,11 +132,38 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             },
         }
     }
+}
+
+/// The fold behind [`Summary::of`]: one accumulator per shard of the
+/// parallel scan, joined in page order.
+pub struct SummaryFold<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+    scheme: Scheme,
+    space_id: SpaceId,
+    names: TypeNames,
+    /// Judges page_compressed pages after decompression.
+    judge: Judge,
+    /// What has been folded so far (no file findings).
+    pub summary: Summary,
+}
+
+impl<'t, 'a> SummaryFold<'t, 'a> {
+    /// An empty fold over `ts`.
+    pub fn new(ts: &'t Tablespace<'a>) -> Self {
+        SummaryFold {
+            ts,
+            scheme: ts.scheme(),
+            space_id: ts.space_id(),
+            names: ts.type_names(),
+            judge: Judge::default(),
+            summary: Summary::default(),
+        }
+    }
 
     /// Folds one page's facts (pages in increasing order). A page_compressed
     /// page outside full_crc32 is judged after decompression.
     pub fn add(&mut self, f: PageFacts) {
-        let (f, instead) = self.judged(f);
+        let (f, instead) = self.judge.judge(self.ts, f);
         let s = &mut self.summary;
         s.pages = s.pages.saturating_add(1);
         let t = f.page_type.counted(self.names);

@@ -350,6 +350,17 @@ fn page_compressed_pages_in_the_crc32_layout_verify_after_decompression() {
         )),
         "{out}"
     );
+    // `pages` judges each page as `check` does.
+    let o = run_cmd("pages", &fixtures().join(&file), &[], &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    for n in compressed {
+        let row = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(&n.to_string()))
+            .unwrap_or_else(|| panic!("page {n}:\n{out}"));
+        assert!(row.ends_with("  crc32"), "{row}");
+    }
 }
 
 #[test]
