@@ -722,6 +722,9 @@ impl<'t, 'a> Builder<'t, 'a> {
         let dblwr = self.doublewrite;
         let in_dblwr =
             |n: PageNo| dblwr.is_some_and(|d| d.iter().any(|r| r.first <= n && n <= r.last));
+        // Pages judged as `check` judges them: page_compressed pages
+        // outside full_crc32 after decompression.
+        let mut judge = ibdscope::summary::Judge::default();
         for (n, page) in ts.pages() {
             if in_dblwr(n) {
                 // A copy of another page; its own place is judged there.
@@ -730,7 +733,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                 }
                 continue;
             }
-            let f = page_facts(page, n, scheme);
+            let (f, _) = judge.judge(ts, page_facts(page, n, scheme));
             let readable = page_readable(ts, page);
             let mut s = Slim {
                 prev: f.prev.0,

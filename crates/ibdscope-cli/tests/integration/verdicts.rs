@@ -350,6 +350,13 @@ fn page_compressed_pages_in_the_crc32_layout_verify_after_decompression() {
         )),
         "{out}"
     );
+    // So does `audit`: every page verifies.
+    let o = run_cmd("audit", &fixtures().join(&file), &[], &[]);
+    assert!(
+        text(&o).contains(&format!("{pages} pages of {size} bytes, {pages} verify")),
+        "{}",
+        text(&o)
+    );
     // `pages` judges each page as `check` does.
     let o = run_cmd("pages", &fixtures().join(&file), &[], &[]);
     let out = String::from_utf8_lossy(&o.stdout);
@@ -393,4 +400,11 @@ fn flipped_byte_in_a_page_compressed_payload_is_found() {
         "offset {offset} outside the payload of page {n}: {line}"
     );
     assert!(out.contains(", 1 damaged,"), "{out}");
+    let o = run_cmd("audit", &path, &[], &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("damaged: 1 finding on pages {n};")),
+        "{}",
+        text(&o)
+    );
 }

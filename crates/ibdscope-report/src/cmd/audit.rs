@@ -507,7 +507,7 @@ fn unverified_sentence(w: Unverifiable, checksum_verified: bool) -> &'static str
             "page-compressed: the server verifies the checksum only after decompression"
         }
         (Unverifiable::PageCompressed, true) => {
-            "page-compressed: the checksum of the compressed bytes verifies; the content (B-tree links) is not read"
+            "page-compressed: the checksum verifies (full_crc32: of the compressed bytes; otherwise of the decompressed page); the content (B-tree links) is not read"
         }
     }
 }
