@@ -18,4 +18,5 @@ mod integration {
     mod space;
     mod threads;
     mod torture;
+    mod verdicts;
 }

@@ -307,6 +307,10 @@ pub enum AuditKind {
     /// A structure finding in a file that also has damaged pages: possibly
     /// their consequence.
     StructureAfterDamage(FindingKind),
+    /// A finding about the whole file that every command reports the same
+    /// way ([`ibdscope::summary::file_findings`]): a page size given
+    /// against the file's evidence, nothing but zeros after page 0.
+    File(FindingKind),
     /// A page's LSN is newer than the end of the copied redo log: recovery
     /// cannot bring the other files to its moment (the server refuses it:
     /// "log sequence number … is in the future").
@@ -340,7 +344,9 @@ impl AuditFinding {
             | AuditKind::Page0Unusable { empty: false } => AuditVerdict::Damaged,
             AuditKind::Page0Unusable { empty: true } => AuditVerdict::ZeroFilled,
             AuditKind::Foreign { .. } => AuditVerdict::Foreign,
-            AuditKind::ZeroFilled { .. } => AuditVerdict::ZeroFilled,
+            AuditKind::ZeroFilled { .. }
+            | AuditKind::File(FindingKind::ZeroedAfterPage0 { .. }) => AuditVerdict::ZeroFilled,
+            AuditKind::File(_) => AuditVerdict::Damaged,
             AuditKind::ShorterThanFspSize { .. } | AuditKind::TornTail { .. } => {
                 AuditVerdict::Truncated
             }
@@ -795,6 +801,9 @@ impl<'t, 'a> Builder<'t, 'a> {
         let dblwr = self.doublewrite;
         let in_dblwr =
             |n: PageNo| dblwr.is_some_and(|d| d.iter().any(|r| r.first <= n && n <= r.last));
+        // Pages judged as `check` judges them: page_compressed pages
+        // outside full_crc32 after decompression.
+        let mut judge = ibdscope::summary::Judge::default();
         for (n, page) in ts.pages() {
             if in_dblwr(n) {
                 // A copy of another page; its own place is judged there.
@@ -808,7 +817,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                 self.verified = self.verified.saturating_add(1);
                 continue;
             }
-            let f = page_facts(page, n, scheme);
+            let (f, _) = judge.judge(ts, page_facts(page, n, scheme));
             let readable = page_readable(ts, page);
             let mut s = Slim {
                 prev: f.prev.0,
@@ -1053,6 +1062,22 @@ impl<'t, 'a> Builder<'t, 'a> {
 
     fn whole_file(&mut self) {
         let ts = self.ts;
+        // Said first: they change how every other finding reads.
+        for f in ibdscope::summary::file_findings(ts).into_iter().rev() {
+            if matches!(
+                f.kind,
+                FindingKind::PageSizeContradicted { .. } | FindingKind::ZeroedAfterPage0 { .. }
+            ) {
+                self.findings.insert(
+                    0,
+                    AuditFinding {
+                        page: f.page,
+                        file_offset: f.file_offset,
+                        kind: AuditKind::File(f.kind),
+                    },
+                );
+            }
+        }
         if !ts.detection().page0_ok && !self.suspect(PageNo(0)) {
             self.findings.push(AuditFinding {
                 page: Some(PageNo(0)),
@@ -1531,6 +1556,7 @@ impl fmt::Display for AuditKind {
             AuditKind::StructureAfterDamage(k) => {
                 write!(f, "{k} (possibly a consequence of the damaged pages)")
             }
+            AuditKind::File(k) => k.fmt(f),
             AuditKind::BeyondRedoEnd { lsn, log_end } => write!(
                 f,
                 "inconsistent generations: page LSN {lsn} is past the end of the copied redo log ({log_end}): the file is newer than the log"

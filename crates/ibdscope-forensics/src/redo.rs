@@ -166,6 +166,20 @@ pub enum RedoNote {
     HeaderChecksum,
 }
 
+impl fmt::Display for RedoNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RedoNote::BadCheckpoint { file, offset } => write!(
+                f,
+                "the checkpoint block at byte {offset} of log file {file} does not verify; the \
+                 other checkpoint was used"
+            ),
+            RedoNote::SizesDiffer => f.write_str("the log files are not all the same size"),
+            RedoNote::HeaderChecksum => f.write_str("the log header block's checksum fails"),
+        }
+    }
+}
+
 /// What the log says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -892,6 +906,16 @@ pub struct RecordProblem {
     pub type_byte: u8,
     /// What.
     pub kind: RecordProblemKind,
+}
+
+impl fmt::Display for RecordProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "log record at LSN {} (file {}, byte {}, type byte 0x{:02x}): {}",
+            self.lsn, self.file, self.offset, self.type_byte, self.kind
+        )
+    }
 }
 
 impl fmt::Display for RecordProblemKind {

@@ -125,6 +125,35 @@ pub enum Verdict {
     BadCompressedSize,
 }
 
+impl std::fmt::Display for Scheme {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scheme::Classic => "crc32/innodb/none (header and trailer)",
+            Scheme::Zip => "ROW_FORMAT=COMPRESSED",
+            Scheme::FullCrc32 => "full_crc32",
+        })
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Valid(a) => write!(f, "verifies with {}", a.name()),
+            Verdict::Empty => f.write_str("all zeros"),
+            Verdict::Mismatch => f.write_str("checksum mismatch"),
+            Verdict::Unverifiable(Unverifiable::Encrypted) => {
+                f.write_str("not verifiable: encrypted")
+            }
+            Verdict::Unverifiable(Unverifiable::PageCompressed) => {
+                f.write_str("not verifiable: page_compressed")
+            }
+            Verdict::BadCompressedSize => {
+                f.write_str("page_compressed size field is not below the page size")
+            }
+        }
+    }
+}
+
 impl Verdict {
     /// True for pages a server would accept.
     pub fn is_ok(self) -> bool {

@@ -29,9 +29,16 @@ pub enum ErrorKind {
         /// Bytes needed.
         need: u64,
     },
-    /// No page size fits the file: page 0 is unreadable and no other page
-    /// carries a consistent page number and checksum at any size.
-    PageSizeUnknown,
+    /// Nothing in the file looks like InnoDB at any page size: page 0
+    /// verifies under no reading of its flags, and at no supported size
+    /// does another page verify or carry its own page number. A page size
+    /// given by the caller does not change that.
+    NotInnoDb {
+        /// FSP_SPACE_FLAGS as read (bytes 54..58).
+        flags: u32,
+        /// The page size the caller gave, if any.
+        given: Option<u32>,
+    },
     /// A page size given by the caller is not one InnoDB supports.
     BadPageSize {
         /// The size asked for.
@@ -58,6 +65,15 @@ pub struct Error {
 }
 
 impl Error {
+    /// The same error, saying which page size the caller gave when the
+    /// file is not InnoDB at all.
+    pub(crate) fn with_given(mut self, size: Option<u32>) -> Self {
+        if let ErrorKind::NotInnoDb { given, .. } = &mut self.kind {
+            *given = size;
+        }
+        self
+    }
+
     /// An error about the whole file at `file_offset`.
     pub const fn at(kind: ErrorKind, file_offset: u64) -> Self {
         Error {
@@ -76,11 +92,18 @@ impl fmt::Display for Error {
                 f,
                 "file too short: {len} bytes, a page needs at least {need}"
             )?,
-            ErrorKind::PageSizeUnknown => write!(
-                f,
-                "page size unknown: page 0 is unreadable and no page size gives pages whose \
-                 page numbers and checksums agree (give --page-size)"
-            )?,
+            ErrorKind::NotInnoDb { flags, given } => {
+                write!(
+                    f,
+                    "not an InnoDB tablespace: page 0 verifies under no reading of its flags \
+                     (bytes 54..58 = 0x{flags:08x}), and at no page size from 1024 to 65536 \
+                     does another page verify (crc32, innodb, none, full_crc32, \
+                     ROW_FORMAT=COMPRESSED checksums tried) or carry its own page number"
+                )?;
+                if let Some(size) = given {
+                    write!(f, "; the page size given ({size}) does not change that")?;
+                }
+            }
             ErrorKind::BadPageSize { size } => write!(
                 f,
                 "page size {size} is not one InnoDB supports (1K..64K, powers of two)"

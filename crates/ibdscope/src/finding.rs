@@ -37,6 +37,23 @@ pub enum FindingKind {
     },
     /// Page 0 does not verify; the format was found from other pages.
     Page0Unusable,
+    /// The caller gave a page size the file's own evidence contradicts
+    /// (see [`crate::space::Evidence::PageSizeContradicted`]).
+    PageSizeContradicted {
+        /// The page size given.
+        given: u32,
+        /// The page size the file reads as without it.
+        found: u32,
+        /// Whether page 0 verifies at `found` (else other pages decided).
+        page0: bool,
+    },
+    /// Page 0 is followed only by all-zero pages: the space header is
+    /// there, every page it hands out is not (the server writes each page
+    /// it allocates, `fsp_init_file_page`).
+    ZeroedAfterPage0 {
+        /// The all-zero pages (every page after page 0).
+        pages: u32,
+    },
     /// A problem with the space's structure: lists, extents, segments,
     /// index roots (see [`crate::extents::SpaceMap`]).
     Space(SpaceProblem),
@@ -64,6 +81,7 @@ impl Finding {
             PageProblem::LsnMismatch { .. } => 20,
             PageProblem::PageNo { .. } => crate::fil::FIL_PAGE_OFFSET as u64,
             PageProblem::SpaceId { .. } => crate::fil::FIL_PAGE_SPACE_ID as u64,
+            PageProblem::NotDecompressed { offset } => u64::from(offset),
         };
         Finding {
             page: Some(page),
@@ -87,6 +105,10 @@ impl fmt::Display for PageProblem {
             PageProblem::PageNo { found } => {
                 write!(f, "page number field says {found} (misplaced or foreign page)")
             }
+            PageProblem::NotDecompressed { .. } => f.write_str(
+                "page_compressed page does not decompress (damaged header or compressed \
+                 stream; the server reads it as corrupted)",
+            ),
             PageProblem::SpaceId { found, expected } => {
                 write!(f, "space id {found}, expected {expected} (page from another tablespace?)")
             }
@@ -113,6 +135,26 @@ impl fmt::Display for FindingKind {
             FindingKind::Page0Unusable => {
                 f.write_str("page 0 does not verify; format found from the other pages")
             }
+            FindingKind::PageSizeContradicted {
+                given,
+                found,
+                page0,
+            } => write!(
+                f,
+                "page size {given} was given, but {} as {found}-byte pages: what is reported \
+                 reads {given}-byte pages and does not describe this file",
+                if page0 {
+                    "page 0 verifies"
+                } else {
+                    "the file's pages read"
+                }
+            ),
+            FindingKind::ZeroedAfterPage0 { pages } => write!(
+                f,
+                "zero-filled: every page after page 0 ({pages} page{}) is all zeros; the pages \
+                 the space header hands out were never written or were wiped",
+                if pages == 1 { "" } else { "s" }
+            ),
             FindingKind::Space(p) => p.fmt(f),
             FindingKind::Btree(p) => p.fmt(f),
         }
@@ -402,7 +444,7 @@ impl fmt::Display for SpaceProblem {
                 found,
             } => write!(
                 f,
-                "extent at page {extent} is on {list} but its state is {found:?}"
+                "extent at page {extent} is on {list} but its state is {found}"
             ),
             SpaceProblem::ExtentListedTwice { extent, list } => {
                 write!(

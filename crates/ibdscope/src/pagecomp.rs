@@ -41,9 +41,12 @@
 //! compresses FIL_PAGE_TYPE_ALLOCATED (0), FSP_HDR and XDES pages never, so
 //! page 0 and every XDES page are always plain.
 //!
-//! Checksums on the image. `check`, `pages`, `types` and `lsn` report the
-//! physical page (for full_crc32 its CRC-32C over the compressed bytes;
-//! outside full_crc32 no checksum: `Unverifiable::PageCompressed`). On the
+//! Checksums on the image. `pages` and `lsn` report the physical page (for
+//! full_crc32 its CRC-32C over the compressed bytes; outside full_crc32 no
+//! checksum: `Unverifiable::PageCompressed`); the one-pass summary behind
+//! `check`, `types` and `info` verifies a zlib page outside full_crc32 after
+//! decompressing it, as the server does
+//! ([`crate::summary::SummaryFold::add`]). On the
 //! image the checksum fields are whatever the original page held: outside
 //! full_crc32 the server computed the page's crc32 before compressing, so
 //! an image page verifies; under full_crc32 the CRC-32C is computed only for

@@ -367,11 +367,13 @@ mod tests {
     }
 
     fn space(pages: usize) -> Vec<u8> {
-        // Pages of 16K that only need to exist: a zero-filled file of 16K
-        // pages is detected by its size alone when the size is given.
+        // Pages of 16K that only need to exist: nearly zero-filled, each
+        // with its own page number, read at the size given.
         let mut d = vec![0u8; pages * 16384];
         for (i, p) in d.chunks_mut(16384).enumerate() {
             p[100] = (i % 251) as u8;
+            // Its own page number: the file reads as InnoDB 16K pages.
+            p[4..8].copy_from_slice(&(i as u32).to_be_bytes());
         }
         d
     }

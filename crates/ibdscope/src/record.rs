@@ -1962,6 +1962,14 @@ impl fmt::Display for RecErrorKind {
     }
 }
 
+impl fmt::Display for RecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (page offset {})", self.kind, self.page_offset)
+    }
+}
+
+impl std::error::Error for RecError {}
+
 impl fmt::Display for RecProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {

@@ -5,7 +5,12 @@
 //! of its FSP flags (see [`crate::fsp`]); when it does not, from the rest of
 //! the file: every supported size and checksum scheme is tried on a sample
 //! of pages and scored by how many carry their own page number and a valid
-//! checksum. Every detection keeps the evidence it used.
+//! checksum; when no page verifies at any size, by how many carry their own
+//! page number alone. A file where none of this holds at any size is not
+//! InnoDB ([`ErrorKind::NotInnoDb`]), whatever page size the caller gives;
+//! a page size given against the size the file gives is recorded first
+//! ([`Evidence::PageSizeContradicted`]). Every detection keeps the evidence
+//! it used.
 
 use crate::bytes::{be_u16, be_u32};
 use crate::checksum::{self, lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
@@ -97,6 +102,36 @@ pub enum Evidence {
     LogicalSizeAssumed,
     /// The space id was taken from the pages that verify.
     SpaceIdFromPages(SpaceId),
+    /// No page verifies: the space id was read from `pages` pages that
+    /// carry their own page number (page 0 among them), unverified.
+    SpaceIdUnverified {
+        /// The space id read.
+        id: SpaceId,
+        /// Pages it was read from.
+        pages: u32,
+    },
+    /// The caller gave a page size the file's own evidence contradicts:
+    /// the file reads as `found`-byte pages (page 0 verifies at that size
+    /// when `by` is [`DetectedBy::Page0`], else the other pages do).
+    PageSizeContradicted {
+        /// The page size given.
+        given: u32,
+        /// The page size the file's evidence gives.
+        found: u32,
+        /// What gave `found`.
+        by: DetectedBy,
+    },
+    /// No page verifies at any page size, but at `size` the sampled pages
+    /// carry their own page numbers: the size is assumed and every page is
+    /// read as damaged.
+    NumbersOnly {
+        /// Sampled non-empty pages that carry their own page number.
+        numbered: u32,
+        /// Non-empty pages sampled.
+        sampled: u32,
+        /// The page size.
+        size: u32,
+    },
 }
 
 impl fmt::Display for Evidence {
@@ -106,7 +141,8 @@ impl fmt::Display for Evidence {
             Evidence::PageSizeGiven(size) => write!(f, "page size {size} given by the caller"),
             Evidence::FlagsPastFile { layout, size } => write!(
                 f,
-                "flags read as {layout:?} give {size}-byte pages, longer than the file"
+                "flags read in the {} layout give {size}-byte pages, longer than the file",
+                layout_name(layout)
             ),
             Evidence::FlagsVerify {
                 layout,
@@ -127,7 +163,7 @@ impl fmt::Display for Evidence {
             } => write!(
                 f,
                 "flags read in the {} layout give {size}-byte pages, but page 0 does not verify \
-                 at that size ({verdict:?})",
+                 at that size ({verdict})",
                 layout_name(layout)
             ),
             Evidence::FlagsInvalid => f.write_str("the flags are not valid in any known layout"),
@@ -140,7 +176,7 @@ impl fmt::Display for Evidence {
                 f,
                 "page 0 is unusable; {good} of {sampled} sampled pages verify (or are typed as \
                  compressed or encrypted) and carry their own page number at {size} bytes with \
-                 the {scheme:?} checksum layout"
+                 the {scheme} checksum layout"
             ),
             Evidence::LogicalSizeAssumed => {
                 f.write_str("logical page size assumed 16384 (the server default)")
@@ -148,6 +184,43 @@ impl fmt::Display for Evidence {
             Evidence::SpaceIdFromPages(id) => {
                 write!(f, "space id {id} taken from the pages that verify")
             }
+            Evidence::SpaceIdUnverified { id, pages: 0 } => write!(
+                f,
+                "space id {id} read from page 0's FIL header; no page verifies or carries its \
+                 own page number, so it is not confirmed"
+            ),
+            Evidence::SpaceIdUnverified { id, pages } => write!(
+                f,
+                "space id {id} read from {pages} page{} that carr{} {} own page number; no page \
+                 verifies, so it is not confirmed",
+                if pages == 1 { "" } else { "s" },
+                if pages == 1 { "ies" } else { "y" },
+                if pages == 1 { "its" } else { "their" },
+            ),
+            Evidence::PageSizeContradicted { given, found, by } => {
+                match by {
+                    DetectedBy::Page0 => write!(f, "page 0 verifies as {found}-byte pages")?,
+                    _ => write!(
+                        f,
+                        "without the page size given, the file's pages read as {found}-byte pages"
+                    )?,
+                }
+                write!(
+                    f,
+                    "; the page size given ({given}) contradicts it, and what follows reads \
+                     {given}-byte pages"
+                )
+            }
+            Evidence::NumbersOnly {
+                numbered,
+                sampled,
+                size,
+            } => write!(
+                f,
+                "no page verifies at any page size, but {numbered} of {sampled} sampled non-empty \
+                 pages carry their own page number at {size} bytes: that size is assumed and the \
+                 pages read as damaged"
+            ),
         }
     }
 }
@@ -236,6 +309,13 @@ pub enum PageProblem {
     PageNo {
         /// What the page says.
         found: PageNo,
+    },
+    /// A MariaDB page_compressed page outside full_crc32 does not
+    /// decompress (its header or its stream is damaged): the server reads
+    /// it as corrupted.
+    NotDecompressed {
+        /// Byte offset in the page where the decoder stopped.
+        offset: u16,
     },
     /// FIL_PAGE_SPACE_ID is not the space's id.
     SpaceId {
@@ -437,6 +517,29 @@ fn synthetic(size: u32, scheme: Scheme) -> SpaceFormat {
     f
 }
 
+/// Pages in a sample at `size` that are not all zeros, and how many of
+/// them carry their own page number (FIL_PAGE_OFFSET equal to their place);
+/// page 0 is not sampled.
+fn numbered(data: &[u8], size: u32) -> (u32, u32) {
+    let size = size as usize;
+    let n = data.len().checked_div(size).unwrap_or(0);
+    let step = (n / 128).max(1);
+    let (mut good, mut sampled) = (0u32, 0u32);
+    let mut i = 1usize;
+    while i < n && sampled < 256 {
+        let start = i.saturating_mul(size);
+        if let Some(page) = data.get(start..start.saturating_add(size)) {
+            if page.iter().any(|&b| b != 0) {
+                sampled = sampled.saturating_add(1);
+                let ok = be_u32(page, crate::fil::FIL_PAGE_OFFSET) == u32::try_from(i).ok();
+                good = good.saturating_add(u32::from(ok));
+            }
+        }
+        i = i.saturating_add(if i < 64 { 1 } else { step });
+    }
+    (good, sampled)
+}
+
 fn detect(data: &[u8], opts: Options) -> Result<Detection> {
     if data.is_empty() {
         return Err(Error::at(ErrorKind::Empty, 0));
@@ -451,33 +554,63 @@ fn detect(data: &[u8], opts: Options) -> Result<Detection> {
         ));
     }
     let flags = FspFlags(be_u32(data, FSP_FLAGS_OFFSET).unwrap_or(0));
-    let mut evidence = vec![Evidence::Flags(flags.0)];
-
-    if let Some(size) = opts.page_size {
-        if !PAGE_SIZES.contains(&size) {
-            return Err(Error::at(ErrorKind::BadPageSize { size }, 0));
-        }
-        let from_flags = flags.interpretations().find(|f| f.physical_size == size);
-        let (format, scheme) = match from_flags {
-            Some(f) => (f, scheme_of(&f)),
-            None => {
-                let scheme = [Scheme::Classic, Scheme::FullCrc32, Scheme::Zip]
-                    .into_iter()
-                    .max_by_key(|&s| score(data, size, s).0)
-                    .unwrap_or(Scheme::Classic);
-                (synthetic(size, scheme), scheme)
-            }
-        };
-        evidence.push(Evidence::PageSizeGiven(size));
-        return Ok(Detection {
-            format,
-            scheme,
-            by: DetectedBy::Override,
-            evidence,
-            page0_ok: false,
-        });
+    let Some(size) = opts.page_size else {
+        return detect_from_file(data, flags).map_err(|e| e.with_given(None));
+    };
+    if !PAGE_SIZES.contains(&size) {
+        return Err(Error::at(ErrorKind::BadPageSize { size }, 0));
     }
+    let from_flags = flags.interpretations().find(|f| f.physical_size == size);
+    let (format, scheme) = match from_flags {
+        Some(f) => (f, scheme_of(&f)),
+        None => {
+            // The layout most sampled pages fit; on a tie, one page 0
+            // verifies with, then the first listed.
+            let page0 = data.get(..size as usize).unwrap_or(&[]);
+            let scheme = [Scheme::Zip, Scheme::FullCrc32, Scheme::Classic]
+                .into_iter()
+                .max_by_key(|&s| (score(data, size, s).0, verify_page(page0, s).is_ok()))
+                .unwrap_or(Scheme::Classic);
+            (synthetic(size, scheme), scheme)
+        }
+    };
+    let page0_verifies = data
+        .get(..size as usize)
+        .is_some_and(|p| verify_page(p, scheme).is_ok());
+    // Page 0 verifying at the size given under a reading of its own flags
+    // agrees with the file; verifying only under a layout assumed for that
+    // size does not outweigh the size the file itself gives.
+    let flags_agree = from_flags.is_some() && page0_verifies;
+    // What the file says without the override: a file in which nothing
+    // looks like InnoDB (not even page 0 at the size given) is refused
+    // whatever the caller gives; another size is said first.
+    let mut evidence = Vec::new();
+    match detect_from_file(data, flags) {
+        Err(e) if !page0_verifies => return Err(e.with_given(Some(size))),
+        Ok(own) if own.format.physical_size != size && !flags_agree => {
+            evidence.push(Evidence::PageSizeContradicted {
+                given: size,
+                found: own.format.physical_size,
+                by: own.by,
+            });
+        }
+        _ => {}
+    }
+    evidence.push(Evidence::Flags(flags.0));
+    evidence.push(Evidence::PageSizeGiven(size));
+    Ok(Detection {
+        format,
+        scheme,
+        by: DetectedBy::Override,
+        evidence,
+        page0_ok: false,
+    })
+}
 
+/// Detection from the file alone: page 0 under its flags, else the other
+/// pages' checksums, else their page numbers.
+fn detect_from_file(data: &[u8], flags: FspFlags) -> Result<Detection> {
+    let mut evidence = vec![Evidence::Flags(flags.0)];
     for format in flags.interpretations() {
         let scheme = scheme_of(&format);
         let size = format.physical_size as usize;
@@ -528,19 +661,54 @@ fn detect(data: &[u8], opts: Options) -> Result<Detection> {
             }
         }
     }
-    let Some((good, sampled, size, scheme)) = best else {
-        return Err(Error::at(ErrorKind::PageSizeUnknown, 0));
+    let (size, scheme) = match best {
+        Some((good, sampled, size, scheme)) => {
+            evidence.push(Evidence::Scan {
+                good,
+                sampled,
+                size,
+                scheme,
+            });
+            (size, scheme)
+        }
+        None => {
+            // No page verifies at any size. Pages that carry their own
+            // page number at one size (most of the non-empty ones sampled)
+            // still say how long a page is; the checksum layout is the
+            // flags' at that size, if any.
+            let mut numbers: Option<(u32, u32, u32)> = None;
+            for &size in &PAGE_SIZES {
+                let (good, sampled) = numbered(data, size);
+                if good > 0 && good.saturating_mul(2) > sampled && good > numbers.map_or(0, |b| b.0)
+                {
+                    numbers = Some((good, sampled, size));
+                }
+            }
+            let Some((numbered, sampled, size)) = numbers else {
+                return Err(Error::at(
+                    ErrorKind::NotInnoDb {
+                        flags: flags.0,
+                        given: None,
+                    },
+                    0,
+                ));
+            };
+            evidence.push(Evidence::NumbersOnly {
+                numbered,
+                sampled,
+                size,
+            });
+            let scheme = flags
+                .interpretations()
+                .find(|f| f.physical_size == size)
+                .map_or(Scheme::Classic, |f| scheme_of(&f));
+            (size, scheme)
+        }
     };
     let format = flags
         .interpretations()
         .find(|f| f.physical_size == size && scheme_of(f) == scheme)
         .unwrap_or_else(|| synthetic(size, scheme));
-    evidence.push(Evidence::Scan {
-        good,
-        sampled,
-        size,
-        scheme,
-    });
     if format.is_zip() && !flags.interpretations().any(|f| f == format) {
         evidence.push(Evidence::LogicalSizeAssumed);
     }
@@ -576,11 +744,19 @@ impl<'a> Tablespace<'a> {
         let fsp_space = FspHeader::new(page0).map(|h| h.space_id());
         let space_id = match (detection.page0_ok, fsp_space) {
             (true, Some(id)) => id,
-            _ => {
-                let id = majority_space_id(data, size, detection.scheme);
-                detection.evidence.push(Evidence::SpaceIdFromPages(id));
-                id
-            }
+            _ => match majority_space_id(data, size, detection.scheme) {
+                Some(id) => {
+                    detection.evidence.push(Evidence::SpaceIdFromPages(id));
+                    id
+                }
+                None => {
+                    let (id, pages) = numbered_space_id(data, size);
+                    detection
+                        .evidence
+                        .push(Evidence::SpaceIdUnverified { id, pages });
+                    id
+                }
+            },
         };
         if opts.page_size.is_some() && verify_page(page0, detection.scheme).is_ok() {
             detection.page0_ok = true;
@@ -753,7 +929,8 @@ impl<'a> Tablespace<'a> {
     }
 }
 
-fn majority_space_id(data: &[u8], size: usize, scheme: Scheme) -> SpaceId {
+/// The most common FIL_PAGE_SPACE_ID of the pages that verify, if any does.
+fn majority_space_id(data: &[u8], size: usize, scheme: Scheme) -> Option<SpaceId> {
     let mut counts: Vec<(u32, u32)> = Vec::new();
     for page in data.chunks_exact(size.max(1)).take(4096) {
         let compressed_fcrc32 = scheme == Scheme::FullCrc32
@@ -767,5 +944,33 @@ fn majority_space_id(data: &[u8], size: usize, scheme: Scheme) -> SpaceId {
             }
         }
     }
-    SpaceId(counts.iter().max_by_key(|(_, c)| *c).map_or(0, |(i, _)| *i))
+    counts
+        .iter()
+        .max_by_key(|(_, c)| *c)
+        .map(|(i, _)| SpaceId(*i))
+}
+
+/// No page verifies: the most common FIL_PAGE_SPACE_ID of the pages that
+/// carry their own page number, and how many carry it (page 0's field when
+/// none does).
+fn numbered_space_id(data: &[u8], size: usize) -> (SpaceId, u32) {
+    let mut counts: Vec<(u32, u32)> = Vec::new();
+    for (i, page) in data.chunks_exact(size.max(1)).take(4096).enumerate() {
+        if be_u32(page, crate::fil::FIL_PAGE_OFFSET) == u32::try_from(i).ok()
+            && page.iter().any(|&b| b != 0)
+        {
+            let id = be_u32(page, crate::fil::FIL_PAGE_SPACE_ID).unwrap_or(0);
+            match counts.iter_mut().find(|(x, _)| *x == id) {
+                Some((_, c)) => *c = c.saturating_add(1),
+                None => counts.push((id, 1)),
+            }
+        }
+    }
+    match counts.iter().max_by_key(|(_, c)| *c) {
+        Some(&(id, n)) => (SpaceId(id), n),
+        None => (
+            SpaceId(be_u32(data, crate::fil::FIL_PAGE_SPACE_ID).unwrap_or(0)),
+            0,
+        ),
+    }
 }

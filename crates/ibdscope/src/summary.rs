@@ -4,12 +4,15 @@
 //! parallel engine ([`crate::parallel`]): one [`SummaryFold`] per shard,
 //! joined in page order.
 
-use crate::checksum::{Algorithm, Scheme, Unverifiable, Verdict};
+use crate::checksum::{lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
 use crate::finding::{Finding, FindingKind};
 use crate::ids::{Lsn, PageNo, SpaceId};
 use crate::page_type::{PageType, TypeNames};
+use crate::pagecomp::{self, PageCompErrorKind};
 use crate::parallel::{fold_pages, Engine, PageFold};
-use crate::space::{page_facts, PageFacts, Tablespace};
+use crate::space::{
+    page_facts, verify_page, DetectedBy, Evidence, PageFacts, PageProblem, Tablespace,
+};
 
 /// A run of consecutive pages of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +80,60 @@ fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
     }
 }
 
+/// Page facts judged as the server would judge the page: a MariaDB
+/// page_compressed page outside full_crc32 after decompression. Holds one
+/// page-sized buffer, reused for every page.
+#[derive(Debug, Default)]
+pub struct Judge {
+    inflated: Vec<u8>,
+}
+
+impl Judge {
+    /// `f` as the server would judge the page. A MariaDB page_compressed
+    /// page outside full_crc32 carries no checksum of its own; the server
+    /// decompresses it and verifies the page it gets
+    /// (`buf_page_t::read_complete`: `buf_page_decrypt_after_read`, then
+    /// `buf_page_check_corrupt`), and so is it verified here: the
+    /// decompressed page's verdict and LSN copies. A page that does not
+    /// decompress is damaged (the problem returned replaces the checksum
+    /// one); one compressed with an algorithm not decoded here (or
+    /// encrypted) stays unverifiable.
+    pub fn judge(
+        &mut self,
+        ts: &Tablespace<'_>,
+        mut f: PageFacts,
+    ) -> (PageFacts, Option<PageProblem>) {
+        if ts.scheme() != Scheme::Classic
+            || f.verdict != Verdict::Unverifiable(Unverifiable::PageCompressed)
+        {
+            return (f, None);
+        }
+        let Some(page) = ts.page(f.page_no) else {
+            return (f, None);
+        };
+        match pagecomp::decompress(page, pagecomp::Layout::Classic, &mut self.inflated) {
+            Ok(Some(_)) => {
+                let logical = self.inflated.as_slice();
+                f.verdict = verify_page(logical, Scheme::Classic);
+                f.lsn_pair = match f.verdict {
+                    Verdict::Valid(_) | Verdict::Mismatch => lsn_pair(logical, Scheme::Classic),
+                    _ => None,
+                };
+                (f, None)
+            }
+            Ok(None) => (f, None),
+            Err(e) => match e.kind {
+                PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted => (f, None),
+                _ => {
+                    f.verdict = Verdict::Mismatch;
+                    let offset = u16::try_from(e.offset).unwrap_or(u16::MAX);
+                    (f, Some(PageProblem::NotDecompressed { offset }))
+                }
+            },
+        }
+    }
+}
+
 /// The fold behind [`Summary::of`]: one accumulator per shard of the
 /// parallel scan, joined in page order.
 pub struct SummaryFold<'t, 'a> {
@@ -84,6 +141,8 @@ pub struct SummaryFold<'t, 'a> {
     scheme: Scheme,
     space_id: SpaceId,
     names: TypeNames,
+    /// Judges page_compressed pages after decompression.
+    judge: Judge,
     /// What has been folded so far (no file findings).
     pub summary: Summary,
 }
@@ -96,12 +155,15 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             scheme: ts.scheme(),
             space_id: ts.space_id(),
             names: ts.type_names(),
+            judge: Judge::default(),
             summary: Summary::default(),
         }
     }
 
-    /// Folds one page's facts (pages in increasing order).
+    /// Folds one page's facts (pages in increasing order). A page_compressed
+    /// page outside full_crc32 is judged after decompression.
     pub fn add(&mut self, f: PageFacts) {
+        let (f, instead) = self.judge.judge(self.ts, f);
         let s = &mut self.summary;
         s.pages = s.pages.saturating_add(1);
         let t = f.page_type.counted(self.names);
@@ -126,7 +188,13 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             s.lsn_min = min_opt(s.lsn_min, Some(f.lsn));
             s.lsn_max = Some(s.lsn_max.map_or(f.lsn, |m| m.max(f.lsn)));
         }
-        let mut problems = f.problems(self.space_id).peekable();
+        let mut problems = f
+            .problems(self.space_id)
+            .map(|p| match (p, instead) {
+                (PageProblem::Checksum, Some(i)) => i,
+                _ => p,
+            })
+            .peekable();
         if problems.peek().is_some() {
             let ts = self.ts;
             let findings = problems.map(|p| Finding::page(ts, f.page_no, p)).collect();
@@ -224,9 +292,28 @@ impl Summary {
     }
 }
 
-/// Whole-file findings: torn tail, fewer pages than FSP_SIZE, page 0.
+/// Whole-file findings: a page size given against the file's evidence,
+/// torn tail, fewer pages than FSP_SIZE, page 0, nothing but zeros after
+/// page 0. Read from the detection, the file's size and its pages up to
+/// the first one after page 0 that is not all zeros (page 1 in a whole
+/// file), without a pass.
 pub fn file_findings(ts: &Tablespace<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
+    let contradicted = ts.detection().evidence.iter().find_map(|e| match *e {
+        Evidence::PageSizeContradicted { given, found, by } => Some((given, found, by)),
+        _ => None,
+    });
+    if let Some((given, found, by)) = contradicted {
+        out.push(Finding {
+            page: Some(PageNo(0)),
+            file_offset: 0,
+            kind: FindingKind::PageSizeContradicted {
+                given,
+                found,
+                page0: by == DetectedBy::Page0,
+            },
+        });
+    }
     let (tail, at) = ts.tail();
     if tail > 0 {
         out.push(Finding {
@@ -247,11 +334,23 @@ pub fn file_findings(ts: &Tablespace<'_>) -> Vec<Finding> {
             });
         }
     }
-    if !ts.detection().page0_ok {
+    if !ts.detection().page0_ok && contradicted.is_none() {
         out.push(Finding {
             page: Some(PageNo(0)),
             file_offset: 0,
             kind: FindingKind::Page0Unusable,
+        });
+    }
+    let zero = |p: &[u8]| p.iter().all(|&b| b == 0);
+    let mut pages = ts.pages();
+    let page0_written = pages.next().is_some_and(|(_, p)| !zero(p));
+    if page0_written && ts.n_pages() > 1 && pages.all(|(_, p)| zero(p)) {
+        out.push(Finding {
+            page: Some(PageNo(1)),
+            file_offset: ts.file_offset(PageNo(1)),
+            kind: FindingKind::ZeroedAfterPage0 {
+                pages: ts.n_pages().saturating_sub(1),
+            },
         });
     }
     out

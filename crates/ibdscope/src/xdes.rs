@@ -63,6 +63,20 @@ pub enum XdesState {
     Unknown(u32),
 }
 
+impl std::fmt::Display for XdesState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            XdesState::NotInited => f.write_str("XDES_NOT_INITED (0)"),
+            XdesState::Free => f.write_str("XDES_FREE (1)"),
+            XdesState::FreeFrag => f.write_str("XDES_FREE_FRAG (2)"),
+            XdesState::FullFrag => f.write_str("XDES_FULL_FRAG (3)"),
+            XdesState::Fseg => f.write_str("XDES_FSEG (4)"),
+            XdesState::FsegFrag => f.write_str("XDES_FSEG_FRAG (5)"),
+            XdesState::Unknown(v) => write!(f, "{v}, which is no state"),
+        }
+    }
+}
+
 impl XdesState {
     fn from_raw(v: u32) -> Self {
         match v {

@@ -56,7 +56,7 @@ fn missing_directory_empty_short_random() {
         let o = run(&[cmd, rnd.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2), "{cmd}");
         assert!(
-            stderr(&o).contains("page size unknown"),
+            stderr(&o).contains("not an InnoDB tablespace"),
             "{cmd}: {}",
             stderr(&o)
         );

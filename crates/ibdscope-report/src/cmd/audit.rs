@@ -513,7 +513,7 @@ fn unverified_sentence(w: Unverifiable, checksum_verified: bool) -> &'static str
             "page-compressed: the server verifies the checksum only after decompression"
         }
         (Unverifiable::PageCompressed, true) => {
-            "page-compressed: the checksum of the compressed bytes verifies; the content (B-tree links) is not read"
+            "page-compressed: the checksum verifies (full_crc32: of the compressed bytes; otherwise of the decompressed page); the content (B-tree links) is not read"
         }
     }
 }
@@ -939,7 +939,7 @@ fn redo_text(dd: &Datadir, out: &mut dyn Write) -> io::Result<()> {
                 info.end_reason
             )?;
             for n in &info.notes {
-                writeln!(out, "  note: {n:?}")?;
+                writeln!(out, "  note: {n}")?;
             }
             if let Some(l) = &dd.log_pages {
                 log_pages_text(l, out)?;

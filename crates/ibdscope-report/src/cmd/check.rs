@@ -25,8 +25,8 @@ fn why_sentence(w: Unverifiable) -> &'static str {
     match w {
         Unverifiable::Encrypted => "encrypted: the checksum covers the plaintext; needs the key",
         Unverifiable::PageCompressed => {
-            "page-compressed (MariaDB PAGE_COMPRESSED or MySQL COMPRESSION=): the checksum is \
-             verified after decompression"
+            "page-compressed (MySQL COMPRESSION=, or MariaDB PAGE_COMPRESSED with an algorithm \
+             other than zlib): the checksum is on the decompressed page, which is not decoded"
         }
     }
 }
@@ -75,6 +75,9 @@ impl fmt::Display for Reason<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0.kind)?;
         if self.0.kind == FindingKind::Page(PageProblem::Checksum) {
+            if self.1.facts.page_type == ibdscope::PageType::FIL_PAGE_PAGE_COMPRESSED {
+                return f.write_str(" (of the decompressed page)");
+            }
             let Some(page) = self.2.page(self.1.facts.page_no) else {
                 return Ok(());
             };
@@ -172,8 +175,29 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     }
                 }
             }
-            for (pg, w) in &s.unverifiable {
-                writeln!(out, "{p}: page {pg} not verified: {}", why_sentence(*w))?;
+            // One line per reason, not one per page (`--format json` and
+            // `pages` list every page).
+            for w in [Unverifiable::PageCompressed, Unverifiable::Encrypted] {
+                let pages: Vec<String> = s
+                    .unverifiable
+                    .iter()
+                    .filter(|(_, x)| *x == w)
+                    .map(|(pg, _)| pg.to_string())
+                    .collect();
+                if pages.is_empty() {
+                    continue;
+                }
+                let shown = if pages.len() > 8 {
+                    format!("{} …", pages[..8].join(" "))
+                } else {
+                    pages.join(" ")
+                };
+                writeln!(
+                    out,
+                    "{p}: {} not verified: {}: pages {shown}",
+                    crate::text::count(pages.len() as u64, "page", "pages"),
+                    why_sentence(w)
+                )?;
             }
             let algos: Vec<String> = s
                 .algorithms

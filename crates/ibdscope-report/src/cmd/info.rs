@@ -6,7 +6,7 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::checksum::Unverifiable;
 use ibdscope::fsp::{FlagsLayout, SpaceFormat};
-use ibdscope::{PageType, Summary, Tablespace, VendorGuess};
+use ibdscope::{FindingKind, PageType, Summary, Tablespace, VendorGuess};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -136,6 +136,15 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     let s = &i.summary;
     let f = &i.format;
     writeln!(out, "file                {}", crate::names::path(path))?;
+    // A page size given against the file's evidence is said before any
+    // answer read with it.
+    let (first, rest): (Vec<&ibdscope::Finding>, Vec<&ibdscope::Finding>) = s
+        .file_findings
+        .iter()
+        .partition(|f| matches!(f.kind, FindingKind::PageSizeContradicted { .. }));
+    for f in &first {
+        writeln!(out, "contradiction       {}", f.kind)?;
+    }
     writeln!(out, "vendor              {}", i.vendor)?;
     writeln!(out, "format              {}", i.vendor.format)?;
     writeln!(out, "  because           {}", i.vendor.reason)?;
@@ -200,7 +209,7 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     for e in &i.ts.detection().evidence {
         writeln!(out, "  - {e}")?;
     }
-    for f in &s.file_findings {
+    for f in &rest {
         writeln!(
             out,
             "finding             {} (byte offset {})",

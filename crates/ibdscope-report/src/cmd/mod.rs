@@ -98,11 +98,15 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         Cmd::Sdi => {
                             with_file_findings(opts, &a, out, |out| sdi::run(opts, &a, out))
                         }
-                        Cmd::Records(sel) => records::run(opts, &a, sel, out),
+                        Cmd::Records(sel) => {
+                            unreadable_file_findings(&a, records::run(opts, &a, sel, out))
+                        }
                         Cmd::Schema(_) => {
                             with_file_findings(opts, &a, out, |out| schema::run(opts, &a, out))
                         }
-                        Cmd::Rows(ref r) => rows::run(opts, &a, r, out),
+                        Cmd::Rows(ref r) => {
+                            unreadable_file_findings(&a, rows::run(opts, &a, r, out))
+                        }
                         Cmd::Fill => fill::run(opts, &a, out),
                         _ => Ok(Outcome::Unreadable),
                     }
@@ -135,6 +139,17 @@ fn with_file_findings(
         eprint!("{}", String::from_utf8_lossy(&buf));
     }
     Ok(outcome.max(Outcome::Findings))
+}
+
+/// A command that could not go on (exit 2) still names the file's own
+/// findings, on stderr: they may be why.
+fn unreadable_file_findings(a: &Analysis<'_>, outcome: io::Result<Outcome>) -> io::Result<Outcome> {
+    if matches!(outcome, Ok(Outcome::Unreadable)) && !a.file_findings().is_empty() {
+        let mut buf = Vec::new();
+        findings::file_text(&mut buf, a)?;
+        eprint!("{}", String::from_utf8_lossy(&buf));
+    }
+    outcome
 }
 
 /// Opens `path` and parses it, printing why not to stderr; `f` gets the

@@ -25,7 +25,7 @@ impl fmt::Display for Status {
             Verdict::Unverifiable(why) => {
                 write!(f, "unverifiable-{}", crate::cmd::check::why_word(why))?
             }
-            other => write!(f, "{other:?}")?,
+            other => write!(f, "{other}")?,
         }
         if self.0.problems(self.1).any(|p| p != PageProblem::Checksum) {
             f.write_str("+problems")?;
@@ -43,7 +43,12 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let ts = a.ts();
-    let rows = ts.scan_range(from, to.unwrap_or(u32::MAX));
+    // Each page as `check` judges it (page_compressed pages outside
+    // full_crc32 after decompression).
+    let mut judge = ibdscope::summary::Judge::default();
+    let rows = ts
+        .scan_range(from, to.unwrap_or(u32::MAX))
+        .map(move |f| judge.judge(ts, f).0);
     let space_id = ts.space_id();
     let names = ts.type_names();
     let mut bad = false;

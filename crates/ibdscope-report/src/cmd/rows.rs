@@ -866,7 +866,7 @@ impl Printer<'_> {
                     Ok(None) => break,
                     Err(e) => {
                         if chain == Chain::User {
-                            self.findings.push(format!("page {n}: record chain: {e:?}"));
+                            self.findings.push(format!("page {n}: record chain {e}"));
                         }
                         break;
                     }
