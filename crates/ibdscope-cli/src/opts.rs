@@ -105,9 +105,11 @@ enum Command {
     Records {
         #[command(flatten)]
         common: Common,
-        /// Only this index (an index id from `ibdscope indexes`).
-        #[arg(long, value_name = "ID")]
-        index: Option<u64>,
+        /// Only this index: its name (from the table definition: the SDI,
+        /// or the .frm beside the file) or InnoDB index id (`ibdscope
+        /// indexes`).
+        #[arg(long, value_name = "NAME|ID")]
+        index: Option<String>,
         /// Only delete-marked records and records on the free (garbage) chain.
         #[arg(long)]
         deleted: bool,
@@ -414,6 +416,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         LINES,
         &[
             "ibdscope records fixtures/mysql56/secondary.ibd --index 30",
+            "ibdscope records fixtures/mysql56/secondary.ibd --index idx_name --all-pages",
             "ibdscope records fixtures/mysql56/deleted_marked.ibd --deleted --format csv",
             "ibdscope records fixtures/mysql56/secondary.ibd --page 3",
         ],
@@ -645,7 +648,8 @@ fn command(command: Command) -> Result<Parsed, String> {
             verified_only,
             ..Parsed::one(
                 Cmd::Records(RecordsOpts {
-                    index,
+                    index: index.as_deref().and_then(|i| i.parse().ok()),
+                    index_name: index.filter(|i| i.parse::<u64>().is_err()),
                     deleted,
                     page,
                     all_pages,
@@ -776,6 +780,13 @@ mod tests {
             panic!("not records")
         };
         assert_eq!(r.page, Some(4));
+        for (arg, id, name) in [("30", Some(30), None), ("idx_k", None, Some("idx_k"))] {
+            let o = opts(&["ibdscope", "records", "t.ibd", "--index", arg]).unwrap();
+            let Cmd::Records(r) = o.cmd else {
+                panic!("not records")
+            };
+            assert_eq!((r.index, r.index_name.as_deref()), (id, name), "{arg}");
+        }
     }
 
     #[test]

@@ -121,3 +121,56 @@ fn a_picture_in_a_missing_directory_is_a_sentence() {
          no such directory /nonexistent-ibdscope\n"
     );
 }
+
+/// `records --index NAME` walks the index the server names so: the same
+/// output as `--index ID` with the id `fixtures/indexes.tsv` gives it.
+#[test]
+fn records_index_by_name_is_the_servers_index() {
+    let rows = super::common::read_tsv(&fixtures().join("indexes.tsv"));
+    let mut checked = 0;
+    for r in rows.iter().filter(|r| {
+        r["path"].starts_with("mysql56/secondary") || r["path"] == "mariadb1011/secondary.ibd"
+    }) {
+        let file = fixtures().join(&r["path"]);
+        let file = file.to_str().unwrap();
+        let by_name = run(&[
+            "records",
+            file,
+            "--index",
+            &r["index_name"],
+            "--format",
+            "csv",
+        ]);
+        let by_id = run(&[
+            "records",
+            file,
+            "--index",
+            &r["index_id"],
+            "--format",
+            "csv",
+        ]);
+        assert_eq!(
+            by_name.status.code(),
+            Some(0),
+            "{} {}",
+            r["path"],
+            r["index_name"]
+        );
+        assert_eq!(
+            by_name.stdout, by_id.stdout,
+            "{} {}",
+            r["path"], r["index_name"]
+        );
+        assert!(!by_id.stdout.is_empty());
+        checked += 1;
+    }
+    assert_eq!(checked, 6);
+    let file = fixtures().join("mysql56/secondary.ibd");
+    let out = run(&["records", file.to_str().unwrap(), "--index", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("no index nope in the definition (indexes: PRIMARY, idx_k, idx_name)"),
+        "{err}"
+    );
+}
