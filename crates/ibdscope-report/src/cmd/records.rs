@@ -2,7 +2,7 @@
 //! page by page (a reused layout buffer per page, nothing kept per record).
 //!
 //! What is walked: by default every index's leaf chain in key order (the
-//! B-tree walk of `ibdscope::btree`); `--index ID` one index; `--all-pages`
+//! B-tree walk of `ibdscope::btree`); `--index NAME|ID` one index; `--all-pages`
 //! every index page the index's segments own, linked or not, plus freed
 //! pages that still carry the index's records, in page order; `--page N`
 //! one page. `--deleted` keeps only delete-marked user records and records
