@@ -14,12 +14,11 @@ mod guard;
 mod input;
 mod opts;
 
-use clap::Parser;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = opts::Cli::parse();
+    let cli = opts::parse();
     let opts = match opts::from_cli(cli) {
         Ok(o) => o,
         Err(e) => {

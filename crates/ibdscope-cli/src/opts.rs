@@ -1,7 +1,8 @@
 //! Command-line arguments (clap) and the checked options built from them
 //! before any file is opened (ripgrep's low-level/high-level args split).
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
     Cmd, Color, DefOpts, Format, ImageFormat, Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
 };
@@ -104,9 +105,11 @@ enum Command {
     Records {
         #[command(flatten)]
         common: Common,
-        /// Only this index (an index id from `ibdscope indexes`).
-        #[arg(long, value_name = "ID")]
-        index: Option<u64>,
+        /// Only this index: its name (from the table definition: the SDI,
+        /// or the .frm beside the file) or InnoDB index id (`ibdscope
+        /// indexes`).
+        #[arg(long, value_name = "NAME|ID")]
+        index: Option<String>,
         /// Only delete-marked records and records on the free (garbage) chain.
         #[arg(long)]
         deleted: bool,
@@ -149,8 +152,9 @@ enum Command {
         /// Live rows and deleted ones, each flagged.
         #[arg(long)]
         with_deleted: bool,
-        /// Only the records of this leaf page of the index.
-        #[arg(long, value_name = "N")]
+        /// Only the records of this leaf page of the index (the old
+        /// spelling `--where-page` is still accepted).
+        #[arg(long = "page", alias = "where-page", value_name = "N")]
         where_page: Option<u32>,
         /// Also the hidden columns InnoDB adds (DB_ROW_ID, DB_TRX_ID,
         /// DB_ROLL_PTR).
@@ -316,6 +320,213 @@ impl From<FormatArg> for Format {
     }
 }
 
+/// Every subcommand's name, the formats it offers and the examples its
+/// `--help` shows. The examples run as written from the repository's root
+/// (a test runs every one of them).
+const COMMANDS: &[(&str, &[Format], &[&str])] = &[
+    (
+        "info",
+        TEXT_JSON,
+        &[
+            "ibdscope info fixtures/mysql56/secondary.ibd",
+            "ibdscope info --format json fixtures/mariadb1011/secondary.ibd",
+        ],
+    ),
+    (
+        "pages",
+        LINES,
+        &[
+            "ibdscope pages fixtures/mysql56/secondary.ibd --from 3 --to 10",
+            "ibdscope pages --format csv fixtures/mariadb1011/secondary.ibd",
+        ],
+    ),
+    (
+        "types",
+        &[Format::Text, Format::Json, Format::Csv],
+        &[
+            "ibdscope types fixtures/mysql56/secondary.ibd",
+            "ibdscope types --format csv fixtures/mariadb1011-4k/secondary.ibd",
+        ],
+    ),
+    (
+        "extents",
+        TEXT_JSON,
+        &[
+            "ibdscope extents fixtures/mysql56/secondary.ibd",
+            "ibdscope extents fixtures/mysql56/secondary.ibd --out extents.png",
+        ],
+    ),
+    (
+        "lsn",
+        TEXT_JSON,
+        &[
+            "ibdscope lsn fixtures/mysql56/dml.ibd",
+            "ibdscope lsn fixtures/mariadb1011/dml.ibd --out lsn.svg",
+        ],
+    ),
+    (
+        "fill",
+        TEXT_JSON,
+        &[
+            "ibdscope fill fixtures/mysql56/uuid_char36.ibd",
+            "ibdscope fill fixtures/mysql56/uuid_char36.ibd --ascii --color never",
+        ],
+    ),
+    (
+        "compare",
+        TEXT_JSON,
+        &[
+            "ibdscope compare fixtures/mysql56/ai_int.ibd fixtures/mysql56/uuid_char36.ibd",
+            "ibdscope compare --metric fill --out fill.png fixtures/mysql56/ai_int.ibd fixtures/mysql56/uuid_char36.ibd",
+        ],
+    ),
+    (
+        "segments",
+        TEXT_JSON,
+        &["ibdscope segments fixtures/mysql56/secondary.ibd"],
+    ),
+    (
+        "lists",
+        TEXT_JSON,
+        &["ibdscope lists fixtures/mysql56/secondary.ibd"],
+    ),
+    (
+        "indexes",
+        TEXT_JSON,
+        &[
+            "ibdscope indexes fixtures/mysql56/secondary.ibd",
+            "ibdscope indexes --format json fixtures/mariadb1011/secondary.ibd",
+        ],
+    ),
+    (
+        "sdi",
+        TEXT_JSON,
+        &["ibdscope sdi fixtures/mariadb1011/secondary.ibd"],
+    ),
+    (
+        "page",
+        TEXT_JSON,
+        &[
+            "ibdscope page fixtures/mysql56/secondary.ibd 3",
+            "ibdscope page --format json fixtures/mysql56/secondary.ibd 0",
+        ],
+    ),
+    (
+        "records",
+        LINES,
+        &[
+            "ibdscope records fixtures/mysql56/secondary.ibd --index 30",
+            "ibdscope records fixtures/mysql56/secondary.ibd --index idx_name --all-pages",
+            "ibdscope records fixtures/mysql56/deleted_marked.ibd --deleted --format csv",
+            "ibdscope records fixtures/mysql56/secondary.ibd --page 3",
+        ],
+    ),
+    (
+        "schema",
+        TEXT_JSON,
+        &[
+            "ibdscope schema fixtures/mysql56/secondary.ibd",
+            "ibdscope schema fixtures/mariadb1011/types.ibd --frm fixtures/mariadb1011/types.frm",
+        ],
+    ),
+    (
+        "rows",
+        &[
+            Format::Text,
+            Format::Json,
+            Format::Jsonl,
+            Format::Csv,
+            Format::Tsv,
+            Format::Sql,
+        ],
+        &[
+            "ibdscope rows fixtures/mysql56/secondary.ibd",
+            "ibdscope rows fixtures/mysql56/secondary.ibd --index idx_k --format csv",
+            "ibdscope rows fixtures/mysql56/deleted_marked.ibd --deleted",
+            "ibdscope rows fixtures/mariadb1011/secondary.ibd --page 6 --format sql",
+        ],
+    ),
+    (
+        "check",
+        &[Format::Text, Format::Json, Format::Jsonl],
+        &[
+            "ibdscope check fixtures/mysql56/secondary.ibd fixtures/mariadb1011/secondary.ibd",
+            "ibdscope check --format jsonl fixtures/mysql56-crc32/ai_int.ibd",
+        ],
+    ),
+    (
+        "audit",
+        LINES,
+        &[
+            "ibdscope audit fixtures/mysql56/secondary.ibd",
+            "ibdscope audit fixtures/mariadb1011",
+        ],
+    ),
+    (
+        "diff",
+        &[Format::Text, Format::Json, Format::Csv],
+        &["ibdscope diff fixtures/mysql56/deleted_marked.ibd fixtures/mysql56/deleted_purged.ibd"],
+    ),
+];
+
+/// The formats subcommand `name` offers.
+fn offered(name: &str) -> &'static [Format] {
+    COMMANDS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map_or(TEXT_JSON, |(_, f, _)| f)
+}
+
+/// The format's name on the command line.
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Text => "text",
+        Format::Json => "json",
+        Format::Jsonl => "jsonl",
+        Format::Csv => "csv",
+        Format::Tsv => "tsv",
+        Format::Sql => "sql",
+        _ => "?",
+    }
+}
+
+/// The clap command: the derived one, where each subcommand's `--format`
+/// accepts (and its help lists) only the formats that subcommand offers,
+/// and its help ends with examples.
+pub fn cli() -> clap::Command {
+    let mut cmd = Cli::command();
+    for (name, formats, examples) in COMMANDS {
+        let names: Vec<&str> = formats.iter().map(|f| format_name(*f)).collect();
+        let values: Vec<clap::builder::PossibleValue> = FormatArg::value_variants()
+            .iter()
+            .filter_map(ValueEnum::to_possible_value)
+            .filter(|v| names.contains(&v.get_name()))
+            .collect();
+        let mut after = String::from("Examples:\n");
+        for e in *examples {
+            after.push_str("  ");
+            after.push_str(e);
+            after.push('\n');
+        }
+        cmd = cmd.mut_subcommand(*name, |sub| {
+            sub.mut_arg("format", |a| {
+                a.value_parser(
+                    PossibleValuesParser::new(values).try_map(|s| FormatArg::from_str(&s, true)),
+                )
+            })
+            .after_help(after)
+        });
+    }
+    cmd
+}
+
+/// Parses the process's arguments with [`cli`] (on an error, clap prints
+/// it and exits with 2).
+pub fn parse() -> Cli {
+    let matches = cli().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 /// Checks the arguments into a run's options; nothing is opened yet.
 pub fn from_cli(cli: Cli) -> Result<Opts, String> {
     let threads = cli
@@ -324,9 +535,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
     let p = command(cli.command)?;
     let format = Format::from(p.shared.format);
     if !p.allowed.contains(&format) {
-        return Err(
-            format!("--format {:?} is not available for this command", format).to_lowercase(),
-        );
+        return Err(format_error(format, p.allowed));
     }
     let out = match p.out {
         None => None,
@@ -370,9 +579,10 @@ struct Parsed {
 }
 
 impl Parsed {
-    /// A command over `files` offering `allowed`, with the defaults of the
-    /// options it does not take.
-    fn new(cmd: Cmd, files: Vec<PathBuf>, shared: Shared, allowed: &'static [Format]) -> Self {
+    /// A command over `files`, with the formats its name offers and the
+    /// defaults of the options it does not take.
+    fn new(cmd: Cmd, files: Vec<PathBuf>, shared: Shared) -> Self {
+        let allowed = offered(cmd_name(&cmd));
         Parsed {
             cmd,
             files,
@@ -387,8 +597,8 @@ impl Parsed {
     }
 
     /// A command over one file.
-    fn one(cmd: Cmd, common: Common, allowed: &'static [Format]) -> Self {
-        Parsed::new(cmd, vec![common.file], common.shared, allowed)
+    fn one(cmd: Cmd, common: Common) -> Self {
+        Parsed::new(cmd, vec![common.file], common.shared)
     }
 
     /// A map command over one file, drawn as `draw` says.
@@ -397,7 +607,7 @@ impl Parsed {
             color: draw.color.into(),
             ascii: draw.ascii,
             out: draw.out,
-            ..Parsed::one(cmd, common, TEXT_JSON)
+            ..Parsed::one(cmd, common)
         }
     }
 }
@@ -420,13 +630,13 @@ fn command(command: Command) -> Result<Parsed, String> {
         } => Parsed {
             out,
             metric: metric.into(),
-            ..Parsed::new(Cmd::Compare, files, shared, TEXT_JSON)
+            ..Parsed::new(Cmd::Compare, files, shared)
         },
-        Command::Segments(c) => Parsed::one(Cmd::Segments, c, TEXT_JSON),
-        Command::Lists(c) => Parsed::one(Cmd::Lists, c, TEXT_JSON),
-        Command::Indexes(c) => Parsed::one(Cmd::Indexes, c, TEXT_JSON),
-        Command::Sdi(c) => Parsed::one(Cmd::Sdi, c, TEXT_JSON),
-        Command::Page { common, page } => Parsed::one(Cmd::Page { page }, common, TEXT_JSON),
+        Command::Segments(c) => Parsed::one(Cmd::Segments, c),
+        Command::Lists(c) => Parsed::one(Cmd::Lists, c),
+        Command::Indexes(c) => Parsed::one(Cmd::Indexes, c),
+        Command::Sdi(c) => Parsed::one(Cmd::Sdi, c),
+        Command::Page { common, page } => Parsed::one(Cmd::Page { page }, common),
         Command::Records {
             common,
             index,
@@ -438,13 +648,13 @@ fn command(command: Command) -> Result<Parsed, String> {
             verified_only,
             ..Parsed::one(
                 Cmd::Records(RecordsOpts {
-                    index,
+                    index: index.as_deref().and_then(|i| i.parse().ok()),
+                    index_name: index.filter(|i| i.parse::<u64>().is_err()),
                     deleted,
                     page,
                     all_pages,
                 }),
                 common,
-                LINES,
             )
         },
         Command::Schema { common, def } => Parsed::one(
@@ -453,7 +663,6 @@ fn command(command: Command) -> Result<Parsed, String> {
                 ddl: def.ddl,
             }),
             common,
-            TEXT_JSON,
         ),
         Command::Rows {
             common,
@@ -481,40 +690,57 @@ fn command(command: Command) -> Result<Parsed, String> {
                     max_value_bytes,
                 }),
                 common,
-                &[
-                    Format::Text,
-                    Format::Json,
-                    Format::Jsonl,
-                    Format::Csv,
-                    Format::Tsv,
-                    Format::Sql,
-                ],
             )
         },
-        Command::Info(c) => Parsed::one(Cmd::Info, c, &[Format::Text, Format::Json]),
+        Command::Info(c) => Parsed::one(Cmd::Info, c),
         Command::Pages { common, from, to } => {
             if let Some(to) = to {
                 if to < from {
                     return Err(format!("--to {to} is before --from {from}"));
                 }
             }
-            Parsed::one(Cmd::Pages { from, to }, common, LINES)
+            Parsed::one(Cmd::Pages { from, to }, common)
         }
-        Command::Types(c) => Parsed::one(Cmd::Types, c, &[Format::Text, Format::Json, Format::Csv]),
-        Command::Check { files, shared } => Parsed::new(
-            Cmd::Check,
-            files,
-            shared,
-            &[Format::Text, Format::Json, Format::Jsonl],
-        ),
-        Command::Audit { paths, shared } => Parsed::new(Cmd::Audit, paths, shared, LINES),
-        Command::Diff { a, b, shared } => Parsed::new(
-            Cmd::Diff,
-            vec![a, b],
-            shared,
-            &[Format::Text, Format::Json, Format::Csv],
-        ),
+        Command::Types(c) => Parsed::one(Cmd::Types, c),
+        Command::Check { files, shared } => Parsed::new(Cmd::Check, files, shared),
+        Command::Audit { paths, shared } => Parsed::new(Cmd::Audit, paths, shared),
+        Command::Diff { a, b, shared } => Parsed::new(Cmd::Diff, vec![a, b], shared),
     })
+}
+
+/// The subcommand's name of a command.
+fn cmd_name(cmd: &Cmd) -> &'static str {
+    match cmd {
+        Cmd::Info => "info",
+        Cmd::Pages { .. } => "pages",
+        Cmd::Types => "types",
+        Cmd::Check => "check",
+        Cmd::Extents => "extents",
+        Cmd::Segments => "segments",
+        Cmd::Lists => "lists",
+        Cmd::Indexes => "indexes",
+        Cmd::Audit => "audit",
+        Cmd::Diff => "diff",
+        Cmd::Lsn => "lsn",
+        Cmd::Fill => "fill",
+        Cmd::Compare => "compare",
+        Cmd::Sdi => "sdi",
+        Cmd::Page { .. } => "page",
+        Cmd::Records(_) => "records",
+        Cmd::Schema(_) => "schema",
+        Cmd::Rows(_) => "rows",
+    }
+}
+
+/// The sentence for a format the command does not offer, naming those it
+/// does.
+fn format_error(format: Format, allowed: &[Format]) -> String {
+    let names: Vec<&str> = allowed.iter().map(|f| format_name(*f)).collect();
+    format!(
+        "--format {} is not offered by this command; it offers {}",
+        format_name(format),
+        names.join(", ")
+    )
 }
 
 /// The picture's format from its extension.
@@ -531,6 +757,72 @@ fn out_format(out: PathBuf) -> Result<(PathBuf, ImageFormat), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The options a command line gives, or clap's error text.
+    fn opts(args: &[&str]) -> Result<Opts, String> {
+        let m = cli()
+            .try_get_matches_from(args)
+            .map_err(|e| e.to_string())?;
+        from_cli(Cli::from_arg_matches(&m).map_err(|e| e.to_string())?)
+    }
+
+    #[test]
+    fn rows_takes_page_and_the_old_where_page() {
+        for flag in ["--page", "--where-page"] {
+            let o = opts(&["ibdscope", "rows", "t.ibd", flag, "4"]).unwrap();
+            let Cmd::Rows(r) = o.cmd else {
+                panic!("not rows")
+            };
+            assert_eq!(r.where_page, Some(4), "{flag}");
+        }
+        let o = opts(&["ibdscope", "records", "t.ibd", "--page", "4"]).unwrap();
+        let Cmd::Records(r) = o.cmd else {
+            panic!("not records")
+        };
+        assert_eq!(r.page, Some(4));
+        for (arg, id, name) in [("30", Some(30), None), ("idx_k", None, Some("idx_k"))] {
+            let o = opts(&["ibdscope", "records", "t.ibd", "--index", arg]).unwrap();
+            let Cmd::Records(r) = o.cmd else {
+                panic!("not records")
+            };
+            assert_eq!((r.index, r.index_name.as_deref()), (id, name), "{arg}");
+        }
+    }
+
+    #[test]
+    fn an_unoffered_format_names_the_ones_offered() {
+        let e = opts(&["ibdscope", "info", "--format", "csv", "t.ibd"]).unwrap_err();
+        assert!(e.contains("invalid value 'csv'"), "{e}");
+        assert!(e.contains("[possible values: text, json]"), "{e}");
+        let e = opts(&["ibdscope", "check", "--format", "sql", "t.ibd"]).unwrap_err();
+        assert!(e.contains("[possible values: text, json, jsonl]"), "{e}");
+        let o = opts(&["ibdscope", "rows", "--format", "sql", "t.ibd"]).unwrap();
+        assert_eq!(o.format, Format::Sql);
+        assert_eq!(
+            format_error(Format::Csv, TEXT_JSON),
+            "--format csv is not offered by this command; it offers text, json"
+        );
+    }
+
+    #[test]
+    fn every_command_has_formats_and_examples_of_itself() {
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        assert_eq!(names.len(), COMMANDS.len());
+        for name in &names {
+            let (_, formats, examples) = COMMANDS
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .unwrap_or_else(|| panic!("{name} has no entry"));
+            assert!(formats.contains(&Format::Text), "{name}");
+            assert!(!examples.is_empty(), "{name}");
+            for e in *examples {
+                assert!(e.starts_with(&format!("ibdscope {name} ")), "{e}");
+            }
+        }
+    }
 
     #[test]
     fn thread_counts() {

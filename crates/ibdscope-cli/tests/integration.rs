@@ -9,6 +9,7 @@ mod integration {
     mod corpus;
     mod damage;
     mod fixtures;
+    mod help;
     mod hostile;
     mod live;
     mod outputs;

@@ -129,10 +129,13 @@ pub struct RowsOpts {
 }
 
 /// What `records` walks and shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RecordsOpts {
     /// Only this index.
     pub index: Option<u64>,
+    /// Only the index of this name, found in the table definition (the
+    /// SDI, or the .frm beside the file).
+    pub index_name: Option<String>,
     /// Only delete-marked and free-chain records.
     pub deleted: bool,
     /// Only this page.

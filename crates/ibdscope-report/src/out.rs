@@ -108,11 +108,13 @@ impl Temp {
                 Ok(_) => return Ok(Temp { path, kept: false }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < u32::MAX => {}
                 Err(e) => {
-                    return Err(format!(
-                        "{}: cannot create a new file in {}: {e}",
-                        names::path(target),
-                        names::path(dir)
-                    ))
+                    let shown = names::path(dir);
+                    let why = match e.kind() {
+                        std::io::ErrorKind::NotFound => format!("no such directory {shown}"),
+                        std::io::ErrorKind::NotADirectory => format!("{shown} is not a directory"),
+                        _ => format!("{} in {shown}", reason(&e)),
+                    };
+                    return Err(format!("cannot write {}: {why}", names::path(target)));
                 }
             }
         }
@@ -142,9 +144,48 @@ pub fn write_via_temp<T>(
     let target = resolved.as_deref().unwrap_or(target);
     let mut temp = Temp::beside(target)?;
     let v = write(&temp.path)?;
-    fs::rename(&temp.path, target).map_err(|e| format!("{}: {e}", names::path(target)))?;
+    fs::rename(&temp.path, target)
+        .map_err(|e| format!("cannot write {}: {}", names::path(target), reason(&e)))?;
     temp.kept = true;
     Ok(v)
+}
+
+/// The system's reason for an I/O error as words in a sentence: "no such
+/// file or directory", "permission denied", "no space left on device",
+/// without the error number.
+pub fn reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.find(" (os error ") {
+        Some(at) => &text[..at],
+        None => text.as_str(),
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => "unknown error".to_string(),
+    }
+}
+
+/// The reason in a drawing library's error text, which carries the I/O
+/// error only in its debug form (`Drawing backend error:
+/// ImageError(IoError(Os { code: 2, kind: NotFound, … }))`): the system's
+/// words for that error number, else the text without the wrapping.
+pub fn draw_reason(text: &str) -> String {
+    let code = text.find("code: ").and_then(|at| {
+        let digits: String = text[at + 6..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse::<i32>().ok()
+    });
+    if let Some(code) = code {
+        return reason(&std::io::Error::from_raw_os_error(code));
+    }
+    let text = text
+        .strip_prefix("Drawing backend error: ")
+        .unwrap_or(text)
+        .trim();
+    format!("the picture could not be drawn ({text})")
 }
 
 #[cfg(test)]
@@ -156,6 +197,29 @@ mod tests {
         let _ = fs::remove_dir_all(&d);
         fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    #[test]
+    fn reasons_are_words_without_error_numbers() {
+        let e = std::io::Error::from_raw_os_error(2);
+        assert_eq!(reason(&e), "no such file or directory");
+        let plotters = "Drawing backend error: ImageError(IoError(Os { code: 28, kind: \
+                        StorageFull, message: \"No space left on device\" }))";
+        assert_eq!(draw_reason(plotters), "no space left on device");
+        assert_eq!(
+            draw_reason("Drawing backend error: FormatError"),
+            "the picture could not be drawn (FormatError)"
+        );
+    }
+
+    #[test]
+    fn a_missing_directory_is_named() {
+        let r: Result<(), String> =
+            write_via_temp(Path::new("/nonexistent-ibdscope/x.png"), |_| Ok(()));
+        assert_eq!(
+            r.unwrap_err(),
+            "cannot write /nonexistent-ibdscope/x.png: no such directory /nonexistent-ibdscope"
+        );
     }
 
     #[test]

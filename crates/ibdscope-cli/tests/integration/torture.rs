@@ -404,7 +404,10 @@ fn commands() -> &'static [Cmd] {
                 // A format the command refuses exits 2 before reading.
                 for f in listed {
                     let out = run(&cmd, Some(&f), &probe.path, 3, "probe");
-                    if !(out.code == Some(2) && out.stderr.contains("not available")) {
+                    if !(out.code == Some(2)
+                        && (out.stderr.contains("invalid value")
+                            || out.stderr.contains("not offered")))
+                    {
                         cmd.formats.push(f);
                     }
                 }

@@ -617,8 +617,15 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
     };
     write!(
         out,
-        "{p}: {} ({} pages of {} bytes, {} verify, {} empty, space id {}",
-        a.verdict, a.pages, d.page_size, a.verified, a.empty, a.space_id
+        "{p}: {} ({} pages of {} bytes, {} valid, {} empty, space id {}",
+        a.verdict,
+        a.pages,
+        d.page_size,
+        // The words and numbers of `check`: valid pages are those that
+        // verify and are not all zero.
+        a.verified.saturating_sub(a.empty),
+        a.empty,
+        a.space_id
     )?;
     if let Some((lo, hi)) = a.lsn_range {
         write!(out, ", LSN {lo}..{hi}")?;
@@ -683,8 +690,9 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
     if let Some(n) = a.newer_than_checkpoint.as_ref().filter(|n| n.pages > 0) {
         writeln!(
             out,
-            "  {} pages newer than the checkpoint (pages {}), newest LSN {}",
-            n.pages,
+            "  {} newer than the checkpoint ({} {}), newest LSN {}",
+            crate::text::count(n.pages, "page", "pages"),
+            if n.pages == 1 { "page" } else { "pages" },
             runs_text(&n.runs, 12),
             n.newest.unwrap_or_default()
         )?;
@@ -704,7 +712,8 @@ fn verdicts_text(a: &Audit, out: &mut dyn Write) -> io::Result<()> {
         let pages = a.pages_of(v);
         write!(out, "  {v}: {n} finding{}", if n == 1 { "" } else { "s" })?;
         if !pages.is_empty() {
-            write!(out, " on pages {}", pages_text(&pages, 12))?;
+            let word = if pages.len() == 1 { "page" } else { "pages" };
+            write!(out, " on {word} {}", pages_text(&pages, 12))?;
         }
         if let Some((lo, hi)) = a.lsn_range_of(v) {
             write!(out, "; LSN {lo}..{hi}")?;

@@ -232,8 +232,8 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     };
     writeln!(
         out,
-        "index pages by fill in eighths {ramp} (used / usable bytes); {free} free, S system, \
-         {} not a B-tree page, ? unaccounted{}",
+        "index pages by fill in eighths {ramp} (used / usable bytes)\n\
+         {free} free, S system, {} not a B-tree page, ? unaccounted{}",
         st.glyph(PageCell::Other(None)),
         if a.damaged_pages().is_empty() {
             ""

@@ -392,12 +392,17 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str) -> (Outcome, String) 
     };
     let drawn = crate::out::check(file, &crate::out::inputs(opts)).and_then(|()| {
         crate::out::write_via_temp(file, |tmp| {
-            // The reason names the file the user asked for.
+            // The sentence names the file the user asked for and the
+            // system's reason, not the drawing library's error value.
             render(p, tmp, *format).map_err(|e| {
                 let e = e.to_string();
                 let raw = format!("{}: ", tmp.display());
                 let why = e.strip_prefix(raw.as_str()).unwrap_or(&e);
-                format!("{}: {}", crate::names::path(file), crate::names::name(why))
+                format!(
+                    "cannot write {}: {}",
+                    crate::names::path(file),
+                    crate::names::name(&crate::out::draw_reason(why))
+                )
             })
         })
     });
@@ -423,7 +428,7 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str) -> (Outcome, String) 
             (Outcome::Clean, line)
         }
         Err(e) => {
-            eprintln!("ibdscope: could not write the picture: {e}");
+            eprintln!("ibdscope: {e}");
             (Outcome::Unreadable, String::new())
         }
     }

@@ -98,8 +98,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         Cmd::Sdi => {
                             with_file_findings(opts, &a, out, |out| sdi::run(opts, &a, out))
                         }
-                        Cmd::Records(sel) => {
-                            unreadable_file_findings(&a, records::run(opts, &a, sel, out))
+                        Cmd::Records(ref sel) => {
+                            unreadable_file_findings(&a, records::run(opts, &a, sel.clone(), out))
                         }
                         Cmd::Schema(_) => {
                             with_file_findings(opts, &a, out, |out| schema::run(opts, &a, out))

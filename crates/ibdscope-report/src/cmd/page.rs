@@ -525,7 +525,7 @@ fn text_byte_map(out: &mut dyn Write, v: &IndexView<'_>) -> io::Result<()> {
         .collect();
     writeln!(
         out,
-        "byte map ({} bytes per cell, each the class of most of its bytes; {})",
+        "byte map ({} bytes per cell, each the class of most of its bytes)\n  {}",
         rp.logical_size() / MAP_CELLS,
         legend.join(", ")
     )?;

@@ -2,7 +2,7 @@
 //! page by page (a reused layout buffer per page, nothing kept per record).
 //!
 //! What is walked: by default every index's leaf chain in key order (the
-//! B-tree walk of `ibdscope::btree`); `--index ID` one index; `--all-pages`
+//! B-tree walk of `ibdscope::btree`); `--index NAME|ID` one index; `--all-pages`
 //! every index page the index's segments own, linked or not, plus freed
 //! pages that still carry the index's records, in page order; `--page N`
 //! one page. `--deleted` keeps only delete-marked user records and records
@@ -415,6 +415,13 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
+    let mut sel = sel;
+    if let Some(name) = sel.index_name.take() {
+        match index_named(a, &name) {
+            Some(id) => sel.index = Some(id),
+            None => return Ok(Outcome::Unreadable),
+        }
+    }
     let map = a.map();
     let trees = Btrees::build_with_leaf_chains(ts, a.engine(), map);
     if !index_known(path, &trees, sel.index) {
@@ -443,7 +450,7 @@ pub fn run(
     let mut findings: Vec<(Finding, bool)> = Vec::new();
     let mut past_end: Option<u32> = None;
     header(&mut w, ts)?;
-    if let Some(n) = sel.page {
+    if let Some(n) = w.sel.page {
         let n = PageNo(n);
         match RecPage::of(ts, n) {
             Ok(rp) => {
@@ -475,6 +482,39 @@ pub fn run(
     } else {
         Outcome::Clean
     })
+}
+
+/// The id of the index `--index NAME` names: the one in its root page, the
+/// root the table definition gives; says on stderr why there is none.
+fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
+    let p = crate::names::path(a.path());
+    let shown = crate::names::name(name);
+    let def = match a.definition() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!(
+                "ibdscope: {p}: --index {shown}: index names need the table definition, and {}",
+                crate::names::name(e)
+            );
+            return None;
+        }
+    };
+    let Some(ix) = def.table.index_by_name_or_id(name) else {
+        let known: Vec<&str> = def.table.indexes.iter().map(|i| i.name.as_str()).collect();
+        eprintln!(
+            "ibdscope: {p}: no index {shown} in the definition (indexes: {})",
+            crate::names::name(&known.join(", "))
+        );
+        return None;
+    };
+    let id = ix
+        .root
+        .and_then(|r| RecPage::of(a.ts(), PageNo(r)).ok())
+        .map(|rp| rp.header().index_id().0);
+    if id.is_none() {
+        eprintln!("ibdscope: {p}: index {shown} has no readable root page in this file");
+    }
+    id
 }
 
 /// Whether `--index ID` (if given) is an index of the file; says on stderr

@@ -452,8 +452,8 @@ fn extents_legend(
     } else {
         writeln!(
             out,
-            "index pages are drawn with their index's letter (with colour, --color always, \
-             they are drawn by fill in the index's colour)"
+            "index pages are drawn with their index's letter\n\
+             (with --color always, by fill in the index's colour)"
         )
     }
 }
