@@ -403,13 +403,18 @@ impl Parsed {
 }
 
 const TEXT_JSON: &[Format] = &[Format::Text, Format::Json];
+/// Text, JSON, and a CSV row per item.
+const TEXT_JSON_CSV: &[Format] = &[Format::Text, Format::Json, Format::Csv];
 /// Text, JSON, and a line per item (JSON lines, CSV).
 const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Csv];
 
 /// The subcommand's arguments as the report crate's command.
 fn command(command: Command) -> Result<Parsed, String> {
     Ok(match command {
-        Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw),
+        Command::Extents { common, draw } => Parsed {
+            allowed: TEXT_JSON_CSV,
+            ..Parsed::drawn(Cmd::Extents, common, draw)
+        },
         Command::Lsn { common, draw } => Parsed::drawn(Cmd::Lsn, common, draw),
         Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw),
         Command::Compare {
@@ -420,11 +425,11 @@ fn command(command: Command) -> Result<Parsed, String> {
         } => Parsed {
             out,
             metric: metric.into(),
-            ..Parsed::new(Cmd::Compare, files, shared, TEXT_JSON)
+            ..Parsed::new(Cmd::Compare, files, shared, TEXT_JSON_CSV)
         },
-        Command::Segments(c) => Parsed::one(Cmd::Segments, c, TEXT_JSON),
+        Command::Segments(c) => Parsed::one(Cmd::Segments, c, TEXT_JSON_CSV),
         Command::Lists(c) => Parsed::one(Cmd::Lists, c, TEXT_JSON),
-        Command::Indexes(c) => Parsed::one(Cmd::Indexes, c, TEXT_JSON),
+        Command::Indexes(c) => Parsed::one(Cmd::Indexes, c, TEXT_JSON_CSV),
         Command::Sdi(c) => Parsed::one(Cmd::Sdi, c, TEXT_JSON),
         Command::Page { common, page } => Parsed::one(Cmd::Page { page }, common, TEXT_JSON),
         Command::Records {
@@ -501,12 +506,7 @@ fn command(command: Command) -> Result<Parsed, String> {
             Parsed::one(Cmd::Pages { from, to }, common, LINES)
         }
         Command::Types(c) => Parsed::one(Cmd::Types, c, &[Format::Text, Format::Json, Format::Csv]),
-        Command::Check { files, shared } => Parsed::new(
-            Cmd::Check,
-            files,
-            shared,
-            &[Format::Text, Format::Json, Format::Jsonl],
-        ),
+        Command::Check { files, shared } => Parsed::new(Cmd::Check, files, shared, LINES),
         Command::Audit { paths, shared } => Parsed::new(Cmd::Audit, paths, shared, LINES),
         Command::Diff { a, b, shared } => Parsed::new(
             Cmd::Diff,
