@@ -350,10 +350,11 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
     ),
     (
         "extents",
-        TEXT_JSON,
+        TEXT_JSON_CSV,
         &[
             "ibdscope extents fixtures/mysql56/secondary.ibd",
             "ibdscope extents fixtures/mysql56/secondary.ibd --out extents.png",
+            "ibdscope extents --format csv fixtures/mysql56/secondary.ibd",
         ],
     ),
     (
@@ -374,7 +375,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
     ),
     (
         "compare",
-        TEXT_JSON,
+        TEXT_JSON_CSV,
         &[
             "ibdscope compare fixtures/mysql56/ai_int.ibd fixtures/mysql56/uuid_char36.ibd",
             "ibdscope compare --metric fill --out fill.png fixtures/mysql56/ai_int.ibd fixtures/mysql56/uuid_char36.ibd",
@@ -382,7 +383,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
     ),
     (
         "segments",
-        TEXT_JSON,
+        TEXT_JSON_CSV,
         &["ibdscope segments fixtures/mysql56/secondary.ibd"],
     ),
     (
@@ -392,10 +393,11 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
     ),
     (
         "indexes",
-        TEXT_JSON,
+        TEXT_JSON_CSV,
         &[
             "ibdscope indexes fixtures/mysql56/secondary.ibd",
             "ibdscope indexes --format json fixtures/mariadb1011/secondary.ibd",
+            "ibdscope indexes --format csv fixtures/mysql56/secondary.ibd",
         ],
     ),
     (
@@ -448,7 +450,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
     ),
     (
         "check",
-        &[Format::Text, Format::Json, Format::Jsonl],
+        LINES,
         &[
             "ibdscope check fixtures/mysql56/secondary.ibd fixtures/mariadb1011/secondary.ibd",
             "ibdscope check --format jsonl fixtures/mysql56-crc32/ai_int.ibd",
@@ -613,13 +615,18 @@ impl Parsed {
 }
 
 const TEXT_JSON: &[Format] = &[Format::Text, Format::Json];
+/// Text, JSON, and a CSV row per item.
+const TEXT_JSON_CSV: &[Format] = &[Format::Text, Format::Json, Format::Csv];
 /// Text, JSON, and a line per item (JSON lines, CSV).
 const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Csv];
 
 /// The subcommand's arguments as the report crate's command.
 fn command(command: Command) -> Result<Parsed, String> {
     Ok(match command {
-        Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw),
+        Command::Extents { common, draw } => Parsed {
+            allowed: TEXT_JSON_CSV,
+            ..Parsed::drawn(Cmd::Extents, common, draw)
+        },
         Command::Lsn { common, draw } => Parsed::drawn(Cmd::Lsn, common, draw),
         Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw),
         Command::Compare {

@@ -37,6 +37,7 @@
 pub mod analysis;
 pub mod args;
 mod cmd;
+mod csv;
 pub mod definition;
 pub mod host;
 mod json;

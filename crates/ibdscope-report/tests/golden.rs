@@ -35,6 +35,7 @@ const ROW_FILES: &[&str] = &[
 ];
 
 const TEXT_JSON: &[Format] = &[Format::Text, Format::Json];
+const TEXT_JSON_CSV: &[Format] = &[Format::Text, Format::Json, Format::Csv];
 
 fn ext(f: Format) -> &'static str {
     match f {
@@ -98,12 +99,12 @@ fn cases(corpus: bool) -> Vec<Case> {
         (
             "check",
             || Cmd::Check,
-            &[Format::Text, Format::Json, Format::Jsonl],
+            &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
         ),
-        ("extents", || Cmd::Extents, TEXT_JSON),
-        ("segments", || Cmd::Segments, TEXT_JSON),
+        ("extents", || Cmd::Extents, TEXT_JSON_CSV),
+        ("segments", || Cmd::Segments, TEXT_JSON_CSV),
         ("lists", || Cmd::Lists, TEXT_JSON),
-        ("indexes", || Cmd::Indexes, TEXT_JSON),
+        ("indexes", || Cmd::Indexes, TEXT_JSON_CSV),
         ("sdi", || Cmd::Sdi, TEXT_JSON),
         // The root page of the first index (page 3 in every file here).
         ("page", || Cmd::Page { page: 3 }, TEXT_JSON),
@@ -180,7 +181,7 @@ fn cases(corpus: bool) -> Vec<Case> {
         name: "mysql56__ai_int-uuid_char36.compare".into(),
         cmd: || Cmd::Compare,
         files: pair.clone(),
-        formats: TEXT_JSON,
+        formats: TEXT_JSON_CSV,
     });
     out.push(Case {
         name: "mysql56__dml-deleted_marked.diff".into(),
@@ -195,7 +196,7 @@ fn cases(corpus: bool) -> Vec<Case> {
         name: "mysql56__ai_int-uuid_char36.check".into(),
         cmd: || Cmd::Check,
         files: pair,
-        formats: &[Format::Text, Format::Json, Format::Jsonl],
+        formats: &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
     });
     out.push(Case {
         name: "mysql56__ai_int.ibd.lsn-color".into(),

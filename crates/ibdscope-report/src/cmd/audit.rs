@@ -1450,15 +1450,6 @@ fn jsonl(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// A CSV field, quoted when needed (RFC 4180).
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     let kinds = [
         AuditVerdict::Truncated,
@@ -1479,14 +1470,14 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out, ",newer_than_checkpoint,recovery_changes,error")?;
     for (job, d) in c.jobs.iter().zip(c.done) {
-        let file = csv_field(&crate::names::path(&job.path).to_string());
+        let file = crate::csv::path(&job.path);
         match &d.result {
             Err(e) => {
                 write!(out, "{file},unreadable,,,,,,,")?;
                 for _ in kinds {
                     write!(out, ",")?;
                 }
-                writeln!(out, ",,{}", csv_field(e))?;
+                writeln!(out, ",,{}", crate::csv::Field(e))?;
             }
             Ok(a) => {
                 write!(

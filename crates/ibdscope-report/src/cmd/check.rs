@@ -38,6 +38,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     if opts.format == Format::Json && many {
         out.write_all(b"[")?;
     }
+    if opts.format == Format::Csv {
+        writeln!(out, "file,page,offset,kind,reason")?;
+    }
     for (i, path) in opts.files.iter().enumerate() {
         if opts.format == Format::Json && many && i > 0 {
             out.write_all(b",")?;
@@ -58,6 +61,13 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             if opts.format == Format::Jsonl {
                 writeln!(out)?;
             }
+        }
+        if outcome == Outcome::Unreadable && opts.format == Format::Csv {
+            writeln!(
+                out,
+                "{},,,error,could not read (see stderr)",
+                crate::csv::path(path)
+            )?;
         }
         worst = worst.max(outcome);
     }
@@ -157,6 +167,7 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 writeln!(out)?;
             }
         }
+        Format::Csv => csv(out, a, &live, &freed)?,
         _ => {
             let p = crate::names::path(path);
             for fi in &s.file_findings {
@@ -222,6 +233,51 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     } else {
         Outcome::Findings
     })
+}
+
+/// `check --format csv`: one row per finding (`file,page,offset,kind,
+/// reason`): the file's own, each damaged page's (in use, then freed),
+/// then the pages that cannot be verified (offset: the page's first byte).
+fn csv(
+    out: &mut dyn Write,
+    a: &Analysis<'_>,
+    live: &[&BadPage],
+    freed: &[&BadPage],
+) -> io::Result<()> {
+    use crate::csv::{Field, Opt};
+    let (ts, s) = (a.ts(), a.summary());
+    let file = crate::csv::path(a.path());
+    for fi in &s.file_findings {
+        writeln!(
+            out,
+            "{file},{},{},file,{}",
+            Opt(fi.page.map(|p| p.0)),
+            fi.file_offset,
+            Field(&fi.kind.to_string())
+        )?;
+    }
+    for (word, list) in [("invalid", live), ("freed_invalid", freed)] {
+        for b in list {
+            for fi in &b.findings {
+                writeln!(
+                    out,
+                    "{file},{},{},{word},{}",
+                    b.facts.page_no,
+                    fi.file_offset,
+                    Field(&Reason(fi, b, ts).to_string())
+                )?;
+            }
+        }
+    }
+    for (p, w) in &s.unverifiable {
+        writeln!(
+            out,
+            "{file},{p},{},unverifiable,{}",
+            ts.file_offset(*p),
+            Field(why_sentence(*w))
+        )?;
+    }
+    Ok(())
 }
 
 fn bad_list(j: &mut Json<'_>, list: &[&BadPage], ts: &Tablespace<'_>) -> io::Result<()> {

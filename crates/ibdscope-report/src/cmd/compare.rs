@@ -150,6 +150,10 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         json(out, opts, per_cell, &rows, &failed)?;
         return Ok(worst);
     }
+    if opts.format == Format::Csv {
+        csv(out, &rows, &failed)?;
+        return Ok(worst);
+    }
     text(out, &rows)?;
     out.write_all(&text_findings)?;
     out.write_all(said.as_bytes())?;
@@ -278,6 +282,42 @@ fn json(
     }
     j.end_arr()?.end_obj()?;
     writeln!(out)
+}
+
+/// `compare --format csv`: one row per file, the JSON rows' members, then
+/// the files that could not be read (only `file` and `error`).
+fn csv(out: &mut dyn Write, rows: &[Row], failed: &[&std::path::PathBuf]) -> io::Result<()> {
+    use crate::csv::{Field, Float};
+    writeln!(
+        out,
+        "file,pages,page_size,index_pages,mean_fill,leaf_steps,leaf_jumps,jump_share,\
+         mean_jump,findings,error"
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},",
+            // Already as text shows it (`names::path`).
+            Field(&r.file),
+            r.pages,
+            r.page_size,
+            r.figures.index_pages,
+            crate::csv::Opt(r.figures.mean_fill.map(|f| Float(f, 4))),
+            r.figures.steps,
+            r.figures.jumps,
+            Float(r.figures.jump_share(), 4),
+            Float(r.figures.mean_jump(), 2),
+            r.findings
+        )?;
+    }
+    for p in failed {
+        writeln!(
+            out,
+            "{},,,,,,,,,,could not read (see stderr)",
+            crate::csv::path(p)
+        )?;
+    }
+    Ok(())
 }
 
 fn ordinal(n: usize) -> String {

@@ -1,13 +1,16 @@
-//! `ibdscope pages`: one row per page, streamed (nothing kept per page).
+//! `ibdscope pages`: one row per page, streamed (nothing kept per page):
+//! its FIL header and checksum, and for a B-tree page its index, level,
+//! records and fill from its INDEX header.
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, SDI_INDEX_ID};
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::Link;
 use ibdscope::checksum::Verdict;
+use ibdscope::index::IndexHeader;
 use ibdscope::space::PageProblem;
-use ibdscope::{PageFacts, PageNo, SpaceId, Tablespace};
+use ibdscope::{IndexId, PageFacts, PageNo, SpaceId, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -34,6 +37,74 @@ impl fmt::Display for Status {
     }
 }
 
+/// An INDEX page's header figures (innodb_ruby's
+/// `space-index-pages-summary`), read from the page as it streams by.
+#[derive(Clone, Copy)]
+struct IndexCols {
+    /// PAGE_INDEX_ID.
+    id: IndexId,
+    /// PAGE_LEVEL (0: a leaf).
+    level: u16,
+    /// PAGE_N_RECS: user records, delete-marked ones included.
+    records: u16,
+    /// Used / usable bytes from the header (what `extents` and `fill` draw).
+    fill: f32,
+}
+
+impl IndexCols {
+    /// The figures of a B-tree page (INDEX, RTREE, SDI) whose header can be
+    /// read: not of an encrypted or page-compressed one.
+    fn of(ts: &Tablespace<'_>, f: &PageFacts) -> Option<Self> {
+        if matches!(f.verdict, Verdict::Unverifiable(_)) || !f.page_type.is_index(ts.type_names()) {
+            return None;
+        }
+        let h = IndexHeader::new(ts.page(f.page_no)?)?;
+        let format = ts.format();
+        Some(IndexCols {
+            id: h.index_id(),
+            level: h.level(),
+            records: h.n_recs(),
+            fill: h.usage(format.logical_size, format.is_zip()).fill(),
+        })
+    }
+}
+
+/// Index names as text shows them, once per index named (the definition's
+/// indexes: a few), so a row allocates nothing.
+struct TextNames<'a> {
+    a: &'a Analysis<'a>,
+    shown: Vec<(IndexId, String)>,
+}
+
+impl TextNames<'_> {
+    fn get(&mut self, id: IndexId) -> &str {
+        let Some(name) = self.a.index_name(id) else {
+            return "-";
+        };
+        let i = match self.shown.iter().position(|(i, _)| *i == id) {
+            Some(i) => i,
+            None => {
+                self.shown.push((id, crate::names::name(name).to_string()));
+                self.shown.len() - 1
+            }
+        };
+        self.shown.get(i).map_or("-", |(_, s)| s.as_str())
+    }
+}
+
+/// An index id for the text column: `SDI` for the SDI index, `-` for none.
+struct IdCell(Option<IndexId>);
+
+impl fmt::Display for IdCell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.pad("-"),
+            Some(id) if id.0 == SDI_INDEX_ID => f.pad("SDI"),
+            Some(id) => fmt::Display::fmt(&id.0, f),
+        }
+    }
+}
+
 /// Runs `pages`.
 pub fn run(
     opts: &Opts,
@@ -55,34 +126,65 @@ pub fn run(
     let mut note = |f: &PageFacts| bad |= f.problems(space_id).next().is_some();
     match opts.format {
         Format::Text | Format::Tsv | Format::Sql => {
+            // The name column is as wide as the definition's widest name.
+            let w = a
+                .definition()
+                .ok()
+                .into_iter()
+                .flat_map(|d| d.table.indexes.iter())
+                .map(|ix| crate::names::name(&ix.name).to_string().chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(4);
+            let mut shown = TextNames {
+                a,
+                shown: Vec::new(),
+            };
             writeln!(
                 out,
-                "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  checksum",
-                "page", "type", "prev", "next", "lsn", "space"
+                "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  {:>5}  {:>7}  {:>6}  checksum",
+                "page", "type", "prev", "next", "lsn", "space", "index", "name", "level", "records", "fill"
             )?;
             for f in rows {
                 note(&f);
-                writeln!(
+                let ix = IndexCols::of(ts, &f);
+                write!(
                     out,
-                    "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {}",
+                    "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  ",
                     f.page_no,
                     f.page_type.display(names),
                     Link(f.prev),
                     Link(f.next),
                     f.lsn,
                     f.space_id,
-                    Status(f, space_id)
+                    IdCell(ix.map(|c| c.id)),
+                    ix.map_or("-", |c| shown.get(c.id)),
                 )?;
+                match ix {
+                    Some(c) => write!(
+                        out,
+                        "{:>5}  {:>7}  {:>5.1}%",
+                        c.level,
+                        c.records,
+                        c.fill * 100.0
+                    )?,
+                    None => write!(out, "{:>5}  {:>7}  {:>6}", "-", "-", "-")?,
+                }
+                writeln!(out, "  {}", Status(f, space_id))?;
             }
         }
         Format::Csv => {
-            writeln!(out, "page,type,type_code,prev,next,lsn,space_id,checksum")?;
+            writeln!(
+                out,
+                "page,type,type_code,prev,next,lsn,space_id,checksum,index_id,index_name,level,\
+                 records,fill"
+            )?;
             for f in rows {
                 note(&f);
-                // Type names are identifiers: no CSV quoting needed.
-                writeln!(
+                // Type names and checksum words are identifiers: no quoting.
+                write!(
                     out,
-                    "{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},",
                     f.page_no,
                     f.page_type.display(names),
                     f.page_type.0,
@@ -92,6 +194,18 @@ pub fn run(
                     f.space_id,
                     Status(f, space_id)
                 )?;
+                match IndexCols::of(ts, &f) {
+                    Some(c) => writeln!(
+                        out,
+                        "{},{},{},{},{}",
+                        c.id.0,
+                        crate::csv::opt_name(a.index_name(c.id)),
+                        c.level,
+                        c.records,
+                        crate::csv::Float(f64::from(c.fill), 4)
+                    )?,
+                    None => writeln!(out, ",,,,")?,
+                }
             }
         }
         Format::Json => {
@@ -99,7 +213,7 @@ pub fn run(
             j.obj()?.key("pages")?.arr()?;
             for f in rows {
                 note(&f);
-                row(&mut j, &f, ts)?;
+                row(&mut j, &f, a)?;
             }
             j.end_arr()?.end_obj()?;
             writeln!(out)?;
@@ -107,7 +221,7 @@ pub fn run(
         Format::Jsonl => {
             for f in rows {
                 note(&f);
-                row(&mut Json::new(out), &f, ts)?;
+                row(&mut Json::new(out), &f, a)?;
                 writeln!(out)?;
             }
         }
@@ -119,7 +233,8 @@ pub fn run(
     })
 }
 
-fn row(j: &mut Json<'_>, f: &PageFacts, ts: &Tablespace<'_>) -> io::Result<()> {
+fn row(j: &mut Json<'_>, f: &PageFacts, a: &Analysis<'_>) -> io::Result<()> {
+    let ts = a.ts();
     let names = ts.type_names();
     j.obj()?;
     j.kv_num("page", f.page_no.0)?;
@@ -130,6 +245,19 @@ fn row(j: &mut Json<'_>, f: &PageFacts, ts: &Tablespace<'_>) -> io::Result<()> {
     j.kv_num("lsn", f.lsn.0)?;
     j.kv_num("space_id", f.space_id.0)?;
     j.kv_display("checksum", &Status(*f, ts.space_id()))?;
+    match IndexCols::of(ts, f) {
+        Some(c) => {
+            j.kv_index(a, c.id)?
+                .kv_num("level", c.level)?
+                .kv_num("records", c.records)?;
+            j.key("fill")?.float(f64::from(c.fill), 4)?;
+        }
+        None => {
+            for k in ["index_id", "index_name", "level", "records", "fill"] {
+                j.key(k)?.null()?;
+            }
+        }
+    }
     j.end_obj()?;
     Ok(())
 }

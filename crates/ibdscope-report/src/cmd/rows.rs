@@ -1106,7 +1106,7 @@ impl Printer<'_> {
                     if i > 0 {
                         line.push(',');
                     }
-                    csv_field(&mut line, name(c));
+                    crate::csv::push(&mut line, name(c));
                 }
                 writeln!(w, "{line}")?;
             }
@@ -1221,7 +1221,7 @@ impl Printer<'_> {
                 match cell {
                     Cell::Null | Cell::Missing => {}
                     Cell::Value(Rendered::Number) => self.line.push_str(s),
-                    _ => csv_field(&mut self.line, s),
+                    _ => crate::csv::push(&mut self.line, s),
                 }
             }
             Format::Json | Format::Jsonl => {
@@ -1332,7 +1332,7 @@ impl Printer<'_> {
                         why.push_str(&self.problems.join("; "));
                         let mut q = String::new();
                         if self.format == Format::Csv {
-                            csv_field(&mut q, &why);
+                            crate::csv::push(&mut q, &why);
                         } else {
                             tsv_escape(&why, &mut q);
                         }
@@ -1500,23 +1500,6 @@ fn tsv_escape(s: &str, out: &mut String) {
     }
 }
 
-/// A CSV field, quoted when it holds a comma, quote, CR or LF, or is
-/// empty (so that it differs from NULL).
-fn csv_field(out: &mut String, s: &str) {
-    if s.is_empty() || s.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        for c in s.chars() {
-            if c == '"' {
-                out.push('"');
-            }
-            out.push(c);
-        }
-        out.push('"');
-    } else {
-        out.push_str(s);
-    }
-}
-
 /// A MySQL string literal (`mysql_real_escape_string`'s escapes).
 fn sql_string(s: &str, out: &mut String) {
     out.push('\'');
@@ -1573,7 +1556,7 @@ mod tests {
         tsv_escape("a\\b\tc\nd\0", &mut s);
         assert_eq!(s, "a\\\\b\\\tc\\\nd\\0");
         s.clear();
-        csv_field(&mut s, "a,\"b\"");
+        crate::csv::push(&mut s, "a,\"b\"");
         assert_eq!(s, "\"a,\"\"b\"\"\"");
         s.clear();
         sql_string("it's\n", &mut s);

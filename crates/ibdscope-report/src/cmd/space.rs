@@ -7,6 +7,7 @@ use crate::cmd::findings;
 use crate::cmd::map::{
     self, eighths, index_slots, owner_class, owner_classes, page_cell, PageCell, Style, TypesSeen,
 };
+use crate::csv;
 use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::extents::{FspList, Owner};
@@ -132,13 +133,6 @@ fn owner_word(o: Owner) -> &'static str {
     }
 }
 
-/// How a page is drawn, one byte beside its owner's run: by its owner
-/// (free, system, unaccounted, other segment pages), an index page's fill
-/// in eighths (1..=8), or damaged.
-const DRAWN_BY_OWNER: u8 = 0;
-/// See [`DRAWN_BY_OWNER`].
-const DRAWN_DAMAGED: u8 = 9;
-
 /// The `--out` picture's data, folded as the owners are walked: the grid
 /// (bounded by its cells), pages per [`map::owner_class`] and the page
 /// types met.
@@ -171,95 +165,54 @@ impl OwnerPicture {
     }
 }
 
-/// `extents`' report: the owner map walked once. Every printer (text,
-/// JSON, picture) reads this value; the owners are kept in runs and each
-/// page's drawing in one byte, never a cell per page.
+/// `extents`' report: the owner map walked once for the counts (and the
+/// `--out` picture). Nothing is kept per page: the printers of the page
+/// map walk the owners again as they print ([`page_cells`]).
 struct ExtentsReport {
     /// Index ids in palette order.
     slots: Vec<IndexId>,
     counts: CellCounts,
-    /// Runs of pages of one owner: the run's first page and the owner.
-    runs: Vec<(usize, Owner)>,
-    /// Per page, how it is drawn ([`DRAWN_BY_OWNER`]); empty when only a
-    /// picture is asked for.
-    drawn: Vec<u8>,
     /// With `--out`: the picture's grid, pages per class, page types.
     picture: Option<(Grid, Vec<u64>, TypesSeen)>,
 }
 
 impl ExtentsReport {
-    /// Walks the owners once; keeps the page map when `keep_map`, folds the
-    /// picture when `picture`.
-    fn build(a: &Analysis<'_>, keep_map: bool, picture: bool) -> Self {
+    /// Walks the owners once; folds the picture when `picture`.
+    fn build(a: &Analysis<'_>, picture: bool) -> Self {
         let (ts, map) = (a.ts(), a.map());
         let slots = index_slots(map);
         let mut counts = CellCounts::new(slots.len());
-        let (mut runs, mut drawn) = (Vec::new(), Vec::new());
         let mut pic = picture.then(|| OwnerPicture::new(ts, map.n_pages(), slots.len()));
-        for (n, o) in map.owners(ts).enumerate() {
-            let c = page_cell(a, &slots, n, o);
+        for (n, _, c) in page_cells(a, &slots) {
             counts.add(c);
             if let Some(p) = pic.as_mut() {
                 p.push(ts, n, c, slots.len());
             }
-            if !keep_map {
-                continue;
-            }
-            if runs.last().is_none_or(|r: &(usize, Owner)| r.1 != o) {
-                runs.push((n, o));
-            }
-            drawn.push(match c {
-                PageCell::Index { fill, .. } => eighths(fill),
-                PageCell::Damaged => DRAWN_DAMAGED,
-                _ => DRAWN_BY_OWNER,
-            });
         }
         ExtentsReport {
             slots,
             counts,
-            runs,
-            drawn,
             picture: pic.map(|p| (p.grid.finish(), p.classes, p.types)),
         }
     }
+}
 
-    /// Every page kept, in page order: its number, owner and cell (an index
-    /// page's fill to the eighth it is drawn at).
-    fn pages(&self) -> impl Iterator<Item = (usize, Owner, PageCell)> + '_ {
-        let mut run = 0;
-        self.drawn.iter().enumerate().map(move |(n, &d)| {
-            while self.runs.get(run + 1).is_some_and(|r| r.0 <= n) {
-                run += 1;
-            }
-            let o = self.runs.get(run).map_or(Owner::Unaccounted, |r| r.1);
-            (n, o, self.cell(o, d))
-        })
-    }
-
-    /// The cell [`page_cell`] gave a page of owner `o` drawn as `d`.
-    fn cell(&self, o: Owner, d: u8) -> PageCell {
-        let slot = match o {
-            Owner::Segment { index, .. } => index.and_then(|i| self.slots.binary_search(&i).ok()),
-            _ => None,
-        };
-        match (d, slot, o) {
-            (DRAWN_DAMAGED, _, _) => PageCell::Damaged,
-            (1..=8, Some(slot), _) => PageCell::Index {
-                slot,
-                fill: f32::from(d) / 8.0,
-            },
-            (_, _, Owner::Free) => PageCell::Free,
-            (_, _, Owner::System(_)) => PageCell::System,
-            (_, _, Owner::Unaccounted) => PageCell::Unaccounted,
-            (_, slot, Owner::Segment { .. }) => PageCell::Other(slot),
-        }
-    }
+/// Every page in page order, walking the owners: its number, owner and
+/// cell (how it is drawn: an index page with its fill, from its header).
+fn page_cells<'a>(
+    a: &'a Analysis<'_>,
+    slots: &'a [IndexId],
+) -> impl Iterator<Item = (usize, Owner, PageCell)> + 'a {
+    a.map()
+        .owners(a.ts())
+        .enumerate()
+        .map(move |(n, o)| (n, o, page_cell(a, slots, n, o)))
 }
 
 /// `ibdscope extents`.
 pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let picture_only = opts.out.is_some() && opts.format == Format::Text;
-    let r = ExtentsReport::build(a, !picture_only, opts.out.is_some());
+    let r = ExtentsReport::build(a, opts.out.is_some());
     let (wrote, said) = match &r.picture {
         Some(p) => {
             let p = extents_picture(a, &r.slots, p);
@@ -276,8 +229,67 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         extents_json(out, a, &r)?;
         return Ok(outcome(a, &[]).max(wrote));
     }
+    if opts.format == Format::Csv {
+        extents_csv(out, a, &r.slots)?;
+        findings_to_stderr(opts, a, &[])?;
+        return Ok(outcome(a, &[]).max(wrote));
+    }
     extents_text(out, opts, a, &r)?;
     Ok(outcome(a, &[]))
+}
+
+/// The findings of a command over the space map (and `more`) on stderr,
+/// after a CSV document (which has no place for them).
+fn findings_to_stderr(opts: &Opts, a: &Analysis<'_>, more: &[Finding]) -> io::Result<()> {
+    let mut buf = Vec::new();
+    print_findings(&mut buf, opts, a, more)?;
+    eprint!("{}", String::from_utf8_lossy(&buf));
+    Ok(())
+}
+
+/// `extents --format csv`: one row per page, streamed as the owners are
+/// walked.
+fn extents_csv(out: &mut dyn Write, a: &Analysis<'_>, slots: &[IndexId]) -> io::Result<()> {
+    writeln!(
+        out,
+        "page,owner,segment_id,index_id,index_name,role,fragment,fill_eighths,damaged"
+    )?;
+    // The names once per index, not per page.
+    let names: Vec<Option<&str>> = slots.iter().map(|&id| a.index_name(id)).collect();
+    for (n, o, cell) in page_cells(a, slots) {
+        write!(out, "{n},{}", owner_word(o))?;
+        match o {
+            Owner::Segment {
+                seg_id,
+                index,
+                role,
+                frag,
+            } => {
+                let name = index.and_then(|id| match slots.binary_search(&id) {
+                    Ok(s) => names.get(s).copied().flatten(),
+                    Err(_) => a.index_name(id),
+                });
+                write!(
+                    out,
+                    ",{seg_id},{},{},{role},{frag}",
+                    csv::Opt(index.map(|i| i.0)),
+                    csv::opt_name(name)
+                )?;
+            }
+            _ => out.write_all(b",,,,,")?,
+        }
+        let fill = match cell {
+            PageCell::Index { fill, .. } => Some(eighths(fill)),
+            _ => None,
+        };
+        writeln!(
+            out,
+            ",{},{}",
+            csv::Opt(fill),
+            matches!(cell, PageCell::Damaged)
+        )?;
+    }
+    Ok(())
 }
 
 /// `extents --format json`: the legend's counts, then every page.
@@ -302,7 +314,7 @@ fn extents_json(out: &mut dyn Write, a: &Analysis<'_>, r: &ExtentsReport) -> io:
     j.kv_num("unaccounted_pages", counts.unaccounted as u64)?;
     j.kv_num("damaged_pages", counts.damaged as u64)?;
     j.key("map")?.arr()?;
-    for (n, o, cell) in r.pages() {
+    for (n, o, cell) in page_cells(a, &r.slots) {
         j.obj()?
             .kv_num("page", n as u64)?
             .kv_str("owner", owner_word(o))?;
@@ -358,7 +370,7 @@ fn extents_text(
     )?;
     // Rows of at most 64 cells: an extent of 4K pages (256) takes 4 rows.
     let width = (f.extent_size() as usize).clamp(1, 64);
-    for (n, _, c) in r.pages() {
+    for (n, _, c) in page_cells(a, &r.slots) {
         if n % width == 0 {
             if n > 0 {
                 writeln!(out)?;
@@ -523,6 +535,35 @@ pub fn segments(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Resul
             j.kv_num("not_full_n_used", s.not_full_n_used)?.end_obj()?;
             Ok(())
         });
+    }
+    if opts.format == Format::Csv {
+        writeln!(
+            out,
+            "segment_id,index_id,index_name,role,inode_page,inode_offset,used_pages,\
+             reserved_pages,fragment_pages,full_extents,not_full_extents,free_extents,\
+             not_full_n_used"
+        )?;
+        for s in &map.segments {
+            writeln!(
+                out,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                s.seg_id,
+                csv::Opt(s.index.map(|i| i.0)),
+                csv::opt_name(s.index.and_then(|i| a.index_name(i))),
+                s.role,
+                s.inode.page.0,
+                s.inode.byte,
+                s.used_pages,
+                s.reserved_pages,
+                s.frag_pages,
+                s.full_extents,
+                s.not_full_extents,
+                s.free_extents,
+                s.not_full_n_used
+            )?;
+        }
+        findings_to_stderr(opts, a, &[])?;
+        return Ok(outcome(a, &[]));
     }
     let w = a.name_width(4);
     writeln!(
@@ -702,6 +743,11 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         writeln!(out)?;
         return Ok(outcome);
     }
+    if opts.format == Format::Csv {
+        indexes_csv(out, a)?;
+        findings_to_stderr(opts, a, &trees.findings)?;
+        return Ok(outcome);
+    }
     let w = a.name_width(4);
     writeln!(
         out,
@@ -792,6 +838,83 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     }
     print_findings(out, opts, a, &trees.findings)?;
     Ok(outcome)
+}
+
+/// `indexes --format csv`: one row per index, the JSON object's members
+/// flattened (the histogram one column per 10 %, the fragmentation's
+/// members prefixed); the B-tree walk's columns are empty for an index
+/// without a walked tree.
+fn indexes_csv(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
+    let (map, trees) = (a.map(), a.trees());
+    write!(
+        out,
+        "index_id,index_name,damaged_pages,root_page,height,leaf_pages,internal_pages,\
+         reserved_pages,leaf_segment,internal_segment,fill,records,deleted_records,\
+         garbage_records,metadata_records,node_pointers,tree_pages,tree_leaf_pages,\
+         tree_height,compressed_pages,unreadable_pages,leaf_fill"
+    )?;
+    for b in 0..ibdscope::btree::FILL_BUCKETS {
+        write!(out, ",fill_histogram_{}_{}", b * 10, b * 10 + 10)?;
+    }
+    writeln!(
+        out,
+        ",fragmentation_steps,fragmentation_jumps,fragmentation_share,\
+         fragmentation_mean_distance,complete"
+    )?;
+    for i in &map.indexes {
+        write!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{}",
+            i.index_id.0,
+            csv::opt_name(a.index_name(i.index_id)),
+            a.damaged_pages_of(i.index_id).len(),
+            i.root.0,
+            i.height,
+            i.leaf_pages_used,
+            i.internal_pages_used,
+            i.reserved_pages,
+            csv::Opt(i.leaf_seg),
+            csv::Opt(i.internal_seg)
+        )?;
+        let Some(t) = trees.index(i.index_id) else {
+            // fill .. leaf_fill, the histogram, fragmentation .. complete.
+            for _ in 0..12 + ibdscope::btree::FILL_BUCKETS + 5 {
+                out.write_all(b",")?;
+            }
+            writeln!(out)?;
+            continue;
+        };
+        write!(
+            out,
+            ",{},{},{},{},{},{},{},{},{},{},{},{}",
+            csv::Float(f64::from(t.mean_fill), 4),
+            t.n_recs,
+            t.n_deleted,
+            t.n_garbage_recs,
+            t.n_metadata,
+            t.n_node_ptrs,
+            t.pages,
+            t.leaf_pages,
+            t.height,
+            t.compressed_pages,
+            t.unreadable_pages,
+            csv::Float(f64::from(t.mean_leaf_fill), 4)
+        )?;
+        for n in t.leaf_fill_hist {
+            write!(out, ",{n}")?;
+        }
+        let f = t.fragmentation;
+        writeln!(
+            out,
+            ",{},{},{},{},{}",
+            f.steps,
+            f.jumps,
+            csv::Float(f64::from(f.share()), 4),
+            csv::Float(f64::from(f.mean_distance()), 2),
+            t.complete
+        )?;
+    }
+    Ok(())
 }
 
 /// The B-tree walk's figures of one index, as JSON members.
