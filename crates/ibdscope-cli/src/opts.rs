@@ -623,10 +623,7 @@ const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Cs
 /// The subcommand's arguments as the report crate's command.
 fn command(command: Command) -> Result<Parsed, String> {
     Ok(match command {
-        Command::Extents { common, draw } => Parsed {
-            allowed: TEXT_JSON_CSV,
-            ..Parsed::drawn(Cmd::Extents, common, draw)
-        },
+        Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw),
         Command::Lsn { common, draw } => Parsed::drawn(Cmd::Lsn, common, draw),
         Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw),
         Command::Compare {
