@@ -10,7 +10,7 @@
 //! an SVG holds exactly one rectangle per non-blank cell between the first
 //! row slot and the first text after it.
 
-use crate::color::{viridis, Rgb, SLOT_RGB};
+use crate::color::{ramp, Rgb, SLOT_RGB};
 use crate::grid::{Cell, Grid, Scale};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -54,6 +54,12 @@ pub struct HeatScale {
     pub lo_label: String,
     /// Text at the high end.
     pub hi_label: String,
+    /// Where the colours start on viridis (0.0 its darkest purple; see
+    /// [`crate::color::ramp`]).
+    pub floor: f64,
+    /// Marks under the scale: position (0.0–1.0) and text. A label that
+    /// would overlap the one before is left out; the mark stays.
+    pub ticks: Vec<(f64, String)>,
 }
 
 /// One grid with its caption.
@@ -158,6 +164,16 @@ const SWATCH: i32 = 14;
 const HIST_H: i32 = 64;
 const HIST_W: i32 = 300;
 const SCALE_W: i32 = 256;
+/// The colour scale's width when it has ticks (room for their labels).
+const TICKS_W: i32 = 512;
+
+fn scale_w(h: &HeatScale) -> i32 {
+    if h.ticks.is_empty() {
+        SCALE_W
+    } else {
+        TICKS_W
+    }
+}
 
 fn text_w(text: &str, px: f64) -> i32 {
     register_font();
@@ -290,8 +306,11 @@ fn layout(p: &Picture) -> Layout {
         y += ly + 26;
     }
     let scale_y = y;
-    if p.heat.is_some() {
+    if let Some(h) = &p.heat {
         y += 20 + 14 + 22;
+        if !h.ticks.is_empty() {
+            y += 16;
+        }
     }
     let notes_y = y;
     y += 18 * p.notes.len() as i32;
@@ -422,23 +441,39 @@ fn draw<DB: DrawingBackend>(a: &DrawingArea<DB, Shift>, p: &Picture, l: &Layout)
     if let Some(h) = &p.heat {
         let y = l.scale_y;
         text(a, &h.title, (MARGIN, y), SMALL_PX, HPos::Left, INK)?;
-        for i in 0..SCALE_W / 2 {
-            let t = f64::from(i) / f64::from(SCALE_W / 2 - 1);
-            rect(a, (MARGIN + 2 * i, y + 20), (2, 14), viridis(t))?;
+        let w = scale_w(h);
+        for i in 0..w / 2 {
+            let t = f64::from(i) / f64::from(w / 2 - 1);
+            rect(a, (MARGIN + 2 * i, y + 20), (2, 14), ramp(t, h.floor))?;
+        }
+        let mut labels_y = y + 37;
+        if !h.ticks.is_empty() {
+            let mut free_from = i32::MIN;
+            for (t, label) in &h.ticks {
+                let x = MARGIN + (t.clamp(0.0, 1.0) * f64::from(w - 1)).round() as i32;
+                rect(a, (x, y + 34), (1, 5), INK)?;
+                let lw = text_w(label, LABEL_PX);
+                let left = (x - lw / 2).clamp(MARGIN, MARGIN + w - lw);
+                if left >= free_from {
+                    text(a, label, (left, y + 40), LABEL_PX, HPos::Left, INK)?;
+                    free_from = left + lw + 8;
+                }
+            }
+            labels_y += 16;
         }
         text(
             a,
             &h.lo_label,
-            (MARGIN, y + 37),
+            (MARGIN, labels_y),
             LABEL_PX,
             HPos::Left,
             GREY_INK,
         )?;
-        let right = MARGIN + SCALE_W;
+        let right = MARGIN + w;
         text(
             a,
             &h.hi_label,
-            (right, y + 37),
+            (right, labels_y),
             LABEL_PX,
             HPos::Right,
             GREY_INK,
@@ -466,7 +501,7 @@ fn draw_grid<DB: DrawingBackend>(
     (x0, y0): (i32, i32),
 ) -> DrawResult<DB> {
     let (cw, ch, gap) = (l.cell_w, l.cell_h, l.gap);
-    let scale = p.heat.as_ref().map(|h| h.scale);
+    let scale = p.heat.as_ref().map(|h| (h.scale, h.floor));
     for (r, row) in g.row_cells().enumerate() {
         let y = y0 + r as i32 * ch;
         rect(
@@ -490,8 +525,8 @@ fn draw_grid<DB: DrawingBackend>(
                     rect(a, (x, y + full - h), (cw - gap, h), class(n))?;
                 }
                 Cell::Heat(v) => {
-                    let t = scale.map_or(1.0, |s| s.t(v));
-                    rect(a, (x, y), (cw - gap, ch - gap), viridis(t))?;
+                    let (t, floor) = scale.map_or((1.0, 0.0), |(s, f)| (s.t(v), f));
+                    rect(a, (x, y), (cw - gap, ch - gap), ramp(t, floor))?;
                 }
             }
         }
@@ -534,7 +569,7 @@ fn draw_histogram<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::color::{ansi256_to_rgb, INDEX_ANSI};
+    use crate::color::{ansi256_to_rgb, viridis, INDEX_ANSI};
     use crate::grid::{pages_per_cell, GridBuilder};
     use std::path::PathBuf;
 
@@ -573,6 +608,17 @@ mod tests {
             }
         }
         cells
+    }
+
+    /// The text of every `<text>` element, in order.
+    pub(crate) fn svg_texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|el| {
+                let body = el.split_once('>')?.1;
+                Some(body.split("</text>").next()?.trim().to_string())
+            })
+            .collect()
     }
 
     fn check_svg(path: &Path, d: Drawn) -> String {
@@ -624,6 +670,8 @@ mod tests {
                 scale: Scale { lo: 10.0, hi: 10.0 },
                 lo_label: "old".into(),
                 hi_label: "new".into(),
+                floor: 0.0,
+                ticks: Vec::new(),
             }),
             notes: vec!["note".into()],
             histograms: vec![Histogram {
@@ -726,5 +774,32 @@ mod tests {
         assert_eq!(ImageFormat::from_path(Path::new("png")), None);
         let bad = render(&p, Path::new("/nonexistent-dir/x.png"), ImageFormat::Png);
         assert!(bad.is_err());
+    }
+
+    #[test]
+    fn ticks_label_the_scale_and_the_floor_lifts_the_low_end() {
+        let cells = [Cell::Heat(0.0), Cell::Heat(1.0)];
+        let mut p = picture(grid(&cells, 4), true);
+        let h = p.heat.as_mut().unwrap();
+        h.scale = Scale { lo: 0.0, hi: 1.0 };
+        h.floor = crate::color::LSN_FLOOR;
+        h.ticks = vec![
+            (0.0, "1660000".into()),
+            (0.001, "1660001".into()),
+            (0.5, "9200000".into()),
+            (1.0, "11800000".into()),
+        ];
+        let svg = both(&p, "ticks");
+        let want: Vec<String> = [crate::color::ramp(0.0, 0.15), viridis(1.0)]
+            .iter()
+            .map(|c| c.hex())
+            .collect();
+        assert_eq!(svg_cells(&svg), want);
+        let texts = svg_texts(&svg);
+        for label in ["1660000", "9200000", "11800000"] {
+            assert!(texts.iter().any(|t| t == label), "{label}");
+        }
+        // Too close to the first: the mark only.
+        assert!(!texts.iter().any(|t| t == "1660001"));
     }
 }
