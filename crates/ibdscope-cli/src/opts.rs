@@ -3,7 +3,8 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
-    Cmd, Color, DefOpts, Format, ImageFormat, Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
+    Cmd, Color, DefOpts, Format, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages, Metric, Opts,
+    RecordsOpts, RowsOpts, SpaceOptions,
 };
 use std::path::PathBuf;
 
@@ -63,6 +64,8 @@ enum Command {
         common: Common,
         #[command(flatten)]
         draw: Draw,
+        #[command(flatten)]
+        scale: ScaleArgs,
     },
     /// Page-fill map and per-index fill histograms, fill and leaf order.
     Fill {
@@ -82,6 +85,8 @@ enum Command {
         /// Write the picture to this file (.png or .svg).
         #[arg(long, value_name = "PICTURE")]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        scale: ScaleArgs,
         #[command(flatten)]
         shared: Shared,
     },
@@ -233,6 +238,53 @@ struct Draw {
     out: Option<PathBuf>,
 }
 
+/// How LSNs map to colours.
+#[derive(clap::Args, Debug)]
+struct ScaleArgs {
+    /// LSN colour scale: rank (a page's share of older pages, so that a
+    /// few old system pages do not flatten the rest) or linear (between
+    /// the oldest and newest LSN).
+    #[arg(long, value_enum, default_value_t = ScaleArg::Rank)]
+    scale: ScaleArg,
+    /// Pages the LSN scale is made of: all, or index (INDEX, RTREE, SDI
+    /// pages; the others are drawn on it, clamped at its ends).
+    #[arg(long, value_enum, default_value_t = ScalePagesArg::All)]
+    scale_pages: ScalePagesArg,
+}
+
+/// The LSN colour scale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ScaleArg {
+    /// By rank among the pages.
+    Rank,
+    /// Linear between the oldest and newest LSN.
+    Linear,
+}
+
+/// The pages the LSN scale is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ScalePagesArg {
+    /// Every page with an LSN.
+    All,
+    /// Index pages only.
+    Index,
+}
+
+impl From<&ScaleArgs> for LsnScale {
+    fn from(a: &ScaleArgs) -> Self {
+        LsnScale {
+            kind: match a.scale {
+                ScaleArg::Rank => LsnScaleKind::Rank,
+                ScaleArg::Linear => LsnScaleKind::Linear,
+            },
+            pages: match a.scale_pages {
+                ScalePagesArg::All => LsnScalePages::All,
+                ScalePagesArg::Index => LsnScalePages::Index,
+            },
+        }
+    }
+}
+
 #[derive(clap::Args, Debug)]
 struct Shared {
     /// Output format.
@@ -345,6 +397,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         ascii: p.ascii,
         out,
         metric: p.metric,
+        lsn_scale: p.lsn_scale,
         host: std::sync::Arc::new(crate::input::MapHost::new(streams)),
         verbose: cli.verbose,
         verified_only: p.verified_only,
@@ -366,6 +419,7 @@ struct Parsed {
     ascii: bool,
     out: Option<PathBuf>,
     metric: Metric,
+    lsn_scale: LsnScale,
     verified_only: bool,
 }
 
@@ -382,6 +436,7 @@ impl Parsed {
             ascii: false,
             out: None,
             metric: Metric::Extents,
+            lsn_scale: LsnScale::default(),
             verified_only: false,
         }
     }
@@ -410,16 +465,25 @@ const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Cs
 fn command(command: Command) -> Result<Parsed, String> {
     Ok(match command {
         Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw),
-        Command::Lsn { common, draw } => Parsed::drawn(Cmd::Lsn, common, draw),
+        Command::Lsn {
+            common,
+            draw,
+            scale,
+        } => Parsed {
+            lsn_scale: LsnScale::from(&scale),
+            ..Parsed::drawn(Cmd::Lsn, common, draw)
+        },
         Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw),
         Command::Compare {
             files,
             metric,
             out,
+            scale,
             shared,
         } => Parsed {
             out,
             metric: metric.into(),
+            lsn_scale: LsnScale::from(&scale),
             ..Parsed::new(Cmd::Compare, files, shared, TEXT_JSON)
         },
         Command::Segments(c) => Parsed::one(Cmd::Segments, c, TEXT_JSON),

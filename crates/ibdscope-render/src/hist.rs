@@ -103,10 +103,18 @@ impl Ranks {
         last
     }
 
-    /// The largest share of the values in one bin: the bound of a rank's
-    /// error.
+    /// The largest share of the values in one bin holding more than one
+    /// distinct value: the bound of a rank's error (a bin of equal values
+    /// ranks them exactly).
     pub fn error(&self) -> f64 {
-        let max = self.counts.iter().copied().max().unwrap_or(0);
+        let max = self
+            .counts
+            .iter()
+            .zip(&self.ext)
+            .filter(|(_, (lo, hi))| lo < hi)
+            .map(|(&c, _)| c)
+            .max()
+            .unwrap_or(0);
         max as f64 / self.n.max(1) as f64
     }
 
@@ -415,7 +423,7 @@ mod tests {
             vals.iter().rev().for_each(|&v| h.add(v));
             let r = h.ranks();
             let err = r.error();
-            assert!(err < 1.0);
+            assert!(err < 1.0 && (bins == 64 || err < 0.01), "{bins}: {err}");
             for &v in vals.iter().step_by(37) {
                 let got = r.rank(v as f64);
                 let want = exact_rank(&vals, v);
