@@ -85,7 +85,9 @@ impl Ranks {
 
     /// A value that was added, near rank `q` (0.0 the smallest, 1.0 the
     /// largest): of the bin where the rank falls, its smallest or largest
-    /// value, whichever is nearer.
+    /// value, whichever is nearer. When `q` falls among equal values, it
+    /// is that value, whose [`Ranks::rank`] (the share strictly below) may
+    /// be lower than `q` by the share of the ties.
     pub fn value(&self, q: f64) -> Option<u64> {
         let steps = self.n.saturating_sub(1) as f64;
         let want = q.clamp(0.0, 1.0) * steps;
