@@ -602,7 +602,7 @@ fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> Picture {
         lines,
         panels: vec![Panel {
             caption: Vec::new(),
-            grid: f.grid.clone(),
+            grid: f.normalized(),
         }],
         classes: vec![Class {
             label: format!("damaged page (LSN not trusted): {}", f.n_damaged),
@@ -820,6 +820,9 @@ mod tests {
             h.title
         );
         assert!(h.floor > 0.0);
+        // The panel holds the cells' places on the scale, as drawn.
+        assert_eq!(p.panels[0].grid, f.normalized());
+        assert_eq!(h.scale, Scale { lo: 0.0, hi: 1.0 });
         let dir = std::env::temp_dir().join(format!("ibdscope-lsn-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let svg_path = dir.join("ulid.svg");
