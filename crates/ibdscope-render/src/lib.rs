@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 pub mod color;
+mod font;
 pub mod grid;
 pub mod hist;
 pub mod picture;
