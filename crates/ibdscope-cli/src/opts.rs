@@ -604,4 +604,29 @@ mod tests {
         assert!(parse_threads("-2").is_err());
         assert!(parse_threads("100000").is_err());
     }
+
+    #[test]
+    fn lsn_scale_flags() {
+        let scale = |args: &[&str]| {
+            let cli = Cli::try_parse_from(args).unwrap();
+            command(cli.command).unwrap().lsn_scale
+        };
+        assert_eq!(scale(&["ibdscope", "lsn", "f.ibd"]), LsnScale::default());
+        assert_eq!(LsnScale::default().kind, LsnScaleKind::Rank);
+        let want = LsnScale {
+            kind: LsnScaleKind::Linear,
+            pages: LsnScalePages::Index,
+        };
+        let lsn = ["ibdscope", "lsn", "f.ibd", "--scale", "linear"];
+        assert_eq!(
+            scale(&[&lsn[..], &["--scale-pages", "index"]].concat()),
+            want
+        );
+        let cmp = ["ibdscope", "compare", "a.ibd", "b.ibd", "--metric", "lsn"];
+        assert_eq!(
+            scale(&[&cmp[..], &["--scale", "linear", "--scale-pages", "index"]].concat()),
+            want
+        );
+        assert!(Cli::try_parse_from(["ibdscope", "lsn", "f.ibd", "--scale", "log"]).is_err());
+    }
 }
