@@ -4,7 +4,8 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
-    Cmd, Color, DefOpts, Format, ImageFormat, Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
+    Cmd, Color, DefOpts, Format, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages, Metric, Opts,
+    RecordsOpts, RowsOpts, SpaceOptions,
 };
 use std::path::PathBuf;
 
@@ -64,6 +65,8 @@ enum Command {
         common: Common,
         #[command(flatten)]
         draw: Draw,
+        #[command(flatten)]
+        scale: ScaleArgs,
     },
     /// Page-fill map and per-index fill histograms, fill and leaf order.
     Fill {
@@ -83,6 +86,8 @@ enum Command {
         /// Write the picture to this file (.png or .svg).
         #[arg(long, value_name = "PICTURE")]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        scale: ScaleArgs,
         #[command(flatten)]
         shared: Shared,
     },
@@ -235,6 +240,53 @@ struct Draw {
     /// Write a picture to this file instead (.png or .svg, by extension).
     #[arg(long, value_name = "PICTURE")]
     out: Option<PathBuf>,
+}
+
+/// How LSNs map to colours.
+#[derive(clap::Args, Debug)]
+struct ScaleArgs {
+    /// LSN colour scale: rank (a page's share of older pages, so that a
+    /// few old system pages do not flatten the rest) or linear (between
+    /// the oldest and newest LSN).
+    #[arg(long, value_enum, default_value_t = ScaleArg::Rank)]
+    scale: ScaleArg,
+    /// Pages the LSN scale is made of: all, or index (INDEX, RTREE, SDI
+    /// pages; the others are drawn on it, clamped at its ends).
+    #[arg(long, value_enum, default_value_t = ScalePagesArg::All)]
+    scale_pages: ScalePagesArg,
+}
+
+/// The LSN colour scale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ScaleArg {
+    /// By rank among the pages.
+    Rank,
+    /// Linear between the oldest and newest LSN.
+    Linear,
+}
+
+/// The pages the LSN scale is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ScalePagesArg {
+    /// Every page with an LSN.
+    All,
+    /// Index pages only.
+    Index,
+}
+
+impl From<&ScaleArgs> for LsnScale {
+    fn from(a: &ScaleArgs) -> Self {
+        LsnScale {
+            kind: match a.scale {
+                ScaleArg::Rank => LsnScaleKind::Rank,
+                ScaleArg::Linear => LsnScaleKind::Linear,
+            },
+            pages: match a.scale_pages {
+                ScalePagesArg::All => LsnScalePages::All,
+                ScalePagesArg::Index => LsnScalePages::Index,
+            },
+        }
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -556,6 +608,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         ascii: p.ascii,
         out,
         metric: p.metric,
+        lsn_scale: p.lsn_scale,
         host: std::sync::Arc::new(crate::input::MapHost::new(streams)),
         verbose: cli.verbose,
         verified_only: p.verified_only,
@@ -577,6 +630,7 @@ struct Parsed {
     ascii: bool,
     out: Option<PathBuf>,
     metric: Metric,
+    lsn_scale: LsnScale,
     verified_only: bool,
 }
 
@@ -594,6 +648,7 @@ impl Parsed {
             ascii: false,
             out: None,
             metric: Metric::Extents,
+            lsn_scale: LsnScale::default(),
             verified_only: false,
         }
     }
@@ -624,16 +679,25 @@ const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Cs
 fn command(command: Command) -> Result<Parsed, String> {
     Ok(match command {
         Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw),
-        Command::Lsn { common, draw } => Parsed::drawn(Cmd::Lsn, common, draw),
+        Command::Lsn {
+            common,
+            draw,
+            scale,
+        } => Parsed {
+            lsn_scale: LsnScale::from(&scale),
+            ..Parsed::drawn(Cmd::Lsn, common, draw)
+        },
         Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw),
         Command::Compare {
             files,
             metric,
             out,
+            scale,
             shared,
         } => Parsed {
             out,
             metric: metric.into(),
+            lsn_scale: LsnScale::from(&scale),
             ..Parsed::new(Cmd::Compare, files, shared)
         },
         Command::Segments(c) => Parsed::one(Cmd::Segments, c),
@@ -835,5 +899,30 @@ mod tests {
         assert!(parse_threads("0").is_err());
         assert!(parse_threads("-2").is_err());
         assert!(parse_threads("100000").is_err());
+    }
+
+    #[test]
+    fn lsn_scale_flags() {
+        let scale = |args: &[&str]| {
+            let cli = Cli::try_parse_from(args).unwrap();
+            command(cli.command).unwrap().lsn_scale
+        };
+        assert_eq!(scale(&["ibdscope", "lsn", "f.ibd"]), LsnScale::default());
+        assert_eq!(LsnScale::default().kind, LsnScaleKind::Rank);
+        let want = LsnScale {
+            kind: LsnScaleKind::Linear,
+            pages: LsnScalePages::Index,
+        };
+        let lsn = ["ibdscope", "lsn", "f.ibd", "--scale", "linear"];
+        assert_eq!(
+            scale(&[&lsn[..], &["--scale-pages", "index"]].concat()),
+            want
+        );
+        let cmp = ["ibdscope", "compare", "a.ibd", "b.ibd", "--metric", "lsn"];
+        assert_eq!(
+            scale(&[&cmp[..], &["--scale", "linear", "--scale-pages", "index"]].concat()),
+            want
+        );
+        assert!(Cli::try_parse_from(["ibdscope", "lsn", "f.ibd", "--scale", "log"]).is_err());
     }
 }

@@ -135,6 +135,38 @@ pub fn viridis(t: f64) -> Rgb {
     Rgb(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
 
+/// Where the LSN ramp starts on [`viridis`]: its darkest purple (0.0)
+/// turns into ANSI 53, near black, which vanishes on a dark terminal; from
+/// 0.15 on, the oldest colour is ANSI 60 (#5f5f87), at least 3:1 in
+/// contrast against black and against white.
+pub const LSN_FLOOR: f64 = 0.15;
+
+/// [`viridis`] from `floor` (at `t` 0.0) to its yellow end (at 1.0).
+pub fn ramp(t: f64, floor: f64) -> Rgb {
+    let t = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
+    let f = floor.clamp(0.0, 1.0);
+    viridis(f + (1.0 - f) * t)
+}
+
+/// WCAG 2 relative luminance of an sRGB colour, 0.0 (black) – 1.0.
+pub fn luminance(c: Rgb) -> f64 {
+    let ch = |v: u8| {
+        let v = f64::from(v) / 255.0;
+        if v <= 0.039_28 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * ch(c.0) + 0.7152 * ch(c.1) + 0.0722 * ch(c.2)
+}
+
+/// WCAG 2 contrast ratio of two colours (1.0 – 21.0).
+pub fn contrast(a: Rgb, b: Rgb) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,5 +216,27 @@ mod tests {
         }
         assert_eq!(Rgb(1, 2, 255).hex(), "#0102ff");
         assert_eq!(Rgb(0, 0, 0).tint(1.0), Rgb(255, 255, 255));
+    }
+
+    #[test]
+    fn the_oldest_lsn_colour_shows_on_dark_and_light_terminals() {
+        let black = Rgb(0, 0, 0);
+        let white = Rgb(255, 255, 255);
+        let oldest = ansi256_to_rgb(rgb_to_ansi256(ramp(0.0, LSN_FLOOR)));
+        // WCAG's 3:1, the least contrast for graphics, on both.
+        assert!(contrast(oldest, black) >= 3.0, "{oldest:?}");
+        assert!(contrast(oldest, white) >= 3.0, "{oldest:?}");
+        // The plain viridis start is the near-black ANSI 53 this avoids.
+        let plain = ansi256_to_rgb(rgb_to_ansi256(viridis(0.0)));
+        assert!(contrast(plain, black) < 3.0);
+        assert!(luminance(oldest) > 0.1 && luminance(white) > 0.99);
+        assert_eq!(ramp(1.0, LSN_FLOOR), viridis(1.0));
+        assert_eq!(ramp(0.0, 0.0), viridis(0.0));
+        // Every colour of the ramp stays off the near-black ANSI colours
+        // (the darkest after the oldest is ANSI 24, #005f87, 2.99:1).
+        for i in 0..=100 {
+            let c = ansi256_to_rgb(rgb_to_ansi256(ramp(f64::from(i) / 100.0, LSN_FLOOR)));
+            assert!(contrast(c, black) >= 2.5, "{i}: {c:?}");
+        }
     }
 }

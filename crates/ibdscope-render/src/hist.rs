@@ -15,9 +15,115 @@ pub struct Pow2Histogram {
     /// `min >> shift` of the first bin.
     base: u64,
     counts: Vec<u64>,
+    /// Smallest and largest value in each bin (`(u64::MAX, 0)` when empty).
+    ext: Vec<(u64, u64)>,
     min: Option<u64>,
     max: u64,
     n: u64,
+}
+
+const EMPTY: (u64, u64) = (u64::MAX, 0);
+
+fn widen(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    (a.0.min(b.0), a.1.max(b.1))
+}
+
+/// Where values sit among those of a [`Pow2Histogram`]: the share of
+/// values below (a rank, 0.0 at the smallest value, 1.0 at the largest).
+///
+/// Each bin keeps its count and its smallest and largest value, all
+/// exact; inside one bin the rank is interpolated linearly between the
+/// bin's smallest and largest value. So a rank is off by at most the share
+/// of values in its bin ([`Ranks::error`]), and [`Ranks::value`] returns a
+/// value that was added, off by at most that share from the rank asked.
+#[derive(Clone, Debug)]
+pub struct Ranks {
+    shift: u32,
+    base: u64,
+    /// Values in the bins before each bin.
+    below: Vec<u64>,
+    counts: Vec<u64>,
+    ext: Vec<(u64, u64)>,
+    n: u64,
+}
+
+impl Ranks {
+    /// The rank of `v`: 0.0 at or below the smallest value, 1.0 at or
+    /// above the largest, non-decreasing in `v`; 1.0 when no value was
+    /// added or all are equal (as [`crate::Scale::t`] puts them).
+    pub fn rank(&self, v: f64) -> f64 {
+        let (Some(&(lo, _)), Some(&(_, hi))) = (self.ext.first(), self.ext.last()) else {
+            return 1.0;
+        };
+        if hi <= lo || v.is_nan() {
+            return 1.0;
+        }
+        if v <= lo as f64 {
+            return 0.0;
+        }
+        if v >= hi as f64 {
+            return 1.0;
+        }
+        let idx = (v as u64) >> self.shift;
+        let i = usize::try_from(idx.saturating_sub(self.base)).unwrap_or(usize::MAX);
+        let (Some(&below), Some(&count), Some(&(blo, bhi))) =
+            (self.below.get(i), self.counts.get(i), self.ext.get(i))
+        else {
+            return 1.0;
+        };
+        let inside = if count == 0 || v <= blo as f64 {
+            0.0
+        } else if v >= bhi as f64 {
+            count as f64
+        } else {
+            count as f64 * (v - blo as f64) / (bhi - blo) as f64
+        };
+        // n - 1 steps from the smallest value (rank 0) to the largest (1).
+        let steps = self.n.saturating_sub(1).max(1) as f64;
+        ((below as f64 + inside) / steps).clamp(0.0, 1.0)
+    }
+
+    /// A value that was added, near rank `q` (0.0 the smallest, 1.0 the
+    /// largest): of the bin where the rank falls, its smallest or largest
+    /// value, whichever is nearer. When `q` falls among equal values, it
+    /// is that value, whose [`Ranks::rank`] (the share strictly below) may
+    /// be lower than `q` by the share of the ties.
+    pub fn value(&self, q: f64) -> Option<u64> {
+        let steps = self.n.saturating_sub(1) as f64;
+        let want = q.clamp(0.0, 1.0) * steps;
+        let mut last = None;
+        for ((&below, &count), &(lo, hi)) in self.below.iter().zip(&self.counts).zip(&self.ext) {
+            if count == 0 {
+                continue;
+            }
+            last = Some(hi);
+            if want <= (below + count - 1) as f64 {
+                let frac = (want - below as f64) / count as f64;
+                return Some(if frac < 0.5 { lo } else { hi });
+            }
+        }
+        last
+    }
+
+    /// The largest share of the values in one bin holding more than one
+    /// distinct value: the bound of a rank's error (a bin of equal values
+    /// ranks them exactly).
+    pub fn error(&self) -> f64 {
+        let max = self
+            .counts
+            .iter()
+            .zip(&self.ext)
+            .filter(|(_, (lo, hi))| lo < hi)
+            .map(|(&c, _)| c)
+            .max()
+            .unwrap_or(0);
+        max as f64 / self.n.max(1) as f64
+    }
+
+    /// The bin width, `2^shift`.
+    pub fn shift(&self) -> u32 {
+        self.shift
+    }
 }
 
 /// One bin of a [`Pow2Histogram`].
@@ -40,6 +146,7 @@ impl Pow2Histogram {
             shift: 0,
             base: 0,
             counts: Vec::with_capacity(max_bins),
+            ext: Vec::with_capacity(max_bins),
             min: None,
             max: 0,
             n: 0,
@@ -54,6 +161,7 @@ impl Pow2Histogram {
             self.max = v;
             self.base = v;
             self.counts.push(1);
+            self.ext.push((v, v));
             return;
         };
         self.min = Some(min.min(v));
@@ -64,15 +172,16 @@ impl Pow2Histogram {
             let hi = (self.base + self.counts.len() as u64 - 1).max(idx);
             if hi - lo < self.max_bins as u64 {
                 if idx < self.base {
-                    let grow = (self.base - idx) as usize;
-                    self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+                    self.grow_front((self.base - idx) as usize);
                     self.base = idx;
                 }
                 let i = (idx - self.base) as usize;
                 if i >= self.counts.len() {
                     self.counts.resize(i + 1, 0);
+                    self.ext.resize(i + 1, EMPTY);
                 }
                 self.counts[i] += 1;
+                self.ext[i] = widen(self.ext[i], (v, v));
                 return;
             }
             self.coarsen();
@@ -108,33 +217,64 @@ impl Pow2Histogram {
             o.coarsen();
         }
         if o.base < self.base {
-            let grow = (self.base - o.base) as usize;
-            self.counts.splice(0..0, std::iter::repeat_n(0, grow));
+            self.grow_front((self.base - o.base) as usize);
             self.base = o.base;
         }
         let end = (last(&o) - self.base + 1) as usize;
         if end > self.counts.len() {
             self.counts.resize(end, 0);
+            self.ext.resize(end, EMPTY);
         }
-        for (i, c) in o.counts.iter().enumerate() {
-            self.counts[(o.base - self.base) as usize + i] += c;
+        for (i, (c, e)) in o.counts.iter().zip(&o.ext).enumerate() {
+            let j = (o.base - self.base) as usize + i;
+            self.counts[j] += c;
+            self.ext[j] = widen(self.ext[j], *e);
         }
         self.min = Some(min.min(other_min));
         self.max = self.max.max(o.max);
         self.n += o.n;
     }
 
+    /// `n` empty bins before the first.
+    fn grow_front(&mut self, n: usize) {
+        self.counts.splice(0..0, std::iter::repeat_n(0, n));
+        self.ext.splice(0..0, std::iter::repeat_n(EMPTY, n));
+    }
+
     /// Doubles the bin width, merging bins in pairs.
     fn coarsen(&mut self) {
         let new_base = self.base >> 1;
         let last = (self.base + self.counts.len() as u64 - 1) >> 1;
-        let mut merged = vec![0u64; (last - new_base + 1) as usize];
-        for (i, c) in self.counts.iter().enumerate() {
-            merged[(((self.base + i as u64) >> 1) - new_base) as usize] += c;
+        let len = (last - new_base + 1) as usize;
+        let mut merged = vec![0u64; len];
+        let mut ext = vec![EMPTY; len];
+        for (i, (c, e)) in self.counts.iter().zip(&self.ext).enumerate() {
+            let j = (((self.base + i as u64) >> 1) - new_base) as usize;
+            merged[j] += c;
+            ext[j] = widen(ext[j], *e);
         }
         self.counts = merged;
+        self.ext = ext;
         self.base = new_base;
         self.shift += 1;
+    }
+
+    /// The ranks of the values, for [`Ranks::rank`] and [`Ranks::value`].
+    pub fn ranks(&self) -> Ranks {
+        let mut below = Vec::with_capacity(self.counts.len());
+        let mut sum = 0u64;
+        for c in &self.counts {
+            below.push(sum);
+            sum += c;
+        }
+        Ranks {
+            shift: self.shift,
+            base: self.base,
+            below,
+            counts: self.counts.clone(),
+            ext: self.ext.clone(),
+            n: self.n,
+        }
     }
 
     /// The bin width is `2^shift`.
@@ -266,5 +406,86 @@ mod tests {
         assert!(bins.len() <= 32);
         assert_eq!(bins.iter().map(|b| b.count).sum::<u64>(), 2);
         assert_eq!((bins[0].from, bins.last().unwrap().to), (0, u64::MAX));
+    }
+
+    /// The exact rank of `v` among `vals`: values strictly below, over n - 1.
+    fn exact_rank(vals: &[u64], v: u64) -> f64 {
+        vals.iter().filter(|&&x| x < v).count() as f64 / (vals.len() - 1) as f64
+    }
+
+    #[test]
+    fn ranks_are_within_the_fullest_bin_and_values_are_real() {
+        // Two outliers far below a dense block: a linear scale would put
+        // the block in its top sixth.
+        let mut vals: Vec<u64> = (0..2000u64).map(|i| 9_200_000 + i * 1300).collect();
+        vals.push(1_660_000);
+        vals.push(1_700_000);
+        for bins in [64usize, 4096] {
+            let mut h = Pow2Histogram::new(bins);
+            vals.iter().rev().for_each(|&v| h.add(v));
+            let r = h.ranks();
+            let err = r.error();
+            assert!(err < 1.0 && (bins == 64 || err < 0.01), "{bins}: {err}");
+            for &v in vals.iter().step_by(37) {
+                let got = r.rank(v as f64);
+                let want = exact_rank(&vals, v);
+                assert!(
+                    (got - want).abs() <= err + 1e-9,
+                    "{bins}: {v} {got} {want} {err}"
+                );
+            }
+            assert_eq!(r.rank(1_660_000.0), 0.0);
+            assert_eq!(r.rank(vals[1999] as f64), 1.0);
+            // The block's first page sits near the bottom, not in the top
+            // sixth.
+            assert!(r.rank(9_200_000.0) <= 2.0 / 2001.0 + err);
+            for q in [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0] {
+                let v = r.value(q).unwrap();
+                assert!(vals.contains(&v), "{v}");
+                assert!(
+                    (exact_rank(&vals, v) - q).abs() <= err + 1.0 / 2000.0,
+                    "{q}"
+                );
+            }
+            assert_eq!(r.value(0.0), Some(1_660_000));
+            assert_eq!(r.value(1.0), Some(vals[1999]));
+        }
+        // Non-decreasing.
+        let mut h = Pow2Histogram::new(64);
+        vals.iter().for_each(|&v| h.add(v));
+        let r = h.ranks();
+        let mut last = 0.0;
+        for v in (1_600_000..12_000_000).step_by(977) {
+            let t = r.rank(v as f64);
+            assert!(t >= last);
+            last = t;
+        }
+    }
+
+    #[test]
+    fn merged_ranks_equal_one_pass_and_degenerate_cases() {
+        let vals: Vec<u64> = (0..999u64).map(|i| 5 + (i * 7919) % 100_003).collect();
+        let mut whole = Pow2Histogram::new(256);
+        vals.iter().for_each(|&v| whole.add(v));
+        let mut joined = Pow2Histogram::new(256);
+        for chunk in vals.chunks(100) {
+            let mut h = Pow2Histogram::new(256);
+            chunk.iter().for_each(|&v| h.add(v));
+            joined.merge(&h);
+        }
+        let (a, b) = (whole.ranks(), joined.ranks());
+        for v in (0..110_000).step_by(101) {
+            assert_eq!(a.rank(f64::from(v)), b.rank(f64::from(v)));
+        }
+        assert_eq!(a.value(0.3), b.value(0.3));
+        let empty = Pow2Histogram::new(8).ranks();
+        assert_eq!((empty.rank(3.0), empty.value(0.5)), (1.0, None));
+        let mut one = Pow2Histogram::new(8);
+        one.add(4);
+        one.add(4);
+        assert_eq!(
+            (one.ranks().rank(4.0), one.ranks().value(0.0)),
+            (1.0, Some(4))
+        );
     }
 }

@@ -11,7 +11,7 @@
 //! - [`grid`]: one [`Cell`] per page folded, in one pass and bounded
 //!   memory, into a [`Grid`] of at most a given number of rows.
 //! - [`hist`]: an exact one-pass histogram of u64 values in power-of-two
-//!   bins.
+//!   bins, and the values' ranks from it (with a stated error bound).
 //! - [`picture`]: a [`Picture`] (title, grids side by side at one scale,
 //!   legend, colour scale, histograms) and [`render`] to a file.
 //!
@@ -25,11 +25,12 @@
 #![deny(missing_docs)]
 
 pub mod color;
+mod font;
 pub mod grid;
 pub mod hist;
 pub mod picture;
 
 pub use color::Rgb;
 pub use grid::{pages_per_cell, Cell, Grid, GridBuilder, Scale};
-pub use hist::{Bin, Pow2Histogram};
+pub use hist::{Bin, Pow2Histogram, Ranks};
 pub use picture::{render, Class, Drawn, HeatScale, Histogram, ImageFormat, Panel, Picture};

@@ -10,7 +10,8 @@
 //! an SVG holds exactly one rectangle per non-blank cell between the first
 //! row slot and the first text after it.
 
-use crate::color::{viridis, Rgb, SLOT_RGB};
+use crate::color::{ramp, Rgb, SLOT_RGB};
+use crate::font;
 use crate::grid::{Cell, Grid, Scale};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -24,7 +25,7 @@ use std::sync::Once;
 static FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 const FAMILY: &str = "sans-serif";
 
-fn register_font() {
+pub(crate) fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The bytes are a valid TrueType font, checked by a test.
@@ -54,6 +55,12 @@ pub struct HeatScale {
     pub lo_label: String,
     /// Text at the high end.
     pub hi_label: String,
+    /// Where the colours start on viridis (0.0 its darkest purple; see
+    /// [`crate::color::ramp`]).
+    pub floor: f64,
+    /// Marks under the scale: position (0.0–1.0) and text. A label that
+    /// would overlap the one before is left out; the mark stays.
+    pub ticks: Vec<(f64, String)>,
 }
 
 /// One grid with its caption.
@@ -158,6 +165,16 @@ const SWATCH: i32 = 14;
 const HIST_H: i32 = 64;
 const HIST_W: i32 = 300;
 const SCALE_W: i32 = 256;
+/// The colour scale's width when it has ticks (room for their labels).
+const TICKS_W: i32 = 512;
+
+fn scale_w(h: &HeatScale) -> i32 {
+    if h.ticks.is_empty() {
+        SCALE_W
+    } else {
+        TICKS_W
+    }
+}
 
 fn text_w(text: &str, px: f64) -> i32 {
     register_font();
@@ -184,6 +201,8 @@ struct Layout {
     hist_y: i32,
     hist_w: i32,
     hist_per_row: usize,
+    /// Text is placed glyph by glyph (PNG; an SVG viewer lays out its own).
+    glyphs: bool,
 }
 
 const HIST_BLOCK: i32 = 18 + HIST_H + 20 + 12;
@@ -290,8 +309,11 @@ fn layout(p: &Picture) -> Layout {
         y += ly + 26;
     }
     let scale_y = y;
-    if p.heat.is_some() {
+    if let Some(h) = &p.heat {
         y += 20 + 14 + 22;
+        if !h.ticks.is_empty() {
+            y += 16;
+        }
     }
     let notes_y = y;
     y += 18 * p.notes.len() as i32;
@@ -318,13 +340,15 @@ fn layout(p: &Picture) -> Layout {
         hist_y,
         hist_w,
         hist_per_row,
+        glyphs: false,
     }
 }
 
 /// Draws `p` into `path`, PNG or SVG by `format`.
 pub fn render(p: &Picture, path: &Path, format: ImageFormat) -> Result<Drawn, RenderError> {
     register_font();
-    let l = layout(p);
+    let mut l = layout(p);
+    l.glyphs = format == ImageFormat::Png;
     let size = (l.width as u32, l.height as u32);
     let err = |e: String| RenderError(format!("{}: {e}", path.display()));
     match format {
@@ -354,6 +378,7 @@ type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::Er
 
 fn text<DB: DrawingBackend>(
     a: &DrawingArea<DB, Shift>,
+    glyphs: bool,
     s: &str,
     (x, y): (i32, i32),
     px: f64,
@@ -364,7 +389,28 @@ fn text<DB: DrawingBackend>(
     let style = TextStyle::from((FAMILY, px).into_font())
         .color(&ink)
         .pos(Pos::new(h, VPos::Top));
-    a.draw_text(s, &style, (x, y))
+    if !glyphs {
+        return a.draw_text(s, &style, (x, y));
+    }
+    // Glyph by glyph at the places the font's metrics give (see
+    // `font::place`): plotters' own placement drops each glyph's left side
+    // bearing and the fractions of its pen position.
+    let Some(placed) = font::place(FONT, s, px) else {
+        return a.draw_text(s, &style, (x, y));
+    };
+    let left = match h {
+        HPos::Left => x,
+        HPos::Right => x - placed.width.round() as i32,
+        HPos::Center => x - (placed.width / 2.0).round() as i32,
+    };
+    let style = style.pos(Pos::new(HPos::Left, VPos::Top));
+    let mut buf = [0u8; 4];
+    for (ch, dx) in s.chars().zip(&placed.x) {
+        if !ch.is_whitespace() {
+            a.draw_text(ch.encode_utf8(&mut buf), &style, (left + dx, y))?;
+        }
+    }
+    Ok(())
 }
 
 fn rect<DB: DrawingBackend>(
@@ -380,16 +426,25 @@ const INK: Rgb = Rgb(0x20, 0x20, 0x20);
 const GREY_INK: Rgb = Rgb(0x60, 0x60, 0x60);
 
 fn draw<DB: DrawingBackend>(a: &DrawingArea<DB, Shift>, p: &Picture, l: &Layout) -> DrawResult<DB> {
+    let glyphs = l.glyphs;
     a.fill(&WHITE)?;
-    text(a, &p.title, (MARGIN, MARGIN), TITLE_PX, HPos::Left, INK)?;
+    text(
+        a,
+        glyphs,
+        &p.title,
+        (MARGIN, MARGIN),
+        TITLE_PX,
+        HPos::Left,
+        INK,
+    )?;
     for (i, line) in p.lines.iter().enumerate() {
         let y = MARGIN + 28 + 20 * i as i32;
-        text(a, line, (MARGIN, y), LINE_PX, HPos::Left, GREY_INK)?;
+        text(a, glyphs, line, (MARGIN, y), LINE_PX, HPos::Left, GREY_INK)?;
     }
     for (panel, &(x, cy, _)) in p.panels.iter().zip(&l.panels) {
         for (i, line) in panel.caption.iter().enumerate() {
             let y = cy + 19 * i as i32;
-            text(a, line, (x, y), SMALL_PX, HPos::Left, INK)?;
+            text(a, glyphs, line, (x, y), SMALL_PX, HPos::Left, INK)?;
         }
     }
     // Row labels: the first page of the row, left of each line of panels
@@ -402,6 +457,7 @@ fn draw<DB: DrawingBackend>(a: &DrawingArea<DB, Shift>, p: &Picture, l: &Layout)
             let x = MARGIN + l.label_w - 6;
             text(
                 a,
+                glyphs,
                 &page.to_string(),
                 (x, y),
                 LABEL_PX,
@@ -416,29 +472,55 @@ fn draw<DB: DrawingBackend>(a: &DrawingArea<DB, Shift>, p: &Picture, l: &Layout)
     // Legend.
     for &(x, y, i) in &l.legend {
         let c = &p.classes[i];
-        text(a, &c.label, (x + SWATCH + 5, y), SMALL_PX, HPos::Left, INK)?;
+        text(
+            a,
+            glyphs,
+            &c.label,
+            (x + SWATCH + 5, y),
+            SMALL_PX,
+            HPos::Left,
+            INK,
+        )?;
         rect(a, (x, y + 2), (SWATCH, SWATCH), c.color)?;
     }
     if let Some(h) = &p.heat {
         let y = l.scale_y;
-        text(a, &h.title, (MARGIN, y), SMALL_PX, HPos::Left, INK)?;
-        for i in 0..SCALE_W / 2 {
-            let t = f64::from(i) / f64::from(SCALE_W / 2 - 1);
-            rect(a, (MARGIN + 2 * i, y + 20), (2, 14), viridis(t))?;
+        text(a, glyphs, &h.title, (MARGIN, y), SMALL_PX, HPos::Left, INK)?;
+        let w = scale_w(h);
+        for i in 0..w / 2 {
+            let t = f64::from(i) / f64::from(w / 2 - 1);
+            rect(a, (MARGIN + 2 * i, y + 20), (2, 14), ramp(t, h.floor))?;
+        }
+        let mut labels_y = y + 37;
+        if !h.ticks.is_empty() {
+            let mut free_from = i32::MIN;
+            for (t, label) in &h.ticks {
+                let x = MARGIN + (t.clamp(0.0, 1.0) * f64::from(w - 1)).round() as i32;
+                rect(a, (x, y + 34), (1, 5), INK)?;
+                let lw = text_w(label, LABEL_PX);
+                let left = (x - lw / 2).clamp(MARGIN, MARGIN + w - lw);
+                if left >= free_from {
+                    text(a, glyphs, label, (left, y + 40), LABEL_PX, HPos::Left, INK)?;
+                    free_from = left + lw + 8;
+                }
+            }
+            labels_y += 16;
         }
         text(
             a,
+            glyphs,
             &h.lo_label,
-            (MARGIN, y + 37),
+            (MARGIN, labels_y),
             LABEL_PX,
             HPos::Left,
             GREY_INK,
         )?;
-        let right = MARGIN + SCALE_W;
+        let right = MARGIN + w;
         text(
             a,
+            glyphs,
             &h.hi_label,
-            (right, y + 37),
+            (right, labels_y),
             LABEL_PX,
             HPos::Right,
             GREY_INK,
@@ -446,14 +528,14 @@ fn draw<DB: DrawingBackend>(a: &DrawingArea<DB, Shift>, p: &Picture, l: &Layout)
     }
     for (i, n) in p.notes.iter().enumerate() {
         let y = l.notes_y + 18 * i as i32;
-        text(a, n, (MARGIN, y), SMALL_PX, HPos::Left, GREY_INK)?;
+        text(a, glyphs, n, (MARGIN, y), SMALL_PX, HPos::Left, GREY_INK)?;
     }
     for (i, h) in p.histograms.iter().enumerate() {
         let col = (i % l.hist_per_row) as i32;
         let row = (i / l.hist_per_row) as i32;
         let x = MARGIN + col * (l.hist_w + 24);
         let y = l.hist_y + row * HIST_BLOCK;
-        draw_histogram(a, h, (x, y), l.hist_w)?;
+        draw_histogram(a, glyphs, h, (x, y), l.hist_w)?;
     }
     Ok(())
 }
@@ -466,7 +548,7 @@ fn draw_grid<DB: DrawingBackend>(
     (x0, y0): (i32, i32),
 ) -> DrawResult<DB> {
     let (cw, ch, gap) = (l.cell_w, l.cell_h, l.gap);
-    let scale = p.heat.as_ref().map(|h| h.scale);
+    let scale = p.heat.as_ref().map(|h| (h.scale, h.floor));
     for (r, row) in g.row_cells().enumerate() {
         let y = y0 + r as i32 * ch;
         rect(
@@ -490,8 +572,8 @@ fn draw_grid<DB: DrawingBackend>(
                     rect(a, (x, y + full - h), (cw - gap, h), class(n))?;
                 }
                 Cell::Heat(v) => {
-                    let t = scale.map_or(1.0, |s| s.t(v));
-                    rect(a, (x, y), (cw - gap, ch - gap), viridis(t))?;
+                    let (t, floor) = scale.map_or((1.0, 0.0), |(s, f)| (s.t(v), f));
+                    rect(a, (x, y), (cw - gap, ch - gap), ramp(t, floor))?;
                 }
             }
         }
@@ -501,11 +583,12 @@ fn draw_grid<DB: DrawingBackend>(
 
 fn draw_histogram<DB: DrawingBackend>(
     a: &DrawingArea<DB, Shift>,
+    glyphs: bool,
     h: &Histogram,
     (x, y): (i32, i32),
     w: i32,
 ) -> DrawResult<DB> {
-    text(a, &h.title, (x, y), SMALL_PX, HPos::Left, INK)?;
+    text(a, glyphs, &h.title, (x, y), SMALL_PX, HPos::Left, INK)?;
     let base = y + 18 + HIST_H;
     let n = h.bars.len().max(1) as i32;
     let bar_w = (w / n).max(1);
@@ -519,9 +602,18 @@ fn draw_histogram<DB: DrawingBackend>(
         rect(a, (bx, base - bh), ((bar_w - 1).max(1), bh), c)?;
     }
     rect(a, (x, base), (bar_w * n, 1), GREY_INK)?;
-    text(a, &h.left, (x, base + 4), LABEL_PX, HPos::Left, GREY_INK)?;
     text(
         a,
+        glyphs,
+        &h.left,
+        (x, base + 4),
+        LABEL_PX,
+        HPos::Left,
+        GREY_INK,
+    )?;
+    text(
+        a,
+        glyphs,
         &h.right,
         (x + bar_w * n, base + 4),
         LABEL_PX,
@@ -534,7 +626,7 @@ fn draw_histogram<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::color::{ansi256_to_rgb, INDEX_ANSI};
+    use crate::color::{ansi256_to_rgb, viridis, INDEX_ANSI};
     use crate::grid::{pages_per_cell, GridBuilder};
     use std::path::PathBuf;
 
@@ -573,6 +665,17 @@ mod tests {
             }
         }
         cells
+    }
+
+    /// The text of every `<text>` element, in order.
+    pub(crate) fn svg_texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|el| {
+                let body = el.split_once('>')?.1;
+                Some(body.split("</text>").next()?.trim().to_string())
+            })
+            .collect()
     }
 
     fn check_svg(path: &Path, d: Drawn) -> String {
@@ -624,6 +727,8 @@ mod tests {
                 scale: Scale { lo: 10.0, hi: 10.0 },
                 lo_label: "old".into(),
                 hi_label: "new".into(),
+                floor: 0.0,
+                ticks: Vec::new(),
             }),
             notes: vec!["note".into()],
             histograms: vec![Histogram {
@@ -726,5 +831,100 @@ mod tests {
         assert_eq!(ImageFormat::from_path(Path::new("png")), None);
         let bad = render(&p, Path::new("/nonexistent-dir/x.png"), ImageFormat::Png);
         assert!(bad.is_err());
+    }
+
+    #[test]
+    fn ticks_label_the_scale_and_the_floor_lifts_the_low_end() {
+        let cells = [Cell::Heat(0.0), Cell::Heat(1.0)];
+        let mut p = picture(grid(&cells, 4), true);
+        let h = p.heat.as_mut().unwrap();
+        h.scale = Scale { lo: 0.0, hi: 1.0 };
+        h.floor = crate::color::LSN_FLOOR;
+        h.ticks = vec![
+            (0.0, "1660000".into()),
+            (0.001, "1660001".into()),
+            (0.5, "9200000".into()),
+            (1.0, "11800000".into()),
+        ];
+        let svg = both(&p, "ticks");
+        let want: Vec<String> = [crate::color::ramp(0.0, 0.15), viridis(1.0)]
+            .iter()
+            .map(|c| c.hex())
+            .collect();
+        assert_eq!(svg_cells(&svg), want);
+        let texts = svg_texts(&svg);
+        for label in ["1660000", "9200000", "11800000"] {
+            assert!(texts.iter().any(|t| t == label), "{label}");
+        }
+        // Too close to the first: the mark only.
+        assert!(!texts.iter().any(|t| t == "1660001"));
+    }
+
+    /// The ink of `s` drawn as the PNG draws it (`glyphs`) or as plotters
+    /// places a whole string: the runs of pixel columns with any pixel
+    /// visibly darker than the white background.
+    fn ink_runs(s: &str, px: f64, glyphs: bool) -> Vec<(i32, i32)> {
+        register_font();
+        let (w, h) = (400u32, 40u32);
+        let mut buf = vec![0u8; (w * h * 3) as usize];
+        {
+            let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+            root.fill(&WHITE).unwrap();
+            text(&root, glyphs, s, (10, 10), px, HPos::Left, Rgb(0, 0, 0)).unwrap();
+            root.present().unwrap();
+        }
+        let inked = |x: u32| (0..h).any(|y| buf[((y * w + x) * 3) as usize] < 150);
+        let mut runs: Vec<(i32, i32)> = Vec::new();
+        for x in 0..w {
+            if inked(x) {
+                match runs.last_mut() {
+                    Some(r) if r.1 == x as i32 - 1 => r.1 = x as i32,
+                    _ => runs.push((x as i32, x as i32)),
+                }
+            }
+        }
+        runs
+    }
+
+    fn gaps(runs: &[(i32, i32)]) -> Vec<i32> {
+        runs.windows(2).map(|w| w[1].0 - w[0].1 - 1).collect()
+    }
+
+    /// Whether `s` drawn at `px` shows its glyphs apart (one ink run per
+    /// glyph, `runs` of them, but for at most one pair whose
+    /// anti-aliased edges touch) with even gaps (within a pixel of each
+    /// other), as the SVG's text does in any viewer.
+    fn evenly_spaced(s: &str, px: f64, glyphs_drawn: bool, runs: usize) -> Result<(), String> {
+        let r = ink_runs(s, px, glyphs_drawn);
+        let g = gaps(&r);
+        let (lo, hi) = (g.iter().min().unwrap(), g.iter().max().unwrap());
+        if r.len() + 1 >= runs && r.len() <= runs && hi - lo <= 1 {
+            Ok(())
+        } else {
+            Err(format!("{s} at {px}: runs {r:?}, gaps {g:?}"))
+        }
+    }
+
+    #[test]
+    fn png_text_keeps_the_fonts_spacing() {
+        // The strings the PNGs misdrew ("full _crc32", "91 50813",
+        // "REDUNDAN T") and LSNs from the gallery; one run per glyph
+        // (or one pair fewer where anti-aliased edges touch).
+        let cases = [
+            ("9150813", 7),
+            ("2645176", 7),
+            ("7803110", 7),
+            ("full_crc32", 10),
+            ("REDUNDANT", 9),
+        ];
+        let mut old_wrong = 0;
+        for px in [LABEL_PX, SMALL_PX] {
+            for (s, runs) in cases {
+                evenly_spaced(s, px, true, runs).unwrap();
+                old_wrong += usize::from(evenly_spaced(s, px, false, runs).is_err());
+            }
+        }
+        // plotters' own placement gets most of them wrong.
+        assert!(old_wrong >= 6, "{old_wrong}");
     }
 }

@@ -32,6 +32,40 @@ pub enum Metric {
     Fill,
 }
 
+/// How page LSNs map to colours (`lsn`, `compare --metric lsn`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LsnScaleKind {
+    /// By rank: a page's colour is the share of pages with an older LSN,
+    /// so a few outliers (page 1, written at creation) cannot flatten the
+    /// rest.
+    #[default]
+    Rank,
+    /// Linear between the oldest and the newest LSN.
+    Linear,
+}
+
+/// Which pages the LSN scale is made of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LsnScalePages {
+    /// Every page with an LSN.
+    #[default]
+    All,
+    /// Only index pages (INDEX, RTREE, SDI); the others are drawn on it,
+    /// clamped at its ends.
+    Index,
+}
+
+/// The LSN colour scale.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LsnScale {
+    /// Rank or linear.
+    pub kind: LsnScaleKind,
+    /// The pages it is made of.
+    pub pages: LsnScalePages,
+}
+
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -166,6 +200,8 @@ pub struct Opts {
     pub out: Option<(PathBuf, ImageFormat)>,
     /// What `compare` draws.
     pub metric: Metric,
+    /// How `lsn` and `compare --metric lsn` colour LSNs.
+    pub lsn_scale: LsnScale,
     /// List every page a note concerns (else: a count and the first pages).
     pub verbose: bool,
     /// Leave out what comes from pages that do not verify (`rows`,

@@ -25,6 +25,7 @@
 //!     ascii: false,
 //!     out: None,
 //!     metric: Metric::Extents,
+//!     lsn_scale: Default::default(),
 //!     verbose: false,
 //!     verified_only: false,
 //!     host: Arc::new(ReadHost),

@@ -296,6 +296,7 @@ mod tests {
                 ascii: false,
                 out: Some((out.clone(), ImageFormat::Png)),
                 metric: Metric::Extents,
+                lsn_scale: Default::default(),
                 verbose: false,
                 verified_only: false,
                 host: std::sync::Arc::new(crate::host::ReadHost),

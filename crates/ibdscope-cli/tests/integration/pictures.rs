@@ -334,9 +334,32 @@ fn lsn_json_cells_and_bins_match_the_library() {
             })
             .collect();
         assert_eq!(got, counts, "{file}");
-        // Cells: one per page, age from oldest (0) to newest (1).
+        // Cells by rank (the default): one per page, the share of the
+        // other good pages with an older LSN (the newest 1), exact where
+        // the JSON says the ranks are.
         let cells = json_cells(&json);
         assert_eq!(cells.len(), t.n_pages, "{file}");
+        let err = json_float(&json, "rank_error");
+        for (p, (c, l)) in cells.iter().zip(&t.lsns).enumerate() {
+            if *l == 0 {
+                assert_eq!(c, "null", "{file} page {p}");
+                continue;
+            }
+            let older = good.iter().filter(|g| *g < l).count() as f64;
+            let want = if *l == hi {
+                1.0
+            } else {
+                older / (good.len() - 1) as f64
+            };
+            let got: f64 = c.parse().unwrap();
+            assert!(
+                (got - want).abs() <= err + 0.00005,
+                "{file} page {p}: {got} {want}"
+            );
+        }
+        // Linear: the age from oldest (0) to newest (1).
+        let (json, _) = stdout(&["lsn", "--format", "json", "--scale", "linear", s(&path)]);
+        let cells = json_cells(&json);
         for (p, (c, l)) in cells.iter().zip(&t.lsns).enumerate() {
             let want = if *l == 0 {
                 "null".to_string()
@@ -348,6 +371,47 @@ fn lsn_json_cells_and_bins_match_the_library() {
             assert_eq!(*c, want, "{file} page {p}");
         }
     }
+}
+
+/// The number after `"key":`.
+fn json_float(json: &str, key: &str) -> f64 {
+    let at = json.find(&format!("\"{key}\":")).unwrap() + key.len() + 3;
+    let rest = &json[at..];
+    rest[..rest.find([',', '}']).unwrap()].parse().unwrap()
+}
+
+#[test]
+fn lsn_picture_cells_take_the_ranked_colours() {
+    // The page colours are the ramp at each page's rank, the first page
+    // (FSP_HDR) drawn where its LSN ranks, not at an end.
+    let path = fixture("mysql56/ulid_char26.ibd");
+    let t = truth(&path);
+    let svg = draw(&["lsn", s(&path)], "ulid-ranked");
+    let (json, _) = stdout(&["lsn", "--format", "json", s(&path)]);
+    let want: Vec<String> = json_cells(&json)
+        .iter()
+        .filter(|c| *c != "null")
+        .map(|c| {
+            let t: f64 = c.parse().unwrap();
+            ibdscope_render::color::ramp(t, ibdscope_render::color::LSN_FLOOR).hex()
+        })
+        .collect();
+    let got = svg_cells(&svg);
+    assert_eq!(got.len(), t.n_pages - 1);
+    // The cells are drawn from the unrounded ranks: the colour of the
+    // rounded one is at most one step away on each channel.
+    for (g, w) in got.iter().zip(&want) {
+        let ch = |h: &str, i: usize| i32::from_str_radix(&h[1 + 2 * i..3 + 2 * i], 16).unwrap();
+        for i in 0..3 {
+            assert!((ch(g, i) - ch(w, i)).abs() <= 1, "{g} {w}");
+        }
+    }
+    let oldest = ibdscope_render::color::ramp(0.0, ibdscope_render::color::LSN_FLOOR).hex();
+    assert_eq!(
+        got.iter().filter(|c| **c == oldest).count(),
+        1,
+        "page 1 only"
+    );
 }
 
 #[test]

@@ -140,7 +140,10 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         rows.push(row);
     }
     let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
-        let p = picture(opts.metric, per_cell, columns, &labels, &rows);
+        let mut p = picture(opts.metric, per_cell, columns, &labels, &rows);
+        if let (Metric::Lsn, Some(h)) = (opts.metric, p.heat.as_mut()) {
+            crate::cmd::lsn::compare_scale(h, &mut p.notes, opts.lsn_scale);
+        }
         map::write_picture(opts, &p, "compare")
     } else {
         (Outcome::Clean, String::new())
@@ -182,7 +185,7 @@ fn file_row(
             (g, Vec::new(), None, 0)
         }
         Metric::Lsn => {
-            let f = LsnFacts::collect(ts, a.engine(), columns, per_cell);
+            let f = LsnFacts::collect(ts, a.engine(), columns, per_cell, opts.lsn_scale);
             (f.normalized(), Vec::new(), f.hist.range(), f.n_damaged)
         }
     };
@@ -397,6 +400,8 @@ fn picture(
                 scale: Scale { lo: 0.0, hi: 1.0 },
                 lo_label: "oldest in the file".into(),
                 hi_label: "newest in the file".into(),
+                floor: 0.0,
+                ticks: Vec::new(),
             }),
         ),
     };

@@ -328,6 +328,8 @@ pub fn fill_scale() -> HeatScale {
         scale: Scale { lo: 0.0, hi: 1.0 },
         lo_label: "0%".into(),
         hi_label: "100%".into(),
+        floor: 0.0,
+        ticks: Vec::new(),
     }
 }
 

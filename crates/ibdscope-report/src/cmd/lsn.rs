@@ -3,31 +3,50 @@
 //!
 //! One pass on the scan engine (`fold_pages`, shards joined in page
 //! order): each page's LSN goes into a bounded grid (the mean LSN of a
-//! cell when cells hold several pages, summed exactly) and an exact
-//! power-of-two-bin histogram; nothing is kept per page. Pages
-//! with LSN 0 (never written) are blank. A page with a problem (checksum,
-//! LSN copies, page number, space id) is drawn as damaged and kept out of
-//! the scale, whose ends are the oldest and newest LSN of the other pages;
-//! when all are equal every page is drawn at the new end.
+//! cell when cells hold several pages, summed exactly), an exact
+//! power-of-two-bin histogram of at most [`BINS`] bins (shown), and one of
+//! at most [`SCALE_BINS`] bins with each bin's smallest and largest LSN
+//! (the colour scale); nothing is kept per page. Pages with LSN 0 (never
+//! written) are blank. A page with a problem (checksum, LSN copies, page
+//! number, space id) is drawn as damaged and kept out of the scale.
+//!
+//! The scale ([`LsnScale`]) is by rank by default: a cell's colour is the
+//! share of the scale's pages with an older LSN than the cell's, so the
+//! few pages written when the table was created (page 1, the root) take
+//! their share of the colours and no more, where a linear scale between
+//! the oldest and newest LSN gives them most of it. The ranks come from
+//! the fine histogram ([`Ranks`]): exact in bins of one distinct LSN,
+//! interpolated inside the others, so off by at most the share of pages in
+//! the fullest such bin, which the legend states. `--scale linear` is the
+//! old scale; `--scale-pages index` makes the scale of the index pages
+//! only. The ticks under the scale are LSNs of pages of the file, at
+//! ranks 0, 1/4, 1/2, 3/4 and 1. When all LSNs are equal every page is
+//! drawn at the new end.
 
 use crate::analysis::Analysis;
-use crate::args::{Format, Opts};
+use crate::args::{Format, LsnScale, LsnScaleKind, LsnScalePages, Opts};
 use crate::cmd::map::{self, per_cell_note, print_grid, Style, TypesSeen};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
 use ibdscope::checksum::Scheme;
 use ibdscope::space::{page_facts, PageProblem};
-use ibdscope::{fold_pages, Engine, PageFold, PageNo, SpaceId, Tablespace};
-use ibdscope_render::color::{ansi256_to_rgb, rgb_to_ansi256, viridis, DAMAGED_ANSI};
+use ibdscope::{fold_pages, Engine, PageFold, PageNo, SpaceId, Tablespace, TypeNames};
+use ibdscope_render::color::{ansi256_to_rgb, ramp, rgb_to_ansi256, DAMAGED_ANSI, LSN_FLOOR};
 use ibdscope_render::{
-    pages_per_cell, Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, Pow2Histogram, Scale,
+    pages_per_cell, Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, Pow2Histogram, Ranks,
+    Scale,
 };
 use std::io::{self, Write};
 use std::path::Path;
 
 /// Bins of the LSN histogram, at most.
 pub const BINS: usize = 64;
+/// Bins of the histogram the colour scale is made of, at most (96 KiB a
+/// shard).
+pub const SCALE_BINS: usize = 4096;
+/// The ranks of the ticks under the colour scale.
+const TICK_RANKS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 /// The class of damaged pages.
 const DAMAGED: u16 = 0;
 
@@ -37,6 +56,12 @@ pub struct LsnFacts {
     pub grid: Grid,
     /// Non-zero LSNs of undamaged pages.
     pub hist: Pow2Histogram,
+    /// The colour scale: how, and of which pages.
+    pub how: LsnScale,
+    /// Non-zero LSNs of the undamaged pages the scale is made of, finely.
+    pub scale_hist: Pow2Histogram,
+    /// Their ranks.
+    pub ranks: Ranks,
     /// Pages with LSN 0 (and no problem).
     pub zero: u64,
     /// Damaged pages with their problems.
@@ -55,13 +80,20 @@ impl LsnFacts {
         engine: &Engine<'_>,
         columns: u32,
         per_cell: u64,
+        how: LsnScale,
     ) -> LsnFacts {
         let n = u64::from(ts.n_pages());
         let per_cell = per_cell.max(1);
         let scheme = ts.scheme();
         let space_id = ts.space_id();
-        let fold = fold_pages(ts, engine, || LsnFold::new(scheme, space_id, per_cell));
+        let index_only = (how.pages == LsnScalePages::Index).then(|| ts.type_names());
+        let fold = fold_pages(ts, engine, || {
+            LsnFold::new(scheme, space_id, per_cell, index_only)
+        });
         LsnFacts {
+            how,
+            ranks: fold.scale_hist.ranks(),
+            scale_hist: fold.scale_hist,
             grid: Grid {
                 columns: columns.max(1),
                 pages_per_cell: per_cell,
@@ -76,25 +108,96 @@ impl LsnFacts {
         }
     }
 
-    /// The scale from the oldest to the newest LSN.
+    /// The linear scale from the oldest to the newest LSN of the scale's
+    /// pages.
     pub fn scale(&self) -> Scale {
-        let (lo, hi) = self.hist.range().unwrap_or((0, 0));
+        let (lo, hi) = self.scale_hist.range().unwrap_or((0, 0));
         Scale {
             lo: lo as f64,
             hi: hi as f64,
         }
     }
 
+    /// Where LSN `v` (or a cell's mean) sits on the colour scale, 0.0
+    /// (oldest) – 1.0 (newest).
+    pub fn t(&self, v: f64) -> f64 {
+        match self.how.kind {
+            LsnScaleKind::Rank => self.ranks.rank(v),
+            _ => self.scale().t(v),
+        }
+    }
+
     /// The grid with each heat value mapped to 0.0 (oldest) – 1.0 (newest).
     pub fn normalized(&self) -> Grid {
-        let s = self.scale();
         let mut g = self.grid.clone();
         for c in &mut g.cells {
             if let Cell::Heat(v) = c {
-                *c = Cell::Heat(s.t(*v));
+                *c = Cell::Heat(self.t(*v));
             }
         }
         g
+    }
+
+    /// The ticks under the scale: LSNs of pages at ranks 0, 1/4, 1/2, 3/4
+    /// and 1 of the scale's pages, each with its place on the scale.
+    pub fn ticks(&self) -> Vec<(f64, u64)> {
+        let mut ticks: Vec<(f64, u64)> = Vec::new();
+        for q in TICK_RANKS {
+            if let Some(v) = self.ranks.value(q) {
+                if ticks.last().is_none_or(|&(_, last)| last < v) {
+                    ticks.push((self.t(v as f64), v));
+                }
+            }
+        }
+        ticks
+    }
+
+    /// What the scale is, in words: `by rank among 18 pages (...)`.
+    pub fn scale_words(&self) -> String {
+        let pages = match self.how.pages {
+            LsnScalePages::Index => count(self.scale_hist.len(), "index page", "index pages"),
+            _ => count(self.scale_hist.len(), "page", "pages"),
+        };
+        match self.how.kind {
+            LsnScaleKind::Rank => {
+                let err = self.ranks.error();
+                if err == 0.0 {
+                    format!("by rank among {pages} (exact)")
+                } else {
+                    format!(
+                        "by rank among {pages} (each off by at most {})",
+                        percent(err)
+                    )
+                }
+            }
+            _ => format!("linear between the oldest and newest of {pages}"),
+        }
+    }
+
+    /// The scale's kind and pages as JSON and legend words.
+    fn kind_word(&self) -> (&'static str, &'static str) {
+        (
+            match self.how.kind {
+                LsnScaleKind::Rank => "rank",
+                _ => "linear",
+            },
+            match self.how.pages {
+                LsnScalePages::Index => "index",
+                _ => "all",
+            },
+        )
+    }
+}
+
+/// A share as a percentage with enough digits to be non-zero.
+fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 1.0 {
+        format!("{p:.0}%")
+    } else if p >= 0.1 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.2}%")
     }
 }
 
@@ -137,6 +240,9 @@ struct LsnFold {
     first_cell: u64,
     cells: Vec<CellSum>,
     hist: Pow2Histogram,
+    scale_hist: Pow2Histogram,
+    /// The type names when only index pages make the scale.
+    index_only: Option<TypeNames>,
     zero: u64,
     damaged: Vec<(PageNo, PageProblem)>,
     n_damaged: u64,
@@ -144,7 +250,12 @@ struct LsnFold {
 }
 
 impl LsnFold {
-    fn new(scheme: Scheme, space_id: SpaceId, per_cell: u64) -> Self {
+    fn new(
+        scheme: Scheme,
+        space_id: SpaceId,
+        per_cell: u64,
+        index_only: Option<TypeNames>,
+    ) -> Self {
         LsnFold {
             scheme,
             space_id,
@@ -152,6 +263,8 @@ impl LsnFold {
             first_cell: 0,
             cells: Vec::new(),
             hist: Pow2Histogram::new(BINS),
+            scale_hist: Pow2Histogram::new(SCALE_BINS),
+            index_only,
             zero: 0,
             damaged: Vec::new(),
             n_damaged: 0,
@@ -185,6 +298,12 @@ impl PageFold for LsnFold {
             self.zero += 1;
         } else {
             self.hist.add(p.lsn.0);
+            if self
+                .index_only
+                .is_none_or(|names| p.page_type.is_index(names))
+            {
+                self.scale_hist.add(p.lsn.0);
+            }
             sum.lsn_sum += u128::from(p.lsn.0);
             sum.lsn_n += 1;
         }
@@ -202,6 +321,7 @@ impl PageFold for LsnFold {
         }
         self.cells.extend(cells);
         self.hist.merge(&next.hist);
+        self.scale_hist.merge(&next.scale_hist);
         self.zero += next.zero;
         self.damaged.extend(next.damaged);
         self.n_damaged += next.n_damaged;
@@ -220,8 +340,8 @@ fn bar_eighths(count: u64, max: u64) -> u8 {
 }
 
 /// Where a histogram bin's middle sits on the scale.
-fn bin_t(s: &Scale, from: u64, to: u64) -> f64 {
-    s.t((from as f64 + to as f64) / 2.0)
+fn bin_t(f: &LsnFacts, from: u64, to: u64) -> f64 {
+    f.t((from as f64 + to as f64) / 2.0)
 }
 
 /// `ibdscope lsn`.
@@ -234,7 +354,13 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     } else {
         map::TERMINAL_ROWS
     };
-    let f = LsnFacts::collect(ts, a.engine(), columns, pages_per_cell(n, columns, rows));
+    let f = LsnFacts::collect(
+        ts,
+        a.engine(),
+        columns,
+        pages_per_cell(n, columns, rows),
+        opts.lsn_scale,
+    );
     let outcome = if f.damaged.is_empty() {
         Outcome::Clean
     } else {
@@ -278,7 +404,6 @@ fn text(
     f: &LsnFacts,
 ) -> io::Result<()> {
     let st = Style::of(opts);
-    let s = f.scale();
     writeln!(
         out,
         "{}: {}, {}, {} with LSN 0{}",
@@ -290,9 +415,9 @@ fn text(
     )?;
     print_grid(out, &st, &f.grid, |c| match c {
         Cell::Heat(v) => {
-            let t = s.t(v);
+            let t = f.t(v);
             let e = map::eighths(t as f32);
-            (st.level(e), Some(rgb_to_ansi256(viridis(t))))
+            (st.level(e), Some(rgb_to_ansi256(ramp(t, LSN_FLOOR))))
         }
         Cell::Class(_) | Cell::Bar(..) => ("X", Some(DAMAGED_ANSI)),
         Cell::Blank => (" ", None),
@@ -302,7 +427,7 @@ fn text(
     let max = bins.iter().map(|b| b.count).max().unwrap_or(0);
     write!(out, "{:>10} ", "histogram")?;
     for b in &bins {
-        let color = rgb_to_ansi256(viridis(bin_t(&s, b.from, b.to)));
+        let color = rgb_to_ansi256(ramp(bin_t(f, b.from, b.to), LSN_FLOOR));
         st.paint(out, Some(color), st.level(bar_eighths(b.count, max)))?;
     }
     writeln!(
@@ -315,6 +440,14 @@ fn text(
     if let Some((lo, hi)) = f.hist.range() {
         writeln!(out, "{:>10} oldest {lo}, newest {hi}", "")?;
     }
+    let ticks = f.ticks();
+    if !ticks.is_empty() {
+        let marks: Vec<String> = ticks
+            .iter()
+            .map(|(t, v)| format!("{v} at {:.0}%", t * 100.0))
+            .collect();
+        writeln!(out, "{:>10} {}", "scale", marks.join(", "))?;
+    }
     let (ramp, zero) = if st.ascii {
         ("1 2 3 4 5 6 7 8", "' '")
     } else {
@@ -322,8 +455,10 @@ fn text(
     };
     writeln!(
         out,
-        "each cell: page LSN from old to new {ramp} (dark to bright in colour), linear between \
-         the oldest and newest; {zero}: LSN 0 (never written); X: damaged (LSN not trusted)"
+        "each cell: page LSN from old to new {ramp} (dark to bright in colour), {}; scale: page \
+         LSNs at ranks 0, 1/4, 1/2, 3/4, 1 and where they sit on it; {zero}: LSN 0 (never written); \
+         X: damaged (LSN not trusted)",
+        f.scale_words()
     )?;
     print_findings(out, path, ts, f)
 }
@@ -358,6 +493,22 @@ fn json(out: &mut dyn Write, path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> 
         .opt_num(range.map(|r| r.1))?;
     j.kv_num("zero_lsn_pages", f.zero)?
         .kv_num("damaged_pages", f.n_damaged)?;
+    let (kind, pages) = f.kind_word();
+    j.key("scale")?
+        .obj()?
+        .kv_str("kind", kind)?
+        .kv_str("pages", pages)?
+        .kv_num("scale_pages", f.scale_hist.len())?;
+    j.key("rank_error")?.float(f.ranks.error(), 4)?;
+    j.key("ticks")?.arr()?;
+    for (t, v) in f.ticks() {
+        j.obj()?
+            .kv_num("lsn", v)?
+            .key("at")?
+            .float(t, 4)?
+            .end_obj()?;
+    }
+    j.end_arr()?.end_obj()?;
     j.key("histogram")?
         .obj()?
         .kv_num("bin_width", 1u64.checked_shl(f.hist.shift()).unwrap_or(0))?
@@ -409,7 +560,6 @@ pub fn grid_json(
 
 /// The LSN picture of one file.
 fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> Picture {
-    let s = f.scale();
     let (title, lines) = map::title(path, ts, &f.types, "LSN age");
     let bins = f.hist.bins();
     let mut notes = vec![format!(
@@ -428,6 +578,7 @@ fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> Picture {
     if f.hist.range().is_some_and(|(lo, hi)| lo == hi) {
         notes.push("every page has the same LSN: all are drawn at the new end".into());
     }
+    notes.extend(scale_notes(f));
     let histograms = if bins.is_empty() {
         notes.push("no page has a non-zero LSN".into());
         Vec::new()
@@ -440,7 +591,7 @@ fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> Picture {
             ),
             bars: bins
                 .iter()
-                .map(|b| (b.count, viridis(bin_t(&s, b.from, b.to))))
+                .map(|b| (b.count, ramp(bin_t(f, b.from, b.to), LSN_FLOOR)))
                 .collect(),
             left: bins.first().map_or(String::new(), |b| b.from.to_string()),
             right: bins.last().map_or(String::new(), |b| b.to.to_string()),
@@ -451,20 +602,249 @@ fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> Picture {
         lines,
         panels: vec![Panel {
             caption: Vec::new(),
-            grid: f.grid.clone(),
+            grid: f.normalized(),
         }],
         classes: vec![Class {
             label: format!("damaged page (LSN not trusted): {}", f.n_damaged),
             color: ansi256_to_rgb(DAMAGED_ANSI),
             shown: f.n_damaged > 0,
         }],
-        heat: Some(HeatScale {
-            title: "page LSN, old to new (linear between the oldest and newest page)".into(),
-            scale: s,
-            lo_label: format!("oldest {}", s.lo as u64),
-            hi_label: format!("newest {}", s.hi as u64),
-        }),
+        heat: Some(heat_scale(f, "page LSN, old to new")),
         notes,
         histograms,
+    }
+}
+
+/// The colour scale of `f`'s picture: cells are drawn from
+/// [`LsnFacts::normalized`] values, so the scale runs 0.0 – 1.0.
+pub fn heat_scale(f: &LsnFacts, what: &str) -> HeatScale {
+    let ticks = f.ticks();
+    HeatScale {
+        title: format!("{what}, {}; ticks: page LSNs", f.scale_words()),
+        scale: Scale { lo: 0.0, hi: 1.0 },
+        lo_label: "oldest".into(),
+        hi_label: "newest".into(),
+        floor: LSN_FLOOR,
+        ticks: ticks.iter().map(|&(t, v)| (t, v.to_string())).collect(),
+    }
+}
+
+/// What the scale means, for the notes under it.
+pub fn scale_notes(f: &LsnFacts) -> Vec<String> {
+    let mut notes = Vec::new();
+    match f.how.kind {
+        LsnScaleKind::Rank => notes.push(
+            "colour by rank: the share of pages with an older LSN, so that a few old pages \
+             (page 1, written at creation) do not squeeze the rest into one colour"
+                .into(),
+        ),
+        _ => notes.push("colour linear in LSN between the oldest and newest page".into()),
+    }
+    if f.how.pages == LsnScalePages::Index {
+        notes.push(if f.scale_hist.is_empty() {
+            "no index page has an LSN: every page is drawn at the new end".into()
+        } else {
+            "scale of the index pages only; other pages take the end they are beyond".into()
+        });
+    }
+    notes
+}
+
+/// `compare --metric lsn`'s colour scale: each file on its own scale, `how`.
+pub fn compare_scale(h: &mut HeatScale, notes: &mut Vec<String>, how: LsnScale) {
+    let of = match how.pages {
+        LsnScalePages::Index => "index pages",
+        _ => "pages",
+    };
+    h.title = match how.kind {
+        LsnScaleKind::Rank => format!(
+            "page LSN, old to new within each file, by rank among the file's {of} (the share \
+             of them with an older LSN)"
+        ),
+        _ => format!("page LSN, old to new within each file, linear between its {of}' ends"),
+    };
+    h.floor = LSN_FLOOR;
+    if how.kind != LsnScaleKind::Rank {
+        return;
+    }
+    notes.push(format!(
+        "each file's {of} ranked by a histogram of at most {SCALE_BINS} bins; `ibdscope lsn` \
+         gives a file's error bound and its LSNs at the scale's ticks"
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ibdscope::{Btrees, SpaceMap};
+    use std::collections::BTreeSet;
+
+    const SERVERS: [&str; 2] = ["mysql56", "mariadb1011"];
+
+    fn fixture(server: &str, table: &str) -> (std::path::PathBuf, Vec<u8>) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures")
+            .join(server)
+            .join(format!("{table}.ibd"));
+        let bytes = std::fs::read(&path).unwrap();
+        (path, bytes)
+    }
+
+    /// The clustered index's leaves in chain order (the library's walk)
+    /// and the LSN of every page with one (page facts, one by one).
+    fn leaves_and_lsns(ts: &Tablespace<'_>) -> (Vec<PageNo>, Vec<u64>) {
+        let e = Engine::default();
+        let map = SpaceMap::build(ts, &e);
+        let trees = Btrees::build_with_leaf_chains(ts, &e, &map);
+        let clustered = trees
+            .indexes
+            .iter()
+            .min_by_key(|t| t.index_id)
+            .expect("an index");
+        let lsns = (0..ts.n_pages())
+            .filter_map(|n| ts.page(PageNo(n)))
+            .enumerate()
+            .map(|(n, p)| page_facts(p, PageNo(n as u32), ts.scheme()).lsn.0)
+            .collect();
+        (clustered.leaf_chain.clone(), lsns)
+    }
+
+    /// The leaves' places on the scale, in chain order.
+    fn leaf_ts(f: &LsnFacts, leaves: &[PageNo]) -> Vec<f64> {
+        leaves
+            .iter()
+            .map(|p| match f.grid.cells[p.0 as usize] {
+                Cell::Heat(v) => f.t(v),
+                c => panic!("page {p}: {c:?}"),
+            })
+            .collect()
+    }
+
+    fn span(ts: &[f64]) -> f64 {
+        let max = ts.iter().copied().fold(f64::MIN, f64::max);
+        let min = ts.iter().copied().fold(f64::MAX, f64::min);
+        max - min
+    }
+
+    #[test]
+    fn rank_scale_follows_the_key_order_and_is_not_flattened() {
+        for server in SERVERS {
+            for table in ["ai_int", "seq_int", "ulid_char26", "uuid_char36"] {
+                let (_, bytes) = fixture(server, table);
+                let ts = Tablespace::new(&bytes).unwrap();
+                let (leaves, lsns) = leaves_and_lsns(&ts);
+                assert!(leaves.len() >= 10, "{server}/{table}: {}", leaves.len());
+                let f = LsnFacts::collect(&ts, &Engine::new(2), 64, 1, LsnScale::default());
+                let t = leaf_ts(&f, &leaves);
+                let rising = t.windows(2).filter(|w| w[1] > w[0]).count();
+                let steps = t.len() - 1;
+                let what = format!("{server}/{table}: {t:?}");
+                if table == "uuid_char36" {
+                    // Random keys: the chain's colours go up and down.
+                    assert!(rising < steps * 3 / 4 && rising > steps / 4, "{what}");
+                } else {
+                    // Key order: never older along the chain; level only
+                    // where a split wrote two leaves in one
+                    // mini-transaction (one LSN: ai_int's pages 15 and 16).
+                    assert!(t.windows(2).all(|w| w[1] >= w[0]), "{what}");
+                    assert!(rising + 2 >= steps, "{what}");
+                    for (w, p) in t.windows(2).zip(leaves.windows(2)) {
+                        let (a, b) = (lsns[p[0].0 as usize], lsns[p[1].0 as usize]);
+                        assert_eq!(w[1] > w[0], b > a, "{what}");
+                    }
+                }
+                // The data pages take most of the scale, whatever the
+                // system pages' LSNs.
+                assert!(span(&t) >= 0.6, "{what}");
+                // The ticks are LSNs of pages, oldest and newest first and
+                // last, in order on the scale.
+                let ticks = f.ticks();
+                let real: BTreeSet<u64> = lsns.iter().copied().filter(|&l| l > 0).collect();
+                assert!(ticks.len() >= 3, "{what}");
+                assert!(ticks.iter().all(|(_, v)| real.contains(v)), "{ticks:?}");
+                assert_eq!(ticks[0], (0.0, *real.first().unwrap()));
+                assert_eq!(ticks.last().unwrap(), &(1.0, *real.last().unwrap()));
+                assert!(ticks.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+                // A tick's place is the share of pages with an older LSN
+                // (the newest, checked above, is 1.0 even when tied).
+                for (at, v) in &ticks[..ticks.len() - 1] {
+                    let older = real.len() as f64; // distinct values
+                    let below = lsns.iter().filter(|&&l| l > 0 && l < *v).count() as f64;
+                    let n = lsns.iter().filter(|&&l| l > 0).count() as f64;
+                    assert!(
+                        (at - below / (n - 1.0)).abs() <= f.ranks.error() + 1e-9,
+                        "{what}: {v} at {at}, {below} of {n} below ({older} distinct)"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_linear_scale_flattens_the_random_table_and_index_pages_narrow_it() {
+        for server in SERVERS {
+            let (_, bytes) = fixture(server, "uuid_char36");
+            let ts = Tablespace::new(&bytes).unwrap();
+            let (leaves, lsns) = leaves_and_lsns(&ts);
+            let linear = LsnScale {
+                kind: LsnScaleKind::Linear,
+                pages: LsnScalePages::All,
+            };
+            let f = LsnFacts::collect(&ts, &Engine::default(), 64, 1, linear);
+            // The old scale: one flat block at the new end.
+            assert!(span(&leaf_ts(&f, &leaves)) < 0.1, "{server}");
+            // Of the index pages only, the scale starts at the oldest
+            // index page, not at page 1 (IBUF_BITMAP).
+            let index = LsnScale {
+                kind: LsnScaleKind::Linear,
+                pages: LsnScalePages::Index,
+            };
+            let g = LsnFacts::collect(&ts, &Engine::default(), 64, 1, index);
+            let oldest_index = leaves.iter().map(|p| lsns[p.0 as usize]).min().unwrap();
+            assert!(g.scale().lo <= oldest_index as f64);
+            assert!(g.scale().lo > lsns[1] as f64, "{server}");
+            assert!(g.scale_hist.len() < f.scale_hist.len());
+        }
+    }
+
+    #[test]
+    fn the_picture_says_what_the_scale_is_and_labels_its_ticks() {
+        let (path, bytes) = fixture("mysql56", "ulid_char26");
+        let ts = Tablespace::new(&bytes).unwrap();
+        let f = LsnFacts::collect(&ts, &Engine::default(), 64, 1, LsnScale::default());
+        let p = picture(&path, &ts, &f);
+        let h = p.heat.as_ref().unwrap();
+        assert!(
+            h.title.contains("by rank among 22 pages (exact)"),
+            "{}",
+            h.title
+        );
+        assert!(h.floor > 0.0);
+        // The panel holds the cells' places on the scale, as drawn.
+        assert_eq!(p.panels[0].grid, f.normalized());
+        assert_eq!(h.scale, Scale { lo: 0.0, hi: 1.0 });
+        let dir = std::env::temp_dir().join(format!("ibdscope-lsn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let svg_path = dir.join("ulid.svg");
+        ibdscope_render::render(&p, &svg_path, ibdscope_render::ImageFormat::Svg).unwrap();
+        let svg = std::fs::read_to_string(&svg_path).unwrap();
+        let texts: Vec<String> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|el| {
+                let body = el.split_once('>')?.1;
+                Some(body.split("</text>").next()?.trim().to_string())
+            })
+            .collect();
+        // mysql56 ulid_char26.ibd: page 1 (IBUF_BITMAP) is the oldest page,
+        // page 0 the newest (`ibdscope pages`, as the server left them).
+        for tick in ["3114369", "3602895"] {
+            assert!(texts.iter().any(|t| t == tick), "{tick}: {texts:?}");
+        }
+        assert!(texts.iter().any(|t| t.contains("colour by rank")));
+        assert!(texts
+            .iter()
+            .any(|t| t.starts_with("page LSN, old to new, by rank")));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
