@@ -159,6 +159,7 @@ fn opts(cmd: Cmd, files: &[PathBuf], format: Format) -> Opts {
         ascii: false,
         out: None,
         metric: Metric::Extents,
+        lsn_scale: Default::default(),
         verbose: false,
         verified_only: false,
         host: Arc::new(ReadHost),
