@@ -90,10 +90,11 @@ impl LsnFacts {
         let fold = fold_pages(ts, engine, || {
             LsnFold::new(scheme, space_id, per_cell, index_only)
         });
+        let scale_hist = fold.scale_hist.finish();
         LsnFacts {
             how,
-            ranks: fold.scale_hist.ranks(),
-            scale_hist: fold.scale_hist,
+            ranks: scale_hist.ranks(),
+            scale_hist,
             grid: Grid {
                 columns: columns.max(1),
                 pages_per_cell: per_cell,
@@ -240,7 +241,7 @@ struct LsnFold {
     first_cell: u64,
     cells: Vec<CellSum>,
     hist: Pow2Histogram,
-    scale_hist: Pow2Histogram,
+    scale_hist: ScaleHist,
     /// The type names when only index pages make the scale.
     index_only: Option<TypeNames>,
     zero: u64,
@@ -263,7 +264,7 @@ impl LsnFold {
             first_cell: 0,
             cells: Vec::new(),
             hist: Pow2Histogram::new(BINS),
-            scale_hist: Pow2Histogram::new(SCALE_BINS),
+            scale_hist: ScaleHist::default(),
             index_only,
             zero: 0,
             damaged: Vec::new(),
@@ -321,13 +322,60 @@ impl PageFold for LsnFold {
         }
         self.cells.extend(cells);
         self.hist.merge(&next.hist);
-        self.scale_hist.merge(&next.scale_hist);
+        self.scale_hist.append(next.scale_hist);
         self.zero += next.zero;
         self.damaged.extend(next.damaged);
         self.n_damaged += next.n_damaged;
         for t in next.types.iter() {
             self.types.note(t);
         }
+    }
+}
+
+/// Values kept as they are before they go into the scale's histogram.
+const SCALE_RAW: usize = 1024;
+
+/// The scale's histogram, filled through a small buffer: a shard's values
+/// (a shard is a few hundred pages) are kept as they are and added to the
+/// running histogram when shards are joined, so a shard never sets up and
+/// touches its own [`SCALE_BINS`] bins (which cost more than the pages). The
+/// values reach the histogram in page order, as in one pass.
+#[derive(Default)]
+struct ScaleHist {
+    raw: Vec<u64>,
+    hist: Option<Pow2Histogram>,
+}
+
+impl ScaleHist {
+    fn add(&mut self, v: u64) {
+        if self.raw.len() >= SCALE_RAW {
+            self.flush();
+        }
+        self.raw.push(v);
+    }
+    fn flush(&mut self) {
+        let h = self
+            .hist
+            .get_or_insert_with(|| Pow2Histogram::new(SCALE_BINS));
+        for v in self.raw.drain(..) {
+            h.add(v);
+        }
+    }
+    /// Appends the values of the pages after this one's.
+    fn append(&mut self, next: ScaleHist) {
+        if let Some(theirs) = &next.hist {
+            self.flush();
+            if let Some(mine) = &mut self.hist {
+                mine.merge(theirs);
+            }
+        }
+        for v in next.raw {
+            self.add(v);
+        }
+    }
+    fn finish(mut self) -> Pow2Histogram {
+        self.flush();
+        self.hist.unwrap_or_else(|| Pow2Histogram::new(SCALE_BINS))
     }
 }
 
