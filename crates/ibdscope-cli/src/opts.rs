@@ -863,7 +863,10 @@ mod tests {
         assert!(e.contains("invalid value 'csv'"), "{e}");
         assert!(e.contains("[possible values: text, json]"), "{e}");
         let e = opts(&["ibdscope", "check", "--format", "sql", "t.ibd"]).unwrap_err();
-        assert!(e.contains("[possible values: text, json, jsonl, csv]"), "{e}");
+        assert!(
+            e.contains("[possible values: text, json, jsonl, csv]"),
+            "{e}"
+        );
         let o = opts(&["ibdscope", "rows", "--format", "sql", "t.ibd"]).unwrap();
         assert_eq!(o.format, Format::Sql);
         assert_eq!(
