@@ -95,7 +95,7 @@ fn help_lists_only_the_formats_a_command_offers() {
         rest[from..from + to].to_string()
     };
     assert_eq!(possible("info"), "text, json");
-    assert_eq!(possible("check"), "text, json, jsonl");
+    assert_eq!(possible("check"), "text, json, jsonl, csv");
     assert_eq!(possible("pages"), "text, json, jsonl, csv");
     assert_eq!(possible("rows"), "text, json, jsonl, csv, tsv, sql");
     let out = run(&["info", "--format", "csv", "fixtures/mysql56/secondary.ibd"]);
