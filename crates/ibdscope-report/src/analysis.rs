@@ -112,7 +112,7 @@ impl<'t> Analysis<'t> {
     /// sources tried).
     pub fn definition(&self) -> Result<&Def, &str> {
         self.def
-            .get_or_init(|| definition::load(self.path, self.ts, &self.engine, &self.def_opts))
+            .get_or_init(|| definition::load(self.path, self.ts, || self.map(), &self.def_opts))
             .as_ref()
             .map_err(String::as_str)
     }

@@ -212,6 +212,29 @@ pub struct Opts {
 }
 
 impl Opts {
+    /// A run of `cmd` over `files` printed as `format`, files opened through
+    /// `host`, with every other option at its plain value: one thread,
+    /// detected page size, no colour, no picture, `extents` metric, the
+    /// default LSN scale, not verbose, every page. Set the fields to change
+    /// them (`Opts { threads: 4, ..Opts::new(…) }`).
+    pub fn new(cmd: Cmd, files: Vec<PathBuf>, format: Format, host: Arc<dyn Host>) -> Opts {
+        Opts {
+            cmd,
+            files,
+            format,
+            lib: ibdscope::Options::default(),
+            threads: 1,
+            color: Color::Never,
+            ascii: false,
+            out: None,
+            metric: Metric::Extents,
+            lsn_scale: LsnScale::default(),
+            verbose: false,
+            verified_only: false,
+            host,
+        }
+    }
+
     /// The scan engine of this run: [`Opts::threads`] threads, no release
     /// hook (the commands that pass over a file once add the input's own,
     /// see `cmd::with_space`).

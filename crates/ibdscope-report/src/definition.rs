@@ -5,7 +5,7 @@
 //! found in the space's B-trees.
 
 use crate::args::DefOpts;
-use ibdscope::{Engine, PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
+use ibdscope::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
 use ibdscope_schema::frm::Frm;
 use ibdscope_schema::table::{DefSource, FromSpaceError, RowFormat, TableDef};
 use std::path::{Path, PathBuf};
@@ -62,12 +62,14 @@ impl Def {
     }
 }
 
-/// Finds the definition of the table `path` holds. `Err` is the message
-/// for stderr (exit 2).
-pub fn load(
+/// Finds the definition of the table `path` holds. A definition without
+/// index roots (a `.frm`, a `CREATE TABLE`) gets them from `map`, the
+/// space map the caller shares (built once, only when needed). `Err` is
+/// the message for stderr (exit 2).
+pub fn load<'m>(
     path: &Path,
     ts: &Tablespace<'_>,
-    engine: &Engine<'_>,
+    map: impl FnOnce() -> &'m SpaceMap,
     d: &DefOpts,
 ) -> Result<Def, String> {
     let encrypted = ts.format().encryption;
@@ -127,8 +129,7 @@ pub fn load(
         },
     };
     if table.indexes.iter().any(|i| i.root.is_none()) {
-        let map = SpaceMap::build(ts, engine);
-        let trees: Vec<(u64, u32)> = map
+        let trees: Vec<(u64, u32)> = map()
             .indexes
             .iter()
             .map(|i| (i.index_id.0, i.root.0))

@@ -10,26 +10,12 @@
 //! data.
 //!
 //! ```
-//! use ibdscope_report::args::{Cmd, Color, Format, Metric, Opts};
+//! use ibdscope_report::args::{Cmd, Format, Opts};
 //! use ibdscope_report::{host::ReadHost, run, Outcome};
 //! use std::sync::Arc;
 //!
 //! let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/mariadb1011/ai_int.ibd");
-//! let opts = Opts {
-//!     cmd: Cmd::Check,
-//!     files: vec![file.into()],
-//!     format: Format::Text,
-//!     lib: ibdscope::Options::default(),
-//!     threads: 1,
-//!     color: Color::Never,
-//!     ascii: false,
-//!     out: None,
-//!     metric: Metric::Extents,
-//!     lsn_scale: Default::default(),
-//!     verbose: false,
-//!     verified_only: false,
-//!     host: Arc::new(ReadHost),
-//! };
+//! let opts = Opts::new(Cmd::Check, vec![file.into()], Format::Text, Arc::new(ReadHost));
 //! let mut out = Vec::new();
 //! assert_eq!(run(&opts, &mut out).unwrap(), Outcome::Clean);
 //! assert!(String::from_utf8(out).unwrap().contains("pages"));

@@ -273,7 +273,7 @@ mod tests {
     /// builds its own `Opts` cannot draw over its input either.
     #[test]
     fn run_refuses_an_out_that_is_a_hard_link_to_the_input() {
-        use crate::args::{Cmd, Color, Format, ImageFormat, Metric};
+        use crate::args::{Cmd, Format, ImageFormat};
         use crate::outcome::Outcome;
         let d = dir("run");
         let input = d.join("t.ibd");
@@ -287,19 +287,13 @@ mod tests {
         fs::hard_link(&input, &out).unwrap();
         for cmd in [Cmd::Fill, Cmd::Extents, Cmd::Lsn, Cmd::Compare] {
             let opts = Opts {
-                cmd,
-                files: vec![input.clone()],
-                format: Format::Text,
-                lib: ibdscope::Options::default(),
-                threads: 1,
-                color: Color::Never,
-                ascii: false,
                 out: Some((out.clone(), ImageFormat::Png)),
-                metric: Metric::Extents,
-                lsn_scale: Default::default(),
-                verbose: false,
-                verified_only: false,
-                host: std::sync::Arc::new(crate::host::ReadHost),
+                ..Opts::new(
+                    cmd,
+                    vec![input.clone()],
+                    Format::Text,
+                    std::sync::Arc::new(crate::host::ReadHost),
+                )
             };
             let mut text = Vec::new();
             assert_eq!(crate::run(&opts, &mut text).unwrap(), Outcome::Unreadable);

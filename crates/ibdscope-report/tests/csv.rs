@@ -5,7 +5,7 @@
 //! (`fixtures/manifest.tsv`, `fixtures/indexes.tsv`) or from the damage
 //! planted.
 
-use ibdscope_report::args::{Cmd, Color, Format, Metric, Opts, RecordsOpts, RowsOpts};
+use ibdscope_report::args::{Cmd, Format, Opts, RecordsOpts, RowsOpts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_report::{run, Outcome};
 use std::collections::BTreeMap;
@@ -150,19 +150,8 @@ impl Table {
 
 fn opts(cmd: Cmd, files: &[PathBuf], format: Format) -> Opts {
     Opts {
-        cmd,
-        files: files.to_vec(),
-        format,
-        lib: ibdscope::Options { page_size: None },
         threads: 2,
-        color: Color::Never,
-        ascii: false,
-        out: None,
-        metric: Metric::Extents,
-        lsn_scale: Default::default(),
-        verbose: false,
-        verified_only: false,
-        host: Arc::new(ReadHost),
+        ..Opts::new(cmd, files.to_vec(), format, Arc::new(ReadHost))
     }
 }
 

@@ -8,7 +8,7 @@
 //! names the outputs print are the same relative names as on a command
 //! line there.
 
-use ibdscope_report::args::{Cmd, Color, DefOpts, Format, Metric, Opts, RecordsOpts, RowsOpts};
+use ibdscope_report::args::{Cmd, Color, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_report::run;
 use std::path::PathBuf;
@@ -51,19 +51,13 @@ fn ext(f: Format) -> &'static str {
 
 fn opts(cmd: Cmd, files: &[&str], format: Format) -> Opts {
     Opts {
-        cmd,
-        files: files.iter().map(PathBuf::from).collect(),
-        format,
-        lib: ibdscope::Options { page_size: None },
         threads: 2,
-        color: Color::Never,
-        ascii: false,
-        out: None,
-        metric: Metric::Extents,
-        lsn_scale: Default::default(),
-        verbose: false,
-        verified_only: false,
-        host: Arc::new(ReadHost),
+        ..Opts::new(
+            cmd,
+            files.iter().map(PathBuf::from).collect(),
+            format,
+            Arc::new(ReadHost),
+        )
     }
 }
 

@@ -6,7 +6,7 @@
 
 use ibdscope::{Engine, IndexId, Tablespace};
 use ibdscope_report::analysis::Analysis;
-use ibdscope_report::args::{Cmd, Color, DefOpts, Format, Metric, Opts, RecordsOpts, RowsOpts};
+use ibdscope_report::args::{Cmd, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_report::{run, Outcome};
 use ibdscope_schema::json;
@@ -17,19 +17,8 @@ use std::sync::Arc;
 
 fn opts(cmd: Cmd, files: Vec<PathBuf>, format: Format) -> Opts {
     Opts {
-        cmd,
-        files,
-        format,
-        lib: ibdscope::Options { page_size: None },
         threads: 2,
-        color: Color::Never,
-        ascii: false,
-        out: None,
-        metric: Metric::Extents,
-        lsn_scale: Default::default(),
-        verbose: false,
-        verified_only: false,
-        host: Arc::new(ReadHost),
+        ..Opts::new(cmd, files, format, Arc::new(ReadHost))
     }
 }
 

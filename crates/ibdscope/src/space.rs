@@ -464,28 +464,43 @@ fn plausible(page: &[u8], scheme: Scheme) -> bool {
     )
 }
 
+/// The pages of a sample at `size`, with their page numbers: every page
+/// from 1 to 63, then every `n / 128`-th, at most 256 (page 0 is judged
+/// on its own).
+fn sample(data: &[u8], size: u32) -> impl Iterator<Item = (u32, &[u8])> {
+    let size = size as usize;
+    let n = data.len().checked_div(size).unwrap_or(0);
+    let step = (n / 128).max(1);
+    std::iter::successors(Some(1usize), move |&i| {
+        Some(i.saturating_add(if i < 64 { 1 } else { step }))
+    })
+    .take_while(move |&i| i < n)
+    .take(256)
+    .filter_map(move |i| {
+        let start = i.saturating_mul(size);
+        let page = data.get(start..start.saturating_add(size))?;
+        Some((u32::try_from(i).ok()?, page))
+    })
+}
+
+/// Whether `page` carries its own page number `n` (FIL_PAGE_OFFSET).
+fn own_number(page: &[u8], n: u32) -> bool {
+    be_u32(page, crate::fil::FIL_PAGE_OFFSET) == Some(n)
+}
+
 /// Score of a candidate size and scheme: pages in a sample that verify and
 /// carry their own page number, and how many were sampled.
 fn score(data: &[u8], size: u32, scheme: Scheme) -> (u32, u32) {
-    let size = size as usize;
-    let n = data.len().checked_div(size).unwrap_or(0);
-    if n < 2 {
+    if data.len().checked_div(size as usize).unwrap_or(0) < 2 {
         return (0, 0);
     }
-    let step = (n / 128).max(1);
-    let (mut good, mut sampled) = (0u32, 0u32);
-    let mut i = 1usize;
-    while i < n && sampled < 256 {
-        let start = i.saturating_mul(size);
-        if let Some(page) = data.get(start..start.saturating_add(size)) {
-            sampled = sampled.saturating_add(1);
-            let ok = plausible(page, scheme)
-                && be_u32(page, crate::fil::FIL_PAGE_OFFSET) == u32::try_from(i).ok();
-            good = good.saturating_add(u32::from(ok));
-        }
-        i = i.saturating_add(if i < 64 { 1 } else { step });
-    }
-    (good, sampled)
+    sample(data, size).fold((0u32, 0u32), |(good, sampled), (i, page)| {
+        let ok = plausible(page, scheme) && own_number(page, i);
+        (
+            good.saturating_add(u32::from(ok)),
+            sampled.saturating_add(1),
+        )
+    })
 }
 
 fn synthetic(size: u32, scheme: Scheme) -> SpaceFormat {
@@ -521,23 +536,15 @@ fn synthetic(size: u32, scheme: Scheme) -> SpaceFormat {
 /// them carry their own page number (FIL_PAGE_OFFSET equal to their place);
 /// page 0 is not sampled.
 fn numbered(data: &[u8], size: u32) -> (u32, u32) {
-    let size = size as usize;
-    let n = data.len().checked_div(size).unwrap_or(0);
-    let step = (n / 128).max(1);
-    let (mut good, mut sampled) = (0u32, 0u32);
-    let mut i = 1usize;
-    while i < n && sampled < 256 {
-        let start = i.saturating_mul(size);
-        if let Some(page) = data.get(start..start.saturating_add(size)) {
-            if page.iter().any(|&b| b != 0) {
-                sampled = sampled.saturating_add(1);
-                let ok = be_u32(page, crate::fil::FIL_PAGE_OFFSET) == u32::try_from(i).ok();
-                good = good.saturating_add(u32::from(ok));
-            }
-        }
-        i = i.saturating_add(if i < 64 { 1 } else { step });
-    }
-    (good, sampled)
+    sample(data, size)
+        .filter(|(_, page)| page.iter().any(|&b| b != 0))
+        .fold((0u32, 0u32), |(good, sampled), (i, page)| {
+            let ok = own_number(page, i);
+            (
+                good.saturating_add(u32::from(ok)),
+                sampled.saturating_add(1),
+            )
+        })
 }
 
 fn detect(data: &[u8], opts: Options) -> Result<Detection> {

@@ -134,20 +134,24 @@ fn with_file_findings(
     if opts.format == Format::Text {
         findings::file_text(out, a)?;
     } else {
-        let mut buf = Vec::new();
-        findings::file_text(&mut buf, a)?;
-        eprint!("{}", String::from_utf8_lossy(&buf));
+        file_findings_to_stderr(a)?;
     }
     Ok(outcome.max(Outcome::Findings))
+}
+
+/// The file's own findings, as text, on stderr.
+fn file_findings_to_stderr(a: &Analysis<'_>) -> io::Result<()> {
+    let mut buf = Vec::new();
+    findings::file_text(&mut buf, a)?;
+    eprint!("{}", String::from_utf8_lossy(&buf));
+    Ok(())
 }
 
 /// A command that could not go on (exit 2) still names the file's own
 /// findings, on stderr: they may be why.
 fn unreadable_file_findings(a: &Analysis<'_>, outcome: io::Result<Outcome>) -> io::Result<Outcome> {
     if matches!(outcome, Ok(Outcome::Unreadable)) && !a.file_findings().is_empty() {
-        let mut buf = Vec::new();
-        findings::file_text(&mut buf, a)?;
-        eprint!("{}", String::from_utf8_lossy(&buf));
+        file_findings_to_stderr(a)?;
     }
     outcome
 }
