@@ -96,7 +96,13 @@ enum Command {
     /// The FSP lists with their lengths and members.
     Lists(Common),
     /// Per index: id, root page, height, leaf and internal pages, reserved, fill.
-    Indexes(Common),
+    Indexes {
+        #[command(flatten)]
+        common: Common,
+        /// One row per index and level: pages, records, fill, chain order.
+        #[arg(long)]
+        levels: bool,
+    },
     /// The table definitions MySQL 8.0+ stores in the file (SDI), as JSON.
     Sdi(Common),
     /// One page in full: FIL and INDEX header fields, directory, records, free chain, byte map.
@@ -105,6 +111,9 @@ enum Command {
         common: Common,
         /// Page number.
         page: u32,
+        /// An annotated hex dump: every byte range named by its structure.
+        #[arg(long)]
+        hex: bool,
     },
     /// Records of an index, one per line: page, offset, heap no, flags, fields as hex.
     Records {
@@ -450,6 +459,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
             "ibdscope indexes fixtures/mysql56/secondary.ibd",
             "ibdscope indexes --format json fixtures/mariadb1011/secondary.ibd",
             "ibdscope indexes --format csv fixtures/mysql56/secondary.ibd",
+            "ibdscope indexes --levels fixtures/mariadb1011-4k/secondary.ibd",
         ],
     ),
     (
@@ -463,6 +473,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         &[
             "ibdscope page fixtures/mysql56/secondary.ibd 3",
             "ibdscope page --format json fixtures/mysql56/secondary.ibd 0",
+            "ibdscope page fixtures/mysql56/secondary.ibd 3 --hex",
         ],
     ),
     (
@@ -612,6 +623,8 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         host: std::sync::Arc::new(crate::input::MapHost::new(streams)),
         verbose: cli.verbose,
         verified_only: p.verified_only,
+        levels: p.levels,
+        hex: p.hex,
     };
     if let Some((out, _)) = &opts.out {
         ibdscope_report::out::check(out, &ibdscope_report::out::inputs(&opts))?;
@@ -632,6 +645,8 @@ struct Parsed {
     metric: Metric,
     lsn_scale: LsnScale,
     verified_only: bool,
+    levels: bool,
+    hex: bool,
 }
 
 impl Parsed {
@@ -650,6 +665,8 @@ impl Parsed {
             metric: Metric::Extents,
             lsn_scale: LsnScale::default(),
             verified_only: false,
+            levels: false,
+            hex: false,
         }
     }
 
@@ -702,9 +719,15 @@ fn command(command: Command) -> Result<Parsed, String> {
         },
         Command::Segments(c) => Parsed::one(Cmd::Segments, c),
         Command::Lists(c) => Parsed::one(Cmd::Lists, c),
-        Command::Indexes(c) => Parsed::one(Cmd::Indexes, c),
+        Command::Indexes { common, levels } => Parsed {
+            levels,
+            ..Parsed::one(Cmd::Indexes, common)
+        },
         Command::Sdi(c) => Parsed::one(Cmd::Sdi, c),
-        Command::Page { common, page } => Parsed::one(Cmd::Page { page }, common),
+        Command::Page { common, page, hex } => Parsed {
+            hex,
+            ..Parsed::one(Cmd::Page { page }, common)
+        },
         Command::Records {
             common,
             index,

@@ -207,6 +207,10 @@ pub struct Opts {
     /// Leave out what comes from pages that do not verify (`rows`,
     /// `records`).
     pub verified_only: bool,
+    /// `indexes --levels`: one row per index and level.
+    pub levels: bool,
+    /// `page --hex`: the page's bytes, each range named.
+    pub hex: bool,
     /// Where input files are opened.
     pub host: Arc<dyn Host>,
 }
@@ -231,6 +235,8 @@ impl Opts {
             lsn_scale: LsnScale::default(),
             verbose: false,
             verified_only: false,
+            levels: false,
+            hex: false,
             host,
         }
     }

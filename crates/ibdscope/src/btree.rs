@@ -79,6 +79,46 @@ pub struct LevelInfo {
     /// Where the chain started (FIL_PAGE_PREV = FIL_NULL; the root at the
     /// top level).
     pub leftmost: Option<PageNo>,
+    /// Figures summed over the level's pages with a records view (the
+    /// root at the root's level).
+    pub sums: LevelFigures,
+    /// The order of the level's chain: each FIL_PAGE_NEXT step the chain
+    /// walk took from the leftmost page (none at the root's level).
+    pub order: Fragmentation,
+}
+
+/// What the pages of one level hold, summed over them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LevelFigures {
+    /// Pages summed (those with a records view).
+    pub pages: u32,
+    /// User records: walked on each page, PAGE_N_RECS on
+    /// ROW_FORMAT=COMPRESSED pages (node pointers above level 0).
+    pub records: u64,
+    /// PAGE_N_RECS summed (`INNODB_BUFFER_PAGE.NUMBER_RECORDS`).
+    pub records_stated: u64,
+    /// `page_get_data_size` summed: PAGE_HEAP_TOP − supremum end −
+    /// PAGE_GARBAGE (`INNODB_BUFFER_PAGE.DATA_SIZE`).
+    pub data_bytes: u64,
+    /// [`crate::index::PageFill::used`] summed: live records, infimum,
+    /// supremum and directory.
+    pub used_bytes: u64,
+    /// [`crate::index::PageFill::usable`] summed: the pages' record and
+    /// directory area.
+    pub usable_bytes: u64,
+    /// PAGE_GARBAGE summed.
+    pub garbage_bytes: u64,
+}
+
+impl LevelFigures {
+    /// `used_bytes / usable_bytes`, 0.0 to 1.0 (0 with no page).
+    pub fn fill(&self) -> f64 {
+        if self.usable_bytes == 0 {
+            return 0.0;
+        }
+        self.used_bytes as f64 / self.usable_bytes as f64
+    }
 }
 
 /// How scattered the leaves are: over the leaf chain in key order, the
@@ -91,6 +131,8 @@ pub struct Fragmentation {
     pub steps: u32,
     /// Steps whose next page is not page + 1.
     pub jumps: u32,
+    /// Steps whose next page has a higher page number (page + 1 included).
+    pub forward: u32,
     /// Sum over the steps of |next − page|, in pages.
     pub distance: u64,
 }
@@ -100,6 +142,7 @@ impl Fragmentation {
     fn add(&mut self, o: &Fragmentation) {
         self.steps = self.steps.saturating_add(o.steps);
         self.jumps = self.jumps.saturating_add(o.jumps);
+        self.forward = self.forward.saturating_add(o.forward);
         self.distance = self.distance.saturating_add(o.distance);
     }
     /// Share of steps that jump, 0.0 to 1.0 (0 with no step).
@@ -108,6 +151,10 @@ impl Fragmentation {
             return 0.0;
         }
         (f64::from(self.jumps) / f64::from(self.steps)) as f32
+    }
+    /// Steps to page + 1.
+    pub fn sequential(&self) -> u32 {
+        self.steps.saturating_sub(self.jumps)
     }
     /// Mean |next − page| per step, in pages (1.0 for a sequential chain).
     pub fn mean_distance(&self) -> f32 {
@@ -393,6 +440,10 @@ struct Walked {
     n_min_rec: u32,
     /// PAGE_N_RECS.
     n_recs_stated: u16,
+    /// `PageRecords::data_size`, `PageFill::used` and `PageFill::usable`.
+    data_size: u32,
+    used: u32,
+    usable: u32,
     /// How far the walk went.
     state: WalkState,
 }
@@ -423,6 +474,9 @@ impl Walked {
             n_deleted: 0,
             n_min_rec: 0,
             n_recs_stated: r.n_recs_stated,
+            data_size: r.data_size,
+            used: r.fill.used,
+            usable: r.fill.usable,
             state: WalkState::Compressed,
         };
         if let RecWalk::Walked(c) = r.walk {
@@ -474,6 +528,9 @@ struct LevelSums {
     n_free: u64,
     n_deleted: u64,
     n_min_rec: u64,
+    data_size: u64,
+    used: u64,
+    usable: u64,
 }
 
 impl LevelSums {
@@ -494,6 +551,9 @@ impl LevelSums {
         s.n_recs = u64::from(w.n_recs);
         s.n_recs_stated = u64::from(w.n_recs_stated);
         s.record_bytes = u64::from(w.record_bytes);
+        s.data_size = u64::from(w.data_size);
+        s.used = u64::from(w.used);
+        s.usable = u64::from(w.usable);
         if w.state == WalkState::Compressed {
             s.compressed = 1;
             return s;
@@ -520,6 +580,22 @@ impl LevelSums {
         self.n_free = self.n_free.saturating_add(o.n_free);
         self.n_deleted = self.n_deleted.saturating_add(o.n_deleted);
         self.n_min_rec = self.n_min_rec.saturating_add(o.n_min_rec);
+        self.data_size = self.data_size.saturating_add(o.data_size);
+        self.used = self.used.saturating_add(o.used);
+        self.usable = self.usable.saturating_add(o.usable);
+    }
+
+    /// The level's figures as [`LevelInfo`] shows them.
+    fn figures(&self) -> LevelFigures {
+        LevelFigures {
+            pages: self.pages,
+            records: self.n_recs,
+            records_stated: self.n_recs_stated,
+            data_bytes: self.data_size,
+            used_bytes: self.used,
+            usable_bytes: self.usable,
+            garbage_bytes: self.garbage,
+        }
     }
 
     /// Adds these figures, of pages at `level`, to `tree` and `sums`.
@@ -798,7 +874,7 @@ struct Chain {
     leftmost: Option<u32>,
     /// The pages in chain order, when kept.
     order: Option<Vec<u32>>,
-    /// Leaf order (level 0).
+    /// The order of its steps.
     fragmentation: Fragmentation,
 }
 
@@ -1079,30 +1155,32 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
                 BtreeProblem::Unreached { index, level },
             );
         }
+        let chain_sound = chain.reached == level_pages;
+        let order = chain.order.unwrap_or_default();
+
+        // Figures: summed in the pass for the level's pages; the root's
+        // from its kept walk.
+        let level_sums = if level == r.level {
+            order
+                .first()
+                .and_then(|&root| self.walked(root))
+                .map_or(LevelSums::default(), |w| LevelSums::one(&w))
+        } else {
+            level_sums
+        };
+        level_sums.add_to(level, tree, sums);
         tree.levels.push(LevelInfo {
             level,
             pages: level_pages,
             reached: chain.reached,
             leftmost: chain.leftmost.map(PageNo),
+            sums: level_sums.figures(),
+            order: chain.fragmentation,
         });
-        let chain_sound = chain.reached == level_pages;
-        let order = chain.order.unwrap_or_default();
 
         // The level above's node pointers against this chain.
         if let Some(kids) = children {
             self.match_children(pos, index, level, &kids, &order);
-        }
-
-        // Figures: summed in the pass for the level's pages; the root's
-        // from its kept walk.
-        if level == r.level {
-            if let Some(&root) = order.first() {
-                if let Some(w) = self.walked(root) {
-                    LevelSums::one(&w).add_to(level, tree, sums);
-                }
-            }
-        } else {
-            level_sums.add_to(level, tree, sums);
         }
 
         let next_children = self.level_records(
@@ -1160,6 +1238,8 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
                 pages: 0,
                 reached: 0,
                 leftmost: None,
+                sums: LevelFigures::default(),
+                order: Fragmentation::default(),
             });
             tree.node_ptrs_checked = false;
             return None;
@@ -1233,7 +1313,6 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
         let walk = LaneWalk {
             w: self,
             slot,
-            level,
             count,
             every,
         };
@@ -1412,9 +1491,7 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
                     },
                 );
             }
-            if level == 0 {
-                step(&mut chain.fragmentation, cur, next.0);
-            }
+            step(&mut chain.fragmentation, cur, next.0);
             chain.reached = chain.reached.saturating_add(1);
             if let Some(o) = chain.order.as_mut() {
                 o.push(next.0);
@@ -1575,7 +1652,7 @@ struct Stretch {
     end: PageNo,
     /// Its pages (`end` not counted: it starts a stretch of its own).
     reached: u32,
-    /// Its steps (leaves only).
+    /// Its steps.
     fragmentation: Fragmentation,
 }
 
@@ -1617,7 +1694,6 @@ enum Step {
 struct LaneWalk<'w, 't, 'a, 'o> {
     w: &'w Walker<'t, 'a, 'o>,
     slot: Slot,
-    level: u16,
     /// The level's pages: no stretch is longer.
     count: u32,
     /// Sample pages are the multiples of `every`.
@@ -1656,9 +1732,7 @@ impl LaneWalk<'_, '_, '_, '_> {
         if next.0 >= ts.n_pages() {
             return None;
         }
-        if self.level == 0 {
-            step(&mut s.fragmentation, at, next.0);
-        }
+        step(&mut s.fragmentation, at, next.0);
         Some(Step::Go {
             s,
             prev: at,
@@ -1680,6 +1754,9 @@ fn step(f: &mut Fragmentation, a: u32, b: u32) {
     f.steps = f.steps.saturating_add(1);
     if Some(b) != a.checked_add(1) {
         f.jumps = f.jumps.saturating_add(1);
+    }
+    if b > a {
+        f.forward = f.forward.saturating_add(1);
     }
     f.distance = f.distance.saturating_add(u64::from(a.abs_diff(b)));
 }
@@ -1967,32 +2044,40 @@ mod tests {
                 [4, 6, 5, 8].map(PageNo).to_vec(),
                 "{format:?}"
             );
+            let shape: Vec<(u16, u32, u32, Option<PageNo>)> = t
+                .levels
+                .iter()
+                .map(|l| (l.level, l.pages, l.reached, l.leftmost))
+                .collect();
             assert_eq!(
-                t.levels,
-                [
-                    LevelInfo {
-                        level: 1,
-                        pages: 1,
-                        reached: 1,
-                        leftmost: Some(PageNo(3))
-                    },
-                    LevelInfo {
-                        level: 0,
-                        pages: 4,
-                        reached: 4,
-                        leftmost: Some(PageNo(4))
-                    }
-                ]
+                shape,
+                [(1, 1, 1, Some(PageNo(3))), (0, 4, 4, Some(PageNo(4)))]
             );
+            // Per level: the root's 4 node pointers, the leaves' 46 records.
+            let recs: Vec<(u32, u64, u64)> = t
+                .levels
+                .iter()
+                .map(|l| (l.sums.pages, l.sums.records, l.sums.records_stated))
+                .collect();
+            assert_eq!(recs, [(1, 4, 4), (4, 46, 46)]);
+            for l in &t.levels {
+                assert!(l.sums.used_bytes > 0 && l.sums.used_bytes < l.sums.usable_bytes);
+                assert_eq!(
+                    l.sums.usable_bytes,
+                    u64::from(l.sums.pages) * (SIZE as u64 - 38 - 56 - 8)
+                );
+            }
             // 4→6 jumps 2, 6→5 jumps 1 back, 5→8 jumps 3.
-            assert_eq!(
-                t.fragmentation,
-                Fragmentation {
-                    steps: 3,
-                    jumps: 3,
-                    distance: 6
-                }
-            );
+            let leaf = Fragmentation {
+                steps: 3,
+                jumps: 3,
+                forward: 2,
+                distance: 6,
+            };
+            assert_eq!(t.fragmentation, leaf);
+            assert_eq!(t.levels[1].order, leaf);
+            assert_eq!(t.levels[0].order, Fragmentation::default());
+            assert_eq!(leaf.sequential(), 0);
             assert!((t.fragmentation.share() - 1.0).abs() < 1e-6);
             assert!((t.fragmentation.mean_distance() - 2.0).abs() < 1e-6);
             assert_eq!(t.leaf_fill_hist.iter().sum::<u32>(), 4);

@@ -7,6 +7,7 @@ pub mod diff;
 pub mod fill;
 pub mod findings;
 pub mod info;
+pub mod levels;
 pub mod lsn;
 pub mod map;
 pub mod page;

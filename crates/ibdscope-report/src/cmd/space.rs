@@ -240,7 +240,11 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
 
 /// The findings of a command over the space map (and `more`) on stderr,
 /// after a CSV document (which has no place for them).
-fn findings_to_stderr(opts: &Opts, a: &Analysis<'_>, more: &[Finding]) -> io::Result<()> {
+pub(crate) fn findings_to_stderr(
+    opts: &Opts,
+    a: &Analysis<'_>,
+    more: &[Finding],
+) -> io::Result<()> {
     let mut buf = Vec::new();
     print_findings(&mut buf, opts, a, more)?;
     eprint!("{}", String::from_utf8_lossy(&buf));
@@ -705,6 +709,9 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
 /// pages) and the B-tree walk's (records, fill, fragmentation,
 /// consistency).
 pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
+    if opts.levels {
+        return crate::cmd::levels::run(opts, a, out);
+    }
     let (path, _ts) = (a.path(), a.ts());
     let map = a.map();
     let trees = a.trees();
