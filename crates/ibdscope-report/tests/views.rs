@@ -186,3 +186,164 @@ fn chain_order_tells_key_order_inserts_from_random_ones() {
     assert!(links > 10);
     assert!(seq * 2 < links && up < links, "{links} {up} {seq}");
 }
+
+/// `page N --format json` as a value.
+fn page_json(file: &std::path::Path, n: u32) -> Value {
+    let o = opts(Cmd::Page { page: n }, file.to_path_buf(), Format::Json);
+    json::parse(output(&o).as_bytes()).expect("page JSON")
+}
+
+fn at<'v>(v: &'v Value, path: &[&str]) -> &'v Value {
+    path.iter().fold(v, |v, k| {
+        v.get(k).unwrap_or_else(|| panic!("no {k} in {path:?}"))
+    })
+}
+
+/// For every page the server listed of every fixture file (but the
+/// page_compressed ones, whose index pages `page` shows as stored): the
+/// account names the index the server gave the page (`INDEX_NAME`), as
+/// the page's own index and as its segment's, with the server's
+/// NUMBER_RECORDS; the level the server's facts fix (module
+/// documentation); and no index on the server's other pages, the system
+/// pages owned as the system structure the server named.
+#[test]
+fn page_account_names_the_servers_index_and_level() {
+    let roots = server_roots();
+    let pages = server_pages();
+    let mut checked = 0;
+    let mut levels = 0;
+    for row in tsv(&fixtures().join("pages.tsv")) {
+        if row["path"].contains("pagecomp") {
+            continue;
+        }
+        let file = fixtures().join(&row["path"]);
+        let n: u32 = row["page_number"].parse().expect("page");
+        let v = page_json(&file, n);
+        let acc = at(&v, &["account"]);
+        let what = format!("{} page {n}", row["path"]);
+        let index = at(acc, &["index"]);
+        let owner = at(acc, &["owner"]);
+        let kind = at(owner, &["kind"]).as_str();
+        match row["page_type"].as_str() {
+            "INDEX" => {
+                let name = row["index_name"].as_str();
+                assert_eq!(at(index, &["index_name"]).as_str(), Some(name), "{what}");
+                assert_eq!(at(owner, &["index_name"]).as_str(), Some(name), "{what}");
+                let recs: u64 = row["number_records"].parse().expect("records");
+                assert_eq!(at(index, &["records"]).as_u64(), Some(recs), "{what}");
+                let key = (row["path"].clone(), name.to_string());
+                if let Some(l) = server_levels(&pages[&key], roots[&key]) {
+                    assert_eq!(
+                        at(index, &["level"]).as_u64(),
+                        Some(u64::from(l[&n])),
+                        "{what}"
+                    );
+                    levels += 1;
+                }
+                assert_eq!(at(acc, &["free_bit"]).as_bool(), Some(false), "{what}");
+                assert_eq!(
+                    at(acc, &["contradictions"]).as_array().map(<[Value]>::len),
+                    Some(0)
+                );
+            }
+            t => {
+                assert!(matches!(index, Value::Null), "{what}: {t}");
+                let system = match t {
+                    "FILE_SPACE_HEADER" => Some("FSP_HDR"),
+                    "IBUF_BITMAP" => Some("IBUF_BITMAP"),
+                    "INODE" => Some("INODE"),
+                    _ => None,
+                };
+                if let Some(s) = system {
+                    assert_eq!(kind, Some("system"), "{what}");
+                    assert_eq!(at(owner, &["structure"]).as_str(), Some(s), "{what}");
+                } else {
+                    // Off-page columns come from the leaf segment
+                    // (fsp0fsp.cc, btr0cur.cc: btr_page_alloc for BLOBs).
+                    assert_eq!(kind, Some("segment"), "{what}: {t}");
+                    assert_eq!(at(owner, &["role"]).as_str(), Some("leaf"), "{what}: {t}");
+                }
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 1200, "only {checked} pages checked");
+    assert!(levels >= 900, "only {levels} levels checked");
+}
+
+/// A copy of `mysql56/secondary.ibd` with two changes made as InnoDB lays
+/// the bytes out (fil0types.h, page0types.h, fsp0fsp.h): a PRIMARY leaf
+/// that says it is of index `idx_k`, and a PRIMARY leaf whose FREE bit is
+/// set in its XDES entry. The account says both plainly; the first is
+/// damage (exit 1, a finding at PAGE_INDEX_ID), the second the trace a
+/// freed page leaves.
+#[test]
+fn page_account_says_contradictions_plainly() {
+    let src = fixtures().join("mysql56/secondary.ibd");
+    let mut bytes = std::fs::read(&src).expect("fixture");
+    let roots = server_roots();
+    let pages = server_pages();
+    let key = |n: &str| ("mysql56/secondary.ibd".to_string(), n.to_string());
+    let root = roots[&key("PRIMARY")];
+    let mut leaves = pages[&key("PRIMARY")]
+        .iter()
+        .map(|p| p.0)
+        .filter(|&n| n != root);
+    let (wrong, freed) = (leaves.next().expect("leaf"), leaves.next().expect("leaf"));
+    let idx_k: u64 = tsv(&fixtures().join("indexes.tsv"))
+        .iter()
+        .find(|r| r["path"] == "mysql56/secondary.ibd" && r["index_name"] == "idx_k")
+        .expect("idx_k")["index_id"]
+        .parse()
+        .expect("id");
+    const SIZE: usize = 16384;
+    // PAGE_INDEX_ID: page header (38) + 28, 8 bytes.
+    let id_at = wrong as usize * SIZE + 38 + 28;
+    bytes[id_at..id_at + 8].copy_from_slice(&idx_k.to_be_bytes());
+    // XDES entry of extent 0 on page 0: FSP header (38) + 112 = 150; its
+    // bitmap at + 24, two bits per page, the FREE bit first.
+    assert!(freed < 64);
+    let bit = 2 * freed as usize;
+    bytes[150 + 24 + bit / 8] |= 1 << (bit % 8);
+    let dir = std::env::temp_dir().join(format!("ibdscope-views-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let copy = dir.join("secondary.ibd");
+    std::fs::write(&copy, &bytes).expect("copy");
+    // The definition beside it names the indexes.
+    std::fs::copy(src.with_extension("frm"), copy.with_extension("frm")).expect("frm");
+
+    let v = page_json(&copy, wrong);
+    let c = at(&v, &["account", "contradictions"])
+        .as_array()
+        .expect("list");
+    assert_eq!(c.len(), 1, "{c:?}");
+    let reason = at(&c[0], &["reason"]).as_str().expect("reason");
+    assert!(
+        reason.contains(&format!("PAGE_INDEX_ID is {idx_k} idx_k")),
+        "{reason}"
+    );
+    assert!(reason.contains("belongs to index 29 PRIMARY"), "{reason}");
+    assert_eq!(at(&c[0], &["page_offset"]).as_u64(), Some(66));
+    assert_eq!(at(&c[0], &["damage"]).as_bool(), Some(true));
+    let findings = at(&v, &["findings"]).as_array().expect("findings");
+    assert!(findings
+        .iter()
+        .any(|f| at(f, &["page_offset"]).as_u64() == Some(66)));
+    let o = opts(Cmd::Page { page: wrong }, copy.clone(), Format::Text);
+    let mut out = Vec::new();
+    assert_eq!(
+        run(&o, &mut out).expect("run"),
+        ibdscope_report::Outcome::Findings
+    );
+
+    let v = page_json(&copy, freed);
+    let acc = at(&v, &["account"]);
+    assert_eq!(at(acc, &["free_bit"]).as_bool(), Some(true));
+    assert_eq!(at(acc, &["owner", "kind"]).as_str(), Some("free"));
+    let c = at(acc, &["contradictions"]).as_array().expect("list");
+    assert_eq!(c.len(), 1, "{c:?}");
+    let reason = at(&c[0], &["reason"]).as_str().expect("reason");
+    assert!(reason.starts_with("the extent descriptor calls this page free, yet it holds"));
+    assert_eq!(at(&c[0], &["damage"]).as_bool(), Some(false));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -61,7 +61,9 @@ use crate::inode::{
 use crate::page_type::PageType;
 use crate::parallel::{fold_pages, Engine, PageFold};
 use crate::space::Tablespace;
-use crate::xdes::{XdesEntry, XdesState, XDES_BITMAP, XDES_ID, XDES_STATE};
+use crate::xdes::{
+    xdes_size, XdesEntry, XdesState, XDES_ARR_OFFSET, XDES_BITMAP, XDES_ID, XDES_STATE,
+};
 use std::collections::BTreeMap;
 
 pub use crate::finding::{Counter, FspList, ListId, RootProblem, SegList, SpaceProblem};
@@ -212,6 +214,166 @@ impl SpaceMap {
     pub fn index(&self, index_id: IndexId) -> Option<&IndexInfo> {
         self.indexes.iter().find(|i| i.index_id == index_id)
     }
+
+    /// Where page `n` stands: its extent, the extent's XDES entry (state,
+    /// XDES_ID, the page's FREE bit), the list the map's walks found the
+    /// extent on, and the page's owner with its segment (and, for a
+    /// fragment page, the slot of FSEG_FRAG_ARR naming it). `ts` as for
+    /// [`SpaceMap::owner`]; `None` past the last page. Reads the page's
+    /// XDES entry and, for a fragment page, its segment's inode: nothing is
+    /// walked again.
+    pub fn account(&self, ts: &Tablespace<'_>, n: PageNo) -> Option<PageAccount> {
+        let o = &self.owners;
+        let owner = o.get(ts, n.0)?;
+        let extent = n.0.checked_div(o.extent)?;
+        let first = extent.checked_mul(o.extent)?;
+        let within = n.0.checked_rem(o.physical)?;
+        let xdes_page = n.0.checked_sub(within)?;
+        let idx = within.checked_div(o.extent)?;
+        let xdes_offset = xdes_size(o.extent)
+            .checked_mul(idx as usize)?
+            .checked_add(XDES_ARR_OFFSET)?;
+        let xdes = ts
+            .page(PageNo(xdes_page))
+            .filter(|p| page_readable(ts, p))
+            .and_then(|p| XdesEntry::new(p, idx, o.extent))
+            .map(|e| XdesFacts {
+                state: e.state(),
+                seg_id: e.seg_id(),
+                free: e.is_free(n.0.saturating_sub(first)),
+            });
+        let segment = match owner {
+            Owner::Segment { seg_id, .. } => self.segment(seg_id).copied(),
+            _ => None,
+        };
+        let frag_slot = match (owner, segment) {
+            (Owner::Segment { frag: true, .. }, Some(s)) => frag_slot_of(ts, &s, n, o.physical),
+            _ => None,
+        };
+        Some(PageAccount {
+            page: n,
+            extent,
+            extent_first: PageNo(first),
+            extent_pages: o.extent,
+            xdes_page: PageNo(xdes_page),
+            xdes_offset,
+            xdes,
+            past_free_limit: n.0 >= o.free_limit,
+            list: o.list_of(extent),
+            owner,
+            segment,
+            frag_slot,
+        })
+    }
+}
+
+/// The slot of segment `s`'s FSEG_FRAG_ARR naming page `n`, and the slot's
+/// byte offset on the inode page.
+fn frag_slot_of(
+    ts: &Tablespace<'_>,
+    s: &SegmentInfo,
+    n: PageNo,
+    physical: u32,
+) -> Option<(u32, usize)> {
+    let logical = ts.format().logical_size;
+    let idx = inode_index(s.inode.byte, physical, logical)?;
+    let e = InodeEntry::new(ts.page(s.inode.page)?, idx, physical, logical)?;
+    let (slot, _) = e.frag_pages().find(|&(_, p)| p == n)?;
+    Some((slot, e.frag_slot_offset(slot)))
+}
+
+/// The extent lists a space map walks: the FSP header's three and each
+/// segment's three.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExtentList {
+    /// FSP_FREE, FSP_FREE_FRAG or FSP_FULL_FRAG.
+    Fsp(FspList),
+    /// FSEG_FREE, FSEG_NOT_FULL or FSEG_FULL of the page's segment.
+    Segment(SegList),
+}
+
+impl ExtentList {
+    /// The list's name in InnoDB's source (`FSP_FREE`, `FSEG_NOT_FULL`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            ExtentList::Fsp(FspList::Free) => "FSP_FREE",
+            ExtentList::Fsp(FspList::FreeFrag) => "FSP_FREE_FRAG",
+            ExtentList::Fsp(FspList::FullFrag) => "FSP_FULL_FRAG",
+            ExtentList::Fsp(FspList::SegInodesFull) => "FSP_SEG_INODES_FULL",
+            ExtentList::Fsp(FspList::SegInodesFree) => "FSP_SEG_INODES_FREE",
+            ExtentList::Segment(SegList::Free) => "FSEG_FREE",
+            ExtentList::Segment(SegList::NotFull) => "FSEG_NOT_FULL",
+            ExtentList::Segment(SegList::Full) => "FSEG_FULL",
+        }
+    }
+    fn of(l: ListId) -> Self {
+        match l {
+            ListId::Fsp(f) => ExtentList::Fsp(f),
+            ListId::Segment { list, .. } => ExtentList::Segment(list),
+        }
+    }
+    const ALL: [ExtentList; 6] = [
+        ExtentList::Fsp(FspList::Free),
+        ExtentList::Fsp(FspList::FreeFrag),
+        ExtentList::Fsp(FspList::FullFrag),
+        ExtentList::Segment(SegList::Free),
+        ExtentList::Segment(SegList::NotFull),
+        ExtentList::Segment(SegList::Full),
+    ];
+    /// One byte for the map (0 is no list).
+    fn code(self) -> u8 {
+        Self::ALL
+            .iter()
+            .position(|&l| l == self)
+            .map_or(0, |k| u8::try_from(k).unwrap_or(0).saturating_add(1))
+    }
+    fn from_code(c: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(c).checked_sub(1)?).copied()
+    }
+}
+
+/// An extent's XDES entry as it concerns one page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct XdesFacts {
+    /// XDES_STATE.
+    pub state: XdesState,
+    /// XDES_ID (meaningful in the XDES_FSEG and XDES_FSEG_FRAG states).
+    pub seg_id: u64,
+    /// The page's FREE bit (`None` past the bitmap).
+    pub free: Option<bool>,
+}
+
+/// Where one page stands in the space's allocation structures
+/// ([`SpaceMap::account`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PageAccount {
+    /// The page.
+    pub page: PageNo,
+    /// Its extent's number (page ÷ pages per extent).
+    pub extent: u32,
+    /// The extent's first page.
+    pub extent_first: PageNo,
+    /// Pages per extent.
+    pub extent_pages: u32,
+    /// The page holding the extent's XDES entry (page 0 or an XDES page).
+    pub xdes_page: PageNo,
+    /// The entry's byte offset on that page.
+    pub xdes_offset: usize,
+    /// The entry, `None` when its page cannot be read.
+    pub xdes: Option<XdesFacts>,
+    /// The page is at or past FSP_FREE_LIMIT (free whatever XDES says).
+    pub past_free_limit: bool,
+    /// The list the map's walks found the extent on, if any.
+    pub list: Option<ExtentList>,
+    /// The page's owner.
+    pub owner: Owner,
+    /// The owning segment.
+    pub segment: Option<SegmentInfo>,
+    /// For a fragment page: the FSEG_FRAG_ARR slot naming it and that
+    /// slot's byte offset on the inode page.
+    pub frag_slot: Option<(u32, usize)>,
 }
 
 /// Every page's owner with nothing stored per page. A page's owner is its
@@ -253,6 +415,9 @@ struct OwnerMap {
     segs: Vec<(u64, Owner)>,
     /// Every claim is made: unclaimed pages XDES marks free are free.
     built: bool,
+    /// The list each extent was first walked on, one byte per extent
+    /// ([`ExtentList::code`]; 0: on no list).
+    on_list: Vec<u8>,
 }
 
 impl OwnerMap {
@@ -316,6 +481,27 @@ impl OwnerMap {
 
     fn is_listed(&self, x: u32) -> bool {
         self.listed.contains(x as usize)
+    }
+
+    /// Notes that extent `x` was first walked on `list` (extents past the
+    /// file's end are not noted).
+    fn note_list(&mut self, x: u32, list: ListId) {
+        let max = self.n_pages.checked_div(self.extent).unwrap_or(0);
+        if x > max {
+            return;
+        }
+        let k = x as usize;
+        if self.on_list.len() <= k {
+            self.on_list.resize(k.saturating_add(1), 0);
+        }
+        if let Some(c) = self.on_list.get_mut(k) {
+            *c = ExtentList::of(list).code();
+        }
+    }
+
+    /// The list extent `x` was first walked on.
+    fn list_of(&self, x: u32) -> Option<ExtentList> {
+        ExtentList::from_code(self.on_list.get(x as usize).copied().unwrap_or(0))
     }
 
     /// Records the claim of extent `first` by `claimer` (`None`: an FSP
@@ -588,9 +774,13 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     /// Marks the extent starting at `first` as listed; false if it already was.
-    fn see_extent(&mut self, first: u32) -> bool {
+    fn see_extent(&mut self, first: u32, list: ListId) -> bool {
         let n = first.checked_div(self.extent).unwrap_or(0);
-        self.owners.list(n)
+        let fresh = self.owners.list(n);
+        if fresh {
+            self.owners.note_list(n, list);
+        }
+        fresh
     }
 
     fn system_pages(&mut self) {
@@ -649,7 +839,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                         continue;
                     };
                     let at = usize::from(item.offset);
-                    if !self.see_extent(first) {
+                    if !self.see_extent(first, list) {
                         self.push(
                             item.page,
                             at.saturating_add(crate::xdes::XDES_FLST_NODE),

@@ -1,5 +1,6 @@
 //! One module per command; each `run` writes to a `&mut dyn Write`.
 
+pub mod account;
 pub mod audit;
 pub mod check;
 pub mod compare;

@@ -5,6 +5,7 @@
 
 use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
+use crate::cmd::account::{Account, OnPage};
 use crate::cmd::pages::Status;
 use crate::cmd::records::{json_record, Flags, Next, Size};
 use crate::json::Json;
@@ -120,7 +121,14 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
             Err(NoRecords::PastFile) => Content::Unreadable,
         }
     };
+    let on_page = match &content {
+        Content::Index(v) => Some(OnPage::of(&v.rp.header(), v.figures.n_recs())),
+        Content::Compressed(rp, fig) => Some(OnPage::of(&rp.header(), fig.n_recs())),
+        _ => None,
+    };
+    let account = Account::of(a, n, on_page);
     let page = Page {
+        a,
         path,
         ts,
         n,
@@ -129,13 +137,14 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         problems,
         rec_findings,
         content,
+        account,
     };
     match opts.format {
         Format::Json => page.json(out)?,
         _ => page.text(out)?,
     }
     Ok(
-        if page.problems.is_empty() && page.rec_findings.is_empty() {
+        if page.problems.is_empty() && page.rec_findings.is_empty() && !page.account.damaged() {
             Outcome::Clean
         } else {
             Outcome::Findings
@@ -144,6 +153,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
 }
 
 struct Page<'a, 't> {
+    a: &'a Analysis<'t>,
     path: &'a Path,
     ts: &'a Tablespace<'t>,
     n: PageNo,
@@ -152,6 +162,7 @@ struct Page<'a, 't> {
     problems: Vec<PageProblem>,
     rec_findings: Vec<RecFinding>,
     content: Content<'t>,
+    account: Account,
 }
 
 /// Every record of one chain (user records only on the user chain).
@@ -203,6 +214,13 @@ impl Page<'_, '_> {
                 .iter()
                 .map(|f| (usize::from(f.page_offset), f.problem.to_string())),
         );
+        v.extend(
+            self.account
+                .contradictions
+                .iter()
+                .filter(|c| c.damage)
+                .map(|c| (c.page_offset, c.reason.clone())),
+        );
         v
     }
 
@@ -211,6 +229,7 @@ impl Page<'_, '_> {
         if let Some(note) = self.note() {
             writeln!(out, "note: {note}")?;
         }
+        self.account.text(out, self.a)?;
         let (rp, figures) = match &self.content {
             Content::Index(v) => (&v.rp, &v.figures),
             Content::Compressed(rp, fig) => (rp, fig),
@@ -305,6 +324,7 @@ impl Page<'_, '_> {
             j.kv_str("note", note)?;
         }
         self.json_fil(&mut j)?;
+        self.account.json(&mut j, self.a)?;
         let (rp, figures) = match &self.content {
             Content::Index(v) => (Some(&v.rp), Some(&v.figures)),
             Content::Compressed(rp, fig) => (Some(rp), Some(fig)),
