@@ -193,6 +193,37 @@ fn cases(corpus: bool) -> Vec<Case> {
         files: pair,
         formats: &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
     });
+    for file in [
+        "fixtures/mysql56/secondary.ibd",
+        "fixtures/mariadb1011-4k/secondary.ibd",
+    ] {
+        out.push(Case {
+            name: format!("{}.indexes-levels", golden_name(file)),
+            cmd: || Cmd::Indexes,
+            files: vec![file],
+            formats: TEXT_JSON_CSV,
+        });
+    }
+    for (name, file, make) in [
+        (
+            "page-hex-3",
+            "fixtures/mysql56/rf_redundant.ibd",
+            (|| Cmd::Page { page: 3 }) as fn() -> Cmd,
+        ),
+        ("page-hex-3", "fixtures/mysql56/secondary.ibd", || {
+            Cmd::Page { page: 3 }
+        }),
+        ("page-hex-2", "fixtures/mysql56/secondary.ibd", || {
+            Cmd::Page { page: 2 }
+        }),
+    ] {
+        out.push(Case {
+            name: format!("{}.{name}", golden_name(file)),
+            cmd: make,
+            files: vec![file],
+            formats: TEXT_JSON,
+        });
+    }
     out.push(Case {
         name: "mysql56__ai_int.ibd.lsn-color".into(),
         cmd: || Cmd::Lsn,
@@ -216,6 +247,8 @@ fn every_command_and_format_matches_its_golden() {
             if case.name.ends_with("lsn-color") {
                 o.color = Color::Always;
             }
+            o.levels = case.name.ends_with("indexes-levels");
+            o.hex = case.name.contains(".page-hex");
             let mut out = Vec::new();
             let outcome = run(&o, &mut out).expect("writing to a Vec");
             let golden = expected.join(format!("{}.{}", case.name, ext(format)));

@@ -347,3 +347,113 @@ fn page_account_says_contradictions_plainly() {
     assert_eq!(at(&c[0], &["damage"]).as_bool(), Some(false));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `page N --hex --format json` as a value.
+fn hex_json(file: &std::path::Path, n: u32) -> Value {
+    let o = Opts {
+        hex: true,
+        ..opts(Cmd::Page { page: n }, file.to_path_buf(), Format::Json)
+    };
+    json::parse(output(&o).as_bytes()).expect("page JSON")
+}
+
+/// The system records where InnoDB writes them (mysql-server 8.0
+/// page0types.h: PAGE_NEW_INFIMUM 99, PAGE_NEW_SUPREMUM 112,
+/// PAGE_NEW_SUPREMUM_END 120, PAGE_OLD_INFIMUM 101, PAGE_OLD_SUPREMUM 116,
+/// PAGE_OLD_SUPREMUM_END 125; page0page.cc copies
+/// `infimum_supremum_compact` / `_redundant` to PAGE_DATA 94): `(start,
+/// origin, end)` of the infimum and the supremum, and their data bytes.
+fn system_records(redundant: bool) -> [(u64, u64, u64, &'static [u8]); 2] {
+    if redundant {
+        [(94, 101, 109, b"infimum\0"), (109, 116, 125, b"supremum\0")]
+    } else {
+        [(94, 99, 107, b"infimum\0"), (107, 112, 120, b"supremum")]
+    }
+}
+
+fn hex_of(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// For every page the server listed of a COMPACT, a REDUNDANT, a 4K and
+/// a 64K file: the hex dump's ranges cover the page in order without
+/// overlap; FIL_PAGE_OFFSET holds the server's page number; on index
+/// pages the infimum and supremum are exactly where the source puts them
+/// (in the dump and in the page's record objects, which do not overlap),
+/// and there is one user record per record the server counted
+/// (NUMBER_RECORDS).
+#[test]
+fn hex_dump_ranges_are_the_sources_and_the_servers() {
+    let files = [
+        ("mysql56/secondary.ibd", false, 16384),
+        ("mysql56/rf_redundant.ibd", true, 16384),
+        ("mariadb1011-4k/secondary.ibd", false, 4096),
+        ("mariadb1011-64k/ai_int.ibd", false, 65536),
+    ];
+    let mut index_pages = 0;
+    for row in tsv(&fixtures().join("pages.tsv")) {
+        let Some(&(_, redundant, size)) = files.iter().find(|f| f.0 == row["path"]) else {
+            continue;
+        };
+        let n: u32 = row["page_number"].parse().expect("page");
+        let v = hex_json(&fixtures().join(&row["path"]), n);
+        let what = format!("{} page {n}", row["path"]);
+        let ranges = at(&v, &["hex"]).as_array().expect("hex");
+        let field = |r: &Value, k: &str| at(r, &[k]).as_u64().expect(k);
+        let name = |r: &Value| at(r, &["name"]).as_str().expect("name").to_string();
+        let mut end = 0;
+        for r in ranges {
+            assert_eq!(field(r, "start"), end, "{what}: {}", name(r));
+            assert!(field(r, "end") > end, "{what}: {}", name(r));
+            end = field(r, "end");
+        }
+        assert_eq!(end, size, "{what}");
+        let find = |s: &str| {
+            ranges
+                .iter()
+                .find(|r| name(r) == s)
+                .unwrap_or_else(|| panic!("{what}: no {s}"))
+        };
+        let offset = find("FIL_PAGE_OFFSET");
+        assert_eq!(
+            at(offset, &["hex"]).as_str(),
+            Some(hex_of(&n.to_be_bytes()).as_str())
+        );
+        if row["page_type"] != "INDEX" {
+            continue;
+        }
+        let mut prev_end = 0;
+        let keys = ["infimum", "supremum"];
+        for (key, (start, origin, end, data)) in keys.into_iter().zip(system_records(redundant)) {
+            let h = find(&format!("{key} header"));
+            let d = find(&format!("{key} data"));
+            assert_eq!(
+                (field(h, "start"), field(h, "end")),
+                (start, origin),
+                "{what}"
+            );
+            assert_eq!(
+                (field(d, "start"), field(d, "end")),
+                (origin, end),
+                "{what}"
+            );
+            assert_eq!(
+                at(d, &["hex"]).as_str(),
+                Some(hex_of(data).as_str()),
+                "{what}"
+            );
+            let rec = at(&v, &[key]);
+            let got = (field(rec, "start"), field(rec, "offset"), field(rec, "end"));
+            assert_eq!(got, (start, origin, end), "{what}: {key}");
+            assert!(got.0 >= prev_end, "{what}: {key} overlaps");
+            prev_end = got.2;
+        }
+        let records = ranges
+            .iter()
+            .filter(|r| name(r).starts_with("record ") && name(r).contains(" data"))
+            .count();
+        assert_eq!(records.to_string(), row["number_records"], "{what}");
+        index_pages += 1;
+    }
+    assert!(index_pages >= 170, "only {index_pages} index pages");
+}

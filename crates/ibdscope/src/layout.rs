@@ -24,12 +24,25 @@
 //! (page0page.cc `page_mem_alloc_free` keeps the difference in
 //! PAGE_GARBAGE).
 //!
+//! The infimum and supremum are written whole when a page is created
+//! (page0page.cc `page_create_low` copies `infimum_supremum_compact` or
+//! `infimum_supremum_redundant` to PAGE_DATA), so their extents are exact
+//! and fixed:
+//!
+//! | format | infimum | supremum |
+//! |---|---|---|
+//! | COMPACT | 94 .. origin 99 .. 107 (5 header bytes, `"infimum\0"`) | 107 .. origin 112 .. 120 (5 header bytes, `"supremum"`) |
+//! | REDUNDANT | 94 .. origin 101 .. 109 (1-byte field end offset, 6 header bytes, `"infimum\0"`) | 109 .. origin 116 .. 125 (1 + 6 header bytes, `"supremum\0"`) |
+//!
 //! Records are placed by the walks, which are bounded and loop-checked;
 //! a broken chain leaves the records after the break out of the map (their
 //! bytes count as garbage).
 
-use crate::index::{PAGE_DIR, PAGE_DIR_SLOT_SIZE};
-use crate::record::{Chain, Rec, RecFormat, RecPage, Visited};
+use crate::index::{
+    PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE, PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM,
+    PAGE_NEW_SUPREMUM_END, PAGE_OLD_INFIMUM, PAGE_OLD_SUPREMUM, PAGE_OLD_SUPREMUM_END,
+};
+use crate::record::{Chain, Rec, RecFormat, RecPage, RecType, Visited};
 
 /// What a byte of an index page holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -166,6 +179,12 @@ impl PageLayout {
         self.placed.dedup_by_key(|p| p.origin);
     }
 
+    /// The records placed, in page order: origin, and the chain it was
+    /// found on (a record on both is a user record).
+    pub fn records(&self) -> impl Iterator<Item = (u16, Chain)> + '_ {
+        self.placed.iter().map(|p| (p.origin, p.chain))
+    }
+
     /// Records placed, user and free.
     pub fn len(&self) -> usize {
         self.placed.len()
@@ -177,6 +196,9 @@ impl PageLayout {
 
     /// The extent of `rec` (a record of the page last read).
     pub fn extent(&self, page: &RecPage<'_>, rec: &Rec) -> RecExtent {
+        if let Some(e) = system_extent(rec) {
+            return e;
+        }
         let bytes = page.bytes();
         let origin = rec.origin;
         let fixed = u16::try_from(rec.header.format.extra_bytes()).unwrap_or(0);
@@ -264,6 +286,37 @@ impl PageLayout {
         }
         ByteMap { size, spans, bytes }
     }
+}
+
+/// The fixed extent of the infimum or supremum at its place (see the
+/// module documentation); `None` for any other record.
+pub fn system_extent(rec: &Rec) -> Option<RecExtent> {
+    let (start, origin, end) = match (rec.rec_type, rec.header.format) {
+        (RecType::Infimum, RecFormat::Compact) => {
+            (PAGE_DATA, PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM - 5)
+        }
+        (RecType::Supremum, RecFormat::Compact) => (
+            PAGE_NEW_SUPREMUM - 5,
+            PAGE_NEW_SUPREMUM,
+            PAGE_NEW_SUPREMUM_END,
+        ),
+        (RecType::Infimum, RecFormat::Redundant) => {
+            (PAGE_DATA, PAGE_OLD_INFIMUM, PAGE_OLD_SUPREMUM - 7)
+        }
+        (RecType::Supremum, RecFormat::Redundant) => (
+            PAGE_OLD_SUPREMUM - 7,
+            PAGE_OLD_SUPREMUM,
+            PAGE_OLD_SUPREMUM_END,
+        ),
+        _ => return None,
+    };
+    let at = |v: usize| u16::try_from(v).ok();
+    (usize::from(rec.origin) == origin).then_some(RecExtent {
+        start: at(start)?,
+        origin: at(origin)?,
+        end: at(end)?,
+        exact: true,
+    })
 }
 
 /// How the bytes of an index page are used.
@@ -402,6 +455,36 @@ mod tests {
         assert_eq!(&cells[120..125], "RRRRR");
         assert_eq!(&cells[145..170], "ggggggggggggggggggggggggg");
         assert!(cells.ends_with("DDDDTTTTTTTT"));
+    }
+
+    /// mysql-server 8.0 page0types.h: PAGE_NEW_INFIMUM 99,
+    /// PAGE_NEW_SUPREMUM 112, PAGE_NEW_SUPREMUM_END 120, PAGE_OLD_INFIMUM
+    /// 101, PAGE_OLD_SUPREMUM 116, PAGE_OLD_SUPREMUM_END 125; page0page.cc
+    /// copies the two records whole to PAGE_DATA 94.
+    #[test]
+    fn system_records_have_their_exact_extents() {
+        let want = [
+            (RecFormat::Compact, (94, 99, 107), (107, 112, 120)),
+            (RecFormat::Redundant, (94, 101, 109), (109, 116, 125)),
+        ];
+        for (format, inf, sup) in want {
+            let mut b = PageBuilder::new(16384, format);
+            for _ in 0..3 {
+                b.push(0, &[4, 6]);
+            }
+            let page = b.finish().to_vec();
+            let (p, l) = layout(&page);
+            let e = |r: Option<Rec>| {
+                let e = l.extent(&p, &r.unwrap());
+                assert!(e.exact, "{format:?}");
+                (e.start, e.origin, e.end)
+            };
+            assert_eq!(e(p.infimum()), inf, "{format:?}");
+            assert_eq!(e(p.supremum()), sup, "{format:?}");
+            // The first user record starts at the supremum's end or later.
+            let first = p.record_at(b.chain[0] as u16).unwrap();
+            assert!(l.extent(&p, &first).start >= sup.2, "{format:?}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod diff;
 pub mod fill;
 pub mod findings;
+pub mod hexdump;
 pub mod info;
 pub mod levels;
 pub mod lsn;

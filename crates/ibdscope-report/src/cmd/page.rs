@@ -6,6 +6,7 @@
 use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::cmd::account::{Account, OnPage};
+use crate::cmd::hexdump;
 use crate::cmd::pages::Status;
 use crate::cmd::records::{json_record, Flags, Next, Size};
 use crate::json::Json;
@@ -138,6 +139,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         rec_findings,
         content,
         account,
+        hex: opts.hex,
     };
     match opts.format {
         Format::Json => page.json(out)?,
@@ -163,6 +165,8 @@ struct Page<'a, 't> {
     rec_findings: Vec<RecFinding>,
     content: Content<'t>,
     account: Account,
+    /// `--hex`: the named byte ranges instead of the record listing.
+    hex: bool,
 }
 
 /// Every record of one chain (user records only on the user chain).
@@ -224,7 +228,21 @@ impl Page<'_, '_> {
         v
     }
 
+    /// The page's named byte ranges (`--hex`).
+    fn ranges(&self) -> Vec<hexdump::Range> {
+        let index = match &self.content {
+            Content::Index(v) => Some((&v.rp, &v.layout)),
+            _ => None,
+        };
+        hexdump::ranges(self.ts, self.n, self.bytes, index)
+    }
+
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        if self.hex {
+            self.text_first_line(out)?;
+            hexdump::text(out, self.bytes, &self.ranges())?;
+            return self.text_findings(out);
+        }
         self.text_fil(out)?;
         if let Some(note) = self.note() {
             writeln!(out, "note: {note}")?;
@@ -243,8 +261,8 @@ impl Page<'_, '_> {
         self.text_findings(out)
     }
 
-    /// The page's first line and its FIL header.
-    fn text_fil(&self, out: &mut dyn Write) -> io::Result<()> {
+    /// The page's first line: where it is, its type and checksum.
+    fn text_first_line(&self, out: &mut dyn Write) -> io::Result<()> {
         let names = self.ts.type_names();
         let f = &self.facts;
         writeln!(
@@ -257,7 +275,13 @@ impl Page<'_, '_> {
             self.ts.file_offset(self.n),
             f.page_type.display(names),
             Status(*f, self.ts.space_id())
-        )?;
+        )
+    }
+
+    /// The page's first line and its FIL header.
+    fn text_fil(&self, out: &mut dyn Write) -> io::Result<()> {
+        let names = self.ts.type_names();
+        self.text_first_line(out)?;
         if let Some(fil) = FilHeader::new(self.bytes) {
             writeln!(out, "FIL header")?;
             let rows: [(&str, String); 8] = [
@@ -335,6 +359,9 @@ impl Page<'_, '_> {
         }
         if let Content::Index(v) = &self.content {
             json_records(&mut j, v)?;
+        }
+        if self.hex {
+            hexdump::json(&mut j, self.bytes, &self.ranges())?;
         }
         j.key("findings")?.arr()?;
         let base = self.ts.file_offset(self.n);

@@ -107,7 +107,9 @@ pub struct Fields<'a> {
 impl fmt::Display for Fields<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let origin = usize::from(self.rec.origin);
-        if self.ext.exact {
+        // Fields are told apart on REDUNDANT records (COMPACT system
+        // records have an exact extent, but no field offsets).
+        if self.ext.exact && self.rec.header.format == ibdscope::RecFormat::Redundant {
             for (i, fld) in self.rec.fields(self.page).enumerate() {
                 if i > 0 {
                     f.write_str(self.sep)?;
@@ -193,7 +195,7 @@ pub fn json_record(
         .kv_num("end", ext.end)?
         .kv_num("size", ext.end.saturating_sub(ext.start))?
         .kv_bool("exact", ext.exact)?;
-    if ext.exact {
+    if ext.exact && rec.header.format == ibdscope::RecFormat::Redundant {
         j.key("fields")?.arr()?;
         let origin = usize::from(rec.origin);
         for fld in rec.fields(page) {
