@@ -199,8 +199,8 @@ fn at<'v>(v: &'v Value, path: &[&str]) -> &'v Value {
     })
 }
 
-/// For every page the server listed of every fixture file (but the
-/// page_compressed ones, whose index pages `page` shows as stored): the
+/// For every page the server listed of every fixture file (the
+/// page_compressed ones read through their logical image): the
 /// account names the index the server gave the page (`INDEX_NAME`), as
 /// the page's own index and as its segment's, with the server's
 /// NUMBER_RECORDS; the level the server's facts fix (module
@@ -213,9 +213,6 @@ fn page_account_names_the_servers_index_and_level() {
     let mut checked = 0;
     let mut levels = 0;
     for row in tsv(&fixtures().join("pages.tsv")) {
-        if row["path"].contains("pagecomp") {
-            continue;
-        }
         let file = fixtures().join(&row["path"]);
         let n: u32 = row["page_number"].parse().expect("page");
         let v = page_json(&file, n);

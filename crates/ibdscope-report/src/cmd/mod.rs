@@ -64,12 +64,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             };
             with_space(path, opts, |ts, engine| match opts.cmd {
                 // These read the pages as stored.
-                Cmd::Info
-                | Cmd::Pages { .. }
-                | Cmd::Types
-                | Cmd::Check
-                | Cmd::Page { .. }
-                | Cmd::Lsn => {
+                Cmd::Info | Cmd::Pages { .. } | Cmd::Types | Cmd::Check | Cmd::Lsn => {
                     let a = Analysis::new(path, ts, ts, *engine, def);
                     match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),
@@ -78,9 +73,6 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         }),
                         Cmd::Types => {
                             with_file_findings(opts, &a, out, |out| types::run(opts, &a, out))
-                        }
-                        Cmd::Page { page } => {
-                            with_file_findings(opts, &a, out, |out| page::run(opts, &a, page, out))
                         }
                         Cmd::Lsn => {
                             with_file_findings(opts, &a, out, |out| lsn::run(opts, &a, out))
@@ -111,6 +103,10 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                             unreadable_file_findings(&a, rows::run(opts, &a, r, out))
                         }
                         Cmd::Fill => fill::run(opts, &a, out),
+                        // The page as stored; its account from the structure.
+                        Cmd::Page { page } => {
+                            with_file_findings(opts, &a, out, |out| page::run(opts, &a, page, out))
+                        }
                         _ => Ok(Outcome::Unreadable),
                     }
                 }),

@@ -74,7 +74,9 @@ fn problem_offset(p: PageProblem, size: usize) -> usize {
 
 /// Runs `page`.
 pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Result<Outcome> {
-    let (path, ts) = (a.path(), a.ts());
+    // The page as stored (a page_compressed page is shown compressed);
+    // its account comes from the structure (`a.ts()`).
+    let (path, ts) = (a.path(), a.physical());
     let n = PageNo(n);
     let (Some(bytes), Some(facts)) = (ts.page(n), ts.scan_range(n.0, n.0).next()) else {
         let why = format!(
@@ -125,6 +127,11 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
     let on_page = match &content {
         Content::Index(v) => Some(OnPage::of(&v.rp.header(), v.figures.n_recs())),
         Content::Compressed(rp, fig) => Some(OnPage::of(&rp.header(), fig.n_recs())),
+        // A page_compressed page: its index facts from the logical image.
+        Content::Unreadable => RecPage::of(a.ts(), n).ok().map(|rp| {
+            let fig = rp.analyse(&mut RecScratch::default(), &mut Vec::new());
+            OnPage::of(&rp.header(), fig.n_recs())
+        }),
         _ => None,
     };
     let account = Account::of(a, n, on_page);
