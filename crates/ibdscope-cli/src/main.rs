@@ -13,6 +13,7 @@
 mod guard;
 mod input;
 mod opts;
+mod progress;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -26,9 +27,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let stdout = progress::Stdout::new(io::stdout().lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
     let result = ibdscope_report::run(&opts, &mut out).and_then(|o| out.flush().map(|()| o));
+    progress::meter().clear();
     match result {
         Ok(outcome) => ExitCode::from(outcome as u8),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

@@ -14,6 +14,7 @@ mod integration {
     mod live;
     mod outputs;
     mod pictures;
+    mod progress;
     mod records;
     mod rows;
     mod space;
