@@ -10,6 +10,7 @@
 //! Exit codes: 0 clean, 1 findings, 2 a file could not be read (or the
 //! arguments were wrong). A broken pipe ends the run with 0.
 
+mod complete;
 mod guard;
 mod input;
 mod opts;
@@ -20,6 +21,16 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = opts::parse();
+    if let Some(shell) = cli.completions() {
+        let script = complete::script(shell, opts::cli());
+        return match io::stdout().lock().write_all(script.as_bytes()) {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                eprintln!("ibdscope: {e}");
+                ExitCode::from(2)
+            }
+            _ => ExitCode::SUCCESS,
+        };
+    }
     let opts = match opts::from_cli(cli) {
         Ok(o) => o,
         Err(e) => {
