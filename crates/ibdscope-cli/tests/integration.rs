@@ -9,6 +9,7 @@ mod integration {
     mod corpus;
     mod damage;
     mod fixtures;
+    mod fleet;
     mod help;
     mod hostile;
     mod live;
