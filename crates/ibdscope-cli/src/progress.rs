@@ -112,10 +112,11 @@ impl Meter {
             return;
         }
         let mut s = self.state();
-        s.file = path.file_name().map_or_else(
+        let name = path.file_name().map_or_else(
             || ibdscope_report::names::path(path).to_string(),
             |n| ibdscope_report::names::path(Path::new(n)).to_string(),
         );
+        s.file = shorten(&name, NAME_CHARS);
         s.len = len;
         s.pass = 0;
         s.last = (0, 0);
@@ -196,6 +197,20 @@ fn line(s: &State, unit: Unit, done: u64, total: u64) -> String {
     }
 }
 
+/// The most characters of a file name on the line (so that it fits one
+/// terminal line, which `\r` and erase-line can take back).
+const NAME_CHARS: usize = 40;
+
+/// `name`, or `…` and its last `max - 1` characters.
+fn shorten(name: &str, max: usize) -> String {
+    let n = name.chars().count();
+    if n <= max {
+        return name.to_string();
+    }
+    let tail: String = name.chars().skip(n - (max - 1)).collect();
+    format!("…{tail}")
+}
+
 /// `2.0 GiB`, `340 MiB`, `12 KiB`.
 fn size(n: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
@@ -253,6 +268,10 @@ mod tests {
         assert_eq!(size(12 * 1024), "12 KiB");
         assert_eq!(size(2 << 30), "2.0 GiB");
         assert_eq!(size(340 << 20), "340 MiB");
+        assert_eq!(shorten("t.ibd", 40), "t.ibd");
+        let long = format!("{}_t.ibd", "x".repeat(60));
+        assert_eq!(shorten(&long, 40).chars().count(), 40);
+        assert!(shorten(&long, 40).ends_with("x_t.ibd"));
         let m = Meter::new(true, Duration::ZERO);
         m.opened(Path::new("/d/t.ibd"), 2 << 30);
         let mut s = m.state();
