@@ -15,6 +15,9 @@ for server in mysql56 mariadb1011; do
         "$bin" $cmd "fixtures/$server/uuid_char36_large.ibd" --out "$out/$server-large-$cmd.png" >/dev/null
     done
 done
+# The README's first picture, by the command the README shows.
+"$bin" compare --metric lsn fixtures/mysql56/ai_int.ibd fixtures/mysql56/seq_int.ibd \
+    fixtures/mysql56/ulid_char26.ibd fixtures/mysql56/uuid_char36.ibd --out docs/key-order-lsn.png >/dev/null
 # plotters writes quickly compressed PNGs; optipng (Debian: optipng) makes
 # them about five times smaller, losslessly.
 if command -v optipng >/dev/null; then optipng -quiet -o2 "$out"/*.png; fi

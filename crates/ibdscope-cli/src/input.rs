@@ -13,7 +13,7 @@
 //!   dropped this is a [`Change`], which the run reports (exit 2).
 
 use crate::guard::Guard;
-use ibdscope_report::host::{Change, Host, OpenError, Source};
+use ibdscope_report::host::{Change, Host, OpenError, Source, Unit};
 use memmap2::Mmap;
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
@@ -466,7 +466,13 @@ impl MapHost {
 
 impl Host for MapHost {
     fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
-        open(path, threads, &self.changes, self.streams).map(|i| Box::new(i) as Box<dyn Source>)
+        let input = open(path, threads, &self.changes, self.streams)?;
+        crate::progress::meter().opened(path, input.bytes().len() as u64);
+        Ok(Box::new(input))
+    }
+
+    fn progress(&self, unit: Unit, done: u64, total: u64) {
+        crate::progress::meter().update(unit, done, total);
     }
 
     fn changes(&self) -> Vec<Change> {

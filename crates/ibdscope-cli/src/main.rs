@@ -10,15 +10,27 @@
 //! Exit codes: 0 clean, 1 findings, 2 a file could not be read (or the
 //! arguments were wrong). A broken pipe ends the run with 0.
 
+mod complete;
 mod guard;
 mod input;
 mod opts;
+mod progress;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = opts::parse();
+    if let Some(shell) = cli.completions() {
+        let script = complete::script(shell, opts::cli());
+        return match io::stdout().lock().write_all(script.as_bytes()) {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                eprintln!("ibdscope: {e}");
+                ExitCode::from(2)
+            }
+            _ => ExitCode::SUCCESS,
+        };
+    }
     let opts = match opts::from_cli(cli) {
         Ok(o) => o,
         Err(e) => {
@@ -26,9 +38,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let stdout = progress::Stdout::new(io::stdout().lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
     let result = ibdscope_report::run(&opts, &mut out).and_then(|o| out.flush().map(|()| o));
+    progress::meter().clear();
     match result {
         Ok(outcome) => ExitCode::from(outcome as u8),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

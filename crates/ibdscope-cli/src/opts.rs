@@ -213,6 +213,13 @@ enum Command {
         #[command(flatten)]
         shared: Shared,
     },
+    /// Print a completion script for bash, zsh or fish, made from these
+    /// commands and flags.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: crate::complete::Shell,
+    },
 }
 
 /// Where a table definition comes from when the file holds none.
@@ -528,6 +535,15 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         ],
     ),
     (
+        "completions",
+        &[Format::Text],
+        &[
+            "ibdscope completions bash",
+            "ibdscope completions zsh",
+            "ibdscope completions fish",
+        ],
+    ),
+    (
         "diff",
         &[Format::Text, Format::Json, Format::Csv],
         &["ibdscope diff fixtures/mysql56/deleted_marked.ibd fixtures/mysql56/deleted_purged.ibd"],
@@ -574,12 +590,17 @@ pub fn cli() -> clap::Command {
             after.push('\n');
         }
         cmd = cmd.mut_subcommand(*name, |sub| {
-            sub.mut_arg("format", |a| {
-                a.value_parser(
-                    PossibleValuesParser::new(values).try_map(|s| FormatArg::from_str(&s, true)),
-                )
-            })
-            .after_help(after)
+            let sub = if sub.get_arguments().any(|a| a.get_id() == "format") {
+                sub.mut_arg("format", |a| {
+                    a.value_parser(
+                        PossibleValuesParser::new(values)
+                            .try_map(|s| FormatArg::from_str(&s, true)),
+                    )
+                })
+            } else {
+                sub
+            };
+            sub.after_help(after)
         });
     }
     cmd
@@ -590,6 +611,16 @@ pub fn cli() -> clap::Command {
 pub fn parse() -> Cli {
     let matches = cli().get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+impl Cli {
+    /// The shell of `ibdscope completions SHELL`, which runs no report.
+    pub fn completions(&self) -> Option<crate::complete::Shell> {
+        match self.command {
+            Command::Completions { shell } => Some(shell),
+            _ => None,
+        }
+    }
 }
 
 /// Checks the arguments into a run's options; nothing is opened yet.
@@ -796,6 +827,7 @@ fn command(command: Command) -> Result<Parsed, String> {
         Command::Check { files, shared } => Parsed::new(Cmd::Check, files, shared),
         Command::Audit { paths, shared } => Parsed::new(Cmd::Audit, paths, shared),
         Command::Diff { a, b, shared } => Parsed::new(Cmd::Diff, vec![a, b], shared),
+        Command::Completions { .. } => return Err("completions runs no report".into()),
     })
 }
 

@@ -9,11 +9,13 @@ mod integration {
     mod corpus;
     mod damage;
     mod fixtures;
+    mod fleet;
     mod help;
     mod hostile;
     mod live;
     mod outputs;
     mod pictures;
+    mod progress;
     mod records;
     mod rows;
     mod space;

@@ -180,7 +180,7 @@ fn index_of(page: &[u8], ts: &Tablespace<'_>, map: &SpaceMap, n: PageNo) -> Opti
 
 impl Diff {
     /// Compares `a` with `b`, page by page; their space maps are built on
-    /// `engine`.
+    /// `engine`, and the page walk reports to its progress hook.
     pub fn of(
         a: &Tablespace<'_>,
         b: &Tablespace<'_>,
@@ -205,6 +205,10 @@ impl Diff {
         let lsn = |p: &[u8]| FilHeader::new(p).map_or(Lsn(0), |h| h.lsn());
         let ty = |p: &[u8]| FilHeader::new(p).map_or(PageType(0), |h| h.page_type());
         for i in 0..n {
+            let done = i.saturating_add(1);
+            if done.is_multiple_of(256) || done == n {
+                engine.progress(u64::from(done), u64::from(n));
+            }
             let page = PageNo(i);
             let change = match (a.page(page), b.page(page)) {
                 (Some(pa), Some(pb)) => {

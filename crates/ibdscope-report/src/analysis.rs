@@ -90,6 +90,16 @@ impl<'t> Analysis<'t> {
         &self.engine
     }
 
+    /// Tells the engine's progress hook that `done` of `total` pages of a
+    /// walk the command makes itself (a leaf chain, the pages listed) are
+    /// done: every 256 pages and at the last, so that the hook costs
+    /// nothing per page.
+    pub fn progress(&self, done: usize, total: usize) {
+        if done.is_multiple_of(256) || done == total {
+            self.engine.progress(done as u64, total as u64);
+        }
+    }
+
     /// The one-pass summary of the stored pages: every page's verdict.
     pub fn summary(&self) -> &Summary {
         self.summary

@@ -41,6 +41,22 @@ pub trait Host: Send + Sync + fmt::Debug {
     fn changes(&self) -> Vec<Change> {
         Vec::new()
     }
+    /// How far the run is: `done` of `total` `unit`s of the work under way
+    /// (the pages of one pass over the file opened last, or `audit`'s
+    /// files). Within a pass `done` goes up; a new pass starts again from
+    /// low. Called often and from any thread, one call at a time: a host
+    /// may draw it (the binary does, on a terminal); by default nothing.
+    fn progress(&self, _unit: Unit, _done: u64, _total: u64) {}
+}
+
+/// What a progress report counts ([`Host::progress`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unit {
+    /// Pages of the file opened last.
+    Pages,
+    /// Files (`audit`).
+    Files,
 }
 
 /// Why a file could not be read.

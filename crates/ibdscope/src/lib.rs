@@ -134,7 +134,7 @@ pub use flst::FilAddr;
 pub use ids::{IndexId, Lsn, PageNo, SpaceId, FIL_NULL};
 pub use index::IndexHeader;
 pub use page_type::{PageType, PageTypeDisplay, TypeNames};
-pub use parallel::{fold_pages, Engine, PageFold, ReleaseFn};
+pub use parallel::{fold_pages, Engine, PageFold, ProgressFn, ReleaseFn};
 pub use record::{NoRecords, PageRecords, Rec, RecFormat, RecPage, RecScratch, RecType, Visited};
 pub use space::{Evidence, Options, PageFacts, Tablespace};
 pub use summary::Summary;

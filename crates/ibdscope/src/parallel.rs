@@ -36,13 +36,17 @@ use std::sync::{Condvar, Mutex, PoisonError};
 /// finished with, `(offset, length)` ([`Engine::with_release`]).
 pub type ReleaseFn<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
+/// What a pass calls as it goes with `(done, total)`: pages of the space
+/// folded so far, in page order, and pages in all ([`Engine::with_progress`]).
+pub type ProgressFn<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
 /// How whole-file passes run: on how many threads, and what they call with
 /// the bytes they have folded. Results never depend on it: the same space
 /// gives the same result on any number of threads, with or without a
 /// release hook.
 ///
 /// `Engine::default()` is one thread (the library starts no thread unless
-/// asked) and no release hook.
+/// asked), no release hook and no progress hook: the library is silent.
 ///
 /// ```
 /// use ibdscope::{Engine, Summary, Tablespace};
@@ -59,6 +63,7 @@ pub type ReleaseFn<'a> = &'a (dyn Fn(usize, usize) + Sync);
 pub struct Engine<'a> {
     threads: usize,
     release: Option<ReleaseFn<'a>>,
+    progress: Option<ProgressFn<'a>>,
 }
 
 impl Default for Engine<'_> {
@@ -72,6 +77,7 @@ impl std::fmt::Debug for Engine<'_> {
         f.debug_struct("Engine")
             .field("threads", &self.threads)
             .field("release", &self.release.map(|_| "set"))
+            .field("progress", &self.progress.map(|_| "set"))
             .finish()
     }
 }
@@ -82,6 +88,7 @@ impl<'a> Engine<'a> {
         Engine {
             threads: threads.max(1),
             release: None,
+            progress: None,
         }
     }
 
@@ -99,6 +106,29 @@ impl<'a> Engine<'a> {
         Engine {
             release: Some(release),
             ..self
+        }
+    }
+
+    /// The same engine, calling `progress` with `(done, total)` as a pass
+    /// goes: [`fold_pages`] with the pages joined so far (in page order,
+    /// so `done` never goes down within a pass, and the last call is
+    /// `(total, total)`), after each shard is joined. The calls are made
+    /// one at a time (under the engine's lock when it runs threads): the
+    /// hook must be quick. A caller that streams a space itself (a walk
+    /// along a leaf chain) reports through [`Engine::progress`].
+    #[must_use]
+    pub fn with_progress(self, progress: ProgressFn<'a>) -> Self {
+        Engine {
+            progress: Some(progress),
+            ..self
+        }
+    }
+
+    /// Tells the progress hook, if set, that `done` of `total` units of the
+    /// work under way are done.
+    pub fn progress(&self, done: u64, total: u64) {
+        if let Some(f) = self.progress {
+            f(done, total);
         }
     }
 
@@ -179,6 +209,7 @@ where
         for k in 0..n_shards {
             let (first, end) = pages_of(k, k.saturating_add(1));
             fold_range(ts, &mut acc, first, end);
+            engine.progress(u64::from(end), u64::from(n_pages));
             let done = k.saturating_add(1);
             if done.saturating_sub(released) >= batch || done == n_shards {
                 let (from, to) = pages_of(released, done);
@@ -221,8 +252,13 @@ where
             fold_range(ts, &mut acc, first, end);
             let release = {
                 let mut j = joined.lock().unwrap_or_else(PoisonError::into_inner);
+                let before = j.next;
                 let release = j.add(k, acc);
                 joined_now.notify_all();
+                if j.next != before {
+                    // Under the lock: the joined count only grows.
+                    engine.progress(u64::from(pages_of(0, j.next).1), u64::from(n_pages));
+                }
                 release
             };
             // Outside the lock: dropping mappings takes a while.
@@ -472,6 +508,38 @@ mod tests {
     }
 
     #[test]
+    fn progress_goes_up_by_joined_shards_and_reaches_the_total() {
+        use std::sync::Mutex;
+        // 20.5 shards of 128 pages: a short last shard.
+        let data = space(128 * 20 + 64);
+        let n_pages = 128 * 20 + 64;
+        for threads in [1, 2, 3, 7] {
+            let opts = Options {
+                page_size: Some(16384),
+            };
+            let ts = Tablespace::with_options(&data, opts).unwrap();
+            let calls = Mutex::new(Vec::new());
+            let hook = |done: u64, total: u64| calls.lock().unwrap().push((done, total));
+            let engine = Engine::new(threads).with_progress(&hook);
+            let seen = fold_pages(&ts, &engine, Seen::default);
+            assert_eq!(seen.0.len(), n_pages as usize);
+            let calls = calls.into_inner().unwrap();
+            // In the order made: always up, by whole shards (several at
+            // once when a thread joins the shards folded ahead of it), of
+            // the space's pages, the last call the whole space.
+            if threads == 1 {
+                assert_eq!(calls.len(), 21, "{calls:?}");
+            }
+            assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
+            for &(done, total) in &calls {
+                assert_eq!(total, n_pages);
+                assert!(done == total || (done > 0 && done % 128 == 0), "{calls:?}");
+            }
+            assert_eq!(calls.last(), Some(&(n_pages, n_pages)), "{threads} threads");
+        }
+    }
+
+    #[test]
     fn the_default_engine_is_one_thread_without_a_hook() {
         assert_eq!(Engine::default().threads(), 1);
         assert_eq!(Engine::new(0).threads(), 1);
@@ -480,6 +548,9 @@ mod tests {
         let hooked = Engine::new(5).with_release(&hook);
         assert_eq!(hooked.threads(), 5);
         assert!(hooked.release.is_some() && Engine::default().release.is_none());
+        assert!(Engine::default().progress.is_none());
+        // No hook: reporting is a no-op.
+        Engine::default().progress(1, 2);
     }
 
     #[test]

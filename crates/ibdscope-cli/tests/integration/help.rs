@@ -174,3 +174,51 @@ fn records_index_by_name_is_the_servers_index() {
         "{err}"
     );
 }
+
+/// The README opens with a picture and the command that made it: the
+/// command writes the picture the README shows (here to a scratch file),
+/// from the committed fixtures.
+#[test]
+fn the_readme_picture_command_runs_and_names_the_picture_shown() {
+    let readme = std::fs::read_to_string(super::common::root().join("README.md")).unwrap();
+    let first_image = readme
+        .lines()
+        .find_map(|l| l.strip_prefix("![").and_then(|r| r.split("](").nth(1)))
+        .and_then(|r| r.strip_suffix(')'))
+        .expect("an image in the README");
+    // The README's first sh block, continuation lines joined.
+    let block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap()
+        .replace("\\\n", " ");
+    let words: Vec<&str> = block.split_whitespace().collect();
+    assert_eq!(&words[..2], ["ibdscope", "compare"], "{block}");
+    let at = words.iter().position(|w| *w == "--out").unwrap();
+    assert_eq!(
+        words[at + 1],
+        first_image,
+        "the command writes the picture shown"
+    );
+    assert!(
+        super::common::root().join(first_image).is_file(),
+        "{first_image} is committed"
+    );
+    let pic = scratch("readme.png");
+    let mut args: Vec<String> = words[1..].iter().map(|w| w.to_string()).collect();
+    args[at] = pic.to_string_lossy().into_owned();
+    let out = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+        .args(&args)
+        .current_dir(super::common::root())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let png = std::fs::read(&pic).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+}

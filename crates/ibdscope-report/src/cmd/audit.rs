@@ -325,6 +325,7 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
         .max(1);
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<Done>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let (finished, total) = (AtomicUsize::new(0), jobs.len() as u64);
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
@@ -335,6 +336,9 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
                     if let Some(slot) = v.get_mut(i) {
                         *slot = Some(done);
                     }
+                    // Under the lock: the count only goes up.
+                    let n = finished.fetch_add(1, Ordering::Relaxed) as u64 + 1;
+                    opts.host.progress(crate::host::Unit::Files, n, total);
                 }
             });
         }

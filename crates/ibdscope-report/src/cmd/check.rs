@@ -58,7 +58,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 .kv_path("file", path)?
                 .kv_str("error", "could not read (see stderr)")?
                 .end_obj()?;
-            if opts.format == Format::Jsonl {
+            // A line of its own, as a file's object is (inside a JSON
+            // array of several files the array's end closes the line).
+            if opts.format == Format::Jsonl || !many {
                 writeln!(out)?;
             }
         }

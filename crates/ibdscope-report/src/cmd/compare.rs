@@ -102,7 +102,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     // The widest index list decides the owner classes' numbering.
     // page_compressed files: maps, trees and fill from the logical image
     // (input::expand), LSNs from the physical pages.
-    let engine = opts.engine();
+    let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
+    let engine = opts.engine().with_progress(&progress);
     let images: Vec<_> = spaces
         .iter()
         .map(|(p, ts)| crate::logical::expand(p, ts, &engine))

@@ -60,7 +60,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let (Some(a), Some(b)) = (parse(pa, ia.bytes(), opts), parse(pb, ib.bytes(), opts)) else {
         return Ok(Outcome::Unreadable);
     };
-    let d = match Diff::of(&a, &b, &opts.engine()) {
+    let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
+    let d = match Diff::of(&a, &b, &opts.engine().with_progress(&progress)) {
         Ok(d) => d,
         Err(e) => {
             eprintln!(

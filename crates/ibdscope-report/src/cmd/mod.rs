@@ -170,13 +170,14 @@ pub fn with_space(
         }
     };
     let release = |offset: usize, len: usize| input.release(offset, len);
+    let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
     match crate::host::tablespace(&*input, opts.lib) {
         Ok(ts) => {
             // The one-pass commands let the scan engine drop each shard's
             // mappings as it finishes it: RSS stays flat for any file size.
             // Commands that pass over the file again keep the map whole
             // (mapping every page again would cost as much as the first).
-            let mut engine = opts.engine();
+            let mut engine = opts.engine().with_progress(&progress);
             if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
                 engine = engine.with_release(&release);
             }

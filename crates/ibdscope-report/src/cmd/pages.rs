@@ -117,9 +117,12 @@ pub fn run(
     // Each page as `check` judges it (page_compressed pages outside
     // full_crc32 after decompression).
     let mut judge = ibdscope::summary::Judge::default();
+    let last = to.unwrap_or(u32::MAX).min(ts.n_pages().saturating_sub(1));
+    let total = last.saturating_sub(from).saturating_add(1) as usize;
     let rows = ts
-        .scan_range(from, to.unwrap_or(u32::MAX))
-        .map(move |f| judge.judge(ts, f).0);
+        .scan_range(from, last)
+        .map(move |f| judge.judge(ts, f).0)
+        .inspect(|f| a.progress(f.page_no.0.saturating_sub(from) as usize + 1, total));
     let space_id = ts.space_id();
     let names = ts.type_names();
     let mut bad = false;

@@ -561,7 +561,8 @@ fn walk_indexes(
     }
     for t in trees.indexes.iter().filter(|t| wanted(t.index_id)) {
         if !w.sel.all_pages {
-            for &n in &t.leaf_chain {
+            for (i, &n) in t.leaf_chain.iter().enumerate() {
+                a.progress(i + 1, t.leaf_chain.len());
                 match RecPage::of(ts, n) {
                     Ok(rp) => w.page(&rp, n, Source::LeafChain)?,
                     Err(e) => w.skip(n, e),
@@ -635,6 +636,7 @@ fn walk_owned(
             (None, Some(b)) => (freed.next().unwrap_or(b), Source::Freed),
             (None, None) => break,
         };
+        a.progress(p as usize + 1, ts.n_pages() as usize);
         let n = PageNo(p);
         let source = match source {
             Source::Owned if chained(on_chain, p) => Source::LeafChain,

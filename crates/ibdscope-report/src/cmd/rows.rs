@@ -33,12 +33,8 @@ use ibdscope_schema::row::{data_is_zero, leftmost_leaf, render_field, split, Fie
 use ibdscope_schema::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
 use ibdscope_schema::value::Rendered;
 use std::collections::HashSet;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::Path;
-use std::time::{Duration, Instant};
-
-/// Files above this size get a progress line on a terminal.
-const PROGRESS_MIN_BYTES: u64 = 1 << 30;
 
 /// Where a row comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,8 +259,6 @@ pub fn run(
         meta && r.where_page.is_none(),
         root_rp.header().index_id(),
     );
-    let progress = std::io::stderr().is_terminal()
-        && u64::try_from(ts.data().len()).unwrap_or(0) > PROGRESS_MIN_BYTES;
     if meta {
         // Two collecting walks first: the keys of the stale records (free
         // lists, off-chain pages), then the live rows with those keys; a
@@ -276,12 +270,12 @@ pub fn run(
         );
         for mode in [Mode::StaleKeys, Mode::LiveTwins] {
             p.mode = mode;
-            p.walk(ts, t, &layout, &pages, r, &mut visited, false)?;
+            p.walk(ts, t, &layout, &pages, r, &mut visited, a)?;
         }
         p.mode = Mode::Print;
         (p.counts, p.findings, p.notes) = saved;
     }
-    p.walk(ts, t, &layout, &pages, r, &mut visited, progress)?;
+    p.walk(ts, t, &layout, &pages, r, &mut visited, a)?;
     p.counts.off_chain_pages = pages.iter().filter(|x| x.1.is_some()).count() as u64;
     p.closing_findings(ts);
     p.fit_findings(&ix.name, old_temporals);
@@ -736,7 +730,7 @@ fn leaf_chain(
 
 impl Printer<'_> {
     /// Reads `pages` in order (each with the origin of all its records when
-    /// it is off the leaf chain), with a progress line when asked.
+    /// it is off the leaf chain), telling `a`'s progress hook how far.
     #[allow(clippy::too_many_arguments)]
     fn walk(
         &mut self,
@@ -746,20 +740,10 @@ impl Printer<'_> {
         pages: &[(PageNo, Option<Origin>)],
         r: &RowsOpts,
         visited: &mut Visited,
-        progress: bool,
+        a: &Analysis<'_>,
     ) -> io::Result<()> {
-        let (start, mut last) = (Instant::now(), Instant::now());
         for (i, &(n, off_chain)) in pages.iter().enumerate() {
-            if progress && last.elapsed() > Duration::from_millis(500) {
-                last = Instant::now();
-                eprint!(
-                    "\rrows: leaf page {} of {}, {} rows, {:.0} s ",
-                    i + 1,
-                    pages.len(),
-                    self.counts.rows,
-                    start.elapsed().as_secs_f64()
-                );
-            }
+            a.progress(i + 1, pages.len());
             self.off_chain = off_chain;
             self.unverified = self.damaged.binary_search(&n).is_ok();
             if self.unverified && self.mode == Mode::Print {
@@ -788,9 +772,6 @@ impl Printer<'_> {
             }
         }
         self.off_chain = None;
-        if progress {
-            eprint!("\r{:60}\r", "");
-        }
         Ok(())
     }
 
