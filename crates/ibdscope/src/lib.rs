@@ -16,6 +16,10 @@
 //!   code compiled for SSE4.2 after `is_x86_feature_detected!` confirmed the
 //!   CPU has it. No `unsafe` code reads memory; the portable CRC gives the
 //!   same values on every other CPU ([`crc32c::hardware`] says which runs).
+//!   Two more, for encrypted spaces: `crypt::aes::ni` calls AES-NI code
+//!   after `is_x86_feature_detected!("aes")` (the portable cipher gives the
+//!   same values elsewhere), and [`crypt::wipe`] clears key material with
+//!   volatile writes.
 //!
 //! Open a file, see what it is, and walk its pages once:
 //!
@@ -69,6 +73,7 @@
 //!   the engine explicitly;
 //! - [`checksum`]: every page checksum algorithm and the acceptance rules;
 //!   [`crc32c`]: CRC-32C, on the SSE4.2 instruction where the CPU has it;
+//!   [`crypt`]: AES (on AES-NI where the CPU has it) for encrypted spaces;
 //! - [`finding`]: [`Finding`] and its kinds: damage as data, with a page
 //!   and a byte offset.
 //!
@@ -101,6 +106,7 @@ pub mod btree;
 pub mod bytes;
 pub mod checksum;
 pub mod crc32c;
+pub mod crypt;
 mod error;
 pub mod extents;
 pub mod fil;
