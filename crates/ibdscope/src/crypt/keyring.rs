@@ -48,6 +48,9 @@ impl Secret {
     pub fn bytes(&self) -> &[u8] {
         &self.0
     }
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.0
+    }
 }
 
 impl Drop for Secret {

@@ -5,6 +5,7 @@
 
 pub mod aes;
 pub mod keyring;
+pub mod mysql;
 pub mod sha256;
 
 /// Overwrites `buf` with zeros through volatile writes, which the compiler

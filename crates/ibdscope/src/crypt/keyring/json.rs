@@ -157,7 +157,7 @@ impl Reader<'_> {
                                 && self.bump() == Some(b'u')
                             {
                                 let lo = self.hex4()?;
-                                0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF)
+                                0x10000 | ((hi & 0x3FF) << 10) | (lo.wrapping_sub(0xDC00) & 0x3FF)
                             } else {
                                 hi
                             };
