@@ -381,6 +381,10 @@ impl Decryption {
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
         physical.with_data(&self.image)
     }
+    /// The image, taken.
+    pub fn into_image(self) -> Vec<u8> {
+        self.image
+    }
 }
 
 /// Decrypts the whole space into one image (as large as the file), or
