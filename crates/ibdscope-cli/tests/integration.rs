@@ -12,6 +12,7 @@ mod integration {
     mod fleet;
     mod help;
     mod hostile;
+    mod keyring;
     mod live;
     mod outputs;
     mod pictures;

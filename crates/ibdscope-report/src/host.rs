@@ -41,6 +41,12 @@ pub trait Host: Send + Sync + fmt::Debug {
     fn changes(&self) -> Vec<Change> {
         Vec::new()
     }
+    /// Findings about the inputs made while opening them (a keyring whose
+    /// key does not match a space), each naming its file, since the last
+    /// call; they were said on stderr when found. A run with any exits 1.
+    fn findings(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// How far the run is: `done` of `total` `unit`s of the work under way
     /// (the pages of one pass over the file opened last, or `audit`'s
     /// files). Within a pass `done` goes up; a new pass starts again from

@@ -11,11 +11,14 @@
 //! - **Bounded work**: every walk has a limit fixed before it starts.
 //! - **Damage is data**: a damaged page is a [`Finding`], not an [`Error`];
 //!   an `Error` means the whole file is unusable.
-//! - **No `unsafe` but one block**: `unsafe_code` is denied crate-wide and
-//!   allowed only in the private module `crc32c::sse42`, for the call into
-//!   code compiled for SSE4.2 after `is_x86_feature_detected!` confirmed the
-//!   CPU has it. No `unsafe` code reads memory; the portable CRC gives the
-//!   same values on every other CPU ([`crc32c::hardware`] says which runs).
+//! - **`unsafe` in three named blocks only**: `unsafe_code` is denied
+//!   crate-wide and allowed for one block in each of `crc32c::sse42` (the
+//!   call into code compiled for SSE4.2 after `is_x86_feature_detected!`
+//!   confirmed the CPU has it), `crypt::aes::ni` (the same for AES-NI) and
+//!   [`crypt::wipe`] (volatile writes that clear key material). No
+//!   `unsafe` code reads memory; the portable CRC and AES give the same
+//!   values on every other CPU ([`crc32c::hardware`] and
+//!   [`crypt::aes::hardware`] say which runs).
 //!
 //! Open a file, see what it is, and walk its pages once:
 //!
@@ -69,6 +72,7 @@
 //!   the engine explicitly;
 //! - [`checksum`]: every page checksum algorithm and the acceptance rules;
 //!   [`crc32c`]: CRC-32C, on the SSE4.2 instruction where the CPU has it;
+//!   [`crypt`]: AES (on AES-NI where the CPU has it) for encrypted spaces;
 //! - [`finding`]: [`Finding`] and its kinds: damage as data, with a page
 //!   and a byte offset.
 //!
@@ -101,6 +105,7 @@ pub mod btree;
 pub mod bytes;
 pub mod checksum;
 pub mod crc32c;
+pub mod crypt;
 mod error;
 pub mod extents;
 pub mod fil;
