@@ -100,6 +100,7 @@ mod bits;
 pub mod btree;
 pub mod bytes;
 pub mod checksum;
+pub mod codec;
 pub mod crc32c;
 mod error;
 pub mod extents;
