@@ -227,3 +227,28 @@ le64() { printf "\\x$(printf %02x "$1")\\x00\\x00\\x00\\x00\\x00\\x00\\x00"; }
         "$(printf '0A%.0s' $(seq 32))"
 } >"$kr/component"
 echo "seeded: $(ls "$kr" | wc -l) keyring inputs"
+# codec_*: the reference libraries' test vectors (crates/ibdscope/src/codec/
+# testdata, limit byte 3: 64K, as the vectors are 12K) and the payloads of
+# the provider fixtures' pages (limit byte 2: 16K; payload from byte 26
+# under full_crc32, 40 outside it, to the page end: the page's padding
+# follows the stream).
+td="$here/../crates/ibdscope/src/codec/testdata"
+for a in lz4 lzo lzma bzip2 snappy; do
+    c="$here/corpus/codec_$a"
+    mkdir -p "$c"
+    for v in "$td/$a".* "$td/$a"-*; do
+        [ -f "$v" ] || continue
+        { printf '\003'; cat "$v"; } >"$c/vector_$(basename "$v")"
+    done
+    for d in mariadb1011-pc:26 mariadb1011-pc-crc32:40; do
+        f="$fx/${d%:*}/pc_$a.ibd"
+        [ -f "$f" ] || continue
+        for n in 1 2 3 5 20; do
+            {
+                printf '\002'
+                dd if="$f" bs=16384 skip="$n" count=1 status=none | tail -c +"$((${d#*:} + 1))"
+            } >"$c/${d%:*}_p$n"
+        done
+    done
+    echo "seeded: $(ls "$c" | wc -l) codec_$a inputs"
+done

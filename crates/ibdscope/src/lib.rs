@@ -104,6 +104,7 @@ mod bits;
 pub mod btree;
 pub mod bytes;
 pub mod checksum;
+pub mod codec;
 pub mod crc32c;
 pub mod crypt;
 mod error;

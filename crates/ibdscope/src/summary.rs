@@ -81,11 +81,12 @@ fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
 }
 
 /// Page facts judged as the server would judge the page: a MariaDB
-/// page_compressed page outside full_crc32 after decompression. Holds one
-/// page-sized buffer, reused for every page.
+/// page_compressed page after decompression. Holds one page-sized buffer
+/// and the decoders' tables, reused for every page.
 #[derive(Debug, Default)]
 pub struct Judge {
     inflated: Vec<u8>,
+    scratch: crate::codec::Scratch,
 }
 
 impl Judge {
@@ -96,22 +97,35 @@ impl Judge {
     /// `buf_page_check_corrupt`), and so is it verified here: the
     /// decompressed page's verdict and LSN copies. A page that does not
     /// decompress is damaged (the problem returned replaces the checksum
-    /// one); one compressed with an algorithm not decoded here (or
-    /// encrypted) stays unverifiable.
+    /// one); one compressed with no known algorithm (or encrypted) stays
+    /// unverifiable. Under full_crc32 the CRC-32C covers the compressed
+    /// page and is verified first; a page that passes it is then
+    /// decompressed too (`fil_page_decompress_for_full_crc32`, after
+    /// `buf_page_is_corrupted`), and one that does not decompress is
+    /// damaged; the decompressed page carries no checksum of its own.
     pub fn judge(
         &mut self,
         ts: &Tablespace<'_>,
         mut f: PageFacts,
     ) -> (PageFacts, Option<PageProblem>) {
-        if ts.scheme() != Scheme::Classic
-            || f.verdict != Verdict::Unverifiable(Unverifiable::PageCompressed)
-        {
-            return (f, None);
-        }
+        let layout = match ts.scheme() {
+            Scheme::Classic if f.verdict == Verdict::Unverifiable(Unverifiable::PageCompressed) => {
+                pagecomp::Layout::Classic
+            }
+            Scheme::FullCrc32
+                if ts.format().page_compressed && matches!(f.verdict, Verdict::Valid(_)) =>
+            {
+                pagecomp::Layout::of(ts)
+            }
+            _ => return (f, None),
+        };
         let Some(page) = ts.page(f.page_no) else {
             return (f, None);
         };
-        match pagecomp::decompress(page, pagecomp::Layout::Classic, &mut self.inflated) {
+        let decoded =
+            pagecomp::decompress_with(page, layout, &mut self.inflated, &mut self.scratch);
+        match decoded {
+            Ok(Some(_)) if layout != pagecomp::Layout::Classic => (f, None),
             Ok(Some(_)) => {
                 let logical = self.inflated.as_slice();
                 f.verdict = verify_page(logical, Scheme::Classic);

@@ -159,7 +159,7 @@ fn page_and_records_counts_are_innodb_buffer_page_number_records() {
         // On disk the pages of a page_compressed file are compressed and
         // `page` shows the physical page, so it says so; `records` reads
         // the logical image, so its counts are checked below.
-        let pagecomp = path.contains("pagecomp");
+        let pagecomp = man[path]["notes"].contains("PAGE_COMPRESSED=1");
         if pagecomp {
             let (code, j) = run_json(&["page", "--format", "json", file, &pages[0].0.to_string()]);
             assert_eq!(

@@ -2350,11 +2350,19 @@ fn pagecomp_damage_is_named_by_the_structure_commands_and_rows() {
                     );
                 }
             }
-            // check reports the physical page: for a re-sealed full_crc32
-            // page, nothing (the server's own read check passes too).
+            // check: a re-sealed full_crc32 page passes its CRC-32C, then
+            // does not decompress, which the server reads as corruption
+            // too (`fil_page_decompress_for_full_crc32` after
+            // `buf_page_is_corrupted`).
             let o = run(cmd("check"), Some("text"), &f, page as u32, &tag);
             if full_crc32 && what != "size" {
-                assert_eq!(o.code, Some(0), "check {name} {what}: {}", o.stdout);
+                assert_eq!(o.code, Some(1), "check {name} {what}: {}", o.stdout);
+                assert!(
+                    o.stdout.contains(&format!("page {page} at byte offset"))
+                        && o.stdout.contains("does not decompress"),
+                    "check {name} {what}: {}",
+                    o.stdout
+                );
             }
             let _ = std::fs::remove_file(f.with_extension("frm"));
             let _ = std::fs::remove_file(f);

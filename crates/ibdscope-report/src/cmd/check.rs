@@ -25,8 +25,8 @@ fn why_sentence(w: Unverifiable) -> &'static str {
     match w {
         Unverifiable::Encrypted => "encrypted: the checksum covers the plaintext; needs the key",
         Unverifiable::PageCompressed => {
-            "page-compressed (MySQL COMPRESSION=, or MariaDB PAGE_COMPRESSED with an algorithm \
-             other than zlib): the checksum is on the decompressed page, which is not decoded"
+            "page-compressed (MySQL COMPRESSION=, or MariaDB PAGE_COMPRESSED with no known \
+             algorithm): the checksum is on the decompressed page, which is not decoded"
         }
     }
 }

@@ -1,0 +1,170 @@
+//! Raw Snappy, as `snappy_uncompress` reads it (MariaDB passes the page's
+//! payload length and requires exactly one page back).
+//!
+//! Source: google/snappy `format_description.txt`. The stream starts with
+//! the uncompressed length as a little-endian base-128 varint (at most 32
+//! bits), then elements, each starting with a tag byte whose low 2 bits
+//! say what it is:
+//!
+//! | tag & 3 | element | length | offset |
+//! |---|---|---|---|
+//! | 0 | literal | (tag >> 2) + 1 when below 61; tag >> 2 = 60..63: 1..4 little-endian bytes hold length − 1 | — |
+//! | 1 | copy, 1-byte offset | ((tag >> 2) & 7) + 4 | (tag >> 5) << 8 · next byte (11 bits) |
+//! | 2 | copy, 2-byte offset | (tag >> 2) + 1 | next 2 bytes, little-endian |
+//! | 3 | copy, 4-byte offset | (tag >> 2) + 1 | next 4 bytes, little-endian |
+//!
+//! A copy may overlap its own output; offset 0 is invalid. The elements
+//! must produce exactly the stated length.
+
+use super::{copy_match, push_literals, CodecError, CodecErrorKind};
+
+/// Decodes a raw Snappy stream (all of `input`), appending at most `limit`
+/// bytes to `out`. Returns the bytes produced.
+pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
+    let err = |kind, at| CodecError::new(kind, at);
+    let start = out.len();
+    let (stated, mut ip) = varint(input)?;
+    if stated > limit {
+        return Err(err(CodecErrorKind::OutputLimit, 0));
+    }
+    while ip < input.len() {
+        let at = ip;
+        let tag = input.get(ip).copied().unwrap_or(0);
+        ip = ip.saturating_add(1);
+        let (dist, len) = match tag & 3 {
+            0 => {
+                let mut len = usize::from(tag >> 2);
+                if len >= 60 {
+                    let n = len.saturating_sub(59);
+                    let Some(b) = input.get(ip..ip.saturating_add(n)) else {
+                        return Err(err(CodecErrorKind::Truncated, input.len()));
+                    };
+                    len = b.iter().rev().fold(0usize, |a, &x| a << 8 | usize::from(x));
+                    ip = ip.saturating_add(n);
+                }
+                let end = ip.saturating_add(len).saturating_add(1);
+                let Some(lit) = input.get(ip..end) else {
+                    return Err(err(CodecErrorKind::Truncated, input.len()));
+                };
+                push_literals(out, start, lit, stated).map_err(|k| err(k, at))?;
+                ip = end;
+                continue;
+            }
+            1 => {
+                let Some(&b) = input.get(ip) else {
+                    return Err(err(CodecErrorKind::Truncated, input.len()));
+                };
+                ip = ip.saturating_add(1);
+                let dist = usize::from(tag >> 5) << 8 | usize::from(b);
+                (dist, usize::from((tag >> 2) & 7).saturating_add(4))
+            }
+            k => {
+                let n = if k == 2 { 2 } else { 4 };
+                let Some(b) = input.get(ip..ip.saturating_add(n)) else {
+                    return Err(err(CodecErrorKind::Truncated, input.len()));
+                };
+                ip = ip.saturating_add(n);
+                let dist = b.iter().rev().fold(0usize, |a, &x| a << 8 | usize::from(x));
+                (dist, usize::from(tag >> 2).saturating_add(1))
+            }
+        };
+        copy_match(out, start, dist, len, stated).map_err(|k| err(k, at))?;
+    }
+    let got = out.len().saturating_sub(start);
+    if got != stated {
+        return Err(err(CodecErrorKind::LengthMismatch, input.len()));
+    }
+    Ok(got)
+}
+
+/// The preamble: a varint of at most 5 bytes holding at most 32 bits.
+fn varint(input: &[u8]) -> Result<(usize, usize), CodecError> {
+    let mut v = 0u64;
+    for (i, &b) in input.iter().take(5).enumerate() {
+        v |= u64::from(b & 0x7f) << (7u32.wrapping_mul(i as u32));
+        if b & 0x80 == 0 {
+            let v = u32::try_from(v).map_err(|_| CodecError::new(CodecErrorKind::BadHeader, i))?;
+            return Ok((v as usize, i.saturating_add(1)));
+        }
+    }
+    let kind = if input.len() < 5 {
+        CodecErrorKind::Truncated
+    } else {
+        CodecErrorKind::BadHeader
+    };
+    Err(CodecError::new(kind, input.len().min(5)))
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+mod tests {
+    use super::*;
+    use crate::codec::tests_vectors::{read_vector, ORIGINAL};
+
+    #[test]
+    fn reference_stream_decodes_to_the_original() {
+        let v = read_vector("snappy.raw");
+        let mut out = Vec::new();
+        assert_eq!(
+            decompress(&v, &mut out, ORIGINAL.len()).unwrap(),
+            ORIGINAL.len()
+        );
+        assert_eq!(out, ORIGINAL);
+        out.clear();
+        let e = decompress(&v, &mut out, ORIGINAL.len() - 1).unwrap_err();
+        assert_eq!((e.kind, e.offset), (CodecErrorKind::OutputLimit, 0));
+        for cut in 0..v.len() {
+            out.clear();
+            assert!(decompress(&v[..cut], &mut out, 1 << 20).is_err(), "{cut}");
+        }
+    }
+
+    #[test]
+    fn elements_of_every_kind() {
+        // 11 bytes: literal "abc" (tag 0x08), copy1 len 4 dist 3 (tag
+        // 0x01), copy2 len 2 dist 1 (tag 0x06), copy4 len 2 dist 10
+        // (tag 0x07): the format description's element layouts.
+        let s = [
+            11, 0x08, b'a', b'b', b'c', 0x01, 3, 0x06, 1, 0, 0x07, 10, 0, 0, 0,
+        ];
+        let mut out = Vec::new();
+        // copy4 reaches 10 back with only 9 bytes out: refused.
+        let e = decompress(&s, &mut out, 100).unwrap_err();
+        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadDistance, 10));
+        let s = [
+            11, 0x08, b'a', b'b', b'c', 0x01, 3, 0x06, 1, 0, 0x07, 9, 0, 0, 0,
+        ];
+        out.clear();
+        assert_eq!(decompress(&s, &mut out, 100).unwrap(), 11);
+        assert_eq!(out, b"abcabcaaaab");
+        // Stated length larger than the limit, or than what is produced.
+        out.clear();
+        assert_eq!(
+            decompress(&s, &mut out, 10).unwrap_err().kind,
+            CodecErrorKind::OutputLimit
+        );
+        let mut t = s;
+        t[0] = 12;
+        out.clear();
+        assert_eq!(
+            decompress(&t, &mut out, 100).unwrap_err().kind,
+            CodecErrorKind::LengthMismatch
+        );
+        // Long literal lengths (tag 60: one length byte).
+        let mut l = vec![70, 60 << 2, 69];
+        l.extend([b'z'; 70]);
+        out.clear();
+        assert_eq!(decompress(&l, &mut out, 100).unwrap(), 70);
+        for cut in 0..l.len() {
+            out.clear();
+            assert!(decompress(&l[..cut], &mut out, 100).is_err());
+        }
+        // A 6-byte varint and a 33-bit one.
+        assert!(decompress(&[0x80; 6], &mut out, 100).is_err());
+        assert!(decompress(&[0xff, 0xff, 0xff, 0xff, 0x1f], &mut out, 1 << 40).is_err());
+    }
+}
