@@ -4,8 +4,8 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
-    Cmd, Color, DefOpts, Format, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages, Metric, Opts,
-    RecordsOpts, RowsOpts, SpaceOptions,
+    Cmd, Color, DefOpts, Format, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages, MapOpts,
+    Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
 };
 use std::path::PathBuf;
 
@@ -52,7 +52,7 @@ enum Command {
     },
     /// Pages and share per page type, and runs of consecutive pages of one type.
     Types(Common),
-    /// Map of the space: one row per extent, one cell per page, by owner and fill.
+    /// Map of the space by owner and fill (the header says what a cell and a row hold).
     Extents {
         #[command(flatten)]
         common: Common,
@@ -80,14 +80,23 @@ enum Command {
         /// Tablespace files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// What the picture shows for each file.
+        /// What the maps show for each file (terminal and picture).
         #[arg(long, value_enum, default_value_t = MetricArg::Extents)]
         metric: MetricArg,
+        /// Colour of the terminal maps: auto (when stdout is a terminal),
+        /// always, never.
+        #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+        color: ColorArg,
+        /// Draw the terminal maps with ASCII only.
+        #[arg(long)]
+        ascii: bool,
         /// Write the picture to this file (.png or .svg).
         #[arg(long, value_name = "PICTURE")]
         out: Option<PathBuf>,
         #[command(flatten)]
         scale: ScaleArgs,
+        #[command(flatten)]
+        map: MapArgs,
         #[command(flatten)]
         shared: Shared,
     },
@@ -240,6 +249,37 @@ struct Draw {
     /// Write a picture to this file instead (.png or .svg, by extension).
     #[arg(long, value_name = "PICTURE")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    map: MapArgs,
+}
+
+/// Which pages a map draws and how many a cell holds.
+#[derive(clap::Args, Debug)]
+struct MapArgs {
+    /// First page to draw (compare: in pages of the largest page size).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    from: u32,
+    /// Last page to draw, inclusive (default: the last page).
+    #[arg(long, value_name = "M")]
+    to: Option<u32>,
+    /// Pages per cell (default: the smallest power of two that keeps the
+    /// map within 128 rows of 64 cells; compare: pages of the largest page
+    /// size, every file's cell holding the same bytes).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pages_per_cell: Option<u64>,
+}
+
+impl MapArgs {
+    fn checked(self) -> Result<MapOpts, String> {
+        if let Some(to) = self.to.filter(|&to| to < self.from) {
+            return Err(format!("--to {to} is before --from {}", self.from));
+        }
+        Ok(MapOpts {
+            from: self.from,
+            to: self.to,
+            pages_per_cell: self.pages_per_cell,
+        })
+    }
 }
 
 /// How LSNs map to colours.
@@ -609,6 +649,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         out,
         metric: p.metric,
         lsn_scale: p.lsn_scale,
+        map: p.map,
         host: std::sync::Arc::new(crate::input::MapHost::new(streams)),
         verbose: cli.verbose,
         verified_only: p.verified_only,
@@ -631,6 +672,7 @@ struct Parsed {
     out: Option<PathBuf>,
     metric: Metric,
     lsn_scale: LsnScale,
+    map: MapOpts,
     verified_only: bool,
 }
 
@@ -649,6 +691,7 @@ impl Parsed {
             out: None,
             metric: Metric::Extents,
             lsn_scale: LsnScale::default(),
+            map: MapOpts::default(),
             verified_only: false,
         }
     }
@@ -659,13 +702,14 @@ impl Parsed {
     }
 
     /// A map command over one file, drawn as `draw` says.
-    fn drawn(cmd: Cmd, common: Common, draw: Draw) -> Self {
-        Parsed {
+    fn drawn(cmd: Cmd, common: Common, draw: Draw) -> Result<Self, String> {
+        Ok(Parsed {
             color: draw.color.into(),
             ascii: draw.ascii,
             out: draw.out,
+            map: draw.map.checked()?,
             ..Parsed::one(cmd, common)
-        }
+        })
     }
 }
 
@@ -678,24 +722,30 @@ const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Cs
 /// The subcommand's arguments as the report crate's command.
 fn command(command: Command) -> Result<Parsed, String> {
     Ok(match command {
-        Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw),
+        Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw)?,
         Command::Lsn {
             common,
             draw,
             scale,
         } => Parsed {
             lsn_scale: LsnScale::from(&scale),
-            ..Parsed::drawn(Cmd::Lsn, common, draw)
+            ..Parsed::drawn(Cmd::Lsn, common, draw)?
         },
-        Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw),
+        Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw)?,
         Command::Compare {
             files,
             metric,
+            color,
+            ascii,
             out,
             scale,
+            map,
             shared,
         } => Parsed {
             out,
+            color: color.into(),
+            ascii,
+            map: map.checked()?,
             metric: metric.into(),
             lsn_scale: LsnScale::from(&scale),
             ..Parsed::new(Cmd::Compare, files, shared)
