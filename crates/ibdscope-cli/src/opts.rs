@@ -446,6 +446,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         &[
             "ibdscope extents fixtures/mysql56/secondary.ibd",
             "ibdscope extents fixtures/mysql56/secondary.ibd --out extents.png",
+            "ibdscope extents fixtures/mariadb1011-4k/secondary.ibd --from 64 --to 112 --pages-per-cell 2",
             "ibdscope extents --format csv fixtures/mysql56/secondary.ibd",
         ],
     ),
@@ -455,6 +456,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         &[
             "ibdscope lsn fixtures/mysql56/dml.ibd",
             "ibdscope lsn fixtures/mariadb1011/dml.ibd --out lsn.svg",
+            "ibdscope lsn fixtures/mysql56/dml.ibd --pages-per-cell 4",
         ],
     ),
     (
@@ -470,6 +472,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         TEXT_JSON_CSV,
         &[
             "ibdscope compare fixtures/mysql56/ai_int.ibd fixtures/mysql56/uuid_char36.ibd",
+            "ibdscope compare --metric lsn fixtures/mariadb1011-4k/secondary.ibd fixtures/mariadb1011/secondary.ibd",
             "ibdscope compare --metric fill --out fill.png fixtures/mysql56/ai_int.ibd fixtures/mysql56/uuid_char36.ibd",
         ],
     ),
@@ -977,5 +980,38 @@ mod tests {
             want
         );
         assert!(Cli::try_parse_from(["ibdscope", "lsn", "f.ibd", "--scale", "log"]).is_err());
+    }
+
+    #[test]
+    fn every_map_takes_a_page_range_and_pages_per_cell() {
+        for cmd in ["extents", "lsn", "fill"] {
+            let o = opts(&[
+                "ibdscope",
+                cmd,
+                "f.ibd",
+                "--from",
+                "3",
+                "--to",
+                "9",
+                "--pages-per-cell",
+                "4",
+            ])
+            .unwrap();
+            let want = MapOpts {
+                from: 3,
+                to: Some(9),
+                pages_per_cell: Some(4),
+            };
+            assert_eq!(o.map, want, "{cmd}");
+            assert_eq!(
+                opts(&["ibdscope", cmd, "f.ibd"]).unwrap().map,
+                MapOpts::default()
+            );
+            let e = opts(&["ibdscope", cmd, "f.ibd", "--from", "9", "--to", "3"]).unwrap_err();
+            assert!(e.contains("--to 3 is before --from 9"), "{e}");
+            assert!(opts(&["ibdscope", cmd, "f.ibd", "--pages-per-cell", "0"]).is_err());
+        }
+        let o = opts(&["ibdscope", "compare", "a.ibd", "b.ibd", "--from", "2"]).unwrap();
+        assert_eq!(o.map.from, 2);
     }
 }

@@ -616,6 +616,13 @@ fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Pict
         ),
         Metric::Lsn => notes.push("blank: LSN 0 (never written)".into()),
     }
+    if rows.iter().any(|r| r.scale.pages_per_cell > 1) {
+        let vote = match metric {
+            Metric::Lsn => crate::cmd::lsn::VOTE,
+            _ => map::VOTE,
+        };
+        notes.push(format!("a cell of several pages shows {vote}"));
+    }
     let panels = rows
         .iter()
         .map(|r| {

@@ -197,12 +197,14 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         let fr = t.fragmentation;
         writeln!(
             out,
-            "index {}: {}, {}; fill {} (leaves {}); leaf chain: {} of {} steps jump ({:.1}%), mean jump {:.1} pages",
+            "index {}: {}, {}; fill {} (leaves {})\n{:>10} leaf chain: {} of {} steps jump ({:.1}%), \
+             mean jump {:.1} pages",
             a.index_label(t.index_id),
             count(t.pages, "page", "pages"),
             count(t.leaf_pages, "leaf", "leaves"),
             percent(t.mean_fill),
             percent(t.mean_leaf_fill),
+            "",
             fr.jumps,
             fr.steps,
             f64::from(fr.share()) * 100.0,

@@ -426,7 +426,7 @@ fn extents_legend(
     for (cell, name) in [
         (PageCell::System, "system"),
         (PageCell::Free, "free"),
-        (PageCell::FreeWithData, "free, holds records"),
+        (PageCell::FreeWithData, "free, records"),
         (PageCell::Unaccounted, "unaccounted"),
         (PageCell::Damaged, "damaged"),
         (PageCell::Unverifiable, "not verifiable"),
