@@ -14,7 +14,9 @@ use ibdscope::fil::FilHeader;
 use ibdscope::index::IndexHeader;
 use ibdscope::Engine;
 use ibdscope::{Btrees, FindingKind, IndexId, PageNo, SpaceMap, SpaceProblem, Tablespace};
-use ibdscope_render::color::{ansi256_to_rgb, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI};
+use ibdscope_render::color::{
+    ansi256_to_rgb, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI, UNVERIFIABLE_ANSI,
+};
 use std::path::{Path, PathBuf};
 
 const FILES: &[&str] = &[
@@ -937,5 +939,41 @@ fn every_map_legend_line_fits_80_columns() {
                 l.chars().count()
             );
         }
+    }
+}
+
+#[test]
+fn pages_check_cannot_verify_are_drawn_apart() {
+    let Some(corpus) = super::common::corpus() else {
+        return;
+    };
+    // Percona Server 8.0 with keyring encryption (../shared/corpus
+    // manifest): the pages check cannot verify without the key.
+    let path = corpus.join("percona-8.0/percona80_encrypted_secret_data.ibd");
+    let bytes = std::fs::read(&path).unwrap();
+    let ts = Tablespace::new(&bytes).unwrap();
+    let summary = ibdscope::Summary::of(&ts, &Engine::default());
+    let n = summary.unverifiable.len();
+    assert!(n > 0);
+    let want = ansi256_to_rgb(UNVERIFIABLE_ANSI).hex();
+    for kind in ["extents", "fill"] {
+        let svg = draw(&[kind, s(&path)], &format!("encrypted.{kind}"));
+        let cells = svg_cells(&svg);
+        assert_eq!(cells.iter().filter(|c| **c == want).count(), n, "{kind}");
+        let legend = svg_legend(&svg);
+        assert!(
+            legend
+                .iter()
+                .any(|(l, c)| l.starts_with("not verifiable from the file alone") && *c == want),
+            "{kind}: {legend:?}"
+        );
+        let (text, _) = stdout(&[kind, "--color", "never", s(&path)]);
+        let row = map_rows(&text);
+        assert_eq!(row.len(), 1, "{text}");
+        assert_eq!(
+            text.matches('~').count(),
+            n + 1,
+            "{kind}: the map and its key\n{text}"
+        );
     }
 }

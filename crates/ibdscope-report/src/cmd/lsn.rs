@@ -29,9 +29,9 @@ use crate::cmd::map::{self, print_grid, MapScale, Style, TypesSeen};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
-use ibdscope::checksum::Scheme;
+use ibdscope::checksum::{Scheme, Unverifiable};
 use ibdscope::space::{page_facts, PageProblem};
-use ibdscope::{fold_pages, Engine, PageFold, PageNo, SpaceId, Tablespace, TypeNames};
+use ibdscope::{fold_pages, Engine, PageFold, PageNo, SpaceId, Tablespace, TypeNames, Verdict};
 use ibdscope_render::color::{ansi256_to_rgb, ramp, rgb_to_ansi256, DAMAGED_ANSI, LSN_FLOOR};
 use ibdscope_render::{
     Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, Pow2Histogram, Ranks, Scale,
@@ -67,6 +67,9 @@ pub struct LsnFacts {
     pub damaged: Vec<(PageNo, PageProblem)>,
     /// Damaged pages (a page may have several problems).
     pub n_damaged: u64,
+    /// Encrypted pages, which cannot be verified without the key (their
+    /// FIL header, LSN included, is stored in the clear).
+    pub unverifiable: u64,
     /// Page types met (vendor guess).
     pub types: TypesSeen,
 }
@@ -104,6 +107,7 @@ impl LsnFacts {
             zero: fold.zero,
             damaged: fold.damaged,
             n_damaged: fold.n_damaged,
+            unverifiable: fold.unverifiable,
             types: fold.types,
         }
     }
@@ -246,6 +250,7 @@ struct LsnFold {
     zero: u64,
     damaged: Vec<(PageNo, PageProblem)>,
     n_damaged: u64,
+    unverifiable: u64,
     types: TypesSeen,
 }
 
@@ -268,6 +273,7 @@ impl LsnFold {
             zero: 0,
             damaged: Vec::new(),
             n_damaged: 0,
+            unverifiable: 0,
             types: TypesSeen::default(),
         }
     }
@@ -289,6 +295,9 @@ impl PageFold for LsnFold {
             self.cells.resize(i + 1, CellSum::default());
         }
         let sum = &mut self.cells[i];
+        if p.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) {
+            self.unverifiable += 1;
+        }
         let before = self.damaged.len();
         self.damaged.extend(
             p.problems(self.space_id)
@@ -328,6 +337,7 @@ impl PageFold for LsnFold {
         self.zero += next.zero;
         self.damaged.extend(next.damaged);
         self.n_damaged += next.n_damaged;
+        self.unverifiable += next.unverifiable;
         for t in next.types.iter() {
             self.types.note(t);
         }
@@ -528,6 +538,9 @@ fn text_legend(out: &mut dyn Write, st: &Style, f: &LsnFacts, scale: &MapScale) 
         out,
         "{zero}: LSN 0 (never written); X: damaged (LSN not trusted)"
     )?;
+    if let Some(u) = unverifiable_words(f) {
+        writeln!(out, "{u}")?;
+    }
     if let Some(v) = scale.vote_words(VOTE) {
         writeln!(out, "{v}")?;
     }
@@ -563,7 +576,8 @@ fn json(out: &mut dyn Write, path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> 
         .key("lsn_max")?
         .opt_num(range.map(|r| r.1))?;
     j.kv_num("zero_lsn_pages", f.zero)?
-        .kv_num("damaged_pages", f.n_damaged)?;
+        .kv_num("damaged_pages", f.n_damaged)?
+        .kv_num("unverifiable_pages", f.unverifiable)?;
     let (kind, pages) = f.kind_word();
     j.key("scale")?
         .obj()?
@@ -630,6 +644,16 @@ pub fn grid_json(
     Ok(())
 }
 
+/// What is said of the encrypted pages, when there are any.
+fn unverifiable_words(f: &LsnFacts) -> Option<String> {
+    (f.unverifiable > 0).then(|| {
+        format!(
+            "{} encrypted: not verifiable, LSN drawn as stored",
+            count(f.unverifiable, "page", "pages")
+        )
+    })
+}
+
 /// How a cell of several pages is drawn on the LSN map.
 pub const VOTE: &str = "their mean LSN (damaged when most of them are)";
 
@@ -642,6 +666,7 @@ fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts, scale: &MapScale) -> 
         count(f.zero, "page", "pages")
     )];
     notes.extend(scale.vote_words(VOTE));
+    notes.extend(unverifiable_words(f));
     if f.hist.range().is_some_and(|(lo, hi)| lo == hi) {
         notes.push("every page has the same LSN: all are drawn at the new end".into());
     }
