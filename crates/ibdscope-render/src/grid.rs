@@ -292,6 +292,18 @@ mod tests {
     }
 
     #[test]
+    fn a_range_labels_its_rows_from_its_first_page() {
+        let mut b = GridBuilder::new(10, 2, 3).starting_at(100);
+        for _ in 0..10 {
+            b.push(Cell::Class(0));
+        }
+        let g = b.finish();
+        // 10 pages from page 100, 3 a cell: 4 cells, 2 rows of 6 pages.
+        assert_eq!(g.cells.len(), 4);
+        assert_eq!((g.row_start(0), g.row_start(1)), (100, 106));
+    }
+
+    #[test]
     fn scale_with_equal_ends_puts_everything_high() {
         let s = Scale { lo: 5.0, hi: 5.0 };
         assert_eq!(s.t(5.0), 1.0);

@@ -669,3 +669,60 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outc
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scale_in_words_for_4k_16k_and_64k_pages() {
+        // Pages per extent from FSP_EXTENT_SIZE (mysql-server 8.0
+        // storage/innobase/include/fsp0types.h): 1 MiB extents up to 16K
+        // pages, 4 MiB at 64K.
+        // 2 GiB of 16K pages: 2,048 rows of 64 pages; 16 a cell keeps 128.
+        let s = MapScale::of_range(0, 131_072, 131_072, None, 16384, 64);
+        assert_eq!(
+            s.words(),
+            "1 cell = 16 pages (256 KiB); 1 row = 64 cells = 1,024 pages = 16 extents of 64 pages"
+        );
+        assert_eq!(s.range_words(), "pages 0 to 131071 (all 131,072)");
+        // 2 GiB of 4K pages (an extent is 256 of them): 64 a cell.
+        let s = MapScale::of_range(0, 524_288, 524_288, None, 4096, 256);
+        assert_eq!(
+            s.words(),
+            "1 cell = 64 pages (256 KiB); 1 row = 64 cells = 4,096 pages = 16 extents of 256 pages"
+        );
+        // One page a cell on 4K: a row is a quarter extent.
+        let s = MapScale::of_range(0, 113, 113, None, 4096, 256);
+        assert_eq!(
+            s.row_words(),
+            "1 row = 64 cells = 64 pages = 1/4 extent of 256 pages"
+        );
+        // 64K pages, 3 a cell, pages 2 to 10 of 11: 3 cells, no whole
+        // share of an extent.
+        let s = MapScale::of_range(2, 9, 11, Some(3), 65536, 64);
+        assert_eq!(
+            s.picture_line(),
+            "pages 2 to 10 of 11; 1 cell = 3 pages (192 KiB); 1 row = 3 cells = 9 pages; 1 extent = 64 pages"
+        );
+        assert!(s.holds(2) && s.holds(10) && !s.holds(1) && !s.holds(11));
+    }
+
+    #[test]
+    fn owner_classes_and_cells_invert() {
+        let n_slots = 3;
+        for c in [
+            PageCell::Free,
+            PageCell::System,
+            PageCell::Unaccounted,
+            PageCell::Other(None),
+            PageCell::Other(Some(2)),
+            PageCell::Damaged,
+            PageCell::Unverifiable,
+            PageCell::FreeWithData,
+            PageCell::Index { slot: 1, fill: 0.5 },
+        ] {
+            assert_eq!(class_cell(owner_class(c, n_slots), n_slots), c);
+        }
+    }
+}
