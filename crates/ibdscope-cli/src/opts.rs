@@ -4,8 +4,8 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
-    Cmd, Color, DefOpts, Format, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages, Metric, Opts,
-    RecordsOpts, RowsOpts, SpaceOptions,
+    Cmd, Color, DefOpts, Format, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages, MapOpts,
+    Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
 };
 use std::path::PathBuf;
 
@@ -58,7 +58,7 @@ enum Command {
     },
     /// Pages and share per page type, and runs of consecutive pages of one type.
     Types(Common),
-    /// Map of the space: one row per extent, one cell per page, by owner and fill.
+    /// Map of the space by owner and fill (the header says what a cell and a row hold).
     Extents {
         #[command(flatten)]
         common: Common,
@@ -86,14 +86,23 @@ enum Command {
         /// Tablespace files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// What the picture shows for each file.
+        /// What the maps show for each file (terminal and picture).
         #[arg(long, value_enum, default_value_t = MetricArg::Extents)]
         metric: MetricArg,
+        /// Colour of the terminal maps: auto (when stdout is a terminal),
+        /// always, never.
+        #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+        color: ColorArg,
+        /// Draw the terminal maps with ASCII only.
+        #[arg(long)]
+        ascii: bool,
         /// Write the picture to this file (.png or .svg).
         #[arg(long, value_name = "PICTURE")]
         out: Option<PathBuf>,
         #[command(flatten)]
         scale: ScaleArgs,
+        #[command(flatten)]
+        map: MapArgs,
         #[command(flatten)]
         shared: Shared,
     },
@@ -262,6 +271,37 @@ struct Draw {
     /// Write a picture to this file instead (.png or .svg, by extension).
     #[arg(long, value_name = "PICTURE")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    map: MapArgs,
+}
+
+/// Which pages a map draws and how many a cell holds.
+#[derive(clap::Args, Debug)]
+struct MapArgs {
+    /// First page to draw (compare: in pages of the largest page size).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    from: u32,
+    /// Last page to draw, inclusive (default: the last page).
+    #[arg(long, value_name = "M")]
+    to: Option<u32>,
+    /// Pages per cell (default: the smallest power of two that keeps the
+    /// map within 128 rows of 64 cells; compare: pages of the largest page
+    /// size, every file's cell holding the same bytes).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pages_per_cell: Option<u64>,
+}
+
+impl MapArgs {
+    fn checked(self) -> Result<MapOpts, String> {
+        if let Some(to) = self.to.filter(|&to| to < self.from) {
+            return Err(format!("--to {to} is before --from {}", self.from));
+        }
+        Ok(MapOpts {
+            from: self.from,
+            to: self.to,
+            pages_per_cell: self.pages_per_cell,
+        })
+    }
 }
 
 /// How LSNs map to colours.
@@ -428,6 +468,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         &[
             "ibdscope extents fixtures/mysql56/secondary.ibd",
             "ibdscope extents fixtures/mysql56/secondary.ibd --out extents.png",
+            "ibdscope extents fixtures/mariadb1011-4k/secondary.ibd --from 64 --to 112 --pages-per-cell 2",
             "ibdscope extents --format csv fixtures/mysql56/secondary.ibd",
         ],
     ),
@@ -437,6 +478,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         &[
             "ibdscope lsn fixtures/mysql56/dml.ibd",
             "ibdscope lsn fixtures/mariadb1011/dml.ibd --out lsn.svg",
+            "ibdscope lsn fixtures/mysql56/dml.ibd --pages-per-cell 4",
         ],
     ),
     (
@@ -452,6 +494,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         TEXT_JSON_CSV,
         &[
             "ibdscope compare fixtures/mysql56/ai_int.ibd fixtures/mysql56/uuid_char36.ibd",
+            "ibdscope compare --metric lsn fixtures/mariadb1011-4k/secondary.ibd fixtures/mariadb1011/secondary.ibd",
             "ibdscope compare --metric fill --out fill.png fixtures/mysql56/ai_int.ibd fixtures/mysql56/uuid_char36.ibd",
         ],
     ),
@@ -657,6 +700,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         out,
         metric: p.metric,
         lsn_scale: p.lsn_scale,
+        map: p.map,
         host: match &cli.keyring {
             None => std::sync::Arc::new(crate::input::MapHost::new(streams)),
             Some(k) => std::sync::Arc::new(ibdscope_report::decrypt::DecryptHost::new(
@@ -690,6 +734,7 @@ struct Parsed {
     out: Option<PathBuf>,
     metric: Metric,
     lsn_scale: LsnScale,
+    map: MapOpts,
     verified_only: bool,
     levels: bool,
     hex: bool,
@@ -710,6 +755,7 @@ impl Parsed {
             out: None,
             metric: Metric::Extents,
             lsn_scale: LsnScale::default(),
+            map: MapOpts::default(),
             verified_only: false,
             levels: false,
             hex: false,
@@ -722,13 +768,14 @@ impl Parsed {
     }
 
     /// A map command over one file, drawn as `draw` says.
-    fn drawn(cmd: Cmd, common: Common, draw: Draw) -> Self {
-        Parsed {
+    fn drawn(cmd: Cmd, common: Common, draw: Draw) -> Result<Self, String> {
+        Ok(Parsed {
             color: draw.color.into(),
             ascii: draw.ascii,
             out: draw.out,
+            map: draw.map.checked()?,
             ..Parsed::one(cmd, common)
-        }
+        })
     }
 }
 
@@ -741,24 +788,30 @@ const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Cs
 /// The subcommand's arguments as the report crate's command.
 fn command(command: Command) -> Result<Parsed, String> {
     Ok(match command {
-        Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw),
+        Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw)?,
         Command::Lsn {
             common,
             draw,
             scale,
         } => Parsed {
             lsn_scale: LsnScale::from(&scale),
-            ..Parsed::drawn(Cmd::Lsn, common, draw)
+            ..Parsed::drawn(Cmd::Lsn, common, draw)?
         },
-        Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw),
+        Command::Fill { common, draw } => Parsed::drawn(Cmd::Fill, common, draw)?,
         Command::Compare {
             files,
             metric,
+            color,
+            ascii,
             out,
             scale,
+            map,
             shared,
         } => Parsed {
             out,
+            color: color.into(),
+            ascii,
+            map: map.checked()?,
             metric: metric.into(),
             lsn_scale: LsnScale::from(&scale),
             ..Parsed::new(Cmd::Compare, files, shared)
@@ -997,5 +1050,38 @@ mod tests {
             want
         );
         assert!(Cli::try_parse_from(["ibdscope", "lsn", "f.ibd", "--scale", "log"]).is_err());
+    }
+
+    #[test]
+    fn every_map_takes_a_page_range_and_pages_per_cell() {
+        for cmd in ["extents", "lsn", "fill"] {
+            let o = opts(&[
+                "ibdscope",
+                cmd,
+                "f.ibd",
+                "--from",
+                "3",
+                "--to",
+                "9",
+                "--pages-per-cell",
+                "4",
+            ])
+            .unwrap();
+            let want = MapOpts {
+                from: 3,
+                to: Some(9),
+                pages_per_cell: Some(4),
+            };
+            assert_eq!(o.map, want, "{cmd}");
+            assert_eq!(
+                opts(&["ibdscope", cmd, "f.ibd"]).unwrap().map,
+                MapOpts::default()
+            );
+            let e = opts(&["ibdscope", cmd, "f.ibd", "--from", "9", "--to", "3"]).unwrap_err();
+            assert!(e.contains("--to 3 is before --from 9"), "{e}");
+            assert!(opts(&["ibdscope", cmd, "f.ibd", "--pages-per-cell", "0"]).is_err());
+        }
+        let o = opts(&["ibdscope", "compare", "a.ibd", "b.ibd", "--from", "2"]).unwrap();
+        assert_eq!(o.map.from, 2);
     }
 }

@@ -34,6 +34,12 @@ pub const SYSTEM_ANSI: u8 = 245;
 /// ANSI colour of damaged pages.
 pub const DAMAGED_ANSI: u8 = 196;
 
+/// A page that cannot be verified from the file alone (encrypted, or
+/// compressed with an algorithm not decoded): magenta.
+pub const UNVERIFIABLE_ANSI: u8 = 201;
+/// A page XDES marks free that still holds an index page with records:
+/// pale cyan, next to the free grey.
+pub const FREE_DATA_ANSI: u8 = 152;
 /// Free pages in a picture: light grey on the white background (nothing
 /// there), as [`FREE_ANSI`] is dark grey on a dark terminal.
 pub const FREE_RGB: Rgb = Rgb(0xd0, 0xd0, 0xd0);

@@ -32,6 +32,8 @@ pub struct Grid {
     pub pages_per_cell: u64,
     /// Pages the grid stands for.
     pub n_pages: u64,
+    /// The page of the first cell (0 unless a map draws a range).
+    pub first_page: u64,
     /// The cells, row after row; the last row may be short.
     pub cells: Vec<Cell>,
 }
@@ -45,6 +47,13 @@ impl Grid {
     /// Pages per row.
     pub fn pages_per_row(&self) -> u64 {
         u64::from(self.columns).saturating_mul(self.pages_per_cell)
+    }
+
+    /// The first page of row `r`.
+    pub fn row_start(&self, r: usize) -> u64 {
+        (r as u64)
+            .saturating_mul(self.pages_per_row())
+            .saturating_add(self.first_page)
     }
 
     /// The rows, each a slice of cells.
@@ -89,6 +98,7 @@ impl GridBuilder {
                 columns: columns.max(1),
                 pages_per_cell: k,
                 n_pages,
+                first_page: 0,
                 cells: Vec::with_capacity(usize::try_from(n_cells).unwrap_or(0).min(1 << 20)),
             },
             open: 0,
@@ -97,6 +107,13 @@ impl GridBuilder {
             heat_sum: 0.0,
             heat_n: 0,
         }
+    }
+
+    /// The same builder for pages from `first` on (row labels start
+    /// there).
+    pub fn starting_at(mut self, first: u64) -> Self {
+        self.grid.first_page = first;
+        self
     }
 
     /// Adds the next page's cell.
@@ -272,6 +289,18 @@ mod tests {
         let g = b.finish();
         assert!(g.cells.len() <= 64 * 160);
         assert_eq!(g.cells.len() as u64, n.div_ceil(k));
+    }
+
+    #[test]
+    fn a_range_labels_its_rows_from_its_first_page() {
+        let mut b = GridBuilder::new(10, 2, 3).starting_at(100);
+        for _ in 0..10 {
+            b.push(Cell::Class(0));
+        }
+        let g = b.finish();
+        // 10 pages from page 100, 3 a cell: 4 cells, 2 rows of 6 pages.
+        assert_eq!(g.cells.len(), 4);
+        assert_eq!((g.row_start(0), g.row_start(1)), (100, 106));
     }
 
     #[test]

@@ -193,8 +193,9 @@ struct Layout {
     label_w: i32,
     /// Per panel: left edge, caption top, grid top.
     panels: Vec<(i32, i32, i32)>,
-    /// Per line of panels: grid top, rows, pages per row.
-    lines: Vec<(i32, usize, u64)>,
+    /// Per line of panels: grid top, rows, and the grid whose pages label
+    /// the rows.
+    lines: Vec<(i32, usize, usize)>,
     legend: Vec<(i32, i32, usize)>,
     scale_y: i32,
     notes_y: i32,
@@ -221,7 +222,7 @@ fn layout(p: &Picture) -> Layout {
     let max_page = p
         .panels
         .iter()
-        .map(|x| x.grid.n_pages.saturating_sub(1))
+        .map(|x| (x.grid.first_page + x.grid.n_pages).saturating_sub(1))
         .max()
         .unwrap_or(0);
     let label_w = text_w(&max_page.to_string(), LABEL_PX) + 8;
@@ -265,8 +266,13 @@ fn layout(p: &Picture) -> Layout {
         }
         maps_right = maps_right.max(x - PANEL_GAP + MARGIN);
         let rows = line_rows[line];
-        let per_row = chunk.first().map_or(1, |x| x.grid.pages_per_row());
-        lines.push((map_y, rows, per_row));
+        // The rows are labelled with the pages of the grid of fewest pages
+        // per row (the largest pages, when files of several page sizes are
+        // drawn by bytes).
+        let labels = (0..chunk.len())
+            .min_by_key(|&i| chunk[i].grid.pages_per_row())
+            .unwrap_or(0);
+        lines.push((map_y, rows, line * per_line + labels));
         y = map_y + rows as i32 * cell_h + 16;
     }
     if p.panels.is_empty() {
@@ -448,11 +454,14 @@ fn draw<DB: DrawingBackend>(a: &DrawingArea<DB, Shift>, p: &Picture, l: &Layout)
         }
     }
     // Row labels: the first page of the row, left of each line of panels
-    // (every panel has the same pages per row).
+    // (every panel has the same bytes per row).
     let step = (14 / l.cell_h.max(1) + 1) as usize;
-    for &(map_y, rows, per_row) in &l.lines {
+    for &(map_y, rows, labels) in &l.lines {
+        let Some(g) = p.panels.get(labels).map(|x| &x.grid) else {
+            continue;
+        };
         for r in (0..rows).step_by(step) {
-            let page = (r as u64).saturating_mul(per_row);
+            let page = g.row_start(r);
             let y = map_y + r as i32 * l.cell_h + (l.cell_h - l.gap) / 2 - 6;
             let x = MARGIN + l.label_w - 6;
             text(

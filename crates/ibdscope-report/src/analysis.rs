@@ -10,7 +10,10 @@ use crate::args::DefOpts;
 use crate::definition::{self, Def};
 use ibdscope::extents::Owner;
 use ibdscope::summary::BadPage;
-use ibdscope::{Btrees, Engine, Finding, IndexId, PageNo, SpaceMap, Summary, Tablespace};
+use ibdscope::{
+    Btrees, Engine, Finding, FindingKind, IndexId, PageNo, SpaceMap, SpaceProblem, Summary,
+    Tablespace,
+};
 use std::cell::OnceCell;
 use std::path::Path;
 
@@ -40,6 +43,7 @@ pub struct Analysis<'t> {
     file_findings: OnceCell<Vec<Finding>>,
     map: OnceCell<SpaceMap>,
     trees: OnceCell<Btrees>,
+    freed_with_data: OnceCell<Vec<PageNo>>,
     def: OnceCell<Result<Def, String>>,
 }
 
@@ -66,6 +70,7 @@ impl<'t> Analysis<'t> {
             file_findings: OnceCell::new(),
             map: OnceCell::new(),
             trees: OnceCell::new(),
+            freed_with_data: OnceCell::new(),
             def: OnceCell::new(),
         }
     }
@@ -116,6 +121,25 @@ impl<'t> Analysis<'t> {
     pub fn trees(&self) -> &Btrees {
         self.trees
             .get_or_init(|| Btrees::build(self.ts, &self.engine, self.map()))
+    }
+
+    /// The free pages that still hold an index page with records (the
+    /// space map's findings), in page order.
+    pub fn freed_with_data(&self) -> &[PageNo] {
+        self.freed_with_data.get_or_init(|| {
+            let mut v: Vec<PageNo> = (self.map().findings.iter())
+                .filter(|f| {
+                    matches!(
+                        f.kind,
+                        FindingKind::Space(SpaceProblem::FreePageWithData { .. })
+                    )
+                })
+                .filter_map(|f| f.page)
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
     }
 
     /// The table definition, or why there is none (a message naming the

@@ -66,6 +66,19 @@ pub struct LsnScale {
     pub pages: LsnScalePages,
 }
 
+/// Which pages a map draws and how many a cell holds (`extents`, `lsn`,
+/// `fill`, `compare`; see `cmd::map::MapScale` for the default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MapOpts {
+    /// First page drawn (`--from`).
+    pub from: u32,
+    /// Last page drawn, inclusive (`--to`; default the last page).
+    pub to: Option<u32>,
+    /// Pages per cell (`--pages-per-cell`; default: the smallest power of
+    /// two that keeps the map within `cmd::map::MAX_ROWS` rows).
+    pub pages_per_cell: Option<u64>,
+}
+
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -202,6 +215,8 @@ pub struct Opts {
     pub metric: Metric,
     /// How `lsn` and `compare --metric lsn` colour LSNs.
     pub lsn_scale: LsnScale,
+    /// The maps' page range and pages per cell.
+    pub map: MapOpts,
     /// List every page a note concerns (else: a count and the first pages).
     pub verbose: bool,
     /// Leave out what comes from pages that do not verify (`rows`,
@@ -219,7 +234,7 @@ impl Opts {
     /// A run of `cmd` over `files` printed as `format`, files opened through
     /// `host`, with every other option at its plain value: one thread,
     /// detected page size, no colour, no picture, `extents` metric, the
-    /// default LSN scale, not verbose, every page. Set the fields to change
+    /// default LSN scale, the default map scale, not verbose, every page. Set the fields to change
     /// them (`Opts { threads: 4, ..Opts::new(…) }`).
     pub fn new(cmd: Cmd, files: Vec<PathBuf>, format: Format, host: Arc<dyn Host>) -> Opts {
         Opts {
@@ -233,6 +248,7 @@ impl Opts {
             out: None,
             metric: Metric::Extents,
             lsn_scale: LsnScale::default(),
+            map: MapOpts::default(),
             verbose: false,
             verified_only: false,
             levels: false,

@@ -176,10 +176,16 @@ fn a_looping_extent_list_is_reported_and_the_map_still_drawn() {
     let o = run(&["extents", "--color", "never", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
-    // All 704 pages are still drawn: 11 rows of 64 cells.
+    // All 704 pages are still drawn: 11 rows of 64 cells (the header says
+    // so).
+    assert!(
+        out.contains("pages 0 to 703 (all 704); 1 cell = 1 page (16 KiB)\n"),
+        "{out}"
+    );
+    // Map rows: a page number right-aligned in 10 columns, then the cells.
     let rows: Vec<&str> = out
         .lines()
-        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .filter(|l| l.get(..10).is_some_and(|n| n.trim().parse::<u64>().is_ok()))
         .collect();
     assert_eq!(rows.len(), 11, "{out}");
     assert_eq!(

@@ -13,8 +13,10 @@ use ibdscope::extents::Owner;
 use ibdscope::fil::FilHeader;
 use ibdscope::index::IndexHeader;
 use ibdscope::Engine;
-use ibdscope::{Btrees, IndexId, PageNo, SpaceMap, Tablespace};
-use ibdscope_render::color::{ansi256_to_rgb, FREE_RGB, INDEX_ANSI};
+use ibdscope::{Btrees, FindingKind, IndexId, PageNo, SpaceMap, SpaceProblem, Tablespace};
+use ibdscope_render::color::{
+    ansi256_to_rgb, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI, UNVERIFIABLE_ANSI,
+};
 use std::path::{Path, PathBuf};
 
 const FILES: &[&str] = &[
@@ -150,6 +152,8 @@ struct Truth {
     fills: Vec<Option<(IndexId, f32)>>,
     owners: Vec<Owner>,
     ids: Vec<IndexId>,
+    /// Free pages that still hold an index page with records.
+    freed_with_data: Vec<u32>,
 }
 
 fn truth(path: &Path) -> Truth {
@@ -192,6 +196,15 @@ fn truth(path: &Path) -> Truth {
         fills,
         owners: map.owners(&ts).collect(),
         ids,
+        freed_with_data: (map.findings.iter())
+            .filter(|f| {
+                matches!(
+                    f.kind,
+                    FindingKind::Space(SpaceProblem::FreePageWithData { .. })
+                )
+            })
+            .filter_map(|f| f.page.map(|p| p.0))
+            .collect(),
     }
 }
 
@@ -286,7 +299,19 @@ fn extents_colours_match_the_legend_the_palette_and_the_owners() {
             assert_eq!(entry.1, want, "{file}: colour of index {id}");
             assert_eq!(count(&want), pages, "{file}: cells of index {id}");
         }
-        let free = t.owners.iter().filter(|o| **o == Owner::Free).count();
+        // Free pages that still hold records (the space map's findings)
+        // are drawn apart from the other free pages.
+        let held = t.freed_with_data.len();
+        if held > 0 {
+            let want = ansi256_to_rgb(FREE_DATA_ANSI).hex();
+            let entry = (legend.iter())
+                .find(|(l, _)| l.starts_with("free but not empty"))
+                .unwrap_or_else(|| panic!("{file}: {legend:?}"));
+            assert_eq!(entry.1, want, "{file}");
+            assert!(entry.0.contains(&format!(": {held} page")), "{file}");
+            assert_eq!(count(&want), held, "{file}: free pages with records");
+        }
+        let free = t.owners.iter().filter(|o| **o == Owner::Free).count() - held;
         let entry = legend
             .iter()
             .find(|(l, _)| l.starts_with("free: "))
@@ -564,8 +589,9 @@ fn one_page_and_empty_files() {
 
 #[test]
 fn a_file_too_large_for_one_cell_per_page_aggregates() {
-    // 20480 pages of 16K (page 0 of a real file, then zeros): more than the
-    // 160 rows of 64 cells a picture holds, so 2 pages per cell.
+    // 20480 pages of 16K (page 0 of a real file, then zeros): 320 rows of
+    // 64 pages, more than the 128 rows a map keeps within, so 4 pages per
+    // cell (80 rows), in the terminal and in pictures alike.
     let big = scratch("big.ibd");
     let mut bytes = std::fs::read(fixture("mysql56/ai_int.ibd")).unwrap();
     bytes.resize(20480 * 16384, 0);
@@ -575,17 +601,23 @@ fn a_file_too_large_for_one_cell_per_page_aggregates() {
         let svg = draw(&[kind, s(&big)], &format!("big.{kind}"));
         let cells = svg_cells(&svg);
         if kind != "lsn" {
-            assert_eq!(cells.len(), 10240, "{kind}");
+            assert_eq!(cells.len(), 5120, "{kind}");
         }
-        assert!(svg.contains("each cell holds 2 pages"), "{kind}");
+        let words =
+            "1 cell = 4 pages (64 KiB); 1 row = 64 cells = 256 pages = 4 extents of 64 pages";
+        assert!(svg.contains(words), "{kind}");
     }
     let (json, _) = stdout(&["lsn", "--format", "json", s(&big)]);
-    // The terminal grid holds 256 rows of 64: 2 pages per cell too.
-    assert_eq!(json_num(&json, "pages_per_cell"), Some(2));
-    assert_eq!(json_cells(&json).len(), 10240);
+    assert_eq!(json_num(&json, "pages_per_cell"), Some(4));
+    assert_eq!(json_cells(&json).len(), 5120);
     let (text, _) = stdout(&["fill", "--color", "never", s(&big)]);
-    assert!(
-        text.lines().next().unwrap().ends_with("each cell 2 pages"),
+    let header: Vec<&str> = text.lines().skip(1).take(2).collect();
+    assert_eq!(
+        header,
+        [
+            "pages 0 to 20479 (all 20,480); 1 cell = 4 pages (64 KiB)",
+            "1 row = 64 cells = 256 pages = 4 extents of 64 pages"
+        ],
         "{text}"
     );
 }
@@ -644,5 +676,304 @@ fn json_with_out_prints_the_document_and_writes_the_picture() {
         // 31 pages; one is all zeroes, LSN 0, blank in the LSN map.
         let want = if kind == "lsn" { 30 } else { 31 };
         assert_eq!(svg_cells(&svg).len(), want, "{kind}");
+    }
+}
+
+/// Pages per extent for a page size: FSP_EXTENT_SIZE (mysql-server 8.0
+/// storage/innobase/include/fsp0types.h): 1 MiB extents for pages up to
+/// 16K, 2 MiB for 32K pages, 4 MiB for 64K pages.
+fn extent_pages(page_size: u64) -> u64 {
+    let mib: u64 = match page_size {
+        ..=16384 => 1,
+        32768 => 2,
+        _ => 4,
+    };
+    (mib << 20) / page_size
+}
+
+/// The numbers of a map's caption: `pages F to L (all N)` or `... of N`;
+/// `1 cell = K pages (B KiB)`; `1 row = C cells = P pages = ...`.
+#[derive(Debug)]
+struct Caption {
+    first: u64,
+    last: u64,
+    per_cell: u64,
+    cell_kib: u64,
+    columns: u64,
+    row_pages: u64,
+    /// The extent the caption names, and the extents in a row as a
+    /// fraction (numerator, denominator).
+    extent: u64,
+    row_extents: (u64, u64),
+}
+
+fn num(s: &str) -> u64 {
+    s.replace(',', "")
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("not a number: {s:?}"))
+}
+
+fn caption(line1: &str, line2: &str) -> Caption {
+    let (range, cell) = line1.split_once("; 1 cell = ").unwrap();
+    let range = range.strip_prefix("pages ").unwrap();
+    let (first, rest) = range.split_once(" to ").unwrap();
+    let last = rest.split(' ').next().unwrap();
+    let (per_cell, bytes) = cell.split_once(" (").unwrap();
+    let per_cell = per_cell.split(' ').next().unwrap();
+    let cell_kib = bytes.strip_suffix(" KiB)").unwrap();
+    let row = line2.strip_prefix("1 row = ").unwrap();
+    let (row, apart) = match row.split_once("; 1 extent = ") {
+        Some((r, e)) => (r, Some(e)),
+        None => (row, None),
+    };
+    let parts: Vec<&str> = row.split(" = ").collect();
+    let columns = parts[0].strip_suffix(" cells").unwrap();
+    let (row_pages, extent, row_extents) = if let Some(e) = apart {
+        (parts[1], e.strip_suffix(" pages").unwrap(), (0, 0))
+    } else {
+        let (n, e) = parts[2].split_once(" of ").unwrap();
+        let n = n.split(' ').next().unwrap();
+        let frac = match n.split_once('/') {
+            Some((a, b)) => (num(a), num(b)),
+            None => (num(n), 1),
+        };
+        (parts[1], e.strip_suffix(" pages").unwrap(), frac)
+    };
+    Caption {
+        first: num(first),
+        last: num(last),
+        per_cell: num(per_cell),
+        cell_kib: num(cell_kib),
+        columns: num(columns),
+        row_pages: num(row_pages.split(' ').next().unwrap()),
+        extent: num(extent),
+        row_extents,
+    }
+}
+
+/// The map rows of a terminal map: each row's label and cells.
+fn map_rows(text: &str) -> Vec<(u64, usize)> {
+    text.lines()
+        .filter_map(|l| {
+            let n = l.get(..10)?.trim().parse::<u64>().ok()?;
+            Some((n, l.chars().count() - 11))
+        })
+        .collect()
+}
+
+#[test]
+fn captions_say_what_the_grid_draws_for_4k_16k_and_64k_pages() {
+    for (file, page_size) in [
+        ("mariadb1011-4k/secondary.ibd", 4096u64),
+        ("mariadb1011/secondary.ibd", 16384),
+        ("mariadb1011-64k/secondary.ibd", 65536),
+    ] {
+        let path = fixture(file);
+        let n_pages = std::fs::metadata(&path).unwrap().len() / page_size;
+        for kind in ["extents", "fill", "lsn"] {
+            for (opts, want) in [
+                (&[][..], (0, n_pages - 1, 1)),
+                (&["--from", "3", "--to", "9"][..], (3, 9, 1)),
+                (&["--pages-per-cell", "4"][..], (0, n_pages - 1, 4)),
+                (
+                    &["--from", "2", "--to", "10", "--pages-per-cell", "3"][..],
+                    (2, 10, 3),
+                ),
+            ] {
+                let mut args = vec![kind, "--color", "never", s(&path)];
+                args.extend(opts);
+                let (text, code) = stdout(&args);
+                assert!(code.is_some_and(|c| c <= 1), "{args:?}: {text}");
+                let lines: Vec<&str> = text.lines().collect();
+                let c = caption(lines[1], lines[2]);
+                let what = format!("{args:?}: {c:?}\n{text}");
+                assert_eq!((c.first, c.last, c.per_cell), want, "{what}");
+                assert_eq!(c.cell_kib * 1024, c.per_cell * page_size, "{what}");
+                assert_eq!(c.row_pages, c.columns * c.per_cell, "{what}");
+                assert_eq!(c.extent, extent_pages(page_size), "{what}");
+                let (a, b) = c.row_extents;
+                if a > 0 {
+                    assert_eq!(c.row_pages * b, a * c.extent, "{what}");
+                } else {
+                    assert!(
+                        !c.row_pages.is_multiple_of(c.extent)
+                            && !c.extent.is_multiple_of(c.row_pages)
+                    );
+                }
+                // The grid: the pages named, k a cell, rows of C cells,
+                // each row labelled with its first page.
+                let rows = map_rows(&text);
+                let cells: usize = rows.iter().map(|r| r.1).sum();
+                let pages = c.last - c.first + 1;
+                assert_eq!(cells as u64, pages.div_ceil(c.per_cell), "{what}");
+                for (r, &(label, n)) in rows.iter().enumerate() {
+                    assert_eq!(label, c.first + r as u64 * c.row_pages, "{what}");
+                    if r + 1 < rows.len() {
+                        assert_eq!(n as u64, c.columns, "{what}");
+                    } else {
+                        assert!(n as u64 <= c.columns, "{what}");
+                    }
+                }
+                // The picture says the same words and draws the same cells.
+                let name = format!("cap.{}.{kind}.{}", file.replace('/', "_"), opts.join("_"));
+                let svg = draw(&args, &name);
+                let line = format!("{}; {}", lines[1], lines[2]);
+                assert!(svg.contains(&line), "{what}: {line}");
+                if kind != "lsn" {
+                    assert_eq!(svg_cells(&svg).len(), cells, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn compare_scales_by_bytes_and_draws_the_metric_in_the_terminal() {
+    let small = fixture("mariadb1011-4k/secondary.ibd"); // 113 pages of 4K
+    let big = fixture("mariadb1011/secondary.ibd"); // 47 pages of 16K
+    for (opts, cells) in [
+        // 16 KiB a cell: 4 pages of 4K, 1 page of 16K.
+        (&[][..], 113usize.div_ceil(4) + 47),
+        // 2 pages of 16K: 32 KiB, 8 pages of 4K.
+        (
+            &["--pages-per-cell", "2"][..],
+            113usize.div_ceil(8) + 47usize.div_ceil(2),
+        ),
+    ] {
+        let mut args = vec!["compare", s(&small), s(&big)];
+        args.extend(opts);
+        let svg = draw(&args, &format!("cmp-bytes{}", opts.len()));
+        assert_eq!(svg_cells(&svg).len(), cells, "{args:?}");
+        let mut j = args.clone();
+        j.extend(["--format", "json"]);
+        let (json, _) = stdout(&j);
+        let per: Vec<u64> = json
+            .split("\"page_size\":")
+            .skip(1)
+            .map(|x| {
+                let size = num(x.split(',').next().unwrap());
+                let k = x.split("\"pages_per_cell\":").nth(1).unwrap();
+                size * num(k.split(',').next().unwrap())
+            })
+            .collect();
+        assert_eq!(per.len(), 2);
+        assert_eq!(per[0], per[1], "{json}");
+        // The terminal draws the maps, each file's rows labelled with its
+        // own pages.
+        let mut t = args.clone();
+        t.extend(["--color", "never", "--metric", "fill"]);
+        let (text, _) = stdout(&t);
+        assert!(text.contains("fill maps, one scale by bytes"), "{text}");
+        // Side by side or one above the other; a fill map has no blank
+        // cell, so the cells are the glyphs after the labels.
+        let drawn: usize = (text.lines())
+            .filter(|l| l.get(..10).is_some_and(|n| n.trim().parse::<u64>().is_ok()))
+            .map(|l| l.chars().skip(11).filter(|c| *c != ' ').count())
+            .sum();
+        assert_eq!(drawn, cells, "{text}");
+    }
+    // The metric decides what is drawn.
+    let base = ["compare", "--color", "never", s(&small), s(&big)];
+    let maps = |metric: &str| {
+        let (text, _) = stdout(&[&base[..], &["--metric", metric]].concat());
+        let from = text.find("maps, one scale").unwrap();
+        text[from..].to_string()
+    };
+    let (extents, lsn) = (maps("extents"), maps("lsn"));
+    assert!(extents.contains('S') && !lsn.contains("S system"), "{lsn}");
+    assert!(lsn.contains("page LSN from old to new"), "{lsn}");
+}
+
+#[test]
+fn every_map_legend_line_fits_80_columns() {
+    let files = [
+        "mariadb1011-4k/secondary.ibd",
+        "mariadb1011/secondary.ibd",
+        "mariadb1011-64k/ai_int.ibd",
+        "mysql56/dml.ibd",
+        "mysql56/uuid_char36.ibd",
+    ];
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    for f in files {
+        let p = s(&fixture(f)).to_string();
+        for kind in ["extents", "fill", "lsn"] {
+            for ascii in [false, true] {
+                let mut a = vec![
+                    kind.to_string(),
+                    "--color".into(),
+                    "never".into(),
+                    p.clone(),
+                ];
+                if ascii {
+                    a.push("--ascii".into());
+                }
+                runs.push(a);
+            }
+        }
+    }
+    for metric in ["extents", "fill", "lsn"] {
+        let mut a: Vec<String> = ["compare", "--color", "never", "--metric", metric]
+            .map(String::from)
+            .to_vec();
+        a.extend(files.iter().map(|f| s(&fixture(f)).to_string()));
+        runs.push(a);
+    }
+    for a in runs {
+        let args: Vec<&str> = a.iter().map(String::as_str).collect();
+        let (text, _) = stdout(&args);
+        // The legend: every line after the map's last row, findings (which
+        // name the file) aside.
+        let lines: Vec<&str> = text.lines().collect();
+        let last_row = lines
+            .iter()
+            .rposition(|l| l.get(..10).is_some_and(|n| n.trim().parse::<u64>().is_ok()))
+            .unwrap_or_else(|| panic!("{args:?}: no map in {text}"));
+        for l in &lines[last_row + 1..] {
+            if l.starts_with(s(&fixture(""))) || l.starts_with("fixtures/") {
+                continue;
+            }
+            assert!(
+                l.chars().count() <= 80,
+                "{args:?}: {} columns: {l}",
+                l.chars().count()
+            );
+        }
+    }
+}
+
+#[test]
+fn pages_check_cannot_verify_are_drawn_apart() {
+    let Some(corpus) = super::common::corpus() else {
+        return;
+    };
+    // Percona Server 8.0 with keyring encryption (../shared/corpus
+    // manifest): the pages check cannot verify without the key.
+    let path = corpus.join("percona-8.0/percona80_encrypted_secret_data.ibd");
+    let bytes = std::fs::read(&path).unwrap();
+    let ts = Tablespace::new(&bytes).unwrap();
+    let summary = ibdscope::Summary::of(&ts, &Engine::default());
+    let n = summary.unverifiable.len();
+    assert!(n > 0);
+    let want = ansi256_to_rgb(UNVERIFIABLE_ANSI).hex();
+    for kind in ["extents", "fill"] {
+        let svg = draw(&[kind, s(&path)], &format!("encrypted.{kind}"));
+        let cells = svg_cells(&svg);
+        assert_eq!(cells.iter().filter(|c| **c == want).count(), n, "{kind}");
+        let legend = svg_legend(&svg);
+        assert!(
+            legend
+                .iter()
+                .any(|(l, c)| l.starts_with("not verifiable from the file alone") && *c == want),
+            "{kind}: {legend:?}"
+        );
+        let (text, _) = stdout(&[kind, "--color", "never", s(&path)]);
+        let row = map_rows(&text);
+        assert_eq!(row.len(), 1, "{text}");
+        assert_eq!(
+            text.matches('~').count(),
+            n + 1,
+            "{kind}: the map and its key\n{text}"
+        );
     }
 }

@@ -1,27 +1,29 @@
 //! `ibdscope compare`: several files side by side. The table gives each
-//! file's pages, mean index-page fill and leaf order; with `--out`, a
-//! picture draws every file's map (`--metric extents|lsn|fill`) at one
-//! scale: the same pages per cell and per row for all, so a bigger file is
-//! a taller map.
+//! file's pages, mean index-page fill and leaf order; then every file's
+//! map (`--metric extents|lsn|fill`) in the terminal, or in a picture with
+//! `--out`, at one scale by bytes: a cell is the same bytes in every file
+//! (pages of the largest page size, so a 4K file's cell holds four times
+//! the pages of a 16K file's) and so is a row, so a bigger file is a
+//! taller map whatever its page size. `--from`, `--to` and
+//! `--pages-per-cell` count pages of the largest page size.
 
 use crate::analysis::Analysis;
 use crate::args::{DefOpts, Format, Metric, Opts};
 use crate::cmd::fill::{
-    fill_classes, fill_grid, fill_scale, print_findings, tree_outcome, Figures,
+    fill_classes, fill_glyph, fill_grid, fill_scale, print_findings, tree_outcome, Figures,
 };
-use crate::cmd::lsn::LsnFacts;
-use crate::cmd::map::{self, index_slots, owner_classes, owner_grid};
+use crate::cmd::lsn::{lsn_glyph, LsnFacts};
+use crate::cmd::map::{
+    self, bytes_words, index_slots, owner_classes, owner_grid, MapScale, PageCell, Style,
+};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::IndexId;
+use crate::text::count;
+use ibdscope::{IndexId, Tablespace};
 use ibdscope_render::color::{ansi256_to_rgb, DAMAGED_ANSI};
-use ibdscope_render::{pages_per_cell, Class, Grid, HeatScale, Panel, Picture, Scale};
+use ibdscope_render::{pages_per_cell, Cell, Class, Grid, HeatScale, Panel, Picture, Scale};
 use std::io::{self, Write};
 use std::path::Path;
-
-/// Cells per row for every file: an extent of 16K pages, or the pages of
-/// the largest file when that is fewer.
-const COLUMNS: u32 = 64;
 
 /// One file's row and map.
 struct Row {
@@ -32,8 +34,106 @@ struct Row {
     findings: usize,
     lsn: Option<(u64, u64)>,
     grid: Grid,
+    /// The file's pages drawn and its cells.
+    scale: MapScale,
     /// Pages per owner class (extents metric).
     counts: Vec<u64>,
+}
+
+/// The one scale of every file's map: cells of `unit_pages` pages of
+/// `unit` bytes (the largest page size), rows of `columns` cells.
+struct Scales {
+    unit: u32,
+    unit_pages: u64,
+    columns: u32,
+}
+
+impl Scales {
+    /// From `--from`, `--to` and `--pages-per-cell` (pages of the largest
+    /// page size), for files of these page sizes and page counts.
+    fn new(opts: &Opts, files: &[(u32, u64)]) -> Scales {
+        let unit = files.iter().map(|f| f.0).max().unwrap_or(1).max(1);
+        let s = Scales {
+            unit,
+            unit_pages: 1,
+            columns: 1,
+        };
+        let units = |&(size, n): &(u32, u64)| {
+            let r = s.range(opts, size, n);
+            (r.1 - r.0).div_ceil(s.ratio(size))
+        };
+        let unit_pages = opts.map.pages_per_cell.unwrap_or_else(|| {
+            (files.iter().map(units))
+                .map(|n| pages_per_cell(n, map::COLUMNS, map::MAX_ROWS))
+                .max()
+                .unwrap_or(1)
+        });
+        let cells = (files.iter().map(units))
+            .map(|n| n.div_ceil(unit_pages.max(1)))
+            .max()
+            .unwrap_or(1);
+        Scales {
+            unit_pages: unit_pages.max(1),
+            columns: cells.clamp(1, u64::from(map::COLUMNS)) as u32,
+            ..s
+        }
+    }
+
+    /// Pages of `size` bytes in one page of the unit.
+    fn ratio(&self, size: u32) -> u64 {
+        u64::from((self.unit / size.max(1)).max(1))
+    }
+
+    /// The pages `from .. end` of a file of `n` pages of `size` bytes that
+    /// `--from`/`--to` (in unit pages) name.
+    fn range(&self, opts: &Opts, size: u32, n: u64) -> (u64, u64) {
+        let r = self.ratio(size);
+        let first = (u64::from(opts.map.from) * r).min(n);
+        let end = (opts.map.to)
+            .map_or(n, |t| ((u64::from(t) + 1) * r).min(n))
+            .max(first);
+        (first, end)
+    }
+
+    /// One file's scale.
+    fn of(&self, opts: &Opts, ts: &Tablespace<'_>, n: u64) -> MapScale {
+        let size = ts.page_size();
+        let (first, end) = self.range(opts, size, n);
+        let per_cell = self.unit_pages * self.ratio(size);
+        let e = ts.format().extent_size();
+        MapScale {
+            columns: self.columns,
+            ..MapScale::of_range(first, end - first, n, Some(per_cell), size, e)
+        }
+    }
+
+    /// What a cell and a row are in every file.
+    fn words(&self, rows: &[Row]) -> String {
+        let cell = self.unit_pages.saturating_mul(u64::from(self.unit));
+        let mut sizes: Vec<(u32, u64)> = rows
+            .iter()
+            .map(|r| (r.page_size, r.scale.pages_per_cell))
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let each: Vec<String> = sizes
+            .iter()
+            .map(|&(size, k)| {
+                format!(
+                    "{} of {}",
+                    map::pages_words(k),
+                    bytes_words(u64::from(size))
+                )
+            })
+            .collect();
+        format!(
+            "1 cell = {} in every file ({}); 1 row = {} = {}",
+            bytes_words(cell),
+            each.join(", "),
+            count(self.columns, "cell", "cells"),
+            bytes_words(cell.saturating_mul(u64::from(self.columns)))
+        )
+    }
 }
 
 /// The last two components of a path (`mysql56/ai_int.ibd`).
@@ -81,24 +181,6 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             }
         }
     }
-    let rows_max = if opts.out.is_some() {
-        map::PICTURE_ROWS
-    } else {
-        map::TERMINAL_ROWS
-    };
-    let columns = spaces
-        .iter()
-        .map(|(_, ts)| ts.n_pages())
-        .max()
-        .unwrap_or(1)
-        .clamp(1, COLUMNS);
-    let per_cell = spaces
-        .iter()
-        .map(|(_, ts)| pages_per_cell(u64::from(ts.n_pages()), columns, rows_max))
-        .max()
-        .unwrap_or(1);
-    let mut rows = Vec::with_capacity(spaces.len());
-    let mut text_findings: Vec<u8> = Vec::new();
     // The widest index list decides the owner classes' numbering.
     // page_compressed files: maps, trees and fill from the logical image
     // (input::expand), LSNs from the physical pages.
@@ -127,31 +209,31 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let slots: Vec<Vec<IndexId>> = analyses.iter().map(|a| index_slots(a.map())).collect();
     let n_slots = slots.iter().map(Vec::len).max().unwrap_or(0);
     let labels = slot_labels(&analyses, &slots, n_slots);
+    let sizes: Vec<(u32, u64)> = (analyses.iter())
+        .map(|a| (a.physical().page_size(), map_pages(opts.metric, a)))
+        .collect();
+    let scales = Scales::new(opts, &sizes);
+    let mut rows = Vec::with_capacity(spaces.len());
+    let mut text_findings: Vec<u8> = Vec::new();
     for (a, slots) in analyses.iter().zip(&slots) {
-        let (row, outcome) = file_row(
-            opts,
-            a,
-            slots,
-            n_slots,
-            columns,
-            per_cell,
-            &mut text_findings,
-        )?;
+        let scale = scales.of(opts, a.physical(), map_pages(opts.metric, a));
+        let (row, outcome) = file_row(opts, a, slots, n_slots, scale, &mut text_findings)?;
         worst = worst.max(outcome);
         rows.push(row);
     }
+    let words = scales.words(&rows);
     let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
-        let mut p = picture(opts.metric, per_cell, columns, &labels, &rows);
+        let mut p = picture(opts.metric, &words, &labels, &rows);
         if let (Metric::Lsn, Some(h)) = (opts.metric, p.heat.as_mut()) {
             crate::cmd::lsn::compare_scale(h, &mut p.notes, opts.lsn_scale);
         }
-        map::write_picture(opts, &p, "compare")
+        map::write_picture(opts, &p, "compare", &words)
     } else {
         (Outcome::Clean, String::new())
     };
     worst = worst.max(wrote);
     if opts.format == Format::Json {
-        json(out, opts, per_cell, &rows, &failed)?;
+        json(out, opts, &scales, &rows, &failed)?;
         return Ok(worst);
     }
     if opts.format == Format::Csv {
@@ -159,9 +241,22 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         return Ok(worst);
     }
     text(out, &rows)?;
+    if opts.out.is_none() && !rows.is_empty() {
+        writeln!(out)?;
+        text_maps(out, opts, &words, &labels, &rows)?;
+    }
     out.write_all(&text_findings)?;
     out.write_all(said.as_bytes())?;
     Ok(worst)
+}
+
+/// The pages a file's map for `metric` stands for: the space map's (the
+/// owner and fill maps) or the file's (LSNs).
+fn map_pages(metric: Metric, a: &Analysis<'_>) -> u64 {
+    match metric {
+        Metric::Lsn => u64::from(a.physical().n_pages()),
+        _ => u64::from(a.map().n_pages()),
+    }
 }
 
 /// One file's row and map for `opts.metric`, its findings' text appended
@@ -171,22 +266,21 @@ fn file_row(
     a: &Analysis<'_>,
     slots: &[IndexId],
     n_slots: usize,
-    columns: u32,
-    per_cell: u64,
+    scale: MapScale,
     text_findings: &mut Vec<u8>,
 ) -> io::Result<(Row, Outcome)> {
     let (path, ts, map, trees) = (a.path(), a.physical(), a.map(), a.trees());
     let (grid, counts, lsn, damaged) = match opts.metric {
         Metric::Extents => {
-            let (g, c, _) = owner_grid(a, slots, n_slots, columns, per_cell);
+            let (g, c, _) = owner_grid(a, slots, n_slots, &scale);
             (g, c, None, 0)
         }
         Metric::Fill => {
-            let (g, _) = fill_grid(a, slots, columns, per_cell);
+            let (g, _) = fill_grid(a, slots, &scale);
             (g, Vec::new(), None, 0)
         }
         Metric::Lsn => {
-            let f = LsnFacts::collect(ts, a.engine(), columns, per_cell, opts.lsn_scale);
+            let f = LsnFacts::collect(ts, a.engine(), &scale, opts.lsn_scale);
             (f.normalized(), Vec::new(), f.hist.range(), f.n_damaged)
         }
     };
@@ -203,9 +297,113 @@ fn file_row(
         findings: map.findings.len() + trees.findings.len(),
         lsn,
         grid,
+        scale,
         counts,
     };
     Ok((row, outcome))
+}
+
+/// Columns of the terminal the maps are laid out in.
+const TERMINAL_COLUMNS: usize = 80;
+
+/// Every file's map for the metric in the terminal: side by side when they
+/// fit in [`TERMINAL_COLUMNS`], else one above the other; then what the
+/// glyphs mean.
+fn text_maps(
+    out: &mut dyn Write,
+    opts: &Opts,
+    words: &str,
+    labels: &[String],
+    rows: &[Row],
+) -> io::Result<()> {
+    let st = Style::of(opts);
+    let n_slots = labels.len();
+    let glyph = |c: Cell| match opts.metric {
+        Metric::Extents => {
+            let pc = map::class_cell(c, n_slots);
+            (st.glyph(pc), Some(Style::owner_color(pc)))
+        }
+        Metric::Fill => fill_glyph(&st, c),
+        Metric::Lsn => lsn_glyph(&st, c),
+    };
+    writeln!(
+        out,
+        "{} maps, one scale by bytes:",
+        metric_word(opts.metric)
+    )?;
+    for part in words.split("; ") {
+        writeln!(out, "{part}")?;
+    }
+    let columns = rows.iter().map(|r| r.grid.columns).max().unwrap_or(1) as usize;
+    let n = rows.len();
+    let side = 11 + n * columns + 2 * (n - 1) <= TERMINAL_COLUMNS;
+    for (i, r) in rows.iter().enumerate() {
+        let tag = if side {
+            format!("{}. ", i + 1)
+        } else {
+            String::new()
+        };
+        writeln!(out, "{tag}{}: {}", r.file, r.scale.range_words())?;
+        if !side {
+            map::print_grid(out, &st, &r.grid, glyph)?;
+        }
+    }
+    if side {
+        let first = rows.iter().min_by_key(|r| r.grid.pages_per_row());
+        let n_rows = rows.iter().map(|r| r.grid.rows()).max().unwrap_or(0);
+        let grids: Vec<Vec<&[Cell]>> = rows.iter().map(|r| r.grid.row_cells().collect()).collect();
+        for row in 0..n_rows {
+            write!(out, "{:>10} ", first.map_or(0, |r| r.grid.row_start(row)))?;
+            for (i, g) in grids.iter().enumerate() {
+                let cells = g.get(row).copied().unwrap_or(&[]);
+                for c in cells {
+                    let (t, color) = glyph(*c);
+                    st.paint(out, color, t)?;
+                }
+                if i + 1 < n {
+                    let pad = columns - cells.len() + 2;
+                    write!(out, "{:pad$}", "")?;
+                }
+            }
+            writeln!(out)?;
+        }
+    }
+    writeln!(out)?;
+    text_key(out, &st, opts.metric, labels)
+}
+
+/// What the compare maps' glyphs mean, in lines of at most 80 columns.
+fn text_key(out: &mut dyn Write, st: &Style, metric: Metric, labels: &[String]) -> io::Result<()> {
+    let ramp = if st.ascii {
+        "1 2 3 4 5 6 7 8"
+    } else {
+        "▁▂▃▄▅▆▇█"
+    };
+    let other = st.glyph(PageCell::Other(None));
+    let free = st.glyph(PageCell::Free);
+    match metric {
+        Metric::Extents => {
+            for (s, label) in labels.iter().enumerate() {
+                let full = PageCell::Index { slot: s, fill: 1.0 };
+                let mark = if st.color { st.level(8) } else { st.letter(s) };
+                st.paint(out, Some(Style::owner_color(full)), mark)?;
+                writeln!(out, " index {label}")?;
+            }
+            if st.color {
+                writeln!(out, "index pages by fill in eighths {ramp}")?;
+            }
+        }
+        Metric::Fill => writeln!(out, "index pages by fill in eighths {ramp}")?,
+        Metric::Lsn => {
+            writeln!(out, "page LSN from old to new within each file {ramp}")?;
+            return writeln!(out, "blank: LSN 0; X: damaged (LSN not trusted)");
+        }
+    }
+    writeln!(
+        out,
+        "{free} free, S system, {other} not a B-tree page, ? unaccounted"
+    )?;
+    writeln!(out, "X damaged, ~ not verifiable, f free but holds records")
 }
 
 /// The table: one line per file.
@@ -252,14 +450,15 @@ fn text(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
 fn json(
     out: &mut dyn Write,
     opts: &Opts,
-    per_cell: u64,
+    scales: &Scales,
     rows: &[Row],
     failed: &[&std::path::PathBuf],
 ) -> io::Result<()> {
     let mut j = Json::new(out);
     j.obj()?
         .kv_str("metric", metric_word(opts.metric))?
-        .kv_num("pages_per_cell", per_cell)?
+        .kv_num("pages_per_cell", scales.unit_pages)?
+        .kv_num("bytes_per_cell", scales.unit_pages * u64::from(scales.unit))?
         .key("files")?
         .arr()?;
     for r in rows {
@@ -267,6 +466,7 @@ fn json(
             .kv_str("file", &r.file)?
             .kv_num("pages", r.pages)?
             .kv_num("page_size", r.page_size)?
+            .kv_num("pages_per_cell", r.scale.pages_per_cell)?
             .kv_num("index_pages", r.figures.index_pages)?;
         match r.figures.mean_fill {
             Some(f) => j.key("mean_fill")?.float(f, 4)?,
@@ -361,13 +561,7 @@ fn slot_labels(analyses: &[Analysis<'_>], slots: &[Vec<IndexId>], n_slots: usize
         .collect()
 }
 
-fn picture(
-    metric: Metric,
-    per_cell: u64,
-    columns: u32,
-    labels: &[String],
-    rows: &[Row],
-) -> Picture {
+fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Picture {
     let (classes, heat) = match metric {
         Metric::Extents => {
             let total: u64 = rows.iter().map(|r| u64::from(r.pages)).sum();
@@ -407,12 +601,10 @@ fn picture(
         ),
     };
     let title = format!("compare {}: {} files", metric_word(metric), rows.len());
-    let lines = vec![format!(
-        "one scale for all: {} page{} per cell, {} pages per row",
-        per_cell,
-        if per_cell == 1 { "" } else { "s" },
-        per_cell * u64::from(columns)
-    )];
+    let mut lines = vec![words.to_string()];
+    if rows.iter().any(|r| r.page_size != rows[0].page_size) {
+        lines.push("row labels, --from, --to: pages of the largest page size".into());
+    }
     let mut notes = Vec::new();
     match metric {
         Metric::Extents => notes.push(
@@ -424,6 +616,13 @@ fn picture(
             "jumps: leaf-chain steps whose next leaf is not the next page of the file".into(),
         ),
         Metric::Lsn => notes.push("blank: LSN 0 (never written)".into()),
+    }
+    if rows.iter().any(|r| r.scale.pages_per_cell > 1) {
+        let vote = match metric {
+            Metric::Lsn => crate::cmd::lsn::VOTE,
+            _ => map::VOTE,
+        };
+        notes.push(format!("a cell of several pages shows {vote}"));
     }
     let panels = rows
         .iter()
@@ -446,6 +645,7 @@ fn picture(
             if let Some((lo, hi)) = r.lsn {
                 caption.push(format!("LSN {lo} .. {hi}"));
             }
+            caption.push(r.scale.range_words());
             Panel {
                 caption,
                 grid: r.grid.clone(),

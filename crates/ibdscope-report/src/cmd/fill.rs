@@ -12,7 +12,7 @@ use crate::args::{Format, Opts};
 use crate::cmd::findings;
 use crate::cmd::lsn::grid_json;
 use crate::cmd::map::{
-    self, index_slots, page_cell, per_cell_note, print_grid, PageCell, Style, TypesSeen,
+    self, index_slots, owner_at, page_cell, print_grid, MapScale, PageCell, Style, TypesSeen,
 };
 use crate::json::Json;
 use crate::outcome::Outcome;
@@ -20,16 +20,14 @@ use crate::text::count;
 use ibdscope::btree::FILL_BUCKETS;
 use ibdscope::{Btrees, IndexId};
 use ibdscope_render::color::{
-    ansi256_to_rgb, rgb_to_ansi256, viridis, DAMAGED_ANSI, FREE_ANSI, FREE_RGB, OTHER_RGB,
-    SYSTEM_ANSI, UNACCOUNTED_RGB,
+    ansi256_to_rgb, rgb_to_ansi256, viridis, DAMAGED_ANSI, FREE_DATA_ANSI, FREE_RGB, OTHER_RGB,
+    SYSTEM_ANSI, UNACCOUNTED_RGB, UNVERIFIABLE_ANSI,
 };
-use ibdscope_render::{
-    pages_per_cell, Cell, Class, Grid, GridBuilder, HeatScale, Histogram, Panel, Picture, Scale,
-};
+use ibdscope_render::{Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, Scale};
 use std::io::{self, Write};
 
 /// Classes of the fill map's non-index pages, in this order.
-const CLASSES: [(&str, PageCell); 5] = [
+const CLASSES: [(&str, PageCell); 7] = [
     ("free", PageCell::Free),
     ("system", PageCell::System),
     (
@@ -38,6 +36,11 @@ const CLASSES: [(&str, PageCell); 5] = [
     ),
     ("unaccounted", PageCell::Unaccounted),
     ("damaged: does not verify", PageCell::Damaged),
+    ("not verifiable from the file alone", PageCell::Unverifiable),
+    (
+        "free but not empty: still holds records",
+        PageCell::FreeWithData,
+    ),
 ];
 
 /// The fill map cell of a page: its fill on the scale, or a class.
@@ -49,22 +52,41 @@ pub fn fill_cell(c: PageCell) -> Cell {
         PageCell::Other(_) => Cell::Class(2),
         PageCell::Unaccounted => Cell::Class(3),
         PageCell::Damaged => Cell::Class(4),
+        PageCell::Unverifiable => Cell::Class(5),
+        PageCell::FreeWithData => Cell::Class(6),
     }
 }
 
-/// The fill map of `ts` and the page types met, in one pass over the map.
-pub fn fill_grid(
-    a: &Analysis<'_>,
-    slots: &[IndexId],
-    columns: u32,
-    per_cell: u64,
-) -> (Grid, TypesSeen) {
-    let (ts, map) = (a.ts(), a.map());
-    let mut b = GridBuilder::new(u64::from(map.n_pages()), columns, per_cell);
+/// How a fill map cell is drawn in the terminal: glyph and colour.
+pub fn fill_glyph(st: &Style, c: Cell) -> (&'static str, Option<u8>) {
+    match c {
+        Cell::Heat(v) => (
+            st.level(map::eighths(v as f32)),
+            Some(rgb_to_ansi256(viridis(v))),
+        ),
+        Cell::Class(k) | Cell::Bar(k, _) => {
+            let pc = CLASSES
+                .get(usize::from(k))
+                .map_or(PageCell::Unaccounted, |c| c.1);
+            let color = match pc {
+                PageCell::Other(_) | PageCell::Unaccounted => SYSTEM_ANSI,
+                _ => Style::owner_color(pc),
+            };
+            (st.glyph(pc), Some(color))
+        }
+        Cell::Blank => (" ", None),
+    }
+}
+
+/// The fill map of the pages `scale` draws and the page types met, in one
+/// pass.
+pub fn fill_grid(a: &Analysis<'_>, slots: &[IndexId], scale: &MapScale) -> (Grid, TypesSeen) {
+    let ts = a.ts();
+    let mut b = scale.builder();
     let mut types = TypesSeen::default();
-    for (p, o) in map.owners(ts).enumerate() {
-        types.note_page(ts, p);
-        b.push(fill_cell(page_cell(a, slots, p, o)));
+    for p in scale.range() {
+        types.note_page(ts, p as usize);
+        b.push(fill_cell(page_cell(a, slots, p as usize, owner_at(a, p))));
     }
     (b.finish(), types)
 }
@@ -140,18 +162,13 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     let (path, ts) = (a.path(), a.ts());
     let (map, trees) = (a.map(), a.trees());
     let slots = index_slots(map);
-    let columns = map::columns(ts);
-    let rows = if opts.out.is_some() {
-        map::PICTURE_ROWS
-    } else {
-        map::TERMINAL_ROWS
-    };
-    let n = u64::from(map.n_pages());
-    let (grid, types) = fill_grid(a, &slots, columns, pages_per_cell(n, columns, rows));
+    let scale = MapScale::new(ts, u64::from(map.n_pages()), opts);
+    let (grid, types) = fill_grid(a, &slots, &scale);
     let outcome = tree_outcome(a);
     let (wrote, said) = if opts.out.is_some() {
-        let p = picture(a, grid.clone(), &types);
-        map::write_picture(opts, &p, &crate::names::path(path).to_string())
+        let p = picture(a, grid.clone(), &types, &scale);
+        let what = crate::names::path(path).to_string();
+        map::write_picture(opts, &p, &what, &scale.words())
     } else {
         (Outcome::Clean, String::new())
     };
@@ -167,42 +184,27 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     let st = Style::of(opts);
     writeln!(
         out,
-        "{}: {} of {} bytes, {} pages per extent{}",
+        "{}: {} of {} bytes, {} pages per extent",
         crate::names::path(path),
         count(ts.n_pages(), "page", "pages"),
         ts.page_size(),
         ts.format().extent_size(),
-        per_cell_note(&grid)
     )?;
-    print_grid(out, &st, &grid, |c| match c {
-        Cell::Heat(v) => (
-            st.level(map::eighths(v as f32)),
-            Some(rgb_to_ansi256(viridis(v))),
-        ),
-        Cell::Class(k) | Cell::Bar(k, _) => {
-            let pc = CLASSES
-                .get(usize::from(k))
-                .map_or(PageCell::Unaccounted, |c| c.1);
-            let color = match pc {
-                PageCell::Free => FREE_ANSI,
-                PageCell::Damaged => DAMAGED_ANSI,
-                _ => SYSTEM_ANSI,
-            };
-            (st.glyph(pc), Some(color))
-        }
-        Cell::Blank => (" ", None),
-    })?;
+    scale.print_header(out)?;
+    print_grid(out, &st, &grid, |c| fill_glyph(&st, c))?;
     writeln!(out)?;
     for t in &trees.indexes {
         let fr = t.fragmentation;
         writeln!(
             out,
-            "index {}: {}, {}; fill {} (leaves {}); leaf chain: {} of {} steps jump ({:.1}%), mean jump {:.1} pages",
+            "index {}: {}, {}; fill {} (leaves {})\n{:>10} leaf chain: {} of {} steps jump ({:.1}%), \
+             mean jump {:.1} pages",
             a.index_label(t.index_id),
             count(t.pages, "page", "pages"),
             count(t.leaf_pages, "leaf", "leaves"),
             percent(t.mean_fill),
             percent(t.mean_leaf_fill),
+            "",
             fr.jumps,
             fr.steps,
             f64::from(fr.share()) * 100.0,
@@ -233,14 +235,24 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     writeln!(
         out,
         "index pages by fill in eighths {ramp} (used / usable bytes)\n\
-         {free} free, S system, {} not a B-tree page, ? unaccounted{}",
+         {free} free, S system, {} not a B-tree page, ? unaccounted",
         st.glyph(PageCell::Other(None)),
-        if a.damaged_pages().is_empty() {
-            ""
-        } else {
-            ", X does not verify"
-        }
     )?;
+    let marked = [
+        (PageCell::Damaged, "X damaged (does not verify)"),
+        (PageCell::Unverifiable, "~ not verifiable"),
+        (PageCell::FreeWithData, "f free but holds records"),
+    ];
+    let shown: Vec<&str> = (marked.iter())
+        .filter(|(c, _)| grid.cells.contains(&fill_cell(*c)))
+        .map(|(_, w)| *w)
+        .collect();
+    if !shown.is_empty() {
+        writeln!(out, "{}", shown.join(", "))?;
+    }
+    if let Some(v) = scale.vote_words(map::VOTE) {
+        writeln!(out, "{v}")?;
+    }
     print_findings(out, opts, a)?;
     Ok(outcome)
 }
@@ -288,7 +300,9 @@ fn json(out: &mut dyn Write, a: &Analysis<'_>, grid: &Grid) -> io::Result<()> {
                 1 => "system",
                 2 => "other",
                 3 => "unaccounted",
-                _ => "damaged",
+                4 => "damaged",
+                5 => "unverifiable",
+                _ => "free_with_records",
             };
             j.str(word).map(|_| ())
         }
@@ -307,6 +321,8 @@ pub fn fill_classes(grid: &Grid) -> Vec<Class> {
         OTHER_RGB,
         UNACCOUNTED_RGB,
         ansi256_to_rgb(DAMAGED_ANSI),
+        ansi256_to_rgb(UNVERIFIABLE_ANSI),
+        ansi256_to_rgb(FREE_DATA_ANSI),
     ];
     CLASSES
         .iter()
@@ -333,17 +349,10 @@ pub fn fill_scale() -> HeatScale {
     }
 }
 
-fn picture(a: &Analysis<'_>, grid: Grid, types: &TypesSeen) -> Picture {
+fn picture(a: &Analysis<'_>, grid: Grid, types: &TypesSeen, scale: &MapScale) -> Picture {
     let (path, ts, trees) = (a.path(), a.ts(), a.trees());
-    let (title, lines) = map::title(path, ts, types, "page fill");
-    let mut notes = Vec::new();
-    if grid.pages_per_cell > 1 {
-        notes.push(format!(
-            "each cell holds {} pages (what most of them are; index pages: their mean fill); each row {} pages",
-            grid.pages_per_cell,
-            grid.pages_per_row()
-        ));
-    }
+    let (title, lines) = map::title(path, ts, types, "page fill", scale);
+    let mut notes: Vec<String> = scale.vote_words(map::VOTE).into_iter().collect();
     for t in &trees.indexes {
         let fr = t.fragmentation;
         notes.push(format!(

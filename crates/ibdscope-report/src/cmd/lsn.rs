@@ -25,17 +25,16 @@
 
 use crate::analysis::Analysis;
 use crate::args::{Format, LsnScale, LsnScaleKind, LsnScalePages, Opts};
-use crate::cmd::map::{self, per_cell_note, print_grid, Style, TypesSeen};
+use crate::cmd::map::{self, print_grid, MapScale, Style, TypesSeen};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
-use ibdscope::checksum::Scheme;
+use ibdscope::checksum::{Scheme, Unverifiable};
 use ibdscope::space::{page_facts, PageProblem};
-use ibdscope::{fold_pages, Engine, PageFold, PageNo, SpaceId, Tablespace, TypeNames};
+use ibdscope::{fold_pages, Engine, PageFold, PageNo, SpaceId, Tablespace, TypeNames, Verdict};
 use ibdscope_render::color::{ansi256_to_rgb, ramp, rgb_to_ansi256, DAMAGED_ANSI, LSN_FLOOR};
 use ibdscope_render::{
-    pages_per_cell, Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, Pow2Histogram, Ranks,
-    Scale,
+    Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, Pow2Histogram, Ranks, Scale,
 };
 use std::io::{self, Write};
 use std::path::Path;
@@ -68,27 +67,29 @@ pub struct LsnFacts {
     pub damaged: Vec<(PageNo, PageProblem)>,
     /// Damaged pages (a page may have several problems).
     pub n_damaged: u64,
+    /// Encrypted pages, which cannot be verified without the key (their
+    /// FIL header, LSN included, is stored in the clear).
+    pub unverifiable: u64,
     /// Page types met (vendor guess).
     pub types: TypesSeen,
 }
 
 impl LsnFacts {
-    /// One pass over `ts` on `engine` ([`fold_pages`]) into a grid of
-    /// `columns` cells of `per_cell` pages.
+    /// One pass over `ts` on `engine` ([`fold_pages`]): the pages `scale`
+    /// draws into its grid, their histograms and damage (the pages outside
+    /// it are not read).
     pub fn collect(
         ts: &Tablespace<'_>,
         engine: &Engine<'_>,
-        columns: u32,
-        per_cell: u64,
+        scale: &MapScale,
         how: LsnScale,
     ) -> LsnFacts {
-        let n = u64::from(ts.n_pages());
-        let per_cell = per_cell.max(1);
+        let per_cell = scale.pages_per_cell.max(1);
         let scheme = ts.scheme();
         let space_id = ts.space_id();
         let index_only = (how.pages == LsnScalePages::Index).then(|| ts.type_names());
         let fold = fold_pages(ts, engine, || {
-            LsnFold::new(scheme, space_id, per_cell, index_only)
+            LsnFold::new(scheme, space_id, *scale, index_only)
         });
         let scale_hist = fold.scale_hist.finish();
         LsnFacts {
@@ -96,15 +97,17 @@ impl LsnFacts {
             ranks: scale_hist.ranks(),
             scale_hist,
             grid: Grid {
-                columns: columns.max(1),
+                columns: scale.columns.max(1),
                 pages_per_cell: per_cell,
-                n_pages: n,
+                n_pages: scale.pages,
+                first_page: scale.first,
                 cells: fold.cells.iter().map(CellSum::cell).collect(),
             },
             hist: fold.hist,
             zero: fold.zero,
             damaged: fold.damaged,
             n_damaged: fold.n_damaged,
+            unverifiable: fold.unverifiable,
             types: fold.types,
         }
     }
@@ -237,7 +240,7 @@ impl CellSum {
 struct LsnFold {
     scheme: Scheme,
     space_id: SpaceId,
-    per_cell: u64,
+    scale: MapScale,
     first_cell: u64,
     cells: Vec<CellSum>,
     hist: Pow2Histogram,
@@ -247,6 +250,7 @@ struct LsnFold {
     zero: u64,
     damaged: Vec<(PageNo, PageProblem)>,
     n_damaged: u64,
+    unverifiable: u64,
     types: TypesSeen,
 }
 
@@ -254,13 +258,13 @@ impl LsnFold {
     fn new(
         scheme: Scheme,
         space_id: SpaceId,
-        per_cell: u64,
+        scale: MapScale,
         index_only: Option<TypeNames>,
     ) -> Self {
         LsnFold {
             scheme,
             space_id,
-            per_cell,
+            scale,
             first_cell: 0,
             cells: Vec::new(),
             hist: Pow2Histogram::new(BINS),
@@ -269,6 +273,7 @@ impl LsnFold {
             zero: 0,
             damaged: Vec::new(),
             n_damaged: 0,
+            unverifiable: 0,
             types: TypesSeen::default(),
         }
     }
@@ -276,9 +281,12 @@ impl LsnFold {
 
 impl PageFold for LsnFold {
     fn page(&mut self, n: PageNo, page: &[u8]) {
+        if !self.scale.holds(u64::from(n.0)) {
+            return;
+        }
         let p = page_facts(page, n, self.scheme);
         self.types.note(p.page_type);
-        let cell = u64::from(n.0) / self.per_cell;
+        let cell = (u64::from(n.0) - self.scale.first) / self.scale.pages_per_cell.max(1);
         if self.cells.is_empty() {
             self.first_cell = cell;
         }
@@ -287,6 +295,9 @@ impl PageFold for LsnFold {
             self.cells.resize(i + 1, CellSum::default());
         }
         let sum = &mut self.cells[i];
+        if p.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) {
+            self.unverifiable += 1;
+        }
         let before = self.damaged.len();
         self.damaged.extend(
             p.problems(self.space_id)
@@ -326,6 +337,7 @@ impl PageFold for LsnFold {
         self.zero += next.zero;
         self.damaged.extend(next.damaged);
         self.n_damaged += next.n_damaged;
+        self.unverifiable += next.unverifiable;
         for t in next.types.iter() {
             self.types.note(t);
         }
@@ -395,31 +407,16 @@ fn bin_t(f: &LsnFacts, from: u64, to: u64) -> f64 {
 /// `ibdscope lsn`.
 pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let columns = map::columns(ts);
-    let n = u64::from(ts.n_pages());
-    let rows = if opts.out.is_some() {
-        map::PICTURE_ROWS
-    } else {
-        map::TERMINAL_ROWS
-    };
-    let f = LsnFacts::collect(
-        ts,
-        a.engine(),
-        columns,
-        pages_per_cell(n, columns, rows),
-        opts.lsn_scale,
-    );
+    let scale = MapScale::new(ts, u64::from(ts.n_pages()), opts);
+    let f = LsnFacts::collect(ts, a.engine(), &scale, opts.lsn_scale);
     let outcome = if f.damaged.is_empty() {
         Outcome::Clean
     } else {
         Outcome::Findings
     };
     let (wrote, said) = if opts.out.is_some() {
-        map::write_picture(
-            opts,
-            &picture(path, ts, &f),
-            &crate::names::path(path).to_string(),
-        )
+        let what = crate::names::path(path).to_string();
+        map::write_picture(opts, &picture(path, ts, &f, &scale), &what, &scale.words())
     } else {
         (Outcome::Clean, String::new())
     };
@@ -432,7 +429,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         print_findings(out, path, ts, &f)?;
         return Ok(outcome.max(wrote));
     }
-    text(opts, out, path, ts, &f)?;
+    text(opts, out, path, ts, &f, &scale)?;
     Ok(outcome)
 }
 
@@ -450,27 +447,43 @@ fn text(
     path: &Path,
     ts: &Tablespace<'_>,
     f: &LsnFacts,
+    scale: &MapScale,
 ) -> io::Result<()> {
     let st = Style::of(opts);
     writeln!(
         out,
-        "{}: {}, {}, {} with LSN 0{}",
+        "{}: {}, {}, {} with LSN 0",
         crate::names::path(path),
         count(ts.n_pages(), "page", "pages"),
         range_words(f),
         f.zero,
-        per_cell_note(&f.grid)
     )?;
+    scale.print_header(out)?;
     print_grid(out, &st, &f.grid, |c| match c {
-        Cell::Heat(v) => {
-            let t = f.t(v);
-            let e = map::eighths(t as f32);
-            (st.level(e), Some(rgb_to_ansi256(ramp(t, LSN_FLOOR))))
-        }
-        Cell::Class(_) | Cell::Bar(..) => ("X", Some(DAMAGED_ANSI)),
-        Cell::Blank => (" ", None),
+        Cell::Heat(v) => lsn_glyph(&st, Cell::Heat(f.t(v))),
+        c => lsn_glyph(&st, c),
     })?;
     writeln!(out)?;
+    text_legend(out, &st, f, scale)?;
+    print_findings(out, path, ts, f)
+}
+
+/// How a cell of a normalized LSN grid ([`LsnFacts::normalized`]) is
+/// drawn in the terminal: glyph and colour.
+pub fn lsn_glyph(st: &Style, c: Cell) -> (&'static str, Option<u8>) {
+    match c {
+        Cell::Heat(t) => (
+            st.level(map::eighths(t as f32)),
+            Some(rgb_to_ansi256(ramp(t, LSN_FLOOR))),
+        ),
+        Cell::Class(_) | Cell::Bar(..) => ("X", Some(DAMAGED_ANSI)),
+        Cell::Blank => (" ", None),
+    }
+}
+
+/// The legend under the terminal map: the histogram, the scale's ticks and
+/// what the glyphs mean, every line within 80 columns.
+fn text_legend(out: &mut dyn Write, st: &Style, f: &LsnFacts, scale: &MapScale) -> io::Result<()> {
     let bins = f.hist.bins();
     let max = bins.iter().map(|b| b.count).max().unwrap_or(0);
     write!(out, "{:>10} ", "histogram")?;
@@ -478,9 +491,11 @@ fn text(
         let color = rgb_to_ansi256(ramp(bin_t(f, b.from, b.to), LSN_FLOOR));
         st.paint(out, Some(color), st.level(bar_eighths(b.count, max)))?;
     }
+    writeln!(out)?;
     writeln!(
         out,
-        "  {} of {} LSN, tallest {}",
+        "{:>10} {} of {} LSN, tallest {}",
+        "",
         count(bins.len() as u64, "bin", "bins"),
         1u128 << f.hist.shift(),
         count(max, "page", "pages")
@@ -488,13 +503,22 @@ fn text(
     if let Some((lo, hi)) = f.hist.range() {
         writeln!(out, "{:>10} oldest {lo}, newest {hi}", "")?;
     }
-    let ticks = f.ticks();
-    if !ticks.is_empty() {
-        let marks: Vec<String> = ticks
-            .iter()
-            .map(|(t, v)| format!("{v} at {:.0}%", t * 100.0))
-            .collect();
-        writeln!(out, "{:>10} {}", "scale", marks.join(", "))?;
+    let marks: Vec<String> = (f.ticks().iter())
+        .map(|(t, v)| format!("{v} at {:.0}%", t * 100.0))
+        .collect();
+    let mut line = format!("{:>10}", "scale");
+    for (i, m) in marks.iter().enumerate() {
+        let sep = if i + 1 < marks.len() { "," } else { "" };
+        if line.chars().count() + 1 + m.len() + sep.len() > 80 {
+            writeln!(out, "{line}")?;
+            line = " ".repeat(10);
+        }
+        line.push(' ');
+        line.push_str(m);
+        line.push_str(sep);
+    }
+    if !marks.is_empty() {
+        writeln!(out, "{line}")?;
     }
     let (ramp, zero) = if st.ascii {
         ("1 2 3 4 5 6 7 8", "' '")
@@ -503,12 +527,24 @@ fn text(
     };
     writeln!(
         out,
-        "each cell: page LSN from old to new {ramp} (dark to bright in colour), {}; scale: page \
-         LSNs at ranks 0, 1/4, 1/2, 3/4, 1 and where they sit on it; {zero}: LSN 0 (never written); \
-         X: damaged (LSN not trusted)",
-        f.scale_words()
+        "cell: page LSN from old to new {ramp} (dark to bright in colour)"
     )?;
-    print_findings(out, path, ts, f)
+    writeln!(out, "colour {}", f.scale_words())?;
+    writeln!(
+        out,
+        "scale: page LSNs at ranks 0, 1/4, 1/2, 3/4, 1 and where they sit on it"
+    )?;
+    writeln!(
+        out,
+        "{zero}: LSN 0 (never written); X: damaged (LSN not trusted)"
+    )?;
+    if let Some(u) = unverifiable_words(f) {
+        writeln!(out, "{u}")?;
+    }
+    if let Some(v) = scale.vote_words(VOTE) {
+        writeln!(out, "{v}")?;
+    }
+    Ok(())
 }
 
 fn print_findings(
@@ -540,7 +576,8 @@ fn json(out: &mut dyn Write, path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> 
         .key("lsn_max")?
         .opt_num(range.map(|r| r.1))?;
     j.kv_num("zero_lsn_pages", f.zero)?
-        .kv_num("damaged_pages", f.n_damaged)?;
+        .kv_num("damaged_pages", f.n_damaged)?
+        .kv_num("unverifiable_pages", f.unverifiable)?;
     let (kind, pages) = f.kind_word();
     j.key("scale")?
         .obj()?
@@ -587,7 +624,7 @@ fn json(out: &mut dyn Write, path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> 
     writeln!(out)
 }
 
-/// `"grid": {"columns", "pages_per_cell", "cells": [...]}`.
+/// `"grid": {"columns", "pages_per_cell", "first_page", "cells": [...]}`.
 pub fn grid_json(
     j: &mut Json<'_>,
     g: &Grid,
@@ -597,6 +634,7 @@ pub fn grid_json(
         .obj()?
         .kv_num("columns", g.columns)?
         .kv_num("pages_per_cell", g.pages_per_cell)?
+        .kv_num("first_page", g.first_page)?
         .key("cells")?
         .arr()?;
     for c in &g.cells {
@@ -606,23 +644,29 @@ pub fn grid_json(
     Ok(())
 }
 
+/// What is said of the encrypted pages, when there are any.
+fn unverifiable_words(f: &LsnFacts) -> Option<String> {
+    (f.unverifiable > 0).then(|| {
+        format!(
+            "{} encrypted: not verifiable, LSN drawn as stored",
+            count(f.unverifiable, "page", "pages")
+        )
+    })
+}
+
+/// How a cell of several pages is drawn on the LSN map.
+pub const VOTE: &str = "their mean LSN (damaged when most of them are)";
+
 /// The LSN picture of one file.
-fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> Picture {
-    let (title, lines) = map::title(path, ts, &f.types, "LSN age");
+fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts, scale: &MapScale) -> Picture {
+    let (title, lines) = map::title(path, ts, &f.types, "LSN age", scale);
     let bins = f.hist.bins();
     let mut notes = vec![format!(
-        "one cell per page, one row per {} pages{}; blank: LSN 0 (never written), {}",
-        f.grid.pages_per_row(),
-        if f.grid.pages_per_cell > 1 {
-            format!(
-                "; each cell holds {} pages (their mean LSN)",
-                f.grid.pages_per_cell
-            )
-        } else {
-            String::new()
-        },
+        "blank: LSN 0 (never written), {}",
         count(f.zero, "page", "pages")
     )];
+    notes.extend(scale.vote_words(VOTE));
+    notes.extend(unverifiable_words(f));
     if f.hist.range().is_some_and(|(lo, hi)| lo == hi) {
         notes.push("every page has the same LSN: all are drawn at the new end".into());
     }
@@ -738,6 +782,13 @@ mod tests {
         (path, bytes)
     }
 
+    /// Every page, one a cell.
+    fn per_page(ts: &Tablespace<'_>) -> MapScale {
+        let n = u64::from(ts.n_pages());
+        let e = ts.format().extent_size();
+        MapScale::of_range(0, n, n, Some(1), ts.page_size(), e)
+    }
+
     /// The clustered index's leaves in chain order (the library's walk)
     /// and the LSN of every page with one (page facts, one by one).
     fn leaves_and_lsns(ts: &Tablespace<'_>) -> (Vec<PageNo>, Vec<u64>) {
@@ -782,7 +833,8 @@ mod tests {
                 let ts = Tablespace::new(&bytes).unwrap();
                 let (leaves, lsns) = leaves_and_lsns(&ts);
                 assert!(leaves.len() >= 10, "{server}/{table}: {}", leaves.len());
-                let f = LsnFacts::collect(&ts, &Engine::new(2), 64, 1, LsnScale::default());
+                let f =
+                    LsnFacts::collect(&ts, &Engine::new(2), &per_page(&ts), LsnScale::default());
                 let t = leaf_ts(&f, &leaves);
                 let rising = t.windows(2).filter(|w| w[1] > w[0]).count();
                 let steps = t.len() - 1;
@@ -838,7 +890,7 @@ mod tests {
                 kind: LsnScaleKind::Linear,
                 pages: LsnScalePages::All,
             };
-            let f = LsnFacts::collect(&ts, &Engine::default(), 64, 1, linear);
+            let f = LsnFacts::collect(&ts, &Engine::default(), &per_page(&ts), linear);
             // The old scale: one flat block at the new end.
             assert!(span(&leaf_ts(&f, &leaves)) < 0.1, "{server}");
             // Of the index pages only, the scale starts at the oldest
@@ -847,7 +899,7 @@ mod tests {
                 kind: LsnScaleKind::Linear,
                 pages: LsnScalePages::Index,
             };
-            let g = LsnFacts::collect(&ts, &Engine::default(), 64, 1, index);
+            let g = LsnFacts::collect(&ts, &Engine::default(), &per_page(&ts), index);
             let oldest_index = leaves.iter().map(|p| lsns[p.0 as usize]).min().unwrap();
             assert!(g.scale().lo <= oldest_index as f64);
             assert!(g.scale().lo > lsns[1] as f64, "{server}");
@@ -859,8 +911,8 @@ mod tests {
     fn the_picture_says_what_the_scale_is_and_labels_its_ticks() {
         let (path, bytes) = fixture("mysql56", "ulid_char26");
         let ts = Tablespace::new(&bytes).unwrap();
-        let f = LsnFacts::collect(&ts, &Engine::default(), 64, 1, LsnScale::default());
-        let p = picture(&path, &ts, &f);
+        let f = LsnFacts::collect(&ts, &Engine::default(), &per_page(&ts), LsnScale::default());
+        let p = picture(&path, &ts, &f, &per_page(&ts));
         let h = p.heat.as_ref().unwrap();
         assert!(
             h.title.contains("by rank among 22 pages (exact)"),

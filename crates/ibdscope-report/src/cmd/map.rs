@@ -15,25 +15,205 @@ use ibdscope::fil::FilHeader;
 use ibdscope::index::IndexHeader;
 use ibdscope::{IndexId, PageNo, PageType, Tablespace, VendorGuess};
 use ibdscope_render::color::{
-    ansi256_to_rgb, DAMAGED_ANSI, FREE_ANSI, FREE_RGB, INDEX_ANSI, OTHER_RGB, SYSTEM_ANSI,
-    UNACCOUNTED_RGB,
+    ansi256_to_rgb, DAMAGED_ANSI, FREE_ANSI, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI, OTHER_RGB,
+    SYSTEM_ANSI, UNACCOUNTED_RGB, UNVERIFIABLE_ANSI,
 };
-use ibdscope_render::{render, Cell, Class, Grid, GridBuilder, ImageFormat, Picture};
+use ibdscope_render::{
+    pages_per_cell, render, Cell, Class, Grid, GridBuilder, ImageFormat, Picture,
+};
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
-/// Rows of a picture's map before cells hold more than one page.
-pub const PICTURE_ROWS: u32 = 160;
-/// Rows of a terminal map before cells hold more than one page.
-pub const TERMINAL_ROWS: u32 = 256;
+/// Cells per map row (fewer only when fewer pages are drawn).
+pub const COLUMNS: u32 = 64;
+/// Rows a map keeps within by default, in the terminal and in pictures
+/// alike: cells hold the smallest power of two of pages that does it.
+pub const MAX_ROWS: u32 = 128;
 
-/// Cells per map row: one extent, at most 64 (an extent of 4K pages, 256
-/// pages, takes 4 rows); a file of fewer pages is one row of them.
-pub fn columns(ts: &Tablespace<'_>) -> u32 {
-    ts.format()
-        .extent_size()
-        .clamp(1, 64)
-        .min(ts.n_pages().max(1))
+/// What a map draws: pages `first ..` (`pages` of them) in rows of
+/// `columns` cells of `pages_per_cell` pages. One rule for every map:
+/// `--from`/`--to` pick the pages (default all), `--pages-per-cell` the
+/// cell (default [`pages_per_cell`] for [`MAX_ROWS`] rows of
+/// [`COLUMNS`]); a row is [`COLUMNS`] cells, or the pages drawn when
+/// fewer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MapScale {
+    /// The first page drawn.
+    pub first: u64,
+    /// Pages drawn.
+    pub pages: u64,
+    /// Pages in the file (or the map).
+    pub of: u64,
+    /// Cells per row.
+    pub columns: u32,
+    /// Pages per cell.
+    pub pages_per_cell: u64,
+    /// Bytes per page (physical).
+    pub page_size: u32,
+    /// Pages per extent.
+    pub extent: u32,
+}
+
+impl MapScale {
+    /// The scale of a map of `n_pages` pages of `ts` as `opts.map` asks.
+    pub fn new(ts: &Tablespace<'_>, n_pages: u64, opts: &Opts) -> MapScale {
+        let m = opts.map;
+        let first = u64::from(m.from).min(n_pages);
+        let end =
+            m.to.map_or(n_pages, |t| (u64::from(t) + 1).min(n_pages))
+                .max(first);
+        MapScale::of_range(
+            first,
+            end - first,
+            n_pages,
+            m.pages_per_cell,
+            ts.page_size(),
+            ts.format().extent_size(),
+        )
+    }
+
+    /// The scale of `pages` pages from `first` (of `of`), `per_cell` pages
+    /// a cell or the default.
+    pub fn of_range(
+        first: u64,
+        pages: u64,
+        of: u64,
+        per_cell: Option<u64>,
+        page_size: u32,
+        extent: u32,
+    ) -> MapScale {
+        let per_cell = per_cell.unwrap_or_else(|| pages_per_cell(pages, COLUMNS, MAX_ROWS));
+        let columns = pages.div_ceil(per_cell.max(1)).clamp(1, u64::from(COLUMNS)) as u32;
+        MapScale {
+            first,
+            pages,
+            of,
+            columns,
+            pages_per_cell: per_cell.max(1),
+            page_size,
+            extent: extent.max(1),
+        }
+    }
+
+    /// Whether page `n` is drawn.
+    pub fn holds(&self, n: u64) -> bool {
+        n >= self.first && n - self.first < self.pages
+    }
+
+    /// The pages drawn.
+    pub fn range(&self) -> std::ops::Range<u64> {
+        self.first..self.first + self.pages
+    }
+
+    /// An empty grid of this scale to push the pages into.
+    pub fn builder(&self) -> GridBuilder {
+        GridBuilder::new(self.pages, self.columns, self.pages_per_cell).starting_at(self.first)
+    }
+
+    /// Pages per row.
+    pub fn pages_per_row(&self) -> u64 {
+        u64::from(self.columns).saturating_mul(self.pages_per_cell)
+    }
+
+    /// What a cell is: `1 cell = 16 pages (256 KiB)`.
+    pub fn cell_words(&self) -> String {
+        let k = self.pages_per_cell;
+        let bytes = k.saturating_mul(u64::from(self.page_size));
+        format!("1 cell = {} ({})", pages_words(k), bytes_words(bytes))
+    }
+
+    /// What a row is: `1 row = 64 cells = 1,024 pages = 16 extents of 64
+    /// pages`.
+    pub fn row_words(&self) -> String {
+        let row = self.pages_per_row();
+        let e = u64::from(self.extent);
+        let extents = if row.is_multiple_of(e) {
+            format!(" = {} of {e} pages", count(row / e, "extent", "extents"))
+        } else if e.is_multiple_of(row) {
+            format!(" = 1/{} extent of {e} pages", e / row)
+        } else {
+            format!("; 1 extent = {e} pages")
+        };
+        format!(
+            "1 row = {} = {}{extents}",
+            count(self.columns, "cell", "cells"),
+            pages_words(row)
+        )
+    }
+
+    /// What a cell and a row are, in the words every map uses (text, SVG
+    /// and PNG): `1 cell = 16 pages (256 KiB); 1 row = 64 cells = 1,024
+    /// pages = 16 extents of 64 pages`.
+    pub fn words(&self) -> String {
+        format!("{}; {}", self.cell_words(), self.row_words())
+    }
+
+    /// The pages drawn and what a cell and a row are, as a picture's line.
+    pub fn picture_line(&self) -> String {
+        format!("{}; {}", self.range_words(), self.words())
+    }
+
+    /// The same words as [`MapScale::picture_line`] for the terminal, in
+    /// two lines of at most 80 columns.
+    pub fn print_header(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "{}; {}", self.range_words(), self.cell_words())?;
+        writeln!(out, "{}", self.row_words())
+    }
+
+    /// Which pages are drawn: `pages 0 to 112 (all 113)` or `pages 10 to
+    /// 20 of 113`.
+    pub fn range_words(&self) -> String {
+        if self.pages == 0 {
+            return format!("no page drawn (the map has {})", pages_words(self.of));
+        }
+        let last = self.first + self.pages - 1;
+        if self.pages == self.of {
+            format!(
+                "pages {} to {last} (all {})",
+                self.first,
+                thousands(self.of)
+            )
+        } else {
+            format!("pages {} to {last} of {}", self.first, thousands(self.of))
+        }
+    }
+
+    /// How a cell of several pages is drawn (none for one page a cell).
+    pub fn vote_words(&self, what: &str) -> Option<String> {
+        (self.pages_per_cell > 1).then(|| format!("a cell of several pages shows {what}"))
+    }
+}
+
+/// `1 page`, `1,024 pages`.
+pub fn pages_words(n: u64) -> String {
+    if n == 1 {
+        "1 page".into()
+    } else {
+        format!("{} pages", thousands(n))
+    }
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Bytes in the largest binary unit that divides them: `256 KiB`, `4 MiB`.
+pub fn bytes_words(b: u64) -> String {
+    for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if b >= 1 << shift && b.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", thousands(b >> shift));
+        }
+    }
+    format!("{} B", thousands(b))
 }
 
 /// How one page is drawn on the owner map.
@@ -58,6 +238,12 @@ pub enum PageCell {
     /// The page does not verify (what `check` says): whatever its owner,
     /// what is read from it may be wrong.
     Damaged,
+    /// The page cannot be verified from the file alone (what `check`
+    /// says: encrypted, or compressed with an algorithm not decoded).
+    Unverifiable,
+    /// Free (XDES), but it still holds an index page with records (the
+    /// space map's finding): freed, its bytes not overwritten.
+    FreeWithData,
 }
 
 /// A fill in eighths, 1..=8 (a used page is never drawn empty).
@@ -83,18 +269,30 @@ pub fn index_slots(map: &SpaceMap) -> Vec<IndexId> {
     ids
 }
 
-/// How page `n` with owner `o` is drawn.
+/// How page `n` with owner `o` is drawn: what `check` says of it first
+/// (damaged, not verifiable), then its owner.
 pub fn page_cell(a: &Analysis<'_>, slots: &[IndexId], n: usize, o: Owner) -> PageCell {
     let ts = a.ts();
-    let damaged = u32::try_from(n).is_ok_and(|n| {
-        a.damaged_pages()
-            .binary_search_by_key(&PageNo(n), |b| b.facts.page_no)
-            .is_ok()
-    });
+    let Ok(n32) = u32::try_from(n).map(PageNo) else {
+        return PageCell::Unaccounted;
+    };
+    let damaged = a
+        .damaged_pages()
+        .binary_search_by_key(&n32, |b| b.facts.page_no)
+        .is_ok();
     if damaged {
         return PageCell::Damaged;
     }
+    let unverifiable = a
+        .summary()
+        .unverifiable
+        .binary_search_by_key(&n32, |u| u.0)
+        .is_ok();
+    if unverifiable {
+        return PageCell::Unverifiable;
+    }
     match o {
+        Owner::Free if a.freed_with_data().binary_search(&n32).is_ok() => PageCell::FreeWithData,
         Owner::Free => PageCell::Free,
         Owner::System(_) => PageCell::System,
         Owner::Unaccounted => PageCell::Unaccounted,
@@ -160,6 +358,8 @@ impl Style {
             (PageCell::System, _) => "S",
             (PageCell::Unaccounted, _) => "?",
             (PageCell::Damaged, _) => "X",
+            (PageCell::Unverifiable, _) => "~",
+            (PageCell::FreeWithData, _) => "f",
             (PageCell::Other(_), false) => "▒",
             (PageCell::Other(_), true) => "o",
             (PageCell::Index { slot, .. }, _) if !self.color => self.letter(slot),
@@ -182,6 +382,8 @@ impl Style {
             }
             PageCell::System | PageCell::Unaccounted | PageCell::Other(None) => SYSTEM_ANSI,
             PageCell::Damaged => DAMAGED_ANSI,
+            PageCell::Unverifiable => UNVERIFIABLE_ANSI,
+            PageCell::FreeWithData => FREE_DATA_ANSI,
         }
     }
 
@@ -203,11 +405,7 @@ pub fn print_grid(
     glyph: impl Fn(Cell) -> (&'static str, Option<u8>),
 ) -> io::Result<()> {
     for (r, row) in grid.row_cells().enumerate() {
-        write!(
-            out,
-            "{:>10} ",
-            (r as u64).saturating_mul(grid.pages_per_row())
-        )?;
+        write!(out, "{:>10} ", grid.row_start(r))?;
         for c in row {
             let (g, color) = glyph(*c);
             st.paint(out, color, g)?;
@@ -215,15 +413,6 @@ pub fn print_grid(
         writeln!(out)?;
     }
     Ok(())
-}
-
-/// ", each cell N pages" when cells hold more than one page.
-pub fn per_cell_note(grid: &Grid) -> String {
-    if grid.pages_per_cell > 1 {
-        format!(", each cell {} pages", grid.pages_per_cell)
-    } else {
-        String::new()
-    }
 }
 
 /// The distinct page types met on a walk, for the vendor guess (one entry
@@ -271,13 +460,17 @@ pub fn size_words(bytes: u32) -> String {
     }
 }
 
-/// A picture's title (file name and vendor) and the line under it (format,
-/// page size, pages).
+/// How a cell of several pages is drawn on the owner and fill maps.
+pub const VOTE: &str = "what most of them are (bar, fill: their mean)";
+
+/// A picture's title (file name and vendor) and the lines under it
+/// (format, page size, pages; the pages drawn and the scale).
 pub fn title(
     path: &Path,
     ts: &Tablespace<'_>,
     types: &TypesSeen,
     what: &str,
+    scale: &MapScale,
 ) -> (String, Vec<String>) {
     let v = types.vendor(ts);
     let f = ts.format();
@@ -291,12 +484,43 @@ pub fn title(
         ts.n_pages(),
         f.extent_size()
     );
-    (format!("{what}: {}", crate::names::path(path)), vec![line])
+    (
+        format!("{what}: {}", crate::names::path(path)),
+        vec![line, scale.picture_line()],
+    )
+}
+
+/// Classes of the owner map after the index slots' (see [`owner_class`]).
+pub const CLASSES_AFTER_SLOTS: usize = 7;
+
+/// The page class an [`owner_class`] cell of `n_slots` index slots
+/// stands for (its inverse; a bar's level is the mean fill).
+pub fn class_cell(c: Cell, n_slots: usize) -> PageCell {
+    let (Cell::Class(k) | Cell::Bar(k, _)) = c else {
+        return PageCell::Free;
+    };
+    let k = usize::from(k);
+    if k < 2 * n_slots {
+        return match c {
+            Cell::Bar(_, fill) if k % 2 == 0 => PageCell::Index { slot: k / 2, fill },
+            _ => PageCell::Other(Some(k / 2)),
+        };
+    }
+    match k - 2 * n_slots {
+        0 => PageCell::Free,
+        1 => PageCell::System,
+        2 => PageCell::Unaccounted,
+        3 => PageCell::Other(None),
+        4 => PageCell::Damaged,
+        5 => PageCell::Unverifiable,
+        _ => PageCell::FreeWithData,
+    }
 }
 
 /// Palette classes of the owner map: for index slot `s`, class `2s` (its
 /// B-tree pages) and `2s + 1` (its other pages, a pale tint); then
-/// free, system, unaccounted and other pages of no index.
+/// free, system, unaccounted, other pages of no index, damaged, not
+/// verifiable, and free pages that still hold records.
 pub fn owner_class(c: PageCell, n_slots: usize) -> Cell {
     let base = 2 * n_slots;
     let k = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
@@ -308,32 +532,42 @@ pub fn owner_class(c: PageCell, n_slots: usize) -> Cell {
         PageCell::Unaccounted => Cell::Class(k(base + 2)),
         PageCell::Other(None) => Cell::Class(k(base + 3)),
         PageCell::Damaged => Cell::Class(k(base + 4)),
+        PageCell::Unverifiable => Cell::Class(k(base + 5)),
+        PageCell::FreeWithData => Cell::Class(k(base + 6)),
     }
 }
 
-/// The owner map of `ts` as a grid of [`owner_class`] cells numbered for
-/// `n_slots` index slots (at least `slots.len()`), with the pages per
-/// class and the page types met, in one pass over the map.
+/// The owner of page `p` (unaccounted past the map).
+pub fn owner_at(a: &Analysis<'_>, p: u64) -> Owner {
+    u32::try_from(p)
+        .ok()
+        .and_then(|p| a.map().owner(a.ts(), PageNo(p)))
+        .unwrap_or(Owner::Unaccounted)
+}
+
+/// The owner map of the pages `scale` draws as a grid of [`owner_class`]
+/// cells numbered for `n_slots` index slots (at least `slots.len()`),
+/// with the pages per class and the page types met, in one pass.
 pub fn owner_grid(
     a: &Analysis<'_>,
     slots: &[IndexId],
     n_slots: usize,
-    columns: u32,
-    per_cell: u64,
+    scale: &MapScale,
 ) -> (Grid, Vec<u64>, TypesSeen) {
-    let (ts, map) = (a.ts(), a.map());
-    let mut b = GridBuilder::new(u64::from(map.n_pages()), columns, per_cell);
+    let ts = a.ts();
+    let mut b = scale.builder();
     let n_slots = n_slots.max(slots.len());
-    let mut counts = vec![0u64; 2 * n_slots + 5];
+    let mut counts = vec![0u64; 2 * n_slots + CLASSES_AFTER_SLOTS];
     let mut types = TypesSeen::default();
-    for (p, o) in map.owners(ts).enumerate() {
-        let cell = owner_class(page_cell(a, slots, p, o), n_slots);
+    for p in scale.range() {
+        let n = p as usize;
+        let cell = owner_class(page_cell(a, slots, n, owner_at(a, p)), n_slots);
         if let Cell::Bar(c, _) | Cell::Class(c) = cell {
             if let Some(x) = counts.get_mut(usize::from(c)) {
                 *x += 1;
             }
         }
-        types.note_page(ts, p);
+        types.note_page(ts, n);
         b.push(cell);
     }
     (b.finish(), counts, types)
@@ -344,7 +578,7 @@ pub fn owner_grid(
 /// shown).
 pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64) -> Vec<Class> {
     let pct = |n: u64| n as f64 * 100.0 / total.max(1) as f64;
-    let mut v = Vec::with_capacity(2 * labels.len() + 5);
+    let mut v = Vec::with_capacity(2 * labels.len() + CLASSES_AFTER_SLOTS);
     for (s, label) in labels.iter().enumerate() {
         let color = ansi256_to_rgb(INDEX_ANSI[s % INDEX_ANSI.len()]);
         let (n, m) = (pages(2 * s), pages(2 * s + 1));
@@ -369,6 +603,14 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
         ("unaccounted", UNACCOUNTED_RGB),
         ("segment pages of no index", OTHER_RGB),
         ("damaged: does not verify", ansi256_to_rgb(DAMAGED_ANSI)),
+        (
+            "not verifiable from the file alone",
+            ansi256_to_rgb(UNVERIFIABLE_ANSI),
+        ),
+        (
+            "free but not empty: still holds records",
+            ansi256_to_rgb(FREE_DATA_ANSI),
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -385,8 +627,9 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
 
 /// Writes `p` to the `--out` file (if any); returns the outcome (exit 2
 /// when the picture cannot be written, with the reason on stderr) and the
-/// line that says what was written, for the text output.
-pub fn write_picture(opts: &Opts, p: &Picture, what: &str) -> (Outcome, String) {
+/// line that says what was written, for the text output, with `scale`
+/// (what a cell and a row are).
+pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outcome, String) {
     let Some((file, format)) = &opts.out else {
         return (Outcome::Clean, String::new());
     };
@@ -408,14 +651,8 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str) -> (Outcome, String) 
     });
     match drawn {
         Ok(d) => {
-            let per = p
-                .panels
-                .iter()
-                .map(|x| x.grid.pages_per_cell)
-                .max()
-                .unwrap_or(1);
             let line = format!(
-                "{what}: wrote {} ({}, {}×{} px, {} per cell)\n",
+                "{what}: wrote {} ({}, {}×{} px, {scale})\n",
                 crate::names::path(file),
                 match format {
                     ImageFormat::Png => "PNG",
@@ -423,13 +660,69 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str) -> (Outcome, String) 
                 },
                 d.width,
                 d.height,
-                count(per, "page", "pages")
             );
             (Outcome::Clean, line)
         }
         Err(e) => {
             eprintln!("ibdscope: {e}");
             (Outcome::Unreadable, String::new())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scale_in_words_for_4k_16k_and_64k_pages() {
+        // Pages per extent from FSP_EXTENT_SIZE (mysql-server 8.0
+        // storage/innobase/include/fsp0types.h): 1 MiB extents up to 16K
+        // pages, 4 MiB at 64K.
+        // 2 GiB of 16K pages: 2,048 rows of 64 pages; 16 a cell keeps 128.
+        let s = MapScale::of_range(0, 131_072, 131_072, None, 16384, 64);
+        assert_eq!(
+            s.words(),
+            "1 cell = 16 pages (256 KiB); 1 row = 64 cells = 1,024 pages = 16 extents of 64 pages"
+        );
+        assert_eq!(s.range_words(), "pages 0 to 131071 (all 131,072)");
+        // 2 GiB of 4K pages (an extent is 256 of them): 64 a cell.
+        let s = MapScale::of_range(0, 524_288, 524_288, None, 4096, 256);
+        assert_eq!(
+            s.words(),
+            "1 cell = 64 pages (256 KiB); 1 row = 64 cells = 4,096 pages = 16 extents of 256 pages"
+        );
+        // One page a cell on 4K: a row is a quarter extent.
+        let s = MapScale::of_range(0, 113, 113, None, 4096, 256);
+        assert_eq!(
+            s.row_words(),
+            "1 row = 64 cells = 64 pages = 1/4 extent of 256 pages"
+        );
+        // 64K pages, 3 a cell, pages 2 to 10 of 11: 3 cells, no whole
+        // share of an extent.
+        let s = MapScale::of_range(2, 9, 11, Some(3), 65536, 64);
+        assert_eq!(
+            s.picture_line(),
+            "pages 2 to 10 of 11; 1 cell = 3 pages (192 KiB); 1 row = 3 cells = 9 pages; 1 extent = 64 pages"
+        );
+        assert!(s.holds(2) && s.holds(10) && !s.holds(1) && !s.holds(11));
+    }
+
+    #[test]
+    fn owner_classes_and_cells_invert() {
+        let n_slots = 3;
+        for c in [
+            PageCell::Free,
+            PageCell::System,
+            PageCell::Unaccounted,
+            PageCell::Other(None),
+            PageCell::Other(Some(2)),
+            PageCell::Damaged,
+            PageCell::Unverifiable,
+            PageCell::FreeWithData,
+            PageCell::Index { slot: 1, fill: 0.5 },
+        ] {
+            assert_eq!(class_cell(owner_class(c, n_slots), n_slots), c);
         }
     }
 }

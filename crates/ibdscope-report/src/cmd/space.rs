@@ -5,14 +5,15 @@ use crate::analysis::{id_text, Analysis};
 use crate::args::{Format, Opts};
 use crate::cmd::findings;
 use crate::cmd::map::{
-    self, eighths, index_slots, owner_class, owner_classes, page_cell, PageCell, Style, TypesSeen,
+    self, eighths, index_slots, owner_class, owner_classes, page_cell, MapScale, PageCell, Style,
+    TypesSeen,
 };
 use crate::csv;
 use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::extents::{FspList, Owner};
-use ibdscope::{Finding, IndexId, IndexTree, Tablespace};
-use ibdscope_render::{pages_per_cell, Cell, Grid, GridBuilder, Panel, Picture};
+use ibdscope::{Finding, IndexId, IndexTree};
+use ibdscope_render::{Cell, Grid, Panel, Picture};
 use std::io::{self, Write};
 
 /// Pages per class of the owner map.
@@ -24,6 +25,10 @@ struct CellCounts {
     unaccounted: usize,
     /// Pages that do not verify.
     damaged: usize,
+    /// Pages that cannot be verified from the file alone.
+    unverifiable: usize,
+    /// Free pages that still hold records.
+    freed_with_data: usize,
     /// Segment pages that are not B-tree pages, of any index or none.
     other: usize,
 }
@@ -36,6 +41,8 @@ impl CellCounts {
             free: 0,
             unaccounted: 0,
             damaged: 0,
+            unverifiable: 0,
+            freed_with_data: 0,
             other: 0,
         }
     }
@@ -51,6 +58,8 @@ impl CellCounts {
             PageCell::Free => self.free += 1,
             PageCell::Unaccounted => self.unaccounted += 1,
             PageCell::Damaged => self.damaged += 1,
+            PageCell::Unverifiable => self.unverifiable += 1,
+            PageCell::FreeWithData => self.freed_with_data += 1,
             PageCell::Other(None) => {}
         }
         if matches!(c, PageCell::Other(_)) {
@@ -68,6 +77,8 @@ impl CellCounts {
             PageCell::Free => self.free,
             PageCell::Unaccounted => self.unaccounted,
             PageCell::Damaged => self.damaged,
+            PageCell::Unverifiable => self.unverifiable,
+            PageCell::FreeWithData => self.freed_with_data,
             PageCell::Index { slot, .. } => self.slot(slot),
             PageCell::Other(_) => self.other,
         }
@@ -133,92 +144,76 @@ fn owner_word(o: Owner) -> &'static str {
     }
 }
 
-/// The `--out` picture's data, folded as the owners are walked: the grid
-/// (bounded by its cells), pages per [`map::owner_class`] and the page
-/// types met.
-struct OwnerPicture {
-    grid: GridBuilder,
-    classes: Vec<u64>,
-    types: TypesSeen,
-}
-
-impl OwnerPicture {
-    fn new(ts: &Tablespace<'_>, n_pages: u32, n_slots: usize) -> Self {
-        let n = u64::from(n_pages);
-        let columns = map::columns(ts);
-        OwnerPicture {
-            grid: GridBuilder::new(n, columns, pages_per_cell(n, columns, map::PICTURE_ROWS)),
-            classes: vec![0u64; 2 * n_slots + 5],
-            types: TypesSeen::default(),
-        }
-    }
-
-    fn push(&mut self, ts: &Tablespace<'_>, n: usize, c: PageCell, n_slots: usize) {
-        let cell = owner_class(c, n_slots);
-        if let Cell::Bar(k, _) | Cell::Class(k) = cell {
-            if let Some(x) = self.classes.get_mut(usize::from(k)) {
-                *x += 1;
-            }
-        }
-        self.types.note_page(ts, n);
-        self.grid.push(cell);
-    }
-}
-
-/// `extents`' report: the owner map walked once for the counts (and the
-/// `--out` picture). Nothing is kept per page: the printers of the page
-/// map walk the owners again as they print ([`page_cells`]).
+/// `extents`' report: the owners of the pages drawn walked once for the
+/// counts and the map's grid (bounded by its cells). Nothing is kept per
+/// page: the JSON and CSV page maps walk the owners again as they print
+/// ([`page_cells`]).
 struct ExtentsReport {
     /// Index ids in palette order.
     slots: Vec<IndexId>,
     counts: CellCounts,
-    /// With `--out`: the picture's grid, pages per class, page types.
-    picture: Option<(Grid, Vec<u64>, TypesSeen)>,
+    /// The pages drawn and the cells.
+    scale: MapScale,
+    /// The map's grid ([`map::owner_class`] cells), pages per class, page
+    /// types.
+    grid: (Grid, Vec<u64>, TypesSeen),
 }
 
 impl ExtentsReport {
-    /// Walks the owners once; folds the picture when `picture`.
-    fn build(a: &Analysis<'_>, picture: bool) -> Self {
+    /// Walks the owners of the pages `opts` asks for once.
+    fn build(opts: &Opts, a: &Analysis<'_>) -> Self {
         let (ts, map) = (a.ts(), a.map());
         let slots = index_slots(map);
-        let mut counts = CellCounts::new(slots.len());
-        let mut pic = picture.then(|| OwnerPicture::new(ts, map.n_pages(), slots.len()));
-        for (n, _, c) in page_cells(a, &slots) {
+        let scale = MapScale::new(ts, u64::from(map.n_pages()), opts);
+        let n_slots = slots.len();
+        let mut counts = CellCounts::new(n_slots);
+        let mut grid = scale.builder();
+        let mut classes = vec![0u64; 2 * n_slots + map::CLASSES_AFTER_SLOTS];
+        let mut types = TypesSeen::default();
+        for (n, _, c) in page_cells(a, &slots, &scale) {
             counts.add(c);
-            if let Some(p) = pic.as_mut() {
-                p.push(ts, n, c, slots.len());
+            let cell = owner_class(c, n_slots);
+            if let Cell::Bar(k, _) | Cell::Class(k) = cell {
+                if let Some(x) = classes.get_mut(usize::from(k)) {
+                    *x += 1;
+                }
             }
+            types.note_page(ts, n);
+            grid.push(cell);
         }
         ExtentsReport {
             slots,
             counts,
-            picture: pic.map(|p| (p.grid.finish(), p.classes, p.types)),
+            scale,
+            grid: (grid.finish(), classes, types),
         }
     }
 }
 
-/// Every page in page order, walking the owners: its number, owner and
-/// cell (how it is drawn: an index page with its fill, from its header).
+/// The pages `scale` draws in page order, walking the owners: number,
+/// owner and cell (how it is drawn: an index page with its fill, from its
+/// header).
 fn page_cells<'a>(
     a: &'a Analysis<'_>,
     slots: &'a [IndexId],
+    scale: &MapScale,
 ) -> impl Iterator<Item = (usize, Owner, PageCell)> + 'a {
-    a.map()
-        .owners(a.ts())
-        .enumerate()
-        .map(move |(n, o)| (n, o, page_cell(a, slots, n, o)))
+    scale.range().map(move |p| {
+        let o = map::owner_at(a, p);
+        (p as usize, o, page_cell(a, slots, p as usize, o))
+    })
 }
 
 /// `ibdscope extents`.
 pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let picture_only = opts.out.is_some() && opts.format == Format::Text;
-    let r = ExtentsReport::build(a, opts.out.is_some());
-    let (wrote, said) = match &r.picture {
-        Some(p) => {
-            let p = extents_picture(a, &r.slots, p);
-            map::write_picture(opts, &p, &crate::names::path(a.path()).to_string())
-        }
-        None => (Outcome::Clean, String::new()),
+    let r = ExtentsReport::build(opts, a);
+    let (wrote, said) = if opts.out.is_some() {
+        let p = extents_picture(a, &r);
+        let what = crate::names::path(a.path()).to_string();
+        map::write_picture(opts, &p, &what, &r.scale.words())
+    } else {
+        (Outcome::Clean, String::new())
     };
     if picture_only {
         out.write_all(said.as_bytes())?;
@@ -230,7 +225,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
         return Ok(outcome(a, &[]).max(wrote));
     }
     if opts.format == Format::Csv {
-        extents_csv(out, a, &r.slots)?;
+        extents_csv(out, a, &r.slots, &r.scale)?;
         findings_to_stderr(opts, a, &[])?;
         return Ok(outcome(a, &[]).max(wrote));
     }
@@ -253,14 +248,19 @@ pub(crate) fn findings_to_stderr(
 
 /// `extents --format csv`: one row per page, streamed as the owners are
 /// walked.
-fn extents_csv(out: &mut dyn Write, a: &Analysis<'_>, slots: &[IndexId]) -> io::Result<()> {
+fn extents_csv(
+    out: &mut dyn Write,
+    a: &Analysis<'_>,
+    slots: &[IndexId],
+    scale: &MapScale,
+) -> io::Result<()> {
     writeln!(
         out,
         "page,owner,segment_id,index_id,index_name,role,fragment,fill_eighths,damaged"
     )?;
     // The names once per index, not per page.
     let names: Vec<Option<&str>> = slots.iter().map(|&id| a.index_name(id)).collect();
-    for (n, o, cell) in page_cells(a, slots) {
+    for (n, o, cell) in page_cells(a, slots, scale) {
         write!(out, "{n},{}", owner_word(o))?;
         match o {
             Owner::Segment {
@@ -317,8 +317,10 @@ fn extents_json(out: &mut dyn Write, a: &Analysis<'_>, r: &ExtentsReport) -> io:
     j.kv_num("free_pages", counts.free as u64)?;
     j.kv_num("unaccounted_pages", counts.unaccounted as u64)?;
     j.kv_num("damaged_pages", counts.damaged as u64)?;
+    j.kv_num("unverifiable_pages", counts.unverifiable as u64)?;
+    j.kv_num("free_with_records_pages", counts.freed_with_data as u64)?;
     j.key("map")?.arr()?;
-    for (n, o, cell) in page_cells(a, &r.slots) {
+    for (n, o, cell) in page_cells(a, &r.slots, &r.scale) {
         j.obj()?
             .kv_num("page", n as u64)?
             .kv_str("owner", owner_word(o))?;
@@ -343,6 +345,12 @@ fn extents_json(out: &mut dyn Write, a: &Analysis<'_>, r: &ExtentsReport) -> io:
             PageCell::Damaged => {
                 j.kv_bool("verified", false)?;
             }
+            PageCell::Unverifiable => {
+                j.key("verified")?.null()?;
+            }
+            PageCell::FreeWithData => {
+                j.kv_bool("holds_records", true)?;
+            }
             _ => {}
         }
         j.end_obj()?;
@@ -353,8 +361,8 @@ fn extents_json(out: &mut dyn Write, a: &Analysis<'_>, r: &ExtentsReport) -> io:
     writeln!(out)
 }
 
-/// `extents` in the terminal: the map, one glyph per page, then the legend
-/// and the findings.
+/// `extents` in the terminal: the map (one glyph per cell), then the
+/// legend and the findings.
 fn extents_text(
     out: &mut dyn Write,
     opts: &Opts,
@@ -363,29 +371,20 @@ fn extents_text(
 ) -> io::Result<()> {
     let (path, ts) = (a.path(), a.ts());
     let st = Style::of(opts);
-    let f = ts.format();
     writeln!(
         out,
         "{}: {} pages of {} bytes, {} pages per extent",
         crate::names::path(path),
         ts.n_pages(),
         ts.page_size(),
-        f.extent_size()
+        ts.format().extent_size()
     )?;
-    // Rows of at most 64 cells: an extent of 4K pages (256) takes 4 rows.
-    let width = (f.extent_size() as usize).clamp(1, 64);
-    for (n, _, c) in page_cells(a, &r.slots) {
-        if n % width == 0 {
-            if n > 0 {
-                writeln!(out)?;
-            }
-            write!(out, "{n:>10} ")?;
-        }
-        st.paint(out, Some(Style::owner_color(c)), st.glyph(c))?;
-    }
-    if a.map().n_pages() > 0 {
-        writeln!(out)?;
-    }
+    r.scale.print_header(out)?;
+    let n_slots = r.slots.len();
+    map::print_grid(out, &st, &r.grid.0, |c| {
+        let pc = map::class_cell(c, n_slots);
+        (st.glyph(pc), Some(Style::owner_color(pc)))
+    })?;
     writeln!(out)?;
     extents_legend(out, &st, a, r)?;
     print_findings(out, opts, a, &[])
@@ -431,11 +430,13 @@ fn extents_legend(
     for (cell, name) in [
         (PageCell::System, "system"),
         (PageCell::Free, "free"),
+        (PageCell::FreeWithData, "free, records"),
         (PageCell::Unaccounted, "unaccounted"),
         (PageCell::Damaged, "damaged"),
+        (PageCell::Unverifiable, "not verifiable"),
     ] {
         let n = counts.of(cell);
-        if n > 0 || !matches!(cell, PageCell::Unaccounted | PageCell::Damaged) {
+        if n > 0 || matches!(cell, PageCell::System | PageCell::Free) {
             st.paint(out, Some(Style::owner_color(cell)), st.glyph(cell))?;
             writeln!(
                 out,
@@ -458,6 +459,9 @@ fn extents_legend(
             ww = name_w + 6
         )?;
     }
+    if let Some(v) = r.scale.vote_words(map::VOTE) {
+        writeln!(out, "{v}")?;
+    }
     if st.color {
         let legend = if st.ascii {
             "1 2 3 4 5 6 7 8"
@@ -476,32 +480,19 @@ fn extents_legend(
 
 /// The owner map as a picture: one cell per page (or per run of pages in
 /// large files), coloured by index with a bar as high as the page's fill.
-fn extents_picture(
-    a: &Analysis<'_>,
-    slots: &[IndexId],
-    (grid, counts, types): &(Grid, Vec<u64>, TypesSeen),
-) -> Picture {
-    let (path, ts, map) = (a.path(), a.ts(), a.map());
-    let n = u64::from(map.n_pages());
-    let labels: Vec<String> = slots
-        .iter()
+fn extents_picture(a: &Analysis<'_>, r: &ExtentsReport) -> Picture {
+    let (path, ts) = (a.path(), a.ts());
+    let (grid, counts, types) = &r.grid;
+    let labels: Vec<String> = (r.slots.iter())
         .map(|id| format!("index {}", a.index_label(*id)))
         .collect();
-    let classes = owner_classes(&labels, |c| counts.get(c).copied().unwrap_or(0), n);
-    let (title, lines) = map::title(path, ts, types, "extents");
+    let pages = |c: usize| counts.get(c).copied().unwrap_or(0);
+    let classes = owner_classes(&labels, pages, r.scale.pages);
+    let (title, lines) = map::title(path, ts, types, "extents", &r.scale);
     let mut notes = vec![
-        "one cell per page, one row per extent; a bar's height is the page's fill (used / \
-         usable bytes, from its INDEX header)"
-            .to_string(),
+        "a bar's height is the page's fill (used / usable bytes, from its INDEX header)".into(),
     ];
-    if grid.pages_per_cell > 1 {
-        notes[0] = format!(
-            "each cell holds {} pages (the owner most of them have; bar: their mean fill); \
-             each row {} pages",
-            grid.pages_per_cell,
-            grid.pages_per_row()
-        );
-    }
+    notes.extend(r.scale.vote_words(map::VOTE));
     Picture {
         title,
         lines,
