@@ -5,8 +5,9 @@
 //! chains (header, then body from the origin; COMPACT bodies are upper
 //! bounds), heap bytes no record covers, the free space, each directory
 //! slot, the FIL trailer. FSP_HDR and XDES pages: the FSP header fields and
-//! the XDES entries; INODE pages: the list node and each inode; any other
-//! page: its FIL header, body and trailer. The ranges are in page order,
+//! the XDES entries; INODE pages: the list node and each inode;
+//! ROW_FORMAT=COMPRESSED index pages: the INDEX header, then the compressed
+//! rest; any other page: its FIL header, body and trailer. The ranges are in page order,
 //! do not overlap and cover the page.
 
 use crate::json::Json;
@@ -201,10 +202,13 @@ pub fn ranges(
             r.trailer(ts.scheme(), "unused")
         }
         Some(t) if ts.scheme() == Scheme::Zip && t.is_index(ts.type_names()) => {
-            // ROW_FORMAT=COMPRESSED: a zlib stream, a modification log and
+            // ROW_FORMAT=COMPRESSED: the INDEX header as on the
+            // uncompressed page, then a zlib stream, a modification log and
             // a dense directory up to the end; no FIL trailer.
+            r.fields(FIL_PAGE_DATA, &INDEX_FIELDS);
+            let name = "compressed records: zlib stream, modification log, dense directory";
             let at = r.at();
-            r.add(at, bytes.len(), "compressed page body", "");
+            r.add(at, bytes.len(), name, "");
             r.v
         }
         _ => r.trailer(ts.scheme(), "page body"),

@@ -145,12 +145,14 @@ fn text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
             )?;
         }
     }
-    writeln!(
-        out,
-        "records: user records (node pointers above level 0); data_bytes: PAGE_HEAP_TOP - \
-         supremum end - PAGE_GARBAGE summed; fill: bytes used (records, infimum, supremum, \
-         directory) / the pages' usable bytes; links: FIL_PAGE_NEXT links followed from the \
-         level's leftmost page, ascending: to a higher page number, sequential: to page + 1"
-    )?;
+    for line in [
+        "records: user records (node pointers above level 0); data_bytes:",
+        "PAGE_HEAP_TOP - supremum end - PAGE_GARBAGE summed; fill: bytes used",
+        "(records, infimum, supremum, directory) / the pages' usable bytes;",
+        "links: FIL_PAGE_NEXT links followed from the level's leftmost page;",
+        "ascending: those to a higher page number; sequential: to page + 1",
+    ] {
+        writeln!(out, "{line}")?;
+    }
     Ok(())
 }
