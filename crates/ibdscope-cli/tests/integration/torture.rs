@@ -353,7 +353,7 @@ fn commands() -> &'static [Cmd] {
         let probe = &sources()[0];
         let cmds: Vec<Cmd> = names
             .into_iter()
-            .map(|name| {
+            .filter_map(|name| {
                 let h = help(&[&name, "--help"]);
                 let usage = h
                     .lines()
@@ -369,6 +369,11 @@ fn commands() -> &'static [Cmd] {
                         .split_whitespace()
                         .filter(|t| t.starts_with('<') || t.starts_with("[<"))
                 };
+                if positionals().next().is_some() && !positionals().any(is_file) {
+                    // `completions SHELL`: no input to damage.
+                    eprintln!("torture: `{name}` reads no file ({usage}): not run");
+                    return None;
+                }
                 let extra_positionals = positionals().filter(|t| !is_file(t)).count();
                 let files = positionals().filter(|t| is_file(t)).count().max(1);
                 // "- text:  Human-readable text" lines after "--format".
@@ -414,7 +419,7 @@ fn commands() -> &'static [Cmd] {
                 if cmd.formats.is_empty() {
                     cmd.formats.push(String::new());
                 }
-                cmd
+                Some(cmd)
             })
             .collect();
         for known in [
