@@ -16,6 +16,7 @@ mod integration {
     mod pictures;
     mod records;
     mod rows;
+    mod schema;
     mod space;
     mod threads;
     mod torture;

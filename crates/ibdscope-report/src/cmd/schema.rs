@@ -20,7 +20,14 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         }
     };
     let t = &def.table;
-    let create = t.create_table(def.row_format);
+    // A row format the definition does not state stays out of the
+    // statement (the server would apply its own default, as it did for
+    // the original); the comment line and JSON give it.
+    let create = t.create_table(if def.row_format_from_space {
+        RowFormat::Other(0)
+    } else {
+        def.row_format
+    });
     match opts.format {
         Format::Json => {
             let mut j = Json::new(out);
