@@ -537,6 +537,7 @@ impl DdlTable {
             stats_auto_recalc: self.stats.1,
             stats_sample_pages: self.stats.2,
             engine_options: self.engine_options.clone(),
+            row_format_implicit: false,
         };
         t
     }

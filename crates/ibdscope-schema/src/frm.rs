@@ -2269,6 +2269,7 @@ impl Frm {
             },
             stats_sample_pages: u32::from(self.stats_sample_pages),
             engine_options: self.engine_table_options(),
+            row_format_implicit: false,
         };
         t
     }

@@ -429,6 +429,10 @@ pub struct TableOptions {
     /// MariaDB engine-defined table options (`PAGE_COMPRESSED`,
     /// `ENCRYPTED`, …): name and value as given.
     pub engine_options: Vec<(String, String)>,
+    /// The row format is the server's default, not stated in CREATE
+    /// TABLE (an SDI whose `options` have no `row_type`): `SHOW CREATE
+    /// TABLE` leaves ROW_FORMAT out.
+    pub row_format_implicit: bool,
 }
 
 /// One column.
@@ -1160,9 +1164,9 @@ fn sdi_now(option: &str) -> Option<u32> {
 /// `has_no_default`, `default_value_null`, `default_value_utf8` and
 /// `default_option`; `sql/sql_show.cc` `print_default_clause` prints from
 /// the same): the `default_option` (CURRENT_TIMESTAMP or, 8.0.13+, an
-/// expression) first, then no default (NO_DEFAULT_VALUE_FLAG, and
-/// AUTO_INCREMENT columns), NULL, else the value as the server wrote it
-/// in UTF-8 (`b'…'` for BIT).
+/// expression) first, then no default (NO_DEFAULT_VALUE_FLAG,
+/// AUTO_INCREMENT columns, BLOB and TEXT), NULL, else the value as the
+/// server wrote it in UTF-8 (`b'…'` for BIT).
 fn sdi_default(c: &Value, auto_increment: bool) -> Option<ColumnDefault> {
     let option = sdi_text(c, "default_option");
     if !option.is_empty() {
@@ -1177,7 +1181,13 @@ fn sdi_default(c: &Value, auto_increment: bool) -> Option<ColumnDefault> {
             ColumnDefault::Now,
         ));
     }
-    if auto_increment || sdi_flag(c, "has_no_default") {
+    // `print_default_clause`: no literal default on `FIELD_TYPE_BLOB`
+    // (every BLOB and TEXT size).
+    let blob = matches!(
+        ColType::from_dd(sdi_num(c, "type")),
+        ColType::TinyBlob | ColType::Blob | ColType::MediumBlob | ColType::LongBlob
+    );
+    if auto_increment || blob || sdi_flag(c, "has_no_default") {
         return None;
     }
     if sdi_flag(c, "default_value_null") {
@@ -1293,12 +1303,11 @@ impl TableDef {
         for ix in o.get("indexes").and_then(Value::as_array).unwrap_or(&[]) {
             indexes.push(sdi_index(ix, &columns)?);
         }
-        let key_block_size = o
-            .get("options")
-            .and_then(Value::as_str)
-            .and_then(|opts| dd_property(opts, "key_block_size"))
+        let opts = sdi_text(o, "options");
+        let key_block_size = dd_property(opts, "key_block_size")
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
+        let flag = |k: &str| dd_property(opts, k).and_then(|v| v.parse::<u32>().ok());
         let def = TableDef {
             name,
             schema,
@@ -1312,7 +1321,17 @@ impl TableDef {
                 auto_increment: None,
                 key_block_size,
                 comment: sdi_text(o, "comment").to_string(),
-                ..TableOptions::default()
+                // `table_impl.cc` options: stats_auto_recalc 0 default,
+                // 1 on, 2 off; stats_persistent only when given.
+                stats_persistent: flag("stats_persistent").map(|v| v != 0),
+                stats_auto_recalc: match flag("stats_auto_recalc") {
+                    Some(1) => Some(true),
+                    Some(2) => Some(false),
+                    _ => None,
+                },
+                stats_sample_pages: flag("stats_sample_pages").unwrap_or(0),
+                engine_options: Vec::new(),
+                row_format_implicit: dd_property(opts, "row_type").is_none(),
             },
         };
         def.check_bounds().map_err(SdiDefError::TooLong)?;
@@ -1831,7 +1850,11 @@ impl TableDef {
             let _ = write!(s, " AUTO_INCREMENT={n}");
         }
         let coll = u16::try_from(o.collation_id).unwrap_or(0);
-        if let Some(cs) = crate::collation::Charset::of_collation(coll) {
+        if coll == 255 {
+            // MySQL 8.0's utf8mb4 default, which neither MySQL 5.6 nor
+            // MariaDB 10.11 lists.
+            s.push_str(" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci");
+        } else if let Some(cs) = crate::collation::Charset::of_collation(coll) {
             s.push_str(" DEFAULT CHARSET=");
             s.push_str(cs.name);
             if crate::ddl::charset_default_collation(cs.name) != Some(coll) {
@@ -1871,6 +1894,15 @@ impl TableDef {
     }
 }
 
+/// `CURRENT_TIMESTAMP`, with `(fsp)` when not 0.
+pub fn now_sql(fsp: u32) -> String {
+    if fsp > 0 {
+        format!("CURRENT_TIMESTAMP({fsp})")
+    } else {
+        "CURRENT_TIMESTAMP".to_string()
+    }
+}
+
 impl Column {
     /// `COLLATE` for a text column whose collation is not its charset's
     /// default (MySQL 5.6 and MariaDB 10.11 collation names).
@@ -1897,6 +1929,33 @@ impl Column {
         crate::ddl::collation_name(id)
     }
 
+    /// The DEFAULT clause's value as SQL (`NULL`, `'abc'`, `X'00FF'`,
+    /// `b'101'`, `CURRENT_TIMESTAMP(3)`, `(expression)`), `None` without
+    /// one.
+    pub fn default_sql(&self) -> Option<String> {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        match self.default.as_ref()? {
+            ColumnDefault::Null => s.push_str("NULL"),
+            ColumnDefault::Value(v) => quote_string(v, &mut s),
+            ColumnDefault::Bytes(b) => {
+                s.push_str("X'");
+                for x in b {
+                    let _ = write!(s, "{x:02X}");
+                }
+                s.push('\'');
+            }
+            ColumnDefault::Bits(b) => {
+                let _ = write!(s, "b'{b:b}'");
+            }
+            ColumnDefault::Now(fsp) => s.push_str(&now_sql(*fsp)),
+            ColumnDefault::Expr(e) => {
+                let _ = write!(s, "({e})");
+            }
+        }
+        Some(s)
+    }
+
     /// NULL / NOT NULL, DEFAULT, ON UPDATE, AUTO_INCREMENT and COMMENT as
     /// `SHOW CREATE TABLE` prints them (mysql-server 5.6 `sql/sql_show.cc`
     /// `store_create_info`, `print_default_clause`, `print_on_update_clause`):
@@ -1910,40 +1969,13 @@ impl Column {
         } else if timestamp {
             s.push_str(" NULL");
         }
-        let now = |s: &mut String, fsp: u32| {
-            s.push_str("CURRENT_TIMESTAMP");
-            if fsp > 0 {
-                let _ = write!(s, "({fsp})");
-            }
-        };
-        match &self.default {
-            None => {}
-            Some(ColumnDefault::Null) => s.push_str(" DEFAULT NULL"),
-            Some(ColumnDefault::Value(v)) => {
-                s.push_str(" DEFAULT ");
-                quote_string(v, s);
-            }
-            Some(ColumnDefault::Bytes(b)) => {
-                s.push_str(" DEFAULT X'");
-                for x in b {
-                    let _ = write!(s, "{x:02X}");
-                }
-                s.push('\'');
-            }
-            Some(ColumnDefault::Bits(b)) => {
-                let _ = write!(s, " DEFAULT b'{b:b}'");
-            }
-            Some(ColumnDefault::Now(fsp)) => {
-                s.push_str(" DEFAULT ");
-                now(s, *fsp);
-            }
-            Some(ColumnDefault::Expr(e)) => {
-                let _ = write!(s, " DEFAULT ({e})");
-            }
+        if let Some(d) = self.default_sql() {
+            s.push_str(" DEFAULT ");
+            s.push_str(&d);
         }
         if let Some(fsp) = self.on_update {
             s.push_str(" ON UPDATE ");
-            now(s, fsp);
+            s.push_str(&now_sql(fsp));
         }
         if self.auto_increment {
             s.push_str(" AUTO_INCREMENT");

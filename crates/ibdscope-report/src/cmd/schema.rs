@@ -23,11 +23,13 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     // A row format the definition does not state stays out of the
     // statement (the server would apply its own default, as it did for
     // the original); the comment line and JSON give it.
-    let create = t.create_table(if def.row_format_from_space {
-        RowFormat::Other(0)
-    } else {
-        def.row_format
-    });
+    let create = t.create_table(
+        if def.row_format_from_space || t.options.row_format_implicit {
+            RowFormat::Other(0)
+        } else {
+            def.row_format
+        },
+    );
     match opts.format {
         Format::Json => {
             let mut j = Json::new(out);
@@ -72,6 +74,18 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     j.str(e)?;
                 }
                 j.end_arr()?;
+                j.key("default")?;
+                match c.default_sql() {
+                    Some(d) => j.str(&d)?,
+                    None => j.null()?,
+                };
+                j.key("on_update")?;
+                match c.on_update {
+                    Some(f) => j.str(&ibdscope_schema::table::now_sql(f))?,
+                    None => j.null()?,
+                };
+                j.kv_bool("auto_increment", c.auto_increment)?
+                    .kv_str("comment", &c.comment)?;
                 j.kv_num("version_added", c.version_added)?;
                 j.key("version_dropped")?
                     .opt_num(c.version_dropped.map(u64::from))?;
@@ -96,7 +110,13 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 }
                 j.end_arr()?.end_obj()?;
             }
-            j.end_arr()?.kv_str("create_table", &create)?.end_obj()?;
+            j.end_arr()?;
+            let o = &t.options;
+            j.kv_str("comment", &o.comment)?;
+            j.key("auto_increment")?.opt_num(o.auto_increment)?;
+            j.kv_num("key_block_size", o.key_block_size)?
+                .kv_num("collation_id", o.collation_id)?;
+            j.kv_str("create_table", &create)?.end_obj()?;
             j.writer().write_all(b"\n")?;
         }
         _ => {
