@@ -19,7 +19,17 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             return Ok(Outcome::Unreadable);
         }
     };
-    let t = &def.table;
+    let counter = root_autoinc(a, &def.table);
+    let with_counter;
+    let t = match counter {
+        Some(n) => {
+            let mut c = def.table.clone();
+            c.options.auto_increment = Some(n);
+            with_counter = c;
+            &with_counter
+        }
+        None => &def.table,
+    };
     // A row format the definition does not state stays out of the
     // statement (the server would apply its own default, as it did for
     // the original); the comment line and JSON give it.
@@ -129,6 +139,13 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     row_format_name(def.row_format)
                 )?;
             }
+            if let Some(n) = counter {
+                writeln!(
+                    out,
+                    "-- AUTO_INCREMENT={n}: the counter in the clustered index root page \
+                     (MariaDB's PAGE_ROOT_AUTO_INC + 1), not in the definition"
+                )?;
+            }
             let hidden: Vec<&str> = t
                 .columns
                 .iter()
@@ -195,4 +212,25 @@ fn index_kind_word(k: ibdscope_schema::table::IndexKind) -> &'static str {
         Fulltext => "fulltext",
         Spatial => "spatial",
     }
+}
+
+/// The next AUTO_INCREMENT value MariaDB 10.2.4+ keeps in the file: the
+/// clustered index root page's PAGE_MAX_TRX_ID field holds the largest
+/// value used (`PAGE_ROOT_AUTO_INC`, MariaDB 10.11
+/// `storage/innobase/include/page0page.h`, written by
+/// `btr_write_autoinc`), and the server opens the table with it + 1
+/// (`ha_innobase::open` → `initialize_auto_increment`); `SHOW CREATE
+/// TABLE` prints that as `AUTO_INCREMENT=`. MySQL leaves the field 0 on
+/// clustered index pages (it is defined on secondary index leaves), so 0
+/// or a definition that states the value or has no AUTO_INCREMENT column
+/// gives `None`.
+fn root_autoinc(a: &Analysis<'_>, t: &ibdscope_schema::table::TableDef) -> Option<u64> {
+    if t.options.auto_increment.is_some() || !t.columns.iter().any(|c| c.auto_increment) {
+        return None;
+    }
+    let root = t.clustered()?.root?;
+    let at = ibdscope::index::PAGE_HEADER + ibdscope::index::PAGE_MAX_TRX_ID;
+    let page = a.ts().page(ibdscope::PageNo(root))?;
+    let b: [u8; 8] = page.get(at..at + 8)?.try_into().ok()?;
+    u64::from_be_bytes(b).checked_add(1).filter(|&n| n > 1)
 }
