@@ -1857,8 +1857,8 @@ impl TableDef {
         } else if let Some(cs) = crate::collation::Charset::of_collation(coll) {
             s.push_str(" DEFAULT CHARSET=");
             s.push_str(cs.name);
-            if crate::ddl::charset_default_collation(cs.name) != Some(coll) {
-                if let Some(name) = crate::ddl::collation_name(coll) {
+            if crate::collation::charset_default_collation(cs.name) != Some(coll) {
+                if let Some(name) = crate::collation::collation_name(coll) {
                     s.push_str(" COLLATE=");
                     s.push_str(&name);
                 }
@@ -1923,10 +1923,10 @@ impl Column {
         }
         let id = u16::try_from(self.collation_id).ok()?;
         let cs = crate::collation::Charset::of_collation(id)?;
-        if cs.name == "binary" || crate::ddl::charset_default_collation(cs.name) == Some(id) {
+        if cs.name == "binary" || crate::collation::charset_default_collation(cs.name) == Some(id) {
             return None;
         }
-        crate::ddl::collation_name(id)
+        crate::collation::collation_name(id)
     }
 
     /// The DEFAULT clause's value as SQL (`NULL`, `'abc'`, `X'00FF'`,

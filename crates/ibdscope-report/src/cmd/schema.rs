@@ -64,42 +64,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 )?;
             j.key("columns")?.arr()?;
             for c in &t.columns {
-                j.obj()?
-                    .kv_str("name", &c.name)?
-                    .kv_str("type", &c.sql_type())?
-                    .kv_str("type_name", c.col_type.name())?;
-                j.key("charset")?;
-                match c.charset_name() {
-                    Some(n) => j.str(n)?,
-                    None => j.null()?,
-                };
-                j.kv_num("collation_id", c.collation_id)?
-                    .kv_num("length", c.length)?
-                    .kv_bool("nullable", c.nullable)?
-                    .kv_bool("unsigned", c.unsigned)?
-                    .kv_str("hidden", hidden_word(c.hidden))?
-                    .kv_bool("virtual", c.is_virtual)?;
-                j.key("elements")?.arr()?;
-                for e in &c.elements {
-                    j.str(e)?;
-                }
-                j.end_arr()?;
-                j.key("default")?;
-                match c.default_sql() {
-                    Some(d) => j.str(&d)?,
-                    None => j.null()?,
-                };
-                j.key("on_update")?;
-                match c.on_update {
-                    Some(f) => j.str(&ibdscope_schema::table::now_sql(f))?,
-                    None => j.null()?,
-                };
-                j.kv_bool("auto_increment", c.auto_increment)?
-                    .kv_str("comment", &c.comment)?;
-                j.kv_num("version_added", c.version_added)?;
-                j.key("version_dropped")?
-                    .opt_num(c.version_dropped.map(u64::from))?;
-                j.end_obj()?;
+                json_column(&mut j, c)?;
             }
             j.end_arr()?.key("indexes")?.arr()?;
             for ix in &t.indexes {
@@ -233,4 +198,45 @@ fn root_autoinc(a: &Analysis<'_>, t: &ibdscope_schema::table::TableDef) -> Optio
     let page = a.ts().page(ibdscope::PageNo(root))?;
     let b: [u8; 8] = page.get(at..at + 8)?.try_into().ok()?;
     u64::from_be_bytes(b).checked_add(1).filter(|&n| n > 1)
+}
+
+/// One column of the JSON report.
+fn json_column(j: &mut Json<'_>, c: &ibdscope_schema::table::Column) -> io::Result<()> {
+    j.obj()?
+        .kv_str("name", &c.name)?
+        .kv_str("type", &c.sql_type())?
+        .kv_str("type_name", c.col_type.name())?;
+    j.key("charset")?;
+    match c.charset_name() {
+        Some(n) => j.str(n)?,
+        None => j.null()?,
+    };
+    j.kv_num("collation_id", c.collation_id)?
+        .kv_num("length", c.length)?
+        .kv_bool("nullable", c.nullable)?
+        .kv_bool("unsigned", c.unsigned)?
+        .kv_str("hidden", hidden_word(c.hidden))?
+        .kv_bool("virtual", c.is_virtual)?;
+    j.key("elements")?.arr()?;
+    for e in &c.elements {
+        j.str(e)?;
+    }
+    j.end_arr()?;
+    j.key("default")?;
+    match c.default_sql() {
+        Some(d) => j.str(&d)?,
+        None => j.null()?,
+    };
+    j.key("on_update")?;
+    match c.on_update {
+        Some(f) => j.str(&ibdscope_schema::table::now_sql(f))?,
+        None => j.null()?,
+    };
+    j.kv_bool("auto_increment", c.auto_increment)?
+        .kv_str("comment", &c.comment)?;
+    j.kv_num("version_added", c.version_added)?;
+    j.key("version_dropped")?
+        .opt_num(c.version_dropped.map(u64::from))?;
+    j.end_obj()?;
+    Ok(())
 }
