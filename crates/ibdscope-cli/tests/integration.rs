@@ -19,6 +19,7 @@ mod integration {
     mod progress;
     mod records;
     mod rows;
+    mod schema;
     mod space;
     mod threads;
     mod torture;

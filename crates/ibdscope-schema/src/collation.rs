@@ -251,3 +251,92 @@ impl Charset {
         })
     }
 }
+
+const COLLATIONS_MARIADB: &str = include_str!("../tests/frm/mariadb1011/collations.tsv");
+const COLLATIONS_MYSQL56: &str = include_str!("../tests/frm/mysql56/collations.tsv");
+
+/// Each charset's default collation (`SHOW CHARACTER SET`,
+/// `DEFAULT_COLLATE_NAME`, of MySQL 5.6 and MariaDB 10.11; they agree).
+const DEFAULT_COLLATIONS: &[(&str, &str)] = &[
+    ("big5", "big5_chinese_ci"),
+    ("dec8", "dec8_swedish_ci"),
+    ("cp850", "cp850_general_ci"),
+    ("hp8", "hp8_english_ci"),
+    ("koi8r", "koi8r_general_ci"),
+    ("latin1", "latin1_swedish_ci"),
+    ("latin2", "latin2_general_ci"),
+    ("swe7", "swe7_swedish_ci"),
+    ("ascii", "ascii_general_ci"),
+    ("ujis", "ujis_japanese_ci"),
+    ("sjis", "sjis_japanese_ci"),
+    ("hebrew", "hebrew_general_ci"),
+    ("tis620", "tis620_thai_ci"),
+    ("euckr", "euckr_korean_ci"),
+    ("koi8u", "koi8u_general_ci"),
+    ("gb2312", "gb2312_chinese_ci"),
+    ("greek", "greek_general_ci"),
+    ("cp1250", "cp1250_general_ci"),
+    ("gbk", "gbk_chinese_ci"),
+    ("latin5", "latin5_turkish_ci"),
+    ("armscii8", "armscii8_general_ci"),
+    ("utf8mb3", "utf8mb3_general_ci"),
+    ("ucs2", "ucs2_general_ci"),
+    ("cp866", "cp866_general_ci"),
+    ("keybcs2", "keybcs2_general_ci"),
+    ("macce", "macce_general_ci"),
+    ("macroman", "macroman_general_ci"),
+    ("cp852", "cp852_general_ci"),
+    ("latin7", "latin7_general_ci"),
+    ("utf8mb4", "utf8mb4_general_ci"),
+    ("cp1251", "cp1251_general_ci"),
+    ("utf16", "utf16_general_ci"),
+    ("utf16le", "utf16le_general_ci"),
+    ("cp1256", "cp1256_general_ci"),
+    ("cp1257", "cp1257_general_ci"),
+    ("utf32", "utf32_general_ci"),
+    ("binary", "binary"),
+    ("geostd8", "geostd8_general_ci"),
+    ("cp932", "cp932_japanese_ci"),
+    ("eucjpms", "eucjpms_japanese_ci"),
+];
+
+/// A collation's id by name (`utf8_…` is `utf8mb3_…`).
+pub fn collation_id(name: &str) -> Option<u16> {
+    let lower = name.to_ascii_lowercase();
+    let alias = lower
+        .strip_prefix("utf8_")
+        .map(|rest| format!("utf8mb3_{rest}"));
+    let find = |list: &str, n: &str| {
+        list.lines().find_map(|l| {
+            let mut f = l.split('\t');
+            let id = f.next()?;
+            (f.next()? == n).then(|| id.parse::<u16>().ok())?
+        })
+    };
+    for n in std::iter::once(lower.as_str()).chain(alias.as_deref()) {
+        if let Some(id) = find(COLLATIONS_MARIADB, n).or_else(|| find(COLLATIONS_MYSQL56, n)) {
+            return Some(id);
+        }
+    }
+    None
+}
+
+/// A collation's name by id (MariaDB 10.11's list, then MySQL 5.6's).
+pub fn collation_name(id: u16) -> Option<String> {
+    let want = id.to_string();
+    let find = |list: &str| {
+        list.lines().find_map(|l| {
+            let mut f = l.split('\t');
+            (f.next()? == want).then(|| f.next().map(str::to_string))?
+        })
+    };
+    find(COLLATIONS_MARIADB).or_else(|| find(COLLATIONS_MYSQL56))
+}
+
+/// A charset's default collation id (`utf8` is `utf8mb3`).
+pub fn charset_default_collation(charset: &str) -> Option<u16> {
+    let lower = charset.to_ascii_lowercase();
+    let cs = if lower == "utf8" { "utf8mb3" } else { &lower };
+    let (_, coll) = DEFAULT_COLLATIONS.iter().find(|(c, _)| *c == cs)?;
+    collation_id(coll)
+}

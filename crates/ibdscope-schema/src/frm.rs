@@ -447,6 +447,30 @@ pub struct FrmColumn {
     /// (user), 2 system (versioning row_start/row_end), 3 fully hidden (the
     /// hash of a long UNIQUE key).
     pub invisible: u8,
+    /// What the default-values record holds for the column (see
+    /// [`FrmDefault`]); `None` when the column has no place there (BLOB,
+    /// TEXT and the like keep only a pointer) or the record is short.
+    pub default_raw: Option<FrmDefault>,
+}
+
+/// A column's value in the `.frm`'s default-values record (mysql-server
+/// 5.6 `sql/unireg.cc` `make_empty_rec` writes it; `sql/table.cc`
+/// `open_binary_frm` and MariaDB `sql/table.cc`
+/// `init_from_binary_frm_image` read it as the `default_values` record):
+/// null bits first (bit 0 of byte 0 is skipped unless the table has
+/// `HA_OPTION_PACK_RECORD`), each nullable column's bit in column order,
+/// a BIT column's bits beyond whole bytes right after its null bit, then
+/// each column at [`FrmColumn::rec_pos`] − 1 in the server's row format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrmDefault {
+    /// The null bit is set: DEFAULT NULL.
+    Null,
+    /// The value's bytes in the server's row format (integers and the old
+    /// temporal types little-endian, VARCHAR with its length bytes).
+    Bytes(Vec<u8>),
+    /// A BIT column's value (its whole bytes and its bits in the null
+    /// bytes).
+    Bits(u64),
 }
 
 impl FrmColumn {
@@ -853,6 +877,11 @@ pub struct Frm {
     pub table_collation: u16,
     /// KEY_BLOCK_SIZE (bytes 62..64), 0 when not given.
     pub key_block_size: u16,
+    /// STATS_SAMPLE_PAGES (bytes 42..44), 0 when not given.
+    pub stats_sample_pages: u16,
+    /// STATS_AUTO_RECALC (byte 44): 0 not given, 1 on, 2 off
+    /// (`HA_STATS_AUTO_RECALC_*`).
+    pub stats_auto_recalc: u8,
     /// `db_create_options` (bytes 30..32, `HA_OPTION_*`).
     pub create_options: u16,
     /// MAX_ROWS.
@@ -1133,6 +1162,8 @@ struct Header {
     key_block_size: u16,
     partition_db_type: u8,
     table_collation: u16,
+    stats_sample_pages: u16,
+    stats_auto_recalc: u8,
 }
 
 impl Header {
@@ -1185,6 +1216,8 @@ impl Header {
         let extra_size = r.u32("extra segment size", 55)?;
         let key_block_size = r.u16("key block size", 62)?;
         let partition_db_type = r.u8("partition engine", 61)?;
+        let stats_sample_pages = r.u16("stats sample pages", 42)?;
+        let stats_auto_recalc = r.u8("stats auto recalc", 44)?;
         let table_collation = if new_charset {
             u16::from(cs_hi) << 8 | u16::from(cs_lo)
         } else {
@@ -1208,6 +1241,8 @@ impl Header {
             key_block_size,
             partition_db_type,
             table_collation,
+            stats_sample_pages,
+            stats_auto_recalc,
         })
     }
 }
@@ -1550,6 +1585,7 @@ impl ColumnReader<'_, '_> {
             comment,
             generated,
             default_expr: None,
+            default_raw: None,
             check: None,
             invisible: self
                 .ex
@@ -1780,6 +1816,70 @@ fn read_expressions(
     Ok(checks)
 }
 
+/// Fills [`FrmColumn::default_raw`] from the default-values record
+/// `rec` (`reclength` bytes; see [`FrmDefault`]). `pack_record`: the
+/// table has `HA_OPTION_PACK_RECORD` (`db_create_options` bit 0), so the
+/// null bits start at bit 0, else at bit 1 (`open_binary_frm`:
+/// `null_bit_pos= (db_create_options & HA_OPTION_PACK_RECORD) ? 0 : 1`).
+fn read_defaults(rec: &[u8], reclength: usize, pack_record: bool, columns: &mut [FrmColumn]) {
+    let rec = rec.get(..reclength).unwrap_or(rec);
+    let mut bit = usize::from(!pack_record);
+    let bit_at = |n: usize| rec.get(n / 8).is_some_and(|b| b >> (n % 8) & 1 == 1);
+    for c in columns.iter_mut() {
+        let null = if c.nullable {
+            let set = bit_at(bit);
+            bit = bit.saturating_add(1);
+            set
+        } else {
+            false
+        };
+        let uneven =
+            if c.real_type.0 == 16 && c.pack_flag & pack_flag::FIELDFLAG_TREAT_BIT_AS_CHAR == 0 {
+                let n = (c.length & 7) as usize;
+                let first = bit;
+                bit = bit.saturating_add(n);
+                Some((first, n))
+            } else {
+                None
+            };
+        if null {
+            c.default_raw = Some(FrmDefault::Null);
+            continue;
+        }
+        let Some(len) = c.pack_length() else {
+            continue;
+        };
+        let start = (c.rec_pos as usize).saturating_sub(1);
+        let Some(bytes) = start
+            .checked_add(len as usize)
+            .and_then(|end| rec.get(start..end))
+        else {
+            continue;
+        };
+        c.default_raw = Some(match uneven {
+            // Field_bit::val_int: the bits in the null bytes are the high
+            // part, the whole bytes big-endian below them.
+            Some((first, n)) => {
+                let mut v = 0u64;
+                for i in (0..n).rev() {
+                    v = v << 1 | u64::from(bit_at(first.saturating_add(i)));
+                }
+                for &b in bytes {
+                    v = v.checked_shl(8).unwrap_or(0) | u64::from(b);
+                }
+                FrmDefault::Bits(v)
+            }
+            // Field_bit_as_char (InnoDB tables): whole bytes, big-endian.
+            None if c.real_type.0 == 16 => FrmDefault::Bits(
+                bytes
+                    .iter()
+                    .fold(0u64, |v, &b| v.checked_shl(8).unwrap_or(0) | u64::from(b)),
+            ),
+            None => FrmDefault::Bytes(bytes.to_vec()),
+        });
+    }
+}
+
 /// MariaDB long UNIQUE keys (algorithm 5): the last that many columns
 /// hold their hashes (`init_from_binary_frm_image`: "Last n fields
 /// are unique_index_hash fields"); they are not stored.
@@ -1917,6 +2017,12 @@ impl Frm {
         } else {
             Vec::new()
         };
+        read_defaults(
+            b.get(record_offset..).unwrap_or(&[]),
+            usize::from(h.reclength),
+            h.create_options & 1 != 0,
+            &mut columns,
+        );
         mark_hash_columns(&keys, &mut columns);
         resolve_key_parts(&mut keys, &columns, ex.index_flags.as_deref(), h.key_pos)?;
 
@@ -1947,6 +2053,8 @@ impl Frm {
             row_type: h.row_type,
             table_collation: h.table_collation,
             key_block_size: h.key_block_size,
+            stats_sample_pages: h.stats_sample_pages,
+            stats_auto_recalc: h.stats_auto_recalc,
             create_options: h.create_options,
             max_rows: h.max_rows,
             min_rows: h.min_rows,
@@ -2116,6 +2224,12 @@ impl Frm {
                     Hidden::Visible
                 };
                 col.is_virtual = !c.stored();
+                let (default, on_update) = column_default(c, &col, self.mysql_version >= 100000);
+                col.default = default;
+                col.on_update = on_update;
+                col.auto_increment = c.auto_increment();
+                col.comment = c.comment.clone();
+                col.check = c.check.as_ref().map(|e| e.text.clone());
                 col
             })
             .collect();
@@ -2134,7 +2248,253 @@ impl Frm {
             })
             .map(|(i, _)| i)
             .collect();
-        innodb_table_def(name, schema, self.row_type, columns, &self.keys, &hash_cols)
+        let mut t = innodb_table_def(name, schema, self.row_type, columns, &self.keys, &hash_cols);
+        t.options = crate::table::TableOptions {
+            collation_id: u32::from(self.table_collation),
+            // The .frm does not hold the table's AUTO_INCREMENT counter
+            // (the engine keeps it).
+            auto_increment: None,
+            key_block_size: u32::from(self.key_block_size),
+            comment: self.comment.clone(),
+            // HA_OPTION_STATS_PERSISTENT (1 << 12), _NO_ (1 << 13).
+            stats_persistent: match self.create_options >> 12 & 3 {
+                1 => Some(true),
+                2 => Some(false),
+                _ => None,
+            },
+            stats_auto_recalc: match self.stats_auto_recalc {
+                1 => Some(true),
+                2 => Some(false),
+                _ => None,
+            },
+            stats_sample_pages: u32::from(self.stats_sample_pages),
+            engine_options: self.engine_table_options(),
+            row_format_implicit: false,
+        };
+        t
+    }
+
+    /// MariaDB's engine-defined table options (`EXTRA2_ENGINE_TABLEOPTS`,
+    /// extra2 type 128; MariaDB `sql/create_options.cc`
+    /// `engine_table_options_frm_image`): the table's options first, each
+    /// a name length byte, the name, a 2-byte value length (bit 15: the
+    /// value was quoted) and the value, up to a 0 byte.
+    pub fn engine_table_options(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let Some(e) = self.extra2_other.iter().find(|e| e.kind == 128) else {
+            return out;
+        };
+        let b = e.value.as_slice();
+        let mut p = 0usize;
+        while let Some(&n) = b.get(p).filter(|&&n| n != 0) {
+            let name_at = p.saturating_add(1);
+            let len_at = name_at.saturating_add(usize::from(n));
+            let (Some(name), Some(lo), Some(hi)) = (
+                b.get(name_at..len_at),
+                b.get(len_at),
+                b.get(len_at.saturating_add(1)),
+            ) else {
+                break;
+            };
+            let vlen = usize::from(u16::from(*lo) | u16::from(*hi & 0x7f) << 8);
+            let v_at = len_at.saturating_add(2);
+            let Some(value) = b.get(v_at..v_at.saturating_add(vlen)) else {
+                break;
+            };
+            out.push((lossy(name), lossy(value)));
+            p = v_at.saturating_add(vlen);
+        }
+        out
+    }
+}
+
+/// A column's DEFAULT and ON UPDATE as the server reads them from the
+/// `.frm` (`open_binary_frm`, `sql_show.cc` `print_default_clause`):
+/// none for `FIELDFLAG_NO_DEFAULT`, AUTO_INCREMENT (`unireg_check` 15)
+/// and generated columns; CURRENT_TIMESTAMP for `unireg_check`
+/// TIMESTAMP_DN_FIELD (21) and TIMESTAMP_DNUN_FIELD (23), ON UPDATE for
+/// TIMESTAMP_UN_FIELD (22) and 23; a MariaDB DEFAULT expression; NULL
+/// when the null bit is set (MySQL 5.x prints none for BLOB, TEXT,
+/// GEOMETRY and JSON); else the value in the default-values record
+/// ([`value_default`]).
+fn column_default(
+    c: &FrmColumn,
+    col: &crate::table::Column,
+    mariadb: bool,
+) -> (Option<crate::table::ColumnDefault>, Option<u32>) {
+    use crate::table::{ColType, ColumnDefault};
+    let unireg = c.unireg_check & 127;
+    let fsp = col.fsp;
+    let on_update = matches!(unireg, 22 | 23).then_some(fsp);
+    if c.generated.is_some() || c.auto_increment() || c.no_default() {
+        return (None, on_update);
+    }
+    if matches!(unireg, 21 | 23) {
+        return (Some(ColumnDefault::Now(fsp)), on_update);
+    }
+    if let Some(e) = &c.default_expr {
+        return (Some(expr_default(&e.text)), on_update);
+    }
+    // `print_default_clause`: `field->type() != FIELD_TYPE_BLOB` (every
+    // BLOB and TEXT size; GEOMETRY and JSON have their own types).
+    let lob = matches!(
+        col.col_type,
+        ColType::TinyBlob | ColType::Blob | ColType::MediumBlob | ColType::LongBlob
+    );
+    let d = match &c.default_raw {
+        Some(FrmDefault::Null) if lob && !mariadb => None,
+        Some(FrmDefault::Null) => Some(ColumnDefault::Null),
+        Some(FrmDefault::Bits(v)) => Some(ColumnDefault::Bits(*v)),
+        Some(FrmDefault::Bytes(b)) if !col.col_type.is_lob() => value_default(c, col, b),
+        _ => None,
+    };
+    (d, on_update)
+}
+
+/// A MariaDB DEFAULT expression: CURRENT_TIMESTAMP (`current_timestamp(n)`)
+/// and a lone string or number literal (MariaDB keeps BLOB and TEXT
+/// literal defaults as expressions) as such, else the text.
+fn expr_default(text: &str) -> crate::table::ColumnDefault {
+    use crate::table::ColumnDefault;
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    if let Some(rest) = lower.strip_prefix("current_timestamp") {
+        let fsp = match rest {
+            "" | "()" => Some(0),
+            r => r
+                .strip_prefix('(')
+                .and_then(|x| x.strip_suffix(')'))
+                .and_then(|x| x.parse().ok()),
+        };
+        if let Some(f) = fsp {
+            return ColumnDefault::Now(f);
+        }
+    }
+    if let Some(inner) = t.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')) {
+        if let Some(v) = unquote(inner) {
+            return ColumnDefault::Value(v);
+        }
+    }
+    if !t.is_empty() && t.parse::<f64>().is_ok() {
+        return ColumnDefault::Value(t.to_string());
+    }
+    ColumnDefault::Expr(t.to_string())
+}
+
+/// The body of a `'…'` literal as MariaDB prints it (`''` and `\x`
+/// escapes); `None` when it is not one literal.
+fn unquote(inner: &str) -> Option<String> {
+    let mut v = String::with_capacity(inner.len());
+    let mut it = inner.chars();
+    while let Some(ch) = it.next() {
+        match ch {
+            '\'' => {
+                if it.next() != Some('\'') {
+                    return None;
+                }
+                v.push('\'');
+            }
+            '\\' => v.push(match it.next()? {
+                'n' => '\n',
+                't' => '\t',
+                'r' => '\r',
+                '0' => '\0',
+                'Z' => '\u{1a}',
+                o => o,
+            }),
+            o => v.push(o),
+        }
+    }
+    Some(v)
+}
+
+/// A value in the server's row format as the text the server prints
+/// (`Field::val_str`): integers, ENUM, SET and the old temporal types
+/// are little-endian there and big-endian (signed ones with the sign bit
+/// flipped) in InnoDB, which [`crate::value::render`] reads; DECIMAL,
+/// FLOAT, DOUBLE and the MySQL 5.6 temporal types are the same bytes in
+/// both. Strings: CHAR without its trailing spaces, VARCHAR after its
+/// length bytes, binary strings as bytes unless printable UTF-8.
+fn value_default(
+    c: &FrmColumn,
+    col: &crate::table::Column,
+    b: &[u8],
+) -> Option<crate::table::ColumnDefault> {
+    use crate::table::{ColType, ColumnDefault};
+    let binary = col.collation_id == 63;
+    let string = |v: &[u8]| -> Option<ColumnDefault> {
+        if binary {
+            return Some(match std::str::from_utf8(v) {
+                Ok(t) if !t.chars().any(char::is_control) => ColumnDefault::Value(t.to_string()),
+                _ => ColumnDefault::Bytes(v.to_vec()),
+            });
+        }
+        let cs = c.text_charset()?;
+        Some(ColumnDefault::Value(decode_text(cs.name, v)))
+    };
+    match col.col_type {
+        ColType::String => {
+            let v = if binary {
+                b
+            } else {
+                let end = b
+                    .iter()
+                    .rposition(|&x| x != b' ')
+                    .map_or(0, |i| i.saturating_add(1));
+                b.get(..end).unwrap_or(b)
+            };
+            return string(v);
+        }
+        ColType::Varchar | ColType::VarString => {
+            let (n, rest) = if c.length < 256 {
+                let (&n, rest) = b.split_first()?;
+                (usize::from(n), rest)
+            } else {
+                let n = usize::from(*b.first()?) | usize::from(*b.get(1)?) << 8;
+                (n, b.get(2..)?)
+            };
+            return string(rest.get(..n)?);
+        }
+        _ => {}
+    }
+    let mut v = b.to_vec();
+    let flip = match col.col_type {
+        ColType::Tiny | ColType::Short | ColType::Int24 | ColType::Long | ColType::LongLong => {
+            v.reverse();
+            !col.unsigned
+        }
+        ColType::NewDate | ColType::DateTime | ColType::Time if col.fsp == 0 => {
+            v.reverse();
+            true
+        }
+        ColType::Timestamp if col.fsp == 0 => {
+            v.reverse();
+            false
+        }
+        ColType::Enum | ColType::Set => {
+            v.reverse();
+            false
+        }
+        ColType::Year
+        | ColType::Float
+        | ColType::Double
+        | ColType::NewDecimal
+        | ColType::Time2
+        | ColType::DateTime2
+        | ColType::Timestamp2 => false,
+        _ => return None,
+    };
+    if flip {
+        if let Some(x) = v.first_mut() {
+            *x ^= 0x80;
+        }
+    }
+    let mut out = String::new();
+    match crate::value::render(col, &v, &mut out) {
+        crate::value::Rendered::Number | crate::value::Rendered::Text => {
+            Some(ColumnDefault::Value(out))
+        }
+        _ => None,
     }
 }
 
@@ -2251,6 +2611,7 @@ pub fn innodb_table_def(
         indexes,
         instant_cols: None,
         source: DefSource::Frm,
+        options: crate::table::TableOptions::default(),
     }
 }
 

@@ -2841,6 +2841,7 @@ pub(crate) mod corpus_rows {
             }],
             instant_cols: None,
             source: DefSource::Manual,
+            options: Default::default(),
         }
     }
 

@@ -388,6 +388,53 @@ pub enum InstantDefault {
     Malformed(String),
 }
 
+/// A column's DEFAULT as its definition holds it (`SHOW CREATE TABLE`
+/// prints it from the same: mysql-server 5.6 `sql/sql_show.cc`
+/// `print_default_clause`, 8.0 the same function reading the DD's
+/// `default_value_utf8` / `default_option`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnDefault {
+    /// DEFAULT NULL.
+    Null,
+    /// A constant, as the server prints it (the text between the quotes,
+    /// unescaped: `-12.50`, `2020-02-29`, `a,c`).
+    Value(String),
+    /// A constant of a binary string column that is not printable UTF-8.
+    Bytes(Vec<u8>),
+    /// A BIT constant (printed `b'101'`).
+    Bits(u64),
+    /// CURRENT_TIMESTAMP with this many fractional digits.
+    Now(u32),
+    /// Another expression (MySQL 8.0.13+, MariaDB 10.2+), as SQL text.
+    Expr(String),
+}
+
+/// Table options a definition holds beyond its columns and indexes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// The table's default collation id (0: not known).
+    pub collation_id: u32,
+    /// `AUTO_INCREMENT=` (the next value), when the definition holds it.
+    pub auto_increment: Option<u64>,
+    /// `KEY_BLOCK_SIZE=` (0: not given).
+    pub key_block_size: u32,
+    /// Table COMMENT (empty: none).
+    pub comment: String,
+    /// STATS_PERSISTENT=1/0, when given.
+    pub stats_persistent: Option<bool>,
+    /// STATS_AUTO_RECALC=1/0, when given.
+    pub stats_auto_recalc: Option<bool>,
+    /// STATS_SAMPLE_PAGES (0: not given).
+    pub stats_sample_pages: u32,
+    /// MariaDB engine-defined table options (`PAGE_COMPRESSED`,
+    /// `ENCRYPTED`, …): name and value as given.
+    pub engine_options: Vec<(String, String)>,
+    /// The row format is the server's default, not stated in CREATE
+    /// TABLE (an SDI whose `options` have no `row_type`): `SHOW CREATE
+    /// TABLE` leaves ROW_FORMAT out.
+    pub row_format_implicit: bool,
+}
+
 /// One column.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Column {
@@ -424,6 +471,16 @@ pub struct Column {
     pub physical_pos: Option<u32>,
     /// Instant ADD COLUMN: the value of rows written before the column.
     pub instant_default: Option<InstantDefault>,
+    /// DEFAULT (`None`: the definition has none, or does not say).
+    pub default: Option<ColumnDefault>,
+    /// ON UPDATE CURRENT_TIMESTAMP, with this many fractional digits.
+    pub on_update: Option<u32>,
+    /// AUTO_INCREMENT.
+    pub auto_increment: bool,
+    /// Column COMMENT (empty: none).
+    pub comment: String,
+    /// A column CHECK constraint (MariaDB 10.2+), its expression as text.
+    pub check: Option<String>,
 }
 
 impl Column {
@@ -447,6 +504,11 @@ impl Column {
             version_dropped: None,
             physical_pos: None,
             instant_default: None,
+            default: None,
+            on_update: None,
+            auto_increment: false,
+            comment: String::new(),
+            check: None,
         }
     }
 
@@ -708,6 +770,8 @@ pub struct TableDef {
     pub instant_cols: Option<u32>,
     /// Where the definition came from.
     pub source: DefSource,
+    /// Default collation, AUTO_INCREMENT, KEY_BLOCK_SIZE, comment.
+    pub options: TableOptions,
 }
 
 /// Most characters in a table, column or index name: `NAME_CHAR_LEN`
@@ -784,6 +848,7 @@ pub fn bound(what: &'static str, number: usize, text: &str, max: usize) -> Resul
 /// number `n`, 1-based).
 pub fn bound_column(n: usize, c: &Column) -> Result<(), TooLong> {
     bound("column name", n, &c.name, NAME_CHAR_LEN)?;
+    bound("comment of column", n, &c.comment, COLUMN_COMMENT_MAXLEN)?;
     let max = if c.col_type == ColType::Set {
         MAX_SET_VALUES
     } else {
@@ -821,6 +886,12 @@ impl TableDef {
         for (i, ix) in self.indexes.iter().enumerate() {
             bound("index name", i.saturating_add(1), &ix.name, NAME_CHAR_LEN)?;
         }
+        bound(
+            "table comment",
+            0,
+            &self.options.comment,
+            TABLE_COMMENT_MAXLEN,
+        )?;
         Ok(())
     }
 }
@@ -927,6 +998,11 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// Hex digits (either case) as bytes, `None` when not hex.
+pub fn hex_bytes(s: &str) -> Option<Vec<u8>> {
+    hex_decode(s)
 }
 
 fn hex_decode(s: &str) -> Option<Vec<u8>> {
@@ -1039,7 +1115,13 @@ fn sdi_column(c: &Value) -> Result<Column, SdiDefError> {
             )
         })
     };
+    let auto_increment = sdi_flag(c, "is_auto_increment");
     Ok(Column {
+        default: sdi_default(c, auto_increment),
+        on_update: sdi_now(sdi_text(c, "update_option")),
+        auto_increment,
+        comment: sdi_text(c, "comment").to_string(),
+        check: None,
         name: sdi_str(c, "name")?,
         col_type: ColType::from_dd(sdi_num(c, "type")),
         length: u32_of(sdi_num(c, "char_length")),
@@ -1057,6 +1139,71 @@ fn sdi_column(c: &Value) -> Result<Column, SdiDefError> {
         physical_pos: prop("physical_pos"),
         instant_default,
     })
+}
+
+/// A string member, empty when missing.
+fn sdi_text<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+/// `CURRENT_TIMESTAMP` or `CURRENT_TIMESTAMP(n)` (a DD `default_option` or
+/// `update_option`, as `sql/dd_table_share.cc` reads them back): the
+/// fractional digits.
+fn sdi_now(option: &str) -> Option<u32> {
+    let rest = option
+        .get(..17)
+        .filter(|h| h.eq_ignore_ascii_case("CURRENT_TIMESTAMP"))
+        .and_then(|_| option.get(17..))?;
+    if rest.is_empty() || rest == "()" {
+        return Some(0);
+    }
+    rest.strip_prefix('(')?.strip_suffix(')')?.parse().ok()
+}
+
+/// A column's DEFAULT from its SDI entry (`column_impl.cc` serialises
+/// `has_no_default`, `default_value_null`, `default_value_utf8` and
+/// `default_option`; `sql/sql_show.cc` `print_default_clause` prints from
+/// the same): the `default_option` (CURRENT_TIMESTAMP or, 8.0.13+, an
+/// expression) first, then no default (NO_DEFAULT_VALUE_FLAG,
+/// AUTO_INCREMENT columns, BLOB and TEXT), NULL, else the value as the
+/// server wrote it in UTF-8 (`b'…'` for BIT).
+fn sdi_default(c: &Value, auto_increment: bool) -> Option<ColumnDefault> {
+    let option = sdi_text(c, "default_option");
+    if !option.is_empty() {
+        return Some(sdi_now(option).map_or_else(
+            || {
+                let e = option
+                    .strip_prefix('(')
+                    .and_then(|x| x.strip_suffix(')'))
+                    .unwrap_or(option);
+                ColumnDefault::Expr(e.to_string())
+            },
+            ColumnDefault::Now,
+        ));
+    }
+    // `print_default_clause`: no literal default on `FIELD_TYPE_BLOB`
+    // (every BLOB and TEXT size).
+    let blob = matches!(
+        ColType::from_dd(sdi_num(c, "type")),
+        ColType::TinyBlob | ColType::Blob | ColType::MediumBlob | ColType::LongBlob
+    );
+    if auto_increment || blob || sdi_flag(c, "has_no_default") {
+        return None;
+    }
+    if sdi_flag(c, "default_value_null") {
+        return Some(ColumnDefault::Null);
+    }
+    let v = sdi_text(c, "default_value_utf8");
+    if ColType::from_dd(sdi_num(c, "type")) == ColType::Bit {
+        let bits = v
+            .strip_prefix("b'")
+            .and_then(|x| x.strip_suffix('\''))
+            .and_then(|x| u64::from_str_radix(x, 2).ok());
+        if let Some(b) = bits {
+            return Some(ColumnDefault::Bits(b));
+        }
+    }
+    Some(ColumnDefault::Value(v.to_string()))
 }
 
 /// One SDI `indexes[]` entry: its kind, the `se_private_data` id and root,
@@ -1156,6 +1303,11 @@ impl TableDef {
         for ix in o.get("indexes").and_then(Value::as_array).unwrap_or(&[]) {
             indexes.push(sdi_index(ix, &columns)?);
         }
+        let opts = sdi_text(o, "options");
+        let key_block_size = dd_property(opts, "key_block_size")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let flag = |k: &str| dd_property(opts, k).and_then(|v| v.parse::<u32>().ok());
         let def = TableDef {
             name,
             schema,
@@ -1164,6 +1316,23 @@ impl TableDef {
             indexes,
             instant_cols,
             source: DefSource::Sdi,
+            options: TableOptions {
+                collation_id: u32_of(sdi_num(o, "collation_id")),
+                auto_increment: None,
+                key_block_size,
+                comment: sdi_text(o, "comment").to_string(),
+                // `table_impl.cc` options: stats_auto_recalc 0 default,
+                // 1 on, 2 off; stats_persistent only when given.
+                stats_persistent: flag("stats_persistent").map(|v| v != 0),
+                stats_auto_recalc: match flag("stats_auto_recalc") {
+                    Some(1) => Some(true),
+                    Some(2) => Some(false),
+                    _ => None,
+                },
+                stats_sample_pages: flag("stats_sample_pages").unwrap_or(0),
+                engine_options: Vec::new(),
+                row_format_implicit: dd_property(opts, "row_type").is_none(),
+            },
         };
         def.check_bounds().map_err(SdiDefError::TooLong)?;
         Ok(def)
@@ -1616,12 +1785,14 @@ impl TableDef {
                     s.push_str(cs);
                 }
             }
+            if let Some(name) = c.collation_suffix() {
+                s.push_str(" COLLATE ");
+                s.push_str(&name);
+            }
             if c.is_virtual {
                 s.push_str(" /* virtual generated column: expression not stored in the file */");
             }
-            if !c.nullable {
-                s.push_str(" NOT NULL");
-            }
+            c.push_attributes(&mut s);
         }
         for ix in &self.indexes {
             if ix.hidden {
@@ -1663,11 +1834,159 @@ impl TableDef {
             s.push(')');
         }
         s.push_str("\n) ENGINE=InnoDB");
+        self.push_options(row_format, &mut s);
+        s
+    }
+
+    /// The table options after `ENGINE=InnoDB`, in `SHOW CREATE TABLE`'s
+    /// order (mysql-server 5.6 `sql/sql_show.cc` `store_create_info`):
+    /// AUTO_INCREMENT, DEFAULT CHARSET (and COLLATE when not the charset's
+    /// default), STATS_*, ROW_FORMAT, KEY_BLOCK_SIZE, COMMENT, then
+    /// MariaDB's engine-defined options (`` `PAGE_COMPRESSED`='1' ``).
+    fn push_options(&self, row_format: RowFormat, s: &mut String) {
+        use std::fmt::Write as _;
+        let o = &self.options;
+        if let Some(n) = o.auto_increment {
+            let _ = write!(s, " AUTO_INCREMENT={n}");
+        }
+        let coll = u16::try_from(o.collation_id).unwrap_or(0);
+        if coll == 255 {
+            // MySQL 8.0's utf8mb4 default, which neither MySQL 5.6 nor
+            // MariaDB 10.11 lists.
+            s.push_str(" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci");
+        } else if let Some(cs) = crate::collation::Charset::of_collation(coll) {
+            s.push_str(" DEFAULT CHARSET=");
+            s.push_str(cs.name);
+            if crate::collation::charset_default_collation(cs.name) != Some(coll) {
+                if let Some(name) = crate::collation::collation_name(coll) {
+                    s.push_str(" COLLATE=");
+                    s.push_str(&name);
+                }
+            }
+        }
+        let flag = |s: &mut String, name: &str, v: Option<bool>| {
+            if let Some(v) = v {
+                let _ = write!(s, " {name}={}", u8::from(v));
+            }
+        };
+        flag(s, "STATS_PERSISTENT", o.stats_persistent);
+        flag(s, "STATS_AUTO_RECALC", o.stats_auto_recalc);
+        if o.stats_sample_pages > 0 {
+            let _ = write!(s, " STATS_SAMPLE_PAGES={}", o.stats_sample_pages);
+        }
         if !matches!(row_format, RowFormat::Other(_)) {
             s.push_str(" ROW_FORMAT=");
             s.push_str(row_format.name());
         }
-        s
+        if o.key_block_size > 0 {
+            let _ = write!(s, " KEY_BLOCK_SIZE={}", o.key_block_size);
+        }
+        if !o.comment.is_empty() {
+            s.push_str(" COMMENT=");
+            quote_string(&o.comment, s);
+        }
+        for (name, value) in &o.engine_options {
+            s.push(' ');
+            quote_ident(name, s);
+            s.push('=');
+            quote_string(value, s);
+        }
+    }
+}
+
+/// `CURRENT_TIMESTAMP`, with `(fsp)` when not 0.
+pub fn now_sql(fsp: u32) -> String {
+    if fsp > 0 {
+        format!("CURRENT_TIMESTAMP({fsp})")
+    } else {
+        "CURRENT_TIMESTAMP".to_string()
+    }
+}
+
+impl Column {
+    /// `COLLATE` for a text column whose collation is not its charset's
+    /// default (MySQL 5.6 and MariaDB 10.11 collation names).
+    fn collation_suffix(&self) -> Option<String> {
+        if !matches!(
+            self.col_type,
+            ColType::Varchar
+                | ColType::VarString
+                | ColType::String
+                | ColType::TinyBlob
+                | ColType::Blob
+                | ColType::MediumBlob
+                | ColType::LongBlob
+                | ColType::Enum
+                | ColType::Set
+        ) {
+            return None;
+        }
+        let id = u16::try_from(self.collation_id).ok()?;
+        let cs = crate::collation::Charset::of_collation(id)?;
+        if cs.name == "binary" || crate::collation::charset_default_collation(cs.name) == Some(id) {
+            return None;
+        }
+        crate::collation::collation_name(id)
+    }
+
+    /// The DEFAULT clause's value as SQL (`NULL`, `'abc'`, `X'00FF'`,
+    /// `b'101'`, `CURRENT_TIMESTAMP(3)`, `(expression)`), `None` without
+    /// one.
+    pub fn default_sql(&self) -> Option<String> {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        match self.default.as_ref()? {
+            ColumnDefault::Null => s.push_str("NULL"),
+            ColumnDefault::Value(v) => quote_string(v, &mut s),
+            ColumnDefault::Bytes(b) => {
+                s.push_str("X'");
+                for x in b {
+                    let _ = write!(s, "{x:02X}");
+                }
+                s.push('\'');
+            }
+            ColumnDefault::Bits(b) => {
+                let _ = write!(s, "b'{b:b}'");
+            }
+            ColumnDefault::Now(fsp) => s.push_str(&now_sql(*fsp)),
+            ColumnDefault::Expr(e) => {
+                let _ = write!(s, "({e})");
+            }
+        }
+        Some(s)
+    }
+
+    /// NULL / NOT NULL, DEFAULT, ON UPDATE, AUTO_INCREMENT and COMMENT as
+    /// `SHOW CREATE TABLE` prints them (mysql-server 5.6 `sql/sql_show.cc`
+    /// `store_create_info`, `print_default_clause`, `print_on_update_clause`):
+    /// a nullable TIMESTAMP says NULL (a server without
+    /// `explicit_defaults_for_timestamp` would make it NOT NULL).
+    fn push_attributes(&self, s: &mut String) {
+        use std::fmt::Write as _;
+        let timestamp = matches!(self.col_type, ColType::Timestamp | ColType::Timestamp2);
+        if !self.nullable {
+            s.push_str(" NOT NULL");
+        } else if timestamp {
+            s.push_str(" NULL");
+        }
+        if let Some(d) = self.default_sql() {
+            s.push_str(" DEFAULT ");
+            s.push_str(&d);
+        }
+        if let Some(fsp) = self.on_update {
+            s.push_str(" ON UPDATE ");
+            s.push_str(&now_sql(fsp));
+        }
+        if self.auto_increment {
+            s.push_str(" AUTO_INCREMENT");
+        }
+        if !self.comment.is_empty() {
+            s.push_str(" COMMENT ");
+            quote_string(&self.comment, s);
+        }
+        if let Some(c) = &self.check {
+            let _ = write!(s, " CHECK ({c})");
+        }
     }
 }
 
@@ -2036,6 +2355,7 @@ mod tests {
             ],
             instant_cols: None,
             source: DefSource::Manual,
+            options: TableOptions::default(),
         };
         assert_eq!(
             t.create_table(RowFormat::Dynamic),

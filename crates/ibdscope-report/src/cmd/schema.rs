@@ -19,8 +19,27 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             return Ok(Outcome::Unreadable);
         }
     };
-    let t = &def.table;
-    let create = t.create_table(def.row_format);
+    let counter = root_autoinc(a, &def.table);
+    let with_counter;
+    let t = match counter {
+        Some(n) => {
+            let mut c = def.table.clone();
+            c.options.auto_increment = Some(n);
+            with_counter = c;
+            &with_counter
+        }
+        None => &def.table,
+    };
+    // A row format the definition does not state stays out of the
+    // statement (the server would apply its own default, as it did for
+    // the original); the comment line and JSON give it.
+    let create = t.create_table(
+        if def.row_format_from_space || t.options.row_format_implicit {
+            RowFormat::Other(0)
+        } else {
+            def.row_format
+        },
+    );
     match opts.format {
         Format::Json => {
             let mut j = Json::new(out);
@@ -45,30 +64,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 )?;
             j.key("columns")?.arr()?;
             for c in &t.columns {
-                j.obj()?
-                    .kv_str("name", &c.name)?
-                    .kv_str("type", &c.sql_type())?
-                    .kv_str("type_name", c.col_type.name())?;
-                j.key("charset")?;
-                match c.charset_name() {
-                    Some(n) => j.str(n)?,
-                    None => j.null()?,
-                };
-                j.kv_num("collation_id", c.collation_id)?
-                    .kv_num("length", c.length)?
-                    .kv_bool("nullable", c.nullable)?
-                    .kv_bool("unsigned", c.unsigned)?
-                    .kv_str("hidden", hidden_word(c.hidden))?
-                    .kv_bool("virtual", c.is_virtual)?;
-                j.key("elements")?.arr()?;
-                for e in &c.elements {
-                    j.str(e)?;
-                }
-                j.end_arr()?;
-                j.kv_num("version_added", c.version_added)?;
-                j.key("version_dropped")?
-                    .opt_num(c.version_dropped.map(u64::from))?;
-                j.end_obj()?;
+                json_column(&mut j, c)?;
             }
             j.end_arr()?.key("indexes")?.arr()?;
             for ix in &t.indexes {
@@ -89,7 +85,13 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 }
                 j.end_arr()?.end_obj()?;
             }
-            j.end_arr()?.kv_str("create_table", &create)?.end_obj()?;
+            j.end_arr()?;
+            let o = &t.options;
+            j.kv_str("comment", &o.comment)?;
+            j.key("auto_increment")?.opt_num(o.auto_increment)?;
+            j.kv_num("key_block_size", o.key_block_size)?
+                .kv_num("collation_id", o.collation_id)?;
+            j.kv_str("create_table", &create)?.end_obj()?;
             j.writer().write_all(b"\n")?;
         }
         _ => {
@@ -100,6 +102,13 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     "-- row format: {} (from the tablespace flags and index pages; the \
                      definition does not state it)",
                     row_format_name(def.row_format)
+                )?;
+            }
+            if let Some(n) = counter {
+                writeln!(
+                    out,
+                    "-- AUTO_INCREMENT={n}: the counter in the clustered index root page \
+                     (MariaDB's PAGE_ROOT_AUTO_INC + 1), not in the definition"
                 )?;
             }
             let hidden: Vec<&str> = t
@@ -168,4 +177,66 @@ fn index_kind_word(k: ibdscope_schema::table::IndexKind) -> &'static str {
         Fulltext => "fulltext",
         Spatial => "spatial",
     }
+}
+
+/// The next AUTO_INCREMENT value MariaDB 10.2.4+ keeps in the file: the
+/// clustered index root page's PAGE_MAX_TRX_ID field holds the largest
+/// value used (`PAGE_ROOT_AUTO_INC`, MariaDB 10.11
+/// `storage/innobase/include/page0page.h`, written by
+/// `btr_write_autoinc`), and the server opens the table with it + 1
+/// (`ha_innobase::open` → `initialize_auto_increment`); `SHOW CREATE
+/// TABLE` prints that as `AUTO_INCREMENT=`. MySQL leaves the field 0 on
+/// clustered index pages (it is defined on secondary index leaves), so 0
+/// or a definition that states the value or has no AUTO_INCREMENT column
+/// gives `None`.
+fn root_autoinc(a: &Analysis<'_>, t: &ibdscope_schema::table::TableDef) -> Option<u64> {
+    if t.options.auto_increment.is_some() || !t.columns.iter().any(|c| c.auto_increment) {
+        return None;
+    }
+    let root = t.clustered()?.root?;
+    let at = ibdscope::index::PAGE_HEADER + ibdscope::index::PAGE_MAX_TRX_ID;
+    let page = a.ts().page(ibdscope::PageNo(root))?;
+    let b: [u8; 8] = page.get(at..at + 8)?.try_into().ok()?;
+    u64::from_be_bytes(b).checked_add(1).filter(|&n| n > 1)
+}
+
+/// One column of the JSON report.
+fn json_column(j: &mut Json<'_>, c: &ibdscope_schema::table::Column) -> io::Result<()> {
+    j.obj()?
+        .kv_str("name", &c.name)?
+        .kv_str("type", &c.sql_type())?
+        .kv_str("type_name", c.col_type.name())?;
+    j.key("charset")?;
+    match c.charset_name() {
+        Some(n) => j.str(n)?,
+        None => j.null()?,
+    };
+    j.kv_num("collation_id", c.collation_id)?
+        .kv_num("length", c.length)?
+        .kv_bool("nullable", c.nullable)?
+        .kv_bool("unsigned", c.unsigned)?
+        .kv_str("hidden", hidden_word(c.hidden))?
+        .kv_bool("virtual", c.is_virtual)?;
+    j.key("elements")?.arr()?;
+    for e in &c.elements {
+        j.str(e)?;
+    }
+    j.end_arr()?;
+    j.key("default")?;
+    match c.default_sql() {
+        Some(d) => j.str(&d)?,
+        None => j.null()?,
+    };
+    j.key("on_update")?;
+    match c.on_update {
+        Some(f) => j.str(&ibdscope_schema::table::now_sql(f))?,
+        None => j.null()?,
+    };
+    j.kv_bool("auto_increment", c.auto_increment)?
+        .kv_str("comment", &c.comment)?;
+    j.kv_num("version_added", c.version_added)?;
+    j.key("version_dropped")?
+        .opt_num(c.version_dropped.map(u64::from))?;
+    j.end_obj()?;
+    Ok(())
 }
