@@ -4,6 +4,8 @@
 //! cannot drop the writes.
 
 pub mod aes;
+pub mod mariadb;
+pub mod sha1;
 
 /// Overwrites `buf` with zeros through volatile writes, which the compiler
 /// may not elide even when `buf` is never read again (a plain `fill(0)`
