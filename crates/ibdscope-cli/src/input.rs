@@ -499,6 +499,41 @@ fn describe(e: &io::Error) -> String {
     }
 }
 
+/// The largest keyring file read (real ones hold a few keys: bytes to
+/// kilobytes).
+const KEYRING_MAX: u64 = 16 << 20;
+
+/// Reads and parses the keyring at `path` (`--keyring`). Its bytes are
+/// read into one buffer sized before the read (no reallocation leaves a
+/// copy behind), parsed by the library, then wiped; neither they nor the
+/// keys are ever printed. A keyring whose SHA-256 digest does not match
+/// its records is used with a warning (the server does not check it when
+/// it loads the file either).
+pub fn load_keyring(path: &Path) -> Result<ibdscope_report::decrypt::Keyring, String> {
+    use std::io::Read;
+    let shown = ibdscope_report::names::path(path);
+    let err = |what: String| format!("{shown}: keyring could not be read: {what}");
+    let mut file = File::open(path).map_err(|e| err(describe(&e)))?;
+    let len = file.metadata().map_err(|e| err(describe(&e)))?.len();
+    if len > KEYRING_MAX {
+        return Err(err(format!("{len} bytes; a keyring file is far smaller")));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    let read = (&mut file).take(KEYRING_MAX).read_to_end(&mut bytes);
+    let parsed = read.map_err(|e| err(describe(&e))).and_then(|_| {
+        ibdscope_report::decrypt::Keyring::parse(&bytes).map_err(|e| err(e.to_string()))
+    });
+    ibdscope_report::decrypt::wipe(&mut bytes);
+    let keyring = parsed?;
+    if !keyring.digest_ok {
+        eprintln!(
+            "ibdscope: {shown}: warning: the keyring's SHA-256 digest does not match its key \
+             records (damaged or edited); its keys are used as they are"
+        );
+    }
+    Ok(keyring)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,12 @@ pub struct Cli {
     /// for many pages is printed once, with a count and the first pages).
     #[arg(long, short = 'v', global = true)]
     verbose: bool,
+    /// Decrypt MySQL/Percona encrypted tablespaces (ENCRYPTION='Y') with
+    /// the master keys of this keyring: a keyring_file plugin data file or
+    /// a component_keyring_file JSON file. Every command then reads the
+    /// decrypted pages; a key that does not match is a finding.
+    #[arg(long, global = true, value_name = "FILE")]
+    keyring: Option<PathBuf>,
 }
 
 /// The most threads accepted (far more than any pass can use).
@@ -609,7 +615,16 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         out,
         metric: p.metric,
         lsn_scale: p.lsn_scale,
-        host: std::sync::Arc::new(crate::input::MapHost::new(streams)),
+        host: match &cli.keyring {
+            None => std::sync::Arc::new(crate::input::MapHost::new(streams)),
+            Some(k) => std::sync::Arc::new(ibdscope_report::decrypt::DecryptHost::new(
+                std::sync::Arc::new(crate::input::MapHost::new(streams)),
+                crate::input::load_keyring(k)?,
+                SpaceOptions {
+                    page_size: p.shared.page_size,
+                },
+            )),
+        },
         verbose: cli.verbose,
         verified_only: p.verified_only,
     };

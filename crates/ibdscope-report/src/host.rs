@@ -41,6 +41,12 @@ pub trait Host: Send + Sync + fmt::Debug {
     fn changes(&self) -> Vec<Change> {
         Vec::new()
     }
+    /// Findings about the inputs made while opening them (a keyring whose
+    /// key does not match a space), each naming its file, since the last
+    /// call; they were said on stderr when found. A run with any exits 1.
+    fn findings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Why a file could not be read.

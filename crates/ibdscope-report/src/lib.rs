@@ -25,6 +25,7 @@ pub mod analysis;
 pub mod args;
 mod cmd;
 mod csv;
+pub mod decrypt;
 pub mod definition;
 pub mod host;
 mod json;

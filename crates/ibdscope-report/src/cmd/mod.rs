@@ -30,7 +30,16 @@ use std::path::Path;
 /// command's output (in text also on stdout; a JSON or CSV document stays
 /// whole) and the run exits 2: what was read is not one state of the file.
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
-    let outcome = run_cmd(opts, out)?;
+    let mut outcome = run_cmd(opts, out)?;
+    let findings = opts.host.findings();
+    if !findings.is_empty() {
+        if opts.format == Format::Text {
+            for f in &findings {
+                writeln!(out, "{f}")?;
+            }
+        }
+        outcome = outcome.max(Outcome::Findings);
+    }
     let changes = opts.host.changes();
     if changes.is_empty() {
         return Ok(outcome);

@@ -4,8 +4,11 @@
 //! cannot drop the writes.
 
 pub mod aes;
+pub mod keyring;
 pub mod mariadb;
+pub mod mysql;
 pub mod sha1;
+pub mod sha256;
 
 /// Overwrites `buf` with zeros through volatile writes, which the compiler
 /// may not elide even when `buf` is never read again (a plain `fill(0)`

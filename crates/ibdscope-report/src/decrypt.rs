@@ -1,0 +1,136 @@
+//! `--keyring`: a [`Host`] that opens files through another and hands out,
+//! for a MySQL/Percona encrypted space whose master key the keyring holds,
+//! the decrypted logical image instead of the stored bytes. Every command
+//! then reads plaintext pages (page types restored, checksums verifying)
+//! without knowing about encryption; a space the keyring cannot open is
+//! read as stored (its pages named encrypted) and the reason is a finding
+//! (exit 1). Parsing and decryption are the core's
+//! ([`ibdscope::crypt::mysql`]); the keyring's bytes were read, parsed and
+//! wiped by the front end.
+//!
+//! Memory: the image is as large as the file and is asked for before it is
+//! taken (a refusal leaves the file read as stored, with a note); the
+//! stored bytes are released once it is made.
+
+use crate::host::{Change, Host, OpenError, Source};
+pub use ibdscope::crypt::keyring::Keyring;
+use ibdscope::crypt::mysql::{self, EncryptionInfo};
+pub use ibdscope::crypt::wipe;
+use ibdscope::{Engine, Options};
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// Opens files through `inner`, decrypting encrypted spaces with a
+/// keyring.
+pub struct DecryptHost {
+    inner: Arc<dyn Host>,
+    keyring: Keyring,
+    lib: Options,
+    findings: Mutex<Vec<String>>,
+}
+
+impl fmt::Debug for DecryptHost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecryptHost")
+            .field("inner", &self.inner)
+            .field("keys", &self.keyring.keys.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl DecryptHost {
+    /// A host opening through `inner`; spaces are parsed with `lib` (the
+    /// run's `--page-size`) to find their encryption information.
+    pub fn new(inner: Arc<dyn Host>, keyring: Keyring, lib: Options) -> DecryptHost {
+        DecryptHost {
+            inner,
+            keyring,
+            lib,
+            findings: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn finding(&self, path: &Path, what: impl fmt::Display) {
+        let line = format!("{}: {what}", crate::names::path(path));
+        eprintln!("ibdscope: {line}");
+        if let Ok(mut f) = self.findings.lock() {
+            f.push(line);
+        }
+    }
+
+    /// The decrypted image of `src`, or `None` when it is not a MySQL
+    /// encrypted space or cannot be decrypted (then said on stderr).
+    fn decrypt(&self, path: &Path, src: &dyn Source, threads: usize) -> Option<Image> {
+        let ts = crate::host::tablespace(src, self.lib).ok()?;
+        let Some(info) = EncryptionInfo::read(&ts) else {
+            if ts.format().encryption {
+                let at = mysql::info_offset(ts.format().logical_size, ts.format().physical_size);
+                self.finding(
+                    path,
+                    format_args!(
+                        "page 0, byte {at}: flagged encrypted, but no MySQL encryption \
+                         information (lCA, lCB, lCC) is there; read as stored"
+                    ),
+                );
+            }
+            return None;
+        };
+        let key = match mysql::tablespace_key(&info, &self.keyring) {
+            Ok(k) => k,
+            Err(e) => {
+                self.finding(path, format_args!("{e}; its pages are read as stored"));
+                return None;
+            }
+        };
+        let Some(d) = mysql::try_decrypt(&ts, &key, &Engine::new(threads)) else {
+            eprintln!(
+                "ibdscope: {}: the decrypted image of this encrypted space ({} bytes) could \
+                 not be allocated; its pages are read as stored",
+                crate::names::path(path),
+                ts.data().len()
+            );
+            return None;
+        };
+        Some(Image {
+            bytes: d.into_image(),
+            zeros: src.zero_ranges().to_vec(),
+        })
+    }
+}
+
+/// A decrypted image standing in for a file.
+struct Image {
+    bytes: Vec<u8>,
+    zeros: Vec<Range<usize>>,
+}
+
+impl Source for Image {
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+    fn zero_ranges(&self) -> &[Range<usize>] {
+        &self.zeros
+    }
+}
+
+impl Host for DecryptHost {
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
+        let src = self.inner.open(path, threads)?;
+        match self.decrypt(path, &*src, threads) {
+            // The stored bytes are dropped here: the image is what is read.
+            Some(image) => Ok(Box::new(image)),
+            None => Ok(src),
+        }
+    }
+    fn changes(&self) -> Vec<Change> {
+        self.inner.changes()
+    }
+    fn findings(&self) -> Vec<String> {
+        self.findings
+            .lock()
+            .map(|mut f| std::mem::take(&mut *f))
+            .unwrap_or_default()
+    }
+}

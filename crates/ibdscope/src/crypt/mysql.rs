@@ -1,0 +1,452 @@
+//! MySQL and Percona Server tablespace encryption (`ENCRYPTION='Y'`,
+//! MySQL 5.7.11+): the encryption information in page 0, the tablespace
+//! key it holds under a keyring's master key, and page decryption, as
+//! `storage/innobase/os/os0enc.cc` (`Encryption::decode_encryption_info`,
+//! `Encryption::decrypt`) and `fsp/fsp0fsp.cc`
+//! (`fsp_header_get_encryption_offset`) do.
+//!
+//! Page 0, right after the XDES array (`XDES_ARR_OFFSET + XDES_SIZE ×
+//! physical size / FSP_EXTENT_SIZE`: byte 10390 at 16K, 5270 for 8K
+//! compressed pages of a 16K space):
+//!
+//! ```text
+//! magic            3   "lCA" (5.7.11), "lCB" (5.7.12+), "lCC" (8.0.5+)
+//! master key id    4   big-endian; lCA/lCB may carry 4 more zero bytes
+//! server uuid     36   lCB, lCC only
+//! key and IV      64   AES-256-ECB under the master key: 32-byte key, 32-byte IV
+//! checksum         4   CRC-32C of the 64 decrypted bytes, big-endian
+//! ```
+//!
+//! The master key is the keyring's `INNODBKey-<server uuid>-<id>` (lCA:
+//! `INNODBKey-<server id>-<id>`; id 0 in lCC: the bootstrap key
+//! `DefaultMasterKey`). A page is encrypted from byte 38 (`FIL_PAGE_DATA`)
+//! to its end with AES-256-CBC under the tablespace key and the first 16
+//! bytes of the IV; when that length is not a multiple of 16, the last 32
+//! bytes are encrypted once more, after the rest (`Encryption::encrypt`),
+//! so they are decrypted first. The page type becomes 15 (`ENCRYPTED`;
+//! the original type is kept at byte 28, `FIL_PAGE_ORIGINAL_TYPE_V1`),
+//! 16 (`COMPRESSED_AND_ENCRYPTED`, from transparent page compression) or
+//! 17 (`ENCRYPTED_RTREE`); decryption restores it. The page checksum is
+//! the plaintext's, so a decrypted page verifies as any other.
+//!
+//! Percona Server's own `ENCRYPTION='KEYRING'` (crypt data with magic
+//! "PSA"/"PSB"/"PSC" at another offset) is not this scheme and is not
+//! decrypted here.
+
+use super::aes::{self, Aes};
+use super::keyring::{Keyring, Secret};
+use crate::bytes::{be_u16, be_u32};
+use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_TYPE};
+use crate::{Engine, PageNo, PageType, Tablespace};
+use core::fmt;
+use std::sync::Mutex;
+
+/// The magic of each version (`Encryption::KEY_MAGIC_V1..V3`).
+const MAGICS: [&[u8; 3]; 3] = [b"lCA", b"lCB", b"lCC"];
+/// `Encryption::SERVER_UUID_LEN`.
+const UUID_LEN: usize = 36;
+/// `Encryption::KEY_LEN`: tablespace key, IV and master key lengths.
+const KEY_LEN: usize = 32;
+/// Where an encrypted page keeps its original type.
+pub const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
+/// Where a transparently compressed page keeps its compressed size.
+pub const FIL_PAGE_COMPRESS_SIZE_V1: usize = 32;
+/// The AES block.
+const BLOCK: usize = 16;
+/// The file system block a transparently compressed page's length is
+/// aligned to when it is written (`IORequest::block_size`, the file
+/// system's; 4096 on the usual Linux file systems). Used for type 16 only.
+const FS_BLOCK: usize = 4096;
+/// The bootstrap master key of key id 0 (`Encryption::DEFAULT_MASTER_KEY`).
+const DEFAULT_MASTER_KEY: &[u8] = b"DefaultMasterKey";
+
+/// Where page 0 holds the encryption information
+/// (`fsp_header_get_encryption_offset`).
+pub fn info_offset(logical_size: u32, physical_size: u32) -> usize {
+    let extent = crate::fsp::extent_size(logical_size).max(1);
+    let entries = physical_size.checked_div(extent).unwrap_or(0) as usize;
+    crate::xdes::XDES_ARR_OFFSET
+        .saturating_add(crate::xdes::xdes_size(extent).saturating_mul(entries))
+}
+
+/// The encryption information of page 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EncryptionInfo {
+    /// Its byte offset in page 0.
+    pub offset: usize,
+    /// 1, 2 or 3 (magic "lCA", "lCB", "lCC").
+    pub version: u8,
+    /// The master key id.
+    pub master_key_id: u32,
+    /// The server uuid (versions 2 and 3).
+    pub server_uuid: Option<String>,
+    /// Offset of the encrypted key and IV in page 0.
+    pub key_info_offset: usize,
+    /// The tablespace key and IV, encrypted under the master key.
+    encrypted: [u8; 2 * KEY_LEN],
+    /// The stored CRC-32C of the decrypted key and IV.
+    pub checksum: u32,
+}
+
+impl EncryptionInfo {
+    /// Reads the information from page 0 of `ts`; `None` when the space is
+    /// not flagged encrypted or no known magic is at the offset.
+    pub fn read(ts: &Tablespace<'_>) -> Option<EncryptionInfo> {
+        let f = ts.format();
+        if !f.encryption {
+            return None;
+        }
+        let page0 = ts.page(PageNo(0))?;
+        Self::read_page0(page0, f.logical_size, f.physical_size)
+    }
+
+    /// Reads the information from `page0` of a space of these page sizes.
+    pub fn read_page0(page0: &[u8], logical_size: u32, physical_size: u32) -> Option<Self> {
+        let offset = info_offset(logical_size, physical_size);
+        let magic = page0.get(offset..offset.checked_add(3)?)?;
+        let version = MAGICS.iter().position(|m| &m[..] == magic)?;
+        let version = u8::try_from(version).ok()?.saturating_add(1);
+        let mut at = offset.saturating_add(3);
+        let master_key_id = be_u32(page0, at)?;
+        at = at.saturating_add(4);
+        // Versions 1 and 2 may have written the id in 8 bytes
+        // (`get_master_key_from_info`: skipped when the next 4 are zero).
+        if version < 3 && be_u32(page0, at)? == 0 {
+            at = at.saturating_add(4);
+        }
+        let server_uuid = if version >= 2 {
+            let raw = page0.get(at..at.saturating_add(UUID_LEN))?;
+            at = at.saturating_add(UUID_LEN);
+            Some(
+                String::from_utf8_lossy(raw)
+                    .trim_end_matches('\0')
+                    .to_owned(),
+            )
+        } else {
+            None
+        };
+        let key_info_offset = at;
+        let mut encrypted = [0u8; 2 * KEY_LEN];
+        encrypted.copy_from_slice(page0.get(at..at.saturating_add(2 * KEY_LEN))?);
+        at = at.saturating_add(2 * KEY_LEN);
+        let checksum = be_u32(page0, at)?;
+        Some(EncryptionInfo {
+            offset,
+            version,
+            master_key_id,
+            server_uuid,
+            key_info_offset,
+            encrypted,
+            checksum,
+        })
+    }
+
+    /// Offset of the stored checksum in page 0.
+    pub fn checksum_offset(&self) -> usize {
+        self.key_info_offset.saturating_add(2 * KEY_LEN)
+    }
+
+    /// The name of the master key (`Encryption::get_master_key`):
+    /// `INNODBKey-<uuid>-<id>`; for version 1, which names it by the
+    /// server id the page does not hold, the pattern
+    /// `INNODBKey-<server id>-<id>`.
+    pub fn master_key_name(&self) -> String {
+        match &self.server_uuid {
+            Some(u) => format!("INNODBKey-{u}-{}", self.master_key_id),
+            None => format!("INNODBKey-<server id>-{}", self.master_key_id),
+        }
+    }
+}
+
+/// Why a space's tablespace key could not be had from a keyring.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// The keyring has no key of that name.
+    NoMasterKey {
+        /// The name looked for.
+        name: String,
+    },
+    /// The master key decrypts the key and IV to bytes whose CRC-32C is
+    /// not the stored one: it is not the key the space was written with.
+    Mismatch {
+        /// The master key tried.
+        name: String,
+        /// The stored checksum's offset in page 0.
+        offset: usize,
+    },
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyError::NoMasterKey { name } => {
+                write!(f, "page 0: the keyring has no master key {name}")
+            }
+            KeyError::Mismatch { name, offset } => write!(
+                f,
+                "page 0, byte {offset}: key does not match: tablespace key checksum differs \
+                 (master key {name})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+/// A space's tablespace key and IV, wiped when dropped.
+pub struct TablespaceKey {
+    aes: Aes,
+    iv: [u8; BLOCK],
+    /// The master key it was unwrapped with.
+    pub master_key: String,
+}
+
+impl fmt::Debug for TablespaceKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TablespaceKey")
+            .field("master_key", &self.master_key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for TablespaceKey {
+    fn drop(&mut self) {
+        super::wipe(&mut self.iv);
+    }
+}
+
+/// `my_aes_create_key` (mysys/my_aes.cc): a key of any length folded by
+/// XOR into the mode's 32 bytes (the identity for a 32-byte key).
+fn fold_key(key: &[u8]) -> Secret {
+    let mut r = vec![0u8; KEY_LEN];
+    for (i, b) in key.iter().enumerate() {
+        if let Some(x) = r.get_mut(i % KEY_LEN) {
+            *x ^= b;
+        }
+    }
+    Secret::new(r)
+}
+
+/// The master keys `info` may name in `keyring`: the one by uuid, the
+/// bootstrap key for id 0 (version 3), or for version 1 every
+/// `INNODBKey-<digits>-<id>`.
+fn candidates(info: &EncryptionInfo, keyring: &Keyring) -> Vec<(String, Secret)> {
+    if info.version == 3 && info.master_key_id == 0 {
+        return vec![("DefaultMasterKey".into(), fold_key(DEFAULT_MASTER_KEY))];
+    }
+    if info.server_uuid.is_some() {
+        let name = info.master_key_name();
+        return keyring
+            .get(&name)
+            .map(|k| vec![(name, fold_key(k.data.bytes()))])
+            .unwrap_or_default();
+    }
+    let suffix = format!("-{}", info.master_key_id);
+    keyring
+        .keys
+        .iter()
+        .filter(|k| {
+            k.id.strip_prefix("INNODBKey-")
+                .and_then(|r| r.strip_suffix(&suffix))
+                .is_some_and(|sid| !sid.is_empty() && sid.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(|k| (k.id.clone(), fold_key(k.data.bytes())))
+        .collect()
+}
+
+/// Unwraps the space's tablespace key with its master key from `keyring`
+/// and checks it against the stored CRC-32C
+/// (`Encryption::decode_encryption_info`).
+pub fn tablespace_key(info: &EncryptionInfo, keyring: &Keyring) -> Result<TablespaceKey, KeyError> {
+    let found = candidates(info, keyring);
+    let mut tried = None;
+    for (name, master) in found {
+        let Some(m) = Aes::new(master.bytes()) else {
+            continue;
+        };
+        let mut key_info = Secret::new(info.encrypted.to_vec());
+        let ok = aes::ecb_decrypt(&m, key_info.bytes_mut())
+            && crate::crc32c::crc32c(key_info.bytes()) == info.checksum;
+        if ok {
+            let (k, iv) = key_info.bytes().split_at(KEY_LEN);
+            let Some(aes) = Aes::new(k) else {
+                continue;
+            };
+            let mut ivb = [0u8; BLOCK];
+            ivb.copy_from_slice(iv.get(..BLOCK).unwrap_or(&[0; BLOCK]));
+            return Ok(TablespaceKey {
+                aes,
+                iv: ivb,
+                master_key: name,
+            });
+        }
+        tried = Some(name);
+    }
+    Err(match tried {
+        Some(name) => KeyError::Mismatch {
+            name,
+            offset: info.checksum_offset(),
+        },
+        None => KeyError::NoMasterKey {
+            name: info.master_key_name(),
+        },
+    })
+}
+
+/// Whether a page of this type is encrypted (`Encryption::is_encrypted_page`).
+pub fn is_encrypted_type(t: PageType) -> bool {
+    matches!(
+        t,
+        PageType::FIL_PAGE_ENCRYPTED
+            | PageType::FIL_PAGE_COMPRESSED_AND_ENCRYPTED
+            | PageType::FIL_PAGE_ENCRYPTED_RTREE
+    )
+}
+
+/// Decrypts one page in place as `Encryption::decrypt` does and restores
+/// its type; `false` (page untouched) when it is not encrypted or too
+/// short to be.
+pub fn decrypt_page(key: &TablespaceKey, page: &mut [u8]) -> bool {
+    let Some(t) = be_u16(page, FIL_PAGE_TYPE).map(PageType) else {
+        return false;
+    };
+    if !is_encrypted_type(t) {
+        return false;
+    }
+    let mut len = page.len();
+    if t == PageType::FIL_PAGE_COMPRESSED_AND_ENCRYPTED {
+        // The compressed length, aligned to the file system block.
+        let c = be_u16(page, FIL_PAGE_COMPRESS_SIZE_V1).map_or(0, usize::from);
+        len = c
+            .saturating_add(FIL_PAGE_DATA)
+            .div_ceil(FS_BLOCK)
+            .saturating_mul(FS_BLOCK)
+            .min(page.len());
+    }
+    let original = be_u16(page, FIL_PAGE_ORIGINAL_TYPE_V1).unwrap_or(0);
+    let Some(data) = page.get_mut(FIL_PAGE_DATA..len) else {
+        return false;
+    };
+    let main_len = data.len() & !(BLOCK - 1);
+    if main_len != data.len() {
+        // The last two blocks were encrypted last: decrypt them first.
+        let Some(tail) = data
+            .len()
+            .checked_sub(2 * BLOCK)
+            .and_then(|s| data.get_mut(s..))
+        else {
+            return false;
+        };
+        aes::cbc_decrypt(&key.aes, &key.iv, tail);
+    }
+    if let Some(main) = data.get_mut(..main_len) {
+        aes::cbc_decrypt(&key.aes, &key.iv, main);
+    }
+    let restored = match t {
+        PageType::FIL_PAGE_ENCRYPTED => original,
+        PageType::FIL_PAGE_ENCRYPTED_RTREE => PageType::FIL_PAGE_RTREE.0,
+        _ => PageType::FIL_PAGE_COMPRESSED.0,
+    };
+    put_u16(page, FIL_PAGE_TYPE, restored);
+    if t == PageType::FIL_PAGE_ENCRYPTED {
+        put_u16(page, FIL_PAGE_ORIGINAL_TYPE_V1, 0);
+    }
+    true
+}
+
+fn put_u16(page: &mut [u8], at: usize, v: u16) {
+    if let Some(b) = page.get_mut(at..at.saturating_add(2)) {
+        b.copy_from_slice(&v.to_be_bytes());
+    }
+}
+
+/// The decrypted image of an encrypted space: every encrypted page
+/// decrypted in place, every other page as stored.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Decryption {
+    image: Vec<u8>,
+    /// Pages decrypted.
+    pub decrypted: u32,
+}
+
+impl Decryption {
+    /// The image: as long as the file, page for page.
+    pub fn image(&self) -> &[u8] {
+        &self.image
+    }
+    /// The image as a tablespace, read with `physical`'s detection.
+    pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
+        physical.with_data(&self.image)
+    }
+    /// The image, taken.
+    pub fn into_image(self) -> Vec<u8> {
+        self.image
+    }
+}
+
+/// Decrypts the whole space into one image (as large as the file), or
+/// `None` when that memory is refused (asked for before it is taken). Runs
+/// on `engine.threads()` threads over shards of whole extents; pages known
+/// to be zero are not read.
+pub fn try_decrypt(
+    ts: &Tablespace<'_>,
+    key: &TablespaceKey,
+    engine: &Engine<'_>,
+) -> Option<Decryption> {
+    let data = ts.data();
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(data.len()).ok()?;
+    drop(probe);
+    let mut image = vec![0u8; data.len()];
+    let size = (ts.page_size() as usize).max(1);
+    let shard_bytes = (crate::parallel::shard_pages(ts) as usize)
+        .saturating_mul(size)
+        .max(size);
+    let n_shards = data.len().div_ceil(shard_bytes);
+    let threads = engine.threads().min(n_shards).max(1);
+    let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
+    let work = || {
+        let mut n = 0u32;
+        loop {
+            let next = match shards.lock() {
+                Ok(mut it) => it.next(),
+                Err(_) => None,
+            };
+            let Some((k, chunk)) = next else {
+                break;
+            };
+            let start = k.saturating_mul(shard_bytes);
+            let src = data
+                .get(start..start.saturating_add(chunk.len()))
+                .unwrap_or(&[]);
+            let first = start.checked_div(size).unwrap_or(0);
+            for (i, (from, to)) in src.chunks(size).zip(chunk.chunks_mut(size)).enumerate() {
+                let page = PageNo(u32::try_from(first.saturating_add(i)).unwrap_or(u32::MAX));
+                if ts.is_known_zero(page) || to.len() != from.len() {
+                    continue;
+                }
+                to.copy_from_slice(from);
+                if to.len() == size && decrypt_page(key, to) {
+                    n = n.saturating_add(1);
+                }
+            }
+        }
+        vec![n]
+    };
+    let decrypted = crate::parallel::on_threads(threads, work)
+        .into_iter()
+        .fold(0u32, u32::saturating_add);
+    Some(Decryption { image, decrypted })
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "tests"
+)]
+mod tests;
