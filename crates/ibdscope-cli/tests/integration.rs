@@ -13,6 +13,7 @@ mod integration {
     mod hostile;
     mod keyring;
     mod live;
+    mod mariadb_keys;
     mod outputs;
     mod pictures;
     mod records;

@@ -46,11 +46,13 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             out.write_all(b",")?;
         }
         let outcome = with_space(path, opts, |ts, engine| {
+            let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
             one(
                 opts,
                 &Analysis::new(path, ts, ts, *engine, Default::default()),
                 out,
             )
+            .map(|o| o.max(keys))
         })?;
         if outcome == Outcome::Unreadable && matches!(opts.format, Format::Json | Format::Jsonl) {
             let mut j = Json::new(out);
