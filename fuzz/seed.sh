@@ -217,3 +217,25 @@ for s in mysql56 mariadb1011; do
     done <"$sc"
 done
 echo "seeded: $(ls "$ddl" | wc -l) ddl inputs"
+
+# keyring: records as keyring_key.cc writes them (five little-endian 64-bit
+# lengths, id, type, user, 32 key bytes, padded to 8) behind control byte 1
+# (version 2.0 framing added by the target), and one component JSON
+# element behind control byte 3. Made here; the corpus keyring is not used.
+kr="$here/corpus/keyring"
+mkdir -p "$kr"
+le64() { printf "\\x$(printf %02x "$1")\\x00\\x00\\x00\\x00\\x00\\x00\\x00"; }
+{
+    printf '\001'
+    id="INNODBKey-00000000-0000-0000-0000-000000000000-1"
+    le64 128; le64 ${#id}; le64 3; le64 0; le64 32
+    printf '%s' "$id" AES
+    printf 'k%.0s' $(seq 32)
+    printf '\000%.0s' 1 2 3 4 5
+} >"$kr/plugin_v2"
+{
+    printf '\003'
+    printf '{"user":"","data_id":"INNODBKey-u-1","data_type":"AES","data":"%s","extension":[]}' \
+        "$(printf '0A%.0s' $(seq 32))"
+} >"$kr/component"
+echo "seeded: $(ls "$kr" | wc -l) keyring inputs"

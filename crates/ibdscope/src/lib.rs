@@ -11,15 +11,14 @@
 //! - **Bounded work**: every walk has a limit fixed before it starts.
 //! - **Damage is data**: a damaged page is a [`Finding`], not an [`Error`];
 //!   an `Error` means the whole file is unusable.
-//! - **No `unsafe` but one block**: `unsafe_code` is denied crate-wide and
-//!   allowed only in the private module `crc32c::sse42`, for the call into
-//!   code compiled for SSE4.2 after `is_x86_feature_detected!` confirmed the
-//!   CPU has it. No `unsafe` code reads memory; the portable CRC gives the
-//!   same values on every other CPU ([`crc32c::hardware`] says which runs).
-//!   Two more, for encrypted spaces: `crypt::aes::ni` calls AES-NI code
-//!   after `is_x86_feature_detected!("aes")` (the portable cipher gives the
-//!   same values elsewhere), and [`crypt::wipe`] clears key material with
-//!   volatile writes.
+//! - **`unsafe` in three named blocks only**: `unsafe_code` is denied
+//!   crate-wide and allowed for one block in each of `crc32c::sse42` (the
+//!   call into code compiled for SSE4.2 after `is_x86_feature_detected!`
+//!   confirmed the CPU has it), `crypt::aes::ni` (the same for AES-NI) and
+//!   [`crypt::wipe`] (volatile writes that clear key material). No
+//!   `unsafe` code reads memory; the portable CRC and AES give the same
+//!   values on every other CPU ([`crc32c::hardware`] and
+//!   [`crypt::aes::hardware`] say which runs).
 //!
 //! Open a file, see what it is, and walk its pages once:
 //!

@@ -37,7 +37,10 @@ use super::aes::{self, Aes};
 use super::keyring::{Keyring, Secret};
 use crate::bytes::{be_u16, be_u32};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_TYPE};
-use crate::{Engine, PageNo, PageType, Tablespace};
+use crate::ids::PageNo;
+use crate::page_type::PageType;
+use crate::parallel::Engine;
+use crate::space::Tablespace;
 use core::fmt;
 use std::sync::Mutex;
 
