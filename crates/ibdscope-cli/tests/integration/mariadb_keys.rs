@@ -108,10 +108,27 @@ fn check_verifies_every_page() {
             assert_eq!(o.status.code(), Some(0), "{}: {text}", m["path"]);
             assert!(text.contains(", 0 damaged, 0 damaged but freed,"), "{text}");
             // Outside full_crc32 a page_compressed encrypted page has no
-            // checksum the server checks before decryption: it is
-            // verified after decryption and decompression.
-            if !(m["checksum_algorithm"] == "crc32" && m["path"].contains("pagecomp")) {
+            // checksum the server checks before decryption: without the key
+            // it is not verifiable; with it, it is verified after
+            // decryption and decompression.
+            let classic_pc = m["checksum_algorithm"] == "crc32" && m["path"].contains("pagecomp");
+            if keys.is_empty() && classic_pc {
+                assert!(text.contains(" not verified: encrypted"), "{text}");
+            } else {
                 assert!(text.contains(" 0 not verifiable"), "{text}");
+            }
+            if !keys.is_empty() && classic_pc {
+                // every page but the empty one, as crc32 (page 0 included)
+                let n: u32 = text
+                    .split(" pages: ")
+                    .next()
+                    .unwrap()
+                    .rsplit(' ')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert!(text.contains(&format!("valid (crc32 {})", n - 1)), "{text}");
             }
         }
     }

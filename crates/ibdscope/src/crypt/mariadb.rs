@@ -1024,6 +1024,34 @@ fn copy(to: &mut [u8], from: &[u8]) {
     }
 }
 
+/// The verdict the server gives a page it reads with `key`: decrypted, then
+/// decompressed if page_compressed, then its own checksum (`verify_page`
+/// under `scheme`), as `buf_page_t::read_complete` does after
+/// `buf_page_decrypt_after_read`. For the pages whose stored bytes carry no
+/// checksum the server checks before decryption (outside full_crc32, a
+/// page_compressed encrypted page, type 37401). `to` and `buf` are scratch
+/// buffers, reused.
+pub fn decrypted_verdict(
+    key: &SpaceKey,
+    ts: &Tablespace<'_>,
+    page: PageNo,
+    to: &mut Vec<u8>,
+    buf: &mut Vec<u8>,
+) -> Result<Verdict, ImageFailureKind> {
+    let Some(from) = ts.page(page) else {
+        return Err(ImageFailureKind::Crypt(page_err(
+            PageCryptErrorKind::Size,
+            0,
+        )));
+    };
+    to.clear();
+    to.resize(from.len(), 0);
+    let r = image_page(key, Layout::of(ts), page, from, to, buf);
+    let verdict = r.map(|_| crate::space::verify_page(to, ts.scheme()));
+    wipe(to);
+    verdict
+}
+
 /// Which cipher (`file_key_management_encryption_algorithm`, which the
 /// file does not record) the space was written with: both are tried on
 /// the first encrypted pages (at most 16) that one of them verifies
