@@ -173,6 +173,18 @@ for spec in "mariadb1011/pagecomp.ibd 12" "mariadb1011-crc32/pagecomp.ibd 4"; do
 done
 echo "seeded: $(ls "$pc" | wc -l) pagecomp inputs"
 
+# keyfile: the TEST key files (plain behind 0x00; the encrypted one,
+# without its "Salted__", behind 0x01).
+kf="$here/corpus/keyfile"
+mkdir -p "$kf"
+keys="$fx/keys"
+if [ -f "$keys/test-keys.enc" ]; then
+    { printf '\000'; cat "$keys/test-keys.txt"; } >"$kf/test-keys"
+    { printf '\000'; cat "$keys/test-password.txt"; } >"$kf/test-password"
+    { printf '\001'; tail -c +9 "$keys/test-keys.enc"; } >"$kf/test-keys-enc"
+fi
+echo "seeded: $(ls "$kf" | wc -l) keyfile inputs"
+
 # zip: the ROW_FORMAT=COMPRESSED index pages (8K compressed, 16K logical)
 # of the rf_compressed8 fixtures behind the control byte 0x13 (bits 0-2:
 # 3 = 8K compressed; bits 3-4: 2 = 16K logical).

@@ -540,6 +540,69 @@ pub fn load_keyring(path: &Path) -> Result<ibdscope_report::decrypt::Keyring, St
     Ok(keyring)
 }
 
+/// Reads at most `max` bytes of `path` into one buffer sized before the
+/// read (no reallocation leaves a copy behind); the caller wipes it.
+fn read_secret_file(path: &Path, max: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let shown = ibdscope_report::names::path(path);
+    let err = |e: &io::Error| format!("{shown}: could not be read: {}", describe(e));
+    let mut file = File::open(path).map_err(|e| err(&e))?;
+    let len = file.metadata().map_err(|e| err(&e))?.len();
+    let cap = usize::try_from(len).unwrap_or(max).min(max);
+    let mut bytes = Vec::with_capacity(cap.saturating_add(1));
+    let read = (&mut file)
+        .take(u64::try_from(max).unwrap_or(u64::MAX))
+        .read_to_end(&mut bytes);
+    if let Err(e) = read {
+        ibdscope_report::decrypt::wipe(&mut bytes);
+        return Err(err(&e));
+    }
+    Ok(bytes)
+}
+
+/// Reads and parses the MariaDB key file at `path` (`--key-file`), with
+/// the password given (`--key-file-key`, `FILE:path` read as the plugin
+/// reads it) or read from a file (`--key-file-key-file`). The file's
+/// bytes, the password and the decrypted text are wiped once parsed;
+/// nothing of them is printed.
+pub fn load_key_file(
+    path: &Path,
+    key: Option<&str>,
+    key_file: Option<&Path>,
+) -> Result<ibdscope_report::args::KeyFile, String> {
+    use ibdscope_report::args::{password_from_file, KeyFile, MAX_KEY_FILE_SIZE};
+    let from_file = match (key.and_then(|k| k.strip_prefix("FILE:")), key_file) {
+        (Some(p), _) => Some(PathBuf::from(p)),
+        (None, Some(p)) => Some(p.to_path_buf()),
+        (None, None) => None,
+    };
+    let password = match from_file {
+        Some(p) => {
+            let mut raw = read_secret_file(&p, 257)?;
+            let pw = password_from_file(&raw)
+                .map_err(|e| format!("{}: {e}", ibdscope_report::names::path(&p)));
+            ibdscope_report::decrypt::wipe(&mut raw);
+            Some(pw?)
+        }
+        None => None,
+    };
+    let given = key.filter(|k| !k.starts_with("FILE:")).map(str::as_bytes);
+    let pw: &[u8] = password
+        .as_ref()
+        .map(|s| s.bytes())
+        .or(given)
+        .unwrap_or(b"");
+    let mut bytes = read_secret_file(path, MAX_KEY_FILE_SIZE)?;
+    let parsed = KeyFile::parse(&bytes, pw);
+    ibdscope_report::decrypt::wipe(&mut bytes);
+    parsed.map_err(|e| {
+        format!(
+            "{}: key file could not be used: {e}",
+            ibdscope_report::names::path(path)
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,26 @@ pub struct Cli {
     /// decrypted pages; a key that does not match is a finding.
     #[arg(long, global = true, value_name = "FILE")]
     keyring: Option<PathBuf>,
+    /// Decrypt MariaDB encrypted tablespaces with the keys of this
+    /// file_key_management key file (`id;hex-key` lines, or that file
+    /// encrypted with `openssl enc -aes-256-cbc -md sha1`). The structure
+    /// commands then read the decrypted pages; a wrong key is a finding.
+    #[arg(long, global = true, value_name = "FILE")]
+    key_file: Option<PathBuf>,
+    /// The password of an encrypted --key-file (as the plugin's
+    /// file_key_management_filekey: `FILE:path` reads it from a file).
+    #[arg(long, global = true, value_name = "PASSWORD", requires = "key_file")]
+    key_file_key: Option<String>,
+    /// Read the password of an encrypted --key-file from this file (its
+    /// first line, as the plugin reads `FILE:`).
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        requires = "key_file",
+        conflicts_with = "key_file_key"
+    )]
+    key_file_key_file: Option<PathBuf>,
 }
 
 /// The most threads accepted (far more than any pass can use).
@@ -715,6 +735,14 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         verified_only: p.verified_only,
         levels: p.levels,
         hex: p.hex,
+        key_file: match &cli.key_file {
+            None => None,
+            Some(k) => Some(crate::input::load_key_file(
+                k,
+                cli.key_file_key.as_deref(),
+                cli.key_file_key_file.as_deref(),
+            )?),
+        },
     };
     if let Some((out, _)) = &opts.out {
         ibdscope_report::out::check(out, &ibdscope_report::out::inputs(&opts))?;

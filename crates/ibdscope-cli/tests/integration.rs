@@ -14,6 +14,7 @@ mod integration {
     mod hostile;
     mod keyring;
     mod live;
+    mod mariadb_keys;
     mod outputs;
     mod pictures;
     mod progress;

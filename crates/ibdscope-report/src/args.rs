@@ -191,6 +191,10 @@ pub struct RecordsOpts {
     pub all_pages: bool,
 }
 
+/// MariaDB `file_key_management` key files, for the front end that reads
+/// `--key-file` (the parsing is the core's).
+pub use ibdscope::crypt::mariadb::{password_from_file, KeyFile, MAX_KEY_FILE_SIZE};
+
 /// Checked options for one run.
 #[derive(Debug)]
 pub struct Opts {
@@ -228,6 +232,9 @@ pub struct Opts {
     pub hex: bool,
     /// Where input files are opened.
     pub host: Arc<dyn Host>,
+    /// MariaDB `file_key_management` keys (`--key-file`): the structure
+    /// commands read an encrypted MariaDB space's decrypted image.
+    pub key_file: Option<KeyFile>,
 }
 
 impl Opts {
@@ -254,6 +261,7 @@ impl Opts {
             levels: false,
             hex: false,
             host,
+            key_file: None,
         }
     }
 

@@ -1,23 +1,59 @@
 //! The space the structure commands read: a MariaDB page_compressed
-//! space's logical image (every page decompressed in place), else the file
+//! space's logical image (every page decompressed in place), a MariaDB
+//! encrypted space's decrypted image when `--key-file` holds its key
+//! (every encrypted page decrypted, then decompressed), else the file
 //! itself.
 
 use crate::outcome::Outcome;
+use ibdscope::checksum::{Unverifiable, Verdict};
+use ibdscope::crypt::mariadb::{self, CryptDataRead, Decryption, ImageFailure, KeyFile};
 use ibdscope::pagecomp::{self, Expansion, PageCompErrorKind};
+use ibdscope::Summary;
 use ibdscope::{Engine, Tablespace};
 use std::io;
 use std::path::Path;
 
+/// An image the structure commands read in place of the file.
+#[derive(Debug)]
+pub enum Logical {
+    /// A page_compressed space, decompressed.
+    Expanded(Expansion),
+    /// A MariaDB encrypted space, decrypted (and decompressed).
+    Decrypted(Decryption),
+}
+
+impl Logical {
+    /// The image as a tablespace, read with `physical`'s detection.
+    pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
+        match self {
+            Logical::Expanded(e) => e.tablespace(physical),
+            Logical::Decrypted(d) => d.tablespace(physical),
+        }
+    }
+}
+
 /// The logical image of a page_compressed space (MariaDB
-/// `PAGE_COMPRESSED=1`), which the structure commands (`extents`,
-/// `segments`, `lists`, `indexes`, `fill`, `records`, `rows`, `schema`,
-/// `sdi`, `compare` maps) read in place of the file; `None` for every other
-/// space. Pages that could not be decompressed are named on stderr with
-/// their byte offset (they keep their physical bytes, which the structure
-/// code skips as unreadable). `check`, `types`, `pages`, `page`, `lsn`,
-/// `info`, `diff` and `audit` read the physical pages. Expands on
-/// `engine`.
-pub fn expand(path: &Path, ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<Expansion> {
+/// `PAGE_COMPRESSED=1`) or of a MariaDB encrypted space whose key
+/// `keys` holds, which the structure commands (`extents`, `segments`,
+/// `lists`, `indexes`, `fill`, `records`, `rows`, `schema`, `sdi`,
+/// `compare` maps) read in place of the file; `None` for every other
+/// space. Pages that could not be decompressed or decrypted are named on
+/// stderr with their byte offset (they keep their physical bytes, which
+/// the structure code skips as unreadable). `check`, `types`, `pages`,
+/// `page`, `lsn`, `info`, `diff` and `audit` read the physical pages (a
+/// MariaDB encrypted page's checksum covers its encrypted bytes). Expands
+/// on `engine`.
+pub fn expand(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    keys: Option<&KeyFile>,
+) -> Option<Logical> {
+    if let CryptDataRead::Present(crypt) = mariadb::space_crypt_data(ts) {
+        if crypt.scheme == 1 {
+            return decrypt(path, ts, engine, keys, &crypt).map(Logical::Decrypted);
+        }
+    }
     if !pagecomp::applies(ts) {
         return None;
     }
@@ -30,49 +66,208 @@ pub fn expand(path: &Path, ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<E
         );
         return None;
     };
-    const SHOWN: usize = 8;
-    for f in e.failures.iter().take(SHOWN) {
-        eprintln!(
-            "ibdscope: {}: page {}: {}",
-            crate::names::path(path),
-            f.page,
-            f.error
-        );
-    }
-    if let Some(more) = e.failures.len().checked_sub(SHOWN).filter(|&n| n > 0) {
-        eprintln!(
-            "ibdscope: {}: {more} more page_compressed pages not decompressed",
-            crate::names::path(path)
-        );
-    }
-    Some(e)
+    let pages = e.failures.iter().map(|f| (f.page, f.error.to_string()));
+    say_failures(
+        path,
+        pages,
+        e.failures.len(),
+        "page_compressed pages not decompressed",
+    );
+    Some(Logical::Expanded(e))
 }
 
-/// Whether some page of `e` failed to decompress because it is damaged
-/// (not because its algorithm is not decoded or it is encrypted): a finding.
-pub fn damaged(e: &Expansion) -> bool {
-    e.failures.iter().any(|f| {
-        !matches!(
-            f.error.kind,
-            PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted
-        )
-    })
+/// Names at most 8 failed pages on stderr, then how many more.
+fn say_failures(
+    path: &Path,
+    pages: impl Iterator<Item = (ibdscope::PageNo, String)>,
+    n: usize,
+    more: &str,
+) {
+    const SHOWN: usize = 8;
+    let shown = crate::names::path(path);
+    for (page, why) in pages.take(SHOWN) {
+        eprintln!("ibdscope: {shown}: page {}: {why}", page.0);
+    }
+    if let Some(k) = n.checked_sub(SHOWN).filter(|&k| k > 0) {
+        eprintln!("ibdscope: {shown}: {k} more {more}");
+    }
+}
+
+/// The decrypted image of a MariaDB encrypted space (`--key-file`); the
+/// cipher (`AES_CBC` or `AES_CTR`, not recorded in the file) is the one
+/// that verifies. Without keys, or with keys that do not open the space,
+/// says so on stderr and gives `None`, or the image with the failed pages
+/// as stored (a finding, see [`damaged`]).
+fn decrypt(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    keys: Option<&KeyFile>,
+    crypt: &mariadb::CryptData,
+) -> Option<Decryption> {
+    let shown = crate::names::path(path);
+    let Some(keys) = keys else {
+        eprintln!(
+            "ibdscope: {shown}: MariaDB encrypted space (key id {}): its encrypted pages are \
+             read as stored; give the key file with --key-file",
+            crypt.key_id
+        );
+        return None;
+    };
+    let cipher = match mariadb::detect_cipher(ts, keys, crypt) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+            return None;
+        }
+    };
+    // No cipher verifies a page: decrypting with either gives the wrong-key
+    // finding on every page; CBC, the plugin's default, names it.
+    let key = match mariadb::space_key(ts, keys, crypt, cipher.unwrap_or(mariadb::Cipher::Cbc)) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+            return None;
+        }
+    };
+    let Some(d) = mariadb::try_decrypt(ts, engine, &key) else {
+        eprintln!(
+            "ibdscope: {shown}: the decrypted image of this encrypted space ({} bytes) could \
+             not be allocated; its encrypted pages are read as stored",
+            ts.data().len()
+        );
+        return None;
+    };
+    if d.wrong_key() {
+        eprintln!(
+            "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
+             AES_CBC or AES_CTR): wrong key; the pages below are read as stored",
+            crypt.key_id
+        );
+    }
+    let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
+    say_failures(path, pages, d.failures.len(), "pages not decrypted");
+    Some(d)
+}
+
+/// For the commands that read the stored pages: with `--key-file`, whether
+/// its keys open this MariaDB encrypted space (a cipher verifies its first
+/// encrypted pages); a wrong or missing key is said on stderr and is a
+/// finding ([`Outcome::Findings`]).
+pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> Outcome {
+    let (Some(keys), CryptDataRead::Present(crypt)) = (keys, mariadb::space_crypt_data(ts)) else {
+        return Outcome::Clean;
+    };
+    if crypt.scheme != 1 {
+        return Outcome::Clean;
+    }
+    let shown = crate::names::path(path);
+    match mariadb::detect_cipher(ts, keys, &crypt) {
+        Ok(Some(_)) => Outcome::Clean,
+        Ok(None) => {
+            eprintln!(
+                "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
+                 AES_CBC or AES_CTR): wrong key",
+                crypt.key_id
+            );
+            Outcome::Findings
+        }
+        Err(e) => {
+            eprintln!("ibdscope: {shown}: {e}");
+            Outcome::Findings
+        }
+    }
+}
+
+/// `check` with `--key-file`: the stored pages that cannot be verified
+/// without decryption (outside full_crc32, a page_compressed encrypted
+/// page carries no checksum the server checks before decrypting it) judged
+/// as the server judges them: decrypted, decompressed, then their own
+/// checksum. `None` when nothing changes (no key file, no such page, or the
+/// key does not open the space, which [`key_finding`] says). A page that
+/// does not verify stays unverifiable and is a finding, said on stderr.
+pub fn key_verdicts(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    s: &Summary,
+    keys: Option<&KeyFile>,
+) -> Option<(Summary, Outcome)> {
+    let encrypted = |w: &Unverifiable| *w == Unverifiable::Encrypted;
+    if !s.unverifiable.iter().any(|(_, w)| encrypted(w)) {
+        return None;
+    }
+    let (Some(keys), CryptDataRead::Present(crypt)) = (keys, mariadb::space_crypt_data(ts)) else {
+        return None;
+    };
+    let cipher = mariadb::detect_cipher(ts, keys, &crypt).ok()??;
+    let key = mariadb::space_key(ts, keys, &crypt, cipher).ok()?;
+    let (mut to, mut buf) = (Vec::new(), Vec::new());
+    let mut out = s.clone();
+    let mut outcome = Outcome::Clean;
+    out.unverifiable.clear();
+    for &(page, why) in &s.unverifiable {
+        if !encrypted(&why) {
+            out.unverifiable.push((page, why));
+            continue;
+        }
+        match mariadb::decrypted_verdict(&key, ts, page, &mut to, &mut buf) {
+            Ok(Verdict::Valid(alg)) => match out.algorithms.iter_mut().find(|(a, _)| *a == alg) {
+                Some((_, c)) => *c = c.saturating_add(1),
+                None => out.algorithms.push((alg, 1)),
+            },
+            Ok(Verdict::Empty) => out.empty = out.empty.saturating_add(1),
+            other => {
+                let why_not = match other {
+                    Err(e) => ImageFailure { page, kind: e }.to_string(),
+                    Ok(v) => format!("{v:?}"),
+                };
+                eprintln!(
+                    "ibdscope: {}: page {}: does not verify after decryption and \
+                     decompression: {why_not}",
+                    crate::names::path(path),
+                    page.0
+                );
+                outcome = Outcome::Findings;
+                out.unverifiable.push((page, why));
+            }
+        }
+    }
+    out.algorithms.sort_by_key(|(a, _)| *a);
+    Some((out, outcome))
+}
+
+/// Whether some page of `l` failed to decompress because it is damaged
+/// (not because its algorithm is not decoded or it is encrypted), or
+/// failed to decrypt: a finding.
+pub fn damaged(l: &Logical) -> bool {
+    match l {
+        Logical::Expanded(e) => e.failures.iter().any(|f| {
+            !matches!(
+                f.error.kind,
+                PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted
+            )
+        }),
+        Logical::Decrypted(d) => !d.failures.is_empty(),
+    }
 }
 
 /// Runs `f` over the space the structure commands read: the logical image
-/// of a page_compressed space ([`expand`]), else `ts` itself. A damaged
-/// compressed page makes the outcome at least [`Outcome::Findings`].
+/// of a page_compressed or (with `keys`) MariaDB encrypted space
+/// ([`expand`]), else `ts` itself. A damaged compressed page, or a page
+/// that does not decrypt, makes the outcome at least
+/// [`Outcome::Findings`].
 pub fn with_logical(
     path: &Path,
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
+    keys: Option<&KeyFile>,
     f: impl FnOnce(&Tablespace<'_>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let Some(e) = expand(path, ts, engine) else {
+    let Some(l) = expand(path, ts, engine, keys) else {
         return f(ts);
     };
-    let outcome = f(&e.tablespace(ts))?;
-    Ok(if damaged(&e) {
+    let outcome = f(&l.tablespace(ts))?;
+    Ok(if damaged(&l) {
         outcome.max(Outcome::Findings)
     } else {
         outcome

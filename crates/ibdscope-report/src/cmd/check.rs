@@ -46,11 +46,13 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             out.write_all(b",")?;
         }
         let outcome = with_space(path, opts, |ts, engine| {
+            let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
             one(
                 opts,
                 &Analysis::new(path, ts, ts, *engine, Default::default()),
                 out,
             )
+            .map(|o| o.max(keys))
         })?;
         if outcome == Outcome::Unreadable && matches!(opts.format, Format::Json | Format::Jsonl) {
             let mut j = Json::new(out);
@@ -130,7 +132,8 @@ impl fmt::Display for Reason<'_> {
 /// Checks one parsed file.
 pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let s = a.summary();
+    let keyed = crate::logical::key_verdicts(path, ts, a.summary(), opts.key_file.as_ref());
+    let s = keyed.as_ref().map_or(a.summary(), |k| &k.0);
     let (freed, live): (Vec<&BadPage>, Vec<&BadPage>) =
         s.bad.iter().partition(|b| b.freed == Some(true));
     match opts.format {
@@ -169,7 +172,7 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 writeln!(out)?;
             }
         }
-        Format::Csv => csv(out, a, &live, &freed)?,
+        Format::Csv => csv(out, a, s, &live, &freed)?,
         _ => {
             let p = crate::names::path(path);
             for fi in &s.file_findings {
@@ -230,8 +233,9 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             )?;
         }
     }
+    let keyed = keyed.as_ref().map_or(Outcome::Clean, |k| k.1);
     Ok(if s.is_clean() {
-        Outcome::Clean
+        keyed
     } else {
         Outcome::Findings
     })
@@ -243,11 +247,12 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
 fn csv(
     out: &mut dyn Write,
     a: &Analysis<'_>,
+    s: &ibdscope::Summary,
     live: &[&BadPage],
     freed: &[&BadPage],
 ) -> io::Result<()> {
     use crate::csv::{Field, Opt};
-    let (ts, s) = (a.ts(), a.summary());
+    let ts = a.ts();
     let file = crate::csv::path(a.path());
     for fi in &s.file_findings {
         writeln!(

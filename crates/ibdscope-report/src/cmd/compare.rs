@@ -188,7 +188,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let engine = opts.engine().with_progress(&progress);
     let images: Vec<_> = spaces
         .iter()
-        .map(|(p, ts)| crate::logical::expand(p, ts, &engine))
+        .map(|(p, ts)| crate::logical::expand(p, ts, &engine, opts.key_file.as_ref()))
         .collect();
     let mut logicals = Vec::new();
     for ((_, ts), image) in spaces.iter().zip(&images) {

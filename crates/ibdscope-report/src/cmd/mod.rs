@@ -75,7 +75,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 // These read the pages as stored.
                 Cmd::Info | Cmd::Pages { .. } | Cmd::Types | Cmd::Check | Cmd::Lsn => {
                     let a = Analysis::new(path, ts, ts, *engine, def);
-                    match opts.cmd {
+                    let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
+                    let outcome = match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),
                         Cmd::Pages { from, to } => with_file_findings(opts, &a, out, |out| {
                             pages::run(opts, &a, from, to, out)
@@ -87,38 +88,42 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                             with_file_findings(opts, &a, out, |out| lsn::run(opts, &a, out))
                         }
                         _ => check::one(opts, &a, out),
-                    }
+                    };
+                    outcome.map(|o| o.max(keys))
                 }
                 Cmd::Compare | Cmd::Audit | Cmd::Diff => Ok(Outcome::Unreadable),
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
-                _ => crate::logical::with_logical(path, ts, engine, |lts| {
-                    let a = Analysis::new(path, ts, lts, *engine, def);
-                    match opts.cmd {
-                        Cmd::Extents => space::extents(opts, &a, out),
-                        Cmd::Segments => space::segments(opts, &a, out),
-                        Cmd::Lists => space::lists(opts, &a, out),
-                        Cmd::Indexes => space::indexes(opts, &a, out),
-                        Cmd::Sdi => {
-                            with_file_findings(opts, &a, out, |out| sdi::run(opts, &a, out))
+                _ => {
+                    crate::logical::with_logical(path, ts, engine, opts.key_file.as_ref(), |lts| {
+                        let a = Analysis::new(path, ts, lts, *engine, def);
+                        match opts.cmd {
+                            Cmd::Extents => space::extents(opts, &a, out),
+                            Cmd::Segments => space::segments(opts, &a, out),
+                            Cmd::Lists => space::lists(opts, &a, out),
+                            Cmd::Indexes => space::indexes(opts, &a, out),
+                            Cmd::Sdi => {
+                                with_file_findings(opts, &a, out, |out| sdi::run(opts, &a, out))
+                            }
+                            Cmd::Records(ref sel) => unreadable_file_findings(
+                                &a,
+                                records::run(opts, &a, sel.clone(), out),
+                            ),
+                            Cmd::Schema(_) => {
+                                with_file_findings(opts, &a, out, |out| schema::run(opts, &a, out))
+                            }
+                            Cmd::Rows(ref r) => {
+                                unreadable_file_findings(&a, rows::run(opts, &a, r, out))
+                            }
+                            Cmd::Fill => fill::run(opts, &a, out),
+                            // The page as stored; its account from the structure.
+                            Cmd::Page { page } => with_file_findings(opts, &a, out, |out| {
+                                page::run(opts, &a, page, out)
+                            }),
+                            _ => Ok(Outcome::Unreadable),
                         }
-                        Cmd::Records(ref sel) => {
-                            unreadable_file_findings(&a, records::run(opts, &a, sel.clone(), out))
-                        }
-                        Cmd::Schema(_) => {
-                            with_file_findings(opts, &a, out, |out| schema::run(opts, &a, out))
-                        }
-                        Cmd::Rows(ref r) => {
-                            unreadable_file_findings(&a, rows::run(opts, &a, r, out))
-                        }
-                        Cmd::Fill => fill::run(opts, &a, out),
-                        // The page as stored; its account from the structure.
-                        Cmd::Page { page } => {
-                            with_file_findings(opts, &a, out, |out| page::run(opts, &a, page, out))
-                        }
-                        _ => Ok(Outcome::Unreadable),
-                    }
-                }),
+                    })
+                }
             })
         }
     }

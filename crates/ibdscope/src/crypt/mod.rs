@@ -5,7 +5,9 @@
 
 pub mod aes;
 pub mod keyring;
+pub mod mariadb;
 pub mod mysql;
+pub mod sha1;
 pub mod sha256;
 
 /// Overwrites `buf` with zeros through volatile writes, which the compiler

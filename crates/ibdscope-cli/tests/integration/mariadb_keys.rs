@@ -1,0 +1,209 @@
+//! `--key-file`: the MariaDB 10.11 encrypted tables of fixtures/crypt/
+//! (fixtures/gen/crypt.sh; TEST keys in fixtures/keys/) against what the
+//! server said of them:
+//!
+//! - `rows --key-file` equals the server's dump of every table
+//!   (fixtures/crypt/tables.tsv), AES_CBC and AES_CTR, full_crc32 and crc32
+//!   layouts, page_compressed, the plain and the password-encrypted key
+//!   file (password given, and read from a file);
+//! - `check` verifies every page by MariaDB's rule (exit 0);
+//! - a wrong key, a wrong password, a missing key id are clear findings,
+//!   never rows.
+
+use super::common::{fixtures, read_tsv, run, scratch};
+use super::rows::gunzip;
+use std::path::PathBuf;
+
+fn crypt() -> PathBuf {
+    fixtures().join("crypt")
+}
+
+fn keys() -> PathBuf {
+    fixtures().join("keys")
+}
+
+/// The key options of a manifest row (its key file, and how its password
+/// was given to the server).
+fn key_args(row: &std::collections::HashMap<String, String>) -> Vec<String> {
+    let mut a = vec![
+        "--key-file".to_string(),
+        keys().join(&row["key_file"]).display().to_string(),
+    ];
+    match row["key_file_key"].as_str() {
+        "none" => {}
+        "password" => {
+            let pw = std::fs::read_to_string(keys().join("test-password.txt")).unwrap();
+            a.extend(["--key-file-key".to_string(), pw.trim_end().to_string()]);
+        }
+        "password file" => a.extend([
+            "--key-file-key-file".to_string(),
+            keys().join("test-password.txt").display().to_string(),
+        ]),
+        other => panic!("key_file_key {other}"),
+    }
+    a
+}
+
+fn manifest() -> Vec<std::collections::HashMap<String, String>> {
+    let m = read_tsv(&crypt().join("manifest.tsv"));
+    assert!(m.len() >= 12, "{} rows", m.len());
+    m
+}
+
+fn run_with(args: &[&str], keys: &[String]) -> std::process::Output {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(keys.iter().map(String::as_str));
+    run(&all)
+}
+
+#[test]
+fn rows_with_the_key_file_are_the_server_dumps() {
+    let tables = read_tsv(&crypt().join("tables.tsv"));
+    let rows = manifest();
+    assert_eq!(tables.len(), rows.len());
+    for t in &tables {
+        let m = rows
+            .iter()
+            .find(|r| r["path"] == t["path"])
+            .unwrap_or_else(|| panic!("{} not in manifest.tsv", t["path"]));
+        let file = crypt().join(&t["path"]);
+        let want = gunzip(&crypt().join(&t["dump"]));
+        assert_eq!(
+            want.iter().filter(|&&b| b == b'\n').count(),
+            t["rows"].parse::<usize>().unwrap(),
+            "{}",
+            t["path"]
+        );
+        for threads in ["1", "3"] {
+            let o = run_with(
+                &[
+                    "rows",
+                    file.to_str().unwrap(),
+                    "--format",
+                    "tsv",
+                    "--threads",
+                    threads,
+                ],
+                &key_args(m),
+            );
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{}: {}",
+                t["path"],
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(o.stdout == want, "{}: rows differ from the dump", t["path"]);
+        }
+    }
+}
+
+#[test]
+fn check_verifies_every_page() {
+    for m in manifest() {
+        let file = crypt().join(&m["path"]);
+        for keys in [Vec::new(), key_args(&m)] {
+            let o = run_with(&["check", file.to_str().unwrap()], &keys);
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(o.status.code(), Some(0), "{}: {text}", m["path"]);
+            assert!(text.contains(", 0 damaged, 0 damaged but freed,"), "{text}");
+            // Outside full_crc32 a page_compressed encrypted page has no
+            // checksum the server checks before decryption: without the key
+            // it is not verifiable; with it, it is verified after
+            // decryption and decompression.
+            let classic_pc = m["checksum_algorithm"] == "crc32" && m["path"].contains("pagecomp");
+            if keys.is_empty() && classic_pc {
+                assert!(text.contains(" not verified: encrypted"), "{text}");
+            } else {
+                assert!(text.contains(" 0 not verifiable"), "{text}");
+            }
+            if !keys.is_empty() && classic_pc {
+                // every page but the empty one, as crc32 (page 0 included)
+                let n: u32 = text
+                    .split(" pages: ")
+                    .next()
+                    .unwrap()
+                    .rsplit(' ')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                assert!(text.contains(&format!("valid (crc32 {})", n - 1)), "{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_wrong_key_is_a_finding_never_rows() {
+    let wrong = scratch("wrong-keys.txt");
+    std::fs::write(
+        &wrong,
+        format!(
+            "1;{}\n2;{}\n3;{}\n",
+            "c3".repeat(16),
+            "5a".repeat(32),
+            "a5".repeat(24)
+        ),
+    )
+    .unwrap();
+    let wrong_args = vec!["--key-file".to_string(), wrong.display().to_string()];
+    for path in [
+        "cbc/ai_int.ibd",
+        "ctr/pagecomp.ibd",
+        "crc32-cbc/rotated.ibd",
+        "crc32-ctr/pagecomp.ibd",
+    ] {
+        let file = crypt().join(path);
+        let o = run_with(
+            &["rows", file.to_str().unwrap(), "--format", "tsv"],
+            &wrong_args,
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_ne!(o.status.code(), Some(0), "{path}");
+        assert!(o.stdout.is_empty(), "{path}: rows with a wrong key");
+        assert!(
+            err.contains("does not decrypt this space") && err.contains("wrong key"),
+            "{err}"
+        );
+        assert!(
+            err.contains("page 1: decrypted page does not verify"),
+            "{path}: {err}"
+        );
+        let o = run_with(&["check", file.to_str().unwrap()], &wrong_args);
+        assert_eq!(o.status.code(), Some(1), "{path}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("wrong key"));
+    }
+    // a key file without the space's key id
+    let only1 = scratch("only-key-1.txt");
+    std::fs::write(&only1, "1;00112233445566778899AABBCCDDEEFF\n").unwrap();
+    let file = crypt().join("cbc/ai_int.ibd");
+    let o = run(&[
+        "rows",
+        file.to_str().unwrap(),
+        "--key-file",
+        only1.to_str().unwrap(),
+    ]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(o.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has no key 2"));
+    // a wrong password: the key file is refused before anything is read
+    let enc = keys().join("test-keys.enc");
+    let o = run(&[
+        "rows",
+        file.to_str().unwrap(),
+        "--key-file",
+        enc.to_str().unwrap(),
+        "--key-file-key",
+        "not-the-password",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("does not decrypt with this password"), "{err}");
+    assert!(!err.contains("TEST-password"), "{err}");
+    // without a key file: said, and no rows
+    let o = run(&["rows", file.to_str().unwrap()]);
+    assert!(o.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("give the key file with --key-file"));
+}

@@ -1,0 +1,1169 @@
+//! MariaDB tablespace encryption with the `file_key_management` plugin:
+//! the key file, the space's crypt data on page 0, and page decryption.
+//!
+//! Sources (MariaDB server 10.11; see docs/format.md §MariaDB encryption):
+//! `plugin/file_key_management/parser.cc` (`Parser::parse_line`,
+//! `read_and_decrypt_file`, `bytes_to_key`, `read_filekey`),
+//! `plugin/file_key_management/file_key_management_plugin.cc` (key
+//! version always 1; `AES_CBC` / `AES_CTR`), `sql/encryption.cc`
+//! (`scheme_get_key`: the page key is the space IV encrypted with the
+//! file's key, AES-ECB; `do_crypt`: the page IV), `mysys_ssl/my_crypt.cc`
+//! (`MyCTX_nopad::finish`: CBC without padding, the tail),
+//! `storage/innobase/fil/fil0crypt.cc` (`fil_space_read_crypt_data`,
+//! `fil_encrypt_buf_for_full_crc32`, `fil_encrypt_buf_for_non_full_checksum`,
+//! `fil_space_decrypt_*`, `fil_space_encrypt_valid_page_type`),
+//! `include/fsp0fsp.h` (`fsp_header_get_encryption_offset`),
+//! `buf/buf0buf.cc` (`buf_page_decrypt_after_read`).
+//!
+//! Key file: text lines `<id>;<hex key>` (id 1..2^32−1, key 16, 24 or 32
+//! bytes), `#` comments, blank lines; key 1 must exist. Optionally
+//! encrypted as `openssl enc -aes-256-cbc -md sha1` writes it:
+//!
+//! | offset | size | field |
+//! |-------:|-----:|-------|
+//! | 0 | 8 | `Salted__` |
+//! | 8 | 8 | salt |
+//! | 16 | n×16 | AES-256-CBC, PKCS#7 padding; key and IV from EVP_BytesToKey(SHA-1, 1 round, password, salt) |
+//!
+//! Crypt data, page 0 at `FSP_HEADER_OFFSET + XDES_ARR_OFFSET +
+//! XDES_SIZE × physical page size / FSP_EXTENT_SIZE` (10428 for 16 KiB):
+//!
+//! | offset | size | field |
+//! |-------:|-----:|-------|
+//! | 0 | 6 | `CRYPT_MAGIC`: `s`, 0x0E, 0x0C, `R`, `E`, `t` |
+//! | 6 | 1 | type: 0 unencrypted, 1 `CRYPT_SCHEME_1` |
+//! | 7 | 1 | IV length (16) |
+//! | 8 | 16 | IV |
+//! | 24 | 4 | minimum key version of the space's pages |
+//! | 28 | 4 | key id |
+//! | 32 | 1 | encryption: 0 DEFAULT, 1 ON, 2 OFF |
+//!
+//! Pages (page 0 and FSP_HDR/XDES pages never; R-tree pages only in
+//! full_crc32). The key version 0 means the page is not encrypted.
+//!
+//! | layout | key version | encrypted bytes | checksum |
+//! |--------|-------------|-----------------|----------|
+//! | full_crc32 | 0..4 | 26 .. size − 4 (size: the page, or a page_compressed page's stored size) | CRC-32C of the encrypted bytes 0 .. size − 4, at size − 4 |
+//! | crc32 (classic) | 26..30 | 38 .. page − 8 | the plain page's checksum stays at 0 and page − 8; the encrypted page's crc32 at 30..34 |
+//! | classic page_compressed (type 37401) | 26..30 | 42 .. 42 + (u16 at 38) | as above; the algorithm at 40..42 |
+//!
+//! The page key (AES-128) is `AES-ECB(file key, crypt data IV)`; the page
+//! IV is `le32(space id) ‖ le32(page number) ‖ le64(FIL_PAGE_LSN)`, the space
+//! id from the space (full_crc32) or the page's bytes 34..38 (classic). CBC
+//! runs without padding on the whole 16-byte blocks; the last `n mod 16`
+//! bytes are XORed with `AES-ECB(page key, page IV)`. CTR runs on all bytes
+//! with the IV as a 128-bit big-endian counter.
+
+use crate::bytes::{array, be_u16, be_u32, be_u64};
+use crate::checksum::{self, Scheme, Verdict};
+use crate::crypt::aes::{self, Aes};
+use crate::crypt::{sha1, wipe};
+use crate::fil::{
+    FIL_PAGE_DATA, FIL_PAGE_DATA_END, FIL_PAGE_FCRC32_CHECKSUM, FIL_PAGE_FCRC32_END_LSN,
+    FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_LSN, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE,
+};
+use crate::fsp::{SpaceFormat, FSP_HEADER_OFFSET};
+use crate::ids::PageNo;
+use crate::page_type::PageType;
+use crate::pagecomp::{self, Layout, PageCompError, PageCompErrorKind};
+use crate::parallel::Engine;
+use crate::space::Tablespace;
+use crate::xdes::{xdes_size, XDES_ARR_OFFSET};
+use std::fmt;
+use std::sync::Mutex;
+
+/// `MAX_KEY_FILE_SIZE`: the plugin reads at most this much of a key file.
+pub const MAX_KEY_FILE_SIZE: usize = 1024 * 1024;
+/// `MAX_SECRET_SIZE`: the longest password a `FILE:` password file holds.
+pub const MAX_SECRET_SIZE: usize = 256;
+/// `OpenSSL_prefix`.
+const SALTED: &[u8; 8] = b"Salted__";
+/// `CRYPT_MAGIC`.
+pub const CRYPT_MAGIC: &[u8; 6] = b"s\x0e\x0cREt";
+/// The only key version the file_key_management plugin has.
+pub const FILE_KEY_VERSION: u32 = 1;
+
+// ---------------------------------------------------------------- keys
+
+/// One key of a key file (16, 24 or 32 bytes), wiped on drop. Its `Debug`
+/// shows the length only.
+pub struct Key {
+    len: usize,
+    bytes: [u8; 32],
+}
+
+impl Key {
+    /// The key bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or(&[])
+    }
+}
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        wipe(&mut self.bytes);
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Key({} bits)", self.len.saturating_mul(8))
+    }
+}
+
+/// A parsed key file: keys by id (the last line of an id wins, as in the
+/// plugin's map). Its `Debug` shows the ids only.
+pub struct KeyFile {
+    keys: Vec<(u32, Key)>,
+}
+
+impl fmt::Debug for KeyFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.ids()).finish()
+    }
+}
+
+/// Bytes that are wiped when dropped (a decrypted key file, a password).
+pub struct Secret(Vec<u8>);
+
+impl Secret {
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Drop for Secret {
+    fn drop(&mut self) {
+        wipe(&mut self.0);
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+/// Why a key file or a password file is refused: the plugin's reasons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyFileError {
+    /// "Syntax error" at a line and column (1-based).
+    Syntax {
+        /// Line.
+        line: u32,
+        /// Column.
+        column: usize,
+    },
+    /// "Invalid key id": 0, or more than 2^32 − 1.
+    InvalidKeyId {
+        /// Line.
+        line: u32,
+        /// Column.
+        column: usize,
+    },
+    /// "Invalid key": not 16, 24 or 32 bytes of hex.
+    InvalidKey {
+        /// Line.
+        line: u32,
+        /// Column.
+        column: usize,
+    },
+    /// "System key id 1 is missing".
+    NoKey1,
+    /// A password was given but the file is not encrypted ("Not encrypted").
+    NotEncrypted,
+    /// The encrypted file does not decrypt with this password ("Wrong key?").
+    WrongPassword,
+    /// The password file is empty.
+    EmptyPassword,
+    /// The password file holds more than 256 bytes.
+    PasswordTooLong,
+}
+
+impl fmt::Display for KeyFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            KeyFileError::Syntax { line, column } => {
+                write!(f, "syntax error at line {line}, column {column}")
+            }
+            KeyFileError::InvalidKeyId { line, column } => {
+                write!(f, "invalid key id at line {line}, column {column}")
+            }
+            KeyFileError::InvalidKey { line, column } => write!(
+                f,
+                "invalid key at line {line}, column {column} (16, 24 or 32 bytes of hex)"
+            ),
+            KeyFileError::NoKey1 => f.write_str("key id 1 is missing (the plugin requires it)"),
+            KeyFileError::NotEncrypted => {
+                f.write_str("a password was given but the key file is not encrypted")
+            }
+            KeyFileError::WrongPassword => {
+                f.write_str("the encrypted key file does not decrypt with this password")
+            }
+            KeyFileError::EmptyPassword => f.write_str("the password file is empty"),
+            KeyFileError::PasswordTooLong => write!(
+                f,
+                "the password file holds more than {MAX_SECRET_SIZE} bytes"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for KeyFileError {}
+
+/// The password a `FILE:` password file gives (`Parser::read_filekey`):
+/// its first 257 bytes, trailing CR and LF removed, at most 256 bytes left,
+/// up to the first NUL.
+pub fn password_from_file(file: &[u8]) -> Result<Secret, KeyFileError> {
+    let mut s = file
+        .get(..MAX_SECRET_SIZE.saturating_add(1))
+        .unwrap_or(file);
+    if s.is_empty() {
+        return Err(KeyFileError::EmptyPassword);
+    }
+    while let [rest @ .., b'\r' | b'\n'] = s {
+        s = rest;
+    }
+    if s.len() > MAX_SECRET_SIZE {
+        return Err(KeyFileError::PasswordTooLong);
+    }
+    Ok(Secret(c_string(s).to_vec()))
+}
+
+/// `s` up to its first NUL (what `strlen` sees).
+fn c_string(s: &[u8]) -> &[u8] {
+    s.iter()
+        .position(|&b| b == 0)
+        .and_then(|n| s.get(..n))
+        .unwrap_or(s)
+}
+
+impl KeyFile {
+    /// Parses a key file as the plugin does (`Parser::parse_file`): an
+    /// encrypted file (it starts with `Salted__`) is decrypted with
+    /// `password` first; a plain file with a non-empty password is refused.
+    pub fn parse(file: &[u8], password: &[u8]) -> Result<KeyFile, KeyFileError> {
+        let text = read_and_decrypt(file, c_string(password))?;
+        let mut keys: Vec<(u32, Key)> = Vec::new();
+        parse_text(c_string(text.bytes()), &mut keys)?;
+        keys.sort_by_key(|k| k.0);
+        if !keys.iter().any(|k| k.0 == 1) {
+            return Err(KeyFileError::NoKey1);
+        }
+        Ok(KeyFile { keys })
+    }
+
+    /// The key with this id.
+    pub fn key(&self, id: u32) -> Option<&Key> {
+        self.keys
+            .binary_search_by_key(&id, |k| k.0)
+            .ok()
+            .and_then(|i| self.keys.get(i))
+            .map(|k| &k.1)
+    }
+
+    /// The key ids, ascending.
+    pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.keys.iter().map(|k| k.0)
+    }
+}
+
+/// `read_and_decrypt_file`: the first MiB; decrypted when it is an OpenSSL
+/// `enc` file.
+fn read_and_decrypt(file: &[u8], password: &[u8]) -> Result<Secret, KeyFileError> {
+    let file = file.get(..MAX_KEY_FILE_SIZE).unwrap_or(file);
+    if !(file.len() > SALTED.len() && file.starts_with(SALTED)) {
+        if !password.is_empty() {
+            return Err(KeyFileError::NotEncrypted);
+        }
+        return Ok(Secret(file.to_vec()));
+    }
+    let salt: [u8; 8] = array(file, 8).ok_or(KeyFileError::WrongPassword)?;
+    let data = file.get(16..).unwrap_or(&[]);
+    if data.is_empty() || data.len() % 16 != 0 {
+        return Err(KeyFileError::WrongPassword);
+    }
+    let (mut key, mut iv) = bytes_to_key(&salt, password);
+    let aes = Aes::new(&key);
+    wipe(&mut key);
+    let mut plain = Secret(data.to_vec());
+    let ok = aes.is_some_and(|a| aes::cbc_decrypt(&a, &iv, &mut plain.0));
+    wipe(&mut iv);
+    if !ok {
+        return Err(KeyFileError::WrongPassword);
+    }
+    // PKCS#7, as EVP_DecryptFinal checks it.
+    let pad = plain.0.last().copied().unwrap_or(0);
+    let n = usize::from(pad);
+    let body = plain.0.len().checked_sub(n);
+    let good = (1..=16).contains(&pad)
+        && body.is_some_and(|b| {
+            plain
+                .0
+                .get(b..)
+                .is_some_and(|t| t.iter().all(|&x| x == pad))
+        });
+    match body {
+        Some(b) if good => {
+            wipe(plain.0.get_mut(b..).unwrap_or(&mut []));
+            plain.0.truncate(b);
+            Ok(plain)
+        }
+        _ => Err(KeyFileError::WrongPassword),
+    }
+}
+
+/// EVP_BytesToKey with SHA-1, one round, as `Parser::bytes_to_key` spells
+/// it: 32 bytes of key, then 16 of IV, from `D1 = SHA1(password ‖ salt)`,
+/// `Di+1 = SHA1(Di ‖ password ‖ salt)`.
+fn bytes_to_key(salt: &[u8; 8], password: &[u8]) -> ([u8; 32], [u8; 16]) {
+    let mut out = [0u8; 48];
+    let mut d = sha1::sha1(&[password, salt]);
+    let mut filled = 0usize;
+    loop {
+        for (o, b) in out.iter_mut().skip(filled).zip(d.iter()) {
+            *o = *b;
+        }
+        filled = filled.saturating_add(d.len());
+        if filled >= out.len() {
+            break;
+        }
+        let prev = d;
+        d = sha1::sha1(&[&prev, password, salt]);
+    }
+    wipe(&mut d);
+    let key: [u8; 32] = array(&out, 0).unwrap_or([0; 32]);
+    let iv: [u8; 16] = array(&out, 32).unwrap_or([0; 16]);
+    wipe(&mut out);
+    (key, iv)
+}
+
+/// `Parser::parse_file` over the decrypted text (already cut at its first
+/// NUL): one `parse_line` per line.
+fn parse_text(text: &[u8], keys: &mut Vec<(u32, Key)>) -> Result<(), KeyFileError> {
+    let mut rest = text;
+    let mut line_no = 0u32;
+    while !rest.is_empty() {
+        line_no = line_no.saturating_add(1);
+        let (line, terminated, next) = match rest.iter().position(|&b| b == b'\n') {
+            Some(n) => (
+                rest.get(..n).unwrap_or(&[]),
+                true,
+                rest.get(n.saturating_add(1)..).unwrap_or(&[]),
+            ),
+            None => (rest, false, &[][..]),
+        };
+        if let Some((id, key)) = parse_line(line, terminated, line_no)? {
+            match keys.iter_mut().find(|k| k.0 == id) {
+                Some(slot) => slot.1 = key,
+                None => keys.push((id, key)),
+            }
+        }
+        rest = next;
+    }
+    Ok(())
+}
+
+/// C `isspace` in the C locale, without `\n` (the line's end).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
+}
+
+fn hex_value(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b.wrapping_sub(b'0')),
+        b'a'..=b'f' => Some(b.wrapping_sub(b'a').wrapping_add(10)),
+        b'A'..=b'F' => Some(b.wrapping_sub(b'A').wrapping_add(10)),
+        _ => None,
+    }
+}
+
+/// `Parser::parse_line`: a key, or `None` for a comment or a blank line.
+/// `terminated`: the line ended with `\n` (a last line of blanks without
+/// one is a syntax error in the plugin).
+fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)>, KeyFileError> {
+    let at = |p: usize| line.get(p).copied();
+    let err_at = |p: usize| p.saturating_add(1);
+    let mut p = line.iter().take_while(|&&b| is_space(b)).count();
+    match at(p) {
+        None if terminated => return Ok(None),
+        Some(b'#') => return Ok(None),
+        Some(b'0'..=b'9') => {}
+        _ => {
+            return Err(KeyFileError::Syntax {
+                line: n,
+                column: err_at(p),
+            })
+        }
+    }
+    let mut id: u64 = 0;
+    while let Some(d @ b'0'..=b'9') = at(p) {
+        id = id
+            .saturating_mul(10)
+            .saturating_add(u64::from(d.wrapping_sub(b'0')));
+        if id > u64::from(u32::MAX) {
+            return Err(KeyFileError::InvalidKeyId {
+                line: n,
+                column: err_at(p),
+            });
+        }
+        p = p.saturating_add(1);
+    }
+    let id = u32::try_from(id).unwrap_or(0);
+    if id < 1 {
+        return Err(KeyFileError::InvalidKeyId {
+            line: n,
+            column: err_at(p),
+        });
+    }
+    if at(p) != Some(b';') {
+        return Err(KeyFileError::Syntax {
+            line: n,
+            column: err_at(p),
+        });
+    }
+    p = p.saturating_add(1);
+    let mut key = Key {
+        len: 0,
+        bytes: [0; 32],
+    };
+    while key.len < key.bytes.len() {
+        let (Some(hi), Some(lo)) = (
+            at(p).and_then(hex_value),
+            at(p.saturating_add(1)).and_then(hex_value),
+        ) else {
+            break;
+        };
+        if let Some(b) = key.bytes.get_mut(key.len) {
+            *b = hi.wrapping_mul(16).wrapping_add(lo);
+        }
+        key.len = key.len.saturating_add(1);
+        p = p.saturating_add(2);
+    }
+    if at(p).and_then(hex_value).is_some() || !matches!(key.len, 16 | 24 | 32) {
+        return Err(KeyFileError::InvalidKey {
+            line: n,
+            column: err_at(p),
+        });
+    }
+    Ok(Some((id, key)))
+}
+
+// ---------------------------------------------------------- crypt data
+
+/// A space's encryption metadata (`fil_space_crypt_t` as
+/// `fil_space_read_crypt_data` reads it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct CryptData {
+    /// Where it starts on page 0.
+    pub offset: usize,
+    /// 0: `CRYPT_SCHEME_UNENCRYPTED`, 1: `CRYPT_SCHEME_1`.
+    pub scheme: u8,
+    /// The space IV: the page key is this block encrypted with the file key.
+    pub iv: [u8; 16],
+    /// The smallest key version of any page (0: some pages not encrypted).
+    pub min_key_version: u32,
+    /// The key id in the key file.
+    pub key_id: u32,
+    /// `fil_encryption_t`: 0 DEFAULT (follows `innodb_encrypt_tables`),
+    /// 1 ON (`ENCRYPTED=YES`), 2 OFF.
+    pub encryption: u8,
+}
+
+impl fmt::Debug for CryptData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The IV is not a secret, but it is half of the page key's input:
+        // not shown.
+        f.debug_struct("CryptData")
+            .field("offset", &self.offset)
+            .field("scheme", &self.scheme)
+            .field("min_key_version", &self.min_key_version)
+            .field("key_id", &self.key_id)
+            .field("encryption", &self.encryption)
+            .finish()
+    }
+}
+
+impl CryptData {
+    /// The name of [`CryptData::encryption`].
+    pub fn encryption_name(&self) -> &'static str {
+        match self.encryption {
+            0 => "DEFAULT",
+            1 => "ON",
+            2 => "OFF",
+            _ => "unknown",
+        }
+    }
+}
+
+/// What page 0 says about encryption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CryptDataRead {
+    /// No `CRYPT_MAGIC`: the space was never encrypted.
+    Absent,
+    /// Crypt data.
+    Present(CryptData),
+    /// The magic, but a type or IV length the server refuses ("Found non
+    /// sensible crypt scheme"), at this offset.
+    Nonsense {
+        /// Offset of the magic on page 0.
+        offset: usize,
+    },
+}
+
+/// `FSP_HEADER_OFFSET + fsp_header_get_encryption_offset()`: where the
+/// crypt data sits on page 0 of a space of this format.
+pub fn crypt_data_offset(format: &SpaceFormat) -> usize {
+    let extent = format.extent_size().max(1);
+    let xdes_bytes = xdes_size(extent).saturating_mul(format.physical_size as usize);
+    FSP_HEADER_OFFSET
+        .saturating_add(XDES_ARR_OFFSET)
+        .saturating_add(xdes_bytes.checked_div(extent as usize).unwrap_or(0))
+}
+
+/// Reads the crypt data of page 0 (`fil_space_read_crypt_data`).
+pub fn read_crypt_data(page0: &[u8], format: &SpaceFormat) -> CryptDataRead {
+    let offset = crypt_data_offset(format);
+    if page0.get(offset..offset.saturating_add(CRYPT_MAGIC.len())) != Some(&CRYPT_MAGIC[..]) {
+        return CryptDataRead::Absent;
+    }
+    let at = |k: usize| offset.saturating_add(k);
+    let scheme = page0.get(at(6)).copied();
+    let iv_len = page0.get(at(7)).copied();
+    let (Some(scheme @ (0 | 1)), Some(16), Some(iv), Some(min), Some(key_id), Some(&encryption)) = (
+        scheme,
+        iv_len,
+        array::<16>(page0, at(8)),
+        be_u32(page0, at(24)),
+        be_u32(page0, at(28)),
+        page0.get(at(32)),
+    ) else {
+        return CryptDataRead::Nonsense { offset };
+    };
+    CryptDataRead::Present(CryptData {
+        offset,
+        scheme,
+        iv,
+        min_key_version: min,
+        key_id,
+        encryption,
+    })
+}
+
+// --------------------------------------------------------------- pages
+
+/// `file_key_management_encryption_algorithm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cipher {
+    /// `AES_CBC` (the default): CBC without padding, the tail XORed.
+    Cbc,
+    /// `AES_CTR`.
+    Ctr,
+}
+
+impl Cipher {
+    /// The plugin's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cipher::Cbc => "AES_CBC",
+            Cipher::Ctr => "AES_CTR",
+        }
+    }
+}
+
+/// The key version a page carries (bytes 0..4 in full_crc32, 26..30
+/// otherwise); 0: not encrypted.
+pub fn key_version(page: &[u8], full_crc32: bool) -> u32 {
+    let at = if full_crc32 {
+        0
+    } else {
+        FIL_PAGE_FILE_FLUSH_LSN
+    };
+    be_u32(page, at).unwrap_or(0)
+}
+
+/// Why a space's pages cannot be decrypted at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SpaceKeyError {
+    /// The key file has no key with the crypt data's key id.
+    NoKey {
+        /// The id page 0 names.
+        key_id: u32,
+    },
+}
+
+impl fmt::Display for SpaceKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpaceKeyError::NoKey { key_id } => {
+                write!(f, "the key file has no key {key_id}, which the space uses")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SpaceKeyError {}
+
+/// Why one page was not decrypted; `offset` is the byte in the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PageCryptErrorKind {
+    /// A key version the plugin does not have (it has only 1).
+    KeyVersion(u32),
+    /// The checksum of the encrypted page does not hold: the server does
+    /// not decrypt it ("looks corrupted").
+    Checksum,
+    /// The stated sizes do not fit the page.
+    Size,
+    /// Decrypted, the page fails the server's check of the plain page (its
+    /// checksum outside full_crc32, the end LSN in full_crc32), or, when
+    /// page_compressed, it does not decompress: the key is not the one the
+    /// page was encrypted with.
+    WrongKey,
+}
+
+/// A page that was not decrypted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageCryptError {
+    /// What.
+    pub kind: PageCryptErrorKind,
+    /// Byte offset in the page.
+    pub offset: usize,
+}
+
+impl fmt::Display for PageCryptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            PageCryptErrorKind::KeyVersion(v) => write!(
+                f,
+                "encrypted with key version {v}; the key file has only version 1"
+            )?,
+            PageCryptErrorKind::Checksum => f.write_str(
+                "encrypted page whose checksum does not hold: not decrypted (the server refuses it)",
+            )?,
+            PageCryptErrorKind::Size => f.write_str("encrypted page with sizes that do not fit")?,
+            PageCryptErrorKind::WrongKey => f.write_str(
+                "decrypted page does not verify: wrong key (or a damaged page)",
+            )?,
+        }
+        write!(f, " (byte {})", self.offset)
+    }
+}
+
+impl std::error::Error for PageCryptError {}
+
+fn page_err(kind: PageCryptErrorKind, offset: usize) -> PageCryptError {
+    PageCryptError { kind, offset }
+}
+
+/// The key of one space: AES-128 with the page key, the cipher, the
+/// layout. Wiped on drop (through [`Aes`]).
+#[derive(Debug)]
+pub struct SpaceKey {
+    aes: Aes,
+    cipher: Cipher,
+    full_crc32: bool,
+    space_id: u32,
+}
+
+impl SpaceKey {
+    /// The page key of a space (`scheme_get_key`): the crypt data's IV
+    /// encrypted (AES-ECB) with the key file's key of the crypt data's id.
+    /// `space_id`: the space's id (full_crc32 page IVs use it).
+    pub fn new(
+        keys: &KeyFile,
+        crypt: &CryptData,
+        cipher: Cipher,
+        full_crc32: bool,
+        space_id: u32,
+    ) -> Result<SpaceKey, SpaceKeyError> {
+        let no_key = SpaceKeyError::NoKey {
+            key_id: crypt.key_id,
+        };
+        let file_key = keys.key(crypt.key_id).ok_or(no_key)?;
+        let global = Aes::new(file_key.bytes()).ok_or(no_key)?;
+        let mut local = crypt.iv;
+        global.encrypt_block(&mut local);
+        let aes = Aes::new(&local);
+        wipe(&mut local);
+        Ok(SpaceKey {
+            aes: aes.ok_or(no_key)?,
+            cipher,
+            full_crc32,
+            space_id,
+        })
+    }
+
+    /// Decrypts `page` into `out` (as long as `page`) as
+    /// `buf_page_decrypt_after_read` does: the encrypted page's checksum
+    /// first, then `fil_space_decrypt`, then the plain page's check. `out`
+    /// then holds the page as the server has it in memory, except that the
+    /// key version (and outside full_crc32 the encrypted checksum at
+    /// 30..34) is cleared, so that readers see a plain page. A
+    /// page_compressed page stays compressed (decompress it next; a
+    /// classic page of type 37401 is rewritten as the 34354 page it was).
+    /// `Ok(false)`: the page is not encrypted (key version 0); `out` is a
+    /// copy.
+    pub fn decrypt_page(&self, page: &[u8], out: &mut [u8]) -> Result<bool, PageCryptError> {
+        if out.len() != page.len() {
+            return Err(page_err(PageCryptErrorKind::Size, 0));
+        }
+        out.copy_from_slice(page);
+        let version = key_version(page, self.full_crc32);
+        if version == 0 {
+            return Ok(false);
+        }
+        let version_at = if self.full_crc32 {
+            0
+        } else {
+            FIL_PAGE_FILE_FLUSH_LSN
+        };
+        if version != FILE_KEY_VERSION {
+            return Err(page_err(
+                PageCryptErrorKind::KeyVersion(version),
+                version_at,
+            ));
+        }
+        if self.full_crc32 {
+            self.decrypt_full_crc32(page, out)?;
+        } else {
+            self.decrypt_classic(page, out)?;
+        }
+        Ok(true)
+    }
+
+    fn decrypt_full_crc32(&self, page: &[u8], out: &mut [u8]) -> Result<(), PageCryptError> {
+        let (verdict, size) = checksum::verify_full_crc32(page);
+        if !matches!(verdict, Verdict::Valid(_)) {
+            let at = size.saturating_sub(FIL_PAGE_FCRC32_CHECKSUM);
+            return Err(page_err(PageCryptErrorKind::Checksum, at));
+        }
+        let compressed = checksum::full_crc32_size(page).is_some_and(|s| s.1);
+        let end = size.saturating_sub(FIL_PAGE_FCRC32_CHECKSUM);
+        let iv = page_iv(self.space_id, page);
+        let region = out
+            .get_mut(FIL_PAGE_FILE_FLUSH_LSN..end)
+            .ok_or(page_err(PageCryptErrorKind::Size, FIL_PAGE_TYPE))?;
+        self.crypt(&iv, region);
+        if let Some(v) = out.get_mut(..4) {
+            v.fill(0);
+        }
+        // fil_space_decrypt_full_crc32 leaves the plain page to be judged by
+        // its end LSN (buf_page_is_corrupted: the low 32 bits of
+        // FIL_PAGE_LSN again at size − 8); a compressed page by its stream.
+        if !compressed {
+            let head = be_u32(out, FIL_PAGE_LSN.saturating_add(4));
+            let tail_at = size.saturating_sub(FIL_PAGE_FCRC32_END_LSN);
+            if head != be_u32(out, tail_at) {
+                return Err(page_err(PageCryptErrorKind::WrongKey, tail_at));
+            }
+        }
+        Ok(())
+    }
+
+    fn decrypt_classic(&self, page: &[u8], out: &mut [u8]) -> Result<(), PageCryptError> {
+        let t = be_u16(page, FIL_PAGE_TYPE).map(PageType);
+        let compressed = t == Some(PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED);
+        // fil_space_verify_crypt_checksum: a 37401 page is taken as it is
+        // (it is verified after decompression).
+        let zip = false;
+        if !compressed && !matches!(checksum::verify_mariadb_crypt(page, zip), Verdict::Valid(_)) {
+            return Err(page_err(
+                PageCryptErrorKind::Checksum,
+                FIL_PAGE_FILE_FLUSH_LSN.saturating_add(4),
+            ));
+        }
+        let (start, len) = if compressed {
+            let len = usize::from(be_u16(page, FIL_PAGE_DATA).unwrap_or(0));
+            (FIL_PAGE_DATA.saturating_add(4), len)
+        } else {
+            let len = page.len().saturating_sub(FIL_PAGE_DATA + FIL_PAGE_DATA_END);
+            (FIL_PAGE_DATA, len)
+        };
+        let end = start.saturating_add(len);
+        let space = be_u32(page, FIL_PAGE_SPACE_ID).unwrap_or(0);
+        let iv = page_iv(space, page);
+        let region = out
+            .get_mut(start..end)
+            .filter(|_| len > 0)
+            .ok_or(page_err(PageCryptErrorKind::Size, FIL_PAGE_DATA))?;
+        self.crypt(&iv, region);
+        if let Some(v) = out.get_mut(FIL_PAGE_FILE_FLUSH_LSN..FIL_PAGE_SPACE_ID) {
+            v.fill(0);
+        }
+        if compressed {
+            as_page_compressed(out, start, len);
+            return Ok(());
+        }
+        // The plain page's own checksum (computed before encryption, over
+        // bytes the cipher does not touch and the decrypted body).
+        if !matches!(
+            checksum::verify_classic(out),
+            Verdict::Valid(_) | Verdict::Empty
+        ) {
+            return Err(page_err(PageCryptErrorKind::WrongKey, 0));
+        }
+        Ok(())
+    }
+
+    /// Decrypts `data` in place with the page IV `iv`.
+    fn crypt(&self, iv: &[u8; 16], data: &mut [u8]) {
+        match self.cipher {
+            Cipher::Ctr => aes::ctr_xor(&self.aes, iv, data),
+            Cipher::Cbc => {
+                let whole = data.len() & !15;
+                let (blocks, tail) = data.split_at_mut(whole);
+                aes::cbc_decrypt(&self.aes, iv, blocks);
+                // MyCTX_nopad::finish: the tail XOR AES-ECB(key, IV).
+                let mut mask = *iv;
+                self.aes.encrypt_block(&mut mask);
+                for (t, m) in tail.iter_mut().zip(mask.iter()) {
+                    *t ^= m;
+                }
+                wipe(&mut mask);
+            }
+        }
+    }
+}
+
+/// `do_crypt`'s IV: le32(space) ‖ le32(FIL_PAGE_OFFSET) ‖ le64(FIL_PAGE_LSN).
+fn page_iv(space: u32, page: &[u8]) -> [u8; 16] {
+    let mut iv = [0u8; 16];
+    let page_no = be_u32(page, FIL_PAGE_OFFSET).unwrap_or(0);
+    let lsn = be_u64(page, FIL_PAGE_LSN).unwrap_or(0);
+    for (d, s) in iv.iter_mut().zip(
+        space
+            .to_le_bytes()
+            .into_iter()
+            .chain(page_no.to_le_bytes())
+            .chain(lsn.to_le_bytes()),
+    ) {
+        *d = s;
+    }
+    iv
+}
+
+/// A decrypted classic 37401 page rewritten as the 34354 page
+/// (`FIL_PAGE_PAGE_COMPRESSED`) it was before encryption: the algorithm
+/// from 40..42 into 26..34, the payload from 42 moved to 40
+/// (`fil_page_decompress_for_non_full_crc32` reads both forms).
+fn as_page_compressed(out: &mut [u8], start: usize, len: usize) {
+    let algo = be_u16(out, FIL_PAGE_DATA.saturating_add(2)).unwrap_or(0);
+    if let Some(t) = out.get_mut(FIL_PAGE_TYPE..FIL_PAGE_TYPE.saturating_add(2)) {
+        t.copy_from_slice(&PageType::FIL_PAGE_PAGE_COMPRESSED.0.to_be_bytes());
+    }
+    if let Some(a) = out.get_mut(FIL_PAGE_FILE_FLUSH_LSN..FIL_PAGE_SPACE_ID) {
+        a.copy_from_slice(&u64::from(algo).to_be_bytes());
+    }
+    let dst = FIL_PAGE_DATA.saturating_add(2);
+    if out.get(start..start.saturating_add(len)).is_some() {
+        out.copy_within(start..start.saturating_add(len), dst);
+        if let Some(z) = out.get_mut(dst.saturating_add(len)..start.saturating_add(len)) {
+            z.fill(0);
+        }
+    }
+}
+
+// ------------------------------------------------------------ the space
+
+/// What decrypting one page of the image failed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFailureKind {
+    /// The page was not decrypted.
+    Crypt(PageCryptError),
+    /// The page (plain, or decrypted) is page_compressed and did not
+    /// decompress.
+    Decompress(PageCompError),
+}
+
+/// A page of the image left as stored, with why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageFailure {
+    /// The page.
+    pub page: PageNo,
+    /// Why.
+    pub kind: ImageFailureKind,
+}
+
+impl fmt::Display for ImageFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ImageFailureKind::Crypt(e) => write!(f, "{e}"),
+            ImageFailureKind::Decompress(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// The decrypted logical image of a space (every encrypted page decrypted
+/// and every page_compressed page decompressed, in place), which the
+/// structure commands read instead of the file.
+pub struct Decryption {
+    image: Vec<u8>,
+    /// Pages decrypted.
+    pub decrypted: u32,
+    /// Pages decompressed (after decryption or plain).
+    pub decompressed: u32,
+    /// Pages with a key version that were not decrypted, and pages that did
+    /// not decompress, in page order; the image holds their physical bytes.
+    pub failures: Vec<ImageFailure>,
+}
+
+impl fmt::Debug for Decryption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Decryption")
+            .field("bytes", &self.image.len())
+            .field("decrypted", &self.decrypted)
+            .field("decompressed", &self.decompressed)
+            .field("failures", &self.failures)
+            .finish()
+    }
+}
+
+impl Drop for Decryption {
+    fn drop(&mut self) {
+        wipe(&mut self.image);
+    }
+}
+
+impl Decryption {
+    /// The image: as long as the file, page for page.
+    pub fn image(&self) -> &[u8] {
+        &self.image
+    }
+    /// The image as a tablespace, read with `physical`'s detection.
+    pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
+        physical.with_data(&self.image)
+    }
+    /// Whether some page with a key version was not decrypted because it
+    /// does not verify after decryption: the key (or the file) is wrong.
+    pub fn wrong_key(&self) -> bool {
+        self.failures.iter().any(|f| {
+            matches!(
+                f.kind,
+                ImageFailureKind::Crypt(PageCryptError {
+                    kind: PageCryptErrorKind::WrongKey,
+                    ..
+                })
+            )
+        })
+    }
+}
+
+/// The crypt data of `ts`'s page 0.
+pub fn space_crypt_data(ts: &Tablespace<'_>) -> CryptDataRead {
+    match ts.page(PageNo(0)) {
+        Some(p) => read_crypt_data(p, ts.format()),
+        None => CryptDataRead::Absent,
+    }
+}
+
+/// A space key for `ts` from its crypt data.
+pub fn space_key(
+    ts: &Tablespace<'_>,
+    keys: &KeyFile,
+    crypt: &CryptData,
+    cipher: Cipher,
+) -> Result<SpaceKey, SpaceKeyError> {
+    let full = ts.scheme() == Scheme::FullCrc32;
+    SpaceKey::new(keys, crypt, cipher, full, ts.space_id().0)
+}
+
+/// One page of the image: decrypted if it has a key version, then
+/// decompressed if page_compressed. `to` is as long as `from`; `buf` a
+/// scratch buffer. `Ok((decrypted, decompressed))`; on error `to` holds the
+/// physical page.
+fn image_page(
+    key: &SpaceKey,
+    layout: Layout,
+    page: PageNo,
+    from: &[u8],
+    to: &mut [u8],
+    buf: &mut Vec<u8>,
+) -> Result<(bool, bool), ImageFailureKind> {
+    if page.0 == 0 || to.len() != from.len() {
+        copy(to, from);
+        return Ok((false, false));
+    }
+    let decrypted = match key.decrypt_page(from, to) {
+        Ok(d) => d,
+        Err(e) => {
+            copy(to, from);
+            return Err(ImageFailureKind::Crypt(e));
+        }
+    };
+    if !layout.is_compressed(to) {
+        return Ok((decrypted, false));
+    }
+    match pagecomp::decompress(to, layout, buf) {
+        Ok(Some(_)) if buf.len() == to.len() => {
+            to.copy_from_slice(buf);
+            wipe(buf);
+            Ok((decrypted, true))
+        }
+        Ok(_) => Ok((decrypted, false)),
+        Err(e) => {
+            wipe(buf);
+            copy(to, from);
+            let not_decoded = matches!(e.kind, PageCompErrorKind::NotDecoded(_));
+            Err(if decrypted && !not_decoded {
+                // A page that decrypts into a stream that does not inflate.
+                ImageFailureKind::Crypt(page_err(PageCryptErrorKind::WrongKey, e.offset))
+            } else {
+                ImageFailureKind::Decompress(e)
+            })
+        }
+    }
+}
+
+fn copy(to: &mut [u8], from: &[u8]) {
+    if to.len() == from.len() {
+        to.copy_from_slice(from);
+    }
+}
+
+/// The verdict the server gives a page it reads with `key`: decrypted, then
+/// decompressed if page_compressed, then its own checksum (`verify_page`
+/// under `scheme`), as `buf_page_t::read_complete` does after
+/// `buf_page_decrypt_after_read`. For the pages whose stored bytes carry no
+/// checksum the server checks before decryption (outside full_crc32, a
+/// page_compressed encrypted page, type 37401). `to` and `buf` are scratch
+/// buffers, reused.
+pub fn decrypted_verdict(
+    key: &SpaceKey,
+    ts: &Tablespace<'_>,
+    page: PageNo,
+    to: &mut Vec<u8>,
+    buf: &mut Vec<u8>,
+) -> Result<Verdict, ImageFailureKind> {
+    let Some(from) = ts.page(page) else {
+        return Err(ImageFailureKind::Crypt(page_err(
+            PageCryptErrorKind::Size,
+            0,
+        )));
+    };
+    to.clear();
+    to.resize(from.len(), 0);
+    let r = image_page(key, Layout::of(ts), page, from, to, buf);
+    let verdict = r.map(|_| crate::space::verify_page(to, ts.scheme()));
+    wipe(to);
+    verdict
+}
+
+/// Which cipher (`file_key_management_encryption_algorithm`, which the
+/// file does not record) the space was written with: both are tried on
+/// the first encrypted pages (at most 16) that one of them verifies
+/// (decrypted, checked and, when page_compressed, decompressed). `None`:
+/// neither verifies any page, so the key is wrong (or no page is
+/// encrypted).
+pub fn detect_cipher(
+    ts: &Tablespace<'_>,
+    keys: &KeyFile,
+    crypt: &CryptData,
+) -> Result<Option<Cipher>, SpaceKeyError> {
+    const TRIES: usize = 16;
+    let cbc = space_key(ts, keys, crypt, Cipher::Cbc)?;
+    let ctr = space_key(ts, keys, crypt, Cipher::Ctr)?;
+    let layout = Layout::of(ts);
+    let full = ts.scheme() == Scheme::FullCrc32;
+    let size = ts.page_size() as usize;
+    let mut to = vec![0u8; size];
+    let mut buf = Vec::with_capacity(size);
+    let encrypted = (1..ts.n_pages())
+        .map(PageNo)
+        .filter(|&n| !ts.is_known_zero(n))
+        .filter_map(|n| ts.page(n).map(|p| (n, p)))
+        .filter(|(_, p)| key_version(p, full) != 0)
+        .take(TRIES);
+    let mut found = None;
+    for (n, page) in encrypted {
+        for (cipher, key) in [(Cipher::Cbc, &cbc), (Cipher::Ctr, &ctr)] {
+            if image_page(key, layout, n, page, &mut to, &mut buf).is_ok() {
+                found = Some(cipher);
+                break;
+            }
+        }
+        if found.is_some() {
+            break;
+        }
+    }
+    wipe(&mut to);
+    Ok(found)
+}
+
+/// One shard's result: its first byte, pages decrypted, decompressed,
+/// failures.
+type ShardResult = (usize, u32, u32, Vec<ImageFailure>);
+
+/// Decrypts the whole space into one image on the engine's threads
+/// (shards of whole extents, as [`pagecomp::try_expand`] does), every
+/// page_compressed page decompressed after it. `None`: the image could not
+/// be allocated. The engine's release hook is not called.
+pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> Option<Decryption> {
+    let data = ts.data();
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(data.len()).ok()?;
+    drop(probe);
+    let mut image = vec![0u8; data.len()];
+    let size = (ts.page_size() as usize).max(1);
+    let layout = Layout::of(ts);
+    let shard_bytes = (crate::parallel::shard_pages(ts) as usize)
+        .saturating_mul(size)
+        .max(size);
+    let threads = engine
+        .threads()
+        .min(data.len().div_ceil(shard_bytes))
+        .max(1);
+    let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
+    let work = || {
+        let mut mine: Vec<ShardResult> = Vec::new();
+        let mut buf = Vec::with_capacity(size);
+        loop {
+            let next = match shards.lock() {
+                Ok(mut it) => it.next(),
+                Err(_) => None,
+            };
+            let Some((k, chunk)) = next else { break };
+            let start = k.saturating_mul(shard_bytes);
+            let src = data
+                .get(start..start.saturating_add(chunk.len()))
+                .unwrap_or(&[]);
+            let first = u32::try_from(start.checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX);
+            let mut r: ShardResult = (start, 0, 0, Vec::new());
+            for (i, (from, to)) in src.chunks(size).zip(chunk.chunks_mut(size)).enumerate() {
+                let page = PageNo(first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX)));
+                if ts.is_known_zero(page) {
+                    continue;
+                }
+                match image_page(key, layout, page, from, to, &mut buf) {
+                    Ok((d, c)) => {
+                        r.1 = r.1.saturating_add(u32::from(d));
+                        r.2 = r.2.saturating_add(u32::from(c));
+                    }
+                    Err(kind) => r.3.push(ImageFailure { page, kind }),
+                }
+            }
+            mine.push(r);
+        }
+        mine
+    };
+    let mut results = crate::parallel::on_threads(threads, work);
+    results.sort_unstable_by_key(|r| r.0);
+    let mut d = Decryption {
+        image,
+        decrypted: 0,
+        decompressed: 0,
+        failures: Vec::new(),
+    };
+    for (_, dec, com, f) in results {
+        d.decrypted = d.decrypted.saturating_add(dec);
+        d.decompressed = d.decompressed.saturating_add(com);
+        d.failures.extend(f);
+    }
+    Some(d)
+}
+
+#[cfg(test)]
+mod tests;
