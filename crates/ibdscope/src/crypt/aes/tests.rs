@@ -255,3 +255,26 @@ fn portable_and_hardware_agree_on_long_data() {
         assert_eq!(one[16..], want[..]);
     }
 }
+
+/// The bit planes by the transposition agree with their definition (bit
+/// `i` of plane `p` is bit `p` of byte `i`), and back.
+#[test]
+fn planes_are_the_bits_of_the_state() {
+    let mut x = 0x0123_4567_89AB_CDEFu64;
+    for _ in 0..200 {
+        let mut s = [0u8; 16];
+        for b in s.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+        let p = to_planes(&s);
+        for (i, byte) in s.iter().enumerate() {
+            for (bit, plane) in p.iter().enumerate() {
+                assert_eq!((plane >> i) & 1, u16::from((byte >> bit) & 1));
+            }
+        }
+        assert_eq!(from_planes(&p), s);
+    }
+}
