@@ -99,6 +99,9 @@ enum Command {
     Indexes(Common),
     /// The table definitions MySQL 8.0+ stores in the file (SDI), as JSON.
     Sdi(Common),
+    /// Every table of a MySQL 5.x / MariaDB datadir's InnoDB dictionary
+    /// (ibdata1): ids, space, row format, columns, indexes, and its file.
+    Tables(Common),
     /// One page in full: FIL and INDEX header fields, directory, records, free chain, byte map.
     Page {
         #[command(flatten)]
@@ -218,6 +221,11 @@ struct DefSource {
     /// file), for files with neither an SDI nor a .frm.
     #[arg(long, value_name = "FILE", conflicts_with = "frm")]
     ddl: Option<PathBuf>,
+    /// The datadir whose InnoDB dictionary (ibdata1; MySQL 5.x, MariaDB)
+    /// defines the table; default: ibdata1 beside the file or in its parent
+    /// when the file has no SDI and no .frm.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["frm", "ddl"])]
+    datadir: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -517,6 +525,14 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         ],
     ),
     (
+        "tables",
+        TEXT_JSON_CSV,
+        &[
+            "ibdscope tables /var/lib/mysql",
+            "ibdscope tables --format json /var/lib/mysql/ibdata1",
+        ],
+    ),
+    (
         "diff",
         &[Format::Text, Format::Json, Format::Csv],
         &["ibdscope diff fixtures/mysql56/deleted_marked.ibd fixtures/mysql56/deleted_purged.ibd"],
@@ -704,6 +720,7 @@ fn command(command: Command) -> Result<Parsed, String> {
         Command::Lists(c) => Parsed::one(Cmd::Lists, c),
         Command::Indexes(c) => Parsed::one(Cmd::Indexes, c),
         Command::Sdi(c) => Parsed::one(Cmd::Sdi, c),
+        Command::Tables(c) => Parsed::one(Cmd::Tables, c),
         Command::Page { common, page } => Parsed::one(Cmd::Page { page }, common),
         Command::Records {
             common,
@@ -729,6 +746,7 @@ fn command(command: Command) -> Result<Parsed, String> {
             Cmd::Schema(DefOpts {
                 frm: def.frm,
                 ddl: def.ddl,
+                datadir: def.datadir,
             }),
             common,
         ),
@@ -749,6 +767,7 @@ fn command(command: Command) -> Result<Parsed, String> {
                     def: DefOpts {
                         frm: def.frm,
                         ddl: def.ddl,
+                        datadir: def.datadir,
                     },
                     index,
                     deleted,
@@ -793,6 +812,7 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
         Cmd::Fill => "fill",
         Cmd::Compare => "compare",
         Cmd::Sdi => "sdi",
+        Cmd::Tables => "tables",
         Cmd::Page { .. } => "page",
         Cmd::Records(_) => "records",
         Cmd::Schema(_) => "schema",

@@ -121,6 +121,8 @@ pub enum Cmd {
     Compare,
     /// `sdi`.
     Sdi,
+    /// `tables`: the InnoDB dictionary of a datadir.
+    Tables,
     /// `page`.
     Page {
         /// The page number.
@@ -141,6 +143,9 @@ pub struct DefOpts {
     pub frm: Option<PathBuf>,
     /// `--ddl`.
     pub ddl: Option<PathBuf>,
+    /// `--datadir`: the datadir whose InnoDB dictionary (MySQL ≤ 5.7,
+    /// MariaDB) defines the table when the file has no SDI and no `.frm`.
+    pub datadir: Option<PathBuf>,
 }
 
 /// What `rows` reads and shows.

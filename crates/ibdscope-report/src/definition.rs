@@ -26,6 +26,10 @@ pub struct Def {
     /// The row format came from the space (flags and page format), not the
     /// definition.
     pub row_format_from_space: bool,
+    /// The datadir whose InnoDB dictionary gave the definition.
+    pub dict_datadir: Option<PathBuf>,
+    /// Columns whose type the dictionary does not fully give, and why.
+    pub dict_notes: Vec<(String, &'static str)>,
 }
 
 impl Def {
@@ -47,6 +51,16 @@ impl Def {
             }
             (Some(p), _) => format!("{} (--frm)", crate::names::path(p)),
             (None, DefSource::Sdi) => "the SDI in the file (MySQL 8.0+ data dictionary)".into(),
+            (None, DefSource::Dictionary) => format!(
+                "the InnoDB dictionary in {} (the file has no SDI and no .frm beside it)",
+                crate::names::path(
+                    &self
+                        .dict_datadir
+                        .as_deref()
+                        .unwrap_or(Path::new("."))
+                        .join("ibdata1")
+                )
+            ),
             (None, _) => "built by hand".into(),
         }
     }
@@ -58,6 +72,7 @@ impl Def {
             DefSource::Frm => "frm",
             DefSource::Ddl => "ddl",
             DefSource::Manual => "manual",
+            DefSource::Dictionary => "dictionary",
         }
     }
 }
@@ -74,6 +89,8 @@ pub fn load<'m>(
 ) -> Result<Def, String> {
     let encrypted = ts.format().encryption;
     let mut ddl = None;
+    let mut dict_datadir = None;
+    let mut dict_notes = Vec::new();
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
         (Some(f), _) => (read_frm(f, path)?, Some(f.clone()), false),
         (None, Some(f)) => {
@@ -85,7 +102,15 @@ pub fn load<'m>(
             Ok(t) => (t, None, false),
             Err(FromSpaceError::NoSdi) => {
                 let beside = path.with_extension("frm");
-                if beside.is_file() {
+                let datadir = (d.datadir.is_some() || !beside.is_file())
+                    .then(|| crate::instance::find_datadir(path, d.datadir.as_deref()))
+                    .flatten();
+                if let Some(dir) = datadir.filter(|_| !encrypted) {
+                    let (t, notes) = from_dictionary(path, ts, &dir)?;
+                    dict_datadir = Some(dir);
+                    dict_notes = notes;
+                    (t, None, false)
+                } else if beside.is_file() {
                     (read_frm(&beside, path)?, Some(beside), true)
                 } else if encrypted {
                     return Err(format!(
@@ -152,7 +177,29 @@ pub fn load<'m>(
         ddl,
         row_format,
         row_format_from_space: from_space,
+        dict_datadir,
+        dict_notes,
     })
+}
+
+/// The definition of the table in `path` from the InnoDB dictionary of
+/// `datadir` (by the file's space id, else its `db/table` name).
+fn from_dictionary(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    datadir: &Path,
+) -> Result<(TableDef, Vec<(String, &'static str)>), String> {
+    let (_, dict) = crate::instance::dictionary(datadir)?;
+    let t = crate::instance::table_for(&dict, path, ts.space_id().0).ok_or_else(|| {
+        format!(
+            "{}: no table definition: the file has no SDI, no .frm beside it, and the \
+             InnoDB dictionary in {} has no table with space id {}",
+            crate::names::path(path),
+            crate::names::path(&datadir.join("ibdata1")),
+            ts.space_id().0
+        )
+    })?;
+    Ok(crate::instance::table_def(t))
 }
 
 fn read_frm(frm: &Path, ibd: &Path) -> Result<TableDef, String> {

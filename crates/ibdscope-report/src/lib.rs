@@ -27,6 +27,7 @@ mod cmd;
 mod csv;
 pub mod definition;
 pub mod host;
+pub mod instance;
 mod json;
 mod logical;
 pub mod names;

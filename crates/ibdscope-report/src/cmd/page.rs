@@ -93,7 +93,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         }
         return Ok(Outcome::Findings);
     };
-    let problems: Vec<PageProblem> = facts.problems(ts.space_id()).collect();
+    let problems: Vec<PageProblem> = ts.page_problems(&facts).collect();
     let mut rec_findings: Vec<RecFinding> = Vec::new();
     let content = if facts.is_empty() {
         Content::Empty
@@ -237,7 +237,7 @@ impl Page<'_, '_> {
             self.bytes.len(),
             self.ts.file_offset(self.n),
             f.page_type.display(names),
-            Status(*f, self.ts.space_id())
+            Status::of(self.ts, f)
         )?;
         if let Some(fil) = FilHeader::new(self.bytes) {
             writeln!(out, "FIL header")?;
@@ -290,7 +290,7 @@ impl Page<'_, '_> {
         j.kv_num("file_offset", self.ts.file_offset(self.n))?;
         j.kv_display("type", &f.page_type.display(names))?
             .kv_num("type_code", f.page_type.0)?;
-        j.kv_display("checksum", &Status(*f, self.ts.space_id()))?;
+        j.kv_display("checksum", &Status::of(self.ts, f))?;
         j.kv_str(
             "content",
             match self.content {
