@@ -226,6 +226,10 @@ struct DefSource {
     /// when the file has no SDI and no .frm.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["frm", "ddl"])]
     datadir: Option<PathBuf>,
+    /// The dictionary's table DB/NAME (`ibdscope tables`): for a table in
+    /// the system tablespace, read from ibdata1.
+    #[arg(long, value_name = "DB/NAME", conflicts_with_all = ["frm", "ddl"])]
+    table: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -747,6 +751,7 @@ fn command(command: Command) -> Result<Parsed, String> {
                 frm: def.frm,
                 ddl: def.ddl,
                 datadir: def.datadir,
+                table: def.table,
             }),
             common,
         ),
@@ -768,6 +773,7 @@ fn command(command: Command) -> Result<Parsed, String> {
                         frm: def.frm,
                         ddl: def.ddl,
                         datadir: def.datadir,
+                        table: def.table,
                     },
                     index,
                     deleted,

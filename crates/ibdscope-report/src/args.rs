@@ -146,6 +146,9 @@ pub struct DefOpts {
     /// `--datadir`: the datadir whose InnoDB dictionary (MySQL ≤ 5.7,
     /// MariaDB) defines the table when the file has no SDI and no `.frm`.
     pub datadir: Option<PathBuf>,
+    /// `--table DB/NAME`: the dictionary's table of that name (a table in
+    /// the system tablespace, read from `ibdata1`).
+    pub table: Option<String>,
 }
 
 /// What `rows` reads and shows.

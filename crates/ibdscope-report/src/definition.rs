@@ -92,6 +92,14 @@ pub fn load<'m>(
     let mut dict_datadir = None;
     let mut dict_notes = Vec::new();
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
+        (None, None) if d.table.is_some() => {
+            let dir = crate::instance::find_datadir(path, d.datadir.as_deref())
+                .ok_or_else(|| format!("{}: --table: no ibdata1 beside the file or in its parent; give --datadir", crate::names::path(path)))?;
+            let (t, notes) = from_dictionary_by_name(&dir, d.table.as_deref().unwrap_or(""))?;
+            dict_datadir = Some(dir);
+            dict_notes = notes;
+            (t, None, false)
+        }
         (Some(f), _) => (read_frm(f, path)?, Some(f.clone()), false),
         (None, Some(f)) => {
             let (t, name, line) = read_ddl(f, path)?;
@@ -180,6 +188,27 @@ pub fn load<'m>(
         dict_datadir,
         dict_notes,
     })
+}
+
+/// The definition of the table `name` (`db/table`) from the InnoDB
+/// dictionary of `datadir`.
+fn from_dictionary_by_name(
+    datadir: &Path,
+    name: &str,
+) -> Result<(TableDef, Vec<(String, &'static str)>), String> {
+    let (_, dict) = crate::instance::dictionary(datadir)?;
+    let t = dict
+        .tables
+        .iter()
+        .find(|t| t.name == name.as_bytes())
+        .ok_or_else(|| {
+            format!(
+                "the InnoDB dictionary in {} has no table {} (`ibdscope tables` lists them)",
+                crate::names::path(&datadir.join("ibdata1")),
+                crate::names::name(name)
+            )
+        })?;
+    Ok(crate::instance::table_def(t))
 }
 
 /// The definition of the table in `path` from the InnoDB dictionary of

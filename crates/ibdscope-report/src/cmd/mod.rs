@@ -16,6 +16,7 @@ pub mod rows;
 pub mod schema;
 pub mod sdi;
 pub mod space;
+pub mod system;
 pub mod tables;
 pub mod types;
 

@@ -211,6 +211,7 @@ impl Page<'_, '_> {
         if let Some(note) = self.note() {
             writeln!(out, "note: {note}")?;
         }
+        self.text_system(out)?;
         let (rp, figures) = match &self.content {
             Content::Index(v) => (&v.rp, &v.figures),
             Content::Compressed(rp, fig) => (rp, fig),
@@ -222,6 +223,37 @@ impl Page<'_, '_> {
             text_byte_map(out, v)?;
         }
         self.text_findings(out)
+    }
+
+    /// The system tablespace's fixed pages: what they are, and the TRX_SYS
+    /// and dictionary headers decoded; a doublewrite copy named as one.
+    fn text_system(&self, out: &mut dyn Write) -> io::Result<()> {
+        use ibdscope_forensics::system as sys;
+        if self.ts.space_id().0 != 0 {
+            return Ok(());
+        }
+        if self.ts.in_doublewrite(self.n) {
+            writeln!(
+                out,
+                "system: a doublewrite buffer page (a copy of page {} of space {})",
+                self.facts.stored_page_no, self.facts.space_id
+            )?;
+        }
+        if let Some(what) = sys::special_page(self.n.0) {
+            writeln!(out, "system: {what}")?;
+        }
+        match self.n.0 {
+            sys::FSP_TRX_SYS_PAGE_NO => match sys::TrxSys::read(self.bytes) {
+                Some(t) => crate::cmd::system::trx_sys_text(out, &t)?,
+                None => {}
+            },
+            sys::FSP_DICT_HDR_PAGE_NO => match sys::DictHeader::read(self.bytes) {
+                Some(d) => crate::cmd::system::dict_text(out, &d)?,
+                None => {}
+            },
+            _ => {}
+        }
+        Ok(())
     }
 
     /// The page's first line and its FIL header.

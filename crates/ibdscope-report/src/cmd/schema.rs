@@ -68,6 +68,9 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 j.kv_num("version_added", c.version_added)?;
                 j.key("version_dropped")?
                     .opt_num(c.version_dropped.map(u64::from))?;
+                if let Some((_, note)) = def.dict_notes.iter().find(|(n, _)| *n == c.name) {
+                    j.kv_str("dictionary_note", note)?;
+                }
                 j.end_obj()?;
             }
             j.end_arr()?.key("indexes")?.arr()?;
@@ -94,6 +97,15 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         }
         _ => {
             writeln!(out, "-- definition: {}", def.source_words())?;
+            for (col, note) in &def.dict_notes {
+                writeln!(out, "-- column {}: {note}", crate::names::name(col))?;
+            }
+            if def.dict_datadir.is_some() {
+                writeln!(
+                    out,
+                    "-- defaults, comments and display widths are not in the InnoDB dictionary"
+                )?;
+            }
             if def.row_format_from_space {
                 writeln!(
                     out,
