@@ -11,6 +11,7 @@ mod integration {
     mod fixtures;
     mod help;
     mod hostile;
+    mod instance;
     mod live;
     mod outputs;
     mod pictures;

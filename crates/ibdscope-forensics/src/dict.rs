@@ -61,6 +61,39 @@ pub struct DictColumn {
     pub len: u32,
 }
 
+/// `DATA_MYSQL_BINARY_CHARSET_COLL` (`data0type.h`).
+pub const DATA_MYSQL_BINARY_CHARSET_COLL: u32 = 63;
+/// The collation of the servers' default character set, latin1
+/// (`latin1_swedish_ci`, 8): what `data_mysql_default_charset_coll` is
+/// unless the server was configured otherwise.
+pub const DEFAULT_CHARSET_COLL: u32 = 8;
+
+impl DictColumn {
+    /// `PRTYPE` as the server loads it (`dict0load.cc`
+    /// `dict_load_column_low`): a string column stored without a collation
+    /// (created before 4.1.2, and the dictionary's own SYS_FOREIGN,
+    /// SYS_FOREIGN_COLS, SYS_TABLESPACES, SYS_DATAFILES, SYS_VIRTUAL) gets
+    /// the binary collation (`DATA_FIXBINARY`, `DATA_BINARY`, a `DATA_BLOB`
+    /// with `DATA_BINARY_TYPE`) or `default_coll`
+    /// (`data_mysql_default_charset_coll`). `INNODB_SYS_COLUMNS.PRTYPE`
+    /// shows this value.
+    pub fn prtype_loaded(&self, default_coll: u32) -> u32 {
+        let coll = (self.prtype >> 16) & 0x7FFF;
+        let string = self.mtype <= 5 || self.mtype == 12 || self.mtype == 13;
+        if coll != 0 || !string {
+            return self.prtype;
+        }
+        let binary =
+            self.mtype == 3 || self.mtype == 4 || (self.mtype == 5 && self.prtype & 1024 != 0);
+        let coll = if binary {
+            DATA_MYSQL_BINARY_CHARSET_COLL
+        } else {
+            default_coll
+        };
+        (self.prtype & 0xFFFF) | (coll << 16)
+    }
+}
+
 /// A SYS_FIELDS row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DictField {

@@ -93,8 +93,13 @@ pub fn load<'m>(
     let mut dict_notes = Vec::new();
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
         (None, None) if d.table.is_some() => {
-            let dir = crate::instance::find_datadir(path, d.datadir.as_deref())
-                .ok_or_else(|| format!("{}: --table: no ibdata1 beside the file or in its parent; give --datadir", crate::names::path(path)))?;
+            let dir =
+                crate::instance::find_datadir(path, d.datadir.as_deref()).ok_or_else(|| {
+                    format!(
+                        "{}: --table: no ibdata1 beside the file or in its parent; give --datadir",
+                        crate::names::path(path)
+                    )
+                })?;
             let (t, notes) = from_dictionary_by_name(&dir, d.table.as_deref().unwrap_or(""))?;
             dict_datadir = Some(dir);
             dict_notes = notes;

@@ -136,7 +136,7 @@ pub fn table_def(t: &DictTable) -> (TableDef, Vec<(String, &'static str)>) {
             name: String::from_utf8_lossy(&c.name).into_owned(),
             pos: c.pos,
             mtype: c.mtype,
-            prtype: c.prtype,
+            prtype: c.prtype_loaded(ibdscope_forensics::dict::DEFAULT_CHARSET_COLL),
             len: c.len,
         })
         .collect();

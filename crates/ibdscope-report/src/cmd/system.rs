@@ -8,7 +8,11 @@ use std::io::{self, Write};
 
 /// TRX_SYS, as text lines (`info`, `page 5`).
 pub fn trx_sys_text(out: &mut dyn Write, t: &TrxSys) -> io::Result<()> {
-    writeln!(out, "trx_sys             max trx id stored {}", t.trx_id_store)?;
+    writeln!(
+        out,
+        "trx_sys             max trx id stored {}",
+        t.trx_id_store
+    )?;
     let slots: Vec<String> = t
         .rsegs
         .iter()

@@ -5,7 +5,7 @@
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope_forensics::dict::{DictTable, Dictionary};
+use ibdscope_forensics::dict::{DictTable, Dictionary, DEFAULT_CHARSET_COLL};
 use ibdscope_forensics::system::SystemSpace;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -197,7 +197,7 @@ fn text(
                 ty,
                 c.pos,
                 c.mtype,
-                c.prtype,
+                c.prtype_loaded(DEFAULT_CHARSET_COLL),
                 c.len
             )?;
             match notes.iter().find(|(n, _)| *n == name) {
@@ -292,7 +292,8 @@ fn json(
                 .kv_str("name", &name)?
                 .kv_num("pos", c.pos)?
                 .kv_num("mtype", c.mtype)?
-                .kv_num("prtype", c.prtype)?
+                .kv_num("prtype", c.prtype_loaded(DEFAULT_CHARSET_COLL))?
+                .kv_num("prtype_stored", c.prtype)?
                 .kv_num("len", c.len)?;
             if let Some(d) = def.columns.iter().find(|d| d.name == name) {
                 j.kv_str("type", &d.sql_type())?;
