@@ -180,18 +180,20 @@ impl TrxSys {
             magic_ok: magic == TRX_SYS_DOUBLEWRITE_MAGIC_N,
             block1,
             block2,
-            repeat_ok: page.get(dw + 10..dw + 22) == page.get(dw + 22..dw + 34),
-            space_id_stored: be_u32(page, dw + 34) == Some(TRX_SYS_DOUBLEWRITE_SPACE_ID_STORED_N),
+            repeat_ok: page.get(dw.saturating_add(10)..dw.saturating_add(22))
+                == page.get(dw.saturating_add(22)..dw.saturating_add(34)),
+            space_id_stored: be_u32(page, dw.saturating_add(34))
+                == Some(TRX_SYS_DOUBLEWRITE_SPACE_ID_STORED_N),
         });
         let li = page.len().checked_sub(1000)?;
         let binlog = (be_u32(page, li) == Some(TRX_SYS_MYSQL_LOG_MAGIC_N)).then(|| {
-            let hi = u64::from(be_u32(page, li + 4).unwrap_or(0));
-            let lo = u64::from(be_u32(page, li + 8).unwrap_or(0));
-            let name = page.get(li + 12..).unwrap_or(&[]);
+            let hi = u64::from(be_u32(page, li.saturating_add(4)).unwrap_or(0));
+            let lo = u64::from(be_u32(page, li.saturating_add(8)).unwrap_or(0));
+            let name = page.get(li.saturating_add(12)..).unwrap_or(&[]);
             let name = name.get(..TRX_SYS_MYSQL_LOG_NAME_LEN).unwrap_or(name);
             let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
             BinlogInfo {
-                offset: (hi << 32) | lo,
+                offset: hi.wrapping_shl(32) | lo,
                 name: name.get(..end).unwrap_or(&[]).to_vec(),
             }
         });
@@ -238,16 +240,16 @@ impl DictHeader {
         let b = FSEG_PAGE_DATA;
         Some(DictHeader {
             row_id: be_u64(page, b)?,
-            table_id: be_u64(page, b + 8)?,
-            index_id: be_u64(page, b + 16)?,
-            max_space_id: be_u32(page, b + 24)?,
-            mix_id_low: be_u32(page, b + 28)?,
-            sys_tables: be_u32(page, b + 32)?,
-            sys_table_ids: be_u32(page, b + 36)?,
-            sys_columns: be_u32(page, b + 40)?,
-            sys_indexes: be_u32(page, b + 44)?,
-            sys_fields: be_u32(page, b + 48)?,
-            fseg: fseg_at(page, b + 56)?,
+            table_id: be_u64(page, b.saturating_add(8))?,
+            index_id: be_u64(page, b.saturating_add(16))?,
+            max_space_id: be_u32(page, b.saturating_add(24))?,
+            mix_id_low: be_u32(page, b.saturating_add(28))?,
+            sys_tables: be_u32(page, b.saturating_add(32))?,
+            sys_table_ids: be_u32(page, b.saturating_add(36))?,
+            sys_columns: be_u32(page, b.saturating_add(40))?,
+            sys_indexes: be_u32(page, b.saturating_add(44))?,
+            sys_fields: be_u32(page, b.saturating_add(48))?,
+            fseg: fseg_at(page, b.saturating_add(56))?,
         })
     }
 }

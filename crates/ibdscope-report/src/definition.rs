@@ -29,7 +29,7 @@ pub struct Def {
     /// The datadir whose InnoDB dictionary gave the definition.
     pub dict_datadir: Option<PathBuf>,
     /// Columns whose type the dictionary does not fully give, and why.
-    pub dict_notes: Vec<(String, &'static str)>,
+    pub dict_notes: crate::instance::DictNotes,
 }
 
 impl Def {
@@ -200,7 +200,7 @@ pub fn load<'m>(
 fn from_dictionary_by_name(
     datadir: &Path,
     name: &str,
-) -> Result<(TableDef, Vec<(String, &'static str)>), String> {
+) -> Result<(TableDef, crate::instance::DictNotes), String> {
     let (_, dict) = crate::instance::dictionary(datadir)?;
     let t = dict
         .tables
@@ -222,7 +222,7 @@ fn from_dictionary(
     path: &Path,
     ts: &Tablespace<'_>,
     datadir: &Path,
-) -> Result<(TableDef, Vec<(String, &'static str)>), String> {
+) -> Result<(TableDef, crate::instance::DictNotes), String> {
     let (_, dict) = crate::instance::dictionary(datadir)?;
     let t = crate::instance::table_for(&dict, path, ts.space_id().0).ok_or_else(|| {
         format!(

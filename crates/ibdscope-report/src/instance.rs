@@ -11,6 +11,9 @@ use ibdscope_schema::dictdef::{DictCol, DictIdx};
 use ibdscope_schema::table::{RowFormat, TableDef};
 use std::path::{Path, PathBuf};
 
+/// Columns whose type the dictionary does not fully give, and why.
+pub type DictNotes = Vec<(String, &'static str)>;
+
 /// The most data files a system tablespace is read from.
 const MAX_DATA_FILES: u32 = 1000;
 
@@ -51,7 +54,7 @@ pub fn join(
     let mut problems = Vec::new();
     let ps = usize::try_from(page_size).unwrap_or(16384).max(1);
     for p in more {
-        if bytes.len() % ps != 0 {
+        if !bytes.len().is_multiple_of(ps) {
             problems.push(format!(
                 "{}: not read: the file before it ends inside a page",
                 crate::names::path(p)
@@ -121,7 +124,7 @@ pub fn split_name(name: &[u8]) -> (String, String) {
 
 /// The definition of a dictionary table, with the notes on columns the
 /// dictionary does not fully describe.
-pub fn table_def(t: &DictTable) -> (TableDef, Vec<(String, &'static str)>) {
+pub fn table_def(t: &DictTable) -> (TableDef, DictNotes) {
     let (schema, name) = split_name(&t.name);
     let row_format = match t.row_format() {
         "Redundant" => RowFormat::Redundant,

@@ -852,8 +852,11 @@ impl<'a> Tablespace<'a> {
     /// True when page `n` is in the system tablespace's doublewrite buffer:
     /// a copy of some page, whose page number and space id are that page's.
     pub fn in_doublewrite(&self, n: PageNo) -> bool {
-        self.doublewrite
-            .is_some_and(|(b1, b2, len)| [b1, b2].iter().any(|&b| n.0 >= b && n.0 - b < len))
+        self.doublewrite.is_some_and(|(b1, b2, len)| {
+            [b1, b2]
+                .iter()
+                .any(|&b| n.0.checked_sub(b).is_some_and(|d| d < len))
+        })
     }
 
     /// The problems of a page of this space ([`PageFacts::problems`]), less

@@ -243,14 +243,16 @@ impl Page<'_, '_> {
             writeln!(out, "system: {what}")?;
         }
         match self.n.0 {
-            sys::FSP_TRX_SYS_PAGE_NO => match sys::TrxSys::read(self.bytes) {
-                Some(t) => crate::cmd::system::trx_sys_text(out, &t)?,
-                None => {}
-            },
-            sys::FSP_DICT_HDR_PAGE_NO => match sys::DictHeader::read(self.bytes) {
-                Some(d) => crate::cmd::system::dict_text(out, &d)?,
-                None => {}
-            },
+            sys::FSP_TRX_SYS_PAGE_NO => {
+                if let Some(t) = sys::TrxSys::read(self.bytes) {
+                    crate::cmd::system::trx_sys_text(out, &t)?;
+                }
+            }
+            sys::FSP_DICT_HDR_PAGE_NO => {
+                if let Some(d) = sys::DictHeader::read(self.bytes) {
+                    crate::cmd::system::dict_text(out, &d)?;
+                }
+            }
             _ => {}
         }
         Ok(())
