@@ -498,3 +498,72 @@ fn decode_fields(raw: Vec<(u32, Vec<u8>)>) -> Vec<DictField> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(n_cols: u32, flags_raw: u32) -> DictTable {
+        DictTable {
+            name: b"db/t".to_vec(),
+            id: 1,
+            n_cols,
+            flags_raw,
+            flags2: 0,
+            space: 1,
+            columns: Vec::new(),
+            indexes: Vec::new(),
+            virtual_bases: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn row_format_from_n_cols_and_type() {
+        // dict0load.cc dict_sys_tables_type_to_tf: TYPE is 1 for both
+        // REDUNDANT and COMPACT; DICT_N_COLS_COMPACT in N_COLS tells them apart.
+        assert_eq!(table(3, 1).row_format(), "Redundant");
+        assert_eq!(table(3, 1).flags(), 0);
+        assert_eq!(table(3 | DICT_N_COLS_COMPACT, 1).row_format(), "Compact");
+        // DICT_TF_ATOMIC_BLOBS (bit 5): DYNAMIC; DICT_TF_ZIP_SSIZE 4 (8 KiB).
+        assert_eq!(table(3 | DICT_N_COLS_COMPACT, 33).row_format(), "Dynamic");
+        let zip = table(3 | DICT_N_COLS_COMPACT, 1 | (4 << 1) | 32);
+        assert_eq!(zip.row_format(), "Compressed");
+        assert_eq!(zip.zip_kib(), 8);
+        // MariaDB/5.7: virtual columns in bits 16-30 are not counted.
+        assert_eq!(
+            table(2 | (1 << 16) | DICT_N_COLS_COMPACT, 33).n_cols_with_system(),
+            5
+        );
+    }
+
+    #[test]
+    fn field_positions_with_and_without_prefixes() {
+        let plain = decode_fields(vec![(0, b"a".to_vec()), (1, b"b".to_vec())]);
+        assert_eq!((plain[1].pos, plain[1].prefix_len), (1, 0));
+        // With a prefix anywhere, every POS is place << 16 | prefix.
+        let pre = decode_fields(vec![(6, b"a".to_vec()), (1 << 16, b"b".to_vec())]);
+        assert_eq!((pre[0].pos, pre[0].prefix_len), (0, 6));
+        assert_eq!((pre[1].pos, pre[1].prefix_len), (1, 0));
+    }
+
+    #[test]
+    fn prtype_gets_a_collation_only_where_none_is_stored() {
+        let c = |mtype, prtype| DictColumn {
+            pos: 0,
+            name: Vec::new(),
+            mtype,
+            prtype,
+            len: 0,
+        };
+        // DATA_VARCHAR without a collation: the default one.
+        assert_eq!(c(1, 4).prtype_loaded(8), 4 | (8 << 16));
+        // DATA_BINARY: the binary collation.
+        assert_eq!(c(4, 0).prtype_loaded(8), 63 << 16);
+        // DATA_BLOB with DATA_BINARY_TYPE: binary; without: the default.
+        assert_eq!(c(5, 1024).prtype_loaded(8), 1024 | (63 << 16));
+        assert_eq!(c(5, 252).prtype_loaded(33), 252 | (33 << 16));
+        // DATA_INT: no collation; a stored one stays.
+        assert_eq!(c(6, 1283).prtype_loaded(8), 1283);
+        assert_eq!(c(12, 15 | (33 << 16)).prtype_loaded(8), 15 | (33 << 16));
+    }
+}
