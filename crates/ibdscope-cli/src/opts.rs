@@ -532,8 +532,8 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         "tables",
         TEXT_JSON_CSV,
         &[
-            "ibdscope tables /var/lib/mysql",
-            "ibdscope tables --format json /var/lib/mysql/ibdata1",
+            "ibdscope tables datadir",
+            "ibdscope tables --format json datadir/ibdata1",
         ],
     ),
     (

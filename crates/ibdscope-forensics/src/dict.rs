@@ -377,7 +377,45 @@ fn text(f: &Fields<'_>, i: usize) -> Vec<u8> {
     f.get(i).copied().flatten().unwrap_or(&[]).to_vec()
 }
 
+/// The indexes of the four basic system tables, which no SYS_INDEXES row
+/// lists: (index id, table, name) as `dict0boot.cc` `dict_boot` creates
+/// them (`DICT_TABLES_ID` 1, `DICT_COLUMNS_ID` 2, `DICT_INDEXES_ID` 3,
+/// `DICT_FIELDS_ID` 4, `DICT_TABLE_IDS_ID` 5, `dict0boot.h`).
+pub const BOOT_INDEXES: [(u64, &str, &str); 5] = [
+    (1, "SYS_TABLES", "CLUST_IND"),
+    (2, "SYS_COLUMNS", "CLUST_IND"),
+    (3, "SYS_INDEXES", "CLUST_IND"),
+    (4, "SYS_FIELDS", "CLUST_IND"),
+    (5, "SYS_TABLES", "ID_IND"),
+];
+
 impl Dictionary {
+    /// Every index of space `space` with `table.index` as its name (the
+    /// basic system tables' own in space 0 included).
+    pub fn index_names(&self, space: u32) -> Vec<(u64, String)> {
+        let mut v: Vec<(u64, String)> = Vec::new();
+        if space == 0 {
+            v.extend(
+                BOOT_INDEXES
+                    .iter()
+                    .map(|(id, t, i)| (*id, format!("{t}.{i}"))),
+            );
+        }
+        for t in &self.tables {
+            for ix in t.indexes.iter().filter(|ix| ix.space == space) {
+                v.push((
+                    ix.id,
+                    format!(
+                        "{}.{}",
+                        String::from_utf8_lossy(&t.name),
+                        String::from_utf8_lossy(&ix.name)
+                    ),
+                ));
+            }
+        }
+        v
+    }
+
     /// Reads the dictionary of the system tablespace `ts`.
     pub fn read(ts: &Tablespace<'_>) -> Result<Dictionary, DictError> {
         if ts.space_id().0 != 0 {
