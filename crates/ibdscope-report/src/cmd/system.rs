@@ -82,13 +82,12 @@ pub fn text(out: &mut dyn Write, ts: &Tablespace<'_>) -> io::Result<()> {
     Ok(())
 }
 
-/// `"system": {...}` for the system tablespace, `null` for another space.
+/// `"system": {...}` for the system tablespace (no key for another space).
 pub fn json(j: &mut Json<'_>, ts: &Tablespace<'_>) -> io::Result<()> {
-    j.key("system")?;
     let Some(s) = SystemSpace::read(ts) else {
-        j.null()?;
         return Ok(());
     };
+    j.key("system")?;
     j.obj()?.key("trx_sys")?;
     match &s.trx_sys {
         Some(t) => {
