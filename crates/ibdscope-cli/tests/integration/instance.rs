@@ -430,3 +430,87 @@ fn a_cut_system_tablespace_is_a_finding() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("dictionary header (page 7)"));
 }
+
+#[test]
+fn the_system_tablespace_names_its_indexes_from_its_dictionary() {
+    for d in DATADIRS {
+        let dir = instance_copy(d);
+        let ibdata1 = dir.join("ibdata1");
+        let (code, j) = run_json(&[
+            "indexes",
+            "--format",
+            "json",
+            ibdata1.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(code, Some(0), "{d}");
+        let found: BTreeSet<(u64, String, u64)> = j
+            .get("indexes")
+            .arr()
+            .iter()
+            .map(|i| {
+                (
+                    i.get("index_id").u64(),
+                    s(i.get("index_name").str()),
+                    i.get("root_page").u64(),
+                )
+            })
+            .collect();
+        // Every index the server lists in space 0, named table.index, at
+        // its PAGE_NO.
+        let tables = truth("sys_tables", d);
+        let mut want = 0;
+        for r in truth("sys_indexes", d).iter().filter(|r| r[6] == "0") {
+            let table = tables.iter().find(|t| t[0] == r[2]).expect("table");
+            let key = (
+                r[0].parse().expect("id"),
+                format!("{}.{}", table[1], r[1]),
+                r[5].parse().expect("root"),
+            );
+            assert!(found.contains(&key), "{d}: {key:?} not in {found:?}");
+            want += 1;
+        }
+        assert!(want >= 5, "{d}: {want}");
+        // The basic system tables' clustered indexes (dict0boot.cc: ids
+        // DICT_TABLES_ID 1 … DICT_FIELDS_ID 4, SYS_TABLE_IDS 5) at the roots
+        // the dictionary header names (dict0boot.h offsets from 38, page 7).
+        let b = std::fs::read(&ibdata1).expect("ibdata1");
+        for (id, name, field) in [
+            (1, "SYS_TABLES.CLUST_IND", 32),
+            (5, "SYS_TABLES.ID_IND", 36),
+            (2, "SYS_COLUMNS.CLUST_IND", 40),
+            (3, "SYS_INDEXES.CLUST_IND", 44),
+            (4, "SYS_FIELDS.CLUST_IND", 48),
+        ] {
+            let root = dict_root(&b, field) as u64;
+            assert!(found.contains(&(id, s(name), root)), "{d}: {name}");
+        }
+    }
+}
+
+/// The system tablespaces of clean, slowly shut down servers read clean in
+/// every structure command: the doublewrite copies are not tree pages, the
+/// change buffer root (page 4, its segment header on page 3) is not an
+/// index root, and rollback, undo and doublewrite segments are no index's.
+#[test]
+fn clean_system_tablespaces_read_clean() {
+    for d in DATADIRS {
+        let ibdata1 = instance_copy(d).join("ibdata1");
+        for cmd in [
+            "check", "extents", "segments", "lists", "indexes", "types", "info",
+        ] {
+            let o = run(&[cmd, ibdata1.to_str().expect("utf-8")]);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{d}: {cmd}: {}{}",
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .filter(|l| l.contains("ibdata1:"))
+                    .take(5)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+}
