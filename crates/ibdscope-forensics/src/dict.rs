@@ -538,6 +538,12 @@ fn decode_fields(raw: Vec<(u32, Vec<u8>)>) -> Vec<DictField> {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
 mod tests {
     use super::*;
 
