@@ -17,9 +17,10 @@
 //! What the dictionary does not hold, and a `.frm` does: DECIMAL's
 //! precision and scale (only the stored bytes), ENUM and SET labels (both
 //! are `DATA_INT` with field type `MYSQL_TYPE_STRING`: only the stored
-//! number), fractional-second digits beyond what the length tells (1 or 2,
-//! 3 or 4, 5 or 6 share a length), defaults, comments, and the exact
-//! integer display widths. Each such column carries a note.
+//! number), BIT's width (only its bytes), fractional-second digits beyond
+//! what the length tells (1 or 2, 3 or 4, 5 or 6 share a length), defaults,
+//! comments, and the exact integer display widths. Each such column
+//! carries a note.
 
 use crate::table::{
     ColType, Column, Hidden, IndexDef, IndexElement, IndexKind, RowFormat, TableDef,
@@ -118,7 +119,10 @@ pub fn column(c: &DictCol) -> (Column, Option<&'static str>) {
                 note = Some("DECIMAL: precision and scale are not in the dictionary; the stored bytes are shown");
                 String
             }
-            16 => Bit,
+            16 => {
+                note = Some("BIT: the dictionary holds the byte length, not the bits; BIT(8 x bytes) is shown (the same values)");
+                Bit
+            }
             12 => {
                 fsp = frac(c.len.saturating_sub(5), &mut note);
                 DateTime2
