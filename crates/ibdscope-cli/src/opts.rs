@@ -140,6 +140,9 @@ enum Command {
     },
     /// The table definitions MySQL 8.0+ stores in the file (SDI), as JSON.
     Sdi(Common),
+    /// Every table of a MySQL 5.x / MariaDB datadir's InnoDB dictionary
+    /// (ibdata1): ids, space, row format, columns, indexes, and its file.
+    Tables(Common),
     /// One page in full: FIL and INDEX header fields, directory, records, free chain, byte map.
     Page {
         #[command(flatten)]
@@ -269,6 +272,15 @@ struct DefSource {
     /// file), for files with neither an SDI nor a .frm.
     #[arg(long, value_name = "FILE", conflicts_with = "frm")]
     ddl: Option<PathBuf>,
+    /// The datadir whose InnoDB dictionary (ibdata1; MySQL 5.x, MariaDB)
+    /// defines the table; default: ibdata1 beside the file or in its parent
+    /// when the file has no SDI and no .frm.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["frm", "ddl"])]
+    datadir: Option<PathBuf>,
+    /// The dictionary's table DB/NAME (`ibdscope tables`): for a table in
+    /// the system tablespace, read from ibdata1.
+    #[arg(long, value_name = "DB/NAME", conflicts_with_all = ["frm", "ddl"])]
+    table: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -613,6 +625,14 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         ],
     ),
     (
+        "tables",
+        TEXT_JSON_CSV,
+        &[
+            "ibdscope tables datadir",
+            "ibdscope tables --format json datadir/ibdata1",
+        ],
+    ),
+    (
         "diff",
         &[Format::Text, Format::Json, Format::Csv],
         &["ibdscope diff fixtures/mysql56/deleted_marked.ibd fixtures/mysql56/deleted_purged.ibd"],
@@ -851,6 +871,7 @@ fn command(command: Command) -> Result<Parsed, String> {
             ..Parsed::one(Cmd::Indexes, common)
         },
         Command::Sdi(c) => Parsed::one(Cmd::Sdi, c),
+        Command::Tables(c) => Parsed::one(Cmd::Tables, c),
         Command::Page { common, page, hex } => Parsed {
             hex,
             ..Parsed::one(Cmd::Page { page }, common)
@@ -879,6 +900,8 @@ fn command(command: Command) -> Result<Parsed, String> {
             Cmd::Schema(DefOpts {
                 frm: def.frm,
                 ddl: def.ddl,
+                datadir: def.datadir,
+                table: def.table,
             }),
             common,
         ),
@@ -899,6 +922,8 @@ fn command(command: Command) -> Result<Parsed, String> {
                     def: DefOpts {
                         frm: def.frm,
                         ddl: def.ddl,
+                        datadir: def.datadir,
+                        table: def.table,
                     },
                     index,
                     deleted,
@@ -944,6 +969,7 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
         Cmd::Fill => "fill",
         Cmd::Compare => "compare",
         Cmd::Sdi => "sdi",
+        Cmd::Tables => "tables",
         Cmd::Page { .. } => "page",
         Cmd::Records(_) => "records",
         Cmd::Schema(_) => "schema",

@@ -12,6 +12,7 @@ mod integration {
     mod fleet;
     mod help;
     mod hostile;
+    mod instance;
     mod keyring;
     mod live;
     mod mariadb_keys;

@@ -22,12 +22,19 @@
 //! - [`datadir`]: [`DatadirReport::of`]: the files' audits folded with the
 //!   log and the flush LSN (recovery needed, log reach, the pages recovery
 //!   would change, duplicate space ids);
-//! - [`diff`]: [`Diff::of`]: two copies of one space, page by page.
+//! - [`diff`]: [`Diff::of`]: two copies of one space, page by page;
+//! - [`system`]: the system tablespace's fixed pages, the TRX_SYS page and
+//!   the dictionary header;
+//! - [`dict`]: [`dict::Dictionary::read`]: the InnoDB dictionary of MySQL
+//!   ≤ 5.7 and MariaDB (SYS_TABLES, SYS_COLUMNS, SYS_INDEXES, SYS_FIELDS,
+//!   SYS_VIRTUAL) from its B-trees.
 
 pub mod audit;
 pub mod datadir;
+pub mod dict;
 pub mod diff;
 pub mod redo;
+pub mod system;
 
 pub use audit::{Audit, AuditFinding, AuditKind, AuditOptions, AuditVerdict};
 pub use datadir::DatadirReport;

@@ -45,6 +45,8 @@ pub struct Analysis<'t> {
     trees: OnceCell<Btrees>,
     freed_with_data: OnceCell<Vec<PageNo>>,
     def: OnceCell<Result<Def, String>>,
+    /// The system tablespace's index names, from its own dictionary.
+    system_names: OnceCell<Vec<(u64, String)>>,
 }
 
 impl<'t> Analysis<'t> {
@@ -72,6 +74,7 @@ impl<'t> Analysis<'t> {
             trees: OnceCell::new(),
             freed_with_data: OnceCell::new(),
             def: OnceCell::new(),
+            system_names: OnceCell::new(),
         }
     }
 
@@ -191,6 +194,19 @@ impl<'t> Analysis<'t> {
     pub fn index_name(&self, id: IndexId) -> Option<&str> {
         if id.0 == SDI_INDEX_ID {
             return Some("SDI");
+        }
+        if self.ts.space_id().0 == 0 && self.def_opts.table.is_none() {
+            // The system tablespace: every table's indexes, from the
+            // dictionary in the space itself.
+            let names = self.system_names.get_or_init(|| {
+                ibdscope_forensics::dict::Dictionary::read(self.ts)
+                    .map(|d| d.index_names(0))
+                    .unwrap_or_default()
+            });
+            return names
+                .iter()
+                .find(|(i, _)| *i == id.0)
+                .map(|(_, n)| n.as_str());
         }
         let def = self.definition().ok()?;
         let by_id = def

@@ -134,6 +134,8 @@ pub enum Cmd {
     Compare,
     /// `sdi`.
     Sdi,
+    /// `tables`: the InnoDB dictionary of a datadir.
+    Tables,
     /// `page`.
     Page {
         /// The page number.
@@ -154,6 +156,12 @@ pub struct DefOpts {
     pub frm: Option<PathBuf>,
     /// `--ddl`.
     pub ddl: Option<PathBuf>,
+    /// `--datadir`: the datadir whose InnoDB dictionary (MySQL ≤ 5.7,
+    /// MariaDB) defines the table when the file has no SDI and no `.frm`.
+    pub datadir: Option<PathBuf>,
+    /// `--table DB/NAME`: the dictionary's table of that name (a table in
+    /// the system tablespace, read from `ibdata1`).
+    pub table: Option<String>,
 }
 
 /// What `rows` reads and shows.

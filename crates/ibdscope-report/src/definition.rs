@@ -26,6 +26,10 @@ pub struct Def {
     /// The row format came from the space (flags and page format), not the
     /// definition.
     pub row_format_from_space: bool,
+    /// The datadir whose InnoDB dictionary gave the definition.
+    pub dict_datadir: Option<PathBuf>,
+    /// Columns whose type the dictionary does not fully give, and why.
+    pub dict_notes: crate::instance::DictNotes,
 }
 
 impl Def {
@@ -47,6 +51,16 @@ impl Def {
             }
             (Some(p), _) => format!("{} (--frm)", crate::names::path(p)),
             (None, DefSource::Sdi) => "the SDI in the file (MySQL 8.0+ data dictionary)".into(),
+            (None, DefSource::Dictionary) => format!(
+                "the InnoDB dictionary in {} (the file has no SDI and no .frm beside it)",
+                crate::names::path(
+                    &self
+                        .dict_datadir
+                        .as_deref()
+                        .unwrap_or(Path::new("."))
+                        .join("ibdata1")
+                )
+            ),
             (None, _) => "built by hand".into(),
         }
     }
@@ -58,6 +72,7 @@ impl Def {
             DefSource::Frm => "frm",
             DefSource::Ddl => "ddl",
             DefSource::Manual => "manual",
+            DefSource::Dictionary => "dictionary",
         }
     }
 }
@@ -74,7 +89,22 @@ pub fn load<'m>(
 ) -> Result<Def, String> {
     let encrypted = ts.format().encryption;
     let mut ddl = None;
+    let mut dict_datadir = None;
+    let mut dict_notes = Vec::new();
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
+        (None, None) if d.table.is_some() => {
+            let dir =
+                crate::instance::find_datadir(path, d.datadir.as_deref()).ok_or_else(|| {
+                    format!(
+                        "{}: --table: no ibdata1 beside the file or in its parent; give --datadir",
+                        crate::names::path(path)
+                    )
+                })?;
+            let (t, notes) = from_dictionary_by_name(&dir, d.table.as_deref().unwrap_or(""))?;
+            dict_datadir = Some(dir);
+            dict_notes = notes;
+            (t, None, false)
+        }
         (Some(f), _) => (read_frm(f, path)?, Some(f.clone()), false),
         (None, Some(f)) => {
             let (t, name, line) = read_ddl(f, path)?;
@@ -85,7 +115,15 @@ pub fn load<'m>(
             Ok(t) => (t, None, false),
             Err(FromSpaceError::NoSdi) => {
                 let beside = path.with_extension("frm");
-                if beside.is_file() {
+                let datadir = (d.datadir.is_some() || !beside.is_file())
+                    .then(|| crate::instance::find_datadir(path, d.datadir.as_deref()))
+                    .flatten();
+                if let Some(dir) = datadir.filter(|_| !encrypted) {
+                    let (t, notes) = from_dictionary(path, ts, &dir)?;
+                    dict_datadir = Some(dir);
+                    dict_notes = notes;
+                    (t, None, false)
+                } else if beside.is_file() {
                     (read_frm(&beside, path)?, Some(beside), true)
                 } else if encrypted {
                     return Err(format!(
@@ -152,7 +190,50 @@ pub fn load<'m>(
         ddl,
         row_format,
         row_format_from_space: from_space,
+        dict_datadir,
+        dict_notes,
     })
+}
+
+/// The definition of the table `name` (`db/table`) from the InnoDB
+/// dictionary of `datadir`.
+fn from_dictionary_by_name(
+    datadir: &Path,
+    name: &str,
+) -> Result<(TableDef, crate::instance::DictNotes), String> {
+    let (_, dict) = crate::instance::dictionary(datadir)?;
+    let t = dict
+        .tables
+        .iter()
+        .find(|t| t.name == name.as_bytes())
+        .ok_or_else(|| {
+            format!(
+                "the InnoDB dictionary in {} has no table {} (`ibdscope tables` lists them)",
+                crate::names::path(&datadir.join("ibdata1")),
+                crate::names::name(name)
+            )
+        })?;
+    Ok(crate::instance::table_def(t))
+}
+
+/// The definition of the table in `path` from the InnoDB dictionary of
+/// `datadir` (by the file's space id, else its `db/table` name).
+fn from_dictionary(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    datadir: &Path,
+) -> Result<(TableDef, crate::instance::DictNotes), String> {
+    let (_, dict) = crate::instance::dictionary(datadir)?;
+    let t = crate::instance::table_for(&dict, path, ts.space_id().0).ok_or_else(|| {
+        format!(
+            "{}: no table definition: the file has no SDI, no .frm beside it, and the \
+             InnoDB dictionary in {} has no table with space id {}",
+            crate::names::path(path),
+            crate::names::path(&datadir.join("ibdata1")),
+            ts.space_id().0
+        )
+    })?;
+    Ok(crate::instance::table_def(t))
 }
 
 fn read_frm(frm: &Path, ibd: &Path) -> Result<TableDef, String> {

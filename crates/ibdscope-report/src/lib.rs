@@ -28,6 +28,7 @@ mod csv;
 pub mod decrypt;
 pub mod definition;
 pub mod host;
+pub mod instance;
 mod json;
 mod logical;
 pub mod names;

@@ -28,6 +28,7 @@
 
 mod collation;
 pub mod ddl;
+pub mod dictdef;
 pub mod frm;
 pub mod instant;
 pub mod json;

@@ -749,6 +749,9 @@ pub enum DefSource {
     Ddl,
     /// Built by the caller.
     Manual,
+    /// The InnoDB dictionary in the system tablespace (MySQL ≤ 5.7,
+    /// MariaDB): SYS_COLUMNS, SYS_INDEXES, SYS_FIELDS.
+    Dictionary,
 }
 
 /// A table definition.

@@ -821,7 +821,10 @@ impl<'p, 'a, F: ?Sized> MemberPass<'p, 'a, F> {
 
 impl<F: Fn(PageNo) -> Option<IndexId> + Sync + ?Sized> PageFold for MemberPass<'_, '_, F> {
     fn page(&mut self, n: PageNo, page: &[u8]) {
-        self.place(n, page);
+        // A doublewrite buffer page is a copy of a page of some tree.
+        if !self.ts.in_doublewrite(n) {
+            self.place(n, page);
+        }
     }
     fn append(&mut self, next: Self) {
         self.m.append(next.m);

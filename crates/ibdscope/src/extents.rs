@@ -683,12 +683,18 @@ impl<'t, 'a> Builder<'t, 'a> {
         }
     }
 
-    /// Reports used segments that no root named (run after `roots`).
+    /// Reports used segments that no root named (run after `roots`). In
+    /// the system tablespace most segments are no index's (rollback
+    /// segments, undo logs, the doublewrite buffer, the change buffer, the
+    /// TRX_SYS and dictionary headers): there a segment is reported only
+    /// when one of its fragment pages is an index page.
     fn orphan_segments(&mut self) {
+        let system = self.ts.space_id().0 == 0;
         let orphans: Vec<(u64, FilAddr)> = self
             .segments
             .iter()
             .filter(|s| s.role == SegmentRole::Unknown)
+            .filter(|s| !system || self.segment_has_index_page(s.inode))
             .map(|s| (s.seg_id, s.inode))
             .collect();
         for (seg_id, at) in orphans {
@@ -698,6 +704,30 @@ impl<'t, 'a> Builder<'t, 'a> {
                 SpaceProblem::OrphanSegment { seg_id },
             );
         }
+    }
+
+    /// True when a fragment page of the segment whose inode is at `at` is
+    /// an index page (outside the doublewrite buffer).
+    fn segment_has_index_page(&self, at: FilAddr) -> bool {
+        let ts = self.ts;
+        let (phys, logical) = (ts.page_size(), ts.format().logical_size);
+        let entry = ts.page(at.page).and_then(|p| {
+            let idx = crate::inode::inode_index(at.byte, phys, logical)?;
+            crate::inode::InodeEntry::new(p, idx, phys, logical)
+        });
+        let Some(e) = entry else {
+            return true;
+        };
+        (0..e.n_frag_slots())
+            .filter_map(|i| e.frag_slot(i))
+            .filter(|&n| {
+                n != crate::ids::FIL_NULL
+                    && n != FSP_IBUF_TREE_ROOT_PAGE_NO
+                    && !ts.in_doublewrite(PageNo(n))
+            })
+            .filter_map(|n| ts.page(PageNo(n)))
+            .filter_map(crate::fil::FilHeader::new)
+            .any(|f| f.page_type().is_index(ts.type_names()))
     }
 
     fn push(&mut self, page: PageNo, page_offset: usize, problem: SpaceProblem) {
@@ -1083,6 +1113,8 @@ impl<'t, 'a> Builder<'t, 'a> {
         if !fil.page_type().is_index(ts.type_names())
             || !fil.prev().is_null()
             || !fil.next().is_null()
+            || ts.in_doublewrite(n)
+            || (ts.space_id().0 == 0 && n.0 == FSP_IBUF_TREE_ROOT_PAGE_NO)
             || !page_readable(ts, page)
         {
             return None;
@@ -1404,6 +1436,12 @@ impl PageFold for RootPass<'_, '_, '_> {
     }
 }
 
+/// `FSP_IBUF_TREE_ROOT_PAGE_NO` (`fsp0types.h`): the change buffer's root
+/// in the system tablespace. Its segment header is on page 3
+/// (`ibuf0ibuf.cc`), not in the root's PAGE_BTR_SEG fields, so it is not
+/// taken as an index root.
+const FSP_IBUF_TREE_ROOT_PAGE_NO: u32 = 4;
+
 /// What the last pass finds in a shard: problems in page order, and per
 /// index (by position) its pages and leaf records.
 struct IndexPass<'b, 't, 'a> {
@@ -1425,6 +1463,11 @@ impl PageFold for IndexPass<'_, '_, '_> {
         {
             match b.owners.get(ts, n.0) {
                 Some(Owner::Free) | None => {}
+                // The system tablespace's segments of no index (the
+                // doublewrite buffer's fragment pages, which MariaDB
+                // allocates and never writes; undo segments) may hold
+                // never-written pages.
+                Some(Owner::Segment { index: None, .. }) if ts.space_id().0 == 0 => {}
                 Some(owner) => {
                     self.problems
                         .push((n, 0, SpaceProblem::EmptyPageInUse { owner }));

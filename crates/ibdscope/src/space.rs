@@ -255,6 +255,48 @@ pub struct Tablespace<'a> {
     /// Byte ranges known to read as zeros (holes of a sparse file), sorted
     /// and apart: their pages are served from [`ZERO_PAGE`], never read.
     zeros: &'a [Range<usize>],
+    /// The system tablespace's doublewrite buffer: the first pages of its
+    /// two blocks and their length in pages ([`doublewrite_blocks`]).
+    doublewrite: Option<(u32, u32, u32)>,
+}
+
+/// A doublewrite slot holding a ROW_FORMAT=COMPRESSED page: the page in
+/// its first 1, 2, 4 or 8 KiB, verifying as such, and zeros after it (the
+/// doublewrite buffer writes `zip_size` bytes and zero-fills the slot:
+/// `buf0dblwr.cc` `buf_dblwr_flush_buffered_writes`).
+fn is_zip_copy(page: &[u8]) -> bool {
+    [1024usize, 2048, 4096, 8192].iter().any(|&z| {
+        z < page.len()
+            && page.get(z..).is_some_and(crate::bytes::is_zeroes)
+            && page
+                .get(..z)
+                .is_some_and(|p| crate::checksum::verify_zip(p).is_ok())
+    })
+}
+
+/// The doublewrite buffer of a system tablespace (space 0), from its
+/// TRX_SYS page (page 5, `trx0sys.h`): at page size − 200 the FSEG header
+/// (10 bytes), `TRX_SYS_DOUBLEWRITE_MAGIC` (536853855), `BLOCK1`, `BLOCK2`;
+/// each block is `FSP_EXTENT_SIZE` pages. Its pages are copies of pages of
+/// any space, so their page number and space id are not this space's.
+pub fn doublewrite_blocks(
+    data: &[u8],
+    format: &SpaceFormat,
+    scheme: Scheme,
+) -> Option<(u32, u32, u32)> {
+    let size = usize::try_from(format.physical_size).ok()?;
+    let page = data.get(size.checked_mul(5)?..size.checked_mul(6)?)?;
+    if !verify_page(page, scheme).is_ok() {
+        return None;
+    }
+    let dw = size.checked_sub(200)?;
+    let magic = crate::bytes::be_u32(page, dw.checked_add(10)?)?;
+    if magic != 536_853_855 {
+        return None;
+    }
+    let b1 = crate::bytes::be_u32(page, dw.checked_add(14)?)?;
+    let b2 = crate::bytes::be_u32(page, dw.checked_add(18)?)?;
+    Some((b1, b2, format.extent_size()))
 }
 
 /// The bytes of an all-zero page of any size (the largest is 64 KiB).
@@ -768,12 +810,16 @@ impl<'a> Tablespace<'a> {
         if opts.page_size.is_some() && verify_page(page0, detection.scheme).is_ok() {
             detection.page0_ok = true;
         }
+        let doublewrite = (space_id.0 == 0)
+            .then(|| doublewrite_blocks(data, &detection.format, detection.scheme))
+            .flatten();
         Ok(Tablespace {
             data,
             detection,
             n_pages,
             space_id,
             zeros: &[],
+            doublewrite,
         })
     }
 
@@ -793,7 +839,36 @@ impl<'a> Tablespace<'a> {
             n_pages: u32::try_from(data.len().checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX),
             space_id: self.space_id,
             zeros: self.zeros,
+            doublewrite: self.doublewrite,
         }
+    }
+
+    /// The doublewrite buffer's blocks (first pages and length), for the
+    /// system tablespace.
+    pub fn doublewrite(&self) -> Option<(u32, u32, u32)> {
+        self.doublewrite
+    }
+
+    /// True when page `n` is in the system tablespace's doublewrite buffer:
+    /// a copy of some page, whose page number and space id are that page's.
+    pub fn in_doublewrite(&self, n: PageNo) -> bool {
+        self.doublewrite.is_some_and(|(b1, b2, len)| {
+            [b1, b2]
+                .iter()
+                .any(|&b| n.0.checked_sub(b).is_some_and(|d| d < len))
+        })
+    }
+
+    /// The problems of a page of this space ([`PageFacts::problems`]), less
+    /// the page number and space id of a doublewrite copy.
+    pub fn page_problems(&self, f: &PageFacts) -> impl Iterator<Item = PageProblem> + use<> {
+        let copy = self.in_doublewrite(f.page_no);
+        let zip_copy =
+            copy && f.verdict == Verdict::Mismatch && self.page(f.page_no).is_some_and(is_zip_copy);
+        f.problems(self.space_id).filter(move |p| {
+            !(copy && matches!(p, PageProblem::PageNo { .. } | PageProblem::SpaceId { .. })
+                || zip_copy && matches!(p, PageProblem::Checksum | PageProblem::LsnMismatch { .. }))
+        })
     }
 
     /// The same space, told which byte ranges of its data read as zeros

@@ -6,7 +6,7 @@
 
 use crate::checksum::{lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
 use crate::finding::{Finding, FindingKind};
-use crate::ids::{Lsn, PageNo, SpaceId};
+use crate::ids::{Lsn, PageNo};
 use crate::page_type::{PageType, TypeNames};
 use crate::pagecomp::{self, PageCompErrorKind};
 use crate::parallel::{fold_pages, Engine, PageFold};
@@ -153,7 +153,6 @@ impl Judge {
 pub struct SummaryFold<'t, 'a> {
     ts: &'t Tablespace<'a>,
     scheme: Scheme,
-    space_id: SpaceId,
     names: TypeNames,
     /// Judges page_compressed pages after decompression.
     judge: Judge,
@@ -167,7 +166,6 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
         SummaryFold {
             ts,
             scheme: ts.scheme(),
-            space_id: ts.space_id(),
             names: ts.type_names(),
             judge: Judge::default(),
             summary: Summary::default(),
@@ -202,8 +200,9 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             s.lsn_min = min_opt(s.lsn_min, Some(f.lsn));
             s.lsn_max = Some(s.lsn_max.map_or(f.lsn, |m| m.max(f.lsn)));
         }
-        let mut problems = f
-            .problems(self.space_id)
+        let mut problems = self
+            .ts
+            .page_problems(&f)
             .map(|p| match (p, instead) {
                 (PageProblem::Checksum, Some(i)) => i,
                 _ => p,

@@ -343,14 +343,30 @@ pub fn audit_fact(facts: &HashMap<(String, String), String>, copy: &str, fact: &
 /// per test process), with the library's own inflate: gzip (RFC 1952)
 /// around raw DEFLATE, holding a ustar archive.
 pub fn audit_copy(copy: &str) -> PathBuf {
+    unpack(&format!("audit/{copy}.tar.gz"), &format!("audit-{copy}"))
+}
+
+/// `fixtures/instance/<name>.tar.gz` (a whole datadir) unpacked into a
+/// scratch directory, once per test process.
+pub fn instance_copy(name: &str) -> PathBuf {
+    unpack(
+        &format!("instance/{name}.tar.gz"),
+        &format!("instance-{name}"),
+    )
+}
+
+/// `fixtures/<rel>` (a `.tar.gz`) unpacked into the scratch directory
+/// `key`, once per test process.
+pub fn unpack(rel: &str, key: &str) -> PathBuf {
     use std::sync::{Mutex, OnceLock};
     static DONE: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
     let done = DONE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut done = done.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = done.get(copy) {
+    if let Some(p) = done.get(key) {
         return p.clone();
     }
-    let gz = std::fs::read(fixtures().join(format!("audit/{copy}.tar.gz"))).expect("archive");
+    let copy = rel;
+    let gz = std::fs::read(fixtures().join(rel)).expect("archive");
     assert_eq!(&gz[..3], &[0x1f, 0x8b, 8], "{copy}: not gzip/deflate");
     let flags = gz[3];
     let mut at = 10;
@@ -367,7 +383,7 @@ pub fn audit_copy(copy: &str) -> PathBuf {
     }
     let mut tar = Vec::new();
     ibdscope::inflate::inflate_raw(&gz[at..], &mut tar, 1 << 30).expect("inflate");
-    let dir = scratch(&format!("audit-{copy}"));
+    let dir = scratch(key);
     let _ = std::fs::remove_dir_all(&dir);
     let mut pos = 0;
     while pos + 512 <= tar.len() && tar[pos] != 0 {
@@ -389,6 +405,6 @@ pub fn audit_copy(copy: &str) -> PathBuf {
         std::fs::write(&out, &tar[pos + 512..pos + 512 + size]).expect("write");
         pos += 512 + size.div_ceil(512) * 512;
     }
-    done.insert(copy.to_string(), dir.clone());
+    done.insert(key.to_string(), dir.clone());
     dir
 }

@@ -3,7 +3,7 @@
 //! (findings), never 2 (could not read, or wrong arguments); `--format`
 //! lists only the formats the command offers.
 
-use super::common::{fixtures, run, scratch};
+use super::common::{fixtures, instance_copy, run, scratch};
 use std::process::Command;
 
 /// The subcommands `ibdscope --help` lists.
@@ -51,6 +51,12 @@ fn every_example_in_every_help_runs() {
     let link = dir.join("fixtures");
     if std::fs::symlink_metadata(&link).is_err() {
         std::os::unix::fs::symlink(fixtures(), &link).unwrap();
+    }
+    // `tables` examples name a whole datadir: `datadir` is the MariaDB
+    // instance fixture, unpacked.
+    let datadir = dir.join("datadir");
+    if std::fs::symlink_metadata(&datadir).is_err() {
+        std::os::unix::fs::symlink(instance_copy("mariadb1011-split"), &datadir).unwrap();
     }
     let mut ran = 0;
     for cmd in &cmds {

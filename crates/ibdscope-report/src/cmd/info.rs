@@ -205,6 +205,7 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
         "compressed          {}",
         i.compression().unwrap_or_else(|| "no".into())
     )?;
+    crate::cmd::system::text(out, i.ts)?;
     writeln!(out, "detection")?;
     for e in &i.ts.detection().evidence {
         writeln!(out, "  - {e}")?;
@@ -285,6 +286,7 @@ fn json(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
         Some(c) => j.kv_str("compression", &c)?,
         None => j.key("compression")?.null()?,
     };
+    crate::cmd::system::json(&mut j, i.ts)?;
     j.key("detection")?.arr()?;
     for e in &i.ts.detection().evidence {
         j.display(e)?;

@@ -19,6 +19,8 @@ pub mod rows;
 pub mod schema;
 pub mod sdi;
 pub mod space;
+pub mod system;
+pub mod tables;
 pub mod types;
 
 use crate::analysis::Analysis;
@@ -62,6 +64,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Cmd::Compare => compare::run(opts, out),
         Cmd::Audit => audit::run(opts, out),
         Cmd::Diff => diff::run(opts, out),
+        Cmd::Tables => tables::run(opts, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -91,7 +94,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     };
                     outcome.map(|o| o.max(keys))
                 }
-                Cmd::Compare | Cmd::Audit | Cmd::Diff => Ok(Outcome::Unreadable),
+                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables => Ok(Outcome::Unreadable),
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
@@ -185,6 +188,10 @@ pub fn with_space(
     };
     let release = |offset: usize, len: usize| input.release(offset, len);
     let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
+    let more = crate::instance::continuation_files(path);
+    if !more.is_empty() {
+        return with_system_space(path, &*input, &more, opts, f);
+    }
     match crate::host::tablespace(&*input, opts.lib) {
         Ok(ts) => {
             // The one-pass commands let the scan engine drop each shard's
@@ -196,6 +203,56 @@ pub fn with_space(
                 engine = engine.with_release(&release);
             }
             f(&ts, &engine)
+        }
+        Err(e) => {
+            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
+            Ok(Outcome::Unreadable)
+        }
+    }
+}
+
+/// The system tablespace named by its first file (`ibdata1`) with the files
+/// that continue it beside it, joined into one space in memory (one page
+/// numbering across the files); a file that does not continue the ones
+/// before it is named on stderr and left out.
+fn with_system_space(
+    path: &Path,
+    first: &dyn crate::host::Source,
+    more: &[std::path::PathBuf],
+    opts: &Opts,
+    f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
+) -> io::Result<Outcome> {
+    let ps = match crate::host::tablespace(first, opts.lib) {
+        Ok(ts) => ts.page_size(),
+        Err(e) => {
+            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let mut read = |p: &Path| {
+        opts.host
+            .open(p, opts.threads)
+            .map(|s| s.bytes().to_vec())
+            .map_err(|e| e.to_string())
+    };
+    let sys = match crate::instance::join((path, first.bytes()), ps, more, &mut read) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("ibdscope: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    for p in &sys.problems {
+        eprintln!("ibdscope: {p}");
+    }
+    match ibdscope::Tablespace::with_options(&sys.bytes, opts.lib) {
+        Ok(ts) => {
+            let outcome = f(&ts, &opts.engine())?;
+            Ok(if sys.problems.is_empty() {
+                outcome
+            } else {
+                outcome.max(Outcome::Findings)
+            })
         }
         Err(e) => {
             eprintln!("ibdscope: {}: {e}", crate::names::path(path));

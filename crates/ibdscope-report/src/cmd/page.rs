@@ -97,7 +97,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         }
         return Ok(Outcome::Findings);
     };
-    let problems: Vec<PageProblem> = facts.problems(ts.space_id()).collect();
+    let problems: Vec<PageProblem> = ts.page_problems(&facts).collect();
     let mut rec_findings: Vec<RecFinding> = Vec::new();
     let content = if facts.is_empty() {
         Content::Empty
@@ -254,6 +254,7 @@ impl Page<'_, '_> {
         if let Some(note) = self.note() {
             writeln!(out, "note: {note}")?;
         }
+        self.text_system(out)?;
         self.account.text(out, self.a)?;
         let (rp, figures) = match &self.content {
             Content::Index(v) => (&v.rp, &v.figures),
@@ -266,6 +267,39 @@ impl Page<'_, '_> {
             text_byte_map(out, v)?;
         }
         self.text_findings(out)
+    }
+
+    /// The system tablespace's fixed pages: what they are, and the TRX_SYS
+    /// and dictionary headers decoded; a doublewrite copy named as one.
+    fn text_system(&self, out: &mut dyn Write) -> io::Result<()> {
+        use ibdscope_forensics::system as sys;
+        if self.ts.space_id().0 != 0 {
+            return Ok(());
+        }
+        if self.ts.in_doublewrite(self.n) {
+            writeln!(
+                out,
+                "system: a doublewrite buffer page (a copy of page {} of space {})",
+                self.facts.stored_page_no, self.facts.space_id
+            )?;
+        }
+        if let Some(what) = sys::special_page(self.n.0) {
+            writeln!(out, "system: {what}")?;
+        }
+        match self.n.0 {
+            sys::FSP_TRX_SYS_PAGE_NO => {
+                if let Some(t) = sys::TrxSys::read(self.bytes) {
+                    crate::cmd::system::trx_sys_text(out, &t)?;
+                }
+            }
+            sys::FSP_DICT_HDR_PAGE_NO => {
+                if let Some(d) = sys::DictHeader::read(self.bytes) {
+                    crate::cmd::system::dict_text(out, &d)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// The page's first line: where it is, its type and checksum.
@@ -281,7 +315,7 @@ impl Page<'_, '_> {
             self.bytes.len(),
             self.ts.file_offset(self.n),
             f.page_type.display(names),
-            Status(*f, self.ts.space_id())
+            Status::of(self.ts, f)
         )
     }
 
@@ -340,7 +374,7 @@ impl Page<'_, '_> {
         j.kv_num("file_offset", self.ts.file_offset(self.n))?;
         j.kv_display("type", &f.page_type.display(names))?
             .kv_num("type_code", f.page_type.0)?;
-        j.kv_display("checksum", &Status(*f, self.ts.space_id()))?;
+        j.kv_display("checksum", &Status::of(self.ts, f))?;
         j.kv_str(
             "content",
             match self.content {

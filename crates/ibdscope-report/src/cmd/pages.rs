@@ -10,13 +10,21 @@ use crate::text::Link;
 use ibdscope::checksum::Verdict;
 use ibdscope::index::IndexHeader;
 use ibdscope::space::PageProblem;
-use ibdscope::{IndexId, PageFacts, PageNo, SpaceId, Tablespace};
+use ibdscope::{IndexId, PageFacts, PageNo, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
 
 /// The checksum status of a page as one word, e.g. `crc32`, `empty`, `BAD`,
 /// `unverifiable-encrypted`; `+problems` when other checks failed.
-pub struct Status(pub PageFacts, pub SpaceId);
+pub struct Status(pub PageFacts, pub bool);
+
+impl Status {
+    /// The status of page `f` of `ts` (a doublewrite copy's page number and
+    /// space id are not problems).
+    pub fn of(ts: &ibdscope::Tablespace<'_>, f: &PageFacts) -> Status {
+        Status(*f, ts.page_problems(f).any(|p| p != PageProblem::Checksum))
+    }
+}
 
 impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -30,7 +38,7 @@ impl fmt::Display for Status {
             }
             other => write!(f, "{other}")?,
         }
-        if self.0.problems(self.1).any(|p| p != PageProblem::Checksum) {
+        if self.1 {
             f.write_str("+problems")?;
         }
         Ok(())
@@ -123,10 +131,9 @@ pub fn run(
         .scan_range(from, last)
         .map(move |f| judge.judge(ts, f).0)
         .inspect(|f| a.progress(f.page_no.0.saturating_sub(from) as usize + 1, total));
-    let space_id = ts.space_id();
     let names = ts.type_names();
     let mut bad = false;
-    let mut note = |f: &PageFacts| bad |= f.problems(space_id).next().is_some();
+    let mut note = |f: &PageFacts| bad |= ts.page_problems(f).next().is_some();
     match opts.format {
         Format::Text | Format::Tsv | Format::Sql => {
             // The name column is as wide as the definition's widest name.
@@ -173,7 +180,7 @@ pub fn run(
                     )?,
                     None => write!(out, "{:>5}  {:>7}  {:>6}", "-", "-", "-")?,
                 }
-                writeln!(out, "  {}", Status(f, space_id))?;
+                writeln!(out, "  {}", Status::of(ts, &f))?;
             }
         }
         Format::Csv => {
@@ -195,7 +202,7 @@ pub fn run(
                     CsvLink(f.next),
                     f.lsn,
                     f.space_id,
-                    Status(f, space_id)
+                    Status::of(ts, &f)
                 )?;
                 match IndexCols::of(ts, &f) {
                     Some(c) => writeln!(
@@ -247,7 +254,7 @@ fn row(j: &mut Json<'_>, f: &PageFacts, a: &Analysis<'_>) -> io::Result<()> {
     j.key("next")?.opt_num(link(f.next))?;
     j.kv_num("lsn", f.lsn.0)?;
     j.kv_num("space_id", f.space_id.0)?;
-    j.kv_display("checksum", &Status(*f, ts.space_id()))?;
+    j.kv_display("checksum", &Status::of(ts, f))?;
     match IndexCols::of(ts, f) {
         Some(c) => {
             j.kv_index(a, c.id)?

@@ -1068,6 +1068,9 @@ impl Printer<'_> {
                     crate::names::name(&ix.name),
                     def.source_words()
                 )?;
+                for (col, note) in &def.dict_notes {
+                    writeln!(w, "# column {}: {note}", crate::names::name(col))?;
+                }
                 if self.meta {
                     write!(w, "page:offset\torigin\tcomplete\t")?;
                 }

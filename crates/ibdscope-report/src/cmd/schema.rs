@@ -64,7 +64,14 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 )?;
             j.key("columns")?.arr()?;
             for c in &t.columns {
-                json_column(&mut j, c)?;
+                json_column(
+                    &mut j,
+                    c,
+                    def.dict_notes
+                        .iter()
+                        .find(|(n, _)| *n == c.name)
+                        .map(|(_, note)| *note),
+                )?;
             }
             j.end_arr()?.key("indexes")?.arr()?;
             for ix in &t.indexes {
@@ -96,6 +103,15 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         }
         _ => {
             writeln!(out, "-- definition: {}", def.source_words())?;
+            for (col, note) in &def.dict_notes {
+                writeln!(out, "-- column {}: {note}", crate::names::name(col))?;
+            }
+            if def.dict_datadir.is_some() {
+                writeln!(
+                    out,
+                    "-- defaults, comments and display widths are not in the InnoDB dictionary"
+                )?;
+            }
             if def.row_format_from_space {
                 writeln!(
                     out,
@@ -201,7 +217,11 @@ fn root_autoinc(a: &Analysis<'_>, t: &ibdscope_schema::table::TableDef) -> Optio
 }
 
 /// One column of the JSON report.
-fn json_column(j: &mut Json<'_>, c: &ibdscope_schema::table::Column) -> io::Result<()> {
+fn json_column(
+    j: &mut Json<'_>,
+    c: &ibdscope_schema::table::Column,
+    dictionary_note: Option<&str>,
+) -> io::Result<()> {
     j.obj()?
         .kv_str("name", &c.name)?
         .kv_str("type", &c.sql_type())?
@@ -237,6 +257,9 @@ fn json_column(j: &mut Json<'_>, c: &ibdscope_schema::table::Column) -> io::Resu
     j.kv_num("version_added", c.version_added)?;
     j.key("version_dropped")?
         .opt_num(c.version_dropped.map(u64::from))?;
+    if let Some(note) = dictionary_note {
+        j.kv_str("dictionary_note", note)?;
+    }
     j.end_obj()?;
     Ok(())
 }

@@ -1,0 +1,613 @@
+//! The InnoDB data dictionary of MySQL ≤ 5.7 and MariaDB: the system
+//! tables SYS_TABLES, SYS_COLUMNS, SYS_INDEXES, SYS_FIELDS (and MariaDB's
+//! SYS_VIRTUAL) read from their B-trees in the system tablespace.
+//!
+//! The four basic tables have fixed definitions and roots named by the
+//! dictionary header (`dict0boot.cc` `dict_boot`; their records are
+//! REDUNDANT). Field numbers in their clustered indexes (`dict0boot.h`
+//! `dict_fld_sys_*_enum`):
+//!
+//! | table | key | fields |
+//! |---|---|---|
+//! | SYS_TABLES | NAME | 0 NAME, 1 DB_TRX_ID, 2 DB_ROLL_PTR, 3 ID, 4 N_COLS, 5 TYPE, 6 MIX_ID, 7 MIX_LEN, 8 CLUSTER_NAME, 9 SPACE |
+//! | SYS_COLUMNS | TABLE_ID, POS | 4 NAME, 5 MTYPE, 6 PRTYPE, 7 LEN, 8 PREC |
+//! | SYS_INDEXES | TABLE_ID, ID | 4 NAME, 5 N_FIELDS, 6 TYPE, 7 SPACE, 8 PAGE_NO, (9 MERGE_THRESHOLD, 5.7 and MariaDB) |
+//! | SYS_FIELDS | INDEX_ID, POS | 4 COL_NAME |
+//! | SYS_VIRTUAL | TABLE_ID, POS, BASE_POS | 3 DB_TRX_ID, 4 DB_ROLL_PTR |
+//!
+//! Integers are stored big-endian as they are (`mach_write_to_4`,
+//! `mach_write_to_8` in `dict0crea.cc`). SYS_VIRTUAL is an ordinary table
+//! of the dictionary: its root comes from its SYS_INDEXES row.
+//!
+//! Every walk is bounded by the space's page count (each page is read at
+//! most once) and by a depth of 32 levels.
+
+use crate::system::{DictHeader, FSP_DICT_HDR_PAGE_NO};
+use ibdscope::bytes::{be_u32, be_u64};
+use ibdscope::record::Chain;
+use ibdscope::{PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
+use std::collections::BTreeMap;
+
+/// The most B-tree levels a walk descends.
+const MAX_DEPTH: u32 = 32;
+
+/// A problem met while reading the dictionary: the page and the byte
+/// offset in the space where it was seen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DictProblem {
+    /// Which system table was being read.
+    pub table: &'static str,
+    /// The page.
+    pub page: u32,
+    /// Byte offset in the space (page start when nothing more exact).
+    pub offset: u64,
+    /// What is wrong, in words.
+    pub what: String,
+}
+
+/// A SYS_COLUMNS row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DictColumn {
+    /// `POS` as stored (MariaDB/5.7 virtual columns: `(n + 1) << 16 | place`).
+    pub pos: u32,
+    /// `NAME`.
+    pub name: Vec<u8>,
+    /// `MTYPE` (`data0type.h` `DATA_*`).
+    pub mtype: u32,
+    /// `PRTYPE`: the MySQL type in the low byte, flags, the collation id
+    /// in bits 16–30.
+    pub prtype: u32,
+    /// `LEN`.
+    pub len: u32,
+}
+
+/// `DATA_MYSQL_BINARY_CHARSET_COLL` (`data0type.h`).
+pub const DATA_MYSQL_BINARY_CHARSET_COLL: u32 = 63;
+/// The collation of the servers' default character set, latin1
+/// (`latin1_swedish_ci`, 8): what `data_mysql_default_charset_coll` is
+/// unless the server was configured otherwise.
+pub const DEFAULT_CHARSET_COLL: u32 = 8;
+
+impl DictColumn {
+    /// `PRTYPE` as the server loads it (`dict0load.cc`
+    /// `dict_load_column_low`): a string column stored without a collation
+    /// (created before 4.1.2, and the dictionary's own SYS_FOREIGN,
+    /// SYS_FOREIGN_COLS, SYS_TABLESPACES, SYS_DATAFILES, SYS_VIRTUAL) gets
+    /// the binary collation (`DATA_FIXBINARY`, `DATA_BINARY`, a `DATA_BLOB`
+    /// with `DATA_BINARY_TYPE`) or `default_coll`
+    /// (`data_mysql_default_charset_coll`). `INNODB_SYS_COLUMNS.PRTYPE`
+    /// shows this value.
+    pub fn prtype_loaded(&self, default_coll: u32) -> u32 {
+        let coll = (self.prtype >> 16) & 0x7FFF;
+        let string = self.mtype <= 5 || self.mtype == 12 || self.mtype == 13;
+        if coll != 0 || !string {
+            return self.prtype;
+        }
+        let binary =
+            self.mtype == 3 || self.mtype == 4 || (self.mtype == 5 && self.prtype & 1024 != 0);
+        let coll = if binary {
+            DATA_MYSQL_BINARY_CHARSET_COLL
+        } else {
+            default_coll
+        };
+        (self.prtype & 0xFFFF) | (coll << 16)
+    }
+}
+
+/// A SYS_FIELDS row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DictField {
+    /// The field's place in the index.
+    pub pos: u32,
+    /// Prefix length in bytes (0: the whole column).
+    pub prefix_len: u32,
+    /// `COL_NAME`.
+    pub name: Vec<u8>,
+}
+
+/// A SYS_INDEXES row with its fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DictIndex {
+    /// `ID`.
+    pub id: u64,
+    /// `NAME`.
+    pub name: Vec<u8>,
+    /// `N_FIELDS`.
+    pub n_fields: u32,
+    /// `TYPE` (`dict0mem.h`: 1 `DICT_CLUSTERED`, 2 `DICT_UNIQUE`, 32
+    /// `DICT_FTS`, 64 `DICT_SPATIAL`, 128 `DICT_VIRTUAL`).
+    pub index_type: u32,
+    /// `SPACE`.
+    pub space: u32,
+    /// `PAGE_NO`: the root page.
+    pub page_no: u32,
+    /// SYS_FIELDS rows in order.
+    pub fields: Vec<DictField>,
+}
+
+/// A SYS_TABLES row with its columns and indexes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DictTable {
+    /// `NAME`: `db/table` in the server's file-name encoding.
+    pub name: Vec<u8>,
+    /// `ID`.
+    pub id: u64,
+    /// `N_COLS` as stored: user columns in bits 0–15, MariaDB/5.7 virtual
+    /// columns in bits 16–30, `DICT_N_COLS_COMPACT` (bit 31).
+    pub n_cols: u32,
+    /// `TYPE`: the table flags (1 for REDUNDANT and COMPACT alike).
+    pub flags_raw: u32,
+    /// `MIX_LEN`: the flags2 (`DICT_TF2_*`).
+    pub flags2: u32,
+    /// `SPACE`.
+    pub space: u32,
+    /// SYS_COLUMNS rows by `POS`.
+    pub columns: Vec<DictColumn>,
+    /// SYS_INDEXES rows by `ID`.
+    pub indexes: Vec<DictIndex>,
+    /// SYS_VIRTUAL rows: (`POS`, `BASE_POS`).
+    pub virtual_bases: Vec<(u32, u32)>,
+}
+
+/// `DICT_N_COLS_COMPACT`.
+pub const DICT_N_COLS_COMPACT: u32 = 0x8000_0000;
+
+impl DictTable {
+    /// The table flags as the server holds them (`dict0load.cc`
+    /// `dict_sys_tables_type_to_tf`): bit 0 (COMPACT) from `N_COLS`, the
+    /// rest from `TYPE`. `INNODB_SYS_TABLES.FLAG` shows this.
+    pub fn flags(&self) -> u32 {
+        let compact = u32::from(self.n_cols & DICT_N_COLS_COMPACT != 0);
+        (self.flags_raw & !1) | compact
+    }
+    /// The columns InnoDB counts: stored user columns plus DB_ROW_ID,
+    /// DB_TRX_ID, DB_ROLL_PTR (`INNODB_SYS_TABLES.N_COLS`).
+    pub fn n_cols_with_system(&self) -> u32 {
+        (self.n_cols & 0xFFFF).saturating_add(3)
+    }
+    /// The row format the flags give (`dict0mem.h`: `DICT_TF_COMPACT` bit 0,
+    /// `DICT_TF_ZIP_SSIZE` bits 1–4, `DICT_TF_ATOMIC_BLOBS` bit 5).
+    pub fn row_format(&self) -> &'static str {
+        let f = self.flags();
+        if f & 1 == 0 {
+            "Redundant"
+        } else if (f >> 1) & 0xF != 0 {
+            "Compressed"
+        } else if f & 0x20 != 0 {
+            "Dynamic"
+        } else {
+            "Compact"
+        }
+    }
+    /// `KEY_BLOCK_SIZE` in KiB of a COMPRESSED table (`DICT_TF_ZIP_SSIZE`:
+    /// 512 << ssize bytes), else 0.
+    pub fn zip_kib(&self) -> u32 {
+        let ssize = (self.flags() >> 1) & 0xF;
+        if ssize == 0 {
+            0
+        } else {
+            (512u32 << ssize.min(7)) / 1024
+        }
+    }
+}
+
+/// The dictionary as read.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Dictionary {
+    /// SYS_TABLES rows in key (name) order.
+    pub tables: Vec<DictTable>,
+    /// What could not be read.
+    pub problems: Vec<DictProblem>,
+}
+
+/// Why the dictionary could not be read at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DictError {
+    /// Not space 0.
+    NotSystemSpace,
+    /// The dictionary header page is missing or does not verify.
+    NoHeader,
+}
+
+impl std::fmt::Display for DictError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DictError::NotSystemSpace => f.write_str("not the system tablespace (space id 0)"),
+            DictError::NoHeader => write!(
+                f,
+                "the data dictionary header (page {FSP_DICT_HDR_PAGE_NO}) is missing or does not verify"
+            ),
+        }
+    }
+}
+
+/// One leaf record's fields: `None` for SQL NULL.
+type Fields<'a> = Vec<Option<&'a [u8]>>;
+
+/// Reads a B-tree of REDUNDANT records from `root`: every record of its
+/// leaf level, not delete-marked, in key order.
+struct TreeReader<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+    table: &'static str,
+    seen: Vec<bool>,
+    problems: Vec<DictProblem>,
+}
+
+impl<'t, 'a> TreeReader<'t, 'a> {
+    fn problem(&mut self, page: u32, at: usize, what: String) {
+        let offset = self
+            .ts
+            .file_offset(PageNo(page))
+            .saturating_add(u64::try_from(at).unwrap_or(0));
+        self.problems.push(DictProblem {
+            table: self.table,
+            page,
+            offset,
+            what,
+        });
+    }
+
+    /// The page `n` as a REDUNDANT index page that verifies, or a problem.
+    fn page(&mut self, n: u32) -> Option<RecPage<'a>> {
+        let Some(bytes) = self.ts.page(PageNo(n)) else {
+            self.problem(n, 0, format!("page {n} is past the end of the space"));
+            return None;
+        };
+        let seen = usize::try_from(n).ok().and_then(|i| self.seen.get_mut(i));
+        match seen {
+            Some(s) if *s => {
+                self.problem(n, 0, format!("page {n} is reached twice (a loop)"));
+                return None;
+            }
+            Some(s) => *s = true,
+            None => return None,
+        }
+        let verdict = ibdscope::space::verify_page(bytes, self.ts.scheme());
+        if !verdict.is_ok() {
+            self.problem(n, 0, format!("page {n} does not verify ({verdict})"));
+            return None;
+        }
+        match RecPage::of(self.ts, PageNo(n)) {
+            Ok(rp) if rp.format() == RecFormat::Redundant => Some(rp),
+            Ok(_) => {
+                self.problem(n, 0, format!("page {n} is not a REDUNDANT index page"));
+                None
+            }
+            Err(e) => {
+                self.problem(n, 0, format!("page {n} is not an index page ({e:?})"));
+                None
+            }
+        }
+    }
+
+    /// Every live leaf record under `root`, with its fields; `f` gets each.
+    fn read(&mut self, root: u32, mut f: impl FnMut(&Fields<'a>)) {
+        let mut n = root;
+        let mut depth = 0u32;
+        // Down the leftmost path.
+        let leaf = loop {
+            let Some(rp) = self.page(n) else { return };
+            if rp.is_leaf() {
+                break rp;
+            }
+            depth = depth.saturating_add(1);
+            let child = first_child(&rp);
+            match child {
+                Some(c) if depth < MAX_DEPTH => n = c,
+                _ => {
+                    self.problem(n, 0, format!("page {n}: no node pointer to descend"));
+                    return;
+                }
+            }
+        };
+        let mut rp = leaf;
+        loop {
+            let page = rp.bytes();
+            let mut visited = Visited::new();
+            if let Some(mut it) = ibdscope::record::RecIter::new(rp, Chain::User, &mut visited) {
+                loop {
+                    match it.next() {
+                        Ok(Some(rec)) => {
+                            if !rec.is_user() || rec.header.is_deleted() {
+                                continue;
+                            }
+                            let fields: Fields<'a> = rec
+                                .fields(page)
+                                .map(|fl| {
+                                    if fl.null {
+                                        None
+                                    } else {
+                                        let o = usize::from(rec.origin);
+                                        page.get(
+                                            o.saturating_add(usize::from(fl.start))
+                                                ..o.saturating_add(usize::from(fl.end)),
+                                        )
+                                    }
+                                })
+                                .collect();
+                            f(&fields);
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            let pno = be_u32(page, 4).unwrap_or(n);
+                            self.problem(pno, 0, format!("page {pno}: record chain: {e:?}"));
+                            break;
+                        }
+                    }
+                }
+            }
+            let next = be_u32(page, 12).unwrap_or(FIL_NULL);
+            if next == FIL_NULL {
+                return;
+            }
+            n = next;
+            match self.page(n) {
+                Some(p) if p.is_leaf() => rp = p,
+                Some(_) => {
+                    self.problem(n, 0, format!("page {n}: a leaf's next page is not a leaf"));
+                    return;
+                }
+                None => return,
+            }
+        }
+    }
+}
+
+/// The child page of a node pointer page's first user record.
+fn first_child(rp: &RecPage<'_>) -> Option<u32> {
+    let mut visited = Visited::new();
+    let mut it = ibdscope::record::RecIter::new(*rp, Chain::User, &mut visited)?;
+    while let Ok(Some(rec)) = it.next() {
+        if rec.is_user() {
+            return rec.child_page(rp.bytes()).map(|p| p.0);
+        }
+    }
+    None
+}
+
+fn int4(f: &Fields<'_>, i: usize) -> Option<u32> {
+    f.get(i).copied().flatten().and_then(|b| be_u32(b, 0))
+}
+
+fn int8(f: &Fields<'_>, i: usize) -> Option<u64> {
+    f.get(i).copied().flatten().and_then(|b| be_u64(b, 0))
+}
+
+fn text(f: &Fields<'_>, i: usize) -> Vec<u8> {
+    f.get(i).copied().flatten().unwrap_or(&[]).to_vec()
+}
+
+/// The indexes of the four basic system tables, which no SYS_INDEXES row
+/// lists: (index id, table, name) as `dict0boot.cc` `dict_boot` creates
+/// them (`DICT_TABLES_ID` 1, `DICT_COLUMNS_ID` 2, `DICT_INDEXES_ID` 3,
+/// `DICT_FIELDS_ID` 4, `DICT_TABLE_IDS_ID` 5, `dict0boot.h`).
+pub const BOOT_INDEXES: [(u64, &str, &str); 5] = [
+    (1, "SYS_TABLES", "CLUST_IND"),
+    (2, "SYS_COLUMNS", "CLUST_IND"),
+    (3, "SYS_INDEXES", "CLUST_IND"),
+    (4, "SYS_FIELDS", "CLUST_IND"),
+    (5, "SYS_TABLES", "ID_IND"),
+];
+
+impl Dictionary {
+    /// Every index of space `space` with `table.index` as its name (the
+    /// basic system tables' own in space 0 included).
+    pub fn index_names(&self, space: u32) -> Vec<(u64, String)> {
+        let mut v: Vec<(u64, String)> = Vec::new();
+        if space == 0 {
+            v.extend(
+                BOOT_INDEXES
+                    .iter()
+                    .map(|(id, t, i)| (*id, format!("{t}.{i}"))),
+            );
+        }
+        for t in &self.tables {
+            for ix in t.indexes.iter().filter(|ix| ix.space == space) {
+                v.push((
+                    ix.id,
+                    format!(
+                        "{}.{}",
+                        String::from_utf8_lossy(&t.name),
+                        String::from_utf8_lossy(&ix.name)
+                    ),
+                ));
+            }
+        }
+        v
+    }
+
+    /// Reads the dictionary of the system tablespace `ts`.
+    pub fn read(ts: &Tablespace<'_>) -> Result<Dictionary, DictError> {
+        if ts.space_id().0 != 0 {
+            return Err(DictError::NotSystemSpace);
+        }
+        let hp = ts
+            .page(PageNo(FSP_DICT_HDR_PAGE_NO))
+            .filter(|p| ibdscope::space::verify_page(p, ts.scheme()).is_ok())
+            .ok_or(DictError::NoHeader)?;
+        let hdr = DictHeader::read(hp).ok_or(DictError::NoHeader)?;
+        let mut r = TreeReader {
+            ts,
+            table: "SYS_TABLES",
+            seen: vec![false; usize::try_from(ts.n_pages()).unwrap_or(0)],
+            problems: Vec::new(),
+        };
+        let mut tables = Vec::new();
+        r.read(hdr.sys_tables, |f| {
+            if let (Some(id), Some(n_cols), Some(flags)) = (int8(f, 3), int4(f, 4), int4(f, 5)) {
+                tables.push(DictTable {
+                    name: text(f, 0),
+                    id,
+                    n_cols,
+                    flags_raw: flags,
+                    flags2: int4(f, 7).unwrap_or(0),
+                    space: int4(f, 9).unwrap_or(0),
+                    columns: Vec::new(),
+                    indexes: Vec::new(),
+                    virtual_bases: Vec::new(),
+                });
+            }
+        });
+        let mut columns: BTreeMap<u64, Vec<DictColumn>> = BTreeMap::new();
+        r.table = "SYS_COLUMNS";
+        r.read(hdr.sys_columns, |f| {
+            if let (Some(tid), Some(pos)) = (int8(f, 0), int4(f, 1)) {
+                columns.entry(tid).or_default().push(DictColumn {
+                    pos,
+                    name: text(f, 4),
+                    mtype: int4(f, 5).unwrap_or(0),
+                    prtype: int4(f, 6).unwrap_or(0),
+                    len: int4(f, 7).unwrap_or(0),
+                });
+            }
+        });
+        let mut indexes: BTreeMap<u64, Vec<DictIndex>> = BTreeMap::new();
+        r.table = "SYS_INDEXES";
+        r.read(hdr.sys_indexes, |f| {
+            if let (Some(tid), Some(id)) = (int8(f, 0), int8(f, 1)) {
+                indexes.entry(tid).or_default().push(DictIndex {
+                    id,
+                    name: text(f, 4),
+                    n_fields: int4(f, 5).unwrap_or(0),
+                    index_type: int4(f, 6).unwrap_or(0),
+                    space: int4(f, 7).unwrap_or(0),
+                    page_no: int4(f, 8).unwrap_or(FIL_NULL),
+                    fields: Vec::new(),
+                });
+            }
+        });
+        let mut fields: BTreeMap<u64, Vec<(u32, Vec<u8>)>> = BTreeMap::new();
+        r.table = "SYS_FIELDS";
+        r.read(hdr.sys_fields, |f| {
+            if let (Some(iid), Some(pos)) = (int8(f, 0), int4(f, 1)) {
+                fields.entry(iid).or_default().push((pos, text(f, 4)));
+            }
+        });
+        // SYS_VIRTUAL (MariaDB 10.2+, MySQL 5.7): an ordinary dictionary table.
+        let vroot = tables
+            .iter()
+            .find(|t| t.name == b"SYS_VIRTUAL")
+            .and_then(|t| indexes.get(&t.id))
+            .and_then(|ix| ix.first())
+            .map(|ix| ix.page_no);
+        let mut virtuals: BTreeMap<u64, Vec<(u32, u32)>> = BTreeMap::new();
+        if let Some(root) = vroot {
+            r.table = "SYS_VIRTUAL";
+            r.read(root, |f| {
+                if let (Some(tid), Some(pos), Some(base)) = (int8(f, 0), int4(f, 1), int4(f, 2)) {
+                    virtuals.entry(tid).or_default().push((pos, base));
+                }
+            });
+        }
+        for t in &mut tables {
+            t.columns = columns.remove(&t.id).unwrap_or_default();
+            t.indexes = indexes.remove(&t.id).unwrap_or_default();
+            for ix in &mut t.indexes {
+                ix.fields = decode_fields(fields.remove(&ix.id).unwrap_or_default());
+            }
+            t.virtual_bases = virtuals.remove(&t.id).unwrap_or_default();
+        }
+        Ok(Dictionary {
+            tables,
+            problems: r.problems,
+        })
+    }
+}
+
+/// SYS_FIELDS `POS`: when an index has a column prefix, every field's
+/// `POS` is `place << 16 | prefix_len` (the first field's too); else it is
+/// the place (`dict0load.cc` `dict_load_field_low`: a first field, or a
+/// value above 0xFFFF, is read as `place << 16 | prefix`).
+fn decode_fields(raw: Vec<(u32, Vec<u8>)>) -> Vec<DictField> {
+    let prefixed =
+        raw.iter().any(|(p, _)| *p > 0xFFFF) || raw.first().is_some_and(|(p, _)| *p != 0);
+    raw.into_iter()
+        .map(|(p, name)| {
+            let (pos, prefix_len) = if prefixed {
+                (p >> 16, p & 0xFFFF)
+            } else {
+                (p, 0)
+            };
+            DictField {
+                pos,
+                prefix_len,
+                name,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
+mod tests {
+    use super::*;
+
+    fn table(n_cols: u32, flags_raw: u32) -> DictTable {
+        DictTable {
+            name: b"db/t".to_vec(),
+            id: 1,
+            n_cols,
+            flags_raw,
+            flags2: 0,
+            space: 1,
+            columns: Vec::new(),
+            indexes: Vec::new(),
+            virtual_bases: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn row_format_from_n_cols_and_type() {
+        // dict0load.cc dict_sys_tables_type_to_tf: TYPE is 1 for both
+        // REDUNDANT and COMPACT; DICT_N_COLS_COMPACT in N_COLS tells them apart.
+        assert_eq!(table(3, 1).row_format(), "Redundant");
+        assert_eq!(table(3, 1).flags(), 0);
+        assert_eq!(table(3 | DICT_N_COLS_COMPACT, 1).row_format(), "Compact");
+        // DICT_TF_ATOMIC_BLOBS (bit 5): DYNAMIC; DICT_TF_ZIP_SSIZE 4 (8 KiB).
+        assert_eq!(table(3 | DICT_N_COLS_COMPACT, 33).row_format(), "Dynamic");
+        let zip = table(3 | DICT_N_COLS_COMPACT, 1 | (4 << 1) | 32);
+        assert_eq!(zip.row_format(), "Compressed");
+        assert_eq!(zip.zip_kib(), 8);
+        // MariaDB/5.7: virtual columns in bits 16-30 are not counted.
+        assert_eq!(
+            table(2 | (1 << 16) | DICT_N_COLS_COMPACT, 33).n_cols_with_system(),
+            5
+        );
+    }
+
+    #[test]
+    fn field_positions_with_and_without_prefixes() {
+        let plain = decode_fields(vec![(0, b"a".to_vec()), (1, b"b".to_vec())]);
+        assert_eq!((plain[1].pos, plain[1].prefix_len), (1, 0));
+        // With a prefix anywhere, every POS is place << 16 | prefix.
+        let pre = decode_fields(vec![(6, b"a".to_vec()), (1 << 16, b"b".to_vec())]);
+        assert_eq!((pre[0].pos, pre[0].prefix_len), (0, 6));
+        assert_eq!((pre[1].pos, pre[1].prefix_len), (1, 0));
+    }
+
+    #[test]
+    fn prtype_gets_a_collation_only_where_none_is_stored() {
+        let c = |mtype, prtype| DictColumn {
+            pos: 0,
+            name: Vec::new(),
+            mtype,
+            prtype,
+            len: 0,
+        };
+        // DATA_VARCHAR without a collation: the default one.
+        assert_eq!(c(1, 4).prtype_loaded(8), 4 | (8 << 16));
+        // DATA_BINARY: the binary collation.
+        assert_eq!(c(4, 0).prtype_loaded(8), 63 << 16);
+        // DATA_BLOB with DATA_BINARY_TYPE: binary; without: the default.
+        assert_eq!(c(5, 1024).prtype_loaded(8), 1024 | (63 << 16));
+        assert_eq!(c(5, 252).prtype_loaded(33), 252 | (33 << 16));
+        // DATA_INT: no collation; a stored one stays.
+        assert_eq!(c(6, 1283).prtype_loaded(8), 1283);
+        assert_eq!(c(12, 15 | (33 << 16)).prtype_loaded(8), 15 | (33 << 16));
+    }
+}
