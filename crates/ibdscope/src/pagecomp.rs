@@ -84,7 +84,6 @@ use crate::page_type::PageType;
 use crate::parallel::Engine;
 use crate::space::Tablespace;
 use std::fmt;
-use std::sync::Mutex;
 
 /// `FIL_PAGE_COMP_ALGO`: where the payload starts in full_crc32, and the
 /// 8-byte algorithm field outside it.
@@ -489,8 +488,8 @@ impl Expansion {
     }
 }
 
-/// One shard's result: its number, pages decompressed, failures.
-type ShardResult = (usize, u32, Vec<PageFailure>);
+/// One shard's result: pages decompressed, failures.
+type ShardResult = (u32, Vec<PageFailure>);
 
 /// Expands the whole space into one image: page_compressed pages
 /// decompressed, every other page (and a torn tail) copied as it is. Runs
@@ -504,7 +503,13 @@ type ShardResult = (usize, u32, Vec<PageFailure>);
 /// allocation can be refused, which aborts the process; [`try_expand`]
 /// returns `None` then.
 pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
-    expand_into(ts, engine, vec![0u8; ts.data().len()])
+    let layout = Layout::of(ts);
+    let size = (ts.page_size() as usize).max(1);
+    let image = vec![0u8; ts.data().len()];
+    let built = crate::parallel::build_image(ts, engine, image, new_bufs(size), |b, r, n, f, t| {
+        expand_page(layout, size, b, r, n, f, t);
+    });
+    expansion(built)
 }
 
 /// [`expand`], or `None` when the image's memory is refused. The image is
@@ -512,54 +517,26 @@ pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
 /// be zero ([`Tablespace::with_zero_ranges`]: the holes of a sparse file)
 /// are never written, so it costs memory only for the pages with data.
 pub fn try_expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<Expansion> {
-    let len = ts.data().len();
-    // Ask first, so that a refusal is an answer and not an abort; then take
-    // the memory zeroed (`vec![0; n]` asks the allocator for zeroed memory,
-    // which large allocations get untouched from the system).
-    let mut probe: Vec<u8> = Vec::new();
-    probe.try_reserve_exact(len).ok()?;
-    drop(probe);
-    Some(expand_into(ts, engine, vec![0u8; len]))
+    let layout = Layout::of(ts);
+    let size = (ts.page_size() as usize).max(1);
+    let built = crate::parallel::try_build_image(ts, engine, new_bufs(size), |b, r, n, f, t| {
+        expand_page(layout, size, b, r, n, f, t);
+    })?;
+    Some(expansion(built))
 }
 
-fn expand_into(ts: &Tablespace<'_>, engine: &Engine<'_>, mut image: Vec<u8>) -> Expansion {
-    let data = ts.data();
-    let size = (ts.page_size() as usize).max(1);
-    let layout = Layout::of(ts);
-    let shard_bytes = (crate::parallel::shard_pages(ts) as usize)
-        .saturating_mul(size)
-        .max(size);
-    let n_shards = data.len().div_ceil(shard_bytes);
-    let threads = engine.threads().min(n_shards).max(1);
-    let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
-    let work = || {
-        let mut mine: Vec<ShardResult> = Vec::new();
-        let mut buf = Vec::with_capacity(size);
-        let mut scratch = Scratch::new();
-        loop {
-            let next = match shards.lock() {
-                Ok(mut it) => it.next(),
-                Err(_) => None,
-            };
-            let Some((k, chunk)) = next else {
-                break;
-            };
-            let start = k.saturating_mul(shard_bytes);
-            let src = data
-                .get(start..start.saturating_add(chunk.len()))
-                .unwrap_or(&[]);
-            let first = u32::try_from(start.checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX);
-            let zero = |n: PageNo| ts.is_known_zero(n);
-            let bufs = (&mut buf, &mut scratch);
-            mine.push(expand_shard(src, chunk, first, size, layout, bufs, zero));
-        }
-        mine
-    };
-    let mut results: Vec<ShardResult> = crate::parallel::on_threads(threads, work);
-    results.sort_unstable_by_key(|r| r.0);
+/// A shard's buffers: one page-sized output buffer and the codecs' scratch.
+type Bufs = (Vec<u8>, Scratch);
+
+fn new_bufs(size: usize) -> impl Fn() -> Bufs + Sync {
+    move || (Vec::with_capacity(size), Scratch::new())
+}
+
+/// The image and the shards' results (in page order) as one expansion.
+fn expansion((image, results): (Vec<u8>, Vec<ShardResult>)) -> Expansion {
     let mut decompressed = 0u32;
     let mut failures = Vec::new();
-    for (_, n, f) in results {
+    for (n, f) in results {
         decompressed = decompressed.saturating_add(n);
         failures.extend(f);
     }
@@ -570,43 +547,33 @@ fn expand_into(ts: &Tablespace<'_>, engine: &Engine<'_>, mut image: Vec<u8>) -> 
     }
 }
 
-/// Expands the pages of `src` (starting at page `first`) into `dst`, as
-/// long as `src`.
-fn expand_shard(
-    src: &[u8],
-    dst: &mut [u8],
-    first: u32,
-    size: usize,
+/// Expands page `page`, whose bytes are `from`, into `to` (as long as
+/// `from`): decompressed if it is page_compressed, else copied.
+fn expand_page(
     layout: Layout,
-    (buf, scratch): (&mut Vec<u8>, &mut Scratch),
-    known_zero: impl Fn(PageNo) -> bool,
-) -> ShardResult {
-    let mut n = 0u32;
-    let mut failures = Vec::new();
-    for (i, (from, to)) in src.chunks(size).zip(dst.chunks_mut(size)).enumerate() {
-        let page = PageNo(first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX)));
-        if known_zero(page) {
-            // `to` is zero already; reading `from` would fault in a hole.
-            continue;
+    size: usize,
+    (buf, scratch): &mut Bufs,
+    (n, failures): &mut ShardResult,
+    page: PageNo,
+    from: &[u8],
+    to: &mut [u8],
+) {
+    let decoded = if from.len() == size {
+        decompress_with(from, layout, buf, scratch)
+    } else {
+        Ok(None)
+    };
+    match decoded {
+        Ok(Some(_)) if buf.len() == to.len() => {
+            to.copy_from_slice(buf);
+            *n = n.saturating_add(1);
         }
-        let decoded = if from.len() == size {
-            decompress_with(from, layout, buf, scratch)
-        } else {
-            Ok(None)
-        };
-        match decoded {
-            Ok(Some(_)) if buf.len() == to.len() => {
-                to.copy_from_slice(buf);
-                n = n.saturating_add(1);
-            }
-            Ok(_) => copy(to, from),
-            Err(error) => {
-                copy(to, from);
-                failures.push(PageFailure { page, error });
-            }
+        Ok(_) => copy(to, from),
+        Err(error) => {
+            copy(to, from);
+            failures.push(PageFailure { page, error });
         }
     }
-    (first as usize, n, failures)
 }
 
 fn copy(to: &mut [u8], from: &[u8]) {

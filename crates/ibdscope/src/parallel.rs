@@ -353,6 +353,92 @@ fn fold_range<F: PageFold>(ts: &Tablespace<'_>, acc: &mut F, first: u32, end: u3
     }
 }
 
+/// [`build_image`] into a zeroed image as long as `ts`'s data, or `None`
+/// when that memory is refused: it is asked for first (`try_reserve_exact`),
+/// so a refusal is an answer and not an abort, then taken zeroed
+/// (`vec![0; n]` asks the allocator for zeroed memory, which large
+/// allocations get untouched from the system).
+pub fn try_build_image<S, R, N, P>(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    new_state: N,
+    page: P,
+) -> Option<(Vec<u8>, Vec<R>)>
+where
+    R: Default + Send,
+    N: Fn() -> S + Sync,
+    P: Fn(&mut S, &mut R, PageNo, &[u8], &mut [u8]) + Sync,
+{
+    let len = ts.data().len();
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(len).ok()?;
+    drop(probe);
+    Some(build_image(ts, engine, vec![0u8; len], new_state, page))
+}
+
+/// Fills `image` (as long as `ts`'s data, zeroed) page for page from `ts`
+/// on up to `engine.threads()` threads, over shards of whole extents
+/// ([`shard_pages`]) handed out in turn: each thread makes one state with
+/// `new_state` (its buffers, reused for every page), each shard one result
+/// `R::default()`, and `page(state, result, n, from, to)` is called for
+/// every page `n` of the shard with its bytes in `ts` (`from`) and in the
+/// image (`to`, zero; the last page may be short). Pages the space knows
+/// to be zero ([`Tablespace::is_known_zero`]: holes of a sparse file) are
+/// skipped: never read, left zero in the image. Returns the image and the
+/// shards' results in page order (the same on any number of threads). The
+/// release hook is not called.
+pub fn build_image<S, R, N, P>(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    mut image: Vec<u8>,
+    new_state: N,
+    page: P,
+) -> (Vec<u8>, Vec<R>)
+where
+    R: Default + Send,
+    N: Fn() -> S + Sync,
+    P: Fn(&mut S, &mut R, PageNo, &[u8], &mut [u8]) + Sync,
+{
+    let data = ts.data();
+    let size = (ts.page_size() as usize).max(1);
+    let shard_bytes = (shard_pages(ts) as usize).saturating_mul(size).max(size);
+    let n_shards = data.len().div_ceil(shard_bytes);
+    let threads = engine.threads().min(n_shards).max(1);
+    let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
+    let work = || {
+        let mut mine: Vec<(usize, R)> = Vec::new();
+        let mut state = new_state();
+        loop {
+            let next = match shards.lock() {
+                Ok(mut it) => it.next(),
+                Err(_) => None,
+            };
+            let Some((k, chunk)) = next else {
+                break;
+            };
+            let start = k.saturating_mul(shard_bytes);
+            let src = data
+                .get(start..start.saturating_add(chunk.len()))
+                .unwrap_or(&[]);
+            let first = u32::try_from(start.checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX);
+            let mut r = R::default();
+            for (i, (from, to)) in src.chunks(size).zip(chunk.chunks_mut(size)).enumerate() {
+                let n = PageNo(first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX)));
+                if ts.is_known_zero(n) {
+                    // `to` is zero already; reading `from` would fault in a hole.
+                    continue;
+                }
+                page(&mut state, &mut r, n, from, to);
+            }
+            mine.push((k, r));
+        }
+        mine
+    };
+    let mut results = on_threads(threads, work);
+    results.sort_unstable_by_key(|r| r.0);
+    (image, results.into_iter().map(|(_, r)| r).collect())
+}
+
 /// Runs `work` on `threads` threads (the caller's included; fewer if the
 /// system refuses to start one) and concatenates what each returns. Each
 /// `work` takes its next piece of work from shared state until none is left.
@@ -562,6 +648,61 @@ mod tests {
         let ts = Tablespace::with_options(&data, opts).unwrap();
         let seen = fold_pages(&ts, &Engine::new(4), Seen::default);
         assert_eq!(seen.0, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn an_image_is_built_in_page_order_without_the_known_zero_pages() {
+        // 10.5 shards of 128 pages and a torn tail of 100 bytes; pages
+        // 130..140 and 250..260 (across a shard's end) known to be zero
+        // (their bytes are not: they must not be read).
+        let mut data = space(128 * 10 + 64);
+        data.extend_from_slice(&[7u8; 100]);
+        let zeros = [130 * 16384..140 * 16384, 250 * 16384..260 * 16384];
+        let known_zero = |n: u32| (130..140).contains(&n) || (250..260).contains(&n);
+        for threads in [1, 2, 3, 7] {
+            let opts = Options {
+                page_size: Some(16384),
+            };
+            let ts = Tablespace::with_options(&data, opts)
+                .unwrap()
+                .with_zero_ranges(&zeros);
+            // Per thread: pages seen by this state, to show it is reused.
+            let states = std::sync::atomic::AtomicUsize::new(0);
+            let new_state = || {
+                states.fetch_add(1, Ordering::Relaxed);
+                0usize
+            };
+            let page =
+                |seen: &mut usize, r: &mut Vec<u32>, n: PageNo, from: &[u8], to: &mut [u8]| {
+                    assert!(to.iter().all(|&b| b == 0), "page {} not zero", n.0);
+                    assert_eq!(from.len(), to.len());
+                    to.copy_from_slice(from);
+                    *seen += 1;
+                    r.push(n.0);
+                };
+            let (image, results) =
+                try_build_image(&ts, &Engine::new(threads), new_state, page).unwrap();
+            // One result per shard (the tail is in the last one), in page
+            // order, each its shard's pages.
+            assert_eq!(results.len(), 11, "{threads} threads");
+            for (k, r) in results.iter().enumerate() {
+                let first = k as u32 * 128;
+                let want: Vec<u32> = (first..(first + 128).min(128 * 10 + 65))
+                    .filter(|&n| !known_zero(n))
+                    .collect();
+                assert_eq!(r, &want, "{threads} threads, shard {k}");
+            }
+            assert!((1..=threads).contains(&states.load(Ordering::Relaxed)));
+            // The image: the data, but zero where the pages are known zero.
+            assert_eq!(image.len(), data.len());
+            for (n, (a, b)) in image.chunks(16384).zip(data.chunks(16384)).enumerate() {
+                if known_zero(n as u32) {
+                    assert!(a.iter().all(|&x| x == 0), "page {n}");
+                } else {
+                    assert_eq!(a, b, "page {n}");
+                }
+            }
+        }
     }
 
     #[test]

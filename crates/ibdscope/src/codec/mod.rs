@@ -188,6 +188,60 @@ pub(crate) mod tests_vectors {
             .join(name);
         std::fs::read(&p).unwrap()
     }
+
+    /// How a cut reference vector may decode.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum Cuts {
+        /// Every cut is an error.
+        Error,
+        /// Every cut is an error, or decodes to a shorter prefix of
+        /// [`ORIGINAL`] (an LZ4 block cut right after literals is a valid
+        /// shorter block).
+        ErrorOrPrefix,
+    }
+
+    /// A codec's `decompress`: all of the input, appending at most the
+    /// limit to the output, the bytes produced.
+    pub(crate) type Decompress = fn(&[u8], &mut Vec<u8>, usize) -> Result<usize, super::CodecError>;
+
+    /// Checks `decompress` against `testdata/<name>`: it decodes to
+    /// [`ORIGINAL`]; appended after it with a limit one byte short, it is
+    /// an `OutputLimit` error that never appends more than the limit; every
+    /// cut of it is as `cuts` says. Returns the vector and the limit error.
+    #[allow(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects
+    )]
+    pub(crate) fn check_reference(
+        name: &str,
+        decompress: Decompress,
+        cuts: Cuts,
+    ) -> (Vec<u8>, super::CodecError) {
+        let v = read_vector(name);
+        let mut out = Vec::new();
+        assert_eq!(
+            decompress(&v, &mut out, ORIGINAL.len()).unwrap(),
+            ORIGINAL.len()
+        );
+        assert_eq!(out, ORIGINAL);
+        // One byte short of the output: a limit error, never more.
+        let e = decompress(&v, &mut out, ORIGINAL.len() - 1).unwrap_err();
+        assert_eq!(e.kind, super::CodecErrorKind::OutputLimit, "{name}");
+        assert!(out.len() < 2 * ORIGINAL.len(), "{name}");
+        assert_eq!(out[..ORIGINAL.len()], *ORIGINAL, "{name}");
+        for cut in 0..v.len() {
+            let mut o = Vec::new();
+            match decompress(&v[..cut], &mut o, 1 << 20) {
+                Err(_) => {}
+                Ok(n) => assert!(
+                    cuts == Cuts::ErrorOrPrefix && n < ORIGINAL.len() && o[..] == ORIGINAL[..n],
+                    "{name}: cut at {cut} decodes"
+                ),
+            }
+        }
+        (v, e)
+    }
 }
 
 #[cfg(test)]

@@ -70,7 +70,6 @@ use crate::parallel::Engine;
 use crate::space::Tablespace;
 use crate::xdes::{xdes_size, XDES_ARR_OFFSET};
 use std::fmt;
-use std::sync::Mutex;
 
 /// `MAX_KEY_FILE_SIZE`: the plugin reads at most this much of a key file.
 pub const MAX_KEY_FILE_SIZE: usize = 1024 * 1024;
@@ -1093,71 +1092,34 @@ pub fn detect_cipher(
     Ok(found)
 }
 
-/// One shard's result: its first byte, pages decrypted, decompressed,
-/// failures.
-type ShardResult = (usize, u32, u32, Vec<ImageFailure>);
+/// One shard's result: pages decrypted, decompressed, failures.
+type ShardResult = (u32, u32, Vec<ImageFailure>);
 
 /// Decrypts the whole space into one image on the engine's threads
 /// (shards of whole extents, as [`pagecomp::try_expand`] does), every
 /// page_compressed page decompressed after it. `None`: the image could not
 /// be allocated. The engine's release hook is not called.
 pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> Option<Decryption> {
-    let data = ts.data();
-    let mut probe: Vec<u8> = Vec::new();
-    probe.try_reserve_exact(data.len()).ok()?;
-    drop(probe);
-    let mut image = vec![0u8; data.len()];
     let size = (ts.page_size() as usize).max(1);
     let layout = Layout::of(ts);
-    let shard_bytes = (crate::parallel::shard_pages(ts) as usize)
-        .saturating_mul(size)
-        .max(size);
-    let threads = engine
-        .threads()
-        .min(data.len().div_ceil(shard_bytes))
-        .max(1);
-    let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
-    let work = || {
-        let mut mine: Vec<ShardResult> = Vec::new();
-        let mut buf = Vec::with_capacity(size);
-        loop {
-            let next = match shards.lock() {
-                Ok(mut it) => it.next(),
-                Err(_) => None,
-            };
-            let Some((k, chunk)) = next else { break };
-            let start = k.saturating_mul(shard_bytes);
-            let src = data
-                .get(start..start.saturating_add(chunk.len()))
-                .unwrap_or(&[]);
-            let first = u32::try_from(start.checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX);
-            let mut r: ShardResult = (start, 0, 0, Vec::new());
-            for (i, (from, to)) in src.chunks(size).zip(chunk.chunks_mut(size)).enumerate() {
-                let page = PageNo(first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX)));
-                if ts.is_known_zero(page) {
-                    continue;
-                }
-                match image_page(key, layout, page, from, to, &mut buf) {
-                    Ok((d, c)) => {
-                        r.1 = r.1.saturating_add(u32::from(d));
-                        r.2 = r.2.saturating_add(u32::from(c));
-                    }
-                    Err(kind) => r.3.push(ImageFailure { page, kind }),
-                }
+    let new_buf = || Vec::with_capacity(size);
+    let page = |buf: &mut Vec<u8>, r: &mut ShardResult, page, from: &[u8], to: &mut [u8]| {
+        match image_page(key, layout, page, from, to, buf) {
+            Ok((d, c)) => {
+                r.0 = r.0.saturating_add(u32::from(d));
+                r.1 = r.1.saturating_add(u32::from(c));
             }
-            mine.push(r);
+            Err(kind) => r.2.push(ImageFailure { page, kind }),
         }
-        mine
     };
-    let mut results = crate::parallel::on_threads(threads, work);
-    results.sort_unstable_by_key(|r| r.0);
+    let (image, results) = crate::parallel::try_build_image(ts, engine, new_buf, page)?;
     let mut d = Decryption {
         image,
         decrypted: 0,
         decompressed: 0,
         failures: Vec::new(),
     };
-    for (_, dec, com, f) in results {
+    for (dec, com, f) in results {
         d.decrypted = d.decrypted.saturating_add(dec);
         d.decompressed = d.decompressed.saturating_add(com);
         d.failures.extend(f);

@@ -42,7 +42,6 @@ use crate::page_type::PageType;
 use crate::parallel::Engine;
 use crate::space::Tablespace;
 use core::fmt;
-use std::sync::Mutex;
 
 /// The magic of each version (`Encryption::KEY_MAGIC_V1..V3`).
 const MAGICS: [&[u8; 3]; 3] = [b"lCA", b"lCB", b"lCC"];
@@ -399,49 +398,18 @@ pub fn try_decrypt(
     key: &TablespaceKey,
     engine: &Engine<'_>,
 ) -> Option<Decryption> {
-    let data = ts.data();
-    let mut probe: Vec<u8> = Vec::new();
-    probe.try_reserve_exact(data.len()).ok()?;
-    drop(probe);
-    let mut image = vec![0u8; data.len()];
     let size = (ts.page_size() as usize).max(1);
-    let shard_bytes = (crate::parallel::shard_pages(ts) as usize)
-        .saturating_mul(size)
-        .max(size);
-    let n_shards = data.len().div_ceil(shard_bytes);
-    let threads = engine.threads().min(n_shards).max(1);
-    let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
-    let work = || {
-        let mut n = 0u32;
-        loop {
-            let next = match shards.lock() {
-                Ok(mut it) => it.next(),
-                Err(_) => None,
-            };
-            let Some((k, chunk)) = next else {
-                break;
-            };
-            let start = k.saturating_mul(shard_bytes);
-            let src = data
-                .get(start..start.saturating_add(chunk.len()))
-                .unwrap_or(&[]);
-            let first = start.checked_div(size).unwrap_or(0);
-            for (i, (from, to)) in src.chunks(size).zip(chunk.chunks_mut(size)).enumerate() {
-                let page = PageNo(u32::try_from(first.saturating_add(i)).unwrap_or(u32::MAX));
-                if ts.is_known_zero(page) || to.len() != from.len() {
-                    continue;
-                }
-                to.copy_from_slice(from);
-                if to.len() == size && decrypt_page(key, to) {
-                    n = n.saturating_add(1);
-                }
-            }
+    let decrypt = |_: &mut (), n: &mut u32, _: PageNo, from: &[u8], to: &mut [u8]| {
+        if to.len() != from.len() {
+            return;
         }
-        vec![n]
+        to.copy_from_slice(from);
+        if to.len() == size && decrypt_page(key, to) {
+            *n = n.saturating_add(1);
+        }
     };
-    let decrypted = crate::parallel::on_threads(threads, work)
-        .into_iter()
-        .fold(0u32, u32::saturating_add);
+    let (image, counts) = crate::parallel::try_build_image(ts, engine, || (), decrypt)?;
+    let decrypted = counts.into_iter().fold(0u32, u32::saturating_add);
     Some(Decryption { image, decrypted })
 }
 
