@@ -1203,11 +1203,13 @@ fn report_decoding(r: &mut String, a: &Args) -> String {
          Page cache filled by reading the file. MiB/s is of the logical image \
          (pages × page size: the decrypted or decompressed pages the command \
          builds, the file's apparent size), per thread in MB/s (10^6 bytes). \
-         `check` reads the physical pages without decoding them (MariaDB \
-         checksums cover the stored bytes); `indexes` with a key decrypts every \
-         page, and on a page_compressed space decompresses every page, into an \
-         image in memory, then walks the B-trees of that image (the walk is \
-         part of the rate). ÷ cat and ÷ check: this command's time over theirs \
+         `check` without a key verifies the stored pages of an encrypted \
+         MariaDB space without decrypting them (full_crc32 checksums cover the \
+         encrypted bytes), but on a page_compressed space its time follows the \
+         algorithm: it decompresses the pages as well. `indexes` with a key \
+         decrypts every page, and on a page_compressed space decompresses every \
+         page, into an image in memory, then walks the B-trees of that image \
+         (the walk is part of the rate). ÷ cat and ÷ check: this command's time over theirs \
          (check at the same thread count)."
     );
     for (kind, inputs, title) in groups {
@@ -1235,7 +1237,7 @@ fn report_decoding(r: &mut String, a: &Args) -> String {
                 use std::os::unix::fs::MetadataExt;
                 std::fs::metadata(path).map_or(String::new(), |m| {
                     let d = m.blocks() as f64 * 512.0 / MIB;
-                    if d < mib * 0.95 {
+                    if mib >= 1.0 && d < mib * 0.95 {
                         format!(" ({d:.1} on disk)")
                     } else {
                         String::new()
