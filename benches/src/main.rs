@@ -33,6 +33,14 @@ struct Args {
     lib_max_mib: u64,
     notes: Vec<String>,
     out: Option<PathBuf>,
+    /// MariaDB encrypted spaces, read with `key_file`.
+    crypt: Vec<(String, PathBuf)>,
+    key_file: Option<PathBuf>,
+    /// MariaDB page_compressed spaces, one per provider.
+    pagecomp: Vec<(String, PathBuf)>,
+    /// MySQL/Percona encrypted spaces, read with `keyring`.
+    keyring_files: Vec<(String, PathBuf)>,
+    keyring: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -44,17 +52,27 @@ fn parse_args() -> Result<Args, String> {
         lib_max_mib: 1200,
         notes: Vec::new(),
         out: None,
+        crypt: Vec::new(),
+        key_file: None,
+        pagecomp: Vec::new(),
+        keyring_files: Vec::new(),
+        keyring: None,
+    };
+    let labelled = |v: String| -> Result<(String, PathBuf), String> {
+        let (label, path) = v.split_once('=').ok_or("LABEL=PATH expected")?;
+        Ok((label.to_string(), PathBuf::from(path)))
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut val = || it.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
             "--ibdscope" => a.ibdscope = PathBuf::from(val()?),
-            "--file" => {
-                let v = val()?;
-                let (label, path) = v.split_once('=').ok_or("--file LABEL=PATH")?;
-                a.files.push((label.to_string(), PathBuf::from(path)));
-            }
+            "--file" => a.files.push(labelled(val()?)?),
+            "--crypt" => a.crypt.push(labelled(val()?)?),
+            "--key-file" => a.key_file = Some(PathBuf::from(val()?)),
+            "--pagecomp" => a.pagecomp.push(labelled(val()?)?),
+            "--keyring-file" => a.keyring_files.push(labelled(val()?)?),
+            "--keyring" => a.keyring = Some(PathBuf::from(val()?)),
             "--runs" => a.runs = val()?.parse().map_err(|_| "--runs N")?,
             "--threads" => {
                 a.threads = val()?
@@ -72,6 +90,12 @@ fn parse_args() -> Result<Args, String> {
     }
     if a.files.is_empty() {
         return Err("no --file given".into());
+    }
+    if !a.crypt.is_empty() && a.key_file.is_none() {
+        return Err("--crypt needs --key-file".into());
+    }
+    if !a.keyring_files.is_empty() && a.keyring.is_none() {
+        return Err("--keyring-file needs --keyring".into());
     }
     if a.runs == 0 || a.threads.is_empty() || a.threads.contains(&0) {
         return Err("--runs and --threads must be positive".into());
@@ -644,7 +668,7 @@ fn main() {
                     continue;
                 }
             };
-            let rows = run_cases(&a, &file, &peers, pages);
+            let rows = run_cases(&a, cases(&a, &file, &peers), pages);
             let _ = writeln!(r, "\n### {}\n", state.title());
             report_rows(&mut r, &rows, mib);
             let _ = writeln!(targets, "\n**{column}**:\n");
@@ -665,11 +689,18 @@ fn main() {
         }
         report_lib(&mut r, &a, path, len, mib);
     }
+    let decoded = report_decoding(&mut r, &a);
     let default = a.threads.iter().max().copied().unwrap_or(1);
     let _ = writeln!(
         r,
         "\n## Targets (speed and memory), ibdscope at {default} threads\n{targets}"
     );
+    if !decoded.is_empty() {
+        let _ = writeln!(
+            r,
+            "**Decryption (MariaDB `--key-file`, page cache filled by reading the file)**:\n\n{decoded}"
+        );
+    }
     report_scaling(&mut r, &a, &columns, &scaling);
     report_memory(&mut r, &memory);
     let _ = writeln!(r, "\n- load average at end: {}", loadavg());
@@ -769,8 +800,7 @@ impl CacheState {
 /// Runs every case: first each one's checked warm-up, then `runs` rounds
 /// that time every case once each, so load from elsewhere falls on all
 /// cases alike and the ratios between them hold; then peak memory.
-fn run_cases(a: &Args, file: &Path, peers: &Peers, pages: u64) -> Vec<Row> {
-    let cases = cases(a, file, peers);
+fn run_cases(a: &Args, cases: Vec<Case>, pages: u64) -> Vec<Row> {
     let mut state: Vec<Result<(u64, Vec<Duration>), String>> = cases
         .iter()
         .map(|c| warm_up(c, pages).map(|n| (n, Vec::with_capacity(a.runs))))
@@ -1058,4 +1088,213 @@ mod tests {
         );
         assert_eq!(number_after("nothing here", "total"), None);
     }
+}
+
+/// Decryption target: MB/s (10^6 bytes) per thread with AES-NI.
+const DECRYPT_MB_S_PER_THREAD: f64 = 2000.0;
+
+/// An input and its label.
+type Labelled = (String, PathBuf);
+
+/// What a decoding input is and how ibdscope reads it.
+#[derive(Clone, Copy, PartialEq)]
+enum Decoding {
+    /// MariaDB file_key_management (`--key-file`).
+    MariaDbCrypt,
+    /// MariaDB page_compressed.
+    PageComp,
+    /// MySQL/Percona keyring (`--keyring`).
+    Keyring,
+}
+
+/// The cases of one decoding input: `cat`, the plain `check` (it reads
+/// the physical pages: a MariaDB encrypted or page_compressed page's
+/// checksum covers its stored bytes) and the commands that build the
+/// decrypted or decompressed image of every page, at each thread count.
+fn decoding_cases(a: &Args, file: &Path, kind: Decoding) -> Vec<Case> {
+    let f = file.display().to_string();
+    let mut v = vec![Case {
+        tool: "cat".into(),
+        what: "cat FILE > /dev/null".into(),
+        threads: None,
+        argv: vec!["cat".into(), f.clone()],
+        count: Count::ExitOk,
+    }];
+    let key: Vec<String> = match kind {
+        Decoding::MariaDbCrypt => a
+            .key_file
+            .iter()
+            .flat_map(|k| ["--key-file".into(), k.display().to_string()])
+            .collect(),
+        Decoding::Keyring => a
+            .keyring
+            .iter()
+            .flat_map(|k| ["--keyring".into(), k.display().to_string()])
+            .collect(),
+        Decoding::PageComp => Vec::new(),
+    };
+    let commands: Vec<(&str, bool, Count)> = match kind {
+        // `check --keyring` decrypts every page before verifying it
+        Decoding::Keyring => vec![
+            ("check", true, Count::Pages(": ")),
+            ("indexes", true, Count::Rows),
+        ],
+        _ => vec![
+            ("check", false, Count::Pages(": ")),
+            ("indexes", true, Count::Rows),
+        ],
+    };
+    for t in &a.threads {
+        for (cmd, keyed, count) in &commands {
+            let mut argv = vec![
+                a.ibdscope.display().to_string(),
+                "--threads".into(),
+                t.to_string(),
+            ];
+            if *keyed {
+                argv.extend(key.iter().cloned());
+            }
+            argv.push(cmd.to_string());
+            argv.push(f.clone());
+            let what = match (keyed, kind) {
+                (true, Decoding::MariaDbCrypt) => format!("{cmd} --key-file K"),
+                (true, Decoding::Keyring) => format!("{cmd} --keyring K"),
+                _ => cmd.to_string(),
+            };
+            v.push(Case {
+                tool: "ibdscope".into(),
+                what,
+                threads: Some(*t),
+                argv,
+                count: *count,
+            });
+        }
+    }
+    v
+}
+
+/// The decryption and decompression section: each input in the read
+/// state, its rows, and the targets; returns the targets' lines.
+fn report_decoding(r: &mut String, a: &Args) -> String {
+    let groups: [(Decoding, &[Labelled], &str); 3] = [
+        (
+            Decoding::MariaDbCrypt,
+            &a.crypt,
+            "MariaDB encryption (file_key_management, `--key-file`)",
+        ),
+        (
+            Decoding::PageComp,
+            &a.pagecomp,
+            "MariaDB page_compressed, one table per provider",
+        ),
+        (
+            Decoding::Keyring,
+            &a.keyring_files,
+            "MySQL/Percona encryption (`--keyring`): **small files**, start-up cost dominates",
+        ),
+    ];
+    let mut targets = String::new();
+    if groups.iter().all(|g| g.1.is_empty()) {
+        return targets;
+    }
+    let _ = writeln!(
+        r,
+        "\n## Decryption and decompression\n\n\
+         Page cache filled by reading the file. MiB/s is of the logical image \
+         (pages × page size: the decrypted or decompressed pages the command \
+         builds, the file's apparent size), per thread in MB/s (10^6 bytes). \
+         `check` without a key verifies the stored pages of an encrypted \
+         MariaDB space without decrypting them (full_crc32 checksums cover the \
+         encrypted bytes), but on a page_compressed space its time follows the \
+         algorithm: it decompresses the pages as well. `indexes` with a key \
+         decrypts every page, and on a page_compressed space decompresses every \
+         page, into an image in memory, then walks the B-trees of that image \
+         (the walk is part of the rate). ÷ cat and ÷ check: this command's time over theirs \
+         (check at the same thread count)."
+    );
+    for (kind, inputs, title) in groups {
+        if inputs.is_empty() {
+            continue;
+        }
+        let _ = writeln!(r, "\n### {title}\n");
+        let _ = writeln!(
+            r,
+            "| input | MiB | command | threads | median ms | min ms | MiB/s | MB/s per thread | ÷ cat | ÷ check | count |"
+        );
+        let _ = writeln!(r, "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (label, path) in inputs {
+            let (_, pages, len) = match page_info(path) {
+                Ok(x) => x,
+                Err(e) => {
+                    let _ = writeln!(r, "| {label} | | skipped: {e} | | | | | | | | |");
+                    continue;
+                }
+            };
+            let mib = len as f64 / MIB;
+            // page_compressed files are sparse (the server punches the
+            // tail of each page): their blocks on disk
+            let disk = {
+                use std::os::unix::fs::MetadataExt;
+                std::fs::metadata(path).map_or(String::new(), |m| {
+                    let d = m.blocks() as f64 * 512.0 / MIB;
+                    if mib >= 1.0 && d < mib * 0.95 {
+                        format!(" ({d:.1} on disk)")
+                    } else {
+                        String::new()
+                    }
+                })
+            };
+            eprintln!("\n== decoding {label}: {} ({mib:.0} MiB)", path.display());
+            if let Err(e) = CacheState::Read.prepare(path) {
+                let _ = writeln!(r, "| {label} | | skipped: {e} | | | | | | | | |");
+                continue;
+            }
+            let rows = run_cases(a, decoding_cases(a, path, kind), pages);
+            let cat = find(&rows, "cat", "cat", None);
+            for row in &rows {
+                let t = row.threads.map_or("–".into(), |t| t.to_string());
+                match &row.result {
+                    Ok(m) => {
+                        let secs = m.median.as_secs_f64();
+                        let check = row
+                            .threads
+                            .and_then(|t| find(&rows, "ibdscope", "check", Some(t)));
+                        let per_thread = len as f64 / 1e6 / secs / row.threads.unwrap_or(1) as f64;
+                        let _ = writeln!(
+                            r,
+                            "| {label} | {mib:.1}{disk} | {} | {t} | {:.1} | {:.1} | {:.0} | {per_thread:.0} | {} | {} | {} |",
+                            row.what,
+                            ms(m.median),
+                            ms(m.min),
+                            mib / secs,
+                            fmt_ratio(ratio(Some(m), cat)),
+                            if row.what.starts_with("check") { "–".into() } else { fmt_ratio(ratio(Some(m), check)) },
+                            m.count
+                        );
+                        if kind == Decoding::MariaDbCrypt && row.what.starts_with("indexes") {
+                            let _ = writeln!(
+                                targets,
+                                "- decryption ≥ {:.0} GB/s per thread with AES-NI ({label}, `indexes --key-file`, {t} thread{}): {}",
+                                DECRYPT_MB_S_PER_THREAD / 1000.0,
+                                if t == "1" { "" } else { "s" },
+                                if per_thread >= DECRYPT_MB_S_PER_THREAD {
+                                    format!("met ({per_thread:.0} MB/s per thread)")
+                                } else {
+                                    format!("**missed** ({per_thread:.0} MB/s per thread)")
+                                }
+                            );
+                        }
+                    }
+                    Err(e) => {
+                        let _ = writeln!(
+                            r,
+                            "| {label} | {mib:.1}{disk} | {} | {t} | failed: {e} | | | | | | |",
+                            row.what
+                        );
+                    }
+                }
+            }
+        }
+    }
+    targets
 }
