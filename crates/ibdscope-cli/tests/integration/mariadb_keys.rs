@@ -207,3 +207,38 @@ fn a_wrong_key_is_a_finding_never_rows() {
     assert!(o.stdout.is_empty());
     assert!(String::from_utf8_lossy(&o.stderr).contains("give the key file with --key-file"));
 }
+
+/// `info` says a MariaDB encrypted space is encrypted without its key:
+/// MariaDB sets no FSP flag for encryption and, under full_crc32, its
+/// encrypted pages verify as stored, so only page 0's crypt data tells.
+/// The key id and minimum key version are the server's
+/// (`INFORMATION_SCHEMA.INNODB_TABLESPACES_ENCRYPTION`, in the manifest);
+/// a space the server wrote unencrypted says no.
+#[test]
+fn info_reads_the_crypt_data_the_server_states() {
+    use super::common::run_json;
+    for m in manifest() {
+        let path = crypt().join(&m["path"]);
+        let (code, j) = run_json(&["info", "--format", "json", path.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{}", m["path"]);
+        assert!(j.get("encrypted").bool(), "{}", m["path"]);
+        assert_eq!(m["encryption_scheme"], "1", "{}", m["path"]);
+        let c = j.get("mariadb_crypt");
+        assert_eq!(
+            c.get("key_id").u64(),
+            super::common::num(&m["key_id"]),
+            "{}",
+            m["path"]
+        );
+        assert_eq!(
+            c.get("min_key_version").u64(),
+            super::common::num(&m["min_key_version"]),
+            "{}",
+            m["path"]
+        );
+    }
+    let plain = fixtures().join("mariadb1011/ai_int.ibd");
+    let (_, j) = run_json(&["info", "--format", "json", plain.to_str().unwrap()]);
+    assert!(!j.get("encrypted").bool());
+    assert!(j.opt("mariadb_crypt").is_none());
+}
