@@ -104,6 +104,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                             Cmd::Extents => space::extents(opts, &a, out),
                             Cmd::Segments => space::segments(opts, &a, out),
                             Cmd::Lists => space::lists(opts, &a, out),
+                            Cmd::Indexes if opts.levels => levels::run(opts, &a, out),
                             Cmd::Indexes => space::indexes(opts, &a, out),
                             Cmd::Sdi => {
                                 with_file_findings(opts, &a, out, |out| sdi::run(opts, &a, out))

@@ -700,9 +700,6 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
 /// pages) and the B-tree walk's (records, fill, fragmentation,
 /// consistency).
 pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
-    if opts.levels {
-        return crate::cmd::levels::run(opts, a, out);
-    }
     let (path, _ts) = (a.path(), a.ts());
     let map = a.map();
     let trees = a.trees();
