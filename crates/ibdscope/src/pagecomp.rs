@@ -860,7 +860,7 @@ mod tests {
             }
             // Every page but page 0 (FSP_HDR, never compressed) and the
             // pages never written.
-            assert!(n_compressed >= 30, "{rel}: {n_compressed}");
+            assert!(n_compressed >= 10, "{rel}: {n_compressed}");
             // The one-pass summary behind `check` verifies every page
             // that is not empty, the compressed ones after decompression.
             let sum = crate::Summary::of(&ts, &Engine::new(2));
@@ -917,7 +917,7 @@ mod tests {
             let ts = Tablespace::new(&clean).unwrap();
             let layout = Layout::of(&ts);
             let mut out = Vec::new();
-            for n in [3usize, 5, 20] {
+            for n in [3usize, 5, 10] {
                 let page = &clean[n * 16384..(n + 1) * 16384];
                 let d = decompress_with(page, layout, &mut out, &mut scratch)
                     .unwrap()

@@ -280,7 +280,7 @@ fn every_encrypted_fixture_decrypts_with_its_key() {
                 .pages()
                 .filter(|(n, p)| n.0 != 0 && key_version(p, full) != 0)
                 .count();
-            assert!(with_version > 10, "{path}: {with_version}");
+            assert!(with_version >= 5, "{path}: {with_version}");
             assert_eq!(d.decrypted as usize, with_version, "{path}");
             assert_eq!(d.decompressed > 0, path.contains("pagecomp"), "{path}");
         }
@@ -318,7 +318,7 @@ fn a_wrong_key_is_named_and_decrypts_nothing() {
             let d = try_decrypt(&ts, &Engine::default(), &key).unwrap();
             assert_eq!(d.decrypted, 0, "{path}");
             assert!(d.wrong_key(), "{path}");
-            assert!(d.failures.len() > 10, "{path}");
+            assert!(d.failures.len() >= 5, "{path}");
             for f in &d.failures {
                 let page = ts.page(f.page).unwrap();
                 let stored = &d.image()[ts.file_offset(f.page) as usize..][..page.len()];
