@@ -285,6 +285,13 @@ impl Json {
             other => panic!("not a number: {other:?}"),
         }
     }
+    /// A number, or `None` for `null`.
+    pub fn opt_u64(&self) -> Option<u64> {
+        match self {
+            Json::Null => None,
+            other => Some(other.u64()),
+        }
+    }
     pub fn f64(&self) -> f64 {
         match self {
             Json::Num(n) => *n,

@@ -242,3 +242,163 @@ fn info_reads_the_crypt_data_the_server_states() {
     assert!(!j.get("encrypted").bool());
     assert!(j.opt("mariadb_crypt").is_none());
 }
+
+/// `fixtures/crypt-mix/mix.ibd.gz` unpacked, with its `.frm` beside it,
+/// once per test process.
+fn crypt_mix() -> PathBuf {
+    use std::sync::OnceLock;
+    static DONE: OnceLock<PathBuf> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let dir = fixtures().join("crypt-mix");
+        let ibd = scratch("crypt-mix.ibd");
+        std::fs::write(&ibd, gunzip(&dir.join("mix.ibd.gz"))).unwrap();
+        std::fs::copy(dir.join("mix.frm"), scratch("crypt-mix.frm")).unwrap();
+        ibd
+    })
+    .clone()
+}
+
+/// The server's view of the crypt-mix space in one phase of
+/// `fixtures/crypt-mix/rotation.tsv` (mid: during the rotation, just
+/// before it was stopped; stopped: after the stop and the flush; restart:
+/// the restart that dumped the rows).
+fn rotation(phase: &str) -> std::collections::HashMap<String, String> {
+    read_tsv(&fixtures().join("crypt-mix/rotation.tsv"))
+        .into_iter()
+        .find(|r| r["phase"] == phase)
+        .unwrap_or_else(|| panic!("no phase {phase} in rotation.tsv"))
+}
+
+/// A MariaDB 10.11 table loaded unencrypted, then encrypted by the
+/// background key rotation, stopped part way (fixtures/gen/crypt.sh
+/// `build_crypt_mix`): pages of key version 0 and 1 in one space. Against
+/// what the server said: the rows are its dump, every page verifies, and
+/// the key versions read per page are the rotation's: a run of key
+/// version 1 from page 1 (fil0crypt.cc hands pages out in order from page
+/// 1) covering every page handed out before the server's
+/// KEY_ROTATION_PAGE_NUMBER mid-rotation, key version 0 after it; page
+/// 0's min key version and key id are the server's MIN_KEY_VERSION and
+/// CURRENT_KEY_ID.
+#[test]
+fn a_rotation_stopped_part_way_reads_as_the_server_read_it() {
+    let file = crypt_mix();
+    let f = file.to_str().unwrap();
+    let key = keys().join("test-keys.txt");
+    let k = key.to_str().unwrap();
+    let (mid, stopped, restart) = (rotation("mid"), rotation("stopped"), rotation("restart"));
+    // the server's own view: part way, then stopped with min key version 0
+    assert_eq!(mid["rotating_or_flushing"], "1");
+    assert_eq!(stopped["rotating_or_flushing"], "0");
+    assert_eq!(stopped["min_key_version"], restart["min_key_version"]);
+    assert_eq!(stopped["current_key_version"], "1");
+    let next: u64 = mid["key_rotation_page_number"].parse().unwrap();
+    let max: u64 = mid["key_rotation_max_page_number"].parse().unwrap();
+    assert!(next < max, "{mid:?}");
+
+    // rows: the server's dump
+    let t = &read_tsv(&fixtures().join("crypt-mix/tables.tsv"))[0];
+    let want = gunzip(&fixtures().join("crypt-mix").join(&t["dump"]));
+    assert_eq!(
+        want.iter().filter(|&&b| b == b'\n').count(),
+        t["rows"].parse::<usize>().unwrap()
+    );
+    for threads in ["1", "3"] {
+        let o = run(&[
+            "rows",
+            f,
+            "--format",
+            "tsv",
+            "--threads",
+            threads,
+            "--key-file",
+            k,
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(o.stdout == want, "rows differ from the server's dump");
+    }
+
+    // pages: the key version of each page
+    let (code, j) = super::common::run_json(&["pages", "--format", "json", f]);
+    assert_eq!(code, Some(0));
+    let pages = j.get("pages").arr();
+    assert_eq!(pages.len() as u64, max, "the space's size mid-rotation");
+    let mut v1 = Vec::new();
+    let mut v0 = Vec::new();
+    for p in pages {
+        let n = p.get("page").u64();
+        let Some(kv) = p.get("key_version").opt_u64() else {
+            assert_eq!(n, 0, "only page 0 has no key version");
+            continue;
+        };
+        if p.get("type").str() == "ALLOCATED" {
+            assert_eq!(kv, 0);
+            continue;
+        }
+        match kv {
+            0 => v0.push(n),
+            1 => v1.push(n),
+            other => panic!("page {n}: key version {other}"),
+        }
+        // an encrypted page's INDEX header is ciphertext: not shown
+        if kv != 0 {
+            assert!(p.get("index_id").opt_u64().is_none(), "page {n}");
+        }
+    }
+    assert!(!v0.is_empty() && !v1.is_empty(), "{v0:?} {v1:?}");
+    // a run from page 1: every page before the first at key version 0
+    assert_eq!(v1, (1..=v1.len() as u64).collect::<Vec<_>>());
+    assert!(v0.iter().all(|&n| n > v1.len() as u64));
+    // every page handed out before the snapshot was rotated
+    assert!(
+        v1.len() as u64 + 1 >= next,
+        "{} pages at 1, server at {next}",
+        v1.len()
+    );
+
+    // `page N` names the key version
+    let first = run(&["page", f, "1"]);
+    assert!(String::from_utf8_lossy(&first.stdout).contains("key version (MariaDB)      1\n"));
+    let plain = run(&["page", f, &v0[0].to_string()]);
+    assert!(String::from_utf8_lossy(&plain.stdout)
+        .contains("key version (MariaDB)      0 (stored unencrypted)\n"));
+
+    // info: page 0's crypt data as the server states it
+    let (code, j) = super::common::run_json(&["info", "--format", "json", f]);
+    assert_eq!(code, Some(0));
+    assert!(j.get("encrypted").bool());
+    let c = j.get("mariadb_crypt");
+    assert_eq!(
+        c.get("min_key_version").u64(),
+        super::common::num(&stopped["min_key_version"])
+    );
+    assert_eq!(
+        c.get("key_id").u64(),
+        super::common::num(&stopped["current_key_id"])
+    );
+
+    // check: every page verifies, with and without the key
+    for keys in [vec![], vec!["--key-file", k]] {
+        let mut args = vec!["check", f];
+        args.extend(keys);
+        let o = run(&args);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{text}");
+        let n_empty = pages
+            .iter()
+            .filter(|p| p.get("type").str() == "ALLOCATED")
+            .count();
+        assert!(
+            text.contains(&format!(
+                "{max} pages: {} valid (full_crc32 {}), {n_empty} empty, 0 damaged",
+                max as usize - n_empty,
+                max as usize - n_empty
+            )),
+            "{text}"
+        );
+    }
+}

@@ -345,7 +345,17 @@ impl Page<'_, '_> {
                 writeln!(out, "  {k:<26} {v}")?;
             }
         }
+        if let Some(v) = self.key_version() {
+            let how = if v == 0 { " (stored unencrypted)" } else { "" };
+            writeln!(out, "  {:<26} {v}{how}", "key version (MariaDB)")?;
+        }
         Ok(())
+    }
+
+    /// The page's key version in a MariaDB encrypted space (0: stored
+    /// unencrypted); `None` elsewhere and for page 0.
+    fn key_version(&self) -> Option<u32> {
+        super::pages::KeyVersions::of_space(self.ts).of(self.ts, self.n)
     }
 
     fn text_findings(&self, out: &mut dyn Write) -> io::Result<()> {
@@ -375,6 +385,9 @@ impl Page<'_, '_> {
         j.kv_display("type", &f.page_type.display(names))?
             .kv_num("type_code", f.page_type.0)?;
         j.kv_display("checksum", &Status::of(self.ts, f))?;
+        if let Some(v) = self.key_version() {
+            j.kv_num("key_version", v)?;
+        }
         j.kv_str(
             "content",
             match self.content {

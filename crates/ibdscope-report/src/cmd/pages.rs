@@ -61,9 +61,14 @@ struct IndexCols {
 
 impl IndexCols {
     /// The figures of a B-tree page (INDEX, RTREE, SDI) whose header can be
-    /// read: not of an encrypted or page-compressed one.
-    fn of(ts: &Tablespace<'_>, f: &PageFacts) -> Option<Self> {
+    /// read: not of an encrypted or page-compressed one (a MariaDB page
+    /// with a key version verifies as stored under full_crc32, but its
+    /// header is ciphertext).
+    fn of(ts: &Tablespace<'_>, f: &PageFacts, keys: KeyVersions) -> Option<Self> {
         if matches!(f.verdict, Verdict::Unverifiable(_)) || !f.page_type.is_index(ts.type_names()) {
+            return None;
+        }
+        if keys.of(ts, f.page_no).is_some_and(|v| v != 0) {
             return None;
         }
         let h = IndexHeader::new(ts.page(f.page_no)?)?;
@@ -74,6 +79,55 @@ impl IndexCols {
             records: h.n_recs(),
             fill: h.usage(format.logical_size, format.is_zip()).fill(),
         })
+    }
+}
+
+/// Where a MariaDB encrypted space's pages carry their key version
+/// (`buf_page_get_key_version`: bytes 0..4 under full_crc32, 26..30
+/// otherwise); `None` for a space without crypt data on page 0.
+#[derive(Clone, Copy)]
+pub(crate) struct KeyVersions(Option<bool>);
+
+impl KeyVersions {
+    /// The key version places of `ts`.
+    pub(crate) fn of_space(ts: &Tablespace<'_>) -> KeyVersions {
+        use ibdscope::crypt::mariadb::{space_crypt_data, CryptDataRead};
+        KeyVersions(match space_crypt_data(ts) {
+            CryptDataRead::Present(_) => Some(ts.scheme() == ibdscope::checksum::Scheme::FullCrc32),
+            _ => None,
+        })
+    }
+
+    /// Whether the space has MariaDB crypt data.
+    pub(crate) fn present(self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Page `n`'s key version (0: stored unencrypted). `None` outside a
+    /// MariaDB encrypted space, and for page 0, which the server never
+    /// encrypts (`fil_space_encrypt_valid_page_type`) and whose bytes
+    /// 26..30 are the flush LSN.
+    pub(crate) fn of(self, ts: &Tablespace<'_>, n: PageNo) -> Option<u32> {
+        let full = self.0?;
+        if n.0 == 0 {
+            return None;
+        }
+        Some(
+            ts.page(n)
+                .map_or(0, |p| ibdscope::crypt::mariadb::key_version(p, full)),
+        )
+    }
+}
+
+/// A key version cell (`-`: none).
+struct KeyCell(Option<u32>);
+
+impl fmt::Display for KeyCell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.pad("-"),
+            Some(v) => fmt::Display::fmt(&v, f),
+        }
     }
 }
 
@@ -132,6 +186,7 @@ pub fn run(
         .map(move |f| judge.judge(ts, f).0)
         .inspect(|f| a.progress(f.page_no.0.saturating_sub(from) as usize + 1, total));
     let names = ts.type_names();
+    let keys = KeyVersions::of_space(ts);
     let mut bad = false;
     let mut note = |f: &PageFacts| bad |= ts.page_problems(f).next().is_some();
     match opts.format {
@@ -150,14 +205,19 @@ pub fn run(
                 a,
                 shown: Vec::new(),
             };
-            writeln!(
+            write!(
                 out,
-                "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  {:>5}  {:>7}  {:>6}  checksum",
+                "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  {:>5}  {:>7}  {:>6}  ",
                 "page", "type", "prev", "next", "lsn", "space", "index", "name", "level", "records", "fill"
             )?;
+            // a MariaDB encrypted space: each page's key version
+            if keys.present() {
+                write!(out, "{:>11}  ", "key_version")?;
+            }
+            writeln!(out, "checksum")?;
             for f in rows {
                 note(&f);
-                let ix = IndexCols::of(ts, &f);
+                let ix = IndexCols::of(ts, &f, keys);
                 write!(
                     out,
                     "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  ",
@@ -180,15 +240,19 @@ pub fn run(
                     )?,
                     None => write!(out, "{:>5}  {:>7}  {:>6}", "-", "-", "-")?,
                 }
+                if keys.present() {
+                    write!(out, "  {:>11}", KeyCell(keys.of(ts, f.page_no)))?;
+                }
                 writeln!(out, "  {}", Status::of(ts, &f))?;
             }
         }
         Format::Csv => {
-            writeln!(
+            write!(
                 out,
                 "page,type,type_code,prev,next,lsn,space_id,checksum,index_id,index_name,level,\
                  records,fill"
             )?;
+            writeln!(out, "{}", if keys.present() { ",key_version" } else { "" })?;
             for f in rows {
                 note(&f);
                 // Type names and checksum words are identifiers: no quoting.
@@ -204,8 +268,8 @@ pub fn run(
                     f.space_id,
                     Status::of(ts, &f)
                 )?;
-                match IndexCols::of(ts, &f) {
-                    Some(c) => writeln!(
+                match IndexCols::of(ts, &f, keys) {
+                    Some(c) => write!(
                         out,
                         "{},{},{},{},{}",
                         c.id.0,
@@ -214,8 +278,15 @@ pub fn run(
                         c.records,
                         crate::csv::Float(f64::from(c.fill), 4)
                     )?,
-                    None => writeln!(out, ",,,,")?,
+                    None => write!(out, ",,,,")?,
                 }
+                if keys.present() {
+                    match keys.of(ts, f.page_no) {
+                        Some(v) => write!(out, ",{v}")?,
+                        None => write!(out, ",")?,
+                    }
+                }
+                writeln!(out)?;
             }
         }
         Format::Json => {
@@ -223,7 +294,7 @@ pub fn run(
             j.obj()?.key("pages")?.arr()?;
             for f in rows {
                 note(&f);
-                row(&mut j, &f, a)?;
+                row(&mut j, &f, a, keys)?;
             }
             j.end_arr()?.end_obj()?;
             writeln!(out)?;
@@ -231,7 +302,7 @@ pub fn run(
         Format::Jsonl => {
             for f in rows {
                 note(&f);
-                row(&mut Json::new(out), &f, a)?;
+                row(&mut Json::new(out), &f, a, keys)?;
                 writeln!(out)?;
             }
         }
@@ -243,7 +314,7 @@ pub fn run(
     })
 }
 
-fn row(j: &mut Json<'_>, f: &PageFacts, a: &Analysis<'_>) -> io::Result<()> {
+fn row(j: &mut Json<'_>, f: &PageFacts, a: &Analysis<'_>, keys: KeyVersions) -> io::Result<()> {
     let ts = a.ts();
     let names = ts.type_names();
     j.obj()?;
@@ -255,7 +326,11 @@ fn row(j: &mut Json<'_>, f: &PageFacts, a: &Analysis<'_>) -> io::Result<()> {
     j.kv_num("lsn", f.lsn.0)?;
     j.kv_num("space_id", f.space_id.0)?;
     j.kv_display("checksum", &Status::of(ts, f))?;
-    match IndexCols::of(ts, f) {
+    if keys.present() {
+        j.key("key_version")?
+            .opt_num(keys.of(ts, f.page_no).map(u64::from))?;
+    }
+    match IndexCols::of(ts, f, keys) {
         Some(c) => {
             j.kv_index(a, c.id)?
                 .kv_num("level", c.level)?
