@@ -117,6 +117,7 @@ mod ids;
 pub mod index;
 pub mod inflate;
 pub mod inode;
+pub mod json;
 pub mod layout;
 mod owner;
 mod page_type;
