@@ -560,6 +560,17 @@ fn read_secret_file(path: &Path, max: usize) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// A path given as bytes (after `FILE:`).
+#[cfg(unix)]
+fn bytes_path(p: &[u8]) -> PathBuf {
+    PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(p))
+}
+
+#[cfg(not(unix))]
+fn bytes_path(p: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(p).into_owned())
+}
+
 /// Reads and parses the MariaDB key file at `path` (`--key-file`), with
 /// the password given (`--key-file-key`, `FILE:path` read as the plugin
 /// reads it) or read from a file (`--key-file-key-file`). The file's
@@ -567,12 +578,12 @@ fn read_secret_file(path: &Path, max: usize) -> Result<Vec<u8>, String> {
 /// nothing of them is printed.
 pub fn load_key_file(
     path: &Path,
-    key: Option<&str>,
+    key: Option<&[u8]>,
     key_file: Option<&Path>,
 ) -> Result<ibdscope_report::args::KeyFile, String> {
     use ibdscope_report::args::{password_from_file, KeyFile, MAX_KEY_FILE_SIZE};
-    let from_file = match (key.and_then(|k| k.strip_prefix("FILE:")), key_file) {
-        (Some(p), _) => Some(PathBuf::from(p)),
+    let from_file = match (key.and_then(|k| k.strip_prefix(b"FILE:")), key_file) {
+        (Some(p), _) => Some(bytes_path(p)),
         (None, Some(p)) => Some(p.to_path_buf()),
         (None, None) => None,
     };
@@ -586,7 +597,7 @@ pub fn load_key_file(
         }
         None => None,
     };
-    let given = key.filter(|k| !k.starts_with("FILE:")).map(str::as_bytes);
+    let given = key.filter(|k| !k.starts_with(b"FILE:"));
     let pw: &[u8] = password
         .as_ref()
         .map(|s| s.bytes())

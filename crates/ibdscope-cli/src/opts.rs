@@ -39,6 +39,10 @@ pub struct Cli {
     /// file_key_management_filekey: `FILE:path` reads it from a file).
     #[arg(long, global = true, value_name = "PASSWORD", requires = "key_file")]
     key_file_key: Option<String>,
+    /// The `--key-file-key` password itself, taken out of the arguments
+    /// before clap reads them (clap sees a placeholder); wiped on drop.
+    #[arg(skip)]
+    password: Option<Password>,
     /// Read the password of an encrypted --key-file from this file (its
     /// first line, as the plugin reads `FILE:`).
     #[arg(
@@ -698,8 +702,99 @@ pub fn cli() -> clap::Command {
 /// Parses the process's arguments with [`cli`] (on an error, clap prints
 /// it and exits with 2).
 pub fn parse() -> Cli {
-    let matches = cli().get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let password = take_password(&mut args);
+    let matches = cli().get_matches_from(args);
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli.password = password;
+    cli
+}
+
+/// A password from the command line, wiped when dropped.
+#[derive(Default)]
+pub struct Password(Vec<u8>);
+
+impl Password {
+    /// The bytes.
+    fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Drop for Password {
+    fn drop(&mut self) {
+        ibdscope_report::decrypt::wipe(&mut self.0);
+    }
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(..)")
+    }
+}
+
+/// What clap is given in place of the `--key-file-key` password.
+const PASSWORD_PLACEHOLDER: &str = "(given)";
+
+/// The bytes of `arg` from `skip` on, as a [`Password`] sized once; `arg`
+/// is wiped and left as `keep` + the placeholder.
+fn take_from(arg: &mut std::ffi::OsString, skip: usize, keep: &str) -> Password {
+    let mut raw = os_bytes(std::mem::take(arg));
+    let value = raw.get(skip..).unwrap_or(&[]);
+    let mut pw = Vec::with_capacity(value.len());
+    pw.extend_from_slice(value);
+    ibdscope_report::decrypt::wipe(&mut raw);
+    *arg = format!("{keep}{PASSWORD_PLACEHOLDER}").into();
+    Password(pw)
+}
+
+#[cfg(unix)]
+fn os_bytes(s: std::ffi::OsString) -> Vec<u8> {
+    std::os::unix::ffi::OsStringExt::into_vec(s)
+}
+
+#[cfg(not(unix))]
+fn os_bytes(s: std::ffi::OsString) -> Vec<u8> {
+    s.into_encoded_bytes()
+}
+
+/// Takes the `--key-file-key` password out of `args` (`--key-file-key
+/// VALUE` or `--key-file-key=VALUE`, before any `--`), so that clap never
+/// holds it: clap keeps copies of every value it parses (one per
+/// subcommand level for a global option) and drops them unwiped. The last
+/// one given is returned; each is wiped in `args`. A value that starts
+/// with `-` is left to clap, which refuses it as it did. (The copy the
+/// operating system keeps of the command line is out of reach: prefer
+/// `--key-file-key-file`.)
+fn take_password(args: &mut [std::ffi::OsString]) -> Option<Password> {
+    const FLAG: &str = "--key-file-key";
+    let mut found = None;
+    let mut i = 1;
+    while let Some(arg) = args.get(i) {
+        if arg == "--" {
+            break;
+        }
+        let bytes = arg.as_encoded_bytes();
+        if arg == FLAG {
+            let next = i.saturating_add(1);
+            let value = args
+                .get(next)
+                .filter(|v| !v.as_encoded_bytes().starts_with(b"-") || v.len() == 1);
+            if value.is_some() {
+                if let Some(v) = args.get_mut(next) {
+                    found = Some(take_from(v, 0, ""));
+                }
+                i = next;
+            }
+        } else if bytes.starts_with(b"--key-file-key=") {
+            let skip = FLAG.len().saturating_add(1);
+            if let Some(v) = args.get_mut(i) {
+                found = Some(take_from(v, skip, "--key-file-key="));
+            }
+        }
+        i = i.saturating_add(1);
+    }
+    found
 }
 
 impl Cli {
@@ -712,8 +807,19 @@ impl Cli {
     }
 }
 
+/// The `--key-file-key` password: the one taken out of the arguments, or
+/// (a `Cli` not made by [`parse`]) the one clap read, moved out of `cli`.
+fn key_file_password(cli: &mut Cli) -> Option<Password> {
+    let given = cli.key_file_key.take().map(|s| Password(s.into_bytes()));
+    match cli.password.take() {
+        Some(p) => Some(p),
+        None => given.filter(|p| p.bytes() != PASSWORD_PLACEHOLDER.as_bytes()),
+    }
+}
+
 /// Checks the arguments into a run's options; nothing is opened yet.
-pub fn from_cli(cli: Cli) -> Result<Opts, String> {
+pub fn from_cli(mut cli: Cli) -> Result<Opts, String> {
+    let password = key_file_password(&mut cli);
     let threads = cli
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -759,7 +865,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
             None => None,
             Some(k) => Some(crate::input::load_key_file(
                 k,
-                cli.key_file_key.as_deref(),
+                password.as_ref().map(Password::bytes),
                 cli.key_file_key_file.as_deref(),
             )?),
         },
@@ -1001,6 +1107,65 @@ fn out_format(out: PathBuf) -> Result<(PathBuf, ImageFormat), String> {
 
 #[cfg(test)]
 mod tests {
+    use super::{take_password, PASSWORD_PLACEHOLDER};
+    use std::ffi::OsString;
+
+    fn os(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_password_is_taken_out_of_the_arguments_before_clap() {
+        let ph = PASSWORD_PLACEHOLDER;
+        let mut a = os(&[
+            "ibdscope",
+            "rows",
+            "f",
+            "--key-file",
+            "k",
+            "--key-file-key",
+            "s3cret",
+        ]);
+        assert_eq!(take_password(&mut a).unwrap().bytes(), b"s3cret");
+        assert_eq!(
+            a,
+            os(&[
+                "ibdscope",
+                "rows",
+                "f",
+                "--key-file",
+                "k",
+                "--key-file-key",
+                ph
+            ])
+        );
+        let mut a = os(&["ibdscope", "--key-file-key=a=b", "rows", "f"]);
+        assert_eq!(take_password(&mut a).unwrap().bytes(), b"a=b");
+        assert_eq!(a[1], OsString::from(format!("--key-file-key={ph}")));
+        // an empty one is taken; the last one given wins
+        let mut a = os(&["x", "--key-file-key=", "--key-file-key", "two"]);
+        assert_eq!(take_password(&mut a).unwrap().bytes(), b"two");
+        assert!(a.iter().all(|s| !s.to_string_lossy().contains("two")));
+        // after `--`, or a value that looks like an option: left to clap
+        let mut a = os(&["x", "--", "--key-file-key", "f"]);
+        assert!(take_password(&mut a).is_none());
+        assert_eq!(a[3], OsString::from("f"));
+        let mut a = os(&["x", "--key-file-key", "--threads", "2"]);
+        assert!(take_password(&mut a).is_none());
+        assert_eq!(a[2], OsString::from("--threads"));
+        // the whole parse: clap holds the placeholder, the Cli the password
+        let cli = super::Cli::try_parse_from(os(&[
+            "x",
+            "info",
+            "f",
+            "--key-file",
+            "k",
+            "--key-file-key",
+            ph,
+        ]));
+        assert!(cli.is_ok());
+    }
+
     use super::*;
 
     /// The options a command line gives, or clap's error text.

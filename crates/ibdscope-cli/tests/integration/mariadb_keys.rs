@@ -402,3 +402,86 @@ fn a_rotation_stopped_part_way_reads_as_the_server_read_it() {
         );
     }
 }
+
+/// The subcommands `ibdscope --help` lists.
+fn subcommands() -> Vec<String> {
+    let out = run(&["--help"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let list = text.split("Commands:\n").nth(1).expect("Commands:");
+    list.lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != "help" && *n != "completions")
+        .map(str::to_string)
+        .collect()
+}
+
+/// No command prints key material: for every command, with the
+/// password-encrypted key file and its password (given, in both forms, a
+/// wrong one, and with the option misused), neither stdout nor stderr holds
+/// the password, a key's hex text (either case) or a key's bytes.
+#[test]
+fn no_output_holds_key_material() {
+    let pw = std::fs::read_to_string(keys().join("test-password.txt")).unwrap();
+    let pw = pw.trim_end().to_string();
+    let text = std::fs::read_to_string(keys().join("test-keys.txt")).unwrap();
+    let mut secrets: Vec<Vec<u8>> = vec![pw.as_bytes().to_vec()];
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let hex = line.split(';').nth(1).unwrap();
+        secrets.push(hex.to_uppercase().into_bytes());
+        secrets.push(hex.to_lowercase().into_bytes());
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        // the first 8 bytes: a longer run is then in the output too
+        secrets.push(bytes[..8].to_vec());
+    }
+    let enc = keys().join("test-keys.enc");
+    let enc = enc.to_str().unwrap();
+    let file = crypt().join("ctr/pagecomp.ibd");
+    let file = file.to_str().unwrap();
+    let dir = crypt().join("ctr");
+    let eq = format!("--key-file-key={pw}");
+    let key_forms: Vec<Vec<&str>> = vec![
+        vec!["--key-file", enc, "--key-file-key", &pw],
+        vec!["--key-file", enc, &eq],
+        vec!["--key-file", enc, "--key-file-key", "not-the-password"],
+        // misused: no --key-file; both password options
+        vec!["--key-file-key", &pw],
+        vec![
+            "--key-file",
+            enc,
+            "--key-file-key",
+            &pw,
+            "--key-file-key-file",
+            enc,
+        ],
+    ];
+    let cmds = subcommands();
+    assert!(cmds.len() >= 18, "{cmds:?}");
+    let mut runs = 0;
+    for cmd in &cmds {
+        let files: Vec<&str> = match cmd.as_str() {
+            "diff" | "compare" => vec![file, file],
+            "tables" => vec![dir.to_str().unwrap()],
+            _ => vec![file],
+        };
+        for keys in &key_forms {
+            let mut args = vec![cmd.as_str()];
+            args.extend(&files);
+            args.extend(keys);
+            let o = run(&args);
+            runs += 1;
+            for out in [&o.stdout, &o.stderr] {
+                for s in &secrets {
+                    assert!(
+                        !out.windows(s.len()).any(|w| w == &s[..]),
+                        "{args:?}: output holds key material ({} bytes)",
+                        s.len()
+                    );
+                }
+            }
+        }
+    }
+    assert!(runs >= 90, "{runs}");
+}
