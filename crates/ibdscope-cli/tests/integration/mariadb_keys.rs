@@ -274,11 +274,11 @@ fn rotation(phase: &str) -> std::collections::HashMap<String, String> {
 /// `build_crypt_mix`): pages of key version 0 and 1 in one space. Against
 /// what the server said: the rows are its dump, every page verifies, and
 /// the key versions read per page are the rotation's: a run of key
-/// version 1 from page 1 (fil0crypt.cc hands pages out in order from page
-/// 1) covering every page handed out before the server's
-/// KEY_ROTATION_PAGE_NUMBER mid-rotation, key version 0 after it; page
-/// 0's min key version and key id are the server's MIN_KEY_VERSION and
-/// CURRENT_KEY_ID.
+/// version 1 from the first page on (fil0crypt.cc hands pages out in
+/// order from there), covering every page handed out before the server's
+/// KEY_ROTATION_PAGE_NUMBER mid-rotation, key version 0 after it; the
+/// min key version and key id of page 0 are the server's MIN_KEY_VERSION
+/// and CURRENT_KEY_ID.
 #[test]
 fn a_rotation_stopped_part_way_reads_as_the_server_read_it() {
     let file = crypt_mix();
