@@ -22,9 +22,10 @@ impl Rgb {
 }
 
 /// ANSI 256-colour numbers of the index palette: distinct hues, readable
-/// on dark and light backgrounds. Index `s` (in id order) takes
-/// `INDEX_ANSI[s % 10]`.
-pub const INDEX_ANSI: [u8; 10] = [33, 208, 40, 165, 220, 44, 196, 99, 130, 125];
+/// on dark and light backgrounds, none of them a colour that means
+/// something else on a map (damaged, not verifiable, free, system, freed
+/// with data). Index `s` (in id order) takes `INDEX_ANSI[s % 10]`.
+pub const INDEX_ANSI: [u8; 10] = [33, 208, 40, 165, 220, 44, 30, 99, 130, 125];
 
 /// ANSI colour of free pages on a terminal (dark, close to a dark
 /// background: nothing there).
@@ -176,6 +177,22 @@ pub fn contrast(a: Rgb, b: Rgb) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_colours_are_distinct_and_mean_nothing_else() {
+        for (i, c) in INDEX_ANSI.iter().enumerate() {
+            assert!(!INDEX_ANSI[..i].contains(c), "index colour {c} twice");
+            for (what, other) in [
+                ("damaged", DAMAGED_ANSI),
+                ("not verifiable", UNVERIFIABLE_ANSI),
+                ("free", FREE_ANSI),
+                ("system", SYSTEM_ANSI),
+                ("freed with data", FREE_DATA_ANSI),
+            ] {
+                assert_ne!(*c, other, "index {i}'s colour is the {what} colour");
+            }
+        }
+    }
 
     #[test]
     fn xterm_values() {

@@ -230,3 +230,41 @@ fn one_page_file_and_root_that_is_not_an_index_page() {
     let o = run(&["extents", "--color", "never", f.to_str().unwrap()]);
     assert!(stdout(&o).contains("19 pages"), "{}", stdout(&o));
 }
+
+/// `pages --from` past the last page lists nothing and says so, as `page N`
+/// past the end does (exit 1); the page count is the server's file size
+/// over its page size (fixtures/manifest.tsv).
+#[test]
+fn pages_from_past_the_end_is_said() {
+    let f = super::common::fixtures().join("mariadb1011/ai_int.ibd");
+    let m = super::common::read_tsv(&super::common::fixtures().join("manifest.tsv"));
+    let m = m
+        .iter()
+        .find(|r| r["path"] == "mariadb1011/ai_int.ibd")
+        .unwrap();
+    let n = (super::common::num(&m["file_size"]) / super::common::num(&m["page_size"])) as usize;
+    assert!(n > 1);
+    let last = (n - 1).to_string();
+    let o = run(&["pages", f.to_str().unwrap(), "--from", &last]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
+    for fmt in ["text", "csv", "json", "jsonl"] {
+        let past = n.to_string();
+        let o = run(&[
+            "pages",
+            f.to_str().unwrap(),
+            "--from",
+            &past,
+            "--format",
+            fmt,
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{fmt}");
+        let text = stdout(&o);
+        assert!(
+            text.contains(&format!(
+                "--from {n} is past the end of the file ({n} whole pages"
+            )),
+            "{fmt}: {text}"
+        );
+    }
+}
