@@ -976,4 +976,23 @@ fn pages_check_cannot_verify_are_drawn_apart() {
             "{kind}: the map and its key\n{text}"
         );
     }
+    // the LSN map names them too (one page a cell here): `~` and the
+    // not-verifiable colour, not an LSN
+    let svg = draw(&["lsn", s(&path)], "encrypted.lsn");
+    assert_eq!(svg_cells(&svg).iter().filter(|c| **c == want).count(), n);
+    let legend = svg_legend(&svg);
+    assert!(
+        legend
+            .iter()
+            .any(|(l, c)| l.starts_with("encrypted page (not verifiable)") && *c == want),
+        "lsn: {legend:?}"
+    );
+    let (text, _) = stdout(&["lsn", "--color", "never", s(&path)]);
+    assert_eq!(
+        text.matches('~').count(),
+        n + 1,
+        "lsn: the map and its key\n{text}"
+    );
+    let (text, _) = stdout(&["lsn", "--format", "json", s(&path)]);
+    assert_eq!(text.matches("\"encrypted\"").count(), n, "{text}");
 }

@@ -20,8 +20,7 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
 use ibdscope::{IndexId, Tablespace};
-use ibdscope_render::color::{ansi256_to_rgb, DAMAGED_ANSI};
-use ibdscope_render::{pages_per_cell, Cell, Class, Grid, HeatScale, Panel, Picture, Scale};
+use ibdscope_render::{pages_per_cell, Cell, Grid, HeatScale, Panel, Picture, Scale};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -583,13 +582,14 @@ fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Pict
             (classes, Some(fill_scale()))
         }
         Metric::Lsn => (
-            vec![Class {
-                label: "damaged page (LSN not trusted)".into(),
-                color: ansi256_to_rgb(DAMAGED_ANSI),
-                shown: rows
-                    .iter()
-                    .any(|r| r.grid.cells.contains(&ibdscope_render::Cell::Class(0))),
-            }],
+            {
+                let shown = |k: u16| {
+                    rows.iter()
+                        .any(|r| r.grid.cells.contains(&ibdscope_render::Cell::Class(k)))
+                };
+                // the counts are per file: the legend names the kinds
+                crate::cmd::lsn::lsn_classes([None, None], [shown(0), shown(1)])
+            },
             Some(HeatScale {
                 title: "page LSN, old to new within each file (linear)".into(),
                 scale: Scale { lo: 0.0, hi: 1.0 },

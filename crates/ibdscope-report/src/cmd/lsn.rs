@@ -32,7 +32,9 @@ use crate::text::count;
 use ibdscope::checksum::{Scheme, Unverifiable};
 use ibdscope::space::{page_facts, PageProblem};
 use ibdscope::{fold_pages, Engine, PageFold, PageNo, SpaceId, Tablespace, TypeNames, Verdict};
-use ibdscope_render::color::{ansi256_to_rgb, ramp, rgb_to_ansi256, DAMAGED_ANSI, LSN_FLOOR};
+use ibdscope_render::color::{
+    ansi256_to_rgb, ramp, rgb_to_ansi256, DAMAGED_ANSI, LSN_FLOOR, UNVERIFIABLE_ANSI,
+};
 use ibdscope_render::{
     Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, Pow2Histogram, Ranks, Scale,
 };
@@ -48,6 +50,9 @@ pub const SCALE_BINS: usize = 4096;
 const TICK_RANKS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 /// The class of damaged pages.
 const DAMAGED: u16 = 0;
+/// The class of encrypted pages (not verifiable without the key), as the
+/// owner maps name them: `~`, the not-verifiable colour.
+const ENCRYPTED: u16 = 1;
 
 /// The LSN facts of one file.
 pub struct LsnFacts {
@@ -211,16 +216,22 @@ fn percent(share: f64) -> String {
 #[derive(Clone, Copy, Default)]
 struct CellSum {
     damaged: u64,
+    /// Undamaged pages that cannot be verified because they are encrypted
+    /// (among `lsn_n`, or LSN 0).
+    encrypted: u64,
     lsn_sum: u128,
     lsn_n: u64,
 }
 
 impl CellSum {
     /// The cell: damaged when most of its pages are (as `GridBuilder`
-    /// votes), else the mean LSN, else blank (every page LSN 0).
+    /// votes), else encrypted when most of the others are, else the mean
+    /// LSN, else blank (every page LSN 0).
     fn cell(&self) -> Cell {
         if self.damaged > self.lsn_n {
             Cell::Class(DAMAGED)
+        } else if self.encrypted > 0 && self.encrypted * 2 >= self.lsn_n.max(1) {
+            Cell::Class(ENCRYPTED)
         } else if self.lsn_n > 0 {
             Cell::Heat(self.lsn_sum as f64 / self.lsn_n as f64)
         } else {
@@ -230,6 +241,7 @@ impl CellSum {
 
     fn add(&mut self, o: &CellSum) {
         self.damaged += o.damaged;
+        self.encrypted += o.encrypted;
         self.lsn_sum += o.lsn_sum;
         self.lsn_n += o.lsn_n;
     }
@@ -295,7 +307,8 @@ impl PageFold for LsnFold {
             self.cells.resize(i + 1, CellSum::default());
         }
         let sum = &mut self.cells[i];
-        if p.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) {
+        let encrypted = p.verdict == Verdict::Unverifiable(Unverifiable::Encrypted);
+        if encrypted {
             self.unverifiable += 1;
         }
         let before = self.damaged.len();
@@ -306,7 +319,12 @@ impl PageFold for LsnFold {
         if self.damaged.len() > before {
             self.n_damaged += 1;
             sum.damaged += 1;
-        } else if p.lsn.0 == 0 {
+            return;
+        }
+        if encrypted {
+            sum.encrypted += 1;
+        }
+        if p.lsn.0 == 0 {
             self.zero += 1;
         } else {
             self.hist.add(p.lsn.0);
@@ -476,6 +494,7 @@ pub fn lsn_glyph(st: &Style, c: Cell) -> (&'static str, Option<u8>) {
             st.level(map::eighths(t as f32)),
             Some(rgb_to_ansi256(ramp(t, LSN_FLOOR))),
         ),
+        Cell::Class(ENCRYPTED) => ("~", Some(UNVERIFIABLE_ANSI)),
         Cell::Class(_) | Cell::Bar(..) => ("X", Some(DAMAGED_ANSI)),
         Cell::Blank => (" ", None),
     }
@@ -610,6 +629,7 @@ fn json(out: &mut dyn Write, path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> 
     grid_json(&mut j, &f.normalized(), |j, c| match c {
         Cell::Heat(t) => j.float(t, 4).map(|_| ()),
         Cell::Blank => j.null().map(|_| ()),
+        Cell::Class(ENCRYPTED) => j.str("encrypted").map(|_| ()),
         Cell::Class(_) | Cell::Bar(..) => j.str("damaged").map(|_| ()),
     })?;
     j.key("findings")?.arr()?;
@@ -648,7 +668,7 @@ pub fn grid_json(
 fn unverifiable_words(f: &LsnFacts) -> Option<String> {
     (f.unverifiable > 0).then(|| {
         format!(
-            "{} encrypted: not verifiable, LSN drawn as stored",
+            "~: encrypted, not verifiable ({}; their LSNs as stored are in the histogram)",
             count(f.unverifiable, "page", "pages")
         )
     })
@@ -696,15 +716,38 @@ fn picture(path: &Path, ts: &Tablespace<'_>, f: &LsnFacts, scale: &MapScale) -> 
             caption: Vec::new(),
             grid: f.normalized(),
         }],
-        classes: vec![Class {
-            label: format!("damaged page (LSN not trusted): {}", f.n_damaged),
-            color: ansi256_to_rgb(DAMAGED_ANSI),
-            shown: f.n_damaged > 0,
-        }],
+        classes: lsn_classes(
+            [Some(f.n_damaged), Some(f.unverifiable)],
+            [f.n_damaged > 0, f.unverifiable > 0],
+        ),
         heat: Some(heat_scale(f, "page LSN, old to new")),
         notes,
         histograms,
     }
+}
+
+/// The classes of an LSN picture, by [`DAMAGED`] and [`ENCRYPTED`]: damaged
+/// and encrypted pages, each with its page count when given, shown as
+/// `shown` says.
+pub fn lsn_classes(counts: [Option<u64>; 2], shown: [bool; 2]) -> Vec<Class> {
+    let label = |what: &str, n: Option<u64>| match n {
+        Some(n) => format!("{what}: {n}"),
+        None => what.to_string(),
+    };
+    let [damaged, encrypted] = counts;
+    let [show_damaged, show_encrypted] = shown;
+    vec![
+        Class {
+            label: label("damaged page (LSN not trusted)", damaged),
+            color: ansi256_to_rgb(DAMAGED_ANSI),
+            shown: show_damaged,
+        },
+        Class {
+            label: label("encrypted page (not verifiable)", encrypted),
+            color: ansi256_to_rgb(UNVERIFIABLE_ANSI),
+            shown: show_encrypted,
+        },
+    ]
 }
 
 /// The colour scale of `f`'s picture: cells are drawn from
