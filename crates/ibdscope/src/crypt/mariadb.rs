@@ -245,9 +245,17 @@ impl KeyFile {
     /// `password` first; a plain file with a non-empty password is refused.
     pub fn parse(file: &[u8], password: &[u8]) -> Result<KeyFile, KeyFileError> {
         let text = read_and_decrypt(file, c_string(password))?;
-        let mut keys: Vec<(u32, Key)> = Vec::new();
-        parse_text(c_string(text.bytes()), &mut keys)?;
-        keys.sort_by_key(|k| k.0);
+        let body = c_string(text.bytes());
+        // Sized once, sorted in place: a Vec that grows, or a sort's
+        // scratch, would leave copies of the keys it moved behind, freed
+        // but not wiped. A key line holds a `;`.
+        let bound = body
+            .split(|&b| b == b'\n')
+            .filter(|line| line.contains(&b';'))
+            .count();
+        let mut keys: Vec<(u32, Key)> = Vec::with_capacity(bound);
+        parse_text(body, &mut keys)?;
+        keys.sort_unstable_by_key(|k| k.0);
         if !keys.iter().any(|k| k.0 == 1) {
             return Err(KeyFileError::NoKey1);
         }

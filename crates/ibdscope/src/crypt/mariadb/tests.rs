@@ -336,3 +336,21 @@ fn a_wrong_key_is_named_and_decrypts_nothing() {
         }
     }
 }
+
+/// The keys are stored in one buffer sized before they are parsed (a
+/// grown Vec would leave the keys it moved in freed memory, unwiped);
+/// a repeated id keeps the last key, as the plugin's `std::map`.
+#[test]
+fn keys_go_into_one_buffer_sized_before_parsing() {
+    let mut text = String::from("# comment; with a semicolon\n");
+    for id in (1..=40).rev() {
+        text.push_str(&format!("{id};{K16}\n"));
+    }
+    text.push_str(&format!("7;{}\n", "11".repeat(16)));
+    let kf = KeyFile::parse(text.as_bytes(), b"").unwrap();
+    assert_eq!(kf.keys.len(), 40);
+    // every line with a `;`: the comment and 41 key lines
+    assert_eq!(kf.keys.capacity(), 42);
+    assert_eq!(kf.ids().collect::<Vec<_>>(), (1..=40).collect::<Vec<_>>());
+    assert_eq!(kf.key(7).unwrap().bytes(), &[0x11; 16][..]);
+}
