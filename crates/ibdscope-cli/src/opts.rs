@@ -37,6 +37,8 @@ pub struct Cli {
     key_file: Option<PathBuf>,
     /// The password of an encrypted --key-file (as the plugin's
     /// file_key_management_filekey: `FILE:path` reads it from a file).
+    /// ibdscope wipes its copy after use, but a command line is visible
+    /// to other processes: prefer --key-file-key-file.
     #[arg(long, global = true, value_name = "PASSWORD", requires = "key_file")]
     key_file_key: Option<String>,
     /// The `--key-file-key` password itself, taken out of the arguments
