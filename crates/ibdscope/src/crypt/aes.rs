@@ -201,8 +201,8 @@ pub fn cbc_encrypt(aes: &Aes, iv: &[u8; 16], data: &mut [u8]) -> bool {
     true
 }
 
-/// Blocks decrypted per batch in CBC decryption and CTR (the fast path
-/// interleaves them).
+/// Bytes per batch of the portable CBC decryption and CTR (the AES-NI
+/// path has its own eight-block loops, `ni::cbc_decrypt`, `ni::ctr_xor`).
 const BATCH: usize = 8 * 16;
 
 /// CBC decryption of `data` in place with `iv`; `false` (and `data`
@@ -210,6 +210,10 @@ const BATCH: usize = 8 * 16;
 pub fn cbc_decrypt(aes: &Aes, iv: &[u8; 16], data: &mut [u8]) -> bool {
     if !data.len().is_multiple_of(16) {
         return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if aes.hw && ni::cbc_decrypt(&aes.dec, aes.rounds, iv, data) {
+        return true;
     }
     let mut prev = *iv;
     let mut saved = [0u8; BATCH];
@@ -233,6 +237,10 @@ pub fn cbc_decrypt(aes: &Aes, iv: &[u8; 16], data: &mut [u8]) -> bool {
 /// Encryption and decryption are the same operation.
 pub fn ctr_xor(aes: &Aes, counter: &[u8; 16], data: &mut [u8]) {
     let mut ctr = u128::from_be_bytes(*counter);
+    #[cfg(target_arch = "x86_64")]
+    if aes.hw && ni::ctr_xor(&aes.enc, aes.rounds, ctr, data) {
+        return;
+    }
     let mut stream = [0u8; BATCH];
     for chunk in data.chunks_mut(BATCH) {
         for block in stream.chunks_exact_mut(16) {

@@ -1,4 +1,6 @@
-//! AES on the AES-NI instructions (x86-64), four blocks interleaved.
+//! AES on the AES-NI instructions (x86-64): blocks four at a time (ECB),
+//! and CBC decryption and CTR eight at a time, the chaining or the counter
+//! done in registers.
 //!
 //! One of the two modules of the library allowed `unsafe`, for one block:
 //! calling a function compiled for AES-NI (`#[target_feature]`) from code
@@ -9,9 +11,13 @@
 //! so no `unsafe` code touches memory.
 //!
 //! `aesenc` has a latency of about four cycles and a throughput of one or
-//! two per cycle, so independent blocks (ECB, CBC decryption, CTR) run four
-//! at a time. Decryption takes the equivalent inverse cipher's round keys
-//! (FIPS-197 §5.3.5), which the caller computed.
+//! two per cycle, so independent blocks run interleaved: four at a time in
+//! [`blocks`] (ECB), eight in [`cbc_decrypt`] (CBC decryption is parallel
+//! across blocks: each plaintext block is `D(C_i) ^ C_(i-1)`) and
+//! [`ctr_xor`] (the counter blocks are known in advance), which also do the
+//! XORs in registers rather than in a second pass over the data. Decryption
+//! takes the equivalent inverse cipher's round keys (FIPS-197 §5.3.5),
+//! which the caller computed.
 
 use super::Keys;
 use core::arch::x86_64::{
@@ -97,6 +103,161 @@ fn run<const DEC: bool>(keys: &Keys, rounds: usize, data: &mut [u8]) {
         *reg = _mm_set_epi64x(0, 0);
     }
     core::hint::black_box(&k);
+}
+
+/// Blocks per batch of the eight-way loops.
+const WIDE: usize = 8;
+
+/// Round keys in registers: `first`, the middle ones, `last`; cleared by
+/// [`RoundKeys::clear`].
+struct RoundKeys {
+    k: [__m128i; 15],
+    rounds: usize,
+}
+
+impl RoundKeys {
+    #[inline]
+    #[target_feature(enable = "aes,sse2")]
+    fn load(keys: &Keys, rounds: usize) -> RoundKeys {
+        let mut k = [_mm_set_epi64x(0, 0); 15];
+        for (reg, key) in k.iter_mut().zip(keys.iter()).take(rounds + 1) {
+            *reg = load(key);
+        }
+        RoundKeys { k, rounds }
+    }
+
+    /// The whole cipher (or inverse cipher) on eight blocks at once.
+    #[inline]
+    #[target_feature(enable = "aes,sse2")]
+    fn run8<const DEC: bool>(&self, v: &mut [__m128i; WIDE]) {
+        let first = self.k[0];
+        for x in v.iter_mut() {
+            *x = _mm_xor_si128(*x, first);
+        }
+        for &key in self.k.get(1..self.rounds).unwrap_or(&[]) {
+            for x in v.iter_mut() {
+                *x = round::<DEC>(*x, key);
+            }
+        }
+        let final_key = self.k[self.rounds];
+        for x in v.iter_mut() {
+            *x = last::<DEC>(*x, final_key);
+        }
+    }
+
+    /// The whole cipher (or inverse cipher) on one block.
+    #[inline]
+    #[target_feature(enable = "aes,sse2")]
+    fn run1<const DEC: bool>(&self, x: __m128i) -> __m128i {
+        let mut x = _mm_xor_si128(x, self.k[0]);
+        for &key in self.k.get(1..self.rounds).unwrap_or(&[]) {
+            x = round::<DEC>(x, key);
+        }
+        last::<DEC>(x, self.k[self.rounds])
+    }
+
+    #[inline]
+    #[target_feature(enable = "aes,sse2")]
+    fn clear(&mut self) {
+        for reg in self.k.iter_mut() {
+            *reg = _mm_set_epi64x(0, 0);
+        }
+        core::hint::black_box(&self.k);
+    }
+}
+
+/// A block holding `ctr` as a 128-bit big-endian integer.
+#[inline]
+#[target_feature(enable = "aes,sse2")]
+fn counter_block(ctr: u128) -> __m128i {
+    // Big-endian bytes read as a little-endian integer: the byte swap.
+    let v = ctr.swap_bytes();
+    _mm_set_epi64x((v >> 64) as u64 as i64, v as u64 as i64)
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn cbc_decrypt_run(keys: &Keys, rounds: usize, iv: &[u8; 16], data: &mut [u8]) {
+    let mut k = RoundKeys::load(keys, rounds);
+    let mut prev = load(iv);
+    let mut batches = data.chunks_exact_mut(16 * WIDE);
+    for batch in batches.by_ref() {
+        let mut c = [prev; WIDE];
+        for (x, b) in c.iter_mut().zip(batch.chunks_exact(16)) {
+            *x = load(b);
+        }
+        let mut v = c;
+        k.run8::<true>(&mut v);
+        for ((x, out), i) in v.iter().zip(batch.chunks_exact_mut(16)).zip(0..WIDE) {
+            let chain = if i == 0 { prev } else { c[i - 1] };
+            store(_mm_xor_si128(*x, chain), out);
+        }
+        prev = c[WIDE - 1];
+    }
+    for block in batches.into_remainder().chunks_exact_mut(16) {
+        let c = load(block);
+        store(_mm_xor_si128(k.run1::<true>(c), prev), block);
+        prev = c;
+    }
+    k.clear();
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn ctr_xor_run(keys: &Keys, rounds: usize, counter: u128, data: &mut [u8]) {
+    let mut k = RoundKeys::load(keys, rounds);
+    let mut ctr = counter;
+    let mut batches = data.chunks_exact_mut(16 * WIDE);
+    for batch in batches.by_ref() {
+        let mut v = [_mm_set_epi64x(0, 0); WIDE];
+        for x in v.iter_mut() {
+            *x = counter_block(ctr);
+            ctr = ctr.wrapping_add(1);
+        }
+        k.run8::<false>(&mut v);
+        for (x, out) in v.iter().zip(batch.chunks_exact_mut(16)) {
+            store(_mm_xor_si128(*x, load(out)), out);
+        }
+    }
+    let mut rest = batches.into_remainder().chunks_mut(16);
+    for block in rest.by_ref() {
+        let s = k.run1::<false>(counter_block(ctr));
+        ctr = ctr.wrapping_add(1);
+        if block.len() == 16 {
+            store(_mm_xor_si128(s, load(block)), block);
+        } else {
+            let mut stream = [0u8; 16];
+            store(s, &mut stream);
+            for (d, s) in block.iter_mut().zip(stream.iter()) {
+                *d ^= s;
+            }
+            super::super::wipe(&mut stream);
+        }
+    }
+    k.clear();
+}
+
+/// CBC decryption of the whole blocks of `data` in place (`keys`: the
+/// equivalent inverse cipher's round keys), eight blocks at a time; `false`,
+/// `data` untouched, when the CPU has no AES-NI.
+pub(super) fn cbc_decrypt(keys: &Keys, rounds: usize, iv: &[u8; 16], data: &mut [u8]) -> bool {
+    if !std::arch::is_x86_feature_detected!("aes") || rounds >= 15 {
+        return false;
+    }
+    // SAFETY: as in `blocks`: AES checked just above, SSE2 is baseline;
+    // memory is touched only through safe slice APIs.
+    unsafe { cbc_decrypt_run(keys, rounds, iv, data) };
+    true
+}
+
+/// XORs `data` (any length) with the CTR key stream from `counter`
+/// (`keys`: the cipher's round keys), eight blocks at a time; `false`,
+/// `data` untouched, when the CPU has no AES-NI.
+pub(super) fn ctr_xor(keys: &Keys, rounds: usize, counter: u128, data: &mut [u8]) -> bool {
+    if !std::arch::is_x86_feature_detected!("aes") || rounds >= 15 {
+        return false;
+    }
+    // SAFETY: as in `blocks`.
+    unsafe { ctr_xor_run(keys, rounds, counter, data) };
+    true
 }
 
 /// Encrypts (`keys` the cipher's round keys) or decrypts (`keys` the
