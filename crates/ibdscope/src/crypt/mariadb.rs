@@ -55,7 +55,7 @@
 //! with the IV as a 128-bit big-endian counter.
 
 use crate::bytes::{array, be_u16, be_u32, be_u64};
-use crate::checksum::{self, Scheme, Verdict};
+use crate::checksum::{self, Scheme, Unverifiable, Verdict};
 use crate::crypt::aes::{self, Aes};
 use crate::crypt::{sha1, wipe};
 use crate::fil::{
@@ -66,8 +66,9 @@ use crate::fsp::{SpaceFormat, FSP_HEADER_OFFSET};
 use crate::ids::PageNo;
 use crate::page_type::PageType;
 use crate::pagecomp::{self, Layout, PageCompError, PageCompErrorKind};
-use crate::parallel::Engine;
-use crate::space::Tablespace;
+use crate::parallel::{fold_pages_with_state, Engine, PageFold, StateFold};
+use crate::space::{page_facts, Tablespace};
+use crate::summary::{Summary, SummaryFold};
 use crate::xdes::{xdes_size, XDES_ARR_OFFSET};
 use std::fmt;
 
@@ -970,18 +971,34 @@ pub fn space_key(
     SpaceKey::new(keys, crypt, cipher, full, ts.space_id().0)
 }
 
+/// Buffers one thread reuses from page to page: a page-sized buffer for
+/// the decompressed page and the decoders' tables. The buffer is wiped
+/// after each page it held and when dropped.
+#[derive(Default)]
+struct Scratch {
+    buf: Vec<u8>,
+    codec: crate::codec::Scratch,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        wipe(&mut self.buf);
+    }
+}
+
 /// One page of the image: decrypted if it has a key version, then
-/// decompressed if page_compressed. `to` is as long as `from`; `buf` a
-/// scratch buffer. `Ok((decrypted, decompressed))`; on error `to` holds the
-/// physical page.
+/// decompressed if page_compressed. `to` is as long as `from`; `scratch`
+/// the thread's buffers. `Ok((decrypted, decompressed))`; on error `to`
+/// holds the physical page.
 fn image_page(
     key: &SpaceKey,
     layout: Layout,
     page: PageNo,
     from: &[u8],
     to: &mut [u8],
-    buf: &mut Vec<u8>,
+    scratch: &mut Scratch,
 ) -> Result<(bool, bool), ImageFailureKind> {
+    let Scratch { buf, codec } = scratch;
     if page.0 == 0 || to.len() != from.len() {
         copy(to, from);
         return Ok((false, false));
@@ -996,7 +1013,7 @@ fn image_page(
     if !layout.is_compressed(to) {
         return Ok((decrypted, false));
     }
-    match pagecomp::decompress(to, layout, buf) {
+    match pagecomp::decompress_with(to, layout, buf, codec) {
         Ok(Some(_)) if buf.len() == to.len() => {
             to.copy_from_slice(buf);
             wipe(buf);
@@ -1045,7 +1062,12 @@ pub fn decrypted_verdict(
     };
     to.clear();
     to.resize(from.len(), 0);
-    let r = image_page(key, Layout::of(ts), page, from, to, buf);
+    let mut scratch = Scratch {
+        buf: core::mem::take(buf),
+        codec: crate::codec::Scratch::new(),
+    };
+    let r = image_page(key, Layout::of(ts), page, from, to, &mut scratch);
+    *buf = core::mem::take(&mut scratch.buf);
     let verdict = r.map(|_| crate::space::verify_page(to, ts.scheme()));
     wipe(to);
     verdict
@@ -1069,7 +1091,10 @@ pub fn detect_cipher(
     let full = ts.scheme() == Scheme::FullCrc32;
     let size = ts.page_size() as usize;
     let mut to = vec![0u8; size];
-    let mut buf = Vec::with_capacity(size);
+    let mut scratch = Scratch {
+        buf: Vec::with_capacity(size),
+        codec: crate::codec::Scratch::new(),
+    };
     let encrypted = (1..ts.n_pages())
         .map(PageNo)
         .filter(|&n| !ts.is_known_zero(n))
@@ -1079,7 +1104,7 @@ pub fn detect_cipher(
     let mut found = None;
     for (n, page) in encrypted {
         for (cipher, key) in [(Cipher::Cbc, &cbc), (Cipher::Ctr, &ctr)] {
-            if image_page(key, layout, n, page, &mut to, &mut buf).is_ok() {
+            if image_page(key, layout, n, page, &mut to, &mut scratch).is_ok() {
                 found = Some(cipher);
                 break;
             }
@@ -1092,6 +1117,116 @@ pub fn detect_cipher(
     Ok(found)
 }
 
+/// What `check` with the key found by decrypting every encrypted page
+/// ([`keyed_summary`]).
+#[derive(Debug, Default)]
+pub struct KeyedCheck {
+    /// Pages decrypted (each then judged as the server judges it).
+    pub decrypted: u32,
+    /// Pages that did not pass, in page order: not decrypted, or not
+    /// decompressed (`Err`), or, for a page whose stored bytes carry no
+    /// checksum the server checks before decrypting it, decrypted but not
+    /// verifying with its own checksum (`Ok`, the verdict).
+    pub failures: Vec<(PageNo, Result<Verdict, ImageFailureKind>)>,
+}
+
+/// The buffers one thread of [`keyed_summary`] reuses: the decrypted page
+/// and the decompression scratch, wiped when dropped.
+#[derive(Default)]
+struct KeyedState {
+    plain: Vec<u8>,
+    scratch: Scratch,
+}
+
+impl Drop for KeyedState {
+    fn drop(&mut self) {
+        wipe(&mut self.plain);
+    }
+}
+
+/// The fold of [`keyed_summary`]: the summary's fold, and each encrypted
+/// page decrypted and judged beside it.
+struct KeyedFold<'t, 'a, 'k> {
+    fold: SummaryFold<'t, 'a>,
+    key: &'k SpaceKey,
+    scheme: Scheme,
+    layout: Layout,
+    check: KeyedCheck,
+}
+
+impl StateFold for KeyedFold<'_, '_, '_> {
+    type State = KeyedState;
+
+    fn page(&mut self, state: &mut KeyedState, n: PageNo, page: &[u8]) {
+        let mut f = page_facts(page, n, self.scheme);
+        // A page whose stored checksum fails is not decrypted (the server
+        // refuses it; the summary names it), nor is page 0 (never
+        // encrypted) or a page without a key version.
+        let judged = !matches!(
+            f.verdict,
+            Verdict::Mismatch | Verdict::BadCompressedSize | Verdict::Empty
+        );
+        if judged && n.0 != 0 && key_version(page, self.key.full_crc32) != 0 {
+            if state.plain.len() != page.len() {
+                state.plain.clear();
+                state.plain.resize(page.len(), 0);
+            }
+            let (plain, scratch) = (&mut state.plain, &mut state.scratch);
+            match image_page(self.key, self.layout, n, page, plain, scratch) {
+                Ok((decrypted, _)) => {
+                    self.check.decrypted =
+                        self.check.decrypted.saturating_add(u32::from(decrypted));
+                    if f.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) {
+                        match crate::space::verify_page(plain, self.scheme) {
+                            v @ (Verdict::Valid(_) | Verdict::Empty) => f.verdict = v,
+                            v => self.check.failures.push((n, Ok(v))),
+                        }
+                    }
+                }
+                Err(e) => self.check.failures.push((n, Err(e))),
+            }
+        }
+        self.fold.add(f);
+    }
+
+    fn append(&mut self, next: Self) {
+        PageFold::append(&mut self.fold, next.fold);
+        self.check.decrypted = self.check.decrypted.saturating_add(next.check.decrypted);
+        self.check.failures.extend(next.check.failures);
+    }
+}
+
+/// `check` with the key: the one-pass [`Summary`] of `ts` (as
+/// [`Summary::of`]) and, in the same pass on the engine's threads, every
+/// page with a key version whose stored checksum does not fail decrypted
+/// into a buffer of its thread and judged as the server judges it after
+/// reading it (`buf_page_decrypt_after_read`): the check of
+/// [`SpaceKey::decrypt_page`], then decompression when page_compressed,
+/// then, for a page whose stored bytes carry no checksum the server
+/// checks before decrypting it (outside full_crc32, a page_compressed
+/// encrypted page, type 37401), its own checksum: such a page that
+/// verifies counts in the summary as verified (or empty) instead of
+/// unverifiable. Pages that do not pass are listed in [`KeyedCheck`]; the
+/// summary keeps their stored verdict. Nothing is allocated per page.
+pub fn keyed_summary(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    key: &SpaceKey,
+) -> (Summary, KeyedCheck) {
+    let (scheme, layout) = (ts.scheme(), Layout::of(ts));
+    let new = || KeyedFold {
+        fold: SummaryFold::new(ts),
+        key,
+        scheme,
+        layout,
+        check: KeyedCheck::default(),
+    };
+    let done = fold_pages_with_state(ts, engine, KeyedState::default, new);
+    let mut summary = done.fold.summary;
+    summary.file_findings = crate::summary::file_findings(ts);
+    (summary, done.check)
+}
+
 /// One shard's result: pages decrypted, decompressed, failures.
 type ShardResult = (u32, u32, Vec<ImageFailure>);
 
@@ -1102,8 +1237,11 @@ type ShardResult = (u32, u32, Vec<ImageFailure>);
 pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> Option<Decryption> {
     let size = (ts.page_size() as usize).max(1);
     let layout = Layout::of(ts);
-    let new_buf = || Vec::with_capacity(size);
-    let page = |buf: &mut Vec<u8>, r: &mut ShardResult, page, from: &[u8], to: &mut [u8]| {
+    let new_buf = || Scratch {
+        buf: Vec::with_capacity(size),
+        codec: crate::codec::Scratch::new(),
+    };
+    let page = |buf: &mut Scratch, r: &mut ShardResult, page, from: &[u8], to: &mut [u8]| {
         match image_page(key, layout, page, from, to, buf) {
             Ok((d, c)) => {
                 r.0 = r.0.saturating_add(u32::from(d));
