@@ -17,8 +17,9 @@ use std::path::Path;
 pub enum Logical {
     /// A page_compressed space, decompressed.
     Expanded(Expansion),
-    /// A MariaDB encrypted space, decrypted (and decompressed).
-    Decrypted(Decryption),
+    /// A MariaDB encrypted space, decrypted (and decompressed), with the
+    /// summary of its stored pages made in the same pass (until taken).
+    Decrypted(Decryption, Option<Summary>),
 }
 
 impl Logical {
@@ -26,7 +27,17 @@ impl Logical {
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
         match self {
             Logical::Expanded(e) => e.tablespace(physical),
-            Logical::Decrypted(d) => d.tablespace(physical),
+            Logical::Decrypted(d, _) => d.tablespace(physical),
+        }
+    }
+
+    /// The summary of the stored pages, when it was made with the image
+    /// (the decrypted image: [`mariadb::try_decrypt_with_summary`]); taken
+    /// once.
+    pub fn take_summary(&mut self) -> Option<Summary> {
+        match self {
+            Logical::Decrypted(_, s) => s.take(),
+            Logical::Expanded(_) => None,
         }
     }
 }
@@ -50,7 +61,7 @@ pub fn expand(
 ) -> Option<Logical> {
     if let CryptDataRead::Present(crypt) = mariadb::space_crypt_data(ts) {
         if crypt.scheme == 1 {
-            return decrypt(path, ts, engine, keys, &crypt).map(Logical::Decrypted);
+            return decrypt(path, ts, engine, keys, &crypt).map(|(d, s)| Logical::Decrypted(d, s));
         }
     }
     if !pagecomp::applies(ts) {
@@ -103,7 +114,7 @@ fn decrypt(
     engine: &Engine<'_>,
     keys: Option<&KeyFile>,
     crypt: &mariadb::CryptData,
-) -> Option<Decryption> {
+) -> Option<(Decryption, Option<Summary>)> {
     let shown = crate::names::path(path);
     let Some(keys) = keys else {
         eprintln!(
@@ -129,7 +140,7 @@ fn decrypt(
             return None;
         }
     };
-    let Some(d) = mariadb::try_decrypt(ts, engine, &key) else {
+    let Some((d, summary)) = mariadb::try_decrypt_with_summary(ts, engine, &key) else {
         eprintln!(
             "ibdscope: {shown}: the decrypted image of this encrypted space ({} bytes) could \
              not be allocated; its encrypted pages are read as stored",
@@ -146,7 +157,7 @@ fn decrypt(
     }
     let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
     say_failures(path, pages, d.failures.len(), "pages not decrypted");
-    Some(d)
+    Some((d, Some(summary)))
 }
 
 /// For the commands that read the stored pages: with `--key-file`, whether
@@ -240,13 +251,14 @@ pub fn damaged(l: &Logical) -> bool {
                 PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted
             )
         }),
-        Logical::Decrypted(d) => !d.failures.is_empty(),
+        Logical::Decrypted(d, _) => !d.failures.is_empty(),
     }
 }
 
 /// Runs `f` over the space the structure commands read: the logical image
 /// of a page_compressed or (with `keys`) MariaDB encrypted space
-/// ([`expand`]), else `ts` itself. A damaged compressed page, or a page
+/// ([`expand`]), else `ts` itself, with the summary of `ts`'s stored pages
+/// when it was made with the image (so it is not made again). A damaged compressed page, or a page
 /// that does not decrypt, makes the outcome at least
 /// [`Outcome::Findings`].
 pub fn with_logical(
@@ -254,12 +266,13 @@ pub fn with_logical(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
     keys: Option<&KeyFile>,
-    f: impl FnOnce(&Tablespace<'_>) -> io::Result<Outcome>,
+    f: impl FnOnce(&Tablespace<'_>, Option<Summary>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let Some(l) = expand(path, ts, engine, keys) else {
-        return f(ts);
+    let Some(mut l) = expand(path, ts, engine, keys) else {
+        return f(ts, None);
     };
-    let outcome = f(&l.tablespace(ts))?;
+    let summary = l.take_summary();
+    let outcome = f(&l.tablespace(ts), summary)?;
     Ok(if damaged(&l) {
         outcome.max(Outcome::Findings)
     } else {

@@ -708,12 +708,25 @@ impl SpaceKey {
     /// `Ok(false)`: the page is not encrypted (key version 0); `out` is a
     /// copy.
     pub fn decrypt_page(&self, page: &[u8], out: &mut [u8]) -> Result<bool, PageCryptError> {
+        self.decrypt_judged(page, out, None)
+    }
+
+    /// [`SpaceKey::decrypt_page`], given the stored page's verdict when the
+    /// caller has it already (`verify_page` under the space's scheme: in
+    /// full_crc32 the very check of the encrypted page the server makes
+    /// before decrypting it, which is then not made again).
+    fn decrypt_judged(
+        &self,
+        page: &[u8],
+        out: &mut [u8],
+        stored: Option<Verdict>,
+    ) -> Result<bool, PageCryptError> {
         if out.len() != page.len() {
             return Err(page_err(PageCryptErrorKind::Size, 0));
         }
-        out.copy_from_slice(page);
         let version = key_version(page, self.full_crc32);
         if version == 0 {
+            out.copy_from_slice(page);
             return Ok(false);
         }
         let version_at = if self.full_crc32 {
@@ -722,21 +735,38 @@ impl SpaceKey {
             FIL_PAGE_FILE_FLUSH_LSN
         };
         if version != FILE_KEY_VERSION {
+            out.copy_from_slice(page);
             return Err(page_err(
                 PageCryptErrorKind::KeyVersion(version),
                 version_at,
             ));
         }
-        if self.full_crc32 {
-            self.decrypt_full_crc32(page, out)?;
+        let r = if self.full_crc32 {
+            self.decrypt_full_crc32(page, out, stored)
         } else {
-            self.decrypt_classic(page, out)?;
+            self.decrypt_classic(page, out)
+        };
+        if r.is_err() {
+            out.copy_from_slice(page);
         }
-        Ok(true)
+        r.map(|()| true)
     }
 
-    fn decrypt_full_crc32(&self, page: &[u8], out: &mut [u8]) -> Result<(), PageCryptError> {
-        let (verdict, size) = checksum::verify_full_crc32(page);
+    fn decrypt_full_crc32(
+        &self,
+        page: &[u8],
+        out: &mut [u8],
+        stored: Option<Verdict>,
+    ) -> Result<(), PageCryptError> {
+        let (verdict, size) = match stored {
+            // verify_page's verdict under full_crc32 is verify_full_crc32's,
+            // over the same covered size.
+            Some(v) => (
+                v,
+                checksum::full_crc32_size(page).map_or(page.len(), |s| s.0),
+            ),
+            None => checksum::verify_full_crc32(page),
+        };
         if !matches!(verdict, Verdict::Valid(_)) {
             let at = size.saturating_sub(FIL_PAGE_FCRC32_CHECKSUM);
             return Err(page_err(PageCryptErrorKind::Checksum, at));
@@ -744,10 +774,8 @@ impl SpaceKey {
         let compressed = checksum::full_crc32_size(page).is_some_and(|s| s.1);
         let end = size.saturating_sub(FIL_PAGE_FCRC32_CHECKSUM);
         let iv = page_iv(self.space_id, page);
-        let region = out
-            .get_mut(FIL_PAGE_FILE_FLUSH_LSN..end)
+        self.crypt_page(&iv, page, out, FIL_PAGE_FILE_FLUSH_LSN, end)
             .ok_or(page_err(PageCryptErrorKind::Size, FIL_PAGE_TYPE))?;
-        self.crypt(&iv, region);
         if let Some(v) = out.get_mut(..4) {
             v.fill(0);
         }
@@ -786,11 +814,9 @@ impl SpaceKey {
         let end = start.saturating_add(len);
         let space = be_u32(page, FIL_PAGE_SPACE_ID).unwrap_or(0);
         let iv = page_iv(space, page);
-        let region = out
-            .get_mut(start..end)
+        self.crypt_page(&iv, page, out, start, end)
             .filter(|_| len > 0)
             .ok_or(page_err(PageCryptErrorKind::Size, FIL_PAGE_DATA))?;
-        self.crypt(&iv, region);
         if let Some(v) = out.get_mut(FIL_PAGE_FILE_FLUSH_LSN..FIL_PAGE_SPACE_ID) {
             v.fill(0);
         }
@@ -809,23 +835,45 @@ impl SpaceKey {
         Ok(())
     }
 
-    /// Decrypts `data` in place with the page IV `iv`.
-    fn crypt(&self, iv: &[u8; 16], data: &mut [u8]) {
+    /// `out` = `page` (as long) with bytes `start..end` decrypted with the
+    /// page IV `iv`: the bytes outside copied, the region decrypted from
+    /// `page` straight into `out` (no copy first). `None`, `out`
+    /// untouched, when the region does not fit.
+    fn crypt_page(
+        &self,
+        iv: &[u8; 16],
+        page: &[u8],
+        out: &mut [u8],
+        start: usize,
+        end: usize,
+    ) -> Option<()> {
+        let src = page.get(start..end)?;
+        if out.len() != page.len() {
+            return None;
+        }
+        let (head, rest) = out.split_at_mut(start);
+        let (dst, tail) = rest.split_at_mut(end.checked_sub(start)?);
+        head.copy_from_slice(page.get(..start)?);
+        tail.copy_from_slice(page.get(end..)?);
         match self.cipher {
-            Cipher::Ctr => aes::ctr_xor(&self.aes, iv, data),
+            Cipher::Ctr => {
+                aes::ctr_xor_to(&self.aes, iv, src, dst);
+            }
             Cipher::Cbc => {
-                let whole = data.len() & !15;
-                let (blocks, tail) = data.split_at_mut(whole);
-                aes::cbc_decrypt(&self.aes, iv, blocks);
+                let whole = src.len() & !15;
+                let (blocks, rest) = src.split_at(whole);
+                let (to, tail) = dst.split_at_mut(whole);
+                aes::cbc_decrypt_to(&self.aes, iv, blocks, to);
                 // MyCTX_nopad::finish: the tail XOR AES-ECB(key, IV).
                 let mut mask = *iv;
                 self.aes.encrypt_block(&mut mask);
-                for (t, m) in tail.iter_mut().zip(mask.iter()) {
-                    *t ^= m;
+                for ((t, s), m) in tail.iter_mut().zip(rest).zip(mask.iter()) {
+                    *t = s ^ m;
                 }
                 wipe(&mut mask);
             }
         }
+        Some(())
     }
 }
 
@@ -997,13 +1045,14 @@ fn image_page(
     from: &[u8],
     to: &mut [u8],
     scratch: &mut Scratch,
+    stored: Option<Verdict>,
 ) -> Result<(bool, bool), ImageFailureKind> {
     let Scratch { buf, codec } = scratch;
     if page.0 == 0 || to.len() != from.len() {
         copy(to, from);
         return Ok((false, false));
     }
-    let decrypted = match key.decrypt_page(from, to) {
+    let decrypted = match key.decrypt_judged(from, to, stored) {
         Ok(d) => d,
         Err(e) => {
             copy(to, from);
@@ -1066,7 +1115,7 @@ pub fn decrypted_verdict(
         buf: core::mem::take(buf),
         codec: crate::codec::Scratch::new(),
     };
-    let r = image_page(key, Layout::of(ts), page, from, to, &mut scratch);
+    let r = image_page(key, Layout::of(ts), page, from, to, &mut scratch, None);
     *buf = core::mem::take(&mut scratch.buf);
     let verdict = r.map(|_| crate::space::verify_page(to, ts.scheme()));
     wipe(to);
@@ -1104,7 +1153,7 @@ pub fn detect_cipher(
     let mut found = None;
     for (n, page) in encrypted {
         for (cipher, key) in [(Cipher::Cbc, &cbc), (Cipher::Ctr, &ctr)] {
-            if image_page(key, layout, n, page, &mut to, &mut scratch).is_ok() {
+            if image_page(key, layout, n, page, &mut to, &mut scratch, None).is_ok() {
                 found = Some(cipher);
                 break;
             }
@@ -1172,7 +1221,8 @@ impl StateFold for KeyedFold<'_, '_, '_> {
                 state.plain.resize(page.len(), 0);
             }
             let (plain, scratch) = (&mut state.plain, &mut state.scratch);
-            match image_page(self.key, self.layout, n, page, plain, scratch) {
+            let stored = (self.scheme == Scheme::FullCrc32).then_some(f.verdict);
+            match image_page(self.key, self.layout, n, page, plain, scratch, stored) {
                 Ok((decrypted, _)) => {
                     self.check.decrypted =
                         self.check.decrypted.saturating_add(u32::from(decrypted));
@@ -1227,27 +1277,97 @@ pub fn keyed_summary(
     (summary, done.check)
 }
 
-/// One shard's result: pages decrypted, decompressed, failures.
-type ShardResult = (u32, u32, Vec<ImageFailure>);
+/// One shard's result: pages decrypted, decompressed, failures, and with
+/// [`try_decrypt_with_summary`] the summary's fold of the shard's pages so
+/// far (`next`: the page after the last one folded).
+#[derive(Default)]
+struct ShardResult<'t, 'a> {
+    decrypted: u32,
+    decompressed: u32,
+    failures: Vec<ImageFailure>,
+    fold: Option<SummaryFold<'t, 'a>>,
+    next: u32,
+}
+
+impl<'t, 'a> ShardResult<'t, 'a> {
+    /// Folds the pages before `end` not folded yet (known-zero pages the
+    /// image builder skipped: read as zeros, never from the file); the
+    /// first fold of a shard starts at its first page `first`.
+    fn fold_up_to(&mut self, ts: &'t Tablespace<'a>, first: u32, end: u32) {
+        let scheme = ts.scheme();
+        let fold = self.fold.get_or_insert_with(|| SummaryFold::new(ts));
+        let from = if self.next == 0 { first } else { self.next };
+        for n in from..end {
+            match ts.page(PageNo(n)) {
+                Some(p) => fold.add(page_facts(p, PageNo(n), scheme)),
+                None => break,
+            }
+        }
+        self.next = end.max(from);
+    }
+}
 
 /// Decrypts the whole space into one image on the engine's threads
 /// (shards of whole extents, as [`pagecomp::try_expand`] does), every
 /// page_compressed page decompressed after it. `None`: the image could not
 /// be allocated. The engine's release hook is not called.
 pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> Option<Decryption> {
+    decrypt_space(ts, engine, key, false).map(|(d, _)| d)
+}
+
+/// [`try_decrypt`], making in the same pass the [`Summary`] of the stored
+/// pages ([`Summary::of`]'s, the same on any number of threads): the
+/// structure commands need both, and each page is read once (under
+/// full_crc32 its stored checksum, the check the server makes before
+/// decrypting it, is computed once for both).
+pub fn try_decrypt_with_summary(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    key: &SpaceKey,
+) -> Option<(Decryption, Summary)> {
+    let (d, s) = decrypt_space(ts, engine, key, true)?;
+    Some((d, s.unwrap_or_default()))
+}
+
+fn decrypt_space<'t, 'a>(
+    ts: &'t Tablespace<'a>,
+    engine: &Engine<'_>,
+    key: &SpaceKey,
+    summarize: bool,
+) -> Option<(Decryption, Option<Summary>)> {
     let size = (ts.page_size() as usize).max(1);
-    let layout = Layout::of(ts);
+    let (layout, scheme) = (Layout::of(ts), ts.scheme());
+    let shard = crate::parallel::shard_pages(ts).max(1);
     let new_buf = || Scratch {
         buf: Vec::with_capacity(size),
         codec: crate::codec::Scratch::new(),
     };
-    let page = |buf: &mut Scratch, r: &mut ShardResult, page, from: &[u8], to: &mut [u8]| {
-        match image_page(key, layout, page, from, to, buf) {
-            Ok((d, c)) => {
-                r.0 = r.0.saturating_add(u32::from(d));
-                r.1 = r.1.saturating_add(u32::from(c));
+    let page = |buf: &mut Scratch,
+                r: &mut ShardResult<'t, 'a>,
+                page: PageNo,
+                from: &[u8],
+                to: &mut [u8]| {
+        let mut stored = None;
+        if summarize {
+            let first = page
+                .0
+                .saturating_sub(page.0.checked_rem(shard).unwrap_or(0));
+            r.fold_up_to(ts, first, page.0);
+            let f = page_facts(from, page, scheme);
+            if scheme == Scheme::FullCrc32 {
+                stored = Some(f.verdict);
             }
-            Err(kind) => r.2.push(ImageFailure { page, kind }),
+            if let Some(fold) = r.fold.as_mut() {
+                fold.add(f);
+            }
+            r.next = page.0.saturating_add(1);
+        }
+        match image_page(key, layout, page, from, to, buf, stored) {
+            Ok((d, c)) => {
+                r.decrypted = r.decrypted.saturating_add(u32::from(d));
+                r.decompressed = r.decompressed.saturating_add(u32::from(c));
+            }
+            Err(kind) => r.failures.push(ImageFailure { page, kind }),
         }
     };
     let (image, results) = crate::parallel::try_build_image(ts, engine, new_buf, page)?;
@@ -1257,12 +1377,30 @@ pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> 
         decompressed: 0,
         failures: Vec::new(),
     };
-    for (dec, com, f) in results {
-        d.decrypted = d.decrypted.saturating_add(dec);
-        d.decompressed = d.decompressed.saturating_add(com);
-        d.failures.extend(f);
+    let mut summary: Option<SummaryFold<'t, 'a>> = None;
+    let n_pages = ts.n_pages();
+    for (k, mut r) in (0u32..).zip(results) {
+        d.decrypted = d.decrypted.saturating_add(r.decrypted);
+        d.decompressed = d.decompressed.saturating_add(r.decompressed);
+        d.failures.append(&mut r.failures);
+        if summarize {
+            let first = k.saturating_mul(shard);
+            let end = first.saturating_add(shard).min(n_pages);
+            r.fold_up_to(ts, first, end);
+            if let Some(fold) = r.fold.take() {
+                match summary.as_mut() {
+                    Some(s) => PageFold::append(s, fold),
+                    None => summary = Some(fold),
+                }
+            }
+        }
     }
-    Some(d)
+    let summary = summary.map(|f| {
+        let mut s = f.summary;
+        s.file_findings = crate::summary::file_findings(ts);
+        s
+    });
+    Some((d, summary))
 }
 
 #[cfg(test)]

@@ -175,88 +175,160 @@ fn counter_block(ctr: u128) -> __m128i {
     _mm_set_epi64x((v >> 64) as u64 as i64, v as u64 as i64)
 }
 
+/// `dst` = CBC decryption of `src` (as long, whole blocks): eight blocks at
+/// a time, each `D(C_i) ^ C_(i-1)`.
 #[target_feature(enable = "aes,sse2")]
-fn cbc_decrypt_run(keys: &Keys, rounds: usize, iv: &[u8; 16], data: &mut [u8]) {
-    let mut k = RoundKeys::load(keys, rounds);
-    let mut prev = load(iv);
-    let mut batches = data.chunks_exact_mut(16 * WIDE);
-    for batch in batches.by_ref() {
-        let mut c = [prev; WIDE];
+fn cbc_decrypt_run(k: &RoundKeys, prev: &mut __m128i, src: &[u8], dst: &mut [u8]) {
+    let mut from = src.chunks_exact(16 * WIDE);
+    let mut to = dst.chunks_exact_mut(16 * WIDE);
+    for (batch, out) in from.by_ref().zip(to.by_ref()) {
+        let mut c = [*prev; WIDE];
         for (x, b) in c.iter_mut().zip(batch.chunks_exact(16)) {
             *x = load(b);
         }
         let mut v = c;
         k.run8::<true>(&mut v);
-        for ((x, out), i) in v.iter().zip(batch.chunks_exact_mut(16)).zip(0..WIDE) {
-            let chain = if i == 0 { prev } else { c[i - 1] };
-            store(_mm_xor_si128(*x, chain), out);
+        for ((x, o), i) in v.iter().zip(out.chunks_exact_mut(16)).zip(0..WIDE) {
+            let chain = if i == 0 { *prev } else { c[i - 1] };
+            store(_mm_xor_si128(*x, chain), o);
         }
-        prev = c[WIDE - 1];
+        *prev = c[WIDE - 1];
     }
-    for block in batches.into_remainder().chunks_exact_mut(16) {
+    let rest = from.remainder().chunks_exact(16);
+    for (block, o) in rest.zip(to.into_remainder().chunks_exact_mut(16)) {
         let c = load(block);
-        store(_mm_xor_si128(k.run1::<true>(c), prev), block);
-        prev = c;
+        store(_mm_xor_si128(k.run1::<true>(c), *prev), o);
+        *prev = c;
     }
-    k.clear();
 }
 
+/// `dst` = `src` XOR the CTR key stream from `*ctr` (any length, as long
+/// as `src`), eight blocks at a time; `*ctr` moves past the blocks used.
 #[target_feature(enable = "aes,sse2")]
-fn ctr_xor_run(keys: &Keys, rounds: usize, counter: u128, data: &mut [u8]) {
-    let mut k = RoundKeys::load(keys, rounds);
-    let mut ctr = counter;
-    let mut batches = data.chunks_exact_mut(16 * WIDE);
-    for batch in batches.by_ref() {
+fn ctr_xor_run(k: &RoundKeys, ctr: &mut u128, src: &[u8], dst: &mut [u8]) {
+    let mut from = src.chunks_exact(16 * WIDE);
+    let mut to = dst.chunks_exact_mut(16 * WIDE);
+    for (batch, out) in from.by_ref().zip(to.by_ref()) {
         let mut v = [_mm_set_epi64x(0, 0); WIDE];
         for x in v.iter_mut() {
-            *x = counter_block(ctr);
-            ctr = ctr.wrapping_add(1);
+            *x = counter_block(*ctr);
+            *ctr = ctr.wrapping_add(1);
         }
         k.run8::<false>(&mut v);
-        for (x, out) in v.iter().zip(batch.chunks_exact_mut(16)) {
-            store(_mm_xor_si128(*x, load(out)), out);
+        for ((x, b), o) in v
+            .iter()
+            .zip(batch.chunks_exact(16))
+            .zip(out.chunks_exact_mut(16))
+        {
+            store(_mm_xor_si128(*x, load(b)), o);
         }
     }
-    let mut rest = batches.into_remainder().chunks_mut(16);
-    for block in rest.by_ref() {
-        let s = k.run1::<false>(counter_block(ctr));
-        ctr = ctr.wrapping_add(1);
-        if block.len() == 16 {
-            store(_mm_xor_si128(s, load(block)), block);
+    let rest = from.remainder().chunks(16);
+    for (block, o) in rest.zip(to.into_remainder().chunks_mut(16)) {
+        let s = k.run1::<false>(counter_block(*ctr));
+        *ctr = ctr.wrapping_add(1);
+        if block.len() == 16 && o.len() == 16 {
+            store(_mm_xor_si128(s, load(block)), o);
         } else {
             let mut stream = [0u8; 16];
             store(s, &mut stream);
-            for (d, s) in block.iter_mut().zip(stream.iter()) {
-                *d ^= s;
+            for ((d, b), s) in o.iter_mut().zip(block).zip(stream.iter()) {
+                *d = b ^ s;
             }
             super::super::wipe(&mut stream);
         }
     }
+}
+
+/// Bytes copied aside at a time by the in-place forms (the runs read one
+/// slice and write another).
+const STAGE: usize = 512;
+
+#[target_feature(enable = "aes,sse2")]
+fn cbc_decrypt_with(keys: &Keys, rounds: usize, iv: &[u8; 16], src: Option<&[u8]>, dst: &mut [u8]) {
+    let k = RoundKeys::load(keys, rounds);
+    let mut prev = load(iv);
+    match src {
+        Some(src) => cbc_decrypt_run(&k, &mut prev, src, dst),
+        None => {
+            let mut stage = [0u8; STAGE];
+            for chunk in dst.chunks_mut(STAGE) {
+                let Some(c) = stage.get_mut(..chunk.len()) else {
+                    break;
+                };
+                c.copy_from_slice(chunk);
+                cbc_decrypt_run(&k, &mut prev, c, chunk);
+            }
+        }
+    }
+    let mut k = k;
     k.clear();
 }
 
-/// CBC decryption of the whole blocks of `data` in place (`keys`: the
-/// equivalent inverse cipher's round keys), eight blocks at a time; `false`,
-/// `data` untouched, when the CPU has no AES-NI.
-pub(super) fn cbc_decrypt(keys: &Keys, rounds: usize, iv: &[u8; 16], data: &mut [u8]) -> bool {
-    if !std::arch::is_x86_feature_detected!("aes") || rounds >= 15 {
+#[target_feature(enable = "aes,sse2")]
+fn ctr_xor_with(keys: &Keys, rounds: usize, counter: u128, src: Option<&[u8]>, dst: &mut [u8]) {
+    let k = RoundKeys::load(keys, rounds);
+    let mut ctr = counter;
+    match src {
+        Some(src) => ctr_xor_run(&k, &mut ctr, src, dst),
+        None => {
+            let mut stage = [0u8; STAGE];
+            for chunk in dst.chunks_mut(STAGE) {
+                let Some(c) = stage.get_mut(..chunk.len()) else {
+                    break;
+                };
+                c.copy_from_slice(chunk);
+                ctr_xor_run(&k, &mut ctr, c, chunk);
+            }
+            super::super::wipe(&mut stage);
+        }
+    }
+    let mut k = k;
+    k.clear();
+}
+
+/// CBC decryption of the whole blocks of `src` (`None`: of `dst`, in
+/// place) into `dst` (`keys`: the equivalent inverse cipher's round
+/// keys), eight blocks at a time; `false`, `dst` untouched, when the CPU
+/// has no AES-NI or the lengths differ.
+pub(super) fn cbc_decrypt(
+    keys: &Keys,
+    rounds: usize,
+    iv: &[u8; 16],
+    src: Option<&[u8]>,
+    dst: &mut [u8],
+) -> bool {
+    if !std::arch::is_x86_feature_detected!("aes")
+        || rounds >= 15
+        || src.is_some_and(|s| s.len() != dst.len())
+    {
         return false;
     }
     // SAFETY: as in `blocks`: AES checked just above, SSE2 is baseline;
     // memory is touched only through safe slice APIs.
-    unsafe { cbc_decrypt_run(keys, rounds, iv, data) };
+    unsafe { cbc_decrypt_with(keys, rounds, iv, src, dst) };
     true
 }
 
-/// XORs `data` (any length) with the CTR key stream from `counter`
-/// (`keys`: the cipher's round keys), eight blocks at a time; `false`,
-/// `data` untouched, when the CPU has no AES-NI.
-pub(super) fn ctr_xor(keys: &Keys, rounds: usize, counter: u128, data: &mut [u8]) -> bool {
-    if !std::arch::is_x86_feature_detected!("aes") || rounds >= 15 {
+/// XORs `src` (`None`: `dst` itself; any length) with the CTR key stream
+/// from `counter` into `dst` (`keys`: the cipher's round keys), eight
+/// blocks at a time; `false`, `dst` untouched, when the CPU has no AES-NI
+/// or the lengths differ.
+pub(super) fn ctr_xor(
+    keys: &Keys,
+    rounds: usize,
+    counter: u128,
+    src: Option<&[u8]>,
+    dst: &mut [u8],
+) -> bool {
+    if !std::arch::is_x86_feature_detected!("aes")
+        || rounds >= 15
+        || src.is_some_and(|s| s.len() != dst.len())
+    {
         return false;
     }
     // SAFETY: as in `blocks`.
-    unsafe { ctr_xor_run(keys, rounds, counter, data) };
+    unsafe { ctr_xor_with(keys, rounds, counter, src, dst) };
     true
 }
 

@@ -211,6 +211,13 @@ fn bad_lengths_leave_data_untouched() {
         assert_eq!(d, orig);
     }
     assert!(ecb_encrypt(&aes, &mut []));
+    for aes in both(&hex(KEY128)) {
+        let mut d = [7u8; 32];
+        assert!(!cbc_decrypt_to(&aes, &iv, &[0; 16], &mut d));
+        assert!(!cbc_decrypt_to(&aes, &iv, &[0; 31], &mut d[..31]));
+        assert!(!ctr_xor_to(&aes, &iv, &[0; 31], &mut d));
+        assert_eq!(d, [7u8; 32]);
+    }
 }
 
 /// The two implementations agree on long buffers (more than one batch,
@@ -279,8 +286,9 @@ fn planes_are_the_bits_of_the_state() {
     }
 }
 
-/// CBC decryption and CTR agree between the two implementations at every
-/// length from 0 to 41 blocks (the AES-NI eight-block loops, their
+/// CBC decryption and CTR, in place and from one buffer into another,
+/// agree between the two implementations at every length from 0 to 41
+/// blocks (the AES-NI eight-block loops, their
 /// remainders, and for CTR a partial last block), each length checked
 /// against the portable encryption as well: decrypting what CBC encrypted
 /// gives the plaintext back.
@@ -307,6 +315,9 @@ fn cbc_and_ctr_agree_at_every_length() {
                 let mut d = c.clone();
                 assert!(cbc_decrypt(aes, &iv, &mut d));
                 assert_eq!(d, plain, "{key} {blocks} blocks hw={}", aes.is_hardware());
+                let mut d = vec![0x33; c.len()];
+                assert!(cbc_decrypt_to(aes, &iv, &c, &mut d));
+                assert_eq!(d, plain, "{key} {blocks} blocks hw={}", aes.is_hardware());
             }
             for extra in [0, 1, 15] {
                 let n = (16 * blocks + extra).min(data.len());
@@ -315,6 +326,11 @@ fn cbc_and_ctr_agree_at_every_length() {
                 ctr_xor(&soft, &counter, &mut a);
                 ctr_xor(&fast, &counter, &mut b);
                 assert_eq!(a, b, "{key} {n} bytes");
+                for aes in [&soft, &fast] {
+                    let mut t = vec![0x33; n];
+                    assert!(ctr_xor_to(aes, &counter, &data[..n], &mut t));
+                    assert_eq!(t, a, "{key} {n} bytes hw={}", aes.is_hardware());
+                }
                 ctr_xor(&fast, &counter, &mut b);
                 assert_eq!(b, data[..n], "{key} {n} bytes");
             }
