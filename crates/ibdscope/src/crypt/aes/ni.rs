@@ -2,9 +2,9 @@
 //! and CBC decryption and CTR eight at a time, the chaining or the counter
 //! done in registers.
 //!
-//! One of the two modules of the library allowed `unsafe`, for one block:
+//! One of the modules of the library allowed `unsafe`, for one block:
 //! calling a function compiled for AES-NI (`#[target_feature]`) from code
-//! that is not, which is sound only on a CPU that has it. [`blocks`] checks
+//! that is not, which is sound only on a CPU that has it. [`call`] checks
 //! with `is_x86_feature_detected!("aes")` (cached by std) right before the
 //! call. Inside, the intrinsics are safe functions and blocks move between
 //! bytes and registers by value (`_mm_set_epi64x`, `_mm_cvtsi128_si64`),
@@ -287,6 +287,54 @@ fn ctr_xor_with(keys: &Keys, rounds: usize, counter: u128, src: Option<&[u8]>, d
     k.clear();
 }
 
+/// What [`call`] runs on AES-NI.
+enum Op<'d> {
+    /// Every whole block of `data` in place: ECB.
+    Blocks { data: &'d mut [u8], decrypt: bool },
+    /// CBC decryption of `src` (`None`: `dst` itself) into `dst`.
+    CbcDecrypt {
+        iv: &'d [u8; 16],
+        src: Option<&'d [u8]>,
+        dst: &'d mut [u8],
+    },
+    /// `dst` = `src` (`None`: `dst` itself) XOR the CTR key stream.
+    Ctr {
+        counter: u128,
+        src: Option<&'d [u8]>,
+        dst: &'d mut [u8],
+    },
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn dispatch(keys: &Keys, rounds: usize, op: Op<'_>) {
+    match op {
+        Op::Blocks {
+            data,
+            decrypt: true,
+        } => run::<true>(keys, rounds, data),
+        Op::Blocks {
+            data,
+            decrypt: false,
+        } => run::<false>(keys, rounds, data),
+        Op::CbcDecrypt { iv, src, dst } => cbc_decrypt_with(keys, rounds, iv, src, dst),
+        Op::Ctr { counter, src, dst } => ctr_xor_with(keys, rounds, counter, src, dst),
+    }
+}
+
+/// Runs `op` on AES-NI; `false`, nothing touched, when the CPU has no
+/// AES-NI (or `rounds` is out of range).
+fn call(keys: &Keys, rounds: usize, op: Op<'_>) -> bool {
+    if !std::arch::is_x86_feature_detected!("aes") || rounds >= 15 {
+        return false;
+    }
+    // SAFETY: `dispatch` only needs the CPU to execute AES-NI and SSE2
+    // instructions (its `target_feature`); AES was checked just above and
+    // SSE2 is part of the x86-64 baseline. It reads and writes memory only
+    // through safe slice APIs.
+    unsafe { dispatch(keys, rounds, op) };
+    true
+}
+
 /// CBC decryption of the whole blocks of `src` (`None`: of `dst`, in
 /// place) into `dst` (`keys`: the equivalent inverse cipher's round
 /// keys), eight blocks at a time; `false`, `dst` untouched, when the CPU
@@ -298,16 +346,8 @@ pub(super) fn cbc_decrypt(
     src: Option<&[u8]>,
     dst: &mut [u8],
 ) -> bool {
-    if !std::arch::is_x86_feature_detected!("aes")
-        || rounds >= 15
-        || src.is_some_and(|s| s.len() != dst.len())
-    {
-        return false;
-    }
-    // SAFETY: as in `blocks`: AES checked just above, SSE2 is baseline;
-    // memory is touched only through safe slice APIs.
-    unsafe { cbc_decrypt_with(keys, rounds, iv, src, dst) };
-    true
+    !src.is_some_and(|s| s.len() != dst.len())
+        && call(keys, rounds, Op::CbcDecrypt { iv, src, dst })
 }
 
 /// XORs `src` (`None`: `dst` itself; any length) with the CTR key stream
@@ -321,34 +361,12 @@ pub(super) fn ctr_xor(
     src: Option<&[u8]>,
     dst: &mut [u8],
 ) -> bool {
-    if !std::arch::is_x86_feature_detected!("aes")
-        || rounds >= 15
-        || src.is_some_and(|s| s.len() != dst.len())
-    {
-        return false;
-    }
-    // SAFETY: as in `blocks`.
-    unsafe { ctr_xor_with(keys, rounds, counter, src, dst) };
-    true
+    !src.is_some_and(|s| s.len() != dst.len()) && call(keys, rounds, Op::Ctr { counter, src, dst })
 }
 
 /// Encrypts (`keys` the cipher's round keys) or decrypts (`keys` the
 /// equivalent inverse cipher's) every whole block of `data` in place;
 /// `false`, `data` untouched, when the CPU has no AES-NI.
 pub(super) fn blocks(keys: &Keys, rounds: usize, data: &mut [u8], decrypt: bool) -> bool {
-    if !std::arch::is_x86_feature_detected!("aes") || rounds >= 15 {
-        return false;
-    }
-    // SAFETY: `run` only needs the CPU to execute AES-NI and SSE2
-    // instructions (its `target_feature`); AES was checked just above and
-    // SSE2 is part of the x86-64 baseline. It reads and writes memory only
-    // through safe slice APIs.
-    unsafe {
-        if decrypt {
-            run::<true>(keys, rounds, data);
-        } else {
-            run::<false>(keys, rounds, data);
-        }
-    }
-    true
+    call(keys, rounds, Op::Blocks { data, decrypt })
 }
