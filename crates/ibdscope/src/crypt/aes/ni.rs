@@ -346,8 +346,7 @@ pub(super) fn cbc_decrypt(
     src: Option<&[u8]>,
     dst: &mut [u8],
 ) -> bool {
-    !src.is_some_and(|s| s.len() != dst.len())
-        && call(keys, rounds, Op::CbcDecrypt { iv, src, dst })
+    src.is_none_or(|s| s.len() == dst.len()) && call(keys, rounds, Op::CbcDecrypt { iv, src, dst })
 }
 
 /// XORs `src` (`None`: `dst` itself; any length) with the CTR key stream
@@ -361,7 +360,7 @@ pub(super) fn ctr_xor(
     src: Option<&[u8]>,
     dst: &mut [u8],
 ) -> bool {
-    !src.is_some_and(|s| s.len() != dst.len()) && call(keys, rounds, Op::Ctr { counter, src, dst })
+    src.is_none_or(|s| s.len() == dst.len()) && call(keys, rounds, Op::Ctr { counter, src, dst })
 }
 
 /// Encrypts (`keys` the cipher's round keys) or decrypts (`keys` the
