@@ -108,6 +108,14 @@ impl<'t> Analysis<'t> {
         }
     }
 
+    /// Gives the model the summary of the stored pages made elsewhere (in
+    /// the pass that built the logical image): [`Analysis::summary`] then
+    /// makes no pass. It must be `Summary::of` the physical space; ignored
+    /// once the summary is made.
+    pub fn set_summary(&self, s: Summary) {
+        let _ = self.summary.set(s);
+    }
+
     /// The one-pass summary of the stored pages: every page's verdict.
     pub fn summary(&self) -> &Summary {
         self.summary

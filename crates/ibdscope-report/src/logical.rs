@@ -5,7 +5,6 @@
 //! itself.
 
 use crate::outcome::Outcome;
-use ibdscope::checksum::{Unverifiable, Verdict};
 use ibdscope::crypt::mariadb::{self, CryptDataRead, Decryption, ImageFailure, KeyFile};
 use ibdscope::pagecomp::{self, Expansion, PageCompErrorKind};
 use ibdscope::Summary;
@@ -18,8 +17,9 @@ use std::path::Path;
 pub enum Logical {
     /// A page_compressed space, decompressed.
     Expanded(Expansion),
-    /// A MariaDB encrypted space, decrypted (and decompressed).
-    Decrypted(Decryption),
+    /// A MariaDB encrypted space, decrypted (and decompressed), with the
+    /// summary of its stored pages made in the same pass (until taken).
+    Decrypted(Decryption, Option<Summary>),
 }
 
 impl Logical {
@@ -27,7 +27,17 @@ impl Logical {
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
         match self {
             Logical::Expanded(e) => e.tablespace(physical),
-            Logical::Decrypted(d) => d.tablespace(physical),
+            Logical::Decrypted(d, _) => d.tablespace(physical),
+        }
+    }
+
+    /// The summary of the stored pages, when it was made with the image
+    /// (the decrypted image: [`mariadb::try_decrypt_with_summary`]); taken
+    /// once.
+    pub fn take_summary(&mut self) -> Option<Summary> {
+        match self {
+            Logical::Decrypted(_, s) => s.take(),
+            Logical::Expanded(_) => None,
         }
     }
 }
@@ -51,7 +61,7 @@ pub fn expand(
 ) -> Option<Logical> {
     if let CryptDataRead::Present(crypt) = mariadb::space_crypt_data(ts) {
         if crypt.scheme == 1 {
-            return decrypt(path, ts, engine, keys, &crypt).map(Logical::Decrypted);
+            return decrypt(path, ts, engine, keys, &crypt).map(|(d, s)| Logical::Decrypted(d, s));
         }
     }
     if !pagecomp::applies(ts) {
@@ -104,7 +114,7 @@ fn decrypt(
     engine: &Engine<'_>,
     keys: Option<&KeyFile>,
     crypt: &mariadb::CryptData,
-) -> Option<Decryption> {
+) -> Option<(Decryption, Option<Summary>)> {
     let shown = crate::names::path(path);
     let Some(keys) = keys else {
         eprintln!(
@@ -130,7 +140,7 @@ fn decrypt(
             return None;
         }
     };
-    let Some(d) = mariadb::try_decrypt(ts, engine, &key) else {
+    let Some((d, summary)) = mariadb::try_decrypt_with_summary(ts, engine, &key) else {
         eprintln!(
             "ibdscope: {shown}: the decrypted image of this encrypted space ({} bytes) could \
              not be allocated; its encrypted pages are read as stored",
@@ -147,7 +157,7 @@ fn decrypt(
     }
     let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
     say_failures(path, pages, d.failures.len(), "pages not decrypted");
-    Some(d)
+    Some((d, Some(summary)))
 }
 
 /// For the commands that read the stored pages: with `--key-file`, whether
@@ -179,61 +189,55 @@ pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> 
     }
 }
 
-/// `check` with `--key-file`: the stored pages that cannot be verified
-/// without decryption (outside full_crc32, a page_compressed encrypted
-/// page carries no checksum the server checks before decrypting it) judged
-/// as the server judges them: decrypted, decompressed, then their own
-/// checksum. `None` when nothing changes (no key file, no such page, or the
-/// key does not open the space, which [`key_finding`] says). A page that
-/// does not verify stays unverifiable and is a finding, said on stderr.
+/// `check` with `--key-file`: the summary of the stored pages made in one
+/// pass with every encrypted page decrypted (on the engine's threads,
+/// [`mariadb::keyed_summary`]) and judged as the server judges it after
+/// reading it: the check after decryption, decompression when
+/// page_compressed, and for the pages that cannot be verified without
+/// decryption (outside full_crc32, a page_compressed encrypted page
+/// carries no checksum the server checks before decrypting it) their own
+/// checksum. `None` when there is nothing to decrypt with (no key file, a
+/// space that is not MariaDB encrypted, or a key that does not open the
+/// space, which [`key_finding`] says): the caller reads the plain summary.
+/// A page that does not pass is a finding, said on stderr (at most 8 named).
 pub fn key_verdicts(
     path: &Path,
     ts: &Tablespace<'_>,
-    s: &Summary,
+    engine: &Engine<'_>,
     keys: Option<&KeyFile>,
 ) -> Option<(Summary, Outcome)> {
-    let encrypted = |w: &Unverifiable| *w == Unverifiable::Encrypted;
-    if !s.unverifiable.iter().any(|(_, w)| encrypted(w)) {
-        return None;
-    }
     let (Some(keys), CryptDataRead::Present(crypt)) = (keys, mariadb::space_crypt_data(ts)) else {
         return None;
     };
+    if crypt.scheme != 1 {
+        return None;
+    }
     let cipher = mariadb::detect_cipher(ts, keys, &crypt).ok()??;
     let key = mariadb::space_key(ts, keys, &crypt, cipher).ok()?;
-    let (mut to, mut buf) = (Vec::new(), Vec::new());
-    let mut out = s.clone();
-    let mut outcome = Outcome::Clean;
-    out.unverifiable.clear();
-    for &(page, why) in &s.unverifiable {
-        if !encrypted(&why) {
-            out.unverifiable.push((page, why));
-            continue;
-        }
-        match mariadb::decrypted_verdict(&key, ts, page, &mut to, &mut buf) {
-            Ok(Verdict::Valid(alg)) => match out.algorithms.iter_mut().find(|(a, _)| *a == alg) {
-                Some((_, c)) => *c = c.saturating_add(1),
-                None => out.algorithms.push((alg, 1)),
-            },
-            Ok(Verdict::Empty) => out.empty = out.empty.saturating_add(1),
-            other => {
-                let why_not = match other {
-                    Err(e) => ImageFailure { page, kind: e }.to_string(),
-                    Ok(v) => format!("{v:?}"),
-                };
-                eprintln!(
-                    "ibdscope: {}: page {}: does not verify after decryption and \
-                     decompression: {why_not}",
-                    crate::names::path(path),
-                    page.0
-                );
-                outcome = Outcome::Findings;
-                out.unverifiable.push((page, why));
+    let (summary, check) = mariadb::keyed_summary(ts, engine, &key);
+    let outcome = if check.failures.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    };
+    let pages = check.failures.iter().map(|(page, why)| {
+        let why = match why {
+            Err(e) => ImageFailure {
+                page: *page,
+                kind: *e,
             }
-        }
-    }
-    out.algorithms.sort_by_key(|(a, _)| *a);
-    Some((out, outcome))
+            .to_string(),
+            Ok(v) => format!("does not verify after decryption and decompression: {v}"),
+        };
+        (*page, why)
+    });
+    say_failures(
+        path,
+        pages,
+        check.failures.len(),
+        "pages that do not verify after decryption",
+    );
+    Some((summary, outcome))
 }
 
 /// Whether some page of `l` failed to decompress because it is damaged
@@ -247,13 +251,14 @@ pub fn damaged(l: &Logical) -> bool {
                 PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted
             )
         }),
-        Logical::Decrypted(d) => !d.failures.is_empty(),
+        Logical::Decrypted(d, _) => !d.failures.is_empty(),
     }
 }
 
 /// Runs `f` over the space the structure commands read: the logical image
 /// of a page_compressed or (with `keys`) MariaDB encrypted space
-/// ([`expand`]), else `ts` itself. A damaged compressed page, or a page
+/// ([`expand`]), else `ts` itself, with the summary of `ts`'s stored pages
+/// when it was made with the image (so it is not made again). A damaged compressed page, or a page
 /// that does not decrypt, makes the outcome at least
 /// [`Outcome::Findings`].
 pub fn with_logical(
@@ -261,12 +266,13 @@ pub fn with_logical(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
     keys: Option<&KeyFile>,
-    f: impl FnOnce(&Tablespace<'_>) -> io::Result<Outcome>,
+    f: impl FnOnce(&Tablespace<'_>, Option<Summary>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let Some(l) = expand(path, ts, engine, keys) else {
-        return f(ts);
+    let Some(mut l) = expand(path, ts, engine, keys) else {
+        return f(ts, None);
     };
-    let outcome = f(&l.tablespace(ts))?;
+    let summary = l.take_summary();
+    let outcome = f(&l.tablespace(ts), summary)?;
     Ok(if damaged(&l) {
         outcome.max(Outcome::Findings)
     } else {

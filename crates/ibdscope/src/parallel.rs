@@ -191,6 +191,54 @@ where
     F: PageFold,
     N: Fn() -> F + Sync,
 {
+    fold_pages_with_state(ts, engine, || (), || Stateless(new())).0
+}
+
+/// A fold over pages like [`PageFold`], whose per-page step also borrows a
+/// state the engine makes once per thread ([`fold_pages_with_state`]) and
+/// reuses for every shard that thread folds: buffers (a decrypted page, a
+/// decompressed one, decoder tables) that would otherwise be allocated
+/// per shard.
+pub trait StateFold: Send {
+    /// The per-thread state.
+    type State;
+
+    /// Folds page `n`, whose bytes are `page`, with this thread's state.
+    /// Within one accumulator pages come in increasing order, without gaps.
+    fn page(&mut self, state: &mut Self::State, n: PageNo, page: &[u8]);
+
+    /// As [`PageFold::append`].
+    fn append(&mut self, next: Self);
+}
+
+/// A [`PageFold`] as a [`StateFold`] without state.
+struct Stateless<F>(F);
+
+impl<F: PageFold> StateFold for Stateless<F> {
+    type State = ();
+    fn page(&mut self, _: &mut (), n: PageNo, page: &[u8]) {
+        self.0.page(n, page);
+    }
+    fn append(&mut self, next: Self) {
+        self.0.append(next.0);
+    }
+}
+
+/// [`fold_pages`] for a [`StateFold`]: each thread makes one state with
+/// `new_state` and folds every shard it takes with it. The result is the
+/// same on any number of threads (the state must not change what a page
+/// folds to: it holds buffers, not results).
+pub fn fold_pages_with_state<F, S, M, N>(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    new_state: M,
+    new: N,
+) -> F
+where
+    F: StateFold<State = S>,
+    M: Fn() -> S + Sync,
+    N: Fn() -> F + Sync,
+{
     let n_pages = ts.n_pages();
     let shard = shard_pages(ts);
     let n_shards = n_pages.div_ceil(shard);
@@ -205,10 +253,11 @@ where
     let batch = release_batch(ts, shard);
     if threads == 1 {
         let mut acc = new();
+        let mut state = new_state();
         let mut released = 0;
         for k in 0..n_shards {
             let (first, end) = pages_of(k, k.saturating_add(1));
-            fold_range(ts, &mut acc, first, end);
+            fold_range(ts, &mut acc, &mut state, first, end);
             engine.progress(u64::from(end), u64::from(n_pages));
             let done = k.saturating_add(1);
             if done.saturating_sub(released) >= batch || done == n_shards {
@@ -234,6 +283,7 @@ where
         n_shards,
     });
     let work = || {
+        let mut state = new_state();
         loop {
             let k = next.fetch_add(1, Ordering::Relaxed);
             if k >= n_shards {
@@ -249,7 +299,7 @@ where
             }
             let (first, end) = pages_of(k, k.saturating_add(1));
             let mut acc = new();
-            fold_range(ts, &mut acc, first, end);
+            fold_range(ts, &mut acc, &mut state, first, end);
             let release = {
                 let mut j = joined.lock().unwrap_or_else(PoisonError::into_inner);
                 let before = j.next;
@@ -311,7 +361,7 @@ struct Joined<F> {
     n_shards: u32,
 }
 
-impl<F: PageFold> Joined<F> {
+impl<F: StateFold> Joined<F> {
     /// Takes shard `k`'s fold: joined now if it is the next one (with the
     /// waiting shards that follow it), else kept until it is. Returns the
     /// joined shards to release now, a batch at a time (the rest at the
@@ -343,11 +393,17 @@ impl<F: PageFold> Joined<F> {
     }
 }
 
-/// Folds pages `first..end` into `acc`.
-fn fold_range<F: PageFold>(ts: &Tablespace<'_>, acc: &mut F, first: u32, end: u32) {
+/// Folds pages `first..end` into `acc` with `state`.
+fn fold_range<F: StateFold>(
+    ts: &Tablespace<'_>,
+    acc: &mut F,
+    state: &mut F::State,
+    first: u32,
+    end: u32,
+) {
     for n in first..end {
         match ts.page(PageNo(n)) {
-            Some(page) => acc.page(PageNo(n), page),
+            Some(page) => acc.page(state, PageNo(n), page),
             None => break,
         }
     }

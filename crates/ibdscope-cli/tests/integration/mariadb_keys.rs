@@ -485,3 +485,50 @@ fn no_output_holds_key_material() {
     }
     assert!(runs >= 90, "{runs}");
 }
+/// `check --key-file` decrypts every encrypted page, not only the first
+/// one, which the cipher is found on: a full_crc32 page whose encrypted bytes
+/// were changed and its CRC-32C (which covers the encrypted bytes,
+/// `buf_page_is_corrupted`) made to match again passes as stored, but
+/// decrypted its end LSN (the low 32 bits of FIL_PAGE_LSN again at
+/// size − 8, which `fil_space_decrypt_full_crc32` leaves the server to
+/// check) no longer matches: the server refuses it, and so does `check`,
+/// at any thread count.
+#[test]
+fn check_with_the_key_decrypts_the_last_page_too() {
+    for m in manifest()
+        .into_iter()
+        .filter(|m| m["path"].ends_with("ai_int.ibd") && m["checksum_algorithm"] == "full_crc32")
+    {
+        let mut data = std::fs::read(crypt().join(&m["path"])).unwrap();
+        let size = 16384;
+        let encrypted = |p: &[u8]| p[..4] != [0; 4];
+        let first = data.chunks(size).skip(1).position(encrypted).unwrap() + 1;
+        let last = data.chunks(size).rposition(encrypted).unwrap();
+        // Not the page the cipher is found on (the first that decrypts).
+        assert!(last > first, "{}: pages {first}, {last}", m["path"]);
+        let page = &mut data[last * size..(last + 1) * size];
+        page[size - 7] ^= 0x40;
+        let crc = ibdscope::crc32c::crc32c(&page[..size - 4]);
+        page[size - 4..].copy_from_slice(&crc.to_be_bytes());
+        let file = scratch(&format!("tampered-{}", m["path"].replace('/', "-")));
+        std::fs::write(&file, &data).unwrap();
+        let f = file.to_str().unwrap();
+        let o = run(&["check", f]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}: stored pages verify",
+            m["path"]
+        );
+        for threads in ["1", "2"] {
+            let o = run_with(&["--threads", threads, "check", f], &key_args(&m));
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{}: {err}", m["path"]);
+            assert!(
+                err.contains(&format!("page {last}: decrypted page does not verify")),
+                "{}: {err}",
+                m["path"]
+            );
+        }
+    }
+}

@@ -132,8 +132,10 @@ impl fmt::Display for Reason<'_> {
 /// Checks one parsed file.
 pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let keyed = crate::logical::key_verdicts(path, ts, a.summary(), opts.key_file.as_ref());
-    let s = keyed.as_ref().map_or(a.summary(), |k| &k.0);
+    // With a key that opens the space, one pass makes the summary and
+    // decrypts every encrypted page (the plain summary is not made).
+    let keyed = crate::logical::key_verdicts(path, ts, a.engine(), opts.key_file.as_ref());
+    let s = keyed.as_ref().map_or_else(|| a.summary(), |k| &k.0);
     let (freed, live): (Vec<&BadPage>, Vec<&BadPage>) =
         s.bad.iter().partition(|b| b.freed == Some(true));
     match opts.format {

@@ -98,8 +98,12 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
-                    crate::logical::with_logical(path, ts, engine, opts.key_file.as_ref(), |lts| {
+                    let keys = opts.key_file.as_ref();
+                    crate::logical::with_logical(path, ts, engine, keys, |lts, summary| {
                         let a = Analysis::new(path, ts, lts, *engine, def);
+                        if let Some(s) = summary {
+                            a.set_summary(s);
+                        }
                         match opts.cmd {
                             Cmd::Extents => space::extents(opts, &a, out),
                             Cmd::Segments => space::segments(opts, &a, out),

@@ -55,7 +55,7 @@
 //! with the IV as a 128-bit big-endian counter.
 
 use crate::bytes::{array, be_u16, be_u32, be_u64};
-use crate::checksum::{self, Scheme, Verdict};
+use crate::checksum::{self, Scheme, Unverifiable, Verdict};
 use crate::crypt::aes::{self, Aes};
 use crate::crypt::{sha1, wipe};
 use crate::fil::{
@@ -66,8 +66,9 @@ use crate::fsp::{SpaceFormat, FSP_HEADER_OFFSET};
 use crate::ids::PageNo;
 use crate::page_type::PageType;
 use crate::pagecomp::{self, Layout, PageCompError, PageCompErrorKind};
-use crate::parallel::Engine;
-use crate::space::Tablespace;
+use crate::parallel::{fold_pages_with_state, Engine, PageFold, StateFold};
+use crate::space::{page_facts, Tablespace};
+use crate::summary::{Summary, SummaryFold};
 use crate::xdes::{xdes_size, XDES_ARR_OFFSET};
 use std::fmt;
 
@@ -715,12 +716,25 @@ impl SpaceKey {
     /// `Ok(false)`: the page is not encrypted (key version 0); `out` is a
     /// copy.
     pub fn decrypt_page(&self, page: &[u8], out: &mut [u8]) -> Result<bool, PageCryptError> {
+        self.decrypt_judged(page, out, None)
+    }
+
+    /// [`SpaceKey::decrypt_page`], given the stored page's verdict when the
+    /// caller has it already (`verify_page` under the space's scheme: in
+    /// full_crc32 the very check of the encrypted page the server makes
+    /// before decrypting it, which is then not made again).
+    fn decrypt_judged(
+        &self,
+        page: &[u8],
+        out: &mut [u8],
+        stored: Option<Verdict>,
+    ) -> Result<bool, PageCryptError> {
         if out.len() != page.len() {
             return Err(page_err(PageCryptErrorKind::Size, 0));
         }
-        out.copy_from_slice(page);
         let version = key_version(page, self.full_crc32);
         if version == 0 {
+            out.copy_from_slice(page);
             return Ok(false);
         }
         let version_at = if self.full_crc32 {
@@ -729,21 +743,38 @@ impl SpaceKey {
             FIL_PAGE_FILE_FLUSH_LSN
         };
         if version != FILE_KEY_VERSION {
+            out.copy_from_slice(page);
             return Err(page_err(
                 PageCryptErrorKind::KeyVersion(version),
                 version_at,
             ));
         }
-        if self.full_crc32 {
-            self.decrypt_full_crc32(page, out)?;
+        let r = if self.full_crc32 {
+            self.decrypt_full_crc32(page, out, stored)
         } else {
-            self.decrypt_classic(page, out)?;
+            self.decrypt_classic(page, out)
+        };
+        if r.is_err() {
+            out.copy_from_slice(page);
         }
-        Ok(true)
+        r.map(|()| true)
     }
 
-    fn decrypt_full_crc32(&self, page: &[u8], out: &mut [u8]) -> Result<(), PageCryptError> {
-        let (verdict, size) = checksum::verify_full_crc32(page);
+    fn decrypt_full_crc32(
+        &self,
+        page: &[u8],
+        out: &mut [u8],
+        stored: Option<Verdict>,
+    ) -> Result<(), PageCryptError> {
+        let (verdict, size) = match stored {
+            // verify_page's verdict under full_crc32 is verify_full_crc32's,
+            // over the same covered size.
+            Some(v) => (
+                v,
+                checksum::full_crc32_size(page).map_or(page.len(), |s| s.0),
+            ),
+            None => checksum::verify_full_crc32(page),
+        };
         if !matches!(verdict, Verdict::Valid(_)) {
             let at = size.saturating_sub(FIL_PAGE_FCRC32_CHECKSUM);
             return Err(page_err(PageCryptErrorKind::Checksum, at));
@@ -751,10 +782,8 @@ impl SpaceKey {
         let compressed = checksum::full_crc32_size(page).is_some_and(|s| s.1);
         let end = size.saturating_sub(FIL_PAGE_FCRC32_CHECKSUM);
         let iv = page_iv(self.space_id, page);
-        let region = out
-            .get_mut(FIL_PAGE_FILE_FLUSH_LSN..end)
+        self.crypt_page(&iv, page, out, FIL_PAGE_FILE_FLUSH_LSN, end)
             .ok_or(page_err(PageCryptErrorKind::Size, FIL_PAGE_TYPE))?;
-        self.crypt(&iv, region);
         if let Some(v) = out.get_mut(..4) {
             v.fill(0);
         }
@@ -793,11 +822,9 @@ impl SpaceKey {
         let end = start.saturating_add(len);
         let space = be_u32(page, FIL_PAGE_SPACE_ID).unwrap_or(0);
         let iv = page_iv(space, page);
-        let region = out
-            .get_mut(start..end)
+        self.crypt_page(&iv, page, out, start, end)
             .filter(|_| len > 0)
             .ok_or(page_err(PageCryptErrorKind::Size, FIL_PAGE_DATA))?;
-        self.crypt(&iv, region);
         if let Some(v) = out.get_mut(FIL_PAGE_FILE_FLUSH_LSN..FIL_PAGE_SPACE_ID) {
             v.fill(0);
         }
@@ -816,23 +843,45 @@ impl SpaceKey {
         Ok(())
     }
 
-    /// Decrypts `data` in place with the page IV `iv`.
-    fn crypt(&self, iv: &[u8; 16], data: &mut [u8]) {
+    /// `out` = `page` (as long) with bytes `start..end` decrypted with the
+    /// page IV `iv`: the bytes outside copied, the region decrypted from
+    /// `page` straight into `out` (no copy first). `None`, `out`
+    /// untouched, when the region does not fit.
+    fn crypt_page(
+        &self,
+        iv: &[u8; 16],
+        page: &[u8],
+        out: &mut [u8],
+        start: usize,
+        end: usize,
+    ) -> Option<()> {
+        let src = page.get(start..end)?;
+        if out.len() != page.len() {
+            return None;
+        }
+        let (head, rest) = out.split_at_mut(start);
+        let (dst, tail) = rest.split_at_mut(end.checked_sub(start)?);
+        head.copy_from_slice(page.get(..start)?);
+        tail.copy_from_slice(page.get(end..)?);
         match self.cipher {
-            Cipher::Ctr => aes::ctr_xor(&self.aes, iv, data),
+            Cipher::Ctr => {
+                aes::ctr_xor_to(&self.aes, iv, src, dst);
+            }
             Cipher::Cbc => {
-                let whole = data.len() & !15;
-                let (blocks, tail) = data.split_at_mut(whole);
-                aes::cbc_decrypt(&self.aes, iv, blocks);
+                let whole = src.len() & !15;
+                let (blocks, rest) = src.split_at(whole);
+                let (to, tail) = dst.split_at_mut(whole);
+                aes::cbc_decrypt_to(&self.aes, iv, blocks, to);
                 // MyCTX_nopad::finish: the tail XOR AES-ECB(key, IV).
                 let mut mask = *iv;
                 self.aes.encrypt_block(&mut mask);
-                for (t, m) in tail.iter_mut().zip(mask.iter()) {
-                    *t ^= m;
+                for ((t, s), m) in tail.iter_mut().zip(rest).zip(mask.iter()) {
+                    *t = s ^ m;
                 }
                 wipe(&mut mask);
             }
         }
+        Some(())
     }
 }
 
@@ -978,23 +1027,40 @@ pub fn space_key(
     SpaceKey::new(keys, crypt, cipher, full, ts.space_id().0)
 }
 
+/// Buffers one thread reuses from page to page: a page-sized buffer for
+/// the decompressed page and the decoders' tables. The buffer is wiped
+/// after each page it held and when dropped.
+#[derive(Default)]
+struct Scratch {
+    buf: Vec<u8>,
+    codec: crate::codec::Scratch,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        wipe(&mut self.buf);
+    }
+}
+
 /// One page of the image: decrypted if it has a key version, then
-/// decompressed if page_compressed. `to` is as long as `from`; `buf` a
-/// scratch buffer. `Ok((decrypted, decompressed))`; on error `to` holds the
-/// physical page.
+/// decompressed if page_compressed. `to` is as long as `from`; `scratch`
+/// the thread's buffers. `Ok((decrypted, decompressed))`; on error `to`
+/// holds the physical page.
 fn image_page(
     key: &SpaceKey,
     layout: Layout,
     page: PageNo,
     from: &[u8],
     to: &mut [u8],
-    buf: &mut Vec<u8>,
+    scratch: &mut Scratch,
+    stored: Option<Verdict>,
 ) -> Result<(bool, bool), ImageFailureKind> {
+    let Scratch { buf, codec } = scratch;
     if page.0 == 0 || to.len() != from.len() {
         copy(to, from);
         return Ok((false, false));
     }
-    let decrypted = match key.decrypt_page(from, to) {
+    let decrypted = match key.decrypt_judged(from, to, stored) {
         Ok(d) => d,
         Err(e) => {
             copy(to, from);
@@ -1004,7 +1070,7 @@ fn image_page(
     if !layout.is_compressed(to) {
         return Ok((decrypted, false));
     }
-    match pagecomp::decompress(to, layout, buf) {
+    match pagecomp::decompress_with(to, layout, buf, codec) {
         Ok(Some(_)) if buf.len() == to.len() => {
             to.copy_from_slice(buf);
             wipe(buf);
@@ -1053,7 +1119,12 @@ pub fn decrypted_verdict(
     };
     to.clear();
     to.resize(from.len(), 0);
-    let r = image_page(key, Layout::of(ts), page, from, to, buf);
+    let mut scratch = Scratch {
+        buf: core::mem::take(buf),
+        codec: crate::codec::Scratch::new(),
+    };
+    let r = image_page(key, Layout::of(ts), page, from, to, &mut scratch, None);
+    *buf = core::mem::take(&mut scratch.buf);
     let verdict = r.map(|_| crate::space::verify_page(to, ts.scheme()));
     wipe(to);
     verdict
@@ -1077,7 +1148,10 @@ pub fn detect_cipher(
     let full = ts.scheme() == Scheme::FullCrc32;
     let size = ts.page_size() as usize;
     let mut to = vec![0u8; size];
-    let mut buf = Vec::with_capacity(size);
+    let mut scratch = Scratch {
+        buf: Vec::with_capacity(size),
+        codec: crate::codec::Scratch::new(),
+    };
     let encrypted = (1..ts.n_pages())
         .map(PageNo)
         .filter(|&n| !ts.is_known_zero(n))
@@ -1087,7 +1161,7 @@ pub fn detect_cipher(
     let mut found = None;
     for (n, page) in encrypted {
         for (cipher, key) in [(Cipher::Cbc, &cbc), (Cipher::Ctr, &ctr)] {
-            if image_page(key, layout, n, page, &mut to, &mut buf).is_ok() {
+            if image_page(key, layout, n, page, &mut to, &mut scratch, None).is_ok() {
                 found = Some(cipher);
                 break;
             }
@@ -1100,24 +1174,208 @@ pub fn detect_cipher(
     Ok(found)
 }
 
-/// One shard's result: pages decrypted, decompressed, failures.
-type ShardResult = (u32, u32, Vec<ImageFailure>);
+/// What `check` with the key found by decrypting every encrypted page
+/// ([`keyed_summary`]).
+#[derive(Debug, Default)]
+pub struct KeyedCheck {
+    /// Pages decrypted (each then judged as the server judges it).
+    pub decrypted: u32,
+    /// Pages that did not pass, in page order: not decrypted, or not
+    /// decompressed (`Err`), or, for a page whose stored bytes carry no
+    /// checksum the server checks before decrypting it, decrypted but not
+    /// verifying with its own checksum (`Ok`, the verdict).
+    pub failures: Vec<(PageNo, Result<Verdict, ImageFailureKind>)>,
+}
+
+/// The buffers one thread of [`keyed_summary`] reuses: the decrypted page
+/// and the decompression scratch, wiped when dropped.
+#[derive(Default)]
+struct KeyedState {
+    plain: Vec<u8>,
+    scratch: Scratch,
+}
+
+impl Drop for KeyedState {
+    fn drop(&mut self) {
+        wipe(&mut self.plain);
+    }
+}
+
+/// The fold of [`keyed_summary`]: the summary's fold, and each encrypted
+/// page decrypted and judged beside it.
+struct KeyedFold<'t, 'a, 'k> {
+    fold: SummaryFold<'t, 'a>,
+    key: &'k SpaceKey,
+    scheme: Scheme,
+    layout: Layout,
+    check: KeyedCheck,
+}
+
+impl StateFold for KeyedFold<'_, '_, '_> {
+    type State = KeyedState;
+
+    fn page(&mut self, state: &mut KeyedState, n: PageNo, page: &[u8]) {
+        let mut f = page_facts(page, n, self.scheme);
+        // A page whose stored checksum fails is not decrypted (the server
+        // refuses it; the summary names it), nor is page 0 (never
+        // encrypted) or a page without a key version.
+        let judged = !matches!(
+            f.verdict,
+            Verdict::Mismatch | Verdict::BadCompressedSize | Verdict::Empty
+        );
+        if judged && n.0 != 0 && key_version(page, self.key.full_crc32) != 0 {
+            if state.plain.len() != page.len() {
+                state.plain.clear();
+                state.plain.resize(page.len(), 0);
+            }
+            let (plain, scratch) = (&mut state.plain, &mut state.scratch);
+            let stored = (self.scheme == Scheme::FullCrc32).then_some(f.verdict);
+            match image_page(self.key, self.layout, n, page, plain, scratch, stored) {
+                Ok((decrypted, _)) => {
+                    self.check.decrypted =
+                        self.check.decrypted.saturating_add(u32::from(decrypted));
+                    if f.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) {
+                        match crate::space::verify_page(plain, self.scheme) {
+                            v @ (Verdict::Valid(_) | Verdict::Empty) => f.verdict = v,
+                            v => self.check.failures.push((n, Ok(v))),
+                        }
+                    }
+                }
+                Err(e) => self.check.failures.push((n, Err(e))),
+            }
+        }
+        self.fold.add(f);
+    }
+
+    fn append(&mut self, next: Self) {
+        PageFold::append(&mut self.fold, next.fold);
+        self.check.decrypted = self.check.decrypted.saturating_add(next.check.decrypted);
+        self.check.failures.extend(next.check.failures);
+    }
+}
+
+/// `check` with the key: the one-pass [`Summary`] of `ts` (as
+/// [`Summary::of`]) and, in the same pass on the engine's threads, every
+/// page with a key version whose stored checksum does not fail decrypted
+/// into a buffer of its thread and judged as the server judges it after
+/// reading it (`buf_page_decrypt_after_read`): the check of
+/// [`SpaceKey::decrypt_page`], then decompression when page_compressed,
+/// then, for a page whose stored bytes carry no checksum the server
+/// checks before decrypting it (outside full_crc32, a page_compressed
+/// encrypted page, type 37401), its own checksum: such a page that
+/// verifies counts in the summary as verified (or empty) instead of
+/// unverifiable. Pages that do not pass are listed in [`KeyedCheck`]; the
+/// summary keeps their stored verdict. Nothing is allocated per page.
+pub fn keyed_summary(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    key: &SpaceKey,
+) -> (Summary, KeyedCheck) {
+    let (scheme, layout) = (ts.scheme(), Layout::of(ts));
+    let new = || KeyedFold {
+        fold: SummaryFold::new(ts),
+        key,
+        scheme,
+        layout,
+        check: KeyedCheck::default(),
+    };
+    let done = fold_pages_with_state(ts, engine, KeyedState::default, new);
+    let mut summary = done.fold.summary;
+    summary.file_findings = crate::summary::file_findings(ts);
+    (summary, done.check)
+}
+
+/// One shard's result: pages decrypted, decompressed, failures, and with
+/// [`try_decrypt_with_summary`] the summary's fold of the shard's pages so
+/// far (`next`: the page after the last one folded).
+#[derive(Default)]
+struct ShardResult<'t, 'a> {
+    decrypted: u32,
+    decompressed: u32,
+    failures: Vec<ImageFailure>,
+    fold: Option<SummaryFold<'t, 'a>>,
+    next: u32,
+}
+
+impl<'t, 'a> ShardResult<'t, 'a> {
+    /// Folds the pages before `end` not folded yet (known-zero pages the
+    /// image builder skipped: read as zeros, never from the file); the
+    /// first fold of a shard starts at its first page `first`.
+    fn fold_up_to(&mut self, ts: &'t Tablespace<'a>, first: u32, end: u32) {
+        let scheme = ts.scheme();
+        let fold = self.fold.get_or_insert_with(|| SummaryFold::new(ts));
+        let from = if self.next == 0 { first } else { self.next };
+        for n in from..end {
+            match ts.page(PageNo(n)) {
+                Some(p) => fold.add(page_facts(p, PageNo(n), scheme)),
+                None => break,
+            }
+        }
+        self.next = end.max(from);
+    }
+}
 
 /// Decrypts the whole space into one image on the engine's threads
 /// (shards of whole extents, as [`pagecomp::try_expand`] does), every
 /// page_compressed page decompressed after it. `None`: the image could not
 /// be allocated. The engine's release hook is not called.
 pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> Option<Decryption> {
+    decrypt_space(ts, engine, key, false).map(|(d, _)| d)
+}
+
+/// [`try_decrypt`], making in the same pass the [`Summary`] of the stored
+/// pages ([`Summary::of`]'s, the same on any number of threads): the
+/// structure commands need both, and each page is read once (under
+/// full_crc32 its stored checksum, the check the server makes before
+/// decrypting it, is computed once for both).
+pub fn try_decrypt_with_summary(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    key: &SpaceKey,
+) -> Option<(Decryption, Summary)> {
+    let (d, s) = decrypt_space(ts, engine, key, true)?;
+    Some((d, s.unwrap_or_default()))
+}
+
+fn decrypt_space<'t, 'a>(
+    ts: &'t Tablespace<'a>,
+    engine: &Engine<'_>,
+    key: &SpaceKey,
+    summarize: bool,
+) -> Option<(Decryption, Option<Summary>)> {
     let size = (ts.page_size() as usize).max(1);
-    let layout = Layout::of(ts);
-    let new_buf = || Vec::with_capacity(size);
-    let page = |buf: &mut Vec<u8>, r: &mut ShardResult, page, from: &[u8], to: &mut [u8]| {
-        match image_page(key, layout, page, from, to, buf) {
-            Ok((d, c)) => {
-                r.0 = r.0.saturating_add(u32::from(d));
-                r.1 = r.1.saturating_add(u32::from(c));
+    let (layout, scheme) = (Layout::of(ts), ts.scheme());
+    let shard = crate::parallel::shard_pages(ts).max(1);
+    let new_buf = || Scratch {
+        buf: Vec::with_capacity(size),
+        codec: crate::codec::Scratch::new(),
+    };
+    let page = |buf: &mut Scratch,
+                r: &mut ShardResult<'t, 'a>,
+                page: PageNo,
+                from: &[u8],
+                to: &mut [u8]| {
+        let mut stored = None;
+        if summarize {
+            let first = page
+                .0
+                .saturating_sub(page.0.checked_rem(shard).unwrap_or(0));
+            r.fold_up_to(ts, first, page.0);
+            let f = page_facts(from, page, scheme);
+            if scheme == Scheme::FullCrc32 {
+                stored = Some(f.verdict);
             }
-            Err(kind) => r.2.push(ImageFailure { page, kind }),
+            if let Some(fold) = r.fold.as_mut() {
+                fold.add(f);
+            }
+            r.next = page.0.saturating_add(1);
+        }
+        match image_page(key, layout, page, from, to, buf, stored) {
+            Ok((d, c)) => {
+                r.decrypted = r.decrypted.saturating_add(u32::from(d));
+                r.decompressed = r.decompressed.saturating_add(u32::from(c));
+            }
+            Err(kind) => r.failures.push(ImageFailure { page, kind }),
         }
     };
     let (image, results) = crate::parallel::try_build_image(ts, engine, new_buf, page)?;
@@ -1127,12 +1385,30 @@ pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> 
         decompressed: 0,
         failures: Vec::new(),
     };
-    for (dec, com, f) in results {
-        d.decrypted = d.decrypted.saturating_add(dec);
-        d.decompressed = d.decompressed.saturating_add(com);
-        d.failures.extend(f);
+    let mut summary: Option<SummaryFold<'t, 'a>> = None;
+    let n_pages = ts.n_pages();
+    for (k, mut r) in (0u32..).zip(results) {
+        d.decrypted = d.decrypted.saturating_add(r.decrypted);
+        d.decompressed = d.decompressed.saturating_add(r.decompressed);
+        d.failures.append(&mut r.failures);
+        if summarize {
+            let first = k.saturating_mul(shard);
+            let end = first.saturating_add(shard).min(n_pages);
+            r.fold_up_to(ts, first, end);
+            if let Some(fold) = r.fold.take() {
+                match summary.as_mut() {
+                    Some(s) => PageFold::append(s, fold),
+                    None => summary = Some(fold),
+                }
+            }
+        }
     }
-    Some(d)
+    let summary = summary.map(|f| {
+        let mut s = f.summary;
+        s.file_findings = crate::summary::file_findings(ts);
+        s
+    });
+    Some((d, summary))
 }
 
 #[cfg(test)]

@@ -354,3 +354,71 @@ fn keys_go_into_one_buffer_sized_before_parsing() {
     assert_eq!(kf.ids().collect::<Vec<_>>(), (1..=40).collect::<Vec<_>>());
     assert_eq!(kf.key(7).unwrap().bytes(), &[0x11; 16][..]);
 }
+
+// The image built with the summary in the same pass: the same image and
+// failures as `try_decrypt`, and the summary `Summary::of` makes, on any
+// number of threads, over several shards with known-zero pages skipped by
+// the image builder (at a shard's start, inside, and to the end) and a
+// damaged encrypted page. `keyed_summary` (check with the key) also
+// gives `Summary::of`'s summary where every page verifies as stored
+// (full_crc32), and names the damaged page only once (as stored).
+#[test]
+fn the_summary_made_with_the_image_is_summary_of() {
+    for (path, checksum, cipher, key_file, key_file_key, _) in crypt_manifest() {
+        let mut bytes = fixture(&format!("crypt/{path}"));
+        let size = Tablespace::new(&bytes).unwrap().page_size() as usize;
+        let pages = bytes.len() / size;
+        // A byte of the last encrypted page's body changed.
+        let full = checksum == "full_crc32";
+        let last = (1..pages)
+            .rev()
+            .find(|&n| key_version(&bytes[n * size..(n + 1) * size], full) != 0)
+            .unwrap();
+        bytes[last * size + 1000] ^= 1;
+        bytes.resize(300 * size, 0);
+        let zeros = [
+            pages * size..140 * size,
+            256 * size..258 * size,
+            290 * size..300 * size,
+        ];
+        let ts = Tablespace::new(&bytes).unwrap().with_zero_ranges(&zeros);
+        let CryptDataRead::Present(crypt) = space_crypt_data(&ts) else {
+            panic!("{path}");
+        };
+        let keys = manifest_keys(&key_file, &key_file_key);
+        let cipher = if cipher == "AES_CTR" {
+            Cipher::Ctr
+        } else {
+            Cipher::Cbc
+        };
+        let key = space_key(&ts, &keys, &crypt, cipher).unwrap();
+        let plain = try_decrypt(&ts, &Engine::default(), &key).unwrap();
+        assert!(
+            plain.failures.iter().any(|f| f.page.0 as usize == last),
+            "{path}"
+        );
+        for threads in [1, 2, 3] {
+            let engine = Engine::new(threads);
+            let want = format!("{:?}", Summary::of(&ts, &engine));
+            let (d, s) = try_decrypt_with_summary(&ts, &engine, &key).unwrap();
+            assert_eq!(format!("{s:?}"), want, "{path}, {threads} threads");
+            assert!(d.image() == plain.image(), "{path}, {threads} threads");
+            assert_eq!(d.failures, plain.failures, "{path}, {threads} threads");
+            let (k, check) = keyed_summary(&ts, &engine, &key);
+            if full {
+                assert_eq!(format!("{k:?}"), want, "{path}, {threads} threads");
+            }
+            // The damaged page fails as stored (a bad page of the summary),
+            // so it is not decrypted again: no failure of its own.
+            assert!(
+                k.bad.iter().any(|b| b.facts.page_no.0 as usize == last) || !full,
+                "{path}"
+            );
+            assert!(
+                check.failures.iter().all(|(p, _)| p.0 as usize != last) || !full,
+                "{path}: {:?}",
+                check.failures
+            );
+        }
+    }
+}
