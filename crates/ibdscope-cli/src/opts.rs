@@ -4,8 +4,8 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
-    Cmd, Color, DefOpts, Format, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages, MapOpts,
-    Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
+    Cmd, Color, DefOpts, Format, HistoryOpts, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages,
+    MapOpts, Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
 };
 use std::path::PathBuf;
 
@@ -220,6 +220,28 @@ enum Command {
         /// as hex of their first bytes and marked truncated.
         #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
         max_value_bytes: usize,
+    },
+    /// Each row's older versions (MySQL 5.x, MariaDB), oldest first, from
+    /// its roll pointer through the undo logs not yet purged (ibdata1 and
+    /// undo001… of --datadir), with the transaction that wrote each.
+    History {
+        /// Tablespace file.
+        file: PathBuf,
+        /// The datadir (ibdata1, undo001…; its dictionary defines the table
+        /// when the file has no .frm beside it).
+        #[arg(long, value_name = "DIR")]
+        datadir: PathBuf,
+        /// The table's .frm file (default: <name>.frm beside the file).
+        #[arg(long, value_name = "FILE")]
+        frm: Option<PathBuf>,
+        /// Only the row with this primary key (columns joined by commas).
+        #[arg(long, value_name = "VALUE")]
+        key: Option<String>,
+        /// The index (must be the clustered index).
+        #[arg(long, value_name = "NAME")]
+        index: Option<String>,
+        #[command(flatten)]
+        shared: Shared,
     },
     /// Verify every page: checksum, header/trailer LSN, page number, space id.
     Check {
@@ -625,6 +647,11 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         ],
     ),
     (
+        "history",
+        TEXT_JSON_CSV,
+        &["ibdscope history --datadir datadir datadir/db/t.ibd --key 1"],
+    ),
+    (
         "tables",
         TEXT_JSON_CSV,
         &[
@@ -935,6 +962,28 @@ fn command(command: Command) -> Result<Parsed, String> {
                 common,
             )
         },
+        Command::History {
+            file,
+            datadir,
+            frm,
+            key,
+            index,
+            shared,
+        } => Parsed::new(
+            Cmd::History(HistoryOpts {
+                def: DefOpts {
+                    frm,
+                    ddl: None,
+                    datadir: Some(datadir.clone()),
+                    table: None,
+                },
+                datadir,
+                key,
+                index,
+            }),
+            vec![file],
+            shared,
+        ),
         Command::Info(c) => Parsed::one(Cmd::Info, c),
         Command::Pages { common, from, to } => {
             if let Some(to) = to {
@@ -974,6 +1023,7 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
         Cmd::Records(_) => "records",
         Cmd::Schema(_) => "schema",
         Cmd::Rows(_) => "rows",
+        Cmd::History(_) => "history",
     }
 }
 
