@@ -856,7 +856,10 @@ pub fn chain<'s, 'a>(
         if rp.insert {
             return (steps, ChainEnd::Insert);
         }
-        if !u.has_trx(trx) {
+        // No undo log of the transaction in a rollback segment that was
+        // read: purged. In one that could not be read: follow the pointer
+        // (it says where the damage is).
+        if !u.has_trx(trx) && u.rsegs.iter().any(|r| r.slot == u32::from(rp.rseg)) {
             return (steps, ChainEnd::Purged);
         }
         let (space, off) = u.byte_offset(rp);

@@ -547,14 +547,14 @@ pub fn run(
                 writeln!(out)?;
                 writeln!(
                     out,
-                    "row {}: {} version{}, oldest {}",
+                    "row {}: {} version{}, {}",
                     crate::names::name(&r.key),
                     r.versions.len(),
                     if r.versions.len() == 1 { "" } else { "s" },
                     match r.end {
-                        "insert" => "inserted (no older version)",
-                        "purged" => "older versions purged",
-                        _ => "damaged undo (see findings)",
+                        "insert" => "the oldest is the insert",
+                        "purged" => "older ones purged",
+                        _ => "older ones behind damaged undo (see the findings)",
                     }
                 )?;
                 for (i, v) in r.versions.iter().enumerate() {
