@@ -143,6 +143,10 @@ enum Command {
     /// Every table of a MySQL 5.x / MariaDB datadir's InnoDB dictionary
     /// (ibdata1): ids, space, row format, columns, indexes, and its file.
     Tables(Common),
+    /// The undo logs of a MySQL 5.x / MariaDB datadir (ibdata1, undo001…):
+    /// rollback segments, history list lengths, each undo log's
+    /// transaction, state, record types and tables.
+    Undo(Common),
     /// One page in full: FIL and INDEX header fields, directory, records, free chain, byte map.
     Page {
         #[command(flatten)]
@@ -228,9 +232,10 @@ enum Command {
         /// Tablespace file.
         file: PathBuf,
         /// The datadir (ibdata1, undo001…; its dictionary defines the table
-        /// when the file has no .frm beside it).
+        /// when the file has no .frm beside it); default: the file's
+        /// directory or its parent, whichever holds ibdata1.
         #[arg(long, value_name = "DIR")]
-        datadir: PathBuf,
+        datadir: Option<PathBuf>,
         /// The table's .frm file (default: <name>.frm beside the file).
         #[arg(long, value_name = "FILE")]
         frm: Option<PathBuf>,
@@ -652,6 +657,11 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         &["ibdscope history --datadir datadir datadir/db/t.ibd --key 1"],
     ),
     (
+        "undo",
+        TEXT_JSON_CSV,
+        &["ibdscope undo datadir", "ibdscope undo --format json datadir/ibdata1"],
+    ),
+    (
         "tables",
         TEXT_JSON_CSV,
         &[
@@ -899,6 +909,7 @@ fn command(command: Command) -> Result<Parsed, String> {
         },
         Command::Sdi(c) => Parsed::one(Cmd::Sdi, c),
         Command::Tables(c) => Parsed::one(Cmd::Tables, c),
+        Command::Undo(c) => Parsed::one(Cmd::Undo, c),
         Command::Page { common, page, hex } => Parsed {
             hex,
             ..Parsed::one(Cmd::Page { page }, common)
@@ -974,7 +985,7 @@ fn command(command: Command) -> Result<Parsed, String> {
                 def: DefOpts {
                     frm,
                     ddl: None,
-                    datadir: Some(datadir.clone()),
+                    datadir: datadir.clone(),
                     table: None,
                 },
                 datadir,
@@ -1019,6 +1030,7 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
         Cmd::Compare => "compare",
         Cmd::Sdi => "sdi",
         Cmd::Tables => "tables",
+        Cmd::Undo => "undo",
         Cmd::Page { .. } => "page",
         Cmd::Records(_) => "records",
         Cmd::Schema(_) => "schema",

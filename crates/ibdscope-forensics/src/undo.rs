@@ -418,6 +418,8 @@ pub struct UndoProblem {
 /// One undo log header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UndoLog {
+    /// The rollback segment (TRX_SYS slot).
+    pub rseg: u32,
     /// The space.
     pub space: u32,
     /// The header page.
@@ -627,6 +629,7 @@ impl<'s, 'a> Undo<'s, 'a> {
             };
             if let Some(mut log) = self.read_log(s.space, at.0, hp, hdr) {
                 log.in_history = true;
+                log.rseg = s.slot;
                 self.logs.push(log);
             }
             // FLST_NEXT: node + 6
@@ -652,7 +655,8 @@ impl<'s, 'a> Undo<'s, 'a> {
             let state = be_u16(sp, TRX_UNDO_SEG_HDR).unwrap_or(0);
             let last = usize::from(be_u16(sp, TRX_UNDO_SEG_HDR.saturating_add(2)).unwrap_or(0));
             if (state == 1 || state == 5) && last != 0 {
-                if let Some(log) = self.read_log(s.space, pg, sp, last) {
+                if let Some(mut log) = self.read_log(s.space, pg, sp, last) {
+                    log.rseg = s.slot;
                     if !self.logs.iter().any(|l| {
                         l.space == log.space && l.page == log.page && l.offset == log.offset
                     }) {
@@ -677,6 +681,7 @@ impl<'s, 'a> Undo<'s, 'a> {
         }
         let g16 = |o: usize| be_u16(p, hdr.saturating_add(o)).unwrap_or(0);
         let mut log = UndoLog {
+            rseg: 0,
             space,
             page,
             offset: u16::try_from(hdr).unwrap_or(0),

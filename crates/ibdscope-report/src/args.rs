@@ -136,6 +136,8 @@ pub enum Cmd {
     Sdi,
     /// `tables`: the InnoDB dictionary of a datadir.
     Tables,
+    /// `undo`: the undo logs of a datadir.
+    Undo,
     /// `page`.
     Page {
         /// The page number.
@@ -157,8 +159,9 @@ pub struct HistoryOpts {
     /// The definition's source.
     pub def: DefOpts,
     /// The datadir whose system tablespace and undo tablespaces hold the
-    /// undo logs.
-    pub datadir: PathBuf,
+    /// undo logs (default: the file's directory or its parent, whichever
+    /// holds `ibdata1`).
+    pub datadir: Option<PathBuf>,
     /// Only the row with this key (its unique key's columns as text,
     /// joined by commas).
     pub key: Option<String>,

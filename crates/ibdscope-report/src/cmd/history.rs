@@ -196,7 +196,14 @@ pub fn run(
             return Ok(Outcome::Unreadable);
         }
     }
-    let files = match read_undo_files(&h.datadir) {
+    let Some(datadir) = crate::instance::find_datadir(path, h.datadir.as_deref()) else {
+        eprintln!(
+            "ibdscope: {}: no ibdata1 in its directory or the one above: give --datadir",
+            crate::names::path(path)
+        );
+        return Ok(Outcome::Unreadable);
+    };
+    let files = match read_undo_files(&datadir) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("ibdscope: {e}");
@@ -207,7 +214,7 @@ pub fn run(
     let Some(u) = read_undo(&spaces) else {
         eprintln!(
             "ibdscope: {}: no TRX_SYS page to name the rollback segments",
-            crate::names::path(&h.datadir)
+            crate::names::path(&datadir)
         );
         return Ok(Outcome::Unreadable);
     };
@@ -222,7 +229,7 @@ pub fn run(
             p.what
         ));
     }
-    let table_id = crate::instance::dictionary(&h.datadir)
+    let table_id = crate::instance::dictionary(&datadir)
         .ok()
         .and_then(|(_, d)| crate::instance::table_for(&d, path, ts.space_id().0).map(|t| t.id));
 
@@ -448,7 +455,7 @@ pub fn run(
             let mut j = Json::new(out);
             j.obj()?
                 .kv_path("file", path)?
-                .kv_path("datadir", &h.datadir)?
+                .kv_path("datadir", &datadir)?
                 .kv_str("table", &format!("{}/{}", t.schema, t.name))?;
             j.key("rows")?.arr()?;
             for r in &rows {
@@ -529,12 +536,13 @@ pub fn run(
         _ => {
             writeln!(
                 out,
-                "history of {}.{} ({}), undo from {}: {} rows",
+                "history of {}.{} ({}), undo from {}: {} row{}",
                 crate::names::name(&t.schema),
                 crate::names::name(&t.name),
                 crate::names::path(path),
-                crate::names::path(&h.datadir),
-                rows.len()
+                crate::names::path(&datadir),
+                rows.len(),
+                if rows.len() == 1 { "" } else { "s" }
             )?;
             let (n, _) = u.to_purge();
             writeln!(
@@ -619,4 +627,232 @@ fn render_key(
         parts.push(s);
     }
     parts.join(",")
+}
+
+/// Runs `undo` on `opts.files[0]`: a datadir, or its `ibdata1`.
+pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    let Some(arg) = opts.files.first() else {
+        return Ok(Outcome::Unreadable);
+    };
+    let datadir = if arg.is_dir() {
+        arg.clone()
+    } else {
+        arg.parent().unwrap_or(Path::new(".")).to_path_buf()
+    };
+    let files = match read_undo_files(&datadir) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("ibdscope: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let (spaces, bad) = parse_spaces(&files);
+    let Some(u) = read_undo(&spaces) else {
+        eprintln!(
+            "ibdscope: {}: no TRX_SYS page to name the rollback segments",
+            crate::names::path(arg)
+        );
+        return Ok(Outcome::Unreadable);
+    };
+    let mut findings: Vec<String> = bad;
+    findings.extend(files.system.problems.iter().cloned());
+    for p in &u.problems {
+        findings.push(format!(
+            "{}: page {}, byte offset {}: {}",
+            space_file(&spaces, p.space),
+            p.page,
+            p.offset,
+            p.what
+        ));
+    }
+    let (to_purge, _) = u.to_purge();
+    // Per log: counts of each record type, the tables named.
+    let counts = |l: &undo::UndoLog| {
+        let mut c = [0u64; 5];
+        let mut tables: Vec<u64> = Vec::new();
+        for (_, t, tid, _) in &l.records {
+            let i = match *t {
+                undo::TRX_UNDO_INSERT_REC => 0,
+                undo::TRX_UNDO_UPD_EXIST_REC => 1,
+                undo::TRX_UNDO_UPD_DEL_REC => 2,
+                undo::TRX_UNDO_DEL_MARK_REC => 3,
+                _ => 4,
+            };
+            if let Some(x) = c.get_mut(i) {
+                *x = x.saturating_add(1);
+            }
+            if !tables.contains(tid) {
+                tables.push(*tid);
+            }
+        }
+        (c, tables)
+    };
+    const KINDS: [&str; 5] = ["insert", "update", "update_deleted", "delete_mark", "other"];
+    match opts.format {
+        Format::Json => {
+            let mut j = Json::new(out);
+            j.obj()?.key("files")?.arr()?;
+            for (id, p, ts) in &spaces {
+                j.obj()?
+                    .kv_path("path", p)?
+                    .kv_num("space", *id)?
+                    .kv_num("pages", ts.n_pages())?
+                    .end_obj()?;
+            }
+            j.end_arr()?.kv_num("to_purge", to_purge)?;
+            j.key("rsegs")?.arr()?;
+            for r in &u.rsegs {
+                j.obj()?
+                    .kv_num("slot", r.slot)?
+                    .kv_num("space", r.space)?
+                    .kv_num("page", r.page)?
+                    .kv_num("max_size", r.max_size)?
+                    .kv_num("history_size", r.history_size)?
+                    .kv_num("history_len", r.history_len)?
+                    .kv_num("undo_slots_used", r.slots.len() as u64)?
+                    .end_obj()?;
+            }
+            j.end_arr()?.key("logs")?.arr()?;
+            for l in &u.logs {
+                let (c, tables) = counts(l);
+                j.obj()?
+                    .kv_num("rseg", l.rseg)?
+                    .kv_num("space", l.space)?
+                    .kv_num("page", l.page)?
+                    .kv_num("offset", l.offset)?
+                    .kv_num("trx_id", l.trx_id)?
+                    .kv_num("trx_no", l.trx_no)?
+                    .kv_num("page_type", l.page_type)?
+                    .kv_str("state", undo::state_name(l.state))?
+                    .kv_bool("in_history", l.in_history)?
+                    .kv_num("del_marks", l.del_marks)?
+                    .kv_num("log_start", l.log_start)?
+                    .kv_num("next_log", l.next_log)?
+                    .kv_num("records", l.records.len() as u64)?;
+                j.key("record_types")?.obj()?;
+                for (k, n) in KINDS.iter().zip(c) {
+                    j.kv_num(k, n)?;
+                }
+                j.end_obj()?.key("table_ids")?.arr()?;
+                for t in tables {
+                    j.num(t)?;
+                }
+                j.end_arr()?.end_obj()?;
+            }
+            j.end_arr()?.key("findings")?.arr()?;
+            for f in &findings {
+                j.str(f)?;
+            }
+            j.end_arr()?.end_obj()?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            writeln!(
+                out,
+                "rseg,space,page,offset,trx_id,trx_no,state,in_history,records,insert,update,update_deleted,delete_mark,other,table_ids"
+            )?;
+            for l in &u.logs {
+                let (c, tables) = counts(l);
+                let t: Vec<String> = tables.iter().map(u64::to_string).collect();
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    l.rseg,
+                    l.space,
+                    l.page,
+                    l.offset,
+                    l.trx_id,
+                    l.trx_no,
+                    undo::state_name(l.state),
+                    u8::from(l.in_history),
+                    l.records.len(),
+                    c[0],
+                    c[1],
+                    c[2],
+                    c[3],
+                    c[4],
+                    t.join(" ")
+                )?;
+            }
+            for f in &findings {
+                eprintln!("ibdscope: {f}");
+            }
+        }
+        _ => {
+            let names: Vec<String> = spaces
+                .iter()
+                .map(|(id, p, ts)| {
+                    format!(
+                        "{} (space {id}, {} pages)",
+                        crate::names::path(p),
+                        ts.n_pages()
+                    )
+                })
+                .collect();
+            writeln!(
+                out,
+                "undo of {}: {}",
+                crate::names::path(&datadir),
+                names.join(", ")
+            )?;
+            writeln!(
+                out,
+                "{} rollback segments, {} undo logs to purge (history list length)",
+                u.rsegs.len(),
+                to_purge
+            )?;
+            for r in &u.rsegs {
+                let logs: Vec<&undo::UndoLog> =
+                    u.logs.iter().filter(|l| l.rseg == r.slot).collect();
+                if r.history_len == 0 && logs.is_empty() && r.slots.is_empty() {
+                    continue;
+                }
+                writeln!(out)?;
+                writeln!(
+                    out,
+                    "rseg {} (space {}, page {}): history list length {} (TRX_RSEG_HISTORY_SIZE {} pages), {} undo slots used",
+                    r.slot,
+                    r.space,
+                    r.page,
+                    r.history_len,
+                    r.history_size,
+                    r.slots.len()
+                )?;
+                for l in logs {
+                    let (c, tables) = counts(l);
+                    let kinds: Vec<String> = KINDS
+                        .iter()
+                        .zip(c)
+                        .filter(|(_, n)| *n > 0)
+                        .map(|(k, n)| format!("{n} {k}"))
+                        .collect();
+                    let t: Vec<String> = tables.iter().map(u64::to_string).collect();
+                    writeln!(
+                        out,
+                        "  trx {} (no {}) {}{}, log at page {} offset {}: {} records ({}), table ids {}",
+                        l.trx_id,
+                        l.trx_no,
+                        undo::state_name(l.state),
+                        if l.in_history { ", in the history list" } else { "" },
+                        l.page,
+                        l.offset,
+                        l.records.len(),
+                        kinds.join(", "),
+                        t.join(" ")
+                    )?;
+                }
+            }
+            if !findings.is_empty() {
+                writeln!(out)?;
+                for f in &findings {
+                    writeln!(out, "finding: {f}")?;
+                }
+            }
+        }
+    }
+    Ok(if findings.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
 }

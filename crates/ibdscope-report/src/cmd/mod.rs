@@ -66,6 +66,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Cmd::Audit => audit::run(opts, out),
         Cmd::Diff => diff::run(opts, out),
         Cmd::Tables => tables::run(opts, out),
+        Cmd::Undo => history::undo(opts, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -96,7 +97,9 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     };
                     outcome.map(|o| o.max(keys))
                 }
-                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables => Ok(Outcome::Unreadable),
+                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables | Cmd::Undo => {
+                    Ok(Outcome::Unreadable)
+                }
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
