@@ -654,7 +654,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
     (
         "history",
         TEXT_JSON_CSV,
-        &["ibdscope history --datadir datadir datadir/db/t.ibd --key 1"],
+        &["ibdscope history --datadir datadir datadir/fx/t_basic.ibd --key 1"],
     ),
     (
         "undo",

@@ -34,6 +34,12 @@ pub struct UndoFiles {
 /// beside it (`undo001`…, as MySQL 5.6+ and MariaDB name them).
 pub fn read_undo_files(datadir: &Path) -> Result<UndoFiles, String> {
     let system = crate::instance::read_system(datadir)?;
+    // The undo tablespaces lie beside ibdata1.
+    let datadir = if datadir.is_dir() {
+        datadir
+    } else {
+        datadir.parent().unwrap_or(Path::new("."))
+    };
     let mut undo = Vec::new();
     for n in 1..=MAX_UNDO_FILES {
         let p = datadir.join(format!("undo{n:03}"));
@@ -639,7 +645,7 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     } else {
         arg.parent().unwrap_or(Path::new(".")).to_path_buf()
     };
-    let files = match read_undo_files(&datadir) {
+    let files = match read_undo_files(arg) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("ibdscope: {e}");
