@@ -179,13 +179,16 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let def = match a.definition() {
+    let mut def = match a.definition() {
         Ok(d) => d.clone(),
         Err(e) => {
             eprintln!("ibdscope: {}", crate::names::name(e));
             return Ok(Outcome::Unreadable);
         }
     };
+    // As `rows`: MariaDB instant ALTER's record shape, old temporal formats.
+    let instant = ibdscope_schema::instant::apply(ts, &mut def.table);
+    ibdscope_schema::row::old_temporals(ts, &mut def.table);
     let t = &def.table;
     let Some(ix) = t.clustered() else {
         eprintln!("ibdscope: {}: no clustered index", crate::names::path(path));
@@ -242,16 +245,8 @@ pub fn run(
     let Some((root, root_rp)) = crate::cmd::rows::root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
     };
-    let layout = match t.layout(ix, root_rp.format() == ibdscope::RecFormat::Compact) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!(
-                "ibdscope: {}: index {}: record layout: {e}",
-                crate::names::path(path),
-                crate::names::name(&ix.name)
-            );
-            return Ok(Outcome::Unreadable);
-        }
+    let Some(layout) = crate::cmd::rows::index_layout(path, t, ix, &instant, &root_rp) else {
+        return Ok(Outcome::Unreadable);
     };
     let n_unique = layout.n_unique;
     let sys_pos = |s: SysCol| {

@@ -362,7 +362,7 @@ pub(crate) fn root_page<'t>(
 /// The index's record layout: MariaDB's instant ALTER layout for the
 /// clustered index when the metadata record gives one, else the
 /// definition's; says on stderr why when there is none.
-fn index_layout(
+pub(crate) fn index_layout(
     path: &Path,
     t: &TableDef,
     ix: &IndexDef,
