@@ -89,15 +89,43 @@ pub fn read_undo<'s, 'a>(spaces: &'s [(u32, PathBuf, Tablespace<'a>)]) -> Option
 /// lists, and the history list length per rollback segment (slot,
 /// length); `None` when the datadir has no readable TRX_SYS.
 pub fn undo_to_purge(datadir: &Path) -> Option<(u64, Vec<(u32, u32)>)> {
+    if undo_bytes(datadir) > AUDIT_UNDO_CAP {
+        return None;
+    }
     let files = read_undo_files(datadir).ok()?;
     let (spaces, _) = parse_spaces(&files);
     let u = read_undo(&spaces)?;
     Some(u.to_purge())
 }
 
+/// The most bytes of `ibdata*` and `undoNNN` the datadir audit reads whole
+/// for its undo figures.
+const AUDIT_UNDO_CAP: u64 = 1 << 30;
+
+/// The bytes of a datadir's `ibdata*` and `undoNNN` files.
+fn undo_bytes(datadir: &Path) -> u64 {
+    let mut files = vec![datadir.join("ibdata1")];
+    files.extend(crate::instance::continuation_files(
+        &datadir.join("ibdata1"),
+    ));
+    files.extend((1..=MAX_UNDO_FILES).map(|n| datadir.join(format!("undo{n:03}"))));
+    files
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .fold(0u64, u64::saturating_add)
+}
+
 /// The datadir audit's undo line: undo logs still to be purged and the
 /// history list length of each rollback segment that has any.
 pub fn undo_audit_text(datadir: &Path, out: &mut dyn Write) -> io::Result<()> {
+    if undo_bytes(datadir) > AUDIT_UNDO_CAP {
+        writeln!(
+            out,
+            "  undo still to be purged: not read (ibdata* and undo* over 1 GiB; `ibdscope undo` reads them)"
+        )?;
+        return Ok(());
+    }
     if let Some((n, per)) = undo_to_purge(datadir) {
         let busy: Vec<String> = per
             .iter()
@@ -573,7 +601,7 @@ pub fn run(
                     }
                     match v.from {
                         Some(rp) => line.push_str(&format!(
-                            " (undo rseg {} page {} offset {})",
+                            " (from undo rseg {} page {} offset {})",
                             rp.rseg, rp.page, rp.offset
                         )),
                         None => line.push_str(" (current record)"),
