@@ -92,8 +92,21 @@ fn history_gives_each_rows_versions_as_the_server_wrote_them() {
         assert_eq!(code, Some(0), "{d}");
         let want: Versions = truth(d).into_iter().filter(|(k, _)| *k == 6).collect();
         assert_eq!(versions_of(&j), want, "{d}: --key 6");
-        // CSV: one line per version, and the header.
+        // --index names the clustered index, or nothing is read.
+        let (code, j) = history_json(&dir, &["--index", "PRIMARY"]);
+        assert_eq!(code, Some(0), "{d}: --index PRIMARY");
+        assert_eq!(versions_of(&j), truth(d), "{d}: --index PRIMARY");
         let ibd = dir.join("fx/h.ibd");
+        let o = run(&[
+            "history",
+            "--datadir",
+            p(&dir),
+            "--index",
+            "nosuch",
+            p(&ibd),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{d}: --index nosuch");
+        // CSV: one line per version, and the header.
         let o = run(&["history", "--format", "csv", "--datadir", p(&dir), p(&ibd)]);
         assert_eq!(o.status.code(), Some(0));
         let n: usize = truth(d).values().map(Vec::len).sum();
