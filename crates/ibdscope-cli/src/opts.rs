@@ -4,8 +4,8 @@
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
-    Cmd, Color, DefOpts, Format, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages, MapOpts,
-    Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
+    Cmd, Color, DefOpts, Format, HistoryOpts, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages,
+    MapOpts, Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
 };
 use std::path::PathBuf;
 
@@ -149,6 +149,10 @@ enum Command {
     /// Every table of a MySQL 5.x / MariaDB datadir's InnoDB dictionary
     /// (ibdata1): ids, space, row format, columns, indexes, and its file.
     Tables(Common),
+    /// The undo logs of a MySQL 5.x / MariaDB datadir (ibdata1, undo001…):
+    /// rollback segments, history list lengths, each undo log's
+    /// transaction, state, record types and tables.
+    Undo(Common),
     /// One page in full: FIL and INDEX header fields, directory, records, free chain, byte map.
     Page {
         #[command(flatten)]
@@ -226,6 +230,29 @@ enum Command {
         /// as hex of their first bytes and marked truncated.
         #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
         max_value_bytes: usize,
+    },
+    /// Each row's older versions (MySQL 5.x, MariaDB), oldest first, from
+    /// its roll pointer through the undo logs not yet purged (ibdata1 and
+    /// undo001… of --datadir), with the transaction that wrote each.
+    History {
+        /// Tablespace file.
+        file: PathBuf,
+        /// The datadir (ibdata1, undo001…; its dictionary defines the table
+        /// when the file has no .frm beside it); default: the file's
+        /// directory or its parent, whichever holds ibdata1.
+        #[arg(long, value_name = "DIR")]
+        datadir: Option<PathBuf>,
+        /// The table's .frm file (default: <name>.frm beside the file).
+        #[arg(long, value_name = "FILE")]
+        frm: Option<PathBuf>,
+        /// Only the row with this primary key (columns joined by commas).
+        #[arg(long, value_name = "VALUE")]
+        key: Option<String>,
+        /// The index (must be the clustered index).
+        #[arg(long, value_name = "NAME")]
+        index: Option<String>,
+        #[command(flatten)]
+        shared: Shared,
     },
     /// Verify every page: checksum, header/trailer LSN, page number, space id.
     Check {
@@ -631,6 +658,16 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         ],
     ),
     (
+        "history",
+        TEXT_JSON_CSV,
+        &["ibdscope history --datadir datadir datadir/fx/t_basic.ibd --key 1"],
+    ),
+    (
+        "undo",
+        TEXT_JSON_CSV,
+        &["ibdscope undo datadir", "ibdscope undo --format json datadir/ibdata1"],
+    ),
+    (
         "tables",
         TEXT_JSON_CSV,
         &[
@@ -980,6 +1017,7 @@ fn command(command: Command) -> Result<Parsed, String> {
         },
         Command::Sdi(c) => Parsed::one(Cmd::Sdi, c),
         Command::Tables(c) => Parsed::one(Cmd::Tables, c),
+        Command::Undo(c) => Parsed::one(Cmd::Undo, c),
         Command::Page { common, page, hex } => Parsed {
             hex,
             ..Parsed::one(Cmd::Page { page }, common)
@@ -1043,6 +1081,28 @@ fn command(command: Command) -> Result<Parsed, String> {
                 common,
             )
         },
+        Command::History {
+            file,
+            datadir,
+            frm,
+            key,
+            index,
+            shared,
+        } => Parsed::new(
+            Cmd::History(HistoryOpts {
+                def: DefOpts {
+                    frm,
+                    ddl: None,
+                    datadir: datadir.clone(),
+                    table: None,
+                },
+                datadir,
+                key,
+                index,
+            }),
+            vec![file],
+            shared,
+        ),
         Command::Info(c) => Parsed::one(Cmd::Info, c),
         Command::Pages { common, from, to } => {
             if let Some(to) = to {
@@ -1078,10 +1138,12 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
         Cmd::Compare => "compare",
         Cmd::Sdi => "sdi",
         Cmd::Tables => "tables",
+        Cmd::Undo => "undo",
         Cmd::Page { .. } => "page",
         Cmd::Records(_) => "records",
         Cmd::Schema(_) => "schema",
         Cmd::Rows(_) => "rows",
+        Cmd::History(_) => "history",
     }
 }
 

@@ -11,6 +11,7 @@ mod integration {
     mod fixtures;
     mod fleet;
     mod help;
+    mod history;
     mod hostile;
     mod instance;
     mod keyring;

@@ -27,7 +27,9 @@
 //!   the dictionary header;
 //! - [`dict`]: [`dict::Dictionary::read`]: the InnoDB dictionary of MySQL
 //!   ≤ 5.7 and MariaDB (SYS_TABLES, SYS_COLUMNS, SYS_INDEXES, SYS_FIELDS,
-//!   SYS_VIRTUAL) from its B-trees.
+//!   SYS_VIRTUAL) from its B-trees;
+//! - [`undo`]: [`undo::Undo::read`]: rollback segments, history lists, undo
+//!   logs and records; [`undo::chain`]: a row's older versions.
 
 pub mod audit;
 pub mod datadir;
@@ -35,6 +37,7 @@ pub mod dict;
 pub mod diff;
 pub mod redo;
 pub mod system;
+pub mod undo;
 
 pub use audit::{Audit, AuditFinding, AuditKind, AuditOptions, AuditVerdict};
 pub use datadir::DatadirReport;

@@ -136,6 +136,8 @@ pub enum Cmd {
     Sdi,
     /// `tables`: the InnoDB dictionary of a datadir.
     Tables,
+    /// `undo`: the undo logs of a datadir.
+    Undo,
     /// `page`.
     Page {
         /// The page number.
@@ -147,6 +149,24 @@ pub enum Cmd {
     Schema(DefOpts),
     /// `rows`.
     Rows(RowsOpts),
+    /// `history`: rows' older versions from the undo logs.
+    History(HistoryOpts),
+}
+
+/// What `history` reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HistoryOpts {
+    /// The definition's source.
+    pub def: DefOpts,
+    /// The datadir whose system tablespace and undo tablespaces hold the
+    /// undo logs (default: the file's directory or its parent, whichever
+    /// holds `ibdata1`).
+    pub datadir: Option<PathBuf>,
+    /// Only the row with this key (its unique key's columns as text,
+    /// joined by commas).
+    pub key: Option<String>,
+    /// The index named (it must be the clustered index).
+    pub index: Option<String>,
 }
 
 /// Where `schema` and `rows` take the table definition from.

@@ -400,8 +400,8 @@ fn commands() -> &'static [Cmd] {
                     "types" => Duty::Inventory,
                     "audit" => Duty::Audit,
                     "diff" => Duty::Bytes,
-                    "schema" | "rows" => Duty::Table,
-                    "tables" => Duty::Datadir,
+                    "schema" | "rows" | "history" => Duty::Table,
+                    "tables" | "undo" => Duty::Datadir,
                     _ => Duty::Unknown,
                 };
                 let mut cmd = Cmd {

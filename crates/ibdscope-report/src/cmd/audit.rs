@@ -915,6 +915,7 @@ fn datadir_text(
             hi.0.saturating_sub(lo.0)
         )?;
     }
+    crate::cmd::history::undo_audit_text(&dd.root, out)?;
     Ok(())
 }
 
@@ -1377,6 +1378,7 @@ fn datadir_json(
             j.null()?;
         }
     }
+    crate::cmd::history::undo_audit_json(j, &dd.root)?;
     Ok(())
 }
 

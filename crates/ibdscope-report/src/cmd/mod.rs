@@ -8,6 +8,7 @@ pub mod diff;
 pub mod fill;
 pub mod findings;
 pub mod hexdump;
+pub mod history;
 pub mod info;
 pub mod levels;
 pub mod lsn;
@@ -65,6 +66,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Cmd::Audit => audit::run(opts, out),
         Cmd::Diff => diff::run(opts, out),
         Cmd::Tables => tables::run(opts, out),
+        Cmd::Undo => history::undo(opts, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -72,6 +74,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             let def = match &opts.cmd {
                 Cmd::Schema(d) => d.clone(),
                 Cmd::Rows(r) => r.def.clone(),
+                Cmd::History(h) => h.def.clone(),
                 _ => DefOpts::default(),
             };
             with_space(path, opts, |ts, engine| match opts.cmd {
@@ -94,7 +97,9 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     };
                     outcome.map(|o| o.max(keys))
                 }
-                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables => Ok(Outcome::Unreadable),
+                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables | Cmd::Undo => {
+                    Ok(Outcome::Unreadable)
+                }
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
@@ -124,6 +129,9 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                                 unreadable_file_findings(&a, rows::run(opts, &a, r, out))
                             }
                             Cmd::Fill => fill::run(opts, &a, out),
+                            Cmd::History(ref h) => {
+                                unreadable_file_findings(&a, history::run(opts, &a, h, out))
+                            }
                             // The page as stored; its account from the structure.
                             Cmd::Page { page } => with_file_findings(opts, &a, out, |out| {
                                 page::run(opts, &a, page, out)

@@ -314,7 +314,11 @@ fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t Inde
 }
 
 /// The index's root page; says on stderr why when it cannot be read.
-fn root_page<'t>(ts: &Tablespace<'t>, path: &Path, ix: &IndexDef) -> Option<(PageNo, RecPage<'t>)> {
+pub(crate) fn root_page<'t>(
+    ts: &Tablespace<'t>,
+    path: &Path,
+    ix: &IndexDef,
+) -> Option<(PageNo, RecPage<'t>)> {
     let Some(root) = ix.root.map(PageNo) else {
         let f = ts.format();
         let why = if f.encryption {
@@ -358,7 +362,7 @@ fn root_page<'t>(ts: &Tablespace<'t>, path: &Path, ix: &IndexDef) -> Option<(Pag
 /// The index's record layout: MariaDB's instant ALTER layout for the
 /// clustered index when the metadata record gives one, else the
 /// definition's; says on stderr why when there is none.
-fn index_layout(
+pub(crate) fn index_layout(
     path: &Path,
     t: &TableDef,
     ix: &IndexDef,

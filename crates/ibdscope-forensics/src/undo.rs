@@ -1,0 +1,1055 @@
+//! Undo logs: the rollback segments that TRX_SYS names, their history
+//! lists, the undo logs in them and their records, and the roll pointers
+//! that lead from a clustered index record to its older versions.
+//!
+//! Sources, as read: mysql-server 5.6 `storage/innobase/include/trx0rseg.h`,
+//! `trx0undo.h`, `trx0sys.h`, `trx0types.h`, `mach0data.ic`,
+//! `trx/trx0rec.cc`, `trx/trx0undo.cc`; MariaDB server 10.3–10.11 the same
+//! files (`mach0data.inl`), where the layout is the same except as noted.
+//!
+//! Rollback segment header page (`trx0rseg.h`), from `TRX_RSEG` =
+//! `FSEG_PAGE_DATA` (38):
+//!
+//! | offset | field |
+//! |---|---|
+//! | 0 | `TRX_RSEG_MAX_SIZE` (4); MariaDB 10.3+: `TRX_RSEG_FORMAT` (0) |
+//! | 4 | `TRX_RSEG_HISTORY_SIZE` (4): pages in the history list |
+//! | 8 | `TRX_RSEG_HISTORY` (16): list base of the undo logs to purge, oldest last |
+//! | 24 | `TRX_RSEG_FSEG_HEADER` (10) |
+//! | 34 | `TRX_RSEG_UNDO_SLOTS`: page size / 16 slots of 4 bytes, `FIL_NULL` = free |
+//!
+//! Undo log page (`trx0undo.h`), from `TRX_UNDO_PAGE_HDR` = 38:
+//! `TRX_UNDO_PAGE_TYPE` 0 (2: 1 insert, 2 update; MariaDB 10.3+ writes 0,
+//! one log per transaction), `TRX_UNDO_PAGE_START` 2, `TRX_UNDO_PAGE_FREE`
+//! 4, `TRX_UNDO_PAGE_NODE` 6 (12). On a segment's first page, the segment
+//! header at 56: `TRX_UNDO_STATE` 0 (2: 1 active, 2 cached, 3 to free, 4
+//! to purge, 5 prepared), `TRX_UNDO_LAST_LOG` 2, `TRX_UNDO_FSEG_HEADER` 4
+//! (10), `TRX_UNDO_PAGE_LIST` 14 (16). Undo log header, at its offset on
+//! the first page: `TRX_UNDO_TRX_ID` 0 (8), `TRX_UNDO_TRX_NO` 8 (8),
+//! `TRX_UNDO_DEL_MARKS` 16 (2; MariaDB 10.3+ `TRX_UNDO_NEEDS_PURGE`),
+//! `TRX_UNDO_LOG_START` 18, `TRX_UNDO_XID_EXISTS` 20, `TRX_UNDO_DICT_TRANS`
+//! 21, `TRX_UNDO_TABLE_ID` 22 (8), `TRX_UNDO_NEXT_LOG` 30,
+//! `TRX_UNDO_PREV_LOG` 32, `TRX_UNDO_HISTORY_NODE` 34 (12).
+//!
+//! Undo record (`trx0rec.cc` `trx_undo_page_report_insert`,
+//! `trx_undo_page_report_modify`): the offset of the next record (2), the
+//! type byte (type | cmpl_info × 16 | 128 when an off-page column was
+//! updated), undo_no and table id (much-compressed), then for an update
+//! type the info bits (1), `DB_TRX_ID` and `DB_ROLL_PTR` of the version
+//! before the change (u64-compressed), then the unique key fields (length
+//! compressed, bytes), then except for `TRX_UNDO_DEL_MARK_REC` the update
+//! vector (count, then field number, length, old bytes), then possibly the
+//! ordering columns; the last 2 bytes are the record's own offset.
+//!
+//! Roll pointer (`trx0undo.ic` `trx_undo_build_roll_ptr`, 7 bytes): bit 55
+//! is_insert, bits 48–54 the rollback segment id (the TRX_SYS slot), bits
+//! 16–47 the page number, bits 0–15 the byte offset of the record.
+//!
+//! Every walk is bounded before it starts: a list by its length and by the
+//! pages of its space, a chain of roll pointers by the addresses it has
+//! seen (a repeated one is a loop) and by [`MAX_CHAIN`].
+
+use crate::system::{RsegSlot, FSEG_PAGE_DATA};
+use ibdscope::bytes::{be_u16, be_u32, be_u64};
+use ibdscope::{PageNo, Tablespace, FIL_NULL};
+use std::collections::HashSet;
+
+/// `FIL_PAGE_UNDO_LOG` (`fil0fil.h`).
+pub const FIL_PAGE_UNDO_LOG: u16 = 2;
+/// `TRX_UNDO_PAGE_HDR`.
+pub const TRX_UNDO_PAGE_HDR: usize = FSEG_PAGE_DATA;
+/// `TRX_UNDO_SEG_HDR`: `TRX_UNDO_PAGE_HDR` + `TRX_UNDO_PAGE_HDR_SIZE` (18).
+pub const TRX_UNDO_SEG_HDR: usize = 56;
+/// `TRX_UNDO_SEG_HDR_SIZE`.
+pub const TRX_UNDO_SEG_HDR_SIZE: usize = 30;
+/// `TRX_UNDO_HISTORY_NODE` in an undo log header.
+pub const TRX_UNDO_HISTORY_NODE: usize = 34;
+/// `TRX_UNDO_INSERT_REC`.
+pub const TRX_UNDO_INSERT_REC: u8 = 11;
+/// `TRX_UNDO_UPD_EXIST_REC`.
+pub const TRX_UNDO_UPD_EXIST_REC: u8 = 12;
+/// `TRX_UNDO_UPD_DEL_REC`.
+pub const TRX_UNDO_UPD_DEL_REC: u8 = 13;
+/// `TRX_UNDO_DEL_MARK_REC`.
+pub const TRX_UNDO_DEL_MARK_REC: u8 = 14;
+/// `UNIV_SQL_NULL` (`univ.i`).
+pub const UNIV_SQL_NULL: u32 = 0xFFFF_FFFF;
+/// `UNIV_EXTERN_STORAGE_FIELD`: `UNIV_SQL_NULL` − `UNIV_PAGE_SIZE_DEF`.
+pub const UNIV_EXTERN_STORAGE_FIELD: u32 = UNIV_SQL_NULL - 16384;
+/// `REC_INFO_DELETED_FLAG` in the info bits.
+pub const REC_INFO_DELETED_FLAG: u8 = 0x20;
+/// The most roll pointers one chain follows.
+pub const MAX_CHAIN: usize = 1 << 20;
+/// The most records read from one undo log.
+const MAX_LOG_RECORDS: usize = 1 << 22;
+
+/// The name of an undo record type.
+pub fn type_name(t: u8) -> &'static str {
+    match t {
+        TRX_UNDO_INSERT_REC => "insert",
+        TRX_UNDO_UPD_EXIST_REC => "update",
+        TRX_UNDO_UPD_DEL_REC => "update of a delete-marked record",
+        TRX_UNDO_DEL_MARK_REC => "delete mark",
+        _ => "other",
+    }
+}
+
+/// The name of an undo segment state (`TRX_UNDO_STATE`).
+pub fn state_name(s: u16) -> &'static str {
+    match s {
+        1 => "active",
+        2 => "cached",
+        3 => "to free",
+        4 => "to purge",
+        5 => "prepared",
+        _ => "unknown",
+    }
+}
+
+/// A roll pointer, decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RollPtr {
+    /// The change was an insert: there is no older version.
+    pub insert: bool,
+    /// The rollback segment (TRX_SYS slot).
+    pub rseg: u8,
+    /// The undo page.
+    pub page: u32,
+    /// The record's byte offset on the page.
+    pub offset: u16,
+}
+
+impl RollPtr {
+    /// From its 56-bit value.
+    pub fn from_u64(v: u64) -> RollPtr {
+        RollPtr {
+            insert: (v >> 55) & 1 == 1,
+            rseg: ((v >> 48) & 0x7F) as u8,
+            page: ((v >> 16) & 0xFFFF_FFFF) as u32,
+            offset: (v & 0xFFFF) as u16,
+        }
+    }
+    /// From the 7 bytes of `DB_ROLL_PTR`.
+    pub fn read(b: &[u8]) -> Option<RollPtr> {
+        let b = b.get(..7)?;
+        Some(RollPtr::from_u64(
+            b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x)),
+        ))
+    }
+    /// The 56-bit value.
+    pub fn to_u64(self) -> u64 {
+        (u64::from(self.insert) << 55)
+            | (u64::from(self.rseg & 0x7F) << 48)
+            | (u64::from(self.page) << 16)
+            | u64::from(self.offset)
+    }
+}
+
+/// Reads `mach_read_compressed` at `*pos`, below `end`.
+pub fn read_compressed(b: &[u8], pos: &mut usize, end: usize) -> Option<u32> {
+    let first = *b.get(*pos)?;
+    let (n, v) = if first < 0x80 {
+        (1, u32::from(first))
+    } else if first < 0xC0 {
+        (2, u32::from(be_u16(b, *pos)?) & 0x7FFF)
+    } else if first < 0xE0 {
+        let three = b.get(*pos..pos.checked_add(3)?)?;
+        (
+            3,
+            three.iter().fold(0u32, |a, &x| (a << 8) | u32::from(x)) & 0x3F_FFFF,
+        )
+    } else if first < 0xF0 {
+        (4, be_u32(b, *pos)? & 0x1FFF_FFFF)
+    } else {
+        (5, be_u32(b, pos.checked_add(1)?)?)
+    };
+    let next = pos.checked_add(n)?;
+    if next > end {
+        return None;
+    }
+    *pos = next;
+    Some(v)
+}
+
+/// Reads `mach_u64_read_much_compressed` (0xFF, high, low when the high
+/// half is not 0; else the low half alone).
+pub fn read_much_compressed(b: &[u8], pos: &mut usize, end: usize) -> Option<u64> {
+    if *b.get(*pos)? != 0xFF {
+        return read_compressed(b, pos, end).map(u64::from);
+    }
+    let mut p = pos.checked_add(1)?;
+    let hi = read_compressed(b, &mut p, end)?;
+    let lo = read_compressed(b, &mut p, end)?;
+    *pos = p;
+    Some((u64::from(hi) << 32) | u64::from(lo))
+}
+
+/// Reads `mach_u64_read_compressed` (the high half compressed, the low
+/// half in 4 bytes).
+pub fn read_u64_compressed(b: &[u8], pos: &mut usize, end: usize) -> Option<u64> {
+    let mut p = *pos;
+    let hi = read_compressed(b, &mut p, end)?;
+    let lo = be_u32(b, p)?;
+    let next = p.checked_add(4)?;
+    if next > end {
+        return None;
+    }
+    *pos = next;
+    Some((u64::from(hi) << 32) | u64::from(lo))
+}
+
+/// A column value stored in an undo record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColVal {
+    /// SQL NULL.
+    Null,
+    /// The bytes at `start` (page offset), `len` long.
+    Bytes {
+        /// Page offset.
+        start: u16,
+        /// Length.
+        len: u16,
+    },
+    /// An off-page column: its local prefix and the 20-byte reference at
+    /// `start`, `len` long.
+    Extern {
+        /// Page offset.
+        start: u16,
+        /// Length (local prefix and reference).
+        len: u16,
+    },
+}
+
+impl ColVal {
+    /// The stored bytes of a value on `page`.
+    pub fn bytes<'p>(&self, page: &'p [u8]) -> Option<&'p [u8]> {
+        match *self {
+            ColVal::Null => None,
+            ColVal::Bytes { start, len } | ColVal::Extern { start, len } => {
+                let s = usize::from(start);
+                page.get(s..s.checked_add(usize::from(len))?)
+            }
+        }
+    }
+}
+
+/// Reads `trx_undo_rec_get_col_val`.
+fn col_val(b: &[u8], pos: &mut usize, end: usize) -> Option<ColVal> {
+    let len = read_compressed(b, pos, end)?;
+    if len == UNIV_SQL_NULL {
+        return Some(ColVal::Null);
+    }
+    let (ext, len) = if len == UNIV_EXTERN_STORAGE_FIELD {
+        let _orig = read_compressed(b, pos, end)?;
+        (true, read_compressed(b, pos, end)?)
+    } else if len >= UNIV_EXTERN_STORAGE_FIELD {
+        (true, len.saturating_sub(UNIV_EXTERN_STORAGE_FIELD))
+    } else {
+        (false, len)
+    };
+    let start = *pos;
+    let stop = start.checked_add(usize::try_from(len).ok()?)?;
+    if stop > end {
+        return None;
+    }
+    *pos = stop;
+    let start = u16::try_from(start).ok()?;
+    let len = u16::try_from(len).ok()?;
+    Some(if ext {
+        ColVal::Extern { start, len }
+    } else {
+        ColVal::Bytes { start, len }
+    })
+}
+
+/// One undo record, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndoRec {
+    /// Byte offset of the record on its page.
+    pub offset: u16,
+    /// Offset of the next record (the end of this one).
+    pub next: u16,
+    /// `TRX_UNDO_INSERT_REC`…
+    pub rec_type: u8,
+    /// The compiler info (`cmpl_info`).
+    pub cmpl_info: u8,
+    /// `TRX_UNDO_UPD_EXTERN`: an off-page column was updated.
+    pub upd_extern: bool,
+    /// The record's number in its transaction.
+    pub undo_no: u64,
+    /// The table.
+    pub table_id: u64,
+    /// Update types: the info bits of the version before the change.
+    pub info_bits: Option<u8>,
+    /// Update types: `DB_TRX_ID` of the version before the change.
+    pub trx_id: Option<u64>,
+    /// Update types: `DB_ROLL_PTR` of the version before the change.
+    pub roll_ptr: Option<RollPtr>,
+    /// The unique key fields (when the key's field count was given).
+    pub key: Vec<ColVal>,
+    /// The update vector: (field number in the clustered index, old value).
+    pub update: Vec<(u32, ColVal)>,
+}
+
+impl UndoRec {
+    /// The version before the change was delete-marked.
+    pub fn was_deleted(&self) -> bool {
+        self.info_bits
+            .is_some_and(|b| b & REC_INFO_DELETED_FLAG != 0)
+    }
+}
+
+/// Why a record could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecError {
+    /// Byte offset on the page.
+    pub at: usize,
+    /// What, in words.
+    pub what: String,
+}
+
+/// Decodes the undo record at `offset` of `page`; with `n_unique` (the
+/// clustered index's unique field count) also the key and update vector.
+pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<UndoRec, RecError> {
+    let err = |at: usize, what: &str| RecError {
+        at,
+        what: what.to_string(),
+    };
+    // Records lie between the page header and the FIL trailer (8 bytes).
+    let limit = page.len().saturating_sub(8);
+    let first = TRX_UNDO_PAGE_HDR.saturating_add(18);
+    if offset < first || offset.saturating_add(4) > limit {
+        return Err(err(
+            offset,
+            "the record offset is outside the page's record area",
+        ));
+    }
+    let next = usize::from(be_u16(page, offset).unwrap_or(0));
+    if next <= offset.saturating_add(4) || next > limit {
+        return Err(err(
+            offset,
+            &format!("the record runs past its page (its next-record offset is {next})"),
+        ));
+    }
+    let end = next.saturating_sub(2);
+    if usize::from(be_u16(page, end).unwrap_or(0)) != offset {
+        return Err(err(
+            end,
+            "the record's trailing offset does not point back to its start",
+        ));
+    }
+    let mut pos = offset.saturating_add(2);
+    let tb = *page.get(pos).ok_or_else(|| err(pos, "short"))?;
+    pos = pos.saturating_add(1);
+    let upd_extern = tb & 128 != 0;
+    let tb = tb & 127;
+    let rec_type = tb & 15;
+    let cmpl_info = tb >> 4;
+    let short = |pos: usize| err(pos, "a field runs past the record's end");
+    let undo_no = read_much_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
+    let table_id = read_much_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
+    let mut r = UndoRec {
+        offset: u16::try_from(offset).unwrap_or(0),
+        next: u16::try_from(next).unwrap_or(0),
+        rec_type,
+        cmpl_info,
+        upd_extern,
+        undo_no,
+        table_id,
+        info_bits: None,
+        trx_id: None,
+        roll_ptr: None,
+        key: Vec::new(),
+        update: Vec::new(),
+    };
+    let update_type = matches!(
+        rec_type,
+        TRX_UNDO_UPD_EXIST_REC | TRX_UNDO_UPD_DEL_REC | TRX_UNDO_DEL_MARK_REC
+    );
+    if update_type {
+        r.info_bits = Some(*page.get(pos).ok_or_else(|| short(pos))?);
+        pos = pos.saturating_add(1);
+        r.trx_id = Some(read_u64_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?);
+        r.roll_ptr = Some(RollPtr::from_u64(
+            read_u64_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?,
+        ));
+    } else if rec_type != TRX_UNDO_INSERT_REC {
+        return Ok(r);
+    }
+    let Some(n) = n_unique else {
+        return Ok(r);
+    };
+    for _ in 0..n {
+        r.key
+            .push(col_val(page, &mut pos, end).ok_or_else(|| short(pos))?);
+    }
+    if update_type && rec_type != TRX_UNDO_DEL_MARK_REC {
+        let n = read_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
+        // each field takes at least 2 bytes: the count is bounded by the record
+        if usize::try_from(n).unwrap_or(usize::MAX) > end.saturating_sub(pos) / 2 {
+            return Err(err(
+                pos,
+                &format!("{n} updated fields cannot fit in the record"),
+            ));
+        }
+        for _ in 0..n {
+            let f = read_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
+            let v = col_val(page, &mut pos, end).ok_or_else(|| short(pos))?;
+            r.update.push((f, v));
+        }
+    }
+    Ok(r)
+}
+
+/// A problem met in the undo logs: the space, the page and the byte
+/// offset in the space.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndoProblem {
+    /// The space id.
+    pub space: u32,
+    /// The page.
+    pub page: u32,
+    /// Byte offset in the space.
+    pub offset: u64,
+    /// What is wrong, in words.
+    pub what: String,
+}
+
+/// One undo log header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndoLog {
+    /// The rollback segment (TRX_SYS slot).
+    pub rseg: u32,
+    /// The space.
+    pub space: u32,
+    /// The header page.
+    pub page: u32,
+    /// The header's byte offset on its page.
+    pub offset: u16,
+    /// `TRX_UNDO_PAGE_TYPE` of the header page.
+    pub page_type: u16,
+    /// `TRX_UNDO_STATE` of the segment.
+    pub state: u16,
+    /// `TRX_UNDO_TRX_ID`.
+    pub trx_id: u64,
+    /// `TRX_UNDO_TRX_NO`.
+    pub trx_no: u64,
+    /// `TRX_UNDO_DEL_MARKS` (MariaDB 10.3+: `TRX_UNDO_NEEDS_PURGE`).
+    pub del_marks: u16,
+    /// `TRX_UNDO_LOG_START`.
+    pub log_start: u16,
+    /// `TRX_UNDO_NEXT_LOG`.
+    pub next_log: u16,
+    /// `TRX_UNDO_DICT_TRANS`.
+    pub dict_trans: bool,
+    /// `TRX_UNDO_TABLE_ID`.
+    pub table_id: u64,
+    /// In its rollback segment's history list (committed, not purged).
+    pub in_history: bool,
+    /// Its records: (page, type, table id, undo_no).
+    pub records: Vec<(u32, u8, u64, u64)>,
+}
+
+/// One rollback segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rseg {
+    /// The TRX_SYS slot (the rseg id in roll pointers).
+    pub slot: u32,
+    /// Its space.
+    pub space: u32,
+    /// Its header page.
+    pub page: u32,
+    /// `TRX_RSEG_MAX_SIZE` (MariaDB 10.3+: `TRX_RSEG_FORMAT`).
+    pub max_size: u32,
+    /// `TRX_RSEG_HISTORY_SIZE`: pages in the history list.
+    pub history_size: u32,
+    /// The history list's length (`FLST_LEN`): undo logs to purge.
+    pub history_len: u32,
+    /// Used undo slots: (slot, first page).
+    pub slots: Vec<(u32, u32)>,
+}
+
+/// The undo logs of an instance, over the spaces that hold them.
+pub struct Undo<'s, 'a> {
+    spaces: Vec<(u32, &'s Tablespace<'a>)>,
+    slots: Vec<RsegSlot>,
+    /// The rollback segments read.
+    pub rsegs: Vec<Rseg>,
+    /// The undo logs found: the history lists' and the active ones.
+    pub logs: Vec<UndoLog>,
+    /// Problems met while reading them.
+    pub problems: Vec<UndoProblem>,
+    trx_ids: HashSet<u64>,
+}
+
+fn page_off(ts: &Tablespace<'_>, page: u32, at: usize) -> u64 {
+    u64::from(page)
+        .saturating_mul(u64::from(ts.page_size()))
+        .saturating_add(at as u64)
+}
+
+impl<'s, 'a> Undo<'s, 'a> {
+    /// Reads the rollback segments of `slots` (TRX_SYS) in `spaces`
+    /// (space id, space: the system space and the undo tablespaces), their
+    /// history lists and undo segments.
+    pub fn read(spaces: Vec<(u32, &'s Tablespace<'a>)>, slots: &[RsegSlot]) -> Undo<'s, 'a> {
+        let mut u = Undo {
+            spaces,
+            slots: slots.to_vec(),
+            rsegs: Vec::new(),
+            logs: Vec::new(),
+            problems: Vec::new(),
+            trx_ids: HashSet::new(),
+        };
+        for s in slots {
+            u.read_rseg(*s);
+        }
+        u.trx_ids = u.logs.iter().map(|l| l.trx_id).collect();
+        u
+    }
+
+    /// The space of id `id`.
+    pub fn space(&self, id: u32) -> Option<&'s Tablespace<'a>> {
+        self.spaces.iter().find(|(i, _)| *i == id).map(|(_, t)| *t)
+    }
+
+    fn problem(&mut self, space: u32, page: u32, at: usize, what: String) {
+        let offset = self.space(space).map_or(0, |ts| page_off(ts, page, at));
+        self.problems.push(UndoProblem {
+            space,
+            page,
+            offset,
+            what,
+        });
+    }
+
+    /// Whether an undo log of transaction `trx` is there (in a history
+    /// list or active): the changes of a transaction not there are purged.
+    pub fn has_trx(&self, trx: u64) -> bool {
+        self.trx_ids.contains(&trx)
+    }
+
+    /// Undo logs still to be purged (in history lists) and the history
+    /// list length per rollback segment (slot, length).
+    pub fn to_purge(&self) -> (u64, Vec<(u32, u32)>) {
+        let n = self.rsegs.iter().map(|r| u64::from(r.history_len)).sum();
+        (
+            n,
+            self.rsegs.iter().map(|r| (r.slot, r.history_len)).collect(),
+        )
+    }
+
+    fn undo_page(&mut self, space: u32, page: u32, what: &str) -> Option<&'s [u8]> {
+        let Some(ts) = self.space(space) else {
+            self.problem(
+                space,
+                page,
+                0,
+                format!("{what}: space {space} is not among the files read"),
+            );
+            return None;
+        };
+        match ts.page(PageNo(page)) {
+            Some(p) => Some(p),
+            None => {
+                self.problem(
+                    space,
+                    page,
+                    0,
+                    format!(
+                        "{what}: page {page} is outside space {space} ({} pages)",
+                        ts.n_pages()
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn read_rseg(&mut self, s: RsegSlot) {
+        let what = format!("rollback segment {}", s.slot);
+        let Some(p) = self.undo_page(s.space, s.page, &what) else {
+            return;
+        };
+        let b = FSEG_PAGE_DATA;
+        let max_size = be_u32(p, b).unwrap_or(0);
+        let history_size = be_u32(p, b.saturating_add(4)).unwrap_or(0);
+        let history_len = be_u32(p, b.saturating_add(8)).unwrap_or(0);
+        let n_slots = p.len() / 16;
+        let mut used = Vec::new();
+        for i in 0..n_slots {
+            let at = b.saturating_add(34).saturating_add(i.saturating_mul(4));
+            match be_u32(p, at) {
+                Some(FIL_NULL) | None => {}
+                Some(pg) => used.push((u32::try_from(i).unwrap_or(0), pg)),
+            }
+        }
+        self.rsegs.push(Rseg {
+            slot: s.slot,
+            space: s.space,
+            page: s.page,
+            max_size,
+            history_size,
+            history_len,
+            slots: used.clone(),
+        });
+        // The history list: undo log headers linked at TRX_UNDO_HISTORY_NODE.
+        let n_pages = self.space(s.space).map_or(0, |t| t.n_pages());
+        let mut at = (
+            be_u32(p, b.saturating_add(12)).unwrap_or(FIL_NULL),
+            usize::from(be_u16(p, b.saturating_add(16)).unwrap_or(0)),
+        );
+        let mut seen = HashSet::new();
+        let mut n = 0u32;
+        while at.0 != FIL_NULL {
+            if n >= history_len || !seen.insert(at) || n >= n_pages.saturating_mul(64) {
+                self.problem(
+                    s.space,
+                    at.0,
+                    at.1,
+                    format!(
+                        "{what}: the history list goes on past {n} entries (its length says \
+                         {history_len}) or comes back to an entry"
+                    ),
+                );
+                break;
+            }
+            n = n.saturating_add(1);
+            let Some(hp) = self.undo_page(s.space, at.0, &format!("{what} history list")) else {
+                break;
+            };
+            let Some(hdr) = at.1.checked_sub(TRX_UNDO_HISTORY_NODE) else {
+                self.problem(
+                    s.space,
+                    at.0,
+                    at.1,
+                    format!("{what}: history node offset {} too small", at.1),
+                );
+                break;
+            };
+            if let Some(mut log) = self.read_log(s.space, at.0, hp, hdr) {
+                log.in_history = true;
+                log.rseg = s.slot;
+                self.logs.push(log);
+            }
+            // FLST_NEXT: node + 6
+            let nx = at.1.saturating_add(6);
+            at = (
+                be_u32(hp, nx).unwrap_or(FIL_NULL),
+                usize::from(be_u16(hp, nx.saturating_add(4)).unwrap_or(0)),
+            );
+        }
+        if n != history_len && at.0 == FIL_NULL {
+            self.problem(
+                s.space,
+                s.page,
+                b.saturating_add(8),
+                format!("{what}: the history list has {n} entries, its length says {history_len}"),
+            );
+        }
+        // Active and prepared undo logs: the last log of a segment in a slot.
+        for (_, pg) in used {
+            let Some(sp) = self.undo_page(s.space, pg, &format!("{what} undo slot")) else {
+                continue;
+            };
+            let state = be_u16(sp, TRX_UNDO_SEG_HDR).unwrap_or(0);
+            let last = usize::from(be_u16(sp, TRX_UNDO_SEG_HDR.saturating_add(2)).unwrap_or(0));
+            if (state == 1 || state == 5) && last != 0 {
+                if let Some(mut log) = self.read_log(s.space, pg, sp, last) {
+                    log.rseg = s.slot;
+                    if !self.logs.iter().any(|l| {
+                        l.space == log.space && l.page == log.page && l.offset == log.offset
+                    }) {
+                        self.logs.push(log);
+                    }
+                }
+            }
+        }
+    }
+
+    fn read_log(&mut self, space: u32, page: u32, p: &'s [u8], hdr: usize) -> Option<UndoLog> {
+        if hdr < TRX_UNDO_SEG_HDR.saturating_add(TRX_UNDO_SEG_HDR_SIZE)
+            || hdr.saturating_add(46) > p.len().saturating_sub(8)
+        {
+            self.problem(
+                space,
+                page,
+                hdr,
+                format!("undo log header offset {hdr} is outside the page"),
+            );
+            return None;
+        }
+        let g16 = |o: usize| be_u16(p, hdr.saturating_add(o)).unwrap_or(0);
+        let mut log = UndoLog {
+            rseg: 0,
+            space,
+            page,
+            offset: u16::try_from(hdr).unwrap_or(0),
+            page_type: be_u16(p, TRX_UNDO_PAGE_HDR).unwrap_or(0),
+            state: be_u16(p, TRX_UNDO_SEG_HDR).unwrap_or(0),
+            trx_id: be_u64(p, hdr).unwrap_or(0),
+            trx_no: be_u64(p, hdr.saturating_add(8)).unwrap_or(0),
+            del_marks: g16(16),
+            log_start: g16(18),
+            next_log: g16(30),
+            dict_trans: p.get(hdr.saturating_add(21)).is_some_and(|&x| x != 0),
+            table_id: be_u64(p, hdr.saturating_add(22)).unwrap_or(0),
+            in_history: false,
+            records: Vec::new(),
+        };
+        self.log_records(&mut log, p);
+        Some(log)
+    }
+
+    /// The records of `log`: from its start on the header page to the next
+    /// log's header (or the page's free offset), then on the following
+    /// pages of its segment when it is the segment's last log.
+    fn log_records(&mut self, log: &mut UndoLog, first: &'s [u8]) {
+        let space = log.space;
+        let mut page_no = log.page;
+        let mut p = first;
+        let mut start = usize::from(log.log_start);
+        let mut seen_pages = HashSet::new();
+        let n_pages = self.space(space).map_or(0, |t| t.n_pages());
+        loop {
+            if !seen_pages.insert(page_no) || seen_pages.len() > n_pages as usize {
+                self.problem(
+                    space,
+                    page_no,
+                    0,
+                    "undo log page list comes back to a page".into(),
+                );
+                return;
+            }
+            let free = usize::from(be_u16(p, TRX_UNDO_PAGE_HDR.saturating_add(4)).unwrap_or(0));
+            let stop = if page_no == log.page && log.next_log != 0 {
+                usize::from(log.next_log).min(free)
+            } else {
+                free
+            };
+            let mut at = start;
+            while at < stop {
+                if log.records.len() >= MAX_LOG_RECORDS {
+                    return;
+                }
+                match parse_rec(p, at, None) {
+                    Ok(r) => {
+                        log.records
+                            .push((page_no, r.rec_type, r.table_id, r.undo_no));
+                        at = usize::from(r.next);
+                    }
+                    Err(e) => {
+                        self.problem(
+                            space,
+                            page_no,
+                            e.at,
+                            format!("undo record at offset {at}: {}", e.what),
+                        );
+                        return;
+                    }
+                }
+            }
+            if page_no == log.page && log.next_log != 0 {
+                return;
+            }
+            // TRX_UNDO_PAGE_NODE's next: 38 + 6 + 6
+            let nx = TRX_UNDO_PAGE_HDR.saturating_add(12);
+            let next = be_u32(p, nx).unwrap_or(FIL_NULL);
+            if next == FIL_NULL {
+                return;
+            }
+            let Some(np) = self.undo_page(space, next, "undo log page list") else {
+                return;
+            };
+            page_no = next;
+            p = np;
+            start = usize::from(be_u16(p, TRX_UNDO_PAGE_HDR.saturating_add(2)).unwrap_or(0));
+        }
+    }
+
+    /// Where a roll pointer leads: its space, and the page's bytes.
+    pub fn resolve(&self, rp: RollPtr) -> Result<(u32, &'s [u8]), String> {
+        let Some(slot) = self.slots.iter().find(|s| s.slot == u32::from(rp.rseg)) else {
+            return Err(format!(
+                "roll pointer {:#016x}: rollback segment {} is not in TRX_SYS",
+                rp.to_u64(),
+                rp.rseg
+            ));
+        };
+        let Some(ts) = self.space(slot.space) else {
+            return Err(format!(
+                "roll pointer {:#016x}: rollback segment {} is in space {}, which is not among \
+                 the files read",
+                rp.to_u64(),
+                rp.rseg,
+                slot.space
+            ));
+        };
+        let Some(p) = ts.page(PageNo(rp.page)) else {
+            return Err(format!(
+                "roll pointer {:#016x}: page {} is outside the undo space {} ({} pages)",
+                rp.to_u64(),
+                rp.page,
+                slot.space,
+                ts.n_pages()
+            ));
+        };
+        if be_u16(p, 24) != Some(FIL_PAGE_UNDO_LOG) {
+            return Err(format!(
+                "roll pointer {:#016x}: page {} of space {} is not an undo log page (type {})",
+                rp.to_u64(),
+                rp.page,
+                slot.space,
+                be_u16(p, 24).unwrap_or(0)
+            ));
+        }
+        Ok((slot.space, p))
+    }
+
+    /// Byte offset of a roll pointer's record in its space.
+    pub fn byte_offset(&self, rp: RollPtr) -> (u32, u64) {
+        let slot = self.slots.iter().find(|s| s.slot == u32::from(rp.rseg));
+        let space = slot.map_or(0, |s| s.space);
+        let off = self
+            .space(space)
+            .map_or(0, |ts| page_off(ts, rp.page, usize::from(rp.offset)));
+        (space, off)
+    }
+}
+
+/// One step back along a row's versions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step<'p> {
+    /// The roll pointer followed.
+    pub roll_ptr: RollPtr,
+    /// The undo page it leads to.
+    pub page: &'p [u8],
+    /// The record there.
+    pub rec: UndoRec,
+}
+
+/// How a chain of versions ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChainEnd {
+    /// At an insert: the oldest version is the insert.
+    Insert,
+    /// The undo of the change is purged (its transaction has no undo log
+    /// left): older versions are gone.
+    Purged,
+    /// A problem: the roll pointer's space, its byte offset there, and
+    /// what is wrong.
+    Problem(u32, u64, String),
+}
+
+/// Follows a row's roll pointers from its current version (`trx_id`,
+/// `roll_ptr`), decoding each update record with `n_unique` key fields;
+/// `key` (the row's unique key fields as stored) must match each record's.
+/// Stops at an insert, at purged undo, at a loop, at a record that is not
+/// the row's, or after [`MAX_CHAIN`] steps.
+pub fn chain<'s, 'a>(
+    u: &Undo<'s, 'a>,
+    trx_id: u64,
+    roll_ptr: RollPtr,
+    table_id: Option<u64>,
+    n_unique: usize,
+    key: &[Option<Vec<u8>>],
+) -> (Vec<Step<'s>>, ChainEnd) {
+    let mut steps = Vec::new();
+    let mut seen = HashSet::new();
+    let (mut trx, mut rp) = (trx_id, roll_ptr);
+    loop {
+        if rp.insert {
+            return (steps, ChainEnd::Insert);
+        }
+        // No undo log of the transaction in a rollback segment that was
+        // read: purged. In one that could not be read: follow the pointer
+        // (it says where the damage is).
+        if !u.has_trx(trx) && u.rsegs.iter().any(|r| r.slot == u32::from(rp.rseg)) {
+            return (steps, ChainEnd::Purged);
+        }
+        let (space, off) = u.byte_offset(rp);
+        let problem = |what: String| ChainEnd::Problem(space, off, what);
+        if !seen.insert(rp) || steps.len() >= MAX_CHAIN {
+            return (
+                steps,
+                problem(format!(
+                    "roll pointer loop: {:#016x} (page {}, offset {}) was already followed",
+                    rp.to_u64(),
+                    rp.page,
+                    rp.offset
+                )),
+            );
+        }
+        let page = match u.resolve(rp) {
+            Ok((_, p)) => p,
+            Err(e) => return (steps, problem(e)),
+        };
+        let rec = match parse_rec(page, usize::from(rp.offset), Some(n_unique)) {
+            Ok(r) => r,
+            Err(e) => {
+                return (
+                    steps,
+                    problem(format!(
+                        "undo record at page {}, offset {}: {} (byte {} of the page)",
+                        rp.page, rp.offset, e.what, e.at
+                    )),
+                )
+            }
+        };
+        let bad = |what: &str| {
+            format!(
+                "undo record at page {}, offset {} is not this row's: {what}",
+                rp.page, rp.offset
+            )
+        };
+        if !matches!(
+            rec.rec_type,
+            TRX_UNDO_UPD_EXIST_REC | TRX_UNDO_UPD_DEL_REC | TRX_UNDO_DEL_MARK_REC
+        ) {
+            return (steps, problem(bad(&format!("type {}", rec.rec_type))));
+        }
+        if table_id.is_some_and(|t| t != rec.table_id) {
+            return (steps, problem(bad(&format!("table id {}", rec.table_id))));
+        }
+        let same_key = rec.key.len() == key.len()
+            && rec
+                .key
+                .iter()
+                .zip(key)
+                .all(|(v, k)| v.bytes(page) == k.as_deref());
+        if !same_key {
+            return (steps, problem(bad("another key")));
+        }
+        let (Some(t), Some(r)) = (rec.trx_id, rec.roll_ptr) else {
+            return (steps, problem(bad("no system columns")));
+        };
+        trx = t;
+        let prev = rp;
+        rp = r;
+        steps.push(Step {
+            roll_ptr: prev,
+            page,
+            rec,
+        });
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
+mod tests {
+    use super::*;
+
+    /// `mach_write_compressed` as `mach0data.ic` writes it.
+    fn wc(n: u32, out: &mut Vec<u8>) {
+        if n < 0x80 {
+            out.push(n as u8);
+        } else if n < 0x4000 {
+            out.extend_from_slice(&((n | 0x8000) as u16).to_be_bytes());
+        } else if n < 0x20_0000 {
+            out.extend_from_slice(&(n | 0xC0_0000).to_be_bytes()[1..]);
+        } else if n < 0x1000_0000 {
+            out.extend_from_slice(&(n | 0xE000_0000).to_be_bytes());
+        } else {
+            out.push(0xF0);
+            out.extend_from_slice(&n.to_be_bytes());
+        }
+    }
+
+    #[test]
+    fn compressed_integers_as_mach0data_writes_them() {
+        for n in [
+            0,
+            1,
+            0x7F,
+            0x80,
+            0x3FFF,
+            0x4000,
+            0x1F_FFFF,
+            0x20_0000,
+            0x0FFF_FFFF,
+            0x1000_0000,
+            u32::MAX,
+        ] {
+            let mut b = Vec::new();
+            wc(n, &mut b);
+            let mut pos = 0;
+            assert_eq!(read_compressed(&b, &mut pos, b.len()), Some(n), "{n:#x}");
+            assert_eq!(pos, b.len());
+            // cut short: nothing, no panic
+            let mut pos = 0;
+            assert_eq!(read_compressed(&b, &mut pos, b.len() - 1), None);
+        }
+        // much-compressed with a high half: 0xFF, high, low
+        let mut b = vec![0xFF];
+        wc(3, &mut b);
+        wc(5, &mut b);
+        let mut pos = 0;
+        assert_eq!(
+            read_much_compressed(&b, &mut pos, b.len()),
+            Some((3 << 32) | 5)
+        );
+    }
+
+    #[test]
+    fn roll_pointer_bits_as_trx_undo_build_roll_ptr() {
+        let v = (1u64 << 55) | (5u64 << 48) | (300u64 << 16) | 0x1234;
+        let r = RollPtr::from_u64(v);
+        assert_eq!((r.insert, r.rseg, r.page, r.offset), (true, 5, 300, 0x1234));
+        assert_eq!(r.to_u64(), v);
+        let b = v.to_be_bytes();
+        assert_eq!(RollPtr::read(&b[1..]), Some(r));
+    }
+
+    #[test]
+    fn an_update_record_decodes_and_a_cut_one_is_an_error() {
+        let mut page = vec![0u8; 16384];
+        let at = 200usize;
+        let mut r = vec![0, 0, TRX_UNDO_UPD_EXIST_REC | (1 << 4)];
+        wc(2, &mut r); // undo_no
+        wc(40, &mut r); // table id
+        r.push(0); // info bits
+        wc(0, &mut r);
+        r.extend_from_slice(&77u32.to_be_bytes()); // trx id 77
+        wc(0x0001_0000, &mut r);
+        r.extend_from_slice(&0x0009_0100u32.to_be_bytes()); // roll ptr
+        wc(4, &mut r);
+        r.extend_from_slice(&[0x80, 0, 0, 1]); // key
+        wc(1, &mut r); // one updated field
+        wc(4, &mut r);
+        wc(2, &mut r);
+        r.extend_from_slice(b"r1");
+        let next = at + r.len() + 2;
+        r[0..2].copy_from_slice(&(next as u16).to_be_bytes());
+        r.extend_from_slice(&(at as u16).to_be_bytes());
+        page[at..at + r.len()].copy_from_slice(&r);
+        let d = parse_rec(&page, at, Some(1)).expect("decodes");
+        assert_eq!(
+            (d.rec_type, d.cmpl_info, d.undo_no, d.table_id),
+            (12, 1, 2, 40)
+        );
+        assert_eq!(d.trx_id, Some(77));
+        assert_eq!(
+            d.roll_ptr.map(|r| (r.rseg, r.page, r.offset)),
+            Some((1, 9, 0x100))
+        );
+        assert_eq!(d.key[0].bytes(&page), Some(&[0x80, 0, 0, 1][..]));
+        assert_eq!(d.update.len(), 1);
+        assert_eq!(d.update[0].0, 4);
+        assert_eq!(d.update[0].1.bytes(&page), Some(&b"r1"[..]));
+        // a next pointer past the page: an error, no panic
+        let mut bad = page.clone();
+        bad[at..at + 2].copy_from_slice(&20000u16.to_be_bytes());
+        assert!(parse_rec(&bad, at, Some(1)).is_err());
+        // the update count made huge
+        for cut in 0..r.len() {
+            let mut p = page.clone();
+            p[at + 2 + cut] ^= 0xFF;
+            let _ = parse_rec(&p, at, Some(1));
+        }
+    }
+}

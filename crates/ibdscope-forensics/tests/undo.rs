@@ -1,0 +1,130 @@
+//! The undo logs of the MySQL 5.6.24 history fixture read by the library
+//! alone: the history lists add up to the server's History list length,
+//! and a history list made to loop, or longer than its stored length, is
+//! a problem with its page and byte offset, not a hang.
+#![allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+use ibdscope::Tablespace;
+use ibdscope_forensics::system::SystemSpace;
+use ibdscope_forensics::undo::Undo;
+
+/// `ibdata1` of `fixtures/history/mysql56.tar.gz` (gzip around raw
+/// DEFLATE, a ustar archive), with the library's inflate.
+fn ibdata1() -> Vec<u8> {
+    let gz = std::fs::read(ibdscope_testkit::fixtures().join("history/mysql56.tar.gz"))
+        .expect("archive");
+    assert_eq!(&gz[..3], &[0x1f, 0x8b, 8]);
+    let mut at = 10;
+    if gz[3] & 8 != 0 {
+        at += gz[at..].iter().position(|&b| b == 0).unwrap() + 1;
+    }
+    let mut tar = Vec::new();
+    ibdscope::inflate::inflate_raw(&gz[at..], &mut tar, 1 << 30).expect("inflate");
+    let mut pos = 0;
+    while pos + 512 <= tar.len() && tar[pos] != 0 {
+        let h = &tar[pos..pos + 512];
+        let name = String::from_utf8_lossy(&h[..h[..100].iter().position(|&c| c == 0).unwrap()])
+            .into_owned();
+        let size = usize::from_str_radix(
+            String::from_utf8_lossy(&h[124..135]).trim_matches(|c: char| c == '\0' || c == ' '),
+            8,
+        )
+        .unwrap();
+        if name == "ibdata1" {
+            return tar[pos + 512..pos + 512 + size].to_vec();
+        }
+        pos += 512 + size.div_ceil(512) * 512;
+    }
+    panic!("no ibdata1 in the archive")
+}
+
+fn hll() -> u64 {
+    let text = std::fs::read_to_string(ibdscope_testkit::fixtures().join("history/facts.tsv"))
+        .expect("facts");
+    text.lines()
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|f| f[0] == "mysql56" && f[1] == "history_list_length")
+        .map(|f| f[3].parse().unwrap())
+        .expect("history_list_length")
+}
+
+fn read(bytes: &[u8]) -> (u64, Vec<String>) {
+    let ts = Tablespace::new(bytes).expect("space 0");
+    let slots = SystemSpace::read(&ts)
+        .and_then(|s| s.trx_sys)
+        .expect("TRX_SYS")
+        .rsegs;
+    let u = Undo::read(vec![(0, &ts)], &slots);
+    let probs = u
+        .problems
+        .iter()
+        .map(|p| format!("page {} offset {}: {}", p.page, p.offset, p.what))
+        .collect();
+    (u.to_purge().0, probs)
+}
+
+#[test]
+fn the_history_lists_add_up_to_the_servers_history_list_length() {
+    let b = ibdata1();
+    let (n, probs) = read(&b);
+    assert!(probs.is_empty(), "{probs:?}");
+    assert_eq!(n, hll());
+}
+
+/// The first rollback segment with a history: its page, and the list's
+/// first node (page, offset).
+fn first_history(b: &[u8]) -> (usize, u32, usize) {
+    let ts = Tablespace::new(b).expect("space 0");
+    let slots = SystemSpace::read(&ts).unwrap().trx_sys.unwrap().rsegs;
+    for s in slots {
+        let p = s.page as usize * 16384;
+        let len = u32::from_be_bytes(b[p + 38 + 8..p + 38 + 12].try_into().unwrap());
+        if len > 0 {
+            let first = u32::from_be_bytes(b[p + 38 + 12..p + 38 + 16].try_into().unwrap());
+            let off = u16::from_be_bytes(b[p + 38 + 16..p + 38 + 18].try_into().unwrap());
+            return (p, first, usize::from(off));
+        }
+    }
+    panic!("no history")
+}
+
+#[test]
+fn a_history_list_that_loops_is_a_problem_not_a_hang() {
+    let mut b = ibdata1();
+    let (rseg, first, off) = first_history(&b);
+    // The first node's FLST_NEXT (node + 6) names the node itself, and
+    // the list's stored length is made huge: the walk stops at the repeat.
+    let node = first as usize * 16384 + off;
+    b[node + 6..node + 10].copy_from_slice(&first.to_be_bytes());
+    b[node + 10..node + 12].copy_from_slice(&(off as u16).to_be_bytes());
+    b[rseg + 38 + 8..rseg + 38 + 12].copy_from_slice(&u32::MAX.to_be_bytes());
+    let (_, probs) = read(&b);
+    assert!(
+        probs
+            .iter()
+            .any(|p| p.contains("history list") && p.contains(&format!("page {first}"))),
+        "{probs:?}"
+    );
+}
+
+#[test]
+fn a_history_list_longer_than_its_length_is_a_problem() {
+    let mut b = ibdata1();
+    let (rseg, _, _) = first_history(&b);
+    let stored = u32::from_be_bytes(b[rseg + 38 + 8..rseg + 38 + 12].try_into().unwrap());
+    // One entry fewer than the list holds: the walk stops there and says so.
+    b[rseg + 38 + 8..rseg + 38 + 12].copy_from_slice(&(stored - 1).to_be_bytes());
+    let (_, probs) = read(&b);
+    assert!(
+        probs
+            .iter()
+            .any(|p| p.contains("history list goes on past")),
+        "{probs:?}"
+    );
+}

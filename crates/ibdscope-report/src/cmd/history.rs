@@ -1,0 +1,887 @@
+//! `history`: each row's older versions, from its `DB_ROLL_PTR` through the
+//! undo logs not yet purged (MySQL ≤ 5.7, MariaDB), oldest first, with the
+//! transaction that wrote each; and the instance's undo logs (for `audit`
+//! and `undo`).
+
+use crate::analysis::Analysis;
+use crate::args::{Format, HistoryOpts, Opts};
+use crate::json::Json;
+use crate::outcome::Outcome;
+use ibdscope::record::Visited;
+use ibdscope::{PageNo, RecPage, Tablespace};
+use ibdscope_forensics::system::SystemSpace;
+use ibdscope_forensics::undo::{self, ChainEnd, RollPtr, Undo};
+use ibdscope_schema::row::{field_bytes, split, Field, FieldValue, LobRead};
+use ibdscope_schema::table::{Hidden, SysCol};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The most undo tablespace files looked for (`undo001`…`undo127`).
+const MAX_UNDO_FILES: u32 = 127;
+/// The most bytes read of one off-page value.
+const VALUE_CAP: usize = 1 << 20;
+
+/// The files of an instance's undo: the system tablespace's bytes and each
+/// undo tablespace file with its bytes.
+pub struct UndoFiles {
+    /// The system tablespace (ibdata1 and the files that continue it).
+    pub system: crate::instance::System,
+    /// `undoNNN` files: path and bytes.
+    pub undo: Vec<(PathBuf, Vec<u8>)>,
+}
+
+/// Reads the system tablespace of `datadir` and the undo tablespaces
+/// beside it (`undo001`…, as MySQL 5.6+ and MariaDB name them).
+pub fn read_undo_files(datadir: &Path) -> Result<UndoFiles, String> {
+    let system = crate::instance::read_system(datadir)?;
+    // The undo tablespaces lie beside ibdata1.
+    let datadir = if datadir.is_dir() {
+        datadir
+    } else {
+        datadir.parent().unwrap_or(Path::new("."))
+    };
+    let mut undo = Vec::new();
+    for n in 1..=MAX_UNDO_FILES {
+        let p = datadir.join(format!("undo{n:03}"));
+        if !p.is_file() {
+            continue;
+        }
+        let b = std::fs::read(&p).map_err(|e| format!("{}: {e}", crate::names::path(&p)))?;
+        undo.push((p, b));
+    }
+    Ok(UndoFiles { system, undo })
+}
+
+/// The spaces parsed from [`UndoFiles`]: (space id, file, space); files
+/// that do not parse are named in the second list.
+pub fn parse_spaces(f: &UndoFiles) -> (Vec<(u32, PathBuf, Tablespace<'_>)>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut bad = Vec::new();
+    let first = f
+        .system
+        .files
+        .first()
+        .map(|x| x.0.clone())
+        .unwrap_or_default();
+    match Tablespace::new(&f.system.bytes) {
+        Ok(ts) => out.push((0, first, ts)),
+        Err(e) => bad.push(format!("{}: {e}", crate::names::path(&first))),
+    }
+    for (p, b) in &f.undo {
+        match Tablespace::new(b) {
+            Ok(ts) => out.push((ts.space_id().0, p.clone(), ts)),
+            Err(e) => bad.push(format!("{}: {e}", crate::names::path(p))),
+        }
+    }
+    (out, bad)
+}
+
+/// The undo logs of the spaces, from the TRX_SYS rollback segment slots
+/// of space 0.
+pub fn read_undo<'s, 'a>(spaces: &'s [(u32, PathBuf, Tablespace<'a>)]) -> Option<Undo<'s, 'a>> {
+    let sys = spaces.iter().find(|s| s.0 == 0)?;
+    let trx_sys = SystemSpace::read(&sys.2)?.trx_sys?;
+    let list: Vec<(u32, &'s Tablespace<'a>)> = spaces.iter().map(|(i, _, t)| (*i, t)).collect();
+    Some(Undo::read(list, &trx_sys.rsegs))
+}
+
+/// "Undo still to be purged" for a datadir: undo logs in the history
+/// lists, and the history list length per rollback segment (slot,
+/// length); `None` when the datadir has no readable TRX_SYS.
+pub fn undo_to_purge(datadir: &Path) -> Option<(u64, Vec<(u32, u32)>)> {
+    if undo_bytes(datadir) > AUDIT_UNDO_CAP {
+        return None;
+    }
+    let files = read_undo_files(datadir).ok()?;
+    let (spaces, _) = parse_spaces(&files);
+    let u = read_undo(&spaces)?;
+    Some(u.to_purge())
+}
+
+/// The most bytes of `ibdata*` and `undoNNN` the datadir audit reads whole
+/// for its undo figures.
+const AUDIT_UNDO_CAP: u64 = 1 << 30;
+
+/// The bytes of a datadir's `ibdata*` and `undoNNN` files.
+fn undo_bytes(datadir: &Path) -> u64 {
+    let mut files = vec![datadir.join("ibdata1")];
+    files.extend(crate::instance::continuation_files(
+        &datadir.join("ibdata1"),
+    ));
+    files.extend((1..=MAX_UNDO_FILES).map(|n| datadir.join(format!("undo{n:03}"))));
+    files
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .fold(0u64, u64::saturating_add)
+}
+
+/// The datadir audit's undo line: undo logs still to be purged and the
+/// history list length of each rollback segment that has any.
+pub fn undo_audit_text(datadir: &Path, out: &mut dyn Write) -> io::Result<()> {
+    if undo_bytes(datadir) > AUDIT_UNDO_CAP {
+        writeln!(
+            out,
+            "  undo still to be purged: not read (ibdata* and undo* over 1 GiB; `ibdscope undo` reads them)"
+        )?;
+        return Ok(());
+    }
+    if let Some((n, per)) = undo_to_purge(datadir) {
+        let busy: Vec<String> = per
+            .iter()
+            .filter(|(_, l)| *l > 0)
+            .map(|(s, l)| format!("rseg {s}: {l}"))
+            .collect();
+        writeln!(
+            out,
+            "  undo still to be purged: {n} undo logs in the history lists of {} rollback segments{}{}",
+            per.len(),
+            if busy.is_empty() { "" } else { " (" },
+            if busy.is_empty() { String::new() } else { busy.join(", ") + ")" }
+        )?;
+    }
+    Ok(())
+}
+
+/// The datadir audit's `undo` member: `to_purge` (undo logs in the history
+/// lists) and `history_lengths` (`[slot, length]` per rollback segment), or
+/// null.
+pub fn undo_audit_json(j: &mut Json<'_>, datadir: &Path) -> io::Result<()> {
+    j.key("undo")?;
+    match undo_to_purge(datadir) {
+        Some((n, per)) => {
+            j.obj()?
+                .kv_num("to_purge", n)?
+                .key("history_lengths")?
+                .arr()?;
+            for (s, l) in per {
+                j.arr()?.num(s)?.num(l)?.end_arr()?;
+            }
+            j.end_arr()?.end_obj()?;
+        }
+        None => {
+            j.null()?;
+        }
+    }
+    Ok(())
+}
+
+/// The file a problem's space is in.
+fn space_file(spaces: &[(u32, PathBuf, Tablespace<'_>)], space: u32) -> String {
+    spaces.iter().find(|s| s.0 == space).map_or_else(
+        || format!("space {space}"),
+        |s| crate::names::path(&s.1).to_string(),
+    )
+}
+
+/// One value of a version: NULL, the bytes, or an off-page value's local
+/// bytes (prefix and reference) when its whole could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Val {
+    Null,
+    Bytes(Vec<u8>),
+    OffPage(Vec<u8>),
+}
+
+/// One version of a row.
+struct Version {
+    trx_id: u64,
+    deleted: bool,
+    /// Where it was rebuilt from (the undo record's roll pointer); `None`
+    /// for the current record.
+    from: Option<RollPtr>,
+    vals: Vec<Val>,
+}
+
+struct RowHistory {
+    key: String,
+    versions: Vec<Version>,
+    end: &'static str,
+}
+
+/// Runs `history`.
+pub fn run(
+    opts: &Opts,
+    a: &Analysis<'_>,
+    h: &HistoryOpts,
+    out: &mut dyn Write,
+) -> io::Result<Outcome> {
+    let (path, ts) = (a.path(), a.ts());
+    let mut def = match a.definition() {
+        Ok(d) => d.clone(),
+        Err(e) => {
+            eprintln!("ibdscope: {}", crate::names::name(e));
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    // As `rows`: MariaDB instant ALTER's record shape, old temporal formats.
+    let instant = ibdscope_schema::instant::apply(ts, &mut def.table);
+    ibdscope_schema::row::old_temporals(ts, &mut def.table);
+    let t = &def.table;
+    let Some(ix) = t.clustered() else {
+        eprintln!("ibdscope: {}: no clustered index", crate::names::path(path));
+        return Ok(Outcome::Unreadable);
+    };
+    if let Some(n) = &h.index {
+        if t.index_by_name_or_id(n) != Some(ix) {
+            eprintln!(
+                "ibdscope: {}: history follows the clustered index ({}); {} is not it",
+                crate::names::path(path),
+                crate::names::name(&ix.name),
+                crate::names::name(n)
+            );
+            return Ok(Outcome::Unreadable);
+        }
+    }
+    let Some(datadir) = crate::instance::find_datadir(path, h.datadir.as_deref()) else {
+        eprintln!(
+            "ibdscope: {}: no ibdata1 in its directory or the one above: give --datadir",
+            crate::names::path(path)
+        );
+        return Ok(Outcome::Unreadable);
+    };
+    let files = match read_undo_files(&datadir) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("ibdscope: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let (spaces, bad) = parse_spaces(&files);
+    let Some(u) = read_undo(&spaces) else {
+        eprintln!(
+            "ibdscope: {}: no TRX_SYS page to name the rollback segments",
+            crate::names::path(&datadir)
+        );
+        return Ok(Outcome::Unreadable);
+    };
+    let mut findings: Vec<String> = bad;
+    findings.extend(files.system.problems.iter().cloned());
+    for p in &u.problems {
+        findings.push(format!(
+            "{}: page {}, byte offset {}: {}",
+            space_file(&spaces, p.space),
+            p.page,
+            p.offset,
+            p.what
+        ));
+    }
+    let table_id = crate::instance::dictionary(&datadir)
+        .ok()
+        .and_then(|(_, d)| crate::instance::table_for(&d, path, ts.space_id().0).map(|t| t.id));
+
+    let Some((root, root_rp)) = crate::cmd::rows::root_page(ts, path, ix) else {
+        return Ok(Outcome::Unreadable);
+    };
+    let Some(layout) = crate::cmd::rows::index_layout(path, t, ix, &instant, &root_rp) else {
+        return Ok(Outcome::Unreadable);
+    };
+    let n_unique = layout.n_unique;
+    let sys_pos = |s: SysCol| {
+        layout
+            .fields
+            .iter()
+            .position(|f| t.columns.get(f.column).and_then(|c| c.sys()) == Some(s))
+    };
+    let (Some(trx_pos), Some(roll_pos)) = (sys_pos(SysCol::TrxId), sys_pos(SysCol::RollPtr)) else {
+        eprintln!(
+            "ibdscope: {}: the clustered index has no DB_TRX_ID / DB_ROLL_PTR",
+            crate::names::path(path)
+        );
+        return Ok(Outcome::Unreadable);
+    };
+    // The columns shown: the visible ones, in the layout's order of columns.
+    let shown: Vec<(usize, usize)> = (0..t.columns.len())
+        .filter_map(|c| {
+            let col = t.columns.get(c)?;
+            if col.hidden != Hidden::Visible || col.sys().is_some() {
+                return None;
+            }
+            let li = layout.fields.iter().position(|f| f.column == c)?;
+            Some((c, li))
+        })
+        .collect();
+    let key_cols: Vec<(usize, usize)> = (0..n_unique)
+        .filter_map(|li| layout.fields.get(li).map(|f| (f.column, li)))
+        .collect();
+
+    // The leaf pages, left to right.
+    let mut visited = Visited::new();
+    let mut fields: Vec<Field> = Vec::new();
+    let leaf =
+        match ibdscope_schema::row::leftmost_leaf(ts, root, &layout, &mut visited, &mut fields) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("ibdscope: {}: {e}", crate::names::path(path));
+                return Ok(Outcome::Unreadable);
+            }
+        };
+    let root_index = root_rp.header().index_id();
+    let mut rows: Vec<RowHistory> = Vec::new();
+    let mut page_no = leaf;
+    let mut pages_seen = std::collections::HashSet::new();
+    let mut buf = Vec::new();
+    while page_no.0 != ibdscope::FIL_NULL {
+        if !pages_seen.insert(page_no.0) || pages_seen.len() > ts.n_pages() as usize {
+            findings.push(format!(
+                "{}: page {}: the leaf chain comes back to a page",
+                crate::names::path(path),
+                page_no.0
+            ));
+            break;
+        }
+        let rp = match RecPage::of(ts, page_no) {
+            Ok(rp) if rp.header().index_id() == root_index => rp,
+            _ => {
+                findings.push(format!(
+                    "{}: page {}: not a leaf page of the clustered index",
+                    crate::names::path(path),
+                    page_no.0
+                ));
+                break;
+            }
+        };
+        let page = rp.bytes();
+        let mut vis = Visited::new();
+        let Some(mut it) = rp.records(&mut vis) else {
+            break;
+        };
+        loop {
+            let rec = match it.next() {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(e) => {
+                    findings.push(format!(
+                        "{}: page {}: {e:?}",
+                        crate::names::path(path),
+                        page_no.0
+                    ));
+                    break;
+                }
+            };
+            if !rec.is_user() {
+                continue;
+            }
+            let info = match split(&rp, &rec, &layout, &mut fields) {
+                Ok(i) => i,
+                Err(e) => {
+                    findings.push(format!(
+                        "{}: page {}, byte offset {}: {e}",
+                        crate::names::path(path),
+                        page_no.0,
+                        u64::from(page_no.0)
+                            .saturating_mul(u64::from(ts.page_size()))
+                            .saturating_add(u64::from(rec.origin))
+                    ));
+                    continue;
+                }
+            };
+            let mut vals: Vec<Val> = Vec::with_capacity(layout.fields.len());
+            for f in &fields {
+                vals.push(match f.value {
+                    FieldValue::Inline { .. } | FieldValue::External { .. } => {
+                        match field_bytes(ts, page, f, VALUE_CAP, &mut buf) {
+                            Some(Ok(LobRead::Complete)) => Val::Bytes(buf.clone()),
+                            _ => Val::OffPage(f.local(page).unwrap_or(&[]).to_vec()),
+                        }
+                    }
+                    _ => Val::Null,
+                });
+            }
+            let get = |i: usize| match vals.get(i) {
+                Some(Val::Bytes(b)) => Some(b.clone()),
+                _ => None,
+            };
+            let trx_id = get(trx_pos)
+                .map(|b| b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x)))
+                .unwrap_or(0);
+            let Some(roll) = get(roll_pos).and_then(|b| RollPtr::read(&b)) else {
+                continue;
+            };
+            let key_bytes: Vec<Option<Vec<u8>>> = (0..n_unique).map(get).collect();
+            let key = render_key(t, &key_cols, &vals);
+            if h.key.as_ref().is_some_and(|k| *k != key) {
+                continue;
+            }
+            let (steps, end) = undo::chain(&u, trx_id, roll, table_id, n_unique, &key_bytes);
+            let mut versions = vec![Version {
+                trx_id,
+                deleted: info.deleted,
+                from: None,
+                vals: vals.clone(),
+            }];
+            let mut cur = vals;
+            for s in &steps {
+                for (fno, v) in &s.rec.update {
+                    let Some(slot) = usize::try_from(*fno).ok().and_then(|i| cur.get_mut(i)) else {
+                        continue;
+                    };
+                    *slot = match v {
+                        undo::ColVal::Null => Val::Null,
+                        undo::ColVal::Bytes { .. } => {
+                            Val::Bytes(v.bytes(s.page).unwrap_or(&[]).to_vec())
+                        }
+                        undo::ColVal::Extern { .. } => {
+                            Val::OffPage(v.bytes(s.page).unwrap_or(&[]).to_vec())
+                        }
+                    };
+                }
+                versions.push(Version {
+                    trx_id: s.rec.trx_id.unwrap_or(0),
+                    deleted: s.rec.was_deleted(),
+                    from: Some(s.roll_ptr),
+                    vals: cur.clone(),
+                });
+            }
+            let end_word = match &end {
+                ChainEnd::Insert => "insert",
+                ChainEnd::Purged => "purged",
+                ChainEnd::Problem(space, off, what) => {
+                    findings.push(format!(
+                        "{}: page {}, byte offset {off}: row {key}: {what}",
+                        space_file(&spaces, *space),
+                        off / u64::from(ts.page_size().max(1)),
+                    ));
+                    "problem"
+                }
+            };
+            versions.reverse();
+            rows.push(RowHistory {
+                key,
+                versions,
+                end: end_word,
+            });
+        }
+        page_no = PageNo(ibdscope::bytes::be_u32(page, 12).unwrap_or(ibdscope::FIL_NULL));
+    }
+
+    let names: Vec<String> = shown
+        .iter()
+        .map(|(c, _)| {
+            t.columns
+                .get(*c)
+                .map(|c| c.name.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    let render = |v: &Version, li: usize, c: usize, s: &mut String| -> Option<bool> {
+        let col = t.columns.get(c)?;
+        match v.vals.get(li)? {
+            Val::Null => None,
+            Val::Bytes(b) => Some(matches!(
+                ibdscope_schema::value::render(col, b, s),
+                ibdscope_schema::value::Rendered::Number
+            )),
+            Val::OffPage(b) => {
+                s.push_str("(off-page) ");
+                ibdscope_schema::value::write_hex(b, s);
+                Some(false)
+            }
+        }
+    };
+    match opts.format {
+        Format::Json => {
+            let mut j = Json::new(out);
+            j.obj()?
+                .kv_path("file", path)?
+                .kv_path("datadir", &datadir)?
+                .kv_str("table", &format!("{}/{}", t.schema, t.name))?;
+            j.key("rows")?.arr()?;
+            for r in &rows {
+                j.obj()?.kv_str("key", &r.key)?.kv_str("oldest", r.end)?;
+                j.key("versions")?.arr()?;
+                for v in &r.versions {
+                    j.obj()?
+                        .kv_num("trx_id", v.trx_id)?
+                        .kv_bool("deleted", v.deleted)?;
+                    j.key("undo")?;
+                    match v.from {
+                        Some(rp) => {
+                            let (sp, off) = u.byte_offset(rp);
+                            j.obj()?
+                                .kv_num("rseg", rp.rseg)?
+                                .kv_num("space", sp)?
+                                .kv_num("page", rp.page)?
+                                .kv_num("offset", rp.offset)?
+                                .kv_num("byte_offset", off)?
+                                .end_obj()?;
+                        }
+                        None => {
+                            j.null()?;
+                        }
+                    }
+                    j.key("values")?.obj()?;
+                    for ((c, li), n) in shown.iter().zip(&names) {
+                        j.key(n)?;
+                        let mut s = String::new();
+                        match render(v, *li, *c, &mut s) {
+                            None => j.null()?,
+                            Some(true) => j.raw(s.as_bytes())?,
+                            Some(false) => j.str(&s)?,
+                        };
+                    }
+                    j.end_obj()?.end_obj()?;
+                }
+                j.end_arr()?.end_obj()?;
+            }
+            j.end_arr()?;
+            j.key("findings")?.arr()?;
+            for f in &findings {
+                j.str(f)?;
+            }
+            j.end_arr()?.end_obj()?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            let mut line = String::from("key,version,trx_id,deleted,undo_page,undo_offset");
+            for n in &names {
+                line.push(',');
+                crate::csv::push(&mut line, n);
+            }
+            writeln!(out, "{line}")?;
+            for r in &rows {
+                for (i, v) in r.versions.iter().enumerate() {
+                    line.clear();
+                    crate::csv::push(&mut line, &r.key);
+                    line.push_str(&format!(",{i},{},{}", v.trx_id, u8::from(v.deleted)));
+                    match v.from {
+                        Some(rp) => line.push_str(&format!(",{},{}", rp.page, rp.offset)),
+                        None => line.push_str(",,"),
+                    }
+                    for (c, li) in &shown {
+                        line.push(',');
+                        let mut s = String::new();
+                        if render(v, *li, *c, &mut s).is_some() {
+                            crate::csv::push(&mut line, &s);
+                        }
+                    }
+                    writeln!(out, "{line}")?;
+                }
+            }
+            for f in &findings {
+                eprintln!("ibdscope: {f}");
+            }
+        }
+        _ => {
+            writeln!(
+                out,
+                "history of {}.{} ({}), undo from {}: {} row{}",
+                crate::names::name(&t.schema),
+                crate::names::name(&t.name),
+                crate::names::path(path),
+                crate::names::path(&datadir),
+                rows.len(),
+                if rows.len() == 1 { "" } else { "s" }
+            )?;
+            let (n, _) = u.to_purge();
+            writeln!(
+                out,
+                "{} rollback segments, {} undo logs to purge",
+                u.rsegs.len(),
+                n
+            )?;
+            for r in &rows {
+                writeln!(out)?;
+                writeln!(
+                    out,
+                    "row {}: {} version{}, {}",
+                    crate::names::name(&r.key),
+                    r.versions.len(),
+                    if r.versions.len() == 1 { "" } else { "s" },
+                    match r.end {
+                        "insert" => "the oldest is the insert",
+                        "purged" => "older ones purged",
+                        _ => "older ones behind damaged undo (see the findings)",
+                    }
+                )?;
+                for (i, v) in r.versions.iter().enumerate() {
+                    let mut line = format!("  v{i} trx {}", v.trx_id);
+                    if v.deleted {
+                        line.push_str(" deleted");
+                    }
+                    match v.from {
+                        Some(rp) => line.push_str(&format!(
+                            " (from undo rseg {} page {} offset {})",
+                            rp.rseg, rp.page, rp.offset
+                        )),
+                        None => line.push_str(" (current record)"),
+                    }
+                    line.push(':');
+                    for ((c, li), n) in shown.iter().zip(&names) {
+                        let mut s = String::new();
+                        let shown_v = match render(v, *li, *c, &mut s) {
+                            None => "NULL".to_string(),
+                            Some(_) => s,
+                        };
+                        line.push_str(&format!(
+                            " {}={}",
+                            crate::names::name(n),
+                            crate::names::name(&shown_v)
+                        ));
+                    }
+                    writeln!(out, "{line}")?;
+                }
+            }
+            if !findings.is_empty() {
+                writeln!(out)?;
+                for f in &findings {
+                    writeln!(out, "finding: {f}")?;
+                }
+            }
+        }
+    }
+    Ok(if findings.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
+
+/// The row's key as text: the unique key's columns rendered, joined by
+/// commas.
+fn render_key(
+    t: &ibdscope_schema::table::TableDef,
+    key_cols: &[(usize, usize)],
+    vals: &[Val],
+) -> String {
+    let mut parts = Vec::new();
+    for (c, li) in key_cols {
+        let mut s = String::new();
+        match (t.columns.get(*c), vals.get(*li)) {
+            (Some(col), Some(Val::Bytes(b))) => {
+                ibdscope_schema::value::render(col, b, &mut s);
+            }
+            _ => s.push_str("NULL"),
+        }
+        parts.push(s);
+    }
+    parts.join(",")
+}
+
+/// Runs `undo` on `opts.files[0]`: a datadir, or its `ibdata1`.
+pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    let Some(arg) = opts.files.first() else {
+        return Ok(Outcome::Unreadable);
+    };
+    let datadir = if arg.is_dir() {
+        arg.clone()
+    } else {
+        arg.parent().unwrap_or(Path::new(".")).to_path_buf()
+    };
+    let files = match read_undo_files(arg) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("ibdscope: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let (spaces, bad) = parse_spaces(&files);
+    let Some(u) = read_undo(&spaces) else {
+        eprintln!(
+            "ibdscope: {}: no TRX_SYS page to name the rollback segments",
+            crate::names::path(arg)
+        );
+        return Ok(Outcome::Unreadable);
+    };
+    let mut findings: Vec<String> = bad;
+    findings.extend(files.system.problems.iter().cloned());
+    for p in &u.problems {
+        findings.push(format!(
+            "{}: page {}, byte offset {}: {}",
+            space_file(&spaces, p.space),
+            p.page,
+            p.offset,
+            p.what
+        ));
+    }
+    let (to_purge, _) = u.to_purge();
+    // Per log: counts of each record type, the tables named.
+    let counts = |l: &undo::UndoLog| {
+        let mut c = [0u64; 5];
+        let mut tables: Vec<u64> = Vec::new();
+        for (_, t, tid, _) in &l.records {
+            let i = match *t {
+                undo::TRX_UNDO_INSERT_REC => 0,
+                undo::TRX_UNDO_UPD_EXIST_REC => 1,
+                undo::TRX_UNDO_UPD_DEL_REC => 2,
+                undo::TRX_UNDO_DEL_MARK_REC => 3,
+                _ => 4,
+            };
+            if let Some(x) = c.get_mut(i) {
+                *x = x.saturating_add(1);
+            }
+            if !tables.contains(tid) {
+                tables.push(*tid);
+            }
+        }
+        (c, tables)
+    };
+    const KINDS: [&str; 5] = ["insert", "update", "update_deleted", "delete_mark", "other"];
+    match opts.format {
+        Format::Json => {
+            let mut j = Json::new(out);
+            j.obj()?.key("files")?.arr()?;
+            for (id, p, ts) in &spaces {
+                j.obj()?
+                    .kv_path("path", p)?
+                    .kv_num("space", *id)?
+                    .kv_num("pages", ts.n_pages())?
+                    .end_obj()?;
+            }
+            j.end_arr()?.kv_num("to_purge", to_purge)?;
+            j.key("rsegs")?.arr()?;
+            for r in &u.rsegs {
+                j.obj()?
+                    .kv_num("slot", r.slot)?
+                    .kv_num("space", r.space)?
+                    .kv_num("page", r.page)?
+                    .kv_num("max_size", r.max_size)?
+                    .kv_num("history_size", r.history_size)?
+                    .kv_num("history_len", r.history_len)?
+                    .kv_num("undo_slots_used", r.slots.len() as u64)?
+                    .end_obj()?;
+            }
+            j.end_arr()?.key("logs")?.arr()?;
+            for l in &u.logs {
+                let (c, tables) = counts(l);
+                j.obj()?
+                    .kv_num("rseg", l.rseg)?
+                    .kv_num("space", l.space)?
+                    .kv_num("page", l.page)?
+                    .kv_num("offset", l.offset)?
+                    .kv_num("trx_id", l.trx_id)?
+                    .kv_num("trx_no", l.trx_no)?
+                    .kv_num("page_type", l.page_type)?
+                    .kv_str("state", undo::state_name(l.state))?
+                    .kv_bool("in_history", l.in_history)?
+                    .kv_num("del_marks", l.del_marks)?
+                    .kv_num("log_start", l.log_start)?
+                    .kv_num("next_log", l.next_log)?
+                    .kv_num("records", l.records.len() as u64)?;
+                j.key("record_types")?.obj()?;
+                for (k, n) in KINDS.iter().zip(c) {
+                    j.kv_num(k, n)?;
+                }
+                j.end_obj()?.key("table_ids")?.arr()?;
+                for t in tables {
+                    j.num(t)?;
+                }
+                j.end_arr()?.end_obj()?;
+            }
+            j.end_arr()?.key("findings")?.arr()?;
+            for f in &findings {
+                j.str(f)?;
+            }
+            j.end_arr()?.end_obj()?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            writeln!(
+                out,
+                "rseg,space,page,offset,trx_id,trx_no,state,in_history,records,insert,update,update_deleted,delete_mark,other,table_ids"
+            )?;
+            for l in &u.logs {
+                let (c, tables) = counts(l);
+                let t: Vec<String> = tables.iter().map(u64::to_string).collect();
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    l.rseg,
+                    l.space,
+                    l.page,
+                    l.offset,
+                    l.trx_id,
+                    l.trx_no,
+                    undo::state_name(l.state),
+                    u8::from(l.in_history),
+                    l.records.len(),
+                    c[0],
+                    c[1],
+                    c[2],
+                    c[3],
+                    c[4],
+                    t.join(" ")
+                )?;
+            }
+            for f in &findings {
+                eprintln!("ibdscope: {f}");
+            }
+        }
+        _ => {
+            let names: Vec<String> = spaces
+                .iter()
+                .map(|(id, p, ts)| {
+                    format!(
+                        "{} (space {id}, {} pages)",
+                        crate::names::path(p),
+                        ts.n_pages()
+                    )
+                })
+                .collect();
+            writeln!(
+                out,
+                "undo of {}: {}",
+                crate::names::path(&datadir),
+                names.join(", ")
+            )?;
+            writeln!(
+                out,
+                "{} rollback segments, {} undo logs to purge (history list length)",
+                u.rsegs.len(),
+                to_purge
+            )?;
+            for r in &u.rsegs {
+                let logs: Vec<&undo::UndoLog> =
+                    u.logs.iter().filter(|l| l.rseg == r.slot).collect();
+                if r.history_len == 0 && logs.is_empty() && r.slots.is_empty() {
+                    continue;
+                }
+                writeln!(out)?;
+                writeln!(
+                    out,
+                    "rseg {} (space {}, page {}): history list length {} (TRX_RSEG_HISTORY_SIZE {} pages), {} undo slots used",
+                    r.slot,
+                    r.space,
+                    r.page,
+                    r.history_len,
+                    r.history_size,
+                    r.slots.len()
+                )?;
+                for l in logs {
+                    let (c, tables) = counts(l);
+                    let kinds: Vec<String> = KINDS
+                        .iter()
+                        .zip(c)
+                        .filter(|(_, n)| *n > 0)
+                        .map(|(k, n)| format!("{n} {k}"))
+                        .collect();
+                    let t: Vec<String> = tables.iter().map(u64::to_string).collect();
+                    writeln!(
+                        out,
+                        "  trx {} (no {}) {}{}, log at page {} offset {}: {} records ({}), table ids {}",
+                        l.trx_id,
+                        l.trx_no,
+                        undo::state_name(l.state),
+                        if l.in_history { ", in the history list" } else { "" },
+                        l.page,
+                        l.offset,
+                        l.records.len(),
+                        kinds.join(", "),
+                        t.join(" ")
+                    )?;
+                }
+            }
+            if !findings.is_empty() {
+                writeln!(out)?;
+                for f in &findings {
+                    writeln!(out, "finding: {f}")?;
+                }
+            }
+        }
+    }
+    Ok(if findings.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
