@@ -27,12 +27,16 @@
 //!   the dictionary header;
 //! - [`dict`]: [`dict::Dictionary::read`]: the InnoDB dictionary of MySQL
 //!   ≤ 5.7 and MariaDB (SYS_TABLES, SYS_COLUMNS, SYS_INDEXES, SYS_FIELDS,
-//!   SYS_VIRTUAL) from its B-trees.
+//!   SYS_VIRTUAL) from its B-trees;
+//! - [`doublewrite`]: [`doublewrite::DoublewriteBuffer::read`]: the
+//!   doublewrite buffer's slots; [`doublewrite::repairs`]: a tablespace's
+//!   damaged pages with the copy the server would write over each.
 
 pub mod audit;
 pub mod datadir;
 pub mod dict;
 pub mod diff;
+pub mod doublewrite;
 pub mod redo;
 pub mod system;
 

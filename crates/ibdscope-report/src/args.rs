@@ -147,6 +147,20 @@ pub enum Cmd {
     Schema(DefOpts),
     /// `rows`.
     Rows(RowsOpts),
+    /// `restore`: a copy of the file with its damaged pages taken from the
+    /// doublewrite buffer.
+    Restore(RestoreOpts),
+}
+
+/// What `restore` reads and writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RestoreOpts {
+    /// `--datadir`: the datadir whose system tablespace holds the
+    /// doublewrite buffer (default: the file's directory or its parent,
+    /// whichever holds `ibdata1`).
+    pub datadir: Option<PathBuf>,
+    /// `--out`: the new file.
+    pub out: PathBuf,
 }
 
 /// Where `schema` and `rows` take the table definition from.

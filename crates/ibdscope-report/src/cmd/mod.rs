@@ -15,6 +15,7 @@ pub mod map;
 pub mod page;
 pub mod pages;
 pub mod records;
+pub mod restore;
 pub mod rows;
 pub mod schema;
 pub mod sdi;
@@ -65,6 +66,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Cmd::Audit => audit::run(opts, out),
         Cmd::Diff => diff::run(opts, out),
         Cmd::Tables => tables::run(opts, out),
+        Cmd::Restore(ref r) => restore::run(opts, r, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -94,7 +96,9 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     };
                     outcome.map(|o| o.max(keys))
                 }
-                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables => Ok(Outcome::Unreadable),
+                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables | Cmd::Restore(_) => {
+                    Ok(Outcome::Unreadable)
+                }
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
