@@ -9,6 +9,7 @@ pub mod fill;
 pub mod findings;
 pub mod hexdump;
 pub mod info;
+pub mod instance_facts;
 pub mod levels;
 pub mod lsn;
 pub mod map;
