@@ -383,7 +383,7 @@ fn json(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
         .kv_path("datadir", v.datadir)?
         .kv_num("space_id", v.ts.space_id().0)?
         .kv_num("page_size", v.ts.page_size())?
-        .kv_num("pages", v.ts.n_pages())?;
+        .kv_num("file_pages", v.ts.n_pages())?;
     j.key("doublewrite")?
         .obj()?
         .kv_num("block1", v.dw.block1)?
