@@ -21,14 +21,13 @@
 //!   the page in the doublewrite buffer is corrupt. Cannot continue
 //!   operation."); an all-zero page gets the first valid non-zero copy. So
 //!   the first copy in slot order decides.
-//! - MariaDB 10.11 (`buf_dblwr_t::recover`, `recv_dblwr_t::find_page`,
-//!   `recv_dblwr_t::validate_page`): a slot is looked at only when its
-//!   copy's LSN is at least the checkpoint's ("pages written before the
-//!   checkpoint are not useful") and not past the log's end ("Ignoring a
-//!   doublewrite copy … with future log sequence number"); page 0 is left
-//!   to the tablespace's open. When the page in the file is all zero or
-//!   does not verify, the copy written is the one with the highest LSN
-//!   among the copies of that page that verify under the space's flags
+//! - MariaDB 10.11 (`buf_dblwr_t::init_or_load_pages`,
+//!   `buf_dblwr_t::recover`, `recv_dblwr_t::find_page`,
+//!   `recv_dblwr_t::validate_page`): only copies whose LSN lies between
+//!   the checkpoint and the log's end count ("pages written before or
+//!   after the recovery range are not usable"). When the page in the file
+//!   is all zero or does not verify, the copy written is the one with the
+//!   highest LSN among those copies that verify under the space's flags
 //!   (the first of equal LSNs); none: the page is left.
 //!
 //! Both run only at crash recovery (MySQL 5.6 `recv_init_crash_recovery`;
@@ -178,8 +177,8 @@ impl DoublewriteBuffer {
 pub enum Rule {
     /// MySQL 5.6 (and 5.7): the first copy in slot order.
     MySql,
-    /// MariaDB: the newest copy that verifies, when a copy of the page is
-    /// at least as new as the checkpoint and not past the log's end.
+    /// MariaDB: the newest copy that verifies among those from the
+    /// checkpoint to the log's end.
     MariaDb {
         /// The redo log's checkpoint (`None`: no log read; no filter).
         checkpoint: Option<Lsn>,
@@ -216,7 +215,8 @@ pub enum Left {
     NoValidCopy,
     /// MariaDB: every copy is older than the checkpoint.
     OlderThanCheckpoint,
-    /// MariaDB: every copy newer than the checkpoint is past the log's end.
+    /// MariaDB: every copy not older than the checkpoint is past the
+    /// log's end.
     PastLogEnd,
 }
 
@@ -273,7 +273,7 @@ pub fn repairs(
                 Rule::MariaDb {
                     checkpoint,
                     log_end,
-                } => mariadb_choice(&copies, n, checkpoint, log_end, &good),
+                } => mariadb_choice(&copies, checkpoint, log_end, &good),
             }
         };
         if damage == Damage::Zeroes && choice.is_err() {
@@ -312,30 +312,31 @@ fn mysql_choice(
 
 fn mariadb_choice(
     copies: &[&Slot],
-    n: PageNo,
     checkpoint: Option<Lsn>,
     log_end: Option<Lsn>,
     good: &dyn Fn(&Slot) -> bool,
 ) -> Result<Slot, Left> {
-    // buf_dblwr_t::recover looks at a page only through a slot whose copy
-    // passes these; page 0 is restored when the file is opened, from the
-    // newest valid copy (Datafile::restore_from_doublewrite).
-    if n.0 != 0 {
-        let recent: Vec<&&Slot> = copies
-            .iter()
-            .filter(|s| checkpoint.is_none_or(|c| s.lsn >= c))
-            .collect();
-        if recent.is_empty() {
-            return Err(Left::OlderThanCheckpoint);
-        }
-        if !recent.iter().any(|s| log_end.is_none_or(|e| s.lsn <= e)) {
-            return Err(Left::PastLogEnd);
-        }
+    // buf_dblwr_t::init_or_load_pages keeps no copy older than the
+    // checkpoint, and buf_dblwr_t::recover uses none past the log's end.
+    let after = |s: &&Slot| checkpoint.is_none_or(|c| s.lsn >= c);
+    let before = |s: &&Slot| log_end.is_none_or(|e| s.lsn <= e);
+    let window: Vec<&Slot> = copies
+        .iter()
+        .copied()
+        .filter(after)
+        .filter(before)
+        .collect();
+    if window.is_empty() {
+        return Err(if copies.iter().any(after) {
+            Left::PastLogEnd
+        } else {
+            Left::OlderThanCheckpoint
+        });
     }
     // recv_dblwr_t::find_page: the highest LSN among the valid copies (a
     // later copy must be strictly newer).
     let mut best: Option<&Slot> = None;
-    for s in copies {
+    for s in window {
         if best.is_some_and(|b| s.lsn <= b.lsn) || !good(s) {
             continue;
         }
@@ -382,39 +383,41 @@ mod tests {
     }
 
     #[test]
-    fn mariadb_takes_the_newest_valid_copy_after_the_checkpoint() {
+    fn mariadb_takes_the_newest_valid_copy_between_checkpoint_and_log_end() {
         let (a, b, c) = (slot(0, 100), slot(7, 300), slot(9, 300));
         let copies = [&a, &b, &c];
         let all = |_: &Slot| true;
-        let rule = |ck, end| (Some(Lsn(ck)), Some(Lsn(end)));
-        let (ck, end) = rule(50, 1000);
+        let w = |ck, end| (Some(Lsn(ck)), Some(Lsn(end)));
+        let (ck, end) = w(50, 1000);
         // Equal LSNs: the first.
-        assert_eq!(mariadb_choice(&copies, PageNo(3), ck, end, &all), Ok(b));
+        assert_eq!(mariadb_choice(&copies, ck, end, &all), Ok(b));
         let not_b = |s: &Slot| s.slot != 7;
-        assert_eq!(mariadb_choice(&copies, PageNo(3), ck, end, &not_b), Ok(c));
+        assert_eq!(mariadb_choice(&copies, ck, end, &not_b), Ok(c));
+        let only_a = |s: &Slot| s.slot == 0;
+        assert_eq!(mariadb_choice(&copies, ck, end, &only_a), Ok(a));
         let none = |_: &Slot| false;
         assert_eq!(
-            mariadb_choice(&copies, PageNo(3), ck, end, &none),
+            mariadb_choice(&copies, ck, end, &none),
             Err(Left::NoValidCopy)
         );
-        let (ck, end) = rule(400, 1000);
+        let (ck, end) = w(400, 1000);
         assert_eq!(
-            mariadb_choice(&copies, PageNo(3), ck, end, &all),
+            mariadb_choice(&copies, ck, end, &all),
             Err(Left::OlderThanCheckpoint)
         );
-        let (ck, end) = rule(250, 260);
+        let (ck, end) = w(250, 260);
         assert_eq!(
-            mariadb_choice(&copies, PageNo(3), ck, end, &all),
+            mariadb_choice(&copies, ck, end, &all),
             Err(Left::PastLogEnd)
         );
-        // Once a recent copy triggers the look-up, an older valid copy
-        // may still be the newest valid one.
-        let (ck, end) = rule(250, 1000);
+        // A copy older than the checkpoint is never used, even when the
+        // newer ones do not verify.
+        let (ck, end) = w(250, 1000);
         assert_eq!(
-            mariadb_choice(&copies, PageNo(3), ck, end, &none.clone()),
+            mariadb_choice(&copies, ck, end, &only_a),
             Err(Left::NoValidCopy)
         );
-        let only_a = |s: &Slot| s.slot == 0;
-        assert_eq!(mariadb_choice(&copies, PageNo(3), ck, end, &only_a), Ok(a));
+        // Without a log, every copy counts.
+        assert_eq!(mariadb_choice(&copies, None, None, &only_a), Ok(a));
     }
 }

@@ -98,10 +98,10 @@ pub fn rule_words(rule: Rule) -> String {
             log_end,
         } => {
             let lim = match (checkpoint, log_end) {
-                (Some(c), Some(e)) => format!(
-                    "; only copies from the checkpoint (LSN {c}) to the log's end (LSN {e}) start it"
-                ),
-                _ => "; no redo log read, so no copy is left out for its LSN".to_string(),
+                (Some(c), Some(e)) => {
+                    format!(" from the checkpoint (LSN {c}) to the log's end (LSN {e})")
+                }
+                _ => " (no redo log read: every copy counts)".to_string(),
             };
             format!(
                 "MariaDB (buf_dblwr_t::recover): the newest copy of the page that verifies{lim}"
@@ -139,7 +139,7 @@ pub fn left_words(l: Left) -> String {
             "every copy is older than the checkpoint (the server ignores them)".to_string()
         }
         Left::PastLogEnd => {
-            "every copy newer than the checkpoint is past the log's end (the server ignores them)"
+            "every copy not older than the checkpoint is past the log's end (the server ignores them)"
                 .to_string()
         }
     }
