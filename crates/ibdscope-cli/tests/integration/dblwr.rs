@@ -387,3 +387,87 @@ fn audit_compares_files_with_the_dictionary() {
         }
     }
 }
+
+/// The torn copy with the first doublewrite copy (in slot order) of the
+/// first torn page spoiled as `fixtures/dblwr/<server>-spoiled.tsv` says
+/// (one byte XOR 0xff in ibdata1), as the generator gave it to the server.
+fn spoiled(server: &str) -> (PathBuf, u64) {
+    let row = read_tsv(&fixtures().join(format!("dblwr/{server}-spoiled.tsv")))
+        .into_iter()
+        .next()
+        .expect("one row");
+    let dir = scratch(&format!("dblwr-{server}-spoiled"));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&torn(server), &dir);
+    let mut ib = std::fs::read(dir.join("ibdata1")).unwrap();
+    let at: usize = row["byte_offset"].parse().unwrap();
+    ib[at] ^= 0xff;
+    std::fs::write(dir.join("ibdata1"), ib).unwrap();
+    (dir, row["slot"].parse().unwrap())
+}
+
+#[test]
+fn restore_leaves_a_page_whose_copy_is_spoiled_as_the_server_does() {
+    for server in SERVERS {
+        let (dir, slot) = spoiled(server);
+        let log = std::fs::read_to_string(fixtures().join(format!("dblwr/{server}-spoiled.log")))
+            .unwrap();
+        let first: u64 = read_tsv(&fixtures().join(format!("dblwr/{server}-planted.tsv")))[0]
+            ["page"]
+            .parse()
+            .unwrap();
+        let input = dir.join("fx/t.ibd");
+        let out = scratch(&format!("dblwr-{server}-spoiled-out.ibd"));
+        let (code, j) = run_json(&[
+            "restore",
+            "--format",
+            "json",
+            input.to_str().unwrap(),
+            "--datadir",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(1), "{server}");
+        let p = j
+            .get("pages")
+            .arr()
+            .iter()
+            .find(|p| p.get("page").u64() == first)
+            .expect("the spoiled page is listed");
+        assert_eq!(p.get("action").str(), "left", "{server}");
+        if server == "mysql56" {
+            // The server stopped at that page although a later slot holds
+            // a valid older copy of it.
+            assert!(log.contains(&format!("file read of space 7 page {first}.")));
+            assert!(log.contains("Also the page in the doublewrite buffer is corrupt"));
+            assert!(!log.contains("Recovered the page from the doublewrite buffer"));
+            assert_eq!(p.get("why").str(), "first-copy-corrupt");
+            assert!(p.get("reason").str().contains(&format!("slot {slot}")));
+        } else {
+            // MariaDB tried, found no valid copy, and did not restore it;
+            // the other torn pages it restored.
+            let tried = format!("Trying to recover page [page id: space=5, page number={first}]");
+            let done = format!("Recovered page [page id: space=5, page number={first}]");
+            assert!(log.contains(&tried), "{log}");
+            assert!(!log.contains(&done), "{log}");
+            assert_eq!(p.get("why").str(), "no-valid-copy");
+            let restored: BTreeSet<u64> = j
+                .get("pages")
+                .arr()
+                .iter()
+                .filter(|p| p.get("action").str() == "restored")
+                .map(|p| p.get("page").u64())
+                .collect();
+            let by_server: BTreeSet<u64> = log
+                .lines()
+                .filter_map(|l| {
+                    l.split("Recovered page [page id: space=5, page number=")
+                        .nth(1)
+                })
+                .map(|r| r.split(']').next().unwrap().parse().unwrap())
+                .collect();
+            assert_eq!(restored, by_server, "{log}");
+        }
+    }
+}
