@@ -2,8 +2,9 @@
 //! MySQL 5.6.24 and MariaDB 10.11, a datadir killed after a table's pages
 //! went through the doublewrite buffer with three pages of `fx/t.ibd` torn
 //! (`<server>-torn.tar.gz`), the server's own crash recovery of a second
-//! copy (`<server>-recovery.log`: its log lines) and the table's file as
-//! that recovery left it (`<server>-recovered.tar.gz`). `restore` must
+//! copy (`<server>.log`: its log lines) and the table's file as that
+//! recovery left it (`<server>-recovered.tar.gz`), and a third copy with a
+//! doublewrite copy spoiled too (`manifest.tsv`, the log's second part). `restore` must
 //! give the pages the server restored, byte for byte; `audit` must name
 //! the copies. The instance facts (tables without files, files without
 //! tables, space id mismatches) are checked on mutated copies of the
@@ -22,8 +23,7 @@ const PAGE: usize = 16384;
 /// of space S page P." followed by "Recovered the page from the
 /// doublewrite buffer.".
 fn server_restored(server: &str) -> BTreeSet<(u64, u64)> {
-    let log = std::fs::read_to_string(fixtures().join(format!("dblwr/{server}-recovery.log")))
-        .expect("recovery log");
+    let log = server_log(server, "torn");
     let mut out = BTreeSet::new();
     let mut pending: Option<(u64, u64)> = None;
     let num = |s: &str| -> u64 {
@@ -45,6 +45,28 @@ fn server_restored(server: &str) -> BTreeSet<(u64, u64)> {
     }
     assert!(!out.is_empty(), "{server}: the log names no restored page");
     out
+}
+
+/// The server's log lines of one recovery run in `fixtures/dblwr/<server>.log`:
+/// `torn` (the torn copy) or `spoiled` (with a copy spoiled too).
+fn server_log(server: &str, run: &str) -> String {
+    let text = std::fs::read_to_string(fixtures().join(format!("dblwr/{server}.log")))
+        .expect("server log");
+    let head = format!("# crash recovery of the {run} copy");
+    let from = text
+        .find(&head)
+        .unwrap_or_else(|| panic!("{server}: no {head}"))
+        + head.len();
+    let rest = &text[from..];
+    rest[..rest.find("\n# ").unwrap_or(rest.len())].to_string()
+}
+
+/// The rows of `fixtures/dblwr/manifest.tsv` for `server` and `fact`.
+fn manifest(server: &str, fact: &str) -> Vec<std::collections::HashMap<String, String>> {
+    read_tsv(&fixtures().join("dblwr/manifest.tsv"))
+        .into_iter()
+        .filter(|r| r["copy"] == server && r["fact"] == fact)
+        .collect()
 }
 
 fn torn(server: &str) -> PathBuf {
@@ -78,11 +100,10 @@ fn restore_gives_the_pages_the_server_restored() {
         assert!(want.iter().all(|&(s, _)| s == space), "{server}: {want:?}");
         let want_pages: BTreeSet<u64> = want.iter().map(|&(_, p)| p).collect();
         // The fixture's planting is what the server handled.
-        let planted: BTreeSet<u64> =
-            read_tsv(&fixtures().join(format!("dblwr/{server}-planted.tsv")))
-                .iter()
-                .map(|r| r["page"].parse().unwrap())
-                .collect();
+        let planted: BTreeSet<u64> = manifest(server, "planted")
+            .iter()
+            .map(|r| r["page"].parse().unwrap())
+            .collect();
         assert_eq!(planted, want_pages, "{server}: planted pages");
 
         let out = scratch(&format!("dblwr-{server}-restored.ibd"));
@@ -391,8 +412,8 @@ fn audit_compares_files_with_the_dictionary() {
 /// The torn copy with the first doublewrite copy (in slot order) of the
 /// first torn page spoiled as `fixtures/dblwr/<server>-spoiled.tsv` says
 /// (one byte XOR 0xff in ibdata1), as the generator gave it to the server.
-fn spoiled(server: &str) -> (PathBuf, u64) {
-    let row = read_tsv(&fixtures().join(format!("dblwr/{server}-spoiled.tsv")))
+fn spoiled(server: &str) -> (PathBuf, u64, u64) {
+    let row = manifest(server, "spoiled")
         .into_iter()
         .next()
         .expect("one row");
@@ -400,22 +421,21 @@ fn spoiled(server: &str) -> (PathBuf, u64) {
     let _ = std::fs::remove_dir_all(&dir);
     copy_dir(&torn(server), &dir);
     let mut ib = std::fs::read(dir.join("ibdata1")).unwrap();
-    let at: usize = row["byte_offset"].parse().unwrap();
+    let at: usize = row["value"].parse().unwrap();
     ib[at] ^= 0xff;
     std::fs::write(dir.join("ibdata1"), ib).unwrap();
-    (dir, row["slot"].parse().unwrap())
+    (
+        dir,
+        row["slot"].parse().unwrap(),
+        row["page"].parse().unwrap(),
+    )
 }
 
 #[test]
 fn restore_leaves_a_page_whose_copy_is_spoiled_as_the_server_does() {
     for server in SERVERS {
-        let (dir, slot) = spoiled(server);
-        let log = std::fs::read_to_string(fixtures().join(format!("dblwr/{server}-spoiled.log")))
-            .unwrap();
-        let first: u64 = read_tsv(&fixtures().join(format!("dblwr/{server}-planted.tsv")))[0]
-            ["page"]
-            .parse()
-            .unwrap();
+        let (dir, slot, first) = spoiled(server);
+        let log = server_log(server, "spoiled");
         let input = dir.join("fx/t.ibd");
         let out = scratch(&format!("dblwr-{server}-spoiled-out.ibd"));
         let (code, j) = run_json(&[
