@@ -127,9 +127,9 @@ pub fn collect(
     if !root.join("ibdata1").is_file() {
         return None;
     }
-    let (sys, dict) = match crate::instance::read_system(root) {
+    let (sys, dict) = match super::restore::open_system(root, opts) {
         Ok(sys) => {
-            let d = match Tablespace::with_options(&sys.bytes, opts.lib) {
+            let d = match Tablespace::with_options(sys.bytes(), opts.lib) {
                 Ok(ts) => Dictionary::read(&ts).map_err(|e| e.to_string()),
                 Err(e) => Err(e.to_string()),
             };
@@ -188,7 +188,7 @@ pub fn collect(
         }
     }
     if let Some(sys) = &sys {
-        facts.dblwr = dblwr_facts(&sys.bytes, files, redo, opts);
+        facts.dblwr = dblwr_facts(sys.bytes(), files, redo, opts);
     }
     Some(facts)
 }

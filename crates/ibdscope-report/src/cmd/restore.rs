@@ -67,6 +67,44 @@ pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>
     Some(redo::read(&files, layout).map_err(|e| e.to_string()))
 }
 
+/// The system tablespace's bytes: `ibdata1` opened through the run's host
+/// (mapped by the binary, not read whole) when nothing continues it, else
+/// its files read and joined ([`crate::instance::read_system`]).
+pub enum SystemBytes {
+    /// `ibdata1` alone.
+    One(Box<dyn crate::host::Source>),
+    /// `ibdata1` and the files that continue it.
+    Joined(crate::instance::System),
+}
+
+impl SystemBytes {
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            SystemBytes::One(s) => s.bytes(),
+            SystemBytes::Joined(s) => &s.bytes,
+        }
+    }
+}
+
+/// Opens the system tablespace of `datadir`; the problems of a joined one
+/// (a file that does not continue the others) go to stderr.
+pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, String> {
+    let first = datadir.join("ibdata1");
+    if crate::instance::continuation_files(&first).is_empty() {
+        return opts
+            .host
+            .open(&first, opts.threads)
+            .map(SystemBytes::One)
+            .map_err(|e| e.to_string());
+    }
+    let sys = crate::instance::read_system(datadir)?;
+    for p in &sys.problems {
+        eprintln!("ibdscope: {p}");
+    }
+    Ok(SystemBytes::Joined(sys))
+}
+
 /// The server's rule, from the redo log's format (MariaDB's formats are
 /// 103 and up, or its creator says so); without a log, from the file
 /// (full_crc32 is MariaDB's).
@@ -209,11 +247,8 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
         .map_err(|e| e.to_string())?;
     let ts = crate::host::tablespace(&*input, opts.lib)
         .map_err(|e| format!("{}: {e}", crate::names::path(path)))?;
-    let sys = crate::instance::read_system(&datadir)?;
-    for p in &sys.problems {
-        eprintln!("ibdscope: {p}");
-    }
-    let sys_ts = Tablespace::with_options(&sys.bytes, opts.lib)
+    let sys = open_system(&datadir, opts)?;
+    let sys_ts = Tablespace::with_options(sys.bytes(), opts.lib)
         .map_err(|e| format!("{}: {e}", crate::names::path(&datadir.join("ibdata1"))))?;
     let dw = DoublewriteBuffer::read(&sys_ts).ok_or_else(|| {
         format!(
