@@ -491,3 +491,50 @@ fn restore_leaves_a_page_whose_copy_is_spoiled_as_the_server_does() {
         }
     }
 }
+
+#[test]
+fn restore_survives_a_hostile_system_tablespace() {
+    // The TRX_SYS doublewrite header (page 5, page size − 200: magic at
+    // +10, block1 +14, block2 +18) pointing past the file, and ibdata1 cut
+    // inside the first block: no panic, every torn page left (no copy).
+    let src = torn("mysql56");
+    let planted = manifest("mysql56", "planted").len() as u64;
+    let hdr = 5 * PAGE + PAGE - 200;
+    let cases: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>)> = vec![
+        (
+            "blocks past the end",
+            Box::new(move |b: &mut Vec<u8>| {
+                b[hdr + 14..hdr + 18].copy_from_slice(&0xffff_fff0u32.to_be_bytes());
+                b[hdr + 18..hdr + 22].copy_from_slice(&u32::MAX.to_be_bytes());
+            }),
+        ),
+        (
+            "cut inside block 1",
+            Box::new(|b: &mut Vec<u8>| b.truncate(64 * PAGE + 100)),
+        ),
+    ];
+    for (what, mutate) in cases {
+        let dir = scratch(&format!("dblwr-hostile-{}", what.replace(' ', "-")));
+        let _ = std::fs::remove_dir_all(&dir);
+        copy_dir(&src, &dir);
+        let mut ib = std::fs::read(dir.join("ibdata1")).unwrap();
+        mutate(&mut ib);
+        std::fs::write(dir.join("ibdata1"), ib).unwrap();
+        let out = scratch(&format!("dblwr-hostile-{}.ibd", what.replace(' ', "-")));
+        let (code, j) = run_json(&[
+            "restore",
+            "--format",
+            "json",
+            dir.join("fx/t.ibd").to_str().unwrap(),
+            "--datadir",
+            dir.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(1), "{what}");
+        assert_eq!(j.get("restored").u64(), 0, "{what}");
+        assert_eq!(j.get("left").u64(), planted, "{what}");
+        let (code, _) = run_json(&["audit", "--format", "json", dir.to_str().unwrap()]);
+        assert!(matches!(code, Some(0..=2)), "{what}: audit {code:?}");
+    }
+}
