@@ -500,7 +500,8 @@ fn restore_survives_a_hostile_system_tablespace() {
     let src = torn("mysql56");
     let planted = manifest("mysql56", "planted").len() as u64;
     let hdr = 5 * PAGE + PAGE - 200;
-    let cases: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>)> = vec![
+    type Mutation = Box<dyn Fn(&mut Vec<u8>)>;
+    let cases: Vec<(&str, Mutation)> = vec![
         (
             "blocks past the end",
             Box::new(move |b: &mut Vec<u8>| {
