@@ -229,6 +229,9 @@ pub struct Repair {
     pub damage: Damage,
     /// The page's own LSN (`FIL_PAGE_LSN`), when it has a header.
     pub lsn: Lsn,
+    /// The header and trailer LSN words differ (a torn write), whatever
+    /// the checksum says.
+    pub lsn_words_differ: bool,
     /// The slot whose copy the server writes over it, or why none.
     pub choice: Result<Slot, Left>,
 }
@@ -251,6 +254,7 @@ pub fn repairs(
     // listed whatever.
     for (n, page) in ts.pages() {
         let verdict = verify_page(page, scheme);
+        let lsn_words_differ = lsn_pair(page, scheme).is_some_and(|(h, t)| h != t);
         let damage = match verdict {
             Verdict::Empty => Damage::Zeroes,
             Verdict::Valid(_) => match lsn_pair(page, scheme) {
@@ -283,6 +287,7 @@ pub fn repairs(
             page: n,
             damage,
             lsn: FilHeader::new(page).map_or(Lsn(0), |h| h.lsn()),
+            lsn_words_differ: lsn_words_differ && damage != Damage::Zeroes,
             choice,
         });
     }

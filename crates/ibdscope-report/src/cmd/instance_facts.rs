@@ -324,7 +324,7 @@ pub fn text(f: &InstanceFacts, root: &Path, out: &mut dyn Write) -> io::Result<(
                         "    {} page {} ({}, LSN {}): ",
                         shown(&fc.path),
                         rep.page,
-                        super::restore::damage_words(rep.damage),
+                        super::restore::damage_words(rep),
                         rep.lsn
                     )?;
                     let list: Vec<String> = copies
@@ -422,7 +422,8 @@ pub fn json(f: Option<&InstanceFacts>, j: &mut Json<'_>) -> io::Result<()> {
                         .kv_path("file", &fc.path)?
                         .kv_num("space_id", fc.space.0)?
                         .kv_num("page", rep.page.0)?
-                        .kv_str("damage", super::restore::damage_words(rep.damage))?
+                        .kv_str("damage", super::restore::damage_key(rep.damage))?
+                        .kv_bool("lsn_words_differ", rep.lsn_words_differ)?
                         .kv_num("lsn", rep.lsn.0)?
                         .key("copies")?
                         .arr()?;

@@ -148,16 +148,20 @@ pub fn rule_words(rule: Rule) -> String {
     }
 }
 
-/// A damage in words.
-pub fn damage_words(d: Damage) -> &'static str {
-    match d {
+/// A damaged page's damage in words.
+pub fn damage_words(r: &Repair) -> &'static str {
+    match r.damage {
+        Damage::Checksum if r.lsn_words_differ => {
+            "checksum mismatch, header and trailer LSN differ (torn)"
+        }
         Damage::Checksum => "checksum mismatch",
         Damage::LsnMismatch => "header and trailer LSN differ (torn)",
         Damage::Zeroes => "all zeros",
     }
 }
 
-fn damage_key(d: Damage) -> &'static str {
+/// A damage as a JSON word.
+pub fn damage_key(d: Damage) -> &'static str {
     match d {
         Damage::Checksum => "checksum",
         Damage::LsnMismatch => "lsn-mismatch",
@@ -375,7 +379,7 @@ fn text(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
                 out,
                 "page {} at byte offset {off}: {} (LSN {}): restored from slot {} (page {} of the system tablespace, LSN {})",
                 r.page,
-                damage_words(r.damage),
+                damage_words(r),
                 r.lsn,
                 s.slot,
                 s.at,
@@ -385,7 +389,7 @@ fn text(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
                 out,
                 "page {} at byte offset {off}: {} (LSN {}): left: {}",
                 r.page,
-                damage_words(r.damage),
+                damage_words(r),
                 r.lsn,
                 left_words(l)
             )?,
@@ -450,6 +454,7 @@ fn json(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
             .kv_num("page", r.page.0)?
             .kv_num("offset", u64::from(r.page.0) * ps)?
             .kv_str("damage", damage_key(r.damage))?
+            .kv_bool("lsn_words_differ", r.lsn_words_differ)?
             .kv_num("lsn", r.lsn.0)?;
         match r.choice {
             Ok(s) => {
