@@ -2,7 +2,7 @@
 //! MySQL 5.6.24 and MariaDB 10.11, a datadir killed after a table's pages
 //! went through the doublewrite buffer with three pages of `fx/t.ibd` torn
 //! (`<server>-torn.tar.gz`), the server's own crash recovery of a second
-//! copy (`<server>.log`: its log lines) and the table's file as that
+//! copy (`recovery.log`: its log lines) and the table's file as that
 //! recovery left it (`<server>-recovered.tar.gz`), and a third copy with a
 //! doublewrite copy spoiled too (`manifest.tsv`, the log's second part). `restore` must
 //! give the pages the server restored, byte for byte; `audit` must name
@@ -14,7 +14,9 @@ use super::common::{fixtures, instance_copy, read_tsv, run, run_json, scratch, u
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-const SERVERS: [&str; 2] = ["mysql56", "mariadb1011"];
+/// MySQL 5.6.24 (`innodb` checksums), MariaDB 10.11 (full_crc32) and
+/// MariaDB 10.11 with `innodb_checksum_algorithm=crc32`.
+const SERVERS: [&str; 3] = ["mysql56", "mariadb1011", "mariadb1011-crc32"];
 const PAGE: usize = 16384;
 
 /// The (space, page) pairs the server's log says it restored from the
@@ -47,12 +49,13 @@ fn server_restored(server: &str) -> BTreeSet<(u64, u64)> {
     out
 }
 
-/// The server's log lines of one recovery run in `fixtures/dblwr/<server>.log`:
-/// `torn` (the torn copy) or `spoiled` (with a copy spoiled too).
+/// The server's log lines of one recovery run in
+/// `fixtures/dblwr/recovery.log`: `torn` (the torn copy) or `spoiled` (with
+/// a copy spoiled too).
 fn server_log(server: &str, run: &str) -> String {
-    let text = std::fs::read_to_string(fixtures().join(format!("dblwr/{server}.log")))
-        .expect("server log");
-    let head = format!("# crash recovery of the {run} copy");
+    let text =
+        std::fs::read_to_string(fixtures().join("dblwr/recovery.log")).expect("recovery log");
+    let head = format!("# {server}: crash recovery of the {run} copy");
     let from = text
         .find(&head)
         .unwrap_or_else(|| panic!("{server}: no {head}"))
@@ -437,6 +440,8 @@ fn restore_leaves_a_page_whose_copy_is_spoiled_as_the_server_does() {
         let (dir, slot, first) = spoiled(server);
         let log = server_log(server, "spoiled");
         let input = dir.join("fx/t.ibd");
+        let head = std::fs::read(&input).unwrap();
+        let space = u32::from_be_bytes(head[34..38].try_into().unwrap());
         let out = scratch(&format!("dblwr-{server}-spoiled-out.ibd"));
         let (code, j) = run_json(&[
             "restore",
@@ -459,7 +464,7 @@ fn restore_leaves_a_page_whose_copy_is_spoiled_as_the_server_does() {
         if server == "mysql56" {
             // The server stopped at that page although a later slot holds
             // a valid older copy of it.
-            assert!(log.contains(&format!("file read of space 7 page {first}.")));
+            assert!(log.contains(&format!("file read of space {space} page {first}.")));
             assert!(log.contains("Also the page in the doublewrite buffer is corrupt"));
             assert!(!log.contains("Recovered the page from the doublewrite buffer"));
             assert_eq!(p.get("why").str(), "first-copy-corrupt");
@@ -467,8 +472,9 @@ fn restore_leaves_a_page_whose_copy_is_spoiled_as_the_server_does() {
         } else {
             // MariaDB tried, found no valid copy, and did not restore it;
             // the other torn pages it restored.
-            let tried = format!("Trying to recover page [page id: space=5, page number={first}]");
-            let done = format!("Recovered page [page id: space=5, page number={first}]");
+            let tried =
+                format!("Trying to recover page [page id: space={space}, page number={first}]");
+            let done = format!("Recovered page [page id: space={space}, page number={first}]");
             assert!(log.contains(&tried), "{log}");
             assert!(!log.contains(&done), "{log}");
             assert_eq!(p.get("why").str(), "no-valid-copy");
