@@ -5,7 +5,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
     Cmd, Color, DefOpts, Format, HistoryOpts, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages,
-    MapOpts, Metric, Opts, RecordsOpts, RowsOpts, SpaceOptions,
+    MapOpts, Metric, Opts, RecordsOpts, RestoreOpts, RowsOpts, SpaceOptions,
 };
 use std::path::PathBuf;
 
@@ -271,6 +271,21 @@ enum Command {
         paths: Vec<PathBuf>,
         #[command(flatten)]
         shared: Shared,
+    },
+    /// Write a copy of a tablespace with its damaged (torn) pages taken from
+    /// the datadir's doublewrite buffer, as the server's crash recovery
+    /// would; the input is never written.
+    Restore {
+        #[command(flatten)]
+        common: Common,
+        /// The datadir whose ibdata1 holds the doublewrite buffer (and
+        /// whose redo log gives MariaDB's checkpoint); default: the file's
+        /// directory or its parent, whichever holds ibdata1.
+        #[arg(long, value_name = "DIR")]
+        datadir: Option<PathBuf>,
+        /// The new file to write (never one of the inputs).
+        #[arg(long, value_name = "NEW")]
+        out: PathBuf,
     },
     /// Compare two copies of one tablespace page by page: pages that
     /// differ, their LSN moves and index, pages in one copy only.
@@ -674,6 +689,11 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
             "ibdscope tables datadir",
             "ibdscope tables --format json datadir/ibdata1",
         ],
+    ),
+    (
+        "restore",
+        TEXT_JSON,
+        &["ibdscope restore fixtures/mysql56/secondary.ibd --datadir datadir --out restored.ibd"],
     ),
     (
         "diff",
@@ -1116,6 +1136,11 @@ fn command(command: Command) -> Result<Parsed, String> {
         Command::Check { files, shared } => Parsed::new(Cmd::Check, files, shared),
         Command::Audit { paths, shared } => Parsed::new(Cmd::Audit, paths, shared),
         Command::Diff { a, b, shared } => Parsed::new(Cmd::Diff, vec![a, b], shared),
+        Command::Restore {
+            common,
+            datadir,
+            out,
+        } => Parsed::one(Cmd::Restore(RestoreOpts { datadir, out }), common),
         Command::Completions { .. } => return Err("completions runs no report".into()),
     })
 }
@@ -1144,6 +1169,7 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
         Cmd::Schema(_) => "schema",
         Cmd::Rows(_) => "rows",
         Cmd::History(_) => "history",
+        Cmd::Restore(_) => "restore",
     }
 }
 

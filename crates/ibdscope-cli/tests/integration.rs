@@ -8,6 +8,7 @@ mod integration {
     pub mod common;
     mod corpus;
     mod damage;
+    mod dblwr;
     mod fixtures;
     mod fleet;
     mod help;

@@ -30,11 +30,15 @@
 //!   SYS_VIRTUAL) from its B-trees;
 //! - [`undo`]: [`undo::Undo::read`]: rollback segments, history lists, undo
 //!   logs and records; [`undo::chain`]: a row's older versions.
+//! - [`doublewrite`]: [`doublewrite::DoublewriteBuffer::read`]: the
+//!   doublewrite buffer's slots; [`doublewrite::repairs`]: a tablespace's
+//!   damaged pages with the copy the server would write over each.
 
 pub mod audit;
 pub mod datadir;
 pub mod dict;
 pub mod diff;
+pub mod doublewrite;
 pub mod redo;
 pub mod system;
 pub mod undo;

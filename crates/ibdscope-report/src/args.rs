@@ -151,6 +151,9 @@ pub enum Cmd {
     Rows(RowsOpts),
     /// `history`: rows' older versions from the undo logs.
     History(HistoryOpts),
+    /// `restore`: a copy of the file with its damaged pages taken from the
+    /// doublewrite buffer.
+    Restore(RestoreOpts),
 }
 
 /// What `history` reads.
@@ -167,6 +170,17 @@ pub struct HistoryOpts {
     pub key: Option<String>,
     /// The index named (it must be the clustered index).
     pub index: Option<String>,
+}
+
+/// What `restore` reads and writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RestoreOpts {
+    /// `--datadir`: the datadir whose system tablespace holds the
+    /// doublewrite buffer (default: the file's directory or its parent,
+    /// whichever holds `ibdata1`).
+    pub datadir: Option<PathBuf>,
+    /// `--out`: the new file.
+    pub out: PathBuf,
 }
 
 /// Where `schema` and `rows` take the table definition from.

@@ -310,7 +310,8 @@ enum Duty {
     Table,
     /// `tables`: a datadir's dictionary. A tablespace file that is not the
     /// system tablespace is not its input: exit 2 naming the file, like
-    /// its clean copy. Held to the safety rules.
+    /// its clean copy. `restore`: a file without a datadir (no ibdata1
+    /// beside it) likewise. Held to the safety rules.
     Datadir,
     /// A command this suite does not know yet: held to the safety rules.
     Unknown,
@@ -368,10 +369,18 @@ fn commands() -> &'static [Cmd] {
                     let u = t.to_ascii_uppercase();
                     u.contains("FILE") || u.contains("PATH")
                 };
+                // `--out <NEW>` is an option's value, not a positional.
+                let toks: Vec<&str> = usage.split_whitespace().collect();
                 let positionals = || {
-                    usage
-                        .split_whitespace()
-                        .filter(|t| t.starts_with('<') || t.starts_with("[<"))
+                    toks.iter()
+                        .enumerate()
+                        .filter(|(i, t)| {
+                            (t.starts_with('<') || t.starts_with("[<"))
+                                && !(i.checked_sub(1))
+                                    .and_then(|j| toks.get(j))
+                                    .is_some_and(|p| p.starts_with("--"))
+                        })
+                        .map(|(_, t)| *t)
                 };
                 if positionals().next().is_some() && !positionals().any(is_file) {
                     // `completions SHELL`: no input to damage.
@@ -401,7 +410,7 @@ fn commands() -> &'static [Cmd] {
                     "audit" => Duty::Audit,
                     "diff" => Duty::Bytes,
                     "schema" | "rows" | "history" => Duty::Table,
-                    "tables" | "undo" => Duty::Datadir,
+                    "tables" | "undo" | "restore" => Duty::Datadir,
                     _ => Duty::Unknown,
                 };
                 let mut cmd = Cmd {
@@ -535,6 +544,15 @@ fn run_full(
         // The colour path draws more than the plain one.
         args.push("--color".into());
         args.push("always".into());
+    }
+    if cmd.name == "restore" {
+        // Its output file, never the input.
+        args.push("--out".into());
+        args.push(
+            scratch_dir()
+                .join(format!("{tag}.restored.ibd"))
+                .into_os_string(),
+        );
     }
     for _ in 1..cmd.files {
         args.push(peer.unwrap_or(file).into());

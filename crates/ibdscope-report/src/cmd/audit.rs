@@ -440,7 +440,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 .collect()
         })
         .collect();
+    let facts = instance_facts(&jobs, &done, &dds, opts);
     let ctx = Ctx {
+        facts: &facts,
         jobs: &jobs,
         done: &done,
         dds: &dds,
@@ -472,13 +474,48 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             worst = worst.max(Outcome::Findings);
         }
     }
+    if facts.iter().flatten().any(|f| f.has_findings()) {
+        worst = worst.max(Outcome::Findings);
+    }
     if jobs.is_empty() && dds.is_empty() {
         worst = Outcome::Unreadable;
     }
     Ok(worst)
 }
 
+/// Each datadir's instance facts: its tablespace files (with whether
+/// their audit found damaged or torn pages) against its system tablespace.
+fn instance_facts(
+    jobs: &[Job],
+    done: &[Done],
+    dds: &[Datadir],
+    opts: &Opts,
+) -> Vec<Option<super::instance_facts::InstanceFacts>> {
+    dds.iter()
+        .enumerate()
+        .map(|(i, dd)| {
+            let files: Vec<super::instance_facts::FileIn<'_>> = jobs
+                .iter()
+                .zip(done)
+                .filter(|(j, _)| j.datadir == Some(i) && j.kind == Kind::Tablespace)
+                .map(|(j, d)| super::instance_facts::FileIn {
+                    path: &j.path,
+                    damaged: d.result.as_ref().is_ok_and(|a| {
+                        a.verdicts()
+                            .iter()
+                            .any(|(v, _)| matches!(v, AuditVerdict::Damaged | AuditVerdict::Torn))
+                    }),
+                })
+                .collect();
+            let redo = dd.redo.as_ref().and_then(|r| r.as_ref().ok());
+            super::instance_facts::collect(&dd.root, &files, redo, opts)
+        })
+        .collect()
+}
+
 struct Ctx<'a> {
+    /// Each datadir's instance facts (dictionary, doublewrite buffer).
+    facts: &'a [Option<super::instance_facts::InstanceFacts>],
     jobs: &'a [Job],
     done: &'a [Done],
     dds: &'a [Datadir],
@@ -916,6 +953,9 @@ fn datadir_text(
         )?;
     }
     crate::cmd::history::undo_audit_text(&dd.root, out)?;
+    if let Some(f) = c.facts.get(i).and_then(Option::as_ref) {
+        super::instance_facts::text(f, &dd.root, out)?;
+    }
     Ok(())
 }
 
@@ -1379,6 +1419,7 @@ fn datadir_json(
         }
     }
     crate::cmd::history::undo_audit_json(j, &dd.root)?;
+    super::instance_facts::json(c.facts.get(i).and_then(Option::as_ref), j)?;
     Ok(())
 }
 

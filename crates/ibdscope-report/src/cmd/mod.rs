@@ -10,12 +10,14 @@ pub mod findings;
 pub mod hexdump;
 pub mod history;
 pub mod info;
+pub mod instance_facts;
 pub mod levels;
 pub mod lsn;
 pub mod map;
 pub mod page;
 pub mod pages;
 pub mod records;
+pub mod restore;
 pub mod rows;
 pub mod schema;
 pub mod sdi;
@@ -67,6 +69,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Cmd::Diff => diff::run(opts, out),
         Cmd::Tables => tables::run(opts, out),
         Cmd::Undo => history::undo(opts, out),
+        Cmd::Restore(ref r) => restore::run(opts, r, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -97,7 +100,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     };
                     outcome.map(|o| o.max(keys))
                 }
-                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables | Cmd::Undo => {
+                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables | Cmd::Undo | Cmd::Restore(_) => {
                     Ok(Outcome::Unreadable)
                 }
                 // The structure commands read a page_compressed space's

@@ -1,0 +1,480 @@
+//! `ibdscope restore FILE --datadir D --out NEW`: a copy of a tablespace
+//! with each damaged page (its checksum does not verify, or its header
+//! and trailer LSN words differ) and each all-zero page replaced by the
+//! doublewrite buffer's copy the server would write over it at crash
+//! recovery ([`ibdscope_forensics::doublewrite`]); the input is never
+//! written (`--out` is refused when it is an input, and is written through
+//! a temporary file renamed over it). Exit 1 when a page was restored or
+//! is left damaged, 0 when nothing needed doing.
+
+use crate::args::{Format, Opts, RestoreOpts};
+use crate::json::Json;
+use crate::outcome::Outcome;
+use ibdscope::Tablespace;
+use ibdscope_forensics::doublewrite::{self, Damage, DoublewriteBuffer, Left, Repair, Rule};
+use ibdscope_forensics::redo::{self, RedoFile, RedoInfo, RedoLayout};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The most redo log files looked for.
+const MAX_LOG_FILES: u64 = 100;
+
+/// The redo log files of `datadir`: `ib_logfile0…` at its top, else
+/// `#innodb_redo/#ib_redoN`.
+pub fn redo_files(datadir: &Path) -> (Vec<(u64, PathBuf)>, RedoLayout) {
+    let logs: Vec<(u64, PathBuf)> = (0..MAX_LOG_FILES)
+        .map(|n| (n, datadir.join(format!("ib_logfile{n}"))))
+        .take_while(|(_, p)| p.is_file())
+        .collect();
+    if !logs.is_empty() {
+        return (logs, RedoLayout::LogFiles);
+    }
+    let mut v: Vec<(u64, PathBuf)> = std::fs::read_dir(datadir.join("#innodb_redo"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter_map(|p| {
+                    let name = p.file_name()?.to_str()?.to_string();
+                    let n = name.strip_prefix("#ib_redo")?.parse::<u64>().ok()?;
+                    Some((n, p))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    (v, RedoLayout::InnodbRedo)
+}
+
+/// The redo log of `datadir`, read through the run's host.
+pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>> {
+    let (paths, layout) = redo_files(datadir);
+    if paths.is_empty() {
+        return None;
+    }
+    let mut inputs = Vec::new();
+    for (n, p) in &paths {
+        match opts.host.open(p, 1) {
+            Ok(i) => inputs.push((*n, i)),
+            Err(e) => return Some(Err(e.to_string())),
+        }
+    }
+    let files: Vec<RedoFile<'_>> = inputs
+        .iter()
+        .map(|(id, i)| RedoFile {
+            id: *id,
+            data: i.bytes(),
+        })
+        .collect();
+    Some(redo::read(&files, layout).map_err(|e| e.to_string()))
+}
+
+/// The system tablespace's bytes: `ibdata1` opened through the run's host
+/// (mapped by the binary, not read whole) when nothing continues it, else
+/// its files read and joined ([`crate::instance::read_system`]).
+pub enum SystemBytes {
+    /// `ibdata1` alone.
+    One(Box<dyn crate::host::Source>),
+    /// `ibdata1` and the files that continue it.
+    Joined(crate::instance::System),
+}
+
+impl SystemBytes {
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            SystemBytes::One(s) => s.bytes(),
+            SystemBytes::Joined(s) => &s.bytes,
+        }
+    }
+}
+
+/// Opens the system tablespace of `datadir`; the problems of a joined one
+/// (a file that does not continue the others) go to stderr.
+pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, String> {
+    let first = datadir.join("ibdata1");
+    if crate::instance::continuation_files(&first).is_empty() {
+        return opts
+            .host
+            .open(&first, opts.threads)
+            .map(SystemBytes::One)
+            .map_err(|e| e.to_string());
+    }
+    let sys = crate::instance::read_system(datadir)?;
+    for p in &sys.problems {
+        eprintln!("ibdscope: {p}");
+    }
+    Ok(SystemBytes::Joined(sys))
+}
+
+/// The server's rule, from the redo log's format (MariaDB's formats are
+/// 103 and up, or its creator says so); without a log, from the file
+/// (full_crc32 is MariaDB's).
+pub fn rule_for(redo: Option<&RedoInfo>, ts: &Tablespace<'_>) -> Rule {
+    match redo {
+        Some(r) if r.format & 0x7fff_ffff >= 103 || r.creator.starts_with("MariaDB") => {
+            Rule::MariaDb {
+                checkpoint: Some(r.checkpoint.lsn),
+                log_end: Some(r.end),
+            }
+        }
+        Some(_) => Rule::MySql,
+        None if ts.scheme() == ibdscope::checksum::Scheme::FullCrc32 => Rule::MariaDb {
+            checkpoint: None,
+            log_end: None,
+        },
+        None => Rule::MySql,
+    }
+}
+
+/// A rule in words.
+pub fn rule_words(rule: Rule) -> String {
+    match rule {
+        Rule::MySql => {
+            "MySQL (buf_dblwr_process): the first copy of the page in slot order".to_string()
+        }
+        Rule::MariaDb {
+            checkpoint,
+            log_end,
+        } => {
+            let lim = match (checkpoint, log_end) {
+                (Some(c), Some(e)) => {
+                    format!(" from the checkpoint (LSN {c}) to the log's end (LSN {e})")
+                }
+                _ => " (no redo log read: every copy counts)".to_string(),
+            };
+            format!(
+                "MariaDB (buf_dblwr_t::recover): the newest copy of the page that verifies{lim}"
+            )
+        }
+    }
+}
+
+/// A damaged page's damage in words.
+pub fn damage_words(r: &Repair) -> &'static str {
+    match r.damage {
+        Damage::Checksum if r.lsn_words_differ => {
+            "checksum mismatch, header and trailer LSN differ (torn)"
+        }
+        Damage::Checksum => "checksum mismatch",
+        Damage::LsnMismatch => "header and trailer LSN differ (torn)",
+        Damage::Zeroes => "all zeros",
+    }
+}
+
+/// A damage as a JSON word.
+pub fn damage_key(d: Damage) -> &'static str {
+    match d {
+        Damage::Checksum => "checksum",
+        Damage::LsnMismatch => "lsn-mismatch",
+        Damage::Zeroes => "zeroes",
+    }
+}
+
+/// Why a page is left, in words.
+pub fn left_words(l: Left) -> String {
+    match l {
+        Left::NoCopy => "no copy in the doublewrite buffer".to_string(),
+        Left::FirstCopyCorrupt { slot } => format!(
+            "the first copy (slot {slot}) does not verify: the server stops (\"Also the page in the doublewrite buffer is corrupt\")"
+        ),
+        Left::NoValidCopy => "no copy verifies".to_string(),
+        Left::OlderThanCheckpoint => {
+            "every copy is older than the checkpoint (the server ignores them)".to_string()
+        }
+        Left::PastLogEnd => {
+            "every copy not older than the checkpoint is past the log's end (the server ignores them)"
+                .to_string()
+        }
+    }
+}
+
+fn left_key(l: Left) -> &'static str {
+    match l {
+        Left::NoCopy => "no-copy",
+        Left::FirstCopyCorrupt { .. } => "first-copy-corrupt",
+        Left::NoValidCopy => "no-valid-copy",
+        Left::OlderThanCheckpoint => "older-than-checkpoint",
+        Left::PastLogEnd => "past-log-end",
+    }
+}
+
+/// Runs `restore`.
+pub fn run(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> io::Result<Outcome> {
+    match restore(opts, r, out) {
+        Ok(o) => Ok(o),
+        Err(Fail::Io(e)) => Err(e),
+        Err(Fail::Msg(m)) => {
+            eprintln!("ibdscope: {m}");
+            Ok(Outcome::Unreadable)
+        }
+    }
+}
+
+enum Fail {
+    Io(io::Error),
+    Msg(String),
+}
+
+impl From<io::Error> for Fail {
+    fn from(e: io::Error) -> Self {
+        Fail::Io(e)
+    }
+}
+
+impl From<String> for Fail {
+    fn from(e: String) -> Self {
+        Fail::Msg(e)
+    }
+}
+
+fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome, Fail> {
+    let path = opts
+        .files
+        .first()
+        .ok_or("restore needs a file".to_string())?;
+    let datadir = crate::instance::find_datadir(path, r.datadir.as_deref()).ok_or_else(|| {
+        format!(
+            "{}: no ibdata1 beside it or in its parent; give --datadir",
+            crate::names::path(path)
+        )
+    })?;
+    // Every file read: never the output.
+    let (redo_paths, _) = redo_files(&datadir);
+    let mut inputs = vec![path.clone(), datadir.join("ibdata1")];
+    inputs.extend(crate::instance::continuation_files(
+        &datadir.join("ibdata1"),
+    ));
+    inputs.extend(redo_paths.into_iter().map(|(_, p)| p));
+    crate::out::check(&r.out, &inputs)?;
+    let input = opts
+        .host
+        .open(path, opts.threads)
+        .map_err(|e| e.to_string())?;
+    let ts = crate::host::tablespace(&*input, opts.lib)
+        .map_err(|e| format!("{}: {e}", crate::names::path(path)))?;
+    let sys = open_system(&datadir, opts)?;
+    let sys_ts = Tablespace::with_options(sys.bytes(), opts.lib)
+        .map_err(|e| format!("{}: {e}", crate::names::path(&datadir.join("ibdata1"))))?;
+    let dw = DoublewriteBuffer::read(&sys_ts).ok_or_else(|| {
+        format!(
+            "{}: no doublewrite buffer (no TRX_SYS doublewrite magic on page 5)",
+            crate::names::path(&datadir.join("ibdata1"))
+        )
+    })?;
+    let redo = read_redo(&datadir, opts);
+    if let Some(Err(e)) = &redo {
+        eprintln!(
+            "ibdscope: redo log of {}: {e}",
+            crate::names::path(&datadir)
+        );
+    }
+    let info = redo.as_ref().and_then(|r| r.as_ref().ok());
+    let rule = rule_for(info, &ts);
+    let repairs = doublewrite::repairs(&ts, &sys_ts, &dw, rule);
+    let ps = ts.page_size();
+    let data = input.bytes();
+    crate::out::write_via_temp(&r.out, |tmp| {
+        write_copy(tmp, data, ps, &repairs, &dw, &sys_ts).map_err(|e| {
+            format!(
+                "cannot write {}: {}",
+                crate::names::path(&r.out),
+                crate::out::reason(&e)
+            )
+        })
+    })?;
+    let copies = dw.slots.iter().filter(|s| s.space == ts.space_id()).count();
+    let v = View {
+        path,
+        out_path: &r.out,
+        datadir: &datadir,
+        ts: &ts,
+        dw: &dw,
+        rule,
+        repairs: &repairs,
+        copies,
+    };
+    match opts.format {
+        Format::Json => json(&v, out)?,
+        _ => text(&v, out)?,
+    }
+    Ok(if repairs.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
+
+/// The file's bytes with the chosen copies in place of their pages.
+fn write_copy(
+    tmp: &Path,
+    data: &[u8],
+    ps: u32,
+    repairs: &[Repair],
+    dw: &DoublewriteBuffer,
+    sys: &Tablespace<'_>,
+) -> io::Result<()> {
+    let mut f = io::BufWriter::new(std::fs::File::create(tmp)?);
+    let size = usize::try_from(ps).unwrap_or(16384).max(1);
+    let mut at = 0usize;
+    for r in repairs {
+        let Ok(slot) = r.choice else { continue };
+        let Some(copy) = dw.copy(sys, &slot, ps) else {
+            continue;
+        };
+        let start = usize::try_from(r.page.0)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(size);
+        if start < at || start.saturating_add(size) > data.len() {
+            continue;
+        }
+        f.write_all(data.get(at..start).unwrap_or(&[]))?;
+        f.write_all(copy)?;
+        at = start.saturating_add(size);
+    }
+    f.write_all(data.get(at..).unwrap_or(&[]))?;
+    f.into_inner().map_err(|e| e.into_error())?.sync_all()
+}
+
+struct View<'a> {
+    path: &'a Path,
+    out_path: &'a Path,
+    datadir: &'a Path,
+    ts: &'a Tablespace<'a>,
+    dw: &'a DoublewriteBuffer,
+    rule: Rule,
+    repairs: &'a [Repair],
+    copies: usize,
+}
+
+impl View<'_> {
+    fn restored(&self) -> usize {
+        self.repairs.iter().filter(|r| r.choice.is_ok()).count()
+    }
+}
+
+fn text(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let p = crate::names::path(v.path);
+    writeln!(
+        out,
+        "{p}: space id {}, {} pages of {} bytes",
+        v.ts.space_id(),
+        v.ts.n_pages(),
+        v.ts.page_size()
+    )?;
+    writeln!(
+        out,
+        "doublewrite buffer of {}: {} slots (blocks at pages {} and {}), {} holding pages of space {}",
+        crate::names::path(&v.datadir.join("ibdata1")),
+        v.dw.slots.len(),
+        v.dw.block1,
+        v.dw.block2,
+        v.copies,
+        v.ts.space_id()
+    )?;
+    writeln!(out, "rule: {}", rule_words(v.rule))?;
+    let ps = u64::from(v.ts.page_size());
+    for r in v.repairs {
+        let off = u64::from(r.page.0) * ps;
+        match r.choice {
+            Ok(s) => writeln!(
+                out,
+                "page {} at byte offset {off}: {} (LSN {}): restored from slot {} (page {} of the system tablespace, LSN {})",
+                r.page,
+                damage_words(r),
+                r.lsn,
+                s.slot,
+                s.at,
+                s.lsn
+            )?,
+            Err(l) => writeln!(
+                out,
+                "page {} at byte offset {off}: {} (LSN {}): left: {}",
+                r.page,
+                damage_words(r),
+                r.lsn,
+                left_words(l)
+            )?,
+        }
+    }
+    let restored = v.restored();
+    let left = v.repairs.len() - restored;
+    if v.repairs.is_empty() {
+        writeln!(
+            out,
+            "nothing to restore: every page verifies; wrote {} (an unchanged copy)",
+            crate::names::path(v.out_path)
+        )
+    } else {
+        writeln!(
+            out,
+            "wrote {}: {} restored, {} left damaged",
+            crate::names::path(v.out_path),
+            crate::text::count(restored as u64, "page", "pages"),
+            crate::text::count(left as u64, "page", "pages")
+        )
+    }
+}
+
+fn json(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let mut j = Json::new(out);
+    j.obj()?
+        .kv_path("file", v.path)?
+        .kv_path("out", v.out_path)?
+        .kv_path("datadir", v.datadir)?
+        .kv_num("space_id", v.ts.space_id().0)?
+        .kv_num("page_size", v.ts.page_size())?
+        .kv_num("file_pages", v.ts.n_pages())?;
+    j.key("doublewrite")?
+        .obj()?
+        .kv_num("block1", v.dw.block1)?
+        .kv_num("block2", v.dw.block2)?
+        .kv_num("block_pages", v.dw.block_pages)?
+        .kv_num("slots", v.dw.slots.len() as u64)?
+        .kv_num("copies_of_space", v.copies as u64)?
+        .end_obj()?;
+    j.key("rule")?.obj()?;
+    match v.rule {
+        Rule::MySql => {
+            j.kv_str("server", "mysql")?;
+        }
+        Rule::MariaDb {
+            checkpoint,
+            log_end,
+        } => {
+            j.kv_str("server", "mariadb")?
+                .key("checkpoint")?
+                .opt_num(checkpoint.map(|l| l.0))?
+                .key("log_end")?
+                .opt_num(log_end.map(|l| l.0))?;
+        }
+    }
+    j.end_obj()?.key("pages")?.arr()?;
+    let ps = u64::from(v.ts.page_size());
+    for r in v.repairs {
+        j.obj()?
+            .kv_num("page", r.page.0)?
+            .kv_num("offset", u64::from(r.page.0) * ps)?
+            .kv_str("damage", damage_key(r.damage))?
+            .kv_bool("lsn_words_differ", r.lsn_words_differ)?
+            .kv_num("lsn", r.lsn.0)?;
+        match r.choice {
+            Ok(s) => {
+                j.kv_str("action", "restored")?
+                    .kv_num("slot", s.slot)?
+                    .kv_num("slot_page", s.at.0)?
+                    .kv_num("copy_lsn", s.lsn.0)?;
+            }
+            Err(l) => {
+                j.kv_str("action", "left")?
+                    .kv_str("why", left_key(l))?
+                    .kv_str("reason", &left_words(l))?;
+            }
+        }
+        j.end_obj()?;
+    }
+    let restored = v.restored();
+    j.end_arr()?
+        .kv_num("restored", restored as u64)?
+        .kv_num("left", (v.repairs.len() - restored) as u64)?
+        .end_obj()?;
+    writeln!(out)
+}
