@@ -205,17 +205,19 @@ pub struct Dictionary {
 pub enum DictError {
     /// Not space 0.
     NotSystemSpace,
-    /// The dictionary header page is missing or does not verify.
-    NoHeader,
+    /// The dictionary header page is missing or does not verify (its byte
+    /// offset in the space).
+    NoHeader(u64),
 }
 
 impl std::fmt::Display for DictError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DictError::NotSystemSpace => f.write_str("not the system tablespace (space id 0)"),
-            DictError::NoHeader => write!(
+            DictError::NoHeader(at) => write!(
                 f,
-                "the data dictionary header (page {FSP_DICT_HDR_PAGE_NO}) is missing or does not verify"
+                "the data dictionary header (page {FSP_DICT_HDR_PAGE_NO}) at byte offset {at} is \
+                 missing or does not verify: no system table can be found"
             ),
         }
     }
@@ -280,29 +282,58 @@ impl<'t, 'a> TreeReader<'t, 'a> {
         }
     }
 
-    /// Every live leaf record under `root`, with its fields; `f` gets each.
+    /// Every live leaf record under `root`, with its fields, in key order;
+    /// `f` gets each. The tree is walked down every node pointer (not only
+    /// the leftmost path), so a damaged page loses only the records under
+    /// it; each leaf's `FIL_PAGE_NEXT` is checked against the next leaf of
+    /// the walk (a loop or a cut leaf chain is a problem, not a hang).
     fn read(&mut self, root: u32, mut f: impl FnMut(&Fields<'a>)) {
-        let mut n = root;
-        let mut depth = 0u32;
-        // Down the leftmost path.
-        let leaf = loop {
-            let Some(rp) = self.page(n) else { return };
-            if rp.is_leaf() {
-                break rp;
-            }
-            depth = depth.saturating_add(1);
-            let child = first_child(&rp);
-            match child {
-                Some(c) if depth < MAX_DEPTH => n = c,
-                _ => {
+        // (page, depth), popped in key order.
+        let mut stack: Vec<(u32, u32)> = vec![(root, 0)];
+        // The last leaf read and its FIL_PAGE_NEXT, while the leaves read
+        // follow each other with nothing unreadable between them.
+        let mut prev: Option<(u32, u32)> = None;
+        while let Some((n, depth)) = stack.pop() {
+            let Some(rp) = self.page(n) else {
+                prev = None;
+                continue;
+            };
+            let page = rp.bytes();
+            if !rp.is_leaf() {
+                if depth.saturating_add(1) >= MAX_DEPTH {
+                    self.problem(
+                        n,
+                        0,
+                        format!("page {n}: more than {MAX_DEPTH} B-tree levels; not descended"),
+                    );
+                    prev = None;
+                    continue;
+                }
+                let children = children(&rp);
+                if children.is_empty() {
                     self.problem(n, 0, format!("page {n}: no node pointer to descend"));
-                    return;
+                    prev = None;
+                }
+                stack.extend(
+                    children
+                        .into_iter()
+                        .rev()
+                        .map(|c| (c, depth.saturating_add(1))),
+                );
+                continue;
+            }
+            if let Some((p, next)) = prev {
+                if next != n {
+                    self.problem(
+                        p,
+                        FIL_PAGE_NEXT,
+                        format!(
+                            "page {p}: FIL_PAGE_NEXT is {}, but the next leaf in the tree is {n}",
+                            page_word(next)
+                        ),
+                    );
                 }
             }
-        };
-        let mut rp = leaf;
-        loop {
-            let page = rp.bytes();
             let mut visited = Visited::new();
             if let Some(mut it) = ibdscope::record::RecIter::new(rp, Chain::User, &mut visited) {
                 loop {
@@ -329,40 +360,56 @@ impl<'t, 'a> TreeReader<'t, 'a> {
                         }
                         Ok(None) => break,
                         Err(e) => {
-                            let pno = be_u32(page, 4).unwrap_or(n);
-                            self.problem(pno, 0, format!("page {pno}: record chain: {e:?}"));
+                            self.problem(n, 0, format!("page {n}: record chain: {e:?}"));
                             break;
                         }
                     }
                 }
             }
-            let next = be_u32(page, 12).unwrap_or(FIL_NULL);
-            if next == FIL_NULL {
-                return;
-            }
-            n = next;
-            match self.page(n) {
-                Some(p) if p.is_leaf() => rp = p,
-                Some(_) => {
-                    self.problem(n, 0, format!("page {n}: a leaf's next page is not a leaf"));
-                    return;
-                }
-                None => return,
+            prev = Some((n, be_u32(page, FIL_PAGE_NEXT).unwrap_or(FIL_NULL)));
+        }
+        if let Some((p, next)) = prev {
+            if next != FIL_NULL {
+                self.problem(
+                    p,
+                    FIL_PAGE_NEXT,
+                    format!(
+                        "page {p}: the last leaf's FIL_PAGE_NEXT is {}, not FIL_NULL",
+                        page_word(next)
+                    ),
+                );
             }
         }
     }
 }
 
-/// The child page of a node pointer page's first user record.
-fn first_child(rp: &RecPage<'_>) -> Option<u32> {
+/// `FIL_PAGE_NEXT` (`fil0types.h`): the next page of the level.
+const FIL_PAGE_NEXT: usize = 12;
+
+/// A page number in words (`FIL_NULL` named).
+fn page_word(n: u32) -> String {
+    if n == FIL_NULL {
+        "FIL_NULL".into()
+    } else {
+        format!("page {n}")
+    }
+}
+
+/// The child pages of a node pointer page's user records, in key order.
+fn children(rp: &RecPage<'_>) -> Vec<u32> {
     let mut visited = Visited::new();
-    let mut it = ibdscope::record::RecIter::new(*rp, Chain::User, &mut visited)?;
+    let mut v = Vec::new();
+    let Some(mut it) = ibdscope::record::RecIter::new(*rp, Chain::User, &mut visited) else {
+        return v;
+    };
     while let Ok(Some(rec)) = it.next() {
         if rec.is_user() {
-            return rec.child_page(rp.bytes()).map(|p| p.0);
+            if let Some(c) = rec.child_page(rp.bytes()) {
+                v.push(c.0);
+            }
         }
     }
-    None
+    v
 }
 
 fn int4(f: &Fields<'_>, i: usize) -> Option<u32> {
@@ -421,11 +468,12 @@ impl Dictionary {
         if ts.space_id().0 != 0 {
             return Err(DictError::NotSystemSpace);
         }
+        let no_header = DictError::NoHeader(ts.file_offset(PageNo(FSP_DICT_HDR_PAGE_NO)));
         let hp = ts
             .page(PageNo(FSP_DICT_HDR_PAGE_NO))
             .filter(|p| ibdscope::space::verify_page(p, ts.scheme()).is_ok())
-            .ok_or(DictError::NoHeader)?;
-        let hdr = DictHeader::read(hp).ok_or(DictError::NoHeader)?;
+            .ok_or(no_header)?;
+        let hdr = DictHeader::read(hp).ok_or(no_header)?;
         let mut r = TreeReader {
             ts,
             table: "SYS_TABLES",

@@ -47,6 +47,9 @@ pub struct Analysis<'t> {
     def: OnceCell<Result<Def, String>>,
     /// The system tablespace's index names, from its own dictionary.
     system_names: OnceCell<Vec<(u64, String)>>,
+    /// Opens the files a definition is read from (a datadir's system
+    /// tablespace); files are read whole without one.
+    host: Option<&'t dyn crate::host::Host>,
 }
 
 impl<'t> Analysis<'t> {
@@ -75,7 +78,15 @@ impl<'t> Analysis<'t> {
             freed_with_data: OnceCell::new(),
             def: OnceCell::new(),
             system_names: OnceCell::new(),
+            host: None,
         }
+    }
+
+    /// The same model, opening the files a definition is read from (a
+    /// datadir's system tablespace) through `host` (mapped, not copied).
+    pub fn with_host(mut self, host: &'t dyn crate::host::Host) -> Self {
+        self.host = Some(host);
+        self
     }
 
     /// The file as the user named it.
@@ -149,7 +160,10 @@ impl<'t> Analysis<'t> {
     /// sources tried).
     pub fn definition(&self) -> Result<&Def, &str> {
         self.def
-            .get_or_init(|| definition::load(self.path, self.ts, || self.map(), &self.def_opts))
+            .get_or_init(|| {
+                let host = self.host.unwrap_or(&crate::host::ReadHost);
+                definition::load(self.path, self.ts, || self.map(), &self.def_opts, host)
+            })
             .as_ref()
             .map_err(String::as_str)
     }

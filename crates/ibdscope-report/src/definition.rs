@@ -5,7 +5,9 @@
 //! found in the space's B-trees.
 
 use crate::args::DefOpts;
+use crate::host::Host;
 use ibdscope::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
+use ibdscope_forensics::dict::DictTable;
 use ibdscope_schema::frm::Frm;
 use ibdscope_schema::table::{DefSource, FromSpaceError, RowFormat, TableDef};
 use std::path::{Path, PathBuf};
@@ -86,6 +88,7 @@ pub fn load<'m>(
     ts: &Tablespace<'_>,
     map: impl FnOnce() -> &'m SpaceMap,
     d: &DefOpts,
+    host: &dyn Host,
 ) -> Result<Def, String> {
     let encrypted = ts.format().encryption;
     let mut ddl = None;
@@ -100,7 +103,7 @@ pub fn load<'m>(
                         crate::names::path(path)
                     )
                 })?;
-            let (t, notes) = from_dictionary_by_name(&dir, d.table.as_deref().unwrap_or(""))?;
+            let (t, notes) = from_dictionary_by_name(host, &dir, d.table.as_deref().unwrap_or(""))?;
             dict_datadir = Some(dir);
             dict_notes = notes;
             (t, None, false)
@@ -119,7 +122,7 @@ pub fn load<'m>(
                     .then(|| crate::instance::find_datadir(path, d.datadir.as_deref()))
                     .flatten();
                 if let Some(dir) = datadir.filter(|_| !encrypted) {
-                    let (t, notes) = from_dictionary(path, ts, &dir)?;
+                    let (t, notes) = from_dictionary(host, path, ts, &dir)?;
                     dict_datadir = Some(dir);
                     dict_notes = notes;
                     (t, None, false)
@@ -198,41 +201,98 @@ pub fn load<'m>(
 /// The definition of the table `name` (`db/table`) from the InnoDB
 /// dictionary of `datadir`.
 fn from_dictionary_by_name(
+    host: &dyn Host,
     datadir: &Path,
     name: &str,
 ) -> Result<(TableDef, crate::instance::DictNotes), String> {
-    let (_, dict) = crate::instance::dictionary(datadir)?;
-    let t = dict
-        .tables
-        .iter()
-        .find(|t| t.name == name.as_bytes())
-        .ok_or_else(|| {
-            format!(
-                "the InnoDB dictionary in {} has no table {} (`ibdscope tables` lists them)",
-                crate::names::path(&datadir.join("ibdata1")),
-                crate::names::name(name)
-            )
-        })?;
+    let (dict, problems) = crate::instance::dictionary(host, datadir)?;
+    let t = dict.tables.iter().find(|t| t.name == name.as_bytes());
+    let t = t.ok_or_else(|| {
+        format!(
+            "the InnoDB dictionary in {} has no table {} (`ibdscope tables` lists them){}",
+            crate::names::path(&datadir.join("ibdata1")),
+            crate::names::name(name),
+            damage_words(&problems)
+        )
+    })?;
+    complete(t, datadir, &problems)?;
     Ok(crate::instance::table_def(t))
+}
+
+/// The dictionary's problems, after a sentence that needs them.
+fn damage_words(problems: &[String]) -> String {
+    if problems.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<&str> = problems.iter().take(8).map(String::as_str).collect();
+    format!(
+        "; the dictionary is damaged ({} problems): {}{}",
+        problems.len(),
+        shown.join("; "),
+        if problems.len() > shown.len() {
+            "; …"
+        } else {
+            ""
+        }
+    )
+}
+
+/// With problems in the dictionary, a table whose rows are not all there
+/// (fewer SYS_COLUMNS rows than N_COLS counts, no index, an index with
+/// fewer SYS_FIELDS rows than N_FIELDS) gives no definition: rows decoded
+/// with it would be wrong. A complete table is used; the problems are said
+/// on stderr.
+fn complete(t: &DictTable, datadir: &Path, problems: &[String]) -> Result<(), String> {
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let want_cols = (t.n_cols & 0xFFFF).saturating_add((t.n_cols >> 16) & 0x7FFF);
+    let cols = u32::try_from(t.columns.len()).unwrap_or(u32::MAX);
+    let fields_short = t
+        .indexes
+        .iter()
+        .any(|ix| u32::try_from(ix.fields.len()).unwrap_or(u32::MAX) < ix.n_fields);
+    if cols < want_cols || t.indexes.is_empty() || fields_short {
+        return Err(format!(
+            "the InnoDB dictionary in {}: table {} is incomplete there ({cols} of {want_cols} \
+             columns, {} indexes{}){}",
+            crate::names::path(&datadir.join("ibdata1")),
+            crate::names::name(&String::from_utf8_lossy(&t.name)),
+            t.indexes.len(),
+            if fields_short {
+                ", an index short of its fields"
+            } else {
+                ""
+            },
+            damage_words(problems)
+        ));
+    }
+    for p in problems {
+        eprintln!("ibdscope: {p}");
+    }
+    Ok(())
 }
 
 /// The definition of the table in `path` from the InnoDB dictionary of
 /// `datadir` (by the file's space id, else its `db/table` name).
 fn from_dictionary(
+    host: &dyn Host,
     path: &Path,
     ts: &Tablespace<'_>,
     datadir: &Path,
 ) -> Result<(TableDef, crate::instance::DictNotes), String> {
-    let (_, dict) = crate::instance::dictionary(datadir)?;
+    let (dict, problems) = crate::instance::dictionary(host, datadir)?;
     let t = crate::instance::table_for(&dict, path, ts.space_id().0).ok_or_else(|| {
         format!(
             "{}: no table definition: the file has no SDI, no .frm beside it, and the \
-             InnoDB dictionary in {} has no table with space id {}",
+             InnoDB dictionary in {} has no table with space id {}{}",
             crate::names::path(path),
             crate::names::path(&datadir.join("ibdata1")),
-            ts.space_id().0
+            ts.space_id().0,
+            damage_words(&problems)
         )
     })?;
+    complete(t, datadir, &problems)?;
     Ok(crate::instance::table_def(t))
 }
 

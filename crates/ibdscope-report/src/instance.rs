@@ -4,8 +4,9 @@
 //! definition from that dictionary when the table's file has no SDI and
 //! no `.frm`.
 
+use crate::host::{Host, Source};
 use ibdscope::Tablespace;
-use ibdscope_forensics::dict::{DictTable, Dictionary};
+use ibdscope_forensics::dict::{DictProblem, DictTable, Dictionary};
 use ibdscope_forensics::system::continues;
 use ibdscope_schema::dictdef::{DictCol, DictIdx};
 use ibdscope_schema::table::{RowFormat, TableDef};
@@ -30,71 +31,155 @@ pub fn continuation_files(path: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The system tablespace read whole from its files.
+/// The system tablespace: its data files as one space, mapped side by side
+/// by the host (no copy when the host maps files).
 pub struct System {
-    /// The files' bytes, one after the other.
-    pub bytes: Vec<u8>,
-    /// Each file and its length.
+    source: Box<dyn Source>,
+    /// Each file read and its length.
     pub files: Vec<(PathBuf, u64)>,
-    /// Files that do not continue the ones before them (read up to there).
+    /// Files that do not continue the ones before them, or could not be
+    /// read (the space is read up to there).
     pub problems: Vec<String>,
 }
 
-/// Joins `first`'s bytes with those of the files that continue it, each
-/// read by `read`, checking that every file's first page carries the page
-/// number that follows (`page_size` from the first file's detection).
-pub fn join(
-    first: (&Path, &[u8]),
-    page_size: u32,
-    more: &[PathBuf],
-    read: &mut dyn FnMut(&Path) -> Result<Vec<u8>, String>,
+impl System {
+    /// The files' bytes, one after the other.
+    pub fn bytes(&self) -> &[u8] {
+        self.source.bytes()
+    }
+
+    /// The source the bytes come from (its known-zero ranges).
+    pub fn source(&self) -> &dyn Source {
+        &*self.source
+    }
+
+    /// The file that holds byte `at` of the space and the offset in it
+    /// (the last file for an offset past the end).
+    pub fn locate(&self, at: u64) -> (&Path, u64) {
+        let mut start = 0u64;
+        for (i, (p, len)) in self.files.iter().enumerate() {
+            let end = start.saturating_add(*len);
+            if at < end || i + 1 == self.files.len() {
+                return (p, at.saturating_sub(start));
+            }
+            start = end;
+        }
+        (Path::new("ibdata1"), at)
+    }
+
+    /// `file, page N, byte offset B` for page `page` at byte `at` of the
+    /// space, the offset in the file that holds it.
+    pub fn place(&self, page: u32, at: u64) -> String {
+        let (p, off) = self.locate(at);
+        format!("{}, page {page}, byte offset {off}", crate::names::path(p))
+    }
+}
+
+/// Opens the system tablespace whose first file is `first` (`ibdata1`)
+/// with the files that continue it: each continuation file is opened to
+/// check that its first page carries the page number after the files
+/// before it, then the files that do are opened again as one source
+/// (`Host::open_joined`). A file that does not continue, is shorter than
+/// a page or cannot be opened ends the space there and is a problem.
+/// `Err` when `first` itself cannot be opened.
+pub fn open_system(
+    host: &dyn Host,
+    first: &Path,
+    threads: usize,
+    lib: ibdscope::Options,
 ) -> Result<System, String> {
-    let mut bytes = first.1.to_vec();
-    let mut files = vec![(first.0.to_path_buf(), first.1.len() as u64)];
+    let src = host.open(first, threads).map_err(|e| e.to_string())?;
+    let more = continuation_files(first);
+    let mut files = vec![(first.to_path_buf(), src.bytes().len() as u64)];
     let mut problems = Vec::new();
-    let ps = usize::try_from(page_size).unwrap_or(16384).max(1);
-    for p in more {
-        if !bytes.len().is_multiple_of(ps) {
+    if more.is_empty() {
+        return Ok(System {
+            source: src,
+            files,
+            problems,
+        });
+    }
+    let ps = u64::from(
+        Tablespace::with_options(src.bytes(), lib)
+            .map(|t| t.page_size())
+            .unwrap_or(16384)
+            .max(1),
+    );
+    let mut total = src.bytes().len() as u64;
+    for p in &more {
+        if !total.is_multiple_of(ps) {
             problems.push(format!(
-                "{}: not read: the file before it ends inside a page",
+                "{}: not read: the file before it ends inside a page (at byte {total} of the \
+                 system tablespace, page size {ps})",
                 crate::names::path(p)
             ));
             break;
         }
-        let b = read(p)?;
-        let expected = u32::try_from(bytes.len() / ps).unwrap_or(u32::MAX);
-        if !continues(b.get(..ps).unwrap_or(&b), expected) {
+        let next = match host.open(p, threads) {
+            Ok(s) => s,
+            Err(e) => {
+                problems.push(format!("{e} (the system tablespace is read up to it)"));
+                break;
+            }
+        };
+        let b = next.bytes();
+        let expected = u32::try_from(total / ps).unwrap_or(u32::MAX);
+        if (b.len() as u64) < ps {
             problems.push(format!(
-                "{}: not read: its first page is not numbered {expected} (the page after the \
-                 files before it), so it does not continue them",
+                "{}: not read: it holds {} bytes, less than one page of {ps} (page {expected} \
+                 of the system tablespace would start it)",
+                crate::names::path(p),
+                b.len()
+            ));
+            break;
+        }
+        let head = usize::try_from(ps)
+            .ok()
+            .and_then(|n| b.get(..n))
+            .unwrap_or(b);
+        if !continues(head, expected) {
+            problems.push(format!(
+                "{}: not read: its first page (byte offset 0) is not numbered {expected} (the \
+                 page after the files before it), so it does not continue them",
                 crate::names::path(p)
             ));
             break;
         }
         files.push((p.clone(), b.len() as u64));
-        bytes.extend_from_slice(&b);
+        total = total.saturating_add(b.len() as u64);
     }
+    if files.len() == 1 {
+        return Ok(System {
+            source: src,
+            files,
+            problems,
+        });
+    }
+    drop(src);
+    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+    let source = host
+        .open_joined(&paths, threads)
+        .map_err(|e| e.to_string())?;
     Ok(System {
-        bytes,
+        source,
         files,
         problems,
     })
 }
 
 /// Reads the system tablespace of `datadir` (or of the `ibdata1` named)
-/// with the files that continue it.
-pub fn read_system(datadir_or_ibdata1: &Path) -> Result<System, String> {
+/// with the files that continue it, through `host`.
+pub fn read_system(
+    host: &dyn Host,
+    datadir_or_ibdata1: &Path,
+    threads: usize,
+) -> Result<System, String> {
     let first = if datadir_or_ibdata1.is_dir() {
         datadir_or_ibdata1.join("ibdata1")
     } else {
         datadir_or_ibdata1.to_path_buf()
     };
-    let b = std::fs::read(&first).map_err(|e| format!("{}: {e}", crate::names::path(&first)))?;
-    let ps = Tablespace::new(&b).map(|t| t.page_size()).unwrap_or(16384);
-    let more = continuation_files(&first);
-    join((&first, &b), ps, &more, &mut |p| {
-        std::fs::read(p).map_err(|e| format!("{}: {e}", crate::names::path(p)))
-    })
+    open_system(host, &first, threads, ibdscope::Options::default())
 }
 
 /// The datadir a `.ibd` belongs to: `given`, or the file's directory or
@@ -161,14 +246,27 @@ pub fn table_def(t: &DictTable) -> (TableDef, DictNotes) {
     ibdscope_schema::dictdef::table_def(&name, &schema, row_format, &cols, &idxs)
 }
 
-/// The dictionary of `datadir`, read from its system tablespace.
-pub fn dictionary(datadir: &Path) -> Result<(System, Dictionary), String> {
-    let sys = read_system(datadir)?;
-    let ts = Tablespace::new(&sys.bytes)
-        .map_err(|e| format!("{}: {e}", crate::names::path(&datadir.join("ibdata1"))))?;
-    let d = Dictionary::read(&ts)
-        .map_err(|e| format!("{}: {e}", crate::names::path(&datadir.join("ibdata1"))))?;
-    Ok((sys, d))
+/// The dictionary of `datadir`, read from its system tablespace, with
+/// each problem met on the way in words (file, page, byte offset).
+pub fn dictionary(host: &dyn Host, datadir: &Path) -> Result<(Dictionary, Vec<String>), String> {
+    let sys = read_system(host, datadir, 1)?;
+    let first_path = sys
+        .files
+        .first()
+        .map_or(datadir.join("ibdata1"), |f| f.0.clone());
+    let first = crate::names::path(&first_path);
+    let ts = crate::host::tablespace(sys.source(), ibdscope::Options::default())
+        .map_err(|e| format!("{first}: {e}"))?;
+    let d = Dictionary::read(&ts).map_err(|e| format!("{first}: {e}"))?;
+    let mut problems = sys.problems.clone();
+    problems.extend(d.problems.iter().map(|p| problem_words(&sys, p)));
+    Ok((d, problems))
+}
+
+/// A dictionary problem in words: the system table, then the file, page
+/// and byte offset in that file.
+pub fn problem_words(sys: &System, p: &DictProblem) -> String {
+    format!("{}: {}: {}", sys.place(p.page, p.offset), p.table, p.what)
 }
 
 /// The table whose file is `ibd` with space id `space`: by space id, and

@@ -77,7 +77,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             with_space(path, opts, |ts, engine| match opts.cmd {
                 // These read the pages as stored.
                 Cmd::Info | Cmd::Pages { .. } | Cmd::Types | Cmd::Check | Cmd::Lsn => {
-                    let a = Analysis::new(path, ts, ts, *engine, def);
+                    let a = Analysis::new(path, ts, ts, *engine, def).with_host(&*opts.host);
                     let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
                     let outcome = match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),
@@ -99,7 +99,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 // logical image; trust comes from the pages as stored.
                 _ => {
                     crate::logical::with_logical(path, ts, engine, opts.key_file.as_ref(), |lts| {
-                        let a = Analysis::new(path, ts, lts, *engine, def);
+                        let a = Analysis::new(path, ts, lts, *engine, def).with_host(&*opts.host);
                         match opts.cmd {
                             Cmd::Extents => space::extents(opts, &a, out),
                             Cmd::Segments => space::segments(opts, &a, out),
@@ -189,9 +189,9 @@ pub fn with_space(
     };
     let release = |offset: usize, len: usize| input.release(offset, len);
     let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
-    let more = crate::instance::continuation_files(path);
-    if !more.is_empty() {
-        return with_system_space(path, &*input, &more, opts, f);
+    if !crate::instance::continuation_files(path).is_empty() {
+        drop(input);
+        return with_system_space(path, opts, f);
     }
     match crate::host::tablespace(&*input, opts.lib) {
         Ok(ts) => {
@@ -213,30 +213,15 @@ pub fn with_space(
 }
 
 /// The system tablespace named by its first file (`ibdata1`) with the files
-/// that continue it beside it, joined into one space in memory (one page
+/// that continue it beside it, mapped side by side as one space (one page
 /// numbering across the files); a file that does not continue the ones
 /// before it is named on stderr and left out.
 fn with_system_space(
     path: &Path,
-    first: &dyn crate::host::Source,
-    more: &[std::path::PathBuf],
     opts: &Opts,
     f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let ps = match crate::host::tablespace(first, opts.lib) {
-        Ok(ts) => ts.page_size(),
-        Err(e) => {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
-            return Ok(Outcome::Unreadable);
-        }
-    };
-    let mut read = |p: &Path| {
-        opts.host
-            .open(p, opts.threads)
-            .map(|s| s.bytes().to_vec())
-            .map_err(|e| e.to_string())
-    };
-    let sys = match crate::instance::join((path, first.bytes()), ps, more, &mut read) {
+    let sys = match crate::instance::open_system(&*opts.host, path, opts.threads, opts.lib) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("ibdscope: {e}");
@@ -246,7 +231,7 @@ fn with_system_space(
     for p in &sys.problems {
         eprintln!("ibdscope: {p}");
     }
-    match ibdscope::Tablespace::with_options(&sys.bytes, opts.lib) {
+    match crate::host::tablespace(sys.source(), opts.lib) {
         Ok(ts) => {
             let outcome = f(&ts, &opts.engine())?;
             Ok(if sys.problems.is_empty() {
