@@ -48,6 +48,9 @@ struct Job {
     path: PathBuf,
     kind: Kind,
     datadir: Option<usize>,
+    /// For a datadir's `ibdata1`: the files that continue it (`ibdata2`…),
+    /// audited with it as one space (one page numbering across them).
+    joined: Vec<PathBuf>,
 }
 
 /// A file not audited, and why.
@@ -62,6 +65,9 @@ struct Datadir {
     redo_paths: Vec<(u64, PathBuf)>,
     layout: RedoLayout,
     ibdata1: Option<PathBuf>,
+    /// The system tablespace's data files that do not continue the ones
+    /// before them, or could not be read (each audited alone).
+    system_problems: Vec<String>,
     redo: Option<Result<RedoInfo, String>>,
     /// The pages the log's records after the checkpoint change.
     log_pages: Option<LogPages>,
@@ -193,6 +199,7 @@ fn walk(
                         path,
                         kind,
                         datadir: Some(index),
+                        joined: Vec::new(),
                     });
                 }
                 Class::Redo(layout, n) => {
@@ -210,6 +217,37 @@ fn walk(
                 Class::Skip(why) => skipped.push(Skipped { path, why }),
             }
         }
+    }
+}
+
+/// A datadir's system tablespace is one space across its data files
+/// (`ibdata1`, then `ibdata2`… while each continues the ones before it):
+/// the `ibdata1` job takes the files that continue it, which are then no
+/// jobs of their own; a file that does not continue is audited alone, and
+/// why it was not joined is a datadir finding.
+fn join_system(dd: &mut Datadir, index: usize, jobs: &mut Vec<Job>, opts: &Opts) {
+    let Some(first) = dd.ibdata1.clone() else {
+        return;
+    };
+    if crate::instance::continuation_files(&first).is_empty() {
+        return;
+    }
+    let sys = match crate::instance::open_system(&*opts.host, &first, 1, opts.lib) {
+        Ok(s) => s,
+        Err(_) => return,
+    };
+    let more: Vec<PathBuf> = sys.files.iter().skip(1).map(|(p, _)| p.clone()).collect();
+    dd.system_problems = sys.problems.clone();
+    drop(sys);
+    if more.is_empty() {
+        return;
+    }
+    jobs.retain(|j| j.datadir != Some(index) || !more.contains(&j.path));
+    if let Some(j) = jobs
+        .iter_mut()
+        .find(|j| j.datadir == Some(index) && j.path == first)
+    {
+        j.joined = more;
     }
 }
 
@@ -258,11 +296,18 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
 }
 
 fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opts) -> Done {
-    let input = match opts.host.open(&job.path, 1) {
+    let opened = if job.joined.is_empty() {
+        opts.host.open(&job.path, 1).map_err(|e| e.what)
+    } else {
+        let mut paths = vec![job.path.clone()];
+        paths.extend(job.joined.iter().cloned());
+        opts.host.open_joined(&paths, 1).map_err(|e| e.to_string())
+    };
+    let input = match opened {
         Ok(i) => i,
         Err(e) => {
             return Done {
-                result: Err(e.what),
+                result: Err(e),
                 page_size: 0,
                 recovery: None,
             }
@@ -370,12 +415,14 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     redo_paths: Vec::new(),
                     layout: RedoLayout::LogFiles,
                     ibdata1: None,
+                    system_problems: Vec::new(),
                     redo: None,
                     log_pages: None,
                     flush_lsn: None,
                 };
                 let index = dds.len();
                 walk(p, &mut jobs, &mut skipped, &mut dd, index);
+                join_system(&mut dd, index, &mut jobs, opts);
                 reference_points(&mut dd, opts);
                 dds.push(dd);
             }
@@ -388,6 +435,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     path: p.clone(),
                     kind,
                     datadir: None,
+                    joined: Vec::new(),
                 }),
                 // A file named on the command line is read as a tablespace
                 // whatever its name.
@@ -395,6 +443,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     path: p.clone(),
                     kind: Kind::Tablespace,
                     datadir: None,
+                    joined: Vec::new(),
                 }),
             },
         }
@@ -468,7 +517,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         });
     }
     for (dd, r) in dds.iter().zip(&reports) {
-        if r.has_findings() || matches!(dd.redo, Some(Err(_))) {
+        if r.has_findings() || matches!(dd.redo, Some(Err(_))) || !dd.system_problems.is_empty() {
             worst = worst.max(Outcome::Findings);
         }
     }
@@ -872,6 +921,24 @@ fn datadir_text(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     writeln!(out, "datadir {}:", crate::names::path(&dd.root))?;
+    if let Some(job) = c
+        .jobs
+        .iter()
+        .find(|j| j.datadir == Some(i) && !j.joined.is_empty())
+    {
+        let names: Vec<String> = std::iter::once(&job.path)
+            .chain(&job.joined)
+            .map(|p| crate::names::path(p).to_string())
+            .collect();
+        writeln!(
+            out,
+            "  system tablespace: {} (audited as one space)",
+            names.join(", ")
+        )?;
+    }
+    for p in &dd.system_problems {
+        writeln!(out, "  finding: {p}")?;
+    }
     redo_text(dd, out)?;
     match (r.flush_lsn, r.flush_vs_checkpoint) {
         (Some(f), Some(v)) => {
@@ -1267,6 +1334,19 @@ fn datadir_json(
     r: &DatadirReport,
 ) -> io::Result<()> {
     j.kv_path("path", &dd.root)?;
+    j.key("system_files")?.arr()?;
+    if let Some(job) = c.jobs.iter().find(|j| {
+        j.datadir == Some(i) && j.kind == Kind::System && dd.ibdata1.as_ref() == Some(&j.path)
+    }) {
+        for p in std::iter::once(&job.path).chain(&job.joined) {
+            j.str(&p.to_string_lossy())?;
+        }
+    }
+    j.end_arr()?.key("system_problems")?.arr()?;
+    for p in &dd.system_problems {
+        j.str(p)?;
+    }
+    j.end_arr()?;
     j.key("redo")?;
     match &dd.redo {
         None => {
