@@ -156,6 +156,15 @@ impl<'t> Analysis<'t> {
         })
     }
 
+    /// How many problems the dictionary the definition came from had
+    /// (0 when the definition was not read, or not from a dictionary).
+    pub fn definition_problems(&self) -> usize {
+        self.def
+            .get()
+            .and_then(|d| d.as_ref().ok())
+            .map_or(0, |d| d.dict_problems.len())
+    }
+
     /// The table definition, or why there is none (a message naming the
     /// sources tried).
     pub fn definition(&self) -> Result<&Def, &str> {

@@ -32,6 +32,9 @@ pub struct Def {
     pub dict_datadir: Option<PathBuf>,
     /// Columns whose type the dictionary does not fully give, and why.
     pub dict_notes: crate::instance::DictNotes,
+    /// Problems met reading that dictionary (file, page, byte offset),
+    /// said on stderr: the table's own rows were all there.
+    pub dict_problems: Vec<String>,
 }
 
 impl Def {
@@ -94,6 +97,7 @@ pub fn load<'m>(
     let mut ddl = None;
     let mut dict_datadir = None;
     let mut dict_notes = Vec::new();
+    let mut dict_problems = Vec::new();
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
         (None, None) if d.table.is_some() => {
             let dir =
@@ -103,9 +107,11 @@ pub fn load<'m>(
                         crate::names::path(path)
                     )
                 })?;
-            let (t, notes) = from_dictionary_by_name(host, &dir, d.table.as_deref().unwrap_or(""))?;
+            let (t, notes, problems) =
+                from_dictionary_by_name(host, &dir, d.table.as_deref().unwrap_or(""))?;
             dict_datadir = Some(dir);
             dict_notes = notes;
+            dict_problems = problems;
             (t, None, false)
         }
         (Some(f), _) => (read_frm(f, path)?, Some(f.clone()), false),
@@ -122,9 +128,10 @@ pub fn load<'m>(
                     .then(|| crate::instance::find_datadir(path, d.datadir.as_deref()))
                     .flatten();
                 if let Some(dir) = datadir.filter(|_| !encrypted) {
-                    let (t, notes) = from_dictionary(host, path, ts, &dir)?;
+                    let (t, notes, problems) = from_dictionary(host, path, ts, &dir)?;
                     dict_datadir = Some(dir);
                     dict_notes = notes;
+                    dict_problems = problems;
                     (t, None, false)
                 } else if beside.is_file() {
                     (read_frm(&beside, path)?, Some(beside), true)
@@ -195,6 +202,7 @@ pub fn load<'m>(
         row_format_from_space: from_space,
         dict_datadir,
         dict_notes,
+        dict_problems,
     })
 }
 
@@ -204,7 +212,7 @@ fn from_dictionary_by_name(
     host: &dyn Host,
     datadir: &Path,
     name: &str,
-) -> Result<(TableDef, crate::instance::DictNotes), String> {
+) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
     let (dict, problems) = crate::instance::dictionary(host, datadir)?;
     let t = dict.tables.iter().find(|t| t.name == name.as_bytes());
     let t = t.ok_or_else(|| {
@@ -216,7 +224,8 @@ fn from_dictionary_by_name(
         )
     })?;
     complete(t, datadir, &problems)?;
-    Ok(crate::instance::table_def(t))
+    let (def, notes) = crate::instance::table_def(t);
+    Ok((def, notes, problems))
 }
 
 /// The dictionary's problems, after a sentence that needs them.
@@ -280,7 +289,7 @@ fn from_dictionary(
     path: &Path,
     ts: &Tablespace<'_>,
     datadir: &Path,
-) -> Result<(TableDef, crate::instance::DictNotes), String> {
+) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
     let (dict, problems) = crate::instance::dictionary(host, datadir)?;
     let t = crate::instance::table_for(&dict, path, ts.space_id().0).ok_or_else(|| {
         format!(
@@ -293,7 +302,8 @@ fn from_dictionary(
         )
     })?;
     complete(t, datadir, &problems)?;
-    Ok(crate::instance::table_def(t))
+    let (def, notes) = crate::instance::table_def(t);
+    Ok((def, notes, problems))
 }
 
 fn read_frm(frm: &Path, ibd: &Path) -> Result<TableDef, String> {

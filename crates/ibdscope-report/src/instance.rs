@@ -259,8 +259,28 @@ pub fn dictionary(host: &dyn Host, datadir: &Path) -> Result<(Dictionary, Vec<St
         .map_err(|e| format!("{first}: {e}"))?;
     let d = Dictionary::read(&ts).map_err(|e| format!("{first}: {e}"))?;
     let mut problems = sys.problems.clone();
+    problems.extend(short_words(&sys, &ts));
     problems.extend(d.problems.iter().map(|p| problem_words(&sys, p)));
     Ok((d, problems))
+}
+
+/// The system tablespace holds fewer pages than its FSP_SIZE says: where
+/// its files end, in words.
+pub fn short_words(sys: &System, ts: &Tablespace<'_>) -> Option<String> {
+    let short =
+        u64::from(ts.fsp_header().map_or(0, |h| h.size())).saturating_sub(u64::from(ts.n_pages()));
+    if short == 0 {
+        return None;
+    }
+    let end = u64::from(ts.n_pages()).saturating_mul(u64::from(ts.page_size()));
+    let (file, at) = sys.locate(end);
+    Some(format!(
+        "{}, byte offset {at}: the system tablespace's files hold {} pages; its FSP_SIZE says \
+         {} more (a data file of innodb_data_file_path is missing or cut short)",
+        crate::names::path(file),
+        ts.n_pages(),
+        short
+    ))
 }
 
 /// A dictionary problem in words: the system table, then the file, page

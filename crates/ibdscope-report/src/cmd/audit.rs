@@ -68,6 +68,9 @@ struct Datadir {
     /// The system tablespace's data files that do not continue the ones
     /// before them, or could not be read (each audited alone).
     system_problems: Vec<String>,
+    /// The InnoDB dictionary (MySQL ≤ 5.7, MariaDB), read once: its
+    /// tables, and each problem met reading it (file, page, byte offset).
+    dictionary: Option<(usize, Vec<String>)>,
     redo: Option<Result<RedoInfo, String>>,
     /// The pages the log's records after the checkpoint change.
     log_pages: Option<LogPages>,
@@ -229,13 +232,10 @@ fn join_system(dd: &mut Datadir, index: usize, jobs: &mut Vec<Job>, opts: &Opts)
     let Some(first) = dd.ibdata1.clone() else {
         return;
     };
-    if crate::instance::continuation_files(&first).is_empty() {
+    let Ok(sys) = crate::instance::open_system(&*opts.host, &first, 1, opts.lib) else {
         return;
-    }
-    let sys = match crate::instance::open_system(&*opts.host, &first, 1, opts.lib) {
-        Ok(s) => s,
-        Err(_) => return,
     };
+    dd.dictionary = dictionary_of(&sys, opts);
     let more: Vec<PathBuf> = sys.files.iter().skip(1).map(|(p, _)| p.clone()).collect();
     dd.system_problems = sys.problems.clone();
     drop(sys);
@@ -248,6 +248,30 @@ fn join_system(dd: &mut Datadir, index: usize, jobs: &mut Vec<Job>, opts: &Opts)
         .find(|j| j.datadir == Some(index) && j.path == first)
     {
         j.joined = more;
+    }
+}
+
+/// The dictionary of a MySQL ≤ 5.7 / MariaDB system tablespace: how many
+/// tables it lists and its problems in words; `None` where there is none to
+/// read (MySQL 8.0+ keeps its dictionary in `mysql.ibd` beside `ibdata1`).
+fn dictionary_of(sys: &crate::instance::System, opts: &Opts) -> Option<(usize, Vec<String>)> {
+    let first = sys.files.first().map(|f| f.0.clone()).unwrap_or_default();
+    if first.with_file_name("mysql.ibd").is_file() {
+        return None;
+    }
+    let ts = crate::host::tablespace(sys.source(), opts.lib).ok()?;
+    if ts.space_id().0 != 0 {
+        return None;
+    }
+    match ibdscope_forensics::dict::Dictionary::read(&ts) {
+        Ok(d) => Some((
+            d.tables.len(),
+            d.problems
+                .iter()
+                .map(|p| crate::instance::problem_words(sys, p))
+                .collect(),
+        )),
+        Err(e) => Some((0, vec![format!("{}: {e}", crate::names::path(&first))])),
     }
 }
 
@@ -416,6 +440,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     layout: RedoLayout::LogFiles,
                     ibdata1: None,
                     system_problems: Vec::new(),
+                    dictionary: None,
                     redo: None,
                     log_pages: None,
                     flush_lsn: None,
@@ -517,7 +542,11 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         });
     }
     for (dd, r) in dds.iter().zip(&reports) {
-        if r.has_findings() || matches!(dd.redo, Some(Err(_))) || !dd.system_problems.is_empty() {
+        if r.has_findings()
+            || matches!(dd.redo, Some(Err(_)))
+            || !dd.system_problems.is_empty()
+            || dd.dictionary.as_ref().is_some_and(|(_, p)| !p.is_empty())
+        {
             worst = worst.max(Outcome::Findings);
         }
     }
@@ -939,6 +968,12 @@ fn datadir_text(
     for p in &dd.system_problems {
         writeln!(out, "  finding: {p}")?;
     }
+    if let Some((n, problems)) = &dd.dictionary {
+        writeln!(out, "  InnoDB dictionary: {n} tables (SYS_TABLES)")?;
+        for p in problems {
+            writeln!(out, "  finding: {p}")?;
+        }
+    }
     redo_text(dd, out)?;
     match (r.flush_lsn, r.flush_vs_checkpoint) {
         (Some(f), Some(v)) => {
@@ -1346,7 +1381,22 @@ fn datadir_json(
     for p in &dd.system_problems {
         j.str(p)?;
     }
-    j.end_arr()?;
+    j.end_arr()?.key("dictionary")?;
+    match &dd.dictionary {
+        Some((n, problems)) => {
+            j.obj()?
+                .kv_num("tables", *n as u64)?
+                .key("problems")?
+                .arr()?;
+            for p in problems {
+                j.str(p)?;
+            }
+            j.end_arr()?.end_obj()?;
+        }
+        None => {
+            j.null()?;
+        }
+    }
     j.key("redo")?;
     match &dd.redo {
         None => {

@@ -100,7 +100,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 _ => {
                     crate::logical::with_logical(path, ts, engine, opts.key_file.as_ref(), |lts| {
                         let a = Analysis::new(path, ts, lts, *engine, def).with_host(&*opts.host);
-                        match opts.cmd {
+                        let outcome = match opts.cmd {
                             Cmd::Extents => space::extents(opts, &a, out),
                             Cmd::Segments => space::segments(opts, &a, out),
                             Cmd::Lists => space::lists(opts, &a, out),
@@ -125,6 +125,12 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                                 page::run(opts, &a, page, out)
                             }),
                             _ => Ok(Outcome::Unreadable),
+                        };
+                        // A definition read from a damaged dictionary (its
+                        // problems said on stderr): findings.
+                        match outcome {
+                            Ok(o) if a.definition_problems() > 0 => Ok(o.max(Outcome::Findings)),
+                            o => o,
                         }
                     })
                 }

@@ -105,19 +105,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     };
     let head = SystemSpace::read(&ts);
     let mut problems: Vec<String> = sys.problems.clone();
-    let short =
-        u64::from(ts.fsp_header().map_or(0, |h| h.size())).saturating_sub(u64::from(ts.n_pages()));
-    if short > 0 {
-        let end = u64::from(ts.n_pages()).saturating_mul(u64::from(ts.page_size()));
-        let (file, at) = sys.locate(end);
-        problems.push(format!(
-            "{}, byte offset {at}: the system tablespace's files hold {} pages; its FSP_SIZE \
-             says {} more (a data file of innodb_data_file_path is missing or cut short)",
-            crate::names::path(file),
-            ts.n_pages(),
-            short
-        ));
-    }
+    problems.extend(crate::instance::short_words(&sys, &ts));
     for p in &dict.problems {
         problems.push(crate::instance::problem_words(&sys, p));
     }
