@@ -208,6 +208,72 @@ fn the_system_tablespace_is_read_across_its_data_files() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("FSP_SIZE"));
 }
 
+/// `audit DATADIR` reads the system tablespace as one space: the server
+/// shut down cleanly with `ibdata1` continued by `ibdata2`, so the datadir
+/// audits clean, `ibdata2` is no file of its own (it was audited alone:
+/// "unreadable", and `ibdata1` "truncated"), and the dictionary lists as
+/// many tables as the server's INNODB_SYS_TABLES.
+#[test]
+fn audit_reads_a_split_system_tablespace_as_one_space() {
+    let dir = instance_copy("mariadb1011-split");
+    let d = dir.to_str().expect("utf-8");
+    let (code, j) = run_json(&["audit", "--format", "json", d]);
+    assert_eq!(code, Some(0), "audit of a clean split datadir");
+    let files: Vec<String> = j
+        .get("files")
+        .arr()
+        .iter()
+        .map(|f| s(f.get("file").str()))
+        .collect();
+    assert!(files.iter().any(|f| f.ends_with("/ibdata1")), "{files:?}");
+    assert!(!files.iter().any(|f| f.ends_with("/ibdata2")), "{files:?}");
+    let dd = &j.get("datadirs").arr()[0];
+    let system: Vec<String> = dd
+        .get("system_files")
+        .arr()
+        .iter()
+        .map(|f| s(f.str()))
+        .collect();
+    assert_eq!(system.len(), 2, "{system:?}");
+    assert!(system[1].ends_with("/ibdata2"));
+    let ibdata1 = j
+        .get("files")
+        .arr()
+        .iter()
+        .find(|f| f.get("file").str().ends_with("/ibdata1"))
+        .expect("ibdata1");
+    let facts = read_tsv(&fixtures().join("instance/facts.tsv"));
+    let size = |f: &str| -> u64 {
+        facts
+            .iter()
+            .find(|r| r["datadir"] == "mariadb1011-split" && r["key"] == f)
+            .map(|r| r["value"].parse().expect("size"))
+            .expect("fact")
+    };
+    assert_eq!(
+        ibdata1.get("pages").u64(),
+        (size("ibdata1") + size("ibdata2")) / 16384
+    );
+    assert_eq!(
+        dd.get("dictionary").get("tables").u64() as usize,
+        truth("sys_tables", "mariadb1011-split").len()
+    );
+    // ibdata2 that does not continue ibdata1 (ibdata1's own first page in
+    // its place): audited alone, and named as a datadir finding.
+    let bad = copy_of("mariadb1011-split", "audit-ibdata2-foreign");
+    let first = std::fs::read(bad.join("ibdata1")).expect("ibdata1");
+    let mut b2 = std::fs::read(bad.join("ibdata2")).expect("ibdata2");
+    b2[..16384].copy_from_slice(&first[..16384]);
+    std::fs::write(bad.join("ibdata2"), &b2).expect("write");
+    let o = run(&["audit", bad.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("ibdata2: not read: its first page (byte offset 0) is not numbered"),
+        "{text}"
+    );
+}
+
 /// The columns of `t_types` whose exact type the dictionary does not hold
 /// (`data0type.h`: DECIMAL and BIT are `DATA_FIXBINARY` with their byte
 /// length only; ENUM and SET are `DATA_INT` with the field type
@@ -404,7 +470,7 @@ fn damaged_dictionary_pages_are_findings() {
         assert_eq!(o.status.code(), Some(1), "{table}");
         let text = String::from_utf8_lossy(&o.stdout);
         let want = format!(
-            "{table}: page {root}, byte offset {}: page {root} does not verify",
+            "ibdata1, page {root}, byte offset {}: {table}: page {root} does not verify",
             root * 16384
         );
         assert!(text.contains(&want), "{table}: {want}\n{text}");
@@ -425,7 +491,7 @@ fn a_cut_system_tablespace_is_a_finding() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains(&format!(
-            "SYS_COLUMNS: page {columns_root}, byte offset {}: page {columns_root} is past the end of the space",
+            "ibdata1, page {columns_root}, byte offset {}: SYS_COLUMNS: page {columns_root} is past the end of the space",
             columns_root * 16384
         )),
         "{text}"
