@@ -263,9 +263,9 @@ fn dictionary_of(sys: &crate::instance::System, opts: &Opts) -> Option<(usize, V
     if ts.space_id().0 != 0 {
         return None;
     }
-    match ibdscope_forensics::dict::Dictionary::read(&ts) {
+    match ibdscope_forensics::dict::Dictionary::survey(&ts) {
         Ok(d) => Some((
-            d.tables.len(),
+            usize::try_from(d.tables).unwrap_or(usize::MAX),
             d.problems
                 .iter()
                 .map(|p| crate::instance::problem_words(sys, p))
