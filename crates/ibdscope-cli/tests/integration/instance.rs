@@ -272,6 +272,23 @@ fn audit_reads_a_split_system_tablespace_as_one_space() {
         text.contains("ibdata2: not read: its first page (byte offset 0) is not numbered"),
         "{text}"
     );
+    // A damaged page of ibdata2 is named by its offset in ibdata2 (the
+    // page after ibdata1's last: ibdata1's size in pages, facts.tsv).
+    let bad = copy_of("mariadb1011-split", "audit-ibdata2-page");
+    let mut b2 = std::fs::read(bad.join("ibdata2")).expect("ibdata2");
+    for x in &mut b2[16384 + 200..16384 + 300] {
+        *x ^= 0x5a;
+    }
+    std::fs::write(bad.join("ibdata2"), &b2).expect("write");
+    let o = run(&["audit", bad.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let page = size("ibdata1") / 16384 + 1;
+    assert!(
+        text.contains(&format!("page {page} at byte offset 16384 of "))
+            && text.contains("ibdata2: damaged"),
+        "{text}"
+    );
 }
 
 /// The columns of `t_types` whose exact type the dictionary does not hold

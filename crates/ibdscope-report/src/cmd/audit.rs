@@ -713,7 +713,17 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
         write!(out, ", LSN {lo}..{hi}")?;
     }
     writeln!(out, ")")?;
-    verdicts_text(a, out)?;
+    // A system tablespace read across its data files: offsets past the
+    // first file are said in the file that holds them.
+    let parts: Vec<(PathBuf, u64)> = if job.joined.is_empty() {
+        Vec::new()
+    } else {
+        std::iter::once(&job.path)
+            .chain(&job.joined)
+            .map(|p| (p.clone(), std::fs::metadata(p).map_or(0, |m| m.len())))
+            .collect()
+    };
+    verdicts_text(a, &parts, out)?;
     let after: Vec<_> = a
         .findings
         .iter()
@@ -786,7 +796,25 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// One line per verdict with its pages and LSNs, and its first findings.
-fn verdicts_text(a: &Audit, out: &mut dyn Write) -> io::Result<()> {
+fn verdicts_text(a: &Audit, parts: &[(PathBuf, u64)], out: &mut dyn Write) -> io::Result<()> {
+    let at = |off: u64| -> String {
+        let mut start = 0u64;
+        for (i, (p, len)) in parts.iter().enumerate() {
+            let end = start.saturating_add(*len);
+            if off < end || i + 1 == parts.len() {
+                if i == 0 {
+                    break;
+                }
+                return format!(
+                    "byte offset {} of {}",
+                    off.saturating_sub(start),
+                    crate::names::path(p)
+                );
+            }
+            start = end;
+        }
+        format!("byte offset {off}")
+    };
     for (v, n) in a.verdicts() {
         if matches!(v, AuditVerdict::Encrypted | AuditVerdict::Compressed) {
             continue;
@@ -811,12 +839,8 @@ fn verdicts_text(a: &Audit, out: &mut dyn Write) -> io::Result<()> {
                 break;
             }
             match f.page {
-                Some(pg) => writeln!(
-                    out,
-                    "    page {pg} at byte offset {}: {}",
-                    f.file_offset, f.kind
-                )?,
-                None => writeln!(out, "    byte offset {}: {}", f.file_offset, f.kind)?,
+                Some(pg) => writeln!(out, "    page {pg} at {}: {}", at(f.file_offset), f.kind)?,
+                None => writeln!(out, "    {}: {}", at(f.file_offset), f.kind)?,
             }
         }
     }
