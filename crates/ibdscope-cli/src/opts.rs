@@ -49,6 +49,20 @@ pub struct Cli {
         conflicts_with = "key_file_key"
     )]
     key_file_key_file: Option<PathBuf>,
+    /// The system tablespace's data files as the server's
+    /// innodb_data_file_path lists them (`ibd_a:12M;ibd_b:12M:autoextend`):
+    /// the first is read as space 0 continued by the others beside it
+    /// (default: ibdata1, then ibdata2, ibdata3… while they exist).
+    #[arg(long, global = true, value_name = "SPEC", value_parser = parse_data_file_path)]
+    data_file_path: Option<DataFilePath>,
+}
+
+/// `--data-file-path`'s file names.
+#[derive(Clone, Debug)]
+struct DataFilePath(Vec<PathBuf>);
+
+fn parse_data_file_path(s: &str) -> Result<DataFilePath, String> {
+    ibdscope_report::instance::parse_data_file_path(s).map(DataFilePath)
 }
 
 /// The most threads accepted (far more than any pass can use).
@@ -755,6 +769,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         verified_only: p.verified_only,
         levels: p.levels,
         hex: p.hex,
+        data_files: cli.data_file_path.map(|d| d.0),
         key_file: match &cli.key_file {
             None => None,
             Some(k) => Some(crate::input::load_key_file(

@@ -50,6 +50,8 @@ pub struct Analysis<'t> {
     /// Opens the files a definition is read from (a datadir's system
     /// tablespace); files are read whole without one.
     host: Option<&'t dyn crate::host::Host>,
+    /// `--data-file-path`'s file names.
+    data_files: Option<&'t [std::path::PathBuf]>,
 }
 
 impl<'t> Analysis<'t> {
@@ -79,13 +81,21 @@ impl<'t> Analysis<'t> {
             def: OnceCell::new(),
             system_names: OnceCell::new(),
             host: None,
+            data_files: None,
         }
     }
 
     /// The same model, opening the files a definition is read from (a
     /// datadir's system tablespace) through `host` (mapped, not copied).
-    pub fn with_host(mut self, host: &'t dyn crate::host::Host) -> Self {
+    /// `data_files` names the system tablespace's files
+    /// (`--data-file-path`; else `ibdata1`, `ibdata2`…).
+    pub fn with_host(
+        mut self,
+        host: &'t dyn crate::host::Host,
+        data_files: Option<&'t [std::path::PathBuf]>,
+    ) -> Self {
         self.host = Some(host);
+        self.data_files = data_files;
         self
     }
 
@@ -171,7 +181,13 @@ impl<'t> Analysis<'t> {
         self.def
             .get_or_init(|| {
                 let host = self.host.unwrap_or(&crate::host::ReadHost);
-                definition::load(self.path, self.ts, || self.map(), &self.def_opts, host)
+                definition::load(
+                    self.path,
+                    self.ts,
+                    || self.map(),
+                    &self.def_opts,
+                    (host, self.data_files),
+                )
             })
             .as_ref()
             .map_err(String::as_str)

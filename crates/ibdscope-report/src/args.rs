@@ -243,6 +243,9 @@ pub struct Opts {
     /// MariaDB `file_key_management` keys (`--key-file`): the structure
     /// commands read an encrypted MariaDB space's decrypted image.
     pub key_file: Option<KeyFile>,
+    /// `--data-file-path`: the system tablespace's file names as
+    /// `innodb_data_file_path` lists them (else `ibdata1`, `ibdata2`…).
+    pub data_files: Option<Vec<PathBuf>>,
 }
 
 impl Opts {
@@ -270,6 +273,7 @@ impl Opts {
             hex: false,
             host,
             key_file: None,
+            data_files: None,
         }
     }
 

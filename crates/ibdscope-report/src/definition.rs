@@ -30,6 +30,9 @@ pub struct Def {
     pub row_format_from_space: bool,
     /// The datadir whose InnoDB dictionary gave the definition.
     pub dict_datadir: Option<PathBuf>,
+    /// The system tablespace's first data file that dictionary was read
+    /// from (`ibdata1`, or the first of `--data-file-path`).
+    pub dict_file: Option<PathBuf>,
     /// Columns whose type the dictionary does not fully give, and why.
     pub dict_notes: crate::instance::DictNotes,
     /// Problems met reading that dictionary (file, page, byte offset),
@@ -58,13 +61,7 @@ impl Def {
             (None, DefSource::Sdi) => "the SDI in the file (MySQL 8.0+ data dictionary)".into(),
             (None, DefSource::Dictionary) => format!(
                 "the InnoDB dictionary in {} (the file has no SDI and no .frm beside it)",
-                crate::names::path(
-                    &self
-                        .dict_datadir
-                        .as_deref()
-                        .unwrap_or(Path::new("."))
-                        .join("ibdata1")
-                )
+                crate::names::path(self.dict_file.as_deref().unwrap_or(Path::new("ibdata1")))
             ),
             (None, _) => "built by hand".into(),
         }
@@ -91,24 +88,27 @@ pub fn load<'m>(
     ts: &Tablespace<'_>,
     map: impl FnOnce() -> &'m SpaceMap,
     d: &DefOpts,
-    host: &dyn Host,
+    (host, spec): (&dyn Host, Option<&[PathBuf]>),
 ) -> Result<Def, String> {
     let encrypted = ts.format().encryption;
     let mut ddl = None;
     let mut dict_datadir = None;
+    let mut dict_file = None;
     let mut dict_notes = Vec::new();
     let mut dict_problems = Vec::new();
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
         (None, None) if d.table.is_some() => {
-            let dir =
-                crate::instance::find_datadir(path, d.datadir.as_deref()).ok_or_else(|| {
+            let dir = crate::instance::find_datadir(path, d.datadir.as_deref(), spec).ok_or_else(
+                || {
                     format!(
                         "{}: --table: no ibdata1 beside the file or in its parent; give --datadir",
                         crate::names::path(path)
                     )
-                })?;
+                },
+            )?;
             let (t, notes, problems) =
-                from_dictionary_by_name(host, &dir, d.table.as_deref().unwrap_or(""))?;
+                from_dictionary_by_name((host, spec), &dir, d.table.as_deref().unwrap_or(""))?;
+            dict_file = Some(crate::instance::first_data_file(&dir, spec));
             dict_datadir = Some(dir);
             dict_notes = notes;
             dict_problems = problems;
@@ -125,10 +125,11 @@ pub fn load<'m>(
             Err(FromSpaceError::NoSdi) => {
                 let beside = path.with_extension("frm");
                 let datadir = (d.datadir.is_some() || !beside.is_file())
-                    .then(|| crate::instance::find_datadir(path, d.datadir.as_deref()))
+                    .then(|| crate::instance::find_datadir(path, d.datadir.as_deref(), spec))
                     .flatten();
                 if let Some(dir) = datadir.filter(|_| !encrypted) {
-                    let (t, notes, problems) = from_dictionary(host, path, ts, &dir)?;
+                    let (t, notes, problems) = from_dictionary((host, spec), path, ts, &dir)?;
+                    dict_file = Some(crate::instance::first_data_file(&dir, spec));
                     dict_datadir = Some(dir);
                     dict_notes = notes;
                     dict_problems = problems;
@@ -201,6 +202,7 @@ pub fn load<'m>(
         row_format,
         row_format_from_space: from_space,
         dict_datadir,
+        dict_file,
         dict_notes,
         dict_problems,
     })
@@ -209,21 +211,25 @@ pub fn load<'m>(
 /// The definition of the table `name` (`db/table`) from the InnoDB
 /// dictionary of `datadir`.
 fn from_dictionary_by_name(
-    host: &dyn Host,
+    (host, spec): (&dyn Host, Option<&[PathBuf]>),
     datadir: &Path,
     name: &str,
 ) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
-    let (dict, problems) = crate::instance::dictionary(host, datadir)?;
+    let (dict, problems) = crate::instance::dictionary(host, datadir, spec)?;
     let t = dict.tables.iter().find(|t| t.name == name.as_bytes());
     let t = t.ok_or_else(|| {
         format!(
             "the InnoDB dictionary in {} has no table {} (`ibdscope tables` lists them){}",
-            crate::names::path(&datadir.join("ibdata1")),
+            crate::names::path(&crate::instance::first_data_file(datadir, spec)),
             crate::names::name(name),
             damage_words(&problems)
         )
     })?;
-    complete(t, datadir, &problems)?;
+    complete(
+        t,
+        &crate::instance::first_data_file(datadir, spec),
+        &problems,
+    )?;
     let (def, notes) = crate::instance::table_def(t);
     Ok((def, notes, problems))
 }
@@ -251,7 +257,7 @@ fn damage_words(problems: &[String]) -> String {
 /// fewer SYS_FIELDS rows than N_FIELDS) gives no definition: rows decoded
 /// with it would be wrong. A complete table is used; the problems are said
 /// on stderr.
-fn complete(t: &DictTable, datadir: &Path, problems: &[String]) -> Result<(), String> {
+fn complete(t: &DictTable, file: &Path, problems: &[String]) -> Result<(), String> {
     if problems.is_empty() {
         return Ok(());
     }
@@ -265,7 +271,7 @@ fn complete(t: &DictTable, datadir: &Path, problems: &[String]) -> Result<(), St
         return Err(format!(
             "the InnoDB dictionary in {}: table {} is incomplete there ({cols} of {want_cols} \
              columns, {} indexes{}){}",
-            crate::names::path(&datadir.join("ibdata1")),
+            crate::names::path(file),
             crate::names::name(&String::from_utf8_lossy(&t.name)),
             t.indexes.len(),
             if fields_short {
@@ -285,23 +291,27 @@ fn complete(t: &DictTable, datadir: &Path, problems: &[String]) -> Result<(), St
 /// The definition of the table in `path` from the InnoDB dictionary of
 /// `datadir` (by the file's space id, else its `db/table` name).
 fn from_dictionary(
-    host: &dyn Host,
+    (host, spec): (&dyn Host, Option<&[PathBuf]>),
     path: &Path,
     ts: &Tablespace<'_>,
     datadir: &Path,
 ) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
-    let (dict, problems) = crate::instance::dictionary(host, datadir)?;
+    let (dict, problems) = crate::instance::dictionary(host, datadir, spec)?;
     let t = crate::instance::table_for(&dict, path, ts.space_id().0).ok_or_else(|| {
         format!(
             "{}: no table definition: the file has no SDI, no .frm beside it, and the \
              InnoDB dictionary in {} has no table with space id {}{}",
             crate::names::path(path),
-            crate::names::path(&datadir.join("ibdata1")),
+            crate::names::path(&crate::instance::first_data_file(datadir, spec)),
             ts.space_id().0,
             damage_words(&problems)
         )
     })?;
-    complete(t, datadir, &problems)?;
+    complete(
+        t,
+        &crate::instance::first_data_file(datadir, spec),
+        &problems,
+    )?;
     let (def, notes) = crate::instance::table_def(t);
     Ok((def, notes, problems))
 }

@@ -21,14 +21,68 @@ const MAX_DATA_FILES: u32 = 1000;
 /// The files that continue `path` (`ibdata1`): `ibdata2`, `ibdata3`… beside
 /// it, as long as they exist. Empty for any other file name.
 pub fn continuation_files(path: &Path) -> Vec<PathBuf> {
+    continuation_files_in(path, None)
+}
+
+/// [`continuation_files`] under a `--data-file-path` (`spec`, the file
+/// names of `innodb_data_file_path` in order): when `path` is named like
+/// the first, the others (beside it, or absolute), every one listed (a
+/// missing one is then a finding, not the end of a guess).
+pub fn continuation_files_in(path: &Path, spec: Option<&[PathBuf]>) -> Vec<PathBuf> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    if let Some(names) = spec {
+        let first = names.first().and_then(|n| n.file_name());
+        if first.is_none() || path.file_name() != first {
+            return Vec::new();
+        }
+        return names.iter().skip(1).map(|n| dir.join(n)).collect();
+    }
     if path.file_name().and_then(|n| n.to_str()) != Some("ibdata1") {
         return Vec::new();
     }
-    let dir = path.parent().unwrap_or(Path::new("."));
     (2..MAX_DATA_FILES)
         .map(|n| dir.join(format!("ibdata{n}")))
         .take_while(|p| p.is_file())
         .collect()
+}
+
+/// The first data file of the system tablespace in `datadir`: `ibdata1`,
+/// or the first name of a `--data-file-path`.
+pub fn first_data_file(datadir: &Path, spec: Option<&[PathBuf]>) -> PathBuf {
+    match spec.and_then(|n| n.first()) {
+        Some(n) => datadir.join(n),
+        None => datadir.join("ibdata1"),
+    }
+}
+
+/// Parses a `--data-file-path` as `innodb_data_file_path` is written:
+/// `file_name:file_size[:autoextend[:max:max_file_size]]` entries separated
+/// by `;`; only the names are kept (sizes are what the files hold). Raw
+/// partitions (`newraw`, `raw`) are refused.
+pub fn parse_data_file_path(spec: &str) -> Result<Vec<PathBuf>, String> {
+    let mut names = Vec::new();
+    for entry in spec.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let mut parts = entry.split(':');
+        let name = parts.next().unwrap_or("").trim();
+        let size = parts.next().unwrap_or("").trim();
+        if name.is_empty() || size.is_empty() {
+            return Err(format!(
+                "'{entry}': an innodb_data_file_path entry is file_name:file_size[:autoextend]"
+            ));
+        }
+        let size = size.to_ascii_lowercase();
+        if size.ends_with("newraw") || size.ends_with("raw") {
+            return Err(format!("'{entry}': raw partitions are not read"));
+        }
+        names.push(PathBuf::from(name));
+    }
+    if names.is_empty() {
+        return Err("an empty innodb_data_file_path".into());
+    }
+    if names.len() >= MAX_DATA_FILES as usize {
+        return Err(format!("more than {MAX_DATA_FILES} data files"));
+    }
+    Ok(names)
 }
 
 /// The system tablespace: its data files as one space, mapped side by side
@@ -87,9 +141,10 @@ pub fn open_system(
     first: &Path,
     threads: usize,
     lib: ibdscope::Options,
+    spec: Option<&[PathBuf]>,
 ) -> Result<System, String> {
     let src = host.open(first, threads).map_err(|e| e.to_string())?;
-    let more = continuation_files(first);
+    let more = continuation_files_in(first, spec);
     let mut files = vec![(first.to_path_buf(), src.bytes().len() as u64)];
     let mut problems = Vec::new();
     if more.is_empty() {
@@ -173,18 +228,19 @@ pub fn read_system(
     host: &dyn Host,
     datadir_or_ibdata1: &Path,
     threads: usize,
+    spec: Option<&[PathBuf]>,
 ) -> Result<System, String> {
     let first = if datadir_or_ibdata1.is_dir() {
-        datadir_or_ibdata1.join("ibdata1")
+        first_data_file(datadir_or_ibdata1, spec)
     } else {
         datadir_or_ibdata1.to_path_buf()
     };
-    open_system(host, &first, threads, ibdscope::Options::default())
+    open_system(host, &first, threads, ibdscope::Options::default(), spec)
 }
 
 /// The datadir a `.ibd` belongs to: `given`, or the file's directory or
 /// its parent, whichever holds `ibdata1`.
-pub fn find_datadir(ibd: &Path, given: Option<&Path>) -> Option<PathBuf> {
+pub fn find_datadir(ibd: &Path, given: Option<&Path>, spec: Option<&[PathBuf]>) -> Option<PathBuf> {
     if let Some(g) = given {
         return Some(g.to_path_buf());
     }
@@ -193,7 +249,7 @@ pub fn find_datadir(ibd: &Path, given: Option<&Path>) -> Option<PathBuf> {
     let found = [Some(dir), dir.parent()]
         .into_iter()
         .flatten()
-        .find(|d| d.join("ibdata1").is_file())
+        .find(|d| first_data_file(d, spec).is_file())
         .map(Path::to_path_buf);
     found
 }
@@ -248,12 +304,16 @@ pub fn table_def(t: &DictTable) -> (TableDef, DictNotes) {
 
 /// The dictionary of `datadir`, read from its system tablespace, with
 /// each problem met on the way in words (file, page, byte offset).
-pub fn dictionary(host: &dyn Host, datadir: &Path) -> Result<(Dictionary, Vec<String>), String> {
-    let sys = read_system(host, datadir, 1)?;
+pub fn dictionary(
+    host: &dyn Host,
+    datadir: &Path,
+    spec: Option<&[PathBuf]>,
+) -> Result<(Dictionary, Vec<String>), String> {
+    let sys = read_system(host, datadir, 1, spec)?;
     let first_path = sys
         .files
         .first()
-        .map_or(datadir.join("ibdata1"), |f| f.0.clone());
+        .map_or(first_data_file(datadir, spec), |f| f.0.clone());
     let first = crate::names::path(&first_path);
     let ts = crate::host::tablespace(sys.source(), ibdscope::Options::default())
         .map_err(|e| format!("{first}: {e}"))?;
@@ -311,5 +371,42 @@ pub fn table_for<'d>(d: &'d Dictionary, ibd: &Path, space: u32) -> Option<&'d Di
     match by_space.as_slice() {
         [one] => Some(one),
         _ => d.tables.iter().find(|t| t.name == name.as_bytes()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_file_path_names_as_the_server_writes_them() {
+        // innodb_data_file_path: file_name:file_size[:autoextend[:max:max_file_size]]
+        // (mysql-server 5.7 storage/innobase/fsp/fsp0space.cc, srv0start.cc).
+        assert_eq!(
+            parse_data_file_path("ibdata1:12M;ibdata2:12M:autoextend").unwrap(),
+            vec![PathBuf::from("ibdata1"), PathBuf::from("ibdata2")]
+        );
+        assert_eq!(
+            parse_data_file_path("ibd_a:10M:autoextend:max:500M").unwrap(),
+            vec![PathBuf::from("ibd_a")]
+        );
+        assert!(parse_data_file_path("").is_err());
+        assert!(parse_data_file_path("ibdata1").is_err());
+        assert!(parse_data_file_path("/dev/sdb:10Gnewraw").is_err());
+        let spec = [PathBuf::from("ibd_a"), PathBuf::from("ibd_b")];
+        assert_eq!(
+            continuation_files_in(Path::new("/d/ibd_a"), Some(&spec)),
+            vec![PathBuf::from("/d/ibd_b")]
+        );
+        assert!(continuation_files_in(Path::new("/d/ibdata1"), Some(&spec)).is_empty());
+        assert_eq!(
+            first_data_file(Path::new("/d"), Some(&spec)),
+            PathBuf::from("/d/ibd_a")
+        );
+        assert_eq!(
+            first_data_file(Path::new("/d"), None),
+            PathBuf::from("/d/ibdata1")
+        );
     }
 }

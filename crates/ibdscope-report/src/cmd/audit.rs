@@ -91,6 +91,13 @@ fn file_name(p: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// The file name of the system tablespace's first data file.
+fn first_name(spec: Option<&[PathBuf]>) -> String {
+    spec.and_then(|n| n.first())
+        .and_then(|n| n.file_name())
+        .map_or_else(|| "ibdata1".into(), |n| n.to_string_lossy().into_owned())
+}
+
 fn digits_after(name: &str, prefix: &str) -> Option<u64> {
     let rest = name.strip_prefix(prefix)?;
     (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
@@ -148,7 +155,9 @@ fn walk(
     skipped: &mut Vec<Skipped>,
     dd: &mut Datadir,
     index: usize,
+    spec: Option<&[PathBuf]>,
 ) {
+    let first = first_name(spec);
     let mut stack: Vec<(PathBuf, usize)> = vec![(root.to_path_buf(), 0)];
     let mut seen = 0usize;
     while let Some((dir, depth)) = stack.pop() {
@@ -193,9 +202,18 @@ fn walk(
                 });
                 continue;
             }
-            match classify(&path) {
+            let named = spec.is_some_and(|n| {
+                n.iter()
+                    .any(|n| n.file_name() == path.file_name() && depth == 0)
+            });
+            let class = if named {
+                Class::Audit(Kind::System)
+            } else {
+                classify(&path)
+            };
+            match class {
                 Class::Audit(kind) => {
-                    if kind == Kind::System && file_name(&path) == "ibdata1" && depth == 0 {
+                    if kind == Kind::System && file_name(&path) == first && depth == 0 {
                         dd.ibdata1 = Some(path.clone());
                     }
                     jobs.push(Job {
@@ -232,7 +250,8 @@ fn join_system(dd: &mut Datadir, index: usize, jobs: &mut Vec<Job>, opts: &Opts)
     let Some(first) = dd.ibdata1.clone() else {
         return;
     };
-    let Ok(sys) = crate::instance::open_system(&*opts.host, &first, 1, opts.lib) else {
+    let spec = opts.data_files.as_deref();
+    let Ok(sys) = crate::instance::open_system(&*opts.host, &first, 1, opts.lib, spec) else {
         return;
     };
     dd.dictionary = dictionary_of(&sys, opts);
@@ -349,7 +368,8 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
             );
             // The system tablespace's page numbers run on through its
             // files: only ibdata1 starts at page 0.
-            let first_file = job.kind != Kind::System || file_name(&job.path) == "ibdata1";
+            let first_file = job.kind != Kind::System
+                || file_name(&job.path) == first_name(opts.data_files.as_deref());
             let recovery = log
                 .filter(|l| l.status != LogPagesStatus::NotParsed && first_file)
                 .map(|l| datadir::recovery_changes(&ts, a.space_id, l));
@@ -446,7 +466,14 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     flush_lsn: None,
                 };
                 let index = dds.len();
-                walk(p, &mut jobs, &mut skipped, &mut dd, index);
+                walk(
+                    p,
+                    &mut jobs,
+                    &mut skipped,
+                    &mut dd,
+                    index,
+                    opts.data_files.as_deref(),
+                );
                 join_system(&mut dd, index, &mut jobs, opts);
                 reference_points(&mut dd, opts);
                 dds.push(dd);

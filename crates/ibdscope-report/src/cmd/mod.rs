@@ -77,7 +77,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             with_space(path, opts, |ts, engine| match opts.cmd {
                 // These read the pages as stored.
                 Cmd::Info | Cmd::Pages { .. } | Cmd::Types | Cmd::Check | Cmd::Lsn => {
-                    let a = Analysis::new(path, ts, ts, *engine, def).with_host(&*opts.host);
+                    let a = Analysis::new(path, ts, ts, *engine, def)
+                        .with_host(&*opts.host, opts.data_files.as_deref());
                     let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
                     let outcome = match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),
@@ -99,7 +100,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 // logical image; trust comes from the pages as stored.
                 _ => {
                     crate::logical::with_logical(path, ts, engine, opts.key_file.as_ref(), |lts| {
-                        let a = Analysis::new(path, ts, lts, *engine, def).with_host(&*opts.host);
+                        let a = Analysis::new(path, ts, lts, *engine, def)
+                            .with_host(&*opts.host, opts.data_files.as_deref());
                         let outcome = match opts.cmd {
                             Cmd::Extents => space::extents(opts, &a, out),
                             Cmd::Segments => space::segments(opts, &a, out),
@@ -195,7 +197,7 @@ pub fn with_space(
     };
     let release = |offset: usize, len: usize| input.release(offset, len);
     let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
-    if !crate::instance::continuation_files(path).is_empty() {
+    if !crate::instance::continuation_files_in(path, opts.data_files.as_deref()).is_empty() {
         drop(input);
         return with_system_space(path, opts, f);
     }
@@ -227,7 +229,8 @@ fn with_system_space(
     opts: &Opts,
     f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let sys = match crate::instance::open_system(&*opts.host, path, opts.threads, opts.lib) {
+    let spec = opts.data_files.as_deref();
+    let sys = match crate::instance::open_system(&*opts.host, path, opts.threads, opts.lib, spec) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("ibdscope: {e}");

@@ -78,7 +78,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     } else {
         arg.parent().unwrap_or(Path::new(".")).to_path_buf()
     };
-    let sys = match crate::instance::read_system(&*opts.host, arg, opts.threads) {
+    let spec = opts.data_files.as_deref();
+    let sys = match crate::instance::read_system(&*opts.host, arg, opts.threads, spec) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("ibdscope: {e}");
