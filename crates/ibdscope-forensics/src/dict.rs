@@ -20,7 +20,9 @@
 //! of the dictionary: its root comes from its SYS_INDEXES row.
 //!
 //! Every walk is bounded by the space's page count (each page is read at
-//! most once) and by a depth of 32 levels.
+//! most once) and by a depth of 32 levels. When the dictionary header
+//! (page 7) is missing or does not verify, the four roots are found by
+//! their index ids in one pass over the pages (a problem says so).
 
 use crate::system::{DictHeader, FSP_DICT_HDR_PAGE_NO};
 use ibdscope::bytes::{be_u32, be_u64};
@@ -530,19 +532,54 @@ impl Dictionary {
         if ts.space_id().0 != 0 {
             return Err(DictError::NotSystemSpace);
         }
-        let no_header = DictError::NoHeader(ts.file_offset(PageNo(FSP_DICT_HDR_PAGE_NO)));
-        let hp = ts
-            .page(PageNo(FSP_DICT_HDR_PAGE_NO))
-            .filter(|p| ibdscope::space::verify_page(p, ts.scheme()).is_ok())
-            .ok_or(no_header)?;
-        let hdr = DictHeader::read(hp).ok_or(no_header)?;
-        let r = TreeReader {
+        let at = ts.file_offset(PageNo(FSP_DICT_HDR_PAGE_NO));
+        let mut r = TreeReader {
             ts,
             table: "SYS_TABLES",
             seen: vec![false; usize::try_from(ts.n_pages()).unwrap_or(0)],
             problems: Vec::new(),
         };
-        Ok((hdr, r))
+        let hdr = ts
+            .page(PageNo(FSP_DICT_HDR_PAGE_NO))
+            .filter(|p| ibdscope::space::verify_page(p, ts.scheme()).is_ok())
+            .and_then(DictHeader::read);
+        if let Some(h) = hdr {
+            return Ok((h, r));
+        }
+        // The header is gone: the roots of the four basic tables are found
+        // by their index ids instead (a root never moves and is the only
+        // page of its index without siblings at the top level).
+        let roots = roots_by_index_id(ts).ok_or(DictError::NoHeader(at))?;
+        let [t, c, i, f] = roots;
+        r.table = "DICT_HDR";
+        r.problem(
+            FSP_DICT_HDR_PAGE_NO,
+            0,
+            format!(
+                "the data dictionary header (page {FSP_DICT_HDR_PAGE_NO}) is missing or does not \
+                 verify; the system tables' roots were found by their index ids instead: \
+                 SYS_TABLES {t}, SYS_COLUMNS {c}, SYS_INDEXES {i}, SYS_FIELDS {f}"
+            ),
+        );
+        r.table = "SYS_TABLES";
+        let h = DictHeader {
+            row_id: 0,
+            table_id: 0,
+            index_id: 0,
+            max_space_id: 0,
+            mix_id_low: 0,
+            sys_tables: t,
+            sys_table_ids: FIL_NULL,
+            sys_columns: c,
+            sys_indexes: i,
+            sys_fields: f,
+            fseg: crate::system::FsegRef {
+                space: 0,
+                page: FIL_NULL,
+                offset: 0,
+            },
+        };
+        Ok((h, r))
     }
 
     /// Reads the dictionary of the system tablespace `ts`.
@@ -628,6 +665,54 @@ impl Dictionary {
             problems: r.problems,
         })
     }
+}
+
+/// `FIL_PAGE_INDEX` (`fil0fil.h`).
+const FIL_PAGE_INDEX: u16 = 17855;
+
+/// The root pages of SYS_TABLES, SYS_COLUMNS, SYS_INDEXES and SYS_FIELDS
+/// (index ids `DICT_TABLES_ID` 1 … `DICT_FIELDS_ID` 4, `dict0boot.h`) found
+/// in one pass over the space's pages: for each id, the page that
+/// verifies, is an index page (`FIL_PAGE_TYPE`, byte 24) of that
+/// `PAGE_INDEX_ID` (`PAGE_HEADER` 38 + 28) with `FIL_PAGE_PREV` and
+/// `FIL_PAGE_NEXT` (bytes 8, 12) both `FIL_NULL`, at the highest
+/// `PAGE_LEVEL` (38 + 26); of equals, the one with the newest
+/// `FIL_PAGE_LSN` (byte 16; a freed page keeps older bytes). `None` unless
+/// all four are found.
+fn roots_by_index_id(ts: &Tablespace<'_>) -> Option<[u32; 4]> {
+    // (level, lsn, page) per index id 1..=4.
+    let mut best: [Option<(u16, u64, u32)>; 4] = [None; 4];
+    for n in 0..ts.n_pages() {
+        let Some(p) = ts.page(PageNo(n)) else {
+            continue;
+        };
+        if ibdscope::bytes::be_u16(p, 24) != Some(FIL_PAGE_INDEX)
+            || be_u32(p, 8) != Some(FIL_NULL)
+            || be_u32(p, FIL_PAGE_NEXT) != Some(FIL_NULL)
+        {
+            continue;
+        }
+        let Some(id) = be_u64(p, 38 + 28) else {
+            continue;
+        };
+        let Some(slot) = usize::try_from(id)
+            .ok()
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| best.get_mut(i))
+        else {
+            continue;
+        };
+        if !ibdscope::space::verify_page(p, ts.scheme()).is_ok() {
+            continue;
+        }
+        let level = ibdscope::bytes::be_u16(p, 38 + 26).unwrap_or(0);
+        let lsn = be_u64(p, 16).unwrap_or(0);
+        if slot.is_none_or(|(l, s, _)| (level, lsn) > (l, s)) {
+            *slot = Some((level, lsn, n));
+        }
+    }
+    let [a, b, c, d] = best;
+    Some([a?.2, b?.2, c?.2, d?.2])
 }
 
 /// SYS_FIELDS `POS`: when an index has a column prefix, every field's

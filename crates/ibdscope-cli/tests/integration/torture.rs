@@ -2681,7 +2681,26 @@ fn instance_sys_columns_leaf_damaged() {
 
 #[test]
 fn instance_dict_header_damaged() {
-    instance_case("dict-header", |dir, _| {
+    // The roots are then found by their index ids: every table is listed.
+    instance_case("dict-header", |dir, datadir| {
+        let at = flip_ibdata1_page(dir, 7);
+        Some(DictExpect {
+            place: Some(("ibdata1", 7, at)),
+            tables_exit: 1,
+            survivors: server_tables(datadir),
+            pages_damaged: true,
+        })
+    });
+}
+
+#[test]
+fn instance_dict_header_and_sys_tables_root_damaged() {
+    // Without the header and without SYS_TABLES' root nothing is found:
+    // exit 2, the header named.
+    instance_case("dict-header-and-root", |dir, _| {
+        let b = std::fs::read(dir.join("ibdata1")).expect("ibdata1");
+        let root = sys_root(&b, 32);
+        flip_ibdata1_page(dir, root);
         let at = flip_ibdata1_page(dir, 7);
         Some(DictExpect {
             place: Some(("ibdata1", 7, at)),

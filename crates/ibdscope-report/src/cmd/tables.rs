@@ -104,7 +104,15 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             return Ok(Outcome::Unreadable);
         }
     };
-    let head = SystemSpace::read(&ts);
+    // The dictionary header as read only when its page verifies.
+    let head = SystemSpace::read(&ts).map(|mut h| {
+        if h.unverified
+            .contains(&ibdscope_forensics::system::FSP_DICT_HDR_PAGE_NO)
+        {
+            h.dict = None;
+        }
+        h
+    });
     let mut problems: Vec<String> = sys.problems.clone();
     problems.extend(crate::instance::short_words(&sys, &ts));
     for p in &dict.problems {
