@@ -151,6 +151,11 @@ enum Command {
         /// One row per index and level: pages, records, fill, chain order.
         #[arg(long)]
         levels: bool,
+        /// The datadir whose InnoDB dictionary (ibdata1; MySQL 5.x, MariaDB)
+        /// names the indexes; default: ibdata1 beside the file or in its
+        /// parent when the file has no SDI and no .frm.
+        #[arg(long, value_name = "DIR")]
+        datadir: Option<PathBuf>,
     },
     /// The table definitions MySQL 8.0+ stores in the file (SDI), as JSON.
     Sdi(Common),
@@ -770,6 +775,7 @@ pub fn from_cli(cli: Cli) -> Result<Opts, String> {
         levels: p.levels,
         hex: p.hex,
         data_files: cli.data_file_path.map(|d| d.0),
+        datadir: p.datadir,
         key_file: match &cli.key_file {
             None => None,
             Some(k) => Some(crate::input::load_key_file(
@@ -801,6 +807,8 @@ struct Parsed {
     verified_only: bool,
     levels: bool,
     hex: bool,
+    /// `indexes --datadir`.
+    datadir: Option<PathBuf>,
 }
 
 impl Parsed {
@@ -822,6 +830,7 @@ impl Parsed {
             verified_only: false,
             levels: false,
             hex: false,
+            datadir: None,
         }
     }
 
@@ -881,8 +890,13 @@ fn command(command: Command) -> Result<Parsed, String> {
         },
         Command::Segments(c) => Parsed::one(Cmd::Segments, c),
         Command::Lists(c) => Parsed::one(Cmd::Lists, c),
-        Command::Indexes { common, levels } => Parsed {
+        Command::Indexes {
+            common,
             levels,
+            datadir,
+        } => Parsed {
+            levels,
+            datadir,
             ..Parsed::one(Cmd::Indexes, common)
         },
         Command::Sdi(c) => Parsed::one(Cmd::Sdi, c),

@@ -166,6 +166,15 @@ impl<'t> Analysis<'t> {
         })
     }
 
+    /// Why there is no definition, when one was looked for and none found
+    /// (without looking for one).
+    pub fn definition_error(&self) -> Option<&str> {
+        self.def
+            .get()
+            .and_then(|d| d.as_ref().err())
+            .map(String::as_str)
+    }
+
     /// How many problems the dictionary the definition came from had
     /// (0 when the definition was not read, or not from a dictionary).
     pub fn definition_problems(&self) -> usize {

@@ -246,6 +246,9 @@ pub struct Opts {
     /// `--data-file-path`: the system tablespace's file names as
     /// `innodb_data_file_path` lists them (else `ibdata1`, `ibdata2`…).
     pub data_files: Option<Vec<PathBuf>>,
+    /// `indexes --datadir`: the datadir whose dictionary defines the table
+    /// for the commands whose options carry no definition source.
+    pub datadir: Option<PathBuf>,
 }
 
 impl Opts {
@@ -274,6 +277,7 @@ impl Opts {
             host,
             key_file: None,
             data_files: None,
+            datadir: None,
         }
     }
 

@@ -72,7 +72,10 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             let def = match &opts.cmd {
                 Cmd::Schema(d) => d.clone(),
                 Cmd::Rows(r) => r.def.clone(),
-                _ => DefOpts::default(),
+                _ => DefOpts {
+                    datadir: opts.datadir.clone(),
+                    ..DefOpts::default()
+                },
             };
             with_space(path, opts, |ts, engine| match opts.cmd {
                 // These read the pages as stored.
@@ -130,8 +133,15 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         };
                         // A definition read from a damaged dictionary (its
                         // problems said on stderr): findings.
+                        // A dictionary asked for (`indexes --datadir`) that
+                        // gives no definition: said, and findings.
+                        let asked = opts.datadir.is_some();
                         match outcome {
                             Ok(o) if a.definition_problems() > 0 => Ok(o.max(Outcome::Findings)),
+                            Ok(o) if asked && a.definition_error().is_some() => {
+                                eprintln!("ibdscope: {}", a.definition_error().unwrap_or(""));
+                                Ok(o.max(Outcome::Findings))
+                            }
                             o => o,
                         }
                     })
