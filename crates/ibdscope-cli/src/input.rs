@@ -36,13 +36,16 @@ pub struct Input {
     threads: usize,
     /// Holes of a sparse file (byte ranges that read as zeros).
     holes: Vec<std::ops::Range<usize>>,
-    /// Where the change, if any, is told when the input is dropped.
-    watch: Option<Watch>,
+    /// Where the change, if any, is told when the input is dropped (one
+    /// per file: a joined input has several).
+    watch: Vec<Watch>,
 }
 
 enum Bytes {
     /// A mapped file.
     Mapped(Mmap),
+    /// Several files mapped side by side ([`open_joined`]).
+    Joined(joined::JoinedMap),
     /// An empty file (a zero-length map is not allowed).
     Empty,
 }
@@ -61,6 +64,7 @@ impl Input {
     pub fn bytes(&self) -> &[u8] {
         match &self.bytes {
             Bytes::Mapped(m) => m,
+            Bytes::Joined(j) => j.bytes(),
             Bytes::Empty => &[],
         }
     }
@@ -73,6 +77,10 @@ impl Input {
     /// the process keeps only the pages it is reading mapped (its RSS stays
     /// flat however big the file), and unmapping at exit finds little.
     pub fn release(&self, offset: usize, len: usize) {
+        if let Bytes::Joined(j) = &self.bytes {
+            j.release(offset, len);
+            return;
+        }
         let Bytes::Mapped(map) = &self.bytes else {
             return;
         };
@@ -133,10 +141,13 @@ impl Input {
     /// Compares the file with its stamp at open and tells the host if it
     /// moved or shrank under the map.
     fn tell_change(&mut self) {
-        let Some(w) = self.watch.take() else {
-            return;
-        };
         let zero_filled = self.guard.as_ref().is_some_and(Guard::faulted);
+        for w in std::mem::take(&mut self.watch) {
+            Self::tell_one(w, zero_filled);
+        }
+    }
+
+    fn tell_one(w: Watch, zero_filled: bool) {
         let now = stamp(&w.file, w.block).ok();
         let (len_now, modified) = match now {
             Some(n) => (Some(n.len), n.modified != w.at_open.modified),
@@ -280,7 +291,7 @@ fn open(
     };
     let guard = match &bytes {
         Bytes::Mapped(m) => Some(Guard::new(m.as_ptr(), m.len())),
-        Bytes::Empty => None,
+        Bytes::Joined(_) | Bytes::Empty => None,
     };
     let holes = if block { Vec::new() } else { holes(&file, len) };
     let input = Input {
@@ -288,16 +299,229 @@ fn open(
         bytes,
         threads,
         holes,
-        watch: Some(Watch {
+        watch: vec![Watch {
             path: path.to_path_buf(),
             file,
             at_open,
             block,
             changes: Arc::clone(changes),
-        }),
+        }],
     };
     hold_for_tests();
     Ok(input)
+}
+
+/// Opens `paths` read-only as one input, their bytes one after the other
+/// (the system tablespace's data files): an address range as long as all
+/// of them is reserved, then each file is mapped into its place
+/// ([`joined`]), so nothing is copied and the commands read one slice. A
+/// file that is not a regular file is refused as [`open`] refuses it.
+/// Where the files cannot be placed side by side (a file before the last
+/// whose length is not a multiple of 4 KiB; not Linux), `None`: the caller
+/// copies them.
+fn open_joined(
+    paths: &[PathBuf],
+    threads: usize,
+    changes: &Arc<Mutex<Vec<Change>>>,
+) -> Result<Option<Input>, OpenError> {
+    let mut files = Vec::new();
+    let mut watch = Vec::new();
+    for path in paths {
+        let err = |what: String| OpenError {
+            path: path.to_path_buf(),
+            what,
+        };
+        let file = open_nonblocking(path).map_err(|e| err(describe(&e)))?;
+        let meta = file.metadata().map_err(|e| err(describe(&e)))?;
+        if let Some(what) = not_readable(kind(&meta)) {
+            return Err(err(what.into()));
+        }
+        let block = kind(&meta) == Kind::BlockDevice;
+        let at_open = stamp(&file, block).map_err(|e| err(describe(&e)))?;
+        let len = usize::try_from(at_open.len).map_err(|_| {
+            err(format!(
+                "{} bytes is more than this machine can map",
+                at_open.len
+            ))
+        })?;
+        files.push((file.try_clone().map_err(|e| err(describe(&e)))?, len));
+        watch.push(Watch {
+            path: path.clone(),
+            file,
+            at_open,
+            block,
+            changes: Arc::clone(changes),
+        });
+    }
+    let Some(map) = joined::JoinedMap::new(&files) else {
+        return Ok(None);
+    };
+    let mut holes = Vec::new();
+    let mut start = 0usize;
+    for (f, len) in &files {
+        holes.extend(
+            self::holes(f, *len)
+                .into_iter()
+                .map(|h| h.start.saturating_add(start)..h.end.saturating_add(start)),
+        );
+        start = start.saturating_add(*len);
+    }
+    let guard = Some(Guard::new(map.bytes().as_ptr(), map.bytes().len()));
+    Ok(Some(Input {
+        guard,
+        bytes: Bytes::Joined(map),
+        threads,
+        holes,
+        watch,
+    }))
+}
+
+/// Files mapped side by side in one reserved address range.
+mod joined {
+    use std::fs::File;
+
+    /// The map: `len` bytes at `ptr`, each file at the sum of the lengths
+    /// before it.
+    pub struct JoinedMap {
+        ptr: *mut u8,
+        len: usize,
+    }
+
+    // SAFETY: the map is read-only and lives until the value is dropped;
+    // sharing a pointer to immutable bytes between threads is safe.
+    unsafe impl Send for JoinedMap {}
+    // SAFETY: as above: nothing writes through it.
+    unsafe impl Sync for JoinedMap {}
+
+    #[cfg(target_os = "linux")]
+    mod sys {
+        use std::ffi::c_void;
+        pub const PROT_NONE: i32 = 0;
+        pub const PROT_READ: i32 = 1;
+        pub const MAP_SHARED: i32 = 0x01;
+        pub const MAP_PRIVATE: i32 = 0x02;
+        pub const MAP_FIXED: i32 = 0x10;
+        pub const MAP_ANONYMOUS: i32 = 0x20;
+        pub const MAP_NORESERVE: i32 = 0x4000;
+        pub const MADV_DONTNEED: i32 = 4;
+        extern "C" {
+            pub fn mmap(
+                addr: *mut c_void,
+                len: usize,
+                prot: i32,
+                flags: i32,
+                fd: i32,
+                off: i64,
+            ) -> *mut c_void;
+            pub fn munmap(addr: *mut c_void, len: usize) -> i32;
+            pub fn madvise(addr: *mut c_void, len: usize, advice: i32) -> i32;
+        }
+    }
+
+    /// The smallest page the kernel maps (a file is placed at a multiple).
+    const PAGE: usize = 4096;
+
+    impl JoinedMap {
+        /// Maps `files` (each with its length) side by side; `None` when
+        /// they cannot be (a length before the last not a multiple of
+        /// [`PAGE`], an empty total, a refused map, not Linux).
+        #[cfg(target_os = "linux")]
+        pub fn new(files: &[(File, usize)]) -> Option<JoinedMap> {
+            use std::os::unix::io::AsRawFd;
+            let (last, before) = files.split_last()?;
+            if before.iter().any(|(_, l)| l % PAGE != 0 || *l == 0) {
+                return None;
+            }
+            let len = before
+                .iter()
+                .try_fold(last.1, |a, (_, l)| a.checked_add(*l))?;
+            if len == 0 {
+                return None;
+            }
+            // SAFETY: a fresh anonymous PROT_NONE reservation at an address
+            // the kernel picks: it overlaps nothing of ours.
+            let base = unsafe {
+                sys::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    sys::PROT_NONE,
+                    sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            if base as isize == -1 || base.is_null() {
+                return None;
+            }
+            let map = JoinedMap {
+                ptr: base.cast::<u8>(),
+                len,
+            };
+            let mut at = 0usize;
+            for (f, l) in files {
+                if *l > 0 {
+                    // SAFETY: `at..at + l` lies inside the reservation above,
+                    // which this value owns (MAP_FIXED replaces only it); the
+                    // file is mapped read-only and shared: its bytes are
+                    // untrusted input, read through bounds-checked slices.
+                    let p = unsafe {
+                        sys::mmap(
+                            base.cast::<u8>().add(at).cast(),
+                            *l,
+                            sys::PROT_READ,
+                            sys::MAP_SHARED | sys::MAP_FIXED,
+                            f.as_raw_fd(),
+                            0,
+                        )
+                    };
+                    // SAFETY: pointer arithmetic inside the reservation.
+                    if p != unsafe { base.cast::<u8>().add(at).cast() } {
+                        return None;
+                    }
+                }
+                at += l;
+            }
+            Some(map)
+        }
+
+        #[cfg(not(target_os = "linux"))]
+        pub fn new(_files: &[(File, usize)]) -> Option<JoinedMap> {
+            None
+        }
+
+        /// The files' bytes.
+        pub fn bytes(&self) -> &[u8] {
+            // SAFETY: `ptr..ptr + len` is mapped readable for as long as
+            // `self` lives (every part is a file mapping; a file that
+            // shrinks is guarded like a single map, crate::guard).
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+
+        /// Drops the mappings of whole 4 KiB pages inside
+        /// `offset..offset + len` (see `Input::release`).
+        pub fn release(&self, offset: usize, len: usize) {
+            let start = offset.div_ceil(PAGE) * PAGE;
+            let end = offset.saturating_add(len).min(self.len) / PAGE * PAGE;
+            if end <= start {
+                return;
+            }
+            // SAFETY: MADV_DONTNEED on shared read-only file mappings only
+            // drops page-table entries; a later read maps the same bytes.
+            #[cfg(target_os = "linux")]
+            let _ = unsafe {
+                sys::madvise(self.ptr.add(start).cast(), end - start, sys::MADV_DONTNEED)
+            };
+        }
+    }
+
+    impl Drop for JoinedMap {
+        fn drop(&mut self) {
+            // SAFETY: the range this value reserved and mapped, unmapped
+            // once; no slice of it outlives `self`.
+            #[cfg(target_os = "linux")]
+            let _ = unsafe { sys::munmap(self.ptr.cast(), self.len) };
+        }
+    }
 }
 
 /// A stream's bytes in a file of our own: a temporary file, removed from
@@ -367,7 +591,7 @@ fn map_spooled(file: File, threads: usize) -> io::Result<Input> {
         bytes,
         threads,
         holes,
-        watch: None,
+        watch: Vec::new(),
     })
 }
 
@@ -469,6 +693,24 @@ impl Host for MapHost {
         let input = open(path, threads, &self.changes, self.streams)?;
         crate::progress::meter().opened(path, input.bytes().len() as u64);
         Ok(Box::new(input))
+    }
+
+    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, OpenError> {
+        match open_joined(paths, threads, &self.changes)? {
+            Some(input) => {
+                if let Some(first) = paths.first() {
+                    crate::progress::meter().opened(first, input.bytes().len() as u64);
+                }
+                Ok(Box::new(input))
+            }
+            None => {
+                let mut bytes = Vec::new();
+                for p in paths {
+                    bytes.extend_from_slice(self.open(p, threads)?.bytes());
+                }
+                Ok(Box::new(bytes))
+            }
+        }
     }
 
     fn progress(&self, unit: Unit, done: u64, total: u64) {

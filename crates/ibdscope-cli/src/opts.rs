@@ -55,6 +55,20 @@ pub struct Cli {
         conflicts_with = "key_file_key"
     )]
     key_file_key_file: Option<PathBuf>,
+    /// The system tablespace's data files as the server's
+    /// innodb_data_file_path lists them (`ibd_a:12M;ibd_b:12M:autoextend`):
+    /// the first is read as space 0 continued by the others beside it
+    /// (default: ibdata1, then ibdata2, ibdata3… while they exist).
+    #[arg(long, global = true, value_name = "SPEC", value_parser = parse_data_file_path)]
+    data_file_path: Option<DataFilePath>,
+}
+
+/// `--data-file-path`'s file names.
+#[derive(Clone, Debug)]
+struct DataFilePath(Vec<PathBuf>);
+
+fn parse_data_file_path(s: &str) -> Result<DataFilePath, String> {
+    ibdscope_report::instance::parse_data_file_path(s).map(DataFilePath)
 }
 
 /// The most threads accepted (far more than any pass can use).
@@ -143,6 +157,11 @@ enum Command {
         /// One row per index and level: pages, records, fill, chain order.
         #[arg(long)]
         levels: bool,
+        /// The datadir whose InnoDB dictionary (ibdata1; MySQL 5.x, MariaDB)
+        /// names the indexes; default: ibdata1 beside the file or in its
+        /// parent when the file has no SDI and no .frm.
+        #[arg(long, value_name = "DIR")]
+        datadir: Option<PathBuf>,
     },
     /// The table definitions MySQL 8.0+ stores in the file (SDI), as JSON.
     Sdi(Common),
@@ -920,6 +939,8 @@ pub fn from_cli(mut cli: Cli) -> Result<Opts, String> {
         verified_only: p.verified_only,
         levels: p.levels,
         hex: p.hex,
+        data_files: cli.data_file_path.map(|d| d.0),
+        datadir: p.datadir,
         key_file: match &cli.key_file {
             None => None,
             Some(k) => Some(crate::input::load_key_file(
@@ -951,6 +972,8 @@ struct Parsed {
     verified_only: bool,
     levels: bool,
     hex: bool,
+    /// `indexes --datadir`.
+    datadir: Option<PathBuf>,
 }
 
 impl Parsed {
@@ -972,6 +995,7 @@ impl Parsed {
             verified_only: false,
             levels: false,
             hex: false,
+            datadir: None,
         }
     }
 
@@ -1031,8 +1055,13 @@ fn command(command: Command) -> Result<Parsed, String> {
         },
         Command::Segments(c) => Parsed::one(Cmd::Segments, c),
         Command::Lists(c) => Parsed::one(Cmd::Lists, c),
-        Command::Indexes { common, levels } => Parsed {
+        Command::Indexes {
+            common,
             levels,
+            datadir,
+        } => Parsed {
+            levels,
+            datadir,
             ..Parsed::one(Cmd::Indexes, common)
         },
         Command::Sdi(c) => Parsed::one(Cmd::Sdi, c),

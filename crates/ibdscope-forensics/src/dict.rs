@@ -20,7 +20,9 @@
 //! of the dictionary: its root comes from its SYS_INDEXES row.
 //!
 //! Every walk is bounded by the space's page count (each page is read at
-//! most once) and by a depth of 32 levels.
+//! most once) and by a depth of 32 levels. When the dictionary header
+//! (page 7) is missing or does not verify, the four roots are found by
+//! their index ids in one pass over the pages (a problem says so).
 
 use crate::system::{DictHeader, FSP_DICT_HDR_PAGE_NO};
 use ibdscope::bytes::{be_u32, be_u64};
@@ -200,22 +202,39 @@ pub struct Dictionary {
     pub problems: Vec<DictProblem>,
 }
 
+/// The dictionary's rows counted, and its problems ([`Dictionary::survey`]).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Survey {
+    /// SYS_TABLES rows.
+    pub tables: u64,
+    /// SYS_COLUMNS rows.
+    pub columns: u64,
+    /// SYS_INDEXES rows.
+    pub indexes: u64,
+    /// SYS_FIELDS rows.
+    pub fields: u64,
+    /// What could not be read.
+    pub problems: Vec<DictProblem>,
+}
+
 /// Why the dictionary could not be read at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DictError {
     /// Not space 0.
     NotSystemSpace,
-    /// The dictionary header page is missing or does not verify.
-    NoHeader,
+    /// The dictionary header page is missing or does not verify (its byte
+    /// offset in the space).
+    NoHeader(u64),
 }
 
 impl std::fmt::Display for DictError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DictError::NotSystemSpace => f.write_str("not the system tablespace (space id 0)"),
-            DictError::NoHeader => write!(
+            DictError::NoHeader(at) => write!(
                 f,
-                "the data dictionary header (page {FSP_DICT_HDR_PAGE_NO}) is missing or does not verify"
+                "the data dictionary header (page {FSP_DICT_HDR_PAGE_NO}) at byte offset {at} is \
+                 missing or does not verify: no system table can be found"
             ),
         }
     }
@@ -280,29 +299,58 @@ impl<'t, 'a> TreeReader<'t, 'a> {
         }
     }
 
-    /// Every live leaf record under `root`, with its fields; `f` gets each.
+    /// Every live leaf record under `root`, with its fields, in key order;
+    /// `f` gets each. The tree is walked down every node pointer (not only
+    /// the leftmost path), so a damaged page loses only the records under
+    /// it; each leaf's `FIL_PAGE_NEXT` is checked against the next leaf of
+    /// the walk (a loop or a cut leaf chain is a problem, not a hang).
     fn read(&mut self, root: u32, mut f: impl FnMut(&Fields<'a>)) {
-        let mut n = root;
-        let mut depth = 0u32;
-        // Down the leftmost path.
-        let leaf = loop {
-            let Some(rp) = self.page(n) else { return };
-            if rp.is_leaf() {
-                break rp;
-            }
-            depth = depth.saturating_add(1);
-            let child = first_child(&rp);
-            match child {
-                Some(c) if depth < MAX_DEPTH => n = c,
-                _ => {
+        // (page, depth), popped in key order.
+        let mut stack: Vec<(u32, u32)> = vec![(root, 0)];
+        // The last leaf read and its FIL_PAGE_NEXT, while the leaves read
+        // follow each other with nothing unreadable between them.
+        let mut prev: Option<(u32, u32)> = None;
+        while let Some((n, depth)) = stack.pop() {
+            let Some(rp) = self.page(n) else {
+                prev = None;
+                continue;
+            };
+            let page = rp.bytes();
+            if !rp.is_leaf() {
+                if depth.saturating_add(1) >= MAX_DEPTH {
+                    self.problem(
+                        n,
+                        0,
+                        format!("page {n}: more than {MAX_DEPTH} B-tree levels; not descended"),
+                    );
+                    prev = None;
+                    continue;
+                }
+                let children = children(&rp);
+                if children.is_empty() {
                     self.problem(n, 0, format!("page {n}: no node pointer to descend"));
-                    return;
+                    prev = None;
+                }
+                stack.extend(
+                    children
+                        .into_iter()
+                        .rev()
+                        .map(|c| (c, depth.saturating_add(1))),
+                );
+                continue;
+            }
+            if let Some((p, next)) = prev {
+                if next != n {
+                    self.problem(
+                        p,
+                        FIL_PAGE_NEXT,
+                        format!(
+                            "page {p}: FIL_PAGE_NEXT is {}, but the next leaf in the tree is {n}",
+                            page_word(next)
+                        ),
+                    );
                 }
             }
-        };
-        let mut rp = leaf;
-        loop {
-            let page = rp.bytes();
             let mut visited = Visited::new();
             if let Some(mut it) = ibdscope::record::RecIter::new(rp, Chain::User, &mut visited) {
                 loop {
@@ -329,40 +377,56 @@ impl<'t, 'a> TreeReader<'t, 'a> {
                         }
                         Ok(None) => break,
                         Err(e) => {
-                            let pno = be_u32(page, 4).unwrap_or(n);
-                            self.problem(pno, 0, format!("page {pno}: record chain: {e:?}"));
+                            self.problem(n, 0, format!("page {n}: record chain: {e:?}"));
                             break;
                         }
                     }
                 }
             }
-            let next = be_u32(page, 12).unwrap_or(FIL_NULL);
-            if next == FIL_NULL {
-                return;
-            }
-            n = next;
-            match self.page(n) {
-                Some(p) if p.is_leaf() => rp = p,
-                Some(_) => {
-                    self.problem(n, 0, format!("page {n}: a leaf's next page is not a leaf"));
-                    return;
-                }
-                None => return,
+            prev = Some((n, be_u32(page, FIL_PAGE_NEXT).unwrap_or(FIL_NULL)));
+        }
+        if let Some((p, next)) = prev {
+            if next != FIL_NULL {
+                self.problem(
+                    p,
+                    FIL_PAGE_NEXT,
+                    format!(
+                        "page {p}: the last leaf's FIL_PAGE_NEXT is {}, not FIL_NULL",
+                        page_word(next)
+                    ),
+                );
             }
         }
     }
 }
 
-/// The child page of a node pointer page's first user record.
-fn first_child(rp: &RecPage<'_>) -> Option<u32> {
+/// `FIL_PAGE_NEXT` (`fil0types.h`): the next page of the level.
+const FIL_PAGE_NEXT: usize = 12;
+
+/// A page number in words (`FIL_NULL` named).
+fn page_word(n: u32) -> String {
+    if n == FIL_NULL {
+        "FIL_NULL".into()
+    } else {
+        format!("page {n}")
+    }
+}
+
+/// The child pages of a node pointer page's user records, in key order.
+fn children(rp: &RecPage<'_>) -> Vec<u32> {
     let mut visited = Visited::new();
-    let mut it = ibdscope::record::RecIter::new(*rp, Chain::User, &mut visited)?;
+    let mut v = Vec::new();
+    let Some(mut it) = ibdscope::record::RecIter::new(*rp, Chain::User, &mut visited) else {
+        return v;
+    };
     while let Ok(Some(rec)) = it.next() {
         if rec.is_user() {
-            return rec.child_page(rp.bytes()).map(|p| p.0);
+            if let Some(c) = rec.child_page(rp.bytes()) {
+                v.push(c.0);
+            }
         }
     }
-    None
+    v
 }
 
 fn int4(f: &Fields<'_>, i: usize) -> Option<u32> {
@@ -416,22 +480,111 @@ impl Dictionary {
         v
     }
 
-    /// Reads the dictionary of the system tablespace `ts`.
-    pub fn read(ts: &Tablespace<'_>) -> Result<Dictionary, DictError> {
+    /// Walks the dictionary of `ts` as [`Dictionary::read`] does, every
+    /// page and record checked alike, but keeps only counts: memory does
+    /// not grow with the number of tables (`audit DATADIR`).
+    pub fn survey(ts: &Tablespace<'_>) -> Result<Survey, DictError> {
+        let (hdr, mut r) = Self::reader(ts)?;
+        let mut s = Survey::default();
+        let mut virtual_id = None;
+        r.read(hdr.sys_tables, |f| {
+            if let (Some(id), Some(_), Some(_)) = (int8(f, 3), int4(f, 4), int4(f, 5)) {
+                s.tables = s.tables.saturating_add(1);
+                if f.first().copied().flatten() == Some(&b"SYS_VIRTUAL"[..]) {
+                    virtual_id = Some(id);
+                }
+            }
+        });
+        r.table = "SYS_COLUMNS";
+        r.read(hdr.sys_columns, |f| {
+            if int8(f, 0).is_some() && int4(f, 1).is_some() {
+                s.columns = s.columns.saturating_add(1);
+            }
+        });
+        let mut vroot = None;
+        r.table = "SYS_INDEXES";
+        r.read(hdr.sys_indexes, |f| {
+            if let (Some(tid), Some(_)) = (int8(f, 0), int8(f, 1)) {
+                s.indexes = s.indexes.saturating_add(1);
+                if Some(tid) == virtual_id && vroot.is_none() {
+                    vroot = Some(int4(f, 8).unwrap_or(FIL_NULL));
+                }
+            }
+        });
+        r.table = "SYS_FIELDS";
+        r.read(hdr.sys_fields, |f| {
+            if int8(f, 0).is_some() && int4(f, 1).is_some() {
+                s.fields = s.fields.saturating_add(1);
+            }
+        });
+        if let Some(root) = vroot {
+            r.table = "SYS_VIRTUAL";
+            r.read(root, |_| {});
+        }
+        s.problems = r.problems;
+        Ok(s)
+    }
+
+    /// The dictionary header of `ts` and a reader of its trees.
+    fn reader<'t, 'a>(
+        ts: &'t Tablespace<'a>,
+    ) -> Result<(DictHeader, TreeReader<'t, 'a>), DictError> {
         if ts.space_id().0 != 0 {
             return Err(DictError::NotSystemSpace);
         }
-        let hp = ts
-            .page(PageNo(FSP_DICT_HDR_PAGE_NO))
-            .filter(|p| ibdscope::space::verify_page(p, ts.scheme()).is_ok())
-            .ok_or(DictError::NoHeader)?;
-        let hdr = DictHeader::read(hp).ok_or(DictError::NoHeader)?;
+        let at = ts.file_offset(PageNo(FSP_DICT_HDR_PAGE_NO));
         let mut r = TreeReader {
             ts,
             table: "SYS_TABLES",
             seen: vec![false; usize::try_from(ts.n_pages()).unwrap_or(0)],
             problems: Vec::new(),
         };
+        let hdr = ts
+            .page(PageNo(FSP_DICT_HDR_PAGE_NO))
+            .filter(|p| ibdscope::space::verify_page(p, ts.scheme()).is_ok())
+            .and_then(DictHeader::read);
+        if let Some(h) = hdr {
+            return Ok((h, r));
+        }
+        // The header is gone: the roots of the four basic tables are found
+        // by their index ids instead (a root never moves and is the only
+        // page of its index without siblings at the top level).
+        let roots = roots_by_index_id(ts).ok_or(DictError::NoHeader(at))?;
+        let [t, c, i, f] = roots;
+        r.table = "DICT_HDR";
+        r.problem(
+            FSP_DICT_HDR_PAGE_NO,
+            0,
+            format!(
+                "the data dictionary header (page {FSP_DICT_HDR_PAGE_NO}) is missing or does not \
+                 verify; the system tables' roots were found by their index ids instead: \
+                 SYS_TABLES {t}, SYS_COLUMNS {c}, SYS_INDEXES {i}, SYS_FIELDS {f}"
+            ),
+        );
+        r.table = "SYS_TABLES";
+        let h = DictHeader {
+            row_id: 0,
+            table_id: 0,
+            index_id: 0,
+            max_space_id: 0,
+            mix_id_low: 0,
+            sys_tables: t,
+            sys_table_ids: FIL_NULL,
+            sys_columns: c,
+            sys_indexes: i,
+            sys_fields: f,
+            fseg: crate::system::FsegRef {
+                space: 0,
+                page: FIL_NULL,
+                offset: 0,
+            },
+        };
+        Ok((h, r))
+    }
+
+    /// Reads the dictionary of the system tablespace `ts`.
+    pub fn read(ts: &Tablespace<'_>) -> Result<Dictionary, DictError> {
+        let (hdr, mut r) = Self::reader(ts)?;
         let mut tables = Vec::new();
         r.read(hdr.sys_tables, |f| {
             if let (Some(id), Some(n_cols), Some(flags)) = (int8(f, 3), int4(f, 4), int4(f, 5)) {
@@ -512,6 +665,54 @@ impl Dictionary {
             problems: r.problems,
         })
     }
+}
+
+/// `FIL_PAGE_INDEX` (`fil0fil.h`).
+const FIL_PAGE_INDEX: u16 = 17855;
+
+/// The root pages of SYS_TABLES, SYS_COLUMNS, SYS_INDEXES and SYS_FIELDS
+/// (index ids `DICT_TABLES_ID` 1 … `DICT_FIELDS_ID` 4, `dict0boot.h`) found
+/// in one pass over the space's pages: for each id, the page that
+/// verifies, is an index page (`FIL_PAGE_TYPE`, byte 24) of that
+/// `PAGE_INDEX_ID` (`PAGE_HEADER` 38 + 28) with `FIL_PAGE_PREV` and
+/// `FIL_PAGE_NEXT` (bytes 8, 12) both `FIL_NULL`, at the highest
+/// `PAGE_LEVEL` (38 + 26); of equals, the one with the newest
+/// `FIL_PAGE_LSN` (byte 16; a freed page keeps older bytes). `None` unless
+/// all four are found.
+fn roots_by_index_id(ts: &Tablespace<'_>) -> Option<[u32; 4]> {
+    // (level, lsn, page) per index id 1..=4.
+    let mut best: [Option<(u16, u64, u32)>; 4] = [None; 4];
+    for n in 0..ts.n_pages() {
+        let Some(p) = ts.page(PageNo(n)) else {
+            continue;
+        };
+        if ibdscope::bytes::be_u16(p, 24) != Some(FIL_PAGE_INDEX)
+            || be_u32(p, 8) != Some(FIL_NULL)
+            || be_u32(p, FIL_PAGE_NEXT) != Some(FIL_NULL)
+        {
+            continue;
+        }
+        let Some(id) = be_u64(p, 38 + 28) else {
+            continue;
+        };
+        let Some(slot) = usize::try_from(id)
+            .ok()
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| best.get_mut(i))
+        else {
+            continue;
+        };
+        if !ibdscope::space::verify_page(p, ts.scheme()).is_ok() {
+            continue;
+        }
+        let level = ibdscope::bytes::be_u16(p, 38 + 26).unwrap_or(0);
+        let lsn = be_u64(p, 16).unwrap_or(0);
+        if slot.is_none_or(|(l, s, _)| (level, lsn) > (l, s)) {
+            *slot = Some((level, lsn, n));
+        }
+    }
+    let [a, b, c, d] = best;
+    Some([a?.2, b?.2, c?.2, d?.2])
 }
 
 /// SYS_FIELDS `POS`: when an index has a column prefix, every field's

@@ -261,6 +261,9 @@ pub struct SystemSpace {
     pub trx_sys: Option<TrxSys>,
     /// The dictionary header (page 7), when the file has it.
     pub dict: Option<DictHeader>,
+    /// Those of pages 5 and 7 that the file has and that do not verify
+    /// (their fields above are read as they are, and may be wrong).
+    pub unverified: Vec<u32>,
 }
 
 impl SystemSpace {
@@ -269,7 +272,15 @@ impl SystemSpace {
         if ts.space_id().0 != 0 {
             return None;
         }
+        let unverified = [FSP_TRX_SYS_PAGE_NO, FSP_DICT_HDR_PAGE_NO]
+            .into_iter()
+            .filter(|&n| {
+                ts.page(PageNo(n))
+                    .is_some_and(|p| !ibdscope::space::verify_page(p, ts.scheme()).is_ok())
+            })
+            .collect();
         Some(SystemSpace {
+            unverified,
             trx_sys: ts.page(PageNo(FSP_TRX_SYS_PAGE_NO)).and_then(TrxSys::read),
             dict: ts
                 .page(PageNo(FSP_DICT_HDR_PAGE_NO))

@@ -47,6 +47,11 @@ pub struct Analysis<'t> {
     def: OnceCell<Result<Def, String>>,
     /// The system tablespace's index names, from its own dictionary.
     system_names: OnceCell<Vec<(u64, String)>>,
+    /// Opens the files a definition is read from (a datadir's system
+    /// tablespace); files are read whole without one.
+    host: Option<&'t dyn crate::host::Host>,
+    /// `--data-file-path`'s file names.
+    data_files: Option<&'t [std::path::PathBuf]>,
 }
 
 impl<'t> Analysis<'t> {
@@ -75,7 +80,23 @@ impl<'t> Analysis<'t> {
             freed_with_data: OnceCell::new(),
             def: OnceCell::new(),
             system_names: OnceCell::new(),
+            host: None,
+            data_files: None,
         }
+    }
+
+    /// The same model, opening the files a definition is read from (a
+    /// datadir's system tablespace) through `host` (mapped, not copied).
+    /// `data_files` names the system tablespace's files
+    /// (`--data-file-path`; else `ibdata1`, `ibdata2`…).
+    pub fn with_host(
+        mut self,
+        host: &'t dyn crate::host::Host,
+        data_files: Option<&'t [std::path::PathBuf]>,
+    ) -> Self {
+        self.host = Some(host);
+        self.data_files = data_files;
+        self
     }
 
     /// The file as the user named it.
@@ -153,11 +174,38 @@ impl<'t> Analysis<'t> {
         })
     }
 
+    /// Why there is no definition, when one was looked for and none found
+    /// (without looking for one).
+    pub fn definition_error(&self) -> Option<&str> {
+        self.def
+            .get()
+            .and_then(|d| d.as_ref().err())
+            .map(String::as_str)
+    }
+
+    /// How many problems the dictionary the definition came from had
+    /// (0 when the definition was not read, or not from a dictionary).
+    pub fn definition_problems(&self) -> usize {
+        self.def
+            .get()
+            .and_then(|d| d.as_ref().ok())
+            .map_or(0, |d| d.dict_problems.len())
+    }
+
     /// The table definition, or why there is none (a message naming the
     /// sources tried).
     pub fn definition(&self) -> Result<&Def, &str> {
         self.def
-            .get_or_init(|| definition::load(self.path, self.ts, || self.map(), &self.def_opts))
+            .get_or_init(|| {
+                let host = self.host.unwrap_or(&crate::host::ReadHost);
+                definition::load(
+                    self.path,
+                    self.ts,
+                    || self.map(),
+                    &self.def_opts,
+                    (host, self.data_files),
+                )
+            })
             .as_ref()
             .map_err(String::as_str)
     }

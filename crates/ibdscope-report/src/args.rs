@@ -277,6 +277,12 @@ pub struct Opts {
     /// MariaDB `file_key_management` keys (`--key-file`): the structure
     /// commands read an encrypted MariaDB space's decrypted image.
     pub key_file: Option<KeyFile>,
+    /// `--data-file-path`: the system tablespace's file names as
+    /// `innodb_data_file_path` lists them (else `ibdata1`, `ibdata2`…).
+    pub data_files: Option<Vec<PathBuf>>,
+    /// `indexes --datadir`: the datadir whose dictionary defines the table
+    /// for the commands whose options carry no definition source.
+    pub datadir: Option<PathBuf>,
 }
 
 impl Opts {
@@ -304,6 +310,8 @@ impl Opts {
             hex: false,
             host,
             key_file: None,
+            data_files: None,
+            datadir: None,
         }
     }
 

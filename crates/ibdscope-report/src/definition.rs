@@ -5,7 +5,9 @@
 //! found in the space's B-trees.
 
 use crate::args::DefOpts;
+use crate::host::Host;
 use ibdscope::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
+use ibdscope_forensics::dict::DictTable;
 use ibdscope_schema::frm::Frm;
 use ibdscope_schema::table::{DefSource, FromSpaceError, RowFormat, TableDef};
 use std::path::{Path, PathBuf};
@@ -28,8 +30,14 @@ pub struct Def {
     pub row_format_from_space: bool,
     /// The datadir whose InnoDB dictionary gave the definition.
     pub dict_datadir: Option<PathBuf>,
+    /// The system tablespace's first data file that dictionary was read
+    /// from (`ibdata1`, or the first of `--data-file-path`).
+    pub dict_file: Option<PathBuf>,
     /// Columns whose type the dictionary does not fully give, and why.
     pub dict_notes: crate::instance::DictNotes,
+    /// Problems met reading that dictionary (file, page, byte offset),
+    /// said on stderr: the table's own rows were all there.
+    pub dict_problems: Vec<String>,
 }
 
 impl Def {
@@ -53,13 +61,7 @@ impl Def {
             (None, DefSource::Sdi) => "the SDI in the file (MySQL 8.0+ data dictionary)".into(),
             (None, DefSource::Dictionary) => format!(
                 "the InnoDB dictionary in {} (the file has no SDI and no .frm beside it)",
-                crate::names::path(
-                    &self
-                        .dict_datadir
-                        .as_deref()
-                        .unwrap_or(Path::new("."))
-                        .join("ibdata1")
-                )
+                crate::names::path(self.dict_file.as_deref().unwrap_or(Path::new("ibdata1")))
             ),
             (None, _) => "built by hand".into(),
         }
@@ -86,23 +88,30 @@ pub fn load<'m>(
     ts: &Tablespace<'_>,
     map: impl FnOnce() -> &'m SpaceMap,
     d: &DefOpts,
+    (host, spec): (&dyn Host, Option<&[PathBuf]>),
 ) -> Result<Def, String> {
     let encrypted = ts.format().encryption;
     let mut ddl = None;
     let mut dict_datadir = None;
+    let mut dict_file = None;
     let mut dict_notes = Vec::new();
+    let mut dict_problems = Vec::new();
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
         (None, None) if d.table.is_some() => {
-            let dir =
-                crate::instance::find_datadir(path, d.datadir.as_deref()).ok_or_else(|| {
+            let dir = crate::instance::find_datadir(path, d.datadir.as_deref(), spec).ok_or_else(
+                || {
                     format!(
                         "{}: --table: no ibdata1 beside the file or in its parent; give --datadir",
                         crate::names::path(path)
                     )
-                })?;
-            let (t, notes) = from_dictionary_by_name(&dir, d.table.as_deref().unwrap_or(""))?;
+                },
+            )?;
+            let (t, notes, problems) =
+                from_dictionary_by_name((host, spec), &dir, d.table.as_deref().unwrap_or(""))?;
+            dict_file = Some(crate::instance::first_data_file(&dir, spec));
             dict_datadir = Some(dir);
             dict_notes = notes;
+            dict_problems = problems;
             (t, None, false)
         }
         (Some(f), _) => (read_frm(f, path)?, Some(f.clone()), false),
@@ -116,12 +125,14 @@ pub fn load<'m>(
             Err(FromSpaceError::NoSdi) => {
                 let beside = path.with_extension("frm");
                 let datadir = (d.datadir.is_some() || !beside.is_file())
-                    .then(|| crate::instance::find_datadir(path, d.datadir.as_deref()))
+                    .then(|| crate::instance::find_datadir(path, d.datadir.as_deref(), spec))
                     .flatten();
                 if let Some(dir) = datadir.filter(|_| !encrypted) {
-                    let (t, notes) = from_dictionary(path, ts, &dir)?;
+                    let (t, notes, problems) = from_dictionary((host, spec), path, ts, &dir)?;
+                    dict_file = Some(crate::instance::first_data_file(&dir, spec));
                     dict_datadir = Some(dir);
                     dict_notes = notes;
+                    dict_problems = problems;
                     (t, None, false)
                 } else if beside.is_file() {
                     (read_frm(&beside, path)?, Some(beside), true)
@@ -191,49 +202,118 @@ pub fn load<'m>(
         row_format,
         row_format_from_space: from_space,
         dict_datadir,
+        dict_file,
         dict_notes,
+        dict_problems,
     })
 }
 
 /// The definition of the table `name` (`db/table`) from the InnoDB
 /// dictionary of `datadir`.
 fn from_dictionary_by_name(
+    (host, spec): (&dyn Host, Option<&[PathBuf]>),
     datadir: &Path,
     name: &str,
-) -> Result<(TableDef, crate::instance::DictNotes), String> {
-    let (_, dict) = crate::instance::dictionary(datadir)?;
-    let t = dict
-        .tables
+) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
+    let (dict, problems) = crate::instance::dictionary(host, datadir, spec)?;
+    let t = dict.tables.iter().find(|t| t.name == name.as_bytes());
+    let t = t.ok_or_else(|| {
+        format!(
+            "the InnoDB dictionary in {} has no table {} (`ibdscope tables` lists them){}",
+            crate::names::path(&crate::instance::first_data_file(datadir, spec)),
+            crate::names::name(name),
+            damage_words(&problems)
+        )
+    })?;
+    complete(
+        t,
+        &crate::instance::first_data_file(datadir, spec),
+        &problems,
+    )?;
+    let (def, notes) = crate::instance::table_def(t);
+    Ok((def, notes, problems))
+}
+
+/// The dictionary's problems, after a sentence that needs them.
+fn damage_words(problems: &[String]) -> String {
+    if problems.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<&str> = problems.iter().take(8).map(String::as_str).collect();
+    format!(
+        "; the dictionary is damaged ({} problems): {}{}",
+        problems.len(),
+        shown.join("; "),
+        if problems.len() > shown.len() {
+            "; …"
+        } else {
+            ""
+        }
+    )
+}
+
+/// With problems in the dictionary, a table whose rows are not all there
+/// (fewer SYS_COLUMNS rows than N_COLS counts, no index, an index with
+/// fewer SYS_FIELDS rows than N_FIELDS) gives no definition: rows decoded
+/// with it would be wrong. A complete table is used; the problems are said
+/// on stderr.
+fn complete(t: &DictTable, file: &Path, problems: &[String]) -> Result<(), String> {
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let want_cols = (t.n_cols & 0xFFFF).saturating_add((t.n_cols >> 16) & 0x7FFF);
+    let cols = u32::try_from(t.columns.len()).unwrap_or(u32::MAX);
+    let fields_short = t
+        .indexes
         .iter()
-        .find(|t| t.name == name.as_bytes())
-        .ok_or_else(|| {
-            format!(
-                "the InnoDB dictionary in {} has no table {} (`ibdscope tables` lists them)",
-                crate::names::path(&datadir.join("ibdata1")),
-                crate::names::name(name)
-            )
-        })?;
-    Ok(crate::instance::table_def(t))
+        .any(|ix| u32::try_from(ix.fields.len()).unwrap_or(u32::MAX) < ix.n_fields);
+    if cols < want_cols || t.indexes.is_empty() || fields_short {
+        return Err(format!(
+            "the InnoDB dictionary in {}: table {} is incomplete there ({cols} of {want_cols} \
+             columns, {} indexes{}){}",
+            crate::names::path(file),
+            crate::names::name(&String::from_utf8_lossy(&t.name)),
+            t.indexes.len(),
+            if fields_short {
+                ", an index short of its fields"
+            } else {
+                ""
+            },
+            damage_words(problems)
+        ));
+    }
+    for p in problems {
+        eprintln!("ibdscope: {p}");
+    }
+    Ok(())
 }
 
 /// The definition of the table in `path` from the InnoDB dictionary of
 /// `datadir` (by the file's space id, else its `db/table` name).
 fn from_dictionary(
+    (host, spec): (&dyn Host, Option<&[PathBuf]>),
     path: &Path,
     ts: &Tablespace<'_>,
     datadir: &Path,
-) -> Result<(TableDef, crate::instance::DictNotes), String> {
-    let (_, dict) = crate::instance::dictionary(datadir)?;
+) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
+    let (dict, problems) = crate::instance::dictionary(host, datadir, spec)?;
     let t = crate::instance::table_for(&dict, path, ts.space_id().0).ok_or_else(|| {
         format!(
             "{}: no table definition: the file has no SDI, no .frm beside it, and the \
-             InnoDB dictionary in {} has no table with space id {}",
+             InnoDB dictionary in {} has no table with space id {}{}",
             crate::names::path(path),
-            crate::names::path(&datadir.join("ibdata1")),
-            ts.space_id().0
+            crate::names::path(&crate::instance::first_data_file(datadir, spec)),
+            ts.space_id().0,
+            damage_words(&problems)
         )
     })?;
-    Ok(crate::instance::table_def(t))
+    complete(
+        t,
+        &crate::instance::first_data_file(datadir, spec),
+        &problems,
+    )?;
+    let (def, notes) = crate::instance::table_def(t);
+    Ok((def, notes, problems))
 }
 
 fn read_frm(frm: &Path, ibd: &Path) -> Result<TableDef, String> {

@@ -35,6 +35,17 @@ pub trait Host: Send + Sync + fmt::Debug {
     /// Opens `path` read-only; `threads` is how many threads the run uses
     /// (a source may use them to unmap).
     fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError>;
+    /// Opens `paths` read-only as one source, their bytes one after the
+    /// other (the data files of the system tablespace). This default
+    /// copies them into one buffer; a host that maps files maps them side
+    /// by side instead.
+    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, OpenError> {
+        let mut bytes = Vec::new();
+        for p in paths {
+            bytes.extend_from_slice(self.open(p, threads)?.bytes());
+        }
+        Ok(Box::new(bytes))
+    }
     /// The files opened since the last call that changed while they were
     /// read (checked when each source is dropped), and forgets them. A host
     /// that cannot tell returns none.

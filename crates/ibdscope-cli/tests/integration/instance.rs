@@ -208,6 +208,139 @@ fn the_system_tablespace_is_read_across_its_data_files() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("FSP_SIZE"));
 }
 
+/// `audit DATADIR` reads the system tablespace as one space: the server
+/// shut down cleanly with `ibdata1` continued by `ibdata2`, so the datadir
+/// audits clean, `ibdata2` is no file of its own (it was audited alone:
+/// "unreadable", and `ibdata1` "truncated"), and the dictionary lists as
+/// many tables as the server's INNODB_SYS_TABLES.
+#[test]
+fn audit_reads_a_split_system_tablespace_as_one_space() {
+    let dir = instance_copy("mariadb1011-split");
+    let d = dir.to_str().expect("utf-8");
+    let (code, j) = run_json(&["audit", "--format", "json", d]);
+    assert_eq!(code, Some(0), "audit of a clean split datadir");
+    let files: Vec<String> = j
+        .get("files")
+        .arr()
+        .iter()
+        .map(|f| s(f.get("file").str()))
+        .collect();
+    assert!(files.iter().any(|f| f.ends_with("/ibdata1")), "{files:?}");
+    assert!(!files.iter().any(|f| f.ends_with("/ibdata2")), "{files:?}");
+    let dd = &j.get("datadirs").arr()[0];
+    let system: Vec<String> = dd
+        .get("system_files")
+        .arr()
+        .iter()
+        .map(|f| s(f.str()))
+        .collect();
+    assert_eq!(system.len(), 2, "{system:?}");
+    assert!(system[1].ends_with("/ibdata2"));
+    let ibdata1 = j
+        .get("files")
+        .arr()
+        .iter()
+        .find(|f| f.get("file").str().ends_with("/ibdata1"))
+        .expect("ibdata1");
+    let facts = read_tsv(&fixtures().join("instance/facts.tsv"));
+    let size = |f: &str| -> u64 {
+        facts
+            .iter()
+            .find(|r| r["datadir"] == "mariadb1011-split" && r["key"] == f)
+            .map(|r| r["value"].parse().expect("size"))
+            .expect("fact")
+    };
+    assert_eq!(
+        ibdata1.get("pages").u64(),
+        (size("ibdata1") + size("ibdata2")) / 16384
+    );
+    assert_eq!(
+        dd.get("dictionary").get("tables").u64() as usize,
+        truth("sys_tables", "mariadb1011-split").len()
+    );
+    // ibdata2 that does not continue ibdata1 (ibdata1's own first page in
+    // its place): audited alone, and named as a datadir finding.
+    let bad = copy_of("mariadb1011-split", "audit-ibdata2-foreign");
+    let first = std::fs::read(bad.join("ibdata1")).expect("ibdata1");
+    let mut b2 = std::fs::read(bad.join("ibdata2")).expect("ibdata2");
+    b2[..16384].copy_from_slice(&first[..16384]);
+    std::fs::write(bad.join("ibdata2"), &b2).expect("write");
+    let o = run(&["audit", bad.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("ibdata2: not read: its first page (byte offset 0) is not numbered"),
+        "{text}"
+    );
+    // A damaged page of ibdata2 is named by its offset in ibdata2 (the
+    // page after ibdata1's last: ibdata1's size in pages, facts.tsv).
+    let bad = copy_of("mariadb1011-split", "audit-ibdata2-page");
+    let mut b2 = std::fs::read(bad.join("ibdata2")).expect("ibdata2");
+    for x in &mut b2[16384 + 200..16384 + 300] {
+        *x ^= 0x5a;
+    }
+    std::fs::write(bad.join("ibdata2"), &b2).expect("write");
+    let o = run(&["audit", bad.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let page = size("ibdata1") / 16384 + 1;
+    assert!(
+        text.contains(&format!("page {page} at byte offset 16384 of "))
+            && text.contains("ibdata2: damaged"),
+        "{text}"
+    );
+}
+
+/// `--data-file-path` names the system tablespace's files as the server's
+/// `innodb_data_file_path` does: the split datadir with its files renamed
+/// `ibd_a` and `ibd_b` reads as the server's dictionary, and audits clean.
+#[test]
+fn data_files_named_by_data_file_path() {
+    let dir = copy_of("mariadb1011-split", "data-file-path");
+    std::fs::rename(dir.join("ibdata1"), dir.join("ibd_a")).expect("mv");
+    std::fs::rename(dir.join("ibdata2"), dir.join("ibd_b")).expect("mv");
+    let d = dir.to_str().expect("utf-8");
+    let spec = "ibd_a:3M;ibd_b:12M:autoextend";
+    let (code, j) = run_json(&["tables", "--data-file-path", spec, "--format", "json", d]);
+    assert_eq!(code, Some(0));
+    let names: BTreeSet<String> = j
+        .get("tables")
+        .arr()
+        .iter()
+        .map(|t| s(t.get("name").str()))
+        .collect();
+    let want: BTreeSet<String> = truth("sys_tables", "mariadb1011-split")
+        .iter()
+        .map(|r| r[1].clone())
+        .collect();
+    assert_eq!(names, want);
+    let (code, j) = run_json(&["audit", "--data-file-path", spec, "--format", "json", d]);
+    assert_eq!(code, Some(0));
+    let system = j.get("datadirs").arr()[0].get("system_files").arr().len();
+    assert_eq!(system, 2);
+    let ibd = dir.join("fx/t_basic.ibd");
+    let o = run(&[
+        "rows",
+        "--data-file-path",
+        spec,
+        "--datadir",
+        d,
+        ibd.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    // Without it there is no ibdata1; a listed file that is not there is a
+    // finding and the space is read up to it.
+    assert_eq!(run(&["tables", d]).status.code(), Some(2));
+    let o = run(&[
+        "tables",
+        "--data-file-path",
+        "ibd_a:3M;ibd_c:12M:autoextend",
+        d,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ibd_c: no such file"));
+}
+
 /// The columns of `t_types` whose exact type the dictionary does not hold
 /// (`data0type.h`: DECIMAL and BIT are `DATA_FIXBINARY` with their byte
 /// length only; ENUM and SET are `DATA_INT` with the field type
@@ -404,7 +537,7 @@ fn damaged_dictionary_pages_are_findings() {
         assert_eq!(o.status.code(), Some(1), "{table}");
         let text = String::from_utf8_lossy(&o.stdout);
         let want = format!(
-            "{table}: page {root}, byte offset {}: page {root} does not verify",
+            "ibdata1, page {root}, byte offset {}: {table}: page {root} does not verify",
             root * 16384
         );
         assert!(text.contains(&want), "{table}: {want}\n{text}");
@@ -425,7 +558,7 @@ fn a_cut_system_tablespace_is_a_finding() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains(&format!(
-            "SYS_COLUMNS: page {columns_root}, byte offset {}: page {columns_root} is past the end of the space",
+            "ibdata1, page {columns_root}, byte offset {}: SYS_COLUMNS: page {columns_root} is past the end of the space",
             columns_root * 16384
         )),
         "{text}"

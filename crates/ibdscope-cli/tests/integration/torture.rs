@@ -565,11 +565,15 @@ fn run_full(
     for _ in 0..cmd.extra_positionals {
         args.push(page.to_string().into());
     }
-    let base = scratch_dir().join(format!(
-        "{tag}.{}.{}",
-        cmd.name,
-        format.unwrap_or("default")
-    ));
+    exec(
+        args,
+        &format!("{tag}.{}.{}", cmd.name, format.unwrap_or("default")),
+    )
+}
+
+/// Runs the binary with `args`, output to files, under the time limit.
+fn exec(args: Vec<OsString>, tag: &str) -> Out {
+    let base = scratch_dir().join(tag);
     let (out_path, err_path) = (base.with_extension("out"), base.with_extension("err"));
     let mut child = Command::new(bin())
         .args(&args)
@@ -2457,4 +2461,425 @@ fn zip_damage_is_named_by_rows() {
         assert!(o.stdout.lines().count() > 1000, "{shell}: the other rows");
         let _ = std::fs::remove_file(f);
     }
+}
+
+// ---------------------------------------------------------------------------
+// The instance: the system tablespace and the InnoDB dictionary, mutated in
+// copies of the real datadirs of fixtures/instance (MySQL 5.6.24, MariaDB
+// 10.11 with ibdata1 continued by ibdata2). Every command that reads them
+// runs on each copy under the time limit and must not hang or panic, must
+// exit 1 or 2 (2 only where nothing of the dictionary can be read), must
+// name the damaged file, page and byte offset where the damage is a page,
+// and must still list the tables whose SYS_TABLES rows are intact (the
+// servers' own INNODB_SYS_TABLES, fixtures/instance/sys_tables.tsv).
+
+/// The dictionary header's root field (`dict0boot.h`, offsets from
+/// `DICT_HDR` = 38 on page 7): 32 SYS_TABLES, 40 SYS_COLUMNS.
+fn sys_root(ibdata1: &[u8], field: usize) -> u32 {
+    let at = 7 * 16384 + 38 + field;
+    u32::from_be_bytes(ibdata1[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// Seals a 16 KiB page again with the algorithm its clean copy verified
+/// under (full_crc32, crc32 or the old InnoDB checksum).
+fn reseal(clean: &[u8], p: &mut [u8]) {
+    let n = p.len();
+    let stored = u32::from_be_bytes(clean[n - 4..].try_into().expect("4"));
+    if checksum::full_crc32(clean) == stored {
+        let v = checksum::full_crc32(p).to_be_bytes();
+        p[n - 4..].copy_from_slice(&v);
+    } else if checksum::page_crc32(clean).to_be_bytes() == clean[..4] {
+        let v = checksum::page_crc32(p).to_be_bytes();
+        p[..4].copy_from_slice(&v);
+        p[n - 8..n - 4].copy_from_slice(&v);
+    } else {
+        let new = checksum::page_innodb_new(p).to_be_bytes();
+        p[..4].copy_from_slice(&new);
+        let old = checksum::page_innodb_old(p).to_be_bytes();
+        p[n - 8..n - 4].copy_from_slice(&old);
+    }
+}
+
+/// What a mutated datadir must give.
+struct DictExpect {
+    /// `file, page N, byte offset B` that every dictionary reader names
+    /// (file by its name in the datadir), when the damage is one page.
+    place: Option<(&'static str, u32, u64)>,
+    /// `tables`' exit code: 1 (findings, the rest listed) or 2.
+    tables_exit: i32,
+    /// Tables that must still be listed.
+    survivors: Vec<String>,
+    /// Whether `info ibdata1` and `audit` see the damage in the pages
+    /// themselves (a checksum, a short file); a sealed structure change
+    /// is only the dictionary readers' to find.
+    pages_damaged: bool,
+}
+
+/// A copy of the unpacked datadir `name` under the torture scratch dir.
+fn instance_scratch(name: &str, case: &str) -> PathBuf {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for e in std::fs::read_dir(from).expect("read_dir") {
+            let e = e.expect("entry");
+            if e.path().is_dir() {
+                copy(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+            }
+        }
+    }
+    let to = scratch_dir().join(format!("instance-{case}-{name}"));
+    let _ = std::fs::remove_dir_all(&to);
+    copy(&super::common::instance_copy(name), &to);
+    to
+}
+
+/// The tables of `datadir` the server listed (INNODB_SYS_TABLES).
+fn server_tables(datadir: &str) -> Vec<String> {
+    super::common::read_tsv(&fixtures().join("instance/sys_tables.tsv"))
+        .into_iter()
+        .filter(|r| r["datadir"] == datadir)
+        .map(|r| r["name"].clone())
+        .collect()
+}
+
+/// Runs every dictionary reader on `dir` and holds it to `want`.
+fn instance_torture(case: &str, datadir: &str, dir: &Path, want: &DictExpect) {
+    let d = dir.to_str().expect("utf-8");
+    let ibd = dir.join("fx/t_basic.ibd");
+    let ibd = ibd.to_str().expect("utf-8");
+    let ibdata1 = dir.join("ibdata1");
+    let ibdata1 = ibdata1.to_str().expect("utf-8");
+    let runs: Vec<(&str, Vec<&str>)> = vec![
+        ("tables", vec!["tables", d]),
+        ("tables-json", vec!["tables", "--format", "json", d]),
+        ("rows", vec!["rows", "--datadir", d, ibd]),
+        ("schema", vec!["schema", "--datadir", d, ibd]),
+        ("indexes", vec!["indexes", "--datadir", d, ibd]),
+        ("audit", vec!["audit", d]),
+        ("audit-json", vec!["audit", "--format", "json", d]),
+        ("info", vec!["info", ibdata1]),
+        ("indexes-ibdata1", vec!["indexes", ibdata1]),
+    ];
+    let mut fails = Vec::new();
+    for (tag, args) in runs {
+        let o = exec(
+            args.iter().map(OsString::from).collect(),
+            &format!("instance-{case}-{datadir}-{tag}"),
+        );
+        let all = format!("{}{}", o.stdout, o.stderr);
+        let mut fail = |why: String| fails.push(format!("{}: {why}", o.shell()));
+        if o.hung {
+            fail("hung".into());
+            continue;
+        }
+        if o.code == Some(101) || o.stderr.contains("panicked") {
+            fail(format!("panicked: {}", first_line(&o.stderr)));
+            continue;
+        }
+        let Some(code) = o.code else {
+            fail("killed by a signal".into());
+            continue;
+        };
+        if !(0..=2).contains(&code) {
+            fail(format!("exit {code}"));
+            continue;
+        }
+        let in_scope = match tag {
+            "info" | "audit" | "audit-json" => want.pages_damaged || tag != "info",
+            "indexes-ibdata1" => want.pages_damaged,
+            _ => true,
+        };
+        if in_scope && code == 0 {
+            fail(format!("exit 0 on a damaged datadir\n{}", first_line(&all)));
+        }
+        if tag.starts_with("tables") && code != want.tables_exit {
+            fail(format!(
+                "exit {code}, want {}: {}",
+                want.tables_exit,
+                first_line(&o.stderr)
+            ));
+        }
+        if code == 2 && o.stderr.trim().is_empty() {
+            fail("exit 2 with nothing on stderr".into());
+        }
+        // The damaged page by file, page and byte offset, from every reader
+        // of the dictionary.
+        if let Some((file, page, at)) = want.place {
+            let placed = all.contains(&format!("{file}, page {page}, byte offset {at}"))
+                || (all.contains(file)
+                    && all.contains(&format!("page {page}"))
+                    && all.contains(&format!("byte offset {at}")));
+            let reads_dict = matches!(tag, "tables" | "tables-json" | "audit" | "audit-json")
+                || (matches!(tag, "rows" | "schema" | "indexes") && code != 0);
+            if reads_dict && !placed {
+                fail(format!(
+                    "does not name {file}, page {page}, byte offset {at}"
+                ));
+            }
+        }
+        if tag == "tables" && code == 1 {
+            for t in &want.survivors {
+                if !o
+                    .stdout
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{t}  id ")))
+                {
+                    fail(format!("table {t} (intact rows) not listed"));
+                }
+            }
+        }
+    }
+    assert!(
+        fails.is_empty(),
+        "{case} on {datadir}:\n{}",
+        fails.join("\n")
+    );
+}
+
+/// Applies `mutate` to a copy of each instance datadir and runs the readers.
+fn instance_case(case: &str, mutate: fn(&Path, &str) -> Option<DictExpect>) {
+    let mut ran = 0;
+    for datadir in ["mysql56-fpt", "mariadb1011-split"] {
+        let dir = instance_scratch(datadir, case);
+        match mutate(&dir, datadir) {
+            Some(want) => {
+                instance_torture(case, datadir, &dir, &want);
+                ran += 1;
+            }
+            None => eprintln!("{case}: not applicable to {datadir}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(ran > 0, "{case}: applied to no datadir");
+}
+
+/// Flips bytes of page `page` of ibdata1 (unsealed: its checksum fails).
+fn flip_ibdata1_page(dir: &Path, page: u32) -> u64 {
+    let path = dir.join("ibdata1");
+    let mut b = std::fs::read(&path).expect("ibdata1");
+    let at = page as usize * 16384;
+    for x in &mut b[at + 200..at + 300] {
+        *x ^= 0x5a;
+    }
+    std::fs::write(&path, &b).expect("write");
+    at as u64
+}
+
+#[test]
+fn instance_sys_tables_root_damaged() {
+    instance_case("sys-tables-root", |dir, _| {
+        let b = std::fs::read(dir.join("ibdata1")).expect("ibdata1");
+        let root = sys_root(&b, 32);
+        let at = flip_ibdata1_page(dir, root);
+        Some(DictExpect {
+            place: Some(("ibdata1", root, at)),
+            tables_exit: 1,
+            survivors: Vec::new(),
+            pages_damaged: true,
+        })
+    });
+}
+
+#[test]
+fn instance_sys_columns_leaf_damaged() {
+    // SYS_COLUMNS is one page (its root is its only leaf) in these
+    // datadirs: the tables are still listed from SYS_TABLES.
+    instance_case("sys-columns-leaf", |dir, datadir| {
+        let b = std::fs::read(dir.join("ibdata1")).expect("ibdata1");
+        let root = sys_root(&b, 40);
+        let at = flip_ibdata1_page(dir, root);
+        Some(DictExpect {
+            place: Some(("ibdata1", root, at)),
+            tables_exit: 1,
+            survivors: server_tables(datadir),
+            pages_damaged: true,
+        })
+    });
+}
+
+#[test]
+fn instance_dict_header_damaged() {
+    // The roots are then found by their index ids: every table is listed.
+    instance_case("dict-header", |dir, datadir| {
+        let at = flip_ibdata1_page(dir, 7);
+        Some(DictExpect {
+            place: Some(("ibdata1", 7, at)),
+            tables_exit: 1,
+            survivors: server_tables(datadir),
+            pages_damaged: true,
+        })
+    });
+}
+
+#[test]
+fn instance_dict_header_and_sys_tables_root_damaged() {
+    // Without the header and without SYS_TABLES' root nothing is found:
+    // exit 2, the header named.
+    instance_case("dict-header-and-root", |dir, _| {
+        let b = std::fs::read(dir.join("ibdata1")).expect("ibdata1");
+        let root = sys_root(&b, 32);
+        flip_ibdata1_page(dir, root);
+        let at = flip_ibdata1_page(dir, 7);
+        Some(DictExpect {
+            place: Some(("ibdata1", 7, at)),
+            tables_exit: 2,
+            survivors: Vec::new(),
+            pages_damaged: true,
+        })
+    });
+}
+
+#[test]
+fn instance_sys_tables_leaf_next_is_itself() {
+    // FIL_PAGE_NEXT (byte 12) of SYS_TABLES' only leaf names the page
+    // itself, the page sealed: a loop only the tree readers can see. Every
+    // SYS_TABLES row is still there.
+    instance_case("sys-tables-next-loop", |dir, datadir| {
+        let path = dir.join("ibdata1");
+        let mut b = std::fs::read(&path).expect("ibdata1");
+        let root = sys_root(&b, 32);
+        let at = root as usize * 16384;
+        let clean = b[at..at + 16384].to_vec();
+        b[at + 12..at + 16].copy_from_slice(&root.to_be_bytes());
+        reseal(&clean, &mut b[at..at + 16384]);
+        std::fs::write(&path, &b).expect("write");
+        Some(DictExpect {
+            place: Some(("ibdata1", root, at as u64 + 12)),
+            tables_exit: 1,
+            survivors: server_tables(datadir),
+            pages_damaged: false,
+        })
+    });
+}
+
+#[test]
+fn instance_sys_tables_child_pointer_to_ancestor() {
+    // SYS_TABLES' root made a node pointer page (PAGE_LEVEL 1, byte 38 +
+    // 26) whose first record's child page (its last 4 bytes, the SPACE
+    // field of the first row, `rem0rec.cc` node pointers) is the root
+    // itself, the page sealed: a walk down the tree meets an ancestor.
+    instance_case("sys-tables-child-loop", |dir, _| {
+        let path = dir.join("ibdata1");
+        let mut b = std::fs::read(&path).expect("ibdata1");
+        let root = sys_root(&b, 32);
+        let at = root as usize * 16384;
+        let clean = b[at..at + 16384].to_vec();
+        let page = &mut b[at..at + 16384];
+        page[38 + 26..38 + 28].copy_from_slice(&1u16.to_be_bytes());
+        // REDUNDANT: infimum at 101, its next-record pointer (absolute)
+        // 2 bytes before its origin; a record's data ends where the next
+        // record's header starts: find the first user record's end by
+        // its 1-byte or 2-byte field end offsets (info bits at -6..-3).
+        let first = u16::from_be_bytes([page[99], page[100]]) as usize;
+        let n_fields =
+            ((u16::from_be_bytes([page[first - 5], page[first - 4]]) >> 1) & 0x3FF) as usize;
+        let one_byte = page[first - 3] & 1 != 0;
+        let end = if one_byte {
+            (page[first - 6 - n_fields] & 0x7F) as usize
+        } else {
+            (u16::from_be_bytes([
+                page[first - 6 - 2 * n_fields],
+                page[first - 5 - 2 * n_fields],
+            ]) & 0x3FFF) as usize
+        };
+        page[first + end - 4..first + end].copy_from_slice(&root.to_be_bytes());
+        reseal(&clean, page);
+        std::fs::write(&path, &b).expect("write");
+        Some(DictExpect {
+            place: Some(("ibdata1", root, at as u64)),
+            tables_exit: 1,
+            survivors: Vec::new(),
+            pages_damaged: false,
+        })
+    });
+}
+
+#[test]
+fn instance_ibdata1_cut_mid_page() {
+    // Cut halfway through the page after SYS_COLUMNS' root: the
+    // dictionary's pages are whole, the file is short of FSP_SIZE.
+    instance_case("cut-mid-page", |dir, datadir| {
+        let path = dir.join("ibdata1");
+        let b = std::fs::read(&path).expect("ibdata1");
+        let cut = (sys_root(&b, 40) as usize + 3) * 16384 + 8192;
+        if dir.join("ibdata2").exists() {
+            // The space's own end is ibdata2's: cut that.
+            let p2 = dir.join("ibdata2");
+            let b2 = std::fs::read(&p2).expect("ibdata2");
+            std::fs::write(&p2, &b2[..b2.len() / 2 + 8192]).expect("write");
+            let _ = cut;
+        } else {
+            std::fs::write(&path, &b[..cut]).expect("write");
+        }
+        Some(DictExpect {
+            place: None,
+            tables_exit: 1,
+            survivors: server_tables(datadir),
+            pages_damaged: true,
+        })
+    });
+}
+
+#[test]
+fn instance_ibdata1_shorter_than_page_7() {
+    instance_case("cut-before-7", |dir, _| {
+        let path = dir.join("ibdata1");
+        let b = std::fs::read(&path).expect("ibdata1");
+        std::fs::write(&path, &b[..5 * 16384 + 100]).expect("write");
+        Some(DictExpect {
+            place: None,
+            tables_exit: 2,
+            survivors: Vec::new(),
+            pages_damaged: true,
+        })
+    });
+}
+
+#[test]
+fn instance_ibdata2_missing_or_short() {
+    instance_case("ibdata2-missing", |dir, datadir| {
+        let p2 = dir.join("ibdata2");
+        if !p2.exists() {
+            return None;
+        }
+        std::fs::remove_file(&p2).expect("rm");
+        // The dictionary lives in ibdata1 here: it is whole; FSP_SIZE
+        // says the space is short.
+        Some(DictExpect {
+            place: None,
+            tables_exit: 1,
+            survivors: server_tables(datadir),
+            pages_damaged: true,
+        })
+    });
+    instance_case("ibdata2-short", |dir, datadir| {
+        let p2 = dir.join("ibdata2");
+        if !p2.exists() {
+            return None;
+        }
+        std::fs::write(&p2, vec![0u8; 1000]).expect("write");
+        Some(DictExpect {
+            place: None,
+            tables_exit: 1,
+            survivors: server_tables(datadir),
+            pages_damaged: true,
+        })
+    });
+}
+
+#[test]
+fn instance_ibdata1_not_innodb() {
+    instance_case("not-innodb", |dir, _| {
+        let text: String = (0..20_000)
+            .map(|i| format!("line {i} of a text file\n"))
+            .collect();
+        std::fs::write(dir.join("ibdata1"), text).expect("write");
+        Some(DictExpect {
+            place: None,
+            tables_exit: 2,
+            survivors: Vec::new(),
+            pages_damaged: true,
+        })
+    });
 }

@@ -48,6 +48,9 @@ struct Job {
     path: PathBuf,
     kind: Kind,
     datadir: Option<usize>,
+    /// For a datadir's `ibdata1`: the files that continue it (`ibdata2`…),
+    /// audited with it as one space (one page numbering across them).
+    joined: Vec<PathBuf>,
 }
 
 /// A file not audited, and why.
@@ -62,6 +65,12 @@ struct Datadir {
     redo_paths: Vec<(u64, PathBuf)>,
     layout: RedoLayout,
     ibdata1: Option<PathBuf>,
+    /// The system tablespace's data files that do not continue the ones
+    /// before them, or could not be read (each audited alone).
+    system_problems: Vec<String>,
+    /// The InnoDB dictionary (MySQL ≤ 5.7, MariaDB), read once: its
+    /// tables, and each problem met reading it (file, page, byte offset).
+    dictionary: Option<(usize, Vec<String>)>,
     redo: Option<Result<RedoInfo, String>>,
     /// The pages the log's records after the checkpoint change.
     log_pages: Option<LogPages>,
@@ -80,6 +89,13 @@ fn file_name(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+/// The file name of the system tablespace's first data file.
+fn first_name(spec: Option<&[PathBuf]>) -> String {
+    spec.and_then(|n| n.first())
+        .and_then(|n| n.file_name())
+        .map_or_else(|| "ibdata1".into(), |n| n.to_string_lossy().into_owned())
 }
 
 fn digits_after(name: &str, prefix: &str) -> Option<u64> {
@@ -139,7 +155,9 @@ fn walk(
     skipped: &mut Vec<Skipped>,
     dd: &mut Datadir,
     index: usize,
+    spec: Option<&[PathBuf]>,
 ) {
+    let first = first_name(spec);
     let mut stack: Vec<(PathBuf, usize)> = vec![(root.to_path_buf(), 0)];
     let mut seen = 0usize;
     while let Some((dir, depth)) = stack.pop() {
@@ -184,15 +202,25 @@ fn walk(
                 });
                 continue;
             }
-            match classify(&path) {
+            let named = spec.is_some_and(|n| {
+                n.iter()
+                    .any(|n| n.file_name() == path.file_name() && depth == 0)
+            });
+            let class = if named {
+                Class::Audit(Kind::System)
+            } else {
+                classify(&path)
+            };
+            match class {
                 Class::Audit(kind) => {
-                    if kind == Kind::System && file_name(&path) == "ibdata1" && depth == 0 {
+                    if kind == Kind::System && file_name(&path) == first && depth == 0 {
                         dd.ibdata1 = Some(path.clone());
                     }
                     jobs.push(Job {
                         path,
                         kind,
                         datadir: Some(index),
+                        joined: Vec::new(),
                     });
                 }
                 Class::Redo(layout, n) => {
@@ -210,6 +238,59 @@ fn walk(
                 Class::Skip(why) => skipped.push(Skipped { path, why }),
             }
         }
+    }
+}
+
+/// A datadir's system tablespace is one space across its data files
+/// (`ibdata1`, then `ibdata2`… while each continues the ones before it):
+/// the `ibdata1` job takes the files that continue it, which are then no
+/// jobs of their own; a file that does not continue is audited alone, and
+/// why it was not joined is a datadir finding.
+fn join_system(dd: &mut Datadir, index: usize, jobs: &mut Vec<Job>, opts: &Opts) {
+    let Some(first) = dd.ibdata1.clone() else {
+        return;
+    };
+    let spec = opts.data_files.as_deref();
+    let Ok(sys) = crate::instance::open_system(&*opts.host, &first, 1, opts.lib, spec) else {
+        return;
+    };
+    dd.dictionary = dictionary_of(&sys, opts);
+    let more: Vec<PathBuf> = sys.files.iter().skip(1).map(|(p, _)| p.clone()).collect();
+    dd.system_problems = sys.problems.clone();
+    drop(sys);
+    if more.is_empty() {
+        return;
+    }
+    jobs.retain(|j| j.datadir != Some(index) || !more.contains(&j.path));
+    if let Some(j) = jobs
+        .iter_mut()
+        .find(|j| j.datadir == Some(index) && j.path == first)
+    {
+        j.joined = more;
+    }
+}
+
+/// The dictionary of a MySQL ≤ 5.7 / MariaDB system tablespace: how many
+/// tables it lists and its problems in words; `None` where there is none to
+/// read (MySQL 8.0+ keeps its dictionary in `mysql.ibd` beside `ibdata1`).
+fn dictionary_of(sys: &crate::instance::System, opts: &Opts) -> Option<(usize, Vec<String>)> {
+    let first = sys.files.first().map(|f| f.0.clone()).unwrap_or_default();
+    if first.with_file_name("mysql.ibd").is_file() {
+        return None;
+    }
+    let ts = crate::host::tablespace(sys.source(), opts.lib).ok()?;
+    if ts.space_id().0 != 0 {
+        return None;
+    }
+    match ibdscope_forensics::dict::Dictionary::survey(&ts) {
+        Ok(d) => Some((
+            usize::try_from(d.tables).unwrap_or(usize::MAX),
+            d.problems
+                .iter()
+                .map(|p| crate::instance::problem_words(sys, p))
+                .collect(),
+        )),
+        Err(e) => Some((0, vec![format!("{}: {e}", crate::names::path(&first))])),
     }
 }
 
@@ -258,11 +339,18 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
 }
 
 fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opts) -> Done {
-    let input = match opts.host.open(&job.path, 1) {
+    let opened = if job.joined.is_empty() {
+        opts.host.open(&job.path, 1).map_err(|e| e.what)
+    } else {
+        let mut paths = vec![job.path.clone()];
+        paths.extend(job.joined.iter().cloned());
+        opts.host.open_joined(&paths, 1).map_err(|e| e.to_string())
+    };
+    let input = match opened {
         Ok(i) => i,
         Err(e) => {
             return Done {
-                result: Err(e.what),
+                result: Err(e),
                 page_size: 0,
                 recovery: None,
             }
@@ -280,7 +368,8 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
             );
             // The system tablespace's page numbers run on through its
             // files: only ibdata1 starts at page 0.
-            let first_file = job.kind != Kind::System || file_name(&job.path) == "ibdata1";
+            let first_file = job.kind != Kind::System
+                || file_name(&job.path) == first_name(opts.data_files.as_deref());
             let recovery = log
                 .filter(|l| l.status != LogPagesStatus::NotParsed && first_file)
                 .map(|l| datadir::recovery_changes(&ts, a.space_id, l));
@@ -370,12 +459,22 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     redo_paths: Vec::new(),
                     layout: RedoLayout::LogFiles,
                     ibdata1: None,
+                    system_problems: Vec::new(),
+                    dictionary: None,
                     redo: None,
                     log_pages: None,
                     flush_lsn: None,
                 };
                 let index = dds.len();
-                walk(p, &mut jobs, &mut skipped, &mut dd, index);
+                walk(
+                    p,
+                    &mut jobs,
+                    &mut skipped,
+                    &mut dd,
+                    index,
+                    opts.data_files.as_deref(),
+                );
+                join_system(&mut dd, index, &mut jobs, opts);
                 reference_points(&mut dd, opts);
                 dds.push(dd);
             }
@@ -388,6 +487,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     path: p.clone(),
                     kind,
                     datadir: None,
+                    joined: Vec::new(),
                 }),
                 // A file named on the command line is read as a tablespace
                 // whatever its name.
@@ -395,6 +495,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     path: p.clone(),
                     kind: Kind::Tablespace,
                     datadir: None,
+                    joined: Vec::new(),
                 }),
             },
         }
@@ -442,6 +543,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         .collect();
     let facts = instance_facts(&jobs, &done, &dds, opts);
     let ctx = Ctx {
+        opts,
         facts: &facts,
         jobs: &jobs,
         done: &done,
@@ -470,7 +572,11 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         });
     }
     for (dd, r) in dds.iter().zip(&reports) {
-        if r.has_findings() || matches!(dd.redo, Some(Err(_))) {
+        if r.has_findings()
+            || matches!(dd.redo, Some(Err(_)))
+            || !dd.system_problems.is_empty()
+            || dd.dictionary.as_ref().is_some_and(|(_, p)| !p.is_empty())
+        {
             worst = worst.max(Outcome::Findings);
         }
     }
@@ -514,6 +620,8 @@ fn instance_facts(
 }
 
 struct Ctx<'a> {
+    /// The run's options (host, threads, `--data-file-path`).
+    opts: &'a Opts,
     /// Each datadir's instance facts (dictionary, doublewrite buffer).
     facts: &'a [Option<super::instance_facts::InstanceFacts>],
     jobs: &'a [Job],
@@ -672,7 +780,17 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
         write!(out, ", LSN {lo}..{hi}")?;
     }
     writeln!(out, ")")?;
-    verdicts_text(a, out)?;
+    // A system tablespace read across its data files: offsets past the
+    // first file are said in the file that holds them.
+    let parts: Vec<(PathBuf, u64)> = if job.joined.is_empty() {
+        Vec::new()
+    } else {
+        std::iter::once(&job.path)
+            .chain(&job.joined)
+            .map(|p| (p.clone(), std::fs::metadata(p).map_or(0, |m| m.len())))
+            .collect()
+    };
+    verdicts_text(a, &parts, out)?;
     let after: Vec<_> = a
         .findings
         .iter()
@@ -745,7 +863,25 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// One line per verdict with its pages and LSNs, and its first findings.
-fn verdicts_text(a: &Audit, out: &mut dyn Write) -> io::Result<()> {
+fn verdicts_text(a: &Audit, parts: &[(PathBuf, u64)], out: &mut dyn Write) -> io::Result<()> {
+    let at = |off: u64| -> String {
+        let mut start = 0u64;
+        for (i, (p, len)) in parts.iter().enumerate() {
+            let end = start.saturating_add(*len);
+            if off < end || i + 1 == parts.len() {
+                if i == 0 {
+                    break;
+                }
+                return format!(
+                    "byte offset {} of {}",
+                    off.saturating_sub(start),
+                    crate::names::path(p)
+                );
+            }
+            start = end;
+        }
+        format!("byte offset {off}")
+    };
     for (v, n) in a.verdicts() {
         if matches!(v, AuditVerdict::Encrypted | AuditVerdict::Compressed) {
             continue;
@@ -770,12 +906,8 @@ fn verdicts_text(a: &Audit, out: &mut dyn Write) -> io::Result<()> {
                 break;
             }
             match f.page {
-                Some(pg) => writeln!(
-                    out,
-                    "    page {pg} at byte offset {}: {}",
-                    f.file_offset, f.kind
-                )?,
-                None => writeln!(out, "    byte offset {}: {}", f.file_offset, f.kind)?,
+                Some(pg) => writeln!(out, "    page {pg} at {}: {}", at(f.file_offset), f.kind)?,
+                None => writeln!(out, "    {}: {}", at(f.file_offset), f.kind)?,
             }
         }
     }
@@ -909,6 +1041,30 @@ fn datadir_text(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     writeln!(out, "datadir {}:", crate::names::path(&dd.root))?;
+    if let Some(job) = c
+        .jobs
+        .iter()
+        .find(|j| j.datadir == Some(i) && !j.joined.is_empty())
+    {
+        let names: Vec<String> = std::iter::once(&job.path)
+            .chain(&job.joined)
+            .map(|p| crate::names::path(p).to_string())
+            .collect();
+        writeln!(
+            out,
+            "  system tablespace: {} (audited as one space)",
+            names.join(", ")
+        )?;
+    }
+    for p in &dd.system_problems {
+        writeln!(out, "  finding: {p}")?;
+    }
+    if let Some((n, problems)) = &dd.dictionary {
+        writeln!(out, "  InnoDB dictionary: {n} tables (SYS_TABLES)")?;
+        for p in problems {
+            writeln!(out, "  finding: {p}")?;
+        }
+    }
     redo_text(dd, out)?;
     match (r.flush_lsn, r.flush_vs_checkpoint) {
         (Some(f), Some(v)) => {
@@ -952,7 +1108,7 @@ fn datadir_text(
             hi.0.saturating_sub(lo.0)
         )?;
     }
-    crate::cmd::history::undo_audit_text(&dd.root, out)?;
+    crate::cmd::history::undo_audit_text(c.opts, &dd.root, out)?;
     if let Some(f) = c.facts.get(i).and_then(Option::as_ref) {
         super::instance_facts::text(f, &dd.root, out)?;
     }
@@ -1308,6 +1464,34 @@ fn datadir_json(
     r: &DatadirReport,
 ) -> io::Result<()> {
     j.kv_path("path", &dd.root)?;
+    j.key("system_files")?.arr()?;
+    if let Some(job) = c.jobs.iter().find(|j| {
+        j.datadir == Some(i) && j.kind == Kind::System && dd.ibdata1.as_ref() == Some(&j.path)
+    }) {
+        for p in std::iter::once(&job.path).chain(&job.joined) {
+            j.str(&p.to_string_lossy())?;
+        }
+    }
+    j.end_arr()?.key("system_problems")?.arr()?;
+    for p in &dd.system_problems {
+        j.str(p)?;
+    }
+    j.end_arr()?.key("dictionary")?;
+    match &dd.dictionary {
+        Some((n, problems)) => {
+            j.obj()?
+                .kv_num("tables", *n as u64)?
+                .key("problems")?
+                .arr()?;
+            for p in problems {
+                j.str(p)?;
+            }
+            j.end_arr()?.end_obj()?;
+        }
+        None => {
+            j.null()?;
+        }
+    }
     j.key("redo")?;
     match &dd.redo {
         None => {
@@ -1418,7 +1602,7 @@ fn datadir_json(
             j.null()?;
         }
     }
-    crate::cmd::history::undo_audit_json(j, &dd.root)?;
+    crate::cmd::history::undo_audit_json(c.opts, j, &dd.root)?;
     super::instance_facts::json(c.facts.get(i).and_then(Option::as_ref), j)?;
     Ok(())
 }

@@ -32,8 +32,13 @@ pub struct UndoFiles {
 
 /// Reads the system tablespace of `datadir` and the undo tablespaces
 /// beside it (`undo001`…, as MySQL 5.6+ and MariaDB name them).
-pub fn read_undo_files(datadir: &Path) -> Result<UndoFiles, String> {
-    let system = crate::instance::read_system(datadir)?;
+pub fn read_undo_files(opts: &Opts, datadir: &Path) -> Result<UndoFiles, String> {
+    let system = crate::instance::read_system(
+        &*opts.host,
+        datadir,
+        opts.threads,
+        opts.data_files.as_deref(),
+    )?;
     // The undo tablespaces lie beside ibdata1.
     let datadir = if datadir.is_dir() {
         datadir
@@ -63,7 +68,7 @@ pub fn parse_spaces(f: &UndoFiles) -> (Vec<(u32, PathBuf, Tablespace<'_>)>, Vec<
         .first()
         .map(|x| x.0.clone())
         .unwrap_or_default();
-    match Tablespace::new(&f.system.bytes) {
+    match Tablespace::new(f.system.bytes()) {
         Ok(ts) => out.push((0, first, ts)),
         Err(e) => bad.push(format!("{}: {e}", crate::names::path(&first))),
     }
@@ -88,11 +93,11 @@ pub fn read_undo<'s, 'a>(spaces: &'s [(u32, PathBuf, Tablespace<'a>)]) -> Option
 /// "Undo still to be purged" for a datadir: undo logs in the history
 /// lists, and the history list length per rollback segment (slot,
 /// length); `None` when the datadir has no readable TRX_SYS.
-pub fn undo_to_purge(datadir: &Path) -> Option<(u64, Vec<(u32, u32)>)> {
+pub fn undo_to_purge(opts: &Opts, datadir: &Path) -> Option<(u64, Vec<(u32, u32)>)> {
     if undo_bytes(datadir) > AUDIT_UNDO_CAP {
         return None;
     }
-    let files = read_undo_files(datadir).ok()?;
+    let files = read_undo_files(opts, datadir).ok()?;
     let (spaces, _) = parse_spaces(&files);
     let u = read_undo(&spaces)?;
     Some(u.to_purge())
@@ -118,7 +123,7 @@ fn undo_bytes(datadir: &Path) -> u64 {
 
 /// The datadir audit's undo line: undo logs still to be purged and the
 /// history list length of each rollback segment that has any.
-pub fn undo_audit_text(datadir: &Path, out: &mut dyn Write) -> io::Result<()> {
+pub fn undo_audit_text(opts: &Opts, datadir: &Path, out: &mut dyn Write) -> io::Result<()> {
     if undo_bytes(datadir) > AUDIT_UNDO_CAP {
         writeln!(
             out,
@@ -126,7 +131,7 @@ pub fn undo_audit_text(datadir: &Path, out: &mut dyn Write) -> io::Result<()> {
         )?;
         return Ok(());
     }
-    if let Some((n, per)) = undo_to_purge(datadir) {
+    if let Some((n, per)) = undo_to_purge(opts, datadir) {
         let busy: Vec<String> = per
             .iter()
             .filter(|(_, l)| *l > 0)
@@ -146,9 +151,9 @@ pub fn undo_audit_text(datadir: &Path, out: &mut dyn Write) -> io::Result<()> {
 /// The datadir audit's `undo` member: `to_purge` (undo logs in the history
 /// lists) and `history_lengths` (`[slot, length]` per rollback segment), or
 /// null.
-pub fn undo_audit_json(j: &mut Json<'_>, datadir: &Path) -> io::Result<()> {
+pub fn undo_audit_json(opts: &Opts, j: &mut Json<'_>, datadir: &Path) -> io::Result<()> {
     j.key("undo")?;
-    match undo_to_purge(datadir) {
+    match undo_to_purge(opts, datadir) {
         Some((n, per)) => {
             j.obj()?
                 .kv_num("to_purge", n)?
@@ -233,14 +238,16 @@ pub fn run(
             return Ok(Outcome::Unreadable);
         }
     }
-    let Some(datadir) = crate::instance::find_datadir(path, h.datadir.as_deref()) else {
+    let Some(datadir) =
+        crate::instance::find_datadir(path, h.datadir.as_deref(), opts.data_files.as_deref())
+    else {
         eprintln!(
             "ibdscope: {}: no ibdata1 in its directory or the one above: give --datadir",
             crate::names::path(path)
         );
         return Ok(Outcome::Unreadable);
     };
-    let files = match read_undo_files(&datadir) {
+    let files = match read_undo_files(opts, &datadir) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("ibdscope: {e}");
@@ -266,9 +273,9 @@ pub fn run(
             p.what
         ));
     }
-    let table_id = crate::instance::dictionary(&datadir)
+    let table_id = crate::instance::dictionary(&*opts.host, &datadir, opts.data_files.as_deref())
         .ok()
-        .and_then(|(_, d)| crate::instance::table_for(&d, path, ts.space_id().0).map(|t| t.id));
+        .and_then(|(d, _)| crate::instance::table_for(&d, path, ts.space_id().0).map(|t| t.id));
 
     let Some((root, root_rp)) = crate::cmd::rows::root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
@@ -668,7 +675,7 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     } else {
         arg.parent().unwrap_or(Path::new(".")).to_path_buf()
     };
-    let files = match read_undo_files(arg) {
+    let files = match read_undo_files(opts, arg) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("ibdscope: {e}");

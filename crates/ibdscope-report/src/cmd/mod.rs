@@ -78,12 +78,16 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Schema(d) => d.clone(),
                 Cmd::Rows(r) => r.def.clone(),
                 Cmd::History(h) => h.def.clone(),
-                _ => DefOpts::default(),
+                _ => DefOpts {
+                    datadir: opts.datadir.clone(),
+                    ..DefOpts::default()
+                },
             };
             with_space(path, opts, |ts, engine| match opts.cmd {
                 // These read the pages as stored.
                 Cmd::Info | Cmd::Pages { .. } | Cmd::Types | Cmd::Check | Cmd::Lsn => {
-                    let a = Analysis::new(path, ts, ts, *engine, def);
+                    let a = Analysis::new(path, ts, ts, *engine, def)
+                        .with_host(&*opts.host, opts.data_files.as_deref());
                     let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
                     let outcome = match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),
@@ -100,19 +104,23 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     };
                     outcome.map(|o| o.max(keys))
                 }
-                Cmd::Compare | Cmd::Audit | Cmd::Diff | Cmd::Tables | Cmd::Undo | Cmd::Restore(_) => {
-                    Ok(Outcome::Unreadable)
-                }
+                Cmd::Compare
+                | Cmd::Audit
+                | Cmd::Diff
+                | Cmd::Tables
+                | Cmd::Undo
+                | Cmd::Restore(_) => Ok(Outcome::Unreadable),
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
                     let keys = opts.key_file.as_ref();
                     crate::logical::with_logical(path, ts, engine, keys, |lts, summary| {
-                        let a = Analysis::new(path, ts, lts, *engine, def);
+                        let a = Analysis::new(path, ts, lts, *engine, def)
+                            .with_host(&*opts.host, opts.data_files.as_deref());
                         if let Some(s) = summary {
                             a.set_summary(s);
                         }
-                        match opts.cmd {
+                        let outcome = match opts.cmd {
                             Cmd::Extents => space::extents(opts, &a, out),
                             Cmd::Segments => space::segments(opts, &a, out),
                             Cmd::Lists => space::lists(opts, &a, out),
@@ -140,6 +148,19 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                                 page::run(opts, &a, page, out)
                             }),
                             _ => Ok(Outcome::Unreadable),
+                        };
+                        // A definition read from a damaged dictionary (its
+                        // problems said on stderr): findings.
+                        // A dictionary asked for (`indexes --datadir`) that
+                        // gives no definition: said, and findings.
+                        let asked = opts.datadir.is_some();
+                        match outcome {
+                            Ok(o) if a.definition_problems() > 0 => Ok(o.max(Outcome::Findings)),
+                            Ok(o) if asked && a.definition_error().is_some() => {
+                                eprintln!("ibdscope: {}", a.definition_error().unwrap_or(""));
+                                Ok(o.max(Outcome::Findings))
+                            }
+                            o => o,
                         }
                     })
                 }
@@ -204,9 +225,9 @@ pub fn with_space(
     };
     let release = |offset: usize, len: usize| input.release(offset, len);
     let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
-    let more = crate::instance::continuation_files(path);
-    if !more.is_empty() {
-        return with_system_space(path, &*input, &more, opts, f);
+    if !crate::instance::continuation_files_in(path, opts.data_files.as_deref()).is_empty() {
+        drop(input);
+        return with_system_space(path, opts, f);
     }
     match crate::host::tablespace(&*input, opts.lib) {
         Ok(ts) => {
@@ -228,30 +249,16 @@ pub fn with_space(
 }
 
 /// The system tablespace named by its first file (`ibdata1`) with the files
-/// that continue it beside it, joined into one space in memory (one page
+/// that continue it beside it, mapped side by side as one space (one page
 /// numbering across the files); a file that does not continue the ones
 /// before it is named on stderr and left out.
 fn with_system_space(
     path: &Path,
-    first: &dyn crate::host::Source,
-    more: &[std::path::PathBuf],
     opts: &Opts,
     f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let ps = match crate::host::tablespace(first, opts.lib) {
-        Ok(ts) => ts.page_size(),
-        Err(e) => {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
-            return Ok(Outcome::Unreadable);
-        }
-    };
-    let mut read = |p: &Path| {
-        opts.host
-            .open(p, opts.threads)
-            .map(|s| s.bytes().to_vec())
-            .map_err(|e| e.to_string())
-    };
-    let sys = match crate::instance::join((path, first.bytes()), ps, more, &mut read) {
+    let spec = opts.data_files.as_deref();
+    let sys = match crate::instance::open_system(&*opts.host, path, opts.threads, opts.lib, spec) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("ibdscope: {e}");
@@ -261,7 +268,7 @@ fn with_system_space(
     for p in &sys.problems {
         eprintln!("ibdscope: {p}");
     }
-    match ibdscope::Tablespace::with_options(&sys.bytes, opts.lib) {
+    match crate::host::tablespace(sys.source(), opts.lib) {
         Ok(ts) => {
             let outcome = f(&ts, &opts.engine())?;
             Ok(if sys.problems.is_empty() {

@@ -67,42 +67,24 @@ pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>
     Some(redo::read(&files, layout).map_err(|e| e.to_string()))
 }
 
-/// The system tablespace's bytes: `ibdata1` opened through the run's host
-/// (mapped by the binary, not read whole) when nothing continues it, else
-/// its files read and joined ([`crate::instance::read_system`]).
-pub enum SystemBytes {
-    /// `ibdata1` alone.
-    One(Box<dyn crate::host::Source>),
-    /// `ibdata1` and the files that continue it.
-    Joined(crate::instance::System),
-}
+/// The system tablespace: `ibdata1` and the files that continue it,
+/// mapped as one space.
+pub type SystemBytes = crate::instance::System;
 
-impl SystemBytes {
-    /// The bytes.
-    pub fn bytes(&self) -> &[u8] {
-        match self {
-            SystemBytes::One(s) => s.bytes(),
-            SystemBytes::Joined(s) => &s.bytes,
-        }
-    }
-}
-
-/// Opens the system tablespace of `datadir`; the problems of a joined one
-/// (a file that does not continue the others) go to stderr.
+/// Opens the system tablespace of `datadir` (under `--data-file-path`);
+/// the problems of a joined one (a file that does not continue the
+/// others) go to stderr.
 pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, String> {
-    let first = datadir.join("ibdata1");
-    if crate::instance::continuation_files(&first).is_empty() {
-        return opts
-            .host
-            .open(&first, opts.threads)
-            .map(SystemBytes::One)
-            .map_err(|e| e.to_string());
-    }
-    let sys = crate::instance::read_system(datadir)?;
+    let sys = crate::instance::read_system(
+        &*opts.host,
+        datadir,
+        opts.threads,
+        opts.data_files.as_deref(),
+    )?;
     for p in &sys.problems {
         eprintln!("ibdscope: {p}");
     }
-    Ok(SystemBytes::Joined(sys))
+    Ok(sys)
 }
 
 /// The server's rule, from the redo log's format (MariaDB's formats are
@@ -231,12 +213,14 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
         .files
         .first()
         .ok_or("restore needs a file".to_string())?;
-    let datadir = crate::instance::find_datadir(path, r.datadir.as_deref()).ok_or_else(|| {
-        format!(
-            "{}: no ibdata1 beside it or in its parent; give --datadir",
-            crate::names::path(path)
-        )
-    })?;
+    let datadir =
+        crate::instance::find_datadir(path, r.datadir.as_deref(), opts.data_files.as_deref())
+            .ok_or_else(|| {
+                format!(
+                    "{}: no ibdata1 beside it or in its parent; give --datadir",
+                    crate::names::path(path)
+                )
+            })?;
     // Every file read: never the output.
     let (redo_paths, _) = redo_files(&datadir);
     let mut inputs = vec![path.clone(), datadir.join("ibdata1")];

@@ -79,6 +79,13 @@ pub fn text(out: &mut dyn Write, ts: &Tablespace<'_>) -> io::Result<()> {
     if let Some(d) = &s.dict {
         dict_text(out, d)?;
     }
+    for n in &s.unverified {
+        writeln!(
+            out,
+            "  page {n} (byte offset {}) does not verify: its fields above may be wrong",
+            ts.file_offset(ibdscope::PageNo(*n))
+        )?;
+    }
     Ok(())
 }
 

@@ -78,44 +78,45 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     } else {
         arg.parent().unwrap_or(Path::new(".")).to_path_buf()
     };
-    let sys = match crate::instance::read_system(arg) {
+    let spec = opts.data_files.as_deref();
+    let sys = match crate::instance::read_system(&*opts.host, arg, opts.threads, spec) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
-    let ts = match ibdscope::Tablespace::new(&sys.bytes) {
+    let first = crate::names::path(&sys.files[0].0);
+    let ts = match crate::host::tablespace(sys.source(), opts.lib) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(&sys.files[0].0));
+            eprintln!("ibdscope: {first}: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
     let dict = match Dictionary::read(&ts) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(&sys.files[0].0));
+            for p in &sys.problems {
+                eprintln!("ibdscope: {p}");
+            }
+            eprintln!("ibdscope: {first}: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
-    let head = SystemSpace::read(&ts);
+    // The dictionary header as read only when its page verifies.
+    let head = SystemSpace::read(&ts).map(|mut h| {
+        if h.unverified
+            .contains(&ibdscope_forensics::system::FSP_DICT_HDR_PAGE_NO)
+        {
+            h.dict = None;
+        }
+        h
+    });
     let mut problems: Vec<String> = sys.problems.clone();
-    let short =
-        u64::from(ts.fsp_header().map_or(0, |h| h.size())).saturating_sub(u64::from(ts.n_pages()));
-    if short > 0 {
-        problems.push(format!(
-            "the system tablespace's files hold {} pages; its FSP_SIZE says {} more (a data \
-             file of innodb_data_file_path is missing or cut short)",
-            ts.n_pages(),
-            short
-        ));
-    }
+    problems.extend(crate::instance::short_words(&sys, &ts));
     for p in &dict.problems {
-        problems.push(format!(
-            "{}: page {}, byte offset {}: {}",
-            p.table, p.page, p.offset, p.what
-        ));
+        problems.push(crate::instance::problem_words(&sys, p));
     }
     let rows: Vec<(&DictTable, Option<PathBuf>, FileStatus)> = dict
         .tables
