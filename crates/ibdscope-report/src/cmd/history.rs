@@ -212,16 +212,11 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let mut def = match a.definition() {
-        Ok(d) => d.clone(),
-        Err(e) => {
-            eprintln!("ibdscope: {}", crate::names::name(e));
-            return Ok(Outcome::Unreadable);
-        }
-    };
     // As `rows`: MariaDB instant ALTER's record shape, old temporal formats.
-    let instant = ibdscope_schema::instant::apply(ts, &mut def.table);
-    ibdscope_schema::row::old_temporals(ts, &mut def.table);
+    let Some(crate::cmd::rows::Decoding { def, instant, .. }) = crate::cmd::rows::decoding(a)
+    else {
+        return Ok(Outcome::Unreadable);
+    };
     let t = &def.table;
     let Some(ix) = t.clustered() else {
         eprintln!("ibdscope: {}: no clustered index", crate::names::path(path));
@@ -629,19 +624,10 @@ pub fn run(
                     writeln!(out, "{line}")?;
                 }
             }
-            if !findings.is_empty() {
-                writeln!(out)?;
-                for f in &findings {
-                    writeln!(out, "finding: {f}")?;
-                }
-            }
+            text_findings(&findings, out)?;
         }
     }
-    Ok(if findings.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Findings
-    })
+    Ok(outcome_of(&findings))
 }
 
 /// The row's key as text: the unique key's columns rendered, joined by
@@ -878,17 +864,28 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     )?;
                 }
             }
-            if !findings.is_empty() {
-                writeln!(out)?;
-                for f in &findings {
-                    writeln!(out, "finding: {f}")?;
-                }
-            }
+            text_findings(&findings, out)?;
         }
     }
-    Ok(if findings.is_empty() {
+    Ok(outcome_of(&findings))
+}
+
+/// The findings after a text report, a blank line before them.
+fn text_findings(findings: &[String], out: &mut dyn Write) -> io::Result<()> {
+    if !findings.is_empty() {
+        writeln!(out)?;
+        for f in findings {
+            writeln!(out, "finding: {f}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Clean without findings, else findings.
+fn outcome_of(findings: &[String]) -> Outcome {
+    if findings.is_empty() {
         Outcome::Clean
     } else {
         Outcome::Findings
-    })
+    }
 }

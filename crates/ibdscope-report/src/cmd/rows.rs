@@ -198,6 +198,41 @@ fn record_hashes(page: &[u8], fields: &[Field], n_key: usize) -> (u64, u64) {
     (if fields.len() <= n_key { all } else { key }, all)
 }
 
+/// The definition as the records are decoded with it, shared by `rows`
+/// and `history`.
+pub(crate) struct Decoding {
+    /// The definition, with the shape of MariaDB instant ALTER's records
+    /// and the temporal formats the records show.
+    pub def: Def,
+    /// MariaDB instant ALTER's metadata record, when the index has one.
+    pub instant: Result<Option<(MariaInstant, RecordLayout)>, InstantError>,
+    /// Whether the records show pre-5.6.4 temporal formats.
+    pub old_temporals: bool,
+}
+
+/// The file's definition made ready for decoding its records; `None`
+/// (said on stderr) when there is none.
+pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
+    let mut def = match a.definition() {
+        Ok(d) => d.clone(),
+        Err(e) => {
+            // The reason may quote the DDL or .frm: no raw control characters.
+            eprintln!("ibdscope: {}", crate::names::name(e));
+            return None;
+        }
+    };
+    // MariaDB instant ALTER: the clustered index's records are in the
+    // shape the metadata record describes, not the definition's.
+    let instant = ibdscope_schema::instant::apply(a.ts(), &mut def.table);
+    // A CREATE TABLE's TIME/DATETIME/TIMESTAMP: the records say which format.
+    let old_temporals = ibdscope_schema::row::old_temporals(a.ts(), &mut def.table);
+    Some(Decoding {
+        def,
+        instant,
+        old_temporals,
+    })
+}
+
 /// Runs `rows`.
 pub fn run(
     opts: &Opts,
@@ -206,19 +241,14 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let mut def = match a.definition() {
-        Ok(d) => d.clone(),
-        Err(e) => {
-            // The reason may quote the DDL or .frm: no raw control characters.
-            eprintln!("ibdscope: {}", crate::names::name(e));
-            return Ok(Outcome::Unreadable);
-        }
+    let Some(Decoding {
+        def,
+        instant,
+        old_temporals,
+    }) = decoding(a)
+    else {
+        return Ok(Outcome::Unreadable);
     };
-    // MariaDB instant ALTER: the clustered index's records are in the
-    // shape the metadata record describes, not the definition's.
-    let instant = ibdscope_schema::instant::apply(ts, &mut def.table);
-    // A CREATE TABLE's TIME/DATETIME/TIMESTAMP: the records say which format.
-    let old_temporals = ibdscope_schema::row::old_temporals(ts, &mut def.table);
     let t = &def.table;
     let Some(ix) = find_index(path, t, r) else {
         return Ok(Outcome::Unreadable);
