@@ -1324,10 +1324,14 @@ pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> 
 }
 
 /// [`try_decrypt`], making in the same pass the [`Summary`] of the stored
-/// pages ([`Summary::of`]'s, the same on any number of threads): the
-/// structure commands need both, and each page is read once (under
-/// full_crc32 its stored checksum, the check the server makes before
-/// decrypting it, is computed once for both).
+/// pages as [`keyed_summary`] makes it (the same on any number of
+/// threads): [`Summary::of`]'s, except that a page whose stored bytes
+/// carry no checksum the server checks before decrypting it (outside
+/// full_crc32, a page_compressed encrypted page) counts as verified (or
+/// empty) when its decrypted image verifies. The structure commands need
+/// both, and each page is read once (under full_crc32 its stored
+/// checksum, the check the server makes before decrypting it, is computed
+/// once for both).
 pub fn try_decrypt_with_summary(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
@@ -1355,27 +1359,41 @@ fn decrypt_space<'t, 'a>(
                 page: PageNo,
                 from: &[u8],
                 to: &mut [u8]| {
-        let mut stored = None;
+        let mut facts = None;
         if summarize {
             let first = page
                 .0
                 .saturating_sub(page.0.checked_rem(shard).unwrap_or(0));
             r.fold_up_to(ts, first, page.0);
-            let f = page_facts(from, page, scheme);
-            if scheme == Scheme::FullCrc32 {
-                stored = Some(f.verdict);
-            }
-            if let Some(fold) = r.fold.as_mut() {
-                fold.add(f);
-            }
-            r.next = page.0.saturating_add(1);
+            facts = Some(page_facts(from, page, scheme));
         }
-        match image_page(key, layout, page, from, to, buf, stored) {
+        let stored = facts
+            .as_ref()
+            .filter(|_| scheme == Scheme::FullCrc32)
+            .map(|f| f.verdict);
+        let imaged = image_page(key, layout, page, from, to, buf, stored);
+        match imaged {
             Ok((d, c)) => {
                 r.decrypted = r.decrypted.saturating_add(u32::from(d));
                 r.decompressed = r.decompressed.saturating_add(u32::from(c));
             }
             Err(kind) => r.failures.push(ImageFailure { page, kind }),
+        }
+        if let Some(mut f) = facts {
+            // As `keyed_summary`: a page that carries no checksum the
+            // server checks before decrypting it counts as verified (or
+            // empty) when its decrypted image verifies.
+            if imaged.is_ok() && f.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) {
+                if let v @ (Verdict::Valid(_) | Verdict::Empty) =
+                    crate::space::verify_page(to, scheme)
+                {
+                    f.verdict = v;
+                }
+            }
+            if let Some(fold) = r.fold.as_mut() {
+                fold.add(f);
+            }
+            r.next = page.0.saturating_add(1);
         }
     };
     let (image, results) = crate::parallel::try_build_image(ts, engine, new_buf, page)?;
