@@ -624,16 +624,47 @@ impl Audit {
     /// `engine`), then the link checks over the per-page records the pass
     /// kept. Never panics.
     pub fn with_options(ts: &Tablespace<'_>, engine: &Engine<'_>, opts: AuditOptions) -> Audit {
+        Builder::new(ts, opts).run(engine)
+    }
+
+    /// Audits `ts`, an encrypted space, with its decrypted image `plain`
+    /// (the same page size and number of pages; `not_decrypted`: the pages
+    /// that did not decrypt, which count as damaged). The pages are judged
+    /// as stored, as the server judges them before decrypting; a page
+    /// whose stored bytes carry no checksum the server checks (outside
+    /// full_crc32, a page_compressed encrypted page) is judged by its
+    /// decrypted image; the content (index headers, the space map, the
+    /// links) is read from `plain`.
+    pub fn with_plain<'t>(
+        ts: &'t Tablespace<'_>,
+        plain: &'t Tablespace<'t>,
+        not_decrypted: &'t [PageNo],
+        engine: &Engine<'_>,
+        opts: AuditOptions,
+    ) -> Audit {
         let mut b = Builder::new(ts, opts);
+        if plain.page_size() == ts.page_size() && plain.n_pages() == ts.n_pages() {
+            b.content = plain;
+            b.not_decrypted = not_decrypted;
+        }
+        b.run(engine)
+    }
+}
+
+impl Builder<'_, '_> {
+    fn run(mut self, engine: &Engine<'_>) -> Audit {
+        let b = &mut self;
         b.scan();
         b.classify_bad();
         b.whole_file();
         b.structure(engine);
         b.links();
         b.free_newer_than_xdes();
-        b.finish()
+        self.finish()
     }
+}
 
+impl Audit {
     /// The LSN range of the evidence of one verdict.
     pub fn lsn_range_of(&self, v: AuditVerdict) -> Option<(Lsn, Lsn)> {
         self.findings
@@ -703,6 +734,11 @@ fn unverified_verdict(w: Unverifiable) -> AuditVerdict {
 
 struct Builder<'t, 'a> {
     ts: &'t Tablespace<'a>,
+    /// Where the pages' content is read: `ts`, or its decrypted image
+    /// ([`Audit::with_plain`]).
+    content: &'t Tablespace<'t>,
+    /// With a decrypted image: the pages that did not decrypt.
+    not_decrypted: &'t [PageNo],
     opts: AuditOptions,
     n_pages: u32,
     slim: Slims,
@@ -763,6 +799,8 @@ impl<'t, 'a> Builder<'t, 'a> {
     fn new(ts: &'t Tablespace<'a>, opts: AuditOptions) -> Self {
         Builder {
             ts,
+            content: ts,
+            not_decrypted: &[],
             opts,
             n_pages: ts.n_pages(),
             slim: Slims::default(),
@@ -817,8 +855,31 @@ impl<'t, 'a> Builder<'t, 'a> {
                 self.verified = self.verified.saturating_add(1);
                 continue;
             }
-            let (f, _) = judge.judge(ts, page_facts(page, n, scheme));
-            let readable = page_readable(ts, page);
+            let (mut f, _) = judge.judge(ts, page_facts(page, n, scheme));
+            // The content: the page as stored, or its decrypted image.
+            let content = self.content;
+            let cpage = content.page(n).unwrap_or(page);
+            if self.not_decrypted.contains(&n) && f.verdict.is_ok() {
+                // Its stored checksum holds but it does not decrypt (or
+                // decompress after decrypting): damaged, as the server
+                // refuses it.
+                f.verdict = Verdict::Mismatch;
+            } else if f.verdict == Verdict::Unverifiable(Unverifiable::Encrypted)
+                && !std::ptr::eq(content, ts)
+            {
+                // No checksum of the stored bytes: its decrypted image's.
+                f.verdict = match ibdscope::space::verify_page(cpage, scheme) {
+                    v @ (Verdict::Valid(_) | Verdict::Empty) => v,
+                    _ => Verdict::Mismatch,
+                };
+            }
+            if !std::ptr::eq(content, ts) {
+                // The decrypted image restores the original page type.
+                if let Some(h) = ibdscope::fil::FilHeader::new(cpage) {
+                    f.page_type = h.page_type();
+                }
+            }
+            let readable = page_readable(content, cpage);
             let mut s = Slim {
                 prev: f.prev.0,
                 next: f.next.0,
@@ -843,7 +904,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                         self.unverified_page(n, why, true);
                         State::Unreadable
                     } else if f.page_type.is_index(names) {
-                        if let Some(h) = IndexHeader::new(page) {
+                        if let Some(h) = IndexHeader::new(cpage) {
                             s.index = h.index_id().0;
                             s.level = h.level();
                         }
@@ -1147,7 +1208,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             return;
         }
         self.structure = StructureCheck::Checked;
-        let map = SpaceMap::build(self.ts, engine);
+        let map = SpaceMap::build(self.content, engine);
         let damaged = self.slim.iter().any(|(_, s)| s.state == State::Suspect);
         for f in &map.findings {
             let kind = match f.kind {
@@ -1174,7 +1235,9 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     fn owner(&self, n: u32) -> Option<Owner> {
-        self.map.as_ref().and_then(|m| m.owner(self.ts, PageNo(n)))
+        self.map
+            .as_ref()
+            .and_then(|m| m.owner(self.content, PageNo(n)))
     }
 
     fn in_use(&self, n: u32) -> bool {
@@ -1291,7 +1354,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             if !matches!(s.state, State::Index | State::Other) || s.lsn == 0 {
                 continue;
             }
-            if map.owner(self.ts, PageNo(n)) != Some(Owner::Free) {
+            if map.owner(self.content, PageNo(n)) != Some(Owner::Free) {
                 continue;
             }
             let xdes = if n >= free_limit {

@@ -50,8 +50,9 @@ impl Logical {
 /// space. Pages that could not be decompressed or decrypted are named on
 /// stderr with their byte offset (they keep their physical bytes, which
 /// the structure code skips as unreadable). `check`, `types`, `pages`,
-/// `page`, `lsn`, `info`, `diff` and `audit` read the physical pages (a
-/// MariaDB encrypted page's checksum covers its encrypted bytes). Expands
+/// `page`, `lsn`, `info` and `diff` read the physical pages (a MariaDB
+/// encrypted page's checksum covers its encrypted bytes); `audit` judges
+/// the physical pages and reads their content from this image. Expands
 /// on `engine`.
 pub fn expand(
     path: &Path,

@@ -993,18 +993,21 @@ impl Decryption {
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
         physical.with_data(&self.image)
     }
-    /// Whether some page with a key version was not decrypted because it
-    /// does not verify after decryption: the key (or the file) is wrong.
+    /// Whether no page decrypted and some page with a key version does not
+    /// verify after decryption: the key is wrong. (When other pages
+    /// decrypt, a page that does not is damaged, or was written under
+    /// another key; its failure names it.)
     pub fn wrong_key(&self) -> bool {
-        self.failures.iter().any(|f| {
-            matches!(
-                f.kind,
-                ImageFailureKind::Crypt(PageCryptError {
-                    kind: PageCryptErrorKind::WrongKey,
-                    ..
-                })
-            )
-        })
+        self.decrypted == 0
+            && self.failures.iter().any(|f| {
+                matches!(
+                    f.kind,
+                    ImageFailureKind::Crypt(PageCryptError {
+                        kind: PageCryptErrorKind::WrongKey,
+                        ..
+                    })
+                )
+            })
     }
 }
 
