@@ -167,12 +167,44 @@ pub struct Diff {
     pub space_ids_differ: bool,
 }
 
-fn index_of(page: &[u8], ts: &Tablespace<'_>, map: &SpaceMap, n: PageNo) -> Option<IndexId> {
+/// Whether `ts` is a MariaDB encrypted space (page 0's crypt data,
+/// scheme 1).
+fn mariadb_encrypted(ts: &Tablespace<'_>) -> bool {
+    use ibdscope::crypt::mariadb::{space_crypt_data, CryptDataRead};
+    matches!(space_crypt_data(ts), CryptDataRead::Present(c) if c.scheme == 1)
+}
+
+/// The index of page `n` (`stored` in copy `ts`, `content` its decrypted
+/// image, or `ts` itself): PAGE_INDEX_ID of a readable index page, else
+/// the owner in `map` (built from `content`). A page the image could not
+/// decrypt holds its stored bytes there and is judged as stored.
+fn index_of(
+    stored: &[u8],
+    ts: &Tablespace<'_>,
+    content: &Tablespace<'_>,
+    map: &SpaceMap,
+    n: PageNo,
+) -> Option<IndexId> {
+    let (page, readable_in) = match content.page(n) {
+        Some(c) if c != stored => (c, content),
+        _ => (stored, ts),
+    };
+    // A page of a MariaDB encrypted space that carries a key version and
+    // was not decrypted: its body is ciphertext, whatever its checksum
+    // says (outside full_crc32 a damaged one cannot be told from a plain
+    // one by its bytes).
+    let ciphertext = std::ptr::eq(page, stored) && mariadb_encrypted(ts) && {
+        let full = ts.scheme() == ibdscope::checksum::Scheme::FullCrc32;
+        ibdscope::crypt::mariadb::key_version(page, full) != 0
+    };
     let h = FilHeader::new(page)?;
-    if h.page_type().is_index(ts.type_names()) && ibdscope::flst::page_readable(ts, page) {
+    if !ciphertext
+        && h.page_type().is_index(ts.type_names())
+        && ibdscope::flst::page_readable(readable_in, page)
+    {
         return IndexHeader::new(page).map(|i| i.index_id());
     }
-    match map.owner(ts, n) {
+    match map.owner(content, n) {
         Some(Owner::Segment { index, .. }) => index,
         _ => None,
     }
@@ -186,14 +218,44 @@ impl Diff {
         b: &Tablespace<'_>,
         engine: &Engine<'_>,
     ) -> Result<Diff, DiffError> {
+        Self::with_content(a, b, a, b, engine)
+    }
+
+    /// [`Diff::of`], the pages compared as stored in `a` and `b`, their
+    /// types, indexes and space maps read from `content_a` and `content_b`
+    /// (the decrypted images of encrypted copies; each must have its
+    /// copy's page size and number of pages, else the copy itself is
+    /// read).
+    pub fn with_content(
+        a: &Tablespace<'_>,
+        b: &Tablespace<'_>,
+        content_a: &Tablespace<'_>,
+        content_b: &Tablespace<'_>,
+        engine: &Engine<'_>,
+    ) -> Result<Diff, DiffError> {
+        let fits = |ts: &Tablespace<'_>, c: &Tablespace<'_>| {
+            c.page_size() == ts.page_size() && c.n_pages() == ts.n_pages()
+        };
+        let ca = if fits(a, content_a) { content_a } else { a };
+        let cb = if fits(b, content_b) { content_b } else { b };
+        Self::compare(a, b, ca, cb, engine)
+    }
+
+    fn compare(
+        a: &Tablespace<'_>,
+        b: &Tablespace<'_>,
+        ca: &Tablespace<'_>,
+        cb: &Tablespace<'_>,
+        engine: &Engine<'_>,
+    ) -> Result<Diff, DiffError> {
         if a.page_size() != b.page_size() {
             return Err(DiffError::PageSize {
                 a: a.page_size(),
                 b: b.page_size(),
             });
         }
-        let map_a = SpaceMap::build(a, engine);
-        let map_b = SpaceMap::build(b, engine);
+        let map_a = SpaceMap::build(ca, engine);
+        let map_b = SpaceMap::build(cb, engine);
         let mut d = Diff {
             pages_a: a.n_pages(),
             pages_b: b.n_pages(),
@@ -226,23 +288,23 @@ impl Diff {
                             first_byte: u32::try_from(first).unwrap_or(u32::MAX),
                             bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
                         },
-                        page_type: ty(pb),
-                        index: index_of(pb, b, &map_b, page)
-                            .or_else(|| index_of(pa, a, &map_a, page)),
+                        page_type: ty(cb.page(page).unwrap_or(pb)),
+                        index: index_of(pb, b, cb, &map_b, page)
+                            .or_else(|| index_of(pa, a, ca, &map_a, page)),
                     });
                     continue;
                 }
                 (Some(pa), None) => PageDiff {
                     page,
                     change: Change::OnlyA { lsn: lsn(pa) },
-                    page_type: ty(pa),
-                    index: index_of(pa, a, &map_a, page),
+                    page_type: ty(ca.page(page).unwrap_or(pa)),
+                    index: index_of(pa, a, ca, &map_a, page),
                 },
                 (None, Some(pb)) => PageDiff {
                     page,
                     change: Change::OnlyB { lsn: lsn(pb) },
-                    page_type: ty(pb),
-                    index: index_of(pb, b, &map_b, page),
+                    page_type: ty(cb.page(page).unwrap_or(pb)),
+                    index: index_of(pb, b, cb, &map_b, page),
                 },
                 (None, None) => continue,
             };

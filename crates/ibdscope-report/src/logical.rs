@@ -280,3 +280,24 @@ pub fn with_logical(
         outcome
     })
 }
+
+/// With `keys`, a MariaDB encrypted space's decrypted image (its key found
+/// and the pages decrypted, as the structure commands read it), for the
+/// commands that judge the pages as stored and read their content from
+/// the image (`audit`, `diff`); `None` for every other space, or when the
+/// key does not open it (said on stderr).
+pub fn decrypted(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    keys: Option<&KeyFile>,
+) -> Option<Decryption> {
+    let keys = keys?;
+    let CryptDataRead::Present(crypt) = mariadb::space_crypt_data(ts) else {
+        return None;
+    };
+    if crypt.scheme != 1 {
+        return None;
+    }
+    decrypt(path, ts, engine, Some(keys), &crypt).map(|(d, _)| d)
+}

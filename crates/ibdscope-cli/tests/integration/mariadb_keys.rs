@@ -617,3 +617,48 @@ fn audit_with_the_key_judges_the_decrypted_pages() {
     // one damaged page is not a wrong key
     assert!(!String::from_utf8_lossy(&o.stderr).contains("wrong key;"));
 }
+
+/// `diff --key-file` names the index of a changed encrypted page, as on a
+/// plain copy: the decrypted page's PAGE_INDEX_ID, the clustered index
+/// `indexes --key-file` reads (`-` without the key: PAGE_INDEX_ID is in
+/// the encrypted body).
+#[test]
+fn diff_with_the_key_names_the_index_of_an_encrypted_page() {
+    for m in manifest()
+        .into_iter()
+        .filter(|m| m["path"].ends_with("ai_int.ibd"))
+    {
+        let file = crypt().join(&m["path"]);
+        let o = run_with(
+            &["indexes", "--format", "json", file.to_str().unwrap()],
+            &key_args(&m),
+        );
+        let j = Json::parse(&String::from_utf8_lossy(&o.stdout));
+        let ix = &j.get("indexes").arr()[0];
+        let (id, root) = (ix.get("index_id").u64(), ix.get("root_page").u64() as usize);
+        let mut bytes = std::fs::read(&file).unwrap();
+        // the crypt tables are written with 16 KiB pages (page 0's flags)
+        let size = 16384;
+        assert_eq!(bytes.len() % size, 0, "{}", m["path"]);
+        bytes[root * size + 500] ^= 0x55;
+        let copy = scratch(&format!("diff-key-{}", m["path"].replace('/', "-")));
+        std::fs::write(&copy, &bytes).unwrap();
+        let args = [
+            "diff",
+            "--format",
+            "json",
+            file.to_str().unwrap(),
+            copy.to_str().unwrap(),
+        ];
+        let index_of_change = |keys: &[String]| {
+            let o = run_with(&args, keys);
+            assert_eq!(o.status.code(), Some(1), "{}", m["path"]);
+            let j = Json::parse(&String::from_utf8_lossy(&o.stdout));
+            let p = &j.get("pages").arr()[0];
+            assert_eq!(p.get("page").u64() as usize, root);
+            p.get("index").clone()
+        };
+        assert_eq!(index_of_change(&key_args(&m)).u64(), id, "{}", m["path"]);
+        assert_eq!(index_of_change(&[]), Json::Null, "{}", m["path"]);
+    }
+}

@@ -338,31 +338,6 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
     }
 }
 
-/// With `--key-file`, a MariaDB encrypted space's decrypted image (its
-/// key found and the pages decrypted, as the structure commands read it);
-/// `None` for every other space, or when the key does not open it (said
-/// on stderr).
-fn decrypted(
-    path: &Path,
-    ts: &ibdscope::Tablespace<'_>,
-    engine: &ibdscope::Engine<'_>,
-    opts: &Opts,
-) -> Option<ibdscope::crypt::mariadb::Decryption> {
-    let keys = opts.key_file.as_ref()?;
-    let ibdscope::crypt::mariadb::CryptDataRead::Present(crypt) =
-        ibdscope::crypt::mariadb::space_crypt_data(ts)
-    else {
-        return None;
-    };
-    if crypt.scheme != 1 {
-        return None;
-    }
-    match crate::logical::expand(path, ts, engine, Some(keys))? {
-        crate::logical::Logical::Decrypted(d, _) => Some(d),
-        crate::logical::Logical::Expanded(_) => None,
-    }
-}
-
 fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opts) -> Done {
     let opened = if job.joined.is_empty() {
         opts.host.open(&job.path, 1).map_err(|e| e.what)
@@ -388,7 +363,8 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
                 reference,
                 pages_only: job.kind == Kind::Undo,
             };
-            let a = match decrypted(&job.path, &ts, &engine, opts) {
+            let a = match crate::logical::decrypted(&job.path, &ts, &engine, opts.key_file.as_ref())
+            {
                 Some(d) => {
                     let plain = d.tablespace(&ts);
                     let failed: Vec<PageNo> = d.failures.iter().map(|f| f.page).collect();

@@ -61,7 +61,23 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         return Ok(Outcome::Unreadable);
     };
     let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
-    let d = match Diff::of(&a, &b, &opts.engine().with_progress(&progress)) {
+    // With --key-file, encrypted copies' types and indexes are read from
+    // their decrypted images; the pages are compared as stored.
+    let engine = opts.engine();
+    let keys = opts.key_file.as_ref();
+    let (da, db) = (
+        crate::logical::decrypted(pa, &a, &engine, keys),
+        crate::logical::decrypted(pb, &b, &engine, keys),
+    );
+    let ca = da.as_ref().map(|d| d.tablespace(&a));
+    let cb = db.as_ref().map(|d| d.tablespace(&b));
+    let d = match Diff::with_content(
+        &a,
+        &b,
+        ca.as_ref().unwrap_or(&a),
+        cb.as_ref().unwrap_or(&b),
+        &engine.with_progress(&progress),
+    ) {
         Ok(d) => d,
         Err(e) => {
             eprintln!(
