@@ -137,6 +137,11 @@ impl<'t> Analysis<'t> {
         let _ = self.summary.set(s);
     }
 
+    /// The summary when it was made or set already (no pass of its own).
+    pub fn summary_made(&self) -> Option<&Summary> {
+        self.summary.get()
+    }
+
     /// The one-pass summary of the stored pages: every page's verdict.
     pub fn summary(&self) -> &Summary {
         self.summary

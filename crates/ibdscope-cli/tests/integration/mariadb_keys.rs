@@ -559,6 +559,15 @@ fn maps_with_the_key_draw_no_page_as_not_verifiable() {
             .map(|l| l.get("pages").u64())
             .sum();
         assert!(indexed > 0, "{}: no index page", m["path"]);
+        // the LSN map too: every page drawn by its LSN
+        let o = run_with(
+            &["lsn", "--format", "json", file.to_str().unwrap()],
+            &key_args(&m),
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", m["path"]);
+        let j = Json::parse(&String::from_utf8_lossy(&o.stdout));
+        assert_eq!(j.get("unverifiable_pages").u64(), 0, "{}: lsn", m["path"]);
+        assert_eq!(j.get("damaged_pages").u64(), 0, "{}: lsn", m["path"]);
     }
 }
 

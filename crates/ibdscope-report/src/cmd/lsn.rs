@@ -89,12 +89,26 @@ impl LsnFacts {
         scale: &MapScale,
         how: LsnScale,
     ) -> LsnFacts {
+        Self::collect_keyed(ts, engine, scale, how, None)
+    }
+
+    /// [`LsnFacts::collect`], with `keyed`: the pages that stay not
+    /// verifiable with the key (the summary `check --key-file` makes,
+    /// sorted by page); an encrypted page not among them was verified
+    /// after decryption and is drawn by its LSN.
+    pub fn collect_keyed(
+        ts: &Tablespace<'_>,
+        engine: &Engine<'_>,
+        scale: &MapScale,
+        how: LsnScale,
+        keyed: Option<&[(PageNo, Unverifiable)]>,
+    ) -> LsnFacts {
         let per_cell = scale.pages_per_cell.max(1);
         let scheme = ts.scheme();
         let space_id = ts.space_id();
         let index_only = (how.pages == LsnScalePages::Index).then(|| ts.type_names());
         let fold = fold_pages(ts, engine, || {
-            LsnFold::new(scheme, space_id, *scale, index_only)
+            LsnFold::new(scheme, space_id, *scale, index_only, keyed)
         });
         let scale_hist = fold.scale_hist.finish();
         LsnFacts {
@@ -249,7 +263,10 @@ impl CellSum {
 
 /// The fold behind [`LsnFacts::collect`]: the cells one shard touches,
 /// from `first_cell` on, and its share of the histogram and damage.
-struct LsnFold {
+struct LsnFold<'k> {
+    /// With the key: the pages still not verifiable (see
+    /// [`LsnFacts::collect_keyed`]).
+    keyed: Option<&'k [(PageNo, Unverifiable)]>,
     scheme: Scheme,
     space_id: SpaceId,
     scale: MapScale,
@@ -266,14 +283,16 @@ struct LsnFold {
     types: TypesSeen,
 }
 
-impl LsnFold {
+impl<'k> LsnFold<'k> {
     fn new(
         scheme: Scheme,
         space_id: SpaceId,
         scale: MapScale,
         index_only: Option<TypeNames>,
+        keyed: Option<&'k [(PageNo, Unverifiable)]>,
     ) -> Self {
         LsnFold {
+            keyed,
             scheme,
             space_id,
             scale,
@@ -291,7 +310,7 @@ impl LsnFold {
     }
 }
 
-impl PageFold for LsnFold {
+impl PageFold for LsnFold<'_> {
     fn page(&mut self, n: PageNo, page: &[u8]) {
         if !self.scale.holds(u64::from(n.0)) {
             return;
@@ -307,7 +326,10 @@ impl PageFold for LsnFold {
             self.cells.resize(i + 1, CellSum::default());
         }
         let sum = &mut self.cells[i];
-        let encrypted = p.verdict == Verdict::Unverifiable(Unverifiable::Encrypted);
+        let encrypted = p.verdict == Verdict::Unverifiable(Unverifiable::Encrypted)
+            && self
+                .keyed
+                .is_none_or(|k| k.binary_search_by_key(&n, |(p, _)| *p).is_ok());
         if encrypted {
             self.unverifiable += 1;
         }
@@ -426,7 +448,14 @@ fn bin_t(f: &LsnFacts, from: u64, to: u64) -> f64 {
 pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
     let scale = MapScale::new(ts, u64::from(ts.n_pages()), opts);
-    let f = LsnFacts::collect(ts, a.engine(), &scale, opts.lsn_scale);
+    // With the key, the summary `check --key-file` makes (set by the
+    // dispatcher): the pages only their decrypted image verifies.
+    let keyed = opts
+        .key_file
+        .as_ref()
+        .and_then(|_| a.summary_made())
+        .map(|s| s.unverifiable.as_slice());
+    let f = LsnFacts::collect_keyed(ts, a.engine(), &scale, opts.lsn_scale, keyed);
     let outcome = if f.damaged.is_empty() {
         Outcome::Clean
     } else {

@@ -88,7 +88,17 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 Cmd::Info | Cmd::Pages { .. } | Cmd::Types | Cmd::Check | Cmd::Lsn => {
                     let a = Analysis::new(path, ts, ts, *engine, def)
                         .with_host(&*opts.host, opts.data_files.as_deref());
-                    let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
+                    let mut keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
+                    if matches!(opts.cmd, Cmd::Lsn) {
+                        // The map with the key: a page only its decrypted
+                        // image verifies is drawn by its LSN, as `check`
+                        // judges it.
+                        let (k, engine) = (opts.key_file.as_ref(), a.engine());
+                        if let Some((s, o)) = crate::logical::key_verdicts(path, ts, engine, k) {
+                            a.set_summary(s);
+                            keys = keys.max(o);
+                        }
+                    }
                     let outcome = match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),
                         Cmd::Pages { from, to } => with_file_findings(opts, &a, out, |out| {
