@@ -359,21 +359,7 @@ impl<'t, 'a> TreeReader<'t, 'a> {
                             if !rec.is_user() || rec.header.is_deleted() {
                                 continue;
                             }
-                            let fields: Fields<'a> = rec
-                                .fields(page)
-                                .map(|fl| {
-                                    if fl.null {
-                                        None
-                                    } else {
-                                        let o = usize::from(rec.origin);
-                                        page.get(
-                                            o.saturating_add(usize::from(fl.start))
-                                                ..o.saturating_add(usize::from(fl.end)),
-                                        )
-                                    }
-                                })
-                                .collect();
-                            f(&fields);
+                            f(&rec_fields(&rec, page));
                         }
                         Ok(None) => break,
                         Err(e) => {
@@ -395,6 +381,189 @@ impl<'t, 'a> TreeReader<'t, 'a> {
                         page_word(next)
                     ),
                 );
+            }
+        }
+    }
+}
+
+/// A record's fields: `None` for SQL NULL (or bytes outside the page).
+fn rec_fields<'a>(rec: &ibdscope::record::Rec, page: &'a [u8]) -> Fields<'a> {
+    rec.fields(page)
+        .map(|fl| field_bytes(rec, page, fl))
+        .collect()
+}
+
+fn field_bytes<'a>(
+    rec: &ibdscope::record::Rec,
+    page: &'a [u8],
+    fl: ibdscope::record::RecField,
+) -> Option<&'a [u8]> {
+    if fl.null {
+        return None;
+    }
+    let o = usize::from(rec.origin);
+    page.get(o.saturating_add(usize::from(fl.start))..o.saturating_add(usize::from(fl.end)))
+}
+
+/// Finds records by their first key field in a B-tree of REDUNDANT
+/// records (SYS_COLUMNS by `TABLE_ID`, SYS_INDEXES by `TABLE_ID`,
+/// SYS_FIELDS by `INDEX_ID`, SYS_VIRTUAL by `TABLE_ID`: 8-byte big-endian
+/// ids, so byte order is their order), descending from the root by the
+/// node pointers' keys and following the leaf chain while the key lasts.
+/// Only used on trees that a whole walk read without a problem (every page
+/// verified, every leaf link as the walk found it), so a descent meets
+/// only pages that walk read; still, each lookup is bounded: at most
+/// [`MAX_DEPTH`] levels and as many pages as the space has.
+struct Lookup<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+}
+
+impl<'t, 'a> Lookup<'t, 'a> {
+    /// The page `n` as a REDUNDANT index page.
+    fn page(&self, n: u32) -> Option<RecPage<'a>> {
+        RecPage::of(self.ts, PageNo(n))
+            .ok()
+            .filter(|rp| rp.format() == RecFormat::Redundant)
+    }
+
+    /// Field 0 of the record at `origin`.
+    fn key_at(rp: &RecPage<'a>, origin: u16) -> Option<&'a [u8]> {
+        let rec = rp.record_at(origin)?;
+        if !rec.is_user() {
+            return None;
+        }
+        let page = rp.bytes();
+        field_bytes(&rec, page, rec.field(page, 0)?)
+    }
+
+    /// Where a walk of `rp` for `key` may start: the owner of the last
+    /// directory slot whose record's field 0 is below `key` (a binary
+    /// search of the page directory, `page0page.h`: slot 0 owns the
+    /// infimum, the last the supremum, the owners in key order between),
+    /// else the infimum.
+    fn start(rp: &RecPage<'a>, key: &[u8]) -> u16 {
+        let infimum = u16::try_from(rp.format().infimum()).unwrap_or(0);
+        let n = rp.header().n_dir_slots();
+        // Slots 1 ..= n - 2 own user records.
+        let (mut lo, mut hi) = (1u16, n.saturating_sub(1));
+        let mut best = infimum;
+        while lo < hi {
+            let mid = lo.saturating_add(hi.saturating_sub(lo) / 2);
+            let below = rp
+                .dir_slot(mid)
+                .and_then(|o| Self::key_at(rp, o).map(|k| (o, k)))
+                .filter(|(_, k)| *k < key);
+            match below {
+                Some((o, _)) => {
+                    best = o;
+                    lo = mid.saturating_add(1);
+                }
+                None => hi = mid,
+            }
+        }
+        best
+    }
+
+    /// The user records of `rp` from `origin` on (`origin` included when
+    /// it is one) along the record chain; `f` says whether to go on.
+    /// Bounded by the page's heap (`PAGE_N_HEAP`) records. False when `f`
+    /// stopped the walk.
+    fn walk_from(
+        rp: &RecPage<'a>,
+        origin: u16,
+        mut f: impl FnMut(&ibdscope::record::Rec) -> bool,
+    ) -> bool {
+        let mut at = usize::from(origin);
+        let limit = rp.bytes().len();
+        for _ in 0..=rp.header().n_heap() {
+            let Some(rec) = u16::try_from(at).ok().and_then(|o| rp.record_at(o)) else {
+                return true;
+            };
+            if rec.rec_type == ibdscope::record::RecType::Supremum {
+                return true;
+            }
+            if rec.is_user() && !f(&rec) {
+                return false;
+            }
+            match rec.header.next_origin(at, limit) {
+                Some(n) => at = n,
+                None => return true,
+            }
+        }
+        true
+    }
+
+    /// Every live leaf record under `root` whose field 0 is `key`, in key
+    /// order; `f` gets each.
+    fn find(&mut self, root: u32, key: &[u8], mut f: impl FnMut(&Fields<'a>)) {
+        let mut budget = self.ts.n_pages();
+        let mut n = root;
+        let mut depth = 0u32;
+        // Down the node pointers: the last child whose key's field 0 is
+        // below `key` (records equal to `key` may begin in it), else the
+        // first.
+        let leaf = loop {
+            if budget == 0 || depth >= MAX_DEPTH {
+                return;
+            }
+            budget = budget.saturating_sub(1);
+            let Some(rp) = self.page(n) else {
+                return;
+            };
+            if rp.is_leaf() {
+                break rp;
+            }
+            let page = rp.bytes();
+            let mut child = None;
+            Self::walk_from(&rp, Self::start(&rp, key), |rec| {
+                let below = rec
+                    .field(page, 0)
+                    .and_then(|fl| field_bytes(rec, page, fl))
+                    .is_some_and(|k| k < key);
+                if child.is_some() && !below {
+                    return false;
+                }
+                if let Some(c) = rec.child_page(page) {
+                    child = Some(c.0);
+                }
+                true
+            });
+            let Some(c) = child else {
+                return;
+            };
+            n = c;
+            depth = depth.saturating_add(1);
+        };
+        // Along the leaves from there until a key above `key`.
+        let mut rp = leaf;
+        let mut from = Self::start(&rp, key);
+        loop {
+            let page = rp.bytes();
+            let went_on = Self::walk_from(&rp, from, |rec| {
+                let k = rec.field(page, 0).and_then(|fl| field_bytes(rec, page, fl));
+                match k.map(|k| k.cmp(key)) {
+                    Some(std::cmp::Ordering::Greater) => return false,
+                    Some(std::cmp::Ordering::Equal) if !rec.header.is_deleted() => {
+                        f(&rec_fields(rec, page));
+                    }
+                    _ => {}
+                }
+                true
+            });
+            if !went_on {
+                return;
+            }
+            let next = be_u32(page, FIL_PAGE_NEXT).unwrap_or(FIL_NULL);
+            if next == FIL_NULL || budget == 0 {
+                return;
+            }
+            budget = budget.saturating_sub(1);
+            match self.page(next) {
+                Some(p) if p.is_leaf() => {
+                    rp = p;
+                    from = u16::try_from(rp.format().infimum()).unwrap_or(0);
+                }
+                _ => return,
             }
         }
     }
@@ -427,6 +596,65 @@ fn children(rp: &RecPage<'_>) -> Vec<u32> {
         }
     }
     v
+}
+
+/// A SYS_TABLES row, without its columns and indexes.
+fn table_row(f: &Fields<'_>) -> Option<DictTable> {
+    let (id, n_cols, flags) = (int8(f, 3)?, int4(f, 4)?, int4(f, 5)?);
+    Some(DictTable {
+        name: text(f, 0),
+        id,
+        n_cols,
+        flags_raw: flags,
+        flags2: int4(f, 7).unwrap_or(0),
+        space: int4(f, 9).unwrap_or(0),
+        columns: Vec::new(),
+        indexes: Vec::new(),
+        virtual_bases: Vec::new(),
+    })
+}
+
+/// A SYS_COLUMNS row and its `TABLE_ID`.
+fn column_row(f: &Fields<'_>) -> Option<(u64, DictColumn)> {
+    let (tid, pos) = (int8(f, 0)?, int4(f, 1)?);
+    Some((
+        tid,
+        DictColumn {
+            pos,
+            name: text(f, 4),
+            mtype: int4(f, 5).unwrap_or(0),
+            prtype: int4(f, 6).unwrap_or(0),
+            len: int4(f, 7).unwrap_or(0),
+        },
+    ))
+}
+
+/// A SYS_INDEXES row, without its fields, and its `TABLE_ID`.
+fn index_row(f: &Fields<'_>) -> Option<(u64, DictIndex)> {
+    let (tid, id) = (int8(f, 0)?, int8(f, 1)?);
+    Some((
+        tid,
+        DictIndex {
+            id,
+            name: text(f, 4),
+            n_fields: int4(f, 5).unwrap_or(0),
+            index_type: int4(f, 6).unwrap_or(0),
+            space: int4(f, 7).unwrap_or(0),
+            page_no: int4(f, 8).unwrap_or(FIL_NULL),
+            fields: Vec::new(),
+        },
+    ))
+}
+
+/// A SYS_FIELDS row: `INDEX_ID`, (`POS` as stored, `COL_NAME`).
+fn field_row(f: &Fields<'_>) -> Option<(u64, (u32, Vec<u8>))> {
+    let (iid, pos) = (int8(f, 0)?, int4(f, 1)?);
+    Some((iid, (pos, text(f, 4))))
+}
+
+/// A SYS_VIRTUAL row: `TABLE_ID`, (`POS`, `BASE_POS`).
+fn virtual_row(f: &Fields<'_>) -> Option<(u64, (u32, u32))> {
+    Some((int8(f, 0)?, (int4(f, 1)?, int4(f, 2)?)))
 }
 
 fn int4(f: &Fields<'_>, i: usize) -> Option<u32> {
@@ -484,13 +712,20 @@ impl Dictionary {
     /// page and record checked alike, but keeps only counts: memory does
     /// not grow with the number of tables (`audit DATADIR`).
     pub fn survey(ts: &Tablespace<'_>) -> Result<Survey, DictError> {
+        Self::survey_roots(ts).map(|(s, _, _)| s)
+    }
+
+    /// [`Dictionary::survey`], with the dictionary header (its roots) and
+    /// SYS_VIRTUAL's root as [`Dictionary::read`] finds it.
+    fn survey_roots(ts: &Tablespace<'_>) -> Result<(Survey, DictHeader, Option<u32>), DictError> {
         let (hdr, mut r) = Self::reader(ts)?;
         let mut s = Survey::default();
         let mut virtual_id = None;
         r.read(hdr.sys_tables, |f| {
             if let (Some(id), Some(_), Some(_)) = (int8(f, 3), int4(f, 4), int4(f, 5)) {
                 s.tables = s.tables.saturating_add(1);
-                if f.first().copied().flatten() == Some(&b"SYS_VIRTUAL"[..]) {
+                if virtual_id.is_none() && f.first().copied().flatten() == Some(&b"SYS_VIRTUAL"[..])
+                {
                     virtual_id = Some(id);
                 }
             }
@@ -522,7 +757,7 @@ impl Dictionary {
             r.read(root, |_| {});
         }
         s.problems = r.problems;
-        Ok(s)
+        Ok((s, hdr, vroot))
     }
 
     /// The dictionary header of `ts` and a reader of its trees.
@@ -586,54 +821,26 @@ impl Dictionary {
     pub fn read(ts: &Tablespace<'_>) -> Result<Dictionary, DictError> {
         let (hdr, mut r) = Self::reader(ts)?;
         let mut tables = Vec::new();
-        r.read(hdr.sys_tables, |f| {
-            if let (Some(id), Some(n_cols), Some(flags)) = (int8(f, 3), int4(f, 4), int4(f, 5)) {
-                tables.push(DictTable {
-                    name: text(f, 0),
-                    id,
-                    n_cols,
-                    flags_raw: flags,
-                    flags2: int4(f, 7).unwrap_or(0),
-                    space: int4(f, 9).unwrap_or(0),
-                    columns: Vec::new(),
-                    indexes: Vec::new(),
-                    virtual_bases: Vec::new(),
-                });
-            }
-        });
+        r.read(hdr.sys_tables, |f| tables.extend(table_row(f)));
         let mut columns: BTreeMap<u64, Vec<DictColumn>> = BTreeMap::new();
         r.table = "SYS_COLUMNS";
         r.read(hdr.sys_columns, |f| {
-            if let (Some(tid), Some(pos)) = (int8(f, 0), int4(f, 1)) {
-                columns.entry(tid).or_default().push(DictColumn {
-                    pos,
-                    name: text(f, 4),
-                    mtype: int4(f, 5).unwrap_or(0),
-                    prtype: int4(f, 6).unwrap_or(0),
-                    len: int4(f, 7).unwrap_or(0),
-                });
+            if let Some((tid, c)) = column_row(f) {
+                columns.entry(tid).or_default().push(c);
             }
         });
         let mut indexes: BTreeMap<u64, Vec<DictIndex>> = BTreeMap::new();
         r.table = "SYS_INDEXES";
         r.read(hdr.sys_indexes, |f| {
-            if let (Some(tid), Some(id)) = (int8(f, 0), int8(f, 1)) {
-                indexes.entry(tid).or_default().push(DictIndex {
-                    id,
-                    name: text(f, 4),
-                    n_fields: int4(f, 5).unwrap_or(0),
-                    index_type: int4(f, 6).unwrap_or(0),
-                    space: int4(f, 7).unwrap_or(0),
-                    page_no: int4(f, 8).unwrap_or(FIL_NULL),
-                    fields: Vec::new(),
-                });
+            if let Some((tid, ix)) = index_row(f) {
+                indexes.entry(tid).or_default().push(ix);
             }
         });
         let mut fields: BTreeMap<u64, Vec<(u32, Vec<u8>)>> = BTreeMap::new();
         r.table = "SYS_FIELDS";
         r.read(hdr.sys_fields, |f| {
-            if let (Some(iid), Some(pos)) = (int8(f, 0), int4(f, 1)) {
-                fields.entry(iid).or_default().push((pos, text(f, 4)));
+            if let Some((iid, fl)) = field_row(f) {
+                fields.entry(iid).or_default().push(fl);
             }
         });
         // SYS_VIRTUAL (MariaDB 10.2+, MySQL 5.7): an ordinary dictionary table.
@@ -647,8 +854,8 @@ impl Dictionary {
         if let Some(root) = vroot {
             r.table = "SYS_VIRTUAL";
             r.read(root, |f| {
-                if let (Some(tid), Some(pos), Some(base)) = (int8(f, 0), int4(f, 1), int4(f, 2)) {
-                    virtuals.entry(tid).or_default().push((pos, base));
+                if let Some((tid, v)) = virtual_row(f) {
+                    virtuals.entry(tid).or_default().push(v);
                 }
             });
         }
@@ -664,6 +871,104 @@ impl Dictionary {
             tables,
             problems: r.problems,
         })
+    }
+
+    /// The dictionary of `ts` one table at a time, for a reader whose
+    /// memory must not grow with the number of tables (`tables DATADIR`).
+    /// First every tree is walked as [`Dictionary::survey`] walks it (every
+    /// page and record checked, counts kept): the problems and the number
+    /// of tables are those [`Dictionary::read`] gives. Then, when that walk
+    /// found no problem, [`TableStream::for_each`] walks SYS_TABLES in its
+    /// key order (`NAME`) and finds each table's rows in SYS_COLUMNS,
+    /// SYS_INDEXES, SYS_FIELDS and SYS_VIRTUAL by descending their
+    /// B-trees by key (clustered on `TABLE_ID`, `TABLE_ID`, `INDEX_ID`,
+    /// `TABLE_ID` first, `dict0boot.cc` `dict_boot`), holding one table at
+    /// a time. A damaged dictionary is read whole instead ([`Dictionary::read`]:
+    /// a key descent trusts the node pointers, the whole walk does not).
+    pub fn stream<'t, 'a>(ts: &'t Tablespace<'a>) -> Result<TableStream<'t, 'a>, DictError> {
+        let (survey, hdr, vroot) = Self::survey_roots(ts)?;
+        let whole = if survey.problems.is_empty() {
+            None
+        } else {
+            Some(Self::read(ts)?)
+        };
+        let (tables, problems) = match &whole {
+            Some(d) => (
+                u64::try_from(d.tables.len()).unwrap_or(u64::MAX),
+                d.problems.clone(),
+            ),
+            None => (survey.tables, survey.problems),
+        };
+        Ok(TableStream {
+            ts,
+            tables,
+            problems,
+            hdr,
+            vroot,
+            whole,
+        })
+    }
+}
+
+/// The dictionary read one table at a time ([`Dictionary::stream`]).
+pub struct TableStream<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+    /// SYS_TABLES rows: as many as [`TableStream::for_each`] gives.
+    pub tables: u64,
+    /// What could not be read: [`Dictionary::read`]'s problems.
+    pub problems: Vec<DictProblem>,
+    hdr: DictHeader,
+    vroot: Option<u32>,
+    /// The whole dictionary when the walk found a problem.
+    whole: Option<Dictionary>,
+}
+
+impl TableStream<'_, '_> {
+    /// Gives `f` every table, in SYS_TABLES' key order, with the same rows
+    /// [`Dictionary::read`] gives it; stops at `f`'s first error.
+    pub fn for_each<E>(&self, mut f: impl FnMut(&DictTable) -> Result<(), E>) -> Result<(), E> {
+        if let Some(d) = &self.whole {
+            return d.tables.iter().try_for_each(f);
+        }
+        let ts = self.ts;
+        let hdr = &self.hdr;
+        let mut r = TreeReader {
+            ts,
+            table: "SYS_TABLES",
+            seen: vec![false; usize::try_from(ts.n_pages()).unwrap_or(0)],
+            problems: Vec::new(),
+        };
+        let mut look = Lookup { ts };
+        let mut result = Ok(());
+        r.read(hdr.sys_tables, |row| {
+            if result.is_err() {
+                return;
+            }
+            let Some(mut t) = table_row(row) else {
+                return;
+            };
+            let key = t.id.to_be_bytes();
+            look.find(hdr.sys_columns, &key, |row| {
+                t.columns.extend(column_row(row).map(|(_, c)| c));
+            });
+            look.find(hdr.sys_indexes, &key, |row| {
+                t.indexes.extend(index_row(row).map(|(_, ix)| ix));
+            });
+            for ix in &mut t.indexes {
+                let mut raw = Vec::new();
+                look.find(hdr.sys_fields, &ix.id.to_be_bytes(), |row| {
+                    raw.extend(field_row(row).map(|(_, fl)| fl));
+                });
+                ix.fields = decode_fields(raw);
+            }
+            if let Some(root) = self.vroot {
+                look.find(root, &key, |row| {
+                    t.virtual_bases.extend(virtual_row(row).map(|(_, v)| v));
+                });
+            }
+            result = f(&t);
+        });
+        result
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope_forensics::dict::{DictTable, Dictionary, DEFAULT_CHARSET_COLL};
+use ibdscope_forensics::dict::{DictTable, Dictionary, TableStream, DEFAULT_CHARSET_COLL};
 use ibdscope_forensics::system::SystemSpace;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -94,7 +94,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             return Ok(Outcome::Unreadable);
         }
     };
-    let dict = match Dictionary::read(&ts) {
+    // One table at a time: memory does not grow with the number of tables.
+    let dict = match Dictionary::stream(&ts) {
         Ok(d) => d,
         Err(e) => {
             for p in &sys.problems {
@@ -118,14 +119,10 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     for p in &dict.problems {
         problems.push(crate::instance::problem_words(&sys, p));
     }
-    let rows: Vec<(&DictTable, Option<PathBuf>, FileStatus)> = dict
-        .tables
-        .iter()
-        .map(|t| {
-            let (p, s) = file_status(&datadir, t);
-            (t, p, s)
-        })
-        .collect();
+    let rows = Rows {
+        dict: &dict,
+        datadir: &datadir,
+    };
     match opts.format {
         Format::Json => json(out, &sys, head.as_ref(), &rows, &problems)?,
         Format::Csv => csv(out, &rows)?,
@@ -143,13 +140,33 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     }
 }
 
-type Row<'d> = (&'d DictTable, Option<PathBuf>, FileStatus);
+/// The tables as the dictionary gives them, one at a time, each with its
+/// file and the file's status.
+struct Rows<'s, 't, 'a> {
+    dict: &'s TableStream<'t, 'a>,
+    datadir: &'s Path,
+}
+
+impl Rows<'_, '_, '_> {
+    fn len(&self) -> u64 {
+        self.dict.tables
+    }
+    fn for_each(
+        &self,
+        mut f: impl FnMut(&DictTable, &Option<PathBuf>, &FileStatus) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.dict.for_each(|t| {
+            let (p, s) = file_status(self.datadir, t);
+            f(t, &p, &s)
+        })
+    }
+}
 
 fn text(
     out: &mut dyn Write,
     sys: &crate::instance::System,
     head: Option<&SystemSpace>,
-    rows: &[Row<'_>],
+    rows: &Rows<'_, '_, '_>,
     problems: &[String],
 ) -> io::Result<()> {
     let files: Vec<String> = sys
@@ -166,7 +183,7 @@ fn text(
         )?;
     }
     writeln!(out, "{} tables", rows.len())?;
-    for (t, file, st) in rows {
+    rows.for_each(|t, file, st| {
         writeln!(out)?;
         writeln!(
             out,
@@ -230,7 +247,8 @@ fn text(
                 fields.join(", ")
             )?;
         }
-    }
+        Ok(())
+    })?;
     if !problems.is_empty() {
         writeln!(out)?;
         for p in problems {
@@ -244,7 +262,7 @@ fn json(
     out: &mut dyn Write,
     sys: &crate::instance::System,
     head: Option<&SystemSpace>,
-    rows: &[Row<'_>],
+    rows: &Rows<'_, '_, '_>,
     problems: &[String],
 ) -> io::Result<()> {
     let mut j = Json::new(out);
@@ -271,7 +289,7 @@ fn json(
         }
     }
     j.key("tables")?.arr()?;
-    for (t, file, st) in rows {
+    rows.for_each(|t, file, st| {
         j.obj()?
             .kv_str("name", &String::from_utf8_lossy(&t.name))?
             .kv_num("table_id", t.id)?
@@ -333,7 +351,8 @@ fn json(
                 .end_obj()?;
         }
         j.end_arr()?.end_obj()?;
-    }
+        Ok(())
+    })?;
     j.end_arr()?.key("findings")?.arr()?;
     for p in problems {
         j.str(p)?;
@@ -342,12 +361,12 @@ fn json(
     writeln!(j.writer())
 }
 
-fn csv(out: &mut dyn Write, rows: &[Row<'_>]) -> io::Result<()> {
+fn csv(out: &mut dyn Write, rows: &Rows<'_, '_, '_>) -> io::Result<()> {
     writeln!(
         out,
         "name,table_id,space,flag,n_cols,row_format,columns,indexes,file,file_status"
     )?;
-    for (t, file, st) in rows {
+    rows.for_each(|t, file, st| {
         let mut line = String::new();
         crate::csv::push(&mut line, &String::from_utf8_lossy(&t.name));
         line.push_str(&format!(
@@ -365,7 +384,6 @@ fn csv(out: &mut dyn Write, rows: &[Row<'_>]) -> io::Result<()> {
         }
         line.push(',');
         line.push_str(st.word());
-        writeln!(out, "{line}")?;
-    }
-    Ok(())
+        writeln!(out, "{line}")
+    })
 }
