@@ -137,8 +137,8 @@ mkdir -p "$redo"
 tmp=$(mktemp -d)
 for a in mariadb1011-crash mariadb1011-hot mysql56-crash; do
     mkdir -p "$tmp/$a"
-    tar -xzf "$fx/audit/$a.tar.gz" -C "$tmp/$a" ib_logfile0 ib_logfile1 2>/dev/null ||
-        tar -xzf "$fx/audit/$a.tar.gz" -C "$tmp/$a" ib_logfile0
+    tar -xJf "$fx/audit/$a.tar.xz" -C "$tmp/$a" ib_logfile0 ib_logfile1 2>/dev/null ||
+        tar -xJf "$fx/audit/$a.tar.xz" -C "$tmp/$a" ib_logfile0
     if [ -f "$tmp/$a/ib_logfile1" ]; then
         { printf '\002'; cat "$tmp/$a/ib_logfile0" "$tmp/$a/ib_logfile1"; } >"$redo/$a"
     else

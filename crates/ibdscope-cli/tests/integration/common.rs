@@ -346,11 +346,11 @@ pub fn audit_fact(facts: &HashMap<(String, String), String>, copy: &str, fact: &
     num(v)
 }
 
-/// `fixtures/audit/<copy>.tar.gz` unpacked into a scratch directory (once
-/// per test process), with the library's own inflate: gzip (RFC 1952)
-/// around raw DEFLATE, holding a ustar archive.
+/// `fixtures/audit/<copy>.tar.xz` unpacked into a scratch directory (once
+/// per test process), with the library's own LZMA decoder: an `.xz`
+/// stream holding a ustar archive.
 pub fn audit_copy(copy: &str) -> PathBuf {
-    unpack(&format!("audit/{copy}.tar.gz"), &format!("audit-{copy}"))
+    unpack(&format!("audit/{copy}.tar.xz"), &format!("audit-{copy}"))
 }
 
 /// `fixtures/instance/<name>.tar.gz` (a whole datadir) unpacked into a
@@ -362,8 +362,9 @@ pub fn instance_copy(name: &str) -> PathBuf {
     )
 }
 
-/// `fixtures/<rel>` (a `.tar.gz`) unpacked into the scratch directory
-/// `key`, once per test process.
+/// `fixtures/<rel>` (a `.tar.gz`: gzip (RFC 1952) around raw DEFLATE, read
+/// with the library's inflate; or a `.tar.xz`, read with its LZMA decoder)
+/// unpacked into the scratch directory `key`, once per test process.
 pub fn unpack(rel: &str, key: &str) -> PathBuf {
     use std::sync::{Mutex, OnceLock};
     static DONE: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
@@ -374,22 +375,15 @@ pub fn unpack(rel: &str, key: &str) -> PathBuf {
     }
     let copy = rel;
     let gz = std::fs::read(fixtures().join(rel)).expect("archive");
-    assert_eq!(&gz[..3], &[0x1f, 0x8b, 8], "{copy}: not gzip/deflate");
-    let flags = gz[3];
-    let mut at = 10;
-    if flags & 4 != 0 {
-        at += 2 + usize::from(u16::from_le_bytes([gz[at], gz[at + 1]]));
-    }
-    for bit in [8u8, 16] {
-        if flags & bit != 0 {
-            at += gz[at..].iter().position(|&b| b == 0).expect("name end") + 1;
-        }
-    }
-    if flags & 2 != 0 {
-        at += 2;
-    }
-    let mut tar = Vec::new();
-    ibdscope::inflate::inflate_raw(&gz[at..], &mut tar, 1 << 30).expect("inflate");
+    let tar = if rel.ends_with(".xz") {
+        let mut tar = Vec::new();
+        let mut scratch = ibdscope::codec::Scratch::new();
+        ibdscope::codec::lzma::decompress_xz(&gz, &mut tar, 1 << 30, &mut scratch)
+            .unwrap_or_else(|e| panic!("{copy}: {e}"));
+        tar
+    } else {
+        ungzip(copy, &gz)
+    };
     let dir = scratch(key);
     let _ = std::fs::remove_dir_all(&dir);
     let mut pos = 0;
@@ -414,4 +408,25 @@ pub fn unpack(rel: &str, key: &str) -> PathBuf {
     }
     done.insert(key.to_string(), dir.clone());
     dir
+}
+
+/// The ustar archive inside a gzip file (one member).
+fn ungzip(copy: &str, gz: &[u8]) -> Vec<u8> {
+    assert_eq!(&gz[..3], &[0x1f, 0x8b, 8], "{copy}: not gzip/deflate");
+    let flags = gz[3];
+    let mut at = 10;
+    if flags & 4 != 0 {
+        at += 2 + usize::from(u16::from_le_bytes([gz[at], gz[at + 1]]));
+    }
+    for bit in [8u8, 16] {
+        if flags & bit != 0 {
+            at += gz[at..].iter().position(|&b| b == 0).expect("name end") + 1;
+        }
+    }
+    if flags & 2 != 0 {
+        at += 2;
+    }
+    let mut tar = Vec::new();
+    ibdscope::inflate::inflate_raw(&gz[at..], &mut tar, 1 << 30).expect("inflate");
+    tar
 }
