@@ -39,29 +39,15 @@ const LEVEL: usize = 38 + 26;
 fn ibdata1() -> Vec<u8> {
     let gz = std::fs::read(ibdscope_testkit::fixtures().join("instance/mysql56-fpt.tar.gz"))
         .expect("archive");
-    assert_eq!(&gz[..3], &[0x1f, 0x8b, 8]);
-    let mut at = 10;
-    if gz[3] & 8 != 0 {
-        at += gz[at..].iter().position(|&b| b == 0).unwrap() + 1;
-    }
     let mut tar = Vec::new();
-    ibdscope::inflate::inflate_raw(&gz[at..], &mut tar, 1 << 30).expect("inflate");
-    let mut pos = 0;
-    while pos + 512 <= tar.len() && tar[pos] != 0 {
-        let h = &tar[pos..pos + 512];
-        let name = String::from_utf8_lossy(&h[..h[..100].iter().position(|&c| c == 0).unwrap()])
-            .into_owned();
-        let size = usize::from_str_radix(
-            String::from_utf8_lossy(&h[124..135]).trim_matches(|c: char| c == '\0' || c == ' '),
-            8,
-        )
-        .unwrap();
-        if name == "ibdata1" {
-            return tar[pos + 512..pos + 512 + size].to_vec();
-        }
-        pos += 512 + size.div_ceil(512) * 512;
-    }
-    panic!("no ibdata1 in the archive")
+    ibdscope::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
+        .expect("inflate");
+    let members = ibdscope_testkit::tar_members(&tar);
+    let (_, ibdata1) = members
+        .into_iter()
+        .find(|(name, _)| name == "ibdata1")
+        .expect("no ibdata1 in the archive");
+    ibdata1.to_vec()
 }
 
 fn get16(p: &[u8], at: usize) -> usize {

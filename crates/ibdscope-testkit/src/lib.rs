@@ -115,3 +115,57 @@ pub fn leaf_recs(field: &str) -> BTreeMap<u64, (u64, u32)> {
         })
         .collect()
 }
+
+/// The raw DEFLATE stream of a one-member gzip file (RFC 1952: the
+/// header, with its optional extra field, name, comment and header CRC,
+/// skipped), for the library's `inflate_raw`.
+///
+/// # Panics
+///
+/// When `gz` is not gzip with DEFLATE, or its header is cut.
+pub fn gzip_deflate(gz: &[u8]) -> &[u8] {
+    assert_eq!(gz.get(..3), Some(&[0x1f, 0x8b, 8][..]), "not gzip/deflate");
+    let flags = gz[3];
+    let mut at = 10;
+    if flags & 4 != 0 {
+        at += 2 + usize::from(u16::from_le_bytes([gz[at], gz[at + 1]]));
+    }
+    for bit in [8u8, 16] {
+        if flags & bit != 0 {
+            at += gz[at..]
+                .iter()
+                .position(|&b| b == 0)
+                .expect("gzip name or comment end")
+                + 1;
+        }
+    }
+    if flags & 2 != 0 {
+        at += 2;
+    }
+    &gz[at..]
+}
+
+/// The members of a ustar archive: (path, bytes), in archive order (the
+/// `prefix` field joined to the name).
+pub fn tar_members(tar: &[u8]) -> Vec<(String, &[u8])> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos + 512 <= tar.len() && tar[pos] != 0 {
+        let h = &tar[pos..pos + 512];
+        let field = |a: usize, b: usize| {
+            let f = &h[a..b];
+            String::from_utf8_lossy(&f[..f.iter().position(|&c| c == 0).unwrap_or(f.len())])
+                .into_owned()
+        };
+        let (name, prefix) = (field(0, 100), field(345, 500));
+        let size = usize::from_str_radix(field(124, 136).trim(), 8).expect("tar size");
+        let path = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        out.push((path, &tar[pos + 512..pos + 512 + size]));
+        pos += 512 + size.div_ceil(512) * 512;
+    }
+    out
+}

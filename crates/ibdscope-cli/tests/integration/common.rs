@@ -382,51 +382,18 @@ pub fn unpack(rel: &str, key: &str) -> PathBuf {
             .unwrap_or_else(|e| panic!("{copy}: {e}"));
         tar
     } else {
-        ungzip(copy, &gz)
+        let mut tar = Vec::new();
+        let deflate = ibdscope_testkit::gzip_deflate(&gz);
+        ibdscope::inflate::inflate_raw(deflate, &mut tar, 1 << 30).expect("inflate");
+        tar
     };
     let dir = scratch(key);
     let _ = std::fs::remove_dir_all(&dir);
-    let mut pos = 0;
-    while pos + 512 <= tar.len() && tar[pos] != 0 {
-        let h = &tar[pos..pos + 512];
-        let field = |a: usize, b: usize| {
-            let f = &h[a..b];
-            String::from_utf8_lossy(&f[..f.iter().position(|&c| c == 0).unwrap_or(f.len())])
-                .into_owned()
-        };
-        let (name, prefix) = (field(0, 100), field(345, 500));
-        let size = usize::from_str_radix(field(124, 136).trim(), 8).expect("size");
-        let path = if prefix.is_empty() {
-            name
-        } else {
-            format!("{prefix}/{name}")
-        };
+    for (path, bytes) in ibdscope_testkit::tar_members(&tar) {
         let out = dir.join(&path);
         std::fs::create_dir_all(out.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&out, &tar[pos + 512..pos + 512 + size]).expect("write");
-        pos += 512 + size.div_ceil(512) * 512;
+        std::fs::write(&out, bytes).expect("write");
     }
     done.insert(key.to_string(), dir.clone());
     dir
-}
-
-/// The ustar archive inside a gzip file (one member).
-fn ungzip(copy: &str, gz: &[u8]) -> Vec<u8> {
-    assert_eq!(&gz[..3], &[0x1f, 0x8b, 8], "{copy}: not gzip/deflate");
-    let flags = gz[3];
-    let mut at = 10;
-    if flags & 4 != 0 {
-        at += 2 + usize::from(u16::from_le_bytes([gz[at], gz[at + 1]]));
-    }
-    for bit in [8u8, 16] {
-        if flags & bit != 0 {
-            at += gz[at..].iter().position(|&b| b == 0).expect("name end") + 1;
-        }
-    }
-    if flags & 2 != 0 {
-        at += 2;
-    }
-    let mut tar = Vec::new();
-    ibdscope::inflate::inflate_raw(&gz[at..], &mut tar, 1 << 30).expect("inflate");
-    tar
 }
