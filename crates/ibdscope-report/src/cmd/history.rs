@@ -257,17 +257,7 @@ pub fn run(
         );
         return Ok(Outcome::Unreadable);
     };
-    let mut findings: Vec<String> = bad;
-    findings.extend(files.system.problems.iter().cloned());
-    for p in &u.problems {
-        findings.push(format!(
-            "{}: page {}, byte offset {}: {}",
-            space_file(&spaces, p.space),
-            p.page,
-            p.offset,
-            p.what
-        ));
-    }
+    let mut findings = undo_findings(bad, &files, &spaces, &u);
     let table_id = crate::instance::dictionary(&*opts.host, &datadir, opts.data_files.as_deref())
         .ok()
         .and_then(|(d, _)| crate::instance::table_for(&d, path, ts.space_id().0).map(|t| t.id));
@@ -676,17 +666,7 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         );
         return Ok(Outcome::Unreadable);
     };
-    let mut findings: Vec<String> = bad;
-    findings.extend(files.system.problems.iter().cloned());
-    for p in &u.problems {
-        findings.push(format!(
-            "{}: page {}, byte offset {}: {}",
-            space_file(&spaces, p.space),
-            p.page,
-            p.offset,
-            p.what
-        ));
-    }
+    let findings = undo_findings(bad, &files, &spaces, &u);
     let (to_purge, _) = u.to_purge();
     // Per log: counts of each record type, the tables named.
     let counts = |l: &undo::UndoLog| {
@@ -888,4 +868,26 @@ fn outcome_of(findings: &[String]) -> Outcome {
     } else {
         Outcome::Findings
     }
+}
+
+/// The findings of reading the undo: files that do not parse, the system
+/// tablespace's problems, and the undo's own (file, page, byte offset).
+fn undo_findings(
+    bad: Vec<String>,
+    files: &UndoFiles,
+    spaces: &[(u32, PathBuf, Tablespace<'_>)],
+    u: &Undo<'_, '_>,
+) -> Vec<String> {
+    let mut findings = bad;
+    findings.extend(files.system.problems.iter().cloned());
+    for p in &u.problems {
+        findings.push(format!(
+            "{}: page {}, byte offset {}: {}",
+            space_file(spaces, p.space),
+            p.page,
+            p.offset,
+            p.what
+        ));
+    }
+    findings
 }
