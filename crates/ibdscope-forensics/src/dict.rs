@@ -708,6 +708,23 @@ impl Dictionary {
         v
     }
 
+    /// SYS_TABLES alone, walked as [`Dictionary::read`] walks it: `f` gets
+    /// each table's row (name, id, space, flags; no columns or indexes),
+    /// one at a time, in NAME order; the problems of that walk are
+    /// returned. Memory does not grow with the number of tables.
+    pub fn for_each_table_row(
+        ts: &Tablespace<'_>,
+        mut f: impl FnMut(&DictTable),
+    ) -> Result<Vec<DictProblem>, DictError> {
+        let (hdr, mut r) = Self::reader(ts)?;
+        r.read(hdr.sys_tables, |row| {
+            if let Some(t) = table_row(row) {
+                f(&t);
+            }
+        });
+        Ok(r.problems)
+    }
+
     /// Walks the dictionary of `ts` as [`Dictionary::read`] does, every
     /// page and record checked alike, but keeps only counts: memory does
     /// not grow with the number of tables (`audit DATADIR`).

@@ -124,13 +124,20 @@ pub fn collect(
     redo: Option<&RedoInfo>,
     opts: &Opts,
 ) -> Option<InstanceFacts> {
-    if !root.join("ibdata1").is_file() {
+    if !crate::instance::first_data_file(root, opts.data_files.as_deref()).is_file() {
         return None;
     }
     let (sys, dict) = match super::restore::open_system(root, opts) {
         Ok(sys) => {
+            // SYS_TABLES alone (name, space, flags2 of each table): not
+            // the whole dictionary, which grows with the number of tables.
+            let mut tables = Vec::new();
             let d = match Tablespace::with_options(sys.bytes(), opts.lib) {
-                Ok(ts) => Dictionary::read(&ts).map_err(|e| e.to_string()),
+                Ok(ts) => Dictionary::for_each_table_row(&ts, |t| {
+                    tables.push((t.name.clone(), t.space, t.flags2));
+                })
+                .map(|_| tables)
+                .map_err(|e| e.to_string()),
                 Err(e) => Err(e.to_string()),
             };
             (Some(sys), d)
@@ -138,7 +145,7 @@ pub fn collect(
         Err(e) => (None, Err(e)),
     };
     let mut facts = InstanceFacts {
-        dictionary: dict.as_ref().map(|d| d.tables.len()).map_err(Clone::clone),
+        dictionary: dict.as_ref().map(Vec::len).map_err(Clone::clone),
         tables_without_files: Vec::new(),
         files_without_tables: Vec::new(),
         mismatches: Vec::new(),
@@ -149,18 +156,28 @@ pub fn collect(
             .iter()
             .filter_map(|f| Some((table_name(root, f.path)?, f.path)))
             .collect();
-        for t in &d.tables {
-            if t.space == 0 || t.flags2 & DICT_TF2_TEMPORARY != 0 {
+        // Looked up by name, both ways (thousands of tables: no scan per
+        // table).
+        let mut by_name: Vec<&(String, &Path)> = named.iter().collect();
+        by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut table_names: Vec<&[u8]> = d.iter().map(|(name, _, _)| name.as_slice()).collect();
+        table_names.sort_unstable();
+        for &(ref t_name, space, flags2) in d {
+            if space == 0 || flags2 & DICT_TF2_TEMPORARY != 0 {
                 continue;
             }
-            let name = String::from_utf8_lossy(&t.name).into_owned();
-            match named.iter().find(|(n, _)| *n == name) {
+            let name = String::from_utf8_lossy(t_name).into_owned();
+            let file = by_name
+                .binary_search_by(|(n, _)| n.as_str().cmp(&name))
+                .ok()
+                .and_then(|i| by_name.get(i));
+            match file {
                 Some((_, p)) => {
-                    if let Some(s) = page0_space(p).filter(|&s| s != t.space) {
+                    if let Some(s) = page0_space(p).filter(|&s| s != space) {
                         facts.mismatches.push(Mismatch {
                             path: p.to_path_buf(),
                             name,
-                            dict: t.space,
+                            dict: space,
                             file: s,
                         });
                     }
@@ -173,14 +190,14 @@ pub fn collect(
                     facts.tables_without_files.push(NoFile {
                         expected: format!("{name}.ibd"),
                         name,
-                        space: t.space,
-                        discarded: t.flags2 & DICT_TF2_DISCARDED != 0,
+                        space,
+                        discarded: flags2 & DICT_TF2_DISCARDED != 0,
                     });
                 }
             }
         }
         for (n, p) in &named {
-            if !d.tables.iter().any(|t| t.name == n.as_bytes()) {
+            if table_names.binary_search(&n.as_bytes()).is_err() {
                 facts
                     .files_without_tables
                     .push((p.to_path_buf(), page0_space(p)));
