@@ -629,7 +629,7 @@ impl Audit {
 
     /// Audits `ts`, an encrypted space, with its decrypted image `plain`
     /// (the same page size and number of pages; `not_decrypted`: the pages
-    /// that did not decrypt, which count as damaged). The pages are judged
+    /// that did not decrypt, sorted, which count as damaged). The pages are judged
     /// as stored, as the server judges them before decrypting; a page
     /// whose stored bytes carry no checksum the server checks (outside
     /// full_crc32, a page_compressed encrypted page) is judged by its
@@ -842,6 +842,9 @@ impl<'t, 'a> Builder<'t, 'a> {
         // Pages judged as `check` judges them: page_compressed pages
         // outside full_crc32 after decompression.
         let mut judge = ibdscope::summary::Judge::default();
+        // With a decrypted image (`Audit::with_plain`).
+        let content = self.content;
+        let keyed = !std::ptr::eq(content, ts);
         for (n, page) in ts.pages() {
             if in_dblwr(n) {
                 // A copy of another page; its own place is judged there.
@@ -857,23 +860,20 @@ impl<'t, 'a> Builder<'t, 'a> {
             }
             let (mut f, _) = judge.judge(ts, page_facts(page, n, scheme));
             // The content: the page as stored, or its decrypted image.
-            let content = self.content;
             let cpage = content.page(n).unwrap_or(page);
-            if self.not_decrypted.contains(&n) && f.verdict.is_ok() {
+            if self.not_decrypted.binary_search(&n).is_ok() && f.verdict.is_ok() {
                 // Its stored checksum holds but it does not decrypt (or
                 // decompress after decrypting): damaged, as the server
                 // refuses it.
                 f.verdict = Verdict::Mismatch;
-            } else if f.verdict == Verdict::Unverifiable(Unverifiable::Encrypted)
-                && !std::ptr::eq(content, ts)
-            {
+            } else if f.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) && keyed {
                 // No checksum of the stored bytes: its decrypted image's.
                 f.verdict = match ibdscope::space::verify_page(cpage, scheme) {
                     v @ (Verdict::Valid(_) | Verdict::Empty) => v,
                     _ => Verdict::Mismatch,
                 };
             }
-            if !std::ptr::eq(content, ts) {
+            if keyed {
                 // The decrypted image restores the original page type.
                 if let Some(h) = ibdscope::fil::FilHeader::new(cpage) {
                     f.page_type = h.page_type();

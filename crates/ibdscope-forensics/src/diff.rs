@@ -174,14 +174,15 @@ fn mariadb_encrypted(ts: &Tablespace<'_>) -> bool {
     matches!(space_crypt_data(ts), CryptDataRead::Present(c) if c.scheme == 1)
 }
 
-/// The index of page `n` (`stored` in copy `ts`, `content` its decrypted
-/// image, or `ts` itself): PAGE_INDEX_ID of a readable index page, else
+/// The index of page `n` (`stored` in copy `ts`, a MariaDB encrypted space
+/// when `encrypted`, `content` its decrypted image, or `ts` itself): PAGE_INDEX_ID of a readable index page, else
 /// the owner in `map` (built from `content`). A page the image could not
 /// decrypt holds its stored bytes there and is judged as stored.
 fn index_of(
     stored: &[u8],
     ts: &Tablespace<'_>,
     content: &Tablespace<'_>,
+    encrypted: bool,
     map: &SpaceMap,
     n: PageNo,
 ) -> Option<IndexId> {
@@ -193,7 +194,7 @@ fn index_of(
     // was not decrypted: its body is ciphertext, whatever its checksum
     // says (outside full_crc32 a damaged one cannot be told from a plain
     // one by its bytes).
-    let ciphertext = std::ptr::eq(page, stored) && mariadb_encrypted(ts) && {
+    let ciphertext = std::ptr::eq(page, stored) && encrypted && {
         let full = ts.scheme() == ibdscope::checksum::Scheme::FullCrc32;
         ibdscope::crypt::mariadb::key_version(page, full) != 0
     };
@@ -256,6 +257,7 @@ impl Diff {
         }
         let map_a = SpaceMap::build(ca, engine);
         let map_b = SpaceMap::build(cb, engine);
+        let (enc_a, enc_b) = (mariadb_encrypted(a), mariadb_encrypted(b));
         let mut d = Diff {
             pages_a: a.n_pages(),
             pages_b: b.n_pages(),
@@ -289,8 +291,8 @@ impl Diff {
                             bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
                         },
                         page_type: ty(cb.page(page).unwrap_or(pb)),
-                        index: index_of(pb, b, cb, &map_b, page)
-                            .or_else(|| index_of(pa, a, ca, &map_a, page)),
+                        index: index_of(pb, b, cb, enc_b, &map_b, page)
+                            .or_else(|| index_of(pa, a, ca, enc_a, &map_a, page)),
                     });
                     continue;
                 }
@@ -298,13 +300,13 @@ impl Diff {
                     page,
                     change: Change::OnlyA { lsn: lsn(pa) },
                     page_type: ty(ca.page(page).unwrap_or(pa)),
-                    index: index_of(pa, a, ca, &map_a, page),
+                    index: index_of(pa, a, ca, enc_a, &map_a, page),
                 },
                 (None, Some(pb)) => PageDiff {
                     page,
                     change: Change::OnlyB { lsn: lsn(pb) },
                     page_type: ty(cb.page(page).unwrap_or(pb)),
-                    index: index_of(pb, b, cb, &map_b, page),
+                    index: index_of(pb, b, cb, enc_b, &map_b, page),
                 },
                 (None, None) => continue,
             };

@@ -62,7 +62,8 @@ pub fn expand(
 ) -> Option<Logical> {
     if let CryptDataRead::Present(crypt) = mariadb::space_crypt_data(ts) {
         if crypt.scheme == 1 {
-            return decrypt(path, ts, engine, keys, &crypt).map(|(d, s)| Logical::Decrypted(d, s));
+            return decrypt(path, ts, engine, keys, &crypt, true)
+                .map(|(d, s)| Logical::Decrypted(d, s));
         }
     }
     if !pagecomp::applies(ts) {
@@ -115,6 +116,7 @@ fn decrypt(
     engine: &Engine<'_>,
     keys: Option<&KeyFile>,
     crypt: &mariadb::CryptData,
+    summarize: bool,
 ) -> Option<(Decryption, Option<Summary>)> {
     let shown = crate::names::path(path);
     let Some(keys) = keys else {
@@ -141,7 +143,12 @@ fn decrypt(
             return None;
         }
     };
-    let Some((d, summary)) = mariadb::try_decrypt_with_summary(ts, engine, &key) else {
+    let made = if summarize {
+        mariadb::try_decrypt_with_summary(ts, engine, &key).map(|(d, s)| (d, Some(s)))
+    } else {
+        mariadb::try_decrypt(ts, engine, &key).map(|d| (d, None))
+    };
+    let Some((d, summary)) = made else {
         eprintln!(
             "ibdscope: {shown}: the decrypted image of this encrypted space ({} bytes) could \
              not be allocated; its encrypted pages are read as stored",
@@ -158,7 +165,7 @@ fn decrypt(
     }
     let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
     say_failures(path, pages, d.failures.len(), "pages not decrypted");
-    Some((d, Some(summary)))
+    Some((d, summary))
 }
 
 /// For the commands that read the stored pages: with `--key-file`, whether
@@ -282,10 +289,11 @@ pub fn with_logical(
 }
 
 /// With `keys`, a MariaDB encrypted space's decrypted image (its key found
-/// and the pages decrypted, as the structure commands read it), for the
-/// commands that judge the pages as stored and read their content from
-/// the image (`audit`, `diff`); `None` for every other space, or when the
-/// key does not open it (said on stderr).
+/// and the pages decrypted, as the structure commands read it, without
+/// the summary: these commands judge the pages as stored themselves), for
+/// `audit` and `diff`, which read the pages' content from it; `None` for
+/// every other space, or when the key does not open it (said on stderr:
+/// the pages are then read as stored).
 pub fn decrypted(
     path: &Path,
     ts: &Tablespace<'_>,
@@ -299,5 +307,7 @@ pub fn decrypted(
     if crypt.scheme != 1 {
         return None;
     }
-    decrypt(path, ts, engine, Some(keys), &crypt).map(|(d, _)| d)
+    decrypt(path, ts, engine, Some(keys), &crypt, false)
+        .map(|(d, _)| d)
+        .filter(|d| !d.wrong_key())
 }

@@ -625,6 +625,25 @@ fn audit_with_the_key_judges_the_decrypted_pages() {
     assert!(findings.contains(&3), "{findings:?}");
     // one damaged page is not a wrong key
     assert!(!String::from_utf8_lossy(&o.stderr).contains("wrong key;"));
+    // a key file whose keys open nothing: a finding, the pages read as
+    // stored (never called damaged)
+    let wrong = scratch("audit-wrong-keys.txt");
+    let lines: String = (1..=10)
+        .map(|id| format!("{id};{}\n", "11".repeat(32)))
+        .collect();
+    std::fs::write(&wrong, lines).unwrap();
+    let file = crypt().join(&m["path"]);
+    let o = run(&[
+        "audit",
+        "--format",
+        "json",
+        "--key-file",
+        wrong.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("wrong key"));
+    assert_eq!(verdict(&o).0, "encrypted");
 }
 
 /// `diff --key-file` names the index of a changed encrypted page, as on a

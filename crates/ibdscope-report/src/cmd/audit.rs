@@ -80,6 +80,8 @@ struct Datadir {
 /// What one file gave.
 struct Done {
     result: Result<Audit, String>,
+    /// A key given that does not open the file (said on stderr): a finding.
+    key: Outcome,
     page_size: u32,
     /// What crash recovery of the datadir would change in this file.
     recovery: Option<RecoveryChanges>,
@@ -351,6 +353,7 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
         Err(e) => {
             return Done {
                 result: Err(e),
+                key: Outcome::Clean,
                 page_size: 0,
                 recovery: None,
             }
@@ -363,11 +366,18 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
                 reference,
                 pages_only: job.kind == Kind::Undo,
             };
-            let a = match crate::logical::decrypted(&job.path, &ts, &engine, opts.key_file.as_ref())
-            {
+            // A wrong key is said once and the pages read as stored.
+            let keys = opts.key_file.as_ref();
+            let key = crate::logical::key_finding(&job.path, &ts, keys);
+            let image = match key {
+                Outcome::Clean => crate::logical::decrypted(&job.path, &ts, &engine, keys),
+                _ => None,
+            };
+            let a = match image {
                 Some(d) => {
                     let plain = d.tablespace(&ts);
-                    let failed: Vec<PageNo> = d.failures.iter().map(|f| f.page).collect();
+                    let mut failed: Vec<PageNo> = d.failures.iter().map(|f| f.page).collect();
+                    failed.sort_unstable();
                     Audit::with_plain(&ts, &plain, &failed, &engine, options)
                 }
                 None => Audit::with_options(&ts, &engine, options),
@@ -381,12 +391,14 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
                 .map(|l| datadir::recovery_changes(&ts, a.space_id, l));
             Done {
                 result: Ok(a),
+                key,
                 page_size: ts.page_size(),
                 recovery,
             }
         }
         Err(e) => Done {
             result: Err(e.to_string()),
+            key: Outcome::Clean,
             page_size: 0,
             recovery: None,
         },
@@ -445,6 +457,7 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
         .map(|d| {
             d.unwrap_or(Done {
                 result: Err("not audited".into()),
+                key: Outcome::Clean,
                 page_size: 0,
                 recovery: None,
             })
@@ -576,6 +589,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             Ok(a) if a.verdict.is_finding() => Outcome::Findings,
             Ok(_) => Outcome::Clean,
         });
+        worst = worst.max(d.key);
     }
     for (dd, r) in dds.iter().zip(&reports) {
         if r.has_findings()
