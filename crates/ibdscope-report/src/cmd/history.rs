@@ -21,13 +21,14 @@ const MAX_UNDO_FILES: u32 = 127;
 /// The most bytes read of one off-page value.
 const VALUE_CAP: usize = 1 << 20;
 
-/// The files of an instance's undo: the system tablespace's bytes and each
-/// undo tablespace file with its bytes.
+/// The files of an instance's undo: the system tablespace and each undo
+/// tablespace file, opened through the host (mapped by the binary: only
+/// the pages the walks reach are read).
 pub struct UndoFiles {
     /// The system tablespace (ibdata1 and the files that continue it).
     pub system: crate::instance::System,
-    /// `undoNNN` files: path and bytes.
-    pub undo: Vec<(PathBuf, Vec<u8>)>,
+    /// `undoNNN` files: path and source.
+    pub undo: Vec<(PathBuf, Box<dyn crate::host::Source>)>,
 }
 
 /// Reads the system tablespace of `datadir` and the undo tablespaces
@@ -51,7 +52,10 @@ pub fn read_undo_files(opts: &Opts, datadir: &Path) -> Result<UndoFiles, String>
         if !p.is_file() {
             continue;
         }
-        let b = std::fs::read(&p).map_err(|e| format!("{}: {e}", crate::names::path(&p)))?;
+        let b = opts
+            .host
+            .open(&p, opts.threads)
+            .map_err(|e| e.to_string())?;
         undo.push((p, b));
     }
     Ok(UndoFiles { system, undo })
@@ -73,7 +77,7 @@ pub fn parse_spaces(f: &UndoFiles) -> (Vec<(u32, PathBuf, Tablespace<'_>)>, Vec<
         Err(e) => bad.push(format!("{}: {e}", crate::names::path(&first))),
     }
     for (p, b) in &f.undo {
-        match Tablespace::new(b) {
+        match Tablespace::new(b.bytes()) {
             Ok(ts) => out.push((ts.space_id().0, p.clone(), ts)),
             Err(e) => bad.push(format!("{}: {e}", crate::names::path(p))),
         }
@@ -94,43 +98,15 @@ pub fn read_undo<'s, 'a>(spaces: &'s [(u32, PathBuf, Tablespace<'a>)]) -> Option
 /// lists, and the history list length per rollback segment (slot,
 /// length); `None` when the datadir has no readable TRX_SYS.
 pub fn undo_to_purge(opts: &Opts, datadir: &Path) -> Option<(u64, Vec<(u32, u32)>)> {
-    if undo_bytes(datadir) > AUDIT_UNDO_CAP {
-        return None;
-    }
     let files = read_undo_files(opts, datadir).ok()?;
     let (spaces, _) = parse_spaces(&files);
     let u = read_undo(&spaces)?;
     Some(u.to_purge())
 }
 
-/// The most bytes of `ibdata*` and `undoNNN` the datadir audit reads whole
-/// for its undo figures.
-const AUDIT_UNDO_CAP: u64 = 1 << 30;
-
-/// The bytes of a datadir's `ibdata*` and `undoNNN` files.
-fn undo_bytes(datadir: &Path) -> u64 {
-    let mut files = vec![datadir.join("ibdata1")];
-    files.extend(crate::instance::continuation_files(
-        &datadir.join("ibdata1"),
-    ));
-    files.extend((1..=MAX_UNDO_FILES).map(|n| datadir.join(format!("undo{n:03}"))));
-    files
-        .iter()
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .fold(0u64, u64::saturating_add)
-}
-
 /// The datadir audit's undo line: undo logs still to be purged and the
 /// history list length of each rollback segment that has any.
 pub fn undo_audit_text(opts: &Opts, datadir: &Path, out: &mut dyn Write) -> io::Result<()> {
-    if undo_bytes(datadir) > AUDIT_UNDO_CAP {
-        writeln!(
-            out,
-            "  undo still to be purged: not read (ibdata* and undo* over 1 GiB; `ibdscope undo` reads them)"
-        )?;
-        return Ok(());
-    }
     if let Some((n, per)) = undo_to_purge(opts, datadir) {
         let busy: Vec<String> = per
             .iter()
