@@ -308,7 +308,25 @@ impl Charset {
             | 59
             | 92
             | 93 => OtherSingleByte,
-            n => Unknown(n),
+            // The rest by their charset's name: MariaDB's UCA 14.0.0
+            // collations (2048+) and nopad ones, MySQL 8.0's gb18030.
+            n => {
+                let named = u16::try_from(n)
+                    .ok()
+                    .and_then(crate::collation::Charset::of_collation);
+                match named.map(|c| (c.name, c.mbmaxlen)) {
+                    Some(("utf8mb3", _)) => Utf8mb3,
+                    Some(("utf8mb4", _)) => Utf8mb4,
+                    Some(("ucs2", _)) => Ucs2,
+                    Some(("utf16" | "utf16le", _)) => Utf16,
+                    Some(("utf32", _)) => Utf32,
+                    Some(("latin1", _)) => Latin1,
+                    Some(("ascii", _)) => Ascii,
+                    Some(("binary", _)) => Binary,
+                    Some((_, 1)) => OtherSingleByte,
+                    _ => Unknown(n),
+                }
+            }
         }
     }
 
@@ -1853,11 +1871,7 @@ impl TableDef {
             let _ = write!(s, " AUTO_INCREMENT={n}");
         }
         let coll = u16::try_from(o.collation_id).unwrap_or(0);
-        if coll == 255 {
-            // MySQL 8.0's utf8mb4 default, which neither MySQL 5.6 nor
-            // MariaDB 10.11 lists.
-            s.push_str(" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci");
-        } else if let Some(cs) = crate::collation::Charset::of_collation(coll) {
+        if let Some(cs) = crate::collation::Charset::of_collation(coll) {
             s.push_str(" DEFAULT CHARSET=");
             s.push_str(cs.name);
             if crate::collation::charset_default_collation(cs.name) != Some(coll) {
