@@ -1290,6 +1290,60 @@ fn sdi_index(ix: &Value, columns: &[Column]) -> Result<IndexDef, SdiDefError> {
         elements,
     })
 }
+/// Puts the hidden `FTS_DOC_ID` column into the clustered index's elements,
+/// where the SDI leaves it out although every record holds it.
+///
+/// A table with a FULLTEXT index and no `FTS_DOC_ID` of its own gets one
+/// from InnoDB: mysql-server 8.0 `storage/innobase/handler/ha_innodb.cc`
+/// `get_extra_columns_and_keys` adds the column `FTS_DOC_ID_COL_NAME`
+/// (BIGINT UNSIGNED NOT NULL, `HT_HIDDEN_SE`) after the user columns and
+/// the unique index `FTS_DOC_ID_INDEX` on it, then lists in PRIMARY every
+/// column "unless it is SE-hidden" — so not FTS_DOC_ID. InnoDB's own
+/// dictionary has the column (`fts_add_doc_id_column`, `dict0dict.cc`
+/// `dict_index_build_internal_clust` appends every table column not in the
+/// key, in table order), so the clustered record stores it: 8 bytes after
+/// the columns before it in the table.
+fn add_fts_doc_id(columns: &[Column], indexes: &mut [IndexDef]) {
+    let Some(clust) = indexes
+        .iter()
+        .position(|i| i.kind == IndexKind::Primary)
+        .or(if indexes.is_empty() { None } else { Some(0) })
+    else {
+        return;
+    };
+    let Some(ix) = indexes.get_mut(clust) else {
+        return;
+    };
+    for (col, c) in columns.iter().enumerate() {
+        if c.hidden != Hidden::Se
+            || c.sys() != Some(SysCol::FtsDocId)
+            || c.is_virtual
+            || ix.elements.iter().any(|e| e.column == col)
+        {
+            continue;
+        }
+        // Before the first non-key column that follows it in the table
+        // (system columns are not ordered by table position).
+        let at = ix
+            .elements
+            .iter()
+            .position(|e| {
+                e.hidden
+                    && e.column > col
+                    && columns.get(e.column).is_some_and(|c| c.sys().is_none())
+            })
+            .unwrap_or(ix.elements.len());
+        ix.elements.insert(
+            at,
+            IndexElement {
+                column: col,
+                prefix_len: None,
+                hidden: true,
+            },
+        );
+    }
+}
+
 impl TableDef {
     /// Reads a definition from an SDI table document (the whole JSON, with
     /// `dd_object`), as MySQL 8.0+ writes it.
@@ -1324,6 +1378,7 @@ impl TableDef {
         for ix in o.get("indexes").and_then(Value::as_array).unwrap_or(&[]) {
             indexes.push(sdi_index(ix, &columns)?);
         }
+        add_fts_doc_id(&columns, &mut indexes);
         let opts = sdi_text(o, "options");
         let key_block_size = dd_property(opts, "key_block_size")
             .and_then(|v| v.parse().ok())
