@@ -1344,6 +1344,71 @@ fn add_fts_doc_id(columns: &[Column], indexes: &mut [IndexDef]) {
     }
 }
 
+/// Completes a clustered index whose SDI names only its key: InnoDB's FTS
+/// auxiliary tables (`fts_…_config`, `fts_…_deleted…`, `fts_…_index_N`).
+///
+/// Their data-dictionary objects are written by InnoDB itself (mysql-server
+/// 8.0 `storage/innobase/dict/dict0dd.cc` `dd_create_fts_common_table`,
+/// `dd_create_fts_index_table`): the user columns and a PRIMARY index of
+/// the key columns only — no DB_TRX_ID, DB_ROLL_PTR, nor the other
+/// columns. The records are laid out by InnoDB's own definition
+/// (`fts0fts.cc` `fts_create_one_common_table`,
+/// `fts_create_one_index_table`, then `dict0dict.cc`
+/// `dict_index_build_internal_clust`): the key, DB_TRX_ID, DB_ROLL_PTR,
+/// then every other column in table order. Every SDI the SQL layer writes
+/// lists DB_TRX_ID (`ha_innodb.cc` `get_extra_columns_and_keys`): only a
+/// definition without one is completed.
+fn add_system_columns(columns: &mut Vec<Column>, indexes: &mut [IndexDef]) {
+    if columns.iter().any(|c| c.sys() == Some(SysCol::TrxId)) {
+        return;
+    }
+    let Some(ix) = indexes.iter_mut().find(|i| i.kind == IndexKind::Primary) else {
+        return;
+    };
+    // InnoDB's definitions, where the data dictionary's differ: the
+    // CONFIG table's `key` (DATA_VARCHAR, prtype 0) and the DELETED
+    // tables' `doc_id` (DATA_UNSIGNED only) may be NULL, so the records
+    // have a NULL bitmap; `word` has the FULLTEXT column's prtype
+    // ([`TableDef::settle_fts_word`]; nullable until the records say).
+    if matches!(ix.name.as_str(), "FTS_COMMON_TABLE_IND" | "FTS_INDEX_TABLE_IND") {
+        for c in columns.iter_mut() {
+            if matches!(c.name.as_str(), "key" | "doc_id" | "word") {
+                c.nullable = true;
+            }
+        }
+    }
+    let sys = |name: &str, t: ColType, len: u32| {
+        let mut c = Column::new(name, t);
+        c.hidden = Hidden::Se;
+        c.nullable = false;
+        c.length = len;
+        c
+    };
+    let trx = columns.len();
+    columns.push(sys("DB_TRX_ID", ColType::Int24, 6));
+    columns.push(sys("DB_ROLL_PTR", ColType::LongLong, 7));
+    for column in [trx, trx.saturating_add(1)] {
+        ix.elements.push(IndexElement {
+            column,
+            prefix_len: None,
+            hidden: true,
+        });
+    }
+    for (column, c) in columns.iter().enumerate() {
+        let whole = ix
+            .elements
+            .iter()
+            .any(|e| e.column == column && e.prefix_len.is_none());
+        if !c.is_virtual && !whole {
+            ix.elements.push(IndexElement {
+                column,
+                prefix_len: None,
+                hidden: true,
+            });
+        }
+    }
+}
+
 impl TableDef {
     /// Reads a definition from an SDI table document (the whole JSON, with
     /// `dd_object`), as MySQL 8.0+ writes it.
@@ -1379,6 +1444,7 @@ impl TableDef {
             indexes.push(sdi_index(ix, &columns)?);
         }
         add_fts_doc_id(&columns, &mut indexes);
+        add_system_columns(&mut columns, &mut indexes);
         let opts = sdi_text(o, "options");
         let key_block_size = dd_property(opts, "key_block_size")
             .and_then(|v| v.parse().ok())
@@ -1433,7 +1499,50 @@ impl TableDef {
         let (mut z, mut out) = (Vec::new(), Vec::new());
         crate::sdi::sdi_json(ts, rec, &mut z, &mut out).map_err(FromSpaceError::Sdi)?;
         let doc = crate::json::parse(&out).map_err(FromSpaceError::Json)?;
-        TableDef::from_sdi(&doc).map_err(FromSpaceError::Def)
+        let mut def = TableDef::from_sdi(&doc).map_err(FromSpaceError::Def)?;
+        def.settle_fts_word(ts);
+        Ok(def)
+    }
+
+    /// An FTS auxiliary index table's `word` has the prtype of the
+    /// FULLTEXT index's first column (mysql-server 8.0 `fts0fts.cc`
+    /// `fts_create_one_index_table`: `field->col->prtype`), which its SDI
+    /// does not carry: NULL-able when that column is, and then every record
+    /// has a one-byte NULL bitmap. A word is never NULL nor empty, so the
+    /// byte below the 5-byte header of the root's first record tells: 0
+    /// is the bitmap, anything else the word's length.
+    pub fn settle_fts_word(&mut self, ts: &ibdscope::Tablespace<'_>) {
+        let Some(ix) = self.clustered() else { return };
+        if ix.name != "FTS_INDEX_TABLE_IND" {
+            return;
+        }
+        let Some(root) = ix.root else { return };
+        let Ok(rp) = ibdscope::record::RecPage::of(ts, ibdscope::PageNo(root)) else {
+            return;
+        };
+        if rp.format() != ibdscope::record::RecFormat::Compact || rp.is_compressed() {
+            return;
+        }
+        let mut visited = ibdscope::record::Visited::new();
+        let Some(mut it) = rp.records(&mut visited) else {
+            return;
+        };
+        let first = loop {
+            match it.next() {
+                Ok(Some(r)) if r.is_user() => break Some(r),
+                Ok(Some(_)) => {}
+                _ => break None,
+            }
+        };
+        let Some(below) = first
+            .and_then(|r| usize::from(r.origin).checked_sub(6))
+            .and_then(|at| rp.bytes().get(at))
+        else {
+            return;
+        };
+        if let Some(word) = self.columns.iter_mut().find(|c| c.name == "word") {
+            word.nullable = *below == 0;
+        }
     }
 
     /// Names of the visible columns, in table order.
