@@ -38,6 +38,12 @@ pub struct Def {
     /// Problems met reading that dictionary (file, page, byte offset),
     /// said on stderr: the table's own rows were all there.
     pub dict_problems: Vec<String>,
+    /// The columns whose type the dictionary (`--datadir`) does not hold,
+    /// when the `.frm` beside the file was read instead for them.
+    pub frm_over_dict: Vec<String>,
+    /// The dictionary was read (`--datadir`) although a `.frm` is beside
+    /// the file: it types every column the same.
+    pub dict_with_frm_beside: bool,
 }
 
 impl Def {
@@ -51,12 +57,26 @@ impl Def {
             );
         }
         match (&self.frm_path, self.table.source) {
+            (Some(p), _) if self.frm_beside && !self.frm_over_dict.is_empty() => format!(
+                "{} (found beside the .ibd; the file has no SDI; read instead of the InnoDB \
+                 dictionary, which lacks the types of {})",
+                crate::names::path(p),
+                self.frm_over_dict
+                    .iter()
+                    .map(|c| crate::names::name(c).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             (Some(p), _) if self.frm_beside => {
                 format!(
                     "{} (found beside the .ibd; the file has no SDI)",
                     crate::names::path(p)
                 )
             }
+            (None, DefSource::Dictionary) if self.dict_with_frm_beside => format!(
+                "the InnoDB dictionary in {} (--datadir; the file has no SDI)",
+                crate::names::path(self.dict_file.as_deref().unwrap_or(Path::new("ibdata1")))
+            ),
             (Some(p), _) => format!("{} (--frm)", crate::names::path(p)),
             (None, DefSource::Sdi) => "the SDI in the file (MySQL 8.0+ data dictionary)".into(),
             (None, DefSource::Dictionary) => format!(
@@ -96,6 +116,8 @@ pub fn load<'m>(
     let mut dict_file = None;
     let mut dict_notes = Vec::new();
     let mut dict_problems = Vec::new();
+    let mut frm_over_dict = Vec::new();
+    let mut dict_with_frm_beside = false;
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
         (None, None) if d.table.is_some() => {
             let dir = crate::instance::find_datadir(path, d.datadir.as_deref(), spec).ok_or_else(
@@ -127,13 +149,30 @@ pub fn load<'m>(
                 let datadir = (d.datadir.is_some() || !beside.is_file())
                     .then(|| crate::instance::find_datadir(path, d.datadir.as_deref(), spec))
                     .flatten();
+                // A .frm beside the file knows what the dictionary does not
+                // (DECIMAL's precision and scale, ENUM and SET labels): it is
+                // read instead when the dictionary lacks a column's type.
                 if let Some(dir) = datadir.filter(|_| !encrypted) {
                     let (t, notes, problems) = from_dictionary((host, spec), path, ts, &dir)?;
-                    dict_file = Some(crate::instance::first_data_file(&dir, spec));
-                    dict_datadir = Some(dir);
-                    dict_notes = notes;
-                    dict_problems = problems;
-                    (t, None, false)
+                    let frm = if notes.is_empty() || !beside.is_file() {
+                        None
+                    } else {
+                        read_frm(&beside, path).ok()
+                    };
+                    match frm {
+                        Some(f) => {
+                            frm_over_dict = notes.into_iter().map(|(c, _)| c).collect();
+                            (f, Some(beside), true)
+                        }
+                        None => {
+                            dict_with_frm_beside = beside.is_file();
+                            dict_file = Some(crate::instance::first_data_file(&dir, spec));
+                            dict_datadir = Some(dir);
+                            dict_notes = notes;
+                            dict_problems = problems;
+                            (t, None, false)
+                        }
+                    }
                 } else if beside.is_file() {
                     (read_frm(&beside, path)?, Some(beside), true)
                 } else if encrypted {
@@ -205,6 +244,8 @@ pub fn load<'m>(
         dict_file,
         dict_notes,
         dict_problems,
+        frm_over_dict,
+        dict_with_frm_beside,
     })
 }
 

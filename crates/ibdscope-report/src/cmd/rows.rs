@@ -309,6 +309,22 @@ pub fn run(
     p.counts.off_chain_pages = pages.iter().filter(|x| x.1.is_some()).count() as u64;
     p.closing_findings(ts);
     p.fit_findings(&ix.name, old_temporals);
+    // Values shown that are not the server's (DECIMAL's bytes, ENUM's and
+    // SET's numbers, from a dictionary without their types) are a finding.
+    if p.counts.rows > 0 {
+        for (col, note) in &def.dict_notes {
+            let shown = (t.columns.iter().position(|c| c.name == *col))
+                .is_some_and(|i| p.cols.contains(&i));
+            if shown && ibdscope_schema::dictdef::values_not_shown(note) {
+                p.findings.push(format!(
+                    "column {}: the values shown are not the server's ({} stored as is): the \
+                     InnoDB dictionary does not hold the column's type; its .frm does",
+                    crate::names::name(col),
+                    note.split(':').next().unwrap_or_default()
+                ));
+            }
+        }
+    }
     p.footer()?;
     Ok(if p.findings.is_empty() {
         Outcome::Clean
@@ -1138,6 +1154,9 @@ impl Printer<'_> {
                     crate::names::name(&ix.name),
                     def.source_words()
                 )?;
+                for (col, note) in &def.dict_notes {
+                    writeln!(w, "-- column {}: {note}", crate::names::name(col))?;
+                }
                 writeln!(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';")?;
                 let mut pre = String::from("INSERT INTO ");
                 ibdscope_schema::table::quote_ident(&t.name, &mut pre);
@@ -1158,6 +1177,17 @@ impl Printer<'_> {
                     .kv_str("table", &t.name)?
                     .kv_str("index", &ix.name)?
                     .kv_str("source", def.source_word())?;
+                if !def.dict_notes.is_empty() {
+                    self.j.key("dictionary_notes")?.arr()?;
+                    for (col, note) in &def.dict_notes {
+                        self.j
+                            .obj()?
+                            .kv_str("column", col)?
+                            .kv_str("note", note)?
+                            .end_obj()?;
+                    }
+                    self.j.end_arr()?;
+                }
                 self.j.key("columns")?.arr()?;
                 for &c in &cols {
                     self.j.str(name(c))?;
@@ -1165,6 +1195,16 @@ impl Printer<'_> {
                 self.j.end_arr()?.key("rows")?.arr()?;
             }
             Format::Tsv | Format::Jsonl => {}
+        }
+        // The formats without a place for them in the output say the
+        // dictionary's gaps on stderr (TSV stays the server's dump format).
+        if matches!(
+            self.format,
+            Format::Tsv | Format::Csv | Format::Jsonl | Format::Sql
+        ) {
+            for (col, note) in &def.dict_notes {
+                eprintln!("ibdscope: note: column {}: {note}", crate::names::name(col));
+            }
         }
         Ok(())
     }
