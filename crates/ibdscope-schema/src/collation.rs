@@ -472,6 +472,12 @@ pub fn charset_default_collation(charset: &str) -> Option<u16> {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
 mod tests {
     use super::*;
 
@@ -500,7 +506,10 @@ mod tests {
         }
         // MariaDB 10.11.19's own list: 23 UCA 14.0.0 tailorings × 8 in each
         // of the five Unicode charsets.
-        let uca1400 = COLLATIONS_MARIADB.lines().filter(|l| l.contains("_uca1400")).count();
+        let uca1400 = COLLATIONS_MARIADB
+            .lines()
+            .filter(|l| l.contains("_uca1400"))
+            .count();
         assert_eq!(uca1400, 920);
         assert_eq!(collation_id("utf8mb4_uca1400_ai_ci"), Some(2304));
         // mysql-server 8.0 strings/ctype-uca.cc: the numbers of the

@@ -645,10 +645,13 @@ fn clause_collation(
             collation_id(c)
                 // MariaDB 10.10+ names a collation without its charset
                 // (`CHARACTER SET utf8mb4 COLLATE uca1400_ai_ci`).
-                .or_else(|| cs.as_ref().and_then(|(cs, _, _)| collation_id(&format!("{cs}_{c}"))))
+                .or_else(|| {
+                    cs.as_ref()
+                        .and_then(|(cs, _, _)| collation_id(&format!("{cs}_{c}")))
+                })
                 .ok_or(DdlError {
-            line: *l,
-            col: *k,
+                    line: *l,
+                    col: *k,
                     kind: DdlErrorKind::UnknownCollation(c.clone()),
                 })?,
         ),

@@ -3092,7 +3092,12 @@ pub(crate) mod corpus_rows {
                 pages.push(n);
             }
             let row = render_row(&ts, &t, page, fields).unwrap();
-            ids.push(get(&row, "film_id").unwrap().parse::<u32>().unwrap_or_else(|_| panic!("{row:?}")));
+            ids.push(
+                get(&row, "film_id")
+                    .unwrap()
+                    .parse::<u32>()
+                    .unwrap_or_else(|_| panic!("{row:?}")),
+            );
         })
         .unwrap();
         assert_eq!(ids.len(), 1000, "{f}: the manifest's film_text=1000");

@@ -1370,7 +1370,10 @@ fn add_system_columns(columns: &mut Vec<Column>, indexes: &mut [IndexDef]) {
     // tables' `doc_id` (DATA_UNSIGNED only) may be NULL, so the records
     // have a NULL bitmap; `word` has the FULLTEXT column's prtype
     // ([`TableDef::settle_fts_word`]; nullable until the records say).
-    if matches!(ix.name.as_str(), "FTS_COMMON_TABLE_IND" | "FTS_INDEX_TABLE_IND") {
+    if matches!(
+        ix.name.as_str(),
+        "FTS_COMMON_TABLE_IND" | "FTS_INDEX_TABLE_IND"
+    ) {
         for c in columns.iter_mut() {
             if matches!(c.name.as_str(), "key" | "doc_id" | "word") {
                 c.nullable = true;
@@ -2541,7 +2544,7 @@ mod tests {
         assert_eq!(
             t.create_table(RowFormat::Dynamic),
             "CREATE TABLE `t` (\n  `id` int unsigned NOT NULL,\n  `v``x` varchar(40) \
-             CHARACTER SET utf8mb4,\n  `e` enum('a''b','c') CHARACTER SET latin1,\n  \
+             CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci,\n  `e` enum('a''b','c') CHARACTER SET latin1,\n  \
              `d` decimal(10,2),\n  PRIMARY KEY (`id`),\n  KEY `k` (`v``x`(10))\n) \
              ENGINE=InnoDB ROW_FORMAT=DYNAMIC"
         );

@@ -711,11 +711,27 @@ fn dictionary_decimal_is_said_in_every_format() {
         // The .frm beside the file knows precision and scale: preferred to
         // the dictionary even when --datadir names it.
         std::fs::write(&frm, saved).expect("frm back");
-        let o = run(&["rows", f, "--datadir", dir.to_str().expect("utf-8"), "--format", "tsv"]);
-        assert_eq!(o.status.code(), Some(0), "{d}: {}", String::from_utf8_lossy(&o.stderr));
+        let o = run(&[
+            "rows",
+            f,
+            "--datadir",
+            dir.to_str().expect("utf-8"),
+            "--format",
+            "tsv",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{d}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let dump = fixtures().join(format!("instance/rows/{d}__t_types.tsv"));
         let want = std::fs::read_to_string(&dump).expect("dump");
-        assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{d}: rows through the .frm");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            want,
+            "{d}: rows through the .frm"
+        );
     }
     assert_eq!(checked, 2, "t_types files of their own");
 }

@@ -314,7 +314,11 @@ fn corpus_schema_loads_back_through_ddl() {
         std::fs::write(&ddl, &text).unwrap();
         let via_ddl = super::common::run(&["rows", f, "--ddl", ddl.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&via_ddl.stderr);
-        assert_ne!(via_ddl.status.code(), Some(2), "{f}: --ddl refused its own schema: {err}\n{text}");
+        assert_ne!(
+            via_ddl.status.code(),
+            Some(2),
+            "{f}: --ddl refused its own schema: {err}\n{text}"
+        );
         checked += 1;
         // A table altered with ALGORITHM=INSTANT keeps rows of several
         // layouts that only the SDI's row versions describe: a CREATE
@@ -327,7 +331,9 @@ fn corpus_schema_loads_back_through_ddl() {
         // The first line names the definition's source.
         let body = |o: &std::process::Output| {
             let s = String::from_utf8_lossy(&o.stdout).into_owned();
-            s.split_once('\n').map(|(_, b)| b.to_string()).unwrap_or_default()
+            s.split_once('\n')
+                .map(|(_, b)| b.to_string())
+                .unwrap_or_default()
         };
         assert_eq!(
             body(&via_ddl),
