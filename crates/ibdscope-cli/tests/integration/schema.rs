@@ -343,3 +343,30 @@ fn corpus_schema_loads_back_through_ddl() {
     }
     assert!(checked >= 11, "only {checked} corpus files with an SDI");
 }
+
+/// A MariaDB table with a FULLTEXT index read through its `.frm` and
+/// through its `SHOW CREATE TABLE`: both add the hidden FTS_DOC_ID where
+/// InnoDB stores it (`dict0dict.cc` `dict_index_build_internal_clust`),
+/// and the rows are the server's (`crates/ibdscope-schema/tests/fts/`,
+/// written by MariaDB 10.11.19 with `gen.sh`; issue #28, point 12).
+#[test]
+fn fulltext_table_through_frm_and_ddl() {
+    let dir = super::common::root().join("crates/ibdscope-schema/tests/fts");
+    let ibd = dir.join("ft.ibd");
+    let f = ibd.to_str().unwrap();
+    let want = std::fs::read_to_string(dir.join("ft_rows.tsv")).unwrap();
+    let sql = dir.join("ft.sql");
+    for args in [
+        vec!["rows", f, "--format", "tsv"],
+        vec!["rows", f, "--ddl", sql.to_str().unwrap(), "--format", "tsv"],
+    ] {
+        let o = super::common::run(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{args:?}");
+    }
+}
