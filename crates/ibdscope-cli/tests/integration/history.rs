@@ -361,7 +361,11 @@ fn a_roll_pointer_loop_is_a_finding() {
         let path = undo_file(&dir, space);
         let mut f = std::fs::read(&path).expect("read");
         let at = roll_ptr_pos(&f, page as usize, offset as usize);
+        let clean = f[page as usize * 16384..(page as usize + 1) * 16384].to_vec();
         write_roll_ptr(&mut f, at, rseg, page, offset);
+        // Sealed again: the pointer is wrong, the page verifies (a page
+        // that does not is lost, `a_zeroed_undo_page_is_lost_not_purged`).
+        super::torture::reseal(&clean, &mut f[page as usize * 16384..(page as usize + 1) * 16384]);
         std::fs::write(&path, &f).expect("write");
         let (code, text) = history_text(&dir);
         assert_eq!(code, Some(1), "{d}: {text}");
@@ -384,7 +388,9 @@ fn a_roll_pointer_outside_the_undo_space_is_a_finding() {
         let path = undo_file(&dir, space);
         let mut f = std::fs::read(&path).expect("read");
         let at = roll_ptr_pos(&f, page as usize, offset as usize);
+        let clean = f[page as usize * 16384..(page as usize + 1) * 16384].to_vec();
         write_roll_ptr(&mut f, at, rseg, 0x3FFF_0000, 300);
+        super::torture::reseal(&clean, &mut f[page as usize * 16384..(page as usize + 1) * 16384]);
         std::fs::write(&path, &f).expect("write");
         let (code, text) = history_text(&dir);
         assert_eq!(code, Some(1), "{d}: {text}");
