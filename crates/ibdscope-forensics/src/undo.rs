@@ -48,6 +48,18 @@
 //! Every walk is bounded before it starts: a list by its length and by the
 //! pages of its space, a chain of roll pointers by the addresses it has
 //! seen (a repeated one is a loop) and by [`MAX_CHAIN`].
+//!
+//! Every pointer is checked as the server reads it before it is followed
+//! (mysql-server 5.6 `trx0rseg.cc` `trx_rseg_create_instance`,
+//! `trx0undo.cc` `trx_undo_lists_init`, `trx_undo_mem_create_at_db_start`;
+//! MariaDB 10.11 the same, with `trx_rseg_array_init`): a TRX_SYS slot
+//! names a space read (0 or an undo tablespace) and, in it, a page that
+//! verifies, is no fixed page of space 0 and is typed
+//! `FIL_PAGE_TYPE_SYS`; an undo slot, history node, page list link or
+//! roll pointer names an undo log page that verifies; an undo segment's
+//! state is one of `trx0undo.h`'s. A page a pointer reaches is claimed: all
+//! zeros there is damage ([`Damage::Zeroed`]), and the undo behind a
+//! damaged page is lost ([`ChainEnd::Lost`]), never called purged.
 
 use crate::system::{
     RsegSlot, FSEG_PAGE_DATA, FSP_TRX_SYS_PAGE_NO, TRX_SYS_RSEGS, TRX_SYS_RSEG_SLOT_SIZE,
@@ -949,7 +961,13 @@ impl<'s, 'a> Undo<'s, 'a> {
                 page: at.0,
                 at: hdr,
             };
-            let hp = match self.claim(link, to, Claim::UndoPage, s.slot, &format!("{what} history list")) {
+            let hp = match self.claim(
+                link,
+                to,
+                Claim::UndoPage,
+                s.slot,
+                &format!("{what} history list"),
+            ) {
                 Ok(hp) => hp,
                 Err(d) => {
                     if let Some(d) = d {
@@ -1021,8 +1039,7 @@ impl<'s, 'a> Undo<'s, 'a> {
                 Ok(sp) => sp,
                 Err(Some(d)) => {
                     if !self.logs.iter().any(|l| (l.space, l.page) == (s.space, pg)) {
-                        self.logs
-                            .push(UndoLog::damaged(s.slot, s.space, pg, 0, d));
+                        self.logs.push(UndoLog::damaged(s.slot, s.space, pg, 0, d));
                     }
                     continue;
                 }
@@ -1493,6 +1510,26 @@ mod tests {
             read_much_compressed(&b, &mut pos, b.len()),
             Some((3 << 32) | 5)
         );
+    }
+
+    #[test]
+    fn undo_states_are_trx0undo_hs_and_damage_has_the_verdict_words() {
+        assert_eq!(known_state(1), Some("active"));
+        assert_eq!(known_state(5), Some("prepared"));
+        assert_eq!(known_state(0), None);
+        assert_eq!(known_state(0x9999), None);
+        let words: Vec<&str> = [
+            Damage::Zeroed,
+            Damage::Corrupt,
+            Damage::Foreign { space: 1, page: 2 },
+            Damage::Unverifiable,
+        ]
+        .iter()
+        .map(|d| d.word())
+        .collect();
+        assert_eq!(words, ["zeroed", "corrupt", "foreign", "unverifiable"]);
+        assert_eq!(slot_at(0), 56);
+        assert_eq!(slot_at(127), 56 + 127 * 8);
     }
 
     #[test]

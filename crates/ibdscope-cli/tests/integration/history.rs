@@ -365,7 +365,10 @@ fn a_roll_pointer_loop_is_a_finding() {
         write_roll_ptr(&mut f, at, rseg, page, offset);
         // Sealed again: the pointer is wrong, the page verifies (a page
         // that does not is lost, `a_zeroed_undo_page_is_lost_not_purged`).
-        super::torture::reseal(&clean, &mut f[page as usize * 16384..(page as usize + 1) * 16384]);
+        super::torture::reseal(
+            &clean,
+            &mut f[page as usize * 16384..(page as usize + 1) * 16384],
+        );
         std::fs::write(&path, &f).expect("write");
         let (code, text) = history_text(&dir);
         assert_eq!(code, Some(1), "{d}: {text}");
@@ -390,7 +393,10 @@ fn a_roll_pointer_outside_the_undo_space_is_a_finding() {
         let at = roll_ptr_pos(&f, page as usize, offset as usize);
         let clean = f[page as usize * 16384..(page as usize + 1) * 16384].to_vec();
         write_roll_ptr(&mut f, at, rseg, 0x3FFF_0000, 300);
-        super::torture::reseal(&clean, &mut f[page as usize * 16384..(page as usize + 1) * 16384]);
+        super::torture::reseal(
+            &clean,
+            &mut f[page as usize * 16384..(page as usize + 1) * 16384],
+        );
         std::fs::write(&path, &f).expect("write");
         let (code, text) = history_text(&dir);
         assert_eq!(code, Some(1), "{d}: {text}");
@@ -653,7 +659,11 @@ fn a_zeroed_undo_page_is_lost_not_purged() {
                     assert_eq!(l.get("byte_offset").u64(), at, "{d}: row {id}");
                     assert_eq!(l.get("verdict").str(), "zeroed", "{d}: row {id}");
                     assert!(l.get("file").str().ends_with(&file), "{d}: row {id}");
-                    assert_eq!(got[&id], truth[&id][i + 1..], "{d}: row {id}: newer versions");
+                    assert_eq!(
+                        got[&id],
+                        truth[&id][i + 1..],
+                        "{d}: row {id}: newer versions"
+                    );
                 }
                 None => {
                     assert_eq!(r.get("oldest").str(), "insert", "{d}: row {id}");
@@ -700,16 +710,20 @@ fn a_zeroed_undo_page_is_lost_not_purged() {
         let (code, u) = run_json(&["undo", "--format", "json", p(&dir)]);
         assert_eq!(code, Some(1), "{d}: undo exit");
         assert!(
-            u.get("logs").arr().iter().any(|l| l.get("page").u64() == page
-                && l.get("space").u64() == space
-                && l.get("damaged") == &Json::Str("zeroed".into())),
+            u.get("logs")
+                .arr()
+                .iter()
+                .any(|l| l.get("page").u64() == page
+                    && l.get("space").u64() == space
+                    && l.get("damaged") == &Json::Str("zeroed".into())),
             "{d}: undo json"
         );
         let o = run(&["undo", p(&dir)]);
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(
-            text.lines().any(|l| l.contains(&format!("log at page {page} "))
-                && l.contains(&format!("{file} is damaged (zeroed)"))),
+            text.lines()
+                .any(|l| l.contains(&format!("log at page {page} "))
+                    && l.contains(&format!("{file} is damaged (zeroed)"))),
             "{d}: {text}"
         );
         assert!(
@@ -736,9 +750,7 @@ fn plant_sealed(path: &Path, page: usize, writes: &[(usize, &[u8])]) {
 /// The undo findings of `undo` and of the datadir audit (JSON), and their
 /// exit codes.
 fn undo_and_audit(dir: &Path) -> ((Option<i32>, Vec<String>), (Option<i32>, Vec<String>)) {
-    let strs = |v: &Json| -> Vec<String> {
-        v.arr().iter().map(|f| f.str().to_string()).collect()
-    };
+    let strs = |v: &Json| -> Vec<String> { v.arr().iter().map(|f| f.str().to_string()).collect() };
     let (uc, u) = run_json(&["undo", "--format", "json", p(dir)]);
     let (ac, a) = run_json(&["audit", "--format", "json", p(dir)]);
     let af = strs(a.get("datadirs").arr()[0].get("undo").get("findings"));
@@ -831,7 +843,10 @@ fn undo_slots_and_states_are_checked_as_the_server_reads_them() {
         let (i, first) = (0..1024)
             .map(|i| {
                 let at = 38 + 34 + 4 * i;
-                (i, u32::from_be_bytes(hdr[at..at + 4].try_into().expect("4")))
+                (
+                    i,
+                    u32::from_be_bytes(hdr[at..at + 4].try_into().expect("4")),
+                )
             })
             .find(|(_, pg)| *pg != u32::MAX)
             .expect("a used slot");
@@ -893,19 +908,16 @@ fn history_with_a_damaged_dictionary_reads_the_frm_beside_the_file() {
         }
         std::fs::write(&path, &b).expect("write");
         let ibd = dir.join("fx/h.ibd");
-        let o = run(&[
-            "history",
-            "--format",
-            "json",
-            "--datadir",
-            p(&dir),
-            p(&ibd),
-        ]);
+        let o = run(&["history", "--format", "json", "--datadir", p(&dir), p(&ibd)]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{d}: {err}");
         let j = Json::parse(&String::from_utf8_lossy(&o.stdout));
         assert_eq!(versions_of(&j), truth(d), "{d}: versions");
-        assert_eq!(err.matches("the .frm beside the file").count(), 1, "{d}: {err}");
+        assert_eq!(
+            err.matches("the .frm beside the file").count(),
+            1,
+            "{d}: {err}"
+        );
         assert!(err.contains(&format!("page {root}")), "{d}: {err}");
         assert!(!err.contains("no .frm beside it"), "{d}: {err}");
     }

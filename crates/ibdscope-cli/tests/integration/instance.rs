@@ -672,7 +672,14 @@ fn a_damaged_dictionary_falls_back_to_the_frm_beside_the_file() {
     }
     std::fs::write(&path, &b).expect("write");
     let mut compared = 0;
-    for table in ["t_basic", "t_compressed", "t_dynamic", "t_nopk", "t_redundant", "t_types"] {
+    for table in [
+        "t_basic",
+        "t_compressed",
+        "t_dynamic",
+        "t_nopk",
+        "t_redundant",
+        "t_types",
+    ] {
         let ibd = dir.join(format!("fx/{table}.ibd"));
         let dump = fixtures().join(format!("instance/rows/{d}__{table}.tsv"));
         let o = run(&[
@@ -690,7 +697,11 @@ fn a_damaged_dictionary_falls_back_to_the_frm_beside_the_file() {
             std::fs::read_to_string(&dump).expect("dump"),
             "{table}: rows"
         );
-        assert_eq!(err.matches("the .frm beside the file").count(), 1, "{table}: {err}");
+        assert_eq!(
+            err.matches("the .frm beside the file").count(),
+            1,
+            "{table}: {err}"
+        );
         assert!(err.contains(&format!("page {root}")), "{table}: {err}");
         assert!(!err.contains("no .frm beside it"), "{table}: {err}");
         let (code, j) = run_json(&[

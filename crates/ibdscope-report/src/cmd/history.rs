@@ -139,7 +139,11 @@ pub fn undo_audit_text(a: &UndoAudit, out: &mut dyn Write) -> io::Result<()> {
         a.to_purge,
         a.per_rseg.len(),
         if busy.is_empty() { "" } else { " (" },
-        if busy.is_empty() { String::new() } else { busy.join(", ") + ")" }
+        if busy.is_empty() {
+            String::new()
+        } else {
+            busy.join(", ") + ")"
+        }
     )?;
     for f in &a.findings {
         writeln!(out, "  finding: {f}")?;
@@ -886,7 +890,11 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                             "  log at page {} offset {}{}: its transaction and records {}",
                             l.page,
                             l.offset,
-                            if l.in_history { ", in the history list" } else { "" },
+                            if l.in_history {
+                                ", in the history list"
+                            } else {
+                                ""
+                            },
                             lost_words(&spaces, &lost)
                         )?;
                         continue;
@@ -956,10 +964,7 @@ fn undo_findings(
 
 /// The undo's problems in words: "FILE: page N, byte offset B: what", the
 /// same in `undo`, `history` and the datadir audit.
-fn undo_problem_words(
-    spaces: &[(u32, PathBuf, Tablespace<'_>)],
-    u: &Undo<'_, '_>,
-) -> Vec<String> {
+fn undo_problem_words(spaces: &[(u32, PathBuf, Tablespace<'_>)], u: &Undo<'_, '_>) -> Vec<String> {
     u.problems
         .iter()
         .map(|p| {
