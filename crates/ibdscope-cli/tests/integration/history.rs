@@ -569,10 +569,13 @@ fn flipped_undo_bytes_never_panic_or_hang() {
 
 // ------------------------------------------- damaged undo pages, pointers
 
-/// A row's versions as the clean copy's `history --format json` gives
-/// them, oldest first: (trx id, the undo the version was rebuilt from:
-/// (space, page, byte offset in its file)).
-fn clean_versions(dir: &Path) -> BTreeMap<u64, Vec<(u64, Option<(u64, u64, u64)>)>> {
+/// Each row's versions, oldest first: (trx id, the undo the version was
+/// rebuilt from: (space, page, byte offset in its file)).
+type Rebuilt = BTreeMap<u64, Vec<(u64, Option<(u64, u64, u64)>)>>;
+
+/// Each row's versions as the clean copy's `history --format json` gives
+/// them.
+fn clean_versions(dir: &Path) -> Rebuilt {
     let (code, j) = history_json(dir, &[]);
     assert_eq!(code, Some(0));
     let mut m = BTreeMap::new();
@@ -749,12 +752,12 @@ fn plant_sealed(path: &Path, page: usize, writes: &[(usize, &[u8])]) {
 
 /// The undo findings of `undo` and of the datadir audit (JSON), and their
 /// exit codes.
-fn undo_and_audit(dir: &Path) -> ((Option<i32>, Vec<String>), (Option<i32>, Vec<String>)) {
+fn undo_and_audit(dir: &Path) -> [(Option<i32>, Vec<String>); 2] {
     let strs = |v: &Json| -> Vec<String> { v.arr().iter().map(|f| f.str().to_string()).collect() };
     let (uc, u) = run_json(&["undo", "--format", "json", p(dir)]);
     let (ac, a) = run_json(&["audit", "--format", "json", p(dir)]);
     let af = strs(a.get("datadirs").arr()[0].get("undo").get("findings"));
-    ((uc, strs(u.get("findings"))), (ac, af))
+    [(uc, strs(u.get("findings"))), (ac, af)]
 }
 
 /// #28 point 19: TRX_SYS rollback segment slots that point where no
@@ -798,7 +801,7 @@ fn rollback_segment_slots_are_checked_as_the_server_reads_them() {
             let mut v = space.to_be_bytes().to_vec();
             v.extend_from_slice(&page.to_be_bytes());
             plant_sealed(&dir.join("ibdata1"), 5, &[(at, &v)]);
-            let ((uc, uf), (ac, af)) = undo_and_audit(&dir);
+            let [(uc, uf), (ac, af)] = undo_and_audit(&dir);
             let place = format!(
                 "ibdata1: page 5, byte offset {}: rollback segment {slot}: ",
                 5 * 16384 + at
@@ -858,7 +861,7 @@ fn undo_slots_and_states_are_checked_as_the_server_reads_them() {
                 rpage,
                 &[(slot_at, &to.to_be_bytes())],
             );
-            let ((uc, uf), (ac, af)) = undo_and_audit(&dir);
+            let [(uc, uf), (ac, af)] = undo_and_audit(&dir);
             let place = format!(
                 "{file}: page {rpage}, byte offset {}: rollback segment {slot} undo slot {i}: ",
                 rpage * 16384 + slot_at
@@ -875,7 +878,7 @@ fn undo_slots_and_states_are_checked_as_the_server_reads_them() {
             first as usize,
             &[(56, &0x9999u16.to_be_bytes())],
         );
-        let ((uc, uf), (ac, af)) = undo_and_audit(&dir);
+        let [(uc, uf), (ac, af)] = undo_and_audit(&dir);
         let place = format!(
             "{file}: page {first}, byte offset {}: rollback segment {slot} undo slot {i}: \
              TRX_UNDO_STATE is 39321",
