@@ -750,14 +750,20 @@ fn plant_sealed(path: &Path, page: usize, writes: &[(usize, &[u8])]) {
     std::fs::write(path, &f).expect("write");
 }
 
-/// The undo findings of `undo` and of the datadir audit (JSON), and their
-/// exit codes.
-fn undo_and_audit(dir: &Path) -> [(Option<i32>, Vec<String>); 2] {
+/// `undo` and the datadir audit of `dir` each exit 1, `undo` gives one
+/// finding that contains `place` ("FILE: page N, byte offset B: what"),
+/// and the audit gives the same words (JSON `undo.findings`).
+fn one_undo_finding(dir: &Path, place: &str, label: &str) {
     let strs = |v: &Json| -> Vec<String> { v.arr().iter().map(|f| f.str().to_string()).collect() };
     let (uc, u) = run_json(&["undo", "--format", "json", p(dir)]);
     let (ac, a) = run_json(&["audit", "--format", "json", p(dir)]);
+    let uf = strs(u.get("findings"));
     let af = strs(a.get("datadirs").arr()[0].get("undo").get("findings"));
-    [(uc, strs(u.get("findings"))), (ac, af)]
+    let found: Vec<&String> = uf.iter().filter(|f| f.contains(place)).collect();
+    assert_eq!(found.len(), 1, "{label}: {place} in {uf:?}");
+    assert_eq!(uc, Some(1), "{label}: undo exit");
+    assert_eq!(ac, Some(1), "{label}: audit exit");
+    assert!(af.contains(found[0]), "{label}: audit {af:?}");
 }
 
 /// #28 point 19: TRX_SYS rollback segment slots that point where no
@@ -801,16 +807,11 @@ fn rollback_segment_slots_are_checked_as_the_server_reads_them() {
             let mut v = space.to_be_bytes().to_vec();
             v.extend_from_slice(&page.to_be_bytes());
             plant_sealed(&dir.join("ibdata1"), 5, &[(at, &v)]);
-            let [(uc, uf), (ac, af)] = undo_and_audit(&dir);
             let place = format!(
                 "ibdata1: page 5, byte offset {}: rollback segment {slot}: ",
                 5 * 16384 + at
             );
-            let found: Vec<&String> = uf.iter().filter(|f| f.contains(&place)).collect();
-            assert_eq!(found.len(), 1, "{d} {case}: undo findings {uf:?}");
-            assert_eq!(uc, Some(1), "{d} {case}: undo exit");
-            assert_eq!(ac, Some(1), "{d} {case}: audit exit");
-            assert!(af.contains(found[0]), "{d} {case}: audit {af:?}");
+            one_undo_finding(&dir, &place, &format!("{d} {case}"));
         }
     }
 }
@@ -861,16 +862,11 @@ fn undo_slots_and_states_are_checked_as_the_server_reads_them() {
                 rpage,
                 &[(slot_at, &to.to_be_bytes())],
             );
-            let [(uc, uf), (ac, af)] = undo_and_audit(&dir);
             let place = format!(
                 "{file}: page {rpage}, byte offset {}: rollback segment {slot} undo slot {i}: ",
                 rpage * 16384 + slot_at
             );
-            let found: Vec<&String> = uf.iter().filter(|f| f.contains(&place)).collect();
-            assert_eq!(found.len(), 1, "{d} {case}: {place} in {uf:?}");
-            assert_eq!(uc, Some(1), "{d} {case}: undo exit");
-            assert_eq!(ac, Some(1), "{d} {case}: audit exit");
-            assert!(af.contains(found[0]), "{d} {case}: audit {af:?}");
+            one_undo_finding(&dir, &place, &format!("{d} {case}"));
         }
         let dir = copy_of(d, "slot-state");
         plant_sealed(
@@ -878,17 +874,12 @@ fn undo_slots_and_states_are_checked_as_the_server_reads_them() {
             first as usize,
             &[(56, &0x9999u16.to_be_bytes())],
         );
-        let [(uc, uf), (ac, af)] = undo_and_audit(&dir);
         let place = format!(
             "{file}: page {first}, byte offset {}: rollback segment {slot} undo slot {i}: \
              TRX_UNDO_STATE is 39321",
             first as usize * 16384 + 56
         );
-        let found: Vec<&String> = uf.iter().filter(|f| f.contains(&place)).collect();
-        assert_eq!(found.len(), 1, "{d} state: {place} in {uf:?}");
-        assert_eq!(uc, Some(1), "{d} state: undo exit");
-        assert_eq!(ac, Some(1), "{d} state: audit exit");
-        assert!(af.contains(found[0]), "{d} state: audit {af:?}");
+        one_undo_finding(&dir, &place, &format!("{d} state"));
     }
 }
 

@@ -682,14 +682,17 @@ fn a_damaged_dictionary_falls_back_to_the_frm_beside_the_file() {
     ] {
         let ibd = dir.join(format!("fx/{table}.ibd"));
         let dump = fixtures().join(format!("instance/rows/{d}__{table}.tsv"));
-        let o = run(&[
-            "rows",
-            ibd.to_str().expect("utf-8"),
-            "--datadir",
-            dir.to_str().expect("utf-8"),
-            "--format",
-            "tsv",
-        ]);
+        let args = |format| {
+            [
+                "rows",
+                ibd.to_str().expect("utf-8"),
+                "--datadir",
+                dir.to_str().expect("utf-8"),
+                "--format",
+                format,
+            ]
+        };
+        let o = run(&args("tsv"));
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{table}: {err}");
         assert_eq!(
@@ -704,14 +707,7 @@ fn a_damaged_dictionary_falls_back_to_the_frm_beside_the_file() {
         );
         assert!(err.contains(&format!("page {root}")), "{table}: {err}");
         assert!(!err.contains("no .frm beside it"), "{table}: {err}");
-        let (code, j) = run_json(&[
-            "rows",
-            ibd.to_str().expect("utf-8"),
-            "--datadir",
-            dir.to_str().expect("utf-8"),
-            "--format",
-            "json",
-        ]);
+        let (code, j) = run_json(&args("json"));
         assert_eq!(code, Some(1), "{table}");
         assert_eq!(j.get("source").str(), "frm", "{table}");
         compared += 1;
