@@ -609,21 +609,26 @@ fn undo_file_name(space: u64) -> String {
     }
 }
 
-/// #28 point 7: an undo page zeroed (the page of the undo log of the
-/// transaction that wrote row 1's second version, as the server gave its
-/// id in `history.tsv`). The versions that were on it are lost, not
+/// #28 point 7: an undo page zeroed, or with bytes flipped (the page of
+/// the undo log of the transaction that wrote row 1's second version, as
+/// the server gave its id in `history.tsv`). The versions that were on it are lost, not
 /// purged: `history` says "lost: undo page N of FILE is damaged
-/// (zeroed), byte offset X" in text, JSON and CSV (stderr), gives every
+/// (zeroed or corrupt), byte offset X" in text, JSON and CSV (stderr), gives every
 /// newer version as the server wrote it, names the page (not "page 0,
 /// byte offset 0") and exits 1; `undo` flags the log whose header page is
-/// zeroed and exits 1. A page a pointer reaches is claimed: all zeros is
-/// damage there (MySQL 5.6 `buf0buf.cc` reads it as corrupt, MariaDB's
-/// `trx_undo_mem_create_at_db_start` gets no page).
+/// damaged and exits 1. A page a pointer reaches is claimed: all zeros is
+/// damage there, not an empty page (its type is 0, not UNDO_LOG; MariaDB
+/// 10.11 `trx_undo_mem_create_at_db_start` refuses its TRX_UNDO_LAST_LOG
+/// of 0, "invalid undo header offset"); a page whose checksum fails the
+/// buffer pool refuses (`buf0buf.cc` `buf_page_is_corrupted`).
 #[test]
 fn a_zeroed_undo_page_is_lost_not_purged() {
-    for d in DATADIRS {
+    for (d, verdict) in DATADIRS
+        .iter()
+        .flat_map(|d| [(*d, "zeroed"), (*d, "corrupt")])
+    {
         let truth = truth(d);
-        let dir = copy_of(d, "zeroed");
+        let dir = copy_of(d, verdict);
         let clean = clean_versions(&dir);
         let (_, u) = run_json(&["undo", "--format", "json", p(&dir)]);
         let trx = truth[&1][1].0;
@@ -636,12 +641,20 @@ fn a_zeroed_undo_page_is_lost_not_purged() {
         let (space, page) = (log.get("space").u64(), log.get("page").u64());
         let path = undo_file(&dir, space);
         let mut f = std::fs::read(&path).expect("read");
-        f[page as usize * 16384..(page as usize + 1) * 16384].fill(0);
+        let bytes = &mut f[page as usize * 16384..(page as usize + 1) * 16384];
+        if verdict == "zeroed" {
+            bytes.fill(0);
+        } else {
+            // Bytes past the records flipped: the checksum fails.
+            for x in &mut bytes[8000..8100] {
+                *x ^= 0x5a;
+            }
+        }
         std::fs::write(&path, &f).expect("write");
         let file = undo_file_name(space);
 
         let (code, j) = history_json(&dir, &[]);
-        assert_eq!(code, Some(1), "{d}: history exit");
+        assert_eq!(code, Some(1), "{d} {verdict}: history exit");
         let got = versions_of(&j);
         let mut hit = 0;
         for r in j.get("rows").arr() {
@@ -660,7 +673,7 @@ fn a_zeroed_undo_page_is_lost_not_purged() {
                     let l = r.get("lost");
                     assert_eq!(l.get("page").u64(), page, "{d}: row {id}");
                     assert_eq!(l.get("byte_offset").u64(), at, "{d}: row {id}");
-                    assert_eq!(l.get("verdict").str(), "zeroed", "{d}: row {id}");
+                    assert_eq!(l.get("verdict").str(), verdict, "{d}: row {id}");
                     assert!(l.get("file").str().ends_with(&file), "{d}: row {id}");
                     assert_eq!(
                         got[&id],
@@ -696,7 +709,7 @@ fn a_zeroed_undo_page_is_lost_not_purged() {
             .expect("row 1")
             .2;
         let words = format!("lost: undo page {page} of ");
-        let tail = format!("{file} is damaged (zeroed), byte offset {at}");
+        let tail = format!("{file} is damaged ({verdict}), byte offset {at}");
         assert!(
             text.lines()
                 .any(|l| l.starts_with("row 1: ") && l.contains(&words) && l.ends_with(&tail)),
@@ -718,7 +731,7 @@ fn a_zeroed_undo_page_is_lost_not_purged() {
                 .iter()
                 .any(|l| l.get("page").u64() == page
                     && l.get("space").u64() == space
-                    && l.get("damaged") == &Json::Str("zeroed".into())),
+                    && l.get("damaged") == &Json::Str(verdict.into())),
             "{d}: undo json"
         );
         let o = run(&["undo", p(&dir)]);
@@ -726,7 +739,7 @@ fn a_zeroed_undo_page_is_lost_not_purged() {
         assert!(
             text.lines()
                 .any(|l| l.contains(&format!("log at page {page} "))
-                    && l.contains(&format!("{file} is damaged (zeroed)"))),
+                    && l.contains(&format!("{file} is damaged ({verdict})"))),
             "{d}: {text}"
         );
         assert!(
