@@ -31,7 +31,8 @@ pub struct Def {
     /// The datadir whose InnoDB dictionary gave the definition.
     pub dict_datadir: Option<PathBuf>,
     /// The system tablespace's first data file that dictionary was read
-    /// from (`ibdata1`, or the first of `--data-file-path`).
+    /// from (`ibdata1`, or the first of `--data-file-path`), also when it
+    /// gave none (`dict_fallback`).
     pub dict_file: Option<PathBuf>,
     /// Columns whose type the dictionary does not fully give, and why.
     pub dict_notes: crate::instance::DictNotes,
@@ -144,9 +145,9 @@ pub fn load<'m>(
                     .flatten();
                 if let Some(dir) = datadir.filter(|_| !encrypted) {
                     dict_file = Some(crate::instance::first_data_file(&dir, spec));
-                    dict_datadir = Some(dir.clone());
                     match from_dictionary((host, spec), path, ts, &dir) {
                         Ok((t, notes, problems)) => {
+                            dict_datadir = Some(dir);
                             dict_notes = notes;
                             dict_problems = problems;
                             (t, None, false)

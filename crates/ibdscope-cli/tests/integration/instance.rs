@@ -710,6 +710,23 @@ fn a_damaged_dictionary_falls_back_to_the_frm_beside_the_file() {
         let (code, j) = run_json(&args("json"));
         assert_eq!(code, Some(1), "{table}");
         assert_eq!(j.get("source").str(), "frm", "{table}");
+        // `schema` says where the definition came from, and why.
+        let mut a = args("text");
+        a[0] = "schema";
+        let o = run(&a);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{table}: {text}");
+        assert!(
+            text.contains(&format!(
+                "-- definition: {} (found beside the .ibd: the InnoDB dictionary in",
+                dir.join(format!("fx/{table}.frm")).display()
+            )),
+            "{table}: {text}"
+        );
+        assert!(
+            !text.contains("not in the InnoDB dictionary"),
+            "{table}: {text}"
+        );
         compared += 1;
     }
     assert_eq!(compared, 6);
