@@ -734,4 +734,80 @@ fn dictionary_decimal_is_said_in_every_format() {
         );
     }
     assert_eq!(checked, 2, "t_types files of their own");
+
+/// #28 point 8: with the SYS_TABLES root page damaged, `rows FILE
+/// --datadir D` falls back to the `.frm` beside each file: every row as
+/// the server dumped it, the fallback said once on stderr (naming the
+/// damaged page), the source in JSON `frm`, and exit 1 for the damaged
+/// dictionary (not 2 with "no .frm beside it").
+#[test]
+fn a_damaged_dictionary_falls_back_to_the_frm_beside_the_file() {
+    let d = "mysql56-fpt";
+    let dir = copy_of(d, "dict-fallback");
+    let path = dir.join("ibdata1");
+    let mut b = std::fs::read(&path).expect("ibdata1");
+    let root = dict_root(&b, 32);
+    for x in &mut b[root * 16384 + 200..root * 16384 + 300] {
+        *x ^= 0x5a;
+    }
+    std::fs::write(&path, &b).expect("write");
+    let mut compared = 0;
+    for table in [
+        "t_basic",
+        "t_compressed",
+        "t_dynamic",
+        "t_nopk",
+        "t_redundant",
+        "t_types",
+    ] {
+        let ibd = dir.join(format!("fx/{table}.ibd"));
+        let dump = fixtures().join(format!("instance/rows/{d}__{table}.tsv"));
+        let args = |format| {
+            [
+                "rows",
+                ibd.to_str().expect("utf-8"),
+                "--datadir",
+                dir.to_str().expect("utf-8"),
+                "--format",
+                format,
+            ]
+        };
+        let o = run(&args("tsv"));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{table}: {err}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            std::fs::read_to_string(&dump).expect("dump"),
+            "{table}: rows"
+        );
+        assert_eq!(
+            err.matches("the .frm beside the file").count(),
+            1,
+            "{table}: {err}"
+        );
+        assert!(err.contains(&format!("page {root}")), "{table}: {err}");
+        assert!(!err.contains("no .frm beside it"), "{table}: {err}");
+        let (code, j) = run_json(&args("json"));
+        assert_eq!(code, Some(1), "{table}");
+        assert_eq!(j.get("source").str(), "frm", "{table}");
+        // `schema` says where the definition came from, and why.
+        let mut a = args("text");
+        a[0] = "schema";
+        let o = run(&a);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{table}: {text}");
+        assert!(
+            text.contains(&format!(
+                "-- definition: {} (found beside the .ibd: the InnoDB dictionary in",
+                dir.join(format!("fx/{table}.frm")).display()
+            )),
+            "{table}: {text}"
+        );
+        assert!(
+            !text.contains("not in the InnoDB dictionary"),
+            "{table}: {text}"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 6);
 }

@@ -75,6 +75,8 @@ struct Datadir {
     /// The pages the log's records after the checkpoint change.
     log_pages: Option<LogPages>,
     flush_lsn: Option<Lsn>,
+    /// The undo logs (MySQL ≤ 5.7, MariaDB): to purge, and the findings.
+    undo: Option<crate::cmd::history::UndoAudit>,
 }
 
 /// What one file gave.
@@ -483,6 +485,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     redo: None,
                     log_pages: None,
                     flush_lsn: None,
+                    undo: None,
                 };
                 let index = dds.len();
                 walk(
@@ -495,6 +498,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 );
                 join_system(&mut dd, index, &mut jobs, opts);
                 reference_points(&mut dd, opts);
+                dd.undo = crate::cmd::history::undo_audit(opts, &dd.root);
                 dds.push(dd);
             }
             _ => match classify(p) {
@@ -562,7 +566,6 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         .collect();
     let facts = instance_facts(&jobs, &done, &dds, opts);
     let ctx = Ctx {
-        opts,
         facts: &facts,
         jobs: &jobs,
         done: &done,
@@ -596,6 +599,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             || matches!(dd.redo, Some(Err(_)))
             || !dd.system_problems.is_empty()
             || dd.dictionary.as_ref().is_some_and(|(_, p)| !p.is_empty())
+            || dd.undo.as_ref().is_some_and(|u| !u.findings.is_empty())
         {
             worst = worst.max(Outcome::Findings);
         }
@@ -640,8 +644,6 @@ fn instance_facts(
 }
 
 struct Ctx<'a> {
-    /// The run's options (host, threads, `--data-file-path`).
-    opts: &'a Opts,
     /// Each datadir's instance facts (dictionary, doublewrite buffer).
     facts: &'a [Option<super::instance_facts::InstanceFacts>],
     jobs: &'a [Job],
@@ -1128,7 +1130,9 @@ fn datadir_text(
             hi.0.saturating_sub(lo.0)
         )?;
     }
-    crate::cmd::history::undo_audit_text(c.opts, &dd.root, out)?;
+    if let Some(u) = &dd.undo {
+        crate::cmd::history::undo_audit_text(u, out)?;
+    }
     if let Some(f) = c.facts.get(i).and_then(Option::as_ref) {
         super::instance_facts::text(f, &dd.root, out)?;
     }
@@ -1622,7 +1626,7 @@ fn datadir_json(
             j.null()?;
         }
     }
-    crate::cmd::history::undo_audit_json(c.opts, j, &dd.root)?;
+    crate::cmd::history::undo_audit_json(dd.undo.as_ref(), j)?;
     super::instance_facts::json(c.facts.get(i).and_then(Option::as_ref), j)?;
     Ok(())
 }

@@ -162,11 +162,17 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         // A definition read from a damaged dictionary (its
                         // problems said on stderr): findings.
                         // A dictionary asked for (`indexes --datadir`) that
-                        // gives no definition: said, and findings.
+                        // gives no definition: said (once: a command that
+                        // could not read without it has said why), and
+                        // findings.
                         let asked = opts.datadir.is_some();
                         match outcome {
                             Ok(o) if a.definition_problems() > 0 => Ok(o.max(Outcome::Findings)),
-                            Ok(o) if asked && a.definition_error().is_some() => {
+                            Ok(o)
+                                if asked
+                                    && o != Outcome::Unreadable
+                                    && a.definition_error().is_some() =>
+                            {
                                 eprintln!("ibdscope: {}", a.definition_error().unwrap_or(""));
                                 Ok(o.max(Outcome::Findings))
                             }
