@@ -734,6 +734,7 @@ fn dictionary_decimal_is_said_in_every_format() {
         );
     }
     assert_eq!(checked, 2, "t_types files of their own");
+}
 
 /// #28 point 8: with the SYS_TABLES root page damaged, `rows FILE
 /// --datadir D` falls back to the `.frm` beside each file: every row as
