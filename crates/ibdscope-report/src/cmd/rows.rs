@@ -106,8 +106,10 @@ struct Counts {
     /// About how many rows they held (the mean of the index's readable
     /// leaves).
     lost_rows_estimate: u64,
-    /// Leaves of the tree read (not off it), for that mean.
+    /// Leaves of the tree read (not off it) and their PAGE_N_RECS, for
+    /// that mean.
     tree_pages: u64,
+    tree_recs: u64,
     /// Leaf pages whose records do not fit the definition (`page_fit`),
     /// and the first few of them.
     misfit_pages: u64,
@@ -687,7 +689,7 @@ impl Printer<'_> {
             return;
         }
         let c = &self.counts;
-        let mean = (c.live + c.delete_marked)
+        let mean = (c.tree_recs)
             .checked_div(c.tree_pages)
             .unwrap_or(0);
         let mut visited = Visited::new();
@@ -1034,6 +1036,7 @@ impl Printer<'_> {
         self.counts.pages += 1;
         if self.off_chain.is_none() {
             self.counts.tree_pages += 1;
+            self.counts.tree_recs += u64::from(rp.header().n_recs());
         }
         if rp.is_compressed() {
             // ROW_FORMAT=COMPRESSED: rebuild the page as the server does
