@@ -149,7 +149,10 @@ impl fmt::Display for LeafProblem {
                 "page {page} is named by a second node pointer (on page {parent}): read once"
             ),
             LeafProblem::TooDeep { root } => {
-                write!(f, "the tree under root {root} is deeper than a B-tree can be")
+                write!(
+                    f,
+                    "the tree under root {root} is deeper than a B-tree can be"
+                )
             }
         }
     }
@@ -501,8 +504,8 @@ pub fn leaves_in_key_order(
             None => None,
         };
         for (r, run) in runs.iter().enumerate() {
-            let fits = lower.as_ref().is_none_or(|l| run.key > *l)
-                && upper.is_none_or(|u| run.key < *u);
+            let fits =
+                lower.as_ref().is_none_or(|l| run.key > *l) && upper.is_none_or(|u| run.key < *u);
             if !fits || taken.get(r).copied().unwrap_or(true) {
                 continue;
             }
@@ -548,7 +551,9 @@ fn runs_by_key(
     let sib = |n: PageNo| {
         ts.page(n)
             .and_then(FilHeader::new)
-            .map_or((PageNo(FIL_NULL), PageNo(FIL_NULL)), |h| (h.prev(), h.next()))
+            .map_or((PageNo(FIL_NULL), PageNo(FIL_NULL)), |h| {
+                (h.prev(), h.next())
+            })
     };
     // A run starts at a page whose predecessor does not link back to it.
     let linked = |a: PageNo, b: PageNo| sib(a).1 == b && sib(b).0 == a;

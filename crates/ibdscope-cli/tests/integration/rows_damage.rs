@@ -35,7 +35,11 @@ fn leaf_chain(file: &[u8], index_id: u64) -> Vec<u32> {
         .collect();
     let mut cur = leaves.iter().find(|l| l.1 == u32::MAX).unwrap().0;
     let mut chain = vec![cur];
-    while let Some(l) = leaves.iter().find(|l| l.0 == cur).filter(|l| l.2 != u32::MAX) {
+    while let Some(l) = leaves
+        .iter()
+        .find(|l| l.0 == cur)
+        .filter(|l| l.2 != u32::MAX)
+    {
         cur = l.2;
         chain.push(cur);
     }
@@ -82,7 +86,11 @@ fn damaged_copy(dir: &str, table: &str, page: u32, damage: Damage, tag: &str) ->
     }
     let file = out.join(format!("{table}.ibd"));
     std::fs::write(&file, &ibd).unwrap();
-    std::fs::copy(src.join(format!("{table}.frm")), out.join(format!("{table}.frm"))).unwrap();
+    std::fs::copy(
+        src.join(format!("{table}.frm")),
+        out.join(format!("{table}.frm")),
+    )
+    .unwrap();
     file
 }
 
@@ -136,8 +144,15 @@ fn rows_go_past_a_damaged_leaf() {
         .unwrap();
         let dump: Vec<&str> = dump.lines().collect();
         let (code, all, _) = stdout_lines(&["rows", "--format", "tsv", s(&clean)]);
-        assert_eq!((code, all.len()), (Some(0), dump.len()), "{dir}: clean copy");
-        assert!(all.iter().zip(&dump).all(|(a, b)| a == b), "{dir}: clean = dump");
+        assert_eq!(
+            (code, all.len()),
+            (Some(0), dump.len()),
+            "{dir}: clean copy"
+        );
+        assert!(
+            all.iter().zip(&dump).all(|(a, b)| a == b),
+            "{dir}: clean = dump"
+        );
 
         let bytes = std::fs::read(&clean).unwrap();
         let chain = leaf_chain(&bytes, first_index_id(&bytes));
@@ -172,12 +187,19 @@ fn rows_go_past_a_damaged_leaf() {
             let lost = matches!(damage, Damage::Zero | Damage::Random);
             let want = if lost { &without } else { &dump };
             assert_eq!(got.len(), want.len(), "{what}: row count; {err}");
-            assert!(got.iter().zip(want.iter()).all(|(a, b)| a == b), "{what}: rows");
+            assert!(
+                got.iter().zip(want.iter()).all(|(a, b)| a == b),
+                "{what}: rows"
+            );
             let j = summary_adds_up(&file, &[]);
             let j_deleted = summary_adds_up(&file, &["--with-deleted"]);
             let live = |j: &Json| j.get("summary").get("live").u64();
             assert_eq!(live(&j), want.len() as u64, "{what}: live rows");
-            assert_eq!(live(&j_deleted), want.len() as u64, "{what}: live rows, --with-deleted");
+            assert_eq!(
+                live(&j_deleted),
+                want.len() as u64,
+                "{what}: live rows, --with-deleted"
+            );
             if lost {
                 // Named on stderr (tsv, csv, sql), in the JSON and in text.
                 let named = format!("leaf page {victim} ({offset}) is lost");
@@ -196,7 +218,10 @@ fn rows_go_past_a_damaged_leaf() {
                 // first after it, from the clean dump's order.
                 let first_after = without[dump.iter().position(|l| on_page.contains(l)).unwrap()];
                 let key = first_after.split('\t').next().unwrap();
-                assert!(err.contains(&format!("before (id='{key}')")), "{what}: {err}");
+                assert!(
+                    err.contains(&format!("before (id='{key}')")),
+                    "{what}: {err}"
+                );
             } else {
                 // Point 6: the rows of the page that does not verify.
                 let n = on_page.len();
@@ -270,7 +295,10 @@ fn secondary_index_past_a_zeroed_leaf() {
     assert_eq!(got.len(), expected.len(), "{err}");
     assert!(got.iter().zip(&expected).all(|(a, b)| a == *b));
     assert!(
-        err.contains(&format!("leaf page {victim} (byte offset {}) is lost", victim as usize * PAGE)),
+        err.contains(&format!(
+            "leaf page {victim} (byte offset {}) is lost",
+            victim as usize * PAGE
+        )),
         "{err}"
     );
 }

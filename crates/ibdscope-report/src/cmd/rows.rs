@@ -689,9 +689,7 @@ impl Printer<'_> {
             return;
         }
         let c = &self.counts;
-        let mean = (c.tree_recs)
-            .checked_div(c.tree_pages)
-            .unwrap_or(0);
+        let mean = (c.tree_recs).checked_div(c.tree_pages).unwrap_or(0);
         let mut visited = Visited::new();
         let lost = std::mem::take(&mut self.lost);
         for l in &lost {
@@ -1580,11 +1578,7 @@ impl Printer<'_> {
                     write!(w, "\t(unverified: page {n} does not verify)")?;
                 }
                 if self.format == Format::Csv {
-                    w.write_all(if self.unverified {
-                        b",false"
-                    } else {
-                        b",true"
-                    })?;
+                    w.write_all(if self.unverified { b",false" } else { b",true" })?;
                 }
                 w.write_all(b"\n")?;
             }
@@ -1694,7 +1688,10 @@ impl Printer<'_> {
                     self.j
                         .obj()?
                         .kv_num("page", l.page.0)?
-                        .kv_num("file_offset", u64::from(l.page.0).saturating_mul(self.page_size))?
+                        .kv_num(
+                            "file_offset",
+                            u64::from(l.page.0).saturating_mul(self.page_size),
+                        )?
                         .kv_display("why", &l.why)?
                         .end_obj()?;
                 }
