@@ -4,7 +4,8 @@
 //! InnoDB keeps an index's leaves in key order twice: along the leaf
 //! chain (FIL_PAGE_PREV / FIL_PAGE_NEXT, fil0types.h) and in the node
 //! pointers of the level above, each naming a child page after the child's
-//! lowest key (btr0btr.h, `btr_page_get_father`; rem0rec.h: a node
+//! lowest key when it was made, a lower bound of its keys (btr0btr.cc,
+//! `btr_attach_half_pages`; dict0dict.cc `dict_index_build_node_ptr`: a node
 //! pointer is the key fields then the 4-byte child page number). One
 //! damaged leaf breaks the chain for every leaf after it, but not the
 //! parents' pointers; so the order is read from the pointers first:
@@ -12,7 +13,7 @@
 //! | step | what | how sure |
 //! |---|---|---|
 //! | 1 | from the root down, level by level, every node pointer's child in record order | exact (`Placement::Pointer`): the server's own order |
-//! | 2 | a child that is not a readable index page of this index at the level below is *lost*; its node pointer holds its lowest key | exact |
+//! | 2 | a child that is not a readable index page of this index at the level below is *lost*; its node pointer holds a lower bound of its keys | exact |
 //! | 3 | below a lost non-leaf page (or a pointer that cannot be split) the leaves are unknown: the index's other allocated leaves (PAGE_INDEX_ID = the index, PAGE_LEVEL 0, the extent descriptor's free bit clear), cut into runs by mutual sibling links (`A.next = B` and `B.prev = A`), are ordered by their first record's key and put into the gap whose neighbours' keys enclose it | by key (`Placement::Key`, then `Chain` along a run): byte order of the stored key fields, exact for integer, date/time and binary keys, approximate for text in case-insensitive collations |
 //! | 4 | an allocated leaf of the index that no pointer names and no gap takes is *unlinked* (a page of an operation the file does not finish, or a stale copy); a leaf whose extent descriptor says free is *freed* (a merge let go of it) | neither is part of the tree: their records are not live rows |
 //!
@@ -116,7 +117,7 @@ pub enum Slot {
         page: PageNo,
         /// The level it should have.
         level: u16,
-        /// The node pointer naming it (its lowest key), when read.
+        /// The node pointer naming it (a lower bound of its keys), when read.
         low: Option<RecAt>,
         /// Why it cannot be read.
         why: NoPage,

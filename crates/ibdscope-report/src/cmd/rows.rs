@@ -183,7 +183,7 @@ struct Lost {
     page: PageNo,
     level: u16,
     why: NoPage,
-    /// The node pointer naming it (its lowest key).
+    /// The node pointer naming it (a lower bound of its keys).
     low: Option<RecAt>,
     /// The readable leaves before and after it.
     before: Option<PageNo>,
@@ -722,7 +722,7 @@ impl Printer<'_> {
             );
             if let Some(low) = low {
                 f.push_str(&format!(
-                    "; its parent's node pointer gives its lowest key: {low}"
+                    "; its parent's node pointer gives a lower bound of its keys: {low}"
                 ));
             }
             self.findings.push(f);
@@ -1630,18 +1630,24 @@ impl Printer<'_> {
 
     fn footer(&mut self) -> io::Result<()> {
         let c = &self.counts;
-        // The classes in parentheses add up to the rows; partial rows are
-        // counted in their class too.
+        // The classes in parentheses add up to the rows (partial rows are
+        // among them). Rows off the tree are named only when there are some:
+        // the line is otherwise what the servers loaded back
+        // (fixtures/rows/sqlload.tsv).
+        let off = if c.off_chain > 0 {
+            format!(", {} from pages off the tree", c.off_chain)
+        } else {
+            String::new()
+        };
         let mut summary = format!(
-            "{} rows ({} live, {} delete-marked, {} from free lists, {} from pages off the tree) \
-             from {} leaf pages; {} partial, {} values not decoded, {} off-page values truncated",
+            "{} rows ({} live, {} delete-marked, {} from free lists{off}, {} partial) from {} leaf \
+             pages; {} values not decoded, {} off-page values truncated",
             c.rows,
             c.live,
             c.delete_marked,
             c.free_list,
-            c.off_chain,
-            c.pages,
             c.partial,
+            c.pages,
             c.raw_values,
             c.capped_values
         );
