@@ -5,7 +5,7 @@
 //! order, exactly once; the rows of a lost leaf are missing and said so
 //! (page, file offset, key range) in every format; rows of a page that
 //! does not verify are marked in every format or named on stderr, and
-//! `--verified-only` leaves them out.
+//! `--verified-only` leaves them out; `records` reads the same leaves.
 //!
 //! Truth: the servers' dumps (`fixtures/rows/*.tsv.gz`, `SELECT … INTO
 //! OUTFILE`); the rows of the damaged leaf are what `rows --where-page` of
@@ -222,6 +222,22 @@ fn rows_go_past_a_damaged_leaf() {
                     err.contains(&format!("before (id='{key}')")),
                     "{what}: {err}"
                 );
+                // `records` reads the same leaves: one user record per row.
+                let (_, recs, _) = stdout_lines(&[
+                    "records",
+                    "--index",
+                    "PRIMARY",
+                    "--format",
+                    "jsonl",
+                    s(&file),
+                ]);
+                let users = recs
+                    .iter()
+                    .filter(|l| {
+                        l.contains("\"chain\":\"user\"") && l.contains("\"source\":\"key_order\"")
+                    })
+                    .count();
+                assert_eq!(users, want.len(), "{what}: records");
             } else {
                 // Point 6: the rows of the page that does not verify.
                 let n = on_page.len();
@@ -240,6 +256,62 @@ fn rows_go_past_a_damaged_leaf() {
             }
         }
     }
+}
+
+/// The root's record chain broken half-way as well as a leaf zeroed
+/// (MySQL 5.6): the leaves the root's unread pointers would name are found
+/// among the index's other allocated leaves and placed by their first key
+/// (one run along their sibling links); every row but the zeroed leaf's
+/// comes out, in the dump's order.
+#[test]
+fn leaves_below_unreadable_pointers_are_placed_by_key() {
+    let (dir, table) = ("mysql56", "uuid_char36_large");
+    let clean = fixtures().join(dir).join(format!("{table}.ibd"));
+    let dump = String::from_utf8(gunzip(
+        &fixtures().join(format!("rows/{dir}__{table}.tsv.gz")),
+    ))
+    .unwrap();
+    let bytes = std::fs::read(&clean).unwrap();
+    let chain = leaf_chain(&bytes, first_index_id(&bytes));
+    let victim = chain[chain.len() / 4];
+    let (_, on_page, _) = stdout_lines(&[
+        "rows",
+        "--format",
+        "tsv",
+        "--where-page",
+        &victim.to_string(),
+        s(&clean),
+    ]);
+    let want: Vec<&str> = dump
+        .lines()
+        .filter(|l| !on_page.iter().any(|p| p == l))
+        .collect();
+    let file = damaged_copy(dir, table, victim, Damage::Zero, "root");
+    // The root (page 3, COMPACT): the next-record offset of its user
+    // record half-way along its chain made to point outside the page.
+    let mut ibd = std::fs::read(&file).unwrap();
+    let root = &mut ibd[3 * PAGE..4 * PAGE];
+    let (mut origin, mut n) = (99usize, 0);
+    while n < 75 {
+        let rel = i16::from_be_bytes([root[origin - 2], root[origin - 1]]);
+        origin = (origin as i64 + i64::from(rel)) as usize & 0xFFFF;
+        n += 1;
+    }
+    root[origin - 2..origin].copy_from_slice(&0x7ff0i16.to_be_bytes());
+    std::fs::write(&file, &ibd).unwrap();
+    let (code, got, err) = stdout_lines(&["rows", "--format", "tsv", s(&file)]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(got.len(), want.len(), "{err}");
+    assert!(got.iter().zip(&want).all(|(a, b)| a == b), "key order");
+    assert!(
+        err.contains("non-leaf page 3 (byte offset 49152, level 1)"),
+        "{err}"
+    );
+    let (_, text, _) = stdout_lines(&["rows", s(&file)]);
+    assert!(
+        text.join("\n").contains("placed by their first key"),
+        "{text:?}"
+    );
 }
 
 /// A secondary index (`--index idx_name`) with one leaf zeroed: its other

@@ -695,10 +695,16 @@ impl Printer<'_> {
         for l in &lost {
             let at = self.file_offset(l.page);
             if l.level > 0 {
+                let what = match l.why {
+                    NoPage::Pointers => {
+                        "its node pointers cannot be read from some record on".to_string()
+                    }
+                    why => format!("cannot be read ({why})"),
+                };
                 self.findings.push(format!(
-                    "non-leaf page {} (byte offset {at}, level {}) cannot be read ({}): the \
-                     leaves below it were looked for among the index's other leaves, by key",
-                    l.page, l.level, l.why
+                    "non-leaf page {} (byte offset {at}, level {}): {what}: the leaves it would \
+                     name were looked for among the index's other leaves, by key",
+                    l.page, l.level
                 ));
                 continue;
             }
