@@ -222,6 +222,8 @@ fn rows_go_past_a_damaged_leaf() {
                     err.contains(&format!("before (id='{key}')")),
                     "{what}: {err}"
                 );
+                let after = j.get("lost").arr()[0].get("key_after").str().to_string();
+                assert_eq!(after, format!("(id='{key}')"), "{what}: JSON key_after");
                 // `records` reads the same leaves: one user record per row.
                 let (_, recs, _) = stdout_lines(&[
                     "records",

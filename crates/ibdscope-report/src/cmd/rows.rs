@@ -188,6 +188,9 @@ struct Lost {
     /// The readable leaves before and after it.
     before: Option<PageNo>,
     after: Option<PageNo>,
+    /// The keys around it, as text: the last before, the first after, the
+    /// node pointer's (filled by [`Printer::lost_findings`]).
+    keys: [Option<String>; 3],
 }
 
 /// What one walk over the leaves does.
@@ -626,6 +629,7 @@ impl Printer<'_> {
                         low,
                         before: last_leaf,
                         after: None,
+                        keys: [None, None, None],
                     });
                 }
             }
@@ -691,8 +695,8 @@ impl Printer<'_> {
         let c = &self.counts;
         let mean = (c.tree_recs).checked_div(c.tree_pages).unwrap_or(0);
         let mut visited = Visited::new();
-        let lost = std::mem::take(&mut self.lost);
-        for l in &lost {
+        let mut lost = std::mem::take(&mut self.lost);
+        for l in &mut lost {
             let at = self.file_offset(l.page);
             if l.level > 0 {
                 let what = match l.why {
@@ -726,12 +730,13 @@ impl Printer<'_> {
                 before.as_deref().unwrap_or("the first"),
                 after.as_deref().unwrap_or("the last"),
             );
-            if let Some(low) = low {
+            if let Some(low) = &low {
                 f.push_str(&format!(
                     "; its parent's node pointer gives a lower bound of its keys: {low}"
                 ));
             }
             self.findings.push(f);
+            l.keys = [before, after, low];
         }
         self.lost = lost;
     }
@@ -1704,8 +1709,18 @@ impl Printer<'_> {
                             "file_offset",
                             u64::from(l.page.0).saturating_mul(self.page_size),
                         )?
-                        .kv_display("why", &l.why)?
-                        .end_obj()?;
+                        .kv_display("why", &l.why)?;
+                    for (k, v) in ["key_before", "key_after", "key_lower_bound"]
+                        .iter()
+                        .zip(&l.keys)
+                    {
+                        self.j.key(k)?;
+                        match v {
+                            Some(v) => self.j.str(v)?,
+                            None => self.j.null()?,
+                        };
+                    }
+                    self.j.end_obj()?;
                 }
                 self.j.end_arr()?;
                 self.j.key("findings")?.arr()?;
