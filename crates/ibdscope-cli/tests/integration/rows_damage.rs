@@ -106,6 +106,25 @@ fn stdout_lines(args: &[&str]) -> (Option<i32>, Vec<String>, String) {
     )
 }
 
+/// The clean file `dir/table.ibd` and the server's dump of the table.
+fn clean_and_dump(dir: &str, table: &str) -> (PathBuf, String) {
+    let clean = fixtures().join(dir).join(format!("{table}.ibd"));
+    let dump = gunzip(&fixtures().join(format!("rows/{dir}__{table}.tsv.gz")));
+    (clean, String::from_utf8(dump).unwrap())
+}
+
+/// What `rows --format tsv --where-page N` (with `extra` first) gives of
+/// the clean file: the rows of that one leaf.
+fn page_rows(clean: &Path, page: u32, extra: &[&str]) -> Vec<String> {
+    let p = page.to_string();
+    let mut args = vec!["rows"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--format", "tsv", "--where-page", &p, s(clean)]);
+    let (code, rows, err) = stdout_lines(&args);
+    assert_eq!(code, Some(0), "{args:?}: {err}");
+    rows
+}
+
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -137,11 +156,7 @@ fn summary_adds_up(file: &Path, extra: &[&str]) -> Json {
 fn rows_go_past_a_damaged_leaf() {
     for dir in ["mysql56", "mariadb1011"] {
         let table = "uuid_char36_large";
-        let clean = fixtures().join(dir).join(format!("{table}.ibd"));
-        let dump = String::from_utf8(gunzip(
-            &fixtures().join(format!("rows/{dir}__{table}.tsv.gz")),
-        ))
-        .unwrap();
+        let (clean, dump) = clean_and_dump(dir, table);
         let dump: Vec<&str> = dump.lines().collect();
         let (code, all, _) = stdout_lines(&["rows", "--format", "tsv", s(&clean)]);
         assert_eq!(
@@ -158,14 +173,7 @@ fn rows_go_past_a_damaged_leaf() {
         let chain = leaf_chain(&bytes, first_index_id(&bytes));
         let victim = chain[chain.len() / 3];
         let far = chain[chain.len() - 2];
-        let (_, on_page, _) = stdout_lines(&[
-            "rows",
-            "--format",
-            "tsv",
-            "--where-page",
-            &victim.to_string(),
-            s(&clean),
-        ]);
+        let on_page = page_rows(&clean, victim, &[]);
         assert!(on_page.len() > 10, "{dir}: page {victim} holds rows");
         let on_page: BTreeSet<&str> = on_page.iter().map(String::as_str).collect();
         let without: Vec<&str> = dump
@@ -268,22 +276,11 @@ fn rows_go_past_a_damaged_leaf() {
 #[test]
 fn leaves_below_unreadable_pointers_are_placed_by_key() {
     let (dir, table) = ("mysql56", "uuid_char36_large");
-    let clean = fixtures().join(dir).join(format!("{table}.ibd"));
-    let dump = String::from_utf8(gunzip(
-        &fixtures().join(format!("rows/{dir}__{table}.tsv.gz")),
-    ))
-    .unwrap();
+    let (clean, dump) = clean_and_dump(dir, table);
     let bytes = std::fs::read(&clean).unwrap();
     let chain = leaf_chain(&bytes, first_index_id(&bytes));
     let victim = chain[chain.len() / 4];
-    let (_, on_page, _) = stdout_lines(&[
-        "rows",
-        "--format",
-        "tsv",
-        "--where-page",
-        &victim.to_string(),
-        s(&clean),
-    ]);
+    let on_page = page_rows(&clean, victim, &[]);
     let want: Vec<&str> = dump
         .lines()
         .filter(|l| !on_page.iter().any(|p| p == l))
@@ -322,11 +319,7 @@ fn leaves_below_unreadable_pointers_are_placed_by_key() {
 #[test]
 fn secondary_index_past_a_zeroed_leaf() {
     let (dir, table) = ("mysql56", "secondary");
-    let clean = fixtures().join(dir).join(format!("{table}.ibd"));
-    let dump = String::from_utf8(gunzip(
-        &fixtures().join(format!("rows/{dir}__{table}.tsv.gz")),
-    ))
-    .unwrap();
+    let (clean, dump) = clean_and_dump(dir, table);
     // id, k, name, payload.
     let want: BTreeSet<String> = dump
         .lines()
@@ -350,16 +343,7 @@ fn secondary_index_past_a_zeroed_leaf() {
     // The root of idx_name is the third index's root (pages 3, 4, 5).
     let chain = leaf_chain(&bytes, id(5));
     let victim = chain[chain.len() / 2];
-    let (_, on_page, _) = stdout_lines(&[
-        "rows",
-        "--index",
-        "idx_name",
-        "--format",
-        "tsv",
-        "--where-page",
-        &victim.to_string(),
-        s(&clean),
-    ]);
+    let on_page = page_rows(&clean, victim, &["--index", "idx_name"]);
     assert!(!on_page.is_empty());
     let expected: Vec<&String> = all.iter().filter(|l| !on_page.contains(l)).collect();
     let file = damaged_copy(dir, table, victim, Damage::Zero, "secondary");
