@@ -1127,7 +1127,9 @@ impl<'t, 'a> Builder<'t, 'a> {
         for f in ibdscope::summary::file_findings(ts).into_iter().rev() {
             if matches!(
                 f.kind,
-                FindingKind::PageSizeContradicted { .. } | FindingKind::ZeroedAfterPage0 { .. }
+                FindingKind::PageSizeContradicted { .. }
+                    | FindingKind::ZeroedAfterPage0 { .. }
+                    | FindingKind::CryptData(_)
             ) {
                 self.findings.insert(
                     0,

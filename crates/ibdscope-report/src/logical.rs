@@ -88,6 +88,27 @@ pub fn expand(
     Some(Logical::Expanded(e))
 }
 
+/// When page 0's crypt data is damaged so that no key can open the space
+/// ([`ibdscope::crypt_data::blocks_decryption`]), says so on stderr with
+/// its file offset and gives [`Outcome::Unreadable`]: the structure
+/// commands cannot read encrypted pages, and the problem is the crypt
+/// data, not the key.
+pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Outcome> {
+    let f = ibdscope::crypt_data::crypt_data_finding(ts)?;
+    let ibdscope::FindingKind::CryptData(p) = f.kind else {
+        return None;
+    };
+    if !ibdscope::crypt_data::blocks_decryption(&p) {
+        return None;
+    }
+    eprintln!(
+        "ibdscope: {}: page 0 at byte offset {}: {p}",
+        crate::names::path(path),
+        f.file_offset
+    );
+    Some(Outcome::Unreadable)
+}
+
 /// Names at most 8 failed pages on stderr, then how many more.
 fn say_failures(
     path: &Path,

@@ -354,6 +354,7 @@ pub fn file_findings(ts: &Tablespace<'_>) -> Vec<Finding> {
             kind: FindingKind::Page0Unusable,
         });
     }
+    out.extend(crate::crypt_data::crypt_data_finding(ts));
     let zero = |p: &[u8]| p.iter().all(|&b| b == 0);
     let mut pages = ts.pages();
     let page0_written = pages.next().is_some_and(|(_, p)| !zero(p));
