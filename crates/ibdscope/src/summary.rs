@@ -175,6 +175,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
     /// Folds one page's facts (pages in increasing order). A page_compressed
     /// page outside full_crc32 is judged after decompression.
     pub fn add(&mut self, f: PageFacts) {
+        let f = self.ts.doublewrite_copy(f);
         let (f, instead) = self.judge.judge(self.ts, f);
         let s = &mut self.summary;
         s.pages = s.pages.saturating_add(1);

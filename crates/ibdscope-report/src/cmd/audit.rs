@@ -796,6 +796,13 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
         a.empty,
         a.space_id
     )?;
+    if a.doublewrite_not_verifying > 0 {
+        write!(
+            out,
+            ", {} doublewrite copies that do not verify",
+            a.doublewrite_not_verifying
+        )?;
+    }
     if let Some((lo, hi)) = a.lsn_range {
         write!(out, ", LSN {lo}..{hi}")?;
     }
@@ -1402,6 +1409,9 @@ fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
         .kv_num("verified", a.verified)?
         .kv_num("empty", a.empty)?
         .kv_num("space_id", a.space_id.0)?;
+    if a.doublewrite.is_some() {
+        j.kv_num("doublewrite_not_verifying", a.doublewrite_not_verifying)?;
+    }
     j.key("lsn_min")?
         .opt_num(a.lsn_range.map(|r| r.0 .0))?
         .key("lsn_max")?
