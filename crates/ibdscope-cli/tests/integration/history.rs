@@ -554,3 +554,56 @@ fn flipped_undo_bytes_never_panic_or_hang() {
         }
     }
 }
+
+/// The segments of clean undo tablespaces (MySQL 5.6.24's `undo001`,
+/// `undo002`; MariaDB 10.11's `undo001`..`undo003`) are rollback segment
+/// headers and undo logs, which no index root names: `fseg_create` puts
+/// their FSEG header on the segment's first page, at `TRX_RSEG` +
+/// `TRX_RSEG_FSEG_HEADER` of a `FIL_PAGE_TYPE_SYS` page
+/// (`trx_rseg_header_create`) or `TRX_UNDO_SEG_HDR` + `TRX_UNDO_FSEG_HEADER`
+/// of a `FIL_PAGE_UNDO_LOG` page (`trx_undo_seg_create`; `trx0rseg.cc`,
+/// `trx0undo.cc`, both servers). Every command calls the files and the
+/// `ibdata1` beside them clean, none reports an orphan segment, and every
+/// segment of an undo tablespace is an undo segment.
+#[test]
+fn undo_segments_are_owned_as_undo_not_orphan_segments() {
+    for (name, undo) in [("mysql56-undo2", 2), ("mariadb1011-undo3", 3)] {
+        let dir = datadir(name);
+        let files: Vec<PathBuf> = (1..=undo)
+            .map(|k| dir.join(format!("undo{k:03}")))
+            .chain([dir.join("ibdata1")])
+            .collect();
+        for f in &files {
+            let file = p(f);
+            for cmd in [
+                "extents", "segments", "lists", "fill", "indexes", "compare", "check", "audit",
+            ] {
+                let o = run(&[cmd, file]);
+                let all = format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                assert_eq!(o.status.code(), Some(0), "{file} {cmd}: {all}");
+                assert!(
+                    !all.contains("named by no index root"),
+                    "{file} {cmd}: {all}"
+                );
+            }
+            let (code, j) = run_json(&["segments", file, "--format", "json"]);
+            assert_eq!(code, Some(0), "{file}");
+            let roles: Vec<&str> = j
+                .get("segments")
+                .arr()
+                .iter()
+                .map(|s| s.get("role").str())
+                .collect();
+            assert!(roles.contains(&"undo"), "{file}: {roles:?}");
+            if !file.ends_with("ibdata1") {
+                assert!(roles.iter().all(|&r| r == "undo"), "{file}: {roles:?}");
+            }
+        }
+        let o = run(&["undo", p(&dir.join("ibdata1"))]);
+        assert_eq!(o.status.code(), Some(0), "{name} undo");
+    }
+}
