@@ -602,6 +602,18 @@ fn undo_segments_are_owned_as_undo_not_orphan_segments() {
             if !file.ends_with("ibdata1") {
                 assert!(roles.iter().all(|&r| r == "undo"), "{file}: {roles:?}");
             }
+            // The map draws them as undo, with their own legend count.
+            let (code, j) = run_json(&["extents", file, "--format", "json"]);
+            assert_eq!(code, Some(0), "{file}");
+            let undo_cells = j
+                .get("map")
+                .arr()
+                .iter()
+                .filter(|r| r.opt("role").is_some_and(|x| x.str() == "undo"))
+                .count() as u64;
+            assert!(undo_cells > 0, "{file}");
+            assert_eq!(j.get("undo_pages").u64(), undo_cells, "{file}");
+            assert_eq!(j.get("unaccounted_pages").u64(), 0, "{file}");
         }
         let o = run(&["undo", p(&dir.join("ibdata1"))]);
         assert_eq!(o.status.code(), Some(0), "{name} undo");
