@@ -698,32 +698,39 @@ fn diff_with_the_key_names_the_index_of_an_encrypted_page() {
 /// than 16 ("Found non sensible crypt scheme"): the pages that carry key
 /// versions (the manifest's `min_key_version` 1) then cannot be
 /// decrypted, with any key. `fil_encryption_t` has three values; the
-/// minimum key version is the smallest of the pages' (1 here). Every
-/// command names the crypt data and its file offset (16 KiB pages: 10428,
-/// `crypt_data_offset`, docs/format.md §3.4), exits 1 (`check`, `info`,
-/// `audit`, `pages`, `lsn`, `types`), and the structure commands exit 2
-/// when no key can open the space, never calling it a wrong key.
+/// minimum key version is the smallest of the pages' (1 here). A key id
+/// that names another key of the file (1), or none (99), while the key
+/// the manifest names opens the space, is damaged too (seen only with the
+/// key file). Every command names the crypt data and its file offset
+/// (16 KiB pages: 10428, `crypt_data_offset`, docs/format.md §3.4), exits
+/// 1 (`check`, `info`, `audit`, `pages`, `lsn`, `types`), and the
+/// structure commands exit 2 when no key can open the space, never calling
+/// it a wrong key; with a key that opens it, they read it (exit 1).
 #[test]
 fn damaged_crypt_data_is_a_finding_of_every_command_not_a_missing_key() {
     const AT: usize = 10428;
     let rows = manifest();
-    // (name, offset in the crypt data, bytes, no key can open the space)
-    let damages: [(&str, usize, &[u8], bool); 7] = [
-        ("magic", 0, b"XXXXXX", true),
-        ("magic-zero", 0, &[0; 6], true),
-        ("type", 6, &[7], true),
-        ("iv0", 7, &[0], true),
-        ("iv255", 7, &[255], true),
-        ("mode", 32, &[9], false),
-        ("minkey", 24, &[0, 0, 0, 5], false),
+    // (name, offset in the crypt data, bytes, no key can open the space,
+    // seen only with the key file)
+    let damages: [(&str, usize, &[u8], bool, bool); 9] = [
+        ("magic", 0, b"XXXXXX", true, false),
+        ("magic-zero", 0, &[0; 6], true, false),
+        ("type", 6, &[7], true, false),
+        ("iv0", 7, &[0], true, false),
+        ("iv255", 7, &[255], true, false),
+        ("mode", 32, &[9], false, false),
+        ("minkey", 24, &[0, 0, 0, 5], false, false),
+        ("keyid1", 28, &[0, 0, 0, 1], false, true),
+        ("keyid99", 28, &[0, 0, 0, 99], false, true),
     ];
     for path in ["cbc/ai_int.ibd", "crc32-cbc/ai_int.ibd"] {
         let m = rows.iter().find(|r| r["path"] == path).unwrap();
         assert_eq!(m["min_key_version"], "1", "{path}");
+        assert_eq!(m["key_id"], "2", "{path}");
         let full = m["checksum_algorithm"] == "full_crc32";
         let clean = std::fs::read(crypt().join(path)).unwrap();
         let frm = crypt().join(path.replace(".ibd", ".frm"));
-        for (name, field, bytes, blocks) in damages {
+        for (name, field, bytes, blocks, keyed_only) in damages {
             let mut data = clean.clone();
             data[AT + field..AT + field + bytes.len()].copy_from_slice(bytes);
             let p = &mut data[..16384];
@@ -745,6 +752,9 @@ fn damaged_crypt_data_is_a_finding_of_every_command_not_a_missing_key() {
             let file = f.to_str().unwrap();
             let offset = format!("byte offset {}", AT + field);
             for keyed in [true, false] {
+                if keyed_only && !keyed {
+                    continue;
+                }
                 let keys = if keyed { key_args(m) } else { Vec::new() };
                 let what = format!("{path} {name} key {keyed}");
                 for cmd in ["check", "info", "audit", "pages", "lsn", "types"] {

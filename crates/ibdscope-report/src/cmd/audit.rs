@@ -369,10 +369,9 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
             // A wrong key is said once and the pages read as stored.
             let keys = opts.key_file.as_ref();
             let key = crate::logical::key_finding(&job.path, &ts, keys);
-            let image = match key {
-                Outcome::Clean => crate::logical::decrypted(&job.path, &ts, &engine, keys),
-                _ => None,
-            };
+            // No image with a wrong key (said by `key_finding`); with
+            // another key of the file that opens it, the image.
+            let image = crate::logical::decrypted(&job.path, &ts, &engine, keys);
             let a = match image {
                 Some(d) => {
                     let plain = d.tablespace(&ts);
