@@ -280,3 +280,22 @@ pub fn blocks_decryption(problem: &CryptDataProblem) -> bool {
             | CryptDataProblem::IvLength { .. }
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_is_bounded_in_order_and_inside_the_file() {
+        for n in [0u32, 1, 2, 64, 65, 66, 129, 200, 4096, 1_000_000, u32::MAX] {
+            let pages: Vec<u32> = sampled_pages(n).map(|p| p.0).collect();
+            assert!(pages.len() <= 2 * SAMPLED as usize, "{n}: {}", pages.len());
+            assert!(pages.iter().all(|&p| p >= 1 && p < n), "{n}: {pages:?}");
+            assert!(pages.windows(2).all(|w| w[0] < w[1]), "{n}: {pages:?}");
+            // Every page after page 0 is looked at in a small file.
+            if n <= SAMPLED + 1 {
+                assert_eq!(pages.len() as u32, n.saturating_sub(1), "{n}");
+            }
+        }
+    }
+}
