@@ -282,6 +282,7 @@ pub fn blocks_decryption(problem: &CryptDataProblem) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 
