@@ -929,3 +929,68 @@ fn history_with_a_damaged_dictionary_reads_the_frm_beside_the_file() {
         assert!(!err.contains("no .frm beside it"), "{d}: {err}");
     }
 }
+
+/// The segments of clean undo tablespaces (MySQL 5.6.24's `undo001`,
+/// `undo002`; MariaDB 10.11's `undo001`..`undo003`) are rollback segment
+/// headers and undo logs, which no index root names: `fseg_create` puts
+/// their FSEG header on the segment's first page, at `TRX_RSEG` +
+/// `TRX_RSEG_FSEG_HEADER` of a `FIL_PAGE_TYPE_SYS` page
+/// (`trx_rseg_header_create`) or `TRX_UNDO_SEG_HDR` + `TRX_UNDO_FSEG_HEADER`
+/// of a `FIL_PAGE_UNDO_LOG` page (`trx_undo_seg_create`; `trx0rseg.cc`,
+/// `trx0undo.cc`, both servers). Every command calls the files and the
+/// `ibdata1` beside them clean, none reports an orphan segment, and every
+/// segment of an undo tablespace is an undo segment.
+#[test]
+fn undo_segments_are_owned_as_undo_not_orphan_segments() {
+    for (name, undo) in [("mysql56-undo2", 2), ("mariadb1011-undo3", 3)] {
+        let dir = datadir(name);
+        let files: Vec<PathBuf> = (1..=undo)
+            .map(|k| dir.join(format!("undo{k:03}")))
+            .chain([dir.join("ibdata1")])
+            .collect();
+        for f in &files {
+            let file = p(f);
+            for cmd in [
+                "extents", "segments", "lists", "fill", "indexes", "compare", "check", "audit",
+            ] {
+                let o = run(&[cmd, file]);
+                let all = format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                assert_eq!(o.status.code(), Some(0), "{file} {cmd}: {all}");
+                assert!(
+                    !all.contains("named by no index root"),
+                    "{file} {cmd}: {all}"
+                );
+            }
+            let (code, j) = run_json(&["segments", file, "--format", "json"]);
+            assert_eq!(code, Some(0), "{file}");
+            let roles: Vec<&str> = j
+                .get("segments")
+                .arr()
+                .iter()
+                .map(|s| s.get("role").str())
+                .collect();
+            assert!(roles.contains(&"undo"), "{file}: {roles:?}");
+            if !file.ends_with("ibdata1") {
+                assert!(roles.iter().all(|&r| r == "undo"), "{file}: {roles:?}");
+            }
+            // The map draws them as undo, with their own legend count.
+            let (code, j) = run_json(&["extents", file, "--format", "json"]);
+            assert_eq!(code, Some(0), "{file}");
+            let undo_cells = j
+                .get("map")
+                .arr()
+                .iter()
+                .filter(|r| r.opt("role").is_some_and(|x| x.str() == "undo"))
+                .count() as u64;
+            assert!(undo_cells > 0, "{file}");
+            assert_eq!(j.get("undo_pages").u64(), undo_cells, "{file}");
+            assert_eq!(j.get("unaccounted_pages").u64(), 0, "{file}");
+        }
+        let o = run(&["undo", p(&dir.join("ibdata1"))]);
+        assert_eq!(o.status.code(), Some(0), "{name} undo");
+    }
+}

@@ -371,10 +371,9 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
             // A wrong key is said once and the pages read as stored.
             let keys = opts.key_file.as_ref();
             let key = crate::logical::key_finding(&job.path, &ts, keys);
-            let image = match key {
-                Outcome::Clean => crate::logical::decrypted(&job.path, &ts, &engine, keys),
-                _ => None,
-            };
+            // No image with a wrong key (said by `key_finding`); with
+            // another key of the file that opens it, the image.
+            let image = crate::logical::decrypted(&job.path, &ts, &engine, keys);
             let a = match image {
                 Some(d) => {
                     let plain = d.tablespace(&ts);
@@ -798,6 +797,13 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
         a.empty,
         a.space_id
     )?;
+    if a.doublewrite_not_verifying > 0 {
+        write!(
+            out,
+            ", {} doublewrite copies that do not verify",
+            a.doublewrite_not_verifying
+        )?;
+    }
     if let Some((lo, hi)) = a.lsn_range {
         write!(out, ", LSN {lo}..{hi}")?;
     }
@@ -1406,6 +1412,9 @@ fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
         .kv_num("verified", a.verified)?
         .kv_num("empty", a.empty)?
         .kv_num("space_id", a.space_id.0)?;
+    if a.doublewrite.is_some() {
+        j.kv_num("doublewrite_not_verifying", a.doublewrite_not_verifying)?;
+    }
     j.key("lsn_min")?
         .opt_num(a.lsn_range.map(|r| r.0 .0))?
         .key("lsn_max")?

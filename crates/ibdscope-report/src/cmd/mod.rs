@@ -123,6 +123,12 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
+                    // Encrypted pages no crypt data opens: no structure.
+                    if !matches!(opts.cmd, Cmd::Page { .. }) {
+                        if let Some(o) = crate::logical::crypt_data_blocks(path, ts) {
+                            return Ok(o);
+                        }
+                    }
                     let keys = opts.key_file.as_ref();
                     crate::logical::with_logical(path, ts, engine, keys, |lts, summary| {
                         let a = Analysis::new(path, ts, lts, *engine, def)
