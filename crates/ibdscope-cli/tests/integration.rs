@@ -27,5 +27,6 @@ mod integration {
     mod space;
     mod threads;
     mod torture;
+    mod one_verdict;
     mod verdicts;
 }

@@ -129,6 +129,7 @@ pub mod summary;
 #[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]
 pub mod testing;
+pub mod verdict;
 mod vendor;
 pub mod xdes;
 
@@ -145,4 +146,5 @@ pub use parallel::{fold_pages, Engine, PageFold, ProgressFn, ReleaseFn};
 pub use record::{NoRecords, PageRecords, Rec, RecFormat, RecPage, RecScratch, RecType, Visited};
 pub use space::{Evidence, Options, PageFacts, Tablespace};
 pub use summary::Summary;
+pub use verdict::{PageJudgement, PageVerdict};
 pub use vendor::{Vendor, VendorGuess};

@@ -1435,8 +1435,11 @@ fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
             .key("page")?
             .opt_num(f.page.map(|p| u64::from(p.0)))?;
         j.kv_num("offset", f.file_offset)?
-            .kv_display("reason", &f.kind)?
-            .end_obj()?;
+            .kv_display("reason", &f.kind)?;
+        if let Some(pv) = f.page_verdict() {
+            j.kv_str("page_verdict", pv.word())?;
+        }
+        j.end_obj()?;
     }
     j.end_arr()?.key("unverified")?.arr()?;
     for r in &a.unverified {
