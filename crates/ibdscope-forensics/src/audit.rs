@@ -875,7 +875,14 @@ impl<'t, 'a> Builder<'t, 'a> {
                 continue;
             }
             let (mut f, instead) = judge.judge(ts, page_facts(page, n, scheme));
-            let at = instead.map_or(0, |p| ibdscope::verdict::problem_offset(ts, p));
+            let at = match (instead, f.verdict) {
+                (Some(p), _) => ibdscope::verdict::problem_offset(ts, p),
+                (None, Verdict::BadCompressedSize) => ibdscope::verdict::problem_offset(
+                    ts,
+                    ibdscope::space::PageProblem::CompressedSize,
+                ),
+                _ => 0,
+            };
             // The content: the page as stored, or its decrypted image.
             let cpage = content.page(n).unwrap_or(page);
             if self.not_decrypted.binary_search(&n).is_ok() && f.verdict.is_ok() {

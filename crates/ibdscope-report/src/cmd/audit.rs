@@ -1761,6 +1761,18 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                         .as_ref()
                         .map_or(String::new(), |r| r.pages.to_string())
                 )?;
+                // The CSV holds one row per file: each page's verdict goes
+                // to stderr, as every command words it.
+                for f in &a.findings {
+                    if let (Some(pv), Some(p)) = (f.page_verdict(), f.page) {
+                        eprintln!(
+                            "ibdscope: {}: page {p} at byte offset {}: {pv}: {}",
+                            crate::names::path(&job.path),
+                            f.file_offset,
+                            f.kind
+                        );
+                    }
+                }
             }
         }
     }
