@@ -18,6 +18,7 @@ mod integration {
     mod keyring;
     mod live;
     mod mariadb_keys;
+    mod one_verdict;
     mod outputs;
     mod pictures;
     mod progress;
@@ -27,6 +28,5 @@ mod integration {
     mod space;
     mod threads;
     mod torture;
-    mod one_verdict;
     mod verdicts;
 }

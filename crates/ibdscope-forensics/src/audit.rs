@@ -51,7 +51,6 @@
 //! Not covered: records inside a page (see [`ibdscope::btree`]), and the
 //! parent–child links of COMPACT trees (they need the table definition).
 
-use ibdscope::verdict::trailer_lsn;
 use ibdscope::checksum::{Scheme, Unverifiable, Verdict};
 use ibdscope::extents::{Owner, SpaceMap, SpaceProblem};
 use ibdscope::fil::FilHeader;
@@ -59,6 +58,7 @@ use ibdscope::finding::FindingKind;
 use ibdscope::flst::page_readable;
 use ibdscope::index::IndexHeader;
 use ibdscope::space::page_facts;
+use ibdscope::verdict::trailer_lsn;
 use ibdscope::{Engine, IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
 use std::fmt;
 

@@ -256,8 +256,10 @@ pub fn repairs(
     let mut out = Vec::new();
     // The verdicts (as every command gives them), once the newest LSN of
     // the pages that verify is known.
-    let mut judged: Vec<(ibdscope::PageFacts, [Option<ibdscope::space::PageProblem>; 2])> =
-        Vec::new();
+    let mut judged: Vec<(
+        ibdscope::PageFacts,
+        [Option<ibdscope::space::PageProblem>; 2],
+    )> = Vec::new();
     let mut newest: Option<Lsn> = None;
     let mut judge = ibdscope::summary::Judge::default();
     let mut zeros = ibdscope::verdict::ZeroRule::default();
@@ -304,7 +306,8 @@ pub fn repairs(
             continue;
         }
         let zeroed = damage == Damage::Zeroes && zeros.claimed(ts, n);
-        let lsn_problem = problems.find(|p| matches!(p, ibdscope::space::PageProblem::LsnMismatch { .. }));
+        let lsn_problem =
+            problems.find(|p| matches!(p, ibdscope::space::PageProblem::LsnMismatch { .. }));
         judged.push((
             facts,
             if zeroed {
@@ -323,7 +326,8 @@ pub fn repairs(
         });
     }
     for (r, (facts, problems)) in out.iter_mut().zip(&judged) {
-        let problems: Vec<ibdscope::space::PageProblem> = problems.iter().flatten().copied().collect();
+        let problems: Vec<ibdscope::space::PageProblem> =
+            problems.iter().flatten().copied().collect();
         r.verdict = ibdscope::verdict::judge(ts, facts, &problems, newest).verdict;
     }
     out

@@ -96,10 +96,13 @@ impl fmt::Display for PageProblem {
             }
             PageProblem::LsnMismatch { header, trailer } => write!(
                 f,
-                "LSN low 32 bits differ: header 0x{header:08x}, trailer 0x{trailer:08x} (torn write?)"
+                "LSN low 32 bits differ: header 0x{header:08x}, trailer 0x{trailer:08x}"
             ),
             PageProblem::PageNo { found } => {
-                write!(f, "page number field says {found} (misplaced or foreign page)")
+                write!(
+                    f,
+                    "page number field says {found} (misplaced or foreign page)"
+                )
             }
             PageProblem::NotDecompressed { .. } => f.write_str(
                 "page_compressed page does not decompress (damaged header or compressed \
@@ -109,7 +112,10 @@ impl fmt::Display for PageProblem {
                 "all zeros, but its extent descriptor (XDES) marks it in use: its content is lost",
             ),
             PageProblem::SpaceId { found, expected } => {
-                write!(f, "space id {found}, expected {expected} (page from another tablespace?)")
+                write!(
+                    f,
+                    "space id {found}, expected {expected} (page from another tablespace?)"
+                )
             }
         }
     }

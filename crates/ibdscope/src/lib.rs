@@ -129,8 +129,8 @@ pub mod summary;
 #[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]
 pub mod testing;
-pub mod verdict;
 mod vendor;
+pub mod verdict;
 pub mod xdes;
 
 pub use btree::{BtreeProblem, Btrees, IndexTree};
@@ -146,5 +146,5 @@ pub use parallel::{fold_pages, Engine, PageFold, ProgressFn, ReleaseFn};
 pub use record::{NoRecords, PageRecords, Rec, RecFormat, RecPage, RecScratch, RecType, Visited};
 pub use space::{Evidence, Options, PageFacts, Tablespace};
 pub use summary::Summary;
-pub use verdict::{PageJudgement, PageVerdict};
 pub use vendor::{Vendor, VendorGuess};
+pub use verdict::{PageJudgement, PageVerdict};

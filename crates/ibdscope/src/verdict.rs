@@ -253,7 +253,9 @@ pub fn judge(
     let checksum_ok = !problems.iter().any(|p| {
         matches!(
             p,
-            PageProblem::Checksum | PageProblem::CompressedSize | PageProblem::NotDecompressed { .. }
+            PageProblem::Checksum
+                | PageProblem::CompressedSize
+                | PageProblem::NotDecompressed { .. }
         )
     });
     if problems.contains(&PageProblem::ZeroedInUse) {
@@ -291,7 +293,9 @@ pub fn judge(
     if let Some(&p) = problems.iter().find(|p| {
         matches!(
             p,
-            PageProblem::Checksum | PageProblem::CompressedSize | PageProblem::NotDecompressed { .. }
+            PageProblem::Checksum
+                | PageProblem::CompressedSize
+                | PageProblem::NotDecompressed { .. }
         )
     }) {
         return at(PageVerdict::Corrupt, PageEvidence::Problem(p), p);

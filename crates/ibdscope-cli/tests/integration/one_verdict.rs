@@ -72,7 +72,9 @@ fn trailer_at(scheme: Scheme, size: usize) -> usize {
 /// In-use B-tree leaves that verify and are not the first of their level.
 fn leaves(ts: &Tablespace<'_>) -> Vec<u32> {
     ts.scan()
-        .filter(|f| matches!(f.verdict, Verdict::Valid(_)) && f.page_type == PageType::FIL_PAGE_INDEX)
+        .filter(|f| {
+            matches!(f.verdict, Verdict::Valid(_)) && f.page_type == PageType::FIL_PAGE_INDEX
+        })
         .filter(|f| !f.prev.is_null() && ts.is_free(f.page_no) == Some(false))
         .filter(|f| {
             ts.page(f.page_no)
@@ -236,7 +238,9 @@ fn plant(case: Case, data: &mut [u8], other: Option<&[u8]>) -> Option<Planted> {
                 return None;
             }
             let p = ts.scan().find(|f| {
-                f.page_no.0 > 2 && f.page_type.0 & 0x8000 != 0 && matches!(f.verdict, Verdict::Valid(_))
+                f.page_no.0 > 2
+                    && f.page_type.0 & 0x8000 != 0
+                    && matches!(f.verdict, Verdict::Valid(_))
             })?;
             let p = p.page_no.0;
             drop(ts);
@@ -287,7 +291,13 @@ fn names(out: &str, p: &Planted) -> bool {
     })
 }
 
-fn args<'a>(cmd: &'a str, file: &'a str, clean: &'a str, page: &'a str, fmt: &'a str) -> Vec<&'a str> {
+fn args<'a>(
+    cmd: &'a str,
+    file: &'a str,
+    clean: &'a str,
+    page: &'a str,
+    fmt: &'a str,
+) -> Vec<&'a str> {
     let mut v = vec![cmd];
     if cmd == "diff" {
         v.push(clean);
@@ -309,7 +319,10 @@ fn matrix(fixture: &str, other: Option<&str>, case: Case, commands: &[&str]) -> 
     let Some(p) = plant(case, &mut data, other.as_deref()) else {
         panic!("{fixture}: {case:?} could not be planted");
     };
-    let dir = scratch(&format!("one-verdict-{}-{case:?}", fixture.replace('/', "-")));
+    let dir = scratch(&format!(
+        "one-verdict-{}-{case:?}",
+        fixture.replace('/', "-")
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let name = Path::new(fixture).file_name().unwrap();
     let file: PathBuf = dir.join(name);

@@ -790,7 +790,9 @@ fn footer(
             for (f, _) in findings {
                 let why = Why(f, verdict_of(&w.verdicts, f));
                 match f.page {
-                    Some(p) => eprintln!("{path}: page {p} at byte offset {}: {why}", f.file_offset),
+                    Some(p) => {
+                        eprintln!("{path}: page {p} at byte offset {}: {why}", f.file_offset)
+                    }
                     None => eprintln!("{path}: byte offset {}: {why}", f.file_offset),
                 }
             }

@@ -269,8 +269,10 @@ pub fn run(
     // gives it), whether or not the walk reaches it.
     for b in a.damaged_pages() {
         let v = &b.judgement;
-        p.findings
-            .push(format!("page {} at byte offset {}: {v}", v.page, v.file_offset));
+        p.findings.push(format!(
+            "page {} at byte offset {}: {v}",
+            v.page, v.file_offset
+        ));
     }
     p.header(path, &def, ix)?;
 
