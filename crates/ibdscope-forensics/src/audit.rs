@@ -1493,10 +1493,6 @@ fn transformed_by_compression(page: &[u8], scheme: Scheme) -> bool {
     }
 }
 
-/// The LSN a trailer's low 32 bits `t` stand for, if it is one some write
-/// could have had: with the header's high 32 bits, or the previous high
-/// word when the low word wrapped, and at most `limit`.
-
 /// Where a page turns to zeros up to its end, at a 512-byte boundary
 /// (sector writes), if it does before the last 8 bytes.
 fn zero_tail(page: &[u8]) -> Option<u32> {
