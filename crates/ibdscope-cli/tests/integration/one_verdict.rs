@@ -462,3 +462,95 @@ fn unknown_page_compression_algorithm_is_corrupt() {
         SPEAK,
     );
 }
+
+/// The MySQL 5.6 torn-page datadir (fixtures/dblwr, written by the server
+/// and cut by the generator): page 6 of fx/t.ibd, whose trailer LSN is
+/// past every LSN written, has one verdict in `check`, in `audit`'s file
+/// section, in its doublewrite section and in `restore`; pages 4 and 5
+/// (trailers of earlier writes) are torn in all four.
+#[test]
+fn torn_datadir_one_verdict_in_check_audit_doublewrite_and_restore() {
+    use super::common::{unpack, Json};
+    let dir = unpack("dblwr/mysql56-torn.tar.gz", "one-verdict-dblwr-mysql56");
+    let t = dir.join("fx/t.ibd");
+    let expect = [(4u64, "torn"), (5, "torn"), (6, "corrupt")];
+    // check
+    let o = run(&["check", t.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let j = Json::parse(&String::from_utf8_lossy(&o.stdout));
+    let check: Vec<(u64, String, u64)> = j
+        .get("invalid")
+        .arr()
+        .iter()
+        .map(|b| {
+            (
+                b.get("page").u64(),
+                b.get("verdict").str().to_string(),
+                b.get("offset").u64(),
+            )
+        })
+        .collect();
+    // audit of the datadir: the file's findings and the doublewrite copies
+    let o = run(&["audit", dir.to_str().unwrap(), "--format", "json"]);
+    let j = Json::parse(&String::from_utf8_lossy(&o.stdout));
+    let file = j
+        .get("files")
+        .arr()
+        .iter()
+        .find(|f| f.get("file").str().ends_with("fx/t.ibd"))
+        .expect("fx/t.ibd audited");
+    let audit: Vec<(u64, String, u64)> = file
+        .get("findings")
+        .arr()
+        .iter()
+        .filter_map(|f| {
+            Some((
+                f.get("page").opt_u64()?,
+                f.opt("page_verdict")?.str().to_string(),
+                f.get("offset").u64(),
+            ))
+        })
+        .collect();
+    let audit_json = String::from_utf8_lossy(&o.stdout).to_string();
+    // restore
+    let out = scratch("one-verdict-restored.ibd");
+    let _ = std::fs::remove_file(&out);
+    let o = run(&[
+        "restore",
+        t.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let j = Json::parse(&String::from_utf8_lossy(&o.stdout));
+    let restore: Vec<(u64, String)> = j
+        .get("pages")
+        .arr()
+        .iter()
+        .map(|p| (p.get("page").u64(), p.get("verdict").str().to_string()))
+        .collect();
+    for (page, word) in expect {
+        let c = check.iter().find(|c| c.0 == page).expect("check lists it");
+        assert_eq!(c.1, word, "check page {page}");
+        let a = audit.iter().find(|a| a.0 == page).expect("audit lists it");
+        assert_eq!((a.1.as_str(), a.2), (word, c.2), "audit page {page}");
+        let r = restore
+            .iter()
+            .find(|r| r.0 == page)
+            .expect("restore lists it");
+        assert_eq!(r.1, word, "restore page {page}");
+        // The doublewrite section of the same audit run.
+        let needle = format!("\"page\":{page},");
+        let dw = audit_json
+            .split("\"damaged_pages\"")
+            .skip(1)
+            .flat_map(|s| s.split('{'))
+            .find(|s| s.contains(&needle) && s.contains("\"lsn_words_differ\""))
+            .unwrap_or_else(|| panic!("doublewrite section names page {page}: {audit_json}"));
+        assert!(
+            dw.contains(&format!("\"verdict\":\"{word}\"")),
+            "doublewrite page {page}: {dw}"
+        );
+    }
+}
