@@ -18,6 +18,7 @@ mod integration {
     mod keyring;
     mod live;
     mod mariadb_keys;
+    mod one_verdict;
     mod outputs;
     mod pictures;
     mod progress;

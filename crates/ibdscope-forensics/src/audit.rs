@@ -58,6 +58,7 @@ use ibdscope::finding::FindingKind;
 use ibdscope::flst::page_readable;
 use ibdscope::index::IndexHeader;
 use ibdscope::space::page_facts;
+use ibdscope::verdict::trailer_lsn;
 use ibdscope::{Engine, IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
 use std::fmt;
 
@@ -335,6 +336,18 @@ pub struct AuditFinding {
 }
 
 impl AuditFinding {
+    /// The page verdict word ([`ibdscope::verdict`]) of a finding about
+    /// one page's own bytes: the word every command gives that page.
+    pub fn page_verdict(&self) -> Option<ibdscope::PageVerdict> {
+        match self.kind {
+            AuditKind::Torn { .. } => Some(ibdscope::PageVerdict::Torn),
+            AuditKind::Damaged { .. } => Some(ibdscope::PageVerdict::Corrupt),
+            AuditKind::Foreign { .. } => Some(ibdscope::PageVerdict::Foreign),
+            AuditKind::ZeroFilled { .. } => Some(ibdscope::PageVerdict::Zeroed),
+            _ => None,
+        }
+    }
+
     /// The verdict this evidence supports.
     pub fn verdict(&self) -> AuditVerdict {
         match self.kind {
@@ -512,6 +525,9 @@ struct Bad {
     pair: Option<(u32, u32)>,
     checksum_ok: bool,
     bad_size: bool,
+    /// Byte in the page of the problem that replaced the checksum one (a
+    /// page_compressed page that does not decompress), else 0.
+    at: u64,
 }
 
 /// Per-page state kept for the link checks (one small record per page
@@ -878,7 +894,15 @@ impl<'t, 'a> Builder<'t, 'a> {
                 self.verified = self.verified.saturating_add(1);
                 continue;
             }
-            let (mut f, _) = judge.judge(ts, page_facts(page, n, scheme));
+            let (mut f, instead) = judge.judge(ts, page_facts(page, n, scheme));
+            let at = match (instead, f.verdict) {
+                (Some(p), _) => ibdscope::verdict::problem_offset(ts, p),
+                (None, Verdict::BadCompressedSize) => ibdscope::verdict::problem_offset(
+                    ts,
+                    ibdscope::space::PageProblem::CompressedSize,
+                ),
+                _ => 0,
+            };
             // The content: the page as stored, or its decrypted image.
             let cpage = content.page(n).unwrap_or(page);
             if self.not_decrypted.binary_search(&n).is_ok() && f.verdict.is_ok() {
@@ -952,6 +976,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                         pair: f.lsn_pair,
                         checksum_ok: true,
                         bad_size: false,
+                        at,
                     });
                     s.state = State::Suspect;
                 }
@@ -973,6 +998,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                         pair: None,
                         checksum_ok: false,
                         bad_size: true,
+                        at,
                     });
                     s.state = State::Suspect;
                 }
@@ -985,6 +1011,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                         pair: f.lsn_pair,
                         checksum_ok: false,
                         bad_size: false,
+                        at,
                     });
                     s.state = State::Suspect;
                 }
@@ -1053,13 +1080,20 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     /// Torn or damaged, once the newest LSN is known; then foreign pages.
+    /// The rule is the one every command speaks through
+    /// ([`ibdscope::verdict`]): torn only when the trailer's LSN is at
+    /// most the newest LSN of the pages that verify (never the damaged
+    /// page's own, nor the redo log's end, which the file's other
+    /// commands do not know).
     fn classify_bad(&mut self) {
-        let newest = self
-            .lsn_range
-            .map(|(_, hi)| hi)
-            .into_iter()
-            .chain(self.opts.reference.log_end)
-            .max();
+        let newest = self.lsn_range.map(|(_, hi)| hi);
+        let trailer_at = ibdscope::verdict::problem_offset(
+            self.ts,
+            ibdscope::space::PageProblem::LsnMismatch {
+                header: 0,
+                trailer: 0,
+            },
+        );
         let bad = std::mem::take(&mut self.bad);
         for Bad {
             page: n,
@@ -1067,6 +1101,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             pair,
             checksum_ok,
             bad_size,
+            at,
         } in bad
         {
             let page = self.ts.page(n).unwrap_or(&[]);
@@ -1078,8 +1113,8 @@ impl<'t, 'a> Builder<'t, 'a> {
             } else {
                 match pair {
                     Some((h, t)) if h != t => {
-                        let limit = newest.unwrap_or(lsn).max(lsn);
-                        let trailer_lsn = trailer_lsn(lsn, t, limit);
+                        let limit = newest.unwrap_or(Lsn(0));
+                        let trailer_lsn = newest.and_then(|n| trailer_lsn(lsn, t, n));
                         match trailer_lsn {
                             Some(trailer_lsn) => AuditKind::Torn {
                                 lsn,
@@ -1107,8 +1142,12 @@ impl<'t, 'a> Builder<'t, 'a> {
                 }
             };
             let at = match kind {
-                AuditKind::Torn { .. } => (self.ts.page_size() as u64).saturating_sub(4),
-                _ => 0,
+                AuditKind::Torn { .. }
+                | AuditKind::Damaged {
+                    why: NotTorn::TrailerBeyondNewest { .. },
+                    ..
+                } => trailer_at,
+                _ => at,
             };
             self.findings.push(AuditFinding {
                 page: Some(n),
@@ -1477,19 +1516,6 @@ fn transformed_by_compression(page: &[u8], scheme: Scheme) -> bool {
     }
 }
 
-/// The LSN a trailer's low 32 bits `t` stand for, if it is one some write
-/// could have had: with the header's high 32 bits, or the previous high
-/// word when the low word wrapped, and at most `limit`.
-fn trailer_lsn(header: Lsn, t: u32, limit: Lsn) -> Option<Lsn> {
-    let hi = header.0 & 0xFFFF_FFFF_0000_0000;
-    let same = hi | u64::from(t);
-    if same <= limit.0 {
-        return Some(Lsn(same));
-    }
-    let prev = hi.checked_sub(1 << 32)? | u64::from(t);
-    (prev <= limit.0).then_some(Lsn(prev))
-}
-
 /// Where a page turns to zeros up to its end, at a 512-byte boundary
 /// (sector writes), if it does before the last 8 bytes.
 fn zero_tail(page: &[u8]) -> Option<u32> {
@@ -1523,7 +1549,7 @@ impl fmt::Display for AuditKind {
                 Ok(())
             }
             AuditKind::Damaged { lsn, why } => {
-                write!(f, "damaged: checksum mismatch (LSN {lsn}); ")?;
+                write!(f, "corrupt: checksum mismatch (LSN {lsn}); ")?;
                 match why {
                     NotTorn::LsnCopiesAgree => {
                         f.write_str("header and trailer LSN agree, so not a torn write")
@@ -1548,7 +1574,7 @@ impl fmt::Display for AuditKind {
                 page_no,
                 expected_space,
             } => {
-                f.write_str("foreign page: verifies, but")?;
+                f.write_str("foreign: verifies, but")?;
                 if let Some(s) = space_id {
                     write!(f, " carries space id {s} (the file's is {expected_space})")?;
                 }
@@ -1572,7 +1598,7 @@ impl fmt::Display for AuditKind {
                 "damaged: the FSP header on page 0 names space id {fsp}, the pages carry {pages}"
             ),
             AuditKind::ZeroFilled { owner } => {
-                write!(f, "zero-filled: the page is in use ({owner}) but all zeros")
+                write!(f, "zeroed: the page is in use ({owner}) but all zeros")
             }
             AuditKind::ShorterThanFspSize { fsp_size, pages } => write!(
                 f,

@@ -232,6 +232,10 @@ pub struct Repair {
     /// The header and trailer LSN words differ (a torn write), whatever
     /// the checksum says.
     pub lsn_words_differ: bool,
+    /// The page's verdict, by the rule every command speaks through
+    /// ([`ibdscope::verdict::judge`]): `torn` only within the newest LSN of
+    /// the file's pages that verify.
+    pub verdict: ibdscope::PageVerdict,
     /// The slot whose copy the server writes over it, or why none.
     pub choice: Result<Slot, Left>,
 }
@@ -250,9 +254,27 @@ pub fn repairs(
     let scheme = ts.scheme();
     let ps = ts.page_size();
     let mut out = Vec::new();
+    // The verdicts (as every command gives them), once the newest LSN of
+    // the pages that verify is known.
+    let mut judged: Vec<(
+        ibdscope::PageFacts,
+        [Option<ibdscope::space::PageProblem>; 2],
+    )> = Vec::new();
+    let mut newest: Option<Lsn> = None;
+    let mut judge = ibdscope::summary::Judge::default();
+    let mut zeros = ibdscope::verdict::ZeroRule::default();
     // Only pages with a copy can be zero-filled back; a damaged page is
     // listed whatever.
     for (n, page) in ts.pages() {
+        let (facts, instead) = judge.judge(ts, ibdscope::space::page_facts(page, n, scheme));
+        let mut problems = ts.page_problems(&facts).map(|p| match (p, instead) {
+            (ibdscope::space::PageProblem::Checksum, Some(i)) => i,
+            _ => p,
+        });
+        let first = problems.next();
+        if first.is_none() && matches!(facts.verdict, Verdict::Valid(_)) && facts.lsn.0 != 0 {
+            newest = newest.max(Some(facts.lsn));
+        }
         let verdict = verify_page(page, scheme);
         let lsn_words_differ = lsn_pair(page, scheme).is_some_and(|(h, t)| h != t);
         let damage = match verdict {
@@ -283,13 +305,30 @@ pub fn repairs(
         if damage == Damage::Zeroes && choice.is_err() {
             continue;
         }
+        let zeroed = damage == Damage::Zeroes && zeros.claimed(ts, n);
+        let lsn_problem =
+            problems.find(|p| matches!(p, ibdscope::space::PageProblem::LsnMismatch { .. }));
+        judged.push((
+            facts,
+            if zeroed {
+                [Some(ibdscope::space::PageProblem::ZeroedInUse), None]
+            } else {
+                [first, lsn_problem]
+            },
+        ));
         out.push(Repair {
             page: n,
             damage,
             lsn: FilHeader::new(page).map_or(Lsn(0), |h| h.lsn()),
             lsn_words_differ: lsn_words_differ && damage != Damage::Zeroes,
+            verdict: ibdscope::PageVerdict::Corrupt,
             choice,
         });
+    }
+    for (r, (facts, problems)) in out.iter_mut().zip(&judged) {
+        let problems: Vec<ibdscope::space::PageProblem> =
+            problems.iter().flatten().copied().collect();
+        r.verdict = ibdscope::verdict::judge(ts, facts, &problems, newest).verdict;
     }
     out
 }

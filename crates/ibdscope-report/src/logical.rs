@@ -83,6 +83,7 @@ pub fn expand(
     let pages = e.failures.iter().map(|f| (f.page, f.error.to_string()));
     say_failures(
         path,
+        ts.page_size(),
         pages,
         e.failures.len(),
         "page_compressed pages not decompressed",
@@ -111,9 +112,13 @@ pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Outcome> {
     Some(Outcome::Unreadable)
 }
 
-/// Names at most 8 failed pages on stderr, then how many more.
+/// Names at most 8 failed pages on stderr, then how many more. Each at
+/// its byte offset in the file (as every finding is): a reason that ends
+/// with the byte in the page, ` (byte N)`, gives it; else the page's first
+/// byte.
 fn say_failures(
     path: &Path,
+    page_size: u32,
     pages: impl Iterator<Item = (ibdscope::PageNo, String)>,
     n: usize,
     more: &str,
@@ -121,7 +126,12 @@ fn say_failures(
     const SHOWN: usize = 8;
     let shown = crate::names::path(path);
     for (page, why) in pages.take(SHOWN) {
-        eprintln!("ibdscope: {shown}: page {}: {why}", page.0);
+        let (why, in_page) = split_page_byte(&why);
+        eprintln!(
+            "ibdscope: {shown}: page {} at byte offset {}: {why}",
+            page.0,
+            (u64::from(page.0) * u64::from(page_size)).saturating_add(in_page)
+        );
     }
     if let Some(k) = n.checked_sub(SHOWN).filter(|&k| k > 0) {
         eprintln!("ibdscope: {shown}: {k} more {more}");
@@ -272,7 +282,13 @@ fn decrypt(
         );
     }
     let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
-    say_failures(path, pages, d.failures.len(), "pages not decrypted");
+    say_failures(
+        path,
+        ts.page_size(),
+        pages,
+        d.failures.len(),
+        "pages not decrypted",
+    );
     Some((d, summary, open.renamed.is_some()))
 }
 
@@ -355,6 +371,7 @@ pub fn key_verdicts(
     });
     say_failures(
         path,
+        ts.page_size(),
         pages,
         check.failures.len(),
         "pages that do not verify after decryption",
@@ -424,4 +441,18 @@ pub fn decrypted(
     decrypt(path, ts, engine, Some(keys), &crypt, false, false)
         .map(|(d, ..)| d)
         .filter(|d| !d.wrong_key())
+}
+
+/// A reason without its trailing ` (byte N)` (the byte in the page), and N.
+fn split_page_byte(why: &str) -> (&str, u64) {
+    let Some(rest) = why.strip_suffix(')') else {
+        return (why, 0);
+    };
+    match rest.rsplit_once(" (byte ") {
+        Some((head, n)) => match n.parse() {
+            Ok(n) => (head, n),
+            Err(_) => (why, 0),
+        },
+        None => (why, 0),
+    }
 }

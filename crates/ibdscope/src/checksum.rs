@@ -366,12 +366,21 @@ pub fn verify_mariadb_crypt(page: &[u8], zip: bool) -> Verdict {
 /// Verifies a MariaDB full_crc32 page. The second value is the size the
 /// checksum covers (smaller than the page for page_compressed pages).
 pub fn verify_full_crc32(page: &[u8]) -> (Verdict, usize) {
-    let Some((size, _compressed)) = full_crc32_size(page) else {
+    let Some((size, compressed)) = full_crc32_size(page) else {
         return (Verdict::BadCompressedSize, page.len());
     };
+    // A stored size of 0 holds not even the checksum: the server's
+    // `buf_page_is_corrupted` would read before the page, and
+    // `fil_page_decompress_for_full_crc32` gets no payload (MariaDB 10.11
+    // buf0buf.cc, fil0pagecompress.cc).
+    if compressed && size < FIL_PAGE_DATA {
+        return (Verdict::BadCompressedSize, page.len());
+    }
     let covered = range(page, 0, size);
     let stored = be_u32(covered, size.saturating_sub(FIL_PAGE_FCRC32_CHECKSUM)).unwrap_or(0);
-    if stored == 0 && is_zeroes(covered) {
+    // Only a whole page can be an empty one: `buf_page_is_corrupted`
+    // accepts zeros where `size == srv_page_size`.
+    if stored == 0 && !compressed && is_zeroes(covered) {
         return (Verdict::Empty, size);
     }
     if stored == full_crc32(covered) {

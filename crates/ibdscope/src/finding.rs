@@ -153,15 +153,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding about page `page` of `ts`, at byte `page_offset` within it.
+    /// A finding about page `page` of `ts`, at the byte of the problem's
+    /// evidence ([`crate::verdict::problem_offset`]).
     pub fn page(ts: &Tablespace<'_>, page: PageNo, problem: PageProblem) -> Self {
-        let page_offset = match problem {
-            PageProblem::Checksum | PageProblem::CompressedSize => 0,
-            PageProblem::LsnMismatch { .. } => 20,
-            PageProblem::PageNo { .. } => crate::fil::FIL_PAGE_OFFSET as u64,
-            PageProblem::SpaceId { .. } => crate::fil::FIL_PAGE_SPACE_ID as u64,
-            PageProblem::NotDecompressed { offset } => u64::from(offset),
-        };
+        // One rule for every command (crate::verdict).
+        let page_offset = crate::verdict::problem_offset(ts, problem);
         Finding {
             page: Some(page),
             file_offset: ts.file_offset(page).saturating_add(page_offset),
@@ -179,17 +175,26 @@ impl fmt::Display for PageProblem {
             }
             PageProblem::LsnMismatch { header, trailer } => write!(
                 f,
-                "LSN low 32 bits differ: header 0x{header:08x}, trailer 0x{trailer:08x} (torn write?)"
+                "LSN low 32 bits differ: header 0x{header:08x}, trailer 0x{trailer:08x}"
             ),
             PageProblem::PageNo { found } => {
-                write!(f, "page number field says {found} (misplaced or foreign page)")
+                write!(
+                    f,
+                    "page number field says {found} (misplaced or foreign page)"
+                )
             }
             PageProblem::NotDecompressed { .. } => f.write_str(
                 "page_compressed page does not decompress (damaged header or compressed \
                  stream; the server reads it as corrupted)",
             ),
+            PageProblem::ZeroedInUse => f.write_str(
+                "all zeros, but its extent descriptor (XDES) marks it in use: its content is lost",
+            ),
             PageProblem::SpaceId { found, expected } => {
-                write!(f, "space id {found}, expected {expected} (page from another tablespace?)")
+                write!(
+                    f,
+                    "space id {found}, expected {expected} (page from another tablespace?)"
+                )
             }
         }
     }

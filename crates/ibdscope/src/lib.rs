@@ -131,6 +131,7 @@ pub mod summary;
 #[doc(hidden)]
 pub mod testing;
 mod vendor;
+pub mod verdict;
 pub mod xdes;
 
 pub use btree::{BtreeProblem, Btrees, IndexTree};
@@ -147,3 +148,4 @@ pub use record::{NoRecords, PageRecords, Rec, RecFormat, RecPage, RecScratch, Re
 pub use space::{Evidence, Options, PageFacts, Tablespace};
 pub use summary::Summary;
 pub use vendor::{Vendor, VendorGuess};
+pub use verdict::{PageJudgement, PageVerdict};

@@ -365,6 +365,9 @@ pub enum PageProblem {
         /// Byte offset in the page where the decoder stopped.
         offset: u16,
     },
+    /// The page is all zeros while its extent descriptor marks it used
+    /// ([`crate::verdict::ZeroRule`]): its content is lost.
+    ZeroedInUse,
     /// FIL_PAGE_SPACE_ID is not the space's id.
     SpaceId {
         /// What the page says.

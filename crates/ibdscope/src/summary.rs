@@ -13,6 +13,7 @@ use crate::parallel::{fold_pages, Engine, PageFold};
 use crate::space::{
     page_facts, verify_page, DetectedBy, Evidence, PageFacts, PageProblem, Tablespace,
 };
+use crate::verdict::{self, PageJudgement, ZeroRule};
 
 /// A run of consecutive pages of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +36,9 @@ pub struct BadPage {
     pub findings: Vec<Finding>,
     /// Whether XDES marks it free (`None`: could not tell).
     pub freed: Option<bool>,
+    /// Its verdict ([`crate::verdict::judge`]), made once the newest LSN
+    /// of the pages that verify is known.
+    pub judgement: PageJudgement,
 }
 
 /// Counts and findings over a whole space.
@@ -51,7 +55,11 @@ pub struct Summary {
     pub lsn_min: Option<Lsn>,
     /// Highest LSN.
     pub lsn_max: Option<Lsn>,
-    /// All-zero pages.
+    /// Highest LSN among the pages that verify with no problem: the bound
+    /// of a torn write's trailer ([`crate::verdict`]).
+    pub newest_verified: Option<Lsn>,
+    /// All-zero pages nothing claims (an all-zero page its extent
+    /// descriptor marks used is in `bad`, `zeroed`).
     pub empty: u32,
     /// Pages that verify, per algorithm.
     pub algorithms: Vec<(Algorithm, u32)>,
@@ -108,6 +116,15 @@ impl Judge {
         ts: &Tablespace<'_>,
         mut f: PageFacts,
     ) -> (PageFacts, Option<PageProblem>) {
+        // A page whose type carries the full_crc32 compressed marker in a
+        // space that is not page_compressed: the server cannot decompress
+        // it (`fil_page_decompress_for_full_crc32` returns 0), and its
+        // checksum does not verify: a checksum mismatch, not a size
+        // problem of a compressed page.
+        if f.verdict == Verdict::BadCompressedSize && !ts.format().page_compressed {
+            f.verdict = Verdict::Mismatch;
+            return (f, None);
+        }
         let layout = match ts.scheme() {
             Scheme::Classic if f.verdict == Verdict::Unverifiable(Unverifiable::PageCompressed) => {
                 pagecomp::Layout::Classic
@@ -137,6 +154,14 @@ impl Judge {
             }
             Ok(None) => (f, None),
             Err(e) => match e.kind {
+                // An algorithm number no server defines: the server's
+                // `fil_page_decompress_low` fails on it (its default case),
+                // so the page is corrupted, not merely not decoded here.
+                PageCompErrorKind::NotDecoded(pagecomp::Algorithm::Other(_)) => {
+                    f.verdict = Verdict::Mismatch;
+                    let offset = u16::try_from(e.offset).unwrap_or(u16::MAX);
+                    (f, Some(PageProblem::NotDecompressed { offset }))
+                }
                 PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted => (f, None),
                 _ => {
                     f.verdict = Verdict::Mismatch;
@@ -156,6 +181,8 @@ pub struct SummaryFold<'t, 'a> {
     names: TypeNames,
     /// Judges page_compressed pages after decompression.
     judge: Judge,
+    /// Tells the all-zero pages something claims.
+    zeros: ZeroRule,
     /// What has been folded so far (no file findings).
     pub summary: Summary,
 }
@@ -168,6 +195,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             scheme: ts.scheme(),
             names: ts.type_names(),
             judge: Judge::default(),
+            zeros: ZeroRule::default(),
             summary: Summary::default(),
         }
     }
@@ -177,6 +205,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
     pub fn add(&mut self, f: PageFacts) {
         let f = self.ts.doublewrite_copy(f);
         let (f, instead) = self.judge.judge(self.ts, f);
+        let zeroed = f.verdict == Verdict::Empty && self.zeros.claimed(self.ts, f.page_no);
         let s = &mut self.summary;
         s.pages = s.pages.saturating_add(1);
         let t = f.page_type.counted(self.names);
@@ -192,6 +221,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             }),
         }
         match f.verdict {
+            Verdict::Empty if zeroed => {}
             Verdict::Empty => s.empty = s.empty.saturating_add(1),
             Verdict::Valid(a) => bump_by(&mut s.algorithms, a, 1),
             Verdict::Unverifiable(why) => s.unverifiable.push((f.page_no, why)),
@@ -208,16 +238,28 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
                 (PageProblem::Checksum, Some(i)) => i,
                 _ => p,
             })
+            .chain(zeroed.then_some(PageProblem::ZeroedInUse))
             .peekable();
-        if problems.peek().is_some() {
-            let ts = self.ts;
-            let findings = problems.map(|p| Finding::page(ts, f.page_no, p)).collect();
-            s.bad.push(BadPage {
-                facts: f,
-                findings,
-                freed: ts.is_free(f.page_no),
-            });
+        if problems.peek().is_none() {
+            if matches!(f.verdict, Verdict::Valid(_)) && f.lsn.0 != 0 {
+                s.newest_verified = Some(s.newest_verified.map_or(f.lsn, |m| m.max(f.lsn)));
+            }
+            return;
         }
+        let ts = self.ts;
+        let findings: Vec<Finding> = problems.map(|p| Finding::page(ts, f.page_no, p)).collect();
+        // Judged again once the newest verifying LSN is known.
+        let judgement = judge_bad(ts, &f, &findings, None);
+        s.bad.push(BadPage {
+            facts: f,
+            findings,
+            freed: if zeroed {
+                Some(false)
+            } else {
+                ts.is_free(f.page_no)
+            },
+            judgement,
+        });
     }
 }
 
@@ -235,7 +277,47 @@ impl Summary {
     pub fn of(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Summary {
         let mut s = fold_pages(ts, engine, || SummaryFold::new(ts)).summary;
         s.file_findings = file_findings(ts);
+        s.judge(ts);
         s
+    }
+
+    /// Judges the bad pages (few) once the whole file is folded: a torn
+    /// write's trailer is bounded by the newest LSN of the pages that
+    /// verify, which only the whole pass knows.
+    pub fn judge(&mut self, ts: &Tablespace<'_>) {
+        let newest = self.newest_verified;
+        for b in &mut self.bad {
+            b.judgement = judge_bad(ts, &b.facts, &b.findings, newest);
+        }
+    }
+
+    /// The verdict of the page whose facts are `f` (as
+    /// [`Judge::judge`] leaves them): a bad page's by binary search, any
+    /// other's from its facts. Streaming commands ask this rather than
+    /// judging pages themselves.
+    pub fn verdict(&self, ts: &Tablespace<'_>, f: &PageFacts) -> PageJudgement {
+        match self.bad_page(f.page_no) {
+            Some(b) => b.judgement,
+            None => verdict::judge(ts, f, &[], self.newest_verified),
+        }
+    }
+
+    /// The bad page `n`, if it is one (binary search: `bad` is in page
+    /// order).
+    pub fn bad_page(&self, n: PageNo) -> Option<&BadPage> {
+        let k = self
+            .bad
+            .binary_search_by_key(&n, |b| b.facts.page_no)
+            .ok()?;
+        self.bad.get(k)
+    }
+
+    /// Pages whose verdict is damage (zeroed, torn, corrupt).
+    pub fn damaged(&self) -> usize {
+        self.bad
+            .iter()
+            .filter(|b| b.judgement.verdict.is_damaged())
+            .count()
     }
 
     /// Folds pre-computed facts (a range, or a parallel shard's output).
@@ -246,6 +328,7 @@ impl Summary {
         }
         let mut s = fold.summary;
         s.file_findings = file_findings(ts);
+        s.judge(ts);
         s
     }
 
@@ -270,6 +353,7 @@ impl Summary {
             self.regions.extend(regions);
         }
         self.lsn_min = min_opt(self.lsn_min, next.lsn_min);
+        self.newest_verified = self.newest_verified.max(next.newest_verified);
         self.lsn_max = match (self.lsn_max, next.lsn_max) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
@@ -304,6 +388,24 @@ impl Summary {
     pub fn is_clean(&self) -> bool {
         self.bad.is_empty() && self.file_findings.is_empty()
     }
+}
+
+/// The verdict of a bad page from its findings.
+fn judge_bad(
+    ts: &Tablespace<'_>,
+    f: &PageFacts,
+    findings: &[Finding],
+    newest: Option<Lsn>,
+) -> PageJudgement {
+    let mut problems = [PageProblem::Checksum; 8];
+    let mut n = 0usize;
+    for fi in findings {
+        if let (FindingKind::Page(p), Some(slot)) = (fi.kind, problems.get_mut(n)) {
+            *slot = p;
+            n = n.saturating_add(1);
+        }
+    }
+    verdict::judge(ts, f, problems.get(..n).unwrap_or(&[]), newest)
 }
 
 /// Whole-file findings: a page size given against the file's evidence,

@@ -176,6 +176,15 @@ impl Tablespace<'_> {
         {
             return None;
         }
+        self.is_free_in_verified_xdes(n)
+    }
+
+    /// [`Self::is_free`] for a page whose XDES page the caller has
+    /// verified (so a run of pages verifies it once).
+    pub fn is_free_in_verified_xdes(&self, n: PageNo) -> Option<bool> {
+        let physical = self.page_size();
+        let within = n.0.checked_rem(physical)?;
+        let xdes_page = self.page(PageNo(n.0.saturating_sub(within)))?;
         if let Some(h) = self.fsp_header() {
             if n.0 >= h.free_limit() {
                 return Some(true);

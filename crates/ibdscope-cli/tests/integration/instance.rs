@@ -286,7 +286,7 @@ fn audit_reads_a_split_system_tablespace_as_one_space() {
     let page = size("ibdata1") / 16384 + 1;
     assert!(
         text.contains(&format!("page {page} at byte offset 16384 of "))
-            && text.contains("ibdata2: damaged"),
+            && text.contains("ibdata2: corrupt"),
         "{text}"
     );
 }

@@ -167,7 +167,8 @@ fn a_wrong_key_is_a_finding_never_rows() {
             "{err}"
         );
         assert!(
-            err.contains("page 1: decrypted page does not verify"),
+            err.contains(": decrypted page does not verify")
+                && err.contains("ibd: page 1 at byte offset "),
             "{path}: {err}"
         );
         let o = run_with(&["check", file.to_str().unwrap()], &wrong_args);
@@ -525,7 +526,8 @@ fn check_with_the_key_decrypts_the_last_page_too() {
             let err = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(1), "{}: {err}", m["path"]);
             assert!(
-                err.contains(&format!("page {last}: decrypted page does not verify")),
+                err.contains(&format!("page {last} at byte offset "))
+                    && err.contains(": decrypted page does not verify"),
                 "{}: {err}",
                 m["path"]
             );

@@ -2380,8 +2380,8 @@ fn pagecomp_damage_is_named_by_the_structure_commands_and_rows() {
                         o.stderr
                     );
                     assert!(
-                        o.stderr.contains(&format!("page {page}: page_compressed"))
-                            && o.stderr.contains("(byte "),
+                        o.stderr.contains(&format!("page {page} at byte offset "))
+                            && o.stderr.contains(": page_compressed"),
                         "{shell}: the page is not named: {}",
                         o.stderr
                     );

@@ -369,7 +369,7 @@ fn page_compressed_pages_in_the_crc32_layout_verify_after_decompression() {
             .lines()
             .find(|l| l.split_whitespace().next() == Some(&n.to_string()))
             .unwrap_or_else(|| panic!("page {n}:\n{out}"));
-        assert!(row.ends_with("  crc32"), "{row}");
+        assert!(row.ends_with("  crc32  valid"), "{row}");
     }
 }
 

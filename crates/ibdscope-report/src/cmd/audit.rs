@@ -1448,8 +1448,11 @@ fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
             .key("page")?
             .opt_num(f.page.map(|p| u64::from(p.0)))?;
         j.kv_num("offset", f.file_offset)?
-            .kv_display("reason", &f.kind)?
-            .end_obj()?;
+            .kv_display("reason", &f.kind)?;
+        if let Some(pv) = f.page_verdict() {
+            j.kv_str("page_verdict", pv.word())?;
+        }
+        j.end_obj()?;
     }
     j.end_arr()?.key("unverified")?.arr()?;
     for r in &a.unverified {
@@ -1771,6 +1774,18 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                         .as_ref()
                         .map_or(String::new(), |r| r.pages.to_string())
                 )?;
+                // The CSV holds one row per file: each page's verdict goes
+                // to stderr, as every command words it.
+                for f in &a.findings {
+                    if let (Some(pv), Some(p)) = (f.page_verdict(), f.page) {
+                        eprintln!(
+                            "ibdscope: {}: page {p} at byte offset {}: {pv}: {}",
+                            crate::names::path(&job.path),
+                            f.file_offset,
+                            f.kind
+                        );
+                    }
+                }
             }
         }
     }

@@ -87,7 +87,8 @@ struct Reason<'a>(&'a Finding, &'a BadPage, &'a Tablespace<'a>);
 
 impl fmt::Display for Reason<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.kind)?;
+        // The page's verdict word first: the one every command gives.
+        write!(f, "{}: {}", self.1.judgement.verdict, self.0.kind)?;
         if self.0.kind == FindingKind::Page(PageProblem::Checksum) {
             if self.1.facts.page_type == ibdscope::PageType::FIL_PAGE_PAGE_COMPRESSED {
                 return f.write_str(" (of the decompressed page)");
@@ -297,7 +298,9 @@ fn bad_list(j: &mut Json<'_>, list: &[&BadPage], ts: &Tablespace<'_>) -> io::Res
             .map(|fi| Reason(fi, b, ts).to_string())
             .collect();
         j.obj()?.kv_num("page", b.facts.page_no.0)?;
-        j.kv_num("offset", b.findings.first().map_or(0, |f| f.file_offset))?;
+        j.kv_num("offset", b.judgement.file_offset)?;
+        j.kv_str("verdict", b.judgement.verdict.word())?;
+        j.kv_display("evidence", &b.judgement.evidence)?;
         j.kv_str("reason", &reasons.join("; "))?.end_obj()?;
     }
     j.end_arr()?;

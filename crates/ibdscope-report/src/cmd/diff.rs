@@ -3,7 +3,7 @@
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::{IndexId, Tablespace};
+use ibdscope::{IndexId, PageNo, Summary, Tablespace};
 use ibdscope_forensics::diff::{Change, Diff};
 use std::io::{self, Write};
 use std::path::Path;
@@ -88,21 +88,34 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             return Ok(Outcome::Unreadable);
         }
     };
+    // Each copy's page verdicts (the one rule every command gives): a
+    // page that fails verification is not a "newer" or "older" write.
+    let sums = [Summary::of(&a, &engine), Summary::of(&b, &engine)];
+    let v = Verdicts(&sums);
     match opts.format {
-        Format::Json | Format::Jsonl => json(out, pa, pb, &d, &b)?,
-        Format::Csv => csv(out, &d, &b)?,
-        Format::Text | Format::Tsv | Format::Sql => text(out, pa, pb, &d, &a, &b)?,
+        Format::Json | Format::Jsonl => json(out, pa, pb, &d, &b, v)?,
+        Format::Csv => csv(out, &d, &b, v)?,
+        Format::Text | Format::Tsv | Format::Sql => text(out, pa, pb, &d, &a, &b, v)?,
     }
     // Each copy's own findings (shorter than FSP_SIZE, torn tail, page 0),
     // as every command gives them: after the text, on stderr otherwise.
     let mut ends = Vec::new();
-    for (p, ts) in [(pa, &a), (pb, &b)] {
+    for ((p, ts), s) in [(pa, &a), (pb, &b)].into_iter().zip(&sums) {
         for f in ibdscope::summary::file_findings(ts) {
             ends.push(format!(
                 "{}: byte offset {}: {}",
                 crate::names::path(p),
                 f.file_offset,
                 f.kind
+            ));
+        }
+        for bp in &s.bad {
+            let j = &bp.judgement;
+            ends.push(format!(
+                "{}: page {} at byte offset {}: {j}",
+                crate::names::path(p),
+                j.page,
+                j.file_offset
             ));
         }
     }
@@ -120,9 +133,36 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     })
 }
 
+/// The two copies' page verdicts.
+#[derive(Clone, Copy)]
+struct Verdicts<'s>(&'s [Summary; 2]);
+
+impl Verdicts<'_> {
+    /// The verdict of page `n` in copy 0 or 1, when it is a finding.
+    fn of(self, copy: usize, n: PageNo) -> Option<ibdscope::PageJudgement> {
+        let s = self.0.get(copy)?;
+        s.bad_page(n).map(|b| b.judgement)
+    }
+    /// The move column: the LSN move, or, when a copy's page fails
+    /// verification, its verdict word (the second copy's first).
+    fn word(self, c: &ibdscope_forensics::diff::PageDiff) -> &'static str {
+        match (self.of(1, c.page), self.of(0, c.page)) {
+            (Some(v), _) | (None, Some(v)) => v.verdict.word(),
+            (None, None) => c.lsn_move().name(),
+        }
+    }
+}
+
 /// `diff --format json`: the figures, the LSN moves, the groups and every
 /// page that differs.
-fn json(out: &mut dyn Write, pa: &Path, pb: &Path, d: &Diff, b: &Tablespace<'_>) -> io::Result<()> {
+fn json(
+    out: &mut dyn Write,
+    pa: &Path,
+    pb: &Path,
+    d: &Diff,
+    b: &Tablespace<'_>,
+    v: Verdicts<'_>,
+) -> io::Result<()> {
     let names = b.type_names();
     let mut j = Json::new(out);
     j.obj()?.kv_path("a", pa)?.kv_path("b", pb)?;
@@ -152,7 +192,18 @@ fn json(out: &mut dyn Write, pa: &Path, pb: &Path, d: &Diff, b: &Tablespace<'_>)
             .kv_display("page_type", &c.page_type.display(names))?
             .key("index")?
             .opt_num(c.index.map(|i| i.0))?
-            .kv_str("move", c.lsn_move().name())?;
+            .kv_str("move", v.word(c))?;
+        for (k, copy) in [("verdict_a", 0), ("verdict_b", 1)] {
+            match v.of(copy, c.page) {
+                Some(pv) => {
+                    j.kv_str(k, pv.verdict.word())?;
+                    j.kv_num(&format!("{k}_offset"), pv.file_offset)?;
+                }
+                None => {
+                    j.key(k)?.null()?;
+                }
+            }
+        }
         match c.change {
             Change::Changed {
                 lsn_a,
@@ -180,7 +231,7 @@ fn json(out: &mut dyn Write, pa: &Path, pb: &Path, d: &Diff, b: &Tablespace<'_>)
 }
 
 /// `diff --format csv`: one line per page that differs.
-fn csv(out: &mut dyn Write, d: &Diff, b: &Tablespace<'_>) -> io::Result<()> {
+fn csv(out: &mut dyn Write, d: &Diff, b: &Tablespace<'_>, v: Verdicts<'_>) -> io::Result<()> {
     let names = b.type_names();
     writeln!(
         out,
@@ -194,7 +245,7 @@ fn csv(out: &mut dyn Write, d: &Diff, b: &Tablespace<'_>) -> io::Result<()> {
             c.page,
             c.page_type.display(names),
             c.index.map_or(String::new(), |i| i.to_string()),
-            c.lsn_move()
+            v.word(c)
         )?;
     }
     Ok(())
@@ -209,6 +260,7 @@ fn text(
     d: &Diff,
     a: &Tablespace<'_>,
     b: &Tablespace<'_>,
+    v: Verdicts<'_>,
 ) -> io::Result<()> {
     let names = b.type_names();
     writeln!(
@@ -260,7 +312,7 @@ fn text(
                 c.page,
                 c.page_type.display(names).to_string(),
                 index_word(c.index),
-                c.lsn_move()
+                v.word(c)
             )?;
         }
     }

@@ -59,13 +59,62 @@ pub fn place(a: &Analysis<'_>, n: PageNo) -> String {
     }
 }
 
-/// The reason of a damaged page's finding, with its place.
+/// The reason of a damaged page's finding, with the page's verdict word
+/// ([`ibdscope::verdict`]) first and its place.
 fn damaged_reason(a: &Analysis<'_>, b: &BadPage, f: &Finding) -> String {
+    let v = b.judgement.verdict;
     format!(
-        "{} (does not verify; {}; what is read from it may be wrong)",
+        "{v}: {} ({}; {}; what is read from it may be wrong)",
         f.kind,
+        if v == ibdscope::PageVerdict::Foreign {
+            "verifies, but belongs elsewhere"
+        } else {
+            "does not verify"
+        },
         place(a, b.facts.page_no)
     )
+}
+
+/// `FILE: page N at byte offset X: WORD: evidence`, one line per page
+/// whose verdict is a finding (damaged or foreign), at the byte of the
+/// verdict's evidence: what `info`, `types`, `pages`, `lsn` say.
+pub fn verdict_lines(
+    out: &mut dyn Write,
+    path: &std::path::Path,
+    s: &ibdscope::Summary,
+) -> io::Result<()> {
+    let p = crate::names::path(path);
+    for b in &s.bad {
+        let v = &b.judgement;
+        writeln!(
+            out,
+            "{p}: page {} at byte offset {}: {v}",
+            v.page, v.file_offset
+        )?;
+    }
+    Ok(())
+}
+
+/// `"page_verdicts": [{page, offset, verdict, evidence}]`: every page whose
+/// verdict is a finding.
+pub fn verdict_json(j: &mut Json<'_>, s: &ibdscope::Summary) -> io::Result<()> {
+    j.key("page_verdicts")?.arr()?;
+    for b in &s.bad {
+        verdict_obj(j, &b.judgement)?;
+    }
+    j.end_arr()?;
+    Ok(())
+}
+
+/// `{page, offset, verdict, evidence}`.
+pub fn verdict_obj(j: &mut Json<'_>, v: &ibdscope::PageJudgement) -> io::Result<()> {
+    j.obj()?
+        .kv_num("page", v.page.0)?
+        .kv_num("offset", v.file_offset)?
+        .kv_str("verdict", v.verdict.word())?
+        .kv_display("evidence", &v.evidence)?
+        .end_obj()?;
+    Ok(())
 }
 
 fn line(
@@ -168,7 +217,13 @@ pub fn json(j: &mut Json<'_>, a: &Analysis<'_>, own: &[&[Finding]]) -> io::Resul
     }
     for b in a.damaged_pages() {
         for f in &b.findings {
-            entry(j, f, &damaged_reason(a, b, f))?;
+            j.obj()?
+                .key("page")?
+                .opt_num(f.page.map(|p| u64::from(p.0)))?;
+            j.kv_num("offset", f.file_offset)?
+                .kv_display("reason", &damaged_reason(a, b, f))?
+                .kv_str("verdict", b.judgement.verdict.word())?
+                .end_obj()?;
         }
     }
     for f in own.iter().flat_map(|l| l.iter()) {

@@ -236,11 +236,20 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
             f.kind, f.file_offset
         )?;
     }
-    if !s.bad.is_empty() {
+    // Each page's verdict (the first few; `check` lists every one).
+    for b in s.bad.iter().take(16) {
+        let v = &b.judgement;
         writeln!(
             out,
-            "finding             {} damaged pages: run `ibdscope check` for each",
-            s.bad.len()
+            "finding             page {} at byte offset {}: {v}",
+            v.page, v.file_offset
+        )?;
+    }
+    if s.bad.len() > 16 {
+        writeln!(
+            out,
+            "finding             {} more pages with findings: run `ibdscope check` for each",
+            s.bad.len() - 16
         )?;
     }
     Ok(())
@@ -295,6 +304,7 @@ fn json(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     j.kv_num("empty_pages", s.empty)?;
     j.kv_num("unverifiable_pages", s.unverifiable.len() as u64)?;
     j.kv_num("damaged_pages", s.bad.len() as u64)?;
+    crate::cmd::findings::verdict_json(&mut j, s)?;
     j.key("lsn_min")?.opt_num(s.lsn_min.map(|l| l.0))?;
     j.key("lsn_max")?.opt_num(s.lsn_max.map(|l| l.0))?;
     j.kv_bool("sdi", i.sdi())?;

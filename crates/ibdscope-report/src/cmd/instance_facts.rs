@@ -441,6 +441,7 @@ pub fn json(f: Option<&InstanceFacts>, j: &mut Json<'_>) -> io::Result<()> {
                         .kv_num("page", rep.page.0)?
                         .kv_str("damage", super::restore::damage_key(rep.damage))?
                         .kv_bool("lsn_words_differ", rep.lsn_words_differ)?
+                        .kv_str("verdict", rep.verdict.word())?
                         .kv_num("lsn", rep.lsn.0)?
                         .key("copies")?
                         .arr()?;

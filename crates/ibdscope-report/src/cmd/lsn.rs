@@ -457,8 +457,22 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         .as_ref()
         .and_then(|_| a.summary_made())
         .map(|s| s.unverifiable.as_slice());
-    let f = LsnFacts::collect_keyed(ts, a.engine(), &scale, opts.lsn_scale, keyed);
-    let outcome = if f.damaged.is_empty() {
+    let mut f = LsnFacts::collect_keyed(ts, a.engine(), &scale, opts.lsn_scale, keyed);
+    // The pages' verdicts are the summary's (one rule for every command):
+    // what is listed, and the exit status.
+    let summary = a.summary_made().unwrap_or_else(|| a.summary());
+    f.damaged = summary
+        .bad
+        .iter()
+        .flat_map(|b| {
+            b.findings.iter().filter_map(move |fi| match fi.kind {
+                ibdscope::FindingKind::Page(p) => Some((b.facts.page_no, p)),
+                _ => None,
+            })
+        })
+        .collect();
+    f.n_damaged = summary.bad.len() as u64;
+    let outcome = if summary.bad.is_empty() {
         Outcome::Clean
     } else {
         Outcome::Findings
@@ -470,15 +484,16 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         (Outcome::Clean, String::new())
     };
     if opts.format == Format::Json {
-        json(out, path, ts, &f)?;
+        json(out, path, ts, &f, summary)?;
         return Ok(outcome.max(wrote));
     }
     if opts.out.is_some() {
         out.write_all(said.as_bytes())?;
-        print_findings(out, path, ts, &f)?;
+        crate::cmd::findings::verdict_lines(out, path, summary)?;
         return Ok(outcome.max(wrote));
     }
     text(opts, out, path, ts, &f, &scale)?;
+    crate::cmd::findings::verdict_lines(out, path, summary)?;
     Ok(outcome)
 }
 
@@ -514,7 +529,7 @@ fn text(
     })?;
     writeln!(out)?;
     text_legend(out, &st, f, scale)?;
-    print_findings(out, path, ts, f)
+    Ok(())
 }
 
 /// How a cell of a normalized LSN grid ([`LsnFacts::normalized`]) is
@@ -597,24 +612,13 @@ fn text_legend(out: &mut dyn Write, st: &Style, f: &LsnFacts, scale: &MapScale) 
     Ok(())
 }
 
-fn print_findings(
+fn json(
     out: &mut dyn Write,
     path: &Path,
     ts: &Tablespace<'_>,
     f: &LsnFacts,
+    summary: &ibdscope::Summary,
 ) -> io::Result<()> {
-    for (p, problem) in &f.damaged {
-        writeln!(
-            out,
-            "{}: page {p} at byte offset {}: {problem}",
-            crate::names::path(path),
-            ts.file_offset(*p)
-        )?;
-    }
-    Ok(())
-}
-
-fn json(out: &mut dyn Write, path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> io::Result<()> {
     let mut j = Json::new(out);
     let range = f.hist.range();
     j.obj()?
@@ -664,11 +668,13 @@ fn json(out: &mut dyn Write, path: &Path, ts: &Tablespace<'_>, f: &LsnFacts) -> 
         Cell::Class(_) | Cell::Bar(..) => j.str("damaged").map(|_| ()),
     })?;
     j.key("findings")?.arr()?;
-    for (p, problem) in &f.damaged {
+    for b in &summary.bad {
+        let v = &b.judgement;
         j.obj()?
-            .kv_num("page", p.0)?
-            .kv_num("offset", ts.file_offset(*p))?
-            .kv_display("reason", problem)?
+            .kv_num("page", v.page.0)?
+            .kv_num("offset", v.file_offset)?
+            .kv_str("verdict", v.verdict.word())?
+            .kv_display("reason", &v.evidence)?
             .end_obj()?;
     }
     j.end_arr()?.end_obj()?;

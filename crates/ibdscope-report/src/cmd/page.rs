@@ -12,7 +12,7 @@ use crate::cmd::records::{json_record, Flags, Next, Size};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::Link;
-use ibdscope::fil::{FilHeader, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID};
+use ibdscope::fil::FilHeader;
 use ibdscope::inode::FsegHeader;
 use ibdscope::layout::{ByteClass, ByteMap, PageLayout};
 use ibdscope::record::{Chain, RecFinding};
@@ -61,17 +61,6 @@ fn direction_name(raw: u16) -> &'static str {
     }
 }
 
-/// Where each page problem's bytes are.
-fn problem_offset(p: PageProblem, size: usize) -> usize {
-    match p {
-        PageProblem::Checksum | PageProblem::CompressedSize => 0,
-        PageProblem::LsnMismatch { .. } => size.saturating_sub(4),
-        PageProblem::PageNo { .. } => FIL_PAGE_OFFSET,
-        PageProblem::SpaceId { .. } => FIL_PAGE_SPACE_ID,
-        _ => 0,
-    }
-}
-
 /// Runs `page`.
 pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Result<Outcome> {
     // The page as stored (a page_compressed page is shown compressed);
@@ -97,7 +86,21 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         }
         return Ok(Outcome::Findings);
     };
-    let problems: Vec<PageProblem> = ts.page_problems(&facts).collect();
+    // The page's verdict is the summary's: the one every command gives.
+    let summary = a.summary();
+    let judged = ibdscope::summary::Judge::default().judge(ts, facts).0;
+    let verdict = summary.verdict(ts, &judged);
+    let problems: Vec<PageProblem> = match summary.bad_page(n) {
+        Some(b) => b
+            .findings
+            .iter()
+            .filter_map(|f| match f.kind {
+                ibdscope::FindingKind::Page(p) => Some(p),
+                _ => None,
+            })
+            .collect(),
+        None => ts.page_problems(&facts).collect(),
+    };
     let mut rec_findings: Vec<RecFinding> = Vec::new();
     let content = if facts.is_empty() {
         Content::Empty
@@ -143,6 +146,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         bytes,
         facts,
         problems,
+        verdict,
         rec_findings,
         content,
         account,
@@ -153,7 +157,11 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         _ => page.text(out)?,
     }
     Ok(
-        if page.problems.is_empty() && page.rec_findings.is_empty() && !page.account.damaged() {
+        if page.problems.is_empty()
+            && !page.verdict.verdict.is_finding()
+            && page.rec_findings.is_empty()
+            && !page.account.damaged()
+        {
             Outcome::Clean
         } else {
             Outcome::Findings
@@ -169,6 +177,8 @@ struct Page<'a, 't> {
     bytes: &'t [u8],
     facts: PageFacts,
     problems: Vec<PageProblem>,
+    /// The page's verdict ([`ibdscope::verdict`]).
+    verdict: ibdscope::PageJudgement,
     rec_findings: Vec<RecFinding>,
     content: Content<'t>,
     account: Account,
@@ -193,7 +203,11 @@ fn chain_records(rp: &RecPage<'_>, chain: Chain, visited: &mut Visited, mut f: i
 impl Page<'_, '_> {
     fn note(&self) -> Option<&'static str> {
         match self.content {
-            Content::Empty => Some("all-zero page: never written, or zeroed"),
+            Content::Empty if self.verdict.verdict == ibdscope::PageVerdict::Zeroed => Some(
+                "all-zero page, but its extent descriptor marks it in use: zeroed (its content \
+                 is lost)",
+            ),
+            Content::Empty => Some("all-zero page, and nothing claims it: never written"),
             Content::Compressed(..) => Some(
                 "ROW_FORMAT=COMPRESSED page: the header is shown; the records are a zlib \
                  stream and are not decoded",
@@ -218,7 +232,10 @@ impl Page<'_, '_> {
         let mut v: Vec<(usize, String)> = self
             .problems
             .iter()
-            .map(|p| (problem_offset(*p, size), p.to_string()))
+            .map(|p| {
+                let at = ibdscope::verdict::problem_offset(self.ts, *p);
+                (usize::try_from(at).unwrap_or(size), p.to_string())
+            })
             .collect();
         v.extend(
             self.rec_findings
@@ -316,6 +333,12 @@ impl Page<'_, '_> {
             self.ts.file_offset(self.n),
             f.page_type.display(names),
             Status::of(self.ts, f)
+        )?;
+        let v = &self.verdict;
+        writeln!(
+            out,
+            "verdict: page {} at byte offset {}: {}: {}",
+            v.page, v.file_offset, v.verdict, v.evidence
         )
     }
 
@@ -385,6 +408,9 @@ impl Page<'_, '_> {
         j.kv_display("type", &f.page_type.display(names))?
             .kv_num("type_code", f.page_type.0)?;
         j.kv_display("checksum", &Status::of(self.ts, f))?;
+        j.kv_str("verdict", self.verdict.verdict.word())?
+            .kv_num("verdict_offset", self.verdict.file_offset)?
+            .kv_display("evidence", &self.verdict.evidence)?;
         if let Some(v) = self.key_version() {
             j.kv_num("key_version", v)?;
         }

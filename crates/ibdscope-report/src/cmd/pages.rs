@@ -208,8 +208,15 @@ pub fn run(
         .inspect(|f| a.progress(f.page_no.0.saturating_sub(from) as usize + 1, total));
     let names = ts.type_names();
     let keys = KeyVersions::of_space(ts);
+    // Each page's verdict is the summary's (one rule for every command; a
+    // torn write needs the newest LSN of the whole file).
+    let summary = a.summary();
     let mut bad = false;
-    let mut note = |f: &PageFacts| bad |= ts.page_problems(f).next().is_some();
+    let mut note = |f: &PageFacts| {
+        let v = summary.verdict(ts, f);
+        bad |= v.verdict.is_finding();
+        v
+    };
     match opts.format {
         Format::Text | Format::Tsv | Format::Sql => {
             // The name column is as wide as the definition's widest name.
@@ -235,9 +242,9 @@ pub fn run(
             if keys.present() {
                 write!(out, "{:>11}  ", "key_version")?;
             }
-            writeln!(out, "checksum")?;
+            writeln!(out, "checksum  verdict")?;
             for f in rows {
-                note(&f);
+                let v = note(&f);
                 let ix = IndexCols::of(ts, &f, keys);
                 write!(
                     out,
@@ -264,7 +271,11 @@ pub fn run(
                 if keys.present() {
                     write!(out, "  {:>11}", KeyCell(keys.of(ts, f.page_no)))?;
                 }
-                writeln!(out, "  {}", Status::of(ts, &f))?;
+                write!(out, "  {}  {}", Status::of(ts, &f), v.verdict)?;
+                if v.verdict.is_finding() {
+                    write!(out, " at byte offset {}: {}", v.file_offset, v.evidence)?;
+                }
+                writeln!(out)?;
             }
         }
         Format::Csv => {
@@ -273,9 +284,13 @@ pub fn run(
                 "page,type,type_code,prev,next,lsn,space_id,checksum,index_id,index_name,level,\
                  records,fill"
             )?;
-            writeln!(out, "{}", if keys.present() { ",key_version" } else { "" })?;
+            writeln!(
+                out,
+                "{},verdict,verdict_offset",
+                if keys.present() { ",key_version" } else { "" }
+            )?;
             for f in rows {
-                note(&f);
+                let v = note(&f);
                 // Type names and checksum words are identifiers: no quoting.
                 write!(
                     out,
@@ -307,23 +322,23 @@ pub fn run(
                         None => write!(out, ",")?,
                     }
                 }
-                writeln!(out)?;
+                writeln!(out, ",{},{}", v.verdict, v.file_offset)?;
             }
         }
         Format::Json => {
             let mut j = Json::new(out);
             j.obj()?.key("pages")?.arr()?;
             for f in rows {
-                note(&f);
-                row(&mut j, &f, a, keys)?;
+                let v = note(&f);
+                row(&mut j, &f, a, keys, &v)?;
             }
             j.end_arr()?.end_obj()?;
             writeln!(out)?;
         }
         Format::Jsonl => {
             for f in rows {
-                note(&f);
-                row(&mut Json::new(out), &f, a, keys)?;
+                let v = note(&f);
+                row(&mut Json::new(out), &f, a, keys, &v)?;
                 writeln!(out)?;
             }
         }
@@ -335,7 +350,13 @@ pub fn run(
     })
 }
 
-fn row(j: &mut Json<'_>, f: &PageFacts, a: &Analysis<'_>, keys: KeyVersions) -> io::Result<()> {
+fn row(
+    j: &mut Json<'_>,
+    f: &PageFacts,
+    a: &Analysis<'_>,
+    keys: KeyVersions,
+    v: &ibdscope::PageJudgement,
+) -> io::Result<()> {
     let ts = a.ts();
     let names = ts.type_names();
     j.obj()?;
@@ -347,6 +368,11 @@ fn row(j: &mut Json<'_>, f: &PageFacts, a: &Analysis<'_>, keys: KeyVersions) -> 
     j.kv_num("lsn", f.lsn.0)?;
     j.kv_num("space_id", f.space_id.0)?;
     j.kv_display("checksum", &Status::of(ts, f))?;
+    j.kv_str("verdict", v.verdict.word())?
+        .kv_num("verdict_offset", v.file_offset)?;
+    if v.verdict.is_finding() {
+        j.kv_display("evidence", &v.evidence)?;
+    }
     if keys.present() {
         j.key("key_version")?
             .opt_num(keys.of(ts, f.page_no).map(u64::from))?;

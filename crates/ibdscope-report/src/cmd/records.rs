@@ -278,6 +278,9 @@ struct Walk<'w, 'o> {
     verified_only: bool,
     /// The damaged pages walked (shown or left out), for the findings.
     damaged_met: Vec<PageNo>,
+    /// The verdicts of the pages with findings, by page
+    /// ([`ibdscope::verdict`]): their word leads their findings.
+    verdicts: Vec<ibdscope::PageJudgement>,
 }
 
 impl Walk<'_, '_> {
@@ -451,6 +454,7 @@ pub fn run(
         damaged: a.damaged_pages().iter().map(|b| b.facts.page_no).collect(),
         verified_only: opts.verified_only,
         damaged_met: Vec::new(),
+        verdicts: a.damaged_pages().iter().map(|b| b.judgement).collect(),
     };
     // (finding, counts toward the exit code)
     let mut findings: Vec<(Finding, bool)> = Vec::new();
@@ -474,10 +478,10 @@ pub fn run(
     // The file's findings and the pages walked that do not verify come
     // first, as in every command.
     let mut all: Vec<(Finding, bool)> = a.file_findings().iter().map(|f| (*f, true)).collect();
+    // Every page with findings is said (a page the walk cannot reach,
+    // zeroed or overwritten, is what the user needs to know first).
     for b in a.damaged_pages() {
-        if w.damaged_met.contains(&b.facts.page_no) {
-            all.extend(b.findings.iter().map(|f| (*f, true)));
-        }
+        all.extend(b.findings.iter().map(|f| (*f, true)));
     }
     all.extend(findings);
     let findings = all;
@@ -775,6 +779,29 @@ fn header(w: &mut Walk<'_, '_>, ts: &Tablespace<'_>) -> io::Result<()> {
     }
 }
 
+/// A finding's reason, led by its page's verdict word when it is about
+/// the page's own bytes.
+struct Why<'f>(&'f Finding, Option<ibdscope::PageVerdict>);
+
+impl std::fmt::Display for Why<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            Some(v) => write!(f, "{v}: {}", self.0.kind),
+            None => write!(f, "{}", self.0.kind),
+        }
+    }
+}
+
+/// The verdict word of `f`'s page, when `f` is about the page's own bytes.
+fn verdict_of(verdicts: &[ibdscope::PageJudgement], f: &Finding) -> Option<ibdscope::PageVerdict> {
+    if !matches!(f.kind, ibdscope::FindingKind::Page(_)) {
+        return None;
+    }
+    let p = f.page?;
+    let k = verdicts.binary_search_by_key(&p, |v| v.page).ok()?;
+    verdicts.get(k).map(|v| v.verdict)
+}
+
 fn footer(
     w: &mut Walk<'_, '_>,
     findings: &[(Finding, bool)],
@@ -801,7 +828,8 @@ fn footer(
                 let p = f
                     .page
                     .map_or(String::new(), |p| format!("page {p}{label} at "));
-                writeln!(o, "{path}: {p}byte offset {}: {}", f.file_offset, f.kind)?;
+                let why = Why(f, verdict_of(&w.verdicts, f));
+                writeln!(o, "{path}: {p}byte offset {}: {why}", f.file_offset)?;
             }
             for n in &w.notes {
                 writeln!(o, "# {n}")?;
@@ -813,7 +841,13 @@ fn footer(
         }
         Format::Csv => {
             for (f, _) in findings {
-                eprintln!("{path}: byte offset {}: {}", f.file_offset, f.kind);
+                let why = Why(f, verdict_of(&w.verdicts, f));
+                match f.page {
+                    Some(p) => {
+                        eprintln!("{path}: page {p} at byte offset {}: {why}", f.file_offset)
+                    }
+                    None => eprintln!("{path}: byte offset {}: {why}", f.file_offset),
+                }
             }
             if let Some(p) = &past {
                 eprintln!("{path}: {p}");
@@ -844,10 +878,14 @@ fn footer(
                 w.j.obj()?
                     .key("page")?
                     .opt_num(f.page.map(|p| u64::from(p.0)))?;
+                let v = verdict_of(&w.verdicts, f);
                 w.j.kv_num("offset", f.file_offset)?
                     .kv_bool("freed_page", !counted)?
-                    .kv_display("reason", &f.kind)?
-                    .end_obj()?;
+                    .kv_display("reason", &Why(f, v))?;
+                if let Some(v) = v {
+                    w.j.kv_str("verdict", v.word())?;
+                }
+                w.j.end_obj()?;
                 if jsonl {
                     w.j.end_obj()?;
                     w.j.writer().write_all(b"\n")?;

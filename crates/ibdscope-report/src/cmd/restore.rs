@@ -130,16 +130,19 @@ pub fn rule_words(rule: Rule) -> String {
     }
 }
 
-/// A damaged page's damage in words.
-pub fn damage_words(r: &Repair) -> &'static str {
-    match r.damage {
+/// A damaged page's damage in words, with its verdict (the one every
+/// command gives: `torn` only within the newest LSN of the pages that
+/// verify).
+pub fn damage_words(r: &Repair) -> String {
+    let what = match r.damage {
         Damage::Checksum if r.lsn_words_differ => {
-            "checksum mismatch, header and trailer LSN differ (torn)"
+            "checksum mismatch, header and trailer LSN differ"
         }
         Damage::Checksum => "checksum mismatch",
-        Damage::LsnMismatch => "header and trailer LSN differ (torn)",
+        Damage::LsnMismatch => "header and trailer LSN differ",
         Damage::Zeroes => "all zeros",
-    }
+    };
+    format!("{what} ({})", r.verdict)
 }
 
 /// A damage as a JSON word.
@@ -439,6 +442,7 @@ fn json(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
             .kv_num("offset", u64::from(r.page.0) * ps)?
             .kv_str("damage", damage_key(r.damage))?
             .kv_bool("lsn_words_differ", r.lsn_words_differ)?
+            .kv_str("verdict", r.verdict.word())?
             .kv_num("lsn", r.lsn.0)?;
         match r.choice {
             Ok(s) => {

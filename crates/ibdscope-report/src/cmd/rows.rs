@@ -302,6 +302,15 @@ pub fn run(
     for f in a.file_findings() {
         p.findings.push(finding_text(f));
     }
+    // Every page with findings, by its verdict (the word every command
+    // gives it), whether or not the walk reaches it.
+    for b in a.damaged_pages() {
+        let v = &b.judgement;
+        p.findings.push(format!(
+            "page {} at byte offset {}: {v}",
+            v.page, v.file_offset
+        ));
+    }
     p.header(path, &def, ix)?;
 
     // The leaf pages: one page, or the leaf chain the B-tree walk found.

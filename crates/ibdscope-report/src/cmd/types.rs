@@ -32,7 +32,9 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 j.kv_display("type", &r.page_type.display(names))?
                     .end_obj()?;
             }
-            j.end_arr()?.end_obj()?;
+            j.end_arr()?;
+            crate::cmd::findings::verdict_json(&mut j, s)?;
+            j.end_obj()?;
             writeln!(out)?;
         }
         Format::Csv => {
@@ -83,7 +85,22 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     r.page_type.display(names)
                 )?;
             }
+            // A damaged page's type field says nothing: its verdict does.
+            if !s.bad.is_empty() {
+                writeln!(out)?;
+                crate::cmd::findings::verdict_lines(out, path, s)?;
+            }
         }
     }
-    Ok(Outcome::Clean)
+    if opts.format == Format::Csv && !s.bad.is_empty() {
+        // The CSV holds type counts only: the verdicts go to stderr.
+        let mut err = Vec::new();
+        crate::cmd::findings::verdict_lines(&mut err, path, s)?;
+        eprint!("{}", String::from_utf8_lossy(&err));
+    }
+    Ok(if s.is_clean() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
 }

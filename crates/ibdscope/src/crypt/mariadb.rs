@@ -1168,6 +1168,7 @@ pub fn keyed_summary(
     let done = fold_pages_with_state(ts, engine, KeyedState::default, new);
     let mut summary = done.fold.summary;
     summary.file_findings = crate::summary::file_findings(ts);
+    summary.judge(ts);
     (summary, done.check)
 }
 
@@ -1310,6 +1311,7 @@ fn decrypt_space<'t, 'a>(
     let summary = summary.map(|f| {
         let mut s = f.summary;
         s.file_findings = crate::summary::file_findings(ts);
+        s.judge(ts);
         s
     });
     Some((d, summary))
