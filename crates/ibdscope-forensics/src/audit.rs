@@ -845,17 +845,26 @@ impl<'t, 'a> Builder<'t, 'a> {
         // With a decrypted image (`Audit::with_plain`).
         let content = self.content;
         let keyed = !std::ptr::eq(content, ts);
-        for (n, page) in ts.pages() {
+        // The holes of a sparse file: all zeros, never read, counted a
+        // run at a time (a doublewrite page among them is a copy, below).
+        for (first, count) in ts.zero_runs() {
+            let end = first.0.saturating_add(count);
+            let mut zeros = count;
+            for r in dblwr.iter().flatten() {
+                for k in r.first.0.max(first.0)..r.last.0.saturating_add(1).min(end) {
+                    zeros = zeros.saturating_sub(1);
+                    self.slim
+                        .update(k as usize, |s| s.state = State::Unreadable);
+                }
+            }
+            self.empty = self.empty.saturating_add(zeros);
+            self.verified = self.verified.saturating_add(zeros);
+        }
+        for (n, page) in ts.data_pages() {
             if in_dblwr(n) {
                 // A copy of another page; its own place is judged there.
                 self.slim
                     .update(n.0 as usize, |s| s.state = State::Unreadable);
-                continue;
-            }
-            if ts.is_known_zero(n) {
-                // A hole of a sparse file: all zeros, never read.
-                self.empty = self.empty.saturating_add(1);
-                self.verified = self.verified.saturating_add(1);
                 continue;
             }
             let (mut f, _) = judge.judge(ts, page_facts(page, n, scheme));

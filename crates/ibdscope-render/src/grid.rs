@@ -147,6 +147,38 @@ impl GridBuilder {
         }
     }
 
+    /// Pushes `cell` for each of `count` pages, a cell's worth at a time
+    /// for a class (the time follows the cells, not the pages).
+    pub fn push_run(&mut self, cell: Cell, count: u64) {
+        let mut left = count;
+        while left > 0 {
+            let per = self.grid.pages_per_cell;
+            let take = match cell {
+                Cell::Blank | Cell::Class(_) if per > 1 => left.min(per - self.open),
+                _ => 1,
+            };
+            if take <= 1 {
+                self.push(cell);
+                left -= 1;
+                continue;
+            }
+            if let Cell::Class(c) = cell {
+                let c = usize::from(c);
+                if self.votes.len() <= c {
+                    self.votes.resize(c + 1, 0);
+                    self.bars.resize(c + 1, (0.0, 0));
+                }
+                self.votes[c] =
+                    self.votes[c].saturating_add(u32::try_from(take).unwrap_or(u32::MAX));
+            }
+            self.open += take;
+            left -= take;
+            if self.open == per {
+                self.close();
+            }
+        }
+    }
+
     fn close(&mut self) {
         if self.open == 0 {
             return;
