@@ -654,7 +654,7 @@ impl Audit {
 impl Builder<'_, '_> {
     fn run(mut self, engine: &Engine<'_>) -> Audit {
         let b = &mut self;
-        b.scan();
+        b.scan(engine);
         b.classify_bad();
         b.whole_file();
         b.structure(engine);
@@ -830,8 +830,9 @@ impl<'t, 'a> Builder<'t, 'a> {
         self.ts.file_offset(n).saturating_add(within)
     }
 
-    /// The one pass: facts, per-page records, unverified runs, votes.
-    fn scan(&mut self) {
+    /// The one pass: facts, per-page records, unverified runs, votes; its
+    /// progress told to `engine`'s hook.
+    fn scan(&mut self, engine: &Engine<'_>) {
         let ts = self.ts;
         let scheme = ts.scheme();
         let names = ts.type_names();
@@ -860,7 +861,11 @@ impl<'t, 'a> Builder<'t, 'a> {
             self.empty = self.empty.saturating_add(zeros);
             self.verified = self.verified.saturating_add(zeros);
         }
+        let total = u64::from(self.n_pages);
         for (n, page) in ts.data_pages() {
+            if n.0 % 4096 == 0 {
+                engine.progress(u64::from(n.0), total);
+            }
             if in_dblwr(n) {
                 // A copy of another page; its own place is judged there.
                 self.slim

@@ -294,6 +294,33 @@ mod tests {
     }
 
     #[test]
+    fn a_run_pushed_at_once_is_the_run_pushed_page_by_page() {
+        // Runs across cells' ends, of every kind, at 1 and 8 pages a cell.
+        let runs = [
+            (Cell::Bar(2, 0.5), 3u64),
+            (Cell::Class(0), 21),
+            (Cell::Blank, 10),
+            (Cell::Heat(3.0), 5),
+            (Cell::Class(1), 1000),
+            (Cell::Class(0), 7),
+        ];
+        for per in [1, 8] {
+            let total: u64 = runs.iter().map(|r| r.1).sum();
+            let (mut one, mut many) = (
+                GridBuilder::new(total, 4, per),
+                GridBuilder::new(total, 4, per),
+            );
+            for (cell, k) in runs {
+                for _ in 0..k {
+                    one.push(cell);
+                }
+                many.push_run(cell, k);
+            }
+            assert_eq!(one.finish(), many.finish(), "{per} pages a cell");
+        }
+    }
+
+    #[test]
     fn pages_per_cell_is_the_smallest_power_of_two_that_fits() {
         assert_eq!(pages_per_cell(0, 64, 10), 1);
         assert_eq!(pages_per_cell(640, 64, 10), 1);

@@ -387,7 +387,13 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
     }
 }
 
-fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opts) -> Done {
+fn audit_one(
+    job: &Job,
+    reference: Reference,
+    log: Option<&LogPages>,
+    opts: &Opts,
+    pages_progress: bool,
+) -> Done {
     let opened = if job.joined.is_empty() {
         opts.host.open(&job.path, 1).map_err(|e| e.what)
     } else {
@@ -408,7 +414,13 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
     };
     match crate::host::tablespace(&*input, opts.lib) {
         Ok(ts) => {
-            let engine = opts.engine();
+            // One file alone: its pages are the run's progress.
+            let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
+            let engine = if pages_progress {
+                opts.engine().with_progress(&progress)
+            } else {
+                opts.engine()
+            };
             let options = AuditOptions {
                 reference,
                 pages_only: job.kind == Kind::Undo,
@@ -485,7 +497,7 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let done = audit_one(job, reference(job), log(job), opts);
+                let done = audit_one(job, reference(job), log(job), opts, jobs.len() == 1);
                 if let Ok(mut v) = slots.lock() {
                     if let Some(slot) = v.get_mut(i) {
                         *slot = Some(done);
