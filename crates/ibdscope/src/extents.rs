@@ -205,6 +205,37 @@ impl SpaceMap {
         (0..self.owners.n_pages).map(move |p| self.owners.get(ts, p).unwrap_or(Owner::Unaccounted))
     }
 
+    /// The owner of every page outside the free extents
+    /// ([`SpaceMap::extent_free`]), in page order: [`SpaceMap::owners`]
+    /// less the pages of free extents (each of which is
+    /// [`Owner::Free`]), every free extent stepped over in one lookup, so
+    /// a walk for the pages something owns takes time with the space's
+    /// extents in use, not with the size the file claims.
+    pub fn claimed<'m>(
+        &'m self,
+        ts: &'m Tablespace<'_>,
+    ) -> impl Iterator<Item = (u32, Owner)> + 'm {
+        let n_pages = self.owners.n_pages;
+        let extent = self.owners.extent.max(1);
+        let mut p = 0u32;
+        std::iter::from_fn(move || {
+            while p < n_pages {
+                if p.checked_rem(extent) == Some(0)
+                    && self
+                        .owners
+                        .extent_free(ts, p.checked_div(extent).unwrap_or(0))
+                {
+                    p = p.saturating_add(extent);
+                    continue;
+                }
+                let at = p;
+                p = p.saturating_add(1);
+                return Some((at, self.owners.get(ts, at).unwrap_or(Owner::Unaccounted)));
+            }
+            None
+        })
+    }
+
     /// Whether every page of extent `x` (pages `x * extent_size` on) is
     /// free, or past the file, as [`SpaceMap::owner`] would say of each:
     /// no page claimed, not on any list, and past the free limit or free
