@@ -674,7 +674,7 @@ impl Audit {
 impl Builder<'_, '_> {
     fn run(mut self, engine: &Engine<'_>) -> Audit {
         let b = &mut self;
-        b.scan();
+        b.scan(engine);
         b.classify_bad();
         b.whole_file();
         b.structure(engine);
@@ -852,8 +852,9 @@ impl<'t, 'a> Builder<'t, 'a> {
         self.ts.file_offset(n).saturating_add(within)
     }
 
-    /// The one pass: facts, per-page records, unverified runs, votes.
-    fn scan(&mut self) {
+    /// The one pass: facts, per-page records, unverified runs, votes; its
+    /// progress told to `engine`'s hook.
+    fn scan(&mut self, engine: &Engine<'_>) {
         let ts = self.ts;
         let scheme = ts.scheme();
         let names = ts.type_names();
@@ -867,7 +868,26 @@ impl<'t, 'a> Builder<'t, 'a> {
         // With a decrypted image (`Audit::with_plain`).
         let content = self.content;
         let keyed = !std::ptr::eq(content, ts);
-        for (n, page) in ts.pages() {
+        // The holes of a sparse file: all zeros, never read, counted a
+        // run at a time (a doublewrite page among them is a copy, below).
+        for (first, count) in ts.zero_runs() {
+            let end = first.0.saturating_add(count);
+            let mut zeros = count;
+            for r in dblwr.iter().flatten() {
+                for k in r.first.0.max(first.0)..r.last.0.saturating_add(1).min(end) {
+                    zeros = zeros.saturating_sub(1);
+                    self.slim
+                        .update(k as usize, |s| s.state = State::Unreadable);
+                }
+            }
+            self.empty = self.empty.saturating_add(zeros);
+            self.verified = self.verified.saturating_add(zeros);
+        }
+        let total = u64::from(self.n_pages);
+        for (n, page) in ts.data_pages() {
+            if n.0 % 4096 == 0 {
+                engine.progress(u64::from(n.0), total);
+            }
             if in_dblwr(n) {
                 // A copy of another page; its own place is judged there.
                 // Counted by the copy's own verdict, as `check` counts it;
@@ -886,12 +906,6 @@ impl<'t, 'a> Builder<'t, 'a> {
                 }
                 self.slim
                     .update(n.0 as usize, |s| s.state = State::Unreadable);
-                continue;
-            }
-            if ts.is_known_zero(n) {
-                // A hole of a sparse file: all zeros, never read.
-                self.empty = self.empty.saturating_add(1);
-                self.verified = self.verified.saturating_add(1);
                 continue;
             }
             let (mut f, instead) = judge.judge(ts, page_facts(page, n, scheme));

@@ -25,6 +25,29 @@ use crate::redo::{LogPages, LogPagesStatus, RedoInfo};
 use ibdscope::fil::FilHeader;
 use ibdscope::{Lsn, PageNo, SpaceId, Tablespace};
 
+/// Whether a directory entry named `name` (a directory when `is_dir`)
+/// makes the directory holding it a datadir's root: the system
+/// tablespace's first data file (`first_data_file`, `ibdata1` unless
+/// `innodb_data_file_path` names another), a redo log (`ib_logfile0`, the
+/// MySQL 8.0.30+ `#innodb_redo/` directory, `ib_redo*`), MySQL 8.0's data
+/// dictionary tablespace `mysql.ibd`, or the first undo tablespace
+/// `undo_001` (MySQL 8.0) or `undo001` (MySQL 5.6+, MariaDB). Each server
+/// creates these at the top of its datadir and nowhere else
+/// (`srv_sys_space`, `log_files_*`, `dict_sys_t::s_dd_space_file_name`,
+/// `undo::make_space_name`); a directory holding one is one instance,
+/// whose space ids are its own.
+pub fn marks_datadir(name: &str, is_dir: bool, first_data_file: &str) -> bool {
+    if is_dir {
+        return name == "#innodb_redo";
+    }
+    name == first_data_file
+        || name == "ib_logfile0"
+        || name.starts_with("ib_redo")
+        || name == "mysql.ibd"
+        || name == "undo_001"
+        || name == "undo001"
+}
+
 /// One audited file of the datadir.
 #[derive(Clone, Copy, Debug)]
 pub struct DatadirFile<'a> {

@@ -1004,10 +1004,8 @@ const FIL_PAGE_INDEX: u16 = 17855;
 fn roots_by_index_id(ts: &Tablespace<'_>) -> Option<[u32; 4]> {
     // (level, lsn, page) per index id 1..=4.
     let mut best: [Option<(u16, u64, u32)>; 4] = [None; 4];
-    for n in 0..ts.n_pages() {
-        let Some(p) = ts.page(PageNo(n)) else {
-            continue;
-        };
+    // An all-zero page is no root: the holes of a sparse file are skipped.
+    for (PageNo(n), p) in ts.data_pages() {
         if ibdscope::bytes::be_u16(p, 24) != Some(FIL_PAGE_INDEX)
             || be_u32(p, 8) != Some(FIL_NULL)
             || be_u32(p, FIL_PAGE_NEXT) != Some(FIL_NULL)

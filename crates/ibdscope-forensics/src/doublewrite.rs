@@ -264,8 +264,21 @@ pub fn repairs(
     let mut judge = ibdscope::summary::Judge::default();
     let mut zeros = ibdscope::verdict::ZeroRule::default();
     // Only pages with a copy can be zero-filled back; a damaged page is
-    // listed whatever.
-    for (n, page) in ts.pages() {
+    // listed whatever. The holes of a sparse file (known zeros, never
+    // read) are looked at only where a slot holds a copy of one of their
+    // pages: a walk bounded by the data and the slots, not the file's size.
+    let mut in_holes: Vec<u32> = dw
+        .slots
+        .iter()
+        .filter(|s| s.space == space && ts.is_known_zero(s.page))
+        .map(|s| s.page.0)
+        .collect();
+    in_holes.sort_unstable();
+    in_holes.dedup();
+    let holes = in_holes
+        .into_iter()
+        .filter_map(|n| ts.page(PageNo(n)).map(|p| (PageNo(n), p)));
+    for (n, page) in merge_by_page(ts.data_pages(), holes) {
         let (facts, instead) = judge.judge(ts, ibdscope::space::page_facts(page, n, scheme));
         let mut problems = ts.page_problems(&facts).map(|p| match (p, instead) {
             (ibdscope::space::PageProblem::Checksum, Some(i)) => i,
@@ -331,6 +344,22 @@ pub fn repairs(
         r.verdict = ibdscope::verdict::judge(ts, facts, &problems, newest).verdict;
     }
     out
+}
+
+/// The pages of `a` and `b` (each in page order, none in both) in page
+/// order.
+fn merge_by_page<'p, A, B>(a: A, b: B) -> impl Iterator<Item = (PageNo, &'p [u8])>
+where
+    A: Iterator<Item = (PageNo, &'p [u8])>,
+    B: Iterator<Item = (PageNo, &'p [u8])>,
+{
+    let mut a = a.peekable();
+    let mut b = b.peekable();
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if y.0 < x.0 => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
 }
 
 fn mysql_choice(

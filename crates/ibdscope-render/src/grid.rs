@@ -147,6 +147,38 @@ impl GridBuilder {
         }
     }
 
+    /// Pushes `cell` for each of `count` pages, a cell's worth at a time
+    /// for a class (the time follows the cells, not the pages).
+    pub fn push_run(&mut self, cell: Cell, count: u64) {
+        let mut left = count;
+        while left > 0 {
+            let per = self.grid.pages_per_cell;
+            let take = match cell {
+                Cell::Blank | Cell::Class(_) if per > 1 => left.min(per - self.open),
+                _ => 1,
+            };
+            if take <= 1 {
+                self.push(cell);
+                left -= 1;
+                continue;
+            }
+            if let Cell::Class(c) = cell {
+                let c = usize::from(c);
+                if self.votes.len() <= c {
+                    self.votes.resize(c + 1, 0);
+                    self.bars.resize(c + 1, (0.0, 0));
+                }
+                self.votes[c] =
+                    self.votes[c].saturating_add(u32::try_from(take).unwrap_or(u32::MAX));
+            }
+            self.open += take;
+            left -= take;
+            if self.open == per {
+                self.close();
+            }
+        }
+    }
+
     fn close(&mut self) {
         if self.open == 0 {
             return;
@@ -259,6 +291,33 @@ mod tests {
         );
         assert_eq!(g.rows(), 2);
         assert_eq!(g.pages_per_row(), 8);
+    }
+
+    #[test]
+    fn a_run_pushed_at_once_is_the_run_pushed_page_by_page() {
+        // Runs across cells' ends, of every kind, at 1 and 8 pages a cell.
+        let runs = [
+            (Cell::Bar(2, 0.5), 3u64),
+            (Cell::Class(0), 21),
+            (Cell::Blank, 10),
+            (Cell::Heat(3.0), 5),
+            (Cell::Class(1), 1000),
+            (Cell::Class(0), 7),
+        ];
+        for per in [1, 8] {
+            let total: u64 = runs.iter().map(|r| r.1).sum();
+            let (mut one, mut many) = (
+                GridBuilder::new(total, 4, per),
+                GridBuilder::new(total, 4, per),
+            );
+            for (cell, k) in runs {
+                for _ in 0..k {
+                    one.push(cell);
+                }
+                many.push_run(cell, k);
+            }
+            assert_eq!(one.finish(), many.finish(), "{per} pages a cell");
+        }
     }
 
     #[test]

@@ -275,8 +275,9 @@ fn leftmost_leaf(
     if leaf_of_index(root) {
         return Ok(root);
     }
-    (0..ts.n_pages())
-        .map(PageNo)
+    // An all-zero page is no leaf: the holes of a sparse file are skipped.
+    ts.data_pages()
+        .map(|(n, _)| n)
         .find(|&n| leaf_of_index(n))
         .ok_or(InstantError::NoLeftmostLeaf)
 }

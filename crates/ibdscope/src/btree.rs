@@ -826,6 +826,8 @@ impl<F: Fn(PageNo) -> Option<IndexId> + Sync + ?Sized> PageFold for MemberPass<'
             self.place(n, page);
         }
     }
+    /// An all-zero page is no index page: no tree's member ([`slot_of`]).
+    fn zero_run(&mut self, _: PageNo, _: u32, _: &[u8]) {}
     fn append(&mut self, next: Self) {
         self.m.append(next.m);
     }

@@ -213,6 +213,47 @@ impl SpaceMap {
         (0..self.owners.n_pages).map(move |p| self.owners.get(ts, p).unwrap_or(Owner::Unaccounted))
     }
 
+    /// The owner of every page outside the free extents
+    /// ([`SpaceMap::extent_free`]), in page order: [`SpaceMap::owners`]
+    /// less the pages of free extents (each of which is
+    /// [`Owner::Free`]), every free extent stepped over in one lookup, so
+    /// a walk for the pages something owns takes time with the space's
+    /// extents in use, not with the size the file claims.
+    pub fn claimed<'m>(
+        &'m self,
+        ts: &'m Tablespace<'_>,
+    ) -> impl Iterator<Item = (u32, Owner)> + 'm {
+        let n_pages = self.owners.n_pages;
+        let extent = self.owners.extent.max(1);
+        let mut p = 0u32;
+        std::iter::from_fn(move || {
+            while p < n_pages {
+                if p.checked_rem(extent) == Some(0)
+                    && self
+                        .owners
+                        .extent_free(ts, p.checked_div(extent).unwrap_or(0))
+                {
+                    p = p.saturating_add(extent);
+                    continue;
+                }
+                let at = p;
+                p = p.saturating_add(1);
+                return Some((at, self.owners.get(ts, at).unwrap_or(Owner::Unaccounted)));
+            }
+            None
+        })
+    }
+
+    /// Whether every page of extent `x` (pages `x * extent_size` on) is
+    /// free, or past the file, as [`SpaceMap::owner`] would say of each:
+    /// no page claimed, not on any list, and past the free limit or free
+    /// in its XDES entry. One lookup for the extent, so a walk over the
+    /// owners can step over free extents (the holes of a sparse file) a
+    /// whole extent at a time.
+    pub fn extent_free(&self, ts: &Tablespace<'_>, x: u32) -> bool {
+        self.owners.extent_free(ts, x)
+    }
+
     /// The segment with id `seg_id`.
     pub fn segment(&self, seg_id: u64) -> Option<&SegmentInfo> {
         self.segments.iter().find(|s| s.seg_id == seg_id)
@@ -551,6 +592,35 @@ impl OwnerMap {
             return Some(Owner::Free);
         }
         Some(Owner::Unaccounted)
+    }
+
+    /// Whether every page of extent `x` has no owner but `Free` (or lies
+    /// past the file): no single-page claim in it, not listed, and past
+    /// the free limit or marked free (or never initialised) in its XDES
+    /// entry. One lookup for the extent, as [`OwnerMap::get`] would answer
+    /// for each of its pages.
+    fn extent_free(&self, ts: &Tablespace<'_>, x: u32) -> bool {
+        if self.page_extents.contains(x as usize) || self.is_listed(x) {
+            return false;
+        }
+        let Some(first) = x.checked_mul(self.extent) else {
+            return false;
+        };
+        if first >= self.n_pages {
+            return true;
+        }
+        if !self.built {
+            return false;
+        }
+        if first >= self.free_limit {
+            return true;
+        }
+        match self.xdes_of(ts, first) {
+            Some((page, e)) if page_readable(ts, page) => {
+                matches!(e.state(), XdesState::NotInited | XdesState::Free)
+            }
+            _ => false,
+        }
     }
 
     /// Records the single-page claim of page `p` by `owner`.
@@ -1486,6 +1556,8 @@ impl PageFold for RootPass<'_, '_, '_> {
             self.candidates.push(c);
         }
     }
+    /// An all-zero page is no index page, so no root.
+    fn zero_run(&mut self, _: PageNo, _: u32, _: &[u8]) {}
     fn append(&mut self, next: Self) {
         self.candidates.extend(next.candidates);
     }
@@ -1587,6 +1659,25 @@ impl PageFold for IndexPass<'_, '_, '_> {
                 }
             }
             _ => {}
+        }
+    }
+    /// A run of all-zero pages: only the extents something may claim are
+    /// looked at page by page (an empty page in use is a finding); the
+    /// others are free, one lookup per extent.
+    fn zero_run(&mut self, first: PageNo, count: u32, zero: &[u8]) {
+        let b = self.b;
+        let extent = b.owners.extent.max(1);
+        let end = first.0.saturating_add(count);
+        let mut n = first.0;
+        while n < end {
+            let x = n.checked_div(extent).unwrap_or(0);
+            let x_end = x.saturating_add(1).saturating_mul(extent).min(end);
+            if !b.owners.extent_free(b.ts, x) {
+                for k in n..x_end {
+                    self.page(PageNo(k), zero);
+                }
+            }
+            n = x_end.max(n.saturating_add(1));
         }
     }
     fn append(&mut self, next: Self) {

@@ -158,6 +158,19 @@ pub trait PageFold: Send {
     /// come in increasing order, without gaps.
     fn page(&mut self, n: PageNo, page: &[u8]);
 
+    /// Folds the `count` pages from `first` on, all known to read as zeros
+    /// without being read ([`Tablespace::with_zero_ranges`]: the holes of
+    /// a sparse file), each of whose bytes is `zero`. It must give what
+    /// [`PageFold::page`] over each of them would (the default does just
+    /// that); a fold whose per-page step for a zero page is a count, or
+    /// nothing, does it in one step, so a pass takes time with the file's
+    /// data, not its apparent size.
+    fn zero_run(&mut self, first: PageNo, count: u32, zero: &[u8]) {
+        for n in first.0..first.0.saturating_add(count) {
+            self.page(PageNo(n), zero);
+        }
+    }
+
     /// Appends `next`: the fold of the pages that come right after this
     /// accumulator's last page. Joining must give what one accumulator
     /// folding both runs would have.
@@ -207,6 +220,13 @@ pub trait StateFold: Send {
     /// Within one accumulator pages come in increasing order, without gaps.
     fn page(&mut self, state: &mut Self::State, n: PageNo, page: &[u8]);
 
+    /// As [`PageFold::zero_run`]: by default each page in turn.
+    fn zero_run(&mut self, state: &mut Self::State, first: PageNo, count: u32, zero: &[u8]) {
+        for n in first.0..first.0.saturating_add(count) {
+            self.page(state, PageNo(n), zero);
+        }
+    }
+
     /// As [`PageFold::append`].
     fn append(&mut self, next: Self);
 }
@@ -218,6 +238,9 @@ impl<F: PageFold> StateFold for Stateless<F> {
     type State = ();
     fn page(&mut self, _: &mut (), n: PageNo, page: &[u8]) {
         self.0.page(n, page);
+    }
+    fn zero_run(&mut self, _: &mut (), first: PageNo, count: u32, zero: &[u8]) {
+        self.0.zero_run(first, count, zero);
     }
     fn append(&mut self, next: Self) {
         self.0.append(next.0);
@@ -241,15 +264,11 @@ where
 {
     let n_pages = ts.n_pages();
     let shard = shard_pages(ts);
-    let n_shards = n_pages.div_ceil(shard);
+    let plan = Plan::new(ts, shard);
+    let n_shards = plan.len();
     let threads = engine.threads().min(n_shards as usize).max(1);
     // Pages of shards `a..b`.
-    let pages_of = |a: u32, b: u32| {
-        (
-            a.saturating_mul(shard).min(n_pages),
-            b.saturating_mul(shard).min(n_pages),
-        )
-    };
+    let pages_of = |a: u32, b: u32| plan.pages(a, b);
     let batch = release_batch(ts, shard);
     if threads == 1 {
         let mut acc = new();
@@ -322,6 +341,80 @@ where
     on_threads(threads, work);
     let joined = joined.into_inner().unwrap_or_else(PoisonError::into_inner);
     joined.acc.unwrap_or_else(new)
+}
+
+/// The shards of a pass: runs of `shard` pages (whole extents, at least
+/// 2 MiB: [`shard_pages`]), except that whole shards known to read as
+/// zeros ([`Tablespace::next_zero_run`]: the holes of a sparse file) make
+/// one shard between two shards of data, so a pass over a file of huge
+/// apparent size and little data has shards for its data only.
+struct Plan {
+    shard: u32,
+    n_pages: u32,
+    /// With known-zero runs: the first page of each shard, then `n_pages`.
+    bounds: Option<Vec<u32>>,
+}
+
+impl Plan {
+    fn new(ts: &Tablespace<'_>, shard: u32) -> Plan {
+        let n_pages = ts.n_pages();
+        let shard = shard.max(1);
+        let mut plan = Plan {
+            shard,
+            n_pages,
+            bounds: None,
+        };
+        if ts.next_zero_run(0, n_pages).is_none() {
+            return plan;
+        }
+        let mut bounds = Vec::new();
+        let mut p = 0u32;
+        while p < n_pages {
+            bounds.push(p);
+            let mut next = p.saturating_add(shard).min(n_pages);
+            if let Some((z, count)) = ts.next_zero_run(p, n_pages) {
+                let zero_end = z.0.saturating_add(count);
+                if z.0 == p && zero_end >= next {
+                    // Whole shards of zeros up to the run's end: one shard.
+                    let whole = if zero_end >= n_pages {
+                        n_pages
+                    } else {
+                        zero_end
+                            .checked_div(shard)
+                            .unwrap_or(0)
+                            .saturating_mul(shard)
+                    };
+                    next = next.max(whole);
+                }
+            }
+            p = next.max(p.saturating_add(1));
+        }
+        bounds.push(n_pages);
+        plan.bounds = Some(bounds);
+        plan
+    }
+
+    /// How many shards.
+    fn len(&self) -> u32 {
+        match &self.bounds {
+            Some(b) => u32::try_from(b.len().saturating_sub(1)).unwrap_or(u32::MAX),
+            None => self.n_pages.div_ceil(self.shard),
+        }
+    }
+
+    /// The pages `first..end` of shards `a..b`.
+    fn pages(&self, a: u32, b: u32) -> (u32, u32) {
+        match &self.bounds {
+            Some(v) => {
+                let at = |k: u32| v.get(k as usize).copied().unwrap_or(self.n_pages);
+                (at(a), at(b))
+            }
+            None => (
+                a.saturating_mul(self.shard).min(self.n_pages),
+                b.saturating_mul(self.shard).min(self.n_pages),
+            ),
+        }
+    }
 }
 
 /// Bytes handed to the release hook at a time: each call drops mappings
@@ -401,11 +494,23 @@ fn fold_range<F: StateFold>(
     first: u32,
     end: u32,
 ) {
-    for n in first..end {
-        match ts.page(PageNo(n)) {
-            Some(page) => acc.page(state, PageNo(n), page),
-            None => break,
+    let mut n = first;
+    while n < end {
+        // Pages up to the next known-zero run one by one, the run at once.
+        let (data_end, run) = match ts.next_zero_run(n, end) {
+            Some((z, count)) => (z.0, Some((z, count))),
+            None => (end, None),
+        };
+        for k in n..data_end {
+            match ts.page(PageNo(k)) {
+                Some(page) => acc.page(state, PageNo(k), page),
+                None => return,
+            }
         }
+        let Some((z, count)) = run else { return };
+        let Some(zero) = ts.page(z) else { return };
+        acc.zero_run(state, z, count, zero);
+        n = z.0.saturating_add(count).max(n.saturating_add(1));
     }
 }
 
@@ -758,6 +863,115 @@ mod tests {
                     assert_eq!(a, b, "page {n}");
                 }
             }
+        }
+    }
+
+    /// Counts the runs of zero pages it is given at once, to show a hole
+    /// is folded in one step.
+    #[derive(Default)]
+    struct Runs(Seen, Vec<(u32, u32)>);
+
+    impl PageFold for Runs {
+        fn page(&mut self, n: PageNo, page: &[u8]) {
+            self.0.page(n, page);
+        }
+        fn zero_run(&mut self, first: PageNo, count: u32, zero: &[u8]) {
+            assert!(zero.iter().all(|&b| b == 0));
+            match self.1.last_mut() {
+                // A run cut by a shard's end is one run.
+                Some(a) if a.0 + a.1 == first.0 => a.1 += count,
+                _ => self.1.push((first.0, count)),
+            }
+        }
+        fn append(&mut self, next: Self) {
+            self.0.append(next.0);
+            match (self.1.last_mut(), next.1.first()) {
+                // A run cut by a shard's end is one run.
+                (Some(a), Some(b)) if a.0 + a.1 == b.0 => {
+                    a.1 += b.1;
+                    self.1.extend(next.1.into_iter().skip(1));
+                }
+                _ => self.1.extend(next.1),
+            }
+        }
+    }
+
+    #[test]
+    fn known_zero_runs_are_folded_at_once_and_their_pages_never_read() {
+        // 40 shards of 128 pages; holes at 130..140 (inside a shard),
+        // 250..2000 (whole shards, coalesced into one), 5100..5120 (the
+        // end). Their bytes are not zero: they must not be read.
+        let n = 128 * 40;
+        let data = space(n);
+        let zeros = [
+            130 * 16384..140 * 16384,
+            250 * 16384..1000 * 16384,
+            1000 * 16384..2000 * 16384,
+            5100 * 16384..5120 * 16384,
+        ];
+        let hole = |p: u32| (130..140).contains(&p) || (250..2000).contains(&p) || p >= 5100;
+        let opts = Options {
+            page_size: Some(16384),
+        };
+        let ts = Tablespace::with_options(&data, opts)
+            .unwrap()
+            .with_zero_ranges(&zeros);
+        assert_eq!(ts.next_zero_run(0, n as u32), Some((PageNo(130), 10)));
+        assert_eq!(ts.next_zero_run(140, n as u32), Some((PageNo(250), 1750)));
+        assert_eq!(ts.next_zero_run(300, 400), Some((PageNo(300), 100)));
+        assert_eq!(ts.next_zero_run(2000, 5100), None);
+        let runs: Vec<(PageNo, u32)> = ts.zero_runs().collect();
+        assert_eq!(
+            runs,
+            [(PageNo(130), 10), (PageNo(250), 1750), (PageNo(5100), 20)]
+        );
+        let data_pages: Vec<u32> = ts.data_pages().map(|(p, _)| p.0).collect();
+        let want: Vec<u32> = (0..n as u32).filter(|&p| !hole(p)).collect();
+        assert_eq!(data_pages, want);
+        // Whole shards of zeros make one shard: 256..1920 is 13 shards.
+        let plan = Plan::new(&ts, 128);
+        assert_eq!(plan.len(), 40 - 13 + 1);
+        assert_eq!(plan.pages(2, 3), (256, 1920));
+        for threads in [1, 2, 3, 7] {
+            let engine = Engine::new(threads);
+            let got = fold_pages(&ts, &engine, Runs::default);
+            assert_eq!(got.0 .0, want, "{threads} threads: data pages");
+            assert_eq!(
+                got.1,
+                [(130, 10), (250, 1750), (5100, 20)],
+                "{threads} threads: runs"
+            );
+            // The default step: every page, the holes as zeros.
+            let every = fold_pages(&ts, &engine, Seen::default);
+            assert_eq!(every.0, (0..n as u32).collect::<Vec<_>>());
+            let sum: u64 = (0..n as u64)
+                .filter(|&p| !hole(p as u32))
+                .map(|i| i % 251)
+                .sum();
+            assert_eq!(every.1, sum, "{threads} threads: holes read as zeros");
+        }
+    }
+
+    #[test]
+    fn the_summary_of_a_hole_folded_at_once_is_the_summary_page_by_page() {
+        // The same bytes with and without the holes known: pages 3..2000
+        // and 2100..2200 all zeros in both.
+        let mut data = space(2300);
+        for p in (3..2000).chain(2100..2200) {
+            data[p * 16384..(p + 1) * 16384].fill(0);
+        }
+        let zeros = [3 * 16384..2000 * 16384, 2100 * 16384..2200 * 16384];
+        let opts = Options {
+            page_size: Some(16384),
+        };
+        let plain = Tablespace::with_options(&data, opts).unwrap();
+        let holes = plain.clone().with_zero_ranges(&zeros);
+        let want = format!("{:?}", crate::Summary::of(&plain, &Engine::default()));
+        // Page 0 is all zeros too.
+        assert!(want.contains("empty: 2098"), "empty pages");
+        for threads in [1, 2, 3, 7] {
+            let got = crate::Summary::of(&holes, &Engine::new(threads));
+            assert!(format!("{got:?}") == want, "{threads} threads");
         }
     }
 

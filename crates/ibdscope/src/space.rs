@@ -1006,6 +1006,81 @@ impl<'a> Tablespace<'a> {
             .checked_mul(size)
             .is_some_and(|start| self.known_zero(start, start.saturating_add(size)))
     }
+    /// The first run of whole pages known to be zero
+    /// ([`Self::with_zero_ranges`]) that starts at page `from` or after it
+    /// and before page `end`: its first page and its length, cut at `end`.
+    /// Adjacent ranges make one run. `None` when there is none; without
+    /// zero ranges, at once. At most one step per range.
+    pub fn next_zero_run(&self, from: u32, end: u32) -> Option<(PageNo, u32)> {
+        if self.zeros.is_empty() || from >= end {
+            return None;
+        }
+        let size = (self.page_size() as usize).max(1);
+        let start = (from as usize).checked_mul(size)?;
+        let i = self.zeros.partition_point(|r| r.end <= start);
+        let mut ranges = self.zeros.get(i..)?.iter().peekable();
+        while let Some(r) = ranges.next() {
+            let mut stop = r.end;
+            while let Some(next) = ranges.next_if(|n| n.start == stop) {
+                stop = next.end;
+            }
+            let first = r.start.max(start).div_ceil(size);
+            let last = stop.checked_div(size)?;
+            let first = u32::try_from(first).unwrap_or(u32::MAX);
+            if first >= end {
+                return None;
+            }
+            let last = u32::try_from(last).unwrap_or(u32::MAX).min(end);
+            if first < last {
+                return Some((PageNo(first), last.saturating_sub(first)));
+            }
+        }
+        None
+    }
+    /// The runs of whole pages known to be zero ([`Self::next_zero_run`]),
+    /// in file order, as (first page, pages).
+    pub fn zero_runs(&self) -> impl Iterator<Item = (PageNo, u32)> + 'a {
+        let this = self.clone();
+        let mut n = 0u32;
+        std::iter::from_fn(move || {
+            let (z, count) = this.next_zero_run(n, this.n_pages)?;
+            n = z.0.saturating_add(count);
+            Some((z, count))
+        })
+    }
+    /// Every whole page not known to be zero, with its number, in file
+    /// order: [`Self::pages`] without the holes of a sparse file, each run
+    /// of them skipped in one step (so a walk takes time with the data,
+    /// not with the size the file claims).
+    pub fn data_pages(&self) -> impl Iterator<Item = (PageNo, &'a [u8])> + 'a {
+        let this = self.clone();
+        let mut n = 0u32;
+        let mut data_end = 0u32;
+        std::iter::from_fn(move || {
+            if n >= this.n_pages {
+                return None;
+            }
+            if n >= data_end {
+                match this.next_zero_run(n, this.n_pages) {
+                    Some((z, count)) if z.0 == n => {
+                        n = z.0.saturating_add(count);
+                        data_end = this
+                            .next_zero_run(n, this.n_pages)
+                            .map_or(this.n_pages, |r| r.0 .0);
+                    }
+                    Some((z, _)) => data_end = z.0,
+                    None => data_end = this.n_pages,
+                }
+                if n >= this.n_pages {
+                    return None;
+                }
+            }
+            let page = this.page(PageNo(n))?;
+            let at = PageNo(n);
+            n = n.saturating_add(1);
+            Some((at, page))
+        })
+    }
     /// Every whole page with its number, in file order.
     pub fn pages(&self) -> impl Iterator<Item = (PageNo, &'a [u8])> + 'a {
         let size = self.page_size() as usize;

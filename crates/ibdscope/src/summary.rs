@@ -263,9 +263,81 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
     }
 }
 
+impl SummaryFold<'_, '_> {
+    /// Folds the `count` pages from `first` on, known to read as zeros
+    /// without being read (the holes of a sparse file:
+    /// [`Tablespace::with_zero_ranges`]), in one step where every page of
+    /// the run folds alike; else page by page. This is the one place that
+    /// decides what a run of all-zero pages is: each is what
+    /// [`SummaryFold::add`] would make of it, `empty` (never written,
+    /// counted with its type FIL_PAGE_TYPE_ALLOCATED, no finding) where
+    /// nothing claims it and `zeroed` where the zero-page rule
+    /// ([`ZeroRule`]) says its XDES entry marks it used, the rule read once
+    /// per extent that may be in use, not per page.
+    pub fn zero_run(&mut self, first: PageNo, count: u32) {
+        let Some(zero) = self.ts.page(first) else {
+            return;
+        };
+        let f = page_facts(zero, first, self.scheme);
+        let alike = f.verdict == Verdict::Empty
+            && count > 0
+            && self.ts.page_problems(&f).next().is_none()
+            && self.judge.judge(self.ts, f).1.is_none();
+        if !alike {
+            for n in first.0..first.0.saturating_add(count) {
+                self.add(page_facts(zero, PageNo(n), self.scheme));
+            }
+            return;
+        }
+        // The pages something claims are `zeroed` (the zero-page rule,
+        // [`ZeroRule`]), each folded alone; the others are empty, counted a
+        // run at a time. The rule steps over what cannot be claimed an
+        // extent (or an XDES page's range) at a time.
+        let end = first.0.saturating_add(count);
+        let mut n = first.0;
+        let mut empty_from = first.0;
+        while let Some(c) = self.zeros.next_candidate(self.ts, PageNo(n), end) {
+            if self.zeros.claimed(self.ts, c) {
+                self.empty_run(f, PageNo(empty_from), c.0.saturating_sub(empty_from));
+                self.add(page_facts(zero, c, self.scheme));
+                empty_from = c.0.saturating_add(1);
+            }
+            n = c.0.saturating_add(1);
+        }
+        self.empty_run(f, PageNo(empty_from), end.saturating_sub(empty_from));
+    }
+
+    /// Counts `count` unclaimed all-zero pages from `first` on as empty,
+    /// in one step; `f` is the facts of one of them.
+    fn empty_run(&mut self, f: PageFacts, first: PageNo, count: u32) {
+        if count == 0 {
+            return;
+        }
+        let last = PageNo(first.0.saturating_add(count).saturating_sub(1));
+        let s = &mut self.summary;
+        s.pages = s.pages.saturating_add(count);
+        let t = f.page_type.counted(self.names);
+        bump_by(&mut s.types, t, count);
+        match s.regions.last_mut() {
+            Some(r) if r.page_type == t && r.last.0.checked_add(1) == Some(first.0) => {
+                r.last = last
+            }
+            _ => s.regions.push(Region {
+                first,
+                last,
+                page_type: t,
+            }),
+        }
+        s.empty = s.empty.saturating_add(count);
+    }
+}
+
 impl PageFold for SummaryFold<'_, '_> {
     fn page(&mut self, n: PageNo, page: &[u8]) {
         self.add(page_facts(page, n, self.scheme));
+    }
+    fn zero_run(&mut self, first: PageNo, count: u32, _zero: &[u8]) {
+        SummaryFold::zero_run(self, first, count);
     }
     fn append(&mut self, next: Self) {
         self.summary.append(next.summary);
@@ -459,9 +531,8 @@ pub fn file_findings(ts: &Tablespace<'_>) -> Vec<Finding> {
     }
     out.extend(crate::crypt_data::crypt_data_finding(ts));
     let zero = |p: &[u8]| p.iter().all(|&b| b == 0);
-    let mut pages = ts.pages();
-    let page0_written = pages.next().is_some_and(|(_, p)| !zero(p));
-    if page0_written && ts.n_pages() > 1 && pages.all(|(_, p)| zero(p)) {
+    let page0_written = ts.page(PageNo(0)).is_some_and(|p| !zero(p));
+    if page0_written && ts.n_pages() > 1 && all_zero_after(ts, 1) {
         out.push(Finding {
             page: Some(PageNo(1)),
             file_offset: ts.file_offset(PageNo(1)),
@@ -471,4 +542,24 @@ pub fn file_findings(ts: &Tablespace<'_>) -> Vec<Finding> {
         });
     }
     out
+}
+
+/// Whether every page from `from` on is all zeros: the known-zero runs
+/// (holes) skipped, the rest read up to the first page that is not.
+fn all_zero_after(ts: &Tablespace<'_>, from: u32) -> bool {
+    let end = ts.n_pages();
+    let mut n = from;
+    while n < end {
+        let (data_end, next) = match ts.next_zero_run(n, end) {
+            Some((z, count)) => (z.0, z.0.saturating_add(count)),
+            None => (end, end),
+        };
+        let data =
+            (n..data_end).all(|k| ts.page(PageNo(k)).is_none_or(|p| p.iter().all(|&b| b == 0)));
+        if !data {
+            return false;
+        }
+        n = next.max(n.saturating_add(1));
+    }
+    true
 }

@@ -359,4 +359,60 @@ impl ZeroRule {
         };
         ok && ts.is_free_in_verified_xdes(n) == Some(false)
     }
+
+    /// The first page from `n` on, before `end`, that [`ZeroRule::claimed`]
+    /// may call claimed; `None` when none can be. What cannot be claimed
+    /// is stepped over a run at a time, not page by page: everything at or
+    /// past FSP_FREE_LIMIT, the pages under an XDES page that does not
+    /// verify, the extents free (or not initialised) in their XDES entry,
+    /// and the whole of a space the rule is not applied to. So a run of
+    /// known-zero pages (the holes of a sparse file) costs one look per
+    /// extent that may be in use, whatever the size the file claims.
+    pub fn next_candidate(&mut self, ts: &Tablespace<'_>, n: PageNo, end: u32) -> Option<PageNo> {
+        if ts.space_id().0 == 0 || !ts.detection().page0_ok {
+            return None;
+        }
+        let limit = ts.fsp_header().map_or(end, |h| h.free_limit()).min(end);
+        let physical = ts.page_size();
+        let extent = ts.format().extent_size().max(1);
+        let mut n = n.0;
+        while n < limit {
+            let within = n.checked_rem(physical)?;
+            let xdes_no = n.saturating_sub(within);
+            let next_xdes = xdes_no.saturating_add(physical);
+            let ok = match self.xdes {
+                Some((x, ok)) if x == xdes_no => ok,
+                _ => {
+                    let ok = ts
+                        .page(PageNo(xdes_no))
+                        .is_some_and(|p| matches!(verify_page(p, ts.scheme()), Verdict::Valid(_)));
+                    self.xdes = Some((xdes_no, ok));
+                    ok
+                }
+            };
+            if !ok {
+                n = next_xdes;
+                continue;
+            }
+            let idx = within.checked_div(extent)?;
+            let next_extent = xdes_no
+                .saturating_add(idx.saturating_add(1).saturating_mul(extent))
+                .min(next_xdes);
+            let in_use = ts
+                .page(PageNo(xdes_no))
+                .and_then(|p| crate::xdes::XdesEntry::new(p, idx, extent))
+                .is_some_and(|e| {
+                    !matches!(
+                        e.state(),
+                        crate::xdes::XdesState::NotInited | crate::xdes::XdesState::Free
+                    )
+                });
+            if in_use {
+                return Some(PageNo(n));
+            }
+            // Never stand still: an extent always ends past `n`.
+            n = next_extent.max(n.saturating_add(1));
+        }
+        None
+    }
 }

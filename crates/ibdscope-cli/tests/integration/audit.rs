@@ -5,7 +5,8 @@
 //! planted by documented byte surgery on the clean copy.
 
 use super::common::{
-    audit_copy, audit_fact, audit_facts, corpus, fixtures, read_tsv, run, scratch,
+    audit_copy, audit_fact, audit_facts, corpus, fixtures, instance_copy, read_tsv, run, run_json,
+    scratch, Json,
 };
 use ibdscope::Engine;
 use ibdscope::{PageType, Tablespace, FIL_NULL};
@@ -924,4 +925,124 @@ fn duplicate_space_ids_in_a_datadir() {
         dup.contains("old/ai_int.ibd") && dup.contains("fx/ai_int.ibd"),
         "{out}"
     );
+}
+
+/// Copies the directory tree `from` into `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// Issue #28 point 9: a folder holding several datadirs (the usual
+/// `/backups/host*/` layout) is several instances. Each is audited exactly
+/// as `audit DIR` audits it alone (its split system tablespace joined, its
+/// redo log read, its space ids its own: the copies share space ids, so a
+/// tree-wide check reports duplicates between unrelated servers), a loose
+/// `.ibd` beside them is audited as before, every output names each file's
+/// instance, and the exit code is the worst of the runs alone.
+#[test]
+fn a_folder_of_datadirs_is_audited_one_instance_at_a_time() {
+    let tree = scratch("audit-folder-of-datadirs");
+    let _ = std::fs::remove_dir_all(&tree);
+    let hosts = [
+        ("host1", audit_copy("mysql56-crash")),
+        ("host2", instance_copy("mariadb1011-split")),
+        ("host3", audit_copy("mariadb1011-clean")),
+    ];
+    for (name, src) in &hosts {
+        copy_tree(src, &tree.join(name));
+    }
+    let loose = tree.join("loose.ibd");
+    std::fs::copy(fixtures().join("mysql56/ai_int.ibd"), &loose).unwrap();
+    let t = tree.to_str().unwrap();
+    let (code, all) = run_json(&["audit", "--format", "json", t]);
+    let mut worst = run(&["audit", loose.to_str().unwrap()]).status.code();
+    for (name, _) in &hosts {
+        let dir = tree.join(name);
+        let d = dir.to_str().unwrap();
+        let (alone_code, alone) = run_json(&["audit", "--format", "json", d]);
+        worst = worst.max(alone_code);
+        let mine: Vec<&Json> = all
+            .get("files")
+            .arr()
+            .iter()
+            .filter(|f| f.get("datadir") == &Json::Str(d.to_string()))
+            .collect();
+        let want: Vec<&Json> = alone.get("files").arr().iter().collect();
+        assert_eq!(mine, want, "{name}: files as audited alone");
+        let dd = all
+            .get("datadirs")
+            .arr()
+            .iter()
+            .find(|x| x.get("path").str() == d)
+            .unwrap_or_else(|| panic!("{name}: no datadir entry"));
+        assert_eq!(
+            dd,
+            &alone.get("datadirs").arr()[0],
+            "{name}: datadir as alone"
+        );
+    }
+    // The split system tablespace is one space; the redo logs are read.
+    let dd = |name: &str| {
+        let d = tree.join(name);
+        all.get("datadirs")
+            .arr()
+            .iter()
+            .find(|x| x.get("path").str() == d.to_str().unwrap())
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(dd("host2").get("system_files").arr().len(), 2);
+    assert!(dd("host1").get("redo").opt("checkpoint_lsn").is_some());
+    assert!(dd("host3").get("redo").opt("checkpoint_lsn").is_some());
+    // No duplicate space id between instances (host1 and host3 both hold
+    // fx/ai_int.ibd, host2 and host3 both hold mysql/*.ibd).
+    for x in all.get("datadirs").arr() {
+        assert!(
+            x.get("duplicate_space_ids").arr().is_empty(),
+            "{}",
+            x.get("path").str()
+        );
+    }
+    // The loose file belongs to no instance.
+    let l = all
+        .get("files")
+        .arr()
+        .iter()
+        .find(|f| f.get("file").str() == loose.to_str().unwrap())
+        .expect("loose file audited");
+    assert_eq!(l.get("datadir"), &Json::Null);
+    assert_eq!(code, worst, "exit code: the worst of the runs alone");
+    // Every output says which instance each file belongs to.
+    let csv = String::from_utf8(run(&["audit", "--format", "csv", t]).stdout).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().ends_with(",datadir"));
+    for line in lines {
+        let file = line.split(',').next().unwrap();
+        let want = hosts
+            .iter()
+            .map(|(n, _)| tree.join(n))
+            .find(|h| Path::new(file).starts_with(h))
+            .map_or(String::new(), |h| h.to_str().unwrap().to_string());
+        assert!(line.ends_with(&format!(",{want}")), "{line}");
+    }
+    let jsonl = String::from_utf8(run(&["audit", "--format", "jsonl", t]).stdout).unwrap();
+    for line in jsonl.lines().map(Json::parse) {
+        if line.get("type").str() == "file" {
+            assert!(line.opt("datadir").is_some(), "{line:?}");
+        }
+    }
+    let text = String::from_utf8(run(&["audit", t]).stdout).unwrap();
+    for (name, _) in &hosts {
+        let head = format!("datadir {}:", tree.join(name).display());
+        assert_eq!(text.matches(&head).count(), 1, "{text}");
+    }
 }

@@ -62,6 +62,10 @@ struct Skipped {
 /// A directory given on the command line.
 struct Datadir {
     root: PathBuf,
+    /// A datadir's root (it holds `ibdata1`, a redo log, `mysql.ibd` or
+    /// `undo_001`: [`datadir::marks_datadir`]); false for a directory that
+    /// only holds loose files (its files belong to no instance).
+    instance: bool,
     redo_paths: Vec<(u64, PathBuf)>,
     layout: RedoLayout,
     ibdata1: Option<PathBuf>,
@@ -160,6 +164,7 @@ fn walk(
     dd: &mut Datadir,
     index: usize,
     spec: Option<&[PathBuf]>,
+    others: &[PathBuf],
 ) {
     let first = first_name(spec);
     let mut stack: Vec<(PathBuf, usize)> = vec![(root.to_path_buf(), 0)];
@@ -189,6 +194,10 @@ fn walk(
                 continue;
             };
             if meta.is_dir() {
+                if others.contains(&path) {
+                    // Another instance, audited on its own.
+                    continue;
+                }
                 if depth + 1 > MAX_DEPTH {
                     skipped.push(Skipped {
                         path,
@@ -243,6 +252,44 @@ fn walk(
             }
         }
     }
+}
+
+/// The datadirs in the tree under `root` (`root` itself included when it
+/// is one): each directory holding an entry that marks a datadir's root
+/// ([`datadir::marks_datadir`]), in walk order (sorted by path). The walk
+/// has the bounds of [`walk`] and follows no symbolic link; it does not
+/// look inside `#innodb_redo/`.
+fn find_instances(root: &Path, spec: Option<&[PathBuf]>) -> Vec<PathBuf> {
+    let first = first_name(spec);
+    let mut found = Vec::new();
+    let mut stack: Vec<(PathBuf, usize)> = vec![(root.to_path_buf(), 0)];
+    let mut seen = 0usize;
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut marked = false;
+        let mut subdirs = Vec::new();
+        for e in rd.flatten() {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                break;
+            }
+            let Ok(t) = e.file_type() else { continue };
+            let name = e.file_name().to_string_lossy().into_owned();
+            marked |= datadir::marks_datadir(&name, t.is_dir(), &first);
+            if t.is_dir() && name != "#innodb_redo" && depth < MAX_DEPTH {
+                subdirs.push(e.path());
+            }
+        }
+        if marked {
+            found.push(dir);
+        }
+        // Popped in sorted order.
+        subdirs.sort_unstable_by(|a, b| b.cmp(a));
+        stack.extend(subdirs.into_iter().map(|d| (d, depth + 1)));
+    }
+    found
 }
 
 /// A datadir's system tablespace is one space across its data files
@@ -342,7 +389,13 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
     }
 }
 
-fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opts) -> Done {
+fn audit_one(
+    job: &Job,
+    reference: Reference,
+    log: Option<&LogPages>,
+    opts: &Opts,
+    pages_progress: bool,
+) -> Done {
     let opened = if job.joined.is_empty() {
         opts.host.open(&job.path, 1).map_err(|e| e.what)
     } else {
@@ -363,7 +416,13 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
     };
     match crate::host::tablespace(&*input, opts.lib) {
         Ok(ts) => {
-            let engine = opts.engine();
+            // One file alone: its pages are the run's progress.
+            let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
+            let engine = if pages_progress {
+                opts.engine().with_progress(&progress)
+            } else {
+                opts.engine()
+            };
             let options = AuditOptions {
                 reference,
                 pages_only: job.kind == Kind::Undo,
@@ -439,7 +498,7 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let done = audit_one(job, reference(job), log(job), opts);
+                let done = audit_one(job, reference(job), log(job), opts, jobs.len() == 1);
                 if let Ok(mut v) = slots.lock() {
                     if let Some(slot) = v.get_mut(i) {
                         *slot = Some(done);
@@ -474,31 +533,52 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     for p in &opts.files {
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => {
-                let mut dd = Datadir {
-                    root: p.clone(),
-                    redo_paths: Vec::new(),
-                    layout: RedoLayout::LogFiles,
-                    ibdata1: None,
-                    system_problems: Vec::new(),
-                    dictionary: None,
-                    redo: None,
-                    log_pages: None,
-                    flush_lsn: None,
-                    undo: None,
-                };
-                let index = dds.len();
-                walk(
-                    p,
-                    &mut jobs,
-                    &mut skipped,
-                    &mut dd,
-                    index,
-                    opts.data_files.as_deref(),
-                );
-                join_system(&mut dd, index, &mut jobs, opts);
-                reference_points(&mut dd, opts);
-                dd.undo = crate::cmd::history::undo_audit(opts, &dd.root);
-                dds.push(dd);
+                // A folder of datadirs (`/backups/host*/`): each is its own
+                // instance, walked and audited as if given alone; the
+                // folder keeps the loose files outside them.
+                let spec = opts.data_files.as_deref();
+                let instances = find_instances(p, spec);
+                let mut roots: Vec<(PathBuf, bool)> = Vec::new();
+                if !instances.contains(p) {
+                    roots.push((p.clone(), false));
+                }
+                roots.extend(instances.iter().map(|r| (r.clone(), true)));
+                for (root, instance) in roots {
+                    let others: Vec<PathBuf> =
+                        instances.iter().filter(|r| **r != root).cloned().collect();
+                    let mut dd = Datadir {
+                        root: root.clone(),
+                        instance,
+                        redo_paths: Vec::new(),
+                        layout: RedoLayout::LogFiles,
+                        ibdata1: None,
+                        system_problems: Vec::new(),
+                        dictionary: None,
+                        redo: None,
+                        log_pages: None,
+                        flush_lsn: None,
+                        undo: None,
+                    };
+                    let index = dds.len();
+                    let before = jobs.len();
+                    walk(
+                        &root,
+                        &mut jobs,
+                        &mut skipped,
+                        &mut dd,
+                        index,
+                        spec,
+                        &others,
+                    );
+                    // A folder holding only datadirs is no datadir itself.
+                    if !instance && !instances.is_empty() && jobs.len() == before {
+                        continue;
+                    }
+                    join_system(&mut dd, index, &mut jobs, opts);
+                    reference_points(&mut dd, opts);
+                    dd.undo = crate::cmd::history::undo_audit(opts, &dd.root);
+                    dds.push(dd);
+                }
             }
             _ => match classify(p) {
                 Class::Redo(..) => skipped.push(Skipped {
@@ -654,6 +734,14 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The root of the instance (datadir) `job` was found in, if any.
+    fn instance_of(&self, job: &Job) -> Option<&Path> {
+        job.datadir
+            .and_then(|d| self.dds.get(d))
+            .filter(|d| d.instance)
+            .map(|d| d.root.as_path())
+    }
+
     /// The path of file `k` of datadir `d`'s report.
     fn member(&self, d: usize, k: usize) -> String {
         self.members
@@ -762,11 +850,27 @@ fn pages_text(pages: &[PageNo], limit: usize) -> String {
 // ---------------------------------------------------------------- text
 
 fn text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
-    for (job, d) in c.jobs.iter().zip(c.done) {
-        file_text(job, d, out)?;
-    }
-    for (i, (dd, r)) in c.dds.iter().zip(c.reports).enumerate() {
-        datadir_text(c, i, dd, r, out)?;
+    if c.dds.len() > 1 {
+        // Several datadirs (a folder of them): each instance's files, then
+        // its datadir section, after the files given alone.
+        let files = |i: Option<usize>, out: &mut dyn Write| -> io::Result<()> {
+            for (job, d) in c.jobs.iter().zip(c.done).filter(|(j, _)| j.datadir == i) {
+                file_text(job, d, out)?;
+            }
+            Ok(())
+        };
+        files(None, out)?;
+        for (i, (dd, r)) in c.dds.iter().zip(c.reports).enumerate() {
+            files(Some(i), out)?;
+            datadir_text(c, i, dd, r, out)?;
+        }
+    } else {
+        for (job, d) in c.jobs.iter().zip(c.done) {
+            file_text(job, d, out)?;
+        }
+        for (i, (dd, r)) in c.dds.iter().zip(c.reports).enumerate() {
+            datadir_text(c, i, dd, r, out)?;
+        }
     }
     if !c.skipped.is_empty() {
         skipped_text(c.skipped, out)?;
@@ -1068,7 +1172,15 @@ fn datadir_text(
     r: &DatadirReport,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    writeln!(out, "datadir {}:", crate::names::path(&dd.root))?;
+    if dd.instance || c.dds.len() < 2 {
+        writeln!(out, "datadir {}:", crate::names::path(&dd.root))?;
+    } else {
+        writeln!(
+            out,
+            "files outside the datadirs under {} (no instance):",
+            crate::names::path(&dd.root)
+        )?;
+    }
     if let Some(job) = c
         .jobs
         .iter()
@@ -1397,8 +1509,12 @@ fn log_pages_json(j: &mut Json<'_>, l: Option<&LogPages>) -> io::Result<()> {
     Ok(())
 }
 
-fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
+fn file_json(j: &mut Json<'_>, job: &Job, d: &Done, instance: Option<&Path>) -> io::Result<()> {
     j.kv_path("file", &job.path)?;
+    match instance {
+        Some(p) => j.kv_path("datadir", p)?,
+        None => j.key("datadir")?.null()?,
+    };
     let a = match &d.result {
         Ok(a) => a,
         Err(e) => {
@@ -1664,7 +1780,7 @@ fn json(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     j.obj()?.key("files")?.arr()?;
     for (job, d) in c.jobs.iter().zip(c.done) {
         j.obj()?;
-        file_json(&mut j, job, d)?;
+        file_json(&mut j, job, d, c.instance_of(job))?;
         j.end_obj()?;
     }
     j.end_arr()?.key("datadirs")?.arr()?;
@@ -1690,7 +1806,7 @@ fn jsonl(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     for (job, d) in c.jobs.iter().zip(c.done) {
         let mut j = Json::new(out);
         j.obj()?.kv_str("type", "file")?;
-        file_json(&mut j, job, d)?;
+        file_json(&mut j, job, d, c.instance_of(job))?;
         j.end_obj()?;
         writeln!(out)?;
     }
@@ -1735,7 +1851,7 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     for k in kinds {
         write!(out, ",{}", k.name().replace('-', "_"))?;
     }
-    writeln!(out, ",newer_than_checkpoint,recovery_changes,error")?;
+    writeln!(out, ",newer_than_checkpoint,recovery_changes,error,datadir")?;
     for (job, d) in c.jobs.iter().zip(c.done) {
         let file = crate::csv::path(&job.path);
         match &d.result {
@@ -1744,7 +1860,7 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                 for _ in kinds {
                     write!(out, ",")?;
                 }
-                writeln!(out, ",,{}", crate::csv::Field(e))?;
+                write!(out, ",,{}", crate::csv::Field(e))?;
             }
             Ok(a) => {
                 write!(
@@ -1764,7 +1880,7 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                     let n = v.iter().find(|(x, _)| *x == k).map_or(0, |(_, n)| *n);
                     write!(out, ",{n}")?;
                 }
-                writeln!(
+                write!(
                     out,
                     ",{},{},",
                     a.newer_than_checkpoint
@@ -1787,6 +1903,10 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                     }
                 }
             }
+        }
+        match c.instance_of(job) {
+            Some(p) => writeln!(out, ",{}", crate::csv::path(p))?,
+            None => writeln!(out, ",")?,
         }
     }
     Ok(())

@@ -48,8 +48,13 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let (Some(ia), Some(ib)) = (open(pa), open(pb)) else {
         return Ok(Outcome::Unreadable);
     };
-    fn parse<'b>(p: &Path, bytes: &'b [u8], opts: &Opts) -> Option<Tablespace<'b>> {
-        match Tablespace::with_options(bytes, opts.lib) {
+    // With the holes the host found (a sparse file's are never read).
+    fn parse<'b>(
+        p: &Path,
+        src: &'b dyn crate::host::Source,
+        opts: &Opts,
+    ) -> Option<Tablespace<'b>> {
+        match crate::host::tablespace(src, opts.lib) {
             Ok(ts) => Some(ts),
             Err(e) => {
                 eprintln!("ibdscope: {}: {e}", crate::names::path(p));
@@ -57,7 +62,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             }
         }
     }
-    let (Some(a), Some(b)) = (parse(pa, ia.bytes(), opts), parse(pb, ib.bytes(), opts)) else {
+    let (Some(a), Some(b)) = (parse(pa, &*ia, opts), parse(pb, &*ib, opts)) else {
         return Ok(Outcome::Unreadable);
     };
     let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);

@@ -11,9 +11,7 @@ use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::cmd::findings;
 use crate::cmd::lsn::grid_json;
-use crate::cmd::map::{
-    self, index_slots, owner_at, page_cell, print_grid, MapScale, PageCell, Style, TypesSeen,
-};
+use crate::cmd::map::{self, index_slots, print_grid, MapScale, PageCell, Style, TypesSeen};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
@@ -89,9 +87,9 @@ pub fn fill_grid(a: &Analysis<'_>, slots: &[IndexId], scale: &MapScale) -> (Grid
     let ts = a.ts();
     let mut b = scale.builder();
     let mut types = TypesSeen::default();
-    for p in scale.range() {
+    for (p, k, _, c) in map::cell_runs(a, slots, scale) {
         types.note_page(ts, p as usize);
-        b.push(fill_cell(page_cell(a, slots, p as usize, owner_at(a, p))));
+        b.push_run(fill_cell(c), k);
     }
     (b.finish(), types)
 }

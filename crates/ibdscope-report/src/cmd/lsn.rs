@@ -363,6 +363,38 @@ impl PageFold for LsnFold<'_> {
         }
     }
 
+    /// A run of all-zero pages folds as each of them would (a page of LSN
+    /// 0 and no problem in its cell), in one step: the cells it reaches
+    /// are made, the pages the scale draws counted.
+    fn zero_run(&mut self, first: PageNo, count: u32, zero: &[u8]) {
+        let from = u64::from(first.0).max(self.scale.first);
+        let to = (u64::from(first.0) + u64::from(count)).min(self.scale.first + self.scale.pages);
+        if from >= to {
+            return;
+        }
+        let p = page_facts(zero, PageNo(from as u32), self.scheme);
+        if self.ts.page_problems(&p).next().is_some() || p.lsn.0 != 0 {
+            for n in from..to {
+                self.page(PageNo(n as u32), zero);
+            }
+            return;
+        }
+        self.types.note(p.page_type);
+        let per = self.scale.pages_per_cell.max(1);
+        let (a, b) = (
+            (from - self.scale.first) / per,
+            (to - 1 - self.scale.first) / per,
+        );
+        if self.cells.is_empty() {
+            self.first_cell = a;
+        }
+        let i = (b - self.first_cell) as usize;
+        if i >= self.cells.len() {
+            self.cells.resize(i + 1, CellSum::default());
+        }
+        self.zero += to - from;
+    }
+
     fn append(&mut self, next: Self) {
         let mut cells = next.cells.iter();
         let last = self.first_cell + self.cells.len() as u64;

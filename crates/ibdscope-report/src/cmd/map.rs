@@ -560,6 +560,85 @@ pub fn owner_at(a: &Analysis<'_>, p: u64) -> Owner {
         .unwrap_or(Owner::Unaccounted)
 }
 
+/// How many pages from `p` on (below `end`) are known to be zero (the
+/// holes of a sparse file: [`Tablespace::next_zero_run`]) in free extents
+/// ([`ibdscope::SpaceMap::extent_free`]), with no page among them damaged
+/// or not verifiable: pages each drawn [`PageCell::Free`], which a walk
+/// over the owners takes at once. 0 when page `p` is not one of them.
+pub fn free_zero_pages(a: &Analysis<'_>, p: u64, end: u64) -> u64 {
+    let ts = a.ts();
+    let (Ok(p32), Ok(end32)) = (
+        u32::try_from(p),
+        u32::try_from(end.min(u64::from(ts.n_pages()))),
+    ) else {
+        return 0;
+    };
+    let Some((z, count)) = ts.next_zero_run(p32, end32) else {
+        return 0;
+    };
+    if z.0 != p32 {
+        return 0;
+    }
+    let run_end = p32.saturating_add(count);
+    let extent = ts.format().extent_size().max(1);
+    let map = a.map();
+    let mut q = p32;
+    while q < run_end {
+        let x = q / extent;
+        if !map.extent_free(ts, x) {
+            break;
+        }
+        q = x
+            .saturating_add(1)
+            .saturating_mul(extent)
+            .min(run_end)
+            .max(q + 1);
+    }
+    let marked = |first: u32| {
+        let d = a.damaged_pages();
+        let i = d.partition_point(|b| b.facts.page_no.0 < first);
+        let damaged = d.get(i).is_some_and(|b| b.facts.page_no.0 < q);
+        let u = &a.summary().unverifiable;
+        let k = u.partition_point(|x| x.0 .0 < first);
+        damaged || u.get(k).is_some_and(|x| x.0 .0 < q)
+    };
+    if q == p32 || marked(p32) {
+        return 0;
+    }
+    u64::from(q - p32)
+}
+
+/// The pages `scale` draws, in page order, as runs `(first page, pages,
+/// owner, cell)` drawn alike: a stretch of [`free_zero_pages`] at once,
+/// every other page alone (its owner and [`page_cell`]). So a walk over
+/// the owners of a sparse file takes time with its data and its extents,
+/// not with every page it claims.
+pub fn cell_runs<'a>(
+    a: &'a Analysis<'_>,
+    slots: &'a [IndexId],
+    scale: &MapScale,
+) -> impl Iterator<Item = (u64, u64, Owner, PageCell)> + 'a {
+    let range = scale.range();
+    let total = (range.end - range.start) as usize;
+    let mut p = range.start;
+    std::iter::from_fn(move || {
+        if p >= range.end {
+            return None;
+        }
+        let at = p;
+        let k = free_zero_pages(a, p, range.end);
+        if k > 1 {
+            p += k;
+            a.progress((p - range.start) as usize, total);
+            return Some((at, k, Owner::Free, PageCell::Free));
+        }
+        p += 1;
+        a.progress((p - range.start) as usize, total);
+        let o = owner_at(a, at);
+        Some((at, 1, o, page_cell(a, slots, at as usize, o)))
+    })
+}
+
 /// The owner map of the pages `scale` draws as a grid of [`owner_class`]
 /// cells numbered for `n_slots` index slots (at least `slots.len()`),
 /// with the pages per class and the page types met, in one pass.
@@ -574,16 +653,15 @@ pub fn owner_grid(
     let n_slots = n_slots.max(slots.len());
     let mut counts = vec![0u64; 2 * n_slots + CLASSES_AFTER_SLOTS];
     let mut types = TypesSeen::default();
-    for p in scale.range() {
-        let n = p as usize;
-        let cell = owner_class(page_cell(a, slots, n, owner_at(a, p)), n_slots);
+    for (p, k, _, c) in cell_runs(a, slots, scale) {
+        let cell = owner_class(c, n_slots);
         if let Cell::Bar(c, _) | Cell::Class(c) = cell {
             if let Some(x) = counts.get_mut(usize::from(c)) {
-                *x += 1;
+                *x += k;
             }
         }
-        types.note_page(ts, n);
-        b.push(cell);
+        types.note_page(ts, p as usize);
+        b.push_run(cell, k);
     }
     (b.finish(), counts, types)
 }

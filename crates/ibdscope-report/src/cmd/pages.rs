@@ -202,10 +202,43 @@ pub fn run(
     let mut judge = ibdscope::summary::Judge::default();
     let last = to.unwrap_or(u32::MAX).min(ts.n_pages().saturating_sub(1));
     let total = last.saturating_sub(from).saturating_add(1) as usize;
-    let rows = ts
-        .scan_range(from, last)
-        .map(move |f| judge.judge(ts, f).0)
-        .inspect(|f| a.progress(f.page_no.0.saturating_sub(from) as usize + 1, total));
+    // Each page with the pages after it drawn alike: a hole of a sparse
+    // file in free extents (`map::free_zero_pages`) comes as its first
+    // page and its length, so text prints it in two lines whatever its
+    // size; the other formats still give every page a row.
+    let holes = ts.next_zero_run(from, last.saturating_add(1)).is_some();
+    let scheme = ts.scheme();
+    let mut n = from;
+    let rows = std::iter::from_fn(move || {
+        if n > last {
+            return None;
+        }
+        let end = u64::from(last) + 1;
+        let run = if holes {
+            crate::cmd::map::free_zero_pages(a, u64::from(n), end).max(1)
+        } else {
+            1
+        };
+        let f = ibdscope::space::page_facts(ts.page(PageNo(n))?, PageNo(n), scheme);
+        let f = judge.judge(ts, f).0;
+        n = n.saturating_add(u32::try_from(run).unwrap_or(u32::MAX));
+        Some((f, u32::try_from(run).unwrap_or(u32::MAX)))
+    })
+    .inspect(|(f, run)| {
+        let done = f.page_no.0.saturating_sub(from).saturating_add(*run);
+        a.progress(done as usize, total)
+    });
+    // Every page of the runs, for the formats with a row per page.
+    let every = |(f, run): (PageFacts, u32)| {
+        (0..run).filter_map(move |k| {
+            if k == 0 {
+                return Some(f);
+            }
+            let n = PageNo(f.page_no.0.saturating_add(k));
+            ts.page(n)
+                .map(|p| ibdscope::space::page_facts(p, n, scheme))
+        })
+    };
     let names = ts.type_names();
     let keys = KeyVersions::of_space(ts);
     // Each page's verdict is the summary's (one rule for every command; a
@@ -243,7 +276,7 @@ pub fn run(
                 write!(out, "{:>11}  ", "key_version")?;
             }
             writeln!(out, "checksum  verdict")?;
-            for f in rows {
+            for (f, run) in rows {
                 let v = note(&f);
                 let ix = IndexCols::of(ts, &f, keys);
                 write!(
@@ -276,6 +309,15 @@ pub fn run(
                     write!(out, " at byte offset {}: {}", v.file_offset, v.evidence)?;
                 }
                 writeln!(out)?;
+                if run > 1 {
+                    writeln!(
+                        out,
+                        "{:>8}  ... and the next {}, to page {}, alike: all zeros, not stored (a hole of the file), in free extents",
+                        "",
+                        crate::text::count(run - 1, "page", "pages"),
+                        f.page_no.0.saturating_add(run - 1)
+                    )?;
+                }
             }
         }
         Format::Csv => {
@@ -289,7 +331,7 @@ pub fn run(
                 "{},verdict,verdict_offset",
                 if keys.present() { ",key_version" } else { "" }
             )?;
-            for f in rows {
+            for f in rows.flat_map(every) {
                 let v = note(&f);
                 // Type names and checksum words are identifiers: no quoting.
                 write!(
@@ -328,7 +370,7 @@ pub fn run(
         Format::Json => {
             let mut j = Json::new(out);
             j.obj()?.key("pages")?.arr()?;
-            for f in rows {
+            for f in rows.flat_map(every) {
                 let v = note(&f);
                 row(&mut j, &f, a, keys, &v)?;
             }
@@ -336,7 +378,7 @@ pub fn run(
             writeln!(out)?;
         }
         Format::Jsonl => {
-            for f in rows {
+            for f in rows.flat_map(every) {
                 let v = note(&f);
                 row(&mut Json::new(out), &f, a, keys, &v)?;
                 writeln!(out)?;

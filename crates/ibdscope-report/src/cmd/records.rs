@@ -650,13 +650,13 @@ fn walk_owned(
         .collect();
     freed.sort_unstable();
     let mut freed = freed.into_iter().peekable();
+    // The free extents stepped over at once (a sparse file's holes).
     let mut owned = map
-        .owners(ts)
-        .enumerate()
+        .claimed(ts)
         .filter_map(|(p, o)| match o {
             Owner::Segment {
                 index: Some(id), ..
-            } if id == t.index_id => u32::try_from(p).ok(),
+            } if id == t.index_id => Some(p),
             _ => None,
         })
         .peekable();

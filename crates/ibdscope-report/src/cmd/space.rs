@@ -50,24 +50,25 @@ impl CellCounts {
         }
     }
 
-    fn add(&mut self, c: PageCell) {
+    /// Counts `k` pages drawn `c`.
+    fn add(&mut self, c: PageCell, k: usize) {
         match c {
             PageCell::Index { slot, .. } | PageCell::Other(Some(slot)) => {
                 if let Some(n) = self.slots.get_mut(slot) {
-                    *n += 1;
+                    *n += k;
                 }
             }
-            PageCell::System => self.system += 1,
-            PageCell::Free => self.free += 1,
-            PageCell::Unaccounted => self.unaccounted += 1,
-            PageCell::Damaged => self.damaged += 1,
-            PageCell::Unverifiable => self.unverifiable += 1,
-            PageCell::FreeWithData => self.freed_with_data += 1,
-            PageCell::Undo => self.undo += 1,
+            PageCell::System => self.system += k,
+            PageCell::Free => self.free += k,
+            PageCell::Unaccounted => self.unaccounted += k,
+            PageCell::Damaged => self.damaged += k,
+            PageCell::Unverifiable => self.unverifiable += k,
+            PageCell::FreeWithData => self.freed_with_data += k,
+            PageCell::Undo => self.undo += k,
             PageCell::Other(None) => {}
         }
         if matches!(c, PageCell::Other(_)) {
-            self.other += 1;
+            self.other += k;
         }
     }
 
@@ -175,16 +176,16 @@ impl ExtentsReport {
         let mut grid = scale.builder();
         let mut classes = vec![0u64; 2 * n_slots + map::CLASSES_AFTER_SLOTS];
         let mut types = TypesSeen::default();
-        for (n, _, c) in page_cells(a, &slots, &scale) {
-            counts.add(c);
+        for (n, run, _, c) in map::cell_runs(a, &slots, &scale) {
+            counts.add(c, run as usize);
             let cell = owner_class(c, n_slots);
             if let Cell::Bar(k, _) | Cell::Class(k) = cell {
                 if let Some(x) = classes.get_mut(usize::from(k)) {
-                    *x += 1;
+                    *x += run;
                 }
             }
-            types.note_page(ts, n);
-            grid.push(cell);
+            types.note_page(ts, n as usize);
+            grid.push_run(cell, run);
         }
         ExtentsReport {
             slots,
@@ -328,10 +329,14 @@ fn extents_json(out: &mut dyn Write, a: &Analysis<'_>, r: &ExtentsReport) -> io:
         j.kv_num("undo_pages", counts.undo as u64)?;
     }
     j.key("map")?.arr()?;
-    for (n, o, cell) in page_cells(a, &r.slots, &r.scale) {
-        j.obj()?
-            .kv_num("page", n as u64)?
-            .kv_str("owner", owner_word(o))?;
+    // A hole of a sparse file in free extents is one entry with its
+    // length (`pages`), so the map follows the data, not the size claimed.
+    for (n, run, o, cell) in map::cell_runs(a, &r.slots, &r.scale) {
+        j.obj()?.kv_num("page", n)?;
+        if run > 1 {
+            j.kv_num("pages", run)?;
+        }
+        j.kv_str("owner", owner_word(o))?;
         if let Owner::Segment {
             seg_id,
             index,

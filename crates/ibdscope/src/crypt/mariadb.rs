@@ -1133,6 +1133,11 @@ impl StateFold for KeyedFold<'_, '_, '_> {
         self.fold.add(f);
     }
 
+    /// An all-zero page is never decrypted: the summary's step alone.
+    fn zero_run(&mut self, _: &mut KeyedState, first: PageNo, count: u32, _: &[u8]) {
+        self.fold.zero_run(first, count);
+    }
+
     fn append(&mut self, next: Self) {
         PageFold::append(&mut self.fold, next.fold);
         self.check.decrypted = self.check.decrypted.saturating_add(next.check.decrypted);
