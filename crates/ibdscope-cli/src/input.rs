@@ -774,7 +774,7 @@ pub fn load_keyring(path: &Path) -> Result<ibdscope_report::decrypt::Keyring, St
     ibdscope_report::decrypt::wipe(&mut bytes);
     let keyring = parsed?;
     if !keyring.digest_ok {
-        eprintln!(
+        ibdscope_report::say!(
             "ibdscope: {shown}: warning: the keyring's SHA-256 digest does not match its key \
              records (damaged or edited); its keys are used as they are"
         );

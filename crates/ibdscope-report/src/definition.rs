@@ -283,7 +283,7 @@ fn complete(t: &DictTable, file: &Path, problems: &[String]) -> Result<(), Strin
         ));
     }
     for p in problems {
-        eprintln!("ibdscope: {p}");
+        crate::say!("ibdscope: {p}");
     }
     Ok(())
 }

@@ -522,7 +522,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let done = audit_all(&jobs, &dds, opts);
     for (job, d) in jobs.iter().zip(&done) {
         if let Err(e) = &d.result {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(&job.path));
+            crate::say!("ibdscope: {}: {e}", crate::names::path(&job.path));
         }
     }
     let reports: Vec<DatadirReport> = dds
@@ -1146,10 +1146,12 @@ fn redo_text(dd: &Datadir, out: &mut dyn Write) -> io::Result<()> {
         Some(Err(e)) => writeln!(out, "  redo log unreadable: {e}")?,
         Some(Ok(info)) => {
             let names: Vec<String> = dd.redo_paths.iter().map(|(_, p)| file_name(p)).collect();
-            let creator = if info.creator.is_empty() {
+            // A blank creator (spaces, NULs) is no creator.
+            let shown = info.creator.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+            let creator = if shown.is_empty() {
                 "no creator recorded".to_string()
             } else {
-                format!("created by \"{}\"", info.creator)
+                format!("created by \"{}\"", crate::names::name(shown))
             };
             writeln!(
                 out,

@@ -3,8 +3,8 @@
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::{IndexId, Tablespace};
-use ibdscope_forensics::diff::{Change, Diff};
+use ibdscope::{IndexId, Tablespace, TypeNames};
+use ibdscope_forensics::diff::{Change, Diff, PageDiff};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -41,7 +41,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let open = |p: &Path| match opts.host.open(p, opts.threads) {
         Ok(i) => Some(i),
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::say!("ibdscope: {e}");
             None
         }
     };
@@ -52,7 +52,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         match Tablespace::with_options(bytes, opts.lib) {
             Ok(ts) => Some(ts),
             Err(e) => {
-                eprintln!("ibdscope: {}: {e}", crate::names::path(p));
+                crate::say!("ibdscope: {}: {e}", crate::names::path(p));
                 None
             }
         }
@@ -80,7 +80,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     ) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!(
+            crate::say!(
                 "ibdscope: {} and {}: {e}",
                 crate::names::path(pa),
                 crate::names::path(pb)
@@ -89,7 +89,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         }
     };
     match opts.format {
-        Format::Json | Format::Jsonl => json(out, pa, pb, &d, &b)?,
+        Format::Json => json(out, pa, pb, &d, &b)?,
+        Format::Jsonl => jsonl(out, &d, &b)?,
         Format::Csv => csv(out, &d, &b)?,
         Format::Text | Format::Tsv | Format::Sql => text(out, pa, pb, &d, &a, &b)?,
     }
@@ -110,7 +111,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if opts.format == Format::Text {
             writeln!(out, "{e}")?;
         } else {
-            eprintln!("ibdscope: {e}");
+            crate::say!("ibdscope: {e}");
         }
     }
     Ok(if d.is_identical() && ends.is_empty() {
@@ -147,35 +148,53 @@ fn json(out: &mut dyn Write, pa: &Path, pb: &Path, d: &Diff, b: &Tablespace<'_>)
     }
     j.end_arr()?.key("pages")?.arr()?;
     for c in &d.changes {
-        j.obj()?
-            .kv_num("page", c.page.0)?
-            .kv_display("page_type", &c.page_type.display(names))?
-            .key("index")?
-            .opt_num(c.index.map(|i| i.0))?
-            .kv_str("move", c.lsn_move().name())?;
-        match c.change {
-            Change::Changed {
-                lsn_a,
-                lsn_b,
-                first_byte,
-                bytes,
-            } => {
-                j.kv_num("lsn_a", lsn_a.0)?
-                    .kv_num("lsn_b", lsn_b.0)?
-                    .kv_num("first_byte", first_byte)?
-                    .kv_num("bytes", bytes)?;
-            }
-            Change::OnlyA { lsn } => {
-                j.kv_num("lsn_a", lsn.0)?.key("lsn_b")?.null()?;
-            }
-            Change::OnlyB { lsn } => {
-                j.key("lsn_a")?.null()?.kv_num("lsn_b", lsn.0)?;
-            }
-        }
-        j.end_obj()?;
+        page(&mut j, c, names)?;
     }
     j.end_arr()?.end_obj()?;
     writeln!(out)?;
+    Ok(())
+}
+
+/// `diff --format jsonl`: one object per page that differs, as in the
+/// JSON document's `pages`.
+fn jsonl(out: &mut dyn Write, d: &Diff, b: &Tablespace<'_>) -> io::Result<()> {
+    let names = b.type_names();
+    for c in &d.changes {
+        page(&mut Json::new(out), c, names)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// One page that differs: its number, type, index, LSN move and the
+/// change.
+fn page(j: &mut Json<'_>, c: &PageDiff, names: TypeNames) -> io::Result<()> {
+    j.obj()?
+        .kv_num("page", c.page.0)?
+        .kv_display("page_type", &c.page_type.display(names))?
+        .key("index")?
+        .opt_num(c.index.map(|i| i.0))?
+        .kv_str("move", c.lsn_move().name())?;
+    match c.change {
+        Change::Changed {
+            lsn_a,
+            lsn_b,
+            first_byte,
+            bytes,
+        } => {
+            j.kv_num("lsn_a", lsn_a.0)?
+                .kv_num("lsn_b", lsn_b.0)?
+                .kv_num("first_byte", first_byte)?
+                .kv_num("bytes", bytes)?;
+        }
+        Change::OnlyA { lsn } => {
+            j.kv_num("lsn_a", lsn.0)?.key("lsn_b")?.null()?;
+        }
+        Change::OnlyB { lsn } => {
+            j.key("lsn_a")?.null()?.kv_num("lsn_b", lsn.0)?;
+        }
+    }
+    j.end_obj()?;
     Ok(())
 }
 

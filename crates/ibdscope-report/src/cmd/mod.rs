@@ -56,7 +56,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if opts.format == Format::Text {
             writeln!(out, "{c}")?;
         }
-        eprintln!("ibdscope: {c}");
+        crate::say!("ibdscope: {c}");
     }
     Ok(Outcome::Unreadable)
 }
@@ -167,7 +167,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         match outcome {
                             Ok(o) if a.definition_problems() > 0 => Ok(o.max(Outcome::Findings)),
                             Ok(o) if asked && a.definition_error().is_some() => {
-                                eprintln!("ibdscope: {}", a.definition_error().unwrap_or(""));
+                                crate::say!("ibdscope: {}", a.definition_error().unwrap_or(""));
                                 Ok(o.max(Outcome::Findings))
                             }
                             o => o,
@@ -206,7 +206,7 @@ fn with_file_findings(
 fn file_findings_to_stderr(a: &Analysis<'_>) -> io::Result<()> {
     let mut buf = Vec::new();
     findings::file_text(&mut buf, a)?;
-    eprint!("{}", String::from_utf8_lossy(&buf));
+    crate::say_raw!("{}", String::from_utf8_lossy(&buf));
     Ok(())
 }
 
@@ -229,7 +229,7 @@ pub fn with_space(
     let input = match opts.host.open(path, opts.threads) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
@@ -252,7 +252,7 @@ pub fn with_space(
             f(&ts, &engine)
         }
         Err(e) => {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
+            crate::say!("ibdscope: {}: {e}", crate::names::path(path));
             Ok(Outcome::Unreadable)
         }
     }
@@ -271,12 +271,12 @@ fn with_system_space(
     let sys = match crate::instance::open_system(&*opts.host, path, opts.threads, opts.lib, spec) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
     for p in &sys.problems {
-        eprintln!("ibdscope: {p}");
+        crate::say!("ibdscope: {p}");
     }
     match crate::host::tablespace(sys.source(), opts.lib) {
         Ok(ts) => {
@@ -288,7 +288,7 @@ fn with_system_space(
             })
         }
         Err(e) => {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
+            crate::say!("ibdscope: {}: {e}", crate::names::path(path));
             Ok(Outcome::Unreadable)
         }
     }

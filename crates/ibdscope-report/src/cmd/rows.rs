@@ -217,7 +217,7 @@ pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
         Ok(d) => d.clone(),
         Err(e) => {
             // The reason may quote the DDL or .frm: no raw control characters.
-            eprintln!("ibdscope: {}", crate::names::name(e));
+            crate::say!("ibdscope: {}", crate::names::name(e));
             return None;
         }
     };
@@ -333,7 +333,7 @@ fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t Inde
                 None => crate::names::name(&i.name).to_string(),
             })
             .collect();
-        eprintln!(
+        crate::say!(
             "ibdscope: {}: no index {} in the definition (indexes: {})",
             crate::names::path(path),
             crate::names::name(r.index.as_deref().unwrap_or("(clustered)")),
@@ -358,7 +358,7 @@ pub(crate) fn root_page<'t>(
         } else {
             ""
         };
-        eprintln!(
+        crate::say!(
             "ibdscope: {}: index {} has no root page in this file{why}",
             crate::names::path(path),
             crate::names::name(&ix.name)
@@ -378,7 +378,7 @@ pub(crate) fn root_page<'t>(
                     "encrypted, or page-compressed and not decompressed (see above)".to_string()
                 }
             };
-            eprintln!(
+            crate::say!(
                 "ibdscope: {}: root page {root} of index {}: {why}",
                 crate::names::path(path),
                 crate::names::name(&ix.name)
@@ -402,7 +402,7 @@ pub(crate) fn index_layout(
     let instant_layout = match instant {
         Ok(Some((_, l))) if t.clustered() == Some(ix) => Some(Ok(l.clone())),
         Err(e) if t.clustered() == Some(ix) => {
-            eprintln!(
+            crate::say!(
                 "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
                 crate::names::path(path)
             );
@@ -415,7 +415,7 @@ pub(crate) fn index_layout(
     {
         Ok(l) => l,
         Err(e) => {
-            eprintln!(
+            crate::say!(
                 "ibdscope: {}: index {}: record layout: {e}",
                 crate::names::path(path),
                 crate::names::name(&ix.name)
@@ -480,7 +480,7 @@ fn one_leaf(
             Some(vec![PageNo(n)])
         }
         Ok(_) => {
-            eprintln!(
+            crate::say!(
                 "ibdscope: {}: page {n} is not a leaf page of index {}",
                 crate::names::path(path),
                 crate::names::name(&ix.name)
@@ -488,7 +488,7 @@ fn one_leaf(
             None
         }
         Err(_) => {
-            eprintln!(
+            crate::say!(
                 "ibdscope: {}: page {n} is not a readable index page",
                 crate::names::path(path)
             );
@@ -1481,10 +1481,10 @@ impl Printer<'_> {
             }
             Format::Tsv | Format::Csv | Format::Jsonl => {
                 for f in &self.findings {
-                    eprintln!("ibdscope: finding: {f}");
+                    crate::say!("ibdscope: finding: {f}");
                 }
                 if !self.findings.is_empty() {
-                    eprintln!("ibdscope: {summary}");
+                    crate::say!("ibdscope: {summary}");
                 }
             }
         }

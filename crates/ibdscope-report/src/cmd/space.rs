@@ -206,6 +206,10 @@ fn page_cells<'a>(
 
 /// `ibdscope extents`.
 pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
+    let n_pages = u64::from(a.map().n_pages());
+    if let Some(o) = map::from_past_end(a.path(), opts, n_pages, a.ts().page_size()) {
+        return Ok(o);
+    }
     let picture_only = opts.out.is_some() && opts.format == Format::Text;
     let r = ExtentsReport::build(opts, a);
     let (wrote, said) = if opts.out.is_some() {
@@ -242,7 +246,7 @@ pub(crate) fn findings_to_stderr(
 ) -> io::Result<()> {
     let mut buf = Vec::new();
     print_findings(&mut buf, opts, a, more)?;
-    eprint!("{}", String::from_utf8_lossy(&buf));
+    crate::say_raw!("{}", String::from_utf8_lossy(&buf));
     Ok(())
 }
 
@@ -784,11 +788,13 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             t.map_or_else(dash, |t| t.n_deleted.to_string()),
             t.map_or_else(dash, |t| t.n_garbage_recs.to_string()),
             t.map_or_else(dash, |t| format!("{:.1}%", t.mean_leaf_fill * 100.0)),
-            t.map_or_else(dash, |t| format!(
-                "{:.0}%",
-                t.fragmentation.share() * 100.0
-            )),
-            t.map_or_else(dash, |t| format!("{:.1}", t.fragmentation.mean_distance())),
+            // With fewer than 2 leaves (no step) the order cannot be told.
+            t.map_or_else(dash, |t| {
+                let f = t.fragmentation;
+                map::jump_percent(u64::from(f.steps), u64::from(f.jumps), 0)
+            }),
+            t.filter(|t| t.fragmentation.steps > 0)
+                .map_or_else(dash, |t| format!("{:.1}", t.fragmentation.mean_distance())),
         )?;
     }
     for t in &trees.indexes {
