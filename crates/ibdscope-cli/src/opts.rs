@@ -721,7 +721,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
     ),
     (
         "diff",
-        &[Format::Text, Format::Json, Format::Csv],
+        LINES,
         &["ibdscope diff fixtures/mysql56/deleted_marked.ibd fixtures/mysql56/deleted_purged.ibd"],
     ),
 ];

@@ -398,12 +398,12 @@ fn text_key(out: &mut dyn Write, st: &Style, metric: Metric, labels: &[String]) 
         Metric::Extents => {
             for (s, label) in labels.iter().enumerate() {
                 let full = PageCell::Index { slot: s, fill: 1.0 };
-                let mark = if st.color { st.level(8) } else { st.letter(s) };
-                st.paint(out, Some(Style::owner_color(full)), mark)?;
+                st.paint(out, Some(Style::owner_color(full)), st.level(8))?;
                 writeln!(out, " index {label}")?;
             }
-            if st.color {
-                writeln!(out, "index pages by fill in eighths {ramp}")?;
+            writeln!(out, "index pages by fill in eighths {ramp}")?;
+            if !st.color && labels.len() > 1 {
+                writeln!(out, "{}", crate::cmd::map::NO_COLOR_INDEXES)?;
             }
         }
         Metric::Fill => writeln!(out, "index pages by fill in eighths {ramp}")?,

@@ -340,16 +340,13 @@ pub struct Style {
     pub ascii: bool,
 }
 
+/// The owner maps' note without colour when they hold several indexes:
+/// their pages are drawn alike (by fill), only the colour tells them apart.
+pub const NO_COLOR_INDEXES: &str =
+    "without colour the indexes' pages look alike: --color always tells them apart";
+
 const BLOCKS: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
 const DIGITS: [&str; 9] = [" ", "1", "2", "3", "4", "5", "6", "7", "8"];
-/// Without colour, an index's pages are drawn with its letter (palette slot
-/// order); past the 52nd index, `#`.
-const LETTERS: [&str; 52] = [
-    "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S",
-    "T", "U", "V", "W", "X", "Y", "Z", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l",
-    "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z",
-];
-
 impl Style {
     /// From `--color` and `--ascii` (auto: colour when stdout is a
     /// terminal and NO_COLOR is unset).
@@ -387,15 +384,11 @@ impl Style {
             (PageCell::FreeWithData, _) => "f",
             (PageCell::Other(_), false) => "▒",
             (PageCell::Other(_), true) => "o",
-            (PageCell::Index { slot, .. }, _) if !self.color => self.letter(slot),
+            // By fill, with or without colour: the key-order question
+            // (full leaves or split ones) is read from the glyphs; the
+            // colour tells the indexes apart.
             (PageCell::Index { fill, .. }, _) => self.level(eighths(fill)),
         }
-    }
-
-    /// The letter of index slot `slot`, drawn for its pages when there is
-    /// no colour to tell indexes apart.
-    pub fn letter(&self, slot: usize) -> &'static str {
-        LETTERS.get(slot).copied().unwrap_or("#")
     }
 
     /// The ANSI colour of a page on the owner map.

@@ -416,8 +416,7 @@ fn extents_legend(
         let info = map.index(*id);
         let n = counts.slot(s);
         let full = PageCell::Index { slot: s, fill: 1.0 };
-        let mark = if st.color { swatch } else { st.letter(s) };
-        st.paint(out, Some(Style::owner_color(full)), mark)?;
+        st.paint(out, Some(Style::owner_color(full)), swatch)?;
         write!(
             out,
             " index {:<w$} {:>8} pages {:>6.1}%",
@@ -466,20 +465,16 @@ fn extents_legend(
     if let Some(v) = r.scale.vote_words(map::VOTE) {
         writeln!(out, "{v}")?;
     }
-    if st.color {
-        let legend = if st.ascii {
-            "1 2 3 4 5 6 7 8"
-        } else {
-            "▁▂▃▄▅▆▇█"
-        };
-        writeln!(out, "index pages are drawn by fill, in eighths: {legend}")
+    let legend = if st.ascii {
+        "1 2 3 4 5 6 7 8"
     } else {
-        writeln!(
-            out,
-            "index pages are drawn with their index's letter\n\
-             (with --color always, by fill in the index's colour)"
-        )
+        "▁▂▃▄▅▆▇█"
+    };
+    writeln!(out, "index pages are drawn by fill, in eighths: {legend}")?;
+    if !st.color && slots.len() > 1 {
+        writeln!(out, "{}", map::NO_COLOR_INDEXES)?;
     }
+    Ok(())
 }
 
 /// The owner map as a picture: one cell per page (or per run of pages in
