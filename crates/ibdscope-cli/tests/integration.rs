@@ -4,6 +4,7 @@
 #![allow(clippy::disallowed_macros)] // Tests print what they skipped.
 
 mod integration {
+    mod asks;
     mod audit;
     mod cli;
     pub mod common;
