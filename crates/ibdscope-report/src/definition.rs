@@ -138,8 +138,9 @@ pub fn load<'m>(
                     (read_frm(&beside, path)?, Some(beside), true)
                 } else if encrypted {
                     return Err(format!(
-                        "{}: the file is encrypted: its SDI (table definition) cannot be \
-                         read without the keyring, and no .frm was given (--frm) or found at \
+                        "{}: the file is encrypted and its pages are not decrypted (no key, \
+                         or one that does not open it: see above): its SDI (table definition) \
+                         cannot be read, and no .frm was given (--frm) or found at \
                          {} (or give the CREATE TABLE statement: --ddl)",
                         crate::names::path(path),
                         crate::names::path(&beside)
@@ -157,8 +158,8 @@ pub fn load<'m>(
             }
             Err(e) if encrypted => {
                 return Err(format!(
-                    "{}: the file is encrypted: its SDI (table definition) is not readable \
-                     without the keyring ({e})",
+                    "{}: the file is encrypted and its pages are not decrypted (no key, or \
+                     one that does not open it: see above): its SDI (table definition) is not readable ({e})",
                     crate::names::path(path)
                 ))
             }

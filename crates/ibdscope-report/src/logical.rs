@@ -157,14 +157,17 @@ fn decrypt(
         return None;
     };
     if d.wrong_key() {
+        // Said once: every encrypted page failing to decrypt is what a
+        // wrong key means, not a finding of its own.
         crate::say!(
             "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
-             AES_CBC or AES_CTR): wrong key; the pages below are read as stored",
+             AES_CBC or AES_CTR): wrong key; its encrypted pages are read as stored",
             crypt.key_id
         );
+    } else {
+        let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
+        say_failures(path, pages, d.failures.len(), "pages not decrypted");
     }
-    let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
-    say_failures(path, pages, d.failures.len(), "pages not decrypted");
     Some((d, summary))
 }
 

@@ -87,10 +87,16 @@ fn pages_asked_past_the_end_are_one_rule() {
     let n = pages_of(rel);
     let past = n.to_string();
     let last = (n - 1).to_string();
-    let said = |asked: &str| format!("{asked} is past the end of the file ({n} whole pages of 16384 bytes)");
+    let said = |asked: &str| {
+        format!("{asked} is past the end of the file ({n} whole pages of 16384 bytes)")
+    };
     let o = run(&["page", f, &past]);
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
-    assert!(stderr(&o).contains(&said(&format!("page {n}"))), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&said(&format!("page {n}"))),
+        "{}",
+        stderr(&o)
+    );
     let asked = format!("--from {n}");
     for cmd in ["pages", "extents", "fill", "lsn"] {
         for fmt in ["text", "json"] {
@@ -106,13 +112,21 @@ fn pages_asked_past_the_end_are_one_rule() {
         }
         // The last page is still drawn (or listed).
         let o = run(&[cmd, f, "--from", &last]);
-        assert!(matches!(o.status.code(), Some(0 | 1)), "{cmd}: {}", stderr(&o));
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{cmd}: {}",
+            stderr(&o)
+        );
     }
     let other = fixtures().join("mysql56/uuid_char36.ibd");
     let big = pages_of("mysql56/uuid_char36.ibd").max(n).to_string();
     let o = run(&["compare", f, other.to_str().unwrap(), "--from", &big]);
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
-    assert!(stderr(&o).contains("is past the end of the file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is past the end of the file"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// A JSON or JSON Lines error object gives the reason, not "see stderr".
@@ -286,5 +300,48 @@ fn maps_without_colour_show_fill() {
         let split = blocks('▅') + blocks('▆') + blocks('▇');
         assert_eq!(split == 0, full, "{name}: {text}");
         assert!(text.contains("drawn by fill, in eighths"), "{name}: {text}");
+    }
+}
+
+/// A key file whose keys are not the space's (same ids, other bytes):
+/// every command says "wrong key" once and adds no line per page, no
+/// missing root page, no "without the keyring"; `audit`'s verdict says
+/// the key does not open the file.
+#[test]
+fn a_wrong_key_is_said_once() {
+    let wrong = scratch("asks-wrong-keys.txt");
+    fs::write(
+        &wrong,
+        format!(
+            "1;{}\n2;{}\n3;{}\n",
+            "c3".repeat(16),
+            "5a".repeat(32),
+            "a5".repeat(24)
+        ),
+    )
+    .unwrap();
+    let file = fixtures().join("crypt/cbc/ai_int.ibd");
+    let (f, k) = (file.to_str().unwrap(), wrong.to_str().unwrap());
+    for cmd in [
+        "extents", "indexes", "fill", "segments", "rows", "schema", "audit",
+    ] {
+        let o = run(&[cmd, f, "--key-file", k]);
+        let err = stderr(&o);
+        assert!(matches!(o.status.code(), Some(1 | 2)), "{cmd}: {err}");
+        assert_eq!(err.matches("wrong key").count(), 1, "{cmd}: {err}");
+        for not in [
+            "decrypted page does not verify",
+            "has no root page",
+            "without the keyring",
+        ] {
+            assert!(!err.contains(not), "{cmd}: {err}");
+        }
+        if cmd == "audit" {
+            assert!(
+                stdout(&o).contains("encrypted, the key given does not open it"),
+                "{}",
+                stdout(&o)
+            );
+        }
     }
 }

@@ -784,9 +784,16 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
         Ok(a) => a,
         Err(e) => return writeln!(out, "{p}: unreadable: {e}"),
     };
+    // A key given that does not open the space (said once on stderr):
+    // the verdict says why its pages stay encrypted.
+    let keyed = if d.key == Outcome::Clean {
+        ""
+    } else {
+        ", the key given does not open it"
+    };
     write!(
         out,
-        "{p}: {} ({} pages of {} bytes, {} valid, {} empty, space id {}",
+        "{p}: {}{keyed} ({} pages of {} bytes, {} valid, {} empty, space id {}",
         a.verdict,
         a.pages,
         d.page_size,

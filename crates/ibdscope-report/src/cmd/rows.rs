@@ -351,9 +351,23 @@ pub(crate) fn root_page<'t>(
 ) -> Option<(PageNo, RecPage<'t>)> {
     let Some(root) = ix.root.map(PageNo) else {
         let f = ts.format();
-        let why = if f.encryption {
-            ": the file is encrypted, its index pages cannot be read without the keyring"
-        } else if f.page_compressed {
+        // Encrypted (MySQL's flag, or MariaDB's crypt data): the key, or
+        // its absence, was said once above; this names only the
+        // consequence, not a root page missing from the file.
+        let mariadb_encrypted = matches!(
+            ibdscope::crypt::mariadb::space_crypt_data(ts),
+            ibdscope::crypt::mariadb::CryptDataRead::Present(c) if c.scheme == 1
+        );
+        if f.encryption || mariadb_encrypted {
+            crate::say!(
+                "ibdscope: {}: index {}: its root page is not known: the file is encrypted \
+                 and its pages are not decrypted (no key, or one that does not open it: see above)",
+                crate::names::path(path),
+                crate::names::name(&ix.name)
+            );
+            return None;
+        }
+        let why = if f.page_compressed {
             ": the file is PAGE_COMPRESSED and its INODE page could not be decompressed"
         } else {
             ""
@@ -372,7 +386,8 @@ pub(crate) fn root_page<'t>(
                 NoRecords::PastFile => "past the end of the file".to_string(),
                 NoRecords::NotIndex(t) => format!("a type {} page, not an index page", t.0),
                 NoRecords::Unreadable(_) if ts.format().encryption => {
-                    "encrypted: the rows cannot be read without the keyring".to_string()
+                    "encrypted and not decrypted (no key, or one that does not open it: see above)"
+                        .to_string()
                 }
                 NoRecords::Unreadable(_) => {
                     "encrypted, or page-compressed and not decompressed (see above)".to_string()
