@@ -309,17 +309,7 @@ fn maps_without_colour_show_fill() {
 /// the key does not open the file.
 #[test]
 fn a_wrong_key_is_said_once() {
-    let wrong = scratch("asks-wrong-keys.txt");
-    fs::write(
-        &wrong,
-        format!(
-            "1;{}\n2;{}\n3;{}\n",
-            "c3".repeat(16),
-            "5a".repeat(32),
-            "a5".repeat(24)
-        ),
-    )
-    .unwrap();
+    let wrong = super::common::wrong_key_file("asks-wrong-keys.txt");
     let file = fixtures().join("crypt/cbc/ai_int.ibd");
     let (f, k) = (file.to_str().unwrap(), wrong.to_str().unwrap());
     for cmd in [
