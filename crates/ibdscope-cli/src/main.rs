@@ -18,6 +18,14 @@ mod opts;
 mod progress;
 
 use std::io::{self, Write};
+
+/// `eprintln!` that does not panic when stderr is closed: through the
+/// report crate's one writer to stderr (`ibdscope_report::diag::write`).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        ibdscope_report::diag::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -26,7 +34,7 @@ fn main() -> ExitCode {
         let script = complete::script(shell, opts::cli());
         return match io::stdout().lock().write_all(script.as_bytes()) {
             Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-                ibdscope_report::say!("ibdscope: {e}");
+                say!("ibdscope: {e}");
                 ExitCode::from(2)
             }
             _ => ExitCode::SUCCESS,
@@ -35,7 +43,7 @@ fn main() -> ExitCode {
     let opts = match opts::from_cli(cli) {
         Ok(o) => o,
         Err(e) => {
-            ibdscope_report::say!("ibdscope: {e}");
+            say!("ibdscope: {e}");
             return ExitCode::from(2);
         }
     };
@@ -47,7 +55,7 @@ fn main() -> ExitCode {
         Ok(outcome) => ExitCode::from(outcome as u8),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            ibdscope_report::say!("ibdscope: {e}");
+            say!("ibdscope: {e}");
             ExitCode::from(2)
         }
     }

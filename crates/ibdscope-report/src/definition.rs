@@ -284,7 +284,7 @@ fn complete(t: &DictTable, file: &Path, problems: &[String]) -> Result<(), Strin
         ));
     }
     for p in problems {
-        crate::say!("ibdscope: {p}");
+        crate::diag::say!("ibdscope: {p}");
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! The one writer to stderr: every message of the report crate and the
-//! binary goes through [`say!`](crate::say) (a line) or
-//! [`say_raw!`](crate::say_raw) (text as it is).
+//! binary goes through [`write`] (the crate's modules by `say!`, a line,
+//! and `say_raw!`, text as it is; the binary by its own `say!`).
 //!
 //! `eprintln!` panics when stderr cannot be written (a pipe whose reader
 //! has gone: `ibdscope … 2>&1 >/dev/null | true`); a message nobody can
@@ -76,23 +76,22 @@ pub fn reason(lines: &[String]) -> String {
 /// The most lines [`reason`] joins.
 pub const MAX_REASON_LINES: usize = 8;
 
-/// `eprintln!` that does not panic: a line to stderr through
-/// [`write`](crate::diag::write).
-#[macro_export]
+/// `eprintln!` that does not panic: a line to stderr through [`write`]
+/// (`crate::diag::say!`; the binary calls [`write`] through its own).
 macro_rules! say {
     ($($arg:tt)*) => {
         $crate::diag::write(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
+pub(crate) use say;
 
-/// `eprint!` that does not panic: text to stderr through
-/// [`write`](crate::diag::write).
-#[macro_export]
+/// `eprint!` that does not panic: text to stderr through [`write`].
 macro_rules! say_raw {
     ($($arg:tt)*) => {
         $crate::diag::write(format_args!($($arg)*))
     };
 }
+pub(crate) use say_raw;
 
 #[cfg(test)]
 mod tests {
@@ -101,8 +100,8 @@ mod tests {
     #[test]
     fn capture_keeps_the_lines_said_and_the_reason_drops_the_prefix() {
         let ((), lines) = capture(|| {
-            crate::say!("ibdscope: a.ibd: No such file");
-            let ((), inner) = capture(|| crate::say!("ibdscope: b.ibd: short"));
+            crate::diag::say!("ibdscope: a.ibd: No such file");
+            let ((), inner) = capture(|| crate::diag::say!("ibdscope: b.ibd: short"));
             assert_eq!(inner, ["ibdscope: b.ibd: short"]);
         });
         assert_eq!(reason(&lines), "a.ibd: No such file; b.ibd: short");

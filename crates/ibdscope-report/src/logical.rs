@@ -70,7 +70,7 @@ pub fn expand(
         return None;
     }
     let Some(e) = pagecomp::try_expand(ts, engine) else {
-        crate::say!(
+        crate::diag::say!(
             "ibdscope: {}: the logical image of this page_compressed space ({} bytes) could \
              not be allocated; its compressed pages are read as they are stored",
             crate::names::path(path),
@@ -98,10 +98,10 @@ fn say_failures(
     const SHOWN: usize = 8;
     let shown = crate::names::path(path);
     for (page, why) in pages.take(SHOWN) {
-        crate::say!("ibdscope: {shown}: page {}: {why}", page.0);
+        crate::diag::say!("ibdscope: {shown}: page {}: {why}", page.0);
     }
     if let Some(k) = n.checked_sub(SHOWN).filter(|&k| k > 0) {
-        crate::say!("ibdscope: {shown}: {k} more {more}");
+        crate::diag::say!("ibdscope: {shown}: {k} more {more}");
     }
 }
 
@@ -120,7 +120,7 @@ fn decrypt(
 ) -> Option<(Decryption, Option<Summary>)> {
     let shown = crate::names::path(path);
     let Some(keys) = keys else {
-        crate::say!(
+        crate::diag::say!(
             "ibdscope: {shown}: MariaDB encrypted space (key id {}): its encrypted pages are \
              read as stored; give the key file with --key-file",
             crypt.key_id
@@ -130,7 +130,7 @@ fn decrypt(
     let cipher = match mariadb::detect_cipher(ts, keys, crypt) {
         Ok(c) => c,
         Err(e) => {
-            crate::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+            crate::diag::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
             return None;
         }
     };
@@ -139,7 +139,7 @@ fn decrypt(
     let key = match mariadb::space_key(ts, keys, crypt, cipher.unwrap_or(mariadb::Cipher::Cbc)) {
         Ok(k) => k,
         Err(e) => {
-            crate::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+            crate::diag::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
             return None;
         }
     };
@@ -149,7 +149,7 @@ fn decrypt(
         mariadb::try_decrypt(ts, engine, &key).map(|d| (d, None))
     };
     let Some((d, summary)) = made else {
-        crate::say!(
+        crate::diag::say!(
             "ibdscope: {shown}: the decrypted image of this encrypted space ({} bytes) could \
              not be allocated; its encrypted pages are read as stored",
             ts.data().len()
@@ -159,7 +159,7 @@ fn decrypt(
     if d.wrong_key() {
         // Said once: every encrypted page failing to decrypt is what a
         // wrong key means, not a finding of its own.
-        crate::say!(
+        crate::diag::say!(
             "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
              AES_CBC or AES_CTR): wrong key; its encrypted pages are read as stored",
             crypt.key_id
@@ -186,7 +186,7 @@ pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> 
     match mariadb::detect_cipher(ts, keys, &crypt) {
         Ok(Some(_)) => Outcome::Clean,
         Ok(None) => {
-            crate::say!(
+            crate::diag::say!(
                 "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
                  AES_CBC or AES_CTR): wrong key",
                 crypt.key_id
@@ -194,7 +194,7 @@ pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> 
             Outcome::Findings
         }
         Err(e) => {
-            crate::say!("ibdscope: {shown}: {e}");
+            crate::diag::say!("ibdscope: {shown}: {e}");
             Outcome::Findings
         }
     }

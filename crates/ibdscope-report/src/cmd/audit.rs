@@ -522,7 +522,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let done = audit_all(&jobs, &dds, opts);
     for (job, d) in jobs.iter().zip(&done) {
         if let Err(e) = &d.result {
-            crate::say!("ibdscope: {}: {e}", crate::names::path(&job.path));
+            crate::diag::say!("ibdscope: {}: {e}", crate::names::path(&job.path));
         }
     }
     let reports: Vec<DatadirReport> = dds

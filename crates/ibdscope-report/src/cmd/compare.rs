@@ -163,7 +163,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         match opts.host.open(path, opts.threads) {
             Ok(i) => inputs.push((path, i)),
             Err(e) => {
-                crate::say!("ibdscope: {e}");
+                crate::diag::say!("ibdscope: {e}");
                 failed.push((path, e.to_string()));
                 worst = Outcome::Unreadable;
             }
@@ -175,7 +175,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             Ok(ts) => spaces.push((*path, ts)),
             Err(e) => {
                 let why = format!("{}: {e}", crate::names::path(path));
-                crate::say!("ibdscope: {why}");
+                crate::diag::say!("ibdscope: {why}");
                 failed.push((*path, why));
                 worst = Outcome::Unreadable;
             }

@@ -41,7 +41,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let open = |p: &Path| match opts.host.open(p, opts.threads) {
         Ok(i) => Some(i),
         Err(e) => {
-            crate::say!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             None
         }
     };
@@ -52,7 +52,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         match Tablespace::with_options(bytes, opts.lib) {
             Ok(ts) => Some(ts),
             Err(e) => {
-                crate::say!("ibdscope: {}: {e}", crate::names::path(p));
+                crate::diag::say!("ibdscope: {}: {e}", crate::names::path(p));
                 None
             }
         }
@@ -80,7 +80,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     ) {
         Ok(d) => d,
         Err(e) => {
-            crate::say!(
+            crate::diag::say!(
                 "ibdscope: {} and {}: {e}",
                 crate::names::path(pa),
                 crate::names::path(pb)
@@ -111,7 +111,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if opts.format == Format::Text {
             writeln!(out, "{e}")?;
         } else {
-            crate::say!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
         }
     }
     Ok(if d.is_identical() && ends.is_empty() {

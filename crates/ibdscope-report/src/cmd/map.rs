@@ -187,7 +187,7 @@ impl MapScale {
 /// (`asked` is what was asked: `page 99999`, `--from 99999`); exit 2, and
 /// with JSON the run's error object ([`crate::run`]).
 pub fn past_end(path: &Path, asked: fmt::Arguments<'_>, n_pages: u64, page_size: u32) -> Outcome {
-    crate::say!(
+    crate::diag::say!(
         "ibdscope: {}: {asked} is past the end of the file ({n_pages} whole pages of {page_size} bytes)",
         crate::names::path(path)
     );
@@ -699,7 +699,7 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outc
             (Outcome::Clean, line)
         }
         Err(e) => {
-            crate::say!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             (Outcome::Unreadable, String::new())
         }
     }

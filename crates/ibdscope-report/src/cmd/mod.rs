@@ -56,7 +56,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if opts.format == Format::Text {
             writeln!(out, "{c}")?;
         }
-        crate::say!("ibdscope: {c}");
+        crate::diag::say!("ibdscope: {c}");
     }
     Ok(Outcome::Unreadable)
 }
@@ -167,7 +167,10 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         match outcome {
                             Ok(o) if a.definition_problems() > 0 => Ok(o.max(Outcome::Findings)),
                             Ok(o) if asked && a.definition_error().is_some() => {
-                                crate::say!("ibdscope: {}", a.definition_error().unwrap_or(""));
+                                crate::diag::say!(
+                                    "ibdscope: {}",
+                                    a.definition_error().unwrap_or("")
+                                );
                                 Ok(o.max(Outcome::Findings))
                             }
                             o => o,
@@ -206,7 +209,7 @@ fn with_file_findings(
 fn file_findings_to_stderr(a: &Analysis<'_>) -> io::Result<()> {
     let mut buf = Vec::new();
     findings::file_text(&mut buf, a)?;
-    crate::say_raw!("{}", String::from_utf8_lossy(&buf));
+    crate::diag::say_raw!("{}", String::from_utf8_lossy(&buf));
     Ok(())
 }
 
@@ -229,7 +232,7 @@ pub fn with_space(
     let input = match opts.host.open(path, opts.threads) {
         Ok(i) => i,
         Err(e) => {
-            crate::say!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
@@ -252,7 +255,7 @@ pub fn with_space(
             f(&ts, &engine)
         }
         Err(e) => {
-            crate::say!("ibdscope: {}: {e}", crate::names::path(path));
+            crate::diag::say!("ibdscope: {}: {e}", crate::names::path(path));
             Ok(Outcome::Unreadable)
         }
     }
@@ -271,12 +274,12 @@ fn with_system_space(
     let sys = match crate::instance::open_system(&*opts.host, path, opts.threads, opts.lib, spec) {
         Ok(s) => s,
         Err(e) => {
-            crate::say!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
     for p in &sys.problems {
-        crate::say!("ibdscope: {p}");
+        crate::diag::say!("ibdscope: {p}");
     }
     match crate::host::tablespace(sys.source(), opts.lib) {
         Ok(ts) => {
@@ -288,7 +291,7 @@ fn with_system_space(
             })
         }
         Err(e) => {
-            crate::say!("ibdscope: {}: {e}", crate::names::path(path));
+            crate::diag::say!("ibdscope: {}: {e}", crate::names::path(path));
             Ok(Outcome::Unreadable)
         }
     }

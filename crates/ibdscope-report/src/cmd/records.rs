@@ -494,7 +494,7 @@ fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
     let def = match a.definition() {
         Ok(d) => d,
         Err(e) => {
-            crate::say!(
+            crate::diag::say!(
                 "ibdscope: {p}: --index {shown}: index names need the table definition, and {}",
                 crate::names::name(e)
             );
@@ -503,7 +503,7 @@ fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
     };
     let Some(ix) = def.table.index_by_name_or_id(name) else {
         let known: Vec<&str> = def.table.indexes.iter().map(|i| i.name.as_str()).collect();
-        crate::say!(
+        crate::diag::say!(
             "ibdscope: {p}: no index {shown} in the definition (indexes: {})",
             crate::names::name(&known.join(", "))
         );
@@ -514,7 +514,7 @@ fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
         .and_then(|r| RecPage::of(a.ts(), PageNo(r)).ok())
         .map(|rp| rp.header().index_id().0);
     if id.is_none() {
-        crate::say!("ibdscope: {p}: index {shown} has no readable root page in this file");
+        crate::diag::say!("ibdscope: {p}: index {shown} has no readable root page in this file");
     }
     id
 }
@@ -529,7 +529,7 @@ fn index_known(path: &Path, trees: &Btrees, index: Option<u64>) -> bool {
             .iter()
             .map(|t| t.index_id.to_string())
             .collect();
-        crate::say!(
+        crate::diag::say!(
             "ibdscope: {}: no index {id} in this file (indexes: {})",
             crate::names::path(path),
             if known.is_empty() {
@@ -760,10 +760,10 @@ fn footer(
         }
         Format::Csv => {
             for (f, _) in findings {
-                crate::say!("{path}: byte offset {}: {}", f.file_offset, f.kind);
+                crate::diag::say!("{path}: byte offset {}: {}", f.file_offset, f.kind);
             }
             if let Some(p) = &past {
-                crate::say!("{path}: {p}");
+                crate::diag::say!("{path}: {p}");
             }
         }
         Format::Json | Format::Jsonl => {

@@ -83,7 +83,7 @@ pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, String> {
         opts.data_files.as_deref(),
     )?;
     for p in &sys.problems {
-        crate::say!("ibdscope: {p}");
+        crate::diag::say!("ibdscope: {p}");
     }
     Ok(sys)
 }
@@ -186,7 +186,7 @@ pub fn run(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> io::Result<Outc
         Ok(o) => Ok(o),
         Err(Fail::Io(e)) => Err(e),
         Err(Fail::Msg(m)) => {
-            crate::say!("ibdscope: {m}");
+            crate::diag::say!("ibdscope: {m}");
             Ok(Outcome::Unreadable)
         }
     }
@@ -254,7 +254,7 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
     })?;
     let redo = read_redo(&datadir, opts);
     if let Some(Err(e)) = &redo {
-        crate::say!(
+        crate::diag::say!(
             "ibdscope: redo log of {}: {e}",
             crate::names::path(&datadir)
         );

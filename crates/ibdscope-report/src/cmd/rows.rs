@@ -217,7 +217,7 @@ pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
         Ok(d) => d.clone(),
         Err(e) => {
             // The reason may quote the DDL or .frm: no raw control characters.
-            crate::say!("ibdscope: {}", crate::names::name(e));
+            crate::diag::say!("ibdscope: {}", crate::names::name(e));
             return None;
         }
     };
@@ -333,7 +333,7 @@ fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t Inde
                 None => crate::names::name(&i.name).to_string(),
             })
             .collect();
-        crate::say!(
+        crate::diag::say!(
             "ibdscope: {}: no index {} in the definition (indexes: {})",
             crate::names::path(path),
             crate::names::name(r.index.as_deref().unwrap_or("(clustered)")),
@@ -359,7 +359,7 @@ pub(crate) fn root_page<'t>(
             ibdscope::crypt::mariadb::CryptDataRead::Present(c) if c.scheme == 1
         );
         if f.encryption || mariadb_encrypted {
-            crate::say!(
+            crate::diag::say!(
                 "ibdscope: {}: index {}: its root page is not known: the file is encrypted \
                  and its pages are not decrypted (no key, or one that does not open it: see above)",
                 crate::names::path(path),
@@ -372,7 +372,7 @@ pub(crate) fn root_page<'t>(
         } else {
             ""
         };
-        crate::say!(
+        crate::diag::say!(
             "ibdscope: {}: index {} has no root page in this file{why}",
             crate::names::path(path),
             crate::names::name(&ix.name)
@@ -393,7 +393,7 @@ pub(crate) fn root_page<'t>(
                     "encrypted, or page-compressed and not decompressed (see above)".to_string()
                 }
             };
-            crate::say!(
+            crate::diag::say!(
                 "ibdscope: {}: root page {root} of index {}: {why}",
                 crate::names::path(path),
                 crate::names::name(&ix.name)
@@ -417,7 +417,7 @@ pub(crate) fn index_layout(
     let instant_layout = match instant {
         Ok(Some((_, l))) if t.clustered() == Some(ix) => Some(Ok(l.clone())),
         Err(e) if t.clustered() == Some(ix) => {
-            crate::say!(
+            crate::diag::say!(
                 "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
                 crate::names::path(path)
             );
@@ -430,7 +430,7 @@ pub(crate) fn index_layout(
     {
         Ok(l) => l,
         Err(e) => {
-            crate::say!(
+            crate::diag::say!(
                 "ibdscope: {}: index {}: record layout: {e}",
                 crate::names::path(path),
                 crate::names::name(&ix.name)
@@ -495,7 +495,7 @@ fn one_leaf(
             Some(vec![PageNo(n)])
         }
         Ok(_) => {
-            crate::say!(
+            crate::diag::say!(
                 "ibdscope: {}: page {n} is not a leaf page of index {}",
                 crate::names::path(path),
                 crate::names::name(&ix.name)
@@ -503,7 +503,7 @@ fn one_leaf(
             None
         }
         Err(_) => {
-            crate::say!(
+            crate::diag::say!(
                 "ibdscope: {}: page {n} is not a readable index page",
                 crate::names::path(path)
             );
@@ -1496,10 +1496,10 @@ impl Printer<'_> {
             }
             Format::Tsv | Format::Csv | Format::Jsonl => {
                 for f in &self.findings {
-                    crate::say!("ibdscope: finding: {f}");
+                    crate::diag::say!("ibdscope: finding: {f}");
                 }
                 if !self.findings.is_empty() {
-                    crate::say!("ibdscope: {summary}");
+                    crate::diag::say!("ibdscope: {summary}");
                 }
             }
         }

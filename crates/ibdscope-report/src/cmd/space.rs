@@ -246,7 +246,7 @@ pub(crate) fn findings_to_stderr(
 ) -> io::Result<()> {
     let mut buf = Vec::new();
     print_findings(&mut buf, opts, a, more)?;
-    crate::say_raw!("{}", String::from_utf8_lossy(&buf));
+    crate::diag::say_raw!("{}", String::from_utf8_lossy(&buf));
     Ok(())
 }
 
