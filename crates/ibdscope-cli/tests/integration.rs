@@ -25,6 +25,7 @@ mod integration {
     mod progress;
     mod records;
     mod rows;
+    mod rows_damage;
     mod schema;
     mod space;
     mod threads;

@@ -53,6 +53,10 @@ pub const FSP_FIRST_RSEG_PAGE_NO: u32 = 6;
 pub const FSP_DICT_HDR_PAGE_NO: u32 = 7;
 /// `TRX_SYS_N_RSEGS`.
 pub const TRX_SYS_N_RSEGS: usize = 128;
+/// `TRX_SYS_RSEGS`: the rollback segment slots, from `TRX_SYS`.
+pub const TRX_SYS_RSEGS: usize = 18;
+/// `TRX_SYS_RSEG_SLOT_SIZE`: space (4), page (4).
+pub const TRX_SYS_RSEG_SLOT_SIZE: usize = 8;
 /// `TRX_SYS_DOUBLEWRITE_MAGIC_N`.
 pub const TRX_SYS_DOUBLEWRITE_MAGIC_N: u32 = 536_853_855;
 /// `TRX_SYS_DOUBLEWRITE_SPACE_ID_STORED_N`.
@@ -154,9 +158,9 @@ impl TrxSys {
         let trx_id_store = be_u64(page, base)?;
         let fseg = fseg_at(page, base.checked_add(8)?)?;
         let mut rsegs = Vec::new();
-        let rs = base.checked_add(18)?;
+        let rs = base.checked_add(TRX_SYS_RSEGS)?;
         for slot in 0..TRX_SYS_N_RSEGS {
-            let at = rs.checked_add(slot.checked_mul(8)?)?;
+            let at = rs.checked_add(slot.checked_mul(TRX_SYS_RSEG_SLOT_SIZE)?)?;
             let space = be_u32(page, at)?;
             let pno = be_u32(page, at.checked_add(4)?)?;
             if pno != FIL_NULL {

@@ -48,10 +48,24 @@
 //! Every walk is bounded before it starts: a list by its length and by the
 //! pages of its space, a chain of roll pointers by the addresses it has
 //! seen (a repeated one is a loop) and by [`MAX_CHAIN`].
+//!
+//! Every pointer is checked as the server reads it before it is followed
+//! (mysql-server 5.6 `trx0rseg.cc` `trx_rseg_create_instance`,
+//! `trx0undo.cc` `trx_undo_lists_init`, `trx_undo_mem_create_at_db_start`;
+//! MariaDB 10.11 the same, with `trx_rseg_array_init`): a TRX_SYS slot
+//! names a space read (0 or an undo tablespace) and, in it, a page that
+//! verifies, is no fixed page of space 0 and is typed
+//! `FIL_PAGE_TYPE_SYS`; an undo slot, history node, page list link or
+//! roll pointer names an undo log page that verifies; an undo segment's
+//! state is one of `trx0undo.h`'s. A page a pointer reaches is claimed: all
+//! zeros there is damage ([`Damage::Zeroed`]), and the undo behind a
+//! damaged page is lost ([`ChainEnd::Lost`]), never called purged.
 
-use crate::system::{RsegSlot, FSEG_PAGE_DATA};
+use crate::system::{
+    RsegSlot, FSEG_PAGE_DATA, FSP_TRX_SYS_PAGE_NO, TRX_SYS_RSEGS, TRX_SYS_RSEG_SLOT_SIZE,
+};
 use ibdscope::bytes::{be_u16, be_u32, be_u64};
-use ibdscope::{PageNo, Tablespace, FIL_NULL};
+use ibdscope::{PageNo, Tablespace, Verdict, FIL_NULL};
 use std::collections::HashSet;
 
 /// `FIL_PAGE_UNDO_LOG` (`fil0fil.h`).
@@ -415,6 +429,89 @@ pub struct UndoProblem {
     pub what: String,
 }
 
+/// What is wrong with a page that a pointer of the undo reaches (TRX_SYS,
+/// a rollback segment's history list or undo slot, an undo page list, a
+/// roll pointer): the page verdict's words. Such a page is claimed, so an
+/// all-zero one is damaged, not empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Damage {
+    /// Every byte is zero.
+    Zeroed,
+    /// Its checksum does not verify.
+    Corrupt,
+    /// It verifies, but its header names another page or space.
+    Foreign {
+        /// `FIL_PAGE_SPACE_ID` as stored.
+        space: u32,
+        /// `FIL_PAGE_OFFSET` as stored.
+        page: u32,
+    },
+    /// It cannot be verified from the file alone (its type says encrypted
+    /// or compressed).
+    Unverifiable,
+}
+
+impl Damage {
+    /// The verdict word: `zeroed`, `corrupt`, `foreign`, `unverifiable`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Damage::Zeroed => "zeroed",
+            Damage::Corrupt => "corrupt",
+            Damage::Foreign { .. } => "foreign",
+            Damage::Unverifiable => "unverifiable",
+        }
+    }
+
+    /// The evidence, in words.
+    pub fn evidence(self) -> String {
+        match self {
+            Damage::Zeroed => "every byte is 0".into(),
+            Damage::Corrupt => "its checksum does not verify".into(),
+            Damage::Foreign { space, page } => {
+                format!("it verifies but carries page {page} of space {space}")
+            }
+            Damage::Unverifiable => {
+                "its type says encrypted or compressed: it cannot be verified from the file".into()
+            }
+        }
+    }
+}
+
+/// Whether page `page` of `ts` (space `space`), which a pointer of the
+/// undo reaches, is damaged: all zeros, a checksum that does not verify,
+/// another page's or space's header. `None` when it verifies (or is not
+/// in the file: the caller says so).
+pub fn page_damage(ts: &Tablespace<'_>, space: u32, page: u32) -> Option<Damage> {
+    let p = ts.page(PageNo(page))?;
+    let f = ibdscope::space::page_facts(p, PageNo(page), ts.scheme());
+    match f.verdict {
+        Verdict::Valid(_) => (f.stored_page_no.0 != page
+            || (f.has_space_id && f.space_id.0 != space))
+            .then_some(Damage::Foreign {
+                space: f.space_id.0,
+                page: f.stored_page_no.0,
+            }),
+        Verdict::Empty => Some(Damage::Zeroed),
+        Verdict::Unverifiable(_) => Some(Damage::Unverifiable),
+        _ => Some(Damage::Corrupt),
+    }
+}
+
+/// A damaged page the undo's pointers reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DamagedPage {
+    /// The rollback segment (TRX_SYS slot) whose pointers reach it.
+    pub rseg: u32,
+    /// Its space.
+    pub space: u32,
+    /// The page.
+    pub page: u32,
+    /// The byte the pointer named on it (an undo log header), or 0.
+    pub at: u16,
+    /// What is wrong with it.
+    pub damage: Damage,
+}
+
 /// One undo log header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UndoLog {
@@ -426,6 +523,9 @@ pub struct UndoLog {
     pub page: u32,
     /// The header's byte offset on its page.
     pub offset: u16,
+    /// The header page is damaged: the fields below are not read (0), the
+    /// log's transaction and records are lost.
+    pub damage: Option<Damage>,
     /// `TRX_UNDO_PAGE_TYPE` of the header page.
     pub page_type: u16,
     /// `TRX_UNDO_STATE` of the segment.
@@ -448,6 +548,30 @@ pub struct UndoLog {
     pub in_history: bool,
     /// Its records: (page, type, table id, undo_no).
     pub records: Vec<(u32, u8, u64, u64)>,
+}
+
+impl UndoLog {
+    /// A log whose header page (`page`, the header at `offset`) is damaged.
+    fn damaged(rseg: u32, space: u32, page: u32, offset: u16, damage: Damage) -> UndoLog {
+        UndoLog {
+            rseg,
+            space,
+            page,
+            offset,
+            damage: Some(damage),
+            page_type: 0,
+            state: 0,
+            trx_id: 0,
+            trx_no: 0,
+            del_marks: 0,
+            log_start: 0,
+            next_log: 0,
+            dict_trans: false,
+            table_id: 0,
+            in_history: false,
+            records: Vec::new(),
+        }
+    }
 }
 
 /// One rollback segment.
@@ -479,6 +603,8 @@ pub struct Undo<'s, 'a> {
     pub logs: Vec<UndoLog>,
     /// Problems met while reading them.
     pub problems: Vec<UndoProblem>,
+    /// The damaged pages the pointers reached, each once.
+    pub damaged: Vec<DamagedPage>,
     trx_ids: HashSet<u64>,
 }
 
@@ -488,10 +614,77 @@ fn page_off(ts: &Tablespace<'_>, page: u32, at: usize) -> u64 {
         .saturating_add(at as u64)
 }
 
+/// A place in a space: where a pointer is stored, or what it names.
+#[derive(Clone, Copy, Debug)]
+struct At {
+    space: u32,
+    page: u32,
+    at: usize,
+}
+
+/// What a pointer must lead to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Claim {
+    /// A rollback segment header (TRX_SYS slots): `FIL_PAGE_TYPE_SYS`.
+    RsegHeader,
+    /// An undo log page (undo slots, history lists, page lists, roll
+    /// pointers): `FIL_PAGE_UNDO_LOG`.
+    UndoPage,
+}
+
+/// `FIL_PAGE_TYPE_SYS` (`fil0fil.h`): `fseg_create_general` gives the
+/// first page of a new segment this type, the rollback segment header
+/// (`trx_rseg_header_create`) among them.
+pub const FIL_PAGE_TYPE_SYS: u16 = 6;
+/// `FIL_PAGE_TYPE_ALLOCATED`: a page never given a type (a rollback
+/// segment header written before MySQL 5.1, which tagged only undo and
+/// index pages, `fil0fil.h`).
+pub const FIL_PAGE_TYPE_ALLOCATED: u16 = 0;
+/// `TRX_RSEG_UNDO_SLOTS`, from `TRX_RSEG`.
+pub const TRX_RSEG_UNDO_SLOTS: usize = 34;
+/// `TRX_UNDO_LOG_OLD_HDR_SIZE`: an undo log header without XID
+/// (`TRX_UNDO_HISTORY_NODE` + `FLST_NODE_SIZE`).
+pub const TRX_UNDO_LOG_OLD_HDR_SIZE: usize = 46;
+
+/// The fixed pages of the system tablespace that are never a rollback
+/// segment header (`fsp0types.h`; page 6, `FSP_FIRST_RSEG_PAGE_NO`, is
+/// the first one).
+fn fixed_system_page(page: u32) -> Option<&'static str> {
+    match page {
+        0 => Some("its FSP header page (FSP_HDR)"),
+        1 => Some("its change buffer bitmap page"),
+        2 => Some("its first inode page"),
+        3 => Some("its change buffer header (FSP_IBUF_HEADER_PAGE_NO)"),
+        4 => Some("its change buffer tree root (FSP_IBUF_TREE_ROOT_PAGE_NO)"),
+        5 => Some("the TRX_SYS page (FSP_TRX_SYS_PAGE_NO)"),
+        7 => Some("the data dictionary header (FSP_DICT_HDR_PAGE_NO)"),
+        _ => None,
+    }
+}
+
+/// The name of an undo segment state, for the states `trx0undo.h`
+/// defines; `None` for any other value (not a state the server writes:
+/// MariaDB's `trx_undo_mem_create_at_db_start` refuses it, "unsupported
+/// undo header state").
+pub fn known_state(s: u16) -> Option<&'static str> {
+    match state_name(s) {
+        "unknown" => None,
+        n => Some(n),
+    }
+}
+
 impl<'s, 'a> Undo<'s, 'a> {
     /// Reads the rollback segments of `slots` (TRX_SYS) in `spaces`
     /// (space id, space: the system space and the undo tablespaces), their
-    /// history lists and undo segments.
+    /// history lists and undo segments. Every pointer is checked against
+    /// what the server accepts before it is followed (a finding if not):
+    /// a TRX_SYS slot names a space read (0 or an undo tablespace) and a
+    /// page in it that verifies, is not a fixed page of the system
+    /// tablespace, has the rollback segment header's type and is named by
+    /// no other slot; an undo slot, a history list node and a page list
+    /// link name a page of their space that verifies and is an undo log
+    /// page; a segment's `TRX_UNDO_STATE` is one of the states, its
+    /// `TRX_UNDO_PAGE_TYPE` 0–2, its last log header inside the page.
     pub fn read(spaces: Vec<(u32, &'s Tablespace<'a>)>, slots: &[RsegSlot]) -> Undo<'s, 'a> {
         let mut u = Undo {
             spaces,
@@ -499,12 +692,58 @@ impl<'s, 'a> Undo<'s, 'a> {
             rsegs: Vec::new(),
             logs: Vec::new(),
             problems: Vec::new(),
+            damaged: Vec::new(),
             trx_ids: HashSet::new(),
         };
-        for s in slots {
-            u.read_rseg(*s);
+        let trx_sys = At {
+            space: 0,
+            page: FSP_TRX_SYS_PAGE_NO,
+            at: 0,
+        };
+        if let Some(d) = u
+            .space(0)
+            .and_then(|ts| page_damage(ts, 0, FSP_TRX_SYS_PAGE_NO))
+        {
+            u.problem(
+                trx_sys,
+                format!(
+                    "the TRX_SYS page is damaged ({}): {}; the rollback segments it names \
+                     cannot be trusted",
+                    d.word(),
+                    d.evidence()
+                ),
+            );
+            if d == Damage::Zeroed {
+                return u;
+            }
         }
-        u.trx_ids = u.logs.iter().map(|l| l.trx_id).collect();
+        for (k, s) in slots.iter().enumerate() {
+            let from = At {
+                at: slot_at(s.slot),
+                ..trx_sys
+            };
+            let earlier = slots
+                .get(..k)
+                .and_then(|e| e.iter().find(|e| (e.space, e.page) == (s.space, s.page)));
+            if let Some(e) = earlier {
+                u.problem(
+                    from,
+                    format!(
+                        "rollback segment {}: TRX_SYS names page {} of space {}, the header of \
+                         rollback segment {} too",
+                        s.slot, s.page, s.space, e.slot
+                    ),
+                );
+                continue;
+            }
+            u.read_rseg(*s, from);
+        }
+        u.trx_ids = u
+            .logs
+            .iter()
+            .filter(|l| l.damage.is_none())
+            .map(|l| l.trx_id)
+            .collect();
         u
     }
 
@@ -513,20 +752,29 @@ impl<'s, 'a> Undo<'s, 'a> {
         self.spaces.iter().find(|(i, _)| *i == id).map(|(_, t)| *t)
     }
 
-    fn problem(&mut self, space: u32, page: u32, at: usize, what: String) {
-        let offset = self.space(space).map_or(0, |ts| page_off(ts, page, at));
+    fn problem(&mut self, at: At, what: String) {
+        let offset = self
+            .space(at.space)
+            .map_or(0, |ts| page_off(ts, at.page, at.at));
         self.problems.push(UndoProblem {
-            space,
-            page,
+            space: at.space,
+            page: at.page,
             offset,
             what,
         });
     }
 
     /// Whether an undo log of transaction `trx` is there (in a history
-    /// list or active): the changes of a transaction not there are purged.
+    /// list or active): the changes of a transaction not there are purged
+    /// (unless damage in its rollback segment hides it: [`Undo::damage_in`]).
     pub fn has_trx(&self, trx: u64) -> bool {
         self.trx_ids.contains(&trx)
+    }
+
+    /// The first damaged page the pointers of rollback segment `rseg`
+    /// reached: the undo logs behind it are lost, not purged.
+    pub fn damage_in(&self, rseg: u32) -> Option<&DamagedPage> {
+        self.damaged.iter().find(|d| d.rseg == rseg)
     }
 
     /// Undo logs still to be purged (in history lists) and the history
@@ -539,36 +787,117 @@ impl<'s, 'a> Undo<'s, 'a> {
         )
     }
 
-    fn undo_page(&mut self, space: u32, page: u32, what: &str) -> Option<&'s [u8]> {
+    /// The page a pointer stored at `from` names (`space`, `page`, the
+    /// byte `at` on it), when it is what `claim` says it must be; else a
+    /// problem, and `Err` with the page's damage when it is damaged.
+    fn claim(
+        &mut self,
+        from: At,
+        to: At,
+        claim: Claim,
+        rseg: u32,
+        what: &str,
+    ) -> Result<&'s [u8], Option<Damage>> {
+        let (space, page) = (to.space, to.page);
         let Some(ts) = self.space(space) else {
             self.problem(
-                space,
-                page,
-                0,
-                format!("{what}: space {space} is not among the files read"),
+                from,
+                format!(
+                    "{what}: space {space} is not among the files read (the system tablespace \
+                     and the undo tablespaces beside it)"
+                ),
             );
-            return None;
+            return Err(None);
         };
-        match ts.page(PageNo(page)) {
-            Some(p) => Some(p),
-            None => {
+        let Some(p) = ts.page(PageNo(page)) else {
+            self.problem(
+                from,
+                format!(
+                    "{what}: page {page} is outside space {space} ({} pages)",
+                    ts.n_pages()
+                ),
+            );
+            return Err(None);
+        };
+        if claim == Claim::RsegHeader && space == 0 {
+            if let Some(fixed) = fixed_system_page(page) {
                 self.problem(
-                    space,
-                    page,
-                    0,
+                    from,
                     format!(
-                        "{what}: page {page} is outside space {space} ({} pages)",
-                        ts.n_pages()
+                        "{what}: page {page} of the system tablespace is {fixed}, not a \
+                         rollback segment header"
                     ),
                 );
-                None
+                return Err(None);
             }
+        }
+        if let Some(d) = page_damage(ts, space, page) {
+            // Each damaged page is said once, at the first pointer to it.
+            if !self
+                .damaged
+                .iter()
+                .any(|x| (x.space, x.page) == (space, page))
+            {
+                self.damaged.push(DamagedPage {
+                    rseg,
+                    space,
+                    page,
+                    at: u16::try_from(to.at).unwrap_or(0),
+                    damage: d,
+                });
+                self.problem(
+                    to,
+                    format!(
+                        "{what}: {} page {page} is damaged ({}): {}",
+                        if claim == Claim::RsegHeader {
+                            "the rollback segment header"
+                        } else {
+                            "undo"
+                        },
+                        d.word(),
+                        d.evidence()
+                    ),
+                );
+            }
+            return Err(Some(d));
+        }
+        let ty = be_u16(p, 24).unwrap_or(0);
+        let names = ts.type_names();
+        match claim {
+            Claim::RsegHeader if ty != FIL_PAGE_TYPE_SYS && ty != FIL_PAGE_TYPE_ALLOCATED => {
+                self.problem(
+                    from,
+                    format!(
+                        "{what}: page {page} of space {space} is not a rollback segment header \
+                         (its type is {}, not SYS)",
+                        ibdscope::PageType(ty).display(names)
+                    ),
+                );
+                Err(None)
+            }
+            Claim::UndoPage if ty != FIL_PAGE_UNDO_LOG => {
+                self.problem(
+                    from,
+                    format!(
+                        "{what}: page {page} of space {space} is not an undo log page (its type \
+                         is {}, not UNDO_LOG)",
+                        ibdscope::PageType(ty).display(names)
+                    ),
+                );
+                Err(None)
+            }
+            _ => Ok(p),
         }
     }
 
-    fn read_rseg(&mut self, s: RsegSlot) {
+    fn read_rseg(&mut self, s: RsegSlot, from: At) {
         let what = format!("rollback segment {}", s.slot);
-        let Some(p) = self.undo_page(s.space, s.page, &what) else {
+        let here = At {
+            space: s.space,
+            page: s.page,
+            at: 0,
+        };
+        let Ok(p) = self.claim(from, here, Claim::RsegHeader, s.slot, &what) else {
             return;
         };
         let b = FSEG_PAGE_DATA;
@@ -578,7 +907,9 @@ impl<'s, 'a> Undo<'s, 'a> {
         let n_slots = p.len() / 16;
         let mut used = Vec::new();
         for i in 0..n_slots {
-            let at = b.saturating_add(34).saturating_add(i.saturating_mul(4));
+            let at = b
+                .saturating_add(TRX_RSEG_UNDO_SLOTS)
+                .saturating_add(i.saturating_mul(4));
             match be_u32(p, at) {
                 Some(FIL_NULL) | None => {}
                 Some(pg) => used.push((u32::try_from(i).unwrap_or(0), pg)),
@@ -595,18 +926,21 @@ impl<'s, 'a> Undo<'s, 'a> {
         });
         // The history list: undo log headers linked at TRX_UNDO_HISTORY_NODE.
         let n_pages = self.space(s.space).map_or(0, |t| t.n_pages());
+        // FLST_FIRST of TRX_RSEG_HISTORY (base: length 4, first 6, last 6).
+        let mut link = At {
+            at: b.saturating_add(12),
+            ..here
+        };
         let mut at = (
-            be_u32(p, b.saturating_add(12)).unwrap_or(FIL_NULL),
-            usize::from(be_u16(p, b.saturating_add(16)).unwrap_or(0)),
+            be_u32(p, link.at).unwrap_or(FIL_NULL),
+            usize::from(be_u16(p, link.at.saturating_add(4)).unwrap_or(0)),
         );
         let mut seen = HashSet::new();
         let mut n = 0u32;
         while at.0 != FIL_NULL {
             if n >= history_len || !seen.insert(at) || n >= n_pages.saturating_mul(64) {
                 self.problem(
-                    s.space,
-                    at.0,
-                    at.1,
+                    link,
                     format!(
                         "{what}: the history list goes on past {n} entries (its length says \
                          {history_len}) or comes back to an entry"
@@ -615,17 +949,40 @@ impl<'s, 'a> Undo<'s, 'a> {
                 break;
             }
             n = n.saturating_add(1);
-            let Some(hp) = self.undo_page(s.space, at.0, &format!("{what} history list")) else {
-                break;
-            };
             let Some(hdr) = at.1.checked_sub(TRX_UNDO_HISTORY_NODE) else {
                 self.problem(
-                    s.space,
-                    at.0,
-                    at.1,
+                    link,
                     format!("{what}: history node offset {} too small", at.1),
                 );
                 break;
+            };
+            let to = At {
+                space: s.space,
+                page: at.0,
+                at: hdr,
+            };
+            let hp = match self.claim(
+                link,
+                to,
+                Claim::UndoPage,
+                s.slot,
+                &format!("{what} history list"),
+            ) {
+                Ok(hp) => hp,
+                Err(d) => {
+                    if let Some(d) = d {
+                        let mut log = UndoLog::damaged(
+                            s.slot,
+                            s.space,
+                            at.0,
+                            u16::try_from(hdr).unwrap_or(0),
+                            d,
+                        );
+                        log.in_history = true;
+                        self.logs.push(log);
+                    }
+                    break;
+                }
             };
             if let Some(mut log) = self.read_log(s.space, at.0, hp, hdr) {
                 log.in_history = true;
@@ -634,6 +991,11 @@ impl<'s, 'a> Undo<'s, 'a> {
             }
             // FLST_NEXT: node + 6
             let nx = at.1.saturating_add(6);
+            link = At {
+                space: s.space,
+                page: at.0,
+                at: nx,
+            };
             at = (
                 be_u32(hp, nx).unwrap_or(FIL_NULL),
                 usize::from(be_u16(hp, nx.saturating_add(4)).unwrap_or(0)),
@@ -641,20 +1003,90 @@ impl<'s, 'a> Undo<'s, 'a> {
         }
         if n != history_len && at.0 == FIL_NULL {
             self.problem(
-                s.space,
-                s.page,
-                b.saturating_add(8),
+                At {
+                    at: b.saturating_add(8),
+                    ..here
+                },
                 format!("{what}: the history list has {n} entries, its length says {history_len}"),
             );
         }
-        // Active and prepared undo logs: the last log of a segment in a slot.
-        for (_, pg) in used {
-            let Some(sp) = self.undo_page(s.space, pg, &format!("{what} undo slot")) else {
+        // The undo slots: the first page of each undo segment in use. The
+        // last log of a segment in the active or prepared state is read.
+        for (i, pg) in used {
+            let slot_from = At {
+                at: b
+                    .saturating_add(TRX_RSEG_UNDO_SLOTS)
+                    .saturating_add((i as usize).saturating_mul(4)),
+                ..here
+            };
+            let swhat = format!("{what} undo slot {i}");
+            if pg == s.page {
+                self.problem(
+                    slot_from,
+                    format!(
+                        "{swhat}: points to page {pg}, the rollback segment header itself, not \
+                         an undo log page"
+                    ),
+                );
                 continue;
+            }
+            let to = At {
+                space: s.space,
+                page: pg,
+                at: 0,
+            };
+            let sp = match self.claim(slot_from, to, Claim::UndoPage, s.slot, &swhat) {
+                Ok(sp) => sp,
+                Err(Some(d)) => {
+                    if !self.logs.iter().any(|l| (l.space, l.page) == (s.space, pg)) {
+                        self.logs.push(UndoLog::damaged(s.slot, s.space, pg, 0, d));
+                    }
+                    continue;
+                }
+                Err(None) => continue,
             };
             let state = be_u16(sp, TRX_UNDO_SEG_HDR).unwrap_or(0);
+            let page_type = be_u16(sp, TRX_UNDO_PAGE_HDR).unwrap_or(0);
             let last = usize::from(be_u16(sp, TRX_UNDO_SEG_HDR.saturating_add(2)).unwrap_or(0));
-            if (state == 1 || state == 5) && last != 0 {
+            let on = |at: usize| At {
+                space: s.space,
+                page: pg,
+                at,
+            };
+            if known_state(state).is_none() {
+                self.problem(
+                    on(TRX_UNDO_SEG_HDR),
+                    format!(
+                        "{swhat}: TRX_UNDO_STATE is {state} ({state:#06x}), none of the states \
+                         trx0undo.h defines (1 active, 2 cached, 3 to free, 4 to purge, 5 \
+                         prepared)"
+                    ),
+                );
+                continue;
+            }
+            if page_type > 2 {
+                self.problem(
+                    on(TRX_UNDO_PAGE_HDR),
+                    format!(
+                        "{swhat}: TRX_UNDO_PAGE_TYPE is {page_type}, none of 0, 1 insert, 2 \
+                         update"
+                    ),
+                );
+                continue;
+            }
+            let limit = sp.len().saturating_sub(TRX_UNDO_LOG_OLD_HDR_SIZE);
+            if last < TRX_UNDO_SEG_HDR.saturating_add(TRX_UNDO_SEG_HDR_SIZE) || last >= limit {
+                self.problem(
+                    on(TRX_UNDO_SEG_HDR.saturating_add(2)),
+                    format!(
+                        "{swhat}: TRX_UNDO_LAST_LOG is {last}, outside the page's log headers \
+                         ({}..{limit})",
+                        TRX_UNDO_SEG_HDR.saturating_add(TRX_UNDO_SEG_HDR_SIZE)
+                    ),
+                );
+                continue;
+            }
+            if state == 1 || state == 5 {
                 if let Some(mut log) = self.read_log(s.space, pg, sp, last) {
                     log.rseg = s.slot;
                     if !self.logs.iter().any(|l| {
@@ -672,9 +1104,11 @@ impl<'s, 'a> Undo<'s, 'a> {
             || hdr.saturating_add(46) > p.len().saturating_sub(8)
         {
             self.problem(
-                space,
-                page,
-                hdr,
+                At {
+                    space,
+                    page,
+                    at: hdr,
+                },
                 format!("undo log header offset {hdr} is outside the page"),
             );
             return None;
@@ -685,6 +1119,7 @@ impl<'s, 'a> Undo<'s, 'a> {
             space,
             page,
             offset: u16::try_from(hdr).unwrap_or(0),
+            damage: None,
             page_type: be_u16(p, TRX_UNDO_PAGE_HDR).unwrap_or(0),
             state: be_u16(p, TRX_UNDO_SEG_HDR).unwrap_or(0),
             trx_id: be_u64(p, hdr).unwrap_or(0),
@@ -714,9 +1149,11 @@ impl<'s, 'a> Undo<'s, 'a> {
         loop {
             if !seen_pages.insert(page_no) || seen_pages.len() > n_pages as usize {
                 self.problem(
-                    space,
-                    page_no,
-                    0,
+                    At {
+                        space,
+                        page: page_no,
+                        at: 0,
+                    },
                     "undo log page list comes back to a page".into(),
                 );
                 return;
@@ -740,9 +1177,11 @@ impl<'s, 'a> Undo<'s, 'a> {
                     }
                     Err(e) => {
                         self.problem(
-                            space,
-                            page_no,
-                            e.at,
+                            At {
+                                space,
+                                page: page_no,
+                                at: e.at,
+                            },
                             format!("undo record at offset {at}: {}", e.what),
                         );
                         return;
@@ -758,7 +1197,18 @@ impl<'s, 'a> Undo<'s, 'a> {
             if next == FIL_NULL {
                 return;
             }
-            let Some(np) = self.undo_page(space, next, "undo log page list") else {
+            let from = At {
+                space,
+                page: page_no,
+                at: nx,
+            };
+            let to = At {
+                space,
+                page: next,
+                at: 0,
+            };
+            let Ok(np) = self.claim(from, to, Claim::UndoPage, log.rseg, "undo log page list")
+            else {
                 return;
             };
             page_no = next;
@@ -767,22 +1217,30 @@ impl<'s, 'a> Undo<'s, 'a> {
         }
     }
 
+    /// The space a roll pointer's rollback segment is in.
+    fn rseg_space(&self, rp: RollPtr) -> Option<u32> {
+        self.slots
+            .iter()
+            .find(|s| s.slot == u32::from(rp.rseg))
+            .map(|s| s.space)
+    }
+
     /// Where a roll pointer leads: its space, and the page's bytes.
     pub fn resolve(&self, rp: RollPtr) -> Result<(u32, &'s [u8]), String> {
-        let Some(slot) = self.slots.iter().find(|s| s.slot == u32::from(rp.rseg)) else {
+        let Some(space) = self.rseg_space(rp) else {
             return Err(format!(
                 "roll pointer {:#016x}: rollback segment {} is not in TRX_SYS",
                 rp.to_u64(),
                 rp.rseg
             ));
         };
-        let Some(ts) = self.space(slot.space) else {
+        let Some(ts) = self.space(space) else {
             return Err(format!(
                 "roll pointer {:#016x}: rollback segment {} is in space {}, which is not among \
                  the files read",
                 rp.to_u64(),
                 rp.rseg,
-                slot.space
+                space
             ));
         };
         let Some(p) = ts.page(PageNo(rp.page)) else {
@@ -790,7 +1248,7 @@ impl<'s, 'a> Undo<'s, 'a> {
                 "roll pointer {:#016x}: page {} is outside the undo space {} ({} pages)",
                 rp.to_u64(),
                 rp.page,
-                slot.space,
+                space,
                 ts.n_pages()
             ));
         };
@@ -799,22 +1257,33 @@ impl<'s, 'a> Undo<'s, 'a> {
                 "roll pointer {:#016x}: page {} of space {} is not an undo log page (type {})",
                 rp.to_u64(),
                 rp.page,
-                slot.space,
+                space,
                 be_u16(p, 24).unwrap_or(0)
             ));
         }
-        Ok((slot.space, p))
+        Ok((space, p))
     }
 
     /// Byte offset of a roll pointer's record in its space.
     pub fn byte_offset(&self, rp: RollPtr) -> (u32, u64) {
-        let slot = self.slots.iter().find(|s| s.slot == u32::from(rp.rseg));
-        let space = slot.map_or(0, |s| s.space);
+        let space = self.rseg_space(rp).unwrap_or(0);
         let off = self
             .space(space)
             .map_or(0, |ts| page_off(ts, rp.page, usize::from(rp.offset)));
         (space, off)
     }
+
+    /// The byte offset in space `space` of byte `at` of page `page`.
+    pub fn file_offset(&self, space: u32, page: u32, at: usize) -> u64 {
+        self.space(space).map_or(0, |ts| page_off(ts, page, at))
+    }
+}
+
+/// The byte offset on the TRX_SYS page of rollback segment slot `slot`.
+pub fn slot_at(slot: u32) -> usize {
+    FSEG_PAGE_DATA
+        .saturating_add(TRX_SYS_RSEGS)
+        .saturating_add((slot as usize).saturating_mul(TRX_SYS_RSEG_SLOT_SIZE))
 }
 
 /// One step back along a row's versions.
@@ -828,6 +1297,20 @@ pub struct Step<'p> {
     pub rec: UndoRec,
 }
 
+/// Older versions lost with a damaged undo page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lost {
+    /// The damaged page's space.
+    pub space: u32,
+    /// The damaged page.
+    pub page: u32,
+    /// The byte offset in the space the roll pointer (or the log header
+    /// there) names.
+    pub offset: u64,
+    /// What is wrong with the page.
+    pub damage: Damage,
+}
+
 /// How a chain of versions ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ChainEnd {
@@ -836,6 +1319,10 @@ pub enum ChainEnd {
     /// The undo of the change is purged (its transaction has no undo log
     /// left): older versions are gone.
     Purged,
+    /// The undo of the change is on a damaged page (the roll pointer's, or
+    /// one that hid its transaction's log): older versions are lost, not
+    /// purged.
+    Lost(Lost),
     /// A problem: the roll pointer's space, its byte offset there, and
     /// what is wrong.
     Problem(u32, u64, String),
@@ -844,8 +1331,8 @@ pub enum ChainEnd {
 /// Follows a row's roll pointers from its current version (`trx_id`,
 /// `roll_ptr`), decoding each update record with `n_unique` key fields;
 /// `key` (the row's unique key fields as stored) must match each record's.
-/// Stops at an insert, at purged undo, at a loop, at a record that is not
-/// the row's, or after [`MAX_CHAIN`] steps.
+/// Stops at an insert, at purged undo, at a damaged undo page, at a loop,
+/// at a record that is not the row's, or after [`MAX_CHAIN`] steps.
 pub fn chain<'s, 'a>(
     u: &Undo<'s, 'a>,
     trx_id: u64,
@@ -861,13 +1348,43 @@ pub fn chain<'s, 'a>(
         if rp.insert {
             return (steps, ChainEnd::Insert);
         }
-        // No undo log of the transaction in a rollback segment that was
-        // read: purged. In one that could not be read: follow the pointer
-        // (it says where the damage is).
-        if !u.has_trx(trx) && u.rsegs.iter().any(|r| r.slot == u32::from(rp.rseg)) {
-            return (steps, ChainEnd::Purged);
-        }
+        // The page the pointer leads to is damaged: lost.
         let (space, off) = u.byte_offset(rp);
+        let damage = u
+            .rseg_space(rp)
+            .and_then(|sp| u.space(sp).map(|ts| (sp, ts)))
+            .and_then(|(sp, ts)| page_damage(ts, sp, rp.page));
+        if let Some(d) = damage {
+            return (
+                steps,
+                ChainEnd::Lost(Lost {
+                    space,
+                    page: rp.page,
+                    offset: off,
+                    damage: d,
+                }),
+            );
+        }
+        // No undo log of the transaction in a rollback segment that was
+        // read: purged, unless a damaged page of that segment hid its log
+        // (lost). In one that could not be read: follow the pointer (it
+        // says where the damage is).
+        if !u.has_trx(trx) {
+            if let Some(d) = u.damage_in(u32::from(rp.rseg)) {
+                return (
+                    steps,
+                    ChainEnd::Lost(Lost {
+                        space: d.space,
+                        page: d.page,
+                        offset: u.file_offset(d.space, d.page, usize::from(d.at)),
+                        damage: d.damage,
+                    }),
+                );
+            }
+            if u.rsegs.iter().any(|r| r.slot == u32::from(rp.rseg)) {
+                return (steps, ChainEnd::Purged);
+            }
+        }
         let problem = |what: String| ChainEnd::Problem(space, off, what);
         if !seen.insert(rp) || steps.len() >= MAX_CHAIN {
             return (
@@ -993,6 +1510,26 @@ mod tests {
             read_much_compressed(&b, &mut pos, b.len()),
             Some((3 << 32) | 5)
         );
+    }
+
+    #[test]
+    fn undo_states_are_trx0undo_hs_and_damage_has_the_verdict_words() {
+        assert_eq!(known_state(1), Some("active"));
+        assert_eq!(known_state(5), Some("prepared"));
+        assert_eq!(known_state(0), None);
+        assert_eq!(known_state(0x9999), None);
+        let words: Vec<&str> = [
+            Damage::Zeroed,
+            Damage::Corrupt,
+            Damage::Foreign { space: 1, page: 2 },
+            Damage::Unverifiable,
+        ]
+        .iter()
+        .map(|d| d.word())
+        .collect();
+        assert_eq!(words, ["zeroed", "corrupt", "foreign", "unverifiable"]);
+        assert_eq!(slot_at(0), 56);
+        assert_eq!(slot_at(127), 56 + 127 * 8);
     }
 
     #[test]

@@ -31,13 +31,26 @@ pub struct Def {
     /// The datadir whose InnoDB dictionary gave the definition.
     pub dict_datadir: Option<PathBuf>,
     /// The system tablespace's first data file that dictionary was read
-    /// from (`ibdata1`, or the first of `--data-file-path`).
+    /// from (`ibdata1`, or the first of `--data-file-path`), also when it
+    /// gave none (`dict_fallback`).
     pub dict_file: Option<PathBuf>,
     /// Columns whose type the dictionary does not fully give, and why.
     pub dict_notes: crate::instance::DictNotes,
     /// Problems met reading that dictionary (file, page, byte offset),
-    /// said on stderr: the table's own rows were all there.
+    /// said on stderr: the table's own rows were all there. When the
+    /// dictionary gave no definition and the `.frm` beside the file was
+    /// used instead, why it gave none.
     pub dict_problems: Vec<String>,
+    /// The columns whose type the dictionary (`--datadir`) does not hold,
+    /// when the `.frm` beside the file was read instead for them.
+    pub frm_over_dict: Vec<String>,
+    /// The dictionary was read (`--datadir`) although a `.frm` is beside
+    /// the file: it types every column the same.
+    pub dict_with_frm_beside: bool,
+    /// The datadir's dictionary was asked and gave no definition (damaged,
+    /// or without the table): why, in words; the `.frm` beside the file
+    /// was used instead.
+    pub dict_fallback: Option<String>,
 }
 
 impl Def {
@@ -51,12 +64,34 @@ impl Def {
             );
         }
         match (&self.frm_path, self.table.source) {
+            (Some(p), _) if self.frm_beside && self.dict_fallback.is_some() => {
+                format!(
+                    "{} (found beside the .ibd: the InnoDB dictionary in {} gives no definition \
+                     of the table)",
+                    crate::names::path(p),
+                    crate::names::path(self.dict_file.as_deref().unwrap_or(Path::new("ibdata1")))
+                )
+            }
+            (Some(p), _) if self.frm_beside && !self.frm_over_dict.is_empty() => format!(
+                "{} (found beside the .ibd; the file has no SDI; read instead of the InnoDB \
+                 dictionary, which lacks the types of {})",
+                crate::names::path(p),
+                self.frm_over_dict
+                    .iter()
+                    .map(|c| crate::names::name(c).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             (Some(p), _) if self.frm_beside => {
                 format!(
                     "{} (found beside the .ibd; the file has no SDI)",
                     crate::names::path(p)
                 )
             }
+            (None, DefSource::Dictionary) if self.dict_with_frm_beside => format!(
+                "the InnoDB dictionary in {} (--datadir; the file has no SDI)",
+                crate::names::path(self.dict_file.as_deref().unwrap_or(Path::new("ibdata1")))
+            ),
             (Some(p), _) => format!("{} (--frm)", crate::names::path(p)),
             (None, DefSource::Sdi) => "the SDI in the file (MySQL 8.0+ data dictionary)".into(),
             (None, DefSource::Dictionary) => format!(
@@ -96,6 +131,9 @@ pub fn load<'m>(
     let mut dict_file = None;
     let mut dict_notes = Vec::new();
     let mut dict_problems = Vec::new();
+    let mut frm_over_dict = Vec::new();
+    let mut dict_with_frm_beside = false;
+    let mut dict_fallback = None;
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
         (None, None) if d.table.is_some() => {
             let dir = crate::instance::find_datadir(path, d.datadir.as_deref(), spec).ok_or_else(
@@ -127,13 +165,57 @@ pub fn load<'m>(
                 let datadir = (d.datadir.is_some() || !beside.is_file())
                     .then(|| crate::instance::find_datadir(path, d.datadir.as_deref(), spec))
                     .flatten();
+                // A .frm beside the file knows what the dictionary does not
+                // (DECIMAL's precision and scale, ENUM and SET labels): it is
+                // read instead when the dictionary lacks a column's type.
                 if let Some(dir) = datadir.filter(|_| !encrypted) {
-                    let (t, notes, problems) = from_dictionary((host, spec), path, ts, &dir)?;
-                    dict_file = Some(crate::instance::first_data_file(&dir, spec));
-                    dict_datadir = Some(dir);
-                    dict_notes = notes;
-                    dict_problems = problems;
-                    (t, None, false)
+                    match from_dictionary((host, spec), path, ts, &dir) {
+                        Ok((t, notes, problems)) => {
+                            let frm = if notes.is_empty() || !beside.is_file() {
+                                None
+                            } else {
+                                read_frm(&beside, path).ok()
+                            };
+                            match frm {
+                                Some(f) => {
+                                    frm_over_dict = notes.into_iter().map(|(c, _)| c).collect();
+                                    (f, Some(beside), true)
+                                }
+                                None => {
+                                    dict_with_frm_beside = beside.is_file();
+                                    dict_file = Some(crate::instance::first_data_file(&dir, spec));
+                                    dict_datadir = Some(dir);
+                                    dict_notes = notes;
+                                    dict_problems = problems;
+                                    (t, None, false)
+                                }
+                            }
+                        }
+                        // The dictionary gives none (damaged, or without
+                        // the table): the .frm beside the file does, said
+                        // once on stderr; the dictionary's failure is a
+                        // finding.
+                        Err(why) if beside.is_file() => {
+                            let t = read_frm(&beside, path)?;
+                            dict_file = Some(crate::instance::first_data_file(&dir, spec));
+                            crate::diag::say!(
+                                "ibdscope: {}: {why}; the definition used is {} (the .frm \
+                                 beside the file)",
+                                crate::names::path(path),
+                                crate::names::path(&beside)
+                            );
+                            dict_problems = vec![why.clone()];
+                            dict_fallback = Some(why);
+                            (t, Some(beside), true)
+                        }
+                        Err(why) => {
+                            return Err(format!(
+                                "{}: no table definition: the file has no SDI, no .frm beside \
+                                 it, and {why}",
+                                crate::names::path(path)
+                            ))
+                        }
+                    }
                 } else if beside.is_file() {
                     (read_frm(&beside, path)?, Some(beside), true)
                 } else if encrypted {
@@ -206,6 +288,9 @@ pub fn load<'m>(
         dict_file,
         dict_notes,
         dict_problems,
+        frm_over_dict,
+        dict_with_frm_beside,
+        dict_fallback,
     })
 }
 
@@ -290,19 +375,23 @@ fn complete(t: &DictTable, file: &Path, problems: &[String]) -> Result<(), Strin
 }
 
 /// The definition of the table in `path` from the InnoDB dictionary of
-/// `datadir` (by the file's space id, else its `db/table` name).
+/// `datadir` (by the file's space id, else its `db/table` name); `Err` is
+/// why the dictionary gives none, in words that follow "and".
 fn from_dictionary(
     (host, spec): (&dyn Host, Option<&[PathBuf]>),
     path: &Path,
     ts: &Tablespace<'_>,
     datadir: &Path,
 ) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
-    let (dict, problems) = crate::instance::dictionary(host, datadir, spec)?;
+    let (dict, problems) = crate::instance::dictionary(host, datadir, spec).map_err(|e| {
+        format!(
+            "the InnoDB dictionary in {} cannot be read ({e})",
+            crate::names::path(&crate::instance::first_data_file(datadir, spec))
+        )
+    })?;
     let t = crate::instance::table_for(&dict, path, ts.space_id().0).ok_or_else(|| {
         format!(
-            "{}: no table definition: the file has no SDI, no .frm beside it, and the \
-             InnoDB dictionary in {} has no table with space id {}{}",
-            crate::names::path(path),
+            "the InnoDB dictionary in {} has no table with space id {}{}",
             crate::names::path(&crate::instance::first_data_file(datadir, spec)),
             ts.space_id().0,
             damage_words(&problems)

@@ -13,7 +13,7 @@ use ibdscope_schema::table::{RowFormat, TableDef};
 use std::path::{Path, PathBuf};
 
 /// Columns whose type the dictionary does not fully give, and why.
-pub type DictNotes = Vec<(String, &'static str)>;
+pub type DictNotes = Vec<(String, String)>;
 
 /// The most data files a system tablespace is read from.
 const MAX_DATA_FILES: u32 = 1000;

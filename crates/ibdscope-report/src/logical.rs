@@ -18,8 +18,10 @@ pub enum Logical {
     /// A page_compressed space, decompressed.
     Expanded(Expansion),
     /// A MariaDB encrypted space, decrypted (and decompressed), with the
-    /// summary of its stored pages made in the same pass (until taken).
-    Decrypted(Decryption, Option<Summary>),
+    /// summary of its stored pages made in the same pass (until taken),
+    /// and whether it was opened with another key than the one page 0
+    /// names (a finding).
+    Decrypted(Decryption, Option<Summary>, bool),
 }
 
 impl Logical {
@@ -27,7 +29,7 @@ impl Logical {
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
         match self {
             Logical::Expanded(e) => e.tablespace(physical),
-            Logical::Decrypted(d, _) => d.tablespace(physical),
+            Logical::Decrypted(d, ..) => d.tablespace(physical),
         }
     }
 
@@ -36,7 +38,7 @@ impl Logical {
     /// once.
     pub fn take_summary(&mut self) -> Option<Summary> {
         match self {
-            Logical::Decrypted(_, s) => s.take(),
+            Logical::Decrypted(_, s, _) => s.take(),
             Logical::Expanded(_) => None,
         }
     }
@@ -62,8 +64,8 @@ pub fn expand(
 ) -> Option<Logical> {
     if let CryptDataRead::Present(crypt) = mariadb::space_crypt_data(ts) {
         if crypt.scheme == 1 {
-            return decrypt(path, ts, engine, keys, &crypt, true)
-                .map(|(d, s)| Logical::Decrypted(d, s));
+            return decrypt(path, ts, engine, keys, &crypt, true, true)
+                .map(|(d, s, renamed)| Logical::Decrypted(d, s, renamed));
         }
     }
     if !pagecomp::applies(ts) {
@@ -88,6 +90,27 @@ pub fn expand(
     Some(Logical::Expanded(e))
 }
 
+/// When page 0's crypt data is damaged so that no key can open the space
+/// ([`ibdscope::crypt_data::blocks_decryption`]), says so on stderr with
+/// its file offset and gives [`Outcome::Unreadable`]: the structure
+/// commands cannot read encrypted pages, and the problem is the crypt
+/// data, not the key.
+pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Outcome> {
+    let f = ibdscope::crypt_data::crypt_data_finding(ts)?;
+    let ibdscope::FindingKind::CryptData(p) = f.kind else {
+        return None;
+    };
+    if !ibdscope::crypt_data::blocks_decryption(&p) {
+        return None;
+    }
+    crate::diag::say!(
+        "ibdscope: {}: page 0 at byte offset {}: {p}",
+        crate::names::path(path),
+        f.file_offset
+    );
+    Some(Outcome::Unreadable)
+}
+
 /// Names at most 8 failed pages on stderr, then how many more.
 fn say_failures(
     path: &Path,
@@ -105,11 +128,85 @@ fn say_failures(
     }
 }
 
+/// The crypt data a space is opened with, and its cipher.
+struct Opening {
+    /// Page 0's crypt data, or it with the key id that opens the space.
+    crypt: mariadb::CryptData,
+    /// The cipher that verifies (`None`: no key of the file opens it).
+    cipher: Option<mariadb::Cipher>,
+    /// When another key than the one page 0 names opens the space: the id
+    /// page 0 names.
+    renamed: Option<u32>,
+}
+
+/// At most this many other key ids of a key file are tried.
+const OTHER_KEYS: usize = 64;
+
+/// How `ts` opens with `keys`: with the key page 0's crypt data names;
+/// else (that key missing, or not verifying a page) with another key of
+/// the file that verifies its encrypted pages, when one does: page 0's key
+/// id is then damaged (or the key file numbers its keys otherwise), which
+/// [`say_renamed`] says.
+fn opening(
+    ts: &Tablespace<'_>,
+    keys: &KeyFile,
+    crypt: &mariadb::CryptData,
+) -> Result<Opening, mariadb::SpaceKeyError> {
+    let named = mariadb::detect_cipher(ts, keys, crypt);
+    if let Ok(Some(cipher)) = named {
+        return Ok(Opening {
+            crypt: *crypt,
+            cipher: Some(cipher),
+            renamed: None,
+        });
+    }
+    for id in keys.ids().filter(|&id| id != crypt.key_id).take(OTHER_KEYS) {
+        let other = mariadb::CryptData {
+            key_id: id,
+            ..*crypt
+        };
+        if let Ok(Some(cipher)) = mariadb::detect_cipher(ts, keys, &other) {
+            return Ok(Opening {
+                crypt: other,
+                cipher: Some(cipher),
+                renamed: Some(crypt.key_id),
+            });
+        }
+    }
+    named.map(|cipher| Opening {
+        crypt: *crypt,
+        cipher,
+        renamed: None,
+    })
+}
+
+/// Says on stderr that page 0's key id names a key that does not open the
+/// space while another key of the file does, with the key id's file offset.
+fn say_renamed(path: &Path, ts: &Tablespace<'_>, o: &Opening) {
+    let Some(named) = o.renamed else {
+        return;
+    };
+    // The key id: 28 bytes into the crypt data (docs/format.md §3.4).
+    let at = ts
+        .file_offset(ibdscope::PageNo(0))
+        .saturating_add(o.crypt.offset.saturating_add(28) as u64);
+    crate::diag::say!(
+        "ibdscope: {}: page 0 at byte offset {at}: page 0's crypt data is damaged: it names \
+         key {named}, which does not open the space, but key {} of the key file does (or \
+         the key file numbers its keys otherwise); read with key {}",
+        crate::names::path(path),
+        o.crypt.key_id,
+        o.crypt.key_id
+    );
+}
+
 /// The decrypted image of a MariaDB encrypted space (`--key-file`); the
 /// cipher (`AES_CBC` or `AES_CTR`, not recorded in the file) is the one
-/// that verifies. Without keys, or with keys that do not open the space,
-/// says so on stderr and gives `None`, or the image with the failed pages
-/// as stored (a finding, see [`damaged`]).
+/// that verifies, with the key page 0 names or, when that one does not
+/// open the space, another of the file that does ([`opening`]; said when
+/// `say`). Without keys, or with keys that do not open the space, says so
+/// on stderr and gives `None`, or (`summarize`: the structure commands)
+/// the image with the failed pages as stored (a finding, see [`damaged`]).
 fn decrypt(
     path: &Path,
     ts: &Tablespace<'_>,
@@ -117,7 +214,8 @@ fn decrypt(
     keys: Option<&KeyFile>,
     crypt: &mariadb::CryptData,
     summarize: bool,
-) -> Option<(Decryption, Option<Summary>)> {
+    say: bool,
+) -> Option<(Decryption, Option<Summary>, bool)> {
     let shown = crate::names::path(path);
     let Some(keys) = keys else {
         crate::diag::say!(
@@ -127,13 +225,23 @@ fn decrypt(
         );
         return None;
     };
-    let cipher = match mariadb::detect_cipher(ts, keys, crypt) {
-        Ok(c) => c,
+    let open = match opening(ts, keys, crypt) {
+        Ok(o) => o,
         Err(e) => {
-            crate::diag::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+            if say {
+                crate::diag::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+            }
             return None;
         }
     };
+    if say {
+        say_renamed(path, ts, &open);
+    }
+    if open.cipher.is_none() && !summarize {
+        // The wrong key, said by `key_finding`: no image.
+        return None;
+    }
+    let (crypt, cipher) = (&open.crypt, open.cipher);
     // No cipher verifies a page: decrypting with either gives the wrong-key
     // finding on every page; CBC, the plugin's default, names it.
     let key = match mariadb::space_key(ts, keys, crypt, cipher.unwrap_or(mariadb::Cipher::Cbc)) {
@@ -168,7 +276,7 @@ fn decrypt(
         let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
         say_failures(path, pages, d.failures.len(), "pages not decrypted");
     }
-    Some((d, summary))
+    Some((d, summary, open.renamed.is_some()))
 }
 
 /// For the commands that read the stored pages: with `--key-file`, whether
@@ -183,9 +291,15 @@ pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> 
         return Outcome::Clean;
     }
     let shown = crate::names::path(path);
-    match mariadb::detect_cipher(ts, keys, &crypt) {
-        Ok(Some(_)) => Outcome::Clean,
-        Ok(None) => {
+    match opening(ts, keys, &crypt) {
+        Ok(o) if o.renamed.is_some() => {
+            say_renamed(path, ts, &o);
+            Outcome::Findings
+        }
+        Ok(Opening {
+            cipher: Some(_), ..
+        }) => Outcome::Clean,
+        Ok(_) => {
             crate::diag::say!(
                 "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
                  AES_CBC or AES_CTR): wrong key",
@@ -223,8 +337,8 @@ pub fn key_verdicts(
     if crypt.scheme != 1 {
         return None;
     }
-    let cipher = mariadb::detect_cipher(ts, keys, &crypt).ok()??;
-    let key = mariadb::space_key(ts, keys, &crypt, cipher).ok()?;
+    let open = opening(ts, keys, &crypt).ok()?;
+    let key = mariadb::space_key(ts, keys, &open.crypt, open.cipher?).ok()?;
     let (summary, check) = mariadb::keyed_summary(ts, engine, &key);
     let outcome = if check.failures.is_empty() {
         Outcome::Clean
@@ -262,7 +376,7 @@ pub fn damaged(l: &Logical) -> bool {
                 PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted
             )
         }),
-        Logical::Decrypted(d, _) => !d.failures.is_empty(),
+        Logical::Decrypted(d, _, renamed) => *renamed || !d.failures.is_empty(),
     }
 }
 
@@ -310,7 +424,7 @@ pub fn decrypted(
     if crypt.scheme != 1 {
         return None;
     }
-    decrypt(path, ts, engine, Some(keys), &crypt, false)
-        .map(|(d, _)| d)
+    decrypt(path, ts, engine, Some(keys), &crypt, false, false)
+        .map(|(d, ..)| d)
         .filter(|d| !d.wrong_key())
 }

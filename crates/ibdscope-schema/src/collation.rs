@@ -1,7 +1,13 @@
-//! Collation ids and the character sets they belong to, as MySQL 5.6 and
-//! MariaDB 10.11 list them: what the `.frm` reader, the `CREATE TABLE`
-//! parser and table definitions all need to know of a collation (its
-//! charset's name and bytes per character).
+//! Collation ids and the character sets they belong to, as MySQL 5.6,
+//! MySQL 8.0–9.x and MariaDB 10.11–11.x know them: what the `.frm` reader,
+//! the `CREATE TABLE` parser and table definitions all need to know of a
+//! collation (its charset's name and bytes per character).
+//!
+//! | ids | server | source |
+//! |---|---|---|
+//! | 1–247, 576–738, 1025–1270 | MySQL 5.6, MariaDB 10.11 | `tests/frm/*/collations.tsv` (the servers' `INFORMATION_SCHEMA`) |
+//! | 2048–3327 (`*_uca1400_*`) | MariaDB 10.10+ | `tests/frm/mariadb1011/collations.tsv` (`COLLATION_CHARACTER_SET_APPLICABILITY` of MariaDB 10.11.19); id = 2048 + charset × 256 + tailoring × 8 + nopad × 4 + accent × 2 + case (MariaDB `strings/ctype-uca1400.c` `my_uca1400_make_builtin_collation_id`) |
+//! | 76, 248–250, 255–323 | MySQL 8.0–9.x | [`MYSQL8`]: mysql-server 8.0 `strings/ctype-uca.cc`, `strings/ctype-utf8.cc`, `strings/ctype-gb18030.cc` (`CHARSET_INFO` number, name, `mbmaxlen`); MariaDB 11.4+ accepts the same ids and names as aliases (`strings/ctype-uca0900.c` `mysql_0900_mapping`) |
 
 /// A character set, as far as the .frm needs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,6 +141,8 @@ const CHARSETS: &[CharsetIds] = &[
             (1107, 1107),
             (1216, 1216),
             (1238, 1238),
+            // MySQL 8.0 utf8mb3_tolower_ci.
+            (76, 76),
         ],
     ),
     (
@@ -187,6 +195,9 @@ const CHARSETS: &[CharsetIds] = &[
             (1069, 1070),
             (1248, 1248),
             (1270, 1270),
+            // MySQL 8.0's UCA 9.0.0 collations (some ids in it unused:
+            // [`MYSQL8`] names the ones that exist).
+            (255, 323),
         ],
     ),
     (
@@ -227,27 +238,130 @@ const CHARSETS: &[CharsetIds] = &[
     ("geostd8", 1, &[(92, 93), (1116, 1117)]),
     ("cp932", 2, &[(95, 96), (1119, 1120)]),
     ("eucjpms", 3, &[(97, 98), (1121, 1122)]),
+    // MySQL 5.7+ (strings/ctype-gb18030.cc, ctype-uca.cc: mbmaxlen 4).
+    ("gb18030", 4, &[(248, 250)]),
+];
+
+/// MariaDB's UCA 14.0.0 collations (10.10+): the charset of each 256-id
+/// block from 2048 (`my_cs_encoding_t`: utf8mb3, utf8mb4, ucs2, utf16,
+/// utf32), and the tailorings that exist (0–20, 23 vietnamese, 24
+/// croatian; the real server lists 23 tailorings × 8 in each block).
+const UCA1400: [(&str, u8); 5] = [
+    ("utf8mb3", 3),
+    ("utf8mb4", 4),
+    ("ucs2", 2),
+    ("utf16", 4),
+    ("utf32", 4),
+];
+
+/// The collations of MySQL 8.0–9.x (8.4 and 9.x add none) that neither
+/// MySQL 5.6 nor MariaDB 10.11 lists, as mysql-server 8.0 defines them
+/// (`CHARSET_INFO` number and name): `strings/ctype-utf8.cc` (76),
+/// `strings/ctype-gb18030.cc` (248, 249), `strings/ctype-uca.cc` (250,
+/// 255–323: `utf8mb4_0900_ai_ci` 255, the `_ai_ci` tailorings from 256, the
+/// `_as_cs` ones from 278 in the same order; `fa` and `si` (272, 276, 295,
+/// 299) and 301–302 are not compiled; 310–323 came with 8.0.30). All of
+/// the utf8mb4 ones have `mbmaxlen` 4, gb18030 4. The 89 utf8mb4
+/// collations the MySQL 8.0 manual counts are these 63 and MySQL 5.6's 26.
+pub const MYSQL8: &[(u16, &str)] = &[
+    (76, "utf8mb3_tolower_ci"),
+    (248, "gb18030_chinese_ci"),
+    (249, "gb18030_bin"),
+    (250, "gb18030_unicode_520_ci"),
+    (255, "utf8mb4_0900_ai_ci"),
+    (256, "utf8mb4_de_pb_0900_ai_ci"),
+    (257, "utf8mb4_is_0900_ai_ci"),
+    (258, "utf8mb4_lv_0900_ai_ci"),
+    (259, "utf8mb4_ro_0900_ai_ci"),
+    (260, "utf8mb4_sl_0900_ai_ci"),
+    (261, "utf8mb4_pl_0900_ai_ci"),
+    (262, "utf8mb4_et_0900_ai_ci"),
+    (263, "utf8mb4_es_0900_ai_ci"),
+    (264, "utf8mb4_sv_0900_ai_ci"),
+    (265, "utf8mb4_tr_0900_ai_ci"),
+    (266, "utf8mb4_cs_0900_ai_ci"),
+    (267, "utf8mb4_da_0900_ai_ci"),
+    (268, "utf8mb4_lt_0900_ai_ci"),
+    (269, "utf8mb4_sk_0900_ai_ci"),
+    (270, "utf8mb4_es_trad_0900_ai_ci"),
+    (271, "utf8mb4_la_0900_ai_ci"),
+    (273, "utf8mb4_eo_0900_ai_ci"),
+    (274, "utf8mb4_hu_0900_ai_ci"),
+    (275, "utf8mb4_hr_0900_ai_ci"),
+    (277, "utf8mb4_vi_0900_ai_ci"),
+    (278, "utf8mb4_0900_as_cs"),
+    (279, "utf8mb4_de_pb_0900_as_cs"),
+    (280, "utf8mb4_is_0900_as_cs"),
+    (281, "utf8mb4_lv_0900_as_cs"),
+    (282, "utf8mb4_ro_0900_as_cs"),
+    (283, "utf8mb4_sl_0900_as_cs"),
+    (284, "utf8mb4_pl_0900_as_cs"),
+    (285, "utf8mb4_et_0900_as_cs"),
+    (286, "utf8mb4_es_0900_as_cs"),
+    (287, "utf8mb4_sv_0900_as_cs"),
+    (288, "utf8mb4_tr_0900_as_cs"),
+    (289, "utf8mb4_cs_0900_as_cs"),
+    (290, "utf8mb4_da_0900_as_cs"),
+    (291, "utf8mb4_lt_0900_as_cs"),
+    (292, "utf8mb4_sk_0900_as_cs"),
+    (293, "utf8mb4_es_trad_0900_as_cs"),
+    (294, "utf8mb4_la_0900_as_cs"),
+    (296, "utf8mb4_eo_0900_as_cs"),
+    (297, "utf8mb4_hu_0900_as_cs"),
+    (298, "utf8mb4_hr_0900_as_cs"),
+    (300, "utf8mb4_vi_0900_as_cs"),
+    (303, "utf8mb4_ja_0900_as_cs"),
+    (304, "utf8mb4_ja_0900_as_cs_ks"),
+    (305, "utf8mb4_0900_as_ci"),
+    (306, "utf8mb4_ru_0900_ai_ci"),
+    (307, "utf8mb4_ru_0900_as_cs"),
+    (308, "utf8mb4_zh_0900_as_cs"),
+    (309, "utf8mb4_0900_bin"),
+    (310, "utf8mb4_nb_0900_ai_ci"),
+    (311, "utf8mb4_nb_0900_as_cs"),
+    (312, "utf8mb4_nn_0900_ai_ci"),
+    (313, "utf8mb4_nn_0900_as_cs"),
+    (314, "utf8mb4_sr_latn_0900_ai_ci"),
+    (315, "utf8mb4_sr_latn_0900_as_cs"),
+    (316, "utf8mb4_bs_0900_ai_ci"),
+    (317, "utf8mb4_bs_0900_as_cs"),
+    (318, "utf8mb4_bg_0900_ai_ci"),
+    (319, "utf8mb4_bg_0900_as_cs"),
+    (320, "utf8mb4_gl_0900_ai_ci"),
+    (321, "utf8mb4_gl_0900_as_cs"),
+    (322, "utf8mb4_mn_cyrl_0900_ai_ci"),
+    (323, "utf8mb4_mn_cyrl_0900_as_cs"),
 ];
 
 impl Charset {
-    /// The charset of a collation id, `None` for ids neither MySQL 5.6 nor
-    /// MariaDB 10.11 has.
+    /// The charset of a collation id, `None` for ids none of MySQL 5.6,
+    /// 8.0–9.x and MariaDB 10.11–11.x has.
     pub fn of_collation(id: u16) -> Option<Charset> {
+        let make = |name: &'static str, mbmaxlen: u8| Charset {
+            name,
+            // `mbminlen` (strings/ctype-ucs2.c): 2 for UCS-2 and the
+            // UTF-16s, 4 for UTF-32, 1 for every other.
+            mbminlen: match name {
+                "ucs2" | "utf16" | "utf16le" => 2,
+                "utf32" => 4,
+                _ => 1,
+            },
+            mbmaxlen,
+        };
+        if let Some(off) = id.checked_sub(2048) {
+            let (name, max) = *UCA1400.get(usize::from(off / 256))?;
+            let tailoring = off % 256 / 8;
+            return (tailoring <= 20 || tailoring == 23 || tailoring == 24)
+                .then(|| make(name, max));
+        }
+        if (255..=323).contains(&id) && !MYSQL8.iter().any(|&(n, _)| n == id) {
+            return None;
+        }
         CHARSETS.iter().find_map(|&(name, mbmaxlen, ranges)| {
             ranges
                 .iter()
                 .any(|&(a, b)| (a..=b).contains(&id))
-                .then_some(Charset {
-                    name,
-                    // `mbminlen` (strings/ctype-ucs2.c): 2 for UCS-2 and the
-                    // UTF-16s, 4 for UTF-32, 1 for every other.
-                    mbminlen: match name {
-                        "ucs2" | "utf16" | "utf16le" => 2,
-                        "utf32" => 4,
-                        _ => 1,
-                    },
-                    mbmaxlen,
-                })
+                .then(|| make(name, mbmaxlen))
         })
     }
 }
@@ -257,6 +371,9 @@ const COLLATIONS_MYSQL56: &str = include_str!("../tests/frm/mysql56/collations.t
 
 /// Each charset's default collation (`SHOW CHARACTER SET`,
 /// `DEFAULT_COLLATE_NAME`, of MySQL 5.6 and MariaDB 10.11; they agree).
+/// MySQL 8.0's utf8mb4 default is `utf8mb4_0900_ai_ci` (255) instead: a
+/// definition read from a MySQL 8.0 file names it (`COLLATE=`), so it
+/// reads back the same whichever default a reader assumes.
 const DEFAULT_COLLATIONS: &[(&str, &str)] = &[
     ("big5", "big5_chinese_ci"),
     ("dec8", "dec8_swedish_ci"),
@@ -298,6 +415,8 @@ const DEFAULT_COLLATIONS: &[(&str, &str)] = &[
     ("geostd8", "geostd8_general_ci"),
     ("cp932", "cp932_japanese_ci"),
     ("eucjpms", "eucjpms_japanese_ci"),
+    // MySQL 5.7+ (strings/ctype-gb18030.cc: the primary collation).
+    ("gb18030", "gb18030_chinese_ci"),
 ];
 
 /// A collation's id by name (`utf8_…` is `utf8mb3_…`).
@@ -314,14 +433,18 @@ pub fn collation_id(name: &str) -> Option<u16> {
         })
     };
     for n in std::iter::once(lower.as_str()).chain(alias.as_deref()) {
-        if let Some(id) = find(COLLATIONS_MARIADB, n).or_else(|| find(COLLATIONS_MYSQL56, n)) {
+        if let Some(id) = find(COLLATIONS_MARIADB, n)
+            .or_else(|| find(COLLATIONS_MYSQL56, n))
+            .or_else(|| MYSQL8.iter().find(|&&(_, m)| m == n).map(|&(id, _)| id))
+        {
             return Some(id);
         }
     }
     None
 }
 
-/// A collation's name by id (MariaDB 10.11's list, then MySQL 5.6's).
+/// A collation's name by id (MariaDB 10.11's list, then MySQL 5.6's, then
+/// MySQL 8.0's).
 pub fn collation_name(id: u16) -> Option<String> {
     let want = id.to_string();
     let find = |list: &str| {
@@ -330,7 +453,14 @@ pub fn collation_name(id: u16) -> Option<String> {
             (f.next()? == want).then(|| f.next().map(str::to_string))?
         })
     };
-    find(COLLATIONS_MARIADB).or_else(|| find(COLLATIONS_MYSQL56))
+    find(COLLATIONS_MARIADB)
+        .or_else(|| find(COLLATIONS_MYSQL56))
+        .or_else(|| {
+            MYSQL8
+                .iter()
+                .find(|&&(n, _)| n == id)
+                .map(|&(_, name)| name.to_string())
+        })
 }
 
 /// A charset's default collation id (`utf8` is `utf8mb3`).
@@ -339,4 +469,75 @@ pub fn charset_default_collation(charset: &str) -> Option<u16> {
     let cs = if lower == "utf8" { "utf8mb3" } else { &lower };
     let (_, coll) = DEFAULT_COLLATIONS.iter().find(|(c, _)| *c == cs)?;
     collation_id(coll)
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
+mod tests {
+    use super::*;
+
+    /// Every collation the servers list (MySQL 5.6, MariaDB 10.11 with its
+    /// UCA 14.0.0 ones) and every MySQL 8.0–9.x one goes from name to id
+    /// and back, with its charset and bytes per character.
+    #[test]
+    fn every_collation_name_and_id() {
+        for list in [COLLATIONS_MARIADB, COLLATIONS_MYSQL56] {
+            for l in list.lines() {
+                let f: Vec<&str> = l.split('\t').collect();
+                let id: u16 = f[0].parse().unwrap();
+                // MySQL 5.6's *_croatian_ci (ids 122, 149, ...) are
+                // MariaDB's *_croatian_mysql561_ci; the name is MariaDB's.
+                let renamed = list == COLLATIONS_MYSQL56 && f[1].ends_with("_croatian_ci");
+                if !renamed {
+                    assert_eq!(collation_id(f[1]), Some(id), "{l}");
+                }
+                if list == COLLATIONS_MARIADB {
+                    // MySQL 5.6's utf8_* are MariaDB's utf8mb3_*.
+                    assert_eq!(collation_name(id).as_deref(), Some(f[1]), "{l}");
+                }
+                let cs = Charset::of_collation(id).unwrap();
+                assert_eq!(cs.mbmaxlen.to_string(), f[3], "{l}");
+            }
+        }
+        // MariaDB 10.11.19's own list: 23 UCA 14.0.0 tailorings × 8 in each
+        // of the five Unicode charsets.
+        let uca1400 = COLLATIONS_MARIADB
+            .lines()
+            .filter(|l| l.contains("_uca1400"))
+            .count();
+        assert_eq!(uca1400, 920);
+        assert_eq!(collation_id("utf8mb4_uca1400_ai_ci"), Some(2304));
+        // mysql-server 8.0 strings/ctype-uca.cc: the numbers of the
+        // CHARSET_INFO structures, mbmaxlen 4.
+        for (name, id) in [
+            ("utf8mb4_0900_ai_ci", 255),
+            ("utf8mb4_de_pb_0900_ai_ci", 256),
+            ("utf8mb4_tr_0900_ai_ci", 265),
+            ("utf8mb4_0900_as_cs", 278),
+            ("utf8mb4_et_0900_as_cs", 285),
+            ("utf8mb4_sk_0900_as_cs", 292),
+            ("utf8mb4_0900_bin", 309),
+            ("utf8mb4_mn_cyrl_0900_as_cs", 323),
+            ("gb18030_unicode_520_ci", 250),
+        ] {
+            assert_eq!(collation_id(name), Some(id), "{name}");
+            assert_eq!(Charset::of_collation(id).map(|c| c.mbmaxlen), Some(4));
+        }
+        for &(id, name) in MYSQL8 {
+            assert_eq!(collation_id(name), Some(id), "{name}");
+            assert_eq!(collation_name(id).as_deref(), Some(name));
+            let cs = Charset::of_collation(id).unwrap();
+            assert!(name.starts_with(cs.name), "{name}: {}", cs.name);
+        }
+        // Ids no server has: MySQL's uncompiled fa/si 0900 collations and
+        // 301, MariaDB's unused UCA 14.0.0 tailoring 21.
+        for id in [272, 276, 295, 299, 301, 302, 324, 2048 + 21 * 8, 3328] {
+            assert_eq!(Charset::of_collation(id), None, "{id}");
+        }
+    }
 }

@@ -641,11 +641,20 @@ fn clause_collation(
     charset: &Option<(String, u32, u32)>,
 ) -> Result<Option<u16>, DdlError> {
     Ok(match (collate, charset) {
-        (Some((c, l, k)), _) => Some(collation_id(c).ok_or(DdlError {
-            line: *l,
-            col: *k,
-            kind: DdlErrorKind::UnknownCollation(c.clone()),
-        })?),
+        (Some((c, l, k)), cs) => Some(
+            collation_id(c)
+                // MariaDB 10.10+ names a collation without its charset
+                // (`CHARACTER SET utf8mb4 COLLATE uca1400_ai_ci`).
+                .or_else(|| {
+                    cs.as_ref()
+                        .and_then(|(cs, _, _)| collation_id(&format!("{cs}_{c}")))
+                })
+                .ok_or(DdlError {
+                    line: *l,
+                    col: *k,
+                    kind: DdlErrorKind::UnknownCollation(c.clone()),
+                })?,
+        ),
         (None, Some((c, l, k))) => Some(charset_default_collation(c).ok_or(DdlError {
             line: *l,
             col: *k,
@@ -2921,6 +2930,42 @@ mod tests {
             parse(&big).unwrap_err().kind,
             DdlErrorKind::TooLarge(MAX_DDL_BYTES + 1)
         );
+    }
+
+    /// Every collation MySQL 8.0–9.x and MariaDB 10.11–11.x have parses in
+    /// a COLLATE clause, of a column and of the table (issue #28, point 11:
+    /// `utf8mb4_0900_ai_ci`, MySQL 8.0's default, was "unknown"). Ids from
+    /// mysql-server 8.0 `strings/ctype-uca.cc` and MariaDB 10.11.19's
+    /// `COLLATION_CHARACTER_SET_APPLICABILITY`.
+    #[test]
+    fn every_server_collation_parses() {
+        let t = |sql: &str| parse_one(sql.as_bytes(), None).unwrap().to_table_def("s");
+        let mariadb = include_str!("../tests/frm/mariadb1011/collations.tsv");
+        let names = mariadb
+            .lines()
+            .filter_map(|l| l.split('\t').nth(1))
+            .chain(crate::collation::MYSQL8.iter().map(|&(_, n)| n));
+        let mut n = 0;
+        for name in names {
+            let id = collation_id(name).unwrap();
+            let d = t(&format!(
+                "CREATE TABLE t (a varchar(4) COLLATE {name}) ENGINE=InnoDB COLLATE={name};"
+            ));
+            assert_eq!(d.columns[0].collation_id, u32::from(id), "{name}");
+            assert_eq!(d.options.collation_id, u32::from(id), "{name}");
+            n += 1;
+        }
+        assert!(n > 1300, "{n}");
+        // As MySQL 8.0 and MariaDB 11 print them.
+        let d = t("CREATE TABLE t (a char(2)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;");
+        assert_eq!((d.columns[0].collation_id, d.columns[0].length), (255, 8));
+        let d = t("CREATE TABLE t (a varchar(2) COLLATE utf8mb4_0900_bin) DEFAULT CHARSET=latin1;");
+        assert_eq!((d.columns[0].collation_id, d.columns[0].length), (309, 8));
+        let d = t("CREATE TABLE t (a text) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_uca1400_ai_ci;");
+        assert_eq!(d.columns[0].collation_id, 2304);
+        // MariaDB 10.10+: a collation named without its charset.
+        let d = t("CREATE TABLE t (a varchar(3) CHARACTER SET utf8mb4 COLLATE uca1400_as_cs);");
+        assert_eq!((d.columns[0].collation_id, d.columns[0].length), (2307, 12));
     }
 
     /// Rules a hand-written statement relies on, each from the servers'

@@ -71,9 +71,38 @@ pub struct DictIdx {
     pub fields: Vec<(String, u32)>,
 }
 
+/// How a note on a DECIMAL column begins ([`values_not_shown`]).
+pub const NOTE_DECIMAL: &str = "DECIMAL: ";
+/// How a note on an ENUM or SET column begins ([`values_not_shown`]).
+pub const NOTE_ENUM_SET: &str = "ENUM or SET: ";
+
+/// Whether a column with this note shows values that are not the server's
+/// (DECIMAL's stored bytes, ENUM's and SET's stored numbers), rather than
+/// the server's values in another width (BIT, fractional seconds).
+pub fn values_not_shown(note: &str) -> bool {
+    note.starts_with(NOTE_DECIMAL) || note.starts_with(NOTE_ENUM_SET)
+}
+
+/// The precisions and scales a binary DECIMAL of `len` stored bytes can
+/// have: (fewest and most digits, smallest and largest scale), over
+/// DECIMAL(M,D) with M up to 65 and D up to 30 (`DECIMAL_MAX_PRECISION`,
+/// `DECIMAL_MAX_SCALE`; bytes by `strings/decimal.cc` `decimal_bin_size`).
+pub fn decimal_bounds(len: u32) -> Option<((u32, u32), (u32, u32))> {
+    let mut b: Option<((u32, u32), (u32, u32))> = None;
+    for m in 1..=65u32 {
+        for d in 0..=m.min(30) {
+            if crate::table::decimal_bin_size(m, d) == Some(len) {
+                let ((m0, m1), (d0, d1)) = b.unwrap_or(((m, m), (d, d)));
+                b = Some(((m0.min(m), m1.max(m)), (d0.min(d), d1.max(d))));
+            }
+        }
+    }
+    b
+}
+
 /// The column a dictionary row describes, and what the dictionary could
 /// not say about it (`None`: the type is exact).
-pub fn column(c: &DictCol) -> (Column, Option<&'static str>) {
+pub fn column(c: &DictCol) -> (Column, Option<std::string::String>) {
     use ColType::*;
     let mt = c.prtype & 0xFF;
     let coll = (c.prtype >> 16) & 0x7FFF;
@@ -85,11 +114,11 @@ pub fn column(c: &DictCol) -> (Column, Option<&'static str>) {
         4 => Long,
         _ => LongLong,
     };
-    let mut note = None;
+    let mut note: Option<std::string::String> = None;
     let mut fsp = 0;
-    let frac = |extra: u32, note: &mut Option<&'static str>| {
+    let frac = |extra: u32, note: &mut Option<std::string::String>| {
         if extra > 0 {
-            *note = Some("fractional seconds: the length gives two digits per byte, the dictionary not which (1 or 2, 3 or 4, 5 or 6); the larger is shown");
+            *note = Some("fractional seconds: the length gives two digits per byte, the dictionary not which (1 or 2, 3 or 4, 5 or 6); the larger is shown".to_string());
         }
         extra.saturating_mul(2).min(6)
     };
@@ -107,7 +136,7 @@ pub fn column(c: &DictCol) -> (Column, Option<&'static str>) {
             11 => Time,
             12 => DateTime,
             247 | 248 | 254 => {
-                note = Some("ENUM or SET: the dictionary holds neither the kind nor the labels; the stored number is shown");
+                note = Some(format!("{NOTE_ENUM_SET}the dictionary holds neither the kind nor the labels; the stored number is shown, not the value"));
                 int_of_len(c.len)
             }
             _ => int_of_len(c.len),
@@ -116,11 +145,20 @@ pub fn column(c: &DictCol) -> (Column, Option<&'static str>) {
         10 => Double,
         3 => match mt {
             246 => {
-                note = Some("DECIMAL: precision and scale are not in the dictionary; the stored bytes are shown");
+                note = Some(match decimal_bounds(c.len) {
+                    Some(((m0, m1), (d0, d1))) => format!(
+                        "{NOTE_DECIMAL}precision and scale are not in the dictionary, only the stored length ({} bytes), which DECIMAL(M,D) has for M from {m0} to {m1} and D from {d0} to {d1}: the value cannot be read from it; the stored bytes are shown (a .frm gives the value)",
+                        c.len
+                    ),
+                    None => format!(
+                        "{NOTE_DECIMAL}precision and scale are not in the dictionary, and its stored length ({} bytes) is no DECIMAL's; the stored bytes are shown",
+                        c.len
+                    ),
+                });
                 String
             }
             16 => {
-                note = Some("BIT: the dictionary holds the byte length, not the bits; BIT(8 x bytes) is shown (the same values)");
+                note = Some("BIT: the dictionary holds the byte length, not the bits; BIT(8 x bytes) is shown (the same values)".to_string());
                 Bit
             }
             12 => {
@@ -180,7 +218,7 @@ pub fn table_def(
     row_format: RowFormat,
     cols: &[DictCol],
     idxs: &[DictIdx],
-) -> (TableDef, Vec<(String, &'static str)>) {
+) -> (TableDef, Vec<(String, String)>) {
     let mut notes = Vec::new();
     let mut stored: Vec<(u32, Column)> = Vec::new();
     let mut virt: Vec<(u32, Column)> = Vec::new();

@@ -33,6 +33,7 @@ pub mod dictdef;
 pub mod frm;
 pub mod instant;
 pub mod json;
+pub mod leaves;
 pub mod row;
 pub mod sdi;
 pub mod table;

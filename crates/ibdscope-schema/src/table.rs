@@ -308,7 +308,25 @@ impl Charset {
             | 59
             | 92
             | 93 => OtherSingleByte,
-            n => Unknown(n),
+            // The rest by their charset's name: MariaDB's UCA 14.0.0
+            // collations (2048+) and nopad ones, MySQL 8.0's gb18030.
+            n => {
+                let named = u16::try_from(n)
+                    .ok()
+                    .and_then(crate::collation::Charset::of_collation);
+                match named.map(|c| (c.name, c.mbmaxlen)) {
+                    Some(("utf8mb3", _)) => Utf8mb3,
+                    Some(("utf8mb4", _)) => Utf8mb4,
+                    Some(("ucs2", _)) => Ucs2,
+                    Some(("utf16" | "utf16le", _)) => Utf16,
+                    Some(("utf32", _)) => Utf32,
+                    Some(("latin1", _)) => Latin1,
+                    Some(("ascii", _)) => Ascii,
+                    Some(("binary", _)) => Binary,
+                    Some((_, 1)) => OtherSingleByte,
+                    _ => Unknown(n),
+                }
+            }
         }
     }
 
@@ -1272,6 +1290,128 @@ fn sdi_index(ix: &Value, columns: &[Column]) -> Result<IndexDef, SdiDefError> {
         elements,
     })
 }
+/// Puts the hidden `FTS_DOC_ID` column into the clustered index's elements,
+/// where the SDI leaves it out although every record holds it.
+///
+/// A table with a FULLTEXT index and no `FTS_DOC_ID` of its own gets one
+/// from InnoDB: mysql-server 8.0 `storage/innobase/handler/ha_innodb.cc`
+/// `get_extra_columns_and_keys` adds the column `FTS_DOC_ID_COL_NAME`
+/// (BIGINT UNSIGNED NOT NULL, `HT_HIDDEN_SE`) after the user columns and
+/// the unique index `FTS_DOC_ID_INDEX` on it, then lists in PRIMARY every
+/// column "unless it is SE-hidden" — so not FTS_DOC_ID. InnoDB's own
+/// dictionary has the column (`fts_add_doc_id_column`, `dict0dict.cc`
+/// `dict_index_build_internal_clust` appends every table column not in the
+/// key, in table order), so the clustered record stores it: 8 bytes after
+/// the columns before it in the table.
+fn add_fts_doc_id(columns: &[Column], indexes: &mut [IndexDef]) {
+    let Some(clust) = indexes
+        .iter()
+        .position(|i| i.kind == IndexKind::Primary)
+        .or(if indexes.is_empty() { None } else { Some(0) })
+    else {
+        return;
+    };
+    let Some(ix) = indexes.get_mut(clust) else {
+        return;
+    };
+    for (col, c) in columns.iter().enumerate() {
+        if c.hidden != Hidden::Se
+            || c.sys() != Some(SysCol::FtsDocId)
+            || c.is_virtual
+            || ix.elements.iter().any(|e| e.column == col)
+        {
+            continue;
+        }
+        // Before the first non-key column that follows it in the table
+        // (system columns are not ordered by table position).
+        let at = ix
+            .elements
+            .iter()
+            .position(|e| {
+                e.hidden
+                    && e.column > col
+                    && columns.get(e.column).is_some_and(|c| c.sys().is_none())
+            })
+            .unwrap_or(ix.elements.len());
+        ix.elements.insert(
+            at,
+            IndexElement {
+                column: col,
+                prefix_len: None,
+                hidden: true,
+            },
+        );
+    }
+}
+
+/// Completes a clustered index whose SDI names only its key: InnoDB's FTS
+/// auxiliary tables (`fts_…_config`, `fts_…_deleted…`, `fts_…_index_N`).
+///
+/// Their data-dictionary objects are written by InnoDB itself (mysql-server
+/// 8.0 `storage/innobase/dict/dict0dd.cc` `dd_create_fts_common_table`,
+/// `dd_create_fts_index_table`): the user columns and a PRIMARY index of
+/// the key columns only — no DB_TRX_ID, DB_ROLL_PTR, nor the other
+/// columns. The records are laid out by InnoDB's own definition
+/// (`fts0fts.cc` `fts_create_one_common_table`,
+/// `fts_create_one_index_table`, then `dict0dict.cc`
+/// `dict_index_build_internal_clust`): the key, DB_TRX_ID, DB_ROLL_PTR,
+/// then every other column in table order. Every SDI the SQL layer writes
+/// lists DB_TRX_ID (`ha_innodb.cc` `get_extra_columns_and_keys`): only a
+/// definition without one is completed.
+fn add_system_columns(columns: &mut Vec<Column>, indexes: &mut [IndexDef]) {
+    if columns.iter().any(|c| c.sys() == Some(SysCol::TrxId)) {
+        return;
+    }
+    let Some(ix) = indexes.iter_mut().find(|i| i.kind == IndexKind::Primary) else {
+        return;
+    };
+    // InnoDB's definitions, where the data dictionary's differ: the
+    // CONFIG table's `key` (DATA_VARCHAR, prtype 0) and the DELETED
+    // tables' `doc_id` (DATA_UNSIGNED only) may be NULL, so the records
+    // have a NULL bitmap; `word` has the FULLTEXT column's prtype
+    // ([`TableDef::settle_fts_word`]; nullable until the records say).
+    if matches!(
+        ix.name.as_str(),
+        "FTS_COMMON_TABLE_IND" | "FTS_INDEX_TABLE_IND"
+    ) {
+        for c in columns.iter_mut() {
+            if matches!(c.name.as_str(), "key" | "doc_id" | "word") {
+                c.nullable = true;
+            }
+        }
+    }
+    let sys = |name: &str, t: ColType, len: u32| {
+        let mut c = Column::new(name, t);
+        c.hidden = Hidden::Se;
+        c.nullable = false;
+        c.length = len;
+        c
+    };
+    let trx = columns.len();
+    columns.push(sys("DB_TRX_ID", ColType::Int24, 6));
+    columns.push(sys("DB_ROLL_PTR", ColType::LongLong, 7));
+    for column in [trx, trx.saturating_add(1)] {
+        ix.elements.push(IndexElement {
+            column,
+            prefix_len: None,
+            hidden: true,
+        });
+    }
+    for (column, c) in columns.iter().enumerate() {
+        let whole = ix
+            .elements
+            .iter()
+            .any(|e| e.column == column && e.prefix_len.is_none());
+        if !c.is_virtual && !whole {
+            ix.elements.push(IndexElement {
+                column,
+                prefix_len: None,
+                hidden: true,
+            });
+        }
+    }
+}
+
 impl TableDef {
     /// Reads a definition from an SDI table document (the whole JSON, with
     /// `dd_object`), as MySQL 8.0+ writes it.
@@ -1306,6 +1446,8 @@ impl TableDef {
         for ix in o.get("indexes").and_then(Value::as_array).unwrap_or(&[]) {
             indexes.push(sdi_index(ix, &columns)?);
         }
+        add_fts_doc_id(&columns, &mut indexes);
+        add_system_columns(&mut columns, &mut indexes);
         let opts = sdi_text(o, "options");
         let key_block_size = dd_property(opts, "key_block_size")
             .and_then(|v| v.parse().ok())
@@ -1360,7 +1502,50 @@ impl TableDef {
         let (mut z, mut out) = (Vec::new(), Vec::new());
         crate::sdi::sdi_json(ts, rec, &mut z, &mut out).map_err(FromSpaceError::Sdi)?;
         let doc = crate::json::parse(&out).map_err(FromSpaceError::Json)?;
-        TableDef::from_sdi(&doc).map_err(FromSpaceError::Def)
+        let mut def = TableDef::from_sdi(&doc).map_err(FromSpaceError::Def)?;
+        def.settle_fts_word(ts);
+        Ok(def)
+    }
+
+    /// An FTS auxiliary index table's `word` has the prtype of the
+    /// FULLTEXT index's first column (mysql-server 8.0 `fts0fts.cc`
+    /// `fts_create_one_index_table`: `field->col->prtype`), which its SDI
+    /// does not carry: NULL-able when that column is, and then every record
+    /// has a one-byte NULL bitmap. A word is never NULL nor empty, so the
+    /// byte below the 5-byte header of the root's first record tells: 0
+    /// is the bitmap, anything else the word's length.
+    pub fn settle_fts_word(&mut self, ts: &ibdscope::Tablespace<'_>) {
+        let Some(ix) = self.clustered() else { return };
+        if ix.name != "FTS_INDEX_TABLE_IND" {
+            return;
+        }
+        let Some(root) = ix.root else { return };
+        let Ok(rp) = ibdscope::record::RecPage::of(ts, ibdscope::PageNo(root)) else {
+            return;
+        };
+        if rp.format() != ibdscope::record::RecFormat::Compact || rp.is_compressed() {
+            return;
+        }
+        let mut visited = ibdscope::record::Visited::new();
+        let Some(mut it) = rp.records(&mut visited) else {
+            return;
+        };
+        let first = loop {
+            match it.next() {
+                Ok(Some(r)) if r.is_user() => break Some(r),
+                Ok(Some(_)) => {}
+                _ => break None,
+            }
+        };
+        let Some(below) = first
+            .and_then(|r| usize::from(r.origin).checked_sub(6))
+            .and_then(|at| rp.bytes().get(at))
+        else {
+            return;
+        };
+        if let Some(word) = self.columns.iter_mut().find(|c| c.name == "word") {
+            word.nullable = *below == 0;
+        }
     }
 
     /// Names of the visible columns, in table order.
@@ -1853,11 +2038,7 @@ impl TableDef {
             let _ = write!(s, " AUTO_INCREMENT={n}");
         }
         let coll = u16::try_from(o.collation_id).unwrap_or(0);
-        if coll == 255 {
-            // MySQL 8.0's utf8mb4 default, which neither MySQL 5.6 nor
-            // MariaDB 10.11 lists.
-            s.push_str(" DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci");
-        } else if let Some(cs) = crate::collation::Charset::of_collation(coll) {
+        if let Some(cs) = crate::collation::Charset::of_collation(coll) {
             s.push_str(" DEFAULT CHARSET=");
             s.push_str(cs.name);
             if crate::collation::charset_default_collation(cs.name) != Some(coll) {
@@ -2363,7 +2544,7 @@ mod tests {
         assert_eq!(
             t.create_table(RowFormat::Dynamic),
             "CREATE TABLE `t` (\n  `id` int unsigned NOT NULL,\n  `v``x` varchar(40) \
-             CHARACTER SET utf8mb4,\n  `e` enum('a''b','c') CHARACTER SET latin1,\n  \
+             CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci,\n  `e` enum('a''b','c') CHARACTER SET latin1,\n  \
              `d` decimal(10,2),\n  PRIMARY KEY (`id`),\n  KEY `k` (`v``x`(10))\n) \
              ENGINE=InnoDB ROW_FORMAT=DYNAMIC"
         );

@@ -69,6 +69,13 @@ use std::collections::BTreeMap;
 pub use crate::finding::{Counter, FspList, ListId, RootProblem, SegList, SpaceProblem};
 pub use crate::owner::{Owner, SegmentRole, SystemKind};
 
+/// Where an undo log's first page holds its segment's FSEG header:
+/// `TRX_UNDO_SEG_HDR` (56) + `TRX_UNDO_FSEG_HEADER` (4) (`trx0undo.h`).
+const TRX_UNDO_SEG_FSEG_HEADER: usize = 60;
+/// Where a rollback segment header page holds its segment's FSEG header:
+/// `TRX_RSEG` (38) + `TRX_RSEG_FSEG_HEADER` (24) (`trx0rseg.h`).
+const TRX_RSEG_SEG_FSEG_HEADER: usize = 62;
+
 /// One segment (a used inode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -177,6 +184,7 @@ impl SpaceMap {
         b.fsp_extent_lists();
         b.inode_pages();
         b.roots(engine);
+        b.undo_segments();
         b.orphan_segments();
         b.segment_pages();
         b.finish_free();
@@ -680,6 +688,53 @@ impl<'t, 'a> Builder<'t, 'a> {
             lists: self.lists,
             findings: self.findings,
             unreadable: self.unreadable,
+        }
+    }
+
+    /// Marks the undo segments among those no root named (run after
+    /// `roots`): a segment one of whose fragment pages is the page its own
+    /// FSEG header sits on, as `fseg_create` leaves it: an undo log's
+    /// first page (`FIL_PAGE_UNDO_LOG`, the header at `TRX_UNDO_SEG_HDR` +
+    /// `TRX_UNDO_FSEG_HEADER` = 60: `trx_undo_seg_create`) or a rollback
+    /// segment header (`FIL_PAGE_TYPE_SYS`, at `TRX_RSEG` +
+    /// `TRX_RSEG_FSEG_HEADER` = 62: `trx_rseg_header_create`; mysql-server
+    /// 5.6 and MariaDB 10.11 `trx0undo.cc`, `trx0rseg.cc`, `trx0undo.h`,
+    /// `trx0rseg.h`). Undo tablespaces hold nothing else; the system
+    /// tablespace holds them beside its other segments.
+    fn undo_segments(&mut self) {
+        let ts = self.ts;
+        let (phys, logical) = (ts.page_size(), ts.format().logical_size);
+        for s in self.segments.iter_mut() {
+            if s.role != SegmentRole::Unknown {
+                continue;
+            }
+            let at = s.inode;
+            let Some(e) = ts.page(at.page).and_then(|p| {
+                let idx = crate::inode::inode_index(at.byte, phys, logical)?;
+                crate::inode::InodeEntry::new(p, idx, phys, logical)
+            }) else {
+                continue;
+            };
+            let names_this = |n: u32| {
+                let Some(page) = ts.page(PageNo(n)) else {
+                    return false;
+                };
+                let header_at = match crate::fil::FilHeader::new(page).map(|h| h.page_type()) {
+                    Some(PageType::FIL_PAGE_UNDO_LOG) => TRX_UNDO_SEG_FSEG_HEADER,
+                    Some(PageType::FIL_PAGE_TYPE_SYS) => TRX_RSEG_SEG_FSEG_HEADER,
+                    _ => return false,
+                };
+                crate::inode::FsegHeader::read(page, header_at).is_some_and(|h| {
+                    h.space == ts.space_id() && h.page == at.page && h.offset == at.byte
+                })
+            };
+            let undo = (0..e.n_frag_slots())
+                .filter_map(|i| e.frag_slot(i))
+                .filter(|&n| n != crate::ids::FIL_NULL)
+                .any(names_this);
+            if undo {
+                s.role = SegmentRole::Undo;
+            }
         }
     }
 

@@ -60,6 +60,85 @@ pub enum FindingKind {
     /// A problem with a B-tree: its levels, sibling links, node pointers,
     /// or one page's records (see [`crate::btree::Btrees`]).
     Btree(BtreeProblem),
+    /// Page 0's MariaDB crypt data is damaged (see
+    /// [`crate::crypt_data::crypt_data_finding`]).
+    CryptData(CryptDataProblem),
+}
+
+/// What is wrong with page 0's MariaDB crypt data
+/// (`fil_space_read_crypt_data`, MariaDB 10.11 `fil0crypt.cc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CryptDataProblem {
+    /// No `CRYPT_MAGIC`, yet page `page` carries key version
+    /// `key_version`: an encrypted page no crypt data opens.
+    Missing {
+        /// A page that shows encryption.
+        page: PageNo,
+        /// Its key version.
+        key_version: u32,
+    },
+    /// A type other than 0 (`CRYPT_SCHEME_UNENCRYPTED`) or 1
+    /// (`CRYPT_SCHEME_1`): refused by the server.
+    Scheme {
+        /// The type found.
+        found: u8,
+    },
+    /// An IV length other than 16: refused by the server.
+    IvLength {
+        /// The length found.
+        found: u8,
+    },
+    /// An encryption mode none of 0 DEFAULT, 1 ON, 2 OFF.
+    Encryption {
+        /// The mode found.
+        found: u8,
+    },
+    /// A minimum key version above the key version of an encrypted page.
+    MinKeyVersion {
+        /// The minimum key version page 0 states.
+        min: u32,
+        /// A page with a lower key version.
+        page: PageNo,
+        /// Its key version.
+        key_version: u32,
+    },
+}
+
+impl fmt::Display for CryptDataProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("page 0's crypt data is damaged: ")?;
+        match *self {
+            CryptDataProblem::Missing { page, key_version } => write!(
+                f,
+                "no CRYPT_MAGIC where it belongs, yet page {} is encrypted (key version \
+                 {key_version}); its encrypted pages cannot be decrypted",
+                page.0
+            ),
+            CryptDataProblem::Scheme { found } => write!(
+                f,
+                "encryption type {found} (the server knows 0 unencrypted and 1 CRYPT_SCHEME_1 \
+                 and refuses the crypt data); its encrypted pages cannot be decrypted"
+            ),
+            CryptDataProblem::IvLength { found } => write!(
+                f,
+                "IV length {found}, not 16 (the server refuses the crypt data); its encrypted \
+                 pages cannot be decrypted"
+            ),
+            CryptDataProblem::Encryption { found } => {
+                write!(f, "encryption mode {found}, none of 0 DEFAULT, 1 ON, 2 OFF")
+            }
+            CryptDataProblem::MinKeyVersion {
+                min,
+                page,
+                key_version,
+            } => write!(
+                f,
+                "minimum key version {min}, but page {} carries key version {key_version}",
+                page.0
+            ),
+        }
+    }
 }
 
 /// A finding with its place.
@@ -157,6 +236,7 @@ impl fmt::Display for FindingKind {
             ),
             FindingKind::Space(p) => p.fmt(f),
             FindingKind::Btree(p) => p.fmt(f),
+            FindingKind::CryptData(p) => p.fmt(f),
         }
     }
 }

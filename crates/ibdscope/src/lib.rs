@@ -108,6 +108,7 @@ pub mod checksum;
 pub mod codec;
 pub mod crc32c;
 pub mod crypt;
+pub mod crypt_data;
 mod error;
 pub mod extents;
 pub mod fil;

@@ -26,6 +26,11 @@ pub enum SegmentRole {
     Leaf,
     /// Named by a root's PAGE_BTR_SEG_TOP: the root and non-leaf pages.
     Internal,
+    /// An undo segment: an undo log (its first page a `FIL_PAGE_UNDO_LOG`
+    /// page whose segment header names it) or a rollback segment header
+    /// (a `FIL_PAGE_TYPE_SYS` page whose `TRX_RSEG_FSEG_HEADER` names it),
+    /// in an undo tablespace or the system tablespace. No index's.
+    Undo,
     /// No root names it (other segment kinds, or the root is unreadable).
     Unknown,
 }
@@ -70,6 +75,7 @@ impl fmt::Display for SegmentRole {
         f.write_str(match self {
             SegmentRole::Leaf => "leaf",
             SegmentRole::Internal => "non-leaf",
+            SegmentRole::Undo => "undo",
             SegmentRole::Unknown => "unknown",
         })
     }

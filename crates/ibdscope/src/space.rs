@@ -265,12 +265,18 @@ pub struct Tablespace<'a> {
 /// doublewrite buffer writes `zip_size` bytes and zero-fills the slot:
 /// `buf0dblwr.cc` `buf_dblwr_flush_buffered_writes`).
 fn is_zip_copy(page: &[u8]) -> bool {
-    [1024usize, 2048, 4096, 8192].iter().any(|&z| {
-        z < page.len()
-            && page.get(z..).is_some_and(crate::bytes::is_zeroes)
-            && page
-                .get(..z)
-                .is_some_and(|p| crate::checksum::verify_zip(p).is_ok())
+    zip_copy_verdict(page).is_some()
+}
+
+/// The verdict of the ROW_FORMAT=COMPRESSED page a doublewrite slot holds
+/// ([`is_zip_copy`]): its zip checksum over its own `zip_size` bytes.
+fn zip_copy_verdict(page: &[u8]) -> Option<Verdict> {
+    [1024usize, 2048, 4096, 8192].iter().find_map(|&z| {
+        if z >= page.len() || !page.get(z..).is_some_and(crate::bytes::is_zeroes) {
+            return None;
+        }
+        let v = crate::checksum::verify_zip(page.get(..z)?);
+        matches!(v, Verdict::Valid(_)).then_some(v)
     })
 }
 
@@ -859,6 +865,23 @@ impl<'a> Tablespace<'a> {
         })
     }
 
+    /// `f` judged as the doublewrite slot it may be: a slot of the system
+    /// tablespace's doublewrite buffer holding a ROW_FORMAT=COMPRESSED
+    /// copy (its `zip_size` bytes, then zeros: `buf0dblwr.cc`
+    /// `buf_dblwr_flush_buffered_writes`) takes the copy's verdict, its
+    /// zip checksum, instead of a mismatch of the whole slot. Every other
+    /// page is returned as it is. [`Tablespace::scan`] applies it; a pass
+    /// that makes its own facts calls it.
+    pub fn doublewrite_copy(&self, mut f: PageFacts) -> PageFacts {
+        if f.verdict == Verdict::Mismatch && self.in_doublewrite(f.page_no) {
+            if let Some(v) = self.page(f.page_no).and_then(zip_copy_verdict) {
+                f.verdict = v;
+                f.lsn_pair = None;
+            }
+        }
+        f
+    }
+
     /// The problems of a page of this space ([`PageFacts::problems`]), less
     /// the page number and space id of a doublewrite copy.
     pub fn page_problems(&self, f: &PageFacts) -> impl Iterator<Item = PageProblem> + use<> {
@@ -996,7 +1019,9 @@ impl<'a> Tablespace<'a> {
     /// The one-pass scan: facts for every page, in file order.
     pub fn scan(&self) -> impl Iterator<Item = PageFacts> + 'a {
         let scheme = self.scheme();
-        self.pages().map(move |(n, p)| page_facts(p, n, scheme))
+        let this = self.clone();
+        self.pages()
+            .map(move |(n, p)| this.doublewrite_copy(page_facts(p, n, scheme)))
     }
     /// Facts for pages `from..=to` only.
     pub fn scan_range(&self, from: u32, to: u32) -> impl Iterator<Item = PageFacts> + 'a {
@@ -1006,7 +1031,7 @@ impl<'a> Tablespace<'a> {
             .filter(move |_| this.n_pages > 0)
             .filter_map(move |n| {
                 this.page(PageNo(n))
-                    .map(|p| page_facts(p, PageNo(n), scheme))
+                    .map(|p| this.doublewrite_copy(page_facts(p, PageNo(n), scheme)))
             })
     }
 }

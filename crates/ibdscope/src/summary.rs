@@ -175,6 +175,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
     /// Folds one page's facts (pages in increasing order). A page_compressed
     /// page outside full_crc32 is judged after decompression.
     pub fn add(&mut self, f: PageFacts) {
+        let f = self.ts.doublewrite_copy(f);
         let (f, instead) = self.judge.judge(self.ts, f);
         let s = &mut self.summary;
         s.pages = s.pages.saturating_add(1);
@@ -354,6 +355,7 @@ pub fn file_findings(ts: &Tablespace<'_>) -> Vec<Finding> {
             kind: FindingKind::Page0Unusable,
         });
     }
+    out.extend(crate::crypt_data::crypt_data_finding(ts));
     let zero = |p: &[u8]| p.iter().all(|&b| b == 0);
     let mut pages = ts.pages();
     let page0_written = pages.next().is_some_and(|(_, p)| !zero(p));

@@ -361,7 +361,14 @@ fn a_roll_pointer_loop_is_a_finding() {
         let path = undo_file(&dir, space);
         let mut f = std::fs::read(&path).expect("read");
         let at = roll_ptr_pos(&f, page as usize, offset as usize);
+        let clean = f[page as usize * 16384..(page as usize + 1) * 16384].to_vec();
         write_roll_ptr(&mut f, at, rseg, page, offset);
+        // Sealed again: the pointer is wrong, the page verifies (a page
+        // that does not is lost, `a_zeroed_undo_page_is_lost_not_purged`).
+        super::torture::reseal(
+            &clean,
+            &mut f[page as usize * 16384..(page as usize + 1) * 16384],
+        );
         std::fs::write(&path, &f).expect("write");
         let (code, text) = history_text(&dir);
         assert_eq!(code, Some(1), "{d}: {text}");
@@ -384,7 +391,12 @@ fn a_roll_pointer_outside_the_undo_space_is_a_finding() {
         let path = undo_file(&dir, space);
         let mut f = std::fs::read(&path).expect("read");
         let at = roll_ptr_pos(&f, page as usize, offset as usize);
+        let clean = f[page as usize * 16384..(page as usize + 1) * 16384].to_vec();
         write_roll_ptr(&mut f, at, rseg, 0x3FFF_0000, 300);
+        super::torture::reseal(
+            &clean,
+            &mut f[page as usize * 16384..(page as usize + 1) * 16384],
+        );
         std::fs::write(&path, &f).expect("write");
         let (code, text) = history_text(&dir);
         assert_eq!(code, Some(1), "{d}: {text}");
@@ -552,5 +564,433 @@ fn flipped_undo_bytes_never_panic_or_hang() {
             }
             std::fs::write(&path, &clean).expect("restore");
         }
+    }
+}
+
+// ------------------------------------------- damaged undo pages, pointers
+
+/// Each row's versions, oldest first: (trx id, the undo the version was
+/// rebuilt from: (space, page, byte offset in its file)).
+type Rebuilt = BTreeMap<u64, Vec<(u64, Option<(u64, u64, u64)>)>>;
+
+/// Each row's versions as the clean copy's `history --format json` gives
+/// them.
+fn clean_versions(dir: &Path) -> Rebuilt {
+    let (code, j) = history_json(dir, &[]);
+    assert_eq!(code, Some(0));
+    let mut m = BTreeMap::new();
+    for r in j.get("rows").arr() {
+        let v = r
+            .get("versions")
+            .arr()
+            .iter()
+            .map(|v| {
+                let u = v.get("undo");
+                let from = u.opt("page").map(|_| {
+                    (
+                        u.get("space").u64(),
+                        u.get("page").u64(),
+                        u.get("byte_offset").u64(),
+                    )
+                });
+                (v.get("trx_id").u64(), from)
+            })
+            .collect();
+        m.insert(r.get("key").str().parse().expect("key"), v);
+    }
+    m
+}
+
+fn undo_file_name(space: u64) -> String {
+    if space == 0 {
+        "ibdata1".into()
+    } else {
+        format!("undo{space:03}")
+    }
+}
+
+/// #28 point 7: an undo page zeroed, or with bytes flipped (the page of
+/// the undo log of the transaction that wrote row 1's second version, as
+/// the server gave its id in `history.tsv`). The versions that were on it are lost, not
+/// purged: `history` says "lost: undo page N of FILE is damaged
+/// (zeroed or corrupt), byte offset X" in text, JSON and CSV (stderr), gives every
+/// newer version as the server wrote it, names the page (not "page 0,
+/// byte offset 0") and exits 1; `undo` flags the log whose header page is
+/// damaged and exits 1. A page a pointer reaches is claimed: all zeros is
+/// damage there, not an empty page (its type is 0, not UNDO_LOG; MariaDB
+/// 10.11 `trx_undo_mem_create_at_db_start` refuses its TRX_UNDO_LAST_LOG
+/// of 0, "invalid undo header offset"); a page whose checksum fails the
+/// buffer pool refuses (`buf0buf.cc` `buf_page_is_corrupted`).
+#[test]
+fn a_zeroed_undo_page_is_lost_not_purged() {
+    for (d, verdict) in DATADIRS
+        .iter()
+        .flat_map(|d| [(*d, "zeroed"), (*d, "corrupt")])
+    {
+        let truth = truth(d);
+        let dir = copy_of(d, verdict);
+        let clean = clean_versions(&dir);
+        let (_, u) = run_json(&["undo", "--format", "json", p(&dir)]);
+        let trx = truth[&1][1].0;
+        let log = u
+            .get("logs")
+            .arr()
+            .iter()
+            .find(|l| l.get("trx_id").u64() == trx)
+            .unwrap_or_else(|| panic!("{d}: no undo log of trx {trx}"));
+        let (space, page) = (log.get("space").u64(), log.get("page").u64());
+        let path = undo_file(&dir, space);
+        let mut f = std::fs::read(&path).expect("read");
+        let bytes = &mut f[page as usize * 16384..(page as usize + 1) * 16384];
+        if verdict == "zeroed" {
+            bytes.fill(0);
+        } else {
+            // Bytes past the records flipped: the checksum fails.
+            for x in &mut bytes[8000..8100] {
+                *x ^= 0x5a;
+            }
+        }
+        std::fs::write(&path, &f).expect("write");
+        let file = undo_file_name(space);
+
+        let (code, j) = history_json(&dir, &[]);
+        assert_eq!(code, Some(1), "{d} {verdict}: history exit");
+        let got = versions_of(&j);
+        let mut hit = 0;
+        for r in j.get("rows").arr() {
+            let id: u64 = r.get("key").str().parse().expect("key");
+            let v = &clean[&id];
+            // The newest version rebuilt from the zeroed page: it and the
+            // older ones are lost.
+            let lost = v
+                .iter()
+                .rposition(|(_, from)| from.is_some_and(|(s, pg, _)| (s, pg) == (space, page)));
+            match lost {
+                Some(i) => {
+                    hit += 1;
+                    let at = v[i].1.expect("undo").2;
+                    assert_eq!(r.get("oldest").str(), "lost", "{d}: row {id}");
+                    let l = r.get("lost");
+                    assert_eq!(l.get("page").u64(), page, "{d}: row {id}");
+                    assert_eq!(l.get("byte_offset").u64(), at, "{d}: row {id}");
+                    assert_eq!(l.get("verdict").str(), verdict, "{d}: row {id}");
+                    assert!(l.get("file").str().ends_with(&file), "{d}: row {id}");
+                    assert_eq!(
+                        got[&id],
+                        truth[&id][i + 1..],
+                        "{d}: row {id}: newer versions"
+                    );
+                }
+                None => {
+                    assert_eq!(r.get("oldest").str(), "insert", "{d}: row {id}");
+                    assert_eq!(got[&id], truth[&id], "{d}: row {id}");
+                }
+            }
+        }
+        assert!(hit >= 1, "{d}: row 1 uses the page");
+        let findings: Vec<&str> = j.get("findings").arr().iter().map(Json::str).collect();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.contains(&format!("{file}: page {page}, byte offset "))),
+            "{d}: {findings:?}"
+        );
+        assert!(
+            !findings.iter().any(|f| f.contains("page 0, byte offset 0")),
+            "{d}: {findings:?}"
+        );
+        // Text: the row's line says it, nothing says purged.
+        let (code, text) = history_text(&dir);
+        assert_eq!(code, Some(1), "{d}");
+        let at = clean[&1]
+            .iter()
+            .rev()
+            .find_map(|(_, from)| from.filter(|(s, pg, _)| (*s, *pg) == (space, page)))
+            .expect("row 1")
+            .2;
+        let words = format!("lost: undo page {page} of ");
+        let tail = format!("{file} is damaged ({verdict}), byte offset {at}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("row 1: ") && l.contains(&words) && l.ends_with(&tail)),
+            "{d}: {text}"
+        );
+        assert!(!text.contains("purged"), "{d}: {text}");
+        // CSV: the rows on stdout, the loss on stderr.
+        let ibd = dir.join("fx/h.ibd");
+        let o = run(&["history", "--format", "csv", "--datadir", p(&dir), p(&ibd)]);
+        assert_eq!(o.status.code(), Some(1), "{d}: csv");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&words) && err.contains(&tail), "{d}: {err}");
+        // undo: the log whose header page is zeroed is flagged.
+        let (code, u) = run_json(&["undo", "--format", "json", p(&dir)]);
+        assert_eq!(code, Some(1), "{d}: undo exit");
+        assert!(
+            u.get("logs")
+                .arr()
+                .iter()
+                .any(|l| l.get("page").u64() == page
+                    && l.get("space").u64() == space
+                    && l.get("damaged") == &Json::Str(verdict.into())),
+            "{d}: undo json"
+        );
+        let o = run(&["undo", p(&dir)]);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            text.lines()
+                .any(|l| l.contains(&format!("log at page {page} "))
+                    && l.contains(&format!("{file} is damaged ({verdict})"))),
+            "{d}: {text}"
+        );
+        assert!(
+            !text.lines().any(|l| l.trim_start().starts_with("trx 0 ")),
+            "{d}: {text}"
+        );
+    }
+}
+
+/// Writes `v` at `at` of page `page` of `path` and seals the page again
+/// with the checksum its clean copy verified under: the pointer is wrong,
+/// the page is not damaged.
+fn plant_sealed(path: &Path, page: usize, writes: &[(usize, &[u8])]) {
+    let mut f = std::fs::read(path).expect("read");
+    let range = page * 16384..(page + 1) * 16384;
+    let clean = f[range.clone()].to_vec();
+    for (at, v) in writes {
+        f[range.start + at..range.start + at + v.len()].copy_from_slice(v);
+    }
+    super::torture::reseal(&clean, &mut f[range]);
+    std::fs::write(path, &f).expect("write");
+}
+
+/// `undo` and the datadir audit of `dir` each exit 1, `undo` gives one
+/// finding that contains `place` ("FILE: page N, byte offset B: what"),
+/// and the audit gives the same words (JSON `undo.findings`).
+fn one_undo_finding(dir: &Path, place: &str, label: &str) {
+    let strs = |v: &Json| -> Vec<String> { v.arr().iter().map(|f| f.str().to_string()).collect() };
+    let (uc, u) = run_json(&["undo", "--format", "json", p(dir)]);
+    let (ac, a) = run_json(&["audit", "--format", "json", p(dir)]);
+    let uf = strs(u.get("findings"));
+    let af = strs(a.get("datadirs").arr()[0].get("undo").get("findings"));
+    let found: Vec<&String> = uf.iter().filter(|f| f.contains(place)).collect();
+    assert_eq!(found.len(), 1, "{label}: {place} in {uf:?}");
+    assert_eq!(uc, Some(1), "{label}: undo exit");
+    assert_eq!(ac, Some(1), "{label}: audit exit");
+    assert!(af.contains(found[0]), "{label}: audit {af:?}");
+}
+
+/// #28 point 19: TRX_SYS rollback segment slots that point where no
+/// rollback segment header can be (past the end of the system tablespace,
+/// its fixed pages 0, 5 and 7, space 99 that is no file of the datadir)
+/// are findings at the slot (ibdata1, page 5, its byte offset), in the
+/// same words in `undo` and in the datadir audit, both exit 1. The
+/// server: mysql-server 5.6 `trx0rseg.cc` `trx_rseg_create_instance`
+/// reads every slot whose page is not FIL_NULL as a rollback segment
+/// header in its space (`trx_rsegf_get_new`); an undo tablespace it
+/// cannot open stops the start (`srv0start.cc`); MariaDB 10.11
+/// `trx_rseg_array_init` fails with `DB_TABLESPACE_NOT_FOUND` for a space
+/// it does not have. `fsp0types.h`: pages 0–5 and 7 of space 0 are fixed
+/// pages; `fseg_create_general` types a rollback segment header
+/// FIL_PAGE_TYPE_SYS.
+#[test]
+fn rollback_segment_slots_are_checked_as_the_server_reads_them() {
+    for d in DATADIRS {
+        let clean = datadir(d);
+        let (_, u) = run_json(&["undo", "--format", "json", p(&clean)]);
+        // A slot with undo to purge (its rollback segment's history).
+        let slot = u
+            .get("rsegs")
+            .arr()
+            .iter()
+            .find(|r| r.get("history_len").u64() > 0)
+            .map(|r| r.get("slot").u64() as usize)
+            .expect("a rollback segment with history");
+        let ibdata1 = std::fs::read(clean.join("ibdata1")).expect("ibdata1");
+        let pages = (ibdata1.len() / 16384) as u32;
+        // TRX_SYS = 38, TRX_SYS_RSEGS = 18, 8 bytes a slot (trx0sys.h).
+        let at = 38 + 18 + 8 * slot;
+        for (case, space, page) in [
+            ("past-end", 0u32, pages + 1000),
+            ("page0", 0, 0),
+            ("page5", 0, 5),
+            ("page7", 0, 7),
+            ("space99", 99, 6),
+        ] {
+            let dir = copy_of(d, &format!("rseg-{case}"));
+            let mut v = space.to_be_bytes().to_vec();
+            v.extend_from_slice(&page.to_be_bytes());
+            plant_sealed(&dir.join("ibdata1"), 5, &[(at, &v)]);
+            let place = format!(
+                "ibdata1: page 5, byte offset {}: rollback segment {slot}: ",
+                5 * 16384 + at
+            );
+            one_undo_finding(&dir, &place, &format!("{d} {case}"));
+        }
+    }
+}
+
+/// #28 point 19: an undo slot of a rollback segment header that points at
+/// the header itself, at page 0 or at page 7 (no undo log page), or an
+/// undo segment whose TRX_UNDO_STATE is 0x9999 (no state `trx0undo.h`
+/// defines; MariaDB 10.11 `trx_undo_mem_create_at_db_start`: "unsupported
+/// undo header state"), each sealed with a valid checksum: a finding at
+/// the slot (or the state), in the same words in `undo` and the audit,
+/// exit 1. `trx0rseg.h`: the slots start at `TRX_RSEG` (38) +
+/// `TRX_RSEG_UNDO_SLOTS` (34), 4 bytes each, `FIL_NULL` free;
+/// `trx0undo.h`: `TRX_UNDO_STATE` at `TRX_UNDO_SEG_HDR` (56).
+#[test]
+fn undo_slots_and_states_are_checked_as_the_server_reads_them() {
+    for d in DATADIRS {
+        let clean = datadir(d);
+        let (_, u) = run_json(&["undo", "--format", "json", p(&clean)]);
+        let r = u
+            .get("rsegs")
+            .arr()
+            .iter()
+            .find(|r| r.get("undo_slots_used").u64() > 0 && r.get("history_len").u64() > 0)
+            .expect("a rollback segment with an undo slot used");
+        let (slot, space, rpage) = (
+            r.get("slot").u64(),
+            r.get("space").u64(),
+            r.get("page").u64() as usize,
+        );
+        let file = undo_file_name(space);
+        let f = std::fs::read(undo_file(&clean, space)).expect("read");
+        let hdr = &f[rpage * 16384..(rpage + 1) * 16384];
+        let (i, first) = (0..1024)
+            .map(|i| {
+                let at = 38 + 34 + 4 * i;
+                (
+                    i,
+                    u32::from_be_bytes(hdr[at..at + 4].try_into().expect("4")),
+                )
+            })
+            .find(|(_, pg)| *pg != u32::MAX)
+            .expect("a used slot");
+        let slot_at = 38 + 34 + 4 * i;
+        for (case, to) in [("self", rpage as u32), ("page0", 0), ("page7", 7)] {
+            let dir = copy_of(d, &format!("slot-{case}"));
+            plant_sealed(
+                &undo_file(&dir, space),
+                rpage,
+                &[(slot_at, &to.to_be_bytes())],
+            );
+            let place = format!(
+                "{file}: page {rpage}, byte offset {}: rollback segment {slot} undo slot {i}: ",
+                rpage * 16384 + slot_at
+            );
+            one_undo_finding(&dir, &place, &format!("{d} {case}"));
+        }
+        let dir = copy_of(d, "slot-state");
+        plant_sealed(
+            &undo_file(&dir, space),
+            first as usize,
+            &[(56, &0x9999u16.to_be_bytes())],
+        );
+        let place = format!(
+            "{file}: page {first}, byte offset {}: rollback segment {slot} undo slot {i}: \
+             TRX_UNDO_STATE is 39321",
+            first as usize * 16384 + 56
+        );
+        one_undo_finding(&dir, &place, &format!("{d} state"));
+    }
+}
+
+/// #28 point 8, `history`: with the SYS_TABLES root page damaged, the
+/// versions still come out (the definition from the `.frm` beside the
+/// file, said once on stderr), every one as the server wrote it, and the
+/// dictionary's damage makes the exit 1.
+#[test]
+fn history_with_a_damaged_dictionary_reads_the_frm_beside_the_file() {
+    for d in DATADIRS {
+        let dir = copy_of(d, "sys-tables");
+        let path = dir.join("ibdata1");
+        let mut b = std::fs::read(&path).expect("ibdata1");
+        // The dictionary header's SYS_TABLES root (dict0boot.h: DICT_HDR
+        // = 38 on page 7, DICT_HDR_TABLES at 32).
+        let at = 7 * 16384 + 38 + 32;
+        let root = u32::from_be_bytes(b[at..at + 4].try_into().expect("4")) as usize;
+        for x in &mut b[root * 16384 + 200..root * 16384 + 300] {
+            *x ^= 0x5a;
+        }
+        std::fs::write(&path, &b).expect("write");
+        let ibd = dir.join("fx/h.ibd");
+        let o = run(&["history", "--format", "json", "--datadir", p(&dir), p(&ibd)]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{d}: {err}");
+        let j = Json::parse(&String::from_utf8_lossy(&o.stdout));
+        assert_eq!(versions_of(&j), truth(d), "{d}: versions");
+        assert_eq!(
+            err.matches("the .frm beside the file").count(),
+            1,
+            "{d}: {err}"
+        );
+        assert!(err.contains(&format!("page {root}")), "{d}: {err}");
+        assert!(!err.contains("no .frm beside it"), "{d}: {err}");
+    }
+}
+
+/// The segments of clean undo tablespaces (MySQL 5.6.24's `undo001`,
+/// `undo002`; MariaDB 10.11's `undo001`..`undo003`) are rollback segment
+/// headers and undo logs, which no index root names: `fseg_create` puts
+/// their FSEG header on the segment's first page, at `TRX_RSEG` +
+/// `TRX_RSEG_FSEG_HEADER` of a `FIL_PAGE_TYPE_SYS` page
+/// (`trx_rseg_header_create`) or `TRX_UNDO_SEG_HDR` + `TRX_UNDO_FSEG_HEADER`
+/// of a `FIL_PAGE_UNDO_LOG` page (`trx_undo_seg_create`; `trx0rseg.cc`,
+/// `trx0undo.cc`, both servers). Every command calls the files and the
+/// `ibdata1` beside them clean, none reports an orphan segment, and every
+/// segment of an undo tablespace is an undo segment.
+#[test]
+fn undo_segments_are_owned_as_undo_not_orphan_segments() {
+    for (name, undo) in [("mysql56-undo2", 2), ("mariadb1011-undo3", 3)] {
+        let dir = datadir(name);
+        let files: Vec<PathBuf> = (1..=undo)
+            .map(|k| dir.join(format!("undo{k:03}")))
+            .chain([dir.join("ibdata1")])
+            .collect();
+        for f in &files {
+            let file = p(f);
+            for cmd in [
+                "extents", "segments", "lists", "fill", "indexes", "compare", "check", "audit",
+            ] {
+                let o = run(&[cmd, file]);
+                let all = format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                assert_eq!(o.status.code(), Some(0), "{file} {cmd}: {all}");
+                assert!(
+                    !all.contains("named by no index root"),
+                    "{file} {cmd}: {all}"
+                );
+            }
+            let (code, j) = run_json(&["segments", file, "--format", "json"]);
+            assert_eq!(code, Some(0), "{file}");
+            let roles: Vec<&str> = j
+                .get("segments")
+                .arr()
+                .iter()
+                .map(|s| s.get("role").str())
+                .collect();
+            assert!(roles.contains(&"undo"), "{file}: {roles:?}");
+            if !file.ends_with("ibdata1") {
+                assert!(roles.iter().all(|&r| r == "undo"), "{file}: {roles:?}");
+            }
+            // The map draws them as undo, with their own legend count.
+            let (code, j) = run_json(&["extents", file, "--format", "json"]);
+            assert_eq!(code, Some(0), "{file}");
+            let undo_cells = j
+                .get("map")
+                .arr()
+                .iter()
+                .filter(|r| r.opt("role").is_some_and(|x| x.str() == "undo"))
+                .count() as u64;
+            assert!(undo_cells > 0, "{file}");
+            assert_eq!(j.get("undo_pages").u64(), undo_cells, "{file}");
+            assert_eq!(j.get("unaccounted_pages").u64(), 0, "{file}");
+        }
+        let o = run(&["undo", p(&dir.join("ibdata1"))]);
+        assert_eq!(o.status.code(), Some(0), "{name} undo");
     }
 }

@@ -683,3 +683,116 @@ fn diff_with_the_key_names_the_index_of_an_encrypted_page() {
         assert_eq!(index_of_change(&[]), Json::Null, "{}", m["path"]);
     }
 }
+
+/// Page 0's crypt data destroyed on copies, page 0 re-sealed so only the
+/// crypt data is wrong. MariaDB 10.11 `fil0crypt.cc`
+/// `fil_space_read_crypt_data` takes a space without `CRYPT_MAGIC` as
+/// unencrypted and refuses a type other than 0 or 1 and an IV length other
+/// than 16 ("Found non sensible crypt scheme"): the pages that carry key
+/// versions (the manifest's `min_key_version` 1) then cannot be
+/// decrypted, with any key. `fil_encryption_t` has three values; the
+/// minimum key version is the smallest of the pages' (1 here). A key id
+/// that names another key of the file (1), or none (99), while the key
+/// the manifest names opens the space, is damaged too (seen only with the
+/// key file). Every command names the crypt data and its file offset
+/// (16 KiB pages: 10428, `crypt_data_offset`, docs/format.md §3.4), exits
+/// 1 (`check`, `info`, `audit`, `pages`, `lsn`, `types`), and the
+/// structure commands exit 2 when no key can open the space, never calling
+/// it a wrong key; with a key that opens it, they read it (exit 1).
+#[test]
+fn damaged_crypt_data_is_a_finding_of_every_command_not_a_missing_key() {
+    const AT: usize = 10428;
+    let rows = manifest();
+    // (name, offset in the crypt data, bytes, no key can open the space,
+    // seen only with the key file)
+    let damages: [(&str, usize, &[u8], bool, bool); 9] = [
+        ("magic", 0, b"XXXXXX", true, false),
+        ("magic-zero", 0, &[0; 6], true, false),
+        ("type", 6, &[7], true, false),
+        ("iv0", 7, &[0], true, false),
+        ("iv255", 7, &[255], true, false),
+        ("mode", 32, &[9], false, false),
+        ("minkey", 24, &[0, 0, 0, 5], false, false),
+        ("keyid1", 28, &[0, 0, 0, 1], false, true),
+        ("keyid99", 28, &[0, 0, 0, 99], false, true),
+    ];
+    for path in ["cbc/ai_int.ibd", "crc32-cbc/ai_int.ibd"] {
+        let m = rows.iter().find(|r| r["path"] == path).unwrap();
+        assert_eq!(m["min_key_version"], "1", "{path}");
+        assert_eq!(m["key_id"], "2", "{path}");
+        let full = m["checksum_algorithm"] == "full_crc32";
+        let clean = std::fs::read(crypt().join(path)).unwrap();
+        let frm = crypt().join(path.replace(".ibd", ".frm"));
+        for (name, field, bytes, blocks, keyed_only) in damages {
+            let mut data = clean.clone();
+            data[AT + field..AT + field + bytes.len()].copy_from_slice(bytes);
+            let p = &mut data[..16384];
+            if full {
+                let c = ibdscope::checksum::full_crc32(p);
+                p[16380..].copy_from_slice(&c.to_be_bytes());
+            } else {
+                let c = ibdscope::checksum::page_crc32(p).to_be_bytes();
+                p[..4].copy_from_slice(&c);
+                p[16376..16380].copy_from_slice(&c);
+            }
+            let stem = format!(
+                "crypt-{}-{name}",
+                path.replace('/', "-").replace(".ibd", "")
+            );
+            let f = scratch(&format!("{stem}.ibd"));
+            std::fs::write(&f, &data).unwrap();
+            std::fs::copy(&frm, scratch(&format!("{stem}.frm"))).unwrap();
+            let file = f.to_str().unwrap();
+            let offset = format!("byte offset {}", AT + field);
+            for keyed in [true, false] {
+                if keyed_only && !keyed {
+                    continue;
+                }
+                let keys = if keyed { key_args(m) } else { Vec::new() };
+                let what = format!("{path} {name} key {keyed}");
+                for cmd in ["check", "info", "audit", "pages", "lsn", "types"] {
+                    let o = run_with(&[cmd, file], &keys);
+                    let all = format!(
+                        "{}{}",
+                        String::from_utf8_lossy(&o.stdout),
+                        String::from_utf8_lossy(&o.stderr)
+                    );
+                    assert_eq!(o.status.code(), Some(1), "{what} {cmd}: {all}");
+                    let line = all
+                        .lines()
+                        .find(|l| l.contains("page 0's crypt data is damaged"))
+                        .unwrap_or_else(|| panic!("{what} {cmd}: {all}"));
+                    assert!(line.contains(&offset), "{what} {cmd}: {line}");
+                    assert!(!all.contains("wrong key"), "{what} {cmd}: {all}");
+                }
+                for cmd in ["rows", "extents", "indexes", "fill", "segments"] {
+                    let o = run_with(&[cmd, file], &keys);
+                    let all = format!(
+                        "{}{}",
+                        String::from_utf8_lossy(&o.stdout),
+                        String::from_utf8_lossy(&o.stderr)
+                    );
+                    let err = String::from_utf8_lossy(&o.stderr);
+                    if blocks {
+                        assert_eq!(o.status.code(), Some(2), "{what} {cmd}: {all}");
+                        assert!(
+                            err.contains("page 0's crypt data is damaged") && err.contains(&offset),
+                            "{what} {cmd}: {err}"
+                        );
+                        assert!(!all.contains("wrong key"), "{what} {cmd}: {all}");
+                    } else if keyed {
+                        // The crypt data still opens the space: the rows
+                        // come out, and the damage is a finding.
+                        assert_eq!(o.status.code(), Some(1), "{what} {cmd}: {all}");
+                        assert!(
+                            all.contains("page 0's crypt data is damaged"),
+                            "{what} {cmd}"
+                        );
+                    } else {
+                        assert_ne!(o.status.code(), Some(0), "{what} {cmd}: {all}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -284,3 +284,89 @@ fn corpus_sdi_defaults_are_the_statements() {
         }
     }
 }
+
+/// `schema` of every corpus file with an SDI (MySQL 8.0, 8.4, 9.x) loads
+/// back through `--ddl`, and `rows` reads the same rows through it as
+/// through the SDI: the printed definition names collations the servers
+/// have (`utf8mb4_0900_ai_ci` is mysql-server 8.0 `strings/ctype-uca.cc`
+/// collation 255) and the DDL parser knows them (issue #28, point 11:
+/// `--ddl` refused MySQL 8.0's default collation, exit 2).
+#[test]
+fn corpus_schema_loads_back_through_ddl() {
+    let Some(dir) = super::common::corpus() else {
+        return;
+    };
+    let manifest = super::common::read_tsv(&dir.join("manifest.tsv"));
+    let mut checked = 0;
+    for r in &manifest {
+        let file = dir.join(&r["path"]);
+        let f = file.to_str().unwrap();
+        let o = super::common::run(&["schema", f]);
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        let from_sdi = o.status.code() == Some(0) && text.contains("definition: the SDI");
+        if !r["sdi_mysqld_version_id"].is_empty() {
+            assert!(from_sdi, "{f}: the manifest says it has an SDI\n{text}");
+        }
+        if !from_sdi {
+            continue;
+        }
+        let ddl = super::common::scratch(&format!("roundtrip-{checked}.sql"));
+        std::fs::write(&ddl, &text).unwrap();
+        let via_ddl = super::common::run(&["rows", f, "--ddl", ddl.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&via_ddl.stderr);
+        assert_ne!(
+            via_ddl.status.code(),
+            Some(2),
+            "{f}: --ddl refused its own schema: {err}\n{text}"
+        );
+        checked += 1;
+        // A table altered with ALGORITHM=INSTANT keeps rows of several
+        // layouts that only the SDI's row versions describe: a CREATE
+        // TABLE cannot (the manifest says which).
+        if r["tables"].contains("INSTANT") {
+            continue;
+        }
+        let via_sdi = super::common::run(&["rows", f]);
+        assert_eq!(via_ddl.status.code(), via_sdi.status.code(), "{f}: {err}");
+        // The first line names the definition's source.
+        let body = |o: &std::process::Output| {
+            let s = String::from_utf8_lossy(&o.stdout).into_owned();
+            s.split_once('\n')
+                .map(|(_, b)| b.to_string())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            body(&via_ddl),
+            body(&via_sdi),
+            "{f}: rows differ between the SDI and its schema loaded back"
+        );
+    }
+    assert!(checked >= 11, "only {checked} corpus files with an SDI");
+}
+
+/// A MariaDB table with a FULLTEXT index read through its `.frm` and
+/// through its `SHOW CREATE TABLE`: both add the hidden FTS_DOC_ID where
+/// InnoDB stores it (`dict0dict.cc` `dict_index_build_internal_clust`),
+/// and the rows are the server's (`crates/ibdscope-schema/tests/fts/`,
+/// written by MariaDB 10.11.19 with `gen.sh`; issue #28, point 12).
+#[test]
+fn fulltext_table_through_frm_and_ddl() {
+    let dir = super::common::root().join("crates/ibdscope-schema/tests/fts");
+    let ibd = dir.join("ft.ibd");
+    let f = ibd.to_str().unwrap();
+    let want = std::fs::read_to_string(dir.join("ft_rows.tsv")).unwrap();
+    let sql = dir.join("ft.sql");
+    for args in [
+        vec!["rows", f, "--format", "tsv"],
+        vec!["rows", f, "--ddl", sql.to_str().unwrap(), "--format", "tsv"],
+    ] {
+        let o = super::common::run(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&o.stdout), want, "{args:?}");
+    }
+}

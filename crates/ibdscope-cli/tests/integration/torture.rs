@@ -2489,7 +2489,7 @@ fn sys_root(ibdata1: &[u8], field: usize) -> u32 {
 
 /// Seals a 16 KiB page again with the algorithm its clean copy verified
 /// under (full_crc32, crc32 or the old InnoDB checksum).
-fn reseal(clean: &[u8], p: &mut [u8]) {
+pub(crate) fn reseal(clean: &[u8], p: &mut [u8]) {
     let n = p.len();
     let stored = u32::from_be_bytes(clean[n - 4..].try_into().expect("4"));
     if checksum::full_crc32(clean) == stored {

@@ -75,6 +75,8 @@ struct Datadir {
     /// The pages the log's records after the checkpoint change.
     log_pages: Option<LogPages>,
     flush_lsn: Option<Lsn>,
+    /// The undo logs (MySQL ≤ 5.7, MariaDB): to purge, and the findings.
+    undo: Option<crate::cmd::history::UndoAudit>,
 }
 
 /// What one file gave.
@@ -369,10 +371,9 @@ fn audit_one(job: &Job, reference: Reference, log: Option<&LogPages>, opts: &Opt
             // A wrong key is said once and the pages read as stored.
             let keys = opts.key_file.as_ref();
             let key = crate::logical::key_finding(&job.path, &ts, keys);
-            let image = match key {
-                Outcome::Clean => crate::logical::decrypted(&job.path, &ts, &engine, keys),
-                _ => None,
-            };
+            // No image with a wrong key (said by `key_finding`); with
+            // another key of the file that opens it, the image.
+            let image = crate::logical::decrypted(&job.path, &ts, &engine, keys);
             let a = match image {
                 Some(d) => {
                     let plain = d.tablespace(&ts);
@@ -483,6 +484,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     redo: None,
                     log_pages: None,
                     flush_lsn: None,
+                    undo: None,
                 };
                 let index = dds.len();
                 walk(
@@ -495,6 +497,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 );
                 join_system(&mut dd, index, &mut jobs, opts);
                 reference_points(&mut dd, opts);
+                dd.undo = crate::cmd::history::undo_audit(opts, &dd.root);
                 dds.push(dd);
             }
             _ => match classify(p) {
@@ -562,7 +565,6 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         .collect();
     let facts = instance_facts(&jobs, &done, &dds, opts);
     let ctx = Ctx {
-        opts,
         facts: &facts,
         jobs: &jobs,
         done: &done,
@@ -596,6 +598,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             || matches!(dd.redo, Some(Err(_)))
             || !dd.system_problems.is_empty()
             || dd.dictionary.as_ref().is_some_and(|(_, p)| !p.is_empty())
+            || dd.undo.as_ref().is_some_and(|u| !u.findings.is_empty())
         {
             worst = worst.max(Outcome::Findings);
         }
@@ -640,8 +643,6 @@ fn instance_facts(
 }
 
 struct Ctx<'a> {
-    /// The run's options (host, threads, `--data-file-path`).
-    opts: &'a Opts,
     /// Each datadir's instance facts (dictionary, doublewrite buffer).
     facts: &'a [Option<super::instance_facts::InstanceFacts>],
     jobs: &'a [Job],
@@ -803,6 +804,13 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
         a.empty,
         a.space_id
     )?;
+    if a.doublewrite_not_verifying > 0 {
+        write!(
+            out,
+            ", {} doublewrite copies that do not verify",
+            a.doublewrite_not_verifying
+        )?;
+    }
     if let Some((lo, hi)) = a.lsn_range {
         write!(out, ", LSN {lo}..{hi}")?;
     }
@@ -1135,7 +1143,9 @@ fn datadir_text(
             hi.0.saturating_sub(lo.0)
         )?;
     }
-    crate::cmd::history::undo_audit_text(c.opts, &dd.root, out)?;
+    if let Some(u) = &dd.undo {
+        crate::cmd::history::undo_audit_text(u, out)?;
+    }
     if let Some(f) = c.facts.get(i).and_then(Option::as_ref) {
         super::instance_facts::text(f, &dd.root, out)?;
     }
@@ -1411,6 +1421,9 @@ fn file_json(j: &mut Json<'_>, job: &Job, d: &Done) -> io::Result<()> {
         .kv_num("verified", a.verified)?
         .kv_num("empty", a.empty)?
         .kv_num("space_id", a.space_id.0)?;
+    if a.doublewrite.is_some() {
+        j.kv_num("doublewrite_not_verifying", a.doublewrite_not_verifying)?;
+    }
     j.key("lsn_min")?
         .opt_num(a.lsn_range.map(|r| r.0 .0))?
         .key("lsn_max")?
@@ -1631,7 +1644,7 @@ fn datadir_json(
             j.null()?;
         }
     }
-    crate::cmd::history::undo_audit_json(c.opts, j, &dd.root)?;
+    crate::cmd::history::undo_audit_json(dd.undo.as_ref(), j)?;
     super::instance_facts::json(c.facts.get(i).and_then(Option::as_ref), j)?;
     Ok(())
 }

@@ -170,8 +170,8 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     .end_obj()?;
             }
             j.end_arr()?.key("algorithms")?.obj()?;
-            for (a, c) in &s.algorithms {
-                j.kv_num(a.name(), *c)?;
+            for (name, c) in algorithm_counts(s) {
+                j.kv_num(name, c)?;
             }
             j.end_obj()?.end_obj()?;
             if opts.format == Format::Jsonl || opts.files.len() == 1 {
@@ -221,10 +221,9 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     why_sentence(w)
                 )?;
             }
-            let algos: Vec<String> = s
-                .algorithms
+            let algos: Vec<String> = algorithm_counts(s)
                 .iter()
-                .map(|(a, c)| format!("{} {c}", a.name()))
+                .map(|(name, c)| format!("{name} {c}"))
                 .collect();
             writeln!(
                 out,
@@ -307,4 +306,18 @@ fn bad_list(j: &mut Json<'_>, list: &[&BadPage], ts: &Tablespace<'_>) -> io::Res
     }
     j.end_arr()?;
     Ok(())
+}
+
+/// The pages that verify per algorithm name: a ROW_FORMAT=COMPRESSED page
+/// (a doublewrite slot's copy in `ibdata1`) verifies with the zip variant
+/// of an algorithm that has the same name, counted once under it.
+pub(crate) fn algorithm_counts(s: &ibdscope::Summary) -> Vec<(&'static str, u32)> {
+    let mut out: Vec<(&'static str, u32)> = Vec::new();
+    for (a, c) in &s.algorithms {
+        match out.iter_mut().find(|(n, _)| *n == a.name()) {
+            Some((_, n)) => *n = n.saturating_add(*c),
+            None => out.push((a.name(), *c)),
+        }
+    }
+    out
 }

@@ -27,7 +27,7 @@ use ibdscope_render::{Cell, Class, Grid, HeatScale, Histogram, Panel, Picture, S
 use std::io::{self, Write};
 
 /// Classes of the fill map's non-index pages, in this order.
-const CLASSES: [(&str, PageCell); 7] = [
+const CLASSES: [(&str, PageCell); 8] = [
     ("free", PageCell::Free),
     ("system", PageCell::System),
     (
@@ -40,6 +40,10 @@ const CLASSES: [(&str, PageCell); 7] = [
     (
         "free but not empty: still holds records",
         PageCell::FreeWithData,
+    ),
+    (
+        "undo: rollback segment headers and undo logs",
+        PageCell::Undo,
     ),
 ];
 
@@ -54,6 +58,7 @@ pub fn fill_cell(c: PageCell) -> Cell {
         PageCell::Damaged => Cell::Class(4),
         PageCell::Unverifiable => Cell::Class(5),
         PageCell::FreeWithData => Cell::Class(6),
+        PageCell::Undo => Cell::Class(7),
     }
 }
 
@@ -246,6 +251,10 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         (PageCell::Damaged, "X damaged (does not verify)"),
         (PageCell::Unverifiable, "~ not verifiable"),
         (PageCell::FreeWithData, "f free but holds records"),
+        (
+            PageCell::Undo,
+            "u undo (rollback segment headers, undo logs)",
+        ),
     ];
     let shown: Vec<&str> = (marked.iter())
         .filter(|(c, _)| grid.cells.contains(&fill_cell(*c)))
@@ -306,7 +315,8 @@ fn json(out: &mut dyn Write, a: &Analysis<'_>, grid: &Grid) -> io::Result<()> {
                 3 => "unaccounted",
                 4 => "damaged",
                 5 => "unverifiable",
-                _ => "free_with_records",
+                6 => "free_with_records",
+                _ => "undo",
             };
             j.str(word).map(|_| ())
         }
@@ -327,6 +337,7 @@ pub fn fill_classes(grid: &Grid) -> Vec<Class> {
         ansi256_to_rgb(DAMAGED_ANSI),
         ansi256_to_rgb(UNVERIFIABLE_ANSI),
         ansi256_to_rgb(FREE_DATA_ANSI),
+        ansi256_to_rgb(map::UNDO_ANSI),
     ];
     CLASSES
         .iter()

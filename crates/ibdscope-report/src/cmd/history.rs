@@ -94,49 +94,80 @@ pub fn read_undo<'s, 'a>(spaces: &'s [(u32, PathBuf, Tablespace<'a>)]) -> Option
     Some(Undo::read(list, &trx_sys.rsegs))
 }
 
-/// "Undo still to be purged" for a datadir: undo logs in the history
-/// lists, and the history list length per rollback segment (slot,
-/// length); `None` when the datadir has no readable TRX_SYS.
-pub fn undo_to_purge(opts: &Opts, datadir: &Path) -> Option<(u64, Vec<(u32, u32)>)> {
+/// The datadir audit's undo: undo logs still to be purged (in the history
+/// lists), the history list length per rollback segment (slot, length),
+/// and the findings of reading them, in the words `undo` gives them.
+pub struct UndoAudit {
+    /// Undo logs in the history lists.
+    pub to_purge: u64,
+    /// (slot, history list length) per rollback segment read.
+    pub per_rseg: Vec<(u32, u32)>,
+    /// Undo files that do not parse, and the undo's problems (file, page,
+    /// byte offset).
+    pub findings: Vec<String>,
+}
+
+/// The undo of a datadir for its audit; `None` when the datadir has no
+/// readable TRX_SYS.
+pub fn undo_audit(opts: &Opts, datadir: &Path) -> Option<UndoAudit> {
     let files = read_undo_files(opts, datadir).ok()?;
-    let (spaces, _) = parse_spaces(&files);
+    let (spaces, bad) = parse_spaces(&files);
     let u = read_undo(&spaces)?;
-    Some(u.to_purge())
+    let (to_purge, per_rseg) = u.to_purge();
+    let mut findings = bad;
+    findings.extend(undo_problem_words(&spaces, &u));
+    Some(UndoAudit {
+        to_purge,
+        per_rseg,
+        findings,
+    })
 }
 
 /// The datadir audit's undo line: undo logs still to be purged and the
-/// history list length of each rollback segment that has any.
-pub fn undo_audit_text(opts: &Opts, datadir: &Path, out: &mut dyn Write) -> io::Result<()> {
-    if let Some((n, per)) = undo_to_purge(opts, datadir) {
-        let busy: Vec<String> = per
-            .iter()
-            .filter(|(_, l)| *l > 0)
-            .map(|(s, l)| format!("rseg {s}: {l}"))
-            .collect();
-        writeln!(
-            out,
-            "  undo still to be purged: {n} undo logs in the history lists of {} rollback segments{}{}",
-            per.len(),
-            if busy.is_empty() { "" } else { " (" },
-            if busy.is_empty() { String::new() } else { busy.join(", ") + ")" }
-        )?;
+/// history list length of each rollback segment that has any; then the
+/// findings.
+pub fn undo_audit_text(a: &UndoAudit, out: &mut dyn Write) -> io::Result<()> {
+    let busy: Vec<String> = a
+        .per_rseg
+        .iter()
+        .filter(|(_, l)| *l > 0)
+        .map(|(s, l)| format!("rseg {s}: {l}"))
+        .collect();
+    writeln!(
+        out,
+        "  undo still to be purged: {} undo logs in the history lists of {} rollback segments{}{}",
+        a.to_purge,
+        a.per_rseg.len(),
+        if busy.is_empty() { "" } else { " (" },
+        if busy.is_empty() {
+            String::new()
+        } else {
+            busy.join(", ") + ")"
+        }
+    )?;
+    for f in &a.findings {
+        writeln!(out, "  finding: {f}")?;
     }
     Ok(())
 }
 
 /// The datadir audit's `undo` member: `to_purge` (undo logs in the history
-/// lists) and `history_lengths` (`[slot, length]` per rollback segment), or
-/// null.
-pub fn undo_audit_json(opts: &Opts, j: &mut Json<'_>, datadir: &Path) -> io::Result<()> {
+/// lists), `history_lengths` (`[slot, length]` per rollback segment) and
+/// `findings`, or null.
+pub fn undo_audit_json(a: Option<&UndoAudit>, j: &mut Json<'_>) -> io::Result<()> {
     j.key("undo")?;
-    match undo_to_purge(opts, datadir) {
-        Some((n, per)) => {
+    match a {
+        Some(a) => {
             j.obj()?
-                .kv_num("to_purge", n)?
+                .kv_num("to_purge", a.to_purge)?
                 .key("history_lengths")?
                 .arr()?;
-            for (s, l) in per {
-                j.arr()?.num(s)?.num(l)?.end_arr()?;
+            for (s, l) in &a.per_rseg {
+                j.arr()?.num(*s)?.num(*l)?.end_arr()?;
+            }
+            j.end_arr()?.key("findings")?.arr()?;
+            for f in &a.findings {
+                j.str(f)?;
             }
             j.end_arr()?.end_obj()?;
         }
@@ -178,6 +209,23 @@ struct RowHistory {
     key: String,
     versions: Vec<Version>,
     end: &'static str,
+    /// The older versions are lost with a damaged undo page: in words
+    /// ("lost: undo page N of FILE is damaged (zeroed), byte offset X")
+    /// and the page.
+    lost: Option<(String, undo::Lost)>,
+}
+
+/// "lost: undo page N of FILE is damaged (VERDICT), byte offset X": the
+/// words every format of `history` gives a chain that reaches a damaged
+/// undo page.
+fn lost_words(spaces: &[(u32, PathBuf, Tablespace<'_>)], l: &undo::Lost) -> String {
+    format!(
+        "lost: undo page {} of {} is damaged ({}), byte offset {}",
+        l.page,
+        space_file(spaces, l.space),
+        l.damage.word(),
+        l.offset
+    )
 }
 
 /// Runs `history`.
@@ -401,9 +449,21 @@ pub fn run(
                     vals: cur.clone(),
                 });
             }
+            let mut lost = None;
             let end_word = match &end {
                 ChainEnd::Insert => "insert",
                 ChainEnd::Purged => "purged",
+                ChainEnd::Lost(l) => {
+                    let words = lost_words(&spaces, l);
+                    findings.push(format!(
+                        "{}: page {}, byte offset {}: row {key}: older versions {words}",
+                        space_file(&spaces, l.space),
+                        l.page,
+                        l.offset,
+                    ));
+                    lost = Some((words, *l));
+                    "lost"
+                }
                 ChainEnd::Problem(space, off, what) => {
                     findings.push(format!(
                         "{}: page {}, byte offset {off}: row {key}: {what}",
@@ -418,6 +478,7 @@ pub fn run(
                 key,
                 versions,
                 end: end_word,
+                lost,
             });
         }
         page_no = PageNo(ibdscope::bytes::be_u32(page, 12).unwrap_or(ibdscope::FIL_NULL));
@@ -457,6 +518,17 @@ pub fn run(
             j.key("rows")?.arr()?;
             for r in &rows {
                 j.obj()?.kv_str("key", &r.key)?.kv_str("oldest", r.end)?;
+                if let Some((words, l)) = &r.lost {
+                    j.key("lost")?
+                        .obj()?
+                        .kv_str("file", &space_file(&spaces, l.space))?
+                        .kv_num("space", l.space)?
+                        .kv_num("page", l.page)?
+                        .kv_num("byte_offset", l.offset)?
+                        .kv_str("verdict", l.damage.word())?
+                        .kv_str("words", words)?
+                        .end_obj()?;
+                }
                 j.key("versions")?.arr()?;
                 for v in &r.versions {
                     j.obj()?
@@ -556,9 +628,10 @@ pub fn run(
                     crate::names::name(&r.key),
                     r.versions.len(),
                     if r.versions.len() == 1 { "" } else { "s" },
-                    match r.end {
-                        "insert" => "the oldest is the insert",
-                        "purged" => "older ones purged",
+                    match (r.end, &r.lost) {
+                        (_, Some((words, _))) => words.as_str(),
+                        ("insert", _) => "the oldest is the insert",
+                        ("purged", _) => "older ones purged",
                         _ => "older ones behind damaged undo (see the findings)",
                     }
                 )?;
@@ -697,8 +770,13 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     .kv_num("rseg", l.rseg)?
                     .kv_num("space", l.space)?
                     .kv_num("page", l.page)?
-                    .kv_num("offset", l.offset)?
-                    .kv_num("trx_id", l.trx_id)?
+                    .kv_num("offset", l.offset)?;
+                j.key("damaged")?;
+                match l.damage {
+                    Some(d) => j.str(d.word())?,
+                    None => j.null()?,
+                };
+                j.kv_num("trx_id", l.trx_id)?
                     .kv_num("trx_no", l.trx_no)?
                     .kv_num("page_type", l.page_type)?
                     .kv_str("state", undo::state_name(l.state))?
@@ -741,7 +819,10 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     l.offset,
                     l.trx_id,
                     l.trx_no,
-                    undo::state_name(l.state),
+                    match l.damage {
+                        Some(d) => d.word(),
+                        None => undo::state_name(l.state),
+                    },
                     u8::from(l.in_history),
                     l.records.len(),
                     c[0],
@@ -797,6 +878,27 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     r.slots.len()
                 )?;
                 for l in logs {
+                    if let Some(d) = l.damage {
+                        let lost = undo::Lost {
+                            space: l.space,
+                            page: l.page,
+                            offset: u.file_offset(l.space, l.page, usize::from(l.offset)),
+                            damage: d,
+                        };
+                        writeln!(
+                            out,
+                            "  log at page {} offset {}{}: its transaction and records {}",
+                            l.page,
+                            l.offset,
+                            if l.in_history {
+                                ", in the history list"
+                            } else {
+                                ""
+                            },
+                            lost_words(&spaces, &lost)
+                        )?;
+                        continue;
+                    }
                     let (c, tables) = counts(l);
                     let kinds: Vec<String> = KINDS
                         .iter()
@@ -856,14 +958,23 @@ fn undo_findings(
 ) -> Vec<String> {
     let mut findings = bad;
     findings.extend(files.system.problems.iter().cloned());
-    for p in &u.problems {
-        findings.push(format!(
-            "{}: page {}, byte offset {}: {}",
-            space_file(spaces, p.space),
-            p.page,
-            p.offset,
-            p.what
-        ));
-    }
+    findings.extend(undo_problem_words(spaces, u));
     findings
+}
+
+/// The undo's problems in words: "FILE: page N, byte offset B: what", the
+/// same in `undo`, `history` and the datadir audit.
+fn undo_problem_words(spaces: &[(u32, PathBuf, Tablespace<'_>)], u: &Undo<'_, '_>) -> Vec<String> {
+    u.problems
+        .iter()
+        .map(|p| {
+            format!(
+                "{}: page {}, byte offset {}: {}",
+                space_file(spaces, p.space),
+                p.page,
+                p.offset,
+                p.what
+            )
+        })
+        .collect()
 }

@@ -190,12 +190,9 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(out, "extent size         {} pages", f.extent_size())?;
     write!(out, "checksum            {}", i.checksum_algorithm())?;
-    if s.algorithms.len() > 1 {
-        let parts: Vec<String> = s
-            .algorithms
-            .iter()
-            .map(|(a, c)| format!("{} {}", a.name(), c))
-            .collect();
+    let counts = crate::cmd::check::algorithm_counts(s);
+    if counts.len() > 1 {
+        let parts: Vec<String> = counts.iter().map(|(a, c)| format!("{a} {c}")).collect();
         write!(out, " (mixed: {})", parts.join(", "))?;
     }
     writeln!(out)?;
@@ -291,8 +288,8 @@ fn json(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     j.kv_num("extent_size", f.extent_size())?;
     j.kv_str("checksum_algorithm", i.checksum_algorithm())?;
     j.key("checksum_algorithms")?.obj()?;
-    for (a, c) in &s.algorithms {
-        j.kv_num(a.name(), *c)?;
+    for (a, c) in crate::cmd::check::algorithm_counts(s) {
+        j.kv_num(a, c)?;
     }
     j.end_obj()?;
     j.kv_num("empty_pages", s.empty)?;

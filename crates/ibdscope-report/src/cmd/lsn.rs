@@ -31,7 +31,7 @@ use crate::outcome::Outcome;
 use crate::text::count;
 use ibdscope::checksum::{Scheme, Unverifiable};
 use ibdscope::space::{page_facts, PageProblem};
-use ibdscope::{fold_pages, Engine, PageFold, PageNo, SpaceId, Tablespace, TypeNames, Verdict};
+use ibdscope::{fold_pages, Engine, PageFold, PageNo, Tablespace, TypeNames, Verdict};
 use ibdscope_render::color::{
     ansi256_to_rgb, ramp, rgb_to_ansi256, DAMAGED_ANSI, LSN_FLOOR, UNVERIFIABLE_ANSI,
 };
@@ -105,10 +105,9 @@ impl LsnFacts {
     ) -> LsnFacts {
         let per_cell = scale.pages_per_cell.max(1);
         let scheme = ts.scheme();
-        let space_id = ts.space_id();
         let index_only = (how.pages == LsnScalePages::Index).then(|| ts.type_names());
         let fold = fold_pages(ts, engine, || {
-            LsnFold::new(scheme, space_id, *scale, index_only, keyed)
+            LsnFold::new(ts, scheme, *scale, index_only, keyed)
         });
         let scale_hist = fold.scale_hist.finish();
         LsnFacts {
@@ -267,8 +266,10 @@ struct LsnFold<'k> {
     /// With the key: the pages still not verifiable (see
     /// [`LsnFacts::collect_keyed`]).
     keyed: Option<&'k [(PageNo, Unverifiable)]>,
+    /// The space: a doublewrite copy's page number and space id are not
+    /// problems ([`Tablespace::page_problems`]).
+    ts: &'k Tablespace<'k>,
     scheme: Scheme,
-    space_id: SpaceId,
     scale: MapScale,
     first_cell: u64,
     cells: Vec<CellSum>,
@@ -285,16 +286,16 @@ struct LsnFold<'k> {
 
 impl<'k> LsnFold<'k> {
     fn new(
+        ts: &'k Tablespace<'k>,
         scheme: Scheme,
-        space_id: SpaceId,
         scale: MapScale,
         index_only: Option<TypeNames>,
         keyed: Option<&'k [(PageNo, Unverifiable)]>,
     ) -> Self {
         LsnFold {
             keyed,
+            ts,
             scheme,
-            space_id,
             scale,
             first_cell: 0,
             cells: Vec::new(),
@@ -315,7 +316,7 @@ impl PageFold for LsnFold<'_> {
         if !self.scale.holds(u64::from(n.0)) {
             return;
         }
-        let p = page_facts(page, n, self.scheme);
+        let p = self.ts.doublewrite_copy(page_facts(page, n, self.scheme));
         self.types.note(p.page_type);
         let cell = (u64::from(n.0) - self.scale.first) / self.scale.pages_per_cell.max(1);
         if self.cells.is_empty() {
@@ -335,7 +336,8 @@ impl PageFold for LsnFold<'_> {
         }
         let before = self.damaged.len();
         self.damaged.extend(
-            p.problems(self.space_id)
+            self.ts
+                .page_problems(&p)
                 .map(|problem| (p.page_no, problem)),
         );
         if self.damaged.len() > before {

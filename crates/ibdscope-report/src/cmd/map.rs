@@ -269,7 +269,14 @@ pub enum PageCell {
     /// Free (XDES), but it still holds an index page with records (the
     /// space map's finding): freed, its bytes not overwritten.
     FreeWithData,
+    /// A page of an undo segment: a rollback segment header or an undo
+    /// log (`SegmentRole::Undo`).
+    Undo,
 }
+
+/// The ANSI colour of undo segment pages (a brown, apart from the index
+/// palette and the system grey).
+pub const UNDO_ANSI: u8 = 137;
 
 /// A fill in eighths, 1..=8 (a used page is never drawn empty).
 pub fn eighths(fill: f32) -> u8 {
@@ -321,6 +328,10 @@ pub fn page_cell(a: &Analysis<'_>, slots: &[IndexId], n: usize, o: Owner) -> Pag
         Owner::Free => PageCell::Free,
         Owner::System(_) => PageCell::System,
         Owner::Unaccounted => PageCell::Unaccounted,
+        Owner::Segment {
+            role: ibdscope::SegmentRole::Undo,
+            ..
+        } => PageCell::Undo,
         Owner::Segment { index, .. } => {
             let slot = index.and_then(|i| slots.binary_search(&i).ok());
             let fill = u32::try_from(n).ok().and_then(|n| page_fill(ts, PageNo(n)));
@@ -382,6 +393,7 @@ impl Style {
             (PageCell::Damaged, _) => "X",
             (PageCell::Unverifiable, _) => "~",
             (PageCell::FreeWithData, _) => "f",
+            (PageCell::Undo, _) => "u",
             (PageCell::Other(_), false) => "▒",
             (PageCell::Other(_), true) => "o",
             // By fill, with or without colour: the key-order question
@@ -402,6 +414,7 @@ impl Style {
             PageCell::Damaged => DAMAGED_ANSI,
             PageCell::Unverifiable => UNVERIFIABLE_ANSI,
             PageCell::FreeWithData => FREE_DATA_ANSI,
+            PageCell::Undo => UNDO_ANSI,
         }
     }
 
@@ -526,7 +539,7 @@ pub fn vendor_words(v: &VendorGuess) -> String {
 }
 
 /// Classes of the owner map after the index slots' (see [`owner_class`]).
-pub const CLASSES_AFTER_SLOTS: usize = 7;
+pub const CLASSES_AFTER_SLOTS: usize = 8;
 
 /// The page class an [`owner_class`] cell of `n_slots` index slots
 /// stands for (its inverse; a bar's level is the mean fill).
@@ -548,14 +561,15 @@ pub fn class_cell(c: Cell, n_slots: usize) -> PageCell {
         3 => PageCell::Other(None),
         4 => PageCell::Damaged,
         5 => PageCell::Unverifiable,
-        _ => PageCell::FreeWithData,
+        6 => PageCell::FreeWithData,
+        _ => PageCell::Undo,
     }
 }
 
 /// Palette classes of the owner map: for index slot `s`, class `2s` (its
 /// B-tree pages) and `2s + 1` (its other pages, a pale tint); then
 /// free, system, unaccounted, other pages of no index, damaged, not
-/// verifiable, and free pages that still hold records.
+/// verifiable, free pages that still hold records, and undo segment pages.
 pub fn owner_class(c: PageCell, n_slots: usize) -> Cell {
     let base = 2 * n_slots;
     let k = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
@@ -569,6 +583,7 @@ pub fn owner_class(c: PageCell, n_slots: usize) -> Cell {
         PageCell::Damaged => Cell::Class(k(base + 4)),
         PageCell::Unverifiable => Cell::Class(k(base + 5)),
         PageCell::FreeWithData => Cell::Class(k(base + 6)),
+        PageCell::Undo => Cell::Class(k(base + 7)),
     }
 }
 
@@ -645,6 +660,10 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
         (
             "free but not empty: still holds records",
             ansi256_to_rgb(FREE_DATA_ANSI),
+        ),
+        (
+            "undo: rollback segment headers and undo logs",
+            ansi256_to_rgb(UNDO_ANSI),
         ),
     ]
     .into_iter()
@@ -755,6 +774,7 @@ mod tests {
             PageCell::Damaged,
             PageCell::Unverifiable,
             PageCell::FreeWithData,
+            PageCell::Undo,
             PageCell::Index { slot: 1, fill: 0.5 },
         ] {
             assert_eq!(class_cell(owner_class(c, n_slots), n_slots), c);

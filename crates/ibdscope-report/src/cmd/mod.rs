@@ -123,6 +123,12 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
+                    // Encrypted pages no crypt data opens: no structure.
+                    if !matches!(opts.cmd, Cmd::Page { .. }) {
+                        if let Some(o) = crate::logical::crypt_data_blocks(path, ts) {
+                            return Ok(o);
+                        }
+                    }
                     let keys = opts.key_file.as_ref();
                     crate::logical::with_logical(path, ts, engine, keys, |lts, summary| {
                         let a = Analysis::new(path, ts, lts, *engine, def)
@@ -162,11 +168,17 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         // A definition read from a damaged dictionary (its
                         // problems said on stderr): findings.
                         // A dictionary asked for (`indexes --datadir`) that
-                        // gives no definition: said, and findings.
+                        // gives no definition: said (once: a command that
+                        // could not read without it has said why), and
+                        // findings.
                         let asked = opts.datadir.is_some();
                         match outcome {
                             Ok(o) if a.definition_problems() > 0 => Ok(o.max(Outcome::Findings)),
-                            Ok(o) if asked && a.definition_error().is_some() => {
+                            Ok(o)
+                                if asked
+                                    && o != Outcome::Unreadable
+                                    && a.definition_error().is_some() =>
+                            {
                                 crate::diag::say!(
                                     "ibdscope: {}",
                                     a.definition_error().unwrap_or("")

@@ -229,6 +229,9 @@ pub fn json_record(
 enum Source {
     /// On the leaf chain (key order).
     LeafChain,
+    /// The leaf chain is broken: in key order from the parents' node
+    /// pointers (`ibdscope_schema::leaves`).
+    KeyOrder,
     /// Owned by the index's segments, not on the leaf chain (non-leaf
     /// pages, unlinked leaves).
     Owned,
@@ -242,6 +245,7 @@ impl Source {
     fn word(self) -> &'static str {
         match self {
             Source::LeafChain => "leaf_chain",
+            Source::KeyOrder => "key_order",
             Source::Owned => "owned",
             Source::Freed => "freed",
             Source::Page => "page",
@@ -561,6 +565,29 @@ fn walk_indexes(
     }
     for t in trees.indexes.iter().filter(|t| wanted(t.index_id)) {
         if !w.sel.all_pages {
+            let broken = t.leaves_reached() < t.leaf_pages
+                || trees.findings.iter().any(|f| {
+                    matches!(f.kind, FindingKind::Btree(p) if p.index() == t.index_id
+                        && !matches!(p, ibdscope::BtreeProblem::Records { .. }))
+                });
+            if let Some(leaves) = broken.then(|| key_order(a, t)).flatten() {
+                // The chain does not reach every leaf: the leaves in key
+                // order, as `rows` reads them.
+                for (i, &n) in leaves.iter().enumerate() {
+                    a.progress(i + 1, leaves.len());
+                    match RecPage::of(ts, n) {
+                        Ok(rp) => w.page(&rp, n, Source::KeyOrder)?,
+                        Err(e) => w.skip(n, e),
+                    }
+                }
+                w.notes.push(format!(
+                    "index {}: the leaf chain is broken: {} leaves read in key order from their \
+                     parents' node pointers (source key_order; `rows` names the lost ones)",
+                    t.index_id,
+                    leaves.len()
+                ));
+                continue;
+            }
             for (i, &n) in t.leaf_chain.iter().enumerate() {
                 a.progress(i + 1, t.leaf_chain.len());
                 match RecPage::of(ts, n) {
@@ -658,6 +685,32 @@ fn walk_owned(
         }
     }
     Ok(())
+}
+
+/// The readable leaves of index `t` in key order (`ibdscope_schema::leaves`),
+/// when the table definition gives the index's record layout.
+fn key_order(a: &Analysis<'_>, t: &IndexTree) -> Option<Vec<PageNo>> {
+    let def = a.definition().ok()?;
+    let mut table = def.table.clone();
+    let instant = ibdscope_schema::instant::apply(a.ts(), &mut table);
+    let ix = table.indexes.iter().find(|i| i.root == Some(t.root.0))?;
+    let rp = RecPage::of(a.ts(), t.root).ok()?;
+    let layout = crate::cmd::rows::index_layout(a.path(), &table, ix, &instant, &rp)?;
+    let order = ibdscope_schema::leaves::leaves_in_key_order(
+        a.ts(),
+        a.engine(),
+        t.root,
+        t.index_id,
+        &layout,
+    );
+    Some(
+        (order.slots.iter())
+            .filter_map(|s| match *s {
+                ibdscope_schema::leaves::Slot::Leaf { page, .. } => Some(page),
+                ibdscope_schema::leaves::Slot::Lost { .. } => None,
+            })
+            .collect(),
+    )
 }
 
 /// Record findings of one page, as file findings.

@@ -29,6 +29,7 @@ use ibdscope::{
     SpaceMap, Tablespace, Visited, FIL_NULL,
 };
 use ibdscope_schema::instant::{InstantError, MariaInstant};
+use ibdscope_schema::leaves::{edge_record, leaves_in_key_order, NoPage, Placement, RecAt, Slot};
 use ibdscope_schema::row::{data_is_zero, leftmost_leaf, render_field, split, Field, FieldText};
 use ibdscope_schema::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
 use ibdscope_schema::value::Rendered;
@@ -99,6 +100,16 @@ struct Counts {
     unverified_rows: u64,
     /// Pages that do not verify, left out (`--verified-only`).
     unverified_pages_skipped: u64,
+    /// Leaf pages the tree names that cannot be read: their rows are
+    /// missing.
+    lost_pages: u64,
+    /// About how many rows they held (the mean of the index's readable
+    /// leaves).
+    lost_rows_estimate: u64,
+    /// Leaves of the tree read (not off it) and their PAGE_N_RECS, for
+    /// that mean.
+    tree_pages: u64,
+    tree_recs: u64,
     /// Leaf pages whose records do not fit the definition (`page_fit`),
     /// and the first few of them.
     misfit_pages: u64,
@@ -154,6 +165,32 @@ struct Printer<'w> {
     verified_only: bool,
     /// The page being read does not verify: its rows are marked.
     unverified: bool,
+    /// The physical page size, for file offsets.
+    page_size: u64,
+    /// The file, for lines on stderr.
+    path: String,
+    /// The leaf chain's findings of leaves it does not reach: given only
+    /// when recovery does not read them.
+    unreached: Vec<(PageNo, String)>,
+    /// The pages the tree names that cannot be read, in key order, with
+    /// the readable leaves around them.
+    lost: Vec<Lost>,
+}
+
+/// A page the tree names that cannot be read, and its neighbours in key
+/// order.
+struct Lost {
+    page: PageNo,
+    level: u16,
+    why: NoPage,
+    /// The node pointer naming it (a lower bound of its keys).
+    low: Option<RecAt>,
+    /// The readable leaves before and after it.
+    before: Option<PageNo>,
+    after: Option<PageNo>,
+    /// The keys around it, as text: the last before, the first after, the
+    /// node pointer's (filled by [`Printer::lost_findings`]).
+    keys: [Option<String>; 3],
 }
 
 /// What one walk over the leaves does.
@@ -269,26 +306,25 @@ pub fn run(
 
     // The leaf pages: one page, or the leaf chain the B-tree walk found.
     let mut visited = Visited::new();
-    let chain: Vec<PageNo> = match r.where_page {
+    let index_id = root_rp.header().index_id();
+    let (chain, broken) = match r.where_page {
         Some(n) => match one_leaf(ts, path, ix, &root_rp, n) {
-            Some(chain) => chain,
+            Some(chain) => (chain, false),
             None => return Ok(Outcome::Unreadable),
         },
-        None => leaf_chain(
-            ts,
-            a.engine(),
-            root,
-            root_rp.header().index_id(),
-            &layout,
-            &mut p,
-        )?,
+        None => leaf_chain(ts, a.engine(), root, index_id, &layout, &mut p)?,
     };
-    let pages = pages_to_read(
-        ts,
-        &chain,
-        meta && r.where_page.is_none(),
-        root_rp.header().index_id(),
-    );
+    let pages = if broken {
+        // The chain does not reach every leaf: the leaves in key order from
+        // the parents' node pointers (and, below lost parents, by key).
+        let order = leaves_in_key_order(ts, a.engine(), root, index_id, &layout);
+        p.recovery(&order, meta)
+    } else {
+        for (_, f) in std::mem::take(&mut p.unreached) {
+            p.findings.push(f);
+        }
+        pages_to_read(ts, &chain, meta && r.where_page.is_none(), index_id)
+    };
     if meta {
         // Two collecting walks first: the keys of the stale records (free
         // lists, off-chain pages), then the live rows with those keys; a
@@ -307,8 +343,25 @@ pub fn run(
     }
     p.walk(ts, t, &layout, &pages, r, &mut visited, a)?;
     p.counts.off_chain_pages = pages.iter().filter(|x| x.1.is_some()).count() as u64;
+    p.lost_findings(ts, t, &layout);
     p.closing_findings(ts);
     p.fit_findings(&ix.name, old_temporals);
+    // Values shown that are not the server's (DECIMAL's bytes, ENUM's and
+    // SET's numbers, from a dictionary without their types) are a finding.
+    if p.counts.rows > 0 {
+        for (col, note) in &def.dict_notes {
+            let shown = (t.columns.iter().position(|c| c.name == *col))
+                .is_some_and(|i| p.cols.contains(&i));
+            if shown && ibdscope_schema::dictdef::values_not_shown(note) {
+                p.findings.push(format!(
+                    "column {}: the values shown are not the server's ({} stored as is): the \
+                     InnoDB dictionary does not hold the column's type; its .frm does",
+                    crate::names::name(col),
+                    note.split(':').next().unwrap_or_default()
+                ));
+            }
+        }
+    }
     p.footer()?;
     Ok(if p.findings.is_empty() {
         Outcome::Clean
@@ -477,6 +530,10 @@ impl<'w> Printer<'w> {
             damaged: a.damaged_pages().iter().map(|b| b.facts.page_no).collect(),
             verified_only: opts.verified_only,
             unverified: false,
+            page_size: u64::from(a.physical().page_size()),
+            path: crate::names::path(a.path()).to_string(),
+            unreached: Vec::new(),
+            lost: Vec::new(),
         }
     }
 }
@@ -553,6 +610,168 @@ fn pages_to_read(
 }
 
 impl Printer<'_> {
+    /// Byte offset of page `n` in the file.
+    fn file_offset(&self, n: PageNo) -> u64 {
+        u64::from(n.0).saturating_mul(self.page_size)
+    }
+
+    /// The pages to read when the leaf chain is broken: the leaves in
+    /// `order` (key order), then with `meta` the index's leaves off the
+    /// tree (unlinked: allocated; freed: the extent descriptor says free)
+    /// in page order. Keeps the lost pages for [`Printer::lost_findings`];
+    /// the chain's findings of leaves it does not reach are replaced by a
+    /// note for those `order` reads.
+    fn recovery(
+        &mut self,
+        order: &ibdscope_schema::leaves::LeafOrder,
+        meta: bool,
+    ) -> Vec<(PageNo, Option<Origin>)> {
+        let mut pages: Vec<(PageNo, Option<Origin>)> = Vec::new();
+        let (mut by_key, mut by_chain) = (0u64, 0u64);
+        let mut last_leaf: Option<PageNo> = None;
+        let mut waiting: Vec<usize> = Vec::new();
+        for slot in &order.slots {
+            match *slot {
+                Slot::Leaf { page, placement } => {
+                    pages.push((page, None));
+                    match placement {
+                        Placement::Key => by_key += 1,
+                        Placement::Chain => by_chain += 1,
+                        Placement::Pointer => {}
+                    }
+                    for k in waiting.drain(..) {
+                        if let Some(l) = self.lost.get_mut(k) {
+                            l.after = Some(page);
+                        }
+                    }
+                    last_leaf = Some(page);
+                }
+                Slot::Lost {
+                    page,
+                    level,
+                    low,
+                    why,
+                } => {
+                    waiting.push(self.lost.len());
+                    self.lost.push(Lost {
+                        page,
+                        level,
+                        why,
+                        low,
+                        before: last_leaf,
+                        after: None,
+                        keys: [None, None, None],
+                    });
+                }
+            }
+        }
+        let mut placed: Vec<PageNo> = pages.iter().map(|x| x.0).collect();
+        placed.sort_unstable();
+        let mut recovered = 0u64;
+        for (n, f) in std::mem::take(&mut self.unreached) {
+            if placed.binary_search(&n).is_ok() {
+                recovered += 1;
+            } else {
+                self.findings.push(f);
+            }
+        }
+        if recovered > 0 {
+            self.notes.push(format!(
+                "the leaf chain is broken: {recovered} leaves it does not reach were read in key \
+                 order, from their parents' node pointers{}",
+                if by_key + by_chain > 0 {
+                    format!(
+                        " ({by_key} placed by their first key and {by_chain} along their sibling \
+                         links below lost non-leaf pages: byte order of the stored key, exact for \
+                         numbers, dates and binary strings)"
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        for pr in &order.problems {
+            self.findings.push(pr.to_string());
+        }
+        if !order.unlinked.is_empty() {
+            self.notes.push(format!(
+                "{} allocated leaf pages of the index are named by no node pointer and fall in no \
+                 gap of the tree: not part of it, their records are not live rows (--deleted \
+                 shows them as unlinked-page)",
+                order.unlinked.len()
+            ));
+        }
+        if meta {
+            let mut off: Vec<(PageNo, Option<Origin>)> = (order.unlinked.iter())
+                .map(|&n| (n, Some(Origin::UnlinkedPage)))
+                .chain(order.freed.iter().map(|&n| (n, Some(Origin::FreedPage))))
+                .collect();
+            off.sort_unstable_by_key(|x| x.0);
+            pages.extend(off);
+        }
+        pages
+    }
+
+    /// One finding per page the tree names that cannot be read: a leaf's
+    /// rows are missing (counted, about how many, and between which keys).
+    fn lost_findings(
+        &mut self,
+        ts: &Tablespace<'_>,
+        t: &ibdscope_schema::table::TableDef,
+        layout: &RecordLayout,
+    ) {
+        if self.lost.is_empty() {
+            return;
+        }
+        let c = &self.counts;
+        let mean = (c.tree_recs).checked_div(c.tree_pages).unwrap_or(0);
+        let mut visited = Visited::new();
+        let mut lost = std::mem::take(&mut self.lost);
+        for l in &mut lost {
+            let at = self.file_offset(l.page);
+            if l.level > 0 {
+                let what = match l.why {
+                    NoPage::Pointers => {
+                        "its node pointers cannot be read from some record on".to_string()
+                    }
+                    why => format!("cannot be read ({why})"),
+                };
+                self.findings.push(format!(
+                    "non-leaf page {} (byte offset {at}, level {}): {what}: the leaves it would \
+                     name were looked for among the index's other leaves, by key",
+                    l.page, l.level
+                ));
+                continue;
+            }
+            self.counts.lost_pages += 1;
+            self.counts.lost_rows_estimate += mean;
+            let key = |p: Option<PageNo>, edge: Edge, v: &mut Visited| {
+                p.and_then(|p| key_text(ts, t, layout, p, edge, v))
+            };
+            let before = key(l.before, Edge::Last, &mut visited);
+            let after = key(l.after, Edge::First, &mut visited);
+            let low = l
+                .low
+                .and_then(|r| key_text(ts, t, layout, r.page, Edge::At(r.origin), &mut visited));
+            let mut f = format!(
+                "leaf page {} (byte offset {at}) is lost ({}): its rows are missing (about {mean}, \
+                 the mean of the index's readable leaves), keys after {} and before {}",
+                l.page,
+                l.why,
+                before.as_deref().unwrap_or("the first"),
+                after.as_deref().unwrap_or("the last"),
+            );
+            if let Some(low) = &low {
+                f.push_str(&format!(
+                    "; its parent's node pointer gives a lower bound of its keys: {low}"
+                ));
+            }
+            self.findings.push(f);
+            l.keys = [before, after, low];
+        }
+        self.lost = lost;
+    }
+
     /// The findings and notes the walk's counts give, after the rows.
     fn closing_findings(&mut self, ts: &Tablespace<'_>) {
         if self.counts.compressed_pages > 0 {
@@ -688,9 +907,11 @@ fn columns(
 }
 
 /// The leaf chain of the index whose root is `root`, from the B-tree walk
-/// (its findings become findings); when the walk does not know the index
+/// (its findings become findings; those of leaves the chain does not
+/// reach are kept in `p.unreached`); when the walk does not know the index
 /// (its segments unreadable), the chain from the leftmost leaf along
-/// FIL_PAGE_NEXT, bounded by the pages of the file.
+/// FIL_PAGE_NEXT, bounded by the pages of the file. True with it when the
+/// chain is broken (a finding of the index's tree).
 fn leaf_chain(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
@@ -698,7 +919,7 @@ fn leaf_chain(
     index_id: IndexId,
     layout: &RecordLayout,
     p: &mut Printer<'_>,
-) -> io::Result<Vec<PageNo>> {
+) -> io::Result<(Vec<PageNo>, bool)> {
     let map = SpaceMap::build(ts, engine);
     let infos: Vec<_> = map
         .indexes
@@ -712,6 +933,7 @@ fn leaf_chain(
             _ => None,
         });
         if let Some(tree) = trees.indexes.iter().find(|t| t.root == root) {
+            let mut broken = false;
             for f in &trees.findings {
                 if let FindingKind::Btree(bp) = f.kind {
                     if bp.index() != index_id {
@@ -723,10 +945,16 @@ fn leaf_chain(
                         p.notes.push(finding_text(f));
                         continue;
                     }
+                    broken = true;
+                    if let (BtreeProblem::Unreached { level: 0, .. }, Some(n)) = (bp, f.page) {
+                        p.unreached.push((n, finding_text(f)));
+                        continue;
+                    }
                 }
                 p.findings.push(finding_text(f));
             }
-            return Ok(tree.leaf_chain.clone());
+            let whole = tree.leaves_reached() == tree.leaf_pages;
+            return Ok((tree.leaf_chain.clone(), broken || !whole));
         }
     }
     // No B-tree from the space map: walk from the root.
@@ -737,9 +965,10 @@ fn leaf_chain(
         Err(e) => {
             p.findings
                 .push(format!("the leftmost leaf was not reached: {e}"));
-            return Ok(Vec::new());
+            return Ok((Vec::new(), true));
         }
     };
+    let mut broken = false;
     let mut seen = vec![false; ts.n_pages() as usize];
     let mut chain = Vec::new();
     loop {
@@ -748,23 +977,27 @@ fn leaf_chain(
             Some(_) => {
                 p.findings
                     .push(format!("leaf chain loops back to page {page}"));
+                broken = true;
                 break;
             }
             None => {
                 p.findings
                     .push(format!("leaf chain points past the file: page {page}"));
+                broken = true;
                 break;
             }
         }
         let Ok(rp) = RecPage::of(ts, page) else {
             p.findings
                 .push(format!("leaf chain reaches page {page}, not an index page"));
+            broken = true;
             break;
         };
         if rp.header().index_id() != index_id || !rp.is_leaf() {
             p.findings.push(format!(
                 "leaf chain reaches page {page}, not a leaf of the index"
             ));
+            broken = true;
             break;
         }
         chain.push(page);
@@ -774,7 +1007,7 @@ fn leaf_chain(
             _ => break,
         }
     }
-    Ok(chain)
+    Ok((chain, broken))
 }
 
 impl Printer<'_> {
@@ -803,13 +1036,10 @@ impl Printer<'_> {
                     ));
                     continue;
                 }
-                self.findings.push(format!(
-                    "leaf page {n} does not verify: its rows are shown, marked unverified, and \
-                     may be wrong"
-                ));
             } else if self.unverified && self.verified_only {
                 continue;
             }
+            let rows_before = self.counts.rows;
             match RecPage::of(ts, n) {
                 Ok(rp) => self.page(ts, t, layout, &rp, n, r, visited)?,
                 Err(NoRecords::Unreadable(_)) => {
@@ -818,6 +1048,14 @@ impl Printer<'_> {
                 Err(_) => self
                     .findings
                     .push(format!("leaf page {n}: not an index page")),
+            }
+            if self.unverified && self.mode == Mode::Print {
+                self.findings.push(format!(
+                    "leaf page {n} does not verify (byte offset {}): its {} rows are shown, \
+                     marked unverified, and may be wrong",
+                    self.file_offset(n),
+                    self.counts.rows.saturating_sub(rows_before)
+                ));
             }
         }
         self.off_chain = None;
@@ -836,6 +1074,10 @@ impl Printer<'_> {
         visited: &mut Visited,
     ) -> io::Result<()> {
         self.counts.pages += 1;
+        if self.off_chain.is_none() {
+            self.counts.tree_pages += 1;
+            self.counts.tree_recs += u64::from(rp.header().n_recs());
+        }
         if rp.is_compressed() {
             // ROW_FORMAT=COMPRESSED: rebuild the page as the server does
             // (page0zip.cc), then read it like any other.
@@ -1141,7 +1383,8 @@ impl Printer<'_> {
                     }
                     crate::csv::push(&mut line, name(c));
                 }
-                writeln!(w, "{line}")?;
+                // Whether the row's page verifies: always the last column.
+                writeln!(w, "{line},_verified")?;
             }
             Format::Sql => {
                 let w = self.j.writer();
@@ -1153,6 +1396,9 @@ impl Printer<'_> {
                     crate::names::name(&ix.name),
                     def.source_words()
                 )?;
+                for (col, note) in &def.dict_notes {
+                    writeln!(w, "-- column {}: {note}", crate::names::name(col))?;
+                }
                 writeln!(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';")?;
                 let mut pre = String::from("INSERT INTO ");
                 ibdscope_schema::table::quote_ident(&t.name, &mut pre);
@@ -1173,6 +1419,17 @@ impl Printer<'_> {
                     .kv_str("table", &t.name)?
                     .kv_str("index", &ix.name)?
                     .kv_str("source", def.source_word())?;
+                if !def.dict_notes.is_empty() {
+                    self.j.key("dictionary_notes")?.arr()?;
+                    for (col, note) in &def.dict_notes {
+                        self.j
+                            .obj()?
+                            .kv_str("column", col)?
+                            .kv_str("note", note)?
+                            .end_obj()?;
+                    }
+                    self.j.end_arr()?;
+                }
                 self.j.key("columns")?.arr()?;
                 for &c in &cols {
                     self.j.str(name(c))?;
@@ -1180,6 +1437,16 @@ impl Printer<'_> {
                 self.j.end_arr()?.key("rows")?.arr()?;
             }
             Format::Tsv | Format::Jsonl => {}
+        }
+        // The formats without a place for them in the output say the
+        // dictionary's gaps on stderr (TSV stays the server's dump format).
+        if matches!(
+            self.format,
+            Format::Tsv | Format::Csv | Format::Jsonl | Format::Sql
+        ) {
+            for (col, note) in &def.dict_notes {
+                crate::diag::say!("ibdscope: note: column {}: {note}", crate::names::name(col));
+            }
         }
         Ok(())
     }
@@ -1376,6 +1643,9 @@ impl Printer<'_> {
                 if self.unverified && self.format == Format::Text {
                     write!(w, "\t(unverified: page {n} does not verify)")?;
                 }
+                if self.format == Format::Csv {
+                    w.write_all(if self.unverified { b",false" } else { b",true" })?;
+                }
                 w.write_all(b"\n")?;
             }
             Format::Json | Format::Jsonl => {
@@ -1426,8 +1696,17 @@ impl Printer<'_> {
 
     fn footer(&mut self) -> io::Result<()> {
         let c = &self.counts;
+        // The classes in parentheses add up to the rows (partial rows are
+        // among them). Rows off the tree are named only when there are some:
+        // the line is otherwise what the servers loaded back
+        // (fixtures/rows/sqlload.tsv).
+        let off = if c.off_chain > 0 {
+            format!(", {} from pages off the tree", c.off_chain)
+        } else {
+            String::new()
+        };
         let mut summary = format!(
-            "{} rows ({} live, {} delete-marked, {} from free lists, {} partial) from {} leaf \
+            "{} rows ({} live, {} delete-marked, {} from free lists{off}, {} partial) from {} leaf \
              pages; {} values not decoded, {} off-page values truncated",
             c.rows,
             c.live,
@@ -1438,6 +1717,12 @@ impl Printer<'_> {
             c.raw_values,
             c.capped_values
         );
+        if c.lost_pages > 0 {
+            summary.push_str(&format!(
+                "; {} leaf pages lost, about {} rows missing",
+                c.lost_pages, c.lost_rows_estimate
+            ));
+        }
         if c.unverified_rows > 0 {
             summary.push_str(&format!(
                 "; {} rows from pages that do not verify",
@@ -1467,7 +1752,32 @@ impl Printer<'_> {
                     .kv_num("truncated_values", c.capped_values)?
                     .kv_num("unverified_rows", c.unverified_rows)?
                     .kv_num("unverified_pages_skipped", c.unverified_pages_skipped)?
+                    .kv_num("lost_pages", c.lost_pages)?
+                    .kv_num("lost_rows_estimate", c.lost_rows_estimate)?
                     .end_obj()?;
+                self.j.key("lost")?.arr()?;
+                for l in self.lost.iter().filter(|l| l.level == 0) {
+                    self.j
+                        .obj()?
+                        .kv_num("page", l.page.0)?
+                        .kv_num(
+                            "file_offset",
+                            u64::from(l.page.0).saturating_mul(self.page_size),
+                        )?
+                        .kv_display("why", &l.why)?;
+                    for (k, v) in ["key_before", "key_after", "key_lower_bound"]
+                        .iter()
+                        .zip(&l.keys)
+                    {
+                        self.j.key(k)?;
+                        match v {
+                            Some(v) => self.j.str(v)?,
+                            None => self.j.null()?,
+                        };
+                    }
+                    self.j.end_obj()?;
+                }
+                self.j.end_arr()?;
                 self.j.key("findings")?.arr()?;
                 for f in &self.findings {
                     self.j.str(f)?;
@@ -1493,18 +1803,77 @@ impl Printer<'_> {
                 for f in &self.notes {
                     writeln!(w, "{lead} note: {f}")?;
                 }
+                if self.format == Format::Sql {
+                    // A script is loaded, not read: the findings on stderr too.
+                    for f in &self.findings {
+                        crate::diag::say!("ibdscope: {}: finding: {f}", self.path);
+                    }
+                    if !self.findings.is_empty() {
+                        crate::diag::say!("ibdscope: {}: {summary}", self.path);
+                    }
+                }
             }
             Format::Tsv | Format::Csv | Format::Jsonl => {
                 for f in &self.findings {
-                    crate::diag::say!("ibdscope: finding: {f}");
+                    crate::diag::say!("ibdscope: {}: finding: {f}", self.path);
                 }
                 if !self.findings.is_empty() {
-                    crate::diag::say!("ibdscope: {summary}");
+                    crate::diag::say!("ibdscope: {}: {summary}", self.path);
                 }
             }
         }
         Ok(())
     }
+}
+
+/// Which record of a page names a key.
+#[derive(Clone, Copy)]
+enum Edge {
+    First,
+    Last,
+    /// The record at this origin (a node pointer).
+    At(u16),
+}
+
+/// The key of a record of page `n` as `(col=value, …)`; `None` when the
+/// page or the record cannot be read.
+fn key_text(
+    ts: &Tablespace<'_>,
+    t: &TableDef,
+    layout: &RecordLayout,
+    n: PageNo,
+    edge: Edge,
+    visited: &mut Visited,
+) -> Option<String> {
+    let rp = RecPage::of(ts, n).ok()?;
+    let rec = match edge {
+        Edge::First => edge_record(&rp, false, visited)?,
+        Edge::Last => edge_record(&rp, true, visited)?,
+        Edge::At(origin) => {
+            let mut it = rp.records(visited)?;
+            loop {
+                match it.next() {
+                    Ok(Some(rec)) if rec.origin == origin => break rec,
+                    Ok(Some(_)) => continue,
+                    _ => return None,
+                }
+            }
+        }
+    };
+    let mut fields = Vec::new();
+    split(&rp, &rec, layout, &mut fields).ok()?;
+    let (mut buf, mut cell) = (Vec::new(), String::new());
+    let mut parts = Vec::new();
+    for f in fields.iter().take(layout.n_unique) {
+        let col = t.columns.get(f.column)?;
+        cell.clear();
+        let text = match render_field(ts, rp.bytes(), col, f, 64, &mut buf, &mut cell) {
+            FieldText::Null | FieldText::Dropped => "NULL".to_string(),
+            _ => format!("'{}'", crate::names::name(&cell)),
+        };
+        parts.push(format!("{}={text}", crate::names::name(&col.name)));
+    }
+    Some(format!("({})", parts.join(", ")))
 }
 
 /// A library finding in words, with its page and file offset.

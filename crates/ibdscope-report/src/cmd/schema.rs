@@ -70,7 +70,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     def.dict_notes
                         .iter()
                         .find(|(n, _)| *n == c.name)
-                        .map(|(_, note)| *note),
+                        .map(|(_, note)| note.as_str()),
                 )?;
             }
             j.end_arr()?.key("indexes")?.arr()?;

@@ -31,6 +31,8 @@ struct CellCounts {
     freed_with_data: usize,
     /// Segment pages that are not B-tree pages, of any index or none.
     other: usize,
+    /// Pages of undo segments.
+    undo: usize,
 }
 
 impl CellCounts {
@@ -44,6 +46,7 @@ impl CellCounts {
             unverifiable: 0,
             freed_with_data: 0,
             other: 0,
+            undo: 0,
         }
     }
 
@@ -60,6 +63,7 @@ impl CellCounts {
             PageCell::Damaged => self.damaged += 1,
             PageCell::Unverifiable => self.unverifiable += 1,
             PageCell::FreeWithData => self.freed_with_data += 1,
+            PageCell::Undo => self.undo += 1,
             PageCell::Other(None) => {}
         }
         if matches!(c, PageCell::Other(_)) {
@@ -81,6 +85,7 @@ impl CellCounts {
             PageCell::FreeWithData => self.freed_with_data,
             PageCell::Index { slot, .. } => self.slot(slot),
             PageCell::Other(_) => self.other,
+            PageCell::Undo => self.undo,
         }
     }
 }
@@ -323,6 +328,9 @@ fn extents_json(out: &mut dyn Write, a: &Analysis<'_>, r: &ExtentsReport) -> io:
     j.kv_num("damaged_pages", counts.damaged as u64)?;
     j.kv_num("unverifiable_pages", counts.unverifiable as u64)?;
     j.kv_num("free_with_records_pages", counts.freed_with_data as u64)?;
+    if counts.undo > 0 {
+        j.kv_num("undo_pages", counts.undo as u64)?;
+    }
     j.key("map")?.arr()?;
     for (n, o, cell) in page_cells(a, &r.slots, &r.scale) {
         j.obj()?
@@ -437,6 +445,7 @@ fn extents_legend(
         (PageCell::Unaccounted, "unaccounted"),
         (PageCell::Damaged, "damaged"),
         (PageCell::Unverifiable, "not verifiable"),
+        (PageCell::Undo, "undo"),
     ] {
         let n = counts.of(cell);
         if n > 0 || matches!(cell, PageCell::System | PageCell::Free) {

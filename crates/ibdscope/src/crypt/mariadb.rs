@@ -62,14 +62,12 @@ use crate::fil::{
     FIL_PAGE_DATA, FIL_PAGE_DATA_END, FIL_PAGE_FCRC32_CHECKSUM, FIL_PAGE_FCRC32_END_LSN,
     FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_LSN, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE,
 };
-use crate::fsp::{SpaceFormat, FSP_HEADER_OFFSET};
 use crate::ids::PageNo;
 use crate::page_type::PageType;
 use crate::pagecomp::{self, Layout, PageCompError, PageCompErrorKind};
 use crate::parallel::{fold_pages_with_state, Engine, PageFold, StateFold};
 use crate::space::{page_facts, Tablespace};
 use crate::summary::{Summary, SummaryFold};
-use crate::xdes::{xdes_size, XDES_ARR_OFFSET};
 use std::fmt;
 
 /// `MAX_KEY_FILE_SIZE`: the plugin reads at most this much of a key file.
@@ -78,8 +76,6 @@ pub const MAX_KEY_FILE_SIZE: usize = 1024 * 1024;
 pub const MAX_SECRET_SIZE: usize = 256;
 /// `OpenSSL_prefix`.
 const SALTED: &[u8; 8] = b"Salted__";
-/// `CRYPT_MAGIC`.
-pub const CRYPT_MAGIC: &[u8; 6] = b"s\x0e\x0cREt";
 /// The only key version the file_key_management plugin has.
 pub const FILE_KEY_VERSION: u32 = 1;
 
@@ -461,104 +457,10 @@ fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)
 
 // ---------------------------------------------------------- crypt data
 
-/// A space's encryption metadata (`fil_space_crypt_t` as
-/// `fil_space_read_crypt_data` reads it).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct CryptData {
-    /// Where it starts on page 0.
-    pub offset: usize,
-    /// 0: `CRYPT_SCHEME_UNENCRYPTED`, 1: `CRYPT_SCHEME_1`.
-    pub scheme: u8,
-    /// The space IV: the page key is this block encrypted with the file key.
-    pub iv: [u8; 16],
-    /// The smallest key version of any page (0: some pages not encrypted).
-    pub min_key_version: u32,
-    /// The key id in the key file.
-    pub key_id: u32,
-    /// `fil_encryption_t`: 0 DEFAULT (follows `innodb_encrypt_tables`),
-    /// 1 ON (`ENCRYPTED=YES`), 2 OFF.
-    pub encryption: u8,
-}
-
-impl fmt::Debug for CryptData {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The IV is not a secret, but it is half of the page key's input:
-        // not shown.
-        f.debug_struct("CryptData")
-            .field("offset", &self.offset)
-            .field("scheme", &self.scheme)
-            .field("min_key_version", &self.min_key_version)
-            .field("key_id", &self.key_id)
-            .field("encryption", &self.encryption)
-            .finish()
-    }
-}
-
-impl CryptData {
-    /// The name of [`CryptData::encryption`].
-    pub fn encryption_name(&self) -> &'static str {
-        match self.encryption {
-            0 => "DEFAULT",
-            1 => "ON",
-            2 => "OFF",
-            _ => "unknown",
-        }
-    }
-}
-
-/// What page 0 says about encryption.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CryptDataRead {
-    /// No `CRYPT_MAGIC`: the space was never encrypted.
-    Absent,
-    /// Crypt data.
-    Present(CryptData),
-    /// The magic, but a type or IV length the server refuses ("Found non
-    /// sensible crypt scheme"), at this offset.
-    Nonsense {
-        /// Offset of the magic on page 0.
-        offset: usize,
-    },
-}
-
-/// `FSP_HEADER_OFFSET + fsp_header_get_encryption_offset()`: where the
-/// crypt data sits on page 0 of a space of this format.
-pub fn crypt_data_offset(format: &SpaceFormat) -> usize {
-    let extent = format.extent_size().max(1);
-    let xdes_bytes = xdes_size(extent).saturating_mul(format.physical_size as usize);
-    FSP_HEADER_OFFSET
-        .saturating_add(XDES_ARR_OFFSET)
-        .saturating_add(xdes_bytes.checked_div(extent as usize).unwrap_or(0))
-}
-
-/// Reads the crypt data of page 0 (`fil_space_read_crypt_data`).
-pub fn read_crypt_data(page0: &[u8], format: &SpaceFormat) -> CryptDataRead {
-    let offset = crypt_data_offset(format);
-    if page0.get(offset..offset.saturating_add(CRYPT_MAGIC.len())) != Some(&CRYPT_MAGIC[..]) {
-        return CryptDataRead::Absent;
-    }
-    let at = |k: usize| offset.saturating_add(k);
-    let scheme = page0.get(at(6)).copied();
-    let iv_len = page0.get(at(7)).copied();
-    let (Some(scheme @ (0 | 1)), Some(16), Some(iv), Some(min), Some(key_id), Some(&encryption)) = (
-        scheme,
-        iv_len,
-        array::<16>(page0, at(8)),
-        be_u32(page0, at(24)),
-        be_u32(page0, at(28)),
-        page0.get(at(32)),
-    ) else {
-        return CryptDataRead::Nonsense { offset };
-    };
-    CryptDataRead::Present(CryptData {
-        offset,
-        scheme,
-        iv,
-        min_key_version: min,
-        key_id,
-        encryption,
-    })
-}
+pub use crate::crypt_data::{
+    crypt_data_offset, key_version, read_crypt_data, space_crypt_data, CryptData, CryptDataRead,
+    CRYPT_MAGIC,
+};
 
 // --------------------------------------------------------------- pages
 
@@ -579,17 +481,6 @@ impl Cipher {
             Cipher::Ctr => "AES_CTR",
         }
     }
-}
-
-/// The key version a page carries (bytes 0..4 in full_crc32, 26..30
-/// otherwise); 0: not encrypted.
-pub fn key_version(page: &[u8], full_crc32: bool) -> u32 {
-    let at = if full_crc32 {
-        0
-    } else {
-        FIL_PAGE_FILE_FLUSH_LSN
-    };
-    be_u32(page, at).unwrap_or(0)
 }
 
 /// Why a space's pages cannot be decrypted at all.
@@ -1008,14 +899,6 @@ impl Decryption {
                     })
                 )
             })
-    }
-}
-
-/// The crypt data of `ts`'s page 0.
-pub fn space_crypt_data(ts: &Tablespace<'_>) -> CryptDataRead {
-    match ts.page(PageNo(0)) {
-        Some(p) => read_crypt_data(p, ts.format()),
-        None => CryptDataRead::Absent,
     }
 }
 
