@@ -13,6 +13,7 @@
 //!     [--file ...] [--runs 11] [--threads 1,2] [--lib-max-mib 1200] \
 //!     [--note TEXT]... [--out benches/results/DATE.md]
 //! ```
+#![allow(clippy::disallowed_macros)] // The bench harness prints its report.
 
 use ibdscope::extents::SpaceMap;
 use ibdscope::{crc32c, Btrees, Engine, Summary, Tablespace};

@@ -774,10 +774,11 @@ pub fn load_keyring(path: &Path) -> Result<ibdscope_report::decrypt::Keyring, St
     ibdscope_report::decrypt::wipe(&mut bytes);
     let keyring = parsed?;
     if !keyring.digest_ok {
-        eprintln!(
+        // Through the one writer to stderr (a closed stderr is no panic).
+        ibdscope_report::diag::write(format_args!(
             "ibdscope: {shown}: warning: the keyring's SHA-256 digest does not match its key \
-             records (damaged or edited); its keys are used as they are"
-        );
+             records (damaged or edited); its keys are used as they are\n"
+        ));
     }
     Ok(keyring)
 }

@@ -9,6 +9,7 @@
 //!
 //! Exit codes: 0 clean, 1 findings, 2 a file could not be read (or the
 //! arguments were wrong). A broken pipe ends the run with 0.
+#![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 mod complete;
 mod guard;
@@ -17,6 +18,14 @@ mod opts;
 mod progress;
 
 use std::io::{self, Write};
+
+/// `eprintln!` that does not panic when stderr is closed: through the
+/// report crate's one writer to stderr (`ibdscope_report::diag::write`).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        ibdscope_report::diag::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -25,7 +34,7 @@ fn main() -> ExitCode {
         let script = complete::script(shell, opts::cli());
         return match io::stdout().lock().write_all(script.as_bytes()) {
             Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-                eprintln!("ibdscope: {e}");
+                say!("ibdscope: {e}");
                 ExitCode::from(2)
             }
             _ => ExitCode::SUCCESS,
@@ -34,7 +43,7 @@ fn main() -> ExitCode {
     let opts = match opts::from_cli(cli) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            say!("ibdscope: {e}");
             return ExitCode::from(2);
         }
     };
@@ -46,7 +55,7 @@ fn main() -> ExitCode {
         Ok(outcome) => ExitCode::from(outcome as u8),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            say!("ibdscope: {e}");
             ExitCode::from(2)
         }
     }

@@ -302,9 +302,14 @@ enum Command {
         /// directory or its parent, whichever holds ibdata1.
         #[arg(long, value_name = "DIR")]
         datadir: Option<PathBuf>,
-        /// The new file to write (never one of the inputs).
+        /// The new file to write (never one of the inputs; an existing
+        /// file only with --force).
         #[arg(long, value_name = "NEW")]
         out: PathBuf,
+        /// Replace --out when it exists (it is refused otherwise: a
+        /// forensic copy is never overwritten by mistake).
+        #[arg(long)]
+        force: bool,
     },
     /// Compare two copies of one tablespace page by page: pages that
     /// differ, their LSN moves and index, pages in one copy only.
@@ -716,7 +721,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
     ),
     (
         "diff",
-        &[Format::Text, Format::Json, Format::Csv],
+        LINES,
         &["ibdscope diff fixtures/mysql56/deleted_marked.ibd fixtures/mysql56/deleted_purged.ibd"],
     ),
 ];
@@ -1169,7 +1174,15 @@ fn command(command: Command) -> Result<Parsed, String> {
             common,
             datadir,
             out,
-        } => Parsed::one(Cmd::Restore(RestoreOpts { datadir, out }), common),
+            force,
+        } => Parsed::one(
+            Cmd::Restore(RestoreOpts {
+                datadir,
+                out,
+                force,
+            }),
+            common,
+        ),
         Command::Completions { .. } => return Err("completions runs no report".into()),
     })
 }

@@ -1,8 +1,10 @@
 //! The one integration test binary (as object and ripgrep keep theirs):
 //! real files from real servers, checked against what the servers and the
 //! files' sources say.
+#![allow(clippy::disallowed_macros)] // Tests print what they skipped.
 
 mod integration {
+    mod asks;
     mod audit;
     mod cli;
     pub mod common;

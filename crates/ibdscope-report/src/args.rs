@@ -181,6 +181,8 @@ pub struct RestoreOpts {
     pub datadir: Option<PathBuf>,
     /// `--out`: the new file.
     pub out: PathBuf,
+    /// `--force`: replace `out` when it exists (refused otherwise).
+    pub force: bool,
 }
 
 /// Where `schema` and `rows` take the table definition from.

@@ -54,7 +54,7 @@ impl DecryptHost {
 
     fn finding(&self, path: &Path, what: impl fmt::Display) {
         let line = format!("{}: {what}", crate::names::path(path));
-        eprintln!("ibdscope: {line}");
+        crate::diag::say!("ibdscope: {line}");
         if let Ok(mut f) = self.findings.lock() {
             f.push(line);
         }
@@ -85,7 +85,7 @@ impl DecryptHost {
             }
         };
         let Some(d) = mysql::try_decrypt(&ts, &key, &Engine::new(threads)) else {
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {}: the decrypted image of this encrypted space ({} bytes) could \
                  not be allocated; its pages are read as stored",
                 crate::names::path(path),

@@ -198,7 +198,7 @@ pub fn load<'m>(
                         Err(why) if beside.is_file() => {
                             let t = read_frm(&beside, path)?;
                             dict_file = Some(crate::instance::first_data_file(&dir, spec));
-                            eprintln!(
+                            crate::diag::say!(
                                 "ibdscope: {}: {why}; the definition used is {} (the .frm \
                                  beside the file)",
                                 crate::names::path(path),
@@ -220,8 +220,9 @@ pub fn load<'m>(
                     (read_frm(&beside, path)?, Some(beside), true)
                 } else if encrypted {
                     return Err(format!(
-                        "{}: the file is encrypted: its SDI (table definition) cannot be \
-                         read without the keyring, and no .frm was given (--frm) or found at \
+                        "{}: the file is encrypted and its pages are not decrypted (no key, \
+                         or one that does not open it: see above): its SDI (table definition) \
+                         cannot be read, and no .frm was given (--frm) or found at \
                          {} (or give the CREATE TABLE statement: --ddl)",
                         crate::names::path(path),
                         crate::names::path(&beside)
@@ -239,8 +240,8 @@ pub fn load<'m>(
             }
             Err(e) if encrypted => {
                 return Err(format!(
-                    "{}: the file is encrypted: its SDI (table definition) is not readable \
-                     without the keyring ({e})",
+                    "{}: the file is encrypted and its pages are not decrypted (no key, or \
+                     one that does not open it: see above): its SDI (table definition) is not readable ({e})",
                     crate::names::path(path)
                 ))
             }
@@ -368,7 +369,7 @@ fn complete(t: &DictTable, file: &Path, problems: &[String]) -> Result<(), Strin
         ));
     }
     for p in problems {
-        eprintln!("ibdscope: {p}");
+        crate::diag::say!("ibdscope: {p}");
     }
     Ok(())
 }

@@ -20,6 +20,7 @@
 //! assert_eq!(run(&opts, &mut out).unwrap(), Outcome::Clean);
 //! assert!(String::from_utf8(out).unwrap().contains("pages"));
 //! ```
+#![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 pub mod analysis;
 pub mod args;
@@ -27,6 +28,7 @@ mod cmd;
 mod csv;
 pub mod decrypt;
 pub mod definition;
+pub mod diag;
 pub mod host;
 pub mod instance;
 mod json;

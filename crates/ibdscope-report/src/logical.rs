@@ -21,7 +21,7 @@ pub enum Logical {
     /// summary of its stored pages made in the same pass (until taken),
     /// and whether it was opened with another key than the one page 0
     /// names (a finding).
-    Decrypted(Decryption, Option<Summary>, bool),
+    Decrypted(Decryption, Option<Box<Summary>>, bool),
 }
 
 impl Logical {
@@ -38,7 +38,7 @@ impl Logical {
     /// once.
     pub fn take_summary(&mut self) -> Option<Summary> {
         match self {
-            Logical::Decrypted(_, s, _) => s.take(),
+            Logical::Decrypted(_, s, _) => s.take().map(|b| *b),
             Logical::Expanded(_) => None,
         }
     }
@@ -65,14 +65,14 @@ pub fn expand(
     if let CryptDataRead::Present(crypt) = mariadb::space_crypt_data(ts) {
         if crypt.scheme == 1 {
             return decrypt(path, ts, engine, keys, &crypt, true, true)
-                .map(|(d, s, renamed)| Logical::Decrypted(d, s, renamed));
+                .map(|(d, s, renamed)| Logical::Decrypted(d, s.map(Box::new), renamed));
         }
     }
     if !pagecomp::applies(ts) {
         return None;
     }
     let Some(e) = pagecomp::try_expand(ts, engine) else {
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {}: the logical image of this page_compressed space ({} bytes) could \
              not be allocated; its compressed pages are read as they are stored",
             crate::names::path(path),
@@ -104,7 +104,7 @@ pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Outcome> {
     if !ibdscope::crypt_data::blocks_decryption(&p) {
         return None;
     }
-    eprintln!(
+    crate::diag::say!(
         "ibdscope: {}: page 0 at byte offset {}: {p}",
         crate::names::path(path),
         f.file_offset
@@ -127,14 +127,14 @@ fn say_failures(
     let shown = crate::names::path(path);
     for (page, why) in pages.take(SHOWN) {
         let (why, in_page) = split_page_byte(&why);
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {shown}: page {} at byte offset {}: {why}",
             page.0,
             (u64::from(page.0) * u64::from(page_size)).saturating_add(in_page)
         );
     }
     if let Some(k) = n.checked_sub(SHOWN).filter(|&k| k > 0) {
-        eprintln!("ibdscope: {shown}: {k} more {more}");
+        crate::diag::say!("ibdscope: {shown}: {k} more {more}");
     }
 }
 
@@ -200,7 +200,7 @@ fn say_renamed(path: &Path, ts: &Tablespace<'_>, o: &Opening) {
     let at = ts
         .file_offset(ibdscope::PageNo(0))
         .saturating_add(o.crypt.offset.saturating_add(28) as u64);
-    eprintln!(
+    crate::diag::say!(
         "ibdscope: {}: page 0 at byte offset {at}: page 0's crypt data is damaged: it names \
          key {named}, which does not open the space, but key {} of the key file does (or \
          the key file numbers its keys otherwise); read with key {}",
@@ -228,7 +228,7 @@ fn decrypt(
 ) -> Option<(Decryption, Option<Summary>, bool)> {
     let shown = crate::names::path(path);
     let Some(keys) = keys else {
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {shown}: MariaDB encrypted space (key id {}): its encrypted pages are \
              read as stored; give the key file with --key-file",
             crypt.key_id
@@ -239,7 +239,7 @@ fn decrypt(
         Ok(o) => o,
         Err(e) => {
             if say {
-                eprintln!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+                crate::diag::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
             }
             return None;
         }
@@ -257,7 +257,7 @@ fn decrypt(
     let key = match mariadb::space_key(ts, keys, crypt, cipher.unwrap_or(mariadb::Cipher::Cbc)) {
         Ok(k) => k,
         Err(e) => {
-            eprintln!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+            crate::diag::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
             return None;
         }
     };
@@ -267,7 +267,7 @@ fn decrypt(
         mariadb::try_decrypt(ts, engine, &key).map(|d| (d, None))
     };
     let Some((d, summary)) = made else {
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {shown}: the decrypted image of this encrypted space ({} bytes) could \
              not be allocated; its encrypted pages are read as stored",
             ts.data().len()
@@ -275,20 +275,23 @@ fn decrypt(
         return None;
     };
     if d.wrong_key() {
-        eprintln!(
+        // Said once: every encrypted page failing to decrypt is what a
+        // wrong key means, not a finding of its own.
+        crate::diag::say!(
             "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
-             AES_CBC or AES_CTR): wrong key; the pages below are read as stored",
+             AES_CBC or AES_CTR): wrong key; its encrypted pages are read as stored",
             crypt.key_id
         );
+    } else {
+        let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
+        say_failures(
+            path,
+            ts.page_size(),
+            pages,
+            d.failures.len(),
+            "pages not decrypted",
+        );
     }
-    let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
-    say_failures(
-        path,
-        ts.page_size(),
-        pages,
-        d.failures.len(),
-        "pages not decrypted",
-    );
     Some((d, summary, open.renamed.is_some()))
 }
 
@@ -313,7 +316,7 @@ pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> 
             cipher: Some(_), ..
         }) => Outcome::Clean,
         Ok(_) => {
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
                  AES_CBC or AES_CTR): wrong key",
                 crypt.key_id
@@ -321,7 +324,7 @@ pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> 
             Outcome::Findings
         }
         Err(e) => {
-            eprintln!("ibdscope: {shown}: {e}");
+            crate::diag::say!("ibdscope: {shown}: {e}");
             Outcome::Findings
         }
     }

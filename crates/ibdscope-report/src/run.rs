@@ -28,10 +28,12 @@ impl Write for Counted<'_> {
 ///
 /// With `--format json` or `jsonl`, a run that could not read a file and
 /// wrote nothing writes `{"file": …, "error": …}` (`diff`: `{"a": …, "b":
-/// …, "error": …}`), the reason on stderr; exit 2 as always.
+/// …, "error": …}`), the error being what it said on stderr
+/// ([`crate::diag::reason`]); exit 2 as always.
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let mut counted = Counted { w: out, n: 0 };
-    let outcome = crate::cmd::run(opts, &mut counted)?;
+    let (outcome, said) = crate::diag::capture(|| crate::cmd::run(opts, &mut counted));
+    let outcome = outcome?;
     if outcome != Outcome::Unreadable
         || counted.n > 0
         || !matches!(opts.format, Format::Json | Format::Jsonl)
@@ -45,8 +47,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         (_, [file, ..]) => j.kv_path("file", file)?,
         _ => &mut j,
     };
-    j.kv_str("error", "could not read (see stderr)")?
-        .end_obj()?;
+    j.kv_str("error", &crate::diag::reason(&said))?.end_obj()?;
     writeln!(out)?;
     Ok(outcome)
 }

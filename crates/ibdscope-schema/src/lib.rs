@@ -25,6 +25,7 @@
 //! # Ok(())
 //! # }
 //! ```
+#![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 mod collation;
 pub mod ddl;

@@ -7,6 +7,7 @@
 //! place. A test that needs it fails when it is missing, unless
 //! `IBDSCOPE_SKIP_CORPUS=1` is set; every skipped case is counted and the
 //! count printed, so a run that skipped says so.
+#![allow(clippy::disallowed_macros)] // Test support: prints what it skipped.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

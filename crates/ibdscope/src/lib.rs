@@ -99,6 +99,7 @@
 //!
 //! Page types ([`PageType`], [`TypeNames`]) and vendors ([`Vendor`],
 //! [`VendorGuess`]) are types of the root.
+#![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 mod bits;
 pub mod btree;

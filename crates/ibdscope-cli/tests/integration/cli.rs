@@ -232,7 +232,8 @@ fn one_page_file_and_root_that_is_not_an_index_page() {
 }
 
 /// `pages --from` past the last page lists nothing and says so, as `page N`
-/// past the end does (exit 1); the page count is the server's file size
+/// past the end does (one rule: exit 2, the reason on stderr and in a JSON
+/// error object; see `asks.rs`); the page count is the server's file size
 /// over its page size (fixtures/manifest.tsv).
 #[test]
 fn pages_from_past_the_end_is_said() {
@@ -258,8 +259,8 @@ fn pages_from_past_the_end_is_said() {
             "--format",
             fmt,
         ]);
-        assert_eq!(o.status.code(), Some(1), "{fmt}");
-        let text = stdout(&o);
+        assert_eq!(o.status.code(), Some(2), "{fmt}");
+        let text = stderr(&o);
         assert!(
             text.contains(&format!(
                 "--from {n} is past the end of the file ({n} whole pages"

@@ -397,3 +397,21 @@ pub fn unpack(rel: &str, key: &str) -> PathBuf {
     done.insert(key.to_string(), dir.clone());
     dir
 }
+
+/// A MariaDB key file (file_key_management) with the fixtures' key ids 1,
+/// 2 and 3 but other keys of their lengths (fixtures/keys/test-keys.txt):
+/// a wrong key for every file of fixtures/crypt, written to scratch `name`.
+pub fn wrong_key_file(name: &str) -> PathBuf {
+    let wrong = scratch(name);
+    std::fs::write(
+        &wrong,
+        format!(
+            "1;{}\n2;{}\n3;{}\n",
+            "c3".repeat(16),
+            "5a".repeat(32),
+            "a5".repeat(24)
+        ),
+    )
+    .unwrap();
+    wrong
+}

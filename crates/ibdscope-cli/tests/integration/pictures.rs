@@ -615,7 +615,7 @@ fn a_file_too_large_for_one_cell_per_page_aggregates() {
     assert_eq!(
         header,
         [
-            "pages 0 to 20479 (all 20,480); 1 cell = 4 pages (64 KiB)",
+            "pages 0 to 20479 (all 20480); 1 cell = 4 pages (64 KiB)",
             "1 row = 64 cells = 256 pages = 4 extents of 64 pages"
         ],
         "{text}"

@@ -605,7 +605,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let done = audit_all(&jobs, &dds, opts);
     for (job, d) in jobs.iter().zip(&done) {
         if let Err(e) = &d.result {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(&job.path));
+            crate::diag::say!("ibdscope: {}: {e}", crate::names::path(&job.path));
         }
     }
     let reports: Vec<DatadirReport> = dds
@@ -889,9 +889,16 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
         Ok(a) => a,
         Err(e) => return writeln!(out, "{p}: unreadable: {e}"),
     };
+    // A key given that does not open the space (said once on stderr):
+    // the verdict says why its pages stay encrypted.
+    let keyed = if d.key == Outcome::Clean {
+        ""
+    } else {
+        ", the key given does not open it"
+    };
     write!(
         out,
-        "{p}: {} ({} pages of {} bytes, {} valid, {} empty, space id {}",
+        "{p}: {}{keyed} ({} pages of {} bytes, {} valid, {} empty, space id {}",
         a.verdict,
         a.pages,
         d.page_size,
@@ -1268,10 +1275,12 @@ fn redo_text(dd: &Datadir, out: &mut dyn Write) -> io::Result<()> {
         Some(Err(e)) => writeln!(out, "  redo log unreadable: {e}")?,
         Some(Ok(info)) => {
             let names: Vec<String> = dd.redo_paths.iter().map(|(_, p)| file_name(p)).collect();
-            let creator = if info.creator.is_empty() {
+            // A blank creator (spaces, NULs) is no creator.
+            let shown = info.creator.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+            let creator = if shown.is_empty() {
                 "no creator recorded".to_string()
             } else {
-                format!("created by \"{}\"", info.creator)
+                format!("created by \"{}\"", crate::names::name(shown))
             };
             writeln!(
                 out,
@@ -1894,7 +1903,7 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                 // to stderr, as every command words it.
                 for f in &a.findings {
                     if let (Some(pv), Some(p)) = (f.page_verdict(), f.page) {
-                        eprintln!(
+                        crate::diag::say!(
                             "ibdscope: {}: page {p} at byte offset {}: {pv}: {}",
                             crate::names::path(&job.path),
                             f.file_offset,

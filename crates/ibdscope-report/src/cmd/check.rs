@@ -45,20 +45,23 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if opts.format == Format::Json && many && i > 0 {
             out.write_all(b",")?;
         }
-        let outcome = with_space(path, opts, |ts, engine| {
-            let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
-            one(
-                opts,
-                &Analysis::new(path, ts, ts, *engine, Default::default()),
-                out,
-            )
-            .map(|o| o.max(keys))
-        })?;
+        let (outcome, said) = crate::diag::capture(|| {
+            with_space(path, opts, |ts, engine| {
+                let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
+                one(
+                    opts,
+                    &Analysis::new(path, ts, ts, *engine, Default::default()),
+                    out,
+                )
+                .map(|o| o.max(keys))
+            })
+        });
+        let outcome = outcome?;
         if outcome == Outcome::Unreadable && matches!(opts.format, Format::Json | Format::Jsonl) {
             let mut j = Json::new(out);
             j.obj()?
                 .kv_path("file", path)?
-                .kv_str("error", "could not read (see stderr)")?
+                .kv_str("error", &crate::diag::reason(&said))?
                 .end_obj()?;
             // A line of its own, as a file's object is (inside a JSON
             // array of several files the array's end closes the line).
@@ -69,8 +72,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if outcome == Outcome::Unreadable && opts.format == Format::Csv {
             writeln!(
                 out,
-                "{},,,error,could not read (see stderr)",
-                crate::csv::path(path)
+                "{},,,error,{}",
+                crate::csv::path(path),
+                crate::csv::Field(&crate::diag::reason(&said))
             )?;
         }
         worst = worst.max(outcome);

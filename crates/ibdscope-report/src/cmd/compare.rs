@@ -163,8 +163,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         match opts.host.open(path, opts.threads) {
             Ok(i) => inputs.push((path, i)),
             Err(e) => {
-                eprintln!("ibdscope: {e}");
-                failed.push(path);
+                crate::diag::say!("ibdscope: {e}");
+                failed.push((path, e.to_string()));
                 worst = Outcome::Unreadable;
             }
         }
@@ -174,8 +174,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         match crate::host::tablespace(&**i, opts.lib) {
             Ok(ts) => spaces.push((*path, ts)),
             Err(e) => {
-                eprintln!("ibdscope: {}: {e}", crate::names::path(path));
-                failed.push(*path);
+                let why = format!("{}: {e}", crate::names::path(path));
+                crate::diag::say!("ibdscope: {why}");
+                failed.push((*path, why));
                 worst = Outcome::Unreadable;
             }
         }
@@ -212,6 +213,19 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         .map(|a| (a.physical().page_size(), map_pages(opts.metric, a)))
         .collect();
     let scales = Scales::new(opts, &sizes);
+    // `--from` past the end of every file: nothing to draw (named with
+    // the file that has the most pages of the unit).
+    let past = |&(size, n): &(u32, u64)| scales.range(opts, size, n).0 >= n;
+    let largest = (analyses.iter().zip(&sizes))
+        .max_by_key(|(_, &(size, n))| n.saturating_mul(u64::from(size)));
+    if let Some((a, &(size, n))) = largest.filter(|_| sizes.iter().all(past)) {
+        return Ok(worst.max(crate::cmd::map::past_end(
+            a.path(),
+            format_args!("--from {}", opts.map.from),
+            n,
+            size,
+        )));
+    }
     let mut rows = Vec::with_capacity(spaces.len());
     let mut text_findings: Vec<u8> = Vec::new();
     for (a, slots) in analyses.iter().zip(&slots) {
@@ -384,12 +398,12 @@ fn text_key(out: &mut dyn Write, st: &Style, metric: Metric, labels: &[String]) 
         Metric::Extents => {
             for (s, label) in labels.iter().enumerate() {
                 let full = PageCell::Index { slot: s, fill: 1.0 };
-                let mark = if st.color { st.level(8) } else { st.letter(s) };
-                st.paint(out, Some(Style::owner_color(full)), mark)?;
+                st.paint(out, Some(Style::owner_color(full)), st.level(8))?;
                 writeln!(out, " index {label}")?;
             }
-            if st.color {
-                writeln!(out, "index pages by fill in eighths {ramp}")?;
+            writeln!(out, "index pages by fill in eighths {ramp}")?;
+            if !st.color && labels.len() > 1 {
+                writeln!(out, "{}", crate::cmd::map::NO_COLOR_INDEXES)?;
             }
         }
         Metric::Fill => writeln!(out, "index pages by fill in eighths {ramp}")?,
@@ -432,14 +446,18 @@ fn text(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
             .map_or("-".to_string(), |f| format!("{:.1}%", f * 100.0));
         writeln!(
             out,
-            "{:<w$} {:>8} {:>9} {:>11} {:>9} {:>9.1}% {:>9.1} {:>8}",
+            "{:<w$} {:>8} {:>9} {:>11} {:>9} {:>10} {:>9} {:>8}",
             r.file,
             r.pages,
             r.page_size,
             r.figures.index_pages,
             fill,
-            r.figures.jump_share() * 100.0,
-            r.figures.mean_jump(),
+            map::jump_percent(r.figures.steps, r.figures.jumps, 1),
+            if r.figures.steps == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1}", r.figures.mean_jump())
+            },
             r.findings
         )?;
     }
@@ -451,7 +469,7 @@ fn json(
     opts: &Opts,
     scales: &Scales,
     rows: &[Row],
-    failed: &[&std::path::PathBuf],
+    failed: &[(&std::path::PathBuf, String)],
 ) -> io::Result<()> {
     let mut j = Json::new(out);
     j.obj()?
@@ -477,10 +495,10 @@ fn json(
         j.key("mean_jump")?.float(r.figures.mean_jump(), 2)?;
         j.kv_num("findings", r.findings as u64)?.end_obj()?;
     }
-    for p in failed {
+    for (p, why) in failed {
         j.obj()?
             .kv_path("file", p)?
-            .kv_str("error", "could not read (see stderr)")?
+            .kv_str("error", why)?
             .end_obj()?;
     }
     j.end_arr()?.end_obj()?;
@@ -489,7 +507,11 @@ fn json(
 
 /// `compare --format csv`: one row per file, the JSON rows' members, then
 /// the files that could not be read (only `file` and `error`).
-fn csv(out: &mut dyn Write, rows: &[Row], failed: &[&std::path::PathBuf]) -> io::Result<()> {
+fn csv(
+    out: &mut dyn Write,
+    rows: &[Row],
+    failed: &[(&std::path::PathBuf, String)],
+) -> io::Result<()> {
     use crate::csv::{Field, Float};
     writeln!(
         out,
@@ -513,12 +535,8 @@ fn csv(out: &mut dyn Write, rows: &[Row], failed: &[&std::path::PathBuf]) -> io:
             r.findings
         )?;
     }
-    for p in failed {
-        writeln!(
-            out,
-            "{},,,,,,,,,,could not read (see stderr)",
-            crate::csv::path(p)
-        )?;
+    for (p, why) in failed {
+        writeln!(out, "{},,,,,,,,,,{}", crate::csv::path(p), Field(why))?;
     }
     Ok(())
 }
@@ -636,11 +654,15 @@ fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Pict
             let mut caption = vec![
                 short(Path::new(&r.file)),
                 format!("{} pages · {fill}", r.pages),
-                format!(
-                    "leaf jumps {:.0}% · mean jump {:.1} pages",
-                    r.figures.jump_share() * 100.0,
-                    r.figures.mean_jump()
-                ),
+                if r.figures.steps == 0 {
+                    "leaf order n/a (fewer than 2 leaves)".to_string()
+                } else {
+                    format!(
+                        "leaf jumps {:.0}% · mean jump {:.1} pages",
+                        r.figures.jump_share() * 100.0,
+                        r.figures.mean_jump()
+                    )
+                },
             ];
             if let Some((lo, hi)) = r.lsn {
                 caption.push(format!("LSN {lo} .. {hi}"));

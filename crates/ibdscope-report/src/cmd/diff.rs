@@ -3,8 +3,8 @@
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::{IndexId, PageNo, Summary, Tablespace};
-use ibdscope_forensics::diff::{Change, Diff};
+use ibdscope::{IndexId, PageNo, Summary, Tablespace, TypeNames};
+use ibdscope_forensics::diff::{Change, Diff, PageDiff};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -41,7 +41,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let open = |p: &Path| match opts.host.open(p, opts.threads) {
         Ok(i) => Some(i),
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             None
         }
     };
@@ -57,7 +57,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         match crate::host::tablespace(src, opts.lib) {
             Ok(ts) => Some(ts),
             Err(e) => {
-                eprintln!("ibdscope: {}: {e}", crate::names::path(p));
+                crate::diag::say!("ibdscope: {}: {e}", crate::names::path(p));
                 None
             }
         }
@@ -85,7 +85,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     ) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {} and {}: {e}",
                 crate::names::path(pa),
                 crate::names::path(pb)
@@ -98,7 +98,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let sums = [Summary::of(&a, &engine), Summary::of(&b, &engine)];
     let v = Verdicts(&sums);
     match opts.format {
-        Format::Json | Format::Jsonl => json(out, pa, pb, &d, &b, v)?,
+        Format::Json => json(out, pa, pb, &d, &b, v)?,
+        Format::Jsonl => jsonl(out, &d, &b, v)?,
         Format::Csv => csv(out, &d, &b, v)?,
         Format::Text | Format::Tsv | Format::Sql => text(out, pa, pb, &d, &a, &b, v)?,
     }
@@ -128,7 +129,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if opts.format == Format::Text {
             writeln!(out, "{e}")?;
         } else {
-            eprintln!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
         }
     }
     Ok(if d.is_identical() && ends.is_empty() {
@@ -192,46 +193,65 @@ fn json(
     }
     j.end_arr()?.key("pages")?.arr()?;
     for c in &d.changes {
-        j.obj()?
-            .kv_num("page", c.page.0)?
-            .kv_display("page_type", &c.page_type.display(names))?
-            .key("index")?
-            .opt_num(c.index.map(|i| i.0))?
-            .kv_str("move", v.word(c))?;
-        for (k, copy) in [("verdict_a", 0), ("verdict_b", 1)] {
-            match v.of(copy, c.page) {
-                Some(pv) => {
-                    j.kv_str(k, pv.verdict.word())?;
-                    j.kv_num(&format!("{k}_offset"), pv.file_offset)?;
-                }
-                None => {
-                    j.key(k)?.null()?;
-                }
-            }
-        }
-        match c.change {
-            Change::Changed {
-                lsn_a,
-                lsn_b,
-                first_byte,
-                bytes,
-            } => {
-                j.kv_num("lsn_a", lsn_a.0)?
-                    .kv_num("lsn_b", lsn_b.0)?
-                    .kv_num("first_byte", first_byte)?
-                    .kv_num("bytes", bytes)?;
-            }
-            Change::OnlyA { lsn } => {
-                j.kv_num("lsn_a", lsn.0)?.key("lsn_b")?.null()?;
-            }
-            Change::OnlyB { lsn } => {
-                j.key("lsn_a")?.null()?.kv_num("lsn_b", lsn.0)?;
-            }
-        }
-        j.end_obj()?;
+        page(&mut j, c, names, v)?;
     }
     j.end_arr()?.end_obj()?;
     writeln!(out)?;
+    Ok(())
+}
+
+/// `diff --format jsonl`: one object per page that differs, as in the
+/// JSON document's `pages`.
+fn jsonl(out: &mut dyn Write, d: &Diff, b: &Tablespace<'_>, v: Verdicts<'_>) -> io::Result<()> {
+    let names = b.type_names();
+    for c in &d.changes {
+        page(&mut Json::new(out), c, names, v)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// One page that differs: its number, type, index, LSN move (or the
+/// verdict word of a copy that does not verify), each copy's verdict and
+/// the change.
+fn page(j: &mut Json<'_>, c: &PageDiff, names: TypeNames, v: Verdicts<'_>) -> io::Result<()> {
+    j.obj()?
+        .kv_num("page", c.page.0)?
+        .kv_display("page_type", &c.page_type.display(names))?
+        .key("index")?
+        .opt_num(c.index.map(|i| i.0))?
+        .kv_str("move", v.word(c))?;
+    for (k, copy) in [("verdict_a", 0), ("verdict_b", 1)] {
+        match v.of(copy, c.page) {
+            Some(pv) => {
+                j.kv_str(k, pv.verdict.word())?;
+                j.kv_num(&format!("{k}_offset"), pv.file_offset)?;
+            }
+            None => {
+                j.key(k)?.null()?;
+            }
+        }
+    }
+    match c.change {
+        Change::Changed {
+            lsn_a,
+            lsn_b,
+            first_byte,
+            bytes,
+        } => {
+            j.kv_num("lsn_a", lsn_a.0)?
+                .kv_num("lsn_b", lsn_b.0)?
+                .kv_num("first_byte", first_byte)?
+                .kv_num("bytes", bytes)?;
+        }
+        Change::OnlyA { lsn } => {
+            j.kv_num("lsn_a", lsn.0)?.key("lsn_b")?.null()?;
+        }
+        Change::OnlyB { lsn } => {
+            j.key("lsn_a")?.null()?.kv_num("lsn_b", lsn.0)?;
+        }
+    }
+    j.end_obj()?;
     Ok(())
 }
 

@@ -164,8 +164,12 @@ fn percent(f: f32) -> String {
 pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
     let (map, trees) = (a.map(), a.trees());
+    let n_pages = u64::from(map.n_pages());
+    if let Some(o) = crate::cmd::map::from_past_end(path, opts, n_pages, ts.page_size()) {
+        return Ok(o);
+    }
     let slots = index_slots(map);
-    let scale = MapScale::new(ts, u64::from(map.n_pages()), opts);
+    let scale = MapScale::new(ts, n_pages, opts);
     let (grid, types) = fill_grid(a, &slots, &scale);
     let outcome = tree_outcome(a);
     let (wrote, said) = if opts.out.is_some() {
@@ -200,18 +204,18 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         let fr = t.fragmentation;
         writeln!(
             out,
-            "index {}: {}, {}; fill {} (leaves {})\n{:>10} leaf chain: {} of {} steps jump ({:.1}%), \
-             mean jump {:.1} pages",
+            "index {}: {}, {}; fill {} (leaves {})\n{:>10} leaf chain: {}",
             a.index_label(t.index_id),
             count(t.pages, "page", "pages"),
             count(t.leaf_pages, "leaf", "leaves"),
             percent(t.mean_fill),
             percent(t.mean_leaf_fill),
             "",
-            fr.jumps,
-            fr.steps,
-            f64::from(fr.share()) * 100.0,
-            fr.mean_distance()
+            map::order_words(
+                u64::from(fr.steps),
+                u64::from(fr.jumps),
+                f64::from(fr.mean_distance())
+            )
         )?;
         let max = t.leaf_fill_hist.iter().copied().max().unwrap_or(0);
         write!(out, "{:>10} ", "leaf fill")?;
@@ -365,16 +369,17 @@ fn picture(a: &Analysis<'_>, grid: Grid, types: &TypesSeen, scale: &MapScale) ->
     for t in &trees.indexes {
         let fr = t.fragmentation;
         notes.push(format!(
-            "index {}: {} pages ({} leaves), fill {} (leaves {}); leaf chain: {} of {} steps jump ({:.1}%), mean jump {:.1} pages",
+            "index {}: {} pages ({} leaves), fill {} (leaves {}); leaf chain: {}",
             a.index_label(t.index_id),
             t.pages,
             t.leaf_pages,
             percent(t.mean_fill),
             percent(t.mean_leaf_fill),
-            fr.jumps,
-            fr.steps,
-            f64::from(fr.share()) * 100.0,
-            fr.mean_distance()
+            map::order_words(
+                u64::from(fr.steps),
+                u64::from(fr.jumps),
+                f64::from(fr.mean_distance())
+            )
         ));
     }
     let histograms = trees

@@ -243,12 +243,12 @@ pub fn run(
     };
     let t = &def.table;
     let Some(ix) = t.clustered() else {
-        eprintln!("ibdscope: {}: no clustered index", crate::names::path(path));
+        crate::diag::say!("ibdscope: {}: no clustered index", crate::names::path(path));
         return Ok(Outcome::Unreadable);
     };
     if let Some(n) = &h.index {
         if t.index_by_name_or_id(n) != Some(ix) {
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {}: history follows the clustered index ({}); {} is not it",
                 crate::names::path(path),
                 crate::names::name(&ix.name),
@@ -260,7 +260,7 @@ pub fn run(
     let Some(datadir) =
         crate::instance::find_datadir(path, h.datadir.as_deref(), opts.data_files.as_deref())
     else {
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {}: no ibdata1 in its directory or the one above: give --datadir",
             crate::names::path(path)
         );
@@ -269,13 +269,13 @@ pub fn run(
     let files = match read_undo_files(opts, &datadir) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
     let (spaces, bad) = parse_spaces(&files);
     let Some(u) = read_undo(&spaces) else {
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {}: no TRX_SYS page to name the rollback segments",
             crate::names::path(&datadir)
         );
@@ -300,7 +300,7 @@ pub fn run(
             .position(|f| t.columns.get(f.column).and_then(|c| c.sys()) == Some(s))
     };
     let (Some(trx_pos), Some(roll_pos)) = (sys_pos(SysCol::TrxId), sys_pos(SysCol::RollPtr)) else {
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {}: the clustered index has no DB_TRX_ID / DB_ROLL_PTR",
             crate::names::path(path)
         );
@@ -328,7 +328,7 @@ pub fn run(
         match ibdscope_schema::row::leftmost_leaf(ts, root, &layout, &mut visited, &mut fields) {
             Ok(p) => p,
             Err(e) => {
-                eprintln!("ibdscope: {}: {e}", crate::names::path(path));
+                crate::diag::say!("ibdscope: {}: {e}", crate::names::path(path));
                 return Ok(Outcome::Unreadable);
             }
         };
@@ -599,7 +599,7 @@ pub fn run(
                 }
             }
             for f in &findings {
-                eprintln!("ibdscope: {f}");
+                crate::diag::say!("ibdscope: {f}");
             }
         }
         _ => {
@@ -703,13 +703,13 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let files = match read_undo_files(opts, arg) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
     let (spaces, bad) = parse_spaces(&files);
     let Some(u) = read_undo(&spaces) else {
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {}: no TRX_SYS page to name the rollback segments",
             crate::names::path(arg)
         );
@@ -834,7 +834,7 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 )?;
             }
             for f in &findings {
-                eprintln!("ibdscope: {f}");
+                crate::diag::say!("ibdscope: {f}");
             }
         }
         _ => {

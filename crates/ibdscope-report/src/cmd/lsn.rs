@@ -481,7 +481,11 @@ fn bin_t(f: &LsnFacts, from: u64, to: u64) -> f64 {
 /// `ibdscope lsn`.
 pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let scale = MapScale::new(ts, u64::from(ts.n_pages()), opts);
+    let n_pages = u64::from(ts.n_pages());
+    if let Some(o) = crate::cmd::map::from_past_end(path, opts, n_pages, ts.page_size()) {
+        return Ok(o);
+    }
+    let scale = MapScale::new(ts, n_pages, opts);
     // With the key, the summary `check --key-file` makes (set by the
     // dispatcher): the pages only their decrypted image verifies.
     let keyed = opts

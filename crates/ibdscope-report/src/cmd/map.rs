@@ -21,6 +21,7 @@ use ibdscope_render::color::{
 use ibdscope_render::{
     pages_per_cell, render, Cell, Class, Grid, GridBuilder, ImageFormat, Picture,
 };
+use std::fmt;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
@@ -122,7 +123,7 @@ impl MapScale {
         format!("1 cell = {} ({})", pages_words(k), bytes_words(bytes))
     }
 
-    /// What a row is: `1 row = 64 cells = 1,024 pages = 16 extents of 64
+    /// What a row is: `1 row = 64 cells = 1024 pages = 16 extents of 64
     /// pages`.
     pub fn row_words(&self) -> String {
         let row = self.pages_per_row();
@@ -142,7 +143,7 @@ impl MapScale {
     }
 
     /// What a cell and a row are, in the words every map uses (text, SVG
-    /// and PNG): `1 cell = 16 pages (256 KiB); 1 row = 64 cells = 1,024
+    /// and PNG): `1 cell = 16 pages (256 KiB); 1 row = 64 cells = 1024
     /// pages = 16 extents of 64 pages`.
     pub fn words(&self) -> String {
         format!("{}; {}", self.cell_words(), self.row_words())
@@ -168,13 +169,9 @@ impl MapScale {
         }
         let last = self.first + self.pages - 1;
         if self.pages == self.of {
-            format!(
-                "pages {} to {last} (all {})",
-                self.first,
-                thousands(self.of)
-            )
+            format!("pages {} to {last} (all {})", self.first, self.of)
         } else {
-            format!("pages {} to {last} of {}", self.first, thousands(self.of))
+            format!("pages {} to {last} of {}", self.first, self.of)
         }
     }
 
@@ -184,36 +181,64 @@ impl MapScale {
     }
 }
 
-/// `1 page`, `1,024 pages`.
+/// One rule for pages asked for past the end of the file (`page N`,
+/// `pages --from`, the maps' `--from`: `extents`, `fill`, `lsn`,
+/// `compare`): the run could not read what was asked. Said on stderr
+/// (`asked` is what was asked: `page 99999`, `--from 99999`); exit 2, and
+/// with JSON the run's error object ([`crate::run`]).
+pub fn past_end(path: &Path, asked: fmt::Arguments<'_>, n_pages: u64, page_size: u32) -> Outcome {
+    crate::diag::say!(
+        "ibdscope: {}: {asked} is past the end of the file ({n_pages} whole pages of {page_size} bytes)",
+        crate::names::path(path)
+    );
+    Outcome::Unreadable
+}
+
+/// [`past_end`] for a map whose `--from` is not below `n_pages`.
+pub fn from_past_end(path: &Path, opts: &Opts, n_pages: u64, page_size: u32) -> Option<Outcome> {
+    let from = opts.map.from;
+    (u64::from(from) >= n_pages)
+        .then(|| past_end(path, format_args!("--from {from}"), n_pages, page_size))
+}
+
+/// A leaf chain's order in words: `3 of 25 steps jump (12.0%), mean
+/// jump 1.4 pages`; with fewer than 2 leaves (no step) the order cannot be
+/// told, and `0%` would read as perfectly ordered.
+pub fn order_words(steps: u64, jumps: u64, mean_jump: f64) -> String {
+    if steps == 0 {
+        return "no step (fewer than 2 leaves): order n/a".to_string();
+    }
+    let share = jumps as f64 * 100.0 / steps as f64;
+    format!("{jumps} of {steps} steps jump ({share:.1}%), mean jump {mean_jump:.1} pages")
+}
+
+/// A share of leaf steps that jump as a percentage with `decimals`, or
+/// `-` with no step (fewer than 2 leaves: the order cannot be told).
+pub fn jump_percent(steps: u64, jumps: u64, decimals: usize) -> String {
+    if steps == 0 {
+        return "-".to_string();
+    }
+    format!("{:.decimals$}%", jumps as f64 * 100.0 / steps as f64)
+}
+
+/// `1 page`, `1024 pages` (numbers in text have no thousands
+/// separators, in every command).
 pub fn pages_words(n: u64) -> String {
     if n == 1 {
         "1 page".into()
     } else {
-        format!("{} pages", thousands(n))
+        format!("{} pages", n)
     }
-}
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 /// Bytes in the largest binary unit that divides them: `256 KiB`, `4 MiB`.
 pub fn bytes_words(b: u64) -> String {
     for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
         if b >= 1 << shift && b.is_multiple_of(1 << shift) {
-            return format!("{} {unit}", thousands(b >> shift));
+            return format!("{} {unit}", b >> shift);
         }
     }
-    format!("{} B", thousands(b))
+    format!("{} B", b)
 }
 
 /// How one page is drawn on the owner map.
@@ -326,16 +351,13 @@ pub struct Style {
     pub ascii: bool,
 }
 
+/// The owner maps' note without colour when they hold several indexes:
+/// their pages are drawn alike (by fill), only the colour tells them apart.
+pub const NO_COLOR_INDEXES: &str =
+    "without colour the indexes' pages look alike: --color always tells them apart";
+
 const BLOCKS: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
 const DIGITS: [&str; 9] = [" ", "1", "2", "3", "4", "5", "6", "7", "8"];
-/// Without colour, an index's pages are drawn with its letter (palette slot
-/// order); past the 52nd index, `#`.
-const LETTERS: [&str; 52] = [
-    "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N", "O", "P", "Q", "R", "S",
-    "T", "U", "V", "W", "X", "Y", "Z", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l",
-    "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z",
-];
-
 impl Style {
     /// From `--color` and `--ascii` (auto: colour when stdout is a
     /// terminal and NO_COLOR is unset).
@@ -374,15 +396,11 @@ impl Style {
             (PageCell::Undo, _) => "u",
             (PageCell::Other(_), false) => "▒",
             (PageCell::Other(_), true) => "o",
-            (PageCell::Index { slot, .. }, _) if !self.color => self.letter(slot),
+            // By fill, with or without colour: the key-order question
+            // (full leaves or split ones) is read from the glyphs; the
+            // colour tells the indexes apart.
             (PageCell::Index { fill, .. }, _) => self.level(eighths(fill)),
         }
-    }
-
-    /// The letter of index slot `slot`, drawn for its pages when there is
-    /// no colour to tell indexes apart.
-    pub fn letter(&self, slot: usize) -> &'static str {
-        LETTERS.get(slot).copied().unwrap_or("#")
     }
 
     /// The ANSI colour of a page on the owner map.
@@ -492,8 +510,8 @@ pub fn title(
         size.push_str(&format!(" ({} on disk)", size_words(f.physical_size)));
     }
     let line = format!(
-        "{v} · {} · {size} · {} pages · {} pages per extent",
-        v.format,
+        "{} · {size} · {} pages · {} pages per extent",
+        vendor_words(&v),
         ts.n_pages(),
         f.extent_size()
     );
@@ -501,6 +519,23 @@ pub fn title(
         format!("{what}: {}", crate::names::path(path)),
         vec![line, scale.picture_line()],
     )
+}
+
+/// The vendor and the format, each name said once: `MariaDB 10.5+
+/// full_crc32`, `MySQL 8.0+ (or Percona Server)`, `MySQL or Percona
+/// Server or MariaDB · Antelope COMPACT`.
+pub fn vendor_words(v: &VendorGuess) -> String {
+    match v.candidates.split_first() {
+        Some((first, rest)) if v.format.starts_with(first.name()) => {
+            let others: Vec<&str> = rest.iter().map(|c| c.name()).collect();
+            if others.is_empty() {
+                v.format.to_string()
+            } else {
+                format!("{} (or {})", v.format, others.join(" or "))
+            }
+        }
+        _ => format!("{v} · {}", v.format),
+    }
 }
 
 /// Classes of the owner map after the index slots' (see [`owner_class`]).
@@ -761,7 +796,7 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outc
             (Outcome::Clean, line)
         }
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             (Outcome::Unreadable, String::new())
         }
     }
@@ -780,14 +815,14 @@ mod tests {
         let s = MapScale::of_range(0, 131_072, 131_072, None, 16384, 64);
         assert_eq!(
             s.words(),
-            "1 cell = 16 pages (256 KiB); 1 row = 64 cells = 1,024 pages = 16 extents of 64 pages"
+            "1 cell = 16 pages (256 KiB); 1 row = 64 cells = 1024 pages = 16 extents of 64 pages"
         );
-        assert_eq!(s.range_words(), "pages 0 to 131071 (all 131,072)");
+        assert_eq!(s.range_words(), "pages 0 to 131071 (all 131072)");
         // 2 GiB of 4K pages (an extent is 256 of them): 64 a cell.
         let s = MapScale::of_range(0, 524_288, 524_288, None, 4096, 256);
         assert_eq!(
             s.words(),
-            "1 cell = 64 pages (256 KiB); 1 row = 64 cells = 4,096 pages = 16 extents of 256 pages"
+            "1 cell = 64 pages (256 KiB); 1 row = 64 cells = 4096 pages = 16 extents of 256 pages"
         );
         // One page a cell on 4K: a row is a quarter extent.
         let s = MapScale::of_range(0, 113, 113, None, 4096, 256);

@@ -56,7 +56,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if opts.format == Format::Text {
             writeln!(out, "{c}")?;
         }
-        eprintln!("ibdscope: {c}");
+        crate::diag::say!("ibdscope: {c}");
     }
     Ok(Outcome::Unreadable)
 }
@@ -179,7 +179,10 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                                     && o != Outcome::Unreadable
                                     && a.definition_error().is_some() =>
                             {
-                                eprintln!("ibdscope: {}", a.definition_error().unwrap_or(""));
+                                crate::diag::say!(
+                                    "ibdscope: {}",
+                                    a.definition_error().unwrap_or("")
+                                );
                                 Ok(o.max(Outcome::Findings))
                             }
                             o => o,
@@ -218,7 +221,7 @@ fn with_file_findings(
 fn file_findings_to_stderr(a: &Analysis<'_>) -> io::Result<()> {
     let mut buf = Vec::new();
     findings::file_text(&mut buf, a)?;
-    eprint!("{}", String::from_utf8_lossy(&buf));
+    crate::diag::say_raw!("{}", String::from_utf8_lossy(&buf));
     Ok(())
 }
 
@@ -241,7 +244,7 @@ pub fn with_space(
     let input = match opts.host.open(path, opts.threads) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
@@ -264,7 +267,7 @@ pub fn with_space(
             f(&ts, &engine)
         }
         Err(e) => {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
+            crate::diag::say!("ibdscope: {}: {e}", crate::names::path(path));
             Ok(Outcome::Unreadable)
         }
     }
@@ -283,12 +286,12 @@ fn with_system_space(
     let sys = match crate::instance::open_system(&*opts.host, path, opts.threads, opts.lib, spec) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
     for p in &sys.problems {
-        eprintln!("ibdscope: {p}");
+        crate::diag::say!("ibdscope: {p}");
     }
     match crate::host::tablespace(sys.source(), opts.lib) {
         Ok(ts) => {
@@ -300,7 +303,7 @@ fn with_system_space(
             })
         }
         Err(e) => {
-            eprintln!("ibdscope: {}: {e}", crate::names::path(path));
+            crate::diag::say!("ibdscope: {}: {e}", crate::names::path(path));
             Ok(Outcome::Unreadable)
         }
     }

@@ -68,23 +68,15 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
     let (path, ts) = (a.path(), a.physical());
     let n = PageNo(n);
     let (Some(bytes), Some(facts)) = (ts.page(n), ts.scan_range(n.0, n.0).next()) else {
-        let why = format!(
-            "page {n} is past the end of the file ({} whole pages of {} bytes)",
-            ts.n_pages(),
-            ts.page_size()
-        );
-        if opts.format == Format::Json {
-            let mut j = Json::new(out);
-            j.obj()?
-                .kv_path("file", path)?
-                .kv_num("page", n.0)?
-                .kv_str("error", &why)?
-                .end_obj()?;
-            writeln!(out)?;
-        } else {
-            writeln!(out, "{}: {why}", crate::names::path(path))?;
-        }
-        return Ok(Outcome::Findings);
+        // The one rule for pages past the end: exit 2.
+        let n_pages = u64::from(ts.n_pages());
+        let asked = format_args!("page {n}");
+        return Ok(crate::cmd::map::past_end(
+            path,
+            asked,
+            n_pages,
+            ts.page_size(),
+        ));
     };
     // The page's verdict is the summary's: the one every command gives.
     let summary = a.summary();

@@ -177,25 +177,15 @@ pub fn run(
 ) -> io::Result<Outcome> {
     let ts = a.ts();
     if from >= ts.n_pages() {
-        // nothing to list: said, as `page` says a page past the end
-        let why = format!(
-            "--from {from} is past the end of the file ({} whole pages of {} bytes)",
-            ts.n_pages(),
-            ts.page_size()
-        );
-        match opts.format {
-            Format::Json | Format::Jsonl => {
-                let mut j = Json::new(out);
-                j.obj()?
-                    .kv_path("file", a.path())?
-                    .kv_num("from", from)?
-                    .kv_str("error", &why)?
-                    .end_obj()?;
-                writeln!(out)?;
-            }
-            _ => writeln!(out, "{}: {why}", crate::names::path(a.path()))?,
-        }
-        return Ok(Outcome::Findings);
+        // Nothing to list: the one rule for pages past the end.
+        let n = u64::from(ts.n_pages());
+        let asked = format_args!("--from {from}");
+        return Ok(crate::cmd::map::past_end(
+            a.path(),
+            asked,
+            n,
+            ts.page_size(),
+        ));
     }
     // Each page as `check` judges it (page_compressed pages outside
     // full_crc32 after decompression).

@@ -502,7 +502,7 @@ fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
     let def = match a.definition() {
         Ok(d) => d,
         Err(e) => {
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {p}: --index {shown}: index names need the table definition, and {}",
                 crate::names::name(e)
             );
@@ -511,7 +511,7 @@ fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
     };
     let Some(ix) = def.table.index_by_name_or_id(name) else {
         let known: Vec<&str> = def.table.indexes.iter().map(|i| i.name.as_str()).collect();
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {p}: no index {shown} in the definition (indexes: {})",
             crate::names::name(&known.join(", "))
         );
@@ -522,7 +522,7 @@ fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
         .and_then(|r| RecPage::of(a.ts(), PageNo(r)).ok())
         .map(|rp| rp.header().index_id().0);
     if id.is_none() {
-        eprintln!("ibdscope: {p}: index {shown} has no readable root page in this file");
+        crate::diag::say!("ibdscope: {p}: index {shown} has no readable root page in this file");
     }
     id
 }
@@ -537,7 +537,7 @@ fn index_known(path: &Path, trees: &Btrees, index: Option<u64>) -> bool {
             .iter()
             .map(|t| t.index_id.to_string())
             .collect();
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {}: no index {id} in this file (indexes: {})",
             crate::names::path(path),
             if known.is_empty() {
@@ -844,13 +844,16 @@ fn footer(
                 let why = Why(f, verdict_of(&w.verdicts, f));
                 match f.page {
                     Some(p) => {
-                        eprintln!("{path}: page {p} at byte offset {}: {why}", f.file_offset)
+                        crate::diag::say!(
+                            "{path}: page {p} at byte offset {}: {why}",
+                            f.file_offset
+                        )
                     }
-                    None => eprintln!("{path}: byte offset {}: {why}", f.file_offset),
+                    None => crate::diag::say!("{path}: byte offset {}: {why}", f.file_offset),
                 }
             }
             if let Some(p) = &past {
-                eprintln!("{path}: {p}");
+                crate::diag::say!("{path}: {p}");
             }
         }
         Format::Json | Format::Jsonl => {

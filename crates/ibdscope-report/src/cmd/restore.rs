@@ -3,8 +3,9 @@
 //! and trailer LSN words differ) and each all-zero page replaced by the
 //! doublewrite buffer's copy the server would write over it at crash
 //! recovery ([`ibdscope_forensics::doublewrite`]); the input is never
-//! written (`--out` is refused when it is an input, and is written through
-//! a temporary file renamed over it). Exit 1 when a page was restored or
+//! written (`--out` is refused when it is an input, or when it exists
+//! unless `--force` is given, and is written through a temporary file
+//! renamed over it). Exit 1 when a page was restored or
 //! is left damaged, 0 when nothing needed doing.
 
 use crate::args::{Format, Opts, RestoreOpts};
@@ -82,7 +83,7 @@ pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, String> {
         opts.data_files.as_deref(),
     )?;
     for p in &sys.problems {
-        eprintln!("ibdscope: {p}");
+        crate::diag::say!("ibdscope: {p}");
     }
     Ok(sys)
 }
@@ -188,7 +189,7 @@ pub fn run(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> io::Result<Outc
         Ok(o) => Ok(o),
         Err(Fail::Io(e)) => Err(e),
         Err(Fail::Msg(m)) => {
-            eprintln!("ibdscope: {m}");
+            crate::diag::say!("ibdscope: {m}");
             Ok(Outcome::Unreadable)
         }
     }
@@ -232,6 +233,13 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
     ));
     inputs.extend(redo_paths.into_iter().map(|(_, p)| p));
     crate::out::check(&r.out, &inputs)?;
+    if !r.force && std::fs::symlink_metadata(&r.out).is_ok() {
+        return Err(format!(
+            "--out {} exists; ibdscope does not overwrite it (give --force to replace it)",
+            crate::names::path(&r.out)
+        )
+        .into());
+    }
     let input = opts
         .host
         .open(path, opts.threads)
@@ -249,7 +257,7 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
     })?;
     let redo = read_redo(&datadir, opts);
     if let Some(Err(e)) = &redo {
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: redo log of {}: {e}",
             crate::names::path(&datadir)
         );

@@ -254,7 +254,7 @@ pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
         Ok(d) => d.clone(),
         Err(e) => {
             // The reason may quote the DDL or .frm: no raw control characters.
-            eprintln!("ibdscope: {}", crate::names::name(e));
+            crate::diag::say!("ibdscope: {}", crate::names::name(e));
             return None;
         }
     };
@@ -395,7 +395,7 @@ fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t Inde
                 None => crate::names::name(&i.name).to_string(),
             })
             .collect();
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {}: no index {} in the definition (indexes: {})",
             crate::names::path(path),
             crate::names::name(r.index.as_deref().unwrap_or("(clustered)")),
@@ -413,14 +413,28 @@ pub(crate) fn root_page<'t>(
 ) -> Option<(PageNo, RecPage<'t>)> {
     let Some(root) = ix.root.map(PageNo) else {
         let f = ts.format();
-        let why = if f.encryption {
-            ": the file is encrypted, its index pages cannot be read without the keyring"
-        } else if f.page_compressed {
+        // Encrypted (MySQL's flag, or MariaDB's crypt data): the key, or
+        // its absence, was said once above; this names only the
+        // consequence, not a root page missing from the file.
+        let mariadb_encrypted = matches!(
+            ibdscope::crypt::mariadb::space_crypt_data(ts),
+            ibdscope::crypt::mariadb::CryptDataRead::Present(c) if c.scheme == 1
+        );
+        if f.encryption || mariadb_encrypted {
+            crate::diag::say!(
+                "ibdscope: {}: index {}: its root page is not known: the file is encrypted \
+                 and its pages are not decrypted (no key, or one that does not open it: see above)",
+                crate::names::path(path),
+                crate::names::name(&ix.name)
+            );
+            return None;
+        }
+        let why = if f.page_compressed {
             ": the file is PAGE_COMPRESSED and its INODE page could not be decompressed"
         } else {
             ""
         };
-        eprintln!(
+        crate::diag::say!(
             "ibdscope: {}: index {} has no root page in this file{why}",
             crate::names::path(path),
             crate::names::name(&ix.name)
@@ -434,13 +448,14 @@ pub(crate) fn root_page<'t>(
                 NoRecords::PastFile => "past the end of the file".to_string(),
                 NoRecords::NotIndex(t) => format!("a type {} page, not an index page", t.0),
                 NoRecords::Unreadable(_) if ts.format().encryption => {
-                    "encrypted: the rows cannot be read without the keyring".to_string()
+                    "encrypted and not decrypted (no key, or one that does not open it: see above)"
+                        .to_string()
                 }
                 NoRecords::Unreadable(_) => {
                     "encrypted, or page-compressed and not decompressed (see above)".to_string()
                 }
             };
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {}: root page {root} of index {}: {why}",
                 crate::names::path(path),
                 crate::names::name(&ix.name)
@@ -464,7 +479,7 @@ pub(crate) fn index_layout(
     let instant_layout = match instant {
         Ok(Some((_, l))) if t.clustered() == Some(ix) => Some(Ok(l.clone())),
         Err(e) if t.clustered() == Some(ix) => {
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
                 crate::names::path(path)
             );
@@ -477,7 +492,7 @@ pub(crate) fn index_layout(
     {
         Ok(l) => l,
         Err(e) => {
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {}: index {}: record layout: {e}",
                 crate::names::path(path),
                 crate::names::name(&ix.name)
@@ -546,7 +561,7 @@ fn one_leaf(
             Some(vec![PageNo(n)])
         }
         Ok(_) => {
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {}: page {n} is not a leaf page of index {}",
                 crate::names::path(path),
                 crate::names::name(&ix.name)
@@ -554,7 +569,7 @@ fn one_leaf(
             None
         }
         Err(_) => {
-            eprintln!(
+            crate::diag::say!(
                 "ibdscope: {}: page {n} is not a readable index page",
                 crate::names::path(path)
             );
@@ -1439,7 +1454,7 @@ impl Printer<'_> {
             Format::Tsv | Format::Csv | Format::Jsonl | Format::Sql
         ) {
             for (col, note) in &def.dict_notes {
-                eprintln!("ibdscope: note: column {}: {note}", crate::names::name(col));
+                crate::diag::say!("ibdscope: note: column {}: {note}", crate::names::name(col));
             }
         }
         Ok(())
@@ -1800,19 +1815,19 @@ impl Printer<'_> {
                 if self.format == Format::Sql {
                     // A script is loaded, not read: the findings on stderr too.
                     for f in &self.findings {
-                        eprintln!("ibdscope: {}: finding: {f}", self.path);
+                        crate::diag::say!("ibdscope: {}: finding: {f}", self.path);
                     }
                     if !self.findings.is_empty() {
-                        eprintln!("ibdscope: {}: {summary}", self.path);
+                        crate::diag::say!("ibdscope: {}: {summary}", self.path);
                     }
                 }
             }
             Format::Tsv | Format::Csv | Format::Jsonl => {
                 for f in &self.findings {
-                    eprintln!("ibdscope: {}: finding: {f}", self.path);
+                    crate::diag::say!("ibdscope: {}: finding: {f}", self.path);
                 }
                 if !self.findings.is_empty() {
-                    eprintln!("ibdscope: {}: {summary}", self.path);
+                    crate::diag::say!("ibdscope: {}: {summary}", self.path);
                 }
             }
         }

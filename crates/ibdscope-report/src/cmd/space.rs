@@ -212,6 +212,10 @@ fn page_cells<'a>(
 
 /// `ibdscope extents`.
 pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
+    let n_pages = u64::from(a.map().n_pages());
+    if let Some(o) = map::from_past_end(a.path(), opts, n_pages, a.ts().page_size()) {
+        return Ok(o);
+    }
     let picture_only = opts.out.is_some() && opts.format == Format::Text;
     let r = ExtentsReport::build(opts, a);
     let (wrote, said) = if opts.out.is_some() {
@@ -248,7 +252,7 @@ pub(crate) fn findings_to_stderr(
 ) -> io::Result<()> {
     let mut buf = Vec::new();
     print_findings(&mut buf, opts, a, more)?;
-    eprint!("{}", String::from_utf8_lossy(&buf));
+    crate::diag::say_raw!("{}", String::from_utf8_lossy(&buf));
     Ok(())
 }
 
@@ -425,8 +429,7 @@ fn extents_legend(
         let info = map.index(*id);
         let n = counts.slot(s);
         let full = PageCell::Index { slot: s, fill: 1.0 };
-        let mark = if st.color { swatch } else { st.letter(s) };
-        st.paint(out, Some(Style::owner_color(full)), mark)?;
+        st.paint(out, Some(Style::owner_color(full)), swatch)?;
         write!(
             out,
             " index {:<w$} {:>8} pages {:>6.1}%",
@@ -476,20 +479,16 @@ fn extents_legend(
     if let Some(v) = r.scale.vote_words(map::VOTE) {
         writeln!(out, "{v}")?;
     }
-    if st.color {
-        let legend = if st.ascii {
-            "1 2 3 4 5 6 7 8"
-        } else {
-            "▁▂▃▄▅▆▇█"
-        };
-        writeln!(out, "index pages are drawn by fill, in eighths: {legend}")
+    let legend = if st.ascii {
+        "1 2 3 4 5 6 7 8"
     } else {
-        writeln!(
-            out,
-            "index pages are drawn with their index's letter\n\
-             (with --color always, by fill in the index's colour)"
-        )
+        "▁▂▃▄▅▆▇█"
+    };
+    writeln!(out, "index pages are drawn by fill, in eighths: {legend}")?;
+    if !st.color && slots.len() > 1 {
+        writeln!(out, "{}", map::NO_COLOR_INDEXES)?;
     }
+    Ok(())
 }
 
 /// The owner map as a picture: one cell per page (or per run of pages in
@@ -798,11 +797,13 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             t.map_or_else(dash, |t| t.n_deleted.to_string()),
             t.map_or_else(dash, |t| t.n_garbage_recs.to_string()),
             t.map_or_else(dash, |t| format!("{:.1}%", t.mean_leaf_fill * 100.0)),
-            t.map_or_else(dash, |t| format!(
-                "{:.0}%",
-                t.fragmentation.share() * 100.0
-            )),
-            t.map_or_else(dash, |t| format!("{:.1}", t.fragmentation.mean_distance())),
+            // With fewer than 2 leaves (no step) the order cannot be told.
+            t.map_or_else(dash, |t| {
+                let f = t.fragmentation;
+                map::jump_percent(u64::from(f.steps), u64::from(f.jumps), 0)
+            }),
+            t.filter(|t| t.fragmentation.steps > 0)
+                .map_or_else(dash, |t| format!("{:.1}", t.fragmentation.mean_distance())),
         )?;
     }
     for t in &trees.indexes {

@@ -82,7 +82,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let sys = match crate::instance::read_system(&*opts.host, arg, opts.threads, spec) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
@@ -90,7 +90,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let ts = match crate::host::tablespace(sys.source(), opts.lib) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("ibdscope: {first}: {e}");
+            crate::diag::say!("ibdscope: {first}: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
@@ -99,9 +99,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Ok(d) => d,
         Err(e) => {
             for p in &sys.problems {
-                eprintln!("ibdscope: {p}");
+                crate::diag::say!("ibdscope: {p}");
             }
-            eprintln!("ibdscope: {first}: {e}");
+            crate::diag::say!("ibdscope: {first}: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
@@ -133,7 +133,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     } else {
         if opts.format != Format::Text {
             for p in &problems {
-                eprintln!("ibdscope: {p}");
+                crate::diag::say!("ibdscope: {p}");
             }
         }
         Ok(Outcome::Findings)

@@ -96,7 +96,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         // The CSV holds type counts only: the verdicts go to stderr.
         let mut err = Vec::new();
         crate::cmd::findings::verdict_lines(&mut err, path, s)?;
-        eprint!("{}", String::from_utf8_lossy(&err));
+        crate::diag::say_raw!("{}", String::from_utf8_lossy(&err));
     }
     Ok(if s.is_clean() {
         Outcome::Clean
