@@ -110,16 +110,17 @@ impl PageDiff {
     }
 }
 
-/// Pages that differ, grouped by type, index and LSN move.
+/// Pages that differ, grouped by type, index and LSN move (or another
+/// key of a page's change: [`Diff::groups_by`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct DiffGroup {
+pub struct DiffGroup<K = Move> {
     /// The page type.
     pub page_type: PageType,
     /// The index.
     pub index: Option<IndexId>,
     /// The move.
-    pub lsn_move: Move,
+    pub lsn_move: K,
     /// Pages.
     pub pages: u32,
 }
@@ -341,9 +342,15 @@ impl Diff {
     /// The changes grouped by page type, index and LSN move, largest group
     /// first.
     pub fn groups(&self) -> Vec<DiffGroup> {
-        let mut g: Vec<DiffGroup> = Vec::new();
+        self.groups_by(PageDiff::lsn_move)
+    }
+
+    /// [`Diff::groups`] with `how` in place of the LSN move (a caller
+    /// that knows a page fails verification names its verdict instead).
+    pub fn groups_by<K: Ord + Copy>(&self, how: impl Fn(&PageDiff) -> K) -> Vec<DiffGroup<K>> {
+        let mut g: Vec<DiffGroup<K>> = Vec::new();
         for c in &self.changes {
-            let key = (c.page_type, c.index, c.lsn_move());
+            let key = (c.page_type, c.index, how(c));
             match g
                 .iter_mut()
                 .find(|x| (x.page_type, x.index, x.lsn_move) == key)
@@ -369,9 +376,14 @@ impl Diff {
 
     /// How many changed pages moved each way.
     pub fn moves(&self) -> Vec<(Move, u32)> {
-        let mut m: Vec<(Move, u32)> = Vec::new();
+        self.moves_by(PageDiff::lsn_move)
+    }
+
+    /// [`Diff::moves`] with `how` in place of the LSN move.
+    pub fn moves_by<K: Ord + Copy>(&self, how: impl Fn(&PageDiff) -> K) -> Vec<(K, u32)> {
+        let mut m: Vec<(K, u32)> = Vec::new();
         for c in &self.changes {
-            let k = c.lsn_move();
+            let k = how(c);
             match m.iter_mut().find(|(x, _)| *x == k) {
                 Some((_, n)) => *n = n.saturating_add(1),
                 None => m.push((k, 1)),

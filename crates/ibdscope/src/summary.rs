@@ -264,6 +264,16 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
 }
 
 impl SummaryFold<'_, '_> {
+    /// The summary once every page of the file is folded (in a pass of
+    /// its own, [`Summary::of`], or inside another command's fold): the
+    /// file's findings added and the bad pages judged.
+    pub fn finish(self) -> Summary {
+        let mut s = self.summary;
+        s.file_findings = file_findings(self.ts);
+        s.judge(self.ts);
+        s
+    }
+
     /// Folds the `count` pages from `first` on, known to read as zeros
     /// without being read (the holes of a sparse file:
     /// [`Tablespace::with_zero_ranges`]), in one step where every page of
@@ -347,10 +357,7 @@ impl PageFold for SummaryFold<'_, '_> {
 impl Summary {
     /// Scans `ts` once on `engine` ([`crate::parallel`]).
     pub fn of(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Summary {
-        let mut s = fold_pages(ts, engine, || SummaryFold::new(ts)).summary;
-        s.file_findings = file_findings(ts);
-        s.judge(ts);
-        s
+        fold_pages(ts, engine, || SummaryFold::new(ts)).finish()
     }
 
     /// Judges the bad pages (few) once the whole file is folded: a torn

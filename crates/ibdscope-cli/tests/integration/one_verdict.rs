@@ -454,7 +454,12 @@ fn a_page_of_another_space_is_foreign() {
 
 #[test]
 fn full_crc32_payload_size_zero_is_corrupt() {
-    assert_matrix("mariadb1011/pagecomp.ibd", None, Case::PayloadZero, COMMANDS);
+    assert_matrix(
+        "mariadb1011/pagecomp.ibd",
+        None,
+        Case::PayloadZero,
+        COMMANDS,
+    );
 }
 
 #[test]
@@ -556,5 +561,97 @@ fn torn_datadir_one_verdict_in_check_audit_doublewrite_and_restore() {
             dw.contains(&format!("\"verdict\":\"{word}\"")),
             "doublewrite page {page}: {dw}"
         );
+    }
+}
+
+/// Plants `case` on a copy of `fixture`; the damaged file, the clean copy
+/// (in a folder of its own) and what was planted.
+fn planted_copy(fixture: &str, case: Case, key: &str) -> (PathBuf, PathBuf, Planted) {
+    let src = fixtures().join(fixture);
+    let mut data = std::fs::read(&src).unwrap();
+    let p = plant(case, &mut data, None).expect("planted");
+    let dir = scratch(&format!("one-verdict-{key}-{}", fixture.replace('/', "-")));
+    let clean_dir = dir.join("clean");
+    std::fs::create_dir_all(&clean_dir).unwrap();
+    let name = Path::new(fixture).file_name().unwrap();
+    let (file, clean) = (dir.join(name), clean_dir.join(name));
+    std::fs::write(&file, &data).unwrap();
+    std::fs::copy(&src, &clean).unwrap();
+    (file, clean, p)
+}
+
+/// `lsn` draws a zeroed page (an all-zero page its XDES entry marks in
+/// use: the summary's verdict `zeroed`) as damaged, in the text map and
+/// in the JSON figures, not as a page never written (LSN 0).
+#[test]
+fn lsn_draws_a_zeroed_page_as_damaged() {
+    use super::common::Json;
+    for fixture in [MYSQL56, MYSQL56_CRC32, MARIADB, MARIADB_CRC32] {
+        let (file, clean, p) = planted_copy(fixture, Case::ZeroedLeaf, "lsn-zeroed");
+        let (f, c) = (file.to_str().unwrap(), clean.to_str().unwrap());
+        let json = |path: &str| {
+            let o = run(&["lsn", path, "--format", "json"]);
+            Json::parse(&String::from_utf8_lossy(&o.stdout))
+        };
+        let (j, jc) = (json(f), json(c));
+        assert_eq!(j.get("damaged_pages").u64(), 1, "{fixture}");
+        assert_eq!(
+            j.get("zero_lsn_pages").u64(),
+            jc.get("zero_lsn_pages").u64(),
+            "{fixture}: the zeroed page is not a page of LSN 0"
+        );
+        // The text map, one cell a page: the planted page's cell is X.
+        let o = run(&["lsn", f, "--color", "never", "--ascii"]);
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(text.contains("1 cell = 1 page"), "{fixture}: {text}");
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("0 "))
+            .unwrap_or_else(|| panic!("{fixture}: no map row: {text}"));
+        let cells: Vec<char> = row.trim_start()[2..].chars().collect();
+        assert_eq!(
+            cells.get(p.page as usize),
+            Some(&'X'),
+            "{fixture}: page {} in {row:?}\n{text}",
+            p.page
+        );
+    }
+}
+
+/// `diff`'s LSN moves and groups count a page that fails verification in
+/// a copy under its verdict word, not as a newer or older write.
+#[test]
+fn diff_counts_a_damaged_page_under_its_verdict() {
+    use super::common::Json;
+    for case in [Case::ZeroedLeaf, Case::Random] {
+        for fixture in [MYSQL56, MYSQL56_CRC32, MARIADB, MARIADB_CRC32] {
+            let (file, clean, p) = planted_copy(fixture, case, &format!("diff-{case:?}"));
+            let (f, c) = (file.to_str().unwrap(), clean.to_str().unwrap());
+            let o = run(&["diff", c, f, "--format", "json"]);
+            assert_eq!(o.status.code(), Some(1), "{fixture} {case:?}");
+            let j = Json::parse(&String::from_utf8_lossy(&o.stdout));
+            let Json::Obj(moves) = j.get("moves") else {
+                panic!("{fixture} {case:?}: moves is not an object");
+            };
+            let moves: Vec<(&str, u64)> =
+                moves.iter().map(|(k, v)| (k.as_str(), v.u64())).collect();
+            assert_eq!(moves, [(p.word, 1)], "{fixture} {case:?}");
+            let groups: Vec<&str> = j
+                .get("groups")
+                .arr()
+                .iter()
+                .map(|g| g.get("move").str())
+                .collect();
+            assert_eq!(groups, [p.word], "{fixture} {case:?}");
+            let o = run(&["diff", c, f]);
+            let text = String::from_utf8_lossy(&o.stdout).to_string();
+            assert!(
+                text.contains(&format!(
+                    "LSN moves (second copy against the first): 1 {}\n",
+                    p.word
+                )),
+                "{fixture} {case:?}: {text}"
+            );
+        }
     }
 }

@@ -293,7 +293,19 @@ fn file_row(
             (g, Vec::new(), None, 0)
         }
         Metric::Lsn => {
-            let f = LsnFacts::collect(ts, a.engine(), &scale, opts.lsn_scale);
+            // Damage is the summary's verdict (made in this pass if not
+            // before).
+            let (f, folded) = LsnFacts::collect_judged(
+                ts,
+                a.engine(),
+                &scale,
+                opts.lsn_scale,
+                a.summary_made(),
+                None,
+            );
+            if let Some(s) = folded {
+                a.set_summary(s);
+            }
             (f.normalized(), Vec::new(), f.hist.range(), f.n_damaged)
         }
     };

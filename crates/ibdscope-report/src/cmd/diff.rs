@@ -151,10 +151,33 @@ impl Verdicts<'_> {
     }
     /// The move column: the LSN move, or, when a copy's page fails
     /// verification, its verdict word (the second copy's first).
-    fn word(self, c: &ibdscope_forensics::diff::PageDiff) -> &'static str {
+    fn word(self, c: &PageDiff) -> &'static str {
+        self.key(c).name()
+    }
+    /// What a page's change counts as in the moves and groups: a page
+    /// that fails verification in either copy is not a newer or older
+    /// write but its verdict.
+    fn key(self, c: &PageDiff) -> Moved {
         match (self.of(1, c.page), self.of(0, c.page)) {
-            (Some(v), _) | (None, Some(v)) => v.verdict.word(),
-            (None, None) => c.lsn_move().name(),
+            (Some(v), _) | (None, Some(v)) => Moved::Verdict(v.verdict.word()),
+            (None, None) => Moved::Lsn(c.lsn_move()),
+        }
+    }
+}
+
+/// A changed page's LSN move, or the verdict word of a copy that fails
+/// verification (after the moves when sorted).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Moved {
+    Lsn(ibdscope_forensics::diff::Move),
+    Verdict(&'static str),
+}
+
+impl Moved {
+    fn name(self) -> &'static str {
+        match self {
+            Moved::Lsn(m) => m.name(),
+            Moved::Verdict(w) => w,
         }
     }
 }
@@ -178,11 +201,11 @@ fn json(
         .kv_num("differ", d.changes.len() as u64)?
         .kv_bool("space_ids_differ", d.space_ids_differ)?;
     j.key("moves")?.obj()?;
-    for (m, n) in d.moves() {
+    for (m, n) in d.moves_by(|c| v.key(c)) {
         j.kv_num(m.name(), n)?;
     }
     j.end_obj()?.key("groups")?.arr()?;
-    for g in d.groups() {
+    for g in d.groups_by(|c| v.key(c)) {
         j.obj()?
             .kv_display("page_type", &g.page_type.display(names))?
             .key("index")?
@@ -307,21 +330,23 @@ fn text(
         )?;
     }
     if !d.changes.is_empty() {
-        let moves: Vec<String> = d.moves().iter().map(|(m, n)| format!("{n} {m}")).collect();
+        let moves: Vec<String> = (d.moves_by(|c| v.key(c)).iter())
+            .map(|(m, n)| format!("{n} {}", m.name()))
+            .collect();
         writeln!(
             out,
             "  LSN moves (second copy against the first): {}",
             moves.join(", ")
         )?;
         writeln!(out, "  {:>7}  {:<14} {:>10}  lsn", "pages", "type", "index")?;
-        for g in d.groups() {
+        for g in d.groups_by(|c| v.key(c)) {
             writeln!(
                 out,
                 "  {:>7}  {:<14} {:>10}  {}",
                 g.pages,
                 g.page_type.display(names).to_string(),
                 index_word(g.index),
-                g.lsn_move
+                g.lsn_move.name()
             )?;
         }
         writeln!(

@@ -7,8 +7,11 @@
 //! power-of-two-bin histogram of at most [`BINS`] bins (shown), and one of
 //! at most [`SCALE_BINS`] bins with each bin's smallest and largest LSN
 //! (the colour scale); nothing is kept per page. Pages with LSN 0 (never
-//! written) are blank. A page with a problem (checksum, LSN copies, page
-//! number, space id) is drawn as damaged and kept out of the scale.
+//! written) are blank. A page the summary's verdict calls bad (checksum,
+//! LSN copies, page number, space id, an all-zero page its extent
+//! descriptor marks used) is drawn as damaged and kept out of the scale:
+//! the summary is the one made already, or folded in the same pass
+//! ([`SummaryFold`]).
 //!
 //! The scale ([`LsnScale`]) is by rank by default: a cell's colour is the
 //! share of the scale's pages with an older LSN than the cell's, so the
@@ -31,7 +34,11 @@ use crate::outcome::Outcome;
 use crate::text::count;
 use ibdscope::checksum::{Scheme, Unverifiable};
 use ibdscope::space::{page_facts, PageProblem};
-use ibdscope::{fold_pages, Engine, PageFold, PageNo, Tablespace, TypeNames, Verdict};
+use ibdscope::summary::SummaryFold;
+use ibdscope::{
+    fold_pages, Engine, FindingKind, PageFacts, PageFold, PageNo, Summary, Tablespace, TypeNames,
+    Verdict,
+};
 use ibdscope_render::color::{
     ansi256_to_rgb, ramp, rgb_to_ansi256, DAMAGED_ANSI, LSN_FLOOR, UNVERIFIABLE_ANSI,
 };
@@ -83,34 +90,42 @@ impl LsnFacts {
     /// One pass over `ts` on `engine` ([`fold_pages`]): the pages `scale`
     /// draws into its grid, their histograms and damage (the pages outside
     /// it are not read).
+    #[cfg(test)]
     pub fn collect(
         ts: &Tablespace<'_>,
         engine: &Engine<'_>,
         scale: &MapScale,
         how: LsnScale,
     ) -> LsnFacts {
-        Self::collect_keyed(ts, engine, scale, how, None)
+        Self::collect_judged(ts, engine, scale, how, None, None).0
     }
 
-    /// [`LsnFacts::collect`], with `keyed`: the pages that stay not
-    /// verifiable with the key (the summary `check --key-file` makes,
-    /// sorted by page); an encrypted page not among them was verified
-    /// after decryption and is drawn by its LSN.
-    pub fn collect_keyed(
+    /// [`LsnFacts::collect`] with the pages' verdicts from `made`, the
+    /// summary of `ts` when it is made already, else from a summary folded
+    /// in the same pass and returned (one pass either way). `keyed`: the
+    /// pages that stay not verifiable with the key (the summary `check
+    /// --key-file` makes, sorted by page); an encrypted page not among
+    /// them was verified after decryption and is drawn by its LSN.
+    pub fn collect_judged(
         ts: &Tablespace<'_>,
         engine: &Engine<'_>,
         scale: &MapScale,
         how: LsnScale,
+        made: Option<&Summary>,
         keyed: Option<&[(PageNo, Unverifiable)]>,
-    ) -> LsnFacts {
+    ) -> (LsnFacts, Option<Summary>) {
         let per_cell = scale.pages_per_cell.max(1);
         let scheme = ts.scheme();
         let index_only = (how.pages == LsnScalePages::Index).then(|| ts.type_names());
         let fold = fold_pages(ts, engine, || {
-            LsnFold::new(ts, scheme, *scale, index_only, keyed)
+            LsnFold::new(ts, scheme, *scale, index_only, keyed, made)
         });
         let scale_hist = fold.scale_hist.finish();
-        LsnFacts {
+        let folded = match fold.trust {
+            Trust::Folding(sf) => Some(sf.finish()),
+            Trust::Made(_) => None,
+        };
+        let facts = LsnFacts {
             how,
             ranks: scale_hist.ranks(),
             scale_hist,
@@ -127,7 +142,8 @@ impl LsnFacts {
             n_damaged: fold.n_damaged,
             unverifiable: fold.unverifiable,
             types: fold.types,
-        }
+        };
+        (facts, folded)
     }
 
     /// The linear scale from the oldest to the newest LSN of the scale's
@@ -260,14 +276,34 @@ impl CellSum {
     }
 }
 
+/// Where the fold's verdicts come from: the summary made already, or one
+/// folded alongside (every page of the file, the scale's or not).
+enum Trust<'k> {
+    Made(&'k Summary),
+    Folding(Box<SummaryFold<'k, 'k>>),
+}
+
+/// A bad page's page problems (its findings about the page).
+fn page_problems_of(b: &ibdscope::summary::BadPage) -> Vec<PageProblem> {
+    b.findings
+        .iter()
+        .filter_map(|f| match f.kind {
+            FindingKind::Page(p) => Some(p),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The fold behind [`LsnFacts::collect`]: the cells one shard touches,
 /// from `first_cell` on, and its share of the histogram and damage.
 struct LsnFold<'k> {
     /// With the key: the pages still not verifiable (see
     /// [`LsnFacts::collect_keyed`]).
     keyed: Option<&'k [(PageNo, Unverifiable)]>,
+    /// The pages' verdicts.
+    trust: Trust<'k>,
     /// The space: a doublewrite copy's page number and space id are not
-    /// problems ([`Tablespace::page_problems`]).
+    /// problems ([`Tablespace::doublewrite_copy`]).
     ts: &'k Tablespace<'k>,
     scheme: Scheme,
     scale: MapScale,
@@ -291,9 +327,14 @@ impl<'k> LsnFold<'k> {
         scale: MapScale,
         index_only: Option<TypeNames>,
         keyed: Option<&'k [(PageNo, Unverifiable)]>,
+        made: Option<&'k Summary>,
     ) -> Self {
         LsnFold {
             keyed,
+            trust: match made {
+                Some(s) => Trust::Made(s),
+                None => Trust::Folding(Box::new(SummaryFold::new(ts))),
+            },
             ts,
             scheme,
             scale,
@@ -311,12 +352,25 @@ impl<'k> LsnFold<'k> {
     }
 }
 
-impl PageFold for LsnFold<'_> {
-    fn page(&mut self, n: PageNo, page: &[u8]) {
-        if !self.scale.holds(u64::from(n.0)) {
-            return;
+impl LsnFold<'_> {
+    /// The problems the summary finds on page `n` (none: not damaged),
+    /// folding the page into the summary when it is made here.
+    fn judge(&mut self, n: PageNo, f: PageFacts) -> Vec<PageProblem> {
+        match &mut self.trust {
+            Trust::Made(s) => s.bad_page(n).map(page_problems_of).unwrap_or_default(),
+            Trust::Folding(sf) => {
+                let before = sf.summary.bad.len();
+                sf.add(f);
+                (sf.summary.bad.get(before))
+                    .map(page_problems_of)
+                    .unwrap_or_default()
+            }
         }
-        let p = self.ts.doublewrite_copy(page_facts(page, n, self.scheme));
+    }
+
+    /// Draws page `p` of the scale, damaged when `problems` are.
+    fn draw(&mut self, p: PageFacts, problems: Vec<PageProblem>) {
+        let n = p.page_no;
         self.types.note(p.page_type);
         let cell = (u64::from(n.0) - self.scale.first) / self.scale.pages_per_cell.max(1);
         if self.cells.is_empty() {
@@ -334,13 +388,9 @@ impl PageFold for LsnFold<'_> {
         if encrypted {
             self.unverifiable += 1;
         }
-        let before = self.damaged.len();
-        self.damaged.extend(
-            self.ts
-                .page_problems(&p)
-                .map(|problem| (p.page_no, problem)),
-        );
-        if self.damaged.len() > before {
+        if !problems.is_empty() {
+            self.damaged
+                .extend(problems.into_iter().map(|problem| (n, problem)));
             self.n_damaged += 1;
             sum.damaged += 1;
             return;
@@ -362,20 +412,58 @@ impl PageFold for LsnFold<'_> {
             sum.lsn_n += 1;
         }
     }
+}
+
+impl PageFold for LsnFold<'_> {
+    fn page(&mut self, n: PageNo, page: &[u8]) {
+        let f = page_facts(page, n, self.scheme);
+        let problems = self.judge(n, f);
+        if self.scale.holds(u64::from(n.0)) {
+            let p = self.ts.doublewrite_copy(f);
+            self.draw(p, problems);
+        }
+    }
 
     /// A run of all-zero pages folds as each of them would (a page of LSN
     /// 0 and no problem in its cell), in one step: the cells it reaches
     /// are made, the pages the scale draws counted.
     fn zero_run(&mut self, first: PageNo, count: u32, zero: &[u8]) {
+        // The bad pages of the run (the zeroed ones the zero-page rule
+        // finds), in page order.
+        let end = first.0.saturating_add(count);
+        let bad: Vec<(PageNo, Vec<PageProblem>)> = match &mut self.trust {
+            Trust::Made(s) => {
+                let at = s.bad.partition_point(|b| b.facts.page_no < first);
+                (s.bad.get(at..).unwrap_or_default().iter())
+                    .take_while(|b| b.facts.page_no.0 < end)
+                    .map(|b| (b.facts.page_no, page_problems_of(b)))
+                    .collect()
+            }
+            Trust::Folding(sf) => {
+                let before = sf.summary.bad.len();
+                sf.zero_run(first, count);
+                (sf.summary.bad.get(before..).unwrap_or_default().iter())
+                    .map(|b| (b.facts.page_no, page_problems_of(b)))
+                    .collect()
+            }
+        };
         let from = u64::from(first.0).max(self.scale.first);
-        let to = (u64::from(first.0) + u64::from(count)).min(self.scale.first + self.scale.pages);
+        let to = u64::from(end).min(self.scale.first + self.scale.pages);
         if from >= to {
             return;
         }
         let p = page_facts(zero, PageNo(from as u32), self.scheme);
-        if self.ts.page_problems(&p).next().is_some() || p.lsn.0 != 0 {
+        let bad_drawn = bad
+            .iter()
+            .any(|(n, _)| (from..to).contains(&u64::from(n.0)));
+        if bad_drawn || p.lsn.0 != 0 {
             for n in from..to {
-                self.page(PageNo(n as u32), zero);
+                let n = PageNo(n as u32);
+                let problems = (bad.iter().find(|(b, _)| *b == n))
+                    .map(|(_, pr)| pr.clone())
+                    .unwrap_or_default();
+                let p = self.ts.doublewrite_copy(page_facts(zero, n, self.scheme));
+                self.draw(p, problems);
             }
             return;
         }
@@ -412,6 +500,9 @@ impl PageFold for LsnFold<'_> {
         self.damaged.extend(next.damaged);
         self.n_damaged += next.n_damaged;
         self.unverifiable += next.unverifiable;
+        if let (Trust::Folding(mine), Trust::Folding(theirs)) = (&mut self.trust, next.trust) {
+            PageFold::append(&mut **mine, *theirs);
+        }
         for t in next.types.iter() {
             self.types.note(t);
         }
@@ -493,10 +584,21 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         .as_ref()
         .and_then(|_| a.summary_made())
         .map(|s| s.unverifiable.as_slice());
-    let mut f = LsnFacts::collect_keyed(ts, a.engine(), &scale, opts.lsn_scale, keyed);
     // The pages' verdicts are the summary's (one rule for every command):
-    // what is listed, and the exit status.
-    let summary = a.summary_made().unwrap_or_else(|| a.summary());
+    // what is drawn damaged, what is listed, and the exit status; made in
+    // the map's pass when no command made it before.
+    let (mut f, folded) = LsnFacts::collect_judged(
+        ts,
+        a.engine(),
+        &scale,
+        opts.lsn_scale,
+        a.summary_made(),
+        keyed,
+    );
+    if let Some(s) = folded {
+        a.set_summary(s);
+    }
+    let summary = a.summary();
     f.damaged = summary
         .bad
         .iter()
