@@ -347,7 +347,12 @@ impl ZeroRule {
             return false;
         };
         let xdes_no = n.0.saturating_sub(within);
-        let ok = match self.xdes {
+        self.xdes_verifies(ts, xdes_no) && ts.is_free_in_verified_xdes(n) == Some(false)
+    }
+
+    /// Whether XDES page `xdes_no` verifies (verified once, then kept).
+    fn xdes_verifies(&mut self, ts: &Tablespace<'_>, xdes_no: u32) -> bool {
+        match self.xdes {
             Some((x, ok)) if x == xdes_no => ok,
             _ => {
                 let ok = ts
@@ -356,8 +361,7 @@ impl ZeroRule {
                 self.xdes = Some((xdes_no, ok));
                 ok
             }
-        };
-        ok && ts.is_free_in_verified_xdes(n) == Some(false)
+        }
     }
 
     /// The first page from `n` on, before `end`, that [`ZeroRule::claimed`]
@@ -380,17 +384,7 @@ impl ZeroRule {
             let within = n.checked_rem(physical)?;
             let xdes_no = n.saturating_sub(within);
             let next_xdes = xdes_no.saturating_add(physical);
-            let ok = match self.xdes {
-                Some((x, ok)) if x == xdes_no => ok,
-                _ => {
-                    let ok = ts
-                        .page(PageNo(xdes_no))
-                        .is_some_and(|p| matches!(verify_page(p, ts.scheme()), Verdict::Valid(_)));
-                    self.xdes = Some((xdes_no, ok));
-                    ok
-                }
-            };
-            if !ok {
+            if !self.xdes_verifies(ts, xdes_no) {
                 n = next_xdes;
                 continue;
             }

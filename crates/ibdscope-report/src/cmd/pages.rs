@@ -209,7 +209,12 @@ pub fn run(
         } else {
             1
         };
-        let f = ibdscope::space::page_facts(ts.page(PageNo(n))?, PageNo(n), scheme);
+        // A doublewrite slot's copy judged as a copy, as `scan` judges it.
+        let f = ts.doublewrite_copy(ibdscope::space::page_facts(
+            ts.page(PageNo(n))?,
+            PageNo(n),
+            scheme,
+        ));
         let f = judge.judge(ts, f).0;
         n = n.saturating_add(u32::try_from(run).unwrap_or(u32::MAX));
         Some((f, u32::try_from(run).unwrap_or(u32::MAX)))
@@ -226,7 +231,7 @@ pub fn run(
             }
             let n = PageNo(f.page_no.0.saturating_add(k));
             ts.page(n)
-                .map(|p| ibdscope::space::page_facts(p, n, scheme))
+                .map(|p| ts.doublewrite_copy(ibdscope::space::page_facts(p, n, scheme)))
         })
     };
     let names = ts.type_names();
