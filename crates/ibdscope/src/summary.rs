@@ -69,6 +69,9 @@ pub struct Summary {
     pub bad: Vec<BadPage>,
     /// Findings about the whole file (torn tail, truncation, page 0).
     pub file_findings: Vec<Finding>,
+    /// Doublewrite buffer slots (system tablespace) whose copy does not
+    /// verify: verdict `copy`, no finding ([`crate::verdict::PageVerdict::Copy`]).
+    pub doublewrite_not_verifying: u32,
 }
 
 fn bump_by<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K, n: u32) {
@@ -77,6 +80,18 @@ fn bump_by<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K, n: u32) {
         None => {
             v.push((k, n));
             v.sort_unstable_by_key(|(x, _)| *x);
+        }
+    }
+}
+
+/// Takes one from `k`'s count (dropping it at 0).
+fn unbump<K: PartialEq + Copy>(v: &mut Vec<(K, u32)>, k: K) {
+    if let Some(i) = v.iter().position(|(x, _)| *x == k) {
+        match v.get_mut(i) {
+            Some((_, c)) if *c > 1 => *c = c.saturating_sub(1),
+            _ => {
+                v.remove(i);
+            }
         }
     }
 }
@@ -240,6 +255,16 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             })
             .chain(zeroed.then_some(PageProblem::ZeroedInUse))
             .peekable();
+        if problems.peek().is_some() && self.ts.in_doublewrite(f.page_no) {
+            // A copy of another page that does not verify: the buffer's,
+            // not this file's damage (verdict `copy`), and not counted
+            // valid either (a torn copy can still pass its checksum).
+            if let Verdict::Valid(a) = f.verdict {
+                unbump(&mut s.algorithms, a);
+            }
+            s.doublewrite_not_verifying = s.doublewrite_not_verifying.saturating_add(1);
+            return;
+        }
         if problems.peek().is_none() {
             if matches!(f.verdict, Verdict::Valid(_)) && f.lsn.0 != 0 {
                 s.newest_verified = Some(s.newest_verified.map_or(f.lsn, |m| m.max(f.lsn)));
@@ -415,6 +440,9 @@ impl Summary {
     /// file findings, which are made once per file).
     fn append(&mut self, next: Summary) {
         self.pages = self.pages.saturating_add(next.pages);
+        self.doublewrite_not_verifying = self
+            .doublewrite_not_verifying
+            .saturating_add(next.doublewrite_not_verifying);
         for (t, n) in next.types {
             bump_by(&mut self.types, t, n);
         }

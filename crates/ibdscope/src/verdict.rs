@@ -45,6 +45,13 @@ pub enum PageVerdict {
     Torn,
     /// Does not verify, and is not torn.
     Corrupt,
+    /// A slot of the system tablespace's doublewrite buffer whose copy
+    /// does not verify: a copy of another page, which the server skips
+    /// when it does not verify (it only ever restores from a copy that
+    /// does) and `innochecksum` does not check
+    /// (`is_page_doublewritebuffer`): not damage of this file. `audit`
+    /// and `restore` judge the copies themselves.
+    Copy,
 }
 
 impl PageVerdict {
@@ -58,6 +65,7 @@ impl PageVerdict {
             PageVerdict::Zeroed => "zeroed",
             PageVerdict::Torn => "torn",
             PageVerdict::Corrupt => "corrupt",
+            PageVerdict::Copy => "copy",
         }
     }
     /// Zeroed, torn or corrupt.
@@ -120,6 +128,8 @@ pub enum PageEvidence {
     /// The problem that makes it corrupt (checksum mismatch with LSN
     /// copies that agree, a page_compressed page that does not decode).
     Problem(PageProblem),
+    /// A doublewrite slot whose copy does not verify.
+    DoublewriteCopy,
 }
 
 impl fmt::Display for PageEvidence {
@@ -171,6 +181,10 @@ impl fmt::Display for PageEvidence {
                 }
             }
             PageEvidence::Problem(p) => p.fmt(f),
+            PageEvidence::DoublewriteCopy => f.write_str(
+                "a doublewrite buffer slot whose copy does not verify: a copy of another page, \
+                 which the server skips; not damage of this file",
+            ),
         }
     }
 }
@@ -258,6 +272,21 @@ pub fn judge(
                 | PageProblem::NotDecompressed { .. }
         )
     });
+    // A doublewrite slot holds a copy of another page: one that does not
+    // verify is the buffer's business (the server skips it), not damage of
+    // this file (MySQL and MariaDB `innochecksum`: `is_page_doublewritebuffer`
+    // leaves those pages out of the check).
+    if ts.in_doublewrite(f.page_no)
+        && (!problems.is_empty()
+            || matches!(f.verdict, Verdict::Mismatch | Verdict::BadCompressedSize))
+    {
+        return PageJudgement {
+            page: f.page_no,
+            verdict: PageVerdict::Copy,
+            evidence: PageEvidence::DoublewriteCopy,
+            file_offset: start,
+        };
+    }
     if problems.contains(&PageProblem::ZeroedInUse) {
         return at(
             PageVerdict::Zeroed,

@@ -601,3 +601,74 @@ fn doublewrite_slots_of_a_clean_ibdata1_are_copies_in_every_command() {
         );
     }
 }
+
+/// A doublewrite slot whose copy does not verify is a copy of another
+/// page, not damage of `ibdata1`: the server only ever restores from a
+/// copy that verifies, and both servers' `innochecksum` leave the
+/// doublewrite pages out of the check (`is_page_doublewritebuffer`,
+/// mysql-server 5.6 / MariaDB 10.11 `extra/innochecksum.cc`). So every
+/// command gives the slot one verdict, `copy`, and no finding: `check`
+/// (which called it damaged, exit 1) and `audit` (which did not) agree.
+/// Random bytes over one slot of clean MariaDB 10.11 and MySQL 5.6.24
+/// `ibdata1` copies.
+#[test]
+fn a_doublewrite_copy_that_does_not_verify_is_a_copy_not_damage() {
+    use super::common::audit_copy;
+    use ibdscope::Tablespace;
+    for name in ["mariadb1011-clean", "mysql56-clean"] {
+        let data = std::fs::read(audit_copy(name).join("ibdata1")).unwrap();
+        let slot = {
+            let ts = Tablespace::new(&data).unwrap();
+            (0..ts.n_pages())
+                .map(ibdscope::PageNo)
+                .find(|&n| ts.in_doublewrite(n))
+                .expect("a doublewrite slot")
+                .0 as usize
+        };
+        let dir = scratch(&format!("dwcopy-{name}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("ibdata1");
+        let mut bad = data.clone();
+        let mut x: u32 = 0x9e37_79b9;
+        for b in &mut bad[slot * PAGE..(slot + 1) * PAGE] {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            *b = x as u8;
+        }
+        std::fs::write(&f, &bad).unwrap();
+        let file = f.to_str().unwrap();
+        let (code, j) = run_json(&["check", file, "--format", "json"]);
+        assert_eq!(code, Some(0), "{name} check");
+        assert!(j.get("invalid").arr().is_empty(), "{name} check invalid");
+        assert_eq!(j.get("doublewrite_not_verifying").u64(), 1, "{name} check");
+        let o = run(&["check", file]);
+        assert!(
+            String::from_utf8_lossy(&o.stdout)
+                .contains("1 slot of the doublewrite buffer does not verify"),
+            "{name} check text"
+        );
+        let o = run(&["pages", file]);
+        assert_eq!(o.status.code(), Some(0), "{name} pages");
+        let out = String::from_utf8_lossy(&o.stdout);
+        let line = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(&slot.to_string()))
+            .expect("the slot's line");
+        assert!(line.ends_with("copy"), "{name} pages: {line}");
+        let o = run(&["page", file, &slot.to_string()]);
+        assert_eq!(o.status.code(), Some(0), "{name} page");
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains(": copy: a doublewrite buffer slot"),
+            "{name} page"
+        );
+        for cmd in ["lsn", "types", "info"] {
+            let o = run(&[cmd, file]);
+            assert_eq!(o.status.code(), Some(0), "{name} {cmd}");
+        }
+        let (code, j) = run_json(&["audit", file, "--format", "json"]);
+        assert_eq!(code, Some(0), "{name} audit");
+        let a = &j.get("files").arr()[0];
+        assert_eq!(a.get("doublewrite_not_verifying").u64(), 1, "{name} audit");
+    }
+}

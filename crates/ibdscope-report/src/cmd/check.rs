@@ -161,7 +161,11 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     .kv_str("reason", why_sentence(*w))?
                     .end_obj()?;
             }
-            j.end_arr()?.key("file_findings")?.arr()?;
+            j.end_arr()?;
+            if s.doublewrite_not_verifying > 0 {
+                j.kv_num("doublewrite_not_verifying", s.doublewrite_not_verifying)?;
+            }
+            j.key("file_findings")?.arr()?;
             for fi in &s.file_findings {
                 j.obj()?
                     .key("page")?
@@ -220,6 +224,19 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     "{p}: {} not verified: {}: pages {shown}",
                     crate::text::count(pages.len() as u64, "page", "pages"),
                     why_sentence(w)
+                )?;
+            }
+            if s.doublewrite_not_verifying > 0 {
+                writeln!(
+                    out,
+                    "{p}: {} of the doublewrite buffer {} not verify: copies of other pages, \
+                     which the server skips (verdict copy); not damage of this file",
+                    crate::text::count(u64::from(s.doublewrite_not_verifying), "slot", "slots"),
+                    if s.doublewrite_not_verifying == 1 {
+                        "does"
+                    } else {
+                        "do"
+                    }
                 )?;
             }
             let algos: Vec<String> = algorithm_counts(s)
