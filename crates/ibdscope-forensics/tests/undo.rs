@@ -146,7 +146,7 @@ fn a_history_list_longer_than_its_length_is_a_problem() {
 
 /// A zeroed undo page that a history list reaches: one problem naming the
 /// page (its verdict, zeroed), the log flagged as damaged, and its
-/// transaction's undo lost, not counted purged (#28 point 7).
+/// transaction's undo lost, not counted purged.
 #[test]
 fn a_zeroed_undo_page_is_damage_at_its_place() {
     let mut b = ibdata1();

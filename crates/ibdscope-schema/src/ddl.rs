@@ -2933,8 +2933,8 @@ mod tests {
     }
 
     /// Every collation MySQL 8.0–9.x and MariaDB 10.11–11.x have parses in
-    /// a COLLATE clause, of a column and of the table (issue #28, point 11:
-    /// `utf8mb4_0900_ai_ci`, MySQL 8.0's default, was "unknown"). Ids from
+    /// a COLLATE clause, of a column and of the table
+    /// (`utf8mb4_0900_ai_ci`, MySQL 8.0's default, was "unknown"). Ids from
     /// mysql-server 8.0 `strings/ctype-uca.cc` and MariaDB 10.11.19's
     /// `COLLATION_CHARACTER_SET_APPLICABILITY`.
     #[test]

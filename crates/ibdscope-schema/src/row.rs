@@ -2968,7 +2968,7 @@ pub(crate) mod corpus_rows {
     }
 
     /// MySQL 8 FTS auxiliary tables read through the SDI InnoDB writes for
-    /// them (issue #28, point 13: `key` came out empty, `value`,
+    /// them (before, `key` came out empty, `value`,
     /// `last_doc_id`, `doc_count`, `ilist` missing). The SDIs are what
     /// mysql-server 8.0 `dict0dd.cc` `dd_create_fts_common_table` and
     /// `dd_create_fts_index_table` build: the user columns, a PRIMARY of
@@ -3033,7 +3033,7 @@ pub(crate) mod corpus_rows {
     }
 
     /// A FULLTEXT table read through the SDI MySQL 8.0 writes for it
-    /// (issue #28, point 12: `rows` said "definition does not fit" on clean
+    /// (before, `rows` said "definition does not fit" on clean
     /// MySQL 8.0/8.4 FULLTEXT tables, every record 8 bytes longer than the
     /// definition). The corpus's FULLTEXT table is sakila.film_text of MySQL
     /// 5.7 (MANIFEST.md: `film_id SMALLINT PK, title VARCHAR(255),

@@ -1,5 +1,4 @@
-//! What a run says about what was asked of it (issue 28, point 17 and the
-//! smaller items): a closed stderr does not end a run, pages asked for past
+//! What a run says about what was asked of it: a closed stderr does not end a run, pages asked for past
 //! the end are one rule (exit 2), an unreadable file's JSON line gives the
 //! reason, `restore` does not overwrite, `diff` streams JSON Lines, and
 //! the text says what it knows once and only what it knows.

@@ -941,7 +941,7 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// Issue #28 point 9: a folder holding several datadirs (the usual
+/// A folder holding several datadirs (the usual
 /// `/backups/host*/` layout) is several instances. Each is audited exactly
 /// as `audit DIR` audits it alone (its split system tablespace joined, its
 /// redo log read, its space ids its own: the copies share space ids, so a

@@ -609,7 +609,7 @@ fn undo_file_name(space: u64) -> String {
     }
 }
 
-/// #28 point 7: an undo page zeroed, or with bytes flipped (the page of
+/// An undo page zeroed, or with bytes flipped (the page of
 /// the undo log of the transaction that wrote row 1's second version, as
 /// the server gave its id in `history.tsv`). The versions that were on it are lost, not
 /// purged: `history` says "lost: undo page N of FILE is damaged
@@ -779,7 +779,7 @@ fn one_undo_finding(dir: &Path, place: &str, label: &str) {
     assert!(af.contains(found[0]), "{label}: audit {af:?}");
 }
 
-/// #28 point 19: TRX_SYS rollback segment slots that point where no
+/// TRX_SYS rollback segment slots that point where no
 /// rollback segment header can be (past the end of the system tablespace,
 /// its fixed pages 0, 5 and 7, space 99 that is no file of the datadir)
 /// are findings at the slot (ibdata1, page 5, its byte offset), in the
@@ -829,7 +829,7 @@ fn rollback_segment_slots_are_checked_as_the_server_reads_them() {
     }
 }
 
-/// #28 point 19: an undo slot of a rollback segment header that points at
+/// An undo slot of a rollback segment header that points at
 /// the header itself, at page 0 or at page 7 (no undo log page), or an
 /// undo segment whose TRX_UNDO_STATE is 0x9999 (no state `trx0undo.h`
 /// defines; MariaDB 10.11 `trx_undo_mem_create_at_db_start`: "unsupported
@@ -896,7 +896,7 @@ fn undo_slots_and_states_are_checked_as_the_server_reads_them() {
     }
 }
 
-/// #28 point 8, `history`: with the SYS_TABLES root page damaged, the
+/// `history`: with the SYS_TABLES root page damaged, the
 /// versions still come out (the definition from the `.frm` beside the
 /// file, said once on stderr), every one as the server wrote it, and the
 /// dictionary's damage makes the exit 1.

@@ -663,7 +663,7 @@ fn clean_system_tablespaces_read_clean() {
 /// with MYSQL_TYPE_NEWDECIMAL), shows its stored bytes: every format says
 /// so (a note in the text and SQL headers, a `dictionary_notes` field in
 /// JSON, a stderr line with TSV, CSV, JSONL and SQL) and the run exits 1,
-/// since values shown are not the server's (issue #28, point 16: TSV said
+/// since values shown are not the server's (TSV once said
 /// nothing and exited 0). The 5 stored bytes bound it: DECIMAL(M,D) of 5
 /// bytes (`decimal.cc` `decimal_bin_size`) has M from 8 to 11; the
 /// column is DECIMAL(10,2) (the .frm, fixtures/gen). With the .frm beside
@@ -736,7 +736,7 @@ fn dictionary_decimal_is_said_in_every_format() {
     assert_eq!(checked, 2, "t_types files of their own");
 }
 
-/// #28 point 8: with the SYS_TABLES root page damaged, `rows FILE
+/// With the SYS_TABLES root page damaged, `rows FILE
 /// --datadir D` falls back to the `.frm` beside each file: every row as
 /// the server dumped it, the fallback said once on stderr (naming the
 /// damaged page), the source in JSON `frm`, and exit 1 for the damaged

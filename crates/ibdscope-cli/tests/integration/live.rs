@@ -492,7 +492,7 @@ fn a_sparse_file_of_huge_apparent_size_costs_memory_for_its_data_only() {
     }
 }
 
-/// Issue #28 points 10 and 21: a whole real table (MySQL 5.6 `fx/ai_int`,
+/// A whole real table (MySQL 5.6 `fx/ai_int`,
 /// 19 pages) extended by `set_len` to 15 TiB (or, where the filesystem
 /// refuses that, to 1 TiB or 64 GiB: said on stderr): its holes are
 /// known zeros, folded a run at a time, so every command finishes in the

@@ -156,8 +156,7 @@ fn a_wrong_key_is_a_finding_never_rows() {
             err.contains("does not decrypt this space") && err.contains("wrong key"),
             "{err}"
         );
-        // Said once: no line per page that a wrong key leaves encrypted
-        // (issue 28).
+        // Said once: no line per page that a wrong key leaves encrypted.
         assert_eq!(err.matches("wrong key").count(), 1, "{path}: {err}");
         assert!(
             !err.contains("decrypted page does not verify"),

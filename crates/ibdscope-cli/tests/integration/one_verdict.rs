@@ -1,5 +1,5 @@
-//! One verdict per page in every command and every format (issue #28,
-//! points 1–4 and 18). Damage is planted on copies of the committed
+//! One verdict per page in every command and every format.
+//! Damage is planted on copies of the committed
 //! fixtures (MySQL 5.6 innodb and crc32 checksums, MariaDB 10.11
 //! full_crc32 and crc32, page_compressed); every one-file command, in
 //! every format it has, must give the same verdict word, page and file

@@ -1,4 +1,4 @@
-//! `rows` past damage (issue #28, points 5 and 6): on copies of the
+//! `rows` past damage: on copies of the
 //! servers' files with one leaf of an index damaged (zeroed, overwritten
 //! with random bytes, or its FIL_PAGE_NEXT changed so that the checksum
 //! fails), `rows` gives every live row of every readable leaf in key

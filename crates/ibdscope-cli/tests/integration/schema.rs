@@ -289,8 +289,7 @@ fn corpus_sdi_defaults_are_the_statements() {
 /// back through `--ddl`, and `rows` reads the same rows through it as
 /// through the SDI: the printed definition names collations the servers
 /// have (`utf8mb4_0900_ai_ci` is mysql-server 8.0 `strings/ctype-uca.cc`
-/// collation 255) and the DDL parser knows them (issue #28, point 11:
-/// `--ddl` refused MySQL 8.0's default collation, exit 2).
+/// collation 255) and the DDL parser knows them (`--ddl` once refused MySQL 8.0's default collation, exit 2).
 #[test]
 fn corpus_schema_loads_back_through_ddl() {
     let Some(dir) = super::common::corpus() else {
@@ -348,7 +347,7 @@ fn corpus_schema_loads_back_through_ddl() {
 /// through its `SHOW CREATE TABLE`: both add the hidden FTS_DOC_ID where
 /// InnoDB stores it (`dict0dict.cc` `dict_index_build_internal_clust`),
 /// and the rows are the server's (`crates/ibdscope-schema/tests/fts/`,
-/// written by MariaDB 10.11.19 with `gen.sh`; issue #28, point 12).
+/// written by MariaDB 10.11.19 with `gen.sh`).
 #[test]
 fn fulltext_table_through_frm_and_ddl() {
     let dir = super::common::root().join("crates/ibdscope-schema/tests/fts");

@@ -182,7 +182,7 @@ fn zero_ranges(data: &[u8], size: usize) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-/// Issue #28 points 10 and 21: pages known to be zero (the holes of a
+/// Pages known to be zero (the holes of a
 /// sparse file) are folded a run at a time, and every pass gives what it
 /// gives when it reads them: the summary, the space map (an all-zero page
 /// in use is still found: pages 3.. zeroed here, PRIMARY's leaves among
