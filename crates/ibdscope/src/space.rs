@@ -1103,14 +1103,23 @@ impl<'a> Tablespace<'a> {
     }
     /// Facts for pages `from..=to` only.
     pub fn scan_range(&self, from: u32, to: u32) -> impl Iterator<Item = PageFacts> + 'a {
-        let scheme = self.scheme();
         let this = self.clone();
         (from..=to.min(self.n_pages.saturating_sub(1)))
             .filter(move |_| this.n_pages > 0)
-            .filter_map(move |n| {
-                this.page(PageNo(n))
-                    .map(|p| this.doublewrite_copy(page_facts(p, PageNo(n), scheme)))
-            })
+            .filter_map(move |n| this.facts(PageNo(n)))
+    }
+
+    /// Page `n`'s facts as the scan gives them (a doublewrite slot's copy
+    /// judged as a copy: [`Tablespace::doublewrite_copy`]); `None` past the
+    /// end.
+    pub fn facts(&self, n: PageNo) -> Option<PageFacts> {
+        self.page(n).map(|p| self.facts_of(p, n))
+    }
+
+    /// The facts of `page`, page `n` of this space, as the scan gives
+    /// them.
+    pub fn facts_of(&self, page: &[u8], n: PageNo) -> PageFacts {
+        self.doublewrite_copy(page_facts(page, n, self.scheme()))
     }
 }
 

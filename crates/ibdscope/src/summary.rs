@@ -84,18 +84,6 @@ fn bump_by<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K, n: u32) {
     }
 }
 
-/// Takes one from `k`'s count (dropping it at 0).
-fn unbump<K: PartialEq + Copy>(v: &mut Vec<(K, u32)>, k: K) {
-    if let Some(i) = v.iter().position(|(x, _)| *x == k) {
-        match v.get_mut(i) {
-            Some((_, c)) if *c > 1 => *c = c.saturating_sub(1),
-            _ => {
-                v.remove(i);
-            }
-        }
-    }
-}
-
 fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -235,17 +223,6 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
                 page_type: t,
             }),
         }
-        match f.verdict {
-            Verdict::Empty if zeroed => {}
-            Verdict::Empty => s.empty = s.empty.saturating_add(1),
-            Verdict::Valid(a) => bump_by(&mut s.algorithms, a, 1),
-            Verdict::Unverifiable(why) => s.unverifiable.push((f.page_no, why)),
-            Verdict::Mismatch | Verdict::BadCompressedSize => {}
-        }
-        if !f.is_empty() && f.lsn.0 != 0 {
-            s.lsn_min = min_opt(s.lsn_min, Some(f.lsn));
-            s.lsn_max = Some(s.lsn_max.map_or(f.lsn, |m| m.max(f.lsn)));
-        }
         let mut problems = self
             .ts
             .page_problems(&f)
@@ -257,13 +234,21 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             .peekable();
         if problems.peek().is_some() && self.ts.in_doublewrite(f.page_no) {
             // A copy of another page that does not verify: the buffer's,
-            // not this file's damage (verdict `copy`), and not counted
-            // valid either (a torn copy can still pass its checksum).
-            if let Verdict::Valid(a) = f.verdict {
-                unbump(&mut s.algorithms, a);
-            }
+            // not this file's damage (verdict `copy`); neither valid (a
+            // torn copy can still pass its checksum) nor an LSN of the file.
             s.doublewrite_not_verifying = s.doublewrite_not_verifying.saturating_add(1);
             return;
+        }
+        match f.verdict {
+            Verdict::Empty if zeroed => {}
+            Verdict::Empty => s.empty = s.empty.saturating_add(1),
+            Verdict::Valid(a) => bump_by(&mut s.algorithms, a, 1),
+            Verdict::Unverifiable(why) => s.unverifiable.push((f.page_no, why)),
+            Verdict::Mismatch | Verdict::BadCompressedSize => {}
+        }
+        if !f.is_empty() && f.lsn.0 != 0 {
+            s.lsn_min = min_opt(s.lsn_min, Some(f.lsn));
+            s.lsn_max = Some(s.lsn_max.map_or(f.lsn, |m| m.max(f.lsn)));
         }
         if problems.peek().is_none() {
             if matches!(f.verdict, Verdict::Valid(_)) && f.lsn.0 != 0 {

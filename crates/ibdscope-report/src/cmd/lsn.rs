@@ -457,12 +457,16 @@ impl PageFold for LsnFold<'_> {
             .iter()
             .any(|(n, _)| (from..to).contains(&u64::from(n.0)));
         if bad_drawn || p.lsn.0 != 0 {
+            // Both in page order: one walk, not a search per page.
+            let mut bad = bad.into_iter().peekable();
             for n in from..to {
                 let n = PageNo(n as u32);
-                let problems = (bad.iter().find(|(b, _)| *b == n))
-                    .map(|(_, pr)| pr.clone())
+                while bad.next_if(|(b, _)| *b < n).is_some() {}
+                let problems = bad
+                    .next_if(|(b, _)| *b == n)
+                    .map(|(_, pr)| pr)
                     .unwrap_or_default();
-                let p = self.ts.doublewrite_copy(page_facts(zero, n, self.scheme));
+                let p = self.ts.facts_of(zero, n);
                 self.draw(p, problems);
             }
             return;

@@ -149,10 +149,9 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         _ => page.text(out)?,
     }
     Ok(
-        // A doublewrite slot's copy that does not verify keeps its
-        // problems on show, but is no finding (verdict `copy`).
-        if (page.problems.is_empty() || page.verdict.verdict == ibdscope::PageVerdict::Copy)
-            && !page.verdict.verdict.is_finding()
+        // The page's own trust is its verdict alone (a doublewrite slot's
+        // copy shows its problems but is verdict `copy`, no finding).
+        if !page.verdict.verdict.is_finding()
             && page.rec_findings.is_empty()
             && !page.account.damaged()
         {

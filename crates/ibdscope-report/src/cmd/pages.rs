@@ -197,7 +197,6 @@ pub fn run(
     // page and its length, so text prints it in two lines whatever its
     // size; the other formats still give every page a row.
     let holes = ts.next_zero_run(from, last.saturating_add(1)).is_some();
-    let scheme = ts.scheme();
     let mut n = from;
     let rows = std::iter::from_fn(move || {
         if n > last {
@@ -209,12 +208,7 @@ pub fn run(
         } else {
             1
         };
-        // A doublewrite slot's copy judged as a copy, as `scan` judges it.
-        let f = ts.doublewrite_copy(ibdscope::space::page_facts(
-            ts.page(PageNo(n))?,
-            PageNo(n),
-            scheme,
-        ));
+        let f = ts.facts(PageNo(n))?;
         let f = judge.judge(ts, f).0;
         n = n.saturating_add(u32::try_from(run).unwrap_or(u32::MAX));
         Some((f, u32::try_from(run).unwrap_or(u32::MAX)))
@@ -230,8 +224,7 @@ pub fn run(
                 return Some(f);
             }
             let n = PageNo(f.page_no.0.saturating_add(k));
-            ts.page(n)
-                .map(|p| ts.doublewrite_copy(ibdscope::space::page_facts(p, n, scheme)))
+            ts.facts(n)
         })
     };
     let names = ts.type_names();
