@@ -1,5 +1,5 @@
 //! MariaDB `file_key_management` key files
-//! (`ibdscope::crypt::mariadb::KeyFile`): arbitrary bytes parsed as a
+//! (`ibdscope_core::crypt::mariadb::KeyFile`): arbitrary bytes parsed as a
 //! plain key file, as an encrypted one (the input behind a `Salted__`
 //! header, with the TEST password), and as a `FILE:` password file; and,
 //! with keys that parse, one page decrypted under both layouts and both
@@ -12,7 +12,7 @@
 
 #![no_main]
 
-use ibdscope::crypt::mariadb::{
+use ibdscope_core::crypt::mariadb::{
     password_from_file, Cipher, CryptData, KeyFile, KeyFileError, SpaceKey,
 };
 use libfuzzer_sys::fuzz_target;

@@ -13,9 +13,9 @@
 
 #![no_main]
 
-use ibdscope::crypt::keyring::Keyring;
-use ibdscope::crypt::mysql::{tablespace_key, EncryptionInfo};
-use ibdscope::crypt::sha256::sha256;
+use ibdscope_core::crypt::keyring::Keyring;
+use ibdscope_core::crypt::mysql::{tablespace_key, EncryptionInfo};
+use ibdscope_core::crypt::sha256::sha256;
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 

@@ -5,14 +5,14 @@
 
 #![no_main]
 
-use ibdscope::checksum::{self, Scheme};
-use ibdscope::fil::{FilHeader, FilTrailer};
-use ibdscope::fsp::{FspFlags, FspHeader};
-use ibdscope::index::IndexHeader;
-use ibdscope::inode::{inode_index, inodes_per_page, InodeEntry};
-use ibdscope::space::{page_facts, verify_page, PAGE_SIZES};
-use ibdscope::xdes::XdesEntry;
-use ibdscope::{PageNo, SpaceId, TypeNames};
+use ibdscope_core::checksum::{self, Scheme};
+use ibdscope_core::fil::{FilHeader, FilTrailer};
+use ibdscope_core::fsp::{FspFlags, FspHeader};
+use ibdscope_core::index::IndexHeader;
+use ibdscope_core::inode::{inode_index, inodes_per_page, InodeEntry};
+use ibdscope_core::space::{page_facts, verify_page, PAGE_SIZES};
+use ibdscope_core::xdes::XdesEntry;
+use ibdscope_core::{PageNo, SpaceId, TypeNames};
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 
@@ -58,7 +58,7 @@ fn one(page: &[u8], physical: Option<u32>) {
     // page size can have (logical 16K: ROW_FORMAT=COMPRESSED).
     if let Some(physical) = physical {
         for logical in [physical, physical.max(16384)] {
-            let extent = ibdscope::fsp::extent_size(logical);
+            let extent = ibdscope_core::fsp::extent_size(logical);
             for idx in 0..physical.checked_div(extent).unwrap_or(0).min(256) {
                 let Some(x) = XdesEntry::new(page, idx, extent) else {
                     break;

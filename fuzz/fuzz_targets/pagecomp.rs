@@ -1,4 +1,4 @@
-//! MariaDB page_compressed pages (`ibdscope::pagecomp`): one page of
+//! MariaDB page_compressed pages (`ibdscope_core::pagecomp`): one page of
 //! arbitrary bytes decompressed under both layouts, and a whole space
 //! expanded into its logical image, which the structure code then reads
 //! (`SpaceMap`, `Btrees`, each page's records). None may panic or run
@@ -15,11 +15,11 @@
 
 #![no_main]
 
-use ibdscope::checksum;
-use ibdscope::pagecomp::{self, Layout};
-use ibdscope::record::{RecPage, RecScratch};
-use ibdscope::space::PAGE_SIZES;
-use ibdscope::{Btrees, Engine, Options, PageNo, SpaceMap, Tablespace};
+use ibdscope_core::checksum;
+use ibdscope_core::pagecomp::{self, Layout};
+use ibdscope_core::record::{RecPage, RecScratch};
+use ibdscope_core::space::PAGE_SIZES;
+use ibdscope_core::{Btrees, Engine, Options, PageNo, SpaceMap, Tablespace};
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 

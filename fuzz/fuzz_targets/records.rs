@@ -13,9 +13,9 @@
 
 #![no_main]
 
-use ibdscope::layout::{ByteClass, PageLayout};
-use ibdscope::record::{RecPage, RecScratch, Visited};
-use ibdscope::space::PAGE_SIZES;
+use ibdscope_core::layout::{ByteClass, PageLayout};
+use ibdscope_core::record::{RecPage, RecScratch, Visited};
+use ibdscope_core::space::PAGE_SIZES;
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 

@@ -17,7 +17,7 @@
 use ibdscope_schema::frm::Frm;
 use ibdscope_schema::row::{render_field, split};
 use ibdscope_schema::table::TableDef;
-use ibdscope::{Options, PageNo, RecFormat, RecPage, Tablespace, Visited};
+use ibdscope_core::{Options, PageNo, RecFormat, RecPage, Tablespace, Visited};
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 use std::sync::OnceLock;

@@ -5,9 +5,9 @@
 
 #![no_main]
 
-use ibdscope::inflate::{inflate_raw, inflate_zlib};
+use ibdscope_core::inflate::{inflate_raw, inflate_zlib};
 use ibdscope_schema::sdi::{sdi_json, Sdi};
-use ibdscope::Tablespace;
+use ibdscope_core::Tablespace;
 use ibdscope_schema::json;
 use libfuzzer_sys::fuzz_target;
 

@@ -13,10 +13,10 @@
 
 #![no_main]
 
-use ibdscope::checksum::{self, Verdict};
-use ibdscope::record::{RecPage, RecScratch};
-use ibdscope::space::PAGE_SIZES;
-use ibdscope::{Btrees, Engine, Options, PageNo, SpaceMap, Summary, Tablespace, VendorGuess};
+use ibdscope_core::checksum::{self, Verdict};
+use ibdscope_core::record::{RecPage, RecScratch};
+use ibdscope_core::space::PAGE_SIZES;
+use ibdscope_core::{Btrees, Engine, Options, PageNo, SpaceMap, Summary, Tablespace, VendorGuess};
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 

@@ -9,7 +9,7 @@
 
 #![no_main]
 
-use ibdscope::record::{RecPage, RecScratch, Visited};
+use ibdscope_core::record::{RecPage, RecScratch, Visited};
 use ibdscope_schema::zip::decompress;
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;

@@ -3,7 +3,7 @@
 //!
 //! A copy taken by `cp`, rsync, a snapshot or a backup tool can be whole
 //! and consistent, or carry the marks of how it was taken. The audit reads
-//! every page once ([`ibdscope::space::page_facts`]), builds the
+//! every page once ([`ibdscope_core::space::page_facts`]), builds the
 //! [`SpaceMap`] (extent descriptors, inodes, roots), and sorts what it
 //! finds into verdicts, from least to most severe ([`AuditVerdict`]):
 //!
@@ -48,18 +48,18 @@
 //! here too; where the file also has damaged pages they are listed as
 //! possible consequences of that damage instead.
 //!
-//! Not covered: records inside a page (see [`ibdscope::btree`]), and the
+//! Not covered: records inside a page (see [`ibdscope_core::btree`]), and the
 //! parent–child links of COMPACT trees (they need the table definition).
 
-use ibdscope::checksum::{Scheme, Unverifiable, Verdict};
-use ibdscope::extents::{Owner, SpaceMap, SpaceProblem};
-use ibdscope::fil::FilHeader;
-use ibdscope::finding::FindingKind;
-use ibdscope::flst::page_readable;
-use ibdscope::index::IndexHeader;
-use ibdscope::space::page_facts;
-use ibdscope::verdict::trailer_lsn;
-use ibdscope::{Engine, IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
+use ibdscope_core::checksum::{Scheme, Unverifiable, Verdict};
+use ibdscope_core::extents::{Owner, SpaceMap, SpaceProblem};
+use ibdscope_core::fil::FilHeader;
+use ibdscope_core::finding::FindingKind;
+use ibdscope_core::flst::page_readable;
+use ibdscope_core::index::IndexHeader;
+use ibdscope_core::space::page_facts;
+use ibdscope_core::verdict::trailer_lsn;
+use ibdscope_core::{Engine, IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// The verdict on one file, from least to most severe. A file's verdict is
@@ -309,7 +309,7 @@ pub enum AuditKind {
     /// their consequence.
     StructureAfterDamage(FindingKind),
     /// A finding about the whole file that every command reports the same
-    /// way ([`ibdscope::summary::file_findings`]): a page size given
+    /// way ([`ibdscope_core::summary::file_findings`]): a page size given
     /// against the file's evidence, nothing but zeros after page 0.
     File(FindingKind),
     /// A page's LSN is newer than the end of the copied redo log: recovery
@@ -336,14 +336,14 @@ pub struct AuditFinding {
 }
 
 impl AuditFinding {
-    /// The page verdict word ([`ibdscope::verdict`]) of a finding about
+    /// The page verdict word ([`ibdscope_core::verdict`]) of a finding about
     /// one page's own bytes: the word every command gives that page.
-    pub fn page_verdict(&self) -> Option<ibdscope::PageVerdict> {
+    pub fn page_verdict(&self) -> Option<ibdscope_core::PageVerdict> {
         match self.kind {
-            AuditKind::Torn { .. } => Some(ibdscope::PageVerdict::Torn),
-            AuditKind::Damaged { .. } => Some(ibdscope::PageVerdict::Corrupt),
-            AuditKind::Foreign { .. } => Some(ibdscope::PageVerdict::Foreign),
-            AuditKind::ZeroFilled { .. } => Some(ibdscope::PageVerdict::Zeroed),
+            AuditKind::Torn { .. } => Some(ibdscope_core::PageVerdict::Torn),
+            AuditKind::Damaged { .. } => Some(ibdscope_core::PageVerdict::Corrupt),
+            AuditKind::Foreign { .. } => Some(ibdscope_core::PageVerdict::Foreign),
+            AuditKind::ZeroFilled { .. } => Some(ibdscope_core::PageVerdict::Zeroed),
             _ => None,
         }
     }
@@ -800,11 +800,11 @@ fn doublewrite_blocks(ts: &Tablespace<'_>) -> Option<[PageRun; 2]> {
         return None;
     }
     let page = ts.page(PageNo(TRX_SYS_PAGE_NO))?;
-    if !ibdscope::space::verify_page(page, ts.scheme()).is_ok() {
+    if !ibdscope_core::space::verify_page(page, ts.scheme()).is_ok() {
         return None;
     }
     let at = page.len().checked_sub(TRX_SYS_DOUBLEWRITE_FROM_END)?;
-    let word = |o: usize| ibdscope::bytes::be_u32(page, at.checked_add(o)?);
+    let word = |o: usize| ibdscope_core::bytes::be_u32(page, at.checked_add(o)?);
     if word(10)? != TRX_SYS_DOUBLEWRITE_MAGIC_N {
         return None;
     }
@@ -864,7 +864,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             |n: PageNo| dblwr.is_some_and(|d| d.iter().any(|r| r.first <= n && n <= r.last));
         // Pages judged as `check` judges them: page_compressed pages
         // outside full_crc32 after decompression.
-        let mut judge = ibdscope::summary::Judge::default();
+        let mut judge = ibdscope_core::summary::Judge::default();
         // With a decrypted image (`Audit::with_plain`).
         let content = self.content;
         let keyed = !std::ptr::eq(content, ts);
@@ -910,10 +910,10 @@ impl<'t, 'a> Builder<'t, 'a> {
             }
             let (mut f, instead) = judge.judge(ts, page_facts(page, n, scheme));
             let at = match (instead, f.verdict) {
-                (Some(p), _) => ibdscope::verdict::problem_offset(ts, p),
-                (None, Verdict::BadCompressedSize) => ibdscope::verdict::problem_offset(
+                (Some(p), _) => ibdscope_core::verdict::problem_offset(ts, p),
+                (None, Verdict::BadCompressedSize) => ibdscope_core::verdict::problem_offset(
                     ts,
-                    ibdscope::space::PageProblem::CompressedSize,
+                    ibdscope_core::space::PageProblem::CompressedSize,
                 ),
                 _ => 0,
             };
@@ -926,14 +926,14 @@ impl<'t, 'a> Builder<'t, 'a> {
                 f.verdict = Verdict::Mismatch;
             } else if f.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) && keyed {
                 // No checksum of the stored bytes: its decrypted image's.
-                f.verdict = match ibdscope::space::verify_page(cpage, scheme) {
+                f.verdict = match ibdscope_core::space::verify_page(cpage, scheme) {
                     v @ (Verdict::Valid(_) | Verdict::Empty) => v,
                     _ => Verdict::Mismatch,
                 };
             }
             if keyed {
                 // The decrypted image restores the original page type.
-                if let Some(h) = ibdscope::fil::FilHeader::new(cpage) {
+                if let Some(h) = ibdscope_core::fil::FilHeader::new(cpage) {
                     f.page_type = h.page_type();
                 }
             }
@@ -1068,7 +1068,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             if lsn > end {
                 self.findings.push(AuditFinding {
                     page: Some(n),
-                    file_offset: self.page_offset(n, ibdscope::fil::FIL_PAGE_LSN as u64),
+                    file_offset: self.page_offset(n, ibdscope_core::fil::FIL_PAGE_LSN as u64),
                     kind: AuditKind::BeyondRedoEnd { lsn, log_end: end },
                 });
             }
@@ -1095,15 +1095,15 @@ impl<'t, 'a> Builder<'t, 'a> {
 
     /// Torn or damaged, once the newest LSN is known; then foreign pages.
     /// The rule is the one every command speaks through
-    /// ([`ibdscope::verdict`]): torn only when the trailer's LSN is at
+    /// ([`ibdscope_core::verdict`]): torn only when the trailer's LSN is at
     /// most the newest LSN of the pages that verify (never the damaged
     /// page's own, nor the redo log's end, which the file's other
     /// commands do not know).
     fn classify_bad(&mut self) {
         let newest = self.lsn_range.map(|(_, hi)| hi);
-        let trailer_at = ibdscope::verdict::problem_offset(
+        let trailer_at = ibdscope_core::verdict::problem_offset(
             self.ts,
-            ibdscope::space::PageProblem::LsnMismatch {
+            ibdscope_core::space::PageProblem::LsnMismatch {
                 header: 0,
                 trailer: 0,
             },
@@ -1177,9 +1177,9 @@ impl<'t, 'a> Builder<'t, 'a> {
                 continue;
             }
             let at = if page_no.is_some() {
-                ibdscope::fil::FIL_PAGE_OFFSET
+                ibdscope_core::fil::FIL_PAGE_OFFSET
             } else {
-                ibdscope::fil::FIL_PAGE_SPACE_ID
+                ibdscope_core::fil::FIL_PAGE_SPACE_ID
             };
             self.findings.push(AuditFinding {
                 page: Some(n),
@@ -1197,7 +1197,7 @@ impl<'t, 'a> Builder<'t, 'a> {
     fn whole_file(&mut self) {
         let ts = self.ts;
         // Said first: they change how every other finding reads.
-        for f in ibdscope::summary::file_findings(ts).into_iter().rev() {
+        for f in ibdscope_core::summary::file_findings(ts).into_iter().rev() {
             if matches!(
                 f.kind,
                 FindingKind::PageSizeContradicted { .. }
@@ -1228,7 +1228,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             if h.space_id() != self.space_id && !self.suspect(PageNo(0)) && self.space_id.0 != 0 {
                 self.findings.push(AuditFinding {
                     page: Some(PageNo(0)),
-                    file_offset: ibdscope::fsp::FSP_HEADER_OFFSET as u64,
+                    file_offset: ibdscope_core::fsp::FSP_HEADER_OFFSET as u64,
                     kind: AuditKind::FspSpaceId {
                         fsp: h.space_id(),
                         pages: self.space_id,
@@ -1362,8 +1362,8 @@ impl<'t, 'a> Builder<'t, 'a> {
 
     fn link_offset(&self, a: u32, link: Link) -> u64 {
         let at = match link {
-            Link::Next => ibdscope::fil::FIL_PAGE_NEXT,
-            Link::Prev => ibdscope::fil::FIL_PAGE_PREV,
+            Link::Next => ibdscope_core::fil::FIL_PAGE_NEXT,
+            Link::Prev => ibdscope_core::fil::FIL_PAGE_PREV,
         };
         self.page_offset(PageNo(a), at as u64)
     }
@@ -1446,7 +1446,8 @@ impl<'t, 'a> Builder<'t, 'a> {
             if s.lsn > x.lsn {
                 out.push(AuditFinding {
                     page: Some(PageNo(n)),
-                    file_offset: self.page_offset(PageNo(n), ibdscope::fil::FIL_PAGE_LSN as u64),
+                    file_offset: self
+                        .page_offset(PageNo(n), ibdscope_core::fil::FIL_PAGE_LSN as u64),
                     kind: AuditKind::FreeNewerThanXdes {
                         xdes_page: PageNo(xdes),
                         lsn: Lsn(s.lsn),

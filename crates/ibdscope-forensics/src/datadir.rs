@@ -22,8 +22,8 @@
 
 use crate::audit::{Audit, AuditKind, PageRun};
 use crate::redo::{LogPages, LogPagesStatus, RedoInfo};
-use ibdscope::fil::FilHeader;
-use ibdscope::{Lsn, PageNo, SpaceId, Tablespace};
+use ibdscope_core::fil::FilHeader;
+use ibdscope_core::{Lsn, PageNo, SpaceId, Tablespace};
 
 /// Whether a directory entry named `name` (a directory when `is_dir`)
 /// makes the directory holding it a datadir's root: the system

@@ -25,9 +25,9 @@
 //! their index ids in one pass over the pages (a problem says so).
 
 use crate::system::{DictHeader, FSP_DICT_HDR_PAGE_NO};
-use ibdscope::bytes::{be_u32, be_u64};
-use ibdscope::record::Chain;
-use ibdscope::{PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
+use ibdscope_core::bytes::{be_u32, be_u64};
+use ibdscope_core::record::Chain;
+use ibdscope_core::{PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
 use std::collections::BTreeMap;
 
 /// The most B-tree levels a walk descends.
@@ -281,7 +281,7 @@ impl<'t, 'a> TreeReader<'t, 'a> {
             Some(s) => *s = true,
             None => return None,
         }
-        let verdict = ibdscope::space::verify_page(bytes, self.ts.scheme());
+        let verdict = ibdscope_core::space::verify_page(bytes, self.ts.scheme());
         if !verdict.is_ok() {
             self.problem(n, 0, format!("page {n} does not verify ({verdict})"));
             return None;
@@ -352,7 +352,8 @@ impl<'t, 'a> TreeReader<'t, 'a> {
                 }
             }
             let mut visited = Visited::new();
-            if let Some(mut it) = ibdscope::record::RecIter::new(rp, Chain::User, &mut visited) {
+            if let Some(mut it) = ibdscope_core::record::RecIter::new(rp, Chain::User, &mut visited)
+            {
                 loop {
                     match it.next() {
                         Ok(Some(rec)) => {
@@ -387,16 +388,16 @@ impl<'t, 'a> TreeReader<'t, 'a> {
 }
 
 /// A record's fields: `None` for SQL NULL (or bytes outside the page).
-fn rec_fields<'a>(rec: &ibdscope::record::Rec, page: &'a [u8]) -> Fields<'a> {
+fn rec_fields<'a>(rec: &ibdscope_core::record::Rec, page: &'a [u8]) -> Fields<'a> {
     rec.fields(page)
         .map(|fl| field_bytes(rec, page, fl))
         .collect()
 }
 
 fn field_bytes<'a>(
-    rec: &ibdscope::record::Rec,
+    rec: &ibdscope_core::record::Rec,
     page: &'a [u8],
-    fl: ibdscope::record::RecField,
+    fl: ibdscope_core::record::RecField,
 ) -> Option<&'a [u8]> {
     if fl.null {
         return None;
@@ -471,7 +472,7 @@ impl<'t, 'a> Lookup<'t, 'a> {
     fn walk_from(
         rp: &RecPage<'a>,
         origin: u16,
-        mut f: impl FnMut(&ibdscope::record::Rec) -> bool,
+        mut f: impl FnMut(&ibdscope_core::record::Rec) -> bool,
     ) -> bool {
         let mut at = usize::from(origin);
         let limit = rp.bytes().len();
@@ -479,7 +480,7 @@ impl<'t, 'a> Lookup<'t, 'a> {
             let Some(rec) = u16::try_from(at).ok().and_then(|o| rp.record_at(o)) else {
                 return true;
             };
-            if rec.rec_type == ibdscope::record::RecType::Supremum {
+            if rec.rec_type == ibdscope_core::record::RecType::Supremum {
                 return true;
             }
             if rec.is_user() && !f(&rec) {
@@ -585,7 +586,7 @@ fn page_word(n: u32) -> String {
 fn children(rp: &RecPage<'_>) -> Vec<u32> {
     let mut visited = Visited::new();
     let mut v = Vec::new();
-    let Some(mut it) = ibdscope::record::RecIter::new(*rp, Chain::User, &mut visited) else {
+    let Some(mut it) = ibdscope_core::record::RecIter::new(*rp, Chain::User, &mut visited) else {
         return v;
     };
     while let Ok(Some(rec)) = it.next() {
@@ -793,7 +794,7 @@ impl Dictionary {
         };
         let hdr = ts
             .page(PageNo(FSP_DICT_HDR_PAGE_NO))
-            .filter(|p| ibdscope::space::verify_page(p, ts.scheme()).is_ok())
+            .filter(|p| ibdscope_core::space::verify_page(p, ts.scheme()).is_ok())
             .and_then(DictHeader::read);
         if let Some(h) = hdr {
             return Ok((h, r));
@@ -1006,7 +1007,7 @@ fn roots_by_index_id(ts: &Tablespace<'_>) -> Option<[u32; 4]> {
     let mut best: [Option<(u16, u64, u32)>; 4] = [None; 4];
     // An all-zero page is no root: the holes of a sparse file are skipped.
     for (PageNo(n), p) in ts.data_pages() {
-        if ibdscope::bytes::be_u16(p, 24) != Some(FIL_PAGE_INDEX)
+        if ibdscope_core::bytes::be_u16(p, 24) != Some(FIL_PAGE_INDEX)
             || be_u32(p, 8) != Some(FIL_NULL)
             || be_u32(p, FIL_PAGE_NEXT) != Some(FIL_NULL)
         {
@@ -1022,10 +1023,10 @@ fn roots_by_index_id(ts: &Tablespace<'_>) -> Option<[u32; 4]> {
         else {
             continue;
         };
-        if !ibdscope::space::verify_page(p, ts.scheme()).is_ok() {
+        if !ibdscope_core::space::verify_page(p, ts.scheme()).is_ok() {
             continue;
         }
-        let level = ibdscope::bytes::be_u16(p, 38 + 26).unwrap_or(0);
+        let level = ibdscope_core::bytes::be_u16(p, 38 + 26).unwrap_or(0);
         let lsn = be_u64(p, 16).unwrap_or(0);
         if slot.is_none_or(|(l, s, _)| (level, lsn) > (l, s)) {
             *slot = Some((level, lsn, n));

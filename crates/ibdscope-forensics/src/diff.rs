@@ -15,10 +15,10 @@
 //! pages the owner in the [`SpaceMap`] of the copy that has it (BLOB pages
 //! belong to their index's leaf segment).
 
-use ibdscope::extents::{Owner, SpaceMap};
-use ibdscope::fil::FilHeader;
-use ibdscope::index::IndexHeader;
-use ibdscope::{Engine, IndexId, Lsn, PageNo, PageType, Tablespace};
+use ibdscope_core::extents::{Owner, SpaceMap};
+use ibdscope_core::fil::FilHeader;
+use ibdscope_core::index::IndexHeader;
+use ibdscope_core::{Engine, IndexId, Lsn, PageNo, PageType, Tablespace};
 use std::fmt;
 
 /// How one page differs.
@@ -171,7 +171,7 @@ pub struct Diff {
 /// Whether `ts` is a MariaDB encrypted space (page 0's crypt data,
 /// scheme 1).
 fn mariadb_encrypted(ts: &Tablespace<'_>) -> bool {
-    use ibdscope::crypt::mariadb::{space_crypt_data, CryptDataRead};
+    use ibdscope_core::crypt::mariadb::{space_crypt_data, CryptDataRead};
     matches!(space_crypt_data(ts), CryptDataRead::Present(c) if c.scheme == 1)
 }
 
@@ -196,13 +196,13 @@ fn index_of(
     // says (outside full_crc32 a damaged one cannot be told from a plain
     // one by its bytes).
     let ciphertext = std::ptr::eq(page, stored) && encrypted && {
-        let full = ts.scheme() == ibdscope::checksum::Scheme::FullCrc32;
-        ibdscope::crypt::mariadb::key_version(page, full) != 0
+        let full = ts.scheme() == ibdscope_core::checksum::Scheme::FullCrc32;
+        ibdscope_core::crypt::mariadb::key_version(page, full) != 0
     };
     let h = FilHeader::new(page)?;
     if !ciphertext
         && h.page_type().is_index(ts.type_names())
-        && ibdscope::flst::page_readable(readable_in, page)
+        && ibdscope_core::flst::page_readable(readable_in, page)
     {
         return IndexHeader::new(page).map(|i| i.index_id());
     }

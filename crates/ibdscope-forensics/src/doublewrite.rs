@@ -34,10 +34,10 @@
 //! MariaDB `recv_recovery_from_checkpoint_start`).
 
 use crate::system::{TrxSys, FSP_TRX_SYS_PAGE_NO};
-use ibdscope::checksum::{lsn_pair, Scheme, Verdict};
-use ibdscope::fil::FilHeader;
-use ibdscope::space::verify_page;
-use ibdscope::{Lsn, PageNo, SpaceId, Tablespace};
+use ibdscope_core::checksum::{lsn_pair, Scheme, Verdict};
+use ibdscope_core::fil::FilHeader;
+use ibdscope_core::space::verify_page;
+use ibdscope_core::{Lsn, PageNo, SpaceId, Tablespace};
 
 /// One slot of the doublewrite buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,9 +233,9 @@ pub struct Repair {
     /// the checksum says.
     pub lsn_words_differ: bool,
     /// The page's verdict, by the rule every command speaks through
-    /// ([`ibdscope::verdict::judge`]): `torn` only within the newest LSN of
+    /// ([`ibdscope_core::verdict::judge`]): `torn` only within the newest LSN of
     /// the file's pages that verify.
-    pub verdict: ibdscope::PageVerdict,
+    pub verdict: ibdscope_core::PageVerdict,
     /// The slot whose copy the server writes over it, or why none.
     pub choice: Result<Slot, Left>,
 }
@@ -257,12 +257,12 @@ pub fn repairs(
     // The verdicts (as every command gives them), once the newest LSN of
     // the pages that verify is known.
     let mut judged: Vec<(
-        ibdscope::PageFacts,
-        [Option<ibdscope::space::PageProblem>; 2],
+        ibdscope_core::PageFacts,
+        [Option<ibdscope_core::space::PageProblem>; 2],
     )> = Vec::new();
     let mut newest: Option<Lsn> = None;
-    let mut judge = ibdscope::summary::Judge::default();
-    let mut zeros = ibdscope::verdict::ZeroRule::default();
+    let mut judge = ibdscope_core::summary::Judge::default();
+    let mut zeros = ibdscope_core::verdict::ZeroRule::default();
     // Only pages with a copy can be zero-filled back; a damaged page is
     // listed whatever. The holes of a sparse file (known zeros, never
     // read) are looked at only where a slot holds a copy of one of their
@@ -279,9 +279,9 @@ pub fn repairs(
         .into_iter()
         .filter_map(|n| ts.page(PageNo(n)).map(|p| (PageNo(n), p)));
     for (n, page) in merge_by_page(ts.data_pages(), holes) {
-        let (facts, instead) = judge.judge(ts, ibdscope::space::page_facts(page, n, scheme));
+        let (facts, instead) = judge.judge(ts, ibdscope_core::space::page_facts(page, n, scheme));
         let mut problems = ts.page_problems(&facts).map(|p| match (p, instead) {
-            (ibdscope::space::PageProblem::Checksum, Some(i)) => i,
+            (ibdscope_core::space::PageProblem::Checksum, Some(i)) => i,
             _ => p,
         });
         let first = problems.next();
@@ -320,11 +320,11 @@ pub fn repairs(
         }
         let zeroed = damage == Damage::Zeroes && zeros.claimed(ts, n);
         let lsn_problem =
-            problems.find(|p| matches!(p, ibdscope::space::PageProblem::LsnMismatch { .. }));
+            problems.find(|p| matches!(p, ibdscope_core::space::PageProblem::LsnMismatch { .. }));
         judged.push((
             facts,
             if zeroed {
-                [Some(ibdscope::space::PageProblem::ZeroedInUse), None]
+                [Some(ibdscope_core::space::PageProblem::ZeroedInUse), None]
             } else {
                 [first, lsn_problem]
             },
@@ -334,14 +334,14 @@ pub fn repairs(
             damage,
             lsn: FilHeader::new(page).map_or(Lsn(0), |h| h.lsn()),
             lsn_words_differ: lsn_words_differ && damage != Damage::Zeroes,
-            verdict: ibdscope::PageVerdict::Corrupt,
+            verdict: ibdscope_core::PageVerdict::Corrupt,
             choice,
         });
     }
     for (r, (facts, problems)) in out.iter_mut().zip(&judged) {
-        let problems: Vec<ibdscope::space::PageProblem> =
+        let problems: Vec<ibdscope_core::space::PageProblem> =
             problems.iter().flatten().copied().collect();
-        r.verdict = ibdscope::verdict::judge(ts, facts, &problems, newest).verdict;
+        r.verdict = ibdscope_core::verdict::judge(ts, facts, &problems, newest).verdict;
     }
     out
 }

@@ -8,7 +8,7 @@
 //! space ids), and the [`diff`] of two copies of one space.
 //!
 //! Like the core, it does no I/O and never panics on input: every function
-//! takes the bytes (a [`ibdscope::Tablespace`], the redo log files as
+//! takes the bytes (a [`ibdscope_core::Tablespace`], the redo log files as
 //! slices) and returns plain data.
 //!
 //! ## Modules

@@ -52,10 +52,10 @@
 //! record only when its mini-transaction starts at or after the page's
 //! FIL_PAGE_LSN (`recv_recover_page`).
 
-use ibdscope::bytes::{be_u16, be_u32, be_u64};
-use ibdscope::checksum::fold_binary;
-use ibdscope::crc32c::{crc32c, crc32c_extend};
-use ibdscope::{Lsn, PageNo, SpaceId};
+use ibdscope_core::bytes::{be_u16, be_u32, be_u64};
+use ibdscope_core::checksum::fold_binary;
+use ibdscope_core::crc32c::{crc32c, crc32c_extend};
+use ibdscope_core::{Lsn, PageNo, SpaceId};
 use std::fmt;
 
 /// `OS_FILE_LOG_BLOCK_SIZE`.

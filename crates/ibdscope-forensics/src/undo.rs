@@ -64,8 +64,8 @@
 use crate::system::{
     RsegSlot, FSEG_PAGE_DATA, FSP_TRX_SYS_PAGE_NO, TRX_SYS_RSEGS, TRX_SYS_RSEG_SLOT_SIZE,
 };
-use ibdscope::bytes::{be_u16, be_u32, be_u64};
-use ibdscope::{PageNo, Tablespace, Verdict, FIL_NULL};
+use ibdscope_core::bytes::{be_u16, be_u32, be_u64};
+use ibdscope_core::{PageNo, Tablespace, Verdict, FIL_NULL};
 use std::collections::HashSet;
 
 /// `FIL_PAGE_UNDO_LOG` (`fil0fil.h`).
@@ -483,7 +483,7 @@ impl Damage {
 /// in the file: the caller says so).
 pub fn page_damage(ts: &Tablespace<'_>, space: u32, page: u32) -> Option<Damage> {
     let p = ts.page(PageNo(page))?;
-    let f = ibdscope::space::page_facts(p, PageNo(page), ts.scheme());
+    let f = ibdscope_core::space::page_facts(p, PageNo(page), ts.scheme());
     match f.verdict {
         Verdict::Valid(_) => (f.stored_page_no.0 != page
             || (f.has_space_id && f.space_id.0 != space))
@@ -870,7 +870,7 @@ impl<'s, 'a> Undo<'s, 'a> {
                     format!(
                         "{what}: page {page} of space {space} is not a rollback segment header \
                          (its type is {}, not SYS)",
-                        ibdscope::PageType(ty).display(names)
+                        ibdscope_core::PageType(ty).display(names)
                     ),
                 );
                 Err(None)
@@ -881,7 +881,7 @@ impl<'s, 'a> Undo<'s, 'a> {
                     format!(
                         "{what}: page {page} of space {space} is not an undo log page (its type \
                          is {}, not UNDO_LOG)",
-                        ibdscope::PageType(ty).display(names)
+                        ibdscope_core::PageType(ty).display(names)
                     ),
                 );
                 Err(None)

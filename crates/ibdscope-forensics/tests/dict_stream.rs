@@ -14,8 +14,8 @@
     clippy::panic
 )]
 
-use ibdscope::checksum;
-use ibdscope::Tablespace;
+use ibdscope_core::checksum;
+use ibdscope_core::Tablespace;
 use ibdscope_forensics::dict::{Dictionary, DEFAULT_CHARSET_COLL};
 use std::collections::BTreeMap;
 
@@ -40,7 +40,7 @@ fn ibdata1() -> Vec<u8> {
     let gz = std::fs::read(ibdscope_testkit::fixtures().join("instance/mysql56-fpt.tar.gz"))
         .expect("archive");
     let mut tar = Vec::new();
-    ibdscope::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
+    ibdscope_core::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
         .expect("inflate");
     let members = ibdscope_testkit::tar_members(&tar);
     let (_, ibdata1) = members

@@ -10,7 +10,7 @@
     clippy::panic
 )]
 
-use ibdscope::Tablespace;
+use ibdscope_core::Tablespace;
 use ibdscope_forensics::system::SystemSpace;
 use ibdscope_forensics::undo::Undo;
 
@@ -20,7 +20,7 @@ fn ibdata1() -> Vec<u8> {
     let gz = std::fs::read(ibdscope_testkit::fixtures().join("history/mysql56.tar.gz"))
         .expect("archive");
     let mut tar = Vec::new();
-    ibdscope::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
+    ibdscope_core::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
         .expect("inflate");
     let members = ibdscope_testkit::tar_members(&tar);
     let (_, ibdata1) = members
@@ -35,7 +35,7 @@ fn ibdata1() -> Vec<u8> {
 /// checksum: `buf0checksum.cc`), so that a planted pointer is read as a
 /// pointer, not as a damaged page.
 fn seal(b: &mut [u8], n: usize, clean: &[u8]) {
-    use ibdscope::checksum;
+    use ibdscope_core::checksum;
     let p = &mut b[n * 16384..(n + 1) * 16384];
     if checksum::page_crc32(clean).to_be_bytes() == clean[..4] {
         let v = checksum::page_crc32(p).to_be_bytes();

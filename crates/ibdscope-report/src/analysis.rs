@@ -8,9 +8,9 @@
 
 use crate::args::DefOpts;
 use crate::definition::{self, Def};
-use ibdscope::extents::Owner;
-use ibdscope::summary::BadPage;
-use ibdscope::{
+use ibdscope_core::extents::Owner;
+use ibdscope_core::summary::BadPage;
+use ibdscope_core::{
     Btrees, Engine, Finding, FindingKind, IndexId, PageNo, SpaceMap, SpaceProblem, Summary,
     Tablespace,
 };
@@ -225,7 +225,7 @@ impl<'t> Analysis<'t> {
             Some(s) => &s.file_findings,
             None => self
                 .file_findings
-                .get_or_init(|| ibdscope::summary::file_findings(self.physical)),
+                .get_or_init(|| ibdscope_core::summary::file_findings(self.physical)),
         }
     }
 

@@ -3,7 +3,7 @@
 //! clap definitions) before any file is opened; plain data, no parsing.
 
 use crate::host::Host;
-pub use ibdscope::Options as SpaceOptions;
+pub use ibdscope_core::Options as SpaceOptions;
 pub use ibdscope_render::ImageFormat;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -237,7 +237,7 @@ pub struct RecordsOpts {
 
 /// MariaDB `file_key_management` key files, for the front end that reads
 /// `--key-file` (the parsing is the core's).
-pub use ibdscope::crypt::mariadb::{password_from_file, KeyFile, MAX_KEY_FILE_SIZE};
+pub use ibdscope_core::crypt::mariadb::{password_from_file, KeyFile, MAX_KEY_FILE_SIZE};
 
 /// Checked options for one run.
 #[derive(Debug)]
@@ -249,7 +249,7 @@ pub struct Opts {
     /// Output format.
     pub format: Format,
     /// How the page core opens a file (a forced page size).
-    pub lib: ibdscope::Options,
+    pub lib: ibdscope_core::Options,
     /// Threads for whole-file passes (0 counts as 1); no output depends on
     /// it ([`Opts::engine`]).
     pub threads: usize,
@@ -298,7 +298,7 @@ impl Opts {
             cmd,
             files,
             format,
-            lib: ibdscope::Options::default(),
+            lib: ibdscope_core::Options::default(),
             threads: 1,
             color: Color::Never,
             ascii: false,
@@ -320,8 +320,8 @@ impl Opts {
     /// The scan engine of this run: [`Opts::threads`] threads, no release
     /// hook (the commands that pass over a file once add the input's own,
     /// see `cmd::with_space`).
-    pub fn engine(&self) -> ibdscope::Engine<'static> {
-        ibdscope::Engine::new(self.threads)
+    pub fn engine(&self) -> ibdscope_core::Engine<'static> {
+        ibdscope_core::Engine::new(self.threads)
     }
 }
 
@@ -337,7 +337,7 @@ pub fn page_size(s: &str) -> Result<u32, String> {
         .parse::<u32>()
         .ok()
         .and_then(|n| n.checked_mul(mult))
-        .filter(|n| ibdscope::space::PAGE_SIZES.contains(n))
+        .filter(|n| ibdscope_core::space::PAGE_SIZES.contains(n))
         .ok_or_else(|| format!("'{s}' is not a page size (1k, 2k, 4k, 8k, 16k, 32k or 64k)"))
 }
 

@@ -5,7 +5,7 @@
 //! without knowing about encryption; a space the keyring cannot open is
 //! read as stored (its pages named encrypted) and the reason is a finding
 //! (exit 1). Parsing and decryption are the core's
-//! ([`ibdscope::crypt::mysql`]); the keyring's bytes were read, parsed and
+//! ([`ibdscope_core::crypt::mysql`]); the keyring's bytes were read, parsed and
 //! wiped by the front end.
 //!
 //! Memory: the image is as large as the file and is asked for before it is
@@ -13,10 +13,10 @@
 //! stored bytes are released once it is made.
 
 use crate::host::{Change, Host, OpenError, Source};
-pub use ibdscope::crypt::keyring::Keyring;
-use ibdscope::crypt::mysql::{self, EncryptionInfo};
-pub use ibdscope::crypt::wipe;
-use ibdscope::{Engine, Options};
+pub use ibdscope_core::crypt::keyring::Keyring;
+use ibdscope_core::crypt::mysql::{self, EncryptionInfo};
+pub use ibdscope_core::crypt::wipe;
+use ibdscope_core::{Engine, Options};
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;

@@ -6,7 +6,7 @@
 
 use crate::args::DefOpts;
 use crate::host::Host;
-use ibdscope::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
+use ibdscope_core::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
 use ibdscope_forensics::dict::DictTable;
 use ibdscope_schema::frm::Frm;
 use ibdscope_schema::table::{DefSource, FromSpaceError, RowFormat, TableDef};

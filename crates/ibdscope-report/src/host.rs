@@ -24,9 +24,9 @@ pub trait Source: Send + Sync {
 /// passes never touch a sparse file's holes).
 pub fn tablespace<'a>(
     src: &'a dyn Source,
-    opts: ibdscope::Options,
-) -> ibdscope::Result<ibdscope::Tablespace<'a>> {
-    ibdscope::Tablespace::with_options(src.bytes(), opts)
+    opts: ibdscope_core::Options,
+) -> ibdscope_core::Result<ibdscope_core::Tablespace<'a>> {
+    ibdscope_core::Tablespace::with_options(src.bytes(), opts)
         .map(|ts| ts.with_zero_ranges(src.zero_ranges()))
 }
 

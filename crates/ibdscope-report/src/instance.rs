@@ -5,7 +5,7 @@
 //! no `.frm`.
 
 use crate::host::{Host, Source};
-use ibdscope::Tablespace;
+use ibdscope_core::Tablespace;
 use ibdscope_forensics::dict::{DictProblem, DictTable, Dictionary};
 use ibdscope_forensics::system::continues;
 use ibdscope_schema::dictdef::{DictCol, DictIdx};
@@ -140,7 +140,7 @@ pub fn open_system(
     host: &dyn Host,
     first: &Path,
     threads: usize,
-    lib: ibdscope::Options,
+    lib: ibdscope_core::Options,
     spec: Option<&[PathBuf]>,
 ) -> Result<System, String> {
     let src = host.open(first, threads).map_err(|e| e.to_string())?;
@@ -235,7 +235,13 @@ pub fn read_system(
     } else {
         datadir_or_ibdata1.to_path_buf()
     };
-    open_system(host, &first, threads, ibdscope::Options::default(), spec)
+    open_system(
+        host,
+        &first,
+        threads,
+        ibdscope_core::Options::default(),
+        spec,
+    )
 }
 
 /// The datadir a `.ibd` belongs to: `given`, or the file's directory or
@@ -291,7 +297,7 @@ pub fn table_def(t: &DictTable) -> (TableDef, DictNotes) {
             name: String::from_utf8_lossy(&i.name).into_owned(),
             id: i.id,
             index_type: i.index_type,
-            root: (i.page_no != ibdscope::FIL_NULL).then_some(i.page_no),
+            root: (i.page_no != ibdscope_core::FIL_NULL).then_some(i.page_no),
             fields: i
                 .fields
                 .iter()
@@ -315,7 +321,7 @@ pub fn dictionary(
         .first()
         .map_or(first_data_file(datadir, spec), |f| f.0.clone());
     let first = crate::names::path(&first_path);
-    let ts = crate::host::tablespace(sys.source(), ibdscope::Options::default())
+    let ts = crate::host::tablespace(sys.source(), ibdscope_core::Options::default())
         .map_err(|e| format!("{first}: {e}"))?;
     let d = Dictionary::read(&ts).map_err(|e| format!("{first}: {e}"))?;
     let mut problems = sys.problems.clone();

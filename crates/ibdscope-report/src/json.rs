@@ -150,7 +150,7 @@ impl<'w> Json<'w> {
     pub fn kv_index(
         &mut self,
         a: &crate::analysis::Analysis<'_>,
-        id: ibdscope::IndexId,
+        id: ibdscope_core::IndexId,
     ) -> io::Result<&mut Self> {
         self.kv_num("index_id", id.0)?.key("index_name")?;
         match a.index_name(id) {

@@ -5,10 +5,10 @@
 //! itself.
 
 use crate::outcome::Outcome;
-use ibdscope::crypt::mariadb::{self, CryptDataRead, Decryption, ImageFailure, KeyFile};
-use ibdscope::pagecomp::{self, Expansion, PageCompErrorKind};
-use ibdscope::Summary;
-use ibdscope::{Engine, Tablespace};
+use ibdscope_core::crypt::mariadb::{self, CryptDataRead, Decryption, ImageFailure, KeyFile};
+use ibdscope_core::pagecomp::{self, Expansion, PageCompErrorKind};
+use ibdscope_core::Summary;
+use ibdscope_core::{Engine, Tablespace};
 use std::io;
 use std::path::Path;
 
@@ -92,16 +92,16 @@ pub fn expand(
 }
 
 /// When page 0's crypt data is damaged so that no key can open the space
-/// ([`ibdscope::crypt_data::blocks_decryption`]), says so on stderr with
+/// ([`ibdscope_core::crypt_data::blocks_decryption`]), says so on stderr with
 /// its file offset and gives [`Outcome::Unreadable`]: the structure
 /// commands cannot read encrypted pages, and the problem is the crypt
 /// data, not the key.
 pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Outcome> {
-    let f = ibdscope::crypt_data::crypt_data_finding(ts)?;
-    let ibdscope::FindingKind::CryptData(p) = f.kind else {
+    let f = ibdscope_core::crypt_data::crypt_data_finding(ts)?;
+    let ibdscope_core::FindingKind::CryptData(p) = f.kind else {
         return None;
     };
-    if !ibdscope::crypt_data::blocks_decryption(&p) {
+    if !ibdscope_core::crypt_data::blocks_decryption(&p) {
         return None;
     }
     crate::diag::say!(
@@ -119,7 +119,7 @@ pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Outcome> {
 fn say_failures(
     path: &Path,
     page_size: u32,
-    pages: impl Iterator<Item = (ibdscope::PageNo, String)>,
+    pages: impl Iterator<Item = (ibdscope_core::PageNo, String)>,
     n: usize,
     more: &str,
 ) {
@@ -198,7 +198,7 @@ fn say_renamed(path: &Path, ts: &Tablespace<'_>, o: &Opening) {
     };
     // The key id: 28 bytes into the crypt data (docs/format.md §3.4).
     let at = ts
-        .file_offset(ibdscope::PageNo(0))
+        .file_offset(ibdscope_core::PageNo(0))
         .saturating_add(o.crypt.offset.saturating_add(28) as u64);
     crate::diag::say!(
         "ibdscope: {}: page 0 at byte offset {at}: page 0's crypt data is damaged: it names \

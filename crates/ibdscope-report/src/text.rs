@@ -1,6 +1,6 @@
 //! Small helpers for the text printers.
 
-use ibdscope::{PageNo, FIL_NULL};
+use ibdscope_core::{PageNo, FIL_NULL};
 use std::fmt;
 
 /// A page number, or `-` for FIL_NULL.

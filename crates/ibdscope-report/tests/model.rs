@@ -4,7 +4,7 @@
 //! page (a copy with flipped bytes in two leaf pages), and the end of the
 //! file (a copy cut mid-file), through every command in process.
 
-use ibdscope::{Engine, IndexId, Tablespace};
+use ibdscope_core::{Engine, IndexId, Tablespace};
 use ibdscope_report::analysis::Analysis;
 use ibdscope_report::args::{Cmd, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
 use ibdscope_report::host::ReadHost;
@@ -50,8 +50,8 @@ fn index_names_are_the_servers_for_every_fixture() {
         let bytes = std::fs::read(&path).expect("fixture");
         let ts = Tablespace::new(&bytes).expect("fixture parses");
         // A page_compressed space's structure is read from its image.
-        let image = ibdscope::pagecomp::applies(&ts)
-            .then(|| ibdscope::pagecomp::expand(&ts, &Engine::default()));
+        let image = ibdscope_core::pagecomp::applies(&ts)
+            .then(|| ibdscope_core::pagecomp::expand(&ts, &Engine::default()));
         let logical = image
             .as_ref()
             .map_or_else(|| ts.clone(), |e| e.tablespace(&ts));
@@ -165,9 +165,9 @@ fn flipped() -> (PathBuf, [u32; 2], u32) {
     // Two leaves of PRIMARY, and the records they hold (PAGE_N_RECS).
     let leaves: Vec<u32> = (0..ts.n_pages())
         .filter(|&n| {
-            let p = ts.page(ibdscope::PageNo(n)).expect("page");
-            let h = ibdscope::IndexHeader::new(p).expect("header");
-            ibdscope::fil::FilHeader::new(p)
+            let p = ts.page(ibdscope_core::PageNo(n)).expect("page");
+            let h = ibdscope_core::IndexHeader::new(p).expect("header");
+            ibdscope_core::fil::FilHeader::new(p)
                 .is_some_and(|f| f.page_type().is_index(ts.type_names()))
                 && h.index_id() == primary
                 && h.level() == 0
@@ -176,8 +176,8 @@ fn flipped() -> (PathBuf, [u32; 2], u32) {
     let pages = [leaves[2], leaves[8]];
     let mut recs = 0;
     for &n in &pages {
-        let p = ts.page(ibdscope::PageNo(n)).expect("page");
-        recs += u32::from(ibdscope::IndexHeader::new(p).expect("header").n_recs());
+        let p = ts.page(ibdscope_core::PageNo(n)).expect("page");
+        recs += u32::from(ibdscope_core::IndexHeader::new(p).expect("header").n_recs());
     }
     drop(a);
     drop(ts);

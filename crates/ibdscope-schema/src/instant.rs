@@ -39,14 +39,14 @@ use crate::row::{
 };
 use crate::table::{ColType, Column, Hidden, InstantDefault, LayoutField, RecordLayout, TableDef};
 use crate::zip::{DATA_ROLL_PTR_LEN, DATA_TRX_ID_LEN};
-use ibdscope::bytes::{be_u16, be_u32};
-use ibdscope::fil::{FilHeader, FIL_PAGE_DATA};
-use ibdscope::index::{IndexHeader, PAGE_DIRECTION, PAGE_HEADER};
-use ibdscope::record::{
+use ibdscope_core::bytes::{be_u16, be_u32};
+use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
+use ibdscope_core::index::{IndexHeader, PAGE_DIRECTION, PAGE_HEADER};
+use ibdscope_core::record::{
     instant_root_null_bytes, RecFormat, RecPage, RecType, Visited, INFIMUM_DATA,
     REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG, SUPREMUM_DATA,
 };
-use ibdscope::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// `PAGE_HEADER + PAGE_INSTANT`: MariaDB's name for the 2 bytes MySQL
@@ -258,7 +258,7 @@ pub fn read(
 fn leftmost_leaf(
     ts: &Tablespace<'_>,
     root: PageNo,
-    index_id: ibdscope::IndexId,
+    index_id: ibdscope_core::IndexId,
 ) -> Result<PageNo, InstantError> {
     let leaf_of_index = |n: PageNo| {
         let Some(p) = ts.page(n) else { return false };
@@ -600,11 +600,12 @@ mod tests {
     /// The `.frm`'s definition with the roots the file's space map finds.
     fn definition(ts: &Tablespace<'_>, frm: &[u8], name: &str) -> TableDef {
         let mut def = Frm::parse(frm).unwrap().to_table_def(name, "fx");
-        let roots: Vec<(u64, u32)> = ibdscope::SpaceMap::build(ts, &ibdscope::Engine::default())
-            .indexes
-            .iter()
-            .map(|i| (i.index_id.0, i.root.0))
-            .collect();
+        let roots: Vec<(u64, u32)> =
+            ibdscope_core::SpaceMap::build(ts, &ibdscope_core::Engine::default())
+                .indexes
+                .iter()
+                .map(|i| (i.index_id.0, i.root.0))
+                .collect();
         def.attach_roots(&roots);
         def
     }

@@ -19,18 +19,18 @@
 //!
 //! Bounds: every page is placed at most once (a bitmap over the file's
 //! pages; a page named twice is a problem), at most
-//! [`ibdscope::btree::BTREE_MAX_HEIGHT`] levels, the runs of step 3 follow
+//! [`ibdscope_core::btree::BTREE_MAX_HEIGHT`] levels, the runs of step 3 follow
 //! sibling links only between candidate pages, each at most once.
 //! Memory: one entry per page of the index (a page number and a tag), one
 //! key per run of step 3; nothing per record.
 
 use crate::row::{split, Field};
 use crate::table::RecordLayout;
-use ibdscope::btree::BTREE_MAX_HEIGHT;
-use ibdscope::fil::FilHeader;
-use ibdscope::index::IndexHeader;
-use ibdscope::record::Visited;
-use ibdscope::{
+use ibdscope_core::btree::BTREE_MAX_HEIGHT;
+use ibdscope_core::fil::FilHeader;
+use ibdscope_core::index::IndexHeader;
+use ibdscope_core::record::Visited;
+use ibdscope_core::{
     fold_pages, Engine, IndexId, PageFold, PageNo, RecPage, Tablespace, TypeNames, FIL_NULL,
 };
 use std::fmt;
@@ -269,7 +269,11 @@ fn node<'t>(
 
 /// The first or last user record of a readable page, bounded by the
 /// records the page holds.
-pub fn edge_record(rp: &RecPage<'_>, last: bool, visited: &mut Visited) -> Option<ibdscope::Rec> {
+pub fn edge_record(
+    rp: &RecPage<'_>,
+    last: bool,
+    visited: &mut Visited,
+) -> Option<ibdscope_core::Rec> {
     let mut it = rp.records(visited)?;
     let mut found = None;
     while let Ok(Some(rec)) = it.next() {

@@ -11,7 +11,7 @@
 //! the core and the core never on it.
 //!
 //! ```
-//! use ibdscope::Tablespace;
+//! use ibdscope_core::Tablespace;
 //! use ibdscope_schema::TableDef;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {

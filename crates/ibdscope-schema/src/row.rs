@@ -12,7 +12,7 @@
 //!
 //! | bytes before origin | what |
 //! |---|---|
-//! | 1..5 | the 5-byte header ([`ibdscope::record`]) |
+//! | 1..5 | the 5-byte header ([`ibdscope_core::record`]) |
 //! | 6 | 8.0.29+ with info bit 0x40 (VERSION): the row version (1 byte) |
 //! | 6 (7) | 8.0.12–8.0.28 with info bit 0x80 (INSTANT): the stored field count, 1 byte, or 2 when the first has 0x80 (`((b1 & 0x7F) << 8) \| b2`) |
 //! | next ⌈n_null / 8⌉ | NULL bitmap: bit 0 of the first (highest) byte is the first nullable field, bytes go down |
@@ -77,7 +77,7 @@
 //! ```no_run
 //! use ibdscope_schema::row::{leftmost_leaf, render_field, split, FieldText};
 //! use ibdscope_schema::table::{Hidden, TableDef};
-//! use ibdscope::{fil::FilHeader, PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
+//! use ibdscope_core::{fil::FilHeader, PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let bytes = std::fs::read("t.ibd")?;
@@ -122,13 +122,13 @@
 
 use crate::table::{LayoutField, RecordLayout};
 pub use crate::zip::BTR_EXTERN_FIELD_REF_SIZE;
-use ibdscope::bytes::{be_u16, be_u32};
-use ibdscope::fil::{FilHeader, FIL_PAGE_DATA};
-use ibdscope::record::{
+use ibdscope_core::bytes::{be_u16, be_u32};
+use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
+use ibdscope_core::record::{
     Rec, RecFormat, RecPage, RecType, REC_INFO_INSTANT_FLAG, REC_INFO_VERSION_FLAG,
     REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
 };
-use ibdscope::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// Offset of the space id in a reference.
@@ -977,7 +977,7 @@ pub enum LobErrorKind {
     Compressed(PageType),
     /// The zlib stream of a compressed BLOB (ZBLOB) is damaged; the
     /// offset is in the stream assembled from the chain's pages.
-    Inflate(ibdscope::inflate::InflateErrorKind),
+    Inflate(ibdscope_core::inflate::InflateErrorKind),
     /// A length or offset on a page points outside it.
     OutOfPage,
     /// More pages or entries than the walk's bound (a loop).
@@ -1233,7 +1233,7 @@ fn read_zblob_chain(
             return Err(fail(LobErrorKind::BadPageType(t), 24));
         }
         let next = be_u32(page, at).ok_or(fail(LobErrorKind::OutOfPage, at))?;
-        let from = if at == ibdscope::fil::FIL_PAGE_NEXT {
+        let from = if at == ibdscope_core::fil::FIL_PAGE_NEXT {
             FIL_PAGE_DATA
         } else {
             at.saturating_add(4)
@@ -1248,7 +1248,7 @@ fn read_zblob_chain(
         }
         prev = page_no;
         page_no = PageNo(next);
-        at = ibdscope::fil::FIL_PAGE_NEXT;
+        at = ibdscope_core::fil::FIL_PAGE_NEXT;
         expect = PageType::FIL_PAGE_TYPE_ZBLOB2;
     }
     if !ended {
@@ -1262,7 +1262,7 @@ fn read_zblob_chain(
     // error then means at least `want` bytes were produced.
     let start = out.len();
     let limit = want.saturating_add(usize::from(u16::MAX));
-    match ibdscope::inflate::inflate_zlib(&z, out, limit) {
+    match ibdscope_core::inflate::inflate_zlib(&z, out, limit) {
         Ok(_) => {}
         Err(e) if out.len().saturating_sub(start) >= want => {
             let _ = e;
@@ -1602,7 +1602,7 @@ mod tests {
     /// ADD) are defaults.
     #[test]
     fn redundant_fields_and_instant_defaults() {
-        use ibdscope::testing::PageBuilder;
+        use ibdscope_core::testing::PageBuilder;
         let mut b = PageBuilder::new(16384, RecFormat::Redundant);
         let o = b.push(0, &[4, 6, 0]);
         // Third field: NULL flag on its end offset.
@@ -1650,7 +1650,7 @@ mod tests {
     /// the 4-byte child page number.
     #[test]
     fn compact_node_pointer_child() {
-        use ibdscope::testing::PageBuilder;
+        use ibdscope_core::testing::PageBuilder;
         let mut b = PageBuilder::new(16384, RecFormat::Compact);
         b.level = 1;
         // One NULL-bitmap byte before the header: the index has a nullable
@@ -1693,7 +1693,7 @@ mod tests {
     fn ts(d: &[u8]) -> Tablespace<'_> {
         Tablespace::with_options(
             d,
-            ibdscope::Options {
+            ibdscope_core::Options {
                 page_size: Some(16384),
             },
         )
@@ -1847,7 +1847,7 @@ mod tests {
         z.extend_from_slice(&(value.len() as u16).to_le_bytes());
         z.extend_from_slice(&(!(value.len() as u16)).to_le_bytes());
         z.extend_from_slice(&value);
-        z.extend_from_slice(&ibdscope::checksum::adler32(1, &value).to_be_bytes());
+        z.extend_from_slice(&ibdscope_core::checksum::adler32(1, &value).to_be_bytes());
         let mut d = file(5);
         let cut = 16384 - 38;
         {
@@ -2057,7 +2057,7 @@ mod tests {
         let ix = t.clustered().unwrap();
         let layout = t.layout(ix, true).unwrap();
         let mut d = std::fs::read(root.join("seq_int.ibd")).unwrap();
-        let (mut visited, mut fields) = (ibdscope::record::Visited::new(), Vec::new());
+        let (mut visited, mut fields) = (ibdscope_core::record::Visited::new(), Vec::new());
         let t0 = ts_of(&d);
         let leaf = leftmost_leaf(&t0, PageNo(3), &layout, &mut visited, &mut fields).unwrap();
         assert_ne!(leaf, PageNo(3));
@@ -2185,7 +2185,7 @@ impl PageFit {
 pub fn page_fit(
     rp: &RecPage<'_>,
     layout: &RecordLayout,
-    visited: &mut ibdscope::record::Visited,
+    visited: &mut ibdscope_core::record::Visited,
     fields: &mut Vec<Field>,
 ) -> Option<PageFit> {
     if rp.is_compressed() || !rp.is_leaf() {
@@ -2275,7 +2275,7 @@ pub fn old_temporals(ts: &Tablespace<'_>, t: &mut crate::table::TableDef) -> boo
         let root = PageNo(ix.root?);
         let rp = RecPage::of(ts, root).ok()?;
         let layout = t.layout(ix, rp.format() == RecFormat::Compact).ok()?;
-        let (mut visited, mut fields) = (ibdscope::record::Visited::new(), Vec::new());
+        let (mut visited, mut fields) = (ibdscope_core::record::Visited::new(), Vec::new());
         let leaf = leftmost_leaf(ts, root, &layout, &mut visited, &mut fields).ok()?;
         let lp = RecPage::of(ts, leaf).ok()?;
         let f = page_fit(&lp, &layout, &mut visited, &mut fields)?;
@@ -2330,7 +2330,7 @@ pub fn leftmost_leaf(
     ts: &Tablespace<'_>,
     root: PageNo,
     layout: &RecordLayout,
-    visited: &mut ibdscope::record::Visited,
+    visited: &mut ibdscope_core::record::Visited,
     fields: &mut Vec<Field>,
 ) -> Result<PageNo, DescentError> {
     let mut page_no = root;
@@ -2374,7 +2374,7 @@ pub(crate) mod corpus_rows {
     use crate::table::{
         ColType, Column, DefSource, Hidden, IndexDef, IndexElement, IndexKind, RowFormat, TableDef,
     };
-    use ibdscope::record::Visited;
+    use ibdscope_core::record::Visited;
     use ibdscope_testkit::corpus;
 
     /// The table definition of a MySQL 8.0+ file, from its SDI.
@@ -2852,7 +2852,7 @@ pub(crate) mod corpus_rows {
         let dir = corpus()?;
         let data = std::fs::read(dir.join(f)).unwrap();
         let ts = Tablespace::new(&data).unwrap();
-        let map = ibdscope::SpaceMap::build(&ts, &ibdscope::Engine::default());
+        let map = ibdscope_core::SpaceMap::build(&ts, &ibdscope_core::Engine::default());
         let ix = map.indexes.iter().min_by_key(|i| i.index_id.0).unwrap();
         let mut t = t.clone();
         t.indexes[0].root = Some(ix.root.0);
@@ -2952,7 +2952,7 @@ pub(crate) mod corpus_rows {
         let data = std::fs::read(path).unwrap();
         let ts = Tablespace::new(&data).unwrap();
         let mut t = TableDef::from_sdi(&crate::json::parse(sdi.as_bytes()).unwrap()).unwrap();
-        let map = ibdscope::SpaceMap::build(&ts, &ibdscope::Engine::default());
+        let map = ibdscope_core::SpaceMap::build(&ts, &ibdscope_core::Engine::default());
         let ix = map.indexes.iter().min_by_key(|i| i.index_id.0).unwrap();
         t.indexes[0].root = Some(ix.root.0);
         // As TableDef::from_tablespace does with the SDI's root.
@@ -3075,7 +3075,7 @@ pub(crate) mod corpus_rows {
         )
         .unwrap();
         let mut t = TableDef::from_sdi(&doc).unwrap();
-        let map = ibdscope::SpaceMap::build(&ts, &ibdscope::Engine::default());
+        let map = ibdscope_core::SpaceMap::build(&ts, &ibdscope_core::Engine::default());
         // The clustered index is created first: the lowest index id.
         let ix = map.indexes.iter().min_by_key(|i| i.index_id.0).unwrap();
         t.indexes[0].root = Some(ix.root.0);
@@ -3151,7 +3151,7 @@ pub(crate) mod corpus_rows {
         ] {
             let data = std::fs::read(dir.join(f)).unwrap();
             let ts = Tablespace::new(&data).unwrap();
-            let map = ibdscope::SpaceMap::build(&ts, &ibdscope::Engine::default());
+            let map = ibdscope_core::SpaceMap::build(&ts, &ibdscope_core::Engine::default());
             // The clustered index is created first: the lowest index id.
             let ix = map.indexes.iter().min_by_key(|i| i.index_id.0).unwrap();
             let mut t = t.clone();

@@ -36,12 +36,12 @@
 //! at FIL_PAGE_DATA the part length (4) and next page (4, FIL_NULL ends),
 //! then the data (`LOB_HDR_PART_LEN`, `LOB_HDR_NEXT_PAGE_NO`, `LOB_HDR_SIZE`).
 
-use ibdscope::bytes::{be_u16, be_u32};
-use ibdscope::fil::{FilHeader, FIL_PAGE_DATA};
-use ibdscope::inflate::{inflate_zlib, InflateError};
-use ibdscope::record::{RecPage, Visited};
-use ibdscope::xdes::{xdes_size, XDES_ARR_OFFSET};
-use ibdscope::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope_core::bytes::{be_u16, be_u32};
+use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
+use ibdscope_core::inflate::{inflate_zlib, InflateError};
+use ibdscope_core::record::{RecPage, Visited};
+use ibdscope_core::xdes::{xdes_size, XDES_ARR_OFFSET};
+use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// `Encryption::INFO_MAX_SIZE` (MySQL 8.0 `os0enc.h`).
@@ -338,9 +338,9 @@ impl Sdi {
 
 fn sdi_page<'a>(ts: &Tablespace<'a>, n: PageNo) -> Result<RecPage<'a>, SdiProblem> {
     match RecPage::of(ts, n) {
-        Err(ibdscope::NoRecords::PastFile) => Err(SdiProblem::PastFile),
-        Err(ibdscope::NoRecords::NotIndex(t)) => Err(SdiProblem::NotSdiPage(t)),
-        Err(ibdscope::NoRecords::Unreadable(_)) => Err(SdiProblem::Unreadable),
+        Err(ibdscope_core::NoRecords::PastFile) => Err(SdiProblem::PastFile),
+        Err(ibdscope_core::NoRecords::NotIndex(t)) => Err(SdiProblem::NotSdiPage(t)),
+        Err(ibdscope_core::NoRecords::Unreadable(_)) => Err(SdiProblem::Unreadable),
         Ok(rp) => {
             let t = FilHeader::new(rp.bytes()).map_or(PageType(0), |h| h.page_type());
             if t == PageType::FIL_PAGE_SDI {
@@ -589,7 +589,7 @@ mod tests {
                 p[38..42].copy_from_slice(&100u32.to_be_bytes());
                 p[42..46].copy_from_slice(&next.to_be_bytes());
             }
-            let opts = ibdscope::Options {
+            let opts = ibdscope_core::Options {
                 page_size: Some(16384),
             };
             let ts = Tablespace::with_options(&d, opts).unwrap();

@@ -1486,7 +1486,7 @@ impl TableDef {
     /// Reads the definition of the table a MySQL 8.0+ tablespace holds,
     /// from its SDI (the first table document; a file-per-table space
     /// holds one). Allocates the JSON of that document once.
-    pub fn from_tablespace(ts: &ibdscope::Tablespace<'_>) -> Result<TableDef, FromSpaceError> {
+    pub fn from_tablespace(ts: &ibdscope_core::Tablespace<'_>) -> Result<TableDef, FromSpaceError> {
         let sdi = crate::sdi::Sdi::read(ts);
         if sdi.root.is_none() {
             return Err(FromSpaceError::NoSdi);
@@ -1514,19 +1514,19 @@ impl TableDef {
     /// has a one-byte NULL bitmap. A word is never NULL nor empty, so the
     /// byte below the 5-byte header of the root's first record tells: 0
     /// is the bitmap, anything else the word's length.
-    pub fn settle_fts_word(&mut self, ts: &ibdscope::Tablespace<'_>) {
+    pub fn settle_fts_word(&mut self, ts: &ibdscope_core::Tablespace<'_>) {
         let Some(ix) = self.clustered() else { return };
         if ix.name != "FTS_INDEX_TABLE_IND" {
             return;
         }
         let Some(root) = ix.root else { return };
-        let Ok(rp) = ibdscope::record::RecPage::of(ts, ibdscope::PageNo(root)) else {
+        let Ok(rp) = ibdscope_core::record::RecPage::of(ts, ibdscope_core::PageNo(root)) else {
             return;
         };
-        if rp.format() != ibdscope::record::RecFormat::Compact || rp.is_compressed() {
+        if rp.format() != ibdscope_core::record::RecFormat::Compact || rp.is_compressed() {
             return;
         }
-        let mut visited = ibdscope::record::Visited::new();
+        let mut visited = ibdscope_core::record::Visited::new();
         let Some(mut it) = rp.records(&mut visited) else {
             return;
         };
@@ -1877,7 +1877,10 @@ impl RowFormat {
     /// tell: COMPRESSED for ROW_FORMAT=COMPRESSED spaces, DYNAMIC when the
     /// flags have ATOMIC_BLOBS, else COMPACT or REDUNDANT by the page's
     /// records (`compact`; MySQL 5.6 writes flags 0 for both).
-    pub fn from_space(format: &ibdscope::fsp::SpaceFormat, compact: Option<bool>) -> RowFormat {
+    pub fn from_space(
+        format: &ibdscope_core::fsp::SpaceFormat,
+        compact: Option<bool>,
+    ) -> RowFormat {
         if format.is_zip() {
             RowFormat::Compressed
         } else if format.atomic_blobs {
@@ -2450,7 +2453,7 @@ mod tests {
         let mut n = 0;
         for &(f, names) in stated {
             let data = std::fs::read(dir.join(f)).unwrap();
-            let ts = ibdscope::Tablespace::new(&data).unwrap();
+            let ts = ibdscope_core::Tablespace::new(&data).unwrap();
             let t = table_of(&ts).unwrap_or_else(|| panic!("{f}: no definition"));
             let got: Vec<&str> = t.visible_columns().map(|c| c.name.as_str()).collect();
             assert_eq!(got, names, "{f}");
@@ -2470,7 +2473,7 @@ mod tests {
         assert_eq!(with_sdi, n + 1, "json_partial has no stated column names");
         // Types as stated for the data_types table.
         let data = std::fs::read(dir.join("mysql-9.x/ibdninja_mysql960_data_types.ibd")).unwrap();
-        let t = table_of(&ibdscope::Tablespace::new(&data).unwrap()).unwrap();
+        let t = table_of(&ibdscope_core::Tablespace::new(&data).unwrap()).unwrap();
         let ty = |n: &str| t.columns.iter().find(|c| c.name == n).unwrap();
         assert_eq!(ty("decimal_col").col_type, ColType::NewDecimal);
         assert_eq!(

@@ -1,6 +1,6 @@
 //! ROW_FORMAT=COMPRESSED index pages: [`decompress`] rebuilds the
 //! uncompressed COMPACT page from a compressed one the way the server's
-//! `page_zip_decompress` does, so that [`ibdscope::record::RecPage`] and
+//! `page_zip_decompress` does, so that [`ibdscope_core::record::RecPage`] and
 //! the record splitter (`row::split`) read it like any other page.
 //!
 //! Sources, as read: MySQL `storage/innobase/page/page0zip.cc` (5.6/5.7:
@@ -57,19 +57,19 @@
 //! one log entry per log byte; nothing is allocated but `out` (reused by
 //! the caller; it grows to twice the logical page size).
 
-use ibdscope::bytes::be_u16;
-use ibdscope::fil::FIL_PAGE_PREV;
-use ibdscope::index::{
+use ibdscope_core::bytes::be_u16;
+use ibdscope_core::fil::FIL_PAGE_PREV;
+use ibdscope_core::index::{
     PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE, PAGE_HEADER, PAGE_HEAP_TOP, PAGE_LEVEL,
     PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM, PAGE_NEW_SUPREMUM_END, PAGE_N_DIR_SLOTS, PAGE_N_HEAP,
     PAGE_N_RECS,
 };
-use ibdscope::inflate::{inflate_zlib_blocks, InflateErrorKind};
-use ibdscope::record::{
+use ibdscope_core::inflate::{inflate_zlib_blocks, InflateErrorKind};
+use ibdscope_core::record::{
     INFIMUM_DATA, REC_HEAP_NO_SHIFT, REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG,
     REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
 };
-use ibdscope::FIL_NULL;
+use ibdscope_core::FIL_NULL;
 use std::fmt;
 
 /// `BTR_EXTERN_FIELD_REF_SIZE`: the bytes of an off-page reference (a BLOB
@@ -98,7 +98,7 @@ const REC_MAX_N_FIELDS: usize = 1023;
 const DICT_MAX_FIXED_COL_LEN: usize = 768;
 /// Heap numbers are 13 bits: at most 8191 − 2 user records.
 const MAX_DENSE: usize = 8192;
-const REC_STATUS_NODE_PTR: u16 = ibdscope::record::REC_STATUS_NODE_PTR as u16;
+const REC_STATUS_NODE_PTR: u16 = ibdscope_core::record::REC_STATUS_NODE_PTR as u16;
 const TRX_ROLL: usize = DATA_TRX_ID_LEN + DATA_ROLL_PTR_LEN;
 const INFIMUM_EXTRA: [u8; 3] = [0x01, 0x00, 0x02];
 const SUPREMUM_EXTRA_DATA: [u8; 12] = [
@@ -723,7 +723,7 @@ impl<'p> ZipPage<'p> {
             n_slots: usize::from(hdr(PAGE_N_DIR_SLOTS)),
             heap_top: usize::from(hdr(PAGE_HEAP_TOP)),
             leaf: hdr(PAGE_LEVEL) == 0,
-            prev_null: ibdscope::bytes::be_u32(physical, FIL_PAGE_PREV) == Some(FIL_NULL),
+            prev_null: ibdscope_core::bytes::be_u32(physical, FIL_PAGE_PREV) == Some(FIL_NULL),
         })
     }
 
@@ -1324,9 +1324,9 @@ mod tests {
     use super::*;
     use crate::row::{render_field, split, FieldText};
     use crate::table::{Hidden, TableDef};
-    use ibdscope::fil::FilHeader;
-    use ibdscope::record::{RecPage, Visited};
-    use ibdscope::{PageNo, Tablespace};
+    use ibdscope_core::fil::FilHeader;
+    use ibdscope_core::record::{RecPage, Visited};
+    use ibdscope_core::{PageNo, Tablespace};
     use std::path::{Path, PathBuf};
 
     fn fixtures() -> PathBuf {
@@ -1411,7 +1411,7 @@ mod tests {
             at += 2;
         }
         let mut out = Vec::new();
-        ibdscope::inflate::inflate_raw(&gz[at..], &mut out, 1 << 30).unwrap();
+        ibdscope_core::inflate::inflate_raw(&gz[at..], &mut out, 1 << 30).unwrap();
         out
     }
 
@@ -1424,12 +1424,14 @@ mod tests {
             .collect();
         let mut n = *leaves
             .iter()
-            .find(|&&n| FilHeader::new(ts.page(n).unwrap()).unwrap().prev().0 == ibdscope::FIL_NULL)
+            .find(|&&n| {
+                FilHeader::new(ts.page(n).unwrap()).unwrap().prev().0 == ibdscope_core::FIL_NULL
+            })
             .unwrap();
         let mut chain = vec![n];
         loop {
             let next = FilHeader::new(ts.page(n).unwrap()).unwrap().next();
-            if next.0 == ibdscope::FIL_NULL {
+            if next.0 == ibdscope_core::FIL_NULL {
                 break;
             }
             assert!(leaves.contains(&next) && !chain.contains(&next));
@@ -1486,7 +1488,7 @@ mod tests {
                     free += 1;
                 }
                 assert_eq!(user + free + 2, h.n_heap(), "{dir} page {n}: heap");
-                let mut scratch = ibdscope::record::RecScratch::default();
+                let mut scratch = ibdscope_core::record::RecScratch::default();
                 let mut findings = Vec::new();
                 let _ = z.analyse(&mut scratch, &mut findings);
                 assert!(findings.is_empty(), "{dir} page {n}: {findings:?}");
@@ -1671,7 +1673,7 @@ mod tests {
                     rows += 1;
                 }
                 let next = FilHeader::new(rp.bytes()).unwrap().next();
-                if next.0 == ibdscope::FIL_NULL {
+                if next.0 == ibdscope_core::FIL_NULL {
                     break;
                 }
                 page_no = next;

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 /// The crates whose module rules fail the test: every crate.
 const CHECKED: &[&str] = &[
-    "ibdscope",
+    "ibdscope-core",
     "ibdscope-cli",
     "ibdscope-forensics",
     "ibdscope-render",
@@ -43,7 +43,7 @@ const CHECKED: &[&str] = &[
 const THROUGH_ROOT_LATER: &[&str] = &[];
 
 /// The page core: built from no other workspace crate.
-const CORE: &str = "ibdscope";
+const CORE: &str = "ibdscope-core";
 
 /// Knows nothing of InnoDB: built from no `ibdscope*` crate.
 const RENDER: &str = "ibdscope-render";

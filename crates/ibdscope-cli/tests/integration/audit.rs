@@ -8,8 +8,8 @@ use super::common::{
     audit_copy, audit_fact, audit_facts, corpus, fixtures, instance_copy, read_tsv, run, run_json,
     scratch, Json,
 };
-use ibdscope::Engine;
-use ibdscope::{PageType, Tablespace, FIL_NULL};
+use ibdscope_core::Engine;
+use ibdscope_core::{PageType, Tablespace, FIL_NULL};
 use ibdscope_forensics::audit::{AuditKind, AuditOptions, Reference};
 use ibdscope_forensics::redo::{self, LogEnd, RedoFile, RedoLayout};
 use ibdscope_forensics::{Audit, AuditVerdict};
@@ -312,7 +312,7 @@ fn tablespaces_of(dir: &Path) -> Vec<String> {
 /// figures.
 #[test]
 fn pages_recovery_would_change_are_the_pages_the_server_changed() {
-    use ibdscope::{Owner, SpaceMap};
+    use ibdscope_core::{Owner, SpaceMap};
     use ibdscope_forensics::datadir::{in_runs, recovery_changes};
     use ibdscope_forensics::redo::{log_pages, LogPagesStatus};
     let facts = audit_facts();
@@ -351,7 +351,7 @@ fn pages_recovery_would_change_are_the_pages_the_server_changed() {
             }
             let at = n as usize * ps;
             let differs = a.get(at..at + ps) != b.get(at..at + ps);
-            let set = in_runs(&r.runs, ibdscope::PageNo(n));
+            let set = in_runs(&r.runs, ibdscope_core::PageNo(n));
             differing += u32::from(differs);
             in_set += u32::from(set);
             overlap += u32::from(differs && set);
@@ -369,7 +369,7 @@ fn pages_recovery_would_change_are_the_pages_the_server_changed() {
                     .unwrap();
                 assert!(logged.init, "{f} page {n}: not initialised by the log");
                 assert_eq!(
-                    map_b.owner(&tb, ibdscope::PageNo(n)),
+                    map_b.owner(&tb, ibdscope_core::PageNo(n)),
                     Some(Owner::Free),
                     "{f} page {n}: in use in the recovered copy"
                 );
@@ -667,12 +667,12 @@ const PS: usize = 16384;
 /// A leaf page in use, with both siblings where the tree has such a page.
 fn middle_leaf(data: &[u8]) -> usize {
     let ts = Tablespace::new(data).unwrap();
-    let leaves: Vec<ibdscope::PageFacts> = ts
+    let leaves: Vec<ibdscope_core::PageFacts> = ts
         .scan()
         .filter(|p| {
             p.page_type == PageType::FIL_PAGE_INDEX
                 && ts.is_free(p.page_no) == Some(false)
-                && ibdscope::IndexHeader::new(ts.page(p.page_no).unwrap())
+                && ibdscope_core::IndexHeader::new(ts.page(p.page_no).unwrap())
                     .unwrap()
                     .level()
                     == 0
@@ -715,7 +715,7 @@ fn planted_torn_page_is_torn() {
     only(&a, AuditVerdict::Torn, "torn");
     assert_eq!(
         a.pages_of(AuditVerdict::Torn),
-        vec![ibdscope::PageNo(p as u32)]
+        vec![ibdscope_core::PageNo(p as u32)]
     );
 }
 

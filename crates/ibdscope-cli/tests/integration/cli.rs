@@ -152,7 +152,7 @@ fn input_is_never_written() {
 /// a running server would leave it: the page verifies, its content is wrong.
 fn reseal_full_crc32(page: &mut [u8]) {
     let n = page.len();
-    let c = ibdscope::checksum::full_crc32(page);
+    let c = ibdscope_core::checksum::full_crc32(page);
     page[n - 4..].copy_from_slice(&c.to_be_bytes());
 }
 

@@ -3,9 +3,9 @@
 //! that no page of these clean files is reported damaged.
 
 use super::common::{corpus, num, read_tsv};
-use ibdscope::checksum::{Unverifiable, Verdict};
-use ibdscope::Engine;
-use ibdscope::{PageType, Summary, Tablespace, Vendor, VendorGuess};
+use ibdscope_core::checksum::{Unverifiable, Verdict};
+use ibdscope_core::Engine;
+use ibdscope_core::{PageType, Summary, Tablespace, Vendor, VendorGuess};
 
 fn vendor_of(s: &str) -> Vendor {
     match s {
@@ -162,6 +162,6 @@ fn detection_without_page_0_finds_the_same_format() {
         assert!(s
             .file_findings
             .iter()
-            .any(|f| f.kind == ibdscope::FindingKind::Page0Unusable));
+            .any(|f| f.kind == ibdscope_core::FindingKind::Page0Unusable));
     }
 }

@@ -4,10 +4,10 @@
 //! checksum algorithm the real files use, and keep reporting the rest.
 
 use super::common::{corpus, fixtures, num, put_u32, read_tsv, real_files};
-use ibdscope::checksum::{self, Algorithm, Scheme, Verdict};
-use ibdscope::space::PageProblem;
-use ibdscope::Engine;
-use ibdscope::{FindingKind, PageNo, Summary, Tablespace};
+use ibdscope_core::checksum::{self, Algorithm, Scheme, Verdict};
+use ibdscope_core::space::PageProblem;
+use ibdscope_core::Engine;
+use ibdscope_core::{FindingKind, PageNo, Summary, Tablespace};
 use std::collections::BTreeSet;
 
 /// Plants a body flip in up to three verifying pages; returns the pages and

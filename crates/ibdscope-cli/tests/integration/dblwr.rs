@@ -614,13 +614,13 @@ fn doublewrite_slots_of_a_clean_ibdata1_are_copies_in_every_command() {
 #[test]
 fn a_doublewrite_copy_that_does_not_verify_is_a_copy_not_damage() {
     use super::common::audit_copy;
-    use ibdscope::Tablespace;
+    use ibdscope_core::Tablespace;
     for name in ["mariadb1011-clean", "mysql56-clean"] {
         let data = std::fs::read(audit_copy(name).join("ibdata1")).unwrap();
         let slot = {
             let ts = Tablespace::new(&data).unwrap();
             (0..ts.n_pages())
-                .map(ibdscope::PageNo)
+                .map(ibdscope_core::PageNo)
                 .find(|&n| ts.in_doublewrite(n))
                 .expect("a doublewrite slot")
                 .0 as usize

@@ -4,8 +4,8 @@
 //! fixtures/innochecksum/*.txt (MariaDB innochecksum -S).
 
 use super::common::{fixtures, num, read_tsv};
-use ibdscope::Engine;
-use ibdscope::{PageNo, PageType, Summary, Tablespace, Vendor, VendorGuess};
+use ibdscope_core::Engine;
+use ibdscope_core::{PageNo, PageType, Summary, Tablespace, Vendor, VendorGuess};
 use std::collections::HashMap;
 
 fn open(path: &str) -> Vec<u8> {
@@ -71,7 +71,9 @@ fn fixtures_match_the_server_manifest() {
         // is written in the older format, with crc32).
         let alg = s.main_algorithm().map(|a| a.name());
         let want = match row["checksum_algorithm"].as_str() {
-            "full_crc32" if ts.format().layout != ibdscope::fsp::FlagsLayout::FullCrc32 => "crc32",
+            "full_crc32" if ts.format().layout != ibdscope_core::fsp::FlagsLayout::FullCrc32 => {
+                "crc32"
+            }
             a => a,
         };
         assert_eq!(alg, Some(want), "{what} checksum algorithm");
@@ -129,7 +131,7 @@ fn page_types_match_the_buffer_pool_view() {
         }
         // MariaDB marks the clustered index root with instant metadata as
         // type 18 on disk; its buffer-pool view still says INDEX.
-        let disk = if disk.0 == 18 && ts.type_names() == ibdscope::TypeNames::Classic {
+        let disk = if disk.0 == 18 && ts.type_names() == ibdscope_core::TypeNames::Classic {
             17855
         } else {
             disk.0

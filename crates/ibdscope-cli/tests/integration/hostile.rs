@@ -7,9 +7,9 @@
 //! verified with, so only the planted damage is there to find.
 
 use super::common::{corpus, fixtures, read_tsv, run, scratch};
-use ibdscope::checksum::{self, Algorithm, Verdict};
-use ibdscope::space::verify_page;
-use ibdscope::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope_core::checksum::{self, Algorithm, Verdict};
+use ibdscope_core::space::verify_page;
+use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
 use std::path::{Path, PathBuf};
 
 fn be32(d: &[u8], at: usize) -> u32 {

@@ -500,7 +500,7 @@ fn check_with_the_key_decrypts_the_last_page_too() {
         assert!(last > first, "{}: pages {first}, {last}", m["path"]);
         let page = &mut data[last * size..(last + 1) * size];
         page[size - 7] ^= 0x40;
-        let crc = ibdscope::crc32c::crc32c(&page[..size - 4]);
+        let crc = ibdscope_core::crc32c::crc32c(&page[..size - 4]);
         page[size - 4..].copy_from_slice(&crc.to_be_bytes());
         let file = scratch(&format!("tampered-{}", m["path"].replace('/', "-")));
         std::fs::write(&file, &data).unwrap();
@@ -728,10 +728,10 @@ fn damaged_crypt_data_is_a_finding_of_every_command_not_a_missing_key() {
             data[AT + field..AT + field + bytes.len()].copy_from_slice(bytes);
             let p = &mut data[..16384];
             if full {
-                let c = ibdscope::checksum::full_crc32(p);
+                let c = ibdscope_core::checksum::full_crc32(p);
                 p[16380..].copy_from_slice(&c.to_be_bytes());
             } else {
-                let c = ibdscope::checksum::page_crc32(p).to_be_bytes();
+                let c = ibdscope_core::checksum::page_crc32(p).to_be_bytes();
                 p[..4].copy_from_slice(&c);
                 p[16376..16380].copy_from_slice(&c);
             }

@@ -9,8 +9,8 @@
 //! MariaDB `fil0pagecompress.cc`).
 
 use super::common::{fixtures, run, scratch};
-use ibdscope::checksum::Scheme;
-use ibdscope::{IndexHeader, PageType, Tablespace, Verdict};
+use ibdscope_core::checksum::Scheme;
+use ibdscope_core::{IndexHeader, PageType, Tablespace, Verdict};
 use std::path::{Path, PathBuf};
 
 /// Every command over one file, with the arguments after the file (`page`
@@ -117,9 +117,9 @@ fn plant(case: Case, data: &mut [u8], other: Option<&[u8]>) -> Option<Planted> {
         Case::ZeroedFree => {
             // A free page that still holds a page (freed, not overwritten),
             // else any free page.
-            let free = |p: &u32| ts.is_free(ibdscope::PageNo(*p)) == Some(true);
+            let free = |p: &u32| ts.is_free(ibdscope_core::PageNo(*p)) == Some(true);
             let written = |p: &u32| {
-                ts.page(ibdscope::PageNo(*p))
+                ts.page(ibdscope_core::PageNo(*p))
                     .is_some_and(|b| b.iter().any(|&x| x != 0))
             };
             let p = (1..ts.n_pages())

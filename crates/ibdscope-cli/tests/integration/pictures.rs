@@ -9,11 +9,11 @@
 //! cell per page, an unreadable file among several.
 
 use super::common::{fixtures, run, scratch};
-use ibdscope::extents::Owner;
-use ibdscope::fil::FilHeader;
-use ibdscope::index::IndexHeader;
-use ibdscope::Engine;
-use ibdscope::{Btrees, FindingKind, IndexId, PageNo, SpaceMap, SpaceProblem, Tablespace};
+use ibdscope_core::extents::Owner;
+use ibdscope_core::fil::FilHeader;
+use ibdscope_core::index::IndexHeader;
+use ibdscope_core::Engine;
+use ibdscope_core::{Btrees, FindingKind, IndexId, PageNo, SpaceMap, SpaceProblem, Tablespace};
 use ibdscope_render::color::{
     ansi256_to_rgb, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI, UNVERIFIABLE_ANSI,
 };
@@ -952,7 +952,7 @@ fn pages_check_cannot_verify_are_drawn_apart() {
     let path = corpus.join("percona-8.0/percona80_encrypted_secret_data.ibd");
     let bytes = std::fs::read(&path).unwrap();
     let ts = Tablespace::new(&bytes).unwrap();
-    let summary = ibdscope::Summary::of(&ts, &Engine::default());
+    let summary = ibdscope_core::Summary::of(&ts, &Engine::default());
     let n = summary.unverifiable.len();
     assert!(n > 0);
     let want = ansi256_to_rgb(UNVERIFIABLE_ANSI).hex();

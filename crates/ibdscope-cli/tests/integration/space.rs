@@ -1,4 +1,4 @@
-//! The page → owner map (`ibdscope::extents::SpaceMap`) against what the
+//! The page → owner map (`ibdscope_core::extents::SpaceMap`) against what the
 //! servers said about the same bytes: fixtures/manifest.tsv (sizes from
 //! `information_schema.TABLES` after ANALYZE), fixtures/indexes.tsv
 //! (INNODB_SYS_INDEXES), fixtures/pages.tsv (INNODB_BUFFER_PAGE after a cold
@@ -9,9 +9,9 @@
 //! its own so that the check does not go through the code under test.
 
 use super::common::{corpus, fixtures, num, read_tsv};
-use ibdscope::extents::SpaceMap;
-use ibdscope::Engine;
-use ibdscope::{
+use ibdscope_core::extents::SpaceMap;
+use ibdscope_core::Engine;
+use ibdscope_core::{
     FindingKind, IndexHeader, IndexId, Owner, SegmentRole, SpaceProblem, SystemKind, Tablespace,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -96,7 +96,7 @@ fn be64(b: &[u8], at: usize) -> u64 {
 const INDEX: u16 = 17855;
 
 /// The bytes the structure code reads: a MariaDB page_compressed file's
-/// logical image (`ibdscope::pagecomp::expand`, what the CLI's structure
+/// logical image (`ibdscope_core::pagecomp::expand`, what the CLI's structure
 /// commands read), any other file as it is. The expected values still come
 /// from the manifests only: for the page_compressed fixtures, agreeing with
 /// them is what shows the decompression right.
@@ -104,10 +104,10 @@ fn logical(data: Vec<u8>) -> Vec<u8> {
     let Ok(ts) = Tablespace::new(&data) else {
         return data;
     };
-    if !ibdscope::pagecomp::applies(&ts) {
+    if !ibdscope_core::pagecomp::applies(&ts) {
         return data;
     }
-    let e = ibdscope::pagecomp::expand(&ts, &Engine::default());
+    let e = ibdscope_core::pagecomp::expand(&ts, &Engine::default());
     assert_eq!(
         e.failures,
         [],

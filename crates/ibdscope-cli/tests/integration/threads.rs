@@ -4,9 +4,9 @@
 //! several shards, with damage on both sides of shard boundaries.
 
 use super::common::{put_u32, real_files, run, scratch};
-use ibdscope::extents::SpaceMap;
-use ibdscope::parallel::shard_pages;
-use ibdscope::{Btrees, Engine, Summary, Tablespace};
+use ibdscope_core::extents::SpaceMap;
+use ibdscope_core::parallel::shard_pages;
+use ibdscope_core::{Btrees, Engine, Summary, Tablespace};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

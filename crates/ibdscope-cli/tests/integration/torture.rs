@@ -33,7 +33,7 @@
 //!   is touched, the detected page size must stay right.
 //!
 //! Half of the flips are re-sealed with the page's own checksum algorithm
-//! (`ibdscope::checksum`) so that the structure checks are exercised, not
+//! (`ibdscope_core::checksum`) so that the structure checks are exercised, not
 //! only the checksums; structure-only cases (list loops, record pointers,
 //! huge counts) are always sealed.
 //!
@@ -60,14 +60,14 @@
 //! `regression_*` tests at the end.
 
 use super::common::{corpus, fixtures};
-use ibdscope::checksum::{self, Algorithm, Scheme, Verdict};
-use ibdscope::extents::{FspList, Owner};
-use ibdscope::flst::page_readable;
-use ibdscope::index::IndexHeader;
-use ibdscope::inode::{inode_size, InodeEntry, FSEG_FRAG_ARR, FSEG_MAGIC_N};
-use ibdscope::xdes::{xdes_size, XdesEntry, XdesState, XDES_ARR_OFFSET};
-use ibdscope::Engine;
-use ibdscope::{PageFacts, PageNo, PageType, SpaceMap, Tablespace, TypeNames, FIL_NULL};
+use ibdscope_core::checksum::{self, Algorithm, Scheme, Verdict};
+use ibdscope_core::extents::{FspList, Owner};
+use ibdscope_core::flst::page_readable;
+use ibdscope_core::index::IndexHeader;
+use ibdscope_core::inode::{inode_size, InodeEntry, FSEG_FRAG_ARR, FSEG_MAGIC_N};
+use ibdscope_core::xdes::{xdes_size, XdesEntry, XdesState, XDES_ARR_OFFSET};
+use ibdscope_core::Engine;
+use ibdscope_core::{PageFacts, PageNo, PageType, SpaceMap, Tablespace, TypeNames, FIL_NULL};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -1074,7 +1074,7 @@ fn fsp_header_flip(c: &Clean, r: &mut Rng, sealed: bool) -> Made {
 }
 
 fn fsp_flags_wrong_page_size(c: &Clean, r: &mut Rng, _sealed: bool) -> Made {
-    use ibdscope::fsp::FspFlags;
+    use ibdscope_core::fsp::FspFlags;
     let flags = m_get32(&c.data, FSP + 16);
     // Flip flag bits until no reading of the flags gives the real size.
     let mut tries = 0;
@@ -1390,8 +1390,8 @@ fn expect_records(c: &Clean, m: &mut Mutation, page: u32) {
 
 /// The user records of a clean plain index page: their origins.
 fn user_origins(c: &Clean, page: u32) -> Vec<usize> {
-    let rp = ibdscope::RecPage::new(c.page(page), c.logical).unwrap();
-    let mut v = ibdscope::Visited::new();
+    let rp = ibdscope_core::RecPage::new(c.page(page), c.logical).unwrap();
+    let mut v = ibdscope_core::Visited::new();
     let mut it = rp.records(&mut v).unwrap();
     let mut out = Vec::new();
     while let Ok(Some(rec)) = it.next() {
@@ -2138,7 +2138,7 @@ fn forced_page_sizes() {
     let cmds = commands();
     let mut fails = Vec::new();
     for c in sources().iter().filter(|c| !c.big) {
-        for size in ibdscope::space::PAGE_SIZES {
+        for size in ibdscope_core::space::PAGE_SIZES {
             let flag = size.to_string();
             for cmd in cmds {
                 let f = cmd.formats.first().map(String::as_str);

@@ -3,14 +3,14 @@
 //! extent is on, the owning segment (inode, fragment slot or extent), the
 //! index and level the page carries, and the contradictions between them,
 //! in words. Everything comes from the space map the file's `Analysis`
-//! builds once ([`ibdscope::SpaceMap::account`]): no walk of its own.
+//! builds once ([`ibdscope_core::SpaceMap::account`]): no walk of its own.
 
 use crate::analysis::Analysis;
 use crate::json::Json;
-use ibdscope::extents::{ExtentList, PageAccount, SegmentRole};
-use ibdscope::index::{PAGE_HEADER, PAGE_INDEX_ID, PAGE_LEVEL, PAGE_N_RECS};
-use ibdscope::xdes::XdesState;
-use ibdscope::{IndexHeader, IndexId, Owner, PageNo};
+use ibdscope_core::extents::{ExtentList, PageAccount, SegmentRole};
+use ibdscope_core::index::{PAGE_HEADER, PAGE_INDEX_ID, PAGE_LEVEL, PAGE_N_RECS};
+use ibdscope_core::xdes::XdesState;
+use ibdscope_core::{IndexHeader, IndexId, Owner, PageNo};
 use std::io::{self, Write};
 
 /// The index facts of an index page: PAGE_INDEX_ID, PAGE_LEVEL and its

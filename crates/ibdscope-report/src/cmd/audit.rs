@@ -7,8 +7,8 @@
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::checksum::Unverifiable;
-use ibdscope::{Lsn, PageNo};
+use ibdscope_core::checksum::Unverifiable;
+use ibdscope_core::{Lsn, PageNo};
 use ibdscope_forensics::audit::{AuditKind, AuditOptions, PageRun, Reference, StructureCheck};
 use ibdscope_forensics::datadir::{
     self, DatadirFile, DatadirReport, FilePages, FlushLsn, RecoveryChanges,
@@ -381,7 +381,7 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
                 if ts.detection().page0_ok {
                     dd.flush_lsn = ts
                         .page(PageNo(0))
-                        .and_then(ibdscope::fil::FilHeader::new)
+                        .and_then(ibdscope_core::fil::FilHeader::new)
                         .map(|h| h.flush_lsn());
                 }
             }

@@ -6,10 +6,10 @@ use crate::args::{Format, Opts};
 use crate::cmd::with_space;
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::checksum::{self, Unverifiable};
-use ibdscope::space::PageProblem;
-use ibdscope::summary::BadPage;
-use ibdscope::{Finding, FindingKind, Tablespace};
+use ibdscope_core::checksum::{self, Unverifiable};
+use ibdscope_core::space::PageProblem;
+use ibdscope_core::summary::BadPage;
+use ibdscope_core::{Finding, FindingKind, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -94,7 +94,7 @@ impl fmt::Display for Reason<'_> {
         // The page's verdict word first: the one every command gives.
         write!(f, "{}: {}", self.1.judgement.verdict, self.0.kind)?;
         if self.0.kind == FindingKind::Page(PageProblem::Checksum) {
-            if self.1.facts.page_type == ibdscope::PageType::FIL_PAGE_PAGE_COMPRESSED {
+            if self.1.facts.page_type == ibdscope_core::PageType::FIL_PAGE_PAGE_COMPRESSED {
                 return f.write_str(" (of the decompressed page)");
             }
             let Some(page) = self.2.page(self.1.facts.page_no) else {
@@ -270,7 +270,7 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
 fn csv(
     out: &mut dyn Write,
     a: &Analysis<'_>,
-    s: &ibdscope::Summary,
+    s: &ibdscope_core::Summary,
     live: &[&BadPage],
     freed: &[&BadPage],
 ) -> io::Result<()> {
@@ -331,7 +331,7 @@ fn bad_list(j: &mut Json<'_>, list: &[&BadPage], ts: &Tablespace<'_>) -> io::Res
 /// The pages that verify per algorithm name: a ROW_FORMAT=COMPRESSED page
 /// (a doublewrite slot's copy in `ibdata1`) verifies with the zip variant
 /// of an algorithm that has the same name, counted once under it.
-pub(crate) fn algorithm_counts(s: &ibdscope::Summary) -> Vec<(&'static str, u32)> {
+pub(crate) fn algorithm_counts(s: &ibdscope_core::Summary) -> Vec<(&'static str, u32)> {
     let mut out: Vec<(&'static str, u32)> = Vec::new();
     for (a, c) in &s.algorithms {
         match out.iter_mut().find(|(n, _)| *n == a.name()) {

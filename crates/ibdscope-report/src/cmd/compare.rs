@@ -19,7 +19,7 @@ use crate::cmd::map::{
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
-use ibdscope::{IndexId, Tablespace};
+use ibdscope_core::{IndexId, Tablespace};
 use ibdscope_render::{pages_per_cell, Cell, Grid, HeatScale, Panel, Picture, Scale};
 use std::io::{self, Write};
 use std::path::Path;

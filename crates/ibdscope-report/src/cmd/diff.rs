@@ -3,7 +3,7 @@
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::{IndexId, PageNo, Summary, Tablespace, TypeNames};
+use ibdscope_core::{IndexId, PageNo, Summary, Tablespace, TypeNames};
 use ibdscope_forensics::diff::{Change, Diff, PageDiff};
 use std::io::{self, Write};
 use std::path::Path;
@@ -107,7 +107,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     // as every command gives them: after the text, on stderr otherwise.
     let mut ends = Vec::new();
     for ((p, ts), s) in [(pa, &a), (pb, &b)].into_iter().zip(&sums) {
-        for f in ibdscope::summary::file_findings(ts) {
+        for f in ibdscope_core::summary::file_findings(ts) {
             ends.push(format!(
                 "{}: byte offset {}: {}",
                 crate::names::path(p),
@@ -145,7 +145,7 @@ struct Verdicts<'s>(&'s [Summary; 2]);
 
 impl Verdicts<'_> {
     /// The verdict of page `n` in copy 0 or 1, when it is a finding.
-    fn of(self, copy: usize, n: PageNo) -> Option<ibdscope::PageJudgement> {
+    fn of(self, copy: usize, n: PageNo) -> Option<ibdscope_core::PageJudgement> {
         let s = self.0.get(copy)?;
         s.bad_page(n).map(|b| b.judgement)
     }

@@ -15,8 +15,8 @@ use crate::cmd::map::{self, index_slots, print_grid, MapScale, PageCell, Style, 
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
-use ibdscope::btree::FILL_BUCKETS;
-use ibdscope::{Btrees, IndexId};
+use ibdscope_core::btree::FILL_BUCKETS;
+use ibdscope_core::{Btrees, IndexId};
 use ibdscope_render::color::{
     ansi256_to_rgb, rgb_to_ansi256, viridis, DAMAGED_ANSI, FREE_DATA_ANSI, FREE_RGB, OTHER_RGB,
     SYSTEM_ANSI, UNACCOUNTED_RGB, UNVERIFIABLE_ANSI,

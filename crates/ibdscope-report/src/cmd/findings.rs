@@ -10,9 +10,9 @@
 use crate::analysis::Analysis;
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::extents::{Owner, SpaceProblem};
-use ibdscope::summary::BadPage;
-use ibdscope::{Finding, FindingKind, IndexId, PageNo};
+use ibdscope_core::extents::{Owner, SpaceProblem};
+use ibdscope_core::summary::BadPage;
+use ibdscope_core::{Finding, FindingKind, IndexId, PageNo};
 use std::io::{self, Write};
 
 /// Freed pages holding records of one index and level: the pages and
@@ -60,13 +60,13 @@ pub fn place(a: &Analysis<'_>, n: PageNo) -> String {
 }
 
 /// The reason of a damaged page's finding, with the page's verdict word
-/// ([`ibdscope::verdict`]) first and its place.
+/// ([`ibdscope_core::verdict`]) first and its place.
 fn damaged_reason(a: &Analysis<'_>, b: &BadPage, f: &Finding) -> String {
     let v = b.judgement.verdict;
     format!(
         "{v}: {} ({}; {}; what is read from it may be wrong)",
         f.kind,
-        if v == ibdscope::PageVerdict::Foreign {
+        if v == ibdscope_core::PageVerdict::Foreign {
             "verifies, but belongs elsewhere"
         } else {
             "does not verify"
@@ -81,7 +81,7 @@ fn damaged_reason(a: &Analysis<'_>, b: &BadPage, f: &Finding) -> String {
 pub fn verdict_lines(
     out: &mut dyn Write,
     path: &std::path::Path,
-    s: &ibdscope::Summary,
+    s: &ibdscope_core::Summary,
 ) -> io::Result<()> {
     let p = crate::names::path(path);
     for b in &s.bad {
@@ -97,7 +97,7 @@ pub fn verdict_lines(
 
 /// `"page_verdicts": [{page, offset, verdict, evidence}]`: every page whose
 /// verdict is a finding.
-pub fn verdict_json(j: &mut Json<'_>, s: &ibdscope::Summary) -> io::Result<()> {
+pub fn verdict_json(j: &mut Json<'_>, s: &ibdscope_core::Summary) -> io::Result<()> {
     j.key("page_verdicts")?.arr()?;
     for b in &s.bad {
         verdict_obj(j, &b.judgement)?;
@@ -107,7 +107,7 @@ pub fn verdict_json(j: &mut Json<'_>, s: &ibdscope::Summary) -> io::Result<()> {
 }
 
 /// `{page, offset, verdict, evidence}`.
-pub fn verdict_obj(j: &mut Json<'_>, v: &ibdscope::PageJudgement) -> io::Result<()> {
+pub fn verdict_obj(j: &mut Json<'_>, v: &ibdscope_core::PageJudgement) -> io::Result<()> {
     j.obj()?
         .kv_num("page", v.page.0)?
         .kv_num("offset", v.file_offset)?

@@ -11,15 +11,15 @@
 //! do not overlap and cover the page.
 
 use crate::json::Json;
-use ibdscope::checksum::Scheme;
-use ibdscope::fil::FIL_PAGE_DATA;
-use ibdscope::fsp::FSP_HEADER_OFFSET;
-use ibdscope::index::{PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE};
-use ibdscope::inode::{inode_size, inodes_per_page, FSEG_ARR_OFFSET};
-use ibdscope::layout::{PageLayout, RecExtent};
-use ibdscope::record::Chain;
-use ibdscope::xdes::{xdes_size, XDES_ARR_OFFSET};
-use ibdscope::{PageNo, PageType, RecFormat, RecPage, Tablespace};
+use ibdscope_core::checksum::Scheme;
+use ibdscope_core::fil::FIL_PAGE_DATA;
+use ibdscope_core::fsp::FSP_HEADER_OFFSET;
+use ibdscope_core::index::{PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE};
+use ibdscope_core::inode::{inode_size, inodes_per_page, FSEG_ARR_OFFSET};
+use ibdscope_core::layout::{PageLayout, RecExtent};
+use ibdscope_core::record::Chain;
+use ibdscope_core::xdes::{xdes_size, XDES_ARR_OFFSET};
+use ibdscope_core::{PageNo, PageType, RecFormat, RecPage, Tablespace};
 use std::io::{self, Write};
 
 /// One named byte range of a page: `start..end` page offsets.
@@ -169,9 +169,9 @@ pub fn ranges(
         index_body(&mut r, rp, layout);
         return r.trailer(ts.scheme(), "free space");
     }
-    let page_type = ibdscope::fil::FilHeader::new(bytes).map(|f| f.page_type());
+    let page_type = ibdscope_core::fil::FilHeader::new(bytes).map(|f| f.page_type());
     let (physical, logical) = (ts.page_size(), ts.format().logical_size);
-    let extent = ibdscope::fsp::extent_size(logical);
+    let extent = ibdscope_core::fsp::extent_size(logical);
     match page_type {
         Some(PageType(8)) | Some(PageType(9)) => {
             if page_type == Some(PageType(8)) {
@@ -356,7 +356,7 @@ mod tests {
     /// page, and never panic.
     #[test]
     fn hex_dump_ranges_cover_damaged_pages() {
-        use ibdscope::{PageNo, Visited};
+        use ibdscope_core::{PageNo, Visited};
         use ibdscope_testkit::fixtures;
         for (file, n) in [
             ("mysql56/secondary.ibd", 6),

@@ -7,8 +7,8 @@ use crate::analysis::Analysis;
 use crate::args::{Format, HistoryOpts, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::record::Visited;
-use ibdscope::{PageNo, RecPage, Tablespace};
+use ibdscope_core::record::Visited;
+use ibdscope_core::{PageNo, RecPage, Tablespace};
 use ibdscope_forensics::system::SystemSpace;
 use ibdscope_forensics::undo::{self, ChainEnd, RollPtr, Undo};
 use ibdscope_schema::row::{field_bytes, split, Field, FieldValue, LobRead};
@@ -337,7 +337,7 @@ pub fn run(
     let mut page_no = leaf;
     let mut pages_seen = std::collections::HashSet::new();
     let mut buf = Vec::new();
-    while page_no.0 != ibdscope::FIL_NULL {
+    while page_no.0 != ibdscope_core::FIL_NULL {
         if !pages_seen.insert(page_no.0) || pages_seen.len() > ts.n_pages() as usize {
             findings.push(format!(
                 "{}: page {}: the leaf chain comes back to a page",
@@ -481,7 +481,7 @@ pub fn run(
                 lost,
             });
         }
-        page_no = PageNo(ibdscope::bytes::be_u32(page, 12).unwrap_or(ibdscope::FIL_NULL));
+        page_no = PageNo(ibdscope_core::bytes::be_u32(page, 12).unwrap_or(ibdscope_core::FIL_NULL));
     }
 
     let names: Vec<String> = shown

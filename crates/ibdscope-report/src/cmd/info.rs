@@ -4,9 +4,9 @@ use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::checksum::Unverifiable;
-use ibdscope::fsp::{FlagsLayout, SpaceFormat};
-use ibdscope::{FindingKind, PageType, Summary, Tablespace, VendorGuess};
+use ibdscope_core::checksum::Unverifiable;
+use ibdscope_core::fsp::{FlagsLayout, SpaceFormat};
+use ibdscope_core::{FindingKind, PageType, Summary, Tablespace, VendorGuess};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -40,9 +40,9 @@ impl Info<'_> {
     /// (`CRYPT_SCHEME_1`): MariaDB sets no FSP flag for it, and under
     /// full_crc32 its encrypted pages verify as stored, so neither the flags
     /// nor the page verdicts tell.
-    fn mariadb_crypt(&self) -> Option<ibdscope::crypt::mariadb::CryptData> {
-        use ibdscope::crypt::mariadb::{read_crypt_data, CryptDataRead};
-        let page0 = self.ts.page(ibdscope::PageNo(0))?;
+    fn mariadb_crypt(&self) -> Option<ibdscope_core::crypt::mariadb::CryptData> {
+        use ibdscope_core::crypt::mariadb::{read_crypt_data, CryptDataRead};
+        let page0 = self.ts.page(ibdscope_core::PageNo(0))?;
         match read_crypt_data(page0, &self.format) {
             CryptDataRead::Present(c) if c.scheme != 0 => Some(c),
             _ => None,
@@ -151,7 +151,7 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "file                {}", crate::names::path(path))?;
     // A page size given against the file's evidence is said before any
     // answer read with it.
-    let (first, rest): (Vec<&ibdscope::Finding>, Vec<&ibdscope::Finding>) = s
+    let (first, rest): (Vec<&ibdscope_core::Finding>, Vec<&ibdscope_core::Finding>) = s
         .file_findings
         .iter()
         .partition(|f| matches!(f.kind, FindingKind::PageSizeContradicted { .. }));

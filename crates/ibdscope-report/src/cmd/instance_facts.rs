@@ -8,7 +8,7 @@
 
 use crate::args::Opts;
 use crate::json::Json;
-use ibdscope::{SpaceId, Tablespace};
+use ibdscope_core::{SpaceId, Tablespace};
 use ibdscope_forensics::dict::Dictionary;
 use ibdscope_forensics::doublewrite::{self, DoublewriteBuffer, Repair, Rule, Slot};
 use ibdscope_forensics::redo::RedoInfo;
@@ -103,7 +103,7 @@ fn page0_space(path: &Path) -> Option<u32> {
     use std::io::Read;
     let mut head = [0u8; 42];
     std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
-    ibdscope::bytes::be_u32(&head, 38)
+    ibdscope_core::bytes::be_u32(&head, 38)
 }
 
 /// `db/name` of a file `root/db/name.ibd`.

@@ -1,5 +1,5 @@
 //! `ibdscope indexes --levels`: one row per index and level, from the
-//! B-tree walk ([`ibdscope::Btrees`]): the level's pages, their records,
+//! B-tree walk ([`ibdscope_core::Btrees`]): the level's pages, their records,
 //! how full they are, and the order of the level's chain. Every figure is
 //! summed in the walk's one pass over the file (`LevelInfo::sums`) or on
 //! the chain walk it makes anyway (`LevelInfo::order`): no pass of its own.
@@ -17,7 +17,7 @@ use crate::cmd::space::{findings_to_stderr, outcome, print_findings};
 use crate::csv;
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::btree::LevelInfo;
+use ibdscope_core::btree::LevelInfo;
 use std::io::{self, Write};
 
 /// Runs `indexes --levels`.

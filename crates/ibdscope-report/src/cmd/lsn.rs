@@ -32,10 +32,10 @@ use crate::cmd::map::{self, print_grid, MapScale, Style, TypesSeen};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
-use ibdscope::checksum::{Scheme, Unverifiable};
-use ibdscope::space::{page_facts, PageProblem};
-use ibdscope::summary::SummaryFold;
-use ibdscope::{
+use ibdscope_core::checksum::{Scheme, Unverifiable};
+use ibdscope_core::space::{page_facts, PageProblem};
+use ibdscope_core::summary::SummaryFold;
+use ibdscope_core::{
     fold_pages, Engine, FindingKind, PageFacts, PageFold, PageNo, Summary, Tablespace, TypeNames,
     Verdict,
 };
@@ -284,7 +284,7 @@ enum Trust<'k> {
 }
 
 /// A bad page's page problems (its findings about the page).
-fn page_problems_of(b: &ibdscope::summary::BadPage) -> Vec<PageProblem> {
+fn page_problems_of(b: &ibdscope_core::summary::BadPage) -> Vec<PageProblem> {
     b.findings
         .iter()
         .filter_map(|f| match f.kind {
@@ -608,7 +608,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         .iter()
         .flat_map(|b| {
             b.findings.iter().filter_map(move |fi| match fi.kind {
-                ibdscope::FindingKind::Page(p) => Some((b.facts.page_no, p)),
+                ibdscope_core::FindingKind::Page(p) => Some((b.facts.page_no, p)),
                 _ => None,
             })
         })
@@ -759,7 +759,7 @@ fn json(
     path: &Path,
     ts: &Tablespace<'_>,
     f: &LsnFacts,
-    summary: &ibdscope::Summary,
+    summary: &ibdscope_core::Summary,
 ) -> io::Result<()> {
     let mut j = Json::new(out);
     let range = f.hist.range();
@@ -990,7 +990,7 @@ pub fn compare_scale(h: &mut HeatScale, notes: &mut Vec<String>, how: LsnScale) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ibdscope::{Btrees, SpaceMap};
+    use ibdscope_core::{Btrees, SpaceMap};
     use std::collections::BTreeSet;
 
     const SERVERS: [&str; 2] = ["mysql56", "mariadb1011"];

@@ -10,10 +10,10 @@ use crate::analysis::Analysis;
 use crate::args::{Color, Opts};
 use crate::outcome::Outcome;
 use crate::text::count;
-use ibdscope::extents::{Owner, SpaceMap};
-use ibdscope::fil::FilHeader;
-use ibdscope::index::IndexHeader;
-use ibdscope::{IndexId, PageNo, PageType, Tablespace, VendorGuess};
+use ibdscope_core::extents::{Owner, SpaceMap};
+use ibdscope_core::fil::FilHeader;
+use ibdscope_core::index::IndexHeader;
+use ibdscope_core::{IndexId, PageNo, PageType, Tablespace, VendorGuess};
 use ibdscope_render::color::{
     ansi256_to_rgb, DAMAGED_ANSI, FREE_ANSI, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI, OTHER_RGB,
     SYSTEM_ANSI, UNACCOUNTED_RGB, UNVERIFIABLE_ANSI,
@@ -329,7 +329,7 @@ pub fn page_cell(a: &Analysis<'_>, slots: &[IndexId], n: usize, o: Owner) -> Pag
         Owner::System(_) => PageCell::System,
         Owner::Unaccounted => PageCell::Unaccounted,
         Owner::Segment {
-            role: ibdscope::SegmentRole::Undo,
+            role: ibdscope_core::SegmentRole::Undo,
             ..
         } => PageCell::Undo,
         Owner::Segment { index, .. } => {
@@ -597,7 +597,7 @@ pub fn owner_at(a: &Analysis<'_>, p: u64) -> Owner {
 
 /// How many pages from `p` on (below `end`) are known to be zero (the
 /// holes of a sparse file: [`Tablespace::next_zero_run`]) in free extents
-/// ([`ibdscope::SpaceMap::extent_free`]), with no page among them damaged
+/// ([`ibdscope_core::SpaceMap::extent_free`]), with no page among them damaged
 /// or not verifiable: pages each drawn [`PageCell::Free`], which a walk
 /// over the owners takes at once. 0 when page `p` is not one of them.
 pub fn free_zero_pages(a: &Analysis<'_>, p: u64, end: u64) -> u64 {

@@ -29,7 +29,7 @@ pub mod types;
 use crate::analysis::Analysis;
 use crate::args::{Cmd, DefOpts, Format, Opts};
 use crate::outcome::Outcome;
-use ibdscope::{Engine, Tablespace};
+use ibdscope_core::{Engine, Tablespace};
 use std::io::{self, Write};
 use std::path::Path;
 

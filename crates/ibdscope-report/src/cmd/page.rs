@@ -12,12 +12,12 @@ use crate::cmd::records::{json_record, Flags, Next, Size};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::Link;
-use ibdscope::fil::FilHeader;
-use ibdscope::inode::FsegHeader;
-use ibdscope::layout::{ByteClass, ByteMap, PageLayout};
-use ibdscope::record::{Chain, RecFinding};
-use ibdscope::space::PageProblem;
-use ibdscope::{
+use ibdscope_core::fil::FilHeader;
+use ibdscope_core::inode::FsegHeader;
+use ibdscope_core::layout::{ByteClass, ByteMap, PageLayout};
+use ibdscope_core::record::{Chain, RecFinding};
+use ibdscope_core::space::PageProblem;
+use ibdscope_core::{
     NoRecords, PageFacts, PageNo, PageRecords, Rec, RecPage, RecScratch, Tablespace, Visited,
 };
 use std::io::{self, Write};
@@ -80,14 +80,14 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
     };
     // The page's verdict is the summary's: the one every command gives.
     let summary = a.summary();
-    let judged = ibdscope::summary::Judge::default().judge(ts, facts).0;
+    let judged = ibdscope_core::summary::Judge::default().judge(ts, facts).0;
     let verdict = summary.verdict(ts, &judged);
     let problems: Vec<PageProblem> = match summary.bad_page(n) {
         Some(b) => b
             .findings
             .iter()
             .filter_map(|f| match f.kind {
-                ibdscope::FindingKind::Page(p) => Some(p),
+                ibdscope_core::FindingKind::Page(p) => Some(p),
                 _ => None,
             })
             .collect(),
@@ -170,8 +170,8 @@ struct Page<'a, 't> {
     bytes: &'t [u8],
     facts: PageFacts,
     problems: Vec<PageProblem>,
-    /// The page's verdict ([`ibdscope::verdict`]).
-    verdict: ibdscope::PageJudgement,
+    /// The page's verdict ([`ibdscope_core::verdict`]).
+    verdict: ibdscope_core::PageJudgement,
     rec_findings: Vec<RecFinding>,
     content: Content<'t>,
     account: Account,
@@ -196,7 +196,7 @@ fn chain_records(rp: &RecPage<'_>, chain: Chain, visited: &mut Visited, mut f: i
 impl Page<'_, '_> {
     fn note(&self) -> Option<&'static str> {
         match self.content {
-            Content::Empty if self.verdict.verdict == ibdscope::PageVerdict::Zeroed => Some(
+            Content::Empty if self.verdict.verdict == ibdscope_core::PageVerdict::Zeroed => Some(
                 "all-zero page, but its extent descriptor marks it in use: zeroed (its content \
                  is lost)",
             ),
@@ -212,7 +212,7 @@ impl Page<'_, '_> {
             Content::Unreadable => {
                 Some("encrypted or page-compressed page: only its FIL header is readable")
             }
-            Content::Index(ref v) if v.rp.format() == ibdscope::RecFormat::Compact => Some(
+            Content::Index(ref v) if v.rp.format() == ibdscope_core::RecFormat::Compact => Some(
                 "COMPACT records: record sizes need the column layout (not read); sizes \
                  marked <= run to the next record's header and are upper bounds",
             ),
@@ -226,7 +226,7 @@ impl Page<'_, '_> {
             .problems
             .iter()
             .map(|p| {
-                let at = ibdscope::verdict::problem_offset(self.ts, *p);
+                let at = ibdscope_core::verdict::problem_offset(self.ts, *p);
                 (usize::try_from(at).unwrap_or(size), p.to_string())
             })
             .collect();
@@ -584,7 +584,7 @@ fn text_records(out: &mut dyn Write, v: &IndexView<'_>) -> io::Result<()> {
         let (Some(at), Some(to)) = (rp.dir_slot_offset(i), rp.dir_slot(i)) else {
             break;
         };
-        if at < ibdscope::index::PAGE_DATA {
+        if at < ibdscope_core::index::PAGE_DATA {
             break;
         }
         shown += 1;
@@ -733,7 +733,7 @@ fn json_records(j: &mut Json<'_>, v: &IndexView<'_>) -> io::Result<()> {
         let (Some(at), Some(to)) = (rp.dir_slot_offset(i), rp.dir_slot(i)) else {
             break;
         };
-        if at < ibdscope::index::PAGE_DATA {
+        if at < ibdscope_core::index::PAGE_DATA {
             break;
         }
         j.obj()?

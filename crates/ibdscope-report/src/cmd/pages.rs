@@ -7,10 +7,10 @@ use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::Link;
-use ibdscope::checksum::Verdict;
-use ibdscope::index::IndexHeader;
-use ibdscope::space::PageProblem;
-use ibdscope::{IndexId, PageFacts, PageNo, Tablespace};
+use ibdscope_core::checksum::Verdict;
+use ibdscope_core::index::IndexHeader;
+use ibdscope_core::space::PageProblem;
+use ibdscope_core::{IndexId, PageFacts, PageNo, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -21,7 +21,7 @@ pub struct Status(pub PageFacts, pub bool);
 impl Status {
     /// The status of page `f` of `ts` (a doublewrite copy's page number and
     /// space id are not problems).
-    pub fn of(ts: &ibdscope::Tablespace<'_>, f: &PageFacts) -> Status {
+    pub fn of(ts: &ibdscope_core::Tablespace<'_>, f: &PageFacts) -> Status {
         Status(*f, ts.page_problems(f).any(|p| p != PageProblem::Checksum))
     }
 }
@@ -91,9 +91,11 @@ pub(crate) struct KeyVersions(Option<bool>);
 impl KeyVersions {
     /// The key version places of `ts`.
     pub(crate) fn of_space(ts: &Tablespace<'_>) -> KeyVersions {
-        use ibdscope::crypt::mariadb::{space_crypt_data, CryptDataRead};
+        use ibdscope_core::crypt::mariadb::{space_crypt_data, CryptDataRead};
         KeyVersions(match space_crypt_data(ts) {
-            CryptDataRead::Present(_) => Some(ts.scheme() == ibdscope::checksum::Scheme::FullCrc32),
+            CryptDataRead::Present(_) => {
+                Some(ts.scheme() == ibdscope_core::checksum::Scheme::FullCrc32)
+            }
             _ => None,
         })
     }
@@ -114,7 +116,7 @@ impl KeyVersions {
         }
         Some(
             ts.page(n)
-                .map_or(0, |p| ibdscope::crypt::mariadb::key_version(p, full)),
+                .map_or(0, |p| ibdscope_core::crypt::mariadb::key_version(p, full)),
         )
     }
 }
@@ -189,7 +191,7 @@ pub fn run(
     }
     // Each page as `check` judges it (page_compressed pages outside
     // full_crc32 after decompression).
-    let mut judge = ibdscope::summary::Judge::default();
+    let mut judge = ibdscope_core::summary::Judge::default();
     let last = to.unwrap_or(u32::MAX).min(ts.n_pages().saturating_sub(1));
     let total = last.saturating_sub(from).saturating_add(1) as usize;
     // Each page with the pages after it drawn alike: a hole of a sparse
@@ -385,7 +387,7 @@ fn row(
     f: &PageFacts,
     a: &Analysis<'_>,
     keys: KeyVersions,
-    v: &ibdscope::PageJudgement,
+    v: &ibdscope_core::PageJudgement,
 ) -> io::Result<()> {
     let ts = a.ts();
     let names = ts.type_names();

@@ -2,7 +2,7 @@
 //! page by page (a reused layout buffer per page, nothing kept per record).
 //!
 //! What is walked: by default every index's leaf chain in key order (the
-//! B-tree walk of `ibdscope::btree`); `--index NAME|ID` one index; `--all-pages`
+//! B-tree walk of `ibdscope_core::btree`); `--index NAME|ID` one index; `--all-pages`
 //! every index page the index's segments own, linked or not, plus freed
 //! pages that still carry the index's records, in page order; `--page N`
 //! one page. `--deleted` keeps only delete-marked user records and records
@@ -12,10 +12,10 @@ use crate::analysis::Analysis;
 use crate::args::{Format, Opts, RecordsOpts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::extents::{Owner, SpaceProblem};
-use ibdscope::layout::{PageLayout, RecExtent};
-use ibdscope::record::{Chain, RecFinding};
-use ibdscope::{
+use ibdscope_core::extents::{Owner, SpaceProblem};
+use ibdscope_core::layout::{PageLayout, RecExtent};
+use ibdscope_core::record::{Chain, RecFinding};
+use ibdscope_core::{
     Btrees, Finding, FindingKind, IndexId, IndexTree, NoRecords, PageNo, Rec, RecFormat, RecPage,
     RecScratch, Tablespace, Visited,
 };
@@ -109,7 +109,7 @@ impl fmt::Display for Fields<'_> {
         let origin = usize::from(self.rec.origin);
         // Fields are told apart on REDUNDANT records (COMPACT system
         // records have an exact extent, but no field offsets).
-        if self.ext.exact && self.rec.header.format == ibdscope::RecFormat::Redundant {
+        if self.ext.exact && self.rec.header.format == ibdscope_core::RecFormat::Redundant {
             for (i, fld) in self.rec.fields(self.page).enumerate() {
                 if i > 0 {
                     f.write_str(self.sep)?;
@@ -195,7 +195,7 @@ pub fn json_record(
         .kv_num("end", ext.end)?
         .kv_num("size", ext.end.saturating_sub(ext.start))?
         .kv_bool("exact", ext.exact)?;
-    if ext.exact && rec.header.format == ibdscope::RecFormat::Redundant {
+    if ext.exact && rec.header.format == ibdscope_core::RecFormat::Redundant {
         j.key("fields")?.arr()?;
         let origin = usize::from(rec.origin);
         for fld in rec.fields(page) {
@@ -279,8 +279,8 @@ struct Walk<'w, 'o> {
     /// The damaged pages walked (shown or left out), for the findings.
     damaged_met: Vec<PageNo>,
     /// The verdicts of the pages with findings, by page
-    /// ([`ibdscope::verdict`]): their word leads their findings.
-    verdicts: Vec<ibdscope::PageJudgement>,
+    /// ([`ibdscope_core::verdict`]): their word leads their findings.
+    verdicts: Vec<ibdscope_core::PageJudgement>,
 }
 
 impl Walk<'_, '_> {
@@ -572,7 +572,7 @@ fn walk_indexes(
             let broken = t.leaves_reached() < t.leaf_pages
                 || trees.findings.iter().any(|f| {
                     matches!(f.kind, FindingKind::Btree(p) if p.index() == t.index_id
-                        && !matches!(p, ibdscope::BtreeProblem::Records { .. }))
+                        && !matches!(p, ibdscope_core::BtreeProblem::Records { .. }))
                 });
             if let Some(leaves) = broken.then(|| key_order(a, t)).flatten() {
                 // The chain does not reach every leaf: the leaves in key
@@ -726,7 +726,7 @@ fn analyse(ts: &Tablespace<'_>, n: PageNo, rp: &RecPage<'_>) -> Vec<Finding> {
         .map(|f| Finding {
             page: Some(n),
             file_offset: base.saturating_add(u64::from(f.page_offset)),
-            kind: FindingKind::Btree(ibdscope::BtreeProblem::Records {
+            kind: FindingKind::Btree(ibdscope_core::BtreeProblem::Records {
                 index: rp.header().index_id(),
                 problem: f.problem,
             }),
@@ -781,7 +781,7 @@ fn header(w: &mut Walk<'_, '_>, ts: &Tablespace<'_>) -> io::Result<()> {
 
 /// A finding's reason, led by its page's verdict word when it is about
 /// the page's own bytes.
-struct Why<'f>(&'f Finding, Option<ibdscope::PageVerdict>);
+struct Why<'f>(&'f Finding, Option<ibdscope_core::PageVerdict>);
 
 impl std::fmt::Display for Why<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -793,8 +793,11 @@ impl std::fmt::Display for Why<'_> {
 }
 
 /// The verdict word of `f`'s page, when `f` is about the page's own bytes.
-fn verdict_of(verdicts: &[ibdscope::PageJudgement], f: &Finding) -> Option<ibdscope::PageVerdict> {
-    if !matches!(f.kind, ibdscope::FindingKind::Page(_)) {
+fn verdict_of(
+    verdicts: &[ibdscope_core::PageJudgement],
+    f: &Finding,
+) -> Option<ibdscope_core::PageVerdict> {
+    if !matches!(f.kind, ibdscope_core::FindingKind::Page(_)) {
         return None;
     }
     let p = f.page?;

@@ -11,7 +11,7 @@
 use crate::args::{Format, Opts, RestoreOpts};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::Tablespace;
+use ibdscope_core::Tablespace;
 use ibdscope_forensics::doublewrite::{self, Damage, DoublewriteBuffer, Left, Repair, Rule};
 use ibdscope_forensics::redo::{self, RedoFile, RedoInfo, RedoLayout};
 use std::io::{self, Write};
@@ -100,7 +100,7 @@ pub fn rule_for(redo: Option<&RedoInfo>, ts: &Tablespace<'_>) -> Rule {
             }
         }
         Some(_) => Rule::MySql,
-        None if ts.scheme() == ibdscope::checksum::Scheme::FullCrc32 => Rule::MariaDb {
+        None if ts.scheme() == ibdscope_core::checksum::Scheme::FullCrc32 => Rule::MariaDb {
             checkpoint: None,
             log_end: None,
         },

@@ -23,8 +23,8 @@ use crate::args::{Format, Opts, RowsOpts};
 use crate::definition::Def;
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::record::Chain;
-use ibdscope::{
+use ibdscope_core::record::Chain;
+use ibdscope_core::{
     BtreeProblem, Btrees, Engine, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage,
     SpaceMap, Tablespace, Visited, FIL_NULL,
 };
@@ -417,8 +417,8 @@ pub(crate) fn root_page<'t>(
         // its absence, was said once above; this names only the
         // consequence, not a root page missing from the file.
         let mariadb_encrypted = matches!(
-            ibdscope::crypt::mariadb::space_crypt_data(ts),
-            ibdscope::crypt::mariadb::CryptDataRead::Present(c) if c.scheme == 1
+            ibdscope_core::crypt::mariadb::space_crypt_data(ts),
+            ibdscope_core::crypt::mariadb::CryptDataRead::Present(c) if c.scheme == 1
         );
         if f.encryption || mariadb_encrypted {
             crate::diag::say!(
@@ -938,7 +938,7 @@ fn leaf_chain(
         .collect();
     if !infos.is_empty() {
         let trees = Btrees::build_from(ts, engine, &infos, |n| match map.owner(ts, n) {
-            Some(ibdscope::Owner::Segment { index, .. }) => index,
+            Some(ibdscope_core::Owner::Segment { index, .. }) => index,
             _ => None,
         });
         if let Some(tree) = trees.indexes.iter().find(|t| t.root == root) {
@@ -1010,7 +1010,7 @@ fn leaf_chain(
             break;
         }
         chain.push(page);
-        let next = ibdscope::fil::FilHeader::new(rp.bytes()).map(|h| h.next());
+        let next = ibdscope_core::fil::FilHeader::new(rp.bytes()).map(|h| h.next());
         match next {
             Some(n) if n.0 != FIL_NULL => page = n,
             _ => break,
@@ -1188,7 +1188,7 @@ impl Printer<'_> {
         layout: &RecordLayout,
         rp: &RecPage<'_>,
         n: PageNo,
-        rec: &ibdscope::Rec,
+        rec: &ibdscope_core::Rec,
         origin: Origin,
     ) -> io::Result<()> {
         self.problems.clear();
@@ -1886,7 +1886,7 @@ fn key_text(
 }
 
 /// A library finding in words, with its page and file offset.
-fn finding_text(f: &ibdscope::Finding) -> String {
+fn finding_text(f: &ibdscope_core::Finding) -> String {
     match f.page {
         Some(p) => format!("page {p}: byte offset {}: {}", f.file_offset, f.kind),
         None => format!("byte offset {}: {}", f.file_offset, f.kind),

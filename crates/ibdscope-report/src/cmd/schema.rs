@@ -210,8 +210,8 @@ fn root_autoinc(a: &Analysis<'_>, t: &ibdscope_schema::table::TableDef) -> Optio
         return None;
     }
     let root = t.clustered()?.root?;
-    let at = ibdscope::index::PAGE_HEADER + ibdscope::index::PAGE_MAX_TRX_ID;
-    let page = a.ts().page(ibdscope::PageNo(root))?;
+    let at = ibdscope_core::index::PAGE_HEADER + ibdscope_core::index::PAGE_MAX_TRX_ID;
+    let page = a.ts().page(ibdscope_core::PageNo(root))?;
     let b: [u8; 8] = page.get(at..at + 8)?.try_into().ok()?;
     u64::from_be_bytes(b).checked_add(1).filter(|&n| n > 1)
 }

@@ -11,8 +11,8 @@ use crate::cmd::map::{
 use crate::csv;
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::extents::{FspList, Owner};
-use ibdscope::{Finding, IndexId, IndexTree};
+use ibdscope_core::extents::{FspList, Owner};
+use ibdscope_core::{Finding, IndexId, IndexTree};
 use ibdscope_render::{Cell, Grid, Panel, Picture};
 use std::io::{self, Write};
 
@@ -863,7 +863,7 @@ fn indexes_csv(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
          garbage_records,metadata_records,node_pointers,tree_pages,tree_leaf_pages,\
          tree_height,compressed_pages,unreadable_pages,leaf_fill"
     )?;
-    for b in 0..ibdscope::btree::FILL_BUCKETS {
+    for b in 0..ibdscope_core::btree::FILL_BUCKETS {
         write!(out, ",fill_histogram_{}_{}", b * 10, b * 10 + 10)?;
     }
     writeln!(
@@ -888,7 +888,7 @@ fn indexes_csv(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
         )?;
         let Some(t) = trees.index(i.index_id) else {
             // fill .. leaf_fill, the histogram, fragmentation .. complete.
-            for _ in 0..12 + ibdscope::btree::FILL_BUCKETS + 5 {
+            for _ in 0..12 + ibdscope_core::btree::FILL_BUCKETS + 5 {
                 out.write_all(b",")?;
             }
             writeln!(out)?;

@@ -2,7 +2,7 @@
 //! `info` and `page` show them.
 
 use crate::json::Json;
-use ibdscope::Tablespace;
+use ibdscope_core::Tablespace;
 use ibdscope_forensics::system::{DictHeader, SystemSpace, TrxSys};
 use std::io::{self, Write};
 
@@ -83,7 +83,7 @@ pub fn text(out: &mut dyn Write, ts: &Tablespace<'_>) -> io::Result<()> {
         writeln!(
             out,
             "  page {n} (byte offset {}) does not verify: its fields above may be wrong",
-            ts.file_offset(ibdscope::PageNo(*n))
+            ts.file_offset(ibdscope_core::PageNo(*n))
         )?;
     }
     Ok(())

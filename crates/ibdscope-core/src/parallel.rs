@@ -49,15 +49,15 @@ pub type ProgressFn<'a> = &'a (dyn Fn(u64, u64) + Sync);
 /// asked), no release hook and no progress hook: the library is silent.
 ///
 /// ```
-/// use ibdscope::{Engine, Summary, Tablespace};
+/// use ibdscope_core::{Engine, Summary, Tablespace};
 ///
 /// # let data = vec![0u8; 4 * 16384];
-/// # let opts = ibdscope::Options { page_size: Some(16384) };
+/// # let opts = ibdscope_core::Options { page_size: Some(16384) };
 /// let ts = Tablespace::with_options(&data, opts)?;
 /// let one = Summary::of(&ts, &Engine::default());
 /// let four = Summary::of(&ts, &Engine::new(4));
 /// assert_eq!(format!("{one:?}"), format!("{four:?}"));
-/// # Ok::<(), ibdscope::Error>(())
+/// # Ok::<(), ibdscope_core::Error>(())
 /// ```
 #[derive(Clone, Copy)]
 pub struct Engine<'a> {

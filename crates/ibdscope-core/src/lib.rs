@@ -23,7 +23,7 @@
 //! Open a file, see what it is, and walk its pages once:
 //!
 //! ```
-//! use ibdscope::{Engine, SpaceMap, Summary, Tablespace, Verdict};
+//! use ibdscope_core::{Engine, SpaceMap, Summary, Tablespace, Verdict};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // A table written by MariaDB 10.11 (full_crc32 format), from fixtures/.
