@@ -190,6 +190,10 @@ impl fmt::Display for PageProblem {
             PageProblem::ZeroedInUse => f.write_str(
                 "all zeros, but its extent descriptor (XDES) marks it in use: its content is lost",
             ),
+            PageProblem::Stale { by, by_lsn, how } => write!(
+                f,
+                "an older copy than page {by} (LSN {by_lsn}) shows it should be: {how}"
+            ),
             PageProblem::SpaceId { found, expected } => {
                 write!(
                     f,

@@ -127,6 +127,7 @@ pub mod pagecomp;
 pub mod parallel;
 pub mod record;
 pub mod space;
+pub mod stale;
 pub mod summary;
 #[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]

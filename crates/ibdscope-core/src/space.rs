@@ -368,6 +368,16 @@ pub enum PageProblem {
     /// The page is all zeros while its extent descriptor marks it used
     /// ([`crate::verdict::ZeroRule`]): its content is lost.
     ZeroedInUse,
+    /// The page verifies, but a newer page that verifies shows it missed
+    /// a write they share ([`crate::stale`]): an older copy.
+    Stale {
+        /// The newer page.
+        by: PageNo,
+        /// Its LSN.
+        by_lsn: Lsn,
+        /// What it shows.
+        how: crate::stale::StaleHow,
+    },
     /// FIL_PAGE_SPACE_ID is not the space's id.
     SpaceId {
         /// What the page says.

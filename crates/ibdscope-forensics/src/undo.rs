@@ -65,8 +65,8 @@ use crate::system::{
     RsegSlot, FSEG_PAGE_DATA, FSP_TRX_SYS_PAGE_NO, TRX_SYS_RSEGS, TRX_SYS_RSEG_SLOT_SIZE,
 };
 use ibdscope_core::bytes::{be_u16, be_u32, be_u64};
-use ibdscope_core::{PageNo, Tablespace, Verdict, FIL_NULL};
-use std::collections::HashSet;
+use ibdscope_core::{Lsn, PageNo, Tablespace, Verdict, FIL_NULL};
+use std::collections::{HashMap, HashSet};
 
 /// `FIL_PAGE_UNDO_LOG` (`fil0fil.h`).
 pub const FIL_PAGE_UNDO_LOG: u16 = 2;
@@ -437,8 +437,12 @@ pub struct UndoProblem {
 pub enum Damage {
     /// Every byte is zero.
     Zeroed,
-    /// Its checksum does not verify.
+    /// Its checksum does not verify (and it is not torn).
     Corrupt,
+    /// A write that stopped part way: the LSN copies differ and the
+    /// trailer's LSN is one the space's pages that verify reached (the
+    /// core's rule, [`ibdscope_core::verdict`]).
+    Torn,
     /// It verifies, but its header names another page or space.
     Foreign {
         /// `FIL_PAGE_SPACE_ID` as stored.
@@ -452,11 +456,13 @@ pub enum Damage {
 }
 
 impl Damage {
-    /// The verdict word: `zeroed`, `corrupt`, `foreign`, `unverifiable`.
+    /// The verdict word: `zeroed`, `corrupt`, `torn`, `foreign`,
+    /// `unverifiable`.
     pub fn word(self) -> &'static str {
         match self {
             Damage::Zeroed => "zeroed",
             Damage::Corrupt => "corrupt",
+            Damage::Torn => "torn",
             Damage::Foreign { .. } => "foreign",
             Damage::Unverifiable => "unverifiable",
         }
@@ -467,6 +473,9 @@ impl Damage {
         match self {
             Damage::Zeroed => "every byte is 0".into(),
             Damage::Corrupt => "its checksum does not verify".into(),
+            Damage::Torn => "its LSN copies differ and the trailer holds the LSN of an earlier \
+                             write: a write that stopped part way"
+                .into(),
             Damage::Foreign { space, page } => {
                 format!("it verifies but carries page {page} of space {space}")
             }
@@ -482,9 +491,41 @@ impl Damage {
 /// another page's or space's header. `None` when it verifies (or is not
 /// in the file: the caller says so).
 pub fn page_damage(ts: &Tablespace<'_>, space: u32, page: u32) -> Option<Damage> {
+    page_damage_within(ts, space, page, || newest_verified(ts))
+}
+
+/// The newest LSN of the pages of `ts` that verify: the bound of a torn
+/// write ([`ibdscope_core::verdict`]), from one pass.
+fn newest_verified(ts: &Tablespace<'_>) -> Option<Lsn> {
+    ibdscope_core::Summary::of(ts, &ibdscope_core::Engine::default()).newest_verified
+}
+
+/// [`page_damage`] with the torn bound from `newest`, asked only for a
+/// page whose LSN copies differ. A page that does not verify is judged by
+/// the core's one rule ([`ibdscope_core::verdict::judge`]): torn or
+/// corrupt, as every command judges it.
+pub fn page_damage_within(
+    ts: &Tablespace<'_>,
+    space: u32,
+    page: u32,
+    newest: impl FnOnce() -> Option<Lsn>,
+) -> Option<Damage> {
     let p = ts.page(PageNo(page))?;
     let f = ibdscope_core::space::page_facts(p, PageNo(page), ts.scheme());
+    let lsn_copies_differ = f.lsn_pair.is_some_and(|(h, t)| h != t);
     match f.verdict {
+        Verdict::Mismatch | Verdict::Valid(_)
+            if f.verdict == Verdict::Mismatch || lsn_copies_differ =>
+        {
+            let problems: Vec<ibdscope_core::space::PageProblem> = ts.page_problems(&f).collect();
+            let bound = if lsn_copies_differ { newest() } else { None };
+            let j = ibdscope_core::verdict::judge(ts, &f, &problems, bound);
+            Some(if j.verdict == ibdscope_core::PageVerdict::Torn {
+                Damage::Torn
+            } else {
+                Damage::Corrupt
+            })
+        }
         Verdict::Valid(_) => (f.stored_page_no.0 != page
             || (f.has_space_id && f.space_id.0 != space))
             .then_some(Damage::Foreign {
@@ -606,6 +647,9 @@ pub struct Undo<'s, 'a> {
     /// The damaged pages the pointers reached, each once.
     pub damaged: Vec<DamagedPage>,
     trx_ids: HashSet<u64>,
+    /// Per space, the newest LSN of its pages that verify (the torn bound),
+    /// found once, when a page whose LSN copies differ is met.
+    newest: std::cell::RefCell<HashMap<u32, Option<Lsn>>>,
 }
 
 fn page_off(ts: &Tablespace<'_>, page: u32, at: usize) -> u64 {
@@ -674,6 +718,17 @@ pub fn known_state(s: u16) -> Option<&'static str> {
 }
 
 impl<'s, 'a> Undo<'s, 'a> {
+    /// [`page_damage`], the torn bound of each space found once.
+    pub fn damage(&self, ts: &Tablespace<'_>, space: u32, page: u32) -> Option<Damage> {
+        page_damage_within(ts, space, page, || {
+            *self
+                .newest
+                .borrow_mut()
+                .entry(space)
+                .or_insert_with(|| newest_verified(ts))
+        })
+    }
+
     /// Reads the rollback segments of `slots` (TRX_SYS) in `spaces`
     /// (space id, space: the system space and the undo tablespaces), their
     /// history lists and undo segments. Every pointer is checked against
@@ -694,6 +749,7 @@ impl<'s, 'a> Undo<'s, 'a> {
             problems: Vec::new(),
             damaged: Vec::new(),
             trx_ids: HashSet::new(),
+            newest: std::cell::RefCell::new(HashMap::new()),
         };
         let trx_sys = At {
             space: 0,
@@ -702,7 +758,7 @@ impl<'s, 'a> Undo<'s, 'a> {
         };
         if let Some(d) = u
             .space(0)
-            .and_then(|ts| page_damage(ts, 0, FSP_TRX_SYS_PAGE_NO))
+            .and_then(|ts| u.damage(ts, 0, FSP_TRX_SYS_PAGE_NO))
         {
             u.problem(
                 trx_sys,
@@ -831,7 +887,7 @@ impl<'s, 'a> Undo<'s, 'a> {
                 return Err(None);
             }
         }
-        if let Some(d) = page_damage(ts, space, page) {
+        if let Some(d) = self.damage(ts, space, page) {
             // Each damaged page is said once, at the first pointer to it.
             if !self
                 .damaged
@@ -1353,7 +1409,7 @@ pub fn chain<'s, 'a>(
         let damage = u
             .rseg_space(rp)
             .and_then(|sp| u.space(sp).map(|ts| (sp, ts)))
-            .and_then(|(sp, ts)| page_damage(ts, sp, rp.page));
+            .and_then(|(sp, ts)| u.damage(ts, sp, rp.page));
         if let Some(d) = damage {
             return (
                 steps,
@@ -1521,13 +1577,17 @@ mod tests {
         let words: Vec<&str> = [
             Damage::Zeroed,
             Damage::Corrupt,
+            Damage::Torn,
             Damage::Foreign { space: 1, page: 2 },
             Damage::Unverifiable,
         ]
         .iter()
         .map(|d| d.word())
         .collect();
-        assert_eq!(words, ["zeroed", "corrupt", "foreign", "unverifiable"]);
+        assert_eq!(
+            words,
+            ["zeroed", "corrupt", "torn", "foreign", "unverifiable"]
+        );
         assert_eq!(slot_at(0), 56);
         assert_eq!(slot_at(127), 56 + 127 * 8);
     }

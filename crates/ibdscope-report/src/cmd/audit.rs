@@ -9,7 +9,9 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope_core::checksum::Unverifiable;
 use ibdscope_core::{Lsn, PageNo};
-use ibdscope_forensics::audit::{AuditKind, AuditOptions, PageRun, Reference, StructureCheck};
+use ibdscope_forensics::audit::{
+    AuditFinding, AuditKind, AuditOptions, PageRun, Reference, StructureCheck,
+};
 use ibdscope_forensics::datadir::{
     self, DatadirFile, DatadirReport, FilePages, FlushLsn, RecoveryChanges,
 };
@@ -1035,7 +1037,21 @@ fn verdicts_text(a: &Audit, parts: &[(PathBuf, u64)], out: &mut dyn Write) -> io
             write!(out, "; LSN {lo}..{hi}")?;
         }
         writeln!(out)?;
-        for (shown, f) in a.findings.iter().filter(|f| f.verdict() == v).enumerate() {
+        // What is said of the whole file first (it changes how the rest
+        // reads), then the pages' own verdicts (a page judged `stale`,
+        // say), then the evidence between pages.
+        let rank = |f: &AuditFinding| match (f.kind, f.page_verdict()) {
+            (AuditKind::File(_), _) => 0,
+            (_, Some(_)) => 1,
+            _ => 2,
+        };
+        let of_v = |r| {
+            a.findings
+                .iter()
+                .filter(move |f| f.verdict() == v && rank(f) == r)
+        };
+        let ordered = of_v(0).chain(of_v(1)).chain(of_v(2));
+        for (shown, f) in ordered.enumerate() {
             if shown == TEXT_EVIDENCE {
                 writeln!(
                     out,

@@ -243,16 +243,27 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 .iter()
                 .map(|(name, c)| format!("{name} {c}"))
                 .collect();
+            // A page that verifies but is judged stale is counted as such,
+            // not as damaged (it is also among the valid ones).
+            let stale = live
+                .iter()
+                .filter(|b| b.judgement.verdict == ibdscope_core::PageVerdict::Stale)
+                .count();
             writeln!(
                 out,
-                "{p}: {} pages: {} valid ({}), {} empty, {} damaged, {} damaged but freed, {} not verifiable",
+                "{p}: {} pages: {} valid ({}), {} empty, {} damaged, {} damaged but freed, {} not verifiable{}",
                 ts.n_pages(),
                 s.valid() - s.empty,
                 if algos.is_empty() { "none".to_string() } else { algos.join(", ") },
                 s.empty,
-                live.len(),
+                live.len() - stale,
                 freed.len(),
-                s.unverifiable.len()
+                s.unverifiable.len(),
+                if stale > 0 {
+                    format!(", {stale} stale (older copies)")
+                } else {
+                    String::new()
+                }
             )?;
         }
     }
