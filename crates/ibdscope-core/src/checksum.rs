@@ -29,12 +29,12 @@
 //! ibdscope does the same and reports which algorithm each page used.
 
 use crate::bytes::{be_u16, be_u32, be_u64, is_zeroes};
-use crate::crc32c::{crc32c, crc32c_legacy_big_endian};
 use crate::fil::{
     FIL_PAGE_DATA, FIL_PAGE_END_LSN_OLD_CHKSUM, FIL_PAGE_FCRC32_CHECKSUM, FIL_PAGE_FCRC32_END_LSN,
     FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_LSN, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE,
 };
 use crate::page_type::PageType;
+use ibdscope_prims::crc32c::{crc32c, crc32c_legacy_big_endian};
 
 /// `BUF_NO_CHECKSUM_MAGIC` (storage/innobase/include/buf0checksum.h).
 pub const BUF_NO_CHECKSUM_MAGIC: u32 = 0xDEAD_BEEF;

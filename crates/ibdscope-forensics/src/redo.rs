@@ -54,8 +54,8 @@
 
 use ibdscope_core::bytes::{be_u16, be_u32, be_u64};
 use ibdscope_core::checksum::fold_binary;
-use ibdscope_core::crc32c::{crc32c, crc32c_extend};
 use ibdscope_core::{Lsn, PageNo, SpaceId};
+use ibdscope_prims::crc32c::{crc32c, crc32c_extend};
 use std::fmt;
 
 /// `OS_FILE_LOG_BLOCK_SIZE`.

@@ -452,6 +452,12 @@ fn parse_leaf(page: &[u8], page_no: PageNo, origin: u16, deleted: bool) -> Optio
     })
 }
 
+/// Whether `doc` (an SDI document [`sdi_json`] inflated) is well-formed
+/// JSON.
+pub fn is_json(doc: &[u8]) -> bool {
+    crate::json::parse(doc).is_ok()
+}
+
 /// Assembles the compressed bytes of `rec` (in-record part, then the
 /// off-page chain) into `zbuf`, and inflates them into `out` (both are
 /// cleared first). On error, `out` holds what could be inflated.

@@ -2,7 +2,7 @@
 //! file (MySQL 5.7.11+, Percona Server; `plugin/keyring/`) and the
 //! `component_keyring_file` JSON file (MySQL 8.0.24+;
 //! `components/keyrings/`). Parsing only: the caller reads the file and
-//! wipes its bytes (see [`crate::crypt::wipe`]); every key read here is
+//! wipes its bytes (`ibdscope_prims::wipe`); every key read here is
 //! held in a [`Secret`], wiped when dropped and never shown by `Debug`.
 //!
 //! The plugin's file (`buffered_file_io.cc`, `checker/checker*.cc`,
@@ -31,8 +31,9 @@
 //! `{"version": "1.0", "elements": [{"user", "data_id", "data_type",
 //! "data", "extension"}…]}` with `data` the key bytes in hexadecimal.
 
-use super::sha256::sha256;
 use core::fmt;
+use ibdscope_prims::sha256::sha256;
+use ibdscope_prims::wipe::wipe;
 
 /// Key bytes: wiped (volatile writes) when dropped; `Debug` shows the
 /// length only.
@@ -55,7 +56,7 @@ impl Secret {
 
 impl Drop for Secret {
     fn drop(&mut self) {
-        super::wipe(&mut self.0);
+        wipe(&mut self.0);
     }
 }
 

@@ -56,8 +56,6 @@
 
 use crate::bytes::{array, be_u16, be_u32, be_u64};
 use crate::checksum::{self, Scheme, Unverifiable, Verdict};
-use crate::crypt::aes::{self, Aes};
-use crate::crypt::{sha1, wipe};
 use crate::fil::{
     FIL_PAGE_DATA, FIL_PAGE_DATA_END, FIL_PAGE_FCRC32_CHECKSUM, FIL_PAGE_FCRC32_END_LSN,
     FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_LSN, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE,
@@ -68,6 +66,9 @@ use crate::pagecomp::{self, Layout, PageCompError, PageCompErrorKind};
 use crate::parallel::{fold_pages_with_state, Engine, PageFold, StateFold};
 use crate::space::{page_facts, Tablespace};
 use crate::summary::{Summary, SummaryFold};
+use ibdscope_prims::aes::{self, Aes};
+use ibdscope_prims::sha1;
+use ibdscope_prims::wipe::wipe;
 use std::fmt;
 
 /// `MAX_KEY_FILE_SIZE`: the plugin reads at most this much of a key file.

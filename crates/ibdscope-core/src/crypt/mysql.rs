@@ -33,7 +33,6 @@
 //! "PSA"/"PSB"/"PSC" at another offset) is not this scheme and is not
 //! decrypted here.
 
-use super::aes::{self, Aes};
 use super::keyring::{Keyring, Secret};
 use crate::bytes::{be_u16, be_u32};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_TYPE};
@@ -42,6 +41,8 @@ use crate::page_type::PageType;
 use crate::parallel::Engine;
 use crate::space::Tablespace;
 use core::fmt;
+use ibdscope_prims::aes::{self, Aes};
+use ibdscope_prims::wipe::wipe;
 
 /// The magic of each version (`Encryption::KEY_MAGIC_V1..V3`).
 const MAGICS: [&[u8; 3]; 3] = [b"lCA", b"lCB", b"lCC"];
@@ -215,7 +216,7 @@ impl fmt::Debug for TablespaceKey {
 
 impl Drop for TablespaceKey {
     fn drop(&mut self) {
-        super::wipe(&mut self.iv);
+        wipe(&mut self.iv);
     }
 }
 
@@ -270,7 +271,7 @@ pub fn tablespace_key(info: &EncryptionInfo, keyring: &Keyring) -> Result<Tables
         };
         let mut key_info = Secret::new(info.encrypted.to_vec());
         let ok = aes::ecb_decrypt(&m, key_info.bytes_mut())
-            && crate::crc32c::crc32c(key_info.bytes()) == info.checksum;
+            && ibdscope_prims::crc32c::crc32c(key_info.bytes()) == info.checksum;
         if ok {
             let (k, iv) = key_info.bytes().split_at(KEY_LEN);
             let Some(aes) = Aes::new(k) else {
