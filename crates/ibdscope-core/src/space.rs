@@ -837,7 +837,7 @@ impl<'a> Tablespace<'a> {
     /// detection and space id, without detecting again; the page count is
     /// `data`'s.
     /// The known-zero ranges stay: they are the same bytes of both.
-    pub fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b>
+    pub(crate) fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b>
     where
         'a: 'b,
     {

@@ -69,7 +69,7 @@ impl PageVerdict {
         }
     }
     /// Zeroed, torn or corrupt.
-    pub fn is_damaged(self) -> bool {
+    pub(crate) fn is_damaged(self) -> bool {
         matches!(
             self,
             PageVerdict::Zeroed | PageVerdict::Torn | PageVerdict::Corrupt
@@ -401,7 +401,12 @@ impl ZeroRule {
     /// and the whole of a space the rule is not applied to. So a run of
     /// known-zero pages (the holes of a sparse file) costs one look per
     /// extent that may be in use, whatever the size the file claims.
-    pub fn next_candidate(&mut self, ts: &Tablespace<'_>, n: PageNo, end: u32) -> Option<PageNo> {
+    pub(crate) fn next_candidate(
+        &mut self,
+        ts: &Tablespace<'_>,
+        n: PageNo,
+        end: u32,
+    ) -> Option<PageNo> {
         if ts.space_id().0 == 0 || !ts.detection().page0_ok {
             return None;
         }

@@ -74,11 +74,11 @@ use std::fmt;
 /// `MAX_KEY_FILE_SIZE`: the plugin reads at most this much of a key file.
 pub const MAX_KEY_FILE_SIZE: usize = 1024 * 1024;
 /// `MAX_SECRET_SIZE`: the longest password a `FILE:` password file holds.
-pub const MAX_SECRET_SIZE: usize = 256;
+pub(crate) const MAX_SECRET_SIZE: usize = 256;
 /// `OpenSSL_prefix`.
 const SALTED: &[u8; 8] = b"Salted__";
 /// The only key version the file_key_management plugin has.
-pub const FILE_KEY_VERSION: u32 = 1;
+pub(crate) const FILE_KEY_VERSION: u32 = 1;
 
 // ---------------------------------------------------------------- keys
 

@@ -51,9 +51,9 @@ const UUID_LEN: usize = 36;
 /// `Encryption::KEY_LEN`: tablespace key, IV and master key lengths.
 const KEY_LEN: usize = 32;
 /// Where an encrypted page keeps its original type.
-pub const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
+pub(crate) const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
 /// Where a transparently compressed page keeps its compressed size.
-pub const FIL_PAGE_COMPRESS_SIZE_V1: usize = 32;
+pub(crate) const FIL_PAGE_COMPRESS_SIZE_V1: usize = 32;
 /// The AES block.
 const BLOCK: usize = 16;
 /// The file system block a transparently compressed page's length is
@@ -146,7 +146,7 @@ impl EncryptionInfo {
     }
 
     /// Offset of the stored checksum in page 0.
-    pub fn checksum_offset(&self) -> usize {
+    pub(crate) fn checksum_offset(&self) -> usize {
         self.key_info_offset.saturating_add(2 * KEY_LEN)
     }
 
@@ -299,7 +299,7 @@ pub fn tablespace_key(info: &EncryptionInfo, keyring: &Keyring) -> Result<Tables
 }
 
 /// Whether a page of this type is encrypted (`Encryption::is_encrypted_page`).
-pub fn is_encrypted_type(t: PageType) -> bool {
+pub(crate) fn is_encrypted_type(t: PageType) -> bool {
     matches!(
         t,
         PageType::FIL_PAGE_ENCRYPTED
