@@ -83,8 +83,7 @@
 //!   free chains and the directory ([`RecPage`]); [`layout`]: where each
 //!   byte of an index page belongs;
 //! - [`pagecomp`]: MariaDB page_compressed pages; [`inflate`]: the zlib
-//!   decoder they and ROW_FORMAT=COMPRESSED pages need;
-//! - [`bytes`]: bounds-checked big-endian reads.
+//!   decoder they and ROW_FORMAT=COMPRESSED pages need.
 //!
 //! The structure of the whole space:
 //!
@@ -99,7 +98,7 @@
 
 mod bits;
 pub mod btree;
-pub mod bytes;
+mod bytes;
 pub mod checksum;
 pub mod codec;
 pub mod crypt;

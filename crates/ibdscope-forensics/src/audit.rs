@@ -804,7 +804,7 @@ fn doublewrite_blocks(ts: &Tablespace<'_>) -> Option<[PageRun; 2]> {
         return None;
     }
     let at = page.len().checked_sub(TRX_SYS_DOUBLEWRITE_FROM_END)?;
-    let word = |o: usize| ibdscope_core::bytes::be_u32(page, at.checked_add(o)?);
+    let word = |o: usize| ibdscope_prims::bytes::be_u32(page, at.checked_add(o)?);
     if word(10)? != TRX_SYS_DOUBLEWRITE_MAGIC_N {
         return None;
     }

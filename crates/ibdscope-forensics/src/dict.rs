@@ -25,7 +25,7 @@
 //! their index ids in one pass over the pages (a problem says so).
 
 use crate::system::{DictHeader, FSP_DICT_HDR_PAGE_NO};
-use ibdscope_core::bytes::{be_u32, be_u64};
+use ibdscope_prims::bytes::{be_u32, be_u64};
 use ibdscope_core::record::Chain;
 use ibdscope_core::{PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
 use std::collections::BTreeMap;
@@ -1007,7 +1007,7 @@ fn roots_by_index_id(ts: &Tablespace<'_>) -> Option<[u32; 4]> {
     let mut best: [Option<(u16, u64, u32)>; 4] = [None; 4];
     // An all-zero page is no root: the holes of a sparse file are skipped.
     for (PageNo(n), p) in ts.data_pages() {
-        if ibdscope_core::bytes::be_u16(p, 24) != Some(FIL_PAGE_INDEX)
+        if ibdscope_prims::bytes::be_u16(p, 24) != Some(FIL_PAGE_INDEX)
             || be_u32(p, 8) != Some(FIL_NULL)
             || be_u32(p, FIL_PAGE_NEXT) != Some(FIL_NULL)
         {
@@ -1026,7 +1026,7 @@ fn roots_by_index_id(ts: &Tablespace<'_>) -> Option<[u32; 4]> {
         if !ibdscope_core::space::verify_page(p, ts.scheme()).is_ok() {
             continue;
         }
-        let level = ibdscope_core::bytes::be_u16(p, 38 + 26).unwrap_or(0);
+        let level = ibdscope_prims::bytes::be_u16(p, 38 + 26).unwrap_or(0);
         let lsn = be_u64(p, 16).unwrap_or(0);
         if slot.is_none_or(|(l, s, _)| (level, lsn) > (l, s)) {
             *slot = Some((level, lsn, n));

@@ -35,7 +35,7 @@
 //! `SYS_TABLE_IDS` 36, `SYS_COLUMNS` 40, `SYS_INDEXES` 44, `SYS_FIELDS` 48
 //! (4 each), `DICT_HDR_FSEG_HEADER` 56.
 
-use ibdscope_core::bytes::{be_u16, be_u32, be_u64};
+use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 use ibdscope_core::{PageNo, Tablespace, FIL_NULL};
 
 /// `FSEG_PAGE_DATA` (`fsp0types.h`): where a page's payload starts after
@@ -301,7 +301,7 @@ impl SystemSpace {
 pub fn continues(first_page: &[u8], expected: u32) -> bool {
     match be_u32(first_page, 4) {
         Some(n) if n == expected => true,
-        Some(_) => ibdscope_core::bytes::is_zeroes(first_page),
+        Some(_) => ibdscope_prims::bytes::is_zeroes(first_page),
         None => false,
     }
 }

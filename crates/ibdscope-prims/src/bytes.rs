@@ -33,19 +33,19 @@ pub fn be_u64(buf: &[u8], offset: usize) -> Option<u64> {
 /// A constant past the array would read 0; every caller's offsets are
 /// InnoDB constants inside the array, and unit tests read each field.
 #[inline]
-pub(crate) fn be_u32_at<const N: usize>(buf: &[u8; N], offset: usize) -> u32 {
+pub fn be_u32_at<const N: usize>(buf: &[u8; N], offset: usize) -> u32 {
     be_u32(buf, offset).unwrap_or(0)
 }
 
 /// Reads a big-endian `u64` from a fixed-size array (see [`be_u32_at`]).
 #[inline]
-pub(crate) fn be_u64_at<const N: usize>(buf: &[u8; N], offset: usize) -> u64 {
+pub fn be_u64_at<const N: usize>(buf: &[u8; N], offset: usize) -> u64 {
     be_u64(buf, offset).unwrap_or(0)
 }
 
 /// Reads a big-endian `u16` from a fixed-size array (see [`be_u32_at`]).
 #[inline]
-pub(crate) fn be_u16_at<const N: usize>(buf: &[u8; N], offset: usize) -> u16 {
+pub fn be_u16_at<const N: usize>(buf: &[u8; N], offset: usize) -> u16 {
     be_u16(buf, offset).unwrap_or(0)
 }
 

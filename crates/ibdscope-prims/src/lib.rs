@@ -4,6 +4,7 @@
 //! use and do not re-export: checksums, ciphers and hashes written by hand
 //! (the library depends on nothing but std), and one JSON reader.
 //!
+//! - [`bytes`]: bounds-checked big-endian reads;
 //! - [`crc32c`]: CRC-32C and its legacy big-endian variant, on the SSE4.2
 //!   instruction where the CPU has it;
 //! - [`aes`]: AES-128/192/256 and ECB, CBC, CTR, on AES-NI where the CPU
@@ -19,6 +20,7 @@
 #![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 pub mod aes;
+pub mod bytes;
 pub mod crc32c;
 pub mod json;
 pub mod sha1;
