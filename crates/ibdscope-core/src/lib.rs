@@ -69,7 +69,7 @@
 //!   the engine explicitly;
 //! - [`checksum`]: every page checksum algorithm and the acceptance rules;
 //!   [`crypt`]: encrypted spaces, MySQL's and MariaDB's;
-//! - [`finding`]: [`Finding`] and its kinds: damage as data, with a page
+//! - [`Finding`] and [`FindingKind`]: damage as data, with a page
 //!   and a byte offset.
 //!
 //! Views of InnoDB's on-disk structures, one module each (named after
@@ -102,11 +102,11 @@ mod bytes;
 pub mod checksum;
 pub mod codec;
 pub mod crypt;
-pub mod crypt_data;
+mod crypt_data;
 mod error;
 pub mod extents;
 pub mod fil;
-pub mod finding;
+mod finding;
 pub mod flst;
 pub mod fsp;
 mod ids;

@@ -54,11 +54,11 @@
 use ibdscope_core::checksum::{Scheme, Unverifiable, Verdict};
 use ibdscope_core::extents::{Owner, SpaceMap, SpaceProblem};
 use ibdscope_core::fil::FilHeader;
-use ibdscope_core::finding::FindingKind;
 use ibdscope_core::flst::page_readable;
 use ibdscope_core::index::IndexHeader;
 use ibdscope_core::space::page_facts;
 use ibdscope_core::verdict::trailer_lsn;
+use ibdscope_core::FindingKind;
 use ibdscope_core::{Engine, IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
 use std::fmt;
 

@@ -25,9 +25,9 @@
 //! their index ids in one pass over the pages (a problem says so).
 
 use crate::system::{DictHeader, FSP_DICT_HDR_PAGE_NO};
-use ibdscope_prims::bytes::{be_u32, be_u64};
 use ibdscope_core::record::Chain;
 use ibdscope_core::{PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
+use ibdscope_prims::bytes::{be_u32, be_u64};
 use std::collections::BTreeMap;
 
 /// The most B-tree levels a walk descends.

@@ -52,9 +52,9 @@
 //! record only when its mini-transaction starts at or after the page's
 //! FIL_PAGE_LSN (`recv_recover_page`).
 
-use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 use ibdscope_core::checksum::fold_binary;
 use ibdscope_core::{Lsn, PageNo, SpaceId};
+use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 use ibdscope_prims::crc32c::{crc32c, crc32c_extend};
 use std::fmt;
 

@@ -35,8 +35,8 @@
 //! `SYS_TABLE_IDS` 36, `SYS_COLUMNS` 40, `SYS_INDEXES` 44, `SYS_FIELDS` 48
 //! (4 each), `DICT_HDR_FSEG_HEADER` 56.
 
-use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 use ibdscope_core::{PageNo, Tablespace, FIL_NULL};
+use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 
 /// `FSEG_PAGE_DATA` (`fsp0types.h`): where a page's payload starts after
 /// the FIL header.

@@ -64,8 +64,8 @@
 use crate::system::{
     RsegSlot, FSEG_PAGE_DATA, FSP_TRX_SYS_PAGE_NO, TRX_SYS_RSEGS, TRX_SYS_RSEG_SLOT_SIZE,
 };
-use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 use ibdscope_core::{PageNo, Tablespace, Verdict, FIL_NULL};
+use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 use std::collections::HashSet;
 
 /// `FIL_PAGE_UNDO_LOG` (`fil0fil.h`).

@@ -122,13 +122,13 @@
 
 use crate::table::{LayoutField, RecordLayout};
 pub use crate::zip::BTR_EXTERN_FIELD_REF_SIZE;
-use ibdscope_prims::bytes::{be_u16, be_u32};
 use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
 use ibdscope_core::record::{
     Rec, RecFormat, RecPage, RecType, REC_INFO_INSTANT_FLAG, REC_INFO_VERSION_FLAG,
     REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
 };
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope_prims::bytes::{be_u16, be_u32};
 use std::fmt;
 
 /// Offset of the space id in a reference.

@@ -57,7 +57,6 @@
 //! one log entry per log byte; nothing is allocated but `out` (reused by
 //! the caller; it grows to twice the logical page size).
 
-use ibdscope_prims::bytes::be_u16;
 use ibdscope_core::fil::FIL_PAGE_PREV;
 use ibdscope_core::index::{
     PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE, PAGE_HEADER, PAGE_HEAP_TOP, PAGE_LEVEL,
@@ -70,6 +69,7 @@ use ibdscope_core::record::{
     REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
 };
 use ibdscope_core::FIL_NULL;
+use ibdscope_prims::bytes::be_u16;
 use std::fmt;
 
 /// `BTR_EXTERN_FIELD_REF_SIZE`: the bytes of an off-page reference (a BLOB

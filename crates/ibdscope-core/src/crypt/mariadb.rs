@@ -459,9 +459,10 @@ fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)
 // ---------------------------------------------------------- crypt data
 
 pub use crate::crypt_data::{
-    crypt_data_offset, key_version, read_crypt_data, space_crypt_data, CryptData, CryptDataRead,
-    CRYPT_MAGIC,
+    blocks_decryption, crypt_data_finding, key_version, read_crypt_data, space_crypt_data,
+    CryptData, CryptDataRead,
 };
+pub use crate::finding::CryptDataProblem;
 
 // --------------------------------------------------------------- pages
 
