@@ -83,6 +83,7 @@ impl CryptData {
 
 /// What page 0 says about encryption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CryptDataRead {
     /// No `CRYPT_MAGIC`: the space was never encrypted.
     Absent,

@@ -55,6 +55,7 @@ pub enum ErrorKind {
 
 /// An error with the place it happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Error {
     /// What went wrong.
     pub kind: ErrorKind,

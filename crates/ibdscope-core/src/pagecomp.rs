@@ -239,6 +239,7 @@ pub enum PageCompErrorKind {
 
 /// A failure with the byte offset in the physical page where it was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageCompError {
     /// What went wrong.
     pub kind: PageCompErrorKind,

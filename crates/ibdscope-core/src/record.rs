@@ -646,6 +646,7 @@ pub enum RecErrorKind {
 /// A chain walk error and the page offset of the bytes at fault (the next
 /// field that points wrong, or the header field that is wrong).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct RecError {
     /// What is wrong.
     pub kind: RecErrorKind,
@@ -1843,6 +1844,7 @@ pub enum RecProblem {
 
 /// A record problem and the page offset of the faulty bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct RecFinding {
     /// Page offset.
     pub page_offset: u16,

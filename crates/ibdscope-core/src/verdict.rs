@@ -29,6 +29,7 @@ use std::fmt;
 
 /// The verdict word of one page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum PageVerdict {
     /// Verifies.
     Valid,
@@ -192,6 +193,7 @@ impl fmt::Display for PageEvidence {
 /// One page's verdict, its evidence and the one byte offset in the file
 /// the evidence is at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageJudgement {
     /// The page.
     pub page: PageNo,
@@ -361,6 +363,7 @@ pub fn judge(
 /// doublewrite block; when page 0 does not verify or the XDES page does
 /// not verify (nothing can be told).
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct ZeroRule {
     /// The last XDES page verified, and whether it verifies.
     xdes: Option<(u32, bool)>,

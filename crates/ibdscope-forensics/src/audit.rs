@@ -439,12 +439,29 @@ pub struct Reference {
 
 /// How to audit.
 #[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
 pub struct AuditOptions {
     /// The datadir's reference points.
     pub reference: Reference,
     /// Skip the space-structure checks (the system tablespace and undo
     /// tablespaces hold structures the map does not model).
     pub pages_only: bool,
+}
+
+impl AuditOptions {
+    /// An audit against the datadir's reference points.
+    pub fn new(reference: Reference) -> Self {
+        AuditOptions {
+            reference,
+            pages_only: false,
+        }
+    }
+
+    /// These options with the space-structure checks skipped or not.
+    pub fn with_pages_only(mut self, pages_only: bool) -> Self {
+        self.pages_only = pages_only;
+        self
+    }
 }
 
 /// Pages newer than the checkpoint.

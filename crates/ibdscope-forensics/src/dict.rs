@@ -36,6 +36,7 @@ const MAX_DEPTH: u32 = 32;
 /// A problem met while reading the dictionary: the page and the byte
 /// offset in the space where it was seen.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DictProblem {
     /// Which system table was being read.
     pub table: &'static str,
@@ -219,6 +220,7 @@ pub struct Survey {
 
 /// Why the dictionary could not be read at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DictError {
     /// Not space 0.
     NotSystemSpace,

@@ -49,6 +49,7 @@ pub enum Change {
 
 /// Which way an LSN moved from the first copy to the second.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Move {
     /// The second copy's page is newer.
     Newer,

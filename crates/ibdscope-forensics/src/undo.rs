@@ -315,6 +315,7 @@ impl UndoRec {
 
 /// Why a record could not be decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RecError {
     /// Byte offset on the page.
     pub at: usize,
@@ -418,6 +419,7 @@ pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<
 /// A problem met in the undo logs: the space, the page and the byte
 /// offset in the space.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UndoProblem {
     /// The space id.
     pub space: u32,
@@ -434,6 +436,7 @@ pub struct UndoProblem {
 /// roll pointer): the page verdict's words. Such a page is claimed, so an
 /// all-zero one is damaged, not empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Damage {
     /// Every byte is zero.
     Zeroed,
@@ -499,6 +502,7 @@ pub fn page_damage(ts: &Tablespace<'_>, space: u32, page: u32) -> Option<Damage>
 
 /// A damaged page the undo's pointers reach.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DamagedPage {
     /// The rollback segment (TRX_SYS slot) whose pointers reach it.
     pub rseg: u32,

@@ -1059,6 +1059,7 @@ impl std::error::Error for LobError {}
 
 /// How an off-page read ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LobRead {
     /// All the reference's bytes were appended.
     Complete,
@@ -1693,9 +1694,7 @@ mod tests {
     fn ts(d: &[u8]) -> Tablespace<'_> {
         Tablespace::with_options(
             d,
-            ibdscope_core::Options {
-                page_size: Some(16384),
-            },
+            ibdscope_core::Options::default().with_page_size(Some(16384)),
         )
         .unwrap()
     }

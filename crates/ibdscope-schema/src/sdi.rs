@@ -595,9 +595,7 @@ mod tests {
                 p[38..42].copy_from_slice(&100u32.to_be_bytes());
                 p[42..46].copy_from_slice(&next.to_be_bytes());
             }
-            let opts = ibdscope_core::Options {
-                page_size: Some(16384),
-            };
+            let opts = ibdscope_core::Options::default().with_page_size(Some(16384));
             let ts = Tablespace::with_options(&d, opts).unwrap();
             let ext = ExternRef {
                 page: PageNo(2),

@@ -411,6 +411,7 @@ pub enum InstantDefault {
 /// `print_default_clause`, 8.0 the same function reading the DD's
 /// `default_value_utf8` / `default_option`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ColumnDefault {
     /// DEFAULT NULL.
     Null,
@@ -429,6 +430,7 @@ pub enum ColumnDefault {
 
 /// Table options a definition holds beyond its columns and indexes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TableOptions {
     /// The table's default collation id (0: not known).
     pub collation_id: u32,

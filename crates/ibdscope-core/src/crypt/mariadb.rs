@@ -528,6 +528,7 @@ pub enum PageCryptErrorKind {
 
 /// A page that was not decrypted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageCryptError {
     /// What.
     pub kind: PageCryptErrorKind,
@@ -820,6 +821,7 @@ fn as_page_compressed(out: &mut [u8], start: usize, len: usize) {
 
 /// What decrypting one page of the image failed on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ImageFailureKind {
     /// The page was not decrypted.
     Crypt(PageCryptError),
@@ -1065,6 +1067,7 @@ pub fn detect_cipher(
 /// What `check` with the key found by decrypting every encrypted page
 /// ([`keyed_summary`]).
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct KeyedCheck {
     /// Pages decrypted (each then judged as the server judges it).
     pub decrypted: u32,
