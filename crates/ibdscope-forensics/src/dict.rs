@@ -24,6 +24,7 @@
 //! (page 7) is missing or does not verify, the four roots are found by
 //! their index ids in one pass over the pages (a problem says so).
 
+use crate::error::{Error, ErrorKind, Place};
 use crate::system::{DictHeader, FSP_DICT_HDR_PAGE_NO};
 use ibdscope_core::record::Chain;
 use ibdscope_core::{PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
@@ -216,30 +217,6 @@ pub struct Survey {
     pub fields: u64,
     /// What could not be read.
     pub problems: Vec<DictProblem>,
-}
-
-/// Why the dictionary could not be read at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DictError {
-    /// Not space 0.
-    NotSystemSpace,
-    /// The dictionary header page is missing or does not verify (its byte
-    /// offset in the space).
-    NoHeader(u64),
-}
-
-impl std::fmt::Display for DictError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DictError::NotSystemSpace => f.write_str("not the system tablespace (space id 0)"),
-            DictError::NoHeader(at) => write!(
-                f,
-                "the data dictionary header (page {FSP_DICT_HDR_PAGE_NO}) at byte offset {at} is \
-                 missing or does not verify: no system table can be found"
-            ),
-        }
-    }
 }
 
 /// One leaf record's fields: `None` for SQL NULL.
@@ -718,7 +695,7 @@ impl Dictionary {
     pub fn for_each_table_row(
         ts: &Tablespace<'_>,
         mut f: impl FnMut(&DictTable),
-    ) -> Result<Vec<DictProblem>, DictError> {
+    ) -> Result<Vec<DictProblem>, Error> {
         let (hdr, mut r) = Self::reader(ts)?;
         r.read(hdr.sys_tables, |row| {
             if let Some(t) = table_row(row) {
@@ -731,13 +708,13 @@ impl Dictionary {
     /// Walks the dictionary of `ts` as [`Dictionary::read`] does, every
     /// page and record checked alike, but keeps only counts: memory does
     /// not grow with the number of tables (`audit DATADIR`).
-    pub fn survey(ts: &Tablespace<'_>) -> Result<Survey, DictError> {
+    pub fn survey(ts: &Tablespace<'_>) -> Result<Survey, Error> {
         Self::survey_roots(ts).map(|(s, _, _)| s)
     }
 
     /// [`Dictionary::survey`], with the dictionary header (its roots) and
     /// SYS_VIRTUAL's root as [`Dictionary::read`] finds it.
-    fn survey_roots(ts: &Tablespace<'_>) -> Result<(Survey, DictHeader, Option<u32>), DictError> {
+    fn survey_roots(ts: &Tablespace<'_>) -> Result<(Survey, DictHeader, Option<u32>), Error> {
         let (hdr, mut r) = Self::reader(ts)?;
         let mut s = Survey::default();
         let mut virtual_id = None;
@@ -781,11 +758,9 @@ impl Dictionary {
     }
 
     /// The dictionary header of `ts` and a reader of its trees.
-    fn reader<'t, 'a>(
-        ts: &'t Tablespace<'a>,
-    ) -> Result<(DictHeader, TreeReader<'t, 'a>), DictError> {
+    fn reader<'t, 'a>(ts: &'t Tablespace<'a>) -> Result<(DictHeader, TreeReader<'t, 'a>), Error> {
         if ts.space_id().0 != 0 {
-            return Err(DictError::NotSystemSpace);
+            return Err(Error::whole(ErrorKind::NotSystemSpace));
         }
         let at = ts.file_offset(PageNo(FSP_DICT_HDR_PAGE_NO));
         let mut r = TreeReader {
@@ -804,7 +779,13 @@ impl Dictionary {
         // The header is gone: the roots of the four basic tables are found
         // by their index ids instead (a root never moves and is the only
         // page of its index without siblings at the top level).
-        let roots = roots_by_index_id(ts).ok_or(DictError::NoHeader(at))?;
+        let roots = roots_by_index_id(ts).ok_or(Error {
+            kind: ErrorKind::NoDictHeader,
+            place: Place::Page {
+                page: PageNo(FSP_DICT_HDR_PAGE_NO),
+                file_offset: at,
+            },
+        })?;
         let [t, c, i, f] = roots;
         r.table = "DICT_HDR";
         r.problem(
@@ -838,7 +819,7 @@ impl Dictionary {
     }
 
     /// Reads the dictionary of the system tablespace `ts`.
-    pub fn read(ts: &Tablespace<'_>) -> Result<Dictionary, DictError> {
+    pub fn read(ts: &Tablespace<'_>) -> Result<Dictionary, Error> {
         let (hdr, mut r) = Self::reader(ts)?;
         let mut tables = Vec::new();
         r.read(hdr.sys_tables, |f| tables.extend(table_row(f)));
@@ -905,7 +886,7 @@ impl Dictionary {
     /// `TABLE_ID` first, `dict0boot.cc` `dict_boot`), holding one table at
     /// a time. A damaged dictionary is read whole instead ([`Dictionary::read`]:
     /// a key descent trusts the node pointers, the whole walk does not).
-    pub fn stream<'t, 'a>(ts: &'t Tablespace<'a>) -> Result<TableStream<'t, 'a>, DictError> {
+    pub fn stream<'t, 'a>(ts: &'t Tablespace<'a>) -> Result<TableStream<'t, 'a>, Error> {
         let (survey, hdr, vroot) = Self::survey_roots(ts)?;
         let whole = if survey.problems.is_empty() {
             None

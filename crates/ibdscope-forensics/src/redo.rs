@@ -52,6 +52,7 @@
 //! record only when its mini-transaction starts at or after the page's
 //! FIL_PAGE_LSN (`recv_recover_page`).
 
+use crate::error::{Error, ErrorKind};
 use ibdscope_core::checksum::fold_binary;
 use ibdscope_core::{Lsn, PageNo, SpaceId};
 use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
@@ -247,43 +248,6 @@ impl RedoInfo {
     }
 }
 
-/// Why a log cannot be read at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RedoError {
-    /// No files.
-    NoFiles,
-    /// The first file is shorter than its header.
-    TooShort {
-        /// Bytes.
-        len: u64,
-    },
-    /// The format word is not one the servers write.
-    UnknownFormat {
-        /// The word.
-        format: u32,
-    },
-    /// No checkpoint block verifies.
-    NoCheckpoint,
-}
-
-impl fmt::Display for RedoError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            RedoError::NoFiles => f.write_str("no redo log files"),
-            RedoError::TooShort { len } => {
-                write!(f, "redo log file too short ({len} bytes) for its header")
-            }
-            RedoError::UnknownFormat { format } => {
-                write!(f, "unknown redo log format 0x{format:08x}")
-            }
-            RedoError::NoCheckpoint => f.write_str("no checkpoint block of the redo log verifies"),
-        }
-    }
-}
-
-impl std::error::Error for RedoError {}
-
 impl fmt::Display for LogEnd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -300,14 +264,14 @@ impl fmt::Display for LogEnd {
 }
 
 /// Reads the log's checkpoint and end. `files` in any order.
-pub fn read(files: &[RedoFile<'_>], layout: RedoLayout) -> Result<RedoInfo, RedoError> {
+pub fn read(files: &[RedoFile<'_>], layout: RedoLayout) -> Result<RedoInfo, Error> {
     let mut files: Vec<RedoFile<'_>> = files.to_vec();
     files.sort_by_key(|f| f.id);
-    let first = files.first().ok_or(RedoError::NoFiles)?;
+    let first = files.first().ok_or(Error::whole(ErrorKind::NoRedoFiles))?;
     if (first.data.len() as u64) < LOG_FILE_HDR_SIZE {
-        return Err(RedoError::TooShort {
+        return Err(Error::whole(ErrorKind::RedoTooShort {
             len: first.data.len() as u64,
-        });
+        }));
     }
     let format = be_u32(first.data, 0).unwrap_or(0);
     let encrypted = format & FORMAT_ENCRYPTED != 0 && format != 0;
@@ -320,7 +284,7 @@ pub fn read(files: &[RedoFile<'_>], layout: RedoLayout) -> Result<RedoInfo, Redo
             read_group(&files, format, encrypted, creator, Legacy::No)
         }
         (_, FORMAT_8_0_30) => read_8030(&files, format, creator),
-        _ => Err(RedoError::UnknownFormat { format }),
+        _ => Err(Error::whole(ErrorKind::UnknownRedoFormat { format })),
     }
 }
 
@@ -386,8 +350,8 @@ fn read_group(
     encrypted: bool,
     creator: String,
     legacy: Legacy,
-) -> Result<RedoInfo, RedoError> {
-    let first = files.first().ok_or(RedoError::NoFiles)?;
+) -> Result<RedoInfo, Error> {
+    let first = files.first().ok_or(Error::whole(ErrorKind::NoRedoFiles))?;
     let mut notes = Vec::new();
     if legacy == Legacy::No && !block_ok(first.data.get(..512).unwrap_or(&[])) {
         notes.push(RedoNote::HeaderChecksum);
@@ -440,7 +404,7 @@ fn read_group(
         ));
     }
     found.sort_by_key(|(c, _)| c.no);
-    let (checkpoint, offset) = found.pop().ok_or(RedoError::NoCheckpoint)?;
+    let (checkpoint, offset) = found.pop().ok_or(Error::whole(ErrorKind::NoCheckpoint))?;
     let previous = found.pop().map(|(c, _)| c);
     let per_file = size.saturating_sub(LOG_FILE_HDR_SIZE);
     // log_t::file::calc_lsn_offset with (lsn, lsn_offset) = the checkpoint.
@@ -529,7 +493,7 @@ fn scan_blocks<'d>(
 
 /// MySQL 8.0.30+: every file carries its start LSN and two checkpoint
 /// blocks.
-fn read_8030(files: &[RedoFile<'_>], format: u32, creator: String) -> Result<RedoInfo, RedoError> {
+fn read_8030(files: &[RedoFile<'_>], format: u32, creator: String) -> Result<RedoInfo, Error> {
     let mut notes = Vec::new();
     // (start, end, file)
     let mut spans: Vec<(u64, u64, &RedoFile<'_>)> = Vec::new();
@@ -572,7 +536,7 @@ fn read_8030(files: &[RedoFile<'_>], format: u32, creator: String) -> Result<Red
         }
     }
     found.sort_by_key(|c| c.lsn);
-    let checkpoint = found.pop().ok_or(RedoError::NoCheckpoint)?;
+    let checkpoint = found.pop().ok_or(Error::whole(ErrorKind::NoCheckpoint))?;
     let previous = found.pop();
     let capacity = spans
         .iter()
@@ -606,7 +570,7 @@ fn read_10_8(
     format: u32,
     encrypted: bool,
     creator: String,
-) -> Result<RedoInfo, RedoError> {
+) -> Result<RedoInfo, Error> {
     let mut notes = Vec::new();
     if !block_ok(data.get(..512).unwrap_or(&[])) {
         notes.push(RedoNote::HeaderChecksum);
@@ -614,7 +578,7 @@ fn read_10_8(
     let first_lsn = be_u64(data, 8).unwrap_or(0);
     let size = data.len() as u64;
     if size < START_OFFSET_10_8 {
-        return Err(RedoError::TooShort { len: size });
+        return Err(Error::whole(ErrorKind::RedoTooShort { len: size }));
     }
     let mut found = Vec::new();
     for at in [4096u64, 8192] {
@@ -643,7 +607,7 @@ fn read_10_8(
         });
     }
     found.sort_by_key(|c| c.lsn);
-    let checkpoint = found.pop().ok_or(RedoError::NoCheckpoint)?;
+    let checkpoint = found.pop().ok_or(Error::whole(ErrorKind::NoCheckpoint))?;
     let previous = found.pop();
     let ring = Ring {
         data,
