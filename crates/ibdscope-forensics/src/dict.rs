@@ -66,7 +66,7 @@ pub struct DictColumn {
 }
 
 /// `DATA_MYSQL_BINARY_CHARSET_COLL` (`data0type.h`).
-pub const DATA_MYSQL_BINARY_CHARSET_COLL: u32 = 63;
+pub(crate) const DATA_MYSQL_BINARY_CHARSET_COLL: u32 = 63;
 /// The collation of the servers' default character set, latin1
 /// (`latin1_swedish_ci`, 8): what `data_mysql_default_charset_coll` is
 /// unless the server was configured otherwise.
@@ -154,7 +154,7 @@ pub struct DictTable {
 }
 
 /// `DICT_N_COLS_COMPACT`.
-pub const DICT_N_COLS_COMPACT: u32 = 0x8000_0000;
+pub(crate) const DICT_N_COLS_COMPACT: u32 = 0x8000_0000;
 
 impl DictTable {
     /// The table flags as the server holds them (`dict0load.cc`
@@ -653,7 +653,7 @@ fn text(f: &Fields<'_>, i: usize) -> Vec<u8> {
 /// lists: (index id, table, name) as `dict0boot.cc` `dict_boot` creates
 /// them (`DICT_TABLES_ID` 1, `DICT_COLUMNS_ID` 2, `DICT_INDEXES_ID` 3,
 /// `DICT_FIELDS_ID` 4, `DICT_TABLE_IDS_ID` 5, `dict0boot.h`).
-pub const BOOT_INDEXES: [(u64, &str, &str); 5] = [
+pub(crate) const BOOT_INDEXES: [(u64, &str, &str); 5] = [
     (1, "SYS_TABLES", "CLUST_IND"),
     (2, "SYS_COLUMNS", "CLUST_IND"),
     (3, "SYS_INDEXES", "CLUST_IND"),
