@@ -32,14 +32,17 @@ use std::path::{Path, PathBuf};
 
 use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, Tok};
 
-/// The ceiling of each library crate's total. A crate under `crates/` with
-/// a `src/lib.rs` and no row here is counted and printed, not checked.
+/// The ceiling of each library crate's total (before the surface was cut,
+/// at `cc64abd`: core 766, forensics 219, render 82, report 108, schema
+/// 322). A crate under `crates/` with a `src/lib.rs` and no row here is
+/// counted and printed, not checked.
 const CEILINGS: &[(&str, usize)] = &[
-    ("ibdscope-core", 766),
-    ("ibdscope-forensics", 219),
+    ("ibdscope-core", 596),
+    ("ibdscope-forensics", 200),
+    ("ibdscope-prims", 58),
     ("ibdscope-render", 82),
     ("ibdscope-report", 108),
-    ("ibdscope-schema", 322),
+    ("ibdscope-schema", 243),
 ];
 
 /// Crates not counted: test support, not a library anyone embeds.
