@@ -52,7 +52,7 @@ pub type ProgressFn<'a> = &'a (dyn Fn(u64, u64) + Sync);
 /// use ibdscope_core::{Engine, Summary, Tablespace};
 ///
 /// # let data = vec![0u8; 4 * 16384];
-/// # let opts = ibdscope_core::Options { page_size: Some(16384) };
+/// # let opts = ibdscope_core::Options::default().with_page_size(Some(16384));
 /// let ts = Tablespace::with_options(&data, opts)?;
 /// let one = Summary::of(&ts, &Engine::default());
 /// let four = Summary::of(&ts, &Engine::new(4));
