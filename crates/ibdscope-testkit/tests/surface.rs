@@ -205,19 +205,8 @@ fn read_module(toks: &[Tok], dir: &Path, reachable: bool, out: &mut Vec<Module>)
             i = close + 1;
             continue;
         }
-        // Visibility.
-        let mut public = false;
-        if t(i) == "pub" {
-            if t(i + 1) == "(" {
-                i = matching(toks, i + 1, "(", ")") + 1;
-            } else {
-                public = true;
-                i += 1;
-            }
-        }
-        while matches!(t(i), "unsafe" | "async" | "extern" | "default") {
-            i += 1;
-        }
+        let (public, next) = visibility(toks, i);
+        i = next;
         let kw = t(i);
         let counted = public && !test && !hidden;
         match kw {
@@ -288,6 +277,26 @@ fn read_module(toks: &[Tok], dir: &Path, reachable: bool, out: &mut Vec<Module>)
         test = false;
         hidden = false;
     }
+}
+
+/// Whether the item at `i` is `pub` (bare: not `pub(..)`), and the index
+/// of its keyword past the visibility and `unsafe`, `async`, `extern`,
+/// `default`.
+fn visibility(toks: &[Tok], mut i: usize) -> (bool, usize) {
+    let t = |i: usize| toks.get(i).map_or("", |t| t.text.as_str());
+    let mut public = false;
+    if t(i) == "pub" {
+        if t(i + 1) == "(" {
+            i = matching(toks, i + 1, "(", ")") + 1;
+        } else {
+            public = true;
+            i += 1;
+        }
+    }
+    while matches!(t(i), "unsafe" | "async" | "extern" | "default") {
+        i += 1;
+    }
+    (public, i)
 }
 
 /// The index of the token ending the item starting at `start`: its `;` or
@@ -381,18 +390,8 @@ fn public_members(body: &[Tok]) -> usize {
             i = close + 1;
             continue;
         }
-        let mut public = false;
-        if t(i) == "pub" {
-            if t(i + 1) == "(" {
-                i = matching(body, i + 1, "(", ")") + 1;
-            } else {
-                public = true;
-                i += 1;
-            }
-        }
-        while matches!(t(i), "unsafe" | "async" | "extern" | "default") {
-            i += 1;
-        }
+        let (public, next) = visibility(body, i);
+        i = next;
         if matches!(t(i), "fn" | "const" | "type") && is_ident(t(i + 1)) {
             if public && !test {
                 n += 1;
