@@ -130,7 +130,7 @@ pub mod xdes;
 
 pub use btree::{BtreeProblem, Btrees, IndexTree};
 pub use checksum::Verdict;
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Place, Result};
 pub use extents::{IndexInfo, Owner, SegmentInfo, SegmentRole, SpaceMap, SpaceProblem, SystemKind};
 pub use finding::{Finding, FindingKind};
 pub use flst::FilAddr;

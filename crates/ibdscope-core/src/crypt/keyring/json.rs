@@ -7,7 +7,8 @@
 //! it read when it gives up, and the document is cleared once its keys are
 //! taken; the key bytes go into a buffer sized once.
 
-use super::{err, Keyring, KeyringError, KeyringFormat, KeyringKey, Secret};
+use super::{err, Keyring, KeyringFormat, KeyringKey, Secret};
+use crate::error::Error;
 use ibdscope_prims::json::Value;
 use ibdscope_prims::wipe::wipe;
 
@@ -45,7 +46,7 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 /// The component's file: the document, then each element by the schema
 /// `json_reader.cc` validates (`user`, `data_id`, `data_type`, `data` are
 /// strings, all required).
-pub(super) fn parse(bytes: &[u8]) -> Result<Keyring, KeyringError> {
+pub(super) fn parse(bytes: &[u8]) -> Result<Keyring, Error> {
     let mut doc = match ibdscope_prims::json::parse_secret(bytes, MAX_DEPTH, wipe) {
         Ok(doc) => doc,
         Err(e) => return err(e.offset, e.what),
@@ -56,7 +57,7 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Keyring, KeyringError> {
 }
 
 /// The keys of the document, by the component's schema.
-fn keys(doc: &Value) -> Result<Keyring, KeyringError> {
+fn keys(doc: &Value) -> Result<Keyring, Error> {
     if doc.get("version").and_then(Value::as_str).is_none() {
         return err(0, "the JSON keyring has no \"version\" string");
     }
