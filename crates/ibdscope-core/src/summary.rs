@@ -18,6 +18,7 @@ use crate::verdict::{self, PageJudgement, ZeroRule};
 
 /// A run of consecutive pages of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Region {
     /// First page of the run.
     pub first: PageNo,
@@ -101,6 +102,7 @@ fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
 /// page_compressed page after decompression. Holds one page-sized buffer
 /// and the decoders' tables, reused for every page.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct Judge {
     inflated: Vec<u8>,
     scratch: crate::codec::Scratch,

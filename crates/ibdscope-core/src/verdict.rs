@@ -31,6 +31,7 @@ use std::fmt;
 
 /// The verdict word of one page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum PageVerdict {
     /// Verifies.
     Valid,
@@ -75,7 +76,7 @@ impl PageVerdict {
         }
     }
     /// Zeroed, torn or corrupt.
-    pub fn is_damaged(self) -> bool {
+    pub(crate) fn is_damaged(self) -> bool {
         matches!(
             self,
             PageVerdict::Zeroed | PageVerdict::Torn | PageVerdict::Corrupt
@@ -145,7 +146,7 @@ pub enum PageEvidence {
         /// Its LSN.
         by_lsn: Lsn,
         /// What the newer page shows.
-        how: crate::stale::StaleHow,
+        how: crate::links::StaleHow,
     },
 }
 
@@ -220,6 +221,7 @@ impl fmt::Display for PageEvidence {
 /// One page's verdict, its evidence and the one byte offset in the file
 /// the evidence is at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageJudgement {
     /// The page.
     pub page: PageNo,
@@ -405,6 +407,7 @@ pub fn judge(
 /// doublewrite block; when page 0 does not verify or the XDES page does
 /// not verify (nothing can be told).
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct ZeroRule {
     /// The last XDES page verified, and whether it verifies.
     xdes: Option<(u32, bool)>,
@@ -446,7 +449,12 @@ impl ZeroRule {
     /// and the whole of a space the rule is not applied to. So a run of
     /// known-zero pages (the holes of a sparse file) costs one look per
     /// extent that may be in use, whatever the size the file claims.
-    pub fn next_candidate(&mut self, ts: &Tablespace<'_>, n: PageNo, end: u32) -> Option<PageNo> {
+    pub(crate) fn next_candidate(
+        &mut self,
+        ts: &Tablespace<'_>,
+        n: PageNo,
+        end: u32,
+    ) -> Option<PageNo> {
         if ts.space_id().0 == 0 || !ts.detection().page0_ok {
             return None;
         }

@@ -54,13 +54,13 @@
 use ibdscope_core::checksum::{Scheme, Unverifiable, Verdict};
 use ibdscope_core::extents::{Owner, SpaceMap, SpaceProblem};
 use ibdscope_core::fil::FilHeader;
-use ibdscope_core::finding::FindingKind;
 use ibdscope_core::flst::page_readable;
 use ibdscope_core::index::IndexHeader;
 use ibdscope_core::space::{page_facts, PageProblem};
 use ibdscope_core::stale::{stale_by_links, stale_descriptor_at, Links};
 use ibdscope_core::verdict::trailer_lsn;
 use ibdscope_core::verdict::ZeroRule;
+use ibdscope_core::FindingKind;
 use ibdscope_core::{Engine, IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
 use std::fmt;
 
@@ -446,12 +446,29 @@ pub struct Reference {
 
 /// How to audit.
 #[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
 pub struct AuditOptions {
     /// The datadir's reference points.
     pub reference: Reference,
     /// Skip the space-structure checks (the system tablespace and undo
     /// tablespaces hold structures the map does not model).
     pub pages_only: bool,
+}
+
+impl AuditOptions {
+    /// An audit against the datadir's reference points.
+    pub fn new(reference: Reference) -> Self {
+        AuditOptions {
+            reference,
+            pages_only: false,
+        }
+    }
+
+    /// These options with the space-structure checks skipped or not.
+    pub fn with_pages_only(mut self, pages_only: bool) -> Self {
+        self.pages_only = pages_only;
+        self
+    }
 }
 
 /// Pages newer than the checkpoint.
@@ -812,7 +829,7 @@ fn doublewrite_blocks(ts: &Tablespace<'_>) -> Option<[PageRun; 2]> {
         return None;
     }
     let at = page.len().checked_sub(TRX_SYS_DOUBLEWRITE_FROM_END)?;
-    let word = |o: usize| ibdscope_core::bytes::be_u32(page, at.checked_add(o)?);
+    let word = |o: usize| ibdscope_prims::bytes::be_u32(page, at.checked_add(o)?);
     if word(10)? != TRX_SYS_DOUBLEWRITE_MAGIC_N {
         return None;
     }

@@ -61,11 +61,12 @@
 //! zeros there is damage ([`Damage::Zeroed`]), and the undo behind a
 //! damaged page is lost ([`ChainEnd::Lost`]), never called purged.
 
+use crate::error::{Error, ErrorKind};
 use crate::system::{
     RsegSlot, FSEG_PAGE_DATA, FSP_TRX_SYS_PAGE_NO, TRX_SYS_RSEGS, TRX_SYS_RSEG_SLOT_SIZE,
 };
-use ibdscope_core::bytes::{be_u16, be_u32, be_u64};
 use ibdscope_core::{Lsn, PageNo, Tablespace, Verdict, FIL_NULL};
+use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 use std::collections::{HashMap, HashSet};
 
 /// `FIL_PAGE_UNDO_LOG` (`fil0fil.h`).
@@ -313,53 +314,34 @@ impl UndoRec {
     }
 }
 
-/// Why a record could not be decoded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RecError {
-    /// Byte offset on the page.
-    pub at: usize,
-    /// What, in words.
-    pub what: String,
-}
-
 /// Decodes the undo record at `offset` of `page`; with `n_unique` (the
 /// clustered index's unique field count) also the key and update vector.
-pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<UndoRec, RecError> {
-    let err = |at: usize, what: &str| RecError {
-        at,
-        what: what.to_string(),
-    };
+pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<UndoRec, Error> {
+    let err = |at: usize, kind: ErrorKind| Error::in_page(kind, at);
     // Records lie between the page header and the FIL trailer (8 bytes).
     let limit = page.len().saturating_sub(8);
     let first = TRX_UNDO_PAGE_HDR.saturating_add(18);
     if offset < first || offset.saturating_add(4) > limit {
-        return Err(err(
-            offset,
-            "the record offset is outside the page's record area",
-        ));
+        return Err(err(offset, ErrorKind::UndoOutsideRecords));
     }
     let next = usize::from(be_u16(page, offset).unwrap_or(0));
     if next <= offset.saturating_add(4) || next > limit {
-        return Err(err(
-            offset,
-            &format!("the record runs past its page (its next-record offset is {next})"),
-        ));
+        return Err(err(offset, ErrorKind::UndoPastPage { next }));
     }
     let end = next.saturating_sub(2);
     if usize::from(be_u16(page, end).unwrap_or(0)) != offset {
-        return Err(err(
-            end,
-            "the record's trailing offset does not point back to its start",
-        ));
+        return Err(err(end, ErrorKind::UndoTrailer));
     }
     let mut pos = offset.saturating_add(2);
-    let tb = *page.get(pos).ok_or_else(|| err(pos, "short"))?;
+    let tb = *page
+        .get(pos)
+        .ok_or_else(|| err(pos, ErrorKind::UndoShort))?;
     pos = pos.saturating_add(1);
     let upd_extern = tb & 128 != 0;
     let tb = tb & 127;
     let rec_type = tb & 15;
     let cmpl_info = tb >> 4;
-    let short = |pos: usize| err(pos, "a field runs past the record's end");
+    let short = |pos: usize| err(pos, ErrorKind::UndoFieldPastEnd);
     let undo_no = read_much_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
     let table_id = read_much_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
     let mut r = UndoRec {
@@ -401,10 +383,7 @@ pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<
         let n = read_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
         // each field takes at least 2 bytes: the count is bounded by the record
         if usize::try_from(n).unwrap_or(usize::MAX) > end.saturating_sub(pos) / 2 {
-            return Err(err(
-                pos,
-                &format!("{n} updated fields cannot fit in the record"),
-            ));
+            return Err(err(pos, ErrorKind::UndoTooManyFields { n }));
         }
         for _ in 0..n {
             let f = read_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
@@ -418,6 +397,7 @@ pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<
 /// A problem met in the undo logs: the space, the page and the byte
 /// offset in the space.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UndoProblem {
     /// The space id.
     pub space: u32,
@@ -434,6 +414,7 @@ pub struct UndoProblem {
 /// roll pointer): the page verdict's words. Such a page is claimed, so an
 /// all-zero one is damaged, not empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Damage {
     /// Every byte is zero.
     Zeroed,
@@ -540,6 +521,7 @@ pub fn page_damage_within(
 
 /// A damaged page the undo's pointers reach.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DamagedPage {
     /// The rollback segment (TRX_SYS slot) whose pointers reach it.
     pub rseg: u32,
@@ -1236,9 +1218,9 @@ impl<'s, 'a> Undo<'s, 'a> {
                             At {
                                 space,
                                 page: page_no,
-                                at: e.at,
+                                at: e.page_byte().unwrap_or(at),
                             },
-                            format!("undo record at offset {at}: {}", e.what),
+                            format!("undo record at offset {at}: {e}"),
                         );
                         return;
                     }
@@ -1463,8 +1445,10 @@ pub fn chain<'s, 'a>(
                 return (
                     steps,
                     problem(format!(
-                        "undo record at page {}, offset {}: {} (byte {} of the page)",
-                        rp.page, rp.offset, e.what, e.at
+                        "undo record at page {}, offset {}: {e} (byte {} of the page)",
+                        rp.page,
+                        rp.offset,
+                        e.page_byte().unwrap_or(0)
                     )),
                 )
             }
@@ -1641,7 +1625,14 @@ mod tests {
         // a next pointer past the page: an error, no panic
         let mut bad = page.clone();
         bad[at..at + 2].copy_from_slice(&20000u16.to_be_bytes());
-        assert!(parse_rec(&bad, at, Some(1)).is_err());
+        // the crate's one error, with the byte of the page it lies at
+        let e = parse_rec(&bad, at, Some(1)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::UndoPastPage { next: 20000 });
+        assert_eq!(e.place, crate::error::Place::InPage(at));
+        assert_eq!(
+            e.to_string(),
+            "the record runs past its page (its next-record offset is 20000)"
+        );
         // the update count made huge
         for cut in 0..r.len() {
             let mut p = page.clone();

@@ -15,8 +15,8 @@
 use crate::host::{Change, Host, OpenError, Source};
 pub use ibdscope_core::crypt::keyring::Keyring;
 use ibdscope_core::crypt::mysql::{self, EncryptionInfo};
-pub use ibdscope_core::crypt::wipe;
 use ibdscope_core::{Engine, Options};
+pub use ibdscope_prims::wipe::wipe;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;

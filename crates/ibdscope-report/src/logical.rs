@@ -92,16 +92,16 @@ pub fn expand(
 }
 
 /// When page 0's crypt data is damaged so that no key can open the space
-/// ([`ibdscope_core::crypt_data::blocks_decryption`]), says so on stderr with
+/// ([`ibdscope_core::crypt::mariadb::blocks_decryption`]), says so on stderr with
 /// its file offset and gives [`Outcome::Unreadable`]: the structure
 /// commands cannot read encrypted pages, and the problem is the crypt
 /// data, not the key.
 pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Outcome> {
-    let f = ibdscope_core::crypt_data::crypt_data_finding(ts)?;
+    let f = ibdscope_core::crypt::mariadb::crypt_data_finding(ts)?;
     let ibdscope_core::FindingKind::CryptData(p) = f.kind else {
         return None;
     };
-    if !ibdscope_core::crypt_data::blocks_decryption(&p) {
+    if !ibdscope_core::crypt::mariadb::blocks_decryption(&p) {
         return None;
     }
     crate::diag::say!(

@@ -425,10 +425,7 @@ fn audit_one(
             } else {
                 opts.engine()
             };
-            let options = AuditOptions {
-                reference,
-                pages_only: job.kind == Kind::Undo,
-            };
+            let options = AuditOptions::new(reference).with_pages_only(job.kind == Kind::Undo);
             // A wrong key is said once and the pages read as stored.
             let keys = opts.key_file.as_ref();
             let key = crate::logical::key_finding(&job.path, &ts, keys);

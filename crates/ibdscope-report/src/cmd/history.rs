@@ -481,7 +481,8 @@ pub fn run(
                 lost,
             });
         }
-        page_no = PageNo(ibdscope_core::bytes::be_u32(page, 12).unwrap_or(ibdscope_core::FIL_NULL));
+        page_no =
+            PageNo(ibdscope_prims::bytes::be_u32(page, 12).unwrap_or(ibdscope_core::FIL_NULL));
     }
 
     let names: Vec<String> = shown

@@ -103,7 +103,7 @@ fn page0_space(path: &Path) -> Option<u32> {
     use std::io::Read;
     let mut head = [0u8; 42];
     std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
-    ibdscope_core::bytes::be_u32(&head, 38)
+    ibdscope_prims::bytes::be_u32(&head, 38)
 }
 
 /// `db/name` of a file `root/db/name.ibd`.

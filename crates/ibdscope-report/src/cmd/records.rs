@@ -723,13 +723,15 @@ fn analyse(ts: &Tablespace<'_>, n: PageNo, rp: &RecPage<'_>) -> Vec<Finding> {
     rp.analyse(&mut RecScratch::default(), &mut out);
     let base = ts.file_offset(n);
     out.into_iter()
-        .map(|f| Finding {
-            page: Some(n),
-            file_offset: base.saturating_add(u64::from(f.page_offset)),
-            kind: FindingKind::Btree(ibdscope_core::BtreeProblem::Records {
-                index: rp.header().index_id(),
-                problem: f.problem,
-            }),
+        .map(|f| {
+            Finding::new(
+                Some(n),
+                base.saturating_add(u64::from(f.page_offset)),
+                FindingKind::Btree(ibdscope_core::BtreeProblem::Records {
+                    index: rp.header().index_id(),
+                    problem: f.problem,
+                }),
+            )
         })
         .collect()
 }

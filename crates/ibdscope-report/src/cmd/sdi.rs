@@ -48,7 +48,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 j.key("object")?;
                 match sdi_json(ts, r, &mut zbuf, &mut doc) {
                     // The document as the server wrote it, verbatim.
-                    Ok(()) if ibdscope_schema::json::parse(&doc).is_ok() => j.raw(&doc)?,
+                    Ok(()) if ibdscope_schema::sdi::is_json(&doc) => j.raw(&doc)?,
                     Ok(()) => j.null()?,
                     Err(f) => {
                         findings.push(f);

@@ -58,7 +58,7 @@ fn file_status(datadir: &Path, t: &DictTable) -> (Option<PathBuf>, FileStatus) {
         Err(e) => FileStatus::Unreadable(e.to_string()),
         Ok(mut f) => match f.read_exact(&mut head) {
             Err(e) => FileStatus::Unreadable(e.to_string()),
-            Ok(()) => match ibdscope_core::bytes::be_u32(&head, 38) {
+            Ok(()) => match ibdscope_prims::bytes::be_u32(&head, 38) {
                 Some(n) if n == t.space => FileStatus::Present,
                 Some(n) => FileStatus::Foreign(n),
                 None => FileStatus::Unreadable("short".into()),
