@@ -4,10 +4,9 @@
 //! definition from that dictionary when the table's file has no SDI and
 //! no `.frm`.
 
-use crate::host::{Host, Source};
+use crate::host::Host;
 use ibdscope_core::Tablespace;
 use ibdscope_forensics::dict::{DictProblem, DictTable, Dictionary};
-use ibdscope_forensics::system::continues;
 use ibdscope_schema::dictdef::{DictCol, DictIdx};
 use ibdscope_schema::table::{RowFormat, TableDef};
 use std::path::{Path, PathBuf};
@@ -85,163 +84,23 @@ pub fn parse_data_file_path(spec: &str) -> Result<Vec<PathBuf>, String> {
     Ok(names)
 }
 
-/// The system tablespace: its data files as one space, mapped side by side
-/// by the host (no copy when the host maps files).
-pub struct System {
-    source: Box<dyn Source>,
-    /// Each file read and its length.
-    pub files: Vec<(PathBuf, u64)>,
-    /// Files that do not continue the ones before them, or could not be
-    /// read (the space is read up to there).
-    pub problems: Vec<String>,
-}
-
-impl System {
-    /// The files' bytes, one after the other.
-    pub fn bytes(&self) -> &[u8] {
-        self.source.bytes()
-    }
-
-    /// The source the bytes come from (its known-zero ranges).
-    pub fn source(&self) -> &dyn Source {
-        &*self.source
-    }
-
-    /// The file that holds byte `at` of the space and the offset in it
-    /// (the last file for an offset past the end).
-    pub fn locate(&self, at: u64) -> (&Path, u64) {
-        let mut start = 0u64;
-        for (i, (p, len)) in self.files.iter().enumerate() {
-            let end = start.saturating_add(*len);
-            if at < end || i + 1 == self.files.len() {
-                return (p, at.saturating_sub(start));
-            }
-            start = end;
-        }
-        (Path::new("ibdata1"), at)
-    }
-
-    /// `file, page N, byte offset B` for page `page` at byte `at` of the
-    /// space, the offset in the file that holds it.
-    pub fn place(&self, page: u32, at: u64) -> String {
-        let (p, off) = self.locate(at);
-        format!("{}, page {page}, byte offset {off}", crate::names::path(p))
-    }
-}
-
-/// Opens the system tablespace whose first file is `first` (`ibdata1`)
-/// with the files that continue it: each continuation file is opened to
-/// check that its first page carries the page number after the files
-/// before it, then the files that do are opened again as one source
-/// (`Host::open_joined`). A file that does not continue, is shorter than
-/// a page or cannot be opened ends the space there and is a problem.
-/// `Err` when `first` itself cannot be opened.
-pub fn open_system(
-    host: &dyn Host,
-    first: &Path,
-    threads: usize,
-    lib: ibdscope_core::Options,
-    spec: Option<&[PathBuf]>,
-) -> Result<System, String> {
-    let src = host.open(first, threads).map_err(|e| e.to_string())?;
-    let more = continuation_files_in(first, spec);
-    let mut files = vec![(first.to_path_buf(), src.bytes().len() as u64)];
-    let mut problems = Vec::new();
-    if more.is_empty() {
-        return Ok(System {
-            source: src,
-            files,
-            problems,
-        });
-    }
-    let ps = u64::from(
-        Tablespace::with_options(src.bytes(), lib)
-            .map(|t| t.page_size())
-            .unwrap_or(16384)
-            .max(1),
-    );
-    let mut total = src.bytes().len() as u64;
-    for p in &more {
-        if !total.is_multiple_of(ps) {
-            problems.push(format!(
-                "{}: not read: the file before it ends inside a page (at byte {total} of the \
-                 system tablespace, page size {ps})",
-                crate::names::path(p)
-            ));
-            break;
-        }
-        let next = match host.open(p, threads) {
-            Ok(s) => s,
-            Err(e) => {
-                problems.push(format!("{e} (the system tablespace is read up to it)"));
-                break;
-            }
-        };
-        let b = next.bytes();
-        let expected = u32::try_from(total / ps).unwrap_or(u32::MAX);
-        if (b.len() as u64) < ps {
-            problems.push(format!(
-                "{}: not read: it holds {} bytes, less than one page of {ps} (page {expected} \
-                 of the system tablespace would start it)",
-                crate::names::path(p),
-                b.len()
-            ));
-            break;
-        }
-        let head = usize::try_from(ps)
-            .ok()
-            .and_then(|n| b.get(..n))
-            .unwrap_or(b);
-        if !continues(head, expected) {
-            problems.push(format!(
-                "{}: not read: its first page (byte offset 0) is not numbered {expected} (the \
-                 page after the files before it), so it does not continue them",
-                crate::names::path(p)
-            ));
-            break;
-        }
-        files.push((p.clone(), b.len() as u64));
-        total = total.saturating_add(b.len() as u64);
-    }
-    if files.len() == 1 {
-        return Ok(System {
-            source: src,
-            files,
-            problems,
-        });
-    }
-    drop(src);
-    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    let source = host
-        .open_joined(&paths, threads)
-        .map_err(|e| e.to_string())?;
-    Ok(System {
-        source,
-        files,
-        problems,
-    })
-}
+/// The system tablespace: its data files as one space, opened by
+/// [`crate::open::open_system`].
+pub type System = crate::open::Input;
 
 /// Reads the system tablespace of `datadir` (or of the `ibdata1` named)
-/// with the files that continue it, through `host`.
+/// with the files that continue it, through `host`, its page size
+/// detected ([`crate::open::open_datadir`]).
 pub fn read_system(
     host: &dyn Host,
     datadir_or_ibdata1: &Path,
     threads: usize,
     spec: Option<&[PathBuf]>,
 ) -> Result<System, String> {
-    let first = if datadir_or_ibdata1.is_dir() {
-        first_data_file(datadir_or_ibdata1, spec)
-    } else {
-        datadir_or_ibdata1.to_path_buf()
-    };
-    open_system(
-        host,
-        &first,
-        threads,
-        ibdscope_core::Options::default(),
-        spec,
-    )
+    let how = crate::open::OpenOptions::new(host)
+        .threads(threads)
+        .data_files(spec);
+    crate::open::open_datadir(datadir_or_ibdata1, &how).map_err(|e| e.to_string())
 }
 
 /// The datadir a `.ibd` belongs to: `given`, or the file's directory or
@@ -321,8 +180,7 @@ pub fn dictionary(
         .first()
         .map_or(first_data_file(datadir, spec), |f| f.0.clone());
     let first = crate::names::path(&first_path);
-    let ts = crate::host::tablespace(sys.source(), ibdscope_core::Options::default())
-        .map_err(|e| format!("{first}: {e}"))?;
+    let ts = sys.tablespace().map_err(|e| format!("{first}: {e}"))?;
     let d = Dictionary::read(&ts).map_err(|e| format!("{first}: {e}"))?;
     let mut problems = sys.problems.clone();
     problems.extend(short_words(&sys, &ts));

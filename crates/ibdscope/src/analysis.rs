@@ -6,8 +6,9 @@
 //! builds each once, and every command draws the same conclusions from the
 //! same facts.
 
-use crate::args::DefOpts;
+use crate::definition::DefOpts;
 use crate::definition::{self, Def};
+use crate::diagnostic::Diagnostic;
 use ibdscope_core::extents::Owner;
 use ibdscope_core::summary::BadPage;
 use ibdscope_core::{
@@ -52,6 +53,8 @@ pub struct Analysis<'t> {
     host: Option<&'t dyn crate::host::Host>,
     /// `--data-file-path`'s file names.
     data_files: Option<&'t [std::path::PathBuf]>,
+    /// Told each diagnostic as it is found.
+    sink: Option<&'t dyn Fn(&Diagnostic)>,
 }
 
 impl<'t> Analysis<'t> {
@@ -82,6 +85,7 @@ impl<'t> Analysis<'t> {
             system_names: OnceCell::new(),
             host: None,
             data_files: None,
+            sink: None,
         }
     }
 
@@ -97,6 +101,22 @@ impl<'t> Analysis<'t> {
         self.host = Some(host);
         self.data_files = data_files;
         self
+    }
+
+    /// The same model, telling `sink` each diagnostic as it is found
+    /// (they are also kept: [`Analysis::diagnostics`]).
+    pub fn with_sink(mut self, sink: &'t dyn Fn(&Diagnostic)) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+
+    /// What building the model had to tell so far, in order (reading the
+    /// definition: its dictionary's problems, a `.frm` read instead).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        self.def
+            .get()
+            .and_then(|d| d.as_ref().ok())
+            .map_or(&[], |d| d.diagnostics.as_slice())
     }
 
     /// The file as the user named it.
@@ -203,13 +223,17 @@ impl<'t> Analysis<'t> {
         self.def
             .get_or_init(|| {
                 let host = self.host.unwrap_or(&crate::host::ReadHost);
-                definition::load(
+                let def = definition::load(
                     self.path,
                     self.ts,
                     || self.map(),
                     &self.def_opts,
                     (host, self.data_files),
-                )
+                );
+                if let (Some(sink), Ok(d)) = (self.sink, &def) {
+                    d.diagnostics.iter().for_each(sink);
+                }
+                def
             })
             .as_ref()
             .map_err(String::as_str)

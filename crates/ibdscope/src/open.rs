@@ -1,0 +1,255 @@
+//! The one way to open a space: [`open`] a file (the system tablespace
+//! when it is named by its first data file, `ibdata1`, with the files that
+//! continue it), [`open_system`] a datadir's system tablespace, through a
+//! [`Host`] (the binary maps files; [`crate::host::ReadHost`] reads them
+//! whole; a [`crate::decrypt::DecryptHost`] decrypts MySQL encrypted
+//! spaces), then [`Input::tablespace`]: the page size override
+//! ([`OpenOptions::options`]) and the holes of a sparse file
+//! ([`Source::zero_ranges`]) are applied there, so every command reads a
+//! space the same way.
+
+use crate::diagnostic::Diagnostic;
+use crate::host::{Host, OpenError, Source};
+use ibdscope_core::{Options, Tablespace};
+use ibdscope_forensics::system::continues;
+use std::path::{Path, PathBuf};
+
+/// How to open a space: the host that opens files, the threads the run
+/// uses, the parsing options (the page size, when page 0 cannot say it),
+/// and the system tablespace's data file names (`innodb_data_file_path`).
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct OpenOptions<'a> {
+    /// Opens the files.
+    pub host: &'a dyn Host,
+    /// Threads the run uses (a host may use them to unmap).
+    pub threads: usize,
+    /// How pages are parsed (`--page-size`).
+    pub options: Options,
+    /// The system tablespace's data files, in order (else `ibdata1`,
+    /// `ibdata2`…).
+    pub data_files: Option<&'a [PathBuf]>,
+}
+
+impl<'a> OpenOptions<'a> {
+    /// Files opened through `host`, one thread, page size detected, the
+    /// system tablespace named `ibdata1`, `ibdata2`…
+    pub fn new(host: &'a dyn Host) -> Self {
+        OpenOptions {
+            host,
+            threads: 1,
+            options: Options::default(),
+            data_files: None,
+        }
+    }
+
+    /// With `threads` threads.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// With these parsing options.
+    pub fn options(mut self, options: Options) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// With the system tablespace's data files named by `names` (the
+    /// names of `innodb_data_file_path`, [`crate::instance::parse_data_file_path`]).
+    pub fn data_files(mut self, names: Option<&'a [PathBuf]>) -> Self {
+        self.data_files = names;
+        self
+    }
+}
+
+/// An opened space's bytes: one file, or the system tablespace's data
+/// files side by side (one page numbering across them).
+pub struct Input {
+    source: Box<dyn Source>,
+    options: Options,
+    system: bool,
+    /// Each file read and its length.
+    pub files: Vec<(PathBuf, u64)>,
+    /// Files that do not continue the ones before them, or could not be
+    /// read (the space is read up to there): findings.
+    pub problems: Vec<String>,
+    /// What the host had to tell while opening (a key that does not open
+    /// the space, an image that could not be allocated), in order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Input {
+    /// The bytes, one file after the other.
+    pub fn bytes(&self) -> &[u8] {
+        self.source.bytes()
+    }
+
+    /// The source the bytes come from (its known-zero ranges).
+    pub fn source(&self) -> &dyn Source {
+        &*self.source
+    }
+
+    /// The space in the bytes, parsed with the options it was opened
+    /// with, told which bytes are known zeros (a sparse file's holes: no
+    /// pass touches them).
+    pub fn tablespace(&self) -> ibdscope_core::Result<Tablespace<'_>> {
+        Tablespace::with_options(self.source.bytes(), self.options)
+            .map(|ts| ts.with_zero_ranges(self.source.zero_ranges()))
+    }
+
+    /// Whether this is the system tablespace named by its first data file
+    /// (files that continue it were looked for).
+    pub fn is_system(&self) -> bool {
+        self.system
+    }
+
+    /// Bytes `offset..offset + len` will not be read again soon: a mapped
+    /// source may drop their mappings.
+    pub fn release(&self, offset: usize, len: usize) {
+        self.source.release(offset, len);
+    }
+
+    /// The file that holds byte `at` of the space and the offset in it
+    /// (the last file for an offset past the end).
+    pub fn locate(&self, at: u64) -> (&Path, u64) {
+        let mut start = 0u64;
+        let last = self.files.len().saturating_sub(1);
+        for (i, (p, len)) in self.files.iter().enumerate() {
+            let end = start.saturating_add(*len);
+            if at < end || i == last {
+                return (p, at.saturating_sub(start));
+            }
+            start = end;
+        }
+        (Path::new("ibdata1"), at)
+    }
+
+    /// `file, page N, byte offset B` for page `page` at byte `at` of the
+    /// space, the offset in the file that holds it.
+    pub fn place(&self, page: u32, at: u64) -> String {
+        let (p, off) = self.locate(at);
+        format!("{}, page {page}, byte offset {off}", crate::names::path(p))
+    }
+}
+
+/// Opens the space in `path`: the file, or when `path` is the system
+/// tablespace's first data file and files continue it, the system
+/// tablespace ([`open_system`]).
+pub fn open(path: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenError> {
+    if !crate::instance::continuation_files_in(path, how.data_files).is_empty() {
+        return open_system(path, how);
+    }
+    open_file(path, how)
+}
+
+/// Opens exactly the file `path` (one data file of a system tablespace is
+/// then read alone, its pages numbered from its own start).
+pub fn open_file(path: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenError> {
+    let source = how.host.open(path, how.threads)?;
+    let len = source.bytes().len() as u64;
+    Ok(Input {
+        source,
+        options: how.options,
+        system: false,
+        files: vec![(path.to_path_buf(), len)],
+        problems: Vec::new(),
+        diagnostics: how.host.diagnostics(),
+    })
+}
+
+/// Opens the system tablespace whose first file is `first` (`ibdata1`)
+/// with the files that continue it: each continuation file is opened to
+/// check that its first page carries the page number after the files
+/// before it, then the files that do are opened again as one source
+/// (`Host::open_joined`). A file that does not continue, is shorter than
+/// a page or cannot be opened ends the space there and is a problem.
+/// `Err` when `first` itself cannot be opened.
+pub fn open_system(first: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenError> {
+    let (host, threads) = (how.host, how.threads);
+    let src = host.open(first, threads)?;
+    let mut diagnostics = host.diagnostics();
+    let more = crate::instance::continuation_files_in(first, how.data_files);
+    let mut files = vec![(first.to_path_buf(), src.bytes().len() as u64)];
+    let mut problems = Vec::new();
+    let input = |source, files, problems, diagnostics| Input {
+        source,
+        options: how.options,
+        system: true,
+        files,
+        problems,
+        diagnostics,
+    };
+    if more.is_empty() {
+        return Ok(input(src, files, problems, diagnostics));
+    }
+    let ps = u64::from(
+        Tablespace::with_options(src.bytes(), how.options)
+            .map(|t| t.page_size())
+            .unwrap_or(16384)
+            .max(1),
+    );
+    let mut total = src.bytes().len() as u64;
+    for p in &more {
+        if !total.is_multiple_of(ps) {
+            problems.push(format!(
+                "{}: not read: the file before it ends inside a page (at byte {total} of the \
+                 system tablespace, page size {ps})",
+                crate::names::path(p)
+            ));
+            break;
+        }
+        let next = match host.open(p, threads) {
+            Ok(s) => s,
+            Err(e) => {
+                problems.push(format!("{e} (the system tablespace is read up to it)"));
+                break;
+            }
+        };
+        diagnostics.extend(host.diagnostics());
+        let b = next.bytes();
+        let expected = u32::try_from(total.checked_div(ps).unwrap_or(0)).unwrap_or(u32::MAX);
+        if (b.len() as u64) < ps {
+            problems.push(format!(
+                "{}: not read: it holds {} bytes, less than one page of {ps} (page {expected} \
+                 of the system tablespace would start it)",
+                crate::names::path(p),
+                b.len()
+            ));
+            break;
+        }
+        let head = usize::try_from(ps)
+            .ok()
+            .and_then(|n| b.get(..n))
+            .unwrap_or(b);
+        if !continues(head, expected) {
+            problems.push(format!(
+                "{}: not read: its first page (byte offset 0) is not numbered {expected} (the \
+                 page after the files before it), so it does not continue them",
+                crate::names::path(p)
+            ));
+            break;
+        }
+        files.push((p.clone(), b.len() as u64));
+        total = total.saturating_add(b.len() as u64);
+    }
+    if files.len() == 1 {
+        return Ok(input(src, files, problems, diagnostics));
+    }
+    drop(src);
+    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+    let source = host.open_joined(&paths, threads)?;
+    diagnostics.extend(host.diagnostics());
+    Ok(input(source, files, problems, diagnostics))
+}
+
+/// Opens the system tablespace of `datadir` (its first data file; or the
+/// first data file itself when `datadir_or_first` names a file).
+pub fn open_datadir(datadir_or_first: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenError> {
+    let first = if datadir_or_first.is_dir() {
+        crate::instance::first_data_file(datadir_or_first, how.data_files)
+    } else {
+        datadir_or_first.to_path_buf()
+    };
+    open_system(&first, how)
+}
