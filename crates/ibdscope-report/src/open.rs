@@ -9,11 +9,12 @@ use ibdscope::open::{Input, OpenOptions};
 use std::path::Path;
 
 /// How this run opens files, on `threads` threads.
-pub fn how(opts: &Opts, threads: usize) -> OpenOptions<'_> {
-    OpenOptions::new(&*opts.host)
+pub fn how(opts: &Opts, threads: usize) -> OpenOptions {
+    OpenOptions::new()
+        .host(std::sync::Arc::clone(&opts.host))
         .threads(threads)
         .options(opts.lib)
-        .data_files(opts.data_files.as_deref())
+        .data_files(opts.data_files.clone())
 }
 
 /// Says each diagnostic on stderr, `ibdscope: ` first.

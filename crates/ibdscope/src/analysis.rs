@@ -36,8 +36,8 @@ pub fn id_text(id: IndexId) -> String {
 /// The model of one file.
 pub struct Analysis<'t> {
     path: &'t Path,
-    physical: &'t Tablespace<'t>,
-    ts: &'t Tablespace<'t>,
+    physical: Tablespace<'t>,
+    ts: Tablespace<'t>,
     engine: Engine<'t>,
     def_opts: DefOpts,
     summary: OnceCell<Summary>,
@@ -65,15 +65,15 @@ impl<'t> Analysis<'t> {
     /// `def` says where a table definition may come from.
     pub fn new(
         path: &'t Path,
-        physical: &'t Tablespace<'t>,
-        ts: &'t Tablespace<'t>,
+        physical: &Tablespace<'t>,
+        ts: &Tablespace<'t>,
         engine: Engine<'t>,
         def: DefOpts,
     ) -> Self {
         Analysis {
             path,
-            physical,
-            ts,
+            physical: physical.clone(),
+            ts: ts.clone(),
             engine,
             def_opts: def,
             summary: OnceCell::new(),
@@ -125,13 +125,13 @@ impl<'t> Analysis<'t> {
     }
 
     /// The space the structure is read from.
-    pub fn ts(&self) -> &'t Tablespace<'t> {
-        self.ts
+    pub fn ts(&self) -> &Tablespace<'t> {
+        &self.ts
     }
 
     /// The pages as stored (what checksums are computed on).
-    pub fn physical(&self) -> &'t Tablespace<'t> {
-        self.physical
+    pub fn physical(&self) -> &Tablespace<'t> {
+        &self.physical
     }
 
     /// The scan engine every whole-file pass over this file runs on.
@@ -165,19 +165,19 @@ impl<'t> Analysis<'t> {
     /// The one-pass summary of the stored pages: every page's verdict.
     pub fn summary(&self) -> &Summary {
         self.summary
-            .get_or_init(|| Summary::of(self.physical, &self.engine))
+            .get_or_init(|| Summary::of(&self.physical, &self.engine))
     }
 
     /// The space map (built on first use).
     pub fn map(&self) -> &SpaceMap {
         self.map
-            .get_or_init(|| SpaceMap::build(self.ts, &self.engine))
+            .get_or_init(|| SpaceMap::build(&self.ts, &self.engine))
     }
 
     /// The B-trees (built on first use).
     pub fn trees(&self) -> &Btrees {
         self.trees
-            .get_or_init(|| Btrees::build(self.ts, &self.engine, self.map()))
+            .get_or_init(|| Btrees::build(&self.ts, &self.engine, self.map()))
     }
 
     /// The free pages that still hold an index page with records (the
@@ -225,7 +225,7 @@ impl<'t> Analysis<'t> {
                 let host = self.host.unwrap_or(&crate::host::ReadHost);
                 let def = definition::load(
                     self.path,
-                    self.ts,
+                    &self.ts,
                     || self.map(),
                     &self.def_opts,
                     (host, self.data_files),
@@ -249,7 +249,7 @@ impl<'t> Analysis<'t> {
             Some(s) => &s.file_findings,
             None => self
                 .file_findings
-                .get_or_init(|| ibdscope_core::summary::file_findings(self.physical)),
+                .get_or_init(|| ibdscope_core::summary::file_findings(&self.physical)),
         }
     }
 
@@ -260,7 +260,7 @@ impl<'t> Analysis<'t> {
             .map(|b| b.facts.page_no)
             .filter(|&n| {
                 matches!(
-                    self.map().owner(self.ts, n),
+                    self.map().owner(&self.ts, n),
                     Some(Owner::Segment { index: Some(i), .. }) if i == id
                 )
             })
@@ -284,7 +284,7 @@ impl<'t> Analysis<'t> {
             // The system tablespace: every table's indexes, from the
             // dictionary in the space itself.
             let names = self.system_names.get_or_init(|| {
-                ibdscope_forensics::dict::Dictionary::read(self.ts)
+                ibdscope_forensics::dict::Dictionary::read(&self.ts)
                     .map(|d| d.index_names(0))
                     .unwrap_or_default()
             });

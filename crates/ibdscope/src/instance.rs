@@ -97,10 +97,13 @@ pub fn read_system(
     threads: usize,
     spec: Option<&[PathBuf]>,
 ) -> Result<System, String> {
-    let how = crate::open::OpenOptions::new(host)
-        .threads(threads)
-        .data_files(spec);
-    crate::open::open_datadir(datadir_or_ibdata1, &how).map_err(|e| e.to_string())
+    let how = crate::open::Via {
+        host,
+        threads,
+        options: ibdscope_core::Options::default(),
+        spec,
+    };
+    crate::open::datadir_via(datadir_or_ibdata1, &how).map_err(|e| e.to_string())
 }
 
 /// The datadir a `.ibd` belongs to: `given`, or the file's directory or

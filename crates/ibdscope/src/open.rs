@@ -8,44 +8,113 @@
 //! ([`Source::zero_ranges`]) are applied there, so every command reads a
 //! space the same way.
 
+use crate::definition::DefOpts;
 use crate::diagnostic::Diagnostic;
 use crate::host::{Host, OpenError, Source};
+use ibdscope_core::crypt::mariadb::KeyFile;
 use ibdscope_core::{Options, Tablespace};
 use ibdscope_forensics::system::continues;
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How to open a space: the host that opens files, the threads the run
 /// uses, the parsing options (the page size, when page 0 cannot say it),
-/// and the system tablespace's data file names (`innodb_data_file_path`).
-#[derive(Clone, Copy, Debug)]
+/// the system tablespace's data file names (`innodb_data_file_path`), and
+/// for the front door ([`crate::File::open_with`]) a MariaDB key file and
+/// where the table definition comes from.
+///
+/// ```
+/// let how = ibdscope::OpenOptions::new().page_size(16384).threads(2);
+/// # let _ = how;
+/// ```
+#[derive(Clone)]
 #[non_exhaustive]
-pub struct OpenOptions<'a> {
-    /// Opens the files.
-    pub host: &'a dyn Host,
-    /// Threads the run uses (a host may use them to unmap).
+pub struct OpenOptions {
+    /// Opens the files (default: [`crate::host::ReadHost`], each file
+    /// read whole).
+    pub host: Arc<dyn Host>,
+    /// Threads every whole-file pass runs on (default 1).
     pub threads: usize,
-    /// How pages are parsed (`--page-size`).
+    /// How pages are parsed (the page size, when given).
     pub options: Options,
     /// The system tablespace's data files, in order (else `ibdata1`,
     /// `ibdata2`…).
-    pub data_files: Option<&'a [PathBuf]>,
+    pub data_files: Option<Vec<PathBuf>>,
+    /// A MariaDB `file_key_management` key file: its encrypted spaces are
+    /// read decrypted.
+    pub key_file: Option<Arc<KeyFile>>,
+    /// Where a table definition may come from besides the file.
+    pub definition: DefOpts,
 }
 
-impl<'a> OpenOptions<'a> {
-    /// Files opened through `host`, one thread, page size detected, the
-    /// system tablespace named `ibdata1`, `ibdata2`…
-    pub fn new(host: &'a dyn Host) -> Self {
+impl fmt::Debug for OpenOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenOptions")
+            .field("host", &self.host)
+            .field("threads", &self.threads)
+            .field("options", &self.options)
+            .field("data_files", &self.data_files)
+            .field("key_file", &self.key_file.is_some())
+            .field("definition", &self.definition)
+            .finish()
+    }
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions::new()
+    }
+}
+
+impl OpenOptions {
+    /// Files read whole, one thread, page size detected, the system
+    /// tablespace named `ibdata1`, `ibdata2`…, no keys, the definition
+    /// from the file (SDI), a `.frm` beside it or its datadir's
+    /// dictionary.
+    pub fn new() -> Self {
         OpenOptions {
-            host,
+            host: Arc::new(crate::host::ReadHost),
             threads: 1,
             options: Options::default(),
             data_files: None,
+            key_file: None,
+            definition: DefOpts::default(),
         }
+    }
+
+    /// Files opened through `host` (the binary maps them).
+    pub fn host(mut self, host: Arc<dyn Host>) -> Self {
+        self.host = host;
+        self
+    }
+
+    /// MySQL/Percona encrypted spaces read decrypted with the master keys
+    /// of `keyring` ([`crate::decrypt::DecryptHost`] around the host).
+    pub fn keyring(mut self, keyring: crate::decrypt::Keyring) -> Self {
+        self.host = Arc::new(crate::decrypt::DecryptHost::new(
+            Arc::clone(&self.host),
+            keyring,
+            self.options,
+        ));
+        self
+    }
+
+    /// MariaDB encrypted spaces read decrypted with `keys`.
+    pub fn key_file(mut self, keys: KeyFile) -> Self {
+        self.key_file = Some(Arc::new(keys));
+        self
     }
 
     /// With `threads` threads.
     pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// Pages of `bytes` bytes, whatever page 0 says (a damaged page 0).
+    pub fn page_size(mut self, bytes: u32) -> Self {
+        self.options.page_size = Some(bytes);
         self
     }
 
@@ -57,10 +126,49 @@ impl<'a> OpenOptions<'a> {
 
     /// With the system tablespace's data files named by `names` (the
     /// names of `innodb_data_file_path`, [`crate::instance::parse_data_file_path`]).
-    pub fn data_files(mut self, names: Option<&'a [PathBuf]>) -> Self {
+    pub fn data_files(mut self, names: Option<Vec<PathBuf>>) -> Self {
         self.data_files = names;
         self
     }
+
+    /// The datadir whose InnoDB dictionary (MySQL 5.x, MariaDB) defines
+    /// the table when the file has no SDI and no `.frm` beside it.
+    pub fn datadir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.definition.datadir = Some(dir.into());
+        self
+    }
+
+    /// The table definition from this `.frm`.
+    pub fn frm(mut self, frm: impl Into<PathBuf>) -> Self {
+        self.definition.frm = Some(frm.into());
+        self
+    }
+
+    /// The table definition from the `CREATE TABLE` statement in this
+    /// file.
+    pub fn ddl(mut self, ddl: impl Into<PathBuf>) -> Self {
+        self.definition.ddl = Some(ddl.into());
+        self
+    }
+
+    /// The borrowed form the opening functions work with.
+    fn via(&self) -> Via<'_> {
+        Via {
+            host: &*self.host,
+            threads: self.threads,
+            options: self.options,
+            spec: self.data_files.as_deref(),
+        }
+    }
+}
+
+/// [`OpenOptions`] borrowed: what opening files needs.
+#[derive(Clone, Copy)]
+pub(crate) struct Via<'a> {
+    pub(crate) host: &'a dyn Host,
+    pub(crate) threads: usize,
+    pub(crate) options: Options,
+    pub(crate) spec: Option<&'a [PathBuf]>,
 }
 
 /// An opened space's bytes: one file, or the system tablespace's data
@@ -136,16 +244,21 @@ impl Input {
 /// Opens the space in `path`: the file, or when `path` is the system
 /// tablespace's first data file and files continue it, the system
 /// tablespace ([`open_system`]).
-pub fn open(path: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenError> {
-    if !crate::instance::continuation_files_in(path, how.data_files).is_empty() {
-        return open_system(path, how);
+pub fn open(path: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
+    let how = how.via();
+    if !crate::instance::continuation_files_in(path, how.spec).is_empty() {
+        return system_via(path, &how);
     }
-    open_file(path, how)
+    file_via(path, &how)
 }
 
 /// Opens exactly the file `path` (one data file of a system tablespace is
 /// then read alone, its pages numbered from its own start).
-pub fn open_file(path: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenError> {
+pub fn open_file(path: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
+    file_via(path, &how.via())
+}
+
+fn file_via(path: &Path, how: &Via<'_>) -> Result<Input, OpenError> {
     let source = how.host.open(path, how.threads)?;
     let len = source.bytes().len() as u64;
     Ok(Input {
@@ -165,11 +278,16 @@ pub fn open_file(path: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenError>
 /// (`Host::open_joined`). A file that does not continue, is shorter than
 /// a page or cannot be opened ends the space there and is a problem.
 /// `Err` when `first` itself cannot be opened.
-pub fn open_system(first: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenError> {
+pub fn open_system(first: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
+    system_via(first, &how.via())
+}
+
+/// [`open_system`] with the options borrowed.
+pub(crate) fn system_via(first: &Path, how: &Via<'_>) -> Result<Input, OpenError> {
     let (host, threads) = (how.host, how.threads);
     let src = host.open(first, threads)?;
     let mut diagnostics = host.diagnostics();
-    let more = crate::instance::continuation_files_in(first, how.data_files);
+    let more = crate::instance::continuation_files_in(first, how.spec);
     let mut files = vec![(first.to_path_buf(), src.bytes().len() as u64)];
     let mut problems = Vec::new();
     let input = |source, files, problems, diagnostics| Input {
@@ -245,11 +363,16 @@ pub fn open_system(first: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenErr
 
 /// Opens the system tablespace of `datadir` (its first data file; or the
 /// first data file itself when `datadir_or_first` names a file).
-pub fn open_datadir(datadir_or_first: &Path, how: &OpenOptions<'_>) -> Result<Input, OpenError> {
+pub fn open_datadir(datadir_or_first: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
+    datadir_via(datadir_or_first, &how.via())
+}
+
+/// [`open_datadir`] with the options borrowed.
+pub(crate) fn datadir_via(datadir_or_first: &Path, how: &Via<'_>) -> Result<Input, OpenError> {
     let first = if datadir_or_first.is_dir() {
-        crate::instance::first_data_file(datadir_or_first, how.data_files)
+        crate::instance::first_data_file(datadir_or_first, how.spec)
     } else {
         datadir_or_first.to_path_buf()
     };
-    open_system(&first, how)
+    system_via(&first, how)
 }
