@@ -52,6 +52,8 @@ pub mod open;
 pub mod space;
 
 pub use diagnostic::Diagnostic;
+pub use ibdscope_core::crypt::keyring::Keyring;
+pub use ibdscope_core::crypt::mariadb::KeyFile;
 pub use ibdscope_core::verdict::{PageEvidence, PageJudgement, PageVerdict};
 pub use ibdscope_core::{IndexId, PageNo};
 pub use open::OpenOptions;
