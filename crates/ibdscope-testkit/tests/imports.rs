@@ -9,9 +9,14 @@
 //!   crate (a re-export in `lib.rs`) is refused; the root is the front door
 //!   for other crates only;
 //! - the crates form no cycle (`Cargo.toml`, every kind of dependency), the
-//!   page core `ibdscope` is built from no other workspace crate and
-//!   `ibdscope-render` from no `ibdscope*` crate (their `[dependencies]`;
-//!   test support in `[dev-dependencies]` is allowed).
+//!   page core `ibdscope-core` is built from no other workspace crate,
+//!   `ibdscope-render` from no `ibdscope*` crate, and the front door
+//!   `ibdscope` only from the library crates (core, schema, forensics)
+//!   (their `[dependencies]`; test support in `[dev-dependencies]` is
+//!   allowed);
+//! - the report opens a space only through the front door
+//!   (`ibdscope::open`): no `Tablespace::new`/`with_options`, no
+//!   `Host::open`/`open_joined` of its own outside tests.
 //!
 //! Code under `#[cfg(test)]` (a `mod tests { .. }` to its closing brace, a
 //! `mod tests;` file, any other item) is not read: tests may reach anywhere.
@@ -29,6 +34,7 @@ use std::path::{Path, PathBuf};
 
 /// The crates whose module rules fail the test: every crate.
 const CHECKED: &[&str] = &[
+    "ibdscope",
     "ibdscope-core",
     "ibdscope-cli",
     "ibdscope-forensics",
@@ -47,6 +53,12 @@ const CORE: &str = "ibdscope-core";
 
 /// Knows nothing of InnoDB: built from no `ibdscope*` crate.
 const RENDER: &str = "ibdscope-render";
+
+/// The front door: built from the library crates only.
+const FRONT: &str = "ibdscope";
+
+/// What the front door is built from.
+const FRONT_DEPS: &[&str] = &["ibdscope-core", "ibdscope-schema", "ibdscope-forensics"];
 
 #[test]
 fn imports() {
@@ -205,6 +217,12 @@ fn check_crate_graph(manifests: &[Manifest], failures: &mut Vec<String>) {
                     "crate {CORE} (the page core) depends on workspace crate {dep}"
                 ));
             }
+            if m.name == FRONT && !FRONT_DEPS.contains(&dep.as_str()) {
+                failures.push(format!(
+                    "crate {FRONT} (the front door) depends on {dep}: it sits on the library \
+                     crates only, below the report"
+                ));
+            }
             if m.name == RENDER && dep.starts_with("ibdscope") {
                 failures.push(format!(
                     "crate {RENDER} depends on {dep}: it knows nothing of InnoDB"
@@ -216,6 +234,53 @@ fn check_crate_graph(manifests: &[Manifest], failures: &mut Vec<String>) {
     for (cycle, _) in cycles(&graph) {
         failures.push(format!("crate cycle: {}", cycle.join(" -> ")));
     }
+}
+
+// ---------------------------------------------------------------------------
+// One way to open a space.
+
+/// Opening a space outside the front door: what the report must not
+/// write outside its tests.
+const OPENS: &[&str] = &[
+    "Tablespace::new(",
+    "Tablespace::with_options(",
+    "host.open(",
+    ".open_joined(",
+];
+
+/// Report files that still open a space themselves, and why: none but the
+/// version history, which moves into `ibdscope-forensics` (its opening
+/// goes with it).
+const OPENS_LATER: &[&str] = &["cmd/history.rs"];
+
+#[test]
+fn the_report_opens_spaces_through_the_front_door() {
+    let src = ibdscope_testkit::root().join("crates/ibdscope-report/src");
+    let mut files = Vec::new();
+    rust_files(&src, &src, &mut files);
+    assert!(!files.is_empty(), "no source under {}", src.display());
+    let mut found = Vec::new();
+    for rel in &files {
+        let shown = rel.display().to_string();
+        if OPENS_LATER.contains(&shown.as_str()) {
+            continue;
+        }
+        let text = fs::read_to_string(src.join(rel)).expect("report source");
+        let code: String = blank(&text).into_iter().collect();
+        // The file's tests (a `#[cfg(test)]` module at its end) may open
+        // what they build.
+        let code = code.split("\n#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            for o in OPENS.iter().filter(|o| line.contains(*o)) {
+                found.push(format!("src/{shown}:{}: {o}", n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the report opens a space outside ibdscope::open:\n  {}",
+        found.join("\n  ")
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -6,29 +6,12 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::host::Host;
+pub use crate::open::DefOpts;
 use ibdscope_core::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
 use ibdscope_forensics::dict::DictTable;
 use ibdscope_schema::frm::Frm;
 use ibdscope_schema::table::{DefSource, FromSpaceError, RowFormat, TableDef};
 use std::path::{Path, PathBuf};
-
-/// Where a table definition may come from besides the file itself (the
-/// CLI's `--frm`, `--ddl`, `--datadir`, `--table`); the default: the SDI
-/// in the file, else `<name>.frm` beside it, else the dictionary of the
-/// datadir holding it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DefOpts {
-    /// `--frm`.
-    pub frm: Option<PathBuf>,
-    /// `--ddl`.
-    pub ddl: Option<PathBuf>,
-    /// `--datadir`: the datadir whose InnoDB dictionary (MySQL ≤ 5.7,
-    /// MariaDB) defines the table when the file has no SDI and no `.frm`.
-    pub datadir: Option<PathBuf>,
-    /// `--table DB/NAME`: the dictionary's table of that name (a table in
-    /// the system tablespace, read from `ibdata1`).
-    pub table: Option<String>,
-}
 
 /// A table definition and where it came from.
 #[derive(Clone)]

@@ -14,75 +14,10 @@ use std::path::{Path, PathBuf};
 /// Columns whose type the dictionary does not fully give, and why.
 pub type DictNotes = Vec<(String, String)>;
 
-/// The most data files a system tablespace is read from.
-const MAX_DATA_FILES: u32 = 1000;
-
-/// The files that continue `path` (`ibdata1`): `ibdata2`, `ibdata3`… beside
-/// it, as long as they exist. Empty for any other file name.
-pub fn continuation_files(path: &Path) -> Vec<PathBuf> {
-    continuation_files_in(path, None)
-}
-
-/// [`continuation_files`] under a `--data-file-path` (`spec`, the file
-/// names of `innodb_data_file_path` in order): when `path` is named like
-/// the first, the others (beside it, or absolute), every one listed (a
-/// missing one is then a finding, not the end of a guess).
-pub fn continuation_files_in(path: &Path, spec: Option<&[PathBuf]>) -> Vec<PathBuf> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    if let Some(names) = spec {
-        let first = names.first().and_then(|n| n.file_name());
-        if first.is_none() || path.file_name() != first {
-            return Vec::new();
-        }
-        return names.iter().skip(1).map(|n| dir.join(n)).collect();
-    }
-    if path.file_name().and_then(|n| n.to_str()) != Some("ibdata1") {
-        return Vec::new();
-    }
-    (2..MAX_DATA_FILES)
-        .map(|n| dir.join(format!("ibdata{n}")))
-        .take_while(|p| p.is_file())
-        .collect()
-}
-
-/// The first data file of the system tablespace in `datadir`: `ibdata1`,
-/// or the first name of a `--data-file-path`.
-pub fn first_data_file(datadir: &Path, spec: Option<&[PathBuf]>) -> PathBuf {
-    match spec.and_then(|n| n.first()) {
-        Some(n) => datadir.join(n),
-        None => datadir.join("ibdata1"),
-    }
-}
-
-/// Parses a `--data-file-path` as `innodb_data_file_path` is written:
-/// `file_name:file_size[:autoextend[:max:max_file_size]]` entries separated
-/// by `;`; only the names are kept (sizes are what the files hold). Raw
-/// partitions (`newraw`, `raw`) are refused.
-pub fn parse_data_file_path(spec: &str) -> Result<Vec<PathBuf>, String> {
-    let mut names = Vec::new();
-    for entry in spec.split(';').map(str::trim).filter(|e| !e.is_empty()) {
-        let mut parts = entry.split(':');
-        let name = parts.next().unwrap_or("").trim();
-        let size = parts.next().unwrap_or("").trim();
-        if name.is_empty() || size.is_empty() {
-            return Err(format!(
-                "'{entry}': an innodb_data_file_path entry is file_name:file_size[:autoextend]"
-            ));
-        }
-        let size = size.to_ascii_lowercase();
-        if size.ends_with("newraw") || size.ends_with("raw") {
-            return Err(format!("'{entry}': raw partitions are not read"));
-        }
-        names.push(PathBuf::from(name));
-    }
-    if names.is_empty() {
-        return Err("an empty innodb_data_file_path".into());
-    }
-    if names.len() >= MAX_DATA_FILES as usize {
-        return Err(format!("more than {MAX_DATA_FILES} data files"));
-    }
-    Ok(names)
-}
+// Which files make the system tablespace is part of opening it.
+pub use crate::open::{
+    continuation_files, continuation_files_in, first_data_file, parse_data_file_path,
+};
 
 /// The system tablespace: its data files as one space, opened by
 /// [`crate::open::open_system`].
@@ -238,42 +173,5 @@ pub fn table_for<'d>(d: &'d Dictionary, ibd: &Path, space: u32) -> Option<&'d Di
     match by_space.as_slice() {
         [one] => Some(one),
         _ => d.tables.iter().find(|t| t.name == name.as_bytes()),
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn data_file_path_names_as_the_server_writes_them() {
-        // innodb_data_file_path: file_name:file_size[:autoextend[:max:max_file_size]]
-        // (mysql-server 5.7 storage/innobase/fsp/fsp0space.cc, srv0start.cc).
-        assert_eq!(
-            parse_data_file_path("ibdata1:12M;ibdata2:12M:autoextend").unwrap(),
-            vec![PathBuf::from("ibdata1"), PathBuf::from("ibdata2")]
-        );
-        assert_eq!(
-            parse_data_file_path("ibd_a:10M:autoextend:max:500M").unwrap(),
-            vec![PathBuf::from("ibd_a")]
-        );
-        assert!(parse_data_file_path("").is_err());
-        assert!(parse_data_file_path("ibdata1").is_err());
-        assert!(parse_data_file_path("/dev/sdb:10Gnewraw").is_err());
-        let spec = [PathBuf::from("ibd_a"), PathBuf::from("ibd_b")];
-        assert_eq!(
-            continuation_files_in(Path::new("/d/ibd_a"), Some(&spec)),
-            vec![PathBuf::from("/d/ibd_b")]
-        );
-        assert!(continuation_files_in(Path::new("/d/ibdata1"), Some(&spec)).is_empty());
-        assert_eq!(
-            first_data_file(Path::new("/d"), Some(&spec)),
-            PathBuf::from("/d/ibd_a")
-        );
-        assert_eq!(
-            first_data_file(Path::new("/d"), None),
-            PathBuf::from("/d/ibdata1")
-        );
     }
 }

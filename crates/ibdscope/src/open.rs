@@ -8,7 +8,6 @@
 //! ([`Source::zero_ranges`]) are applied there, so every command reads a
 //! space the same way.
 
-use crate::definition::DefOpts;
 use crate::diagnostic::Diagnostic;
 use crate::host::{Host, OpenError, Source};
 use ibdscope_core::crypt::mariadb::KeyFile;
@@ -125,7 +124,7 @@ impl OpenOptions {
     }
 
     /// With the system tablespace's data files named by `names` (the
-    /// names of `innodb_data_file_path`, [`crate::instance::parse_data_file_path`]).
+    /// names of `innodb_data_file_path`, [`parse_data_file_path`]).
     pub fn data_files(mut self, names: Option<Vec<PathBuf>>) -> Self {
         self.data_files = names;
         self
@@ -169,6 +168,24 @@ pub(crate) struct Via<'a> {
     pub(crate) threads: usize,
     pub(crate) options: Options,
     pub(crate) spec: Option<&'a [PathBuf]>,
+}
+
+/// Where a table definition may come from besides the file itself (the
+/// CLI's `--frm`, `--ddl`, `--datadir`, `--table`); the default: the SDI
+/// in the file, else `<name>.frm` beside it, else the dictionary of the
+/// datadir holding it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DefOpts {
+    /// `--frm`.
+    pub frm: Option<PathBuf>,
+    /// `--ddl`.
+    pub ddl: Option<PathBuf>,
+    /// `--datadir`: the datadir whose InnoDB dictionary (MySQL ≤ 5.7,
+    /// MariaDB) defines the table when the file has no SDI and no `.frm`.
+    pub datadir: Option<PathBuf>,
+    /// `--table DB/NAME`: the dictionary's table of that name (a table in
+    /// the system tablespace, read from `ibdata1`).
+    pub table: Option<String>,
 }
 
 /// An opened space's bytes: one file, or the system tablespace's data
@@ -246,7 +263,7 @@ impl Input {
 /// tablespace ([`open_system`]).
 pub fn open(path: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
     let how = how.via();
-    if !crate::instance::continuation_files_in(path, how.spec).is_empty() {
+    if !continuation_files_in(path, how.spec).is_empty() {
         return system_via(path, &how);
     }
     file_via(path, &how)
@@ -287,7 +304,7 @@ pub(crate) fn system_via(first: &Path, how: &Via<'_>) -> Result<Input, OpenError
     let (host, threads) = (how.host, how.threads);
     let src = host.open(first, threads)?;
     let mut diagnostics = host.diagnostics();
-    let more = crate::instance::continuation_files_in(first, how.spec);
+    let more = continuation_files_in(first, how.spec);
     let mut files = vec![(first.to_path_buf(), src.bytes().len() as u64)];
     let mut problems = Vec::new();
     let input = |source, files, problems, diagnostics| Input {
@@ -370,9 +387,116 @@ pub fn open_datadir(datadir_or_first: &Path, how: &OpenOptions) -> Result<Input,
 /// [`open_datadir`] with the options borrowed.
 pub(crate) fn datadir_via(datadir_or_first: &Path, how: &Via<'_>) -> Result<Input, OpenError> {
     let first = if datadir_or_first.is_dir() {
-        crate::instance::first_data_file(datadir_or_first, how.spec)
+        first_data_file(datadir_or_first, how.spec)
     } else {
         datadir_or_first.to_path_buf()
     };
     system_via(&first, how)
+}
+
+/// The most data files a system tablespace is read from.
+const MAX_DATA_FILES: u32 = 1000;
+
+/// The files that continue `path` (`ibdata1`): `ibdata2`, `ibdata3`… beside
+/// it, as long as they exist. Empty for any other file name.
+pub fn continuation_files(path: &Path) -> Vec<PathBuf> {
+    continuation_files_in(path, None)
+}
+
+/// [`continuation_files`] under a `--data-file-path` (`spec`, the file
+/// names of `innodb_data_file_path` in order): when `path` is named like
+/// the first, the others (beside it, or absolute), every one listed (a
+/// missing one is then a finding, not the end of a guess).
+pub fn continuation_files_in(path: &Path, spec: Option<&[PathBuf]>) -> Vec<PathBuf> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    if let Some(names) = spec {
+        let first = names.first().and_then(|n| n.file_name());
+        if first.is_none() || path.file_name() != first {
+            return Vec::new();
+        }
+        return names.iter().skip(1).map(|n| dir.join(n)).collect();
+    }
+    if path.file_name().and_then(|n| n.to_str()) != Some("ibdata1") {
+        return Vec::new();
+    }
+    (2..MAX_DATA_FILES)
+        .map(|n| dir.join(format!("ibdata{n}")))
+        .take_while(|p| p.is_file())
+        .collect()
+}
+
+/// The first data file of the system tablespace in `datadir`: `ibdata1`,
+/// or the first name of a `--data-file-path`.
+pub fn first_data_file(datadir: &Path, spec: Option<&[PathBuf]>) -> PathBuf {
+    match spec.and_then(|n| n.first()) {
+        Some(n) => datadir.join(n),
+        None => datadir.join("ibdata1"),
+    }
+}
+
+/// Parses a `--data-file-path` as `innodb_data_file_path` is written:
+/// `file_name:file_size[:autoextend[:max:max_file_size]]` entries separated
+/// by `;`; only the names are kept (sizes are what the files hold). Raw
+/// partitions (`newraw`, `raw`) are refused.
+pub fn parse_data_file_path(spec: &str) -> Result<Vec<PathBuf>, String> {
+    let mut names = Vec::new();
+    for entry in spec.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let mut parts = entry.split(':');
+        let name = parts.next().unwrap_or("").trim();
+        let size = parts.next().unwrap_or("").trim();
+        if name.is_empty() || size.is_empty() {
+            return Err(format!(
+                "'{entry}': an innodb_data_file_path entry is file_name:file_size[:autoextend]"
+            ));
+        }
+        let size = size.to_ascii_lowercase();
+        if size.ends_with("newraw") || size.ends_with("raw") {
+            return Err(format!("'{entry}': raw partitions are not read"));
+        }
+        names.push(PathBuf::from(name));
+    }
+    if names.is_empty() {
+        return Err("an empty innodb_data_file_path".into());
+    }
+    if names.len() >= MAX_DATA_FILES as usize {
+        return Err(format!("more than {MAX_DATA_FILES} data files"));
+    }
+    Ok(names)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_file_path_names_as_the_server_writes_them() {
+        // innodb_data_file_path: file_name:file_size[:autoextend[:max:max_file_size]]
+        // (mysql-server 5.7 storage/innobase/fsp/fsp0space.cc, srv0start.cc).
+        assert_eq!(
+            parse_data_file_path("ibdata1:12M;ibdata2:12M:autoextend").unwrap(),
+            vec![PathBuf::from("ibdata1"), PathBuf::from("ibdata2")]
+        );
+        assert_eq!(
+            parse_data_file_path("ibd_a:10M:autoextend:max:500M").unwrap(),
+            vec![PathBuf::from("ibd_a")]
+        );
+        assert!(parse_data_file_path("").is_err());
+        assert!(parse_data_file_path("ibdata1").is_err());
+        assert!(parse_data_file_path("/dev/sdb:10Gnewraw").is_err());
+        let spec = [PathBuf::from("ibd_a"), PathBuf::from("ibd_b")];
+        assert_eq!(
+            continuation_files_in(Path::new("/d/ibd_a"), Some(&spec)),
+            vec![PathBuf::from("/d/ibd_b")]
+        );
+        assert!(continuation_files_in(Path::new("/d/ibdata1"), Some(&spec)).is_empty());
+        assert_eq!(
+            first_data_file(Path::new("/d"), Some(&spec)),
+            PathBuf::from("/d/ibd_a")
+        );
+        assert_eq!(
+            first_data_file(Path::new("/d"), None),
+            PathBuf::from("/d/ibdata1")
+        );
+    }
 }

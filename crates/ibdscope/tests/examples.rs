@@ -80,12 +80,11 @@ fn cli(args: &[&str], file: &Path, key: Option<&Path>) -> Value {
     json::parse(&out.stdout).unwrap_or_else(|e| panic!("ibdscope {args:?}: not JSON: {e}"))
 }
 
+/// An example's `run`.
+type Run = fn(&[String], &mut dyn std::io::Write) -> Result<(), Box<dyn std::error::Error>>;
+
 /// An example's output on `file` (with `key`), as lines.
-fn example(
-    run: fn(&[String], &mut dyn std::io::Write) -> Result<(), Box<dyn std::error::Error>>,
-    file: &Path,
-    key: Option<&Path>,
-) -> Vec<String> {
+fn example(run: Run, file: &Path, key: Option<&Path>) -> Vec<String> {
     let mut args = vec![file.to_string_lossy().into_owned()];
     args.extend(key.map(|k| k.to_string_lossy().into_owned()));
     let mut out = Vec::new();
