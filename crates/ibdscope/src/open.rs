@@ -90,6 +90,8 @@ impl OpenOptions {
 
     /// MySQL/Percona encrypted spaces read decrypted with the master keys
     /// of `keyring` ([`crate::decrypt::DecryptHost`] around the host).
+    /// Give the host and the page size first: the keyring wraps the host
+    /// set so far, and reads page 0 with the options set so far.
     pub fn keyring(mut self, keyring: crate::decrypt::Keyring) -> Self {
         self.host = Arc::new(crate::decrypt::DecryptHost::new(
             Arc::clone(&self.host),
