@@ -24,6 +24,12 @@ pub fn say(diags: &[Diagnostic]) {
     }
 }
 
+/// Says one diagnostic on stderr: the sink every `Analysis` of the report
+/// is given (`Analysis::with_sink`).
+pub fn say_one(d: &Diagnostic) {
+    say(std::slice::from_ref(d));
+}
+
 /// Opens the space `path` names ([`ibdscope::open::open`]: a file, or the
 /// system tablespace named by its first data file), saying what the host
 /// had to tell.

@@ -50,7 +50,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 let keys = super::key_finding(path, ts, opts);
                 one(
                     opts,
-                    &Analysis::new(path, ts, ts, *engine, Default::default()),
+                    &Analysis::new(path, ts, ts, *engine, Default::default())
+                        .with_sink(&crate::open::say_one),
                     out,
                 )
                 .map(|o| o.max(keys))

@@ -210,7 +210,10 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let analyses: Vec<Analysis<'_>> = spaces
         .iter()
         .zip(&logicals)
-        .map(|((path, ts), logical)| Analysis::new(path, ts, logical, engine, DefOpts::default()))
+        .map(|((path, ts), logical)| {
+            Analysis::new(path, ts, logical, engine, DefOpts::default())
+                .with_sink(&crate::open::say_one)
+        })
         .collect();
     let slots: Vec<Vec<IndexId>> = analyses.iter().map(|a| index_slots(a.map())).collect();
     let n_slots = slots.iter().map(Vec::len).max().unwrap_or(0);

@@ -87,7 +87,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 // These read the pages as stored.
                 Cmd::Info | Cmd::Pages { .. } | Cmd::Types | Cmd::Check | Cmd::Lsn => {
                     let a = Analysis::new(path, ts, ts, *engine, def)
-                        .with_host(&*opts.host, opts.data_files.as_deref());
+                        .with_host(&*opts.host, opts.data_files.as_deref())
+                        .with_sink(&crate::open::say_one);
                     let mut keys = key_finding(path, ts, opts);
                     if matches!(opts.cmd, Cmd::Lsn) {
                         // The map with the key: a page only its decrypted
@@ -134,13 +135,10 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         }
                     }
                     let keys = opts.key_file.as_ref();
-                    let say = |d: &ibdscope::diagnostic::Diagnostic| {
-                        crate::open::say(std::slice::from_ref(d))
-                    };
                     with_logical(path, ts, engine, keys, |lts, summary| {
                         let a = Analysis::new(path, ts, lts, *engine, def)
                             .with_host(&*opts.host, opts.data_files.as_deref())
-                            .with_sink(&say);
+                            .with_sink(&crate::open::say_one);
                         if let Some(s) = summary {
                             a.set_summary(s);
                         }
