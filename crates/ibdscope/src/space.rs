@@ -110,7 +110,6 @@ impl File {
         let engine = Engine::new(how.threads);
         let keys = how.key_file.as_deref();
         let logical = crate::logical::expand(path, &ts, &engine, keys, &mut diagnostics);
-        diagnostics.extend(crate::logical::key_finding(path, &ts, keys));
         drop(ts);
         Ok(File {
             path: path.to_path_buf(),
