@@ -76,7 +76,7 @@ impl PageVerdict {
         }
     }
     /// Zeroed, torn or corrupt.
-    pub(crate) fn is_damaged(self) -> bool {
+    pub fn is_damaged(self) -> bool {
         matches!(
             self,
             PageVerdict::Zeroed | PageVerdict::Torn | PageVerdict::Corrupt

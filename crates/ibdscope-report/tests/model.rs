@@ -4,9 +4,9 @@
 //! page (a copy with flipped bytes in two leaf pages), and the end of the
 //! file (a copy cut mid-file), through every command in process.
 
+use ibdscope::analysis::Analysis;
 use ibdscope_core::{Engine, IndexId, Tablespace};
 use ibdscope_prims::json;
-use ibdscope_report::analysis::Analysis;
 use ibdscope_report::args::{Cmd, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_report::{run, Outcome};

@@ -10,9 +10,14 @@
 //!   for other crates only;
 //! - the crates form no cycle (`Cargo.toml`, every kind of dependency), the
 //!   page core `ibdscope-core` is built from no other workspace crate but
-//!   the internal ones ([`INTERNAL`]), which are built from none, and
-//!   `ibdscope-render` from no `ibdscope*` crate (their `[dependencies]`;
-//!   test support in `[dev-dependencies]` is allowed).
+//!   the internal ones ([`INTERNAL`]), which are built from none,
+//!   `ibdscope-render` from no `ibdscope*` crate, and the front door
+//!   `ibdscope` only from the library crates (core, schema, forensics, the
+//!   internal ones) (their `[dependencies]`; test support in
+//!   `[dev-dependencies]` is allowed);
+//! - the report opens a space only through the front door
+//!   (`ibdscope::open`): no `Tablespace::new`/`with_options`, no
+//!   `Host::open`/`open_joined` of its own outside tests.
 //!
 //! Code under `#[cfg(test)]` (a `mod tests { .. }` to its closing brace, a
 //! `mod tests;` file, any other item) is not read: tests may reach anywhere.
@@ -32,6 +37,7 @@ use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, T
 
 /// The crates whose module rules fail the test: every crate.
 const CHECKED: &[&str] = &[
+    "ibdscope",
     "ibdscope-core",
     "ibdscope-cli",
     "ibdscope-forensics",
@@ -55,6 +61,12 @@ const INTERNAL: &[&str] = &["ibdscope-prims"];
 
 /// Knows nothing of InnoDB: built from no `ibdscope*` crate.
 const RENDER: &str = "ibdscope-render";
+
+/// The front door: built from the library crates only.
+const FRONT: &str = "ibdscope";
+
+/// What the front door is built from.
+const FRONT_DEPS: &[&str] = &["ibdscope-core", "ibdscope-schema", "ibdscope-forensics"];
 
 #[test]
 fn imports() {
@@ -216,6 +228,15 @@ fn check_crate_graph(manifests: &[Manifest], failures: &mut Vec<String>) {
                     m.name
                 ));
             }
+            if m.name == FRONT
+                && !FRONT_DEPS.contains(&dep.as_str())
+                && !INTERNAL.contains(&dep.as_str())
+            {
+                failures.push(format!(
+                    "crate {FRONT} (the front door) depends on {dep}: it sits on the library \
+                     crates only, below the report"
+                ));
+            }
             if m.name == RENDER && dep.starts_with("ibdscope") {
                 failures.push(format!(
                     "crate {RENDER} depends on {dep}: it knows nothing of InnoDB"
@@ -227,6 +248,53 @@ fn check_crate_graph(manifests: &[Manifest], failures: &mut Vec<String>) {
     for (cycle, _) in cycles(&graph) {
         failures.push(format!("crate cycle: {}", cycle.join(" -> ")));
     }
+}
+
+// ---------------------------------------------------------------------------
+// One way to open a space.
+
+/// Opening a space outside the front door: what the report must not
+/// write outside its tests.
+const OPENS: &[&str] = &[
+    "Tablespace::new(",
+    "Tablespace::with_options(",
+    "host.open(",
+    ".open_joined(",
+];
+
+/// Report files that still open a space themselves, and why: none but the
+/// version history, which moves into `ibdscope-forensics` (its opening
+/// goes with it).
+const OPENS_LATER: &[&str] = &["cmd/history.rs"];
+
+#[test]
+fn the_report_opens_spaces_through_the_front_door() {
+    let src = ibdscope_testkit::root().join("crates/ibdscope-report/src");
+    let mut files = Vec::new();
+    rust_files(&src, &src, &mut files);
+    assert!(!files.is_empty(), "no source under {}", src.display());
+    let mut found = Vec::new();
+    for rel in &files {
+        let shown = rel.display().to_string();
+        if OPENS_LATER.contains(&shown.as_str()) {
+            continue;
+        }
+        let text = fs::read_to_string(src.join(rel)).expect("report source");
+        let code: String = blank(&text).into_iter().collect();
+        // The file's tests (a `#[cfg(test)]` module at its end) may open
+        // what they build.
+        let code = code.split("\n#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            for o in OPENS.iter().filter(|o| line.contains(*o)) {
+                found.push(format!("src/{shown}:{}: {o}", n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the report opens a space outside ibdscope::open:\n  {}",
+        found.join("\n  ")
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -2,11 +2,11 @@
 //! its FIL header and checksum, and for a B-tree page its index, level,
 //! records and fill from its INDEX header.
 
-use crate::analysis::{Analysis, SDI_INDEX_ID};
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::Link;
+use ibdscope::analysis::{Analysis, SDI_INDEX_ID};
 use ibdscope_core::checksum::Verdict;
 use ibdscope_core::index::IndexHeader;
 use ibdscope_core::space::PageProblem;
@@ -148,7 +148,8 @@ impl TextNames<'_> {
         let i = match self.shown.iter().position(|(i, _)| *i == id) {
             Some(i) => i,
             None => {
-                self.shown.push((id, crate::names::name(name).to_string()));
+                self.shown
+                    .push((id, ibdscope::names::name(name).to_string()));
                 self.shown.len() - 1
             }
         };
@@ -248,7 +249,7 @@ pub fn run(
                 .ok()
                 .into_iter()
                 .flat_map(|d| d.table.indexes.iter())
-                .map(|ix| crate::names::name(&ix.name).to_string().chars().count())
+                .map(|ix| ibdscope::names::name(&ix.name).to_string().chars().count())
                 .max()
                 .unwrap_or(0)
                 .max(4);
