@@ -6,7 +6,7 @@
 //!
 //! The crate's other error types are not about the file: each is about one
 //! input of its own and carries an offset into it, printed its own way.
-//! [`crate::inflate::InflateError`] is about a zlib stream (the compressed
+//! `ibdscope_codec::inflate::InflateError` is about a zlib stream (the compressed
 //! byte), [`crate::pagecomp::PageCompError`] about one page_compressed page
 //! (the byte in the page; it holds the stream's kind when inflating
 //! failed), and [`crate::record::RecError`] about one record chain (the page

@@ -86,8 +86,8 @@
 //! - [`index`]: the INDEX page header; [`record`]: records, the record and
 //!   free chains and the directory ([`RecPage`]); [`layout`]: where each
 //!   byte of an index page belongs;
-//! - [`pagecomp`]: MariaDB page_compressed pages; [`inflate`]: the zlib
-//!   decoder they and ROW_FORMAT=COMPRESSED pages need;
+//! - [`pagecomp`]: MariaDB page_compressed pages (their decoders are the
+//!   internal crate `ibdscope-codec`);
 //! - [`bytes`]: bounds-checked big-endian reads.
 //!
 //! The structure of the whole space:
@@ -105,7 +105,6 @@ mod bits;
 pub mod btree;
 pub mod bytes;
 pub mod checksum;
-pub mod codec;
 pub mod crc32c;
 pub mod crypt;
 pub mod crypt_data;
@@ -117,7 +116,6 @@ pub mod flst;
 pub mod fsp;
 mod ids;
 pub mod index;
-pub mod inflate;
 pub mod inode;
 pub mod json;
 pub mod layout;

@@ -97,7 +97,7 @@ fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
 #[derive(Debug, Default)]
 pub struct Judge {
     inflated: Vec<u8>,
-    scratch: crate::codec::Scratch,
+    scratch: crate::pagecomp::Scratch,
 }
 
 impl Judge {

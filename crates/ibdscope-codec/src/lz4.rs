@@ -20,7 +20,7 @@
 //! literals (a match may not end past `limit − 5`), and a sequence whose
 //! literals end past `limit − 12` must be the last.
 
-use super::{copy_match, push_literals, CodecError, CodecErrorKind};
+use crate::common::{copy_match, push_literals, CodecError, CodecErrorKind};
 
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.
@@ -95,7 +95,7 @@ fn extra_length(input: &[u8], ip: &mut usize) -> Result<usize, CodecError> {
 )]
 mod tests {
     use super::*;
-    use crate::codec::tests_vectors::{check_reference, Cuts};
+    use crate::common::tests_vectors::{check_reference, Cuts};
 
     /// The block inside `lz4 -9 --no-frame-crc -BD ...` output: see
     /// `tests_vectors`.

@@ -24,7 +24,7 @@
 //! `0x11 0x00 0x00`, and the safe decoder returns `LZO_E_OK` only when the
 //! marker is the last input byte.
 
-use super::{copy_match, push_literals, CodecError, CodecErrorKind};
+use crate::common::{copy_match, push_literals, CodecError, CodecErrorKind};
 
 /// What the next instruction byte means.
 #[derive(Clone, Copy)]
@@ -177,7 +177,7 @@ impl Reader<'_> {
 )]
 mod tests {
     use super::*;
-    use crate::codec::tests_vectors::{check_reference, Cuts};
+    use crate::common::tests_vectors::{check_reference, Cuts};
 
     #[test]
     fn reference_stream_decodes_to_the_original() {

@@ -34,7 +34,7 @@
 //! (every 5 block bytes give at least 4 output bytes) is refused before it
 //! is stored.
 
-use super::{CodecError, CodecErrorKind, Scratch};
+use crate::common::{CodecError, CodecErrorKind, Scratch};
 
 const BLOCK_MAGIC: u64 = 0x3141_5926_5359;
 const END_MAGIC: u64 = 0x1772_4538_5090;
@@ -473,7 +473,7 @@ const CRC_TABLE: [u32; 256] = {
 )]
 mod tests {
     use super::*;
-    use crate::codec::tests_vectors::{read_vector, ORIGINAL};
+    use crate::common::tests_vectors::{read_vector, ORIGINAL};
 
     #[test]
     fn crc_of_the_check_string() {

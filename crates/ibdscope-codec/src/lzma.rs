@@ -40,7 +40,7 @@
 //! probabilities (at most 0x300 · 16 with lc + lp ≤ 4) live in
 //! [`Scratch`]; the rest of the model is on the stack.
 
-use super::{copy_match, crc32_ieee, push_literals, CodecError, CodecErrorKind, Scratch};
+use crate::common::{copy_match, crc32_ieee, push_literals, CodecError, CodecErrorKind, Scratch};
 
 const MAGIC: [u8; 6] = [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00];
 const FILTER_LZMA2: u64 = 0x21;
@@ -770,7 +770,7 @@ impl Lzma<'_> {
 )]
 mod tests {
     use super::*;
-    use crate::codec::tests_vectors::{read_vector, ORIGINAL};
+    use crate::common::tests_vectors::{read_vector, ORIGINAL};
 
     #[test]
     fn check_values() {

@@ -16,7 +16,7 @@
 //! A copy may overlap its own output; offset 0 is invalid. The elements
 //! must produce exactly the stated length.
 
-use super::{copy_match, push_literals, CodecError, CodecErrorKind};
+use crate::common::{copy_match, push_literals, CodecError, CodecErrorKind};
 
 /// Decodes a raw Snappy stream (all of `input`), appending at most `limit`
 /// bytes to `out`. Returns the bytes produced.
@@ -103,7 +103,7 @@ fn varint(input: &[u8]) -> Result<(usize, usize), CodecError> {
 )]
 mod tests {
     use super::*;
-    use crate::codec::tests_vectors::{check_reference, Cuts};
+    use crate::common::tests_vectors::{check_reference, Cuts};
 
     #[test]
     fn reference_stream_decodes_to_the_original() {

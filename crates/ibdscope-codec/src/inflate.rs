@@ -151,7 +151,7 @@ fn zlib(
     };
     let stored = trailer.iter().fold(0u32, |a, &b| a << 8 | u32::from(b));
     let produced = out.get(start..).unwrap_or(&[]);
-    if crate::checksum::adler32(1, produced) != stored {
+    if adler32(1, produced) != stored {
         return Err(err(InflateErrorKind::AdlerMismatch, end));
     }
     Ok(end.saturating_add(4))
@@ -514,6 +514,23 @@ impl State<'_, '_> {
             }
         }
     }
+}
+
+/// Adler-32 continued from `adler` (zlib's `adler32`).
+pub fn adler32(adler: u32, data: &[u8]) -> u32 {
+    const MOD: u32 = 65521;
+    let mut a = adler & 0xFFFF;
+    let mut b = adler >> 16;
+    // 5552 bytes is the most zlib sums before reducing without overflow.
+    for chunk in data.chunks(5552) {
+        for &x in chunk {
+            a = a.wrapping_add(u32::from(x));
+            b = b.wrapping_add(a);
+        }
+        a %= MOD;
+        b %= MOD;
+    }
+    (b << 16) | a
 }
 
 #[cfg(test)]
