@@ -78,6 +78,247 @@ impl Scratch {
     }
 }
 
+/// Bytes a [`Sink`] keeps written past its logical end, so that copies can
+/// move whole 16-byte words and stop anywhere inside the last one.
+pub(crate) const SLACK: usize = 64;
+
+/// The output window of one decoder run: a zero-filled slice of the
+/// caller's `Vec` (from where the call started), with [`SLACK`] bytes past
+/// `end`, the limit of this run. Every write is bounds-checked (`get`);
+/// a copy checks its room once ([`Sink::reserve`]) and then moves whole
+/// words. The slice (not the `Vec`) is what the loops write through, so
+/// its address and length stay in registers. See [`grow_run`].
+pub(crate) struct Sink<'a> {
+    pub(crate) buf: &'a mut [u8],
+    /// Where the next byte goes.
+    pub(crate) pos: usize,
+    /// The logical end may not pass it (≤ `buf.len() - SLACK`).
+    pub(crate) end: usize,
+}
+
+/// Runs `decode` over a [`Sink`] appended to `out`: first sized to
+/// `limit` when that is at most 256 KiB (a page), else to `hint` (at least
+/// 4 KiB), and when the run stops at that size
+/// with an output-limit error (`is_limit`) while `limit` allows more,
+/// again from the start with four times the room. `out` then holds what
+/// the last run wrote, never more than `limit` bytes, on success and on
+/// error alike. A caller whose limit is the size it expects (a page)
+/// decodes once.
+pub(crate) fn grow_run<T, E>(
+    out: &mut Vec<u8>,
+    limit: usize,
+    hint: usize,
+    is_limit: impl Fn(&E) -> bool,
+    mut decode: impl FnMut(&mut Sink<'_>) -> Result<T, E>,
+) -> Result<T, E> {
+    let start = out.len();
+    // A page-sized limit is the size expected: one run.
+    let mut size = if limit <= 1 << 18 {
+        limit
+    } else {
+        limit.min(hint.max(4096))
+    };
+    loop {
+        out.resize(start.saturating_add(size).saturating_add(SLACK), 0);
+        let mut sink = Sink {
+            buf: out.get_mut(start..).unwrap_or_default(),
+            pos: 0,
+            end: size,
+        };
+        let r = decode(&mut sink);
+        let written = sink.pos;
+        match r {
+            Err(e) if is_limit(&e) && size < limit => {
+                size = size.saturating_mul(4).min(limit);
+            }
+            r => {
+                out.truncate(start.saturating_add(written.min(size)));
+                return r;
+            }
+        }
+    }
+}
+
+impl Sink<'_> {
+    /// Bytes written so far.
+    #[inline]
+    pub(crate) fn produced(&self) -> usize {
+        self.pos
+    }
+
+    /// Checks that `n` more bytes (and the slack after them) fit, or fails
+    /// with `OutputLimit`.
+    #[inline]
+    pub(crate) fn reserve(&self, n: usize) -> Result<(), CodecErrorKind> {
+        if n > self.end.saturating_sub(self.pos) {
+            return Err(CodecErrorKind::OutputLimit);
+        }
+        Ok(())
+    }
+
+    /// Appends one byte (after [`Sink::reserve`]).
+    #[inline]
+    pub(crate) fn put(&mut self, b: u8) {
+        if let Some(x) = self.buf.get_mut(self.pos) {
+            *x = b;
+        }
+        self.pos = self.pos.saturating_add(1);
+    }
+
+    /// Appends `lit`.
+    #[inline]
+    pub(crate) fn literals(&mut self, lit: &[u8]) -> Result<(), CodecErrorKind> {
+        self.reserve(lit.len())?;
+        let end = self.pos.saturating_add(lit.len());
+        if let Some(d) = self.buf.get_mut(self.pos..end) {
+            d.copy_from_slice(lit);
+        }
+        self.pos = end;
+        Ok(())
+    }
+
+    /// Appends the first `n` bytes of `src`, which holds at least 16
+    /// (`n` ≤ 16): one 16-byte move, its tail left in the slack.
+    #[inline(always)]
+    pub(crate) fn literals16(&mut self, src: &[u8], n: usize) -> Result<(), CodecErrorKind> {
+        self.reserve(n)?;
+        if let (Some(s), Some(d)) = (
+            src.get(..16),
+            self.buf.get_mut(self.pos..self.pos.saturating_add(16)),
+        ) {
+            d.copy_from_slice(s);
+        }
+        self.pos = self.pos.saturating_add(n);
+        Ok(())
+    }
+
+    /// [`Sink::copy`] for the common short match (`len` ≤ 24, `dist` ≥ 8):
+    /// three 8-byte words, each read after the one before it was written,
+    /// from one slice checked once.
+    #[inline(always)]
+    pub(crate) fn copy_short(&mut self, dist: usize, len: usize) -> Result<(), CodecErrorKind> {
+        if dist < 8 || len > 24 {
+            return self.copy(dist, len);
+        }
+        if dist > self.pos {
+            return Err(CodecErrorKind::BadDistance);
+        }
+        self.reserve(len)?;
+        words8x3(self.buf, self.pos.wrapping_sub(dist), dist);
+        self.pos = self.pos.saturating_add(len);
+        Ok(())
+    }
+
+    /// Appends `len` bytes copied from `dist` bytes back (byte by byte
+    /// semantics: the copy may overlap what it writes). Fails when `dist`
+    /// is 0 or reaches before the start, or past the limit.
+    #[inline(always)]
+    pub(crate) fn copy(&mut self, dist: usize, len: usize) -> Result<(), CodecErrorKind> {
+        if dist == 0 || dist > self.produced() {
+            return Err(CodecErrorKind::BadDistance);
+        }
+        self.reserve(len)?;
+        match_copy(self.buf, self.pos, dist, len);
+        self.pos = self.pos.saturating_add(len);
+        Ok(())
+    }
+}
+
+/// Writes `len` bytes at `to` copied from `dist` bytes back (1 ≤ `dist` ≤
+/// `to`; byte by byte semantics: an overlapping copy repeats the pattern),
+/// in words that may run up to 15 bytes past `to + len` (into the slack).
+#[inline(always)]
+pub(crate) fn match_copy(buf: &mut [u8], to: usize, dist: usize, len: usize) {
+    let from = to.saturating_sub(dist);
+    if dist >= 16 {
+        words::<16>(buf, from, to, len);
+    } else if dist >= 8 {
+        words::<8>(buf, from, to, len);
+    } else {
+        // A period under 8: the first 16 bytes as one word of the
+        // pattern repeated, then words from the largest multiple of the
+        // period that fits in 16 (at least 8) bytes back: the pattern
+        // repeats at every multiple of its period.
+        let mut pat = [0u8; 16];
+        if let (Some(h), Some(src)) = (pat.get_mut(..dist), buf.get(from..to)) {
+            h.copy_from_slice(src);
+        }
+        for i in dist..16 {
+            let b = pat.get(i.wrapping_sub(dist)).copied().unwrap_or(0);
+            if let Some(x) = pat.get_mut(i) {
+                *x = b;
+            }
+        }
+        if let Some(d) = buf.get_mut(to..to.saturating_add(16)) {
+            d.copy_from_slice(&pat);
+        }
+        if len > 16 {
+            let far = 16usize.saturating_sub(16usize.checked_rem(dist).unwrap_or(0));
+            let at = to.saturating_add(16);
+            words::<8>(buf, at.saturating_sub(far), at, len.saturating_sub(16));
+        }
+    }
+}
+
+/// Copies 24 bytes from `from` to `from + dist` (`dist` ≥ 8) as three
+/// 8-byte words, each read after the one before it was written (so an
+/// overlapping copy repeats the pattern), from one window checked once.
+#[inline(always)]
+pub(crate) fn words8x3(buf: &mut [u8], from: usize, dist: usize) {
+    let to = from.wrapping_add(dist);
+    if dist >= 24 {
+        // No overlap: three 8-byte moves between the two halves (8-byte
+        // loads are more often inside one earlier store, which the CPU
+        // forwards, than a 16-byte one).
+        if let Some((head, tail)) = buf.split_at_mut_checked(to) {
+            let s = head.get(from..).and_then(|s| s.first_chunk::<24>());
+            if let (Some(s), Some(d)) = (s, tail.first_chunk_mut::<24>()) {
+                for k in [0usize, 8, 16] {
+                    let v: Option<[u8; 8]> =
+                        s.get(k..k.wrapping_add(8)).and_then(|v| v.try_into().ok());
+                    if let (Some(v), Some(x)) = (v, d.get_mut(k..k.wrapping_add(8))) {
+                        x.copy_from_slice(&v);
+                    }
+                }
+            }
+        }
+        return;
+    }
+    // 8 ≤ dist < 24: the words inside one fixed 48-byte window (it ends
+    // before to + 40, inside the slack), so no index needs a check.
+    let Some(w) = buf.get_mut(from..).and_then(|w| w.first_chunk_mut::<48>()) else {
+        return;
+    };
+    let d = dist.min(24);
+    for k in [0usize, 8, 16] {
+        let v: Option<[u8; 8]> = w.get(k..k.wrapping_add(8)).and_then(|v| v.try_into().ok());
+        let at = d.wrapping_add(k);
+        if let (Some(v), Some(x)) = (v, w.get_mut(at..at.wrapping_add(8))) {
+            x.copy_from_slice(&v);
+        }
+    }
+}
+
+/// Copies `len` bytes from `from` to `to` in `N`-byte words (`to - from`
+/// ≥ `N`, so every word read is already written), the last word running up
+/// to `N − 1` bytes past `to + len` (into the slack).
+#[inline(always)]
+fn words<const N: usize>(buf: &mut [u8], from: usize, to: usize, len: usize) {
+    let mut k = 0;
+    while k < len {
+        let s = from.saturating_add(k);
+        let d = to.saturating_add(k);
+        let w: Option<[u8; N]> = buf
+            .get(s..s.saturating_add(N))
+            .and_then(|w| w.try_into().ok());
+        match (w, buf.get_mut(d..d.saturating_add(N))) {
+            (Some(w), Some(x)) => x.copy_from_slice(&w),
+            _ => return,
+        }
+        k = k.saturating_add(N);
+    }
+}
+
 /// Appends `len` bytes copied from `dist` bytes back in `out[start..]`
 /// (byte by byte semantics: the copy may overlap what it writes). Fails
 /// when `dist` is 0 or reaches before `start`, or when `out` would pass

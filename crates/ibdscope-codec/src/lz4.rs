@@ -20,15 +20,32 @@
 //! literals (a match may not end past `limit − 5`), and a sequence whose
 //! literals end past `limit − 12` must be the last.
 
-use crate::common::{copy_match, push_literals, CodecError, CodecErrorKind};
+use crate::common::{grow_run, match_copy, words8x3, CodecError, CodecErrorKind, Sink};
 
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.
+///
+/// The common sequence (at most 14 literals, a match of at most 18 bytes,
+/// 16 input bytes at hand) moves its literals as one 16-byte word and its
+/// match in words ([`Sink::copy`]), after one room check each.
 pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
-    let start = out.len();
+    let hint = input.len().saturating_mul(4);
+    grow_run(out, limit, hint, is_limit, |out| block(input, out, limit))
+}
+
+fn is_limit(e: &CodecError) -> bool {
+    e.kind == CodecErrorKind::OutputLimit
+}
+
+/// [`decompress`] into one sink.
+fn block(input: &[u8], out: &mut Sink<'_>, limit: usize) -> Result<usize, CodecError> {
     let mut ip = 0usize;
     let err = |kind, at| CodecError::new(kind, at);
+    // A sequence that ends at or below this position passes neither
+    // end-of-block rule nor the sink's end.
+    let seq_end = limit.min(out.end).saturating_sub(FAST_MARGIN);
     loop {
+        (ip, out.pos) = fast_run(input, out.buf, ip, out.pos, seq_end);
         let Some(&token) = input.get(ip) else {
             return Err(err(CodecErrorKind::Truncated, ip));
         };
@@ -38,15 +55,24 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
             lit = lit.saturating_add(extra_length(input, &mut ip)?);
         }
         let end = ip.saturating_add(lit);
-        let Some(literals) = input.get(ip..end) else {
+        let Some(rest) = input.get(ip..) else {
             return Err(err(CodecErrorKind::Truncated, input.len()));
         };
-        push_literals(out, start, literals, limit).map_err(|k| err(k, ip))?;
+        // 16 literal bytes at hand and the 2 offset bytes after them: one
+        // word (the literals' end is inside the input, so this is no cut).
+        if lit <= 14 && rest.len() >= 16 {
+            out.literals16(rest, lit).map_err(|k| err(k, ip))?;
+        } else {
+            let Some(literals) = rest.get(..lit) else {
+                return Err(err(CodecErrorKind::Truncated, input.len()));
+            };
+            out.literals(literals).map_err(|k| err(k, ip))?;
+        }
         ip = end;
         if ip == input.len() {
-            return Ok(out.len().saturating_sub(start));
+            return Ok(out.produced());
         }
-        if out.len().saturating_sub(start) > limit.saturating_sub(MFLIMIT) {
+        if out.produced() > limit.saturating_sub(MFLIMIT) {
             return Err(err(CodecErrorKind::BadData, ip));
         }
         let (Some(&lo), Some(&hi)) = (input.get(ip), input.get(ip.saturating_add(1))) else {
@@ -59,8 +85,9 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
         if len == 15 {
             len = len.saturating_add(extra_length(input, &mut ip)?);
         }
-        copy_match(out, start, dist, len.saturating_add(4), limit).map_err(|k| err(k, at))?;
-        if out.len().saturating_sub(start) > limit.saturating_sub(LASTLITERALS) {
+        out.copy(dist, len.saturating_add(4))
+            .map_err(|k| err(k, at))?;
+        if out.produced() > limit.saturating_sub(LASTLITERALS) {
             return Err(err(CodecErrorKind::BadData, at));
         }
     }
@@ -70,6 +97,136 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
 const LASTLITERALS: usize = 5;
 /// The last match starts at least 12 bytes before the end.
 const MFLIMIT: usize = 12;
+/// Room [`fast_run`] keeps before the end: its copies run up to 16 bytes
+/// past a sequence's end (words of 16), and its end-of-block rules (12
+/// bytes) need it below.
+const FAST_MARGIN: usize = 32;
+
+/// Decodes sequences from `ip` into `buf` at `op` while the output is
+/// below `fast_end` and each sequence is whole in the input with 16 bytes
+/// to spare after its literals: then no end-of-block rule applies and the
+/// copies may run past their ends into the slack, so a sequence costs one
+/// check of each end. Literals move in 16-byte words; a match of at most
+/// 24 bytes at least 8 back as 24 bytes ([`words8x3`]), others through
+/// [`match_copy`]. Returns where it stopped, at the start of a sequence
+/// that [`block`] decodes (or reports).
+fn fast_run(
+    input: &[u8],
+    buf: &mut [u8],
+    mut ip: usize,
+    mut op: usize,
+    seq_end: usize,
+) -> (usize, usize) {
+    // Wrapping arithmetic on positions bounded by `input.len()` and
+    // `seq_end` (far below usize::MAX); the `get`s check anyway.
+    // The literals end at or before this, so the offset and 16 bytes more
+    // are in the input.
+    let lit_end = input.len().saturating_sub(18);
+    // A sequence of at most 14 literals and an 18-byte match from here
+    // ends at or before `seq_end`.
+    while op <= seq_end.saturating_sub(32) {
+        let Some(win) = input.get(ip..).and_then(|w| w.first_chunk::<18>()) else {
+            break;
+        };
+        let [token, rest @ ..] = win;
+        let (mut lit, mut ml) = (usize::from(token >> 4), usize::from(token & 15));
+        if lit < 15 && ml < 15 {
+            // The common sequence: all of it inside `win`.
+            let (Some(lits), Some(&lo), Some(&hi)) = (
+                rest.first_chunk::<16>(),
+                rest.get(lit),
+                rest.get(lit.wrapping_add(1)),
+            ) else {
+                break;
+            };
+            let dist = usize::from(u16::from_le_bytes([lo, hi]));
+            let at = op.wrapping_add(lit);
+            if dist == 0 || dist > at {
+                break;
+            }
+            let Some(d) = buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()) else {
+                break;
+            };
+            *d = *lits;
+            ml = ml.wrapping_add(4);
+            if dist >= 8 {
+                words8x3(buf, at.wrapping_sub(dist), dist);
+            } else {
+                match_copy(buf, at, dist, ml);
+            }
+            op = at.wrapping_add(ml);
+            ip = ip.wrapping_add(lit).wrapping_add(3);
+            continue;
+        }
+        let mut p = ip.wrapping_add(1);
+        if lit == 15 {
+            let Some(n) = extension(input, &mut p) else {
+                break;
+            };
+            lit = lit.saturating_add(n);
+        }
+        if lit > seq_end.wrapping_sub(op) || lit > lit_end.saturating_sub(p) || p > lit_end {
+            break;
+        }
+        let at = op.wrapping_add(lit);
+        let q = p.wrapping_add(lit);
+        let (Some(&lo), Some(&hi)) = (input.get(q), input.get(q.wrapping_add(1))) else {
+            break;
+        };
+        let dist = usize::from(u16::from_le_bytes([lo, hi]));
+        if dist == 0 || dist > at {
+            break;
+        }
+        let mut r = q.wrapping_add(2);
+        if ml == 15 {
+            let Some(n) = extension(input, &mut r) else {
+                break;
+            };
+            ml = ml.saturating_add(n);
+        }
+        let ml = ml.saturating_add(4);
+        if ml > seq_end.wrapping_sub(at) {
+            break;
+        }
+        // Committed: the literals in words, then the match.
+        let mut k = 0;
+        while k < lit {
+            let s = p.wrapping_add(k);
+            let d = op.wrapping_add(k);
+            match (
+                input.get(s..).and_then(|w| w.first_chunk::<16>()),
+                buf.get_mut(d..).and_then(|w| w.first_chunk_mut::<16>()),
+            ) {
+                (Some(s), Some(d)) => *d = *s,
+                _ => break,
+            }
+            k = k.wrapping_add(16);
+        }
+        if dist >= 8 && ml <= 24 {
+            words8x3(buf, at.wrapping_sub(dist), dist);
+        } else {
+            match_copy(buf, at, dist, ml);
+        }
+        op = at.wrapping_add(ml);
+        ip = r;
+    }
+    (ip, op)
+}
+
+/// A length extension inside `input` from `*p` (each byte added, 255 means
+/// another follows); `None` when it runs off the input.
+#[inline(always)]
+fn extension(input: &[u8], p: &mut usize) -> Option<usize> {
+    let mut n = 0usize;
+    loop {
+        let b = *input.get(*p)?;
+        *p = p.wrapping_add(1);
+        n = n.saturating_add(usize::from(b));
+        if b != 255 {
+            return Some(n);
+        }
+    }
+}
 
 /// The bytes of a length extension: each is added, and a 255 means another
 /// follows.

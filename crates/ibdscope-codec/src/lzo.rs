@@ -24,7 +24,7 @@
 //! `0x11 0x00 0x00`, and the safe decoder returns `LZO_E_OK` only when the
 //! marker is the last input byte.
 
-use crate::common::{copy_match, push_literals, CodecError, CodecErrorKind};
+use crate::common::{grow_run, CodecError, CodecErrorKind, Sink};
 
 /// What the next instruction byte means.
 #[derive(Clone, Copy)]
@@ -41,14 +41,25 @@ enum State {
 /// Decodes an LZO1X stream (all of `input`, end marker last), appending at
 /// most `limit` bytes to `out`. Returns the bytes produced.
 pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
-    let start = out.len();
+    let hint = input.len().saturating_mul(4);
+    grow_run(
+        out,
+        limit,
+        hint,
+        |e: &CodecError| e.kind == CodecErrorKind::OutputLimit,
+        |out| stream(input, out),
+    )
+}
+
+/// [`decompress`] into one sink.
+fn stream(input: &[u8], out: &mut Sink<'_>) -> Result<usize, CodecError> {
     let mut r = Reader { input, ip: 0 };
     let mut state = State::Literal;
     if let Some(&b) = input.first() {
         if b > 17 {
             r.ip = 1;
             let n = usize::from(b).saturating_sub(17);
-            r.literals(out, start, n, limit)?;
+            r.literals(out, n)?;
             state = if n < 4 {
                 State::AfterShort
             } else {
@@ -62,7 +73,7 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
         let (dist, len, trailing) = match (t, state) {
             (0..=15, State::Literal) => {
                 let n = if t == 0 { r.extension(15)? } else { t };
-                r.literals(out, start, n.saturating_add(3), limit)?;
+                r.literals(out, n.saturating_add(3))?;
                 state = State::AfterRun;
                 continue;
             }
@@ -104,16 +115,17 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
                     if r.ip != input.len() {
                         return Err(CodecError::new(CodecErrorKind::BadData, r.ip));
                     }
-                    return Ok(out.len().saturating_sub(start));
+                    return Ok(out.produced());
                 }
                 (dist.wrapping_add(0x4000), n.saturating_add(2), d & 3)
             }
         };
-        copy_match(out, start, dist, len, limit).map_err(|k| CodecError::new(k, at))?;
+        out.copy_short(dist, len)
+            .map_err(|k| CodecError::new(k, at))?;
         if trailing == 0 {
             state = State::Literal;
         } else {
-            r.literals(out, start, trailing, limit)?;
+            r.literals(out, trailing)?;
             state = State::AfterShort;
         }
     }
@@ -152,18 +164,23 @@ impl Reader<'_> {
         }
     }
 
-    fn literals(
-        &mut self,
-        out: &mut Vec<u8>,
-        start: usize,
-        n: usize,
-        limit: usize,
-    ) -> Result<(), CodecError> {
+    /// Copies `n` literals to `out`: one 16-byte word when there are at
+    /// most 16 and 16 input bytes at hand.
+    #[inline]
+    fn literals(&mut self, out: &mut Sink<'_>, n: usize) -> Result<(), CodecError> {
         let end = self.ip.saturating_add(n);
-        let Some(lit) = self.input.get(self.ip..end) else {
+        let Some(rest) = self.input.get(self.ip..) else {
             return Err(CodecError::new(CodecErrorKind::Truncated, self.input.len()));
         };
-        push_literals(out, start, lit, limit).map_err(|k| CodecError::new(k, self.ip))?;
+        let r = if n <= 16 && rest.len() >= 16 {
+            out.literals16(rest, n)
+        } else {
+            let Some(lit) = rest.get(..n) else {
+                return Err(CodecError::new(CodecErrorKind::Truncated, self.input.len()));
+            };
+            out.literals(lit)
+        };
+        r.map_err(|k| CodecError::new(k, self.ip))?;
         self.ip = end;
         Ok(())
     }

@@ -16,17 +16,34 @@
 //! A copy may overlap its own output; offset 0 is invalid. The elements
 //! must produce exactly the stated length.
 
-use crate::common::{copy_match, push_literals, CodecError, CodecErrorKind};
+use crate::common::{grow_run, CodecError, CodecErrorKind, Sink};
 
 /// Decodes a raw Snappy stream (all of `input`), appending at most `limit`
 /// bytes to `out`. Returns the bytes produced.
 pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
     let err = |kind, at| CodecError::new(kind, at);
-    let start = out.len();
-    let (stated, mut ip) = varint(input)?;
+    let (stated, ip) = varint(input)?;
     if stated > limit {
         return Err(err(CodecErrorKind::OutputLimit, 0));
     }
+    grow_run(
+        out,
+        stated,
+        stated,
+        |_: &CodecError| false,
+        |out| elements(input, ip, out, stated),
+    )
+}
+
+/// The elements after the preamble (from `ip`), into one sink of exactly
+/// the stated size.
+fn elements(
+    input: &[u8],
+    mut ip: usize,
+    out: &mut Sink<'_>,
+    stated: usize,
+) -> Result<usize, CodecError> {
+    let err = |kind, at| CodecError::new(kind, at);
     while ip < input.len() {
         let at = ip;
         let tag = input.get(ip).copied().unwrap_or(0);
@@ -34,6 +51,15 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
         let (dist, len) = match tag & 3 {
             0 => {
                 let mut len = usize::from(tag >> 2);
+                // Up to 16 literals with 16 input bytes at hand: one word.
+                if len < 16 {
+                    if let Some(w) = input.get(ip..ip.saturating_add(16)) {
+                        out.literals16(w, len.saturating_add(1))
+                            .map_err(|k| err(k, at))?;
+                        ip = ip.saturating_add(len).saturating_add(1);
+                        continue;
+                    }
+                }
                 if len >= 60 {
                     let n = len.saturating_sub(59);
                     let Some(b) = input.get(ip..ip.saturating_add(n)) else {
@@ -46,7 +72,7 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
                 let Some(lit) = input.get(ip..end) else {
                     return Err(err(CodecErrorKind::Truncated, input.len()));
                 };
-                push_literals(out, start, lit, stated).map_err(|k| err(k, at))?;
+                out.literals(lit).map_err(|k| err(k, at))?;
                 ip = end;
                 continue;
             }
@@ -68,9 +94,9 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
                 (dist, usize::from(tag >> 2).saturating_add(1))
             }
         };
-        copy_match(out, start, dist, len, stated).map_err(|k| err(k, at))?;
+        out.copy_short(dist, len).map_err(|k| err(k, at))?;
     }
-    let got = out.len().saturating_sub(start);
+    let got = out.produced();
     if got != stated {
         return Err(err(CodecErrorKind::LengthMismatch, input.len()));
     }
