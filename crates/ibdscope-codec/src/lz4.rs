@@ -144,10 +144,12 @@ fn fast_run(
             if dist == 0 || dist > at {
                 break;
             }
-            let Some(d) = buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()) else {
-                break;
-            };
-            *d = *lits;
+            if lit != 0 {
+                let Some(d) = buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()) else {
+                    break;
+                };
+                *d = *lits;
+            }
             ml = ml.wrapping_add(4);
             if dist >= 8 {
                 words8x3(buf, at.wrapping_sub(dist), dist);
