@@ -235,27 +235,34 @@ pub(crate) fn match_copy(buf: &mut [u8], to: usize, dist: usize, len: usize) {
     } else if dist >= 8 {
         words::<8>(buf, from, to, len);
     } else {
-        // A period under 8: the first 16 bytes as one word of the
-        // pattern repeated, then words from the largest multiple of the
-        // period that fits in 16 (at least 8) bytes back: the pattern
-        // repeats at every multiple of its period.
-        let mut pat = [0u8; 16];
-        if let (Some(h), Some(src)) = (pat.get_mut(..dist), buf.get(from..to)) {
-            h.copy_from_slice(src);
+        // A period under 8: the pattern built in a register (the period's
+        // bytes doubled until they fill 16 bytes), then stored every `far`
+        // bytes, the largest multiple of the period in 16 (at least 8): the
+        // pattern repeats at every multiple of its period. No load waits on
+        // a store.
+        let v = buf
+            .get(from..)
+            .and_then(|s| s.first_chunk::<8>())
+            .map_or(0, |b| u64::from_le_bytes(*b));
+        let bits = (dist as u32).wrapping_mul(8);
+        let mut pat = u128::from(v & (1u64 << bits).wrapping_sub(1));
+        let mut width = bits;
+        while width < 128 {
+            pat |= pat << width;
+            width = width.wrapping_mul(2);
         }
-        for i in dist..16 {
-            let b = pat.get(i.wrapping_sub(dist)).copied().unwrap_or(0);
-            if let Some(x) = pat.get_mut(i) {
-                *x = b;
+        let pat = pat.to_le_bytes();
+        let far = 16usize.wrapping_sub(16usize.checked_rem(dist).unwrap_or(0));
+        let mut k = 0;
+        while k < len {
+            match buf
+                .get_mut(to.wrapping_add(k)..)
+                .and_then(|d| d.first_chunk_mut::<16>())
+            {
+                Some(d) => *d = pat,
+                None => break,
             }
-        }
-        if let Some(d) = buf.get_mut(to..to.saturating_add(16)) {
-            d.copy_from_slice(&pat);
-        }
-        if len > 16 {
-            let far = 16usize.saturating_sub(16usize.checked_rem(dist).unwrap_or(0));
-            let at = to.saturating_add(16);
-            words::<8>(buf, at.saturating_sub(far), at, len.saturating_sub(16));
+            k = k.wrapping_add(far);
         }
     }
 }
