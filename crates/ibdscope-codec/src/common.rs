@@ -156,15 +156,6 @@ impl Sink<'_> {
         Ok(())
     }
 
-    /// Appends one byte (after [`Sink::reserve`]).
-    #[inline]
-    pub(crate) fn put(&mut self, b: u8) {
-        if let Some(x) = self.buf.get_mut(self.pos) {
-            *x = b;
-        }
-        self.pos = self.pos.saturating_add(1);
-    }
-
     /// Appends `lit`.
     #[inline]
     pub(crate) fn literals(&mut self, lit: &[u8]) -> Result<(), CodecErrorKind> {

@@ -20,7 +20,7 @@
 //! type 3 or a stream that ends early are [`InflateError`]s with the byte
 //! offset in the input where decoding stopped.
 
-use crate::common::{grow_run, CodecErrorKind, Sink};
+use crate::common::{grow_run, match_copy, words8x3, Sink};
 use std::fmt;
 
 /// Why inflating stopped.
@@ -604,42 +604,72 @@ impl State<'_, '_, '_> {
         ok.ok_or_else(|| self.bits.error(InflateErrorKind::BadCodeLengths))
     }
 
-    /// Decodes a block's symbols until its end-of-block code.
+    /// Decodes a block's symbols until its end-of-block code. The bit
+    /// reader and the output position are copied into locals for the loop
+    /// (so they stay in registers) and written back when it ends.
     fn codes(&mut self, lit: &[u32], dist: &[u32]) -> Result<(), InflateError> {
-        loop {
-            // A length and a distance with their extra bits take at most
-            // 15 + 5 + 15 + 13 = 48 bits: one refill (while the input
-            // lasts) serves the whole symbol.
-            if self.bits.cnt < 48 {
-                self.bits.refill();
-            }
-            let e = self.bits.decode::<LIT_BITS>(lit)?;
-            match kind(e) {
-                LIT => {
-                    if self.out.reserve(1).is_err() {
-                        return Err(self.bits.error(InflateErrorKind::OutputLimit));
-                    }
-                    self.out.put((e >> 16) as u8);
+        let mut bits = Bits { ..self.bits };
+        let buf = &mut *self.out.buf;
+        let (mut pos, end) = (self.out.pos, self.out.end);
+        let r = codes_in(&mut bits, buf, &mut pos, end, lit, dist);
+        self.bits = bits;
+        self.out.pos = pos;
+        r
+    }
+}
+
+/// [`State::codes`] on locals: `buf` written at `*pos`, at most up to
+/// `end` (the slack after it takes the copies' overrun).
+#[inline(always)]
+fn codes_in(
+    bits: &mut Bits<'_>,
+    buf: &mut [u8],
+    pos: &mut usize,
+    end: usize,
+    lit: &[u32],
+    dist: &[u32],
+) -> Result<(), InflateError> {
+    loop {
+        // A length and a distance with their extra bits take at most
+        // 15 + 5 + 15 + 13 = 48 bits: one refill (while the input lasts)
+        // serves the whole symbol.
+        if bits.cnt < 48 {
+            bits.refill();
+        }
+        let e = bits.decode::<LIT_BITS>(lit)?;
+        match kind(e) {
+            LIT => {
+                if *pos >= end {
+                    return Err(bits.error(InflateErrorKind::OutputLimit));
                 }
-                EOB => return Ok(()),
-                BASE => {
-                    let len =
-                        ((e >> 16) as usize).wrapping_add(self.bits.take((e >> 8) & 15)? as usize);
-                    let d = self.bits.decode::<DIST_BITS>(dist)?;
-                    if kind(d) != BASE {
-                        return Err(self.bits.error(InflateErrorKind::BadSymbol));
-                    }
-                    let distance =
-                        ((d >> 16) as usize).wrapping_add(self.bits.take((d >> 8) & 15)? as usize);
-                    self.out.copy(distance, len).map_err(|k| {
-                        self.bits.error(match k {
-                            CodecErrorKind::BadDistance => InflateErrorKind::DistanceTooFar,
-                            _ => InflateErrorKind::OutputLimit,
-                        })
-                    })?;
+                if let Some(x) = buf.get_mut(*pos) {
+                    *x = (e >> 16) as u8;
                 }
-                _ => return Err(self.bits.error(InflateErrorKind::BadSymbol)),
+                *pos = pos.wrapping_add(1);
             }
+            EOB => return Ok(()),
+            BASE => {
+                let len = ((e >> 16) as usize).wrapping_add(bits.take((e >> 8) & 15)? as usize);
+                let d = bits.decode::<DIST_BITS>(dist)?;
+                if kind(d) != BASE {
+                    return Err(bits.error(InflateErrorKind::BadSymbol));
+                }
+                let distance =
+                    ((d >> 16) as usize).wrapping_add(bits.take((d >> 8) & 15)? as usize);
+                if distance > *pos {
+                    return Err(bits.error(InflateErrorKind::DistanceTooFar));
+                }
+                if len > end.wrapping_sub(*pos) {
+                    return Err(bits.error(InflateErrorKind::OutputLimit));
+                }
+                if distance >= 8 && len <= 24 {
+                    words8x3(buf, pos.wrapping_sub(distance), distance);
+                } else {
+                    match_copy(buf, *pos, distance, len);
+                }
+                *pos = pos.wrapping_add(len);
+            }
+            _ => return Err(bits.error(InflateErrorKind::BadSymbol)),
         }
     }
 }
