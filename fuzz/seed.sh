@@ -239,12 +239,12 @@ le64() { printf "\\x$(printf %02x "$1")\\x00\\x00\\x00\\x00\\x00\\x00\\x00"; }
         "$(printf '0A%.0s' $(seq 32))"
 } >"$kr/component"
 echo "seeded: $(ls "$kr" | wc -l) keyring inputs"
-# codec_*: the reference libraries' test vectors (crates/ibdscope/src/codec/
+# codec_*: the reference libraries' test vectors (crates/ibdscope-codec/src/
 # testdata, limit byte 3: 64K, as the vectors are 12K) and the payloads of
 # the provider fixtures' pages (limit byte 2: 16K; payload from byte 26
 # under full_crc32, 40 outside it, to the page end: the page's padding
 # follows the stream).
-td="$here/../crates/ibdscope/src/codec/testdata"
+td="$here/../crates/ibdscope-codec/src/testdata"
 for a in lz4 lzo lzma bzip2 snappy; do
     c="$here/corpus/codec_$a"
     mkdir -p "$c"

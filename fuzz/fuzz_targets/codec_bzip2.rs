@@ -11,7 +11,7 @@
 #[path = "codec_common.rs"]
 mod common;
 
-use ibdscope_core::codec;
+use ibdscope_codec as codec;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: &[u8]| {

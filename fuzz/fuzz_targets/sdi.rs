@@ -5,7 +5,7 @@
 
 #![no_main]
 
-use ibdscope_core::inflate::{inflate_raw, inflate_zlib};
+use ibdscope_codec::inflate::{inflate_raw, inflate_zlib};
 use ibdscope_schema::sdi::{sdi_json, Sdi};
 use ibdscope_core::Tablespace;
 use ibdscope_prims::json;

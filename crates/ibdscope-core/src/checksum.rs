@@ -207,22 +207,7 @@ pub fn page_innodb_old(page: &[u8]) -> u32 {
     fold_binary(range(page, 0, FIL_PAGE_FILE_FLUSH_LSN))
 }
 
-/// Adler-32 continued from `adler` (zlib's `adler32`).
-pub fn adler32(adler: u32, data: &[u8]) -> u32 {
-    const MOD: u32 = 65521;
-    let mut a = adler & 0xFFFF;
-    let mut b = adler >> 16;
-    // 5552 bytes is the most zlib sums before reducing without overflow.
-    for chunk in data.chunks(5552) {
-        for &x in chunk {
-            a = a.wrapping_add(u32::from(x));
-            b = b.wrapping_add(a);
-        }
-        a %= MOD;
-        b %= MOD;
-    }
-    (b << 16) | a
-}
+pub use ibdscope_codec::inflate::adler32;
 
 /// `page_zip_calc_checksum` for crc32. MySQL ignores its legacy big-endian
 /// flag for compressed pages (`BlockReporter::calc_zip_checksum`), so

@@ -8,7 +8,7 @@
 //!
 //! The crate's other error types are each about one page or stream of the
 //! file and carry an offset into it, printed its own way.
-//! [`crate::inflate::InflateError`] is about a zlib stream (the compressed
+//! `ibdscope_codec::inflate::InflateError` is about a zlib stream (the compressed
 //! byte), [`crate::pagecomp::PageCompError`] about one page_compressed page
 //! (the byte in the page; it holds the stream's kind when inflating
 //! failed), and [`crate::record::RecError`] about one record chain (the page

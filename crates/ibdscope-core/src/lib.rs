@@ -82,8 +82,8 @@
 //! - [`index`]: the INDEX page header; [`record`]: records, the record and
 //!   free chains and the directory ([`RecPage`]); [`layout`]: where each
 //!   byte of an index page belongs;
-//! - [`pagecomp`]: MariaDB page_compressed pages; [`inflate`]: the zlib
-//!   decoder they and ROW_FORMAT=COMPRESSED pages need.
+//! - [`pagecomp`]: MariaDB page_compressed pages (their decoders are the
+//!   internal crate `ibdscope-codec`).
 //!
 //! The structure of the whole space:
 //!
@@ -100,7 +100,6 @@ mod bits;
 pub mod btree;
 mod bytes;
 pub mod checksum;
-pub mod codec;
 pub mod crypt;
 mod crypt_data;
 mod error;
@@ -111,7 +110,6 @@ pub mod flst;
 pub mod fsp;
 mod ids;
 pub mod index;
-pub mod inflate;
 pub mod inode;
 pub mod layout;
 mod links;

@@ -41,8 +41,8 @@
 //! payload for lz4, lzo and snappy (their decoders need the end), and for
 //! zlib, lzma and bzip2 everything from byte 26 to the stored size, padding
 //! and checksum included (their streams end themselves). Every algorithm
-//! must give back exactly one page. The decoders are [`crate::inflate`]
-//! (zlib) and [`crate::codec`] (the others).
+//! must give back exactly one page. The decoders are `ibdscope_codec::inflate`
+//! (zlib) and the other modules of `ibdscope_codec`.
 //!
 //! The decompressed page is the page as it was in the buffer pool, so its
 //! FIL header is the original one (its own type, bytes 26..38). The server
@@ -76,13 +76,16 @@
 
 use crate::bytes::{be_u16, be_u32, be_u64};
 use crate::checksum::{Scheme, BUF_NO_CHECKSUM_MAGIC};
-use crate::codec::{self, CodecErrorKind, Scratch};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_TYPE};
 use crate::ids::PageNo;
-use crate::inflate::{inflate_zlib, InflateErrorKind};
 use crate::page_type::PageType;
 use crate::parallel::Engine;
 use crate::space::Tablespace;
+use ibdscope_codec as codec;
+use ibdscope_codec::inflate::inflate_zlib;
+/// The types of the decoders that this module's API carries (the decoders
+/// themselves are the internal crate `ibdscope-codec`).
+pub use ibdscope_codec::{inflate::InflateErrorKind, CodecErrorKind, Scratch};
 use std::fmt;
 
 /// `FIL_PAGE_COMP_ALGO`: where the payload starts in full_crc32, and the
@@ -279,7 +282,7 @@ impl fmt::Display for PageCompError {
                 "page_compressed payload size {size} does not fit the page"
             )?,
             PageCompErrorKind::Inflate(k) => {
-                let e = crate::inflate::InflateError { kind: k, offset: 0 };
+                let e = ibdscope_codec::inflate::InflateError { kind: k, offset: 0 };
                 let text = e.to_string();
                 let what = text.split(" (").next().unwrap_or("damaged stream");
                 write!(f, "page_compressed zlib stream: {what}")?

@@ -105,7 +105,7 @@ fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
 #[non_exhaustive]
 pub struct Judge {
     inflated: Vec<u8>,
-    scratch: crate::codec::Scratch,
+    scratch: crate::pagecomp::Scratch,
 }
 
 impl Judge {

@@ -40,7 +40,7 @@ fn ibdata1() -> Vec<u8> {
     let gz = std::fs::read(ibdscope_testkit::fixtures().join("instance/mysql56-fpt.tar.gz"))
         .expect("archive");
     let mut tar = Vec::new();
-    ibdscope_core::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
+    ibdscope_codec::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
         .expect("inflate");
     let members = ibdscope_testkit::tar_members(&tar);
     let (_, ibdata1) = members

@@ -977,7 +977,7 @@ pub enum LobErrorKind {
     Compressed(PageType),
     /// The zlib stream of a compressed BLOB (ZBLOB) is damaged; the
     /// offset is in the stream assembled from the chain's pages.
-    Inflate(ibdscope_core::inflate::InflateErrorKind),
+    Inflate(ibdscope_codec::inflate::InflateErrorKind),
     /// A length or offset on a page points outside it.
     OutOfPage,
     /// More pages or entries than the walk's bound (a loop).
@@ -1263,7 +1263,7 @@ fn read_zblob_chain(
     // error then means at least `want` bytes were produced.
     let start = out.len();
     let limit = want.saturating_add(usize::from(u16::MAX));
-    match ibdscope_core::inflate::inflate_zlib(&z, out, limit) {
+    match ibdscope_codec::inflate::inflate_zlib(&z, out, limit) {
         Ok(_) => {}
         Err(e) if out.len().saturating_sub(start) >= want => {
             let _ = e;

@@ -36,8 +36,8 @@
 //! at FIL_PAGE_DATA the part length (4) and next page (4, FIL_NULL ends),
 //! then the data (`LOB_HDR_PART_LEN`, `LOB_HDR_NEXT_PAGE_NO`, `LOB_HDR_SIZE`).
 
+use ibdscope_codec::inflate::{inflate_zlib, InflateError};
 use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
-use ibdscope_core::inflate::{inflate_zlib, InflateError};
 use ibdscope_core::record::{RecPage, Visited};
 use ibdscope_core::xdes::{xdes_size, XDES_ARR_OFFSET};
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};

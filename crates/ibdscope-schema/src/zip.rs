@@ -57,13 +57,13 @@
 //! one log entry per log byte; nothing is allocated but `out` (reused by
 //! the caller; it grows to twice the logical page size).
 
+use ibdscope_codec::inflate::{inflate_zlib_blocks, InflateErrorKind};
 use ibdscope_core::fil::FIL_PAGE_PREV;
 use ibdscope_core::index::{
     PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE, PAGE_HEADER, PAGE_HEAP_TOP, PAGE_LEVEL,
     PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM, PAGE_NEW_SUPREMUM_END, PAGE_N_DIR_SLOTS, PAGE_N_HEAP,
     PAGE_N_RECS,
 };
-use ibdscope_core::inflate::{inflate_zlib_blocks, InflateErrorKind};
 use ibdscope_core::record::{
     INFIMUM_DATA, REC_HEAP_NO_SHIFT, REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG,
     REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
@@ -1411,7 +1411,7 @@ mod tests {
             at += 2;
         }
         let mut out = Vec::new();
-        ibdscope_core::inflate::inflate_raw(&gz[at..], &mut out, 1 << 30).unwrap();
+        ibdscope_codec::inflate::inflate_raw(&gz[at..], &mut out, 1 << 30).unwrap();
         out
     }
 

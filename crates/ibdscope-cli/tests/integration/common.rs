@@ -377,14 +377,14 @@ pub fn unpack(rel: &str, key: &str) -> PathBuf {
     let gz = std::fs::read(fixtures().join(rel)).expect("archive");
     let tar = if rel.ends_with(".xz") {
         let mut tar = Vec::new();
-        let mut scratch = ibdscope_core::codec::Scratch::new();
-        ibdscope_core::codec::lzma::decompress_xz(&gz, &mut tar, 1 << 30, &mut scratch)
+        let mut scratch = ibdscope_codec::Scratch::new();
+        ibdscope_codec::lzma::decompress_xz(&gz, &mut tar, 1 << 30, &mut scratch)
             .unwrap_or_else(|e| panic!("{copy}: {e}"));
         tar
     } else {
         let mut tar = Vec::new();
         let deflate = ibdscope_testkit::gzip_deflate(&gz);
-        ibdscope_core::inflate::inflate_raw(deflate, &mut tar, 1 << 30).expect("inflate");
+        ibdscope_codec::inflate::inflate_raw(deflate, &mut tar, 1 << 30).expect("inflate");
         tar
     };
     let dir = scratch(key);

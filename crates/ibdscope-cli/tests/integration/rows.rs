@@ -69,7 +69,7 @@ pub fn gunzip(path: &Path) -> Vec<u8> {
         at += 2;
     }
     let mut out = Vec::new();
-    let used = ibdscope_core::inflate::inflate_raw(&gz[at..], &mut out, 1 << 30)
+    let used = ibdscope_codec::inflate::inflate_raw(&gz[at..], &mut out, 1 << 30)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let tail = &gz[at + used..at + used + 8];
     let crc = u32::from_le_bytes(tail[..4].try_into().unwrap());

@@ -867,7 +867,7 @@ pub fn space_key(
 #[derive(Default)]
 struct Scratch {
     buf: Vec<u8>,
-    codec: crate::codec::Scratch,
+    codec: crate::pagecomp::Scratch,
 }
 
 impl Drop for Scratch {
@@ -955,7 +955,7 @@ pub fn decrypted_verdict(
     to.resize(from.len(), 0);
     let mut scratch = Scratch {
         buf: core::mem::take(buf),
-        codec: crate::codec::Scratch::new(),
+        codec: crate::pagecomp::Scratch::new(),
     };
     let r = image_page(key, Layout::of(ts), page, from, to, &mut scratch, None);
     *buf = core::mem::take(&mut scratch.buf);
@@ -984,7 +984,7 @@ pub fn detect_cipher(
     let mut to = vec![0u8; size];
     let mut scratch = Scratch {
         buf: Vec::with_capacity(size),
-        codec: crate::codec::Scratch::new(),
+        codec: crate::pagecomp::Scratch::new(),
     };
     let encrypted = (1..ts.n_pages())
         .map(PageNo)
@@ -1193,7 +1193,7 @@ fn decrypt_space<'t, 'a>(
     let shard = crate::parallel::shard_pages(ts).max(1);
     let new_buf = || Scratch {
         buf: Vec::with_capacity(size),
-        codec: crate::codec::Scratch::new(),
+        codec: crate::pagecomp::Scratch::new(),
     };
     let page = |buf: &mut Scratch,
                 r: &mut ShardResult<'t, 'a>,

@@ -20,6 +20,7 @@
 //! type 3 or a stream that ends early are [`InflateError`]s with the byte
 //! offset in the input where decoding stopped.
 
+use crate::common::{grow_run, match_copy, words8x3, Sink};
 use std::fmt;
 
 /// Why inflating stopped.
@@ -151,7 +152,7 @@ fn zlib(
     };
     let stored = trailer.iter().fold(0u32, |a, &b| a << 8 | u32::from(b));
     let produced = out.get(start..).unwrap_or(&[]);
-    if crate::checksum::adler32(1, produced) != stored {
+    if adler32(1, produced) != stored {
         return Err(err(InflateErrorKind::AdlerMismatch, end));
     }
     Ok(end.saturating_add(4))
@@ -172,6 +173,16 @@ fn raw(
     limit: usize,
     first: &mut Option<(usize, bool)>,
 ) -> InflateResult {
+    let hint = input.len().saturating_mul(8);
+    let is_limit = |e: &InflateError| e.kind == InflateErrorKind::OutputLimit;
+    grow_run(out, limit, hint, is_limit, |sink| {
+        *first = None;
+        raw_into(input, sink, first)
+    })
+}
+
+/// [`raw`] into one sink.
+fn raw_into(input: &[u8], out: &mut Sink<'_>, first: &mut Option<(usize, bool)>) -> InflateResult {
     let mut s = State {
         bits: Bits {
             input,
@@ -180,164 +191,294 @@ fn raw(
             cnt: 0,
         },
         out,
-        start: 0,
-        limit,
     };
-    s.start = s.out.len();
+    let mut lit = Vec::with_capacity(2048);
+    let mut dist = Vec::with_capacity(512);
     loop {
         let last = s.bits.take(1)?;
         match s.bits.take(2)? {
             0 => s.stored()?,
             1 => {
                 let (lit, dist) = fixed_tables();
-                s.codes(&lit, &dist)?;
+                s.codes(lit, dist)?;
             }
             2 => {
-                let (lit, dist) = s.dynamic_tables()?;
+                s.dynamic_tables(&mut lit, &mut dist)?;
                 s.codes(&lit, &dist)?;
             }
             _ => return Err(s.bits.error(InflateErrorKind::BadBlockType)),
         }
         if first.is_none() {
-            *first = Some((s.produced(), last == 1));
+            *first = Some((s.out.produced(), last == 1));
         }
         if last == 1 {
-            return Ok(s.bits.pos);
+            // Bytes consumed, the last partial byte counted.
+            return Ok(s.bits.at());
         }
     }
 }
 
-/// LSB-first bit reader.
+/// LSB-first bit reader over a 64-bit buffer, refilled eight bytes at a
+/// time (byte by byte in the last eight bytes of the input).
 struct Bits<'a> {
     input: &'a [u8],
     /// Next input byte to load.
     pos: usize,
-    buf: u32,
+    buf: u64,
+    /// Bits in `buf` (at most 63).
     cnt: u32,
 }
 
 impl Bits<'_> {
+    /// The input byte the next bit is in (a partly read byte counts as
+    /// read): the bytes loaded less the whole bytes still in the buffer.
+    fn at(&self) -> usize {
+        self.pos.saturating_sub((self.cnt >> 3) as usize)
+    }
+
     fn error(&self, kind: InflateErrorKind) -> InflateError {
         InflateError {
             kind,
-            offset: self.pos,
+            offset: self.at(),
         }
     }
 
-    /// The next `n` bits (`n` ≤ 16), first bit lowest.
-    fn take(&mut self, n: u32) -> Result<u32, InflateError> {
-        while self.cnt < n {
-            let Some(&b) = self.input.get(self.pos) else {
-                return Err(self.error(InflateErrorKind::Truncated));
-            };
-            self.pos = self.pos.saturating_add(1);
-            self.buf |= u32::from(b) << self.cnt;
-            self.cnt = self.cnt.saturating_add(8);
+    /// Loads bytes until the buffer holds at least 56 bits or the input
+    /// ends.
+    #[inline(always)]
+    fn refill(&mut self) {
+        if let Some(w) = self
+            .input
+            .get(self.pos..)
+            .and_then(|w| w.first_chunk::<8>())
+        {
+            // cnt ≤ 63: the shift is in range; the bytes that do not fit
+            // are loaded again next time.
+            self.buf |= u64::from_le_bytes(*w) << self.cnt;
+            self.pos = self
+                .pos
+                .wrapping_add(((63u32.wrapping_sub(self.cnt)) >> 3) as usize);
+            self.cnt |= 56;
+        } else {
+            while self.cnt <= 56 {
+                let Some(&b) = self.input.get(self.pos) else {
+                    return;
+                };
+                self.buf |= u64::from(b) << self.cnt;
+                self.pos = self.pos.wrapping_add(1);
+                self.cnt = self.cnt.wrapping_add(8);
+            }
         }
-        let v = self.buf & ((1u32 << n).wrapping_sub(1));
+    }
+
+    /// Drops `n` bits (`n` ≤ `cnt`).
+    #[inline(always)]
+    fn drop_bits(&mut self, n: u32) {
         self.buf = self.buf.checked_shr(n).unwrap_or(0);
         self.cnt = self.cnt.saturating_sub(n);
+    }
+
+    /// The next `n` bits (`n` ≤ 32), first bit lowest.
+    #[inline(always)]
+    fn take(&mut self, n: u32) -> Result<u32, InflateError> {
+        if self.cnt < n {
+            self.refill();
+            if self.cnt < n {
+                return Err(self.error(InflateErrorKind::Truncated));
+            }
+        }
+        let v = (self.buf & !(u64::MAX.checked_shl(n).unwrap_or(0))) as u32;
+        self.drop_bits(n);
         Ok(v)
     }
 
     /// Drops the bits left in the current byte (stored blocks start on a
     /// byte boundary).
     fn align(&mut self) {
-        self.buf = 0;
-        self.cnt = 0;
+        self.drop_bits(self.cnt & 7);
+    }
+
+    /// Decodes one symbol with `table` (primary index `PB` bits): its
+    /// entry. A code the table does not hold is `BadCode`, or `Truncated`
+    /// when the input ended before 15 bits could be read.
+    #[inline(always)]
+    fn decode<const PB: u32>(&mut self, table: &[u32]) -> Result<u32, InflateError> {
+        if self.cnt < MAX_BITS {
+            self.refill();
+        }
+        let mask = (1u64 << PB).wrapping_sub(1);
+        let mut e = table
+            .get((self.buf & mask) as usize)
+            .copied()
+            .unwrap_or(BAD);
+        if kind(e) == SUB {
+            if self.cnt < PB {
+                return Err(self.error(InflateErrorKind::Truncated));
+            }
+            self.drop_bits(PB);
+            let sub = (self.buf & !(u64::MAX << ((e >> 8) & 15))) as usize;
+            e = table
+                .get(((e >> 16) as usize).wrapping_add(sub))
+                .copied()
+                .unwrap_or(BAD);
+        }
+        let n = e & 0xff;
+        if kind(e) == K_BAD {
+            let kind = if self.cnt < MAX_BITS {
+                InflateErrorKind::Truncated
+            } else {
+                InflateErrorKind::BadCode
+            };
+            return Err(self.error(kind));
+        }
+        if n > self.cnt {
+            return Err(self.error(InflateErrorKind::Truncated));
+        }
+        self.drop_bits(n);
+        Ok(e)
     }
 }
 
-const MAX_BITS: usize = 15;
+/// The longest code (RFC 1951 §3.2.1).
+const MAX_BITS: u32 = 15;
+/// Primary index bits of the literal/length and the distance tables; the
+/// code-length table's longest code is 7 bits.
+const LIT_BITS: u32 = 10;
+const DIST_BITS: u32 = 8;
+const CL_BITS: u32 = 7;
 
-/// A canonical Huffman code: codes per length and symbols in code order.
-struct Huffman<const N: usize> {
-    count: [u16; MAX_BITS + 1],
-    symbol: [u16; N],
+// A table entry: bits 0..8 the bits to drop, 8..12 extra bits (or a
+// subtable's index bits), 12..15 the kind, 16..32 the value (a literal, a
+// base, or a subtable's offset).
+const LIT: u32 = 0;
+const BASE: u32 = 1;
+const EOB: u32 = 2;
+const SUB: u32 = 3;
+const K_BAD: u32 = 4;
+const BAD: u32 = K_BAD << 12;
+const BAD_SYMBOL: u32 = 5;
+
+fn kind(e: u32) -> u32 {
+    (e >> 12) & 7
 }
 
-impl<const N: usize> Huffman<N> {
-    /// Builds the code from per-symbol lengths (0 = unused). Incomplete
-    /// codes are allowed only where RFC 1951 allows them in practice (a
-    /// single code); over-subscribed ones are refused.
-    fn new(lengths: &[u8]) -> Option<Self> {
-        let mut h = Huffman {
-            count: [0; MAX_BITS + 1],
-            symbol: [0; N],
-        };
-        for &l in lengths {
-            let c = h.count.get_mut(usize::from(l))?;
-            *c = c.checked_add(1)?;
-        }
-        if let Some(c) = h.count.first_mut() {
-            *c = 0;
-        }
-        let mut left: i32 = 1;
-        for len in 1..=MAX_BITS {
-            left = left.checked_mul(2)?;
-            left = left.checked_sub(i32::from(*h.count.get(len)?))?;
-            if left < 0 {
-                return None;
-            }
-        }
-        let mut offs = [0u16; MAX_BITS + 1];
-        for len in 1..MAX_BITS {
-            let next = offs.get(len)?.checked_add(*h.count.get(len)?)?;
-            *offs.get_mut(len.checked_add(1)?)? = next;
-        }
-        for (sym, &l) in lengths.iter().enumerate() {
-            if l != 0 {
-                let o = offs.get_mut(usize::from(l))?;
-                *h.symbol.get_mut(usize::from(*o))? = u16::try_from(sym).ok()?;
-                *o = o.checked_add(1)?;
-            }
-        }
-        Some(h)
-    }
+fn entry(kind: u32, extra: u32, value: u32) -> u32 {
+    value << 16 | kind << 12 | extra << 8
+}
 
-    /// Decodes one symbol.
-    fn decode(&self, bits: &mut Bits<'_>) -> Result<u16, InflateError> {
-        let (mut code, mut first, mut index) = (0i32, 0i32, 0i32);
-        for len in 1..=MAX_BITS {
-            code |= bits.take(1)? as i32;
-            let count = i32::from(self.count.get(len).copied().unwrap_or(0));
-            if code.wrapping_sub(first) < count {
-                let at = index.wrapping_add(code.wrapping_sub(first));
-                return usize::try_from(at)
-                    .ok()
-                    .and_then(|i| self.symbol.get(i).copied())
-                    .ok_or_else(|| bits.error(InflateErrorKind::BadCode));
+/// A literal/length symbol's entry (without its length).
+fn lit_entry(sym: usize) -> u32 {
+    match sym {
+        0..=255 => entry(LIT, 0, sym as u32),
+        256 => entry(EOB, 0, 0),
+        _ => {
+            let i = sym.wrapping_sub(257);
+            match (LEN_BASE.get(i), LEN_EXTRA.get(i)) {
+                (Some(&b), Some(&x)) => entry(BASE, u32::from(x), u32::from(b)),
+                _ => entry(BAD_SYMBOL, 0, 0),
             }
-            index = index.wrapping_add(count);
-            first = first.wrapping_add(count).wrapping_shl(1);
-            code = code.wrapping_shl(1);
         }
-        Err(bits.error(InflateErrorKind::BadCode))
     }
 }
 
-type LitCode = Huffman<288>;
-type DistCode = Huffman<32>;
-
-/// RFC 1951 §3.2.6: the fixed literal/length and distance codes.
-fn fixed_tables() -> (LitCode, DistCode) {
-    let mut lengths = [0u8; 288];
-    for (i, l) in lengths.iter_mut().enumerate() {
-        *l = match i {
-            0..=143 => 8,
-            144..=255 => 9,
-            256..=279 => 7,
-            _ => 8,
-        };
+/// A distance symbol's entry (without its length).
+fn dist_entry(sym: usize) -> u32 {
+    match (DIST_BASE.get(sym), DIST_EXTRA.get(sym)) {
+        (Some(&b), Some(&x)) => entry(BASE, u32::from(x), u32::from(b)),
+        _ => entry(BAD_SYMBOL, 0, 0),
     }
-    let empty = || Huffman {
-        count: [0; MAX_BITS + 1],
-        symbol: [0; 288],
-    };
-    let lit = LitCode::new(&lengths).unwrap_or_else(empty);
-    let dist = DistCode::new(&[5u8; 30]).unwrap_or(Huffman {
-        count: [0; MAX_BITS + 1],
-        symbol: [0; 32],
+}
+
+/// A code-length symbol's entry: its value.
+fn cl_entry(sym: usize) -> u32 {
+    entry(LIT, 0, sym as u32)
+}
+
+/// Builds the decoding table of the canonical Huffman code with these
+/// per-symbol lengths (0 = unused) into `table`: `2^pb` entries indexed by
+/// the next `pb` input bits, and for codes longer than `pb` a subtable per
+/// `pb`-bit prefix. Incomplete codes are allowed (their missing codes are
+/// `BAD` entries), over-subscribed ones refused (`None`).
+fn build(lengths: &[u8], pb: u32, table: &mut Vec<u32>, entry_of: fn(usize) -> u32) -> Option<()> {
+    let mut count = [0u16; 16];
+    for &l in lengths {
+        let c = count.get_mut(usize::from(l))?;
+        *c = c.checked_add(1)?;
+    }
+    count[0] = 0;
+    let mut left: i32 = 1;
+    for &c in count.iter().skip(1) {
+        left = left.checked_mul(2)?.checked_sub(i32::from(c))?;
+        if left < 0 {
+            return None;
+        }
+    }
+    let max_len = count.iter().rposition(|&c| c != 0).unwrap_or(0) as u32;
+    let mut next = [0u32; 16];
+    let mut code = 0u32;
+    for len in 1usize..16 {
+        code = code.checked_add(u32::from(*count.get(len.wrapping_sub(1))?))? << 1;
+        *next.get_mut(len)? = code;
+    }
+    let size = 1usize << pb;
+    table.clear();
+    table.resize(size, BAD);
+    let sub_bits = max_len.saturating_sub(pb);
+    for (sym, &l) in lengths.iter().enumerate() {
+        if l == 0 {
+            continue;
+        }
+        let l = u32::from(l);
+        let c = next.get_mut(l as usize)?;
+        let rev = c.reverse_bits() >> 32u32.wrapping_sub(l);
+        *c = c.checked_add(1)?;
+        let e = entry_of(sym);
+        if l <= pb {
+            let mut i = rev as usize;
+            while i < size {
+                *table.get_mut(i)? = e | l;
+                i = i.checked_add(1 << l)?;
+            }
+        } else {
+            let prefix = (rev as usize) & size.wrapping_sub(1);
+            let p = *table.get(prefix)?;
+            let off = if kind(p) == SUB {
+                (p >> 16) as usize
+            } else {
+                let off = table.len();
+                table.resize(off.checked_add(1 << sub_bits)?, BAD);
+                *table.get_mut(prefix)? = entry(SUB, sub_bits, u32::try_from(off).ok()?) | pb;
+                off
+            };
+            let mut i = (rev >> pb) as usize;
+            while i < 1 << sub_bits {
+                *table.get_mut(off.checked_add(i)?)? = e | l.wrapping_sub(pb);
+                i = i.checked_add(1 << l.wrapping_sub(pb))?;
+            }
+        }
+    }
+    Some(())
+}
+
+/// RFC 1951 §3.2.6: the tables of the fixed literal/length and distance
+/// codes, built once.
+fn fixed_tables() -> (&'static [u32], &'static [u32]) {
+    static FIXED: std::sync::OnceLock<(Vec<u32>, Vec<u32>)> = std::sync::OnceLock::new();
+    let (lit, dist) = FIXED.get_or_init(|| {
+        let mut lengths = [0u8; 288];
+        for (i, l) in lengths.iter_mut().enumerate() {
+            *l = match i {
+                0..=143 => 8,
+                144..=255 => 9,
+                256..=279 => 7,
+                _ => 8,
+            };
+        }
+        let (mut lit, mut dist) = (Vec::new(), Vec::new());
+        // Both codes are complete: they build.
+        let _ = build(&lengths, LIT_BITS, &mut lit, lit_entry);
+        let _ = build(&[5u8; 32], DIST_BITS, &mut dist, dist_entry);
+        (lit, dist)
     });
     (lit, dist)
 }
@@ -365,64 +506,48 @@ const CL_ORDER: [usize; 19] = [
     16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
 ];
 
-struct State<'a, 'o> {
+struct State<'a, 'o, 's> {
     bits: Bits<'a>,
-    out: &'o mut Vec<u8>,
-    /// Length of `out` before this stream.
-    start: usize,
-    limit: usize,
+    out: &'o mut Sink<'s>,
 }
 
-impl State<'_, '_> {
-    fn produced(&self) -> usize {
-        self.out.len().saturating_sub(self.start)
-    }
-
-    fn room(&self, n: usize) -> Result<(), InflateError> {
-        if self.produced().saturating_add(n) > self.limit {
-            return Err(self.bits.error(InflateErrorKind::OutputLimit));
-        }
-        Ok(())
-    }
-
+impl State<'_, '_, '_> {
     fn stored(&mut self) -> Result<(), InflateError> {
         self.bits.align();
-        let at = self.bits.pos;
-        let header = self
-            .bits
-            .input
-            .get(at..at.saturating_add(4))
-            .ok_or_else(|| self.bits.error(InflateErrorKind::Truncated))?;
-        let len = u16::from_le_bytes([
-            header.first().copied().unwrap_or(0),
-            header.get(1).copied().unwrap_or(0),
-        ]);
-        let nlen = u16::from_le_bytes([
-            header.get(2).copied().unwrap_or(0),
-            header.get(3).copied().unwrap_or(0),
-        ]);
-        if len != !nlen {
+        let at = self.bits.at();
+        let len = self.bits.take(16)?;
+        let nlen = self.bits.take(16)?;
+        if len != !nlen & 0xffff {
             return Err(InflateError {
                 kind: InflateErrorKind::StoredLengthMismatch,
                 offset: at,
             });
         }
-        let from = at.saturating_add(4);
+        // The buffer is empty now or holds whole bytes after the header.
+        let from = self.bits.at();
         let data = self
             .bits
             .input
-            .get(from..from.saturating_add(usize::from(len)))
+            .get(from..from.saturating_add(len as usize))
             .ok_or(InflateError {
                 kind: InflateErrorKind::Truncated,
                 offset: self.bits.input.len(),
             })?;
-        self.room(data.len())?;
-        self.out.extend_from_slice(data);
-        self.bits.pos = from.saturating_add(usize::from(len));
+        self.out
+            .literals(data)
+            .map_err(|_| self.bits.error(InflateErrorKind::OutputLimit))?;
+        self.bits.pos = from.saturating_add(len as usize);
+        self.bits.buf = 0;
+        self.bits.cnt = 0;
         Ok(())
     }
 
-    fn dynamic_tables(&mut self) -> Result<(LitCode, DistCode), InflateError> {
+    /// Reads a dynamic block's code lengths and builds its tables.
+    fn dynamic_tables(
+        &mut self,
+        lit: &mut Vec<u32>,
+        dist: &mut Vec<u32>,
+    ) -> Result<(), InflateError> {
         let nlen = (self.bits.take(5)? as usize).saturating_add(257);
         let ndist = (self.bits.take(5)? as usize).saturating_add(1);
         let ncode = (self.bits.take(4)? as usize).saturating_add(4);
@@ -435,13 +560,14 @@ impl State<'_, '_> {
                 *l = self.bits.take(3)? as u8;
             }
         }
-        let clcode: Huffman<19> =
-            Huffman::new(&cl).ok_or_else(|| self.bits.error(InflateErrorKind::BadCodeLengths))?;
+        let mut cl_table = Vec::with_capacity(1 << CL_BITS);
+        build(&cl, CL_BITS, &mut cl_table, cl_entry)
+            .ok_or_else(|| self.bits.error(InflateErrorKind::BadCodeLengths))?;
         let mut lengths = [0u8; 316];
         let total = nlen.saturating_add(ndist);
         let mut i = 0usize;
         while i < total {
-            let sym = clcode.decode(&mut self.bits)?;
+            let sym = self.bits.decode::<CL_BITS>(&cl_table)? >> 16;
             let (value, repeat) = match sym {
                 0..=15 => (sym as u8, 1usize),
                 16 => {
@@ -466,54 +592,115 @@ impl State<'_, '_> {
         if lengths.get(256).copied().unwrap_or(0) == 0 {
             return Err(self.bits.error(InflateErrorKind::BadCodeLengths));
         }
-        let bad = || InflateError {
-            kind: InflateErrorKind::BadCodeLengths,
-            offset: 0,
-        };
-        let lit = LitCode::new(lengths.get(..nlen).unwrap_or(&[])).ok_or_else(bad);
-        let dist = DistCode::new(lengths.get(nlen..total).unwrap_or(&[])).ok_or_else(bad);
-        match (lit, dist) {
-            (Ok(l), Ok(d)) => Ok((l, d)),
-            _ => Err(self.bits.error(InflateErrorKind::BadCodeLengths)),
-        }
+        let ok =
+            build(lengths.get(..nlen).unwrap_or(&[]), LIT_BITS, lit, lit_entry).and_then(|()| {
+                build(
+                    lengths.get(nlen..total).unwrap_or(&[]),
+                    DIST_BITS,
+                    dist,
+                    dist_entry,
+                )
+            });
+        ok.ok_or_else(|| self.bits.error(InflateErrorKind::BadCodeLengths))
     }
 
-    fn codes(&mut self, lit: &LitCode, dist: &DistCode) -> Result<(), InflateError> {
-        loop {
-            let sym = lit.decode(&mut self.bits)?;
-            match sym {
-                0..=255 => {
-                    self.room(1)?;
-                    self.out.push(sym as u8);
+    /// Decodes a block's symbols until its end-of-block code. The bit
+    /// reader and the output position are copied into locals for the loop
+    /// (so they stay in registers) and written back when it ends.
+    fn codes(&mut self, lit: &[u32], dist: &[u32]) -> Result<(), InflateError> {
+        let mut bits = Bits { ..self.bits };
+        let buf = &mut *self.out.buf;
+        let (mut pos, end) = (self.out.pos, self.out.end);
+        let r = codes_in(&mut bits, buf, &mut pos, end, lit, dist);
+        self.bits = bits;
+        self.out.pos = pos;
+        r
+    }
+}
+
+/// [`State::codes`] on locals: `buf` written at `*pos`, at most up to
+/// `end` (the slack after it takes the copies' overrun).
+#[inline(always)]
+fn codes_in(
+    bits: &mut Bits<'_>,
+    buf: &mut [u8],
+    pos: &mut usize,
+    end: usize,
+    lit: &[u32],
+    dist: &[u32],
+) -> Result<(), InflateError> {
+    loop {
+        // A length and a distance with their extra bits take at most
+        // 15 + 5 + 15 + 13 = 48 bits: one refill (while the input lasts)
+        // serves the whole symbol.
+        if bits.cnt < 48 {
+            bits.refill();
+        }
+        let e = bits.decode::<LIT_BITS>(lit)?;
+        match kind(e) {
+            LIT => {
+                if *pos >= end {
+                    return Err(bits.error(InflateErrorKind::OutputLimit));
                 }
-                256 => return Ok(()),
-                _ => {
-                    let i = usize::from(sym).saturating_sub(257);
-                    let (Some(&base), Some(&extra)) = (LEN_BASE.get(i), LEN_EXTRA.get(i)) else {
-                        return Err(self.bits.error(InflateErrorKind::BadSymbol));
-                    };
-                    let len = usize::from(base)
-                        .saturating_add(self.bits.take(u32::from(extra))? as usize);
-                    let d = usize::from(dist.decode(&mut self.bits)?);
-                    let (Some(&dbase), Some(&dextra)) = (DIST_BASE.get(d), DIST_EXTRA.get(d))
-                    else {
-                        return Err(self.bits.error(InflateErrorKind::BadSymbol));
-                    };
-                    let distance = usize::from(dbase)
-                        .saturating_add(self.bits.take(u32::from(dextra))? as usize);
-                    if distance > self.produced() {
-                        return Err(self.bits.error(InflateErrorKind::DistanceTooFar));
-                    }
-                    self.room(len)?;
-                    let from = self.out.len().saturating_sub(distance);
-                    for k in 0..len {
-                        let b = self.out.get(from.saturating_add(k)).copied().unwrap_or(0);
-                        self.out.push(b);
-                    }
+                if let Some(x) = buf.get_mut(*pos) {
+                    *x = (e >> 16) as u8;
                 }
+                *pos = pos.wrapping_add(1);
             }
+            EOB => return Ok(()),
+            BASE => {
+                let len = ((e >> 16) as usize).wrapping_add(bits.take((e >> 8) & 15)? as usize);
+                let d = bits.decode::<DIST_BITS>(dist)?;
+                if kind(d) != BASE {
+                    return Err(bits.error(InflateErrorKind::BadSymbol));
+                }
+                let distance =
+                    ((d >> 16) as usize).wrapping_add(bits.take((d >> 8) & 15)? as usize);
+                if distance > *pos {
+                    return Err(bits.error(InflateErrorKind::DistanceTooFar));
+                }
+                if len > end.wrapping_sub(*pos) {
+                    return Err(bits.error(InflateErrorKind::OutputLimit));
+                }
+                if distance >= 8 && len <= 24 {
+                    words8x3(buf, pos.wrapping_sub(distance), distance);
+                } else {
+                    match_copy(buf, *pos, distance, len);
+                }
+                *pos = pos.wrapping_add(len);
+            }
+            _ => return Err(bits.error(InflateErrorKind::BadSymbol)),
         }
     }
+}
+
+/// Adler-32 continued from `adler` (zlib's `adler32`).
+pub fn adler32(adler: u32, data: &[u8]) -> u32 {
+    const MOD: u32 = 65521;
+    let mut a = adler & 0xFFFF;
+    let mut b = adler >> 16;
+    // 5552 bytes is the most zlib sums before reducing without overflow;
+    // 16 bytes at a time add to `b` what 16 single steps would: 16 times
+    // `a` before them and each byte weighted by the steps left.
+    for chunk in data.chunks(5552) {
+        let mut words = chunk.chunks_exact(16);
+        for w in &mut words {
+            let (mut sum, mut weighted) = (0u32, 0u32);
+            for (x, k) in w.iter().zip((1..=16u32).rev()) {
+                sum = sum.wrapping_add(u32::from(*x));
+                weighted = weighted.wrapping_add(u32::from(*x).wrapping_mul(k));
+            }
+            b = b.wrapping_add(a.wrapping_mul(16)).wrapping_add(weighted);
+            a = a.wrapping_add(sum);
+        }
+        for &x in words.remainder() {
+            a = a.wrapping_add(u32::from(x));
+            b = b.wrapping_add(a);
+        }
+        a %= MOD;
+        b %= MOD;
+    }
+    (b << 16) | a
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@
 //! (every 5 block bytes give at least 4 output bytes) is refused before it
 //! is stored.
 
-use super::{CodecError, CodecErrorKind, Scratch};
+use crate::common::{CodecError, CodecErrorKind, Scratch};
 
 const BLOCK_MAGIC: u64 = 0x3141_5926_5359;
 const END_MAGIC: u64 = 0x1772_4538_5090;
@@ -52,7 +52,6 @@ pub fn decompress(
     scratch: &mut Scratch,
 ) -> Result<usize, CodecError> {
     let start = out.len();
-    let mut r = Bits { input, pos: 0 };
     if input.get(..3) != Some(b"BZh".as_slice()) {
         let kind = if input.len() < 3 && b"BZh".starts_with(input) {
             CodecErrorKind::Truncated
@@ -66,7 +65,7 @@ pub fn decompress(
         Some(_) => return Err(CodecError::new(CodecErrorKind::BadHeader, 3)),
         None => return Err(CodecError::new(CodecErrorKind::Truncated, 3)),
     };
-    r.pos = 32;
+    let mut r = Bits::new(input, 4);
     // Every 5 block bytes give at least 4 output bytes.
     let max_block = level
         .saturating_mul(100_000)
@@ -159,7 +158,7 @@ fn block(
         }
     }
     let n_selectors = n_selectors.min(MAX_SELECTORS);
-    let mut tables = [Huffman::EMPTY; MAX_GROUPS];
+    let mut tables = vec![Huffman::EMPTY; MAX_GROUPS];
     for t in tables.iter_mut().take(n_groups) {
         let mut lengths = [0u8; MAX_ALPHA];
         let mut curr = r.bits(5)?;
@@ -179,7 +178,8 @@ fn block(
             }
             *l = curr as u8;
         }
-        *t = Huffman::new(lengths.get(..alpha).unwrap_or(&[])).ok_or_else(|| bad(r))?;
+        t.build(lengths.get(..alpha).unwrap_or(&[]))
+            .ok_or_else(|| bad(r))?;
     }
     let counts = symbols(
         r,
@@ -203,7 +203,7 @@ fn block(
 #[allow(clippy::too_many_arguments)]
 fn symbols(
     r: &mut Bits<'_>,
-    tables: &[Huffman; MAX_GROUPS],
+    tables: &[Huffman],
     selectors: &[u8; MAX_SELECTORS],
     n_selectors: usize,
     seq_to_unseq: &[u8; 256],
@@ -269,8 +269,16 @@ fn symbols(
         // MTF index sym − 1: move it to the front.
         let v = sym.saturating_sub(1);
         let front = mtf.get(v).copied().unwrap_or(0);
-        if let Some(m) = mtf.get_mut(..=v) {
-            m.rotate_right(1);
+        // Short moves (the common ones) byte by byte: no call.
+        let mut k = v.min(255);
+        while k > 0 {
+            let prev = k.wrapping_sub(1);
+            if let Some(&b) = mtf.get(prev) {
+                if let Some(x) = mtf.get_mut(k) {
+                    *x = b;
+                }
+            }
+            k = prev;
         }
         mtf[0] = front;
         let b = seq_to_unseq.get(usize::from(front)).copied().unwrap_or(0);
@@ -342,23 +350,37 @@ fn unrle(
 
 /// A canonical Huffman code, codes assigned in (length, symbol) order as
 /// bzip2's `BZ2_hbCreateDecodeTables` does; read most significant bit
-/// first.
-#[derive(Clone, Copy)]
+/// first. Codes of up to [`FAST_BITS`] bits decode with one lookup of the
+/// next bits; longer ones by length from there.
+#[derive(Clone)]
 struct Huffman {
     count: [u16; MAX_CODE_LEN + 1],
     symbol: [u16; MAX_ALPHA],
+    /// First code of each length, and the index in `symbol` of its symbol.
+    first: [u32; MAX_CODE_LEN + 1],
+    index: [u32; MAX_CODE_LEN + 1],
+    /// Indexed by the next [`FAST_BITS`] bits: symbol << 8 | length, or 0
+    /// for a longer code (or none).
+    fast: [u32; 1 << FAST_BITS],
 }
+
+/// Bits of the one-lookup table.
+const FAST_BITS: u32 = 10;
 
 impl Huffman {
     const EMPTY: Huffman = Huffman {
         count: [0; MAX_CODE_LEN + 1],
         symbol: [0; MAX_ALPHA],
+        first: [0; MAX_CODE_LEN + 1],
+        index: [0; MAX_CODE_LEN + 1],
+        fast: [0; 1 << FAST_BITS],
     };
 
-    /// The code of `lengths` (each 1..20); an over-subscribed code is
-    /// refused.
-    fn new(lengths: &[u8]) -> Option<Self> {
-        let mut h = Huffman::EMPTY;
+    /// The code of `lengths` (each 1..20) into `self`; an over-subscribed
+    /// code is refused.
+    fn build(&mut self, lengths: &[u8]) -> Option<()> {
+        let h = self;
+        h.count = [0; MAX_CODE_LEN + 1];
         for &l in lengths {
             let c = h.count.get_mut(usize::from(l))?;
             *c = c.checked_add(1)?;
@@ -382,53 +404,147 @@ impl Huffman {
             *h.symbol.get_mut(usize::from(*o))? = u16::try_from(sym).ok()?;
             *o = o.checked_add(1)?;
         }
-        Some(h)
+        // Canonical codes: each length's first code follows the last of
+        // the length before, shifted.
+        h.fast = [0; 1 << FAST_BITS];
+        let (mut code, mut index) = (0u32, 0u32);
+        for len in 1..=MAX_CODE_LEN {
+            let n = u32::from(*h.count.get(len)?);
+            *h.first.get_mut(len)? = code;
+            *h.index.get_mut(len)? = index;
+            if len as u32 <= FAST_BITS {
+                let span = 1u32 << FAST_BITS.wrapping_sub(len as u32);
+                for k in 0..n {
+                    let sym = u32::from(*h.symbol.get(index.checked_add(k)? as usize)?);
+                    let at = code.checked_add(k)?.checked_mul(span)?;
+                    for x in h
+                        .fast
+                        .get_mut(at as usize..at.checked_add(span)? as usize)?
+                    {
+                        *x = sym << 8 | len as u32;
+                    }
+                }
+            }
+            code = code.checked_add(n)?.checked_shl(1)?;
+            index = index.checked_add(n)?;
+        }
+        Some(())
     }
 
+    #[inline(always)]
     fn decode(&self, r: &mut Bits<'_>) -> Result<usize, CodecError> {
-        let (mut code, mut first, mut index) = (0u32, 0u32, 0u32);
-        for len in 1..=MAX_CODE_LEN {
-            code |= r.bits(1)? as u32;
+        let next = r.peek20();
+        let e = self
+            .fast
+            .get((next >> (MAX_CODE_LEN as u32).wrapping_sub(FAST_BITS)) as usize)
+            .copied()
+            .unwrap_or(0);
+        if e != 0 {
+            r.skip(e & 0xff)?;
+            return Ok((e >> 8) as usize);
+        }
+        for len in (FAST_BITS as usize).wrapping_add(1)..=MAX_CODE_LEN {
+            let code = next >> MAX_CODE_LEN.wrapping_sub(len);
+            let first = self.first.get(len).copied().unwrap_or(0);
             let count = u32::from(self.count.get(len).copied().unwrap_or(0));
             if code.wrapping_sub(first) < count {
-                let at = index.wrapping_add(code.wrapping_sub(first)) as usize;
-                return self
-                    .symbol
-                    .get(at)
-                    .map(|&s| usize::from(s))
+                let at = self
+                    .index
+                    .get(len)
+                    .copied()
+                    .unwrap_or(0)
+                    .wrapping_add(code.wrapping_sub(first)) as usize;
+                let sym = self.symbol.get(at).copied();
+                r.skip(len as u32)?;
+                return sym
+                    .map(usize::from)
                     .ok_or_else(|| CodecError::new(CodecErrorKind::BadData, r.byte_offset()));
             }
-            index = index.wrapping_add(count);
-            first = first.wrapping_add(count).wrapping_shl(1);
-            code = code.wrapping_shl(1);
         }
-        Err(CodecError::new(CodecErrorKind::BadData, r.byte_offset()))
+        // No code: past the input's end the bits read are zeros.
+        let kind = if r.cnt < MAX_CODE_LEN as u32 {
+            CodecErrorKind::Truncated
+        } else {
+            CodecErrorKind::BadData
+        };
+        Err(CodecError::new(kind, r.byte_offset()))
     }
 }
 
-/// Most-significant-bit-first reader.
+/// Most-significant-bit-first reader over a 64-bit buffer (the next bit is
+/// its top bit).
 struct Bits<'a> {
     input: &'a [u8],
-    /// Position in bits.
+    /// Next input byte to load.
     pos: usize,
+    buf: u64,
+    /// Bits in `buf`.
+    cnt: u32,
 }
 
 impl Bits<'_> {
+    fn new(input: &[u8], pos: usize) -> Bits<'_> {
+        Bits {
+            input,
+            pos,
+            buf: 0,
+            cnt: 0,
+        }
+    }
+
+    /// Input bytes read (a partly read byte counts as not read).
     fn byte_offset(&self) -> usize {
-        self.pos / 8
+        self.pos
+            .saturating_sub(((self.cnt.wrapping_add(7)) >> 3) as usize)
+    }
+
+    /// Loads bytes until the buffer holds more than 56 bits or the input
+    /// ends.
+    #[inline(always)]
+    fn refill(&mut self) {
+        while self.cnt <= 56 {
+            let Some(&b) = self.input.get(self.pos) else {
+                return;
+            };
+            self.buf |= u64::from(b) << (56u32.wrapping_sub(self.cnt));
+            self.pos = self.pos.wrapping_add(1);
+            self.cnt = self.cnt.wrapping_add(8);
+        }
+    }
+
+    /// The next 20 bits (zeros past the end of the input), not consumed.
+    #[inline(always)]
+    fn peek20(&mut self) -> u32 {
+        if self.cnt < 20 {
+            self.refill();
+        }
+        (self.buf >> 44) as u32
+    }
+
+    /// Consumes `n` (≤ 32) bits, or fails when the input has fewer.
+    #[inline(always)]
+    fn skip(&mut self, n: u32) -> Result<(), CodecError> {
+        if self.cnt < n {
+            self.refill();
+            if self.cnt < n {
+                return Err(CodecError::new(CodecErrorKind::Truncated, self.input.len()));
+            }
+        }
+        self.buf = self.buf.checked_shl(n).unwrap_or(0);
+        self.cnt = self.cnt.wrapping_sub(n);
+        Ok(())
     }
 
     /// The next `n` (≤ 32) bits.
     fn bits(&mut self, n: u32) -> Result<u64, CodecError> {
-        let mut v = 0u64;
-        for _ in 0..n {
-            let Some(&b) = self.input.get(self.pos / 8) else {
-                return Err(CodecError::new(CodecErrorKind::Truncated, self.input.len()));
-            };
-            let bit = b >> (7 ^ (self.pos & 7) as u32) & 1;
-            v = v << 1 | u64::from(bit);
-            self.pos = self.pos.saturating_add(1);
+        if n == 0 {
+            return Ok(0);
         }
+        if self.cnt < n {
+            self.refill();
+        }
+        let v = self.buf >> (64u32.wrapping_sub(n));
+        self.skip(n)?;
         Ok(v)
     }
 }
@@ -473,7 +589,7 @@ const CRC_TABLE: [u32; 256] = {
 )]
 mod tests {
     use super::*;
-    use crate::codec::tests_vectors::{read_vector, ORIGINAL};
+    use crate::common::tests_vectors::{read_vector, ORIGINAL};
 
     #[test]
     fn crc_of_the_check_string() {

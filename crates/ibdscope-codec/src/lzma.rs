@@ -40,7 +40,7 @@
 //! probabilities (at most 0x300 · 16 with lc + lp ≤ 4) live in
 //! [`Scratch`]; the rest of the model is on the stack.
 
-use super::{copy_match, crc32_ieee, push_literals, CodecError, CodecErrorKind, Scratch};
+use crate::common::{copy_match, crc32_ieee, push_literals, CodecError, CodecErrorKind, Scratch};
 
 const MAGIC: [u8; 6] = [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00];
 const FILTER_LZMA2: u64 = 0x21;
@@ -393,6 +393,9 @@ struct Rc<'a> {
     pos: usize,
     range: u32,
     code: u32,
+    /// The coder read past the chunk (it is fed zeros meanwhile, and the
+    /// chunk's decoding stops at the next symbol): a truncated chunk.
+    overrun: bool,
 }
 
 const TOP: u32 = 1 << 24;
@@ -414,40 +417,66 @@ impl<'a> Rc<'a> {
             pos: 5,
             range: u32::MAX,
             code,
+            overrun: false,
         })
     }
 
-    fn normalize(&mut self) -> Result<(), CodecError> {
+    #[inline(always)]
+    fn normalize(&mut self) {
         if self.range < TOP {
-            let Some(&b) = self.input.get(self.pos) else {
-                return Err(CodecError::new(CodecErrorKind::Truncated, self.pos));
+            let b = match self.input.get(self.pos) {
+                Some(&b) => b,
+                None => {
+                    self.overrun = true;
+                    0
+                }
             };
             self.pos = self.pos.saturating_add(1);
             self.range <<= 8;
             self.code = self.code << 8 | u32::from(b);
         }
-        Ok(())
     }
 
-    fn bit(&mut self, p: &mut u16) -> Result<usize, CodecError> {
-        self.normalize()?;
+    /// One bit with probability `p` (no error: past the chunk the coder
+    /// reads zeros and sets `overrun`, which the chunk loop checks).
+    #[inline(always)]
+    fn bit(&mut self, p: &mut u16) -> usize {
+        self.normalize();
         let bound = (self.range >> 11).wrapping_mul(u32::from(*p));
         if self.code < bound {
             self.range = bound;
             *p = p.wrapping_add((2048u16.wrapping_sub(*p)) >> 5);
-            Ok(0)
+            0
         } else {
             self.range = self.range.wrapping_sub(bound);
             self.code = self.code.wrapping_sub(bound);
             *p = p.wrapping_sub(*p >> 5);
-            Ok(1)
+            1
         }
     }
 
-    fn direct(&mut self, n: u32) -> Result<u32, CodecError> {
+    /// [`Rc::bit`] without a branch on the bit (for literals, whose bits
+    /// a CPU cannot predict): the new range, code and probability are
+    /// picked by a mask.
+    #[inline(always)]
+    fn bit_flat(&mut self, p: &mut u16) -> usize {
+        self.normalize();
+        let prob = u32::from(*p);
+        let bound = (self.range >> 11).wrapping_mul(prob);
+        let bit = u32::from(self.code >= bound);
+        let mask = 0u32.wrapping_sub(bit);
+        self.range = (bound & !mask) | (self.range.wrapping_sub(bound) & mask);
+        self.code = self.code.wrapping_sub(bound & mask);
+        let up = 2048u32.wrapping_sub(prob) >> 5;
+        let down = prob >> 5;
+        *p = prob.wrapping_add(up & !mask).wrapping_sub(down & mask) as u16;
+        bit as usize
+    }
+
+    fn direct(&mut self, n: u32) -> u32 {
         let mut v = 0u32;
         for _ in 0..n {
-            self.normalize()?;
+            self.normalize();
             self.range >>= 1;
             let bit = if self.code >= self.range {
                 self.code = self.code.wrapping_sub(self.range);
@@ -457,7 +486,7 @@ impl<'a> Rc<'a> {
             };
             v = v << 1 | bit;
         }
-        Ok(v)
+        v
     }
 
     /// An `n`-bit tree from `probs[1..2^n]`.
@@ -465,7 +494,7 @@ impl<'a> Rc<'a> {
         let mut m = 1usize;
         for _ in 0..n {
             let p = probs.get_mut(m).ok_or_else(|| self.bad())?;
-            m = m << 1 | self.bit(p)?;
+            m = m << 1 | self.bit_flat(p);
         }
         Ok(m.wrapping_sub(1 << n))
     }
@@ -476,7 +505,7 @@ impl<'a> Rc<'a> {
         for i in 0..n {
             let idx = off.wrapping_add(m).wrapping_sub(1);
             let p = probs.get_mut(idx).ok_or_else(|| self.bad())?;
-            let bit = self.bit(p)?;
+            let bit = self.bit_flat(p);
             m = m << 1 | bit;
             v |= bit << i;
         }
@@ -510,11 +539,11 @@ impl Len {
     /// Length − 2.
     fn decode(&mut self, rc: &mut Rc<'_>, pos_state: usize) -> Result<usize, CodecError> {
         let at = pos_state.wrapping_mul(8);
-        if rc.bit(&mut self.choice)? == 0 {
+        if rc.bit(&mut self.choice) == 0 {
             let p = self.low.get_mut(at..).ok_or_else(|| rc.bad())?;
             return rc.tree(p, 3);
         }
-        if rc.bit(&mut self.choice2)? == 0 {
+        if rc.bit(&mut self.choice2) == 0 {
             let p = self.mid.get_mut(at..).ok_or_else(|| rc.bad())?;
             return Ok(rc.tree(p, 3)?.wrapping_add(8));
         }
@@ -610,19 +639,19 @@ impl Lzma<'_> {
     /// requires every byte of `chunk` used and the range code at 0.
     fn chunk(&mut self, chunk: &[u8], out: &mut Vec<u8>, target: usize) -> Result<(), CodecError> {
         let mut rc = Rc::new(chunk)?;
-        while out.len() < target {
+        while out.len() < target && !rc.overrun {
             let pos = out.len().saturating_sub(self.dict_start);
             let ps = pos & self.pb_mask;
             let st = self.state;
             let at = st.wrapping_mul(16).wrapping_add(ps);
             let bad = |rc: &Rc<'_>| rc.bad();
             let p = self.is_match.get_mut(at).ok_or_else(|| bad(&rc))?;
-            if rc.bit(p)? == 0 {
+            if rc.bit(p) == 0 {
                 self.literal(&mut rc, out, pos)?;
                 continue;
             }
             let p = self.is_rep.get_mut(st).ok_or_else(|| bad(&rc))?;
-            let len = if rc.bit(p)? == 0 {
+            let len = if rc.bit(p) == 0 {
                 let len = self.match_len.decode(&mut rc, ps)?;
                 self.state = if st < 7 { 7 } else { 10 };
                 let dist = self.distance(&mut rc, len)?;
@@ -630,9 +659,9 @@ impl Lzma<'_> {
                 len
             } else {
                 let p = self.is_rep0.get_mut(st).ok_or_else(|| bad(&rc))?;
-                if rc.bit(p)? == 0 {
+                if rc.bit(p) == 0 {
                     let p = self.is_rep0_long.get_mut(at).ok_or_else(|| bad(&rc))?;
-                    if rc.bit(p)? == 0 {
+                    if rc.bit(p) == 0 {
                         self.state = if st < 7 { 9 } else { 11 };
                         self.copy(&rc, out, 1, target)?;
                         continue;
@@ -645,7 +674,10 @@ impl Lzma<'_> {
             };
             self.copy(&rc, out, len.saturating_add(2), target)?;
         }
-        rc.normalize()?;
+        rc.normalize();
+        if rc.overrun {
+            return Err(CodecError::new(CodecErrorKind::Truncated, chunk.len()));
+        }
         if rc.pos != chunk.len() || rc.code != 0 {
             return Err(CodecError::new(CodecErrorKind::BadData, rc.pos));
         }
@@ -656,11 +688,11 @@ impl Lzma<'_> {
     fn pick_rep(&mut self, rc: &mut Rc<'_>, st: usize) -> Result<(), CodecError> {
         let [r0, r1, r2, r3] = self.reps;
         let p = self.is_rep1.get_mut(st).ok_or_else(|| rc.bad())?;
-        self.reps = if rc.bit(p)? == 0 {
+        self.reps = if rc.bit(p) == 0 {
             [r1, r0, r2, r3]
         } else {
             let p = self.is_rep2.get_mut(st).ok_or_else(|| rc.bad())?;
-            if rc.bit(p)? == 0 {
+            if rc.bit(p) == 0 {
                 [r2, r0, r1, r3]
             } else {
                 [r3, r0, r1, r2]
@@ -716,7 +748,7 @@ impl Lzma<'_> {
                 mb <<= 1;
                 let idx = 0x100usize.wrapping_add(match_bit << 8).wrapping_add(sym);
                 let p = probs.get_mut(idx).ok_or_else(|| rc.bad())?;
-                let bit = rc.bit(p)?;
+                let bit = rc.bit_flat(p);
                 sym = sym << 1 | bit;
                 if match_bit != bit {
                     break;
@@ -725,7 +757,7 @@ impl Lzma<'_> {
         }
         while sym < 0x100 {
             let p = probs.get_mut(sym).ok_or_else(|| rc.bad())?;
-            sym = sym << 1 | rc.bit(p)?;
+            sym = sym << 1 | rc.bit_flat(p);
         }
         out.push(sym as u8);
         self.state = match self.state {
@@ -750,7 +782,7 @@ impl Lzma<'_> {
             let off = dist.wrapping_sub(slot);
             return Ok(dist.wrapping_add(rc.reverse(&mut self.pos_special, off, nd)?));
         }
-        let direct = rc.direct(nd.wrapping_sub(4))? as usize;
+        let direct = rc.direct(nd.wrapping_sub(4)) as usize;
         let d = dist
             .wrapping_add(direct << 4)
             .wrapping_add(rc.reverse(&mut self.align, 1, 4)?);
@@ -770,7 +802,7 @@ impl Lzma<'_> {
 )]
 mod tests {
     use super::*;
-    use crate::codec::tests_vectors::{read_vector, ORIGINAL};
+    use crate::common::tests_vectors::{read_vector, ORIGINAL};
 
     #[test]
     fn check_values() {

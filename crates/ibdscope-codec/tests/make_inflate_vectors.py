@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes inflate_vectors.txt: inputs compressed by a real zlib (CPython's),
 covering every DEFLATE block type and zlib's strategies. Run once; the
-output is committed and read by crates/ibdscope/src/inflate.rs's tests."""
+output is committed and read by crates/ibdscope-codec/src/inflate.rs's tests."""
 import os
 import random
 import zlib

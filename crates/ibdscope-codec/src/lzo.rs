@@ -24,7 +24,7 @@
 //! `0x11 0x00 0x00`, and the safe decoder returns `LZO_E_OK` only when the
 //! marker is the last input byte.
 
-use super::{copy_match, push_literals, CodecError, CodecErrorKind};
+use crate::common::{grow_run, match_copy, words8x3, CodecError, CodecErrorKind, Sink};
 
 /// What the next instruction byte means.
 #[derive(Clone, Copy)]
@@ -41,14 +41,25 @@ enum State {
 /// Decodes an LZO1X stream (all of `input`, end marker last), appending at
 /// most `limit` bytes to `out`. Returns the bytes produced.
 pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
-    let start = out.len();
+    let hint = input.len().saturating_mul(4);
+    grow_run(
+        out,
+        limit,
+        hint,
+        |e: &CodecError| e.kind == CodecErrorKind::OutputLimit,
+        |out| stream(input, out),
+    )
+}
+
+/// [`decompress`] into one sink.
+fn stream(input: &[u8], out: &mut Sink<'_>) -> Result<usize, CodecError> {
     let mut r = Reader { input, ip: 0 };
     let mut state = State::Literal;
     if let Some(&b) = input.first() {
         if b > 17 {
             r.ip = 1;
             let n = usize::from(b).saturating_sub(17);
-            r.literals(out, start, n, limit)?;
+            r.literals(out, n)?;
             state = if n < 4 {
                 State::AfterShort
             } else {
@@ -56,13 +67,18 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
             };
         }
     }
+    // An instruction that starts at or below this output position fits
+    // (a match of at most 33 bytes and 3 literals, the words' overrun in
+    // the slack).
+    let seq_end = out.end.saturating_sub(64);
     loop {
+        (r.ip, out.pos, state) = fast_run(input, out.buf, r.ip, out.pos, seq_end, state);
         let at = r.ip;
         let t = usize::from(r.byte()?);
         let (dist, len, trailing) = match (t, state) {
             (0..=15, State::Literal) => {
                 let n = if t == 0 { r.extension(15)? } else { t };
-                r.literals(out, start, n.saturating_add(3), limit)?;
+                r.literals(out, n.saturating_add(3))?;
                 state = State::AfterRun;
                 continue;
             }
@@ -104,19 +120,135 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
                     if r.ip != input.len() {
                         return Err(CodecError::new(CodecErrorKind::BadData, r.ip));
                     }
-                    return Ok(out.len().saturating_sub(start));
+                    return Ok(out.produced());
                 }
                 (dist.wrapping_add(0x4000), n.saturating_add(2), d & 3)
             }
         };
-        copy_match(out, start, dist, len, limit).map_err(|k| CodecError::new(k, at))?;
+        out.copy_short(dist, len)
+            .map_err(|k| CodecError::new(k, at))?;
         if trailing == 0 {
             state = State::Literal;
         } else {
-            r.literals(out, start, trailing, limit)?;
+            r.literals(out, trailing)?;
             state = State::AfterShort;
         }
     }
+}
+
+/// Decodes the common instructions from `ip` into `buf` at `op` while the
+/// output is at or below `seq_end` and 19 input bytes are at hand: M2
+/// matches (64..255), M3 (33..63) and M4 (17..31) matches without a length
+/// extension, with their 0 to 3 trailing literals (one 16-byte word), and
+/// in the literal state literal runs of up to 48 bytes. Returns where it
+/// stopped and the state there, at an instruction that [`stream`] decodes
+/// (or reports).
+fn fast_run(
+    input: &[u8],
+    buf: &mut [u8],
+    mut ip: usize,
+    mut op: usize,
+    seq_end: usize,
+    mut state: State,
+) -> (usize, usize, State) {
+    // Wrapping arithmetic on positions bounded by `input.len()` and
+    // `seq_end`; the `get`s check anyway.
+    while op <= seq_end {
+        let Some(win) = input.get(ip..).and_then(|w| w.first_chunk::<19>()) else {
+            break;
+        };
+        let t = usize::from(win[0]);
+        if t < 16 {
+            if !matches!(state, State::Literal) {
+                break;
+            }
+            // A literal run of 4 to 18 bytes (or longer with its length
+            // extension, up to 48), in words of 16 with 16 input bytes to
+            // spare after it.
+            let mut p = ip.wrapping_add(1);
+            let n = if t == 0 {
+                let mut n = 15usize;
+                let ext = loop {
+                    match input.get(p) {
+                        Some(0) => n = n.saturating_add(255),
+                        Some(&b) => break n.saturating_add(usize::from(b)),
+                        None => break usize::MAX,
+                    }
+                    p = p.wrapping_add(1);
+                };
+                p = p.wrapping_add(1);
+                ext.saturating_add(3)
+            } else {
+                t.wrapping_add(3)
+            };
+            if n > 48 || input.len().saturating_sub(p) < n.wrapping_add(16) {
+                break;
+            }
+            let mut k = 0;
+            while k < n {
+                let s = input
+                    .get(p.wrapping_add(k)..)
+                    .and_then(|s| s.first_chunk::<16>());
+                let d = buf
+                    .get_mut(op.wrapping_add(k)..)
+                    .and_then(|d| d.first_chunk_mut::<16>());
+                if let (Some(s), Some(d)) = (s, d) {
+                    *d = *s;
+                }
+                k = k.wrapping_add(16);
+            }
+            op = op.wrapping_add(n);
+            ip = p.wrapping_add(n);
+            state = State::AfterRun;
+            continue;
+        }
+        let (dist, len, trailing, used) = if t >= 64 {
+            let b = usize::from(win[1]);
+            (
+                1_usize.wrapping_add((t >> 2) & 7).wrapping_add(b << 3),
+                (t >> 5).wrapping_add(1),
+                t & 3,
+                2usize,
+            )
+        } else if t > 32 && t < 64 {
+            let d = usize::from(u16::from_le_bytes([win[1], win[2]]));
+            ((d >> 2).wrapping_add(1), (t & 31).wrapping_add(2), d & 3, 3)
+        } else if t > 16 && t < 32 && t & 7 != 0 {
+            // M4 without a length extension; distance 0 is the end marker.
+            let d = usize::from(u16::from_le_bytes([win[1], win[2]]));
+            let far = ((t & 8) << 11).wrapping_add(d >> 2);
+            if far == 0 {
+                break;
+            }
+            (far.wrapping_add(0x4000), (t & 7).wrapping_add(2), d & 3, 3)
+        } else {
+            break;
+        };
+        if dist > op {
+            break;
+        }
+        if dist >= 8 && len <= 24 {
+            words8x3(buf, op.wrapping_sub(dist), dist);
+        } else {
+            match_copy(buf, op, dist, len);
+        }
+        op = op.wrapping_add(len);
+        if trailing != 0 {
+            let lits = win.get(used..).and_then(|l| l.first_chunk::<16>());
+            let d = buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>());
+            if let (Some(l), Some(d)) = (lits, d) {
+                *d = *l;
+            }
+        }
+        op = op.wrapping_add(trailing);
+        ip = ip.wrapping_add(used).wrapping_add(trailing);
+        state = if trailing == 0 {
+            State::Literal
+        } else {
+            State::AfterShort
+        };
+    }
+    (ip, op, state)
 }
 
 struct Reader<'a> {
@@ -152,18 +284,23 @@ impl Reader<'_> {
         }
     }
 
-    fn literals(
-        &mut self,
-        out: &mut Vec<u8>,
-        start: usize,
-        n: usize,
-        limit: usize,
-    ) -> Result<(), CodecError> {
+    /// Copies `n` literals to `out`: one 16-byte word when there are at
+    /// most 16 and 16 input bytes at hand.
+    #[inline]
+    fn literals(&mut self, out: &mut Sink<'_>, n: usize) -> Result<(), CodecError> {
         let end = self.ip.saturating_add(n);
-        let Some(lit) = self.input.get(self.ip..end) else {
+        let Some(rest) = self.input.get(self.ip..) else {
             return Err(CodecError::new(CodecErrorKind::Truncated, self.input.len()));
         };
-        push_literals(out, start, lit, limit).map_err(|k| CodecError::new(k, self.ip))?;
+        let r = if n <= 16 && rest.len() >= 16 {
+            out.literals16(rest, n)
+        } else {
+            let Some(lit) = rest.get(..n) else {
+                return Err(CodecError::new(CodecErrorKind::Truncated, self.input.len()));
+            };
+            out.literals(lit)
+        };
+        r.map_err(|k| CodecError::new(k, self.ip))?;
         self.ip = end;
         Ok(())
     }
@@ -177,7 +314,7 @@ impl Reader<'_> {
 )]
 mod tests {
     use super::*;
-    use crate::codec::tests_vectors::{check_reference, Cuts};
+    use crate::common::tests_vectors::{check_reference, Cuts};
 
     #[test]
     fn reference_stream_decodes_to_the_original() {

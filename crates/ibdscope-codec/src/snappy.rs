@@ -16,24 +16,56 @@
 //! A copy may overlap its own output; offset 0 is invalid. The elements
 //! must produce exactly the stated length.
 
-use super::{copy_match, push_literals, CodecError, CodecErrorKind};
+use crate::common::{grow_run, match_copy, words8x3, CodecError, CodecErrorKind, Sink};
 
 /// Decodes a raw Snappy stream (all of `input`), appending at most `limit`
 /// bytes to `out`. Returns the bytes produced.
 pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
     let err = |kind, at| CodecError::new(kind, at);
-    let start = out.len();
-    let (stated, mut ip) = varint(input)?;
+    let (stated, ip) = varint(input)?;
     if stated > limit {
         return Err(err(CodecErrorKind::OutputLimit, 0));
     }
+    grow_run(
+        out,
+        stated,
+        stated,
+        |_: &CodecError| false,
+        |out| elements(input, ip, out, stated),
+    )
+}
+
+/// The elements after the preamble (from `ip`), into one sink of exactly
+/// the stated size.
+fn elements(
+    input: &[u8],
+    mut ip: usize,
+    out: &mut Sink<'_>,
+    stated: usize,
+) -> Result<usize, CodecError> {
+    let err = |kind, at| CodecError::new(kind, at);
+    // An element that starts at or below this output position fits (at
+    // most 64 bytes, its words' overrun in the slack).
+    let seq_end = stated.saturating_sub(64);
     while ip < input.len() {
+        (ip, out.pos) = fast_run(input, out.buf, ip, out.pos, seq_end);
+        let Some(&tag) = input.get(ip) else {
+            break;
+        };
         let at = ip;
-        let tag = input.get(ip).copied().unwrap_or(0);
         ip = ip.saturating_add(1);
         let (dist, len) = match tag & 3 {
             0 => {
                 let mut len = usize::from(tag >> 2);
+                // Up to 16 literals with 16 input bytes at hand: one word.
+                if len < 16 {
+                    if let Some(w) = input.get(ip..ip.saturating_add(16)) {
+                        out.literals16(w, len.saturating_add(1))
+                            .map_err(|k| err(k, at))?;
+                        ip = ip.saturating_add(len).saturating_add(1);
+                        continue;
+                    }
+                }
                 if len >= 60 {
                     let n = len.saturating_sub(59);
                     let Some(b) = input.get(ip..ip.saturating_add(n)) else {
@@ -46,7 +78,7 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
                 let Some(lit) = input.get(ip..end) else {
                     return Err(err(CodecErrorKind::Truncated, input.len()));
                 };
-                push_literals(out, start, lit, stated).map_err(|k| err(k, at))?;
+                out.literals(lit).map_err(|k| err(k, at))?;
                 ip = end;
                 continue;
             }
@@ -68,13 +100,92 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
                 (dist, usize::from(tag >> 2).saturating_add(1))
             }
         };
-        copy_match(out, start, dist, len, stated).map_err(|k| err(k, at))?;
+        out.copy_short(dist, len).map_err(|k| err(k, at))?;
     }
-    let got = out.len().saturating_sub(start);
+    let got = out.produced();
     if got != stated {
         return Err(err(CodecErrorKind::LengthMismatch, input.len()));
     }
     Ok(got)
+}
+
+/// Decodes elements from `ip` into `buf` at `op` while the output is at
+/// or below `seq_end` and the element is a literal of at most 16 bytes, a
+/// 1-byte-offset copy or a 2-byte-offset copy with its bytes (and 16
+/// more) in the input: one check of each end per element, literals as one
+/// 16-byte word, copies in words. Returns where it stopped, at the start
+/// of an element that [`elements`] decodes (or reports).
+fn fast_run(
+    input: &[u8],
+    buf: &mut [u8],
+    mut ip: usize,
+    mut op: usize,
+    seq_end: usize,
+) -> (usize, usize) {
+    // Wrapping arithmetic on positions bounded by `input.len()` and
+    // `seq_end`; the `get`s check anyway.
+    while op <= seq_end {
+        let Some(win) = input.get(ip..).and_then(|w| w.first_chunk::<17>()) else {
+            break;
+        };
+        let [tag, rest @ ..] = win;
+        let tag = *tag;
+        let (dist, len, used) = match tag & 3 {
+            0 => {
+                let len = usize::from(tag >> 2).wrapping_add(1);
+                if len <= 16 {
+                    if let Some(d) = buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()) {
+                        *d = *rest;
+                    }
+                } else if len <= 60 {
+                    // Up to 60 literals in words of 16, with 16 input bytes
+                    // to spare after them.
+                    let from = ip.wrapping_add(1);
+                    if input.len().wrapping_sub(from) < len.wrapping_add(16) {
+                        break;
+                    }
+                    let mut k = 0;
+                    while k < len {
+                        let s = input
+                            .get(from.wrapping_add(k)..)
+                            .and_then(|s| s.first_chunk::<16>());
+                        let d = buf
+                            .get_mut(op.wrapping_add(k)..)
+                            .and_then(|d| d.first_chunk_mut::<16>());
+                        if let (Some(s), Some(d)) = (s, d) {
+                            *d = *s;
+                        }
+                        k = k.wrapping_add(16);
+                    }
+                } else {
+                    break;
+                }
+                op = op.wrapping_add(len);
+                ip = ip.wrapping_add(len).wrapping_add(1);
+                continue;
+            }
+            1 => {
+                let dist = usize::from(tag >> 5) << 8 | usize::from(rest[0]);
+                (dist, usize::from((tag >> 2) & 7).wrapping_add(4), 2)
+            }
+            2 => {
+                let dist = usize::from(u16::from_le_bytes([rest[0], rest[1]]));
+                (dist, usize::from(tag >> 2).wrapping_add(1), 3)
+            }
+            _ => break,
+        };
+        if dist == 0 || dist > op {
+            break;
+        }
+        if dist >= 8 && len <= 24 {
+            words8x3(buf, op.wrapping_sub(dist), dist);
+        } else {
+            match_copy(buf, op, dist, len);
+        }
+        op = op.wrapping_add(len);
+        ip = ip.wrapping_add(used);
+    }
+    (ip, op)
 }
 
 /// The preamble: a varint of at most 5 bytes holding at most 32 bits.
@@ -103,7 +214,7 @@ fn varint(input: &[u8]) -> Result<(usize, usize), CodecError> {
 )]
 mod tests {
     use super::*;
-    use crate::codec::tests_vectors::{check_reference, Cuts};
+    use crate::common::tests_vectors::{check_reference, Cuts};
 
     #[test]
     fn reference_stream_decodes_to_the_original() {

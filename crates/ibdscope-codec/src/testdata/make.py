@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test vectors for crates/ibdscope/src/codec, made once by the reference
+"""Test vectors for crates/ibdscope-codec, made once by the reference
 libraries on Debian 12 (the ones MariaDB 10.11's provider plugins link) and
 committed.  Run from this folder: python3 make.py
 
