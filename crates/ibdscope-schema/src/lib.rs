@@ -35,6 +35,7 @@ pub mod instant;
 pub mod json;
 pub mod leaves;
 pub mod row;
+pub mod rows;
 pub mod sdi;
 pub mod table;
 pub mod value;

@@ -237,7 +237,7 @@ pub fn run(
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
     // As `rows`: MariaDB instant ALTER's record shape, old temporal formats.
-    let Some(crate::cmd::rows::Decoding { def, instant, .. }) = crate::cmd::rows::decoding(a)
+    let Some(crate::cmd::rows::Decoding { def, decoding }) = crate::cmd::rows::decoding(a)
     else {
         return Ok(Outcome::Unreadable);
     };
@@ -289,7 +289,7 @@ pub fn run(
     let Some((root, root_rp)) = crate::cmd::rows::root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
     };
-    let Some(layout) = crate::cmd::rows::index_layout(path, t, ix, &instant, &root_rp) else {
+    let Some(layout) = crate::cmd::rows::index_layout(path, t, ix, &decoding.instant, &root_rp) else {
         return Ok(Outcome::Unreadable);
     };
     let n_unique = layout.n_unique;
