@@ -30,6 +30,9 @@
 //!   SYS_VIRTUAL) from its B-trees;
 //! - [`undo`]: [`undo::Undo::read`]: rollback segments, history lists, undo
 //!   logs and records; [`undo::chain`]: a row's older versions.
+//! - [`history`]: [`history::history`]: a table's rows, each with its
+//!   older versions rebuilt from the undo logs (trx id, roll pointer, and
+//!   where the chain ends: the insert, purged, lost with a damaged page).
 //! - [`doublewrite`]: [`doublewrite::DoublewriteBuffer::read`]: the
 //!   doublewrite buffer's slots; [`doublewrite::repairs`]: a tablespace's
 //!   damaged pages with the copy the server would write over each.
@@ -39,6 +42,7 @@ pub mod datadir;
 pub mod dict;
 pub mod diff;
 pub mod doublewrite;
+pub mod history;
 pub mod redo;
 pub mod system;
 pub mod undo;
