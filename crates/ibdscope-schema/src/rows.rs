@@ -919,16 +919,16 @@ impl<'a> RowScan<'a> {
                             continue;
                         }
                         if matches!(bp, BtreeProblem::Records { .. }) {
-                            self.notes.push(ScanNote::StaleRecords(f.clone()));
+                            self.notes.push(ScanNote::StaleRecords(*f));
                             continue;
                         }
                         broken = true;
                         if let (BtreeProblem::Unreached { level: 0, .. }, Some(n)) = (bp, f.page) {
-                            self.unreached.push((n, f.clone()));
+                            self.unreached.push((n, *f));
                             continue;
                         }
                     }
-                    self.findings.push(ScanFinding::Tree(f.clone()));
+                    self.findings.push(ScanFinding::Tree(*f));
                 }
                 let whole = tree.leaves_reached() == tree.leaf_pages;
                 return (tree.leaf_chain.clone(), broken || !whole);
