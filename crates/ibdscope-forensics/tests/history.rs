@@ -12,9 +12,11 @@
 )]
 
 use ibdscope_core::{Engine, PageNo, RecPage, Tablespace};
-use ibdscope_forensics::history::{history, Clustered, Oldest, Val};
+use ibdscope_forensics::history::{history, Clustered, History, HistoryProblem, Oldest, Val};
 use ibdscope_forensics::system::SystemSpace;
-use ibdscope_forensics::undo::Undo;
+use ibdscope_forensics::undo::{RollPtr, Undo};
+use ibdscope_schema::table::{RecordLayout, SysCol};
+use ibdscope_schema::TableDef;
 use std::collections::BTreeMap;
 
 /// (trx id, deleted, name, n) of each version, oldest first, per id.
@@ -52,10 +54,9 @@ fn truth(name: &str) -> Versions {
     m
 }
 
-/// The versions of every row of `fx/h` in datadir `name` (the rows whose
-/// key is `key`, when given), as values.
-fn versions(name: &str, key: Option<&str>) -> Versions {
-    let m = members(name);
+/// The history of `fx/h` in the datadir's files `m` (the rows whose key
+/// is `key`, when given), its definition and clustered layout.
+fn read(m: &[(String, Vec<u8>)], key: Option<&str>) -> (History, TableDef, RecordLayout) {
     let get = |n: &str| &m.iter().find(|x| x.0 == n).expect(n).1;
     let ibdata1 = Tablespace::new(get("ibdata1")).unwrap();
     let undo: Vec<Tablespace<'_>> = (m.iter())
@@ -82,6 +83,13 @@ fn versions(name: &str, key: Option<&str>) -> Versions {
     let layout = def.layout(ix, true).unwrap();
     let c = Clustered::new(&def, &layout, root, rp.header().index_id(), None);
     let h = history(&ts, &c, &u, key).unwrap();
+    (h, def, layout)
+}
+
+/// The versions of every row of `fx/h` in datadir `name` (the rows whose
+/// key is `key`, when given), as values.
+fn versions(name: &str, key: Option<&str>) -> Versions {
+    let (h, def, layout) = read(&members(name), key);
     assert!(h.problems.is_empty(), "{name}: {:?}", h.problems);
 
     let col = |n: &str| def.columns.iter().position(|c| c.name == n).unwrap();
@@ -120,4 +128,34 @@ fn each_rows_versions_are_the_ones_the_server_wrote() {
         let want: Versions = truth(d).into_iter().filter(|(k, _)| *k == 6).collect();
         assert_eq!(versions(d, Some("6")), want, "{d}: key 6");
     }
+}
+
+#[test]
+fn a_zeroed_undo_page_loses_the_older_versions_not_purges_them() {
+    let mut m = members("mysql56");
+    // The undo page row 1's roll pointer names (MySQL 5.6 without undo
+    // tablespaces: in ibdata1), zeroed in a copy in memory.
+    let (h, def, layout) = read(&m, Some("1"));
+    let roll = (layout.fields.iter())
+        .position(|f| def.columns[f.column].sys() == Some(SysCol::RollPtr))
+        .unwrap();
+    let current = h.rows[0].versions.last().unwrap();
+    let Val::Bytes(b) = &current.values[roll] else {
+        panic!("{:?}", current.values[roll])
+    };
+    let rp = RollPtr::read(b).unwrap();
+    assert!(!rp.insert, "row 1 was updated: its roll pointer names an update");
+    let ibdata1 = &mut m.iter_mut().find(|x| x.0 == "ibdata1").unwrap().1;
+    let page = rp.page as usize;
+    ibdata1[page * 16384..(page + 1) * 16384].fill(0);
+    let (h, _, _) = read(&m, Some("1"));
+    assert_eq!(h.rows.len(), 1);
+    let r = &h.rows[0];
+    let Oldest::Lost(l) = r.oldest else {
+        panic!("{:?}", r.oldest)
+    };
+    assert_eq!((l.space, l.page), (0, rp.page));
+    assert_eq!(l.offset, u64::from(rp.page) * 16384 + u64::from(rp.offset));
+    assert_eq!(r.versions.len(), 1, "only the current version is left");
+    assert_eq!(h.problems, vec![HistoryProblem::Row(0)]);
 }
