@@ -16,7 +16,9 @@
 use crate::undo::{self, ChainEnd, Lost, RollPtr, Undo};
 use ibdscope_core::record::{RecError, Visited};
 use ibdscope_core::{IndexId, PageNo, RecPage, Tablespace, FIL_NULL};
-use ibdscope_schema::row::{field_bytes, split, DescentError, Field, FieldValue, LobRead, RowError};
+use ibdscope_schema::row::{
+    field_bytes, split, DescentError, Field, FieldValue, LobRead, RowError,
+};
 use ibdscope_schema::table::{RecordLayout, SysCol, TableDef};
 use std::collections::HashSet;
 
@@ -215,7 +217,8 @@ pub fn history(
     let (t, layout) = (c.table, c.layout);
     let n_unique = layout.n_unique;
     let sys_pos = |s: SysCol| {
-        (layout.fields.iter()).position(|f| t.columns.get(f.column).and_then(|c| c.sys()) == Some(s))
+        (layout.fields.iter())
+            .position(|f| t.columns.get(f.column).and_then(|c| c.sys()) == Some(s))
     };
     let (Some(trx_pos), Some(roll_pos)) = (sys_pos(SysCol::TrxId), sys_pos(SysCol::RollPtr)) else {
         return Err(HistoryError::NoSystemColumns);

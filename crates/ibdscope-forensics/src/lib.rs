@@ -1,7 +1,8 @@
 //! # ibdscope-forensics
 //!
 //! What a copy of a tablespace or of a whole datadir says beyond its pages
-//! one by one, on top of the [`ibdscope`] page core: the [`audit`] of a
+//! one by one, on top of the [`ibdscope`] page core (and the rows of
+//! `ibdscope-schema` for [`history`]): the [`audit`] of a
 //! copied file (torn, damaged, foreign, truncated, zero-filled, mixed
 //! generations), the [`redo`] log's checkpoint and the pages its records
 //! name, the [`datadir`] as a whole (crash recovery, log reach, duplicate

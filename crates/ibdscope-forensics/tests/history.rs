@@ -93,7 +93,13 @@ fn versions(name: &str, key: Option<&str>) -> Versions {
     assert!(h.problems.is_empty(), "{name}: {:?}", h.problems);
 
     let col = |n: &str| def.columns.iter().position(|c| c.name == n).unwrap();
-    let field = |n: &str| layout.fields.iter().position(|f| f.column == col(n)).unwrap();
+    let field = |n: &str| {
+        layout
+            .fields
+            .iter()
+            .position(|f| f.column == col(n))
+            .unwrap()
+    };
     let text = |v: &Val, n: &str| -> String {
         let Val::Bytes(b) = v else {
             panic!("{name}: {n}: {v:?}")
@@ -144,7 +150,10 @@ fn a_zeroed_undo_page_loses_the_older_versions_not_purges_them() {
         panic!("{:?}", current.values[roll])
     };
     let rp = RollPtr::read(b).unwrap();
-    assert!(!rp.insert, "row 1 was updated: its roll pointer names an update");
+    assert!(
+        !rp.insert,
+        "row 1 was updated: its roll pointer names an update"
+    );
     let ibdata1 = &mut m.iter_mut().find(|x| x.0 == "ibdata1").unwrap().1;
     let page = rp.page as usize;
     ibdata1[page * 16384..(page + 1) * 16384].fill(0);

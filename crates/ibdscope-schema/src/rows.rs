@@ -21,6 +21,45 @@
 //! rows have been given), and [`ScanCounts`] at the end. One page's rows
 //! are read at a time; nothing is kept per row. Never panics; every walk
 //! is bounded by the pages of the file.
+//!
+//! ```
+//! use ibdscope_core::{Engine, SpaceMap, Summary, Tablespace};
+//! use ibdscope_schema::rows::{Decoding, RowScan, ScanOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/mysql56");
+//! let bytes = std::fs::read(format!("{dir}/ai_int.ibd"))?;
+//! let ts = Tablespace::new(&bytes)?;
+//! let engine = Engine::default();
+//! // A .frm names no index ids: the file's B-trees give the roots.
+//! let frm = std::fs::read(format!("{dir}/ai_int.frm"))?;
+//! let mut def = ibdscope_schema::frm::Frm::parse(&frm)?.to_table_def("ai_int", "fx");
+//! let trees: Vec<(u64, u32)> = SpaceMap::build(&ts, &engine)
+//!     .indexes
+//!     .iter()
+//!     .map(|i| (i.index_id.0, i.root.0))
+//!     .collect();
+//! def.attach_roots(&trees);
+//! let decoding = Decoding::new(&ts, &mut def);
+//! let summary = Summary::of(&ts, &engine);
+//! let ix = def.clustered().ok_or("no clustered index")?;
+//! let scan = RowScan::new(&ts, &engine, &summary, &def, ix, &decoding, ScanOptions::default())
+//!     ?;
+//! let mut rows = 0;
+//! for row in scan {
+//!     let mut id = String::new();
+//!     if let Some(col) = def.columns.first() {
+//!         row.values.first().and_then(|v| v.render(col, &mut id));
+//!     }
+//!     rows += 1;
+//!     if rows == 1 {
+//!         assert_eq!(id, "1");
+//!     }
+//! }
+//! assert_eq!(rows, 3000); // fixtures/manifest.tsv: the server's COUNT(*)
+//! # Ok(())
+//! # }
+//! ```
 
 use crate::instant::{InstantError, MariaInstant};
 use crate::leaves::{edge_record, leaves_in_key_order, LeafOrder, LeafProblem, NoPage, Placement};
@@ -588,6 +627,43 @@ pub enum ScanError {
     NotIndexPage(PageNo),
 }
 
+impl fmt::Display for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScanError::NoRoot {
+                encrypted: true, ..
+            } => f.write_str(
+                "the index's root page is not known: the file is encrypted and its pages are \
+                 not decrypted",
+            ),
+            ScanError::NoRoot {
+                page_compressed: true,
+                ..
+            } => f.write_str(
+                "the index has no root page in this file: the file is PAGE_COMPRESSED and its \
+                 INODE page could not be decompressed",
+            ),
+            ScanError::NoRoot { .. } => f.write_str("the index has no root page in this file"),
+            ScanError::Root(n, e, _) => {
+                write!(f, "root page {n}: ")?;
+                match e {
+                    NoRecords::PastFile => f.write_str("past the end of the file"),
+                    NoRecords::NotIndex(t) => write!(f, "a type {} page, not an index page", t.0),
+                    NoRecords::Unreadable(_) => {
+                        f.write_str("encrypted, or page-compressed and not decompressed")
+                    }
+                }
+            }
+            ScanError::Instant(e) => write!(f, "MariaDB instant ALTER metadata: {e}"),
+            ScanError::Layout(e) => write!(f, "record layout: {e}"),
+            ScanError::NotLeaf(n) => write!(f, "page {n} is not a leaf page of the index"),
+            ScanError::NotIndexPage(n) => write!(f, "page {n} is not a readable index page"),
+        }
+    }
+}
+
+impl std::error::Error for ScanError {}
+
 /// A table definition made ready to decode the records of a space:
 /// MariaDB instant ALTER's record shape, the temporal formats the records
 /// show ([`Decoding::new`]).
@@ -615,7 +691,10 @@ impl Decoding {
 }
 
 /// The root page of `ix`.
-pub fn root_page<'t>(ts: &Tablespace<'t>, ix: &IndexDef) -> Result<(PageNo, RecPage<'t>), ScanError> {
+pub fn root_page<'t>(
+    ts: &Tablespace<'t>,
+    ix: &IndexDef,
+) -> Result<(PageNo, RecPage<'t>), ScanError> {
     let Some(root) = ix.root.map(PageNo) else {
         let f = ts.format();
         let mariadb_encrypted = matches!(
@@ -935,14 +1014,14 @@ impl<'a> RowScan<'a> {
             }
         }
         // No B-tree from the space map: walk from the root.
-        let mut page = match leftmost_leaf(ts, root, &self.layout, &mut self.visited, &mut self.fields)
-        {
-            Ok(n) => n,
-            Err(e) => {
-                self.findings.push(ScanFinding::NoLeftmost(e));
-                return (Vec::new(), true);
-            }
-        };
+        let mut page =
+            match leftmost_leaf(ts, root, &self.layout, &mut self.visited, &mut self.fields) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.findings.push(ScanFinding::NoLeftmost(e));
+                    return (Vec::new(), true);
+                }
+            };
         let mut broken = false;
         let mut seen = vec![false; ts.n_pages() as usize];
         let mut chain = Vec::new();
@@ -1182,7 +1261,8 @@ impl<'a> RowScan<'a> {
                 }
                 Err(e) => {
                     if mode == Mode::Rows {
-                        self.counts.compressed_pages = self.counts.compressed_pages.saturating_add(1);
+                        self.counts.compressed_pages =
+                            self.counts.compressed_pages.saturating_add(1);
                         self.findings.push(ScanFinding::Compressed(n, e));
                     }
                 }
@@ -1245,7 +1325,8 @@ impl<'a> RowScan<'a> {
                 if chain == Chain::User && rec.header.is_min_rec() {
                     // MariaDB's instant ALTER metadata record.
                     if mode == Mode::Rows {
-                        self.counts.metadata_records = self.counts.metadata_records.saturating_add(1);
+                        self.counts.metadata_records =
+                            self.counts.metadata_records.saturating_add(1);
                     }
                     continue;
                 }
@@ -1395,7 +1476,8 @@ impl<'a> RowScan<'a> {
         for (k, l) in lost.iter_mut().enumerate() {
             if l.level == 0 {
                 self.counts.lost_pages = self.counts.lost_pages.saturating_add(1);
-                self.counts.lost_rows_estimate = self.counts.lost_rows_estimate.saturating_add(mean);
+                self.counts.lost_rows_estimate =
+                    self.counts.lost_rows_estimate.saturating_add(mean);
                 l.key_before = l.before.and_then(|p| self.key(p, Edge::Last));
                 l.key_after = l.after.and_then(|p| self.key(p, Edge::First));
                 l.key_low = l.low.and_then(|r| self.key(r.page, Edge::At(r.origin)));

@@ -79,8 +79,16 @@ fn scan(ibd: &[u8], def: &mut TableDef) -> (Vec<ibdscope_schema::rows::Row>, Vec
     let decoding = ibdscope_schema::rows::Decoding::new(&ts, def);
     let def = &*def;
     let ix = def.clustered().expect("clustered index");
-    let mut s = RowScan::new(&ts, &engine, &summary, def, ix, &decoding, ScanOptions::default())
-        .expect("scan");
+    let mut s = RowScan::new(
+        &ts,
+        &engine,
+        &summary,
+        def,
+        ix,
+        &decoding,
+        ScanOptions::default(),
+    )
+    .expect("scan");
     let mut rows = Vec::new();
     let mut findings = Vec::new();
     while let Some(r) = s.next() {
@@ -130,7 +138,10 @@ fn compressed_rows_are_the_servers() {
         rows_are_the_servers(dir, "rf_compressed8");
         let (ibd, mut def) = open(dir, "rf_compressed8");
         let (rows, _) = scan(&ibd, &mut def);
-        assert!(rows.iter().all(|r| r.compressed), "{dir}: compressed leaves");
+        assert!(
+            rows.iter().all(|r| r.compressed),
+            "{dir}: compressed leaves"
+        );
         // The values beyond the key are read too: the dump's second column.
         let want: Vec<String> = (dump(dir, "rf_compressed8").into_iter())
             .map(|l| l[1].clone())
@@ -155,11 +166,12 @@ fn deleted_rows_come_on_request() {
     let decoding = ibdscope_schema::rows::Decoding::new(&ts, &mut def);
     let ix = def.clustered().unwrap();
     // The ids the server deleted (delete-marked when the file was copied).
-    let want: Vec<String> = ibdscope_testkit::tsv(&ibdscope_testkit::fixtures().join("deleted.tsv"))
-        .into_iter()
-        .filter(|r| r["path"] == "mysql56/deleted_marked.ibd" && r["state"] == "delete-marked")
-        .map(|r| r["id"].clone())
-        .collect();
+    let want: Vec<String> =
+        ibdscope_testkit::tsv(&ibdscope_testkit::fixtures().join("deleted.tsv"))
+            .into_iter()
+            .filter(|r| r["path"] == "mysql56/deleted_marked.ibd" && r["state"] == "delete-marked")
+            .map(|r| r["id"].clone())
+            .collect();
     assert!(!want.is_empty());
     let mut o = ScanOptions::default();
     o.deleted = Deleted::Only;
@@ -173,9 +185,17 @@ fn deleted_rows_come_on_request() {
         .collect();
     assert_eq!(ids(&marked, &def), want, "delete-marked ids");
     // Without the option, the live rows alone: COUNT(*).
-    let live = RowScan::new(&ts, &engine, &summary, &def, ix, &decoding, ScanOptions::default())
-        .unwrap()
-        .count();
+    let live = RowScan::new(
+        &ts,
+        &engine,
+        &summary,
+        &def,
+        ix,
+        &decoding,
+        ScanOptions::default(),
+    )
+    .unwrap()
+    .count();
     let count: usize = stated("rows/tables.tsv", "mysql56/deleted_marked.ibd")["rows"]
         .parse()
         .unwrap();
@@ -203,8 +223,16 @@ fn a_zeroed_leaf_gives_its_rows_lost_with_the_keys_around() {
     let summary = Summary::of(&ts, &engine);
     let decoding = ibdscope_schema::rows::Decoding::new(&ts, &mut def);
     let ix = def.clustered().unwrap();
-    let mut s = RowScan::new(&ts, &engine, &summary, &def, ix, &decoding, ScanOptions::default())
-        .unwrap();
+    let mut s = RowScan::new(
+        &ts,
+        &engine,
+        &summary,
+        &def,
+        ix,
+        &decoding,
+        ScanOptions::default(),
+    )
+    .unwrap();
     let rows: Vec<_> = s.by_ref().collect();
     let findings = s.take_findings();
     let lost = s.lost().to_vec();
@@ -218,7 +246,10 @@ fn a_zeroed_leaf_gives_its_rows_lost_with_the_keys_around() {
     // The keys the scan does not give are the dump's between the keys
     // around the gap, and only those.
     let got = ids(&rows, &def);
-    let want: Vec<String> = dump("mysql56", "ai_int").into_iter().map(|l| l[0].clone()).collect();
+    let want: Vec<String> = dump("mysql56", "ai_int")
+        .into_iter()
+        .map(|l| l[0].clone())
+        .collect();
     let missing: Vec<u64> = want
         .iter()
         .filter(|k| !got.contains(k))

@@ -206,8 +206,7 @@ pub fn run(
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
     // As `rows`: MariaDB instant ALTER's record shape, old temporal formats.
-    let Some(crate::cmd::rows::Decoding { def, decoding }) = crate::cmd::rows::decoding(a)
-    else {
+    let Some(crate::cmd::rows::Decoding { def, decoding }) = crate::cmd::rows::decoding(a) else {
         return Ok(Outcome::Unreadable);
     };
     let t = &def.table;
@@ -258,7 +257,8 @@ pub fn run(
     let Some((root, root_rp)) = crate::cmd::rows::root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
     };
-    let Some(layout) = crate::cmd::rows::index_layout(path, t, ix, &decoding.instant, &root_rp) else {
+    let Some(layout) = crate::cmd::rows::index_layout(path, t, ix, &decoding.instant, &root_rp)
+    else {
         return Ok(Outcome::Unreadable);
     };
     let root_index = root_rp.header().index_id();
@@ -510,7 +510,6 @@ pub fn run(
     }
     Ok(outcome_of(&findings))
 }
-
 
 /// Runs `undo` on `opts.files[0]`: a datadir, or its `ibdata1`.
 pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
