@@ -412,10 +412,10 @@ pub enum ScanFinding {
         /// The rows given from it.
         rows: u64,
     },
-    /// A lost page; index into [`RowScan::lost`] (at level 0 its rows are
-    /// missing, keys around it there; above, the leaves below it were
-    /// looked for by key).
-    Lost(usize),
+    /// A page the tree names that cannot be read (at level 0 its rows are
+    /// missing, with the keys around it; above, the leaves below it were
+    /// looked for among the index's other leaves, by key).
+    Lost(Box<LostPage>),
     /// ROW_FORMAT=COMPRESSED leaves that could not be decompressed.
     CompressedPages(u64),
     /// Leaves encrypted (true) or page-compressed, not read.
@@ -437,8 +437,8 @@ fn finding_words(f: &Finding, out: &mut fmt::Formatter<'_>) -> fmt::Result {
 }
 
 impl fmt::Display for ScanFinding {
-    /// The words, except [`ScanFinding::Lost`] at level 0 (its keys are
-    /// rendered by the caller): "leaf page N is lost (WHY)".
+    /// The words (a lost leaf's without its keys, which the caller
+    /// renders: [`LostPage::key_before`] and the others).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScanFinding::Tree(x) => finding_words(x, f),
@@ -470,7 +470,28 @@ impl fmt::Display for ScanFinding {
                 "leaf page {page} does not verify (byte offset {file_offset}): its {rows} rows \
                  are shown, marked unverified, and may be wrong"
             ),
-            ScanFinding::Lost(k) => write!(f, "lost page (entry {k})"),
+            ScanFinding::Lost(l) if l.level > 0 => {
+                write!(
+                    f,
+                    "non-leaf page {} (byte offset {}, level {}): ",
+                    l.page, l.file_offset, l.level
+                )?;
+                match l.why {
+                    NoPage::Pointers => {
+                        f.write_str("its node pointers cannot be read from some record on")?
+                    }
+                    why => write!(f, "cannot be read ({why})")?,
+                }
+                f.write_str(
+                    ": the leaves it would name were looked for among the index's other leaves, \
+                     by key",
+                )
+            }
+            ScanFinding::Lost(l) => write!(
+                f,
+                "leaf page {} (byte offset {}) is lost ({}): its rows are missing",
+                l.page, l.file_offset, l.why
+            ),
             ScanFinding::CompressedPages(n) => write!(
                 f,
                 "{n} ROW_FORMAT=COMPRESSED leaf pages could not be decompressed: their rows are \
@@ -1473,7 +1494,7 @@ impl<'a> RowScan<'a> {
         let c = &self.counts;
         let mean = (c.tree_recs).checked_div(c.tree_pages).unwrap_or(0);
         let mut lost = std::mem::take(&mut self.lost);
-        for (k, l) in lost.iter_mut().enumerate() {
+        for l in lost.iter_mut() {
             if l.level == 0 {
                 self.counts.lost_pages = self.counts.lost_pages.saturating_add(1);
                 self.counts.lost_rows_estimate =
@@ -1482,7 +1503,7 @@ impl<'a> RowScan<'a> {
                 l.key_after = l.after.and_then(|p| self.key(p, Edge::First));
                 l.key_low = l.low.and_then(|r| self.key(r.page, Edge::At(r.origin)));
             }
-            self.findings.push(ScanFinding::Lost(k));
+            self.findings.push(ScanFinding::Lost(Box::new(l.clone())));
         }
         self.lost = lost;
         let c = &self.counts;

@@ -241,7 +241,10 @@ fn a_zeroed_leaf_gives_its_rows_lost_with_the_keys_around() {
     assert_eq!(l.page, PageNo(leaf as u32));
     assert_eq!(l.level, 0);
     assert_eq!(l.file_offset, leaf as u64 * 16384);
-    assert!(findings.contains(&ScanFinding::Lost(0)), "{findings:?}");
+    assert!(
+        findings.contains(&ScanFinding::Lost(Box::new(l.clone()))),
+        "{findings:?}"
+    );
     assert_eq!(s.counts().lost_pages, 1);
     // The keys the scan does not give are the dump's between the keys
     // around the gap, and only those.

@@ -23,7 +23,6 @@ use crate::definition::Def;
 use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope_core::{NoRecords, PageNo, RecPage, Tablespace};
-use ibdscope_schema::leaves::NoPage;
 use ibdscope_schema::row::FieldText;
 use ibdscope_schema::rows::{
     Deleted, Key, LostPage, Origin, Row, RowDamage, RowScan, ScanCounts, ScanError, ScanFinding,
@@ -339,13 +338,10 @@ impl<'w> Printer<'w> {
     fn scan_findings(&mut self, scan: &mut RowScan<'_>, t: &TableDef, index: &str) {
         for f in scan.take_findings() {
             let words = match &f {
-                ScanFinding::Lost(k) => match scan.lost().get(*k) {
-                    Some(l) => {
-                        let c = scan.counts();
-                        self.lost_words(t, l, c.tree_recs.checked_div(c.tree_pages).unwrap_or(0))
-                    }
-                    None => continue,
-                },
+                ScanFinding::Lost(l) if l.level == 0 => {
+                    let c = scan.counts();
+                    self.lost_words(t, l, c.tree_recs.checked_div(c.tree_pages).unwrap_or(0))
+                }
                 ScanFinding::Misfit(..) | ScanFinding::SplitFailed(..) => {
                     format!("index {}: {f}", crate::names::name(index))
                 }
@@ -355,23 +351,10 @@ impl<'w> Printer<'w> {
         }
     }
 
-    /// The finding of a page the tree names that cannot be read: a leaf's
-    /// rows are missing (about how many, and between which keys).
+    /// The finding of a leaf the tree names that cannot be read: its rows
+    /// are missing (about how many, and between which keys).
     fn lost_words(&mut self, t: &TableDef, l: &LostPage, mean: u64) -> String {
         let at = l.file_offset;
-        if l.level > 0 {
-            let what = match l.why {
-                NoPage::Pointers => {
-                    "its node pointers cannot be read from some record on".to_string()
-                }
-                why => format!("cannot be read ({why})"),
-            };
-            return format!(
-                "non-leaf page {} (byte offset {at}, level {}): {what}: the leaves it would \
-                 name were looked for among the index's other leaves, by key",
-                l.page, l.level
-            );
-        }
         let text = |k: &Option<Key>| k.as_ref().map(|k| key_text(t, k));
         let (before, after, low) = (text(&l.key_before), text(&l.key_after), text(&l.key_low));
         let mut f = format!(
