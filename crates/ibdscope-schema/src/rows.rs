@@ -213,23 +213,30 @@ impl Value {
         })
     }
 
-    /// Reads field `f` of a record of `page` (off-page at most `cap` bytes).
-    fn read(ts: &Tablespace<'_>, page: &[u8], f: &Field, cap: usize, buf: &mut Vec<u8>) -> Value {
-        match f.value {
-            FieldValue::Null => return Value::Null,
-            FieldValue::Dropped => return Value::Dropped,
-            FieldValue::Default => return Value::Default,
-            FieldValue::Inline { .. } | FieldValue::External { .. } => {}
-        }
-        match field_bytes(ts, page, f, cap, buf) {
-            Some(Ok(LobRead::Complete)) => Value::Bytes(buf.clone()),
-            Some(Ok(LobRead::Capped)) => Value::Capped(buf.clone()),
-            Some(Err(error)) => Value::OffPage {
-                local: f.local(page).unwrap_or(&[]).to_vec(),
-                error,
-            },
-            None => Value::Null,
-        }
+    /// Reads field `f` of a record of `page` (off-page at most `cap`
+    /// bytes) into `self`, reusing the bytes it held.
+    fn read_into(&mut self, ts: &Tablespace<'_>, page: &[u8], f: &Field, cap: usize) {
+        let mut b = match std::mem::replace(self, Value::Missing) {
+            Value::Bytes(b) | Value::Capped(b) | Value::OffPage { local: b, .. } => b,
+            _ => Vec::new(),
+        };
+        *self = match f.value {
+            FieldValue::Null => Value::Null,
+            FieldValue::Dropped => Value::Dropped,
+            FieldValue::Default => Value::Default,
+            FieldValue::Inline { .. } | FieldValue::External { .. } => {
+                match field_bytes(ts, page, f, cap, &mut b) {
+                    Some(Ok(LobRead::Complete)) => Value::Bytes(b),
+                    Some(Ok(LobRead::Capped)) => Value::Capped(b),
+                    Some(Err(error)) => {
+                        b.clear();
+                        b.extend_from_slice(f.local(page).unwrap_or(&[]));
+                        Value::OffPage { local: b, error }
+                    }
+                    None => Value::Null,
+                }
+            }
+        };
     }
 }
 
@@ -862,7 +869,8 @@ pub struct RowScan<'a> {
     live_twins: HashSet<u64>,
     fields: Vec<Field>,
     slot: Vec<Option<usize>>,
-    buf: Vec<u8>,
+    /// Values of rows given back, for the next rows.
+    spare: Vec<Vec<Value>>,
     zip: Vec<u8>,
     visited: Visited,
     /// Which columns are read (per table column).
@@ -921,7 +929,7 @@ impl<'a> RowScan<'a> {
             live_twins: HashSet::new(),
             fields: Vec::new(),
             slot: vec![None; n_columns],
-            buf: Vec::new(),
+            spare: Vec::new(),
             zip: Vec::new(),
             visited: Visited::new(),
             wanted,
@@ -951,6 +959,15 @@ impl<'a> RowScan<'a> {
             s.collect_walk(Mode::LiveTwins);
         }
         Ok(s)
+    }
+
+    /// Gives a row back once read: the next rows reuse its buffers (no
+    /// allocation per value), as a program that prints one row at a time
+    /// does; optional.
+    pub fn recycle(&mut self, row: Row) {
+        if self.spare.len() < 1024 {
+            self.spare.push(row.values);
+        }
     }
 
     /// The record layout the rows are split with.
@@ -1436,15 +1453,16 @@ impl<'a> RowScan<'a> {
         }
         let page = rp.bytes();
         let erased = damage == Some(RowDamage::Erased);
-        let mut values = Vec::with_capacity(self.slot.len());
-        for (ci, s) in self.slot.iter().enumerate() {
-            let wanted = self.wanted.get(ci).copied().unwrap_or(false);
-            values.push(match s.and_then(|fi| self.fields.get(fi)) {
-                Some(f) if wanted && !erased => {
-                    Value::read(self.ts, page, f, self.opts.max_value_bytes, &mut self.buf)
+        // The values of a row given back ([`RowScan::recycle`]) are reused.
+        let mut values = self.spare.pop().unwrap_or_default();
+        values.resize(self.slot.len(), Value::Missing);
+        for ((s, w), v) in (self.slot.iter()).zip(&self.wanted).zip(values.iter_mut()) {
+            match s.and_then(|fi| self.fields.get(fi)) {
+                Some(f) if *w && !erased => {
+                    v.read_into(self.ts, page, f, self.opts.max_value_bytes)
                 }
-                _ => Value::Missing,
-            });
+                _ => *v = Value::Missing,
+            }
         }
         self.pending.push_back(Row {
             page: n,
@@ -1570,10 +1588,9 @@ impl<'a> RowScan<'a> {
         let mut key = Vec::new();
         for f in fields.iter().take(self.layout.n_unique) {
             self.table.columns.get(f.column)?;
-            key.push((
-                f.column,
-                Value::read(self.ts, rp.bytes(), f, 64, &mut self.buf),
-            ));
+            let mut v = Value::Missing;
+            v.read_into(self.ts, rp.bytes(), f, 64);
+            key.push((f.column, v));
         }
         Some(key)
     }

@@ -170,6 +170,7 @@ pub fn run(
     while let Some(row) = scan.next() {
         p.scan_findings(&mut scan, t, &ix.name);
         p.row(t, &row)?;
+        scan.recycle(row);
     }
     p.scan_findings(&mut scan, t, &ix.name);
     for n in scan.notes() {
