@@ -1,7 +1,8 @@
 //! # ibdscope-forensics
 //!
 //! What a copy of a tablespace or of a whole datadir says beyond its pages
-//! one by one, on top of the [`ibdscope`] page core: the [`audit`] of a
+//! one by one, on top of the [`ibdscope`] page core (and the rows of
+//! `ibdscope-schema` for [`history`]): the [`audit`] of a
 //! copied file (torn, damaged, foreign, truncated, zero-filled, mixed
 //! generations), the [`redo`] log's checkpoint and the pages its records
 //! name, the [`datadir`] as a whole (crash recovery, log reach, duplicate
@@ -30,6 +31,9 @@
 //!   SYS_VIRTUAL) from its B-trees;
 //! - [`undo`]: [`undo::Undo::read`]: rollback segments, history lists, undo
 //!   logs and records; [`undo::chain`]: a row's older versions.
+//! - [`history`]: [`history::history`]: a table's rows, each with its
+//!   older versions rebuilt from the undo logs (trx id, roll pointer, and
+//!   where the chain ends: the insert, purged, lost with a damaged page).
 //! - [`doublewrite`]: [`doublewrite::DoublewriteBuffer::read`]: the
 //!   doublewrite buffer's slots; [`doublewrite::repairs`]: a tablespace's
 //!   damaged pages with the copy the server would write over each.
@@ -40,6 +44,7 @@ pub mod dict;
 pub mod diff;
 pub mod doublewrite;
 mod error;
+pub mod history;
 pub mod redo;
 pub mod system;
 pub mod undo;

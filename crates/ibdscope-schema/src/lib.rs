@@ -5,7 +5,9 @@
 //! MySQL ≤ 5.7 / MariaDB `.frm` file, or a `CREATE TABLE` statement), one
 //! [`TableDef`] whatever the source, and an index's records split into
 //! typed fields ([`row`], [`value`]), with off-page columns, MariaDB's
-//! instant ALTER layouts and ROW_FORMAT=COMPRESSED pages rebuilt ([`zip`]).
+//! instant ALTER layouts and ROW_FORMAT=COMPRESSED pages rebuilt ([`zip`]);
+//! an index's rows in key order as an [`Iterator`] of typed rows, past
+//! damage, deleted ones on request ([`rows::RowScan`]).
 //!
 //! Like the core, it does no I/O and never panics on input; it depends on
 //! the core and the core never on it.
@@ -35,6 +37,7 @@ pub mod instant;
 mod json;
 pub mod leaves;
 pub mod row;
+pub mod rows;
 pub mod sdi;
 pub mod table;
 pub mod value;

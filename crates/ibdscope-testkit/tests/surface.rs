@@ -38,11 +38,11 @@ use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, T
 /// counted and printed, not checked.
 const CEILINGS: &[(&str, usize)] = &[
     ("ibdscope-core", 609),
-    ("ibdscope-forensics", 202),
+    ("ibdscope-forensics", 215),
     ("ibdscope-prims", 58),
     ("ibdscope-render", 82),
     ("ibdscope-report", 108),
-    ("ibdscope-schema", 243),
+    ("ibdscope-schema", 273),
 ];
 
 /// Crates not counted: test support, not a library anyone embeds.

@@ -1,25 +1,23 @@
 //! `history`: each row's older versions, from its `DB_ROLL_PTR` through the
 //! undo logs not yet purged (MySQL ≤ 5.7, MariaDB), oldest first, with the
-//! transaction that wrote each; and the instance's undo logs (for `audit`
-//! and `undo`).
+//! transaction that wrote each (computed by
+//! `ibdscope_forensics::history::history`; this module opens the undo files
+//! and prints); and the instance's undo logs (for `audit` and `undo`).
 
 use crate::args::{Format, HistoryOpts, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
-use ibdscope_core::record::Visited;
-use ibdscope_core::{PageNo, RecPage, Tablespace};
+use ibdscope_core::Tablespace;
+use ibdscope_forensics::history::{Clustered, HistoryProblem, Oldest, Val, Version};
 use ibdscope_forensics::system::SystemSpace;
-use ibdscope_forensics::undo::{self, ChainEnd, RollPtr, Undo};
-use ibdscope_schema::row::{field_bytes, split, Field, FieldValue, LobRead};
-use ibdscope_schema::table::{Hidden, SysCol};
+use ibdscope_forensics::undo::{self, Undo};
+use ibdscope_schema::table::Hidden;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// The most undo tablespace files looked for (`undo001`…`undo127`).
 const MAX_UNDO_FILES: u32 = 127;
-/// The most bytes read of one off-page value.
-const VALUE_CAP: usize = 1 << 20;
 
 /// The files of an instance's undo: the system tablespace and each undo
 /// tablespace file, opened through the host (mapped by the binary: only
@@ -186,35 +184,6 @@ fn space_file(spaces: &[(u32, PathBuf, Tablespace<'_>)], space: u32) -> String {
     )
 }
 
-/// One value of a version: NULL, the bytes, or an off-page value's local
-/// bytes (prefix and reference) when its whole could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Val {
-    Null,
-    Bytes(Vec<u8>),
-    OffPage(Vec<u8>),
-}
-
-/// One version of a row.
-struct Version {
-    trx_id: u64,
-    deleted: bool,
-    /// Where it was rebuilt from (the undo record's roll pointer); `None`
-    /// for the current record.
-    from: Option<RollPtr>,
-    vals: Vec<Val>,
-}
-
-struct RowHistory {
-    key: String,
-    versions: Vec<Version>,
-    end: &'static str,
-    /// The older versions are lost with a damaged undo page: in words
-    /// ("lost: undo page N of FILE is damaged (zeroed), byte offset X")
-    /// and the page.
-    lost: Option<(String, undo::Lost)>,
-}
-
 /// "lost: undo page N of FILE is damaged (VERDICT), byte offset X": the
 /// words every format of `history` gives a chain that reaches a damaged
 /// undo page.
@@ -237,8 +206,7 @@ pub fn run(
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
     // As `rows`: MariaDB instant ALTER's record shape, old temporal formats.
-    let Some(crate::cmd::rows::Decoding { def, instant, .. }) = crate::cmd::rows::decoding(a)
-    else {
+    let Some(crate::cmd::rows::Decoding { def, decoding }) = crate::cmd::rows::decoding(a) else {
         return Ok(Outcome::Unreadable);
     };
     let t = &def.table;
@@ -295,23 +263,11 @@ pub fn run(
     let Some((root, root_rp)) = crate::cmd::rows::root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
     };
-    let Some(layout) = crate::cmd::rows::index_layout(path, t, ix, &instant, &root_rp) else {
+    let Some(layout) = crate::cmd::rows::index_layout(path, t, ix, &decoding.instant, &root_rp)
+    else {
         return Ok(Outcome::Unreadable);
     };
-    let n_unique = layout.n_unique;
-    let sys_pos = |s: SysCol| {
-        layout
-            .fields
-            .iter()
-            .position(|f| t.columns.get(f.column).and_then(|c| c.sys()) == Some(s))
-    };
-    let (Some(trx_pos), Some(roll_pos)) = (sys_pos(SysCol::TrxId), sys_pos(SysCol::RollPtr)) else {
-        crate::diag::say!(
-            "ibdscope: {}: the clustered index has no DB_TRX_ID / DB_ROLL_PTR",
-            ibdscope::names::path(path)
-        );
-        return Ok(Outcome::Unreadable);
-    };
+    let root_index = root_rp.header().index_id();
     // The columns shown: the visible ones, in the layout's order of columns.
     let shown: Vec<(usize, usize)> = (0..t.columns.len())
         .filter_map(|c| {
@@ -323,173 +279,55 @@ pub fn run(
             Some((c, li))
         })
         .collect();
-    let key_cols: Vec<(usize, usize)> = (0..n_unique)
-        .filter_map(|li| layout.fields.get(li).map(|f| (f.column, li)))
-        .collect();
-
-    // The leaf pages, left to right.
-    let mut visited = Visited::new();
-    let mut fields: Vec<Field> = Vec::new();
-    let leaf =
-        match ibdscope_schema::row::leftmost_leaf(ts, root, &layout, &mut visited, &mut fields) {
-            Ok(p) => p,
-            Err(e) => {
-                crate::diag::say!("ibdscope: {}: {e}", ibdscope::names::path(path));
-                return Ok(Outcome::Unreadable);
-            }
-        };
-    let root_index = root_rp.header().index_id();
-    let mut rows: Vec<RowHistory> = Vec::new();
-    let mut page_no = leaf;
-    let mut pages_seen = std::collections::HashSet::new();
-    let mut buf = Vec::new();
-    while page_no.0 != ibdscope_core::FIL_NULL {
-        if !pages_seen.insert(page_no.0) || pages_seen.len() > ts.n_pages() as usize {
-            findings.push(format!(
-                "{}: page {}: the leaf chain comes back to a page",
-                ibdscope::names::path(path),
-                page_no.0
-            ));
-            break;
+    let clustered = Clustered::new(t, &layout, root, root_index, table_id);
+    let hist = match ibdscope_forensics::history::history(ts, &clustered, &u, h.key.as_deref()) {
+        Ok(x) => x,
+        // No DB_TRX_ID / DB_ROLL_PTR, or the leftmost leaf not reached.
+        Err(e) => {
+            crate::diag::say!("ibdscope: {}: {e}", ibdscope::names::path(path));
+            return Ok(Outcome::Unreadable);
         }
-        let rp = match RecPage::of(ts, page_no) {
-            Ok(rp) if rp.header().index_id() == root_index => rp,
-            _ => {
-                findings.push(format!(
-                    "{}: page {}: not a leaf page of the clustered index",
-                    ibdscope::names::path(path),
-                    page_no.0
-                ));
-                break;
+    };
+    let p = ibdscope::names::path(path);
+    for pr in &hist.problems {
+        findings.push(match pr {
+            HistoryProblem::ChainLoops(n) => {
+                format!("{p}: page {}: the leaf chain comes back to a page", n.0)
             }
-        };
-        let page = rp.bytes();
-        let mut vis = Visited::new();
-        let Some(mut it) = rp.records(&mut vis) else {
-            break;
-        };
-        loop {
-            let rec = match it.next() {
-                Ok(Some(r)) => r,
-                Ok(None) => break,
-                Err(e) => {
-                    findings.push(format!(
-                        "{}: page {}: {e:?}",
-                        ibdscope::names::path(path),
-                        page_no.0
-                    ));
-                    break;
-                }
-            };
-            if !rec.is_user() {
-                continue;
+            HistoryProblem::NotLeaf(n) => {
+                format!("{p}: page {}: not a leaf page of the clustered index", n.0)
             }
-            let info = match split(&rp, &rec, &layout, &mut fields) {
-                Ok(i) => i,
-                Err(e) => {
-                    findings.push(format!(
-                        "{}: page {}, byte offset {}: {e}",
-                        ibdscope::names::path(path),
-                        page_no.0,
-                        u64::from(page_no.0)
-                            .saturating_mul(u64::from(ts.page_size()))
-                            .saturating_add(u64::from(rec.origin))
-                    ));
-                    continue;
-                }
-            };
-            let mut vals: Vec<Val> = Vec::with_capacity(layout.fields.len());
-            for f in &fields {
-                vals.push(match f.value {
-                    FieldValue::Inline { .. } | FieldValue::External { .. } => {
-                        match field_bytes(ts, page, f, VALUE_CAP, &mut buf) {
-                            Some(Ok(LobRead::Complete)) => Val::Bytes(buf.clone()),
-                            _ => Val::OffPage(f.local(page).unwrap_or(&[]).to_vec()),
-                        }
-                    }
-                    _ => Val::Null,
-                });
-            }
-            let get = |i: usize| match vals.get(i) {
-                Some(Val::Bytes(b)) => Some(b.clone()),
-                _ => None,
-            };
-            let trx_id = get(trx_pos)
-                .map(|b| b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x)))
-                .unwrap_or(0);
-            let Some(roll) = get(roll_pos).and_then(|b| RollPtr::read(&b)) else {
-                continue;
-            };
-            let key_bytes: Vec<Option<Vec<u8>>> = (0..n_unique).map(get).collect();
-            let key = render_key(t, &key_cols, &vals);
-            if h.key.as_ref().is_some_and(|k| *k != key) {
-                continue;
-            }
-            let (steps, end) = undo::chain(&u, trx_id, roll, table_id, n_unique, &key_bytes);
-            let mut versions = vec![Version {
-                trx_id,
-                deleted: info.deleted,
-                from: None,
-                vals: vals.clone(),
-            }];
-            let mut cur = vals;
-            for s in &steps {
-                for (fno, v) in &s.rec.update {
-                    let Some(slot) = usize::try_from(*fno).ok().and_then(|i| cur.get_mut(i)) else {
-                        continue;
-                    };
-                    *slot = match v {
-                        undo::ColVal::Null => Val::Null,
-                        undo::ColVal::Bytes { .. } => {
-                            Val::Bytes(v.bytes(s.page).unwrap_or(&[]).to_vec())
-                        }
-                        undo::ColVal::Extern { .. } => {
-                            Val::OffPage(v.bytes(s.page).unwrap_or(&[]).to_vec())
-                        }
-                    };
-                }
-                versions.push(Version {
-                    trx_id: s.rec.trx_id.unwrap_or(0),
-                    deleted: s.rec.was_deleted(),
-                    from: Some(s.roll_ptr),
-                    vals: cur.clone(),
-                });
-            }
-            let mut lost = None;
-            let end_word = match &end {
-                ChainEnd::Insert => "insert",
-                ChainEnd::Purged => "purged",
-                ChainEnd::Lost(l) => {
-                    let words = lost_words(&spaces, l);
-                    findings.push(format!(
-                        "{}: page {}, byte offset {}: row {key}: older versions {words}",
+            HistoryProblem::RecordChain(n, e) => format!("{p}: page {}: {e:?}", n.0),
+            HistoryProblem::Split(n, at, e) => format!("{p}: page {}, byte offset {at}: {e}", n.0),
+            HistoryProblem::Row(k) => {
+                let Some(r) = hist.rows.get(*k) else { continue };
+                let key = &r.key;
+                match &r.oldest {
+                    Oldest::Lost(l) => format!(
+                        "{}: page {}, byte offset {}: row {key}: older versions {}",
                         space_file(&spaces, l.space),
                         l.page,
                         l.offset,
-                    ));
-                    lost = Some((words, *l));
-                    "lost"
-                }
-                ChainEnd::Problem(space, off, what) => {
-                    findings.push(format!(
+                        lost_words(&spaces, l)
+                    ),
+                    Oldest::Problem(space, off, what) => format!(
                         "{}: page {}, byte offset {off}: row {key}: {what}",
                         space_file(&spaces, *space),
                         off / u64::from(ts.page_size().max(1)),
-                    ));
-                    "problem"
+                    ),
+                    _ => continue,
                 }
-            };
-            versions.reverse();
-            rows.push(RowHistory {
-                key,
-                versions,
-                end: end_word,
-                lost,
-            });
-        }
-        page_no =
-            PageNo(ibdscope_prims::bytes::be_u32(page, 12).unwrap_or(ibdscope_core::FIL_NULL));
+            }
+            _ => continue,
+        });
     }
+    let rows = &hist.rows;
+    // "lost: undo page N of FILE is damaged …" for a chain lost with a
+    // damaged undo page.
+    let lost_of = |o: &Oldest| match o {
+        Oldest::Lost(l) => Some((lost_words(&spaces, l), *l)),
+        _ => None,
+    };
 
     let names: Vec<String> = shown
         .iter()
@@ -502,7 +340,7 @@ pub fn run(
         .collect();
     let render = |v: &Version, li: usize, c: usize, s: &mut String| -> Option<bool> {
         let col = t.columns.get(c)?;
-        match v.vals.get(li)? {
+        match v.values.get(li)? {
             Val::Null => None,
             Val::Bytes(b) => Some(matches!(
                 ibdscope_schema::value::render(col, b, s),
@@ -513,6 +351,7 @@ pub fn run(
                 ibdscope_schema::value::write_hex(b, s);
                 Some(false)
             }
+            _ => None,
         }
     };
     match opts.format {
@@ -523,9 +362,11 @@ pub fn run(
                 .kv_path("datadir", &datadir)?
                 .kv_str("table", &format!("{}/{}", t.schema, t.name))?;
             j.key("rows")?.arr()?;
-            for r in &rows {
-                j.obj()?.kv_str("key", &r.key)?.kv_str("oldest", r.end)?;
-                if let Some((words, l)) = &r.lost {
+            for r in rows {
+                j.obj()?
+                    .kv_str("key", &r.key)?
+                    .kv_str("oldest", r.oldest.word())?;
+                if let Some((words, l)) = &lost_of(&r.oldest) {
                     j.key("lost")?
                         .obj()?
                         .kv_str("file", &space_file(&spaces, l.space))?
@@ -586,7 +427,7 @@ pub fn run(
                 crate::csv::push(&mut line, n);
             }
             writeln!(out, "{line}")?;
-            for r in &rows {
+            for r in rows {
                 for (i, v) in r.versions.iter().enumerate() {
                     line.clear();
                     crate::csv::push(&mut line, &r.key);
@@ -627,7 +468,7 @@ pub fn run(
                 u.rsegs.len(),
                 n
             )?;
-            for r in &rows {
+            for r in rows {
                 writeln!(out)?;
                 writeln!(
                     out,
@@ -635,11 +476,11 @@ pub fn run(
                     ibdscope::names::name(&r.key),
                     r.versions.len(),
                     if r.versions.len() == 1 { "" } else { "s" },
-                    match (r.end, &r.lost) {
-                        (_, Some((words, _))) => words.as_str(),
-                        ("insert", _) => "the oldest is the insert",
-                        ("purged", _) => "older ones purged",
-                        _ => "older ones behind damaged undo (see the findings)",
+                    match (&r.oldest, lost_of(&r.oldest)) {
+                        (_, Some((words, _))) => words,
+                        (Oldest::Insert, _) => "the oldest is the insert".to_string(),
+                        (Oldest::Purged, _) => "older ones purged".to_string(),
+                        _ => "older ones behind damaged undo (see the findings)".to_string(),
                     }
                 )?;
                 for (i, v) in r.versions.iter().enumerate() {
@@ -674,27 +515,6 @@ pub fn run(
         }
     }
     Ok(outcome_of(&findings))
-}
-
-/// The row's key as text: the unique key's columns rendered, joined by
-/// commas.
-fn render_key(
-    t: &ibdscope_schema::table::TableDef,
-    key_cols: &[(usize, usize)],
-    vals: &[Val],
-) -> String {
-    let mut parts = Vec::new();
-    for (c, li) in key_cols {
-        let mut s = String::new();
-        match (t.columns.get(*c), vals.get(*li)) {
-            (Some(col), Some(Val::Bytes(b))) => {
-                ibdscope_schema::value::render(col, b, &mut s);
-            }
-            _ => s.push_str("NULL"),
-        }
-        parts.push(s);
-    }
-    parts.join(",")
 }
 
 /// Runs `undo` on `opts.files[0]`: a datadir, or its `ibdata1`.

@@ -2,12 +2,11 @@
 //! entries), typed, in key order along the leaf chain; `--deleted` for
 //! delete-marked records and records on the pages' free (garbage) lists.
 //!
-//! Streaming: one leaf page at a time, one row at a time, into buffers
-//! reused for the whole run (the split fields, the off-page bytes, the
-//! rendered cell, the column slots, a ROW_FORMAT=COMPRESSED page
-//! decompressed by `ibdscope_schema::zip`); nothing is kept per row. The library
-//! splits and renders (`ibdscope_schema::row`, `ibdscope_schema::value`); this module
-//! only picks columns and prints.
+//! The rows come from the library (`ibdscope_schema::rows::RowScan`: the
+//! leaf walk, recovery past damage, deleted records, ROW_FORMAT=COMPRESSED
+//! leaves); this module picks the columns, renders each value
+//! (`ibdscope_schema::rows::Value::render`) and prints, one row at a time
+//! into buffers reused for the whole run.
 //!
 //! Output formats: `text` (a header line, then tab-separated values),
 //! `tsv` (exactly the server's `SELECT … INTO OUTFILE` text with the
@@ -23,46 +22,16 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
 use ibdscope::definition::Def;
-use ibdscope_core::record::Chain;
-use ibdscope_core::{
-    BtreeProblem, Btrees, Engine, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage,
-    SpaceMap, Tablespace, Visited, FIL_NULL,
+use ibdscope_core::{NoRecords, PageNo, RecPage, Tablespace};
+use ibdscope_schema::row::FieldText;
+use ibdscope_schema::rows::{
+    Deleted, Key, LostPage, Origin, Row, RowDamage, RowScan, ScanCounts, ScanError, ScanFinding,
+    ScanOptions,
 };
-use ibdscope_schema::instant::{InstantError, MariaInstant};
-use ibdscope_schema::leaves::{edge_record, leaves_in_key_order, NoPage, Placement, RecAt, Slot};
-use ibdscope_schema::row::{data_is_zero, leftmost_leaf, render_field, split, Field, FieldText};
-use ibdscope_schema::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
+use ibdscope_schema::table::{Column, IndexDef, RecordLayout, TableDef};
 use ibdscope_schema::value::Rendered;
-use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::Path;
-
-/// Where a row comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Origin {
-    Live,
-    DeleteMarked,
-    FreeList,
-    /// A leaf page of the index that the leaf chain does not reach and
-    /// the extent descriptors mark free: the index let go of it (merge,
-    /// emptied page), its records are what was on it then.
-    FreedPage,
-    /// Such a page that is still allocated: unlinked by damage, or a
-    /// page of an operation the file does not finish.
-    UnlinkedPage,
-}
-
-impl Origin {
-    fn word(self) -> &'static str {
-        match self {
-            Origin::Live => "live",
-            Origin::DeleteMarked => "delete-marked",
-            Origin::FreeList => "free-list",
-            Origin::FreedPage => "freed-page",
-            Origin::UnlinkedPage => "unlinked-page",
-        }
-    }
-}
 
 /// One rendered cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,47 +46,12 @@ enum Cell {
     Missing,
 }
 
+/// What the printer counts (the rendering's; the rest is the scan's).
 #[derive(Default)]
 struct Counts {
-    rows: u64,
-    live: u64,
-    delete_marked: u64,
-    free_list: u64,
-    /// Rows from leaf pages of the index off the leaf chain.
-    off_chain: u64,
-    /// Stale records (free lists, off-chain pages) equal to a live row.
-    live_copies: u64,
-    /// Those pages.
-    off_chain_pages: u64,
     partial: u64,
-    pages: u64,
     raw_values: u64,
     capped_values: u64,
-    compressed_pages: u64,
-    unreadable_pages: u64,
-    metadata_records: u64,
-    /// Rows read from pages that do not verify.
-    unverified_rows: u64,
-    /// Pages that do not verify, left out (`--verified-only`).
-    unverified_pages_skipped: u64,
-    /// Leaf pages the tree names that cannot be read: their rows are
-    /// missing.
-    lost_pages: u64,
-    /// About how many rows they held (the mean of the index's readable
-    /// leaves).
-    lost_rows_estimate: u64,
-    /// Leaves of the tree read (not off it) and their PAGE_N_RECS, for
-    /// that mean.
-    tree_pages: u64,
-    tree_recs: u64,
-    /// Leaf pages whose records do not fit the definition (`page_fit`),
-    /// and the first few of them.
-    misfit_pages: u64,
-    misfit_first: Vec<(PageNo, ibdscope_schema::row::PageFit)>,
-    /// Live records that could not be split with the definition (one
-    /// finding for them all), and the first few.
-    split_failed: u64,
-    split_first: Vec<String>,
 }
 
 /// Everything reused across rows.
@@ -125,13 +59,8 @@ struct Printer<'w> {
     j: Json<'w>,
     format: Format,
     meta: bool,
-    cap: usize,
     /// Columns to print, in order (indexes into the table's columns).
     cols: Vec<usize>,
-    /// Per table column: its position in the current row's fields.
-    slot: Vec<Option<usize>>,
-    fields: Vec<Field>,
-    buf: Vec<u8>,
     cell: String,
     line: String,
     /// Per-row problems (a reason per raw value, the split error).
@@ -143,96 +72,15 @@ struct Printer<'w> {
     notes: Vec<String>,
     /// `INSERT INTO `t` (`a`, `b`) VALUES (`.
     insert_prefix: String,
-    /// The decompressed ROW_FORMAT=COMPRESSED page (reused).
-    zip: Vec<u8>,
-    /// Set while reading a leaf page off the leaf chain: every record's
-    /// origin.
-    off_chain: Option<Origin>,
     /// The row being printed is a copy of a live row.
     twin: bool,
-    /// What a walk over the leaves does (`--deleted` makes two collecting
-    /// walks before the printing one).
-    mode: Mode,
-    /// Key hashes of the records on free lists and off-chain pages.
-    stale_keys: HashSet<u64>,
-    /// Whole-record hashes of live rows whose key is among `stale_keys`:
-    /// a stale record with one of these is a copy of a live row (left by a
-    /// page split, a merge or an update in place), not a deleted row.
-    live_twins: HashSet<u64>,
-    /// The pages that do not verify (what `check` says), in page order.
-    damaged: Vec<PageNo>,
-    /// Leave their rows out.
-    verified_only: bool,
     /// The page being read does not verify: its rows are marked.
     unverified: bool,
-    /// The physical page size, for file offsets.
-    page_size: u64,
     /// The file, for lines on stderr.
     path: String,
-    /// The leaf chain's findings of leaves it does not reach: given only
-    /// when recovery does not read them.
-    unreached: Vec<(PageNo, String)>,
-    /// The pages the tree names that cannot be read, in key order, with
-    /// the readable leaves around them.
-    lost: Vec<Lost>,
-}
-
-/// A page the tree names that cannot be read, and its neighbours in key
-/// order.
-struct Lost {
-    page: PageNo,
-    level: u16,
-    why: NoPage,
-    /// The node pointer naming it (a lower bound of its keys).
-    low: Option<RecAt>,
-    /// The readable leaves before and after it.
-    before: Option<PageNo>,
-    after: Option<PageNo>,
-    /// The keys around it, as text: the last before, the first after, the
-    /// node pointer's (filled by [`Printer::lost_findings`]).
-    keys: [Option<String>; 3],
-}
-
-/// What one walk over the leaves does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    /// Collect `stale_keys`.
-    StaleKeys,
-    /// Collect `live_twins`.
-    LiveTwins,
-    /// Print.
-    Print,
-}
-
-/// Hashes of a split record: its key (the first `n_key` fields) and the
-/// whole record, over the stored bytes of every field (an off-page field
-/// by its local part and its reference, which a moved copy keeps).
-fn record_hashes(page: &[u8], fields: &[Field], n_key: usize) -> (u64, u64) {
-    use ibdscope_schema::row::FieldValue;
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    let mut key = 0;
-    for (i, f) in fields.iter().enumerate() {
-        if i == n_key {
-            key = h.finish();
-        }
-        match f.value {
-            FieldValue::Null => 0u8.hash(&mut h),
-            FieldValue::Default => 1u8.hash(&mut h),
-            FieldValue::Dropped => 2u8.hash(&mut h),
-            FieldValue::Inline { .. } => {
-                3u8.hash(&mut h);
-                f.local(page).hash(&mut h);
-            }
-            FieldValue::External { blob, .. } => {
-                4u8.hash(&mut h);
-                f.local(page).hash(&mut h);
-                (blob.space_id, blob.page.0, blob.offset, blob.len).hash(&mut h);
-            }
-        }
-    }
-    let all = h.finish();
-    (if fields.len() <= n_key { all } else { key }, all)
+    /// The lost leaves' keys as text: the last before, the first after,
+    /// the node pointer's.
+    lost_keys: Vec<[Option<String>; 3]>,
 }
 
 /// The definition as the records are decoded with it, shared by `rows`
@@ -241,10 +89,9 @@ pub(crate) struct Decoding {
     /// The definition, with the shape of MariaDB instant ALTER's records
     /// and the temporal formats the records show.
     pub def: Def,
-    /// MariaDB instant ALTER's metadata record, when the index has one.
-    pub instant: Result<Option<(MariaInstant, RecordLayout)>, InstantError>,
-    /// Whether the records show pre-5.6.4 temporal formats.
-    pub old_temporals: bool,
+    /// What the library read for it (instant ALTER's metadata, old
+    /// temporal formats).
+    pub decoding: ibdscope_schema::rows::Decoding,
 }
 
 /// The file's definition made ready for decoding its records; `None`
@@ -259,15 +106,10 @@ pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
         }
     };
     // MariaDB instant ALTER: the clustered index's records are in the
-    // shape the metadata record describes, not the definition's.
-    let instant = ibdscope_schema::instant::apply(a.ts(), &mut def.table);
-    // A CREATE TABLE's TIME/DATETIME/TIMESTAMP: the records say which format.
-    let old_temporals = ibdscope_schema::row::old_temporals(a.ts(), &mut def.table);
-    Some(Decoding {
-        def,
-        instant,
-        old_temporals,
-    })
+    // shape the metadata record describes, not the definition's; a CREATE
+    // TABLE's TIME/DATETIME/TIMESTAMP: the records say which format.
+    let decoding = ibdscope_schema::rows::Decoding::new(a.ts(), &mut def.table);
+    Some(Decoding { def, decoding })
 }
 
 /// Runs `rows`.
@@ -278,27 +120,22 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let Some(Decoding {
-        def,
-        instant,
-        old_temporals,
-    }) = decoding(a)
-    else {
+    let Some(Decoding { def, decoding }) = decoding(a) else {
         return Ok(Outcome::Unreadable);
     };
     let t = &def.table;
     let Some(ix) = find_index(path, t, r) else {
         return Ok(Outcome::Unreadable);
     };
-    let Some((root, root_rp)) = root_page(ts, path, ix) else {
+    let Some((_, root_rp)) = root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
     };
-    let Some(layout) = index_layout(path, t, ix, &instant, &root_rp) else {
+    let Some(layout) = index_layout(path, t, ix, &decoding.instant, &root_rp) else {
         return Ok(Outcome::Unreadable);
     };
-    let cols = columns(t, &layout, r.hidden);
+    let cols = ibdscope_schema::rows::shown_columns(t, &layout, r.hidden);
     let meta = r.deleted || r.with_deleted;
-    let mut p = Printer::new(out, opts, a, meta, r.max_value_bytes, cols, t.columns.len());
+    let mut p = Printer::new(out, opts, a, meta, cols);
     for f in a.file_findings() {
         p.findings.push(finding_text(f));
     }
@@ -313,51 +150,35 @@ pub fn run(
     }
     p.header(path, &def, ix)?;
 
-    // The leaf pages: one page, or the leaf chain the B-tree walk found.
-    let mut visited = Visited::new();
-    let index_id = root_rp.header().index_id();
-    let (chain, broken) = match r.where_page {
-        Some(n) => match one_leaf(ts, path, ix, &root_rp, n) {
-            Some(chain) => (chain, false),
-            None => return Ok(Outcome::Unreadable),
-        },
-        None => leaf_chain(ts, a.engine(), root, index_id, &layout, &mut p)?,
+    let mut so = ScanOptions::default();
+    so.deleted = match (r.deleted, r.with_deleted) {
+        (true, _) => Deleted::Only,
+        (false, true) => Deleted::Also,
+        (false, false) => Deleted::No,
     };
-    let pages = if broken {
-        // The chain does not reach every leaf: the leaves in key order from
-        // the parents' node pointers (and, below lost parents, by key).
-        let order = leaves_in_key_order(ts, a.engine(), root, index_id, &layout);
-        p.recovery(&order, meta)
-    } else {
-        for (_, f) in std::mem::take(&mut p.unreached) {
-            p.findings.push(f);
+    so.page = r.where_page.map(PageNo);
+    so.verified_only = opts.verified_only;
+    so.max_value_bytes = r.max_value_bytes;
+    so.columns = Some(p.cols.clone());
+    let mut scan = match RowScan::new(ts, a.engine(), a.summary(), t, ix, &decoding, so) {
+        Ok(s) => s,
+        Err(e) => {
+            say_scan_error(path, ix, &e);
+            return Ok(Outcome::Unreadable);
         }
-        pages_to_read(ts, &chain, meta && r.where_page.is_none(), index_id)
     };
-    if meta {
-        // Two collecting walks first: the keys of the stale records (free
-        // lists, off-chain pages), then the live rows with those keys; a
-        // stale record equal to a live row is then marked a copy.
-        let saved = (
-            std::mem::take(&mut p.counts),
-            std::mem::take(&mut p.findings),
-            std::mem::take(&mut p.notes),
-        );
-        for mode in [Mode::StaleKeys, Mode::LiveTwins] {
-            p.mode = mode;
-            p.walk(ts, t, &layout, &pages, r, &mut visited, a)?;
-        }
-        p.mode = Mode::Print;
-        (p.counts, p.findings, p.notes) = saved;
+    while let Some(row) = scan.next() {
+        p.scan_findings(&mut scan, t, &ix.name);
+        p.row(t, &row)?;
+        scan.recycle(row);
     }
-    p.walk(ts, t, &layout, &pages, r, &mut visited, a)?;
-    p.counts.off_chain_pages = pages.iter().filter(|x| x.1.is_some()).count() as u64;
-    p.lost_findings(ts, t, &layout);
-    p.closing_findings(ts);
-    p.fit_findings(&ix.name, old_temporals);
+    p.scan_findings(&mut scan, t, &ix.name);
+    for n in scan.notes() {
+        p.notes.push(n.to_string());
+    }
     // Values shown that are not the server's (DECIMAL's bytes, ENUM's and
     // SET's numbers, from a dictionary without their types) are a finding.
-    if p.counts.rows > 0 {
+    if scan.counts().rows > 0 {
         for (col, note) in &def.dict_notes {
             let shown = (t.columns.iter().position(|c| c.name == *col))
                 .is_some_and(|i| p.cols.contains(&i));
@@ -371,14 +192,13 @@ pub fn run(
             }
         }
     }
-    p.footer()?;
+    p.footer(scan.counts(), scan.lost())?;
     Ok(if p.findings.is_empty() {
         Outcome::Clean
     } else {
         Outcome::Findings
     })
 }
-
 /// The index `--index` names (the clustered index without it); says on
 /// stderr which indexes there are when there is none.
 fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t IndexDef> {
@@ -405,49 +225,34 @@ fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t Inde
     ix
 }
 
-/// The index's root page; says on stderr why when it cannot be read.
-pub(crate) fn root_page<'t>(
-    ts: &Tablespace<'t>,
-    path: &Path,
-    ix: &IndexDef,
-) -> Option<(PageNo, RecPage<'t>)> {
-    let Some(root) = ix.root.map(PageNo) else {
-        let f = ts.format();
+/// Says on stderr why the index's rows cannot be read.
+fn say_scan_error(path: &Path, ix: &IndexDef, e: &ScanError) {
+    let (p, name) = (ibdscope::names::path(path), ibdscope::names::name(&ix.name));
+    match e {
         // Encrypted (MySQL's flag, or MariaDB's crypt data): the key, or
         // its absence, was said once above; this names only the
         // consequence, not a root page missing from the file.
-        let mariadb_encrypted = matches!(
-            ibdscope_core::crypt::mariadb::space_crypt_data(ts),
-            ibdscope_core::crypt::mariadb::CryptDataRead::Present(c) if c.scheme == 1
-        );
-        if f.encryption || mariadb_encrypted {
-            crate::diag::say!(
-                "ibdscope: {}: index {}: its root page is not known: the file is encrypted \
-                 and its pages are not decrypted (no key, or one that does not open it: see above)",
-                ibdscope::names::path(path),
-                ibdscope::names::name(&ix.name)
-            );
-            return None;
+        ScanError::NoRoot {
+            encrypted: true, ..
+        } => crate::diag::say!(
+            "ibdscope: {p}: index {name}: its root page is not known: the file is encrypted \
+             and its pages are not decrypted (no key, or one that does not open it: see above)"
+        ),
+        ScanError::NoRoot {
+            page_compressed, ..
+        } => {
+            let why = if *page_compressed {
+                ": the file is PAGE_COMPRESSED and its INODE page could not be decompressed"
+            } else {
+                ""
+            };
+            crate::diag::say!("ibdscope: {p}: index {name} has no root page in this file{why}");
         }
-        let why = if f.page_compressed {
-            ": the file is PAGE_COMPRESSED and its INODE page could not be decompressed"
-        } else {
-            ""
-        };
-        crate::diag::say!(
-            "ibdscope: {}: index {} has no root page in this file{why}",
-            ibdscope::names::path(path),
-            ibdscope::names::name(&ix.name)
-        );
-        return None;
-    };
-    let root_rp = match RecPage::of(ts, root) {
-        Ok(rp) => rp,
-        Err(e) => {
+        ScanError::Root(root, e, encrypted) => {
             let why = match e {
                 NoRecords::PastFile => "past the end of the file".to_string(),
                 NoRecords::NotIndex(t) => format!("a type {} page, not an index page", t.0),
-                NoRecords::Unreadable(_) if ts.format().encryption => {
+                NoRecords::Unreadable(_) if *encrypted => {
                     "encrypted and not decrypted (no key, or one that does not open it: see above)"
                         .to_string()
                 }
@@ -455,15 +260,33 @@ pub(crate) fn root_page<'t>(
                     "encrypted, or page-compressed and not decompressed (see above)".to_string()
                 }
             };
-            crate::diag::say!(
-                "ibdscope: {}: root page {root} of index {}: {why}",
-                ibdscope::names::path(path),
-                ibdscope::names::name(&ix.name)
-            );
-            return None;
+            crate::diag::say!("ibdscope: {p}: root page {root} of index {name}: {why}");
         }
-    };
-    Some((root, root_rp))
+        ScanError::Instant(e) => {
+            crate::diag::say!("ibdscope: {p}: MariaDB instant ALTER metadata: {e}");
+        }
+        ScanError::Layout(e) => {
+            crate::diag::say!("ibdscope: {p}: index {name}: record layout: {e}");
+        }
+        ScanError::NotLeaf(n) => {
+            crate::diag::say!("ibdscope: {p}: page {n} is not a leaf page of index {name}");
+        }
+        ScanError::NotIndexPage(n) => {
+            crate::diag::say!("ibdscope: {p}: page {n} is not a readable index page");
+        }
+        _ => crate::diag::say!("ibdscope: {p}: index {name}: its rows cannot be read"),
+    }
+}
+
+/// The index's root page; says on stderr why when it cannot be read.
+pub(crate) fn root_page<'t>(
+    ts: &Tablespace<'t>,
+    path: &Path,
+    ix: &IndexDef,
+) -> Option<(PageNo, RecPage<'t>)> {
+    ibdscope_schema::rows::root_page(ts, ix)
+        .map_err(|e| say_scan_error(path, ix, &e))
+        .ok()
 }
 
 /// The index's record layout: MariaDB's instant ALTER layout for the
@@ -473,34 +296,15 @@ pub(crate) fn index_layout(
     path: &Path,
     t: &TableDef,
     ix: &IndexDef,
-    instant: &Result<Option<(MariaInstant, RecordLayout)>, InstantError>,
+    instant: &Result<
+        Option<(ibdscope_schema::instant::MariaInstant, RecordLayout)>,
+        ibdscope_schema::instant::InstantError,
+    >,
     root_rp: &RecPage<'_>,
 ) -> Option<RecordLayout> {
-    let instant_layout = match instant {
-        Ok(Some((_, l))) if t.clustered() == Some(ix) => Some(Ok(l.clone())),
-        Err(e) if t.clustered() == Some(ix) => {
-            crate::diag::say!(
-                "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
-                ibdscope::names::path(path)
-            );
-            return None;
-        }
-        _ => None,
-    };
-    let layout = match instant_layout
-        .unwrap_or_else(|| t.layout(ix, root_rp.format() == RecFormat::Compact))
-    {
-        Ok(l) => l,
-        Err(e) => {
-            crate::diag::say!(
-                "ibdscope: {}: index {}: record layout: {e}",
-                ibdscope::names::path(path),
-                ibdscope::names::name(&ix.name)
-            );
-            return None;
-        }
-    };
-    Some(layout)
+    ibdscope_schema::rows::index_layout(t, ix, instant, root_rp)
+        .map_err(|e| say_scan_error(path, ix, &e))
+        .ok()
 }
 
 impl<'w> Printer<'w> {
@@ -510,19 +314,13 @@ impl<'w> Printer<'w> {
         opts: &Opts,
         a: &Analysis<'_>,
         meta: bool,
-        cap: usize,
         cols: Vec<usize>,
-        n_columns: usize,
     ) -> Self {
         Printer {
             j: Json::new(out),
             format: opts.format,
             meta,
-            cap,
             cols,
-            slot: vec![None; n_columns],
-            fields: Vec::new(),
-            buf: Vec::new(),
             cell: String::new(),
             line: String::new(),
             problems: Vec::new(),
@@ -530,823 +328,104 @@ impl<'w> Printer<'w> {
             findings: Vec::new(),
             notes: Vec::new(),
             insert_prefix: String::new(),
-            zip: Vec::new(),
-            off_chain: None,
             twin: false,
-            mode: Mode::Print,
-            stale_keys: HashSet::new(),
-            live_twins: HashSet::new(),
-            damaged: a.damaged_pages().iter().map(|b| b.facts.page_no).collect(),
-            verified_only: opts.verified_only,
             unverified: false,
-            page_size: u64::from(a.physical().page_size()),
             path: ibdscope::names::path(a.path()).to_string(),
-            unreached: Vec::new(),
-            lost: Vec::new(),
+            lost_keys: Vec::new(),
         }
     }
-}
 
-/// `--where-page N`: page N alone, when it is a leaf page of the index;
-/// says on stderr why not.
-fn one_leaf(
-    ts: &Tablespace<'_>,
-    path: &Path,
-    ix: &IndexDef,
-    root_rp: &RecPage<'_>,
-    n: u32,
-) -> Option<Vec<PageNo>> {
-    match RecPage::of(ts, PageNo(n)) {
-        Ok(rp) if rp.header().index_id() == root_rp.header().index_id() && rp.is_leaf() => {
-            Some(vec![PageNo(n)])
-        }
-        Ok(_) => {
-            crate::diag::say!(
-                "ibdscope: {}: page {n} is not a leaf page of index {}",
-                ibdscope::names::path(path),
-                ibdscope::names::name(&ix.name)
-            );
-            None
-        }
-        Err(_) => {
-            crate::diag::say!(
-                "ibdscope: {}: page {n} is not a readable index page",
-                ibdscope::names::path(path)
-            );
-            None
-        }
-    }
-}
-
-/// The pages to read: the leaf chain, then with --deleted / --with-deleted
-/// the index's leaf pages the chain does not reach (freed by merges or
-/// emptied; or unlinked), which keep the records they last held (one
-/// header read per page).
-fn pages_to_read(
-    ts: &Tablespace<'_>,
-    chain: &[PageNo],
-    off_chain: bool,
-    index_id: IndexId,
-) -> Vec<(PageNo, Option<Origin>)> {
-    let mut pages: Vec<(PageNo, Option<Origin>)> = chain.iter().map(|&n| (n, None)).collect();
-    if off_chain {
-        let mut on_chain = vec![false; ts.n_pages() as usize];
-        for &n in chain {
-            if let Some(b) = on_chain.get_mut(n.0 as usize) {
-                *b = true;
-            }
-        }
-        for (k, &c) in on_chain.iter().enumerate() {
-            let n = PageNo(k as u32);
-            if c {
-                continue;
-            }
-            let Ok(rp) = RecPage::of(ts, n) else { continue };
-            if rp.header().index_id() != index_id || !rp.is_leaf() {
-                continue;
-            }
-            pages.push((
-                n,
-                Some(if ts.is_free(n) == Some(true) {
-                    Origin::FreedPage
-                } else {
-                    Origin::UnlinkedPage
-                }),
-            ));
-        }
-    }
-    pages
-}
-
-impl Printer<'_> {
-    /// Byte offset of page `n` in the file.
-    fn file_offset(&self, n: PageNo) -> u64 {
-        u64::from(n.0).saturating_mul(self.page_size)
-    }
-
-    /// The pages to read when the leaf chain is broken: the leaves in
-    /// `order` (key order), then with `meta` the index's leaves off the
-    /// tree (unlinked: allocated; freed: the extent descriptor says free)
-    /// in page order. Keeps the lost pages for [`Printer::lost_findings`];
-    /// the chain's findings of leaves it does not reach are replaced by a
-    /// note for those `order` reads.
-    fn recovery(
-        &mut self,
-        order: &ibdscope_schema::leaves::LeafOrder,
-        meta: bool,
-    ) -> Vec<(PageNo, Option<Origin>)> {
-        let mut pages: Vec<(PageNo, Option<Origin>)> = Vec::new();
-        let (mut by_key, mut by_chain) = (0u64, 0u64);
-        let mut last_leaf: Option<PageNo> = None;
-        let mut waiting: Vec<usize> = Vec::new();
-        for slot in &order.slots {
-            match *slot {
-                Slot::Leaf { page, placement } => {
-                    pages.push((page, None));
-                    match placement {
-                        Placement::Key => by_key += 1,
-                        Placement::Chain => by_chain += 1,
-                        Placement::Pointer => {}
-                    }
-                    for k in waiting.drain(..) {
-                        if let Some(l) = self.lost.get_mut(k) {
-                            l.after = Some(page);
-                        }
-                    }
-                    last_leaf = Some(page);
+    /// The scan's findings so far, in words, after the printer's own.
+    fn scan_findings(&mut self, scan: &mut RowScan<'_>, t: &TableDef, index: &str) {
+        for f in scan.take_findings() {
+            let words = match &f {
+                ScanFinding::Lost(l) if l.level == 0 => {
+                    let c = scan.counts();
+                    self.lost_words(t, l, c.tree_recs.checked_div(c.tree_pages).unwrap_or(0))
                 }
-                Slot::Lost {
-                    page,
-                    level,
-                    low,
-                    why,
-                } => {
-                    waiting.push(self.lost.len());
-                    self.lost.push(Lost {
-                        page,
-                        level,
-                        why,
-                        low,
-                        before: last_leaf,
-                        after: None,
-                        keys: [None, None, None],
-                    });
+                ScanFinding::Misfit(..) | ScanFinding::SplitFailed(..) => {
+                    format!("index {}: {f}", ibdscope::names::name(index))
                 }
-            }
-        }
-        let mut placed: Vec<PageNo> = pages.iter().map(|x| x.0).collect();
-        placed.sort_unstable();
-        let mut recovered = 0u64;
-        for (n, f) in std::mem::take(&mut self.unreached) {
-            if placed.binary_search(&n).is_ok() {
-                recovered += 1;
-            } else {
-                self.findings.push(f);
-            }
-        }
-        if recovered > 0 {
-            self.notes.push(format!(
-                "the leaf chain is broken: {recovered} leaves it does not reach were read in key \
-                 order, from their parents' node pointers{}",
-                if by_key + by_chain > 0 {
-                    format!(
-                        " ({by_key} placed by their first key and {by_chain} along their sibling \
-                         links below lost non-leaf pages: byte order of the stored key, exact for \
-                         numbers, dates and binary strings)"
-                    )
-                } else {
-                    String::new()
-                }
-            ));
-        }
-        for pr in &order.problems {
-            self.findings.push(pr.to_string());
-        }
-        if !order.unlinked.is_empty() {
-            self.notes.push(format!(
-                "{} allocated leaf pages of the index are named by no node pointer and fall in no \
-                 gap of the tree: not part of it, their records are not live rows (--deleted \
-                 shows them as unlinked-page)",
-                order.unlinked.len()
-            ));
-        }
-        if meta {
-            let mut off: Vec<(PageNo, Option<Origin>)> = (order.unlinked.iter())
-                .map(|&n| (n, Some(Origin::UnlinkedPage)))
-                .chain(order.freed.iter().map(|&n| (n, Some(Origin::FreedPage))))
-                .collect();
-            off.sort_unstable_by_key(|x| x.0);
-            pages.extend(off);
-        }
-        pages
-    }
-
-    /// One finding per page the tree names that cannot be read: a leaf's
-    /// rows are missing (counted, about how many, and between which keys).
-    fn lost_findings(
-        &mut self,
-        ts: &Tablespace<'_>,
-        t: &ibdscope_schema::table::TableDef,
-        layout: &RecordLayout,
-    ) {
-        if self.lost.is_empty() {
-            return;
-        }
-        let c = &self.counts;
-        let mean = (c.tree_recs).checked_div(c.tree_pages).unwrap_or(0);
-        let mut visited = Visited::new();
-        let mut lost = std::mem::take(&mut self.lost);
-        for l in &mut lost {
-            let at = self.file_offset(l.page);
-            if l.level > 0 {
-                let what = match l.why {
-                    NoPage::Pointers => {
-                        "its node pointers cannot be read from some record on".to_string()
-                    }
-                    why => format!("cannot be read ({why})"),
-                };
-                self.findings.push(format!(
-                    "non-leaf page {} (byte offset {at}, level {}): {what}: the leaves it would \
-                     name were looked for among the index's other leaves, by key",
-                    l.page, l.level
-                ));
-                continue;
-            }
-            self.counts.lost_pages += 1;
-            self.counts.lost_rows_estimate += mean;
-            let key = |p: Option<PageNo>, edge: Edge, v: &mut Visited| {
-                p.and_then(|p| key_text(ts, t, layout, p, edge, v))
+                _ => f.to_string(),
             };
-            let before = key(l.before, Edge::Last, &mut visited);
-            let after = key(l.after, Edge::First, &mut visited);
-            let low = l
-                .low
-                .and_then(|r| key_text(ts, t, layout, r.page, Edge::At(r.origin), &mut visited));
-            let mut f = format!(
-                "leaf page {} (byte offset {at}) is lost ({}): its rows are missing (about {mean}, \
-                 the mean of the index's readable leaves), keys after {} and before {}",
-                l.page,
-                l.why,
-                before.as_deref().unwrap_or("the first"),
-                after.as_deref().unwrap_or("the last"),
-            );
-            if let Some(low) = &low {
-                f.push_str(&format!(
-                    "; its parent's node pointer gives a lower bound of its keys: {low}"
-                ));
-            }
-            self.findings.push(f);
-            l.keys = [before, after, low];
-        }
-        self.lost = lost;
-    }
-
-    /// The findings and notes the walk's counts give, after the rows.
-    fn closing_findings(&mut self, ts: &Tablespace<'_>) {
-        if self.counts.compressed_pages > 0 {
-            self.findings.push(format!(
-                "{} ROW_FORMAT=COMPRESSED leaf pages could not be decompressed: their rows are \
-                 missing from the output",
-                self.counts.compressed_pages
-            ));
-        }
-        if self.counts.unreadable_pages > 0 {
-            self.findings.push(format!(
-                "{} leaf pages are {}: their rows are missing from the output",
-                self.counts.unreadable_pages,
-                if ts.format().encryption {
-                    "encrypted"
-                } else {
-                    "encrypted or page-compressed (not decoded: not implemented)"
-                }
-            ));
-        }
-        if self.counts.live_copies > 0 {
-            self.notes.push(format!(
-                "{} of the rows from free lists and off-chain pages are copies of live rows (same \
-                 key and bytes: left by page splits, merges or updates), not deleted rows",
-                self.counts.live_copies
-            ));
-        }
-        if self.counts.off_chain_pages > 0 {
-            self.notes.push(format!(
-                "{} rows from {} leaf pages of the index that the leaf chain does not reach \
-                 (freed-page: the extent descriptors mark the page free; unlinked-page: still \
-                 allocated)",
-                self.counts.off_chain, self.counts.off_chain_pages
-            ));
-        }
-        if self.counts.metadata_records > 0 {
-            self.notes.push(format!(
-                "{} MariaDB instant ALTER metadata records skipped (not rows)",
-                self.counts.metadata_records
-            ));
+            self.findings.push(words);
         }
     }
 
-    /// What the definition's fit with the records says (`name`: the index).
-    fn fit_findings(&mut self, name: &str, old_temporals: bool) {
-        if self.counts.misfit_pages > 0 {
-            let first: Vec<String> = (self.counts.misfit_first.iter())
-                .map(|(n, f)| {
-                    format!(
-                        "page {n}: {} records take {} bytes split with it, the page header says {}{}",
-                        f.records,
-                        f.summed,
-                        f.stated,
-                        match f.fields_differ {
-                            0 => String::new(),
-                            k => format!(", {k} records' own field counts or lengths differ"),
-                        }
-                    )
-                })
-                .collect();
-            self.findings.push(format!(
-                "index {}: the definition does not fit the records on {} of {} leaf pages ({}): \
-                 its columns are not the ones the records hold, the values shown are wrong",
-                ibdscope::names::name(name),
-                self.counts.misfit_pages,
-                self.counts.pages,
-                first.join("; ")
-            ));
-        }
-        if self.counts.split_failed > 0 {
-            self.findings.push(format!(
-                "index {}: {} live records could not be split into the definition's fields \
-                 (damaged, or the definition does not fit them; first: {})",
-                ibdscope::names::name(name),
-                self.counts.split_failed,
-                self.counts.split_first.join("; ")
-            ));
-        }
-        if old_temporals {
-            self.notes.push(
-                "the records hold TIME/DATETIME/TIMESTAMP in MySQL's pre-5.6.4 formats (their \
-                 lengths fit those, not the 5.6.4+ ones): read so"
-                    .to_string(),
-            );
-        }
-    }
-}
-
-/// The columns printed: for the clustered index the table's columns in
-/// table order that its records store (virtual and dropped ones left out),
-/// then, with `hidden`, the system columns; for a secondary index its
-/// fields in index order.
-fn columns(
-    t: &ibdscope_schema::table::TableDef,
-    layout: &RecordLayout,
-    hidden: bool,
-) -> Vec<usize> {
-    let stored = |c: usize| layout.fields.iter().any(|f| f.column == c);
-    // With `hidden`: the system columns, and the fields of columns MariaDB
-    // dropped instantly (`!dropped_N`, still in old records).
-    let shown = |c: &Column| {
-        c.version_dropped.is_none()
-            && (c.hidden == Hidden::Visible
-                || (hidden && (c.sys().is_some() || c.hidden == Hidden::Se)))
-    };
-    if layout.clustered {
-        let mut v: Vec<usize> = (0..t.columns.len())
-            .filter(|&i| {
-                stored(i)
-                    && t.columns
-                        .get(i)
-                        .is_some_and(|c| c.hidden == Hidden::Visible && shown(c))
-            })
-            .collect();
-        if hidden {
-            v.extend((0..t.columns.len()).filter(|&i| {
-                stored(i)
-                    && t.columns
-                        .get(i)
-                        .is_some_and(|c| c.hidden != Hidden::Visible && shown(c))
-            }));
-        }
-        v
-    } else {
-        let mut v: Vec<usize> = Vec::new();
-        for f in &layout.fields {
-            if t.columns.get(f.column).is_some_and(shown) && !v.contains(&f.column) {
-                v.push(f.column);
-            }
-        }
-        v
-    }
-}
-
-/// The leaf chain of the index whose root is `root`, from the B-tree walk
-/// (its findings become findings; those of leaves the chain does not
-/// reach are kept in `p.unreached`); when the walk does not know the index
-/// (its segments unreadable), the chain from the leftmost leaf along
-/// FIL_PAGE_NEXT, bounded by the pages of the file. True with it when the
-/// chain is broken (a finding of the index's tree).
-fn leaf_chain(
-    ts: &Tablespace<'_>,
-    engine: &Engine<'_>,
-    root: PageNo,
-    index_id: IndexId,
-    layout: &RecordLayout,
-    p: &mut Printer<'_>,
-) -> io::Result<(Vec<PageNo>, bool)> {
-    let map = SpaceMap::build(ts, engine);
-    let infos: Vec<_> = map
-        .indexes
-        .iter()
-        .filter(|i| i.root == root)
-        .copied()
-        .collect();
-    if !infos.is_empty() {
-        let trees = Btrees::build_from(ts, engine, &infos, |n| match map.owner(ts, n) {
-            Some(ibdscope_core::Owner::Segment { index, .. }) => index,
-            _ => None,
-        });
-        if let Some(tree) = trees.indexes.iter().find(|t| t.root == root) {
-            let mut broken = false;
-            for f in &trees.findings {
-                if let FindingKind::Btree(bp) = f.kind {
-                    if bp.index() != index_id {
-                        continue;
-                    }
-                    // Stale records on free lists are what --deleted reads,
-                    // not damage of the rows.
-                    if matches!(bp, BtreeProblem::Records { .. }) {
-                        p.notes.push(finding_text(f));
-                        continue;
-                    }
-                    broken = true;
-                    if let (BtreeProblem::Unreached { level: 0, .. }, Some(n)) = (bp, f.page) {
-                        p.unreached.push((n, finding_text(f)));
-                        continue;
-                    }
-                }
-                p.findings.push(finding_text(f));
-            }
-            let whole = tree.leaves_reached() == tree.leaf_pages;
-            return Ok((tree.leaf_chain.clone(), broken || !whole));
-        }
-    }
-    // No B-tree from the space map: walk from the root.
-    let mut visited = Visited::new();
-    let mut fields = Vec::new();
-    let mut page = match leftmost_leaf(ts, root, layout, &mut visited, &mut fields) {
-        Ok(n) => n,
-        Err(e) => {
-            p.findings
-                .push(format!("the leftmost leaf was not reached: {e}"));
-            return Ok((Vec::new(), true));
-        }
-    };
-    let mut broken = false;
-    let mut seen = vec![false; ts.n_pages() as usize];
-    let mut chain = Vec::new();
-    loop {
-        match seen.get_mut(page.0 as usize) {
-            Some(s) if !*s => *s = true,
-            Some(_) => {
-                p.findings
-                    .push(format!("leaf chain loops back to page {page}"));
-                broken = true;
-                break;
-            }
-            None => {
-                p.findings
-                    .push(format!("leaf chain points past the file: page {page}"));
-                broken = true;
-                break;
-            }
-        }
-        let Ok(rp) = RecPage::of(ts, page) else {
-            p.findings
-                .push(format!("leaf chain reaches page {page}, not an index page"));
-            broken = true;
-            break;
-        };
-        if rp.header().index_id() != index_id || !rp.is_leaf() {
-            p.findings.push(format!(
-                "leaf chain reaches page {page}, not a leaf of the index"
-            ));
-            broken = true;
-            break;
-        }
-        chain.push(page);
-        let next = ibdscope_core::fil::FilHeader::new(rp.bytes()).map(|h| h.next());
-        match next {
-            Some(n) if n.0 != FIL_NULL => page = n,
-            _ => break,
-        }
-    }
-    Ok((chain, broken))
-}
-
-impl Printer<'_> {
-    /// Reads `pages` in order (each with the origin of all its records when
-    /// it is off the leaf chain), telling `a`'s progress hook how far.
-    #[allow(clippy::too_many_arguments)]
-    fn walk(
-        &mut self,
-        ts: &Tablespace<'_>,
-        t: &ibdscope_schema::table::TableDef,
-        layout: &RecordLayout,
-        pages: &[(PageNo, Option<Origin>)],
-        r: &RowsOpts,
-        visited: &mut Visited,
-        a: &Analysis<'_>,
-    ) -> io::Result<()> {
-        for (i, &(n, off_chain)) in pages.iter().enumerate() {
-            a.progress(i + 1, pages.len());
-            self.off_chain = off_chain;
-            self.unverified = self.damaged.binary_search(&n).is_ok();
-            if self.unverified && self.mode == Mode::Print {
-                if self.verified_only {
-                    self.counts.unverified_pages_skipped += 1;
-                    self.findings.push(format!(
-                        "leaf page {n} does not verify: its rows are left out (--verified-only)"
-                    ));
-                    continue;
-                }
-            } else if self.unverified && self.verified_only {
-                continue;
-            }
-            let rows_before = self.counts.rows;
-            match RecPage::of(ts, n) {
-                Ok(rp) => self.page(ts, t, layout, &rp, n, r, visited)?,
-                Err(NoRecords::Unreadable(_)) => {
-                    self.counts.unreadable_pages += 1;
-                }
-                Err(_) => self
-                    .findings
-                    .push(format!("leaf page {n}: not an index page")),
-            }
-            if self.unverified && self.mode == Mode::Print {
-                self.findings.push(format!(
-                    "leaf page {n} does not verify (byte offset {}): its {} rows are shown, \
-                     marked unverified, and may be wrong",
-                    self.file_offset(n),
-                    self.counts.rows.saturating_sub(rows_before)
-                ));
-            }
-        }
-        self.off_chain = None;
-        Ok(())
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn page(
-        &mut self,
-        ts: &Tablespace<'_>,
-        t: &ibdscope_schema::table::TableDef,
-        layout: &RecordLayout,
-        rp: &RecPage<'_>,
-        n: PageNo,
-        r: &RowsOpts,
-        visited: &mut Visited,
-    ) -> io::Result<()> {
-        self.counts.pages += 1;
-        if self.off_chain.is_none() {
-            self.counts.tree_pages += 1;
-            self.counts.tree_recs += u64::from(rp.header().n_recs());
-        }
-        if rp.is_compressed() {
-            // ROW_FORMAT=COMPRESSED: rebuild the page as the server does
-            // (page0zip.cc), then read it like any other.
-            let mut zip = std::mem::take(&mut self.zip);
-            let logical = rp.logical_size();
-            let res = match ibdscope_schema::zip::decompress(rp.bytes(), logical as usize, &mut zip)
-            {
-                Ok(_) => match RecPage::new(&zip, logical) {
-                    Some(z) => self.records(ts, t, layout, &z, n, r, visited),
-                    None => Ok(()),
-                },
-                Err(e) => {
-                    self.counts.compressed_pages += 1;
-                    self.findings
-                        .push(format!("page {n}: ROW_FORMAT=COMPRESSED page: {e}"));
-                    Ok(())
-                }
-            };
-            self.zip = zip;
-            return res;
-        }
-        if self.mode == Mode::Print && self.off_chain.is_none() {
-            let fit = ibdscope_schema::row::page_fit(rp, layout, visited, &mut self.fields);
-            if let Some(f) = fit.filter(|f| !f.fits()) {
-                self.counts.misfit_pages += 1;
-                if self.counts.misfit_first.len() < 3 {
-                    self.counts.misfit_first.push((n, f));
-                }
-            }
-        }
-        self.records(ts, t, layout, rp, n, r, visited)
-    }
-
-    /// The rows of one readable (uncompressed or decompressed) leaf page.
-    #[allow(clippy::too_many_arguments)]
-    fn records(
-        &mut self,
-        ts: &Tablespace<'_>,
-        t: &ibdscope_schema::table::TableDef,
-        layout: &RecordLayout,
-        rp: &RecPage<'_>,
-        n: PageNo,
-        r: &RowsOpts,
-        visited: &mut Visited,
-    ) -> io::Result<()> {
-        for chain in [Chain::User, Chain::Free] {
-            if chain == Chain::Free && !self.meta {
-                continue;
-            }
-            let it = match chain {
-                Chain::User => rp.records(visited),
-                Chain::Free => rp.free_records(visited),
-            };
-            let Some(mut it) = it else { continue };
-            loop {
-                let rec = match it.next() {
-                    Ok(Some(rec)) => rec,
-                    Ok(None) => break,
-                    Err(e) => {
-                        if chain == Chain::User {
-                            self.findings.push(format!("page {n}: record chain {e}"));
-                        }
-                        break;
-                    }
-                };
-                if !rec.is_user() {
-                    continue;
-                }
-                let origin = match (self.off_chain, chain, rec.header.is_deleted()) {
-                    (Some(o), _, _) => o,
-                    (None, Chain::Free, _) => Origin::FreeList,
-                    (None, Chain::User, true) => Origin::DeleteMarked,
-                    (None, Chain::User, false) => Origin::Live,
-                };
-                if chain == Chain::User && rec.header.is_min_rec() {
-                    // MariaDB's instant ALTER metadata record.
-                    self.counts.metadata_records += 1;
-                    continue;
-                }
-                let keep = self.mode != Mode::Print
-                    || match origin {
-                        Origin::Live => !r.deleted,
-                        _ => r.deleted || r.with_deleted,
-                    };
-                if !keep {
-                    continue;
-                }
-                self.row(ts, t, layout, rp, n, &rec, origin)?;
-            }
-        }
-        Ok(())
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn row(
-        &mut self,
-        ts: &Tablespace<'_>,
-        t: &ibdscope_schema::table::TableDef,
-        layout: &RecordLayout,
-        rp: &RecPage<'_>,
-        n: PageNo,
-        rec: &ibdscope_core::Rec,
-        origin: Origin,
-    ) -> io::Result<()> {
-        self.problems.clear();
-        self.twin = false;
-        let mut erased = false;
-        let stale = matches!(
-            origin,
-            Origin::FreeList | Origin::FreedPage | Origin::UnlinkedPage
+    /// The finding of a leaf the tree names that cannot be read: its rows
+    /// are missing (about how many, and between which keys).
+    fn lost_words(&mut self, t: &TableDef, l: &LostPage, mean: u64) -> String {
+        let at = l.file_offset;
+        let text = |k: &Option<Key>| k.as_ref().map(|k| key_text(t, k));
+        let (before, after, low) = (text(&l.key_before), text(&l.key_after), text(&l.key_low));
+        let mut f = format!(
+            "leaf page {} (byte offset {at}) is lost ({}): its rows are missing (about {}, \
+             the mean of the index's readable leaves), keys after {} and before {}",
+            l.page,
+            l.why,
+            mean,
+            before.as_deref().unwrap_or("the first"),
+            after.as_deref().unwrap_or("the last"),
         );
-        let split_res = split(rp, rec, layout, &mut self.fields);
-        let split_err = split_res.as_ref().err().copied();
-        if self.mode != Mode::Print || (stale && !self.live_twins.is_empty()) {
-            let (key, all) = match &split_res {
-                Ok(_) => record_hashes(rp.bytes(), &self.fields, layout.n_unique),
-                Err(_) => return Ok(()),
-            };
-            match self.mode {
-                Mode::StaleKeys => {
-                    if stale {
-                        self.stale_keys.insert(key);
-                    }
-                    return Ok(());
-                }
-                Mode::LiveTwins => {
-                    if origin == Origin::Live && self.stale_keys.contains(&key) {
-                        self.live_twins.insert(all);
-                    }
-                    return Ok(());
-                }
-                Mode::Print => {
-                    if self.live_twins.contains(&all) {
-                        self.counts.live_copies += 1;
-                        self.twin = true;
-                    }
-                }
-            }
+        if let Some(low) = &low {
+            f.push_str(&format!(
+                "; its parent's node pointer gives a lower bound of its keys: {low}"
+            ));
         }
-        match split_res {
-            Ok(info) => {
-                if origin != Origin::Live
-                    && origin != Origin::DeleteMarked
-                    && data_is_zero(rp.bytes(), &info)
-                {
-                    erased = true;
-                    self.problems.push(
-                        "erased: every data byte of the record is zero (MariaDB 10.6+ \
-                         zero-fills the records purge frees); no value survives"
-                            .to_string(),
-                    );
-                }
-            }
-            Err(e) => self.problems.push(format!("record: {e}")),
+        self.lost_keys.push([before, after, low]);
+        f
+    }
+
+    /// Prints one row.
+    fn row(&mut self, t: &TableDef, row: &Row) -> io::Result<()> {
+        self.problems.clear();
+        self.twin = row.live_copy;
+        self.unverified = !row.verified;
+        if let Some(d) = row.damage {
+            self.problems.push(d.to_string());
         }
-        self.fill_slots(layout);
-        self.counts.rows += 1;
-        if self.unverified {
-            self.counts.unverified_rows += 1;
-        }
-        match origin {
-            Origin::Live => self.counts.live += 1,
-            Origin::DeleteMarked => self.counts.delete_marked += 1,
-            Origin::FreeList => self.counts.free_list += 1,
-            Origin::FreedPage | Origin::UnlinkedPage => self.counts.off_chain += 1,
-        }
-        self.begin_row(n, rec.origin, origin)?;
-        self.cells(ts, t, rp.bytes(), erased)?;
-        let complete = self.problems.is_empty();
-        if !complete {
+        self.begin_row(row.page, row.offset, row.origin)?;
+        self.cells(t, row)?;
+        if !self.problems.is_empty() {
             self.counts.partial += 1;
-            if let (Origin::Live, Some(e)) = (origin, split_err) {
-                // Counted: a definition that does not fit fails every row.
-                self.counts.split_failed += 1;
-                if self.counts.split_first.len() < 3 {
-                    (self.counts.split_first)
-                        .push(format!("page {n} record at byte {}: {e}", rec.origin));
-                }
-            } else if origin == Origin::Live {
-                let mut what = format!("page {n} record at byte {}: ", rec.origin);
+            // A record that does not split is counted by the scan (a
+            // definition that does not fit fails every row).
+            if row.origin == Origin::Live && !matches!(row.damage, Some(RowDamage::Split(_))) {
+                let mut what = format!("page {} record at byte {}: ", row.page, row.offset);
                 what.push_str(&self.problems.join("; "));
                 self.findings.push(what);
             }
         }
-        self.end_row(n, rec.origin, origin)
+        self.end_row(row.page, row.offset, row.origin)
     }
 
-    /// Which field shows each column (`self.slot`).
-    fn fill_slots(&mut self, layout: &RecordLayout) {
-        for s in self.slot.iter_mut() {
-            *s = None;
-        }
-        // A column stored twice (a key on its prefix, then the whole column
-        // among the others: dict_index_build_internal_clust) shows the
-        // whole one.
-        let is_prefix = |f: &Field| {
-            layout
-                .fields
-                .get(usize::from(f.layout_idx))
-                .is_some_and(|l| l.prefix_len.is_some())
-        };
-        for (i, f) in self.fields.iter().enumerate() {
-            if let Some(s) = self.slot.get_mut(f.column) {
-                let replace = match *s {
-                    None => true,
-                    Some(j) => self.fields.get(j).is_some_and(is_prefix) && !is_prefix(f),
-                };
-                if replace {
-                    *s = Some(i);
-                }
-            }
-        }
-    }
-
-    /// Renders and prints the row's cells (all missing when `erased`).
-    fn cells(
-        &mut self,
-        ts: &Tablespace<'_>,
-        t: &ibdscope_schema::table::TableDef,
-        page: &[u8],
-        erased: bool,
-    ) -> io::Result<()> {
+    /// Renders and prints the row's cells.
+    fn cells(&mut self, t: &TableDef, row: &Row) -> io::Result<()> {
         for k in 0..self.cols.len() {
             let Some(&ci) = self.cols.get(k) else { break };
             let Some(col) = t.columns.get(ci) else {
                 continue;
             };
             self.cell.clear();
-            let cell = match self.slot.get(ci).copied().flatten() {
-                _ if erased => Cell::Missing,
+            let rendered = (row.values.get(ci)).and_then(|v| v.render(col, &mut self.cell));
+            let cell = match rendered {
                 None => Cell::Missing,
-                Some(fi) => match self.fields.get(fi) {
-                    None => Cell::Missing,
-                    Some(f) => match render_field(
-                        ts,
-                        page,
-                        col,
-                        f,
-                        self.cap,
-                        &mut self.buf,
-                        &mut self.cell,
-                    ) {
-                        FieldText::Null | FieldText::Dropped => Cell::Null,
-                        FieldText::Value(Rendered::Raw(why)) => {
-                            self.counts.raw_values += 1;
-                            self.problems
-                                .push(format!("{}: not decoded: {why}", col.name));
-                            Cell::Value(Rendered::Raw(why))
-                        }
-                        FieldText::Value(v) => Cell::Value(v),
-                        FieldText::Capped => {
-                            self.counts.capped_values += 1;
-                            Cell::Capped
-                        }
-                        FieldText::OffPage(e) => {
-                            self.problems.push(format!("{}: {e}", col.name));
-                            Cell::OffPage
-                        }
-                    },
-                },
+                Some(FieldText::Null | FieldText::Dropped) => Cell::Null,
+                Some(FieldText::Value(Rendered::Raw(why))) => {
+                    self.counts.raw_values += 1;
+                    self.problems
+                        .push(format!("{}: not decoded: {why}", col.name));
+                    Cell::Value(Rendered::Raw(why))
+                }
+                Some(FieldText::Value(v)) => Cell::Value(v),
+                Some(FieldText::Capped) => {
+                    self.counts.capped_values += 1;
+                    Cell::Capped
+                }
+                Some(FieldText::OffPage(e)) => {
+                    self.problems.push(format!("{}: {e}", col.name));
+                    Cell::OffPage
+                }
             };
             self.cell_out(k, col, cell)?;
         }
@@ -1706,8 +785,8 @@ impl Printer<'_> {
         Ok(())
     }
 
-    fn footer(&mut self) -> io::Result<()> {
-        let c = &self.counts;
+    fn footer(&mut self, c: &ScanCounts, lost: &[LostPage]) -> io::Result<()> {
+        let p = &self.counts;
         // The classes in parentheses add up to the rows (partial rows are
         // among them). Rows off the tree are named only when there are some:
         // the line is otherwise what the servers loaded back
@@ -1724,10 +803,10 @@ impl Printer<'_> {
             c.live,
             c.delete_marked,
             c.free_list,
-            c.partial,
+            p.partial,
             c.pages,
-            c.raw_values,
-            c.capped_values
+            p.raw_values,
+            p.capped_values
         );
         if c.lost_pages > 0 {
             summary.push_str(&format!(
@@ -1758,28 +837,26 @@ impl Printer<'_> {
                     .kv_num("free_list", c.free_list)?
                     .kv_num("off_chain", c.off_chain)?
                     .kv_num("live_copies", c.live_copies)?
-                    .kv_num("partial", c.partial)?
+                    .kv_num("partial", p.partial)?
                     .kv_num("leaf_pages", c.pages)?
-                    .kv_num("raw_values", c.raw_values)?
-                    .kv_num("truncated_values", c.capped_values)?
+                    .kv_num("raw_values", p.raw_values)?
+                    .kv_num("truncated_values", p.capped_values)?
                     .kv_num("unverified_rows", c.unverified_rows)?
                     .kv_num("unverified_pages_skipped", c.unverified_pages_skipped)?
                     .kv_num("lost_pages", c.lost_pages)?
                     .kv_num("lost_rows_estimate", c.lost_rows_estimate)?
                     .end_obj()?;
                 self.j.key("lost")?.arr()?;
-                for l in self.lost.iter().filter(|l| l.level == 0) {
+                let leaves = lost.iter().filter(|l| l.level == 0);
+                for (l, keys) in leaves.zip(&self.lost_keys) {
                     self.j
                         .obj()?
                         .kv_num("page", l.page.0)?
-                        .kv_num(
-                            "file_offset",
-                            u64::from(l.page.0).saturating_mul(self.page_size),
-                        )?
+                        .kv_num("file_offset", l.file_offset)?
                         .kv_display("why", &l.why)?;
                     for (k, v) in ["key_before", "key_after", "key_lower_bound"]
                         .iter()
-                        .zip(&l.keys)
+                        .zip(keys)
                     {
                         self.j.key(k)?;
                         match v {
@@ -1838,54 +915,22 @@ impl Printer<'_> {
     }
 }
 
-/// Which record of a page names a key.
-#[derive(Clone, Copy)]
-enum Edge {
-    First,
-    Last,
-    /// The record at this origin (a node pointer).
-    At(u16),
-}
-
-/// The key of a record of page `n` as `(col=value, …)`; `None` when the
-/// page or the record cannot be read.
-fn key_text(
-    ts: &Tablespace<'_>,
-    t: &TableDef,
-    layout: &RecordLayout,
-    n: PageNo,
-    edge: Edge,
-    visited: &mut Visited,
-) -> Option<String> {
-    let rp = RecPage::of(ts, n).ok()?;
-    let rec = match edge {
-        Edge::First => edge_record(&rp, false, visited)?,
-        Edge::Last => edge_record(&rp, true, visited)?,
-        Edge::At(origin) => {
-            let mut it = rp.records(visited)?;
-            loop {
-                match it.next() {
-                    Ok(Some(rec)) if rec.origin == origin => break rec,
-                    Ok(Some(_)) => continue,
-                    _ => return None,
-                }
-            }
-        }
-    };
-    let mut fields = Vec::new();
-    split(&rp, &rec, layout, &mut fields).ok()?;
-    let (mut buf, mut cell) = (Vec::new(), String::new());
+/// A key as `(col='value', …)` (NULL bare).
+fn key_text(t: &TableDef, key: &Key) -> String {
+    let mut cell = String::new();
     let mut parts = Vec::new();
-    for f in fields.iter().take(layout.n_unique) {
-        let col = t.columns.get(f.column)?;
+    for (ci, v) in key {
+        let Some(col) = t.columns.get(*ci) else {
+            continue;
+        };
         cell.clear();
-        let text = match render_field(ts, rp.bytes(), col, f, 64, &mut buf, &mut cell) {
-            FieldText::Null | FieldText::Dropped => "NULL".to_string(),
+        let text = match v.render(col, &mut cell) {
+            Some(FieldText::Null | FieldText::Dropped) => "NULL".to_string(),
             _ => format!("'{}'", ibdscope::names::name(&cell)),
         };
         parts.push(format!("{}={text}", ibdscope::names::name(&col.name)));
     }
-    Some(format!("({})", parts.join(", ")))
+    format!("({})", parts.join(", "))
 }
 
 /// A library finding in words, with its page and file offset.
