@@ -9,6 +9,7 @@
 //! asked for, and then shared.
 
 use crate::analysis::{Analysis, SDI_INDEX_ID};
+use crate::definition::Def;
 use crate::diagnostic::Diagnostic;
 use crate::host::OpenError;
 use crate::logical::Logical;
@@ -17,7 +18,9 @@ use ibdscope_core::space::Detection;
 use ibdscope_core::summary::Judge;
 use ibdscope_core::verdict::PageJudgement;
 use ibdscope_core::{Engine, IndexId, PageNo, Tablespace};
-use std::cell::RefCell;
+use ibdscope_schema::rows::{Decoding, RowScan, ScanOptions};
+use ibdscope_schema::table::TableDef;
+use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -39,6 +42,14 @@ pub enum Error {
     /// The space cannot be read as a whole (page 0's crypt data is
     /// damaged so that no key opens it): why, with its place.
     Unreadable(Diagnostic),
+    /// No table definition was found (no SDI, `.frm`, dictionary or
+    /// `CREATE TABLE` given): why.
+    NoDefinition(String),
+    /// The definition has no index of that name.
+    NoIndex(String),
+    /// The index's rows cannot be read (no root page, a root that is not
+    /// a page of the index, a layout the definition cannot give).
+    Rows(ibdscope_schema::rows::ScanError),
 }
 
 impl fmt::Display for Error {
@@ -47,6 +58,9 @@ impl fmt::Display for Error {
             Error::Open(e) => e.fmt(f),
             Error::Parse { file, error } => write!(f, "{}: {error}", crate::names::path(file)),
             Error::Unreadable(d) => d.fmt(f),
+            Error::NoDefinition(why) => write!(f, "no table definition: {why}"),
+            Error::NoIndex(name) => write!(f, "the definition has no index {name}"),
+            Error::Rows(e) => e.fmt(f),
         }
     }
 }
@@ -160,6 +174,7 @@ impl File {
             file: self,
             analysis,
             keyed: RefCell::new(Vec::new()),
+            table: OnceCell::new(),
         })
     }
 }
@@ -170,6 +185,37 @@ pub struct Space<'f> {
     analysis: Analysis<'f>,
     /// What reading the keyed summary had to tell.
     keyed: RefCell<Vec<Diagnostic>>,
+    /// The definition made ready for decoding, once asked for.
+    table: OnceCell<Result<Table, String>>,
+}
+
+/// The table definition a space's records are decoded with: the
+/// definition found for the file (its SDI, `.frm`, the datadir's
+/// dictionary, a `CREATE TABLE`), fitted to what the records show
+/// (MariaDB instant ALTER's record shape, old temporal formats).
+pub struct Table {
+    def: Def,
+    decoding: Decoding,
+}
+
+impl fmt::Debug for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Table")
+            .field("name", &self.def.table.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Table {
+    /// The table: its columns and indexes.
+    pub fn def(&self) -> &TableDef {
+        &self.def.table
+    }
+    /// The definition as found, with where it came from (the `.frm`,
+    /// the `CREATE TABLE`, the dictionary's datadir) and its notes.
+    pub fn definition(&self) -> &Def {
+        &self.def
+    }
 }
 
 impl fmt::Debug for Space<'_> {
@@ -387,8 +433,47 @@ impl<'f> Space<'f> {
         d
     }
 
-    // Rows: `space.rows(index)`, an `Iterator` over an index's typed rows
-    // (each with its page, offset and the page's verdict; compressed
-    // leaves included; deleted rows on request), goes here once row
-    // decoding lives in `ibdscope-schema`. Not built yet.
+    /// The table definition the records are decoded with (made once).
+    pub fn table(&self) -> Result<&Table, Error> {
+        let t = self.table.get_or_init(|| {
+            let mut def = self.analysis.definition().map_err(str::to_string)?.clone();
+            let decoding = Decoding::new(self.analysis.ts(), &mut def.table);
+            Ok(Table { def, decoding })
+        });
+        t.as_ref().map_err(|e| Error::NoDefinition(e.clone()))
+    }
+
+    /// The typed rows of the index named `index` (`None`: the clustered
+    /// index), in key order, as `ibdscope rows` gives them: an
+    /// `Iterator` of [`Row`]s, each with its values, its page and byte
+    /// offset in the file, and its page's verdict. ROW_FORMAT=COMPRESSED
+    /// leaves are read through their rebuilt pages; where the leaf chain
+    /// breaks the index's other leaves are found and read in key order
+    /// ([`RowScan::lost`] names what damage took). Deleted rows come with
+    /// [`ScanOptions::deleted`].
+    pub fn rows(&self, index: Option<&str>, opts: ScanOptions) -> Result<RowScan<'_>, Error> {
+        let table = self.table()?;
+        let t = table.def();
+        let ix = match index {
+            None => t
+                .clustered()
+                .ok_or_else(|| Error::NoIndex("(clustered)".into()))?,
+            Some(name) => t
+                .indexes
+                .iter()
+                .find(|i| i.name == name)
+                .ok_or_else(|| Error::NoIndex(name.to_string()))?,
+        };
+        let a = &self.analysis;
+        RowScan::new(
+            a.ts(),
+            a.engine(),
+            self.summary(),
+            t,
+            ix,
+            &table.decoding,
+            opts,
+        )
+        .map_err(Error::Rows)
+    }
 }
