@@ -32,6 +32,7 @@ pub mod diag;
 pub mod host;
 pub mod instance;
 mod json;
+mod line;
 mod logical;
 pub mod names;
 pub mod out;
