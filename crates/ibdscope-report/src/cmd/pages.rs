@@ -1,4 +1,6 @@
-//! `ibdscope pages`: one row per page, streamed (nothing kept per page):
+//! `ibdscope pages`: one row per page, streamed (nothing kept per page;
+//! each shard's rows formatted on the engine's threads, written in page
+//! order):
 //! its FIL header and checksum, and for a B-tree page its index, level,
 //! records and fill from its INDEX header.
 
@@ -414,8 +416,7 @@ impl Rows<'_> {
                     Some(n) => j.str(n)?,
                     None => j.null()?,
                 };
-                j.kv_num("level", c.level)?
-                    .kv_num("records", c.records)?;
+                j.kv_num("level", c.level)?.kv_num("records", c.records)?;
                 j.key("fill")?.float(f64::from(c.fill), 4)?;
             }
             None => {

@@ -1,5 +1,8 @@
-//! `ibdscope records`: the records of an index, one per line, streamed
-//! page by page (a reused layout buffer per page, nothing kept per record).
+//! `ibdscope records`: the records of an index, one per line, streamed in
+//! pieces of [`PIECE_PAGES`] pages made on the engine's threads
+//! (`parallel::map_in_order`: a layout buffer per thread, each line built
+//! by hand into the piece's buffer) and written in walk order, one write
+//! per piece; nothing kept per record.
 //!
 //! What is walked: by default every index's leaf chain in key order (the
 //! B-tree walk of `ibdscope_core::btree`); `--index NAME|ID` one index; `--all-pages`
