@@ -713,7 +713,7 @@ where
         for _ in 1..threads {
             // A thread the system refuses to start is not there: the
             // others, the caller included, take its pieces.
-            let _ = std::thread::Builder::new().spawn_scoped(s, &helper);
+            let _ = std::thread::Builder::new().spawn_scoped(s, helper);
         }
         let mut state = new_state();
         let mut result = Ok(());

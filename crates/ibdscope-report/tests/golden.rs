@@ -282,6 +282,9 @@ fn every_command_and_format_matches_its_golden() {
     );
 }
 
+/// A command's name and how to make it.
+type Named = (&'static str, fn() -> Cmd);
+
 /// `records` and `pages` write pieces made on the engine's threads in walk
 /// order: every format gives the same bytes and exit at 1, 2 and 3 threads,
 /// whole files included (many pieces: the large fixtures, a damaged copy),
@@ -318,7 +321,7 @@ fn records_and_pages_are_the_same_at_every_thread_count() {
         &damaged,
     ];
     let formats = [Format::Text, Format::Json, Format::Jsonl, Format::Csv];
-    let commands: [(&str, fn() -> Cmd); 4] = [
+    let commands: [Named; 4] = [
         ("records", || Cmd::Records(RecordsOpts::default())),
         ("records --all-pages --deleted", || {
             Cmd::Records(RecordsOpts {
@@ -362,7 +365,7 @@ fn records_and_pages_are_the_same_at_every_thread_count() {
         }
     }
     // The golden cases of `records` and `pages` at every thread count.
-    let golden: [(&str, fn() -> Cmd); 2] = [
+    let golden: [Named; 2] = [
         ("records", || {
             Cmd::Records(RecordsOpts {
                 page: Some(3),
