@@ -38,18 +38,7 @@ pub fn digits(v: u64) -> usize {
 
 /// `v` in decimal (`{v}`).
 pub fn num(out: &mut Vec<u8>, v: u64) {
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    let mut v = v;
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[at..]);
+    num_right(out, v, 0);
 }
 
 /// `width - len` spaces, if `len` is shorter.
@@ -57,10 +46,20 @@ pub fn spaces(out: &mut Vec<u8>, len: usize, width: usize) {
     out.resize(out.len() + width.saturating_sub(len), b' ');
 }
 
-/// `v` right-aligned in `width` (`{v:>width$}`).
+/// `v` right-aligned in `width` (`{v:>width$}`): the spaces and digits
+/// in place, each digit written from the last (no copy of a variable
+/// length, which costs a `memcpy` call).
 pub fn num_right(out: &mut Vec<u8>, v: u64, width: usize) {
-    spaces(out, digits(v), width);
-    num(out, v);
+    let start = out.len();
+    out.resize(start + width.max(digits(v)), b' ');
+    let mut v = v;
+    for d in out[start..].iter_mut().rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
 }
 
 /// `s` right-aligned in `width` (`{s:>width$}`).

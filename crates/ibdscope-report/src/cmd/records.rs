@@ -270,6 +270,9 @@ struct Ctx<'a> {
 struct Scratch {
     layout: PageLayout,
     visited: Visited,
+    /// The longest output of a piece so far: the next piece's buffer is
+    /// made that large at once rather than grown (and copied) by doubling.
+    longest: usize,
 }
 
 impl Scratch {
@@ -277,6 +280,7 @@ impl Scratch {
         Scratch {
             layout: PageLayout::new(),
             visited: Visited::new(),
+            longest: 0,
         }
     }
 }
@@ -589,12 +593,16 @@ impl Walk<'_, '_> {
             n,
             Scratch::new,
             |s, k| {
-                let mut piece = Piece::default();
+                let mut piece = Piece {
+                    out: Vec::with_capacity(s.longest),
+                    ..Piece::default()
+                };
                 let from = (k as usize).saturating_mul(PIECE_PAGES);
                 let to = from.saturating_add(PIECE_PAGES).min(steps.len());
                 for &(p, source) in steps.get(from..to).unwrap_or(&[]) {
                     ctx.page(s, &mut piece, p, source, quiet);
                 }
+                s.longest = s.longest.max(piece.out.len());
                 piece
             },
             |piece| {
