@@ -27,24 +27,6 @@ use std::fmt;
 use std::io::{self, Write};
 use std::path::Path;
 
-/// Bytes as lowercase hex, streamed without allocating.
-pub struct Hex<'a>(pub &'a [u8]);
-
-impl fmt::Display for Hex<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut buf = [0u8; 64];
-        for chunk in self.0.chunks(32) {
-            for (i, b) in chunk.iter().enumerate() {
-                buf[2 * i] = DIGITS[usize::from(b >> 4)];
-                buf[2 * i + 1] = DIGITS[usize::from(b & 15)];
-            }
-            f.write_str(std::str::from_utf8(&buf[..2 * chunk.len()]).unwrap_or(""))?;
-        }
-        Ok(())
-    }
-}
-
 /// A record's info bits as words joined by `sep`, or `none` when none is
 /// set.
 pub struct Flags<'a>(pub &'a Rec, pub &'a str, pub &'a str);
@@ -166,7 +148,7 @@ pub fn json_record(
             } else {
                 let a = origin + usize::from(fld.start);
                 let b = origin + usize::from(fld.end);
-                j.display(&Hex(page.get(a..b).unwrap_or(&[])))?;
+                hex_value(j, page.get(a..b).unwrap_or(&[]))?;
             }
         }
         j.end_arr()?.key("external")?.arr()?;
@@ -178,11 +160,19 @@ pub fn json_record(
         j.end_arr()?;
     } else {
         let end = usize::from(ext.end);
-        j.kv_display(
-            "data",
-            &Hex(page.get(usize::from(rec.origin)..end).unwrap_or(&[])),
-        )?;
+        j.key("data")?;
+        hex_value(j, page.get(usize::from(rec.origin)..end).unwrap_or(&[]))?;
     }
+    Ok(())
+}
+
+/// `bytes` as a JSON string of lowercase hex (hex digits need no escaping), built at once.
+fn hex_value(j: &mut Json<'_>, bytes: &[u8]) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(bytes.len() * 2 + 2);
+    buf.push(b'"');
+    line::hex(&mut buf, bytes);
+    buf.push(b'"');
+    j.raw(&buf)?;
     Ok(())
 }
 
@@ -451,8 +441,7 @@ impl Ctx<'_> {
                             // first one.
                             out.push(b',');
                         }
-                        // Writing to a `Vec` does not fail.
-                        let _ = json_line(out, rp, &rec, chain, ext, n, source, unverified);
+                        json_line(out, rp, &rec, chain, ext, n, source, unverified);
                         if self.format == Format::Jsonl {
                             out.push(b'\n');
                         }
@@ -463,7 +452,9 @@ impl Ctx<'_> {
     }
 }
 
-/// One record as a JSON object.
+/// One record as a JSON object, built by hand: what [`json_record`]
+/// between `page`, `index_id`, `source`, `level` and `verified` writes
+/// through [`Json`] (every key and word is plain ASCII: nothing to escape).
 #[allow(clippy::too_many_arguments)]
 fn json_line(
     out: &mut Vec<u8>,
@@ -474,19 +465,83 @@ fn json_line(
     n: PageNo,
     source: Source,
     unverified: bool,
-) -> io::Result<()> {
-    let mut j = Json::new(out);
-    j.obj()?
-        .kv_num("page", n.0)?
-        .kv_num("index_id", rp.header().index_id().0)?;
-    j.kv_str("source", source.word())?
-        .kv_num("level", rp.header().level())?;
-    json_record(&mut j, rp, rec, chain, ext)?;
-    if unverified {
-        j.kv_bool("verified", false)?;
+) {
+    let h = &rec.header;
+    let num = |out: &mut Vec<u8>, key: &[u8], v: u64| {
+        out.extend_from_slice(key);
+        line::num(out, v);
+    };
+    let word = |out: &mut Vec<u8>, key: &[u8], w: &str| {
+        out.extend_from_slice(key);
+        out.push(b'"');
+        out.extend_from_slice(w.as_bytes());
+        out.push(b'"');
+    };
+    let flag = |out: &mut Vec<u8>, key: &[u8], b: bool| {
+        out.extend_from_slice(key);
+        out.extend_from_slice(if b { b"true" } else { b"false" });
+    };
+    num(out, b"{\"page\":", u64::from(n.0));
+    num(out, b",\"index_id\":", rp.header().index_id().0);
+    word(out, b",\"source\":", source.word());
+    num(out, b",\"level\":", u64::from(rp.header().level()));
+    num(out, b",\"offset\":", u64::from(rec.origin));
+    num(out, b",\"heap_no\":", u64::from(h.heap_no));
+    word(out, b",\"chain\":", chain_word(chain));
+    word(out, b",\"type\":", rec.rec_type.name());
+    flag(out, b",\"deleted\":", h.is_deleted());
+    flag(out, b",\"min_rec\":", h.is_min_rec());
+    flag(out, b",\"version\":", h.is_versioned());
+    flag(out, b",\"instant\":", h.is_instant());
+    num(out, b",\"n_owned\":", u64::from(h.n_owned));
+    out.extend_from_slice(b",\"next\":");
+    match h.next_origin(usize::from(rec.origin), rp.logical_size() as usize) {
+        Some(v) => line::num(out, v as u64),
+        None => out.extend_from_slice(b"null"),
     }
-    j.end_obj()?;
-    Ok(())
+    num(out, b",\"start\":", u64::from(ext.start));
+    num(out, b",\"end\":", u64::from(ext.end));
+    num(out, b",\"size\":", u64::from(ext.end.saturating_sub(ext.start)));
+    flag(out, b",\"exact\":", ext.exact);
+    let page = rp.bytes();
+    let origin = usize::from(rec.origin);
+    if ext.exact && h.format == RecFormat::Redundant {
+        out.extend_from_slice(b",\"fields\":[");
+        for (i, fld) in rec.fields(page).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            if fld.null {
+                out.extend_from_slice(b"null");
+            } else {
+                let a = origin + usize::from(fld.start);
+                let b = origin + usize::from(fld.end);
+                out.push(b'"');
+                line::hex(out, page.get(a..b).unwrap_or(&[]));
+                out.push(b'"');
+            }
+        }
+        out.extend_from_slice(b"],\"external\":[");
+        let mut first = true;
+        for (i, fld) in rec.fields(page).enumerate() {
+            if fld.external {
+                if !first {
+                    out.push(b',');
+                }
+                line::num(out, i as u64);
+                first = false;
+            }
+        }
+        out.push(b']');
+    } else {
+        out.extend_from_slice(b",\"data\":\"");
+        line::hex(out, page.get(origin..usize::from(ext.end)).unwrap_or(&[]));
+        out.push(b'"');
+    }
+    if unverified {
+        out.extend_from_slice(b",\"verified\":false");
+    }
+    out.push(b'}');
 }
 
 /// A record's info bits as words joined by `sep`, or `none` when none is
