@@ -12,7 +12,8 @@ use crate::text::Link;
 use ibdscope_core::checksum::Verdict;
 use ibdscope_core::index::IndexHeader;
 use ibdscope_core::space::PageProblem;
-use ibdscope_core::{IndexId, PageFacts, PageNo, Tablespace};
+use ibdscope_core::verdict::ZeroRule;
+use ibdscope_core::{IndexId, PageFacts, PageNo, Summary, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -205,7 +206,9 @@ impl IndexNames {
 struct Rows<'a> {
     ts: &'a Tablespace<'a>,
     format: Format,
-    summary: &'a ibdscope_core::Summary,
+    /// The summary of the pages, when it was made before the listing (by
+    /// another part of the command: a sparse file's holes need it).
+    made: Option<&'a Summary>,
     keys: KeyVersions,
     names: IndexNames,
     /// The text name column's width.
@@ -224,6 +227,17 @@ struct Piece {
     bad: bool,
     /// The last page: the pages after it are not listed.
     ended: bool,
+    /// A page's verdict needs the summary, which was not given: the piece
+    /// is to be made again with it.
+    needs_summary: bool,
+}
+
+/// A thread's state for the rows: the page_compressed judge (its
+/// buffers) and the zero-page rule (the XDES page it verified last).
+#[derive(Default)]
+struct Judging {
+    judge: ibdscope_core::summary::Judge,
+    zeros: ZeroRule,
 }
 
 impl Rows<'_> {
@@ -235,8 +249,10 @@ impl Rows<'_> {
         }
     }
 
-    /// The rows of pages `first..end`, `first` the first page of a row.
-    fn piece(&self, judge: &mut ibdscope_core::summary::Judge, first: u32, end: u32) -> Piece {
+    /// The rows of pages `first..end`, `first` the first page of a row,
+    /// each page's verdict from `summary` when given; without it a piece
+    /// with a page whose verdict needs it says so ([`Piece::needs_summary`]).
+    fn piece(&self, st: &mut Judging, first: u32, end: u32, summary: Option<&Summary>) -> Piece {
         let mut piece = Piece::default();
         let mut n = first;
         while n < end {
@@ -245,26 +261,62 @@ impl Rows<'_> {
                 piece.ended = true;
                 break;
             };
-            let f = judge.judge(self.ts, f).0;
+            let f = st.judge.judge(self.ts, f).0;
             // Writing to a `Vec` does not fail.
-            let _ = self.rows(&mut piece, f, run);
+            let _ = self.rows(&mut st.zeros, &mut piece, f, run, summary);
+            if piece.needs_summary {
+                break;
+            }
             n = n.saturating_add(run);
         }
         piece
     }
 
+    /// Page `f`'s verdict: the summary's ([`Summary::verdict`], one rule
+    /// for every command). Without the summary, a page with no problem
+    /// and not zeroed (what [`ibdscope_core::summary::SummaryFold::add`]
+    /// never counts a bad page) has the verdict of its own facts, which
+    /// the newest LSN of the file does not change (`verdict::judge` reads
+    /// it for an LSN mismatch only); any other page needs the summary:
+    /// `None`.
+    fn verdict(
+        &self,
+        zeros: &mut ZeroRule,
+        f: &PageFacts,
+        summary: Option<&Summary>,
+    ) -> Option<ibdscope_core::PageJudgement> {
+        let ts = self.ts;
+        if let Some(s) = summary.or(self.made) {
+            return Some(s.verdict(ts, f));
+        }
+        let zeroed = f.verdict == Verdict::Empty && zeros.claimed(ts, f.page_no);
+        (!zeroed && ts.page_problems(f).next().is_none())
+            .then(|| ibdscope_core::verdict::judge(ts, f, &[], None))
+    }
+
     /// The row of page `f` standing for `run` pages: in text one row and
     /// a line for the pages after it, in the other formats a row each.
-    fn rows(&self, piece: &mut Piece, f: PageFacts, run: u32) -> io::Result<()> {
+    fn rows(
+        &self,
+        zeros: &mut ZeroRule,
+        piece: &mut Piece,
+        f: PageFacts,
+        run: u32,
+        summary: Option<&Summary>,
+    ) -> io::Result<()> {
         let ts = self.ts;
         let out = &mut piece.out;
         let mut note = |f: &PageFacts| {
-            let v = self.summary.verdict(ts, f);
-            piece.bad |= v.verdict.is_finding();
+            let v = self.verdict(zeros, f, summary);
+            if let Some(v) = &v {
+                piece.bad |= v.verdict.is_finding();
+            } else {
+                piece.needs_summary = true;
+            }
             v
         };
         if matches!(self.format, Format::Text | Format::Tsv | Format::Sql) {
-            let v = note(&f);
+            let Some(v) = note(&f) else { return Ok(()) };
             self.text_row(out, &f, &v)?;
             if run > 1 {
                 writeln!(
@@ -285,7 +337,7 @@ impl Rows<'_> {
             ts.facts(PageNo(f.page_no.0.saturating_add(k)))
         });
         for f in every {
-            let v = note(&f);
+            let Some(v) = note(&f) else { return Ok(()) };
             match self.format {
                 Format::Csv => self.csv_row(out, &f, &v)?,
                 Format::Json => {
@@ -517,9 +569,10 @@ pub fn run(
     let rows = Rows {
         ts,
         format: opts.format,
-        // Each page's verdict is the summary's (one rule for every
-        // command; a torn write needs the newest LSN of the whole file).
-        summary: a.summary(),
+        // Made already (a sparse file's holes need the damaged pages), or
+        // only when a page's verdict needs it: the listing is then the one
+        // pass over the file.
+        made: a.summary_made(),
         keys: KeyVersions::of_space(ts),
         names: IndexNames::of(a),
         width,
@@ -565,18 +618,26 @@ pub fn run(
     let total = u64::from(end.saturating_sub(from));
     let (mut bad, mut ended, mut started) = (false, false, false);
     let mut sunk = 0usize;
+    let bound = |k: u32| bounds.get(k as usize).copied().unwrap_or(end);
     ibdscope_core::parallel::map_in_order(
         a.engine(),
         n,
-        ibdscope_core::summary::Judge::default,
-        |judge, k| {
-            let b = |k: u32| bounds.get(k as usize).copied().unwrap_or(end);
-            rows.piece(judge, b(k), b(k.saturating_add(1)))
-        },
+        Judging::default,
+        |st, k| rows.piece(st, bound(k), bound(k.saturating_add(1)), None),
         |piece: Piece| -> io::Result<()> {
             if ended {
                 return Ok(());
             }
+            let piece = if piece.needs_summary {
+                // A page that may be damaged: its verdict is the summary's
+                // (a torn write needs the newest LSN of the whole file),
+                // made now, once, and the piece made again with it.
+                let k = u32::try_from(sunk).unwrap_or(u32::MAX);
+                let mut st = Judging::default();
+                rows.piece(&mut st, bound(k), bound(k.saturating_add(1)), Some(a.summary()))
+            } else {
+                piece
+            };
             let mut bytes = &piece.out[..];
             if opts.format == Format::Json && !started && !bytes.is_empty() {
                 // The first row of the array: no comma before it.
