@@ -397,3 +397,52 @@ fn records_and_pages_are_the_same_at_every_thread_count() {
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!("records and pages: {compared} outputs compared");
 }
+
+/// Reads files as [`ReadHost`] does and keeps every progress report.
+#[derive(Debug, Default)]
+struct Reports(std::sync::Mutex<Vec<u64>>);
+
+impl ibdscope_report::host::Host for Reports {
+    fn open(
+        &self,
+        path: &std::path::Path,
+        threads: usize,
+    ) -> Result<Box<dyn ibdscope_report::host::Source>, ibdscope_report::host::OpenError> {
+        ReadHost.open(path, threads)
+    }
+    fn progress(&self, _: ibdscope_report::host::Unit, done: u64, _: u64) {
+        self.0.lock().unwrap().push(done);
+    }
+}
+
+/// `pages` on a file whose pages all verify reads the file once: the
+/// listing's own pass gives each page's verdict, with no summary pass
+/// before it (the progress reports go up once: one pass). A copy without
+/// its `.frm`, so that no index name sends for the space map's pass.
+#[test]
+fn pages_of_a_sound_file_is_one_pass() {
+    let root = ibdscope_testkit::root();
+    let src = root.join("fixtures/mysql56/uuid_char36_large.ibd");
+    let dir = std::env::temp_dir().join(format!("ibdscope-golden-pass-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let file = dir.join("uuid_char36_large.ibd");
+    std::fs::copy(&src, &file).expect("copy");
+    for threads in [1, 2] {
+        let host = Arc::new(Reports::default());
+        let mut o = Opts::new(
+            Cmd::Pages { from: 0, to: None },
+            vec![file.clone()],
+            Format::Text,
+            host.clone(),
+        );
+        o.threads = threads;
+        let mut out = Vec::new();
+        let outcome = run(&o, &mut out).expect("writing to a Vec");
+        assert_eq!(outcome as u8, 0, "the fixture's pages all verify");
+        let done = host.0.lock().unwrap().clone();
+        assert!(!done.is_empty(), "no progress reported");
+        let passes = 1 + done.windows(2).filter(|w| w[1] <= w[0]).count();
+        assert_eq!(passes, 1, "--threads {threads}: progress {done:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

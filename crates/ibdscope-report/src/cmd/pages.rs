@@ -634,7 +634,12 @@ pub fn run(
                 // made now, once, and the piece made again with it.
                 let k = u32::try_from(sunk).unwrap_or(u32::MAX);
                 let mut st = Judging::default();
-                rows.piece(&mut st, bound(k), bound(k.saturating_add(1)), Some(a.summary()))
+                rows.piece(
+                    &mut st,
+                    bound(k),
+                    bound(k.saturating_add(1)),
+                    Some(a.summary()),
+                )
             } else {
                 piece
             };

@@ -501,7 +501,11 @@ fn json_line(
     }
     num(out, b",\"start\":", u64::from(ext.start));
     num(out, b",\"end\":", u64::from(ext.end));
-    num(out, b",\"size\":", u64::from(ext.end.saturating_sub(ext.start)));
+    num(
+        out,
+        b",\"size\":",
+        u64::from(ext.end.saturating_sub(ext.start)),
+    );
     flag(out, b",\"exact\":", ext.exact);
     let page = rp.bytes();
     let origin = usize::from(rec.origin);
