@@ -16,7 +16,8 @@
 #![allow(clippy::disallowed_macros)] // The bench harness prints its report.
 
 use ibdscope_core::extents::SpaceMap;
-use ibdscope_core::{crc32c, Btrees, Engine, Summary, Tablespace};
+use ibdscope_core::{Btrees, Engine, Summary, Tablespace};
+use ibdscope_prims::crc32c;
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

@@ -13,12 +13,13 @@
 #![no_main]
 
 use ibdscope_core::crypt::mariadb::{
-    password_from_file, Cipher, CryptData, KeyFile, KeyFileError, SpaceKey,
+    password_from_file, Cipher, CryptData, KeyFile, KeyFileProblem, SpaceKey,
 };
+use ibdscope_core::{Error, ErrorKind};
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 
-fn check(parsed: Result<KeyFile, KeyFileError>, input: &[u8]) {
+fn check(parsed: Result<KeyFile, Error>, input: &[u8]) {
     match parsed {
         Ok(kf) => {
             assert!(kf.key(1).is_some());
@@ -30,9 +31,11 @@ fn check(parsed: Result<KeyFile, KeyFileError>, input: &[u8]) {
             decrypt_a_page(&kf, input);
         }
         Err(e) => {
-            if let KeyFileError::Syntax { line, column }
-            | KeyFileError::InvalidKeyId { line, column }
-            | KeyFileError::InvalidKey { line, column } = e
+            if let ErrorKind::KeyFile(
+                KeyFileProblem::Syntax { line, column }
+                | KeyFileProblem::InvalidKeyId { line, column }
+                | KeyFileProblem::InvalidKey { line, column },
+            ) = e.kind
             {
                 assert!(line >= 1 && (line as usize) <= input.len() + 1);
                 assert!(column >= 1 && column <= input.len() + 1);

@@ -15,7 +15,7 @@
 
 use ibdscope_core::crypt::keyring::Keyring;
 use ibdscope_core::crypt::mysql::{tablespace_key, EncryptionInfo};
-use ibdscope_core::crypt::sha256::sha256;
+use ibdscope_prims::sha256::sha256;
 use libfuzzer_sys::fuzz_target;
 use std::hint::black_box;
 

@@ -106,9 +106,7 @@ fuzz_target!(|input: &[u8]| {
     if ctl & 4 != 0 {
         reseal_full_crc32(&mut data);
     }
-    let opts = Options {
-        page_size: (ctl & 1 != 0).then_some(16384),
-    };
+    let opts = Options::default().with_page_size((ctl & 1 != 0).then_some(16384));
     let engine = Engine::new(if ctl & 2 != 0 { 3 } else { 1 });
     if let Ok(ts) = Tablespace::with_options(&data, opts) {
         whole(&ts, &engine);

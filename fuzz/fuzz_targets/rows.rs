@@ -54,9 +54,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let Ok(ts) = Tablespace::with_options(
         &space,
-        Options {
-            page_size: Some(PAGE as u32),
-        },
+        Options::default().with_page_size(Some(PAGE as u32)),
     ) else {
         return;
     };

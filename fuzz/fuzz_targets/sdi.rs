@@ -8,7 +8,7 @@
 use ibdscope_core::inflate::{inflate_raw, inflate_zlib};
 use ibdscope_schema::sdi::{sdi_json, Sdi};
 use ibdscope_core::Tablespace;
-use ibdscope_schema::json;
+use ibdscope_prims::json;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -111,9 +111,7 @@ fuzz_target!(|input: &[u8]| {
         }
     }
     if let Some(size) = forced {
-        let opts = Options {
-            page_size: Some(size),
-        };
+        let opts = Options::default().with_page_size(Some(size));
         if let Ok(ts) = Tablespace::with_options(&data, opts) {
             assert_eq!(ts.page_size(), size);
             exercise(&ts);

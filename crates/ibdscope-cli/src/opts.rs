@@ -920,9 +920,7 @@ pub fn from_cli(mut cli: Cli) -> Result<Opts, String> {
         cmd: p.cmd,
         files: p.files,
         format,
-        lib: SpaceOptions {
-            page_size: p.shared.page_size,
-        },
+        lib: SpaceOptions::default().with_page_size(p.shared.page_size),
         threads,
         color: p.color,
         ascii: p.ascii,
@@ -935,9 +933,7 @@ pub fn from_cli(mut cli: Cli) -> Result<Opts, String> {
             Some(k) => std::sync::Arc::new(ibdscope_report::decrypt::DecryptHost::new(
                 std::sync::Arc::new(crate::input::MapHost::new(streams)),
                 crate::input::load_keyring(k)?,
-                SpaceOptions {
-                    page_size: p.shared.page_size,
-                },
+                SpaceOptions::default().with_page_size(p.shared.page_size),
             )),
         },
         verbose: cli.verbose,

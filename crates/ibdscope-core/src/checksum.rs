@@ -29,19 +29,19 @@
 //! ibdscope does the same and reports which algorithm each page used.
 
 use crate::bytes::{be_u16, be_u32, be_u64, is_zeroes};
-use crate::crc32c::{crc32c, crc32c_legacy_big_endian};
 use crate::fil::{
     FIL_PAGE_DATA, FIL_PAGE_END_LSN_OLD_CHKSUM, FIL_PAGE_FCRC32_CHECKSUM, FIL_PAGE_FCRC32_END_LSN,
     FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_LSN, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE,
 };
 use crate::page_type::PageType;
+use ibdscope_prims::crc32c::{crc32c, crc32c_legacy_big_endian};
 
 /// `BUF_NO_CHECKSUM_MAGIC` (storage/innobase/include/buf0checksum.h).
-pub const BUF_NO_CHECKSUM_MAGIC: u32 = 0xDEAD_BEEF;
+pub(crate) const BUF_NO_CHECKSUM_MAGIC: u32 = 0xDEAD_BEEF;
 /// `UT_HASH_RANDOM_MASK` (storage/innobase/include/ut0rnd.h).
-pub const UT_HASH_RANDOM_MASK: u32 = 1_463_735_687;
+pub(crate) const UT_HASH_RANDOM_MASK: u32 = 1_463_735_687;
 /// `UT_HASH_RANDOM_MASK2` (storage/innobase/include/ut0rnd.h).
-pub const UT_HASH_RANDOM_MASK2: u32 = 1_653_893_711;
+pub(crate) const UT_HASH_RANDOM_MASK2: u32 = 1_653_893_711;
 
 /// A checksum algorithm a page was found to carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -277,7 +277,7 @@ pub fn full_crc32(page: &[u8]) -> u32 {
 
 /// The empty-page rule: every byte zero except 26..34 (flush LSN or key
 /// version), as `BlockReporter::is_corrupted` and `buf_page_is_zeroes` allow.
-pub fn is_empty_page(page: &[u8]) -> bool {
+pub(crate) fn is_empty_page(page: &[u8]) -> bool {
     is_zeroes(range(page, 0, FIL_PAGE_FILE_FLUSH_LSN))
         && is_zeroes(range(page, FIL_PAGE_SPACE_ID, page.len()))
 }
@@ -288,7 +288,7 @@ pub fn is_empty_page(page: &[u8]) -> bool {
 /// Header and trailer checksum 0 with LSN 0 on a page that is not empty:
 /// MySQL calls it corrupt at once, MariaDB lets the pre-4.0.14 innodb rule
 /// accept it. No server writes such a page, so ibdscope follows MySQL.
-pub fn verify_classic(page: &[u8]) -> Verdict {
+pub(crate) fn verify_classic(page: &[u8]) -> Verdict {
     let f1 = be_u32(page, 0).unwrap_or(0);
     let f2 = be_u32(page, body_end(page)).unwrap_or(0);
     if f1 == 0 && f2 == 0 && be_u64(page, FIL_PAGE_LSN) == Some(0) {
@@ -324,7 +324,7 @@ pub fn verify_classic(page: &[u8]) -> Verdict {
 }
 
 /// Verifies a ROW_FORMAT=COMPRESSED page (`page_zip_verify_checksum`).
-pub fn verify_zip(page: &[u8]) -> Verdict {
+pub(crate) fn verify_zip(page: &[u8]) -> Verdict {
     let stored = be_u32(page, 0).unwrap_or(0);
     if stored == 0 && be_u64(page, FIL_PAGE_LSN) == Some(0) {
         // The server accepts it only if the whole page is zero.

@@ -34,7 +34,7 @@ use crate::xdes::{xdes_size, XDES_ARR_OFFSET};
 use std::fmt;
 
 /// `CRYPT_MAGIC`.
-pub const CRYPT_MAGIC: &[u8; 6] = b"s\x0e\x0cREt";
+pub(crate) const CRYPT_MAGIC: &[u8; 6] = b"s\x0e\x0cREt";
 
 /// A space's encryption metadata (`fil_space_crypt_t` as
 /// `fil_space_read_crypt_data` reads it).
@@ -83,6 +83,7 @@ impl CryptData {
 
 /// What page 0 says about encryption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CryptDataRead {
     /// No `CRYPT_MAGIC`: the space was never encrypted.
     Absent,
@@ -98,7 +99,7 @@ pub enum CryptDataRead {
 
 /// `FSP_HEADER_OFFSET + fsp_header_get_encryption_offset()`: where the
 /// crypt data sits on page 0 of a space of this format.
-pub fn crypt_data_offset(format: &SpaceFormat) -> usize {
+pub(crate) fn crypt_data_offset(format: &SpaceFormat) -> usize {
     let extent = format.extent_size().max(1);
     let xdes_bytes = xdes_size(extent).saturating_mul(format.physical_size as usize);
     FSP_HEADER_OFFSET

@@ -48,17 +48,17 @@ pub const FIL_PAGE_SPACE_ID: usize = 34;
 /// Start of page data: the FIL header size.
 pub const FIL_PAGE_DATA: usize = 38;
 /// Size of the trailer: old checksum plus low 32 bits of the LSN.
-pub const FIL_PAGE_DATA_END: usize = 8;
+pub(crate) const FIL_PAGE_DATA_END: usize = 8;
 /// Distance from the page end of the old-style checksum.
 pub const FIL_PAGE_END_LSN_OLD_CHKSUM: usize = 8;
 /// full_crc32: distance from the page end of the CRC-32C.
-pub const FIL_PAGE_FCRC32_CHECKSUM: usize = 4;
+pub(crate) const FIL_PAGE_FCRC32_CHECKSUM: usize = 4;
 /// full_crc32: distance from the page end of the low 32 LSN bits.
-pub const FIL_PAGE_FCRC32_END_LSN: usize = 8;
+pub(crate) const FIL_PAGE_FCRC32_END_LSN: usize = 8;
 /// MySQL 8 encrypted and transparently compressed pages keep their original
 /// type here (fil0types.h FIL_PAGE_ORIGINAL_TYPE_V1, inside the
 /// FIL_PAGE_FILE_FLUSH_LSN field).
-pub const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
+pub(crate) const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
 
 /// A view of the FIL header of one page. Length-checked once in [`Self::new`].
 #[derive(Clone, Copy, Debug)]

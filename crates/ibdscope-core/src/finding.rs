@@ -143,6 +143,7 @@ impl fmt::Display for CryptDataProblem {
 
 /// A finding with its place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Finding {
     /// The page, if the finding concerns one.
     pub page: Option<PageNo>,
@@ -153,6 +154,15 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding of `kind` at `file_offset`, on `page` if it concerns one.
+    pub fn new(page: Option<PageNo>, file_offset: u64, kind: FindingKind) -> Self {
+        Finding {
+            page,
+            file_offset,
+            kind,
+        }
+    }
+
     /// A finding about page `page` of `ts`, at the byte of the problem's
     /// evidence ([`crate::verdict::problem_offset`]).
     pub fn page(ts: &Tablespace<'_>, page: PageNo, problem: PageProblem) -> Self {
@@ -189,6 +199,10 @@ impl fmt::Display for PageProblem {
             ),
             PageProblem::ZeroedInUse => f.write_str(
                 "all zeros, but its extent descriptor (XDES) marks it in use: its content is lost",
+            ),
+            PageProblem::Stale { by, by_lsn, how } => write!(
+                f,
+                "an older copy than page {by} (LSN {by_lsn}) shows it should be: {how}"
             ),
             PageProblem::SpaceId { found, expected } => {
                 write!(

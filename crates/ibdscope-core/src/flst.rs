@@ -43,19 +43,19 @@ use crate::space::Tablespace;
 use std::fmt;
 
 /// Offset of the page number in a file address.
-pub const FIL_ADDR_PAGE: usize = 0;
+pub(crate) const FIL_ADDR_PAGE: usize = 0;
 /// Offset of the byte offset in a file address.
-pub const FIL_ADDR_BYTE: usize = 4;
+pub(crate) const FIL_ADDR_BYTE: usize = 4;
 /// Size of a file address.
-pub const FIL_ADDR_SIZE: usize = 6;
+pub(crate) const FIL_ADDR_SIZE: usize = 6;
 /// Offset of the list length in a base node.
 pub const FLST_LEN: usize = 0;
 /// Offset of the first-node address in a base node.
 pub const FLST_FIRST: usize = 4;
 /// Offset of the last-node address in a base node.
-pub const FLST_LAST: usize = 4 + FIL_ADDR_SIZE;
+pub(crate) const FLST_LAST: usize = 4 + FIL_ADDR_SIZE;
 /// Size of a base node.
-pub const FLST_BASE_NODE_SIZE: usize = 4 + 2 * FIL_ADDR_SIZE;
+pub(crate) const FLST_BASE_NODE_SIZE: usize = 4 + 2 * FIL_ADDR_SIZE;
 /// Offset of the previous-node address in a list node.
 pub const FLST_PREV: usize = 0;
 /// Offset of the next-node address in a list node.
@@ -161,7 +161,7 @@ impl FlstNode {
 /// The layout of XDES entries, [`ListLayout::xdes_entries`], is made in
 /// [`crate::xdes`], which builds on this module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ListLayout {
+pub(crate) struct ListLayout {
     /// Elements live only on pages whose number is a multiple of this
     /// (1: any page).
     pub page_stride: u32,
@@ -178,7 +178,7 @@ pub struct ListLayout {
 impl ListLayout {
     /// INODE pages (FSP_SEG_INODES_FULL, FSP_SEG_INODES_FREE): one node per
     /// page, at FSEG_INODE_PAGE_NODE = FIL_PAGE_DATA; the element is the page.
-    pub fn inode_pages() -> Self {
+    pub(crate) fn inode_pages() -> Self {
         ListLayout {
             page_stride: 1,
             array_offset: FIL_PAGE_DATA as u32,
@@ -214,7 +214,7 @@ impl ListLayout {
 
 /// One element found by a walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ListItem {
+pub(crate) struct ListItem {
     /// The page holding the element.
     pub page: PageNo,
     /// Byte offset of the element (not of its node) in the page.
@@ -280,7 +280,7 @@ pub enum ListProblemKind {
 
 impl ListProblemKind {
     /// True for problems after which the walk stops.
-    pub fn is_fatal(self) -> bool {
+    pub(crate) fn is_fatal(self) -> bool {
         !matches!(
             self,
             ListProblemKind::PrevMismatch { .. }
@@ -331,7 +331,7 @@ impl fmt::Display for ListProblemKind {
 /// points badly, the node whose FLST_PREV is wrong, or the base node's
 /// FLST_LEN / FLST_LAST.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ListProblem {
+pub(crate) struct ListProblem {
     /// The page holding the faulty field.
     pub page: PageNo,
     /// Its byte offset in that page.
@@ -401,7 +401,7 @@ enum Step {
 /// catches loops with a visited bitmap of the element slots (grown to the
 /// highest one visited).
 #[derive(Clone, Debug)]
-pub struct FlstWalk<'t, 'a> {
+pub(crate) struct FlstWalk<'t, 'a> {
     ts: &'t Tablespace<'a>,
     layout: ListLayout,
     base: FlstBase,
@@ -468,11 +468,6 @@ impl<'t, 'a> FlstWalk<'t, 'a> {
     /// Nodes walked so far.
     pub fn walked(&self) -> u32 {
         self.walked
-    }
-
-    /// True when the walk has ended, normally or after a fatal problem.
-    pub fn is_done(&self) -> bool {
-        self.done && self.queue.iter().all(Option::is_none)
     }
 
     fn problem_at(&self, at: (PageNo, u16), kind: ListProblemKind) -> Step {

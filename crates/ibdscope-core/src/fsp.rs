@@ -64,9 +64,9 @@ pub const FSP_SEG_INODES_FULL: usize = 80;
 /// List of INODE pages with free slots.
 pub const FSP_SEG_INODES_FREE: usize = 96;
 /// Size of the FSP header.
-pub const FSP_HEADER_SIZE: usize = 112;
+pub(crate) const FSP_HEADER_SIZE: usize = 112;
 /// Absolute offset of FSP_SPACE_FLAGS in page 0.
-pub const FSP_FLAGS_OFFSET: usize = FSP_HEADER_OFFSET + FSP_SPACE_FLAGS;
+pub(crate) const FSP_FLAGS_OFFSET: usize = FSP_HEADER_OFFSET + FSP_SPACE_FLAGS;
 
 /// A view of the FSP header of page 0, length-checked once.
 #[derive(Clone, Copy, Debug)]
@@ -184,11 +184,11 @@ fn bit(flags: u32, n: u32) -> bool {
 
 impl FspFlags {
     /// The full_crc32 marker bit.
-    pub const FCRC32_MARKER: u32 = 1 << 4;
+    pub(crate) const FCRC32_MARKER: u32 = 1 << 4;
 
     /// Reads the flags in the MySQL 5.6+ / MariaDB 10.1.21+ layout, or `None`
     /// when they are not valid there (`fsp_flags_is_valid`).
-    pub fn as_mysql(self) -> Option<SpaceFormat> {
+    pub(crate) fn as_mysql(self) -> Option<SpaceFormat> {
         let f = self.0;
         // Known bits: 0..=14 (MySQL 8.0) and 16 (MariaDB PAGE_COMPRESSION).
         if f & !(0x7FFF | 1 << 16) != 0 {
@@ -234,7 +234,7 @@ impl FspFlags {
 
     /// Reads the flags in MariaDB's full_crc32 layout, or `None` without the
     /// marker or with an impossible page size.
-    pub fn as_full_crc32(self) -> Option<SpaceFormat> {
+    pub(crate) fn as_full_crc32(self) -> Option<SpaceFormat> {
         let f = self.0;
         if f & Self::FCRC32_MARKER == 0 || f >> 8 != 0 {
             return None;
@@ -261,7 +261,7 @@ impl FspFlags {
 
     /// Reads the flags in the MariaDB 10.1.0–10.1.20 layout
     /// (`fsp_flags_convert_from_101`), or `None` when invalid there.
-    pub fn as_mariadb101(self) -> Option<SpaceFormat> {
+    pub(crate) fn as_mariadb101(self) -> Option<SpaceFormat> {
         let f = self.0;
         if f >> 18 != 0 {
             return None;

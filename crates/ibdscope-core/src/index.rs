@@ -72,7 +72,7 @@ pub const PAGE_BTR_SEG_LEAF: usize = 36;
 /// FSEG header of the non-leaf segment.
 pub const PAGE_BTR_SEG_TOP: usize = 36 + FSEG_HEADER_SIZE;
 /// Size of the index page header.
-pub const PAGE_HEADER_SIZE: usize = 36 + 2 * FSEG_HEADER_SIZE;
+pub(crate) const PAGE_HEADER_SIZE: usize = 36 + 2 * FSEG_HEADER_SIZE;
 /// Start of the record heap.
 pub const PAGE_DATA: usize = PAGE_HEADER + PAGE_HEADER_SIZE;
 /// COMPACT infimum record origin.

@@ -63,12 +63,12 @@ pub const FSEG_MAGIC_N: usize = 12 + 3 * FLST_BASE_NODE_SIZE;
 /// Fragment page array.
 pub const FSEG_FRAG_ARR: usize = 16 + 3 * FLST_BASE_NODE_SIZE;
 /// Size of one fragment slot.
-pub const FSEG_FRAG_SLOT_SIZE: usize = 4;
+pub(crate) const FSEG_FRAG_SLOT_SIZE: usize = 4;
 /// The value of FSEG_MAGIC_N in a used inode.
-pub const FSEG_MAGIC_N_VALUE: u32 = 97_937_874;
+pub(crate) const FSEG_MAGIC_N_VALUE: u32 = 97_937_874;
 /// The bytes InnoDB leaves free at the end of an INODE page (the 10 in
 /// FSP_SEG_INODES_PER_PAGE).
-pub const FSEG_PAGE_RESERVED_END: usize = 10;
+pub(crate) const FSEG_PAGE_RESERVED_END: usize = 10;
 
 /// FSEG header: space id of the inode.
 pub const FSEG_HDR_SPACE: usize = 0;
@@ -77,10 +77,10 @@ pub const FSEG_HDR_PAGE_NO: usize = 4;
 /// FSEG header: byte offset of the inode.
 pub const FSEG_HDR_OFFSET: usize = 8;
 /// Size of an FSEG header.
-pub const FSEG_HEADER_SIZE: usize = 10;
+pub(crate) const FSEG_HEADER_SIZE: usize = 10;
 
 /// FSEG_FRAG_ARR_N_SLOTS for a logical page size.
-pub fn frag_arr_n_slots(logical_size: u32) -> u32 {
+pub(crate) fn frag_arr_n_slots(logical_size: u32) -> u32 {
     crate::fsp::extent_size(logical_size) / 2
 }
 
@@ -127,7 +127,7 @@ pub struct FsegHeader {
 
 impl FsegHeader {
     /// All zero: no segment.
-    pub const NONE: FsegHeader = FsegHeader {
+    pub(crate) const NONE: FsegHeader = FsegHeader {
         space: SpaceId(0),
         page: PageNo(0),
         offset: 0,
@@ -181,7 +181,7 @@ impl<'a> InodeEntry<'a> {
         be_u64(self.bytes, FSEG_ID).unwrap_or(0)
     }
     /// True when FSEG_ID is not 0.
-    pub fn is_used(&self) -> bool {
+    pub(crate) fn is_used(&self) -> bool {
         self.seg_id() != 0
     }
     /// FSEG_NOT_FULL_N_USED.

@@ -290,7 +290,7 @@ impl PageLayout {
 
 /// The fixed extent of the infimum or supremum at its place (see the
 /// module documentation); `None` for any other record.
-pub fn system_extent(rec: &Rec) -> Option<RecExtent> {
+pub(crate) fn system_extent(rec: &Rec) -> Option<RecExtent> {
     let (start, origin, end) = match (rec.rec_type, rec.header.format) {
         (RecType::Infimum, RecFormat::Compact) => {
             (PAGE_DATA, PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM - 5)

@@ -11,14 +11,11 @@
 //! - **Bounded work**: every walk has a limit fixed before it starts.
 //! - **Damage is data**: a damaged page is a [`Finding`], not an [`Error`];
 //!   an `Error` means the whole file is unusable.
-//! - **`unsafe` in three named blocks only**: `unsafe_code` is denied
-//!   crate-wide and allowed for one block in each of `crc32c::sse42` (the
-//!   call into code compiled for SSE4.2 after `is_x86_feature_detected!`
-//!   confirmed the CPU has it), `crypt::aes::ni` (the same for AES-NI) and
-//!   [`crypt::wipe`] (volatile writes that clear key material). No
-//!   `unsafe` code reads memory; the portable CRC and AES give the same
-//!   values on every other CPU ([`crc32c::hardware`] and
-//!   [`crypt::aes::hardware`] say which runs).
+//! - **No `unsafe`**: `unsafe_code` is denied in this crate. The CRC-32C
+//!   and AES it computes with (on SSE4.2 and AES-NI where the CPU has
+//!   them) and the wiping of key material are the internal crate
+//!   `ibdscope-prims`', which allows one named block in each of three
+//!   modules (ARCHITECTURE.md's invariants).
 //!
 //! Open a file, see what it is, and walk its pages once:
 //!
@@ -71,9 +68,8 @@
 //!   [`SpaceMap::build`], [`Btrees::build`], [`pagecomp::expand`]) takes
 //!   the engine explicitly;
 //! - [`checksum`]: every page checksum algorithm and the acceptance rules;
-//!   [`crc32c`]: CRC-32C, on the SSE4.2 instruction where the CPU has it;
-//!   [`crypt`]: AES (on AES-NI where the CPU has it) for encrypted spaces;
-//! - [`finding`]: [`Finding`] and its kinds: damage as data, with a page
+//!   [`crypt`]: encrypted spaces, MySQL's and MariaDB's;
+//! - [`Finding`] and [`FindingKind`]: damage as data, with a page
 //!   and a byte offset.
 //!
 //! Views of InnoDB's on-disk structures, one module each (named after
@@ -87,8 +83,7 @@
 //!   free chains and the directory ([`RecPage`]); [`layout`]: where each
 //!   byte of an index page belongs;
 //! - [`pagecomp`]: MariaDB page_compressed pages; [`inflate`]: the zlib
-//!   decoder they and ROW_FORMAT=COMPRESSED pages need;
-//! - [`bytes`]: bounds-checked big-endian reads.
+//!   decoder they and ROW_FORMAT=COMPRESSED pages need.
 //!
 //! The structure of the whole space:
 //!
@@ -103,30 +98,30 @@
 
 mod bits;
 pub mod btree;
-pub mod bytes;
+mod bytes;
 pub mod checksum;
 pub mod codec;
-pub mod crc32c;
 pub mod crypt;
-pub mod crypt_data;
+mod crypt_data;
 mod error;
 pub mod extents;
 pub mod fil;
-pub mod finding;
+mod finding;
 pub mod flst;
 pub mod fsp;
 mod ids;
 pub mod index;
 pub mod inflate;
 pub mod inode;
-pub mod json;
 pub mod layout;
+mod links;
 mod owner;
 mod page_type;
 pub mod pagecomp;
 pub mod parallel;
 pub mod record;
 pub mod space;
+pub mod stale;
 pub mod summary;
 #[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]
@@ -137,7 +132,7 @@ pub mod xdes;
 
 pub use btree::{BtreeProblem, Btrees, IndexTree};
 pub use checksum::Verdict;
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Place, Result};
 pub use extents::{IndexInfo, Owner, SegmentInfo, SegmentRole, SpaceMap, SpaceProblem, SystemKind};
 pub use finding::{Finding, FindingKind};
 pub use flst::FilAddr;

@@ -87,13 +87,13 @@ use std::fmt;
 
 /// `FIL_PAGE_COMP_ALGO`: where the payload starts in full_crc32, and the
 /// 8-byte algorithm field outside it.
-pub const FIL_PAGE_COMP_ALGO: usize = FIL_PAGE_FILE_FLUSH_LSN;
+pub(crate) const FIL_PAGE_COMP_ALGO: usize = FIL_PAGE_FILE_FLUSH_LSN;
 /// `FIL_PAGE_DATA + FIL_PAGE_COMP_SIZE`: the payload size outside
 /// full_crc32 (2 bytes).
 pub const FIL_PAGE_COMP_SIZE: usize = FIL_PAGE_DATA;
 /// `FIL_PAGE_COMP_METADATA_LEN`: bytes after FIL_PAGE_DATA before the
 /// payload (not encrypted).
-pub const FIL_PAGE_COMP_METADATA_LEN: usize = 2;
+pub(crate) const FIL_PAGE_COMP_METADATA_LEN: usize = 2;
 /// `FIL_PAGE_DATA + FIL_PAGE_ENCRYPT_COMP_ALGO`: the algorithm of an
 /// encrypted page_compressed page outside full_crc32.
 pub const FIL_PAGE_ENCRYPT_COMP_ALGO: usize = FIL_PAGE_DATA + 2;
@@ -123,7 +123,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// The algorithm numbered `n`.
-    pub fn from_number(n: u64) -> Self {
+    pub(crate) fn from_number(n: u64) -> Self {
         match n {
             1 => Algorithm::Zlib,
             2 => Algorithm::Lz4,
@@ -239,6 +239,7 @@ pub enum PageCompErrorKind {
 
 /// A failure with the byte offset in the physical page where it was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageCompError {
     /// What went wrong.
     pub kind: PageCompErrorKind,
@@ -313,7 +314,7 @@ pub fn decompress(
 
 /// [`decompress`] with the decoders' tables kept in `scratch` from page to
 /// page.
-pub fn decompress_with(
+pub(crate) fn decompress_with(
     page: &[u8],
     layout: Layout,
     out: &mut Vec<u8>,

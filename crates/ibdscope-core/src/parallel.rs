@@ -52,7 +52,7 @@ pub type ProgressFn<'a> = &'a (dyn Fn(u64, u64) + Sync);
 /// use ibdscope_core::{Engine, Summary, Tablespace};
 ///
 /// # let data = vec![0u8; 4 * 16384];
-/// # let opts = ibdscope_core::Options { page_size: Some(16384) };
+/// # let opts = ibdscope_core::Options::default().with_page_size(Some(16384));
 /// let ts = Tablespace::with_options(&data, opts)?;
 /// let one = Summary::of(&ts, &Engine::default());
 /// let four = Summary::of(&ts, &Engine::new(4));
@@ -212,7 +212,7 @@ where
 /// reuses for every shard that thread folds: buffers (a decrypted page, a
 /// decompressed one, decoder tables) that would otherwise be allocated
 /// per shard.
-pub trait StateFold: Send {
+pub(crate) trait StateFold: Send {
     /// The per-thread state.
     type State;
 
@@ -251,7 +251,7 @@ impl<F: PageFold> StateFold for Stateless<F> {
 /// `new_state` and folds every shard it takes with it. The result is the
 /// same on any number of threads (the state must not change what a page
 /// folds to: it holds buffers, not results).
-pub fn fold_pages_with_state<F, S, M, N>(
+pub(crate) fn fold_pages_with_state<F, S, M, N>(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
     new_state: M,
@@ -519,7 +519,7 @@ fn fold_range<F: StateFold>(
 /// so a refusal is an answer and not an abort, then taken zeroed
 /// (`vec![0; n]` asks the allocator for zeroed memory, which large
 /// allocations get untouched from the system).
-pub fn try_build_image<S, R, N, P>(
+pub(crate) fn try_build_image<S, R, N, P>(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
     new_state: N,
@@ -548,7 +548,7 @@ where
 /// skipped: never read, left zero in the image. Returns the image and the
 /// shards' results in page order (the same on any number of threads). The
 /// release hook is not called.
-pub fn build_image<S, R, N, P>(
+pub(crate) fn build_image<S, R, N, P>(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
     mut image: Vec<u8>,

@@ -100,43 +100,43 @@ use std::fmt;
 /// Header bytes of a COMPACT record.
 pub const REC_N_NEW_EXTRA_BYTES: usize = 5;
 /// Header bytes of a REDUNDANT record (field offsets not included).
-pub const REC_N_OLD_EXTRA_BYTES: usize = 6;
+pub(crate) const REC_N_OLD_EXTRA_BYTES: usize = 6;
 /// Distance below the origin of the 2-byte next-record field.
-pub const REC_NEXT: usize = 2;
+pub(crate) const REC_NEXT: usize = 2;
 /// COMPACT: distance of the byte holding the status bits.
-pub const REC_NEW_STATUS: usize = 3;
+pub(crate) const REC_NEW_STATUS: usize = 3;
 /// COMPACT: mask of the status bits.
-pub const REC_NEW_STATUS_MASK: u8 = 0x07;
+pub(crate) const REC_NEW_STATUS_MASK: u8 = 0x07;
 /// COMPACT: distance of the 2-byte heap_no field.
-pub const REC_NEW_HEAP_NO: usize = 4;
+pub(crate) const REC_NEW_HEAP_NO: usize = 4;
 /// Mask of heap_no in its 2-byte field.
-pub const REC_HEAP_NO_MASK: u16 = 0xFFF8;
+pub(crate) const REC_HEAP_NO_MASK: u16 = 0xFFF8;
 /// Shift of heap_no in its 2-byte field.
 pub const REC_HEAP_NO_SHIFT: u32 = 3;
 /// COMPACT: distance of the n_owned byte.
-pub const REC_NEW_N_OWNED: usize = 5;
+pub(crate) const REC_NEW_N_OWNED: usize = 5;
 /// COMPACT: distance of the info bits byte.
-pub const REC_NEW_INFO_BITS: usize = 5;
+pub(crate) const REC_NEW_INFO_BITS: usize = 5;
 /// REDUNDANT: distance of the byte holding the one-byte-offsets flag.
-pub const REC_OLD_SHORT: usize = 3;
+pub(crate) const REC_OLD_SHORT: usize = 3;
 /// REDUNDANT: mask of the one-byte-offsets flag.
-pub const REC_OLD_SHORT_MASK: u8 = 0x01;
+pub(crate) const REC_OLD_SHORT_MASK: u8 = 0x01;
 /// REDUNDANT: distance of the 2-byte n_fields field.
-pub const REC_OLD_N_FIELDS: usize = 4;
+pub(crate) const REC_OLD_N_FIELDS: usize = 4;
 /// REDUNDANT: mask of n_fields.
-pub const REC_OLD_N_FIELDS_MASK: u16 = 0x07FE;
+pub(crate) const REC_OLD_N_FIELDS_MASK: u16 = 0x07FE;
 /// REDUNDANT: shift of n_fields.
-pub const REC_OLD_N_FIELDS_SHIFT: u32 = 1;
+pub(crate) const REC_OLD_N_FIELDS_SHIFT: u32 = 1;
 /// REDUNDANT: distance of the 2-byte heap_no field.
-pub const REC_OLD_HEAP_NO: usize = 5;
+pub(crate) const REC_OLD_HEAP_NO: usize = 5;
 /// REDUNDANT: distance of the n_owned byte.
-pub const REC_OLD_N_OWNED: usize = 6;
+pub(crate) const REC_OLD_N_OWNED: usize = 6;
 /// REDUNDANT: distance of the info bits byte.
-pub const REC_OLD_INFO_BITS: usize = 6;
+pub(crate) const REC_OLD_INFO_BITS: usize = 6;
 /// Mask of n_owned.
-pub const REC_N_OWNED_MASK: u8 = 0x0F;
+pub(crate) const REC_N_OWNED_MASK: u8 = 0x0F;
 /// Mask of the info bits.
-pub const REC_INFO_BITS_MASK: u8 = 0xF0;
+pub(crate) const REC_INFO_BITS_MASK: u8 = 0xF0;
 /// The first user record of the leftmost non-leaf page of a level
 /// (MariaDB: also the instant ALTER metadata record on the leftmost leaf).
 pub const REC_INFO_MIN_REC_FLAG: u8 = 0x10;
@@ -148,34 +148,34 @@ pub const REC_INFO_VERSION_FLAG: u8 = 0x40;
 /// carries its field count.
 pub const REC_INFO_INSTANT_FLAG: u8 = 0x80;
 /// COMPACT status: leaf record.
-pub const REC_STATUS_ORDINARY: u8 = 0;
+pub(crate) const REC_STATUS_ORDINARY: u8 = 0;
 /// COMPACT status: node pointer.
 pub const REC_STATUS_NODE_PTR: u8 = 1;
 /// COMPACT status: infimum.
-pub const REC_STATUS_INFIMUM: u8 = 2;
+pub(crate) const REC_STATUS_INFIMUM: u8 = 2;
 /// COMPACT status: supremum.
-pub const REC_STATUS_SUPREMUM: u8 = 3;
+pub(crate) const REC_STATUS_SUPREMUM: u8 = 3;
 /// MariaDB 10.3+ COMPACT status: leaf record written after instant ALTER
 /// TABLE, or the metadata record.
 pub const REC_STATUS_INSTANT: u8 = 4;
 /// Length of a node pointer's child page number.
 pub const REC_NODE_PTR_SIZE: usize = 4;
 /// REDUNDANT 1-byte field offset: SQL NULL flag.
-pub const REC_1BYTE_SQL_NULL_MASK: u8 = 0x80;
+pub(crate) const REC_1BYTE_SQL_NULL_MASK: u8 = 0x80;
 /// REDUNDANT 2-byte field offset: SQL NULL flag.
-pub const REC_2BYTE_SQL_NULL_MASK: u16 = 0x8000;
+pub(crate) const REC_2BYTE_SQL_NULL_MASK: u16 = 0x8000;
 /// REDUNDANT 2-byte field offset: the field's tail is stored off-page.
-pub const REC_2BYTE_EXTERN_MASK: u16 = 0x4000;
+pub(crate) const REC_2BYTE_EXTERN_MASK: u16 = 0x4000;
 /// Heap number of the infimum.
-pub const PAGE_HEAP_NO_INFIMUM: u16 = 0;
+pub(crate) const PAGE_HEAP_NO_INFIMUM: u16 = 0;
 /// Heap number of the supremum.
-pub const PAGE_HEAP_NO_SUPREMUM: u16 = 1;
+pub(crate) const PAGE_HEAP_NO_SUPREMUM: u16 = 1;
 /// First heap number of a user record.
-pub const PAGE_HEAP_NO_USER_LOW: u16 = 2;
+pub(crate) const PAGE_HEAP_NO_USER_LOW: u16 = 2;
 /// Fewest records a directory slot owns (but the first and last).
-pub const PAGE_DIR_SLOT_MIN_N_OWNED: u8 = 4;
+pub(crate) const PAGE_DIR_SLOT_MIN_N_OWNED: u8 = 4;
 /// Most records a directory slot owns.
-pub const PAGE_DIR_SLOT_MAX_N_OWNED: u8 = 8;
+pub(crate) const PAGE_DIR_SLOT_MAX_N_OWNED: u8 = 8;
 /// Data of the infimum record.
 pub const INFIMUM_DATA: &[u8; 8] = b"infimum\0";
 /// Data of the COMPACT supremum record (REDUNDANT adds a NUL byte).
@@ -226,7 +226,7 @@ pub fn instant_root_null_bytes(page: &[u8], format: RecFormat) -> Option<u8> {
 
 impl RecFormat {
     /// The fixed header bytes (REC_N_NEW_EXTRA_BYTES / REC_N_OLD_EXTRA_BYTES).
-    pub const fn extra_bytes(self) -> usize {
+    pub(crate) const fn extra_bytes(self) -> usize {
         match self {
             RecFormat::Compact => REC_N_NEW_EXTRA_BYTES,
             RecFormat::Redundant => REC_N_OLD_EXTRA_BYTES,
@@ -255,7 +255,7 @@ impl RecFormat {
     }
     /// Lowest origin a user record can have: the supremum's end plus the
     /// fixed header (plus one field offset for REDUNDANT).
-    pub const fn user_low(self) -> usize {
+    pub(crate) const fn user_low(self) -> usize {
         match self {
             RecFormat::Compact => PAGE_NEW_SUPREMUM_END + REC_N_NEW_EXTRA_BYTES,
             RecFormat::Redundant => PAGE_OLD_SUPREMUM_END + REC_N_OLD_EXTRA_BYTES + 1,
@@ -646,6 +646,7 @@ pub enum RecErrorKind {
 /// A chain walk error and the page offset of the bytes at fault (the next
 /// field that points wrong, or the header field that is wrong).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct RecError {
     /// What is wrong.
     pub kind: RecErrorKind,
@@ -1843,6 +1844,7 @@ pub enum RecProblem {
 
 /// A record problem and the page offset of the faulty bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct RecFinding {
     /// Page offset.
     pub page_offset: u16,

@@ -30,9 +30,18 @@ pub const PAGE_SIZES: [u32; 7] = [1024, 2048, 4096, 8192, 16384, 32768, 65536];
 /// release hook) is not a property of the space: it is the
 /// [`crate::Engine`] passed to each pass.
 #[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
 pub struct Options {
     /// Physical page size to use instead of detecting one.
     pub page_size: Option<u32>,
+}
+
+impl Options {
+    /// These options with the physical page size forced (`None`: detected).
+    pub fn with_page_size(mut self, page_size: Option<u32>) -> Self {
+        self.page_size = page_size;
+        self
+    }
 }
 
 /// Where the page size and format came from.
@@ -368,6 +377,16 @@ pub enum PageProblem {
     /// The page is all zeros while its extent descriptor marks it used
     /// ([`crate::verdict::ZeroRule`]): its content is lost.
     ZeroedInUse,
+    /// The page verifies, but a newer page that verifies shows it missed
+    /// a write they share ([`crate::stale`]): an older copy.
+    Stale {
+        /// The newer page.
+        by: PageNo,
+        /// Its LSN.
+        by_lsn: Lsn,
+        /// What it shows.
+        how: crate::links::StaleHow,
+    },
     /// FIL_PAGE_SPACE_ID is not the space's id.
     SpaceId {
         /// What the page says.
@@ -837,7 +856,7 @@ impl<'a> Tablespace<'a> {
     /// detection and space id, without detecting again; the page count is
     /// `data`'s.
     /// The known-zero ranges stay: they are the same bytes of both.
-    pub fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b>
+    pub(crate) fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b>
     where
         'a: 'b,
     {

@@ -13,10 +13,12 @@ use crate::parallel::{fold_pages, Engine, PageFold};
 use crate::space::{
     page_facts, verify_page, DetectedBy, Evidence, PageFacts, PageProblem, Tablespace,
 };
+use crate::stale::{stale_by_links, stale_descriptor, Links, StalePage};
 use crate::verdict::{self, PageJudgement, ZeroRule};
 
 /// A run of consecutive pages of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Region {
     /// First page of the run.
     pub first: PageNo,
@@ -72,6 +74,11 @@ pub struct Summary {
     /// Doublewrite buffer slots (system tablespace) whose copy does not
     /// verify: verdict `copy`, no finding ([`crate::verdict::PageVerdict::Copy`]).
     pub doublewrite_not_verifying: u32,
+    /// The B-tree pages' sibling links, for the stale rule
+    /// ([`crate::stale`]); read and dropped when the summary is judged.
+    links: Vec<Links>,
+    /// Pages the extent descriptor rule found stale, judged with the rest.
+    stale: Vec<StalePage>,
 }
 
 fn bump_by<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K, n: u32) {
@@ -95,6 +102,7 @@ fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
 /// page_compressed page after decompression. Holds one page-sized buffer
 /// and the decoders' tables, reused for every page.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct Judge {
     inflated: Vec<u8>,
     scratch: crate::codec::Scratch,
@@ -253,6 +261,15 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
         if problems.peek().is_none() {
             if matches!(f.verdict, Verdict::Valid(_)) && f.lsn.0 != 0 {
                 s.newest_verified = Some(s.newest_verified.map_or(f.lsn, |m| m.max(f.lsn)));
+                // What the stale rule reads ([`crate::stale`]).
+                let ts = self.ts;
+                if let Some(l) = ts.page(f.page_no).and_then(|p| Links::of(ts, &f, p)) {
+                    s.links.push(l);
+                }
+                let zeros = &mut self.zeros;
+                if let Some(st) = stale_descriptor(ts, &f, |x| zeros.xdes_verifies(ts, x)) {
+                    s.stale.push(st);
+                }
             }
             return;
         }
@@ -374,10 +391,47 @@ impl Summary {
     /// write's trailer is bounded by the newest LSN of the pages that
     /// verify, which only the whole pass knows.
     pub fn judge(&mut self, ts: &Tablespace<'_>) {
+        self.judge_stale(ts);
         let newest = self.newest_verified;
         for b in &mut self.bad {
             b.judgement = judge_bad(ts, &b.facts, &b.findings, newest);
         }
+    }
+
+    /// Adds the pages the stale rule judges ([`crate::stale`]) to the bad
+    /// pages, once the whole file's links are folded; a page already bad
+    /// keeps its own verdict. The links are dropped.
+    fn judge_stale(&mut self, ts: &Tablespace<'_>) {
+        let links = std::mem::take(&mut self.links);
+        let mut stale = stale_by_links(ts, &links);
+        drop(links);
+        stale.append(&mut self.stale);
+        if stale.is_empty() {
+            return;
+        }
+        stale.sort_by_key(|(n, _)| *n);
+        stale.dedup_by_key(|(n, _)| *n);
+        let scheme = ts.scheme();
+        let mut added: Vec<BadPage> = stale
+            .into_iter()
+            .filter(|(n, _)| self.bad_page(*n).is_none())
+            .filter_map(|(n, problem)| {
+                let f = page_facts(ts.page(n)?, n, scheme);
+                let findings = vec![Finding::page(ts, n, problem)];
+                let judgement = judge_bad(ts, &f, &findings, None);
+                Some(BadPage {
+                    facts: f,
+                    findings,
+                    freed: ts.is_free(n),
+                    judgement,
+                })
+            })
+            .collect();
+        if added.is_empty() {
+            return;
+        }
+        self.bad.append(&mut added);
+        self.bad.sort_by_key(|b| b.facts.page_no);
     }
 
     /// The verdict of the page whose facts are `f` (as
@@ -456,6 +510,8 @@ impl Summary {
         }
         self.unverifiable.extend(next.unverifiable);
         self.bad.extend(next.bad);
+        self.links.extend(next.links);
+        self.stale.extend(next.stale);
     }
 
     /// The algorithm most pages verify with.

@@ -11,8 +11,10 @@
 //! | `zeroed`       | all zeros while its XDES entry marks it used                   | page start |
 //! | `torn`         | the LSN copies differ and the trailer's LSN is at most the newest LSN of the pages that verify | the trailer's LSN copy |
 //! | `corrupt`      | anything else that does not verify (checksum, LSN copies beyond any write, page_compressed header) | the failing field (checksum: page start) |
+//! | `stale`        | verifies, but a newer page that verifies shows it missed a write they share ([`crate::stale`]) | FIL_PAGE_LSN |
 //!
-//! `zeroed`, `torn` and `corrupt` are damage; `foreign` is a finding too.
+//! `zeroed`, `torn` and `corrupt` are damage; `foreign` and `stale` are
+//! findings too.
 //! Sources: MySQL 5.6/8.0 and MariaDB 10.11 `buf_page_is_corrupted`
 //! (`buf0buf.cc`): the LSN copies are compared first, then the checksum,
 //! and an all-zero page is accepted; `fsp0fsp.cc` (`fsp_alloc_free_page`,
@@ -29,6 +31,7 @@ use std::fmt;
 
 /// The verdict word of one page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum PageVerdict {
     /// Verifies.
     Valid,
@@ -45,6 +48,9 @@ pub enum PageVerdict {
     Torn,
     /// Does not verify, and is not torn.
     Corrupt,
+    /// Verifies, but is an older copy than another page that verifies
+    /// shows it should be ([`crate::stale`]).
+    Stale,
     /// A slot of the system tablespace's doublewrite buffer whose copy
     /// does not verify: a copy of another page, which the server skips
     /// when it does not verify (it only ever restores from a copy that
@@ -65,6 +71,7 @@ impl PageVerdict {
             PageVerdict::Zeroed => "zeroed",
             PageVerdict::Torn => "torn",
             PageVerdict::Corrupt => "corrupt",
+            PageVerdict::Stale => "stale",
             PageVerdict::Copy => "copy",
         }
     }
@@ -77,7 +84,7 @@ impl PageVerdict {
     }
     /// Damaged or foreign: a finding (exit 1).
     pub fn is_finding(self) -> bool {
-        self.is_damaged() || self == PageVerdict::Foreign
+        self.is_damaged() || matches!(self, PageVerdict::Foreign | PageVerdict::Stale)
     }
 }
 
@@ -130,6 +137,17 @@ pub enum PageEvidence {
     Problem(PageProblem),
     /// A doublewrite slot whose copy does not verify.
     DoublewriteCopy,
+    /// It verifies, but is older than a newer page shows it should be.
+    Stale {
+        /// This page's FIL_PAGE_LSN.
+        lsn: Lsn,
+        /// The newer page.
+        by: PageNo,
+        /// Its LSN.
+        by_lsn: Lsn,
+        /// What the newer page shows.
+        how: crate::links::StaleHow,
+    },
 }
 
 impl fmt::Display for PageEvidence {
@@ -181,6 +199,17 @@ impl fmt::Display for PageEvidence {
                 }
             }
             PageEvidence::Problem(p) => p.fmt(f),
+            PageEvidence::Stale {
+                lsn,
+                by,
+                by_lsn,
+                how,
+            } => write!(
+                f,
+                "verifies, but is an older copy (LSN {lsn}) than page {by} (LSN {by_lsn}) shows it \
+                 should be: {how}; the two are written in one mini-transaction, so this one \
+                 missed a write"
+            ),
             PageEvidence::DoublewriteCopy => f.write_str(
                 "a doublewrite buffer slot whose copy does not verify: a copy of another page, \
                  which the server skips; not damage of this file",
@@ -192,6 +221,7 @@ impl fmt::Display for PageEvidence {
 /// One page's verdict, its evidence and the one byte offset in the file
 /// the evidence is at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageJudgement {
     /// The page.
     pub page: PageNo,
@@ -220,6 +250,8 @@ pub fn problem_offset(ts: &Tablespace<'_>, problem: PageProblem) -> u64 {
         PageProblem::LsnMismatch { .. } => trailer_lsn_offset(ts),
         PageProblem::PageNo { .. } => crate::fil::FIL_PAGE_OFFSET as u64,
         PageProblem::SpaceId { .. } => crate::fil::FIL_PAGE_SPACE_ID as u64,
+        // An older copy: its LSN is the evidence.
+        PageProblem::Stale { .. } => crate::fil::FIL_PAGE_LSN as u64,
         PageProblem::NotDecompressed { offset } => u64::from(offset),
     }
 }
@@ -329,8 +361,22 @@ pub fn judge(
     }) {
         return at(PageVerdict::Corrupt, PageEvidence::Problem(p), p);
     }
-    if let Some(&p) = problems.first() {
+    if let Some(&p) = problems
+        .iter()
+        .find(|p| !matches!(p, PageProblem::Stale { .. }))
+    {
         return at(PageVerdict::Foreign, PageEvidence::Foreign(p), p);
+    }
+    if let Some(&p) = problems.first() {
+        if let PageProblem::Stale { by, by_lsn, how } = p {
+            let evidence = PageEvidence::Stale {
+                lsn: f.lsn,
+                by,
+                by_lsn,
+                how,
+            };
+            return at(PageVerdict::Stale, evidence, p);
+        }
     }
     let (verdict, evidence) = match f.verdict {
         Verdict::Empty => (PageVerdict::Empty, PageEvidence::NeverWritten),
@@ -361,6 +407,7 @@ pub fn judge(
 /// doublewrite block; when page 0 does not verify or the XDES page does
 /// not verify (nothing can be told).
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct ZeroRule {
     /// The last XDES page verified, and whether it verifies.
     xdes: Option<(u32, bool)>,
@@ -379,8 +426,9 @@ impl ZeroRule {
         self.xdes_verifies(ts, xdes_no) && ts.is_free_in_verified_xdes(n) == Some(false)
     }
 
-    /// Whether XDES page `xdes_no` verifies (verified once, then kept).
-    fn xdes_verifies(&mut self, ts: &Tablespace<'_>, xdes_no: u32) -> bool {
+    /// Whether XDES page `xdes_no` verifies (verified once, then kept:
+    /// pages come in order, so once per XDES page).
+    pub fn xdes_verifies(&mut self, ts: &Tablespace<'_>, xdes_no: u32) -> bool {
         match self.xdes {
             Some((x, ok)) if x == xdes_no => ok,
             _ => {
@@ -401,7 +449,12 @@ impl ZeroRule {
     /// and the whole of a space the rule is not applied to. So a run of
     /// known-zero pages (the holes of a sparse file) costs one look per
     /// extent that may be in use, whatever the size the file claims.
-    pub fn next_candidate(&mut self, ts: &Tablespace<'_>, n: PageNo, end: u32) -> Option<PageNo> {
+    pub(crate) fn next_candidate(
+        &mut self,
+        ts: &Tablespace<'_>,
+        n: PageNo,
+        end: u32,
+    ) -> Option<PageNo> {
         if ts.space_id().0 == 0 || !ts.detection().page0_ok {
             return None;
         }

@@ -36,9 +36,9 @@ pub const XDES_FLST_NODE: usize = 8;
 /// State field.
 pub const XDES_STATE: usize = 20;
 /// Bitmap field.
-pub const XDES_BITMAP: usize = 24;
+pub(crate) const XDES_BITMAP: usize = 24;
 /// Bits per page in the bitmap.
-pub const XDES_BITS_PER_PAGE: u32 = 2;
+pub(crate) const XDES_BITS_PER_PAGE: u32 = 2;
 /// The "page is free" bit.
 pub const XDES_FREE_BIT: u32 = 0;
 /// The "page is clean" bit (unused by InnoDB, always set).
@@ -151,7 +151,7 @@ impl ListLayout {
     /// extent lists of every segment): on every XDES page (page numbers that
     /// are multiples of the physical page size), `physical / extent_size`
     /// entries from XDES_ARR_OFFSET, node at XDES_FLST_NODE.
-    pub fn xdes_entries(physical_size: u32, extent_size: u32) -> Self {
+    pub(crate) fn xdes_entries(physical_size: u32, extent_size: u32) -> Self {
         ListLayout {
             page_stride: physical_size.max(1),
             array_offset: XDES_ARR_OFFSET as u32,
@@ -181,7 +181,7 @@ impl Tablespace<'_> {
 
     /// [`Self::is_free`] for a page whose XDES page the caller has
     /// verified (so a run of pages verifies it once).
-    pub fn is_free_in_verified_xdes(&self, n: PageNo) -> Option<bool> {
+    pub(crate) fn is_free_in_verified_xdes(&self, n: PageNo) -> Option<bool> {
         let physical = self.page_size();
         let within = n.0.checked_rem(physical)?;
         let xdes_page = self.page(PageNo(n.0.saturating_sub(within)))?;

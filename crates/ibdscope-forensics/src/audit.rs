@@ -54,11 +54,13 @@
 use ibdscope_core::checksum::{Scheme, Unverifiable, Verdict};
 use ibdscope_core::extents::{Owner, SpaceMap, SpaceProblem};
 use ibdscope_core::fil::FilHeader;
-use ibdscope_core::finding::FindingKind;
 use ibdscope_core::flst::page_readable;
 use ibdscope_core::index::IndexHeader;
-use ibdscope_core::space::page_facts;
+use ibdscope_core::space::{page_facts, PageProblem};
+use ibdscope_core::stale::{stale_by_links, stale_descriptor_at, Links};
 use ibdscope_core::verdict::trailer_lsn;
+use ibdscope_core::verdict::ZeroRule;
+use ibdscope_core::FindingKind;
 use ibdscope_core::{Engine, IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
 use std::fmt;
 
@@ -303,6 +305,9 @@ pub enum AuditKind {
         /// The descriptor page's LSN.
         xdes_lsn: Lsn,
     },
+    /// A page that verifies but is an older copy than a newer page shows
+    /// it should be: the page verdict `stale` ([`ibdscope_core::stale`]).
+    Stale(PageProblem),
     /// A structure finding between pages that verify.
     Structure(FindingKind),
     /// A structure finding in a file that also has damaged pages: possibly
@@ -343,6 +348,7 @@ impl AuditFinding {
             AuditKind::Torn { .. } => Some(ibdscope_core::PageVerdict::Torn),
             AuditKind::Damaged { .. } => Some(ibdscope_core::PageVerdict::Corrupt),
             AuditKind::Foreign { .. } => Some(ibdscope_core::PageVerdict::Foreign),
+            AuditKind::Stale(_) => Some(ibdscope_core::PageVerdict::Stale),
             AuditKind::ZeroFilled { .. } => Some(ibdscope_core::PageVerdict::Zeroed),
             _ => None,
         }
@@ -367,6 +373,7 @@ impl AuditFinding {
             | AuditKind::LinkElsewhere { .. }
             | AuditKind::LinkPastFile { .. }
             | AuditKind::FreeNewerThanXdes { .. }
+            | AuditKind::Stale(_)
             | AuditKind::Structure(_)
             | AuditKind::BeyondRedoEnd { .. } => AuditVerdict::Inconsistent,
             // Counted under the damage it follows, never a verdict alone.
@@ -439,12 +446,29 @@ pub struct Reference {
 
 /// How to audit.
 #[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
 pub struct AuditOptions {
     /// The datadir's reference points.
     pub reference: Reference,
     /// Skip the space-structure checks (the system tablespace and undo
     /// tablespaces hold structures the map does not model).
     pub pages_only: bool,
+}
+
+impl AuditOptions {
+    /// An audit against the datadir's reference points.
+    pub fn new(reference: Reference) -> Self {
+        AuditOptions {
+            reference,
+            pages_only: false,
+        }
+    }
+
+    /// These options with the space-structure checks skipped or not.
+    pub fn with_pages_only(mut self, pages_only: bool) -> Self {
+        self.pages_only = pages_only;
+        self
+    }
 }
 
 /// Pages newer than the checkpoint.
@@ -680,6 +704,7 @@ impl Builder<'_, '_> {
         b.structure(engine);
         b.links();
         b.free_newer_than_xdes();
+        b.stale();
         self.finish()
     }
 }
@@ -804,7 +829,7 @@ fn doublewrite_blocks(ts: &Tablespace<'_>) -> Option<[PageRun; 2]> {
         return None;
     }
     let at = page.len().checked_sub(TRX_SYS_DOUBLEWRITE_FROM_END)?;
-    let word = |o: usize| ibdscope_core::bytes::be_u32(page, at.checked_add(o)?);
+    let word = |o: usize| ibdscope_prims::bytes::be_u32(page, at.checked_add(o)?);
     if word(10)? != TRX_SYS_DOUBLEWRITE_MAGIC_N {
         return None;
     }
@@ -1416,6 +1441,52 @@ impl<'t, 'a> Builder<'t, 'a> {
         })
     }
 
+    /// The pages the stale rule judges ([`ibdscope_core::stale`]), from
+    /// the same per-page records: the older page of two that disagree,
+    /// one finding per page at its FIL_PAGE_LSN, as every command gives it.
+    fn stale(&mut self) {
+        let ts = self.ts;
+        let links: Vec<Links> = self
+            .slim
+            .iter()
+            .filter(|(_, s)| s.state == State::Index)
+            .filter_map(|(n, s)| {
+                Some(Links {
+                    page: u32::try_from(n).ok()?,
+                    prev: s.prev,
+                    next: s.next,
+                    lsn: s.lsn,
+                    index: s.index,
+                    level: s.level,
+                })
+            })
+            .collect();
+        let mut stale = stale_by_links(ts, &links);
+        drop(links);
+        let mut rule = ZeroRule::default();
+        for (n, s) in self.slim.iter() {
+            if !matches!(s.state, State::Index | State::Other) {
+                continue;
+            }
+            let Ok(n) = u32::try_from(n) else { break };
+            stale.extend(stale_descriptor_at(ts, PageNo(n), Lsn(s.lsn), |x| {
+                rule.xdes_verifies(ts, x)
+            }));
+        }
+        stale.sort_by_key(|(n, _)| *n);
+        stale.dedup_by_key(|(n, _)| *n);
+        for (n, problem) in stale {
+            if self.suspect(n) {
+                continue;
+            }
+            self.findings.push(AuditFinding {
+                page: Some(n),
+                file_offset: self.page_offset(n, ibdscope_core::fil::FIL_PAGE_LSN as u64),
+                kind: AuditKind::Stale(problem),
+            });
+        }
+    }
+
     /// Free pages newer than the descriptor page that says they are free.
     fn free_newer_than_xdes(&mut self) {
         let Some(map) = self.map.as_ref() else {
@@ -1679,6 +1750,7 @@ impl fmt::Display for AuditKind {
                 f,
                 "inconsistent generations: the page is free in the extent descriptor on page {xdes_page} (LSN {xdes_lsn}) but was written later (LSN {lsn})"
             ),
+            AuditKind::Stale(p) => write!(f, "stale: {p}"),
             AuditKind::Structure(k) => write!(f, "inconsistent generations: {k}"),
             AuditKind::StructureAfterDamage(k) => {
                 write!(f, "{k} (possibly a consequence of the damaged pages)")

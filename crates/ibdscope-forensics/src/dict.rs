@@ -24,10 +24,11 @@
 //! (page 7) is missing or does not verify, the four roots are found by
 //! their index ids in one pass over the pages (a problem says so).
 
+use crate::error::{Error, ErrorKind, Place};
 use crate::system::{DictHeader, FSP_DICT_HDR_PAGE_NO};
-use ibdscope_core::bytes::{be_u32, be_u64};
 use ibdscope_core::record::Chain;
 use ibdscope_core::{PageNo, RecFormat, RecPage, Tablespace, Visited, FIL_NULL};
+use ibdscope_prims::bytes::{be_u32, be_u64};
 use std::collections::BTreeMap;
 
 /// The most B-tree levels a walk descends.
@@ -36,6 +37,7 @@ const MAX_DEPTH: u32 = 32;
 /// A problem met while reading the dictionary: the page and the byte
 /// offset in the space where it was seen.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DictProblem {
     /// Which system table was being read.
     pub table: &'static str,
@@ -64,7 +66,7 @@ pub struct DictColumn {
 }
 
 /// `DATA_MYSQL_BINARY_CHARSET_COLL` (`data0type.h`).
-pub const DATA_MYSQL_BINARY_CHARSET_COLL: u32 = 63;
+pub(crate) const DATA_MYSQL_BINARY_CHARSET_COLL: u32 = 63;
 /// The collation of the servers' default character set, latin1
 /// (`latin1_swedish_ci`, 8): what `data_mysql_default_charset_coll` is
 /// unless the server was configured otherwise.
@@ -152,7 +154,7 @@ pub struct DictTable {
 }
 
 /// `DICT_N_COLS_COMPACT`.
-pub const DICT_N_COLS_COMPACT: u32 = 0x8000_0000;
+pub(crate) const DICT_N_COLS_COMPACT: u32 = 0x8000_0000;
 
 impl DictTable {
     /// The table flags as the server holds them (`dict0load.cc`
@@ -215,29 +217,6 @@ pub struct Survey {
     pub fields: u64,
     /// What could not be read.
     pub problems: Vec<DictProblem>,
-}
-
-/// Why the dictionary could not be read at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DictError {
-    /// Not space 0.
-    NotSystemSpace,
-    /// The dictionary header page is missing or does not verify (its byte
-    /// offset in the space).
-    NoHeader(u64),
-}
-
-impl std::fmt::Display for DictError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DictError::NotSystemSpace => f.write_str("not the system tablespace (space id 0)"),
-            DictError::NoHeader(at) => write!(
-                f,
-                "the data dictionary header (page {FSP_DICT_HDR_PAGE_NO}) at byte offset {at} is \
-                 missing or does not verify: no system table can be found"
-            ),
-        }
-    }
 }
 
 /// One leaf record's fields: `None` for SQL NULL.
@@ -674,7 +653,7 @@ fn text(f: &Fields<'_>, i: usize) -> Vec<u8> {
 /// lists: (index id, table, name) as `dict0boot.cc` `dict_boot` creates
 /// them (`DICT_TABLES_ID` 1, `DICT_COLUMNS_ID` 2, `DICT_INDEXES_ID` 3,
 /// `DICT_FIELDS_ID` 4, `DICT_TABLE_IDS_ID` 5, `dict0boot.h`).
-pub const BOOT_INDEXES: [(u64, &str, &str); 5] = [
+pub(crate) const BOOT_INDEXES: [(u64, &str, &str); 5] = [
     (1, "SYS_TABLES", "CLUST_IND"),
     (2, "SYS_COLUMNS", "CLUST_IND"),
     (3, "SYS_INDEXES", "CLUST_IND"),
@@ -716,7 +695,7 @@ impl Dictionary {
     pub fn for_each_table_row(
         ts: &Tablespace<'_>,
         mut f: impl FnMut(&DictTable),
-    ) -> Result<Vec<DictProblem>, DictError> {
+    ) -> Result<Vec<DictProblem>, Error> {
         let (hdr, mut r) = Self::reader(ts)?;
         r.read(hdr.sys_tables, |row| {
             if let Some(t) = table_row(row) {
@@ -729,13 +708,13 @@ impl Dictionary {
     /// Walks the dictionary of `ts` as [`Dictionary::read`] does, every
     /// page and record checked alike, but keeps only counts: memory does
     /// not grow with the number of tables (`audit DATADIR`).
-    pub fn survey(ts: &Tablespace<'_>) -> Result<Survey, DictError> {
+    pub fn survey(ts: &Tablespace<'_>) -> Result<Survey, Error> {
         Self::survey_roots(ts).map(|(s, _, _)| s)
     }
 
     /// [`Dictionary::survey`], with the dictionary header (its roots) and
     /// SYS_VIRTUAL's root as [`Dictionary::read`] finds it.
-    fn survey_roots(ts: &Tablespace<'_>) -> Result<(Survey, DictHeader, Option<u32>), DictError> {
+    fn survey_roots(ts: &Tablespace<'_>) -> Result<(Survey, DictHeader, Option<u32>), Error> {
         let (hdr, mut r) = Self::reader(ts)?;
         let mut s = Survey::default();
         let mut virtual_id = None;
@@ -779,11 +758,9 @@ impl Dictionary {
     }
 
     /// The dictionary header of `ts` and a reader of its trees.
-    fn reader<'t, 'a>(
-        ts: &'t Tablespace<'a>,
-    ) -> Result<(DictHeader, TreeReader<'t, 'a>), DictError> {
+    fn reader<'t, 'a>(ts: &'t Tablespace<'a>) -> Result<(DictHeader, TreeReader<'t, 'a>), Error> {
         if ts.space_id().0 != 0 {
-            return Err(DictError::NotSystemSpace);
+            return Err(Error::whole(ErrorKind::NotSystemSpace));
         }
         let at = ts.file_offset(PageNo(FSP_DICT_HDR_PAGE_NO));
         let mut r = TreeReader {
@@ -802,7 +779,13 @@ impl Dictionary {
         // The header is gone: the roots of the four basic tables are found
         // by their index ids instead (a root never moves and is the only
         // page of its index without siblings at the top level).
-        let roots = roots_by_index_id(ts).ok_or(DictError::NoHeader(at))?;
+        let roots = roots_by_index_id(ts).ok_or(Error {
+            kind: ErrorKind::NoDictHeader,
+            place: Place::Page {
+                page: PageNo(FSP_DICT_HDR_PAGE_NO),
+                file_offset: at,
+            },
+        })?;
         let [t, c, i, f] = roots;
         r.table = "DICT_HDR";
         r.problem(
@@ -836,7 +819,7 @@ impl Dictionary {
     }
 
     /// Reads the dictionary of the system tablespace `ts`.
-    pub fn read(ts: &Tablespace<'_>) -> Result<Dictionary, DictError> {
+    pub fn read(ts: &Tablespace<'_>) -> Result<Dictionary, Error> {
         let (hdr, mut r) = Self::reader(ts)?;
         let mut tables = Vec::new();
         r.read(hdr.sys_tables, |f| tables.extend(table_row(f)));
@@ -903,7 +886,7 @@ impl Dictionary {
     /// `TABLE_ID` first, `dict0boot.cc` `dict_boot`), holding one table at
     /// a time. A damaged dictionary is read whole instead ([`Dictionary::read`]:
     /// a key descent trusts the node pointers, the whole walk does not).
-    pub fn stream<'t, 'a>(ts: &'t Tablespace<'a>) -> Result<TableStream<'t, 'a>, DictError> {
+    pub fn stream<'t, 'a>(ts: &'t Tablespace<'a>) -> Result<TableStream<'t, 'a>, Error> {
         let (survey, hdr, vroot) = Self::survey_roots(ts)?;
         let whole = if survey.problems.is_empty() {
             None
@@ -1007,7 +990,7 @@ fn roots_by_index_id(ts: &Tablespace<'_>) -> Option<[u32; 4]> {
     let mut best: [Option<(u16, u64, u32)>; 4] = [None; 4];
     // An all-zero page is no root: the holes of a sparse file are skipped.
     for (PageNo(n), p) in ts.data_pages() {
-        if ibdscope_core::bytes::be_u16(p, 24) != Some(FIL_PAGE_INDEX)
+        if ibdscope_prims::bytes::be_u16(p, 24) != Some(FIL_PAGE_INDEX)
             || be_u32(p, 8) != Some(FIL_NULL)
             || be_u32(p, FIL_PAGE_NEXT) != Some(FIL_NULL)
         {
@@ -1026,7 +1009,7 @@ fn roots_by_index_id(ts: &Tablespace<'_>) -> Option<[u32; 4]> {
         if !ibdscope_core::space::verify_page(p, ts.scheme()).is_ok() {
             continue;
         }
-        let level = ibdscope_core::bytes::be_u16(p, 38 + 26).unwrap_or(0);
+        let level = ibdscope_prims::bytes::be_u16(p, 38 + 26).unwrap_or(0);
         let lsn = be_u64(p, 16).unwrap_or(0);
         if slot.is_none_or(|(l, s, _)| (level, lsn) > (l, s)) {
             *slot = Some((level, lsn, n));

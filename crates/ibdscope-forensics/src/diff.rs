@@ -15,6 +15,7 @@
 //! pages the owner in the [`SpaceMap`] of the copy that has it (BLOB pages
 //! belong to their index's leaf segment).
 
+use crate::error::{Error, ErrorKind};
 use ibdscope_core::extents::{Owner, SpaceMap};
 use ibdscope_core::fil::FilHeader;
 use ibdscope_core::index::IndexHeader;
@@ -49,6 +50,7 @@ pub enum Change {
 
 /// Which way an LSN moved from the first copy to the second.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Move {
     /// The second copy's page is newer.
     Newer,
@@ -125,32 +127,6 @@ pub struct DiffGroup<K = Move> {
     pub pages: u32,
 }
 
-/// Why two files cannot be compared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DiffError {
-    /// Their page sizes differ.
-    PageSize {
-        /// First copy's.
-        a: u32,
-        /// Second copy's.
-        b: u32,
-    },
-}
-
-impl fmt::Display for DiffError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            DiffError::PageSize { a, b } => write!(
-                f,
-                "page sizes differ ({a} and {b} bytes): not copies of one tablespace"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for DiffError {}
-
 /// The comparison.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -215,11 +191,7 @@ fn index_of(
 impl Diff {
     /// Compares `a` with `b`, page by page; their space maps are built on
     /// `engine`, and the page walk reports to its progress hook.
-    pub fn of(
-        a: &Tablespace<'_>,
-        b: &Tablespace<'_>,
-        engine: &Engine<'_>,
-    ) -> Result<Diff, DiffError> {
+    pub fn of(a: &Tablespace<'_>, b: &Tablespace<'_>, engine: &Engine<'_>) -> Result<Diff, Error> {
         Self::with_content(a, b, a, b, engine)
     }
 
@@ -234,7 +206,7 @@ impl Diff {
         content_a: &Tablespace<'_>,
         content_b: &Tablespace<'_>,
         engine: &Engine<'_>,
-    ) -> Result<Diff, DiffError> {
+    ) -> Result<Diff, Error> {
         let fits = |ts: &Tablespace<'_>, c: &Tablespace<'_>| {
             c.page_size() == ts.page_size() && c.n_pages() == ts.n_pages()
         };
@@ -249,12 +221,12 @@ impl Diff {
         ca: &Tablespace<'_>,
         cb: &Tablespace<'_>,
         engine: &Engine<'_>,
-    ) -> Result<Diff, DiffError> {
+    ) -> Result<Diff, Error> {
         if a.page_size() != b.page_size() {
-            return Err(DiffError::PageSize {
+            return Err(Error::whole(ErrorKind::PageSizesDiffer {
                 a: a.page_size(),
                 b: b.page_size(),
-            });
+            }));
         }
         let map_a = SpaceMap::build(ca, engine);
         let map_b = SpaceMap::build(cb, engine);

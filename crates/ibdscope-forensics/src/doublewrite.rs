@@ -222,6 +222,7 @@ pub enum Left {
 
 /// One page of the tablespace the doublewrite buffer concerns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Repair {
     /// The page.
     pub page: PageNo,

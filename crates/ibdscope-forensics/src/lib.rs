@@ -39,11 +39,13 @@ pub mod datadir;
 pub mod dict;
 pub mod diff;
 pub mod doublewrite;
+mod error;
 pub mod redo;
 pub mod system;
 pub mod undo;
 
 pub use audit::{Audit, AuditFinding, AuditKind, AuditOptions, AuditVerdict};
 pub use datadir::DatadirReport;
-pub use diff::{Diff, DiffError};
-pub use redo::{RedoError, RedoInfo};
+pub use diff::Diff;
+pub use error::{Error, ErrorKind, Place};
+pub use redo::RedoInfo;

@@ -52,30 +52,31 @@
 //! record only when its mini-transaction starts at or after the page's
 //! FIL_PAGE_LSN (`recv_recover_page`).
 
-use ibdscope_core::bytes::{be_u16, be_u32, be_u64};
+use crate::error::{Error, ErrorKind};
 use ibdscope_core::checksum::fold_binary;
-use ibdscope_core::crc32c::{crc32c, crc32c_extend};
 use ibdscope_core::{Lsn, PageNo, SpaceId};
+use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
+use ibdscope_prims::crc32c::{crc32c, crc32c_extend};
 use std::fmt;
 
 /// `OS_FILE_LOG_BLOCK_SIZE`.
-pub const LOG_BLOCK_SIZE: u64 = 512;
+pub(crate) const LOG_BLOCK_SIZE: u64 = 512;
 /// `LOG_FILE_HDR_SIZE`: the header of every file in the block formats.
-pub const LOG_FILE_HDR_SIZE: u64 = 2048;
+pub(crate) const LOG_FILE_HDR_SIZE: u64 = 2048;
 /// MariaDB 10.8+ `log_t::START_OFFSET`.
-pub const START_OFFSET_10_8: u64 = 12288;
+pub(crate) const START_OFFSET_10_8: u64 = 12288;
 /// MariaDB `recv_sys_t::MTR_SIZE_MAX`.
-pub const MTR_SIZE_MAX: u64 = 1 << 20;
+pub(crate) const MTR_SIZE_MAX: u64 = 1 << 20;
 /// `LOG_NO_CHECKSUM_MAGIC`.
-pub const LOG_NO_CHECKSUM_MAGIC: u32 = 0xDEAD_BEEF;
+pub(crate) const LOG_NO_CHECKSUM_MAGIC: u32 = 0xDEAD_BEEF;
 /// MariaDB `log_t::FORMAT_ENCRYPTED`.
-pub const FORMAT_ENCRYPTED: u32 = 1 << 31;
+pub(crate) const FORMAT_ENCRYPTED: u32 = 1 << 31;
 /// MariaDB `log_t::FORMAT_10_5`.
-pub const FORMAT_10_5: u32 = 0x5048_5953;
+pub(crate) const FORMAT_10_5: u32 = 0x5048_5953;
 /// MariaDB `log_t::FORMAT_10_8`.
-pub const FORMAT_10_8: u32 = 0x5068_7973;
+pub(crate) const FORMAT_10_8: u32 = 0x5068_7973;
 /// MySQL `Log_format::VERSION_8_0_30`.
-pub const FORMAT_8_0_30: u32 = 6;
+pub(crate) const FORMAT_8_0_30: u32 = 6;
 
 /// How the log's files are named, which decides how they are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,43 +248,6 @@ impl RedoInfo {
     }
 }
 
-/// Why a log cannot be read at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RedoError {
-    /// No files.
-    NoFiles,
-    /// The first file is shorter than its header.
-    TooShort {
-        /// Bytes.
-        len: u64,
-    },
-    /// The format word is not one the servers write.
-    UnknownFormat {
-        /// The word.
-        format: u32,
-    },
-    /// No checkpoint block verifies.
-    NoCheckpoint,
-}
-
-impl fmt::Display for RedoError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            RedoError::NoFiles => f.write_str("no redo log files"),
-            RedoError::TooShort { len } => {
-                write!(f, "redo log file too short ({len} bytes) for its header")
-            }
-            RedoError::UnknownFormat { format } => {
-                write!(f, "unknown redo log format 0x{format:08x}")
-            }
-            RedoError::NoCheckpoint => f.write_str("no checkpoint block of the redo log verifies"),
-        }
-    }
-}
-
-impl std::error::Error for RedoError {}
-
 impl fmt::Display for LogEnd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -300,14 +264,14 @@ impl fmt::Display for LogEnd {
 }
 
 /// Reads the log's checkpoint and end. `files` in any order.
-pub fn read(files: &[RedoFile<'_>], layout: RedoLayout) -> Result<RedoInfo, RedoError> {
+pub fn read(files: &[RedoFile<'_>], layout: RedoLayout) -> Result<RedoInfo, Error> {
     let mut files: Vec<RedoFile<'_>> = files.to_vec();
     files.sort_by_key(|f| f.id);
-    let first = files.first().ok_or(RedoError::NoFiles)?;
+    let first = files.first().ok_or(Error::whole(ErrorKind::NoRedoFiles))?;
     if (first.data.len() as u64) < LOG_FILE_HDR_SIZE {
-        return Err(RedoError::TooShort {
+        return Err(Error::whole(ErrorKind::RedoTooShort {
             len: first.data.len() as u64,
-        });
+        }));
     }
     let format = be_u32(first.data, 0).unwrap_or(0);
     let encrypted = format & FORMAT_ENCRYPTED != 0 && format != 0;
@@ -320,7 +284,7 @@ pub fn read(files: &[RedoFile<'_>], layout: RedoLayout) -> Result<RedoInfo, Redo
             read_group(&files, format, encrypted, creator, Legacy::No)
         }
         (_, FORMAT_8_0_30) => read_8030(&files, format, creator),
-        _ => Err(RedoError::UnknownFormat { format }),
+        _ => Err(Error::whole(ErrorKind::UnknownRedoFormat { format })),
     }
 }
 
@@ -386,8 +350,8 @@ fn read_group(
     encrypted: bool,
     creator: String,
     legacy: Legacy,
-) -> Result<RedoInfo, RedoError> {
-    let first = files.first().ok_or(RedoError::NoFiles)?;
+) -> Result<RedoInfo, Error> {
+    let first = files.first().ok_or(Error::whole(ErrorKind::NoRedoFiles))?;
     let mut notes = Vec::new();
     if legacy == Legacy::No && !block_ok(first.data.get(..512).unwrap_or(&[])) {
         notes.push(RedoNote::HeaderChecksum);
@@ -440,7 +404,7 @@ fn read_group(
         ));
     }
     found.sort_by_key(|(c, _)| c.no);
-    let (checkpoint, offset) = found.pop().ok_or(RedoError::NoCheckpoint)?;
+    let (checkpoint, offset) = found.pop().ok_or(Error::whole(ErrorKind::NoCheckpoint))?;
     let previous = found.pop().map(|(c, _)| c);
     let per_file = size.saturating_sub(LOG_FILE_HDR_SIZE);
     // log_t::file::calc_lsn_offset with (lsn, lsn_offset) = the checkpoint.
@@ -529,7 +493,7 @@ fn scan_blocks<'d>(
 
 /// MySQL 8.0.30+: every file carries its start LSN and two checkpoint
 /// blocks.
-fn read_8030(files: &[RedoFile<'_>], format: u32, creator: String) -> Result<RedoInfo, RedoError> {
+fn read_8030(files: &[RedoFile<'_>], format: u32, creator: String) -> Result<RedoInfo, Error> {
     let mut notes = Vec::new();
     // (start, end, file)
     let mut spans: Vec<(u64, u64, &RedoFile<'_>)> = Vec::new();
@@ -572,7 +536,7 @@ fn read_8030(files: &[RedoFile<'_>], format: u32, creator: String) -> Result<Red
         }
     }
     found.sort_by_key(|c| c.lsn);
-    let checkpoint = found.pop().ok_or(RedoError::NoCheckpoint)?;
+    let checkpoint = found.pop().ok_or(Error::whole(ErrorKind::NoCheckpoint))?;
     let previous = found.pop();
     let capacity = spans
         .iter()
@@ -606,7 +570,7 @@ fn read_10_8(
     format: u32,
     encrypted: bool,
     creator: String,
-) -> Result<RedoInfo, RedoError> {
+) -> Result<RedoInfo, Error> {
     let mut notes = Vec::new();
     if !block_ok(data.get(..512).unwrap_or(&[])) {
         notes.push(RedoNote::HeaderChecksum);
@@ -614,7 +578,7 @@ fn read_10_8(
     let first_lsn = be_u64(data, 8).unwrap_or(0);
     let size = data.len() as u64;
     if size < START_OFFSET_10_8 {
-        return Err(RedoError::TooShort { len: size });
+        return Err(Error::whole(ErrorKind::RedoTooShort { len: size }));
     }
     let mut found = Vec::new();
     for at in [4096u64, 8192] {
@@ -643,7 +607,7 @@ fn read_10_8(
         });
     }
     found.sort_by_key(|c| c.lsn);
-    let checkpoint = found.pop().ok_or(RedoError::NoCheckpoint)?;
+    let checkpoint = found.pop().ok_or(Error::whole(ErrorKind::NoCheckpoint))?;
     let previous = found.pop();
     let ring = Ring {
         data,
@@ -831,7 +795,7 @@ impl Ring<'_> {
 /// Pages tracked by default by [`log_pages`].
 pub const DEFAULT_MAX_PAGES: usize = 1 << 20;
 /// Problems kept by [`log_pages`]; the rest are counted.
-pub const MAX_PROBLEMS: usize = 16;
+pub(crate) const MAX_PROBLEMS: usize = 16;
 
 /// MariaDB 10.5+ page record types (`mrec_type_t`, `mtr0types.h`): bits
 /// 4..6 of the type byte.
@@ -1291,55 +1255,55 @@ impl<'a, 'f> Group<'a, 'f> {
 
 /// MySQL ≤ 5.7.8 `MLOG_*` types (`mtr0mtr.h` of 5.6).
 mod mlog {
-    pub const BYTE1: u8 = 1;
-    pub const BYTES2: u8 = 2;
-    pub const BYTES4: u8 = 4;
-    pub const BYTES8: u8 = 8;
-    pub const REC_INSERT: u8 = 9;
-    pub const REC_CLUST_DELETE_MARK: u8 = 10;
-    pub const REC_SEC_DELETE_MARK: u8 = 11;
-    pub const REC_UPDATE_IN_PLACE: u8 = 13;
-    pub const REC_DELETE: u8 = 14;
-    pub const LIST_END_DELETE: u8 = 15;
-    pub const LIST_START_DELETE: u8 = 16;
-    pub const LIST_END_COPY_CREATED: u8 = 17;
-    pub const PAGE_REORGANIZE: u8 = 18;
-    pub const PAGE_CREATE: u8 = 19;
-    pub const UNDO_INSERT: u8 = 20;
-    pub const UNDO_ERASE_END: u8 = 21;
-    pub const UNDO_INIT: u8 = 22;
-    pub const UNDO_HDR_DISCARD: u8 = 23;
-    pub const UNDO_HDR_REUSE: u8 = 24;
-    pub const UNDO_HDR_CREATE: u8 = 25;
-    pub const REC_MIN_MARK: u8 = 26;
-    pub const IBUF_BITMAP_INIT: u8 = 27;
-    pub const INIT_FILE_PAGE: u8 = 29;
-    pub const WRITE_STRING: u8 = 30;
-    pub const MULTI_REC_END: u8 = 31;
-    pub const DUMMY_RECORD: u8 = 32;
-    pub const FILE_CREATE: u8 = 33;
-    pub const FILE_RENAME: u8 = 34;
-    pub const FILE_DELETE: u8 = 35;
-    pub const COMP_REC_MIN_MARK: u8 = 36;
-    pub const COMP_PAGE_CREATE: u8 = 37;
-    pub const COMP_REC_INSERT: u8 = 38;
-    pub const COMP_REC_CLUST_DELETE_MARK: u8 = 39;
-    pub const COMP_REC_SEC_DELETE_MARK: u8 = 40;
-    pub const COMP_REC_UPDATE_IN_PLACE: u8 = 41;
-    pub const COMP_REC_DELETE: u8 = 42;
-    pub const COMP_LIST_END_DELETE: u8 = 43;
-    pub const COMP_LIST_START_DELETE: u8 = 44;
-    pub const COMP_LIST_END_COPY_CREATED: u8 = 45;
-    pub const COMP_PAGE_REORGANIZE: u8 = 46;
-    pub const FILE_CREATE2: u8 = 47;
-    pub const ZIP_WRITE_NODE_PTR: u8 = 48;
-    pub const ZIP_WRITE_BLOB_PTR: u8 = 49;
-    pub const ZIP_WRITE_HEADER: u8 = 50;
-    pub const ZIP_PAGE_COMPRESS: u8 = 51;
-    pub const ZIP_PAGE_COMPRESS_NO_DATA: u8 = 52;
-    pub const ZIP_PAGE_REORGANIZE: u8 = 53;
+    pub(crate) const BYTE1: u8 = 1;
+    pub(crate) const BYTES2: u8 = 2;
+    pub(crate) const BYTES4: u8 = 4;
+    pub(crate) const BYTES8: u8 = 8;
+    pub(crate) const REC_INSERT: u8 = 9;
+    pub(crate) const REC_CLUST_DELETE_MARK: u8 = 10;
+    pub(crate) const REC_SEC_DELETE_MARK: u8 = 11;
+    pub(crate) const REC_UPDATE_IN_PLACE: u8 = 13;
+    pub(crate) const REC_DELETE: u8 = 14;
+    pub(crate) const LIST_END_DELETE: u8 = 15;
+    pub(crate) const LIST_START_DELETE: u8 = 16;
+    pub(crate) const LIST_END_COPY_CREATED: u8 = 17;
+    pub(crate) const PAGE_REORGANIZE: u8 = 18;
+    pub(crate) const PAGE_CREATE: u8 = 19;
+    pub(crate) const UNDO_INSERT: u8 = 20;
+    pub(crate) const UNDO_ERASE_END: u8 = 21;
+    pub(crate) const UNDO_INIT: u8 = 22;
+    pub(crate) const UNDO_HDR_DISCARD: u8 = 23;
+    pub(crate) const UNDO_HDR_REUSE: u8 = 24;
+    pub(crate) const UNDO_HDR_CREATE: u8 = 25;
+    pub(crate) const REC_MIN_MARK: u8 = 26;
+    pub(crate) const IBUF_BITMAP_INIT: u8 = 27;
+    pub(crate) const INIT_FILE_PAGE: u8 = 29;
+    pub(crate) const WRITE_STRING: u8 = 30;
+    pub(crate) const MULTI_REC_END: u8 = 31;
+    pub(crate) const DUMMY_RECORD: u8 = 32;
+    pub(crate) const FILE_CREATE: u8 = 33;
+    pub(crate) const FILE_RENAME: u8 = 34;
+    pub(crate) const FILE_DELETE: u8 = 35;
+    pub(crate) const COMP_REC_MIN_MARK: u8 = 36;
+    pub(crate) const COMP_PAGE_CREATE: u8 = 37;
+    pub(crate) const COMP_REC_INSERT: u8 = 38;
+    pub(crate) const COMP_REC_CLUST_DELETE_MARK: u8 = 39;
+    pub(crate) const COMP_REC_SEC_DELETE_MARK: u8 = 40;
+    pub(crate) const COMP_REC_UPDATE_IN_PLACE: u8 = 41;
+    pub(crate) const COMP_REC_DELETE: u8 = 42;
+    pub(crate) const COMP_LIST_END_DELETE: u8 = 43;
+    pub(crate) const COMP_LIST_START_DELETE: u8 = 44;
+    pub(crate) const COMP_LIST_END_COPY_CREATED: u8 = 45;
+    pub(crate) const COMP_PAGE_REORGANIZE: u8 = 46;
+    pub(crate) const FILE_CREATE2: u8 = 47;
+    pub(crate) const ZIP_WRITE_NODE_PTR: u8 = 48;
+    pub(crate) const ZIP_WRITE_BLOB_PTR: u8 = 49;
+    pub(crate) const ZIP_WRITE_HEADER: u8 = 50;
+    pub(crate) const ZIP_PAGE_COMPRESS: u8 = 51;
+    pub(crate) const ZIP_PAGE_COMPRESS_NO_DATA: u8 = 52;
+    pub(crate) const ZIP_PAGE_REORGANIZE: u8 = 53;
     /// `MLOG_SINGLE_REC_FLAG`.
-    pub const SINGLE_REC_FLAG: u8 = 0x80;
+    pub(crate) const SINGLE_REC_FLAG: u8 = 0x80;
 }
 
 /// A cursor over the record bytes of block-format log: LSNs count the

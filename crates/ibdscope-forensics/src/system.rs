@@ -35,14 +35,14 @@
 //! `SYS_TABLE_IDS` 36, `SYS_COLUMNS` 40, `SYS_INDEXES` 44, `SYS_FIELDS` 48
 //! (4 each), `DICT_HDR_FSEG_HEADER` 56.
 
-use ibdscope_core::bytes::{be_u16, be_u32, be_u64};
 use ibdscope_core::{PageNo, Tablespace, FIL_NULL};
+use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 
 /// `FSEG_PAGE_DATA` (`fsp0types.h`): where a page's payload starts after
 /// the FIL header.
 pub const FSEG_PAGE_DATA: usize = 38;
 /// `FSP_IBUF_HEADER_PAGE_NO`.
-pub const FSP_IBUF_HEADER_PAGE_NO: u32 = 3;
+pub(crate) const FSP_IBUF_HEADER_PAGE_NO: u32 = 3;
 /// `FSP_IBUF_TREE_ROOT_PAGE_NO`.
 pub const FSP_IBUF_TREE_ROOT_PAGE_NO: u32 = 4;
 /// `FSP_TRX_SYS_PAGE_NO`.
@@ -56,15 +56,15 @@ pub const TRX_SYS_N_RSEGS: usize = 128;
 /// `TRX_SYS_RSEGS`: the rollback segment slots, from `TRX_SYS`.
 pub const TRX_SYS_RSEGS: usize = 18;
 /// `TRX_SYS_RSEG_SLOT_SIZE`: space (4), page (4).
-pub const TRX_SYS_RSEG_SLOT_SIZE: usize = 8;
+pub(crate) const TRX_SYS_RSEG_SLOT_SIZE: usize = 8;
 /// `TRX_SYS_DOUBLEWRITE_MAGIC_N`.
-pub const TRX_SYS_DOUBLEWRITE_MAGIC_N: u32 = 536_853_855;
+pub(crate) const TRX_SYS_DOUBLEWRITE_MAGIC_N: u32 = 536_853_855;
 /// `TRX_SYS_DOUBLEWRITE_SPACE_ID_STORED_N`.
-pub const TRX_SYS_DOUBLEWRITE_SPACE_ID_STORED_N: u32 = 1_783_657_386;
+pub(crate) const TRX_SYS_DOUBLEWRITE_SPACE_ID_STORED_N: u32 = 1_783_657_386;
 /// `TRX_SYS_MYSQL_LOG_MAGIC_N`.
-pub const TRX_SYS_MYSQL_LOG_MAGIC_N: u32 = 873_422_344;
+pub(crate) const TRX_SYS_MYSQL_LOG_MAGIC_N: u32 = 873_422_344;
 /// `TRX_SYS_MYSQL_LOG_NAME_LEN`.
-pub const TRX_SYS_MYSQL_LOG_NAME_LEN: usize = 512;
+pub(crate) const TRX_SYS_MYSQL_LOG_NAME_LEN: usize = 512;
 
 /// What the fixed page `n` of the system tablespace is, if it is one.
 pub fn special_page(n: u32) -> Option<&'static str> {
@@ -301,7 +301,7 @@ impl SystemSpace {
 pub fn continues(first_page: &[u8], expected: u32) -> bool {
     match be_u32(first_page, 4) {
         Some(n) if n == expected => true,
-        Some(_) => ibdscope_core::bytes::is_zeroes(first_page),
+        Some(_) => ibdscope_prims::bytes::is_zeroes(first_page),
         None => false,
     }
 }

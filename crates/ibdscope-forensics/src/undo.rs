@@ -61,12 +61,13 @@
 //! zeros there is damage ([`Damage::Zeroed`]), and the undo behind a
 //! damaged page is lost ([`ChainEnd::Lost`]), never called purged.
 
+use crate::error::{Error, ErrorKind};
 use crate::system::{
     RsegSlot, FSEG_PAGE_DATA, FSP_TRX_SYS_PAGE_NO, TRX_SYS_RSEGS, TRX_SYS_RSEG_SLOT_SIZE,
 };
-use ibdscope_core::bytes::{be_u16, be_u32, be_u64};
-use ibdscope_core::{PageNo, Tablespace, Verdict, FIL_NULL};
-use std::collections::HashSet;
+use ibdscope_core::{Lsn, PageNo, Tablespace, Verdict, FIL_NULL};
+use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
+use std::collections::{HashMap, HashSet};
 
 /// `FIL_PAGE_UNDO_LOG` (`fil0fil.h`).
 pub const FIL_PAGE_UNDO_LOG: u16 = 2;
@@ -313,53 +314,34 @@ impl UndoRec {
     }
 }
 
-/// Why a record could not be decoded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RecError {
-    /// Byte offset on the page.
-    pub at: usize,
-    /// What, in words.
-    pub what: String,
-}
-
 /// Decodes the undo record at `offset` of `page`; with `n_unique` (the
 /// clustered index's unique field count) also the key and update vector.
-pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<UndoRec, RecError> {
-    let err = |at: usize, what: &str| RecError {
-        at,
-        what: what.to_string(),
-    };
+pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<UndoRec, Error> {
+    let err = |at: usize, kind: ErrorKind| Error::in_page(kind, at);
     // Records lie between the page header and the FIL trailer (8 bytes).
     let limit = page.len().saturating_sub(8);
     let first = TRX_UNDO_PAGE_HDR.saturating_add(18);
     if offset < first || offset.saturating_add(4) > limit {
-        return Err(err(
-            offset,
-            "the record offset is outside the page's record area",
-        ));
+        return Err(err(offset, ErrorKind::UndoOutsideRecords));
     }
     let next = usize::from(be_u16(page, offset).unwrap_or(0));
     if next <= offset.saturating_add(4) || next > limit {
-        return Err(err(
-            offset,
-            &format!("the record runs past its page (its next-record offset is {next})"),
-        ));
+        return Err(err(offset, ErrorKind::UndoPastPage { next }));
     }
     let end = next.saturating_sub(2);
     if usize::from(be_u16(page, end).unwrap_or(0)) != offset {
-        return Err(err(
-            end,
-            "the record's trailing offset does not point back to its start",
-        ));
+        return Err(err(end, ErrorKind::UndoTrailer));
     }
     let mut pos = offset.saturating_add(2);
-    let tb = *page.get(pos).ok_or_else(|| err(pos, "short"))?;
+    let tb = *page
+        .get(pos)
+        .ok_or_else(|| err(pos, ErrorKind::UndoShort))?;
     pos = pos.saturating_add(1);
     let upd_extern = tb & 128 != 0;
     let tb = tb & 127;
     let rec_type = tb & 15;
     let cmpl_info = tb >> 4;
-    let short = |pos: usize| err(pos, "a field runs past the record's end");
+    let short = |pos: usize| err(pos, ErrorKind::UndoFieldPastEnd);
     let undo_no = read_much_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
     let table_id = read_much_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
     let mut r = UndoRec {
@@ -401,10 +383,7 @@ pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<
         let n = read_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
         // each field takes at least 2 bytes: the count is bounded by the record
         if usize::try_from(n).unwrap_or(usize::MAX) > end.saturating_sub(pos) / 2 {
-            return Err(err(
-                pos,
-                &format!("{n} updated fields cannot fit in the record"),
-            ));
+            return Err(err(pos, ErrorKind::UndoTooManyFields { n }));
         }
         for _ in 0..n {
             let f = read_compressed(page, &mut pos, end).ok_or_else(|| short(pos))?;
@@ -418,6 +397,7 @@ pub fn parse_rec(page: &[u8], offset: usize, n_unique: Option<usize>) -> Result<
 /// A problem met in the undo logs: the space, the page and the byte
 /// offset in the space.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UndoProblem {
     /// The space id.
     pub space: u32,
@@ -434,11 +414,16 @@ pub struct UndoProblem {
 /// roll pointer): the page verdict's words. Such a page is claimed, so an
 /// all-zero one is damaged, not empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Damage {
     /// Every byte is zero.
     Zeroed,
-    /// Its checksum does not verify.
+    /// Its checksum does not verify (and it is not torn).
     Corrupt,
+    /// A write that stopped part way: the LSN copies differ and the
+    /// trailer's LSN is one the space's pages that verify reached (the
+    /// core's rule, [`ibdscope_core::verdict`]).
+    Torn,
     /// It verifies, but its header names another page or space.
     Foreign {
         /// `FIL_PAGE_SPACE_ID` as stored.
@@ -452,11 +437,13 @@ pub enum Damage {
 }
 
 impl Damage {
-    /// The verdict word: `zeroed`, `corrupt`, `foreign`, `unverifiable`.
+    /// The verdict word: `zeroed`, `corrupt`, `torn`, `foreign`,
+    /// `unverifiable`.
     pub fn word(self) -> &'static str {
         match self {
             Damage::Zeroed => "zeroed",
             Damage::Corrupt => "corrupt",
+            Damage::Torn => "torn",
             Damage::Foreign { .. } => "foreign",
             Damage::Unverifiable => "unverifiable",
         }
@@ -467,6 +454,9 @@ impl Damage {
         match self {
             Damage::Zeroed => "every byte is 0".into(),
             Damage::Corrupt => "its checksum does not verify".into(),
+            Damage::Torn => "its LSN copies differ and the trailer holds the LSN of an earlier \
+                             write: a write that stopped part way"
+                .into(),
             Damage::Foreign { space, page } => {
                 format!("it verifies but carries page {page} of space {space}")
             }
@@ -482,9 +472,41 @@ impl Damage {
 /// another page's or space's header. `None` when it verifies (or is not
 /// in the file: the caller says so).
 pub fn page_damage(ts: &Tablespace<'_>, space: u32, page: u32) -> Option<Damage> {
+    page_damage_within(ts, space, page, || newest_verified(ts))
+}
+
+/// The newest LSN of the pages of `ts` that verify: the bound of a torn
+/// write ([`ibdscope_core::verdict`]), from one pass.
+fn newest_verified(ts: &Tablespace<'_>) -> Option<Lsn> {
+    ibdscope_core::Summary::of(ts, &ibdscope_core::Engine::default()).newest_verified
+}
+
+/// [`page_damage`] with the torn bound from `newest`, asked only for a
+/// page whose LSN copies differ. A page that does not verify is judged by
+/// the core's one rule ([`ibdscope_core::verdict::judge`]): torn or
+/// corrupt, as every command judges it.
+pub fn page_damage_within(
+    ts: &Tablespace<'_>,
+    space: u32,
+    page: u32,
+    newest: impl FnOnce() -> Option<Lsn>,
+) -> Option<Damage> {
     let p = ts.page(PageNo(page))?;
     let f = ibdscope_core::space::page_facts(p, PageNo(page), ts.scheme());
+    let lsn_copies_differ = f.lsn_pair.is_some_and(|(h, t)| h != t);
     match f.verdict {
+        Verdict::Mismatch | Verdict::Valid(_)
+            if f.verdict == Verdict::Mismatch || lsn_copies_differ =>
+        {
+            let problems: Vec<ibdscope_core::space::PageProblem> = ts.page_problems(&f).collect();
+            let bound = if lsn_copies_differ { newest() } else { None };
+            let j = ibdscope_core::verdict::judge(ts, &f, &problems, bound);
+            Some(if j.verdict == ibdscope_core::PageVerdict::Torn {
+                Damage::Torn
+            } else {
+                Damage::Corrupt
+            })
+        }
         Verdict::Valid(_) => (f.stored_page_no.0 != page
             || (f.has_space_id && f.space_id.0 != space))
             .then_some(Damage::Foreign {
@@ -499,6 +521,7 @@ pub fn page_damage(ts: &Tablespace<'_>, space: u32, page: u32) -> Option<Damage>
 
 /// A damaged page the undo's pointers reach.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DamagedPage {
     /// The rollback segment (TRX_SYS slot) whose pointers reach it.
     pub rseg: u32,
@@ -606,6 +629,9 @@ pub struct Undo<'s, 'a> {
     /// The damaged pages the pointers reached, each once.
     pub damaged: Vec<DamagedPage>,
     trx_ids: HashSet<u64>,
+    /// Per space, the newest LSN of its pages that verify (the torn bound),
+    /// found once, when a page whose LSN copies differ is met.
+    newest: std::cell::RefCell<HashMap<u32, Option<Lsn>>>,
 }
 
 fn page_off(ts: &Tablespace<'_>, page: u32, at: usize) -> u64 {
@@ -674,6 +700,17 @@ pub fn known_state(s: u16) -> Option<&'static str> {
 }
 
 impl<'s, 'a> Undo<'s, 'a> {
+    /// [`page_damage`], the torn bound of each space found once.
+    pub fn damage(&self, ts: &Tablespace<'_>, space: u32, page: u32) -> Option<Damage> {
+        page_damage_within(ts, space, page, || {
+            *self
+                .newest
+                .borrow_mut()
+                .entry(space)
+                .or_insert_with(|| newest_verified(ts))
+        })
+    }
+
     /// Reads the rollback segments of `slots` (TRX_SYS) in `spaces`
     /// (space id, space: the system space and the undo tablespaces), their
     /// history lists and undo segments. Every pointer is checked against
@@ -694,6 +731,7 @@ impl<'s, 'a> Undo<'s, 'a> {
             problems: Vec::new(),
             damaged: Vec::new(),
             trx_ids: HashSet::new(),
+            newest: std::cell::RefCell::new(HashMap::new()),
         };
         let trx_sys = At {
             space: 0,
@@ -702,7 +740,7 @@ impl<'s, 'a> Undo<'s, 'a> {
         };
         if let Some(d) = u
             .space(0)
-            .and_then(|ts| page_damage(ts, 0, FSP_TRX_SYS_PAGE_NO))
+            .and_then(|ts| u.damage(ts, 0, FSP_TRX_SYS_PAGE_NO))
         {
             u.problem(
                 trx_sys,
@@ -831,7 +869,7 @@ impl<'s, 'a> Undo<'s, 'a> {
                 return Err(None);
             }
         }
-        if let Some(d) = page_damage(ts, space, page) {
+        if let Some(d) = self.damage(ts, space, page) {
             // Each damaged page is said once, at the first pointer to it.
             if !self
                 .damaged
@@ -1180,9 +1218,9 @@ impl<'s, 'a> Undo<'s, 'a> {
                             At {
                                 space,
                                 page: page_no,
-                                at: e.at,
+                                at: e.page_byte().unwrap_or(at),
                             },
-                            format!("undo record at offset {at}: {}", e.what),
+                            format!("undo record at offset {at}: {e}"),
                         );
                         return;
                     }
@@ -1353,7 +1391,7 @@ pub fn chain<'s, 'a>(
         let damage = u
             .rseg_space(rp)
             .and_then(|sp| u.space(sp).map(|ts| (sp, ts)))
-            .and_then(|(sp, ts)| page_damage(ts, sp, rp.page));
+            .and_then(|(sp, ts)| u.damage(ts, sp, rp.page));
         if let Some(d) = damage {
             return (
                 steps,
@@ -1407,8 +1445,10 @@ pub fn chain<'s, 'a>(
                 return (
                     steps,
                     problem(format!(
-                        "undo record at page {}, offset {}: {} (byte {} of the page)",
-                        rp.page, rp.offset, e.what, e.at
+                        "undo record at page {}, offset {}: {e} (byte {} of the page)",
+                        rp.page,
+                        rp.offset,
+                        e.page_byte().unwrap_or(0)
                     )),
                 )
             }
@@ -1521,13 +1561,17 @@ mod tests {
         let words: Vec<&str> = [
             Damage::Zeroed,
             Damage::Corrupt,
+            Damage::Torn,
             Damage::Foreign { space: 1, page: 2 },
             Damage::Unverifiable,
         ]
         .iter()
         .map(|d| d.word())
         .collect();
-        assert_eq!(words, ["zeroed", "corrupt", "foreign", "unverifiable"]);
+        assert_eq!(
+            words,
+            ["zeroed", "corrupt", "torn", "foreign", "unverifiable"]
+        );
         assert_eq!(slot_at(0), 56);
         assert_eq!(slot_at(127), 56 + 127 * 8);
     }
@@ -1581,7 +1625,14 @@ mod tests {
         // a next pointer past the page: an error, no panic
         let mut bad = page.clone();
         bad[at..at + 2].copy_from_slice(&20000u16.to_be_bytes());
-        assert!(parse_rec(&bad, at, Some(1)).is_err());
+        // the crate's one error, with the byte of the page it lies at
+        let e = parse_rec(&bad, at, Some(1)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::UndoPastPage { next: 20000 });
+        assert_eq!(e.place, crate::error::Place::InPage(at));
+        assert_eq!(
+            e.to_string(),
+            "the record runs past its page (its next-record offset is 20000)"
+        );
         // the update count made huge
         for cut in 0..r.len() {
             let mut p = page.clone();

@@ -2,7 +2,7 @@
 //! files and how to print. Built by a front end (the `ibdscope` binary's
 //! clap definitions) before any file is opened; plain data, no parsing.
 
-use crate::host::Host;
+use ibdscope::host::Host;
 pub use ibdscope_core::Options as SpaceOptions;
 pub use ibdscope_render::ImageFormat;
 use std::path::PathBuf;
@@ -185,20 +185,7 @@ pub struct RestoreOpts {
     pub force: bool,
 }
 
-/// Where `schema` and `rows` take the table definition from.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DefOpts {
-    /// `--frm`.
-    pub frm: Option<PathBuf>,
-    /// `--ddl`.
-    pub ddl: Option<PathBuf>,
-    /// `--datadir`: the datadir whose InnoDB dictionary (MySQL ≤ 5.7,
-    /// MariaDB) defines the table when the file has no SDI and no `.frm`.
-    pub datadir: Option<PathBuf>,
-    /// `--table DB/NAME`: the dictionary's table of that name (a table in
-    /// the system tablespace, read from `ibdata1`).
-    pub table: Option<String>,
-}
+pub use ibdscope::definition::DefOpts;
 
 /// What `rows` reads and shows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -6,12 +6,12 @@
 //! `""` is the empty string. Numbers and fixed words are written bare.
 //!
 //! A name read from a file (an index name, a path) is written as text
-//! shows it ([`crate::names`]: control characters, bidirectional overrides
+//! shows it ([`ibdscope::names`]: control characters, bidirectional overrides
 //! and bytes that are not UTF-8 escaped), then quoted by the same rule, so
 //! that no name can end a field or a row, or carry a control character to
 //! a terminal. Data (`rows`' values) is written exactly ([`Field`]).
 
-use crate::names::{self, Shown};
+use ibdscope::names::{self, Shown};
 use std::fmt::{self, Write as _};
 use std::path::Path;
 

@@ -149,7 +149,7 @@ impl<'w> Json<'w> {
     /// names it).
     pub fn kv_index(
         &mut self,
-        a: &crate::analysis::Analysis<'_>,
+        a: &ibdscope::analysis::Analysis<'_>,
         id: ibdscope_core::IndexId,
     ) -> io::Result<&mut Self> {
         self.kv_num("index_id", id.0)?.key("index_name")?;
@@ -166,7 +166,7 @@ impl<'w> Json<'w> {
     /// `"key": path` as a string; a path that is not UTF-8 is written
     /// lossily (U+FFFD) and followed by `"key_bytes": [its exact bytes]`.
     pub fn kv_path(&mut self, k: &str, p: &std::path::Path) -> io::Result<&mut Self> {
-        let bytes = crate::names::path_bytes(p);
+        let bytes = ibdscope::names::path_bytes(p);
         match std::str::from_utf8(bytes) {
             Ok(s) => self.kv_str(k, s),
             Err(_) => {

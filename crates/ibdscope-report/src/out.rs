@@ -9,7 +9,7 @@
 //! draw leaves the old target as it was and no partial file.
 
 use crate::args::{Cmd, Opts};
-use crate::names;
+use ibdscope::names;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -292,7 +292,7 @@ mod tests {
                     cmd,
                     vec![input.clone()],
                     Format::Text,
-                    std::sync::Arc::new(crate::host::ReadHost),
+                    std::sync::Arc::new(ibdscope::host::ReadHost),
                 )
             };
             let mut text = Vec::new();

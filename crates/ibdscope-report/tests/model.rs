@@ -4,12 +4,12 @@
 //! page (a copy with flipped bytes in two leaf pages), and the end of the
 //! file (a copy cut mid-file), through every command in process.
 
+use ibdscope::analysis::Analysis;
 use ibdscope_core::{Engine, IndexId, Tablespace};
-use ibdscope_report::analysis::Analysis;
+use ibdscope_prims::json;
 use ibdscope_report::args::{Cmd, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_report::{run, Outcome};
-use ibdscope_schema::json;
 use ibdscope_schema::sdi::{sdi_json, Sdi};
 use ibdscope_testkit::{corpus, fixtures, tsv};
 use std::path::{Path, PathBuf};

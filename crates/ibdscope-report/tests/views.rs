@@ -11,10 +11,10 @@
 //! the tree has two levels, the root at level 1 and the rest at level 0.
 //! A root alone is a one-level tree (level 0).
 
+use ibdscope_prims::json::{self, Value};
 use ibdscope_report::args::{Cmd, Format, Opts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_report::run;
-use ibdscope_schema::json::{self, Value};
 use ibdscope_testkit::{fixtures, tsv};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

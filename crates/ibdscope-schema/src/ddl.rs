@@ -44,13 +44,13 @@ use std::fmt;
 /// Largest statement text read (64 MiB: a mysqldump file with rows).
 pub const MAX_DDL_BYTES: usize = 64 << 20;
 /// Most columns in one table (MySQL's and MariaDB's limit is 4096).
-pub const MAX_COLUMNS: usize = 4096;
+pub(crate) const MAX_COLUMNS: usize = 4096;
 /// Most keys in one table (the servers' `MAX_KEY` is 64).
-pub const MAX_KEYS: usize = 128;
+pub(crate) const MAX_KEYS: usize = 128;
 /// Most parts of one key (`MAX_REF_PARTS`: 16 in MySQL, 32 in MariaDB).
-pub const MAX_KEY_PARTS: usize = 64;
+pub(crate) const MAX_KEY_PARTS: usize = 64;
 /// Most ENUM elements (65535) — SET has at most 64.
-pub const MAX_ELEMENTS: usize = 65535;
+pub(crate) const MAX_ELEMENTS: usize = 65535;
 
 /// What went wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -27,11 +27,11 @@ use crate::table::{
 };
 
 /// `DATA_NOT_NULL`.
-pub const DATA_NOT_NULL: u32 = 256;
+pub(crate) const DATA_NOT_NULL: u32 = 256;
 /// `DATA_UNSIGNED`.
-pub const DATA_UNSIGNED: u32 = 512;
+pub(crate) const DATA_UNSIGNED: u32 = 512;
 /// `DATA_VIRTUAL` (MariaDB 10.2+, MySQL 5.7).
-pub const DATA_VIRTUAL: u32 = 8192;
+pub(crate) const DATA_VIRTUAL: u32 = 8192;
 /// `DICT_CLUSTERED`.
 pub const DICT_CLUSTERED: u32 = 1;
 /// `DICT_UNIQUE`.
@@ -72,9 +72,9 @@ pub struct DictIdx {
 }
 
 /// How a note on a DECIMAL column begins ([`values_not_shown`]).
-pub const NOTE_DECIMAL: &str = "DECIMAL: ";
+pub(crate) const NOTE_DECIMAL: &str = "DECIMAL: ";
 /// How a note on an ENUM or SET column begins ([`values_not_shown`]).
-pub const NOTE_ENUM_SET: &str = "ENUM or SET: ";
+pub(crate) const NOTE_ENUM_SET: &str = "ENUM or SET: ";
 
 /// Whether a column with this note shows values that are not the server's
 /// (DECIMAL's stored bytes, ENUM's and SET's stored numbers), rather than
@@ -87,7 +87,7 @@ pub fn values_not_shown(note: &str) -> bool {
 /// have: (fewest and most digits, smallest and largest scale), over
 /// DECIMAL(M,D) with M up to 65 and D up to 30 (`DECIMAL_MAX_PRECISION`,
 /// `DECIMAL_MAX_SCALE`; bytes by `strings/decimal.cc` `decimal_bin_size`).
-pub fn decimal_bounds(len: u32) -> Option<((u32, u32), (u32, u32))> {
+pub(crate) fn decimal_bounds(len: u32) -> Option<((u32, u32), (u32, u32))> {
     let mut b: Option<((u32, u32), (u32, u32))> = None;
     for m in 1..=65u32 {
         for d in 0..=m.min(30) {

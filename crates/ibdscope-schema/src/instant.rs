@@ -39,7 +39,6 @@ use crate::row::{
 };
 use crate::table::{ColType, Column, Hidden, InstantDefault, LayoutField, RecordLayout, TableDef};
 use crate::zip::{DATA_ROLL_PTR_LEN, DATA_TRX_ID_LEN};
-use ibdscope_core::bytes::{be_u16, be_u32};
 use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
 use ibdscope_core::index::{IndexHeader, PAGE_DIRECTION, PAGE_HEADER};
 use ibdscope_core::record::{
@@ -47,6 +46,7 @@ use ibdscope_core::record::{
     REC_INFO_DELETED_FLAG, REC_INFO_MIN_REC_FLAG, SUPREMUM_DATA,
 };
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope_prims::bytes::{be_u16, be_u32};
 use std::fmt;
 
 /// `PAGE_HEADER + PAGE_INSTANT`: MariaDB's name for the 2 bytes MySQL

@@ -1,10 +1,10 @@
 //! The JSON reader of the SDI documents MySQL 8.0+ stores in its
-//! tablespaces: the core's (`ibdscope_core::json`, RFC 8259, bounded in depth,
-//! never panicking, errors with the byte offset), which also reads the
-//! `component_keyring_file` JSON. Numbers keep their text (SDI ids are
-//! 64-bit and must not pass through `f64`).
+//! tablespaces: the internal crate's (`ibdscope_prims::json`, RFC 8259,
+//! bounded in depth, never panicking, errors with the byte offset), which
+//! also reads the `component_keyring_file` JSON; not re-exported. Numbers
+//! keep their text (SDI ids are 64-bit and must not pass through `f64`).
 
-pub use ibdscope_core::json::{parse, JsonError, Value, MAX_DEPTH};
+pub(crate) use ibdscope_prims::json::{parse, JsonError, Value};
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]

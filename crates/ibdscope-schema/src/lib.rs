@@ -32,7 +32,7 @@ pub mod ddl;
 pub mod dictdef;
 pub mod frm;
 pub mod instant;
-pub mod json;
+mod json;
 pub mod leaves;
 pub mod row;
 pub mod sdi;

@@ -122,13 +122,13 @@
 
 use crate::table::{LayoutField, RecordLayout};
 pub use crate::zip::BTR_EXTERN_FIELD_REF_SIZE;
-use ibdscope_core::bytes::{be_u16, be_u32};
 use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
 use ibdscope_core::record::{
     Rec, RecFormat, RecPage, RecType, REC_INFO_INSTANT_FLAG, REC_INFO_VERSION_FLAG,
     REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
 };
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope_prims::bytes::{be_u16, be_u32};
 use std::fmt;
 
 /// Offset of the space id in a reference.
@@ -1059,6 +1059,7 @@ impl std::error::Error for LobError {}
 
 /// How an off-page read ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LobRead {
     /// All the reference's bytes were appended.
     Complete,
@@ -1693,9 +1694,7 @@ mod tests {
     fn ts(d: &[u8]) -> Tablespace<'_> {
         Tablespace::with_options(
             d,
-            ibdscope_core::Options {
-                page_size: Some(16384),
-            },
+            ibdscope_core::Options::default().with_page_size(Some(16384)),
         )
         .unwrap()
     }

@@ -36,25 +36,25 @@
 //! at FIL_PAGE_DATA the part length (4) and next page (4, FIL_NULL ends),
 //! then the data (`LOB_HDR_PART_LEN`, `LOB_HDR_NEXT_PAGE_NO`, `LOB_HDR_SIZE`).
 
-use ibdscope_core::bytes::{be_u16, be_u32};
 use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
 use ibdscope_core::inflate::{inflate_zlib, InflateError};
 use ibdscope_core::record::{RecPage, Visited};
 use ibdscope_core::xdes::{xdes_size, XDES_ARR_OFFSET};
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
+use ibdscope_prims::bytes::{be_u16, be_u32};
 use std::fmt;
 
 /// `Encryption::INFO_MAX_SIZE` (MySQL 8.0 `os0enc.h`).
-pub const ENCRYPTION_INFO_MAX_SIZE: usize = 115;
+pub(crate) const ENCRYPTION_INFO_MAX_SIZE: usize = 115;
 /// The only SDI version MySQL writes (`SDI_VERSION`, `dict0sdi.h`).
-pub const SDI_VERSION: u32 = 1;
+pub(crate) const SDI_VERSION: u32 = 1;
 /// Fixed bytes of a leaf record before the data.
 const LEAF_FIXED: usize = 33;
 /// `BTR_EXTERN_FIELD_REF_SIZE`.
 const EXTERN_REF: usize = 20;
 /// Largest uncompressed SDI accepted (the server's own limit is the
 /// 4-byte length; real ones are a few KiB to a few MiB).
-pub const MAX_SDI_BYTES: u32 = 64 << 20;
+pub(crate) const MAX_SDI_BYTES: u32 = 64 << 20;
 
 /// Where the SDI root is named on page 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,7 +69,7 @@ pub struct SdiRoot {
 
 /// The offset on page 0 of the SDI version field, for the space's page
 /// and extent size.
-pub fn sdi_offset(ts: &Tablespace<'_>) -> Option<usize> {
+pub(crate) fn sdi_offset(ts: &Tablespace<'_>) -> Option<usize> {
     let f = ts.format();
     let extent = f.extent_size();
     let entries = f.physical_size.checked_div(extent)? as usize;
@@ -81,7 +81,7 @@ pub fn sdi_offset(ts: &Tablespace<'_>) -> Option<usize> {
 
 /// The SDI root named on page 0, when the space's flags say it has SDI
 /// and page 0 is readable.
-pub fn sdi_root(ts: &Tablespace<'_>) -> Option<SdiRoot> {
+pub(crate) fn sdi_root(ts: &Tablespace<'_>) -> Option<SdiRoot> {
     if !ts.format().sdi {
         return None;
     }
@@ -452,6 +452,12 @@ fn parse_leaf(page: &[u8], page_no: PageNo, origin: u16, deleted: bool) -> Optio
     })
 }
 
+/// Whether `doc` (an SDI document [`sdi_json`] inflated) is well-formed
+/// JSON.
+pub fn is_json(doc: &[u8]) -> bool {
+    crate::json::parse(doc).is_ok()
+}
+
 /// Assembles the compressed bytes of `rec` (in-record part, then the
 /// off-page chain) into `zbuf`, and inflates them into `out` (both are
 /// cleared first). On error, `out` holds what could be inflated.
@@ -589,9 +595,7 @@ mod tests {
                 p[38..42].copy_from_slice(&100u32.to_be_bytes());
                 p[42..46].copy_from_slice(&next.to_be_bytes());
             }
-            let opts = ibdscope_core::Options {
-                page_size: Some(16384),
-            };
+            let opts = ibdscope_core::Options::default().with_page_size(Some(16384));
             let ts = Tablespace::with_options(&d, opts).unwrap();
             let ext = ExternRef {
                 page: PageNo(2),

@@ -112,7 +112,7 @@ pub enum ColType {
 
 impl ColType {
     /// The type for an SDI column `type` number.
-    pub fn from_dd(n: u64) -> ColType {
+    pub(crate) fn from_dd(n: u64) -> ColType {
         use ColType::*;
         match n {
             1 => Decimal,
@@ -191,7 +191,7 @@ impl ColType {
     /// BLOB, TEXT, JSON, GEOMETRY, VECTOR: stored as InnoDB `DATA_BLOB` /
     /// `DATA_GEOMETRY` (`DATA_LARGE_MTYPE`), lengths in 1 or 2 bytes and
     /// possibly off-page.
-    pub fn is_lob(self) -> bool {
+    pub(crate) fn is_lob(self) -> bool {
         // VECTOR: MySQL 9's Field_vector is a Field_blob, so InnoDB stores
         // it as DATA_BLOB (**unconfirmed** in `ha_innodb.cc`; the corpus
         // values are all shorter than 128 bytes and cannot tell).
@@ -238,7 +238,7 @@ pub enum Charset {
 impl Charset {
     /// The charset of a MySQL collation id (`strings/ctype-*.cc`; ids from
     /// `INFORMATION_SCHEMA.COLLATIONS`). Unknown ids give `Unknown`.
-    pub fn of_collation(id: u32) -> Charset {
+    pub(crate) fn of_collation(id: u32) -> Charset {
         use Charset::*;
         match id {
             63 => Binary,
@@ -331,7 +331,7 @@ impl Charset {
     }
 
     /// Fewest and most bytes per character, when known.
-    pub fn mb_len(self) -> Option<(u32, u32)> {
+    pub(crate) fn mb_len(self) -> Option<(u32, u32)> {
         use Charset::*;
         match self {
             Binary | Latin1 | Ascii | OtherSingleByte => Some((1, 1)),
@@ -372,7 +372,7 @@ pub enum SysCol {
 
 impl SysCol {
     /// The system column named `name`, if it is one.
-    pub fn of_name(name: &str) -> Option<SysCol> {
+    pub(crate) fn of_name(name: &str) -> Option<SysCol> {
         match name {
             "DB_ROW_ID" => Some(SysCol::RowId),
             "DB_TRX_ID" => Some(SysCol::TrxId),
@@ -383,7 +383,7 @@ impl SysCol {
     }
     /// Stored length (`data0type.h` `DATA_ROW_ID_LEN`, `DATA_TRX_ID_LEN`,
     /// `DATA_ROLL_PTR_LEN`; FTS_DOC_ID is a BIGINT).
-    pub fn stored_len(self) -> u16 {
+    pub(crate) fn stored_len(self) -> u16 {
         match self {
             SysCol::RowId | SysCol::TrxId => 6,
             SysCol::RollPtr => 7,
@@ -411,6 +411,7 @@ pub enum InstantDefault {
 /// `print_default_clause`, 8.0 the same function reading the DD's
 /// `default_value_utf8` / `default_option`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ColumnDefault {
     /// DEFAULT NULL.
     Null,
@@ -429,6 +430,7 @@ pub enum ColumnDefault {
 
 /// Table options a definition holds beyond its columns and indexes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TableOptions {
     /// The table's default collation id (0: not known).
     pub collation_id: u32,
@@ -547,7 +549,7 @@ impl Column {
 
     /// Bytes of the fractional seconds part (`my_time.h`
     /// `my_datetime_binary_length` and friends: (fsp + 1) / 2).
-    pub fn frac_bytes(&self) -> u32 {
+    pub(crate) fn frac_bytes(&self) -> u32 {
         self.fsp.min(6).saturating_add(1) / 2
     }
 
@@ -560,7 +562,7 @@ impl Column {
     /// spaces) and fixed (characters × mbmaxlen) in REDUNDANT; fixed
     /// lengths above 768 bytes (`DICT_MAX_FIXED_COL_LEN`) are stored as
     /// variable (`dict_index_add_col`).
-    pub fn fixed_len(&self, compact: bool) -> Result<Option<u32>, LayoutError> {
+    pub(crate) fn fixed_len(&self, compact: bool) -> Result<Option<u32>, LayoutError> {
         use ColType::*;
         if let Some(s) = self.sys() {
             return Ok(Some(u32::from(s.stored_len())));
@@ -617,7 +619,7 @@ impl Column {
     /// `DATA_BIG_COL`: the length of a variable-length field takes two
     /// bytes when 128 or more (and may flag off-page storage), because
     /// the column's maximum length is above 255 bytes or it is a BLOB.
-    pub fn is_big(&self) -> bool {
+    pub(crate) fn is_big(&self) -> bool {
         self.col_type.is_lob() || self.length > 255
     }
 
@@ -658,7 +660,7 @@ pub(crate) fn hires_len(t: ColType, fsp: u32) -> Option<u32> {
 
 /// `DICT_MAX_FIXED_COL_LEN` (`dict0mem.h`): longer fixed columns are stored
 /// as variable-length.
-pub const DICT_MAX_FIXED_COL_LEN: u32 = 768;
+pub(crate) const DICT_MAX_FIXED_COL_LEN: u32 = 768;
 
 /// Bytes of a binary DECIMAL(precision, scale) (`strings/decimal.cc`
 /// `decimal_bin_size`): 4 bytes per 9 digits, `dig2bytes` for the rest.
@@ -735,7 +737,7 @@ pub enum RowFormat {
 
 impl RowFormat {
     /// From the SDI number.
-    pub fn from_dd(n: u64) -> RowFormat {
+    pub(crate) fn from_dd(n: u64) -> RowFormat {
         match n {
             2 => RowFormat::Dynamic,
             3 => RowFormat::Compressed,
@@ -801,18 +803,18 @@ pub struct TableDef {
 pub const NAME_CHAR_LEN: usize = 64;
 /// Most characters in one ENUM/SET element: `MAX_INTERVAL_VALUE_LENGTH`
 /// (mysql-server 8.0 `sql/sql_const.h`).
-pub const MAX_INTERVAL_VALUE_LENGTH: usize = 255;
+pub(crate) const MAX_INTERVAL_VALUE_LENGTH: usize = 255;
 /// Most ENUM elements: `MAX_ENUM_VALUES` (mysql-server `sql/sql_const.h`).
-pub const MAX_ENUM_VALUES: usize = 65535;
+pub(crate) const MAX_ENUM_VALUES: usize = 65535;
 /// Most SET elements (one bit each in 8 bytes).
-pub const MAX_SET_VALUES: usize = 64;
+pub(crate) const MAX_SET_VALUES: usize = 64;
 /// Most characters in a column or index comment: `COLUMN_COMMENT_MAXLEN`,
 /// `INDEX_COMMENT_MAXLEN` (1024, MariaDB/server and mysql-server
 /// `include/mysql_com.h`).
-pub const COLUMN_COMMENT_MAXLEN: usize = 1024;
+pub(crate) const COLUMN_COMMENT_MAXLEN: usize = 1024;
 /// Most characters in a table comment: `TABLE_COMMENT_MAXLEN` (2048, same
 /// files).
-pub const TABLE_COMMENT_MAXLEN: usize = 2048;
+pub(crate) const TABLE_COMMENT_MAXLEN: usize = 2048;
 
 /// A name, element or comment longer than the servers allow: a definition
 /// that no server wrote, refused before it is repeated on every row.
@@ -867,7 +869,7 @@ pub fn bound(what: &'static str, number: usize, text: &str, max: usize) -> Resul
 
 /// The bounds a column's name and ENUM/SET elements must keep (column
 /// number `n`, 1-based).
-pub fn bound_column(n: usize, c: &Column) -> Result<(), TooLong> {
+pub(crate) fn bound_column(n: usize, c: &Column) -> Result<(), TooLong> {
     bound("column name", n, &c.name, NAME_CHAR_LEN)?;
     bound("comment of column", n, &c.comment, COLUMN_COMMENT_MAXLEN)?;
     let max = if c.col_type == ColType::Set {
@@ -898,7 +900,7 @@ impl TableDef {
     /// Every name and element within the servers' bounds ([`TooLong`]
     /// otherwise): the table's name, its columns' names and ENUM/SET
     /// elements, its indexes' names.
-    pub fn check_bounds(&self) -> Result<(), TooLong> {
+    pub(crate) fn check_bounds(&self) -> Result<(), TooLong> {
         bound("table name", 0, &self.name, NAME_CHAR_LEN)?;
         bound("schema name", 0, &self.schema, NAME_CHAR_LEN)?;
         for (i, c) in self.columns.iter().enumerate() {
@@ -983,7 +985,7 @@ impl std::fmt::Display for LayoutError {
 impl std::error::Error for LayoutError {}
 
 /// `key=value;key=value;` as the DD writes `se_private_data` and `options`.
-pub fn dd_property<'a>(props: &'a str, key: &str) -> Option<&'a str> {
+pub(crate) fn dd_property<'a>(props: &'a str, key: &str) -> Option<&'a str> {
     props.split(';').find_map(|kv| {
         kv.split_once('=')
             .filter(|(k, _)| *k == key)
@@ -993,7 +995,7 @@ pub fn dd_property<'a>(props: &'a str, key: &str) -> Option<&'a str> {
 
 /// Decodes standard base64 (RFC 4648, with padding), as the SDI writes
 /// ENUM/SET element names. `None` on a character outside the alphabet.
-pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let val = |c: u8| -> Option<u32> {
         match c {
             b'A'..=b'Z' => Some(u32::from(c.wrapping_sub(b'A'))),
@@ -1022,7 +1024,7 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
 }
 
 /// Hex digits (either case) as bytes, `None` when not hex.
-pub fn hex_bytes(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn hex_bytes(s: &str) -> Option<Vec<u8>> {
     hex_decode(s)
 }
 
@@ -1514,7 +1516,7 @@ impl TableDef {
     /// has a one-byte NULL bitmap. A word is never NULL nor empty, so the
     /// byte below the 5-byte header of the root's first record tells: 0
     /// is the bitmap, anything else the word's length.
-    pub fn settle_fts_word(&mut self, ts: &ibdscope_core::Tablespace<'_>) {
+    pub(crate) fn settle_fts_word(&mut self, ts: &ibdscope_core::Tablespace<'_>) {
         let Some(ix) = self.clustered() else { return };
         if ix.name != "FTS_INDEX_TABLE_IND" {
             return;
@@ -1562,7 +1564,7 @@ impl TableDef {
     }
 
     /// The index whose InnoDB id is `id`.
-    pub fn index_by_id(&self, id: u64) -> Option<&IndexDef> {
+    pub(crate) fn index_by_id(&self, id: u64) -> Option<&IndexDef> {
         self.indexes.iter().find(|i| i.id == Some(id))
     }
 
@@ -1680,7 +1682,7 @@ pub struct LayoutField {
 
 impl LayoutField {
     /// Present in records of row version `v`.
-    pub fn in_version(&self, v: u32) -> bool {
+    pub(crate) fn in_version(&self, v: u32) -> bool {
         self.version_added <= v && self.version_dropped.is_none_or(|d| d > v)
     }
 }
@@ -1719,7 +1721,7 @@ pub fn quote_ident(name: &str, out: &mut String) {
 }
 
 /// A SQL string literal in single quotes, `'` and `\` escaped.
-pub fn quote_string(s: &str, out: &mut String) {
+pub(crate) fn quote_string(s: &str, out: &mut String) {
     out.push('\'');
     for c in s.chars() {
         match c {
@@ -1747,7 +1749,7 @@ impl Column {
 
     /// The column's length in characters (strings: bytes over the most
     /// bytes per character).
-    pub fn char_len(&self) -> u32 {
+    pub(crate) fn char_len(&self) -> u32 {
         self.length
             .checked_div(self.mbmaxlen())
             .unwrap_or(self.length)

@@ -36,6 +36,7 @@ use std::fmt::Write as _;
 
 /// What [`render`] wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Rendered {
     /// A number, valid as a JSON number (integers, DECIMAL, FLOAT,
     /// DOUBLE).

@@ -57,7 +57,6 @@
 //! one log entry per log byte; nothing is allocated but `out` (reused by
 //! the caller; it grows to twice the logical page size).
 
-use ibdscope_core::bytes::be_u16;
 use ibdscope_core::fil::FIL_PAGE_PREV;
 use ibdscope_core::index::{
     PAGE_DATA, PAGE_DIR, PAGE_DIR_SLOT_SIZE, PAGE_HEADER, PAGE_HEAP_TOP, PAGE_LEVEL,
@@ -70,6 +69,7 @@ use ibdscope_core::record::{
     REC_NODE_PTR_SIZE, REC_N_NEW_EXTRA_BYTES,
 };
 use ibdscope_core::FIL_NULL;
+use ibdscope_prims::bytes::be_u16;
 use std::fmt;
 
 /// `BTR_EXTERN_FIELD_REF_SIZE`: the bytes of an off-page reference (a BLOB
@@ -723,7 +723,7 @@ impl<'p> ZipPage<'p> {
             n_slots: usize::from(hdr(PAGE_N_DIR_SLOTS)),
             heap_top: usize::from(hdr(PAGE_HEAP_TOP)),
             leaf: hdr(PAGE_LEVEL) == 0,
-            prev_null: ibdscope_core::bytes::be_u32(physical, FIL_PAGE_PREV) == Some(FIL_NULL),
+            prev_null: ibdscope_prims::bytes::be_u32(physical, FIL_PAGE_PREV) == Some(FIL_NULL),
         })
     }
 

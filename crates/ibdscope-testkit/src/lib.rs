@@ -9,6 +9,8 @@
 //! count printed, so a run that skipped says so.
 #![allow(clippy::disallowed_macros)] // Test support: prints what it skipped.
 
+pub mod source;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -9,9 +9,15 @@
 //!   crate (a re-export in `lib.rs`) is refused; the root is the front door
 //!   for other crates only;
 //! - the crates form no cycle (`Cargo.toml`, every kind of dependency), the
-//!   page core `ibdscope` is built from no other workspace crate and
-//!   `ibdscope-render` from no `ibdscope*` crate (their `[dependencies]`;
-//!   test support in `[dev-dependencies]` is allowed).
+//!   page core `ibdscope-core` is built from no other workspace crate but
+//!   the internal ones ([`INTERNAL`]), which are built from none,
+//!   `ibdscope-render` from no `ibdscope*` crate, and the front door
+//!   `ibdscope` only from the library crates (core, schema, forensics, the
+//!   internal ones) (their `[dependencies]`; test support in
+//!   `[dev-dependencies]` is allowed);
+//! - the report opens a space only through the front door
+//!   (`ibdscope::open`): no `Tablespace::new`/`with_options`, no
+//!   `Host::open`/`open_joined` of its own outside tests.
 //!
 //! Code under `#[cfg(test)]` (a `mod tests { .. }` to its closing brace, a
 //! `mod tests;` file, any other item) is not read: tests may reach anywhere.
@@ -27,11 +33,15 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, Tok};
+
 /// The crates whose module rules fail the test: every crate.
 const CHECKED: &[&str] = &[
+    "ibdscope",
     "ibdscope-core",
     "ibdscope-cli",
     "ibdscope-forensics",
+    "ibdscope-prims",
     "ibdscope-render",
     "ibdscope-report",
     "ibdscope-schema",
@@ -42,11 +52,21 @@ const CHECKED: &[&str] = &[
 /// failed: none.
 const THROUGH_ROOT_LATER: &[&str] = &[];
 
-/// The page core: built from no other workspace crate.
+/// The page core: built from no other workspace crate but [`INTERNAL`].
 const CORE: &str = "ibdscope-core";
+
+/// Internal crates (not a public API) under the page core: built from no
+/// workspace crate.
+const INTERNAL: &[&str] = &["ibdscope-prims"];
 
 /// Knows nothing of InnoDB: built from no `ibdscope*` crate.
 const RENDER: &str = "ibdscope-render";
+
+/// The front door: built from the library crates only.
+const FRONT: &str = "ibdscope";
+
+/// What the front door is built from.
+const FRONT_DEPS: &[&str] = &["ibdscope-core", "ibdscope-schema", "ibdscope-forensics"];
 
 #[test]
 fn imports() {
@@ -200,9 +220,21 @@ fn check_crate_graph(manifests: &[Manifest], failures: &mut Vec<String>) {
             if *dev {
                 continue;
             }
-            if m.name == CORE {
+            if (m.name == CORE && !INTERNAL.contains(&dep.as_str()))
+                || INTERNAL.contains(&m.name.as_str())
+            {
                 failures.push(format!(
-                    "crate {CORE} (the page core) depends on workspace crate {dep}"
+                    "crate {} (the page core or under it) depends on workspace crate {dep}",
+                    m.name
+                ));
+            }
+            if m.name == FRONT
+                && !FRONT_DEPS.contains(&dep.as_str())
+                && !INTERNAL.contains(&dep.as_str())
+            {
+                failures.push(format!(
+                    "crate {FRONT} (the front door) depends on {dep}: it sits on the library \
+                     crates only, below the report"
                 ));
             }
             if m.name == RENDER && dep.starts_with("ibdscope") {
@@ -216,6 +248,53 @@ fn check_crate_graph(manifests: &[Manifest], failures: &mut Vec<String>) {
     for (cycle, _) in cycles(&graph) {
         failures.push(format!("crate cycle: {}", cycle.join(" -> ")));
     }
+}
+
+// ---------------------------------------------------------------------------
+// One way to open a space.
+
+/// Opening a space outside the front door: what the report must not
+/// write outside its tests.
+const OPENS: &[&str] = &[
+    "Tablespace::new(",
+    "Tablespace::with_options(",
+    "host.open(",
+    ".open_joined(",
+];
+
+/// Report files that still open a space themselves, and why: none but the
+/// version history, which moves into `ibdscope-forensics` (its opening
+/// goes with it).
+const OPENS_LATER: &[&str] = &["cmd/history.rs"];
+
+#[test]
+fn the_report_opens_spaces_through_the_front_door() {
+    let src = ibdscope_testkit::root().join("crates/ibdscope-report/src");
+    let mut files = Vec::new();
+    rust_files(&src, &src, &mut files);
+    assert!(!files.is_empty(), "no source under {}", src.display());
+    let mut found = Vec::new();
+    for rel in &files {
+        let shown = rel.display().to_string();
+        if OPENS_LATER.contains(&shown.as_str()) {
+            continue;
+        }
+        let text = fs::read_to_string(src.join(rel)).expect("report source");
+        let code: String = blank(&text).into_iter().collect();
+        // The file's tests (a `#[cfg(test)]` module at its end) may open
+        // what they build.
+        let code = code.split("\n#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            for o in OPENS.iter().filter(|o| line.contains(*o)) {
+                found.push(format!("src/{shown}:{}: {o}", n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the report opens a space outside ibdscope::open:\n  {}",
+        found.join("\n  ")
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -462,11 +541,6 @@ struct Scan {
     test_mods: Vec<String>,
 }
 
-struct Tok {
-    text: String,
-    line: usize,
-}
-
 /// A `#[cfg(test)]` item being skipped: the brace depth it started at and
 /// whether its body brace was opened.
 struct TestItem {
@@ -580,30 +654,6 @@ fn scan(text: &str, path: &[String]) -> Scan {
     out
 }
 
-/// `cfg(test)` or `cfg(all(.., test, ..))`.
-fn is_cfg_test(body: &[&str]) -> bool {
-    match body {
-        ["cfg", "(", "test", ")"] => true,
-        ["cfg", "(", "all", "(", rest @ ..] => {
-            // `test` directly inside all(..), not nested in not(..)/any(..).
-            let mut depth = 0usize;
-            for w in rest {
-                match *w {
-                    "(" => depth += 1,
-                    ")" => match depth.checked_sub(1) {
-                        Some(d) => depth = d,
-                        None => break,
-                    },
-                    "test" if depth == 0 => return true,
-                    _ => {}
-                }
-            }
-            false
-        }
-        _ => false,
-    }
-}
-
 /// The names a path after `crate::` starts with: `x` in `crate::x::..`,
 /// `a` and `b` in `crate::{a::.., b}`, `*` for a glob.
 fn names_after(toks: &[Tok], start: usize, out: &mut Vec<(String, usize)>) {
@@ -633,160 +683,6 @@ fn names_after(toks: &[Tok], start: usize, out: &mut Vec<(String, usize)>) {
             _ => {}
         }
     }
-}
-
-/// The index of the token closing the one at `open`, or the last token.
-fn matching(toks: &[Tok], open: usize, o: &str, c: &str) -> usize {
-    let mut depth = 0usize;
-    for (k, tok) in toks.iter().enumerate().skip(open) {
-        if tok.text == o {
-            depth += 1;
-        } else if tok.text == c {
-            depth -= 1;
-            if depth == 0 {
-                return k;
-            }
-        }
-    }
-    toks.len().saturating_sub(1)
-}
-
-fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == '_')
-}
-
-fn is_ident_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// Identifiers (and numbers), `::`, and every other character alone.
-fn tokens(chars: &[char]) -> Vec<Tok> {
-    let mut out = Vec::new();
-    let mut line = 1;
-    let mut i = 0;
-    while let Some(&c) = chars.get(i) {
-        if c == '\n' {
-            line += 1;
-            i += 1;
-        } else if c.is_whitespace() {
-            i += 1;
-        } else if is_ident_char(c) {
-            let start = i;
-            while chars.get(i).is_some_and(|&c| is_ident_char(c)) {
-                i += 1;
-            }
-            let text: String = chars[start..i].iter().collect();
-            out.push(Tok { text, line });
-        } else if c == ':' && chars.get(i + 1) == Some(&':') {
-            out.push(Tok {
-                text: "::".to_string(),
-                line,
-            });
-            i += 2;
-        } else {
-            out.push(Tok {
-                text: c.to_string(),
-                line,
-            });
-            i += 1;
-        }
-    }
-    out
-}
-
-/// The source with comments and string and character literals blanked
-/// (newlines kept, so lines still count).
-fn blank(text: &str) -> Vec<char> {
-    let mut s: Vec<char> = text.chars().collect();
-    let at = |s: &[char], i: usize| s.get(i).copied().unwrap_or('\0');
-    let wipe = |s: &mut [char], from: usize, to: usize| {
-        for c in s.iter_mut().take(to).skip(from) {
-            if *c != '\n' {
-                *c = ' ';
-            }
-        }
-    };
-    let mut i = 0;
-    while i < s.len() {
-        let c = s[i];
-        let prev_ident = i > 0 && is_ident_char(s[i - 1]);
-        if c == '/' && at(&s, i + 1) == '/' {
-            let end = (i..s.len()).find(|&k| s[k] == '\n').unwrap_or(s.len());
-            wipe(&mut s, i, end);
-            i = end;
-        } else if c == '/' && at(&s, i + 1) == '*' {
-            // Block comments nest.
-            let mut depth = 0usize;
-            let mut k = i;
-            while k < s.len() {
-                if s[k] == '/' && at(&s, k + 1) == '*' {
-                    depth += 1;
-                    k += 2;
-                } else if s[k] == '*' && at(&s, k + 1) == '/' {
-                    depth -= 1;
-                    k += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    k += 1;
-                }
-            }
-            wipe(&mut s, i, k);
-            i = k;
-        } else if c == 'r'
-            && (!prev_ident
-                || (i >= 2 && s[i - 1] == 'b' && !is_ident_char(at(&s, i.wrapping_sub(2)))))
-            && matches!(at(&s, i + 1), '"' | '#')
-        {
-            // A raw string r"..", r#".."#, or a raw identifier r#name.
-            let hashes = (i + 1..s.len()).take_while(|&k| s[k] == '#').count();
-            let quote = i + 1 + hashes;
-            if at(&s, quote) != '"' {
-                i += 1;
-                continue;
-            }
-            let mut k = quote + 1;
-            while k < s.len() {
-                if s[k] == '"' && (1..=hashes).all(|h| at(&s, k + h) == '#') {
-                    break;
-                }
-                k += 1;
-            }
-            let end = (k + 1 + hashes).min(s.len());
-            wipe(&mut s, i + 1, end);
-            i = end;
-        } else if c == '"' {
-            let mut k = i + 1;
-            while k < s.len() && s[k] != '"' {
-                k += if s[k] == '\\' { 2 } else { 1 };
-            }
-            let end = (k + 1).min(s.len());
-            wipe(&mut s, i, end);
-            i = end;
-        } else if c == '\'' {
-            // A character literal ('x', '\n', '\u{..}'), or a lifetime ('a).
-            let end = if at(&s, i + 1) == '\\' {
-                (i + 3..s.len()).find(|&k| s[k] == '\'').map(|k| k + 1)
-            } else if at(&s, i + 2) == '\'' {
-                Some(i + 3)
-            } else {
-                None
-            };
-            match end {
-                Some(end) => {
-                    wipe(&mut s, i, end);
-                    i = end;
-                }
-                None => i += 1,
-            }
-        } else {
-            i += 1;
-        }
-    }
-    s
 }
 
 // ---------------------------------------------------------------------------

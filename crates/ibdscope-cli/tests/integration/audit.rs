@@ -193,14 +193,7 @@ fn crash_copy_checkpoint_and_log_end_are_the_servers() {
     ] {
         let data = std::fs::read(dir.join(f)).unwrap();
         let ts = Tablespace::new(&data).unwrap();
-        let a = Audit::with_options(
-            &ts,
-            &Engine::default(),
-            AuditOptions {
-                reference,
-                pages_only: false,
-            },
-        );
+        let a = Audit::with_options(&ts, &Engine::default(), AuditOptions::new(reference));
         let by_hand = ts
             .scan()
             .filter(|p| p.lsn > r.checkpoint.lsn && p.verdict.is_ok())
@@ -526,14 +519,7 @@ fn hot_copy_lies_between_the_servers_figures() {
             ts.scan().all(|p| p.lsn.0 <= after),
             "{f}: a page newer than the server"
         );
-        let a = Audit::with_options(
-            &ts,
-            &Engine::default(),
-            AuditOptions {
-                reference,
-                pages_only: false,
-            },
-        );
+        let a = Audit::with_options(&ts, &Engine::default(), AuditOptions::new(reference));
         let beyond = a
             .findings
             .iter()

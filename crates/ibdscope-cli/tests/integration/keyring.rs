@@ -136,7 +136,7 @@ fn wrong_keyring(keyring: &std::path::Path, redigest: bool) -> PathBuf {
     k[KEY_AT + 3] ^= 0x01;
     if redigest {
         let n = k.len();
-        let digest = ibdscope_core::crypt::sha256::sha256(&k[24..n - 35]);
+        let digest = ibdscope_prims::sha256::sha256(&k[24..n - 35]);
         k[n - 32..].copy_from_slice(&digest);
     }
     let p = scratch(&format!("wrong-keyring-{redigest}"));

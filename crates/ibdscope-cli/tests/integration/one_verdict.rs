@@ -43,6 +43,12 @@ enum Case {
     PayloadZero,
     /// A page_compressed page (crc32 layout) naming algorithm 99.
     UnknownAlgorithm,
+    /// A leaf put back from an older copy of the same tablespace (the
+    /// same datadir earlier), whose sibling links have changed since.
+    Stale,
+    /// Page 0 put back from an older copy: its extent descriptor calls
+    /// free pages written since.
+    StaleDescriptor,
 }
 
 /// What a case planted: the page, its verdict word and file offset.
@@ -234,6 +240,51 @@ fn plant(case: Case, data: &mut [u8], other: Option<&[u8]>) -> Option<Planted> {
                 offset: at(p, 34),
             })
         }
+        Case::Stale => {
+            // `other` is the same tablespace earlier (fixtures/gen/audit.sh
+            // makes the clean copy, then the hot, crash and recovered ones,
+            // from one datadir): a leaf in use whose older copy verifies,
+            // is older, and has other sibling links.
+            let other = other?;
+            let ots = Tablespace::new(other).ok()?;
+            if ots.page_size() as usize != size || ots.space_id() != ts.space_id() {
+                return None;
+            }
+            let p = *leaves.iter().find(|&&p| {
+                let (Some(new), Some(old)) =
+                    (ts.scan_range(p, p).next(), ots.scan_range(p, p).next())
+                else {
+                    return false;
+                };
+                matches!(old.verdict, Verdict::Valid(_))
+                    && old.page_type == PageType::FIL_PAGE_INDEX
+                    && old.lsn < new.lsn
+                    && (old.prev, old.next) != (new.prev, new.next)
+            })?;
+            drop(ts);
+            data[start(p)..start(p) + size].copy_from_slice(&other[start(p)..start(p) + size]);
+            Some(Planted {
+                page: p,
+                word: "stale",
+                offset: at(p, 16),
+            })
+        }
+        Case::StaleDescriptor => {
+            let other = other?;
+            let ots = Tablespace::new(other).ok()?;
+            if ots.space_id() != ts.space_id()
+                || ots.scan_range(0, 0).next()?.lsn >= ts.scan_range(0, 0).next()?.lsn
+            {
+                return None;
+            }
+            drop(ts);
+            data[..size].copy_from_slice(&other[..size]);
+            Some(Planted {
+                page: 0,
+                word: "stale",
+                offset: at(0, 16),
+            })
+        }
         Case::PayloadZero => {
             if scheme != Scheme::FullCrc32 || !ts.format().page_compressed {
                 return None;
@@ -325,7 +376,7 @@ fn matrix(fixture: &str, other: Option<&str>, case: Case, commands: &[&str]) -> 
     };
     let dir = scratch(&format!(
         "one-verdict-{}-{case:?}",
-        fixture.replace('/', "-")
+        fixture.rsplit('/').take(2).collect::<Vec<_>>().join("-")
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let name = Path::new(fixture).file_name().unwrap();
@@ -470,6 +521,27 @@ fn unknown_page_compression_algorithm_is_corrupt() {
         Case::UnknownAlgorithm,
         COMMANDS,
     );
+}
+
+/// The same tablespace at two moments: the datadir of
+/// fixtures/audit/mariadb1011-recovered and, earlier, of
+/// mariadb1011-clean (fixtures/gen/audit.sh).
+fn generations() -> (String, String) {
+    let new = super::common::audit_copy("mariadb1011-recovered").join("fx/uuid_char36.ibd");
+    let old = super::common::audit_copy("mariadb1011-clean").join("fx/uuid_char36.ibd");
+    (new.display().to_string(), old.display().to_string())
+}
+
+#[test]
+fn an_older_copy_of_a_page_is_stale() {
+    let (new, old) = generations();
+    assert_matrix(&new, Some(&old), Case::Stale, COMMANDS);
+}
+
+#[test]
+fn an_older_extent_descriptor_is_stale() {
+    let (new, old) = generations();
+    assert_matrix(&new, Some(&old), Case::StaleDescriptor, SPEAK);
 }
 
 /// The MySQL 5.6 torn-page datadir (fixtures/dblwr, written by the server

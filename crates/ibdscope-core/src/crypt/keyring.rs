@@ -2,7 +2,7 @@
 //! file (MySQL 5.7.11+, Percona Server; `plugin/keyring/`) and the
 //! `component_keyring_file` JSON file (MySQL 8.0.24+;
 //! `components/keyrings/`). Parsing only: the caller reads the file and
-//! wipes its bytes (see [`crate::crypt::wipe`]); every key read here is
+//! wipes its bytes (`ibdscope_prims::wipe`); every key read here is
 //! held in a [`Secret`], wiped when dropped and never shown by `Debug`.
 //!
 //! The plugin's file (`buffered_file_io.cc`, `checker/checker*.cc`,
@@ -31,8 +31,10 @@
 //! `{"version": "1.0", "elements": [{"user", "data_id", "data_type",
 //! "data", "extension"}…]}` with `data` the key bytes in hexadecimal.
 
-use super::sha256::sha256;
+use crate::error::Error;
 use core::fmt;
+use ibdscope_prims::sha256::sha256;
+use ibdscope_prims::wipe::wipe;
 
 /// Key bytes: wiped (volatile writes) when dropped; `Debug` shows the
 /// length only.
@@ -55,7 +57,7 @@ impl Secret {
 
 impl Drop for Secret {
     fn drop(&mut self) {
-        super::wipe(&mut self.0);
+        wipe(&mut self.0);
     }
 }
 
@@ -107,26 +109,9 @@ pub struct Keyring {
     pub keys: Vec<KeyringKey>,
 }
 
-/// Why a keyring file could not be parsed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct KeyringError {
-    /// Byte offset in the file where the problem is.
-    pub offset: usize,
-    /// What is wrong.
-    pub what: &'static str,
-}
-
-impl fmt::Display for KeyringError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "byte {}: {}", self.offset, self.what)
-    }
-}
-
-impl std::error::Error for KeyringError {}
-
-fn err<T>(offset: usize, what: &'static str) -> Result<T, KeyringError> {
-    Err(KeyringError { offset, what })
+/// A keyring file that cannot be parsed: what is wrong, at byte `offset`.
+fn err<T>(offset: usize, what: &'static str) -> Result<T, Error> {
+    Err(Error::keyring(offset, what))
 }
 
 /// The plugin's file headers (`checker/checker.h`).
@@ -206,7 +191,7 @@ fn fits(arch: Arch, records: &[u8]) -> bool {
     true
 }
 
-fn text(bytes: &[u8], offset: usize) -> Result<String, KeyringError> {
+fn text(bytes: &[u8], offset: usize) -> Result<String, Error> {
     match core::str::from_utf8(bytes) {
         Ok(s) => Ok(s.to_owned()),
         Err(_) => err(offset, "a key id, type or user id is not UTF-8"),
@@ -215,7 +200,7 @@ fn text(bytes: &[u8], offset: usize) -> Result<String, KeyringError> {
 
 /// One record at `at` of `records` (`Key::load_from_buffer`), its key
 /// data de-obfuscated; `base` is the records' offset in the file.
-fn record(arch: Arch, records: &[u8], at: usize, base: usize) -> Result<KeyringKey, KeyringError> {
+fn record(arch: Arch, records: &[u8], at: usize, base: usize) -> Result<KeyringKey, Error> {
     let here = base.saturating_add(at);
     let Some([pod, id_len, type_len, user_len, key_len]) = arch.lengths(records, at) else {
         return err(here, "a key record is cut short");
@@ -223,14 +208,14 @@ fn record(arch: Arch, records: &[u8], at: usize, base: usize) -> Result<KeyringK
     let end = at.saturating_add(pod).min(records.len());
     let rec = records.get(at..end).unwrap_or(&[]);
     let mut pos = arch.width().saturating_mul(5);
-    let mut field = |len: usize| -> Result<&[u8], KeyringError> {
+    let mut field = |len: usize| -> Result<&[u8], Error> {
         let f = pos
             .checked_add(len)
             .and_then(|e| rec.get(pos..e))
-            .ok_or(KeyringError {
-                offset: here.saturating_add(pos),
-                what: "a key record's field runs past its pod size",
-            })?;
+            .ok_or(Error::keyring(
+                here.saturating_add(pos),
+                "a key record's field runs past its pod size",
+            ))?;
         pos = pos.saturating_add(len);
         Ok(f)
     };
@@ -253,7 +238,7 @@ fn record(arch: Arch, records: &[u8], at: usize, base: usize) -> Result<KeyringK
 }
 
 /// The plugin's file, version 1.0 or 2.0.
-fn parse_plugin(bytes: &[u8], v2: bool) -> Result<Keyring, KeyringError> {
+fn parse_plugin(bytes: &[u8], v2: bool) -> Result<Keyring, Error> {
     let digest_len = if v2 { 32 } else { 0 };
     let head = VERSION_2.len();
     let tail = EOF_TAG.len().saturating_add(digest_len);
@@ -296,7 +281,7 @@ fn parse_plugin(bytes: &[u8], v2: bool) -> Result<Keyring, KeyringError> {
 impl Keyring {
     /// Parses a keyring file: the plugin's (by its version header) or the
     /// component's JSON (first non-blank byte `{`).
-    pub fn parse(bytes: &[u8]) -> Result<Keyring, KeyringError> {
+    pub fn parse(bytes: &[u8]) -> Result<Keyring, Error> {
         if bytes.starts_with(VERSION_2) {
             return parse_plugin(bytes, true);
         }

@@ -56,8 +56,7 @@
 
 use crate::bytes::{array, be_u16, be_u32, be_u64};
 use crate::checksum::{self, Scheme, Unverifiable, Verdict};
-use crate::crypt::aes::{self, Aes};
-use crate::crypt::{sha1, wipe};
+use crate::error::Error;
 use crate::fil::{
     FIL_PAGE_DATA, FIL_PAGE_DATA_END, FIL_PAGE_FCRC32_CHECKSUM, FIL_PAGE_FCRC32_END_LSN,
     FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_LSN, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE,
@@ -68,16 +67,19 @@ use crate::pagecomp::{self, Layout, PageCompError, PageCompErrorKind};
 use crate::parallel::{fold_pages_with_state, Engine, PageFold, StateFold};
 use crate::space::{page_facts, Tablespace};
 use crate::summary::{Summary, SummaryFold};
+use ibdscope_prims::aes::{self, Aes};
+use ibdscope_prims::sha1;
+use ibdscope_prims::wipe::wipe;
 use std::fmt;
 
 /// `MAX_KEY_FILE_SIZE`: the plugin reads at most this much of a key file.
 pub const MAX_KEY_FILE_SIZE: usize = 1024 * 1024;
 /// `MAX_SECRET_SIZE`: the longest password a `FILE:` password file holds.
-pub const MAX_SECRET_SIZE: usize = 256;
+pub(crate) const MAX_SECRET_SIZE: usize = 256;
 /// `OpenSSL_prefix`.
 const SALTED: &[u8; 8] = b"Salted__";
 /// The only key version the file_key_management plugin has.
-pub const FILE_KEY_VERSION: u32 = 1;
+pub(crate) const FILE_KEY_VERSION: u32 = 1;
 
 // ---------------------------------------------------------------- keys
 
@@ -141,89 +143,27 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// Why a key file or a password file is refused: the plugin's reasons.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum KeyFileError {
-    /// "Syntax error" at a line and column (1-based).
-    Syntax {
-        /// Line.
-        line: u32,
-        /// Column.
-        column: usize,
-    },
-    /// "Invalid key id": 0, or more than 2^32 − 1.
-    InvalidKeyId {
-        /// Line.
-        line: u32,
-        /// Column.
-        column: usize,
-    },
-    /// "Invalid key": not 16, 24 or 32 bytes of hex.
-    InvalidKey {
-        /// Line.
-        line: u32,
-        /// Column.
-        column: usize,
-    },
-    /// "System key id 1 is missing".
-    NoKey1,
-    /// A password was given but the file is not encrypted ("Not encrypted").
-    NotEncrypted,
-    /// The encrypted file does not decrypt with this password ("Wrong key?").
-    WrongPassword,
-    /// The password file is empty.
-    EmptyPassword,
-    /// The password file holds more than 256 bytes.
-    PasswordTooLong,
-}
-
-impl fmt::Display for KeyFileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            KeyFileError::Syntax { line, column } => {
-                write!(f, "syntax error at line {line}, column {column}")
-            }
-            KeyFileError::InvalidKeyId { line, column } => {
-                write!(f, "invalid key id at line {line}, column {column}")
-            }
-            KeyFileError::InvalidKey { line, column } => write!(
-                f,
-                "invalid key at line {line}, column {column} (16, 24 or 32 bytes of hex)"
-            ),
-            KeyFileError::NoKey1 => f.write_str("key id 1 is missing (the plugin requires it)"),
-            KeyFileError::NotEncrypted => {
-                f.write_str("a password was given but the key file is not encrypted")
-            }
-            KeyFileError::WrongPassword => {
-                f.write_str("the encrypted key file does not decrypt with this password")
-            }
-            KeyFileError::EmptyPassword => f.write_str("the password file is empty"),
-            KeyFileError::PasswordTooLong => write!(
-                f,
-                "the password file holds more than {MAX_SECRET_SIZE} bytes"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for KeyFileError {}
-
 /// The password a `FILE:` password file gives (`Parser::read_filekey`):
 /// its first 257 bytes, trailing CR and LF removed, at most 256 bytes left,
 /// up to the first NUL.
-pub fn password_from_file(file: &[u8]) -> Result<Secret, KeyFileError> {
+pub fn password_from_file(file: &[u8]) -> Result<Secret, Error> {
+    password_problem(file).map_err(Error::key_file)
+}
+
+fn password_problem(file: &[u8]) -> Result<Secret, KeyFileProblem> {
     let mut s = file
         .get(..MAX_SECRET_SIZE.saturating_add(1))
         .unwrap_or(file);
     if s.is_empty() {
-        return Err(KeyFileError::EmptyPassword);
+        return Err(KeyFileProblem::EmptyPassword);
     }
     while let [rest @ .., b'\r' | b'\n'] = s {
         s = rest;
     }
     if s.len() > MAX_SECRET_SIZE {
-        return Err(KeyFileError::PasswordTooLong);
+        return Err(KeyFileProblem::PasswordTooLong {
+            limit: MAX_SECRET_SIZE,
+        });
     }
     Ok(Secret(c_string(s).to_vec()))
 }
@@ -240,7 +180,11 @@ impl KeyFile {
     /// Parses a key file as the plugin does (`Parser::parse_file`): an
     /// encrypted file (it starts with `Salted__`) is decrypted with
     /// `password` first; a plain file with a non-empty password is refused.
-    pub fn parse(file: &[u8], password: &[u8]) -> Result<KeyFile, KeyFileError> {
+    pub fn parse(file: &[u8], password: &[u8]) -> Result<KeyFile, Error> {
+        Self::parse_problem(file, password).map_err(Error::key_file)
+    }
+
+    fn parse_problem(file: &[u8], password: &[u8]) -> Result<KeyFile, KeyFileProblem> {
         let text = read_and_decrypt(file, c_string(password))?;
         let body = c_string(text.bytes());
         // Sized once, sorted in place: a Vec that grows, or a sort's
@@ -254,7 +198,7 @@ impl KeyFile {
         parse_text(body, &mut keys)?;
         keys.sort_unstable_by_key(|k| k.0);
         if !keys.iter().any(|k| k.0 == 1) {
-            return Err(KeyFileError::NoKey1);
+            return Err(KeyFileProblem::NoKey1);
         }
         Ok(KeyFile { keys })
     }
@@ -276,18 +220,18 @@ impl KeyFile {
 
 /// `read_and_decrypt_file`: the first MiB; decrypted when it is an OpenSSL
 /// `enc` file.
-fn read_and_decrypt(file: &[u8], password: &[u8]) -> Result<Secret, KeyFileError> {
+fn read_and_decrypt(file: &[u8], password: &[u8]) -> Result<Secret, KeyFileProblem> {
     let file = file.get(..MAX_KEY_FILE_SIZE).unwrap_or(file);
     if !(file.len() > SALTED.len() && file.starts_with(SALTED)) {
         if !password.is_empty() {
-            return Err(KeyFileError::NotEncrypted);
+            return Err(KeyFileProblem::NotEncrypted);
         }
         return Ok(Secret(file.to_vec()));
     }
-    let salt: [u8; 8] = array(file, 8).ok_or(KeyFileError::WrongPassword)?;
+    let salt: [u8; 8] = array(file, 8).ok_or(KeyFileProblem::WrongPassword)?;
     let data = file.get(16..).unwrap_or(&[]);
     if data.is_empty() || data.len() % 16 != 0 {
-        return Err(KeyFileError::WrongPassword);
+        return Err(KeyFileProblem::WrongPassword);
     }
     let (mut key, mut iv) = bytes_to_key(&salt, password);
     let aes = Aes::new(&key);
@@ -296,7 +240,7 @@ fn read_and_decrypt(file: &[u8], password: &[u8]) -> Result<Secret, KeyFileError
     let ok = aes.is_some_and(|a| aes::cbc_decrypt(&a, &iv, &mut plain.0));
     wipe(&mut iv);
     if !ok {
-        return Err(KeyFileError::WrongPassword);
+        return Err(KeyFileProblem::WrongPassword);
     }
     // PKCS#7, as EVP_DecryptFinal checks it.
     let pad = plain.0.last().copied().unwrap_or(0);
@@ -315,7 +259,7 @@ fn read_and_decrypt(file: &[u8], password: &[u8]) -> Result<Secret, KeyFileError
             plain.0.truncate(b);
             Ok(plain)
         }
-        _ => Err(KeyFileError::WrongPassword),
+        _ => Err(KeyFileProblem::WrongPassword),
     }
 }
 
@@ -346,7 +290,7 @@ fn bytes_to_key(salt: &[u8; 8], password: &[u8]) -> ([u8; 32], [u8; 16]) {
 
 /// `Parser::parse_file` over the decrypted text (already cut at its first
 /// NUL): one `parse_line` per line.
-fn parse_text(text: &[u8], keys: &mut Vec<(u32, Key)>) -> Result<(), KeyFileError> {
+fn parse_text(text: &[u8], keys: &mut Vec<(u32, Key)>) -> Result<(), KeyFileProblem> {
     let mut rest = text;
     let mut line_no = 0u32;
     while !rest.is_empty() {
@@ -387,7 +331,7 @@ fn hex_value(b: u8) -> Option<u8> {
 /// `Parser::parse_line`: a key, or `None` for a comment or a blank line.
 /// `terminated`: the line ended with `\n` (a last line of blanks without
 /// one is a syntax error in the plugin).
-fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)>, KeyFileError> {
+fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)>, KeyFileProblem> {
     let at = |p: usize| line.get(p).copied();
     let err_at = |p: usize| p.saturating_add(1);
     let mut p = line.iter().take_while(|&&b| is_space(b)).count();
@@ -396,7 +340,7 @@ fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)
         Some(b'#') => return Ok(None),
         Some(b'0'..=b'9') => {}
         _ => {
-            return Err(KeyFileError::Syntax {
+            return Err(KeyFileProblem::Syntax {
                 line: n,
                 column: err_at(p),
             })
@@ -408,7 +352,7 @@ fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)
             .saturating_mul(10)
             .saturating_add(u64::from(d.wrapping_sub(b'0')));
         if id > u64::from(u32::MAX) {
-            return Err(KeyFileError::InvalidKeyId {
+            return Err(KeyFileProblem::InvalidKeyId {
                 line: n,
                 column: err_at(p),
             });
@@ -417,13 +361,13 @@ fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)
     }
     let id = u32::try_from(id).unwrap_or(0);
     if id < 1 {
-        return Err(KeyFileError::InvalidKeyId {
+        return Err(KeyFileProblem::InvalidKeyId {
             line: n,
             column: err_at(p),
         });
     }
     if at(p) != Some(b';') {
-        return Err(KeyFileError::Syntax {
+        return Err(KeyFileProblem::Syntax {
             line: n,
             column: err_at(p),
         });
@@ -447,7 +391,7 @@ fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)
         p = p.saturating_add(2);
     }
     if at(p).and_then(hex_value).is_some() || !matches!(key.len, 16 | 24 | 32) {
-        return Err(KeyFileError::InvalidKey {
+        return Err(KeyFileProblem::InvalidKey {
             line: n,
             column: err_at(p),
         });
@@ -458,9 +402,11 @@ fn parse_line(line: &[u8], terminated: bool, n: u32) -> Result<Option<(u32, Key)
 // ---------------------------------------------------------- crypt data
 
 pub use crate::crypt_data::{
-    crypt_data_offset, key_version, read_crypt_data, space_crypt_data, CryptData, CryptDataRead,
-    CRYPT_MAGIC,
+    blocks_decryption, crypt_data_finding, key_version, read_crypt_data, space_crypt_data,
+    CryptData, CryptDataRead,
 };
+pub use crate::error::KeyFileProblem;
+pub use crate::finding::CryptDataProblem;
 
 // --------------------------------------------------------------- pages
 
@@ -526,6 +472,7 @@ pub enum PageCryptErrorKind {
 
 /// A page that was not decrypted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageCryptError {
     /// What.
     pub kind: PageCryptErrorKind,
@@ -818,6 +765,7 @@ fn as_page_compressed(out: &mut [u8], start: usize, len: usize) {
 
 /// What decrypting one page of the image failed on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ImageFailureKind {
     /// The page was not decrypted.
     Crypt(PageCryptError),
@@ -1063,6 +1011,7 @@ pub fn detect_cipher(
 /// What `check` with the key found by decrypting every encrypted page
 /// ([`keyed_summary`]).
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct KeyedCheck {
     /// Pages decrypted (each then judged as the server judges it).
     pub decrypted: u32,

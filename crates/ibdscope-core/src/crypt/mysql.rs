@@ -33,7 +33,6 @@
 //! "PSA"/"PSB"/"PSC" at another offset) is not this scheme and is not
 //! decrypted here.
 
-use super::aes::{self, Aes};
 use super::keyring::{Keyring, Secret};
 use crate::bytes::{be_u16, be_u32};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_TYPE};
@@ -42,6 +41,8 @@ use crate::page_type::PageType;
 use crate::parallel::Engine;
 use crate::space::Tablespace;
 use core::fmt;
+use ibdscope_prims::aes::{self, Aes};
+use ibdscope_prims::wipe::wipe;
 
 /// The magic of each version (`Encryption::KEY_MAGIC_V1..V3`).
 const MAGICS: [&[u8; 3]; 3] = [b"lCA", b"lCB", b"lCC"];
@@ -50,9 +51,9 @@ const UUID_LEN: usize = 36;
 /// `Encryption::KEY_LEN`: tablespace key, IV and master key lengths.
 const KEY_LEN: usize = 32;
 /// Where an encrypted page keeps its original type.
-pub const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
+pub(crate) const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
 /// Where a transparently compressed page keeps its compressed size.
-pub const FIL_PAGE_COMPRESS_SIZE_V1: usize = 32;
+pub(crate) const FIL_PAGE_COMPRESS_SIZE_V1: usize = 32;
 /// The AES block.
 const BLOCK: usize = 16;
 /// The file system block a transparently compressed page's length is
@@ -145,7 +146,7 @@ impl EncryptionInfo {
     }
 
     /// Offset of the stored checksum in page 0.
-    pub fn checksum_offset(&self) -> usize {
+    pub(crate) fn checksum_offset(&self) -> usize {
         self.key_info_offset.saturating_add(2 * KEY_LEN)
     }
 
@@ -215,7 +216,7 @@ impl fmt::Debug for TablespaceKey {
 
 impl Drop for TablespaceKey {
     fn drop(&mut self) {
-        super::wipe(&mut self.iv);
+        wipe(&mut self.iv);
     }
 }
 
@@ -270,7 +271,7 @@ pub fn tablespace_key(info: &EncryptionInfo, keyring: &Keyring) -> Result<Tables
         };
         let mut key_info = Secret::new(info.encrypted.to_vec());
         let ok = aes::ecb_decrypt(&m, key_info.bytes_mut())
-            && crate::crc32c::crc32c(key_info.bytes()) == info.checksum;
+            && ibdscope_prims::crc32c::crc32c(key_info.bytes()) == info.checksum;
         if ok {
             let (k, iv) = key_info.bytes().split_at(KEY_LEN);
             let Some(aes) = Aes::new(k) else {
@@ -298,7 +299,7 @@ pub fn tablespace_key(info: &EncryptionInfo, keyring: &Keyring) -> Result<Tables
 }
 
 /// Whether a page of this type is encrypted (`Encryption::is_encrypted_page`).
-pub fn is_encrypted_type(t: PageType) -> bool {
+pub(crate) fn is_encrypted_type(t: PageType) -> bool {
     matches!(
         t,
         PageType::FIL_PAGE_ENCRYPTED

@@ -5,8 +5,8 @@
 //! in words. Everything comes from the space map the file's `Analysis`
 //! builds once ([`ibdscope_core::SpaceMap::account`]): no walk of its own.
 
-use crate::analysis::Analysis;
 use crate::json::Json;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::extents::{ExtentList, PageAccount, SegmentRole};
 use ibdscope_core::index::{PAGE_HEADER, PAGE_INDEX_ID, PAGE_LEVEL, PAGE_N_RECS};
 use ibdscope_core::xdes::XdesState;

@@ -9,7 +9,9 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope_core::checksum::Unverifiable;
 use ibdscope_core::{Lsn, PageNo};
-use ibdscope_forensics::audit::{AuditKind, AuditOptions, PageRun, Reference, StructureCheck};
+use ibdscope_forensics::audit::{
+    AuditFinding, AuditKind, AuditOptions, PageRun, Reference, StructureCheck,
+};
 use ibdscope_forensics::datadir::{
     self, DatadirFile, DatadirReport, FilePages, FlushLsn, RecoveryChanges,
 };
@@ -301,11 +303,10 @@ fn join_system(dd: &mut Datadir, index: usize, jobs: &mut Vec<Job>, opts: &Opts)
     let Some(first) = dd.ibdata1.clone() else {
         return;
     };
-    let spec = opts.data_files.as_deref();
-    let Ok(sys) = crate::instance::open_system(&*opts.host, &first, 1, opts.lib, spec) else {
+    let Ok(sys) = crate::open::system(opts, &first, 1) else {
         return;
     };
-    dd.dictionary = dictionary_of(&sys, opts);
+    dd.dictionary = dictionary_of(&sys);
     let more: Vec<PathBuf> = sys.files.iter().skip(1).map(|(p, _)| p.clone()).collect();
     dd.system_problems = sys.problems.clone();
     drop(sys);
@@ -324,12 +325,12 @@ fn join_system(dd: &mut Datadir, index: usize, jobs: &mut Vec<Job>, opts: &Opts)
 /// The dictionary of a MySQL ≤ 5.7 / MariaDB system tablespace: how many
 /// tables it lists and its problems in words; `None` where there is none to
 /// read (MySQL 8.0+ keeps its dictionary in `mysql.ibd` beside `ibdata1`).
-fn dictionary_of(sys: &crate::instance::System, opts: &Opts) -> Option<(usize, Vec<String>)> {
+fn dictionary_of(sys: &ibdscope::open::Input) -> Option<(usize, Vec<String>)> {
     let first = sys.files.first().map(|f| f.0.clone()).unwrap_or_default();
     if first.with_file_name("mysql.ibd").is_file() {
         return None;
     }
-    let ts = crate::host::tablespace(sys.source(), opts.lib).ok()?;
+    let ts = sys.tablespace().ok()?;
     if ts.space_id().0 != 0 {
         return None;
     }
@@ -338,10 +339,10 @@ fn dictionary_of(sys: &crate::instance::System, opts: &Opts) -> Option<(usize, V
             usize::try_from(d.tables).unwrap_or(usize::MAX),
             d.problems
                 .iter()
-                .map(|p| crate::instance::problem_words(sys, p))
+                .map(|p| ibdscope::instance::problem_words(sys, p))
                 .collect(),
         )),
-        Err(e) => Some((0, vec![format!("{}: {e}", crate::names::path(&first))])),
+        Err(e) => Some((0, vec![format!("{}: {e}", ibdscope::names::path(&first))])),
     }
 }
 
@@ -352,7 +353,7 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
         let mut inputs = Vec::new();
         let mut err = None;
         for (n, p) in &dd.redo_paths {
-            match opts.host.open(p, opts.threads) {
+            match crate::open::file(opts, p, opts.threads) {
                 Ok(i) => inputs.push((*n, i)),
                 Err(e) => err = Some(e.to_string()),
             }
@@ -376,8 +377,8 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
         });
     }
     if let Some(p) = &dd.ibdata1 {
-        if let Ok(i) = opts.host.open(p, opts.threads) {
-            if let Ok(ts) = crate::host::tablespace(&*i, opts.lib) {
+        if let Ok(i) = crate::open::file(opts, p, opts.threads) {
+            if let Ok(ts) = i.tablespace() {
                 if ts.detection().page0_ok {
                     dd.flush_lsn = ts
                         .page(PageNo(0))
@@ -396,12 +397,12 @@ fn audit_one(
     opts: &Opts,
     pages_progress: bool,
 ) -> Done {
+    // The system tablespace's files were found to continue each other
+    // when the jobs were made (`join_system`); opened again the same way.
     let opened = if job.joined.is_empty() {
-        opts.host.open(&job.path, 1).map_err(|e| e.what)
+        crate::open::file(opts, &job.path, 1).map_err(|e| e.what)
     } else {
-        let mut paths = vec![job.path.clone()];
-        paths.extend(job.joined.iter().cloned());
-        opts.host.open_joined(&paths, 1).map_err(|e| e.to_string())
+        crate::open::system(opts, &job.path, 1).map_err(|e| e.to_string())
     };
     let input = match opened {
         Ok(i) => i,
@@ -414,25 +415,25 @@ fn audit_one(
             }
         }
     };
-    match crate::host::tablespace(&*input, opts.lib) {
+    match input.tablespace() {
         Ok(ts) => {
             // One file alone: its pages are the run's progress.
-            let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
+            let progress =
+                |done, total| opts.host.progress(ibdscope::host::Unit::Pages, done, total);
             let engine = if pages_progress {
                 opts.engine().with_progress(&progress)
             } else {
                 opts.engine()
             };
-            let options = AuditOptions {
-                reference,
-                pages_only: job.kind == Kind::Undo,
-            };
+            let options = AuditOptions::new(reference).with_pages_only(job.kind == Kind::Undo);
             // A wrong key is said once and the pages read as stored.
             let keys = opts.key_file.as_ref();
-            let key = crate::logical::key_finding(&job.path, &ts, keys);
+            let key = crate::cmd::key_finding(&job.path, &ts, opts);
             // No image with a wrong key (said by `key_finding`); with
             // another key of the file that opens it, the image.
-            let image = crate::logical::decrypted(&job.path, &ts, &engine, keys);
+            let mut diags = Vec::new();
+            let image = ibdscope::logical::decrypted(&job.path, &ts, &engine, keys, &mut diags);
+            crate::open::say(&diags);
             let a = match image {
                 Some(d) => {
                     let plain = d.tablespace(&ts);
@@ -505,7 +506,7 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
                     }
                     // Under the lock: the count only goes up.
                     let n = finished.fetch_add(1, Ordering::Relaxed) as u64 + 1;
-                    opts.host.progress(crate::host::Unit::Files, n, total);
+                    opts.host.progress(ibdscope::host::Unit::Files, n, total);
                 }
             });
         }
@@ -605,7 +606,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let done = audit_all(&jobs, &dds, opts);
     for (job, d) in jobs.iter().zip(&done) {
         if let Err(e) = &d.result {
-            crate::diag::say!("ibdscope: {}: {e}", crate::names::path(&job.path));
+            crate::diag::say!("ibdscope: {}: {e}", ibdscope::names::path(&job.path));
         }
     }
     let reports: Vec<DatadirReport> = dds
@@ -748,7 +749,7 @@ impl Ctx<'_> {
             .get(d)
             .and_then(|m| m.get(k))
             .and_then(|&j| self.jobs.get(j))
-            .map_or_else(String::new, |j| crate::names::path(&j.path).to_string())
+            .map_or_else(String::new, |j| ibdscope::names::path(&j.path).to_string())
     }
 }
 
@@ -884,7 +885,7 @@ fn text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
 /// One file's audit: its verdict and figures, each finding kind with its
 /// pages and evidence, what was not verified, and what recovery would do.
 fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
-    let p = crate::names::path(&job.path);
+    let p = ibdscope::names::path(&job.path);
     let a = match &d.result {
         Ok(a) => a,
         Err(e) => return writeln!(out, "{p}: unreadable: {e}"),
@@ -1014,7 +1015,7 @@ fn verdicts_text(a: &Audit, parts: &[(PathBuf, u64)], out: &mut dyn Write) -> io
                 return format!(
                     "byte offset {} of {}",
                     off.saturating_sub(start),
-                    crate::names::path(p)
+                    ibdscope::names::path(p)
                 );
             }
             start = end;
@@ -1035,7 +1036,21 @@ fn verdicts_text(a: &Audit, parts: &[(PathBuf, u64)], out: &mut dyn Write) -> io
             write!(out, "; LSN {lo}..{hi}")?;
         }
         writeln!(out)?;
-        for (shown, f) in a.findings.iter().filter(|f| f.verdict() == v).enumerate() {
+        // What is said of the whole file first (it changes how the rest
+        // reads), then the pages' own verdicts (a page judged `stale`,
+        // say), then the evidence between pages.
+        let rank = |f: &AuditFinding| match (f.kind, f.page_verdict()) {
+            (AuditKind::File(_), _) => 0,
+            (_, Some(_)) => 1,
+            _ => 2,
+        };
+        let of_v = |r| {
+            a.findings
+                .iter()
+                .filter(move |f| f.verdict() == v && rank(f) == r)
+        };
+        let ordered = of_v(0).chain(of_v(1)).chain(of_v(2));
+        for (shown, f) in ordered.enumerate() {
             if shown == TEXT_EVIDENCE {
                 writeln!(
                     out,
@@ -1180,12 +1195,12 @@ fn datadir_text(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     if dd.instance || c.dds.len() < 2 {
-        writeln!(out, "datadir {}:", crate::names::path(&dd.root))?;
+        writeln!(out, "datadir {}:", ibdscope::names::path(&dd.root))?;
     } else {
         writeln!(
             out,
             "files outside the datadirs under {} (no instance):",
-            crate::names::path(&dd.root)
+            ibdscope::names::path(&dd.root)
         )?;
     }
     if let Some(job) = c
@@ -1195,7 +1210,7 @@ fn datadir_text(
     {
         let names: Vec<String> = std::iter::once(&job.path)
             .chain(&job.joined)
-            .map(|p| crate::names::path(p).to_string())
+            .map(|p| ibdscope::names::path(p).to_string())
             .collect();
         writeln!(
             out,
@@ -1280,7 +1295,7 @@ fn redo_text(dd: &Datadir, out: &mut dyn Write) -> io::Result<()> {
             let creator = if shown.is_empty() {
                 "no creator recorded".to_string()
             } else {
-                format!("created by \"{}\"", crate::names::name(shown))
+                format!("created by \"{}\"", ibdscope::names::name(shown))
             };
             writeln!(
                 out,
@@ -1395,7 +1410,7 @@ fn summary_text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
     let width = c
         .jobs
         .iter()
-        .map(|j| crate::names::path(&j.path).to_string().len())
+        .map(|j| ibdscope::names::path(&j.path).to_string().len())
         .max()
         .unwrap_or(4)
         .clamp(4, 80);
@@ -1428,7 +1443,7 @@ fn summary_text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "  {:<width$}  {verdict:<24} {pages:>9} {findings:>9} {newer:>9} {recovery:>9}",
-            crate::names::path(&job.path).to_string()
+            ibdscope::names::path(&job.path).to_string()
         )?;
         match counts.iter_mut().find(|(v, _)| *v == verdict) {
             Some((_, n)) => *n += 1,
@@ -1905,7 +1920,7 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                     if let (Some(pv), Some(p)) = (f.page_verdict(), f.page) {
                         crate::diag::say!(
                             "ibdscope: {}: page {p} at byte offset {}: {pv}: {}",
-                            crate::names::path(&job.path),
+                            ibdscope::names::path(&job.path),
                             f.file_offset,
                             f.kind
                         );

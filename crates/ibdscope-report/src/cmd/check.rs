@@ -1,11 +1,11 @@
 //! `ibdscope check`: verify every page of every file, keep going past
 //! damage, one line per problem.
 
-use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::cmd::with_space;
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::checksum::{self, Unverifiable};
 use ibdscope_core::space::PageProblem;
 use ibdscope_core::summary::BadPage;
@@ -47,10 +47,11 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         }
         let (outcome, said) = crate::diag::capture(|| {
             with_space(path, opts, |ts, engine| {
-                let keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
+                let keys = super::key_finding(path, ts, opts);
                 one(
                     opts,
-                    &Analysis::new(path, ts, ts, *engine, Default::default()),
+                    &Analysis::new(path, ts, ts, *engine, Default::default())
+                        .with_sink(&crate::open::say_one),
                     out,
                 )
                 .map(|o| o.max(keys))
@@ -139,7 +140,10 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     let (path, ts) = (a.path(), a.ts());
     // With a key that opens the space, one pass makes the summary and
     // decrypts every encrypted page (the plain summary is not made).
-    let keyed = crate::logical::key_verdicts(path, ts, a.engine(), opts.key_file.as_ref());
+    let keyed = ibdscope::logical::key_verdicts(path, ts, a.engine(), opts.key_file.as_ref());
+    if let Some((_, d)) = &keyed {
+        crate::open::say(d);
+    }
     let s = keyed.as_ref().map_or_else(|| a.summary(), |k| &k.0);
     let (freed, live): (Vec<&BadPage>, Vec<&BadPage>) =
         s.bad.iter().partition(|b| b.freed == Some(true));
@@ -185,7 +189,7 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         }
         Format::Csv => csv(out, a, s, &live, &freed)?,
         _ => {
-            let p = crate::names::path(path);
+            let p = ibdscope::names::path(path);
             for fi in &s.file_findings {
                 writeln!(out, "{p}: byte offset {}: {}", fi.file_offset, fi.kind)?;
             }
@@ -243,20 +247,34 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 .iter()
                 .map(|(name, c)| format!("{name} {c}"))
                 .collect();
+            // A page that verifies but is judged stale is counted as such,
+            // not as damaged (it is also among the valid ones).
+            let stale = live
+                .iter()
+                .filter(|b| b.judgement.verdict == ibdscope_core::PageVerdict::Stale)
+                .count();
             writeln!(
                 out,
-                "{p}: {} pages: {} valid ({}), {} empty, {} damaged, {} damaged but freed, {} not verifiable",
+                "{p}: {} pages: {} valid ({}), {} empty, {} damaged, {} damaged but freed, {} not verifiable{}",
                 ts.n_pages(),
                 s.valid() - s.empty,
                 if algos.is_empty() { "none".to_string() } else { algos.join(", ") },
                 s.empty,
-                live.len(),
+                live.len() - stale,
                 freed.len(),
-                s.unverifiable.len()
+                s.unverifiable.len(),
+                if stale > 0 {
+                    format!(", {stale} stale (older copies)")
+                } else {
+                    String::new()
+                }
             )?;
         }
     }
-    let keyed = keyed.as_ref().map_or(Outcome::Clean, |k| k.1);
+    let keyed = match &keyed {
+        Some((_, d)) if !d.is_empty() => Outcome::Findings,
+        _ => Outcome::Clean,
+    };
     Ok(if s.is_clean() {
         keyed
     } else {

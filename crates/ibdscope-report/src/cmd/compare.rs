@@ -7,7 +7,6 @@
 //! taller map whatever its page size. `--from`, `--to` and
 //! `--pages-per-cell` count pages of the largest page size.
 
-use crate::analysis::Analysis;
 use crate::args::{DefOpts, Format, Metric, Opts};
 use crate::cmd::fill::{
     fill_classes, fill_glyph, fill_grid, fill_scale, print_findings, tree_outcome, Figures,
@@ -19,6 +18,7 @@ use crate::cmd::map::{
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::{IndexId, Tablespace};
 use ibdscope_render::{pages_per_cell, Cell, Grid, HeatScale, Panel, Picture, Scale};
 use std::io::{self, Write};
@@ -160,7 +160,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let mut inputs = Vec::new();
     let mut failed = Vec::new();
     for path in &opts.files {
-        match opts.host.open(path, opts.threads) {
+        match crate::open::file(opts, path, opts.threads) {
             Ok(i) => inputs.push((path, i)),
             Err(e) => {
                 crate::diag::say!("ibdscope: {e}");
@@ -171,10 +171,10 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     }
     let mut spaces = Vec::new();
     for (path, i) in &inputs {
-        match crate::host::tablespace(&**i, opts.lib) {
+        match i.tablespace() {
             Ok(ts) => spaces.push((*path, ts)),
             Err(e) => {
-                let why = format!("{}: {e}", crate::names::path(path));
+                let why = format!("{}: {e}", ibdscope::names::path(path));
                 crate::diag::say!("ibdscope: {why}");
                 failed.push((*path, why));
                 worst = Outcome::Unreadable;
@@ -184,15 +184,21 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     // The widest index list decides the owner classes' numbering.
     // page_compressed files: maps, trees and fill from the logical image
     // (input::expand), LSNs from the physical pages.
-    let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
+    let progress = |done, total| opts.host.progress(ibdscope::host::Unit::Pages, done, total);
     let engine = opts.engine().with_progress(&progress);
     let images: Vec<_> = spaces
         .iter()
-        .map(|(p, ts)| crate::logical::expand(p, ts, &engine, opts.key_file.as_ref()))
+        .map(|(p, ts)| {
+            let mut diags = Vec::new();
+            let image =
+                ibdscope::logical::expand(p, ts, &engine, opts.key_file.as_ref(), &mut diags);
+            crate::open::say(&diags);
+            image
+        })
         .collect();
     let mut logicals = Vec::new();
     for ((_, ts), image) in spaces.iter().zip(&images) {
-        if image.as_ref().is_some_and(crate::logical::damaged) {
+        if image.as_ref().is_some_and(ibdscope::logical::damaged) {
             worst = worst.max(Outcome::Findings);
         }
         logicals.push(
@@ -204,7 +210,10 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let analyses: Vec<Analysis<'_>> = spaces
         .iter()
         .zip(&logicals)
-        .map(|((path, ts), logical)| Analysis::new(path, ts, logical, engine, DefOpts::default()))
+        .map(|((path, ts), logical)| {
+            Analysis::new(path, ts, logical, engine, DefOpts::default())
+                .with_sink(&crate::open::say_one)
+        })
         .collect();
     let slots: Vec<Vec<IndexId>> = analyses.iter().map(|a| index_slots(a.map())).collect();
     let n_slots = slots.iter().map(Vec::len).max().unwrap_or(0);
@@ -315,7 +324,7 @@ fn file_row(
     }
     print_findings(text_findings, opts, a)?;
     let row = Row {
-        file: crate::names::path(path).to_string(),
+        file: ibdscope::names::path(path).to_string(),
         pages: ts.n_pages(),
         page_size: ts.page_size(),
         figures: Figures::of(trees),
@@ -582,7 +591,7 @@ fn slot_labels(analyses: &[Analysis<'_>], slots: &[Vec<IndexId>], n_slots: usize
             } else {
                 let shown: Vec<String> = names
                     .iter()
-                    .map(|n| crate::names::name(n).to_string())
+                    .map(|n| ibdscope::names::name(n).to_string())
                     .collect();
                 shown.join(" / ")
             }

@@ -38,7 +38,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let (Some(pa), Some(pb)) = (opts.files.first(), opts.files.get(1)) else {
         return Ok(Outcome::Unreadable);
     };
-    let open = |p: &Path| match opts.host.open(p, opts.threads) {
+    let open = |p: &Path| match crate::open::file(opts, p, opts.threads) {
         Ok(i) => Some(i),
         Err(e) => {
             crate::diag::say!("ibdscope: {e}");
@@ -49,31 +49,28 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         return Ok(Outcome::Unreadable);
     };
     // With the holes the host found (a sparse file's are never read).
-    fn parse<'b>(
-        p: &Path,
-        src: &'b dyn crate::host::Source,
-        opts: &Opts,
-    ) -> Option<Tablespace<'b>> {
-        match crate::host::tablespace(src, opts.lib) {
+    fn parse<'b>(p: &Path, input: &'b ibdscope::open::Input) -> Option<Tablespace<'b>> {
+        match input.tablespace() {
             Ok(ts) => Some(ts),
             Err(e) => {
-                crate::diag::say!("ibdscope: {}: {e}", crate::names::path(p));
+                crate::diag::say!("ibdscope: {}: {e}", ibdscope::names::path(p));
                 None
             }
         }
     }
-    let (Some(a), Some(b)) = (parse(pa, &*ia, opts), parse(pb, &*ib, opts)) else {
+    let (Some(a), Some(b)) = (parse(pa, &ia), parse(pb, &ib)) else {
         return Ok(Outcome::Unreadable);
     };
-    let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
+    let progress = |done, total| opts.host.progress(ibdscope::host::Unit::Pages, done, total);
     // With --key-file, encrypted copies' types and indexes are read from
     // their decrypted images; the pages are compared as stored.
     let engine = opts.engine();
     let keys = opts.key_file.as_ref();
-    let (da, db) = (
-        crate::logical::decrypted(pa, &a, &engine, keys),
-        crate::logical::decrypted(pb, &b, &engine, keys),
-    );
+    let mut diags = Vec::new();
+    let da = ibdscope::logical::decrypted(pa, &a, &engine, keys, &mut diags);
+    crate::open::say(&std::mem::take(&mut diags));
+    let db = ibdscope::logical::decrypted(pb, &b, &engine, keys, &mut diags);
+    crate::open::say(&diags);
     let ca = da.as_ref().map(|d| d.tablespace(&a));
     let cb = db.as_ref().map(|d| d.tablespace(&b));
     let d = match Diff::with_content(
@@ -87,8 +84,8 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Err(e) => {
             crate::diag::say!(
                 "ibdscope: {} and {}: {e}",
-                crate::names::path(pa),
-                crate::names::path(pb)
+                ibdscope::names::path(pa),
+                ibdscope::names::path(pb)
             );
             return Ok(Outcome::Unreadable);
         }
@@ -110,7 +107,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         for f in ibdscope_core::summary::file_findings(ts) {
             ends.push(format!(
                 "{}: byte offset {}: {}",
-                crate::names::path(p),
+                ibdscope::names::path(p),
                 f.file_offset,
                 f.kind
             ));
@@ -119,7 +116,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             let j = &bp.judgement;
             ends.push(format!(
                 "{}: page {} at byte offset {}: {j}",
-                crate::names::path(p),
+                ibdscope::names::path(p),
                 j.page,
                 j.file_offset
             ));
@@ -314,8 +311,8 @@ fn text(
     writeln!(
         out,
         "{} -> {}: {} and {} pages, {} identical, {} differ",
-        crate::names::path(pa),
-        crate::names::path(pb),
+        ibdscope::names::path(pa),
+        ibdscope::names::path(pb),
         d.pages_a,
         d.pages_b,
         d.identical,

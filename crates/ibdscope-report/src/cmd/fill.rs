@@ -7,7 +7,6 @@
 //! per tenth of fill, and how often the leaf chain jumps (the next leaf in
 //! key order is not the next page of the file) and how far.
 
-use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::cmd::findings;
 use crate::cmd::lsn::grid_json;
@@ -15,6 +14,7 @@ use crate::cmd::map::{self, index_slots, print_grid, MapScale, PageCell, Style, 
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::btree::FILL_BUCKETS;
 use ibdscope_core::{Btrees, IndexId};
 use ibdscope_render::color::{
@@ -174,7 +174,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     let outcome = tree_outcome(a);
     let (wrote, said) = if opts.out.is_some() {
         let p = picture(a, grid.clone(), &types, &scale);
-        let what = crate::names::path(path).to_string();
+        let what = ibdscope::names::path(path).to_string();
         map::write_picture(opts, &p, &what, &scale.words())
     } else {
         (Outcome::Clean, String::new())
@@ -192,7 +192,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     writeln!(
         out,
         "{}: {} of {} bytes, {} pages per extent",
-        crate::names::path(path),
+        ibdscope::names::path(path),
         count(ts.n_pages(), "page", "pages"),
         ts.page_size(),
         ts.format().extent_size(),

@@ -7,9 +7,9 @@
 //! holds records, normal after deletes), which are printed once per index
 //! and level with a count and the first pages unless `verbose`.
 
-use crate::analysis::Analysis;
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::extents::{Owner, SpaceProblem};
 use ibdscope_core::summary::BadPage;
 use ibdscope_core::{Finding, FindingKind, IndexId, PageNo};
@@ -83,7 +83,7 @@ pub fn verdict_lines(
     path: &std::path::Path,
     s: &ibdscope_core::Summary,
 ) -> io::Result<()> {
-    let p = crate::names::path(path);
+    let p = ibdscope::names::path(path);
     for b in &s.bad {
         let v = &b.judgement;
         writeln!(
@@ -123,7 +123,7 @@ fn line(
     f: &Finding,
     reason: &dyn std::fmt::Display,
 ) -> io::Result<()> {
-    let path = crate::names::path(a.path());
+    let path = ibdscope::names::path(a.path());
     match f.page {
         Some(p) => writeln!(
             out,
@@ -189,7 +189,7 @@ pub fn text(
             out,
             "{}: {} still hold{} index {} level {level} with {recs} records in all (freed, not \
              overwritten; deleted rows may be read from them): pages {}",
-            crate::names::path(a.path()),
+            ibdscope::names::path(a.path()),
             crate::text::count(pages.len() as u64, "free page", "free pages"),
             if pages.len() == 1 { "s" } else { "" },
             a.index_label(index),

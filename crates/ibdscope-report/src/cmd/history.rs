@@ -3,10 +3,10 @@
 //! transaction that wrote each; and the instance's undo logs (for `audit`
 //! and `undo`).
 
-use crate::analysis::Analysis;
 use crate::args::{Format, HistoryOpts, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::record::Visited;
 use ibdscope_core::{PageNo, RecPage, Tablespace};
 use ibdscope_forensics::system::SystemSpace;
@@ -26,15 +26,15 @@ const VALUE_CAP: usize = 1 << 20;
 /// the pages the walks reach are read).
 pub struct UndoFiles {
     /// The system tablespace (ibdata1 and the files that continue it).
-    pub system: crate::instance::System,
+    pub system: ibdscope::instance::System,
     /// `undoNNN` files: path and source.
-    pub undo: Vec<(PathBuf, Box<dyn crate::host::Source>)>,
+    pub undo: Vec<(PathBuf, Box<dyn ibdscope::host::Source>)>,
 }
 
 /// Reads the system tablespace of `datadir` and the undo tablespaces
 /// beside it (`undo001`…, as MySQL 5.6+ and MariaDB name them).
 pub fn read_undo_files(opts: &Opts, datadir: &Path) -> Result<UndoFiles, String> {
-    let system = crate::instance::read_system(
+    let system = ibdscope::instance::read_system(
         &*opts.host,
         datadir,
         opts.threads,
@@ -74,12 +74,12 @@ pub fn parse_spaces(f: &UndoFiles) -> (Vec<(u32, PathBuf, Tablespace<'_>)>, Vec<
         .unwrap_or_default();
     match Tablespace::new(f.system.bytes()) {
         Ok(ts) => out.push((0, first, ts)),
-        Err(e) => bad.push(format!("{}: {e}", crate::names::path(&first))),
+        Err(e) => bad.push(format!("{}: {e}", ibdscope::names::path(&first))),
     }
     for (p, b) in &f.undo {
         match Tablespace::new(b.bytes()) {
             Ok(ts) => out.push((ts.space_id().0, p.clone(), ts)),
-            Err(e) => bad.push(format!("{}: {e}", crate::names::path(p))),
+            Err(e) => bad.push(format!("{}: {e}", ibdscope::names::path(p))),
         }
     }
     (out, bad)
@@ -182,7 +182,7 @@ pub fn undo_audit_json(a: Option<&UndoAudit>, j: &mut Json<'_>) -> io::Result<()
 fn space_file(spaces: &[(u32, PathBuf, Tablespace<'_>)], space: u32) -> String {
     spaces.iter().find(|s| s.0 == space).map_or_else(
         || format!("space {space}"),
-        |s| crate::names::path(&s.1).to_string(),
+        |s| ibdscope::names::path(&s.1).to_string(),
     )
 }
 
@@ -243,26 +243,29 @@ pub fn run(
     };
     let t = &def.table;
     let Some(ix) = t.clustered() else {
-        crate::diag::say!("ibdscope: {}: no clustered index", crate::names::path(path));
+        crate::diag::say!(
+            "ibdscope: {}: no clustered index",
+            ibdscope::names::path(path)
+        );
         return Ok(Outcome::Unreadable);
     };
     if let Some(n) = &h.index {
         if t.index_by_name_or_id(n) != Some(ix) {
             crate::diag::say!(
                 "ibdscope: {}: history follows the clustered index ({}); {} is not it",
-                crate::names::path(path),
-                crate::names::name(&ix.name),
-                crate::names::name(n)
+                ibdscope::names::path(path),
+                ibdscope::names::name(&ix.name),
+                ibdscope::names::name(n)
             );
             return Ok(Outcome::Unreadable);
         }
     }
     let Some(datadir) =
-        crate::instance::find_datadir(path, h.datadir.as_deref(), opts.data_files.as_deref())
+        ibdscope::instance::find_datadir(path, h.datadir.as_deref(), opts.data_files.as_deref())
     else {
         crate::diag::say!(
             "ibdscope: {}: no ibdata1 in its directory or the one above: give --datadir",
-            crate::names::path(path)
+            ibdscope::names::path(path)
         );
         return Ok(Outcome::Unreadable);
     };
@@ -277,14 +280,17 @@ pub fn run(
     let Some(u) = read_undo(&spaces) else {
         crate::diag::say!(
             "ibdscope: {}: no TRX_SYS page to name the rollback segments",
-            crate::names::path(&datadir)
+            ibdscope::names::path(&datadir)
         );
         return Ok(Outcome::Unreadable);
     };
     let mut findings = undo_findings(bad, &files, &spaces, &u);
-    let table_id = crate::instance::dictionary(&*opts.host, &datadir, opts.data_files.as_deref())
-        .ok()
-        .and_then(|(d, _)| crate::instance::table_for(&d, path, ts.space_id().0).map(|t| t.id));
+    let table_id =
+        ibdscope::instance::dictionary(&*opts.host, &datadir, opts.data_files.as_deref())
+            .ok()
+            .and_then(|(d, _)| {
+                ibdscope::instance::table_for(&d, path, ts.space_id().0).map(|t| t.id)
+            });
 
     let Some((root, root_rp)) = crate::cmd::rows::root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
@@ -302,7 +308,7 @@ pub fn run(
     let (Some(trx_pos), Some(roll_pos)) = (sys_pos(SysCol::TrxId), sys_pos(SysCol::RollPtr)) else {
         crate::diag::say!(
             "ibdscope: {}: the clustered index has no DB_TRX_ID / DB_ROLL_PTR",
-            crate::names::path(path)
+            ibdscope::names::path(path)
         );
         return Ok(Outcome::Unreadable);
     };
@@ -328,7 +334,7 @@ pub fn run(
         match ibdscope_schema::row::leftmost_leaf(ts, root, &layout, &mut visited, &mut fields) {
             Ok(p) => p,
             Err(e) => {
-                crate::diag::say!("ibdscope: {}: {e}", crate::names::path(path));
+                crate::diag::say!("ibdscope: {}: {e}", ibdscope::names::path(path));
                 return Ok(Outcome::Unreadable);
             }
         };
@@ -341,7 +347,7 @@ pub fn run(
         if !pages_seen.insert(page_no.0) || pages_seen.len() > ts.n_pages() as usize {
             findings.push(format!(
                 "{}: page {}: the leaf chain comes back to a page",
-                crate::names::path(path),
+                ibdscope::names::path(path),
                 page_no.0
             ));
             break;
@@ -351,7 +357,7 @@ pub fn run(
             _ => {
                 findings.push(format!(
                     "{}: page {}: not a leaf page of the clustered index",
-                    crate::names::path(path),
+                    ibdscope::names::path(path),
                     page_no.0
                 ));
                 break;
@@ -369,7 +375,7 @@ pub fn run(
                 Err(e) => {
                     findings.push(format!(
                         "{}: page {}: {e:?}",
-                        crate::names::path(path),
+                        ibdscope::names::path(path),
                         page_no.0
                     ));
                     break;
@@ -383,7 +389,7 @@ pub fn run(
                 Err(e) => {
                     findings.push(format!(
                         "{}: page {}, byte offset {}: {e}",
-                        crate::names::path(path),
+                        ibdscope::names::path(path),
                         page_no.0,
                         u64::from(page_no.0)
                             .saturating_mul(u64::from(ts.page_size()))
@@ -481,7 +487,8 @@ pub fn run(
                 lost,
             });
         }
-        page_no = PageNo(ibdscope_core::bytes::be_u32(page, 12).unwrap_or(ibdscope_core::FIL_NULL));
+        page_no =
+            PageNo(ibdscope_prims::bytes::be_u32(page, 12).unwrap_or(ibdscope_core::FIL_NULL));
     }
 
     let names: Vec<String> = shown
@@ -606,10 +613,10 @@ pub fn run(
             writeln!(
                 out,
                 "history of {}.{} ({}), undo from {}: {} row{}",
-                crate::names::name(&t.schema),
-                crate::names::name(&t.name),
-                crate::names::path(path),
-                crate::names::path(&datadir),
+                ibdscope::names::name(&t.schema),
+                ibdscope::names::name(&t.name),
+                ibdscope::names::path(path),
+                ibdscope::names::path(&datadir),
                 rows.len(),
                 if rows.len() == 1 { "" } else { "s" }
             )?;
@@ -625,7 +632,7 @@ pub fn run(
                 writeln!(
                     out,
                     "row {}: {} version{}, {}",
-                    crate::names::name(&r.key),
+                    ibdscope::names::name(&r.key),
                     r.versions.len(),
                     if r.versions.len() == 1 { "" } else { "s" },
                     match (r.end, &r.lost) {
@@ -656,8 +663,8 @@ pub fn run(
                         };
                         line.push_str(&format!(
                             " {}={}",
-                            crate::names::name(n),
-                            crate::names::name(&shown_v)
+                            ibdscope::names::name(n),
+                            ibdscope::names::name(&shown_v)
                         ));
                     }
                     writeln!(out, "{line}")?;
@@ -711,7 +718,7 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let Some(u) = read_undo(&spaces) else {
         crate::diag::say!(
             "ibdscope: {}: no TRX_SYS page to name the rollback segments",
-            crate::names::path(arg)
+            ibdscope::names::path(arg)
         );
         return Ok(Outcome::Unreadable);
     };
@@ -843,7 +850,7 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 .map(|(id, p, ts)| {
                     format!(
                         "{} (space {id}, {} pages)",
-                        crate::names::path(p),
+                        ibdscope::names::path(p),
                         ts.n_pages()
                     )
                 })
@@ -851,7 +858,7 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             writeln!(
                 out,
                 "undo of {}: {}",
-                crate::names::path(&datadir),
+                ibdscope::names::path(&datadir),
                 names.join(", ")
             )?;
             writeln!(

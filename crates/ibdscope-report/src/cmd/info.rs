@@ -1,9 +1,9 @@
 //! `ibdscope info`: what the file is, and the evidence for it.
 
-use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::checksum::Unverifiable;
 use ibdscope_core::fsp::{FlagsLayout, SpaceFormat};
 use ibdscope_core::{FindingKind, PageType, Summary, Tablespace, VendorGuess};
@@ -148,7 +148,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
 fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     let s = &i.summary;
     let f = &i.format;
-    writeln!(out, "file                {}", crate::names::path(path))?;
+    writeln!(out, "file                {}", ibdscope::names::path(path))?;
     // A page size given against the file's evidence is said before any
     // answer read with it.
     let (first, rest): (Vec<&ibdscope_core::Finding>, Vec<&ibdscope_core::Finding>) = s

@@ -8,7 +8,7 @@
 
 use crate::args::Opts;
 use crate::json::Json;
-use ibdscope_core::{SpaceId, Tablespace};
+use ibdscope_core::SpaceId;
 use ibdscope_forensics::dict::Dictionary;
 use ibdscope_forensics::doublewrite::{self, DoublewriteBuffer, Repair, Rule, Slot};
 use ibdscope_forensics::redo::RedoInfo;
@@ -103,7 +103,7 @@ fn page0_space(path: &Path) -> Option<u32> {
     use std::io::Read;
     let mut head = [0u8; 42];
     std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
-    ibdscope_core::bytes::be_u32(&head, 38)
+    ibdscope_prims::bytes::be_u32(&head, 38)
 }
 
 /// `db/name` of a file `root/db/name.ibd`.
@@ -124,7 +124,7 @@ pub fn collect(
     redo: Option<&RedoInfo>,
     opts: &Opts,
 ) -> Option<InstanceFacts> {
-    if !crate::instance::first_data_file(root, opts.data_files.as_deref()).is_file() {
+    if !ibdscope::instance::first_data_file(root, opts.data_files.as_deref()).is_file() {
         return None;
     }
     let (sys, dict) = match super::restore::open_system(root, opts) {
@@ -132,7 +132,7 @@ pub fn collect(
             // SYS_TABLES alone (name, space, flags2 of each table): not
             // the whole dictionary, which grows with the number of tables.
             let mut tables = Vec::new();
-            let d = match Tablespace::with_options(sys.bytes(), opts.lib) {
+            let d = match sys.tablespace() {
                 Ok(ts) => Dictionary::for_each_table_row(&ts, |t| {
                     tables.push((t.name.clone(), t.space, t.flags2));
                 })
@@ -205,27 +205,27 @@ pub fn collect(
         }
     }
     if let Some(sys) = &sys {
-        facts.dblwr = dblwr_facts(sys.bytes(), files, redo, opts);
+        facts.dblwr = dblwr_facts(sys, files, redo, opts);
     }
     Some(facts)
 }
 
 fn dblwr_facts(
-    sys_bytes: &[u8],
+    sys: &ibdscope::open::Input,
     files: &[FileIn<'_>],
     redo: Option<&RedoInfo>,
     opts: &Opts,
 ) -> Result<DblwrFacts, String> {
-    let sys = Tablespace::with_options(sys_bytes, opts.lib).map_err(|e| e.to_string())?;
+    let sys = sys.tablespace().map_err(|e| e.to_string())?;
     let dw = DoublewriteBuffer::read(&sys)
         .ok_or("no doublewrite buffer (no TRX_SYS doublewrite magic on page 5)")?;
     let mut rule = None;
     let mut out = Vec::new();
     for f in files.iter().filter(|f| f.damaged) {
-        let Ok(input) = opts.host.open(f.path, 1) else {
+        let Ok(input) = crate::open::file(opts, f.path, 1) else {
             continue;
         };
-        let Ok(ts) = crate::host::tablespace(&*input, opts.lib) else {
+        let Ok(ts) = input.tablespace() else {
             continue;
         };
         let r = *rule.get_or_insert_with(|| super::restore::rule_for(redo, &ts));
@@ -268,7 +268,7 @@ fn dblwr_facts(
 pub fn text(f: &InstanceFacts, root: &Path, out: &mut dyn Write) -> io::Result<()> {
     let shown = |p: &Path| {
         p.strip_prefix(root).map_or_else(
-            |_| crate::names::path(p).to_string(),
+            |_| ibdscope::names::path(p).to_string(),
             |r| r.display().to_string(),
         )
     };

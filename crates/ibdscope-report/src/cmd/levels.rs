@@ -10,13 +10,13 @@
 //! `sequential` the links to exactly page + 1 (a level written in key
 //! order into fresh extents has all its links sequential).
 
-use crate::analysis::{id_text, Analysis};
 use crate::args::{Format, Opts};
 use crate::cmd::findings;
 use crate::cmd::space::{findings_to_stderr, outcome, print_findings};
 use crate::csv;
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::{id_text, Analysis};
 use ibdscope_core::btree::LevelInfo;
 use std::io::{self, Write};
 
@@ -133,7 +133,7 @@ fn text(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
                 out,
                 "{:>10} {:<w$} {:>5} {:>7} {:>9} {:>11} {:>6.1}% {:>7} {:>9} {:>10}",
                 id_text(t.index_id),
-                crate::names::name(a.index_name(t.index_id).unwrap_or("-")).to_string(),
+                ibdscope::names::name(a.index_name(t.index_id).unwrap_or("-")).to_string(),
                 l.level,
                 l.pages,
                 s.records,

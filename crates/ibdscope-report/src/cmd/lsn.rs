@@ -26,12 +26,12 @@
 //! ranks 0, 1/4, 1/2, 3/4 and 1. When all LSNs are equal every page is
 //! drawn at the new end.
 
-use crate::analysis::Analysis;
 use crate::args::{Format, LsnScale, LsnScaleKind, LsnScalePages, Opts};
 use crate::cmd::map::{self, print_grid, MapScale, Style, TypesSeen};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::count;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::checksum::{Scheme, Unverifiable};
 use ibdscope_core::space::{page_facts, PageProblem};
 use ibdscope_core::summary::SummaryFold;
@@ -620,7 +620,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         Outcome::Findings
     };
     let (wrote, said) = if opts.out.is_some() {
-        let what = crate::names::path(path).to_string();
+        let what = ibdscope::names::path(path).to_string();
         map::write_picture(opts, &picture(path, ts, &f, &scale), &what, &scale.words())
     } else {
         (Outcome::Clean, String::new())
@@ -659,7 +659,7 @@ fn text(
     writeln!(
         out,
         "{}: {}, {}, {} with LSN 0",
-        crate::names::path(path),
+        ibdscope::names::path(path),
         count(ts.n_pages(), "page", "pages"),
         range_words(f),
         f.zero,

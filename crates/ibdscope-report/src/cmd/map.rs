@@ -6,10 +6,10 @@
 //! has ANSI colour `INDEX_ANSI[s % 10]` in the terminal and the RGB value
 //! xterm gives that colour in a picture.
 
-use crate::analysis::Analysis;
 use crate::args::{Color, Opts};
 use crate::outcome::Outcome;
 use crate::text::count;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::extents::{Owner, SpaceMap};
 use ibdscope_core::fil::FilHeader;
 use ibdscope_core::index::IndexHeader;
@@ -189,7 +189,7 @@ impl MapScale {
 pub fn past_end(path: &Path, asked: fmt::Arguments<'_>, n_pages: u64, page_size: u32) -> Outcome {
     crate::diag::say!(
         "ibdscope: {}: {asked} is past the end of the file ({n_pages} whole pages of {page_size} bytes)",
-        crate::names::path(path)
+        ibdscope::names::path(path)
     );
     Outcome::Unreadable
 }
@@ -516,7 +516,7 @@ pub fn title(
         f.extent_size()
     );
     (
-        format!("{what}: {}", crate::names::path(path)),
+        format!("{what}: {}", ibdscope::names::path(path)),
         vec![line, scale.picture_line()],
     )
 }
@@ -775,8 +775,8 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outc
                 let why = e.strip_prefix(raw.as_str()).unwrap_or(&e);
                 format!(
                     "cannot write {}: {}",
-                    crate::names::path(file),
-                    crate::names::name(&crate::out::draw_reason(why))
+                    ibdscope::names::path(file),
+                    ibdscope::names::name(&crate::out::draw_reason(why))
                 )
             })
         })
@@ -785,7 +785,7 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outc
         Ok(d) => {
             let line = format!(
                 "{what}: wrote {} ({}, {}×{} px, {scale})\n",
-                crate::names::path(file),
+                ibdscope::names::path(file),
                 match format {
                     ImageFormat::Png => "PNG",
                     ImageFormat::Svg => "SVG",

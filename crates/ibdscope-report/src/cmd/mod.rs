@@ -26,15 +26,15 @@ pub mod system;
 pub mod tables;
 pub mod types;
 
-use crate::analysis::Analysis;
 use crate::args::{Cmd, DefOpts, Format, Opts};
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::{Engine, Tablespace};
 use std::io::{self, Write};
 use std::path::Path;
 
 /// Runs the command in `opts`. A file that changed while it was read
-/// (the host's [`crate::host::Host::changes`]) is reported after the
+/// (the host's [`ibdscope::host::Host::changes`]) is reported after the
 /// command's output (in text also on stdout; a JSON or CSV document stays
 /// whole) and the run exits 2: what was read is not one state of the file.
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
@@ -87,16 +87,20 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 // These read the pages as stored.
                 Cmd::Info | Cmd::Pages { .. } | Cmd::Types | Cmd::Check | Cmd::Lsn => {
                     let a = Analysis::new(path, ts, ts, *engine, def)
-                        .with_host(&*opts.host, opts.data_files.as_deref());
-                    let mut keys = crate::logical::key_finding(path, ts, opts.key_file.as_ref());
+                        .with_host(&*opts.host, opts.data_files.as_deref())
+                        .with_sink(&crate::open::say_one);
+                    let mut keys = key_finding(path, ts, opts);
                     if matches!(opts.cmd, Cmd::Lsn) {
                         // The map with the key: a page only its decrypted
                         // image verifies is drawn by its LSN, as `check`
                         // judges it.
                         let (k, engine) = (opts.key_file.as_ref(), a.engine());
-                        if let Some((s, o)) = crate::logical::key_verdicts(path, ts, engine, k) {
+                        if let Some((s, d)) = ibdscope::logical::key_verdicts(path, ts, engine, k) {
                             a.set_summary(s);
-                            keys = keys.max(o);
+                            crate::open::say(&d);
+                            if !d.is_empty() {
+                                keys = keys.max(Outcome::Findings);
+                            }
                         }
                     }
                     let outcome = match opts.cmd {
@@ -125,14 +129,16 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 _ => {
                     // Encrypted pages no crypt data opens: no structure.
                     if !matches!(opts.cmd, Cmd::Page { .. }) {
-                        if let Some(o) = crate::logical::crypt_data_blocks(path, ts) {
-                            return Ok(o);
+                        if let Some(d) = ibdscope::logical::crypt_data_blocks(path, ts) {
+                            crate::open::say(&[d]);
+                            return Ok(Outcome::Unreadable);
                         }
                     }
                     let keys = opts.key_file.as_ref();
-                    crate::logical::with_logical(path, ts, engine, keys, |lts, summary| {
+                    with_logical(path, ts, engine, keys, |lts, summary| {
                         let a = Analysis::new(path, ts, lts, *engine, def)
-                            .with_host(&*opts.host, opts.data_files.as_deref());
+                            .with_host(&*opts.host, opts.data_files.as_deref())
+                            .with_sink(&crate::open::say_one);
                         if let Some(s) = summary {
                             a.set_summary(s);
                         }
@@ -234,77 +240,96 @@ fn unreadable_file_findings(a: &Analysis<'_>, outcome: io::Result<Outcome>) -> i
     outcome
 }
 
-/// Opens `path` and parses it, printing why not to stderr; `f` gets the
-/// space and the engine the command's passes run on.
+/// With `--key-file`, whether its keys open this MariaDB encrypted space
+/// ([`ibdscope::logical::key_finding`]): a wrong or missing key is said on
+/// stderr and is a finding.
+pub fn key_finding(path: &Path, ts: &Tablespace<'_>, opts: &Opts) -> Outcome {
+    match ibdscope::logical::key_finding(path, ts, opts.key_file.as_ref()) {
+        Some(d) => {
+            crate::open::say(&[d]);
+            Outcome::Findings
+        }
+        None => Outcome::Clean,
+    }
+}
+
+/// Runs `f` over the space the structure commands read: the logical image
+/// of a page_compressed or (with `keys`) MariaDB encrypted space
+/// ([`ibdscope::logical::expand`], what it had to tell said on stderr),
+/// else `ts` itself, with the summary of `ts`'s stored pages when it was
+/// made with the image (so it is not made again). A damaged compressed
+/// page, or a page that does not decrypt, makes the outcome at least
+/// [`Outcome::Findings`].
+pub fn with_logical(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    keys: Option<&ibdscope_core::crypt::mariadb::KeyFile>,
+    f: impl FnOnce(&Tablespace<'_>, Option<ibdscope_core::Summary>) -> io::Result<Outcome>,
+) -> io::Result<Outcome> {
+    let mut diags = Vec::new();
+    let logical = ibdscope::logical::expand(path, ts, engine, keys, &mut diags);
+    crate::open::say(&diags);
+    let Some(mut l) = logical else {
+        return f(ts, None);
+    };
+    let summary = l.take_summary();
+    let outcome = f(&l.tablespace(ts), summary)?;
+    Ok(if ibdscope::logical::damaged(&l) {
+        outcome.max(Outcome::Findings)
+    } else {
+        outcome
+    })
+}
+
+/// Opens the space `path` names the one way ([`crate::open::space`]: a
+/// file, or the system tablespace named by its first data file, its files
+/// side by side; a file that does not continue the ones before it is
+/// named on stderr, left out, and a finding) and parses it, printing why
+/// not to stderr; `f` gets the space and the engine the command's passes
+/// run on.
 pub fn with_space(
     path: &Path,
     opts: &Opts,
     f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
-    let input = match opts.host.open(path, opts.threads) {
+    let input = match crate::open::space(opts, path, opts.threads) {
         Ok(i) => i,
         Err(e) => {
             crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
-    let release = |offset: usize, len: usize| input.release(offset, len);
-    let progress = |done, total| opts.host.progress(crate::host::Unit::Pages, done, total);
-    if !crate::instance::continuation_files_in(path, opts.data_files.as_deref()).is_empty() {
-        drop(input);
-        return with_system_space(path, opts, f);
+    for p in &input.problems {
+        crate::diag::say!("ibdscope: {p}");
     }
-    match crate::host::tablespace(&*input, opts.lib) {
-        Ok(ts) => {
-            // The one-pass commands let the scan engine drop each shard's
-            // mappings as it finishes it: RSS stays flat for any file size.
-            // Commands that pass over the file again keep the map whole
-            // (mapping every page again would cost as much as the first).
-            let mut engine = opts.engine().with_progress(&progress);
-            if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
-                engine = engine.with_release(&release);
-            }
-            f(&ts, &engine)
-        }
+    let ts = match input.tablespace() {
+        Ok(ts) => ts,
         Err(e) => {
-            crate::diag::say!("ibdscope: {}: {e}", crate::names::path(path));
-            Ok(Outcome::Unreadable)
-        }
-    }
-}
-
-/// The system tablespace named by its first file (`ibdata1`) with the files
-/// that continue it beside it, mapped side by side as one space (one page
-/// numbering across the files); a file that does not continue the ones
-/// before it is named on stderr and left out.
-fn with_system_space(
-    path: &Path,
-    opts: &Opts,
-    f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
-) -> io::Result<Outcome> {
-    let spec = opts.data_files.as_deref();
-    let sys = match crate::instance::open_system(&*opts.host, path, opts.threads, opts.lib, spec) {
-        Ok(s) => s,
-        Err(e) => {
-            crate::diag::say!("ibdscope: {e}");
+            crate::diag::say!("ibdscope: {}: {e}", ibdscope::names::path(path));
             return Ok(Outcome::Unreadable);
         }
     };
-    for p in &sys.problems {
-        crate::diag::say!("ibdscope: {p}");
-    }
-    match crate::host::tablespace(sys.source(), opts.lib) {
-        Ok(ts) => {
-            let outcome = f(&ts, &opts.engine())?;
-            Ok(if sys.problems.is_empty() {
-                outcome
-            } else {
-                outcome.max(Outcome::Findings)
-            })
+    let release = |offset: usize, len: usize| input.release(offset, len);
+    let progress = |done, total| opts.host.progress(ibdscope::host::Unit::Pages, done, total);
+    let engine = if input.is_system() {
+        opts.engine()
+    } else {
+        // The one-pass commands let the scan engine drop each shard's
+        // mappings as it finishes it: RSS stays flat for any file size.
+        // Commands that pass over the file again keep the map whole
+        // (mapping every page again would cost as much as the first).
+        let engine = opts.engine().with_progress(&progress);
+        if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
+            engine.with_release(&release)
+        } else {
+            engine
         }
-        Err(e) => {
-            crate::diag::say!("ibdscope: {}: {e}", crate::names::path(path));
-            Ok(Outcome::Unreadable)
-        }
-    }
+    };
+    let outcome = f(&ts, &engine)?;
+    Ok(if input.problems.is_empty() {
+        outcome
+    } else {
+        outcome.max(Outcome::Findings)
+    })
 }

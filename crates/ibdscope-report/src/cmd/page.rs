@@ -3,7 +3,6 @@
 //! directory, the user and free chains record by record, a one-line byte
 //! map, and the page's findings with their byte offsets.
 
-use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::cmd::account::{Account, OnPage};
 use crate::cmd::hexdump;
@@ -12,6 +11,7 @@ use crate::cmd::records::{json_record, Flags, Next, Size};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::Link;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::fil::FilHeader;
 use ibdscope_core::inode::FsegHeader;
 use ibdscope_core::layout::{ByteClass, ByteMap, PageLayout};
@@ -319,7 +319,7 @@ impl Page<'_, '_> {
         writeln!(
             out,
             "{}: page {} of {} ({} bytes at byte offset {}): {}, checksum {}",
-            crate::names::path(self.path),
+            ibdscope::names::path(self.path),
             self.n,
             self.ts.n_pages(),
             self.bytes.len(),
@@ -380,7 +380,7 @@ impl Page<'_, '_> {
             writeln!(
                 out,
                 "{}: page {} at byte offset {} (page offset {at}): {why}",
-                crate::names::path(self.path),
+                ibdscope::names::path(self.path),
                 self.n,
                 base.saturating_add(at as u64)
             )?;

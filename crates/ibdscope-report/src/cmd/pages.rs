@@ -4,16 +4,15 @@
 //! its FIL header and checksum, and for a B-tree page its index, level,
 //! records and fill from its INDEX header.
 
-use crate::analysis::{Analysis, SDI_INDEX_ID};
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::Link;
+use ibdscope::analysis::{Analysis, SDI_INDEX_ID};
 use ibdscope_core::checksum::Verdict;
 use ibdscope_core::index::IndexHeader;
 use ibdscope_core::space::PageProblem;
-use ibdscope_core::verdict::ZeroRule;
-use ibdscope_core::{IndexId, PageFacts, PageNo, Summary, Tablespace};
+use ibdscope_core::{IndexId, PageFacts, PageNo, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -182,7 +181,7 @@ impl IndexNames {
             .into_iter()
             .filter_map(|id| {
                 let n = a.index_name(id)?;
-                Some((id, n.to_string(), crate::names::name(n).to_string()))
+                Some((id, n.to_string(), ibdscope::names::name(n).to_string()))
             })
             .collect();
         IndexNames { names }
@@ -206,9 +205,7 @@ impl IndexNames {
 struct Rows<'a> {
     ts: &'a Tablespace<'a>,
     format: Format,
-    /// The summary of the pages, when it was made before the listing (by
-    /// another part of the command: a sparse file's holes need it).
-    made: Option<&'a Summary>,
+    summary: &'a ibdscope_core::Summary,
     keys: KeyVersions,
     names: IndexNames,
     /// The text name column's width.
@@ -227,17 +224,6 @@ struct Piece {
     bad: bool,
     /// The last page: the pages after it are not listed.
     ended: bool,
-    /// A page's verdict needs the summary, which was not given: the piece
-    /// is to be made again with it.
-    needs_summary: bool,
-}
-
-/// A thread's state for the rows: the page_compressed judge (its
-/// buffers) and the zero-page rule (the XDES page it verified last).
-#[derive(Default)]
-struct Judging {
-    judge: ibdscope_core::summary::Judge,
-    zeros: ZeroRule,
 }
 
 impl Rows<'_> {
@@ -249,10 +235,8 @@ impl Rows<'_> {
         }
     }
 
-    /// The rows of pages `first..end`, `first` the first page of a row,
-    /// each page's verdict from `summary` when given; without it a piece
-    /// with a page whose verdict needs it says so ([`Piece::needs_summary`]).
-    fn piece(&self, st: &mut Judging, first: u32, end: u32, summary: Option<&Summary>) -> Piece {
+    /// The rows of pages `first..end`, `first` the first page of a row.
+    fn piece(&self, judge: &mut ibdscope_core::summary::Judge, first: u32, end: u32) -> Piece {
         let mut piece = Piece::default();
         let mut n = first;
         while n < end {
@@ -261,62 +245,26 @@ impl Rows<'_> {
                 piece.ended = true;
                 break;
             };
-            let f = st.judge.judge(self.ts, f).0;
+            let f = judge.judge(self.ts, f).0;
             // Writing to a `Vec` does not fail.
-            let _ = self.rows(&mut st.zeros, &mut piece, f, run, summary);
-            if piece.needs_summary {
-                break;
-            }
+            let _ = self.rows(&mut piece, f, run);
             n = n.saturating_add(run);
         }
         piece
     }
 
-    /// Page `f`'s verdict: the summary's ([`Summary::verdict`], one rule
-    /// for every command). Without the summary, a page with no problem
-    /// and not zeroed (what [`ibdscope_core::summary::SummaryFold::add`]
-    /// never counts a bad page) has the verdict of its own facts, which
-    /// the newest LSN of the file does not change (`verdict::judge` reads
-    /// it for an LSN mismatch only); any other page needs the summary:
-    /// `None`.
-    fn verdict(
-        &self,
-        zeros: &mut ZeroRule,
-        f: &PageFacts,
-        summary: Option<&Summary>,
-    ) -> Option<ibdscope_core::PageJudgement> {
-        let ts = self.ts;
-        if let Some(s) = summary.or(self.made) {
-            return Some(s.verdict(ts, f));
-        }
-        let zeroed = f.verdict == Verdict::Empty && zeros.claimed(ts, f.page_no);
-        (!zeroed && ts.page_problems(f).next().is_none())
-            .then(|| ibdscope_core::verdict::judge(ts, f, &[], None))
-    }
-
     /// The row of page `f` standing for `run` pages: in text one row and
     /// a line for the pages after it, in the other formats a row each.
-    fn rows(
-        &self,
-        zeros: &mut ZeroRule,
-        piece: &mut Piece,
-        f: PageFacts,
-        run: u32,
-        summary: Option<&Summary>,
-    ) -> io::Result<()> {
+    fn rows(&self, piece: &mut Piece, f: PageFacts, run: u32) -> io::Result<()> {
         let ts = self.ts;
         let out = &mut piece.out;
         let mut note = |f: &PageFacts| {
-            let v = self.verdict(zeros, f, summary);
-            if let Some(v) = &v {
-                piece.bad |= v.verdict.is_finding();
-            } else {
-                piece.needs_summary = true;
-            }
+            let v = self.summary.verdict(ts, f);
+            piece.bad |= v.verdict.is_finding();
             v
         };
         if matches!(self.format, Format::Text | Format::Tsv | Format::Sql) {
-            let Some(v) = note(&f) else { return Ok(()) };
+            let v = note(&f);
             self.text_row(out, &f, &v)?;
             if run > 1 {
                 writeln!(
@@ -337,7 +285,7 @@ impl Rows<'_> {
             ts.facts(PageNo(f.page_no.0.saturating_add(k)))
         });
         for f in every {
-            let Some(v) = note(&f) else { return Ok(()) };
+            let v = note(&f);
             match self.format {
                 Format::Csv => self.csv_row(out, &f, &v)?,
                 Format::Json => {
@@ -562,17 +510,16 @@ pub fn run(
         .ok()
         .into_iter()
         .flat_map(|d| d.table.indexes.iter())
-        .map(|ix| crate::names::name(&ix.name).to_string().chars().count())
+        .map(|ix| ibdscope::names::name(&ix.name).to_string().chars().count())
         .max()
         .unwrap_or(0)
         .max(4);
     let rows = Rows {
         ts,
         format: opts.format,
-        // Made already (a sparse file's holes need the damaged pages), or
-        // only when a page's verdict needs it: the listing is then the one
-        // pass over the file.
-        made: a.summary_made(),
+        // Each page's verdict is the summary's (one rule for every
+        // command; a torn write needs the newest LSN of the whole file).
+        summary: a.summary(),
         keys: KeyVersions::of_space(ts),
         names: IndexNames::of(a),
         width,
@@ -618,31 +565,18 @@ pub fn run(
     let total = u64::from(end.saturating_sub(from));
     let (mut bad, mut ended, mut started) = (false, false, false);
     let mut sunk = 0usize;
-    let bound = |k: u32| bounds.get(k as usize).copied().unwrap_or(end);
     ibdscope_core::parallel::map_in_order(
         a.engine(),
         n,
-        Judging::default,
-        |st, k| rows.piece(st, bound(k), bound(k.saturating_add(1)), None),
+        ibdscope_core::summary::Judge::default,
+        |judge, k| {
+            let b = |k: u32| bounds.get(k as usize).copied().unwrap_or(end);
+            rows.piece(judge, b(k), b(k.saturating_add(1)))
+        },
         |piece: Piece| -> io::Result<()> {
             if ended {
                 return Ok(());
             }
-            let piece = if piece.needs_summary {
-                // A page that may be damaged: its verdict is the summary's
-                // (a torn write needs the newest LSN of the whole file),
-                // made now, once, and the piece made again with it.
-                let k = u32::try_from(sunk).unwrap_or(u32::MAX);
-                let mut st = Judging::default();
-                rows.piece(
-                    &mut st,
-                    bound(k),
-                    bound(k.saturating_add(1)),
-                    Some(a.summary()),
-                )
-            } else {
-                piece
-            };
             let mut bytes = &piece.out[..];
             if opts.format == Format::Json && !started && !bytes.is_empty() {
                 // The first row of the array: no comma before it.

@@ -11,11 +11,11 @@
 //! one page. `--deleted` keeps only delete-marked user records and records
 //! on the free (garbage) chain; the `chain` column tells which.
 
-use crate::analysis::Analysis;
 use crate::args::{Format, Opts, RecordsOpts};
 use crate::json::Json;
 use crate::line;
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::extents::{Owner, SpaceProblem};
 use ibdscope_core::layout::{PageLayout, RecExtent};
 use ibdscope_core::record::{Chain, RecFinding};
@@ -760,14 +760,14 @@ pub fn run(
 /// The id of the index `--index NAME` names: the one in its root page, the
 /// root the table definition gives; says on stderr why there is none.
 fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
-    let p = crate::names::path(a.path());
-    let shown = crate::names::name(name);
+    let p = ibdscope::names::path(a.path());
+    let shown = ibdscope::names::name(name);
     let def = match a.definition() {
         Ok(d) => d,
         Err(e) => {
             crate::diag::say!(
                 "ibdscope: {p}: --index {shown}: index names need the table definition, and {}",
-                crate::names::name(e)
+                ibdscope::names::name(e)
             );
             return None;
         }
@@ -776,7 +776,7 @@ fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
         let known: Vec<&str> = def.table.indexes.iter().map(|i| i.name.as_str()).collect();
         crate::diag::say!(
             "ibdscope: {p}: no index {shown} in the definition (indexes: {})",
-            crate::names::name(&known.join(", "))
+            ibdscope::names::name(&known.join(", "))
         );
         return None;
     };
@@ -802,7 +802,7 @@ fn index_known(path: &Path, trees: &Btrees, index: Option<u64>) -> bool {
             .collect();
         crate::diag::say!(
             "ibdscope: {}: no index {id} in this file (indexes: {})",
-            crate::names::path(path),
+            ibdscope::names::path(path),
             if known.is_empty() {
                 "none".to_string()
             } else {
@@ -966,13 +966,15 @@ fn analyse(ts: &Tablespace<'_>, n: PageNo, rp: &RecPage<'_>) -> Vec<Finding> {
     rp.analyse(&mut RecScratch::default(), &mut out);
     let base = ts.file_offset(n);
     out.into_iter()
-        .map(|f| Finding {
-            page: Some(n),
-            file_offset: base.saturating_add(u64::from(f.page_offset)),
-            kind: FindingKind::Btree(ibdscope_core::BtreeProblem::Records {
-                index: rp.header().index_id(),
-                problem: f.problem,
-            }),
+        .map(|f| {
+            Finding::new(
+                Some(n),
+                base.saturating_add(u64::from(f.page_offset)),
+                FindingKind::Btree(ibdscope_core::BtreeProblem::Records {
+                    index: rp.header().index_id(),
+                    problem: f.problem,
+                }),
+            )
         })
         .collect()
 }
@@ -1010,7 +1012,7 @@ fn header(w: &mut Walk<'_, '_>, ts: &Tablespace<'_>) -> io::Result<()> {
             "page,index_id,source,level,offset,heap_no,chain,type,flags,n_owned,next,size,exact,fields"
         ),
         Format::Json => {
-            let path = crate::names::path(w.path).to_string();
+            let path = ibdscope::names::path(w.path).to_string();
             w.j.obj()?.kv_str("file", &path)?;
             if compact {
                 w.j.kv_str("note", COMPACT_NOTE)?;
@@ -1054,7 +1056,7 @@ fn footer(
     past_end: Option<u32>,
     ts: &Tablespace<'_>,
 ) -> io::Result<()> {
-    let path = crate::names::path(w.path).to_string();
+    let path = ibdscope::names::path(w.path).to_string();
     let past = past_end.map(|n| {
         format!(
             "page {n} is past the end of the file ({} whole pages)",

@@ -53,7 +53,7 @@ pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>
     }
     let mut inputs = Vec::new();
     for (n, p) in &paths {
-        match opts.host.open(p, 1) {
+        match crate::open::file(opts, p, 1) {
             Ok(i) => inputs.push((*n, i)),
             Err(e) => return Some(Err(e.to_string())),
         }
@@ -70,18 +70,13 @@ pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>
 
 /// The system tablespace: `ibdata1` and the files that continue it,
 /// mapped as one space.
-pub type SystemBytes = crate::instance::System;
+pub type SystemBytes = ibdscope::open::Input;
 
 /// Opens the system tablespace of `datadir` (under `--data-file-path`);
 /// the problems of a joined one (a file that does not continue the
 /// others) go to stderr.
 pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, String> {
-    let sys = crate::instance::read_system(
-        &*opts.host,
-        datadir,
-        opts.threads,
-        opts.data_files.as_deref(),
-    )?;
+    let sys = crate::open::datadir(opts, datadir, opts.threads).map_err(|e| e.to_string())?;
     for p in &sys.problems {
         crate::diag::say!("ibdscope: {p}");
     }
@@ -218,17 +213,17 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
         .first()
         .ok_or("restore needs a file".to_string())?;
     let datadir =
-        crate::instance::find_datadir(path, r.datadir.as_deref(), opts.data_files.as_deref())
+        ibdscope::instance::find_datadir(path, r.datadir.as_deref(), opts.data_files.as_deref())
             .ok_or_else(|| {
                 format!(
                     "{}: no ibdata1 beside it or in its parent; give --datadir",
-                    crate::names::path(path)
+                    ibdscope::names::path(path)
                 )
             })?;
     // Every file read: never the output.
     let (redo_paths, _) = redo_files(&datadir);
     let mut inputs = vec![path.clone(), datadir.join("ibdata1")];
-    inputs.extend(crate::instance::continuation_files(
+    inputs.extend(ibdscope::instance::continuation_files(
         &datadir.join("ibdata1"),
     ));
     inputs.extend(redo_paths.into_iter().map(|(_, p)| p));
@@ -236,30 +231,29 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
     if !r.force && std::fs::symlink_metadata(&r.out).is_ok() {
         return Err(format!(
             "--out {} exists; ibdscope does not overwrite it (give --force to replace it)",
-            crate::names::path(&r.out)
+            ibdscope::names::path(&r.out)
         )
         .into());
     }
-    let input = opts
-        .host
-        .open(path, opts.threads)
-        .map_err(|e| e.to_string())?;
-    let ts = crate::host::tablespace(&*input, opts.lib)
-        .map_err(|e| format!("{}: {e}", crate::names::path(path)))?;
+    let input = crate::open::file(opts, path, opts.threads).map_err(|e| e.to_string())?;
+    let ts = input
+        .tablespace()
+        .map_err(|e| format!("{}: {e}", ibdscope::names::path(path)))?;
     let sys = open_system(&datadir, opts)?;
-    let sys_ts = Tablespace::with_options(sys.bytes(), opts.lib)
-        .map_err(|e| format!("{}: {e}", crate::names::path(&datadir.join("ibdata1"))))?;
+    let sys_ts = sys
+        .tablespace()
+        .map_err(|e| format!("{}: {e}", ibdscope::names::path(&datadir.join("ibdata1"))))?;
     let dw = DoublewriteBuffer::read(&sys_ts).ok_or_else(|| {
         format!(
             "{}: no doublewrite buffer (no TRX_SYS doublewrite magic on page 5)",
-            crate::names::path(&datadir.join("ibdata1"))
+            ibdscope::names::path(&datadir.join("ibdata1"))
         )
     })?;
     let redo = read_redo(&datadir, opts);
     if let Some(Err(e)) = &redo {
         crate::diag::say!(
             "ibdscope: redo log of {}: {e}",
-            crate::names::path(&datadir)
+            ibdscope::names::path(&datadir)
         );
     }
     let info = redo.as_ref().and_then(|r| r.as_ref().ok());
@@ -271,7 +265,7 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
         write_copy(tmp, data, ps, &repairs, &dw, &sys_ts).map_err(|e| {
             format!(
                 "cannot write {}: {}",
-                crate::names::path(&r.out),
+                ibdscope::names::path(&r.out),
                 crate::out::reason(&e)
             )
         })
@@ -347,7 +341,7 @@ impl View<'_> {
 }
 
 fn text(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let p = crate::names::path(v.path);
+    let p = ibdscope::names::path(v.path);
     writeln!(
         out,
         "{p}: space id {}, {} pages of {} bytes",
@@ -358,7 +352,7 @@ fn text(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "doublewrite buffer of {}: {} slots (blocks at pages {} and {}), {} holding pages of space {}",
-        crate::names::path(&v.datadir.join("ibdata1")),
+        ibdscope::names::path(&v.datadir.join("ibdata1")),
         v.dw.slots.len(),
         v.dw.block1,
         v.dw.block2,
@@ -396,13 +390,13 @@ fn text(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "nothing to restore: every page verifies; wrote {} (an unchanged copy)",
-            crate::names::path(v.out_path)
+            ibdscope::names::path(v.out_path)
         )
     } else {
         writeln!(
             out,
             "wrote {}: {} restored, {} left damaged",
-            crate::names::path(v.out_path),
+            ibdscope::names::path(v.out_path),
             crate::text::count(restored as u64, "page", "pages"),
             crate::text::count(left as u64, "page", "pages")
         )

@@ -18,11 +18,11 @@
 //! for `tsv`, `csv` and `jsonl`, to the document for `json`, and as
 //! comments for `text` and `sql`.
 
-use crate::analysis::Analysis;
 use crate::args::{Format, Opts, RowsOpts};
-use crate::definition::Def;
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
+use ibdscope::definition::Def;
 use ibdscope_core::record::Chain;
 use ibdscope_core::{
     BtreeProblem, Btrees, Engine, FindingKind, IndexId, NoRecords, PageNo, RecFormat, RecPage,
@@ -254,7 +254,7 @@ pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
         Ok(d) => d.clone(),
         Err(e) => {
             // The reason may quote the DDL or .frm: no raw control characters.
-            crate::diag::say!("ibdscope: {}", crate::names::name(e));
+            crate::diag::say!("ibdscope: {}", ibdscope::names::name(e));
             return None;
         }
     };
@@ -365,7 +365,7 @@ pub fn run(
                 p.findings.push(format!(
                     "column {}: the values shown are not the server's ({} stored as is): the \
                      InnoDB dictionary does not hold the column's type; its .frm does",
-                    crate::names::name(col),
+                    ibdscope::names::name(col),
                     note.split(':').next().unwrap_or_default()
                 ));
             }
@@ -391,14 +391,14 @@ fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t Inde
             .indexes
             .iter()
             .map(|i| match i.id {
-                Some(id) => format!("{} ({id})", crate::names::name(&i.name)),
-                None => crate::names::name(&i.name).to_string(),
+                Some(id) => format!("{} ({id})", ibdscope::names::name(&i.name)),
+                None => ibdscope::names::name(&i.name).to_string(),
             })
             .collect();
         crate::diag::say!(
             "ibdscope: {}: no index {} in the definition (indexes: {})",
-            crate::names::path(path),
-            crate::names::name(r.index.as_deref().unwrap_or("(clustered)")),
+            ibdscope::names::path(path),
+            ibdscope::names::name(r.index.as_deref().unwrap_or("(clustered)")),
             names.join(", ")
         );
     }
@@ -424,8 +424,8 @@ pub(crate) fn root_page<'t>(
             crate::diag::say!(
                 "ibdscope: {}: index {}: its root page is not known: the file is encrypted \
                  and its pages are not decrypted (no key, or one that does not open it: see above)",
-                crate::names::path(path),
-                crate::names::name(&ix.name)
+                ibdscope::names::path(path),
+                ibdscope::names::name(&ix.name)
             );
             return None;
         }
@@ -436,8 +436,8 @@ pub(crate) fn root_page<'t>(
         };
         crate::diag::say!(
             "ibdscope: {}: index {} has no root page in this file{why}",
-            crate::names::path(path),
-            crate::names::name(&ix.name)
+            ibdscope::names::path(path),
+            ibdscope::names::name(&ix.name)
         );
         return None;
     };
@@ -457,8 +457,8 @@ pub(crate) fn root_page<'t>(
             };
             crate::diag::say!(
                 "ibdscope: {}: root page {root} of index {}: {why}",
-                crate::names::path(path),
-                crate::names::name(&ix.name)
+                ibdscope::names::path(path),
+                ibdscope::names::name(&ix.name)
             );
             return None;
         }
@@ -481,7 +481,7 @@ pub(crate) fn index_layout(
         Err(e) if t.clustered() == Some(ix) => {
             crate::diag::say!(
                 "ibdscope: {}: MariaDB instant ALTER metadata: {e}",
-                crate::names::path(path)
+                ibdscope::names::path(path)
             );
             return None;
         }
@@ -494,8 +494,8 @@ pub(crate) fn index_layout(
         Err(e) => {
             crate::diag::say!(
                 "ibdscope: {}: index {}: record layout: {e}",
-                crate::names::path(path),
-                crate::names::name(&ix.name)
+                ibdscope::names::path(path),
+                ibdscope::names::name(&ix.name)
             );
             return None;
         }
@@ -540,7 +540,7 @@ impl<'w> Printer<'w> {
             verified_only: opts.verified_only,
             unverified: false,
             page_size: u64::from(a.physical().page_size()),
-            path: crate::names::path(a.path()).to_string(),
+            path: ibdscope::names::path(a.path()).to_string(),
             unreached: Vec::new(),
             lost: Vec::new(),
         }
@@ -563,15 +563,15 @@ fn one_leaf(
         Ok(_) => {
             crate::diag::say!(
                 "ibdscope: {}: page {n} is not a leaf page of index {}",
-                crate::names::path(path),
-                crate::names::name(&ix.name)
+                ibdscope::names::path(path),
+                ibdscope::names::name(&ix.name)
             );
             None
         }
         Err(_) => {
             crate::diag::say!(
                 "ibdscope: {}: page {n} is not a readable index page",
-                crate::names::path(path)
+                ibdscope::names::path(path)
             );
             None
         }
@@ -844,7 +844,7 @@ impl Printer<'_> {
             self.findings.push(format!(
                 "index {}: the definition does not fit the records on {} of {} leaf pages ({}): \
                  its columns are not the ones the records hold, the values shown are wrong",
-                crate::names::name(name),
+                ibdscope::names::name(name),
                 self.counts.misfit_pages,
                 self.counts.pages,
                 first.join("; ")
@@ -854,7 +854,7 @@ impl Printer<'_> {
             self.findings.push(format!(
                 "index {}: {} live records could not be split into the definition's fields \
                  (damaged, or the definition does not fit them; first: {})",
-                crate::names::name(name),
+                ibdscope::names::name(name),
                 self.counts.split_failed,
                 self.counts.split_first.join("; ")
             ));
@@ -1363,20 +1363,20 @@ impl Printer<'_> {
                 writeln!(
                     w,
                     "# {}: table {}, index {}, definition from {}",
-                    crate::names::path(path),
-                    crate::names::name(&t.name),
-                    crate::names::name(&ix.name),
+                    ibdscope::names::path(path),
+                    ibdscope::names::name(&t.name),
+                    ibdscope::names::name(&ix.name),
                     def.source_words()
                 )?;
                 for (col, note) in &def.dict_notes {
-                    writeln!(w, "# column {}: {note}", crate::names::name(col))?;
+                    writeln!(w, "# column {}: {note}", ibdscope::names::name(col))?;
                 }
                 if self.meta {
                     write!(w, "page:offset\torigin\tcomplete\t")?;
                 }
                 let names: Vec<String> = cols
                     .iter()
-                    .map(|&c| crate::names::name(name(c)).to_string())
+                    .map(|&c| ibdscope::names::name(name(c)).to_string())
                     .collect();
                 writeln!(w, "{}", names.join("\t"))?;
             }
@@ -1400,13 +1400,13 @@ impl Printer<'_> {
                 writeln!(
                     w,
                     "-- {}: table {}, index {}, definition from {}",
-                    crate::names::path(path),
-                    crate::names::name(&t.name),
-                    crate::names::name(&ix.name),
+                    ibdscope::names::path(path),
+                    ibdscope::names::name(&t.name),
+                    ibdscope::names::name(&ix.name),
                     def.source_words()
                 )?;
                 for (col, note) in &def.dict_notes {
-                    writeln!(w, "-- column {}: {note}", crate::names::name(col))?;
+                    writeln!(w, "-- column {}: {note}", ibdscope::names::name(col))?;
                 }
                 writeln!(w, "SET NAMES utf8mb4;\nSET time_zone = '+00:00';")?;
                 let mut pre = String::from("INSERT INTO ");
@@ -1454,7 +1454,10 @@ impl Printer<'_> {
             Format::Tsv | Format::Csv | Format::Jsonl | Format::Sql
         ) {
             for (col, note) in &def.dict_notes {
-                crate::diag::say!("ibdscope: note: column {}: {note}", crate::names::name(col));
+                crate::diag::say!(
+                    "ibdscope: note: column {}: {note}",
+                    ibdscope::names::name(col)
+                );
             }
         }
         Ok(())
@@ -1878,9 +1881,9 @@ fn key_text(
         cell.clear();
         let text = match render_field(ts, rp.bytes(), col, f, 64, &mut buf, &mut cell) {
             FieldText::Null | FieldText::Dropped => "NULL".to_string(),
-            _ => format!("'{}'", crate::names::name(&cell)),
+            _ => format!("'{}'", ibdscope::names::name(&cell)),
         };
-        parts.push(format!("{}={text}", crate::names::name(&col.name)));
+        parts.push(format!("{}={text}", ibdscope::names::name(&col.name)));
     }
     Some(format!("({})", parts.join(", ")))
 }

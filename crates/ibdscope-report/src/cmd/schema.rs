@@ -1,10 +1,10 @@
 //! `schema`: the table definition as `CREATE TABLE`, with where it came
-//! from (the lookup is [`crate::definition`]).
+//! from (the lookup is [`ibdscope::definition`]).
 
-use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
 use ibdscope_schema::table::{Hidden, RowFormat};
 use std::io::{self, Write};
 
@@ -15,7 +15,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         Ok(def) => def,
         Err(e) => {
             // The reason may quote the DDL or .frm: no raw control characters.
-            crate::diag::say!("ibdscope: {}", crate::names::name(e));
+            crate::diag::say!("ibdscope: {}", ibdscope::names::name(e));
             return Ok(Outcome::Unreadable);
         }
     };
@@ -104,7 +104,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         _ => {
             writeln!(out, "-- definition: {}", def.source_words())?;
             for (col, note) in &def.dict_notes {
-                writeln!(out, "-- column {}: {note}", crate::names::name(col))?;
+                writeln!(out, "-- column {}: {note}", ibdscope::names::name(col))?;
             }
             if def.dict_datadir.is_some() {
                 writeln!(
@@ -136,7 +136,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             if !hidden.is_empty() {
                 let shown: Vec<String> = hidden
                     .iter()
-                    .map(|h| crate::names::name(h).to_string())
+                    .map(|h| ibdscope::names::name(h).to_string())
                     .collect();
                 writeln!(out, "-- hidden columns: {}", shown.join(", "))?;
             }
@@ -160,7 +160,7 @@ fn terminal_safe(sql: &str) -> String {
         }
         if c.is_control() && (quote.is_some() || c != '\n') {
             let mut b = [0; 4];
-            v.push_str(&crate::names::name(c.encode_utf8(&mut b)).to_string());
+            v.push_str(&ibdscope::names::name(c.encode_utf8(&mut b)).to_string());
         } else {
             v.push(c);
         }

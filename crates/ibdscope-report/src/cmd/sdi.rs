@@ -1,10 +1,10 @@
 //! `sdi`: the Serialized Dictionary Information of a MySQL 8.0+ space, the
 //! JSON documents exactly as the server wrote them.
 
-use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
 use ibdscope_schema::sdi::{sdi_json, Sdi, SdiFinding, SdiProblem};
 use std::io::{self, Write};
 
@@ -48,7 +48,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 j.key("object")?;
                 match sdi_json(ts, r, &mut zbuf, &mut doc) {
                     // The document as the server wrote it, verbatim.
-                    Ok(()) if ibdscope_schema::json::parse(&doc).is_ok() => j.raw(&doc)?,
+                    Ok(()) if ibdscope_schema::sdi::is_json(&doc) => j.raw(&doc)?,
                     Ok(()) => j.null()?,
                     Err(f) => {
                         findings.push(f);
@@ -73,12 +73,12 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 None => writeln!(
                     out,
                     "{}: no SDI (the FSP flags do not have the SDI bit: MySQL 5.7 and older, MariaDB)",
-                    crate::names::path(path)
+                    ibdscope::names::path(path)
                 )?,
                 Some(r) => writeln!(
                     out,
                     "{}: SDI version {} root page {} (named at page 0 byte {}), {} records",
-                    crate::names::path(path),
+                    ibdscope::names::path(path),
                     r.version,
                     r.root,
                     r.offset,
@@ -118,7 +118,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 writeln!(
                     out,
                     "{label}: {}: page {} at byte offset {}: {}",
-                    crate::names::path(path),
+                    ibdscope::names::path(path),
                     f.page,
                     ts.file_offset(f.page).saturating_add(u64::from(f.offset)),
                     f.problem

@@ -1,7 +1,6 @@
 //! Space-structure commands over the library's `SpaceMap`: `extents` (the
 //! terminal map), `segments`, `lists` and `indexes`.
 
-use crate::analysis::{id_text, Analysis};
 use crate::args::{Format, Opts};
 use crate::cmd::findings;
 use crate::cmd::map::{
@@ -11,6 +10,7 @@ use crate::cmd::map::{
 use crate::csv;
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::{id_text, Analysis};
 use ibdscope_core::extents::{FspList, Owner};
 use ibdscope_core::{Finding, IndexId, IndexTree};
 use ibdscope_render::{Cell, Grid, Panel, Picture};
@@ -98,7 +98,7 @@ pub fn print_unreadable(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()>
         writeln!(
             out,
             "{}: page {p}: not readable (encrypted or page-compressed); its segments are unknown",
-            crate::names::path(a.path())
+            ibdscope::names::path(a.path())
         )?;
     }
     Ok(())
@@ -220,7 +220,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     let r = ExtentsReport::build(opts, a);
     let (wrote, said) = if opts.out.is_some() {
         let p = extents_picture(a, &r);
-        let what = crate::names::path(a.path()).to_string();
+        let what = ibdscope::names::path(a.path()).to_string();
         map::write_picture(opts, &p, &what, &r.scale.words())
     } else {
         (Outcome::Clean, String::new())
@@ -391,7 +391,7 @@ fn extents_text(
     writeln!(
         out,
         "{}: {} pages of {} bytes, {} pages per extent",
-        crate::names::path(path),
+        ibdscope::names::path(path),
         ts.n_pages(),
         ts.page_size(),
         ts.format().extent_size()
@@ -582,7 +582,7 @@ pub fn segments(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Resul
     for s in &map.segments {
         let idx = s.index.map_or("-".to_string(), id_text);
         let name = s.index.and_then(|i| a.index_name(i)).unwrap_or("-");
-        let name = crate::names::name(name).to_string();
+        let name = ibdscope::names::name(name).to_string();
         writeln!(
             out,
             "{:>8} {:>8} {:<w$} {:<9} {:>8} {:>9} {:>6} {:>5} {:>9} {:>5}  {}:{}",
@@ -784,7 +784,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             out,
             "{:>10} {:<w$} {:>6} {:>6} {:>8} {:>9} {:>9} {:>6} {:>4}/{:<4} {:>9} {:>8} {:>8} {:>9} {:>7} {:>9}",
             id_text(i.index_id),
-            crate::names::name(a.index_name(i.index_id).unwrap_or("-")).to_string(),
+            ibdscope::names::name(a.index_name(i.index_id).unwrap_or("-")).to_string(),
             i.root,
             i.height,
             i.leaf_pages_used,

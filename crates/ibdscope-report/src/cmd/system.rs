@@ -47,7 +47,7 @@ pub fn trx_sys_text(out: &mut dyn Write, t: &TrxSys) -> io::Result<()> {
         writeln!(
             out,
             "  binlog            {} at {}",
-            crate::names::name(&String::from_utf8_lossy(&b.name)),
+            ibdscope::names::name(&String::from_utf8_lossy(&b.name)),
             b.offset
         )?;
     }

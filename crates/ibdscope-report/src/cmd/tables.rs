@@ -58,7 +58,7 @@ fn file_status(datadir: &Path, t: &DictTable) -> (Option<PathBuf>, FileStatus) {
         Err(e) => FileStatus::Unreadable(e.to_string()),
         Ok(mut f) => match f.read_exact(&mut head) {
             Err(e) => FileStatus::Unreadable(e.to_string()),
-            Ok(()) => match ibdscope_core::bytes::be_u32(&head, 38) {
+            Ok(()) => match ibdscope_prims::bytes::be_u32(&head, 38) {
                 Some(n) if n == t.space => FileStatus::Present,
                 Some(n) => FileStatus::Foreign(n),
                 None => FileStatus::Unreadable("short".into()),
@@ -78,16 +78,15 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     } else {
         arg.parent().unwrap_or(Path::new(".")).to_path_buf()
     };
-    let spec = opts.data_files.as_deref();
-    let sys = match crate::instance::read_system(&*opts.host, arg, opts.threads, spec) {
+    let sys = match crate::open::datadir(opts, arg, opts.threads) {
         Ok(s) => s,
         Err(e) => {
             crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
-    let first = crate::names::path(&sys.files[0].0);
-    let ts = match crate::host::tablespace(sys.source(), opts.lib) {
+    let first = ibdscope::names::path(&sys.files[0].0);
+    let ts = match sys.tablespace() {
         Ok(t) => t,
         Err(e) => {
             crate::diag::say!("ibdscope: {first}: {e}");
@@ -115,9 +114,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         h
     });
     let mut problems: Vec<String> = sys.problems.clone();
-    problems.extend(crate::instance::short_words(&sys, &ts));
+    problems.extend(ibdscope::instance::short_words(&sys, &ts));
     for p in &dict.problems {
-        problems.push(crate::instance::problem_words(&sys, p));
+        problems.push(ibdscope::instance::problem_words(&sys, p));
     }
     let rows = Rows {
         dict: &dict,
@@ -164,7 +163,7 @@ impl Rows<'_, '_, '_> {
 
 fn text(
     out: &mut dyn Write,
-    sys: &crate::instance::System,
+    sys: &ibdscope::open::Input,
     head: Option<&SystemSpace>,
     rows: &Rows<'_, '_, '_>,
     problems: &[String],
@@ -172,7 +171,7 @@ fn text(
     let files: Vec<String> = sys
         .files
         .iter()
-        .map(|(p, n)| format!("{} ({n} bytes)", crate::names::path(p)))
+        .map(|(p, n)| format!("{} ({n} bytes)", ibdscope::names::path(p)))
         .collect();
     writeln!(out, "system tablespace: {}", files.join(", "))?;
     if let Some(d) = head.and_then(|h| h.dict) {
@@ -188,7 +187,7 @@ fn text(
         writeln!(
             out,
             "{}  id {}  space {}  {}  flags {}  n_cols {}",
-            crate::names::name(&String::from_utf8_lossy(&t.name)),
+            ibdscope::names::name(&String::from_utf8_lossy(&t.name)),
             t.id,
             t.space,
             t.row_format(),
@@ -196,10 +195,10 @@ fn text(
             t.n_cols_with_system()
         )?;
         match file {
-            Some(f) => writeln!(out, "  file {}: {}", crate::names::path(f), st.words())?,
+            Some(f) => writeln!(out, "  file {}: {}", ibdscope::names::path(f), st.words())?,
             None => writeln!(out, "  in the system tablespace")?,
         }
-        let (def, notes) = crate::instance::table_def(t);
+        let (def, notes) = ibdscope::instance::table_def(t);
         for c in &t.columns {
             let name = String::from_utf8_lossy(&c.name);
             let ty = def
@@ -211,7 +210,7 @@ fn text(
             write!(
                 out,
                 "  column {} {}  pos {} mtype {} prtype {} len {}",
-                crate::names::name(&name),
+                ibdscope::names::name(&name),
                 ty,
                 c.pos,
                 c.mtype,
@@ -239,7 +238,7 @@ fn text(
             writeln!(
                 out,
                 "  index {}  id {}  type {}  root {} (space {})  fields {}",
-                crate::names::name(&String::from_utf8_lossy(&ix.name)),
+                ibdscope::names::name(&String::from_utf8_lossy(&ix.name)),
                 ix.id,
                 ix.index_type,
                 ix.page_no,
@@ -260,7 +259,7 @@ fn text(
 
 fn json(
     out: &mut dyn Write,
-    sys: &crate::instance::System,
+    sys: &ibdscope::open::Input,
     head: Option<&SystemSpace>,
     rows: &Rows<'_, '_, '_>,
     problems: &[String],
@@ -303,7 +302,7 @@ fn json(
             None => j.null()?,
         };
         j.kv_str("file_status", st.word())?;
-        let (def, notes) = crate::instance::table_def(t);
+        let (def, notes) = ibdscope::instance::table_def(t);
         j.key("columns")?.arr()?;
         for c in &t.columns {
             let name = String::from_utf8_lossy(&c.name);

@@ -1,10 +1,10 @@
 //! `ibdscope types`: pages per type, and runs of consecutive pages of a type.
 
-use crate::analysis::Analysis;
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::percent;
+use ibdscope::analysis::Analysis;
 use std::io::{self, Write};
 
 /// Runs `types`.

@@ -1,14 +1,16 @@
 //! The `component_keyring_file` JSON file (MySQL 8.0.24+,
 //! `components/keyrings/common/json_data/json_reader.cc`): read with the
-//! crate's JSON reader (`crate::json`, nesting at most [`MAX_DEPTH`] deep),
+//! crate's JSON reader (`ibdscope_prims::json`, nesting at most [`MAX_DEPTH`] deep),
 //! then the schema the component validates.
 //!
 //! Key text: the reader sizes every string before filling it, clears what
 //! it read when it gives up, and the document is cleared once its keys are
 //! taken; the key bytes go into a buffer sized once.
 
-use super::{err, Keyring, KeyringError, KeyringFormat, KeyringKey, Secret};
-use crate::json::Value;
+use super::{err, Keyring, KeyringFormat, KeyringKey, Secret};
+use crate::error::Error;
+use ibdscope_prims::json::Value;
+use ibdscope_prims::wipe::wipe;
 
 /// Deepest nesting read (the component's files nest three deep).
 const MAX_DEPTH: u32 = 32;
@@ -33,7 +35,7 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
         match byte {
             Some(v) => out.push(v),
             None => {
-                super::super::wipe(&mut out);
+                wipe(&mut out);
                 return None;
             }
         }
@@ -44,18 +46,18 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
 /// The component's file: the document, then each element by the schema
 /// `json_reader.cc` validates (`user`, `data_id`, `data_type`, `data` are
 /// strings, all required).
-pub(super) fn parse(bytes: &[u8]) -> Result<Keyring, KeyringError> {
-    let mut doc = match crate::json::parse_secret(bytes, MAX_DEPTH, super::super::wipe) {
+pub(super) fn parse(bytes: &[u8]) -> Result<Keyring, Error> {
+    let mut doc = match ibdscope_prims::json::parse_secret(bytes, MAX_DEPTH, wipe) {
         Ok(doc) => doc,
         Err(e) => return err(e.offset, e.what),
     };
     let keyring = keys(&doc);
-    doc.scrub(super::super::wipe);
+    doc.scrub(wipe);
     keyring
 }
 
 /// The keys of the document, by the component's schema.
-fn keys(doc: &Value) -> Result<Keyring, KeyringError> {
+fn keys(doc: &Value) -> Result<Keyring, Error> {
     if doc.get("version").and_then(Value::as_str).is_none() {
         return err(0, "the JSON keyring has no \"version\" string");
     }

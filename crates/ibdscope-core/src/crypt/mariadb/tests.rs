@@ -8,8 +8,18 @@
 
 use super::*;
 
-fn keys_of(text: &str) -> Result<Vec<u32>, KeyFileError> {
-    KeyFile::parse(text.as_bytes(), b"").map(|k| k.ids().collect())
+/// The key file problem of an error.
+fn problem(e: Error) -> KeyFileProblem {
+    match e.kind {
+        crate::error::ErrorKind::KeyFile(p) => p,
+        k => panic!("not a key file error: {k:?}"),
+    }
+}
+
+fn keys_of(text: &str) -> Result<Vec<u32>, KeyFileProblem> {
+    KeyFile::parse(text.as_bytes(), b"")
+        .map(|k| k.ids().collect())
+        .map_err(problem)
 }
 
 const K16: &str = "00112233445566778899AABBCCDDEEFF";
@@ -42,7 +52,7 @@ fn key_file_lines_as_the_plugin_reads_them() {
 
 #[test]
 fn key_file_errors_name_line_and_column() {
-    use KeyFileError::*;
+    use KeyFileProblem::*;
     assert_eq!(
         keys_of(&format!("1;{K16}\nx;{K16}\n")),
         Err(Syntax { line: 2, column: 1 })
@@ -99,9 +109,15 @@ fn key_file_errors_name_line_and_column() {
     assert_eq!(keys_of(&format!("2;{K16}\n")), Err(NoKey1));
     assert_eq!(keys_of(""), Err(NoKey1));
     assert_eq!(
-        KeyFile::parse(format!("1;{K16}\n").as_bytes(), b"pw").err(),
+        KeyFile::parse(format!("1;{K16}\n").as_bytes(), b"pw")
+            .err()
+            .map(problem),
         Some(NotEncrypted)
     );
+    // The crate's one error: the problem and its place, the same words.
+    let e = KeyFile::parse(format!("1;{K16}\nx;{K16}\n").as_bytes(), b"").unwrap_err();
+    assert_eq!(e.place, crate::error::Place::Line { line: 2, column: 1 });
+    assert_eq!(e.to_string(), "syntax error at line 2, column 1");
 }
 
 // EVP_BytesToKey(SHA-1, 1 round) against OpenSSL 3.0.19:
@@ -149,12 +165,14 @@ fn the_encrypted_test_key_file_reads_as_the_plain_one() {
         assert_eq!(plain.key(id).unwrap().bytes(), dec.key(id).unwrap().bytes());
     }
     assert_eq!(
-        KeyFile::parse(&enc, b"not the password").err(),
-        Some(KeyFileError::WrongPassword)
+        KeyFile::parse(&enc, b"not the password").err().map(problem),
+        Some(KeyFileProblem::WrongPassword)
     );
     assert_eq!(
-        KeyFile::parse(&enc[..enc.len() - 1], pw.bytes()).err(),
-        Some(KeyFileError::WrongPassword)
+        KeyFile::parse(&enc[..enc.len() - 1], pw.bytes())
+            .err()
+            .map(problem),
+        Some(KeyFileProblem::WrongPassword)
     );
     // Debug shows no key bytes
     let shown = format!("{dec:?} {:?}", dec.key(2).unwrap());
@@ -169,13 +187,13 @@ fn password_files_as_read_filekey_reads_them() {
     );
     assert_eq!(password_from_file(b"se\0cret\n").unwrap().bytes(), b"se");
     assert_eq!(
-        password_from_file(b"").err(),
-        Some(KeyFileError::EmptyPassword)
+        password_from_file(b"").err().map(problem),
+        Some(KeyFileProblem::EmptyPassword)
     );
     let long = vec![b'x'; 257];
     assert_eq!(
-        password_from_file(&long).err(),
-        Some(KeyFileError::PasswordTooLong)
+        password_from_file(&long).err().map(problem),
+        Some(KeyFileProblem::PasswordTooLong { limit: 256 })
     );
     let mut ok = vec![b'x'; 256];
     ok.push(b'\n');

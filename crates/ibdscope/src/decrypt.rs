@@ -4,7 +4,7 @@
 //! then reads plaintext pages (page types restored, checksums verifying)
 //! without knowing about encryption; a space the keyring cannot open is
 //! read as stored (its pages named encrypted) and the reason is a finding
-//! (exit 1). Parsing and decryption are the core's
+//! (exit 1) and a [`Diagnostic`] ([`Host::diagnostics`]). Parsing and decryption are the core's
 //! ([`ibdscope_core::crypt::mysql`]); the keyring's bytes were read, parsed and
 //! wiped by the front end.
 //!
@@ -12,11 +12,12 @@
 //! taken (a refusal leaves the file read as stored, with a note); the
 //! stored bytes are released once it is made.
 
+use crate::diagnostic::Diagnostic;
 use crate::host::{Change, Host, OpenError, Source};
 pub use ibdscope_core::crypt::keyring::Keyring;
 use ibdscope_core::crypt::mysql::{self, EncryptionInfo};
-pub use ibdscope_core::crypt::wipe;
 use ibdscope_core::{Engine, Options};
+pub use ibdscope_prims::wipe::wipe;
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
@@ -29,6 +30,7 @@ pub struct DecryptHost {
     keyring: Keyring,
     lib: Options,
     findings: Mutex<Vec<String>>,
+    said: Mutex<Vec<Diagnostic>>,
 }
 
 impl fmt::Debug for DecryptHost {
@@ -49,19 +51,26 @@ impl DecryptHost {
             keyring,
             lib,
             findings: Mutex::new(Vec::new()),
+            said: Mutex::new(Vec::new()),
         }
     }
 
     fn finding(&self, path: &Path, what: impl fmt::Display) {
-        let line = format!("{}: {what}", crate::names::path(path));
-        crate::diag::say!("ibdscope: {line}");
+        let d = Diagnostic::new(path, what);
         if let Ok(mut f) = self.findings.lock() {
-            f.push(line);
+            f.push(d.text.clone());
+        }
+        self.say(d);
+    }
+
+    fn say(&self, d: Diagnostic) {
+        if let Ok(mut s) = self.said.lock() {
+            s.push(d);
         }
     }
 
     /// The decrypted image of `src`, or `None` when it is not a MySQL
-    /// encrypted space or cannot be decrypted (then said on stderr).
+    /// encrypted space or cannot be decrypted (then a diagnostic).
     fn decrypt(&self, path: &Path, src: &dyn Source, threads: usize) -> Option<Image> {
         let ts = crate::host::tablespace(src, self.lib).ok()?;
         let Some(info) = EncryptionInfo::read(&ts) else {
@@ -85,12 +94,14 @@ impl DecryptHost {
             }
         };
         let Some(d) = mysql::try_decrypt(&ts, &key, &Engine::new(threads)) else {
-            crate::diag::say!(
-                "ibdscope: {}: the decrypted image of this encrypted space ({} bytes) could \
-                 not be allocated; its pages are read as stored",
-                crate::names::path(path),
-                ts.data().len()
-            );
+            self.say(Diagnostic::new(
+                path,
+                format_args!(
+                    "the decrypted image of this encrypted space ({} bytes) could not be \
+                     allocated; its pages are read as stored",
+                    ts.data().len()
+                ),
+            ));
             return None;
         };
         Some(Image {
@@ -129,6 +140,13 @@ impl Host for DecryptHost {
     }
     fn progress(&self, unit: crate::host::Unit, done: u64, total: u64) {
         self.inner.progress(unit, done, total)
+    }
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut d = self.inner.diagnostics();
+        if let Ok(mut s) = self.said.lock() {
+            d.append(&mut s);
+        }
+        d
     }
     fn findings(&self) -> Vec<String> {
         self.findings

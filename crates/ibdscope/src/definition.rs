@@ -4,8 +4,9 @@
 //! `<name>.frm` beside the file; index roots of a `.frm` or a statement
 //! found in the space's B-trees.
 
-use crate::args::DefOpts;
+use crate::diagnostic::Diagnostic;
 use crate::host::Host;
+pub use crate::open::DefOpts;
 use ibdscope_core::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
 use ibdscope_forensics::dict::DictTable;
 use ibdscope_schema::frm::Frm;
@@ -51,6 +52,10 @@ pub struct Def {
     /// or without the table): why, in words; the `.frm` beside the file
     /// was used instead.
     pub dict_fallback: Option<String>,
+    /// What reading the definition had to tell, in the order found: the
+    /// problems of the dictionary it came from, a `.frm` read instead of
+    /// a dictionary that gave none.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Def {
@@ -134,6 +139,7 @@ pub fn load<'m>(
     let mut frm_over_dict = Vec::new();
     let mut dict_with_frm_beside = false;
     let mut dict_fallback = None;
+    let mut diagnostics = Vec::new();
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
         (None, None) if d.table.is_some() => {
             let dir = crate::instance::find_datadir(path, d.datadir.as_deref(), spec).ok_or_else(
@@ -145,7 +151,12 @@ pub fn load<'m>(
                 },
             )?;
             let (t, notes, problems) =
-                from_dictionary_by_name((host, spec), &dir, d.table.as_deref().unwrap_or(""))?;
+                from_dictionary_by_name(
+                (host, spec),
+                &dir,
+                d.table.as_deref().unwrap_or(""),
+                &mut diagnostics,
+            )?;
             dict_file = Some(crate::instance::first_data_file(&dir, spec));
             dict_datadir = Some(dir);
             dict_notes = notes;
@@ -169,7 +180,7 @@ pub fn load<'m>(
                 // (DECIMAL's precision and scale, ENUM and SET labels): it is
                 // read instead when the dictionary lacks a column's type.
                 if let Some(dir) = datadir.filter(|_| !encrypted) {
-                    match from_dictionary((host, spec), path, ts, &dir) {
+                    match from_dictionary((host, spec), path, ts, &dir, &mut diagnostics) {
                         Ok((t, notes, problems)) => {
                             let frm = if notes.is_empty() || !beside.is_file() {
                                 None
@@ -198,12 +209,14 @@ pub fn load<'m>(
                         Err(why) if beside.is_file() => {
                             let t = read_frm(&beside, path)?;
                             dict_file = Some(crate::instance::first_data_file(&dir, spec));
-                            crate::diag::say!(
-                                "ibdscope: {}: {why}; the definition used is {} (the .frm \
-                                 beside the file)",
-                                crate::names::path(path),
-                                crate::names::path(&beside)
-                            );
+                            diagnostics.push(Diagnostic::new(
+                                path,
+                                format_args!(
+                                    "{why}; the definition used is {} (the .frm beside the \
+                                     file)",
+                                    crate::names::path(&beside)
+                                ),
+                            ));
                             dict_problems = vec![why.clone()];
                             dict_fallback = Some(why);
                             (t, Some(beside), true)
@@ -291,6 +304,7 @@ pub fn load<'m>(
         frm_over_dict,
         dict_with_frm_beside,
         dict_fallback,
+        diagnostics,
     })
 }
 
@@ -300,6 +314,7 @@ fn from_dictionary_by_name(
     (host, spec): (&dyn Host, Option<&[PathBuf]>),
     datadir: &Path,
     name: &str,
+    diags: &mut Vec<Diagnostic>,
 ) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
     let (dict, problems) = crate::instance::dictionary(host, datadir, spec)?;
     let t = dict.tables.iter().find(|t| t.name == name.as_bytes());
@@ -315,6 +330,7 @@ fn from_dictionary_by_name(
         t,
         &crate::instance::first_data_file(datadir, spec),
         &problems,
+        diags,
     )?;
     let (def, notes) = crate::instance::table_def(t);
     Ok((def, notes, problems))
@@ -341,9 +357,14 @@ fn damage_words(problems: &[String]) -> String {
 /// With problems in the dictionary, a table whose rows are not all there
 /// (fewer SYS_COLUMNS rows than N_COLS counts, no index, an index with
 /// fewer SYS_FIELDS rows than N_FIELDS) gives no definition: rows decoded
-/// with it would be wrong. A complete table is used; the problems are said
-/// on stderr.
-fn complete(t: &DictTable, file: &Path, problems: &[String]) -> Result<(), String> {
+/// with it would be wrong. A complete table is used; the problems are
+/// diagnostics about `file`.
+fn complete(
+    t: &DictTable,
+    file: &Path,
+    problems: &[String],
+    diags: &mut Vec<Diagnostic>,
+) -> Result<(), String> {
     if problems.is_empty() {
         return Ok(());
     }
@@ -369,7 +390,7 @@ fn complete(t: &DictTable, file: &Path, problems: &[String]) -> Result<(), Strin
         ));
     }
     for p in problems {
-        crate::diag::say!("ibdscope: {p}");
+        diags.push(Diagnostic::line(file, p.as_str()));
     }
     Ok(())
 }
@@ -382,6 +403,7 @@ fn from_dictionary(
     path: &Path,
     ts: &Tablespace<'_>,
     datadir: &Path,
+    diags: &mut Vec<Diagnostic>,
 ) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
     let (dict, problems) = crate::instance::dictionary(host, datadir, spec).map_err(|e| {
         format!(
@@ -401,6 +423,7 @@ fn from_dictionary(
         t,
         &crate::instance::first_data_file(datadir, spec),
         &problems,
+        diags,
     )?;
     let (def, notes) = crate::instance::table_def(t);
     Ok((def, notes, problems))

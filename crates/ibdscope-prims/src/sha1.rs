@@ -73,7 +73,7 @@ impl Sha1 {
         for (o, h) in out.chunks_exact_mut(4).zip(self.h.iter()) {
             o.copy_from_slice(&h.to_be_bytes());
         }
-        super::wipe(&mut self.block);
+        crate::wipe::wipe(&mut self.block);
         self.h = [0; 5];
         out
     }

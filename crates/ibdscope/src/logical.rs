@@ -2,14 +2,14 @@
 //! space's logical image (every page decompressed in place), a MariaDB
 //! encrypted space's decrypted image when `--key-file` holds its key
 //! (every encrypted page decrypted, then decompressed), else the file
-//! itself.
+//! itself. What could not be decompressed or decrypted, and a key that
+//! does not open a space, are [`Diagnostic`]s handed back to the caller.
 
-use crate::outcome::Outcome;
+use crate::diagnostic::Diagnostic;
 use ibdscope_core::crypt::mariadb::{self, CryptDataRead, Decryption, ImageFailure, KeyFile};
 use ibdscope_core::pagecomp::{self, Expansion, PageCompErrorKind};
 use ibdscope_core::Summary;
 use ibdscope_core::{Engine, Tablespace};
-use std::io;
 use std::path::Path;
 
 /// An image the structure commands read in place of the file.
@@ -49,8 +49,8 @@ impl Logical {
 /// `keys` holds, which the structure commands (`extents`, `segments`,
 /// `lists`, `indexes`, `fill`, `records`, `rows`, `schema`, `sdi`,
 /// `compare` maps) read in place of the file; `None` for every other
-/// space. Pages that could not be decompressed or decrypted are named on
-/// stderr with their byte offset (they keep their physical bytes, which
+/// space. Pages that could not be decompressed or decrypted are named in
+/// `diags` with their byte offset (they keep their physical bytes, which
 /// the structure code skips as unreadable). `check`, `types`, `pages`,
 /// `page`, `lsn`, `info` and `diff` read the physical pages (a MariaDB
 /// encrypted page's checksum covers its encrypted bytes); `audit` judges
@@ -61,10 +61,11 @@ pub fn expand(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
     keys: Option<&KeyFile>,
+    diags: &mut Vec<Diagnostic>,
 ) -> Option<Logical> {
     if let CryptDataRead::Present(crypt) = mariadb::space_crypt_data(ts) {
         if crypt.scheme == 1 {
-            return decrypt(path, ts, engine, keys, &crypt, true, true)
+            return decrypt(path, ts, engine, keys, &crypt, (true, true), diags)
                 .map(|(d, s, renamed)| Logical::Decrypted(d, s.map(Box::new), renamed));
         }
     }
@@ -72,69 +73,71 @@ pub fn expand(
         return None;
     }
     let Some(e) = pagecomp::try_expand(ts, engine) else {
-        crate::diag::say!(
-            "ibdscope: {}: the logical image of this page_compressed space ({} bytes) could \
-             not be allocated; its compressed pages are read as they are stored",
-            crate::names::path(path),
-            ts.data().len()
-        );
+        diags.push(Diagnostic::new(
+            path,
+            format_args!(
+                "the logical image of this page_compressed space ({} bytes) could not be \
+                 allocated; its compressed pages are read as they are stored",
+                ts.data().len()
+            ),
+        ));
         return None;
     };
     let pages = e.failures.iter().map(|f| (f.page, f.error.to_string()));
-    say_failures(
+    failures(
         path,
         ts.page_size(),
         pages,
         e.failures.len(),
         "page_compressed pages not decompressed",
+        diags,
     );
     Some(Logical::Expanded(e))
 }
 
 /// When page 0's crypt data is damaged so that no key can open the space
-/// ([`ibdscope_core::crypt_data::blocks_decryption`]), says so on stderr with
-/// its file offset and gives [`Outcome::Unreadable`]: the structure
-/// commands cannot read encrypted pages, and the problem is the crypt
-/// data, not the key.
-pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Outcome> {
-    let f = ibdscope_core::crypt_data::crypt_data_finding(ts)?;
+/// ([`ibdscope_core::crypt::mariadb::blocks_decryption`]), why, with its file
+/// offset: the structure cannot be read (encrypted pages), and the
+/// problem is the crypt data, not the key.
+pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Diagnostic> {
+    let f = ibdscope_core::crypt::mariadb::crypt_data_finding(ts)?;
     let ibdscope_core::FindingKind::CryptData(p) = f.kind else {
         return None;
     };
-    if !ibdscope_core::crypt_data::blocks_decryption(&p) {
+    if !ibdscope_core::crypt::mariadb::blocks_decryption(&p) {
         return None;
     }
-    crate::diag::say!(
-        "ibdscope: {}: page 0 at byte offset {}: {p}",
-        crate::names::path(path),
-        f.file_offset
-    );
-    Some(Outcome::Unreadable)
+    Some(Diagnostic::new(
+        path,
+        format_args!("page 0 at byte offset {}: {p}", f.file_offset),
+    ))
 }
 
-/// Names at most 8 failed pages on stderr, then how many more. Each at
+/// Names at most 8 failed pages in `diags`, then how many more. Each at
 /// its byte offset in the file (as every finding is): a reason that ends
 /// with the byte in the page, ` (byte N)`, gives it; else the page's first
 /// byte.
-fn say_failures(
+fn failures(
     path: &Path,
     page_size: u32,
     pages: impl Iterator<Item = (ibdscope_core::PageNo, String)>,
     n: usize,
     more: &str,
+    diags: &mut Vec<Diagnostic>,
 ) {
     const SHOWN: usize = 8;
-    let shown = crate::names::path(path);
     for (page, why) in pages.take(SHOWN) {
         let (why, in_page) = split_page_byte(&why);
-        crate::diag::say!(
-            "ibdscope: {shown}: page {} at byte offset {}: {why}",
-            page.0,
-            (u64::from(page.0) * u64::from(page_size)).saturating_add(in_page)
-        );
+        let at = u64::from(page.0)
+            .saturating_mul(u64::from(page_size))
+            .saturating_add(in_page);
+        diags.push(Diagnostic::new(
+            path,
+            format_args!("page {} at byte offset {at}: {why}", page.0),
+        ));
     }
     if let Some(k) = n.checked_sub(SHOWN).filter(|&k| k > 0) {
-        crate::diag::say!("ibdscope: {shown}: {k} more {more}");
+        diags.push(Diagnostic::new(path, format_args!("{k} more {more}")));
     }
 }
 
@@ -156,7 +159,7 @@ const OTHER_KEYS: usize = 64;
 /// else (that key missing, or not verifying a page) with another key of
 /// the file that verifies its encrypted pages, when one does: page 0's key
 /// id is then damaged (or the key file numbers its keys otherwise), which
-/// [`say_renamed`] says.
+/// [`renamed`] says.
 fn opening(
     ts: &Tablespace<'_>,
     keys: &KeyFile,
@@ -190,24 +193,23 @@ fn opening(
     })
 }
 
-/// Says on stderr that page 0's key id names a key that does not open the
-/// space while another key of the file does, with the key id's file offset.
-fn say_renamed(path: &Path, ts: &Tablespace<'_>, o: &Opening) {
-    let Some(named) = o.renamed else {
-        return;
-    };
+/// That page 0's key id names a key that does not open the space while
+/// another key of the file does, with the key id's file offset.
+fn renamed(path: &Path, ts: &Tablespace<'_>, o: &Opening) -> Option<Diagnostic> {
+    let named = o.renamed?;
     // The key id: 28 bytes into the crypt data (docs/format.md §3.4).
     let at = ts
         .file_offset(ibdscope_core::PageNo(0))
         .saturating_add(o.crypt.offset.saturating_add(28) as u64);
-    crate::diag::say!(
-        "ibdscope: {}: page 0 at byte offset {at}: page 0's crypt data is damaged: it names \
-         key {named}, which does not open the space, but key {} of the key file does (or \
-         the key file numbers its keys otherwise); read with key {}",
-        crate::names::path(path),
-        o.crypt.key_id,
-        o.crypt.key_id
-    );
+    Some(Diagnostic::new(
+        path,
+        format_args!(
+            "page 0 at byte offset {at}: page 0's crypt data is damaged: it names key \
+             {named}, which does not open the space, but key {} of the key file does (or the \
+             key file numbers its keys otherwise); read with key {}",
+            o.crypt.key_id, o.crypt.key_id
+        ),
+    ))
 }
 
 /// The decrypted image of a MariaDB encrypted space (`--key-file`); the
@@ -215,7 +217,7 @@ fn say_renamed(path: &Path, ts: &Tablespace<'_>, o: &Opening) {
 /// that verifies, with the key page 0 names or, when that one does not
 /// open the space, another of the file that does ([`opening`]; said when
 /// `say`). Without keys, or with keys that do not open the space, says so
-/// on stderr and gives `None`, or (`summarize`: the structure commands)
+/// in `diags` and gives `None`, or (`summarize`: the structure commands)
 /// the image with the failed pages as stored (a finding, see [`damaged`]).
 fn decrypt(
     path: &Path,
@@ -223,29 +225,34 @@ fn decrypt(
     engine: &Engine<'_>,
     keys: Option<&KeyFile>,
     crypt: &mariadb::CryptData,
-    summarize: bool,
-    say: bool,
+    (summarize, say): (bool, bool),
+    diags: &mut Vec<Diagnostic>,
 ) -> Option<(Decryption, Option<Summary>, bool)> {
-    let shown = crate::names::path(path);
     let Some(keys) = keys else {
-        crate::diag::say!(
-            "ibdscope: {shown}: MariaDB encrypted space (key id {}): its encrypted pages are \
-             read as stored; give the key file with --key-file",
-            crypt.key_id
-        );
+        diags.push(Diagnostic::new(
+            path,
+            format_args!(
+                "MariaDB encrypted space (key id {}): its encrypted pages are read as stored; \
+                 give the key file with --key-file",
+                crypt.key_id
+            ),
+        ));
         return None;
     };
     let open = match opening(ts, keys, crypt) {
         Ok(o) => o,
         Err(e) => {
             if say {
-                crate::diag::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+                diags.push(Diagnostic::new(
+                    path,
+                    format_args!("{e}; its encrypted pages are read as stored"),
+                ));
             }
             return None;
         }
     };
     if say {
-        say_renamed(path, ts, &open);
+        diags.extend(renamed(path, ts, &open));
     }
     if open.cipher.is_none() && !summarize {
         // The wrong key, said by `key_finding`: no image.
@@ -257,7 +264,10 @@ fn decrypt(
     let key = match mariadb::space_key(ts, keys, crypt, cipher.unwrap_or(mariadb::Cipher::Cbc)) {
         Ok(k) => k,
         Err(e) => {
-            crate::diag::say!("ibdscope: {shown}: {e}; its encrypted pages are read as stored");
+            diags.push(Diagnostic::new(
+                path,
+                format_args!("{e}; its encrypted pages are read as stored"),
+            ));
             return None;
         }
     };
@@ -267,29 +277,36 @@ fn decrypt(
         mariadb::try_decrypt(ts, engine, &key).map(|d| (d, None))
     };
     let Some((d, summary)) = made else {
-        crate::diag::say!(
-            "ibdscope: {shown}: the decrypted image of this encrypted space ({} bytes) could \
-             not be allocated; its encrypted pages are read as stored",
-            ts.data().len()
-        );
+        diags.push(Diagnostic::new(
+            path,
+            format_args!(
+                "the decrypted image of this encrypted space ({} bytes) could not be \
+                 allocated; its encrypted pages are read as stored",
+                ts.data().len()
+            ),
+        ));
         return None;
     };
     if d.wrong_key() {
         // Said once: every encrypted page failing to decrypt is what a
         // wrong key means, not a finding of its own.
-        crate::diag::say!(
-            "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
-             AES_CBC or AES_CTR): wrong key; its encrypted pages are read as stored",
-            crypt.key_id
-        );
+        diags.push(Diagnostic::new(
+            path,
+            format_args!(
+                "key {} of the key file does not decrypt this space (with AES_CBC or \
+                 AES_CTR): wrong key; its encrypted pages are read as stored",
+                crypt.key_id
+            ),
+        ));
     } else {
         let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
-        say_failures(
+        failures(
             path,
             ts.page_size(),
             pages,
             d.failures.len(),
             "pages not decrypted",
+            diags,
         );
     }
     Some((d, summary, open.renamed.is_some()))
@@ -297,36 +314,29 @@ fn decrypt(
 
 /// For the commands that read the stored pages: with `--key-file`, whether
 /// its keys open this MariaDB encrypted space (a cipher verifies its first
-/// encrypted pages); a wrong or missing key is said on stderr and is a
-/// finding ([`Outcome::Findings`]).
-pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> Outcome {
+/// encrypted pages): `None` when they do, or when there is nothing to
+/// open; a wrong or missing key, which is a finding.
+pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> Option<Diagnostic> {
     let (Some(keys), CryptDataRead::Present(crypt)) = (keys, mariadb::space_crypt_data(ts)) else {
-        return Outcome::Clean;
+        return None;
     };
     if crypt.scheme != 1 {
-        return Outcome::Clean;
+        return None;
     }
-    let shown = crate::names::path(path);
     match opening(ts, keys, &crypt) {
-        Ok(o) if o.renamed.is_some() => {
-            say_renamed(path, ts, &o);
-            Outcome::Findings
-        }
+        Ok(o) if o.renamed.is_some() => renamed(path, ts, &o),
         Ok(Opening {
             cipher: Some(_), ..
-        }) => Outcome::Clean,
-        Ok(_) => {
-            crate::diag::say!(
-                "ibdscope: {shown}: key {} of the key file does not decrypt this space (with \
-                 AES_CBC or AES_CTR): wrong key",
+        }) => None,
+        Ok(_) => Some(Diagnostic::new(
+            path,
+            format_args!(
+                "key {} of the key file does not decrypt this space (with AES_CBC or \
+                 AES_CTR): wrong key",
                 crypt.key_id
-            );
-            Outcome::Findings
-        }
-        Err(e) => {
-            crate::diag::say!("ibdscope: {shown}: {e}");
-            Outcome::Findings
-        }
+            ),
+        )),
+        Err(e) => Some(Diagnostic::new(path, e)),
     }
 }
 
@@ -340,13 +350,14 @@ pub fn key_finding(path: &Path, ts: &Tablespace<'_>, keys: Option<&KeyFile>) -> 
 /// checksum. `None` when there is nothing to decrypt with (no key file, a
 /// space that is not MariaDB encrypted, or a key that does not open the
 /// space, which [`key_finding`] says): the caller reads the plain summary.
-/// A page that does not pass is a finding, said on stderr (at most 8 named).
+/// A page that does not pass is a finding, named in the diagnostics given
+/// back (at most 8 named; none when every page passes).
 pub fn key_verdicts(
     path: &Path,
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
     keys: Option<&KeyFile>,
-) -> Option<(Summary, Outcome)> {
+) -> Option<(Summary, Vec<Diagnostic>)> {
     let (Some(keys), CryptDataRead::Present(crypt)) = (keys, mariadb::space_crypt_data(ts)) else {
         return None;
     };
@@ -356,11 +367,7 @@ pub fn key_verdicts(
     let open = opening(ts, keys, &crypt).ok()?;
     let key = mariadb::space_key(ts, keys, &open.crypt, open.cipher?).ok()?;
     let (summary, check) = mariadb::keyed_summary(ts, engine, &key);
-    let outcome = if check.failures.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Findings
-    };
+    let mut diags = Vec::new();
     let pages = check.failures.iter().map(|(page, why)| {
         let why = match why {
             Err(e) => ImageFailure {
@@ -372,14 +379,15 @@ pub fn key_verdicts(
         };
         (*page, why)
     });
-    say_failures(
+    failures(
         path,
         ts.page_size(),
         pages,
         check.failures.len(),
         "pages that do not verify after decryption",
+        &mut diags,
     );
-    Some((summary, outcome))
+    Some((summary, diags))
 }
 
 /// Whether some page of `l` failed to decompress because it is damaged
@@ -397,42 +405,18 @@ pub fn damaged(l: &Logical) -> bool {
     }
 }
 
-/// Runs `f` over the space the structure commands read: the logical image
-/// of a page_compressed or (with `keys`) MariaDB encrypted space
-/// ([`expand`]), else `ts` itself, with the summary of `ts`'s stored pages
-/// when it was made with the image (so it is not made again). A damaged compressed page, or a page
-/// that does not decrypt, makes the outcome at least
-/// [`Outcome::Findings`].
-pub fn with_logical(
-    path: &Path,
-    ts: &Tablespace<'_>,
-    engine: &Engine<'_>,
-    keys: Option<&KeyFile>,
-    f: impl FnOnce(&Tablespace<'_>, Option<Summary>) -> io::Result<Outcome>,
-) -> io::Result<Outcome> {
-    let Some(mut l) = expand(path, ts, engine, keys) else {
-        return f(ts, None);
-    };
-    let summary = l.take_summary();
-    let outcome = f(&l.tablespace(ts), summary)?;
-    Ok(if damaged(&l) {
-        outcome.max(Outcome::Findings)
-    } else {
-        outcome
-    })
-}
-
 /// With `keys`, a MariaDB encrypted space's decrypted image (its key found
 /// and the pages decrypted, as the structure commands read it, without
 /// the summary: these commands judge the pages as stored themselves), for
 /// `audit` and `diff`, which read the pages' content from it; `None` for
-/// every other space, or when the key does not open it (said on stderr:
-/// the pages are then read as stored).
+/// every other space, or when the key does not open it (the pages are then
+/// read as stored). Pages that do not decrypt are named in `diags`.
 pub fn decrypted(
     path: &Path,
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
     keys: Option<&KeyFile>,
+    diags: &mut Vec<Diagnostic>,
 ) -> Option<Decryption> {
     let keys = keys?;
     let CryptDataRead::Present(crypt) = mariadb::space_crypt_data(ts) else {
@@ -441,7 +425,7 @@ pub fn decrypted(
     if crypt.scheme != 1 {
         return None;
     }
-    decrypt(path, ts, engine, Some(keys), &crypt, false, false)
+    decrypt(path, ts, engine, Some(keys), &crypt, (false, false), diags)
         .map(|(d, ..)| d)
         .filter(|d| !d.wrong_key())
 }

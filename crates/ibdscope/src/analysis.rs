@@ -6,8 +6,9 @@
 //! builds each once, and every command draws the same conclusions from the
 //! same facts.
 
-use crate::args::DefOpts;
+use crate::definition::DefOpts;
 use crate::definition::{self, Def};
+use crate::diagnostic::Diagnostic;
 use ibdscope_core::extents::Owner;
 use ibdscope_core::summary::BadPage;
 use ibdscope_core::{
@@ -35,8 +36,8 @@ pub fn id_text(id: IndexId) -> String {
 /// The model of one file.
 pub struct Analysis<'t> {
     path: &'t Path,
-    physical: &'t Tablespace<'t>,
-    ts: &'t Tablespace<'t>,
+    physical: Tablespace<'t>,
+    ts: Tablespace<'t>,
     engine: Engine<'t>,
     def_opts: DefOpts,
     summary: OnceCell<Summary>,
@@ -52,6 +53,8 @@ pub struct Analysis<'t> {
     host: Option<&'t dyn crate::host::Host>,
     /// `--data-file-path`'s file names.
     data_files: Option<&'t [std::path::PathBuf]>,
+    /// Told each diagnostic as it is found.
+    sink: Option<&'t dyn Fn(&Diagnostic)>,
 }
 
 impl<'t> Analysis<'t> {
@@ -62,15 +65,15 @@ impl<'t> Analysis<'t> {
     /// `def` says where a table definition may come from.
     pub fn new(
         path: &'t Path,
-        physical: &'t Tablespace<'t>,
-        ts: &'t Tablespace<'t>,
+        physical: &Tablespace<'t>,
+        ts: &Tablespace<'t>,
         engine: Engine<'t>,
         def: DefOpts,
     ) -> Self {
         Analysis {
             path,
-            physical,
-            ts,
+            physical: physical.clone(),
+            ts: ts.clone(),
             engine,
             def_opts: def,
             summary: OnceCell::new(),
@@ -82,6 +85,7 @@ impl<'t> Analysis<'t> {
             system_names: OnceCell::new(),
             host: None,
             data_files: None,
+            sink: None,
         }
     }
 
@@ -99,19 +103,35 @@ impl<'t> Analysis<'t> {
         self
     }
 
+    /// The same model, telling `sink` each diagnostic as it is found
+    /// (they are also kept: [`Analysis::diagnostics`]).
+    pub fn with_sink(mut self, sink: &'t dyn Fn(&Diagnostic)) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+
+    /// What building the model had to tell so far, in order (reading the
+    /// definition: its dictionary's problems, a `.frm` read instead).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        self.def
+            .get()
+            .and_then(|d| d.as_ref().ok())
+            .map_or(&[], |d| d.diagnostics.as_slice())
+    }
+
     /// The file as the user named it.
     pub fn path(&self) -> &'t Path {
         self.path
     }
 
     /// The space the structure is read from.
-    pub fn ts(&self) -> &'t Tablespace<'t> {
-        self.ts
+    pub fn ts(&self) -> &Tablespace<'t> {
+        &self.ts
     }
 
     /// The pages as stored (what checksums are computed on).
-    pub fn physical(&self) -> &'t Tablespace<'t> {
-        self.physical
+    pub fn physical(&self) -> &Tablespace<'t> {
+        &self.physical
     }
 
     /// The scan engine every whole-file pass over this file runs on.
@@ -145,19 +165,19 @@ impl<'t> Analysis<'t> {
     /// The one-pass summary of the stored pages: every page's verdict.
     pub fn summary(&self) -> &Summary {
         self.summary
-            .get_or_init(|| Summary::of(self.physical, &self.engine))
+            .get_or_init(|| Summary::of(&self.physical, &self.engine))
     }
 
     /// The space map (built on first use).
     pub fn map(&self) -> &SpaceMap {
         self.map
-            .get_or_init(|| SpaceMap::build(self.ts, &self.engine))
+            .get_or_init(|| SpaceMap::build(&self.ts, &self.engine))
     }
 
     /// The B-trees (built on first use).
     pub fn trees(&self) -> &Btrees {
         self.trees
-            .get_or_init(|| Btrees::build(self.ts, &self.engine, self.map()))
+            .get_or_init(|| Btrees::build(&self.ts, &self.engine, self.map()))
     }
 
     /// The free pages that still hold an index page with records (the
@@ -203,13 +223,17 @@ impl<'t> Analysis<'t> {
         self.def
             .get_or_init(|| {
                 let host = self.host.unwrap_or(&crate::host::ReadHost);
-                definition::load(
+                let def = definition::load(
                     self.path,
-                    self.ts,
+                    &self.ts,
                     || self.map(),
                     &self.def_opts,
                     (host, self.data_files),
-                )
+                );
+                if let (Some(sink), Ok(d)) = (self.sink, &def) {
+                    d.diagnostics.iter().for_each(sink);
+                }
+                def
             })
             .as_ref()
             .map_err(String::as_str)
@@ -225,7 +249,7 @@ impl<'t> Analysis<'t> {
             Some(s) => &s.file_findings,
             None => self
                 .file_findings
-                .get_or_init(|| ibdscope_core::summary::file_findings(self.physical)),
+                .get_or_init(|| ibdscope_core::summary::file_findings(&self.physical)),
         }
     }
 
@@ -236,7 +260,7 @@ impl<'t> Analysis<'t> {
             .map(|b| b.facts.page_no)
             .filter(|&n| {
                 matches!(
-                    self.map().owner(self.ts, n),
+                    self.map().owner(&self.ts, n),
                     Some(Owner::Segment { index: Some(i), .. }) if i == id
                 )
             })
@@ -260,7 +284,7 @@ impl<'t> Analysis<'t> {
             // The system tablespace: every table's indexes, from the
             // dictionary in the space itself.
             let names = self.system_names.get_or_init(|| {
-                ibdscope_forensics::dict::Dictionary::read(self.ts)
+                ibdscope_forensics::dict::Dictionary::read(&self.ts)
                     .map(|d| d.index_names(0))
                     .unwrap_or_default()
             });

@@ -21,8 +21,9 @@ pub trait Source: Send + Sync {
 }
 
 /// The space in `src`'s bytes, told which of them are known zeros (so the
-/// passes never touch a sparse file's holes).
-pub fn tablespace<'a>(
+/// passes never touch a sparse file's holes). Outside this crate a space
+/// is opened by [`crate::open`].
+pub(crate) fn tablespace<'a>(
     src: &'a dyn Source,
     opts: ibdscope_core::Options,
 ) -> ibdscope_core::Result<ibdscope_core::Tablespace<'a>> {
@@ -52,9 +53,17 @@ pub trait Host: Send + Sync + fmt::Debug {
     fn changes(&self) -> Vec<Change> {
         Vec::new()
     }
+    /// What opening files had to tell (a keyring whose key does not match
+    /// a space, an image that could not be allocated), since the last
+    /// call; the caller of [`Host::open`] takes them right after it
+    /// ([`crate::open::open`] does). By default none.
+    fn diagnostics(&self) -> Vec<crate::diagnostic::Diagnostic> {
+        Vec::new()
+    }
     /// Findings about the inputs made while opening them (a keyring whose
     /// key does not match a space), each naming its file, since the last
-    /// call; they were said on stderr when found. A run with any exits 1.
+    /// call; they were also [`Host::diagnostics`] when found. A run with
+    /// any exits 1.
     fn findings(&self) -> Vec<String> {
         Vec::new()
     }

@@ -65,7 +65,7 @@ impl core::fmt::Debug for Aes {
 impl Drop for Aes {
     fn drop(&mut self) {
         for k in self.enc.iter_mut().chain(self.dec.iter_mut()) {
-            super::wipe(k);
+            crate::wipe::wipe(k);
         }
     }
 }
@@ -293,7 +293,7 @@ pub fn ctr_xor(aes: &Aes, counter: &[u8; 16], data: &mut [u8]) {
         // A partial last chunk consumed fewer counter values than were
         // generated; nothing follows it, so the counter is not rewound.
     }
-    super::wipe(&mut stream);
+    crate::wipe::wipe(&mut stream);
 }
 
 // ---------------------------------------------------------------------
@@ -505,7 +505,7 @@ fn expand(key: &[u8], nk: usize, rounds: usize, keys: &mut Keys) {
         }
     }
     for word in w.iter_mut() {
-        super::wipe(word);
+        crate::wipe::wipe(word);
     }
 }
 

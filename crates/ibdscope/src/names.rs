@@ -7,7 +7,7 @@
 //! are not UTF-8 as `\xff`; every other character is itself. JSON escapes
 //! control characters by itself; a path that is not UTF-8 is written as
 //! its lossy string plus `<key>_bytes`, the exact bytes
-//! ([`crate::json::Json::kv_path`]).
+//! (`ibdscope-report`'s `Json::kv_path`).
 
 use std::fmt;
 use std::path::Path;
@@ -61,7 +61,7 @@ impl fmt::Display for Shown<'_> {
                     c if (c as u32) < 0x80 => write!(f, "\\x{:02x}", c as u32)?,
                     c => write!(f, "\\u{{{:x}}}", c as u32)?,
                 }
-                rest = rest.get(i + c.len_utf8()..).unwrap_or("");
+                rest = rest.get(i.saturating_add(c.len_utf8())..).unwrap_or("");
             }
             f.write_str(rest)?;
             for b in chunk.invalid() {

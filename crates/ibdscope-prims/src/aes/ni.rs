@@ -235,7 +235,7 @@ fn ctr_xor_run(k: &RoundKeys, ctr: &mut u128, src: &[u8], dst: &mut [u8]) {
             for ((d, b), s) in o.iter_mut().zip(block).zip(stream.iter()) {
                 *d = b ^ s;
             }
-            super::super::wipe(&mut stream);
+            crate::wipe::wipe(&mut stream);
         }
     }
 }
@@ -280,7 +280,7 @@ fn ctr_xor_with(keys: &Keys, rounds: usize, counter: u128, src: Option<&[u8]>, d
                 c.copy_from_slice(chunk);
                 ctr_xor_run(&k, &mut ctr, c, chunk);
             }
-            super::super::wipe(&mut stage);
+            crate::wipe::wipe(&mut stage);
         }
     }
     let mut k = k;

@@ -1,0 +1,394 @@
+//! The front door: a [`File`] opened (its bytes, its detection checked,
+//! the logical image of a page_compressed or MariaDB encrypted space
+//! made), then its [`Space`]: detection and evidence, the named indexes,
+//! every page's verdict, the findings with their places.
+//!
+//! A `Space` borrows its `File` (the pages are read in place, never
+//! copied); every part of its model (the one-pass summary, the space
+//! map, the B-trees, the table definition) is made the first time it is
+//! asked for, and then shared.
+
+use crate::analysis::{Analysis, SDI_INDEX_ID};
+use crate::diagnostic::Diagnostic;
+use crate::host::OpenError;
+use crate::logical::Logical;
+use crate::open::{Input, OpenOptions};
+use ibdscope_core::space::Detection;
+use ibdscope_core::summary::Judge;
+use ibdscope_core::verdict::PageJudgement;
+use ibdscope_core::{Engine, IndexId, PageNo, Tablespace};
+use std::cell::RefCell;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be opened as a space.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file (or a data file of the system tablespace) could not be
+    /// read.
+    Open(OpenError),
+    /// The bytes are not a tablespace this library reads (too short, no
+    /// page size that fits).
+    Parse {
+        /// The file.
+        file: PathBuf,
+        /// What the page core found.
+        error: ibdscope_core::Error,
+    },
+    /// The space cannot be read as a whole (page 0's crypt data is
+    /// damaged so that no key opens it): why, with its place.
+    Unreadable(Diagnostic),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Open(e) => e.fmt(f),
+            Error::Parse { file, error } => write!(f, "{}: {error}", crate::names::path(file)),
+            Error::Unreadable(d) => d.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<OpenError> for Error {
+    fn from(e: OpenError) -> Self {
+        Error::Open(e)
+    }
+}
+
+/// An opened tablespace file: its bytes (one file, or a system
+/// tablespace's data files side by side), and the image its structure is
+/// read from when that is not the file itself (a MariaDB page_compressed
+/// space decompressed, a MariaDB encrypted space decrypted with its key).
+pub struct File {
+    path: PathBuf,
+    how: OpenOptions,
+    input: Input,
+    logical: Option<Logical>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl fmt::Debug for File {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("File")
+            .field("path", &self.path)
+            .field("files", &self.input.files)
+            .field("logical", &self.logical.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl File {
+    /// Opens `path` with the default options: read whole, page size
+    /// detected; `ibdata1` with the `ibdata2`… that continue it is the
+    /// whole system tablespace.
+    pub fn open(path: impl AsRef<Path>) -> Result<File, Error> {
+        File::open_with(path, &OpenOptions::new())
+    }
+
+    /// Opens `path` as `how` says (page size, keys, datadir, host).
+    pub fn open_with(path: impl AsRef<Path>, how: &OpenOptions) -> Result<File, Error> {
+        let path = path.as_ref();
+        let input = crate::open::open(path, how)?;
+        let mut diagnostics = input.diagnostics.clone();
+        diagnostics.extend(
+            input
+                .problems
+                .iter()
+                .map(|p| Diagnostic::line(path, p.as_str())),
+        );
+        let ts = input.tablespace().map_err(|error| Error::Parse {
+            file: path.to_path_buf(),
+            error,
+        })?;
+        if let Some(d) = crate::logical::crypt_data_blocks(path, &ts) {
+            return Err(Error::Unreadable(d));
+        }
+        let engine = Engine::new(how.threads);
+        let keys = how.key_file.as_deref();
+        let logical = crate::logical::expand(path, &ts, &engine, keys, &mut diagnostics);
+        drop(ts);
+        Ok(File {
+            path: path.to_path_buf(),
+            how: how.clone(),
+            input,
+            logical,
+            diagnostics,
+        })
+    }
+
+    /// The path as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Each file read (one, or the system tablespace's data files) and
+    /// its length.
+    pub fn files(&self) -> &[(PathBuf, u64)] {
+        &self.input.files
+    }
+
+    /// What opening had to tell (a key that does not open the space,
+    /// pages that do not decompress or decrypt, a data file that does not
+    /// continue the ones before it), in order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The space: its detection, indexes, verdicts and findings.
+    pub fn space(&self) -> Result<Space<'_>, Error> {
+        let physical = self.input.tablespace().map_err(|error| Error::Parse {
+            file: self.path.clone(),
+            error,
+        })?;
+        let ts = match &self.logical {
+            Some(l) => l.tablespace(&physical),
+            None => physical.clone(),
+        };
+        let analysis = Analysis::new(
+            &self.path,
+            &physical,
+            &ts,
+            Engine::new(self.how.threads),
+            self.how.definition.clone(),
+        )
+        .with_host(&*self.how.host, self.how.data_files.as_deref());
+        Ok(Space {
+            file: self,
+            analysis,
+            keyed: RefCell::new(Vec::new()),
+        })
+    }
+}
+
+/// A tablespace and its model (see the [module](self)).
+pub struct Space<'f> {
+    file: &'f File,
+    analysis: Analysis<'f>,
+    /// What reading the keyed summary had to tell.
+    keyed: RefCell<Vec<Diagnostic>>,
+}
+
+impl fmt::Debug for Space<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Space")
+            .field("file", &self.file.path)
+            .field("detection", self.detection())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One index of a space, as its B-tree and its definition give it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Index {
+    /// The index id (`u64::MAX` for the SDI index of MySQL 8.0+:
+    /// [`Index::is_sdi`]).
+    pub id: IndexId,
+    /// Its name: the definition's index with this id (the SDI, the
+    /// InnoDB dictionary) or, where the definition has no ids (a `.frm`,
+    /// a `CREATE TABLE`), the one whose root page it is; `SDI` for the
+    /// SDI index; `None` when no definition names it.
+    pub name: Option<String>,
+    /// The root page.
+    pub root: PageNo,
+    /// Levels of the tree (1: the root is a leaf), as the root says.
+    pub height: u32,
+    /// Leaf pages in use (its leaf segment).
+    pub leaf_pages: u32,
+    /// Non-leaf pages in use (its internal segment).
+    pub internal_pages: u32,
+    /// Pages its segments reserve.
+    pub reserved_pages: u32,
+    /// Records in its leaves, as the walk of the tree counts them (`None`
+    /// when the tree could not be walked).
+    pub records: Option<u64>,
+    /// Mean fill of its pages, 0 to 1 (`None` when the tree could not be
+    /// walked).
+    pub fill: Option<f32>,
+    /// Pages of the index that do not verify.
+    pub damaged_pages: usize,
+}
+
+impl Index {
+    /// Whether this is the SDI index of a MySQL 8.0+ space.
+    pub fn is_sdi(&self) -> bool {
+        self.id.0 == SDI_INDEX_ID
+    }
+
+    /// The id as a column shows it: the number, or `SDI`.
+    pub fn id_text(&self) -> String {
+        crate::analysis::id_text(self.id)
+    }
+}
+
+/// Where a finding is: the file holding the page (a data file of the
+/// system tablespace, for a page past `ibdata1`), the page, and the byte
+/// offset in that file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Place {
+    /// The file.
+    pub file: PathBuf,
+    /// The page, when the finding is about one.
+    pub page: Option<PageNo>,
+    /// Byte offset in `file`.
+    pub offset: u64,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", crate::names::path(&self.file))?;
+        if let Some(p) = self.page {
+            write!(f, ", page {}", p.0)?;
+        }
+        write!(f, ", byte offset {}", self.offset)
+    }
+}
+
+/// Something wrong in the file, with its one place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// Where.
+    pub place: Place,
+    /// The page's verdict, for a page that does not verify.
+    pub verdict: Option<ibdscope_core::verdict::PageVerdict>,
+    /// What, in words.
+    pub what: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.place, self.what)
+    }
+}
+
+impl<'f> Space<'f> {
+    /// The file.
+    pub fn file(&self) -> &'f File {
+        self.file
+    }
+
+    /// How the format was detected, and the evidence.
+    pub fn detection(&self) -> &Detection {
+        self.analysis.physical().detection()
+    }
+
+    /// The pages as stored.
+    pub fn tablespace(&self) -> &Tablespace<'f> {
+        self.analysis.physical()
+    }
+
+    /// The model every `ibdscope` command reads (the summary, the space
+    /// map, the B-trees, the definition), for what the front door does
+    /// not show.
+    pub fn model(&self) -> &Analysis<'f> {
+        &self.analysis
+    }
+
+    /// The indexes of the space in the order the space map finds them
+    /// (its inodes), with their names, roots, levels, pages and fill.
+    pub fn indexes(&self) -> Vec<Index> {
+        let a = &self.analysis;
+        let trees = a.trees();
+        a.map()
+            .indexes
+            .iter()
+            .map(|i| {
+                let tree = trees.index(i.index_id);
+                Index {
+                    id: i.index_id,
+                    name: a.index_name(i.index_id).map(str::to_string),
+                    root: i.root,
+                    height: i.height,
+                    leaf_pages: i.leaf_pages_used,
+                    internal_pages: i.internal_pages_used,
+                    reserved_pages: i.reserved_pages,
+                    records: tree.map(|t| t.n_recs),
+                    fill: tree.map(|t| t.mean_fill),
+                    damaged_pages: a.damaged_pages_of(i.index_id).len(),
+                }
+            })
+            .collect()
+    }
+
+    /// The summary every verdict comes from: with a key file that opens
+    /// a MariaDB encrypted space, each encrypted page judged after
+    /// decryption (as `ibdscope check --key-file`).
+    fn summary(&self) -> &ibdscope_core::Summary {
+        let a = &self.analysis;
+        if a.summary_made().is_none() {
+            let keys = self.file.how.key_file.as_deref();
+            let path = self.file.path.as_path();
+            let keyed = crate::logical::key_verdicts(path, a.physical(), a.engine(), keys);
+            if let Some((s, d)) = keyed {
+                a.set_summary(s);
+                self.keyed.borrow_mut().extend(d);
+            }
+        }
+        a.summary()
+    }
+
+    /// Every page's verdict, in page order, as `ibdscope pages` gives it:
+    /// the word, its evidence and the byte offset of the evidence in the
+    /// file. The first call makes the one pass over the file the verdicts
+    /// need (a torn write is judged against the newest LSN of the pages
+    /// that verify); the iterator then reads each page once.
+    pub fn verdicts(&self) -> impl Iterator<Item = PageJudgement> + '_ {
+        let summary = self.summary();
+        let ts = self.analysis.physical();
+        let mut judge = Judge::default();
+        (0..ts.n_pages()).filter_map(move |n| {
+            let f = ts.facts(PageNo(n))?;
+            let f = judge.judge(ts, f).0;
+            Some(summary.verdict(ts, &f))
+        })
+    }
+
+    /// The findings `ibdscope check` reports: the file's own (it ends
+    /// inside a page, it is shorter than its FSP_SIZE, page 0 does not
+    /// verify), then every page whose verdict is a finding (damaged or
+    /// foreign), each at its place.
+    pub fn findings(&self) -> Vec<Finding> {
+        let s = self.summary();
+        let place = |page: Option<PageNo>, at: u64| {
+            let (file, offset) = self.file.input.locate(at);
+            Place {
+                file: file.to_path_buf(),
+                page,
+                offset,
+            }
+        };
+        let file = s.file_findings.iter().map(|f| Finding {
+            place: place(f.page, f.file_offset),
+            verdict: None,
+            what: f.kind.to_string(),
+        });
+        let pages = (s.bad.iter())
+            .filter(|b| b.judgement.verdict.is_finding())
+            .map(|b| Finding {
+                place: place(Some(b.facts.page_no), b.judgement.file_offset),
+                verdict: Some(b.judgement.verdict),
+                what: b.judgement.to_string(),
+            });
+        file.chain(pages).collect()
+    }
+
+    /// What opening and reading the space had to tell so far, in order
+    /// (the file's, then the keyed verdicts', then the definition's).
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut d = self.file.diagnostics.clone();
+        d.extend(self.keyed.borrow().iter().cloned());
+        d.extend(self.analysis.diagnostics().iter().cloned());
+        d
+    }
+
+    // Rows: `space.rows(index)`, an `Iterator` over an index's typed rows
+    // (each with its page, offset and the page's verdict; compressed
+    // leaves included; deleted rows on request), goes here once row
+    // decoding lives in `ibdscope-schema`. Not built yet.
+}

@@ -1,0 +1,307 @@
+//! The examples (`crates/ibdscope/examples/`) run on real files, and say
+//! what the `ibdscope` binary says of the same file: `open_and_detect`
+//! what `info --format json` gives (sizes, space id, pages, detection
+//! evidence), `indexes` what `indexes --format json` gives (ids, names,
+//! roots, levels, pages, fill), `verdicts` what `pages --format json`
+//! gives (each page's verdict and its byte offset) and what
+//! `check --format json` finds (its damaged and foreign pages and the
+//! file's own findings, each with its page and byte offset in the file).
+//!
+//! Files: MySQL 5.6 (16K, ROW_FORMAT=COMPRESSED), MariaDB 10.11 (16K, 4K,
+//! ROW_FORMAT=COMPRESSED, page_compressed, encrypted with its key file;
+//! `fixtures/README.md`), one MySQL 8.0 corpus file (its SDI index), and
+//! damaged copies (a flipped byte, a cut tail) made in a scratch dir.
+//!
+//! The binary is the workspace's own: built here (`cargo build -p
+//! ibdscope-cli`, into this test's target dir and profile) when the run
+//! has not built it yet, since this crate cannot depend on the CLI (the
+//! CLI is built on it).
+#![allow(clippy::disallowed_macros, clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
+
+#[allow(dead_code)]
+#[path = "../examples/open_and_detect.rs"]
+mod open_and_detect;
+
+#[allow(dead_code)]
+#[path = "../examples/indexes.rs"]
+mod indexes;
+
+#[allow(dead_code)]
+#[path = "../examples/verdicts.rs"]
+mod verdicts;
+
+use ibdscope_prims::json::{self, Value};
+use ibdscope_testkit::{corpus, fixtures};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The `ibdscope` binary of this target dir and profile, built once.
+fn binary() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        // target/<profile>/deps/<this test>
+        let exe = std::env::current_exe().expect("test binary path");
+        let profile_dir = exe.parent().and_then(Path::parent).expect("profile dir");
+        let target_dir = profile_dir.parent().expect("target dir");
+        let profile = profile_dir.file_name().and_then(|n| n.to_str()).unwrap();
+        let profile = if profile == "debug" { "dev" } else { profile };
+        let status = Command::new(env!("CARGO"))
+            .current_dir(ibdscope_testkit::root())
+            .args(["build", "-q", "-p", "ibdscope-cli", "--bin", "ibdscope"])
+            .args(["--profile", profile, "--target-dir"])
+            .arg(target_dir)
+            .status()
+            .expect("cargo build -p ibdscope-cli");
+        assert!(status.success(), "cargo build -p ibdscope-cli: {status}");
+        profile_dir.join(format!("ibdscope{}", std::env::consts::EXE_SUFFIX))
+    })
+}
+
+/// The binary's JSON output for `args`.
+fn cli(args: &[&str], file: &Path, key: Option<&Path>) -> Value {
+    let mut cmd = Command::new(binary());
+    cmd.args(args).args(["--format", "json"]);
+    if let Some(k) = key {
+        cmd.arg("--key-file").arg(k);
+    }
+    let out = cmd.arg(file).output().expect("run ibdscope");
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "ibdscope {args:?} {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json::parse(&out.stdout).unwrap_or_else(|e| panic!("ibdscope {args:?}: not JSON: {e}"))
+}
+
+/// An example's `run`.
+type Run = fn(&[String], &mut dyn std::io::Write) -> Result<(), Box<dyn std::error::Error>>;
+
+/// An example's output on `file` (with `key`), as lines.
+fn example(run: Run, file: &Path, key: Option<&Path>) -> Vec<String> {
+    let mut args = vec![file.to_string_lossy().into_owned()];
+    args.extend(key.map(|k| k.to_string_lossy().into_owned()));
+    let mut out = Vec::new();
+    run(&args, &mut out).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn num(v: &Value, k: &str) -> String {
+    match v.get(k) {
+        Some(Value::Number(n)) => n.clone(),
+        other => panic!("{k}: {other:?}"),
+    }
+}
+
+fn arr<'v>(v: &'v Value, k: &str) -> &'v [Value] {
+    v.get(k)
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("no {k}"))
+}
+
+/// `open_and_detect` against `info`.
+fn detect_equals_info(file: &Path, key: Option<&Path>) {
+    let got: Vec<String> = example(open_and_detect::run, file, key)
+        .into_iter()
+        .filter(|l| !l.starts_with("diagnostic: "))
+        .collect();
+    let info = cli(&["info"], file, key);
+    let mut want = vec![format!(
+        "page_size {} physical {} space_id {} pages {}",
+        num(&info, "page_size"),
+        num(&info, "physical_page_size"),
+        num(&info, "space_id"),
+        num(&info, "pages")
+    )];
+    want.extend(
+        arr(&info, "detection")
+            .iter()
+            .map(|e| format!("evidence: {}", e.as_str().unwrap())),
+    );
+    assert_eq!(
+        got,
+        want,
+        "{}: open_and_detect against info",
+        file.display()
+    );
+}
+
+/// `indexes` against `indexes`; the lines, for more checks.
+fn indexes_equal_cli(file: &Path, key: Option<&Path>) -> Vec<String> {
+    let got = example(indexes::run, file, key);
+    let doc = cli(&["indexes"], file, key);
+    let want: Vec<String> = arr(&doc, "indexes")
+        .iter()
+        .map(|i| {
+            let id = num(i, "index_id");
+            let id = if id == u64::MAX.to_string() {
+                "SDI".into()
+            } else {
+                id
+            };
+            let name = i.get("index_name").and_then(Value::as_str).unwrap_or("-");
+            let fill = match i.get("fill") {
+                Some(Value::Number(n)) => n.clone(),
+                _ => "-".into(),
+            };
+            format!(
+                "{id} {name} root {} levels {} pages {}+{} fill {fill}",
+                num(i, "root_page"),
+                num(i, "height"),
+                num(i, "leaf_pages"),
+                num(i, "internal_pages")
+            )
+        })
+        .collect();
+    assert!(!want.is_empty(), "{}: no index", file.display());
+    assert_eq!(got, want, "{}: indexes against the CLI's", file.display());
+    got
+}
+
+/// `verdicts` against `pages` and `check`; the finding lines.
+fn verdicts_equal_cli(file: &Path, key: Option<&Path>) -> Vec<String> {
+    let got = example(verdicts::run, file, key);
+    let (findings, pages): (Vec<String>, Vec<String>) =
+        got.into_iter().partition(|l| l.starts_with("finding: "));
+    let doc = cli(&["pages"], file, key);
+    let want: Vec<String> = arr(&doc, "pages")
+        .iter()
+        .map(|p| {
+            let verdict = p.get("verdict").and_then(Value::as_str).unwrap();
+            format!("{} {verdict} {}", num(p, "page"), num(p, "verdict_offset"))
+        })
+        .collect();
+    assert_eq!(pages, want, "{}: verdicts against pages", file.display());
+    let check = cli(&["check"], file, key);
+    let mut want: Vec<String> = arr(&check, "file_findings")
+        .iter()
+        .map(|f| {
+            let page = match f.get("page") {
+                Some(Value::Number(n)) => n.clone(),
+                _ => "-1".into(),
+            };
+            let reason = f.get("reason").and_then(Value::as_str).unwrap();
+            format!("finding: page {page} offset {}: {reason}", num(f, "offset"))
+        })
+        .collect();
+    let findings_words = ["zeroed", "torn", "corrupt", "foreign"];
+    let mut pages: Vec<String> = ["invalid", "freed_invalid"]
+        .iter()
+        .flat_map(|k| arr(&check, k))
+        .filter(|b| findings_words.contains(&b.get("verdict").and_then(Value::as_str).unwrap()))
+        .map(|b| {
+            let verdict = b.get("verdict").and_then(Value::as_str).unwrap();
+            let evidence = b.get("evidence").and_then(Value::as_str).unwrap();
+            let (page, at) = (num(b, "page"), num(b, "offset"));
+            format!("finding: page {page} offset {at}: {verdict}: {evidence}")
+        })
+        .collect();
+    pages.sort_by_key(|l| l.split(' ').nth(2).and_then(|n| n.parse::<u64>().ok()));
+    want.extend(pages);
+    assert_eq!(findings, want, "{}: findings against check", file.display());
+    findings
+}
+
+fn all(file: &Path, key: Option<&Path>) -> Vec<String> {
+    detect_equals_info(file, key);
+    let names = indexes_equal_cli(file, key);
+    let findings = verdicts_equal_cli(file, key);
+    assert!(findings.is_empty(), "{}: {findings:?}", file.display());
+    names
+}
+
+/// The indexes the server listed for the fixture `rel`
+/// (`fixtures/indexes.tsv`: INNODB_SYS_INDEXES), each found by its id
+/// with the server's name and root in the example's lines.
+fn names_are_the_servers(rel: &str, lines: &[String]) {
+    let rows: Vec<_> = ibdscope_testkit::tsv(&fixtures().join("indexes.tsv"))
+        .into_iter()
+        .filter(|r| r["path"] == rel)
+        .collect();
+    assert!(!rows.is_empty(), "{rel}: not in fixtures/indexes.tsv");
+    for r in rows {
+        let want = format!(
+            "{} {} root {} ",
+            r["index_id"], r["index_name"], r["root_page"]
+        );
+        assert!(
+            lines.iter().any(|l| l.starts_with(&want)),
+            "{rel}: no line {want:?} in {lines:?}"
+        );
+    }
+}
+
+#[test]
+fn mysql56_examples_say_what_the_cli_says() {
+    // The .frm beside each file names the indexes.
+    for rel in ["mysql56/secondary.ibd", "mysql56/rf_compressed8.ibd"] {
+        let lines = all(&fixtures().join(rel), None);
+        names_are_the_servers(rel, &lines);
+    }
+}
+
+#[test]
+fn mariadb_examples_say_what_the_cli_says() {
+    for f in [
+        "mariadb1011/secondary.ibd",
+        "mariadb1011-4k/secondary.ibd",
+        "mariadb1011/rf_compressed8.ibd",
+        "mariadb1011/pagecomp.ibd",
+    ] {
+        let lines = all(&fixtures().join(f), None);
+        names_are_the_servers(f, &lines);
+    }
+}
+
+#[test]
+fn encrypted_mariadb_examples_say_what_the_cli_says_with_the_key() {
+    let key = fixtures().join("keys/test-keys.txt");
+    for f in ["crypt/cbc/ai_int.ibd", "crypt/crc32-ctr/ai_int.ibd"] {
+        let file = fixtures().join(f);
+        let names = all(&file, Some(&key));
+        // Read through the key: the clustered index has its tree.
+        assert!(
+            names.iter().all(|l| !l.ends_with("fill -")),
+            "{f}: {names:?}"
+        );
+    }
+}
+
+#[test]
+fn mysql80_corpus_file_shows_its_sdi_index_as_sdi() {
+    let Some(dir) = corpus() else { return };
+    let file = dir.join("mysql-8.0/sakila_mysql8040_staff.ibd");
+    let names = all(&file, None);
+    assert!(names.iter().any(|l| l.starts_with("SDI SDI ")), "{names:?}");
+    // The SDI names the other indexes.
+    assert!(names.iter().any(|l| l.contains(" PRIMARY ")), "{names:?}");
+}
+
+#[test]
+fn findings_of_damaged_copies_have_the_places_check_gives() {
+    let dir = std::env::temp_dir().join(format!("ibdscope-front-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = std::fs::read(fixtures().join("mysql56/secondary.ibd")).unwrap();
+    // A byte flipped in the middle of page 5, and a copy cut inside its
+    // last page.
+    let mut flipped = src.clone();
+    flipped[5 * 16384 + 8000] ^= 0x5a;
+    let cut = &src[..src.len() - 1000];
+    for (name, bytes) in [("flipped.ibd", &flipped[..]), ("cut.ibd", cut)] {
+        let file = dir.join(name);
+        std::fs::write(&file, bytes).unwrap();
+        let findings = verdicts_equal_cli(&file, None);
+        assert!(!findings.is_empty(), "{name}: no finding");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
