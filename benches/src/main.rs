@@ -158,6 +158,9 @@ enum Count {
     Pages(&'static str),
     /// Lines of stdout after the header: must be at least one.
     Rows,
+    /// Lines of stdout, counted as they come (`records` and `pages` print
+    /// more than the file holds): at least two, and exit 0.
+    Lines,
 }
 
 /// One external command.
@@ -213,10 +216,43 @@ fn check_count(c: Count, out: &std::process::Output, pages: u64) -> Result<u64, 
             Some(n) if n == pages => Ok(n),
             other => Err(format!("counted {other:?} pages, expected {pages}")),
         },
-        Count::Rows => match text.lines().skip(1).filter(|l| !l.is_empty()).count() {
-            0 => Err("no rows".into()),
-            n => Ok(n as u64),
-        },
+        Count::Rows | Count::Lines => {
+            match text.lines().skip(1).filter(|l| !l.is_empty()).count() {
+                0 => Err("no rows".into()),
+                n => Ok(n as u64),
+            }
+        }
+    }
+}
+
+/// Runs `argv` and counts its stdout's lines as they come, without keeping
+/// them: at least two (a header and a row), and exit 0.
+fn count_lines(argv: &[String]) -> Result<u64, String> {
+    use std::io::Read;
+    let (prog, rest) = argv.split_first().ok_or("empty command")?;
+    let mut child = Command::new(prog)
+        .args(rest)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("{prog}: {e}"))?;
+    let mut lines = 0u64;
+    if let Some(mut out) = child.stdout.take() {
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            match out.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64,
+            }
+        }
+    }
+    let status = child.wait().map_err(|e| format!("{prog}: {e}"))?;
+    if !status.success() {
+        return Err(format!("exit {:?}", status.code()));
+    }
+    match lines {
+        0 | 1 => Err("no rows".into()),
+        n => Ok(n - 1),
     }
 }
 
@@ -273,6 +309,9 @@ fn anon_peak(argv: &[String]) -> Option<u64> {
 
 /// The untimed first run of a case, whose output is checked: its count.
 fn warm_up(case: &Case, pages: u64) -> Result<u64, String> {
+    if matches!(case.count, Count::Lines) {
+        return count_lines(&case.argv);
+    }
     let (prog, rest) = case.argv.split_first().ok_or("empty command")?;
     let out = Command::new(prog)
         .args(rest)
@@ -391,7 +430,7 @@ fn cases(a: &Args, file: &Path, peers: &Peers) -> Vec<Case> {
             });
         }
     }
-    let commands: [(&str, &[&str], Count); 7] = [
+    let commands: [(&str, &[&str], Count); 9] = [
         ("check", &[], Count::Pages(": ")),
         ("types", &[], Count::Pages("total")),
         ("info", &[], Count::Pages("pages")),
@@ -399,6 +438,8 @@ fn cases(a: &Args, file: &Path, peers: &Peers) -> Vec<Case> {
         ("lsn", &["--color", "never"], Count::Pages(": ")),
         ("fill", &["--color", "never"], Count::Pages(": ")),
         ("indexes", &[], Count::Rows),
+        ("pages", &[], Count::Lines),
+        ("records", &[], Count::Lines),
     ];
     for t in &a.threads {
         for (cmd, extra, count) in commands {
@@ -1026,7 +1067,7 @@ fn report_scaling(r: &mut String, a: &Args, columns: &[String], scaling: &[Scale
     }
     let _ = writeln!(r, "{header}\n{rule}");
     for cmd in [
-        "check", "types", "info", "extents", "lsn", "fill", "indexes",
+        "check", "types", "info", "extents", "lsn", "fill", "indexes", "pages", "records",
     ] {
         for &t in &a.threads {
             let mut line = format!("| {cmd} | {t} |");

@@ -600,6 +600,159 @@ where
     (image, results.into_iter().map(|(_, r)| r).collect())
 }
 
+/// Pieces a thread may start past the first one not yet handed to the sink
+/// of [`map_in_order`], per thread.
+const AHEAD_PIECES_PER_THREAD: u32 = 2;
+
+/// The pieces of [`map_in_order`]: the next one to start, the next one to
+/// hand to the sink, those done ahead of it, and whether to stop.
+struct Pieces<R> {
+    next: u32,
+    sunk: u32,
+    ready: Vec<(u32, R)>,
+    stop: bool,
+}
+
+/// Sets `stop` when a helper of [`map_in_order`] unwinds, so the caller
+/// does not wait for a piece that will never come (the panic is passed on
+/// when the scope joins).
+struct StopOnUnwind<'p, R> {
+    pieces: &'p Mutex<Pieces<R>>,
+    changed: &'p Condvar,
+}
+
+impl<R> Drop for StopOnUnwind<'_, R> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut p = self.pieces.lock().unwrap_or_else(PoisonError::into_inner);
+            p.stop = true;
+            self.changed.notify_all();
+        }
+    }
+}
+
+/// Runs `work(state, k)` for every piece `k` in `0..n` on up to
+/// `engine.threads()` threads (the caller's included; each thread makes
+/// one state with `new_state` and reuses it for every piece it takes) and
+/// hands each result to `sink` on the calling thread, in piece order: a
+/// stream whose pieces are made in parallel and written in order (the
+/// rows of `pages`, the records of a leaf chain, each piece a buffer of
+/// formatted lines). A thread does not start a piece more than
+/// [`AHEAD_PIECES_PER_THREAD`] per thread past the first one not yet
+/// sunk, so the results waiting stay bounded whatever `n` is. The first
+/// error of `sink` stops the work (pieces under way finish, no new one
+/// starts) and is returned. With one thread, or one piece, no thread is
+/// started: `sink(work(state, k))` for each `k` in turn.
+pub fn map_in_order<S, R, E, M, W, K>(
+    engine: &Engine<'_>,
+    n: u32,
+    new_state: M,
+    work: W,
+    mut sink: K,
+) -> Result<(), E>
+where
+    R: Send,
+    M: Fn() -> S + Sync,
+    W: Fn(&mut S, u32) -> R + Sync,
+    K: FnMut(R) -> Result<(), E>,
+{
+    let threads = engine.threads().min(n as usize).max(1);
+    if threads == 1 {
+        let mut state = new_state();
+        for k in 0..n {
+            sink(work(&mut state, k))?;
+        }
+        return Ok(());
+    }
+    let ahead = u32::try_from(threads)
+        .unwrap_or(u32::MAX)
+        .saturating_mul(AHEAD_PIECES_PER_THREAD)
+        .max(1);
+    let pieces = Mutex::new(Pieces {
+        next: 0,
+        sunk: 0,
+        ready: Vec::new(),
+        stop: false,
+    });
+    let changed = Condvar::new();
+    let lock = || pieces.lock().unwrap_or_else(PoisonError::into_inner);
+    // A piece to start now, if any may start: under the lock.
+    let take = |p: &mut Pieces<R>| {
+        let room = p.next < n && p.next < p.sunk.saturating_add(ahead) && !p.stop;
+        room.then(|| {
+            let k = p.next;
+            p.next = k.saturating_add(1);
+            k
+        })
+    };
+    let helper = || {
+        let _guard = StopOnUnwind {
+            pieces: &pieces,
+            changed: &changed,
+        };
+        let mut state = new_state();
+        loop {
+            let k = {
+                let mut p = lock();
+                loop {
+                    if p.stop || p.next >= n {
+                        return;
+                    }
+                    if let Some(k) = take(&mut p) {
+                        break k;
+                    }
+                    p = changed.wait(p).unwrap_or_else(PoisonError::into_inner);
+                }
+            };
+            let r = work(&mut state, k);
+            lock().ready.push((k, r));
+            changed.notify_all();
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            // A thread the system refuses to start is not there: the
+            // others, the caller included, take its pieces.
+            let _ = std::thread::Builder::new().spawn_scoped(s, helper);
+        }
+        let mut state = new_state();
+        let mut result = Ok(());
+        let mut p = lock();
+        loop {
+            let sunk = p.sunk;
+            if let Some(i) = p.ready.iter().position(|(k, _)| *k == sunk) {
+                let (_, r) = p.ready.swap_remove(i);
+                p.sunk = sunk.saturating_add(1);
+                changed.notify_all();
+                drop(p);
+                if let Err(e) = sink(r) {
+                    result = Err(e);
+                    p = lock();
+                    p.stop = true;
+                    p.ready.clear();
+                    changed.notify_all();
+                    break;
+                }
+                p = lock();
+                continue;
+            }
+            if p.sunk >= n || p.stop {
+                break;
+            }
+            if let Some(k) = take(&mut p) {
+                drop(p);
+                let r = work(&mut state, k);
+                p = lock();
+                p.ready.push((k, r));
+                continue;
+            }
+            p = changed.wait(p).unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(p);
+        result
+    })
+}
+
 /// Runs `work` on `threads` threads (the caller's included; fewer if the
 /// system refuses to start one) and concatenates what each returns. Each
 /// `work` takes its next piece of work from shared state until none is left.
@@ -986,5 +1139,63 @@ mod tests {
         )
         .unwrap();
         assert_eq!(shard_pages(&ts) as u64 * 16384, 2 << 20);
+    }
+
+    #[test]
+    fn map_in_order_sinks_every_piece_in_order_on_any_thread_count() {
+        for threads in [1, 2, 3, 7] {
+            let engine = Engine::new(threads);
+            let mut got = Vec::new();
+            let r: Result<(), ()> = map_in_order(
+                &engine,
+                1000,
+                || 0u32,
+                |made, k| {
+                    // Uneven work, so pieces finish out of order.
+                    *made += 1;
+                    let mut x = u64::from(k);
+                    for _ in 0..(k % 7) * 1000 {
+                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    }
+                    (k, x)
+                },
+                |(k, _)| {
+                    got.push(k);
+                    Ok(())
+                },
+            );
+            assert_eq!(r, Ok(()));
+            assert_eq!(got, (0..1000).collect::<Vec<u32>>(), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn map_in_order_stops_at_the_sinks_first_error() {
+        for threads in [1, 2, 3] {
+            let engine = Engine::new(threads);
+            let made = std::sync::atomic::AtomicU32::new(0);
+            let mut sunk = 0;
+            let r = map_in_order(
+                &engine,
+                100_000,
+                || (),
+                |_, k| {
+                    made.fetch_add(1, Ordering::Relaxed);
+                    k
+                },
+                |k| {
+                    sunk += 1;
+                    if k == 10 {
+                        Err(k)
+                    } else {
+                        Ok(())
+                    }
+                },
+            );
+            assert_eq!(r, Err(10));
+            assert_eq!(sunk, 11);
+            // Bounded: no more than the pieces allowed ahead were made.
+            assert!(made.load(Ordering::Relaxed) < 100, "{threads} threads");
+        }
     }
 }

@@ -27,6 +27,7 @@ mod cmd;
 mod csv;
 pub mod diag;
 mod json;
+mod line;
 mod open;
 pub mod out;
 mod outcome;

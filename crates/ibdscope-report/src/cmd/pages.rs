@@ -1,4 +1,6 @@
-//! `ibdscope pages`: one row per page, streamed (nothing kept per page):
+//! `ibdscope pages`: one row per page, streamed (nothing kept per page;
+//! each shard's rows formatted on the engine's threads, written in page
+//! order):
 //! its FIL header and checksum, and for a B-tree page its index, level,
 //! records and fill from its INDEX header.
 
@@ -133,30 +135,6 @@ impl fmt::Display for KeyCell {
     }
 }
 
-/// Index names as text shows them, once per index named (the definition's
-/// indexes: a few), so a row allocates nothing.
-struct TextNames<'a> {
-    a: &'a Analysis<'a>,
-    shown: Vec<(IndexId, String)>,
-}
-
-impl TextNames<'_> {
-    fn get(&mut self, id: IndexId) -> &str {
-        let Some(name) = self.a.index_name(id) else {
-            return "-";
-        };
-        let i = match self.shown.iter().position(|(i, _)| *i == id) {
-            Some(i) => i,
-            None => {
-                self.shown
-                    .push((id, ibdscope::names::name(name).to_string()));
-                self.shown.len() - 1
-            }
-        };
-        self.shown.get(i).map_or("-", |(_, s)| s.as_str())
-    }
-}
-
 /// An index id for the text column: `SDI` for the SDI index, `-` for none.
 struct IdCell(Option<IndexId>);
 
@@ -168,6 +146,315 @@ impl fmt::Display for IdCell {
             Some(id) => fmt::Display::fmt(&id.0, f),
         }
     }
+}
+
+/// The names of the indexes the pages can name, looked up once before
+/// the pages are written (on any thread): an index id's name as
+/// [`Analysis::index_name`] gives it, for every id it can name.
+struct IndexNames {
+    /// (id, name; the name as text shows it).
+    names: Vec<(IndexId, String, String)>,
+}
+
+impl IndexNames {
+    fn of(a: &Analysis<'_>) -> IndexNames {
+        // The ids `index_name` can name: the SDI index; in the system
+        // tablespace the dictionary's indexes; the definition's indexes by
+        // id, and when one has no id, the space map's indexes (named by
+        // their root).
+        let mut ids = vec![IndexId(SDI_INDEX_ID)];
+        let ts = a.ts();
+        if ts.space_id().0 == 0 {
+            if let Ok(d) = ibdscope_forensics::dict::Dictionary::read(ts) {
+                ids.extend(d.index_names(0).into_iter().map(|(id, _)| IndexId(id)));
+            }
+        }
+        if let Ok(def) = a.definition() {
+            ids.extend(def.table.indexes.iter().filter_map(|ix| ix.id.map(IndexId)));
+            if def.table.indexes.iter().any(|ix| ix.id.is_none()) {
+                ids.extend(a.map().indexes.iter().map(|i| i.index_id));
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let names = ids
+            .into_iter()
+            .filter_map(|id| {
+                let n = a.index_name(id)?;
+                Some((id, n.to_string(), ibdscope::names::name(n).to_string()))
+            })
+            .collect();
+        IndexNames { names }
+    }
+
+    /// Index `id`'s name.
+    fn get(&self, id: IndexId) -> Option<&str> {
+        let k = self.names.binary_search_by_key(&id, |n| n.0).ok()?;
+        self.names.get(k).map(|n| n.1.as_str())
+    }
+
+    /// Index `id`'s name as text shows it, `-` for none.
+    fn shown(&self, id: IndexId) -> &str {
+        let k = self.names.binary_search_by_key(&id, |n| n.0).ok();
+        k.and_then(|k| self.names.get(k))
+            .map_or("-", |n| n.2.as_str())
+    }
+}
+
+/// What the rows of every thread read.
+struct Rows<'a> {
+    ts: &'a Tablespace<'a>,
+    format: Format,
+    summary: &'a ibdscope_core::Summary,
+    keys: KeyVersions,
+    names: IndexNames,
+    /// The text name column's width.
+    width: usize,
+    /// Rows that stand for several pages (a hole of a sparse file in free
+    /// extents): (first page, pages), in page order.
+    runs: Vec<(u32, u32)>,
+}
+
+/// What the rows of a run of pages give, made on any thread and written
+/// in page order.
+#[derive(Default)]
+struct Piece {
+    out: Vec<u8>,
+    /// A page verdict is a finding.
+    bad: bool,
+    /// The last page: the pages after it are not listed.
+    ended: bool,
+}
+
+impl Rows<'_> {
+    /// How many pages the row of page `n` stands for.
+    fn run(&self, n: u32) -> u32 {
+        match self.runs.binary_search_by_key(&n, |r| r.0) {
+            Ok(k) => self.runs.get(k).map_or(1, |r| r.1),
+            Err(_) => 1,
+        }
+    }
+
+    /// The rows of pages `first..end`, `first` the first page of a row.
+    fn piece(&self, judge: &mut ibdscope_core::summary::Judge, first: u32, end: u32) -> Piece {
+        let mut piece = Piece::default();
+        let mut n = first;
+        while n < end {
+            let run = self.run(n);
+            let Some(f) = self.ts.facts(PageNo(n)) else {
+                piece.ended = true;
+                break;
+            };
+            let f = judge.judge(self.ts, f).0;
+            // Writing to a `Vec` does not fail.
+            let _ = self.rows(&mut piece, f, run);
+            n = n.saturating_add(run);
+        }
+        piece
+    }
+
+    /// The row of page `f` standing for `run` pages: in text one row and
+    /// a line for the pages after it, in the other formats a row each.
+    fn rows(&self, piece: &mut Piece, f: PageFacts, run: u32) -> io::Result<()> {
+        let ts = self.ts;
+        let out = &mut piece.out;
+        let mut note = |f: &PageFacts| {
+            let v = self.summary.verdict(ts, f);
+            piece.bad |= v.verdict.is_finding();
+            v
+        };
+        if matches!(self.format, Format::Text | Format::Tsv | Format::Sql) {
+            let v = note(&f);
+            self.text_row(out, &f, &v)?;
+            if run > 1 {
+                writeln!(
+                    out,
+                    "{:>8}  ... and the next {}, to page {}, alike: all zeros, not stored (a hole of the file), in free extents",
+                    "",
+                    crate::text::count(run - 1, "page", "pages"),
+                    f.page_no.0.saturating_add(run - 1)
+                )?;
+            }
+            return Ok(());
+        }
+        // Every page of the run.
+        let every = (0..run).filter_map(|k| {
+            if k == 0 {
+                return Some(f);
+            }
+            ts.facts(PageNo(f.page_no.0.saturating_add(k)))
+        });
+        for f in every {
+            let v = note(&f);
+            match self.format {
+                Format::Csv => self.csv_row(out, &f, &v)?,
+                Format::Json => {
+                    // The array's separator; the writer drops the first.
+                    out.push(b',');
+                    self.json_row(&mut Json::new(out), &f, &v)?;
+                }
+                _ => {
+                    self.json_row(&mut Json::new(out), &f, &v)?;
+                    out.push(b'\n');
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn text_row(
+        &self,
+        out: &mut Vec<u8>,
+        f: &PageFacts,
+        v: &ibdscope_core::PageJudgement,
+    ) -> io::Result<()> {
+        let (ts, keys, w) = (self.ts, self.keys, self.width);
+        let ix = IndexCols::of(ts, f, keys);
+        write!(
+            out,
+            "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  ",
+            f.page_no,
+            f.page_type.display(ts.type_names()),
+            Link(f.prev),
+            Link(f.next),
+            f.lsn,
+            f.space_id,
+            IdCell(ix.map(|c| c.id)),
+            ix.map_or("-", |c| self.names.shown(c.id)),
+        )?;
+        match ix {
+            Some(c) => write!(
+                out,
+                "{:>5}  {:>7}  {:>5.1}%",
+                c.level,
+                c.records,
+                c.fill * 100.0
+            )?,
+            None => write!(out, "{:>5}  {:>7}  {:>6}", "-", "-", "-")?,
+        }
+        if keys.present() {
+            write!(out, "  {:>11}", KeyCell(keys.of(ts, f.page_no)))?;
+        }
+        write!(out, "  {}  {}", Status::of(ts, f), v.verdict)?;
+        if v.verdict.is_finding() {
+            write!(out, " at byte offset {}: {}", v.file_offset, v.evidence)?;
+        }
+        writeln!(out)
+    }
+
+    fn csv_row(
+        &self,
+        out: &mut Vec<u8>,
+        f: &PageFacts,
+        v: &ibdscope_core::PageJudgement,
+    ) -> io::Result<()> {
+        let (ts, keys) = (self.ts, self.keys);
+        // Type names and checksum words are identifiers: no quoting.
+        write!(
+            out,
+            "{},{},{},{},{},{},{},{},",
+            f.page_no,
+            f.page_type.display(ts.type_names()),
+            f.page_type.0,
+            CsvLink(f.prev),
+            CsvLink(f.next),
+            f.lsn,
+            f.space_id,
+            Status::of(ts, f)
+        )?;
+        match IndexCols::of(ts, f, keys) {
+            Some(c) => write!(
+                out,
+                "{},{},{},{},{}",
+                c.id.0,
+                crate::csv::opt_name(self.names.get(c.id)),
+                c.level,
+                c.records,
+                crate::csv::Float(f64::from(c.fill), 4)
+            )?,
+            None => write!(out, ",,,,")?,
+        }
+        if keys.present() {
+            match keys.of(ts, f.page_no) {
+                Some(v) => write!(out, ",{v}")?,
+                None => write!(out, ",")?,
+            }
+        }
+        writeln!(out, ",{},{}", v.verdict, v.file_offset)
+    }
+
+    fn json_row(
+        &self,
+        j: &mut Json<'_>,
+        f: &PageFacts,
+        v: &ibdscope_core::PageJudgement,
+    ) -> io::Result<()> {
+        let (ts, keys) = (self.ts, self.keys);
+        let names = ts.type_names();
+        j.obj()?;
+        j.kv_num("page", f.page_no.0)?;
+        j.kv_display("type", &f.page_type.display(names))?;
+        j.kv_num("type_code", f.page_type.0)?;
+        j.key("prev")?.opt_num(link(f.prev))?;
+        j.key("next")?.opt_num(link(f.next))?;
+        j.kv_num("lsn", f.lsn.0)?;
+        j.kv_num("space_id", f.space_id.0)?;
+        j.kv_display("checksum", &Status::of(ts, f))?;
+        j.kv_str("verdict", v.verdict.word())?
+            .kv_num("verdict_offset", v.file_offset)?;
+        if v.verdict.is_finding() {
+            j.kv_display("evidence", &v.evidence)?;
+        }
+        if keys.present() {
+            j.key("key_version")?
+                .opt_num(keys.of(ts, f.page_no).map(u64::from))?;
+        }
+        match IndexCols::of(ts, f, keys) {
+            Some(c) => {
+                j.kv_num("index_id", c.id.0)?.key("index_name")?;
+                match self.names.get(c.id) {
+                    Some(n) => j.str(n)?,
+                    None => j.null()?,
+                };
+                j.kv_num("level", c.level)?.kv_num("records", c.records)?;
+                j.key("fill")?.float(f64::from(c.fill), 4)?;
+            }
+            None => {
+                for k in ["index_id", "index_name", "level", "records", "fill"] {
+                    j.key(k)?.null()?;
+                }
+            }
+        }
+        j.end_obj()?;
+        Ok(())
+    }
+}
+
+/// The rows of pages `from..=last` that stand for several pages (holes of
+/// a sparse file in free extents: [`crate::cmd::map::free_zero_pages`]),
+/// as (first page, pages), taking rows one after the other as the listing
+/// does.
+fn zero_runs(a: &Analysis<'_>, from: u32, last: u32) -> Vec<(u32, u32)> {
+    let ts = a.ts();
+    let end = last.saturating_add(1);
+    let mut runs = Vec::new();
+    let mut n = from;
+    while n < end {
+        // Pages before the next known-zero run are a row each.
+        match ts.next_zero_run(n, end) {
+            None => break,
+            Some((z, _)) if z.0 > n => n = z.0,
+            Some(_) => {
+                let run = crate::cmd::map::free_zero_pages(a, u64::from(n), u64::from(end));
+                let run = u32::try_from(run).unwrap_or(u32::MAX);
+                if run > 1 {
+                    runs.push((n, run));
+                }
+                n = n.saturating_add(run.max(1));
+            }
+        }
+    }
+    runs
 }
 
 /// Runs `pages`.
@@ -190,241 +477,131 @@ pub fn run(
             ts.page_size(),
         ));
     }
-    // Each page as `check` judges it (page_compressed pages outside
-    // full_crc32 after decompression).
-    let mut judge = ibdscope_core::summary::Judge::default();
     let last = to.unwrap_or(u32::MAX).min(ts.n_pages().saturating_sub(1));
-    let total = last.saturating_sub(from).saturating_add(1) as usize;
+    let end = last.saturating_add(1);
     // Each page with the pages after it drawn alike: a hole of a sparse
     // file in free extents (`map::free_zero_pages`) comes as its first
     // page and its length, so text prints it in two lines whatever its
     // size; the other formats still give every page a row.
-    let holes = ts.next_zero_run(from, last.saturating_add(1)).is_some();
-    let mut n = from;
-    let rows = std::iter::from_fn(move || {
-        if n > last {
-            return None;
-        }
-        let end = u64::from(last) + 1;
-        let run = if holes {
-            crate::cmd::map::free_zero_pages(a, u64::from(n), end).max(1)
-        } else {
-            1
-        };
-        let f = ts.facts(PageNo(n))?;
-        let f = judge.judge(ts, f).0;
-        n = n.saturating_add(u32::try_from(run).unwrap_or(u32::MAX));
-        Some((f, u32::try_from(run).unwrap_or(u32::MAX)))
-    })
-    .inspect(|(f, run)| {
-        let done = f.page_no.0.saturating_sub(from).saturating_add(*run);
-        a.progress(done as usize, total)
-    });
-    // Every page of the runs, for the formats with a row per page.
-    let every = |(f, run): (PageFacts, u32)| {
-        (0..run).filter_map(move |k| {
-            if k == 0 {
-                return Some(f);
+    let runs = if ts.next_zero_run(from, end).is_some() {
+        zero_runs(a, from, last)
+    } else {
+        Vec::new()
+    };
+    // The pieces the threads write: runs of whole shards, each starting
+    // on a row (after a hole that crosses its start).
+    let shard = ibdscope_core::parallel::shard_pages(ts).max(1);
+    let mut bounds = vec![from];
+    let mut at = from;
+    while at < end {
+        let mut next = at.saturating_add(shard).min(end);
+        let k = runs.partition_point(|r| r.0 < next);
+        if let Some(&(p, count)) = k.checked_sub(1).and_then(|k| runs.get(k)) {
+            if p.saturating_add(count) > next {
+                next = p.saturating_add(count).min(end);
             }
-            let n = PageNo(f.page_no.0.saturating_add(k));
-            ts.facts(n)
-        })
+        }
+        bounds.push(next);
+        at = next;
+    }
+    // The name column is as wide as the definition's widest name.
+    let width = a
+        .definition()
+        .ok()
+        .into_iter()
+        .flat_map(|d| d.table.indexes.iter())
+        .map(|ix| ibdscope::names::name(&ix.name).to_string().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let rows = Rows {
+        ts,
+        format: opts.format,
+        // Each page's verdict is the summary's (one rule for every
+        // command; a torn write needs the newest LSN of the whole file).
+        summary: a.summary(),
+        keys: KeyVersions::of_space(ts),
+        names: IndexNames::of(a),
+        width,
+        runs,
     };
-    let names = ts.type_names();
-    let keys = KeyVersions::of_space(ts);
-    // Each page's verdict is the summary's (one rule for every command; a
-    // torn write needs the newest LSN of the whole file).
-    let summary = a.summary();
-    let mut bad = false;
-    let mut note = |f: &PageFacts| {
-        let v = summary.verdict(ts, f);
-        bad |= v.verdict.is_finding();
-        v
-    };
+    let keys = rows.keys;
+    let mut j = Json::new(out);
     match opts.format {
         Format::Text | Format::Tsv | Format::Sql => {
-            // The name column is as wide as the definition's widest name.
-            let w = a
-                .definition()
-                .ok()
-                .into_iter()
-                .flat_map(|d| d.table.indexes.iter())
-                .map(|ix| ibdscope::names::name(&ix.name).to_string().chars().count())
-                .max()
-                .unwrap_or(0)
-                .max(4);
-            let mut shown = TextNames {
-                a,
-                shown: Vec::new(),
-            };
+            let o = j.writer();
             write!(
-                out,
-                "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  {:>5}  {:>7}  {:>6}  ",
+                o,
+                "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<width$}  {:>5}  {:>7}  {:>6}  ",
                 "page", "type", "prev", "next", "lsn", "space", "index", "name", "level", "records", "fill"
             )?;
             // a MariaDB encrypted space: each page's key version
             if keys.present() {
-                write!(out, "{:>11}  ", "key_version")?;
+                write!(o, "{:>11}  ", "key_version")?;
             }
-            writeln!(out, "checksum  verdict")?;
-            for (f, run) in rows {
-                let v = note(&f);
-                let ix = IndexCols::of(ts, &f, keys);
-                write!(
-                    out,
-                    "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  ",
-                    f.page_no,
-                    f.page_type.display(names),
-                    Link(f.prev),
-                    Link(f.next),
-                    f.lsn,
-                    f.space_id,
-                    IdCell(ix.map(|c| c.id)),
-                    ix.map_or("-", |c| shown.get(c.id)),
-                )?;
-                match ix {
-                    Some(c) => write!(
-                        out,
-                        "{:>5}  {:>7}  {:>5.1}%",
-                        c.level,
-                        c.records,
-                        c.fill * 100.0
-                    )?,
-                    None => write!(out, "{:>5}  {:>7}  {:>6}", "-", "-", "-")?,
-                }
-                if keys.present() {
-                    write!(out, "  {:>11}", KeyCell(keys.of(ts, f.page_no)))?;
-                }
-                write!(out, "  {}  {}", Status::of(ts, &f), v.verdict)?;
-                if v.verdict.is_finding() {
-                    write!(out, " at byte offset {}: {}", v.file_offset, v.evidence)?;
-                }
-                writeln!(out)?;
-                if run > 1 {
-                    writeln!(
-                        out,
-                        "{:>8}  ... and the next {}, to page {}, alike: all zeros, not stored (a hole of the file), in free extents",
-                        "",
-                        crate::text::count(run - 1, "page", "pages"),
-                        f.page_no.0.saturating_add(run - 1)
-                    )?;
-                }
-            }
+            writeln!(o, "checksum  verdict")?;
         }
         Format::Csv => {
+            let o = j.writer();
             write!(
-                out,
+                o,
                 "page,type,type_code,prev,next,lsn,space_id,checksum,index_id,index_name,level,\
                  records,fill"
             )?;
             writeln!(
-                out,
+                o,
                 "{},verdict,verdict_offset",
                 if keys.present() { ",key_version" } else { "" }
             )?;
-            for f in rows.flat_map(every) {
-                let v = note(&f);
-                // Type names and checksum words are identifiers: no quoting.
-                write!(
-                    out,
-                    "{},{},{},{},{},{},{},{},",
-                    f.page_no,
-                    f.page_type.display(names),
-                    f.page_type.0,
-                    CsvLink(f.prev),
-                    CsvLink(f.next),
-                    f.lsn,
-                    f.space_id,
-                    Status::of(ts, &f)
-                )?;
-                match IndexCols::of(ts, &f, keys) {
-                    Some(c) => write!(
-                        out,
-                        "{},{},{},{},{}",
-                        c.id.0,
-                        crate::csv::opt_name(a.index_name(c.id)),
-                        c.level,
-                        c.records,
-                        crate::csv::Float(f64::from(c.fill), 4)
-                    )?,
-                    None => write!(out, ",,,,")?,
-                }
-                if keys.present() {
-                    match keys.of(ts, f.page_no) {
-                        Some(v) => write!(out, ",{v}")?,
-                        None => write!(out, ",")?,
-                    }
-                }
-                writeln!(out, ",{},{}", v.verdict, v.file_offset)?;
-            }
         }
         Format::Json => {
-            let mut j = Json::new(out);
             j.obj()?.key("pages")?.arr()?;
-            for f in rows.flat_map(every) {
-                let v = note(&f);
-                row(&mut j, &f, a, keys, &v)?;
-            }
-            j.end_arr()?.end_obj()?;
-            writeln!(out)?;
         }
-        Format::Jsonl => {
-            for f in rows.flat_map(every) {
-                let v = note(&f);
-                row(&mut Json::new(out), &f, a, keys, &v)?;
-                writeln!(out)?;
+        Format::Jsonl => {}
+    }
+    // Each page as `check` judges it (page_compressed pages outside
+    // full_crc32 after decompression): a `Judge` per thread.
+    let n = u32::try_from(bounds.len().saturating_sub(1)).unwrap_or(u32::MAX);
+    let total = u64::from(end.saturating_sub(from));
+    let (mut bad, mut ended, mut started) = (false, false, false);
+    let mut sunk = 0usize;
+    ibdscope_core::parallel::map_in_order(
+        a.engine(),
+        n,
+        ibdscope_core::summary::Judge::default,
+        |judge, k| {
+            let b = |k: u32| bounds.get(k as usize).copied().unwrap_or(end);
+            rows.piece(judge, b(k), b(k.saturating_add(1)))
+        },
+        |piece: Piece| -> io::Result<()> {
+            if ended {
+                return Ok(());
             }
-        }
+            let mut bytes = &piece.out[..];
+            if opts.format == Format::Json && !started && !bytes.is_empty() {
+                // The first row of the array: no comma before it.
+                bytes = bytes.get(1..).unwrap_or(&[]);
+                started = true;
+            }
+            j.writer().write_all(bytes)?;
+            bad |= piece.bad;
+            ended = piece.ended;
+            sunk = sunk.saturating_add(1);
+            let done = bounds.get(sunk).copied().unwrap_or(end);
+            a.engine()
+                .progress(u64::from(done.saturating_sub(from)), total);
+            Ok(())
+        },
+    )?;
+    if opts.format == Format::Json {
+        j.end_arr()?.end_obj()?;
+        writeln!(j.writer())?;
     }
     Ok(if bad {
         Outcome::Findings
     } else {
         Outcome::Clean
     })
-}
-
-fn row(
-    j: &mut Json<'_>,
-    f: &PageFacts,
-    a: &Analysis<'_>,
-    keys: KeyVersions,
-    v: &ibdscope_core::PageJudgement,
-) -> io::Result<()> {
-    let ts = a.ts();
-    let names = ts.type_names();
-    j.obj()?;
-    j.kv_num("page", f.page_no.0)?;
-    j.kv_display("type", &f.page_type.display(names))?;
-    j.kv_num("type_code", f.page_type.0)?;
-    j.key("prev")?.opt_num(link(f.prev))?;
-    j.key("next")?.opt_num(link(f.next))?;
-    j.kv_num("lsn", f.lsn.0)?;
-    j.kv_num("space_id", f.space_id.0)?;
-    j.kv_display("checksum", &Status::of(ts, f))?;
-    j.kv_str("verdict", v.verdict.word())?
-        .kv_num("verdict_offset", v.file_offset)?;
-    if v.verdict.is_finding() {
-        j.kv_display("evidence", &v.evidence)?;
-    }
-    if keys.present() {
-        j.key("key_version")?
-            .opt_num(keys.of(ts, f.page_no).map(u64::from))?;
-    }
-    match IndexCols::of(ts, f, keys) {
-        Some(c) => {
-            j.kv_index(a, c.id)?
-                .kv_num("level", c.level)?
-                .kv_num("records", c.records)?;
-            j.key("fill")?.float(f64::from(c.fill), 4)?;
-        }
-        None => {
-            for k in ["index_id", "index_name", "level", "records", "fill"] {
-                j.key(k)?.null()?;
-            }
-        }
-    }
-    j.end_obj()?;
-    Ok(())
 }
 
 fn link(p: PageNo) -> Option<u64> {

@@ -1,5 +1,8 @@
-//! `ibdscope records`: the records of an index, one per line, streamed
-//! page by page (a reused layout buffer per page, nothing kept per record).
+//! `ibdscope records`: the records of an index, one per line, streamed in
+//! pieces of [`PIECE_PAGES`] pages made on the engine's threads
+//! (`parallel::map_in_order`: a layout buffer per thread, each line built
+//! by hand into the piece's buffer) and written in walk order, one write
+//! per piece; nothing kept per record.
 //!
 //! What is walked: by default every index's leaf chain in key order (the
 //! B-tree walk of `ibdscope_core::btree`); `--index NAME|ID` one index; `--all-pages`
@@ -10,6 +13,7 @@
 
 use crate::args::{Format, Opts, RecordsOpts};
 use crate::json::Json;
+use crate::line;
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
 use ibdscope_core::extents::{Owner, SpaceProblem};
@@ -22,24 +26,6 @@ use ibdscope_core::{
 use std::fmt;
 use std::io::{self, Write};
 use std::path::Path;
-
-/// Bytes as lowercase hex, streamed without allocating.
-pub struct Hex<'a>(pub &'a [u8]);
-
-impl fmt::Display for Hex<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut buf = [0u8; 64];
-        for chunk in self.0.chunks(32) {
-            for (i, b) in chunk.iter().enumerate() {
-                buf[2 * i] = DIGITS[usize::from(b >> 4)];
-                buf[2 * i + 1] = DIGITS[usize::from(b & 15)];
-            }
-            f.write_str(std::str::from_utf8(&buf[..2 * chunk.len()]).unwrap_or(""))?;
-        }
-        Ok(())
-    }
-}
 
 /// A record's info bits as words joined by `sep`, or `none` when none is
 /// set.
@@ -87,48 +73,6 @@ pub fn chain_word(c: Chain) -> &'static str {
     match c {
         Chain::User => "user",
         Chain::Free => "garbage",
-    }
-}
-
-/// A record's bytes: REDUNDANT fields (hex, `NULL`, `+ext` for a field
-/// stored off-page) separated by `sep`, or the COMPACT data span as one hex
-/// string.
-pub struct Fields<'a> {
-    /// The page bytes.
-    pub page: &'a [u8],
-    /// The record.
-    pub rec: &'a Rec,
-    /// Its extent.
-    pub ext: RecExtent,
-    /// Separator between fields.
-    pub sep: &'a str,
-}
-
-impl fmt::Display for Fields<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let origin = usize::from(self.rec.origin);
-        // Fields are told apart on REDUNDANT records (COMPACT system
-        // records have an exact extent, but no field offsets).
-        if self.ext.exact && self.rec.header.format == ibdscope_core::RecFormat::Redundant {
-            for (i, fld) in self.rec.fields(self.page).enumerate() {
-                if i > 0 {
-                    f.write_str(self.sep)?;
-                }
-                if fld.null {
-                    f.write_str("NULL")?;
-                    continue;
-                }
-                let a = origin + usize::from(fld.start);
-                let b = origin + usize::from(fld.end);
-                write!(f, "{}", Hex(self.page.get(a..b).unwrap_or(&[])))?;
-                if fld.external {
-                    f.write_str("+ext")?;
-                }
-            }
-            return Ok(());
-        }
-        let end = usize::from(self.ext.end);
-        write!(f, "{}", Hex(self.page.get(origin..end).unwrap_or(&[])))
     }
 }
 
@@ -204,7 +148,7 @@ pub fn json_record(
             } else {
                 let a = origin + usize::from(fld.start);
                 let b = origin + usize::from(fld.end);
-                j.display(&Hex(page.get(a..b).unwrap_or(&[])))?;
+                hex_value(j, page.get(a..b).unwrap_or(&[]))?;
             }
         }
         j.end_arr()?.key("external")?.arr()?;
@@ -216,11 +160,19 @@ pub fn json_record(
         j.end_arr()?;
     } else {
         let end = usize::from(ext.end);
-        j.kv_display(
-            "data",
-            &Hex(page.get(usize::from(rec.origin)..end).unwrap_or(&[])),
-        )?;
+        j.key("data")?;
+        hex_value(j, page.get(usize::from(rec.origin)..end).unwrap_or(&[]))?;
     }
+    Ok(())
+}
+
+/// `bytes` as a JSON string of lowercase hex (hex digits need no escaping), built at once.
+fn hex_value(j: &mut Json<'_>, bytes: &[u8]) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(bytes.len() * 2 + 2);
+    buf.push(b'"');
+    line::hex(&mut buf, bytes);
+    buf.push(b'"');
+    j.raw(&buf)?;
     Ok(())
 }
 
@@ -263,58 +215,140 @@ struct Totals {
     unreadable: u64,
 }
 
+impl Totals {
+    fn add(&mut self, o: &Totals) {
+        self.records += o.records;
+        self.deleted += o.deleted;
+        self.garbage += o.garbage;
+        self.pages += o.pages;
+        self.compressed += o.compressed;
+        self.unreadable += o.unreadable;
+    }
+}
+
+/// The writing side of a walk: the output, and what the pieces of the
+/// walk add up to, in walk order.
 struct Walk<'w, 'o> {
     j: Json<'w>,
     format: Format,
     sel: RecordsOpts,
-    layout: PageLayout,
-    visited: Visited,
     totals: Totals,
     notes: Vec<String>,
     path: &'o Path,
+    /// The verdicts of the pages with findings, by page
+    /// ([`ibdscope_core::verdict`]): their word leads their findings.
+    verdicts: Vec<ibdscope_core::PageJudgement>,
+    /// JSON: a record object is in the `records` array already (the
+    /// pieces start each object with its comma).
+    json_started: bool,
+}
+
+/// What every thread of a walk reads: the space and how records are
+/// shown.
+struct Ctx<'a> {
+    ts: &'a Tablespace<'a>,
+    format: Format,
+    /// `--deleted`.
+    deleted: bool,
     /// The pages that do not verify (what `check` says), in page order.
     damaged: Vec<PageNo>,
     /// Leave their records out.
     verified_only: bool,
-    /// The damaged pages walked (shown or left out), for the findings.
-    damaged_met: Vec<PageNo>,
-    /// The verdicts of the pages with findings, by page
-    /// ([`ibdscope_core::verdict`]): their word leads their findings.
-    verdicts: Vec<ibdscope_core::PageJudgement>,
 }
 
-impl Walk<'_, '_> {
-    fn page(&mut self, rp: &RecPage<'_>, n: PageNo, source: Source) -> io::Result<()> {
-        let unverified = self.damaged.binary_search(&n).is_ok();
-        if unverified {
-            self.damaged_met.push(n);
-            if self.verified_only {
-                self.notes.push(format!(
-                    "page {n} does not verify: its records are left out (--verified-only)"
-                ));
-                return Ok(());
+/// A thread's buffers, reused for every page it walks.
+struct Scratch {
+    layout: PageLayout,
+    visited: Visited,
+    /// The longest output of a piece so far: the next piece's buffer is
+    /// made that large at once rather than grown (and copied) by doubling.
+    longest: usize,
+}
+
+impl Scratch {
+    fn new() -> Self {
+        Scratch {
+            layout: PageLayout::new(),
+            visited: Visited::new(),
+            longest: 0,
+        }
+    }
+}
+
+/// What a run of pages of a walk gives, made on any thread and added to
+/// the walk in walk order: the lines (or JSON objects) of its records,
+/// its counts, notes and findings.
+#[derive(Default)]
+struct Piece {
+    out: Vec<u8>,
+    totals: Totals,
+    notes: Vec<String>,
+    findings: Vec<(Finding, bool)>,
+}
+
+/// Pages per piece: enough lines for one large write, few enough that the
+/// pieces waiting to be written stay small.
+const PIECE_PAGES: usize = 32;
+
+impl Ctx<'_> {
+    /// Page `n` of a walk, reached as `source`; a page that is not an
+    /// index page is passed over silently when `quiet`, else noted.
+    fn page(&self, s: &mut Scratch, piece: &mut Piece, n: PageNo, source: Source, quiet: bool) {
+        match RecPage::of(self.ts, n) {
+            Ok(rp) => {
+                self.records(s, piece, &rp, n, source);
+                if source == Source::Freed {
+                    // Stale records on a free page: shown, not damage to
+                    // the table.
+                    for f in analyse(self.ts, n, &rp) {
+                        piece.findings.push((f, false));
+                    }
+                }
             }
+            Err(NoRecords::NotIndex(_)) if quiet => {}
+            Err(e) => skip(piece, n, e),
+        }
+    }
+
+    /// The records of page `n` into `piece`.
+    fn records(
+        &self,
+        s: &mut Scratch,
+        piece: &mut Piece,
+        rp: &RecPage<'_>,
+        n: PageNo,
+        source: Source,
+    ) {
+        let unverified = self.damaged.binary_search(&n).is_ok();
+        if unverified && self.verified_only {
+            piece.notes.push(format!(
+                "page {n} does not verify: its records are left out (--verified-only)"
+            ));
+            return;
         }
         let mark = if unverified {
             " (unverified: the page does not verify)"
         } else {
             ""
         };
-        self.totals.pages += 1;
+        piece.totals.pages += 1;
         if rp.is_compressed() {
-            self.totals.compressed += 1;
-            return Ok(());
+            piece.totals.compressed += 1;
+            return;
         }
-        self.layout.read(rp, &mut self.visited);
+        s.layout.read(rp, &mut s.visited);
         let index = rp.header().index_id();
         let level = rp.header().level();
+        let page = rp.bytes();
+        let out = &mut piece.out;
+        let t = &mut piece.totals;
         for chain in [Chain::User, Chain::Free] {
-            if chain == Chain::Free && !self.sel.deleted {
+            if chain == Chain::Free && !self.deleted {
                 continue;
             }
             let it = match chain {
-                Chain::User => rp.records(&mut self.visited),
-                Chain::Free => rp.free_records(&mut self.visited),
+                Chain::User => rp.records(&mut s.visited),
+                Chain::Free => rp.free_records(&mut s.visited),
             };
             let Some(mut it) = it else { continue };
             while let Ok(Some(rec)) = it.next() {
@@ -322,97 +356,321 @@ impl Walk<'_, '_> {
                     continue;
                 }
                 let deleted = rec.header.is_deleted();
-                if self.sel.deleted && chain == Chain::User && !deleted {
+                if self.deleted && chain == Chain::User && !deleted {
                     continue;
                 }
-                self.totals.records += 1;
+                t.records += 1;
                 if chain == Chain::Free {
-                    self.totals.garbage += 1;
+                    t.garbage += 1;
                 } else if deleted {
-                    self.totals.deleted += 1;
+                    t.deleted += 1;
                 }
-                let ext = self.layout.extent(rp, &rec);
-                let page = rp.bytes();
+                let ext = s.layout.extent(rp, &rec);
                 match self.format {
-                    Format::Text | Format::Tsv | Format::Sql => writeln!(
-                        self.j.writer(),
-                        "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} {}{mark}",
-                        n.0,
-                        index,
-                        source.word(),
-                        level,
-                        rec.origin,
-                        rec.header.heap_no,
-                        chain_word(chain),
-                        rec.rec_type.name(),
-                        Flags(&rec, ",", "-"),
-                        Size(ext),
-                        Fields {
-                            page,
-                            rec: &rec,
-                            ext,
-                            sep: " "
+                    Format::Text | Format::Tsv | Format::Sql => {
+                        // "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} {fields}{mark}"
+                        line::num_right(out, u64::from(n.0), 8);
+                        out.push(b' ');
+                        line::num_right(out, index.0, 8);
+                        out.push(b' ');
+                        line::str_right(out, source.word(), 10);
+                        out.push(b' ');
+                        line::num_right(out, u64::from(level), 5);
+                        out.push(b' ');
+                        line::num_right(out, u64::from(rec.origin), 6);
+                        out.push(b' ');
+                        line::num_right(out, u64::from(rec.header.heap_no), 5);
+                        out.push(b' ');
+                        line::str_left(out, chain_word(chain), 7);
+                        out.push(b' ');
+                        line::str_left(out, rec.rec_type.name(), 8);
+                        out.push(b' ');
+                        let at = out.len();
+                        flags(out, &rec, b",", b"-");
+                        line::spaces(out, out.len() - at, 15);
+                        out.push(b' ');
+                        let size = u64::from(ext.end.saturating_sub(ext.start));
+                        let prefix: &str = if ext.exact { "" } else { "<=" };
+                        line::spaces(out, prefix.len() + line::digits(size), 7);
+                        out.extend_from_slice(prefix.as_bytes());
+                        line::num(out, size);
+                        out.push(b' ');
+                        fields(out, page, &rec, ext);
+                        out.extend_from_slice(mark.as_bytes());
+                        out.push(b'\n');
+                    }
+                    Format::Csv => {
+                        // page,index_id,source,level,offset,heap_no,chain,type,flags,n_owned,next,size,exact,fields
+                        line::num(out, u64::from(n.0));
+                        out.push(b',');
+                        line::num(out, index.0);
+                        out.push(b',');
+                        out.extend_from_slice(source.word().as_bytes());
+                        out.push(b',');
+                        line::num(out, u64::from(level));
+                        out.push(b',');
+                        line::num(out, u64::from(rec.origin));
+                        out.push(b',');
+                        line::num(out, u64::from(rec.header.heap_no));
+                        out.push(b',');
+                        out.extend_from_slice(chain_word(chain).as_bytes());
+                        out.push(b',');
+                        out.extend_from_slice(rec.rec_type.name().as_bytes());
+                        out.push(b',');
+                        flags(out, &rec, b"|", b"");
+                        out.push(b',');
+                        line::num(out, u64::from(rec.header.n_owned));
+                        out.push(b',');
+                        let next = rec
+                            .header
+                            .next_origin(usize::from(rec.origin), rp.logical_size() as usize);
+                        if let Some(v) = next {
+                            line::num(out, v as u64);
                         }
-                    )?,
-                    Format::Csv => writeln!(
-                        self.j.writer(),
-                        "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                        n.0,
-                        index,
-                        source.word(),
-                        level,
-                        rec.origin,
-                        rec.header.heap_no,
-                        chain_word(chain),
-                        rec.rec_type.name(),
-                        Flags(&rec, "|", ""),
-                        rec.header.n_owned,
-                        Next(rp, &rec, ""),
-                        ext.end.saturating_sub(ext.start),
-                        ext.exact,
-                        Fields {
-                            page,
-                            rec: &rec,
-                            ext,
-                            sep: " "
-                        }
-                    )?,
+                        out.push(b',');
+                        line::num(out, u64::from(ext.end.saturating_sub(ext.start)));
+                        out.push(b',');
+                        out.extend_from_slice(if ext.exact { b"true" } else { b"false" });
+                        out.push(b',');
+                        fields(out, page, &rec, ext);
+                        out.push(b'\n');
+                    }
                     Format::Json | Format::Jsonl => {
-                        self.j
-                            .obj()?
-                            .kv_num("page", n.0)?
-                            .kv_num("index_id", index.0)?;
-                        self.j
-                            .kv_str("source", source.word())?
-                            .kv_num("level", level)?;
-                        json_record(&mut self.j, rp, &rec, chain, ext)?;
-                        if unverified {
-                            self.j.kv_bool("verified", false)?;
+                        if self.format == Format::Json {
+                            // The array's separator; the walk drops the
+                            // first one.
+                            out.push(b',');
                         }
-                        self.j.end_obj()?;
+                        json_line(out, rp, &rec, chain, ext, n, source, unverified);
                         if self.format == Format::Jsonl {
-                            self.j.writer().write_all(b"\n")?;
+                            out.push(b'\n');
                         }
                     }
                 }
             }
         }
+    }
+}
+
+/// One record as a JSON object, built by hand: what [`json_record`]
+/// between `page`, `index_id`, `source`, `level` and `verified` writes
+/// through [`Json`] (every key and word is plain ASCII: nothing to escape).
+#[allow(clippy::too_many_arguments)]
+fn json_line(
+    out: &mut Vec<u8>,
+    rp: &RecPage<'_>,
+    rec: &Rec,
+    chain: Chain,
+    ext: RecExtent,
+    n: PageNo,
+    source: Source,
+    unverified: bool,
+) {
+    let h = &rec.header;
+    let num = |out: &mut Vec<u8>, key: &[u8], v: u64| {
+        out.extend_from_slice(key);
+        line::num(out, v);
+    };
+    let word = |out: &mut Vec<u8>, key: &[u8], w: &str| {
+        out.extend_from_slice(key);
+        out.push(b'"');
+        out.extend_from_slice(w.as_bytes());
+        out.push(b'"');
+    };
+    let flag = |out: &mut Vec<u8>, key: &[u8], b: bool| {
+        out.extend_from_slice(key);
+        out.extend_from_slice(if b { b"true" } else { b"false" });
+    };
+    num(out, b"{\"page\":", u64::from(n.0));
+    num(out, b",\"index_id\":", rp.header().index_id().0);
+    word(out, b",\"source\":", source.word());
+    num(out, b",\"level\":", u64::from(rp.header().level()));
+    num(out, b",\"offset\":", u64::from(rec.origin));
+    num(out, b",\"heap_no\":", u64::from(h.heap_no));
+    word(out, b",\"chain\":", chain_word(chain));
+    word(out, b",\"type\":", rec.rec_type.name());
+    flag(out, b",\"deleted\":", h.is_deleted());
+    flag(out, b",\"min_rec\":", h.is_min_rec());
+    flag(out, b",\"version\":", h.is_versioned());
+    flag(out, b",\"instant\":", h.is_instant());
+    num(out, b",\"n_owned\":", u64::from(h.n_owned));
+    out.extend_from_slice(b",\"next\":");
+    match h.next_origin(usize::from(rec.origin), rp.logical_size() as usize) {
+        Some(v) => line::num(out, v as u64),
+        None => out.extend_from_slice(b"null"),
+    }
+    num(out, b",\"start\":", u64::from(ext.start));
+    num(out, b",\"end\":", u64::from(ext.end));
+    num(
+        out,
+        b",\"size\":",
+        u64::from(ext.end.saturating_sub(ext.start)),
+    );
+    flag(out, b",\"exact\":", ext.exact);
+    let page = rp.bytes();
+    let origin = usize::from(rec.origin);
+    if ext.exact && h.format == RecFormat::Redundant {
+        out.extend_from_slice(b",\"fields\":[");
+        for (i, fld) in rec.fields(page).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            if fld.null {
+                out.extend_from_slice(b"null");
+            } else {
+                let a = origin + usize::from(fld.start);
+                let b = origin + usize::from(fld.end);
+                out.push(b'"');
+                line::hex(out, page.get(a..b).unwrap_or(&[]));
+                out.push(b'"');
+            }
+        }
+        out.extend_from_slice(b"],\"external\":[");
+        let mut first = true;
+        for (i, fld) in rec.fields(page).enumerate() {
+            if fld.external {
+                if !first {
+                    out.push(b',');
+                }
+                line::num(out, i as u64);
+                first = false;
+            }
+        }
+        out.push(b']');
+    } else {
+        out.extend_from_slice(b",\"data\":\"");
+        line::hex(out, page.get(origin..usize::from(ext.end)).unwrap_or(&[]));
+        out.push(b'"');
+    }
+    if unverified {
+        out.extend_from_slice(b",\"verified\":false");
+    }
+    out.push(b'}');
+}
+
+/// A record's info bits as words joined by `sep`, or `none` when none is
+/// set ([`Flags`] without padding).
+fn flags(out: &mut Vec<u8>, rec: &Rec, sep: &[u8], none: &[u8]) {
+    let h = &rec.header;
+    let mut first = true;
+    for (on, word) in [
+        (h.is_deleted(), &b"deleted"[..]),
+        (h.is_min_rec(), b"min_rec"),
+        (h.is_versioned(), b"version"),
+        (h.is_instant(), b"instant"),
+    ] {
+        if on {
+            if !first {
+                out.extend_from_slice(sep);
+            }
+            out.extend_from_slice(word);
+            first = false;
+        }
+    }
+    if first {
+        out.extend_from_slice(none);
+    }
+}
+
+/// A record's bytes: REDUNDANT fields (hex, `NULL`, `+ext` for a field
+/// stored off-page) separated by a space, or the COMPACT data span as one
+/// hex string.
+fn fields(out: &mut Vec<u8>, page: &[u8], rec: &Rec, ext: RecExtent) {
+    let origin = usize::from(rec.origin);
+    if ext.exact && rec.header.format == RecFormat::Redundant {
+        for (i, fld) in rec.fields(page).enumerate() {
+            if i > 0 {
+                out.push(b' ');
+            }
+            if fld.null {
+                out.extend_from_slice(b"NULL");
+                continue;
+            }
+            let a = origin + usize::from(fld.start);
+            let b = origin + usize::from(fld.end);
+            line::hex(out, page.get(a..b).unwrap_or(&[]));
+            if fld.external {
+                out.extend_from_slice(b"+ext");
+            }
+        }
+        return;
+    }
+    let end = usize::from(ext.end);
+    line::hex(out, page.get(origin..end).unwrap_or(&[]));
+}
+
+/// A page that is not walked: a note, shown with the findings.
+fn skip(piece: &mut Piece, n: PageNo, why: NoRecords) {
+    let what = match why {
+        NoRecords::PastFile => {
+            return;
+        }
+        NoRecords::NotIndex(t) => format!("page {n} is a type {} page, not an index page", t.0),
+        NoRecords::Unreadable(_) => {
+            piece.totals.unreadable += 1;
+            format!("page {n} is encrypted or page-compressed: its records are not readable")
+        }
+    };
+    piece.notes.push(what);
+}
+
+impl Walk<'_, '_> {
+    /// Adds a piece: its lines written at once, its counts, notes and
+    /// findings after the ones before it.
+    fn add(&mut self, piece: Piece, findings: &mut Vec<(Finding, bool)>) -> io::Result<()> {
+        let mut out = &piece.out[..];
+        if self.format == Format::Json && !out.is_empty() && !self.json_started {
+            // The first record of the array: no comma before it.
+            out = out.get(1..).unwrap_or(&[]);
+            self.json_started = true;
+        }
+        if !out.is_empty() {
+            self.j.writer().write_all(out)?;
+        }
+        self.totals.add(&piece.totals);
+        self.notes.extend(piece.notes);
+        findings.extend(piece.findings);
         Ok(())
     }
 
-    /// A page that is not walked: a note, shown with the findings.
-    fn skip(&mut self, n: PageNo, why: NoRecords) {
-        let what = match why {
-            NoRecords::PastFile => {
-                return;
-            }
-            NoRecords::NotIndex(t) => format!("page {n} is a type {} page, not an index page", t.0),
-            NoRecords::Unreadable(_) => {
-                self.totals.unreadable += 1;
-                format!("page {n} is encrypted or page-compressed: its records are not readable")
-            }
-        };
-        self.notes.push(what);
+    /// Walks `steps` (pages and why they are walked) in order: the pieces
+    /// made on the engine's threads, written in walk order. A page that is
+    /// not an index page is passed over silently when `quiet`.
+    fn steps(
+        &mut self,
+        a: &Analysis<'_>,
+        ctx: &Ctx<'_>,
+        steps: &[(PageNo, Source)],
+        quiet: bool,
+        findings: &mut Vec<(Finding, bool)>,
+    ) -> io::Result<()> {
+        let n = u32::try_from(steps.len().div_ceil(PIECE_PAGES)).unwrap_or(u32::MAX);
+        let total = steps.len() as u64;
+        let mut done = 0u64;
+        ibdscope_core::parallel::map_in_order(
+            a.engine(),
+            n,
+            Scratch::new,
+            |s, k| {
+                let mut piece = Piece {
+                    out: Vec::with_capacity(s.longest),
+                    ..Piece::default()
+                };
+                let from = (k as usize).saturating_mul(PIECE_PAGES);
+                let to = from.saturating_add(PIECE_PAGES).min(steps.len());
+                for &(p, source) in steps.get(from..to).unwrap_or(&[]) {
+                    ctx.page(s, &mut piece, p, source, quiet);
+                }
+                s.longest = s.longest.max(piece.out.len());
+                piece
+            },
+            |piece| {
+                self.add(piece, findings)?;
+                done = (done + PIECE_PAGES as u64).min(total);
+                a.engine().progress(done, total);
+                Ok(())
+            },
+        )
     }
 }
 
@@ -446,15 +704,18 @@ pub fn run(
         j: Json::new(out),
         format: opts.format,
         sel,
-        layout: PageLayout::new(),
-        visited: Visited::new(),
         totals: Totals::default(),
         notes: no_index_note.into_iter().collect(),
         path,
+        verdicts: a.damaged_pages().iter().map(|b| b.judgement).collect(),
+        json_started: false,
+    };
+    let ctx = Ctx {
+        ts,
+        format: opts.format,
+        deleted: w.sel.deleted,
         damaged: a.damaged_pages().iter().map(|b| b.facts.page_no).collect(),
         verified_only: opts.verified_only,
-        damaged_met: Vec::new(),
-        verdicts: a.damaged_pages().iter().map(|b| b.judgement).collect(),
     };
     // (finding, counts toward the exit code)
     let mut findings: Vec<(Finding, bool)> = Vec::new();
@@ -462,18 +723,20 @@ pub fn run(
     header(&mut w, ts)?;
     if let Some(n) = w.sel.page {
         let n = PageNo(n);
+        let mut piece = Piece::default();
         match RecPage::of(ts, n) {
             Ok(rp) => {
-                w.page(&rp, n, Source::Page)?;
+                ctx.records(&mut Scratch::new(), &mut piece, &rp, n, Source::Page);
                 for f in analyse(ts, n, &rp) {
-                    findings.push((f, true));
+                    piece.findings.push((f, true));
                 }
             }
             Err(NoRecords::PastFile) => past_end = Some(n.0),
-            Err(e) => w.skip(n, e),
+            Err(e) => skip(&mut piece, n, e),
         }
+        w.add(piece, &mut findings)?;
     } else {
-        walk_indexes(&mut w, a, &trees, &mut findings)?;
+        walk_indexes(&mut w, &ctx, a, &trees, &mut findings)?;
     }
     // The file's findings and the pages walked that do not verify come
     // first, as in every command.
@@ -556,6 +819,7 @@ fn index_known(path: &Path, trees: &Btrees, index: Option<u64>) -> bool {
 /// findings of the wanted indexes.
 fn walk_indexes(
     w: &mut Walk<'_, '_>,
+    ctx: &Ctx<'_>,
     a: &Analysis<'_>,
     trees: &Btrees,
     findings: &mut Vec<(Finding, bool)>,
@@ -577,13 +841,8 @@ fn walk_indexes(
             if let Some(leaves) = broken.then(|| key_order(a, t)).flatten() {
                 // The chain does not reach every leaf: the leaves in key
                 // order, as `rows` reads them.
-                for (i, &n) in leaves.iter().enumerate() {
-                    a.progress(i + 1, leaves.len());
-                    match RecPage::of(ts, n) {
-                        Ok(rp) => w.page(&rp, n, Source::KeyOrder)?,
-                        Err(e) => w.skip(n, e),
-                    }
-                }
+                let steps: Vec<_> = leaves.iter().map(|&n| (n, Source::KeyOrder)).collect();
+                w.steps(a, ctx, &steps, false, findings)?;
                 w.notes.push(format!(
                     "index {}: the leaf chain is broken: {} leaves read in key order from their \
                      parents' node pointers (source key_order; `rows` names the lost ones)",
@@ -592,13 +851,10 @@ fn walk_indexes(
                 ));
                 continue;
             }
-            for (i, &n) in t.leaf_chain.iter().enumerate() {
-                a.progress(i + 1, t.leaf_chain.len());
-                match RecPage::of(ts, n) {
-                    Ok(rp) => w.page(&rp, n, Source::LeafChain)?,
-                    Err(e) => w.skip(n, e),
-                }
-            }
+            let steps: Vec<_> = (t.leaf_chain.iter())
+                .map(|&n| (n, Source::LeafChain))
+                .collect();
+            w.steps(a, ctx, &steps, false, findings)?;
             continue;
         }
         for &n in &t.leaf_chain {
@@ -606,7 +862,7 @@ fn walk_indexes(
                 *bits |= 1u64 << (n.0 % 64);
             }
         }
-        walk_owned(w, a, t, &on_chain, findings)?;
+        walk_owned(w, ctx, a, t, &on_chain, findings)?;
         // Pages of the same index found once only (a page owned twice
         // is the space map's finding).
     }
@@ -626,6 +882,7 @@ fn walk_indexes(
 /// a leaf chain.
 fn walk_owned(
     w: &mut Walk<'_, '_>,
+    ctx: &Ctx<'_>,
     a: &Analysis<'_>,
     t: &IndexTree,
     on_chain: &[u64],
@@ -660,6 +917,7 @@ fn walk_owned(
             _ => None,
         })
         .peekable();
+    let mut steps = Vec::new();
     loop {
         let (p, source) = match (owned.peek().copied(), freed.peek().copied()) {
             (Some(a), Some(b)) if b < a => (freed.next().unwrap_or(b), Source::Freed),
@@ -667,28 +925,13 @@ fn walk_owned(
             (None, Some(b)) => (freed.next().unwrap_or(b), Source::Freed),
             (None, None) => break,
         };
-        a.progress(p as usize + 1, ts.n_pages() as usize);
-        let n = PageNo(p);
         let source = match source {
             Source::Owned if chained(on_chain, p) => Source::LeafChain,
             s => s,
         };
-        match RecPage::of(ts, n) {
-            Ok(rp) => {
-                w.page(&rp, n, source)?;
-                if source == Source::Freed {
-                    // Stale records on a free page: shown, not
-                    // damage to the table.
-                    for f in analyse(ts, n, &rp) {
-                        findings.push((f, false));
-                    }
-                }
-            }
-            Err(NoRecords::NotIndex(_)) => {}
-            Err(e) => w.skip(n, e),
-        }
+        steps.push((PageNo(p), source));
     }
-    Ok(())
+    w.steps(a, ctx, &steps, true, findings)
 }
 
 /// The readable leaves of index `t` in key order (`ibdscope_schema::leaves`),
