@@ -22,15 +22,24 @@
 //! ```
 #![cfg_attr(test, allow(clippy::disallowed_macros))]
 
+mod account;
 pub mod args;
 mod cmd;
 mod csv;
 pub mod diag;
+mod fill_grid;
+mod findings;
+mod hexdump;
+mod instance_facts;
 mod json;
+mod lsn_grid;
+mod maps;
 mod open;
 pub mod out;
 mod outcome;
+mod repair;
 mod run;
+mod system;
 mod text;
 
 pub use run::run;

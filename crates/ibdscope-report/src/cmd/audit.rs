@@ -428,7 +428,7 @@ fn audit_one(
             let options = AuditOptions::new(reference).with_pages_only(job.kind == Kind::Undo);
             // A wrong key is said once and the pages read as stored.
             let keys = opts.key_file.as_ref();
-            let key = crate::cmd::key_finding(&job.path, &ts, opts);
+            let key = crate::open::key_finding(&job.path, &ts, opts);
             // No image with a wrong key (said by `key_finding`); with
             // another key of the file that opens it, the image.
             let mut diags = Vec::new();
@@ -700,15 +700,15 @@ fn instance_facts(
     done: &[Done],
     dds: &[Datadir],
     opts: &Opts,
-) -> Vec<Option<super::instance_facts::InstanceFacts>> {
+) -> Vec<Option<crate::instance_facts::InstanceFacts>> {
     dds.iter()
         .enumerate()
         .map(|(i, dd)| {
-            let files: Vec<super::instance_facts::FileIn<'_>> = jobs
+            let files: Vec<crate::instance_facts::FileIn<'_>> = jobs
                 .iter()
                 .zip(done)
                 .filter(|(j, _)| j.datadir == Some(i) && j.kind == Kind::Tablespace)
-                .map(|(j, d)| super::instance_facts::FileIn {
+                .map(|(j, d)| crate::instance_facts::FileIn {
                     path: &j.path,
                     damaged: d.result.as_ref().is_ok_and(|a| {
                         a.verdicts()
@@ -718,14 +718,14 @@ fn instance_facts(
                 })
                 .collect();
             let redo = dd.redo.as_ref().and_then(|r| r.as_ref().ok());
-            super::instance_facts::collect(&dd.root, &files, redo, opts)
+            crate::instance_facts::collect(&dd.root, &files, redo, opts)
         })
         .collect()
 }
 
 struct Ctx<'a> {
     /// Each datadir's instance facts (dictionary, doublewrite buffer).
-    facts: &'a [Option<super::instance_facts::InstanceFacts>],
+    facts: &'a [Option<crate::instance_facts::InstanceFacts>],
     jobs: &'a [Job],
     done: &'a [Done],
     dds: &'a [Datadir],
@@ -1274,7 +1274,7 @@ fn datadir_text(
         crate::cmd::history::undo_audit_text(u, out)?;
     }
     if let Some(f) = c.facts.get(i).and_then(Option::as_ref) {
-        super::instance_facts::text(f, &dd.root, out)?;
+        crate::instance_facts::text(f, &dd.root, out)?;
     }
     Ok(())
 }
@@ -1779,7 +1779,7 @@ fn datadir_json(
         }
     }
     crate::cmd::history::undo_audit_json(dd.undo.as_ref(), j)?;
-    super::instance_facts::json(c.facts.get(i).and_then(Option::as_ref), j)?;
+    crate::instance_facts::json(c.facts.get(i).and_then(Option::as_ref), j)?;
     Ok(())
 }
 

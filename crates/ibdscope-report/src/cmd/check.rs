@@ -2,8 +2,9 @@
 //! damage, one line per problem.
 
 use crate::args::{Format, Opts};
-use crate::cmd::with_space;
+use crate::findings::algorithm_counts;
 use crate::json::Json;
+use crate::open::with_space;
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
 use ibdscope_core::checksum::{self, Unverifiable};
@@ -12,14 +13,6 @@ use ibdscope_core::summary::BadPage;
 use ibdscope_core::{Finding, FindingKind, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
-
-/// A short word for why a page cannot be verified.
-pub fn why_word(w: Unverifiable) -> &'static str {
-    match w {
-        Unverifiable::Encrypted => "encrypted",
-        Unverifiable::PageCompressed => "page_compressed",
-    }
-}
 
 fn why_sentence(w: Unverifiable) -> &'static str {
     match w {
@@ -47,7 +40,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         }
         let (outcome, said) = crate::diag::capture(|| {
             with_space(path, opts, |ts, engine| {
-                let keys = super::key_finding(path, ts, opts);
+                let keys = crate::open::key_finding(path, ts, opts);
                 one(
                     opts,
                     &Analysis::new(path, ts, ts, *engine, Default::default())
@@ -344,18 +337,4 @@ fn bad_list(j: &mut Json<'_>, list: &[&BadPage], ts: &Tablespace<'_>) -> io::Res
     }
     j.end_arr()?;
     Ok(())
-}
-
-/// The pages that verify per algorithm name: a ROW_FORMAT=COMPRESSED page
-/// (a doublewrite slot's copy in `ibdata1`) verifies with the zip variant
-/// of an algorithm that has the same name, counted once under it.
-pub(crate) fn algorithm_counts(s: &ibdscope_core::Summary) -> Vec<(&'static str, u32)> {
-    let mut out: Vec<(&'static str, u32)> = Vec::new();
-    for (a, c) in &s.algorithms {
-        match out.iter_mut().find(|(n, _)| *n == a.name()) {
-            Some((_, n)) => *n = n.saturating_add(*c),
-            None => out.push((a.name(), *c)),
-        }
-    }
-    out
 }

@@ -8,14 +8,14 @@
 //! `--pages-per-cell` count pages of the largest page size.
 
 use crate::args::{DefOpts, Format, Metric, Opts};
-use crate::cmd::fill::{
-    fill_classes, fill_glyph, fill_grid, fill_scale, print_findings, tree_outcome, Figures,
-};
-use crate::cmd::lsn::{lsn_glyph, LsnFacts};
-use crate::cmd::map::{
-    self, bytes_words, index_slots, owner_classes, owner_grid, MapScale, PageCell, Style,
+use crate::fill_grid::{
+    fill_classes, fill_glyph, fill_grid, fill_scale, print_tree_findings, tree_outcome, Figures,
 };
 use crate::json::Json;
+use crate::lsn_grid::{lsn_glyph, LsnFacts};
+use crate::maps::{
+    self, bytes_words, index_slots, owner_classes, owner_grid, MapScale, PageCell, Style,
+};
 use crate::outcome::Outcome;
 use crate::text::count;
 use ibdscope::analysis::Analysis;
@@ -63,7 +63,7 @@ impl Scales {
         };
         let unit_pages = opts.map.pages_per_cell.unwrap_or_else(|| {
             (files.iter().map(units))
-                .map(|n| pages_per_cell(n, map::COLUMNS, map::MAX_ROWS))
+                .map(|n| pages_per_cell(n, maps::COLUMNS, maps::MAX_ROWS))
                 .max()
                 .unwrap_or(1)
         });
@@ -73,7 +73,7 @@ impl Scales {
             .unwrap_or(1);
         Scales {
             unit_pages: unit_pages.max(1),
-            columns: cells.clamp(1, u64::from(map::COLUMNS)) as u32,
+            columns: cells.clamp(1, u64::from(maps::COLUMNS)) as u32,
             ..s
         }
     }
@@ -120,7 +120,7 @@ impl Scales {
             .map(|&(size, k)| {
                 format!(
                     "{} of {}",
-                    map::pages_words(k),
+                    maps::pages_words(k),
                     bytes_words(u64::from(size))
                 )
             })
@@ -228,7 +228,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let largest = (analyses.iter().zip(&sizes))
         .max_by_key(|(_, &(size, n))| n.saturating_mul(u64::from(size)));
     if let Some((a, &(size, n))) = largest.filter(|_| sizes.iter().all(past)) {
-        return Ok(worst.max(crate::cmd::map::past_end(
+        return Ok(worst.max(crate::maps::past_end(
             a.path(),
             format_args!("--from {}", opts.map.from),
             n,
@@ -247,9 +247,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
         let mut p = picture(opts.metric, &words, &labels, &rows);
         if let (Metric::Lsn, Some(h)) = (opts.metric, p.heat.as_mut()) {
-            crate::cmd::lsn::compare_scale(h, &mut p.notes, opts.lsn_scale);
+            crate::lsn_grid::compare_scale(h, &mut p.notes, opts.lsn_scale);
         }
-        map::write_picture(opts, &p, "compare", &words)
+        maps::write_picture(opts, &p, "compare", &words)
     } else {
         (Outcome::Clean, String::new())
     };
@@ -322,7 +322,7 @@ fn file_row(
     if damaged > 0 {
         outcome = outcome.max(Outcome::Findings);
     }
-    print_findings(text_findings, opts, a)?;
+    print_tree_findings(text_findings, opts, a)?;
     let row = Row {
         file: ibdscope::names::path(path).to_string(),
         pages: ts.n_pages(),
@@ -354,7 +354,7 @@ fn text_maps(
     let n_slots = labels.len();
     let glyph = |c: Cell| match opts.metric {
         Metric::Extents => {
-            let pc = map::class_cell(c, n_slots);
+            let pc = maps::class_cell(c, n_slots);
             (st.glyph(pc), Some(Style::owner_color(pc)))
         }
         Metric::Fill => fill_glyph(&st, c),
@@ -379,7 +379,7 @@ fn text_maps(
         };
         writeln!(out, "{tag}{}: {}", r.file, r.scale.range_words())?;
         if !side {
-            map::print_grid(out, &st, &r.grid, glyph)?;
+            maps::print_grid(out, &st, &r.grid, glyph)?;
         }
     }
     if side {
@@ -424,7 +424,7 @@ fn text_key(out: &mut dyn Write, st: &Style, metric: Metric, labels: &[String]) 
             }
             writeln!(out, "index pages by fill in eighths {ramp}")?;
             if !st.color && labels.len() > 1 {
-                writeln!(out, "{}", crate::cmd::map::NO_COLOR_INDEXES)?;
+                writeln!(out, "{}", crate::maps::NO_COLOR_INDEXES)?;
             }
         }
         Metric::Fill => writeln!(out, "index pages by fill in eighths {ramp}")?,
@@ -473,7 +473,7 @@ fn text(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
             r.page_size,
             r.figures.index_pages,
             fill,
-            map::jump_percent(r.figures.steps, r.figures.jumps, 1),
+            maps::jump_percent(r.figures.steps, r.figures.jumps, 1),
             if r.figures.steps == 0 {
                 "-".to_string()
             } else {
@@ -627,7 +627,7 @@ fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Pict
                         .any(|r| r.grid.cells.contains(&ibdscope_render::Cell::Class(k)))
                 };
                 // the counts are per file: the legend names the kinds
-                crate::cmd::lsn::lsn_classes([None, None], [shown(0), shown(1)])
+                crate::lsn_grid::lsn_classes([None, None], [shown(0), shown(1)])
             },
             Some(HeatScale {
                 title: "page LSN, old to new within each file (linear)".into(),
@@ -658,8 +658,8 @@ fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Pict
     }
     if rows.iter().any(|r| r.scale.pages_per_cell > 1) {
         let vote = match metric {
-            Metric::Lsn => crate::cmd::lsn::VOTE,
-            _ => map::VOTE,
+            Metric::Lsn => crate::lsn_grid::VOTE,
+            _ => maps::VOTE,
         };
         notes.push(format!("a cell of several pages shows {vote}"));
     }

@@ -34,7 +34,7 @@ impl fmt::Display for Status {
             Verdict::Mismatch => f.write_str("BAD")?,
             Verdict::BadCompressedSize => f.write_str("BAD-size")?,
             Verdict::Unverifiable(why) => {
-                write!(f, "unverifiable-{}", crate::cmd::check::why_word(why))?
+                write!(f, "unverifiable-{}", crate::findings::why_word(why))?
             }
             other => write!(f, "{other}")?,
         }
@@ -183,12 +183,7 @@ pub fn run(
         // Nothing to list: the one rule for pages past the end.
         let n = u64::from(ts.n_pages());
         let asked = format_args!("--from {from}");
-        return Ok(crate::cmd::map::past_end(
-            a.path(),
-            asked,
-            n,
-            ts.page_size(),
-        ));
+        return Ok(crate::maps::past_end(a.path(), asked, n, ts.page_size()));
     }
     // Each page as `check` judges it (page_compressed pages outside
     // full_crc32 after decompression).
@@ -207,7 +202,7 @@ pub fn run(
         }
         let end = u64::from(last) + 1;
         let run = if holes {
-            crate::cmd::map::free_zero_pages(a, u64::from(n), end).max(1)
+            crate::maps::free_zero_pages(a, u64::from(n), end).max(1)
         } else {
             1
         };
