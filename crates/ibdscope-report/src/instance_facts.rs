@@ -127,7 +127,7 @@ pub fn collect(
     if !ibdscope::instance::first_data_file(root, opts.data_files.as_deref()).is_file() {
         return None;
     }
-    let (sys, dict) = match crate::repair::open_system(root, opts) {
+    let (sys, dict) = match crate::open::open_system(root, opts) {
         Ok(sys) => {
             // SYS_TABLES alone (name, space, flags2 of each table): not
             // the whole dictionary, which grows with the number of tables.

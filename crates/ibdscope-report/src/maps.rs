@@ -18,9 +18,7 @@ use ibdscope_render::color::{
     ansi256_to_rgb, DAMAGED_ANSI, FREE_ANSI, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI, OTHER_RGB,
     SYSTEM_ANSI, UNACCOUNTED_RGB, UNVERIFIABLE_ANSI,
 };
-use ibdscope_render::{
-    pages_per_cell, render, Cell, Class, Grid, GridBuilder, ImageFormat, Picture,
-};
+use ibdscope_render::{pages_per_cell, Cell, Class, Grid, GridBuilder};
 use std::fmt;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
@@ -755,51 +753,6 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
         });
     }
     v
-}
-
-/// Writes `p` to the `--out` file (if any); returns the outcome (exit 2
-/// when the picture cannot be written, with the reason on stderr) and the
-/// line that says what was written, for the text output, with `scale`
-/// (what a cell and a row are).
-pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outcome, String) {
-    let Some((file, format)) = &opts.out else {
-        return (Outcome::Clean, String::new());
-    };
-    let drawn = crate::out::check(file, &crate::out::inputs(opts)).and_then(|()| {
-        crate::out::write_via_temp(file, |tmp| {
-            // The sentence names the file the user asked for and the
-            // system's reason, not the drawing library's error value.
-            render(p, tmp, *format).map_err(|e| {
-                let e = e.to_string();
-                let raw = format!("{}: ", tmp.display());
-                let why = e.strip_prefix(raw.as_str()).unwrap_or(&e);
-                format!(
-                    "cannot write {}: {}",
-                    ibdscope::names::path(file),
-                    ibdscope::names::name(&crate::out::draw_reason(why))
-                )
-            })
-        })
-    });
-    match drawn {
-        Ok(d) => {
-            let line = format!(
-                "{what}: wrote {} ({}, {}×{} px, {scale})\n",
-                ibdscope::names::path(file),
-                match format {
-                    ImageFormat::Png => "PNG",
-                    ImageFormat::Svg => "SVG",
-                },
-                d.width,
-                d.height,
-            );
-            (Outcome::Clean, line)
-        }
-        Err(e) => {
-            crate::diag::say!("ibdscope: {e}");
-            (Outcome::Unreadable, String::new())
-        }
-    }
 }
 
 #[cfg(test)]

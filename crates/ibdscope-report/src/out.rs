@@ -9,7 +9,9 @@
 //! draw leaves the old target as it was and no partial file.
 
 use crate::args::{Cmd, Opts};
+use crate::outcome::Outcome;
 use ibdscope::names;
+use ibdscope_render::{render, ImageFormat, Picture};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -186,6 +188,51 @@ pub fn draw_reason(text: &str) -> String {
         .unwrap_or(text)
         .trim();
     format!("the picture could not be drawn ({text})")
+}
+
+/// Writes `p` to the `--out` file (if any); returns the outcome (exit 2
+/// when the picture cannot be written, with the reason on stderr) and the
+/// line that says what was written, for the text output, with `scale`
+/// (what a cell and a row are).
+pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outcome, String) {
+    let Some((file, format)) = &opts.out else {
+        return (Outcome::Clean, String::new());
+    };
+    let drawn = check(file, &inputs(opts)).and_then(|()| {
+        write_via_temp(file, |tmp| {
+            // The sentence names the file the user asked for and the
+            // system's reason, not the drawing library's error value.
+            render(p, tmp, *format).map_err(|e| {
+                let e = e.to_string();
+                let raw = format!("{}: ", tmp.display());
+                let why = e.strip_prefix(raw.as_str()).unwrap_or(&e);
+                format!(
+                    "cannot write {}: {}",
+                    ibdscope::names::path(file),
+                    ibdscope::names::name(&draw_reason(why))
+                )
+            })
+        })
+    });
+    match drawn {
+        Ok(d) => {
+            let line = format!(
+                "{what}: wrote {} ({}, {}×{} px, {scale})\n",
+                ibdscope::names::path(file),
+                match format {
+                    ImageFormat::Png => "PNG",
+                    ImageFormat::Svg => "SVG",
+                },
+                d.width,
+                d.height,
+            );
+            (Outcome::Clean, line)
+        }
+        Err(e) => {
+            crate::diag::say!("ibdscope: {e}");
+            (Outcome::Unreadable, String::new())
+        }
+    }
 }
 
 #[cfg(test)]

@@ -249,7 +249,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         if let (Metric::Lsn, Some(h)) = (opts.metric, p.heat.as_mut()) {
             crate::lsn_grid::compare_scale(h, &mut p.notes, opts.lsn_scale);
         }
-        maps::write_picture(opts, &p, "compare", &words)
+        crate::out::write_picture(opts, &p, "compare", &words)
     } else {
         (Outcome::Clean, String::new())
     };

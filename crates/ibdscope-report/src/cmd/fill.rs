@@ -43,7 +43,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     let (wrote, said) = if opts.out.is_some() {
         let p = picture(a, grid.clone(), &types, &scale);
         let what = ibdscope::names::path(path).to_string();
-        maps::write_picture(opts, &p, &what, &scale.words())
+        crate::out::write_picture(opts, &p, &what, &scale.words())
     } else {
         (Outcome::Clean, String::new())
     };

@@ -88,7 +88,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     };
     let (wrote, said) = if opts.out.is_some() {
         let what = ibdscope::names::path(path).to_string();
-        maps::write_picture(opts, &picture(path, ts, &f, &scale), &what, &scale.words())
+        crate::out::write_picture(opts, &picture(path, ts, &f, &scale), &what, &scale.words())
     } else {
         (Outcome::Clean, String::new())
     };

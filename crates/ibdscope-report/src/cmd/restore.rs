@@ -10,10 +10,9 @@
 
 use crate::args::{Format, Opts, RestoreOpts};
 use crate::json::Json;
+use crate::open::{open_system, read_redo, redo_files};
 use crate::outcome::Outcome;
-use crate::repair::{
-    damage_key, damage_words, left_words, open_system, read_redo, redo_files, rule_for, rule_words,
-};
+use crate::repair::{damage_key, damage_words, left_words, rule_for, rule_words};
 use ibdscope_core::Tablespace;
 use ibdscope_forensics::doublewrite::{self, DoublewriteBuffer, Left, Repair, Rule};
 use std::io::{self, Write};

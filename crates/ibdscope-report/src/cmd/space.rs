@@ -191,7 +191,7 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     let (wrote, said) = if opts.out.is_some() {
         let p = extents_picture(a, &r);
         let what = ibdscope::names::path(a.path()).to_string();
-        maps::write_picture(opts, &p, &what, &r.scale.words())
+        crate::out::write_picture(opts, &p, &what, &r.scale.words())
     } else {
         (Outcome::Clean, String::new())
     };
