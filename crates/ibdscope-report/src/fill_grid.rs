@@ -108,10 +108,10 @@ impl Figures {
         let mut f = Figures::default();
         let mut fill_sum = 0.0;
         for t in &trees.indexes {
-            f.index_pages += u64::from(t.pages);
+            f.index_pages = f.index_pages.saturating_add(u64::from(t.pages));
             fill_sum += f64::from(t.mean_fill) * f64::from(t.pages);
-            f.steps += u64::from(t.fragmentation.steps);
-            f.jumps += u64::from(t.fragmentation.jumps);
+            f.steps = f.steps.saturating_add(u64::from(t.fragmentation.steps));
+            f.jumps = f.jumps.saturating_add(u64::from(t.fragmentation.jumps));
             f.distance = f.distance.saturating_add(t.fragmentation.distance);
         }
         if f.index_pages > 0 {

@@ -21,6 +21,7 @@
 //! assert!(String::from_utf8(out).unwrap().contains("pages"));
 //! ```
 #![cfg_attr(test, allow(clippy::disallowed_macros))]
+#![forbid(unsafe_code)]
 
 mod account;
 pub mod args;

@@ -236,7 +236,7 @@ impl CellSum {
     fn cell(&self) -> Cell {
         if self.damaged > self.lsn_n {
             Cell::Class(DAMAGED)
-        } else if self.encrypted > 0 && self.encrypted * 2 >= self.lsn_n.max(1) {
+        } else if self.encrypted > 0 && self.encrypted.saturating_mul(2) >= self.lsn_n.max(1) {
             Cell::Class(ENCRYPTED)
         } else if self.lsn_n > 0 {
             Cell::Heat(self.lsn_sum as f64 / self.lsn_n as f64)
@@ -246,10 +246,10 @@ impl CellSum {
     }
 
     fn add(&mut self, o: &CellSum) {
-        self.damaged += o.damaged;
-        self.encrypted += o.encrypted;
-        self.lsn_sum += o.lsn_sum;
-        self.lsn_n += o.lsn_n;
+        self.damaged = self.damaged.saturating_add(o.damaged);
+        self.encrypted = self.encrypted.saturating_add(o.encrypted);
+        self.lsn_sum = self.lsn_sum.saturating_add(o.lsn_sum);
+        self.lsn_n = self.lsn_n.saturating_add(o.lsn_n);
     }
 }
 
@@ -349,34 +349,39 @@ impl LsnFold<'_> {
     fn draw(&mut self, p: PageFacts, problems: Vec<PageProblem>) {
         let n = p.page_no;
         self.types.note(p.page_type);
-        let cell = (u64::from(n.0) - self.scale.first) / self.scale.pages_per_cell.max(1);
+        let cell = u64::from(n.0)
+            .saturating_sub(self.scale.first)
+            .checked_div(self.scale.pages_per_cell.max(1))
+            .unwrap_or(0);
         if self.cells.is_empty() {
             self.first_cell = cell;
         }
-        let i = (cell - self.first_cell) as usize;
+        let i = cell.saturating_sub(self.first_cell) as usize;
         if i >= self.cells.len() {
-            self.cells.resize(i + 1, CellSum::default());
+            self.cells.resize(i.saturating_add(1), CellSum::default());
         }
-        let sum = &mut self.cells[i];
+        let Some(sum) = self.cells.get_mut(i) else {
+            return;
+        };
         let encrypted = p.verdict == Verdict::Unverifiable(Unverifiable::Encrypted)
             && self
                 .keyed
                 .is_none_or(|k| k.binary_search_by_key(&n, |(p, _)| *p).is_ok());
         if encrypted {
-            self.unverifiable += 1;
+            self.unverifiable = self.unverifiable.saturating_add(1);
         }
         if !problems.is_empty() {
             self.damaged
                 .extend(problems.into_iter().map(|problem| (n, problem)));
-            self.n_damaged += 1;
-            sum.damaged += 1;
+            self.n_damaged = self.n_damaged.saturating_add(1);
+            sum.damaged = sum.damaged.saturating_add(1);
             return;
         }
         if encrypted {
-            sum.encrypted += 1;
+            sum.encrypted = sum.encrypted.saturating_add(1);
         }
         if p.lsn.0 == 0 {
-            self.zero += 1;
+            self.zero = self.zero.saturating_add(1);
         } else {
             self.hist.add(p.lsn.0);
             if self
@@ -385,8 +390,8 @@ impl LsnFold<'_> {
             {
                 self.scale_hist.add(p.lsn.0);
             }
-            sum.lsn_sum += u128::from(p.lsn.0);
-            sum.lsn_n += 1;
+            sum.lsn_sum = sum.lsn_sum.saturating_add(u128::from(p.lsn.0));
+            sum.lsn_n = sum.lsn_n.saturating_add(1);
         }
     }
 }
@@ -425,7 +430,7 @@ impl PageFold for LsnFold<'_> {
             }
         };
         let from = u64::from(first.0).max(self.scale.first);
-        let to = u64::from(end).min(self.scale.first + self.scale.pages);
+        let to = u64::from(end).min(self.scale.first.saturating_add(self.scale.pages));
         if from >= to {
             return;
         }
@@ -451,25 +456,29 @@ impl PageFold for LsnFold<'_> {
         self.types.note(p.page_type);
         let per = self.scale.pages_per_cell.max(1);
         let (a, b) = (
-            (from - self.scale.first) / per,
-            (to - 1 - self.scale.first) / per,
+            from.saturating_sub(self.scale.first)
+                .checked_div(per)
+                .unwrap_or(0),
+            (to.saturating_sub(1).saturating_sub(self.scale.first))
+                .checked_div(per)
+                .unwrap_or(0),
         );
         if self.cells.is_empty() {
             self.first_cell = a;
         }
-        let i = (b - self.first_cell) as usize;
+        let i = b.saturating_sub(self.first_cell) as usize;
         if i >= self.cells.len() {
-            self.cells.resize(i + 1, CellSum::default());
+            self.cells.resize(i.saturating_add(1), CellSum::default());
         }
-        self.zero += to - from;
+        self.zero = self.zero.saturating_add(to.saturating_sub(from));
     }
 
     fn append(&mut self, next: Self) {
         let mut cells = next.cells.iter();
-        let last = self.first_cell + self.cells.len() as u64;
+        let last = self.first_cell.saturating_add(self.cells.len() as u64);
         if self.cells.is_empty() {
             self.first_cell = next.first_cell;
-        } else if next.first_cell + 1 == last {
+        } else if next.first_cell.saturating_add(1) == last {
             if let (Some(mine), Some(theirs)) = (self.cells.last_mut(), cells.next()) {
                 mine.add(theirs);
             }
@@ -477,10 +486,10 @@ impl PageFold for LsnFold<'_> {
         self.cells.extend(cells);
         self.hist.merge(&next.hist);
         self.scale_hist.append(next.scale_hist);
-        self.zero += next.zero;
+        self.zero = self.zero.saturating_add(next.zero);
         self.damaged.extend(next.damaged);
-        self.n_damaged += next.n_damaged;
-        self.unverifiable += next.unverifiable;
+        self.n_damaged = self.n_damaged.saturating_add(next.n_damaged);
+        self.unverifiable = self.unverifiable.saturating_add(next.unverifiable);
         if let (Trust::Folding(mine), Trust::Folding(theirs)) = (&mut self.trust, next.trust) {
             PageFold::append(&mut **mine, *theirs);
         }

@@ -174,7 +174,9 @@ pub fn reason(e: &std::io::Error) -> String {
 /// words for that error number, else the text without the wrapping.
 pub fn draw_reason(text: &str) -> String {
     let code = text.find("code: ").and_then(|at| {
-        let digits: String = text[at + 6..]
+        let digits: String = text
+            .get(at.saturating_add(6)..)
+            .unwrap_or("")
             .chars()
             .take_while(char::is_ascii_digit)
             .collect();
@@ -236,6 +238,13 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outc
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 

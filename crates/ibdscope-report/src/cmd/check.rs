@@ -212,7 +212,7 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     continue;
                 }
                 let shown = if pages.len() > 8 {
-                    format!("{} …", pages[..8].join(" "))
+                    format!("{} …", pages.get(..8).unwrap_or_default().join(" "))
                 } else {
                     pages.join(" ")
                 };
@@ -250,10 +250,10 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 out,
                 "{p}: {} pages: {} valid ({}), {} empty, {} damaged, {} damaged but freed, {} not verifiable{}",
                 ts.n_pages(),
-                s.valid() - s.empty,
+                s.valid().saturating_sub(s.empty),
                 if algos.is_empty() { "none".to_string() } else { algos.join(", ") },
                 s.empty,
-                live.len() - stale,
+                live.len().saturating_sub(stale),
                 freed.len(),
                 s.unverifiable.len(),
                 if stale > 0 {

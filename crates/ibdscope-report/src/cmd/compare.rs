@@ -59,7 +59,7 @@ impl Scales {
         };
         let units = |&(size, n): &(u32, u64)| {
             let r = s.range(opts, size, n);
-            (r.1 - r.0).div_ceil(s.ratio(size))
+            r.1.saturating_sub(r.0).div_ceil(s.ratio(size))
         };
         let unit_pages = opts.map.pages_per_cell.unwrap_or_else(|| {
             (files.iter().map(units))
@@ -80,16 +80,18 @@ impl Scales {
 
     /// Pages of `size` bytes in one page of the unit.
     fn ratio(&self, size: u32) -> u64 {
-        u64::from((self.unit / size.max(1)).max(1))
+        u64::from(self.unit.checked_div(size.max(1)).unwrap_or(0).max(1))
     }
 
     /// The pages `from .. end` of a file of `n` pages of `size` bytes that
     /// `--from`/`--to` (in unit pages) name.
     fn range(&self, opts: &Opts, size: u32, n: u64) -> (u64, u64) {
         let r = self.ratio(size);
-        let first = (u64::from(opts.map.from) * r).min(n);
+        let first = u64::from(opts.map.from).saturating_mul(r).min(n);
         let end = (opts.map.to)
-            .map_or(n, |t| ((u64::from(t) + 1) * r).min(n))
+            .map_or(n, |t| {
+                u64::from(t).saturating_add(1).saturating_mul(r).min(n)
+            })
             .max(first);
         (first, end)
     }
@@ -98,11 +100,11 @@ impl Scales {
     fn of(&self, opts: &Opts, ts: &Tablespace<'_>, n: u64) -> MapScale {
         let size = ts.page_size();
         let (first, end) = self.range(opts, size, n);
-        let per_cell = self.unit_pages * self.ratio(size);
+        let per_cell = self.unit_pages.saturating_mul(self.ratio(size));
         let e = ts.format().extent_size();
         MapScale {
             columns: self.columns,
-            ..MapScale::of_range(first, end - first, n, Some(per_cell), size, e)
+            ..MapScale::of_range(first, end.saturating_sub(first), n, Some(per_cell), size, e)
         }
     }
 
@@ -328,7 +330,7 @@ fn file_row(
         pages: ts.n_pages(),
         page_size: ts.page_size(),
         figures: Figures::of(trees),
-        findings: map.findings.len() + trees.findings.len(),
+        findings: map.findings.len().saturating_add(trees.findings.len()),
         lsn,
         grid,
         scale,
@@ -370,10 +372,13 @@ fn text_maps(
     }
     let columns = rows.iter().map(|r| r.grid.columns).max().unwrap_or(1) as usize;
     let n = rows.len();
-    let side = 11 + n * columns + 2 * (n - 1) <= TERMINAL_COLUMNS;
+    let width = n
+        .saturating_mul(columns)
+        .saturating_add(n.saturating_sub(1).saturating_mul(2));
+    let side = width.saturating_add(11) <= TERMINAL_COLUMNS;
     for (i, r) in rows.iter().enumerate() {
         let tag = if side {
-            format!("{}. ", i + 1)
+            format!("{}. ", i.saturating_add(1))
         } else {
             String::new()
         };
@@ -394,8 +399,8 @@ fn text_maps(
                     let (t, color) = glyph(*c);
                     st.paint(out, color, t)?;
                 }
-                if i + 1 < n {
-                    let pad = columns - cells.len() + 2;
+                if i.saturating_add(1) < n {
+                    let pad = columns.saturating_sub(cells.len()).saturating_add(2);
                     write!(out, "{:pad$}", "")?;
                 }
             }
@@ -496,7 +501,10 @@ fn json(
     j.obj()?
         .kv_str("metric", metric_word(opts.metric))?
         .kv_num("pages_per_cell", scales.unit_pages)?
-        .kv_num("bytes_per_cell", scales.unit_pages * u64::from(scales.unit))?
+        .kv_num(
+            "bytes_per_cell",
+            scales.unit_pages.saturating_mul(u64::from(scales.unit)),
+        )?
         .key("files")?
         .arr()?;
     for r in rows {
@@ -587,7 +595,7 @@ fn slot_labels(analyses: &[Analysis<'_>], slots: &[Vec<IndexId>], n_slots: usize
                 }
             }
             if names.is_empty() {
-                format!("{} index by id", ordinal(i + 1))
+                format!("{} index by id", ordinal(i.saturating_add(1)))
             } else {
                 let shown: Vec<String> = names
                     .iter()
@@ -641,7 +649,8 @@ fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Pict
     };
     let title = format!("compare {}: {} files", metric_word(metric), rows.len());
     let mut lines = vec![words.to_string()];
-    if rows.iter().any(|r| r.page_size != rows[0].page_size) {
+    let first_size = rows.first().map(|r| r.page_size);
+    if rows.iter().any(|r| Some(r.page_size) != first_size) {
         lines.push("row labels, --from, --to: pages of the largest page size".into());
     }
     let mut notes = Vec::new();

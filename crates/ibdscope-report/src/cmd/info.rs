@@ -199,7 +199,7 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "pages verified      {} valid, {} empty, {} unverifiable, {} with problems",
-        s.valid() - s.empty,
+        s.valid().saturating_sub(s.empty),
         s.empty,
         s.unverifiable.len(),
         s.bad.len()
@@ -249,7 +249,7 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "finding             {} more pages with findings: run `ibdscope check` for each",
-            s.bad.len() - 16
+            s.bad.len().saturating_sub(16)
         )?;
     }
     Ok(())

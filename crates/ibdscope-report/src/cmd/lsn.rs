@@ -168,8 +168,13 @@ fn text_legend(out: &mut dyn Write, st: &Style, f: &LsnFacts, scale: &MapScale) 
         .collect();
     let mut line = format!("{:>10}", "scale");
     for (i, m) in marks.iter().enumerate() {
-        let sep = if i + 1 < marks.len() { "," } else { "" };
-        if line.chars().count() + 1 + m.len() + sep.len() > 80 {
+        let sep = if i.saturating_add(1) < marks.len() {
+            ","
+        } else {
+            ""
+        };
+        let width = line.chars().count().saturating_add(1);
+        if width.saturating_add(m.len()).saturating_add(sep.len()) > 80 {
             writeln!(out, "{line}")?;
             line = " ".repeat(10);
         }
@@ -349,6 +354,13 @@ fn bin_t(f: &LsnFacts, from: u64, to: u64) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
     use crate::args::{LsnScale, LsnScaleKind, LsnScalePages};

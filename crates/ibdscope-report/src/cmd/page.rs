@@ -582,7 +582,7 @@ fn text_records(out: &mut dyn Write, v: &IndexView<'_>) -> io::Result<()> {
         if at < ibdscope_core::index::PAGE_DATA {
             break;
         }
-        shown += 1;
+        shown = shown.saturating_add(1);
         let owned = rp
             .record_at(to)
             .map_or("-".to_string(), |r| r.header.n_owned.to_string());
@@ -592,7 +592,7 @@ fn text_records(out: &mut dyn Write, v: &IndexView<'_>) -> io::Result<()> {
         writeln!(
             out,
             "  ({} slots do not fit in the page)",
-            u32::from(n_slots) - shown
+            u32::from(n_slots).saturating_sub(shown)
         )?;
     }
     let mut visited = Visited::new();

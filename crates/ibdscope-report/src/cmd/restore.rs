@@ -212,7 +212,7 @@ fn text(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "rule: {}", rule_words(v.rule))?;
     let ps = u64::from(v.ts.page_size());
     for r in v.repairs {
-        let off = u64::from(r.page.0) * ps;
+        let off = u64::from(r.page.0).saturating_mul(ps);
         match r.choice {
             Ok(s) => writeln!(
                 out,
@@ -235,7 +235,7 @@ fn text(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     let restored = v.restored();
-    let left = v.repairs.len() - restored;
+    let left = v.repairs.len().saturating_sub(restored);
     if v.repairs.is_empty() {
         writeln!(
             out,
@@ -291,7 +291,7 @@ fn json(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
     for r in v.repairs {
         j.obj()?
             .kv_num("page", r.page.0)?
-            .kv_num("offset", u64::from(r.page.0) * ps)?
+            .kv_num("offset", u64::from(r.page.0).saturating_mul(ps))?
             .kv_str("damage", damage_key(r.damage))?
             .kv_bool("lsn_words_differ", r.lsn_words_differ)?
             .kv_str("verdict", r.verdict.word())?
@@ -314,7 +314,7 @@ fn json(v: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
     let restored = v.restored();
     j.end_arr()?
         .kv_num("restored", restored as u64)?
-        .kv_num("left", (v.repairs.len() - restored) as u64)?
+        .kv_num("left", v.repairs.len().saturating_sub(restored) as u64)?
         .end_obj()?;
     writeln!(out)
 }

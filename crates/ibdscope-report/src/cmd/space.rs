@@ -55,20 +55,20 @@ impl CellCounts {
         match c {
             PageCell::Index { slot, .. } | PageCell::Other(Some(slot)) => {
                 if let Some(n) = self.slots.get_mut(slot) {
-                    *n += k;
+                    *n = n.saturating_add(k);
                 }
             }
-            PageCell::System => self.system += k,
-            PageCell::Free => self.free += k,
-            PageCell::Unaccounted => self.unaccounted += k,
-            PageCell::Damaged => self.damaged += k,
-            PageCell::Unverifiable => self.unverifiable += k,
-            PageCell::FreeWithData => self.freed_with_data += k,
-            PageCell::Undo => self.undo += k,
+            PageCell::System => self.system = self.system.saturating_add(k),
+            PageCell::Free => self.free = self.free.saturating_add(k),
+            PageCell::Unaccounted => self.unaccounted = self.unaccounted.saturating_add(k),
+            PageCell::Damaged => self.damaged = self.damaged.saturating_add(k),
+            PageCell::Unverifiable => self.unverifiable = self.unverifiable.saturating_add(k),
+            PageCell::FreeWithData => self.freed_with_data = self.freed_with_data.saturating_add(k),
+            PageCell::Undo => self.undo = self.undo.saturating_add(k),
             PageCell::Other(None) => {}
         }
         if matches!(c, PageCell::Other(_)) {
-            self.other += k;
+            self.other = self.other.saturating_add(k);
         }
     }
 
@@ -144,14 +144,19 @@ impl ExtentsReport {
         let n_slots = slots.len();
         let mut counts = CellCounts::new(n_slots);
         let mut grid = scale.builder();
-        let mut classes = vec![0u64; 2 * n_slots + maps::CLASSES_AFTER_SLOTS];
+        let mut classes = vec![
+            0u64;
+            n_slots
+                .saturating_mul(2)
+                .saturating_add(maps::CLASSES_AFTER_SLOTS)
+        ];
         let mut types = TypesSeen::default();
         for (n, run, _, c) in maps::cell_runs(a, &slots, &scale) {
             counts.add(c, run as usize);
             let cell = owner_class(c, n_slots);
             if let Cell::Bar(k, _) | Cell::Class(k) = cell {
                 if let Some(x) = classes.get_mut(usize::from(k)) {
-                    *x += run;
+                    *x = x.saturating_add(run);
                 }
             }
             types.note_page(ts, n as usize);
@@ -417,7 +422,7 @@ fn extents_legend(
                 " {name:<ww$} {:>8} pages {:>6.1}%",
                 n,
                 n as f64 * 100.0 / total,
-                ww = name_w + 6
+                ww = name_w.saturating_add(6)
             )?;
         }
     }
@@ -430,7 +435,7 @@ fn extents_legend(
             " {:<ww$} {:>8} pages (BLOB/LOB or allocated pages of a segment)",
             "other",
             other,
-            ww = name_w + 6
+            ww = name_w.saturating_add(6)
         )?;
     }
     if let Some(v) = r.scale.vote_words(maps::VOTE) {
@@ -629,7 +634,7 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
             }
         )?;
         if l.members.len() > 32 {
-            write!(out, " … (+{})", l.members.len() - 32)?;
+            write!(out, " … (+{})", l.members.len().saturating_sub(32))?;
         }
         writeln!(out)?;
     }
@@ -821,7 +826,8 @@ fn indexes_csv(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
          tree_height,compressed_pages,unreadable_pages,leaf_fill"
     )?;
     for b in 0..ibdscope_core::btree::FILL_BUCKETS {
-        write!(out, ",fill_histogram_{}_{}", b * 10, b * 10 + 10)?;
+        let lo = b.saturating_mul(10);
+        write!(out, ",fill_histogram_{lo}_{}", lo.saturating_add(10))?;
     }
     writeln!(
         out,

@@ -75,7 +75,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             )?;
             writeln!(out, "\nregions ({})", s.regions.len())?;
             for r in &s.regions {
-                let len = r.last.0 - r.first.0 + 1;
+                let len = r.last.0.saturating_sub(r.first.0).saturating_add(1);
                 writeln!(
                     out,
                     "  {:>8} .. {:<8} {:>8} pages  {}",
