@@ -709,8 +709,7 @@ fn paths_after(toks: &[Tok], start: usize, base: &[String], out: &mut Vec<(Vec<S
     let mut path = base.to_vec();
     let mut k = start;
     let line = toks.get(start).map_or(0, |t| t.line);
-    loop {
-        let Some(tok) = toks.get(k) else { break };
+    while let Some(tok) = toks.get(k) {
         if tok.text == "{" {
             let close = matching(toks, k, "{", "}");
             let mut depth = 0usize;
