@@ -67,7 +67,7 @@ pub struct LsnScale {
 }
 
 /// Which pages a map draws and how many a cell holds (`extents`, `lsn`,
-/// `fill`, `compare`; see `cmd::map::MapScale` for the default).
+/// `fill`, `compare`; see `maps::MapScale` for the default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MapOpts {
     /// First page drawn (`--from`).
@@ -75,7 +75,7 @@ pub struct MapOpts {
     /// Last page drawn, inclusive (`--to`; default the last page).
     pub to: Option<u32>,
     /// Pages per cell (`--pages-per-cell`; default: the smallest power of
-    /// two that keeps the map within `cmd::map::MAX_ROWS` rows).
+    /// two that keeps the map within `maps::MAX_ROWS` rows).
     pub pages_per_cell: Option<u64>,
 }
 
@@ -329,6 +329,13 @@ pub fn page_size(s: &str) -> Result<u32, String> {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 

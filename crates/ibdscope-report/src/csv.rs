@@ -136,13 +136,20 @@ impl fmt::Write for Doubled<'_, '_> {
         while let Some(i) = rest.find('"') {
             self.0.write_str(rest.get(..=i).unwrap_or(""))?;
             self.0.write_char('"')?;
-            rest = rest.get(i + 1..).unwrap_or("");
+            rest = rest.get(i.saturating_add(1)..).unwrap_or("");
         }
         self.0.write_str(rest)
     }
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 

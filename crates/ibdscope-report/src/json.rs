@@ -225,17 +225,24 @@ fn escape(w: &mut dyn Write, s: &str) -> io::Result<()> {
             c if (c as u32) < 0x20 || ('\u{7f}'..='\u{9f}').contains(&c) => None,
             _ => continue,
         };
-        w.write_all(&s.as_bytes()[start..i])?;
+        w.write_all(s.as_bytes().get(start..i).unwrap_or_default())?;
         match esc {
             Some(e) => w.write_all(e.as_bytes())?,
             None => write!(w, "\\u{:04x}", c as u32)?,
         }
-        start = i + c.len_utf8();
+        start = i.saturating_add(c.len_utf8());
     }
-    w.write_all(&s.as_bytes()[start..])
+    w.write_all(s.as_bytes().get(start..).unwrap_or_default())
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 

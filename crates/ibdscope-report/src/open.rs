@@ -1,12 +1,20 @@
 //! How the report opens its inputs: through the front door's one way
 //! ([`ibdscope::open`]) with the run's host, threads, `--page-size` and
 //! `--data-file-path`; what opening had to tell is said on stderr here.
+//! Also the one way a command opens a space ([`with_space`], the logical
+//! image of a compressed or encrypted one, [`with_logical`]) and the files
+//! of a datadir beside its tablespaces (the system tablespace, the redo
+//! log).
 
-use crate::args::Opts;
+use crate::args::{Cmd, Opts};
+use crate::outcome::Outcome;
 use ibdscope::diagnostic::Diagnostic;
 use ibdscope::host::OpenError;
 use ibdscope::open::{Input, OpenOptions};
-use std::path::Path;
+use ibdscope_core::{Engine, Tablespace};
+use ibdscope_forensics::redo::{self, RedoFile, RedoInfo, RedoLayout};
+use std::io;
+use std::path::{Path, PathBuf};
 
 /// How this run opens files, on `threads` threads.
 pub fn how(opts: &Opts, threads: usize) -> OpenOptions {
@@ -59,4 +67,164 @@ fn said(r: Result<Input, OpenError>) -> Result<Input, OpenError> {
         say(&i.diagnostics);
     }
     r
+}
+
+/// With `--key-file`, whether its keys open this MariaDB encrypted space
+/// ([`ibdscope::logical::key_finding`]): a wrong or missing key is said on
+/// stderr and is a finding.
+pub fn key_finding(path: &Path, ts: &Tablespace<'_>, opts: &Opts) -> Outcome {
+    match ibdscope::logical::key_finding(path, ts, opts.key_file.as_ref()) {
+        Some(d) => {
+            say(&[d]);
+            Outcome::Findings
+        }
+        None => Outcome::Clean,
+    }
+}
+
+/// Runs `f` over the space the structure commands read: the logical image
+/// of a page_compressed or (with `keys`) MariaDB encrypted space
+/// ([`ibdscope::logical::expand`], what it had to tell said on stderr),
+/// else `ts` itself, with the summary of `ts`'s stored pages when it was
+/// made with the image (so it is not made again). A damaged compressed
+/// page, or a page that does not decrypt, makes the outcome at least
+/// [`Outcome::Findings`].
+pub fn with_logical(
+    path: &Path,
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    keys: Option<&ibdscope_core::crypt::mariadb::KeyFile>,
+    f: impl FnOnce(&Tablespace<'_>, Option<ibdscope_core::Summary>) -> io::Result<Outcome>,
+) -> io::Result<Outcome> {
+    let mut diags = Vec::new();
+    let logical = ibdscope::logical::expand(path, ts, engine, keys, &mut diags);
+    say(&diags);
+    let Some(mut l) = logical else {
+        return f(ts, None);
+    };
+    let summary = l.take_summary();
+    let outcome = f(&l.tablespace(ts), summary)?;
+    Ok(if ibdscope::logical::damaged(&l) {
+        outcome.max(Outcome::Findings)
+    } else {
+        outcome
+    })
+}
+
+/// Opens the space `path` names the one way ([`space`]: a
+/// file, or the system tablespace named by its first data file, its files
+/// side by side; a file that does not continue the ones before it is
+/// named on stderr, left out, and a finding) and parses it, printing why
+/// not to stderr; `f` gets the space and the engine the command's passes
+/// run on.
+pub fn with_space(
+    path: &Path,
+    opts: &Opts,
+    f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
+) -> io::Result<Outcome> {
+    let input = match space(opts, path, opts.threads) {
+        Ok(i) => i,
+        Err(e) => {
+            crate::diag::say!("ibdscope: {e}");
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    for p in &input.problems {
+        crate::diag::say!("ibdscope: {p}");
+    }
+    let ts = match input.tablespace() {
+        Ok(ts) => ts,
+        Err(e) => {
+            crate::diag::say!("ibdscope: {}: {e}", ibdscope::names::path(path));
+            return Ok(Outcome::Unreadable);
+        }
+    };
+    let release = |offset: usize, len: usize| input.release(offset, len);
+    let progress = |done, total| opts.host.progress(ibdscope::host::Unit::Pages, done, total);
+    let engine = if input.is_system() {
+        opts.engine()
+    } else {
+        // The one-pass commands let the scan engine drop each shard's
+        // mappings as it finishes it: RSS stays flat for any file size.
+        // Commands that pass over the file again keep the map whole
+        // (mapping every page again would cost as much as the first).
+        let engine = opts.engine().with_progress(&progress);
+        if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
+            engine.with_release(&release)
+        } else {
+            engine
+        }
+    };
+    let outcome = f(&ts, &engine)?;
+    Ok(if input.problems.is_empty() {
+        outcome
+    } else {
+        outcome.max(Outcome::Findings)
+    })
+}
+
+/// The most redo log files looked for.
+const MAX_LOG_FILES: u64 = 100;
+
+/// The redo log files of `datadir`: `ib_logfile0…` at its top, else
+/// `#innodb_redo/#ib_redoN`.
+pub fn redo_files(datadir: &Path) -> (Vec<(u64, PathBuf)>, RedoLayout) {
+    let logs: Vec<(u64, PathBuf)> = (0..MAX_LOG_FILES)
+        .map(|n| (n, datadir.join(format!("ib_logfile{n}"))))
+        .take_while(|(_, p)| p.is_file())
+        .collect();
+    if !logs.is_empty() {
+        return (logs, RedoLayout::LogFiles);
+    }
+    let mut v: Vec<(u64, PathBuf)> = std::fs::read_dir(datadir.join("#innodb_redo"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter_map(|p| {
+                    let name = p.file_name()?.to_str()?.to_string();
+                    let n = name.strip_prefix("#ib_redo")?.parse::<u64>().ok()?;
+                    Some((n, p))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    (v, RedoLayout::InnodbRedo)
+}
+
+/// The redo log of `datadir`, read through the run's host.
+pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>> {
+    let (paths, layout) = redo_files(datadir);
+    if paths.is_empty() {
+        return None;
+    }
+    let mut inputs = Vec::new();
+    for (n, p) in &paths {
+        match file(opts, p, 1) {
+            Ok(i) => inputs.push((*n, i)),
+            Err(e) => return Some(Err(e.to_string())),
+        }
+    }
+    let files: Vec<RedoFile<'_>> = inputs
+        .iter()
+        .map(|(id, i)| RedoFile {
+            id: *id,
+            data: i.bytes(),
+        })
+        .collect();
+    Some(redo::read(&files, layout).map_err(|e| e.to_string()))
+}
+
+/// The system tablespace: `ibdata1` and the files that continue it,
+/// mapped as one space.
+pub type SystemBytes = ibdscope::open::Input;
+
+/// Opens the system tablespace of `datadir` (under `--data-file-path`);
+/// the problems of a joined one (a file that does not continue the
+/// others) go to stderr.
+pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, String> {
+    let sys = self::datadir(opts, datadir, opts.threads).map_err(|e| e.to_string())?;
+    for p in &sys.problems {
+        crate::diag::say!("ibdscope: {p}");
+    }
+    Ok(sys)
 }

@@ -9,7 +9,9 @@
 //! draw leaves the old target as it was and no partial file.
 
 use crate::args::{Cmd, Opts};
+use crate::outcome::Outcome;
 use ibdscope::names;
+use ibdscope_render::{render, ImageFormat, Picture};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -172,7 +174,9 @@ pub fn reason(e: &std::io::Error) -> String {
 /// words for that error number, else the text without the wrapping.
 pub fn draw_reason(text: &str) -> String {
     let code = text.find("code: ").and_then(|at| {
-        let digits: String = text[at + 6..]
+        let digits: String = text
+            .get(at.saturating_add(6)..)
+            .unwrap_or("")
             .chars()
             .take_while(char::is_ascii_digit)
             .collect();
@@ -188,7 +192,59 @@ pub fn draw_reason(text: &str) -> String {
     format!("the picture could not be drawn ({text})")
 }
 
+/// Writes `p` to the `--out` file (if any); returns the outcome (exit 2
+/// when the picture cannot be written, with the reason on stderr) and the
+/// line that says what was written, for the text output, with `scale`
+/// (what a cell and a row are).
+pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outcome, String) {
+    let Some((file, format)) = &opts.out else {
+        return (Outcome::Clean, String::new());
+    };
+    let drawn = check(file, &inputs(opts)).and_then(|()| {
+        write_via_temp(file, |tmp| {
+            // The sentence names the file the user asked for and the
+            // system's reason, not the drawing library's error value.
+            render(p, tmp, *format).map_err(|e| {
+                let e = e.to_string();
+                let raw = format!("{}: ", tmp.display());
+                let why = e.strip_prefix(raw.as_str()).unwrap_or(&e);
+                format!(
+                    "cannot write {}: {}",
+                    ibdscope::names::path(file),
+                    ibdscope::names::name(&draw_reason(why))
+                )
+            })
+        })
+    });
+    match drawn {
+        Ok(d) => {
+            let line = format!(
+                "{what}: wrote {} ({}, {}×{} px, {scale})\n",
+                ibdscope::names::path(file),
+                match format {
+                    ImageFormat::Png => "PNG",
+                    ImageFormat::Svg => "SVG",
+                },
+                d.width,
+                d.height,
+            );
+            (Outcome::Clean, line)
+        }
+        Err(e) => {
+            crate::diag::say!("ibdscope: {e}");
+            (Outcome::Unreadable, String::new())
+        }
+    }
+}
+
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 

@@ -4,6 +4,13 @@
 //! and a newline. The figures checked come from the servers
 //! (`fixtures/manifest.tsv`, `fixtures/indexes.tsv`) or from the damage
 //! planted.
+#![allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
 use ibdscope_report::args::{Cmd, Format, Opts, RecordsOpts, RowsOpts};
 use ibdscope_report::host::ReadHost;

@@ -7,7 +7,14 @@
 //! One test function: it runs from the workspace root so that the file
 //! names the outputs print are the same relative names as on a command
 //! line there.
-#![allow(clippy::disallowed_macros)] // Tests print what they skipped.
+#![allow(
+    clippy::disallowed_macros, // Tests print what they skipped.
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
 use ibdscope_report::args::{Cmd, Color, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
 use ibdscope_report::host::ReadHost;

@@ -3,6 +3,13 @@
 //! SDI the server wrote for MySQL 8.0+ corpus files), the trust of every
 //! page (a copy with flipped bytes in two leaf pages), and the end of the
 //! file (a copy cut mid-file), through every command in process.
+#![allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
 use ibdscope::analysis::Analysis;
 use ibdscope_core::{Engine, IndexId, Tablespace};

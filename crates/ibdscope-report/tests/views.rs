@@ -10,6 +10,13 @@
 //! the index's page count − 1, every other page is a child of the root:
 //! the tree has two levels, the root at level 1 and the rest at level 0.
 //! A root alone is a one-level tree (level 0).
+#![allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
 use ibdscope_prims::json::{self, Value};
 use ibdscope_report::args::{Cmd, Format, Opts};

@@ -544,6 +544,10 @@ struct Scan {
     inline_mods: Vec<String>,
     /// `mod x;` declared under `#[cfg(test)]`.
     test_mods: Vec<String>,
+    /// Every path outside test code that names a module, from the crate
+    /// root: `crate::a::b::..`, `super::..` resolved from this file, and
+    /// `x::..` for a module `x` this file declares; with their lines.
+    paths: Vec<(Vec<String>, usize)>,
 }
 
 /// A `#[cfg(test)]` item being skipped: the brace depth it started at and
@@ -636,6 +640,7 @@ fn scan(text: &str, path: &[String]) -> Scan {
             }
             "crate" if t(i + 1) == "::" && i.checked_sub(1).map_or("", t) != "$" => {
                 names_after(&toks, i + 2, &mut out.root_refs);
+                paths_after(&toks, i + 2, &[], &mut out.paths);
             }
             "super" if t(i + 1) == "::" && i.checked_sub(1).map_or("", t) != "::" => {
                 // `super::super::x`: climb from this module (file and inline
@@ -651,6 +656,18 @@ fn scan(text: &str, path: &[String]) -> Scan {
                 if ok && here.is_empty() {
                     names_after(&toks, j, &mut out.root_refs);
                 }
+                if ok {
+                    let here: Vec<String> = here.iter().map(|s| s.to_string()).collect();
+                    paths_after(&toks, j, &here, &mut out.paths);
+                }
+            }
+            // `x::..` for a module `x` this file declares (the dispatch of
+            // a parent naming its children).
+            name if t(i + 1) == "::"
+                && i.checked_sub(1).map_or("", t) != "::"
+                && out.file_mods.iter().any(|m| m == name) =>
+            {
+                paths_after(&toks, i, path, &mut out.paths);
             }
             _ => {}
         }
@@ -688,6 +705,275 @@ fn names_after(toks: &[Tok], start: usize, out: &mut Vec<(String, usize)>) {
             _ => {}
         }
     }
+}
+
+/// The paths a path after `crate::` (or a resolved `super::`) names, each
+/// from `base`: `[a, b, c]` for `a::b::c`, one per item of a group
+/// (`a::{b, c::d}` gives `[a, b]` and `[a, c, d]`).
+fn paths_after(toks: &[Tok], start: usize, base: &[String], out: &mut Vec<(Vec<String>, usize)>) {
+    let mut path = base.to_vec();
+    let mut k = start;
+    let line = toks.get(start).map_or(0, |t| t.line);
+    while let Some(tok) = toks.get(k) {
+        if tok.text == "{" {
+            let close = matching(toks, k, "{", "}");
+            let mut depth = 0usize;
+            let mut at_item = true;
+            for j in k + 1..close {
+                match toks[j].text.as_str() {
+                    "{" => depth += 1,
+                    "}" => depth = depth.saturating_sub(1),
+                    "," if depth == 0 => at_item = true,
+                    _ if at_item && depth == 0 => {
+                        at_item = false;
+                        paths_after(toks, j, &path, out);
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
+        if !is_ident(&tok.text) || tok.text == "self" {
+            break;
+        }
+        path.push(tok.text.clone());
+        if toks.get(k + 1).is_some_and(|t| t.text == "::") {
+            k += 2;
+        } else {
+            break;
+        }
+    }
+    out.push((path, line));
+}
+
+// ---------------------------------------------------------------------------
+// The report's files: commands import no other command, and how many
+// layers the files stack in.
+
+/// The report crate, whose files are checked one by one.
+const REPORT: &str = "ibdscope-report";
+
+/// Imports from one command to another that stay for now, `(from, to)`:
+/// the rows/history and records/pages rewrites onto the library API take
+/// them (what they share moves then): `page` shows a page's records as
+/// `records` does and its status as `pages` does, `records` and `history`
+/// read an index's layout as `rows` does, `audit` reads the undo logs as
+/// `undo` (in `history`) does.
+const COMMAND_IMPORTS_LATER: &[(&str, &str)] = &[
+    ("audit", "history"),
+    ("history", "rows"),
+    ("page", "pages"),
+    ("page", "records"),
+    ("records", "rows"),
+];
+
+/// The report's files as modules (`cmd::lsn`, `maps`), with the modules
+/// each names (the longest module a path it names starts with; the crate
+/// root left out, as in the crate graph) and where first.
+fn file_graph(src: &Path) -> BTreeMap<String, BTreeMap<String, At>> {
+    let mut files = Vec::new();
+    rust_files(src, src, &mut files);
+    files.sort();
+    let mut scans = Vec::new();
+    let mut test_files: BTreeSet<Vec<String>> = BTreeSet::new();
+    for rel in &files {
+        let Some(path) = module_path(rel) else {
+            continue;
+        };
+        let text =
+            fs::read_to_string(src.join(rel)).unwrap_or_else(|e| panic!("{}: {e}", rel.display()));
+        let scan = scan(&text, &path);
+        for name in &scan.test_mods {
+            let mut child = path.clone();
+            child.push(name.clone());
+            test_files.insert(child);
+        }
+        scans.push((rel.display().to_string(), path, scan));
+    }
+    scans.retain(|(_, path, scan)| {
+        !path.is_empty() && !scan.test_file && !test_files.iter().any(|t| path.starts_with(t))
+    });
+    let modules: BTreeSet<Vec<String>> = scans.iter().map(|(_, p, _)| p.clone()).collect();
+    let mut graph: BTreeMap<String, BTreeMap<String, At>> = BTreeMap::new();
+    for (file, path, scan) in &scans {
+        let from = path.join("::");
+        let out = graph.entry(from.clone()).or_default();
+        for (named, line) in &scan.paths {
+            let Some(to) = (1..=named.len())
+                .rev()
+                .map(|n| &named[..n])
+                .find(|p| modules.contains(*p))
+            else {
+                continue;
+            };
+            let to = to.join("::");
+            if to != from {
+                out.entry(to).or_insert(At {
+                    file: file.clone(),
+                    line: *line,
+                });
+            }
+        }
+    }
+    graph
+}
+
+/// The layers of a graph, bottom first, each node above every node it
+/// imports; a cycle (a strongly connected component) counts as one node.
+fn file_layers(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let comps = components(graph);
+    let comp_of: BTreeMap<&str, usize> = comps
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| c.iter().map(move |m| (m.as_str(), i)))
+        .collect();
+    // Tarjan's algorithm gives the components bottom first.
+    let mut level = vec![0usize; comps.len()];
+    for (i, comp) in comps.iter().enumerate() {
+        for m in comp {
+            for to in graph.get(m).into_iter().flatten() {
+                let j = comp_of[to.as_str()];
+                if j != i {
+                    level[i] = level[i].max(level[j] + 1);
+                }
+            }
+        }
+    }
+    let mut layers: Vec<Vec<String>> = Vec::new();
+    for (i, comp) in comps.iter().enumerate() {
+        if layers.len() <= level[i] {
+            layers.resize(level[i] + 1, Vec::new());
+        }
+        let name: Vec<String> = comp.iter().cloned().collect();
+        layers[level[i]].push(name.join("+"));
+    }
+    for l in &mut layers {
+        l.sort();
+    }
+    layers
+}
+
+/// The command modules of the report: `cmd::x` (the dispatch, `cmd`,
+/// names them all).
+fn command(module: &str) -> Option<&str> {
+    module.strip_prefix("cmd::")
+}
+
+/// The imports from one command to another, but [`COMMAND_IMPORTS_LATER`].
+fn command_imports(graph: &BTreeMap<String, BTreeMap<String, At>>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (from, to) in graph {
+        let Some(f) = command(from) else { continue };
+        for (t, at) in to {
+            let target = command(t).or((t == "cmd").then_some("the dispatch (cmd/mod.rs)"));
+            let Some(target) = target else { continue };
+            if COMMAND_IMPORTS_LATER.contains(&(f, target)) {
+                continue;
+            }
+            found.push(format!("command {f} imports {target} at {at}"));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_command_imports_another() {
+    let src = ibdscope_testkit::root()
+        .join("crates")
+        .join(REPORT)
+        .join("src");
+    let graph = file_graph(&src);
+    assert!(graph.len() > 10, "too few files under {}", src.display());
+    let plain: BTreeMap<String, BTreeSet<String>> = graph
+        .iter()
+        .map(|(k, v)| (k.clone(), v.keys().cloned().collect()))
+        .collect();
+    let layers = file_layers(&plain);
+    println!(
+        "{REPORT}: {} files in {} layers, bottom to top:",
+        graph.len(),
+        layers.len()
+    );
+    for (n, l) in layers.iter().enumerate() {
+        println!("  {:2}: {}", n + 1, l.join(" "));
+    }
+    for (cycle, _) in cycles(&plain) {
+        println!("  cycle: {}", cycle.join(" -> "));
+    }
+    for (f, t) in COMMAND_IMPORTS_LATER {
+        let (f, t) = (format!("cmd::{f}"), format!("cmd::{t}"));
+        assert!(
+            graph.get(&f).is_some_and(|to| to.contains_key(&t)),
+            "COMMAND_IMPORTS_LATER names {f} -> {t}, which is no import any more: drop it"
+        );
+    }
+    let found = command_imports(&graph);
+    assert!(
+        found.is_empty(),
+        "a command imports another command (what two commands share lives outside cmd/):\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn a_command_importing_another_is_named() {
+    let at = |line| At {
+        file: "cmd/a.rs".to_string(),
+        line,
+    };
+    let mut graph: BTreeMap<String, BTreeMap<String, At>> = BTreeMap::new();
+    graph
+        .entry("cmd::a".into())
+        .or_default()
+        .insert("cmd::b".into(), at(1));
+    graph
+        .entry("cmd::a".into())
+        .or_default()
+        .insert("cmd".into(), at(2));
+    graph
+        .entry("cmd::a".into())
+        .or_default()
+        .insert("maps".into(), at(3));
+    graph
+        .entry("cmd::page".into())
+        .or_default()
+        .insert("cmd::records".into(), at(4));
+    graph
+        .entry("cmd".into())
+        .or_default()
+        .insert("cmd::a".into(), at(5));
+    assert_eq!(
+        command_imports(&graph),
+        [
+            "command a imports the dispatch (cmd/mod.rs) at src/cmd/a.rs:2",
+            "command a imports b at src/cmd/a.rs:1",
+        ]
+    );
+    let plain: BTreeMap<String, BTreeSet<String>> = graph
+        .iter()
+        .map(|(k, v)| (k.clone(), v.keys().cloned().collect()))
+        .collect();
+    // cmd <-> cmd::a is one node, above cmd::b and maps.
+    assert_eq!(file_layers(&plain).len(), 2);
+}
+
+#[test]
+fn paths_are_read_whole() {
+    let src =
+        "mod m;\nuse crate::cmd::{self, a::X, b::{c, d::Y}};\nfn f() { super::e::g(); m::h(); }\n";
+    let s = scan(src, &["x".to_string(), "y".to_string()]);
+    let paths: Vec<String> = s.paths.iter().map(|(p, _)| p.join("::")).collect();
+    assert_eq!(
+        paths,
+        [
+            "cmd",
+            "cmd::a::X",
+            "cmd::b::c",
+            "cmd::b::d::Y",
+            "x::e::g",
+            "x::y::m::h"
+        ]
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -184,7 +184,7 @@ fn walk(
         };
         entries.sort();
         for path in entries {
-            seen += 1;
+            seen = seen.saturating_add(1);
             if seen > MAX_ENTRIES {
                 skipped.push(Skipped {
                     path: root.to_path_buf(),
@@ -200,13 +200,13 @@ fn walk(
                     // Another instance, audited on its own.
                     continue;
                 }
-                if depth + 1 > MAX_DEPTH {
+                if depth.saturating_add(1) > MAX_DEPTH {
                     skipped.push(Skipped {
                         path,
                         why: format!("deeper than {MAX_DEPTH} levels"),
                     });
                 } else {
-                    stack.push((path, depth + 1));
+                    stack.push((path, depth.saturating_add(1)));
                 }
                 continue;
             }
@@ -273,7 +273,7 @@ fn find_instances(root: &Path, spec: Option<&[PathBuf]>) -> Vec<PathBuf> {
         let mut marked = false;
         let mut subdirs = Vec::new();
         for e in rd.flatten() {
-            seen += 1;
+            seen = seen.saturating_add(1);
             if seen > MAX_ENTRIES {
                 break;
             }
@@ -289,7 +289,7 @@ fn find_instances(root: &Path, spec: Option<&[PathBuf]>) -> Vec<PathBuf> {
         }
         // Popped in sorted order.
         subdirs.sort_unstable_by(|a, b| b.cmp(a));
-        stack.extend(subdirs.into_iter().map(|d| (d, depth + 1)));
+        stack.extend(subdirs.into_iter().map(|d| (d, depth.saturating_add(1))));
     }
     found
 }
@@ -428,7 +428,7 @@ fn audit_one(
             let options = AuditOptions::new(reference).with_pages_only(job.kind == Kind::Undo);
             // A wrong key is said once and the pages read as stored.
             let keys = opts.key_file.as_ref();
-            let key = crate::cmd::key_finding(&job.path, &ts, opts);
+            let key = crate::open::key_finding(&job.path, &ts, opts);
             // No image with a wrong key (said by `key_finding`); with
             // another key of the file that opens it, the image.
             let mut diags = Vec::new();
@@ -505,7 +505,7 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
                         *slot = Some(done);
                     }
                     // Under the lock: the count only goes up.
-                    let n = finished.fetch_add(1, Ordering::Relaxed) as u64 + 1;
+                    let n = (finished.fetch_add(1, Ordering::Relaxed) as u64).saturating_add(1);
                     opts.host.progress(ibdscope::host::Unit::Files, n, total);
                 }
             });
@@ -700,15 +700,15 @@ fn instance_facts(
     done: &[Done],
     dds: &[Datadir],
     opts: &Opts,
-) -> Vec<Option<super::instance_facts::InstanceFacts>> {
+) -> Vec<Option<crate::instance_facts::InstanceFacts>> {
     dds.iter()
         .enumerate()
         .map(|(i, dd)| {
-            let files: Vec<super::instance_facts::FileIn<'_>> = jobs
+            let files: Vec<crate::instance_facts::FileIn<'_>> = jobs
                 .iter()
                 .zip(done)
                 .filter(|(j, _)| j.datadir == Some(i) && j.kind == Kind::Tablespace)
-                .map(|(j, d)| super::instance_facts::FileIn {
+                .map(|(j, d)| crate::instance_facts::FileIn {
                     path: &j.path,
                     damaged: d.result.as_ref().is_ok_and(|a| {
                         a.verdicts()
@@ -718,14 +718,14 @@ fn instance_facts(
                 })
                 .collect();
             let redo = dd.redo.as_ref().and_then(|r| r.as_ref().ok());
-            super::instance_facts::collect(&dd.root, &files, redo, opts)
+            crate::instance_facts::collect(&dd.root, &files, redo, opts)
         })
         .collect()
 }
 
 struct Ctx<'a> {
     /// Each datadir's instance facts (dictionary, doublewrite buffer).
-    facts: &'a [Option<super::instance_facts::InstanceFacts>],
+    facts: &'a [Option<crate::instance_facts::InstanceFacts>],
     jobs: &'a [Job],
     done: &'a [Done],
     dds: &'a [Datadir],
@@ -832,7 +832,10 @@ fn runs_text(runs: &[PageRun], limit: usize) -> String {
         })
         .collect();
     if runs.len() > limit {
-        parts.push(format!("... ({} more runs)", runs.len() - limit));
+        parts.push(format!(
+            "... ({} more runs)",
+            runs.len().saturating_sub(limit)
+        ));
     }
     parts.join(", ")
 }
@@ -1008,7 +1011,7 @@ fn verdicts_text(a: &Audit, parts: &[(PathBuf, u64)], out: &mut dyn Write) -> io
         let mut start = 0u64;
         for (i, (p, len)) in parts.iter().enumerate() {
             let end = start.saturating_add(*len);
-            if off < end || i + 1 == parts.len() {
+            if off < end || i.saturating_add(1) == parts.len() {
                 if i == 0 {
                     break;
                 }
@@ -1055,7 +1058,7 @@ fn verdicts_text(a: &Audit, parts: &[(PathBuf, u64)], out: &mut dyn Write) -> io
                 writeln!(
                     out,
                     "    ... {} more (all in --format json)",
-                    n as usize - shown
+                    (n as usize).saturating_sub(shown)
                 )?;
                 break;
             }
@@ -1074,7 +1077,7 @@ fn skipped_text(skipped: &[Skipped], out: &mut dyn Write) -> io::Result<()> {
     let mut by: Vec<(&str, u32)> = Vec::new();
     for s in skipped {
         match by.iter_mut().find(|(w, _)| *w == s.why) {
-            Some((_, n)) => *n += 1,
+            Some((_, n)) => *n = n.saturating_add(1),
             None => by.push((&s.why, 1)),
         }
     }
@@ -1091,7 +1094,7 @@ fn skipped_text(skipped: &[Skipped], out: &mut dyn Write) -> io::Result<()> {
                 |e| format!(".{}", e.to_string_lossy()),
             );
             match ext.iter_mut().find(|(x, _)| *x == e) {
-                Some((_, k)) => *k += 1,
+                Some((_, k)) => *k = k.saturating_add(1),
                 None => ext.push((e, 1)),
             }
         }
@@ -1274,7 +1277,7 @@ fn datadir_text(
         crate::cmd::history::undo_audit_text(u, out)?;
     }
     if let Some(f) = c.facts.get(i).and_then(Option::as_ref) {
-        super::instance_facts::text(f, &dd.root, out)?;
+        crate::instance_facts::text(f, &dd.root, out)?;
     }
     Ok(())
 }
@@ -1446,7 +1449,7 @@ fn summary_text(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
             ibdscope::names::path(&job.path).to_string()
         )?;
         match counts.iter_mut().find(|(v, _)| *v == verdict) {
-            Some((_, n)) => *n += 1,
+            Some((_, n)) => *n = n.saturating_add(1),
             None => counts.push((verdict, 1)),
         }
     }
@@ -1779,7 +1782,7 @@ fn datadir_json(
         }
     }
     crate::cmd::history::undo_audit_json(dd.undo.as_ref(), j)?;
-    super::instance_facts::json(c.facts.get(i).and_then(Option::as_ref), j)?;
+    crate::instance_facts::json(c.facts.get(i).and_then(Option::as_ref), j)?;
     Ok(())
 }
 

@@ -2,8 +2,9 @@
 //! damage, one line per problem.
 
 use crate::args::{Format, Opts};
-use crate::cmd::with_space;
+use crate::findings::algorithm_counts;
 use crate::json::Json;
+use crate::open::with_space;
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
 use ibdscope_core::checksum::{self, Unverifiable};
@@ -12,14 +13,6 @@ use ibdscope_core::summary::BadPage;
 use ibdscope_core::{Finding, FindingKind, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
-
-/// A short word for why a page cannot be verified.
-pub fn why_word(w: Unverifiable) -> &'static str {
-    match w {
-        Unverifiable::Encrypted => "encrypted",
-        Unverifiable::PageCompressed => "page_compressed",
-    }
-}
 
 fn why_sentence(w: Unverifiable) -> &'static str {
     match w {
@@ -47,7 +40,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         }
         let (outcome, said) = crate::diag::capture(|| {
             with_space(path, opts, |ts, engine| {
-                let keys = super::key_finding(path, ts, opts);
+                let keys = crate::open::key_finding(path, ts, opts);
                 one(
                     opts,
                     &Analysis::new(path, ts, ts, *engine, Default::default())
@@ -219,7 +212,7 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     continue;
                 }
                 let shown = if pages.len() > 8 {
-                    format!("{} …", pages[..8].join(" "))
+                    format!("{} …", pages.get(..8).unwrap_or_default().join(" "))
                 } else {
                     pages.join(" ")
                 };
@@ -257,10 +250,10 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                 out,
                 "{p}: {} pages: {} valid ({}), {} empty, {} damaged, {} damaged but freed, {} not verifiable{}",
                 ts.n_pages(),
-                s.valid() - s.empty,
+                s.valid().saturating_sub(s.empty),
                 if algos.is_empty() { "none".to_string() } else { algos.join(", ") },
                 s.empty,
-                live.len() - stale,
+                live.len().saturating_sub(stale),
                 freed.len(),
                 s.unverifiable.len(),
                 if stale > 0 {
@@ -344,18 +337,4 @@ fn bad_list(j: &mut Json<'_>, list: &[&BadPage], ts: &Tablespace<'_>) -> io::Res
     }
     j.end_arr()?;
     Ok(())
-}
-
-/// The pages that verify per algorithm name: a ROW_FORMAT=COMPRESSED page
-/// (a doublewrite slot's copy in `ibdata1`) verifies with the zip variant
-/// of an algorithm that has the same name, counted once under it.
-pub(crate) fn algorithm_counts(s: &ibdscope_core::Summary) -> Vec<(&'static str, u32)> {
-    let mut out: Vec<(&'static str, u32)> = Vec::new();
-    for (a, c) in &s.algorithms {
-        match out.iter_mut().find(|(n, _)| *n == a.name()) {
-            Some((_, n)) => *n = n.saturating_add(*c),
-            None => out.push((a.name(), *c)),
-        }
-    }
-    out
 }

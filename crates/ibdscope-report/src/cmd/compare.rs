@@ -8,14 +8,14 @@
 //! `--pages-per-cell` count pages of the largest page size.
 
 use crate::args::{DefOpts, Format, Metric, Opts};
-use crate::cmd::fill::{
-    fill_classes, fill_glyph, fill_grid, fill_scale, print_findings, tree_outcome, Figures,
-};
-use crate::cmd::lsn::{lsn_glyph, LsnFacts};
-use crate::cmd::map::{
-    self, bytes_words, index_slots, owner_classes, owner_grid, MapScale, PageCell, Style,
+use crate::fill_grid::{
+    fill_classes, fill_glyph, fill_grid, fill_scale, print_tree_findings, tree_outcome, Figures,
 };
 use crate::json::Json;
+use crate::lsn_grid::{lsn_glyph, LsnFacts};
+use crate::maps::{
+    self, bytes_words, index_slots, owner_classes, owner_grid, MapScale, PageCell, Style,
+};
 use crate::outcome::Outcome;
 use crate::text::count;
 use ibdscope::analysis::Analysis;
@@ -59,11 +59,11 @@ impl Scales {
         };
         let units = |&(size, n): &(u32, u64)| {
             let r = s.range(opts, size, n);
-            (r.1 - r.0).div_ceil(s.ratio(size))
+            r.1.saturating_sub(r.0).div_ceil(s.ratio(size))
         };
         let unit_pages = opts.map.pages_per_cell.unwrap_or_else(|| {
             (files.iter().map(units))
-                .map(|n| pages_per_cell(n, map::COLUMNS, map::MAX_ROWS))
+                .map(|n| pages_per_cell(n, maps::COLUMNS, maps::MAX_ROWS))
                 .max()
                 .unwrap_or(1)
         });
@@ -73,23 +73,25 @@ impl Scales {
             .unwrap_or(1);
         Scales {
             unit_pages: unit_pages.max(1),
-            columns: cells.clamp(1, u64::from(map::COLUMNS)) as u32,
+            columns: cells.clamp(1, u64::from(maps::COLUMNS)) as u32,
             ..s
         }
     }
 
     /// Pages of `size` bytes in one page of the unit.
     fn ratio(&self, size: u32) -> u64 {
-        u64::from((self.unit / size.max(1)).max(1))
+        u64::from(self.unit.checked_div(size.max(1)).unwrap_or(0).max(1))
     }
 
     /// The pages `from .. end` of a file of `n` pages of `size` bytes that
     /// `--from`/`--to` (in unit pages) name.
     fn range(&self, opts: &Opts, size: u32, n: u64) -> (u64, u64) {
         let r = self.ratio(size);
-        let first = (u64::from(opts.map.from) * r).min(n);
+        let first = u64::from(opts.map.from).saturating_mul(r).min(n);
         let end = (opts.map.to)
-            .map_or(n, |t| ((u64::from(t) + 1) * r).min(n))
+            .map_or(n, |t| {
+                u64::from(t).saturating_add(1).saturating_mul(r).min(n)
+            })
             .max(first);
         (first, end)
     }
@@ -98,11 +100,11 @@ impl Scales {
     fn of(&self, opts: &Opts, ts: &Tablespace<'_>, n: u64) -> MapScale {
         let size = ts.page_size();
         let (first, end) = self.range(opts, size, n);
-        let per_cell = self.unit_pages * self.ratio(size);
+        let per_cell = self.unit_pages.saturating_mul(self.ratio(size));
         let e = ts.format().extent_size();
         MapScale {
             columns: self.columns,
-            ..MapScale::of_range(first, end - first, n, Some(per_cell), size, e)
+            ..MapScale::of_range(first, end.saturating_sub(first), n, Some(per_cell), size, e)
         }
     }
 
@@ -120,7 +122,7 @@ impl Scales {
             .map(|&(size, k)| {
                 format!(
                     "{} of {}",
-                    map::pages_words(k),
+                    maps::pages_words(k),
                     bytes_words(u64::from(size))
                 )
             })
@@ -228,7 +230,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let largest = (analyses.iter().zip(&sizes))
         .max_by_key(|(_, &(size, n))| n.saturating_mul(u64::from(size)));
     if let Some((a, &(size, n))) = largest.filter(|_| sizes.iter().all(past)) {
-        return Ok(worst.max(crate::cmd::map::past_end(
+        return Ok(worst.max(crate::maps::past_end(
             a.path(),
             format_args!("--from {}", opts.map.from),
             n,
@@ -247,9 +249,9 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
         let mut p = picture(opts.metric, &words, &labels, &rows);
         if let (Metric::Lsn, Some(h)) = (opts.metric, p.heat.as_mut()) {
-            crate::cmd::lsn::compare_scale(h, &mut p.notes, opts.lsn_scale);
+            crate::lsn_grid::compare_scale(h, &mut p.notes, opts.lsn_scale);
         }
-        map::write_picture(opts, &p, "compare", &words)
+        crate::out::write_picture(opts, &p, "compare", &words)
     } else {
         (Outcome::Clean, String::new())
     };
@@ -322,13 +324,13 @@ fn file_row(
     if damaged > 0 {
         outcome = outcome.max(Outcome::Findings);
     }
-    print_findings(text_findings, opts, a)?;
+    print_tree_findings(text_findings, opts, a)?;
     let row = Row {
         file: ibdscope::names::path(path).to_string(),
         pages: ts.n_pages(),
         page_size: ts.page_size(),
         figures: Figures::of(trees),
-        findings: map.findings.len() + trees.findings.len(),
+        findings: map.findings.len().saturating_add(trees.findings.len()),
         lsn,
         grid,
         scale,
@@ -354,7 +356,7 @@ fn text_maps(
     let n_slots = labels.len();
     let glyph = |c: Cell| match opts.metric {
         Metric::Extents => {
-            let pc = map::class_cell(c, n_slots);
+            let pc = maps::class_cell(c, n_slots);
             (st.glyph(pc), Some(Style::owner_color(pc)))
         }
         Metric::Fill => fill_glyph(&st, c),
@@ -370,16 +372,19 @@ fn text_maps(
     }
     let columns = rows.iter().map(|r| r.grid.columns).max().unwrap_or(1) as usize;
     let n = rows.len();
-    let side = 11 + n * columns + 2 * (n - 1) <= TERMINAL_COLUMNS;
+    let width = n
+        .saturating_mul(columns)
+        .saturating_add(n.saturating_sub(1).saturating_mul(2));
+    let side = width.saturating_add(11) <= TERMINAL_COLUMNS;
     for (i, r) in rows.iter().enumerate() {
         let tag = if side {
-            format!("{}. ", i + 1)
+            format!("{}. ", i.saturating_add(1))
         } else {
             String::new()
         };
         writeln!(out, "{tag}{}: {}", r.file, r.scale.range_words())?;
         if !side {
-            map::print_grid(out, &st, &r.grid, glyph)?;
+            maps::print_grid(out, &st, &r.grid, glyph)?;
         }
     }
     if side {
@@ -394,8 +399,8 @@ fn text_maps(
                     let (t, color) = glyph(*c);
                     st.paint(out, color, t)?;
                 }
-                if i + 1 < n {
-                    let pad = columns - cells.len() + 2;
+                if i.saturating_add(1) < n {
+                    let pad = columns.saturating_sub(cells.len()).saturating_add(2);
                     write!(out, "{:pad$}", "")?;
                 }
             }
@@ -424,7 +429,7 @@ fn text_key(out: &mut dyn Write, st: &Style, metric: Metric, labels: &[String]) 
             }
             writeln!(out, "index pages by fill in eighths {ramp}")?;
             if !st.color && labels.len() > 1 {
-                writeln!(out, "{}", crate::cmd::map::NO_COLOR_INDEXES)?;
+                writeln!(out, "{}", crate::maps::NO_COLOR_INDEXES)?;
             }
         }
         Metric::Fill => writeln!(out, "index pages by fill in eighths {ramp}")?,
@@ -473,7 +478,7 @@ fn text(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
             r.page_size,
             r.figures.index_pages,
             fill,
-            map::jump_percent(r.figures.steps, r.figures.jumps, 1),
+            maps::jump_percent(r.figures.steps, r.figures.jumps, 1),
             if r.figures.steps == 0 {
                 "-".to_string()
             } else {
@@ -496,7 +501,10 @@ fn json(
     j.obj()?
         .kv_str("metric", metric_word(opts.metric))?
         .kv_num("pages_per_cell", scales.unit_pages)?
-        .kv_num("bytes_per_cell", scales.unit_pages * u64::from(scales.unit))?
+        .kv_num(
+            "bytes_per_cell",
+            scales.unit_pages.saturating_mul(u64::from(scales.unit)),
+        )?
         .key("files")?
         .arr()?;
     for r in rows {
@@ -587,7 +595,7 @@ fn slot_labels(analyses: &[Analysis<'_>], slots: &[Vec<IndexId>], n_slots: usize
                 }
             }
             if names.is_empty() {
-                format!("{} index by id", ordinal(i + 1))
+                format!("{} index by id", ordinal(i.saturating_add(1)))
             } else {
                 let shown: Vec<String> = names
                     .iter()
@@ -627,7 +635,7 @@ fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Pict
                         .any(|r| r.grid.cells.contains(&ibdscope_render::Cell::Class(k)))
                 };
                 // the counts are per file: the legend names the kinds
-                crate::cmd::lsn::lsn_classes([None, None], [shown(0), shown(1)])
+                crate::lsn_grid::lsn_classes([None, None], [shown(0), shown(1)])
             },
             Some(HeatScale {
                 title: "page LSN, old to new within each file (linear)".into(),
@@ -641,7 +649,8 @@ fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Pict
     };
     let title = format!("compare {}: {} files", metric_word(metric), rows.len());
     let mut lines = vec![words.to_string()];
-    if rows.iter().any(|r| r.page_size != rows[0].page_size) {
+    let first_size = rows.first().map(|r| r.page_size);
+    if rows.iter().any(|r| Some(r.page_size) != first_size) {
         lines.push("row labels, --from, --to: pages of the largest page size".into());
     }
     let mut notes = Vec::new();
@@ -658,8 +667,8 @@ fn picture(metric: Metric, words: &str, labels: &[String], rows: &[Row]) -> Pict
     }
     if rows.iter().any(|r| r.scale.pages_per_cell > 1) {
         let vote = match metric {
-            Metric::Lsn => crate::cmd::lsn::VOTE,
-            _ => map::VOTE,
+            Metric::Lsn => crate::lsn_grid::VOTE,
+            _ => maps::VOTE,
         };
         notes.push(format!("a cell of several pages shows {vote}"));
     }

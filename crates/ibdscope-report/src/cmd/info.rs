@@ -190,7 +190,7 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(out, "extent size         {} pages", f.extent_size())?;
     write!(out, "checksum            {}", i.checksum_algorithm())?;
-    let counts = crate::cmd::check::algorithm_counts(s);
+    let counts = crate::findings::algorithm_counts(s);
     if counts.len() > 1 {
         let parts: Vec<String> = counts.iter().map(|(a, c)| format!("{a} {c}")).collect();
         write!(out, " (mixed: {})", parts.join(", "))?;
@@ -199,7 +199,7 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "pages verified      {} valid, {} empty, {} unverifiable, {} with problems",
-        s.valid() - s.empty,
+        s.valid().saturating_sub(s.empty),
         s.empty,
         s.unverifiable.len(),
         s.bad.len()
@@ -224,7 +224,7 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
         "compressed          {}",
         i.compression().unwrap_or_else(|| "no".into())
     )?;
-    crate::cmd::system::text(out, i.ts)?;
+    crate::system::text(out, i.ts)?;
     writeln!(out, "detection")?;
     for e in &i.ts.detection().evidence {
         writeln!(out, "  - {e}")?;
@@ -249,7 +249,7 @@ fn text(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "finding             {} more pages with findings: run `ibdscope check` for each",
-            s.bad.len() - 16
+            s.bad.len().saturating_sub(16)
         )?;
     }
     Ok(())
@@ -297,14 +297,14 @@ fn json(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     j.kv_num("extent_size", f.extent_size())?;
     j.kv_str("checksum_algorithm", i.checksum_algorithm())?;
     j.key("checksum_algorithms")?.obj()?;
-    for (a, c) in crate::cmd::check::algorithm_counts(s) {
+    for (a, c) in crate::findings::algorithm_counts(s) {
         j.kv_num(a, c)?;
     }
     j.end_obj()?;
     j.kv_num("empty_pages", s.empty)?;
     j.kv_num("unverifiable_pages", s.unverifiable.len() as u64)?;
     j.kv_num("damaged_pages", s.bad.len() as u64)?;
-    crate::cmd::findings::verdict_json(&mut j, s)?;
+    crate::findings::verdict_json(&mut j, s)?;
     j.key("lsn_min")?.opt_num(s.lsn_min.map(|l| l.0))?;
     j.key("lsn_max")?.opt_num(s.lsn_max.map(|l| l.0))?;
     j.kv_bool("sdi", i.sdi())?;
@@ -323,7 +323,7 @@ fn json(i: &Info<'_>, path: &Path, out: &mut dyn Write) -> io::Result<()> {
         Some(c) => j.kv_str("compression", &c)?,
         None => j.key("compression")?.null()?,
     };
-    crate::cmd::system::json(&mut j, i.ts)?;
+    crate::system::json(&mut j, i.ts)?;
     j.key("detection")?.arr()?;
     for e in &i.ts.detection().evidence {
         j.display(e)?;

@@ -11,9 +11,8 @@
 //! order into fresh extents has all its links sequential).
 
 use crate::args::{Format, Opts};
-use crate::cmd::findings;
-use crate::cmd::space::{findings_to_stderr, outcome, print_findings};
 use crate::csv;
+use crate::findings;
 use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::analysis::{id_text, Analysis};
@@ -23,7 +22,7 @@ use std::io::{self, Write};
 /// Runs `indexes --levels`.
 pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let trees = a.trees();
-    let outcome = outcome(a, &trees.findings);
+    let outcome = findings::map_outcome(a, &trees.findings);
     match opts.format {
         Format::Json => {
             let mut j = Json::new(out);
@@ -77,11 +76,11 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     )?;
                 }
             }
-            findings_to_stderr(opts, a, &trees.findings)?;
+            findings::map_findings_to_stderr(opts, a, &trees.findings)?;
         }
         _ => {
             text(out, a)?;
-            print_findings(out, opts, a, &trees.findings)?;
+            findings::print_map_findings(out, opts, a, &trees.findings)?;
         }
     }
     Ok(outcome)

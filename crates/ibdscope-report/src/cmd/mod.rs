@@ -1,37 +1,37 @@
 //! One module per command; each `run` writes to a `&mut dyn Write`.
 
-pub mod account;
 pub mod audit;
 pub mod check;
 pub mod compare;
 pub mod diff;
 pub mod fill;
-pub mod findings;
-pub mod hexdump;
+// Their rewrites onto the library API (rows, history) and for speed
+// (records, pages) bring them under the arithmetic and indexing lints.
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod history;
 pub mod info;
-pub mod instance_facts;
 pub mod levels;
 pub mod lsn;
-pub mod map;
 pub mod page;
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod pages;
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod records;
 pub mod restore;
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod rows;
 pub mod schema;
 pub mod sdi;
 pub mod space;
-pub mod system;
 pub mod tables;
 pub mod types;
 
 use crate::args::{Cmd, DefOpts, Format, Opts};
+use crate::findings;
+use crate::open::{key_finding, with_logical, with_space};
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
-use ibdscope_core::{Engine, Tablespace};
 use std::io::{self, Write};
-use std::path::Path;
 
 /// Runs the command in `opts`. A file that changed while it was read
 /// (the host's [`ibdscope::host::Host::changes`]) is reported after the
@@ -238,98 +238,4 @@ fn unreadable_file_findings(a: &Analysis<'_>, outcome: io::Result<Outcome>) -> i
         file_findings_to_stderr(a)?;
     }
     outcome
-}
-
-/// With `--key-file`, whether its keys open this MariaDB encrypted space
-/// ([`ibdscope::logical::key_finding`]): a wrong or missing key is said on
-/// stderr and is a finding.
-pub fn key_finding(path: &Path, ts: &Tablespace<'_>, opts: &Opts) -> Outcome {
-    match ibdscope::logical::key_finding(path, ts, opts.key_file.as_ref()) {
-        Some(d) => {
-            crate::open::say(&[d]);
-            Outcome::Findings
-        }
-        None => Outcome::Clean,
-    }
-}
-
-/// Runs `f` over the space the structure commands read: the logical image
-/// of a page_compressed or (with `keys`) MariaDB encrypted space
-/// ([`ibdscope::logical::expand`], what it had to tell said on stderr),
-/// else `ts` itself, with the summary of `ts`'s stored pages when it was
-/// made with the image (so it is not made again). A damaged compressed
-/// page, or a page that does not decrypt, makes the outcome at least
-/// [`Outcome::Findings`].
-pub fn with_logical(
-    path: &Path,
-    ts: &Tablespace<'_>,
-    engine: &Engine<'_>,
-    keys: Option<&ibdscope_core::crypt::mariadb::KeyFile>,
-    f: impl FnOnce(&Tablespace<'_>, Option<ibdscope_core::Summary>) -> io::Result<Outcome>,
-) -> io::Result<Outcome> {
-    let mut diags = Vec::new();
-    let logical = ibdscope::logical::expand(path, ts, engine, keys, &mut diags);
-    crate::open::say(&diags);
-    let Some(mut l) = logical else {
-        return f(ts, None);
-    };
-    let summary = l.take_summary();
-    let outcome = f(&l.tablespace(ts), summary)?;
-    Ok(if ibdscope::logical::damaged(&l) {
-        outcome.max(Outcome::Findings)
-    } else {
-        outcome
-    })
-}
-
-/// Opens the space `path` names the one way ([`crate::open::space`]: a
-/// file, or the system tablespace named by its first data file, its files
-/// side by side; a file that does not continue the ones before it is
-/// named on stderr, left out, and a finding) and parses it, printing why
-/// not to stderr; `f` gets the space and the engine the command's passes
-/// run on.
-pub fn with_space(
-    path: &Path,
-    opts: &Opts,
-    f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
-) -> io::Result<Outcome> {
-    let input = match crate::open::space(opts, path, opts.threads) {
-        Ok(i) => i,
-        Err(e) => {
-            crate::diag::say!("ibdscope: {e}");
-            return Ok(Outcome::Unreadable);
-        }
-    };
-    for p in &input.problems {
-        crate::diag::say!("ibdscope: {p}");
-    }
-    let ts = match input.tablespace() {
-        Ok(ts) => ts,
-        Err(e) => {
-            crate::diag::say!("ibdscope: {}: {e}", ibdscope::names::path(path));
-            return Ok(Outcome::Unreadable);
-        }
-    };
-    let release = |offset: usize, len: usize| input.release(offset, len);
-    let progress = |done, total| opts.host.progress(ibdscope::host::Unit::Pages, done, total);
-    let engine = if input.is_system() {
-        opts.engine()
-    } else {
-        // The one-pass commands let the scan engine drop each shard's
-        // mappings as it finishes it: RSS stays flat for any file size.
-        // Commands that pass over the file again keep the map whole
-        // (mapping every page again would cost as much as the first).
-        let engine = opts.engine().with_progress(&progress);
-        if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
-            engine.with_release(&release)
-        } else {
-            engine
-        }
-    };
-    let outcome = f(&ts, &engine)?;
-    Ok(if input.problems.is_empty() {
-        outcome
-    } else {
-        outcome.max(Outcome::Findings)
-    })
 }

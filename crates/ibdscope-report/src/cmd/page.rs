@@ -3,11 +3,11 @@
 //! directory, the user and free chains record by record, a one-line byte
 //! map, and the page's findings with their byte offsets.
 
+use crate::account::{Account, OnPage};
 use crate::args::{Format, Opts};
-use crate::cmd::account::{Account, OnPage};
-use crate::cmd::hexdump;
 use crate::cmd::pages::Status;
 use crate::cmd::records::{json_record, Flags, Next, Size};
+use crate::hexdump;
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::text::Link;
@@ -71,12 +71,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
         // The one rule for pages past the end: exit 2.
         let n_pages = u64::from(ts.n_pages());
         let asked = format_args!("page {n}");
-        return Ok(crate::cmd::map::past_end(
-            path,
-            asked,
-            n_pages,
-            ts.page_size(),
-        ));
+        return Ok(crate::maps::past_end(path, asked, n_pages, ts.page_size()));
     };
     // The page's verdict is the summary's: the one every command gives.
     let summary = a.summary();
@@ -299,12 +294,12 @@ impl Page<'_, '_> {
         match self.n.0 {
             sys::FSP_TRX_SYS_PAGE_NO => {
                 if let Some(t) = sys::TrxSys::read(self.bytes) {
-                    crate::cmd::system::trx_sys_text(out, &t)?;
+                    crate::system::trx_sys_text(out, &t)?;
                 }
             }
             sys::FSP_DICT_HDR_PAGE_NO => {
                 if let Some(d) = sys::DictHeader::read(self.bytes) {
-                    crate::cmd::system::dict_text(out, &d)?;
+                    crate::system::dict_text(out, &d)?;
                 }
             }
             _ => {}
@@ -587,7 +582,7 @@ fn text_records(out: &mut dyn Write, v: &IndexView<'_>) -> io::Result<()> {
         if at < ibdscope_core::index::PAGE_DATA {
             break;
         }
-        shown += 1;
+        shown = shown.saturating_add(1);
         let owned = rp
             .record_at(to)
             .map_or("-".to_string(), |r| r.header.n_owned.to_string());
@@ -597,7 +592,7 @@ fn text_records(out: &mut dyn Write, v: &IndexView<'_>) -> io::Result<()> {
         writeln!(
             out,
             "  ({} slots do not fit in the page)",
-            u32::from(n_slots) - shown
+            u32::from(n_slots).saturating_sub(shown)
         )?;
     }
     let mut visited = Visited::new();

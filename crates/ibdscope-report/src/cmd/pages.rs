@@ -36,7 +36,7 @@ impl fmt::Display for Status {
             Verdict::Mismatch => f.write_str("BAD")?,
             Verdict::BadCompressedSize => f.write_str("BAD-size")?,
             Verdict::Unverifiable(why) => {
-                write!(f, "unverifiable-{}", crate::cmd::check::why_word(why))?
+                write!(f, "unverifiable-{}", crate::findings::why_word(why))?
             }
             other => write!(f, "{other}")?,
         }
@@ -431,7 +431,7 @@ impl Rows<'_> {
 }
 
 /// The rows of pages `from..=last` that stand for several pages (holes of
-/// a sparse file in free extents: [`crate::cmd::map::free_zero_pages`]),
+/// a sparse file in free extents: [`crate::maps::free_zero_pages`]),
 /// as (first page, pages), taking rows one after the other as the listing
 /// does.
 fn zero_runs(a: &Analysis<'_>, from: u32, last: u32) -> Vec<(u32, u32)> {
@@ -445,7 +445,7 @@ fn zero_runs(a: &Analysis<'_>, from: u32, last: u32) -> Vec<(u32, u32)> {
             None => break,
             Some((z, _)) if z.0 > n => n = z.0,
             Some(_) => {
-                let run = crate::cmd::map::free_zero_pages(a, u64::from(n), u64::from(end));
+                let run = crate::maps::free_zero_pages(a, u64::from(n), u64::from(end));
                 let run = u32::try_from(run).unwrap_or(u32::MAX);
                 if run > 1 {
                     runs.push((n, run));
@@ -470,12 +470,7 @@ pub fn run(
         // Nothing to list: the one rule for pages past the end.
         let n = u64::from(ts.n_pages());
         let asked = format_args!("--from {from}");
-        return Ok(crate::cmd::map::past_end(
-            a.path(),
-            asked,
-            n,
-            ts.page_size(),
-        ));
+        return Ok(crate::maps::past_end(a.path(), asked, n, ts.page_size()));
     }
     let last = to.unwrap_or(u32::MAX).min(ts.n_pages().saturating_sub(1));
     let end = last.saturating_add(1);

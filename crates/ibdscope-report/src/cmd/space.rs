@@ -2,17 +2,17 @@
 //! terminal map), `segments`, `lists` and `indexes`.
 
 use crate::args::{Format, Opts};
-use crate::cmd::findings;
-use crate::cmd::map::{
+use crate::csv;
+use crate::findings;
+use crate::json::Json;
+use crate::maps::{
     self, eighths, index_slots, owner_class, owner_classes, page_cell, MapScale, PageCell, Style,
     TypesSeen,
 };
-use crate::csv;
-use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::analysis::{id_text, Analysis};
 use ibdscope_core::extents::{FspList, Owner};
-use ibdscope_core::{Finding, IndexId, IndexTree};
+use ibdscope_core::{IndexId, IndexTree};
 use ibdscope_render::{Cell, Grid, Panel, Picture};
 use std::io::{self, Write};
 
@@ -55,20 +55,20 @@ impl CellCounts {
         match c {
             PageCell::Index { slot, .. } | PageCell::Other(Some(slot)) => {
                 if let Some(n) = self.slots.get_mut(slot) {
-                    *n += k;
+                    *n = n.saturating_add(k);
                 }
             }
-            PageCell::System => self.system += k,
-            PageCell::Free => self.free += k,
-            PageCell::Unaccounted => self.unaccounted += k,
-            PageCell::Damaged => self.damaged += k,
-            PageCell::Unverifiable => self.unverifiable += k,
-            PageCell::FreeWithData => self.freed_with_data += k,
-            PageCell::Undo => self.undo += k,
+            PageCell::System => self.system = self.system.saturating_add(k),
+            PageCell::Free => self.free = self.free.saturating_add(k),
+            PageCell::Unaccounted => self.unaccounted = self.unaccounted.saturating_add(k),
+            PageCell::Damaged => self.damaged = self.damaged.saturating_add(k),
+            PageCell::Unverifiable => self.unverifiable = self.unverifiable.saturating_add(k),
+            PageCell::FreeWithData => self.freed_with_data = self.freed_with_data.saturating_add(k),
+            PageCell::Undo => self.undo = self.undo.saturating_add(k),
             PageCell::Other(None) => {}
         }
         if matches!(c, PageCell::Other(_)) {
-            self.other += k;
+            self.other = self.other.saturating_add(k);
         }
     }
 
@@ -91,36 +91,6 @@ impl CellCounts {
     }
 }
 
-/// The space map's pages of no known content: encrypted or compressed
-/// pages whose segments cannot be told.
-pub fn print_unreadable(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
-    for p in &a.map().unreadable {
-        writeln!(
-            out,
-            "{}: page {p}: not readable (encrypted or page-compressed); its segments are unknown",
-            ibdscope::names::path(a.path())
-        )?;
-    }
-    Ok(())
-}
-
-/// The findings of a command over the space map (and `more`, the
-/// B-trees'), after its own output.
-pub fn print_findings(
-    out: &mut dyn Write,
-    opts: &Opts,
-    a: &Analysis<'_>,
-    more: &[Finding],
-) -> io::Result<()> {
-    findings::text(out, a, &[&a.map().findings, more], opts.verbose)?;
-    print_unreadable(out, a)
-}
-
-/// The outcome of a command over the space map (and `more`).
-pub fn outcome(a: &Analysis<'_>, more: &[Finding]) -> Outcome {
-    findings::outcome(a, &[&a.map().findings, more])
-}
-
 /// Writes `{"file", "<key>": [rows], "findings"}` and returns the outcome.
 fn json_rows<T>(
     out: &mut dyn Write,
@@ -138,7 +108,7 @@ fn json_rows<T>(
     findings::json(&mut j, a, &[&a.map().findings])?;
     j.end_obj()?;
     writeln!(out)?;
-    Ok(outcome(a, &[]))
+    Ok(findings::map_outcome(a, &[]))
 }
 
 fn owner_word(o: Owner) -> &'static str {
@@ -160,7 +130,7 @@ struct ExtentsReport {
     counts: CellCounts,
     /// The pages drawn and the cells.
     scale: MapScale,
-    /// The map's grid ([`map::owner_class`] cells), pages per class, page
+    /// The map's grid ([`maps::owner_class`] cells), pages per class, page
     /// types.
     grid: (Grid, Vec<u64>, TypesSeen),
 }
@@ -174,14 +144,19 @@ impl ExtentsReport {
         let n_slots = slots.len();
         let mut counts = CellCounts::new(n_slots);
         let mut grid = scale.builder();
-        let mut classes = vec![0u64; 2 * n_slots + map::CLASSES_AFTER_SLOTS];
+        let mut classes = vec![
+            0u64;
+            n_slots
+                .saturating_mul(2)
+                .saturating_add(maps::CLASSES_AFTER_SLOTS)
+        ];
         let mut types = TypesSeen::default();
-        for (n, run, _, c) in map::cell_runs(a, &slots, &scale) {
+        for (n, run, _, c) in maps::cell_runs(a, &slots, &scale) {
             counts.add(c, run as usize);
             let cell = owner_class(c, n_slots);
             if let Cell::Bar(k, _) | Cell::Class(k) = cell {
                 if let Some(x) = classes.get_mut(usize::from(k)) {
-                    *x += run;
+                    *x = x.saturating_add(run);
                 }
             }
             types.note_page(ts, n as usize);
@@ -205,7 +180,7 @@ fn page_cells<'a>(
     scale: &MapScale,
 ) -> impl Iterator<Item = (usize, Owner, PageCell)> + 'a {
     scale.range().map(move |p| {
-        let o = map::owner_at(a, p);
+        let o = maps::owner_at(a, p);
         (p as usize, o, page_cell(a, slots, p as usize, o))
     })
 }
@@ -213,7 +188,7 @@ fn page_cells<'a>(
 /// `ibdscope extents`.
 pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let n_pages = u64::from(a.map().n_pages());
-    if let Some(o) = map::from_past_end(a.path(), opts, n_pages, a.ts().page_size()) {
+    if let Some(o) = maps::from_past_end(a.path(), opts, n_pages, a.ts().page_size()) {
         return Ok(o);
     }
     let picture_only = opts.out.is_some() && opts.format == Format::Text;
@@ -221,39 +196,26 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     let (wrote, said) = if opts.out.is_some() {
         let p = extents_picture(a, &r);
         let what = ibdscope::names::path(a.path()).to_string();
-        map::write_picture(opts, &p, &what, &r.scale.words())
+        crate::out::write_picture(opts, &p, &what, &r.scale.words())
     } else {
         (Outcome::Clean, String::new())
     };
     if picture_only {
         out.write_all(said.as_bytes())?;
-        print_findings(out, opts, a, &[])?;
-        return Ok(wrote.max(outcome(a, &[])));
+        findings::print_map_findings(out, opts, a, &[])?;
+        return Ok(wrote.max(findings::map_outcome(a, &[])));
     }
     if opts.format == Format::Json {
         extents_json(out, a, &r)?;
-        return Ok(outcome(a, &[]).max(wrote));
+        return Ok(findings::map_outcome(a, &[]).max(wrote));
     }
     if opts.format == Format::Csv {
         extents_csv(out, a, &r.slots, &r.scale)?;
-        findings_to_stderr(opts, a, &[])?;
-        return Ok(outcome(a, &[]).max(wrote));
+        findings::map_findings_to_stderr(opts, a, &[])?;
+        return Ok(findings::map_outcome(a, &[]).max(wrote));
     }
     extents_text(out, opts, a, &r)?;
-    Ok(outcome(a, &[]))
-}
-
-/// The findings of a command over the space map (and `more`) on stderr,
-/// after a CSV document (which has no place for them).
-pub(crate) fn findings_to_stderr(
-    opts: &Opts,
-    a: &Analysis<'_>,
-    more: &[Finding],
-) -> io::Result<()> {
-    let mut buf = Vec::new();
-    print_findings(&mut buf, opts, a, more)?;
-    crate::diag::say_raw!("{}", String::from_utf8_lossy(&buf));
-    Ok(())
+    Ok(findings::map_outcome(a, &[]))
 }
 
 /// `extents --format csv`: one row per page, streamed as the owners are
@@ -335,7 +297,7 @@ fn extents_json(out: &mut dyn Write, a: &Analysis<'_>, r: &ExtentsReport) -> io:
     j.key("map")?.arr()?;
     // A hole of a sparse file in free extents is one entry with its
     // length (`pages`), so the map follows the data, not the size claimed.
-    for (n, run, o, cell) in map::cell_runs(a, &r.slots, &r.scale) {
+    for (n, run, o, cell) in maps::cell_runs(a, &r.slots, &r.scale) {
         j.obj()?.kv_num("page", n)?;
         if run > 1 {
             j.kv_num("pages", run)?;
@@ -398,13 +360,13 @@ fn extents_text(
     )?;
     r.scale.print_header(out)?;
     let n_slots = r.slots.len();
-    map::print_grid(out, &st, &r.grid.0, |c| {
-        let pc = map::class_cell(c, n_slots);
+    maps::print_grid(out, &st, &r.grid.0, |c| {
+        let pc = maps::class_cell(c, n_slots);
         (st.glyph(pc), Some(Style::owner_color(pc)))
     })?;
     writeln!(out)?;
     extents_legend(out, &st, a, r)?;
-    print_findings(out, opts, a, &[])
+    findings::print_map_findings(out, opts, a, &[])
 }
 
 /// The terminal map's legend: pages per index and per class, and how index
@@ -460,7 +422,7 @@ fn extents_legend(
                 " {name:<ww$} {:>8} pages {:>6.1}%",
                 n,
                 n as f64 * 100.0 / total,
-                ww = name_w + 6
+                ww = name_w.saturating_add(6)
             )?;
         }
     }
@@ -473,10 +435,10 @@ fn extents_legend(
             " {:<ww$} {:>8} pages (BLOB/LOB or allocated pages of a segment)",
             "other",
             other,
-            ww = name_w + 6
+            ww = name_w.saturating_add(6)
         )?;
     }
-    if let Some(v) = r.scale.vote_words(map::VOTE) {
+    if let Some(v) = r.scale.vote_words(maps::VOTE) {
         writeln!(out, "{v}")?;
     }
     let legend = if st.ascii {
@@ -486,7 +448,7 @@ fn extents_legend(
     };
     writeln!(out, "index pages are drawn by fill, in eighths: {legend}")?;
     if !st.color && slots.len() > 1 {
-        writeln!(out, "{}", map::NO_COLOR_INDEXES)?;
+        writeln!(out, "{}", maps::NO_COLOR_INDEXES)?;
     }
     Ok(())
 }
@@ -501,11 +463,11 @@ fn extents_picture(a: &Analysis<'_>, r: &ExtentsReport) -> Picture {
         .collect();
     let pages = |c: usize| counts.get(c).copied().unwrap_or(0);
     let classes = owner_classes(&labels, pages, r.scale.pages);
-    let (title, lines) = map::title(path, ts, types, "extents", &r.scale);
+    let (title, lines) = maps::title(path, ts, types, "extents", &r.scale);
     let mut notes = vec![
         "a bar's height is the page's fill (used / usable bytes, from its INDEX header)".into(),
     ];
-    notes.extend(r.scale.vote_words(map::VOTE));
+    notes.extend(r.scale.vote_words(maps::VOTE));
     Picture {
         title,
         lines,
@@ -570,8 +532,8 @@ pub fn segments(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Resul
                 s.not_full_n_used
             )?;
         }
-        findings_to_stderr(opts, a, &[])?;
-        return Ok(outcome(a, &[]));
+        findings::map_findings_to_stderr(opts, a, &[])?;
+        return Ok(findings::map_outcome(a, &[]));
     }
     let w = a.name_width(4);
     writeln!(
@@ -600,8 +562,8 @@ pub fn segments(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Resul
             s.inode.byte
         )?;
     }
-    print_findings(out, opts, a, &[])?;
-    Ok(outcome(a, &[]))
+    findings::print_map_findings(out, opts, a, &[])?;
+    Ok(findings::map_outcome(a, &[]))
 }
 
 fn list_name(l: FspList) -> &'static str {
@@ -649,7 +611,7 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
         findings::json(&mut j, a, &[&map.findings])?;
         j.end_obj()?;
         writeln!(out)?;
-        return Ok(outcome(a, &[]));
+        return Ok(findings::map_outcome(a, &[]));
     }
     for l in &map.lists {
         let unit = if matches!(l.list, FspList::SegInodesFull | FspList::SegInodesFree) {
@@ -672,7 +634,7 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
             }
         )?;
         if l.members.len() > 32 {
-            write!(out, " … (+{})", l.members.len() - 32)?;
+            write!(out, " … (+{})", l.members.len().saturating_sub(32))?;
         }
         writeln!(out)?;
     }
@@ -705,8 +667,8 @@ pub fn lists(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<O
             )?;
         }
     }
-    print_findings(out, opts, a, &[])?;
-    Ok(outcome(a, &[]))
+    findings::print_map_findings(out, opts, a, &[])?;
+    Ok(findings::map_outcome(a, &[]))
 }
 
 /// `ibdscope indexes`: the space map's view of each index (segments,
@@ -717,7 +679,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     let map = a.map();
     let trees = a.trees();
     let tree_of = |id: IndexId| trees.index(id);
-    let outcome = outcome(a, &trees.findings);
+    let outcome = findings::map_outcome(a, &trees.findings);
     if opts.format == Format::Json {
         let mut j = Json::new(out);
         j.obj()?.kv_path("file", path)?.key("indexes")?.arr()?;
@@ -753,7 +715,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     }
     if opts.format == Format::Csv {
         indexes_csv(out, a)?;
-        findings_to_stderr(opts, a, &trees.findings)?;
+        findings::map_findings_to_stderr(opts, a, &trees.findings)?;
         return Ok(outcome);
     }
     let w = a.name_width(4);
@@ -800,7 +762,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             // With fewer than 2 leaves (no step) the order cannot be told.
             t.map_or_else(dash, |t| {
                 let f = t.fragmentation;
-                map::jump_percent(u64::from(f.steps), u64::from(f.jumps), 0)
+                maps::jump_percent(u64::from(f.steps), u64::from(f.jumps), 0)
             }),
             t.filter(|t| t.fragmentation.steps > 0)
                 .map_or_else(dash, |t| format!("{:.1}", t.fragmentation.mean_distance())),
@@ -846,7 +808,7 @@ pub fn indexes(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
             )?;
         }
     }
-    print_findings(out, opts, a, &trees.findings)?;
+    findings::print_map_findings(out, opts, a, &trees.findings)?;
     Ok(outcome)
 }
 
@@ -864,7 +826,8 @@ fn indexes_csv(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
          tree_height,compressed_pages,unreadable_pages,leaf_fill"
     )?;
     for b in 0..ibdscope_core::btree::FILL_BUCKETS {
-        write!(out, ",fill_histogram_{}_{}", b * 10, b * 10 + 10)?;
+        let lo = b.saturating_mul(10);
+        write!(out, ",fill_histogram_{lo}_{}", lo.saturating_add(10))?;
     }
     writeln!(
         out,

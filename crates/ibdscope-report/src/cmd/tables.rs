@@ -85,7 +85,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
             return Ok(Outcome::Unreadable);
         }
     };
-    let first = ibdscope::names::path(&sys.files[0].0);
+    let first = ibdscope::names::path(sys.files.first().map_or(Path::new(arg), |f| f.0.as_path()));
     let ts = match sys.tablespace() {
         Ok(t) => t,
         Err(e) => {

@@ -33,7 +33,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
                     .end_obj()?;
             }
             j.end_arr()?;
-            crate::cmd::findings::verdict_json(&mut j, s)?;
+            crate::findings::verdict_json(&mut j, s)?;
             j.end_obj()?;
             writeln!(out)?;
         }
@@ -75,7 +75,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             )?;
             writeln!(out, "\nregions ({})", s.regions.len())?;
             for r in &s.regions {
-                let len = r.last.0 - r.first.0 + 1;
+                let len = r.last.0.saturating_sub(r.first.0).saturating_add(1);
                 writeln!(
                     out,
                     "  {:>8} .. {:<8} {:>8} pages  {}",
@@ -88,14 +88,14 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             // A damaged page's type field says nothing: its verdict does.
             if !s.bad.is_empty() {
                 writeln!(out)?;
-                crate::cmd::findings::verdict_lines(out, path, s)?;
+                crate::findings::verdict_lines(out, path, s)?;
             }
         }
     }
     if opts.format == Format::Csv && !s.bad.is_empty() {
         // The CSV holds type counts only: the verdicts go to stderr.
         let mut err = Vec::new();
-        crate::cmd::findings::verdict_lines(&mut err, path, s)?;
+        crate::findings::verdict_lines(&mut err, path, s)?;
         crate::diag::say_raw!("{}", String::from_utf8_lossy(&err));
     }
     Ok(if s.is_clean() {

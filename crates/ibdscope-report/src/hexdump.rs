@@ -299,7 +299,7 @@ pub fn text(out: &mut dyn Write, bytes: &[u8], ranges: &[Range]) -> io::Result<(
             r.start,
             r.end,
             r.name,
-            r.end - r.start
+            r.end.saturating_sub(r.start)
         )?;
         let b = bytes.get(r.start..r.end).unwrap_or(&[]);
         if b.len() > 16 && b.iter().all(|&x| x == 0) {
@@ -321,7 +321,7 @@ pub fn text(out: &mut dyn Write, bytes: &[u8], ranges: &[Range]) -> io::Result<(
             writeln!(
                 out,
                 "  {:>5}  {:<47}  |{ascii}|",
-                r.start + 16 * k,
+                r.start.saturating_add(k.saturating_mul(16)),
                 hex.join(" ")
             )?;
         }
@@ -347,7 +347,13 @@ pub fn json(j: &mut Json<'_>, bytes: &[u8], ranges: &[Range]) -> io::Result<()> 
 }
 
 #[cfg(test)]
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 

@@ -127,7 +127,7 @@ pub fn collect(
     if !ibdscope::instance::first_data_file(root, opts.data_files.as_deref()).is_file() {
         return None;
     }
-    let (sys, dict) = match super::restore::open_system(root, opts) {
+    let (sys, dict) = match crate::open::open_system(root, opts) {
         Ok(sys) => {
             // SYS_TABLES alone (name, space, flags2 of each table): not
             // the whole dictionary, which grows with the number of tables.
@@ -228,7 +228,7 @@ fn dblwr_facts(
         let Ok(ts) = input.tablespace() else {
             continue;
         };
-        let r = *rule.get_or_insert_with(|| super::restore::rule_for(redo, &ts));
+        let r = *rule.get_or_insert_with(|| crate::repair::rule_for(redo, &ts));
         let repairs = doublewrite::repairs(&ts, &sys, &dw, r);
         if repairs.is_empty() {
             continue;
@@ -257,7 +257,7 @@ fn dblwr_facts(
     Ok(DblwrFacts {
         dw,
         rule: rule.unwrap_or(match redo {
-            Some(_) => super::restore::rule_for(redo, &sys),
+            Some(_) => crate::repair::rule_for(redo, &sys),
             None => Rule::MySql,
         }),
         files: out,
@@ -332,7 +332,7 @@ pub fn text(f: &InstanceFacts, root: &Path, out: &mut dyn Write) -> io::Result<(
                 d.dw.block1,
                 d.dw.block2,
                 d.dw.slots.iter().filter(|s| s.lsn.0 != 0).count(),
-                super::restore::rule_words(d.rule)
+                crate::repair::rule_words(d.rule)
             )?;
             for fc in &d.files {
                 for (rep, copies) in &fc.pages {
@@ -341,7 +341,7 @@ pub fn text(f: &InstanceFacts, root: &Path, out: &mut dyn Write) -> io::Result<(
                         "    {} page {} ({}, LSN {}): ",
                         shown(&fc.path),
                         rep.page,
-                        super::restore::damage_words(rep),
+                        crate::repair::damage_words(rep),
                         rep.lsn
                     )?;
                     let list: Vec<String> = copies
@@ -360,7 +360,7 @@ pub fn text(f: &InstanceFacts, root: &Path, out: &mut dyn Write) -> io::Result<(
                     }
                     match rep.choice {
                         Ok(s) => writeln!(out, "the server writes slot {}", s.slot)?,
-                        Err(l) => writeln!(out, "left: {}", super::restore::left_words(l))?,
+                        Err(l) => writeln!(out, "left: {}", crate::repair::left_words(l))?,
                     }
                 }
             }
@@ -439,7 +439,7 @@ pub fn json(f: Option<&InstanceFacts>, j: &mut Json<'_>) -> io::Result<()> {
                         .kv_path("file", &fc.path)?
                         .kv_num("space_id", fc.space.0)?
                         .kv_num("page", rep.page.0)?
-                        .kv_str("damage", super::restore::damage_key(rep.damage))?
+                        .kv_str("damage", crate::repair::damage_key(rep.damage))?
                         .kv_bool("lsn_words_differ", rep.lsn_words_differ)?
                         .kv_str("verdict", rep.verdict.word())?
                         .kv_num("lsn", rep.lsn.0)?
@@ -459,7 +459,7 @@ pub fn json(f: Option<&InstanceFacts>, j: &mut Json<'_>) -> io::Result<()> {
                         Err(_) => j.null()?,
                     };
                     if let Err(l) = rep.choice {
-                        j.kv_str("left", &super::restore::left_words(l))?;
+                        j.kv_str("left", &crate::repair::left_words(l))?;
                     }
                     j.end_obj()?;
                 }

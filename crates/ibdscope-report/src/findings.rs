@@ -7,9 +7,11 @@
 //! holds records, normal after deletes), which are printed once per index
 //! and level with a count and the first pages unless `verbose`.
 
+use crate::args::Opts;
 use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
+use ibdscope_core::checksum::Unverifiable;
 use ibdscope_core::extents::{Owner, SpaceProblem};
 use ibdscope_core::summary::BadPage;
 use ibdscope_core::{Finding, FindingKind, IndexId, PageNo};
@@ -231,4 +233,65 @@ pub fn json(j: &mut Json<'_>, a: &Analysis<'_>, own: &[&[Finding]]) -> io::Resul
     }
     j.end_arr()?;
     Ok(())
+}
+
+/// The space map's pages of no known content: encrypted or compressed
+/// pages whose segments cannot be told.
+pub fn print_unreadable(out: &mut dyn Write, a: &Analysis<'_>) -> io::Result<()> {
+    for p in &a.map().unreadable {
+        writeln!(
+            out,
+            "{}: page {p}: not readable (encrypted or page-compressed); its segments are unknown",
+            ibdscope::names::path(a.path())
+        )?;
+    }
+    Ok(())
+}
+
+/// The findings of a command over the space map (and `more`, the
+/// B-trees'), after its own output.
+pub fn print_map_findings(
+    out: &mut dyn Write,
+    opts: &Opts,
+    a: &Analysis<'_>,
+    more: &[Finding],
+) -> io::Result<()> {
+    text(out, a, &[&a.map().findings, more], opts.verbose)?;
+    print_unreadable(out, a)
+}
+
+/// The outcome of a command over the space map (and `more`).
+pub fn map_outcome(a: &Analysis<'_>, more: &[Finding]) -> Outcome {
+    outcome(a, &[&a.map().findings, more])
+}
+
+/// The findings of a command over the space map (and `more`) on stderr,
+/// after a CSV document (which has no place for them).
+pub fn map_findings_to_stderr(opts: &Opts, a: &Analysis<'_>, more: &[Finding]) -> io::Result<()> {
+    let mut buf = Vec::new();
+    print_map_findings(&mut buf, opts, a, more)?;
+    crate::diag::say_raw!("{}", String::from_utf8_lossy(&buf));
+    Ok(())
+}
+
+/// A short word for why a page cannot be verified.
+pub fn why_word(w: Unverifiable) -> &'static str {
+    match w {
+        Unverifiable::Encrypted => "encrypted",
+        Unverifiable::PageCompressed => "page_compressed",
+    }
+}
+
+/// The pages that verify per algorithm name: a ROW_FORMAT=COMPRESSED page
+/// (a doublewrite slot's copy in `ibdata1`) verifies with the zip variant
+/// of an algorithm that has the same name, counted once under it.
+pub fn algorithm_counts(s: &ibdscope_core::Summary) -> Vec<(&'static str, u32)> {
+    let mut out: Vec<(&'static str, u32)> = Vec::new();
+    for (a, c) in &s.algorithms {
+        match out.iter_mut().find(|(n, _)| *n == a.name()) {
+            Some((_, n)) => *n = n.saturating_add(*c),
+            None => out.push((a.name(), *c)),
+        }
+    }
+    out
 }

@@ -18,9 +18,7 @@ use ibdscope_render::color::{
     ansi256_to_rgb, DAMAGED_ANSI, FREE_ANSI, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI, OTHER_RGB,
     SYSTEM_ANSI, UNACCOUNTED_RGB, UNVERIFIABLE_ANSI,
 };
-use ibdscope_render::{
-    pages_per_cell, render, Cell, Class, Grid, GridBuilder, ImageFormat, Picture,
-};
+use ibdscope_render::{pages_per_cell, Cell, Class, Grid, GridBuilder};
 use std::fmt;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
@@ -61,11 +59,11 @@ impl MapScale {
         let m = opts.map;
         let first = u64::from(m.from).min(n_pages);
         let end =
-            m.to.map_or(n_pages, |t| (u64::from(t) + 1).min(n_pages))
+            m.to.map_or(n_pages, |t| u64::from(t).saturating_add(1).min(n_pages))
                 .max(first);
         MapScale::of_range(
             first,
-            end - first,
+            end.saturating_sub(first),
             n_pages,
             m.pages_per_cell,
             ts.page_size(),
@@ -98,12 +96,12 @@ impl MapScale {
 
     /// Whether page `n` is drawn.
     pub fn holds(&self, n: u64) -> bool {
-        n >= self.first && n - self.first < self.pages
+        n >= self.first && n.saturating_sub(self.first) < self.pages
     }
 
     /// The pages drawn.
     pub fn range(&self) -> std::ops::Range<u64> {
-        self.first..self.first + self.pages
+        self.first..self.first.saturating_add(self.pages)
     }
 
     /// An empty grid of this scale to push the pages into.
@@ -129,9 +127,15 @@ impl MapScale {
         let row = self.pages_per_row();
         let e = u64::from(self.extent);
         let extents = if row.is_multiple_of(e) {
-            format!(" = {} of {e} pages", count(row / e, "extent", "extents"))
+            format!(
+                " = {} of {e} pages",
+                count(row.checked_div(e).unwrap_or(0), "extent", "extents")
+            )
         } else if e.is_multiple_of(row) {
-            format!(" = 1/{} extent of {e} pages", e / row)
+            format!(
+                " = 1/{} extent of {e} pages",
+                e.checked_div(row).unwrap_or(0)
+            )
         } else {
             format!("; 1 extent = {e} pages")
         };
@@ -167,7 +171,7 @@ impl MapScale {
         if self.pages == 0 {
             return format!("no page drawn (the map has {})", pages_words(self.of));
         }
-        let last = self.first + self.pages - 1;
+        let last = self.first.saturating_add(self.pages).saturating_sub(1);
         if self.pages == self.of {
             format!("pages {} to {last} (all {})", self.first, self.of)
         } else {
@@ -356,6 +360,12 @@ pub struct Style {
 pub const NO_COLOR_INDEXES: &str =
     "without colour the indexes' pages look alike: --color always tells them apart";
 
+/// The ANSI colour of index slot `slot` (the palette repeats).
+pub fn index_ansi(slot: usize) -> u8 {
+    let i = slot.checked_rem(INDEX_ANSI.len()).unwrap_or(0);
+    INDEX_ANSI.get(i).copied().unwrap_or(SYSTEM_ANSI)
+}
+
 const BLOCKS: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
 const DIGITS: [&str; 9] = [" ", "1", "2", "3", "4", "5", "6", "7", "8"];
 impl Style {
@@ -377,9 +387,9 @@ impl Style {
     pub fn level(&self, e: u8) -> &'static str {
         let i = usize::from(e.min(8));
         if self.ascii {
-            DIGITS[i]
+            DIGITS.get(i).copied().unwrap_or(" ")
         } else {
-            BLOCKS[i]
+            BLOCKS.get(i).copied().unwrap_or(" ")
         }
     }
 
@@ -407,9 +417,7 @@ impl Style {
     pub fn owner_color(c: PageCell) -> u8 {
         match c {
             PageCell::Free => FREE_ANSI,
-            PageCell::Index { slot, .. } | PageCell::Other(Some(slot)) => {
-                INDEX_ANSI[slot % INDEX_ANSI.len()]
-            }
+            PageCell::Index { slot, .. } | PageCell::Other(Some(slot)) => index_ansi(slot),
             PageCell::System | PageCell::Unaccounted | PageCell::Other(None) => SYSTEM_ANSI,
             PageCell::Damaged => DAMAGED_ANSI,
             PageCell::Unverifiable => UNVERIFIABLE_ANSI,
@@ -548,13 +556,14 @@ pub fn class_cell(c: Cell, n_slots: usize) -> PageCell {
         return PageCell::Free;
     };
     let k = usize::from(k);
-    if k < 2 * n_slots {
+    let base = n_slots.saturating_mul(2);
+    if k < base {
         return match c {
             Cell::Bar(_, fill) if k % 2 == 0 => PageCell::Index { slot: k / 2, fill },
             _ => PageCell::Other(Some(k / 2)),
         };
     }
-    match k - 2 * n_slots {
+    match k.saturating_sub(base) {
         0 => PageCell::Free,
         1 => PageCell::System,
         2 => PageCell::Unaccounted,
@@ -571,19 +580,19 @@ pub fn class_cell(c: Cell, n_slots: usize) -> PageCell {
 /// free, system, unaccounted, other pages of no index, damaged, not
 /// verifiable, free pages that still hold records, and undo segment pages.
 pub fn owner_class(c: PageCell, n_slots: usize) -> Cell {
-    let base = 2 * n_slots;
+    let base = n_slots.saturating_mul(2);
     let k = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
     match c {
-        PageCell::Index { slot, fill } => Cell::Bar(k(2 * slot), fill),
-        PageCell::Other(Some(slot)) => Cell::Class(k(2 * slot + 1)),
+        PageCell::Index { slot, fill } => Cell::Bar(k(slot.saturating_mul(2)), fill),
+        PageCell::Other(Some(slot)) => Cell::Class(k(slot.saturating_mul(2).saturating_add(1))),
         PageCell::Free => Cell::Class(k(base)),
-        PageCell::System => Cell::Class(k(base + 1)),
-        PageCell::Unaccounted => Cell::Class(k(base + 2)),
-        PageCell::Other(None) => Cell::Class(k(base + 3)),
-        PageCell::Damaged => Cell::Class(k(base + 4)),
-        PageCell::Unverifiable => Cell::Class(k(base + 5)),
-        PageCell::FreeWithData => Cell::Class(k(base + 6)),
-        PageCell::Undo => Cell::Class(k(base + 7)),
+        PageCell::System => Cell::Class(k(base.saturating_add(1))),
+        PageCell::Unaccounted => Cell::Class(k(base.saturating_add(2))),
+        PageCell::Other(None) => Cell::Class(k(base.saturating_add(3))),
+        PageCell::Damaged => Cell::Class(k(base.saturating_add(4))),
+        PageCell::Unverifiable => Cell::Class(k(base.saturating_add(5))),
+        PageCell::FreeWithData => Cell::Class(k(base.saturating_add(6))),
+        PageCell::Undo => Cell::Class(k(base.saturating_add(7))),
     }
 }
 
@@ -619,7 +628,7 @@ pub fn free_zero_pages(a: &Analysis<'_>, p: u64, end: u64) -> u64 {
     let map = a.map();
     let mut q = p32;
     while q < run_end {
-        let x = q / extent;
+        let x = q.checked_div(extent).unwrap_or(0);
         if !map.extent_free(ts, x) {
             break;
         }
@@ -627,7 +636,7 @@ pub fn free_zero_pages(a: &Analysis<'_>, p: u64, end: u64) -> u64 {
             .saturating_add(1)
             .saturating_mul(extent)
             .min(run_end)
-            .max(q + 1);
+            .max(q.saturating_add(1));
     }
     let marked = |first: u32| {
         let d = a.damaged_pages();
@@ -640,7 +649,7 @@ pub fn free_zero_pages(a: &Analysis<'_>, p: u64, end: u64) -> u64 {
     if q == p32 || marked(p32) {
         return 0;
     }
-    u64::from(q - p32)
+    u64::from(q.saturating_sub(p32))
 }
 
 /// The pages `scale` draws, in page order, as runs `(first page, pages,
@@ -654,7 +663,7 @@ pub fn cell_runs<'a>(
     scale: &MapScale,
 ) -> impl Iterator<Item = (u64, u64, Owner, PageCell)> + 'a {
     let range = scale.range();
-    let total = (range.end - range.start) as usize;
+    let total = range.end.saturating_sub(range.start) as usize;
     let mut p = range.start;
     std::iter::from_fn(move || {
         if p >= range.end {
@@ -663,12 +672,12 @@ pub fn cell_runs<'a>(
         let at = p;
         let k = free_zero_pages(a, p, range.end);
         if k > 1 {
-            p += k;
-            a.progress((p - range.start) as usize, total);
+            p = p.saturating_add(k);
+            a.progress(p.saturating_sub(range.start) as usize, total);
             return Some((at, k, Owner::Free, PageCell::Free));
         }
-        p += 1;
-        a.progress((p - range.start) as usize, total);
+        p = p.saturating_add(1);
+        a.progress(p.saturating_sub(range.start) as usize, total);
         let o = owner_at(a, at);
         Some((at, 1, o, page_cell(a, slots, at as usize, o)))
     })
@@ -686,13 +695,18 @@ pub fn owner_grid(
     let ts = a.ts();
     let mut b = scale.builder();
     let n_slots = n_slots.max(slots.len());
-    let mut counts = vec![0u64; 2 * n_slots + CLASSES_AFTER_SLOTS];
+    let mut counts = vec![
+        0u64;
+        n_slots
+            .saturating_mul(2)
+            .saturating_add(CLASSES_AFTER_SLOTS)
+    ];
     let mut types = TypesSeen::default();
     for (p, k, _, c) in cell_runs(a, slots, scale) {
         let cell = owner_class(c, n_slots);
         if let Cell::Bar(c, _) | Cell::Class(c) = cell {
             if let Some(x) = counts.get_mut(usize::from(c)) {
-                *x += k;
+                *x = x.saturating_add(k);
             }
         }
         types.note_page(ts, p as usize);
@@ -706,10 +720,12 @@ pub fn owner_grid(
 /// shown).
 pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64) -> Vec<Class> {
     let pct = |n: u64| n as f64 * 100.0 / total.max(1) as f64;
-    let mut v = Vec::with_capacity(2 * labels.len() + CLASSES_AFTER_SLOTS);
+    let base = labels.len().saturating_mul(2);
+    let mut v = Vec::with_capacity(base.saturating_add(CLASSES_AFTER_SLOTS));
     for (s, label) in labels.iter().enumerate() {
-        let color = ansi256_to_rgb(INDEX_ANSI[s % INDEX_ANSI.len()]);
-        let (n, m) = (pages(2 * s), pages(2 * s + 1));
+        let color = ansi256_to_rgb(index_ansi(s));
+        let n = pages(s.saturating_mul(2));
+        let m = pages(s.saturating_mul(2).saturating_add(1));
         v.push(Class {
             label: format!("{label}: {} ({:.1}%)", count(n, "page", "pages"), pct(n)),
             color,
@@ -724,7 +740,6 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
             shown: m > 0,
         });
     }
-    let base = 2 * labels.len();
     for (i, (name, color)) in [
         ("free", FREE_RGB),
         ("system", ansi256_to_rgb(SYSTEM_ANSI)),
@@ -747,7 +762,7 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
     .into_iter()
     .enumerate()
     {
-        let n = pages(base + i);
+        let n = pages(base.saturating_add(i));
         v.push(Class {
             label: format!("{name}: {} ({:.1}%)", count(n, "page", "pages"), pct(n)),
             color,
@@ -757,52 +772,14 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
     v
 }
 
-/// Writes `p` to the `--out` file (if any); returns the outcome (exit 2
-/// when the picture cannot be written, with the reason on stderr) and the
-/// line that says what was written, for the text output, with `scale`
-/// (what a cell and a row are).
-pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outcome, String) {
-    let Some((file, format)) = &opts.out else {
-        return (Outcome::Clean, String::new());
-    };
-    let drawn = crate::out::check(file, &crate::out::inputs(opts)).and_then(|()| {
-        crate::out::write_via_temp(file, |tmp| {
-            // The sentence names the file the user asked for and the
-            // system's reason, not the drawing library's error value.
-            render(p, tmp, *format).map_err(|e| {
-                let e = e.to_string();
-                let raw = format!("{}: ", tmp.display());
-                let why = e.strip_prefix(raw.as_str()).unwrap_or(&e);
-                format!(
-                    "cannot write {}: {}",
-                    ibdscope::names::path(file),
-                    ibdscope::names::name(&crate::out::draw_reason(why))
-                )
-            })
-        })
-    });
-    match drawn {
-        Ok(d) => {
-            let line = format!(
-                "{what}: wrote {} ({}, {}×{} px, {scale})\n",
-                ibdscope::names::path(file),
-                match format {
-                    ImageFormat::Png => "PNG",
-                    ImageFormat::Svg => "SVG",
-                },
-                d.width,
-                d.height,
-            );
-            (Outcome::Clean, line)
-        }
-        Err(e) => {
-            crate::diag::say!("ibdscope: {e}");
-            (Outcome::Unreadable, String::new())
-        }
-    }
-}
-
 #[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 
