@@ -418,7 +418,7 @@ const HISTORY: &[&str] = &["mysql56", "mysql56-undo2", "mariadb1011-undo3"];
 const TORN: &[&str] = &["mysql56", "mariadb1011"];
 
 /// The commands that read a datadir (`tables`, `undo`, `history`,
-/// `restore`) on the unpacked datadirs of the fixtures, every format each
+/// `restore`, and `audit` of a datadir) on the unpacked datadirs of the fixtures, every format each
 /// offers, stderr included; the values the servers wrote down checked in
 /// the output too. No corpus file: the corpus holds single files, no
 /// datadir, so these commands do not apply to its MySQL 8.0 files.
@@ -455,6 +455,12 @@ fn datadir_commands_match_their_goldens() {
             &|| Cmd::Undo,
             &[dir.clone()],
             TEXT_JSON_CSV,
+        );
+        go(
+            &format!("history-{name}.audit"),
+            &|| Cmd::Audit,
+            &[dir.clone()],
+            &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
         );
         let d = dir.clone();
         let history = go(
@@ -545,6 +551,41 @@ fn datadir_commands_match_their_goldens() {
     }
     for name in TORN {
         let dir = unpack(&scratch, &format!("dblwr/{name}-torn"));
+        let audit = go(
+            &format!("dblwr-{name}-torn.audit"),
+            &|| Cmd::Audit,
+            &[dir.clone()],
+            &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+        );
+        // The checkpoint the server recovered from, and each planted page
+        // judged as planted: an older copy is torn, garbage is corrupt.
+        let audit = of(&audit, Format::Text);
+        let ckpt = manifest(
+            "dblwr/manifest.tsv",
+            "copy",
+            name,
+            Some("checkpoint_recovery"),
+        );
+        let lsn = &ckpt.first().expect("checkpoint_recovery")["lsn"];
+        assert!(
+            audit.contains(&format!("  checkpoint LSN {lsn} (")),
+            "{name}: checkpoint"
+        );
+        for r in manifest("dblwr/manifest.tsv", "copy", name, Some("planted")) {
+            let word = match r["value"].as_str() {
+                "old" => "torn",
+                "garbage" => "corrupt",
+                v => panic!("{name}: planted {v}?"),
+            };
+            let head = format!("page {} at byte offset ", r["page"]);
+            assert!(
+                audit.lines().any(
+                    |l| l.trim_start().starts_with(&head) && l.contains(&format!(": {word}: "))
+                ),
+                "{name}: audit does not call page {} {word}",
+                r["page"]
+            );
+        }
         let d = dir.clone();
         let out = scratch.join(format!("{name}-restored.ibd"));
         let restore = go(
