@@ -447,19 +447,19 @@ fn datadir_commands_match_their_goldens() {
         let tables = go(
             &format!("history-{name}.tables"),
             &|| Cmd::Tables,
-            &[dir.clone()],
+            std::slice::from_ref(&dir),
             TEXT_JSON_CSV,
         );
         let undo = go(
             &format!("history-{name}.undo"),
             &|| Cmd::Undo,
-            &[dir.clone()],
+            std::slice::from_ref(&dir),
             TEXT_JSON_CSV,
         );
         go(
             &format!("history-{name}.audit"),
             &|| Cmd::Audit,
-            &[dir.clone()],
+            std::slice::from_ref(&dir),
             &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
         );
         let d = dir.clone();
@@ -554,7 +554,7 @@ fn datadir_commands_match_their_goldens() {
         let audit = go(
             &format!("dblwr-{name}-torn.audit"),
             &|| Cmd::Audit,
-            &[dir.clone()],
+            std::slice::from_ref(&dir),
             &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
         );
         // The checkpoint the server recovered from, and each planted page
