@@ -362,6 +362,15 @@ fn scratch() -> PathBuf {
     dir.canonicalize().expect("scratch dir")
 }
 
+/// A folder removed when dropped.
+struct Remove(PathBuf);
+
+impl Drop for Remove {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// `fixtures/<archive>.tar.gz` (a whole datadir: gzip around raw DEFLATE,
 /// a ustar archive) unpacked into `scratch/<archive with - for />`.
 fn unpack(scratch: &Path, archive: &str) -> PathBuf {
@@ -427,6 +436,8 @@ fn datadir_commands_match_their_goldens() {
     let update = std::env::var_os("IBDSCOPE_UPDATE_GOLDEN").is_some();
     let expected = ibdscope_testkit::fixtures().join("expected");
     let scratch = scratch();
+    // Removed at the end, pass or fail (the datadirs are ~150 MB).
+    let _gone = Remove(scratch.clone());
     let mut tally = Tally::default();
     let mut go = |name: &str, cmd: &dyn Fn() -> Cmd, files: &[PathBuf], formats: &[Format]| {
         formats
