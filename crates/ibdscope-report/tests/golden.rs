@@ -219,6 +219,26 @@ fn cases(corpus: bool) -> Vec<Case> {
             formats: &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
         });
     }
+    // Two MySQL 8.4 files of the corpus side by side (one has an SDI
+    // index the other's legend names too).
+    if corpus {
+        let pair = [
+            "../shared/corpus/mysql-8.4/sakila_mysql8403_film.ibd",
+            "../shared/corpus/mysql-8.4/ibdninja_mysql848_multi_page.ibd",
+        ];
+        out.push(Case {
+            name: "mysql-8.4__film-multi_page.compare".into(),
+            cmd: || Cmd::Compare,
+            files: pair.to_vec(),
+            formats: TEXT_JSON_CSV,
+        });
+        out.push(Case {
+            name: "mysql-8.4__film-multi_page.check".into(),
+            cmd: || Cmd::Check,
+            files: pair.to_vec(),
+            formats: &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+        });
+    }
     for file in [
         "fixtures/mysql56/secondary.ibd",
         "fixtures/mariadb1011-4k/secondary.ibd",
