@@ -2408,9 +2408,7 @@ mod real_files {
 
     #[test]
     fn fixture_pages_match_innodb_buffer_page() {
-        let Some(dir) = Some(ibdscope_testkit::fixtures()) else {
-            return;
-        };
+        let dir = ibdscope_testkit::fixtures();
         let mut by_file: BTreeMap<String, Vec<BTreeMap<String, String>>> = BTreeMap::new();
         for row in tsv(&dir.join("pages.tsv")) {
             by_file.entry(row["path"].clone()).or_default().push(row);
@@ -2482,9 +2480,7 @@ mod real_files {
 
     #[test]
     fn mutated_fixture_trees_never_panic() {
-        let Some(dir) = Some(ibdscope_testkit::fixtures()) else {
-            return;
-        };
+        let dir = ibdscope_testkit::fixtures();
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         let mut rnd = move || {
             x ^= x << 13;
@@ -2550,9 +2546,7 @@ mod real_files {
 
     #[test]
     fn fixture_trees_hold_every_row() {
-        let Some(dir) = Some(ibdscope_testkit::fixtures()) else {
-            return;
-        };
+        let dir = ibdscope_testkit::fixtures();
         let rows: BTreeMap<String, u64> = tsv(&dir.join("manifest.tsv"))
             .into_iter()
             .map(|r| (r["path"].clone(), r["rows"].parse().unwrap()))

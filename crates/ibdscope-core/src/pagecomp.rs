@@ -603,17 +603,12 @@ mod tests {
 
     const FIXTURES: [&str; 2] = ["mariadb1011/pagecomp.ibd", "mariadb1011-crc32/pagecomp.ibd"];
 
-    fn read(rel: &str) -> Option<Vec<u8>> {
+    /// A committed fixture: missing is a failure, not a skip.
+    fn read(rel: &str) -> Vec<u8> {
         let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../fixtures")
             .join(rel);
-        match std::fs::read(&p) {
-            Ok(d) => Some(d),
-            Err(_) => {
-                eprintln!("skipping: {} not found", p.display());
-                None
-            }
-        }
+        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
     }
 
     /// pages.tsv: the page types INNODB_BUFFER_PAGE showed (decompressed).
@@ -629,7 +624,7 @@ mod tests {
     #[test]
     fn every_compressed_fixture_page_decompresses_with_its_header() {
         for rel in FIXTURES {
-            let Some(data) = read(rel) else { return };
+            let data = read(rel);
             let ts = Tablespace::new(&data).unwrap();
             assert!(applies(&ts), "{rel}");
             let layout = Layout::of(&ts);
@@ -707,7 +702,7 @@ mod tests {
     #[test]
     fn expansion_is_the_same_at_every_thread_count() {
         for rel in FIXTURES {
-            let Some(data) = read(rel) else { return };
+            let data = read(rel);
             let ts = Tablespace::new(&data).unwrap();
             let one = expand(&ts, &Engine::default());
             for threads in [2, 3, 7] {
@@ -726,7 +721,7 @@ mod tests {
     #[test]
     fn damage_is_reported_with_offsets_and_keeps_the_physical_page() {
         for rel in FIXTURES {
-            let Some(clean) = read(rel) else { return };
+            let clean = read(rel);
             let ts = Tablespace::new(&clean).unwrap();
             let layout = Layout::of(&ts);
             let mut out = Vec::new();
@@ -804,7 +799,7 @@ mod tests {
     fn every_provider_fixture_page_decompresses() {
         let mut scratch = Scratch::new();
         for (rel, algorithm) in PROVIDERS {
-            let Some(data) = read(rel) else { return };
+            let data = read(rel);
             let ts = Tablespace::new(&data).unwrap();
             assert!(applies(&ts), "{rel}");
             let layout = Layout::of(&ts);
@@ -917,7 +912,7 @@ mod tests {
     fn provider_damage_is_an_error_with_an_offset_in_the_payload() {
         let mut scratch = Scratch::new();
         for (rel, algorithm) in PROVIDERS {
-            let Some(clean) = read(rel) else { return };
+            let clean = read(rel);
             let ts = Tablespace::new(&clean).unwrap();
             let layout = Layout::of(&ts);
             let mut out = Vec::new();
@@ -981,9 +976,7 @@ mod tests {
 
     #[test]
     fn unknown_algorithms_are_named_not_guessed() {
-        let Some(clean) = read("mariadb1011-crc32/pagecomp.ibd") else {
-            return;
-        };
+        let clean = read("mariadb1011-crc32/pagecomp.ibd");
         let page = &clean[5 * 16384..6 * 16384];
         let mut out = Vec::new();
         // A zlib page relabelled with another algorithm: that decoder's
@@ -1014,9 +1007,7 @@ mod tests {
         let e = decompress(&p, Layout::Classic, &mut out).unwrap_err();
         assert_eq!(e.kind, PageCompErrorKind::AlgorithmField);
         // full_crc32: the algorithm is the flags'.
-        let Some(fc) = read("mariadb1011/pagecomp.ibd") else {
-            return;
-        };
+        let fc = read("mariadb1011/pagecomp.ibd");
         let page = &fc[5 * 16384..6 * 16384];
         let e = decompress(page, Layout::FullCrc32 { algorithm: 2 }, &mut out).unwrap_err();
         assert!(

@@ -2585,9 +2585,7 @@ pub(crate) mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../../fixtures/mysql56/rf_redundant.ibd"
         );
-        let Ok(data) = std::fs::read(path) else {
-            return;
-        };
+        let data = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let ts = Tablespace::new(&data).unwrap();
         let p = RecPage::of(&ts, PageNo(3)).unwrap();
         assert_eq!(p.format(), RecFormat::Redundant);

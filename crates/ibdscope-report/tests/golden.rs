@@ -4,9 +4,13 @@
 //! change of output, regenerate with `IBDSCOPE_UPDATE_GOLDEN=1 cargo test
 //! -p ibdscope-report --test golden` and review the diff.
 //!
-//! One test function: it runs from the workspace root so that the file
-//! names the outputs print are the same relative names as on a command
-//! line there.
+//! The single-file and two-file commands run from the workspace root so
+//! that the file names the outputs print are the same relative names as on
+//! a command line there. The commands that read a whole datadir (`tables`,
+//! `undo`, `history`, `restore`) run on the fixtures' datadir archives
+//! unpacked into a scratch folder, whose path the goldens write
+//! `<scratch>`; their goldens hold stderr too, and the values the servers
+//! wrote down (`fixtures/history`, `fixtures/dblwr`) are checked in them.
 #![allow(
     clippy::disallowed_macros, // Tests print what they skipped.
     clippy::arithmetic_side_effects,
@@ -16,10 +20,12 @@
     clippy::panic
 )]
 
-use ibdscope_report::args::{Cmd, Color, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
+use ibdscope_report::args::{
+    Cmd, Color, DefOpts, Format, HistoryOpts, Opts, RecordsOpts, RestoreOpts, RowsOpts,
+};
 use ibdscope_report::host::ReadHost;
 use ibdscope_report::run;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Files every single-file command runs on (the corpus file only when the
@@ -176,31 +182,70 @@ fn cases(corpus: bool) -> Vec<Case> {
         files: vec!["fixtures/mysql56/one_row.ibd"],
         formats: &[Format::Jsonl, Format::Tsv, Format::Sql],
     });
-    let pair = vec![
-        "fixtures/mysql56/ai_int.ibd",
-        "fixtures/mysql56/uuid_char36.ibd",
-    ];
-    out.push(Case {
-        name: "mysql56__ai_int-uuid_char36.compare".into(),
-        cmd: || Cmd::Compare,
-        files: pair.clone(),
-        formats: TEXT_JSON_CSV,
-    });
-    out.push(Case {
-        name: "mysql56__dml-deleted_marked.diff".into(),
-        cmd: || Cmd::Diff,
-        files: vec![
-            "fixtures/mysql56/dml.ibd",
-            "fixtures/mysql56/deleted_marked.ibd",
-        ],
-        formats: &[Format::Text, Format::Json, Format::Csv],
-    });
-    out.push(Case {
-        name: "mysql56__ai_int-uuid_char36.check".into(),
-        cmd: || Cmd::Check,
-        files: pair,
-        formats: &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
-    });
+    // The two-file commands, on MySQL 5.6 and on MariaDB.
+    for (server, pair, diff) in [
+        (
+            "mysql56",
+            [
+                "fixtures/mysql56/ai_int.ibd",
+                "fixtures/mysql56/uuid_char36.ibd",
+            ],
+            [
+                "fixtures/mysql56/dml.ibd",
+                "fixtures/mysql56/deleted_marked.ibd",
+            ],
+        ),
+        (
+            "mariadb1011",
+            [
+                "fixtures/mariadb1011/ai_int.ibd",
+                "fixtures/mariadb1011/uuid_char36.ibd",
+            ],
+            [
+                "fixtures/mariadb1011/dml.ibd",
+                "fixtures/mariadb1011/deleted_marked.ibd",
+            ],
+        ),
+    ] {
+        out.push(Case {
+            name: format!("{server}__ai_int-uuid_char36.compare"),
+            cmd: || Cmd::Compare,
+            files: pair.to_vec(),
+            formats: TEXT_JSON_CSV,
+        });
+        out.push(Case {
+            name: format!("{server}__dml-deleted_marked.diff"),
+            cmd: || Cmd::Diff,
+            files: diff.to_vec(),
+            formats: &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+        });
+        out.push(Case {
+            name: format!("{server}__ai_int-uuid_char36.check"),
+            cmd: || Cmd::Check,
+            files: pair.to_vec(),
+            formats: &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+        });
+    }
+    // Two MySQL 8.4 files of the corpus side by side (one has an SDI
+    // index the other's legend names too).
+    if corpus {
+        let pair = [
+            "../shared/corpus/mysql-8.4/sakila_mysql8403_film.ibd",
+            "../shared/corpus/mysql-8.4/ibdninja_mysql848_multi_page.ibd",
+        ];
+        out.push(Case {
+            name: "mysql-8.4__film-multi_page.compare".into(),
+            cmd: || Cmd::Compare,
+            files: pair.to_vec(),
+            formats: TEXT_JSON_CSV,
+        });
+        out.push(Case {
+            name: "mysql-8.4__film-multi_page.check".into(),
+            cmd: || Cmd::Check,
+            files: pair.to_vec(),
+            formats: &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+        });
+    }
     for file in [
         "fixtures/mysql56/secondary.ibd",
         "fixtures/mariadb1011-4k/secondary.ibd",
@@ -248,7 +293,7 @@ fn every_command_and_format_matches_its_golden() {
     let corpus = ibdscope_testkit::corpus().is_some();
     let update = std::env::var_os("IBDSCOPE_UPDATE_GOLDEN").is_some();
     let expected = root.join("fixtures/expected");
-    let (mut compared, mut mismatches, mut missing) = (0, Vec::new(), Vec::new());
+    let mut tally = Tally::default();
     for case in cases(corpus) {
         for &format in case.formats {
             let mut o = opts((case.cmd)(), &case.files, format);
@@ -257,36 +302,406 @@ fn every_command_and_format_matches_its_golden() {
             }
             o.levels = case.name.ends_with("indexes-levels");
             o.hex = case.name.contains(".page-hex");
-            let mut out = Vec::new();
-            let outcome = run(&o, &mut out).expect("writing to a Vec");
             let golden = expected.join(format!("{}.{}", case.name, ext(format)));
-            // The exit status is part of the output.
-            out.extend_from_slice(format!("-- exit {}\n", outcome as u8).as_bytes());
-            if update {
-                std::fs::write(&golden, &out).expect("write golden");
-                continue;
-            }
-            match std::fs::read(&golden) {
-                Ok(want) if want == out => {}
-                Ok(_) => mismatches.push(golden.display().to_string()),
-                Err(_) => missing.push(golden.display().to_string()),
-            }
-            compared += 1;
+            check(&o, &golden, None, false, update, &mut tally);
         }
     }
-    eprintln!("golden: {compared} outputs compared");
-    assert!(
-        missing.is_empty(),
-        "goldens missing (IBDSCOPE_UPDATE_GOLDEN=1 makes them): {missing:#?}"
-    );
-    assert!(
-        mismatches.is_empty(),
-        "output differs from: {mismatches:#?}"
-    );
-    assert!(
-        update || compared >= 200,
-        "only {compared} outputs compared"
-    );
+    tally.finish(update, 200);
+}
+
+/// What the goldens compared, and where they differ.
+#[derive(Default)]
+struct Tally {
+    compared: usize,
+    mismatches: Vec<String>,
+    missing: Vec<String>,
+}
+
+impl Tally {
+    fn finish(&self, update: bool, at_least: usize) {
+        let Tally {
+            compared,
+            mismatches,
+            missing,
+        } = self;
+        eprintln!("golden: {compared} outputs compared");
+        assert!(
+            missing.is_empty(),
+            "goldens missing (IBDSCOPE_UPDATE_GOLDEN=1 makes them): {missing:#?}"
+        );
+        assert!(
+            mismatches.is_empty(),
+            "output differs from: {mismatches:#?}"
+        );
+        assert!(
+            update || *compared >= at_least,
+            "only {compared} outputs compared"
+        );
+    }
+}
+
+/// Runs `o` and compares its output with `golden` (or writes it there
+/// when updating); returns the output as compared. The exit status is part
+/// of the output; with `stderr`, so are the lines said on stderr. With
+/// `scratch`, that folder's path is written `<scratch>` (it differs from
+/// run to run) and runs of spaces two spaces (the padding of columns as
+/// wide as that path).
+fn check(
+    o: &Opts,
+    golden: &Path,
+    scratch: Option<&Path>,
+    stderr: bool,
+    update: bool,
+    tally: &mut Tally,
+) -> String {
+    let mut out = Vec::new();
+    let (outcome, said) = ibdscope_report::diag::capture(|| run(o, &mut out));
+    let outcome = outcome.expect("writing to a Vec");
+    out.extend_from_slice(format!("-- exit {}\n", outcome as u8).as_bytes());
+    if stderr {
+        out.extend_from_slice(b"-- stderr\n");
+        for line in said {
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+    }
+    let mut text = String::from_utf8(out).expect("outputs are UTF-8");
+    if let Some(dir) = scratch {
+        text = text.replace(dir.to_str().expect("UTF-8 scratch path"), "<scratch>");
+        // Columns padded to the width of a path are as wide as this run's
+        // scratch path: a run of spaces is written as two.
+        text = squeeze_spaces(&text);
+    }
+    if update {
+        std::fs::write(golden, &text).expect("write golden");
+        return text;
+    }
+    match std::fs::read(golden) {
+        Ok(want) if want == text.as_bytes() => {}
+        Ok(_) => tally.mismatches.push(golden.display().to_string()),
+        Err(_) => tally.missing.push(golden.display().to_string()),
+    }
+    tally.compared += 1;
+    text
+}
+
+/// `text` with every run of two or more spaces made two spaces.
+fn squeeze_spaces(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = 0;
+    for c in text.chars() {
+        if c == ' ' {
+            run += 1;
+            if run <= 2 {
+                out.push(c);
+            }
+        } else {
+            run = 0;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The scratch folder of this run: the datadir archives unpacked, and the
+/// files `restore` writes.
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ibdscope-golden-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.canonicalize().expect("scratch dir")
+}
+
+/// A folder removed when dropped.
+struct Remove(PathBuf);
+
+impl Drop for Remove {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `fixtures/<archive>.tar.gz` (a whole datadir: gzip around raw DEFLATE,
+/// a ustar archive) unpacked into `scratch/<archive with - for />`.
+fn unpack(scratch: &Path, archive: &str) -> PathBuf {
+    let gz = std::fs::read(ibdscope_testkit::fixtures().join(format!("{archive}.tar.gz")))
+        .unwrap_or_else(|e| panic!("fixtures/{archive}.tar.gz: {e}"));
+    let mut tar = Vec::new();
+    ibdscope_codec::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
+        .expect("inflate");
+    let dir = scratch.join(archive.replace('/', "-"));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (path, bytes) in ibdscope_testkit::tar_members(&tar) {
+        let out = dir.join(&path);
+        std::fs::create_dir_all(out.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&out, bytes).expect("write");
+    }
+    dir
+}
+
+type Row = std::collections::BTreeMap<String, String>;
+
+/// The rows of a fixture manifest (`fixtures/<rel>`) whose column `key`
+/// is `value` (`fact` too when given).
+fn manifest(rel: &str, key: &str, value: &str, fact: Option<&str>) -> Vec<Row> {
+    ibdscope_testkit::tsv(&ibdscope_testkit::fixtures().join(rel))
+        .into_iter()
+        .filter(|r| r.get(key).is_some_and(|v| v == value))
+        .filter(|r| fact.is_none_or(|f| r.get("fact").is_some_and(|v| v == f)))
+        .collect()
+}
+
+/// The output of `format` among `outs`.
+fn of(outs: &[(Format, String)], format: Format) -> &str {
+    outs.iter()
+        .find(|(f, _)| *f == format)
+        .map(|(_, t)| t.as_str())
+        .expect("format run")
+}
+
+/// The CSV lines of an output (before its `-- exit` line), header left
+/// out.
+fn csv_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .take_while(|l| !l.starts_with("-- exit"))
+        .skip(1)
+        .collect()
+}
+
+/// The datadirs of `fixtures/history` (undo logs of committed
+/// transactions kept by a consistent snapshot) and `fixtures/instance`.
+const HISTORY: &[&str] = &["mysql56", "mysql56-undo2", "mariadb1011-undo3"];
+
+/// The torn copies of `fixtures/dblwr` (pages of `fx/t.ibd` torn, their
+/// doublewrite copies good).
+const TORN: &[&str] = &["mysql56", "mariadb1011"];
+
+/// The commands that read a datadir (`tables`, `undo`, `history`,
+/// `restore`, and `audit` of a datadir) on the unpacked datadirs of the fixtures, every format each
+/// offers, stderr included; the values the servers wrote down checked in
+/// the output too. No corpus file: the corpus holds single files, no
+/// datadir, so these commands do not apply to its MySQL 8.0 files.
+#[test]
+fn datadir_commands_match_their_goldens() {
+    let update = std::env::var_os("IBDSCOPE_UPDATE_GOLDEN").is_some();
+    let expected = ibdscope_testkit::fixtures().join("expected");
+    let scratch = scratch();
+    // Removed at the end, pass or fail (the datadirs are ~150 MB).
+    let _gone = Remove(scratch.clone());
+    let mut tally = Tally::default();
+    let mut go = |name: &str, cmd: &dyn Fn() -> Cmd, files: &[PathBuf], formats: &[Format]| {
+        formats
+            .iter()
+            .map(|&format| {
+                let o = Opts {
+                    threads: 2,
+                    ..Opts::new(cmd(), files.to_vec(), format, Arc::new(ReadHost))
+                };
+                let golden = expected.join(format!("{name}.{}", ext(format)));
+                let text = check(&o, &golden, Some(&scratch), true, update, &mut tally);
+                (format, text)
+            })
+            .collect::<Vec<_>>()
+    };
+    for name in HISTORY {
+        let dir = unpack(&scratch, &format!("history/{name}"));
+        let tables = go(
+            &format!("history-{name}.tables"),
+            &|| Cmd::Tables,
+            std::slice::from_ref(&dir),
+            TEXT_JSON_CSV,
+        );
+        let undo = go(
+            &format!("history-{name}.undo"),
+            &|| Cmd::Undo,
+            std::slice::from_ref(&dir),
+            TEXT_JSON_CSV,
+        );
+        go(
+            &format!("history-{name}.audit"),
+            &|| Cmd::Audit,
+            std::slice::from_ref(&dir),
+            &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+        );
+        let d = dir.clone();
+        let history = go(
+            &format!("history-{name}__h.ibd.history"),
+            &|| {
+                Cmd::History(HistoryOpts {
+                    datadir: Some(d.clone()),
+                    ..HistoryOpts::default()
+                })
+            },
+            &[dir.join("fx/h.ibd")],
+            TEXT_JSON_CSV,
+        );
+        // What the server wrote down. The undo logs to purge: the server's
+        // History list length (SHOW ENGINE INNODB STATUS).
+        let hll = &manifest(
+            "history/facts.tsv",
+            "datadir",
+            name,
+            Some("history_list_length"),
+        );
+        let hll = &hll.first().expect("history_list_length")["value"];
+        assert!(
+            of(&undo, Format::Json).contains(&format!("\"to_purge\":{hll},")),
+            "{name}: undo to purge is not the History list length {hll}"
+        );
+        assert!(
+            of(&undo, Format::Text).contains(&format!("{hll} undo logs to purge")),
+            "{name}: undo to purge is not the History list length {hll}"
+        );
+        // Every table of SYS_TABLES as the server listed it (where the
+        // fixture lists them), and no other.
+        let sys = manifest("history/sys_tables.tsv", "datadir", name, None);
+        if !sys.is_empty() {
+            let mut want: Vec<String> = sys
+                .iter()
+                .map(|r| {
+                    let f = |k: &str| r[k].as_str();
+                    let row_format = f("row_format");
+                    let fields = [
+                        f("name"),
+                        f("table_id"),
+                        f("space"),
+                        f("flag"),
+                        f("n_cols"),
+                        row_format,
+                    ];
+                    fields.join(",")
+                })
+                .collect();
+            let mut got: Vec<String> = csv_lines(of(&tables, Format::Csv))
+                .iter()
+                .map(|l| l.split(',').take(6).collect::<Vec<_>>().join(","))
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{name}: tables against sys_tables.tsv");
+        }
+        // Every version of every row, as the script wrote them with the
+        // transaction ids the server gave (history.tsv).
+        let mut want: Vec<String> = manifest("history/history.tsv", "datadir", name, None)
+            .iter()
+            .map(|r| {
+                let f = |k: &str| r[k].as_str();
+                [
+                    f("id"),
+                    f("version"),
+                    f("trx_id"),
+                    f("deleted"),
+                    f("name"),
+                    f("n"),
+                ]
+                .join(",")
+            })
+            .collect();
+        assert!(!want.is_empty(), "{name}: no row in history/history.tsv");
+        // key,version,trx_id,deleted,undo_page,undo_offset,id,name,n
+        let mut got: Vec<String> = csv_lines(of(&history, Format::Csv))
+            .iter()
+            .map(|l| {
+                let c: Vec<&str> = l.split(',').collect();
+                [c[0], c[1], c[2], c[3], c[7], c[8]].join(",")
+            })
+            .collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{name}: history against history.tsv");
+    }
+    for name in TORN {
+        let dir = unpack(&scratch, &format!("dblwr/{name}-torn"));
+        let audit = go(
+            &format!("dblwr-{name}-torn.audit"),
+            &|| Cmd::Audit,
+            std::slice::from_ref(&dir),
+            &[Format::Text, Format::Json, Format::Jsonl, Format::Csv],
+        );
+        // The checkpoint the server recovered from, and each planted page
+        // judged as planted: an older copy is torn, garbage is corrupt.
+        let audit = of(&audit, Format::Text);
+        let ckpt = manifest(
+            "dblwr/manifest.tsv",
+            "copy",
+            name,
+            Some("checkpoint_recovery"),
+        );
+        let lsn = &ckpt.first().expect("checkpoint_recovery")["lsn"];
+        assert!(
+            audit.contains(&format!("  checkpoint LSN {lsn} (")),
+            "{name}: checkpoint"
+        );
+        for r in manifest("dblwr/manifest.tsv", "copy", name, Some("planted")) {
+            let word = match r["value"].as_str() {
+                "old" => "torn",
+                "garbage" => "corrupt",
+                v => panic!("{name}: planted {v}?"),
+            };
+            let head = format!("page {} at byte offset ", r["page"]);
+            assert!(
+                audit.lines().any(
+                    |l| l.trim_start().starts_with(&head) && l.contains(&format!(": {word}: "))
+                ),
+                "{name}: audit does not call page {} {word}",
+                r["page"]
+            );
+        }
+        let d = dir.clone();
+        let out = scratch.join(format!("{name}-restored.ibd"));
+        let restore = go(
+            &format!("dblwr-{name}-torn__t.ibd.restore"),
+            &|| {
+                Cmd::Restore(RestoreOpts {
+                    datadir: Some(d.clone()),
+                    out: out.clone(),
+                    force: true,
+                })
+            },
+            &[dir.join("fx/t.ibd")],
+            TEXT_JSON,
+        );
+        // The pages planted torn or garbage, each restored from the slot
+        // and with the LSN the fixture planted (manifest.tsv); MariaDB's
+        // rule starts at the checkpoint the server recovered from.
+        let text = of(&restore, Format::Text);
+        let planted = manifest("dblwr/manifest.tsv", "copy", name, Some("planted"));
+        assert!(
+            !planted.is_empty(),
+            "{name}: nothing planted in dblwr/manifest.tsv"
+        );
+        for r in &planted {
+            let page: u64 = r["page"].parse().expect("page");
+            let head = format!("page {page} at byte offset {}: ", page * 16384);
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&head))
+                .unwrap_or_else(|| panic!("{name}: restore does not list page {page}"));
+            let (slot, lsn) = (&r["slot"], &r["lsn"]);
+            assert!(
+                line.contains(&format!("(LSN {lsn}): restored from slot {slot} (page "))
+                    && line.ends_with(&format!(" of the system tablespace, LSN {lsn})")),
+                "{name}: {line} (planted: slot {slot}, LSN {lsn})"
+            );
+        }
+        assert!(text.contains(&format!(
+            "{} pages restored, 0 pages left damaged",
+            planted.len()
+        )));
+        if name.starts_with("mariadb") {
+            let ckpt = manifest(
+                "dblwr/manifest.tsv",
+                "copy",
+                name,
+                Some("checkpoint_recovery"),
+            );
+            let lsn = &ckpt.first().expect("checkpoint_recovery")["lsn"];
+            assert!(
+                text.contains(&format!("from the checkpoint (LSN {lsn})")),
+                "{name}: checkpoint"
+            );
+        }
+    }
+    tally.finish(update, 20);
 }
 
 /// A command's name and how to make it.

@@ -37,14 +37,12 @@ pub fn real_files() -> Vec<PathBuf> {
                 .map(|r| dir.join(&r["path"])),
         );
     }
-    let m = fixtures().join("manifest.tsv");
-    if m.is_file() {
-        out.extend(
-            read_tsv(&m)
-                .into_iter()
-                .map(|r| fixtures().join(&r["path"])),
-        );
-    }
+    // Committed: a missing manifest is a failure, not fewer files.
+    out.extend(
+        read_tsv(&fixtures().join("manifest.tsv"))
+            .into_iter()
+            .map(|r| fixtures().join(&r["path"])),
+    );
     out
 }
 

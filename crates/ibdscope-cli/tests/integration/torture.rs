@@ -1678,7 +1678,7 @@ fn donor(c: &Clean) -> Option<(String, Vec<u8>)> {
         (8192, _) => "mariadb1011-crc32/rf_compressed8.ibd",
         _ => return None,
     };
-    let data = std::fs::read(fixtures().join(name)).ok()?;
+    let data = std::fs::read(fixtures().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     Some((name.to_string(), data))
 }
 
