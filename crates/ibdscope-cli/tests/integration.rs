@@ -11,6 +11,7 @@ mod integration {
     mod corpus;
     mod damage;
     mod dblwr;
+    mod examples;
     mod fixtures;
     mod fleet;
     mod help;

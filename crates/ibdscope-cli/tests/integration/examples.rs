@@ -12,10 +12,9 @@
 //! `fixtures/README.md`), one MySQL 8.0 corpus file (its SDI index), and
 //! damaged copies (a flipped byte, a cut tail) made in a scratch dir.
 //!
-//! The binary is the workspace's own: built here (`cargo build -p
-//! ibdscope-cli`, into this test's target dir and profile) when the run
-//! has not built it yet, since this crate cannot depend on the CLI (the
-//! CLI is built on it).
+//! They live with the binary's tests (the front door crate cannot depend
+//! on the CLI, which is built on it), so the binary compared is the one
+//! cargo built for this run.
 #![allow(clippy::disallowed_macros, clippy::unwrap_used, clippy::expect_used)]
 #![allow(
     clippy::indexing_slicing,
@@ -24,47 +23,29 @@
 )]
 
 #[allow(dead_code)]
-#[path = "../examples/open_and_detect.rs"]
+#[path = "../../../ibdscope/examples/open_and_detect.rs"]
 mod open_and_detect;
 
 #[allow(dead_code)]
-#[path = "../examples/indexes.rs"]
+#[path = "../../../ibdscope/examples/indexes.rs"]
 mod indexes;
 
 #[allow(dead_code)]
-#[path = "../examples/verdicts.rs"]
+#[path = "../../../ibdscope/examples/verdicts.rs"]
 mod verdicts;
 
 #[allow(dead_code)]
-#[path = "../examples/rows.rs"]
+#[path = "../../../ibdscope/examples/rows.rs"]
 mod rows;
 
 use ibdscope_prims::json::{self, Value};
 use ibdscope_testkit::{corpus, fixtures};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
 
-/// The `ibdscope` binary of this target dir and profile, built once.
+/// The `ibdscope` binary cargo built for these tests.
 fn binary() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        // target/<profile>/deps/<this test>
-        let exe = std::env::current_exe().expect("test binary path");
-        let profile_dir = exe.parent().and_then(Path::parent).expect("profile dir");
-        let target_dir = profile_dir.parent().expect("target dir");
-        let profile = profile_dir.file_name().and_then(|n| n.to_str()).unwrap();
-        let profile = if profile == "debug" { "dev" } else { profile };
-        let status = Command::new(env!("CARGO"))
-            .current_dir(ibdscope_testkit::root())
-            .args(["build", "-q", "-p", "ibdscope-cli", "--bin", "ibdscope"])
-            .args(["--profile", profile, "--target-dir"])
-            .arg(target_dir)
-            .status()
-            .expect("cargo build -p ibdscope-cli");
-        assert!(status.success(), "cargo build -p ibdscope-cli: {status}");
-        profile_dir.join(format!("ibdscope{}", std::env::consts::EXE_SUFFIX))
-    })
+    Path::new(env!("CARGO_BIN_EXE_ibdscope"))
 }
 
 /// The binary's JSON output for `args`.
