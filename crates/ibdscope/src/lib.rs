@@ -50,6 +50,7 @@ pub mod logical;
 pub mod names;
 pub mod open;
 pub mod space;
+pub mod undo;
 
 pub use diagnostic::Diagnostic;
 pub use ibdscope_core::crypt::keyring::Keyring;

@@ -12,13 +12,15 @@ use crate::analysis::{Analysis, SDI_INDEX_ID};
 use crate::definition::Def;
 use crate::diagnostic::Diagnostic;
 use crate::host::OpenError;
+use crate::instance;
 use crate::logical::Logical;
 use crate::open::{Input, OpenOptions};
 use ibdscope_core::space::Detection;
 use ibdscope_core::summary::Judge;
 use ibdscope_core::verdict::PageJudgement;
 use ibdscope_core::{Engine, IndexId, PageNo, Tablespace};
-use ibdscope_schema::rows::{Decoding, RowScan, ScanOptions};
+use ibdscope_forensics::history::{Clustered, History};
+use ibdscope_schema::rows::{index_layout, root_page, Decoding, RowScan, ScanOptions};
 use ibdscope_schema::table::TableDef;
 use std::cell::{OnceCell, RefCell};
 use std::fmt;
@@ -50,6 +52,10 @@ pub enum Error {
     /// The index's rows cannot be read (no root page, a root that is not
     /// a page of the index, a layout the definition cannot give).
     Rows(ibdscope_schema::rows::ScanError),
+    /// The instance's undo cannot be read (no `ibdata1` found beside the
+    /// file or given as its datadir, no TRX_SYS page, no row versions):
+    /// why.
+    Undo(String),
 }
 
 impl fmt::Display for Error {
@@ -61,6 +67,7 @@ impl fmt::Display for Error {
             Error::NoDefinition(why) => write!(f, "no table definition: {why}"),
             Error::NoIndex(name) => write!(f, "the definition has no index {name}"),
             Error::Rows(e) => e.fmt(f),
+            Error::Undo(why) => f.write_str(why),
         }
     }
 }
@@ -475,5 +482,48 @@ impl<'f> Space<'f> {
             opts,
         )
         .map_err(Error::Rows)
+    }
+
+    /// Every row's older versions, from its `DB_ROLL_PTR` through the undo
+    /// logs not yet purged (MySQL ≤ 5.7 and MariaDB: the system tablespace
+    /// and the `undoNNN` files of the datadir beside the file, or the one
+    /// [`OpenOptions::datadir`] names), oldest first, each with the
+    /// transaction that wrote it; where a chain ends (the insert, purged,
+    /// lost with a damaged undo page) is said per row. `key`: only the
+    /// row whose clustered key reads so (`1`, `a,b`).
+    pub fn history(&self, key: Option<&str>) -> Result<History, Error> {
+        let table = self.table()?;
+        let t = table.def();
+        let ix = t
+            .clustered()
+            .ok_or_else(|| Error::NoIndex("(clustered)".into()))?;
+        let how = &self.file.how;
+        let path = self.file.path.as_path();
+        let ts = self.analysis.ts();
+        let data_files = how.data_files.as_deref();
+        let datadir = instance::find_datadir(path, how.definition.datadir.as_deref(), data_files)
+            .ok_or_else(|| {
+            Error::Undo(format!(
+                "{}: no ibdata1 in its directory or the one above: give the datadir",
+                crate::names::path(path)
+            ))
+        })?;
+        let files = crate::undo::read_undo_files(&*how.host, &datadir, how.threads, data_files)
+            .map_err(Error::Undo)?;
+        let (spaces, _) = crate::undo::parse_spaces(&files);
+        let u = crate::undo::read_undo(&spaces).ok_or_else(|| {
+            Error::Undo(format!(
+                "{}: no TRX_SYS page to name the rollback segments",
+                crate::names::path(&datadir)
+            ))
+        })?;
+        let table_id = instance::dictionary(&*how.host, &datadir, data_files)
+            .ok()
+            .and_then(|(d, _)| instance::table_for(&d, path, ts.space_id().0).map(|t| t.id));
+        let (root, root_rp) = root_page(ts, ix).map_err(Error::Rows)?;
+        let layout = index_layout(t, ix, &table.decoding.instant, &root_rp).map_err(Error::Rows)?;
+        let clustered = Clustered::new(t, &layout, root, root_rp.header().index_id(), table_id);
+        ibdscope_forensics::history::history(ts, &clustered, &u, key)
+            .map_err(|e| Error::Undo(format!("{}: {e}", crate::names::path(path))))
     }
 }

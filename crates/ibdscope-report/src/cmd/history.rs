@@ -10,87 +10,10 @@ use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
 use ibdscope_core::Tablespace;
 use ibdscope_forensics::history::{Clustered, HistoryProblem, Oldest, Val, Version};
-use ibdscope_forensics::system::SystemSpace;
 use ibdscope_forensics::undo::{self, Undo};
 use ibdscope_schema::table::Hidden;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-
-/// The most undo tablespace files looked for (`undo001`…`undo127`).
-const MAX_UNDO_FILES: u32 = 127;
-
-/// The files of an instance's undo: the system tablespace and each undo
-/// tablespace file, opened through the host (mapped by the binary: only
-/// the pages the walks reach are read).
-pub struct UndoFiles {
-    /// The system tablespace (ibdata1 and the files that continue it).
-    pub system: ibdscope::instance::System,
-    /// `undoNNN` files: path and source.
-    pub undo: Vec<(PathBuf, Box<dyn ibdscope::host::Source>)>,
-}
-
-/// Reads the system tablespace of `datadir` and the undo tablespaces
-/// beside it (`undo001`…, as MySQL 5.6+ and MariaDB name them).
-pub fn read_undo_files(opts: &Opts, datadir: &Path) -> Result<UndoFiles, String> {
-    let system = ibdscope::instance::read_system(
-        &*opts.host,
-        datadir,
-        opts.threads,
-        opts.data_files.as_deref(),
-    )?;
-    // The undo tablespaces lie beside ibdata1.
-    let datadir = if datadir.is_dir() {
-        datadir
-    } else {
-        datadir.parent().unwrap_or(Path::new("."))
-    };
-    let mut undo = Vec::new();
-    for n in 1..=MAX_UNDO_FILES {
-        let p = datadir.join(format!("undo{n:03}"));
-        if !p.is_file() {
-            continue;
-        }
-        let b = opts
-            .host
-            .open(&p, opts.threads)
-            .map_err(|e| e.to_string())?;
-        undo.push((p, b));
-    }
-    Ok(UndoFiles { system, undo })
-}
-
-/// The spaces parsed from [`UndoFiles`]: (space id, file, space); files
-/// that do not parse are named in the second list.
-pub fn parse_spaces(f: &UndoFiles) -> (Vec<(u32, PathBuf, Tablespace<'_>)>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut bad = Vec::new();
-    let first = f
-        .system
-        .files
-        .first()
-        .map(|x| x.0.clone())
-        .unwrap_or_default();
-    match Tablespace::new(f.system.bytes()) {
-        Ok(ts) => out.push((0, first, ts)),
-        Err(e) => bad.push(format!("{}: {e}", ibdscope::names::path(&first))),
-    }
-    for (p, b) in &f.undo {
-        match Tablespace::new(b.bytes()) {
-            Ok(ts) => out.push((ts.space_id().0, p.clone(), ts)),
-            Err(e) => bad.push(format!("{}: {e}", ibdscope::names::path(p))),
-        }
-    }
-    (out, bad)
-}
-
-/// The undo logs of the spaces, from the TRX_SYS rollback segment slots
-/// of space 0.
-pub fn read_undo<'s, 'a>(spaces: &'s [(u32, PathBuf, Tablespace<'a>)]) -> Option<Undo<'s, 'a>> {
-    let sys = spaces.iter().find(|s| s.0 == 0)?;
-    let trx_sys = SystemSpace::read(&sys.2)?.trx_sys?;
-    let list: Vec<(u32, &'s Tablespace<'a>)> = spaces.iter().map(|(i, _, t)| (*i, t)).collect();
-    Some(Undo::read(list, &trx_sys.rsegs))
-}
 
 /// The datadir audit's undo: undo logs still to be purged (in the history
 /// lists), the history list length per rollback segment (slot, length),
@@ -108,9 +31,15 @@ pub struct UndoAudit {
 /// The undo of a datadir for its audit; `None` when the datadir has no
 /// readable TRX_SYS.
 pub fn undo_audit(opts: &Opts, datadir: &Path) -> Option<UndoAudit> {
-    let files = read_undo_files(opts, datadir).ok()?;
-    let (spaces, bad) = parse_spaces(&files);
-    let u = read_undo(&spaces)?;
+    let files = ibdscope::undo::read_undo_files(
+        &*opts.host,
+        datadir,
+        opts.threads,
+        opts.data_files.as_deref(),
+    )
+    .ok()?;
+    let (spaces, bad) = ibdscope::undo::parse_spaces(&files);
+    let u = ibdscope::undo::read_undo(&spaces)?;
     let (to_purge, per_rseg) = u.to_purge();
     let mut findings = bad;
     findings.extend(undo_problem_words(&spaces, &u));
@@ -237,15 +166,20 @@ pub fn run(
         );
         return Ok(Outcome::Unreadable);
     };
-    let files = match read_undo_files(opts, &datadir) {
+    let files = match ibdscope::undo::read_undo_files(
+        &*opts.host,
+        &datadir,
+        opts.threads,
+        opts.data_files.as_deref(),
+    ) {
         Ok(f) => f,
         Err(e) => {
             crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
-    let (spaces, bad) = parse_spaces(&files);
-    let Some(u) = read_undo(&spaces) else {
+    let (spaces, bad) = ibdscope::undo::parse_spaces(&files);
+    let Some(u) = ibdscope::undo::read_undo(&spaces) else {
         crate::diag::say!(
             "ibdscope: {}: no TRX_SYS page to name the rollback segments",
             ibdscope::names::path(&datadir)
@@ -527,15 +461,20 @@ pub fn undo(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     } else {
         arg.parent().unwrap_or(Path::new(".")).to_path_buf()
     };
-    let files = match read_undo_files(opts, arg) {
+    let files = match ibdscope::undo::read_undo_files(
+        &*opts.host,
+        arg,
+        opts.threads,
+        opts.data_files.as_deref(),
+    ) {
         Ok(f) => f,
         Err(e) => {
             crate::diag::say!("ibdscope: {e}");
             return Ok(Outcome::Unreadable);
         }
     };
-    let (spaces, bad) = parse_spaces(&files);
-    let Some(u) = read_undo(&spaces) else {
+    let (spaces, bad) = ibdscope::undo::parse_spaces(&files);
+    let Some(u) = ibdscope::undo::read_undo(&spaces) else {
         crate::diag::say!(
             "ibdscope: {}: no TRX_SYS page to name the rollback segments",
             ibdscope::names::path(arg)
@@ -779,7 +718,7 @@ fn outcome_of(findings: &[String]) -> Outcome {
 /// tablespace's problems, and the undo's own (file, page, byte offset).
 fn undo_findings(
     bad: Vec<String>,
-    files: &UndoFiles,
+    files: &ibdscope::undo::UndoFiles,
     spaces: &[(u32, PathBuf, Tablespace<'_>)],
     u: &Undo<'_, '_>,
 ) -> Vec<String> {
