@@ -2,16 +2,21 @@
 //! OUTFILE` writes text (NULL as `\N`; `\`, tab, newline escaped; binary
 //! as hex, as `ibdscope rows --format tsv`), and
 //! names on stderr each row read from a page that does not verify:
-//! `cargo run -p ibdscope --example rows -- t.ibd [INDEX]`.
+//! `cargo run -p ibdscope --example rows -- t.ibd [KEY_FILE]` (the
+//! clustered index; a MariaDB key file opens an encrypted space).
 use ibdscope::{FieldText, Rendered, ScanOptions};
 use std::io::Write;
 type Res = Result<(), Box<dyn std::error::Error>>;
 
 /// Writes one line per row to `out`, the rows of damaged pages to `err`.
 pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Res {
-    let file = ibdscope::File::open(args.first().ok_or("FILE [INDEX]")?)?;
+    let mut how = ibdscope::OpenOptions::new();
+    if let Some(k) = args.get(1) {
+        how = how.key_file(ibdscope::KeyFile::parse(&std::fs::read(k)?, b"")?);
+    }
+    let file = ibdscope::File::open_with(args.first().ok_or("FILE [KEY_FILE]")?, &how)?;
     let space = file.space()?;
-    let mut rows = space.rows(args.get(1).map(String::as_str), ScanOptions::default())?;
+    let mut rows = space.rows(None, ScanOptions::default())?;
     let t = space.table()?.def();
     let cols = ibdscope::shown_columns(t, rows.layout(), false);
     for row in rows.by_ref() {
