@@ -36,6 +36,7 @@ mod json;
 // Hand-written number and hex formatting for `records` and `pages`: table
 // lookups by a byte and digit arithmetic on bounded values; brought under
 // the arithmetic and indexing lints with those two commands.
+mod decode;
 #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 mod line;
 mod lsn_grid;
@@ -47,6 +48,7 @@ mod repair;
 mod run;
 mod system;
 mod text;
+mod undo_words;
 
 pub use run::run;
 

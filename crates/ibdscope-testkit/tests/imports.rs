@@ -754,18 +754,10 @@ fn paths_after(toks: &[Tok], start: usize, base: &[String], out: &mut Vec<(Vec<S
 const REPORT: &str = "ibdscope-report";
 
 /// Imports from one command to another that stay for now, `(from, to)`:
-/// the rows/history and records/pages rewrites onto the library API take
-/// them (what they share moves then): `page` shows a page's records as
-/// `records` does and its status as `pages` does, `records` and `history`
-/// read an index's layout as `rows` does, `audit` reads the undo logs as
-/// `undo` (in `history`) does.
-const COMMAND_IMPORTS_LATER: &[(&str, &str)] = &[
-    ("audit", "history"),
-    ("history", "rows"),
-    ("page", "pages"),
-    ("page", "records"),
-    ("records", "rows"),
-];
+/// `page` shows a page's records as `records` does (`json_record` and its
+/// display types) and its checksum status as `pages` does (`Status`,
+/// `KeyVersions`); they move to a shared module next.
+const COMMAND_IMPORTS_LATER: &[(&str, &str)] = &[("page", "pages"), ("page", "records")];
 
 /// The report's files as modules (`cmd::lsn`, `maps`), with the modules
 /// each names (the longest module a path it names starts with; the crate

@@ -82,7 +82,7 @@ struct Datadir {
     log_pages: Option<LogPages>,
     flush_lsn: Option<Lsn>,
     /// The undo logs (MySQL ≤ 5.7, MariaDB): to purge, and the findings.
-    undo: Option<crate::cmd::history::UndoAudit>,
+    undo: Option<crate::undo_words::UndoAudit>,
 }
 
 /// What one file gave.
@@ -577,7 +577,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     }
                     join_system(&mut dd, index, &mut jobs, opts);
                     reference_points(&mut dd, opts);
-                    dd.undo = crate::cmd::history::undo_audit(opts, &dd.root);
+                    dd.undo = crate::undo_words::undo_audit(opts, &dd.root);
                     dds.push(dd);
                 }
             }
@@ -1274,7 +1274,7 @@ fn datadir_text(
         )?;
     }
     if let Some(u) = &dd.undo {
-        crate::cmd::history::undo_audit_text(u, out)?;
+        crate::undo_words::undo_audit_text(u, out)?;
     }
     if let Some(f) = c.facts.get(i).and_then(Option::as_ref) {
         crate::instance_facts::text(f, &dd.root, out)?;
@@ -1781,7 +1781,7 @@ fn datadir_json(
             j.null()?;
         }
     }
-    crate::cmd::history::undo_audit_json(dd.undo.as_ref(), j)?;
+    crate::undo_words::undo_audit_json(dd.undo.as_ref(), j)?;
     crate::instance_facts::json(c.facts.get(i).and_then(Option::as_ref), j)?;
     Ok(())
 }

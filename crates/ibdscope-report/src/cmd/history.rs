@@ -15,104 +15,6 @@ use ibdscope_schema::table::Hidden;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// The datadir audit's undo: undo logs still to be purged (in the history
-/// lists), the history list length per rollback segment (slot, length),
-/// and the findings of reading them, in the words `undo` gives them.
-pub struct UndoAudit {
-    /// Undo logs in the history lists.
-    pub to_purge: u64,
-    /// (slot, history list length) per rollback segment read.
-    pub per_rseg: Vec<(u32, u32)>,
-    /// Undo files that do not parse, and the undo's problems (file, page,
-    /// byte offset).
-    pub findings: Vec<String>,
-}
-
-/// The undo of a datadir for its audit; `None` when the datadir has no
-/// readable TRX_SYS.
-pub fn undo_audit(opts: &Opts, datadir: &Path) -> Option<UndoAudit> {
-    let files = ibdscope::undo::read_undo_files(
-        &*opts.host,
-        datadir,
-        opts.threads,
-        opts.data_files.as_deref(),
-    )
-    .ok()?;
-    let (spaces, bad) = ibdscope::undo::parse_spaces(&files);
-    let u = ibdscope::undo::read_undo(&spaces)?;
-    let (to_purge, per_rseg) = u.to_purge();
-    let mut findings = bad;
-    findings.extend(undo_problem_words(&spaces, &u));
-    Some(UndoAudit {
-        to_purge,
-        per_rseg,
-        findings,
-    })
-}
-
-/// The datadir audit's undo line: undo logs still to be purged and the
-/// history list length of each rollback segment that has any; then the
-/// findings.
-pub fn undo_audit_text(a: &UndoAudit, out: &mut dyn Write) -> io::Result<()> {
-    let busy: Vec<String> = a
-        .per_rseg
-        .iter()
-        .filter(|(_, l)| *l > 0)
-        .map(|(s, l)| format!("rseg {s}: {l}"))
-        .collect();
-    writeln!(
-        out,
-        "  undo still to be purged: {} undo logs in the history lists of {} rollback segments{}{}",
-        a.to_purge,
-        a.per_rseg.len(),
-        if busy.is_empty() { "" } else { " (" },
-        if busy.is_empty() {
-            String::new()
-        } else {
-            busy.join(", ") + ")"
-        }
-    )?;
-    for f in &a.findings {
-        writeln!(out, "  finding: {f}")?;
-    }
-    Ok(())
-}
-
-/// The datadir audit's `undo` member: `to_purge` (undo logs in the history
-/// lists), `history_lengths` (`[slot, length]` per rollback segment) and
-/// `findings`, or null.
-pub fn undo_audit_json(a: Option<&UndoAudit>, j: &mut Json<'_>) -> io::Result<()> {
-    j.key("undo")?;
-    match a {
-        Some(a) => {
-            j.obj()?
-                .kv_num("to_purge", a.to_purge)?
-                .key("history_lengths")?
-                .arr()?;
-            for (s, l) in &a.per_rseg {
-                j.arr()?.num(*s)?.num(*l)?.end_arr()?;
-            }
-            j.end_arr()?.key("findings")?.arr()?;
-            for f in &a.findings {
-                j.str(f)?;
-            }
-            j.end_arr()?.end_obj()?;
-        }
-        None => {
-            j.null()?;
-        }
-    }
-    Ok(())
-}
-
-/// The file a problem's space is in.
-fn space_file(spaces: &[(u32, PathBuf, Tablespace<'_>)], space: u32) -> String {
-    spaces.iter().find(|s| s.0 == space).map_or_else(
-        || format!("space {space}"),
-        |s| ibdscope::names::path(&s.1).to_string(),
-    )
-}
-
 /// "lost: undo page N of FILE is damaged (VERDICT), byte offset X": the
 /// words every format of `history` gives a chain that reaches a damaged
 /// undo page.
@@ -120,7 +22,7 @@ fn lost_words(spaces: &[(u32, PathBuf, Tablespace<'_>)], l: &undo::Lost) -> Stri
     format!(
         "lost: undo page {} of {} is damaged ({}), byte offset {}",
         l.page,
-        space_file(spaces, l.space),
+        crate::undo_words::space_file(spaces, l.space),
         l.damage.word(),
         l.offset
     )
@@ -135,7 +37,7 @@ pub fn run(
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
     // As `rows`: MariaDB instant ALTER's record shape, old temporal formats.
-    let Some(crate::cmd::rows::Decoding { def, decoding }) = crate::cmd::rows::decoding(a) else {
+    let Some(crate::decode::Decoding { def, decoding }) = crate::decode::decoding(a) else {
         return Ok(Outcome::Unreadable);
     };
     let t = &def.table;
@@ -194,11 +96,10 @@ pub fn run(
                 ibdscope::instance::table_for(&d, path, ts.space_id().0).map(|t| t.id)
             });
 
-    let Some((root, root_rp)) = crate::cmd::rows::root_page(ts, path, ix) else {
+    let Some((root, root_rp)) = crate::decode::root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
     };
-    let Some(layout) = crate::cmd::rows::index_layout(path, t, ix, &decoding.instant, &root_rp)
-    else {
+    let Some(layout) = crate::decode::index_layout(path, t, ix, &decoding.instant, &root_rp) else {
         return Ok(Outcome::Unreadable);
     };
     let root_index = root_rp.header().index_id();
@@ -239,15 +140,15 @@ pub fn run(
                 match &r.oldest {
                     Oldest::Lost(l) => format!(
                         "{}: page {}, byte offset {}: row {key}: older versions {}",
-                        space_file(&spaces, l.space),
+                        crate::undo_words::space_file(&spaces, l.space),
                         l.page,
                         l.offset,
                         lost_words(&spaces, l)
                     ),
                     Oldest::Problem(space, off, what) => format!(
                         "{}: page {}, byte offset {off}: row {key}: {what}",
-                        space_file(&spaces, *space),
-                        off / u64::from(ts.page_size().max(1)),
+                        crate::undo_words::space_file(&spaces, *space),
+                        off.checked_div(u64::from(ts.page_size())).unwrap_or(0),
                     ),
                     _ => continue,
                 }
@@ -303,7 +204,7 @@ pub fn run(
                 if let Some((words, l)) = &lost_of(&r.oldest) {
                     j.key("lost")?
                         .obj()?
-                        .kv_str("file", &space_file(&spaces, l.space))?
+                        .kv_str("file", &crate::undo_words::space_file(&spaces, l.space))?
                         .kv_num("space", l.space)?
                         .kv_num("page", l.page)?
                         .kv_num("byte_offset", l.offset)?
@@ -724,23 +625,6 @@ fn undo_findings(
 ) -> Vec<String> {
     let mut findings = bad;
     findings.extend(files.system.problems.iter().cloned());
-    findings.extend(undo_problem_words(spaces, u));
+    findings.extend(crate::undo_words::undo_problem_words(spaces, u));
     findings
-}
-
-/// The undo's problems in words: "FILE: page N, byte offset B: what", the
-/// same in `undo`, `history` and the datadir audit.
-fn undo_problem_words(spaces: &[(u32, PathBuf, Tablespace<'_>)], u: &Undo<'_, '_>) -> Vec<String> {
-    u.problems
-        .iter()
-        .map(|p| {
-            format!(
-                "{}: page {}, byte offset {}: {}",
-                space_file(spaces, p.space),
-                p.page,
-                p.offset,
-                p.what
-            )
-        })
-        .collect()
 }

@@ -5,9 +5,9 @@ pub mod check;
 pub mod compare;
 pub mod diff;
 pub mod fill;
-// Their rewrites onto the library API (rows, history) and for speed
-// (records, pages) bring them under the arithmetic and indexing lints.
-#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
+// `pages` and `records` (rewritten for speed: offsets and widths in
+// their hand-built lines) are not yet under the arithmetic and indexing
+// lints; every other command is.
 pub mod history;
 pub mod info;
 pub mod levels;
@@ -18,7 +18,6 @@ pub mod pages;
 #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod records;
 pub mod restore;
-#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod rows;
 pub mod schema;
 pub mod sdi;

@@ -942,7 +942,7 @@ fn key_order(a: &Analysis<'_>, t: &IndexTree) -> Option<Vec<PageNo>> {
     let instant = ibdscope_schema::instant::apply(a.ts(), &mut table);
     let ix = table.indexes.iter().find(|i| i.root == Some(t.root.0))?;
     let rp = RecPage::of(a.ts(), t.root).ok()?;
-    let layout = crate::cmd::rows::index_layout(a.path(), &table, ix, &instant, &rp)?;
+    let layout = crate::decode::index_layout(a.path(), &table, ix, &instant, &rp)?;
     let order = ibdscope_schema::leaves::leaves_in_key_order(
         a.ts(),
         a.engine(),

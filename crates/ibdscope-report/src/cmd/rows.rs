@@ -22,13 +22,12 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
 use ibdscope::definition::Def;
-use ibdscope_core::{NoRecords, PageNo, RecPage, Tablespace};
+use ibdscope_core::PageNo;
 use ibdscope_schema::row::FieldText;
 use ibdscope_schema::rows::{
-    Deleted, Key, LostPage, Origin, Row, RowDamage, RowScan, ScanCounts, ScanError, ScanFinding,
-    ScanOptions,
+    Deleted, Key, LostPage, Origin, Row, RowDamage, RowScan, ScanCounts, ScanFinding, ScanOptions,
 };
-use ibdscope_schema::table::{Column, IndexDef, RecordLayout, TableDef};
+use ibdscope_schema::table::{Column, IndexDef, TableDef};
 use ibdscope_schema::value::Rendered;
 use std::io::{self, Write};
 use std::path::Path;
@@ -83,35 +82,6 @@ struct Printer<'w> {
     lost_keys: Vec<[Option<String>; 3]>,
 }
 
-/// The definition as the records are decoded with it, shared by `rows`
-/// and `history`.
-pub(crate) struct Decoding {
-    /// The definition, with the shape of MariaDB instant ALTER's records
-    /// and the temporal formats the records show.
-    pub def: Def,
-    /// What the library read for it (instant ALTER's metadata, old
-    /// temporal formats).
-    pub decoding: ibdscope_schema::rows::Decoding,
-}
-
-/// The file's definition made ready for decoding its records; `None`
-/// (said on stderr) when there is none.
-pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
-    let mut def = match a.definition() {
-        Ok(d) => d.clone(),
-        Err(e) => {
-            // The reason may quote the DDL or .frm: no raw control characters.
-            crate::diag::say!("ibdscope: {}", ibdscope::names::name(e));
-            return None;
-        }
-    };
-    // MariaDB instant ALTER: the clustered index's records are in the
-    // shape the metadata record describes, not the definition's; a CREATE
-    // TABLE's TIME/DATETIME/TIMESTAMP: the records say which format.
-    let decoding = ibdscope_schema::rows::Decoding::new(a.ts(), &mut def.table);
-    Some(Decoding { def, decoding })
-}
-
 /// Runs `rows`.
 pub fn run(
     opts: &Opts,
@@ -120,17 +90,17 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    let Some(Decoding { def, decoding }) = decoding(a) else {
+    let Some(crate::decode::Decoding { def, decoding }) = crate::decode::decoding(a) else {
         return Ok(Outcome::Unreadable);
     };
     let t = &def.table;
     let Some(ix) = find_index(path, t, r) else {
         return Ok(Outcome::Unreadable);
     };
-    let Some((_, root_rp)) = root_page(ts, path, ix) else {
+    let Some((_, root_rp)) = crate::decode::root_page(ts, path, ix) else {
         return Ok(Outcome::Unreadable);
     };
-    let Some(layout) = index_layout(path, t, ix, &decoding.instant, &root_rp) else {
+    let Some(layout) = crate::decode::index_layout(path, t, ix, &decoding.instant, &root_rp) else {
         return Ok(Outcome::Unreadable);
     };
     let cols = ibdscope_schema::rows::shown_columns(t, &layout, r.hidden);
@@ -163,7 +133,7 @@ pub fn run(
     let mut scan = match RowScan::new(ts, a.engine(), a.summary(), t, ix, &decoding, so) {
         Ok(s) => s,
         Err(e) => {
-            say_scan_error(path, ix, &e);
+            crate::decode::say_scan_error(path, ix, &e);
             return Ok(Outcome::Unreadable);
         }
     };
@@ -223,88 +193,6 @@ fn find_index<'t>(path: &Path, t: &'t TableDef, r: &RowsOpts) -> Option<&'t Inde
         );
     }
     ix
-}
-
-/// Says on stderr why the index's rows cannot be read.
-fn say_scan_error(path: &Path, ix: &IndexDef, e: &ScanError) {
-    let (p, name) = (ibdscope::names::path(path), ibdscope::names::name(&ix.name));
-    match e {
-        // Encrypted (MySQL's flag, or MariaDB's crypt data): the key, or
-        // its absence, was said once above; this names only the
-        // consequence, not a root page missing from the file.
-        ScanError::NoRoot {
-            encrypted: true, ..
-        } => crate::diag::say!(
-            "ibdscope: {p}: index {name}: its root page is not known: the file is encrypted \
-             and its pages are not decrypted (no key, or one that does not open it: see above)"
-        ),
-        ScanError::NoRoot {
-            page_compressed, ..
-        } => {
-            let why = if *page_compressed {
-                ": the file is PAGE_COMPRESSED and its INODE page could not be decompressed"
-            } else {
-                ""
-            };
-            crate::diag::say!("ibdscope: {p}: index {name} has no root page in this file{why}");
-        }
-        ScanError::Root(root, e, encrypted) => {
-            let why = match e {
-                NoRecords::PastFile => "past the end of the file".to_string(),
-                NoRecords::NotIndex(t) => format!("a type {} page, not an index page", t.0),
-                NoRecords::Unreadable(_) if *encrypted => {
-                    "encrypted and not decrypted (no key, or one that does not open it: see above)"
-                        .to_string()
-                }
-                NoRecords::Unreadable(_) => {
-                    "encrypted, or page-compressed and not decompressed (see above)".to_string()
-                }
-            };
-            crate::diag::say!("ibdscope: {p}: root page {root} of index {name}: {why}");
-        }
-        ScanError::Instant(e) => {
-            crate::diag::say!("ibdscope: {p}: MariaDB instant ALTER metadata: {e}");
-        }
-        ScanError::Layout(e) => {
-            crate::diag::say!("ibdscope: {p}: index {name}: record layout: {e}");
-        }
-        ScanError::NotLeaf(n) => {
-            crate::diag::say!("ibdscope: {p}: page {n} is not a leaf page of index {name}");
-        }
-        ScanError::NotIndexPage(n) => {
-            crate::diag::say!("ibdscope: {p}: page {n} is not a readable index page");
-        }
-        _ => crate::diag::say!("ibdscope: {p}: index {name}: its rows cannot be read"),
-    }
-}
-
-/// The index's root page; says on stderr why when it cannot be read.
-pub(crate) fn root_page<'t>(
-    ts: &Tablespace<'t>,
-    path: &Path,
-    ix: &IndexDef,
-) -> Option<(PageNo, RecPage<'t>)> {
-    ibdscope_schema::rows::root_page(ts, ix)
-        .map_err(|e| say_scan_error(path, ix, &e))
-        .ok()
-}
-
-/// The index's record layout: MariaDB's instant ALTER layout for the
-/// clustered index when the metadata record gives one, else the
-/// definition's; says on stderr why when there is none.
-pub(crate) fn index_layout(
-    path: &Path,
-    t: &TableDef,
-    ix: &IndexDef,
-    instant: &Result<
-        Option<(ibdscope_schema::instant::MariaInstant, RecordLayout)>,
-        ibdscope_schema::instant::InstantError,
-    >,
-    root_rp: &RecPage<'_>,
-) -> Option<RecordLayout> {
-    ibdscope_schema::rows::index_layout(t, ix, instant, root_rp)
-        .map_err(|e| say_scan_error(path, ix, &e))
-        .ok()
 }
 
 impl<'w> Printer<'w> {
@@ -387,7 +275,7 @@ impl<'w> Printer<'w> {
         self.begin_row(row.page, row.offset, row.origin)?;
         self.cells(t, row)?;
         if !self.problems.is_empty() {
-            self.counts.partial += 1;
+            self.counts.partial = self.counts.partial.saturating_add(1);
             // A record that does not split is counted by the scan (a
             // definition that does not fit fails every row).
             if row.origin == Origin::Live && !matches!(row.damage, Some(RowDamage::Split(_))) {
@@ -412,14 +300,14 @@ impl<'w> Printer<'w> {
                 None => Cell::Missing,
                 Some(FieldText::Null | FieldText::Dropped) => Cell::Null,
                 Some(FieldText::Value(Rendered::Raw(why))) => {
-                    self.counts.raw_values += 1;
+                    self.counts.raw_values = self.counts.raw_values.saturating_add(1);
                     self.problems
                         .push(format!("{}: not decoded: {why}", col.name));
                     Cell::Value(Rendered::Raw(why))
                 }
                 Some(FieldText::Value(v)) => Cell::Value(v),
                 Some(FieldText::Capped) => {
-                    self.counts.capped_values += 1;
+                    self.counts.capped_values = self.counts.capped_values.saturating_add(1);
                     Cell::Capped
                 }
                 Some(FieldText::OffPage(e)) => {
