@@ -5,14 +5,14 @@ pub mod check;
 pub mod compare;
 pub mod diff;
 pub mod fill;
-// `pages` and `records` (rewritten for speed: offsets and widths in
-// their hand-built lines) are not yet under the arithmetic and indexing
-// lints; every other command is.
 pub mod history;
 pub mod info;
 pub mod levels;
 pub mod lsn;
 pub mod page;
+// `pages` and `records` (rewritten for speed: offsets and widths in
+// their hand-built lines) are not yet under the arithmetic and indexing
+// lints; every other command is.
 #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod pages;
 #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
