@@ -541,7 +541,7 @@ fn an_older_copy_of_a_page_is_stale() {
 #[test]
 fn an_older_extent_descriptor_is_stale() {
     let (new, old) = generations();
-    assert_matrix(&new, Some(&old), Case::StaleDescriptor, SPEAK);
+    assert_matrix(&new, Some(&old), Case::StaleDescriptor, COMMANDS);
 }
 
 /// The MySQL 5.6 torn-page datadir (fixtures/dblwr, written by the server
