@@ -82,7 +82,8 @@ use crate::ids::PageNo;
 use crate::inflate::{inflate_zlib, InflateErrorKind};
 use crate::page_type::PageType;
 use crate::parallel::Engine;
-use crate::space::Tablespace;
+use crate::space::{page_facts, Tablespace};
+use crate::summary::{Decoding, ShardSummary, Summary};
 use std::fmt;
 
 /// `FIL_PAGE_COMP_ALGO`: where the payload starts in full_crc32, and the
@@ -489,8 +490,14 @@ impl Expansion {
     }
 }
 
-/// One shard's result: pages decompressed, failures.
-type ShardResult = (u32, Vec<PageFailure>);
+/// One shard's result: pages decompressed, failures, and with
+/// [`try_expand_with_summary`] the summary's fold of the shard's pages.
+#[derive(Default)]
+struct ShardResult<'t, 'a> {
+    decompressed: u32,
+    failures: Vec<PageFailure>,
+    summary: ShardSummary<'t, 'a>,
+}
 
 /// Expands the whole space into one image: page_compressed pages
 /// decompressed, every other page (and a torn tail) copied as it is. Runs
@@ -504,13 +511,10 @@ type ShardResult = (u32, Vec<PageFailure>);
 /// allocation can be refused, which aborts the process; [`try_expand`]
 /// returns `None` then.
 pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
-    let layout = Layout::of(ts);
-    let size = (ts.page_size() as usize).max(1);
     let image = vec![0u8; ts.data().len()];
-    let built = crate::parallel::build_image(ts, engine, image, new_bufs(size), |b, r, n, f, t| {
-        expand_page(layout, size, b, r, n, f, t);
-    });
-    expansion(built)
+    let page = expand_fn(ts, false);
+    let built = crate::parallel::build_image(ts, engine, image, new_bufs(ts), page);
+    expansion(ts, built, false).0
 }
 
 /// [`expand`], or `None` when the image's memory is refused. The image is
@@ -518,63 +522,108 @@ pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
 /// be zero ([`Tablespace::with_zero_ranges`]: the holes of a sparse file)
 /// are never written, so it costs memory only for the pages with data.
 pub fn try_expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<Expansion> {
-    let layout = Layout::of(ts);
-    let size = (ts.page_size() as usize).max(1);
-    let built = crate::parallel::try_build_image(ts, engine, new_bufs(size), |b, r, n, f, t| {
-        expand_page(layout, size, b, r, n, f, t);
-    })?;
-    Some(expansion(built))
+    let built = crate::parallel::try_build_image(ts, engine, new_bufs(ts), expand_fn(ts, false))?;
+    Some(expansion(ts, built, false).0)
+}
+
+/// [`try_expand`], making in the same pass the [`Summary`] of the stored
+/// pages, the same as [`Summary::of`] makes it on any number of threads:
+/// a page_compressed page the summary judges after decompression
+/// ([`crate::summary::Judge`]) is judged on the page the image pass
+/// decompressed, so each page is decompressed once for both.
+pub fn try_expand_with_summary(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+) -> Option<(Expansion, Summary)> {
+    let built = crate::parallel::try_build_image(ts, engine, new_bufs(ts), expand_fn(ts, true))?;
+    let (e, s) = expansion(ts, built, true);
+    Some((e, s.unwrap_or_default()))
 }
 
 /// A shard's buffers: one page-sized output buffer and the codecs' scratch.
 type Bufs = (Vec<u8>, Scratch);
 
-fn new_bufs(size: usize) -> impl Fn() -> Bufs + Sync {
+fn new_bufs(ts: &Tablespace<'_>) -> impl Fn() -> Bufs + Sync {
+    let size = (ts.page_size() as usize).max(1);
     move || (Vec::with_capacity(size), Scratch::new())
 }
 
-/// The image and the shards' results (in page order) as one expansion.
-fn expansion((image, results): (Vec<u8>, Vec<ShardResult>)) -> Expansion {
-    let mut decompressed = 0u32;
-    let mut failures = Vec::new();
-    for (n, f) in results {
-        decompressed = decompressed.saturating_add(n);
-        failures.extend(f);
-    }
-    Expansion {
-        image,
-        decompressed,
-        failures,
+/// The step of the image pass for one page (`summarize`: folding the
+/// stored pages' summary too).
+fn expand_fn<'t, 'a>(
+    ts: &'t Tablespace<'a>,
+    summarize: bool,
+) -> impl Fn(&mut Bufs, &mut ShardResult<'t, 'a>, PageNo, &[u8], &mut [u8]) + Sync + 't {
+    let layout = Layout::of(ts);
+    let size = (ts.page_size() as usize).max(1);
+    let (scheme, shard) = (ts.scheme(), crate::parallel::shard_pages(ts).max(1));
+    move |bufs, r, page, from, to| {
+        let decoded = expand_page(layout, size, bufs, r, page, from, to);
+        if summarize {
+            let f = page_facts(from, page, scheme);
+            let decoded = decoded.map(|d| (d, bufs.0.as_slice()));
+            r.summary.add(ts, shard, f, decoded);
+        }
     }
 }
 
+/// The image and the shards' results (in page order) as one expansion,
+/// and the summary when it was folded.
+fn expansion<'t, 'a>(
+    ts: &'t Tablespace<'a>,
+    (image, results): (Vec<u8>, Vec<ShardResult<'t, 'a>>),
+    summarize: bool,
+) -> (Expansion, Option<Summary>) {
+    let mut decompressed = 0u32;
+    let mut failures = Vec::new();
+    let mut parts = Vec::with_capacity(if summarize { results.len() } else { 0 });
+    for mut r in results {
+        decompressed = decompressed.saturating_add(r.decompressed);
+        failures.append(&mut r.failures);
+        if summarize {
+            parts.push(r.summary);
+        }
+    }
+    let summary = if summarize {
+        let shard = crate::parallel::shard_pages(ts).max(1);
+        crate::summary::join_shards(ts, shard, parts.into_iter())
+    } else {
+        None
+    };
+    let e = Expansion {
+        image,
+        decompressed,
+        failures,
+    };
+    (e, summary)
+}
+
 /// Expands page `page`, whose bytes are `from`, into `to` (as long as
-/// `from`): decompressed if it is page_compressed, else copied.
+/// `from`): decompressed if it is page_compressed, else copied. What
+/// decompressing gave (the page in the buffer), `None` when the page was
+/// not tried (a short page).
 fn expand_page(
     layout: Layout,
     size: usize,
     (buf, scratch): &mut Bufs,
-    (n, failures): &mut ShardResult,
+    r: &mut ShardResult<'_, '_>,
     page: PageNo,
     from: &[u8],
     to: &mut [u8],
-) {
-    let decoded = if from.len() == size {
-        decompress_with(from, layout, buf, scratch)
-    } else {
-        Ok(None)
-    };
+) -> Option<Decoding> {
+    let decoded = (from.len() == size).then(|| decompress_with(from, layout, buf, scratch));
     match decoded {
-        Ok(Some(_)) if buf.len() == to.len() => {
+        Some(Ok(Some(_))) if buf.len() == to.len() => {
             to.copy_from_slice(buf);
-            *n = n.saturating_add(1);
+            r.decompressed = r.decompressed.saturating_add(1);
         }
-        Ok(_) => copy(to, from),
-        Err(error) => {
+        Some(Err(error)) => {
             copy(to, from);
-            failures.push(PageFailure { page, error });
+            r.failures.push(PageFailure { page, error });
         }
+        _ => copy(to, from),
     }
+    decoded
 }
 
 fn copy(to: &mut [u8], from: &[u8]) {
@@ -717,6 +766,57 @@ mod tests {
             assert_eq!(one.image()[..16384], data[..16384]);
             assert_eq!(one.image().len(), data.len());
             assert_eq!(one.tablespace(&ts).n_pages(), ts.n_pages());
+        }
+    }
+
+    // The image built with the summary in the same pass (each page
+    // decompressed once for both): the same image and failures as
+    // `try_expand`, and the summary `Summary::of` makes, on any number of
+    // threads, over several shards with known-zero pages the image builder
+    // skips (inside the file and to its end), a page whose stream is
+    // damaged and one whose algorithm no server defines.
+    #[test]
+    fn the_summary_made_with_the_image_is_the_summary_of_the_stored_pages() {
+        let mut all: Vec<&str> = FIXTURES.to_vec();
+        all.extend(PROVIDERS.iter().map(|p| p.0));
+        for rel in all {
+            let Some(mut data) = read(rel) else { return };
+            let size = Tablespace::new(&data).unwrap().page_size() as usize;
+            let layout = Layout::of(&Tablespace::new(&data).unwrap());
+            let pages = data.len() / size;
+            let mut out = Vec::new();
+            let compressed: Vec<usize> = (1..pages)
+                .filter(|&n| {
+                    let p = &data[n * size..(n + 1) * size];
+                    decompress(p, layout, &mut out).is_ok_and(|d| d.is_some())
+                })
+                .collect();
+            assert!(compressed.len() >= 2, "{rel}");
+            // A byte of one compressed stream changed, and another page's
+            // algorithm set to a number no server defines (classic layout:
+            // the algorithm is in the page).
+            let d = decompress(&data[compressed[0] * size..][..size], layout, &mut out)
+                .unwrap()
+                .unwrap();
+            data[compressed[0] * size + d.header + 40] ^= 0x55;
+            if layout == Layout::Classic {
+                let at = compressed[1] * size + FIL_PAGE_COMP_ALGO + 6;
+                data[at..at + 2].copy_from_slice(&0x77u16.to_be_bytes());
+            }
+            data.resize(300 * size, 0);
+            let zeros = [pages * size..140 * size, 256 * size..300 * size];
+            let ts = Tablespace::new(&data).unwrap().with_zero_ranges(&zeros);
+            let plain = try_expand(&ts, &Engine::default()).unwrap();
+            assert!(!plain.failures.is_empty(), "{rel}");
+            for threads in [1, 2, 3] {
+                let engine = Engine::new(threads);
+                let want = format!("{:?}", Summary::of(&ts, &engine));
+                let (e, s) = try_expand_with_summary(&ts, &engine).unwrap();
+                assert_eq!(format!("{s:?}"), want, "{rel}, {threads} threads");
+                assert!(e.image() == plain.image(), "{rel}, {threads} threads");
+                assert_eq!(e.failures, plain.failures, "{rel}, {threads} threads");
+                assert_eq!(e.decompressed, plain.decompressed, "{rel}");
+            }
         }
     }
 
