@@ -503,9 +503,9 @@ struct ShardResult<'t, 'a> {
 /// decompressed, every other page (and a torn tail) copied as it is. Runs
 /// on `engine.threads()` threads over shards of whole extents
 /// ([`crate::parallel::shard_pages`]); the image is allocated once, and
-/// each shard reuses one page-sized output buffer. The engine's release
-/// hook is not called: the structure passes read the image, and the
-/// caller's mapping of `ts` stays as it is.
+/// each shard reuses one page-sized output buffer. The engine's image
+/// release hook, if set, gets the stored pages as they are copied
+/// ([`Engine::with_image_release`]): the structure passes read the image.
 ///
 /// The image is as long as the file: for a file of huge apparent size this
 /// allocation can be refused, which aborts the process; [`try_expand`]

@@ -236,11 +236,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
 
     /// [`SummaryFold::add`], with what decompressing the page gave when
     /// the caller decompressed it already ([`Judge::judge_with`]).
-    pub(crate) fn add_decoded(
-        &mut self,
-        f: PageFacts,
-        decoded: Option<(Decoding, &[u8])>,
-    ) {
+    pub(crate) fn add_decoded(&mut self, f: PageFacts, decoded: Option<(Decoding, &[u8])>) {
         let f = self.ts.doublewrite_copy(f);
         let (f, instead) = self.judge.judge_with(self.ts, f, decoded);
         let zeroed = f.verdict == Verdict::Empty && self.zeros.claimed(self.ts, f.page_no);

@@ -1139,7 +1139,8 @@ struct ShardResult<'t, 'a> {
 /// Decrypts the whole space into one image on the engine's threads
 /// (shards of whole extents, as [`pagecomp::try_expand`] does), every
 /// page_compressed page decompressed after it. `None`: the image could not
-/// be allocated. The engine's release hook is not called.
+/// be allocated. The engine's image release hook, if set, gets the
+/// stored pages as they are decrypted ([`Engine::with_image_release`]).
 pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> Option<Decryption> {
     decrypt_space(ts, engine, key, false).map(|(d, _)| d)
 }
