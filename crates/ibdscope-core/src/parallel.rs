@@ -855,12 +855,15 @@ mod tests {
             let copied: Vec<AtomicBool> = (0..n_pages).map(|_| AtomicBool::new(false)).collect();
             let released = Mutex::new(Vec::new());
             let hook = |offset: usize, len: usize| {
-                for n in offset / 16384..(offset + len).div_ceil(16384) {
-                    assert!(copied[n].load(Ordering::SeqCst), "page {n} released first");
-                }
+                let pages = &copied[offset / 16384..(offset + len).div_ceil(16384)];
+                assert!(
+                    pages.iter().all(|c| c.load(Ordering::SeqCst)),
+                    "{offset}+{len} released before it was copied"
+                );
                 released.lock().unwrap().push((offset, len));
             };
-            let folded = |_: usize, _: usize| panic!("the fold's hook called");
+            let fold_called = AtomicBool::new(false);
+            let folded = |_: usize, _: usize| fold_called.store(true, Ordering::SeqCst);
             let engine = Engine::new(threads)
                 .with_release(&folded)
                 .with_image_release(&hook);
@@ -870,6 +873,7 @@ mod tests {
             };
             let (image, _) = try_build_image(&ts, &engine, || (), page).unwrap();
             assert!(image == data, "{threads} threads");
+            assert!(!fold_called.load(Ordering::SeqCst), "{threads} threads");
             let mut ranges = released.into_inner().unwrap();
             ranges.sort_unstable();
             let mut at = 0;
