@@ -82,8 +82,7 @@ use crate::ids::PageNo;
 use crate::inflate::{inflate_zlib, InflateErrorKind};
 use crate::page_type::PageType;
 use crate::parallel::Engine;
-use crate::space::{page_facts, Tablespace};
-use crate::summary::{Decoding, ShardSummary, Summary};
+use crate::space::Tablespace;
 use std::fmt;
 
 /// `FIL_PAGE_COMP_ALGO`: where the payload starts in full_crc32, and the
@@ -490,13 +489,16 @@ impl Expansion {
     }
 }
 
-/// One shard's result: pages decompressed, failures, and with
-/// [`try_expand_with_summary`] the summary's fold of the shard's pages.
+/// What decompressing one page gave ([`decompress_with`]).
+pub(crate) type Decoding = Result<Option<Decoded>, PageCompError>;
+
+/// One shard's result: pages decompressed, failures, and what the
+/// caller of [`try_expand_with`] folds alongside.
 #[derive(Default)]
-struct ShardResult<'t, 'a> {
+pub(crate) struct ShardResult<X> {
     decompressed: u32,
     failures: Vec<PageFailure>,
-    summary: ShardSummary<'t, 'a>,
+    extra: X,
 }
 
 /// Expands the whole space into one image: page_compressed pages
@@ -508,36 +510,35 @@ struct ShardResult<'t, 'a> {
 /// ([`Engine::with_image_release`]): the structure passes read the image.
 ///
 /// The image is as long as the file: for a file of huge apparent size this
-/// allocation can be refused, which aborts the process; [`try_expand`]
-/// returns `None` then.
+/// allocation can be refused, which aborts the process;
+/// [`crate::summary::try_expand_with_summary`] returns `None` then.
 pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
     let image = vec![0u8; ts.data().len()];
-    let page = expand_fn(ts, false);
+    let page = expand_fn(ts, |_: &mut (), _, _, _| {});
     let built = crate::parallel::build_image(ts, engine, image, new_bufs(ts), page);
-    expansion(ts, built, false).0
+    expansion(built).0
 }
 
-/// [`expand`], or `None` when the image's memory is refused. The image is
-/// zeroed memory the system hands out lazily, and pages the space knows to
-/// be zero ([`Tablespace::with_zero_ranges`]: the holes of a sparse file)
-/// are never written, so it costs memory only for the pages with data.
-pub fn try_expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<Expansion> {
-    let built = crate::parallel::try_build_image(ts, engine, new_bufs(ts), expand_fn(ts, false))?;
-    Some(expansion(ts, built, false).0)
-}
-
-/// [`try_expand`], making in the same pass the [`Summary`] of the stored
-/// pages, the same as [`Summary::of`] makes it on any number of threads:
-/// a page_compressed page the summary judges after decompression
-/// ([`crate::summary::Judge`]) is judged on the page the image pass
-/// decompressed, so each page is decompressed once for both.
-pub fn try_expand_with_summary(
+/// [`expand`], or `None` when the image's memory is refused, with `also`
+/// called for every page the image builder reads (not the known-zero
+/// ones), in page order within a shard: `also(x, page, stored bytes,
+/// decompressed)`, `decompressed` what decompressing it gave (the page in
+/// the buffer; `None` for a short page, not tried). One `X` per shard,
+/// in page order. The image is zeroed memory the system hands out lazily,
+/// and pages the space knows to be zero ([`Tablespace::with_zero_ranges`]:
+/// the holes of a sparse file) are never written, so it costs memory only
+/// for the pages with data.
+pub(crate) fn try_expand_with<X, F>(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
-) -> Option<(Expansion, Summary)> {
-    let built = crate::parallel::try_build_image(ts, engine, new_bufs(ts), expand_fn(ts, true))?;
-    let (e, s) = expansion(ts, built, true);
-    Some((e, s.unwrap_or_default()))
+    also: F,
+) -> Option<(Expansion, Vec<X>)>
+where
+    X: Default + Send,
+    F: Fn(&mut X, PageNo, &[u8], Option<(Decoding, &[u8])>) + Sync,
+{
+    let built = crate::parallel::try_build_image(ts, engine, new_bufs(ts), expand_fn(ts, also))?;
+    Some(expansion(built))
 }
 
 /// A shard's buffers: one page-sized output buffer and the codecs' scratch.
@@ -548,54 +549,44 @@ fn new_bufs(ts: &Tablespace<'_>) -> impl Fn() -> Bufs + Sync {
     move || (Vec::with_capacity(size), Scratch::new())
 }
 
-/// The step of the image pass for one page (`summarize`: folding the
-/// stored pages' summary too).
-fn expand_fn<'t, 'a>(
-    ts: &'t Tablespace<'a>,
-    summarize: bool,
-) -> impl Fn(&mut Bufs, &mut ShardResult<'t, 'a>, PageNo, &[u8], &mut [u8]) + Sync + 't {
+/// The step of the image pass for one page, `also` called after it.
+fn expand_fn<X, F>(
+    ts: &Tablespace<'_>,
+    also: F,
+) -> impl Fn(&mut Bufs, &mut ShardResult<X>, PageNo, &[u8], &mut [u8]) + Sync
+where
+    F: Fn(&mut X, PageNo, &[u8], Option<(Decoding, &[u8])>) + Sync,
+{
     let layout = Layout::of(ts);
     let size = (ts.page_size() as usize).max(1);
-    let (scheme, shard) = (ts.scheme(), crate::parallel::shard_pages(ts).max(1));
     move |bufs, r, page, from, to| {
         let decoded = expand_page(layout, size, bufs, r, page, from, to);
-        if summarize {
-            let f = page_facts(from, page, scheme);
-            let decoded = decoded.map(|d| (d, bufs.0.as_slice()));
-            r.summary.add(ts, shard, f, decoded);
-        }
+        also(
+            &mut r.extra,
+            page,
+            from,
+            decoded.map(|d| (d, bufs.0.as_slice())),
+        );
     }
 }
 
 /// The image and the shards' results (in page order) as one expansion,
-/// and the summary when it was folded.
-fn expansion<'t, 'a>(
-    ts: &'t Tablespace<'a>,
-    (image, results): (Vec<u8>, Vec<ShardResult<'t, 'a>>),
-    summarize: bool,
-) -> (Expansion, Option<Summary>) {
+/// and what was folded alongside, one per shard.
+fn expansion<X>((image, results): (Vec<u8>, Vec<ShardResult<X>>)) -> (Expansion, Vec<X>) {
     let mut decompressed = 0u32;
     let mut failures = Vec::new();
-    let mut parts = Vec::with_capacity(if summarize { results.len() } else { 0 });
+    let mut extra = Vec::with_capacity(results.len());
     for mut r in results {
         decompressed = decompressed.saturating_add(r.decompressed);
         failures.append(&mut r.failures);
-        if summarize {
-            parts.push(r.summary);
-        }
+        extra.push(r.extra);
     }
-    let summary = if summarize {
-        let shard = crate::parallel::shard_pages(ts).max(1);
-        crate::summary::join_shards(ts, shard, parts.into_iter())
-    } else {
-        None
-    };
     let e = Expansion {
         image,
         decompressed,
         failures,
     };
-    (e, summary)
+    (e, extra)
 }
 
 /// Expands page `page`, whose bytes are `from`, into `to` (as long as
@@ -606,7 +597,7 @@ fn expand_page(
     layout: Layout,
     size: usize,
     (buf, scratch): &mut Bufs,
-    r: &mut ShardResult<'_, '_>,
+    r: &mut ShardResult<impl Sized>,
     page: PageNo,
     from: &[u8],
     to: &mut [u8],
@@ -771,7 +762,7 @@ mod tests {
 
     // The image built with the summary in the same pass (each page
     // decompressed once for both): the same image and failures as
-    // `try_expand`, and the summary `Summary::of` makes, on any number of
+    // `expand`, and the summary `Summary::of` makes, on any number of
     // threads, over several shards with known-zero pages the image builder
     // skips (inside the file and to its end), a page whose stream is
     // damaged and one whose algorithm no server defines.
@@ -806,12 +797,12 @@ mod tests {
             data.resize(300 * size, 0);
             let zeros = [pages * size..140 * size, 256 * size..300 * size];
             let ts = Tablespace::new(&data).unwrap().with_zero_ranges(&zeros);
-            let plain = try_expand(&ts, &Engine::default()).unwrap();
+            let plain = expand(&ts, &Engine::default());
             assert!(!plain.failures.is_empty(), "{rel}");
             for threads in [1, 2, 3] {
                 let engine = Engine::new(threads);
-                let want = format!("{:?}", Summary::of(&ts, &engine));
-                let (e, s) = try_expand_with_summary(&ts, &engine).unwrap();
+                let want = format!("{:?}", crate::Summary::of(&ts, &engine));
+                let (e, s) = crate::summary::try_expand_with_summary(&ts, &engine).unwrap();
                 assert_eq!(format!("{s:?}"), want, "{rel}, {threads} threads");
                 assert!(e.image() == plain.image(), "{rel}, {threads} threads");
                 assert_eq!(e.failures, plain.failures, "{rel}, {threads} threads");

@@ -8,7 +8,7 @@ use crate::checksum::{lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
 use crate::finding::{Finding, FindingKind};
 use crate::ids::{Lsn, PageNo};
 use crate::page_type::{PageType, TypeNames};
-use crate::pagecomp::{self, PageCompErrorKind};
+use crate::pagecomp::{self, Decoding, Expansion, PageCompErrorKind};
 use crate::parallel::{fold_pages, Engine, PageFold};
 use crate::space::{
     page_facts, verify_page, DetectedBy, Evidence, PageFacts, PageProblem, Tablespace,
@@ -98,9 +98,6 @@ fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
     }
 }
 
-/// What decompressing one page gave ([`pagecomp::decompress_with`]).
-pub(crate) type Decoding = Result<Option<pagecomp::Decoded>, pagecomp::PageCompError>;
-
 /// Page facts judged as the server would judge the page: a MariaDB
 /// page_compressed page after decompression. Holds one page-sized buffer
 /// and the decoders' tables, reused for every page.
@@ -132,7 +129,7 @@ impl Judge {
     /// [`Judge::judge`], where `decoded`, when given, is what decompressing
     /// the page in `ts`'s own layout ([`pagecomp::Layout::of`]) gave, the
     /// page in `inflated` (the image pass decompressed it already:
-    /// [`pagecomp::try_expand_with_summary`]): it is not decompressed again.
+    /// [`try_expand_with_summary`]): it is not decompressed again.
     pub(crate) fn judge_with(
         &mut self,
         ts: &Tablespace<'_>,
@@ -383,6 +380,29 @@ pub(crate) fn join_shards<'t, 'a>(
         }
     }
     joined.map(SummaryFold::finish)
+}
+
+/// The logical image of a page_compressed space
+/// ([`pagecomp::expand`]), or `None` when its memory is refused, and the
+/// [`Summary`] of the stored pages made in the same pass, the same as
+/// [`Summary::of`] makes it on any number of threads: a page_compressed
+/// page the summary judges after decompression ([`Judge`]) is judged on
+/// the page the image pass decompressed, so each page is decompressed
+/// once for both.
+pub fn try_expand_with_summary<'t, 'a>(
+    ts: &'t Tablespace<'a>,
+    engine: &Engine<'_>,
+) -> Option<(Expansion, Summary)> {
+    let (scheme, shard) = (ts.scheme(), crate::parallel::shard_pages(ts).max(1));
+    let also = |x: &mut ShardSummary<'t, 'a>,
+                n: PageNo,
+                from: &[u8],
+                decoded: Option<(Decoding, &[u8])>| {
+        x.add(ts, shard, page_facts(from, n, scheme), decoded);
+    };
+    let (e, parts) = pagecomp::try_expand_with(ts, engine, also)?;
+    let s = join_shards(ts, shard, parts.into_iter());
+    Some((e, s.unwrap_or_default()))
 }
 
 impl SummaryFold<'_, '_> {

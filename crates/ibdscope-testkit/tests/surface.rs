@@ -37,7 +37,7 @@ use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, T
 /// 322). A crate under `crates/` with a `src/lib.rs` and no row here is
 /// counted and printed, not checked.
 const CEILINGS: &[(&str, usize)] = &[
-    ("ibdscope-core", 609),
+    ("ibdscope-core", 610),
     ("ibdscope-forensics", 202),
     ("ibdscope-prims", 58),
     ("ibdscope-render", 82),

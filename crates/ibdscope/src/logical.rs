@@ -17,7 +17,7 @@ use std::path::Path;
 pub enum Logical {
     /// A page_compressed space, decompressed, with the summary of its
     /// stored pages made in the same pass (until taken; each page is
-    /// decompressed once for both: [`pagecomp::try_expand_with_summary`]).
+    /// decompressed once for both: [`ibdscope_core::summary::try_expand_with_summary`]).
     Expanded(Expansion, Option<Box<Summary>>),
     /// A MariaDB encrypted space, decrypted (and decompressed), with the
     /// summary of its stored pages made in the same pass (until taken),
@@ -36,7 +36,7 @@ impl Logical {
     }
 
     /// The summary of the stored pages, made with the image
-    /// ([`pagecomp::try_expand_with_summary`],
+    /// ([`ibdscope_core::summary::try_expand_with_summary`],
     /// [`mariadb::try_decrypt_with_summary`]); taken once.
     pub fn take_summary(&mut self) -> Option<Summary> {
         match self {
@@ -73,7 +73,7 @@ pub fn expand(
     if !pagecomp::applies(ts) {
         return None;
     }
-    let Some((e, summary)) = pagecomp::try_expand_with_summary(ts, engine) else {
+    let Some((e, summary)) = ibdscope_core::summary::try_expand_with_summary(ts, engine) else {
         diags.push(Diagnostic::new(
             path,
             format_args!(

@@ -1137,7 +1137,7 @@ struct ShardResult<'t, 'a> {
 }
 
 /// Decrypts the whole space into one image on the engine's threads
-/// (shards of whole extents, as [`pagecomp::try_expand`] does), every
+/// (shards of whole extents, as [`pagecomp::expand`] does), every
 /// page_compressed page decompressed after it. `None`: the image could not
 /// be allocated. The engine's image release hook, if set, gets the
 /// stored pages as they are decrypted ([`Engine::with_image_release`]).
