@@ -492,92 +492,132 @@ impl Expansion {
     }
 }
 
-/// One shard's result: pages decompressed, failures.
-type ShardResult = (u32, Vec<PageFailure>);
+/// What decompressing one page gave ([`decompress_with`]).
+pub(crate) type Decoding = Result<Option<Decoded>, PageCompError>;
+
+/// One shard's result: pages decompressed, failures, and what the
+/// caller of [`try_expand_with`] folds alongside.
+#[derive(Default)]
+pub(crate) struct ShardResult<X> {
+    decompressed: u32,
+    failures: Vec<PageFailure>,
+    extra: X,
+}
 
 /// Expands the whole space into one image: page_compressed pages
 /// decompressed, every other page (and a torn tail) copied as it is. Runs
 /// on `engine.threads()` threads over shards of whole extents
 /// ([`crate::parallel::shard_pages`]); the image is allocated once, and
-/// each shard reuses one page-sized output buffer. The engine's release
-/// hook is not called: the structure passes read the image, and the
-/// caller's mapping of `ts` stays as it is.
+/// each shard reuses one page-sized output buffer. The engine's image
+/// release hook, if set, gets the stored pages as they are copied
+/// ([`Engine::with_image_release`]): the structure passes read the image.
 ///
 /// The image is as long as the file: for a file of huge apparent size this
-/// allocation can be refused, which aborts the process; [`try_expand`]
-/// returns `None` then.
+/// allocation can be refused, which aborts the process;
+/// [`crate::summary::try_expand_with_summary`] returns `None` then.
 pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
-    let layout = Layout::of(ts);
-    let size = (ts.page_size() as usize).max(1);
     let image = vec![0u8; ts.data().len()];
-    let built = crate::parallel::build_image(ts, engine, image, new_bufs(size), |b, r, n, f, t| {
-        expand_page(layout, size, b, r, n, f, t);
-    });
-    expansion(built)
+    let page = expand_fn(ts, |_: &mut (), _, _, _| {});
+    let built = crate::parallel::build_image(ts, engine, image, new_bufs(ts), page);
+    expansion(built).0
 }
 
-/// [`expand`], or `None` when the image's memory is refused. The image is
-/// zeroed memory the system hands out lazily, and pages the space knows to
-/// be zero ([`Tablespace::with_zero_ranges`]: the holes of a sparse file)
-/// are never written, so it costs memory only for the pages with data.
-pub fn try_expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Option<Expansion> {
-    let layout = Layout::of(ts);
-    let size = (ts.page_size() as usize).max(1);
-    let built = crate::parallel::try_build_image(ts, engine, new_bufs(size), |b, r, n, f, t| {
-        expand_page(layout, size, b, r, n, f, t);
-    })?;
+/// [`expand`], or `None` when the image's memory is refused, with `also`
+/// called for every page the image builder reads (not the known-zero
+/// ones), in page order within a shard: `also(x, page, stored bytes,
+/// decompressed)`, `decompressed` what decompressing it gave (the page in
+/// the buffer; `None` for a short page, not tried). One `X` per shard,
+/// in page order. The image is zeroed memory the system hands out lazily,
+/// and pages the space knows to be zero ([`Tablespace::with_zero_ranges`]:
+/// the holes of a sparse file) are never written, so it costs memory only
+/// for the pages with data.
+pub(crate) fn try_expand_with<X, F>(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    also: F,
+) -> Option<(Expansion, Vec<X>)>
+where
+    X: Default + Send,
+    F: Fn(&mut X, PageNo, &[u8], Option<(Decoding, &[u8])>) + Sync,
+{
+    let built = crate::parallel::try_build_image(ts, engine, new_bufs(ts), expand_fn(ts, also))?;
     Some(expansion(built))
 }
 
 /// A shard's buffers: one page-sized output buffer and the codecs' scratch.
 type Bufs = (Vec<u8>, Scratch);
 
-fn new_bufs(size: usize) -> impl Fn() -> Bufs + Sync {
+fn new_bufs(ts: &Tablespace<'_>) -> impl Fn() -> Bufs + Sync {
+    let size = (ts.page_size() as usize).max(1);
     move || (Vec::with_capacity(size), Scratch::new())
 }
 
-/// The image and the shards' results (in page order) as one expansion.
-fn expansion((image, results): (Vec<u8>, Vec<ShardResult>)) -> Expansion {
-    let mut decompressed = 0u32;
-    let mut failures = Vec::new();
-    for (n, f) in results {
-        decompressed = decompressed.saturating_add(n);
-        failures.extend(f);
-    }
-    Expansion {
-        image,
-        decompressed,
-        failures,
+/// The step of the image pass for one page, `also` called after it.
+fn expand_fn<X, F>(
+    ts: &Tablespace<'_>,
+    also: F,
+) -> impl Fn(&mut Bufs, &mut ShardResult<X>, PageNo, &[u8], &mut [u8]) + Sync
+where
+    F: Fn(&mut X, PageNo, &[u8], Option<(Decoding, &[u8])>) + Sync,
+{
+    let layout = Layout::of(ts);
+    let size = (ts.page_size() as usize).max(1);
+    move |bufs, r, page, from, to| {
+        let decoded = expand_page(layout, size, bufs, r, page, from, to);
+        also(
+            &mut r.extra,
+            page,
+            from,
+            decoded.map(|d| (d, bufs.0.as_slice())),
+        );
     }
 }
 
+/// The image and the shards' results (in page order) as one expansion,
+/// and what was folded alongside, one per shard.
+fn expansion<X>((image, results): (Vec<u8>, Vec<ShardResult<X>>)) -> (Expansion, Vec<X>) {
+    let mut decompressed = 0u32;
+    let mut failures = Vec::new();
+    let mut extra = Vec::with_capacity(results.len());
+    for mut r in results {
+        decompressed = decompressed.saturating_add(r.decompressed);
+        failures.append(&mut r.failures);
+        extra.push(r.extra);
+    }
+    let e = Expansion {
+        image,
+        decompressed,
+        failures,
+    };
+    (e, extra)
+}
+
 /// Expands page `page`, whose bytes are `from`, into `to` (as long as
-/// `from`): decompressed if it is page_compressed, else copied.
+/// `from`): decompressed if it is page_compressed, else copied. What
+/// decompressing gave (the page in the buffer), `None` when the page was
+/// not tried (a short page).
 fn expand_page(
     layout: Layout,
     size: usize,
     (buf, scratch): &mut Bufs,
-    (n, failures): &mut ShardResult,
+    r: &mut ShardResult<impl Sized>,
     page: PageNo,
     from: &[u8],
     to: &mut [u8],
-) {
-    let decoded = if from.len() == size {
-        decompress_with(from, layout, buf, scratch)
-    } else {
-        Ok(None)
-    };
+) -> Option<Decoding> {
+    let decoded = (from.len() == size).then(|| decompress_with(from, layout, buf, scratch));
     match decoded {
-        Ok(Some(_)) if buf.len() == to.len() => {
+        Some(Ok(Some(_))) if buf.len() == to.len() => {
             to.copy_from_slice(buf);
-            *n = n.saturating_add(1);
+            r.decompressed = r.decompressed.saturating_add(1);
         }
-        Ok(_) => copy(to, from),
-        Err(error) => {
+        Some(Err(error)) => {
             copy(to, from);
-            failures.push(PageFailure { page, error });
+            r.failures.push(PageFailure { page, error });
         }
+        _ => copy(to, from),
     }
+    decoded
 }
 
 fn copy(to: &mut [u8], from: &[u8]) {
@@ -715,6 +755,57 @@ mod tests {
             assert_eq!(one.image()[..16384], data[..16384]);
             assert_eq!(one.image().len(), data.len());
             assert_eq!(one.tablespace(&ts).n_pages(), ts.n_pages());
+        }
+    }
+
+    // The image built with the summary in the same pass (each page
+    // decompressed once for both): the same image and failures as
+    // `expand`, and the summary `Summary::of` makes, on any number of
+    // threads, over several shards with known-zero pages the image builder
+    // skips (inside the file and to its end), a page whose stream is
+    // damaged and one whose algorithm no server defines.
+    #[test]
+    fn the_summary_made_with_the_image_is_the_summary_of_the_stored_pages() {
+        let mut all: Vec<&str> = FIXTURES.to_vec();
+        all.extend(PROVIDERS.iter().map(|p| p.0));
+        for rel in all {
+            let mut data = read(rel);
+            let size = Tablespace::new(&data).unwrap().page_size() as usize;
+            let layout = Layout::of(&Tablespace::new(&data).unwrap());
+            let pages = data.len() / size;
+            let mut out = Vec::new();
+            let compressed: Vec<usize> = (1..pages)
+                .filter(|&n| {
+                    let p = &data[n * size..(n + 1) * size];
+                    decompress(p, layout, &mut out).is_ok_and(|d| d.is_some())
+                })
+                .collect();
+            assert!(compressed.len() >= 2, "{rel}");
+            // A byte of one compressed stream changed, and another page's
+            // algorithm set to a number no server defines (classic layout:
+            // the algorithm is in the page).
+            let d = decompress(&data[compressed[0] * size..][..size], layout, &mut out)
+                .unwrap()
+                .unwrap();
+            data[compressed[0] * size + d.header + 40] ^= 0x55;
+            if layout == Layout::Classic {
+                let at = compressed[1] * size + FIL_PAGE_COMP_ALGO + 6;
+                data[at..at + 2].copy_from_slice(&0x77u16.to_be_bytes());
+            }
+            data.resize(300 * size, 0);
+            let zeros = [pages * size..140 * size, 256 * size..300 * size];
+            let ts = Tablespace::new(&data).unwrap().with_zero_ranges(&zeros);
+            let plain = expand(&ts, &Engine::default());
+            assert!(!plain.failures.is_empty(), "{rel}");
+            for threads in [1, 2, 3] {
+                let engine = Engine::new(threads);
+                let want = format!("{:?}", crate::Summary::of(&ts, &engine));
+                let (e, s) = crate::summary::try_expand_with_summary(&ts, &engine).unwrap();
+                assert_eq!(format!("{s:?}"), want, "{rel}, {threads} threads");
+                assert!(e.image() == plain.image(), "{rel}, {threads} threads");
+                assert_eq!(e.failures, plain.failures, "{rel}, {threads} threads");
+                assert_eq!(e.decompressed, plain.decompressed, "{rel}");
+            }
         }
     }
 

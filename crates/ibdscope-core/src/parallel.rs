@@ -63,6 +63,7 @@ pub type ProgressFn<'a> = &'a (dyn Fn(u64, u64) + Sync);
 pub struct Engine<'a> {
     threads: usize,
     release: Option<ReleaseFn<'a>>,
+    image_release: Option<ReleaseFn<'a>>,
     progress: Option<ProgressFn<'a>>,
 }
 
@@ -77,6 +78,7 @@ impl std::fmt::Debug for Engine<'_> {
         f.debug_struct("Engine")
             .field("threads", &self.threads)
             .field("release", &self.release.map(|_| "set"))
+            .field("image_release", &self.image_release.map(|_| "set"))
             .field("progress", &self.progress.map(|_| "set"))
             .finish()
     }
@@ -88,6 +90,7 @@ impl<'a> Engine<'a> {
         Engine {
             threads: threads.max(1),
             release: None,
+            image_release: None,
             progress: None,
         }
     }
@@ -105,6 +108,23 @@ impl<'a> Engine<'a> {
     pub fn with_release(self, release: ReleaseFn<'a>) -> Self {
         Engine {
             release: Some(release),
+            ..self
+        }
+    }
+
+    /// The same engine, calling `release` from the passes that build a
+    /// whole-space image (a page_compressed space decompressed, a MariaDB
+    /// or MySQL encrypted space decrypted) with the byte ranges of the
+    /// space copied into the image (whole shards, 16 MiB or more at a
+    /// time, each byte once): the passes after it read the image, so a
+    /// caller that maps the file can drop those mappings there, and the
+    /// command holds the image and a few shards of the file, not both
+    /// whole. As for [`Engine::with_release`], the bytes stay readable.
+    /// [`fold_pages`] does not call it.
+    #[must_use]
+    pub fn with_image_release(self, release: ReleaseFn<'a>) -> Self {
+        Engine {
+            image_release: Some(release),
             ..self
         }
     }
@@ -546,8 +566,10 @@ where
 /// image (`to`, zero; the last page may be short). Pages the space knows
 /// to be zero ([`Tablespace::is_known_zero`]: holes of a sparse file) are
 /// skipped: never read, left zero in the image. Returns the image and the
-/// shards' results in page order (the same on any number of threads). The
-/// release hook is not called.
+/// shards' results in page order (the same on any number of threads).
+/// The image release hook ([`Engine::with_image_release`]), if set, gets
+/// the shards copied as a prefix of whole shards grows, 16 MiB or more at
+/// a time; the fold's release hook is not called.
 pub(crate) fn build_image<S, R, N, P>(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
@@ -566,6 +588,37 @@ where
     let n_shards = data.len().div_ceil(shard_bytes);
     let threads = engine.threads().min(n_shards).max(1);
     let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
+    // Shards finished, and how many from the first are handed to the image
+    // release hook: a prefix of whole shards, in batches.
+    let finished = Mutex::new(Finished {
+        done: vec![
+            false;
+            if engine.image_release.is_some() {
+                n_shards
+            } else {
+                0
+            }
+        ],
+        prefix: 0,
+        released: 0,
+    });
+    let batch = usize::try_from(release_batch(ts, shard_pages(ts))).unwrap_or(1);
+    let release = |k: usize| {
+        let Some(hook) = engine.image_release else {
+            return;
+        };
+        let range = {
+            let mut f = finished.lock().unwrap_or_else(PoisonError::into_inner);
+            f.finish(k, batch)
+        };
+        if let Some((a, b)) = range {
+            let from = a.saturating_mul(shard_bytes).min(data.len());
+            let to = b.saturating_mul(shard_bytes).min(data.len());
+            if to > from {
+                hook(from, to.saturating_sub(from));
+            }
+        }
+    };
     let work = || {
         let mut mine: Vec<(usize, R)> = Vec::new();
         let mut state = new_state();
@@ -592,6 +645,7 @@ where
                 page(&mut state, &mut r, n, from, to);
             }
             mine.push((k, r));
+            release(k);
         }
         mine
     };
@@ -753,6 +807,35 @@ where
     })
 }
 
+/// The shards of an image pass finished so far ([`build_image`]), the
+/// first `prefix` all finished, the first `released` handed to the image
+/// release hook.
+struct Finished {
+    done: Vec<bool>,
+    prefix: usize,
+    released: usize,
+}
+
+impl Finished {
+    /// Marks shard `k` finished; the shards to release now (`a..b`), when
+    /// the finished prefix has grown by `batch` shards or reached the end.
+    fn finish(&mut self, k: usize, batch: usize) -> Option<(usize, usize)> {
+        if let Some(d) = self.done.get_mut(k) {
+            *d = true;
+        }
+        while self.done.get(self.prefix) == Some(&true) {
+            self.prefix = self.prefix.saturating_add(1);
+        }
+        let grown = self.prefix.saturating_sub(self.released);
+        if grown == 0 || (grown < batch && self.prefix < self.done.len()) {
+            return None;
+        }
+        let range = (self.released, self.prefix);
+        self.released = self.prefix;
+        Some(range)
+    }
+}
+
 /// Runs `work` on `threads` threads (the caller's included; fewer if the
 /// system refuses to start one) and concatenates what each returns. Each
 /// `work` takes its next piece of work from shared state until none is left.
@@ -904,6 +987,55 @@ mod tests {
             if threads == 1 {
                 assert_eq!(ranges.len(), 3, "{ranges:?}");
             }
+        }
+    }
+
+    // An image pass hands the image release hook every byte of the file
+    // once, only after its pages are copied, in calls of at least 16 MiB
+    // (the last one aside); the fold's release hook is not called.
+    #[test]
+    fn an_image_pass_releases_each_shard_once_after_it_is_copied() {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Mutex;
+        let mut data = space(128 * 20 + 64);
+        data.extend_from_slice(&[7u8; 100]);
+        let n_pages = 128 * 20 + 65;
+        for threads in [1, 2, 3] {
+            let opts = Options {
+                page_size: Some(16384),
+            };
+            let ts = Tablespace::with_options(&data, opts).unwrap();
+            let copied: Vec<AtomicBool> = (0..n_pages).map(|_| AtomicBool::new(false)).collect();
+            let released = Mutex::new(Vec::new());
+            let hook = |offset: usize, len: usize| {
+                let pages = &copied[offset / 16384..(offset + len).div_ceil(16384)];
+                assert!(
+                    pages.iter().all(|c| c.load(Ordering::SeqCst)),
+                    "{offset}+{len} released before it was copied"
+                );
+                released.lock().unwrap().push((offset, len));
+            };
+            let fold_called = AtomicBool::new(false);
+            let folded = |_: usize, _: usize| fold_called.store(true, Ordering::SeqCst);
+            let engine = Engine::new(threads)
+                .with_release(&folded)
+                .with_image_release(&hook);
+            let page = |_: &mut (), _: &mut (), n: PageNo, from: &[u8], to: &mut [u8]| {
+                to.copy_from_slice(from);
+                copied[n.0 as usize].store(true, Ordering::SeqCst);
+            };
+            let (image, _) = try_build_image(&ts, &engine, || (), page).unwrap();
+            assert!(image == data, "{threads} threads");
+            assert!(!fold_called.load(Ordering::SeqCst), "{threads} threads");
+            let mut ranges = released.into_inner().unwrap();
+            ranges.sort_unstable();
+            let mut at = 0;
+            for (k, &(offset, len)) in ranges.iter().enumerate() {
+                assert_eq!(offset, at, "{threads} threads: {ranges:?}");
+                assert!(k + 1 == ranges.len() || len >= 16 << 20, "{ranges:?}");
+                at += len;
+            }
+            assert_eq!(at, data.len(), "{threads} threads: {ranges:?}");
         }
     }
 

@@ -8,7 +8,7 @@ use crate::checksum::{lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
 use crate::finding::{Finding, FindingKind};
 use crate::ids::{Lsn, PageNo};
 use crate::page_type::{PageType, TypeNames};
-use crate::pagecomp::{self, PageCompErrorKind};
+use crate::pagecomp::{self, Decoding, Expansion, PageCompErrorKind};
 use crate::parallel::{fold_pages, Engine, PageFold};
 use crate::space::{
     page_facts, verify_page, DetectedBy, Evidence, PageFacts, PageProblem, Tablespace,
@@ -122,10 +122,19 @@ impl Judge {
     /// decompressed too (`fil_page_decompress_for_full_crc32`, after
     /// `buf_page_is_corrupted`), and one that does not decompress is
     /// damaged; the decompressed page carries no checksum of its own.
-    pub fn judge(
+    pub fn judge(&mut self, ts: &Tablespace<'_>, f: PageFacts) -> (PageFacts, Option<PageProblem>) {
+        self.judge_with(ts, f, None)
+    }
+
+    /// [`Judge::judge`], where `decoded`, when given, is what decompressing
+    /// the page in `ts`'s own layout ([`pagecomp::Layout::of`]) gave, the
+    /// page in `inflated` (the image pass decompressed it already:
+    /// [`try_expand_with_summary`]): it is not decompressed again.
+    pub(crate) fn judge_with(
         &mut self,
         ts: &Tablespace<'_>,
         mut f: PageFacts,
+        decoded: Option<(Decoding, &[u8])>,
     ) -> (PageFacts, Option<PageProblem>) {
         // A page whose type carries the full_crc32 compressed marker in a
         // space that is not page_compressed: the server cannot decompress
@@ -150,12 +159,17 @@ impl Judge {
         let Some(page) = ts.page(f.page_no) else {
             return (f, None);
         };
-        let decoded =
-            pagecomp::decompress_with(page, layout, &mut self.inflated, &mut self.scratch);
+        let (decoded, logical) = match decoded {
+            Some((d, logical)) if layout == pagecomp::Layout::of(ts) => (d, logical),
+            _ => {
+                let d =
+                    pagecomp::decompress_with(page, layout, &mut self.inflated, &mut self.scratch);
+                (d, self.inflated.as_slice())
+            }
+        };
         match decoded {
             Ok(Some(_)) if layout != pagecomp::Layout::Classic => (f, None),
             Ok(Some(_)) => {
-                let logical = self.inflated.as_slice();
                 f.verdict = verify_page(logical, Scheme::Classic);
                 f.lsn_pair = match f.verdict {
                     Verdict::Valid(_) | Verdict::Mismatch => lsn_pair(logical, Scheme::Classic),
@@ -214,8 +228,14 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
     /// Folds one page's facts (pages in increasing order). A page_compressed
     /// page outside full_crc32 is judged after decompression.
     pub fn add(&mut self, f: PageFacts) {
+        self.add_decoded(f, None);
+    }
+
+    /// [`SummaryFold::add`], with what decompressing the page gave when
+    /// the caller decompressed it already ([`Judge::judge_with`]).
+    pub(crate) fn add_decoded(&mut self, f: PageFacts, decoded: Option<(Decoding, &[u8])>) {
         let f = self.ts.doublewrite_copy(f);
-        let (f, instead) = self.judge.judge(self.ts, f);
+        let (f, instead) = self.judge.judge_with(self.ts, f, decoded);
         let zeroed = f.verdict == Verdict::Empty && self.zeros.claimed(self.ts, f.page_no);
         let s = &mut self.summary;
         s.pages = s.pages.saturating_add(1);
@@ -288,6 +308,101 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             judgement,
         });
     }
+}
+
+/// A shard's part of a [`Summary`] folded inside a pass that skips the
+/// pages the space knows to be zero (the image builder,
+/// `parallel::build_image`): they are folded, read as zeros, when the next
+/// page of the shard comes, or when the shard is joined
+/// ([`join_shards`]).
+#[derive(Default)]
+pub(crate) struct ShardSummary<'t, 'a> {
+    fold: Option<SummaryFold<'t, 'a>>,
+    /// The page after the last one folded (0: none yet).
+    next: u32,
+}
+
+impl<'t, 'a> ShardSummary<'t, 'a> {
+    /// Folds the pages before `end` not folded yet; the first fold of a
+    /// shard starts at its first page `first`.
+    fn fold_up_to(&mut self, ts: &'t Tablespace<'a>, first: u32, end: u32) {
+        let scheme = ts.scheme();
+        let fold = self.fold.get_or_insert_with(|| SummaryFold::new(ts));
+        let from = if self.next == 0 { first } else { self.next };
+        for n in from..end {
+            match ts.page(PageNo(n)) {
+                Some(p) => fold.add(page_facts(p, PageNo(n), scheme)),
+                None => break,
+            }
+        }
+        self.next = end.max(from);
+    }
+
+    /// Folds `f` (page `f.page_no` of a shard of `shard` pages), after
+    /// the skipped pages before it; `decoded` as [`Judge::judge_with`].
+    pub(crate) fn add(
+        &mut self,
+        ts: &'t Tablespace<'a>,
+        shard: u32,
+        f: PageFacts,
+        decoded: Option<(Decoding, &[u8])>,
+    ) {
+        let n = f.page_no.0;
+        let first = n.saturating_sub(n.checked_rem(shard).unwrap_or(0));
+        self.fold_up_to(ts, first, n);
+        if let Some(fold) = self.fold.as_mut() {
+            fold.add_decoded(f, decoded);
+        }
+        self.next = n.saturating_add(1);
+    }
+}
+
+/// The [`Summary`] of `ts` from its shards' parts ([`ShardSummary`], one
+/// per shard of `shard` pages, in page order): each shard's skipped pages
+/// folded to its end, the parts joined, the file's findings added and the
+/// bad pages judged; `None` when no page was folded.
+pub(crate) fn join_shards<'t, 'a>(
+    ts: &'t Tablespace<'a>,
+    shard: u32,
+    parts: impl Iterator<Item = ShardSummary<'t, 'a>>,
+) -> Option<Summary> {
+    let n_pages = ts.n_pages();
+    let mut joined: Option<SummaryFold<'t, 'a>> = None;
+    for (k, mut part) in (0u32..).zip(parts) {
+        let first = k.saturating_mul(shard);
+        let end = first.saturating_add(shard).min(n_pages);
+        part.fold_up_to(ts, first, end);
+        if let Some(fold) = part.fold.take() {
+            match joined.as_mut() {
+                Some(s) => PageFold::append(s, fold),
+                None => joined = Some(fold),
+            }
+        }
+    }
+    joined.map(SummaryFold::finish)
+}
+
+/// The logical image of a page_compressed space
+/// ([`pagecomp::expand`]), or `None` when its memory is refused, and the
+/// [`Summary`] of the stored pages made in the same pass, the same as
+/// [`Summary::of`] makes it on any number of threads: a page_compressed
+/// page the summary judges after decompression ([`Judge`]) is judged on
+/// the page the image pass decompressed, so each page is decompressed
+/// once for both.
+pub fn try_expand_with_summary<'t, 'a>(
+    ts: &'t Tablespace<'a>,
+    engine: &Engine<'_>,
+) -> Option<(Expansion, Summary)> {
+    let (scheme, shard) = (ts.scheme(), crate::parallel::shard_pages(ts).max(1));
+    let also = |x: &mut ShardSummary<'t, 'a>,
+                n: PageNo,
+                from: &[u8],
+                decoded: Option<(Decoding, &[u8])>| {
+        x.add(ts, shard, page_facts(from, n, scheme), decoded);
+    };
+    let (e, parts) = pagecomp::try_expand_with(ts, engine, also)?;
+    let s = join_shards(ts, shard, parts.into_iter());
+    Some((e, s.unwrap_or_default()))
 }
 
 impl SummaryFold<'_, '_> {

@@ -148,11 +148,14 @@ pub fn with_space(
         // mappings as it finishes it: RSS stays flat for any file size.
         // Commands that pass over the file again keep the map whole
         // (mapping every page again would cost as much as the first).
+        // The others, when they read a decompressed or decrypted image,
+        // drop the file's mappings as the image is built (they read the
+        // image after it): they hold the image, not the image and the file.
         let engine = opts.engine().with_progress(&progress);
         if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
             engine.with_release(&release)
         } else {
-            engine
+            engine.with_image_release(&release)
         }
     };
     let outcome = f(&ts, &engine)?;

@@ -93,7 +93,10 @@ impl DecryptHost {
                 return None;
             }
         };
-        let Some(d) = mysql::try_decrypt(&ts, &key, &Engine::new(threads)) else {
+        // The image replaces the file: its mappings go as it is built.
+        let release = |offset: usize, len: usize| src.release(offset, len);
+        let engine = Engine::new(threads).with_image_release(&release);
+        let Some(d) = mysql::try_decrypt(&ts, &key, &engine) else {
             self.say(Diagnostic::new(
                 path,
                 format_args!(

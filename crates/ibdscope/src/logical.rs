@@ -15,8 +15,10 @@ use std::path::Path;
 /// An image the structure commands read in place of the file.
 #[derive(Debug)]
 pub enum Logical {
-    /// A page_compressed space, decompressed.
-    Expanded(Expansion),
+    /// A page_compressed space, decompressed, with the summary of its
+    /// stored pages made in the same pass (until taken; each page is
+    /// decompressed once for both: [`ibdscope_core::summary::try_expand_with_summary`]).
+    Expanded(Expansion, Option<Box<Summary>>),
     /// A MariaDB encrypted space, decrypted (and decompressed), with the
     /// summary of its stored pages made in the same pass (until taken),
     /// and whether it was opened with another key than the one page 0
@@ -28,18 +30,17 @@ impl Logical {
     /// The image as a tablespace, read with `physical`'s detection.
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
         match self {
-            Logical::Expanded(e) => e.tablespace(physical),
+            Logical::Expanded(e, _) => e.tablespace(physical),
             Logical::Decrypted(d, ..) => d.tablespace(physical),
         }
     }
 
-    /// The summary of the stored pages, when it was made with the image
-    /// (the decrypted image: [`mariadb::try_decrypt_with_summary`]); taken
-    /// once.
+    /// The summary of the stored pages, made with the image
+    /// ([`ibdscope_core::summary::try_expand_with_summary`],
+    /// [`mariadb::try_decrypt_with_summary`]); taken once.
     pub fn take_summary(&mut self) -> Option<Summary> {
         match self {
-            Logical::Decrypted(_, s, _) => s.take().map(|b| *b),
-            Logical::Expanded(_) => None,
+            Logical::Decrypted(_, s, _) | Logical::Expanded(_, s) => s.take().map(|b| *b),
         }
     }
 }
@@ -72,7 +73,7 @@ pub fn expand(
     if !pagecomp::applies(ts) {
         return None;
     }
-    let Some(e) = pagecomp::try_expand(ts, engine) else {
+    let Some((e, summary)) = ibdscope_core::summary::try_expand_with_summary(ts, engine) else {
         diags.push(Diagnostic::new(
             path,
             format_args!(
@@ -92,7 +93,7 @@ pub fn expand(
         "page_compressed pages not decompressed",
         diags,
     );
-    Some(Logical::Expanded(e))
+    Some(Logical::Expanded(e, Some(Box::new(summary))))
 }
 
 /// When page 0's crypt data is damaged so that no key can open the space
@@ -395,7 +396,7 @@ pub fn key_verdicts(
 /// failed to decrypt: a finding.
 pub fn damaged(l: &Logical) -> bool {
     match l {
-        Logical::Expanded(e) => e.failures.iter().any(|f| {
+        Logical::Expanded(e, _) => e.failures.iter().any(|f| {
             !matches!(
                 f.error.kind,
                 PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted

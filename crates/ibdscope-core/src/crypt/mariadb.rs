@@ -66,7 +66,7 @@ use crate::page_type::PageType;
 use crate::pagecomp::{self, Layout, PageCompError, PageCompErrorKind};
 use crate::parallel::{fold_pages_with_state, Engine, PageFold, StateFold};
 use crate::space::{page_facts, Tablespace};
-use crate::summary::{Summary, SummaryFold};
+use crate::summary::{ShardSummary, Summary, SummaryFold};
 use ibdscope_prims::aes::{self, Aes};
 use ibdscope_prims::sha1;
 use ibdscope_prims::wipe::wipe;
@@ -1127,39 +1127,20 @@ pub fn keyed_summary(
 }
 
 /// One shard's result: pages decrypted, decompressed, failures, and with
-/// [`try_decrypt_with_summary`] the summary's fold of the shard's pages so
-/// far (`next`: the page after the last one folded).
+/// [`try_decrypt_with_summary`] the summary's fold of the shard's pages.
 #[derive(Default)]
 struct ShardResult<'t, 'a> {
     decrypted: u32,
     decompressed: u32,
     failures: Vec<ImageFailure>,
-    fold: Option<SummaryFold<'t, 'a>>,
-    next: u32,
-}
-
-impl<'t, 'a> ShardResult<'t, 'a> {
-    /// Folds the pages before `end` not folded yet (known-zero pages the
-    /// image builder skipped: read as zeros, never from the file); the
-    /// first fold of a shard starts at its first page `first`.
-    fn fold_up_to(&mut self, ts: &'t Tablespace<'a>, first: u32, end: u32) {
-        let scheme = ts.scheme();
-        let fold = self.fold.get_or_insert_with(|| SummaryFold::new(ts));
-        let from = if self.next == 0 { first } else { self.next };
-        for n in from..end {
-            match ts.page(PageNo(n)) {
-                Some(p) => fold.add(page_facts(p, PageNo(n), scheme)),
-                None => break,
-            }
-        }
-        self.next = end.max(from);
-    }
+    summary: ShardSummary<'t, 'a>,
 }
 
 /// Decrypts the whole space into one image on the engine's threads
-/// (shards of whole extents, as [`pagecomp::try_expand`] does), every
+/// (shards of whole extents, as [`pagecomp::expand`] does), every
 /// page_compressed page decompressed after it. `None`: the image could not
-/// be allocated. The engine's release hook is not called.
+/// be allocated. The engine's image release hook, if set, gets the
+/// stored pages as they are decrypted ([`Engine::with_image_release`]).
 pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> Option<Decryption> {
     decrypt_space(ts, engine, key, false).map(|(d, _)| d)
 }
@@ -1200,14 +1181,7 @@ fn decrypt_space<'t, 'a>(
                 page: PageNo,
                 from: &[u8],
                 to: &mut [u8]| {
-        let mut facts = None;
-        if summarize {
-            let first = page
-                .0
-                .saturating_sub(page.0.checked_rem(shard).unwrap_or(0));
-            r.fold_up_to(ts, first, page.0);
-            facts = Some(page_facts(from, page, scheme));
-        }
+        let facts = summarize.then(|| page_facts(from, page, scheme));
         let stored = facts
             .as_ref()
             .filter(|_| scheme == Scheme::FullCrc32)
@@ -1231,10 +1205,7 @@ fn decrypt_space<'t, 'a>(
                     f.verdict = v;
                 }
             }
-            if let Some(fold) = r.fold.as_mut() {
-                fold.add(f);
-            }
-            r.next = page.0.saturating_add(1);
+            r.summary.add(ts, shard, f, None);
         }
     };
     let (image, results) = crate::parallel::try_build_image(ts, engine, new_buf, page)?;
@@ -1244,30 +1215,20 @@ fn decrypt_space<'t, 'a>(
         decompressed: 0,
         failures: Vec::new(),
     };
-    let mut summary: Option<SummaryFold<'t, 'a>> = None;
-    let n_pages = ts.n_pages();
-    for (k, mut r) in (0u32..).zip(results) {
+    let mut parts = Vec::with_capacity(if summarize { results.len() } else { 0 });
+    for mut r in results {
         d.decrypted = d.decrypted.saturating_add(r.decrypted);
         d.decompressed = d.decompressed.saturating_add(r.decompressed);
         d.failures.append(&mut r.failures);
         if summarize {
-            let first = k.saturating_mul(shard);
-            let end = first.saturating_add(shard).min(n_pages);
-            r.fold_up_to(ts, first, end);
-            if let Some(fold) = r.fold.take() {
-                match summary.as_mut() {
-                    Some(s) => PageFold::append(s, fold),
-                    None => summary = Some(fold),
-                }
-            }
+            parts.push(r.summary);
         }
     }
-    let summary = summary.map(|f| {
-        let mut s = f.summary;
-        s.file_findings = crate::summary::file_findings(ts);
-        s.judge(ts);
-        s
-    });
+    let summary = if summarize {
+        crate::summary::join_shards(ts, shard, parts.into_iter())
+    } else {
+        None
+    };
     Some((d, summary))
 }
 

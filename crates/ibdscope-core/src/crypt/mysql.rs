@@ -393,7 +393,8 @@ impl Decryption {
 /// Decrypts the whole space into one image (as large as the file), or
 /// `None` when that memory is refused (asked for before it is taken). Runs
 /// on `engine.threads()` threads over shards of whole extents; pages known
-/// to be zero are not read.
+/// to be zero are not read. The engine's image release hook, if set, gets
+/// the stored pages as they are decrypted ([`Engine::with_image_release`]).
 pub fn try_decrypt(
     ts: &Tablespace<'_>,
     key: &TablespaceKey,
