@@ -1,10 +1,6 @@
-//! Prints an index's rows in key order, tab-separated as `SELECT … INTO
-//! OUTFILE` writes text (NULL as `\N`; `\`, tab, newline escaped; binary
-//! as hex, as `ibdscope rows --format tsv`), and
-//! names on stderr each row read from a page that does not verify:
-//! `cargo run -p ibdscope --example rows -- t.ibd [KEY_FILE]` (the
-//! clustered index; a MariaDB key file opens an encrypted space).
-use ibdscope::{FieldText, Rendered, ScanOptions};
+//! Prints the clustered index's rows in key order as `ibdscope rows --format
+//! tsv` does, and on stderr each row read from a page that does not verify:
+//! `cargo run -p ibdscope --example rows -- t.ibd [KEY_FILE]`.
 use std::io::Write;
 type Res = Result<(), Box<dyn std::error::Error>>;
 
@@ -16,36 +12,19 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Res {
     }
     let file = ibdscope::File::open_with(args.first().ok_or("FILE [KEY_FILE]")?, &how)?;
     let space = file.space()?;
-    let mut rows = space.rows(None, ScanOptions::default())?;
     let t = space.table()?.def();
+    let mut rows = space.rows(None, ibdscope::ScanOptions::default())?;
     let cols = ibdscope::shown_columns(t, rows.layout(), false);
     for row in rows.by_ref() {
-        let mut line = Vec::new();
-        for (&c, col) in cols.iter().filter_map(|c| Some((c, t.columns.get(*c)?))) {
-            let mut s = String::new();
-            match row.values.get(c).and_then(|v| v.render(col, &mut s)) {
-                Some(FieldText::Null) => s = "\\N".into(),
-                Some(FieldText::Value(Rendered::Bytes)) => {
-                    s = s.trim_start_matches("0x").to_ascii_uppercase()
-                }
-                _ => {
-                    s = s
-                        .replace('\\', "\\\\")
-                        .replace('\t', "\\\t")
-                        .replace('\n', "\\\n")
-                }
-            }
-            line.push(s);
-        }
-        writeln!(out, "{}", line.join("\t"))?;
+        let cell = |&c: &usize| Some(ibdscope::tsv(row.values.get(c)?, t.columns.get(c)?));
+        writeln!(
+            out,
+            "{}",
+            cols.iter().filter_map(cell).collect::<Vec<_>>().join("\t")
+        )?;
         if !row.verified {
-            writeln!(
-                err,
-                "page {} byte offset {}: {}",
-                row.page,
-                row.file_offset(),
-                row.verdict
-            )?;
+            let (page, at) = (row.page, row.file_offset());
+            writeln!(err, "page {page} at byte {at}: {}", row.verdict)?;
         }
     }
     Ok(())

@@ -61,4 +61,4 @@ pub use ibdscope_schema::row::FieldText;
 pub use ibdscope_schema::rows::{shown_columns, Deleted, Origin, Row, RowScan, ScanOptions, Value};
 pub use ibdscope_schema::value::Rendered;
 pub use open::OpenOptions;
-pub use space::{Error, File, Finding, Index, Place, Space, Table};
+pub use space::{tsv, Error, File, Finding, Index, Place, Space, Table};

@@ -20,8 +20,11 @@ use ibdscope_core::summary::Judge;
 use ibdscope_core::verdict::PageJudgement;
 use ibdscope_core::{Engine, IndexId, PageNo, Tablespace};
 use ibdscope_forensics::history::{Clustered, History};
-use ibdscope_schema::rows::{index_layout, root_page, Decoding, RowScan, ScanOptions};
+use ibdscope_schema::row::FieldText;
+use ibdscope_schema::rows::{index_layout, root_page, Decoding, RowScan, ScanOptions, Value};
+use ibdscope_schema::table::Column;
 use ibdscope_schema::table::TableDef;
+use ibdscope_schema::value::Rendered;
 use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -525,5 +528,39 @@ impl<'f> Space<'f> {
         let clustered = Clustered::new(t, &layout, root, root_rp.header().index_id(), table_id);
         ibdscope_forensics::history::history(ts, &clustered, &u, key)
             .map_err(|e| Error::Undo(format!("{}: {e}", crate::names::path(path))))
+    }
+}
+
+/// `value` of column `col` as `SELECT … INTO OUTFILE` writes it and
+/// `ibdscope rows --format tsv` prints it: NULL as `\N`; `\`, tab and
+/// newline escaped with `\`; binary values as uppercase hex; values the
+/// library cannot render as the server does (an off-page value it cannot
+/// read, one longer than the cap) as the hex it read.
+pub fn tsv(value: &Value, col: &Column) -> String {
+    let mut s = String::new();
+    match value.render(col, &mut s) {
+        Some(FieldText::Null) => "\\N".into(),
+        Some(FieldText::Value(Rendered::Bytes)) => s.trim_start_matches("0x").to_ascii_uppercase(),
+        Some(FieldText::Value(Rendered::Bits)) => bits_decimal(&s),
+        _ => s
+            .replace('\\', "\\\\")
+            .replace('\t', "\\\t")
+            .replace('\n', "\\\n"),
+    }
+}
+
+/// A BIT value rendered `b'0101'` as the decimal number the server's text
+/// output gives (`5`); anything else (more than 64 bits) as it is.
+pub fn bits_decimal(s: &str) -> String {
+    let digits = s
+        .strip_prefix("b'")
+        .and_then(|d| d.strip_suffix('\''))
+        .filter(|d| d.len() <= 64 && d.bytes().all(|b| b == b'0' || b == b'1'));
+    match digits {
+        Some(d) => d
+            .bytes()
+            .fold(0u64, |acc, b| (acc << 1) | u64::from(b == b'1'))
+            .to_string(),
+        None => s.to_string(),
     }
 }

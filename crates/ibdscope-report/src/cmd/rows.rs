@@ -867,20 +867,7 @@ fn sql_string(s: &str, out: &mut String) {
 /// `b'0101'` (the library's BIT text) as an unsigned decimal, as
 /// `col+0` prints it; anything else is copied.
 fn bits_decimal(s: &str, out: &mut String) {
-    use std::fmt::Write as _;
-    let digits = s
-        .strip_prefix("b'")
-        .and_then(|d| d.strip_suffix('\''))
-        .filter(|d| d.len() <= 64 && d.bytes().all(|b| b == b'0' || b == b'1'));
-    match digits {
-        Some(d) => {
-            let v = d
-                .bytes()
-                .fold(0u64, |acc, b| (acc << 1) | u64::from(b == b'1'));
-            let _ = write!(out, "{v}");
-        }
-        None => out.push_str(s),
-    }
+    out.push_str(&ibdscope::space::bits_decimal(s));
 }
 
 #[cfg(test)]
