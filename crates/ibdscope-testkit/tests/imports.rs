@@ -754,10 +754,8 @@ fn paths_after(toks: &[Tok], start: usize, base: &[String], out: &mut Vec<(Vec<S
 const REPORT: &str = "ibdscope-report";
 
 /// Imports from one command to another that stay for now, `(from, to)`:
-/// `page` shows a page's records as `records` does (`json_record` and its
-/// display types) and its checksum status as `pages` does (`Status`,
-/// `KeyVersions`); they move to a shared module next.
-const COMMAND_IMPORTS_LATER: &[(&str, &str)] = &[("page", "pages"), ("page", "records")];
+/// none.
+const COMMAND_IMPORTS_LATER: &[(&str, &str)] = &[];
 
 /// The report's files as modules (`cmd::lsn`, `maps`), with the modules
 /// each names (the longest module a path it names starts with; the crate
@@ -939,6 +937,7 @@ fn a_command_importing_another_is_named() {
         [
             "command a imports the dispatch (cmd/mod.rs) at src/cmd/a.rs:2",
             "command a imports b at src/cmd/a.rs:1",
+            "command page imports records at src/cmd/a.rs:4",
         ]
     );
     let plain: BTreeMap<String, BTreeSet<String>> = graph

@@ -5,11 +5,11 @@
 
 use crate::account::{Account, OnPage};
 use crate::args::{Format, Opts};
-use crate::cmd::pages::Status;
-use crate::cmd::records::{json_record, Flags, Next, Size};
 use crate::hexdump;
 use crate::json::Json;
 use crate::outcome::Outcome;
+use crate::page_views::Status;
+use crate::page_views::{json_record, Flags, Next, Size};
 use crate::text::Link;
 use ibdscope::analysis::Analysis;
 use ibdscope_core::fil::FilHeader;
@@ -366,7 +366,7 @@ impl Page<'_, '_> {
     /// The page's key version in a MariaDB encrypted space (0: stored
     /// unencrypted); `None` elsewhere and for page 0.
     fn key_version(&self) -> Option<u32> {
-        super::pages::KeyVersions::of_space(self.ts).of(self.ts, self.n)
+        crate::page_views::KeyVersions::of_space(self.ts).of(self.ts, self.n)
     }
 
     fn text_findings(&self, out: &mut dyn Write) -> io::Result<()> {

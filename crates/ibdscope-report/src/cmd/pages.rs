@@ -7,45 +7,14 @@
 use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
+use crate::page_views::{KeyVersions, Status};
 use crate::text::Link;
 use ibdscope::analysis::{Analysis, SDI_INDEX_ID};
 use ibdscope_core::checksum::Verdict;
 use ibdscope_core::index::IndexHeader;
-use ibdscope_core::space::PageProblem;
 use ibdscope_core::{IndexId, PageFacts, PageNo, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
-
-/// The checksum status of a page as one word, e.g. `crc32`, `empty`, `BAD`,
-/// `unverifiable-encrypted`; `+problems` when other checks failed.
-pub struct Status(pub PageFacts, pub bool);
-
-impl Status {
-    /// The status of page `f` of `ts` (a doublewrite copy's page number and
-    /// space id are not problems).
-    pub fn of(ts: &ibdscope_core::Tablespace<'_>, f: &PageFacts) -> Status {
-        Status(*f, ts.page_problems(f).any(|p| p != PageProblem::Checksum))
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.verdict {
-            Verdict::Valid(a) => f.write_str(a.name())?,
-            Verdict::Empty => f.write_str("empty")?,
-            Verdict::Mismatch => f.write_str("BAD")?,
-            Verdict::BadCompressedSize => f.write_str("BAD-size")?,
-            Verdict::Unverifiable(why) => {
-                write!(f, "unverifiable-{}", crate::findings::why_word(why))?
-            }
-            other => write!(f, "{other}")?,
-        }
-        if self.1 {
-            f.write_str("+problems")?;
-        }
-        Ok(())
-    }
-}
 
 /// An INDEX page's header figures (innodb_ruby's
 /// `space-index-pages-summary`), read from the page as it streams by.
@@ -81,45 +50,6 @@ impl IndexCols {
             records: h.n_recs(),
             fill: h.usage(format.logical_size, format.is_zip()).fill(),
         })
-    }
-}
-
-/// Where a MariaDB encrypted space's pages carry their key version
-/// (`buf_page_get_key_version`: bytes 0..4 under full_crc32, 26..30
-/// otherwise); `None` for a space without crypt data on page 0.
-#[derive(Clone, Copy)]
-pub(crate) struct KeyVersions(Option<bool>);
-
-impl KeyVersions {
-    /// The key version places of `ts`.
-    pub(crate) fn of_space(ts: &Tablespace<'_>) -> KeyVersions {
-        use ibdscope_core::crypt::mariadb::{space_crypt_data, CryptDataRead};
-        KeyVersions(match space_crypt_data(ts) {
-            CryptDataRead::Present(_) => {
-                Some(ts.scheme() == ibdscope_core::checksum::Scheme::FullCrc32)
-            }
-            _ => None,
-        })
-    }
-
-    /// Whether the space has MariaDB crypt data.
-    pub(crate) fn present(self) -> bool {
-        self.0.is_some()
-    }
-
-    /// Page `n`'s key version (0: stored unencrypted). `None` outside a
-    /// MariaDB encrypted space, and for page 0, which the server never
-    /// encrypts (`fil_space_encrypt_valid_page_type`) and whose bytes
-    /// 26..30 are the flush LSN.
-    pub(crate) fn of(self, ts: &Tablespace<'_>, n: PageNo) -> Option<u32> {
-        let full = self.0?;
-        if n.0 == 0 {
-            return None;
-        }
-        Some(
-            ts.page(n)
-                .map_or(0, |p| ibdscope_core::crypt::mariadb::key_version(p, full)),
-        )
     }
 }
 
