@@ -37,7 +37,7 @@ use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, T
 /// 322). A crate under `crates/` with a `src/lib.rs` and no row here is
 /// counted and printed, not checked.
 const CEILINGS: &[(&str, usize)] = &[
-    ("ibdscope", 175),
+    ("ibdscope", 176),
     ("ibdscope-codec", 23),
     ("ibdscope-core", 591),
     ("ibdscope-forensics", 215),

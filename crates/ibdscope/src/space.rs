@@ -532,8 +532,8 @@ impl<'f> Space<'f> {
 }
 
 /// `value` of column `col` as `SELECT … INTO OUTFILE` writes it and
-/// `ibdscope rows --format tsv` prints it: NULL as `\N`; `\`, tab and
-/// newline escaped with `\`; binary values as uppercase hex; values the
+/// `ibdscope rows --format tsv` prints it: NULL as `\N`; `\`, tab,
+/// newline and NUL escaped ([`tsv_escape`]); binary values as uppercase hex; values the
 /// library cannot render as the server does (an off-page value it cannot
 /// read, one longer than the cap) as the hex it read.
 pub fn tsv(value: &Value, col: &Column) -> String {
@@ -542,10 +542,29 @@ pub fn tsv(value: &Value, col: &Column) -> String {
         Some(FieldText::Null) => "\\N".into(),
         Some(FieldText::Value(Rendered::Bytes)) => s.trim_start_matches("0x").to_ascii_uppercase(),
         Some(FieldText::Value(Rendered::Bits)) => bits_decimal(&s),
-        _ => s
-            .replace('\\', "\\\\")
-            .replace('\t', "\\\t")
-            .replace('\n', "\\\n"),
+        _ => {
+            let mut out = String::with_capacity(s.len());
+            tsv_escape(&s, &mut out);
+            out
+        }
+    }
+}
+
+/// `SELECT … INTO OUTFILE` escaping with `ESCAPED BY '\\'`: `\`, tab,
+/// newline and NUL.
+pub fn tsv_escape(s: &str, out: &mut String) {
+    if !s.bytes().any(|b| matches!(b, b'\\' | b'\t' | b'\n' | 0)) {
+        out.push_str(s);
+        return;
+    }
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\\t"),
+            '\n' => out.push_str("\\\n"),
+            '\0' => out.push_str("\\0"),
+            c => out.push(c),
+        }
     }
 }
 

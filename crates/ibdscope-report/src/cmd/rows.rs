@@ -467,7 +467,9 @@ impl<'w> Printer<'w> {
                             self.line.push(c.to_ascii_uppercase());
                         }
                     }
-                    Cell::Value(Rendered::Bits) if !text => bits_decimal(s, &mut self.line),
+                    Cell::Value(Rendered::Bits) if !text => {
+                        self.line.push_str(&ibdscope::space::bits_decimal(s))
+                    }
                     Cell::Value(Rendered::Raw(_)) | Cell::Capped | Cell::OffPage => {
                         self.line.push_str(s);
                         if text {
@@ -488,7 +490,7 @@ impl<'w> Printer<'w> {
                                 }
                             }
                         } else {
-                            tsv_escape(s, &mut self.line);
+                            ibdscope::space::tsv_escape(s, &mut self.line);
                         }
                     }
                 }
@@ -613,7 +615,7 @@ impl<'w> Printer<'w> {
                         if self.format == Format::Csv {
                             crate::csv::push(&mut q, &why);
                         } else {
-                            tsv_escape(&why, &mut q);
+                            ibdscope::space::tsv_escape(&why, &mut q);
                         }
                         write!(w, "{q}{sep}")?;
                     }
@@ -829,24 +831,6 @@ fn finding_text(f: &ibdscope_core::Finding) -> String {
     }
 }
 
-/// `SELECT … INTO OUTFILE` escaping with `ESCAPED BY '\\'`: `\`, tab,
-/// newline and NUL.
-fn tsv_escape(s: &str, out: &mut String) {
-    if !s.bytes().any(|b| matches!(b, b'\\' | b'\t' | b'\n' | 0)) {
-        out.push_str(s);
-        return;
-    }
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\\t"),
-            '\n' => out.push_str("\\\n"),
-            '\0' => out.push_str("\\0"),
-            c => out.push(c),
-        }
-    }
-}
-
 /// A MySQL string literal (`mysql_real_escape_string`'s escapes).
 fn sql_string(s: &str, out: &mut String) {
     out.push('\'');
@@ -864,30 +848,20 @@ fn sql_string(s: &str, out: &mut String) {
     out.push('\'');
 }
 
-/// `b'0101'` (the library's BIT text) as an unsigned decimal, as
-/// `col+0` prints it; anything else is copied.
-fn bits_decimal(s: &str, out: &mut String) {
-    out.push_str(&ibdscope::space::bits_decimal(s));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn bits() {
-        let mut s = String::new();
-        bits_decimal("b'101'", &mut s);
-        assert_eq!(s, "5");
-        s.clear();
-        bits_decimal("0x01", &mut s);
-        assert_eq!(s, "0x01");
+        assert_eq!(ibdscope::space::bits_decimal("b'101'"), "5");
+        assert_eq!(ibdscope::space::bits_decimal("0x01"), "0x01");
     }
 
     #[test]
     fn escapes() {
         let mut s = String::new();
-        tsv_escape("a\\b\tc\nd\0", &mut s);
+        ibdscope::space::tsv_escape("a\\b\tc\nd\0", &mut s);
         assert_eq!(s, "a\\\\b\\\tc\\\nd\\0");
         s.clear();
         crate::csv::push(&mut s, "a,\"b\"");
