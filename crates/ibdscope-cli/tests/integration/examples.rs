@@ -278,7 +278,7 @@ fn mysql80_corpus_file_shows_its_sdi_index_as_sdi() {
 
 #[test]
 fn findings_of_damaged_copies_have_the_places_check_gives() {
-    let dir = std::env::temp_dir().join(format!("ibdscope-front-{}", std::process::id()));
+    let dir = super::common::scratch("examples-front");
     std::fs::create_dir_all(&dir).unwrap();
     let src = std::fs::read(fixtures().join("mysql56/secondary.ibd")).unwrap();
     // A byte flipped in the middle of page 5, and a copy cut inside its
@@ -308,8 +308,7 @@ fn rows_example_prints_what_the_cli_prints() {
     let zeroed = {
         let src = fixtures().join("mysql56/seq_int.ibd");
         let mut d = std::fs::read(&src).unwrap();
-        let dir =
-            std::env::temp_dir().join(format!("ibdscope-rows-example-{}", std::process::id()));
+        let dir = super::common::scratch("examples-rows");
         std::fs::create_dir_all(&dir).unwrap();
         // Page 5: a leaf of the clustered index in use (not its first).
         d[5 * 16384..6 * 16384].fill(0);
