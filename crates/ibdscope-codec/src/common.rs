@@ -237,7 +237,9 @@ pub(crate) fn match_copy(buf: &mut [u8], to: usize, dist: usize, len: usize) {
             .map_or(0, |b| u64::from_le_bytes(*b));
         let bits = (dist as u32).wrapping_mul(8);
         let mut pat = u128::from(v & (1u64 << bits).wrapping_sub(1));
-        let mut width = bits;
+        // At least 8 so that the doubling ends whatever `dist` is (its
+        // callers never pass 0).
+        let mut width = bits.max(8);
         while width < 128 {
             pat |= pat << width;
             width = width.wrapping_mul(2);
