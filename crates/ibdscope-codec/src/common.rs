@@ -245,7 +245,9 @@ pub(crate) fn match_copy(buf: &mut [u8], to: usize, dist: usize, len: usize) {
             width = width.wrapping_mul(2);
         }
         let pat = pat.to_le_bytes();
-        let far = 16usize.wrapping_sub(16usize.checked_rem(dist).unwrap_or(0));
+        // 16 − 16 mod dist, for dist 1..=7 (a table: no division).
+        const FAR: [usize; 8] = [16, 16, 16, 15, 16, 15, 12, 14];
+        let far = FAR.get(dist).copied().unwrap_or(16);
         let mut k = 0;
         while k < len {
             match buf
