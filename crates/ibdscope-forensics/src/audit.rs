@@ -943,7 +943,10 @@ impl<'t, 'a> Builder<'t, 'a> {
                 _ => 0,
             };
             // The content: the page as stored, or its decrypted image.
-            let cpage = content.page(n).unwrap_or(page);
+            // Held for this page only: a decrypted space is read through a
+            // page source whose memory stays bounded.
+            let held = content.page_ref(n);
+            let cpage = held.as_deref().unwrap_or(page);
             if self.not_decrypted.binary_search(&n).is_ok() && f.verdict.is_ok() {
                 // Its stored checksum holds but it does not decrypt (or
                 // decompress after decrypting): damaged, as the server

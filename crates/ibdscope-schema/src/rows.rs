@@ -1231,7 +1231,8 @@ impl<'a> RowScan<'a> {
             if self.opts.verified_only && self.unverified(n) {
                 continue;
             }
-            if let Ok(rp) = RecPage::of(self.ts, n) {
+            let held = self.ts.page_ref(n);
+            if let Some(Ok(rp)) = held.as_deref().map(|p| RecPage::read(self.ts, p)) {
                 self.page(&rp, n, off_chain, mode);
             }
         }
@@ -1256,7 +1257,12 @@ impl<'a> RowScan<'a> {
                 continue;
             }
             let rows_before = self.counts.rows;
-            match RecPage::of(self.ts, n) {
+            // Held for this page only (bounded memory through a page source).
+            let held = self.ts.page_ref(n);
+            let read = held
+                .as_deref()
+                .map_or(Err(NoRecords::PastFile), |p| RecPage::read(self.ts, p));
+            match read {
                 Ok(rp) => self.page(&rp, n, off_chain, Mode::Rows),
                 Err(NoRecords::Unreadable(_)) => {
                     self.counts.unreadable_pages = self.counts.unreadable_pages.saturating_add(1);

@@ -39,7 +39,7 @@ use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, T
 const CEILINGS: &[(&str, usize)] = &[
     ("ibdscope", 176),
     ("ibdscope-codec", 23),
-    ("ibdscope-core", 591),
+    ("ibdscope-core", 594), // +3: the page source (`Tablespace::page_ref`, `PageRef`, `RecPage::read`)
     ("ibdscope-forensics", 215),
     ("ibdscope-prims", 58),
     ("ibdscope-render", 82),

@@ -145,7 +145,13 @@ impl Ctx<'_> {
     /// Page `n` of a walk, reached as `source`; a page that is not an
     /// index page is passed over silently when `quiet`, else noted.
     fn page(&self, s: &mut Scratch, piece: &mut Piece, n: PageNo, source: Source, quiet: bool) {
-        match RecPage::of(self.ts, n) {
+        // Held for this page only: a space read through a page source
+        // (decrypted, decompressed) keeps its memory bounded.
+        let held = self.ts.page_ref(n);
+        let read = held
+            .as_deref()
+            .map_or(Err(NoRecords::PastFile), |p| RecPage::read(self.ts, p));
+        match read {
             Ok(rp) => {
                 self.records(s, piece, &rp, n, source);
                 if source == Source::Freed {
