@@ -578,15 +578,28 @@ impl Audit {
         Self::with_options(ts, engine, AuditOptions::default())
     }
 
-    /// Audits `ts`. One pass over the pages, the space's [`Summary`]
+    /// Audits `ts`. One pass over the pages makes the space's [`Summary`]
     /// (every page's verdict, the torn bound, the stale rule, and what the
     /// audit adds: the pages' LSN span and space ids, the pages newer than
-    /// the reference points, the sibling links kept), then the space map
-    /// (built on `engine`) and the link checks over the links the summary
-    /// kept. Never panics.
+    /// the reference points, the sibling links kept) and, in the same
+    /// pass, finds the space map's roots ([`SpaceMap::build_folding`]);
+    /// the map's second pass follows, then the link checks over the links
+    /// the summary kept. Never panics.
     pub fn with_options(ts: &Tablespace<'_>, engine: &Engine<'_>, opts: AuditOptions) -> Audit {
-        let summary = audit_summary(ts, engine, opts, None);
-        Builder::new(ts, ts, summary, opts).run(engine)
+        let asks = audit_asks(opts, None);
+        let fold = || SummaryFold::with(ts, asks);
+        // The map is built when the structure may be checked (page 0 is
+        // then judged by the summary: a map of a page 0 the summary sets
+        // aside is dropped).
+        let (summary, map) = if wants_map(ts, opts) {
+            let (map, fold) = SpaceMap::build_folding(ts, engine, fold);
+            (fold.finish(), Some(map))
+        } else {
+            (fold_pages(ts, engine, fold).finish(), None)
+        };
+        let mut b = Builder::new(ts, ts, summary, opts);
+        b.map = map;
+        b.run(engine)
     }
 
     /// Audits `ts`, an encrypted space, with its decrypted image `plain`
@@ -608,26 +621,33 @@ impl Audit {
         if !same {
             return Self::with_options(ts, engine, opts);
         }
-        let summary = audit_summary(ts, engine, opts, Some((plain, not_decrypted)));
+        let asks = audit_asks(opts, Some((plain, not_decrypted)));
+        let summary = fold_pages(ts, engine, || SummaryFold::with(ts, asks)).finish();
         Builder::new(ts, plain, summary, opts).run(engine)
     }
 }
 
-/// The summary of `ts` with what the audit asks of it.
-fn audit_summary<'t>(
-    ts: &'t Tablespace<'_>,
-    engine: &Engine<'_>,
+/// What the audit asks of the summary ([`SummaryAsks`]): the links kept,
+/// the pages newer than the reference points, the decrypted content.
+fn audit_asks<'t>(
     opts: AuditOptions,
     content: Option<(&'t Tablespace<'t>, &'t [PageNo])>,
-) -> Summary {
+) -> SummaryAsks<'t> {
     let r = opts.reference;
-    let mut asks = SummaryAsks::new()
+    let asks = SummaryAsks::new()
         .keeping_links()
         .newer_than([r.checkpoint, r.log_end]);
-    if let Some((plain, not_decrypted)) = content {
-        asks = asks.content(plain, not_decrypted);
+    match content {
+        Some((plain, not_decrypted)) => asks.content(plain, not_decrypted),
+        None => asks,
     }
-    fold_pages(ts, engine, || SummaryFold::with(ts, asks)).finish()
+}
+
+/// Whether the structure of `ts` may be checked: asked for, not the
+/// system tablespace, page 0 usable (and, once the summary is made, not
+/// damaged or foreign: [`StructureCheck`]).
+fn wants_map(ts: &Tablespace<'_>, opts: AuditOptions) -> bool {
+    !opts.pages_only && ts.space_id().0 != 0 && ts.detection().page0_ok
 }
 
 impl Builder<'_, '_> {
@@ -939,8 +959,10 @@ impl<'t, 'a> Builder<'t, 'a> {
             StructureCheck::Checked
         };
         self.structure = checked;
+        // The map built in the summary's pass, or built now.
+        let built = self.map.take();
         if checked == StructureCheck::Checked {
-            self.map = Some(SpaceMap::build(self.content, engine));
+            self.map = Some(built.unwrap_or_else(|| SpaceMap::build(self.content, engine)));
         }
         for n in std::mem::take(&mut self.zeroed) {
             let owner = self.owner(n.0).unwrap_or(Owner::Unaccounted);
