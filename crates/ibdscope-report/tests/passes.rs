@@ -24,6 +24,9 @@ use ibdscope_report::run;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+mod unpack;
+use unpack::unpack;
+
 /// What the host saw of one run.
 #[derive(Debug, Default)]
 struct Seen {
@@ -230,26 +233,6 @@ fn the_other_commands_make_no_more_passes_than_they_do_today() {
     }
 }
 
-/// A datadir archive of the fixtures (`fixtures/<archive>.tar.gz`)
-/// unpacked into a scratch folder of its own.
-fn unpack(archive: &str) -> PathBuf {
-    let gz = std::fs::read(ibdscope_testkit::fixtures().join(format!("{archive}.tar.gz")))
-        .unwrap_or_else(|e| panic!("fixtures/{archive}.tar.gz: {e}"));
-    let mut tar = Vec::new();
-    ibdscope_codec::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
-        .expect("inflate");
-    let dir = std::env::temp_dir()
-        .join(format!("ibdscope-passes-{}", std::process::id()))
-        .join(archive.replace('/', "-"));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (path, bytes) in ibdscope_testkit::tar_members(&tar) {
-        let out = dir.join(&path);
-        std::fs::create_dir_all(out.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&out, bytes).expect("write");
-    }
-    dir
-}
-
 /// The datadir commands, on the fixtures' datadirs: the most passes each
 /// makes today that the host sees. `tables`, `undo`, `restore` and the
 /// audit of a datadir report no page progress (the audit of several files
@@ -258,8 +241,9 @@ fn unpack(archive: &str) -> PathBuf {
 #[test]
 fn the_datadir_commands_make_no_more_passes_than_they_do_today() {
     use ibdscope_report::args::{HistoryOpts, RestoreOpts};
-    let history = unpack("history/mysql56");
-    let torn = unpack("dblwr/mysql56-torn");
+    let scratch = std::env::temp_dir().join(format!("ibdscope-passes-{}", std::process::id()));
+    let history = unpack(&scratch, "history/mysql56");
+    let torn = unpack(&scratch, "dblwr/mysql56-torn");
     let out = torn.join("restored.ibd");
     let h = history.join("fx/h.ibd");
     let t = torn.join("fx/t.ibd");
@@ -317,7 +301,5 @@ fn the_datadir_commands_make_no_more_passes_than_they_do_today() {
             );
         }
     }
-    if let Some(dir) = history.parent() {
-        let _ = std::fs::remove_dir_all(dir);
-    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }

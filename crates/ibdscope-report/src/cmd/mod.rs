@@ -26,7 +26,7 @@ pub mod types;
 
 use crate::args::{Cmd, DefOpts, Format, Opts};
 use crate::findings;
-use crate::open::{key_finding, with_logical, with_space};
+use crate::open::{key_finding, key_summary, with_logical, with_space};
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
 use std::io::{self, Write};
@@ -92,14 +92,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         // The map with the key: a page only its decrypted
                         // image verifies is drawn by its LSN, as `check`
                         // judges it.
-                        let (k, engine) = (opts.key_file.as_ref(), a.engine());
-                        if let Some((s, d)) = ibdscope::logical::key_verdicts(path, ts, engine, k) {
-                            a.set_summary(s);
-                            crate::open::say(&d);
-                            if !d.is_empty() {
-                                keys = keys.max(Outcome::Findings);
-                            }
-                        }
+                        keys = keys.max(key_summary(&a, opts));
                     }
                     let outcome = match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),
