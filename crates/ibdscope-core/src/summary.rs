@@ -58,19 +58,6 @@ pub struct LsnSpan {
     pub newest_page: PageNo,
 }
 
-/// A run of pages that verify but whose content is encrypted or
-/// page_compressed (their B-tree links cannot be read).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Transformed {
-    /// First page.
-    pub first: PageNo,
-    /// Last page.
-    pub last: PageNo,
-    /// Encrypted or page_compressed.
-    pub why: Unverifiable,
-}
-
 /// The pages of [`LsnSpan`] newer than an LSN ([`SummaryAsks::newer_than`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -98,10 +85,6 @@ pub struct SummaryAsks<'t> {
 }
 
 impl<'t> SummaryAsks<'t> {
-    /// Nothing more than every command reads.
-    pub fn new() -> Self {
-        SummaryAsks::default()
-    }
     /// Keep the B-tree pages' sibling links ([`Summary::links`]) and the
     /// extent descriptor rule's hits ([`Summary::descriptor_hits`]).
     pub fn keeping_links(mut self) -> Self {
@@ -161,13 +144,16 @@ pub struct Summary {
     links: Vec<Links>,
     /// Pages the extent descriptor rule found stale, judged with the rest.
     stale: Vec<StalePage>,
-    /// The LSNs of the pages that verify.
+    /// The LSNs of the pages that verify (gathered when the pass is asked
+    /// for more than every command reads: [`SummaryAsks`]).
     pub lsn_span: Option<LsnSpan>,
     /// The space ids the pages that verify carry (a zero aside), with how
-    /// many carry each, ordered by id.
+    /// many carry each, ordered by id (asked, as `lsn_span`).
     pub space_ids: Vec<(SpaceId, u32)>,
-    /// Runs of pages that verify but whose content cannot be read.
-    pub transformed: Vec<Transformed>,
+    /// Runs of pages that verify but whose content (their B-tree links)
+    /// cannot be read, encrypted or page_compressed: first page, last
+    /// page, why (asked, as `lsn_span`).
+    pub transformed: Vec<(PageNo, PageNo, Unverifiable)>,
     /// The pages newer than each LSN asked ([`SummaryAsks::newer_than`]).
     pub newer_than: Vec<NewerThan>,
     /// Whether `links` and `kept_hits` stay after judging.
@@ -305,6 +291,10 @@ pub struct SummaryFold<'t, 'a> {
     zeros: ZeroRule,
     /// The decrypted image and the pages that did not decrypt.
     content: Option<(&'t Tablespace<'t>, &'t [PageNo])>,
+    /// Whether anything beyond what every command reads was asked
+    /// ([`SummaryAsks`]): then the verifying pages' LSN span, space ids
+    /// and unreadable runs are gathered too.
+    asked: bool,
     /// What has been folded so far (no file findings).
     pub summary: Summary,
 }
@@ -317,7 +307,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
 
     /// An empty fold over `ts` that also gathers what `asks` asks.
     pub fn with(ts: &'t Tablespace<'a>, asks: SummaryAsks<'t>) -> Self {
-        let newer_than = asks
+        let newer_than: Vec<NewerThan> = asks
             .newer_than
             .iter()
             .flatten()
@@ -332,6 +322,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             names: ts.type_names(),
             judge: Judge::default(),
             zeros: ZeroRule::default(),
+            asked: asks.keep_links || asks.content.is_some() || !newer_than.is_empty(),
             content: asks.content.filter(|(plain, _)| {
                 plain.page_size() == ts.page_size() && plain.n_pages() == ts.n_pages()
             }),
@@ -393,12 +384,8 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             };
             let n = f.page_no;
             match s.transformed.last_mut() {
-                Some(r) if r.why == why && r.last.0.checked_add(1) == Some(n.0) => r.last = n,
-                _ => s.transformed.push(Transformed {
-                    first: n,
-                    last: n,
-                    why,
-                }),
+                Some((_, last, w)) if *w == why && last.0.checked_add(1) == Some(n.0) => *last = n,
+                _ => s.transformed.push((n, n, why)),
             }
         }
         let lsn = f.lsn;
@@ -442,7 +429,10 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
         let f = self.ts.doublewrite_copy(f);
         let (f, instead) = self.judge.judge_with(self.ts, f, decoded);
         let f = self.with_content(f);
-        if matches!(f.verdict, Verdict::Valid(_)) && f.lsn_pair.is_none_or(|(h, t)| h == t) {
+        if self.asked
+            && matches!(f.verdict, Verdict::Valid(_))
+            && f.lsn_pair.is_none_or(|(h, t)| h == t)
+        {
             self.verified(&f);
         }
         let zeroed = f.verdict == Verdict::Empty && self.zeros.claimed(self.ts, f.page_no);
@@ -860,12 +850,12 @@ impl Summary {
             bump_by(&mut self.space_ids, id, n);
         }
         let mut runs = next.transformed.into_iter();
-        if let Some(first) = runs.next() {
+        if let Some((from, to, why)) = runs.next() {
             match self.transformed.last_mut() {
-                Some(r) if r.why == first.why && r.last.0.checked_add(1) == Some(first.first.0) => {
-                    r.last = first.last
+                Some((_, last, w)) if *w == why && last.0.checked_add(1) == Some(from.0) => {
+                    *last = to
                 }
-                _ => self.transformed.push(first),
+                _ => self.transformed.push((from, to, why)),
             }
             self.transformed.extend(runs);
         }

@@ -634,7 +634,7 @@ fn audit_asks<'t>(
     content: Option<(&'t Tablespace<'t>, &'t [PageNo])>,
 ) -> SummaryAsks<'t> {
     let r = opts.reference;
-    let asks = SummaryAsks::new()
+    let asks = SummaryAsks::default()
         .keeping_links()
         .newer_than([r.checkpoint, r.log_end]);
     match content {
@@ -1338,7 +1338,7 @@ fn unverified_runs(ts: &Tablespace<'_>, s: &Summary) -> Vec<UnverifiedRun> {
     let mut transformed = s.transformed.iter().peekable();
     loop {
         let p = pages.peek().map(|(n, _)| *n);
-        let t = transformed.peek().map(|r| r.first);
+        let t = transformed.peek().map(|r| r.0);
         match (p, t) {
             (Some(p), Some(t)) if p < t => {
                 if let Some(&(n, why)) = pages.next() {
@@ -1351,8 +1351,8 @@ fn unverified_runs(ts: &Tablespace<'_>, s: &Summary) -> Vec<UnverifiedRun> {
                 }
             }
             (_, Some(_)) => {
-                if let Some(r) = transformed.next() {
-                    add(r.first, r.last, r.why, true);
+                if let Some(&(first, last, why)) = transformed.next() {
+                    add(first, last, why, true);
                 }
             }
             (None, None) => break,
