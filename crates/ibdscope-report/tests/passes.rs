@@ -233,6 +233,26 @@ fn the_other_commands_make_no_more_passes_than_they_do_today() {
     }
 }
 
+/// `audit` of a file of more than 4,096 pages (a copy of a 4 KiB-page
+/// fixture with zero pages appended, 20 MiB): two passes, the summary
+/// folded in the space map's first. Before, its own scan (reporting every
+/// 4,096th page) came first, and the host saw three.
+#[test]
+fn audit_reads_the_file_twice() {
+    let src = file("mariadb1011-4k/secondary.ibd");
+    let dir = std::env::temp_dir().join(format!("ibdscope-passes-grown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let grown = dir.join("secondary.ibd");
+    let mut data = std::fs::read(&src).unwrap();
+    data.resize(5000 * 4096, 0);
+    std::fs::write(&grown, &data).unwrap();
+    for threads in [1, 3] {
+        let got = passes(&seen(Cmd::Audit, &grown, threads).progress);
+        assert_eq!(got, 2, "audit ({threads} threads)");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The datadir commands, on the fixtures' datadirs: the most passes each
 /// makes today that the host sees. `tables`, `undo`, `restore` and the
 /// audit of a datadir report no page progress (the audit of several files
