@@ -24,6 +24,9 @@ use ibdscope_report::run;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+mod unpack;
+use unpack::unpack;
+
 /// What the host saw of one run.
 #[derive(Debug, Default)]
 struct Seen {
@@ -82,12 +85,18 @@ fn passes(progress: &[(u64, u64)]) -> usize {
 
 /// Runs `cmd` on `file` with the counting host and `threads` threads.
 fn seen(cmd: Cmd, file: &Path, threads: usize) -> Seen {
+    seen_on(cmd, &[file.to_path_buf()], threads, |o| o)
+}
+
+/// Runs `cmd` on `files` with the counting host and `threads` threads,
+/// its options changed by `with`.
+fn seen_on(cmd: Cmd, files: &[PathBuf], threads: usize, with: impl FnOnce(Opts) -> Opts) -> Seen {
     let host = Counting::default();
     let seen = Arc::clone(&host.seen);
-    let o = Opts {
+    let o = with(Opts {
         threads,
-        ..Opts::new(cmd, vec![file.to_path_buf()], Format::Json, Arc::new(host))
-    };
+        ..Opts::new(cmd, files.to_vec(), Format::Json, Arc::new(host))
+    });
     let mut out = Vec::new();
     run(&o, &mut out).expect("writing to a Vec");
     let s = std::mem::take(&mut *seen.lock().unwrap());
@@ -99,6 +108,12 @@ const FILES: &[&str] = &[
     "mysql56/ai_int.ibd",
     "mariadb1011/uuid_char36.ibd",
     "mariadb1011-4k/secondary.ibd",
+];
+
+/// Files of several shards (a pass reports each shard as it joins).
+const LARGE: &[&str] = &[
+    "mysql56/uuid_char36_large.ibd",
+    "mariadb1011/uuid_char36_large.ibd",
 ];
 
 fn file(rel: &str) -> PathBuf {
@@ -171,4 +186,140 @@ fn no_command_makes_more_passes_than_it_does_today() {
             }
         }
     }
+}
+
+/// The commands the test above does not run, each on what it reads: one
+/// file (`audit`, `indexes --levels`), two copies of one (`diff`,
+/// `compare`). The most passes each makes today, on files of many shards
+/// (on a file of one shard a pass reports only its end, and the passes
+/// after the first are not seen) and every thread count: `audit` makes
+/// two, its summary (the page verdicts, the torn bound, the stale rule
+/// and the sibling links its link checks read) folded in the space map's
+/// first pass (the roots'), then the map's second (the pages against the
+/// owner map). Before it made three: a scan of its own (which reported
+/// only every 4,096th page, so the host saw two), then the map's two.
+/// `indexes
+/// --levels` the summary, the space map's two and the B-trees' member
+/// pass; `diff` and `compare` as measured (the space maps and summaries
+/// of both copies; each file's model), not changed since.
+#[test]
+fn the_other_commands_make_no_more_passes_than_they_do_today() {
+    // Files of many shards: every pass reports its progress from low.
+    for rel in LARGE {
+        let path = file(rel);
+        let two = [path.clone(), path.clone()];
+        for threads in [1, 3] {
+            let runs: [(&str, Seen, usize); 4] = [
+                ("audit", seen(Cmd::Audit, &path, threads), 2),
+                (
+                    "indexes --levels",
+                    seen_on(Cmd::Indexes, std::slice::from_ref(&path), threads, |o| {
+                        Opts { levels: true, ..o }
+                    }),
+                    4,
+                ),
+                ("diff", seen_on(Cmd::Diff, &two, threads, |o| o), 5),
+                ("compare", seen_on(Cmd::Compare, &two, threads, |o| o), 10),
+            ];
+            for (name, s, most) in runs {
+                let got = passes(&s.progress);
+                eprintln!("{rel} {name} ({threads} threads): {got} passes");
+                assert!(
+                    got <= most,
+                    "{rel} {name} ({threads} threads): {got} passes, at most {most} before"
+                );
+            }
+        }
+    }
+}
+
+/// `audit` of a file of more than 4,096 pages (a copy of a 4 KiB-page
+/// fixture with zero pages appended, 20 MiB): two passes, the summary
+/// folded in the space map's first. Before, its own scan (reporting every
+/// 4,096th page) came first, and the host saw three.
+#[test]
+fn audit_reads_the_file_twice() {
+    let src = file("mariadb1011-4k/secondary.ibd");
+    let dir = std::env::temp_dir().join(format!("ibdscope-passes-grown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let grown = dir.join("secondary.ibd");
+    let mut data = std::fs::read(&src).unwrap();
+    data.resize(5000 * 4096, 0);
+    std::fs::write(&grown, &data).unwrap();
+    for threads in [1, 3] {
+        let got = passes(&seen(Cmd::Audit, &grown, threads).progress);
+        assert_eq!(got, 2, "audit ({threads} threads)");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The datadir commands, on the fixtures' datadirs: the most passes each
+/// makes today that the host sees. `tables`, `undo`, `restore` and the
+/// audit of a datadir report no page progress (the audit of several files
+/// reports files), so none is seen; `history` reports its walk of the
+/// clustered index's rows, one.
+#[test]
+fn the_datadir_commands_make_no_more_passes_than_they_do_today() {
+    use ibdscope_report::args::{HistoryOpts, RestoreOpts};
+    let scratch = std::env::temp_dir().join(format!("ibdscope-passes-{}", std::process::id()));
+    let history = unpack(&scratch, "history/mysql56");
+    let torn = unpack(&scratch, "dblwr/mysql56-torn");
+    let out = torn.join("restored.ibd");
+    let h = history.join("fx/h.ibd");
+    let t = torn.join("fx/t.ibd");
+    for threads in [1, 3] {
+        let runs: [(&str, Seen, usize); 5] = [
+            (
+                "tables",
+                seen_on(Cmd::Tables, std::slice::from_ref(&history), threads, |o| o),
+                0,
+            ),
+            (
+                "undo",
+                seen_on(Cmd::Undo, std::slice::from_ref(&history), threads, |o| o),
+                0,
+            ),
+            (
+                "history",
+                seen_on(
+                    Cmd::History(HistoryOpts {
+                        datadir: Some(history.clone()),
+                        ..HistoryOpts::default()
+                    }),
+                    std::slice::from_ref(&h),
+                    threads,
+                    |o| o,
+                ),
+                1,
+            ),
+            (
+                "restore",
+                seen_on(
+                    Cmd::Restore(RestoreOpts {
+                        datadir: Some(torn.clone()),
+                        out: out.clone(),
+                        force: true,
+                    }),
+                    std::slice::from_ref(&t),
+                    threads,
+                    |o| o,
+                ),
+                0,
+            ),
+            (
+                "audit DATADIR",
+                seen_on(Cmd::Audit, std::slice::from_ref(&torn), threads, |o| o),
+                0,
+            ),
+        ];
+        for (name, s, most) in runs {
+            let got = passes(&s.progress);
+            eprintln!("{name} ({threads} threads): {got} passes");
+            assert!(
+                got <= most,
+                "{name} ({threads} threads): {got} passes, at most {most} before"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }
