@@ -21,7 +21,9 @@ use ibdscope_core::verdict::PageJudgement;
 use ibdscope_core::{Engine, IndexId, PageNo, Tablespace};
 use ibdscope_forensics::history::{Clustered, History};
 use ibdscope_schema::row::FieldText;
-use ibdscope_schema::rows::{index_layout, root_page, Decoding, RowScan, ScanOptions, Value};
+use ibdscope_schema::rows::{
+    index_layout, root_page, Decoding, RowScan, ScanInput, ScanOptions, Value,
+};
 use ibdscope_schema::table::Column;
 use ibdscope_schema::table::TableDef;
 use ibdscope_schema::value::Rendered;
@@ -475,16 +477,13 @@ impl<'f> Space<'f> {
                 .ok_or_else(|| Error::NoIndex(name.to_string()))?,
         };
         let a = &self.analysis;
-        RowScan::new(
-            a.ts(),
-            a.engine(),
-            self.summary(),
-            t,
-            ix,
-            &table.decoding,
-            opts,
-        )
-        .map_err(Error::Rows)
+        let input = ScanInput {
+            ts: a.ts(),
+            engine: a.engine(),
+            summary: self.summary(),
+            trees: Some(a.trees_with_leaf_chains()),
+        };
+        RowScan::over(input, t, ix, &table.decoding, opts).map_err(Error::Rows)
     }
 
     /// Every row's older versions, from its `DB_ROLL_PTR` through the undo
