@@ -992,6 +992,54 @@ mod tests {
         assert_eq!(ibdscope::space::bits_decimal("0x01"), "0x01");
     }
 
+    /// The escapes as they were written before the one-pass ones: a
+    /// character at a time.
+    fn by_char(s: &str, tsv: bool) -> String {
+        let mut out = String::new();
+        for c in s.chars() {
+            match (c, tsv) {
+                ('\\', _) => out.push_str("\\\\"),
+                ('\t', true) => out.push_str("\\\t"),
+                ('\n', true) => out.push_str("\\\n"),
+                ('\0', true) => out.push_str("\\0"),
+                ('\t', false) => out.push_str("\\t"),
+                ('\n', false) => out.push_str("\\n"),
+                (c, _) => out.push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn one_pass_escapes_are_the_character_ones() {
+        let pieces = [
+            "a", "é", "€", "\\", "\t", "\n", "\0", "\r", "xyzw1234", "\u{80}",
+        ];
+        let mut cases = vec![String::new()];
+        // Every string of up to 3 pieces, and each piece at every offset
+        // of a 19-byte run (across the eight-byte words).
+        for a in pieces {
+            cases.push(a.to_string());
+            for b in pieces {
+                cases.push(format!("{a}{b}"));
+                for c in pieces {
+                    cases.push(format!("{a}{b}{c}"));
+                }
+            }
+            for k in 0..19 {
+                cases.push(format!("{}{a}{}", "q".repeat(k), "r".repeat(19 - k)));
+            }
+        }
+        for s in &cases {
+            let mut out = String::from("<");
+            ibdscope::space::tsv_escape(s, &mut out);
+            assert_eq!(out, format!("<{}", by_char(s, true)), "{s:?}");
+            let mut out = String::new();
+            text_escape(s, &mut out);
+            assert_eq!(out, by_char(s, false), "{s:?}");
+        }
+    }
+
     #[test]
     fn escapes() {
         let mut s = String::new();
