@@ -80,6 +80,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ibd", required=True)
     ap.add_argument("--ibdscope", required=True)
+    ap.add_argument("--before", help="another ibdscope binary timed beside (one thread)")
     ap.add_argument("--socket", required=True, help="the server's socket")
     ap.add_argument("--database", default="fx")
     ap.add_argument("--table", default="bench")
@@ -141,6 +142,12 @@ def main():
     for t in threads:
         cases.append(Case(f"records -t{t}", lambda t=t: timed(
             [a.ibdscope, "--threads", str(t), "records", "--index", "PRIMARY", a.ibd],
+            outfile("ours"))))
+    if a.before:
+        cases.append(Case("before: rows --format tsv -t1", lambda: timed(
+            [a.before, "--threads", "1", "rows", "--format", "tsv", a.ibd], outfile("ours"))))
+        cases.append(Case("before: records -t1", lambda: timed(
+            [a.before, "--threads", "1", "records", "--index", "PRIMARY", a.ibd],
             outfile("ours"))))
     cases.append(Case("server SELECT … INTO OUTFILE", lambda: server_dump(outfile("server"))))
     for c in cases:  # warm every tool once
