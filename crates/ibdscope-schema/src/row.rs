@@ -345,6 +345,10 @@ pub enum RowErrorKind {
 /// A split error and the page offset of the bytes at fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+// Aligned as a pointer: in the splitter's `Result`s the error then sits on
+// the value's own word boundaries, so that the value written field by
+// field is read back without a store-forwarding stall.
+#[repr(align(8))]
 pub struct RowError {
     /// What.
     pub kind: RowErrorKind,
