@@ -153,10 +153,8 @@ fn the_one_pass_commands_read_every_page_once() {
 /// and thread count: a change that adds one fails here (and says which).
 /// The structure commands read the `Analysis`, whose summary, space map
 /// and B-trees are each built once per run however often asked; `sdi`
-/// reads the SDI pages alone. `records` builds its own B-trees with their
-/// leaf chains beside the `Analysis`'s (up to three passes on these
-/// files); `rows` builds its own space map and B-trees beside the
-/// `Analysis`, then walks one chain (two).
+/// reads the SDI pages alone. `records` walks each index's leaf chain
+/// (up to three passes on these files); `rows` walks one chain (two).
 #[test]
 fn no_command_makes_more_passes_than_it_does_today() {
     // (command, most passes).
@@ -322,4 +320,47 @@ fn the_datadir_commands_make_no_more_passes_than_they_do_today() {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The whole-file passes in a run's progress reports: each ends with one
+/// report of all the file's pages done (a walk of part of the pages, a
+/// leaf chain, ends at its own total).
+fn whole_file_passes(progress: &[(u64, u64)], n_pages: u64) -> usize {
+    (progress.iter())
+        .filter(|&&(done, total)| done == total && total == n_pages)
+        .count()
+}
+
+/// `rows` and `records` read the leaf chains of the run's `Analysis`
+/// (its summary, space map and B-trees, each built once), so they make no
+/// more whole-file passes than `indexes`, which reads the same model.
+#[test]
+fn rows_and_records_take_their_trees_from_the_one_analysis() {
+    for rel in FILES {
+        let path = file(rel);
+        let n_pages = std::fs::metadata(&path).unwrap().len() / page_size(rel);
+        for threads in [1, 3] {
+            let model = whole_file_passes(&seen(Cmd::Indexes, &path, threads).progress, n_pages);
+            assert!(model > 0, "{rel}: indexes makes no whole-file pass");
+            for (name, cmd) in [
+                ("rows", Cmd::Rows(RowsOpts::default())),
+                ("records", Cmd::Records(RecordsOpts::default())),
+            ] {
+                let got = whole_file_passes(&seen(cmd, &path, threads).progress, n_pages);
+                assert!(
+                    got <= model,
+                    "{rel} {name} ({threads} threads): {got} whole-file passes, indexes {model}"
+                );
+            }
+        }
+    }
+}
+
+/// The page size of a fixture (its directory says).
+fn page_size(rel: &str) -> u64 {
+    if rel.contains("-4k/") {
+        4096
+    } else {
+        16384
+    }
 }

@@ -345,6 +345,10 @@ pub enum RowErrorKind {
 /// A split error and the page offset of the bytes at fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+// Aligned as a pointer: in the splitter's `Result`s the error then sits on
+// the value's own word boundaries, so that the value written field by
+// field is read back without a store-forwarding stall.
+#[repr(align(8))]
 pub struct RowError {
     /// What.
     pub kind: RowErrorKind,
@@ -538,6 +542,7 @@ impl Splitter<'_> {
     /// The first `n` layout fields into `out`: the dropped mark or instant
     /// default of a field the record does not store, else the value of
     /// what `header` gives.
+    #[inline]
     fn fields(
         &self,
         n: usize,
@@ -569,6 +574,7 @@ impl Splitter<'_> {
     /// A stored field's value: its bytes must lie below the heap's end; an
     /// off-page tail only where the column can have one (not in a node
     /// pointer); a fixed-length field's length must be the column's.
+    #[inline]
     fn value(&self, f: &LayoutField, idx: u16, slot: Slot) -> Result<FieldValue, RowError> {
         let (start, end, null, external) = match slot {
             Slot::Null => return Ok(FieldValue::Null),
@@ -619,6 +625,7 @@ struct HeaderBytes<'p> {
 
 impl HeaderBytes<'_> {
     /// The header byte at `at`.
+    #[inline]
     fn at(&self, at: usize) -> Result<u8, RowError> {
         if at < self.floor {
             return Err(self.bad);
@@ -644,6 +651,7 @@ struct CompactHeader<'p> {
 impl FieldHeader for CompactHeader<'_> {
     /// The NULL bit of a nullable field; the length of a variable-length
     /// one (1 byte, or 2 for a `DATA_BIG_COL` with 0x80: 0x40 off-page).
+    #[inline]
     fn field(&mut self, _i: usize, f: &LayoutField) -> Result<Slot, RowError> {
         let bad_header = self.bytes.bad;
         if f.nullable {
@@ -874,6 +882,7 @@ struct RedundantHeader<'p> {
 
 impl FieldHeader for RedundantHeader<'_> {
     /// The field's bytes from the previous field's end to its own.
+    #[inline]
     fn field(&mut self, i: usize, _f: &LayoutField) -> Result<Slot, RowError> {
         let rf = self
             .rec

@@ -37,7 +37,7 @@ use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, T
 /// 322). A crate under `crates/` with a `src/lib.rs` and no row here is
 /// counted and printed, not checked.
 const CEILINGS: &[(&str, usize)] = &[
-    ("ibdscope", 176),
+    ("ibdscope", 177),
     ("ibdscope-codec", 23),
     // 591; +3 for the page source (`Tablespace::page_ref`, `PageRef`,
     // `RecPage::read`); +10 for what the audit asks of the one summary pass
@@ -48,7 +48,7 @@ const CEILINGS: &[(&str, usize)] = &[
     ("ibdscope-prims", 58),
     ("ibdscope-render", 82),
     ("ibdscope-report", 41),
-    ("ibdscope-schema", 273),
+    ("ibdscope-schema", 277),
 ];
 
 /// Crates not counted: test support, not a library anyone embeds.

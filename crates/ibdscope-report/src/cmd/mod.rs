@@ -11,10 +11,6 @@ pub mod levels;
 pub mod lsn;
 pub mod page;
 pub mod pages;
-// `records` (rewritten for speed: offsets and widths in its hand-built
-// lines) is not yet under the arithmetic and indexing lints; every other
-// command is.
-#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod records;
 pub mod restore;
 pub mod rows;
