@@ -2140,7 +2140,14 @@ pub fn render_field(
         FieldValue::Default => {
             return crate::value::render_default(col, out).map_or(FieldText::Null, FieldText::Value)
         }
-        FieldValue::Inline { .. } | FieldValue::External { .. } => {}
+        // Stored whole in the record: rendered from the page's bytes.
+        FieldValue::Inline { .. } => {
+            return match field.local(page) {
+                Some(b) => FieldText::Value(crate::value::render(col, b, out)),
+                None => FieldText::Null,
+            };
+        }
+        FieldValue::External { .. } => {}
     }
     match field_bytes(ts, page, field, cap, buf) {
         Some(Ok(LobRead::Complete)) => FieldText::Value(crate::value::render(col, buf, out)),

@@ -307,6 +307,65 @@ impl Row {
     }
 }
 
+/// A row as [`RowScan::for_each_piece`] hands it over: its values are
+/// rendered straight from the page the walk holds (no copy of a value
+/// stored in the record), or from [`Row::values`] for a row the iterator
+/// had read already.
+#[derive(Clone, Copy)]
+pub struct RowView<'r> {
+    /// The row; its [`Row::values`] are empty when the values are read
+    /// from the page: read them with [`RowView::render`].
+    pub row: &'r Row,
+    page: Option<OnPage<'r>>,
+}
+
+/// Where a [`RowView`]'s values are on the page.
+#[derive(Clone, Copy)]
+struct OnPage<'r> {
+    ts: &'r Tablespace<'r>,
+    page: &'r [u8],
+    fields: &'r [Field],
+    /// Which field shows each column.
+    slot: &'r [Option<usize>],
+    /// Which columns are read.
+    wanted: &'r [bool],
+    /// The record is erased: no value survives.
+    erased: bool,
+    /// Off-page bytes read at most.
+    cap: usize,
+}
+
+impl fmt::Debug for RowView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RowView").field("row", self.row).finish()
+    }
+}
+
+impl<'r> RowView<'r> {
+    /// The value of table column `column` (`col`) rendered into `out`
+    /// (appended), as [`Value::render`] renders the row's value; an
+    /// off-page part is read into `buf`. `None` when the row has no such
+    /// value ([`Value::Missing`]).
+    pub fn render(
+        &self,
+        column: usize,
+        col: &Column,
+        buf: &mut Vec<u8>,
+        out: &mut String,
+    ) -> Option<FieldText> {
+        let Some(p) = &self.page else {
+            return self.row.values.get(column)?.render(col, out);
+        };
+        if p.erased || !*p.wanted.get(column)? {
+            return None;
+        }
+        let f = p.fields.get((*p.slot.get(column)?)?)?;
+        Some(crate::row::render_field(
+            p.ts, p.page, col, f, p.cap, buf, out,
+        ))
+    }
+}
+
 /// The counts of a scan, complete once the iterator has ended.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -862,7 +921,7 @@ pub struct ScanInput<'a> {
 #[derive(Debug)]
 pub enum ScanEvent<'r> {
     /// A row.
-    Row(&'r Row),
+    Row(RowView<'r>),
     /// A finding met among the rows.
     Finding(ScanFinding),
 }
@@ -935,16 +994,20 @@ enum Walk<'s> {
     StaleKeys(&'s mut HashSet<u64>),
     /// Collects the live records whose key a stale record has.
     LiveTwins(&'s HashSet<u64>, &'s mut HashSet<u64>),
-    /// Gives rows.
-    Rows,
+    /// Gives rows: to the sink as they are read (their values on the
+    /// page), or into [`PageOut::rows`] without one.
+    Rows(Option<RowSink<'s>>),
 }
+
+/// What takes the rows of a walk as they are read.
+type RowSink<'s> = &'s mut dyn FnMut(RowView<'_>);
 
 impl Walk<'_> {
     fn mode(&self) -> Mode {
         match self {
             Walk::StaleKeys(_) => Mode::StaleKeys,
             Walk::LiveTwins(..) => Mode::LiveTwins,
-            Walk::Rows => Mode::Rows,
+            Walk::Rows(_) => Mode::Rows,
         }
     }
 }
@@ -1149,7 +1212,9 @@ impl<'a> RowScan<'a> {
 
     /// Reads the pages the iterator has not given yet on the engine's
     /// threads, in pieces of consecutive pages, and ends the scan: on each
-    /// thread `each` is handed, in order, the piece's rows and the
+    /// thread `each` is handed, in order, the piece's rows (each a
+    /// [`RowView`] over the page being read: its values rendered from the
+    /// page, not copied into the row) and the
     /// findings met among them ([`ScanEvent`]: what the iterator and
     /// [`RowScan::take_findings`] would give), with a state the thread
     /// made with `new_state` and the piece's own `P`; `sink` gets each
@@ -1175,7 +1240,14 @@ impl<'a> RowScan<'a> {
                 each(&mut s, &mut p, ScanEvent::Finding(f));
             }
             while let Some(row) = self.pending.pop_front() {
-                each(&mut s, &mut p, ScanEvent::Row(&row));
+                each(
+                    &mut s,
+                    &mut p,
+                    ScanEvent::Row(RowView {
+                        row: &row,
+                        page: None,
+                    }),
+                );
                 self.reader.recycle(row.values);
             }
             for f in self.after.drain(..) {
@@ -1201,13 +1273,15 @@ impl<'a> RowScan<'a> {
                 let from = (k as usize).saturating_mul(PIECE_PAGES);
                 let to = from.saturating_add(PIECE_PAGES).min(todo.len());
                 for &(page, off_chain) in todo.get(from..to).unwrap_or(&[]) {
-                    sh.read_page(reader, out, page, off_chain);
+                    // The page's rows go to `each` as the walk reads them,
+                    // their values on the page it holds. The findings
+                    // given before a page's rows come only from a page
+                    // that gives none (left out, not an index, not
+                    // rebuilt), so the order is the iterator's.
+                    let mut give = |v: RowView<'_>| each(state, &mut p, ScanEvent::Row(v));
+                    sh.read_page(reader, out, page, off_chain, Some(&mut give));
                     for f in out.findings.drain(..) {
                         each(state, &mut p, ScanEvent::Finding(f));
-                    }
-                    while let Some(row) = out.rows.pop_front() {
-                        each(state, &mut p, ScanEvent::Row(&row));
-                        reader.recycle(row.values);
                     }
                     for f in out.after.drain(..) {
                         each(state, &mut p, ScanEvent::Finding(f));
@@ -1502,7 +1576,7 @@ impl<'a> RowScan<'a> {
             self.next_page = self.next_page.saturating_add(1);
             self.progress(self.next_page, self.pages.len());
             let o = &mut self.out;
-            self.sh.read_page(&mut self.reader, o, n, off_chain);
+            self.sh.read_page(&mut self.reader, o, n, off_chain, None);
             add_counts(&mut self.counts, &o.counts);
             o.counts = ScanCounts::default();
             first_three(&mut self.misfit_first, &mut o.misfit_first);
@@ -1621,7 +1695,14 @@ impl Shared<'_> {
     }
 
     /// Page `n` of the walk that gives rows, into `o`.
-    fn read_page(&self, r: &mut Reader, o: &mut PageOut, n: PageNo, off_chain: Option<Origin>) {
+    fn read_page(
+        &self,
+        r: &mut Reader,
+        o: &mut PageOut,
+        n: PageNo,
+        off_chain: Option<Origin>,
+        sink: Option<RowSink<'_>>,
+    ) {
         let unverified = self.unverified(n);
         if unverified && self.opts.verified_only {
             o.counts.unverified_pages_skipped = o.counts.unverified_pages_skipped.saturating_add(1);
@@ -1635,7 +1716,7 @@ impl Shared<'_> {
             .as_deref()
             .map_or(Err(NoRecords::PastFile), |p| RecPage::read(self.ts, p));
         match read {
-            Ok(rp) => self.page(r, o, &rp, n, off_chain, &mut Walk::Rows),
+            Ok(rp) => self.page(r, o, &rp, n, off_chain, &mut Walk::Rows(sink)),
             Err(NoRecords::Unreadable(_)) => {
                 o.counts.unreadable_pages = o.counts.unreadable_pages.saturating_add(1);
             }
@@ -1782,7 +1863,7 @@ impl Shared<'_> {
         let mut live_copy = false;
         let stale = origin.is_stale();
         let split_res = split(rp, rec, &self.layout, &mut r.fields);
-        let rows = matches!(walk, Walk::Rows);
+        let rows = matches!(walk, Walk::Rows(_));
         if !rows || (stale && !self.live_twins.is_empty()) {
             let (key, all) = match &split_res {
                 Ok(_) => record_hashes(rp.bytes(), &r.fields, self.layout.n_unique),
@@ -1801,7 +1882,7 @@ impl Shared<'_> {
                     }
                     return;
                 }
-                Walk::Rows => {
+                Walk::Rows(_) => {
                     if self.live_twins.contains(&all) {
                         o.counts.live_copies = o.counts.live_copies.saturating_add(1);
                         live_copy = true;
@@ -1842,6 +1923,34 @@ impl Shared<'_> {
         }
         let page = rp.bytes();
         let erased = damage == Some(RowDamage::Erased);
+        let mut row = Row {
+            page: n,
+            offset: rec.origin,
+            page_file_offset: self.file_offset(n),
+            compressed,
+            origin,
+            verdict: verdict.0.unwrap_or(PageVerdict::Valid),
+            verified: verdict.1,
+            live_copy,
+            damage,
+            values: Vec::new(),
+        };
+        if let Walk::Rows(Some(sink)) = walk {
+            // Rendered from the page by the sink: no value copied.
+            sink(RowView {
+                row: &row,
+                page: Some(OnPage {
+                    ts: self.ts,
+                    page,
+                    fields: &r.fields,
+                    slot: &r.slot,
+                    wanted: &self.wanted,
+                    erased,
+                    cap: self.opts.max_value_bytes,
+                }),
+            });
+            return;
+        }
         // The values of a row given back ([`RowScan::recycle`]) are reused.
         let mut values = r.spare.pop().unwrap_or_default();
         values.resize(r.slot.len(), Value::Missing);
@@ -1853,18 +1962,8 @@ impl Shared<'_> {
                 _ => *v = Value::Missing,
             }
         }
-        o.rows.push_back(Row {
-            page: n,
-            offset: rec.origin,
-            page_file_offset: self.file_offset(n),
-            compressed,
-            origin,
-            verdict: verdict.0.unwrap_or(PageVerdict::Valid),
-            verified: verdict.1,
-            live_copy,
-            damage,
-            values,
-        });
+        row.values = values;
+        o.rows.push_back(row);
     }
 
     /// Which field shows each column (`r.slot`).

@@ -783,6 +783,9 @@ fn text(cs: Charset, b: &[u8], is_char: bool, out: &mut String) -> Result<Render
             let s = std::str::from_utf8(b).map_err(|_| RawReason::BadText)?;
             out.push_str(s);
         }
+        // All ASCII (the common case): the bytes are their own UTF-8,
+        // looked at a word at a time.
+        Charset::Latin1 if b.is_ascii() => out.push_str(std::str::from_utf8(b).unwrap_or_default()),
         Charset::Latin1 => {
             // Runs of ASCII bytes are copied whole (they are their own
             // UTF-8); each other byte is one character.

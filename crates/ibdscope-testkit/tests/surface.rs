@@ -37,7 +37,8 @@ use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, T
 /// 322). A crate under `crates/` with a `src/lib.rs` and no row here is
 /// counted and printed, not checked.
 const CEILINGS: &[(&str, usize)] = &[
-    ("ibdscope", 177),
+    // 177; +1 for `space::tsv_escape_tail` (TSV escaping in place).
+    ("ibdscope", 178),
     ("ibdscope-codec", 23),
     // 591; +3 for the page source (`Tablespace::page_ref`, `PageRef`,
     // `RecPage::read`); +10 for what the audit asks of the one summary pass
@@ -48,7 +49,9 @@ const CEILINGS: &[(&str, usize)] = &[
     ("ibdscope-prims", 58),
     ("ibdscope-render", 82),
     ("ibdscope-report", 41),
-    ("ibdscope-schema", 277),
+    // 277; +2 for `rows::RowView` and its `render` (rows rendered from
+    // the page).
+    ("ibdscope-schema", 279),
 ];
 
 /// Crates not counted: test support, not a library anyone embeds.

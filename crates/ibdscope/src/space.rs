@@ -584,6 +584,28 @@ pub fn tsv_escape(s: &str, out: &mut String) {
     out.push_str(s.get(from..).unwrap_or_default());
 }
 
+/// [`tsv_escape`] in place of `line`'s bytes from `at` on (a value
+/// rendered straight into the line): nothing moves unless a byte is one to
+/// escape, and then only the bytes from the first of them.
+pub fn tsv_escape_tail(line: &mut String, at: usize) {
+    let b = line.as_bytes().get(at..).unwrap_or_default();
+    let mut i = 0usize;
+    for w in b.chunks_exact(8) {
+        if tsv_special(u64::from_le_bytes(w.try_into().unwrap_or_default())) {
+            break;
+        }
+        i = i.saturating_add(8);
+    }
+    let first = (b.get(i..).unwrap_or_default())
+        .iter()
+        .position(|&c| matches!(c, 0 | b'\t' | b'\n' | b'\\'));
+    if let Some(j) = first {
+        // An ASCII byte's index: a character boundary.
+        let rest = line.split_off(at.saturating_add(i).saturating_add(j));
+        tsv_escape(&rest, line);
+    }
+}
+
 /// Whether any byte of `w` is NUL, tab, newline or `\` (the classic test
 /// for a zero byte, `(x - 0x01…) & !x & 0x80…`, on `w` xor each of them).
 fn tsv_special(w: u64) -> bool {

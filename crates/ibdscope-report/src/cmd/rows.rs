@@ -4,8 +4,9 @@
 //!
 //! The rows come from the library (`ibdscope_schema::rows::RowScan`: the
 //! leaf walk, recovery past damage, deleted records, ROW_FORMAT=COMPRESSED
-//! leaves); this module picks the columns, renders each value
-//! (`ibdscope_schema::rows::Value::render`) and prints, one row at a time
+//! leaves); this module picks the columns, renders each value straight
+//! from the page (`ibdscope_schema::rows::RowView::render`; text and tsv
+//! into the line itself, escaped in place) and prints, one row at a time
 //! into buffers reused for the whole run.
 //!
 //! Output formats: `text` (a header line, then tab-separated values),
@@ -25,8 +26,8 @@ use ibdscope::definition::Def;
 use ibdscope_core::PageNo;
 use ibdscope_schema::row::FieldText;
 use ibdscope_schema::rows::{
-    Deleted, Key, LostPage, Origin, Row, RowDamage, RowScan, ScanCounts, ScanEvent, ScanFinding,
-    ScanInput, ScanOptions,
+    Deleted, Key, LostPage, Origin, RowDamage, RowScan, RowView, ScanCounts, ScanEvent,
+    ScanFinding, ScanInput, ScanOptions,
 };
 use ibdscope_schema::table::{Column, IndexDef, TableDef};
 use ibdscope_schema::value::Rendered;
@@ -100,7 +101,10 @@ struct RowStyle<'c> {
 /// One thread's buffers, reused for every row it formats.
 #[derive(Default)]
 struct RowFmt {
+    /// A cell's text (the formats that quote or escape it as a whole).
     cell: String,
+    /// An off-page value's bytes.
+    buf: Vec<u8>,
     line: String,
     /// Per-row problems (a reason per raw value, the split error).
     problems: Vec<String>,
@@ -578,7 +582,8 @@ impl<'w> Printer<'w> {
 
 impl RowFmt {
     /// Formats one row into `piece`.
-    fn row(&mut self, st: &RowStyle<'_>, piece: &mut Piece, row: &Row) -> io::Result<()> {
+    fn row(&mut self, st: &RowStyle<'_>, piece: &mut Piece, view: RowView<'_>) -> io::Result<()> {
+        let row = view.row;
         self.problems.clear();
         self.twin = row.live_copy;
         self.unverified = !row.verified;
@@ -596,7 +601,7 @@ impl RowFmt {
         }
         let mut j = Json::new(out);
         self.begin_row(st, &mut j, row.page, row.offset, row.origin)?;
-        self.cells(st, &mut j, counts, row)?;
+        self.cells(st, &mut j, counts, view)?;
         if !self.problems.is_empty() {
             counts.partial = counts.partial.saturating_add(1);
             // A record that does not split is counted by the scan (a
@@ -616,14 +621,24 @@ impl RowFmt {
         st: &RowStyle<'_>,
         j: &mut Json<'_>,
         counts: &mut Counts,
-        row: &Row,
+        view: RowView<'_>,
     ) -> io::Result<()> {
+        // Text and tsv render each value straight into the line.
+        let direct = matches!(st.format, Format::Tsv | Format::Text);
         for (k, &ci) in st.cols.iter().enumerate() {
             let Some(col) = st.t.columns.get(ci) else {
                 continue;
             };
-            self.cell.clear();
-            let rendered = (row.values.get(ci)).and_then(|v| v.render(col, &mut self.cell));
+            if direct && k > 0 {
+                self.line.push('\t');
+            }
+            let at = self.line.len();
+            let rendered = if direct {
+                view.render(ci, col, &mut self.buf, &mut self.line)
+            } else {
+                self.cell.clear();
+                view.render(ci, col, &mut self.buf, &mut self.cell)
+            };
             let cell = match rendered {
                 None => Cell::Missing,
                 Some(FieldText::Null | FieldText::Dropped) => Cell::Null,
@@ -643,9 +658,58 @@ impl RowFmt {
                     Cell::OffPage
                 }
             };
-            self.cell_out(st, j, k, col, cell)?;
+            if direct {
+                self.line_cell(st.format == Format::Text, at, cell);
+            } else {
+                self.cell_out(st, j, k, col, cell)?;
+            }
         }
         Ok(())
+    }
+
+    /// Text and tsv: the cell's value rendered into the line from `at`,
+    /// made the cell as shown (the hex without its `0x` and upper-case,
+    /// BIT as a decimal, the escapes, NULL's word).
+    fn line_cell(&mut self, text: bool, at: usize, cell: Cell) {
+        let line = &mut self.line;
+        match cell {
+            Cell::Null => {
+                line.truncate(at);
+                line.push_str(if text { "NULL" } else { "\\N" });
+            }
+            Cell::Missing => line.truncate(at),
+            Cell::Value(Rendered::Bytes) if !text => {
+                if line.get(at..).is_some_and(|s| s.starts_with("0x")) {
+                    line.replace_range(at..at.saturating_add(2), "");
+                }
+                if let Some(tail) = line.get_mut(at..) {
+                    tail.make_ascii_uppercase();
+                }
+            }
+            Cell::Value(Rendered::Bits) if !text => {
+                let d = ibdscope::space::bits_decimal(line.get(at..).unwrap_or_default());
+                line.truncate(at);
+                line.push_str(&d);
+            }
+            Cell::Value(Rendered::Raw(_)) | Cell::Capped | Cell::OffPage => {
+                if text {
+                    line.push_str(match cell {
+                        Cell::Capped => "(truncated)",
+                        _ => "(raw)",
+                    });
+                }
+            }
+            Cell::Value(Rendered::Number) => {}
+            // Escaped in place: bytes move only when there is an escape.
+            Cell::Value(_) if !text => ibdscope::space::tsv_escape_tail(line, at),
+            Cell::Value(_) => {
+                let s = line.get(at..).unwrap_or_default();
+                if s.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\\')) {
+                    let v = line.split_off(at);
+                    text_escape(&v, line);
+                }
+            }
+        }
     }
 
     fn begin_row(
@@ -685,44 +749,8 @@ impl RowFmt {
     ) -> io::Result<()> {
         let s = self.cell.as_str();
         match st.format {
-            Format::Tsv | Format::Text => {
-                if k > 0 {
-                    self.line.push('\t');
-                }
-                let text = st.format == Format::Text;
-                match cell {
-                    Cell::Null => self.line.push_str(if text { "NULL" } else { "\\N" }),
-                    Cell::Missing => {}
-                    Cell::Value(Rendered::Bytes) if !text => {
-                        let hex = s.strip_prefix("0x").unwrap_or(s);
-                        let at = self.line.len();
-                        self.line.push_str(hex);
-                        if let Some(tail) = self.line.get_mut(at..) {
-                            tail.make_ascii_uppercase();
-                        }
-                    }
-                    Cell::Value(Rendered::Bits) if !text => {
-                        self.line.push_str(&ibdscope::space::bits_decimal(s))
-                    }
-                    Cell::Value(Rendered::Raw(_)) | Cell::Capped | Cell::OffPage => {
-                        self.line.push_str(s);
-                        if text {
-                            self.line.push_str(match cell {
-                                Cell::Capped => "(truncated)",
-                                _ => "(raw)",
-                            });
-                        }
-                    }
-                    Cell::Value(Rendered::Number) => self.line.push_str(s),
-                    Cell::Value(_) => {
-                        if text {
-                            text_escape(s, &mut self.line);
-                        } else {
-                            ibdscope::space::tsv_escape(s, &mut self.line);
-                        }
-                    }
-                }
-            }
+            // Rendered into the line already (`line_cell`).
+            Format::Tsv | Format::Text => {}
             Format::Csv => {
                 if k > 0 {
                     self.line.push(',');
@@ -1034,6 +1062,11 @@ mod tests {
             let mut out = String::from("<");
             ibdscope::space::tsv_escape(s, &mut out);
             assert_eq!(out, format!("<{}", by_char(s, true)), "{s:?}");
+            // In place, after what the line holds already (which keeps
+            // its bytes, escapes or not).
+            let mut line = format!("<\\\t{s}");
+            ibdscope::space::tsv_escape_tail(&mut line, 3);
+            assert_eq!(line, format!("<\\\t{}", by_char(s, true)), "{s:?}");
             let mut out = String::new();
             text_escape(s, &mut out);
             assert_eq!(out, by_char(s, false), "{s:?}");
