@@ -553,6 +553,8 @@ pub(crate) type Decoding = Result<Option<Decoded>, PageCompError>;
 pub(crate) struct ShardResult<X> {
     decompressed: u32,
     failures: Vec<PageFailure>,
+    /// The index root candidates of the pages as they read.
+    roots: Vec<(u16, PageNo)>,
     extra: X,
 }
 
@@ -598,17 +600,19 @@ fn new_bufs(ts: &Tablespace<'_>) -> impl Fn() -> Bufs + Sync {
 }
 
 /// The step of the image pass for one page, `also` called after it.
-fn expand_fn<X, F>(
-    ts: &Tablespace<'_>,
+fn expand_fn<'s, X, F>(
+    ts: &'s Tablespace<'_>,
     also: F,
-) -> impl Fn(&mut Bufs, &mut ShardResult<X>, PageNo, &[u8], &mut [u8]) + Sync
+) -> impl Fn(&mut Bufs, &mut ShardResult<X>, PageNo, &[u8], &mut [u8]) + Sync + 's
 where
+    F: 's,
     F: Fn(&mut X, PageNo, &[u8], Option<(Decoding, &[u8])>) + Sync,
 {
     let layout = Layout::of(ts);
     let size = (ts.page_size() as usize).max(1);
     move |bufs, r, page, from, to| {
         let decoded = expand_page(layout, size, bufs, r, page, from, to);
+        r.roots.extend(crate::extents::root_candidate(ts, page, to));
         also(
             &mut r.extra,
             page,
@@ -624,13 +628,15 @@ fn expansion<X>(ts: &Tablespace<'_>, results: Vec<ShardResult<X>>) -> (Expansion
     let mut decompressed = 0u32;
     let mut failures = Vec::new();
     let mut extra = Vec::with_capacity(results.len());
+    let mut roots = Vec::new();
     for mut r in results {
         decompressed = decompressed.saturating_add(r.decompressed);
         failures.append(&mut r.failures);
+        roots.append(&mut r.roots);
         extra.push(r.extra);
     }
     let e = Expansion {
-        source: decompress_source(ts),
+        source: decompress_source(ts).with_roots(roots),
         decompressed,
         failures,
     };

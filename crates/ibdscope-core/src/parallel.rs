@@ -222,6 +222,14 @@ pub fn shard_pages(ts: &Tablespace<'_>) -> u32 {
         .max(1)
 }
 
+/// No fold: a pass that folds nothing beside another
+/// ([`crate::SpaceMap::build_with_trees`] without a fold of its own).
+impl PageFold for () {
+    fn page(&mut self, _: PageNo, _: &[u8]) {}
+    fn zero_run(&mut self, _: PageNo, _: u32, _: &[u8]) {}
+    fn append(&mut self, _: Self) {}
+}
+
 /// Folds every page of `ts` with accumulators made by `new`, on up to
 /// `engine.threads()` threads, and returns the joined result (the same on
 /// any number of threads). Calls the engine's release hook, if any, with

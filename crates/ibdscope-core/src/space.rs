@@ -902,6 +902,19 @@ impl<'a> Tablespace<'a> {
         self.source
     }
 
+    /// The index root candidates the transform pass of this space's page
+    /// source took ([`crate::extents::root_candidate`] of every page as it
+    /// reads), when it did: the space map then makes no roots' pass.
+    pub(crate) fn root_candidates(&self) -> Option<&'a [(u16, PageNo)]> {
+        self.source.and_then(PageSource::roots)
+    }
+
+    /// Whether every page reads as stored (no page source: not a
+    /// page_compressed or encrypted space read transformed).
+    pub fn reads_as_stored(&self) -> bool {
+        self.source.is_none()
+    }
+
     /// The doublewrite buffer's blocks (first pages and length), for the
     /// system tablespace.
     pub fn doublewrite(&self) -> Option<(u32, u32, u32)> {

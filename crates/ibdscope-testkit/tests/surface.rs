@@ -37,13 +37,17 @@ use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, T
 /// 322). A crate under `crates/` with a `src/lib.rs` and no row here is
 /// counted and printed, not checked.
 const CEILINGS: &[(&str, usize)] = &[
-    ("ibdscope", 177),
+    // 177; +1 for the trees built in the space map's passes
+    // (`Analysis::reading_trees`).
+    ("ibdscope", 178),
     ("ibdscope-codec", 23),
     // 591; +3 for the page source (`Tablespace::page_ref`, `PageRef`,
     // `RecPage::read`); +10 for what the audit asks of the one summary pass
     // (`SummaryAsks`, `LsnSpan`, `NewerThan`, the links kept) and the space
-    // map's first pass folding it (`SpaceMap::build_folding`).
-    ("ibdscope-core", 604),
+    // map's first pass folding it (`SpaceMap::build_folding`); +2 for the
+    // B-trees folded in the map's second pass (`SpaceMap::build_with_trees`)
+    // and the summary folded in its first (`Tablespace::reads_as_stored`).
+    ("ibdscope-core", 606),
     ("ibdscope-forensics", 215),
     ("ibdscope-prims", 58),
     ("ibdscope-render", 82),

@@ -1168,6 +1168,8 @@ struct ShardResult<'t, 'a> {
     decrypted: u32,
     decompressed: u32,
     failures: Vec<ImageFailure>,
+    /// The index root candidates of the pages as they read.
+    roots: Vec<(u16, PageNo)>,
     summary: ShardSummary<'t, 'a>,
 }
 
@@ -1233,6 +1235,7 @@ fn decrypt_space<'t, 'a>(
             }
             Err(kind) => r.failures.push(ImageFailure { page, kind }),
         }
+        r.roots.extend(crate::extents::root_candidate(ts, page, to));
         if let Some(mut f) = facts {
             // As `keyed_summary`: a page that carries no checksum the
             // server checks before decrypting it counts as verified (or
@@ -1247,10 +1250,14 @@ fn decrypt_space<'t, 'a>(
             r.summary.add(ts, shard, f, None);
         }
     };
-    let results = crate::parallel::transform_pass(ts, engine, new_buf, page);
+    let mut results = crate::parallel::transform_pass(ts, engine, new_buf, page);
     let source = Decrypt { key, layout, size };
+    let mut roots = Vec::new();
+    for r in &mut results {
+        roots.append(&mut r.roots);
+    }
     let mut d = Decryption {
-        source: PageSource::new(Box::new(source), ts.page_size(), ts.n_pages()),
+        source: PageSource::new(Box::new(source), ts.page_size(), ts.n_pages()).with_roots(roots),
         decrypted: 0,
         decompressed: 0,
         failures: Vec::new(),
