@@ -2004,7 +2004,10 @@ mod tests {
             for t in &mut exact.indexes {
                 t.leaf_chain.clear();
             }
-            let proven = Walker::new(&ts, &engine, &infos, &owner, false)
+            let plan = MemberPlan::new(&ts, &infos);
+            let mut m = fold_pages(&ts, &engine, || plan.fold(&owner)).m;
+            m.finish(infos.len());
+            let proven = Walker::new(&ts, plan.ids, &owner, m, false)
                 .lane_walk(0, 0)
                 .is_some();
             (lane, exact, proven)

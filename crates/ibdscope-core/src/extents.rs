@@ -202,7 +202,7 @@ impl SpaceMap {
         engine: &Engine<'_>,
         side: Option<N>,
         beside: Option<M>,
-    ) -> (SpaceMap, Option<F>, Option<(P, P::Out)>)
+    ) -> (SpaceMap, Option<F>, Option<Beside<P>>)
     where
         F: PageFold,
         N: Fn() -> F + Sync,
@@ -1712,6 +1712,9 @@ pub(crate) trait BesideIndexPass: Sync {
     where
         Self: 'o;
 }
+
+/// A fold beside the index pass and what it gathered.
+pub(crate) type Beside<P> = (P, <P as BesideIndexPass>::Out);
 
 /// Two folds in one pass over the file.
 struct Pair<A, B>(A, B);
