@@ -64,7 +64,7 @@
 //! that reads the image looks at checksums: the structure code reads FIL
 //! headers and bodies only ([`crate::flst::page_readable`] asks for no
 //! checksum on a page whose key version is 0), and the image is opened with
-//! the physical space's detection ([`Tablespace::with_data`]), never
+//! the physical space's detection (`Tablespace::with_source`), never
 //! detected again. So a stale checksum field cannot make a page corrupt for
 //! the structure commands; damage to a compressed page shows up as a
 //! decompression failure (an [`Expansion::failures`] entry with its byte

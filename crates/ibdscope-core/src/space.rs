@@ -857,27 +857,6 @@ impl<'a> Tablespace<'a> {
         })
     }
 
-    /// The same space read over other bytes (the logical image of a
-    /// page_compressed space, [`crate::pagecomp::expand`]): this space's
-    /// detection and space id, without detecting again; the page count is
-    /// `data`'s.
-    /// The known-zero ranges stay: they are the same bytes of both.
-    pub(crate) fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b>
-    where
-        'a: 'b,
-    {
-        let size = (self.page_size() as usize).max(1);
-        Tablespace {
-            data,
-            detection: self.detection.clone(),
-            n_pages: u32::try_from(data.len().checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX),
-            space_id: self.space_id,
-            zeros: self.zeros,
-            doublewrite: self.doublewrite,
-            source: None,
-        }
-    }
-
     /// The same space with its pages read through `source` (the
     /// decompressed or decrypted pages of a page_compressed or encrypted
     /// space, the page source): this space's bytes and detection, each

@@ -518,8 +518,8 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
 }
 
 /// A shard's part of a [`Summary`] folded inside a pass that skips the
-/// pages the space knows to be zero (the image builder,
-/// `parallel::build_image`): they are folded, read as zeros, when the next
+/// pages the space knows to be zero (a transform pass,
+/// `parallel::transform_pass`): they are folded, read as zeros, when the next
 /// page of the shard comes, or when the shard is joined
 /// ([`join_shards`]).
 #[derive(Default)]

@@ -18,17 +18,37 @@ pub trait Source: Send + Sync {
     fn zero_ranges(&self) -> &[std::ops::Range<usize>] {
         &[]
     }
+    /// How the pages read when they are not the stored bytes: a MySQL
+    /// encrypted space opened with its keyring
+    /// ([`crate::decrypt::DecryptHost`]), each page decrypted as a reader
+    /// reaches it. `None` (the default): as stored.
+    fn decryption(&self) -> Option<&ibdscope_core::crypt::mysql::Decryption> {
+        None
+    }
+}
+
+/// `ts`, a space over `src`'s bytes, read as `src`'s pages read
+/// ([`Source::decryption`]).
+pub(crate) fn read_through<'a>(
+    src: &'a dyn Source,
+    ts: ibdscope_core::Tablespace<'a>,
+) -> ibdscope_core::Tablespace<'a> {
+    match src.decryption() {
+        Some(d) => d.tablespace(&ts),
+        None => ts,
+    }
 }
 
 /// The space in `src`'s bytes, told which of them are known zeros (so the
-/// passes never touch a sparse file's holes). Outside this crate a space
-/// is opened by [`crate::open`].
+/// passes never touch a sparse file's holes), its pages read as `src`'s
+/// read ([`Source::decryption`]). Outside this crate a space is opened by
+/// [`crate::open`].
 pub(crate) fn tablespace<'a>(
     src: &'a dyn Source,
     opts: ibdscope_core::Options,
 ) -> ibdscope_core::Result<ibdscope_core::Tablespace<'a>> {
     ibdscope_core::Tablespace::with_options(src.bytes(), opts)
-        .map(|ts| ts.with_zero_ranges(src.zero_ranges()))
+        .map(|ts| read_through(src, ts.with_zero_ranges(src.zero_ranges())))
 }
 
 /// Opens input files.

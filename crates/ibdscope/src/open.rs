@@ -219,10 +219,10 @@ impl Input {
 
     /// The space in the bytes, parsed with the options it was opened
     /// with, told which bytes are known zeros (a sparse file's holes: no
-    /// pass touches them).
+    /// pass touches them), its pages read as the source's read (a MySQL
+    /// encrypted space opened with its keyring: decrypted).
     pub fn tablespace(&self) -> ibdscope_core::Result<Tablespace<'_>> {
-        Tablespace::with_options(self.source.bytes(), self.options)
-            .map(|ts| ts.with_zero_ranges(self.source.zero_ranges()))
+        crate::host::tablespace(&*self.source, self.options)
     }
 
     /// Whether this is the system tablespace named by its first data file

@@ -4,7 +4,7 @@
 //! ([`crate::space::Space::history`]) and the `undo`, `history` and
 //! `audit` commands.
 
-use crate::host::Host;
+use crate::host::{read_through, Host};
 use ibdscope_core::Tablespace;
 use ibdscope_forensics::system::SystemSpace;
 use ibdscope_forensics::undo::Undo;
@@ -62,12 +62,12 @@ pub fn parse_spaces(f: &UndoFiles) -> (Vec<(u32, PathBuf, Tablespace<'_>)>, Vec<
         .map(|x| x.0.clone())
         .unwrap_or_default();
     match Tablespace::new(f.system.bytes()) {
-        Ok(ts) => out.push((0, first, ts)),
+        Ok(ts) => out.push((0, first, read_through(f.system.source(), ts))),
         Err(e) => bad.push(format!("{}: {e}", crate::names::path(&first))),
     }
     for (p, b) in &f.undo {
         match Tablespace::new(b.bytes()) {
-            Ok(ts) => out.push((ts.space_id().0, p.clone(), ts)),
+            Ok(ts) => out.push((ts.space_id().0, p.clone(), read_through(&**b, ts))),
             Err(e) => bad.push(format!("{}: {e}", crate::names::path(p))),
         }
     }

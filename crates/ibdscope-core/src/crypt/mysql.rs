@@ -38,7 +38,7 @@ use crate::bytes::{be_u16, be_u32};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_TYPE};
 use crate::ids::PageNo;
 use crate::page_type::PageType;
-use crate::parallel::Engine;
+use crate::source::{PageSource, Scratch, Transform};
 use crate::space::Tablespace;
 use core::fmt;
 use ibdscope_prims::aes::{self, Aes};
@@ -365,54 +365,67 @@ fn put_u16(page: &mut [u8], at: usize, v: u16) {
     }
 }
 
-/// The decrypted image of an encrypted space: every encrypted page
-/// decrypted in place, every other page as stored.
-#[derive(Debug)]
-#[non_exhaustive]
+/// A MySQL encrypted space read decrypted: read through a page source,
+/// each encrypted page decrypted as a reader reaches it (into a thread's
+/// buffer, or the source's bounded cache), every other page the stored
+/// bytes; no image of the file is made.
 pub struct Decryption {
-    image: Vec<u8>,
-    /// Pages decrypted.
-    pub decrypted: u32,
+    source: PageSource,
+}
+
+impl fmt::Debug for Decryption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Decryption").finish_non_exhaustive()
+    }
 }
 
 impl Decryption {
-    /// The image: as long as the file, page for page.
-    pub fn image(&self) -> &[u8] {
-        &self.image
+    /// The space `ts` read decrypted with `key`: nothing is read until a
+    /// reader reaches a page.
+    pub fn new(ts: &Tablespace<'_>, key: TablespaceKey) -> Decryption {
+        let size = (ts.page_size() as usize).max(1);
+        let source = PageSource::new(
+            Box::new(Decrypt { key, size }),
+            ts.page_size(),
+            ts.n_pages(),
+        );
+        Decryption { source }
     }
-    /// The image as a tablespace, read with `physical`'s detection.
+    /// The space read decrypted, with `physical`'s detection (the space
+    /// this decryption was made of): each page decrypted as a reader
+    /// reaches it, no image made.
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
-        physical.with_data(&self.image)
+        physical.with_source(&self.source)
     }
-    /// The image, taken.
-    pub fn into_image(self) -> Vec<u8> {
-        self.image
+    /// The whole decrypted image as one buffer, as long as the file (a
+    /// torn tail as stored): a copy for tests and tools; the commands read
+    /// pages through [`Decryption::tablespace`].
+    pub fn image(&self, physical: &Tablespace<'_>) -> Vec<u8> {
+        crate::pagecomp::image_of(&self.tablespace(physical))
     }
 }
 
-/// Decrypts the whole space into one image (as large as the file), or
-/// `None` when that memory is refused (asked for before it is taken). Runs
-/// on `engine.threads()` threads over shards of whole extents; pages known
-/// to be zero are not read. The engine's image release hook, if set, gets
-/// the stored pages as they are decrypted ([`Engine::with_image_release`]).
-pub fn try_decrypt(
-    ts: &Tablespace<'_>,
-    key: &TablespaceKey,
-    engine: &Engine<'_>,
-) -> Option<Decryption> {
-    let size = (ts.page_size() as usize).max(1);
-    let decrypt = |_: &mut (), n: &mut u32, _: PageNo, from: &[u8], to: &mut [u8]| {
-        if to.len() != from.len() {
+/// How an encrypted space's pages read: a whole page of an encrypted type
+/// decrypted as [`decrypt_page`] does (`Encryption::decrypt`), every other
+/// page as stored.
+struct Decrypt {
+    key: TablespaceKey,
+    size: usize,
+}
+
+impl Transform for Decrypt {
+    fn may_change(&self, _: PageNo, stored: &[u8]) -> bool {
+        stored.len() == self.size
+            && be_u16(stored, FIL_PAGE_TYPE).is_some_and(|t| is_encrypted_type(PageType(t)))
+    }
+
+    fn apply(&self, _: PageNo, stored: &[u8], out: &mut [u8], _: &mut Scratch) {
+        if out.len() != stored.len() {
             return;
         }
-        to.copy_from_slice(from);
-        if to.len() == size && decrypt_page(key, to) {
-            *n = n.saturating_add(1);
-        }
-    };
-    let (image, counts) = crate::parallel::try_build_image(ts, engine, || (), decrypt)?;
-    let decrypted = counts.into_iter().fold(0u32, u32::saturating_add);
-    Some(Decryption { image, decrypted })
+        out.copy_from_slice(stored);
+        decrypt_page(&self.key, out);
+    }
 }
 
 #[cfg(test)]
