@@ -1168,9 +1168,10 @@ impl<'a> Tablespace<'a> {
 
     /// Page `n`'s facts as the scan gives them (a doublewrite slot's copy
     /// judged as a copy: [`Tablespace::doublewrite_copy`]); `None` past the
-    /// end.
+    /// end. Through a page source the page is held, not kept
+    /// ([`Tablespace::page_ref`]).
     pub fn facts(&self, n: PageNo) -> Option<PageFacts> {
-        self.page(n).map(|p| self.facts_of(p, n))
+        self.page_ref(n).map(|p| self.facts_of(&p, n))
     }
 
     /// The facts of `page`, page `n` of this space, as the scan gives
