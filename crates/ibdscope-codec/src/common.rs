@@ -1,6 +1,7 @@
-//! What the provider decoders share: the error type, the reused tables
+//! What the decoders share: the crate's error type, the reused tables
 //! ([`Scratch`]), bounded copies into the output and the `.xz` CRC-32.
 
+use crate::inflate::InflateErrorKind;
 use std::fmt;
 
 /// Why a decoder stopped.
@@ -25,18 +26,67 @@ pub enum CodecErrorKind {
     LengthMismatch,
 }
 
-/// A decoding failure and the byte offset in the input where it was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CodecError {
+/// What stopped a decoder: a provider's stream (LZ4, LZO, LZMA, bzip2,
+/// Snappy) or a zlib/DEFLATE stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A provider decoder stopped.
+    Stream(CodecErrorKind),
+    /// Inflating stopped.
+    Inflate(InflateErrorKind),
+}
+
+/// The crate's one error type: a decoding failure and the byte offset in
+/// the input where it was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Error {
     /// What went wrong.
-    pub kind: CodecErrorKind,
+    pub kind: ErrorKind,
     /// Byte offset in the input.
     pub offset: usize,
 }
 
-impl CodecError {
+impl Error {
+    /// A provider decoder's failure at byte `offset` of its input.
     pub(crate) fn new(kind: CodecErrorKind, offset: usize) -> Self {
-        CodecError { kind, offset }
+        Error {
+            kind: ErrorKind::Stream(kind),
+            offset,
+        }
+    }
+    /// An inflate failure at byte `offset` of its input.
+    pub(crate) fn inflate(kind: InflateErrorKind, offset: usize) -> Self {
+        Error {
+            kind: ErrorKind::Inflate(kind),
+            offset,
+        }
+    }
+    /// The same error, `by` bytes further into an outer input.
+    pub(crate) fn shifted(self, by: usize) -> Self {
+        Error {
+            offset: self.offset.saturating_add(by),
+            ..self
+        }
+    }
+    /// The provider kind (tests).
+    #[cfg(test)]
+    #[allow(clippy::panic, reason = "test helper: the wrong kind fails the test")]
+    pub(crate) fn sk(&self) -> CodecErrorKind {
+        match self.kind {
+            ErrorKind::Stream(k) => k,
+            ErrorKind::Inflate(k) => panic!("an inflate error: {k:?}"),
+        }
+    }
+    /// The inflate kind (tests).
+    #[cfg(test)]
+    #[allow(clippy::panic, reason = "test helper: the wrong kind fails the test")]
+    pub(crate) fn ik(&self) -> InflateErrorKind {
+        match self.kind {
+            ErrorKind::Inflate(k) => k,
+            ErrorKind::Stream(k) => panic!("a provider error: {k:?}"),
+        }
     }
 }
 
@@ -54,13 +104,16 @@ impl fmt::Display for CodecErrorKind {
     }
 }
 
-impl fmt::Display for CodecError {
+impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (byte {})", self.kind, self.offset)
+        match self.kind {
+            ErrorKind::Stream(k) => write!(f, "{k} (byte {})", self.offset),
+            ErrorKind::Inflate(k) => write!(f, "{k} (compressed byte {})", self.offset),
+        }
     }
 }
 
-impl std::error::Error for CodecError {}
+impl std::error::Error for Error {}
 
 /// Tables the decoders reuse from page to page: bzip2's inverse-BWT
 /// vector and LZMA's probability model. Allocated on first use, at most
@@ -430,7 +483,7 @@ pub(crate) mod tests_vectors {
 
     /// A codec's `decompress`: all of the input, appending at most the
     /// limit to the output, the bytes produced.
-    pub(crate) type Decompress = fn(&[u8], &mut Vec<u8>, usize) -> Result<usize, super::CodecError>;
+    pub(crate) type Decompress = fn(&[u8], &mut Vec<u8>, usize) -> Result<usize, super::Error>;
 
     /// Checks `decompress` against `testdata/<name>`: it decodes to
     /// [`ORIGINAL`]; appended after it with a limit one byte short, it is
@@ -445,7 +498,7 @@ pub(crate) mod tests_vectors {
         name: &str,
         decompress: Decompress,
         cuts: Cuts,
-    ) -> (Vec<u8>, super::CodecError) {
+    ) -> (Vec<u8>, super::Error) {
         let v = read_vector(name);
         let mut out = Vec::new();
         assert_eq!(
@@ -455,7 +508,7 @@ pub(crate) mod tests_vectors {
         assert_eq!(out, ORIGINAL);
         // One byte short of the output: a limit error, never more.
         let e = decompress(&v, &mut out, ORIGINAL.len() - 1).unwrap_err();
-        assert_eq!(e.kind, super::CodecErrorKind::OutputLimit, "{name}");
+        assert_eq!(e.sk(), super::CodecErrorKind::OutputLimit, "{name}");
         assert!(out.len() < 2 * ORIGINAL.len(), "{name}");
         assert_eq!(out[..ORIGINAL.len()], *ORIGINAL, "{name}");
         for cut in 0..v.len() {
@@ -548,10 +601,10 @@ mod tests {
     #[test]
     fn mutated_streams_never_panic_or_pass_the_limit() {
         use crate::common::tests_vectors::{read_vector, ORIGINAL};
-        type Dec = fn(&[u8], &mut Vec<u8>, usize, &mut Scratch) -> Result<usize, CodecError>;
+        type Dec = fn(&[u8], &mut Vec<u8>, usize, &mut Scratch) -> Result<usize, Error>;
         let zlib: Dec = |i, o, l, _| {
             crate::inflate::inflate_zlib(i, o, l)
-                .map_err(|e| CodecError::new(CodecErrorKind::BadData, e.offset))
+                .map_err(|e| Error::new(CodecErrorKind::BadData, e.offset))
         };
         let cases: [(&str, Dec); 6] = [
             ("lz4.block", |i, o, l, _| crate::lz4::decompress(i, o, l)),

@@ -20,7 +20,7 @@
 //! literals (a match may not end past `limit − 5`), and a sequence whose
 //! literals end past `limit − 12` must be the last.
 
-use crate::common::{grow_run, match_copy, words8x3, CodecError, CodecErrorKind, Sink};
+use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Sink};
 
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.
@@ -28,19 +28,19 @@ use crate::common::{grow_run, match_copy, words8x3, CodecError, CodecErrorKind, 
 /// The common sequence (at most 14 literals, a match of at most 18 bytes,
 /// 16 input bytes at hand) moves its literals as one 16-byte word and its
 /// match in words ([`Sink::copy`]), after one room check each.
-pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
+pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, Error> {
     let hint = input.len().saturating_mul(4);
     grow_run(out, limit, hint, is_limit, |out| block(input, out, limit))
 }
 
-fn is_limit(e: &CodecError) -> bool {
-    e.kind == CodecErrorKind::OutputLimit
+fn is_limit(e: &Error) -> bool {
+    e.kind == crate::ErrorKind::Stream(CodecErrorKind::OutputLimit)
 }
 
 /// [`decompress`] into one sink.
-fn block(input: &[u8], out: &mut Sink<'_>, limit: usize) -> Result<usize, CodecError> {
+fn block(input: &[u8], out: &mut Sink<'_>, limit: usize) -> Result<usize, Error> {
     let mut ip = 0usize;
-    let err = |kind, at| CodecError::new(kind, at);
+    let err = |kind, at| Error::new(kind, at);
     // A sequence that ends at or below this position passes neither
     // end-of-block rule nor the sink's end.
     let seq_end = limit.min(out.end).saturating_sub(FAST_MARGIN);
@@ -232,11 +232,11 @@ fn extension(input: &[u8], p: &mut usize) -> Option<usize> {
 
 /// The bytes of a length extension: each is added, and a 255 means another
 /// follows.
-fn extra_length(input: &[u8], ip: &mut usize) -> Result<usize, CodecError> {
+fn extra_length(input: &[u8], ip: &mut usize) -> Result<usize, Error> {
     let mut n = 0usize;
     loop {
         let Some(&b) = input.get(*ip) else {
-            return Err(CodecError::new(CodecErrorKind::Truncated, *ip));
+            return Err(Error::new(CodecErrorKind::Truncated, *ip));
         };
         *ip = ip.saturating_add(1);
         n = n.saturating_add(usize::from(b));
@@ -268,18 +268,18 @@ mod tests {
         let mut out = Vec::new();
         // One literal 'a', then a match at offset 2: before the start.
         let e = decompress(&[0x10, b'a', 2, 0, 0x00], &mut out, 100).unwrap_err();
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadDistance, 2));
+        assert_eq!((e.sk(), e.offset), (CodecErrorKind::BadDistance, 2));
         // Offset 0.
         out.clear();
         let e = decompress(&[0x10, b'a', 0, 0], &mut out, 100).unwrap_err();
-        assert_eq!(e.kind, CodecErrorKind::BadDistance);
+        assert_eq!(e.sk(), CodecErrorKind::BadDistance);
         // A match of 4 + 15 + 255*200 bytes: refused at the limit.
         out.clear();
         let mut bomb = vec![0x1F, b'a', 1, 0];
         bomb.extend([255; 200]);
         bomb.extend([0, 0x50, 1, 2, 3, 4, 5]);
         let e = decompress(&bomb, &mut out, 16384).unwrap_err();
-        assert_eq!(e.kind, CodecErrorKind::OutputLimit);
+        assert_eq!(e.sk(), CodecErrorKind::OutputLimit);
         assert!(out.len() <= 16384);
         // The same with room decodes, overlapping.
         out.clear();
@@ -289,6 +289,6 @@ mod tests {
         // A match into the last 5 bytes of the capacity.
         out.clear();
         let e = decompress(&bomb, &mut out, 1 + 4 + 15 + 255 * 200 + 4).unwrap_err();
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadData, 2));
+        assert_eq!((e.sk(), e.offset), (CodecErrorKind::BadData, 2));
     }
 }
