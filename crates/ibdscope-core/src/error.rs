@@ -1,25 +1,30 @@
-//! Errors: the few conditions that make a whole file unusable, and the
-//! inputs beside it that cannot be used (a MariaDB key file or password
-//! file, a MySQL keyring file), each with its place ([`Place`]).
+//! The crate's one error type: [`Error`], a kind ([`ErrorKind`]) and the
+//! place it happened ([`Place`]).
 //!
-//! Damage to single pages is never an [`Error`]; it is a [`crate::Finding`].
-//! An `Error` is `Copy` and carries no `String`, so it costs nothing to
-//! create on a hot path; the CLI adds the file path when it prints one.
+//! Whole-file conditions (empty, too short, not InnoDB, a page size no
+//! server writes), inputs beside the file that cannot be used (a MariaDB
+//! key file or password file, a MySQL keyring file or its master key, a
+//! MariaDB key id the key file lacks), and what stops the reading of one
+//! page: a record chain that breaks ([`ErrorKind::Record`], at a byte of
+//! the page), a page_compressed page that does not decompress
+//! ([`ErrorKind::PageComp`]), an encrypted page that does not decrypt
+//! ([`ErrorKind::PageCrypt`]). A caller matches the kinds its call can
+//! give; each call's documentation says which.
 //!
-//! The crate's other error types are each about one page or stream of the
-//! file and carry an offset into it, printed its own way.
-//! `ibdscope_codec::inflate::InflateError` is about a zlib stream (the compressed
-//! byte), [`crate::pagecomp::PageCompError`] about one page_compressed page
-//! (the byte in the page; it holds the stream's kind when inflating
-//! failed), and [`crate::record::RecError`] about one record chain (the page
-//! offset), where it becomes a finding. They stay apart so that a caller
-//! matches only the kinds its call can give.
+//! Damage to single pages is not an error of the file: the analyses turn
+//! these into a [`crate::Finding`]. An `Error` is `Copy` and carries no
+//! `String`, so it costs nothing to create on a hot path; the CLI adds the
+//! file path when it prints one.
 
+use crate::crypt::mariadb::PageCryptErrorKind;
+use crate::crypt::mysql::MasterKey;
 use crate::ids::PageNo;
+use crate::pagecomp::PageCompErrorKind;
+use crate::record::RecErrorKind;
 use std::fmt;
 
 /// What went wrong, with what was found and what was expected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The input holds no bytes at all.
@@ -57,11 +62,33 @@ pub enum ErrorKind {
     KeyFile(KeyFileProblem),
     /// A MySQL keyring file that cannot be read: what is wrong.
     Keyring(&'static str),
+    /// A record chain walk stopped early ([`Place::Page`]: the byte of
+    /// the next field that points wrong, or of the header field that is
+    /// wrong).
+    Record(RecErrorKind),
+    /// A page_compressed page was not decompressed ([`Place::Page`]: the
+    /// byte of the page where it was found).
+    PageComp(PageCompErrorKind),
+    /// A MariaDB encrypted page was not decrypted ([`Place::Page`]).
+    PageCrypt(PageCryptErrorKind),
+    /// The MariaDB key file has no key with the id page 0's crypt data
+    /// names: no page of the space can be decrypted.
+    NoSpaceKey {
+        /// The id page 0 names.
+        key_id: u32,
+    },
+    /// The MySQL keyring has no master key the space's encryption
+    /// information names (page 0).
+    NoMasterKey(MasterKey),
+    /// The master key decrypts the tablespace key and IV to bytes whose
+    /// CRC-32C is not the stored one: it is not the key the space was
+    /// written with ([`Place::Space`]: page 0, the stored checksum).
+    MasterKeyMismatch(MasterKey),
 }
 
 /// Why a MariaDB key file or password file is refused: the plugin's
 /// reasons (`crypt::mariadb`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum KeyFileProblem {
     /// "Syntax error" at a line and column (1-based).
@@ -129,7 +156,7 @@ impl fmt::Display for KeyFileProblem {
 }
 
 /// Where an [`Error`] lies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Place {
     /// A byte of the tablespace file, on a page if it concerns one.
@@ -138,6 +165,14 @@ pub enum Place {
         page: Option<PageNo>,
         /// Byte offset in the file.
         file_offset: u64,
+    },
+    /// A byte of one page, read from its bytes alone (the page number when
+    /// the caller knew it: [`Error::on_page`]).
+    Page {
+        /// The page, if known.
+        page: Option<PageNo>,
+        /// Byte offset in the page.
+        page_offset: usize,
     },
     /// A line and column (from 1) of a key file.
     Line {
@@ -153,7 +188,7 @@ pub enum Place {
 }
 
 /// An error with the place it happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Error {
     /// What went wrong.
@@ -173,13 +208,65 @@ impl Error {
     }
 
     /// An error about the whole file at `file_offset`.
-    pub const fn at(kind: ErrorKind, file_offset: u64) -> Self {
+    pub(crate) const fn at(kind: ErrorKind, file_offset: u64) -> Self {
         Error {
             kind,
             place: Place::Space {
                 page: None,
                 file_offset,
             },
+        }
+    }
+
+    /// An error about one page, at byte `page_offset` of it.
+    pub(crate) const fn in_page(kind: ErrorKind, page_offset: usize) -> Self {
+        Error {
+            kind,
+            place: Place::Page {
+                page: None,
+                page_offset,
+            },
+        }
+    }
+
+    /// An error about the input as a whole.
+    pub(crate) const fn whole(kind: ErrorKind) -> Self {
+        Error {
+            kind,
+            place: Place::Whole,
+        }
+    }
+
+    /// The same error, on page `n` (when it was about a page's bytes).
+    #[must_use]
+    pub fn on_page(mut self, n: PageNo) -> Self {
+        if let Place::Page { page, .. } | Place::Space { page, .. } = &mut self.place {
+            *page = Some(n);
+        }
+        self
+    }
+
+    /// The page it concerns, when known.
+    pub fn page(&self) -> Option<PageNo> {
+        match self.place {
+            Place::Space { page, .. } | Place::Page { page, .. } => page,
+            _ => None,
+        }
+    }
+
+    /// The byte offset in the file, when it is about one.
+    pub fn file_offset(&self) -> Option<u64> {
+        match self.place {
+            Place::Space { file_offset, .. } => Some(file_offset),
+            _ => None,
+        }
+    }
+
+    /// The byte offset in the page, when it is about a page's bytes.
+    pub fn page_offset(&self) -> Option<usize> {
+        match self.place {
+            Place::Page { page_offset, .. } => Some(page_offset),
+            _ => None,
         }
     }
 
@@ -243,6 +330,32 @@ impl fmt::Display for Error {
                 };
                 return write!(f, "byte {at}: {what}");
             }
+            ErrorKind::Record(kind) => {
+                let at = self.page_offset().unwrap_or(0);
+                return write!(f, "{kind} (page offset {at})");
+            }
+            ErrorKind::PageComp(kind) => {
+                let at = self.page_offset().unwrap_or(0);
+                return write!(f, "{kind} (byte {at})");
+            }
+            ErrorKind::PageCrypt(kind) => {
+                let at = self.page_offset().unwrap_or(0);
+                return write!(f, "{kind} (byte {at})");
+            }
+            ErrorKind::NoSpaceKey { key_id } => {
+                return write!(f, "the key file has no key {key_id}, which the space uses");
+            }
+            ErrorKind::NoMasterKey(name) => {
+                return write!(f, "page 0: the keyring has no master key {name}");
+            }
+            ErrorKind::MasterKeyMismatch(name) => {
+                let at = self.file_offset().unwrap_or(0);
+                return write!(
+                    f,
+                    "page 0, byte {at}: key does not match: tablespace key checksum differs \
+                     (master key {name})"
+                );
+            }
         }
         match self.place {
             Place::Space {
@@ -254,6 +367,14 @@ impl fmt::Display for Error {
                 file_offset,
             } => write!(f, " (byte offset {file_offset})"),
             Place::Line { line, column } => write!(f, " (line {line}, column {column})"),
+            Place::Page {
+                page: Some(p),
+                page_offset,
+            } => write!(f, " (page {p}, page offset {page_offset})"),
+            Place::Page {
+                page: None,
+                page_offset,
+            } => write!(f, " (page offset {page_offset})"),
             Place::Byte(at) => write!(f, " (byte {at})"),
             Place::Whole => Ok(()),
         }

@@ -56,14 +56,14 @@
 
 use crate::bytes::{array, be_u16, be_u32, be_u64};
 use crate::checksum::{self, Scheme, Unverifiable, Verdict};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::fil::{
     FIL_PAGE_DATA, FIL_PAGE_DATA_END, FIL_PAGE_FCRC32_CHECKSUM, FIL_PAGE_FCRC32_END_LSN,
     FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_LSN, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE,
 };
 use crate::ids::PageNo;
 use crate::page_type::PageType;
-use crate::pagecomp::{self, Layout, PageCompError, PageCompErrorKind};
+use crate::pagecomp::{self, Layout, PageCompErrorKind};
 use crate::parallel::{fold_pages_with_state, Engine, PageFold, StateFold};
 use crate::space::{page_facts, Tablespace};
 use crate::summary::{ShardSummary, Summary, SummaryFold};
@@ -429,31 +429,9 @@ impl Cipher {
     }
 }
 
-/// Why a space's pages cannot be decrypted at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SpaceKeyError {
-    /// The key file has no key with the crypt data's key id.
-    NoKey {
-        /// The id page 0 names.
-        key_id: u32,
-    },
-}
-
-impl fmt::Display for SpaceKeyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SpaceKeyError::NoKey { key_id } => {
-                write!(f, "the key file has no key {key_id}, which the space uses")
-            }
-        }
-    }
-}
-
-impl std::error::Error for SpaceKeyError {}
-
-/// Why one page was not decrypted; `offset` is the byte in the page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why one page was not decrypted: the kind of an
+/// [`ErrorKind::PageCrypt`], at the byte of the page where it was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum PageCryptErrorKind {
     /// A key version the plugin does not have (it has only 1).
@@ -470,19 +448,9 @@ pub enum PageCryptErrorKind {
     WrongKey,
 }
 
-/// A page that was not decrypted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PageCryptError {
-    /// What.
-    pub kind: PageCryptErrorKind,
-    /// Byte offset in the page.
-    pub offset: usize,
-}
-
-impl fmt::Display for PageCryptError {
+impl fmt::Display for PageCryptErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind {
+        match *self {
             PageCryptErrorKind::KeyVersion(v) => write!(
                 f,
                 "encrypted with key version {v}; the key file has only version 1"
@@ -495,14 +463,12 @@ impl fmt::Display for PageCryptError {
                 "decrypted page does not verify: wrong key (or a damaged page)",
             )?,
         }
-        write!(f, " (byte {})", self.offset)
+        Ok(())
     }
 }
 
-impl std::error::Error for PageCryptError {}
-
-fn page_err(kind: PageCryptErrorKind, offset: usize) -> PageCryptError {
-    PageCryptError { kind, offset }
+fn page_err(kind: PageCryptErrorKind, offset: usize) -> Error {
+    Error::in_page(ErrorKind::PageCrypt(kind), offset)
 }
 
 /// The key of one space: AES-128 with the page key, the cipher, the
@@ -525,10 +491,10 @@ impl SpaceKey {
         cipher: Cipher,
         full_crc32: bool,
         space_id: u32,
-    ) -> Result<SpaceKey, SpaceKeyError> {
-        let no_key = SpaceKeyError::NoKey {
+    ) -> Result<SpaceKey, Error> {
+        let no_key = Error::whole(ErrorKind::NoSpaceKey {
             key_id: crypt.key_id,
-        };
+        });
         let file_key = keys.key(crypt.key_id).ok_or(no_key)?;
         let global = Aes::new(file_key.bytes()).ok_or(no_key)?;
         let mut local = crypt.iv;
@@ -553,7 +519,7 @@ impl SpaceKey {
     /// classic page of type 37401 is rewritten as the 34354 page it was).
     /// `Ok(false)`: the page is not encrypted (key version 0); `out` is a
     /// copy.
-    pub fn decrypt_page(&self, page: &[u8], out: &mut [u8]) -> Result<bool, PageCryptError> {
+    pub fn decrypt_page(&self, page: &[u8], out: &mut [u8]) -> Result<bool, Error> {
         self.decrypt_judged(page, out, None)
     }
 
@@ -566,7 +532,7 @@ impl SpaceKey {
         page: &[u8],
         out: &mut [u8],
         stored: Option<Verdict>,
-    ) -> Result<bool, PageCryptError> {
+    ) -> Result<bool, Error> {
         if out.len() != page.len() {
             return Err(page_err(PageCryptErrorKind::Size, 0));
         }
@@ -603,7 +569,7 @@ impl SpaceKey {
         page: &[u8],
         out: &mut [u8],
         stored: Option<Verdict>,
-    ) -> Result<(), PageCryptError> {
+    ) -> Result<(), Error> {
         let (verdict, size) = match stored {
             // verify_page's verdict under full_crc32 is verify_full_crc32's,
             // over the same covered size.
@@ -638,7 +604,7 @@ impl SpaceKey {
         Ok(())
     }
 
-    fn decrypt_classic(&self, page: &[u8], out: &mut [u8]) -> Result<(), PageCryptError> {
+    fn decrypt_classic(&self, page: &[u8], out: &mut [u8]) -> Result<(), Error> {
         let t = be_u16(page, FIL_PAGE_TYPE).map(PageType);
         let compressed = t == Some(PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED);
         // fil_space_verify_crypt_checksum: a 37401 page is taken as it is
@@ -768,10 +734,10 @@ fn as_page_compressed(out: &mut [u8], start: usize, len: usize) {
 #[non_exhaustive]
 pub enum ImageFailureKind {
     /// The page was not decrypted.
-    Crypt(PageCryptError),
+    Crypt(Error),
     /// The page (plain, or decrypted) is page_compressed and did not
     /// decompress.
-    Decompress(PageCompError),
+    Decompress(Error),
 }
 
 /// A page of the image left as stored, with why.
@@ -841,8 +807,8 @@ impl Decryption {
             && self.failures.iter().any(|f| {
                 matches!(
                     f.kind,
-                    ImageFailureKind::Crypt(PageCryptError {
-                        kind: PageCryptErrorKind::WrongKey,
+                    ImageFailureKind::Crypt(Error {
+                        kind: ErrorKind::PageCrypt(PageCryptErrorKind::WrongKey),
                         ..
                     })
                 )
@@ -856,7 +822,7 @@ pub fn space_key(
     keys: &KeyFile,
     crypt: &CryptData,
     cipher: Cipher,
-) -> Result<SpaceKey, SpaceKeyError> {
+) -> Result<SpaceKey, Error> {
     let full = ts.scheme() == Scheme::FullCrc32;
     SpaceKey::new(keys, crypt, cipher, full, ts.space_id().0)
 }
@@ -914,10 +880,16 @@ fn image_page(
         Err(e) => {
             wipe(buf);
             copy(to, from);
-            let not_decoded = matches!(e.kind, PageCompErrorKind::NotDecoded(_));
+            let not_decoded = matches!(
+                e.kind,
+                ErrorKind::PageComp(PageCompErrorKind::NotDecoded(_))
+            );
             Err(if decrypted && !not_decoded {
                 // A page that decrypts into a stream that does not inflate.
-                ImageFailureKind::Crypt(page_err(PageCryptErrorKind::WrongKey, e.offset))
+                ImageFailureKind::Crypt(page_err(
+                    PageCryptErrorKind::WrongKey,
+                    e.page_offset().unwrap_or(0),
+                ))
             } else {
                 ImageFailureKind::Decompress(e)
             })
@@ -974,7 +946,7 @@ pub fn detect_cipher(
     ts: &Tablespace<'_>,
     keys: &KeyFile,
     crypt: &CryptData,
-) -> Result<Option<Cipher>, SpaceKeyError> {
+) -> Result<Option<Cipher>, Error> {
     const TRIES: usize = 16;
     let cbc = space_key(ts, keys, crypt, Cipher::Cbc)?;
     let ctr = space_key(ts, keys, crypt, Cipher::Ctr)?;
