@@ -36,7 +36,7 @@
 //! at FIL_PAGE_DATA the part length (4) and next page (4, FIL_NULL ends),
 //! then the data (`LOB_HDR_PART_LEN`, `LOB_HDR_NEXT_PAGE_NO`, `LOB_HDR_SIZE`).
 
-use ibdscope_codec::inflate::{inflate_zlib, InflateError};
+use ibdscope_codec::inflate::inflate_zlib;
 use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
 use ibdscope_core::record::{RecPage, Visited};
 use ibdscope_core::xdes::{xdes_size, XDES_ARR_OFFSET};
@@ -175,7 +175,7 @@ pub enum SdiProblem {
         found: u32,
     },
     /// The zlib stream does not inflate.
-    Inflate(InflateError),
+    Inflate(ibdscope_codec::Error),
     /// It inflates to another length than stated.
     InflatedLength {
         /// As stated.
@@ -381,7 +381,7 @@ fn leaf_records(rp: &RecPage<'_>, page_no: PageNo, visited: &mut Visited, sdi: &
             Err(e) => {
                 sdi.findings.push(SdiFinding {
                     page: page_no,
-                    offset: e.page_offset,
+                    offset: u16::try_from(e.page_offset().unwrap_or(0)).unwrap_or(u16::MAX),
                     problem: SdiProblem::Records,
                 });
                 break;
