@@ -19,8 +19,9 @@
 )] // Tests print what they counted.
 
 use ibdscope_report::args::{Cmd, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
-use ibdscope_report::host::{Host, OpenError, ReadHost, Source, Unit};
+use ibdscope_report::host::{Host, ReadHost, Source, Unit};
 use ibdscope_report::run;
+use ibdscope_report::Error;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -53,7 +54,7 @@ impl Source for Counted {
 }
 
 impl Host for Counting {
-    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error> {
         Ok(Box::new(Counted {
             inner: ReadHost.open(path, threads)?,
             seen: Arc::clone(&self.seen),

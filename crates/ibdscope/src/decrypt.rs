@@ -13,7 +13,8 @@
 //! stored bytes are released once it is made.
 
 use crate::diagnostic::Diagnostic;
-use crate::host::{Change, Host, OpenError, Source};
+use crate::error::Error;
+use crate::host::{Change, Host, Source};
 pub use ibdscope_core::crypt::keyring::Keyring;
 use ibdscope_core::crypt::mysql::{self, EncryptionInfo};
 use ibdscope_core::{Engine, Options};
@@ -130,7 +131,7 @@ impl Source for Image {
 }
 
 impl Host for DecryptHost {
-    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error> {
         let src = self.inner.open(path, threads)?;
         match self.decrypt(path, &*src, threads) {
             // The stored bytes are dropped here: the image is what is read.

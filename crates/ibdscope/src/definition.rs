@@ -10,7 +10,7 @@ pub use crate::open::DefOpts;
 use ibdscope_core::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
 use ibdscope_forensics::dict::DictTable;
 use ibdscope_schema::frm::Frm;
-use ibdscope_schema::table::{DefSource, FromSpaceError, RowFormat, TableDef};
+use ibdscope_schema::table::{DefSource, FromSpaceErrorKind, RowFormat, TableDef};
 use std::path::{Path, PathBuf};
 
 /// A table definition and where it came from.
@@ -171,7 +171,10 @@ pub fn load<'m>(
         }
         (None, None) => match TableDef::from_tablespace(ts) {
             Ok(t) => (t, None, false),
-            Err(FromSpaceError::NoSdi) => {
+            Err(ibdscope_schema::Error {
+                kind: ibdscope_schema::ErrorKind::FromSpace(FromSpaceErrorKind::NoSdi),
+                ..
+            }) => {
                 let beside = path.with_extension("frm");
                 let datadir = (d.datadir.is_some() || !beside.is_file())
                     .then(|| crate::instance::find_datadir(path, d.datadir.as_deref(), spec))

@@ -31,14 +31,14 @@ pub fn read_system(
     datadir_or_ibdata1: &Path,
     threads: usize,
     spec: Option<&[PathBuf]>,
-) -> Result<System, String> {
+) -> Result<System, crate::Error> {
     let how = crate::open::Via {
         host,
         threads,
         options: ibdscope_core::Options::default(),
         spec,
     };
-    crate::open::datadir_via(datadir_or_ibdata1, &how).map_err(|e| e.to_string())
+    crate::open::datadir_via(datadir_or_ibdata1, &how)
 }
 
 /// The datadir a `.ibd` belongs to: `given`, or the file's directory or
@@ -112,7 +112,7 @@ pub fn dictionary(
     datadir: &Path,
     spec: Option<&[PathBuf]>,
 ) -> Result<(Dictionary, Vec<String>), String> {
-    let sys = read_system(host, datadir, 1, spec)?;
+    let sys = read_system(host, datadir, 1, spec).map_err(|e| e.to_string())?;
     let first_path = sys
         .files
         .first()

@@ -269,7 +269,7 @@ impl<'w> Printer<'w> {
         self.problems.clear();
         self.twin = row.live_copy;
         self.unverified = !row.verified;
-        if let Some(d) = row.damage {
+        if let Some(d) = &row.damage {
             self.problems.push(d.to_string());
         }
         self.begin_row(row.page, row.offset, row.origin)?;
