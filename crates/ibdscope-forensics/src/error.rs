@@ -171,14 +171,6 @@ impl Error {
         }
     }
 
-    /// The byte offset in the file, when it is about a page of the file.
-    pub fn file_offset(&self) -> Option<u64> {
-        match self.place {
-            Place::Page { file_offset, .. } => Some(file_offset),
-            _ => None,
-        }
-    }
-
     /// The byte of the page being read it lies at, if it lies in one.
     pub fn page_offset(&self) -> Option<usize> {
         match self.place {

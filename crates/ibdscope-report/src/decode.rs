@@ -27,7 +27,7 @@ pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
         Ok(d) => d.clone(),
         Err(e) => {
             // The reason may quote the DDL or .frm: no raw control characters.
-            crate::diag::say!("ibdscope: {}", ibdscope::names::name(e));
+            crate::diag::say!("ibdscope: {}", ibdscope::names::name(&e.to_string()));
             return None;
         }
     };

@@ -124,7 +124,7 @@ impl Error {
     }
     /// The byte offset in the page (compressed, or rebuilt for
     /// [`Place::Rebuilt`]), when it is about a page's bytes.
-    pub fn page_offset(&self) -> Option<usize> {
+    pub(crate) fn page_offset(&self) -> Option<usize> {
         match self.place {
             Place::Page { page_offset, .. } | Place::Rebuilt { page_offset, .. } => {
                 Some(page_offset)

@@ -111,15 +111,17 @@ pub fn dictionary(
     host: &dyn Host,
     datadir: &Path,
     spec: Option<&[PathBuf]>,
-) -> Result<(Dictionary, Vec<String>), String> {
-    let sys = read_system(host, datadir, 1, spec).map_err(|e| e.to_string())?;
+) -> Result<(Dictionary, Vec<String>), crate::Error> {
+    let sys = read_system(host, datadir, 1, spec)?;
     let first_path = sys
         .files
         .first()
         .map_or(first_data_file(datadir, spec), |f| f.0.clone());
-    let first = crate::names::path(&first_path);
-    let ts = sys.tablespace().map_err(|e| format!("{first}: {e}"))?;
-    let d = Dictionary::read(&ts).map_err(|e| format!("{first}: {e}"))?;
+    let ts = sys
+        .tablespace()
+        .map_err(|e| crate::Error::new(crate::ErrorKind::Parse(e), &first_path))?;
+    let d = Dictionary::read(&ts)
+        .map_err(|e| crate::Error::new(crate::ErrorKind::Dictionary(e), &first_path))?;
     let mut problems = sys.problems.clone();
     problems.extend(short_words(&sys, &ts));
     problems.extend(d.problems.iter().map(|p| problem_words(&sys, p)));

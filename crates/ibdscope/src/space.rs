@@ -141,7 +141,7 @@ pub struct Space<'f> {
     /// What reading the keyed summary had to tell.
     keyed: RefCell<Vec<Diagnostic>>,
     /// The definition made ready for decoding, once asked for.
-    table: OnceCell<Result<Table, String>>,
+    table: OnceCell<Result<Table, Error>>,
 }
 
 /// The table definition a space's records are decoded with: the
@@ -401,12 +401,16 @@ impl<'f> Space<'f> {
     /// The table definition the records are decoded with (made once).
     pub fn table(&self) -> Result<&Table, Error> {
         let t = self.table.get_or_init(|| {
-            let mut def = self.analysis.definition().map_err(str::to_string)?.clone();
+            let mut def = self.analysis.definition().map_err(Error::clone)?.clone();
             let decoding = Decoding::new(self.analysis.ts(), &mut def.table);
             Ok(Table { def, decoding })
         });
-        t.as_ref()
-            .map_err(|e| Error::new(ErrorKind::NoDefinition(e.clone()), &self.file.path))
+        t.as_ref().map_err(|e| {
+            Error::new(
+                ErrorKind::NoDefinition(Box::new(e.clone())),
+                &self.file.path,
+            )
+        })
     }
 
     /// The typed rows of the index named `index` (`None`: the clustered

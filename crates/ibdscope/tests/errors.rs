@@ -116,8 +116,13 @@ fn a_damaged_compressed_page_is_a_zip_error_at_its_byte() {
         "{err:?}"
     );
     assert_eq!(err.page(), Some(PageNo(4)));
-    assert_eq!(err.page_offset(), Some(94));
-    assert!(matches!(err.place, ibdscope_schema::Place::Page { .. }));
+    assert_eq!(
+        err.place,
+        ibdscope_schema::Place::Page {
+            page: Some(PageNo(4)),
+            page_offset: 94
+        }
+    );
     assert_eq!(
         err.to_string(),
         "zlib stream damaged (BadZlibHeader) at compressed page byte 94"
@@ -153,4 +158,40 @@ fn a_broken_record_chain_is_a_core_error_at_its_page_offset() {
     assert_eq!(err.page(), Some(PageNo(3)));
     assert_eq!(err.page_offset(), Some(97));
     assert_eq!(err.file_offset(), None);
+}
+
+#[test]
+fn a_cut_frm_beside_the_file_is_a_definition_error_at_its_byte() {
+    // mysql56/one_row.ibd holds no SDI (MySQL 5.6): its definition is the
+    // .frm beside it, here cut to 300 bytes.
+    let dir = scratch("errors-frm");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ibd, frm) = (dir.join("one_row.ibd"), dir.join("one_row.frm"));
+    std::fs::copy(fixtures().join("mysql56/one_row.ibd"), &ibd).unwrap();
+    let whole = std::fs::read(fixtures().join("mysql56/one_row.frm")).unwrap();
+    std::fs::write(&frm, &whole[..300]).unwrap();
+    let file = File::open(&ibd).unwrap();
+    let space = file.space().unwrap();
+    let err = space.table().err().expect("no definition").clone();
+    drop(space);
+    drop(file);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let ErrorKind::NoDefinition(why) = &err.kind else {
+        panic!("not a missing definition: {err:?}");
+    };
+    let ErrorKind::Frm(e) = &why.kind else {
+        panic!("not a .frm error: {why:?}");
+    };
+    assert!(
+        matches!(e.kind, ibdscope_schema::ErrorKind::Frm(_)),
+        "{e:?}"
+    );
+    assert_eq!(why.path.as_deref(), Some(frm.as_path()));
+    let at = err.file_offset().expect("the .frm's byte");
+    assert!(at <= 300, "{err}");
+    assert!(
+        err.to_string()
+            .contains("one_row.frm: not a readable .frm: "),
+        "{err}"
+    );
 }
