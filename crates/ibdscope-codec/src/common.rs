@@ -1,7 +1,6 @@
 //! What the decoders share: the crate's error type, the reused tables
 //! ([`Scratch`]), bounded copies into the output and the `.xz` CRC-32.
 
-use crate::inflate::InflateErrorKind;
 use std::fmt;
 
 /// Why a decoder stopped.
@@ -24,6 +23,53 @@ pub enum CodecErrorKind {
     ChecksumMismatch,
     /// The stream states a length it did not produce.
     LengthMismatch,
+}
+
+/// Why inflating stopped: the kind of an [`ErrorKind::Inflate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum InflateErrorKind {
+    /// The input ended inside the stream.
+    Truncated,
+    /// The two zlib header bytes are not a valid header (CM ≠ 8, window
+    /// over 32 KiB, check bits wrong).
+    BadZlibHeader,
+    /// The zlib header asks for a preset dictionary; InnoDB never uses one.
+    PresetDictionary,
+    /// Block type 3 (reserved).
+    BadBlockType,
+    /// A stored block's length and its complement disagree.
+    StoredLengthMismatch,
+    /// The code lengths of a dynamic block do not form a usable code.
+    BadCodeLengths,
+    /// A bit pattern that is no code of the current table.
+    BadCode,
+    /// A length or distance symbol out of range (286, 287, 30, 31).
+    BadSymbol,
+    /// A back-reference reaches before the start of the output.
+    DistanceTooFar,
+    /// The output would exceed the caller's limit.
+    OutputLimit,
+    /// The Adler-32 after the zlib stream does not match the output.
+    AdlerMismatch,
+}
+
+impl fmt::Display for InflateErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InflateErrorKind::Truncated => "compressed stream ends early",
+            InflateErrorKind::BadZlibHeader => "not a zlib header",
+            InflateErrorKind::PresetDictionary => "zlib stream needs a preset dictionary",
+            InflateErrorKind::BadBlockType => "reserved DEFLATE block type 3",
+            InflateErrorKind::StoredLengthMismatch => "stored block length check fails",
+            InflateErrorKind::BadCodeLengths => "invalid Huffman code lengths",
+            InflateErrorKind::BadCode => "invalid Huffman code",
+            InflateErrorKind::BadSymbol => "invalid length or distance symbol",
+            InflateErrorKind::DistanceTooFar => "back-reference before the start of the output",
+            InflateErrorKind::OutputLimit => "output larger than allowed",
+            InflateErrorKind::AdlerMismatch => "Adler-32 of the output does not match",
+        })
+    }
 }
 
 /// What stopped a decoder: a provider's stream (LZ4, LZO, LZMA, bzip2,

@@ -34,7 +34,7 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
 }
 
 fn is_limit(e: &Error) -> bool {
-    e.kind == crate::ErrorKind::Stream(CodecErrorKind::OutputLimit)
+    e.kind == crate::common::ErrorKind::Stream(CodecErrorKind::OutputLimit)
 }
 
 /// [`decompress`] into one sink.

@@ -46,7 +46,7 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
         out,
         limit,
         hint,
-        |e: &Error| e.kind == crate::ErrorKind::Stream(CodecErrorKind::OutputLimit),
+        |e: &Error| e.kind == crate::common::ErrorKind::Stream(CodecErrorKind::OutputLimit),
         |out| stream(input, out),
     )
 }

@@ -16,11 +16,8 @@
 //! `String`, so it costs nothing to create on a hot path; the CLI adds the
 //! file path when it prints one.
 
-use crate::crypt::mariadb::PageCryptErrorKind;
-use crate::crypt::mysql::MasterKey;
 use crate::ids::PageNo;
-use crate::pagecomp::PageCompErrorKind;
-use crate::record::RecErrorKind;
+use ibdscope_codec::{inflate::InflateErrorKind, CodecErrorKind};
 use std::fmt;
 
 /// What went wrong, with what was found and what was expected.
@@ -385,3 +382,281 @@ impl std::error::Error for Error {}
 
 /// Result with [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+// The kinds of the per-page errors, defined here (below the modules that
+// give them) and re-exported by them: `record`, `pagecomp`,
+// `crypt::mariadb`, `crypt::mysql`.
+
+/// A page compression algorithm (`PAGE_*_ALGORITHM`, fsp0types.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// 1: zlib (`compress2`), the default.
+    Zlib,
+    /// 2: LZ4.
+    Lz4,
+    /// 3: LZO.
+    Lzo,
+    /// 4: LZMA (an `.xz` stream, LZMA2).
+    Lzma,
+    /// 5: bzip2.
+    Bzip2,
+    /// 6: Snappy.
+    Snappy,
+    /// 0 (`PAGE_UNCOMPRESSED`) or a number no server defines.
+    Other(u64),
+}
+
+impl Algorithm {
+    /// The algorithm numbered `n`.
+    pub(crate) fn from_number(n: u64) -> Self {
+        match n {
+            1 => Algorithm::Zlib,
+            2 => Algorithm::Lz4,
+            3 => Algorithm::Lzo,
+            4 => Algorithm::Lzma,
+            5 => Algorithm::Bzip2,
+            6 => Algorithm::Snappy,
+            n => Algorithm::Other(n),
+        }
+    }
+    /// The name as `innodb_compression_algorithm` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Zlib => "zlib",
+            Algorithm::Lz4 => "lz4",
+            Algorithm::Lzo => "lzo",
+            Algorithm::Lzma => "lzma",
+            Algorithm::Bzip2 => "bzip2",
+            Algorithm::Snappy => "snappy",
+            Algorithm::Other(0) => "none",
+            Algorithm::Other(_) => "unknown",
+        }
+    }
+}
+
+/// Why a page_compressed page was not decompressed: the kind of an
+/// [`ErrorKind::PageComp`], at the byte of the page where it was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PageCompErrorKind {
+    /// Encrypted (37401, or a full_crc32 key version): needs the key.
+    Encrypted,
+    /// Outside full_crc32: bytes 0..4 are not 0xDEADBEEF.
+    NoChecksumMagic {
+        /// What they hold.
+        found: u32,
+    },
+    /// Outside full_crc32: the first 6 bytes of the algorithm field are not
+    /// zero.
+    AlgorithmField,
+    /// No algorithm at all (0, or a number no server defines).
+    NotDecoded(Algorithm),
+    /// The payload size is 0 or does not fit in the page.
+    PayloadSize {
+        /// The size the page states.
+        size: usize,
+    },
+    /// The zlib stream is damaged.
+    Inflate(InflateErrorKind),
+    /// The stream of another algorithm is damaged.
+    Codec(Algorithm, CodecErrorKind),
+    /// The stream ends before a whole page.
+    ShortPage {
+        /// Bytes it produced.
+        got: usize,
+    },
+}
+
+impl fmt::Display for PageCompErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PageCompErrorKind::Encrypted => write!(
+                f,
+                "page_compressed and encrypted: not decoded without the key"
+            )?,
+            PageCompErrorKind::NoChecksumMagic { found } => write!(
+                f,
+                "page_compressed page without the 0xDEADBEEF marker (0x{found:08x})"
+            )?,
+            PageCompErrorKind::AlgorithmField => {
+                write!(f, "page_compressed algorithm field is not a small number")?
+            }
+            PageCompErrorKind::NotDecoded(Algorithm::Other(0)) => write!(
+                f,
+                "page_compressed page, but no compression algorithm is named: not decoded"
+            )?,
+            PageCompErrorKind::NotDecoded(Algorithm::Other(n)) => {
+                write!(f, "page_compressed with unknown algorithm {n}: not decoded")?
+            }
+            PageCompErrorKind::NotDecoded(a) => {
+                write!(f, "page_compressed with {}: not decoded", a.name())?
+            }
+            PageCompErrorKind::Codec(a, k) => {
+                write!(f, "page_compressed {} stream: {k}", a.name())?
+            }
+            PageCompErrorKind::PayloadSize { size } => write!(
+                f,
+                "page_compressed payload size {size} does not fit the page"
+            )?,
+            PageCompErrorKind::Inflate(k) => write!(f, "page_compressed zlib stream: {k}")?,
+            PageCompErrorKind::ShortPage { got } => write!(
+                f,
+                "page_compressed stream gives {got} bytes, not a whole page"
+            )?,
+        }
+        Ok(())
+    }
+}
+
+/// Why a chain walk stopped early: the kind of an [`ErrorKind::Record`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RecErrorKind {
+    /// A next pointer (or PAGE_FREE) names an offset where no record can
+    /// be: below the user records or at/after `high` (the lower of
+    /// PAGE_HEAP_TOP and the directory's start).
+    OutOfPage {
+        /// The offset named.
+        target: u16,
+        /// Lowest acceptable origin.
+        low: u16,
+        /// First unacceptable origin.
+        high: u16,
+    },
+    /// A next pointer names a record already walked.
+    Loop {
+        /// The offset named.
+        target: u16,
+    },
+    /// More records than the walk's bound (PAGE_N_HEAP, at most
+    /// (page size − PAGE_DATA) / 5).
+    TooMany {
+        /// The bound.
+        limit: u32,
+    },
+    /// The user chain ends (next = 0) before the supremum.
+    EndsEarly,
+    /// A COMPACT status that does not fit the record's place (a node
+    /// pointer on a leaf, an ordinary record on a non-leaf page, a system
+    /// status on a user record, 5..7).
+    BadType {
+        /// The status bits.
+        status: u8,
+    },
+    /// A user or free record's heap number is below 2 or not below
+    /// PAGE_N_HEAP.
+    HeapNo {
+        /// The heap number.
+        heap_no: u16,
+    },
+}
+
+impl fmt::Display for RecErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RecErrorKind::OutOfPage { target, low, high } => write!(
+                f,
+                "points at offset {target}, outside the record area [{low}, {high})"
+            ),
+            RecErrorKind::Loop { target } => {
+                write!(f, "points back at record {target} (loop)")
+            }
+            RecErrorKind::TooMany { limit } => {
+                write!(f, "has more than {limit} records (PAGE_N_HEAP)")
+            }
+            RecErrorKind::EndsEarly => f.write_str("ends before the supremum"),
+            RecErrorKind::BadType { status } => {
+                write!(f, "reaches a record with status {status}, wrong here")
+            }
+            RecErrorKind::HeapNo { heap_no } => {
+                write!(
+                    f,
+                    "reaches a record with heap number {heap_no}, out of range"
+                )
+            }
+        }
+    }
+}
+
+/// Why one page was not decrypted: the kind of an
+/// [`ErrorKind::PageCrypt`], at the byte of the page where it was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PageCryptErrorKind {
+    /// A key version the plugin does not have (it has only 1).
+    KeyVersion(u32),
+    /// The checksum of the encrypted page does not hold: the server does
+    /// not decrypt it ("looks corrupted").
+    Checksum,
+    /// The stated sizes do not fit the page.
+    Size,
+    /// Decrypted, the page fails the server's check of the plain page (its
+    /// checksum outside full_crc32, the end LSN in full_crc32), or, when
+    /// page_compressed, it does not decompress: the key is not the one the
+    /// page was encrypted with.
+    WrongKey,
+}
+
+impl fmt::Display for PageCryptErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PageCryptErrorKind::KeyVersion(v) => write!(
+                f,
+                "encrypted with key version {v}; the key file has only version 1"
+            )?,
+            PageCryptErrorKind::Checksum => f.write_str(
+                "encrypted page whose checksum does not hold: not decrypted (the server refuses it)",
+            )?,
+            PageCryptErrorKind::Size => f.write_str("encrypted page with sizes that do not fit")?,
+            PageCryptErrorKind::WrongKey => f.write_str(
+                "decrypted page does not verify: wrong key (or a damaged page)",
+            )?,
+        }
+        Ok(())
+    }
+}
+
+/// The name of a MySQL master key, as an error carries it (without
+/// allocating): printed as the keyring names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MasterKey {
+    /// `DefaultMasterKey`: the bootstrap key of id 0 (version 3).
+    Default,
+    /// `INNODBKey-<uuid>-<id>` (versions 2 and 3): the uuid's bytes as
+    /// page 0 stores them.
+    Uuid {
+        /// The server uuid's bytes.
+        uuid: [u8; 36],
+        /// The master key id.
+        id: u32,
+    },
+    /// `INNODBKey-<server id>-<id>` (version 1, whose page 0 does not hold
+    /// the server id: `None` is printed `<server id>`).
+    ServerId {
+        /// The server id of the keyring's key, if one was tried.
+        server_id: Option<u32>,
+        /// The master key id.
+        id: u32,
+    },
+}
+
+impl fmt::Display for MasterKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MasterKey::Default => f.write_str("DefaultMasterKey"),
+            MasterKey::Uuid { uuid, id } => {
+                let u = String::from_utf8_lossy(uuid);
+                write!(f, "INNODBKey-{}-{id}", u.trim_end_matches('\0'))
+            }
+            MasterKey::ServerId {
+                server_id: Some(s),
+                id,
+            } => write!(f, "INNODBKey-{s}-{id}"),
+            MasterKey::ServerId {
+                server_id: None,
+                id,
+            } => write!(f, "INNODBKey-<server id>-{id}"),
+        }
+    }
+}

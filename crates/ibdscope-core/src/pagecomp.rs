@@ -87,7 +87,6 @@ use ibdscope_codec::inflate::inflate_zlib;
 /// The types of the decoders that this module's API carries (the decoders
 /// themselves are the internal crate `ibdscope-codec`).
 pub use ibdscope_codec::{inflate::InflateErrorKind, CodecErrorKind, Scratch};
-use std::fmt;
 
 /// `FIL_PAGE_COMP_ALGO`: where the payload starts in full_crc32, and the
 /// 8-byte algorithm field outside it.
@@ -106,52 +105,9 @@ pub const FIL_PAGE_ENCRYPT_COMP_METADATA_LEN: usize = 4;
 /// full_crc32: bytes of the trailing CRC-32C.
 const FCRC32_CHECKSUM: usize = 4;
 
-/// A page compression algorithm (`PAGE_*_ALGORITHM`, fsp0types.h).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Algorithm {
-    /// 1: zlib (`compress2`), the default.
-    Zlib,
-    /// 2: LZ4.
-    Lz4,
-    /// 3: LZO.
-    Lzo,
-    /// 4: LZMA (an `.xz` stream, LZMA2).
-    Lzma,
-    /// 5: bzip2.
-    Bzip2,
-    /// 6: Snappy.
-    Snappy,
-    /// 0 (`PAGE_UNCOMPRESSED`) or a number no server defines.
-    Other(u64),
-}
-
-impl Algorithm {
-    /// The algorithm numbered `n`.
-    pub(crate) fn from_number(n: u64) -> Self {
-        match n {
-            1 => Algorithm::Zlib,
-            2 => Algorithm::Lz4,
-            3 => Algorithm::Lzo,
-            4 => Algorithm::Lzma,
-            5 => Algorithm::Bzip2,
-            6 => Algorithm::Snappy,
-            n => Algorithm::Other(n),
-        }
-    }
-    /// The name as `innodb_compression_algorithm` spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Zlib => "zlib",
-            Algorithm::Lz4 => "lz4",
-            Algorithm::Lzo => "lzo",
-            Algorithm::Lzma => "lzma",
-            Algorithm::Bzip2 => "bzip2",
-            Algorithm::Snappy => "snappy",
-            Algorithm::Other(0) => "none",
-            Algorithm::Other(_) => "unknown",
-        }
-    }
-}
+/// A page compression algorithm (defined with the crate's error, whose
+/// page_compressed kinds name it).
+pub use crate::error::Algorithm;
 
 /// How a space marks its compressed pages: fixed by its flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,79 +165,10 @@ pub struct Decoded {
     pub payload: usize,
 }
 
-/// Why a page_compressed page was not decompressed: the kind of an
-/// [`ErrorKind::PageComp`], at the byte of the page where it was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum PageCompErrorKind {
-    /// Encrypted (37401, or a full_crc32 key version): needs the key.
-    Encrypted,
-    /// Outside full_crc32: bytes 0..4 are not 0xDEADBEEF.
-    NoChecksumMagic {
-        /// What they hold.
-        found: u32,
-    },
-    /// Outside full_crc32: the first 6 bytes of the algorithm field are not
-    /// zero.
-    AlgorithmField,
-    /// No algorithm at all (0, or a number no server defines).
-    NotDecoded(Algorithm),
-    /// The payload size is 0 or does not fit in the page.
-    PayloadSize {
-        /// The size the page states.
-        size: usize,
-    },
-    /// The zlib stream is damaged.
-    Inflate(InflateErrorKind),
-    /// The stream of another algorithm is damaged.
-    Codec(Algorithm, CodecErrorKind),
-    /// The stream ends before a whole page.
-    ShortPage {
-        /// Bytes it produced.
-        got: usize,
-    },
-}
+/// Why a page_compressed page was not decompressed (defined with the
+/// crate's error).
+pub use crate::error::PageCompErrorKind;
 
-impl fmt::Display for PageCompErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            PageCompErrorKind::Encrypted => write!(
-                f,
-                "page_compressed and encrypted: not decoded without the key"
-            )?,
-            PageCompErrorKind::NoChecksumMagic { found } => write!(
-                f,
-                "page_compressed page without the 0xDEADBEEF marker (0x{found:08x})"
-            )?,
-            PageCompErrorKind::AlgorithmField => {
-                write!(f, "page_compressed algorithm field is not a small number")?
-            }
-            PageCompErrorKind::NotDecoded(Algorithm::Other(0)) => write!(
-                f,
-                "page_compressed page, but no compression algorithm is named: not decoded"
-            )?,
-            PageCompErrorKind::NotDecoded(Algorithm::Other(n)) => {
-                write!(f, "page_compressed with unknown algorithm {n}: not decoded")?
-            }
-            PageCompErrorKind::NotDecoded(a) => {
-                write!(f, "page_compressed with {}: not decoded", a.name())?
-            }
-            PageCompErrorKind::Codec(a, k) => {
-                write!(f, "page_compressed {} stream: {k}", a.name())?
-            }
-            PageCompErrorKind::PayloadSize { size } => write!(
-                f,
-                "page_compressed payload size {size} does not fit the page"
-            )?,
-            PageCompErrorKind::Inflate(k) => write!(f, "page_compressed zlib stream: {k}")?,
-            PageCompErrorKind::ShortPage { got } => write!(
-                f,
-                "page_compressed stream gives {got} bytes, not a whole page"
-            )?,
-        }
-        Ok(())
-    }
-}
 
 /// The page's kind of a decoder's failure on a stream of algorithm `a`.
 fn stream_kind(a: Algorithm, k: codec::ErrorKind) -> PageCompErrorKind {

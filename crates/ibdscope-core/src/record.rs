@@ -601,48 +601,8 @@ pub enum Chain {
     Free,
 }
 
-/// Why a chain walk stopped early: the kind of an [`ErrorKind::Record`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RecErrorKind {
-    /// A next pointer (or PAGE_FREE) names an offset where no record can
-    /// be: below the user records or at/after `high` (the lower of
-    /// PAGE_HEAP_TOP and the directory's start).
-    OutOfPage {
-        /// The offset named.
-        target: u16,
-        /// Lowest acceptable origin.
-        low: u16,
-        /// First unacceptable origin.
-        high: u16,
-    },
-    /// A next pointer names a record already walked.
-    Loop {
-        /// The offset named.
-        target: u16,
-    },
-    /// More records than the walk's bound (PAGE_N_HEAP, at most
-    /// (page size − PAGE_DATA) / 5).
-    TooMany {
-        /// The bound.
-        limit: u32,
-    },
-    /// The user chain ends (next = 0) before the supremum.
-    EndsEarly,
-    /// A COMPACT status that does not fit the record's place (a node
-    /// pointer on a leaf, an ordinary record on a non-leaf page, a system
-    /// status on a user record, 5..7).
-    BadType {
-        /// The status bits.
-        status: u8,
-    },
-    /// A user or free record's heap number is below 2 or not below
-    /// PAGE_N_HEAP.
-    HeapNo {
-        /// The heap number.
-        heap_no: u16,
-    },
-}
+/// Why a chain walk stopped early (defined with the crate's error).
+pub use crate::error::RecErrorKind;
 
 /// A chain walk error ([`ErrorKind::Record`]) at the page offset of the
 /// bytes at fault (the next field that points wrong, or the header field
@@ -1928,32 +1888,6 @@ impl PageRecords {
     }
 }
 
-impl fmt::Display for RecErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            RecErrorKind::OutOfPage { target, low, high } => write!(
-                f,
-                "points at offset {target}, outside the record area [{low}, {high})"
-            ),
-            RecErrorKind::Loop { target } => {
-                write!(f, "points back at record {target} (loop)")
-            }
-            RecErrorKind::TooMany { limit } => {
-                write!(f, "has more than {limit} records (PAGE_N_HEAP)")
-            }
-            RecErrorKind::EndsEarly => f.write_str("ends before the supremum"),
-            RecErrorKind::BadType { status } => {
-                write!(f, "reaches a record with status {status}, wrong here")
-            }
-            RecErrorKind::HeapNo { heap_no } => {
-                write!(
-                    f,
-                    "reaches a record with heap number {heap_no}, out of range"
-                )
-            }
-        }
-    }
-}
 
 impl fmt::Display for RecProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -223,8 +223,8 @@ pub type SystemBytes = ibdscope::open::Input;
 /// Opens the system tablespace of `datadir` (under `--data-file-path`);
 /// the problems of a joined one (a file that does not continue the
 /// others) go to stderr.
-pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, String> {
-    let sys = self::datadir(opts, datadir, opts.threads).map_err(|e| e.to_string())?;
+pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, ibdscope::Error> {
+    let sys = self::datadir(opts, datadir, opts.threads)?;
     for p in &sys.problems {
         crate::diag::say!("ibdscope: {p}");
     }

@@ -45,7 +45,7 @@ pub struct Analysis<'t> {
     map: OnceCell<SpaceMap>,
     trees: OnceCell<Btrees>,
     freed_with_data: OnceCell<Vec<PageNo>>,
-    def: OnceCell<Result<Def, crate::Error>>,
+    def: OnceCell<Result<Def, crate::error::Error>>,
     /// The system tablespace's index names, from its own dictionary.
     system_names: OnceCell<Vec<(u64, String)>>,
     /// Opens the files a definition is read from (a datadir's system
@@ -201,7 +201,7 @@ impl<'t> Analysis<'t> {
 
     /// Why there is no definition, when one was looked for and none found
     /// (without looking for one).
-    pub fn definition_error(&self) -> Option<&crate::Error> {
+    pub fn definition_error(&self) -> Option<&crate::error::Error> {
         self.def.get().and_then(|d| d.as_ref().err())
     }
 
@@ -216,7 +216,7 @@ impl<'t> Analysis<'t> {
 
     /// The table definition, or why there is none (a message naming the
     /// sources tried).
-    pub fn definition(&self) -> Result<&Def, &crate::Error> {
+    pub fn definition(&self) -> Result<&Def, &crate::error::Error> {
         self.def
             .get_or_init(|| {
                 let host = self.host.unwrap_or(&crate::host::ReadHost);

@@ -31,7 +31,7 @@ pub fn read_system(
     datadir_or_ibdata1: &Path,
     threads: usize,
     spec: Option<&[PathBuf]>,
-) -> Result<System, crate::Error> {
+) -> Result<System, crate::error::Error> {
     let how = crate::open::Via {
         host,
         threads,
@@ -111,7 +111,7 @@ pub fn dictionary(
     host: &dyn Host,
     datadir: &Path,
     spec: Option<&[PathBuf]>,
-) -> Result<(Dictionary, Vec<String>), crate::Error> {
+) -> Result<(Dictionary, Vec<String>), crate::error::Error> {
     let sys = read_system(host, datadir, 1, spec)?;
     let first_path = sys
         .files
@@ -119,9 +119,9 @@ pub fn dictionary(
         .map_or(first_data_file(datadir, spec), |f| f.0.clone());
     let ts = sys
         .tablespace()
-        .map_err(|e| crate::Error::new(crate::ErrorKind::Parse(e), &first_path))?;
+        .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::Parse(e), &first_path))?;
     let d = Dictionary::read(&ts)
-        .map_err(|e| crate::Error::new(crate::ErrorKind::Dictionary(e), &first_path))?;
+        .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::Dictionary(e), &first_path))?;
     let mut problems = sys.problems.clone();
     problems.extend(short_words(&sys, &ts));
     problems.extend(d.problems.iter().map(|p| problem_words(&sys, p)));

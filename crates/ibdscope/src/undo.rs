@@ -30,7 +30,7 @@ pub fn read_undo_files(
     datadir: &Path,
     threads: usize,
     data_files: Option<&[PathBuf]>,
-) -> Result<UndoFiles, crate::Error> {
+) -> Result<UndoFiles, crate::error::Error> {
     let system = crate::instance::read_system(host, datadir, threads, data_files)?;
     // The undo tablespaces lie beside ibdata1.
     let datadir = if datadir.is_dir() {

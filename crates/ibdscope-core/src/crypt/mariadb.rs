@@ -429,43 +429,9 @@ impl Cipher {
     }
 }
 
-/// Why one page was not decrypted: the kind of an
-/// [`ErrorKind::PageCrypt`], at the byte of the page where it was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum PageCryptErrorKind {
-    /// A key version the plugin does not have (it has only 1).
-    KeyVersion(u32),
-    /// The checksum of the encrypted page does not hold: the server does
-    /// not decrypt it ("looks corrupted").
-    Checksum,
-    /// The stated sizes do not fit the page.
-    Size,
-    /// Decrypted, the page fails the server's check of the plain page (its
-    /// checksum outside full_crc32, the end LSN in full_crc32), or, when
-    /// page_compressed, it does not decompress: the key is not the one the
-    /// page was encrypted with.
-    WrongKey,
-}
+/// Why one page was not decrypted (defined with the crate's error).
+pub use crate::error::PageCryptErrorKind;
 
-impl fmt::Display for PageCryptErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            PageCryptErrorKind::KeyVersion(v) => write!(
-                f,
-                "encrypted with key version {v}; the key file has only version 1"
-            )?,
-            PageCryptErrorKind::Checksum => f.write_str(
-                "encrypted page whose checksum does not hold: not decrypted (the server refuses it)",
-            )?,
-            PageCryptErrorKind::Size => f.write_str("encrypted page with sizes that do not fit")?,
-            PageCryptErrorKind::WrongKey => f.write_str(
-                "decrypted page does not verify: wrong key (or a damaged page)",
-            )?,
-        }
-        Ok(())
-    }
-}
 
 fn page_err(kind: PageCryptErrorKind, offset: usize) -> Error {
     Error::in_page(ErrorKind::PageCrypt(kind), offset)

@@ -182,50 +182,10 @@ impl EncryptionInfo {
     }
 }
 
-/// The name of a MySQL master key, as an error carries it (without
-/// allocating): printed as the keyring names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum MasterKey {
-    /// `DefaultMasterKey`: the bootstrap key of id 0 (version 3).
-    Default,
-    /// `INNODBKey-<uuid>-<id>` (versions 2 and 3): the uuid's bytes as
-    /// page 0 stores them.
-    Uuid {
-        /// The server uuid's bytes.
-        uuid: [u8; UUID_LEN],
-        /// The master key id.
-        id: u32,
-    },
-    /// `INNODBKey-<server id>-<id>` (version 1, whose page 0 does not hold
-    /// the server id: `None` is printed `<server id>`).
-    ServerId {
-        /// The server id of the keyring's key, if one was tried.
-        server_id: Option<u32>,
-        /// The master key id.
-        id: u32,
-    },
-}
+/// The name of a MySQL master key, as an error carries it (defined with
+/// the crate's error).
+pub use crate::error::MasterKey;
 
-impl fmt::Display for MasterKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MasterKey::Default => f.write_str("DefaultMasterKey"),
-            MasterKey::Uuid { uuid, id } => {
-                let u = String::from_utf8_lossy(uuid);
-                write!(f, "INNODBKey-{}-{id}", u.trim_end_matches('\0'))
-            }
-            MasterKey::ServerId {
-                server_id: Some(s),
-                id,
-            } => write!(f, "INNODBKey-{s}-{id}"),
-            MasterKey::ServerId {
-                server_id: None,
-                id,
-            } => write!(f, "INNODBKey-<server id>-{id}"),
-        }
-    }
-}
 
 /// A space's tablespace key and IV, wiped when dropped.
 pub struct TablespaceKey {
