@@ -169,7 +169,6 @@ pub struct Decoded {
 /// crate's error).
 pub use crate::error::PageCompErrorKind;
 
-
 /// The page's kind of a decoder's failure on a stream of algorithm `a`.
 fn stream_kind(a: Algorithm, k: codec::ErrorKind) -> PageCompErrorKind {
     match k {

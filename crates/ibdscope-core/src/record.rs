@@ -1888,7 +1888,6 @@ impl PageRecords {
     }
 }
 
-
 impl fmt::Display for RecProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {

@@ -37,13 +37,12 @@
 //! line and column (1-based, in characters).
 
 use crate::collation::Charset;
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::{DdlErrorKind, MAX_DDL_BYTES};
 use crate::error::{Error, ErrorKind, Place};
 use crate::frm::{key_flag, FrmKey, FrmKeyPart, FrmRowType};
 use crate::table::{ColType, Column, ColumnDefault, DefSource, Hidden, TableDef};
-use std::fmt;
 
-/// Largest statement text read (64 MiB: a mysqldump file with rows).
-pub const MAX_DDL_BYTES: usize = 64 << 20;
 /// Most columns in one table (MySQL's and MariaDB's limit is 4096).
 pub(crate) const MAX_COLUMNS: usize = 4096;
 /// Most keys in one table (the servers' `MAX_KEY` is 64).
@@ -52,45 +51,6 @@ pub(crate) const MAX_KEYS: usize = 128;
 pub(crate) const MAX_KEY_PARTS: usize = 64;
 /// Most ENUM elements (65535) — SET has at most 64.
 pub(crate) const MAX_ELEMENTS: usize = 65535;
-
-/// Why a DDL statement cannot be read: the kind of an [`ErrorKind::Ddl`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DdlErrorKind {
-    /// The text is longer than [`MAX_DDL_BYTES`].
-    TooLarge(usize),
-    /// A string, quoted identifier or comment runs to the end of the text.
-    Unterminated(&'static str),
-    /// Something else was expected here.
-    Expected {
-        /// What was expected.
-        what: &'static str,
-        /// What was found (shortened).
-        found: String,
-    },
-    /// Valid SQL this reader does not turn into a definition.
-    Unsupported(String),
-    /// A character set neither server has.
-    UnknownCharset(String),
-    /// A collation neither server has.
-    UnknownCollation(String),
-    /// A key names a column the table does not have.
-    UnknownColumn(String),
-    /// Two columns have the same name.
-    DuplicateColumn(String),
-    /// More columns, keys, key parts or elements than a server allows.
-    TooMany(&'static str),
-    /// A number that does not fit or a length the type does not allow.
-    BadNumber(String),
-    /// No `CREATE TABLE` statement in the text.
-    NoTable,
-    /// Several `CREATE TABLE` statements and none (or several) with the
-    /// name asked for; their names.
-    Ambiguous(Vec<String>),
-    /// A name, ENUM/SET element or comment longer than the servers allow
-    /// ([`crate::table::NAME_CHAR_LEN`] and the others beside it).
-    TooLong(crate::table::TooLong),
-}
 
 /// A statement that cannot be read ([`ErrorKind::Ddl`]) at line `line`,
 /// column `col` (1-based; line 0: not tied to a place).
@@ -101,31 +61,6 @@ fn ddl_err(line: u32, col: u32, kind: DdlErrorKind) -> Error {
         Place::Whole
     };
     Error::new(ErrorKind::Ddl(kind), place)
-}
-
-impl fmt::Display for DdlErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use DdlErrorKind::*;
-        match self {
-            TooLarge(n) => write!(f, "{n} bytes, more than the {MAX_DDL_BYTES} read"),
-            Unterminated(w) => write!(f, "unterminated {w}"),
-            Expected { what, found } => write!(f, "expected {what}, found {found}"),
-            Unsupported(w) => write!(f, "not supported: {w}"),
-            UnknownCharset(c) => write!(f, "unknown character set {c}"),
-            UnknownCollation(c) => write!(f, "unknown collation {c}"),
-            UnknownColumn(c) => write!(f, "key names column {c}, which the table does not have"),
-            DuplicateColumn(c) => write!(f, "column {c} defined twice"),
-            TooMany(w) => write!(f, "too many {w}"),
-            BadNumber(n) => write!(f, "bad number or length {n}"),
-            NoTable => write!(f, "no CREATE TABLE statement"),
-            Ambiguous(names) => write!(
-                f,
-                "several CREATE TABLE statements ({}); name one",
-                names.join(", ")
-            ),
-            TooLong(t) => write!(f, "{t}"),
-        }
-    }
 }
 
 // ---------------------------------------------------------------- tokens

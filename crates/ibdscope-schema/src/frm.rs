@@ -41,6 +41,8 @@
 //! MySQL 4.1 (11-byte column records).
 
 pub use crate::collation::Charset;
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::FrmErrorKind;
 use crate::error::{Error, ErrorKind, Place};
 use std::fmt;
 
@@ -916,85 +918,6 @@ pub struct Frm {
     /// MariaDB extra2 entries kept raw (engine options, GIS options,
     /// application periods, unknown kinds).
     pub extra2_other: Vec<Extra2Entry>,
-}
-
-/// Why a `.frm` could not be read: the kind of an [`ErrorKind::Frm`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FrmErrorKind {
-    /// Shorter than the 64-byte header plus the forminfo.
-    TooShort,
-    /// A view definition (`TYPE=VIEW`), not a table.
-    View,
-    /// The first two bytes are not `FE 01`.
-    BadMagic,
-    /// A frm version this reader does not read (before 4.1: 11-byte
-    /// column records, or above MariaDB's 11).
-    UnsupportedVersion(u8),
-    /// A value read from the file points past its end: what it is, the
-    /// value and the file length.
-    OutOfFile {
-        /// What the value is.
-        what: &'static str,
-        /// The value.
-        value: u64,
-        /// The file's length.
-        len: usize,
-    },
-    /// A name list (columns, keys, ENUM/SET elements) is not
-    /// separator-delimited and NUL-terminated as written.
-    BadNames(&'static str),
-    /// A count in the file disagrees with what the section holds.
-    CountMismatch {
-        /// What is counted.
-        what: &'static str,
-        /// The count the file states.
-        stated: u32,
-        /// What was found.
-        found: u32,
-    },
-    /// The MariaDB extra2 segment is malformed.
-    BadExtra2,
-    /// A key part names a column that does not exist (1-based number).
-    BadKeyColumn(u16),
-    /// A generated column or expression entry is malformed.
-    BadExpression,
-    /// A column's ENUM/SET list number is past the lists.
-    BadInterval(u8),
-    /// A name, ENUM/SET element or comment longer than the servers allow
-    /// ([`crate::table::NAME_CHAR_LEN`] and the others beside it).
-    TooLong(crate::table::TooLong),
-}
-
-impl fmt::Display for FrmErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use FrmErrorKind::*;
-        match *self {
-            TooShort => write!(f, "file too short for a .frm"),
-            View => write!(f, "a view definition, not a table"),
-            BadMagic => write!(f, "not a .frm file (magic is not FE 01)"),
-            UnsupportedVersion(v) => write!(f, "unsupported frm version {v}"),
-            OutOfFile { what, value, len } => {
-                write!(
-                    f,
-                    "{what} {value} points past the end of the file ({len} bytes)"
-                )
-            }
-            BadNames(w) => write!(f, "malformed {w} list"),
-            CountMismatch {
-                what,
-                stated,
-                found,
-            } => {
-                write!(f, "{what}: file says {stated}, found {found}")
-            }
-            BadExtra2 => write!(f, "malformed extra2 segment"),
-            BadKeyColumn(n) => write!(f, "key part names column {n}, which does not exist"),
-            BadExpression => write!(f, "malformed expression entry"),
-            BadInterval(n) => write!(f, "ENUM/SET list {n} does not exist"),
-            TooLong(t) => write!(f, "{t}"),
-        }
-    }
 }
 
 /// A `.frm` read error ([`ErrorKind::Frm`]) at byte `offset` of the file.

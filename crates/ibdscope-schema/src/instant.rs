@@ -33,7 +33,9 @@
 //! and the instantly added columns get the metadata record's values as
 //! their defaults.
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::InstantErrorKind;
 use crate::row::{
     read_external, split, BlobRef, FieldValue, BTR_EXTERN_FIELD_REF_SIZE, LOB_HDR_NEXT_PAGE_NO,
     LOB_HDR_PART_LEN,
@@ -48,7 +50,6 @@ use ibdscope_core::record::{
 };
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
 use ibdscope_prims::bytes::{be_u16, be_u32};
-use std::fmt;
 
 /// `PAGE_HEADER + PAGE_INSTANT`: MariaDB's name for the 2 bytes MySQL
 /// calls `PAGE_DIRECTION`.
@@ -93,108 +94,6 @@ pub struct MariaInstant {
     pub leaf: PageNo,
     /// Page offset of the metadata record.
     pub metadata: u16,
-}
-
-/// Why the instant metadata could not be read: the kind of an
-/// [`ErrorKind::Instant`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum InstantErrorKind {
-    /// The definition has no clustered index with a root page.
-    NoRoot,
-    /// A page could not be read.
-    Page(PageNo),
-    /// `PAGE_INSTANT` names fewer fields than the key, DB_TRX_ID and
-    /// DB_ROLL_PTR.
-    CoreTooSmall {
-        /// The stated count.
-        n_core: u16,
-    },
-    /// The root's infimum and supremum are neither the strings nor zero.
-    PseudoRecords,
-    /// No leaf of the index without a left sibling.
-    NoLeftmostLeaf,
-    /// The leftmost leaf's first record is not the metadata record.
-    NoMetadata {
-        /// The leaf.
-        page: PageNo,
-    },
-    /// The metadata BLOB reference or page is not what the server writes.
-    BadBlob {
-        /// Page and byte offset.
-        page: PageNo,
-        /// Byte offset in the page.
-        offset: usize,
-        /// What is wrong.
-        what: &'static str,
-    },
-    /// The map names a column the definition does not have, or fewer
-    /// fields than the definition's.
-    MapMismatch {
-        /// What is wrong.
-        what: String,
-    },
-    /// The metadata record does not split with the layout.
-    Metadata {
-        /// The leaf.
-        page: PageNo,
-        /// What the split said.
-        what: String,
-    },
-}
-
-impl fmt::Display for InstantErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InstantErrorKind::NoRoot => write!(f, "the clustered index has no root page"),
-            InstantErrorKind::Page(p) => write!(f, "page {p} cannot be read"),
-            InstantErrorKind::CoreTooSmall { n_core } => write!(
-                f,
-                "PAGE_INSTANT says {n_core} core fields, fewer than the key, DB_TRX_ID and \
-                 DB_ROLL_PTR"
-            ),
-            InstantErrorKind::PseudoRecords => write!(
-                f,
-                "the root's infimum/supremum hold neither their names nor zero bytes"
-            ),
-            InstantErrorKind::NoLeftmostLeaf => {
-                write!(f, "no leaf page of the index without a left sibling")
-            }
-            InstantErrorKind::NoMetadata { page } => write!(
-                f,
-                "page {page}: the first record is not the instant ALTER metadata record"
-            ),
-            InstantErrorKind::BadBlob { page, offset, what } => {
-                write!(f, "page {page} byte {offset}: metadata BLOB: {what}")
-            }
-            InstantErrorKind::MapMismatch { what } => write!(f, "field map: {what}"),
-            InstantErrorKind::Metadata { page, what } => {
-                write!(f, "page {page}: metadata record: {what}")
-            }
-        }
-    }
-}
-
-impl InstantErrorKind {
-    /// The page it names, if any.
-    pub(crate) fn page(&self) -> Option<PageNo> {
-        match *self {
-            InstantErrorKind::Page(p)
-            | InstantErrorKind::NoMetadata { page: p }
-            | InstantErrorKind::BadBlob { page: p, .. }
-            | InstantErrorKind::Metadata { page: p, .. } => Some(p),
-            _ => None,
-        }
-    }
-    /// As an [`Error`], placed at the page and byte it names.
-    fn into_error(self) -> Error {
-        match self {
-            InstantErrorKind::BadBlob { page, offset, .. } => {
-                Error::in_page(ErrorKind::Instant(self), Some(page), offset)
-            }
-            _ => Error::whole(ErrorKind::Instant(self)),
-        }
-    }
 }
 
 /// Reads the instant metadata of the clustered index whose root is `root`,

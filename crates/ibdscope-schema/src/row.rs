@@ -120,6 +120,8 @@
 //! # }
 //! ```
 
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::{DescentErrorKind, LobErrorKind, RowErrorKind};
 use crate::error::{Error, ErrorKind};
 use crate::table::{LayoutField, RecordLayout};
 pub use crate::zip::BTR_EXTERN_FIELD_REF_SIZE;
@@ -130,7 +132,6 @@ use ibdscope_core::record::{
 };
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
 use ibdscope_prims::bytes::{be_u16, be_u32};
-use std::fmt;
 
 /// Offset of the space id in a reference.
 pub const BTR_EXTERN_SPACE_ID: usize = 0;
@@ -290,115 +291,6 @@ pub struct RecordInfo {
     pub data_end: u16,
     /// Node pointers: the child page.
     pub child: Option<PageNo>,
-}
-
-/// Why a record could not be split: the kind of an [`ErrorKind::Row`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RowErrorKind {
-    /// ROW_FORMAT=COMPRESSED page: its records are a zlib stream, not
-    /// decoded yet.
-    Compressed,
-    /// The infimum or supremum, or a status the layout cannot describe.
-    NotUserRecord,
-    /// MariaDB 10.3+ instant ALTER: a record with status 4
-    /// (`REC_STATUS_INSTANT`: written after instant ADD/DROP, or the
-    /// metadata record); its field count and the metadata record are not
-    /// decoded yet.
-    MariaDbInstant,
-    /// The header, NULL bitmap or lengths reach below the user records.
-    HeaderOutOfPage,
-    /// A field reaches past the heap top or the page.
-    FieldOutOfPage {
-        /// Layout position of the field.
-        field: u16,
-    },
-    /// The record states more fields than the layout has.
-    TooManyFields {
-        /// Stated.
-        stated: u16,
-        /// In the layout.
-        layout: u16,
-    },
-    /// The record's format differs from the layout's.
-    FormatMismatch,
-    /// An off-page field shorter than its 20-byte reference.
-    ExternTooShort {
-        /// Layout position of the field.
-        field: u16,
-    },
-    /// Off-page flag on a field that cannot be off-page.
-    UnexpectedExtern {
-        /// Layout position of the field.
-        field: u16,
-    },
-    /// A REDUNDANT record with a row version (8.0.29+ instant on
-    /// REDUNDANT tables): not decoded yet.
-    RedundantVersion,
-    /// A fixed-length field whose length differs from the layout's
-    /// (REDUNDANT).
-    LengthMismatch {
-        /// Layout position of the field.
-        field: u16,
-    },
-}
-
-impl RowErrorKind {
-    /// Its text, at page offset `at`.
-    pub(crate) fn fmt_at(self, f: &mut fmt::Formatter<'_>, at: usize) -> fmt::Result {
-        match self {
-            RowErrorKind::Compressed => {
-                write!(
-                    f,
-                    "ROW_FORMAT=COMPRESSED page: records not decoded (not implemented)"
-                )
-            }
-            RowErrorKind::NotUserRecord => write!(f, "byte {at}: not a user record"),
-            RowErrorKind::MariaDbInstant => write!(
-                f,
-                "byte {at}: MariaDB instant ALTER record (status 4), not decoded (not implemented)"
-            ),
-            RowErrorKind::HeaderOutOfPage => {
-                write!(
-                    f,
-                    "byte {at}: record header, NULL bitmap or lengths outside the records"
-                )
-            }
-            RowErrorKind::FieldOutOfPage { field } => {
-                write!(f, "byte {at}: field {field} reaches past the heap top")
-            }
-            RowErrorKind::TooManyFields { stated, layout } => {
-                write!(
-                    f,
-                    "byte {at}: record states {stated} fields, the index has {layout}"
-                )
-            }
-            RowErrorKind::FormatMismatch => {
-                write!(f, "byte {at}: record format differs from the table's")
-            }
-            RowErrorKind::ExternTooShort { field } => {
-                write!(
-                    f,
-                    "byte {at}: off-page field {field} shorter than its 20-byte reference"
-                )
-            }
-            RowErrorKind::UnexpectedExtern { field } => {
-                write!(f, "byte {at}: field {field} flagged off-page but cannot be")
-            }
-            RowErrorKind::RedundantVersion => {
-                write!(
-                    f,
-                    "byte {at}: REDUNDANT record with a row version (not implemented)"
-                )
-            }
-            RowErrorKind::LengthMismatch { field } => {
-                write!(
-                    f,
-                    "byte {at}: field {field} length differs from its column's"
-                )
-            }
-        }
-    }
 }
 
 fn u16_of(n: usize) -> u16 {
@@ -958,85 +850,6 @@ pub fn data_is_zero(page: &[u8], info: &RecordInfo) -> bool {
     let (a, b) = (usize::from(info.origin), usize::from(info.data_end));
     page.get(a..b)
         .is_some_and(|d| !d.is_empty() && d.iter().all(|&x| x == 0))
-}
-
-/// Why an off-page value could not be read (completely): the kind of an
-/// [`ErrorKind::Lob`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LobErrorKind {
-    /// A page past the file.
-    PastFile,
-    /// A page of an unexpected type; its type.
-    BadPageType(PageType),
-    /// MySQL 8.0 compressed LOB (ZLOB): not decoded yet.
-    Compressed(PageType),
-    /// The zlib stream of a compressed BLOB (ZBLOB) is damaged; the
-    /// offset is in the stream assembled from the chain's pages.
-    Inflate(ibdscope_codec::inflate::InflateErrorKind),
-    /// A length or offset on a page points outside it.
-    OutOfPage,
-    /// More pages or entries than the walk's bound (a loop).
-    TooLong,
-    /// The chain comes back to a page (or 8.0 LOB index entry) it has
-    /// already read: the error's page and offset are the one read twice,
-    /// `from` the page whose pointer leads back to it.
-    Loop {
-        /// The page holding the pointer back.
-        from: PageNo,
-    },
-    /// The chain ended before the reference's length.
-    Short {
-        /// Bytes the reference states.
-        stated: u32,
-        /// Bytes found.
-        found: u32,
-    },
-    /// No index entry version old enough for the reference's LOB version.
-    NoVersion,
-}
-
-impl LobErrorKind {
-    /// Its text, on page `p` at byte `o`.
-    pub(crate) fn fmt_at(self, f: &mut fmt::Formatter<'_>, p: PageNo, o: usize) -> fmt::Result {
-        match self {
-            LobErrorKind::PastFile => write!(f, "off-page value: page {p} past the file"),
-            LobErrorKind::BadPageType(t) => {
-                write!(f, "off-page value: page {p} has type {}", t.0)
-            }
-            LobErrorKind::Compressed(t) => write!(
-                f,
-                "off-page value: page {p} is a compressed BLOB (type {}), not decoded (not implemented)",
-                t.0
-            ),
-            LobErrorKind::OutOfPage => write!(f, "off-page value: page {p} byte {o} out of page"),
-            LobErrorKind::Inflate(k) => write!(
-                f,
-                "off-page value: compressed BLOB from page {p}: zlib stream damaged ({k:?}) at \
-                 stream byte {o}"
-            ),
-            LobErrorKind::TooLong => {
-                write!(f, "off-page value: chain longer than the file at page {p}")
-            }
-            LobErrorKind::Loop { from } => write!(
-                f,
-                "off-page value: chain loops: page {from} leads back to page {p} byte {o}, \
-                 already read"
-            ),
-            LobErrorKind::Short { stated, found } => {
-                write!(
-                    f,
-                    "off-page value: {found} of {stated} bytes found (chain ends at page {p})"
-                )
-            }
-            LobErrorKind::NoVersion => {
-                write!(
-                    f,
-                    "off-page value: no LOB version old enough at page {p} byte {o}"
-                )
-            }
-        }
-    }
 }
 
 /// An off-page read error ([`ErrorKind::Lob`]) on page `page` at byte
@@ -2255,56 +2068,6 @@ pub fn old_temporals(ts: &Tablespace<'_>, t: &mut crate::table::TableDef) -> boo
         return true;
     }
     false
-}
-
-/// Why the leftmost leaf of an index could not be reached: the kind of an
-/// [`ErrorKind::Descent`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DescentErrorKind {
-    /// A page on the way is not a readable index page.
-    NotIndex(PageNo),
-    /// A node pointer page has no user record.
-    Empty(PageNo),
-    /// A node pointer could not be split: the page, why, and the page
-    /// offset of the bytes at fault.
-    Record(PageNo, RowErrorKind, u16),
-    /// More levels than a B-tree can have (a loop).
-    TooDeep(PageNo),
-    /// A node pointer leads back to a page already on the way down: the
-    /// page holding it, and the page it names.
-    Loop(PageNo, PageNo),
-}
-
-impl DescentErrorKind {
-    /// The page it names (for a loop, the page holding the pointer).
-    pub(crate) fn page(&self) -> PageNo {
-        match *self {
-            DescentErrorKind::NotIndex(p)
-            | DescentErrorKind::Empty(p)
-            | DescentErrorKind::Record(p, ..)
-            | DescentErrorKind::TooDeep(p)
-            | DescentErrorKind::Loop(p, _) => p,
-        }
-    }
-}
-
-impl fmt::Display for DescentErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DescentErrorKind::NotIndex(p) => write!(f, "page {p} is not a readable index page"),
-            DescentErrorKind::Empty(p) => write!(f, "node pointer page {p} has no record"),
-            DescentErrorKind::Record(p, k, at) => {
-                write!(f, "page {p}: ")?;
-                k.fmt_at(f, usize::from(*at))
-            }
-            DescentErrorKind::TooDeep(p) => write!(f, "more than 64 levels down to page {p}"),
-            DescentErrorKind::Loop(from, to) => write!(
-                f,
-                "node pointer loop: page {from} points down to page {to}, already on the way"
-            ),
-        }
-    }
 }
 
 /// The leftmost leaf page of the index whose root is `root`, found by

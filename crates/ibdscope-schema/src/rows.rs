@@ -61,15 +61,17 @@
 //! # }
 //! ```
 
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::ScanErrorKind;
 use crate::error::{Error, ErrorKind};
-use crate::instant::{InstantErrorKind, MariaInstant};
+use crate::instant::MariaInstant;
 use crate::leaves::{edge_record, leaves_in_key_order, LeafOrder, LeafProblem, NoPage, Placement};
 use crate::leaves::{RecAt, Slot};
 use crate::row::{
     data_is_zero, field_bytes, leftmost_leaf, page_fit, split, Field, FieldText, FieldValue,
     LobRead, PageFit,
 };
-use crate::table::{Column, Hidden, IndexDef, LayoutErrorKind, RecordLayout, TableDef};
+use crate::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
 use ibdscope_core::record::Chain;
 use ibdscope_core::verdict::PageVerdict;
 use ibdscope_core::{
@@ -625,81 +627,6 @@ impl fmt::Display for ScanNote {
                 "the records hold TIME/DATETIME/TIMESTAMP in MySQL's pre-5.6.4 formats (their \
                  lengths fit those, not the 5.6.4+ ones): read so",
             ),
-        }
-    }
-}
-
-/// Why an index's rows cannot be read at all: the kind of an
-/// [`ErrorKind::Scan`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ScanErrorKind {
-    /// The definition gives the index no root page; `encrypted`: the
-    /// file is encrypted and its pages not decrypted; `page_compressed`:
-    /// its INODE page could not be decompressed.
-    NoRoot {
-        /// Encrypted (MySQL's flag, or MariaDB's crypt data).
-        encrypted: bool,
-        /// MariaDB PAGE_COMPRESSED.
-        page_compressed: bool,
-    },
-    /// The root page cannot be read as an index page; `encrypted`: the
-    /// file's MySQL encryption flag.
-    Root(PageNo, NoRecords, bool),
-    /// MariaDB instant ALTER's metadata record cannot be read.
-    Instant(InstantErrorKind),
-    /// The definition gives the index no record layout.
-    Layout(LayoutErrorKind),
-    /// [`ScanOptions::page`] is not a leaf page of the index.
-    NotLeaf(PageNo),
-    /// [`ScanOptions::page`] is not a readable index page.
-    NotIndexPage(PageNo),
-}
-
-impl fmt::Display for ScanErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ScanErrorKind::NoRoot {
-                encrypted: true, ..
-            } => f.write_str(
-                "the index's root page is not known: the file is encrypted and its pages are \
-                 not decrypted",
-            ),
-            ScanErrorKind::NoRoot {
-                page_compressed: true,
-                ..
-            } => f.write_str(
-                "the index has no root page in this file: the file is PAGE_COMPRESSED and its \
-                 INODE page could not be decompressed",
-            ),
-            ScanErrorKind::NoRoot { .. } => f.write_str("the index has no root page in this file"),
-            ScanErrorKind::Root(n, e, _) => {
-                write!(f, "root page {n}: ")?;
-                match e {
-                    NoRecords::PastFile => f.write_str("past the end of the file"),
-                    NoRecords::NotIndex(t) => write!(f, "a type {} page, not an index page", t.0),
-                    NoRecords::Unreadable(_) => {
-                        f.write_str("encrypted, or page-compressed and not decompressed")
-                    }
-                }
-            }
-            ScanErrorKind::Instant(e) => write!(f, "MariaDB instant ALTER metadata: {e}"),
-            ScanErrorKind::Layout(e) => write!(f, "record layout: {e}"),
-            ScanErrorKind::NotLeaf(n) => write!(f, "page {n} is not a leaf page of the index"),
-            ScanErrorKind::NotIndexPage(n) => write!(f, "page {n} is not a readable index page"),
-        }
-    }
-}
-
-impl ScanErrorKind {
-    /// The page it names, if any.
-    pub(crate) fn page(&self) -> Option<PageNo> {
-        match self {
-            ScanErrorKind::Root(n, ..)
-            | ScanErrorKind::NotLeaf(n)
-            | ScanErrorKind::NotIndexPage(n) => Some(*n),
-            ScanErrorKind::Instant(k) => k.page(),
-            _ => None,
         }
     }
 }

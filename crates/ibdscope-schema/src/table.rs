@@ -31,6 +31,8 @@
 //! [`TableDef`] has public fields so a `.frm` or DDL reader can fill it.
 
 use crate::error::{Error, ErrorKind};
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::{FromSpaceErrorKind, LayoutErrorKind, SdiDefErrorKind, TooLong};
 use crate::json::Value;
 
 /// Column type, as `sql/dd/types/column.h` `enum_column_types` numbers it.
@@ -817,37 +819,6 @@ pub(crate) const COLUMN_COMMENT_MAXLEN: usize = 1024;
 /// files).
 pub(crate) const TABLE_COMMENT_MAXLEN: usize = 2048;
 
-/// A name, element or comment longer than the servers allow: a definition
-/// that no server wrote, refused before it is repeated on every row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TooLong {
-    /// What it is ("column name", "ENUM/SET element", …).
-    pub what: &'static str,
-    /// Its position, 1-based (column, index or element number; 0: the
-    /// table's own).
-    pub number: usize,
-    /// Its length in characters (or elements, for an element count).
-    pub len: usize,
-    /// The servers' limit.
-    pub max: usize,
-}
-
-impl std::fmt::Display for TooLong {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let unit = if self.what.ends_with("count") {
-            ""
-        } else {
-            " characters"
-        };
-        if self.number > 0 {
-            write!(f, "{} {} is {}{unit}", self.what, self.number, self.len)?;
-        } else {
-            write!(f, "{} is {}{unit}", self.what, self.len)?;
-        }
-        write!(f, ", more than the {} MySQL and MariaDB allow", self.max)
-    }
-}
-
 impl std::error::Error for TooLong {}
 
 /// `Err` when `text` has more than `max` characters.
@@ -920,69 +891,6 @@ impl TableDef {
     }
 }
 
-/// Why a definition could not be read from an SDI document: the kind of
-/// an [`ErrorKind::SdiDef`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SdiDefErrorKind {
-    /// The document has no `dd_object`.
-    NoObject,
-    /// It describes something other than a table (a tablespace).
-    NotTable,
-    /// A required member is missing or has the wrong JSON type; its name.
-    Missing(&'static str),
-    /// An index element names a column position past the columns.
-    BadColumnRef(u64),
-    /// A name or element longer than the servers allow.
-    TooLong(TooLong),
-}
-
-impl std::fmt::Display for SdiDefErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SdiDefErrorKind::NoObject => write!(f, "SDI document has no dd_object"),
-            SdiDefErrorKind::NotTable => write!(f, "SDI document is not a table"),
-            SdiDefErrorKind::Missing(m) => write!(f, "SDI member {m} missing or malformed"),
-            SdiDefErrorKind::BadColumnRef(n) => write!(f, "index element names column {n}"),
-            SdiDefErrorKind::TooLong(t) => write!(f, "SDI: {t}"),
-        }
-    }
-}
-
-/// Why a record layout cannot be built: the kind of an
-/// [`ErrorKind::Layout`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LayoutErrorKind {
-    /// The index does not exist.
-    NoIndex,
-    /// A column type this reader does not know (its SDI number).
-    UnknownType(u32),
-    /// A CHAR column in a collation whose byte widths are unknown.
-    UnknownCharset(u32),
-    /// DECIMAL(precision, scale) with scale above precision.
-    BadDecimal(u32, u32),
-    /// An element names a column that does not exist.
-    BadColumn(usize),
-}
-
-impl std::fmt::Display for LayoutErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LayoutErrorKind::NoIndex => write!(f, "no such index"),
-            LayoutErrorKind::UnknownType(t) => write!(f, "unknown column type {t}"),
-            LayoutErrorKind::UnknownCharset(c) => {
-                write!(
-                    f,
-                    "CHAR column in collation {c}, whose byte widths are unknown"
-                )
-            }
-            LayoutErrorKind::BadDecimal(p, s) => write!(f, "DECIMAL({p},{s})"),
-            LayoutErrorKind::BadColumn(c) => write!(f, "index element names column {c}"),
-        }
-    }
-}
-
 /// `key=value;key=value;` as the DD writes `se_private_data` and `options`.
 pub(crate) fn dd_property<'a>(props: &'a str, key: &str) -> Option<&'a str> {
     props.split(';').find_map(|kv| {
@@ -1038,38 +946,6 @@ fn hex_decode(s: &str) -> Option<Vec<u8>> {
             u8::from_str_radix(t, 16).ok()
         })
         .collect()
-}
-
-/// Why [`TableDef::from_tablespace`] found no definition: the kind of an
-/// [`ErrorKind::FromSpace`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FromSpaceErrorKind {
-    /// The space has no SDI (MySQL before 8.0, MariaDB), or its SDI
-    /// cannot be read (encrypted, ROW_FORMAT=COMPRESSED pages).
-    NoSdi,
-    /// The SDI walk or a document failed: the first problem.
-    Sdi(crate::sdi::SdiFinding),
-    /// No SDI record of type 1 (table).
-    NoTable,
-    /// The table document is not JSON.
-    Json(crate::json::JsonError),
-    /// The document is not a table definition this reader understands.
-    Def(SdiDefErrorKind),
-}
-
-impl std::fmt::Display for FromSpaceErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FromSpaceErrorKind::NoSdi => write!(f, "the file holds no readable SDI"),
-            FromSpaceErrorKind::Sdi(s) => {
-                write!(f, "SDI: page {} byte {}: {}", s.page, s.offset, s.problem)
-            }
-            FromSpaceErrorKind::NoTable => write!(f, "the SDI holds no table document"),
-            FromSpaceErrorKind::Json(e) => write!(f, "SDI table document: {e}"),
-            FromSpaceErrorKind::Def(e) => write!(f, "SDI table document: {e}"),
-        }
-    }
 }
 
 /// A string member of an SDI object, which must be there.

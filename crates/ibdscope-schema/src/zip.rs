@@ -57,6 +57,8 @@
 //! one log entry per log byte; nothing is allocated but `out` (reused by
 //! the caller; it grows to twice the logical page size).
 
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::ZipErrorKind;
 use crate::error::{Error, ErrorKind, Place};
 use ibdscope_codec::inflate::{inflate_zlib_blocks, InflateErrorKind};
 use ibdscope_core::fil::FIL_PAGE_PREV;
@@ -71,7 +73,6 @@ use ibdscope_core::record::{
 };
 use ibdscope_core::FIL_NULL;
 use ibdscope_prims::bytes::be_u16;
-use std::fmt;
 
 /// `BTR_EXTERN_FIELD_REF_SIZE`: the bytes of an off-page reference (a BLOB
 /// pointer), which a compressed page keeps in its trailer.
@@ -105,87 +106,6 @@ const INFIMUM_EXTRA: [u8; 3] = [0x01, 0x00, 0x02];
 const SUPREMUM_EXTRA_DATA: [u8; 12] = [
     0x00, 0x0b, 0x00, 0x00, b's', b'u', b'p', b'r', b'e', b'm', b'u', b'm',
 ];
-
-/// Why a compressed page could not be decompressed: the kind of an
-/// [`ErrorKind::Zip`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ZipErrorKind {
-    /// The physical or logical size is not one of a compressed page.
-    PageSize,
-    /// PAGE_N_HEAP lacks the COMPACT flag (compressed pages are COMPACT).
-    NotCompact,
-    /// PAGE_N_HEAP below 2, or its dense directory fills the page.
-    HeapCount,
-    /// PAGE_N_RECS above the dense directory's entries.
-    RecordCount,
-    /// A dense directory entry is outside the record area, or a free
-    /// list entry carries flags, or two entries name one record.
-    DirEntry,
-    /// The "owned" bits do not give PAGE_N_DIR_SLOTS slots.
-    DirSlots,
-    /// The zlib stream is damaged.
-    Inflate(InflateErrorKind),
-    /// The first DEFLATE block (the field information) is also the last.
-    NoFieldBlock,
-    /// The field information is malformed.
-    Fields,
-    /// The stream runs into the uncompressed trailer.
-    StreamOverlapsTrailer,
-    /// The stream ends inside a record.
-    StreamShort,
-    /// The stream goes past PAGE_HEAP_TOP.
-    StreamLong,
-    /// A record's lengths point outside the page, or its DB_TRX_ID or
-    /// BLOB pointer field is too short.
-    Record,
-    /// A modification log entry is malformed or runs past the log.
-    Log,
-    /// The modification log and the trailer overlap.
-    Trailer,
-    /// The BLOB pointers run into the modification log.
-    BlobPointers,
-}
-
-impl ZipErrorKind {
-    /// Its text at byte `offset` of the compressed page, or of the
-    /// uncompressed page when `logical`.
-    pub(crate) fn fmt_at(
-        self,
-        f: &mut fmt::Formatter<'_>,
-        offset: usize,
-        logical: bool,
-    ) -> fmt::Result {
-        let what = match self {
-            ZipErrorKind::PageSize => "not a compressed page size",
-            ZipErrorKind::NotCompact => "PAGE_N_HEAP lacks the COMPACT flag",
-            ZipErrorKind::HeapCount => "PAGE_N_HEAP out of range",
-            ZipErrorKind::RecordCount => "PAGE_N_RECS above the dense directory's entries",
-            ZipErrorKind::DirEntry => "dense directory entry out of range",
-            ZipErrorKind::DirSlots => "owned records do not give PAGE_N_DIR_SLOTS slots",
-            ZipErrorKind::Inflate(_) => "zlib stream damaged",
-            ZipErrorKind::NoFieldBlock => "zlib stream has no field information block",
-            ZipErrorKind::Fields => "field information malformed",
-            ZipErrorKind::StreamOverlapsTrailer => "zlib stream runs into the trailer",
-            ZipErrorKind::StreamShort => "zlib stream ends inside a record",
-            ZipErrorKind::StreamLong => "zlib stream goes past PAGE_HEAP_TOP",
-            ZipErrorKind::Record => "record lengths outside the page",
-            ZipErrorKind::Log => "modification log entry malformed",
-            ZipErrorKind::Trailer => "modification log overlaps the trailer",
-            ZipErrorKind::BlobPointers => "BLOB pointers overlap the modification log",
-        };
-        if let ZipErrorKind::Inflate(k) = self {
-            write!(f, "{what} ({k:?})")?;
-        } else {
-            f.write_str(what)?;
-        }
-        if logical {
-            write!(f, " at uncompressed page offset {offset}")
-        } else {
-            write!(f, " at compressed page byte {offset}")
-        }
-    }
-}
 
 /// A decompression error ([`ErrorKind::Zip`]) at byte `offset` of the
 /// compressed page, or, when `logical`, of the uncompressed page being

@@ -120,8 +120,9 @@ pub fn dictionary(
     let ts = sys
         .tablespace()
         .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::Parse(e), &first_path))?;
-    let d = Dictionary::read(&ts)
-        .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::Dictionary(e), &first_path))?;
+    let d = Dictionary::read(&ts).map_err(|e| {
+        crate::error::Error::new(crate::error::ErrorKind::Dictionary(e), &first_path)
+    })?;
     let mut problems = sys.problems.clone();
     problems.extend(short_words(&sys, &ts));
     problems.extend(d.problems.iter().map(|p| problem_words(&sys, p)));

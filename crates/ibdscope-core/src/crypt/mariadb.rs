@@ -432,7 +432,6 @@ impl Cipher {
 /// Why one page was not decrypted (defined with the crate's error).
 pub use crate::error::PageCryptErrorKind;
 
-
 fn page_err(kind: PageCryptErrorKind, offset: usize) -> Error {
     Error::in_page(ErrorKind::PageCrypt(kind), offset)
 }

@@ -186,7 +186,6 @@ impl EncryptionInfo {
 /// the crate's error).
 pub use crate::error::MasterKey;
 
-
 /// A space's tablespace key and IV, wiped when dropped.
 pub struct TablespaceKey {
     aes: Aes,
