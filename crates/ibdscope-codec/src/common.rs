@@ -336,13 +336,17 @@ pub(crate) fn match_copy(buf: &mut [u8], to: usize, dist: usize, len: usize) {
             .map_or(0, |b| u64::from_le_bytes(*b));
         let bits = (dist as u32).wrapping_mul(8);
         let mut pat = u128::from(v & (1u64 << bits).wrapping_sub(1));
-        let mut width = bits;
+        // At least 8 so that the doubling ends whatever `dist` is (its
+        // callers never pass 0).
+        let mut width = bits.max(8);
         while width < 128 {
             pat |= pat << width;
             width = width.wrapping_mul(2);
         }
         let pat = pat.to_le_bytes();
-        let far = 16usize.wrapping_sub(16usize.checked_rem(dist).unwrap_or(0));
+        // 16 − 16 mod dist, for dist 1..=7 (a table: no division).
+        const FAR: [usize; 8] = [16, 16, 16, 15, 16, 15, 12, 14];
+        let far = FAR.get(dist).copied().unwrap_or(16);
         let mut k = 0;
         while k < len {
             match buf

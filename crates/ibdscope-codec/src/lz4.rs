@@ -25,9 +25,9 @@ use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Sink}
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.
 ///
-/// The common sequence (at most 14 literals, a match of at most 18 bytes,
-/// 16 input bytes at hand) moves its literals as one 16-byte word and its
-/// match in words ([`Sink::copy`]), after one room check each.
+/// Sequences away from the ends of the input and the output are decoded
+/// by [`fast_run`] and [`common_run`], in words that may run into the
+/// sink's slack; the rest one at a time, the end-of-block rules checked.
 pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, Error> {
     let hint = input.len().saturating_mul(4);
     grow_run(out, limit, hint, is_limit, |out| block(input, out, limit))
@@ -103,13 +103,17 @@ const MFLIMIT: usize = 12;
 const FAST_MARGIN: usize = 32;
 
 /// Decodes sequences from `ip` into `buf` at `op` while the output is
-/// below `fast_end` and each sequence is whole in the input with 16 bytes
+/// below `seq_end` and each sequence is whole in the input with 16 bytes
 /// to spare after its literals: then no end-of-block rule applies and the
 /// copies may run past their ends into the slack, so a sequence costs one
-/// check of each end. Literals move in 16-byte words; a match of at most
-/// 24 bytes at least 8 back as 24 bytes ([`words8x3`]), others through
-/// [`match_copy`]. Returns where it stopped, at the start of a sequence
-/// that [`block`] decodes (or reports).
+/// check of each end. Most sequences go through [`common_run`]; this loop
+/// takes the others (a match length extension, or a sequence too near
+/// the end of the input or output for `common_run`): literals in 16-byte
+/// words, a match of at most 24 bytes at least 8 back as 24 bytes
+/// ([`words8x3`]), others through [`match_copy`]. Returns where it
+/// stopped, at the start of a sequence that [`block`] decodes (or
+/// reports).
+#[inline(never)]
 fn fast_run(
     input: &[u8],
     buf: &mut [u8],
@@ -122,44 +126,22 @@ fn fast_run(
     // The literals end at or before this, so the offset and 16 bytes more
     // are in the input.
     let lit_end = input.len().saturating_sub(18);
-    // A sequence of at most 14 literals and an 18-byte match from here
-    // ends at or before `seq_end`.
-    while op <= seq_end.saturating_sub(32) {
-        let Some(win) = input.get(ip..).and_then(|w| w.first_chunk::<18>()) else {
+    // A common sequence starting at or below `lim` writes inside the
+    // 64 bytes after its start, inside `buf`, and ends at or before
+    // `seq_end`.
+    let Some(room) = buf.len().checked_sub(64) else {
+        return (ip, op);
+    };
+    let lim = room.min(seq_end.saturating_sub(32));
+    loop {
+        (ip, op) = common_run(input, buf, ip, op, lim);
+        if op > lim {
+            break;
+        }
+        let Some(&token) = input.get(ip) else {
             break;
         };
-        let [token, rest @ ..] = win;
         let (mut lit, mut ml) = (usize::from(token >> 4), usize::from(token & 15));
-        if lit < 15 && ml < 15 {
-            // The common sequence: all of it inside `win`.
-            let (Some(lits), Some(&lo), Some(&hi)) = (
-                rest.first_chunk::<16>(),
-                rest.get(lit),
-                rest.get(lit.wrapping_add(1)),
-            ) else {
-                break;
-            };
-            let dist = usize::from(u16::from_le_bytes([lo, hi]));
-            let at = op.wrapping_add(lit);
-            if dist == 0 || dist > at {
-                break;
-            }
-            if lit != 0 {
-                let Some(d) = buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()) else {
-                    break;
-                };
-                *d = *lits;
-            }
-            ml = ml.wrapping_add(4);
-            if dist >= 8 {
-                words8x3(buf, at.wrapping_sub(dist), dist);
-            } else {
-                match_copy(buf, at, dist, ml);
-            }
-            op = at.wrapping_add(ml);
-            ip = ip.wrapping_add(lit).wrapping_add(3);
-            continue;
-        }
         let mut p = ip.wrapping_add(1);
         if lit == 15 {
             let Some(n) = extension(input, &mut p) else {
@@ -215,6 +197,118 @@ fn fast_run(
     (ip, op)
 }
 
+/// The common sequences from `ip` on, while `op` ≤ `lim`: no match length
+/// extension, 18 bytes of input at hand, and the sequence ends at or
+/// below `lim` + 18 (the caller's `lim` keeps that below the end-of-block
+/// rules). Stops before any other sequence, having written nothing past
+/// `op` that counts. Literals: up to 14 as one 16-byte word, longer runs
+/// in 16-byte words. Matches by offset class: 24 or more back as 8 + 8 + 2
+/// bytes (no overlap), 8 to 23 back as 24 bytes built in registers
+/// ([`words8x3`]), under 8 as a repeated pattern ([`match_copy`]). Every
+/// write lands inside the 64 bytes after the sequence's end, which `buf`
+/// has past `lim`. Its own loop (not inlined), so that its state stays in
+/// registers.
+#[inline(never)]
+fn common_run(
+    input: &[u8],
+    buf: &mut [u8],
+    mut ip: usize,
+    mut op: usize,
+    lim: usize,
+) -> (usize, usize) {
+    // Restated where the compiler sees them (so that it drops the checks
+    // of the window reads and writes): 64 bytes after `op` are inside
+    // `buf`, 18 bytes after `ip` inside `input`.
+    let (Some(room), Some(ilim)) = (buf.len().checked_sub(64), input.len().checked_sub(18)) else {
+        return (ip, op);
+    };
+    let lim = lim.min(room);
+    while op <= lim && ip <= ilim {
+        let Some(win) = input.get(ip..).and_then(|w| w.first_chunk::<18>()) else {
+            break;
+        };
+        let [token, rest @ ..] = win;
+        let (mut lit, ml) = (usize::from(token >> 4), usize::from(token & 15));
+        if ml == 15 {
+            break;
+        }
+        let (off, next) = if lit < 15 {
+            let (Some(out), Some(lits), Some(off)) = (
+                buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()),
+                rest.first_chunk::<16>(),
+                rest.get(lit..).and_then(|o| o.first_chunk::<2>()),
+            ) else {
+                break;
+            };
+            if lit != 0 {
+                *out = *lits;
+            }
+            (*off, ip.wrapping_add(lit).wrapping_add(3))
+        } else {
+            // A long literal run: its length extension, then the run in
+            // 16-byte words (the last one ends at most 15 bytes past it:
+            // inside the 18 input bytes that follow, and inside the
+            // output's room as the run ends at or below `lim`).
+            let mut p = ip.wrapping_add(1);
+            let Some(n) = extension(input, &mut p) else {
+                break;
+            };
+            lit = lit.saturating_add(n);
+            if lit > lim.wrapping_sub(op) || p > ilim || lit > ilim.wrapping_sub(p) {
+                break;
+            }
+            let mut k = 0;
+            while k < lit {
+                let s = p.wrapping_add(k);
+                let d = op.wrapping_add(k);
+                match (
+                    input.get(s..).and_then(|w| w.first_chunk::<16>()),
+                    buf.get_mut(d..).and_then(|w| w.first_chunk_mut::<16>()),
+                ) {
+                    (Some(s), Some(d)) => *d = *s,
+                    _ => break,
+                }
+                k = k.wrapping_add(16);
+            }
+            let q = p.wrapping_add(lit);
+            let Some(off) = input.get(q..).and_then(|o| o.first_chunk::<2>()) else {
+                break;
+            };
+            (*off, q.wrapping_add(2))
+        };
+        let dist = usize::from(u16::from_le_bytes(off));
+        let at = op.wrapping_add(lit);
+        if dist.wrapping_sub(1) >= at {
+            break;
+        }
+        if dist >= 24 {
+            // No overlap: two 8-byte words and a 2-byte one (as the
+            // reference library moves a short match).
+            let from = at.wrapping_sub(dist);
+            let Some((head, tail)) = buf.split_at_mut_checked(at) else {
+                break;
+            };
+            let s = head.get(from..).and_then(|s| s.first_chunk::<18>());
+            let (Some(s), Some(d)) = (s, tail.first_chunk_mut::<18>()) else {
+                break;
+            };
+            for (k, n) in [(0usize, 8usize), (8, 8), (16, 2)] {
+                let e = k.wrapping_add(n);
+                if let (Some(v), Some(x)) = (s.get(k..e), d.get_mut(k..e)) {
+                    x.copy_from_slice(v);
+                }
+            }
+        } else if dist >= 8 {
+            words8x3(buf, at.wrapping_sub(dist), dist);
+        } else {
+            match_copy(buf, at, dist, ml.wrapping_add(4));
+        }
+        op = at.wrapping_add(ml).wrapping_add(4);
+        ip = next;
+    }
+    (ip, op)
+}
+
 /// A length extension inside `input` from `*p` (each byte added, 255 means
 /// another follows); `None` when it runs off the input.
 #[inline(always)]
@@ -255,12 +349,225 @@ fn extra_length(input: &[u8], ip: &mut usize) -> Result<usize, Error> {
 mod tests {
     use super::*;
     use crate::common::tests_vectors::{check_reference, Cuts};
+    use crate::common::ErrorKind;
 
     /// The block inside `lz4 -9 --no-frame-crc -BD ...` output: see
     /// `tests_vectors`.
     #[test]
     fn reference_block_decodes_to_the_original() {
         check_reference("lz4.block", decompress, Cuts::ErrorOrPrefix);
+    }
+
+    /// A byte-at-a-time LZ4 block decoder: the format's definition, for
+    /// checking the word-at-a-time loops against.
+    fn plain_decode(input: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut ip = 0;
+        let ext = |ip: &mut usize| {
+            let mut n = 0;
+            loop {
+                let b = input[*ip];
+                *ip += 1;
+                n += usize::from(b);
+                if b != 255 {
+                    return n;
+                }
+            }
+        };
+        loop {
+            let token = input[ip];
+            ip += 1;
+            let mut lit = usize::from(token >> 4);
+            if lit == 15 {
+                lit += ext(&mut ip);
+            }
+            out.extend_from_slice(&input[ip..ip + lit]);
+            ip += lit;
+            if ip == input.len() {
+                return out;
+            }
+            let dist = usize::from(u16::from_le_bytes([input[ip], input[ip + 1]]));
+            ip += 2;
+            let mut ml = usize::from(token & 15);
+            if ml == 15 {
+                ml += ext(&mut ip);
+            }
+            for _ in 0..ml + 4 {
+                out.push(out[out.len() - dist]);
+            }
+        }
+    }
+
+    /// Appends a length extension for `n` (the nibble was 15).
+    fn push_ext(v: &mut Vec<u8>, mut n: usize) {
+        while n >= 255 {
+            v.push(255);
+            n -= 255;
+        }
+        v.push(n as u8);
+    }
+
+    /// Appends one sequence: `lit` literal bytes, then a match of `ml`
+    /// bytes `dist` back (`ml` 0: literals only, the block's end).
+    fn push_seq(v: &mut Vec<u8>, lits: &[u8], dist: usize, ml: usize) {
+        let l = lits.len();
+        let m = if ml == 0 { 0 } else { ml - 4 };
+        v.push(((l.min(15) as u8) << 4) | m.min(15) as u8);
+        if l >= 15 {
+            push_ext(v, l - 15);
+        }
+        v.extend_from_slice(lits);
+        if ml == 0 {
+            return;
+        }
+        v.extend_from_slice(&(dist as u16).to_le_bytes());
+        if m >= 15 {
+            push_ext(v, m - 15);
+        }
+    }
+
+    /// Random valid blocks, each sequence's literal length, match length
+    /// and offset drawn over every class the fast loops tell apart (no
+    /// literals, up to 14, runs with an extension; offsets under 8, 8 to
+    /// 23, 24 and more; matches up to 18 bytes and longer, overlapping
+    /// their own output), decode as the byte-at-a-time definition does.
+    #[test]
+    fn word_loops_decode_as_the_definition() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as usize
+        };
+        for round in 0..300 {
+            let mut v = Vec::new();
+            let mut produced = 0;
+            let target = 200 + next(20_000);
+            while produced < target {
+                let lit = match next(10) {
+                    0..=5 => 0,
+                    6 | 7 => 1 + next(14),
+                    _ => 15 + next(300),
+                };
+                let lits: Vec<u8> = (0..lit).map(|_| b'a' + next(26) as u8).collect();
+                produced += lit;
+                if produced == 0 {
+                    continue;
+                }
+                let dist = match next(3) {
+                    0 => 1 + next(7),
+                    1 => 8 + next(16),
+                    _ => 24 + next(400),
+                }
+                .min(produced);
+                let ml = if next(8) == 0 {
+                    19 + next(600)
+                } else {
+                    4 + next(15)
+                };
+                push_seq(&mut v, &lits, dist, ml);
+                produced += ml;
+            }
+            let tail: Vec<u8> = (0..12 + next(30)).map(|_| b'A' + next(26) as u8).collect();
+            push_seq(&mut v, &tail, 0, 0);
+            let want = plain_decode(&v);
+            for limit in [want.len(), want.len() + 1000] {
+                let mut out = vec![9u8; 3];
+                let n = decompress(&v, &mut out, limit).unwrap();
+                assert_eq!(n, want.len(), "round {round}");
+                assert!(out[3..] == want[..], "round {round} limit {limit}");
+            }
+        }
+    }
+
+    /// A valid prefix long enough that what follows it is reached by the
+    /// fast loops: 600 sequences of 4 literals and a 12-byte match.
+    fn fast_prefix() -> (Vec<u8>, usize) {
+        let mut v = Vec::new();
+        push_seq(&mut v, b"0123456789abcdefghijklmnopqrstuv", 32, 12);
+        for i in 0..600u32 {
+            push_seq(&mut v, &i.to_le_bytes(), 24 + (i as usize % 20), 12);
+        }
+        let produced = plain_decode(&{
+            let mut w = v.clone();
+            push_seq(&mut w, b"", 0, 0);
+            w
+        })
+        .len();
+        (v, produced)
+    }
+
+    /// Malformed sequences where the fast loops meet them (a long valid
+    /// prefix before, 40 bytes of input after): each is the error the
+    /// one-at-a-time path gives, never a panic, never more than the limit.
+    #[test]
+    fn malformed_sequences_in_the_fast_loops_are_errors() {
+        let (prefix, produced) = fast_prefix();
+        let pad = [0x11u8; 40];
+        let run = |bad: &[u8]| {
+            let mut v = prefix.clone();
+            v.extend_from_slice(bad);
+            v.extend_from_slice(&pad);
+            let mut out = Vec::new();
+            let e = decompress(&v, &mut out, 16384).unwrap_err();
+            assert!(out.len() <= 16384);
+            e
+        };
+        let at = prefix.len();
+        // Offset 0, after no literals and after 3.
+        let e = run(&[0x00, 0, 0]);
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Stream(CodecErrorKind::BadDistance), at + 1)
+        );
+        let e = run(&[0x30, b'x', b'y', b'z', 0, 0]);
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Stream(CodecErrorKind::BadDistance), at + 4)
+        );
+        // One byte before the start of the output, at each offset class
+        // of the loops (the output is far longer than 8 or 24 bytes, so
+        // only a distance past the start is wrong).
+        let far = u16::try_from(produced + 1).unwrap().to_le_bytes();
+        let e = run(&[0x05, far[0], far[1]]);
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Stream(CodecErrorKind::BadDistance), at + 1)
+        );
+        // The same after a long literal run (a length extension).
+        let mut bad = vec![0xF0, 5];
+        bad.extend([b'q'; 20]);
+        let far = u16::try_from(produced + 21).unwrap().to_le_bytes();
+        bad.extend(far);
+        let e = run(&bad);
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Stream(CodecErrorKind::BadDistance), at + 22)
+        );
+        // A literal run longer than the input left.
+        let e = run(&[0xF0, 200]);
+        assert_eq!(e.kind, ErrorKind::Stream(CodecErrorKind::Truncated));
+        // Lengths that overflow what any page holds: a literal run of
+        // 255 × 5000 bytes (past the input), a match of 255 × 300 (past
+        // the limit).
+        let mut bad = vec![0xF0];
+        bad.extend([255; 5000]);
+        bad.push(0);
+        let e = run(&bad);
+        assert_eq!(e.kind, ErrorKind::Stream(CodecErrorKind::Truncated));
+        let mut bad = vec![0x0F, 8, 0];
+        bad.extend([255; 300]);
+        bad.push(0);
+        let e = run(&bad);
+        assert_eq!(e.kind, ErrorKind::Stream(CodecErrorKind::OutputLimit));
+        // The prefix itself with its last sequence's literals ends the
+        // block: it decodes (the loops stop where the input does).
+        let mut v = prefix.clone();
+        push_seq(&mut v, b"end of block!", 0, 0);
+        let mut out = Vec::new();
+        decompress(&v, &mut out, 16384).unwrap();
+        assert_eq!(out, plain_decode(&v));
     }
 
     #[test]

@@ -931,8 +931,8 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
 
     /// Where page `n` stands (see [`slot_of`]).
     fn slot(&self, n: u32) -> Slot {
-        match self.ts.page(PageNo(n)) {
-            Some(page) => slot_of(self.ts, &self.ids, self.owner, PageNo(n), page),
+        match self.ts.page_ref(PageNo(n)) {
+            Some(page) => slot_of(self.ts, &self.ids, self.owner, PageNo(n), &page),
             None => Slot::None,
         }
     }
@@ -982,7 +982,8 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
 
     /// FIL_PAGE_PREV and FIL_PAGE_NEXT of page `n`.
     fn links(&self, n: u32) -> Option<[PageNo; 2]> {
-        let fil = self.ts.page(PageNo(n)).and_then(FilHeader::new)?;
+        let page = self.ts.page_ref(PageNo(n))?;
+        let fil = FilHeader::new(&page)?;
         Some([fil.prev(), fil.next()])
     }
 
@@ -992,8 +993,8 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
         if !matches!(self.slot(n), Slot::Member { .. }) {
             return None;
         }
-        let page = self.ts.page(PageNo(n))?;
-        let Some(rp) = RecPage::new(page, self.ts.format().logical_size) else {
+        let page = self.ts.page_ref(PageNo(n))?;
+        let Some(rp) = RecPage::new(&page, self.ts.format().logical_size) else {
             return Some(Walked::default());
         };
         self.out.clear();
@@ -1541,9 +1542,10 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
             return false;
         }
         let Some(kids) = kids else { return true };
-        let Some(page) = self.ts.page(n) else {
+        let Some(page) = self.ts.page_ref(n) else {
             return false;
         };
+        let page = &*page;
         let Some(rp) = RecPage::new(page, self.ts.format().logical_size) else {
             return false;
         };
@@ -1710,7 +1712,8 @@ impl LaneWalk<'_, '_, '_, '_> {
     /// at the stretch's start); `None` when the level is not whole.
     fn step(&self, mut s: Stretch, prev: Option<u32>, at: u32) -> Option<Step> {
         let ts = self.w.ts;
-        let page = ts.page(PageNo(at))?;
+        let page = ts.page_ref(PageNo(at))?;
+        let page = &*page;
         let fil = FilHeader::new(page)?;
         if let Some(prev) = prev {
             if fil.prev().0 != prev {
@@ -1749,6 +1752,11 @@ impl LaneWalk<'_, '_, '_, '_> {
 /// Loads the header of page `n` (both cache lines: the FIL header and
 /// PAGE_LEVEL, PAGE_INDEX_ID), for a read soon after.
 fn touch(ts: &Tablespace<'_>, n: u32) {
+    if ts.source().is_some() {
+        // A page read through a page source is transformed when read: a
+        // touch would do the work twice.
+        return;
+    }
     if let Some(page) = ts.page(PageNo(n)) {
         std::hint::black_box((page.get(8).copied(), page.get(66).copied()));
     }

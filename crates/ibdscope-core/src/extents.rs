@@ -174,22 +174,36 @@ impl SpaceMap {
     /// Builds the map of `ts`; its passes over the file run on `engine`.
     /// Never panics; every walk is bounded.
     pub fn build(ts: &Tablespace<'_>, engine: &Engine<'_>) -> SpaceMap {
+        Self::build_folding(ts, engine, || NoFold).0
+    }
+
+    /// [`SpaceMap::build`], with another fold (`side`, one per shard, as
+    /// [`fold_pages`] makes them) run over every page in the map's first
+    /// pass (the roots'): one pass over the file for both. Returns the map
+    /// and the joined fold.
+    pub fn build_folding<F, N>(ts: &Tablespace<'_>, engine: &Engine<'_>, side: N) -> (SpaceMap, F)
+    where
+        F: PageFold,
+        N: Fn() -> F + Sync,
+    {
         let Some(mut b) = Builder::new(ts) else {
-            return SpaceMap {
+            let side = fold_pages(ts, engine, side);
+            let map = SpaceMap {
                 owners: OwnerMap::new(ts.n_pages()),
                 ..SpaceMap::default()
             };
+            return (map, side);
         };
         b.system_pages();
         b.fsp_extent_lists();
         b.inode_pages();
-        b.roots(engine);
+        let side = b.roots(engine, side);
         b.undo_segments();
         b.orphan_segments();
         b.segment_pages();
         b.finish_free();
         b.index_pages(engine);
-        b.into_map()
+        (b.into_map(), side)
     }
 
     /// The owner of page `n` (`None` past the last page). `ts` is the
@@ -1254,13 +1268,19 @@ impl<'t, 'a> Builder<'t, 'a> {
         Some((h.level(), n))
     }
 
-    fn roots(&mut self, engine: &Engine<'_>) {
+    /// The index roots, from one pass that also folds `side`'s folds.
+    fn roots<F: PageFold>(&mut self, engine: &Engine<'_>, side: impl Fn() -> F + Sync) -> F {
         let ts = self.ts;
-        let mut candidates = fold_pages(ts, engine, || RootPass {
-            b: self,
-            candidates: Vec::new(),
-        })
-        .candidates;
+        let WithSide {
+            roots: RootPass { mut candidates, .. },
+            side,
+        } = fold_pages(ts, engine, || WithSide {
+            roots: RootPass {
+                b: self,
+                candidates: Vec::new(),
+            },
+            side: side(),
+        });
         candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         for (level, root) in candidates {
             let Some(h) = ts.page(root).and_then(IndexHeader::new) else {
@@ -1323,6 +1343,7 @@ impl<'t, 'a> Builder<'t, 'a> {
                 self.indexes.push(info);
             }
         }
+        side
     }
 
     /// Claims every segment's pages (its fragment pages and the extents of
@@ -1561,6 +1582,36 @@ impl PageFold for RootPass<'_, '_, '_> {
     fn append(&mut self, next: Self) {
         self.candidates.extend(next.candidates);
     }
+}
+
+/// A fold beside the roots' pass ([`SpaceMap::build_folding`]).
+struct WithSide<'b, 't, 'a, F> {
+    roots: RootPass<'b, 't, 'a>,
+    side: F,
+}
+
+impl<F: PageFold> PageFold for WithSide<'_, '_, '_, F> {
+    fn page(&mut self, n: PageNo, page: &[u8]) {
+        self.roots.page(n, page);
+        self.side.page(n, page);
+    }
+    fn zero_run(&mut self, first: PageNo, count: u32, zero: &[u8]) {
+        self.roots.zero_run(first, count, zero);
+        self.side.zero_run(first, count, zero);
+    }
+    fn append(&mut self, next: Self) {
+        self.roots.append(next.roots);
+        self.side.append(next.side);
+    }
+}
+
+/// No fold beside the roots' pass ([`SpaceMap::build`]).
+struct NoFold;
+
+impl PageFold for NoFold {
+    fn page(&mut self, _: PageNo, _: &[u8]) {}
+    fn zero_run(&mut self, _: PageNo, _: u32, _: &[u8]) {}
+    fn append(&mut self, _: Self) {}
 }
 
 /// `FSP_IBUF_TREE_ROOT_PAGE_NO` (`fsp0types.h`): the change buffer's root

@@ -81,6 +81,7 @@ use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_TYPE};
 use crate::ids::PageNo;
 use crate::page_type::PageType;
 use crate::parallel::Engine;
+use crate::source::{PageSource, Scratch as SourceScratch, Transform};
 use crate::space::Tablespace;
 use ibdscope_codec as codec;
 use ibdscope_codec::inflate::inflate_zlib;
@@ -348,28 +349,79 @@ pub struct PageFailure {
     pub error: Error,
 }
 
-/// The logical image of a page_compressed space: every page as the server
-/// would hold it in its buffer pool, where it could be decompressed.
-#[derive(Clone, Debug)]
+/// The logical view of a page_compressed space: every page as the server
+/// would hold it in its buffer pool, where it could be decompressed, read
+/// through a page source (each page decompressed as a reader reaches it;
+/// no image of the file is made).
+#[derive(Debug)]
 #[non_exhaustive]
 pub struct Expansion {
-    image: Vec<u8>,
+    source: PageSource,
     /// Pages decompressed.
     pub decompressed: u32,
     /// Pages marked page_compressed that were not decompressed, in page
-    /// order; the image holds their physical bytes.
+    /// order; they read as stored.
     pub failures: Vec<PageFailure>,
 }
 
 impl Expansion {
-    /// The image: as long as the file, page for page.
-    pub fn image(&self) -> &[u8] {
-        &self.image
-    }
-    /// The image as a tablespace, read with `physical`'s detection.
+    /// The space read decompressed, with `physical`'s detection (the space
+    /// this expansion was made of): each compressed page decompressed as a
+    /// reader reaches it ([`Tablespace::page_ref`], the scan engine's
+    /// folds), no image made.
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
-        physical.with_data(&self.image)
+        physical.with_source(&self.source)
     }
+
+    /// The whole logical image as one buffer, as long as the file, page
+    /// for page (a torn tail as stored): a copy for tests and tools; the
+    /// commands read pages through [`Expansion::tablespace`].
+    pub fn image(&self, physical: &Tablespace<'_>) -> Vec<u8> {
+        image_of(&self.tablespace(physical))
+    }
+}
+
+/// Every page of `ts` as it reads, and its torn tail, in one buffer.
+pub(crate) fn image_of(ts: &Tablespace<'_>) -> Vec<u8> {
+    let mut image = Vec::with_capacity(ts.data().len());
+    for n in 0..ts.n_pages() {
+        match ts.page_ref(PageNo(n)) {
+            Some(p) => image.extend_from_slice(&p),
+            None => break,
+        }
+    }
+    image.extend_from_slice(ts.data().get(image.len()..).unwrap_or(&[]));
+    image
+}
+
+/// How a page_compressed space's pages read: decompressed when they are
+/// compressed and decompress, else as stored.
+struct Decompress {
+    layout: Layout,
+    size: usize,
+}
+
+impl Transform for Decompress {
+    fn may_change(&self, _: PageNo, stored: &[u8]) -> bool {
+        stored.len() == self.size && self.layout.is_compressed(stored)
+    }
+
+    fn apply(&self, _: PageNo, stored: &[u8], out: &mut [u8], scratch: &mut SourceScratch) {
+        let SourceScratch { buf, codec } = scratch;
+        match decompress_with(stored, self.layout, buf, codec) {
+            Ok(Some(_)) if buf.len() == out.len() => out.copy_from_slice(buf),
+            _ => copy(out, stored),
+        }
+    }
+}
+
+/// The page source of a page_compressed space.
+fn decompress_source(ts: &Tablespace<'_>) -> PageSource {
+    let t = Decompress {
+        layout: Layout::of(ts),
+        size: (ts.page_size() as usize).max(1),
+    };
+    PageSource::new(Box::new(t), ts.page_size(), ts.n_pages())
 }
 
 /// What decompressing one page gave ([`decompress_with`]).
@@ -384,33 +436,26 @@ pub(crate) struct ShardResult<X> {
     extra: X,
 }
 
-/// Expands the whole space into one image: page_compressed pages
-/// decompressed, every other page (and a torn tail) copied as it is. Runs
-/// on `engine.threads()` threads over shards of whole extents
-/// ([`crate::parallel::shard_pages`]); the image is allocated once, and
-/// each shard reuses one page-sized output buffer. The engine's image
-/// release hook, if set, gets the stored pages as they are copied
-/// ([`Engine::with_image_release`]): the structure passes read the image.
-///
-/// The image is as long as the file: for a file of huge apparent size this
-/// allocation can be refused, which aborts the process;
-/// [`crate::summary::try_expand_with_summary`] returns `None` then.
+/// Reads the whole space once, decompressing every page_compressed page
+/// (into a buffer per thread, on `engine.threads()` threads over shards of
+/// whole extents, [`crate::parallel::shard_pages`]) to count the pages
+/// decompressed and name those that do not decompress; the returned
+/// [`Expansion`] reads the space decompressed without an image
+/// ([`Expansion::tablespace`]). The engine's image release hook, if set,
+/// gets the stored pages as they are read ([`Engine::with_image_release`]).
 pub fn expand(ts: &Tablespace<'_>, engine: &Engine<'_>) -> Expansion {
-    let image = vec![0u8; ts.data().len()];
     let page = expand_fn(ts, |_: &mut (), _, _, _| {});
-    let built = crate::parallel::build_image(ts, engine, image, new_bufs(ts), page);
-    expansion(built).0
+    let results = crate::parallel::transform_pass(ts, engine, new_bufs(ts), page);
+    expansion(ts, results).0
 }
 
-/// [`expand`], or `None` when the image's memory is refused, with `also`
-/// called for every page the image builder reads (not the known-zero
-/// ones), in page order within a shard: `also(x, page, stored bytes,
-/// decompressed)`, `decompressed` what decompressing it gave (the page in
-/// the buffer; `None` for a short page, not tried). One `X` per shard,
-/// in page order. The image is zeroed memory the system hands out lazily,
-/// and pages the space knows to be zero ([`Tablespace::with_zero_ranges`]:
-/// the holes of a sparse file) are never written, so it costs memory only
-/// for the pages with data.
+/// [`expand`], with `also` called for every page the pass reads (not the
+/// known-zero ones: the holes of a sparse file,
+/// [`Tablespace::with_zero_ranges`]), in page order within a shard:
+/// `also(x, page, stored bytes, decompressed)`, `decompressed` what
+/// decompressing it gave (the page in the buffer; `None` for a short page,
+/// not tried). One `X` per shard, in page order. `Option` for the callers
+/// that allocated an image once; none is made now.
 pub(crate) fn try_expand_with<X, F>(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
@@ -420,8 +465,8 @@ where
     X: Default + Send,
     F: Fn(&mut X, PageNo, &[u8], Option<(Decoding, &[u8])>) + Sync,
 {
-    let built = crate::parallel::try_build_image(ts, engine, new_bufs(ts), expand_fn(ts, also))?;
-    Some(expansion(built))
+    let results = crate::parallel::transform_pass(ts, engine, new_bufs(ts), expand_fn(ts, also));
+    Some(expansion(ts, results))
 }
 
 /// A shard's buffers: one page-sized output buffer and the codecs' scratch.
@@ -453,9 +498,9 @@ where
     }
 }
 
-/// The image and the shards' results (in page order) as one expansion,
-/// and what was folded alongside, one per shard.
-fn expansion<X>((image, results): (Vec<u8>, Vec<ShardResult<X>>)) -> (Expansion, Vec<X>) {
+/// The shards' results (in page order) as one expansion of `ts`, and
+/// what was folded alongside, one per shard.
+fn expansion<X>(ts: &Tablespace<'_>, results: Vec<ShardResult<X>>) -> (Expansion, Vec<X>) {
     let mut decompressed = 0u32;
     let mut failures = Vec::new();
     let mut extra = Vec::with_capacity(results.len());
@@ -465,7 +510,7 @@ fn expansion<X>((image, results): (Vec<u8>, Vec<ShardResult<X>>)) -> (Expansion,
         extra.push(r.extra);
     }
     let e = Expansion {
-        image,
+        source: decompress_source(ts),
         decompressed,
         failures,
     };
@@ -632,15 +677,33 @@ mod tests {
             let data = read(rel);
             let ts = Tablespace::new(&data).unwrap();
             let one = expand(&ts, &Engine::default());
+            let image = one.image(&ts);
             for threads in [2, 3, 7] {
                 let e = expand(&ts, &Engine::new(threads));
-                assert_eq!(e.image(), one.image(), "{rel} {threads}");
                 assert_eq!(e.decompressed, one.decompressed);
+                assert_eq!(e.failures, one.failures);
+                // Every reader sees the same pages: a fold on the engine's
+                // threads, a borrow, a held page.
+                let logical = e.tablespace(&ts);
+                let folded = crate::source::tests::folded_image(&logical, threads);
+                assert!(folded == image, "{rel} {threads}");
+                for n in 0..ts.n_pages() {
+                    let page = logical.page(PageNo(n)).unwrap();
+                    assert!(page == &image[n as usize * 16384..][..16384], "{rel} {n}");
+                }
             }
-            // Pages that are not compressed are copied as they are.
-            let ts = Tablespace::new(&data).unwrap();
-            assert_eq!(one.image()[..16384], data[..16384]);
-            assert_eq!(one.image().len(), data.len());
+            // Compressed pages read as `decompress` gives them, the others
+            // as they are stored.
+            for (n, stored) in ts.pages() {
+                let mut out = Vec::new();
+                let want = match decompress(stored, Layout::of(&ts), &mut out) {
+                    Ok(Some(_)) => &out[..],
+                    _ => stored,
+                };
+                assert!(want == &image[n.0 as usize * 16384..][..16384], "{rel} {n}");
+            }
+            assert_eq!(image[..16384], data[..16384]);
+            assert_eq!(image.len(), data.len());
             assert_eq!(one.tablespace(&ts).n_pages(), ts.n_pages());
         }
     }
@@ -683,13 +746,14 @@ mod tests {
             let zeros = [pages * size..140 * size, 256 * size..300 * size];
             let ts = Tablespace::new(&data).unwrap().with_zero_ranges(&zeros);
             let plain = expand(&ts, &Engine::default());
+            let plain_image = plain.image(&ts);
             assert!(!plain.failures.is_empty(), "{rel}");
             for threads in [1, 2, 3] {
                 let engine = Engine::new(threads);
                 let want = format!("{:?}", crate::Summary::of(&ts, &engine));
                 let (e, s) = crate::summary::try_expand_with_summary(&ts, &engine).unwrap();
                 assert_eq!(format!("{s:?}"), want, "{rel}, {threads} threads");
-                assert!(e.image() == plain.image(), "{rel}, {threads} threads");
+                assert!(e.image(&ts) == plain_image, "{rel}, {threads} threads");
                 assert_eq!(e.failures, plain.failures, "{rel}, {threads} threads");
                 assert_eq!(e.decompressed, plain.decompressed, "{rel}");
             }
@@ -754,7 +818,7 @@ mod tests {
             let exp = expand(&ts, &Engine::default());
             assert_eq!(exp.failures.len(), 1, "{rel}");
             assert_eq!(exp.failures[0].page, PageNo(5));
-            assert_eq!(exp.image()[at..at + 16384], data[at..at + 16384]);
+            assert_eq!(exp.image(&ts)[at..at + 16384], data[at..at + 16384]);
             assert_eq!(
                 exp.decompressed,
                 expand(&Tablespace::new(&clean).unwrap(), &Engine::default()).decompressed - 1
@@ -876,7 +940,7 @@ mod tests {
                         let mut out = Vec::new();
                         decompress(&data[5 * 16384..6 * 16384], layout, &mut out).unwrap();
                         let img = expand(&ts, &Engine::default());
-                        assert_ne!(out[..], img.image()[5 * 16384..6 * 16384], "{rel}");
+                        assert_ne!(out[..], img.image(&ts)[5 * 16384..6 * 16384], "{rel}");
                     } else {
                         assert_eq!(sum.bad[0].facts.page_no, PageNo(5), "{rel}");
                     }

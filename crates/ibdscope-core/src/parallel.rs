@@ -28,6 +28,7 @@
 //! per page: an accumulator per shard.
 
 use crate::ids::PageNo;
+use crate::source::Reader;
 use crate::space::Tablespace;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -120,7 +121,10 @@ impl<'a> Engine<'a> {
     /// caller that maps the file can drop those mappings there, and the
     /// command holds the image and a few shards of the file, not both
     /// whole. As for [`Engine::with_release`], the bytes stay readable.
-    /// [`fold_pages`] does not call it.
+    /// [`fold_pages`] calls it (when no release hook is set) over a space
+    /// read through a page source (decompressed or decrypted as it is
+    /// read, no image): each pass reads the stored pages again into
+    /// buffers, so the command holds a few shards of the file at a time.
     #[must_use]
     pub fn with_image_release(self, release: ReleaseFn<'a>) -> Self {
         Engine {
@@ -159,7 +163,10 @@ impl<'a> Engine<'a> {
 
     /// Calls the release hook, if set, for pages `first..end` of `ts`.
     fn release_pages(&self, ts: &Tablespace<'_>, first: u32, end: u32) {
-        if let Some(f) = self.release {
+        // A space read through a page source copies what it reads into
+        // buffers: its passes hand their shards to the image release hook.
+        let hook = self.release.or(ts.source().and(self.image_release));
+        if let Some(f) = hook {
             let size = ts.page_size() as usize;
             let len = ts.data().len();
             let from = (first as usize).saturating_mul(size).min(len);
@@ -290,13 +297,15 @@ where
     // Pages of shards `a..b`.
     let pages_of = |a: u32, b: u32| plan.pages(a, b);
     let batch = release_batch(ts, shard);
+    let new_reader = || ts.source().map(|_| Reader::new(ts.page_size() as usize));
     if threads == 1 {
         let mut acc = new();
         let mut state = new_state();
+        let mut reader = new_reader();
         let mut released = 0;
         for k in 0..n_shards {
             let (first, end) = pages_of(k, k.saturating_add(1));
-            fold_range(ts, &mut acc, &mut state, first, end);
+            fold_range(ts, &mut acc, &mut state, &mut reader, first, end);
             engine.progress(u64::from(end), u64::from(n_pages));
             let done = k.saturating_add(1);
             if done.saturating_sub(released) >= batch || done == n_shards {
@@ -323,6 +332,7 @@ where
     });
     let work = || {
         let mut state = new_state();
+        let mut reader = new_reader();
         loop {
             let k = next.fetch_add(1, Ordering::Relaxed);
             if k >= n_shards {
@@ -338,7 +348,7 @@ where
             }
             let (first, end) = pages_of(k, k.saturating_add(1));
             let mut acc = new();
-            fold_range(ts, &mut acc, &mut state, first, end);
+            fold_range(ts, &mut acc, &mut state, &mut reader, first, end);
             let release = {
                 let mut j = joined.lock().unwrap_or_else(PoisonError::into_inner);
                 let before = j.next;
@@ -506,11 +516,14 @@ impl<F: StateFold> Joined<F> {
     }
 }
 
-/// Folds pages `first..end` into `acc` with `state`.
+/// Folds pages `first..end` into `acc` with `state`; in a space read
+/// through a page source, each page as `reader` reads it (transformed into
+/// the thread's buffer).
 fn fold_range<F: StateFold>(
     ts: &Tablespace<'_>,
     acc: &mut F,
     state: &mut F::State,
+    reader: &mut Option<Reader>,
     first: u32,
     end: u32,
 ) {
@@ -522,13 +535,22 @@ fn fold_range<F: StateFold>(
             None => (end, None),
         };
         for k in n..data_end {
-            match ts.page(PageNo(k)) {
-                Some(page) => acc.page(state, PageNo(k), page),
-                None => return,
+            let Some(stored) = ts.stored_page(PageNo(k)) else {
+                return;
+            };
+            match (ts.source(), reader.as_mut()) {
+                (Some(source), Some(r)) => {
+                    let page = r.read(source, PageNo(k), stored);
+                    acc.page(state, PageNo(k), page);
+                }
+                _ => acc.page(state, PageNo(k), stored),
             }
         }
         let Some((z, count)) = run else { return };
-        let Some(zero) = ts.page(z) else { return };
+        // A page of zeros reads as zeros through every source.
+        let Some(zero) = ts.stored_page(z) else {
+            return;
+        };
         acc.zero_run(state, z, count, zero);
         n = z.0.saturating_add(count).max(n.saturating_add(1));
     }
@@ -582,12 +604,52 @@ where
     N: Fn() -> S + Sync,
     P: Fn(&mut S, &mut R, PageNo, &[u8], &mut [u8]) + Sync,
 {
+    let results = shard_pass(ts, engine, Some(&mut image), new_state, page);
+    (image, results)
+}
+
+/// [`build_image`] without the image: `page(state, result, n, from, to)`
+/// gets `to` in a page buffer of the thread's (as long as `from`, its
+/// content what the last page left), which nothing keeps: a pass that
+/// transforms every page (decompresses, decrypts) for what it learns on
+/// the way (failures, a summary of the stored pages), each page read and
+/// transformed once, no image allocated. The image release hook is
+/// called as [`build_image`] calls it.
+pub(crate) fn transform_pass<S, R, N, P>(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    new_state: N,
+    page: P,
+) -> Vec<R>
+where
+    R: Default + Send,
+    N: Fn() -> S + Sync,
+    P: Fn(&mut S, &mut R, PageNo, &[u8], &mut [u8]) + Sync,
+{
+    shard_pass(ts, engine, None, new_state, page)
+}
+
+/// The shards of [`build_image`] (into `image`) and [`transform_pass`]
+/// (`image` `None`: into a page buffer per thread).
+fn shard_pass<S, R, N, P>(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    image: Option<&mut [u8]>,
+    new_state: N,
+    page: P,
+) -> Vec<R>
+where
+    R: Default + Send,
+    N: Fn() -> S + Sync,
+    P: Fn(&mut S, &mut R, PageNo, &[u8], &mut [u8]) + Sync,
+{
     let data = ts.data();
     let size = (ts.page_size() as usize).max(1);
     let shard_bytes = (shard_pages(ts) as usize).saturating_mul(size).max(size);
     let n_shards = data.len().div_ceil(shard_bytes);
     let threads = engine.threads().min(n_shards).max(1);
-    let shards = Mutex::new(image.chunks_mut(shard_bytes).enumerate());
+    // The next shard, and its part of the image when there is one.
+    let shards = Mutex::new((0usize, image.map(|i| i.chunks_mut(shard_bytes))));
     // Shards finished, and how many from the first are handed to the image
     // release hook: a prefix of whole shards, in batches.
     let finished = Mutex::new(Finished {
@@ -622,24 +684,48 @@ where
     let work = || {
         let mut mine: Vec<(usize, R)> = Vec::new();
         let mut state = new_state();
+        // Wiped when dropped: it may hold a decrypted page.
+        let mut held = crate::source::PageBuf(Vec::with_capacity(size));
+        let buf = &mut held.0;
         loop {
             let next = match shards.lock() {
-                Ok(mut it) => it.next(),
+                Ok(mut g) => {
+                    let (k, chunks) = &mut *g;
+                    if *k >= n_shards {
+                        None
+                    } else {
+                        let chunk = chunks.as_mut().and_then(Iterator::next);
+                        *k = k.saturating_add(1);
+                        Some((k.saturating_sub(1), chunk))
+                    }
+                }
                 Err(_) => None,
             };
-            let Some((k, chunk)) = next else {
+            let Some((k, mut chunk)) = next else {
                 break;
             };
             let start = k.saturating_mul(shard_bytes);
             let src = data
-                .get(start..start.saturating_add(chunk.len()))
+                .get(start..start.saturating_add(shard_bytes).min(data.len()))
                 .unwrap_or(&[]);
             let first = u32::try_from(start.checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX);
             let mut r = R::default();
-            for (i, (from, to)) in src.chunks(size).zip(chunk.chunks_mut(size)).enumerate() {
+            let mut tos = chunk.as_mut().map(|c| c.chunks_mut(size));
+            for (i, from) in src.chunks(size).enumerate() {
                 let n = PageNo(first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX)));
+                let to = match tos.as_mut() {
+                    Some(it) => it.next(),
+                    None => {
+                        buf.resize(from.len(), 0);
+                        buf.get_mut(..from.len())
+                    }
+                };
+                let Some(to) = to else {
+                    break;
+                };
                 if ts.is_known_zero(n) {
-                    // `to` is zero already; reading `from` would fault in a hole.
+                    // `to` is zero already in an image; reading `from`
+                    // would fault in a hole.
                     continue;
                 }
                 page(&mut state, &mut r, n, from, to);
@@ -651,7 +737,7 @@ where
     };
     let mut results = on_threads(threads, work);
     results.sort_unstable_by_key(|r| r.0);
-    (image, results.into_iter().map(|(_, r)| r).collect())
+    results.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Pieces a thread may start past the first one not yet handed to the sink

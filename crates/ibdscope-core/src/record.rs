@@ -654,7 +654,12 @@ impl<'a> RecPage<'a> {
     /// ROW_FORMAT=COMPRESSED page is returned (its header is readable); see
     /// [`RecPage::is_compressed`].
     pub fn of(ts: &Tablespace<'a>, n: PageNo) -> Result<Self, NoRecords> {
-        let page = ts.page(n).ok_or(NoRecords::PastFile)?;
+        Self::read(ts, ts.page(n).ok_or(NoRecords::PastFile)?)
+    }
+    /// [`RecPage::of`] over `page`, a page of `ts` the caller holds (from
+    /// [`Tablespace::page_ref`]: a walk over many pages of a space read
+    /// through a page source, whose memory stays bounded).
+    pub fn read(ts: &Tablespace<'_>, page: &'a [u8]) -> Result<Self, NoRecords> {
         let t = FilHeader::new(page).map_or(PageType(0), |h| h.page_type());
         if !page_readable(ts, page) {
             return Err(NoRecords::Unreadable(t));

@@ -19,6 +19,7 @@ use crate::fil::FilHeader;
 use crate::fsp::{FlagsLayout, FspFlags, FspHeader, SpaceFormat, FSP_FLAGS_OFFSET};
 use crate::ids::{Lsn, PageNo, SpaceId};
 use crate::page_type::{PageType, TypeNames};
+use crate::source::{PageRef, PageSource};
 use std::fmt;
 use std::ops::Range;
 
@@ -267,6 +268,10 @@ pub struct Tablespace<'a> {
     /// The system tablespace's doublewrite buffer: the first pages of its
     /// two blocks and their length in pages ([`doublewrite_blocks`]).
     doublewrite: Option<(u32, u32, u32)>,
+    /// How the pages read when they are not the stored bytes (a
+    /// page_compressed space decompressed, an encrypted one decrypted):
+    /// [`Tablespace::with_source`].
+    source: Option<&'a PageSource>,
 }
 
 /// A doublewrite slot holding a ROW_FORMAT=COMPRESSED page: the page in
@@ -848,6 +853,7 @@ impl<'a> Tablespace<'a> {
             space_id,
             zeros: &[],
             doublewrite,
+            source: None,
         })
     }
 
@@ -868,7 +874,32 @@ impl<'a> Tablespace<'a> {
             space_id: self.space_id,
             zeros: self.zeros,
             doublewrite: self.doublewrite,
+            source: None,
         }
+    }
+
+    /// The same space with its pages read through `source` (the
+    /// decompressed or decrypted pages of a page_compressed or encrypted
+    /// space, the page source): this space's bytes and detection, each
+    /// page transformed as a reader reaches it, no image made.
+    pub(crate) fn with_source<'b>(&self, source: &'b PageSource) -> Tablespace<'b>
+    where
+        'a: 'b,
+    {
+        Tablespace {
+            data: self.data,
+            detection: self.detection.clone(),
+            n_pages: self.n_pages,
+            space_id: self.space_id,
+            zeros: self.zeros,
+            doublewrite: self.doublewrite,
+            source: Some(source),
+        }
+    }
+
+    /// The page source, when the pages are not read as stored.
+    pub(crate) fn source(&self) -> Option<&'a PageSource> {
+        self.source
     }
 
     /// The doublewrite buffer's blocks (first pages and length), for the
@@ -1012,8 +1043,33 @@ impl<'a> Tablespace<'a> {
     pub fn file_offset(&self, n: PageNo) -> u64 {
         u64::from(n.0).saturating_mul(u64::from(self.page_size()))
     }
-    /// The bytes of page `n`, if it is a whole page in the file.
+    /// The bytes of page `n`, if it is a whole page in the file; in a
+    /// space read through a page source ([`Tablespace::with_source`]),
+    /// the page as it reads (decompressed, decrypted), kept for the
+    /// space's lifetime once transformed: a reader that goes over many
+    /// pages takes them with [`Tablespace::page_ref`], whose memory is
+    /// bounded.
     pub fn page(&self, n: PageNo) -> Option<&'a [u8]> {
+        let stored = self.stored_page(n)?;
+        Some(match self.source {
+            Some(s) => s.kept(n, stored),
+            None => stored,
+        })
+    }
+
+    /// Page `n` as [`Tablespace::page`] reads it, held by the caller: in a
+    /// space read through a page source, from a bounded cache (transformed
+    /// again once evicted); else the stored bytes, borrowed.
+    pub fn page_ref(&self, n: PageNo) -> Option<PageRef<'a>> {
+        let stored = self.stored_page(n)?;
+        Some(match self.source {
+            Some(s) => s.shared(n, stored),
+            None => PageRef::stored(stored),
+        })
+    }
+
+    /// The stored bytes of page `n` (before any page source).
+    pub(crate) fn stored_page(&self, n: PageNo) -> Option<&'a [u8]> {
         let size = self.page_size() as usize;
         let start = (n.0 as usize).checked_mul(size)?;
         self.page_at(start, size)
@@ -1100,7 +1156,9 @@ impl<'a> Tablespace<'a> {
             Some((at, page))
         })
     }
-    /// Every whole page with its number, in file order.
+    /// Every whole page with its number, in file order (as
+    /// [`Tablespace::page`] reads them: through a page source, each
+    /// transformed page is kept; a pass over a whole space is a fold).
     pub fn pages(&self) -> impl Iterator<Item = (PageNo, &'a [u8])> + 'a {
         let size = self.page_size() as usize;
         let this = self.clone();
@@ -1110,7 +1168,8 @@ impl<'a> Tablespace<'a> {
             .map(move |(i, p)| {
                 let start = i.saturating_mul(size);
                 let p = this.page_at(start, size).unwrap_or(p);
-                (PageNo(u32::try_from(i).unwrap_or(u32::MAX)), p)
+                let n = PageNo(u32::try_from(i).unwrap_or(u32::MAX));
+                (n, this.source.map_or(p, |s| s.kept(n, p)))
             })
     }
     /// The one-pass scan: facts for every page, in file order.

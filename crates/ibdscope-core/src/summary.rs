@@ -6,8 +6,10 @@
 
 use crate::checksum::{lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
 use crate::error::ErrorKind;
+use crate::fil::FilHeader;
 use crate::finding::{Finding, FindingKind};
-use crate::ids::{Lsn, PageNo};
+use crate::flst::page_readable;
+use crate::ids::{Lsn, PageNo, SpaceId};
 use crate::page_type::{PageType, TypeNames};
 use crate::pagecomp::{self, Decoding, Expansion, PageCompErrorKind};
 use crate::parallel::{fold_pages, Engine, PageFold};
@@ -42,6 +44,69 @@ pub struct BadPage {
     /// Its verdict ([`crate::verdict::judge`]), made once the newest LSN
     /// of the pages that verify is known.
     pub judgement: PageJudgement,
+}
+
+/// The LSNs of the pages that verify (checksum and LSN copies; a page of
+/// another space or place included), the doublewrite buffer's slots aside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LsnSpan {
+    /// The lowest non-zero FIL_PAGE_LSN.
+    pub oldest: Lsn,
+    /// The highest.
+    pub newest: Lsn,
+    /// The first page that carries it.
+    pub newest_page: PageNo,
+}
+
+/// The pages of [`LsnSpan`] newer than an LSN ([`SummaryAsks::newer_than`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NewerThan {
+    /// The LSN.
+    pub mark: Lsn,
+    /// How many pages.
+    pub pages: u32,
+    /// Where: runs of consecutive pages, first and last.
+    pub runs: Vec<(PageNo, PageNo)>,
+    /// The newest LSN among them.
+    pub newest: Option<Lsn>,
+}
+
+/// What a pass asks of the summary beyond what every command reads (the
+/// audit of a copy): the sibling links and the extent descriptor rule's
+/// hits kept after the stale rule read them, the pages newer than given
+/// LSNs, and a decrypted image the content is read from.
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
+pub struct SummaryAsks<'t> {
+    keep_links: bool,
+    newer_than: [Option<Lsn>; 2],
+    content: Option<(&'t Tablespace<'t>, &'t [PageNo])>,
+}
+
+impl<'t> SummaryAsks<'t> {
+    /// Keep the B-tree pages' sibling links ([`Summary::links`]) and the
+    /// extent descriptor rule's hits ([`Summary::descriptor_hits`]).
+    pub fn keeping_links(mut self) -> Self {
+        self.keep_links = true;
+        self
+    }
+    /// Count the pages newer than each LSN given ([`Summary::newer_than`]).
+    pub fn newer_than(mut self, marks: [Option<Lsn>; 2]) -> Self {
+        self.newer_than = marks;
+        self
+    }
+    /// Read the pages' content (type, sibling links, whether readable)
+    /// from `plain`, the decrypted image of the space (the same page size
+    /// and number of pages); a page whose stored bytes carry no checksum
+    /// the server checks is judged by its image, and a page in
+    /// `not_decrypted` (sorted) that verifies as stored is a checksum
+    /// mismatch, as the server refuses it.
+    pub fn content(mut self, plain: &'t Tablespace<'t>, not_decrypted: &'t [PageNo]) -> Self {
+        self.content = Some((plain, not_decrypted));
+        self
+    }
 }
 
 /// Counts and findings over a whole space.
@@ -80,6 +145,22 @@ pub struct Summary {
     links: Vec<Links>,
     /// Pages the extent descriptor rule found stale, judged with the rest.
     stale: Vec<StalePage>,
+    /// The LSNs of the pages that verify (gathered when the pass is asked
+    /// for more than every command reads: [`SummaryAsks`]).
+    pub lsn_span: Option<LsnSpan>,
+    /// The space ids the pages that verify carry (a zero aside), with how
+    /// many carry each, ordered by id (asked, as `lsn_span`).
+    pub space_ids: Vec<(SpaceId, u32)>,
+    /// Runs of pages that verify but whose content (their B-tree links)
+    /// cannot be read, encrypted or page_compressed: first page, last
+    /// page, why (asked, as `lsn_span`).
+    pub transformed: Vec<(PageNo, PageNo, Unverifiable)>,
+    /// The pages newer than each LSN asked ([`SummaryAsks::newer_than`]).
+    pub newer_than: Vec<NewerThan>,
+    /// Whether `links` and `kept_hits` stay after judging.
+    keep_links: bool,
+    /// The extent descriptor rule's hits, kept when asked.
+    kept_hits: Vec<StalePage>,
 }
 
 fn bump_by<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K, n: u32) {
@@ -218,6 +299,12 @@ pub struct SummaryFold<'t, 'a> {
     judge: Judge,
     /// Tells the all-zero pages something claims.
     zeros: ZeroRule,
+    /// The decrypted image and the pages that did not decrypt.
+    content: Option<(&'t Tablespace<'t>, &'t [PageNo])>,
+    /// Whether anything beyond what every command reads was asked
+    /// ([`SummaryAsks`]): then the verifying pages' LSN span, space ids
+    /// and unreadable runs are gathered too.
+    asked: bool,
     /// What has been folded so far (no file findings).
     pub summary: Summary,
 }
@@ -225,13 +312,121 @@ pub struct SummaryFold<'t, 'a> {
 impl<'t, 'a> SummaryFold<'t, 'a> {
     /// An empty fold over `ts`.
     pub fn new(ts: &'t Tablespace<'a>) -> Self {
+        SummaryFold::with(ts, SummaryAsks::default())
+    }
+
+    /// An empty fold over `ts` that also gathers what `asks` asks.
+    pub fn with(ts: &'t Tablespace<'a>, asks: SummaryAsks<'t>) -> Self {
+        let newer_than: Vec<NewerThan> = asks
+            .newer_than
+            .iter()
+            .flatten()
+            .map(|&mark| NewerThan {
+                mark,
+                ..NewerThan::default()
+            })
+            .collect();
         SummaryFold {
             ts,
             scheme: ts.scheme(),
             names: ts.type_names(),
             judge: Judge::default(),
             zeros: ZeroRule::default(),
-            summary: Summary::default(),
+            asked: asks.keep_links || asks.content.is_some() || !newer_than.is_empty(),
+            content: asks.content.filter(|(plain, _)| {
+                plain.page_size() == ts.page_size() && plain.n_pages() == ts.n_pages()
+            }),
+            summary: Summary {
+                newer_than,
+                keep_links: asks.keep_links,
+                ..Summary::default()
+            },
+        }
+    }
+
+    /// `f` (judged as stored) with a decrypted image's content: a page
+    /// whose stored bytes carry no checksum the server checks takes its
+    /// image's verdict, a page that did not decrypt does not verify, and
+    /// the type is the image's (the decryption restores it).
+    fn with_content(&self, mut f: PageFacts) -> PageFacts {
+        let Some((plain, not_decrypted)) = self.content else {
+            return f;
+        };
+        let Some(held) = plain.page_ref(f.page_no) else {
+            return f;
+        };
+        let cpage: &[u8] = &held;
+        if not_decrypted.binary_search(&f.page_no).is_ok() && f.verdict.is_ok() {
+            f.verdict = Verdict::Mismatch;
+        } else if f.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) {
+            f.verdict = match verify_page(cpage, self.scheme) {
+                v @ (Verdict::Valid(_) | Verdict::Empty) => v,
+                _ => Verdict::Mismatch,
+            };
+        }
+        if let Some(h) = FilHeader::new(cpage) {
+            f.page_type = h.page_type();
+        }
+        f
+    }
+
+    /// What a page that verifies (checksum and LSN copies) adds beyond
+    /// the counts: its LSN, its space id, whether its content can be
+    /// read, the LSNs asked about. Doublewrite slots aside.
+    fn verified(&mut self, f: &PageFacts) {
+        let ts = self.ts;
+        if ts.in_doublewrite(f.page_no) {
+            return;
+        }
+        let s = &mut self.summary;
+        if f.has_space_id && f.space_id.0 != 0 {
+            bump_by(&mut s.space_ids, f.space_id, 1);
+        }
+        // Held for this page only: a decrypted space is read through its
+        // page source, whose memory stays bounded.
+        let (content, held) = match self.content {
+            Some((plain, _)) => (plain, plain.page_ref(f.page_no)),
+            None => (ts, ts.page_ref(f.page_no)),
+        };
+        if held.as_deref().is_some_and(|p| !page_readable(content, p)) {
+            let why = match ts.page(f.page_no) {
+                Some(stored) if transformed_by_compression(stored, self.scheme) => {
+                    Unverifiable::PageCompressed
+                }
+                _ => Unverifiable::Encrypted,
+            };
+            let n = f.page_no;
+            match s.transformed.last_mut() {
+                Some((_, last, w)) if *w == why && last.0.checked_add(1) == Some(n.0) => *last = n,
+                _ => s.transformed.push((n, n, why)),
+            }
+        }
+        let lsn = f.lsn;
+        if lsn.0 == 0 {
+            return;
+        }
+        s.lsn_span = Some(match s.lsn_span {
+            None => LsnSpan {
+                oldest: lsn,
+                newest: lsn,
+                newest_page: f.page_no,
+            },
+            Some(mut x) => {
+                x.oldest = x.oldest.min(lsn);
+                if lsn > x.newest {
+                    x.newest = lsn;
+                    x.newest_page = f.page_no;
+                }
+                x
+            }
+        });
+        for m in s.newer_than.iter_mut().filter(|m| lsn > m.mark) {
+            m.pages = m.pages.saturating_add(1);
+            m.newest = Some(m.newest.map_or(lsn, |x| x.max(lsn)));
+            match m.runs.last_mut() {
+                Some((_, last)) if last.0.checked_add(1) == Some(f.page_no.0) => *last = f.page_no,
+                _ => m.runs.push((f.page_no, f.page_no)),
+            }
         }
     }
 
@@ -246,6 +441,13 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
     pub(crate) fn add_decoded(&mut self, f: PageFacts, decoded: Option<(Decoding, &[u8])>) {
         let f = self.ts.doublewrite_copy(f);
         let (f, instead) = self.judge.judge_with(self.ts, f, decoded);
+        let f = self.with_content(f);
+        if self.asked
+            && matches!(f.verdict, Verdict::Valid(_))
+            && f.lsn_pair.is_none_or(|(h, t)| h == t)
+        {
+            self.verified(&f);
+        }
         let zeroed = f.verdict == Verdict::Empty && self.zeros.claimed(self.ts, f.page_no);
         let s = &mut self.summary;
         s.pages = s.pages.saturating_add(1);
@@ -291,9 +493,14 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
         if problems.peek().is_none() {
             if matches!(f.verdict, Verdict::Valid(_)) && f.lsn.0 != 0 {
                 s.newest_verified = Some(s.newest_verified.map_or(f.lsn, |m| m.max(f.lsn)));
-                // What the stale rule reads ([`crate::stale`]).
+                // What the stale rule reads ([`crate::stale`]), from the
+                // content (the decrypted image, when given).
                 let ts = self.ts;
-                if let Some(l) = ts.page(f.page_no).and_then(|p| Links::of(ts, &f, p)) {
+                let (content, held) = match self.content {
+                    Some((plain, _)) => (plain, plain.page_ref(f.page_no)),
+                    None => (ts, ts.page_ref(f.page_no)),
+                };
+                if let Some(l) = held.as_deref().and_then(|p| Links::of(content, &f, p)) {
                     s.links.push(l);
                 }
                 let zeros = &mut self.zeros;
@@ -525,11 +732,15 @@ impl Summary {
 
     /// Adds the pages the stale rule judges ([`crate::stale`]) to the bad
     /// pages, once the whole file's links are folded; a page already bad
-    /// keeps its own verdict. The links are dropped.
+    /// keeps its own verdict. The links are dropped unless asked to be
+    /// kept ([`SummaryAsks::keeping_links`]).
     fn judge_stale(&mut self, ts: &Tablespace<'_>) {
-        let links = std::mem::take(&mut self.links);
-        let mut stale = stale_by_links(ts, &links);
-        drop(links);
+        let mut stale = stale_by_links(ts, &self.links);
+        if self.keep_links {
+            self.kept_hits.extend_from_slice(&self.stale);
+        } else {
+            self.links = Vec::new();
+        }
         stale.append(&mut self.stale);
         if stale.is_empty() {
             return;
@@ -637,6 +848,58 @@ impl Summary {
         self.bad.extend(next.bad);
         self.links.extend(next.links);
         self.stale.extend(next.stale);
+        self.lsn_span = match (self.lsn_span, next.lsn_span) {
+            (Some(mut a), Some(b)) => {
+                a.oldest = a.oldest.min(b.oldest);
+                if b.newest > a.newest {
+                    a.newest = b.newest;
+                    a.newest_page = b.newest_page;
+                }
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
+        for (id, n) in next.space_ids {
+            bump_by(&mut self.space_ids, id, n);
+        }
+        let mut runs = next.transformed.into_iter();
+        if let Some((from, to, why)) = runs.next() {
+            match self.transformed.last_mut() {
+                Some((_, last, w)) if *w == why && last.0.checked_add(1) == Some(from.0) => {
+                    *last = to
+                }
+                _ => self.transformed.push((from, to, why)),
+            }
+            self.transformed.extend(runs);
+        }
+        for (m, n) in self.newer_than.iter_mut().zip(next.newer_than) {
+            m.pages = m.pages.saturating_add(n.pages);
+            m.newest = m.newest.max(n.newest);
+            let mut runs = n.runs.into_iter();
+            if let Some((first, last)) = runs.next() {
+                match m.runs.last_mut() {
+                    Some((_, l)) if l.0.checked_add(1) == Some(first.0) => *l = last,
+                    _ => m.runs.push((first, last)),
+                }
+                m.runs.extend(runs);
+            }
+        }
+    }
+
+    /// The sibling links of the B-tree pages that verify, in page order
+    /// ([`crate::stale::Links`]), when asked to be kept
+    /// ([`SummaryAsks::keeping_links`]); else empty.
+    pub fn links(&self) -> &[Links] {
+        &self.links
+    }
+
+    /// Each page that verifies and is newer than the extent descriptor
+    /// (or page 0's FSP_FREE_LIMIT) that calls it free, as the descriptor
+    /// page judged stale by it ([`crate::stale::stale_descriptor`]), in
+    /// page order of the newer page, when asked to be kept
+    /// ([`SummaryAsks::keeping_links`]); else empty.
+    pub fn descriptor_hits(&self) -> &[StalePage] {
+        &self.kept_hits
     }
 
     /// The algorithm most pages verify with.
@@ -763,4 +1026,20 @@ fn all_zero_after(ts: &Tablespace<'_>, from: u32) -> bool {
         n = next.max(n.saturating_add(1));
     }
     true
+}
+
+/// Whether a page that verifies but cannot be read is page_compressed
+/// (rather than encrypted).
+fn transformed_by_compression(page: &[u8], scheme: Scheme) -> bool {
+    let Some(h) = FilHeader::new(page) else {
+        return false;
+    };
+    let t = h.page_type();
+    match scheme {
+        Scheme::FullCrc32 => t.0 & PageType::FCRC32_COMPRESSED_MARKER != 0 && h.checksum() == 0,
+        _ => matches!(
+            t,
+            PageType::FIL_PAGE_COMPRESSED | PageType::FIL_PAGE_PAGE_COMPRESSED
+        ),
+    }
 }

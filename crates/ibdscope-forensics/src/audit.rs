@@ -3,7 +3,11 @@
 //!
 //! A copy taken by `cp`, rsync, a snapshot or a backup tool can be whole
 //! and consistent, or carry the marks of how it was taken. The audit reads
-//! every page once ([`ibdscope_core::space::page_facts`]), builds the
+//! every page once, in the pass that makes the space's one [`Summary`]
+//! (each page's verdict, the torn bound and the stale rule are the
+//! summary's, as every command gives them: [`ibdscope_core::verdict`],
+//! [`ibdscope_core::stale`]; the audit asks it for a few more facts, kept
+//! per run and per finding, never per page: [`SummaryAsks`]), builds the
 //! [`SpaceMap`] (extent descriptors, inodes, roots), and sorts what it
 //! finds into verdicts, from least to most severe ([`AuditVerdict`]):
 //!
@@ -26,7 +30,9 @@
 //! A page whose two copies differ is *torn* when the trailer could be the
 //! remnant of another write of the same page: the LSN it gives (with the
 //! header's high 32 bits, or one less for a wrap) is at most the newest LSN
-//! known (the file's newest page, or the redo log's end). Bytes overwritten
+//! of the pages that verify (the summary's bound, the same in every
+//! command; not the redo log's end, which the other commands do not
+//! know). Bytes overwritten
 //! at random give a trailer beyond anything written, and the page is
 //! *damaged*. A page whose checksum fails while both copies agree is
 //! *damaged*. ROW_FORMAT=COMPRESSED pages have no trailer, so a torn write
@@ -44,6 +50,10 @@
 //! page's (a page is freed in a mini-transaction that writes the descriptor
 //! page, so a freed page is never newer than its descriptor page). The
 //! evidence gives both pages' LSNs and the LSN range of all such pages.
+//! The links are those the summary's stale rule read
+//! ([`Summary::links`]), and a free page newer than its descriptor page is
+//! a hit of its extent descriptor rule ([`Summary::descriptor_hits`]): the
+//! older page of each pair is also the page verdict `stale`.
 //! Structure findings of the [`SpaceMap`] between pages that verify count
 //! here too; where the file also has damaged pages they are listed as
 //! possible consequences of that damage instead.
@@ -51,17 +61,17 @@
 //! Not covered: records inside a page (see [`ibdscope_core::btree`]), and the
 //! parent–child links of COMPACT trees (they need the table definition).
 
-use ibdscope_core::checksum::{Scheme, Unverifiable, Verdict};
+use ibdscope_core::checksum::Unverifiable;
 use ibdscope_core::extents::{Owner, SpaceMap, SpaceProblem};
-use ibdscope_core::fil::FilHeader;
 use ibdscope_core::flst::page_readable;
 use ibdscope_core::index::IndexHeader;
+use ibdscope_core::parallel::fold_pages;
 use ibdscope_core::space::{page_facts, PageProblem};
-use ibdscope_core::stale::{stale_by_links, stale_descriptor_at, Links};
-use ibdscope_core::verdict::trailer_lsn;
-use ibdscope_core::verdict::ZeroRule;
+use ibdscope_core::stale::Links;
+use ibdscope_core::summary::{SummaryAsks, SummaryFold};
+use ibdscope_core::verdict::{PageEvidence, PageVerdict};
 use ibdscope_core::FindingKind;
-use ibdscope_core::{Engine, IndexId, Lsn, PageNo, PageType, SpaceId, Tablespace, FIL_NULL};
+use ibdscope_core::{Engine, IndexId, Lsn, PageNo, SpaceId, Summary, Tablespace, FIL_NULL};
 use std::fmt;
 
 /// The verdict on one file, from least to most severe. A file's verdict is
@@ -134,29 +144,8 @@ impl fmt::Display for AuditVerdict {
     }
 }
 
-/// Which sibling link a link finding follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Link {
-    /// FIL_PAGE_NEXT.
-    Next,
-    /// FIL_PAGE_PREV.
-    Prev,
-}
-
-impl Link {
-    fn name(self) -> &'static str {
-        match self {
-            Link::Next => "FIL_PAGE_NEXT",
-            Link::Prev => "FIL_PAGE_PREV",
-        }
-    }
-    fn back(self) -> &'static str {
-        match self {
-            Link::Next => "FIL_PAGE_PREV",
-            Link::Prev => "FIL_PAGE_NEXT",
-        }
-    }
-}
+/// Which sibling link a link finding follows (the core's words).
+pub use ibdscope_core::stale::Link;
 
 /// Why a damaged page is not called torn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -540,22 +529,9 @@ pub struct Audit {
     pub newer_than_checkpoint: Option<NewerThanCheckpoint>,
 }
 
-/// A page with a checksum or LSN-pair problem, kept until the newest LSN
-/// is known.
-#[derive(Clone, Copy, Debug)]
-struct Bad {
-    page: PageNo,
-    lsn: Lsn,
-    pair: Option<(u32, u32)>,
-    checksum_ok: bool,
-    bad_size: bool,
-    /// Byte in the page of the problem that replaced the checksum one (a
-    /// page_compressed page that does not decompress), else 0.
-    at: u64,
-}
-
-/// Per-page state kept for the link checks (one small record per page
-/// with data: see [`Slims`]).
+/// What the link checks read of one page: its own sibling links, LSN,
+/// index and level, and what it is. Made when a page is asked about, from
+/// the summary's links or the page itself; nothing is kept per page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Slim {
     prev: u32,
@@ -564,6 +540,20 @@ struct Slim {
     index: u64,
     level: u16,
     state: State,
+}
+
+impl Slim {
+    /// An index page's record from the links the summary kept.
+    fn of_links(l: &Links) -> Slim {
+        Slim {
+            prev: l.prev,
+            next: l.next,
+            lsn: l.lsn,
+            index: l.index,
+            level: l.level,
+            state: State::Index,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -577,84 +567,8 @@ enum State {
     Empty,
     /// Damaged, torn or foreign.
     Suspect,
-    /// Encrypted or compressed: not read.
+    /// Encrypted or compressed, or a doublewrite copy: not read.
     Unreadable,
-}
-
-/// An all-zero page's record.
-const EMPTY_SLIM: Slim = Slim {
-    prev: 0,
-    next: 0,
-    lsn: 0,
-    index: 0,
-    level: 0,
-    state: State::Empty,
-};
-
-/// Pages per chunk of [`Slims`].
-const SLIM_CHUNK: usize = 4096;
-
-/// The per-page records, in chunks of [`SLIM_CHUNK`] pages; a chunk is
-/// allocated when one of its pages is not all zeros. So memory follows the
-/// pages that hold data, not the size the file claims (a sparse file of a
-/// terabyte with a few pages of data keeps a few chunks and one pointer per
-/// 4,096 pages).
-#[derive(Debug, Default)]
-struct Slims {
-    n: usize,
-    chunks: Vec<Option<Box<[Slim]>>>,
-}
-
-impl Slims {
-    fn new(n: usize) -> Slims {
-        let mut chunks = Vec::new();
-        chunks.resize_with(n.div_ceil(SLIM_CHUNK), || None);
-        Slims { n, chunks }
-    }
-    fn get(&self, k: usize) -> Option<&Slim> {
-        if k >= self.n {
-            return None;
-        }
-        match self.chunks.get(k / SLIM_CHUNK)? {
-            Some(c) => c.get(k % SLIM_CHUNK),
-            None => Some(&EMPTY_SLIM),
-        }
-    }
-    fn set(&mut self, k: usize, s: Slim) {
-        if k >= self.n {
-            return;
-        }
-        let Some(chunk) = self.chunks.get_mut(k / SLIM_CHUNK) else {
-            return;
-        };
-        if chunk.is_none() && s == EMPTY_SLIM {
-            return;
-        }
-        let c = chunk.get_or_insert_with(|| vec![EMPTY_SLIM; SLIM_CHUNK].into_boxed_slice());
-        if let Some(slot) = c.get_mut(k % SLIM_CHUNK) {
-            *slot = s;
-        }
-    }
-    fn update(&mut self, k: usize, f: impl FnOnce(&mut Slim)) {
-        if let Some(mut s) = self.get(k).copied() {
-            f(&mut s);
-            self.set(k, s);
-        }
-    }
-    /// The records of pages that are not all zeros, or may not be, with
-    /// their page numbers (all-zero pages of unallocated chunks skipped).
-    fn iter(&self) -> impl Iterator<Item = (usize, &Slim)> + '_ {
-        self.chunks
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| c.as_ref().map(|c| (i, c)))
-            .flat_map(move |(i, c)| {
-                c.iter()
-                    .enumerate()
-                    .map(move |(j, s)| (i.saturating_mul(SLIM_CHUNK).saturating_add(j), s))
-            })
-            .filter(move |(k, _)| *k < self.n)
-    }
 }
 
 impl Audit {
@@ -664,11 +578,28 @@ impl Audit {
         Self::with_options(ts, engine, AuditOptions::default())
     }
 
-    /// Audits `ts`. One pass over the pages, the space map (built on
-    /// `engine`), then the link checks over the per-page records the pass
-    /// kept. Never panics.
+    /// Audits `ts`. One pass over the pages makes the space's [`Summary`]
+    /// (every page's verdict, the torn bound, the stale rule, and what the
+    /// audit adds: the pages' LSN span and space ids, the pages newer than
+    /// the reference points, the sibling links kept) and, in the same
+    /// pass, finds the space map's roots ([`SpaceMap::build_folding`]);
+    /// the map's second pass follows, then the link checks over the links
+    /// the summary kept. Never panics.
     pub fn with_options(ts: &Tablespace<'_>, engine: &Engine<'_>, opts: AuditOptions) -> Audit {
-        Builder::new(ts, opts).run(engine)
+        let asks = audit_asks(opts, None);
+        let fold = || SummaryFold::with(ts, asks);
+        // The map is built when the structure may be checked (page 0 is
+        // then judged by the summary: a map of a page 0 the summary sets
+        // aside is dropped).
+        let (summary, map) = if wants_map(ts, opts) {
+            let (map, fold) = SpaceMap::build_folding(ts, engine, fold);
+            (fold.finish(), Some(map))
+        } else {
+            (fold_pages(ts, engine, fold).finish(), None)
+        };
+        let mut b = Builder::new(ts, ts, summary, opts);
+        b.map = map;
+        b.run(engine)
     }
 
     /// Audits `ts`, an encrypted space, with its decrypted image `plain`
@@ -678,7 +609,7 @@ impl Audit {
     /// whose stored bytes carry no checksum the server checks (outside
     /// full_crc32, a page_compressed encrypted page) is judged by its
     /// decrypted image; the content (index headers, the space map, the
-    /// links) is read from `plain`.
+    /// links) is read from `plain` ([`SummaryAsks::content`]).
     pub fn with_plain<'t>(
         ts: &'t Tablespace<'_>,
         plain: &'t Tablespace<'t>,
@@ -686,20 +617,43 @@ impl Audit {
         engine: &Engine<'_>,
         opts: AuditOptions,
     ) -> Audit {
-        let mut b = Builder::new(ts, opts);
-        if plain.page_size() == ts.page_size() && plain.n_pages() == ts.n_pages() {
-            b.content = plain;
-            b.not_decrypted = not_decrypted;
+        let same = plain.page_size() == ts.page_size() && plain.n_pages() == ts.n_pages();
+        if !same {
+            return Self::with_options(ts, engine, opts);
         }
-        b.run(engine)
+        let asks = audit_asks(opts, Some((plain, not_decrypted)));
+        let summary = fold_pages(ts, engine, || SummaryFold::with(ts, asks)).finish();
+        Builder::new(ts, plain, summary, opts).run(engine)
     }
+}
+
+/// What the audit asks of the summary ([`SummaryAsks`]): the links kept,
+/// the pages newer than the reference points, the decrypted content.
+fn audit_asks<'t>(
+    opts: AuditOptions,
+    content: Option<(&'t Tablespace<'t>, &'t [PageNo])>,
+) -> SummaryAsks<'t> {
+    let r = opts.reference;
+    let asks = SummaryAsks::default()
+        .keeping_links()
+        .newer_than([r.checkpoint, r.log_end]);
+    match content {
+        Some((plain, not_decrypted)) => asks.content(plain, not_decrypted),
+        None => asks,
+    }
+}
+
+/// Whether the structure of `ts` may be checked: asked for, not the
+/// system tablespace, page 0 usable (and, once the summary is made, not
+/// damaged or foreign: [`StructureCheck`]).
+fn wants_map(ts: &Tablespace<'_>, opts: AuditOptions) -> bool {
+    !opts.pages_only && ts.space_id().0 != 0 && ts.detection().page0_ok
 }
 
 impl Builder<'_, '_> {
     fn run(mut self, engine: &Engine<'_>) -> Audit {
         let b = &mut self;
-        b.scan(engine);
-        b.classify_bad();
+        b.pages();
         b.whole_file();
         b.structure(engine);
         b.links();
@@ -707,6 +661,704 @@ impl Builder<'_, '_> {
         b.stale();
         self.finish()
     }
+}
+struct Builder<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+    /// Where the pages' content is read: `ts`, or its decrypted image
+    /// ([`Audit::with_plain`]).
+    content: &'t Tablespace<'t>,
+    opts: AuditOptions,
+    n_pages: u32,
+    /// The one pass: every page's verdict.
+    summary: Summary,
+    /// Pages the audit sets aside beyond the summary's damaged and
+    /// foreign pages (page 0 when it cannot be used, or names another
+    /// space than the pages), sorted.
+    suspect: Vec<PageNo>,
+    space_id: SpaceId,
+    findings: Vec<AuditFinding>,
+    /// Zeroed pages (the summary's verdict), reported with the structure.
+    zeroed: Vec<PageNo>,
+    map: Option<SpaceMap>,
+    truncated: bool,
+    freed_with_records: u32,
+    structure: StructureCheck,
+}
+
+impl<'t, 'a> Builder<'t, 'a> {
+    fn new(
+        ts: &'t Tablespace<'a>,
+        content: &'t Tablespace<'t>,
+        summary: Summary,
+        opts: AuditOptions,
+    ) -> Self {
+        // The space id most pages that verify carry: page 0 may itself be
+        // the page from elsewhere.
+        let total = summary
+            .space_ids
+            .iter()
+            .map(|(_, c)| *c)
+            .fold(0, u32::saturating_add);
+        let space_id = match summary.space_ids.iter().max_by_key(|(_, c)| *c) {
+            Some(&(id, c)) if id != ts.space_id() && c.saturating_mul(2) > total => id,
+            _ => ts.space_id(),
+        };
+        Builder {
+            ts,
+            content,
+            opts,
+            n_pages: ts.n_pages(),
+            summary,
+            suspect: Vec::new(),
+            space_id,
+            findings: Vec::new(),
+            zeroed: Vec::new(),
+            map: None,
+            truncated: false,
+            freed_with_records: 0,
+            structure: StructureCheck::NotAsked,
+        }
+    }
+
+    fn page_offset(&self, n: PageNo, within: u64) -> u64 {
+        self.ts.file_offset(n).saturating_add(within)
+    }
+
+    /// The pages' own verdicts, as the summary gave them: the pages past
+    /// the redo log's end, then torn and corrupt pages, then foreign ones
+    /// (against the space id the pages agree on); zeroed and stale pages
+    /// are said with the structure and the links.
+    fn pages(&mut self) {
+        let ts = self.ts;
+        let fil_lsn = ibdscope_core::fil::FIL_PAGE_LSN as u64;
+        if let Some(end) = self.opts.reference.log_end {
+            let beyond = self.summary.newer_than.iter().find(|m| m.mark == end);
+            for &(first, last) in beyond.map_or(&[][..], |m| &m.runs[..]) {
+                for n in first.0..=last.0 {
+                    let Some(lsn) = ts
+                        .page(PageNo(n))
+                        .and_then(ibdscope_core::fil::FilHeader::new)
+                        .map(|h| h.lsn())
+                    else {
+                        continue;
+                    };
+                    self.findings.push(AuditFinding {
+                        page: Some(PageNo(n)),
+                        file_offset: self.page_offset(PageNo(n), fil_lsn),
+                        kind: AuditKind::BeyondRedoEnd { lsn, log_end: end },
+                    });
+                }
+            }
+        }
+        let mut foreign = Vec::new();
+        for b in &self.summary.bad {
+            let (j, f) = (&b.judgement, &b.facts);
+            let kind = match (j.verdict, j.evidence) {
+                (
+                    PageVerdict::Torn,
+                    PageEvidence::Torn {
+                        lsn,
+                        trailer_lsn,
+                        checksum_ok,
+                    },
+                ) => AuditKind::Torn {
+                    lsn,
+                    trailer_lsn,
+                    checksum_ok,
+                    zero_from: ts.page(f.page_no).and_then(zero_tail),
+                },
+                (
+                    PageVerdict::Corrupt,
+                    PageEvidence::TrailerBeyond {
+                        lsn,
+                        trailer_lsn,
+                        newest,
+                    },
+                ) => AuditKind::Damaged {
+                    lsn,
+                    why: NotTorn::TrailerBeyondNewest {
+                        trailer_lsn,
+                        newest: newest.unwrap_or(Lsn(0)),
+                    },
+                },
+                (PageVerdict::Corrupt, e) => AuditKind::Damaged {
+                    lsn: f.lsn,
+                    why: match (e, f.lsn_pair) {
+                        (PageEvidence::Problem(PageProblem::CompressedSize), _) => {
+                            NotTorn::CompressedSize
+                        }
+                        (_, Some(_)) => NotTorn::LsnCopiesAgree,
+                        (_, None) => NotTorn::NoTrailerLsn,
+                    },
+                },
+                (PageVerdict::Foreign, _) => {
+                    foreign.push((f.page_no, f.stored_page_no, f.space_id, j.file_offset));
+                    continue;
+                }
+                (PageVerdict::Zeroed, _) => {
+                    self.zeroed.push(f.page_no);
+                    continue;
+                }
+                _ => continue,
+            };
+            self.findings.push(AuditFinding {
+                page: Some(f.page_no),
+                file_offset: j.file_offset,
+                kind,
+            });
+        }
+        // Page 0 of another space than its pages: the pages are the space.
+        if self.space_id != ts.space_id() {
+            if let Some(f) = ts.page(PageNo(0)).and_then(|p| {
+                let f = page_facts(p, PageNo(0), ts.scheme());
+                matches!(f.verdict, ibdscope_core::Verdict::Valid(_)).then_some(f)
+            }) {
+                let at = ibdscope_core::fil::FIL_PAGE_SPACE_ID as u64;
+                foreign.insert(0, (PageNo(0), f.stored_page_no, f.space_id, at));
+            }
+        }
+        for (n, stored, space, at) in foreign {
+            let space_id = (space.0 != 0 && space != self.space_id).then_some(space);
+            let page_no = (stored != n).then_some(stored);
+            if space_id.is_none() && page_no.is_none() {
+                continue;
+            }
+            let at = if page_no.is_some() {
+                self.page_offset(n, ibdscope_core::fil::FIL_PAGE_OFFSET as u64)
+            } else {
+                at
+            };
+            self.findings.push(AuditFinding {
+                page: Some(n),
+                file_offset: at,
+                kind: AuditKind::Foreign {
+                    space_id,
+                    page_no,
+                    expected_space: self.space_id,
+                },
+            });
+            self.set_suspect(n);
+        }
+    }
+
+    fn set_suspect(&mut self, n: PageNo) {
+        if let Err(k) = self.suspect.binary_search(&n) {
+            self.suspect.insert(k, n);
+        }
+    }
+
+    /// Whether page `n` is damaged, torn or foreign (its summary verdict,
+    /// or set aside by the audit): not read for the links.
+    fn suspect(&self, n: PageNo) -> bool {
+        if self.suspect.binary_search(&n).is_ok() {
+            return true;
+        }
+        let Some(b) = self.summary.bad_page(n) else {
+            return false;
+        };
+        match b.judgement.verdict {
+            PageVerdict::Torn | PageVerdict::Corrupt => true,
+            // Foreign against the space the pages agree on.
+            PageVerdict::Foreign => {
+                let f = &b.facts;
+                f.stored_page_no != n || (f.space_id.0 != 0 && f.space_id != self.space_id)
+            }
+            _ => false,
+        }
+    }
+
+    fn whole_file(&mut self) {
+        let ts = self.ts;
+        // Said first: they change how every other finding reads.
+        let file: Vec<AuditFinding> = self
+            .summary
+            .file_findings
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.kind,
+                    FindingKind::PageSizeContradicted { .. }
+                        | FindingKind::ZeroedAfterPage0 { .. }
+                        | FindingKind::CryptData(_)
+                )
+            })
+            .map(|f| AuditFinding {
+                page: f.page,
+                file_offset: f.file_offset,
+                kind: AuditKind::File(f.kind),
+            })
+            .collect();
+        self.findings.splice(0..0, file);
+        if !ts.detection().page0_ok && !self.suspect(PageNo(0)) {
+            let empty = ts
+                .page(PageNo(0))
+                .is_some_and(|p| page_facts(p, PageNo(0), ts.scheme()).is_empty());
+            self.findings.push(AuditFinding {
+                page: Some(PageNo(0)),
+                file_offset: 0,
+                kind: AuditKind::Page0Unusable { empty },
+            });
+            self.set_suspect(PageNo(0));
+        }
+        if let Some(h) = ts.fsp_header() {
+            if h.space_id() != self.space_id && !self.suspect(PageNo(0)) && self.space_id.0 != 0 {
+                self.findings.push(AuditFinding {
+                    page: Some(PageNo(0)),
+                    file_offset: ibdscope_core::fsp::FSP_HEADER_OFFSET as u64,
+                    kind: AuditKind::FspSpaceId {
+                        fsp: h.space_id(),
+                        pages: self.space_id,
+                    },
+                });
+                self.set_suspect(PageNo(0));
+            }
+        }
+        for f in &self.summary.file_findings {
+            match f.kind {
+                FindingKind::TornTail { bytes } => {
+                    self.truncated = true;
+                    self.findings.push(AuditFinding {
+                        page: f.page,
+                        file_offset: f.file_offset,
+                        kind: AuditKind::TornTail { bytes },
+                    });
+                }
+                FindingKind::ShorterThanFspSize { fsp_size, pages } if !self.suspect(PageNo(0)) => {
+                    self.truncated = true;
+                    self.findings.push(AuditFinding {
+                        page: f.page,
+                        file_offset: f.file_offset,
+                        kind: AuditKind::ShorterThanFspSize { fsp_size, pages },
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether any page is damaged, torn or foreign.
+    fn damaged(&self) -> bool {
+        !self.suspect.is_empty()
+            || self
+                .summary
+                .bad
+                .iter()
+                .any(|b| self.suspect(b.facts.page_no))
+    }
+
+    /// The space map and its findings, sorted into evidence; the zeroed
+    /// pages (the summary's verdict) with their owner first.
+    fn structure(&mut self, engine: &Engine<'_>) {
+        let checked = if self.opts.pages_only {
+            StructureCheck::NotAsked
+        } else if self.ts.space_id().0 == 0 {
+            StructureCheck::SystemTablespace
+        } else if !self.ts.detection().page0_ok || self.suspect(PageNo(0)) {
+            StructureCheck::Page0Unusable
+        } else {
+            StructureCheck::Checked
+        };
+        self.structure = checked;
+        // The map built in the summary's pass, or built now.
+        let built = self.map.take();
+        if checked == StructureCheck::Checked {
+            self.map = Some(built.unwrap_or_else(|| SpaceMap::build(self.content, engine)));
+        }
+        for n in std::mem::take(&mut self.zeroed) {
+            let owner = self.owner(n.0).unwrap_or(Owner::Unaccounted);
+            self.findings.push(AuditFinding {
+                page: Some(n),
+                file_offset: self.ts.file_offset(n),
+                kind: AuditKind::ZeroFilled { owner },
+            });
+        }
+        let Some(map) = self.map.take() else {
+            return;
+        };
+        let damaged = self.damaged();
+        for f in &map.findings {
+            let kind = match f.kind {
+                FindingKind::Space(SpaceProblem::FreePageWithData { .. }) => {
+                    self.freed_with_records = self.freed_with_records.saturating_add(1);
+                    continue;
+                }
+                // The summary's verdict said it (`zeroed`), with its owner.
+                FindingKind::Space(SpaceProblem::EmptyPageInUse { .. })
+                    if f.page.is_some_and(|p| {
+                        self.summary
+                            .bad_page(p)
+                            .is_some_and(|b| b.judgement.verdict == PageVerdict::Zeroed)
+                    }) =>
+                {
+                    continue
+                }
+                FindingKind::Space(SpaceProblem::EmptyPageInUse { owner }) => {
+                    AuditKind::ZeroFilled { owner }
+                }
+                FindingKind::Space(SpaceProblem::PastFile { .. }) if self.truncated => continue,
+                _ if f.page.is_some_and(|p| self.suspect(p)) => continue,
+                _ if f.page.is_some_and(|p| p.0 >= self.n_pages) && self.truncated => continue,
+                k if damaged => AuditKind::StructureAfterDamage(k),
+                k => AuditKind::Structure(k),
+            };
+            self.findings.push(AuditFinding {
+                page: f.page,
+                file_offset: f.file_offset,
+                kind,
+            });
+        }
+        self.map = Some(map);
+    }
+
+    fn owner(&self, n: u32) -> Option<Owner> {
+        self.map
+            .as_ref()
+            .and_then(|m| m.owner(self.content, PageNo(n)))
+    }
+
+    fn in_use(&self, n: u32) -> bool {
+        !matches!(self.owner(n), Some(Owner::Free))
+    }
+
+    /// What the link checks read of page `n` (`None` past the file): the
+    /// summary's record of its links when it kept one, else read from the
+    /// page (a page the links name that has no sibling of its own, or is
+    /// no B-tree page: a few per file).
+    fn slim(&self, n: u32) -> Option<Slim> {
+        if n >= self.n_pages {
+            return None;
+        }
+        let suspect = |state| {
+            Some(Slim {
+                state,
+                ..Slim::default()
+            })
+        };
+        if self.suspect(PageNo(n)) {
+            return suspect(State::Suspect);
+        }
+        let links = self.summary.links();
+        if let Some(l) = links
+            .binary_search_by_key(&n, |l| l.page)
+            .ok()
+            .and_then(|k| links.get(k))
+        {
+            return Some(Slim::of_links(l));
+        }
+        if self.ts.in_doublewrite(PageNo(n)) {
+            return suspect(State::Unreadable);
+        }
+        if let Some(b) = self.summary.bad_page(PageNo(n)) {
+            // Zeroed, or judged stale: read below (a stale page verifies).
+            if b.judgement.verdict == PageVerdict::Zeroed {
+                return suspect(State::Empty);
+            }
+        }
+        let page = self.content.page(PageNo(n))?;
+        let f = page_facts(page, PageNo(n), self.content.scheme());
+        let mut s = Slim {
+            prev: f.prev.0,
+            next: f.next.0,
+            lsn: f.lsn.0,
+            ..Slim::default()
+        };
+        s.state = match f.verdict {
+            ibdscope_core::Verdict::Empty => State::Empty,
+            ibdscope_core::Verdict::Valid(_) if !page_readable(self.content, page) => {
+                State::Unreadable
+            }
+            ibdscope_core::Verdict::Valid(_) if f.page_type.is_index(self.ts.type_names()) => {
+                if let Some(h) = IndexHeader::new(page) {
+                    s.index = h.index_id().0;
+                    s.level = h.level();
+                }
+                State::Index
+            }
+            ibdscope_core::Verdict::Valid(_) => State::Other,
+            _ => State::Unreadable,
+        };
+        Some(s)
+    }
+
+    /// Sibling links between pages in use that verify, from the links the
+    /// summary kept. Needs the map: a freed page keeps its stale links and
+    /// must be left out.
+    fn links(&mut self) {
+        if self.map.is_none() {
+            return;
+        }
+        let mut out = Vec::new();
+        for l in self.summary.links() {
+            let a = l.page;
+            if self.suspect(PageNo(a)) || !self.in_use(a) {
+                continue;
+            }
+            let s = Slim::of_links(l);
+            for (link, to) in [(Link::Next, s.next), (Link::Prev, s.prev)] {
+                if to == FIL_NULL {
+                    continue;
+                }
+                let Some(t) = self.slim(to) else {
+                    if !self.truncated {
+                        out.push(AuditFinding {
+                            page: Some(PageNo(a)),
+                            file_offset: self.link_offset(a, link),
+                            kind: AuditKind::LinkPastFile {
+                                link,
+                                to: PageNo(to),
+                                lsn: Lsn(s.lsn),
+                            },
+                        });
+                    }
+                    continue;
+                };
+                match t.state {
+                    State::Suspect | State::Unreadable => continue,
+                    State::Empty if self.in_use(to) => continue,
+                    _ => {}
+                }
+                out.extend(self.link_finding(a, &s, link, to, &t));
+            }
+        }
+        self.findings.extend(out);
+    }
+
+    fn link_offset(&self, a: u32, link: Link) -> u64 {
+        let at = match link {
+            Link::Next => ibdscope_core::fil::FIL_PAGE_NEXT,
+            Link::Prev => ibdscope_core::fil::FIL_PAGE_PREV,
+        };
+        self.page_offset(PageNo(a), at as u64)
+    }
+
+    /// The finding for `a.link = to`, if the link is wrong.
+    fn link_finding(
+        &self,
+        a: u32,
+        s: &Slim,
+        link: Link,
+        to: u32,
+        t: &Slim,
+    ) -> Option<AuditFinding> {
+        let to_free = !self.in_use(to);
+        let file_offset = self.link_offset(a, link);
+        let same = t.state == State::Index && t.index == s.index && t.level == s.level;
+        if !same || to_free || to == a {
+            return Some(AuditFinding {
+                page: Some(PageNo(a)),
+                file_offset,
+                kind: AuditKind::LinkElsewhere {
+                    index: IndexId(s.index),
+                    level: s.level,
+                    link,
+                    to: PageNo(to),
+                    to_index: (t.state == State::Index).then_some((IndexId(t.index), t.level)),
+                    to_free,
+                    to_empty: t.state == State::Empty,
+                    lsn: Lsn(s.lsn),
+                    to_lsn: Lsn(t.lsn),
+                },
+            });
+        }
+        let back = match link {
+            Link::Next => t.prev,
+            Link::Prev => t.next,
+        };
+        (back != a).then_some(AuditFinding {
+            page: Some(PageNo(a)),
+            file_offset,
+            kind: AuditKind::LinkNotReturned {
+                index: IndexId(s.index),
+                level: s.level,
+                link,
+                to: PageNo(to),
+                back: PageNo(back),
+                lsn: Lsn(s.lsn),
+                to_lsn: Lsn(t.lsn),
+            },
+        })
+    }
+
+    /// The pages the summary judged stale ([`ibdscope_core::stale`]): the
+    /// older page of two that disagree, one finding per page at its
+    /// FIL_PAGE_LSN, as every command gives it.
+    fn stale(&mut self) {
+        let mut out = Vec::new();
+        for b in &self.summary.bad {
+            if b.judgement.verdict != PageVerdict::Stale || self.suspect(b.facts.page_no) {
+                continue;
+            }
+            let problem = b.findings.iter().find_map(|f| match f.kind {
+                FindingKind::Page(p @ PageProblem::Stale { .. }) => Some(p),
+                _ => None,
+            });
+            if let Some(p) = problem {
+                out.push(AuditFinding {
+                    page: Some(b.facts.page_no),
+                    file_offset: b.judgement.file_offset,
+                    kind: AuditKind::Stale(p),
+                });
+            }
+        }
+        self.findings.extend(out);
+    }
+
+    /// Free pages newer than the descriptor page that says they are free:
+    /// the hits of the summary's extent descriptor rule
+    /// ([`Summary::descriptor_hits`]) on pages the space map calls free.
+    fn free_newer_than_xdes(&mut self) {
+        let Some(map) = self.map.as_ref() else {
+            return;
+        };
+        let mut out = Vec::new();
+        for &(xdes, problem) in self.summary.descriptor_hits() {
+            let PageProblem::Stale { by, by_lsn, .. } = problem else {
+                continue;
+            };
+            if map.owner(self.content, by) != Some(Owner::Free) || self.suspect(xdes) {
+                continue;
+            }
+            let Some(xdes_lsn) = self
+                .ts
+                .page(xdes)
+                .and_then(ibdscope_core::fil::FilHeader::new)
+                .map(|h| h.lsn())
+            else {
+                continue;
+            };
+            out.push(AuditFinding {
+                page: Some(by),
+                file_offset: self.page_offset(by, ibdscope_core::fil::FIL_PAGE_LSN as u64),
+                kind: AuditKind::FreeNewerThanXdes {
+                    xdes_page: xdes,
+                    lsn: by_lsn,
+                    xdes_lsn,
+                },
+            });
+        }
+        self.findings.extend(out);
+    }
+
+    fn finish(self) -> Audit {
+        let s = &self.summary;
+        let zeroed = s
+            .bad
+            .iter()
+            .filter(|b| b.judgement.verdict == PageVerdict::Zeroed)
+            .count();
+        let zeroed = u32::try_from(zeroed).unwrap_or(u32::MAX);
+        // Pages whose checksum verifies but whose LSN copies differ: not
+        // verified.
+        let torn_valid = s
+            .bad
+            .iter()
+            .filter(|b| {
+                matches!(b.facts.verdict, ibdscope_core::Verdict::Valid(_))
+                    && b.facts.lsn_pair.is_some_and(|(h, t)| h != t)
+            })
+            .count();
+        let torn_valid = u32::try_from(torn_valid).unwrap_or(u32::MAX);
+        let unverified = unverified_runs(self.ts, s);
+        let mut verdict = self
+            .findings
+            .iter()
+            .map(AuditFinding::verdict)
+            .max()
+            .unwrap_or(AuditVerdict::Clean);
+        for r in &unverified {
+            verdict = verdict.max(unverified_verdict(r.why));
+        }
+        let newer_than_checkpoint = self.opts.reference.checkpoint.map(|ck| {
+            let m = s.newer_than.iter().find(|m| m.mark == ck);
+            NewerThanCheckpoint {
+                pages: m.map_or(0, |m| m.pages),
+                runs: m.map_or_else(Vec::new, |m| {
+                    m.runs
+                        .iter()
+                        .map(|&(first, last)| PageRun { first, last })
+                        .collect()
+                }),
+                newest: m.and_then(|m| m.newest),
+            }
+        });
+        let doublewrite = self.ts.doublewrite().map(|(b1, b2, len)| {
+            let run = |first: u32| PageRun {
+                first: PageNo(first),
+                last: PageNo(first.saturating_add(len.saturating_sub(1))),
+            };
+            [run(b1), run(b2)]
+        });
+        Audit {
+            verdict,
+            pages: self.n_pages,
+            space_id: self.space_id,
+            verified: s.valid().saturating_add(zeroed).saturating_sub(torn_valid),
+            empty: s.empty.saturating_add(zeroed),
+            lsn_range: s.lsn_span.map(|x| (x.oldest, x.newest)),
+            newest: s.lsn_span.map(|x| (x.newest_page, x.newest)),
+            findings: self.findings,
+            unverified,
+            freed_with_records: self.freed_with_records,
+            structure: self.structure,
+            doublewrite,
+            doublewrite_not_verifying: s.doublewrite_not_verifying,
+            newer_than_checkpoint,
+        }
+    }
+}
+
+/// The pages that cannot be verified (the summary's unverifiable pages,
+/// the doublewrite buffer's slots aside) and those that verify but whose
+/// content cannot be read, as runs in page order.
+fn unverified_runs(ts: &Tablespace<'_>, s: &Summary) -> Vec<UnverifiedRun> {
+    let mut runs: Vec<UnverifiedRun> = Vec::new();
+    let mut add =
+        |first: PageNo, last: PageNo, why: Unverifiable, checksum_verified: bool| match runs
+            .last_mut()
+        {
+            Some(r)
+                if r.why == why
+                    && r.checksum_verified == checksum_verified
+                    && r.last.0.checked_add(1) == Some(first.0) =>
+            {
+                r.last = last
+            }
+            _ => runs.push(UnverifiedRun {
+                first,
+                last,
+                why,
+                checksum_verified,
+            }),
+        };
+    let mut pages = s
+        .unverifiable
+        .iter()
+        .filter(|(n, _)| !ts.in_doublewrite(*n))
+        .peekable();
+    let mut transformed = s.transformed.iter().peekable();
+    loop {
+        let p = pages.peek().map(|(n, _)| *n);
+        let t = transformed.peek().map(|r| r.0);
+        match (p, t) {
+            (Some(p), Some(t)) if p < t => {
+                if let Some(&(n, why)) = pages.next() {
+                    add(n, n, why, false);
+                }
+            }
+            (Some(_), None) => {
+                if let Some(&(n, why)) = pages.next() {
+                    add(n, n, why, false);
+                }
+            }
+            (_, Some(_)) => {
+                if let Some(&(first, last, why)) = transformed.next() {
+                    add(first, last, why, true);
+                }
+            }
+            (None, None) => break,
+        }
+    }
+    runs
 }
 
 impl Audit {
@@ -777,788 +1429,6 @@ fn unverified_verdict(w: Unverifiable) -> AuditVerdict {
     }
 }
 
-struct Builder<'t, 'a> {
-    ts: &'t Tablespace<'a>,
-    /// Where the pages' content is read: `ts`, or its decrypted image
-    /// ([`Audit::with_plain`]).
-    content: &'t Tablespace<'t>,
-    /// With a decrypted image: the pages that did not decrypt.
-    not_decrypted: &'t [PageNo],
-    opts: AuditOptions,
-    n_pages: u32,
-    slim: Slims,
-    /// Pages with checksum or LSN-pair problems.
-    bad: Vec<Bad>,
-    /// Pages that verify but name another place: (page, stored page no,
-    /// stored space id, has space id).
-    misplaced: Vec<(PageNo, PageNo, SpaceId)>,
-    /// Space ids of pages that verify: (id, count).
-    space_votes: Vec<(u32, u32)>,
-    space_id: SpaceId,
-    verified: u32,
-    empty: u32,
-    lsn_range: Option<(Lsn, Lsn)>,
-    newest: Option<(PageNo, Lsn)>,
-    findings: Vec<AuditFinding>,
-    unverified: Vec<UnverifiedRun>,
-    newer: Option<NewerThanCheckpoint>,
-    map: Option<SpaceMap>,
-    truncated: bool,
-    freed_with_records: u32,
-    structure: StructureCheck,
-    doublewrite: Option<[PageRun; 2]>,
-    doublewrite_not_verifying: u32,
-}
-
-/// `FSP_TRX_SYS_PAGE_NO`.
-const TRX_SYS_PAGE_NO: u32 = 5;
-/// `TRX_SYS_DOUBLEWRITE` counted from the page end (`UNIV_PAGE_SIZE - 200`).
-const TRX_SYS_DOUBLEWRITE_FROM_END: usize = 200;
-/// `TRX_SYS_DOUBLEWRITE_MAGIC_N`.
-const TRX_SYS_DOUBLEWRITE_MAGIC_N: u32 = 536_853_855;
-
-/// The doublewrite blocks named on the TRX_SYS page of a system
-/// tablespace (trx0sys.h: magic at +10, block 1 at +14, block 2 at +18,
-/// each `FSP_EXTENT_SIZE` pages).
-fn doublewrite_blocks(ts: &Tablespace<'_>) -> Option<[PageRun; 2]> {
-    if ts.space_id().0 != 0 {
-        return None;
-    }
-    let page = ts.page(PageNo(TRX_SYS_PAGE_NO))?;
-    if !ibdscope_core::space::verify_page(page, ts.scheme()).is_ok() {
-        return None;
-    }
-    let at = page.len().checked_sub(TRX_SYS_DOUBLEWRITE_FROM_END)?;
-    let word = |o: usize| ibdscope_prims::bytes::be_u32(page, at.checked_add(o)?);
-    if word(10)? != TRX_SYS_DOUBLEWRITE_MAGIC_N {
-        return None;
-    }
-    let extent = ts.format().extent_size();
-    let run = |first: u32| PageRun {
-        first: PageNo(first),
-        last: PageNo(first.saturating_add(extent.saturating_sub(1))),
-    };
-    Some([run(word(14)?), run(word(18)?)])
-}
-
-impl<'t, 'a> Builder<'t, 'a> {
-    fn new(ts: &'t Tablespace<'a>, opts: AuditOptions) -> Self {
-        Builder {
-            ts,
-            content: ts,
-            not_decrypted: &[],
-            opts,
-            n_pages: ts.n_pages(),
-            slim: Slims::default(),
-            bad: Vec::new(),
-            misplaced: Vec::new(),
-            space_votes: Vec::new(),
-            space_id: ts.space_id(),
-            verified: 0,
-            empty: 0,
-            lsn_range: None,
-            newest: None,
-            findings: Vec::new(),
-            unverified: Vec::new(),
-            newer: opts
-                .reference
-                .checkpoint
-                .map(|_| NewerThanCheckpoint::default()),
-            map: None,
-            truncated: false,
-            freed_with_records: 0,
-            structure: StructureCheck::NotAsked,
-            doublewrite: doublewrite_blocks(ts),
-            doublewrite_not_verifying: 0,
-        }
-    }
-
-    fn page_offset(&self, n: PageNo, within: u64) -> u64 {
-        self.ts.file_offset(n).saturating_add(within)
-    }
-
-    /// The one pass: facts, per-page records, unverified runs, votes; its
-    /// progress told to `engine`'s hook.
-    fn scan(&mut self, engine: &Engine<'_>) {
-        let ts = self.ts;
-        let scheme = ts.scheme();
-        let names = ts.type_names();
-        self.slim = Slims::new(self.n_pages as usize);
-        let dblwr = self.doublewrite;
-        let in_dblwr =
-            |n: PageNo| dblwr.is_some_and(|d| d.iter().any(|r| r.first <= n && n <= r.last));
-        // Pages judged as `check` judges them: page_compressed pages
-        // outside full_crc32 after decompression.
-        let mut judge = ibdscope_core::summary::Judge::default();
-        // With a decrypted image (`Audit::with_plain`).
-        let content = self.content;
-        let keyed = !std::ptr::eq(content, ts);
-        // The holes of a sparse file: all zeros, never read, counted a
-        // run at a time (a doublewrite page among them is a copy, below).
-        for (first, count) in ts.zero_runs() {
-            let end = first.0.saturating_add(count);
-            let mut zeros = count;
-            for r in dblwr.iter().flatten() {
-                for k in r.first.0.max(first.0)..r.last.0.saturating_add(1).min(end) {
-                    zeros = zeros.saturating_sub(1);
-                    self.slim
-                        .update(k as usize, |s| s.state = State::Unreadable);
-                }
-            }
-            self.empty = self.empty.saturating_add(zeros);
-            self.verified = self.verified.saturating_add(zeros);
-        }
-        let total = u64::from(self.n_pages);
-        for (n, page) in ts.data_pages() {
-            if n.0 % 4096 == 0 {
-                engine.progress(u64::from(n.0), total);
-            }
-            if in_dblwr(n) {
-                // A copy of another page; its own place is judged there.
-                // Counted by the copy's own verdict, as `check` counts it;
-                // a copy that does not verify (a torn copy is what the
-                // buffer is for) is no finding on this file.
-                match ts.doublewrite_copy(page_facts(page, n, scheme)).verdict {
-                    Verdict::Empty => {
-                        self.empty = self.empty.saturating_add(1);
-                        self.verified = self.verified.saturating_add(1);
-                    }
-                    Verdict::Valid(_) => self.verified = self.verified.saturating_add(1),
-                    _ => {
-                        self.doublewrite_not_verifying =
-                            self.doublewrite_not_verifying.saturating_add(1)
-                    }
-                }
-                self.slim
-                    .update(n.0 as usize, |s| s.state = State::Unreadable);
-                continue;
-            }
-            let (mut f, instead) = judge.judge(ts, page_facts(page, n, scheme));
-            let at = match (instead, f.verdict) {
-                (Some(p), _) => ibdscope_core::verdict::problem_offset(ts, p),
-                (None, Verdict::BadCompressedSize) => ibdscope_core::verdict::problem_offset(
-                    ts,
-                    ibdscope_core::space::PageProblem::CompressedSize,
-                ),
-                _ => 0,
-            };
-            // The content: the page as stored, or its decrypted image.
-            let cpage = content.page(n).unwrap_or(page);
-            if self.not_decrypted.binary_search(&n).is_ok() && f.verdict.is_ok() {
-                // Its stored checksum holds but it does not decrypt (or
-                // decompress after decrypting): damaged, as the server
-                // refuses it.
-                f.verdict = Verdict::Mismatch;
-            } else if f.verdict == Verdict::Unverifiable(Unverifiable::Encrypted) && keyed {
-                // No checksum of the stored bytes: its decrypted image's.
-                f.verdict = match ibdscope_core::space::verify_page(cpage, scheme) {
-                    v @ (Verdict::Valid(_) | Verdict::Empty) => v,
-                    _ => Verdict::Mismatch,
-                };
-            }
-            if keyed {
-                // The decrypted image restores the original page type.
-                if let Some(h) = ibdscope_core::fil::FilHeader::new(cpage) {
-                    f.page_type = h.page_type();
-                }
-            }
-            let readable = page_readable(content, cpage);
-            let mut s = Slim {
-                prev: f.prev.0,
-                next: f.next.0,
-                lsn: f.lsn.0,
-                ..Slim::default()
-            };
-            let lsn_bad = f.lsn_pair.is_some_and(|(h, t)| h != t) && !f.is_empty();
-            match f.verdict {
-                Verdict::Empty => {
-                    self.empty = self.empty.saturating_add(1);
-                    self.verified = self.verified.saturating_add(1);
-                    s.state = State::Empty;
-                }
-                Verdict::Valid(_) if !lsn_bad => {
-                    self.verified = self.verified.saturating_add(1);
-                    s.state = if !readable {
-                        let why = if transformed_by_compression(page, scheme) {
-                            Unverifiable::PageCompressed
-                        } else {
-                            Unverifiable::Encrypted
-                        };
-                        self.unverified_page(n, why, true);
-                        State::Unreadable
-                    } else if f.page_type.is_index(names) {
-                        if let Some(h) = IndexHeader::new(cpage) {
-                            s.index = h.index_id().0;
-                            s.level = h.level();
-                        }
-                        State::Index
-                    } else {
-                        State::Other
-                    };
-                    if f.has_space_id && f.space_id.0 != 0 {
-                        vote(&mut self.space_votes, f.space_id.0);
-                    }
-                    // Page 0 is kept as a candidate: the other pages may
-                    // outvote its space id.
-                    if n.0 == 0
-                        || f.stored_page_no != n
-                        || (f.has_space_id && f.space_id.0 != 0 && f.space_id != ts.space_id())
-                    {
-                        self.misplaced.push((n, f.stored_page_no, f.space_id));
-                    }
-                    self.saw_lsn(n, f.lsn);
-                }
-                Verdict::Valid(_) => {
-                    self.bad.push(Bad {
-                        page: n,
-                        lsn: f.lsn,
-                        pair: f.lsn_pair,
-                        checksum_ok: true,
-                        bad_size: false,
-                        at,
-                    });
-                    s.state = State::Suspect;
-                }
-                Verdict::Unverifiable(why) => {
-                    self.unverified_page(n, why, false);
-                    s.state = State::Unreadable;
-                    // The FIL header of an encrypted or page-compressed
-                    // page stays plain: its place can still be checked.
-                    if f.stored_page_no != n
-                        || (f.has_space_id && f.space_id.0 != 0 && f.space_id != ts.space_id())
-                    {
-                        self.misplaced.push((n, f.stored_page_no, f.space_id));
-                    }
-                }
-                Verdict::BadCompressedSize => {
-                    self.bad.push(Bad {
-                        page: n,
-                        lsn: f.lsn,
-                        pair: None,
-                        checksum_ok: false,
-                        bad_size: true,
-                        at,
-                    });
-                    s.state = State::Suspect;
-                }
-                // Verdict::Mismatch, and any verdict this audit does not
-                // know: the page does not verify.
-                _ => {
-                    self.bad.push(Bad {
-                        page: n,
-                        lsn: f.lsn,
-                        pair: f.lsn_pair,
-                        checksum_ok: false,
-                        bad_size: false,
-                        at,
-                    });
-                    s.state = State::Suspect;
-                }
-            }
-            self.slim.set(n.0 as usize, s);
-        }
-        // The space id most pages that verify carry: page 0 may itself be
-        // the page from elsewhere.
-        let total: u32 = self
-            .space_votes
-            .iter()
-            .map(|(_, c)| *c)
-            .fold(0, u32::saturating_add);
-        if let Some(&(id, c)) = self.space_votes.iter().max_by_key(|(_, c)| *c) {
-            if id != ts.space_id().0 && c.saturating_mul(2) > total {
-                self.space_id = SpaceId(id);
-            }
-        }
-    }
-
-    fn saw_lsn(&mut self, n: PageNo, lsn: Lsn) {
-        if lsn.0 == 0 {
-            return;
-        }
-        self.lsn_range = Some(match self.lsn_range {
-            None => (lsn, lsn),
-            Some((lo, hi)) => (lo.min(lsn), hi.max(lsn)),
-        });
-        if self.newest.is_none_or(|(_, l)| lsn > l) {
-            self.newest = Some((n, lsn));
-        }
-        if let (Some(ckpt), Some(newer)) = (self.opts.reference.checkpoint, self.newer.as_mut()) {
-            if lsn > ckpt {
-                newer.pages = newer.pages.saturating_add(1);
-                newer.newest = Some(newer.newest.map_or(lsn, |x| x.max(lsn)));
-                push_run(&mut newer.runs, n);
-            }
-        }
-        if let Some(end) = self.opts.reference.log_end {
-            if lsn > end {
-                self.findings.push(AuditFinding {
-                    page: Some(n),
-                    file_offset: self.page_offset(n, ibdscope_core::fil::FIL_PAGE_LSN as u64),
-                    kind: AuditKind::BeyondRedoEnd { lsn, log_end: end },
-                });
-            }
-        }
-    }
-
-    fn unverified_page(&mut self, n: PageNo, why: Unverifiable, checksum_verified: bool) {
-        match self.unverified.last_mut() {
-            Some(r)
-                if r.why == why
-                    && r.checksum_verified == checksum_verified
-                    && r.last.0.checked_add(1) == Some(n.0) =>
-            {
-                r.last = n
-            }
-            _ => self.unverified.push(UnverifiedRun {
-                first: n,
-                last: n,
-                why,
-                checksum_verified,
-            }),
-        }
-    }
-
-    /// Torn or damaged, once the newest LSN is known; then foreign pages.
-    /// The rule is the one every command speaks through
-    /// ([`ibdscope_core::verdict`]): torn only when the trailer's LSN is at
-    /// most the newest LSN of the pages that verify (never the damaged
-    /// page's own, nor the redo log's end, which the file's other
-    /// commands do not know).
-    fn classify_bad(&mut self) {
-        let newest = self.lsn_range.map(|(_, hi)| hi);
-        let trailer_at = ibdscope_core::verdict::problem_offset(
-            self.ts,
-            ibdscope_core::space::PageProblem::LsnMismatch {
-                header: 0,
-                trailer: 0,
-            },
-        );
-        let bad = std::mem::take(&mut self.bad);
-        for Bad {
-            page: n,
-            lsn,
-            pair,
-            checksum_ok,
-            bad_size,
-            at,
-        } in bad
-        {
-            let page = self.ts.page(n).unwrap_or(&[]);
-            let kind = if bad_size {
-                AuditKind::Damaged {
-                    lsn,
-                    why: NotTorn::CompressedSize,
-                }
-            } else {
-                match pair {
-                    Some((h, t)) if h != t => {
-                        let limit = newest.unwrap_or(Lsn(0));
-                        let trailer_lsn = newest.and_then(|n| trailer_lsn(lsn, t, n));
-                        match trailer_lsn {
-                            Some(trailer_lsn) => AuditKind::Torn {
-                                lsn,
-                                trailer_lsn,
-                                checksum_ok,
-                                zero_from: zero_tail(page),
-                            },
-                            None => AuditKind::Damaged {
-                                lsn,
-                                why: NotTorn::TrailerBeyondNewest {
-                                    trailer_lsn: Lsn((lsn.0 & 0xFFFF_FFFF_0000_0000) | u64::from(t)),
-                                    newest: limit,
-                                },
-                            },
-                        }
-                    }
-                    Some(_) => AuditKind::Damaged {
-                        lsn,
-                        why: NotTorn::LsnCopiesAgree,
-                    },
-                    None => AuditKind::Damaged {
-                        lsn,
-                        why: NotTorn::NoTrailerLsn,
-                    },
-                }
-            };
-            let at = match kind {
-                AuditKind::Torn { .. }
-                | AuditKind::Damaged {
-                    why: NotTorn::TrailerBeyondNewest { .. },
-                    ..
-                } => trailer_at,
-                _ => at,
-            };
-            self.findings.push(AuditFinding {
-                page: Some(n),
-                file_offset: self.page_offset(n, at),
-                kind,
-            });
-        }
-        let misplaced = std::mem::take(&mut self.misplaced);
-        for (n, stored, space) in misplaced {
-            let space_id = (space.0 != 0 && space != self.space_id).then_some(space);
-            let page_no = (stored != n).then_some(stored);
-            if space_id.is_none() && page_no.is_none() {
-                continue;
-            }
-            let at = if page_no.is_some() {
-                ibdscope_core::fil::FIL_PAGE_OFFSET
-            } else {
-                ibdscope_core::fil::FIL_PAGE_SPACE_ID
-            };
-            self.findings.push(AuditFinding {
-                page: Some(n),
-                file_offset: self.page_offset(n, at as u64),
-                kind: AuditKind::Foreign {
-                    space_id,
-                    page_no,
-                    expected_space: self.space_id,
-                },
-            });
-            self.slim.update(n.0 as usize, |s| s.state = State::Suspect);
-        }
-    }
-
-    fn whole_file(&mut self) {
-        let ts = self.ts;
-        // Said first: they change how every other finding reads.
-        for f in ibdscope_core::summary::file_findings(ts).into_iter().rev() {
-            if matches!(
-                f.kind,
-                FindingKind::PageSizeContradicted { .. }
-                    | FindingKind::ZeroedAfterPage0 { .. }
-                    | FindingKind::CryptData(_)
-            ) {
-                self.findings.insert(
-                    0,
-                    AuditFinding {
-                        page: f.page,
-                        file_offset: f.file_offset,
-                        kind: AuditKind::File(f.kind),
-                    },
-                );
-            }
-        }
-        if !ts.detection().page0_ok && !self.suspect(PageNo(0)) {
-            self.findings.push(AuditFinding {
-                page: Some(PageNo(0)),
-                file_offset: 0,
-                kind: AuditKind::Page0Unusable {
-                    empty: self.state(0) == Some(State::Empty),
-                },
-            });
-            self.slim.update(0, |s| s.state = State::Suspect);
-        }
-        if let Some(h) = ts.fsp_header() {
-            if h.space_id() != self.space_id && !self.suspect(PageNo(0)) && self.space_id.0 != 0 {
-                self.findings.push(AuditFinding {
-                    page: Some(PageNo(0)),
-                    file_offset: ibdscope_core::fsp::FSP_HEADER_OFFSET as u64,
-                    kind: AuditKind::FspSpaceId {
-                        fsp: h.space_id(),
-                        pages: self.space_id,
-                    },
-                });
-                self.slim.update(0, |s| s.state = State::Suspect);
-            }
-        }
-        let (tail, at) = ts.tail();
-        if tail > 0 {
-            self.truncated = true;
-            self.findings.push(AuditFinding {
-                page: Some(PageNo(self.n_pages)),
-                file_offset: at,
-                kind: AuditKind::TornTail { bytes: tail },
-            });
-        }
-        if let Some(h) = ts.fsp_header() {
-            if h.size() > self.n_pages && !self.suspect(PageNo(0)) {
-                self.truncated = true;
-                self.findings.push(AuditFinding {
-                    page: None,
-                    file_offset: ts.file_offset(PageNo(self.n_pages)),
-                    kind: AuditKind::ShorterThanFspSize {
-                        fsp_size: h.size(),
-                        pages: self.n_pages,
-                    },
-                });
-            }
-        }
-    }
-
-    fn state(&self, n: u32) -> Option<State> {
-        self.slim.get(n as usize).map(|s| s.state)
-    }
-
-    fn suspect(&self, n: PageNo) -> bool {
-        self.state(n.0) == Some(State::Suspect)
-    }
-
-    /// The space map and its findings, sorted into evidence.
-    fn structure(&mut self, engine: &Engine<'_>) {
-        if self.opts.pages_only {
-            return;
-        }
-        if self.ts.space_id().0 == 0 {
-            self.structure = StructureCheck::SystemTablespace;
-            return;
-        }
-        if !self.ts.detection().page0_ok || self.suspect(PageNo(0)) {
-            self.structure = StructureCheck::Page0Unusable;
-            return;
-        }
-        self.structure = StructureCheck::Checked;
-        let map = SpaceMap::build(self.content, engine);
-        let damaged = self.slim.iter().any(|(_, s)| s.state == State::Suspect);
-        for f in &map.findings {
-            let kind = match f.kind {
-                FindingKind::Space(SpaceProblem::FreePageWithData { .. }) => {
-                    self.freed_with_records = self.freed_with_records.saturating_add(1);
-                    continue;
-                }
-                FindingKind::Space(SpaceProblem::EmptyPageInUse { owner }) => {
-                    AuditKind::ZeroFilled { owner }
-                }
-                FindingKind::Space(SpaceProblem::PastFile { .. }) if self.truncated => continue,
-                _ if f.page.is_some_and(|p| self.suspect(p)) => continue,
-                _ if f.page.is_some_and(|p| p.0 >= self.n_pages) && self.truncated => continue,
-                k if damaged => AuditKind::StructureAfterDamage(k),
-                k => AuditKind::Structure(k),
-            };
-            self.findings.push(AuditFinding {
-                page: f.page,
-                file_offset: f.file_offset,
-                kind,
-            });
-        }
-        self.map = Some(map);
-    }
-
-    fn owner(&self, n: u32) -> Option<Owner> {
-        self.map
-            .as_ref()
-            .and_then(|m| m.owner(self.content, PageNo(n)))
-    }
-
-    fn in_use(&self, n: u32) -> bool {
-        !matches!(self.owner(n), Some(Owner::Free))
-    }
-
-    /// Sibling links between pages in use that verify. Needs the map: a
-    /// freed page keeps its stale links and must be left out.
-    fn links(&mut self) {
-        if self.map.is_none() {
-            return;
-        }
-        let mut out = Vec::new();
-        for (a, s) in self.slim.iter() {
-            let Ok(a) = u32::try_from(a) else { break };
-            if s.state != State::Index || !self.in_use(a) {
-                continue;
-            }
-            for (link, to) in [(Link::Next, s.next), (Link::Prev, s.prev)] {
-                if to == FIL_NULL {
-                    continue;
-                }
-                let Some(t) = self.slim.get(to as usize) else {
-                    if !self.truncated {
-                        out.push(AuditFinding {
-                            page: Some(PageNo(a)),
-                            file_offset: self.link_offset(a, link),
-                            kind: AuditKind::LinkPastFile {
-                                link,
-                                to: PageNo(to),
-                                lsn: Lsn(s.lsn),
-                            },
-                        });
-                    }
-                    continue;
-                };
-                match t.state {
-                    State::Suspect | State::Unreadable => continue,
-                    State::Empty if self.in_use(to) => continue,
-                    _ => {}
-                }
-                out.extend(self.link_finding(a, s, link, to, t));
-            }
-        }
-        self.findings.extend(out);
-    }
-
-    fn link_offset(&self, a: u32, link: Link) -> u64 {
-        let at = match link {
-            Link::Next => ibdscope_core::fil::FIL_PAGE_NEXT,
-            Link::Prev => ibdscope_core::fil::FIL_PAGE_PREV,
-        };
-        self.page_offset(PageNo(a), at as u64)
-    }
-
-    /// The finding for `a.link = to`, if the link is wrong.
-    fn link_finding(
-        &self,
-        a: u32,
-        s: &Slim,
-        link: Link,
-        to: u32,
-        t: &Slim,
-    ) -> Option<AuditFinding> {
-        let to_free = !self.in_use(to);
-        let file_offset = self.link_offset(a, link);
-        let same = t.state == State::Index && t.index == s.index && t.level == s.level;
-        if !same || to_free || to == a {
-            return Some(AuditFinding {
-                page: Some(PageNo(a)),
-                file_offset,
-                kind: AuditKind::LinkElsewhere {
-                    index: IndexId(s.index),
-                    level: s.level,
-                    link,
-                    to: PageNo(to),
-                    to_index: (t.state == State::Index).then_some((IndexId(t.index), t.level)),
-                    to_free,
-                    to_empty: t.state == State::Empty,
-                    lsn: Lsn(s.lsn),
-                    to_lsn: Lsn(t.lsn),
-                },
-            });
-        }
-        let back = match link {
-            Link::Next => t.prev,
-            Link::Prev => t.next,
-        };
-        (back != a).then_some(AuditFinding {
-            page: Some(PageNo(a)),
-            file_offset,
-            kind: AuditKind::LinkNotReturned {
-                index: IndexId(s.index),
-                level: s.level,
-                link,
-                to: PageNo(to),
-                back: PageNo(back),
-                lsn: Lsn(s.lsn),
-                to_lsn: Lsn(t.lsn),
-            },
-        })
-    }
-
-    /// The pages the stale rule judges ([`ibdscope_core::stale`]), from
-    /// the same per-page records: the older page of two that disagree,
-    /// one finding per page at its FIL_PAGE_LSN, as every command gives it.
-    fn stale(&mut self) {
-        let ts = self.ts;
-        let links: Vec<Links> = self
-            .slim
-            .iter()
-            .filter(|(_, s)| s.state == State::Index)
-            .filter_map(|(n, s)| {
-                Some(Links {
-                    page: u32::try_from(n).ok()?,
-                    prev: s.prev,
-                    next: s.next,
-                    lsn: s.lsn,
-                    index: s.index,
-                    level: s.level,
-                })
-            })
-            .collect();
-        let mut stale = stale_by_links(ts, &links);
-        drop(links);
-        let mut rule = ZeroRule::default();
-        for (n, s) in self.slim.iter() {
-            if !matches!(s.state, State::Index | State::Other) {
-                continue;
-            }
-            let Ok(n) = u32::try_from(n) else { break };
-            stale.extend(stale_descriptor_at(ts, PageNo(n), Lsn(s.lsn), |x| {
-                rule.xdes_verifies(ts, x)
-            }));
-        }
-        stale.sort_by_key(|(n, _)| *n);
-        stale.dedup_by_key(|(n, _)| *n);
-        for (n, problem) in stale {
-            if self.suspect(n) {
-                continue;
-            }
-            self.findings.push(AuditFinding {
-                page: Some(n),
-                file_offset: self.page_offset(n, ibdscope_core::fil::FIL_PAGE_LSN as u64),
-                kind: AuditKind::Stale(problem),
-            });
-        }
-    }
-
-    /// Free pages newer than the descriptor page that says they are free.
-    fn free_newer_than_xdes(&mut self) {
-        let Some(map) = self.map.as_ref() else {
-            return;
-        };
-        let physical = self.ts.page_size();
-        let free_limit = self.ts.fsp_header().map_or(u32::MAX, |h| h.free_limit());
-        let mut out = Vec::new();
-        for (n, s) in self.slim.iter() {
-            let Ok(n) = u32::try_from(n) else { break };
-            if !matches!(s.state, State::Index | State::Other) || s.lsn == 0 {
-                continue;
-            }
-            if map.owner(self.content, PageNo(n)) != Some(Owner::Free) {
-                continue;
-            }
-            let xdes = if n >= free_limit {
-                0
-            } else {
-                n.checked_rem(physical).map_or(0, |w| n.saturating_sub(w))
-            };
-            let Some(x) = self.slim.get(xdes as usize) else {
-                continue;
-            };
-            if !matches!(x.state, State::Index | State::Other) {
-                continue;
-            }
-            if s.lsn > x.lsn {
-                out.push(AuditFinding {
-                    page: Some(PageNo(n)),
-                    file_offset: self
-                        .page_offset(PageNo(n), ibdscope_core::fil::FIL_PAGE_LSN as u64),
-                    kind: AuditKind::FreeNewerThanXdes {
-                        xdes_page: PageNo(xdes),
-                        lsn: Lsn(s.lsn),
-                        xdes_lsn: Lsn(x.lsn),
-                    },
-                });
-            }
-        }
-        self.findings.extend(out);
-    }
-
-    fn finish(self) -> Audit {
-        let mut verdict = self
-            .findings
-            .iter()
-            .map(AuditFinding::verdict)
-            .max()
-            .unwrap_or(AuditVerdict::Clean);
-        for r in &self.unverified {
-            verdict = verdict.max(unverified_verdict(r.why));
-        }
-        Audit {
-            verdict,
-            pages: self.n_pages,
-            space_id: self.space_id,
-            verified: self.verified,
-            empty: self.empty,
-            lsn_range: self.lsn_range,
-            newest: self.newest,
-            findings: self.findings,
-            unverified: self.unverified,
-            freed_with_records: self.freed_with_records,
-            structure: self.structure,
-            doublewrite: self.doublewrite,
-            doublewrite_not_verifying: self.doublewrite_not_verifying,
-            newer_than_checkpoint: self.newer,
-        }
-    }
-}
-
 /// A page number, or `FIL_NULL`.
 struct LinkTarget(PageNo);
 
@@ -1569,36 +1439,6 @@ impl fmt::Display for LinkTarget {
         } else {
             write!(f, "{}", self.0)
         }
-    }
-}
-
-fn vote(v: &mut Vec<(u32, u32)>, id: u32) {
-    match v.iter_mut().find(|(i, _)| *i == id) {
-        Some((_, c)) => *c = c.saturating_add(1),
-        None => v.push((id, 1)),
-    }
-}
-
-fn push_run(runs: &mut Vec<PageRun>, n: PageNo) {
-    match runs.last_mut() {
-        Some(r) if r.last.0.checked_add(1) == Some(n.0) => r.last = n,
-        _ => runs.push(PageRun { first: n, last: n }),
-    }
-}
-
-/// Whether a page that verifies but cannot be read is page-compressed
-/// (rather than encrypted).
-fn transformed_by_compression(page: &[u8], scheme: Scheme) -> bool {
-    let Some(h) = FilHeader::new(page) else {
-        return false;
-    };
-    let t = h.page_type();
-    match scheme {
-        Scheme::FullCrc32 => t.0 & PageType::FCRC32_COMPRESSED_MARKER != 0 && h.checksum() == 0,
-        _ => matches!(
-            t,
-            PageType::FIL_PAGE_COMPRESSED | PageType::FIL_PAGE_PAGE_COMPRESSED
-        ),
     }
 }
 
@@ -1772,6 +1612,7 @@ impl fmt::Display for AuditKind {
 )]
 mod tests {
     use super::*;
+    use ibdscope_core::verdict::trailer_lsn;
 
     #[test]
     fn trailer_lsn_takes_the_header_high_word_or_the_one_before() {

@@ -163,7 +163,10 @@ fn index_of(
     map: &SpaceMap,
     n: PageNo,
 ) -> Option<IndexId> {
-    let (page, readable_in) = match content.page(n) {
+    // Held for this page only (a decrypted space is read through a page
+    // source whose memory stays bounded).
+    let held = content.page_ref(n);
+    let (page, readable_in) = match held.as_deref() {
         Some(c) if c != stored => (c, content),
         _ => (stored, ts),
     };
@@ -280,7 +283,7 @@ impl Diff {
                             first_byte: u32::try_from(first).unwrap_or(u32::MAX),
                             bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
                         },
-                        page_type: ty(cb.page(page).unwrap_or(pb)),
+                        page_type: ty(cb.page_ref(page).as_deref().unwrap_or(pb)),
                         index: index_of(pb, b, cb, enc_b, &map_b, page)
                             .or_else(|| index_of(pa, a, ca, enc_a, &map_a, page)),
                     });
@@ -289,13 +292,13 @@ impl Diff {
                 (Some(pa), None) => PageDiff {
                     page,
                     change: Change::OnlyA { lsn: lsn(pa) },
-                    page_type: ty(ca.page(page).unwrap_or(pa)),
+                    page_type: ty(ca.page_ref(page).as_deref().unwrap_or(pa)),
                     index: index_of(pa, a, ca, enc_a, &map_a, page),
                 },
                 (None, Some(pb)) => PageDiff {
                     page,
                     change: Change::OnlyB { lsn: lsn(pb) },
-                    page_type: ty(cb.page(page).unwrap_or(pb)),
+                    page_type: ty(cb.page_ref(page).as_deref().unwrap_or(pb)),
                     index: index_of(pb, b, cb, enc_b, &map_b, page),
                 },
                 (None, None) => continue,

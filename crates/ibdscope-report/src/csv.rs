@@ -30,6 +30,10 @@ impl fmt::Display for Field<'_> {
 
 /// Appends `s` to `out` as one CSV field.
 pub fn push(out: &mut String, s: &str) {
+    if !needs_quotes(s.as_bytes()) {
+        out.push_str(s);
+        return;
+    }
     // Writing to a String cannot fail.
     let _ = write!(out, "{}", Field(s));
 }

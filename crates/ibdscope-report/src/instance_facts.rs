@@ -100,10 +100,7 @@ impl InstanceFacts {
 
 /// `FSP_SPACE_ID` of a file's page 0 (byte 38).
 fn page0_space(path: &Path) -> Option<u32> {
-    use std::io::Read;
-    let mut head = [0u8; 42];
-    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
-    ibdscope_prims::bytes::be_u32(&head, 38)
+    crate::open::page0_space_id(path).ok().flatten()
 }
 
 /// `db/name` of a file `root/db/name.ibd`.

@@ -39,14 +39,12 @@ mod json;
 mod decode;
 // The record views moved from `records` (offsets within a page): under the
 // arithmetic and indexing lints with it.
-#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 mod line;
 mod lsn_grid;
 mod maps;
 mod open;
 pub mod out;
 mod outcome;
-#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 mod page_views;
 mod repair;
 mod run;

@@ -4,36 +4,27 @@
 //! `format!` spelling named beside it gives (ASCII only: a width counts
 //! bytes, which is characters here).
 
-/// Each byte's two lowercase hex digits.
-const HEX: [[u8; 2]; 256] = {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut t = [[0u8; 2]; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = [DIGITS[i >> 4], DIGITS[i & 15]];
-        i += 1;
+/// A nibble's lowercase hex digit (`n` below 16).
+fn nibble(n: u8) -> u8 {
+    if n < 10 {
+        b'0'.wrapping_add(n)
+    } else {
+        b'a'.wrapping_add(n.wrapping_sub(10))
     }
-    t
-};
+}
 
 /// `bytes` as lowercase hex (`{:02x}` of each byte).
 pub fn hex(out: &mut Vec<u8>, bytes: &[u8]) {
-    let start = out.len();
-    out.resize(start + 2 * bytes.len(), 0);
-    for (pair, &b) in out[start..].chunks_exact_mut(2).zip(bytes) {
-        pair.copy_from_slice(&HEX[usize::from(b)]);
+    out.reserve(bytes.len().saturating_mul(2));
+    for &b in bytes {
+        out.extend_from_slice(&[nibble(b >> 4), nibble(b & 15)]);
     }
 }
 
 /// How many decimal digits `v` has.
 pub fn digits(v: u64) -> usize {
-    let mut n = 1;
-    let mut v = v;
-    while v >= 10 {
-        v /= 10;
-        n += 1;
-    }
-    n
+    v.checked_ilog10()
+        .map_or(1, |l| usize::try_from(l).unwrap_or(0).saturating_add(1))
 }
 
 /// `v` in decimal (`{v}`).
@@ -43,7 +34,7 @@ pub fn num(out: &mut Vec<u8>, v: u64) {
 
 /// `width - len` spaces, if `len` is shorter.
 pub fn spaces(out: &mut Vec<u8>, len: usize, width: usize) {
-    out.resize(out.len() + width.saturating_sub(len), b' ');
+    out.resize(out.len().saturating_add(width.saturating_sub(len)), b' ');
 }
 
 /// `v` right-aligned in `width` (`{v:>width$}`): the spaces and digits
@@ -51,10 +42,11 @@ pub fn spaces(out: &mut Vec<u8>, len: usize, width: usize) {
 /// length, which costs a `memcpy` call).
 pub fn num_right(out: &mut Vec<u8>, v: u64, width: usize) {
     let start = out.len();
-    out.resize(start + width.max(digits(v)), b' ');
+    out.resize(start.saturating_add(width.max(digits(v))), b' ');
     let mut v = v;
-    for d in out[start..].iter_mut().rev() {
-        *d = b'0' + (v % 10) as u8;
+    for d in out.get_mut(start..).unwrap_or_default().iter_mut().rev() {
+        // A digit: below 10.
+        *d = b'0'.saturating_add(u8::try_from(v % 10).unwrap_or(0));
         v /= 10;
         if v == 0 {
             break;

@@ -289,7 +289,8 @@ pub fn eighths(fill: f32) -> u8 {
 
 /// Fill of one B-tree page (used / usable bytes) from its header.
 pub fn page_fill(ts: &Tablespace<'_>, n: PageNo) -> Option<f32> {
-    let page = ts.page(n)?;
+    let page = ts.page_ref(n)?;
+    let page = &*page;
     if !FilHeader::new(page).is_some_and(|h| h.page_type().is_index(ts.type_names())) {
         return None;
     }
@@ -464,9 +465,8 @@ impl TypesSeen {
     pub fn note_page(&mut self, ts: &Tablespace<'_>, n: usize) {
         let t = u32::try_from(n)
             .ok()
-            .and_then(|n| ts.page(PageNo(n)))
-            .and_then(FilHeader::new)
-            .map(|h| h.page_type());
+            .and_then(|n| ts.page_ref(PageNo(n)))
+            .and_then(|p| FilHeader::new(&p).map(|h| h.page_type()));
         if let Some(t) = t {
             self.note(t);
         }

@@ -81,6 +81,30 @@ pub fn key_finding(path: &Path, ts: &Tablespace<'_>, opts: &Opts) -> Outcome {
     }
 }
 
+/// With `--key-file` and a key that opens this MariaDB encrypted space,
+/// the summary of `a` is the keyed one ([`ibdscope::logical::key_verdicts`]:
+/// one pass that decrypts every encrypted page and judges it as the server
+/// does after reading it), set in the `Analysis` so that every reader of
+/// its summary sees it; the pages that do not verify after decryption are
+/// said on stderr and are a finding. Without a key (or one that does not
+/// open the space, which [`key_finding`] says) the summary stays the plain
+/// one, made when first asked.
+pub fn key_summary(a: &ibdscope::analysis::Analysis<'_>, opts: &Opts) -> Outcome {
+    let (k, engine) = (opts.key_file.as_ref(), a.engine());
+    match ibdscope::logical::key_verdicts(a.path(), a.ts(), engine, k) {
+        Some((s, d)) => {
+            a.set_summary(s);
+            say(&d);
+            if d.is_empty() {
+                Outcome::Clean
+            } else {
+                Outcome::Findings
+            }
+        }
+        None => Outcome::Clean,
+    }
+}
+
 /// Runs `f` over the space the structure commands read: the logical image
 /// of a page_compressed or (with `keys`) MariaDB encrypted space
 /// ([`ibdscope::logical::expand`], what it had to tell said on stderr),
@@ -163,6 +187,21 @@ pub fn with_space(
     } else {
         outcome.max(Outcome::Findings)
     })
+}
+
+/// `FSP_SPACE_ID` of the file `path` names (page 0, byte 38), read from
+/// its first bytes without opening it as a space: how `tables` and
+/// `audit DATADIR` match a datadir's files to its dictionary, a file at a
+/// time. `Ok(None)` when the file is shorter than that.
+pub fn page0_space_id(path: &Path) -> io::Result<Option<u32>> {
+    use std::io::Read;
+    let mut head = [0u8; 42];
+    let mut f = std::fs::File::open(path)?;
+    match f.read_exact(&mut head) {
+        Ok(()) => Ok(ibdscope_prims::bytes::be_u32(&head, 38)),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// The most redo log files looked for.

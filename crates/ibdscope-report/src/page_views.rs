@@ -28,7 +28,7 @@ impl fmt::Display for Flags<'_> {
             for &b in s.as_bytes() {
                 if let Some(slot) = buf.get_mut(len) {
                     *slot = b;
-                    len += 1;
+                    len = len.saturating_add(1);
                 }
             }
         };
@@ -50,7 +50,7 @@ impl fmt::Display for Flags<'_> {
         if first {
             put(self.2);
         }
-        f.pad(std::str::from_utf8(&buf[..len]).unwrap_or(""))
+        f.pad(std::str::from_utf8(buf.get(..len).unwrap_or(&[])).unwrap_or(""))
     }
 }
 
@@ -73,8 +73,8 @@ impl fmt::Display for Size {
         let mut cur = io::Cursor::new(&mut buf[..]);
         let prefix = if self.0.exact { "" } else { "<=" };
         let _ = write!(cur, "{prefix}{n}");
-        let len = cur.position() as usize;
-        f.pad(std::str::from_utf8(&buf[..len]).unwrap_or(""))
+        let len = usize::try_from(cur.position()).unwrap_or(0);
+        f.pad(std::str::from_utf8(buf.get(..len).unwrap_or(&[])).unwrap_or(""))
     }
 }
 
@@ -93,8 +93,8 @@ impl fmt::Display for Next<'_> {
             Some(v) => write!(cur, "{v}"),
             None => write!(cur, "{}", self.2),
         };
-        let len = cur.position() as usize;
-        f.pad(std::str::from_utf8(&buf[..len]).unwrap_or(""))
+        let len = usize::try_from(cur.position()).unwrap_or(0);
+        f.pad(std::str::from_utf8(buf.get(..len).unwrap_or(&[])).unwrap_or(""))
     }
 }
 
@@ -132,8 +132,8 @@ pub fn json_record(
             if fld.null {
                 j.null()?;
             } else {
-                let a = origin + usize::from(fld.start);
-                let b = origin + usize::from(fld.end);
+                let a = origin.saturating_add(usize::from(fld.start));
+                let b = origin.saturating_add(usize::from(fld.end));
                 hex_value(j, page.get(a..b).unwrap_or(&[]))?;
             }
         }
@@ -154,7 +154,7 @@ pub fn json_record(
 
 /// `bytes` as a JSON string of lowercase hex (hex digits need no escaping), built at once.
 fn hex_value(j: &mut Json<'_>, bytes: &[u8]) -> io::Result<()> {
-    let mut buf = Vec::with_capacity(bytes.len() * 2 + 2);
+    let mut buf = Vec::with_capacity(bytes.len().saturating_mul(2).saturating_add(2));
     buf.push(b'"');
     line::hex(&mut buf, bytes);
     buf.push(b'"');

@@ -25,6 +25,9 @@ use ibdscope_report::Error;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+mod unpack;
+use unpack::unpack;
+
 /// What the host saw of one run.
 #[derive(Debug, Default)]
 struct Seen {
@@ -83,12 +86,18 @@ fn passes(progress: &[(u64, u64)]) -> usize {
 
 /// Runs `cmd` on `file` with the counting host and `threads` threads.
 fn seen(cmd: Cmd, file: &Path, threads: usize) -> Seen {
+    seen_on(cmd, &[file.to_path_buf()], threads, |o| o)
+}
+
+/// Runs `cmd` on `files` with the counting host and `threads` threads,
+/// its options changed by `with`.
+fn seen_on(cmd: Cmd, files: &[PathBuf], threads: usize, with: impl FnOnce(Opts) -> Opts) -> Seen {
     let host = Counting::default();
     let seen = Arc::clone(&host.seen);
-    let o = Opts {
+    let o = with(Opts {
         threads,
-        ..Opts::new(cmd, vec![file.to_path_buf()], Format::Json, Arc::new(host))
-    };
+        ..Opts::new(cmd, files.to_vec(), Format::Json, Arc::new(host))
+    });
     let mut out = Vec::new();
     run(&o, &mut out).expect("writing to a Vec");
     let s = std::mem::take(&mut *seen.lock().unwrap());
@@ -100,6 +109,12 @@ const FILES: &[&str] = &[
     "mysql56/ai_int.ibd",
     "mariadb1011/uuid_char36.ibd",
     "mariadb1011-4k/secondary.ibd",
+];
+
+/// Files of several shards (a pass reports each shard as it joins).
+const LARGE: &[&str] = &[
+    "mysql56/uuid_char36_large.ibd",
+    "mariadb1011/uuid_char36_large.ibd",
 ];
 
 fn file(rel: &str) -> PathBuf {
@@ -139,10 +154,8 @@ fn the_one_pass_commands_read_every_page_once() {
 /// and thread count: a change that adds one fails here (and says which).
 /// The structure commands read the `Analysis`, whose summary, space map
 /// and B-trees are each built once per run however often asked; `sdi`
-/// reads the SDI pages alone. `records` builds its own B-trees with their
-/// leaf chains beside the `Analysis`'s (up to three passes on these
-/// files); `rows` builds its own space map and B-trees beside the
-/// `Analysis`, then walks one chain (two).
+/// reads the SDI pages alone. `records` walks each index's leaf chain
+/// (up to three passes on these files); `rows` walks one chain (two).
 #[test]
 fn no_command_makes_more_passes_than_it_does_today() {
     // (command, most passes).
@@ -171,5 +184,184 @@ fn no_command_makes_more_passes_than_it_does_today() {
                 );
             }
         }
+    }
+}
+
+/// The commands the test above does not run, each on what it reads: one
+/// file (`audit`, `indexes --levels`), two copies of one (`diff`,
+/// `compare`). The most passes each makes today, on files of many shards
+/// (on a file of one shard a pass reports only its end, and the passes
+/// after the first are not seen) and every thread count: `audit` makes
+/// two, its summary (the page verdicts, the torn bound, the stale rule
+/// and the sibling links its link checks read) folded in the space map's
+/// first pass (the roots'), then the map's second (the pages against the
+/// owner map). Before it made three: a scan of its own (which reported
+/// only every 4,096th page, so the host saw two), then the map's two.
+/// `indexes
+/// --levels` the summary, the space map's two and the B-trees' member
+/// pass; `diff` and `compare` as measured (the space maps and summaries
+/// of both copies; each file's model), not changed since.
+#[test]
+fn the_other_commands_make_no_more_passes_than_they_do_today() {
+    // Files of many shards: every pass reports its progress from low.
+    for rel in LARGE {
+        let path = file(rel);
+        let two = [path.clone(), path.clone()];
+        for threads in [1, 3] {
+            let runs: [(&str, Seen, usize); 4] = [
+                ("audit", seen(Cmd::Audit, &path, threads), 2),
+                (
+                    "indexes --levels",
+                    seen_on(Cmd::Indexes, std::slice::from_ref(&path), threads, |o| {
+                        Opts { levels: true, ..o }
+                    }),
+                    4,
+                ),
+                ("diff", seen_on(Cmd::Diff, &two, threads, |o| o), 5),
+                ("compare", seen_on(Cmd::Compare, &two, threads, |o| o), 10),
+            ];
+            for (name, s, most) in runs {
+                let got = passes(&s.progress);
+                eprintln!("{rel} {name} ({threads} threads): {got} passes");
+                assert!(
+                    got <= most,
+                    "{rel} {name} ({threads} threads): {got} passes, at most {most} before"
+                );
+            }
+        }
+    }
+}
+
+/// `audit` of a file of more than 4,096 pages (a copy of a 4 KiB-page
+/// fixture with zero pages appended, 20 MiB): two passes, the summary
+/// folded in the space map's first. Before, its own scan (reporting every
+/// 4,096th page) came first, and the host saw three.
+#[test]
+fn audit_reads_the_file_twice() {
+    let src = file("mariadb1011-4k/secondary.ibd");
+    let dir = std::env::temp_dir().join(format!("ibdscope-passes-grown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let grown = dir.join("secondary.ibd");
+    let mut data = std::fs::read(&src).unwrap();
+    data.resize(5000 * 4096, 0);
+    std::fs::write(&grown, &data).unwrap();
+    for threads in [1, 3] {
+        let got = passes(&seen(Cmd::Audit, &grown, threads).progress);
+        assert_eq!(got, 2, "audit ({threads} threads)");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The datadir commands, on the fixtures' datadirs: the most passes each
+/// makes today that the host sees. `tables`, `undo`, `restore` and the
+/// audit of a datadir report no page progress (the audit of several files
+/// reports files), so none is seen; `history` reports its walk of the
+/// clustered index's rows, one.
+#[test]
+fn the_datadir_commands_make_no_more_passes_than_they_do_today() {
+    use ibdscope_report::args::{HistoryOpts, RestoreOpts};
+    let scratch = std::env::temp_dir().join(format!("ibdscope-passes-{}", std::process::id()));
+    let history = unpack(&scratch, "history/mysql56");
+    let torn = unpack(&scratch, "dblwr/mysql56-torn");
+    let out = torn.join("restored.ibd");
+    let h = history.join("fx/h.ibd");
+    let t = torn.join("fx/t.ibd");
+    for threads in [1, 3] {
+        let runs: [(&str, Seen, usize); 5] = [
+            (
+                "tables",
+                seen_on(Cmd::Tables, std::slice::from_ref(&history), threads, |o| o),
+                0,
+            ),
+            (
+                "undo",
+                seen_on(Cmd::Undo, std::slice::from_ref(&history), threads, |o| o),
+                0,
+            ),
+            (
+                "history",
+                seen_on(
+                    Cmd::History(HistoryOpts {
+                        datadir: Some(history.clone()),
+                        ..HistoryOpts::default()
+                    }),
+                    std::slice::from_ref(&h),
+                    threads,
+                    |o| o,
+                ),
+                1,
+            ),
+            (
+                "restore",
+                seen_on(
+                    Cmd::Restore(RestoreOpts {
+                        datadir: Some(torn.clone()),
+                        out: out.clone(),
+                        force: true,
+                    }),
+                    std::slice::from_ref(&t),
+                    threads,
+                    |o| o,
+                ),
+                0,
+            ),
+            (
+                "audit DATADIR",
+                seen_on(Cmd::Audit, std::slice::from_ref(&torn), threads, |o| o),
+                0,
+            ),
+        ];
+        for (name, s, most) in runs {
+            let got = passes(&s.progress);
+            eprintln!("{name} ({threads} threads): {got} passes");
+            assert!(
+                got <= most,
+                "{name} ({threads} threads): {got} passes, at most {most} before"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The whole-file passes in a run's progress reports: each ends with one
+/// report of all the file's pages done (a walk of part of the pages, a
+/// leaf chain, ends at its own total).
+fn whole_file_passes(progress: &[(u64, u64)], n_pages: u64) -> usize {
+    (progress.iter())
+        .filter(|&&(done, total)| done == total && total == n_pages)
+        .count()
+}
+
+/// `rows` and `records` read the leaf chains of the run's `Analysis`
+/// (its summary, space map and B-trees, each built once), so they make no
+/// more whole-file passes than `indexes`, which reads the same model.
+#[test]
+fn rows_and_records_take_their_trees_from_the_one_analysis() {
+    for rel in FILES {
+        let path = file(rel);
+        let n_pages = std::fs::metadata(&path).unwrap().len() / page_size(rel);
+        for threads in [1, 3] {
+            let model = whole_file_passes(&seen(Cmd::Indexes, &path, threads).progress, n_pages);
+            assert!(model > 0, "{rel}: indexes makes no whole-file pass");
+            for (name, cmd) in [
+                ("rows", Cmd::Rows(RowsOpts::default())),
+                ("records", Cmd::Records(RecordsOpts::default())),
+            ] {
+                let got = whole_file_passes(&seen(cmd, &path, threads).progress, n_pages);
+                assert!(
+                    got <= model,
+                    "{rel} {name} ({threads} threads): {got} whole-file passes, indexes {model}"
+                );
+            }
+        }
+    }
+}
+
+/// The page size of a fixture (its directory says).
+fn page_size(rel: &str) -> u64 {
+    if rel.contains("-4k/") {
+        4096
+    } else {
+        16384
     }
 }

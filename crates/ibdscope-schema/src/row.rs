@@ -421,6 +421,7 @@ impl Splitter<'_> {
     /// The first `n` layout fields into `out`: the dropped mark or instant
     /// default of a field the record does not store, else the value of
     /// what `header` gives.
+    #[inline]
     fn fields(
         &self,
         n: usize,
@@ -452,6 +453,7 @@ impl Splitter<'_> {
     /// A stored field's value: its bytes must lie below the heap's end; an
     /// off-page tail only where the column can have one (not in a node
     /// pointer); a fixed-length field's length must be the column's.
+    #[inline]
     fn value(&self, f: &LayoutField, idx: u16, slot: Slot) -> Result<FieldValue, Error> {
         let (start, end, null, external) = match slot {
             Slot::Null => return Ok(FieldValue::Null),
@@ -502,6 +504,7 @@ struct HeaderBytes<'p> {
 
 impl HeaderBytes<'_> {
     /// The header byte at `at`.
+    #[inline]
     fn at(&self, at: usize) -> Result<u8, Error> {
         if at < self.floor {
             return Err(header_out_of_page(self.bad));
@@ -530,6 +533,7 @@ struct CompactHeader<'p> {
 impl FieldHeader for CompactHeader<'_> {
     /// The NULL bit of a nullable field; the length of a variable-length
     /// one (1 byte, or 2 for a `DATA_BIG_COL` with 0x80: 0x40 off-page).
+    #[inline]
     fn field(&mut self, _i: usize, f: &LayoutField) -> Result<Slot, Error> {
         let bad_at = self.bytes.bad;
         let bad_header = move || header_out_of_page(bad_at);
@@ -761,6 +765,7 @@ struct RedundantHeader<'p> {
 
 impl FieldHeader for RedundantHeader<'_> {
     /// The field's bytes from the previous field's end to its own.
+    #[inline]
     fn field(&mut self, i: usize, _f: &LayoutField) -> Result<Slot, Error> {
         let rf = self
             .rec

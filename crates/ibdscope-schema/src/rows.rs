@@ -784,20 +784,128 @@ fn record_hashes(page: &[u8], fields: &[Field], n_key: usize) -> (u64, u64) {
     (if fields.len() <= n_key { all } else { key }, all)
 }
 
-/// The typed rows of one index; see the module documentation.
-pub struct RowScan<'a> {
+/// What a scan reads beside the table: the space, the engine its
+/// whole-file passes run on, the stored pages' verdicts (`Summary::of`
+/// the stored pages) and, when the caller has them already, the space's
+/// B-trees with their leaf chains (`Btrees::build_with_leaf_chains`);
+/// without them the scan builds the space map and the index's tree.
+#[derive(Clone, Copy)]
+pub struct ScanInput<'a> {
+    /// The space the records are read from.
+    pub ts: &'a Tablespace<'a>,
+    /// Runs the whole-file passes and the pieces of
+    /// [`RowScan::for_each_piece`]; its progress hook hears the walks.
+    pub engine: &'a Engine<'a>,
+    /// The stored pages' verdicts.
+    pub summary: &'a Summary,
+    /// The space's B-trees with their leaf chains, if built.
+    pub trees: Option<&'a Btrees>,
+}
+
+/// What [`RowScan::for_each_piece`] hands over, in the order the
+/// iterator gives rows and [`RowScan::take_findings`] findings.
+#[derive(Debug)]
+pub enum ScanEvent<'r> {
+    /// A row.
+    Row(&'r Row),
+    /// A finding met among the rows.
+    Finding(ScanFinding),
+}
+
+/// Pages per piece of [`RowScan::for_each_piece`]: a few hundred
+/// kilobytes of output each, few enough that the pieces waiting stay
+/// small.
+const PIECE_PAGES: usize = 32;
+
+/// What every thread reading pages shares: read-only while rows are read.
+struct Shared<'a> {
     ts: &'a Tablespace<'a>,
-    engine: &'a Engine<'a>,
     table: &'a TableDef,
     layout: RecordLayout,
     opts: ScanOptions,
+    /// The pages that do not verify, in page order.
+    damaged: &'a Summary,
+    /// Which columns are read (per table column).
+    wanted: Vec<bool>,
+    /// Hashes of the live records a stale record equals.
+    live_twins: HashSet<u64>,
+}
+
+/// One thread's buffers, reused for every page it reads.
+struct Reader {
+    fields: Vec<Field>,
+    slot: Vec<Option<usize>>,
+    /// Values of rows given back, for the next rows.
+    spare: Vec<Vec<Value>>,
+    zip: Vec<u8>,
+    visited: Visited,
+}
+
+impl Reader {
+    fn new(n_columns: usize) -> Reader {
+        Reader {
+            fields: Vec::new(),
+            slot: vec![None; n_columns],
+            spare: Vec::new(),
+            zip: Vec::new(),
+            visited: Visited::new(),
+        }
+    }
+
+    /// Keeps a row's values for the next rows (no allocation per value).
+    fn recycle(&mut self, values: Vec<Value>) {
+        if self.spare.len() < 1024 {
+            self.spare.push(values);
+        }
+    }
+}
+
+/// What reading pages gives: rows, findings and counts, added to the
+/// scan's in page order.
+#[derive(Default)]
+struct PageOut {
+    counts: ScanCounts,
+    misfit_first: Vec<(PageNo, PageFit)>,
+    split_first: Vec<(PageNo, u16, Error)>,
+    /// Findings met before the page's rows.
+    findings: Vec<ScanFinding>,
+    /// Findings about the page given after its rows.
+    after: Vec<ScanFinding>,
+    rows: VecDeque<Row>,
+}
+
+/// What one walk over the leaves does with the records.
+enum Walk<'s> {
+    /// Collects the stale records' key hashes.
+    StaleKeys(&'s mut HashSet<u64>),
+    /// Collects the live records whose key a stale record has.
+    LiveTwins(&'s HashSet<u64>, &'s mut HashSet<u64>),
+    /// Gives rows.
+    Rows,
+}
+
+impl Walk<'_> {
+    fn mode(&self) -> Mode {
+        match self {
+            Walk::StaleKeys(_) => Mode::StaleKeys,
+            Walk::LiveTwins(..) => Mode::LiveTwins,
+            Walk::Rows => Mode::Rows,
+        }
+    }
+}
+
+/// The typed rows of one index; see the module documentation.
+pub struct RowScan<'a> {
+    engine: &'a Engine<'a>,
+    sh: Shared<'a>,
+    reader: Reader,
     /// The pages to read, each with the origin of all its records when it
     /// is off the leaf chain.
     pages: Vec<(PageNo, Option<Origin>)>,
     /// The next of `pages` to read.
     next_page: usize,
-    /// The pages that do not verify, in page order.
-    damaged: &'a Summary,
+    /// The page read, not added yet; reused.
+    out: PageOut,
     /// Rows of the page read, not given yet.
     pending: VecDeque<Row>,
     /// Findings about the page read, given after its rows.
@@ -811,18 +919,40 @@ pub struct RowScan<'a> {
     /// The leaf chain's findings of leaves it does not reach.
     unreached: Vec<(PageNo, Finding)>,
     stale_keys: HashSet<u64>,
-    live_twins: HashSet<u64>,
-    fields: Vec<Field>,
-    slot: Vec<Option<usize>>,
-    /// Values of rows given back, for the next rows.
-    spare: Vec<Vec<Value>>,
-    zip: Vec<u8>,
-    visited: Visited,
-    /// Which columns are read (per table column).
-    wanted: Vec<bool>,
     /// The records hold pre-5.6.4 temporal formats (a note at the end).
     old_temporals: bool,
     ended: bool,
+}
+
+/// `a += b` for every count.
+fn add_counts(a: &mut ScanCounts, b: &ScanCounts) {
+    let sum = |x: &mut u64, y: u64| *x = x.saturating_add(y);
+    sum(&mut a.rows, b.rows);
+    sum(&mut a.live, b.live);
+    sum(&mut a.delete_marked, b.delete_marked);
+    sum(&mut a.free_list, b.free_list);
+    sum(&mut a.off_chain, b.off_chain);
+    sum(&mut a.live_copies, b.live_copies);
+    sum(&mut a.off_chain_pages, b.off_chain_pages);
+    sum(&mut a.pages, b.pages);
+    sum(&mut a.compressed_pages, b.compressed_pages);
+    sum(&mut a.unreadable_pages, b.unreadable_pages);
+    sum(&mut a.metadata_records, b.metadata_records);
+    sum(&mut a.unverified_rows, b.unverified_rows);
+    sum(&mut a.unverified_pages_skipped, b.unverified_pages_skipped);
+    sum(&mut a.lost_pages, b.lost_pages);
+    sum(&mut a.lost_rows_estimate, b.lost_rows_estimate);
+    sum(&mut a.tree_pages, b.tree_pages);
+    sum(&mut a.tree_recs, b.tree_recs);
+    sum(&mut a.misfit_pages, b.misfit_pages);
+    sum(&mut a.split_failed, b.split_failed);
+}
+
+/// The first three of `have` then `more`.
+fn first_three<T>(have: &mut Vec<T>, more: &mut Vec<T>) {
+    let room = 3usize.saturating_sub(have.len());
+    have.extend(more.drain(..).take(room));
+    more.clear();
 }
 
 impl<'a> RowScan<'a> {
@@ -832,7 +962,7 @@ impl<'a> RowScan<'a> {
     /// the B-trees) on `engine`, whose progress hook hears how far each
     /// walk over the leaves is. The leaf pages are found here (and with
     /// deleted rows the two collecting walks made); the rows are read as
-    /// the iterator goes.
+    /// the iterator goes. [`RowScan::over`] takes B-trees built already.
     pub fn new(
         ts: &'a Tablespace<'a>,
         engine: &'a Engine<'a>,
@@ -842,6 +972,25 @@ impl<'a> RowScan<'a> {
         decoding: &Decoding,
         opts: ScanOptions,
     ) -> Result<RowScan<'a>, Error> {
+        let input = ScanInput {
+            ts,
+            engine,
+            summary,
+            trees: None,
+        };
+        Self::over(input, table, ix, decoding, opts)
+    }
+
+    /// As [`RowScan::new`], reading what `input` gives: with its B-trees
+    /// (leaf chains kept) no whole-file pass is made for the leaf chain.
+    pub fn over(
+        input: ScanInput<'a>,
+        table: &'a TableDef,
+        ix: &IndexDef,
+        decoding: &Decoding,
+        opts: ScanOptions,
+    ) -> Result<RowScan<'a>, Error> {
+        let ts = input.ts;
         let (root, root_rp) = root_page(ts, ix)?;
         let layout = index_layout(table, ix, &decoding.instant, &root_rp)?;
         let index_id = root_rp.header().index_id();
@@ -853,14 +1002,20 @@ impl<'a> RowScan<'a> {
             }
         }
         let mut s = RowScan {
-            ts,
-            engine,
-            table,
-            layout,
-            opts,
+            engine: input.engine,
+            sh: Shared {
+                ts,
+                table,
+                layout,
+                opts,
+                damaged: input.summary,
+                wanted,
+                live_twins: HashSet::new(),
+            },
+            reader: Reader::new(n_columns),
             pages: Vec::new(),
             next_page: 0,
-            damaged: summary,
+            out: PageOut::default(),
             pending: VecDeque::new(),
             after: Vec::new(),
             findings: Vec::new(),
@@ -871,37 +1026,34 @@ impl<'a> RowScan<'a> {
             lost: Vec::new(),
             unreached: Vec::new(),
             stale_keys: HashSet::new(),
-            live_twins: HashSet::new(),
-            fields: Vec::new(),
-            slot: vec![None; n_columns],
-            spare: Vec::new(),
-            zip: Vec::new(),
-            visited: Visited::new(),
-            wanted,
             old_temporals: decoding.old_temporals,
             ended: false,
         };
-        let meta = s.opts.deleted != Deleted::No;
-        let (chain, broken) = match s.opts.page {
+        let meta = s.sh.opts.deleted != Deleted::No;
+        let (chain, broken) = match s.sh.opts.page {
             Some(n) => match RecPage::of(ts, n) {
                 Ok(rp) if rp.header().index_id() == index_id && rp.is_leaf() => (vec![n], false),
                 Ok(_) => return Err(scan_err(ScanErrorKind::NotLeaf(n))),
                 Err(_) => return Err(scan_err(ScanErrorKind::NotIndexPage(n))),
             },
-            None => s.leaf_chain(root, index_id),
+            None => s.leaf_chain(input.trees, root, index_id),
         };
         s.pages = if broken {
-            let order = leaves_in_key_order(ts, engine, root, index_id, &s.layout);
+            let order = leaves_in_key_order(ts, s.engine, root, index_id, &s.sh.layout);
             s.recovery(&order, meta)
         } else {
             for (_, f) in std::mem::take(&mut s.unreached) {
                 s.findings.push(ScanFinding::Tree(f));
             }
-            s.pages_to_read(&chain, meta && s.opts.page.is_none(), index_id)
+            s.pages_to_read(&chain, meta && s.sh.opts.page.is_none(), index_id)
         };
         if meta {
-            s.collect_walk(Mode::StaleKeys);
-            s.collect_walk(Mode::LiveTwins);
+            let mut keys = std::mem::take(&mut s.stale_keys);
+            s.collect_walk(&mut Walk::StaleKeys(&mut keys));
+            let mut twins = std::mem::take(&mut s.sh.live_twins);
+            s.collect_walk(&mut Walk::LiveTwins(&keys, &mut twins));
+            s.sh.live_twins = twins;
+            s.stale_keys = keys;
         }
         Ok(s)
     }
@@ -910,14 +1062,12 @@ impl<'a> RowScan<'a> {
     /// allocation per value), as a program that prints one row at a time
     /// does; optional.
     pub fn recycle(&mut self, row: Row) {
-        if self.spare.len() < 1024 {
-            self.spare.push(row.values);
-        }
+        self.reader.recycle(row.values);
     }
 
     /// The record layout the rows are split with.
     pub fn layout(&self) -> &RecordLayout {
-        &self.layout
+        &self.sh.layout
     }
 
     /// The findings met so far, not taken yet (a page's after its rows):
@@ -942,9 +1092,98 @@ impl<'a> RowScan<'a> {
         &self.lost
     }
 
+    /// Reads the pages the iterator has not given yet on the engine's
+    /// threads, in pieces of consecutive pages, and ends the scan: on each
+    /// thread `each` is handed, in order, the piece's rows and the
+    /// findings met among them ([`ScanEvent`]: what the iterator and
+    /// [`RowScan::take_findings`] would give), with a state the thread
+    /// made with `new_state` and the piece's own `P`; `sink` gets each
+    /// piece on the calling thread in page order (a stream made in
+    /// parallel and written in order). The findings not taken yet come
+    /// first, in a piece of their own; after the last piece the scan's findings, notes,
+    /// counts and lost pages are those of an iterator run to its end. The
+    /// first error of `sink` stops the reading and is returned.
+    pub fn for_each_piece<S, P, E>(
+        &mut self,
+        new_state: impl Fn() -> S + Sync,
+        each: impl Fn(&mut S, &mut P, ScanEvent<'_>) + Sync,
+        mut sink: impl FnMut(P) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        P: Default + Send,
+    {
+        // What the iterator holds already goes first.
+        if !self.findings.is_empty() || !self.pending.is_empty() || !self.after.is_empty() {
+            let mut p = P::default();
+            let mut s = new_state();
+            for f in self.findings.drain(..) {
+                each(&mut s, &mut p, ScanEvent::Finding(f));
+            }
+            while let Some(row) = self.pending.pop_front() {
+                each(&mut s, &mut p, ScanEvent::Row(&row));
+                self.reader.recycle(row.values);
+            }
+            for f in self.after.drain(..) {
+                each(&mut s, &mut p, ScanEvent::Finding(f));
+            }
+            sink(p)?;
+        }
+        let start = self.next_page.min(self.pages.len());
+        let todo = self.pages.get(start..).unwrap_or(&[]);
+        let total = self.pages.len();
+        let n = u32::try_from(todo.len().div_ceil(PIECE_PAGES)).unwrap_or(u32::MAX);
+        let n_columns = self.sh.table.columns.len();
+        let (sh, engine) = (&self.sh, self.engine);
+        let counts = &mut self.counts;
+        let (misfit, split) = (&mut self.misfit_first, &mut self.split_first);
+        let mut done = start;
+        ibdscope_core::parallel::map_in_order(
+            engine,
+            n,
+            || (Reader::new(n_columns), PageOut::default(), new_state()),
+            |(reader, out, state), k| {
+                let mut p = P::default();
+                let from = (k as usize).saturating_mul(PIECE_PAGES);
+                let to = from.saturating_add(PIECE_PAGES).min(todo.len());
+                for &(page, off_chain) in todo.get(from..to).unwrap_or(&[]) {
+                    sh.read_page(reader, out, page, off_chain);
+                    for f in out.findings.drain(..) {
+                        each(state, &mut p, ScanEvent::Finding(f));
+                    }
+                    while let Some(row) = out.rows.pop_front() {
+                        each(state, &mut p, ScanEvent::Row(&row));
+                        reader.recycle(row.values);
+                    }
+                    for f in out.after.drain(..) {
+                        each(state, &mut p, ScanEvent::Finding(f));
+                    }
+                }
+                let mut tally = PageOut::default();
+                std::mem::swap(&mut tally.counts, &mut out.counts);
+                std::mem::swap(&mut tally.misfit_first, &mut out.misfit_first);
+                std::mem::swap(&mut tally.split_first, &mut out.split_first);
+                (p, tally, to.saturating_sub(from))
+            },
+            |(p, mut tally, pages)| {
+                add_counts(counts, &tally.counts);
+                first_three(misfit, &mut tally.misfit_first);
+                first_three(split, &mut tally.split_first);
+                done = done.saturating_add(pages);
+                engine.progress(done as u64, total as u64);
+                sink(p)
+            },
+        )?;
+        self.next_page = self.pages.len();
+        if !self.ended {
+            self.ended = true;
+            self.end();
+        }
+        Ok(())
+    }
+
     /// Byte offset of page `n` in the file.
     fn file_offset(&self, n: PageNo) -> u64 {
-        u64::from(n.0).saturating_mul(u64::from(self.ts.page_size()))
+        self.sh.file_offset(n)
     }
 
     /// Tells the engine's progress hook how far a walk is: every 256
@@ -956,23 +1195,40 @@ impl<'a> RowScan<'a> {
     }
 
     /// The leaf chain of the index whose root is `root`, from the B-tree
-    /// walk (its findings become findings; those of leaves the chain does
-    /// not reach are kept in `unreached`); when the walk does not know the
-    /// index (its segments unreadable), the chain from the leftmost leaf
-    /// along FIL_PAGE_NEXT, bounded by the pages of the file. True with it
-    /// when the chain is broken.
-    fn leaf_chain(&mut self, root: PageNo, index_id: IndexId) -> (Vec<PageNo>, bool) {
-        let ts = self.ts;
-        let map = SpaceMap::build(ts, self.engine);
-        let infos: Vec<_> = (map.indexes.iter())
-            .filter(|i| i.root == root)
-            .copied()
-            .collect();
-        if !infos.is_empty() {
-            let trees = Btrees::build_from(ts, self.engine, &infos, |n| match map.owner(ts, n) {
-                Some(ibdscope_core::Owner::Segment { index, .. }) => index,
-                _ => None,
-            });
+    /// walk (`trees`, or one made here; its findings become findings;
+    /// those of leaves the chain does not reach are kept in `unreached`);
+    /// when the walk does not know the index (its segments unreadable),
+    /// the chain from the leftmost leaf along FIL_PAGE_NEXT, bounded by
+    /// the pages of the file. True with it when the chain is broken.
+    fn leaf_chain(
+        &mut self,
+        trees: Option<&Btrees>,
+        root: PageNo,
+        index_id: IndexId,
+    ) -> (Vec<PageNo>, bool) {
+        let ts = self.sh.ts;
+        let built;
+        let trees = match trees {
+            Some(t) => Some(t),
+            None => {
+                let map = SpaceMap::build(ts, self.engine);
+                let infos: Vec<_> = (map.indexes.iter())
+                    .filter(|i| i.root == root)
+                    .copied()
+                    .collect();
+                if infos.is_empty() {
+                    None
+                } else {
+                    built =
+                        Btrees::build_from(ts, self.engine, &infos, |n| match map.owner(ts, n) {
+                            Some(ibdscope_core::Owner::Segment { index, .. }) => index,
+                            _ => None,
+                        });
+                    Some(&built)
+                }
+            }
+        };
+        if let Some(trees) = trees {
             if let Some(tree) = trees.indexes.iter().find(|t| t.root == root) {
                 let mut broken = false;
                 for f in &trees.findings {
@@ -997,14 +1253,15 @@ impl<'a> RowScan<'a> {
             }
         }
         // No B-tree from the space map: walk from the root.
-        let mut page =
-            match leftmost_leaf(ts, root, &self.layout, &mut self.visited, &mut self.fields) {
-                Ok(n) => n,
-                Err(e) => {
-                    self.findings.push(ScanFinding::NoLeftmost(e));
-                    return (Vec::new(), true);
-                }
-            };
+        let r = &mut self.reader;
+        let mut page = match leftmost_leaf(ts, root, &self.sh.layout, &mut r.visited, &mut r.fields)
+        {
+            Ok(n) => n,
+            Err(e) => {
+                self.findings.push(ScanFinding::NoLeftmost(e));
+                return (Vec::new(), true);
+            }
+        };
         let mut broken = false;
         let mut seen = vec![false; ts.n_pages() as usize];
         let mut chain = Vec::new();
@@ -1052,7 +1309,7 @@ impl<'a> RowScan<'a> {
         off_chain: bool,
         index_id: IndexId,
     ) -> Vec<(PageNo, Option<Origin>)> {
-        let ts = self.ts;
+        let ts = self.sh.ts;
         let mut pages: Vec<(PageNo, Option<Origin>)> = chain.iter().map(|&n| (n, None)).collect();
         if off_chain {
             let mut on_chain = vec![false; ts.n_pages() as usize];
@@ -1082,7 +1339,6 @@ impl<'a> RowScan<'a> {
         }
         pages
     }
-
     /// The pages to read when the leaf chain is broken: the leaves in
     /// `order` (key order), then with `meta` the index's leaves off the
     /// tree (unlinked: allocated; freed: the extent descriptor says free)
@@ -1163,21 +1419,18 @@ impl<'a> RowScan<'a> {
         pages
     }
 
-    /// Whether page `n` does not verify.
-    fn unverified(&self, n: PageNo) -> bool {
-        self.damaged.bad_page(n).is_some()
-    }
-
     /// A collecting walk over every page (no rows given, nothing counted).
-    fn collect_walk(&mut self, mode: Mode) {
+    fn collect_walk(&mut self, walk: &mut Walk<'_>) {
         let pages = std::mem::take(&mut self.pages);
         for (i, &(n, off_chain)) in pages.iter().enumerate() {
             self.progress(i.saturating_add(1), pages.len());
-            if self.opts.verified_only && self.unverified(n) {
+            if self.sh.opts.verified_only && self.sh.unverified(n) {
                 continue;
             }
-            if let Ok(rp) = RecPage::of(self.ts, n) {
-                self.page(&rp, n, off_chain, mode);
+            let held = self.sh.ts.page_ref(n);
+            if let Some(Ok(rp)) = held.as_deref().map(|p| RecPage::read(self.sh.ts, p)) {
+                self.sh
+                    .page(&mut self.reader, &mut self.out, &rp, n, off_chain, walk);
             }
         }
         self.pages = pages;
@@ -1193,259 +1446,17 @@ impl<'a> RowScan<'a> {
             };
             self.next_page = self.next_page.saturating_add(1);
             self.progress(self.next_page, self.pages.len());
-            let unverified = self.unverified(n);
-            if unverified && self.opts.verified_only {
-                self.counts.unverified_pages_skipped =
-                    self.counts.unverified_pages_skipped.saturating_add(1);
-                self.findings.push(ScanFinding::LeftOut(n));
-                continue;
-            }
-            let rows_before = self.counts.rows;
-            match RecPage::of(self.ts, n) {
-                Ok(rp) => self.page(&rp, n, off_chain, Mode::Rows),
-                Err(NoRecords::Unreadable(_)) => {
-                    self.counts.unreadable_pages = self.counts.unreadable_pages.saturating_add(1);
-                }
-                Err(_) => self.findings.push(ScanFinding::NotIndex(n)),
-            }
-            if unverified {
-                self.after.push(ScanFinding::Unverified {
-                    page: n,
-                    file_offset: self.file_offset(n),
-                    rows: self.counts.rows.saturating_sub(rows_before),
-                });
-            }
+            let o = &mut self.out;
+            self.sh.read_page(&mut self.reader, o, n, off_chain);
+            add_counts(&mut self.counts, &o.counts);
+            o.counts = ScanCounts::default();
+            first_three(&mut self.misfit_first, &mut o.misfit_first);
+            first_three(&mut self.split_first, &mut o.split_first);
+            self.findings.append(&mut o.findings);
+            self.after.append(&mut o.after);
+            self.pending.append(&mut o.rows);
             if !self.pending.is_empty() {
                 return true;
-            }
-        }
-    }
-
-    /// One leaf page (a ROW_FORMAT=COMPRESSED one rebuilt first).
-    fn page(&mut self, rp: &RecPage<'_>, n: PageNo, off_chain: Option<Origin>, mode: Mode) {
-        if mode == Mode::Rows {
-            self.counts.pages = self.counts.pages.saturating_add(1);
-            if off_chain.is_none() {
-                self.counts.tree_pages = self.counts.tree_pages.saturating_add(1);
-                self.counts.tree_recs =
-                    (self.counts.tree_recs).saturating_add(u64::from(rp.header().n_recs()));
-            }
-        }
-        if rp.is_compressed() {
-            // ROW_FORMAT=COMPRESSED: rebuild the page as the server does
-            // (page0zip.cc), then read it like any other.
-            let mut zip = std::mem::take(&mut self.zip);
-            let logical = rp.logical_size();
-            match crate::zip::decompress(rp.bytes(), logical as usize, &mut zip) {
-                Ok(_) => {
-                    if let Some(z) = RecPage::new(&zip, logical) {
-                        self.records(&z, n, off_chain, mode, true);
-                    }
-                }
-                Err(e) => {
-                    if mode == Mode::Rows {
-                        self.counts.compressed_pages =
-                            self.counts.compressed_pages.saturating_add(1);
-                        self.findings.push(ScanFinding::Compressed(n, e));
-                    }
-                }
-            }
-            self.zip = zip;
-            return;
-        }
-        if mode == Mode::Rows && off_chain.is_none() {
-            let fit = page_fit(rp, &self.layout, &mut self.visited, &mut self.fields);
-            if let Some(f) = fit.filter(|f| !f.fits()) {
-                self.counts.misfit_pages = self.counts.misfit_pages.saturating_add(1);
-                if self.misfit_first.len() < 3 {
-                    self.misfit_first.push((n, f));
-                }
-            }
-        }
-        self.records(rp, n, off_chain, mode, false);
-    }
-
-    /// The rows of one readable (uncompressed or rebuilt) leaf page.
-    fn records(
-        &mut self,
-        rp: &RecPage<'_>,
-        n: PageNo,
-        off_chain: Option<Origin>,
-        mode: Mode,
-        compressed: bool,
-    ) {
-        let meta = self.opts.deleted != Deleted::No;
-        let mut visited = std::mem::take(&mut self.visited);
-        for chain in [Chain::User, Chain::Free] {
-            if chain == Chain::Free && !meta {
-                continue;
-            }
-            let it = match chain {
-                Chain::User => rp.records(&mut visited),
-                Chain::Free => rp.free_records(&mut visited),
-            };
-            let Some(mut it) = it else { continue };
-            loop {
-                let rec = match it.next() {
-                    Ok(Some(rec)) => rec,
-                    Ok(None) => break,
-                    Err(e) => {
-                        if chain == Chain::User && mode == Mode::Rows {
-                            self.after.push(ScanFinding::RecordChain(n, e));
-                        }
-                        break;
-                    }
-                };
-                if !rec.is_user() {
-                    continue;
-                }
-                let origin = match (off_chain, chain, rec.header.is_deleted()) {
-                    (Some(o), _, _) => o,
-                    (None, Chain::Free, _) => Origin::FreeList,
-                    (None, Chain::User, true) => Origin::DeleteMarked,
-                    (None, Chain::User, false) => Origin::Live,
-                };
-                if chain == Chain::User && rec.header.is_min_rec() {
-                    // MariaDB's instant ALTER metadata record.
-                    if mode == Mode::Rows {
-                        self.counts.metadata_records =
-                            self.counts.metadata_records.saturating_add(1);
-                    }
-                    continue;
-                }
-                let keep = mode != Mode::Rows
-                    || match origin {
-                        Origin::Live => self.opts.deleted != Deleted::Only,
-                        _ => meta,
-                    };
-                if keep {
-                    self.row(rp, n, &rec, origin, mode, compressed);
-                }
-            }
-        }
-        self.visited = visited;
-    }
-
-    /// One record: hashed in the collecting walks, a row in the last.
-    fn row(
-        &mut self,
-        rp: &RecPage<'_>,
-        n: PageNo,
-        rec: &ibdscope_core::Rec,
-        origin: Origin,
-        mode: Mode,
-        compressed: bool,
-    ) {
-        let mut live_copy = false;
-        let stale = origin.is_stale();
-        let split_res = split(rp, rec, &self.layout, &mut self.fields);
-        if mode != Mode::Rows || (stale && !self.live_twins.is_empty()) {
-            let (key, all) = match &split_res {
-                Ok(_) => record_hashes(rp.bytes(), &self.fields, self.layout.n_unique),
-                Err(_) => return,
-            };
-            match mode {
-                Mode::StaleKeys => {
-                    if stale {
-                        self.stale_keys.insert(key);
-                    }
-                    return;
-                }
-                Mode::LiveTwins => {
-                    if origin == Origin::Live && self.stale_keys.contains(&key) {
-                        self.live_twins.insert(all);
-                    }
-                    return;
-                }
-                Mode::Rows => {
-                    if self.live_twins.contains(&all) {
-                        self.counts.live_copies = self.counts.live_copies.saturating_add(1);
-                        live_copy = true;
-                    }
-                }
-            }
-        }
-        let damage = match split_res {
-            Ok(info) => (origin != Origin::Live
-                && origin != Origin::DeleteMarked
-                && data_is_zero(rp.bytes(), &info))
-            .then_some(RowDamage::Erased),
-            Err(e) => Some(RowDamage::Split(e)),
-        };
-        self.fill_slots();
-        let c = &mut self.counts;
-        c.rows = c.rows.saturating_add(1);
-        let verdict = match self.damaged.bad_page(n) {
-            Some(b) => {
-                c.unverified_rows = c.unverified_rows.saturating_add(1);
-                (Some(b.judgement.verdict), false)
-            }
-            None => (None, true),
-        };
-        let class = match origin {
-            Origin::Live => &mut c.live,
-            Origin::DeleteMarked => &mut c.delete_marked,
-            Origin::FreeList => &mut c.free_list,
-            Origin::FreedPage | Origin::UnlinkedPage => &mut c.off_chain,
-        };
-        *class = class.saturating_add(1);
-        if let (Origin::Live, Some(RowDamage::Split(e))) = (origin, &damage) {
-            // Counted: a definition that does not fit fails every row.
-            c.split_failed = c.split_failed.saturating_add(1);
-            if self.split_first.len() < 3 {
-                self.split_first.push((n, rec.origin, e.clone()));
-            }
-        }
-        let page = rp.bytes();
-        let erased = damage == Some(RowDamage::Erased);
-        // The values of a row given back ([`RowScan::recycle`]) are reused.
-        let mut values = self.spare.pop().unwrap_or_default();
-        values.resize(self.slot.len(), Value::Missing);
-        for ((s, w), v) in (self.slot.iter()).zip(&self.wanted).zip(values.iter_mut()) {
-            match s.and_then(|fi| self.fields.get(fi)) {
-                Some(f) if *w && !erased => {
-                    v.read_into(self.ts, page, f, self.opts.max_value_bytes)
-                }
-                _ => *v = Value::Missing,
-            }
-        }
-        self.pending.push_back(Row {
-            page: n,
-            offset: rec.origin,
-            page_file_offset: self.file_offset(n),
-            compressed,
-            origin,
-            verdict: verdict.0.unwrap_or(PageVerdict::Valid),
-            verified: verdict.1,
-            live_copy,
-            damage,
-            values,
-        });
-    }
-
-    /// Which field shows each column (`self.slot`).
-    fn fill_slots(&mut self) {
-        for s in self.slot.iter_mut() {
-            *s = None;
-        }
-        // A column stored twice (a key on its prefix, then the whole column
-        // among the others: dict_index_build_internal_clust) shows the
-        // whole one.
-        let layout = &self.layout;
-        let is_prefix = |f: &Field| {
-            (layout.fields)
-                .get(usize::from(f.layout_idx))
-                .is_some_and(|l| l.prefix_len.is_some())
-        };
-        for (i, f) in self.fields.iter().enumerate() {
-            if let Some(s) = self.slot.get_mut(f.column) {
-                let replace = match *s {
-                    None => true,
-                    Some(j) => self.fields.get(j).is_some_and(is_prefix) && !is_prefix(f),
-                };
-                if replace {
-                    *s = Some(i);
-                }
             }
         }
     }
@@ -1477,7 +1488,7 @@ impl<'a> RowScan<'a> {
         if c.unreadable_pages > 0 {
             self.findings.push(ScanFinding::UnreadablePages(
                 c.unreadable_pages,
-                self.ts.format().encryption,
+                self.sh.ts.format().encryption,
             ));
         }
         if c.live_copies > 0 {
@@ -1512,8 +1523,9 @@ impl<'a> RowScan<'a> {
     /// most 64 bytes of an off-page one); `None` when the page or the
     /// record cannot be read.
     fn key(&mut self, n: PageNo, edge: Edge) -> Option<Key> {
-        let rp = RecPage::of(self.ts, n).ok()?;
-        let visited = &mut self.visited;
+        let ts = self.sh.ts;
+        let rp = RecPage::of(ts, n).ok()?;
+        let visited = &mut self.reader.visited;
         let rec = match edge {
             Edge::First => edge_record(&rp, false, visited)?,
             Edge::Last => edge_record(&rp, true, visited)?,
@@ -1528,16 +1540,303 @@ impl<'a> RowScan<'a> {
                 }
             }
         };
+        let layout = &self.sh.layout;
         let mut fields = Vec::new();
-        split(&rp, &rec, &self.layout, &mut fields).ok()?;
+        split(&rp, &rec, layout, &mut fields).ok()?;
         let mut key = Vec::new();
-        for f in fields.iter().take(self.layout.n_unique) {
-            self.table.columns.get(f.column)?;
+        for f in fields.iter().take(layout.n_unique) {
+            self.sh.table.columns.get(f.column)?;
             let mut v = Value::Missing;
-            v.read_into(self.ts, rp.bytes(), f, 64);
+            v.read_into(ts, rp.bytes(), f, 64);
             key.push((f.column, v));
         }
         Some(key)
+    }
+}
+
+impl Shared<'_> {
+    /// Byte offset of page `n` in the file.
+    fn file_offset(&self, n: PageNo) -> u64 {
+        u64::from(n.0).saturating_mul(u64::from(self.ts.page_size()))
+    }
+
+    /// Whether page `n` does not verify.
+    fn unverified(&self, n: PageNo) -> bool {
+        self.damaged.bad_page(n).is_some()
+    }
+
+    /// Page `n` of the walk that gives rows, into `o`.
+    fn read_page(&self, r: &mut Reader, o: &mut PageOut, n: PageNo, off_chain: Option<Origin>) {
+        let unverified = self.unverified(n);
+        if unverified && self.opts.verified_only {
+            o.counts.unverified_pages_skipped = o.counts.unverified_pages_skipped.saturating_add(1);
+            o.findings.push(ScanFinding::LeftOut(n));
+            return;
+        }
+        let rows_before = o.counts.rows;
+        // Held for this page only (bounded memory through a page source).
+        let held = self.ts.page_ref(n);
+        let read = held
+            .as_deref()
+            .map_or(Err(NoRecords::PastFile), |p| RecPage::read(self.ts, p));
+        match read {
+            Ok(rp) => self.page(r, o, &rp, n, off_chain, &mut Walk::Rows),
+            Err(NoRecords::Unreadable(_)) => {
+                o.counts.unreadable_pages = o.counts.unreadable_pages.saturating_add(1);
+            }
+            Err(_) => o.findings.push(ScanFinding::NotIndex(n)),
+        }
+        if unverified {
+            o.after.push(ScanFinding::Unverified {
+                page: n,
+                file_offset: self.file_offset(n),
+                rows: o.counts.rows.saturating_sub(rows_before),
+            });
+        }
+    }
+
+    /// One leaf page (a ROW_FORMAT=COMPRESSED one rebuilt first).
+    fn page(
+        &self,
+        r: &mut Reader,
+        o: &mut PageOut,
+        rp: &RecPage<'_>,
+        n: PageNo,
+        off_chain: Option<Origin>,
+        walk: &mut Walk<'_>,
+    ) {
+        let mode = walk.mode();
+        if mode == Mode::Rows {
+            o.counts.pages = o.counts.pages.saturating_add(1);
+            if off_chain.is_none() {
+                o.counts.tree_pages = o.counts.tree_pages.saturating_add(1);
+                o.counts.tree_recs =
+                    (o.counts.tree_recs).saturating_add(u64::from(rp.header().n_recs()));
+            }
+        }
+        if rp.is_compressed() {
+            // ROW_FORMAT=COMPRESSED: rebuild the page as the server does
+            // (page0zip.cc), then read it like any other.
+            let mut zip = std::mem::take(&mut r.zip);
+            let logical = rp.logical_size();
+            match crate::zip::decompress(rp.bytes(), logical as usize, &mut zip) {
+                Ok(_) => {
+                    if let Some(z) = RecPage::new(&zip, logical) {
+                        self.records(r, o, &z, n, off_chain, walk, true);
+                    }
+                }
+                Err(e) => {
+                    if mode == Mode::Rows {
+                        o.counts.compressed_pages = o.counts.compressed_pages.saturating_add(1);
+                        o.findings.push(ScanFinding::Compressed(n, e));
+                    }
+                }
+            }
+            r.zip = zip;
+            return;
+        }
+        if mode == Mode::Rows && off_chain.is_none() {
+            let fit = page_fit(rp, &self.layout, &mut r.visited, &mut r.fields);
+            if let Some(f) = fit.filter(|f| !f.fits()) {
+                o.counts.misfit_pages = o.counts.misfit_pages.saturating_add(1);
+                if o.misfit_first.len() < 3 {
+                    o.misfit_first.push((n, f));
+                }
+            }
+        }
+        self.records(r, o, rp, n, off_chain, walk, false);
+    }
+
+    /// The rows of one readable (uncompressed or rebuilt) leaf page.
+    #[allow(clippy::too_many_arguments)] // The page, where it is read from, and into what.
+    fn records(
+        &self,
+        r: &mut Reader,
+        o: &mut PageOut,
+        rp: &RecPage<'_>,
+        n: PageNo,
+        off_chain: Option<Origin>,
+        walk: &mut Walk<'_>,
+        compressed: bool,
+    ) {
+        let mode = walk.mode();
+        let meta = self.opts.deleted != Deleted::No;
+        let mut visited = std::mem::take(&mut r.visited);
+        for chain in [Chain::User, Chain::Free] {
+            if chain == Chain::Free && !meta {
+                continue;
+            }
+            let it = match chain {
+                Chain::User => rp.records(&mut visited),
+                Chain::Free => rp.free_records(&mut visited),
+            };
+            let Some(mut it) = it else { continue };
+            loop {
+                let rec = match it.next() {
+                    Ok(Some(rec)) => rec,
+                    Ok(None) => break,
+                    Err(e) => {
+                        if chain == Chain::User && mode == Mode::Rows {
+                            o.after.push(ScanFinding::RecordChain(n, e));
+                        }
+                        break;
+                    }
+                };
+                if !rec.is_user() {
+                    continue;
+                }
+                let origin = match (off_chain, chain, rec.header.is_deleted()) {
+                    (Some(o), _, _) => o,
+                    (None, Chain::Free, _) => Origin::FreeList,
+                    (None, Chain::User, true) => Origin::DeleteMarked,
+                    (None, Chain::User, false) => Origin::Live,
+                };
+                if chain == Chain::User && rec.header.is_min_rec() {
+                    // MariaDB's instant ALTER metadata record.
+                    if mode == Mode::Rows {
+                        o.counts.metadata_records = o.counts.metadata_records.saturating_add(1);
+                    }
+                    continue;
+                }
+                let keep = mode != Mode::Rows
+                    || match origin {
+                        Origin::Live => self.opts.deleted != Deleted::Only,
+                        _ => meta,
+                    };
+                if keep {
+                    self.row(r, o, rp, n, &rec, origin, walk, compressed);
+                }
+            }
+        }
+        r.visited = visited;
+    }
+
+    /// One record: hashed in the collecting walks, a row in the last.
+    #[allow(clippy::too_many_arguments)] // The record, where it is read from, and into what.
+    fn row(
+        &self,
+        r: &mut Reader,
+        o: &mut PageOut,
+        rp: &RecPage<'_>,
+        n: PageNo,
+        rec: &ibdscope_core::Rec,
+        origin: Origin,
+        walk: &mut Walk<'_>,
+        compressed: bool,
+    ) {
+        let mut live_copy = false;
+        let stale = origin.is_stale();
+        let split_res = split(rp, rec, &self.layout, &mut r.fields);
+        let rows = matches!(walk, Walk::Rows);
+        if !rows || (stale && !self.live_twins.is_empty()) {
+            let (key, all) = match &split_res {
+                Ok(_) => record_hashes(rp.bytes(), &r.fields, self.layout.n_unique),
+                Err(_) => return,
+            };
+            match walk {
+                Walk::StaleKeys(keys) => {
+                    if stale {
+                        keys.insert(key);
+                    }
+                    return;
+                }
+                Walk::LiveTwins(keys, twins) => {
+                    if origin == Origin::Live && keys.contains(&key) {
+                        twins.insert(all);
+                    }
+                    return;
+                }
+                Walk::Rows => {
+                    if self.live_twins.contains(&all) {
+                        o.counts.live_copies = o.counts.live_copies.saturating_add(1);
+                        live_copy = true;
+                    }
+                }
+            }
+        }
+        let damage = match split_res {
+            Ok(info) => (origin != Origin::Live
+                && origin != Origin::DeleteMarked
+                && data_is_zero(rp.bytes(), &info))
+            .then_some(RowDamage::Erased),
+            Err(e) => Some(RowDamage::Split(e)),
+        };
+        self.fill_slots(r);
+        let c = &mut o.counts;
+        c.rows = c.rows.saturating_add(1);
+        let verdict = match self.damaged.bad_page(n) {
+            Some(b) => {
+                c.unverified_rows = c.unverified_rows.saturating_add(1);
+                (Some(b.judgement.verdict), false)
+            }
+            None => (None, true),
+        };
+        let class = match origin {
+            Origin::Live => &mut c.live,
+            Origin::DeleteMarked => &mut c.delete_marked,
+            Origin::FreeList => &mut c.free_list,
+            Origin::FreedPage | Origin::UnlinkedPage => &mut c.off_chain,
+        };
+        *class = class.saturating_add(1);
+        if let (Origin::Live, Some(RowDamage::Split(e))) = (origin, &damage) {
+            // Counted: a definition that does not fit fails every row.
+            c.split_failed = c.split_failed.saturating_add(1);
+            if o.split_first.len() < 3 {
+                o.split_first.push((n, rec.origin, e.clone()));
+            }
+        }
+        let page = rp.bytes();
+        let erased = damage == Some(RowDamage::Erased);
+        // The values of a row given back ([`RowScan::recycle`]) are reused.
+        let mut values = r.spare.pop().unwrap_or_default();
+        values.resize(r.slot.len(), Value::Missing);
+        for ((s, w), v) in (r.slot.iter()).zip(&self.wanted).zip(values.iter_mut()) {
+            match s.and_then(|fi| r.fields.get(fi)) {
+                Some(f) if *w && !erased => {
+                    v.read_into(self.ts, page, f, self.opts.max_value_bytes)
+                }
+                _ => *v = Value::Missing,
+            }
+        }
+        o.rows.push_back(Row {
+            page: n,
+            offset: rec.origin,
+            page_file_offset: self.file_offset(n),
+            compressed,
+            origin,
+            verdict: verdict.0.unwrap_or(PageVerdict::Valid),
+            verified: verdict.1,
+            live_copy,
+            damage,
+            values,
+        });
+    }
+
+    /// Which field shows each column (`r.slot`).
+    fn fill_slots(&self, r: &mut Reader) {
+        for s in r.slot.iter_mut() {
+            *s = None;
+        }
+        // A column stored twice (a key on its prefix, then the whole column
+        // among the others: dict_index_build_internal_clust) shows the
+        // whole one.
+        let layout = &self.layout;
+        let is_prefix = |f: &Field| {
+            (layout.fields)
+                .get(usize::from(f.layout_idx))
+                .is_some_and(|l| l.prefix_len.is_some())
+        };
+        for (i, f) in r.fields.iter().enumerate() {
+            if let Some(s) = r.slot.get_mut(f.column) {
+                let replace = match *s {
+                    None => true,
+                    Some(j) => r.fields.get(j).is_some_and(is_prefix) && !is_prefix(f),
+                };
+                if replace {
+                    *s = Some(i);
+                }
+            }
+        }
     }
 }
 

@@ -105,10 +105,42 @@ impl std::fmt::Display for RawReason {
 
 /// Appends `0x` and the bytes in lowercase hex.
 pub fn write_hex(b: &[u8], out: &mut String) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(b.len().saturating_mul(2).saturating_add(2));
     out.push_str("0x");
-    for x in b {
-        let _ = write!(out, "{x:02x}");
+    for &x in b {
+        let hi = DIGITS.get(usize::from(x >> 4)).copied().unwrap_or(b'0');
+        let lo = DIGITS.get(usize::from(x & 15)).copied().unwrap_or(b'0');
+        out.push(char::from(hi));
+        out.push(char::from(lo));
     }
+}
+
+/// Appends `v` in decimal (what `{v}` writes), without the formatter.
+fn write_u64(out: &mut String, v: u64) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    let mut v = v;
+    loop {
+        at = at.saturating_sub(1);
+        if let Some(d) = buf.get_mut(at) {
+            *d = b'0'.saturating_add((v % 10) as u8);
+        }
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(buf.get(at..).unwrap_or_default()).unwrap_or_default());
+}
+
+/// Appends `v` in decimal (what `{v}` writes), without the formatter.
+fn write_i64(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    write_u64(out, v.unsigned_abs());
 }
 
 fn raw(b: &[u8], out: &mut String, why: RawReason) -> Rendered {
@@ -161,7 +193,7 @@ pub fn render(col: &Column, b: &[u8], out: &mut String) -> Rendered {
     if let Some(s) = col.sys() {
         return match (s, be_uint(b)) {
             (_, Some(v)) if b.len() == usize::from(s.stored_len()) => {
-                let _ = write!(out, "{v}");
+                write_u64(out, v);
                 Rendered::Number
             }
             _ => raw(
@@ -248,9 +280,9 @@ fn int(col: &Column, b: &[u8], out: &mut String) -> Result<Rendered, RawReason> 
     };
     len_check(b, expected)?;
     if col.unsigned {
-        let _ = write!(out, "{}", be_uint(b).ok_or(RawReason::OutOfRange)?);
+        write_u64(out, be_uint(b).ok_or(RawReason::OutOfRange)?);
     } else {
-        let _ = write!(out, "{}", be_int_flipped(b).ok_or(RawReason::OutOfRange)?);
+        write_i64(out, be_int_flipped(b).ok_or(RawReason::OutOfRange)?);
     }
     Ok(Rendered::Number)
 }
@@ -752,7 +784,17 @@ fn text(cs: Charset, b: &[u8], is_char: bool, out: &mut String) -> Result<Render
             out.push_str(s);
         }
         Charset::Latin1 => {
-            for &x in b {
+            // Runs of ASCII bytes are copied whole (they are their own
+            // UTF-8); each other byte is one character.
+            let mut rest = b;
+            while !rest.is_empty() {
+                let ascii = rest.iter().position(|&x| x >= 0x80).unwrap_or(rest.len());
+                let (run, tail) = rest.split_at(ascii);
+                out.push_str(std::str::from_utf8(run).unwrap_or_default());
+                let Some((&x, tail)) = tail.split_first() else {
+                    break;
+                };
+                rest = tail;
                 let c = if (0x80..0xA0).contains(&x) {
                     char::from_u32(u32::from(
                         *CP1252_80
@@ -1300,6 +1342,48 @@ mod tests {
 
     fn col(t: ColType) -> Column {
         Column::new("c", t)
+    }
+
+    #[test]
+    fn numbers_and_hex_without_the_formatter_are_the_formatters() {
+        for v in [0u64, 1, 9, 10, 99, 100, 65535, 4294967295, u64::MAX] {
+            let mut s = String::new();
+            write_u64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        for v in [0i64, -1, 1, -9, 10, i64::MIN, i64::MAX, -4294967296] {
+            let mut s = String::new();
+            write_i64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        let bytes: Vec<u8> = (0..=255).collect();
+        let mut s = String::new();
+        write_hex(&bytes, &mut s);
+        let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(s, format!("0x{want}"));
+    }
+
+    /// latin1 as runs of ASCII and single bytes: each byte the character
+    /// it was one at a time (cp1252 in 0x80..0xA0), at every position.
+    #[test]
+    fn latin1_by_runs_is_latin1_by_byte() {
+        let one = |x: u8| {
+            if (0x80..0xA0).contains(&x) {
+                char::from_u32(u32::from(CP1252_80[usize::from(x - 0x80)])).unwrap()
+            } else {
+                char::from(x)
+            }
+        };
+        for x in 0..=255u8 {
+            for k in 0..10 {
+                let mut b = vec![b'a'; 10];
+                b[k] = x;
+                let mut out = String::new();
+                text(Charset::Latin1, &b, false, &mut out).unwrap();
+                let want: String = b.iter().map(|&y| one(y)).collect();
+                assert_eq!(out, want);
+            }
+        }
     }
 
     fn show(c: &Column, b: &[u8]) -> (String, Rendered) {

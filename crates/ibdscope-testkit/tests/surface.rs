@@ -39,14 +39,18 @@ use ibdscope_testkit::source::{blank, is_cfg_test, is_ident, matching, tokens, T
 /// 322). A crate under `crates/` with a `src/lib.rs` and no row here is
 /// counted and printed, not checked.
 const CEILINGS: &[(&str, usize)] = &[
-    ("ibdscope", 178),
+    ("ibdscope", 179),
     ("ibdscope-codec", 23),
-    ("ibdscope-core", 590),
+    // 591 before the page source (+3: `Tablespace::page_ref`, `PageRef`,
+    // `RecPage::read`) and what the audit asks of the one summary pass
+    // (+10: `SummaryAsks`, `LsnSpan`, `NewerThan`, the links kept,
+    // `SpaceMap::build_folding`); one error type instead of six (-1).
+    ("ibdscope-core", 603),
     ("ibdscope-forensics", 215),
     ("ibdscope-prims", 58),
     ("ibdscope-render", 82),
     ("ibdscope-report", 42),
-    ("ibdscope-schema", 273),
+    ("ibdscope-schema", 277),
 ];
 
 /// Crates not counted: test support, not a library anyone embeds.

@@ -44,6 +44,8 @@ pub struct Analysis<'t> {
     file_findings: OnceCell<Vec<Finding>>,
     map: OnceCell<SpaceMap>,
     trees: OnceCell<Btrees>,
+    /// The B-trees with their leaf chains, when a command reads the leaves.
+    chained: OnceCell<Btrees>,
     freed_with_data: OnceCell<Vec<PageNo>>,
     def: OnceCell<Result<Def, crate::error::Error>>,
     /// The system tablespace's index names, from its own dictionary.
@@ -80,6 +82,7 @@ impl<'t> Analysis<'t> {
             file_findings: OnceCell::new(),
             map: OnceCell::new(),
             trees: OnceCell::new(),
+            chained: OnceCell::new(),
             freed_with_data: OnceCell::new(),
             def: OnceCell::new(),
             system_names: OnceCell::new(),
@@ -174,10 +177,24 @@ impl<'t> Analysis<'t> {
             .get_or_init(|| SpaceMap::build(&self.ts, &self.engine))
     }
 
-    /// The B-trees (built on first use).
+    /// The B-trees (built on first use; the ones with leaf chains when
+    /// those were built first).
     pub fn trees(&self) -> &Btrees {
-        self.trees
-            .get_or_init(|| Btrees::build(&self.ts, &self.engine, self.map()))
+        match self.chained.get() {
+            Some(t) => t,
+            None => self
+                .trees
+                .get_or_init(|| Btrees::build(&self.ts, &self.engine, self.map())),
+        }
+    }
+
+    /// The B-trees with each index's leaf pages in chain order
+    /// (`IndexTree::leaf_chain`), for the commands that read the leaves
+    /// (`rows`, `records`): built on first use, the same trees and
+    /// findings as [`Analysis::trees`] otherwise, which then gives them.
+    pub fn trees_with_leaf_chains(&self) -> &Btrees {
+        self.chained
+            .get_or_init(|| Btrees::build_with_leaf_chains(&self.ts, &self.engine, self.map()))
     }
 
     /// The free pages that still hold an index page with records (the

@@ -273,9 +273,9 @@ fn decrypt(
         }
     };
     let made = if summarize {
-        mariadb::try_decrypt_with_summary(ts, engine, &key).map(|(d, s)| (d, Some(s)))
+        mariadb::try_decrypt_with_summary(ts, engine, key).map(|(d, s)| (d, Some(s)))
     } else {
-        mariadb::try_decrypt(ts, engine, &key).map(|d| (d, None))
+        mariadb::try_decrypt(ts, engine, key).map(|d| (d, None))
     };
     let Some((d, summary)) = made else {
         diags.push(Diagnostic::new(

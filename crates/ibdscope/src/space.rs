@@ -21,7 +21,9 @@ use ibdscope_core::verdict::PageJudgement;
 use ibdscope_core::{Engine, IndexId, PageNo, Tablespace};
 use ibdscope_forensics::history::{Clustered, History};
 use ibdscope_schema::row::FieldText;
-use ibdscope_schema::rows::{index_layout, root_page, Decoding, RowScan, ScanOptions, Value};
+use ibdscope_schema::rows::{
+    index_layout, root_page, Decoding, RowScan, ScanInput, ScanOptions, Value,
+};
 use ibdscope_schema::table::Column;
 use ibdscope_schema::table::TableDef;
 use ibdscope_schema::value::Rendered;
@@ -433,16 +435,13 @@ impl<'f> Space<'f> {
                 .ok_or_else(|| self.no_index(name))?,
         };
         let a = &self.analysis;
-        RowScan::new(
-            a.ts(),
-            a.engine(),
-            self.summary(),
-            t,
-            ix,
-            &table.decoding,
-            opts,
-        )
-        .map_err(|e| self.rows_error(e))
+        let input = ScanInput {
+            ts: a.ts(),
+            engine: a.engine(),
+            summary: self.summary(),
+            trees: Some(a.trees_with_leaf_chains()),
+        };
+        RowScan::over(input, t, ix, &table.decoding, opts).map_err(|e| self.rows_error(e))
     }
 
     /// Every row's older versions, from its `DB_ROLL_PTR` through the undo
@@ -501,19 +500,48 @@ pub fn tsv(value: &Value, col: &Column) -> String {
 /// `SELECT … INTO OUTFILE` escaping with `ESCAPED BY '\\'`: `\`, tab,
 /// newline and NUL.
 pub fn tsv_escape(s: &str, out: &mut String) {
-    if !s.bytes().any(|b| matches!(b, b'\\' | b'\t' | b'\n' | 0)) {
-        out.push_str(s);
-        return;
-    }
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\\t"),
-            '\n' => out.push_str("\\\n"),
-            '\0' => out.push_str("\\0"),
-            c => out.push(c),
+    // One pass: the runs between escaped bytes copied whole, eight bytes
+    // looked at a time while none is one to escape.
+    let b = s.as_bytes();
+    let mut from = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(w) = b.get(i..i.saturating_add(8)) {
+            let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+            if !tsv_special(w) {
+                i = i.saturating_add(8);
+                continue;
+            }
         }
+        let esc = match b.get(i) {
+            Some(b'\\') => "\\\\",
+            Some(b'\t') => "\\\t",
+            Some(b'\n') => "\\\n",
+            Some(0) => "\\0",
+            _ => {
+                i = i.saturating_add(1);
+                continue;
+            }
+        };
+        // `i` is an ASCII byte's index: a character boundary.
+        out.push_str(s.get(from..i).unwrap_or_default());
+        out.push_str(esc);
+        i = i.saturating_add(1);
+        from = i;
     }
+    out.push_str(s.get(from..).unwrap_or_default());
+}
+
+/// Whether any byte of `w` is NUL, tab, newline or `\` (the classic test
+/// for a zero byte, `(x - 0x01…) & !x & 0x80…`, on `w` xor each of them).
+fn tsv_special(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let tab = 0x0909_0909_0909_0909;
+    let newline = 0x0A0A_0A0A_0A0A_0A0A;
+    let backslash = 0x5C5C_5C5C_5C5C_5C5C;
+    (zero(w) | zero(w ^ tab) | zero(w ^ newline) | zero(w ^ backslash)) != 0
 }
 
 /// A BIT value rendered `b'0101'` as the decimal number the server's text

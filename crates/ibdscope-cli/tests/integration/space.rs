@@ -113,7 +113,7 @@ fn logical(data: Vec<u8>) -> Vec<u8> {
         [],
         "page_compressed pages that do not decompress"
     );
-    e.image().to_vec()
+    e.image(&ts)
 }
 
 /// Every fixture, then every corpus file (when the corpus is present).

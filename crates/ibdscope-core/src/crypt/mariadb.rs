@@ -65,6 +65,7 @@ use crate::ids::PageNo;
 use crate::page_type::PageType;
 use crate::pagecomp::{self, Layout, PageCompErrorKind};
 use crate::parallel::{fold_pages_with_state, Engine, PageFold, StateFold};
+use crate::source::{PageSource, Scratch as SourceScratch, Transform};
 use crate::space::{page_facts, Tablespace};
 use crate::summary::{ShardSummary, Summary, SummaryFold};
 use ibdscope_prims::aes::{self, Aes};
@@ -723,45 +724,43 @@ impl fmt::Display for ImageFailure {
     }
 }
 
-/// The decrypted logical image of a space (every encrypted page decrypted
-/// and every page_compressed page decompressed, in place), which the
-/// structure commands read instead of the file.
+/// The decrypted logical view of a space (every encrypted page decrypted
+/// and every page_compressed page decompressed), which the structure
+/// commands read instead of the file: read through a page source, each
+/// page decrypted as a reader reaches it, no image of the file made.
 pub struct Decryption {
-    image: Vec<u8>,
+    source: PageSource,
     /// Pages decrypted.
     pub decrypted: u32,
     /// Pages decompressed (after decryption or plain).
     pub decompressed: u32,
     /// Pages with a key version that were not decrypted, and pages that did
-    /// not decompress, in page order; the image holds their physical bytes.
+    /// not decompress, in page order; they read as stored.
     pub failures: Vec<ImageFailure>,
 }
 
 impl fmt::Debug for Decryption {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Decryption")
-            .field("bytes", &self.image.len())
             .field("decrypted", &self.decrypted)
             .field("decompressed", &self.decompressed)
             .field("failures", &self.failures)
-            .finish()
-    }
-}
-
-impl Drop for Decryption {
-    fn drop(&mut self) {
-        wipe(&mut self.image);
+            .finish_non_exhaustive()
     }
 }
 
 impl Decryption {
-    /// The image: as long as the file, page for page.
-    pub fn image(&self) -> &[u8] {
-        &self.image
+    /// The whole decrypted image as one buffer, as long as the file (a
+    /// torn tail as stored): a copy for tests and tools; the commands read
+    /// pages through [`Decryption::tablespace`].
+    pub fn image(&self, physical: &Tablespace<'_>) -> Vec<u8> {
+        crate::pagecomp::image_of(&self.tablespace(physical))
     }
-    /// The image as a tablespace, read with `physical`'s detection.
+    /// The space read decrypted, with `physical`'s detection (the space
+    /// this decryption was made of): each page decrypted as a reader
+    /// reaches it, no image made.
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
-        physical.with_data(&self.image)
+        physical.with_source(&self.source)
     }
     /// Whether no page decrypted and some page with a key version does not
     /// verify after decryption: the key is wrong. (When other pages
@@ -801,9 +800,38 @@ struct Scratch {
     codec: crate::pagecomp::Scratch,
 }
 
+impl Scratch {
+    fn parts(&mut self) -> (&mut Vec<u8>, &mut pagecomp::Scratch) {
+        (&mut self.buf, &mut self.codec)
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         wipe(&mut self.buf);
+    }
+}
+
+/// How an encrypted space's pages read: decrypted (then decompressed)
+/// as [`image_page`] makes them; a page it leaves as stored (page 0, a
+/// page without a key version that is not compressed, a failure) is the
+/// stored bytes.
+struct Decrypt {
+    key: SpaceKey,
+    layout: Layout,
+    size: usize,
+}
+
+impl Transform for Decrypt {
+    fn may_change(&self, n: PageNo, stored: &[u8]) -> bool {
+        n.0 != 0
+            && stored.len() == self.size
+            && (key_version(stored, self.key.full_crc32) != 0 || self.layout.is_compressed(stored))
+    }
+
+    fn apply(&self, n: PageNo, stored: &[u8], out: &mut [u8], scratch: &mut SourceScratch) {
+        let SourceScratch { buf, codec } = scratch;
+        let _ = image_page(&self.key, self.layout, n, stored, out, (buf, codec), None);
     }
 }
 
@@ -817,10 +845,9 @@ fn image_page(
     page: PageNo,
     from: &[u8],
     to: &mut [u8],
-    scratch: &mut Scratch,
+    (buf, codec): (&mut Vec<u8>, &mut pagecomp::Scratch),
     stored: Option<Verdict>,
 ) -> Result<(bool, bool), ImageFailureKind> {
-    let Scratch { buf, codec } = scratch;
     if page.0 == 0 || to.len() != from.len() {
         copy(to, from);
         return Ok((false, false));
@@ -894,7 +921,7 @@ pub fn decrypted_verdict(
         buf: core::mem::take(buf),
         codec: crate::pagecomp::Scratch::new(),
     };
-    let r = image_page(key, Layout::of(ts), page, from, to, &mut scratch, None);
+    let r = image_page(key, Layout::of(ts), page, from, to, scratch.parts(), None);
     *buf = core::mem::take(&mut scratch.buf);
     let verdict = r.map(|_| crate::space::verify_page(to, ts.scheme()));
     wipe(to);
@@ -932,7 +959,7 @@ pub fn detect_cipher(
     let mut found = None;
     for (n, page) in encrypted {
         for (cipher, key) in [(Cipher::Cbc, &cbc), (Cipher::Ctr, &ctr)] {
-            if image_page(key, layout, n, page, &mut to, &mut scratch, None).is_ok() {
+            if image_page(key, layout, n, page, &mut to, scratch.parts(), None).is_ok() {
                 found = Some(cipher);
                 break;
             }
@@ -1002,7 +1029,15 @@ impl StateFold for KeyedFold<'_, '_, '_> {
             }
             let (plain, scratch) = (&mut state.plain, &mut state.scratch);
             let stored = (self.scheme == Scheme::FullCrc32).then_some(f.verdict);
-            match image_page(self.key, self.layout, n, page, plain, scratch, stored) {
+            match image_page(
+                self.key,
+                self.layout,
+                n,
+                page,
+                plain,
+                scratch.parts(),
+                stored,
+            ) {
                 Ok((decrypted, _)) => {
                     self.check.decrypted =
                         self.check.decrypted.saturating_add(u32::from(decrypted));
@@ -1073,12 +1108,16 @@ struct ShardResult<'t, 'a> {
     summary: ShardSummary<'t, 'a>,
 }
 
-/// Decrypts the whole space into one image on the engine's threads
-/// (shards of whole extents, as [`pagecomp::expand`] does), every
-/// page_compressed page decompressed after it. `None`: the image could not
-/// be allocated. The engine's image release hook, if set, gets the
-/// stored pages as they are decrypted ([`Engine::with_image_release`]).
-pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> Option<Decryption> {
+/// Reads the whole space once on the engine's threads (shards of whole
+/// extents, as [`pagecomp::expand`] does), every encrypted page decrypted
+/// and every page_compressed page decompressed after it into a buffer of
+/// the thread's, to count them and name the pages that fail; the returned
+/// [`Decryption`] reads the space decrypted with `key` without an image
+/// ([`Decryption::tablespace`]). `Option` for the callers that allocated
+/// an image once; none is made now. The engine's image release hook, if
+/// set, gets the stored pages as they are read
+/// ([`Engine::with_image_release`]).
+pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: SpaceKey) -> Option<Decryption> {
     decrypt_space(ts, engine, key, false).map(|(d, _)| d)
 }
 
@@ -1094,7 +1133,7 @@ pub fn try_decrypt(ts: &Tablespace<'_>, engine: &Engine<'_>, key: &SpaceKey) -> 
 pub fn try_decrypt_with_summary(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
-    key: &SpaceKey,
+    key: SpaceKey,
 ) -> Option<(Decryption, Summary)> {
     let (d, s) = decrypt_space(ts, engine, key, true)?;
     Some((d, s.unwrap_or_default()))
@@ -1103,7 +1142,7 @@ pub fn try_decrypt_with_summary(
 fn decrypt_space<'t, 'a>(
     ts: &'t Tablespace<'a>,
     engine: &Engine<'_>,
-    key: &SpaceKey,
+    key: SpaceKey,
     summarize: bool,
 ) -> Option<(Decryption, Option<Summary>)> {
     let size = (ts.page_size() as usize).max(1);
@@ -1123,7 +1162,7 @@ fn decrypt_space<'t, 'a>(
             .as_ref()
             .filter(|_| scheme == Scheme::FullCrc32)
             .map(|f| f.verdict);
-        let imaged = image_page(key, layout, page, from, to, buf, stored);
+        let imaged = image_page(&key, layout, page, from, to, buf.parts(), stored);
         match imaged {
             Ok((d, c)) => {
                 r.decrypted = r.decrypted.saturating_add(u32::from(d));
@@ -1145,9 +1184,10 @@ fn decrypt_space<'t, 'a>(
             r.summary.add(ts, shard, f, None);
         }
     };
-    let (image, results) = crate::parallel::try_build_image(ts, engine, new_buf, page)?;
+    let results = crate::parallel::transform_pass(ts, engine, new_buf, page);
+    let source = Decrypt { key, layout, size };
     let mut d = Decryption {
-        image,
+        source: PageSource::new(Box::new(source), ts.page_size(), ts.n_pages()),
         decrypted: 0,
         decompressed: 0,
         failures: Vec::new(),

@@ -41,13 +41,13 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         let (outcome, said) = crate::diag::capture(|| {
             with_space(path, opts, |ts, engine| {
                 let keys = crate::open::key_finding(path, ts, opts);
-                one(
-                    opts,
-                    &Analysis::new(path, ts, ts, *engine, Default::default())
-                        .with_sink(&crate::open::say_one),
-                    out,
-                )
-                .map(|o| o.max(keys))
+                let a = Analysis::new(path, ts, ts, *engine, Default::default())
+                    .with_sink(&crate::open::say_one);
+                // With a key that opens the space, the summary is the
+                // keyed one, made in one pass that decrypts every
+                // encrypted page (the plain summary is not made).
+                let keyed = crate::open::key_summary(&a, opts);
+                one(opts, &a, out).map(|o| o.max(keys).max(keyed))
             })
         });
         let outcome = outcome?;
@@ -131,13 +131,8 @@ impl fmt::Display for Reason<'_> {
 /// Checks one parsed file.
 pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Outcome> {
     let (path, ts) = (a.path(), a.ts());
-    // With a key that opens the space, one pass makes the summary and
-    // decrypts every encrypted page (the plain summary is not made).
-    let keyed = ibdscope::logical::key_verdicts(path, ts, a.engine(), opts.key_file.as_ref());
-    if let Some((_, d)) = &keyed {
-        crate::open::say(d);
-    }
-    let s = keyed.as_ref().map_or_else(|| a.summary(), |k| &k.0);
+    // The keyed summary when the caller set it (`open::key_summary`).
+    let s = a.summary();
     let (freed, live): (Vec<&BadPage>, Vec<&BadPage>) =
         s.bad.iter().partition(|b| b.freed == Some(true));
     match opts.format {
@@ -264,12 +259,8 @@ pub fn one(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             )?;
         }
     }
-    let keyed = match &keyed {
-        Some((_, d)) if !d.is_empty() => Outcome::Findings,
-        _ => Outcome::Clean,
-    };
     Ok(if s.is_clean() {
-        keyed
+        Outcome::Clean
     } else {
         Outcome::Findings
     })

@@ -10,12 +10,7 @@ pub mod info;
 pub mod levels;
 pub mod lsn;
 pub mod page;
-// `pages` and `records` (rewritten for speed: offsets and widths in
-// their hand-built lines) are not yet under the arithmetic and indexing
-// lints; every other command is.
-#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod pages;
-#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 pub mod records;
 pub mod restore;
 pub mod rows;
@@ -27,7 +22,7 @@ pub mod types;
 
 use crate::args::{Cmd, DefOpts, Format, Opts};
 use crate::findings;
-use crate::open::{key_finding, with_logical, with_space};
+use crate::open::{key_finding, key_summary, with_logical, with_space};
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
 use std::io::{self, Write};
@@ -93,14 +88,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                         // The map with the key: a page only its decrypted
                         // image verifies is drawn by its LSN, as `check`
                         // judges it.
-                        let (k, engine) = (opts.key_file.as_ref(), a.engine());
-                        if let Some((s, d)) = ibdscope::logical::key_verdicts(path, ts, engine, k) {
-                            a.set_summary(s);
-                            crate::open::say(&d);
-                            if !d.is_empty() {
-                                keys = keys.max(Outcome::Findings);
-                            }
-                        }
+                        keys = keys.max(key_summary(&a, opts));
                     }
                     let outcome = match opts.cmd {
                         Cmd::Info => info::run(opts, &a, out),

@@ -201,8 +201,8 @@ impl Rows<'_> {
                     out,
                     "{:>8}  ... and the next {}, to page {}, alike: all zeros, not stored (a hole of the file), in free extents",
                     "",
-                    crate::text::count(run - 1, "page", "pages"),
-                    f.page_no.0.saturating_add(run - 1)
+                    crate::text::count(run.saturating_sub(1), "page", "pages"),
+                    f.page_no.0.saturating_add(run.saturating_sub(1))
                 )?;
             }
             return Ok(());

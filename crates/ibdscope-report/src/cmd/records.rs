@@ -68,12 +68,12 @@ struct Totals {
 
 impl Totals {
     fn add(&mut self, o: &Totals) {
-        self.records += o.records;
-        self.deleted += o.deleted;
-        self.garbage += o.garbage;
-        self.pages += o.pages;
-        self.compressed += o.compressed;
-        self.unreadable += o.unreadable;
+        self.records = self.records.saturating_add(o.records);
+        self.deleted = self.deleted.saturating_add(o.deleted);
+        self.garbage = self.garbage.saturating_add(o.garbage);
+        self.pages = self.pages.saturating_add(o.pages);
+        self.compressed = self.compressed.saturating_add(o.compressed);
+        self.unreadable = self.unreadable.saturating_add(o.unreadable);
     }
 }
 
@@ -145,7 +145,13 @@ impl Ctx<'_> {
     /// Page `n` of a walk, reached as `source`; a page that is not an
     /// index page is passed over silently when `quiet`, else noted.
     fn page(&self, s: &mut Scratch, piece: &mut Piece, n: PageNo, source: Source, quiet: bool) {
-        match RecPage::of(self.ts, n) {
+        // Held for this page only: a space read through a page source
+        // (decrypted, decompressed) keeps its memory bounded.
+        let held = self.ts.page_ref(n);
+        let read = held
+            .as_deref()
+            .map_or(Err(NoRecords::PastFile), |p| RecPage::read(self.ts, p));
+        match read {
             Ok(rp) => {
                 self.records(s, piece, &rp, n, source);
                 if source == Source::Freed {
@@ -182,9 +188,9 @@ impl Ctx<'_> {
         } else {
             ""
         };
-        piece.totals.pages += 1;
+        piece.totals.pages = piece.totals.pages.saturating_add(1);
         if rp.is_compressed() {
-            piece.totals.compressed += 1;
+            piece.totals.compressed = piece.totals.compressed.saturating_add(1);
             return;
         }
         s.layout.read(rp, &mut s.visited);
@@ -210,11 +216,11 @@ impl Ctx<'_> {
                 if self.deleted && chain == Chain::User && !deleted {
                     continue;
                 }
-                t.records += 1;
+                t.records = t.records.saturating_add(1);
                 if chain == Chain::Free {
-                    t.garbage += 1;
+                    t.garbage = t.garbage.saturating_add(1);
                 } else if deleted {
-                    t.deleted += 1;
+                    t.deleted = t.deleted.saturating_add(1);
                 }
                 let ext = s.layout.extent(rp, &rec);
                 match self.format {
@@ -238,11 +244,11 @@ impl Ctx<'_> {
                         out.push(b' ');
                         let at = out.len();
                         flags(out, &rec, b",", b"-");
-                        line::spaces(out, out.len() - at, 15);
+                        line::spaces(out, out.len().saturating_sub(at), 15);
                         out.push(b' ');
                         let size = u64::from(ext.end.saturating_sub(ext.start));
                         let prefix: &str = if ext.exact { "" } else { "<=" };
-                        line::spaces(out, prefix.len() + line::digits(size), 7);
+                        line::spaces(out, prefix.len().saturating_add(line::digits(size)), 7);
                         out.extend_from_slice(prefix.as_bytes());
                         line::num(out, size);
                         out.push(b' ');
@@ -369,8 +375,8 @@ fn json_line(
             if fld.null {
                 out.extend_from_slice(b"null");
             } else {
-                let a = origin + usize::from(fld.start);
-                let b = origin + usize::from(fld.end);
+                let a = origin.saturating_add(usize::from(fld.start));
+                let b = origin.saturating_add(usize::from(fld.end));
                 out.push(b'"');
                 line::hex(out, page.get(a..b).unwrap_or(&[]));
                 out.push(b'"');
@@ -437,8 +443,8 @@ fn fields(out: &mut Vec<u8>, page: &[u8], rec: &Rec, ext: RecExtent) {
                 out.extend_from_slice(b"NULL");
                 continue;
             }
-            let a = origin + usize::from(fld.start);
-            let b = origin + usize::from(fld.end);
+            let a = origin.saturating_add(usize::from(fld.start));
+            let b = origin.saturating_add(usize::from(fld.end));
             line::hex(out, page.get(a..b).unwrap_or(&[]));
             if fld.external {
                 out.extend_from_slice(b"+ext");
@@ -458,7 +464,7 @@ fn skip(piece: &mut Piece, n: PageNo, why: NoRecords) {
         }
         NoRecords::NotIndex(t) => format!("page {n} is a type {} page, not an index page", t.0),
         NoRecords::Unreadable(_) => {
-            piece.totals.unreadable += 1;
+            piece.totals.unreadable = piece.totals.unreadable.saturating_add(1);
             format!("page {n} is encrypted or page-compressed: its records are not readable")
         }
     };
@@ -517,7 +523,7 @@ impl Walk<'_, '_> {
             },
             |piece| {
                 self.add(piece, findings)?;
-                done = (done + PIECE_PAGES as u64).min(total);
+                done = done.saturating_add(PIECE_PAGES as u64).min(total);
                 a.engine().progress(done, total);
                 Ok(())
             },
@@ -541,8 +547,10 @@ pub fn run(
         }
     }
     let map = a.map();
-    let trees = Btrees::build_with_leaf_chains(ts, a.engine(), map);
-    if !index_known(path, &trees, sel.index) {
+    // The run's B-trees with their leaf chains (built once, shared with
+    // every other reader of the `Analysis`).
+    let trees = a.trees_with_leaf_chains();
+    if !index_known(path, trees, sel.index) {
         return Ok(Outcome::Unreadable);
     }
     let no_index_note =
@@ -587,7 +595,7 @@ pub fn run(
         }
         w.add(piece, &mut findings)?;
     } else {
-        walk_indexes(&mut w, &ctx, a, &trees, &mut findings)?;
+        walk_indexes(&mut w, &ctx, a, trees, &mut findings)?;
     }
     // The file's findings and the pages walked that do not verify come
     // first, as in every command.

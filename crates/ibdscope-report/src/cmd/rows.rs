@@ -25,7 +25,8 @@ use ibdscope::definition::Def;
 use ibdscope_core::PageNo;
 use ibdscope_schema::row::FieldText;
 use ibdscope_schema::rows::{
-    Deleted, Key, LostPage, Origin, Row, RowDamage, RowScan, ScanCounts, ScanFinding, ScanOptions,
+    Deleted, Key, LostPage, Origin, Row, RowDamage, RowScan, ScanCounts, ScanEvent, ScanFinding,
+    ScanInput, ScanOptions,
 };
 use ibdscope_schema::table::{Column, IndexDef, TableDef};
 use ibdscope_schema::value::Rendered;
@@ -53,17 +54,21 @@ struct Counts {
     capped_values: u64,
 }
 
-/// Everything reused across rows.
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.partial = self.partial.saturating_add(o.partial);
+        self.raw_values = self.raw_values.saturating_add(o.raw_values);
+        self.capped_values = self.capped_values.saturating_add(o.capped_values);
+    }
+}
+
+/// The document around the rows: header, findings, footer.
 struct Printer<'w> {
     j: Json<'w>,
     format: Format,
     meta: bool,
     /// Columns to print, in order (indexes into the table's columns).
     cols: Vec<usize>,
-    cell: String,
-    line: String,
-    /// Per-row problems (a reason per raw value, the split error).
-    problems: Vec<String>,
     counts: Counts,
     /// Findings that make the exit code 1.
     findings: Vec<String>,
@@ -71,15 +76,47 @@ struct Printer<'w> {
     notes: Vec<String>,
     /// `INSERT INTO `t` (`a`, `b`) VALUES (`.
     insert_prefix: String,
-    /// The row being printed is a copy of a live row.
-    twin: bool,
-    /// The page being read does not verify: its rows are marked.
-    unverified: bool,
     /// The file, for lines on stderr.
     path: String,
     /// The lost leaves' keys as text: the last before, the first after,
     /// the node pointer's.
     lost_keys: Vec<[Option<String>; 3]>,
+    /// JSON: a row object is in the `rows` array already (the pieces
+    /// start each object with its comma).
+    json_started: bool,
+}
+
+/// How rows are written, shared by the threads that format them.
+struct RowStyle<'c> {
+    format: Format,
+    meta: bool,
+    cols: &'c [usize],
+    t: &'c TableDef,
+    /// The index's name, for its findings.
+    index: &'c str,
+    insert_prefix: &'c str,
+}
+
+/// One thread's buffers, reused for every row it formats.
+#[derive(Default)]
+struct RowFmt {
+    cell: String,
+    line: String,
+    /// Per-row problems (a reason per raw value, the split error).
+    problems: Vec<String>,
+    /// The row being printed is a copy of a live row.
+    twin: bool,
+    /// The page being read does not verify: its rows are marked.
+    unverified: bool,
+}
+
+/// The rows of a run of pages, formatted on any thread and written in
+/// page order: their text, the printer's counts, the findings in words.
+#[derive(Default)]
+struct Piece {
+    out: Vec<u8>,
+    counts: Counts,
+    findings: Vec<String>,
 }
 
 /// Runs `rows`.
@@ -130,18 +167,43 @@ pub fn run(
     so.verified_only = opts.verified_only;
     so.max_value_bytes = r.max_value_bytes;
     so.columns = Some(p.cols.clone());
-    let mut scan = match RowScan::new(ts, a.engine(), a.summary(), t, ix, &decoding, so) {
+    // The leaf chain from the run's B-trees (built once, shared with
+    // every other reader of the `Analysis`); one page needs none.
+    let input = ScanInput {
+        ts,
+        engine: a.engine(),
+        summary: a.summary(),
+        trees: so.page.is_none().then(|| a.trees_with_leaf_chains()),
+    };
+    let mut scan = match RowScan::over(input, t, ix, &decoding, so) {
         Ok(s) => s,
         Err(e) => {
             crate::decode::say_scan_error(path, ix, &e);
             return Ok(Outcome::Unreadable);
         }
     };
-    while let Some(row) = scan.next() {
-        p.scan_findings(&mut scan, t, &ix.name);
-        p.row(t, &row)?;
-        scan.recycle(row);
-    }
+    p.scan_findings(&mut scan, t, &ix.name);
+    let style = RowStyle {
+        format: p.format,
+        meta: p.meta,
+        cols: &p.cols.clone(),
+        t,
+        index: &ix.name,
+        insert_prefix: &p.insert_prefix.clone(),
+    };
+    // The rows made on the engine's threads, a piece of pages at a time,
+    // written in key order.
+    scan.for_each_piece(
+        RowFmt::default,
+        |f, piece: &mut Piece, ev| match ev {
+            ScanEvent::Row(row) => {
+                // A piece's buffer takes every write.
+                let _ = f.row(&style, piece, row);
+            }
+            ScanEvent::Finding(x) => piece.findings.push(scan_words(&style, &x)),
+        },
+        |piece| p.add(piece),
+    )?;
     p.scan_findings(&mut scan, t, &ix.name);
     for n in scan.notes() {
         p.notes.push(n.to_string());
@@ -209,18 +271,31 @@ impl<'w> Printer<'w> {
             format: opts.format,
             meta,
             cols,
-            cell: String::new(),
-            line: String::new(),
-            problems: Vec::new(),
             counts: Counts::default(),
             findings: Vec::new(),
             notes: Vec::new(),
             insert_prefix: String::new(),
-            twin: false,
-            unverified: false,
             path: ibdscope::names::path(a.path()).to_string(),
             lost_keys: Vec::new(),
+            json_started: false,
         }
+    }
+
+    /// Adds a piece: its rows written at once, its counts, its findings
+    /// after the ones before it.
+    fn add(&mut self, piece: Piece) -> io::Result<()> {
+        let mut out = &piece.out[..];
+        if self.format == Format::Json && !out.is_empty() && !self.json_started {
+            // The first row of the array: no comma before it.
+            out = out.get(1..).unwrap_or(&[]);
+            self.json_started = true;
+        }
+        if !out.is_empty() {
+            self.j.writer().write_all(out)?;
+        }
+        self.counts.add(&piece.counts);
+        self.findings.extend(piece.findings);
+        Ok(())
     }
 
     /// The scan's findings so far, in words, after the printer's own.
@@ -231,10 +306,7 @@ impl<'w> Printer<'w> {
                     let c = scan.counts();
                     self.lost_words(t, l, c.tree_recs.checked_div(c.tree_pages).unwrap_or(0))
                 }
-                ScanFinding::Misfit(..) | ScanFinding::SplitFailed(..) => {
-                    format!("index {}: {f}", ibdscope::names::name(index))
-                }
-                _ => f.to_string(),
+                _ => index_words(index, &f),
             };
             self.findings.push(words);
         }
@@ -262,62 +334,6 @@ impl<'w> Printer<'w> {
         }
         self.lost_keys.push([before, after, low]);
         f
-    }
-
-    /// Prints one row.
-    fn row(&mut self, t: &TableDef, row: &Row) -> io::Result<()> {
-        self.problems.clear();
-        self.twin = row.live_copy;
-        self.unverified = !row.verified;
-        if let Some(d) = &row.damage {
-            self.problems.push(d.to_string());
-        }
-        self.begin_row(row.page, row.offset, row.origin)?;
-        self.cells(t, row)?;
-        if !self.problems.is_empty() {
-            self.counts.partial = self.counts.partial.saturating_add(1);
-            // A record that does not split is counted by the scan (a
-            // definition that does not fit fails every row).
-            if row.origin == Origin::Live && !matches!(row.damage, Some(RowDamage::Split(_))) {
-                let mut what = format!("page {} record at byte {}: ", row.page, row.offset);
-                what.push_str(&self.problems.join("; "));
-                self.findings.push(what);
-            }
-        }
-        self.end_row(row.page, row.offset, row.origin)
-    }
-
-    /// Renders and prints the row's cells.
-    fn cells(&mut self, t: &TableDef, row: &Row) -> io::Result<()> {
-        for k in 0..self.cols.len() {
-            let Some(&ci) = self.cols.get(k) else { break };
-            let Some(col) = t.columns.get(ci) else {
-                continue;
-            };
-            self.cell.clear();
-            let rendered = (row.values.get(ci)).and_then(|v| v.render(col, &mut self.cell));
-            let cell = match rendered {
-                None => Cell::Missing,
-                Some(FieldText::Null | FieldText::Dropped) => Cell::Null,
-                Some(FieldText::Value(Rendered::Raw(why))) => {
-                    self.counts.raw_values = self.counts.raw_values.saturating_add(1);
-                    self.problems
-                        .push(format!("{}: not decoded: {why}", col.name));
-                    Cell::Value(Rendered::Raw(why))
-                }
-                Some(FieldText::Value(v)) => Cell::Value(v),
-                Some(FieldText::Capped) => {
-                    self.counts.capped_values = self.counts.capped_values.saturating_add(1);
-                    Cell::Capped
-                }
-                Some(FieldText::OffPage(e)) => {
-                    self.problems.push(format!("{}: {e}", col.name));
-                    Cell::OffPage
-                }
-            };
-            self.cell_out(k, col, cell)?;
-        }
-        Ok(())
     }
 
     fn header(&mut self, path: &Path, def: &Def, ix: &IndexDef) -> io::Result<()> {
@@ -425,251 +441,6 @@ impl<'w> Printer<'w> {
                     "ibdscope: note: column {}: {note}",
                     ibdscope::names::name(col)
                 );
-            }
-        }
-        Ok(())
-    }
-
-    fn begin_row(&mut self, n: PageNo, offset: u16, origin: Origin) -> io::Result<()> {
-        self.line.clear();
-        match self.format {
-            Format::Json | Format::Jsonl => {
-                self.j.obj()?;
-                if self.meta {
-                    self.j
-                        .kv_num("page", n.0)?
-                        .kv_num("offset", offset)?
-                        .kv_str("origin", origin.word())?;
-                }
-                self.j.key("row")?.obj()?;
-            }
-            Format::Sql => {
-                self.line.push_str(&self.insert_prefix);
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    fn cell_out(&mut self, k: usize, col: &Column, cell: Cell) -> io::Result<()> {
-        let s = self.cell.as_str();
-        match self.format {
-            Format::Tsv | Format::Text => {
-                if k > 0 {
-                    self.line.push('\t');
-                }
-                let text = self.format == Format::Text;
-                match cell {
-                    Cell::Null => self.line.push_str(if text { "NULL" } else { "\\N" }),
-                    Cell::Missing => {}
-                    Cell::Value(Rendered::Bytes) if !text => {
-                        for c in s.trim_start_matches("0x").chars() {
-                            self.line.push(c.to_ascii_uppercase());
-                        }
-                    }
-                    Cell::Value(Rendered::Bits) if !text => {
-                        self.line.push_str(&ibdscope::space::bits_decimal(s))
-                    }
-                    Cell::Value(Rendered::Raw(_)) | Cell::Capped | Cell::OffPage => {
-                        self.line.push_str(s);
-                        if text {
-                            self.line.push_str(match cell {
-                                Cell::Capped => "(truncated)",
-                                _ => "(raw)",
-                            });
-                        }
-                    }
-                    Cell::Value(_) => {
-                        if text {
-                            for c in s.chars() {
-                                match c {
-                                    '\t' => self.line.push_str("\\t"),
-                                    '\n' => self.line.push_str("\\n"),
-                                    '\\' => self.line.push_str("\\\\"),
-                                    c => self.line.push(c),
-                                }
-                            }
-                        } else {
-                            ibdscope::space::tsv_escape(s, &mut self.line);
-                        }
-                    }
-                }
-            }
-            Format::Csv => {
-                if k > 0 {
-                    self.line.push(',');
-                }
-                match cell {
-                    Cell::Null | Cell::Missing => {}
-                    Cell::Value(Rendered::Number) => self.line.push_str(s),
-                    _ => crate::csv::push(&mut self.line, s),
-                }
-            }
-            Format::Json | Format::Jsonl => {
-                self.j.key(&col.name)?;
-                match cell {
-                    Cell::Null => {
-                        self.j.null()?;
-                    }
-                    Cell::Missing => {
-                        self.j
-                            .obj()?
-                            .kv_str("missing", "record damaged")?
-                            .end_obj()?;
-                    }
-                    Cell::Value(Rendered::Number) => {
-                        self.j.raw(s.as_bytes())?;
-                    }
-                    Cell::Value(Rendered::Raw(why)) => {
-                        self.j
-                            .obj()?
-                            .kv_str("raw", s)?
-                            .kv_display("reason", &why)?
-                            .end_obj()?;
-                    }
-                    Cell::Capped => {
-                        self.j.obj()?.kv_str("truncated", s)?.end_obj()?;
-                    }
-                    Cell::OffPage => {
-                        self.j
-                            .obj()?
-                            .kv_str("raw", s)?
-                            .kv_str("reason", "off-page part unreadable")?
-                            .end_obj()?;
-                    }
-                    Cell::Value(_) => {
-                        self.j.str(s)?;
-                    }
-                }
-            }
-            Format::Sql => {
-                if k > 0 {
-                    self.line.push_str(", ");
-                }
-                match cell {
-                    Cell::Null => self.line.push_str("NULL"),
-                    Cell::Missing => self.line.push_str("NULL /* missing: record damaged */"),
-                    Cell::Value(Rendered::Number) => self.line.push_str(s),
-                    Cell::Value(Rendered::Bytes) => {
-                        self.line.push_str("X'");
-                        self.line.push_str(s.trim_start_matches("0x"));
-                        self.line.push('\'');
-                    }
-                    Cell::Value(Rendered::Bits) => self.line.push_str(s),
-                    Cell::Value(Rendered::Raw(why)) => {
-                        self.line.push_str("NULL /* not decoded: ");
-                        self.line.push_str(s);
-                        self.line.push_str(": ");
-                        self.line.push_str(&why.to_string());
-                        self.line.push_str(" */");
-                    }
-                    Cell::Capped | Cell::OffPage => {
-                        self.line.push_str("NULL /* off-page value ");
-                        self.line.push_str(if cell == Cell::Capped {
-                            "longer than --max-value-bytes"
-                        } else {
-                            "unreadable"
-                        });
-                        self.line.push_str(" */");
-                    }
-                    Cell::Value(_) => sql_string(s, &mut self.line),
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// After the origin of a stale record equal to a live row.
-    fn twin_words(&self) -> &'static str {
-        if self.twin {
-            " (copy of a live row)"
-        } else {
-            ""
-        }
-    }
-
-    fn end_row(&mut self, n: PageNo, offset: u16, origin: Origin) -> io::Result<()> {
-        let complete = self.problems.is_empty();
-        let twin = self.twin_words();
-        match self.format {
-            Format::Tsv | Format::Text | Format::Csv => {
-                let sep = if self.format == Format::Csv {
-                    ","
-                } else {
-                    "\t"
-                };
-                let w = self.j.writer();
-                if self.meta {
-                    if self.format == Format::Text {
-                        write!(w, "{n}:{offset}\t")?;
-                    } else {
-                        write!(w, "{n}{sep}{offset}{sep}")?;
-                    }
-                    write!(w, "{}{twin}{sep}", origin.word())?;
-                    if complete {
-                        write!(w, "complete{sep}")?;
-                    } else {
-                        let mut why = String::from("partial: ");
-                        why.push_str(&self.problems.join("; "));
-                        let mut q = String::new();
-                        if self.format == Format::Csv {
-                            crate::csv::push(&mut q, &why);
-                        } else {
-                            ibdscope::space::tsv_escape(&why, &mut q);
-                        }
-                        write!(w, "{q}{sep}")?;
-                    }
-                }
-                w.write_all(self.line.as_bytes())?;
-                if self.unverified && self.format == Format::Text {
-                    write!(w, "\t(unverified: page {n} does not verify)")?;
-                }
-                if self.format == Format::Csv {
-                    w.write_all(if self.unverified { b",false" } else { b",true" })?;
-                }
-                w.write_all(b"\n")?;
-            }
-            Format::Json | Format::Jsonl => {
-                self.j.end_obj()?;
-                if self.twin {
-                    self.j.kv_bool("live_copy", true)?;
-                }
-                if self.unverified {
-                    self.j.kv_bool("verified", false)?.kv_num("page", n.0)?;
-                }
-                if self.meta || !complete {
-                    self.j.kv_bool("complete", complete)?;
-                    self.j.key("problems")?.arr()?;
-                    for i in 0..self.problems.len() {
-                        if let Some(pr) = self.problems.get(i) {
-                            self.j.str(pr)?;
-                        }
-                    }
-                    self.j.end_arr()?;
-                }
-                self.j.end_obj()?;
-                if self.format == Format::Jsonl {
-                    self.j.writer().write_all(b"\n")?;
-                }
-            }
-            Format::Sql => {
-                let w = self.j.writer();
-                if self.meta {
-                    writeln!(
-                        w,
-                        "-- page {n} offset {offset}: {}{}{}",
-                        origin.word(),
-                        twin,
-                        if complete { "" } else { ", partial" }
-                    )?;
-                }
-                if !complete {
-                    for pr in &self.problems {
-                        writeln!(w, "-- {pr}")?;
-                    }
-                }
-                w.write_all(self.line.as_bytes())?;
-                w.write_all(b");\n")?;
             }
         }
         Ok(())
@@ -805,6 +576,350 @@ impl<'w> Printer<'w> {
     }
 }
 
+impl RowFmt {
+    /// Formats one row into `piece`.
+    fn row(&mut self, st: &RowStyle<'_>, piece: &mut Piece, row: &Row) -> io::Result<()> {
+        self.problems.clear();
+        self.twin = row.live_copy;
+        self.unverified = !row.verified;
+        if let Some(d) = &row.damage {
+            self.problems.push(d.to_string());
+        }
+        let Piece {
+            out,
+            counts,
+            findings,
+        } = piece;
+        if st.format == Format::Json {
+            // The array's separator; the printer drops the first one.
+            out.push(b',');
+        }
+        let mut j = Json::new(out);
+        self.begin_row(st, &mut j, row.page, row.offset, row.origin)?;
+        self.cells(st, &mut j, counts, row)?;
+        if !self.problems.is_empty() {
+            counts.partial = counts.partial.saturating_add(1);
+            // A record that does not split is counted by the scan (a
+            // definition that does not fit fails every row).
+            if row.origin == Origin::Live && !matches!(row.damage, Some(RowDamage::Split(_))) {
+                let mut what = format!("page {} record at byte {}: ", row.page, row.offset);
+                what.push_str(&self.problems.join("; "));
+                findings.push(what);
+            }
+        }
+        self.end_row(st, &mut j, row.page, row.offset, row.origin)
+    }
+
+    /// Renders and prints the row's cells.
+    fn cells(
+        &mut self,
+        st: &RowStyle<'_>,
+        j: &mut Json<'_>,
+        counts: &mut Counts,
+        row: &Row,
+    ) -> io::Result<()> {
+        for (k, &ci) in st.cols.iter().enumerate() {
+            let Some(col) = st.t.columns.get(ci) else {
+                continue;
+            };
+            self.cell.clear();
+            let rendered = (row.values.get(ci)).and_then(|v| v.render(col, &mut self.cell));
+            let cell = match rendered {
+                None => Cell::Missing,
+                Some(FieldText::Null | FieldText::Dropped) => Cell::Null,
+                Some(FieldText::Value(Rendered::Raw(why))) => {
+                    counts.raw_values = counts.raw_values.saturating_add(1);
+                    self.problems
+                        .push(format!("{}: not decoded: {why}", col.name));
+                    Cell::Value(Rendered::Raw(why))
+                }
+                Some(FieldText::Value(v)) => Cell::Value(v),
+                Some(FieldText::Capped) => {
+                    counts.capped_values = counts.capped_values.saturating_add(1);
+                    Cell::Capped
+                }
+                Some(FieldText::OffPage(e)) => {
+                    self.problems.push(format!("{}: {e}", col.name));
+                    Cell::OffPage
+                }
+            };
+            self.cell_out(st, j, k, col, cell)?;
+        }
+        Ok(())
+    }
+
+    fn begin_row(
+        &mut self,
+        st: &RowStyle<'_>,
+        j: &mut Json<'_>,
+        n: PageNo,
+        offset: u16,
+        origin: Origin,
+    ) -> io::Result<()> {
+        self.line.clear();
+        match st.format {
+            Format::Json | Format::Jsonl => {
+                j.obj()?;
+                if st.meta {
+                    j.kv_num("page", n.0)?
+                        .kv_num("offset", offset)?
+                        .kv_str("origin", origin.word())?;
+                }
+                j.key("row")?.obj()?;
+            }
+            Format::Sql => {
+                self.line.push_str(st.insert_prefix);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn cell_out(
+        &mut self,
+        st: &RowStyle<'_>,
+        j: &mut Json<'_>,
+        k: usize,
+        col: &Column,
+        cell: Cell,
+    ) -> io::Result<()> {
+        let s = self.cell.as_str();
+        match st.format {
+            Format::Tsv | Format::Text => {
+                if k > 0 {
+                    self.line.push('\t');
+                }
+                let text = st.format == Format::Text;
+                match cell {
+                    Cell::Null => self.line.push_str(if text { "NULL" } else { "\\N" }),
+                    Cell::Missing => {}
+                    Cell::Value(Rendered::Bytes) if !text => {
+                        let hex = s.strip_prefix("0x").unwrap_or(s);
+                        let at = self.line.len();
+                        self.line.push_str(hex);
+                        if let Some(tail) = self.line.get_mut(at..) {
+                            tail.make_ascii_uppercase();
+                        }
+                    }
+                    Cell::Value(Rendered::Bits) if !text => {
+                        self.line.push_str(&ibdscope::space::bits_decimal(s))
+                    }
+                    Cell::Value(Rendered::Raw(_)) | Cell::Capped | Cell::OffPage => {
+                        self.line.push_str(s);
+                        if text {
+                            self.line.push_str(match cell {
+                                Cell::Capped => "(truncated)",
+                                _ => "(raw)",
+                            });
+                        }
+                    }
+                    Cell::Value(Rendered::Number) => self.line.push_str(s),
+                    Cell::Value(_) => {
+                        if text {
+                            text_escape(s, &mut self.line);
+                        } else {
+                            ibdscope::space::tsv_escape(s, &mut self.line);
+                        }
+                    }
+                }
+            }
+            Format::Csv => {
+                if k > 0 {
+                    self.line.push(',');
+                }
+                match cell {
+                    Cell::Null | Cell::Missing => {}
+                    Cell::Value(Rendered::Number) => self.line.push_str(s),
+                    _ => crate::csv::push(&mut self.line, s),
+                }
+            }
+            Format::Json | Format::Jsonl => {
+                j.key(&col.name)?;
+                match cell {
+                    Cell::Null => {
+                        j.null()?;
+                    }
+                    Cell::Missing => {
+                        j.obj()?.kv_str("missing", "record damaged")?.end_obj()?;
+                    }
+                    Cell::Value(Rendered::Number) => {
+                        j.raw(s.as_bytes())?;
+                    }
+                    Cell::Value(Rendered::Raw(why)) => {
+                        j.obj()?
+                            .kv_str("raw", s)?
+                            .kv_display("reason", &why)?
+                            .end_obj()?;
+                    }
+                    Cell::Capped => {
+                        j.obj()?.kv_str("truncated", s)?.end_obj()?;
+                    }
+                    Cell::OffPage => {
+                        j.obj()?
+                            .kv_str("raw", s)?
+                            .kv_str("reason", "off-page part unreadable")?
+                            .end_obj()?;
+                    }
+                    Cell::Value(_) => {
+                        j.str(s)?;
+                    }
+                }
+            }
+            Format::Sql => {
+                if k > 0 {
+                    self.line.push_str(", ");
+                }
+                match cell {
+                    Cell::Null => self.line.push_str("NULL"),
+                    Cell::Missing => self.line.push_str("NULL /* missing: record damaged */"),
+                    Cell::Value(Rendered::Number) => self.line.push_str(s),
+                    Cell::Value(Rendered::Bytes) => {
+                        self.line.push_str("X'");
+                        self.line.push_str(s.trim_start_matches("0x"));
+                        self.line.push('\'');
+                    }
+                    Cell::Value(Rendered::Bits) => self.line.push_str(s),
+                    Cell::Value(Rendered::Raw(why)) => {
+                        self.line.push_str("NULL /* not decoded: ");
+                        self.line.push_str(s);
+                        self.line.push_str(": ");
+                        self.line.push_str(&why.to_string());
+                        self.line.push_str(" */");
+                    }
+                    Cell::Capped | Cell::OffPage => {
+                        self.line.push_str("NULL /* off-page value ");
+                        self.line.push_str(if cell == Cell::Capped {
+                            "longer than --max-value-bytes"
+                        } else {
+                            "unreadable"
+                        });
+                        self.line.push_str(" */");
+                    }
+                    Cell::Value(_) => sql_string(s, &mut self.line),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After the origin of a stale record equal to a live row.
+    fn twin_words(&self) -> &'static str {
+        if self.twin {
+            " (copy of a live row)"
+        } else {
+            ""
+        }
+    }
+
+    fn end_row(
+        &mut self,
+        st: &RowStyle<'_>,
+        j: &mut Json<'_>,
+        n: PageNo,
+        offset: u16,
+        origin: Origin,
+    ) -> io::Result<()> {
+        let complete = self.problems.is_empty();
+        let twin = self.twin_words();
+        match st.format {
+            Format::Tsv | Format::Text | Format::Csv => {
+                let sep = if st.format == Format::Csv { "," } else { "\t" };
+                let w = j.writer();
+                if st.meta {
+                    if st.format == Format::Text {
+                        write!(w, "{n}:{offset}\t")?;
+                    } else {
+                        write!(w, "{n}{sep}{offset}{sep}")?;
+                    }
+                    write!(w, "{}{twin}{sep}", origin.word())?;
+                    if complete {
+                        write!(w, "complete{sep}")?;
+                    } else {
+                        let mut why = String::from("partial: ");
+                        why.push_str(&self.problems.join("; "));
+                        let mut q = String::new();
+                        if st.format == Format::Csv {
+                            crate::csv::push(&mut q, &why);
+                        } else {
+                            ibdscope::space::tsv_escape(&why, &mut q);
+                        }
+                        write!(w, "{q}{sep}")?;
+                    }
+                }
+                if self.unverified {
+                    if st.format == Format::Text {
+                        self.line.push_str("\t(unverified: page ");
+                        self.line.push_str(&n.to_string());
+                        self.line.push_str(" does not verify)");
+                    } else if st.format == Format::Csv {
+                        self.line.push_str(",false");
+                    }
+                } else if st.format == Format::Csv {
+                    self.line.push_str(",true");
+                }
+                self.line.push('\n');
+                w.write_all(self.line.as_bytes())?;
+            }
+            Format::Json | Format::Jsonl => {
+                j.end_obj()?;
+                if self.twin {
+                    j.kv_bool("live_copy", true)?;
+                }
+                if self.unverified {
+                    j.kv_bool("verified", false)?.kv_num("page", n.0)?;
+                }
+                if st.meta || !complete {
+                    j.kv_bool("complete", complete)?;
+                    j.key("problems")?.arr()?;
+                    for pr in &self.problems {
+                        j.str(pr)?;
+                    }
+                    j.end_arr()?;
+                }
+                j.end_obj()?;
+                if st.format == Format::Jsonl {
+                    j.writer().write_all(b"\n")?;
+                }
+            }
+            Format::Sql => {
+                let w = j.writer();
+                if st.meta {
+                    writeln!(
+                        w,
+                        "-- page {n} offset {offset}: {}{}{}",
+                        origin.word(),
+                        twin,
+                        if complete { "" } else { ", partial" }
+                    )?;
+                }
+                if !complete {
+                    for pr in &self.problems {
+                        writeln!(w, "-- {pr}")?;
+                    }
+                }
+                self.line.push_str(");\n");
+                w.write_all(self.line.as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A finding the scan met among the rows, in words.
+fn scan_words(style: &RowStyle<'_>, f: &ScanFinding) -> String {
+    index_words(style.index, f)
+}
+
+/// A finding in words, those about the index's records naming it.
+fn index_words(index: &str, f: &ScanFinding) -> String {
+    match f {
+        ScanFinding::Misfit(..) | ScanFinding::SplitFailed(..) => {
+            format!("index {}: {f}", ibdscope::names::name(index))
+        }
+        _ => f.to_string(),
+    }
+}
+
 /// A key as `(col='value', …)` (NULL bare).
 fn key_text(t: &TableDef, key: &Key) -> String {
     let mut cell = String::new();
@@ -829,6 +944,25 @@ fn finding_text(f: &ibdscope_core::Finding) -> String {
         Some(p) => format!("page {p}: byte offset {}: {}", f.file_offset, f.kind),
         None => format!("byte offset {}: {}", f.file_offset, f.kind),
     }
+}
+
+/// Text-format escaping: tab, newline and `\` as `\t`, `\n`, `\\`; one
+/// pass, runs with none of them copied whole.
+fn text_escape(s: &str, out: &mut String) {
+    let mut from = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc = match b {
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            b'\\' => "\\\\",
+            _ => continue,
+        };
+        // `i` is the index of an ASCII byte: a character boundary.
+        out.push_str(s.get(from..i).unwrap_or_default());
+        out.push_str(esc);
+        from = i.saturating_add(1);
+    }
+    out.push_str(s.get(from..).unwrap_or_default());
 }
 
 /// A MySQL string literal (`mysql_real_escape_string`'s escapes).
@@ -856,6 +990,54 @@ mod tests {
     fn bits() {
         assert_eq!(ibdscope::space::bits_decimal("b'101'"), "5");
         assert_eq!(ibdscope::space::bits_decimal("0x01"), "0x01");
+    }
+
+    /// The escapes as they were written before the one-pass ones: a
+    /// character at a time.
+    fn by_char(s: &str, tsv: bool) -> String {
+        let mut out = String::new();
+        for c in s.chars() {
+            match (c, tsv) {
+                ('\\', _) => out.push_str("\\\\"),
+                ('\t', true) => out.push_str("\\\t"),
+                ('\n', true) => out.push_str("\\\n"),
+                ('\0', true) => out.push_str("\\0"),
+                ('\t', false) => out.push_str("\\t"),
+                ('\n', false) => out.push_str("\\n"),
+                (c, _) => out.push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn one_pass_escapes_are_the_character_ones() {
+        let pieces = [
+            "a", "é", "€", "\\", "\t", "\n", "\0", "\r", "xyzw1234", "\u{80}",
+        ];
+        let mut cases = vec![String::new()];
+        // Every string of up to 3 pieces, and each piece at every offset
+        // of a 19-byte run (across the eight-byte words).
+        for a in pieces {
+            cases.push(a.to_string());
+            for b in pieces {
+                cases.push(format!("{a}{b}"));
+                for c in pieces {
+                    cases.push(format!("{a}{b}{c}"));
+                }
+            }
+            for k in 0..19 {
+                cases.push(format!("{}{a}{}", "q".repeat(k), "r".repeat(19 - k)));
+            }
+        }
+        for s in &cases {
+            let mut out = String::from("<");
+            ibdscope::space::tsv_escape(s, &mut out);
+            assert_eq!(out, format!("<{}", by_char(s, true)), "{s:?}");
+            let mut out = String::new();
+            text_escape(s, &mut out);
+            assert_eq!(out, by_char(s, false), "{s:?}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope_forensics::dict::{DictTable, Dictionary, TableStream, DEFAULT_CHARSET_COLL};
 use ibdscope_forensics::system::SystemSpace;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Where a table's data is, against its file.
@@ -52,18 +52,12 @@ fn file_status(datadir: &Path, t: &DictTable) -> (Option<PathBuf>, FileStatus) {
     }
     let rel = format!("{}.ibd", String::from_utf8_lossy(&t.name));
     let path = datadir.join(&rel);
-    let mut head = [0u8; 64];
-    let st = match std::fs::File::open(&path) {
+    let st = match crate::open::page0_space_id(&path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => FileStatus::Missing,
         Err(e) => FileStatus::Unreadable(e.to_string()),
-        Ok(mut f) => match f.read_exact(&mut head) {
-            Err(e) => FileStatus::Unreadable(e.to_string()),
-            Ok(()) => match ibdscope_prims::bytes::be_u32(&head, 38) {
-                Some(n) if n == t.space => FileStatus::Present,
-                Some(n) => FileStatus::Foreign(n),
-                None => FileStatus::Unreadable("short".into()),
-            },
-        },
+        Ok(Some(n)) if n == t.space => FileStatus::Present,
+        Ok(Some(n)) => FileStatus::Foreign(n),
+        Ok(None) => FileStatus::Unreadable("short".into()),
     };
     (Some(PathBuf::from(rel)), st)
 }
