@@ -22,8 +22,9 @@
 
 use ibdscope_core::crypt::mariadb::KeyFile;
 use ibdscope_report::args::{Cmd, Format, Opts};
-use ibdscope_report::host::{Host, OpenError, ReadHost, Source};
+use ibdscope_report::host::{Host, ReadHost, Source};
 use ibdscope_report::run;
+use ibdscope_report::Error;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::Path;
@@ -80,7 +81,7 @@ fn uncounted<T>(f: impl FnOnce() -> T) -> T {
 struct Uncounted;
 
 impl Host for Uncounted {
-    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error> {
         uncounted(|| ReadHost.open(path, threads))
     }
 }

@@ -15,7 +15,8 @@
 //! ([`ibdscope_core::crypt::mysql::Decryption`]).
 
 use crate::diagnostic::Diagnostic;
-use crate::host::{Change, Host, OpenError, Source};
+use crate::error::Error;
+use crate::host::{Change, Host, Source};
 pub use ibdscope_core::crypt::keyring::Keyring;
 use ibdscope_core::crypt::mysql::{self, Decryption, EncryptionInfo};
 use ibdscope_core::Options;
@@ -132,7 +133,7 @@ impl Source for Decrypted {
 }
 
 impl Host for DecryptHost {
-    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error> {
         let src = self.inner.open(path, threads)?;
         Ok(self.through(path, src))
     }

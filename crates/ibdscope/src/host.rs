@@ -2,6 +2,7 @@
 //! The `ibdscope` binary maps them read-only; [`ReadHost`] reads them
 //! whole (tests, and programs that embed the reports).
 
+use crate::error::Error;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -55,12 +56,12 @@ pub(crate) fn tablespace<'a>(
 pub trait Host: Send + Sync + fmt::Debug {
     /// Opens `path` read-only; `threads` is how many threads the run uses
     /// (a source may use them to unmap).
-    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError>;
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error>;
     /// Opens `paths` read-only as one source, their bytes one after the
     /// other (the data files of the system tablespace). This default
     /// copies them into one buffer; a host that maps files maps them side
     /// by side instead.
-    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, Error> {
         let mut bytes = Vec::new();
         for p in paths {
             bytes.extend_from_slice(self.open(p, threads)?.bytes());
@@ -103,21 +104,6 @@ pub enum Unit {
     Pages,
     /// Files (`audit`).
     Files,
-}
-
-/// Why a file could not be read.
-#[derive(Debug)]
-pub struct OpenError {
-    /// The file.
-    pub path: PathBuf,
-    /// What went wrong.
-    pub what: String,
-}
-
-impl fmt::Display for OpenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", crate::names::path(&self.path), self.what)
-    }
 }
 
 /// A file that changed while a run read it: its size or modification time
@@ -190,18 +176,22 @@ impl Source for Vec<u8> {
 }
 
 impl Host for ReadHost {
-    fn open(&self, path: &Path, _threads: usize) -> Result<Box<dyn Source>, OpenError> {
-        let err = |what: String| OpenError {
-            path: path.to_path_buf(),
-            what,
+    fn open(&self, path: &Path, _threads: usize) -> Result<Box<dyn Source>, Error> {
+        let err = |kind: std::io::ErrorKind, what: &str| {
+            Error::open(path, std::io::Error::new(kind, what.to_string()))
         };
         if path.is_dir() {
-            return Err(err("is a directory, not a tablespace file".into()));
+            return Err(err(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory, not a tablespace file",
+            ));
         }
         match std::fs::read(path) {
             Ok(b) => Ok(Box::new(b)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(err("no such file".into())),
-            Err(e) => Err(err(e.to_string())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(err(std::io::ErrorKind::NotFound, "no such file"))
+            }
+            Err(e) => Err(Error::open(path, e)),
         }
     }
 }

@@ -30,7 +30,7 @@ pub fn read_undo_files(
     datadir: &Path,
     threads: usize,
     data_files: Option<&[PathBuf]>,
-) -> Result<UndoFiles, String> {
+) -> Result<UndoFiles, crate::error::Error> {
     let system = crate::instance::read_system(host, datadir, threads, data_files)?;
     // The undo tablespaces lie beside ibdata1.
     let datadir = if datadir.is_dir() {
@@ -44,7 +44,7 @@ pub fn read_undo_files(
         if !p.is_file() {
             continue;
         }
-        let b = host.open(&p, threads).map_err(|e| e.to_string())?;
+        let b = host.open(&p, threads)?;
         undo.push((p, b));
     }
     Ok(UndoFiles { system, undo })
