@@ -249,7 +249,10 @@ fn audit_reads_the_file_twice() {
         // At most two (the zero tail is one run: with several threads a
         // pass over it may report only its end, and the host sees one).
         let got = passes(&seen(Cmd::Audit, &grown, threads).progress);
-        assert!((1..=2).contains(&got), "audit ({threads} threads): {got} passes");
+        assert!(
+            (1..=2).contains(&got),
+            "audit ({threads} threads): {got} passes"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -137,7 +137,7 @@ impl Host for DecryptHost {
         let src = self.inner.open(path, threads)?;
         Ok(self.through(path, src))
     }
-    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, Error> {
         // The system tablespace's files as one space: its page 0 says how
         // all of it is encrypted.
         let src = self.inner.open_joined(paths, threads)?;
