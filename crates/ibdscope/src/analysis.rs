@@ -47,7 +47,7 @@ pub struct Analysis<'t> {
     /// The B-trees with their leaf chains, when a command reads the leaves.
     chained: OnceCell<Btrees>,
     freed_with_data: OnceCell<Vec<PageNo>>,
-    def: OnceCell<Result<Def, String>>,
+    def: OnceCell<Result<Def, crate::error::Error>>,
     /// The system tablespace's index names, from its own dictionary.
     system_names: OnceCell<Vec<(u64, String)>>,
     /// Opens the files a definition is read from (a datadir's system
@@ -290,11 +290,8 @@ impl<'t> Analysis<'t> {
 
     /// Why there is no definition, when one was looked for and none found
     /// (without looking for one).
-    pub fn definition_error(&self) -> Option<&str> {
-        self.def
-            .get()
-            .and_then(|d| d.as_ref().err())
-            .map(String::as_str)
+    pub fn definition_error(&self) -> Option<&crate::error::Error> {
+        self.def.get().and_then(|d| d.as_ref().err())
     }
 
     /// How many problems the dictionary the definition came from had
@@ -308,7 +305,7 @@ impl<'t> Analysis<'t> {
 
     /// The table definition, or why there is none (a message naming the
     /// sources tried).
-    pub fn definition(&self) -> Result<&Def, &str> {
+    pub fn definition(&self) -> Result<&Def, &crate::error::Error> {
         self.def
             .get_or_init(|| {
                 let host = self.host.unwrap_or(&crate::host::ReadHost);
@@ -325,7 +322,6 @@ impl<'t> Analysis<'t> {
                 def
             })
             .as_ref()
-            .map_err(String::as_str)
     }
 
     /// Findings about the file as a whole: it ends inside a page, it is

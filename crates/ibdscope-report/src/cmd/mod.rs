@@ -180,10 +180,9 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                                     && o != Outcome::Unreadable
                                     && a.definition_error().is_some() =>
                             {
-                                crate::diag::say!(
-                                    "ibdscope: {}",
-                                    a.definition_error().unwrap_or("")
-                                );
+                                if let Some(e) = a.definition_error() {
+                                    crate::diag::say!("ibdscope: {e}");
+                                }
                                 Ok(o.max(Outcome::Findings))
                             }
                             o => o,
