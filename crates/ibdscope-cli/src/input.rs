@@ -13,7 +13,8 @@
 //!   dropped this is a [`Change`], which the run reports (exit 2).
 
 use crate::guard::Guard;
-use ibdscope_report::host::{Change, Host, OpenError, Source, Unit};
+use ibdscope_report::host::{Change, Host, Source, Unit};
+use ibdscope_report::Error;
 use memmap2::Mmap;
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
@@ -248,11 +249,8 @@ fn open(
     threads: usize,
     changes: &Arc<Mutex<Vec<Change>>>,
     streams: bool,
-) -> Result<Input, OpenError> {
-    let err = |what: String| OpenError {
-        path: path.to_path_buf(),
-        what,
-    };
+) -> Result<Input, Error> {
+    let err = |what: String| Error::open(path, io::Error::other(what));
     if streams && path == Path::new("-") {
         let file = spool(io::stdin().lock()).map_err(|e| err(format!("standard input: {e}")))?;
         return map_spooled(file, threads).map_err(|e| err(describe(&e)));
@@ -323,14 +321,11 @@ fn open_joined(
     paths: &[PathBuf],
     threads: usize,
     changes: &Arc<Mutex<Vec<Change>>>,
-) -> Result<Option<Input>, OpenError> {
+) -> Result<Option<Input>, Error> {
     let mut files = Vec::new();
     let mut watch = Vec::new();
     for path in paths {
-        let err = |what: String| OpenError {
-            path: path.to_path_buf(),
-            what,
-        };
+        let err = |what: String| Error::open(path, io::Error::other(what));
         let file = open_nonblocking(path).map_err(|e| err(describe(&e)))?;
         let meta = file.metadata().map_err(|e| err(describe(&e)))?;
         if let Some(what) = not_readable(kind(&meta)) {
@@ -689,13 +684,13 @@ impl MapHost {
 }
 
 impl Host for MapHost {
-    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error> {
         let input = open(path, threads, &self.changes, self.streams)?;
         crate::progress::meter().opened(path, input.bytes().len() as u64);
         Ok(Box::new(input))
     }
 
-    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, Error> {
         match open_joined(paths, threads, &self.changes)? {
             Some(input) => {
                 if let Some(first) = paths.first() {

@@ -68,7 +68,9 @@ pub struct Cli {
 struct DataFilePath(Vec<PathBuf>);
 
 fn parse_data_file_path(s: &str) -> Result<DataFilePath, String> {
-    ibdscope_report::instance::parse_data_file_path(s).map(DataFilePath)
+    ibdscope_report::instance::parse_data_file_path(s)
+        .map(DataFilePath)
+        .map_err(|e| e.to_string())
 }
 
 /// The most threads accepted (far more than any pass can use).

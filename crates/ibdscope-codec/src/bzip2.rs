@@ -34,7 +34,7 @@
 //! (every 5 block bytes give at least 4 output bytes) is refused before it
 //! is stored.
 
-use crate::common::{CodecError, CodecErrorKind, Scratch};
+use crate::common::{CodecErrorKind, Error, Scratch};
 
 const BLOCK_MAGIC: u64 = 0x3141_5926_5359;
 const END_MAGIC: u64 = 0x1772_4538_5090;
@@ -50,7 +50,7 @@ pub fn decompress(
     out: &mut Vec<u8>,
     limit: usize,
     scratch: &mut Scratch,
-) -> Result<usize, CodecError> {
+) -> Result<usize, Error> {
     let start = out.len();
     if input.get(..3) != Some(b"BZh".as_slice()) {
         let kind = if input.len() < 3 && b"BZh".starts_with(input) {
@@ -58,12 +58,12 @@ pub fn decompress(
         } else {
             CodecErrorKind::BadHeader
         };
-        return Err(CodecError::new(kind, 0));
+        return Err(Error::new(kind, 0));
     }
     let level = match input.get(3) {
         Some(&l @ b'1'..=b'9') => usize::from(l.wrapping_sub(b'0')),
-        Some(_) => return Err(CodecError::new(CodecErrorKind::BadHeader, 3)),
-        None => return Err(CodecError::new(CodecErrorKind::Truncated, 3)),
+        Some(_) => return Err(Error::new(CodecErrorKind::BadHeader, 3)),
+        None => return Err(Error::new(CodecErrorKind::Truncated, 3)),
     };
     let mut r = Bits::new(input, 4);
     // Every 5 block bytes give at least 4 output bytes.
@@ -77,19 +77,19 @@ pub fn decompress(
         if magic == END_MAGIC {
             let stored = r.bits(32)? as u32;
             if stored != combined {
-                return Err(CodecError::new(CodecErrorKind::ChecksumMismatch, at));
+                return Err(Error::new(CodecErrorKind::ChecksumMismatch, at));
             }
             return Ok(out.len().saturating_sub(start));
         }
         if magic != BLOCK_MAGIC {
-            return Err(CodecError::new(CodecErrorKind::BadHeader, at));
+            return Err(Error::new(CodecErrorKind::BadHeader, at));
         }
         let stored = r.bits(32)? as u32;
         let before = out.len();
         block(&mut r, out, start, limit, max_block, &mut scratch.bz_tt)?;
         let crc = crc_bzip2(out.get(before..).unwrap_or(&[]));
         if crc != stored {
-            return Err(CodecError::new(CodecErrorKind::ChecksumMismatch, at));
+            return Err(Error::new(CodecErrorKind::ChecksumMismatch, at));
         }
         combined = combined.rotate_left(1) ^ crc;
     }
@@ -103,10 +103,10 @@ fn block(
     limit: usize,
     max_block: usize,
     tt: &mut Vec<u32>,
-) -> Result<(), CodecError> {
-    let bad = |r: &Bits<'_>| CodecError::new(CodecErrorKind::BadData, r.byte_offset());
+) -> Result<(), Error> {
+    let bad = |r: &Bits<'_>| Error::new(CodecErrorKind::BadData, r.byte_offset());
     if r.bits(1)? != 0 {
-        return Err(CodecError::new(CodecErrorKind::BadHeader, r.byte_offset()));
+        return Err(Error::new(CodecErrorKind::BadHeader, r.byte_offset()));
     }
     let orig_ptr = r.bits(24)? as usize;
     let mut seq_to_unseq = [0u8; 256];
@@ -195,7 +195,7 @@ fn block(
         return Err(bad(r));
     }
     inverse_bwt(tt, &counts);
-    unrle(tt, orig_ptr, out, start, limit).map_err(|k| CodecError::new(k, r.byte_offset()))
+    unrle(tt, orig_ptr, out, start, limit).map_err(|k| Error::new(k, r.byte_offset()))
 }
 
 /// Decodes the block's symbols into `tt` (the MTF-decoded bytes, before the
@@ -210,8 +210,8 @@ fn symbols(
     n_in_use: usize,
     max_block: usize,
     tt: &mut Vec<u32>,
-) -> Result<[u32; 256], CodecError> {
-    let bad = |r: &Bits<'_>, kind| CodecError::new(kind, r.byte_offset());
+) -> Result<[u32; 256], Error> {
+    let bad = |r: &Bits<'_>, kind| Error::new(kind, r.byte_offset());
     let eob = n_in_use.saturating_add(1);
     let mut mtf = [0u8; 256];
     for (i, m) in mtf.iter_mut().enumerate() {
@@ -432,7 +432,7 @@ impl Huffman {
     }
 
     #[inline(always)]
-    fn decode(&self, r: &mut Bits<'_>) -> Result<usize, CodecError> {
+    fn decode(&self, r: &mut Bits<'_>) -> Result<usize, Error> {
         let next = r.peek20();
         let e = self
             .fast
@@ -458,7 +458,7 @@ impl Huffman {
                 r.skip(len as u32)?;
                 return sym
                     .map(usize::from)
-                    .ok_or_else(|| CodecError::new(CodecErrorKind::BadData, r.byte_offset()));
+                    .ok_or_else(|| Error::new(CodecErrorKind::BadData, r.byte_offset()));
             }
         }
         // No code: past the input's end the bits read are zeros.
@@ -467,7 +467,7 @@ impl Huffman {
         } else {
             CodecErrorKind::BadData
         };
-        Err(CodecError::new(kind, r.byte_offset()))
+        Err(Error::new(kind, r.byte_offset()))
     }
 }
 
@@ -523,11 +523,11 @@ impl Bits<'_> {
 
     /// Consumes `n` (≤ 32) bits, or fails when the input has fewer.
     #[inline(always)]
-    fn skip(&mut self, n: u32) -> Result<(), CodecError> {
+    fn skip(&mut self, n: u32) -> Result<(), Error> {
         if self.cnt < n {
             self.refill();
             if self.cnt < n {
-                return Err(CodecError::new(CodecErrorKind::Truncated, self.input.len()));
+                return Err(Error::new(CodecErrorKind::Truncated, self.input.len()));
             }
         }
         self.buf = self.buf.checked_shl(n).unwrap_or(0);
@@ -536,7 +536,7 @@ impl Bits<'_> {
     }
 
     /// The next `n` (≤ 32) bits.
-    fn bits(&mut self, n: u32) -> Result<u64, CodecError> {
+    fn bits(&mut self, n: u32) -> Result<u64, Error> {
         if n == 0 {
             return Ok(0);
         }
@@ -622,7 +622,7 @@ mod tests {
         // The same under a page-sized limit: refused, bounded.
         out.clear();
         let e = decompress(&v9, &mut out, 16384, &mut s).unwrap_err();
-        assert_eq!(e.kind, CodecErrorKind::OutputLimit);
+        assert_eq!(e.sk(), CodecErrorKind::OutputLimit);
         assert!(out.len() <= 16384 && s.bz_tt.len() <= 16384 * 5 / 4 + 8);
     }
 
@@ -656,9 +656,9 @@ mod tests {
         w[10] ^= 1;
         out.clear();
         let e = decompress(&w, &mut out, 1 << 20, &mut s).unwrap_err();
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::ChecksumMismatch, 4));
+        assert_eq!((e.sk(), e.offset), (CodecErrorKind::ChecksumMismatch, 4));
         assert_eq!(
-            decompress(b"BZh0", &mut out, 10, &mut s).unwrap_err().kind,
+            decompress(b"BZh0", &mut out, 10, &mut s).unwrap_err().sk(),
             CodecErrorKind::BadHeader
         );
     }

@@ -1,4 +1,4 @@
-//! What the provider decoders share: the error type, the reused tables
+//! What the decoders share: the crate's error type, the reused tables
 //! ([`Scratch`]), bounded copies into the output and the `.xz` CRC-32.
 
 use std::fmt;
@@ -25,18 +25,114 @@ pub enum CodecErrorKind {
     LengthMismatch,
 }
 
-/// A decoding failure and the byte offset in the input where it was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CodecError {
+/// Why inflating stopped: the kind of an [`ErrorKind::Inflate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum InflateErrorKind {
+    /// The input ended inside the stream.
+    Truncated,
+    /// The two zlib header bytes are not a valid header (CM ≠ 8, window
+    /// over 32 KiB, check bits wrong).
+    BadZlibHeader,
+    /// The zlib header asks for a preset dictionary; InnoDB never uses one.
+    PresetDictionary,
+    /// Block type 3 (reserved).
+    BadBlockType,
+    /// A stored block's length and its complement disagree.
+    StoredLengthMismatch,
+    /// The code lengths of a dynamic block do not form a usable code.
+    BadCodeLengths,
+    /// A bit pattern that is no code of the current table.
+    BadCode,
+    /// A length or distance symbol out of range (286, 287, 30, 31).
+    BadSymbol,
+    /// A back-reference reaches before the start of the output.
+    DistanceTooFar,
+    /// The output would exceed the caller's limit.
+    OutputLimit,
+    /// The Adler-32 after the zlib stream does not match the output.
+    AdlerMismatch,
+}
+
+impl fmt::Display for InflateErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InflateErrorKind::Truncated => "compressed stream ends early",
+            InflateErrorKind::BadZlibHeader => "not a zlib header",
+            InflateErrorKind::PresetDictionary => "zlib stream needs a preset dictionary",
+            InflateErrorKind::BadBlockType => "reserved DEFLATE block type 3",
+            InflateErrorKind::StoredLengthMismatch => "stored block length check fails",
+            InflateErrorKind::BadCodeLengths => "invalid Huffman code lengths",
+            InflateErrorKind::BadCode => "invalid Huffman code",
+            InflateErrorKind::BadSymbol => "invalid length or distance symbol",
+            InflateErrorKind::DistanceTooFar => "back-reference before the start of the output",
+            InflateErrorKind::OutputLimit => "output larger than allowed",
+            InflateErrorKind::AdlerMismatch => "Adler-32 of the output does not match",
+        })
+    }
+}
+
+/// What stopped a decoder: a provider's stream (LZ4, LZO, LZMA, bzip2,
+/// Snappy) or a zlib/DEFLATE stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A provider decoder stopped.
+    Stream(CodecErrorKind),
+    /// Inflating stopped.
+    Inflate(InflateErrorKind),
+}
+
+/// The crate's one error type: a decoding failure and the byte offset in
+/// the input where it was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Error {
     /// What went wrong.
-    pub kind: CodecErrorKind,
+    pub kind: ErrorKind,
     /// Byte offset in the input.
     pub offset: usize,
 }
 
-impl CodecError {
+impl Error {
+    /// A provider decoder's failure at byte `offset` of its input.
     pub(crate) fn new(kind: CodecErrorKind, offset: usize) -> Self {
-        CodecError { kind, offset }
+        Error {
+            kind: ErrorKind::Stream(kind),
+            offset,
+        }
+    }
+    /// An inflate failure at byte `offset` of its input.
+    pub(crate) fn inflate(kind: InflateErrorKind, offset: usize) -> Self {
+        Error {
+            kind: ErrorKind::Inflate(kind),
+            offset,
+        }
+    }
+    /// The same error, `by` bytes further into an outer input.
+    pub(crate) fn shifted(self, by: usize) -> Self {
+        Error {
+            offset: self.offset.saturating_add(by),
+            ..self
+        }
+    }
+    /// The provider kind (tests).
+    #[cfg(test)]
+    #[allow(clippy::panic, reason = "test helper: the wrong kind fails the test")]
+    pub(crate) fn sk(&self) -> CodecErrorKind {
+        match self.kind {
+            ErrorKind::Stream(k) => k,
+            ErrorKind::Inflate(k) => panic!("an inflate error: {k:?}"),
+        }
+    }
+    /// The inflate kind (tests).
+    #[cfg(test)]
+    #[allow(clippy::panic, reason = "test helper: the wrong kind fails the test")]
+    pub(crate) fn ik(&self) -> InflateErrorKind {
+        match self.kind {
+            ErrorKind::Inflate(k) => k,
+            ErrorKind::Stream(k) => panic!("a provider error: {k:?}"),
+        }
     }
 }
 
@@ -54,13 +150,16 @@ impl fmt::Display for CodecErrorKind {
     }
 }
 
-impl fmt::Display for CodecError {
+impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (byte {})", self.kind, self.offset)
+        match self.kind {
+            ErrorKind::Stream(k) => write!(f, "{k} (byte {})", self.offset),
+            ErrorKind::Inflate(k) => write!(f, "{k} (compressed byte {})", self.offset),
+        }
     }
 }
 
-impl std::error::Error for CodecError {}
+impl std::error::Error for Error {}
 
 /// Tables the decoders reuse from page to page: bzip2's inverse-BWT
 /// vector and LZMA's probability model. Allocated on first use, at most
@@ -434,7 +533,7 @@ pub(crate) mod tests_vectors {
 
     /// A codec's `decompress`: all of the input, appending at most the
     /// limit to the output, the bytes produced.
-    pub(crate) type Decompress = fn(&[u8], &mut Vec<u8>, usize) -> Result<usize, super::CodecError>;
+    pub(crate) type Decompress = fn(&[u8], &mut Vec<u8>, usize) -> Result<usize, super::Error>;
 
     /// Checks `decompress` against `testdata/<name>`: it decodes to
     /// [`ORIGINAL`]; appended after it with a limit one byte short, it is
@@ -449,7 +548,7 @@ pub(crate) mod tests_vectors {
         name: &str,
         decompress: Decompress,
         cuts: Cuts,
-    ) -> (Vec<u8>, super::CodecError) {
+    ) -> (Vec<u8>, super::Error) {
         let v = read_vector(name);
         let mut out = Vec::new();
         assert_eq!(
@@ -459,7 +558,7 @@ pub(crate) mod tests_vectors {
         assert_eq!(out, ORIGINAL);
         // One byte short of the output: a limit error, never more.
         let e = decompress(&v, &mut out, ORIGINAL.len() - 1).unwrap_err();
-        assert_eq!(e.kind, super::CodecErrorKind::OutputLimit, "{name}");
+        assert_eq!(e.sk(), super::CodecErrorKind::OutputLimit, "{name}");
         assert!(out.len() < 2 * ORIGINAL.len(), "{name}");
         assert_eq!(out[..ORIGINAL.len()], *ORIGINAL, "{name}");
         for cut in 0..v.len() {
@@ -552,10 +651,10 @@ mod tests {
     #[test]
     fn mutated_streams_never_panic_or_pass_the_limit() {
         use crate::common::tests_vectors::{read_vector, ORIGINAL};
-        type Dec = fn(&[u8], &mut Vec<u8>, usize, &mut Scratch) -> Result<usize, CodecError>;
+        type Dec = fn(&[u8], &mut Vec<u8>, usize, &mut Scratch) -> Result<usize, Error>;
         let zlib: Dec = |i, o, l, _| {
             crate::inflate::inflate_zlib(i, o, l)
-                .map_err(|e| CodecError::new(CodecErrorKind::BadData, e.offset))
+                .map_err(|e| Error::new(CodecErrorKind::BadData, e.offset))
         };
         let cases: [(&str, Dec); 6] = [
             ("lz4.block", |i, o, l, _| crate::lz4::decompress(i, o, l)),

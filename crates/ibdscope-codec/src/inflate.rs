@@ -17,73 +17,16 @@
 //!
 //! Nothing here trusts the input: a code that decodes to nothing, a
 //! distance reaching before the output, a length past the limit, a block
-//! type 3 or a stream that ends early are [`InflateError`]s with the byte
+//! type 3 or a stream that ends early are [`Error`]s ([`ErrorKind::Inflate`]) with the byte
 //! offset in the input where decoding stopped.
 
-use crate::common::{grow_run, match_copy, words8x3, Sink};
-use std::fmt;
+use crate::common::{grow_run, match_copy, words8x3, Error, ErrorKind, Sink};
 
-/// Why inflating stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum InflateErrorKind {
-    /// The input ended inside the stream.
-    Truncated,
-    /// The two zlib header bytes are not a valid header (CM ≠ 8, window
-    /// over 32 KiB, check bits wrong).
-    BadZlibHeader,
-    /// The zlib header asks for a preset dictionary; InnoDB never uses one.
-    PresetDictionary,
-    /// Block type 3 (reserved).
-    BadBlockType,
-    /// A stored block's length and its complement disagree.
-    StoredLengthMismatch,
-    /// The code lengths of a dynamic block do not form a usable code.
-    BadCodeLengths,
-    /// A bit pattern that is no code of the current table.
-    BadCode,
-    /// A length or distance symbol out of range (286, 287, 30, 31).
-    BadSymbol,
-    /// A back-reference reaches before the start of the output.
-    DistanceTooFar,
-    /// The output would exceed the caller's limit.
-    OutputLimit,
-    /// The Adler-32 after the zlib stream does not match the output.
-    AdlerMismatch,
-}
-
-/// An error with the byte offset in the input where it was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct InflateError {
-    /// What went wrong.
-    pub kind: InflateErrorKind,
-    /// Byte offset in the input.
-    pub offset: usize,
-}
-
-impl fmt::Display for InflateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.kind {
-            InflateErrorKind::Truncated => "compressed stream ends early",
-            InflateErrorKind::BadZlibHeader => "not a zlib header",
-            InflateErrorKind::PresetDictionary => "zlib stream needs a preset dictionary",
-            InflateErrorKind::BadBlockType => "reserved DEFLATE block type 3",
-            InflateErrorKind::StoredLengthMismatch => "stored block length check fails",
-            InflateErrorKind::BadCodeLengths => "invalid Huffman code lengths",
-            InflateErrorKind::BadCode => "invalid Huffman code",
-            InflateErrorKind::BadSymbol => "invalid length or distance symbol",
-            InflateErrorKind::DistanceTooFar => "back-reference before the start of the output",
-            InflateErrorKind::OutputLimit => "output larger than allowed",
-            InflateErrorKind::AdlerMismatch => "Adler-32 of the output does not match",
-        };
-        write!(f, "{what} (compressed byte {})", self.offset)
-    }
-}
-
-impl std::error::Error for InflateError {}
+/// Why inflating stopped (defined with the crate's error).
+pub use crate::common::InflateErrorKind;
 
 /// The result of inflating: the input bytes consumed.
-pub type InflateResult = Result<usize, InflateError>;
+pub type InflateResult = Result<usize, Error>;
 
 /// Inflates a zlib stream from `input`, appending at most `limit` bytes to
 /// `out`, and checks its Adler-32. Returns the input bytes consumed
@@ -113,7 +56,7 @@ pub fn inflate_zlib_blocks(
     input: &[u8],
     out: &mut Vec<u8>,
     limit: usize,
-) -> Result<ZlibBlocks, InflateError> {
+) -> Result<ZlibBlocks, Error> {
     let mut first = None;
     let consumed = zlib(input, out, limit, &mut first)?;
     let (first_block_out, first_block_final) = first.unwrap_or((0, false));
@@ -130,7 +73,7 @@ fn zlib(
     limit: usize,
     first: &mut Option<(usize, bool)>,
 ) -> InflateResult {
-    let err = |kind, offset| InflateError { kind, offset };
+    let err = Error::inflate;
     let (Some(&cmf), Some(&flg)) = (input.first(), input.get(1)) else {
         return Err(err(InflateErrorKind::Truncated, input.len()));
     };
@@ -142,10 +85,7 @@ fn zlib(
     }
     let start = out.len();
     let body = input.get(2..).unwrap_or(&[]);
-    let used = raw(body, out, limit, first).map_err(|e| InflateError {
-        kind: e.kind,
-        offset: e.offset.saturating_add(2),
-    })?;
+    let used = raw(body, out, limit, first).map_err(|e| e.shifted(2))?;
     let end = used.saturating_add(2);
     let Some(trailer) = input.get(end..end.saturating_add(4)) else {
         return Err(err(InflateErrorKind::Truncated, input.len()));
@@ -174,7 +114,7 @@ fn raw(
     first: &mut Option<(usize, bool)>,
 ) -> InflateResult {
     let hint = input.len().saturating_mul(8);
-    let is_limit = |e: &InflateError| e.kind == InflateErrorKind::OutputLimit;
+    let is_limit = |e: &Error| e.kind == ErrorKind::Inflate(InflateErrorKind::OutputLimit);
     grow_run(out, limit, hint, is_limit, |sink| {
         *first = None;
         raw_into(input, sink, first)
@@ -236,11 +176,8 @@ impl Bits<'_> {
         self.pos.saturating_sub((self.cnt >> 3) as usize)
     }
 
-    fn error(&self, kind: InflateErrorKind) -> InflateError {
-        InflateError {
-            kind,
-            offset: self.at(),
-        }
+    fn error(&self, kind: InflateErrorKind) -> Error {
+        Error::inflate(kind, self.at())
     }
 
     /// Loads bytes until the buffer holds at least 56 bits or the input
@@ -280,7 +217,7 @@ impl Bits<'_> {
 
     /// The next `n` bits (`n` ≤ 32), first bit lowest.
     #[inline(always)]
-    fn take(&mut self, n: u32) -> Result<u32, InflateError> {
+    fn take(&mut self, n: u32) -> Result<u32, Error> {
         if self.cnt < n {
             self.refill();
             if self.cnt < n {
@@ -302,7 +239,7 @@ impl Bits<'_> {
     /// entry. A code the table does not hold is `BadCode`, or `Truncated`
     /// when the input ended before 15 bits could be read.
     #[inline(always)]
-    fn decode<const PB: u32>(&mut self, table: &[u32]) -> Result<u32, InflateError> {
+    fn decode<const PB: u32>(&mut self, table: &[u32]) -> Result<u32, Error> {
         if self.cnt < MAX_BITS {
             self.refill();
         }
@@ -512,16 +449,13 @@ struct State<'a, 'o, 's> {
 }
 
 impl State<'_, '_, '_> {
-    fn stored(&mut self) -> Result<(), InflateError> {
+    fn stored(&mut self) -> Result<(), Error> {
         self.bits.align();
         let at = self.bits.at();
         let len = self.bits.take(16)?;
         let nlen = self.bits.take(16)?;
         if len != !nlen & 0xffff {
-            return Err(InflateError {
-                kind: InflateErrorKind::StoredLengthMismatch,
-                offset: at,
-            });
+            return Err(Error::inflate(InflateErrorKind::StoredLengthMismatch, at));
         }
         // The buffer is empty now or holds whole bytes after the header.
         let from = self.bits.at();
@@ -529,10 +463,10 @@ impl State<'_, '_, '_> {
             .bits
             .input
             .get(from..from.saturating_add(len as usize))
-            .ok_or(InflateError {
-                kind: InflateErrorKind::Truncated,
-                offset: self.bits.input.len(),
-            })?;
+            .ok_or(Error::inflate(
+                InflateErrorKind::Truncated,
+                self.bits.input.len(),
+            ))?;
         self.out
             .literals(data)
             .map_err(|_| self.bits.error(InflateErrorKind::OutputLimit))?;
@@ -543,11 +477,7 @@ impl State<'_, '_, '_> {
     }
 
     /// Reads a dynamic block's code lengths and builds its tables.
-    fn dynamic_tables(
-        &mut self,
-        lit: &mut Vec<u32>,
-        dist: &mut Vec<u32>,
-    ) -> Result<(), InflateError> {
+    fn dynamic_tables(&mut self, lit: &mut Vec<u32>, dist: &mut Vec<u32>) -> Result<(), Error> {
         let nlen = (self.bits.take(5)? as usize).saturating_add(257);
         let ndist = (self.bits.take(5)? as usize).saturating_add(1);
         let ncode = (self.bits.take(4)? as usize).saturating_add(4);
@@ -607,7 +537,7 @@ impl State<'_, '_, '_> {
     /// Decodes a block's symbols until its end-of-block code. The bit
     /// reader and the output position are copied into locals for the loop
     /// (so they stay in registers) and written back when it ends.
-    fn codes(&mut self, lit: &[u32], dist: &[u32]) -> Result<(), InflateError> {
+    fn codes(&mut self, lit: &[u32], dist: &[u32]) -> Result<(), Error> {
         let mut bits = Bits { ..self.bits };
         let buf = &mut *self.out.buf;
         let (mut pos, end) = (self.out.pos, self.out.end);
@@ -628,7 +558,7 @@ fn codes_in(
     end: usize,
     lit: &[u32],
     dist: &[u32],
-) -> Result<(), InflateError> {
+) -> Result<(), Error> {
     loop {
         // A length and a distance with their extra bits take at most
         // 15 + 5 + 15 + 13 = 48 bits: one refill (while the input lasts)
@@ -754,7 +684,7 @@ mod tests {
             if !plain.is_empty() {
                 let mut out = Vec::new();
                 let e = inflate_zlib(&packed, &mut out, plain.len() - 1).unwrap_err();
-                assert_eq!(e.kind, InflateErrorKind::OutputLimit, "{name}");
+                assert_eq!(e.ik(), InflateErrorKind::OutputLimit, "{name}");
             }
             let step = (packed.len() / 64).max(1);
             for cut in (0..packed.len()).step_by(step) {
@@ -785,10 +715,10 @@ mod tests {
     fn header_checks() {
         let mut out = Vec::new();
         let e = inflate_zlib(&[0x78, 0x9d, 0, 0], &mut out, 10).unwrap_err();
-        assert_eq!(e.kind, InflateErrorKind::BadZlibHeader);
+        assert_eq!(e.ik(), InflateErrorKind::BadZlibHeader);
         let e = inflate_zlib(&[0x78, 0xbb, 0, 0, 0, 0], &mut out, 10).unwrap_err();
-        assert_eq!(e.kind, InflateErrorKind::PresetDictionary);
+        assert_eq!(e.ik(), InflateErrorKind::PresetDictionary);
         let e = inflate_raw(&[0b111], &mut out, 10).unwrap_err();
-        assert_eq!(e.kind, InflateErrorKind::BadBlockType);
+        assert_eq!(e.ik(), InflateErrorKind::BadBlockType);
     }
 }

@@ -22,7 +22,7 @@
 //! Every decoder appends to a caller's `Vec<u8>` and never lets it grow
 //! past the caller's limit (the page size): a stream that would write more
 //! (a bomb), a back-reference before the start of the output, a length
-//! that runs past the input, or a bad code is a [`CodecError`] with the
+//! that runs past the input, or a bad code is an [`Error`] with the
 //! byte offset in the input where decoding stopped, never a panic. The
 //! back-references of LZ4, LZO, Snappy and LZMA are copied out of the output
 //! itself (the output is the dictionary: one page). The decoders that need
@@ -39,4 +39,4 @@ pub mod lzma;
 pub mod lzo;
 pub mod snappy;
 
-pub use common::{CodecError, CodecErrorKind, Scratch};
+pub use common::{CodecErrorKind, Error, ErrorKind, Scratch};

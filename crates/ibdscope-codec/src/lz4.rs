@@ -20,7 +20,7 @@
 //! literals (a match may not end past `limit − 5`), and a sequence whose
 //! literals end past `limit − 12` must be the last.
 
-use crate::common::{grow_run, match_copy, words8x3, CodecError, CodecErrorKind, Sink};
+use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Sink};
 
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.
@@ -28,19 +28,19 @@ use crate::common::{grow_run, match_copy, words8x3, CodecError, CodecErrorKind, 
 /// Sequences away from the ends of the input and the output are decoded
 /// by [`fast_run`] and [`common_run`], in words that may run into the
 /// sink's slack; the rest one at a time, the end-of-block rules checked.
-pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
+pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, Error> {
     let hint = input.len().saturating_mul(4);
     grow_run(out, limit, hint, is_limit, |out| block(input, out, limit))
 }
 
-fn is_limit(e: &CodecError) -> bool {
-    e.kind == CodecErrorKind::OutputLimit
+fn is_limit(e: &Error) -> bool {
+    e.kind == crate::common::ErrorKind::Stream(CodecErrorKind::OutputLimit)
 }
 
 /// [`decompress`] into one sink.
-fn block(input: &[u8], out: &mut Sink<'_>, limit: usize) -> Result<usize, CodecError> {
+fn block(input: &[u8], out: &mut Sink<'_>, limit: usize) -> Result<usize, Error> {
     let mut ip = 0usize;
-    let err = |kind, at| CodecError::new(kind, at);
+    let err = |kind, at| Error::new(kind, at);
     // A sequence that ends at or below this position passes neither
     // end-of-block rule nor the sink's end.
     let seq_end = limit.min(out.end).saturating_sub(FAST_MARGIN);
@@ -326,11 +326,11 @@ fn extension(input: &[u8], p: &mut usize) -> Option<usize> {
 
 /// The bytes of a length extension: each is added, and a 255 means another
 /// follows.
-fn extra_length(input: &[u8], ip: &mut usize) -> Result<usize, CodecError> {
+fn extra_length(input: &[u8], ip: &mut usize) -> Result<usize, Error> {
     let mut n = 0usize;
     loop {
         let Some(&b) = input.get(*ip) else {
-            return Err(CodecError::new(CodecErrorKind::Truncated, *ip));
+            return Err(Error::new(CodecErrorKind::Truncated, *ip));
         };
         *ip = ip.saturating_add(1);
         n = n.saturating_add(usize::from(b));
@@ -349,6 +349,7 @@ fn extra_length(input: &[u8], ip: &mut usize) -> Result<usize, CodecError> {
 mod tests {
     use super::*;
     use crate::common::tests_vectors::{check_reference, Cuts};
+    use crate::common::ErrorKind;
 
     /// The block inside `lz4 -9 --no-frame-crc -BD ...` output: see
     /// `tests_vectors`.
@@ -516,25 +517,37 @@ mod tests {
         let at = prefix.len();
         // Offset 0, after no literals and after 3.
         let e = run(&[0x00, 0, 0]);
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadDistance, at + 1));
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Stream(CodecErrorKind::BadDistance), at + 1)
+        );
         let e = run(&[0x30, b'x', b'y', b'z', 0, 0]);
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadDistance, at + 4));
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Stream(CodecErrorKind::BadDistance), at + 4)
+        );
         // One byte before the start of the output, at each offset class
         // of the loops (the output is far longer than 8 or 24 bytes, so
         // only a distance past the start is wrong).
         let far = u16::try_from(produced + 1).unwrap().to_le_bytes();
         let e = run(&[0x05, far[0], far[1]]);
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadDistance, at + 1));
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Stream(CodecErrorKind::BadDistance), at + 1)
+        );
         // The same after a long literal run (a length extension).
         let mut bad = vec![0xF0, 5];
         bad.extend([b'q'; 20]);
         let far = u16::try_from(produced + 21).unwrap().to_le_bytes();
         bad.extend(far);
         let e = run(&bad);
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadDistance, at + 22));
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Stream(CodecErrorKind::BadDistance), at + 22)
+        );
         // A literal run longer than the input left.
         let e = run(&[0xF0, 200]);
-        assert_eq!(e.kind, CodecErrorKind::Truncated);
+        assert_eq!(e.kind, ErrorKind::Stream(CodecErrorKind::Truncated));
         // Lengths that overflow what any page holds: a literal run of
         // 255 × 5000 bytes (past the input), a match of 255 × 300 (past
         // the limit).
@@ -542,12 +555,12 @@ mod tests {
         bad.extend([255; 5000]);
         bad.push(0);
         let e = run(&bad);
-        assert_eq!(e.kind, CodecErrorKind::Truncated);
+        assert_eq!(e.kind, ErrorKind::Stream(CodecErrorKind::Truncated));
         let mut bad = vec![0x0F, 8, 0];
         bad.extend([255; 300]);
         bad.push(0);
         let e = run(&bad);
-        assert_eq!(e.kind, CodecErrorKind::OutputLimit);
+        assert_eq!(e.kind, ErrorKind::Stream(CodecErrorKind::OutputLimit));
         // The prefix itself with its last sequence's literals ends the
         // block: it decodes (the loops stop where the input does).
         let mut v = prefix.clone();
@@ -562,18 +575,18 @@ mod tests {
         let mut out = Vec::new();
         // One literal 'a', then a match at offset 2: before the start.
         let e = decompress(&[0x10, b'a', 2, 0, 0x00], &mut out, 100).unwrap_err();
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadDistance, 2));
+        assert_eq!((e.sk(), e.offset), (CodecErrorKind::BadDistance, 2));
         // Offset 0.
         out.clear();
         let e = decompress(&[0x10, b'a', 0, 0], &mut out, 100).unwrap_err();
-        assert_eq!(e.kind, CodecErrorKind::BadDistance);
+        assert_eq!(e.sk(), CodecErrorKind::BadDistance);
         // A match of 4 + 15 + 255*200 bytes: refused at the limit.
         out.clear();
         let mut bomb = vec![0x1F, b'a', 1, 0];
         bomb.extend([255; 200]);
         bomb.extend([0, 0x50, 1, 2, 3, 4, 5]);
         let e = decompress(&bomb, &mut out, 16384).unwrap_err();
-        assert_eq!(e.kind, CodecErrorKind::OutputLimit);
+        assert_eq!(e.sk(), CodecErrorKind::OutputLimit);
         assert!(out.len() <= 16384);
         // The same with room decodes, overlapping.
         out.clear();
@@ -583,6 +596,6 @@ mod tests {
         // A match into the last 5 bytes of the capacity.
         out.clear();
         let e = decompress(&bomb, &mut out, 1 + 4 + 15 + 255 * 200 + 4).unwrap_err();
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadData, 2));
+        assert_eq!((e.sk(), e.offset), (CodecErrorKind::BadData, 2));
     }
 }

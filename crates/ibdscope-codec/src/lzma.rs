@@ -40,7 +40,7 @@
 //! probabilities (at most 0x300 · 16 with lc + lp ≤ 4) live in
 //! [`Scratch`]; the rest of the model is on the stack.
 
-use crate::common::{copy_match, crc32_ieee, push_literals, CodecError, CodecErrorKind, Scratch};
+use crate::common::{copy_match, crc32_ieee, push_literals, CodecErrorKind, Error, Scratch};
 
 const MAGIC: [u8; 6] = [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00];
 const FILTER_LZMA2: u64 = 0x21;
@@ -52,9 +52,9 @@ pub fn decompress_xz(
     out: &mut Vec<u8>,
     limit: usize,
     scratch: &mut Scratch,
-) -> Result<usize, CodecError> {
+) -> Result<usize, Error> {
     let start = out.len();
-    let e = CodecError::new;
+    let e = Error::new;
     let Some(head) = input.get(..12) else {
         let kind = if MAGIC.starts_with(input.get(..6.min(input.len())).unwrap_or(&[])) {
             CodecErrorKind::Truncated
@@ -154,8 +154,8 @@ fn block(
     start: usize,
     limit: usize,
     scratch: &mut Scratch,
-) -> Result<(u64, usize), CodecError> {
-    let e = CodecError::new;
+) -> Result<(u64, usize), Error> {
+    let e = Error::new;
     let size = usize::from(input.get(pos).copied().unwrap_or(0))
         .saturating_add(1)
         .saturating_mul(4);
@@ -196,7 +196,7 @@ fn block(
     }
     let before = out.len();
     let used = lzma2(input.get(hend..).unwrap_or(&[]), out, start, limit, scratch)
-        .map_err(|x| e(x.kind, x.offset.saturating_add(hend)))?;
+        .map_err(|x| x.shifted(hend))?;
     let produced = out.len().saturating_sub(before) as u64;
     if csize.is_some_and(|c| c != used as u64) || usize_.is_some_and(|u| u != produced) {
         return Err(e(CodecErrorKind::LengthMismatch, pos));
@@ -208,8 +208,8 @@ fn block(
 }
 
 /// The index at `pos`: checks it against the blocks; returns its end.
-fn index(input: &[u8], pos: usize, records: &Records) -> Result<usize, CodecError> {
-    let e = CodecError::new;
+fn index(input: &[u8], pos: usize, records: &Records) -> Result<usize, Error> {
+    let e = Error::new;
     let rest = input.get(pos..).unwrap_or(&[]);
     let mut at = 1usize;
     let n = vli(rest, &mut at).ok_or_else(|| e(CodecErrorKind::BadData, pos))?;
@@ -251,8 +251,8 @@ fn index(input: &[u8], pos: usize, records: &Records) -> Result<usize, CodecErro
 }
 
 /// The stream footer at `end`; `index_at` is where the index began.
-fn footer(input: &[u8], end: usize, index_at: usize, flags: &[u8]) -> Result<(), CodecError> {
-    let e = CodecError::new;
+fn footer(input: &[u8], end: usize, index_at: usize, flags: &[u8]) -> Result<(), Error> {
+    let e = Error::new;
     let Some(f) = input.get(end..end.saturating_add(12)) else {
         return Err(e(CodecErrorKind::Truncated, input.len()));
     };
@@ -314,8 +314,8 @@ fn lzma2(
     start: usize,
     limit: usize,
     scratch: &mut Scratch,
-) -> Result<usize, CodecError> {
-    let e = CodecError::new;
+) -> Result<usize, Error> {
+    let e = Error::new;
     let mut pos = 0usize;
     let mut dec = Lzma::new(scratch);
     let (mut need_dict, mut need_props) = (true, true);
@@ -381,8 +381,7 @@ fn lzma2(
             return Err(e(CodecErrorKind::Truncated, input.len()));
         };
         let target = out.len().saturating_add(size);
-        dec.chunk(chunk, out, target)
-            .map_err(|x| e(x.kind, x.offset.saturating_add(pos)))?;
+        dec.chunk(chunk, out, target).map_err(|x| x.shifted(pos))?;
         pos = pos.saturating_add(csize);
     }
 }
@@ -401,12 +400,12 @@ struct Rc<'a> {
 const TOP: u32 = 1 << 24;
 
 impl<'a> Rc<'a> {
-    fn new(input: &'a [u8]) -> Result<Self, CodecError> {
+    fn new(input: &'a [u8]) -> Result<Self, Error> {
         let Some(init) = input.get(..5) else {
-            return Err(CodecError::new(CodecErrorKind::Truncated, input.len()));
+            return Err(Error::new(CodecErrorKind::Truncated, input.len()));
         };
         if init.first() != Some(&0) {
-            return Err(CodecError::new(CodecErrorKind::BadData, 0));
+            return Err(Error::new(CodecErrorKind::BadData, 0));
         }
         let code = init
             .iter()
@@ -490,7 +489,7 @@ impl<'a> Rc<'a> {
     }
 
     /// An `n`-bit tree from `probs[1..2^n]`.
-    fn tree(&mut self, probs: &mut [u16], n: u32) -> Result<usize, CodecError> {
+    fn tree(&mut self, probs: &mut [u16], n: u32) -> Result<usize, Error> {
         let mut m = 1usize;
         for _ in 0..n {
             let p = probs.get_mut(m).ok_or_else(|| self.bad())?;
@@ -500,7 +499,7 @@ impl<'a> Rc<'a> {
     }
 
     /// An `n`-bit reverse tree at `probs[off + m − 1]`.
-    fn reverse(&mut self, probs: &mut [u16], off: usize, n: u32) -> Result<usize, CodecError> {
+    fn reverse(&mut self, probs: &mut [u16], off: usize, n: u32) -> Result<usize, Error> {
         let (mut m, mut v) = (1usize, 0usize);
         for i in 0..n {
             let idx = off.wrapping_add(m).wrapping_sub(1);
@@ -512,8 +511,8 @@ impl<'a> Rc<'a> {
         Ok(v)
     }
 
-    fn bad(&self) -> CodecError {
-        CodecError::new(CodecErrorKind::BadData, self.pos)
+    fn bad(&self) -> Error {
+        Error::new(CodecErrorKind::BadData, self.pos)
     }
 }
 
@@ -537,7 +536,7 @@ impl Len {
     };
 
     /// Length − 2.
-    fn decode(&mut self, rc: &mut Rc<'_>, pos_state: usize) -> Result<usize, CodecError> {
+    fn decode(&mut self, rc: &mut Rc<'_>, pos_state: usize) -> Result<usize, Error> {
         let at = pos_state.wrapping_mul(8);
         if rc.bit(&mut self.choice) == 0 {
             let p = self.low.get_mut(at..).ok_or_else(|| rc.bad())?;
@@ -637,7 +636,7 @@ impl<'s> Lzma<'s> {
 impl Lzma<'_> {
     /// One LZMA chunk: decodes until `out` holds `target` bytes, then
     /// requires every byte of `chunk` used and the range code at 0.
-    fn chunk(&mut self, chunk: &[u8], out: &mut Vec<u8>, target: usize) -> Result<(), CodecError> {
+    fn chunk(&mut self, chunk: &[u8], out: &mut Vec<u8>, target: usize) -> Result<(), Error> {
         let mut rc = Rc::new(chunk)?;
         while out.len() < target && !rc.overrun {
             let pos = out.len().saturating_sub(self.dict_start);
@@ -676,16 +675,16 @@ impl Lzma<'_> {
         }
         rc.normalize();
         if rc.overrun {
-            return Err(CodecError::new(CodecErrorKind::Truncated, chunk.len()));
+            return Err(Error::new(CodecErrorKind::Truncated, chunk.len()));
         }
         if rc.pos != chunk.len() || rc.code != 0 {
-            return Err(CodecError::new(CodecErrorKind::BadData, rc.pos));
+            return Err(Error::new(CodecErrorKind::BadData, rc.pos));
         }
         Ok(())
     }
 
     /// rep1, rep2 or rep3 moves to the front.
-    fn pick_rep(&mut self, rc: &mut Rc<'_>, st: usize) -> Result<(), CodecError> {
+    fn pick_rep(&mut self, rc: &mut Rc<'_>, st: usize) -> Result<(), Error> {
         let [r0, r1, r2, r3] = self.reps;
         let p = self.is_rep1.get_mut(st).ok_or_else(|| rc.bad())?;
         self.reps = if rc.bit(p) == 0 {
@@ -703,27 +702,15 @@ impl Lzma<'_> {
 
     /// Copies `len` bytes from distance rep0 + 1, within the dictionary and
     /// the chunk.
-    fn copy(
-        &self,
-        rc: &Rc<'_>,
-        out: &mut Vec<u8>,
-        len: usize,
-        target: usize,
-    ) -> Result<(), CodecError> {
+    fn copy(&self, rc: &Rc<'_>, out: &mut Vec<u8>, len: usize, target: usize) -> Result<(), Error> {
         if len > target.saturating_sub(out.len()) {
             return Err(rc.bad());
         }
         let dist = self.reps[0].saturating_add(1);
-        copy_match(out, self.dict_start, dist, len, usize::MAX)
-            .map_err(|k| CodecError::new(k, rc.pos))
+        copy_match(out, self.dict_start, dist, len, usize::MAX).map_err(|k| Error::new(k, rc.pos))
     }
 
-    fn literal(
-        &mut self,
-        rc: &mut Rc<'_>,
-        out: &mut Vec<u8>,
-        pos: usize,
-    ) -> Result<(), CodecError> {
+    fn literal(&mut self, rc: &mut Rc<'_>, out: &mut Vec<u8>, pos: usize) -> Result<(), Error> {
         let prev = if pos > 0 {
             out.last().copied().unwrap_or(0)
         } else {
@@ -740,7 +727,7 @@ impl Lzma<'_> {
         if self.state >= 7 {
             let back = self.reps[0].saturating_add(1);
             if back > pos {
-                return Err(CodecError::new(CodecErrorKind::BadDistance, rc.pos));
+                return Err(Error::new(CodecErrorKind::BadDistance, rc.pos));
             }
             let mut mb = usize::from(out.get(out.len().wrapping_sub(back)).copied().unwrap_or(0));
             while sym < 0x100 {
@@ -769,7 +756,7 @@ impl Lzma<'_> {
     }
 
     /// The distance − 1 of a new match of length `len` + 2.
-    fn distance(&mut self, rc: &mut Rc<'_>, len: usize) -> Result<usize, CodecError> {
+    fn distance(&mut self, rc: &mut Rc<'_>, len: usize) -> Result<usize, Error> {
         let ls = len.min(3).wrapping_mul(64);
         let probs = self.pos_slot.get_mut(ls..).ok_or_else(|| rc.bad())?;
         let slot = rc.tree(probs, 6)?;
@@ -826,7 +813,7 @@ mod tests {
             decompress_xz(&padded, &mut out, ORIGINAL.len(), &mut s).unwrap();
             out.clear();
             let e = decompress_xz(&v, &mut out, ORIGINAL.len() - 1, &mut s).unwrap_err();
-            assert_eq!(e.kind, CodecErrorKind::OutputLimit, "{name}");
+            assert_eq!(e.sk(), CodecErrorKind::OutputLimit, "{name}");
             assert!(out.len() < ORIGINAL.len());
             for cut in 0..v.len() {
                 out.clear();
@@ -860,13 +847,13 @@ mod tests {
         let mut w = v.clone();
         w[7] = 4;
         let e = decompress_xz(&w, &mut out, 1 << 20, &mut s).unwrap_err();
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::ChecksumMismatch, 8));
+        assert_eq!((e.sk(), e.offset), (CodecErrorKind::ChecksumMismatch, 8));
         w = v.clone();
         w[0] = 0x5d;
         assert_eq!(
             decompress_xz(&w, &mut out, 1 << 20, &mut s)
                 .unwrap_err()
-                .kind,
+                .sk(),
             CodecErrorKind::BadHeader
         );
     }

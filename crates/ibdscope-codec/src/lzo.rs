@@ -24,7 +24,7 @@
 //! `0x11 0x00 0x00`, and the safe decoder returns `LZO_E_OK` only when the
 //! marker is the last input byte.
 
-use crate::common::{grow_run, match_copy, words8x3, CodecError, CodecErrorKind, Sink};
+use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Sink};
 
 /// What the next instruction byte means.
 #[derive(Clone, Copy)]
@@ -40,19 +40,19 @@ enum State {
 
 /// Decodes an LZO1X stream (all of `input`, end marker last), appending at
 /// most `limit` bytes to `out`. Returns the bytes produced.
-pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
+pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, Error> {
     let hint = input.len().saturating_mul(4);
     grow_run(
         out,
         limit,
         hint,
-        |e: &CodecError| e.kind == CodecErrorKind::OutputLimit,
+        |e: &Error| e.kind == crate::common::ErrorKind::Stream(CodecErrorKind::OutputLimit),
         |out| stream(input, out),
     )
 }
 
 /// [`decompress`] into one sink.
-fn stream(input: &[u8], out: &mut Sink<'_>) -> Result<usize, CodecError> {
+fn stream(input: &[u8], out: &mut Sink<'_>) -> Result<usize, Error> {
     let mut r = Reader { input, ip: 0 };
     let mut state = State::Literal;
     if let Some(&b) = input.first() {
@@ -118,15 +118,14 @@ fn stream(input: &[u8], out: &mut Sink<'_>) -> Result<usize, CodecError> {
                 if dist == 0 {
                     // The end marker: it must end the input.
                     if r.ip != input.len() {
-                        return Err(CodecError::new(CodecErrorKind::BadData, r.ip));
+                        return Err(Error::new(CodecErrorKind::BadData, r.ip));
                     }
                     return Ok(out.produced());
                 }
                 (dist.wrapping_add(0x4000), n.saturating_add(2), d & 3)
             }
         };
-        out.copy_short(dist, len)
-            .map_err(|k| CodecError::new(k, at))?;
+        out.copy_short(dist, len).map_err(|k| Error::new(k, at))?;
         if trailing == 0 {
             state = State::Literal;
         } else {
@@ -257,15 +256,15 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn byte(&mut self) -> Result<u8, CodecError> {
+    fn byte(&mut self) -> Result<u8, Error> {
         let Some(&b) = self.input.get(self.ip) else {
-            return Err(CodecError::new(CodecErrorKind::Truncated, self.ip));
+            return Err(Error::new(CodecErrorKind::Truncated, self.ip));
         };
         self.ip = self.ip.saturating_add(1);
         Ok(b)
     }
 
-    fn le16(&mut self) -> Result<usize, CodecError> {
+    fn le16(&mut self) -> Result<usize, Error> {
         let lo = self.byte()?;
         let hi = self.byte()?;
         Ok(usize::from(u16::from_le_bytes([lo, hi])))
@@ -273,7 +272,7 @@ impl Reader<'_> {
 
     /// A zero-run length extension: 255 per 0 byte, then `base` + the
     /// first non-zero byte.
-    fn extension(&mut self, base: usize) -> Result<usize, CodecError> {
+    fn extension(&mut self, base: usize) -> Result<usize, Error> {
         let mut n = 0usize;
         loop {
             let b = self.byte()?;
@@ -287,20 +286,20 @@ impl Reader<'_> {
     /// Copies `n` literals to `out`: one 16-byte word when there are at
     /// most 16 and 16 input bytes at hand.
     #[inline]
-    fn literals(&mut self, out: &mut Sink<'_>, n: usize) -> Result<(), CodecError> {
+    fn literals(&mut self, out: &mut Sink<'_>, n: usize) -> Result<(), Error> {
         let end = self.ip.saturating_add(n);
         let Some(rest) = self.input.get(self.ip..) else {
-            return Err(CodecError::new(CodecErrorKind::Truncated, self.input.len()));
+            return Err(Error::new(CodecErrorKind::Truncated, self.input.len()));
         };
         let r = if n <= 16 && rest.len() >= 16 {
             out.literals16(rest, n)
         } else {
             let Some(lit) = rest.get(..n) else {
-                return Err(CodecError::new(CodecErrorKind::Truncated, self.input.len()));
+                return Err(Error::new(CodecErrorKind::Truncated, self.input.len()));
             };
             out.literals(lit)
         };
-        r.map_err(|k| CodecError::new(k, self.ip))?;
+        r.map_err(|k| Error::new(k, self.ip))?;
         self.ip = end;
         Ok(())
     }
@@ -325,7 +324,7 @@ mod tests {
         let mut w = v;
         w.push(0);
         assert_eq!(
-            decompress(&w, &mut out, 1 << 20).unwrap_err().kind,
+            decompress(&w, &mut out, 1 << 20).unwrap_err().sk(),
             CodecErrorKind::BadData
         );
     }
@@ -343,13 +342,13 @@ mod tests {
         let s = [20, b'a', b'b', b'c', 0b0101_0000, 0, 0x11, 0, 0];
         out.clear();
         let e = decompress(&s, &mut out, 100).unwrap_err();
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadDistance, 4));
+        assert_eq!((e.sk(), e.offset), (CodecErrorKind::BadDistance, 4));
         // No end marker.
         out.clear();
         assert_eq!(
             decompress(&[20, b'a', b'b', b'c'], &mut out, 100)
                 .unwrap_err()
-                .kind,
+                .sk(),
             CodecErrorKind::Truncated
         );
         // A long zero-run extension: a bomb refused at the limit.
@@ -358,7 +357,7 @@ mod tests {
         b.extend([1, 0, 0, 0x11, 0, 0]);
         out.clear();
         assert_eq!(
-            decompress(&b, &mut out, 16384).unwrap_err().kind,
+            decompress(&b, &mut out, 16384).unwrap_err().sk(),
             CodecErrorKind::OutputLimit
         );
         assert!(out.len() <= 16384);

@@ -16,12 +16,12 @@
 //! A copy may overlap its own output; offset 0 is invalid. The elements
 //! must produce exactly the stated length.
 
-use crate::common::{grow_run, match_copy, words8x3, CodecError, CodecErrorKind, Sink};
+use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Sink};
 
 /// Decodes a raw Snappy stream (all of `input`), appending at most `limit`
 /// bytes to `out`. Returns the bytes produced.
-pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, CodecError> {
-    let err = |kind, at| CodecError::new(kind, at);
+pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, Error> {
+    let err = |kind, at| Error::new(kind, at);
     let (stated, ip) = varint(input)?;
     if stated > limit {
         return Err(err(CodecErrorKind::OutputLimit, 0));
@@ -30,7 +30,7 @@ pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize
         out,
         stated,
         stated,
-        |_: &CodecError| false,
+        |_: &Error| false,
         |out| elements(input, ip, out, stated),
     )
 }
@@ -42,8 +42,8 @@ fn elements(
     mut ip: usize,
     out: &mut Sink<'_>,
     stated: usize,
-) -> Result<usize, CodecError> {
-    let err = |kind, at| CodecError::new(kind, at);
+) -> Result<usize, Error> {
+    let err = |kind, at| Error::new(kind, at);
     // An element that starts at or below this output position fits (at
     // most 64 bytes, its words' overrun in the slack).
     let seq_end = stated.saturating_sub(64);
@@ -189,12 +189,12 @@ fn fast_run(
 }
 
 /// The preamble: a varint of at most 5 bytes holding at most 32 bits.
-fn varint(input: &[u8]) -> Result<(usize, usize), CodecError> {
+fn varint(input: &[u8]) -> Result<(usize, usize), Error> {
     let mut v = 0u64;
     for (i, &b) in input.iter().take(5).enumerate() {
         v |= u64::from(b & 0x7f) << (7u32.wrapping_mul(i as u32));
         if b & 0x80 == 0 {
-            let v = u32::try_from(v).map_err(|_| CodecError::new(CodecErrorKind::BadHeader, i))?;
+            let v = u32::try_from(v).map_err(|_| Error::new(CodecErrorKind::BadHeader, i))?;
             return Ok((v as usize, i.saturating_add(1)));
         }
     }
@@ -203,7 +203,7 @@ fn varint(input: &[u8]) -> Result<(usize, usize), CodecError> {
     } else {
         CodecErrorKind::BadHeader
     };
-    Err(CodecError::new(kind, input.len().min(5)))
+    Err(Error::new(kind, input.len().min(5)))
 }
 
 #[cfg(test)]
@@ -220,7 +220,7 @@ mod tests {
     fn reference_stream_decodes_to_the_original() {
         // The stated length is over the limit: refused at its varint.
         let (_, e) = check_reference("snappy.raw", decompress, Cuts::Error);
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::OutputLimit, 0));
+        assert_eq!((e.sk(), e.offset), (CodecErrorKind::OutputLimit, 0));
     }
 
     #[test]
@@ -234,7 +234,7 @@ mod tests {
         let mut out = Vec::new();
         // copy4 reaches 10 back with only 9 bytes out: refused.
         let e = decompress(&s, &mut out, 100).unwrap_err();
-        assert_eq!((e.kind, e.offset), (CodecErrorKind::BadDistance, 10));
+        assert_eq!((e.sk(), e.offset), (CodecErrorKind::BadDistance, 10));
         let s = [
             11, 0x08, b'a', b'b', b'c', 0x01, 3, 0x06, 1, 0, 0x07, 9, 0, 0, 0,
         ];
@@ -244,14 +244,14 @@ mod tests {
         // Stated length larger than the limit, or than what is produced.
         out.clear();
         assert_eq!(
-            decompress(&s, &mut out, 10).unwrap_err().kind,
+            decompress(&s, &mut out, 10).unwrap_err().sk(),
             CodecErrorKind::OutputLimit
         );
         let mut t = s;
         t[0] = 12;
         out.clear();
         assert_eq!(
-            decompress(&t, &mut out, 100).unwrap_err().kind,
+            decompress(&t, &mut out, 100).unwrap_err().sk(),
             CodecErrorKind::LengthMismatch
         );
         // Long literal lengths (tag 60: one length byte).

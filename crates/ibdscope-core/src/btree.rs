@@ -51,7 +51,7 @@
 //! PAGE_N_RECS ([`IndexTree::compressed_pages`]).
 
 use crate::bits::Bits;
-use crate::extents::{IndexInfo, Owner, SpaceMap};
+use crate::extents::{BesideIndexPass, IndexInfo, Owner, SpaceMap};
 use crate::fil::{FilHeader, FIL_PAGE_NEXT, FIL_PAGE_PREV};
 use crate::finding::{Finding, FindingKind};
 use crate::flst::page_readable;
@@ -272,7 +272,12 @@ impl Btrees {
         Self::build_map(ts, engine, map, true)
     }
 
-    fn build_map(ts: &Tablespace<'_>, engine: &Engine<'_>, map: &SpaceMap, chains: bool) -> Btrees {
+    pub(crate) fn build_map(
+        ts: &Tablespace<'_>,
+        engine: &Engine<'_>,
+        map: &SpaceMap,
+        chains: bool,
+    ) -> Btrees {
         Self::walk(
             ts,
             engine,
@@ -305,7 +310,25 @@ impl Btrees {
         owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
         chains: bool,
     ) -> Btrees {
-        let mut w = Walker::new(ts, engine, indexes, &owner, chains);
+        let plan = MemberPlan::new(ts, indexes);
+        let m = fold_pages(ts, engine, || plan.fold(&owner)).m;
+        Self::walk_members(ts, indexes, &owner, chains, plan, m)
+    }
+
+    /// The trees of `indexes` from the member pass made already (folded in
+    /// another pass over the file: the space map's second,
+    /// [`SpaceMap::build_with_trees`]): `plan` the pass's inputs, `m` what
+    /// it gathered.
+    pub(crate) fn walk_members(
+        ts: &Tablespace<'_>,
+        indexes: &[IndexInfo],
+        owner: &(dyn Fn(PageNo) -> Option<IndexId> + Sync),
+        chains: bool,
+        plan: MemberPlan<'_, '_>,
+        mut m: Members,
+    ) -> Btrees {
+        m.finish(indexes.len());
+        let mut w = Walker::new(ts, plan.ids, owner, m, chains);
         for pos in 0..indexes.len() {
             if let Some(info) = indexes.get(pos) {
                 let tree = w.walk_index(u32::try_from(pos).unwrap_or(u32::MAX), info);
@@ -337,7 +360,7 @@ impl IndexTree {
 
 /// What the pass over the file gathers about the member pages, per shard
 /// and then for the whole space.
-struct Members {
+pub(crate) struct Members {
     /// Per `(index position, level)`; sorted once the pass is done.
     levels: Vec<LevelAcc>,
     /// The record findings of the member pages, in page order.
@@ -670,7 +693,7 @@ impl LevelAcc {
 /// record walks folded into per-level sums, in page order, on the caller's
 /// engine. The walks are most of a tree
 /// build's work; in page order the CPU streams the pages from memory.
-struct MemberPass<'p, 'a, F: ?Sized> {
+pub(crate) struct MemberPass<'p, 'a, F: ?Sized> {
     ts: &'p Tablespace<'a>,
     /// `(index id, position)`, sorted by id.
     ids: &'p [(IndexId, u32)],
@@ -678,7 +701,7 @@ struct MemberPass<'p, 'a, F: ?Sized> {
     roots: &'p [(u32, u16)],
     owner: &'p F,
     n_indexes: usize,
-    m: Members,
+    pub(crate) m: Members,
     /// Made at the first page of the shard that needs the full walk.
     scratch: Option<Box<RecScratch>>,
     out: Vec<RecFinding>,
@@ -883,14 +906,19 @@ struct Chain {
     fragmentation: Fragmentation,
 }
 
-impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
-    fn new(
-        ts: &'t Tablespace<'a>,
-        engine: &Engine<'_>,
-        indexes: &[IndexInfo],
-        owner: OwnerFn<'o>,
-        chains: bool,
-    ) -> Self {
+/// The member pass's inputs for a list of indexes: each index's id and
+/// position, its root page and the root's PAGE_LEVEL.
+pub(crate) struct MemberPlan<'t, 'a> {
+    ts: &'t Tablespace<'a>,
+    /// `(index id, position)`, sorted by id.
+    ids: Vec<(IndexId, u32)>,
+    /// Per position: the root page and its PAGE_LEVEL.
+    roots: Vec<(u32, u16)>,
+}
+
+impl<'t, 'a> MemberPlan<'t, 'a> {
+    /// The inputs for `indexes` (in the order the trees are given).
+    pub(crate) fn new(ts: &'t Tablespace<'a>, indexes: &[IndexInfo]) -> Self {
         let mut ids: Vec<(IndexId, u32)> = indexes
             .iter()
             .enumerate()
@@ -909,9 +937,83 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
                 (i.root.0, level)
             })
             .collect();
-        let pass = fold_pages(ts, engine, || MemberPass::new(ts, &ids, &roots, owner));
-        let mut m = pass.m;
-        m.finish(indexes.len());
+        MemberPlan { ts, ids, roots }
+    }
+
+    /// One shard's fold of the member pass, `owner` naming the index of a
+    /// page's segment.
+    pub(crate) fn fold<'p, F>(&'p self, owner: &'p F) -> MemberPass<'p, 'a, F>
+    where
+        F: Fn(PageNo) -> Option<IndexId> + Sync + ?Sized,
+    {
+        MemberPass::new(self.ts, &self.ids, &self.roots, owner)
+    }
+}
+
+type DynOwner<'o> = dyn Fn(PageNo) -> Option<IndexId> + Sync + 'o;
+
+impl<'a> BesideIndexPass for MemberPlan<'_, 'a> {
+    type Fold<'o>
+        = MemberPass<'o, 'a, DynOwner<'o>>
+    where
+        Self: 'o;
+    type Out = Members;
+    fn fold<'o>(&'o self, owner: &'o DynOwner<'o>) -> Self::Fold<'o> {
+        MemberPlan::fold(self, owner)
+    }
+    fn out<'o>(fold: Self::Fold<'o>) -> Members
+    where
+        Self: 'o,
+    {
+        fold.m
+    }
+}
+
+impl SpaceMap {
+    /// [`SpaceMap::build_folding`] (`side`, when given) and the B-trees of
+    /// the map's indexes ([`Btrees::build`], or
+    /// [`Btrees::build_with_leaf_chains`] when `chains`), the trees' pass
+    /// over the file (each page's place in its index and its record walk)
+    /// folded in the map's second (the index pages against the owner map):
+    /// two passes over the file for the map, `side` and the trees, where
+    /// they took four (one, without `side`, on a space whose transform
+    /// pass took the root candidates). The same map, fold and trees as
+    /// built apart.
+    pub fn build_with_trees<F, N>(
+        ts: &Tablespace<'_>,
+        engine: &Engine<'_>,
+        side: Option<N>,
+        chains: bool,
+    ) -> (SpaceMap, Option<F>, Btrees)
+    where
+        F: PageFold,
+        N: Fn() -> F + Sync,
+    {
+        let plan = |order: &[IndexInfo]| MemberPlan::new(ts, order);
+        let (map, side, members) = SpaceMap::build_all(ts, engine, side, Some(plan));
+        let trees = match members {
+            Some((plan, m)) => {
+                let owner = |n: PageNo| match map.owner(ts, n) {
+                    Some(Owner::Segment { index, .. }) => index,
+                    _ => None,
+                };
+                Btrees::walk_members(ts, &map.indexes, &owner, chains, plan, m)
+            }
+            // No map to fold the trees in (page 0 unreadable).
+            None => Btrees::build_map(ts, engine, &map, chains),
+        };
+        (map, side, trees)
+    }
+}
+
+impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
+    fn new(
+        ts: &'t Tablespace<'a>,
+        ids: Vec<(IndexId, u32)>,
+        owner: OwnerFn<'o>,
+        m: Members,
+        chains: bool,
+    ) -> Self {
         Walker {
             ts,
             ids,
@@ -1902,7 +2004,10 @@ mod tests {
             for t in &mut exact.indexes {
                 t.leaf_chain.clear();
             }
-            let proven = Walker::new(&ts, &engine, &infos, &owner, false)
+            let plan = MemberPlan::new(&ts, &infos);
+            let mut m = fold_pages(&ts, &engine, || plan.fold(&owner)).m;
+            m.finish(infos.len());
+            let proven = Walker::new(&ts, plan.ids, &owner, m, false)
                 .lane_walk(0, 0)
                 .is_some();
             (lane, exact, proven)

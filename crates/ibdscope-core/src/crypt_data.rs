@@ -202,8 +202,10 @@ fn first_encrypted(ts: &Tablespace<'_>) -> Option<(PageNo, u32)> {
         if ts.is_known_zero(n) {
             return None;
         }
-        let page = ts.page(n)?;
-        encrypted_key_version(page, scheme).map(|v| (n, v))
+        // Held, not kept: a space read through a page source keeps what
+        // `page` transforms.
+        let page = ts.page_ref(n)?;
+        encrypted_key_version(&page, scheme).map(|v| (n, v))
     })
 }
 

@@ -172,9 +172,11 @@ pub struct SpaceMap {
 
 impl SpaceMap {
     /// Builds the map of `ts`; its passes over the file run on `engine`.
-    /// Never panics; every walk is bounded.
+    /// Never panics; every walk is bounded. A page_compressed or encrypted
+    /// space whose transform pass took the root candidates
+    /// ([`Tablespace::root_candidates`]) is read once, not twice.
     pub fn build(ts: &Tablespace<'_>, engine: &Engine<'_>) -> SpaceMap {
-        Self::build_folding(ts, engine, || NoFold).0
+        Self::build_all(ts, engine, None::<fn() -> NoFold>, None::<NoBeside>).0
     }
 
     /// [`SpaceMap::build`], with another fold (`side`, one per shard, as
@@ -186,24 +188,64 @@ impl SpaceMap {
         F: PageFold,
         N: Fn() -> F + Sync,
     {
+        let (map, folded, _) = Self::build_all(ts, engine, Some(&side), None::<NoBeside>);
+        // Always made when asked for.
+        let folded = folded.unwrap_or_else(|| fold_pages(ts, engine, &side));
+        (map, folded)
+    }
+
+    /// The map, `side`'s fold in its first pass when given, and in its
+    /// second the fold `beside` makes (of the map's indexes, in the map's
+    /// order) when given: what each gathered.
+    pub(crate) fn build_all<F, N, P, M>(
+        ts: &Tablespace<'_>,
+        engine: &Engine<'_>,
+        side: Option<N>,
+        beside: Option<M>,
+    ) -> (SpaceMap, Option<F>, Option<Beside<P>>)
+    where
+        F: PageFold,
+        N: Fn() -> F + Sync,
+        P: BesideIndexPass,
+        M: FnOnce(&[IndexInfo]) -> P,
+    {
         let Some(mut b) = Builder::new(ts) else {
-            let side = fold_pages(ts, engine, side);
+            let side = side.map(|s| fold_pages(ts, engine, s));
             let map = SpaceMap {
                 owners: OwnerMap::new(ts.n_pages()),
                 ..SpaceMap::default()
             };
-            return (map, side);
+            return (map, side, None);
         };
         b.system_pages();
         b.fsp_extent_lists();
         b.inode_pages();
-        let side = b.roots(engine, side);
+        let side = match (side, ts.root_candidates()) {
+            (Some(side), _) => Some(b.roots(engine, side)),
+            (None, Some(candidates)) => {
+                b.roots_from(candidates);
+                None
+            }
+            (None, None) => {
+                b.roots(engine, || NoFold);
+                None
+            }
+        };
         b.undo_segments();
         b.orphan_segments();
         b.segment_pages();
         b.finish_free();
-        b.index_pages(engine);
-        (b.into_map(), side)
+        let Some(beside) = beside else {
+            b.index_pages(engine);
+            return (b.into_map(), side, None);
+        };
+        // The map's order of indexes (by root page, a stable sort:
+        // `into_map`), which the index pass does not change.
+        let mut order = b.indexes.clone();
+        order.sort_by_key(|i| i.root);
+        let plan = beside(&order);
+        let out = b.index_pages_beside(engine, &plan);
+        (b.into_map(), side, Some((plan, out)))
     }
 
     /// The owner of page `n` (`None` past the last page). `ts` is the
@@ -1247,32 +1289,14 @@ impl<'t, 'a> Builder<'t, 'a> {
 
     /// A page that may be a root: `(PAGE_LEVEL, page)`.
     fn root_candidate(&self, n: PageNo, page: &[u8]) -> Option<(u16, PageNo)> {
-        let ts = self.ts;
-        let fil = crate::fil::FilHeader::new(page)?;
-        if !fil.page_type().is_index(ts.type_names())
-            || !fil.prev().is_null()
-            || !fil.next().is_null()
-            || ts.in_doublewrite(n)
-            || (ts.space_id().0 == 0 && n.0 == FSP_IBUF_TREE_ROOT_PAGE_NO)
-            || !page_readable(ts, page)
-        {
-            return None;
-        }
-        let h = IndexHeader::new(page)?;
-        if h.seg_leaf().is_zero() && h.seg_top().is_zero() {
-            return None;
-        }
-        if self.xdes_free(n.0) == Some(true) {
-            return None;
-        }
-        Some((h.level(), n))
+        root_candidate(self.ts, n, page).filter(|_| self.xdes_free(n.0) != Some(true))
     }
 
     /// The index roots, from one pass that also folds `side`'s folds.
     fn roots<F: PageFold>(&mut self, engine: &Engine<'_>, side: impl Fn() -> F + Sync) -> F {
         let ts = self.ts;
         let WithSide {
-            roots: RootPass { mut candidates, .. },
+            roots: RootPass { candidates, .. },
             side,
         } = fold_pages(ts, engine, || WithSide {
             roots: RootPass {
@@ -1281,6 +1305,23 @@ impl<'t, 'a> Builder<'t, 'a> {
             },
             side: side(),
         });
+        self.add_roots(candidates);
+        side
+    }
+
+    /// The index roots from the candidates of a transform pass made
+    /// already ([`Tablespace::root_candidates`]): those whose XDES entry
+    /// does not mark them free, as the roots' pass keeps them.
+    fn roots_from(&mut self, candidates: &[(u16, PageNo)]) {
+        let kept = (candidates.iter().copied())
+            .filter(|&(_, n)| self.xdes_free(n.0) != Some(true))
+            .collect();
+        self.add_roots(kept);
+    }
+
+    /// Takes the roots among `candidates`, highest level first.
+    fn add_roots(&mut self, mut candidates: Vec<(u16, PageNo)>) {
+        let ts = self.ts;
         candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         for (level, root) in candidates {
             let Some(h) = ts.page(root).and_then(IndexHeader::new) else {
@@ -1343,7 +1384,6 @@ impl<'t, 'a> Builder<'t, 'a> {
                 self.indexes.push(info);
             }
         }
-        side
     }
 
     /// Claims every segment's pages (its fragment pages and the extents of
@@ -1549,12 +1589,38 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     fn index_pages(&mut self, engine: &Engine<'_>) {
-        let pass = fold_pages(self.ts, engine, || IndexPass {
-            b: self,
-            problems: Vec::new(),
-            counts: Vec::new(),
-        });
+        let pass = fold_pages(self.ts, engine, || IndexPass::new(self));
         let (problems, counts) = (pass.problems, pass.counts);
+        self.index_pages_found(problems, counts);
+    }
+
+    /// [`Builder::index_pages`], with `plan`'s fold (the B-trees' member
+    /// pass) folded in the same pass over the file (each page's owner is final
+    /// once every claim is made: [`Builder::finish_free`]). What the member
+    /// pass gathered.
+    fn index_pages_beside<P: BesideIndexPass>(&mut self, engine: &Engine<'_>, plan: &P) -> P::Out {
+        let (problems, counts, out) = {
+            let b: &Builder<'_, '_> = self;
+            let ts = b.ts;
+            let owner = |n: PageNo| match b.owners.get(ts, n.0) {
+                Some(Owner::Segment { index, .. }) => index,
+                _ => None,
+            };
+            let both = fold_pages(ts, engine, || Pair(IndexPass::new(b), plan.fold(&owner)));
+            let Pair(pass, beside) = both;
+            (pass.problems, pass.counts, P::out(beside))
+        };
+        self.index_pages_found(problems, counts);
+        out
+    }
+
+    /// Adds what the index pass found: its problems, and each index's
+    /// pages and leaf records.
+    fn index_pages_found(
+        &mut self,
+        problems: Vec<(PageNo, usize, SpaceProblem)>,
+        counts: Vec<(u32, u64)>,
+    ) {
         for (n, at, problem) in problems {
             self.push(n, at, problem);
         }
@@ -1605,6 +1671,85 @@ impl<F: PageFold> PageFold for WithSide<'_, '_, '_, F> {
     }
 }
 
+/// Whether page `n`, reading as `page`, may be an index root: an index
+/// page without siblings that names a segment (its level, and `n`); the
+/// space map keeps those its XDES entry does not mark free. Taken in the
+/// map's first pass, or in the transform pass of a page_compressed or
+/// encrypted space ([`Tablespace::root_candidates`]).
+pub(crate) fn root_candidate(ts: &Tablespace<'_>, n: PageNo, page: &[u8]) -> Option<(u16, PageNo)> {
+    let fil = crate::fil::FilHeader::new(page)?;
+    if !fil.page_type().is_index(ts.type_names())
+        || !fil.prev().is_null()
+        || !fil.next().is_null()
+        || ts.in_doublewrite(n)
+        || (ts.space_id().0 == 0 && n.0 == FSP_IBUF_TREE_ROOT_PAGE_NO)
+        || !page_readable(ts, page)
+    {
+        return None;
+    }
+    let h = IndexHeader::new(page)?;
+    if h.seg_leaf().is_zero() && h.seg_top().is_zero() {
+        return None;
+    }
+    Some((h.level(), n))
+}
+
+/// A fold beside the space map's second pass (the index pages against
+/// the owner map), made once every page's owner is final: `owner` names
+/// the index of a page's segment ([`SpaceMap::build_with_trees`]: the
+/// B-trees' member pass).
+pub(crate) trait BesideIndexPass: Sync {
+    /// One shard's fold.
+    type Fold<'o>: PageFold
+    where
+        Self: 'o;
+    /// What the joined fold gathered.
+    type Out;
+    /// A shard's fold.
+    fn fold<'o>(&'o self, owner: &'o (dyn Fn(PageNo) -> Option<IndexId> + Sync)) -> Self::Fold<'o>;
+    /// What the joined fold gathered.
+    fn out<'o>(fold: Self::Fold<'o>) -> Self::Out
+    where
+        Self: 'o;
+}
+
+/// A fold beside the index pass and what it gathered.
+pub(crate) type Beside<P> = (P, <P as BesideIndexPass>::Out);
+
+/// Two folds in one pass over the file.
+struct Pair<A, B>(A, B);
+
+impl<A: PageFold, B: PageFold> PageFold for Pair<A, B> {
+    fn page(&mut self, n: PageNo, page: &[u8]) {
+        self.0.page(n, page);
+        self.1.page(n, page);
+    }
+    fn zero_run(&mut self, first: PageNo, count: u32, zero: &[u8]) {
+        self.0.zero_run(first, count, zero);
+        self.1.zero_run(first, count, zero);
+    }
+    fn append(&mut self, next: Self) {
+        self.0.append(next.0);
+        self.1.append(next.1);
+    }
+}
+
+/// No fold beside the index pass.
+type NoBeside = fn(&[IndexInfo]) -> NoFold;
+
+impl BesideIndexPass for NoFold {
+    type Fold<'o> = NoFold;
+    type Out = ();
+    fn fold<'o>(&'o self, _: &'o (dyn Fn(PageNo) -> Option<IndexId> + Sync)) -> NoFold {
+        NoFold
+    }
+    fn out<'o>(_: NoFold)
+    where
+        Self: 'o,
+    {
+    }
+}
+
 /// No fold beside the roots' pass ([`SpaceMap::build`]).
 struct NoFold;
 
@@ -1626,6 +1771,16 @@ struct IndexPass<'b, 't, 'a> {
     b: &'b Builder<'t, 'a>,
     problems: Vec<(PageNo, usize, SpaceProblem)>,
     counts: Vec<(u32, u64)>,
+}
+
+impl<'b, 't, 'a> IndexPass<'b, 't, 'a> {
+    fn new(b: &'b Builder<'t, 'a>) -> Self {
+        IndexPass {
+            b,
+            problems: Vec::new(),
+            counts: Vec::new(),
+        }
+    }
 }
 
 impl PageFold for IndexPass<'_, '_, '_> {

@@ -64,7 +64,7 @@
 //! that reads the image looks at checksums: the structure code reads FIL
 //! headers and bodies only ([`crate::flst::page_readable`] asks for no
 //! checksum on a page whose key version is 0), and the image is opened with
-//! the physical space's detection ([`Tablespace::with_data`]), never
+//! the physical space's detection (`Tablespace::with_source`), never
 //! detected again. So a stale checksum field cannot make a page corrupt for
 //! the structure commands; damage to a compressed page shows up as a
 //! decompression failure (an [`Expansion::failures`] entry with its byte
@@ -76,6 +76,7 @@
 
 use crate::bytes::{be_u16, be_u32, be_u64};
 use crate::checksum::{Scheme, BUF_NO_CHECKSUM_MAGIC};
+use crate::error::{Error, ErrorKind};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_TYPE};
 use crate::ids::PageNo;
 use crate::page_type::PageType;
@@ -87,7 +88,6 @@ use ibdscope_codec::inflate::inflate_zlib;
 /// The types of the decoders that this module's API carries (the decoders
 /// themselves are the internal crate `ibdscope-codec`).
 pub use ibdscope_codec::{inflate::InflateErrorKind, CodecErrorKind, Scratch};
-use std::fmt;
 
 /// `FIL_PAGE_COMP_ALGO`: where the payload starts in full_crc32, and the
 /// 8-byte algorithm field outside it.
@@ -106,52 +106,9 @@ pub const FIL_PAGE_ENCRYPT_COMP_METADATA_LEN: usize = 4;
 /// full_crc32: bytes of the trailing CRC-32C.
 const FCRC32_CHECKSUM: usize = 4;
 
-/// A page compression algorithm (`PAGE_*_ALGORITHM`, fsp0types.h).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Algorithm {
-    /// 1: zlib (`compress2`), the default.
-    Zlib,
-    /// 2: LZ4.
-    Lz4,
-    /// 3: LZO.
-    Lzo,
-    /// 4: LZMA (an `.xz` stream, LZMA2).
-    Lzma,
-    /// 5: bzip2.
-    Bzip2,
-    /// 6: Snappy.
-    Snappy,
-    /// 0 (`PAGE_UNCOMPRESSED`) or a number no server defines.
-    Other(u64),
-}
-
-impl Algorithm {
-    /// The algorithm numbered `n`.
-    pub(crate) fn from_number(n: u64) -> Self {
-        match n {
-            1 => Algorithm::Zlib,
-            2 => Algorithm::Lz4,
-            3 => Algorithm::Lzo,
-            4 => Algorithm::Lzma,
-            5 => Algorithm::Bzip2,
-            6 => Algorithm::Snappy,
-            n => Algorithm::Other(n),
-        }
-    }
-    /// The name as `innodb_compression_algorithm` spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Zlib => "zlib",
-            Algorithm::Lz4 => "lz4",
-            Algorithm::Lzo => "lzo",
-            Algorithm::Lzma => "lzma",
-            Algorithm::Bzip2 => "bzip2",
-            Algorithm::Snappy => "snappy",
-            Algorithm::Other(0) => "none",
-            Algorithm::Other(_) => "unknown",
-        }
-    }
-}
+/// A page compression algorithm (defined with the crate's error, whose
+/// page_compressed kinds name it).
+pub use crate::error::Algorithm;
 
 /// How a space marks its compressed pages: fixed by its flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,98 +166,21 @@ pub struct Decoded {
     pub payload: usize,
 }
 
-/// Why a page_compressed page was not decompressed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PageCompErrorKind {
-    /// Encrypted (37401, or a full_crc32 key version): needs the key.
-    Encrypted,
-    /// Outside full_crc32: bytes 0..4 are not 0xDEADBEEF.
-    NoChecksumMagic {
-        /// What they hold.
-        found: u32,
-    },
-    /// Outside full_crc32: the first 6 bytes of the algorithm field are not
-    /// zero.
-    AlgorithmField,
-    /// No algorithm at all (0, or a number no server defines).
-    NotDecoded(Algorithm),
-    /// The payload size is 0 or does not fit in the page.
-    PayloadSize {
-        /// The size the page states.
-        size: usize,
-    },
-    /// The zlib stream is damaged.
-    Inflate(InflateErrorKind),
-    /// The stream of another algorithm is damaged.
-    Codec(Algorithm, CodecErrorKind),
-    /// The stream ends before a whole page.
-    ShortPage {
-        /// Bytes it produced.
-        got: usize,
-    },
-}
+/// Why a page_compressed page was not decompressed (defined with the
+/// crate's error).
+pub use crate::error::PageCompErrorKind;
 
-/// A failure with the byte offset in the physical page where it was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PageCompError {
-    /// What went wrong.
-    pub kind: PageCompErrorKind,
-    /// Byte offset in the page.
-    pub offset: usize,
-}
-
-impl fmt::Display for PageCompError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind {
-            PageCompErrorKind::Encrypted => write!(
-                f,
-                "page_compressed and encrypted: not decoded without the key"
-            )?,
-            PageCompErrorKind::NoChecksumMagic { found } => write!(
-                f,
-                "page_compressed page without the 0xDEADBEEF marker (0x{found:08x})"
-            )?,
-            PageCompErrorKind::AlgorithmField => {
-                write!(f, "page_compressed algorithm field is not a small number")?
-            }
-            PageCompErrorKind::NotDecoded(Algorithm::Other(0)) => write!(
-                f,
-                "page_compressed page, but no compression algorithm is named: not decoded"
-            )?,
-            PageCompErrorKind::NotDecoded(Algorithm::Other(n)) => {
-                write!(f, "page_compressed with unknown algorithm {n}: not decoded")?
-            }
-            PageCompErrorKind::NotDecoded(a) => {
-                write!(f, "page_compressed with {}: not decoded", a.name())?
-            }
-            PageCompErrorKind::Codec(a, k) => {
-                write!(f, "page_compressed {} stream: {k}", a.name())?
-            }
-            PageCompErrorKind::PayloadSize { size } => write!(
-                f,
-                "page_compressed payload size {size} does not fit the page"
-            )?,
-            PageCompErrorKind::Inflate(k) => {
-                let e = ibdscope_codec::inflate::InflateError { kind: k, offset: 0 };
-                let text = e.to_string();
-                let what = text.split(" (").next().unwrap_or("damaged stream");
-                write!(f, "page_compressed zlib stream: {what}")?
-            }
-            PageCompErrorKind::ShortPage { got } => write!(
-                f,
-                "page_compressed stream gives {got} bytes, not a whole page"
-            )?,
-        }
-        write!(f, " (byte {})", self.offset)
+/// The page's kind of a decoder's failure on a stream of algorithm `a`.
+fn stream_kind(a: Algorithm, k: codec::ErrorKind) -> PageCompErrorKind {
+    match k {
+        codec::ErrorKind::Inflate(k) => PageCompErrorKind::Inflate(k),
+        codec::ErrorKind::Stream(k) => PageCompErrorKind::Codec(a, k),
+        _ => PageCompErrorKind::Codec(a, CodecErrorKind::BadData),
     }
 }
 
-impl std::error::Error for PageCompError {}
-
-fn fail(kind: PageCompErrorKind, offset: usize) -> PageCompError {
-    PageCompError { kind, offset }
+fn fail(kind: PageCompErrorKind, offset: usize) -> Error {
+    Error::in_page(ErrorKind::PageComp(kind), offset)
 }
 
 /// Decompresses `page` into `out` (cleared first; on success it holds
@@ -312,7 +192,7 @@ pub fn decompress(
     page: &[u8],
     layout: Layout,
     out: &mut Vec<u8>,
-) -> Result<Option<Decoded>, PageCompError> {
+) -> Result<Option<Decoded>, Error> {
     decompress_with(page, layout, out, &mut Scratch::new())
 }
 
@@ -323,7 +203,7 @@ pub(crate) fn decompress_with(
     layout: Layout,
     out: &mut Vec<u8>,
     scratch: &mut Scratch,
-) -> Result<Option<Decoded>, PageCompError> {
+) -> Result<Option<Decoded>, Error> {
     out.clear();
     if !layout.is_compressed(page) {
         return Ok(None);
@@ -339,7 +219,7 @@ pub(crate) fn decompress_with(
     let res = match algorithm {
         Algorithm::Zlib => inflate_zlib(input, out, len)
             .map(|_| ())
-            .map_err(|e| fail(PageCompErrorKind::Inflate(e.kind), at(e.offset))),
+            .map_err(|e| fail(stream_kind(Algorithm::Zlib, e.kind), at(e.offset))),
         a => {
             let r = match a {
                 Algorithm::Lz4 => codec::lz4::decompress(input, out, len),
@@ -349,7 +229,7 @@ pub(crate) fn decompress_with(
                 _ => codec::snappy::decompress(input, out, len),
             };
             r.map(|_| ())
-                .map_err(|e| fail(PageCompErrorKind::Codec(a, e.kind), at(e.offset)))
+                .map_err(|e| fail(stream_kind(a, e.kind), at(e.offset)))
         }
     };
     match res {
@@ -372,7 +252,7 @@ pub(crate) fn decompress_with(
 
 /// Outside full_crc32 (`fil_page_decompress_for_non_full_crc32`): the
 /// algorithm, where the payload starts and its length.
-fn classic_header(page: &[u8]) -> Result<(Algorithm, usize, usize), PageCompError> {
+fn classic_header(page: &[u8]) -> Result<(Algorithm, usize, usize), Error> {
     let t = be_u16(page, FIL_PAGE_TYPE).map(PageType);
     if t == Some(PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED) {
         return Err(fail(PageCompErrorKind::Encrypted, FIL_PAGE_TYPE));
@@ -406,7 +286,7 @@ fn classic_header(page: &[u8]) -> Result<(Algorithm, usize, usize), PageCompErro
 /// full_crc32 (`fil_page_decompress_for_full_crc32`): the algorithm of the
 /// flags, the payload from byte 26, and its length: exact for lz4, lzo and
 /// snappy (the byte at size − 5), otherwise up to the stored size.
-fn full_crc32_header(page: &[u8], algo: u8) -> Result<(Algorithm, usize, usize), PageCompError> {
+fn full_crc32_header(page: &[u8], algo: u8) -> Result<(Algorithm, usize, usize), Error> {
     if be_u32(page, 0).unwrap_or(0) != 0 {
         return Err(fail(PageCompErrorKind::Encrypted, 0));
     }
@@ -466,7 +346,7 @@ pub struct PageFailure {
     /// The page.
     pub page: PageNo,
     /// Why, and where in the page.
-    pub error: PageCompError,
+    pub error: Error,
 }
 
 /// The logical view of a page_compressed space: every page as the server
@@ -545,7 +425,7 @@ fn decompress_source(ts: &Tablespace<'_>) -> PageSource {
 }
 
 /// What decompressing one page gave ([`decompress_with`]).
-pub(crate) type Decoding = Result<Option<Decoded>, PageCompError>;
+pub(crate) type Decoding = Result<Option<Decoded>, Error>;
 
 /// One shard's result: pages decompressed, failures, and what the
 /// caller of [`try_expand_with`] folds alongside.
@@ -553,6 +433,8 @@ pub(crate) type Decoding = Result<Option<Decoded>, PageCompError>;
 pub(crate) struct ShardResult<X> {
     decompressed: u32,
     failures: Vec<PageFailure>,
+    /// The index root candidates of the pages as they read.
+    roots: Vec<(u16, PageNo)>,
     extra: X,
 }
 
@@ -598,17 +480,19 @@ fn new_bufs(ts: &Tablespace<'_>) -> impl Fn() -> Bufs + Sync {
 }
 
 /// The step of the image pass for one page, `also` called after it.
-fn expand_fn<X, F>(
-    ts: &Tablespace<'_>,
+fn expand_fn<'s, X, F>(
+    ts: &'s Tablespace<'_>,
     also: F,
-) -> impl Fn(&mut Bufs, &mut ShardResult<X>, PageNo, &[u8], &mut [u8]) + Sync
+) -> impl Fn(&mut Bufs, &mut ShardResult<X>, PageNo, &[u8], &mut [u8]) + Sync + 's
 where
+    F: 's,
     F: Fn(&mut X, PageNo, &[u8], Option<(Decoding, &[u8])>) + Sync,
 {
     let layout = Layout::of(ts);
     let size = (ts.page_size() as usize).max(1);
     move |bufs, r, page, from, to| {
         let decoded = expand_page(layout, size, bufs, r, page, from, to);
+        r.roots.extend(crate::extents::root_candidate(ts, page, to));
         also(
             &mut r.extra,
             page,
@@ -624,13 +508,15 @@ fn expansion<X>(ts: &Tablespace<'_>, results: Vec<ShardResult<X>>) -> (Expansion
     let mut decompressed = 0u32;
     let mut failures = Vec::new();
     let mut extra = Vec::with_capacity(results.len());
+    let mut roots = Vec::new();
     for mut r in results {
         decompressed = decompressed.saturating_add(r.decompressed);
         failures.append(&mut r.failures);
+        roots.append(&mut r.roots);
         extra.push(r.extra);
     }
     let e = Expansion {
-        source: decompress_source(ts),
+        source: decompress_source(ts).with_roots(roots),
         decompressed,
         failures,
     };
@@ -680,6 +566,13 @@ fn copy(to: &mut [u8], from: &[u8]) {
 )]
 mod tests {
     use super::*;
+
+    fn pc(e: &Error) -> PageCompErrorKind {
+        match e.kind {
+            ErrorKind::PageComp(k) => k,
+            k => panic!("not a page_compressed error: {k:?}"),
+        }
+    }
     use crate::fil::{
         FIL_PAGE_LSN, FIL_PAGE_NEXT, FIL_PAGE_OFFSET, FIL_PAGE_PREV, FIL_PAGE_SPACE_ID,
     };
@@ -890,20 +783,23 @@ mod tests {
             bad[d.header + 100] ^= 0x55;
             let e = decompress(&bad, layout, &mut out).unwrap_err();
             assert!(
-                matches!(e.kind, PageCompErrorKind::Inflate(_)),
+                matches!(pc(&e), PageCompErrorKind::Inflate(_)),
                 "{rel}: {e}"
             );
-            assert!(e.offset >= d.header && e.offset < 16384, "{rel}: {e}");
+            assert!(
+                e.page_offset().unwrap() >= d.header && e.page_offset().unwrap() < 16384,
+                "{rel}: {e}"
+            );
             assert!(out.is_empty());
             // The zlib header.
             let mut bad = page.to_vec();
             bad[d.header] = 0;
             let e = decompress(&bad, layout, &mut out).unwrap_err();
             assert_eq!(
-                e.kind,
+                pc(&e),
                 PageCompErrorKind::Inflate(InflateErrorKind::BadZlibHeader)
             );
-            assert_eq!(e.offset, d.header);
+            assert_eq!(e.page_offset().unwrap(), d.header);
             // The size field.
             let mut bad = page.to_vec();
             match layout {
@@ -917,7 +813,7 @@ mod tests {
             }
             let e = decompress(&bad, layout, &mut out).unwrap_err();
             assert!(
-                matches!(e.kind, PageCompErrorKind::PayloadSize { .. }),
+                matches!(pc(&e), PageCompErrorKind::PayloadSize { .. }),
                 "{rel}: {e}"
             );
             // A whole space with that page damaged: one failure, the
@@ -1100,12 +996,15 @@ mod tests {
                 assert!(out.is_empty());
                 assert!(
                     matches!(
-                        e.kind,
+                        pc(&e),
                         PageCompErrorKind::Codec(a, _) if a == algorithm
-                    ) || matches!(e.kind, PageCompErrorKind::ShortPage { .. }),
+                    ) || matches!(pc(&e), PageCompErrorKind::ShortPage { .. }),
                     "{rel} page {n}: {e}"
                 );
-                assert!(e.offset >= d.header && e.offset <= 16384, "{rel}: {e}");
+                assert!(
+                    e.page_offset().unwrap() >= d.header && e.page_offset().unwrap() <= 16384,
+                    "{rel}: {e}"
+                );
                 assert!(
                     e.to_string().contains(algorithm.name())
                         || e.to_string().contains("whole page"),
@@ -1118,7 +1017,7 @@ mod tests {
                     *b ^= 0xA5;
                 }
                 match decompress_with(&bad, layout, &mut out, &mut scratch) {
-                    Err(e) => assert!(e.offset >= d.header, "{rel}: {e}"),
+                    Err(e) => assert!(e.page_offset().unwrap() >= d.header, "{rel}: {e}"),
                     Ok(_) => {
                         let mut good = Vec::new();
                         decompress(page, layout, &mut good).unwrap();
@@ -1140,7 +1039,7 @@ mod tests {
             let mut p = page.to_vec();
             p[FIL_PAGE_COMP_ALGO + 7] = n;
             let a = Algorithm::from_number(n.into());
-            match decompress(&p, Layout::Classic, &mut out).unwrap_err().kind {
+            match pc(&decompress(&p, Layout::Classic, &mut out).unwrap_err()) {
                 PageCompErrorKind::Codec(b, _) => assert_eq!(a, b),
                 PageCompErrorKind::ShortPage { .. } => {}
                 k => panic!("{k:?}"),
@@ -1151,23 +1050,23 @@ mod tests {
             p[FIL_PAGE_COMP_ALGO + 7] = n;
             let e = decompress(&p, Layout::Classic, &mut out).unwrap_err();
             assert_eq!(
-                e.kind,
+                pc(&e),
                 PageCompErrorKind::NotDecoded(Algorithm::Other(n.into()))
             );
             assert!(e.to_string().contains("not decoded"), "{e}");
-            assert_eq!(e.offset, FIL_PAGE_COMP_ALGO + 6);
+            assert_eq!(e.page_offset().unwrap(), FIL_PAGE_COMP_ALGO + 6);
         }
         let mut p = page.to_vec();
         p[FIL_PAGE_COMP_ALGO] = 1;
         let e = decompress(&p, Layout::Classic, &mut out).unwrap_err();
-        assert_eq!(e.kind, PageCompErrorKind::AlgorithmField);
+        assert_eq!(pc(&e), PageCompErrorKind::AlgorithmField);
         // full_crc32: the algorithm is the flags'.
         let fc = read("mariadb1011/pagecomp.ibd");
         let page = &fc[5 * 16384..6 * 16384];
         let e = decompress(page, Layout::FullCrc32 { algorithm: 2 }, &mut out).unwrap_err();
         assert!(
             matches!(
-                e.kind,
+                pc(&e),
                 PageCompErrorKind::Codec(Algorithm::Lz4, _) | PageCompErrorKind::ShortPage { .. }
             ),
             "{e}"
@@ -1178,7 +1077,7 @@ mod tests {
         let mut p = page.to_vec();
         p[3] = 1;
         let e = decompress(&p, Layout::FullCrc32 { algorithm: 1 }, &mut out).unwrap_err();
-        assert_eq!(e.kind, PageCompErrorKind::Encrypted);
+        assert_eq!(pc(&e), PageCompErrorKind::Encrypted);
         // A page that is not compressed is not touched.
         assert_eq!(
             decompress(&fc[..16384], Layout::FullCrc32 { algorithm: 1 }, &mut out),

@@ -222,6 +222,14 @@ pub fn shard_pages(ts: &Tablespace<'_>) -> u32 {
         .max(1)
 }
 
+/// No fold: a pass that folds nothing beside another
+/// ([`crate::SpaceMap::build_with_trees`] without a fold of its own).
+impl PageFold for () {
+    fn page(&mut self, _: PageNo, _: &[u8]) {}
+    fn zero_run(&mut self, _: PageNo, _: u32, _: &[u8]) {}
+    fn append(&mut self, _: Self) {}
+}
+
 /// Folds every page of `ts` with accumulators made by `new`, on up to
 /// `engine.threads()` threads, and returns the joined result (the same on
 /// any number of threads). Calls the engine's release hook, if any, with
@@ -556,85 +564,26 @@ fn fold_range<F: StateFold>(
     }
 }
 
-/// [`build_image`] into a zeroed image as long as `ts`'s data, or `None`
-/// when that memory is refused: it is asked for first (`try_reserve_exact`),
-/// so a refusal is an answer and not an abort, then taken zeroed
-/// (`vec![0; n]` asks the allocator for zeroed memory, which large
-/// allocations get untouched from the system).
-pub(crate) fn try_build_image<S, R, N, P>(
-    ts: &Tablespace<'_>,
-    engine: &Engine<'_>,
-    new_state: N,
-    page: P,
-) -> Option<(Vec<u8>, Vec<R>)>
-where
-    R: Default + Send,
-    N: Fn() -> S + Sync,
-    P: Fn(&mut S, &mut R, PageNo, &[u8], &mut [u8]) + Sync,
-{
-    let len = ts.data().len();
-    let mut probe: Vec<u8> = Vec::new();
-    probe.try_reserve_exact(len).ok()?;
-    drop(probe);
-    Some(build_image(ts, engine, vec![0u8; len], new_state, page))
-}
-
-/// Fills `image` (as long as `ts`'s data, zeroed) page for page from `ts`
-/// on up to `engine.threads()` threads, over shards of whole extents
-/// ([`shard_pages`]) handed out in turn: each thread makes one state with
-/// `new_state` (its buffers, reused for every page), each shard one result
-/// `R::default()`, and `page(state, result, n, from, to)` is called for
-/// every page `n` of the shard with its bytes in `ts` (`from`) and in the
-/// image (`to`, zero; the last page may be short). Pages the space knows
-/// to be zero ([`Tablespace::is_known_zero`]: holes of a sparse file) are
-/// skipped: never read, left zero in the image. Returns the image and the
-/// shards' results in page order (the same on any number of threads).
-/// The image release hook ([`Engine::with_image_release`]), if set, gets
-/// the shards copied as a prefix of whole shards grows, 16 MiB or more at
-/// a time; the fold's release hook is not called.
-pub(crate) fn build_image<S, R, N, P>(
-    ts: &Tablespace<'_>,
-    engine: &Engine<'_>,
-    mut image: Vec<u8>,
-    new_state: N,
-    page: P,
-) -> (Vec<u8>, Vec<R>)
-where
-    R: Default + Send,
-    N: Fn() -> S + Sync,
-    P: Fn(&mut S, &mut R, PageNo, &[u8], &mut [u8]) + Sync,
-{
-    let results = shard_pass(ts, engine, Some(&mut image), new_state, page);
-    (image, results)
-}
-
-/// [`build_image`] without the image: `page(state, result, n, from, to)`
-/// gets `to` in a page buffer of the thread's (as long as `from`, its
-/// content what the last page left), which nothing keeps: a pass that
-/// transforms every page (decompresses, decrypts) for what it learns on
-/// the way (failures, a summary of the stored pages), each page read and
-/// transformed once, no image allocated. The image release hook is
-/// called as [`build_image`] calls it.
+/// Reads every page of `ts` on up to `engine.threads()` threads, over
+/// shards of whole extents ([`shard_pages`]) handed out in turn: each
+/// thread makes one state with `new_state` (its buffers, reused for every
+/// page), each shard one result `R::default()`, and
+/// `page(state, result, n, from, to)` is called for every page `n` of the
+/// shard with its stored bytes (`from`; the last page may be short) and
+/// `to`, a page buffer of the thread's as long as `from` (its content what
+/// the last page left), which nothing keeps: a pass that transforms every
+/// page (decompresses, decrypts) for what it learns on the way (failures,
+/// a summary of the stored pages), each page read and transformed once, no
+/// image allocated. Pages the space knows to be zero
+/// ([`Tablespace::is_known_zero`]: holes of a sparse file) are skipped,
+/// never read. Returns the shards' results in page order (the same on any
+/// number of threads). The image release hook
+/// ([`Engine::with_image_release`]), if set, gets the shards read as a
+/// prefix of whole shards grows, 16 MiB or more at a time; the fold's
+/// release hook is not called.
 pub(crate) fn transform_pass<S, R, N, P>(
     ts: &Tablespace<'_>,
     engine: &Engine<'_>,
-    new_state: N,
-    page: P,
-) -> Vec<R>
-where
-    R: Default + Send,
-    N: Fn() -> S + Sync,
-    P: Fn(&mut S, &mut R, PageNo, &[u8], &mut [u8]) + Sync,
-{
-    shard_pass(ts, engine, None, new_state, page)
-}
-
-/// The shards of [`build_image`] (into `image`) and [`transform_pass`]
-/// (`image` `None`: into a page buffer per thread).
-fn shard_pass<S, R, N, P>(
-    ts: &Tablespace<'_>,
-    engine: &Engine<'_>,
-    image: Option<&mut [u8]>,
     new_state: N,
     page: P,
 ) -> Vec<R>
@@ -648,8 +597,8 @@ where
     let shard_bytes = (shard_pages(ts) as usize).saturating_mul(size).max(size);
     let n_shards = data.len().div_ceil(shard_bytes);
     let threads = engine.threads().min(n_shards).max(1);
-    // The next shard, and its part of the image when there is one.
-    let shards = Mutex::new((0usize, image.map(|i| i.chunks_mut(shard_bytes))));
+    // The next shard.
+    let shards = Mutex::new(0usize);
     // Shards finished, and how many from the first are handed to the image
     // release hook: a prefix of whole shards, in batches.
     let finished = Mutex::new(Finished {
@@ -689,19 +638,13 @@ where
         let buf = &mut held.0;
         loop {
             let next = match shards.lock() {
-                Ok(mut g) => {
-                    let (k, chunks) = &mut *g;
-                    if *k >= n_shards {
-                        None
-                    } else {
-                        let chunk = chunks.as_mut().and_then(Iterator::next);
-                        *k = k.saturating_add(1);
-                        Some((k.saturating_sub(1), chunk))
-                    }
+                Ok(mut k) if *k < n_shards => {
+                    *k = k.saturating_add(1);
+                    Some(k.saturating_sub(1))
                 }
-                Err(_) => None,
+                _ => None,
             };
-            let Some((k, mut chunk)) = next else {
+            let Some(k) = next else {
                 break;
             };
             let start = k.saturating_mul(shard_bytes);
@@ -710,24 +653,16 @@ where
                 .unwrap_or(&[]);
             let first = u32::try_from(start.checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX);
             let mut r = R::default();
-            let mut tos = chunk.as_mut().map(|c| c.chunks_mut(size));
             for (i, from) in src.chunks(size).enumerate() {
                 let n = PageNo(first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX)));
-                let to = match tos.as_mut() {
-                    Some(it) => it.next(),
-                    None => {
-                        buf.resize(from.len(), 0);
-                        buf.get_mut(..from.len())
-                    }
-                };
-                let Some(to) = to else {
-                    break;
-                };
                 if ts.is_known_zero(n) {
-                    // `to` is zero already in an image; reading `from`
-                    // would fault in a hole.
+                    // Reading `from` would fault in a hole.
                     continue;
                 }
+                buf.resize(from.len(), 0);
+                let Some(to) = buf.get_mut(..from.len()) else {
+                    break;
+                };
                 page(&mut state, &mut r, n, from, to);
             }
             mine.push((k, r));
@@ -893,7 +828,7 @@ where
     })
 }
 
-/// The shards of an image pass finished so far ([`build_image`]), the
+/// The shards of a transform pass finished so far ([`transform_pass`]), the
 /// first `prefix` all finished, the first `released` handed to the image
 /// release hook.
 struct Finished {
@@ -1076,11 +1011,11 @@ mod tests {
         }
     }
 
-    // An image pass hands the image release hook every byte of the file
-    // once, only after its pages are copied, in calls of at least 16 MiB
+    // A transform pass hands the image release hook every byte of the file
+    // once, only after its pages are read, in calls of at least 16 MiB
     // (the last one aside); the fold's release hook is not called.
     #[test]
-    fn an_image_pass_releases_each_shard_once_after_it_is_copied() {
+    fn a_transform_pass_releases_each_shard_once_after_it_is_read() {
         use std::sync::atomic::AtomicBool;
         use std::sync::Mutex;
         let mut data = space(128 * 20 + 64);
@@ -1110,8 +1045,8 @@ mod tests {
                 to.copy_from_slice(from);
                 copied[n.0 as usize].store(true, Ordering::SeqCst);
             };
-            let (image, _) = try_build_image(&ts, &engine, || (), page).unwrap();
-            assert!(image == data, "{threads} threads");
+            let _: Vec<()> = transform_pass(&ts, &engine, || (), page);
+            assert!(copied.iter().all(|c| c.load(Ordering::SeqCst)));
             assert!(!fold_called.load(Ordering::SeqCst), "{threads} threads");
             let mut ranges = released.into_inner().unwrap();
             ranges.sort_unstable();
@@ -1183,7 +1118,7 @@ mod tests {
     }
 
     #[test]
-    fn an_image_is_built_in_page_order_without_the_known_zero_pages() {
+    fn a_transform_pass_reads_in_page_order_without_the_known_zero_pages() {
         // 10.5 shards of 128 pages and a torn tail of 100 bytes; pages
         // 130..140 and 250..260 (across a shard's end) known to be zero
         // (their bytes are not: they must not be read).
@@ -1206,14 +1141,12 @@ mod tests {
             };
             let page =
                 |seen: &mut usize, r: &mut Vec<u32>, n: PageNo, from: &[u8], to: &mut [u8]| {
-                    assert!(to.iter().all(|&b| b == 0), "page {} not zero", n.0);
                     assert_eq!(from.len(), to.len());
                     to.copy_from_slice(from);
                     *seen += 1;
                     r.push(n.0);
                 };
-            let (image, results) =
-                try_build_image(&ts, &Engine::new(threads), new_state, page).unwrap();
+            let results = transform_pass(&ts, &Engine::new(threads), new_state, page);
             // One result per shard (the tail is in the last one), in page
             // order, each its shard's pages.
             assert_eq!(results.len(), 11, "{threads} threads");
@@ -1225,15 +1158,6 @@ mod tests {
                 assert_eq!(r, &want, "{threads} threads, shard {k}");
             }
             assert!((1..=threads).contains(&states.load(Ordering::Relaxed)));
-            // The image: the data, but zero where the pages are known zero.
-            assert_eq!(image.len(), data.len());
-            for (n, (a, b)) in image.chunks(16384).zip(data.chunks(16384)).enumerate() {
-                if known_zero(n as u32) {
-                    assert!(a.iter().all(|&x| x == 0), "page {n}");
-                } else {
-                    assert_eq!(a, b, "page {n}");
-                }
-            }
         }
     }
 

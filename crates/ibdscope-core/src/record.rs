@@ -84,6 +84,7 @@
 
 use crate::bits::Bits;
 use crate::bytes::{be_u16, be_u32};
+use crate::error::{Error, ErrorKind};
 use crate::fil::FilHeader;
 use crate::flst::page_readable;
 use crate::ids::PageNo;
@@ -600,58 +601,14 @@ pub enum Chain {
     Free,
 }
 
-/// Why a chain walk stopped early.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RecErrorKind {
-    /// A next pointer (or PAGE_FREE) names an offset where no record can
-    /// be: below the user records or at/after `high` (the lower of
-    /// PAGE_HEAP_TOP and the directory's start).
-    OutOfPage {
-        /// The offset named.
-        target: u16,
-        /// Lowest acceptable origin.
-        low: u16,
-        /// First unacceptable origin.
-        high: u16,
-    },
-    /// A next pointer names a record already walked.
-    Loop {
-        /// The offset named.
-        target: u16,
-    },
-    /// More records than the walk's bound (PAGE_N_HEAP, at most
-    /// (page size − PAGE_DATA) / 5).
-    TooMany {
-        /// The bound.
-        limit: u32,
-    },
-    /// The user chain ends (next = 0) before the supremum.
-    EndsEarly,
-    /// A COMPACT status that does not fit the record's place (a node
-    /// pointer on a leaf, an ordinary record on a non-leaf page, a system
-    /// status on a user record, 5..7).
-    BadType {
-        /// The status bits.
-        status: u8,
-    },
-    /// A user or free record's heap number is below 2 or not below
-    /// PAGE_N_HEAP.
-    HeapNo {
-        /// The heap number.
-        heap_no: u16,
-    },
-}
+/// Why a chain walk stopped early (defined with the crate's error).
+pub use crate::error::RecErrorKind;
 
-/// A chain walk error and the page offset of the bytes at fault (the next
-/// field that points wrong, or the header field that is wrong).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub struct RecError {
-    /// What is wrong.
-    pub kind: RecErrorKind,
-    /// Page offset of the faulty bytes.
-    pub page_offset: u16,
+/// A chain walk error ([`ErrorKind::Record`]) at the page offset of the
+/// bytes at fault (the next field that points wrong, or the header field
+/// that is wrong).
+fn rec_error(kind: RecErrorKind, page_offset: u16) -> Error {
+    Error::in_page(ErrorKind::Record(kind), usize::from(page_offset))
 }
 
 /// Why [`RecPage::of`] gives no records view.
@@ -1093,7 +1050,7 @@ impl<'a> RecPage<'a> {
                     Ok(None) => break,
                     Err(e) => {
                         c.user_complete = false;
-                        Self::push(out, usize::from(e.page_offset), RecProblem::UserChain(e));
+                        Self::push(out, e.page_offset().unwrap_or(0), RecProblem::UserChain(e));
                         break;
                     }
                 };
@@ -1147,7 +1104,7 @@ impl<'a> RecPage<'a> {
                     Ok(None) => break,
                     Err(e) => {
                         c.free_complete = false;
-                        Self::push(out, usize::from(e.page_offset), RecProblem::FreeChain(e));
+                        Self::push(out, e.page_offset().unwrap_or(0), RecProblem::FreeChain(e));
                         break;
                     }
                 };
@@ -1503,7 +1460,7 @@ pub struct RecIter<'a, 'v> {
     chain: Chain,
     visited: &'v mut Visited,
     cur: Option<usize>,
-    pending: Option<RecError>,
+    pending: Option<Error>,
     steps: u32,
     limit: u32,
     done: bool,
@@ -1537,10 +1494,10 @@ impl<'a, 'v> RecIter<'a, 'v> {
             Chain::User => {
                 let infimum = page.format().infimum();
                 if it.limit == 0 {
-                    it.pending = Some(RecError {
-                        kind: RecErrorKind::TooMany { limit: 0 },
-                        page_offset: u16_of(PAGE_HEADER.saturating_add(PAGE_N_HEAP)),
-                    });
+                    it.pending = Some(rec_error(
+                        RecErrorKind::TooMany { limit: 0 },
+                        u16_of(PAGE_HEADER.saturating_add(PAGE_N_HEAP)),
+                    ));
                 } else {
                     it.visited.insert(infimum);
                     it.steps = 1;
@@ -1575,14 +1532,11 @@ impl<'a, 'v> RecIter<'a, 'v> {
     }
 
     /// Accepts `target` as the next record, named by the bytes at `at`.
-    fn admit(&mut self, target: usize, at: usize) -> Result<(), RecError> {
+    fn admit(&mut self, target: usize, at: usize) -> Result<(), Error> {
         let format = self.page.format();
         let low = format.user_low();
         let high = self.page.heap_limit();
-        let err = |kind| RecError {
-            kind,
-            page_offset: u16_of(at),
-        };
+        let err = |kind| rec_error(kind, u16_of(at));
         let ok = (self.chain == Chain::User && target == format.supremum())
             || (target >= low && target < high);
         if !ok {
@@ -1605,7 +1559,7 @@ impl<'a, 'v> RecIter<'a, 'v> {
     }
 
     /// Checks a user or free record's kind and heap number.
-    fn check(&self, rec: &Rec) -> Result<(), RecError> {
+    fn check(&self, rec: &Rec) -> Result<(), Error> {
         let origin = usize::from(rec.origin);
         let format = self.page.format();
         if let RecFormat::Compact = format {
@@ -1616,12 +1570,12 @@ impl<'a, 'v> RecIter<'a, 'v> {
                 _ => false,
             };
             if !fits {
-                return Err(RecError {
-                    kind: RecErrorKind::BadType {
+                return Err(rec_error(
+                    RecErrorKind::BadType {
                         status: rec.header.status,
                     },
-                    page_offset: u16_of(origin.saturating_sub(REC_NEW_STATUS)),
-                });
+                    u16_of(origin.saturating_sub(REC_NEW_STATUS)),
+                ));
             }
         }
         let heap_no = rec.header.heap_no;
@@ -1630,10 +1584,10 @@ impl<'a, 'v> RecIter<'a, 'v> {
                 RecFormat::Compact => REC_NEW_HEAP_NO,
                 RecFormat::Redundant => REC_OLD_HEAP_NO,
             };
-            return Err(RecError {
-                kind: RecErrorKind::HeapNo { heap_no },
-                page_offset: u16_of(origin.saturating_sub(at)),
-            });
+            return Err(rec_error(
+                RecErrorKind::HeapNo { heap_no },
+                u16_of(origin.saturating_sub(at)),
+            ));
         }
         Ok(())
     }
@@ -1644,7 +1598,7 @@ impl<'a, 'v> RecIter<'a, 'v> {
         clippy::should_implement_trait,
         reason = "Result<Option<Rec>> like object's NoteIterator::next: the walk stops after an error"
     )]
-    pub fn next(&mut self) -> Result<Option<Rec>, RecError> {
+    pub fn next(&mut self) -> Result<Option<Rec>, Error> {
         if let Some(e) = self.pending.take() {
             self.done = true;
             return Err(e);
@@ -1659,14 +1613,14 @@ impl<'a, 'v> RecIter<'a, 'v> {
         let format = self.page.format();
         let Some(rec) = self.page.record_at(u16_of(origin)) else {
             self.done = true;
-            return Err(RecError {
-                kind: RecErrorKind::OutOfPage {
+            return Err(rec_error(
+                RecErrorKind::OutOfPage {
                     target: u16_of(origin),
                     low: u16_of(format.user_low()),
                     high: u16_of(self.page.heap_limit()),
                 },
-                page_offset: u16_of(origin),
-            });
+                u16_of(origin),
+            ));
         };
         let system = self.chain == Chain::User
             && (origin == format.infimum() || origin == format.supremum());
@@ -1683,10 +1637,7 @@ impl<'a, 'v> RecIter<'a, 'v> {
         let at = origin.saturating_sub(REC_NEXT);
         match rec.header.next_origin(origin, self.page.logical) {
             None if self.chain == Chain::User => {
-                self.pending = Some(RecError {
-                    kind: RecErrorKind::EndsEarly,
-                    page_offset: u16_of(at),
-                });
+                self.pending = Some(rec_error(RecErrorKind::EndsEarly, u16_of(at)));
             }
             None => {}
             Some(t) => match self.admit(t, at) {
@@ -1740,9 +1691,9 @@ pub struct RecScratch {
 #[non_exhaustive]
 pub enum RecProblem {
     /// The user chain breaks; the records after the break are not counted.
-    UserChain(RecError),
+    UserChain(Error),
     /// The free chain breaks.
-    FreeChain(RecError),
+    FreeChain(Error),
     /// The infimum is not as `page_create` writes it (header, heap number,
     /// `"infimum\0"`).
     Infimum,
@@ -1942,46 +1893,19 @@ impl PageRecords {
     }
 }
 
-impl fmt::Display for RecErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            RecErrorKind::OutOfPage { target, low, high } => write!(
-                f,
-                "points at offset {target}, outside the record area [{low}, {high})"
-            ),
-            RecErrorKind::Loop { target } => {
-                write!(f, "points back at record {target} (loop)")
-            }
-            RecErrorKind::TooMany { limit } => {
-                write!(f, "has more than {limit} records (PAGE_N_HEAP)")
-            }
-            RecErrorKind::EndsEarly => f.write_str("ends before the supremum"),
-            RecErrorKind::BadType { status } => {
-                write!(f, "reaches a record with status {status}, wrong here")
-            }
-            RecErrorKind::HeapNo { heap_no } => {
-                write!(
-                    f,
-                    "reaches a record with heap number {heap_no}, out of range"
-                )
-            }
-        }
-    }
-}
-
-impl fmt::Display for RecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (page offset {})", self.kind, self.page_offset)
-    }
-}
-
-impl std::error::Error for RecError {}
-
 impl fmt::Display for RecProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            RecProblem::UserChain(e) => write!(f, "record chain {}", e.kind),
-            RecProblem::FreeChain(e) => write!(f, "free record chain {}", e.kind),
+            RecProblem::UserChain(Error {
+                kind: ErrorKind::Record(k),
+                ..
+            }) => write!(f, "record chain {k}"),
+            RecProblem::FreeChain(Error {
+                kind: ErrorKind::Record(k),
+                ..
+            }) => write!(f, "free record chain {k}"),
+            RecProblem::UserChain(e) => write!(f, "record chain: {e}"),
+            RecProblem::FreeChain(e) => write!(f, "free record chain: {e}"),
             RecProblem::Infimum => f.write_str("infimum record damaged"),
             RecProblem::Supremum => f.write_str("supremum record damaged"),
             RecProblem::NRecs { stated, walked } => {
@@ -2067,7 +1991,14 @@ pub(crate) mod tests {
         (r, out)
     }
 
-    fn walk_all(page: &[u8]) -> (Vec<Rec>, Option<RecError>) {
+    fn rec_kind(e: Error) -> RecErrorKind {
+        match e.kind {
+            ErrorKind::Record(k) => k,
+            k => panic!("not a record chain error: {k:?}"),
+        }
+    }
+
+    fn walk_all(page: &[u8]) -> (Vec<Rec>, Option<Error>) {
         let p = RecPage::new(page, page.len() as u32).unwrap();
         let mut v = Visited::new();
         let mut it = p.records(&mut v).unwrap();
@@ -2254,10 +2185,10 @@ pub(crate) mod tests {
             assert_eq!(recs.len(), 5);
             assert_eq!(
                 err,
-                Some(RecError {
-                    kind: RecErrorKind::Loop { target: to as u16 },
-                    page_offset: (from - 2) as u16,
-                })
+                Some(rec_error(
+                    RecErrorKind::Loop { target: to as u16 },
+                    (from - 2) as u16
+                ))
             );
             let (r, out) = analyse(&b.page);
             assert!(!r.counts().unwrap().user_complete);
@@ -2271,7 +2202,7 @@ pub(crate) mod tests {
                     target: from as u16,
                 },
             };
-            assert_eq!(err.unwrap().kind, want);
+            assert_eq!(rec_kind(err.unwrap()), want);
         }
     }
 
@@ -2287,21 +2218,21 @@ pub(crate) mod tests {
         b.put16(r1 - 2, 0x3000);
         let (_, err) = walk_all(&b.page);
         assert!(matches!(
-            err.unwrap().kind,
+            rec_kind(err.unwrap()),
             RecErrorKind::OutOfPage { high, .. } if usize::from(high) == b.top
         ));
         // Into the page header (a negative relative offset).
         b.put16(r1 - 2, (-100i16) as u16);
         let (_, err) = walk_all(&b.page);
         assert!(matches!(
-            err.unwrap().kind,
+            rec_kind(err.unwrap()),
             RecErrorKind::OutOfPage { target: 25, .. }
         ));
         // Next = 0 in the middle.
         b.put16(r1 - 2, 0);
         let (recs, err) = walk_all(&b.page);
         assert_eq!(recs.len(), 2);
-        assert_eq!(err.unwrap().kind, RecErrorKind::EndsEarly);
+        assert_eq!(rec_kind(err.unwrap()), RecErrorKind::EndsEarly);
         // PAGE_FREE out of the heap.
         b.finish();
         b.put16(PAGE_HEADER + PAGE_FREE, 60000);
@@ -2315,7 +2246,10 @@ pub(crate) mod tests {
         b.put16(PAGE_HEADER + PAGE_HEAP_TOP, 0xFFFF);
         b.put16(b.chain[0] - 2, 2000);
         let (_, err) = walk_all(&b.page);
-        assert!(matches!(err.unwrap().kind, RecErrorKind::OutOfPage { .. }));
+        assert!(matches!(
+            rec_kind(err.unwrap()),
+            RecErrorKind::OutOfPage { .. }
+        ));
     }
 
     #[test]
@@ -2332,12 +2266,12 @@ pub(crate) mod tests {
         b.put16(PAGE_HEADER + PAGE_N_HEAP, 0x8000 | 4);
         let (recs, err) = walk_all(&b.page);
         assert_eq!(recs.len(), 4);
-        assert_eq!(err.unwrap().kind, RecErrorKind::TooMany { limit: 4 });
+        assert_eq!(rec_kind(err.unwrap()), RecErrorKind::TooMany { limit: 4 });
         // PAGE_N_HEAP 0: nothing is walked.
         b.put16(PAGE_HEADER + PAGE_N_HEAP, 0x8000);
         let (recs, err) = walk_all(&b.page);
         assert!(recs.is_empty());
-        assert_eq!(err.unwrap().kind, RecErrorKind::TooMany { limit: 0 });
+        assert_eq!(rec_kind(err.unwrap()), RecErrorKind::TooMany { limit: 0 });
     }
 
     #[test]
@@ -2353,10 +2287,7 @@ pub(crate) mod tests {
         let (_, err) = walk_all(&b.page);
         assert_eq!(
             err.unwrap(),
-            RecError {
-                kind: RecErrorKind::BadType { status: 1 },
-                page_offset: (r2 - 3) as u16
-            }
+            rec_error(RecErrorKind::BadType { status: 1 }, (r2 - 3) as u16)
         );
         // MariaDB instant status 4 is fine on a leaf.
         b.page[r2 - 3] = (b.page[r2 - 3] & !7) | 4;
@@ -2366,7 +2297,7 @@ pub(crate) mod tests {
         // A heap number past PAGE_N_HEAP.
         b.put16(r2 - 4, 99 << 3);
         let (_, err) = walk_all(&b.page);
-        assert_eq!(err.unwrap().kind, RecErrorKind::HeapNo { heap_no: 99 });
+        assert_eq!(rec_kind(err.unwrap()), RecErrorKind::HeapNo { heap_no: 99 });
     }
 
     #[test]
@@ -2606,10 +2537,7 @@ pub(crate) mod tests {
 
     #[test]
     fn display_texts() {
-        let e = RecError {
-            kind: RecErrorKind::Loop { target: 200 },
-            page_offset: 198,
-        };
+        let e = rec_error(RecErrorKind::Loop { target: 200 }, 198);
         assert_eq!(
             RecProblem::UserChain(e).to_string(),
             "record chain points back at record 200 (loop)"

@@ -120,6 +120,9 @@ pub(crate) struct PageSource {
     /// with the file).
     kept: Vec<OnceLock<Box<[OnceLock<PageBuf>]>>>,
     cache: Mutex<Cache>,
+    /// The index root candidates the transform pass took, `(level, page)`
+    /// ([`crate::Tablespace::root_candidates`]).
+    roots: Option<Vec<(u16, PageNo)>>,
 }
 
 impl std::fmt::Debug for PageSource {
@@ -145,7 +148,19 @@ impl PageSource {
                 (CACHE_BYTES.checked_div(page_size).unwrap_or(1)).max(16),
                 page_size,
             )),
+            roots: None,
         }
+    }
+
+    /// The same source, with the root candidates its transform pass took.
+    pub(crate) fn with_roots(mut self, roots: Vec<(u16, PageNo)>) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
+    /// The root candidates its transform pass took, when it did.
+    pub(crate) fn roots(&self) -> Option<&[(u16, PageNo)]> {
+        self.roots.as_deref()
     }
 
     /// Page `n` as it reads, for a borrow as long as the source's: kept

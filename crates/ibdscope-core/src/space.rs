@@ -857,27 +857,6 @@ impl<'a> Tablespace<'a> {
         })
     }
 
-    /// The same space read over other bytes (the logical image of a
-    /// page_compressed space, [`crate::pagecomp::expand`]): this space's
-    /// detection and space id, without detecting again; the page count is
-    /// `data`'s.
-    /// The known-zero ranges stay: they are the same bytes of both.
-    pub(crate) fn with_data<'b>(&self, data: &'b [u8]) -> Tablespace<'b>
-    where
-        'a: 'b,
-    {
-        let size = (self.page_size() as usize).max(1);
-        Tablespace {
-            data,
-            detection: self.detection.clone(),
-            n_pages: u32::try_from(data.len().checked_div(size).unwrap_or(0)).unwrap_or(u32::MAX),
-            space_id: self.space_id,
-            zeros: self.zeros,
-            doublewrite: self.doublewrite,
-            source: None,
-        }
-    }
-
     /// The same space with its pages read through `source` (the
     /// decompressed or decrypted pages of a page_compressed or encrypted
     /// space, the page source): this space's bytes and detection, each
@@ -900,6 +879,19 @@ impl<'a> Tablespace<'a> {
     /// The page source, when the pages are not read as stored.
     pub(crate) fn source(&self) -> Option<&'a PageSource> {
         self.source
+    }
+
+    /// The index root candidates the transform pass of this space's page
+    /// source took ([`crate::extents::root_candidate`] of every page as it
+    /// reads), when it did: the space map then makes no roots' pass.
+    pub(crate) fn root_candidates(&self) -> Option<&'a [(u16, PageNo)]> {
+        self.source.and_then(PageSource::roots)
+    }
+
+    /// Whether every page reads as stored (no page source: not a
+    /// page_compressed or encrypted space read transformed).
+    pub fn reads_as_stored(&self) -> bool {
+        self.source.is_none()
     }
 
     /// The doublewrite buffer's blocks (first pages and length), for the
@@ -1189,9 +1181,10 @@ impl<'a> Tablespace<'a> {
 
     /// Page `n`'s facts as the scan gives them (a doublewrite slot's copy
     /// judged as a copy: [`Tablespace::doublewrite_copy`]); `None` past the
-    /// end.
+    /// end. Through a page source the page is held, not kept
+    /// ([`Tablespace::page_ref`]).
     pub fn facts(&self, n: PageNo) -> Option<PageFacts> {
-        self.page(n).map(|p| self.facts_of(p, n))
+        self.page_ref(n).map(|p| self.facts_of(&p, n))
     }
 
     /// The facts of `page`, page `n` of this space, as the scan gives

@@ -5,6 +5,7 @@
 //! joined in page order.
 
 use crate::checksum::{lsn_pair, Algorithm, Scheme, Unverifiable, Verdict};
+use crate::error::ErrorKind;
 use crate::fil::FilHeader;
 use crate::finding::{Finding, FindingKind};
 use crate::flst::page_readable;
@@ -260,18 +261,27 @@ impl Judge {
             }
             Ok(None) => (f, None),
             Err(e) => match e.kind {
-                // An algorithm number no server defines: the server's
-                // `fil_page_decompress_low` fails on it (its default case),
-                // so the page is corrupted, not merely not decoded here.
-                PageCompErrorKind::NotDecoded(pagecomp::Algorithm::Other(_)) => {
-                    f.verdict = Verdict::Mismatch;
-                    let offset = u16::try_from(e.offset).unwrap_or(u16::MAX);
-                    (f, Some(PageProblem::NotDecompressed { offset }))
-                }
-                PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted => (f, None),
+                ErrorKind::PageComp(k) => match k {
+                    // An algorithm number no server defines: the server's
+                    // `fil_page_decompress_low` fails on it (its default case),
+                    // so the page is corrupted, not merely not decoded here.
+                    PageCompErrorKind::NotDecoded(pagecomp::Algorithm::Other(_)) => {
+                        f.verdict = Verdict::Mismatch;
+                        let offset =
+                            u16::try_from(e.page_offset().unwrap_or(0)).unwrap_or(u16::MAX);
+                        (f, Some(PageProblem::NotDecompressed { offset }))
+                    }
+                    PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted => (f, None),
+                    _ => {
+                        f.verdict = Verdict::Mismatch;
+                        let offset =
+                            u16::try_from(e.page_offset().unwrap_or(0)).unwrap_or(u16::MAX);
+                        (f, Some(PageProblem::NotDecompressed { offset }))
+                    }
+                },
                 _ => {
                     f.verdict = Verdict::Mismatch;
-                    let offset = u16::try_from(e.offset).unwrap_or(u16::MAX);
+                    let offset = u16::try_from(e.page_offset().unwrap_or(0)).unwrap_or(u16::MAX);
                     (f, Some(PageProblem::NotDecompressed { offset }))
                 }
             },
@@ -518,8 +528,8 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
 }
 
 /// A shard's part of a [`Summary`] folded inside a pass that skips the
-/// pages the space knows to be zero (the image builder,
-/// `parallel::build_image`): they are folded, read as zeros, when the next
+/// pages the space knows to be zero (a transform pass,
+/// `parallel::transform_pass`): they are folded, read as zeros, when the next
 /// page of the shard comes, or when the shard is joined
 /// ([`join_shards`]).
 #[derive(Default)]

@@ -71,6 +71,50 @@ pub enum ErrorKind {
         /// The count.
         n: u32,
     },
+    /// A roll pointer's rollback segment is not in TRX_SYS.
+    RollSegNotInTrxSys {
+        /// The roll pointer.
+        roll_ptr: u64,
+        /// Its rollback segment.
+        rseg: u8,
+    },
+    /// A roll pointer's rollback segment is in a space not among the
+    /// files read.
+    RollSegSpaceNotRead {
+        /// The roll pointer.
+        roll_ptr: u64,
+        /// Its rollback segment.
+        rseg: u8,
+        /// The segment's space.
+        space: u32,
+    },
+    /// A roll pointer's page is outside its undo space.
+    UndoPageOutside {
+        /// The roll pointer.
+        roll_ptr: u64,
+        /// Its page.
+        page: u32,
+        /// The undo space.
+        space: u32,
+        /// Its pages.
+        n_pages: u32,
+    },
+    /// A roll pointer's page is not an undo log page ([`Place::Page`]).
+    NotUndoPage {
+        /// The roll pointer.
+        roll_ptr: u64,
+        /// Its page.
+        page: u32,
+        /// The undo space.
+        space: u32,
+        /// The page's type.
+        page_type: u16,
+    },
+    /// A history: the layout has no `DB_TRX_ID` / `DB_ROLL_PTR` (not a
+    /// clustered index).
+    NoSystemColumns,
+    /// A history: the leftmost leaf cannot be reached from the root.
+    Descent(ibdscope_schema::row::DescentErrorKind),
 }
 
 /// An error of this crate: what, and where.
@@ -100,8 +144,35 @@ impl Error {
         }
     }
 
+    /// An error about page `page`, which starts at `file_offset`.
+    pub(crate) fn on_page(kind: ErrorKind, page: PageNo, file_offset: u64) -> Self {
+        Error {
+            kind,
+            place: Place::Page { page, file_offset },
+        }
+    }
+
+    /// The page it concerns, if one (for a descent, the page it names).
+    pub fn page(&self) -> Option<PageNo> {
+        match (self.place, self.kind) {
+            (Place::Page { page, .. }, _) => Some(page),
+            (_, ErrorKind::Descent(k)) => {
+                use ibdscope_schema::row::DescentErrorKind as D;
+                match k {
+                    D::NotIndex(p)
+                    | D::Empty(p)
+                    | D::Record(p, ..)
+                    | D::TooDeep(p)
+                    | D::Loop(p, _) => Some(p),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// The byte of the page being read it lies at, if it lies in one.
-    pub fn page_byte(&self) -> Option<usize> {
+    pub fn page_offset(&self) -> Option<usize> {
         match self.place {
             Place::InPage(at) => Some(at),
             _ => None,
@@ -151,6 +222,47 @@ impl fmt::Display for Error {
             ErrorKind::UndoTooManyFields { n } => {
                 write!(f, "{n} updated fields cannot fit in the record")
             }
+            ErrorKind::RollSegNotInTrxSys { roll_ptr, rseg } => write!(
+                f,
+                "roll pointer {roll_ptr:#016x}: rollback segment {rseg} is not in TRX_SYS"
+            ),
+            ErrorKind::RollSegSpaceNotRead {
+                roll_ptr,
+                rseg,
+                space,
+            } => write!(
+                f,
+                "roll pointer {roll_ptr:#016x}: rollback segment {rseg} is in space {space}, \
+                 which is not among the files read"
+            ),
+            ErrorKind::UndoPageOutside {
+                roll_ptr,
+                page,
+                space,
+                n_pages,
+            } => {
+                write!(
+                    f,
+                    "roll pointer {roll_ptr:#016x}: page {page} is outside the undo space {space} \
+                     ({n_pages} pages)"
+                )
+            }
+            ErrorKind::NotUndoPage {
+                roll_ptr,
+                page,
+                space,
+                page_type,
+            } => {
+                write!(
+                    f,
+                    "roll pointer {roll_ptr:#016x}: page {page} of space {space} is not an undo \
+                     log page (type {page_type})"
+                )
+            }
+            ErrorKind::NoSystemColumns => {
+                f.write_str("the clustered index has no DB_TRX_ID / DB_ROLL_PTR")
+            }
+            ErrorKind::Descent(k) => write!(f, "{k}"),
         }
     }
 }

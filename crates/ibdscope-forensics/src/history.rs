@@ -13,12 +13,11 @@
 //! once (at most the pages of the file), every chain by
 //! [`crate::undo::chain`].
 
+use crate::error::{Error, ErrorKind};
 use crate::undo::{self, ChainEnd, Lost, RollPtr, Undo};
-use ibdscope_core::record::{RecError, Visited};
+use ibdscope_core::record::Visited;
 use ibdscope_core::{IndexId, PageNo, RecPage, Tablespace, FIL_NULL};
-use ibdscope_schema::row::{
-    field_bytes, split, DescentError, Field, FieldValue, LobRead, RowError,
-};
+use ibdscope_schema::row::{field_bytes, split, Field, FieldValue, LobRead};
 use ibdscope_schema::table::{RecordLayout, SysCol, TableDef};
 use std::collections::HashSet;
 
@@ -107,10 +106,10 @@ pub enum HistoryProblem {
     /// clustered index.
     NotLeaf(PageNo),
     /// A page's record chain is broken: its rows after it are missing.
-    RecordChain(PageNo, RecError),
+    RecordChain(PageNo, ibdscope_core::Error),
     /// A record that cannot be split with the definition: its page, its
     /// byte offset in the file, why.
-    Split(PageNo, u64, RowError),
+    Split(PageNo, u64, ibdscope_schema::Error),
     /// Row `k` of [`History::rows`] ends lost or at a problem
     /// ([`RowHistory::oldest`]).
     Row(usize),
@@ -124,28 +123,6 @@ pub struct History {
     pub rows: Vec<RowHistory>,
     /// What went wrong, in the order met.
     pub problems: Vec<HistoryProblem>,
-}
-
-/// Why there is no history at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum HistoryError {
-    /// The layout has no `DB_TRX_ID` / `DB_ROLL_PTR` (not a clustered
-    /// index).
-    NoSystemColumns,
-    /// The leftmost leaf cannot be reached from the root.
-    Descent(DescentError),
-}
-
-impl std::fmt::Display for HistoryError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HistoryError::NoSystemColumns => {
-                f.write_str("the clustered index has no DB_TRX_ID / DB_ROLL_PTR")
-            }
-            HistoryError::Descent(e) => write!(f, "{e}"),
-        }
-    }
 }
 
 /// Where to read a history.
@@ -213,7 +190,7 @@ pub fn history(
     c: &Clustered<'_>,
     u: &Undo<'_, '_>,
     key: Option<&str>,
-) -> Result<History, HistoryError> {
+) -> Result<History, Error> {
     let (t, layout) = (c.table, c.layout);
     let n_unique = layout.n_unique;
     let sys_pos = |s: SysCol| {
@@ -221,12 +198,15 @@ pub fn history(
             .position(|f| t.columns.get(f.column).and_then(|c| c.sys()) == Some(s))
     };
     let (Some(trx_pos), Some(roll_pos)) = (sys_pos(SysCol::TrxId), sys_pos(SysCol::RollPtr)) else {
-        return Err(HistoryError::NoSystemColumns);
+        return Err(Error::whole(ErrorKind::NoSystemColumns));
     };
     let mut visited = Visited::new();
     let mut fields: Vec<Field> = Vec::new();
     let leaf = ibdscope_schema::row::leftmost_leaf(ts, c.root, layout, &mut visited, &mut fields)
-        .map_err(HistoryError::Descent)?;
+        .map_err(|e| match e.kind {
+        ibdscope_schema::ErrorKind::Descent(k) => Error::whole(ErrorKind::Descent(k)),
+        _ => Error::whole(ErrorKind::NoSystemColumns),
+    })?;
     let mut h = History::default();
     let mut page_no = leaf;
     let mut pages_seen = HashSet::new();

@@ -1218,7 +1218,7 @@ impl<'s, 'a> Undo<'s, 'a> {
                             At {
                                 space,
                                 page: page_no,
-                                at: e.page_byte().unwrap_or(at),
+                                at: e.page_offset().unwrap_or(at),
                             },
                             format!("undo record at offset {at}: {e}"),
                         );
@@ -1264,39 +1264,43 @@ impl<'s, 'a> Undo<'s, 'a> {
     }
 
     /// Where a roll pointer leads: its space, and the page's bytes.
-    pub fn resolve(&self, rp: RollPtr) -> Result<(u32, &'s [u8]), String> {
+    ///
+    /// Errors: [`ErrorKind::RollSegNotInTrxSys`],
+    /// [`ErrorKind::RollSegSpaceNotRead`], [`ErrorKind::UndoPageOutside`],
+    /// [`ErrorKind::NotUndoPage`] (at the page).
+    pub fn resolve(&self, rp: RollPtr) -> Result<(u32, &'s [u8]), Error> {
+        let roll_ptr = rp.to_u64();
         let Some(space) = self.rseg_space(rp) else {
-            return Err(format!(
-                "roll pointer {:#016x}: rollback segment {} is not in TRX_SYS",
-                rp.to_u64(),
-                rp.rseg
-            ));
+            return Err(Error::whole(ErrorKind::RollSegNotInTrxSys {
+                roll_ptr,
+                rseg: rp.rseg,
+            }));
         };
         let Some(ts) = self.space(space) else {
-            return Err(format!(
-                "roll pointer {:#016x}: rollback segment {} is in space {}, which is not among \
-                 the files read",
-                rp.to_u64(),
-                rp.rseg,
-                space
-            ));
+            return Err(Error::whole(ErrorKind::RollSegSpaceNotRead {
+                roll_ptr,
+                rseg: rp.rseg,
+                space,
+            }));
         };
         let Some(p) = ts.page(PageNo(rp.page)) else {
-            return Err(format!(
-                "roll pointer {:#016x}: page {} is outside the undo space {} ({} pages)",
-                rp.to_u64(),
-                rp.page,
+            return Err(Error::whole(ErrorKind::UndoPageOutside {
+                roll_ptr,
+                page: rp.page,
                 space,
-                ts.n_pages()
-            ));
+                n_pages: ts.n_pages(),
+            }));
         };
         if be_u16(p, 24) != Some(FIL_PAGE_UNDO_LOG) {
-            return Err(format!(
-                "roll pointer {:#016x}: page {} of space {} is not an undo log page (type {})",
-                rp.to_u64(),
-                rp.page,
-                space,
-                be_u16(p, 24).unwrap_or(0)
+            return Err(Error::on_page(
+                ErrorKind::NotUndoPage {
+                    roll_ptr,
+                    page: rp.page,
+                    space,
+                    page_type: be_u16(p, 24).unwrap_or(0),
+                },
+                PageNo(rp.page),
+                page_off(ts, rp.page, 0),
             ));
         }
         Ok((space, p))
@@ -1437,7 +1441,7 @@ pub fn chain<'s, 'a>(
         }
         let page = match u.resolve(rp) {
             Ok((_, p)) => p,
-            Err(e) => return (steps, problem(e)),
+            Err(e) => return (steps, problem(e.to_string())),
         };
         let rec = match parse_rec(page, usize::from(rp.offset), Some(n_unique)) {
             Ok(r) => r,
@@ -1448,7 +1452,7 @@ pub fn chain<'s, 'a>(
                         "undo record at page {}, offset {}: {e} (byte {} of the page)",
                         rp.page,
                         rp.offset,
-                        e.page_byte().unwrap_or(0)
+                        e.page_offset().unwrap_or(0)
                     )),
                 )
             }

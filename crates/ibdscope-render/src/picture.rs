@@ -16,7 +16,7 @@ use crate::grid::{Cell, Grid, Scale};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 /// The bundled font (DejaVu Sans, Bitstream Vera licence with public-domain
@@ -136,17 +136,45 @@ pub struct Drawn {
     pub cell: (u32, u32),
 }
 
-/// Why a picture could not be written.
+/// The crate's one error type: a picture that could not be written,
+/// with the file it was written to and the drawing library's error (its
+/// [`std::error::Error::source`]).
 #[derive(Debug)]
-pub struct RenderError(pub String);
+#[non_exhaustive]
+pub enum Error {
+    /// Drawing into the image failed.
+    Draw {
+        /// The file being written.
+        path: PathBuf,
+        /// The drawing library's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// Writing the image to its file failed.
+    Write {
+        /// The file being written.
+        path: PathBuf,
+        /// The drawing library's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
 
-impl std::fmt::Display for RenderError {
+impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            Error::Draw { path, source } | Error::Write { path, source } => {
+                write!(f, "{}: {source}", path.display())
+            }
+        }
     }
 }
 
-impl std::error::Error for RenderError {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Draw { source, .. } | Error::Write { source, .. } => Some(source.as_ref()),
+        }
+    }
+}
 
 // Layout, in pixels.
 const MARGIN: i32 = 16;
@@ -351,22 +379,29 @@ fn layout(p: &Picture) -> Layout {
 }
 
 /// Draws `p` into `path`, PNG or SVG by `format`.
-pub fn render(p: &Picture, path: &Path, format: ImageFormat) -> Result<Drawn, RenderError> {
+pub fn render(p: &Picture, path: &Path, format: ImageFormat) -> Result<Drawn, Error> {
     register_font();
     let mut l = layout(p);
     l.glyphs = format == ImageFormat::Png;
     let size = (l.width as u32, l.height as u32);
-    let err = |e: String| RenderError(format!("{}: {e}", path.display()));
+    let drawing = |e: Box<dyn std::error::Error + Send + Sync>| Error::Draw {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let writing = |e: Box<dyn std::error::Error + Send + Sync>| Error::Write {
+        path: path.to_path_buf(),
+        source: e,
+    };
     match format {
         ImageFormat::Png => {
             let root = BitMapBackend::new(path, size).into_drawing_area();
-            draw(&root, p, &l).map_err(|e| err(e.to_string()))?;
-            root.present().map_err(|e| err(e.to_string()))?;
+            draw(&root, p, &l).map_err(|e| drawing(Box::new(e)))?;
+            root.present().map_err(|e| writing(Box::new(e)))?;
         }
         ImageFormat::Svg => {
             let root = SVGBackend::new(path, size).into_drawing_area();
-            draw(&root, p, &l).map_err(|e| err(e.to_string()))?;
-            root.present().map_err(|e| err(e.to_string()))?;
+            draw(&root, p, &l).map_err(|e| drawing(Box::new(e)))?;
+            root.present().map_err(|e| writing(Box::new(e)))?;
         }
     }
     Ok(Drawn {

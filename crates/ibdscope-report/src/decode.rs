@@ -5,7 +5,7 @@
 use ibdscope::analysis::Analysis;
 use ibdscope::definition::Def;
 use ibdscope_core::{NoRecords, PageNo, RecPage, Tablespace};
-use ibdscope_schema::rows::ScanError;
+use ibdscope_schema::rows::ScanErrorKind;
 use ibdscope_schema::table::{IndexDef, RecordLayout, TableDef};
 use std::path::Path;
 
@@ -27,7 +27,7 @@ pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
         Ok(d) => d.clone(),
         Err(e) => {
             // The reason may quote the DDL or .frm: no raw control characters.
-            crate::diag::say!("ibdscope: {}", ibdscope::names::name(e));
+            crate::diag::say!("ibdscope: {}", ibdscope::names::name(&e.to_string()));
             return None;
         }
     };
@@ -39,19 +39,23 @@ pub(crate) fn decoding(a: &Analysis<'_>) -> Option<Decoding> {
 }
 
 /// Says on stderr why the index's rows cannot be read.
-pub(crate) fn say_scan_error(path: &Path, ix: &IndexDef, e: &ScanError) {
+pub(crate) fn say_scan_error(path: &Path, ix: &IndexDef, e: &ibdscope_schema::Error) {
     let (p, name) = (ibdscope::names::path(path), ibdscope::names::name(&ix.name));
+    let ibdscope_schema::ErrorKind::Scan(e) = &e.kind else {
+        crate::diag::say!("ibdscope: {p}: index {name}: its rows cannot be read");
+        return;
+    };
     match e {
         // Encrypted (MySQL's flag, or MariaDB's crypt data): the key, or
         // its absence, was said once above; this names only the
         // consequence, not a root page missing from the file.
-        ScanError::NoRoot {
+        ScanErrorKind::NoRoot {
             encrypted: true, ..
         } => crate::diag::say!(
             "ibdscope: {p}: index {name}: its root page is not known: the file is encrypted \
              and its pages are not decrypted (no key, or one that does not open it: see above)"
         ),
-        ScanError::NoRoot {
+        ScanErrorKind::NoRoot {
             page_compressed, ..
         } => {
             let why = if *page_compressed {
@@ -61,7 +65,7 @@ pub(crate) fn say_scan_error(path: &Path, ix: &IndexDef, e: &ScanError) {
             };
             crate::diag::say!("ibdscope: {p}: index {name} has no root page in this file{why}");
         }
-        ScanError::Root(root, e, encrypted) => {
+        ScanErrorKind::Root(root, e, encrypted) => {
             let why = match e {
                 NoRecords::PastFile => "past the end of the file".to_string(),
                 NoRecords::NotIndex(t) => format!("a type {} page, not an index page", t.0),
@@ -75,16 +79,16 @@ pub(crate) fn say_scan_error(path: &Path, ix: &IndexDef, e: &ScanError) {
             };
             crate::diag::say!("ibdscope: {p}: root page {root} of index {name}: {why}");
         }
-        ScanError::Instant(e) => {
+        ScanErrorKind::Instant(e) => {
             crate::diag::say!("ibdscope: {p}: MariaDB instant ALTER metadata: {e}");
         }
-        ScanError::Layout(e) => {
+        ScanErrorKind::Layout(e) => {
             crate::diag::say!("ibdscope: {p}: index {name}: record layout: {e}");
         }
-        ScanError::NotLeaf(n) => {
+        ScanErrorKind::NotLeaf(n) => {
             crate::diag::say!("ibdscope: {p}: page {n} is not a leaf page of index {name}");
         }
-        ScanError::NotIndexPage(n) => {
+        ScanErrorKind::NotIndexPage(n) => {
             crate::diag::say!("ibdscope: {p}: page {n} is not a readable index page");
         }
         _ => crate::diag::say!("ibdscope: {p}: index {name}: its rows cannot be read"),
@@ -111,7 +115,7 @@ pub(crate) fn index_layout(
     ix: &IndexDef,
     instant: &Result<
         Option<(ibdscope_schema::instant::MariaInstant, RecordLayout)>,
-        ibdscope_schema::instant::InstantError,
+        ibdscope_schema::Error,
     >,
     root_rp: &RecPage<'_>,
 ) -> Option<RecordLayout> {

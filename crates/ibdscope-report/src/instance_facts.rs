@@ -139,7 +139,7 @@ pub fn collect(
             };
             (Some(sys), d)
         }
-        Err(e) => (None, Err(e)),
+        Err(e) => (None, Err(e.to_string())),
     };
     let mut facts = InstanceFacts {
         dictionary: dict.as_ref().map(Vec::len).map_err(Clone::clone),

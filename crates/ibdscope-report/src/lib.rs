@@ -57,6 +57,6 @@ pub use run::run;
 // The model and the opening of files live in the front door crate; the
 // binary reaches the pieces it needs (its host, the keyring, how a path
 // is shown) through the report, its one dependency.
-pub use ibdscope::{decrypt, host, instance, names};
+pub use ibdscope::{decrypt, host, instance, names, Error};
 
 pub use outcome::Outcome;

@@ -9,7 +9,6 @@
 use crate::args::{Cmd, Opts};
 use crate::outcome::Outcome;
 use ibdscope::diagnostic::Diagnostic;
-use ibdscope::host::OpenError;
 use ibdscope::open::{Input, OpenOptions};
 use ibdscope_core::{Engine, Tablespace};
 use ibdscope_forensics::redo::{self, RedoFile, RedoInfo, RedoLayout};
@@ -41,28 +40,28 @@ pub fn say_one(d: &Diagnostic) {
 /// Opens the space `path` names ([`ibdscope::open::open`]: a file, or the
 /// system tablespace named by its first data file), saying what the host
 /// had to tell.
-pub fn space(opts: &Opts, path: &Path, threads: usize) -> Result<Input, OpenError> {
+pub fn space(opts: &Opts, path: &Path, threads: usize) -> Result<Input, ibdscope::Error> {
     said(ibdscope::open::open(path, &how(opts, threads)))
 }
 
 /// Opens the one file `path` ([`ibdscope::open::open_file`]).
-pub fn file(opts: &Opts, path: &Path, threads: usize) -> Result<Input, OpenError> {
+pub fn file(opts: &Opts, path: &Path, threads: usize) -> Result<Input, ibdscope::Error> {
     said(ibdscope::open::open_file(path, &how(opts, threads)))
 }
 
 /// Opens the system tablespace whose first data file is `first`
 /// ([`ibdscope::open::open_system`]).
-pub fn system(opts: &Opts, first: &Path, threads: usize) -> Result<Input, OpenError> {
+pub fn system(opts: &Opts, first: &Path, threads: usize) -> Result<Input, ibdscope::Error> {
     said(ibdscope::open::open_system(first, &how(opts, threads)))
 }
 
 /// Opens the system tablespace of `datadir` (or of the first data file
 /// named) ([`ibdscope::open::open_datadir`]).
-pub fn datadir(opts: &Opts, datadir: &Path, threads: usize) -> Result<Input, OpenError> {
+pub fn datadir(opts: &Opts, datadir: &Path, threads: usize) -> Result<Input, ibdscope::Error> {
     said(ibdscope::open::open_datadir(datadir, &how(opts, threads)))
 }
 
-fn said(r: Result<Input, OpenError>) -> Result<Input, OpenError> {
+fn said(r: Result<Input, ibdscope::Error>) -> Result<Input, ibdscope::Error> {
     if let Ok(i) = &r {
         say(&i.diagnostics);
     }
@@ -263,8 +262,8 @@ pub type SystemBytes = ibdscope::open::Input;
 /// Opens the system tablespace of `datadir` (under `--data-file-path`);
 /// the problems of a joined one (a file that does not continue the
 /// others) go to stderr.
-pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, String> {
-    let sys = self::datadir(opts, datadir, opts.threads).map_err(|e| e.to_string())?;
+pub fn open_system(datadir: &Path, opts: &Opts) -> Result<SystemBytes, ibdscope::Error> {
+    let sys = self::datadir(opts, datadir, opts.threads)?;
     for p in &sys.problems {
         crate::diag::say!("ibdscope: {p}");
     }

@@ -19,8 +19,9 @@
 )] // Tests print what they counted.
 
 use ibdscope_report::args::{Cmd, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
-use ibdscope_report::host::{Host, OpenError, ReadHost, Source, Unit};
+use ibdscope_report::host::{Host, ReadHost, Source, Unit};
 use ibdscope_report::run;
+use ibdscope_report::Error;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -56,7 +57,7 @@ impl Source for Counted {
 }
 
 impl Host for Counting {
-    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error> {
         Ok(Box::new(Counted {
             inner: ReadHost.open(path, threads)?,
             seen: Arc::clone(&self.seen),
@@ -196,10 +197,14 @@ fn no_command_makes_more_passes_than_it_does_today() {
 /// first pass (the roots'), then the map's second (the pages against the
 /// owner map). Before it made three: a scan of its own (which reported
 /// only every 4,096th page, so the host saw two), then the map's two.
-/// `indexes
-/// --levels` the summary, the space map's two and the B-trees' member
-/// pass; `diff` and `compare` as measured (the space maps and summaries
-/// of both copies; each file's model), not changed since.
+/// The structure commands make two: the summary folded in the space
+/// map's first pass, and (`indexes`, `indexes --levels`, `fill`) the
+/// B-trees' member pass folded in its second; `fill` then reads its pages
+/// for the fill map (three). Before, `indexes` and `indexes --levels` made
+/// four (the summary, the map's two, the members'), `fill` five,
+/// `extents` three. `diff` and `compare` as measured (the
+/// space maps and summaries of both copies; each file's model), not
+/// changed since.
 #[test]
 fn the_other_commands_make_no_more_passes_than_they_do_today() {
     // Files of many shards: every pass reports its progress from low.
@@ -207,15 +212,20 @@ fn the_other_commands_make_no_more_passes_than_they_do_today() {
         let path = file(rel);
         let two = [path.clone(), path.clone()];
         for threads in [1, 3] {
-            let runs: [(&str, Seen, usize); 4] = [
+            let runs: [(&str, Seen, usize); 9] = [
                 ("audit", seen(Cmd::Audit, &path, threads), 2),
                 (
                     "indexes --levels",
                     seen_on(Cmd::Indexes, std::slice::from_ref(&path), threads, |o| {
                         Opts { levels: true, ..o }
                     }),
-                    4,
+                    2,
                 ),
+                ("indexes", seen(Cmd::Indexes, &path, threads), 2),
+                ("fill", seen(Cmd::Fill, &path, threads), 3),
+                ("extents", seen(Cmd::Extents, &path, threads), 4),
+                ("segments", seen(Cmd::Segments, &path, threads), 2),
+                ("lists", seen(Cmd::Lists, &path, threads), 2),
                 ("diff", seen_on(Cmd::Diff, &two, threads, |o| o), 5),
                 ("compare", seen_on(Cmd::Compare, &two, threads, |o| o), 10),
             ];
@@ -245,8 +255,13 @@ fn audit_reads_the_file_twice() {
     data.resize(5000 * 4096, 0);
     std::fs::write(&grown, &data).unwrap();
     for threads in [1, 3] {
+        // At most two (the zero tail is one run: with several threads a
+        // pass over it may report only its end, and the host sees one).
         let got = passes(&seen(Cmd::Audit, &grown, threads).progress);
-        assert_eq!(got, 2, "audit ({threads} threads)");
+        assert!(
+            (1..=2).contains(&got),
+            "audit ({threads} threads): {got} passes"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

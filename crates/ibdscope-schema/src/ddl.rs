@@ -37,12 +37,12 @@
 //! line and column (1-based, in characters).
 
 use crate::collation::Charset;
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::{DdlErrorKind, MAX_DDL_BYTES};
+use crate::error::{Error, ErrorKind, Place};
 use crate::frm::{key_flag, FrmKey, FrmKeyPart, FrmRowType};
 use crate::table::{ColType, Column, ColumnDefault, DefSource, Hidden, TableDef};
-use std::fmt;
 
-/// Largest statement text read (64 MiB: a mysqldump file with rows).
-pub const MAX_DDL_BYTES: usize = 64 << 20;
 /// Most columns in one table (MySQL's and MariaDB's limit is 4096).
 pub(crate) const MAX_COLUMNS: usize = 4096;
 /// Most keys in one table (the servers' `MAX_KEY` is 64).
@@ -52,86 +52,16 @@ pub(crate) const MAX_KEY_PARTS: usize = 64;
 /// Most ENUM elements (65535) — SET has at most 64.
 pub(crate) const MAX_ELEMENTS: usize = 65535;
 
-/// What went wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DdlErrorKind {
-    /// The text is longer than [`MAX_DDL_BYTES`].
-    TooLarge(usize),
-    /// A string, quoted identifier or comment runs to the end of the text.
-    Unterminated(&'static str),
-    /// Something else was expected here.
-    Expected {
-        /// What was expected.
-        what: &'static str,
-        /// What was found (shortened).
-        found: String,
-    },
-    /// Valid SQL this reader does not turn into a definition.
-    Unsupported(String),
-    /// A character set neither server has.
-    UnknownCharset(String),
-    /// A collation neither server has.
-    UnknownCollation(String),
-    /// A key names a column the table does not have.
-    UnknownColumn(String),
-    /// Two columns have the same name.
-    DuplicateColumn(String),
-    /// More columns, keys, key parts or elements than a server allows.
-    TooMany(&'static str),
-    /// A number that does not fit or a length the type does not allow.
-    BadNumber(String),
-    /// No `CREATE TABLE` statement in the text.
-    NoTable,
-    /// Several `CREATE TABLE` statements and none (or several) with the
-    /// name asked for; their names.
-    Ambiguous(Vec<String>),
-    /// A name, ENUM/SET element or comment longer than the servers allow
-    /// ([`crate::table::NAME_CHAR_LEN`] and the others beside it).
-    TooLong(crate::table::TooLong),
+/// A statement that cannot be read ([`ErrorKind::Ddl`]) at line `line`,
+/// column `col` (1-based; line 0: not tied to a place).
+fn ddl_err(line: u32, col: u32, kind: DdlErrorKind) -> Error {
+    let place = if line > 0 {
+        Place::Line { line, column: col }
+    } else {
+        Place::Whole
+    };
+    Error::new(ErrorKind::Ddl(kind), place)
 }
-
-/// A statement that cannot be read, with where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct DdlError {
-    /// Line, 1-based (0: not tied to a place).
-    pub line: u32,
-    /// Column in characters, 1-based.
-    pub col: u32,
-    /// What.
-    pub kind: DdlErrorKind,
-}
-
-impl fmt::Display for DdlError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use DdlErrorKind::*;
-        if self.line > 0 {
-            write!(f, "line {}, column {}: ", self.line, self.col)?;
-        }
-        match &self.kind {
-            TooLarge(n) => write!(f, "{n} bytes, more than the {MAX_DDL_BYTES} read"),
-            Unterminated(w) => write!(f, "unterminated {w}"),
-            Expected { what, found } => write!(f, "expected {what}, found {found}"),
-            Unsupported(w) => write!(f, "not supported: {w}"),
-            UnknownCharset(c) => write!(f, "unknown character set {c}"),
-            UnknownCollation(c) => write!(f, "unknown collation {c}"),
-            UnknownColumn(c) => write!(f, "key names column {c}, which the table does not have"),
-            DuplicateColumn(c) => write!(f, "column {c} defined twice"),
-            TooMany(w) => write!(f, "too many {w}"),
-            BadNumber(n) => write!(f, "bad number or length {n}"),
-            NoTable => write!(f, "no CREATE TABLE statement"),
-            Ambiguous(names) => write!(
-                f,
-                "several CREATE TABLE statements ({}); name one",
-                names.join(", ")
-            ),
-            TooLong(t) => write!(f, "{t}"),
-        }
-    }
-}
-
-impl std::error::Error for DdlError {}
 
 // ---------------------------------------------------------------- tokens
 
@@ -207,12 +137,8 @@ impl Lexer<'_> {
         it.next();
         it.next()
     }
-    fn err(&self, kind: DdlErrorKind) -> DdlError {
-        DdlError {
-            line: self.line,
-            col: self.col,
-            kind,
-        }
+    fn err(&self, kind: DdlErrorKind) -> Error {
+        ddl_err(self.line, self.col, kind)
     }
 }
 
@@ -221,7 +147,7 @@ fn is_word_char(c: char) -> bool {
 }
 
 /// Splits the text into tokens; comments go, version comments' text stays.
-fn tokenize(text: &str) -> Result<(Vec<Token>, bool), DdlError> {
+fn tokenize(text: &str) -> Result<(Vec<Token>, bool), Error> {
     let mut lx = Lexer {
         chars: text.chars().peekable(),
         line: 1,
@@ -393,12 +319,7 @@ fn skip_line(lx: &mut Lexer<'_>) {
 
 /// The rest of a quoted token after its opening quote: a doubled quote is
 /// one; in strings a backslash escapes (`sql_lex.cc` `get_text`).
-fn quoted(
-    lx: &mut Lexer<'_>,
-    q: char,
-    escapes: bool,
-    what: &'static str,
-) -> Result<String, DdlError> {
+fn quoted(lx: &mut Lexer<'_>, q: char, escapes: bool, what: &'static str) -> Result<String, Error> {
     let mut s = String::new();
     loop {
         let Some(c) = lx.bump() else {
@@ -564,13 +485,9 @@ fn bound_table(t: &DdlTable) -> Result<(), crate::table::TooLong> {
 }
 
 /// Every `CREATE TABLE` in `input` (other statements are skipped).
-pub fn parse(input: &[u8]) -> Result<Vec<DdlTable>, DdlError> {
+pub fn parse(input: &[u8]) -> Result<Vec<DdlTable>, Error> {
     if input.len() > MAX_DDL_BYTES {
-        return Err(DdlError {
-            line: 0,
-            col: 0,
-            kind: DdlErrorKind::TooLarge(input.len()),
-        });
+        return Err(ddl_err(0, 0, DdlErrorKind::TooLarge(input.len())));
     }
     let text = String::from_utf8_lossy(input);
     let (toks, maria_comments) = tokenize(&text)?;
@@ -598,7 +515,7 @@ pub fn parse(input: &[u8]) -> Result<Vec<DdlTable>, DdlError> {
 
 /// The one table of `input`: the only `CREATE TABLE`, or the one named
 /// `name` (case-insensitive) when there are several.
-pub fn parse_one(input: &[u8], name: Option<&str>) -> Result<DdlTable, DdlError> {
+pub fn parse_one(input: &[u8], name: Option<&str>) -> Result<DdlTable, Error> {
     let mut tables = parse(input)?;
     if tables.len() > 1 {
         if let Some(n) = name {
@@ -612,17 +529,15 @@ pub fn parse_one(input: &[u8], name: Option<&str>) -> Result<DdlTable, DdlError>
                 return Ok(tables.swap_remove(*i));
             }
         }
-        return Err(DdlError {
-            line: 0,
-            col: 0,
-            kind: DdlErrorKind::Ambiguous(tables.iter().map(|t| t.name.clone()).collect()),
-        });
+        return Err(ddl_err(
+            0,
+            0,
+            DdlErrorKind::Ambiguous(tables.iter().map(|t| t.name.clone()).collect()),
+        ));
     }
-    tables.pop().ok_or(DdlError {
-        line: 0,
-        col: 0,
-        kind: DdlErrorKind::NoTable,
-    })
+    tables
+        .pop()
+        .ok_or_else(|| ddl_err(0, 0, DdlErrorKind::NoTable))
 }
 
 // ---------------------------------------------------------- charsets
@@ -639,7 +554,7 @@ fn charset_of(id: u16) -> Option<Charset> {
 fn clause_collation(
     collate: &Option<(String, u32, u32)>,
     charset: &Option<(String, u32, u32)>,
-) -> Result<Option<u16>, DdlError> {
+) -> Result<Option<u16>, Error> {
     Ok(match (collate, charset) {
         (Some((c, l, k)), cs) => Some(
             collation_id(c)
@@ -649,17 +564,12 @@ fn clause_collation(
                     cs.as_ref()
                         .and_then(|(cs, _, _)| collation_id(&format!("{cs}_{c}")))
                 })
-                .ok_or(DdlError {
-                    line: *l,
-                    col: *k,
-                    kind: DdlErrorKind::UnknownCollation(c.clone()),
-                })?,
+                .ok_or_else(|| ddl_err(*l, *k, DdlErrorKind::UnknownCollation(c.clone())))?,
         ),
-        (None, Some((c, l, k))) => Some(charset_default_collation(c).ok_or(DdlError {
-            line: *l,
-            col: *k,
-            kind: DdlErrorKind::UnknownCharset(c.clone()),
-        })?),
+        (None, Some((c, l, k))) => Some(
+            charset_default_collation(c)
+                .ok_or_else(|| ddl_err(*l, *k, DdlErrorKind::UnknownCharset(c.clone())))?,
+        ),
         (None, None) => None,
     })
 }
@@ -765,11 +675,11 @@ impl<'a> Parser<'a> {
             None => (0, 0),
         }
     }
-    fn err(&self, kind: DdlErrorKind) -> DdlError {
+    fn err(&self, kind: DdlErrorKind) -> Error {
         let (line, col) = self.here();
-        DdlError { line, col, kind }
+        ddl_err(line, col, kind)
     }
-    fn expected(&self, what: &'static str) -> DdlError {
+    fn expected(&self, what: &'static str) -> Error {
         let found = self.peek().map_or_else(
             || "the end of the statement".to_string(),
             |t| t.tok.describe(),
@@ -796,7 +706,7 @@ impl<'a> Parser<'a> {
         }
         hit
     }
-    fn expect_kw(&mut self, kw: &str, what: &'static str) -> Result<(), DdlError> {
+    fn expect_kw(&mut self, kw: &str, what: &'static str) -> Result<(), Error> {
         if self.eat_kw(kw) {
             Ok(())
         } else {
@@ -813,14 +723,14 @@ impl<'a> Parser<'a> {
         }
         hit
     }
-    fn expect_punct(&mut self, c: char, what: &'static str) -> Result<(), DdlError> {
+    fn expect_punct(&mut self, c: char, what: &'static str) -> Result<(), Error> {
         if self.eat_punct(c) {
             Ok(())
         } else {
             Err(self.expected(what))
         }
     }
-    fn ident(&mut self, what: &'static str) -> Result<String, DdlError> {
+    fn ident(&mut self, what: &'static str) -> Result<String, Error> {
         match self.peek().map(|t| &t.tok) {
             Some(Tok::Word(w) | Tok::Quoted(w) | Tok::DStr(w)) => {
                 // Every identifier either server accepts has at most
@@ -835,7 +745,7 @@ impl<'a> Parser<'a> {
     }
     /// A string literal, with an optional charset introducer (`_utf8mb4`,
     /// `N`) and adjacent strings joined.
-    fn string(&mut self, what: &'static str) -> Result<String, DdlError> {
+    fn string(&mut self, what: &'static str) -> Result<String, Error> {
         if matches!(self.peek().map(|t| &t.tok), Some(Tok::Word(w)) if w.starts_with('_') || w.eq_ignore_ascii_case("n"))
             && matches!(
                 self.peek_at(1).map(|t| &t.tok),
@@ -855,7 +765,7 @@ impl<'a> Parser<'a> {
         }
         Ok(s)
     }
-    fn number(&mut self, what: &'static str) -> Result<u32, DdlError> {
+    fn number(&mut self, what: &'static str) -> Result<u32, Error> {
         match self.peek().map(|t| &t.tok) {
             Some(Tok::Num(n)) => {
                 let v = n
@@ -868,7 +778,7 @@ impl<'a> Parser<'a> {
         }
     }
     /// Skips one balanced `( … )` group; the cursor is on `(`.
-    fn skip_group(&mut self) -> Result<String, DdlError> {
+    fn skip_group(&mut self) -> Result<String, Error> {
         let start = self.here();
         self.expect_punct('(', "'('")?;
         let mut depth = 1usize;
@@ -889,11 +799,11 @@ impl<'a> Parser<'a> {
             }
             text.push_str(&t.tok.describe());
         }
-        Err(DdlError {
-            line: start.0,
-            col: start.1,
-            kind: DdlErrorKind::Unterminated("parenthesis"),
-        })
+        Err(ddl_err(
+            start.0,
+            start.1,
+            DdlErrorKind::Unterminated("parenthesis"),
+        ))
     }
     /// `=` is optional between an option and its value.
     fn opt_eq(&mut self) {
@@ -901,7 +811,7 @@ impl<'a> Parser<'a> {
     }
     /// One value: a word, number, string, or group; a call `f(…)` whole;
     /// signs and charset introducers included.
-    fn skip_value(&mut self) -> Result<(), DdlError> {
+    fn skip_value(&mut self) -> Result<(), Error> {
         while self.eat_punct('-') || self.eat_punct('+') {}
         if self.is_punct('(') {
             self.skip_group()?;
@@ -941,7 +851,7 @@ impl<'a> Parser<'a> {
         self.eat_kw("table")
     }
 
-    fn create_table(&mut self, first: Option<&Token>) -> Result<DdlTable, DdlError> {
+    fn create_table(&mut self, first: Option<&Token>) -> Result<DdlTable, Error> {
         let at = first.map_or((0, 0), |t| (t.line, t.col));
         self.eat_kws(&["if", "not", "exists"]);
         let mut name = self.ident("a table name")?;
@@ -997,11 +907,7 @@ impl<'a> Parser<'a> {
         }
         self.resolve(&mut t, cols, raw_keys)?;
         t.mariadb = self.mariadb;
-        bound_table(&t).map_err(|k| DdlError {
-            line: t.at.0,
-            col: t.at.1,
-            kind: DdlErrorKind::TooLong(k),
-        })?;
+        bound_table(&t).map_err(|k| ddl_err(t.at.0, t.at.1, DdlErrorKind::TooLong(k)))?;
         Ok(t)
     }
 
@@ -1009,7 +915,7 @@ impl<'a> Parser<'a> {
         &mut self,
         cols: &mut Vec<Pending>,
         keys: &mut Vec<RawKey>,
-    ) -> Result<(), DdlError> {
+    ) -> Result<(), Error> {
         let at = self.here();
         let mut constraint = None;
         if self.eat_kw("constraint")
@@ -1102,7 +1008,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `[name] [USING t] (part, …) [options]`.
-    fn key_body(&mut self, mut k: RawKey, named: bool) -> Result<RawKey, DdlError> {
+    fn key_body(&mut self, mut k: RawKey, named: bool) -> Result<RawKey, Error> {
         if named && !self.is_punct('(') && !self.is_kw("using") && !self.is_kw("type") {
             k.name = Some(self.ident("a key name or '('")?);
         } else if !named && !self.is_punct('(') && !self.is_kw("using") && !self.is_kw("type") {
@@ -1140,7 +1046,7 @@ impl<'a> Parser<'a> {
         Ok(k)
     }
 
-    fn index_options(&mut self) -> Result<(), DdlError> {
+    fn index_options(&mut self) -> Result<(), Error> {
         loop {
             if self.eat_kw("using") || self.eat_kw("type") {
                 self.ident("BTREE, HASH or RTREE")?;
@@ -1167,7 +1073,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `CHARACTER SET x` / `CHARSET x` / `CHAR SET x`: the name.
-    fn charset_clause(&mut self) -> Result<Option<(String, u32, u32)>, DdlError> {
+    fn charset_clause(&mut self) -> Result<Option<(String, u32, u32)>, Error> {
         if self.eat_kws(&["character", "set"])
             || self.eat_kw("charset")
             || self.eat_kws(&["char", "set"])
@@ -1185,7 +1091,7 @@ impl<'a> Parser<'a> {
         Ok(None)
     }
 
-    fn collate_clause(&mut self) -> Result<Option<(String, u32, u32)>, DdlError> {
+    fn collate_clause(&mut self) -> Result<Option<(String, u32, u32)>, Error> {
         if self.eat_kw("collate") {
             self.opt_eq();
             let (l, c) = self.here();
@@ -1203,7 +1109,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `(n)` or `(m, d)`.
-    fn params(&mut self, spec: &mut TypeSpec) -> Result<(), DdlError> {
+    fn params(&mut self, spec: &mut TypeSpec) -> Result<(), Error> {
         if self.eat_punct('(') {
             spec.len = Some(self.number("a length")?);
             if self.eat_punct(',') {
@@ -1216,7 +1122,7 @@ impl<'a> Parser<'a> {
 
     /// `type` (`sql_yacc.yy`): the type name with its synonyms, then its
     /// parameters or ENUM/SET element list, then the type modifiers.
-    fn data_type(&mut self, spec: &mut TypeSpec) -> Result<(Base, String), DdlError> {
+    fn data_type(&mut self, spec: &mut TypeSpec) -> Result<(Base, String), Error> {
         use Base::*;
         let at = self.here();
         let word = match self.peek().map(|t| &t.tok) {
@@ -1253,7 +1159,7 @@ impl<'a> Parser<'a> {
         word: &str,
         spec: &mut TypeSpec,
         at: (u32, u32),
-    ) -> Result<(Base, bool), DdlError> {
+    ) -> Result<(Base, bool), Error> {
         use Base::*;
         let int = |t, signed, unsigned| Int(t, signed, unsigned);
         let base = match word {
@@ -1328,11 +1234,11 @@ impl<'a> Parser<'a> {
             }
             "vector" => Vector,
             _ => {
-                return Err(DdlError {
-                    line: at.0,
-                    col: at.1,
-                    kind: DdlErrorKind::Unsupported(format!("data type {word}")),
-                })
+                return Err(ddl_err(
+                    at.0,
+                    at.1,
+                    DdlErrorKind::Unsupported(format!("data type {word}")),
+                ))
             }
         };
         Ok((base, false))
@@ -1340,7 +1246,7 @@ impl<'a> Parser<'a> {
 
     /// `NATIONAL CHAR|VARCHAR`, `NCHAR [VARCHAR|VARYING]`, `NVARCHAR`: the
     /// character types in the national charset (`word` is the first).
-    fn national_type(&mut self, word: &str) -> Result<Base, DdlError> {
+    fn national_type(&mut self, word: &str) -> Result<Base, Error> {
         use Base::*;
         Ok(match word {
             "national" => {
@@ -1370,7 +1276,7 @@ impl<'a> Parser<'a> {
 
     /// An ENUM/SET element list: `(` strings separated by `,` `)`, at most
     /// [`MAX_ELEMENTS`] (SET: 64).
-    fn element_list(&mut self, base: Base, spec: &mut TypeSpec) -> Result<(), DdlError> {
+    fn element_list(&mut self, base: Base, spec: &mut TypeSpec) -> Result<(), Error> {
         self.expect_punct('(', "'(' and the element list")?;
         loop {
             let e = self.string("an element string")?;
@@ -1396,7 +1302,7 @@ impl<'a> Parser<'a> {
         spec: &mut TypeSpec,
         text: &mut String,
         at: (u32, u32),
-    ) -> Result<(), DdlError> {
+    ) -> Result<(), Error> {
         loop {
             if self.eat_kw("unsigned") {
                 spec.unsigned = true;
@@ -1426,7 +1332,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn column(&mut self, cols: &mut Vec<Pending>, keys: &mut Vec<RawKey>) -> Result<(), DdlError> {
+    fn column(&mut self, cols: &mut Vec<Pending>, keys: &mut Vec<RawKey>) -> Result<(), Error> {
         let at = self.here();
         let name = self.ident("a column name or a key")?;
         if cols.len() >= MAX_COLUMNS {
@@ -1436,11 +1342,7 @@ impl<'a> Parser<'a> {
             .iter()
             .any(|c| c.0.def.name.eq_ignore_ascii_case(&name))
         {
-            return Err(DdlError {
-                line: at.0,
-                col: at.1,
-                kind: DdlErrorKind::DuplicateColumn(name),
-            });
+            return Err(ddl_err(at.0, at.1, DdlErrorKind::DuplicateColumn(name)));
         }
         let mut spec = TypeSpec::default();
         let (base, type_text) = self.data_type(&mut spec)?;
@@ -1575,7 +1477,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The value after ON UPDATE: CURRENT_TIMESTAMP's fractional digits.
-    fn on_update(&mut self) -> Result<u32, DdlError> {
+    fn on_update(&mut self) -> Result<u32, Error> {
         let at = self.i;
         match self.default_value()? {
             ColumnDefault::Now(fsp) => Ok(fsp),
@@ -1590,7 +1492,7 @@ impl<'a> Parser<'a> {
     /// adjacent strings joined), a signed number, `b'…'`/`X'…'`, TRUE or
     /// FALSE, CURRENT_TIMESTAMP and its synonyms with or without `(n)`,
     /// or an expression (in parentheses or a function call) as text.
-    fn default_value(&mut self) -> Result<ColumnDefault, DdlError> {
+    fn default_value(&mut self) -> Result<ColumnDefault, Error> {
         if self.eat_kw("null") {
             return Ok(ColumnDefault::Null);
         }
@@ -1704,7 +1606,7 @@ impl<'a> Parser<'a> {
         t: &mut DdlTable,
         charset: &mut Option<(String, u32, u32)>,
         collate: &mut Option<(String, u32, u32)>,
-    ) -> Result<(), DdlError> {
+    ) -> Result<(), Error> {
         loop {
             if self.peek().is_none() {
                 return Ok(());
@@ -1816,11 +1718,11 @@ impl<'a> Parser<'a> {
                         "compact" => FrmRowType::Compact,
                         "page" => FrmRowType::Page,
                         _ => {
-                            return Err(DdlError {
-                                line: l,
-                                col: c,
-                                kind: DdlErrorKind::Unsupported(format!("ROW_FORMAT={v}")),
-                            })
+                            return Err(ddl_err(
+                                l,
+                                c,
+                                DdlErrorKind::Unsupported(format!("ROW_FORMAT={v}")),
+                            ))
                         }
                     };
                 }
@@ -1844,7 +1746,7 @@ impl<'a> Parser<'a> {
         t: &mut DdlTable,
         cols: Vec<Pending>,
         raw_keys: Vec<RawKey>,
-    ) -> Result<(), DdlError> {
+    ) -> Result<(), Error> {
         let mut columns = Vec::with_capacity(cols.len());
         // Key lengths of whole columns (`Field::key_length`) for prefixes.
         let mut key_lens = Vec::with_capacity(cols.len());
@@ -1889,11 +1791,11 @@ impl<'a> Parser<'a> {
         let mut used_names: Vec<String> = Vec::new();
         for rk in raw_keys.iter() {
             if rk.primary && keys.iter().any(|k| k.key.primary()) {
-                return Err(DdlError {
-                    line: rk.at.0,
-                    col: rk.at.1,
-                    kind: DdlErrorKind::Unsupported("two PRIMARY KEYs".into()),
-                });
+                return Err(ddl_err(
+                    rk.at.0,
+                    rk.at.1,
+                    DdlErrorKind::Unsupported("two PRIMARY KEYs".into()),
+                ));
             }
             let (parts, long_hash) = key_parts(rk, &lens, find)?;
             let null_part = parts
@@ -1904,11 +1806,7 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if keys.len() >= MAX_KEYS {
-                return Err(DdlError {
-                    line: rk.at.0,
-                    col: rk.at.1,
-                    kind: DdlErrorKind::TooMany("keys"),
-                });
+                return Err(ddl_err(rk.at.0, rk.at.1, DdlErrorKind::TooMany("keys")));
             }
             let name = key_name(rk, &used_names);
             used_names.push(name.clone());
@@ -1975,7 +1873,7 @@ impl<'a> Parser<'a> {
         base: Base,
         at: (u32, u32),
         table_collation: u16,
-    ) -> Result<(Option<u32>, u32), DdlError> {
+    ) -> Result<(Option<u32>, u32), Error> {
         use Base::*;
         let d = &mut c.def;
         d.unsigned = false;
@@ -2055,17 +1953,13 @@ struct TypeCtx<'s> {
 
 impl TypeCtx<'_> {
     /// A length, precision, scale or fsp the servers refuse.
-    fn bad(&self, what: String) -> DdlError {
-        DdlError {
-            line: self.at.0,
-            col: self.at.1,
-            kind: DdlErrorKind::BadNumber(what),
-        }
+    fn bad(&self, what: String) -> Error {
+        ddl_err(self.at.0, self.at.1, DdlErrorKind::BadNumber(what))
     }
 
     /// The collation of a text column: COLLATE, else the CHARACTER SET's
     /// default, else the table's; the BINARY attribute makes it `_bin`.
-    fn text_collation(&self) -> Result<u16, DdlError> {
+    fn text_collation(&self) -> Result<u16, Error> {
         let spec = self.spec;
         let mut id =
             clause_collation(&spec.collate, &spec.charset)?.unwrap_or(self.table_collation);
@@ -2096,7 +1990,7 @@ impl TypeCtx<'_> {
 
     /// DECIMAL(p,s): p ≤ 65, s ≤ 30 and ≤ p; the length counts the point
     /// and the sign.
-    fn decimal_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+    fn decimal_type(&self, d: &mut Column) -> Result<Option<u32>, Error> {
         let spec = self.spec;
         let p = spec.len.unwrap_or(10);
         let s = spec.dec.unwrap_or(0);
@@ -2115,7 +2009,7 @@ impl TypeCtx<'_> {
     }
 
     /// FLOAT/DOUBLE[(m,s)]: FLOAT(p) above 24 is a DOUBLE.
-    fn float_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+    fn float_type(&self, d: &mut Column) -> Result<Option<u32>, Error> {
         let spec = self.spec;
         let double =
             self.base == Base::Double || spec.len.is_some_and(|p| p > 24 && spec.dec.is_none());
@@ -2141,7 +2035,7 @@ impl TypeCtx<'_> {
 
     /// TIME, DATETIME, TIMESTAMP[(fsp)]: the 5.6.4+ types, or MariaDB
     /// 5.3's under `/* mariadb-5.3 */`; the length counts point and digits.
-    fn time_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+    fn time_type(&self, d: &mut Column) -> Result<Option<u32>, Error> {
         use Base::*;
         let fsp = self.spec.len.unwrap_or(0);
         if fsp > 6 {
@@ -2168,7 +2062,7 @@ impl TypeCtx<'_> {
     }
 
     /// BIT(n), 1 ≤ n ≤ 64.
-    fn bit_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+    fn bit_type(&self, d: &mut Column) -> Result<Option<u32>, Error> {
         let n = self.spec.len.unwrap_or(1);
         if n == 0 || n > 64 {
             return Err(self.bad(format!("BIT({n})")));
@@ -2182,7 +2076,7 @@ impl TypeCtx<'_> {
 
     /// CHAR, VARCHAR, BINARY, VARBINARY: the byte length is characters ×
     /// the charset's most bytes per character.
-    fn char_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), DdlError> {
+    fn char_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), Error> {
         use Base::*;
         let base = self.base;
         let binary_type = matches!(base, Binary | Varbinary);
@@ -2212,7 +2106,7 @@ impl TypeCtx<'_> {
 
     /// TINYBLOB … LONGBLOB and TINYTEXT … LONGTEXT (`t`): always key
     /// prefixes.
-    fn lob_type(&self, d: &mut Column, t: ColType) -> Result<(Option<u32>, u32), DdlError> {
+    fn lob_type(&self, d: &mut Column, t: ColType) -> Result<(Option<u32>, u32), Error> {
         let id = if matches!(self.base, Base::Blob(_)) {
             63
         } else {
@@ -2226,7 +2120,7 @@ impl TypeCtx<'_> {
     }
 
     /// BLOB(n) and TEXT(n): the type follows the byte length.
-    fn sized_lob_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), DdlError> {
+    fn sized_lob_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), Error> {
         let id = if self.base == Base::SizedBlob {
             63
         } else {
@@ -2253,7 +2147,7 @@ impl TypeCtx<'_> {
 
     /// ENUM and SET: the length is the longest element (ENUM) or all of
     /// them with separators (SET), in bytes.
-    fn enum_set_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), DdlError> {
+    fn enum_set_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), Error> {
         let spec = self.spec;
         let base = self.base;
         let id = self.text_collation()?;
@@ -2284,7 +2178,7 @@ impl TypeCtx<'_> {
     /// MariaDB's JSON is an alias: LONGTEXT CHARACTER SET utf8mb4
     /// COLLATE utf8mb4_bin with a json_valid CHECK (SHOW CREATE TABLE
     /// prints it so).
-    fn mariadb_json_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), DdlError> {
+    fn mariadb_json_type(&self, d: &mut Column) -> Result<(Option<u32>, u32), Error> {
         let id = match &self.spec.collate {
             Some(_) => self.text_collation()?,
             None => collation_id("utf8mb4_bin").unwrap_or(46),
@@ -2310,7 +2204,7 @@ impl TypeCtx<'_> {
     }
 
     /// VECTOR(n), 1 ≤ n ≤ 16383 float32 values.
-    fn vector_type(&self, d: &mut Column) -> Result<Option<u32>, DdlError> {
+    fn vector_type(&self, d: &mut Column) -> Result<Option<u32>, Error> {
         let n = self.spec.len.unwrap_or(2048);
         if n == 0 || n > 16383 {
             return Err(self.bad(format!("VECTOR({n})")));
@@ -2383,15 +2277,12 @@ fn key_parts(
     rk: &RawKey,
     lens: &ColumnLens<'_>,
     find: impl Fn(&str) -> Option<usize>,
-) -> Result<(Vec<FrmKeyPart>, bool), DdlError> {
+) -> Result<(Vec<FrmKeyPart>, bool), Error> {
     let mut parts = Vec::with_capacity(rk.parts.len());
     let mut long_hash = false;
     for (name, len, l, c) in &rk.parts {
-        let i = find(name).ok_or(DdlError {
-            line: *l,
-            col: *c,
-            kind: DdlErrorKind::UnknownColumn(name.clone()),
-        })?;
+        let i =
+            find(name).ok_or_else(|| ddl_err(*l, *c, DdlErrorKind::UnknownColumn(name.clone())))?;
         let col = lens.columns.get(i).map(|c| &c.def);
         let full = lens.key_lens.get(i).copied().flatten();
         let mb = lens.mbmax.get(i).copied().unwrap_or(1);
@@ -2406,13 +2297,11 @@ fn key_parts(
             match (bytes, full) {
                 (Some(b), Some(f)) if b == f => None,
                 (Some(b), Some(f)) if f > 0 && b > f => {
-                    return Err(DdlError {
-                        line: *l,
-                        col: *c,
-                        kind: DdlErrorKind::BadNumber(format!(
-                            "prefix of {b} bytes on a column of {f}"
-                        )),
-                    })
+                    return Err(ddl_err(
+                        *l,
+                        *c,
+                        DdlErrorKind::BadNumber(format!("prefix of {b} bytes on a column of {f}")),
+                    ))
                 }
                 (Some(b), _) => Some(b),
                 (None, Some(0)) => {
@@ -2422,13 +2311,13 @@ fn key_parts(
                         long_hash = true;
                         None
                     } else {
-                        return Err(DdlError {
-                            line: *l,
-                            col: *c,
-                            kind: DdlErrorKind::Unsupported(format!(
+                        return Err(ddl_err(
+                            *l,
+                            *c,
+                            DdlErrorKind::Unsupported(format!(
                                 "BLOB/TEXT column {name} in a key without a prefix length"
                             )),
-                        });
+                        ));
                     }
                 }
                 (None, _) => None,
@@ -2824,7 +2713,7 @@ mod tests {
         assert_eq!(n, 20);
     }
 
-    fn err(sql: &str) -> DdlError {
+    fn err(sql: &str) -> Error {
         parse_one(sql.as_bytes(), None).unwrap_err()
     }
 
@@ -2845,7 +2734,7 @@ mod tests {
         let at = |n: usize| "é".repeat(n);
         let good = sql(&at(64), &at(64), &at(255), &at(1024), &at(64), &at(2048));
         assert!(parse_one(good.as_bytes(), None).is_ok());
-        let too = |e: DdlError| match e.kind {
+        let too = |e: Error| match e.ddl() {
             DdlErrorKind::TooLong(t) => (t.what, t.len, t.max),
             k => panic!("{k:?}"),
         };
@@ -2874,7 +2763,7 @@ mod tests {
             ("table comment", 2049, 2048)
         );
         let e = err(&sql("t", &"c".repeat(1 << 20), "a", "", "k", ""));
-        assert_eq!((e.line, e.col), (1, 19));
+        assert_eq!(e.line_col(), (1, 19));
         assert_eq!(
             e.to_string(),
             "line 1, column 19: identifier is 1048576 characters, more than the 64 MySQL and MariaDB allow"
@@ -2884,35 +2773,35 @@ mod tests {
     #[test]
     fn errors_name_line_and_column() {
         let e = err("CREATE TABLE t (\n  a int,\n  b frob\n);");
-        assert_eq!((e.line, e.col), (3, 5));
-        assert!(matches!(e.kind, DdlErrorKind::Unsupported(_)), "{e}");
+        assert_eq!(e.line_col(), (3, 5));
+        assert!(matches!(e.ddl(), DdlErrorKind::Unsupported(_)), "{e}");
         assert!(e.to_string().starts_with("line 3, column 5: "), "{e}");
         let e = err("CREATE TABLE t (a varchar(10) COMMENT 'oops);");
-        assert_eq!(e.kind, DdlErrorKind::Unterminated("string"));
+        assert_eq!(e.ddl(), DdlErrorKind::Unterminated("string"));
         let e = err("CREATE TABLE t (a int /* never closed");
-        assert_eq!(e.kind, DdlErrorKind::Unterminated("comment"));
+        assert_eq!(e.ddl(), DdlErrorKind::Unterminated("comment"));
         let e = err("CREATE TABLE t (a int, KEY (b));");
-        assert_eq!(e.kind, DdlErrorKind::UnknownColumn("b".into()));
-        assert_eq!((e.line, e.col), (1, 29));
+        assert_eq!(e.ddl(), DdlErrorKind::UnknownColumn("b".into()));
+        assert_eq!(e.line_col(), (1, 29));
         let e = err("CREATE TABLE t (a int, A int);");
-        assert_eq!(e.kind, DdlErrorKind::DuplicateColumn("A".into()));
+        assert_eq!(e.ddl(), DdlErrorKind::DuplicateColumn("A".into()));
         let e = err("CREATE TABLE t (a char(3) COLLATE nope_ci);");
-        assert_eq!(e.kind, DdlErrorKind::UnknownCollation("nope_ci".into()));
+        assert_eq!(e.ddl(), DdlErrorKind::UnknownCollation("nope_ci".into()));
         let e = err("CREATE TABLE t (a int) DEFAULT CHARSET=klingon;");
-        assert_eq!(e.kind, DdlErrorKind::UnknownCharset("klingon".into()));
+        assert_eq!(e.ddl(), DdlErrorKind::UnknownCharset("klingon".into()));
         let e = err("CREATE TABLE t (a text, KEY (a));");
-        assert!(matches!(e.kind, DdlErrorKind::Unsupported(_)), "{e}");
+        assert!(matches!(e.ddl(), DdlErrorKind::Unsupported(_)), "{e}");
         let e = err("CREATE TABLE t (a int,");
-        assert!(matches!(e.kind, DdlErrorKind::Expected { .. }), "{e}");
+        assert!(matches!(e.ddl(), DdlErrorKind::Expected { .. }), "{e}");
         let e = err("CREATE TABLE t LIKE u;");
-        assert!(matches!(e.kind, DdlErrorKind::Unsupported(_)), "{e}");
+        assert!(matches!(e.ddl(), DdlErrorKind::Unsupported(_)), "{e}");
         let e = err("CREATE TABLE t (a decimal(70,2));");
-        assert!(matches!(e.kind, DdlErrorKind::BadNumber(_)), "{e}");
+        assert!(matches!(e.ddl(), DdlErrorKind::BadNumber(_)), "{e}");
         let e = err("CREATE TABLE t (a int, KEY k ((a + 1)));");
-        assert!(matches!(e.kind, DdlErrorKind::Unsupported(_)), "{e}");
-        assert_eq!(err("SELECT 1;").kind, DdlErrorKind::NoTable);
+        assert!(matches!(e.ddl(), DdlErrorKind::Unsupported(_)), "{e}");
+        assert_eq!(err("SELECT 1;").ddl(), DdlErrorKind::NoTable);
         assert_eq!(
-            err("CREATE TABLE a (x int); CREATE TABLE b (y int);").kind,
+            err("CREATE TABLE a (x int); CREATE TABLE b (y int);").ddl(),
             DdlErrorKind::Ambiguous(vec!["a".into(), "b".into()])
         );
         let many = format!(
@@ -2922,10 +2811,10 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(",")
         );
-        assert_eq!(err(&many).kind, DdlErrorKind::TooMany("columns"));
+        assert_eq!(err(&many).ddl(), DdlErrorKind::TooMany("columns"));
         let big = vec![b' '; MAX_DDL_BYTES + 1];
         assert_eq!(
-            parse(&big).unwrap_err().kind,
+            parse(&big).unwrap_err().ddl(),
             DdlErrorKind::TooLarge(MAX_DDL_BYTES + 1)
         );
     }

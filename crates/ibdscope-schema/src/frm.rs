@@ -29,7 +29,7 @@
 //! | then | forminfo\[286..288\] | generated columns and expressions (MySQL 5.7, MariaDB) |
 //!
 //! Every offset and length read from the file is checked against the
-//! file's length before use; a damaged file gives an [`FrmError`] naming
+//! file's length before use; a damaged file gives an [`Error`] naming
 //! the byte offset of the value that does not fit. Walks are bounded by the
 //! counts in the file and by its length.
 //!
@@ -41,6 +41,9 @@
 //! MySQL 4.1 (11-byte column records).
 
 pub use crate::collation::Charset;
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::FrmErrorKind;
+use crate::error::{Error, ErrorKind, Place};
 use std::fmt;
 
 /// Size of the header (`FRM_HEADER_SIZE`).
@@ -917,97 +920,10 @@ pub struct Frm {
     pub extra2_other: Vec<Extra2Entry>,
 }
 
-/// Why a `.frm` could not be read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FrmErrorKind {
-    /// Shorter than the 64-byte header plus the forminfo.
-    TooShort,
-    /// A view definition (`TYPE=VIEW`), not a table.
-    View,
-    /// The first two bytes are not `FE 01`.
-    BadMagic,
-    /// A frm version this reader does not read (before 4.1: 11-byte
-    /// column records, or above MariaDB's 11).
-    UnsupportedVersion(u8),
-    /// A value read from the file points past its end: what it is, the
-    /// value and the file length.
-    OutOfFile {
-        /// What the value is.
-        what: &'static str,
-        /// The value.
-        value: u64,
-        /// The file's length.
-        len: usize,
-    },
-    /// A name list (columns, keys, ENUM/SET elements) is not
-    /// separator-delimited and NUL-terminated as written.
-    BadNames(&'static str),
-    /// A count in the file disagrees with what the section holds.
-    CountMismatch {
-        /// What is counted.
-        what: &'static str,
-        /// The count the file states.
-        stated: u32,
-        /// What was found.
-        found: u32,
-    },
-    /// The MariaDB extra2 segment is malformed.
-    BadExtra2,
-    /// A key part names a column that does not exist (1-based number).
-    BadKeyColumn(u16),
-    /// A generated column or expression entry is malformed.
-    BadExpression,
-    /// A column's ENUM/SET list number is past the lists.
-    BadInterval(u8),
-    /// A name, ENUM/SET element or comment longer than the servers allow
-    /// ([`crate::table::NAME_CHAR_LEN`] and the others beside it).
-    TooLong(crate::table::TooLong),
+/// A `.frm` read error ([`ErrorKind::Frm`]) at byte `offset` of the file.
+fn frm_err(kind: FrmErrorKind, offset: usize) -> Error {
+    Error::new(ErrorKind::Frm(kind), Place::File { offset })
 }
-
-/// A `.frm` read error: what, and the byte offset of the value at fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct FrmError {
-    /// What is wrong.
-    pub kind: FrmErrorKind,
-    /// Byte offset in the file.
-    pub offset: usize,
-}
-
-impl fmt::Display for FrmError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use FrmErrorKind::*;
-        match self.kind {
-            TooShort => write!(f, "file too short for a .frm"),
-            View => write!(f, "a view definition, not a table"),
-            BadMagic => write!(f, "not a .frm file (magic is not FE 01)"),
-            UnsupportedVersion(v) => write!(f, "unsupported frm version {v}"),
-            OutOfFile { what, value, len } => {
-                write!(
-                    f,
-                    "{what} {value} points past the end of the file ({len} bytes)"
-                )
-            }
-            BadNames(w) => write!(f, "malformed {w} list"),
-            CountMismatch {
-                what,
-                stated,
-                found,
-            } => {
-                write!(f, "{what}: file says {stated}, found {found}")
-            }
-            BadExtra2 => write!(f, "malformed extra2 segment"),
-            BadKeyColumn(n) => write!(f, "key part names column {n}, which does not exist"),
-            BadExpression => write!(f, "malformed expression entry"),
-            BadInterval(n) => write!(f, "ENUM/SET list {n} does not exist"),
-            TooLong(t) => write!(f, "{t}"),
-        }?;
-        write!(f, " at byte {}", self.offset)
-    }
-}
-
-impl std::error::Error for FrmError {}
 
 /// Bounds-checked little-endian reads over the file.
 struct R<'a> {
@@ -1017,34 +933,34 @@ struct R<'a> {
 impl<'a> R<'a> {
     /// `at` is where the value was read; a read that starts past the end
     /// (a walk run out of file) names the end.
-    fn err(&self, what: &'static str, at: usize, value: u64) -> FrmError {
-        FrmError {
-            kind: FrmErrorKind::OutOfFile {
+    fn err(&self, what: &'static str, at: usize, value: u64) -> Error {
+        frm_err(
+            FrmErrorKind::OutOfFile {
                 what,
                 value,
                 len: self.b.len(),
             },
-            offset: at.min(self.b.len()),
-        }
+            at.min(self.b.len()),
+        )
     }
-    fn slice(&self, what: &'static str, at: usize, len: usize) -> Result<&'a [u8], FrmError> {
+    fn slice(&self, what: &'static str, at: usize, len: usize) -> Result<&'a [u8], Error> {
         at.checked_add(len)
             .and_then(|end| self.b.get(at..end))
             .ok_or_else(|| self.err(what, at, u64::try_from(len).unwrap_or(u64::MAX)))
     }
-    fn u8(&self, what: &'static str, at: usize) -> Result<u8, FrmError> {
+    fn u8(&self, what: &'static str, at: usize) -> Result<u8, Error> {
         self.b.get(at).copied().ok_or_else(|| self.err(what, at, 1))
     }
-    fn u16(&self, what: &'static str, at: usize) -> Result<u16, FrmError> {
+    fn u16(&self, what: &'static str, at: usize) -> Result<u16, Error> {
         let s = self.slice(what, at, 2)?;
         Ok(s.iter().rev().fold(0u16, |a, &x| (a << 8) | u16::from(x)))
     }
-    fn u32(&self, what: &'static str, at: usize) -> Result<u32, FrmError> {
+    fn u32(&self, what: &'static str, at: usize) -> Result<u32, Error> {
         let s = self.slice(what, at, 4)?;
         Ok(s.iter().rev().fold(0u32, |a, &x| (a << 8) | u32::from(x)))
     }
     /// `base + add`, which must lie inside the file (or at its end).
-    fn pos(&self, what: &'static str, at: usize, base: usize, add: u64) -> Result<usize, FrmError> {
+    fn pos(&self, what: &'static str, at: usize, base: usize, add: u64) -> Result<usize, Error> {
         usize::try_from(add)
             .ok()
             .and_then(|a| base.checked_add(a))
@@ -1052,12 +968,12 @@ impl<'a> R<'a> {
             .ok_or_else(|| self.err(what, at, add))
     }
     /// A NUL-terminated string at `at`, without the NUL.
-    fn cstr(&self, what: &'static str, at: usize) -> Result<&'a [u8], FrmError> {
+    fn cstr(&self, what: &'static str, at: usize) -> Result<&'a [u8], Error> {
         let rest = self.b.get(at..).ok_or_else(|| self.err(what, at, 0))?;
-        let n = rest.iter().position(|&c| c == 0).ok_or(FrmError {
-            kind: FrmErrorKind::BadNames(what),
-            offset: at,
-        })?;
+        let n = rest
+            .iter()
+            .position(|&c| c == 0)
+            .ok_or_else(|| frm_err(FrmErrorKind::BadNames(what), at))?;
         rest.get(..n).ok_or_else(|| self.err(what, at, 0))
     }
 }
@@ -1071,34 +987,37 @@ fn typelib<'a>(
     at: usize,
     end: usize,
     what: &'static str,
-) -> Result<(Vec<&'a [u8]>, usize), FrmError> {
-    let bad = FrmError {
-        kind: FrmErrorKind::BadNames(what),
-        offset: at,
-    };
-    let region = b.get(at..end).ok_or(bad)?;
-    let (&sep, rest) = region.split_first().ok_or(bad)?;
+) -> Result<(Vec<&'a [u8]>, usize), Error> {
+    let bad = || frm_err(FrmErrorKind::BadNames(what), at);
+    let region = b.get(at..end).ok_or_else(bad)?;
+    let (&sep, rest) = region.split_first().ok_or_else(bad)?;
     if sep == 0 {
-        return Ok((Vec::new(), at.checked_add(1).ok_or(bad)?));
+        return Ok((Vec::new(), at.checked_add(1).ok_or_else(bad)?));
     }
     let mut values = Vec::new();
     let mut i = 0usize; // index into rest
     loop {
-        let tail = rest.get(i..).ok_or(bad)?;
+        let tail = rest.get(i..).ok_or_else(bad)?;
         // strchr stops at NUL: the list ends where NUL comes before the
         // separator.
-        let n = tail.iter().position(|&c| c == sep || c == 0).ok_or(bad)?;
-        let hit = *tail.get(n).ok_or(bad)?;
+        let n = tail
+            .iter()
+            .position(|&c| c == sep || c == 0)
+            .ok_or_else(bad)?;
+        let hit = *tail.get(n).ok_or_else(bad)?;
         if hit == 0 {
             // The last separator must have been right before the NUL.
             if n != 0 {
-                return Err(bad);
+                return Err(bad());
             }
-            let used = i.checked_add(2).ok_or(bad)?; // separator + NUL
-            return Ok((values, at.checked_add(used).ok_or(bad)?));
+            let used = i.checked_add(2).ok_or_else(bad)?; // separator + NUL
+            return Ok((values, at.checked_add(used).ok_or_else(bad)?));
         }
-        values.push(tail.get(..n).ok_or(bad)?);
-        i = i.checked_add(n).and_then(|x| x.checked_add(1)).ok_or(bad)?;
+        values.push(tail.get(..n).ok_or_else(bad)?);
+        i = i
+            .checked_add(n)
+            .and_then(|x| x.checked_add(1))
+            .ok_or_else(bad)?;
     }
 }
 
@@ -1169,34 +1088,22 @@ struct Header {
 impl Header {
     /// Reads the header: not a view, the magic, the frm version, then the
     /// positions, lengths and table options at their fixed offsets.
-    fn read(r: &R<'_>) -> Result<Header, FrmError> {
+    fn read(r: &R<'_>) -> Result<Header, Error> {
         use FrmErrorKind::*;
         let b = r.b;
         if b.starts_with(b"TYPE=VIEW\n") {
-            return Err(FrmError {
-                kind: View,
-                offset: 0,
-            });
+            return Err(frm_err(View, 0));
         }
         if b.len() < FRM_HEADER_SIZE {
-            return Err(FrmError {
-                kind: TooShort,
-                offset: b.len(),
-            });
+            return Err(frm_err(TooShort, b.len()));
         }
         if r.u8("magic", 0)? != 254 || r.u8("magic", 1)? != 1 {
-            return Err(FrmError {
-                kind: BadMagic,
-                offset: 0,
-            });
+            return Err(frm_err(BadMagic, 0));
         }
         let frm_version = r.u8("frm version", 2)?;
         // 4.1+ column records (17 bytes) need new_frm_ver >= 3.
         if !(FRM_VER + 3..=FRM_VER_EXPRESSIONS).contains(&frm_version) {
-            return Err(FrmError {
-                kind: UnsupportedVersion(frm_version),
-                offset: 2,
-            });
+            return Err(frm_err(UnsupportedVersion(frm_version), 2));
         }
         let legacy_db_type = r.u8("engine", 3)?;
         let extra2_len = r.u16("extra2 length", 4)?;
@@ -1249,7 +1156,7 @@ impl Header {
 
 /// The forminfo position (4 bytes after the extra2 segment), which must
 /// leave room for the 288-byte forminfo block.
-fn forminfo_position(r: &R<'_>, e2_end: usize) -> Result<usize, FrmError> {
+fn forminfo_position(r: &R<'_>, e2_end: usize) -> Result<usize, Error> {
     let forminfo = usize::try_from(r.u32("forminfo position", e2_end)?).unwrap_or(usize::MAX);
     if forminfo == 0
         || forminfo
@@ -1265,7 +1172,7 @@ fn forminfo_position(r: &R<'_>, e2_end: usize) -> Result<usize, FrmError> {
 /// after its buffer (header bytes 14..16, or 47..51 when those are
 /// `0xFFFF`; record length at 16..18): the keys, the record's offset and
 /// its end.
-fn read_key_section(r: &R<'_>, h: &Header) -> Result<(Vec<FrmKey>, usize, usize), FrmError> {
+fn read_key_section(r: &R<'_>, h: &Header) -> Result<(Vec<FrmKey>, usize, usize), Error> {
     let key_pos = h.key_pos;
     if key_pos.checked_add(6).is_none_or(|e| e > r.b.len()) {
         return Err(r.err("key section position", 6, key_pos as u64));
@@ -1298,7 +1205,7 @@ struct FormInfo {
 impl FormInfo {
     /// Reads the forminfo block at `at` (inside the file, see
     /// [`forminfo_position`]).
-    fn read(r: &R<'_>, at: usize) -> Result<FormInfo, FrmError> {
+    fn read(r: &R<'_>, at: usize) -> Result<FormInfo, Error> {
         let fi = |off: usize| at.saturating_add(off);
         Ok(FormInfo {
             at,
@@ -1336,7 +1243,7 @@ fn read_extra_segment(
     rec_end: usize,
     keys: &[FrmKey],
     fi: &FormInfo,
-) -> Result<ExtraSegment, FrmError> {
+) -> Result<ExtraSegment, Error> {
     let short_comment_len = fi.short_comment_len;
     let mut engine = None;
     let mut connect_string = String::new();
@@ -1417,7 +1324,7 @@ struct ColumnSections {
 impl ColumnSections {
     /// Locates the sections from the forminfo lengths (`e2_end` is where
     /// the forminfo position was read).
-    fn locate(r: &R<'_>, e2_end: usize, fi: &FormInfo) -> Result<ColumnSections, FrmError> {
+    fn locate(r: &R<'_>, e2_end: usize, fi: &FormInfo) -> Result<ColumnSections, Error> {
         let fields = usize::from(fi.n_fields);
         let disk = r.pos("forminfo position", e2_end, fi.at, FRM_FORMINFO_SIZE as u64)?;
         let field_start = r.pos("screens length", fi.fi(260), disk, u64::from(fi.screens))?;
@@ -1471,17 +1378,17 @@ fn read_names<'a>(
     b: &'a [u8],
     s: &ColumnSections,
     fi: &FormInfo,
-) -> Result<(Vec<&'a [u8]>, Vec<Interval<'a>>), FrmError> {
+) -> Result<(Vec<&'a [u8]>, Vec<Interval<'a>>), Error> {
     let (names, after) = typelib(b, s.names_at, s.names_end, "column name")?;
     if names.len() != usize::from(fi.n_fields) || after > s.names_end {
-        return Err(FrmError {
-            kind: FrmErrorKind::CountMismatch {
+        return Err(frm_err(
+            FrmErrorKind::CountMismatch {
                 what: "column names",
                 stated: u32::from(fi.n_fields),
                 found: u32::try_from(names.len()).unwrap_or(u32::MAX),
             },
-            offset: s.names_at,
-        });
+            s.names_at,
+        ));
     }
     let mut intervals: Vec<Interval<'a>> =
         Vec::with_capacity(usize::from(fi.interval_count.min(fi.int_length)));
@@ -1518,7 +1425,7 @@ impl ColumnReader<'_, '_> {
     /// charset or geometry type 14, comment length 15..17), its comment and
     /// a generated column's entry, then the type the server makes of it
     /// (`make_field`).
-    fn column(&mut self, i: usize, name: &[u8]) -> Result<FrmColumn, FrmError> {
+    fn column(&mut self, i: usize, name: &[u8]) -> Result<FrmColumn, Error> {
         let r = self.r;
         let mysql_version = self.mysql_version;
         let mysql57 = (50700..100000).contains(&mysql_version);
@@ -1608,25 +1515,22 @@ impl ColumnReader<'_, '_> {
         &mut self,
         at: usize,
         interval_nr: u8,
-    ) -> Result<(FieldType, u8, FrmExpr), FrmError> {
+    ) -> Result<(FieldType, u8, FrmExpr), Error> {
         let r = self.r;
         let vcol_pos = self.vcol_pos;
         let len = usize::from(interval_nr);
         let e = r.slice("virtual column", vcol_pos, len)?;
-        let bad = FrmError {
-            kind: FrmErrorKind::BadExpression,
-            offset: vcol_pos,
-        };
-        let (&v, rest) = e.split_first().ok_or(bad)?;
-        let (&ty, rest) = rest.split_first().ok_or(bad)?;
-        let (&flags, rest) = rest.split_first().ok_or(bad)?;
+        let bad = || frm_err(FrmErrorKind::BadExpression, vcol_pos);
+        let (&v, rest) = e.split_first().ok_or_else(bad)?;
+        let (&ty, rest) = rest.split_first().ok_or_else(bad)?;
+        let (&flags, rest) = rest.split_first().ok_or_else(bad)?;
         let (interval_nr, rest) = match v {
             1 => (0, rest),
             2 => {
-                let (&iv, rest) = rest.split_first().ok_or(bad)?;
+                let (&iv, rest) = rest.split_first().ok_or_else(bad)?;
                 (iv, rest)
             }
-            _ => return Err(bad),
+            _ => return Err(bad()),
         };
         let generated = generated_expr(flags & 1 != 0, rest);
         self.vcol_pos = r.pos(
@@ -1640,15 +1544,12 @@ impl ColumnReader<'_, '_> {
 
     /// A MySQL 5.7 generated column's entry in the expressions section:
     /// 1, length u16, stored, text.
-    fn mysql57_generated_column(&mut self) -> Result<FrmExpr, FrmError> {
+    fn mysql57_generated_column(&mut self) -> Result<FrmExpr, Error> {
         let r = self.r;
         let vcol_pos = self.vcol_pos;
-        let bad = FrmError {
-            kind: FrmErrorKind::BadExpression,
-            offset: vcol_pos,
-        };
+        let bad = || frm_err(FrmErrorKind::BadExpression, vcol_pos);
         if r.u8("generated column", vcol_pos)? != 1 {
-            return Err(bad);
+            return Err(bad());
         }
         let len = r.u16("generated column length", vcol_pos.saturating_add(1))?;
         let stored = r.u8("generated column", vcol_pos.saturating_add(3))? != 0;
@@ -1669,15 +1570,17 @@ impl ColumnReader<'_, '_> {
 
     /// An ENUM/SET column's element names, from the list its record's
     /// byte 12 numbers (1-based); UCS-2/UTF-16/UTF-32 lists are hex.
-    fn elements(&self, col: &mut FrmColumn, at: usize) -> Result<(), FrmError> {
+    fn elements(&self, col: &mut FrmColumn, at: usize) -> Result<(), Error> {
         let interval_nr = col.interval_nr;
         if interval_nr > 0 && matches!(col.real_type.0, 247 | 248) {
             let list = self
                 .intervals
                 .get(usize::from(interval_nr).wrapping_sub(1))
-                .ok_or(FrmError {
-                    kind: FrmErrorKind::BadInterval(interval_nr),
-                    offset: at.saturating_add(12),
+                .ok_or_else(|| {
+                    frm_err(
+                        FrmErrorKind::BadInterval(interval_nr),
+                        at.saturating_add(12),
+                    )
                 })?;
             let wide = col.charset().is_some_and(|c| c.mbminlen > 1);
             col.elements = list
@@ -1759,17 +1662,14 @@ fn read_expressions(
     vcol_end: usize,
     vcol_length: u16,
     columns: &mut [FrmColumn],
-) -> Result<Vec<FrmExpr>, FrmError> {
+) -> Result<Vec<FrmExpr>, Error> {
     let mut checks = Vec::new();
     let mut p = vcol_pos;
     let mut n = 0usize;
     while p < vcol_end {
         n = n.saturating_add(1);
         if n > usize::from(vcol_length) {
-            return Err(FrmError {
-                kind: FrmErrorKind::BadExpression,
-                offset: p,
-            });
+            return Err(frm_err(FrmErrorKind::BadExpression, p));
         }
         let kind = r.u8("expression type", p)?;
         let field_nr = r.u16("expression column", p.saturating_add(1))?;
@@ -1800,10 +1700,9 @@ fn read_expressions(
         if kind == ExprKind::CheckTable {
             checks.push(e);
         } else {
-            let col = columns.get_mut(usize::from(field_nr)).ok_or(FrmError {
-                kind: FrmErrorKind::BadExpression,
-                offset: p.saturating_add(1),
-            })?;
+            let col = columns
+                .get_mut(usize::from(field_nr))
+                .ok_or_else(|| frm_err(FrmErrorKind::BadExpression, p.saturating_add(1)))?;
             match kind {
                 ExprKind::Virtual | ExprKind::Stored => col.generated = Some(e),
                 ExprKind::Default => col.default_expr = Some(e),
@@ -1902,17 +1801,19 @@ fn resolve_key_parts(
     columns: &[FrmColumn],
     index_flags: Option<&[u8]>,
     key_pos: usize,
-) -> Result<(), FrmError> {
+) -> Result<(), Error> {
     for (k, key) in keys.iter_mut().enumerate() {
         if let Some(f) = index_flags.and_then(|f| f.get(k)) {
             key.ignored = f & 1 != 0;
         }
         for part in key.parts.iter_mut() {
-            let col = columns.get(part.column).ok_or(FrmError {
-                kind: FrmErrorKind::BadKeyColumn(
-                    u16::try_from(part.column.saturating_add(1)).unwrap_or(u16::MAX),
-                ),
-                offset: key_pos,
+            let col = columns.get(part.column).ok_or_else(|| {
+                frm_err(
+                    FrmErrorKind::BadKeyColumn(
+                        u16::try_from(part.column.saturating_add(1)).unwrap_or(u16::MAX),
+                    ),
+                    key_pos,
+                )
             })?;
             let full = if key.flags & key_flag::HA_FULLTEXT != 0 {
                 None
@@ -1970,7 +1871,7 @@ fn bound_keys(keys: &[FrmKey], table_comment: &str) -> Result<(), crate::table::
 impl Frm {
     /// Reads a `.frm` file. Every offset and length is checked; the error
     /// names the byte offset of the value that does not fit.
-    pub fn parse(b: &[u8]) -> Result<Frm, FrmError> {
+    pub fn parse(b: &[u8]) -> Result<Frm, Error> {
         let r = R { b };
         let h = Header::read(&r)?;
 
@@ -2026,22 +1927,14 @@ impl Frm {
         mark_hash_columns(&keys, &mut columns);
         resolve_key_parts(&mut keys, &columns, ex.index_flags.as_deref(), h.key_pos)?;
 
-        bound_columns(&columns).map_err(|t| FrmError {
-            kind: FrmErrorKind::TooLong(t),
-            offset: s.field_start,
-        })?;
-        bound_keys(&keys, &extra.comment).map_err(|t| FrmError {
-            kind: FrmErrorKind::TooLong(t),
-            offset: h.key_pos,
-        })?;
+        bound_columns(&columns).map_err(|t| frm_err(FrmErrorKind::TooLong(t), s.field_start))?;
+        bound_keys(&keys, &extra.comment)
+            .map_err(|t| frm_err(FrmErrorKind::TooLong(t), h.key_pos))?;
         let system_period = ex.system_period;
         if let Some((s, e)) = system_period {
             let fields = usize::from(fi.n_fields);
             if s >= fields || e >= fields {
-                return Err(FrmError {
-                    kind: FrmErrorKind::BadExtra2,
-                    offset: e2_start,
-                });
+                return Err(frm_err(FrmErrorKind::BadExtra2, e2_start));
             }
         }
         Ok(Frm {
@@ -2740,13 +2633,10 @@ struct Extra2 {
 
 /// `read_extra2`: entries of type (1 byte), length (1 byte, or 0 then 2
 /// bytes of at least 256), value, up to the segment's end exactly.
-fn read_extra2(r: &R<'_>, start: usize, end: usize) -> Result<Extra2, FrmError> {
+fn read_extra2(r: &R<'_>, start: usize, end: usize) -> Result<Extra2, Error> {
     let mut ex = Extra2::default();
     let mut p = start;
-    let bad = |at: usize| FrmError {
-        kind: FrmErrorKind::BadExtra2,
-        offset: at,
-    };
+    let bad = |at: usize| frm_err(FrmErrorKind::BadExtra2, at);
     while p.checked_add(3).is_some_and(|x| x <= end) {
         let kind = r.u8("extra2 type", p)?;
         let mut q = p.saturating_add(1);
@@ -2822,7 +2712,7 @@ fn read_extra2(r: &R<'_>, start: usize, end: usize) -> Result<Extra2, FrmError> 
 /// The key section: counts, 8 bytes per key and 9 per part (4.1+), the
 /// `0xFF`-separated names, then a 2-byte-length comment per key that has
 /// `HA_USES_COMMENT`.
-fn read_keys(r: &R<'_>, at: usize) -> Result<Vec<FrmKey>, FrmError> {
+fn read_keys(r: &R<'_>, at: usize) -> Result<Vec<FrmKey>, Error> {
     let b0 = r.u8("key count", at)?;
     let b1 = r.u8("key count", at.saturating_add(1))?;
     let (n_keys, n_parts) = if b0 & 0x80 != 0 {
@@ -2848,10 +2738,7 @@ fn read_keys(r: &R<'_>, at: usize) -> Result<Vec<FrmKey>, FrmError> {
         for _ in 0..n {
             let nr = r.u16("key part column", p)? & FIELD_NR_MASK;
             if nr == 0 {
-                return Err(FrmError {
-                    kind: FrmErrorKind::BadKeyColumn(nr),
-                    offset: p,
-                });
+                return Err(frm_err(FrmErrorKind::BadKeyColumn(nr), p));
             }
             let offset = r
                 .u16("key part offset", p.saturating_add(2))?
@@ -2884,14 +2771,14 @@ fn read_keys(r: &R<'_>, at: usize) -> Result<Vec<FrmKey>, FrmError> {
     // MariaDB counts a long unique hash part in the header too; MySQL's
     // count equals the parts.
     if total_parts > u32::from(n_parts).saturating_add(u32::from(n_keys)) {
-        return Err(FrmError {
-            kind: FrmErrorKind::CountMismatch {
+        return Err(frm_err(
+            FrmErrorKind::CountMismatch {
                 what: "key parts",
                 stated: u32::from(n_parts),
                 found: total_parts,
             },
-            offset: at,
-        });
+            at,
+        ));
     }
     let names = r.cstr("key names", p)?;
     let names_end = p.saturating_add(names.len()).saturating_add(1);
@@ -2900,14 +2787,14 @@ fn read_keys(r: &R<'_>, at: usize) -> Result<Vec<FrmKey>, FrmError> {
     } else {
         let (list, _) = typelib(r.b, p, names_end, "key name")?;
         if list.len() != keys.len() {
-            return Err(FrmError {
-                kind: FrmErrorKind::CountMismatch {
+            return Err(frm_err(
+                FrmErrorKind::CountMismatch {
                     what: "key names",
                     stated: u32::from(n_keys),
                     found: u32::try_from(list.len()).unwrap_or(u32::MAX),
                 },
-                offset: p,
-            });
+                p,
+            ));
         }
         for (k, n) in keys.iter_mut().zip(list) {
             k.name = lossy(n);
@@ -3324,7 +3211,10 @@ mod tests {
             let step = if name.ends_with("types") { 1 } else { 7 };
             for cut in (0..used).step_by(step) {
                 match Frm::parse(&b[..cut]) {
-                    Err(e) => assert!(e.offset <= cut.max(64), "{name} cut {cut}: {e}"),
+                    Err(e) => assert!(
+                        e.file_offset().unwrap() <= cut.max(64),
+                        "{name} cut {cut}: {e}"
+                    ),
                     Ok(_) => panic!("{name} cut at {cut} of {used} parsed"),
                 }
             }
@@ -3355,7 +3245,10 @@ mod tests {
                     m[pos] = v;
                     total += 1;
                     if let Err(e) = Frm::parse(&m) {
-                        assert!(e.offset <= m.len(), "{name} byte {pos}={v:#x}: {e}");
+                        assert!(
+                            e.file_offset().unwrap() <= m.len(),
+                            "{name} byte {pos}={v:#x}: {e}"
+                        );
                         errors += 1;
                     }
                 }
@@ -3369,7 +3262,7 @@ mod tests {
                 }
                 total += 1;
                 if let Err(e) = Frm::parse(&m) {
-                    assert!(e.offset <= m.len(), "{name}: {e}");
+                    assert!(e.file_offset().unwrap() <= m.len(), "{name}: {e}");
                     errors += 1;
                 }
             }
@@ -3428,28 +3321,25 @@ mod tests {
     #[test]
     fn damaged_headers_name_their_offset() {
         let err = |b: &[u8]| Frm::parse(b).unwrap_err();
-        assert_eq!(err(b"TYPE=VIEW\nquery=select 1\n").kind, FrmErrorKind::View);
-        assert_eq!(err(&[0xfe, 1]).kind, FrmErrorKind::TooShort);
+        assert_eq!(
+            err(b"TYPE=VIEW\nquery=select 1\n").frm(),
+            FrmErrorKind::View
+        );
+        assert_eq!(err(&[0xfe, 1]).frm(), FrmErrorKind::TooShort);
         let mut b = tiny();
         b[0] = 0;
-        assert_eq!(err(&b).kind, FrmErrorKind::BadMagic);
+        assert_eq!(err(&b).frm(), FrmErrorKind::BadMagic);
         let mut b = tiny();
         b[2] = 8;
-        assert_eq!(
-            err(&b),
-            FrmError {
-                kind: FrmErrorKind::UnsupportedVersion(8),
-                offset: 2
-            }
-        );
+        assert_eq!(err(&b), frm_err(FrmErrorKind::UnsupportedVersion(8), 2));
         // The forminfo position (at 64 + 3) past the end.
         let mut b = tiny();
         b[67..71].copy_from_slice(&60000u32.to_le_bytes());
         let e = err(&b);
-        assert_eq!(e.offset, 67);
+        assert_eq!(e.file_offset().unwrap(), 67);
         assert!(
             matches!(
-                e.kind,
+                e.frm(),
                 FrmErrorKind::OutOfFile {
                     what: "forminfo position",
                     value: 60000,
@@ -3462,13 +3352,13 @@ mod tests {
         let mut b = tiny();
         b[200 + 258..200 + 260].copy_from_slice(&60000u16.to_le_bytes());
         let e = err(&b);
-        assert_eq!(e.offset, 200 + 258, "{e}");
+        assert_eq!(e.file_offset().unwrap(), 200 + 258, "{e}");
         // The names lose their terminator.
         let mut b = tiny();
         let n = b.len();
         b[n - 2] = b'b';
         assert!(matches!(
-            err(&b).kind,
+            err(&b).frm(),
             FrmErrorKind::BadNames(_) | FrmErrorKind::CountMismatch { .. }
         ));
         // A key section claiming 100 keys.
@@ -3488,7 +3378,7 @@ mod tests {
         b[14..16].copy_from_slice(&30u16.to_le_bytes());
         b[67..71].copy_from_slice(&220u32.to_le_bytes());
         let e = err(&b);
-        assert_eq!(e.kind, FrmErrorKind::BadKeyColumn(5), "{e}");
+        assert_eq!(e.frm(), FrmErrorKind::BadKeyColumn(5), "{e}");
     }
 
     #[test]
@@ -3677,7 +3567,7 @@ mod tests {
         let n = b.len();
         b[n - text.len() - 3] = 3;
         assert_eq!(
-            Frm::parse(&b).unwrap_err().kind,
+            Frm::parse(&b).unwrap_err().frm(),
             FrmErrorKind::BadExpression
         );
     }

@@ -33,6 +33,9 @@
 //! and the instantly added columns get the metadata record's values as
 //! their defaults.
 
+use crate::error::Error;
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::InstantErrorKind;
 use crate::row::{
     read_external, split, BlobRef, FieldValue, BTR_EXTERN_FIELD_REF_SIZE, LOB_HDR_NEXT_PAGE_NO,
     LOB_HDR_PART_LEN,
@@ -47,7 +50,6 @@ use ibdscope_core::record::{
 };
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
 use ibdscope_prims::bytes::{be_u16, be_u32};
-use std::fmt;
 
 /// `PAGE_HEADER + PAGE_INSTANT`: MariaDB's name for the 2 bytes MySQL
 /// calls `PAGE_DIRECTION`.
@@ -94,107 +96,37 @@ pub struct MariaInstant {
     pub metadata: u16,
 }
 
-/// Why the instant metadata could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum InstantError {
-    /// The definition has no clustered index with a root page.
-    NoRoot,
-    /// A page could not be read.
-    Page(PageNo),
-    /// `PAGE_INSTANT` names fewer fields than the key, DB_TRX_ID and
-    /// DB_ROLL_PTR.
-    CoreTooSmall {
-        /// The stated count.
-        n_core: u16,
-    },
-    /// The root's infimum and supremum are neither the strings nor zero.
-    PseudoRecords,
-    /// No leaf of the index without a left sibling.
-    NoLeftmostLeaf,
-    /// The leftmost leaf's first record is not the metadata record.
-    NoMetadata {
-        /// The leaf.
-        page: PageNo,
-    },
-    /// The metadata BLOB reference or page is not what the server writes.
-    BadBlob {
-        /// Page and byte offset.
-        page: PageNo,
-        /// Byte offset in the page.
-        offset: usize,
-        /// What is wrong.
-        what: &'static str,
-    },
-    /// The map names a column the definition does not have, or fewer
-    /// fields than the definition's.
-    MapMismatch {
-        /// What is wrong.
-        what: String,
-    },
-    /// The metadata record does not split with the layout.
-    Metadata {
-        /// The leaf.
-        page: PageNo,
-        /// What the split said.
-        what: String,
-    },
-}
-
-impl fmt::Display for InstantError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InstantError::NoRoot => write!(f, "the clustered index has no root page"),
-            InstantError::Page(p) => write!(f, "page {p} cannot be read"),
-            InstantError::CoreTooSmall { n_core } => write!(
-                f,
-                "PAGE_INSTANT says {n_core} core fields, fewer than the key, DB_TRX_ID and \
-                 DB_ROLL_PTR"
-            ),
-            InstantError::PseudoRecords => write!(
-                f,
-                "the root's infimum/supremum hold neither their names nor zero bytes"
-            ),
-            InstantError::NoLeftmostLeaf => {
-                write!(f, "no leaf page of the index without a left sibling")
-            }
-            InstantError::NoMetadata { page } => write!(
-                f,
-                "page {page}: the first record is not the instant ALTER metadata record"
-            ),
-            InstantError::BadBlob { page, offset, what } => {
-                write!(f, "page {page} byte {offset}: metadata BLOB: {what}")
-            }
-            InstantError::MapMismatch { what } => write!(f, "field map: {what}"),
-            InstantError::Metadata { page, what } => {
-                write!(f, "page {page}: metadata record: {what}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for InstantError {}
-
 /// Reads the instant metadata of the clustered index whose root is `root`,
 /// `None` when the root is an ordinary index page. `key_fixed` is the sum
 /// of the fixed lengths of the key fields (variable ones count 0: the
 /// server writes them empty in the metadata record), `n_key` their count.
+///
+/// Errors: [`ErrorKind::Instant`].
 pub fn read(
     ts: &Tablespace<'_>,
     root: PageNo,
     n_key: usize,
     key_fixed: usize,
-) -> Result<Option<MariaInstant>, InstantError> {
-    let page = ts.page(root).ok_or(InstantError::Page(root))?;
-    let fil = FilHeader::new(page).ok_or(InstantError::Page(root))?;
+) -> Result<Option<MariaInstant>, Error> {
+    read_kind(ts, root, n_key, key_fixed).map_err(InstantErrorKind::into_error)
+}
+
+fn read_kind(
+    ts: &Tablespace<'_>,
+    root: PageNo,
+    n_key: usize,
+    key_fixed: usize,
+) -> Result<Option<MariaInstant>, InstantErrorKind> {
+    let page = ts.page(root).ok_or(InstantErrorKind::Page(root))?;
+    let fil = FilHeader::new(page).ok_or(InstantErrorKind::Page(root))?;
     if fil.page_type() != PageType::FIL_PAGE_TYPE_INSTANT {
         return Ok(None);
     }
-    let n_core = be_u16(page, PAGE_INSTANT_AT).ok_or(InstantError::Page(root))? >> 3;
+    let n_core = be_u16(page, PAGE_INSTANT_AT).ok_or(InstantErrorKind::Page(root))? >> 3;
     if usize::from(n_core) < n_key.saturating_add(2) {
-        return Err(InstantError::CoreTooSmall { n_core });
+        return Err(InstantErrorKind::CoreTooSmall { n_core });
     }
-    let rp = RecPage::new(page, ts.page_size()).ok_or(InstantError::Page(root))?;
+    let rp = RecPage::new(page, ts.page_size()).ok_or(InstantErrorKind::Page(root))?;
     let format = rp.format();
     let compact = format == RecFormat::Compact;
     let bytes = |at: usize| page.get(at..at.saturating_add(8));
@@ -205,10 +137,10 @@ pub fn read(
         {
             None
         }
-        None => return Err(InstantError::PseudoRecords),
+        None => return Err(InstantErrorKind::PseudoRecords),
     };
     let leaf = leftmost_leaf(ts, root, rp.header().index_id())?;
-    let lp = RecPage::of(ts, leaf).map_err(|_| InstantError::Page(leaf))?;
+    let lp = RecPage::of(ts, leaf).map_err(|_| InstantErrorKind::Page(leaf))?;
     let mut visited = Visited::new();
     let first = lp.records(&mut visited).and_then(|mut it| loop {
         match it.next() {
@@ -218,13 +150,13 @@ pub fn read(
         }
     });
     let Some(meta) = first else {
-        return Err(InstantError::NoMetadata { page: leaf });
+        return Err(InstantErrorKind::NoMetadata { page: leaf });
     };
     let info = meta.header.info_bits;
     if info & !REC_INFO_DELETED_FLAG & 0xF0 != REC_INFO_MIN_REC_FLAG
         || (compact && meta.rec_type != RecType::Instant)
     {
-        return Err(InstantError::NoMetadata { page: leaf });
+        return Err(InstantErrorKind::NoMetadata { page: leaf });
     }
     let map = if info & REC_INFO_DELETED_FLAG != 0 {
         let trx_at = if compact {
@@ -233,7 +165,7 @@ pub fn read(
             let n = u16::try_from(n_key.saturating_sub(1)).unwrap_or(u16::MAX);
             usize::from(
                 meta.field(lp.bytes(), n)
-                    .ok_or(InstantError::NoMetadata { page: leaf })?
+                    .ok_or(InstantErrorKind::NoMetadata { page: leaf })?
                     .end,
             )
         };
@@ -259,7 +191,7 @@ fn leftmost_leaf(
     ts: &Tablespace<'_>,
     root: PageNo,
     index_id: ibdscope_core::IndexId,
-) -> Result<PageNo, InstantError> {
+) -> Result<PageNo, InstantErrorKind> {
     let leaf_of_index = |n: PageNo| {
         let Some(p) = ts.page(n) else { return false };
         let (Some(fil), Some(ix)) = (FilHeader::new(p), IndexHeader::new(p)) else {
@@ -279,7 +211,7 @@ fn leftmost_leaf(
     ts.data_pages()
         .map(|(n, _)| n)
         .find(|&n| leaf_of_index(n))
-        .ok_or(InstantError::NoLeftmostLeaf)
+        .ok_or(InstantErrorKind::NoLeftmostLeaf)
 }
 
 /// The field map behind the BLOB reference at `at` of the leaf `page`.
@@ -288,8 +220,8 @@ fn read_map(
     leaf: PageNo,
     page: &[u8],
     at: usize,
-) -> Result<Vec<MapEntry>, InstantError> {
-    let bad = |page, offset, what| InstantError::BadBlob { page, offset, what };
+) -> Result<Vec<MapEntry>, InstantErrorKind> {
+    let bad = |page, offset, what| InstantErrorKind::BadBlob { page, offset, what };
     let r: &[u8; BTR_EXTERN_FIELD_REF_SIZE] = page
         .get(at..at.saturating_add(BTR_EXTERN_FIELD_REF_SIZE))
         .and_then(|s| s.try_into().ok())
@@ -362,12 +294,21 @@ fn read_map(
 /// columns, sets the instantly added columns' defaults from the metadata
 /// record, and returns the clustered index's layout in physical order.
 /// `None` when the index is not instant (use [`TableDef::layout`]).
+///
+/// Errors: [`ErrorKind::Instant`].
 pub fn apply(
     ts: &Tablespace<'_>,
     def: &mut TableDef,
-) -> Result<Option<(MariaInstant, RecordLayout)>, InstantError> {
-    let ix = def.clustered().ok_or(InstantError::NoRoot)?.clone();
-    let root = PageNo(ix.root.ok_or(InstantError::NoRoot)?);
+) -> Result<Option<(MariaInstant, RecordLayout)>, Error> {
+    apply_kind(ts, def).map_err(InstantErrorKind::into_error)
+}
+
+fn apply_kind(
+    ts: &Tablespace<'_>,
+    def: &mut TableDef,
+) -> Result<Option<(MariaInstant, RecordLayout)>, InstantErrorKind> {
+    let ix = def.clustered().ok_or(InstantErrorKind::NoRoot)?.clone();
+    let root = PageNo(ix.root.ok_or(InstantErrorKind::NoRoot)?);
     // Only an instant root has anything to read (and an unreadable root
     // of another table is the caller's to report).
     if ts
@@ -379,12 +320,12 @@ pub fn apply(
         return Ok(None);
     }
     let compact = RecPage::of(ts, root)
-        .map_err(|_| InstantError::Page(root))?
+        .map_err(|_| InstantErrorKind::Page(root))?
         .format()
         == RecFormat::Compact;
     let base = def
         .layout(&ix, compact)
-        .map_err(|e| InstantError::MapMismatch {
+        .map_err(|e| InstantErrorKind::MapMismatch {
             what: format!("the definition's layout: {e}"),
         })?;
     let n_key = base.n_unique;
@@ -394,7 +335,7 @@ pub fn apply(
         .take(n_key)
         .map(|f| f.fixed_len.unwrap_or(0) as usize)
         .sum();
-    let Some(inst) = read(ts, root, n_key, key_fixed)? else {
+    let Some(inst) = read_kind(ts, root, n_key, key_fixed)? else {
         return Ok(None);
     };
     let n_first = n_key.saturating_add(2);
@@ -410,7 +351,7 @@ pub fn apply(
             .collect();
         let non_key = base.fields.len().saturating_sub(n_first);
         if map.len() < non_key {
-            return Err(InstantError::MapMismatch {
+            return Err(InstantErrorKind::MapMismatch {
                 what: format!(
                     "{} fields, the definition stores {non_key} non-key columns",
                     map.len()
@@ -422,7 +363,7 @@ pub fn apply(
             match *e {
                 MapEntry::Column(c) => {
                     let col = stored.get(usize::from(c)).copied().ok_or_else(|| {
-                        InstantError::MapMismatch {
+                        InstantErrorKind::MapMismatch {
                             what: format!(
                                 "entry {k} names column {c}, the table has {}",
                                 stored.len()
@@ -434,7 +375,7 @@ pub fn apply(
                         .iter()
                         .skip(n_first)
                         .find(|f| f.column == col)
-                        .ok_or_else(|| InstantError::MapMismatch {
+                        .ok_or_else(|| InstantErrorKind::MapMismatch {
                             what: format!(
                                 "entry {k}: column {} is not a non-key field of the index",
                                 def.columns.get(col).map_or("?", |c| c.name.as_str())
@@ -478,7 +419,7 @@ pub fn apply(
     }
     let n_core = usize::from(inst.n_core);
     if n_core > fields.len() {
-        return Err(InstantError::MapMismatch {
+        return Err(InstantErrorKind::MapMismatch {
             what: format!(
                 "{n_core} core fields, the index has {} fields",
                 fields.len()
@@ -505,8 +446,8 @@ fn set_defaults(
     inst: &MariaInstant,
     layout: &RecordLayout,
     n_first: usize,
-) -> Result<(), InstantError> {
-    let meta_err = |what: String| InstantError::Metadata {
+) -> Result<(), InstantErrorKind> {
+    let meta_err = |what: String| InstantErrorKind::Metadata {
         page: inst.leaf,
         what,
     };
@@ -537,7 +478,7 @@ fn set_defaults(
             },
         );
     }
-    let lp = RecPage::of(ts, inst.leaf).map_err(|_| InstantError::Page(inst.leaf))?;
+    let lp = RecPage::of(ts, inst.leaf).map_err(|_| InstantErrorKind::Page(inst.leaf))?;
     let rec = lp
         .record_at(inst.metadata)
         .ok_or_else(|| meta_err("not at its offset".into()))?;

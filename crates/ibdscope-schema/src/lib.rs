@@ -32,6 +32,7 @@
 mod collation;
 pub mod ddl;
 pub mod dictdef;
+mod error;
 pub mod frm;
 pub mod instant;
 mod json;
@@ -43,4 +44,5 @@ pub mod table;
 pub mod value;
 pub mod zip;
 
+pub use error::{Error, ErrorKind, Place};
 pub use table::TableDef;

@@ -120,6 +120,9 @@
 //! # }
 //! ```
 
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::{DescentErrorKind, LobErrorKind, RowErrorKind};
+use crate::error::{Error, ErrorKind};
 use crate::table::{LayoutField, RecordLayout};
 pub use crate::zip::BTR_EXTERN_FIELD_REF_SIZE;
 use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
@@ -129,7 +132,6 @@ use ibdscope_core::record::{
 };
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
 use ibdscope_prims::bytes::{be_u16, be_u32};
-use std::fmt;
 
 /// Offset of the space id in a reference.
 pub const BTR_EXTERN_SPACE_ID: usize = 0;
@@ -291,152 +293,29 @@ pub struct RecordInfo {
     pub child: Option<PageNo>,
 }
 
-/// Why a record could not be split.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RowErrorKind {
-    /// ROW_FORMAT=COMPRESSED page: its records are a zlib stream, not
-    /// decoded yet.
-    Compressed,
-    /// The infimum or supremum, or a status the layout cannot describe.
-    NotUserRecord,
-    /// MariaDB 10.3+ instant ALTER: a record with status 4
-    /// (`REC_STATUS_INSTANT`: written after instant ADD/DROP, or the
-    /// metadata record); its field count and the metadata record are not
-    /// decoded yet.
-    MariaDbInstant,
-    /// The header, NULL bitmap or lengths reach below the user records.
-    HeaderOutOfPage,
-    /// A field reaches past the heap top or the page.
-    FieldOutOfPage {
-        /// Layout position of the field.
-        field: u16,
-    },
-    /// The record states more fields than the layout has.
-    TooManyFields {
-        /// Stated.
-        stated: u16,
-        /// In the layout.
-        layout: u16,
-    },
-    /// The record's format differs from the layout's.
-    FormatMismatch,
-    /// An off-page field shorter than its 20-byte reference.
-    ExternTooShort {
-        /// Layout position of the field.
-        field: u16,
-    },
-    /// Off-page flag on a field that cannot be off-page.
-    UnexpectedExtern {
-        /// Layout position of the field.
-        field: u16,
-    },
-    /// A REDUNDANT record with a row version (8.0.29+ instant on
-    /// REDUNDANT tables): not decoded yet.
-    RedundantVersion,
-    /// A fixed-length field whose length differs from the layout's
-    /// (REDUNDANT).
-    LengthMismatch {
-        /// Layout position of the field.
-        field: u16,
-    },
-}
-
-/// A split error and the page offset of the bytes at fault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-// Aligned as a pointer: in the splitter's `Result`s the error then sits on
-// the value's own word boundaries, so that the value written field by
-// field is read back without a store-forwarding stall.
-#[repr(align(8))]
-pub struct RowError {
-    /// What.
-    pub kind: RowErrorKind,
-    /// Page offset.
-    pub page_offset: u16,
-}
-
-impl fmt::Display for RowError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = self.page_offset;
-        match self.kind {
-            RowErrorKind::Compressed => {
-                write!(
-                    f,
-                    "ROW_FORMAT=COMPRESSED page: records not decoded (not implemented)"
-                )
-            }
-            RowErrorKind::NotUserRecord => write!(f, "byte {at}: not a user record"),
-            RowErrorKind::MariaDbInstant => write!(
-                f,
-                "byte {at}: MariaDB instant ALTER record (status 4), not decoded (not implemented)"
-            ),
-            RowErrorKind::HeaderOutOfPage => {
-                write!(
-                    f,
-                    "byte {at}: record header, NULL bitmap or lengths outside the records"
-                )
-            }
-            RowErrorKind::FieldOutOfPage { field } => {
-                write!(f, "byte {at}: field {field} reaches past the heap top")
-            }
-            RowErrorKind::TooManyFields { stated, layout } => {
-                write!(
-                    f,
-                    "byte {at}: record states {stated} fields, the index has {layout}"
-                )
-            }
-            RowErrorKind::FormatMismatch => {
-                write!(f, "byte {at}: record format differs from the table's")
-            }
-            RowErrorKind::ExternTooShort { field } => {
-                write!(
-                    f,
-                    "byte {at}: off-page field {field} shorter than its 20-byte reference"
-                )
-            }
-            RowErrorKind::UnexpectedExtern { field } => {
-                write!(f, "byte {at}: field {field} flagged off-page but cannot be")
-            }
-            RowErrorKind::RedundantVersion => {
-                write!(
-                    f,
-                    "byte {at}: REDUNDANT record with a row version (not implemented)"
-                )
-            }
-            RowErrorKind::LengthMismatch { field } => {
-                write!(
-                    f,
-                    "byte {at}: field {field} length differs from its column's"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for RowError {}
-
 fn u16_of(n: usize) -> u16 {
     u16::try_from(n).unwrap_or(u16::MAX)
 }
 
-/// A split error at page offset `at`.
-fn row_err(kind: RowErrorKind, at: usize) -> RowError {
-    RowError {
-        kind,
-        page_offset: u16_of(at),
-    }
+/// A split error ([`ErrorKind::Row`]) at page offset `at`.
+fn row_err(kind: RowErrorKind, at: usize) -> Error {
+    Error::in_page(ErrorKind::Row(kind), None, usize::from(u16_of(at)))
+}
+
+/// The record header, NULL bitmap or lengths reach below the records.
+fn header_out_of_page(at: usize) -> Error {
+    row_err(RowErrorKind::HeaderOutOfPage, at)
 }
 
 /// Splits `rec` (a record of `rp`) into its fields per `layout`, into
 /// `out` (cleared first). Every length read from the page is checked: a
-/// malformed record gives a [`RowError`] with the byte offset.
+/// malformed record gives a [`Error`] with the byte offset.
 pub fn split(
     rp: &RecPage<'_>,
     rec: &Rec,
     layout: &RecordLayout,
     out: &mut Vec<Field>,
-) -> Result<RecordInfo, RowError> {
+) -> Result<RecordInfo, Error> {
     out.clear();
     let origin = usize::from(rec.origin);
     let err = row_err;
@@ -524,7 +403,7 @@ enum Slot {
 /// stored field's NULL flag and length.
 trait FieldHeader {
     /// Field `i` (`f`) of the record, which stores it.
-    fn field(&mut self, i: usize, f: &LayoutField) -> Result<Slot, RowError>;
+    fn field(&mut self, i: usize, f: &LayoutField) -> Result<Slot, Error>;
 }
 
 /// What the COMPACT and REDUNDANT splits share: the page, the heap's end,
@@ -549,7 +428,7 @@ impl Splitter<'_> {
         stored: Stored,
         header: &mut impl FieldHeader,
         out: &mut Vec<Field>,
-    ) -> Result<(), RowError> {
+    ) -> Result<(), Error> {
         for i in 0..n {
             let Some(f) = self.layout.fields.get(i) else {
                 break;
@@ -575,7 +454,7 @@ impl Splitter<'_> {
     /// off-page tail only where the column can have one (not in a node
     /// pointer); a fixed-length field's length must be the column's.
     #[inline]
-    fn value(&self, f: &LayoutField, idx: u16, slot: Slot) -> Result<FieldValue, RowError> {
+    fn value(&self, f: &LayoutField, idx: u16, slot: Slot) -> Result<FieldValue, Error> {
         let (start, end, null, external) = match slot {
             Slot::Null => return Ok(FieldValue::Null),
             Slot::Bytes {
@@ -619,18 +498,21 @@ impl Splitter<'_> {
 struct HeaderBytes<'p> {
     page: &'p [u8],
     floor: usize,
-    /// The error for a header byte out of the records.
-    bad: RowError,
+    /// The page offset a header byte out of the records is reported at.
+    bad: usize,
 }
 
 impl HeaderBytes<'_> {
     /// The header byte at `at`.
     #[inline]
-    fn at(&self, at: usize) -> Result<u8, RowError> {
+    fn at(&self, at: usize) -> Result<u8, Error> {
         if at < self.floor {
-            return Err(self.bad);
+            return Err(header_out_of_page(self.bad));
         }
-        self.page.get(at).copied().ok_or(self.bad)
+        self.page
+            .get(at)
+            .copied()
+            .ok_or_else(|| header_out_of_page(self.bad))
     }
 }
 
@@ -652,11 +534,12 @@ impl FieldHeader for CompactHeader<'_> {
     /// The NULL bit of a nullable field; the length of a variable-length
     /// one (1 byte, or 2 for a `DATA_BIG_COL` with 0x80: 0x40 off-page).
     #[inline]
-    fn field(&mut self, _i: usize, f: &LayoutField) -> Result<Slot, RowError> {
-        let bad_header = self.bytes.bad;
+    fn field(&mut self, _i: usize, f: &LayoutField) -> Result<Slot, Error> {
+        let bad_at = self.bytes.bad;
+        let bad_header = move || header_out_of_page(bad_at);
         if f.nullable {
             if self.null_bit == 8 {
-                self.null_byte = self.null_byte.checked_sub(1).ok_or(bad_header)?;
+                self.null_byte = self.null_byte.checked_sub(1).ok_or_else(bad_header)?;
                 self.null_bit = 0;
             }
             let b = self.bytes.at(self.null_byte)?;
@@ -666,15 +549,15 @@ impl FieldHeader for CompactHeader<'_> {
                 return Ok(Slot::Null);
             }
         }
-        let start = self.origin.checked_add(self.offs).ok_or(bad_header)?;
+        let start = self.origin.checked_add(self.offs).ok_or_else(bad_header)?;
         let (len, external) = match f.fixed_len {
             Some(n) => (n as usize, false),
             None => {
                 let b1 = self.bytes.at(self.lens)?;
-                self.lens = self.lens.checked_sub(1).ok_or(bad_header)?;
+                self.lens = self.lens.checked_sub(1).ok_or_else(bad_header)?;
                 if f.big && b1 & 0x80 != 0 {
                     let b2 = self.bytes.at(self.lens)?;
-                    self.lens = self.lens.checked_sub(1).ok_or(bad_header)?;
+                    self.lens = self.lens.checked_sub(1).ok_or_else(bad_header)?;
                     let v = (usize::from(b1) << 8) | usize::from(b2);
                     (v & 0x3FFF, v & 0x4000 != 0)
                 } else {
@@ -682,8 +565,8 @@ impl FieldHeader for CompactHeader<'_> {
                 }
             }
         };
-        self.offs = self.offs.checked_add(len).ok_or(bad_header)?;
-        let end = self.origin.checked_add(self.offs).ok_or(bad_header)?;
+        self.offs = self.offs.checked_add(len).ok_or_else(bad_header)?;
+        let end = self.origin.checked_add(self.offs).ok_or_else(bad_header)?;
         Ok(Slot::Bytes {
             start,
             end,
@@ -704,8 +587,9 @@ fn compact_stored(
     node_ptr: bool,
     bytes: HeaderBytes<'_>,
     nulls: &mut usize,
-) -> Result<(Stored, Option<u8>, Option<u16>), RowError> {
-    let bad_header = bytes.bad;
+) -> Result<(Stored, Option<u8>, Option<u16>), Error> {
+    let bad_at = bytes.bad;
+    let bad_header = move || header_out_of_page(bad_at);
     let origin = usize::from(rec.origin);
     let info = rec.header.info_bits;
     let n_layout = layout.fields.len();
@@ -727,11 +611,11 @@ fn compact_stored(
         let n_core = layout.n_before_instant.unwrap_or(n_layout);
         let b1 = bytes.at(*nulls)?;
         let n_add = if b1 < 0x80 {
-            *nulls = nulls.checked_sub(1).ok_or(bad_header)?;
+            *nulls = nulls.checked_sub(1).ok_or_else(bad_header)?;
             usize::from(b1)
         } else {
-            let b2 = bytes.at(nulls.checked_sub(1).ok_or(bad_header)?)?;
-            *nulls = nulls.checked_sub(2).ok_or(bad_header)?;
+            let b2 = bytes.at(nulls.checked_sub(1).ok_or_else(bad_header)?)?;
+            *nulls = nulls.checked_sub(2).ok_or_else(bad_header)?;
             usize::from(b1 & 0x7F) | (usize::from(b2) << 7)
         };
         let n = n_core.saturating_add(1).saturating_add(n_add);
@@ -741,16 +625,16 @@ fn compact_stored(
         Ok((Stored::FirstN(n), None, Some(u16_of(n))))
     } else if info & REC_INFO_VERSION_FLAG != 0 {
         let v = bytes.at(*nulls)?;
-        *nulls = nulls.checked_sub(1).ok_or(bad_header)?;
+        *nulls = nulls.checked_sub(1).ok_or_else(bad_header)?;
         Ok((Stored::Version(u32::from(v)), Some(v), None))
     } else if info & REC_INFO_INSTANT_FLAG != 0 {
         let b1 = bytes.at(*nulls)?;
         let n = if b1 & REC_N_FIELDS_TWO_BYTES_FLAG == 0 {
-            *nulls = nulls.checked_sub(1).ok_or(bad_header)?;
+            *nulls = nulls.checked_sub(1).ok_or_else(bad_header)?;
             u16::from(b1)
         } else {
-            let b2 = bytes.at(nulls.checked_sub(1).ok_or(bad_header)?)?;
-            *nulls = nulls.checked_sub(2).ok_or(bad_header)?;
+            let b2 = bytes.at(nulls.checked_sub(1).ok_or_else(bad_header)?)?;
+            *nulls = nulls.checked_sub(2).ok_or_else(bad_header)?;
             (u16::from(b1 & REC_N_FIELDS_ONE_BYTE_MAX) << 8) | u16::from(b2)
         };
         if usize::from(n) > n_layout {
@@ -770,18 +654,18 @@ impl Splitter<'_> {
     /// COMPACT, DYNAMIC and COMPRESSED: the header's stored-field count or
     /// row version, the NULL bitmap and lengths below it (`CompactHeader`),
     /// and a node pointer's child page after the fields.
-    fn compact(&self, out: &mut Vec<Field>) -> Result<RecordInfo, RowError> {
+    fn compact(&self, out: &mut Vec<Field>) -> Result<RecordInfo, Error> {
         let (page, layout, node_ptr, rec) = (self.page, self.layout, self.node_ptr, self.rec);
         let origin = usize::from(rec.origin);
-        let bad_header = row_err(RowErrorKind::HeaderOutOfPage, origin);
+        let bad_header = move || header_out_of_page(origin);
         let bytes = HeaderBytes {
             page,
             floor: RecFormat::Compact.supremum_end(),
-            bad: bad_header,
+            bad: origin,
         };
         let mut nulls = origin
             .checked_sub(REC_N_NEW_EXTRA_BYTES + 1)
-            .ok_or(bad_header)?;
+            .ok_or_else(bad_header)?;
         let n_layout = layout.fields.len();
         let (stored, version, n_stored) = compact_stored(rec, layout, node_ptr, bytes, &mut nulls)?;
         let n_fields = if node_ptr {
@@ -810,9 +694,9 @@ impl Splitter<'_> {
                 .count()
         };
         let null_bytes = n_null.div_ceil(8);
-        let lens = nulls.checked_sub(null_bytes).ok_or(bad_header)?;
+        let lens = nulls.checked_sub(null_bytes).ok_or_else(bad_header)?;
         if null_bytes > 0 {
-            bytes.at(lens.checked_add(1).ok_or(bad_header)?)?;
+            bytes.at(lens.checked_add(1).ok_or_else(bad_header)?)?;
         }
         let mut header = CompactHeader {
             bytes,
@@ -826,8 +710,8 @@ impl Splitter<'_> {
         let mut offs = header.offs;
         let mut child = None;
         if node_ptr {
-            let at = origin.checked_add(offs).ok_or(bad_header)?;
-            let end = at.checked_add(REC_NODE_PTR_SIZE).ok_or(bad_header)?;
+            let at = origin.checked_add(offs).ok_or_else(bad_header)?;
+            let end = at.checked_add(REC_NODE_PTR_SIZE).ok_or_else(bad_header)?;
             if end > self.limit {
                 return Err(row_err(
                     RowErrorKind::FieldOutOfPage {
@@ -852,17 +736,16 @@ impl Splitter<'_> {
     }
 }
 
-fn external_value(page: &[u8], start: usize, len: usize, idx: u16) -> Result<FieldValue, RowError> {
-    let short = RowError {
-        kind: RowErrorKind::ExternTooShort { field: idx },
-        page_offset: u16_of(start),
-    };
-    let local = len.checked_sub(BTR_EXTERN_FIELD_REF_SIZE).ok_or(short)?;
-    let r = start.checked_add(local).ok_or(short)?;
+fn external_value(page: &[u8], start: usize, len: usize, idx: u16) -> Result<FieldValue, Error> {
+    let short = || row_err(RowErrorKind::ExternTooShort { field: idx }, start);
+    let local = len
+        .checked_sub(BTR_EXTERN_FIELD_REF_SIZE)
+        .ok_or_else(short)?;
+    let r = start.checked_add(local).ok_or_else(short)?;
     let bytes: &[u8; BTR_EXTERN_FIELD_REF_SIZE] = page
         .get(r..r.saturating_add(BTR_EXTERN_FIELD_REF_SIZE))
         .and_then(|s| s.try_into().ok())
-        .ok_or(short)?;
+        .ok_or_else(short)?;
     Ok(FieldValue::External {
         start: u16_of(start),
         local_len: u16_of(local),
@@ -883,11 +766,11 @@ struct RedundantHeader<'p> {
 impl FieldHeader for RedundantHeader<'_> {
     /// The field's bytes from the previous field's end to its own.
     #[inline]
-    fn field(&mut self, i: usize, _f: &LayoutField) -> Result<Slot, RowError> {
+    fn field(&mut self, i: usize, _f: &LayoutField) -> Result<Slot, Error> {
         let rf = self
             .rec
             .field(self.page, u16_of(i))
-            .ok_or(row_err(RowErrorKind::HeaderOutOfPage, self.origin))?;
+            .ok_or_else(|| row_err(RowErrorKind::HeaderOutOfPage, self.origin))?;
         let start = self.origin.saturating_add(usize::from(rf.start));
         let end = self.origin.saturating_add(usize::from(rf.end));
         self.data_end = self.data_end.max(end);
@@ -903,7 +786,7 @@ impl FieldHeader for RedundantHeader<'_> {
 impl Splitter<'_> {
     /// REDUNDANT: each field's end offset (`RedundantHeader`); fields past
     /// the record's count take their instant defaults.
-    fn redundant(&self, out: &mut Vec<Field>) -> Result<RecordInfo, RowError> {
+    fn redundant(&self, out: &mut Vec<Field>) -> Result<RecordInfo, Error> {
         let (page, layout, node_ptr, rec) = (self.page, self.layout, self.node_ptr, self.rec);
         let origin = usize::from(rec.origin);
         let err = row_err;
@@ -974,97 +857,15 @@ pub fn data_is_zero(page: &[u8], info: &RecordInfo) -> bool {
         .is_some_and(|d| !d.is_empty() && d.iter().all(|&x| x == 0))
 }
 
-/// Why an off-page value could not be read (completely).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LobErrorKind {
-    /// A page past the file.
-    PastFile,
-    /// A page of an unexpected type; its type.
-    BadPageType(PageType),
-    /// MySQL 8.0 compressed LOB (ZLOB): not decoded yet.
-    Compressed(PageType),
-    /// The zlib stream of a compressed BLOB (ZBLOB) is damaged; the
-    /// offset is in the stream assembled from the chain's pages.
-    Inflate(ibdscope_codec::inflate::InflateErrorKind),
-    /// A length or offset on a page points outside it.
-    OutOfPage,
-    /// More pages or entries than the walk's bound (a loop).
-    TooLong,
-    /// The chain comes back to a page (or 8.0 LOB index entry) it has
-    /// already read: the error's page and offset are the one read twice,
-    /// `from` the page whose pointer leads back to it.
-    Loop {
-        /// The page holding the pointer back.
-        from: PageNo,
-    },
-    /// The chain ended before the reference's length.
-    Short {
-        /// Bytes the reference states.
-        stated: u32,
-        /// Bytes found.
-        found: u32,
-    },
-    /// No index entry version old enough for the reference's LOB version.
-    NoVersion,
+/// An off-page read error ([`ErrorKind::Lob`]) on page `page` at byte
+/// `offset`.
+fn lob_err(kind: LobErrorKind, page: PageNo, offset: usize) -> Error {
+    Error::in_page(
+        ErrorKind::Lob(kind),
+        Some(page),
+        usize::from(u16_of(offset)),
+    )
 }
-
-/// An off-page read error, where.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct LobError {
-    /// What.
-    pub kind: LobErrorKind,
-    /// The page.
-    pub page: PageNo,
-    /// Byte offset on it.
-    pub offset: u16,
-}
-
-impl fmt::Display for LobError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (p, o) = (self.page, self.offset);
-        match self.kind {
-            LobErrorKind::PastFile => write!(f, "off-page value: page {p} past the file"),
-            LobErrorKind::BadPageType(t) => {
-                write!(f, "off-page value: page {p} has type {}", t.0)
-            }
-            LobErrorKind::Compressed(t) => write!(
-                f,
-                "off-page value: page {p} is a compressed BLOB (type {}), not decoded (not implemented)",
-                t.0
-            ),
-            LobErrorKind::OutOfPage => write!(f, "off-page value: page {p} byte {o} out of page"),
-            LobErrorKind::Inflate(k) => write!(
-                f,
-                "off-page value: compressed BLOB from page {p}: zlib stream damaged ({k:?}) at \
-                 stream byte {o}"
-            ),
-            LobErrorKind::TooLong => {
-                write!(f, "off-page value: chain longer than the file at page {p}")
-            }
-            LobErrorKind::Loop { from } => write!(
-                f,
-                "off-page value: chain loops: page {from} leads back to page {p} byte {o}, \
-                 already read"
-            ),
-            LobErrorKind::Short { stated, found } => {
-                write!(
-                    f,
-                    "off-page value: {found} of {stated} bytes found (chain ends at page {p})"
-                )
-            }
-            LobErrorKind::NoVersion => {
-                write!(
-                    f,
-                    "off-page value: no LOB version old enough at page {p} byte {o}"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for LobError {}
 
 /// How an off-page read ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1084,13 +885,11 @@ pub fn read_external(
     blob: &BlobRef,
     cap: usize,
     out: &mut Vec<u8>,
-) -> Result<LobRead, LobError> {
+) -> Result<LobRead, Error> {
     let want = (blob.len as usize).min(cap);
-    let page = ts.page(blob.page).ok_or(LobError {
-        kind: LobErrorKind::PastFile,
-        page: blob.page,
-        offset: 0,
-    })?;
+    let page = ts
+        .page(blob.page)
+        .ok_or_else(|| lob_err(LobErrorKind::PastFile, blob.page, 0))?;
     let t = FilHeader::new(page).map_or(PageType(0), |h| h.page_type());
     let start = out.len();
     match t {
@@ -1098,30 +897,22 @@ pub fn read_external(
         PageType::FIL_PAGE_TYPE_LOB_FIRST => read_lob(ts, blob, page, want, out)?,
         PageType::FIL_PAGE_TYPE_ZBLOB => read_zblob_chain(ts, blob, want, out)?,
         PageType::FIL_PAGE_TYPE_ZLOB_FIRST => {
-            return Err(LobError {
-                kind: LobErrorKind::Compressed(t),
-                page: blob.page,
-                offset: 24,
-            });
+            return Err(lob_err(LobErrorKind::Compressed(t), blob.page, 24));
         }
         other => {
-            return Err(LobError {
-                kind: LobErrorKind::BadPageType(other),
-                page: blob.page,
-                offset: 24,
-            });
+            return Err(lob_err(LobErrorKind::BadPageType(other), blob.page, 24));
         }
     }
     let got = out.len().saturating_sub(start);
     if got < want {
-        return Err(LobError {
-            kind: LobErrorKind::Short {
+        return Err(lob_err(
+            LobErrorKind::Short {
                 stated: blob.len,
                 found: u32::try_from(got).unwrap_or(u32::MAX),
             },
-            page: blob.page,
-            offset: 0,
-        });
+            blob.page,
+            0,
+        ));
     }
     Ok(if want < blob.len as usize {
         LobRead::Capped
@@ -1160,34 +951,32 @@ fn read_blob_chain(
     blob: &BlobRef,
     want: usize,
     out: &mut Vec<u8>,
-) -> Result<(), LobError> {
+) -> Result<(), Error> {
     let mut page_no = blob.page;
     let mut hdr = blob.offset as usize;
     let mut room = want;
     let mut seen = Seen::default();
     let mut prev = page_no;
     for _ in 0..ts.n_pages() {
-        let fail = |kind, offset: usize| LobError {
-            kind,
-            page: page_no,
-            offset: u16_of(offset),
-        };
+        let fail = |kind, offset: usize| lob_err(kind, page_no, offset);
         if !seen.first(u64::from(page_no.0)) {
             return Err(fail(LobErrorKind::Loop { from: prev }, hdr));
         }
-        let page = ts.page(page_no).ok_or(fail(LobErrorKind::PastFile, 0))?;
+        let page = ts
+            .page(page_no)
+            .ok_or_else(|| fail(LobErrorKind::PastFile, 0))?;
         let t = FilHeader::new(page).map_or(PageType(0), |h| h.page_type());
         if !old_blob_page(ts, t) {
             return Err(fail(LobErrorKind::BadPageType(t), 24));
         }
         let part = be_u32(page, hdr.saturating_add(LOB_HDR_PART_LEN))
-            .ok_or(fail(LobErrorKind::OutOfPage, hdr))? as usize;
+            .ok_or_else(|| fail(LobErrorKind::OutOfPage, hdr))? as usize;
         let next = be_u32(page, hdr.saturating_add(LOB_HDR_NEXT_PAGE_NO))
-            .ok_or(fail(LobErrorKind::OutOfPage, hdr))?;
+            .ok_or_else(|| fail(LobErrorKind::OutOfPage, hdr))?;
         let from = hdr.saturating_add(LOB_HDR_SIZE);
         let bytes = page
             .get(from..from.saturating_add(part))
-            .ok_or(fail(LobErrorKind::OutOfPage, hdr))?;
+            .ok_or_else(|| fail(LobErrorKind::OutOfPage, hdr))?;
         let take = room.min(bytes.len());
         out.extend_from_slice(bytes.get(..take).unwrap_or(&[]));
         room = room.saturating_sub(take);
@@ -1198,11 +987,7 @@ fn read_blob_chain(
         page_no = PageNo(next);
         hdr = FIL_PAGE_DATA;
     }
-    Err(LobError {
-        kind: LobErrorKind::TooLong,
-        page: page_no,
-        offset: 0,
-    })
+    Err(lob_err(LobErrorKind::TooLong, page_no, 0))
 }
 
 /// A ROW_FORMAT=COMPRESSED table's off-page value before MySQL 8.0
@@ -1220,7 +1005,7 @@ fn read_zblob_chain(
     blob: &BlobRef,
     want: usize,
     out: &mut Vec<u8>,
-) -> Result<(), LobError> {
+) -> Result<(), Error> {
     let mut z = Vec::new();
     let mut page_no = blob.page;
     let mut at = blob.offset as usize;
@@ -1229,20 +1014,18 @@ fn read_zblob_chain(
     let mut seen = Seen::default();
     let mut prev = page_no;
     for _ in 0..ts.n_pages() {
-        let fail = |kind, offset: usize| LobError {
-            kind,
-            page: page_no,
-            offset: u16_of(offset),
-        };
+        let fail = |kind, offset: usize| lob_err(kind, page_no, offset);
         if !seen.first(u64::from(page_no.0)) {
             return Err(fail(LobErrorKind::Loop { from: prev }, at));
         }
-        let page = ts.page(page_no).ok_or(fail(LobErrorKind::PastFile, 0))?;
+        let page = ts
+            .page(page_no)
+            .ok_or_else(|| fail(LobErrorKind::PastFile, 0))?;
         let t = FilHeader::new(page).map_or(PageType(0), |h| h.page_type());
         if t != expect {
             return Err(fail(LobErrorKind::BadPageType(t), 24));
         }
-        let next = be_u32(page, at).ok_or(fail(LobErrorKind::OutOfPage, at))?;
+        let next = be_u32(page, at).ok_or_else(|| fail(LobErrorKind::OutOfPage, at))?;
         let from = if at == ibdscope_core::fil::FIL_PAGE_NEXT {
             FIL_PAGE_DATA
         } else {
@@ -1250,7 +1033,7 @@ fn read_zblob_chain(
         };
         z.extend_from_slice(
             page.get(from..)
-                .ok_or(fail(LobErrorKind::OutOfPage, from))?,
+                .ok_or_else(|| fail(LobErrorKind::OutOfPage, from))?,
         );
         if next == FIL_NULL {
             ended = true;
@@ -1262,11 +1045,7 @@ fn read_zblob_chain(
         expect = PageType::FIL_PAGE_TYPE_ZBLOB2;
     }
     if !ended {
-        return Err(LobError {
-            kind: LobErrorKind::TooLong,
-            page: page_no,
-            offset: 0,
-        });
+        return Err(lob_err(LobErrorKind::TooLong, page_no, 0));
     }
     // Room for one more stored block or match than wanted: an output limit
     // error then means at least `want` bytes were produced.
@@ -1278,11 +1057,11 @@ fn read_zblob_chain(
             let _ = e;
         }
         Err(e) => {
-            return Err(LobError {
-                kind: LobErrorKind::Inflate(e.kind),
-                page: blob.page,
-                offset: u16_of(e.offset),
-            })
+            let kind = match e.kind {
+                ibdscope_codec::ErrorKind::Inflate(k) => k,
+                _ => ibdscope_codec::inflate::InflateErrorKind::BadCode,
+            };
+            return Err(lob_err(LobErrorKind::Inflate(kind), blob.page, e.offset));
         }
     }
     out.truncate(start.saturating_add(want));
@@ -1303,29 +1082,28 @@ fn read_lob(
     first: &[u8],
     want: usize,
     out: &mut Vec<u8>,
-) -> Result<(), LobError> {
+) -> Result<(), Error> {
     let first_no = blob.page;
-    let fail = |kind, page: PageNo, offset: usize| LobError {
-        kind,
-        page,
-        offset: u16_of(offset),
-    };
+    let fail = |kind, page: PageNo, offset: usize| lob_err(kind, page, offset);
     let ref_version = blob.offset;
     let bound = (ts.n_pages() as usize)
         .saturating_mul(ts.page_size() as usize / LOB_INDEX_ENTRY_SIZE)
         .max(1);
-    let entry = |addr: (u32, usize)| -> Result<&[u8], LobError> {
+    let entry = |addr: (u32, usize)| -> Result<&[u8], Error> {
         let p = ts
             .page(PageNo(addr.0))
-            .ok_or(fail(LobErrorKind::PastFile, PageNo(addr.0), 0))?;
+            .ok_or_else(|| fail(LobErrorKind::PastFile, PageNo(addr.0), 0))?;
         p.get(addr.1..addr.1.saturating_add(LOB_INDEX_ENTRY_SIZE))
-            .ok_or(fail(LobErrorKind::OutOfPage, PageNo(addr.0), addr.1))
+            .ok_or_else(|| fail(LobErrorKind::OutOfPage, PageNo(addr.0), addr.1))
     };
-    let mut addr = fil_addr(first, LOB_FIRST_OFFSET_INDEX_LIST.saturating_add(4)).ok_or(fail(
-        LobErrorKind::OutOfPage,
-        first_no,
-        LOB_FIRST_OFFSET_INDEX_LIST,
-    ))?;
+    let mut addr =
+        fil_addr(first, LOB_FIRST_OFFSET_INDEX_LIST.saturating_add(4)).ok_or_else(|| {
+            fail(
+                LobErrorKind::OutOfPage,
+                first_no,
+                LOB_FIRST_OFFSET_INDEX_LIST,
+            )
+        })?;
     let mut room = want;
     let mut steps = 0usize;
     // Entries read, by file address: a `next` back to one is a loop. The
@@ -1370,14 +1148,14 @@ fn read_lob(
                 v_from = PageNo(v.0);
                 v = fil_addr(old, ENTRY_NEXT).unwrap_or((FIL_NULL, 0));
             }
-            e = found.ok_or(fail(LobErrorKind::NoVersion, PageNo(addr.0), addr.1))?;
+            e = found.ok_or_else(|| fail(LobErrorKind::NoVersion, PageNo(addr.0), addr.1))?;
         }
         let data_page = PageNo(be_u32(e, ENTRY_PAGE_NO).unwrap_or(FIL_NULL));
         // lob0index.h get_data_len: 2 bytes, though 4 are reserved.
         let data_len = usize::from(be_u16(e, ENTRY_DATA_LEN).unwrap_or(0));
         let p = ts
             .page(data_page)
-            .ok_or(fail(LobErrorKind::PastFile, data_page, 0))?;
+            .ok_or_else(|| fail(LobErrorKind::PastFile, data_page, 0))?;
         let from = if data_page == first_no {
             LOB_FIRST_DATA_BEGIN
         } else {
@@ -1387,11 +1165,9 @@ fn read_lob(
             }
             LOB_DATA_PAGE_DATA
         };
-        let bytes = p.get(from..from.saturating_add(data_len)).ok_or(fail(
-            LobErrorKind::OutOfPage,
-            data_page,
-            from,
-        ))?;
+        let bytes = p
+            .get(from..from.saturating_add(data_len))
+            .ok_or_else(|| fail(LobErrorKind::OutOfPage, data_page, from))?;
         let take = room.min(bytes.len());
         out.extend_from_slice(bytes.get(..take).unwrap_or(&[]));
         room = room.saturating_sub(take);
@@ -1410,7 +1186,7 @@ pub fn field_bytes(
     field: &Field,
     cap: usize,
     out: &mut Vec<u8>,
-) -> Option<Result<LobRead, LobError>> {
+) -> Option<Result<LobRead, Error>> {
     out.clear();
     out.extend_from_slice(field.local(page)?);
     match field.value {
@@ -1477,7 +1253,7 @@ mod tests {
         p: &[u8],
         origin: u16,
         l: &RecordLayout,
-    ) -> Result<(Vec<Field>, RecordInfo), RowError> {
+    ) -> Result<(Vec<Field>, RecordInfo), Error> {
         let rp = RecPage::new(p, 16384).unwrap();
         let rec = rp.record_at(origin).unwrap();
         let mut out = Vec::new();
@@ -1602,7 +1378,7 @@ mod tests {
         // A count past the layout is an error, not a panic.
         let (p, o) = page_with(REC_INFO_INSTANT_FLAG, &[9], &[0]);
         assert!(matches!(
-            split_one(&p, o, &l).unwrap_err().kind,
+            split_one(&p, o, &l).unwrap_err().row(),
             RowErrorKind::TooManyFields { stated: 9, .. }
         ));
     }
@@ -1645,13 +1421,13 @@ mod tests {
         // A fixed field whose stored length differs is an error.
         l.fields[0].fixed_len = Some(8);
         assert_eq!(
-            split(&rp, &rec, &l, &mut out).unwrap_err().kind,
+            split(&rp, &rec, &l, &mut out).unwrap_err().row(),
             RowErrorKind::LengthMismatch { field: 0 }
         );
         // A COMPACT layout on a REDUNDANT page.
         l.compact = true;
         assert_eq!(
-            split(&rp, &rec, &l, &mut out).unwrap_err().kind,
+            split(&rp, &rec, &l, &mut out).unwrap_err().row(),
             RowErrorKind::FormatMismatch
         );
     }
@@ -1686,7 +1462,7 @@ mod tests {
         // Infimum and supremum are not split.
         let inf = rp.infimum().unwrap();
         assert_eq!(
-            split(&rp, &inf, &l, &mut out).unwrap_err().kind,
+            split(&rp, &inf, &l, &mut out).unwrap_err().row(),
             RowErrorKind::NotUserRecord
         );
     }
@@ -1753,7 +1529,7 @@ mod tests {
         out.clear();
         let e = read_external(&t, &long, usize::MAX, &mut out).unwrap_err();
         assert_eq!(
-            e.kind,
+            e.lob(),
             LobErrorKind::Short {
                 stated: 20,
                 found: 15
@@ -1768,7 +1544,7 @@ mod tests {
             out.clear();
             let e = read_external(&t, &huge, usize::MAX, &mut out).unwrap_err();
             assert_eq!(
-                (e.kind, e.page, e.offset),
+                (e.lob(), e.page().unwrap(), e.page_offset().unwrap()),
                 (LobErrorKind::Loop { from: PageNo(3) }, PageNo(2), 38)
             );
             assert_eq!(out, b"0123456789abcde");
@@ -1779,7 +1555,7 @@ mod tests {
         out.clear();
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
         assert_eq!(
-            (e.kind, e.page, e.offset),
+            (e.lob(), e.page().unwrap(), e.page_offset().unwrap()),
             (LobErrorKind::OutOfPage, PageNo(2), 38)
         );
         // A ZBLOB page laid out as an old BLOB page: read as a ZBLOB chain,
@@ -1787,12 +1563,12 @@ mod tests {
         set_type(pg(&mut d, 2), 11);
         let t = ts(&d);
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
-        assert_eq!(e.kind, LobErrorKind::PastFile, "{e:?}");
+        assert_eq!(e.lob(), LobErrorKind::PastFile, "{e:?}");
         // MySQL 8.0's ZLOB is a named gap.
         set_type(pg(&mut d, 2), 25);
         let t = ts(&d);
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
-        assert!(matches!(e.kind, LobErrorKind::Compressed(_)));
+        assert!(matches!(e.lob(), LobErrorKind::Compressed(_)));
     }
 
     /// lob0lob.cc `btr_check_blob_fil_page_type` (8.0; btr0cur.cc in 5.6):
@@ -1828,7 +1604,7 @@ mod tests {
         out.clear();
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
         assert_eq!(
-            (e.kind, e.page),
+            (e.lob(), e.page().unwrap()),
             (LobErrorKind::BadPageType(PageType(0)), PageNo(2))
         );
         // A chain of BLOB pages with one of type 0 in the middle, likewise.
@@ -1837,7 +1613,7 @@ mod tests {
         out.clear();
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
         assert_eq!(
-            (e.kind, e.page),
+            (e.lob(), e.page().unwrap()),
             (LobErrorKind::BadPageType(PageType(0)), PageNo(3))
         );
     }
@@ -1893,7 +1669,7 @@ mod tests {
         out.clear();
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
         assert_eq!(
-            (e.kind, e.page),
+            (e.lob(), e.page().unwrap()),
             (LobErrorKind::BadPageType(PageType(11)), PageNo(3))
         );
         // The second page's next (FIL_PAGE_NEXT) back to itself, and back
@@ -1905,7 +1681,7 @@ mod tests {
             out.clear();
             let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
             assert_eq!(
-                (e.kind, e.page),
+                (e.lob(), e.page().unwrap()),
                 (LobErrorKind::Loop { from: PageNo(3) }, PageNo(back))
             );
         }
@@ -1970,7 +1746,7 @@ mod tests {
         r.offset = 0;
         out.clear();
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
-        assert_eq!(e.kind, LobErrorKind::NoVersion);
+        assert_eq!(e.lob(), LobErrorKind::NoVersion);
         // A versions list whose entry (made too new for version 1) leads
         // back to itself.
         let p = pg(&mut d, 2);
@@ -1981,7 +1757,7 @@ mod tests {
         out.clear();
         let e = read_external(&t, &BlobRef { offset: 1, ..r }, usize::MAX, &mut out).unwrap_err();
         assert_eq!(
-            (e.kind, e.page, e.offset),
+            (e.lob(), e.page().unwrap(), e.page_offset().unwrap()),
             (LobErrorKind::Loop { from: PageNo(2) }, PageNo(2), 216)
         );
         let p = pg(&mut d, 2);
@@ -1994,7 +1770,7 @@ mod tests {
         out.clear();
         let e = read_external(&t, &r, usize::MAX, &mut out).unwrap_err();
         assert_eq!(
-            (e.kind, e.page),
+            (e.lob(), e.page().unwrap()),
             (LobErrorKind::BadPageType(PageType(0)), PageNo(3))
         );
         // An index list that loops back to its first entry is named there.
@@ -2007,7 +1783,7 @@ mod tests {
         let big = BlobRef { len: u32::MAX, ..r };
         let e = read_external(&t, &big, usize::MAX, &mut out).unwrap_err();
         assert_eq!(
-            (e.kind, e.page, e.offset),
+            (e.lob(), e.page().unwrap(), e.page_offset().unwrap()),
             (LobErrorKind::Loop { from: PageNo(2) }, PageNo(2), 96)
         );
     }
@@ -2080,8 +1856,11 @@ mod tests {
         page[first + 4..first + 8].copy_from_slice(&3u32.to_be_bytes());
         let t1 = ts_of(&d);
         assert_eq!(
-            leftmost_leaf(&t1, PageNo(3), &layout, &mut visited, &mut fields),
-            Err(DescentError::Loop(PageNo(3), PageNo(3)))
+            leftmost_leaf(&t1, PageNo(3), &layout, &mut visited, &mut fields).map_err(|e| e.kind),
+            Err(ErrorKind::Descent(DescentErrorKind::Loop(
+                PageNo(3),
+                PageNo(3)
+            )))
         );
     }
 
@@ -2091,8 +1870,8 @@ mod tests {
         // 2-byte length 0x3FFF: past the heap top.
         let (p, o) = page_with(0, &[0xFF, 0xBF], &[]);
         let e = split_one(&p, o, &l).unwrap_err();
-        assert_eq!(e.kind, RowErrorKind::FieldOutOfPage { field: 0 });
-        assert_eq!(e.page_offset, 200);
+        assert_eq!(e.row(), RowErrorKind::FieldOutOfPage { field: 0 });
+        assert_eq!(e.page_offset().unwrap(), 200);
         // A record whose lengths would lie below the supremum.
         let mut p = page_with(0, &[], &[]).0;
         let hdr = 121 - 5;
@@ -2102,12 +1881,12 @@ mod tests {
         let mut out = Vec::new();
         let l2 = layout(vec![lf(0, None, true, true), lf(1, None, true, true)]);
         let e = split(&rp, &rec, &l2, &mut out).unwrap_err();
-        assert_eq!(e.kind, RowErrorKind::HeaderOutOfPage);
+        assert_eq!(e.row(), RowErrorKind::HeaderOutOfPage);
     }
 }
 
 /// What [`render_field`] wrote for a field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldText {
     /// SQL NULL (also an instant column whose default is NULL): nothing
     /// written.
@@ -2119,7 +1898,7 @@ pub enum FieldText {
     /// An off-page value longer than the cap: the hex of the bytes read.
     Capped,
     /// The off-page part could not be read: the hex of the local part.
-    OffPage(LobError),
+    OffPage(Error),
 }
 
 /// Renders one split field of a record of `page` as text into `out`
@@ -2303,78 +2082,73 @@ pub fn old_temporals(ts: &Tablespace<'_>, t: &mut crate::table::TableDef) -> boo
     false
 }
 
-/// Why the leftmost leaf of an index could not be reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DescentError {
-    /// A page on the way is not a readable index page.
-    NotIndex(PageNo),
-    /// A node pointer page has no user record.
-    Empty(PageNo),
-    /// A node pointer could not be split.
-    Record(PageNo, RowError),
-    /// More levels than a B-tree can have (a loop).
-    TooDeep(PageNo),
-    /// A node pointer leads back to a page already on the way down: the
-    /// page holding it, and the page it names.
-    Loop(PageNo, PageNo),
-}
-
-impl fmt::Display for DescentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DescentError::NotIndex(p) => write!(f, "page {p} is not a readable index page"),
-            DescentError::Empty(p) => write!(f, "node pointer page {p} has no record"),
-            DescentError::Record(p, e) => write!(f, "page {p}: {e}"),
-            DescentError::TooDeep(p) => write!(f, "more than 64 levels down to page {p}"),
-            DescentError::Loop(from, to) => write!(
-                f,
-                "node pointer loop: page {from} points down to page {to}, already on the way"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for DescentError {}
-
 /// The leftmost leaf page of the index whose root is `root`, found by
 /// following the first node pointer of each level (split with `layout`).
 /// Bounded: at most 64 levels (InnoDB's `BTR_MAX_LEVELS` is 100, real
 /// trees are below 10; 64 bounds the walk).
+///
+/// Errors: [`ErrorKind::Descent`].
 pub fn leftmost_leaf(
     ts: &Tablespace<'_>,
     root: PageNo,
     layout: &RecordLayout,
     visited: &mut ibdscope_core::record::Visited,
     fields: &mut Vec<Field>,
-) -> Result<PageNo, DescentError> {
+) -> Result<PageNo, Error> {
+    leftmost(ts, root, layout, visited, fields).map_err(|k| match k {
+        DescentErrorKind::Record(p, _, at) => {
+            Error::in_page(ErrorKind::Descent(k), Some(p), usize::from(at))
+        }
+        _ => descent_err(k),
+    })
+}
+
+/// An error of the descent.
+fn descent_err(k: DescentErrorKind) -> Error {
+    Error::whole(ErrorKind::Descent(k))
+}
+
+fn leftmost(
+    ts: &Tablespace<'_>,
+    root: PageNo,
+    layout: &RecordLayout,
+    visited: &mut ibdscope_core::record::Visited,
+    fields: &mut Vec<Field>,
+) -> Result<PageNo, DescentErrorKind> {
     let mut page_no = root;
     let mut path = [PageNo(FIL_NULL); 64];
     for depth in 0..64 {
         if let Some(p) = path.get_mut(depth) {
             *p = page_no;
         }
-        let rp = RecPage::of(ts, page_no).map_err(|_| DescentError::NotIndex(page_no))?;
+        let rp = RecPage::of(ts, page_no).map_err(|_| DescentErrorKind::NotIndex(page_no))?;
         if rp.is_leaf() {
             return Ok(page_no);
         }
-        let mut it = rp.records(visited).ok_or(DescentError::NotIndex(page_no))?;
+        let mut it = rp
+            .records(visited)
+            .ok_or(DescentErrorKind::NotIndex(page_no))?;
         let first = loop {
             match it.next() {
                 Ok(Some(r)) if r.is_user() => break r,
                 Ok(Some(_)) => continue,
-                _ => return Err(DescentError::Empty(page_no)),
+                _ => return Err(DescentErrorKind::Empty(page_no)),
             }
         };
-        let info =
-            split(&rp, &first, layout, fields).map_err(|e| DescentError::Record(page_no, e))?;
-        let child = info.child.ok_or(DescentError::Empty(page_no))?;
+        let info = split(&rp, &first, layout, fields).map_err(|e| {
+            let at = u16_of(e.page_offset().unwrap_or(0));
+            match e.kind {
+                ErrorKind::Row(k) => DescentErrorKind::Record(page_no, k, at),
+                _ => DescentErrorKind::Empty(page_no),
+            }
+        })?;
+        let child = info.child.ok_or(DescentErrorKind::Empty(page_no))?;
         if path.get(..=depth).is_some_and(|p| p.contains(&child)) {
-            return Err(DescentError::Loop(page_no, child));
+            return Err(DescentErrorKind::Loop(page_no, child));
         }
         page_no = child;
     }
-    Err(DescentError::TooDeep(page_no))
+    Err(DescentErrorKind::TooDeep(page_no))
 }
 
 #[cfg(test)]

@@ -61,16 +61,18 @@
 //! # }
 //! ```
 
-use crate::instant::{InstantError, MariaInstant};
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::ScanErrorKind;
+use crate::error::{Error, ErrorKind};
+use crate::instant::MariaInstant;
 use crate::leaves::{edge_record, leaves_in_key_order, LeafOrder, LeafProblem, NoPage, Placement};
 use crate::leaves::{RecAt, Slot};
 use crate::row::{
-    data_is_zero, field_bytes, leftmost_leaf, page_fit, split, DescentError, Field, FieldText,
-    FieldValue, LobError, LobRead, PageFit, RowError,
+    data_is_zero, field_bytes, leftmost_leaf, page_fit, split, Field, FieldText, FieldValue,
+    LobRead, PageFit,
 };
-use crate::table::{Column, Hidden, IndexDef, LayoutError, RecordLayout, TableDef};
-use crate::zip::ZipError;
-use ibdscope_core::record::{Chain, RecError};
+use crate::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
+use ibdscope_core::record::Chain;
 use ibdscope_core::verdict::PageVerdict;
 use ibdscope_core::{
     BtreeProblem, Btrees, Engine, Finding, FindingKind, IndexId, NoRecords, PageNo, RecFormat,
@@ -183,7 +185,7 @@ pub enum Value {
         /// The bytes stored in the record.
         local: Vec<u8>,
         /// Why the rest cannot be read.
-        error: LobError,
+        error: Error,
     },
     /// The record holds no such field (damaged, or erased), or the column
     /// was not asked for.
@@ -207,7 +209,7 @@ impl Value {
             }
             Value::OffPage { local, error } => {
                 crate::value::write_hex(local, out);
-                FieldText::OffPage(*error)
+                FieldText::OffPage(error.clone())
             }
             Value::Missing => return None,
         })
@@ -241,7 +243,7 @@ impl Value {
 }
 
 /// Why a row's values are not whole.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RowDamage {
     /// Every data byte of the record is zero (MariaDB 10.6+ zero-fills
@@ -249,7 +251,7 @@ pub enum RowDamage {
     Erased,
     /// The record could not be split into the definition's fields; the
     /// values are those of the fields before the fault.
-    Split(RowError),
+    Split(Error),
 }
 
 impl fmt::Display for RowDamage {
@@ -448,7 +450,7 @@ pub enum ScanFinding {
     /// A finding of the index's B-tree (`Btrees`).
     Tree(Finding),
     /// Without the B-tree walk: the leftmost leaf was not reached.
-    NoLeftmost(DescentError),
+    NoLeftmost(Error),
     /// Without the B-tree walk: the leaf chain comes back to a page.
     ChainLoops(PageNo),
     /// Without the B-tree walk: the leaf chain points past the file.
@@ -466,9 +468,9 @@ pub enum ScanFinding {
     /// A leaf page to read is not an index page.
     NotIndex(PageNo),
     /// A ROW_FORMAT=COMPRESSED page that cannot be rebuilt.
-    Compressed(PageNo, ZipError),
+    Compressed(PageNo, Error),
     /// A page's record chain is broken: the rows after it are missing.
-    RecordChain(PageNo, RecError),
+    RecordChain(PageNo, ibdscope_core::Error),
     /// A leaf page that does not verify: its rows are given, marked.
     Unverified {
         /// The page.
@@ -491,7 +493,7 @@ pub enum ScanFinding {
     Misfit(u64, u64, Vec<(PageNo, PageFit)>),
     /// Live records that could not be split into the definition's fields;
     /// the first few (page, record origin, why).
-    SplitFailed(u64, Vec<(PageNo, u16, RowError)>),
+    SplitFailed(u64, Vec<(PageNo, u16, Error)>),
 }
 
 /// "page P: byte offset O: KIND", or without a page.
@@ -688,68 +690,10 @@ impl fmt::Display for ScanNote {
     }
 }
 
-/// Why an index's rows cannot be read at all.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ScanError {
-    /// The definition gives the index no root page; `encrypted`: the
-    /// file is encrypted and its pages not decrypted; `page_compressed`:
-    /// its INODE page could not be decompressed.
-    NoRoot {
-        /// Encrypted (MySQL's flag, or MariaDB's crypt data).
-        encrypted: bool,
-        /// MariaDB PAGE_COMPRESSED.
-        page_compressed: bool,
-    },
-    /// The root page cannot be read as an index page; `encrypted`: the
-    /// file's MySQL encryption flag.
-    Root(PageNo, NoRecords, bool),
-    /// MariaDB instant ALTER's metadata record cannot be read.
-    Instant(InstantError),
-    /// The definition gives the index no record layout.
-    Layout(LayoutError),
-    /// [`ScanOptions::page`] is not a leaf page of the index.
-    NotLeaf(PageNo),
-    /// [`ScanOptions::page`] is not a readable index page.
-    NotIndexPage(PageNo),
+/// An index scan's error ([`ErrorKind::Scan`]).
+fn scan_err(k: ScanErrorKind) -> Error {
+    Error::whole(ErrorKind::Scan(k))
 }
-
-impl fmt::Display for ScanError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ScanError::NoRoot {
-                encrypted: true, ..
-            } => f.write_str(
-                "the index's root page is not known: the file is encrypted and its pages are \
-                 not decrypted",
-            ),
-            ScanError::NoRoot {
-                page_compressed: true,
-                ..
-            } => f.write_str(
-                "the index has no root page in this file: the file is PAGE_COMPRESSED and its \
-                 INODE page could not be decompressed",
-            ),
-            ScanError::NoRoot { .. } => f.write_str("the index has no root page in this file"),
-            ScanError::Root(n, e, _) => {
-                write!(f, "root page {n}: ")?;
-                match e {
-                    NoRecords::PastFile => f.write_str("past the end of the file"),
-                    NoRecords::NotIndex(t) => write!(f, "a type {} page, not an index page", t.0),
-                    NoRecords::Unreadable(_) => {
-                        f.write_str("encrypted, or page-compressed and not decompressed")
-                    }
-                }
-            }
-            ScanError::Instant(e) => write!(f, "MariaDB instant ALTER metadata: {e}"),
-            ScanError::Layout(e) => write!(f, "record layout: {e}"),
-            ScanError::NotLeaf(n) => write!(f, "page {n} is not a leaf page of the index"),
-            ScanError::NotIndexPage(n) => write!(f, "page {n} is not a readable index page"),
-        }
-    }
-}
-
-impl std::error::Error for ScanError {}
 
 /// A table definition made ready to decode the records of a space:
 /// MariaDB instant ALTER's record shape, the temporal formats the records
@@ -759,7 +703,7 @@ impl std::error::Error for ScanError {}
 pub struct Decoding {
     /// MariaDB instant ALTER's metadata record, when the clustered index
     /// has one, and the clustered index's layout it gives.
-    pub instant: Result<Option<(MariaInstant, RecordLayout)>, InstantError>,
+    pub instant: Result<Option<(MariaInstant, RecordLayout)>, Error>,
     /// Whether the records hold pre-5.6.4 TIME/DATETIME/TIMESTAMP formats.
     pub old_temporals: bool,
 }
@@ -778,24 +722,21 @@ impl Decoding {
 }
 
 /// The root page of `ix`.
-pub fn root_page<'t>(
-    ts: &Tablespace<'t>,
-    ix: &IndexDef,
-) -> Result<(PageNo, RecPage<'t>), ScanError> {
+pub fn root_page<'t>(ts: &Tablespace<'t>, ix: &IndexDef) -> Result<(PageNo, RecPage<'t>), Error> {
     let Some(root) = ix.root.map(PageNo) else {
         let f = ts.format();
         let mariadb_encrypted = matches!(
             ibdscope_core::crypt::mariadb::space_crypt_data(ts),
             ibdscope_core::crypt::mariadb::CryptDataRead::Present(c) if c.scheme == 1
         );
-        return Err(ScanError::NoRoot {
+        return Err(scan_err(ScanErrorKind::NoRoot {
             encrypted: f.encryption || mariadb_encrypted,
             page_compressed: f.page_compressed,
-        });
+        }));
     };
     RecPage::of(ts, root)
         .map(|rp| (root, rp))
-        .map_err(|e| ScanError::Root(root, e, ts.format().encryption))
+        .map_err(|e| scan_err(ScanErrorKind::Root(root, e, ts.format().encryption)))
 }
 
 /// The record layout of `ix`: MariaDB's instant ALTER layout for the
@@ -804,16 +745,20 @@ pub fn root_page<'t>(
 pub fn index_layout(
     t: &TableDef,
     ix: &IndexDef,
-    instant: &Result<Option<(MariaInstant, RecordLayout)>, InstantError>,
+    instant: &Result<Option<(MariaInstant, RecordLayout)>, Error>,
     root_rp: &RecPage<'_>,
-) -> Result<RecordLayout, ScanError> {
+) -> Result<RecordLayout, Error> {
     match instant {
         Ok(Some((_, l))) if t.clustered() == Some(ix) => return Ok(l.clone()),
-        Err(e) if t.clustered() == Some(ix) => return Err(ScanError::Instant(e.clone())),
+        Err(Error {
+            kind: ErrorKind::Instant(k),
+            ..
+        }) if t.clustered() == Some(ix) => return Err(scan_err(ScanErrorKind::Instant(k.clone()))),
+        Err(e) if t.clustered() == Some(ix) => return Err(e.clone()),
         _ => {}
     }
-    t.layout(ix, root_rp.format() == RecFormat::Compact)
-        .map_err(ScanError::Layout)
+    t.layout_kind(ix, root_rp.format() == RecFormat::Compact)
+        .map_err(|k| scan_err(ScanErrorKind::Layout(k)))
 }
 
 /// The columns a program shows of an index's rows: for the clustered
@@ -980,7 +925,7 @@ impl Reader {
 struct PageOut {
     counts: ScanCounts,
     misfit_first: Vec<(PageNo, PageFit)>,
-    split_first: Vec<(PageNo, u16, RowError)>,
+    split_first: Vec<(PageNo, u16, Error)>,
     /// Findings met before the page's rows.
     findings: Vec<ScanFinding>,
     /// Findings about the page given after its rows.
@@ -1032,7 +977,7 @@ pub struct RowScan<'a> {
     notes: Vec<ScanNote>,
     counts: ScanCounts,
     misfit_first: Vec<(PageNo, PageFit)>,
-    split_first: Vec<(PageNo, u16, RowError)>,
+    split_first: Vec<(PageNo, u16, Error)>,
     lost: Vec<LostPage>,
     /// The leaf chain's findings of leaves it does not reach.
     unreached: Vec<(PageNo, Finding)>,
@@ -1089,7 +1034,7 @@ impl<'a> RowScan<'a> {
         ix: &IndexDef,
         decoding: &Decoding,
         opts: ScanOptions,
-    ) -> Result<RowScan<'a>, ScanError> {
+    ) -> Result<RowScan<'a>, Error> {
         let input = ScanInput {
             ts,
             engine,
@@ -1107,7 +1052,7 @@ impl<'a> RowScan<'a> {
         ix: &IndexDef,
         decoding: &Decoding,
         opts: ScanOptions,
-    ) -> Result<RowScan<'a>, ScanError> {
+    ) -> Result<RowScan<'a>, Error> {
         let ts = input.ts;
         let (root, root_rp) = root_page(ts, ix)?;
         let layout = index_layout(table, ix, &decoding.instant, &root_rp)?;
@@ -1151,8 +1096,8 @@ impl<'a> RowScan<'a> {
         let (chain, broken) = match s.sh.opts.page {
             Some(n) => match RecPage::of(ts, n) {
                 Ok(rp) if rp.header().index_id() == index_id && rp.is_leaf() => (vec![n], false),
-                Ok(_) => return Err(ScanError::NotLeaf(n)),
-                Err(_) => return Err(ScanError::NotIndexPage(n)),
+                Ok(_) => return Err(scan_err(ScanErrorKind::NotLeaf(n))),
+                Err(_) => return Err(scan_err(ScanErrorKind::NotIndexPage(n))),
             },
             None => s.leaf_chain(input.trees, root, index_id),
         };
@@ -1914,11 +1859,11 @@ impl Shared<'_> {
             Origin::FreedPage | Origin::UnlinkedPage => &mut c.off_chain,
         };
         *class = class.saturating_add(1);
-        if let (Origin::Live, Some(RowDamage::Split(e))) = (origin, damage) {
+        if let (Origin::Live, Some(RowDamage::Split(e))) = (origin, &damage) {
             // Counted: a definition that does not fit fails every row.
             c.split_failed = c.split_failed.saturating_add(1);
             if o.split_first.len() < 3 {
-                o.split_first.push((n, rec.origin, e));
+                o.split_first.push((n, rec.origin, e.clone()));
             }
         }
         let page = rp.bytes();

@@ -36,13 +36,14 @@
 //! at FIL_PAGE_DATA the part length (4) and next page (4, FIL_NULL ends),
 //! then the data (`LOB_HDR_PART_LEN`, `LOB_HDR_NEXT_PAGE_NO`, `LOB_HDR_SIZE`).
 
-use ibdscope_codec::inflate::{inflate_zlib, InflateError};
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::{SdiFinding, SdiProblem};
+use ibdscope_codec::inflate::inflate_zlib;
 use ibdscope_core::fil::{FilHeader, FIL_PAGE_DATA};
 use ibdscope_core::record::{RecPage, Visited};
 use ibdscope_core::xdes::{xdes_size, XDES_ARR_OFFSET};
 use ibdscope_core::{PageNo, PageType, Tablespace, FIL_NULL};
 use ibdscope_prims::bytes::{be_u16, be_u32};
-use std::fmt;
 
 /// `Encryption::INFO_MAX_SIZE` (MySQL 8.0 `os0enc.h`).
 pub(crate) const ENCRYPTION_INFO_MAX_SIZE: usize = 115;
@@ -142,91 +143,6 @@ impl SdiRecord {
             _ => "unknown",
         }
     }
-}
-
-/// What went wrong reading the SDI.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SdiProblem {
-    /// Page 0 names an SDI version other than 1.
-    BadVersion(u32),
-    /// The root (or a page reached from it) is not an SDI index page.
-    NotSdiPage(PageType),
-    /// The root names a page past the end of the file.
-    PastFile,
-    /// The tree descends more levels than any B-tree can have, or a leaf
-    /// chain revisits a page.
-    Loop,
-    /// A page's records could not be walked (see the `page` command).
-    Records,
-    /// A record is too short or its data runs off the page.
-    BadRecord,
-    /// The off-page chain ends early, loops or reaches a page that is not
-    /// an SDI BLOB page.
-    BadChain,
-    /// The off-page chain comes back to a page it has already read (the
-    /// finding's page).
-    ChainLoop,
-    /// Compressed bytes found and stated differ.
-    LengthMismatch {
-        /// As stated in the record.
-        stated: u32,
-        /// As assembled.
-        found: u32,
-    },
-    /// The zlib stream does not inflate.
-    Inflate(InflateError),
-    /// It inflates to another length than stated.
-    InflatedLength {
-        /// As stated.
-        stated: u32,
-        /// As produced.
-        found: u32,
-    },
-    /// The pages are encrypted, or ROW_FORMAT=COMPRESSED and do not
-    /// decompress ([`crate::zip::decompress`]): not readable here.
-    Unreadable,
-}
-
-impl fmt::Display for SdiProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SdiProblem::BadVersion(v) => write!(f, "SDI version {v} on page 0 (expected 1)"),
-            SdiProblem::NotSdiPage(t) => write!(f, "SDI tree page is of type {}", t.0),
-            SdiProblem::PastFile => f.write_str("SDI page past the end of the file"),
-            SdiProblem::Loop => f.write_str("SDI tree loops or is too deep"),
-            SdiProblem::Records => f.write_str("SDI page records cannot be walked"),
-            SdiProblem::BadRecord => f.write_str("SDI record runs off its page"),
-            SdiProblem::BadChain => f.write_str("SDI off-page chain is broken"),
-            SdiProblem::ChainLoop => {
-                f.write_str("SDI off-page chain loops: it comes back to this page")
-            }
-            SdiProblem::LengthMismatch { stated, found } => write!(
-                f,
-                "SDI record says {stated} compressed bytes, {found} found"
-            ),
-            SdiProblem::Inflate(e) => write!(f, "SDI data: {e}"),
-            SdiProblem::InflatedLength { stated, found } => write!(
-                f,
-                "SDI record says {stated} bytes uncompressed, {found} inflated"
-            ),
-            SdiProblem::Unreadable => f.write_str(
-                "SDI pages are encrypted, or compressed and not decompressed: not readable here",
-            ),
-        }
-    }
-}
-
-/// A problem with its page and byte offset on that page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct SdiFinding {
-    /// The page.
-    pub page: PageNo,
-    /// Byte offset on it.
-    pub offset: u16,
-    /// What.
-    pub problem: SdiProblem,
 }
 
 /// The SDI records of a space, found by walking the SDI tree from its
@@ -381,7 +297,7 @@ fn leaf_records(rp: &RecPage<'_>, page_no: PageNo, visited: &mut Visited, sdi: &
             Err(e) => {
                 sdi.findings.push(SdiFinding {
                     page: page_no,
-                    offset: e.page_offset,
+                    offset: u16::try_from(e.page_offset().unwrap_or(0)).unwrap_or(u16::MAX),
                     problem: SdiProblem::Records,
                 });
                 break;

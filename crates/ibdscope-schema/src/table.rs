@@ -30,6 +30,9 @@
 //!
 //! [`TableDef`] has public fields so a `.frm` or DDL reader can fill it.
 
+use crate::error::{Error, ErrorKind};
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::{FromSpaceErrorKind, LayoutErrorKind, SdiDefErrorKind, TooLong};
 use crate::json::Value;
 
 /// Column type, as `sql/dd/types/column.h` `enum_column_types` numbers it.
@@ -562,7 +565,7 @@ impl Column {
     /// spaces) and fixed (characters × mbmaxlen) in REDUNDANT; fixed
     /// lengths above 768 bytes (`DICT_MAX_FIXED_COL_LEN`) are stored as
     /// variable (`dict_index_add_col`).
-    pub(crate) fn fixed_len(&self, compact: bool) -> Result<Option<u32>, LayoutError> {
+    pub(crate) fn fixed_len(&self, compact: bool) -> Result<Option<u32>, LayoutErrorKind> {
         use ColType::*;
         if let Some(s) = self.sys() {
             return Ok(Some(u32::from(s.stored_len())));
@@ -581,7 +584,7 @@ impl Column {
             DateTime2 => 5u32.saturating_add(self.frac_bytes()),
             Time2 => 3u32.saturating_add(self.frac_bytes()),
             NewDecimal => decimal_bin_size(self.precision, self.scale)
-                .ok_or(LayoutError::BadDecimal(self.precision, self.scale))?,
+                .ok_or(LayoutErrorKind::BadDecimal(self.precision, self.scale))?,
             Enum => {
                 if self.elements.len() < 256 {
                     1
@@ -604,11 +607,11 @@ impl Column {
             String => match self.charset().mb_len() {
                 Some((min, max)) if min == max || !compact => self.length,
                 Some(_) => return Ok(None),
-                None => return Err(LayoutError::UnknownCharset(self.collation_id)),
+                None => return Err(LayoutErrorKind::UnknownCharset(self.collation_id)),
             },
             Decimal | Varchar | VarString | TinyBlob | MediumBlob | LongBlob | Blob | Geometry
             | Json | Vector | Null => return Ok(None),
-            Unknown(t) => return Err(LayoutError::UnknownType(t)),
+            Unknown(t) => return Err(LayoutErrorKind::UnknownType(t)),
         };
         if n > DICT_MAX_FIXED_COL_LEN {
             return Ok(None);
@@ -816,37 +819,6 @@ pub(crate) const COLUMN_COMMENT_MAXLEN: usize = 1024;
 /// files).
 pub(crate) const TABLE_COMMENT_MAXLEN: usize = 2048;
 
-/// A name, element or comment longer than the servers allow: a definition
-/// that no server wrote, refused before it is repeated on every row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TooLong {
-    /// What it is ("column name", "ENUM/SET element", …).
-    pub what: &'static str,
-    /// Its position, 1-based (column, index or element number; 0: the
-    /// table's own).
-    pub number: usize,
-    /// Its length in characters (or elements, for an element count).
-    pub len: usize,
-    /// The servers' limit.
-    pub max: usize,
-}
-
-impl std::fmt::Display for TooLong {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let unit = if self.what.ends_with("count") {
-            ""
-        } else {
-            " characters"
-        };
-        if self.number > 0 {
-            write!(f, "{} {} is {}{unit}", self.what, self.number, self.len)?;
-        } else {
-            write!(f, "{} is {}{unit}", self.what, self.len)?;
-        }
-        write!(f, ", more than the {} MySQL and MariaDB allow", self.max)
-    }
-}
-
 impl std::error::Error for TooLong {}
 
 /// `Err` when `text` has more than `max` characters.
@@ -919,71 +891,6 @@ impl TableDef {
     }
 }
 
-/// Why a definition could not be read from an SDI document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SdiDefError {
-    /// The document has no `dd_object`.
-    NoObject,
-    /// It describes something other than a table (a tablespace).
-    NotTable,
-    /// A required member is missing or has the wrong JSON type; its name.
-    Missing(&'static str),
-    /// An index element names a column position past the columns.
-    BadColumnRef(u64),
-    /// A name or element longer than the servers allow.
-    TooLong(TooLong),
-}
-
-impl std::fmt::Display for SdiDefError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SdiDefError::NoObject => write!(f, "SDI document has no dd_object"),
-            SdiDefError::NotTable => write!(f, "SDI document is not a table"),
-            SdiDefError::Missing(m) => write!(f, "SDI member {m} missing or malformed"),
-            SdiDefError::BadColumnRef(n) => write!(f, "index element names column {n}"),
-            SdiDefError::TooLong(t) => write!(f, "SDI: {t}"),
-        }
-    }
-}
-
-impl std::error::Error for SdiDefError {}
-
-/// Why a record layout cannot be built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LayoutError {
-    /// The index does not exist.
-    NoIndex,
-    /// A column type this reader does not know (its SDI number).
-    UnknownType(u32),
-    /// A CHAR column in a collation whose byte widths are unknown.
-    UnknownCharset(u32),
-    /// DECIMAL(precision, scale) with scale above precision.
-    BadDecimal(u32, u32),
-    /// An element names a column that does not exist.
-    BadColumn(usize),
-}
-
-impl std::fmt::Display for LayoutError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LayoutError::NoIndex => write!(f, "no such index"),
-            LayoutError::UnknownType(t) => write!(f, "unknown column type {t}"),
-            LayoutError::UnknownCharset(c) => {
-                write!(
-                    f,
-                    "CHAR column in collation {c}, whose byte widths are unknown"
-                )
-            }
-            LayoutError::BadDecimal(p, s) => write!(f, "DECIMAL({p},{s})"),
-            LayoutError::BadColumn(c) => write!(f, "index element names column {c}"),
-        }
-    }
-}
-
-impl std::error::Error for LayoutError {}
-
 /// `key=value;key=value;` as the DD writes `se_private_data` and `options`.
 pub(crate) fn dd_property<'a>(props: &'a str, key: &str) -> Option<&'a str> {
     props.split(';').find_map(|kv| {
@@ -1041,45 +948,12 @@ fn hex_decode(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// Why [`TableDef::from_tablespace`] found no definition.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum FromSpaceError {
-    /// The space has no SDI (MySQL before 8.0, MariaDB), or its SDI
-    /// cannot be read (encrypted, ROW_FORMAT=COMPRESSED pages).
-    NoSdi,
-    /// The SDI walk or a document failed: the first problem.
-    Sdi(crate::sdi::SdiFinding),
-    /// No SDI record of type 1 (table).
-    NoTable,
-    /// The table document is not JSON.
-    Json(crate::json::JsonError),
-    /// The document is not a table definition this reader understands.
-    Def(SdiDefError),
-}
-
-impl std::fmt::Display for FromSpaceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FromSpaceError::NoSdi => write!(f, "the file holds no readable SDI"),
-            FromSpaceError::Sdi(s) => {
-                write!(f, "SDI: page {} byte {}: {}", s.page, s.offset, s.problem)
-            }
-            FromSpaceError::NoTable => write!(f, "the SDI holds no table document"),
-            FromSpaceError::Json(e) => write!(f, "SDI table document: {e}"),
-            FromSpaceError::Def(e) => write!(f, "SDI table document: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for FromSpaceError {}
-
 /// A string member of an SDI object, which must be there.
-fn sdi_str(v: &Value, k: &'static str) -> Result<String, SdiDefError> {
+fn sdi_str(v: &Value, k: &'static str) -> Result<String, SdiDefErrorKind> {
     v.get(k)
         .and_then(Value::as_str)
         .map(str::to_string)
-        .ok_or(SdiDefError::Missing(k))
+        .ok_or(SdiDefErrorKind::Missing(k))
 }
 
 /// A number member of an SDI object, 0 when absent.
@@ -1105,7 +979,7 @@ fn u32_of(n: u64) -> u32 {
 /// One SDI `columns[]` entry (`column_impl.cc` `serialize`): its type
 /// numbers, base64 ENUM/SET element names and the `se_private_data`
 /// row-version and instant-default properties.
-fn sdi_column(c: &Value) -> Result<Column, SdiDefError> {
+fn sdi_column(c: &Value) -> Result<Column, SdiDefErrorKind> {
     let se = c
         .get("se_private_data")
         .and_then(Value::as_str)
@@ -1231,7 +1105,7 @@ fn sdi_default(c: &Value, auto_increment: bool) -> Option<ColumnDefault> {
 
 /// One SDI `indexes[]` entry: its kind, the `se_private_data` id and root,
 /// and its elements (`column_opx` into `columns`, key length in bytes).
-fn sdi_index(ix: &Value, columns: &[Column]) -> Result<IndexDef, SdiDefError> {
+fn sdi_index(ix: &Value, columns: &[Column]) -> Result<IndexDef, SdiDefErrorKind> {
     let se = ix
         .get("se_private_data")
         .and_then(Value::as_str)
@@ -1248,11 +1122,11 @@ fn sdi_index(ix: &Value, columns: &[Column]) -> Result<IndexDef, SdiDefError> {
         let opx = e
             .get("column_opx")
             .and_then(Value::as_u64)
-            .ok_or(SdiDefError::Missing("column_opx"))?;
+            .ok_or(SdiDefErrorKind::Missing("column_opx"))?;
         let column = usize::try_from(opx)
             .ok()
             .filter(|&i| i < columns.len())
-            .ok_or(SdiDefError::BadColumnRef(opx))?;
+            .ok_or(SdiDefErrorKind::BadColumnRef(opx))?;
         let len = sdi_num(e, "length");
         let full = columns
             .get(column)
@@ -1417,11 +1291,17 @@ fn add_system_columns(columns: &mut Vec<Column>, indexes: &mut [IndexDef]) {
 impl TableDef {
     /// Reads a definition from an SDI table document (the whole JSON, with
     /// `dd_object`), as MySQL 8.0+ writes it.
-    pub fn from_sdi(doc: &Value) -> Result<TableDef, SdiDefError> {
-        let o = doc.get("dd_object").ok_or(SdiDefError::NoObject)?;
+    ///
+    /// Errors: [`ErrorKind::SdiDef`].
+    pub fn from_sdi(doc: &Value) -> Result<TableDef, Error> {
+        Self::from_sdi_kind(doc).map_err(|k| Error::whole(ErrorKind::SdiDef(k)))
+    }
+
+    fn from_sdi_kind(doc: &Value) -> Result<TableDef, SdiDefErrorKind> {
+        let o = doc.get("dd_object").ok_or(SdiDefErrorKind::NoObject)?;
         if let Some(t) = doc.get("dd_object_type").and_then(Value::as_str) {
             if t != "Table" {
-                return Err(SdiDefError::NotTable);
+                return Err(SdiDefErrorKind::NotTable);
             }
         }
         let name = sdi_str(o, "name")?;
@@ -1439,7 +1319,7 @@ impl TableDef {
         let cols = o
             .get("columns")
             .and_then(Value::as_array)
-            .ok_or(SdiDefError::Missing("columns"))?;
+            .ok_or(SdiDefErrorKind::Missing("columns"))?;
         let mut columns = Vec::with_capacity(cols.len());
         for c in cols {
             columns.push(sdi_column(c)?);
@@ -1481,30 +1361,44 @@ impl TableDef {
                 row_format_implicit: dd_property(opts, "row_type").is_none(),
             },
         };
-        def.check_bounds().map_err(SdiDefError::TooLong)?;
+        def.check_bounds().map_err(SdiDefErrorKind::TooLong)?;
         Ok(def)
     }
 
     /// Reads the definition of the table a MySQL 8.0+ tablespace holds,
     /// from its SDI (the first table document; a file-per-table space
     /// holds one). Allocates the JSON of that document once.
-    pub fn from_tablespace(ts: &ibdscope_core::Tablespace<'_>) -> Result<TableDef, FromSpaceError> {
+    ///
+    /// Errors: [`ErrorKind::FromSpace`] (placed at the SDI page and byte
+    /// when the SDI walk failed).
+    pub fn from_tablespace(ts: &ibdscope_core::Tablespace<'_>) -> Result<TableDef, Error> {
+        Self::from_tablespace_kind(ts).map_err(|k| match k {
+            FromSpaceErrorKind::Sdi(f) => {
+                Error::in_page(ErrorKind::FromSpace(k), Some(f.page), usize::from(f.offset))
+            }
+            _ => Error::whole(ErrorKind::FromSpace(k)),
+        })
+    }
+
+    fn from_tablespace_kind(
+        ts: &ibdscope_core::Tablespace<'_>,
+    ) -> Result<TableDef, FromSpaceErrorKind> {
         let sdi = crate::sdi::Sdi::read(ts);
         if sdi.root.is_none() {
-            return Err(FromSpaceError::NoSdi);
+            return Err(FromSpaceErrorKind::NoSdi);
         }
         if let Some(f) = sdi.findings.first() {
-            return Err(FromSpaceError::Sdi(*f));
+            return Err(FromSpaceErrorKind::Sdi(*f));
         }
         let rec = sdi
             .records
             .iter()
             .find(|r| r.sdi_type == 1 && !r.deleted)
-            .ok_or(FromSpaceError::NoTable)?;
+            .ok_or(FromSpaceErrorKind::NoTable)?;
         let (mut z, mut out) = (Vec::new(), Vec::new());
-        crate::sdi::sdi_json(ts, rec, &mut z, &mut out).map_err(FromSpaceError::Sdi)?;
-        let doc = crate::json::parse(&out).map_err(FromSpaceError::Json)?;
-        let mut def = TableDef::from_sdi(&doc).map_err(FromSpaceError::Def)?;
+        crate::sdi::sdi_json(ts, rec, &mut z, &mut out).map_err(FromSpaceErrorKind::Sdi)?;
+        let doc = crate::json::parse(&out).map_err(FromSpaceErrorKind::Json)?;
+        let mut def = TableDef::from_sdi_kind(&doc).map_err(FromSpaceErrorKind::Def)?;
         def.settle_fts_word(ts);
         Ok(def)
     }
@@ -1573,7 +1467,19 @@ impl TableDef {
     /// clustered index of an 8.0.29+ table with row versions, the fields
     /// are ordered by `physical_pos` and include dropped columns;
     /// otherwise they are the index elements in order.
-    pub fn layout(&self, index: &IndexDef, compact: bool) -> Result<RecordLayout, LayoutError> {
+    ///
+    /// Errors: [`ErrorKind::Layout`].
+    pub fn layout(&self, index: &IndexDef, compact: bool) -> Result<RecordLayout, Error> {
+        self.layout_kind(index, compact)
+            .map_err(|k| Error::whole(ErrorKind::Layout(k)))
+    }
+
+    /// [`TableDef::layout`], giving the kind.
+    pub(crate) fn layout_kind(
+        &self,
+        index: &IndexDef,
+        compact: bool,
+    ) -> Result<RecordLayout, LayoutErrorKind> {
         let mut fields = Vec::with_capacity(index.elements.len());
         let clustered = self.clustered() == Some(index);
         // Physical order needs every stored column's physical_pos; without
@@ -1587,11 +1493,11 @@ impl TableDef {
                 .columns
                 .iter()
                 .all(|c| c.is_virtual || c.physical_pos.is_some());
-        let mut push = |col_idx: usize, prefix: Option<u32>| -> Result<(), LayoutError> {
+        let mut push = |col_idx: usize, prefix: Option<u32>| -> Result<(), LayoutErrorKind> {
             let c = self
                 .columns
                 .get(col_idx)
-                .ok_or(LayoutError::BadColumn(col_idx))?;
+                .ok_or(LayoutErrorKind::BadColumn(col_idx))?;
             let mut fixed = c.fixed_len(compact)?;
             if let Some(p) = prefix {
                 // A prefix field is variable unless the column is fixed-size
@@ -2230,17 +2136,17 @@ mod tests {
                   "elements":[{{"column_opx":0,"length":4,"hidden":false}}]}}]}}}}"#,
                 encode(element.as_bytes())
             );
-            TableDef::from_sdi(&json::parse(text.as_bytes()).unwrap())
+            TableDef::from_sdi(&json::parse(text.as_bytes()).unwrap()).map_err(|e| e.kind)
         };
         let ok = |n: usize| "é".repeat(n);
         assert!(doc(&ok(64), &ok(64), &ok(64), &ok(255)).is_ok());
         let too = |what, number, len, max| {
-            Err(SdiDefError::TooLong(TooLong {
+            Err(ErrorKind::SdiDef(SdiDefErrorKind::TooLong(TooLong {
                 what,
                 number,
                 len,
                 max,
-            }))
+            })))
         };
         assert_eq!(
             doc(&ok(65), "c", "PRIMARY", "A").map(|_| ()),
@@ -2260,7 +2166,7 @@ mod tests {
         );
         let e = doc("t", &"c".repeat(1 << 20), "PRIMARY", "A").unwrap_err();
         assert_eq!(
-            e.to_string(),
+            Error::whole(e).to_string(),
             "SDI: column name 1 is 1048576 characters, more than the 64 MySQL and MariaDB allow"
         );
     }
@@ -2332,7 +2238,10 @@ mod tests {
         c.collation_id = 8; // latin1_swedish_ci
         assert_eq!(c.fixed_len(true), Ok(Some(40)));
         c.collation_id = 9999;
-        assert_eq!(c.fixed_len(true), Err(LayoutError::UnknownCharset(9999)));
+        assert_eq!(
+            c.fixed_len(true),
+            Err(LayoutErrorKind::UnknownCharset(9999))
+        );
         c.collation_id = 63;
         c.length = 1000;
         assert_eq!(c.fixed_len(true), Ok(None), "above DICT_MAX_FIXED_COL_LEN");

@@ -57,6 +57,9 @@
 //! one log entry per log byte; nothing is allocated but `out` (reused by
 //! the caller; it grows to twice the logical page size).
 
+/// Defined with the crate's error, re-exported here.
+pub use crate::error::ZipErrorKind;
+use crate::error::{Error, ErrorKind, Place};
 use ibdscope_codec::inflate::{inflate_zlib_blocks, InflateErrorKind};
 use ibdscope_core::fil::FIL_PAGE_PREV;
 use ibdscope_core::index::{
@@ -70,7 +73,6 @@ use ibdscope_core::record::{
 };
 use ibdscope_core::FIL_NULL;
 use ibdscope_prims::bytes::be_u16;
-use std::fmt;
 
 /// `BTR_EXTERN_FIELD_REF_SIZE`: the bytes of an off-page reference (a BLOB
 /// pointer), which a compressed page keeps in its trailer.
@@ -105,94 +107,23 @@ const SUPREMUM_EXTRA_DATA: [u8; 12] = [
     0x00, 0x0b, 0x00, 0x00, b's', b'u', b'p', b'r', b'e', b'm', b'u', b'm',
 ];
 
-/// Why a compressed page could not be decompressed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ZipErrorKind {
-    /// The physical or logical size is not one of a compressed page.
-    PageSize,
-    /// PAGE_N_HEAP lacks the COMPACT flag (compressed pages are COMPACT).
-    NotCompact,
-    /// PAGE_N_HEAP below 2, or its dense directory fills the page.
-    HeapCount,
-    /// PAGE_N_RECS above the dense directory's entries.
-    RecordCount,
-    /// A dense directory entry is outside the record area, or a free
-    /// list entry carries flags, or two entries name one record.
-    DirEntry,
-    /// The "owned" bits do not give PAGE_N_DIR_SLOTS slots.
-    DirSlots,
-    /// The zlib stream is damaged.
-    Inflate(InflateErrorKind),
-    /// The first DEFLATE block (the field information) is also the last.
-    NoFieldBlock,
-    /// The field information is malformed.
-    Fields,
-    /// The stream runs into the uncompressed trailer.
-    StreamOverlapsTrailer,
-    /// The stream ends inside a record.
-    StreamShort,
-    /// The stream goes past PAGE_HEAP_TOP.
-    StreamLong,
-    /// A record's lengths point outside the page, or its DB_TRX_ID or
-    /// BLOB pointer field is too short.
-    Record,
-    /// A modification log entry is malformed or runs past the log.
-    Log,
-    /// The modification log and the trailer overlap.
-    Trailer,
-    /// The BLOB pointers run into the modification log.
-    BlobPointers,
-}
-
-/// A decompression error: what, and where. `offset` is a byte offset in
-/// the compressed page, or, when `logical` is set, in the uncompressed
-/// page being rebuilt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ZipError {
-    /// What.
-    pub kind: ZipErrorKind,
-    /// Byte offset.
-    pub offset: usize,
-    /// The offset is in the uncompressed page.
-    pub logical: bool,
-}
-
-impl fmt::Display for ZipError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.kind {
-            ZipErrorKind::PageSize => "not a compressed page size",
-            ZipErrorKind::NotCompact => "PAGE_N_HEAP lacks the COMPACT flag",
-            ZipErrorKind::HeapCount => "PAGE_N_HEAP out of range",
-            ZipErrorKind::RecordCount => "PAGE_N_RECS above the dense directory's entries",
-            ZipErrorKind::DirEntry => "dense directory entry out of range",
-            ZipErrorKind::DirSlots => "owned records do not give PAGE_N_DIR_SLOTS slots",
-            ZipErrorKind::Inflate(_) => "zlib stream damaged",
-            ZipErrorKind::NoFieldBlock => "zlib stream has no field information block",
-            ZipErrorKind::Fields => "field information malformed",
-            ZipErrorKind::StreamOverlapsTrailer => "zlib stream runs into the trailer",
-            ZipErrorKind::StreamShort => "zlib stream ends inside a record",
-            ZipErrorKind::StreamLong => "zlib stream goes past PAGE_HEAP_TOP",
-            ZipErrorKind::Record => "record lengths outside the page",
-            ZipErrorKind::Log => "modification log entry malformed",
-            ZipErrorKind::Trailer => "modification log overlaps the trailer",
-            ZipErrorKind::BlobPointers => "BLOB pointers overlap the modification log",
-        };
-        if let ZipErrorKind::Inflate(k) = self.kind {
-            write!(f, "{what} ({k:?})")?;
-        } else {
-            f.write_str(what)?;
+/// A decompression error ([`ErrorKind::Zip`]) at byte `offset` of the
+/// compressed page, or, when `logical`, of the uncompressed page being
+/// rebuilt.
+fn zip_err(kind: ZipErrorKind, offset: usize, logical: bool) -> Error {
+    let place = if logical {
+        Place::Rebuilt {
+            page: None,
+            page_offset: offset,
         }
-        if self.logical {
-            write!(f, " at uncompressed page offset {}", self.offset)
-        } else {
-            write!(f, " at compressed page byte {}", self.offset)
+    } else {
+        Place::Page {
+            page: None,
+            page_offset: offset,
         }
-    }
+    };
+    Error::new(ErrorKind::Zip(kind), place)
 }
-
-impl std::error::Error for ZipError {}
 
 /// What [`decompress`] found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -436,12 +367,8 @@ struct Build<'a> {
 }
 
 impl Build<'_> {
-    fn err(kind: ZipErrorKind, offset: usize) -> ZipError {
-        ZipError {
-            kind,
-            offset,
-            logical: true,
-        }
+    fn err(kind: ZipErrorKind, offset: usize) -> Error {
+        zip_err(kind, offset, true)
     }
 
     fn stream_done(&self) -> bool {
@@ -450,7 +377,7 @@ impl Build<'_> {
 
     /// Inflates up to page offset `to`; returns false when the stream
     /// ended first.
-    fn fill(&mut self, to: usize) -> Result<bool, ZipError> {
+    fn fill(&mut self, to: usize) -> Result<bool, Error> {
         let want = to
             .checked_sub(self.next_out)
             .ok_or(Self::err(ZipErrorKind::DirEntry, to))?;
@@ -471,7 +398,7 @@ impl Build<'_> {
     }
 
     /// Inflates exactly up to `to` (a record's data).
-    fn fill_all(&mut self, to: usize) -> Result<(), ZipError> {
+    fn fill_all(&mut self, to: usize) -> Result<(), Error> {
         if self.fill(to)? {
             Ok(())
         } else {
@@ -480,7 +407,7 @@ impl Build<'_> {
     }
 
     /// Skips `n` bytes stored outside the stream, zeroing them.
-    fn skip(&mut self, n: usize) -> Result<(), ZipError> {
+    fn skip(&mut self, n: usize) -> Result<(), Error> {
         let end = self.next_out.saturating_add(n);
         self.page
             .get_mut(self.next_out..end)
@@ -492,7 +419,7 @@ impl Build<'_> {
 
     /// `page_zip_decompress_heap_no`: false when the stream did not stop
     /// at the record's fixed header.
-    fn heap_no(&mut self, rec: usize) -> Result<bool, ZipError> {
+    fn heap_no(&mut self, rec: usize) -> Result<bool, Error> {
         if self.next_out != rec.saturating_sub(REC_N_NEW_EXTRA_BYTES) {
             return Ok(false);
         }
@@ -505,7 +432,7 @@ impl Build<'_> {
         Ok(true)
     }
 
-    fn put_u16(&mut self, at: usize, v: u16) -> Result<(), ZipError> {
+    fn put_u16(&mut self, at: usize, v: u16) -> Result<(), Error> {
         self.page
             .get_mut(at..at.saturating_add(2))
             .ok_or(Self::err(ZipErrorKind::Record, at))?
@@ -513,7 +440,7 @@ impl Build<'_> {
         Ok(())
     }
 
-    fn offsets(&self, ix: &Index, rec: usize, o: &mut Offs) -> Result<(), ZipError> {
+    fn offsets(&self, ix: &Index, rec: usize, o: &mut Offs) -> Result<(), Error> {
         let node = self.heap_status & REC_STATUS_NODE_PTR != 0;
         let page = &*self.page;
         ix.offsets(
@@ -546,13 +473,13 @@ pub fn decompress(
     physical: &[u8],
     logical_size: usize,
     out: &mut Vec<u8>,
-) -> Result<ZipInfo, ZipError> {
+) -> Result<ZipInfo, Error> {
     let r = rebuild(physical, logical_size, out);
     out.truncate(logical_size);
     r
 }
 
-fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<ZipInfo, ZipError> {
+fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<ZipInfo, Error> {
     out.clear();
     let z = ZipPage::read(physical, logical_size)?;
     let (size, logical, leaf) = (z.size, z.logical, z.leaf);
@@ -561,7 +488,7 @@ fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<Zi
     // Twice the page: the page being rebuilt, then the inflated stream.
     out.resize(logical, 0);
     out.get_mut(..PAGE_DATA)
-        .ok_or(perr(ZipErrorKind::PageSize, 0))?
+        .ok_or_else(|| perr(ZipErrorKind::PageSize, 0))?
         .copy_from_slice(physical.get(..PAGE_DATA).unwrap_or(&[0; PAGE_DATA]));
 
     let mut recs = [0u16; MAX_DENSE];
@@ -587,7 +514,7 @@ fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<Zi
         n_nullable: 0,
         trx_id_col: None,
     };
-    fields_decode(fields, leaf, &mut ix).ok_or(perr(ZipErrorKind::Fields, PAGE_DATA))?;
+    fields_decode(fields, leaf, &mut ix).ok_or_else(|| perr(ZipErrorKind::Fields, PAGE_DATA))?;
     let clustered = leaf && ix.trx_id_col.is_some();
     let slot_size = if !leaf {
         PAGE_ZIP_DIR_SLOT_SIZE + REC_NODE_PTR_SIZE
@@ -601,7 +528,7 @@ fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<Zi
     let log_end = size
         .checked_sub(trailer)
         .filter(|&e| m_start < e)
-        .ok_or(perr(ZipErrorKind::StreamOverlapsTrailer, m_start))?;
+        .ok_or_else(|| perr(ZipErrorKind::StreamOverlapsTrailer, m_start))?;
 
     let status: u16 = if leaf { 0 } else { REC_STATUS_NODE_PTR };
     let mut b = Build {
@@ -665,12 +592,8 @@ fn rebuild(physical: &[u8], logical_size: usize, out: &mut Vec<u8>) -> Result<Zi
 }
 
 /// A physical-page error at `offset` of the compressed page.
-fn perr(kind: ZipErrorKind, offset: usize) -> ZipError {
-    ZipError {
-        kind,
-        offset,
-        logical: false,
-    }
+fn perr(kind: ZipErrorKind, offset: usize) -> Error {
+    zip_err(kind, offset, false)
 }
 
 /// The compressed page's sizes, its INDEX page header values and its
@@ -698,7 +621,7 @@ struct ZipPage<'p> {
 impl<'p> ZipPage<'p> {
     /// Checks the sizes and PAGE_N_HEAP (the COMPACT flag, a dense
     /// directory that fits) and reads the header values.
-    fn read(physical: &'p [u8], logical_size: usize) -> Result<ZipPage<'p>, ZipError> {
+    fn read(physical: &'p [u8], logical_size: usize) -> Result<ZipPage<'p>, Error> {
         let size = physical.len();
         let logical = logical_size;
         if size < 1024 || size > logical || logical > UNIV_ZIP_SIZE_MAX {
@@ -713,7 +636,7 @@ impl<'p> ZipPage<'p> {
         let n_dense = n_heap
             .checked_sub(2)
             .filter(|&d| d.saturating_mul(PAGE_ZIP_DIR_SLOT_SIZE) < size && d < MAX_DENSE)
-            .ok_or(perr(ZipErrorKind::HeapCount, PAGE_HEADER + PAGE_N_HEAP))?;
+            .ok_or_else(|| perr(ZipErrorKind::HeapCount, PAGE_HEADER + PAGE_N_HEAP))?;
         Ok(ZipPage {
             physical,
             size,
@@ -742,11 +665,7 @@ impl<'p> ZipPage<'p> {
 /// `page_zip_dir_decode`: the sparse directory from the user records'
 /// "owned" bits, and every record's offset (user records, then the free
 /// list) into `recs`, each checked to lie in the record area.
-fn dir_decode(
-    z: &ZipPage<'_>,
-    page: &mut [u8],
-    recs: &mut [u16; MAX_DENSE],
-) -> Result<(), ZipError> {
+fn dir_decode(z: &ZipPage<'_>, page: &mut [u8], recs: &mut [u16; MAX_DENSE]) -> Result<(), Error> {
     let (logical, n_recs, n_dense, n_slots) = (z.logical, z.n_recs, z.n_dense, z.n_slots);
     if n_recs > n_dense {
         return Err(perr(ZipErrorKind::RecordCount, PAGE_HEADER + PAGE_N_RECS));
@@ -754,7 +673,7 @@ fn dir_decode(
     let rec_limit = logical.saturating_sub(PAGE_DIR);
     let mut slot = logical
         .checked_sub(PAGE_DIR + PAGE_DIR_SLOT_SIZE)
-        .ok_or(perr(ZipErrorKind::PageSize, 0))?;
+        .ok_or_else(|| perr(ZipErrorKind::PageSize, 0))?;
     put(page, slot, PAGE_NEW_INFIMUM as u16)?;
     for i in 0..n_recs {
         let offs = z.dense(i);
@@ -763,17 +682,19 @@ fn dir_decode(
             slot = slot
                 .checked_sub(PAGE_DIR_SLOT_SIZE)
                 .filter(|&s| s >= PAGE_ZIP_START)
-                .ok_or(perr(ZipErrorKind::DirSlots, z.dense_at(i)))?;
+                .ok_or_else(|| perr(ZipErrorKind::DirSlots, z.dense_at(i)))?;
             put(page, slot, o as u16)?;
         }
         if o < PAGE_ZIP_START + REC_N_NEW_EXTRA_BYTES || o >= rec_limit {
             return Err(perr(ZipErrorKind::DirEntry, z.dense_at(i)));
         }
-        *recs.get_mut(i).ok_or(perr(ZipErrorKind::HeapCount, 0))? = o as u16;
+        *recs
+            .get_mut(i)
+            .ok_or_else(|| perr(ZipErrorKind::HeapCount, 0))? = o as u16;
     }
     slot = slot
         .checked_sub(PAGE_DIR_SLOT_SIZE)
-        .ok_or(perr(ZipErrorKind::DirSlots, PAGE_HEADER))?;
+        .ok_or_else(|| perr(ZipErrorKind::DirSlots, PAGE_HEADER))?;
     put(page, slot, PAGE_NEW_SUPREMUM as u16)?;
     let last_slot = n_slots
         .checked_mul(PAGE_DIR_SLOT_SIZE)
@@ -790,14 +711,16 @@ fn dir_decode(
         {
             return Err(perr(ZipErrorKind::DirEntry, z.dense_at(i)));
         }
-        *recs.get_mut(i).ok_or(perr(ZipErrorKind::HeapCount, 0))? = offs;
+        *recs
+            .get_mut(i)
+            .ok_or_else(|| perr(ZipErrorKind::HeapCount, 0))? = offs;
     }
     Ok(())
 }
 
 /// The infimum and supremum, which the compressed page does not store:
 /// their fixed bytes, and the infimum's next pointer to the first record.
-fn write_infimum_supremum(z: &ZipPage<'_>, page: &mut [u8]) -> Result<(), ZipError> {
+fn write_infimum_supremum(z: &ZipPage<'_>, page: &mut [u8]) -> Result<(), Error> {
     copy_to(
         page,
         PAGE_NEW_INFIMUM - REC_N_NEW_EXTRA_BYTES,
@@ -820,14 +743,18 @@ fn write_infimum_supremum(z: &ZipPage<'_>, page: &mut [u8]) -> Result<(), ZipErr
 /// Inflates the zlib stream after PAGE_DATA into `out` past the logical
 /// page; its first block must not be the last. Gives the bytes the first
 /// block (the field information) inflated to and the stream bytes read.
-fn inflate_stream(z: &ZipPage<'_>, out: &mut Vec<u8>) -> Result<(usize, usize), ZipError> {
+fn inflate_stream(z: &ZipPage<'_>, out: &mut Vec<u8>) -> Result<(usize, usize), Error> {
     let input = z
         .physical
         .get(PAGE_DATA..z.size.saturating_sub(1))
         .unwrap_or(&[]);
     let blocks = inflate_zlib_blocks(input, out, z.logical.saturating_add(4096)).map_err(|e| {
+        let kind = match e.kind {
+            ibdscope_codec::ErrorKind::Inflate(k) => k,
+            _ => InflateErrorKind::BadCode,
+        };
         perr(
-            ZipErrorKind::Inflate(e.kind),
+            ZipErrorKind::Inflate(kind),
             PAGE_DATA.saturating_add(e.offset),
         )
     })?;
@@ -848,7 +775,7 @@ fn stream_records(
     leaf: bool,
     clustered: bool,
     o: &mut Offs,
-) -> Result<bool, ZipError> {
+) -> Result<bool, Error> {
     for &r in recs {
         let rec = usize::from(r);
         let head = rec.saturating_sub(REC_N_NEW_EXTRA_BYTES);
@@ -911,7 +838,7 @@ fn restore_child_pages(
     recs: &[u16],
     storage_top: usize,
     o: &mut Offs,
-) -> Result<(), ZipError> {
+) -> Result<(), Error> {
     let mut storage = storage_top;
     for &r in recs {
         let rec = usize::from(r);
@@ -947,7 +874,7 @@ fn restore_clustered_columns(
     t: Trailer,
     o: &mut Offs,
     info: &mut ZipInfo,
-) -> Result<(), ZipError> {
+) -> Result<(), Error> {
     let (n_recs, n_dense) = (z.n_recs, z.n_dense);
     // Records on the free list get no BLOB pointers.
     let mut free = [0u64; UNIV_ZIP_SIZE_MAX / 64];
@@ -990,7 +917,7 @@ fn restore_clustered_columns(
                 externs = externs
                     .checked_sub(BTR_EXTERN_FIELD_REF_SIZE)
                     .filter(|&e| e >= t.m_end)
-                    .ok_or(perr(ZipErrorKind::BlobPointers, externs))?;
+                    .ok_or_else(|| perr(ZipErrorKind::BlobPointers, externs))?;
                 copy_phys(b, dst, externs, BTR_EXTERN_FIELD_REF_SIZE)?;
                 info.n_blobs = info.n_blobs.saturating_add(1);
             } else {
@@ -1007,7 +934,7 @@ fn restore_clustered_columns(
 /// `page_zip_set_extra_bytes`: info bits, n_owned and next pointers of
 /// the user records from the dense directory's order and flags, then the
 /// free list's.
-fn set_extra_bytes(z: &ZipPage<'_>, page: &mut [u8]) -> Result<(), ZipError> {
+fn set_extra_bytes(z: &ZipPage<'_>, page: &mut [u8]) -> Result<(), Error> {
     let (n_recs, n_dense) = (z.n_recs, z.n_dense);
     let mut info_bits: u8 = if !z.leaf && z.prev_null {
         REC_INFO_MIN_REC_FLAG
@@ -1058,36 +985,34 @@ fn last_dir_slot(logical: usize, n_slots: usize) -> Option<usize> {
         .checked_sub(n_slots.checked_mul(PAGE_DIR_SLOT_SIZE)?)
 }
 
-fn lerr(kind: ZipErrorKind, offset: usize) -> ZipError {
-    ZipError {
-        kind,
-        offset,
-        logical: true,
-    }
+fn lerr(kind: ZipErrorKind, offset: usize) -> Error {
+    zip_err(kind, offset, true)
 }
 
-fn put(page: &mut [u8], at: usize, v: u16) -> Result<(), ZipError> {
+fn put(page: &mut [u8], at: usize, v: u16) -> Result<(), Error> {
     page.get_mut(at..at.saturating_add(2))
-        .ok_or(lerr(ZipErrorKind::DirSlots, at))?
+        .ok_or_else(|| lerr(ZipErrorKind::DirSlots, at))?
         .copy_from_slice(&v.to_be_bytes());
     Ok(())
 }
 
-fn put_byte(page: &mut [u8], at: usize, v: u8) -> Result<(), ZipError> {
-    *page.get_mut(at).ok_or(lerr(ZipErrorKind::Record, at))? = v;
+fn put_byte(page: &mut [u8], at: usize, v: u8) -> Result<(), Error> {
+    *page
+        .get_mut(at)
+        .ok_or_else(|| lerr(ZipErrorKind::Record, at))? = v;
     Ok(())
 }
 
-fn copy_to(page: &mut [u8], at: usize, src: &[u8]) -> Result<(), ZipError> {
+fn copy_to(page: &mut [u8], at: usize, src: &[u8]) -> Result<(), Error> {
     page.get_mut(at..at.saturating_add(src.len()))
-        .ok_or(lerr(ZipErrorKind::PageSize, at))?
+        .ok_or_else(|| lerr(ZipErrorKind::PageSize, at))?
         .copy_from_slice(src);
     Ok(())
 }
 
 /// `rec_set_next_offs_new`: the next record as a relative offset, 0 for
 /// none.
-fn set_next(page: &mut [u8], rec: usize, next: u16) -> Result<(), ZipError> {
+fn set_next(page: &mut [u8], rec: usize, next: u16) -> Result<(), Error> {
     let v = if next == 0 {
         0
     } else {
@@ -1097,15 +1022,14 @@ fn set_next(page: &mut [u8], rec: usize, next: u16) -> Result<(), ZipError> {
 }
 
 /// Copies `n` bytes of the compressed page at `from` to the page at `to`.
-fn copy_phys(b: &mut Build<'_>, to: usize, from: usize, n: usize) -> Result<(), ZipError> {
-    let src = b.phys.get(from..from.saturating_add(n)).ok_or(ZipError {
-        kind: ZipErrorKind::Trailer,
-        offset: from,
-        logical: false,
-    })?;
+fn copy_phys(b: &mut Build<'_>, to: usize, from: usize, n: usize) -> Result<(), Error> {
+    let src = b
+        .phys
+        .get(from..from.saturating_add(n))
+        .ok_or_else(|| zip_err(ZipErrorKind::Trailer, from, false))?;
     b.page
         .get_mut(to..to.saturating_add(n))
-        .ok_or(lerr(ZipErrorKind::Record, to))?
+        .ok_or_else(|| lerr(ZipErrorKind::Record, to))?
         .copy_from_slice(src);
     Ok(())
 }
@@ -1120,21 +1044,24 @@ struct Log<'p> {
 
 impl Log<'_> {
     /// The log byte at `d`.
-    fn byte(&self, d: usize) -> Result<u8, ZipError> {
+    fn byte(&self, d: usize) -> Result<u8, Error> {
         if d >= self.end {
             return Err(log_err(d));
         }
-        self.phys.get(d).copied().ok_or(log_err(d))
+        self.phys.get(d).copied().ok_or_else(|| log_err(d))
     }
 
     /// Copies `page[to..to + n]` from the log at `d`, which moves past them.
-    fn copy(&self, page: &mut [u8], to: usize, n: usize, d: &mut usize) -> Result<(), ZipError> {
+    fn copy(&self, page: &mut [u8], to: usize, n: usize, d: &mut usize) -> Result<(), Error> {
         if d.saturating_add(n) >= self.end {
             return Err(log_err(*d));
         }
-        let src = self.phys.get(*d..d.saturating_add(n)).ok_or(log_err(*d))?;
+        let src = self
+            .phys
+            .get(*d..d.saturating_add(n))
+            .ok_or_else(|| log_err(*d))?;
         page.get_mut(to..to.saturating_add(n))
-            .ok_or(lerr(ZipErrorKind::Record, to))?
+            .ok_or_else(|| lerr(ZipErrorKind::Record, to))?
             .copy_from_slice(src);
         *d = d.saturating_add(n);
         Ok(())
@@ -1142,12 +1069,8 @@ impl Log<'_> {
 }
 
 /// A malformed log entry at compressed page offset `d`.
-fn log_err(d: usize) -> ZipError {
-    ZipError {
-        kind: ZipErrorKind::Log,
-        offset: d,
-        logical: false,
-    }
+fn log_err(d: usize) -> Error {
+    zip_err(ZipErrorKind::Log, d, false)
 }
 
 /// `page_zip_apply_log`: returns `m_end`, the offset of the end marker.
@@ -1158,7 +1081,7 @@ fn apply_log(
     start: usize,
     end: usize,
     info: &mut ZipInfo,
-) -> Result<usize, ZipError> {
+) -> Result<usize, Error> {
     let log = Log { phys: b.phys, end };
     let fail = log_err;
     let mut o = Offs::new();
@@ -1198,7 +1121,7 @@ fn apply_log(
             b.heap_status = b
                 .heap_status
                 .checked_add(1 << REC_HEAP_NO_SHIFT)
-                .ok_or(fail(at))?;
+                .ok_or_else(|| fail(at))?;
         }
         b.put_u16(rec.saturating_sub(4), hs)?;
         info.log_entries = info.log_entries.saturating_add(1);
@@ -1209,7 +1132,7 @@ fn apply_log(
             let n = o.data_size();
             b.page
                 .get_mut(rec..rec.saturating_add(n))
-                .ok_or(lerr(ZipErrorKind::Record, rec))?
+                .ok_or_else(|| lerr(ZipErrorKind::Record, rec))?
                 .fill(0);
             continue;
         }
@@ -1239,12 +1162,12 @@ fn apply_log_record(
     e: LogEntry,
     mut d: usize,
     o: &mut Offs,
-) -> Result<usize, ZipError> {
+) -> Result<usize, Error> {
     let (rec, node, at) = (e.rec, e.node, e.at);
     let (phys, end, fail) = (log.phys, log.end, log_err);
     // rec_get_offsets_reverse: the extra bytes, nearest first.
     ix.offsets(node, |k| phys.get(d.checked_add(k)?).copied(), o)
-        .ok_or(fail(d))?;
+        .ok_or_else(|| fail(d))?;
     let n_extra = o.extra.saturating_sub(REC_N_NEW_EXTRA_BYTES);
     if d.saturating_add(n_extra) >= end
         || rec.checked_sub(o.extra).is_none_or(|s| s < PAGE_ZIP_START)
@@ -1271,7 +1194,7 @@ fn apply_log_record(
         // page_zip_apply_log_ext.
         let mut next_out = rec;
         for i in 0..o.n {
-            let (s, len) = o.field(i).ok_or(fail(d))?;
+            let (s, len) = o.field(i).ok_or_else(|| fail(d))?;
             let dst = rec.saturating_add(s);
             if Some(i) == ix.trx_id_col {
                 if len < TRX_ROLL || o.is_ext(i) || dst < next_out {
@@ -1284,27 +1207,27 @@ fn apply_log_record(
                     .saturating_add(len)
                     .checked_sub(BTR_EXTERN_FIELD_REF_SIZE)
                     .filter(|&p| p >= next_out && len >= BTR_EXTERN_FIELD_REF_SIZE)
-                    .ok_or(fail(d))?;
+                    .ok_or_else(|| fail(d))?;
                 log.copy(page, next_out, refp.saturating_sub(next_out), &mut d)?;
                 next_out = refp.saturating_add(BTR_EXTERN_FIELD_REF_SIZE);
             }
         }
-        let n = data_end.checked_sub(next_out).ok_or(fail(d))?;
+        let n = data_end.checked_sub(next_out).ok_or_else(|| fail(d))?;
         log.copy(page, next_out, n, &mut d)?;
     } else if node {
         let n = o
             .data_size()
             .checked_sub(REC_NODE_PTR_SIZE)
-            .ok_or(fail(d))?;
+            .ok_or_else(|| fail(d))?;
         log.copy(page, rec, n, &mut d)?;
     } else if let Some(trx) = ix.trx_id_col {
-        let (s, len) = o.field(trx).ok_or(fail(d))?;
+        let (s, len) = o.field(trx).ok_or_else(|| fail(d))?;
         if len < TRX_ROLL {
             return Err(fail(d));
         }
         log.copy(page, rec, s, &mut d)?;
         let from = rec.saturating_add(s).saturating_add(TRX_ROLL);
-        let n = data_end.checked_sub(from).ok_or(fail(d))?;
+        let n = data_end.checked_sub(from).ok_or_else(|| fail(d))?;
         log.copy(page, from, n, &mut d)?;
     } else {
         log.copy(page, rec, o.data_size(), &mut d)?;
@@ -1346,20 +1269,20 @@ mod tests {
     fn rejects_short_and_garbage_pages() {
         let mut out = Vec::new();
         assert_eq!(
-            decompress(&[0u8; 100], 16384, &mut out).unwrap_err().kind,
+            decompress(&[0u8; 100], 16384, &mut out).unwrap_err().zip(),
             ZipErrorKind::PageSize
         );
         let mut p = vec![0u8; 8192];
         assert_eq!(
-            decompress(&p, 16384, &mut out).unwrap_err().kind,
+            decompress(&p, 16384, &mut out).unwrap_err().zip(),
             ZipErrorKind::NotCompact
         );
         p[PAGE_HEADER + PAGE_N_HEAP] = 0x80;
         p[PAGE_HEADER + PAGE_N_HEAP + 1] = 2;
         p[PAGE_HEADER + PAGE_N_DIR_SLOTS + 1] = 2;
         let e = decompress(&p, 16384, &mut out).unwrap_err();
-        assert!(matches!(e.kind, ZipErrorKind::Inflate(_)), "{e}");
-        assert_eq!(e.offset, PAGE_DATA);
+        assert!(matches!(e.zip(), ZipErrorKind::Inflate(_)), "{e}");
+        assert_eq!(e.page_offset().unwrap(), PAGE_DATA);
     }
 
     /// Damage never panics: every third byte of a leaf page with a free
@@ -1378,8 +1301,12 @@ mod tests {
                 match decompress(&p, 16384, &mut out) {
                     Ok(_) => assert_eq!(out.len(), 16384),
                     Err(e) => {
-                        let limit = if e.logical { 16384 } else { 8192 };
-                        assert!(e.offset < limit, "page {n} byte {at}: {e}");
+                        let limit = if matches!(e.place, crate::error::Place::Rebuilt { .. }) {
+                            16384
+                        } else {
+                            8192
+                        };
+                        assert!(e.page_offset().unwrap() < limit, "page {n} byte {at}: {e}");
                         assert!(out.len() <= 16384);
                     }
                 }

@@ -47,7 +47,7 @@ pub struct Analysis<'t> {
     /// The B-trees with their leaf chains, when a command reads the leaves.
     chained: OnceCell<Btrees>,
     freed_with_data: OnceCell<Vec<PageNo>>,
-    def: OnceCell<Result<Def, String>>,
+    def: OnceCell<Result<Def, crate::error::Error>>,
     /// The system tablespace's index names, from its own dictionary.
     system_names: OnceCell<Vec<(u64, String)>>,
     /// Opens the files a definition is read from (a datadir's system
@@ -57,6 +57,9 @@ pub struct Analysis<'t> {
     data_files: Option<&'t [std::path::PathBuf]>,
     /// Told each diagnostic as it is found.
     sink: Option<&'t dyn Fn(&Diagnostic)>,
+    /// The command reads the B-trees (with their leaf chains: `Some(true)`):
+    /// the space map's build folds their pass in its own.
+    plan_trees: Option<bool>,
 }
 
 impl<'t> Analysis<'t> {
@@ -89,7 +92,17 @@ impl<'t> Analysis<'t> {
             host: None,
             data_files: None,
             sink: None,
+            plan_trees: None,
         }
+    }
+
+    /// The same model, for a command that reads the B-trees (`chains`:
+    /// with their leaf chains, [`Analysis::trees_with_leaf_chains`]): the
+    /// space map is built with them, their pass over the file folded in
+    /// the map's second ([`SpaceMap::build_with_trees`]).
+    pub fn reading_trees(mut self, chains: bool) -> Self {
+        self.plan_trees = Some(chains);
+        self
     }
 
     /// The same model, opening the files a definition is read from (a
@@ -171,20 +184,78 @@ impl<'t> Analysis<'t> {
             .get_or_init(|| Summary::of(&self.physical, &self.engine))
     }
 
-    /// The space map (built on first use).
+    /// The space map (built on first use). Its passes over the file make
+    /// what else the model will need and has not made: the summary, when
+    /// the structure is read from the pages as stored (folded in the map's
+    /// first pass), and the B-trees of a command reading them
+    /// ([`Analysis::reading_trees`]: folded in its second).
     pub fn map(&self) -> &SpaceMap {
-        self.map
-            .get_or_init(|| SpaceMap::build(&self.ts, &self.engine))
+        self.map.get_or_init(|| self.build_map())
+    }
+
+    /// Builds the space map, with the summary and the B-trees folded in
+    /// its passes where they are still to be made ([`Analysis::map`]).
+    fn build_map(&self) -> SpaceMap {
+        use ibdscope_core::summary::SummaryFold;
+        // The summary is of the pages as stored: it is folded in the map's
+        // pass only when the map reads them as stored too.
+        let fold_summary = self.summary.get().is_none()
+            && self.ts.reads_as_stored()
+            && self.physical.reads_as_stored()
+            && std::ptr::eq(self.ts.data(), self.physical.data());
+        let trees = self.plan_trees.filter(|&c| {
+            if c {
+                self.chained.get()
+            } else {
+                self.trees.get()
+            }
+            .is_none()
+        });
+        let (ts, engine, physical) = (&self.ts, &self.engine, &self.physical);
+        let (map, summary) = match (trees, fold_summary) {
+            (Some(chains), true) => {
+                let fold = Some(|| SummaryFold::new(physical));
+                let (map, fold, trees) = SpaceMap::build_with_trees(ts, engine, fold, chains);
+                self.set_trees(chains, trees);
+                (map, fold.map(SummaryFold::finish))
+            }
+            (Some(chains), false) => {
+                let (map, _, trees) = SpaceMap::build_with_trees(ts, engine, None::<fn()>, chains);
+                self.set_trees(chains, trees);
+                (map, None)
+            }
+            (None, true) => {
+                let (map, fold) =
+                    SpaceMap::build_folding(ts, engine, || SummaryFold::new(physical));
+                (map, Some(fold.finish()))
+            }
+            (None, false) => (SpaceMap::build(ts, engine), None),
+        };
+        if let Some(s) = summary {
+            let _ = self.summary.set(s);
+        }
+        map
+    }
+
+    /// Keeps the B-trees built with the map.
+    fn set_trees(&self, chains: bool, trees: Btrees) {
+        let _ = if chains {
+            self.chained.set(trees)
+        } else {
+            self.trees.set(trees)
+        };
     }
 
     /// The B-trees (built on first use; the ones with leaf chains when
     /// those were built first).
     pub fn trees(&self) -> &Btrees {
+        // The map first: it may build the trees ([`Analysis::reading_trees`]).
+        let map = self.map();
         match self.chained.get() {
             Some(t) => t,
             None => self
                 .trees
-                .get_or_init(|| Btrees::build(&self.ts, &self.engine, self.map())),
+                .get_or_init(|| Btrees::build(&self.ts, &self.engine, map)),
         }
     }
 
@@ -193,8 +264,9 @@ impl<'t> Analysis<'t> {
     /// (`rows`, `records`): built on first use, the same trees and
     /// findings as [`Analysis::trees`] otherwise, which then gives them.
     pub fn trees_with_leaf_chains(&self) -> &Btrees {
+        let map = self.map();
         self.chained
-            .get_or_init(|| Btrees::build_with_leaf_chains(&self.ts, &self.engine, self.map()))
+            .get_or_init(|| Btrees::build_with_leaf_chains(&self.ts, &self.engine, map))
     }
 
     /// The free pages that still hold an index page with records (the
@@ -218,11 +290,8 @@ impl<'t> Analysis<'t> {
 
     /// Why there is no definition, when one was looked for and none found
     /// (without looking for one).
-    pub fn definition_error(&self) -> Option<&str> {
-        self.def
-            .get()
-            .and_then(|d| d.as_ref().err())
-            .map(String::as_str)
+    pub fn definition_error(&self) -> Option<&crate::error::Error> {
+        self.def.get().and_then(|d| d.as_ref().err())
     }
 
     /// How many problems the dictionary the definition came from had
@@ -236,7 +305,7 @@ impl<'t> Analysis<'t> {
 
     /// The table definition, or why there is none (a message naming the
     /// sources tried).
-    pub fn definition(&self) -> Result<&Def, &str> {
+    pub fn definition(&self) -> Result<&Def, &crate::error::Error> {
         self.def
             .get_or_init(|| {
                 let host = self.host.unwrap_or(&crate::host::ReadHost);
@@ -253,7 +322,6 @@ impl<'t> Analysis<'t> {
                 def
             })
             .as_ref()
-            .map_err(String::as_str)
     }
 
     /// Findings about the file as a whole: it ends inside a page, it is

@@ -1,26 +1,29 @@
 //! `--keyring`: a [`Host`] that opens files through another and hands out,
 //! for a MySQL/Percona encrypted space whose master key the keyring holds,
-//! the decrypted logical image instead of the stored bytes. Every command
-//! then reads plaintext pages (page types restored, checksums verifying)
-//! without knowing about encryption; a space the keyring cannot open is
+//! the stored bytes with a page source that decrypts them
+//! ([`Source::decryption`]): every space opened from it
+//! ([`crate::open::Input::tablespace`]) reads plaintext pages (page types
+//! restored, checksums verifying), each decrypted as a reader reaches it,
+//! and every command reads them without knowing about encryption; a space the keyring cannot open is
 //! read as stored (its pages named encrypted) and the reason is a finding
 //! (exit 1) and a [`Diagnostic`] ([`Host::diagnostics`]). Parsing and decryption are the core's
 //! ([`ibdscope_core::crypt::mysql`]); the keyring's bytes were read, parsed and
 //! wiped by the front end.
 //!
-//! Memory: the image is as large as the file and is asked for before it is
-//! taken (a refusal leaves the file read as stored, with a note); the
-//! stored bytes are released once it is made.
+//! Memory: no image of the file is made; a decrypted page lives in a
+//! thread's page buffer or the page source's bounded cache
+//! ([`ibdscope_core::crypt::mysql::Decryption`]).
 
 use crate::diagnostic::Diagnostic;
-use crate::host::{Change, Host, OpenError, Source};
+use crate::error::Error;
+use crate::host::{Change, Host, Source};
 pub use ibdscope_core::crypt::keyring::Keyring;
-use ibdscope_core::crypt::mysql::{self, EncryptionInfo};
-use ibdscope_core::{Engine, Options};
+use ibdscope_core::crypt::mysql::{self, Decryption, EncryptionInfo};
+use ibdscope_core::Options;
 pub use ibdscope_prims::wipe::wipe;
 use std::fmt;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Opens files through `inner`, decrypting encrypted spaces with a
@@ -69,9 +72,9 @@ impl DecryptHost {
         }
     }
 
-    /// The decrypted image of `src`, or `None` when it is not a MySQL
-    /// encrypted space or cannot be decrypted (then a diagnostic).
-    fn decrypt(&self, path: &Path, src: &dyn Source, threads: usize) -> Option<Image> {
+    /// `src` read decrypted, or `None` when it is not a MySQL encrypted
+    /// space or its key is not in the keyring (then a finding).
+    fn decrypt(&self, path: &Path, src: &dyn Source) -> Option<Decryption> {
         let ts = crate::host::tablespace(src, self.lib).ok()?;
         let Some(info) = EncryptionInfo::read(&ts) else {
             if ts.format().encryption {
@@ -86,57 +89,62 @@ impl DecryptHost {
             }
             return None;
         };
-        let key = match mysql::tablespace_key(&info, &self.keyring) {
-            Ok(k) => k,
+        match mysql::tablespace_key(&info, &self.keyring) {
+            Ok(key) => Some(Decryption::new(&ts, key)),
             Err(e) => {
                 self.finding(path, format_args!("{e}; its pages are read as stored"));
-                return None;
+                None
             }
-        };
-        // The image replaces the file: its mappings go as it is built.
-        let release = |offset: usize, len: usize| src.release(offset, len);
-        let engine = Engine::new(threads).with_image_release(&release);
-        let Some(d) = mysql::try_decrypt(&ts, &key, &engine) else {
-            self.say(Diagnostic::new(
-                path,
-                format_args!(
-                    "the decrypted image of this encrypted space ({} bytes) could not be \
-                     allocated; its pages are read as stored",
-                    ts.data().len()
-                ),
-            ));
-            return None;
-        };
-        Some(Image {
-            bytes: d.into_image(),
-            zeros: src.zero_ranges().to_vec(),
-        })
+        }
+    }
+
+    /// `src`, read decrypted when it is a MySQL encrypted space the
+    /// keyring opens.
+    fn through(&self, path: &Path, src: Box<dyn Source>) -> Box<dyn Source> {
+        match self.decrypt(path, &*src) {
+            Some(decryption) => Box::new(Decrypted {
+                stored: src,
+                decryption,
+            }),
+            None => src,
+        }
     }
 }
 
-/// A decrypted image standing in for a file.
-struct Image {
-    bytes: Vec<u8>,
-    zeros: Vec<Range<usize>>,
+/// A file's stored bytes and the page source that decrypts them.
+struct Decrypted {
+    stored: Box<dyn Source>,
+    decryption: Decryption,
 }
 
-impl Source for Image {
+impl Source for Decrypted {
     fn bytes(&self) -> &[u8] {
-        &self.bytes
+        self.stored.bytes()
+    }
+    fn release(&self, offset: usize, len: usize) {
+        self.stored.release(offset, len);
     }
     fn zero_ranges(&self) -> &[Range<usize>] {
-        &self.zeros
+        self.stored.zero_ranges()
+    }
+    fn decryption(&self) -> Option<&Decryption> {
+        Some(&self.decryption)
     }
 }
 
 impl Host for DecryptHost {
-    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error> {
         let src = self.inner.open(path, threads)?;
-        match self.decrypt(path, &*src, threads) {
-            // The stored bytes are dropped here: the image is what is read.
-            Some(image) => Ok(Box::new(image)),
-            None => Ok(src),
-        }
+        Ok(self.through(path, src))
+    }
+    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, Error> {
+        // The system tablespace's files as one space: its page 0 says how
+        // all of it is encrypted.
+        let src = self.inner.open_joined(paths, threads)?;
+        Ok(match paths.first() {
+            Some(first) => self.through(first, src),
+            None => src,
+        })
     }
     fn changes(&self) -> Vec<Change> {
         self.inner.changes()

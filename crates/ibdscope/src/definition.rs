@@ -5,12 +5,13 @@
 //! found in the space's B-trees.
 
 use crate::diagnostic::Diagnostic;
+use crate::error::{Error, ErrorKind};
 use crate::host::Host;
 pub use crate::open::DefOpts;
 use ibdscope_core::{PageNo, RecFormat, RecPage, SpaceMap, Tablespace};
 use ibdscope_forensics::dict::DictTable;
 use ibdscope_schema::frm::Frm;
-use ibdscope_schema::table::{DefSource, FromSpaceError, RowFormat, TableDef};
+use ibdscope_schema::table::{DefSource, FromSpaceErrorKind, RowFormat, TableDef};
 use std::path::{Path, PathBuf};
 
 /// A table definition and where it came from.
@@ -129,7 +130,7 @@ pub fn load<'m>(
     map: impl FnOnce() -> &'m SpaceMap,
     d: &DefOpts,
     (host, spec): (&dyn Host, Option<&[PathBuf]>),
-) -> Result<Def, String> {
+) -> Result<Def, Error> {
     let encrypted = ts.format().encryption;
     let mut ddl = None;
     let mut dict_datadir = None;
@@ -142,16 +143,9 @@ pub fn load<'m>(
     let mut diagnostics = Vec::new();
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
         (None, None) if d.table.is_some() => {
-            let dir = crate::instance::find_datadir(path, d.datadir.as_deref(), spec).ok_or_else(
-                || {
-                    format!(
-                        "{}: --table: no ibdata1 beside the file or in its parent; give --datadir",
-                        crate::names::path(path)
-                    )
-                },
-            )?;
-            let (t, notes, problems) =
-                from_dictionary_by_name(
+            let dir = crate::instance::find_datadir(path, d.datadir.as_deref(), spec)
+                .ok_or_else(|| Error::new(ErrorKind::TableNeedsDatadir, path))?;
+            let (t, notes, problems) = from_dictionary_by_name(
                 (host, spec),
                 &dir,
                 d.table.as_deref().unwrap_or(""),
@@ -171,7 +165,10 @@ pub fn load<'m>(
         }
         (None, None) => match TableDef::from_tablespace(ts) {
             Ok(t) => (t, None, false),
-            Err(FromSpaceError::NoSdi) => {
+            Err(ibdscope_schema::Error {
+                kind: ibdscope_schema::ErrorKind::FromSpace(FromSpaceErrorKind::NoSdi),
+                ..
+            }) => {
                 let beside = path.with_extension("frm");
                 let datadir = (d.datadir.is_some() || !beside.is_file())
                     .then(|| crate::instance::find_datadir(path, d.datadir.as_deref(), spec))
@@ -217,59 +214,31 @@ pub fn load<'m>(
                                     crate::names::path(&beside)
                                 ),
                             ));
-                            dict_problems = vec![why.clone()];
-                            dict_fallback = Some(why);
+                            dict_problems = vec![why.to_string()];
+                            dict_fallback = Some(why.to_string());
                             (t, Some(beside), true)
                         }
                         Err(why) => {
-                            return Err(format!(
-                                "{}: no table definition: the file has no SDI, no .frm beside \
-                                 it, and {why}",
-                                crate::names::path(path)
-                            ))
+                            return Err(Error::new(ErrorKind::NoSdiFrmOrDict(Box::new(why)), path))
                         }
                     }
                 } else if beside.is_file() {
                     (read_frm(&beside, path)?, Some(beside), true)
-                } else if encrypted {
-                    return Err(format!(
-                        "{}: the file is encrypted and its pages are not decrypted (no key, \
-                         or one that does not open it: see above): its SDI (table definition) \
-                         cannot be read, and no .frm was given (--frm) or found at \
-                         {} (or give the CREATE TABLE statement: --ddl)",
-                        crate::names::path(path),
-                        crate::names::path(&beside)
-                    ));
                 } else {
-                    return Err(format!(
-                        "{}: no table definition: the file holds no readable SDI (MySQL \
-                         before 8.0, MariaDB, or ROW_FORMAT=COMPRESSED SDI pages), no .frm \
-                         was given (--frm) and there is none at {}; give the .frm (--frm) or \
-                         the CREATE TABLE statement (--ddl)",
-                        crate::names::path(path),
-                        crate::names::path(&beside)
+                    return Err(Error::new(
+                        ErrorKind::NoSdiNoFrm { beside, encrypted },
+                        path,
                     ));
                 }
             }
-            Err(e) if encrypted => {
-                return Err(format!(
-                    "{}: the file is encrypted and its pages are not decrypted (no key, or \
-                     one that does not open it: see above): its SDI (table definition) is not readable ({e})",
-                    crate::names::path(path)
-                ))
-            }
-            Err(e) if ts.format().is_zip() => {
-                return Err(format!(
-                    "{}: no table definition: the file is ROW_FORMAT=COMPRESSED and its SDI \
-                     pages could not be decompressed ({e})",
-                    crate::names::path(path)
-                ))
-            }
-            Err(e) => {
-                return Err(format!(
-                    "{}: no table definition: {e}",
-                    crate::names::path(path)
-                ))
+            Err(error) => {
+                let compressed = !encrypted && ts.format().is_zip();
+                let kind = ErrorKind::Sdi {
+                    error,
+                    encrypted,
+                    compressed,
+                };
+                return Err(Error::new(kind, path));
             }
         },
     };
@@ -315,16 +284,16 @@ fn from_dictionary_by_name(
     datadir: &Path,
     name: &str,
     diags: &mut Vec<Diagnostic>,
-) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
+) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), Error> {
     let (dict, problems) = crate::instance::dictionary(host, datadir, spec)?;
     let t = dict.tables.iter().find(|t| t.name == name.as_bytes());
     let t = t.ok_or_else(|| {
-        format!(
-            "the InnoDB dictionary in {} has no table {} (`ibdscope tables` lists them){}",
-            crate::names::path(&crate::instance::first_data_file(datadir, spec)),
-            crate::names::name(name),
-            damage_words(&problems)
-        )
+        Error::bare(ErrorKind::NoDictTable {
+            file: crate::instance::first_data_file(datadir, spec),
+            name: Some(name.to_string()),
+            space_id: 0,
+            problems: problems.clone(),
+        })
     })?;
     complete(
         t,
@@ -334,24 +303,6 @@ fn from_dictionary_by_name(
     )?;
     let (def, notes) = crate::instance::table_def(t);
     Ok((def, notes, problems))
-}
-
-/// The dictionary's problems, after a sentence that needs them.
-fn damage_words(problems: &[String]) -> String {
-    if problems.is_empty() {
-        return String::new();
-    }
-    let shown: Vec<&str> = problems.iter().take(8).map(String::as_str).collect();
-    format!(
-        "; the dictionary is damaged ({} problems): {}{}",
-        problems.len(),
-        shown.join("; "),
-        if problems.len() > shown.len() {
-            "; …"
-        } else {
-            ""
-        }
-    )
 }
 
 /// With problems in the dictionary, a table whose rows are not all there
@@ -364,7 +315,7 @@ fn complete(
     file: &Path,
     problems: &[String],
     diags: &mut Vec<Diagnostic>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     if problems.is_empty() {
         return Ok(());
     }
@@ -375,19 +326,15 @@ fn complete(
         .iter()
         .any(|ix| u32::try_from(ix.fields.len()).unwrap_or(u32::MAX) < ix.n_fields);
     if cols < want_cols || t.indexes.is_empty() || fields_short {
-        return Err(format!(
-            "the InnoDB dictionary in {}: table {} is incomplete there ({cols} of {want_cols} \
-             columns, {} indexes{}){}",
-            crate::names::path(file),
-            crate::names::name(&String::from_utf8_lossy(&t.name)),
-            t.indexes.len(),
-            if fields_short {
-                ", an index short of its fields"
-            } else {
-                ""
-            },
-            damage_words(problems)
-        ));
+        return Err(Error::bare(ErrorKind::DictTableIncomplete {
+            file: file.to_path_buf(),
+            name: String::from_utf8_lossy(&t.name).into_owned(),
+            columns: cols,
+            want: want_cols,
+            indexes: t.indexes.len(),
+            fields_short,
+            problems: problems.to_vec(),
+        }));
     }
     for p in problems {
         diags.push(Diagnostic::line(file, p.as_str()));
@@ -404,20 +351,20 @@ fn from_dictionary(
     ts: &Tablespace<'_>,
     datadir: &Path,
     diags: &mut Vec<Diagnostic>,
-) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), String> {
+) -> Result<(TableDef, crate::instance::DictNotes, Vec<String>), Error> {
     let (dict, problems) = crate::instance::dictionary(host, datadir, spec).map_err(|e| {
-        format!(
-            "the InnoDB dictionary in {} cannot be read ({e})",
-            crate::names::path(&crate::instance::first_data_file(datadir, spec))
-        )
+        Error::bare(ErrorKind::DictUnreadable {
+            file: crate::instance::first_data_file(datadir, spec),
+            why: Box::new(e),
+        })
     })?;
     let t = crate::instance::table_for(&dict, path, ts.space_id().0).ok_or_else(|| {
-        format!(
-            "the InnoDB dictionary in {} has no table with space id {}{}",
-            crate::names::path(&crate::instance::first_data_file(datadir, spec)),
-            ts.space_id().0,
-            damage_words(&problems)
-        )
+        Error::bare(ErrorKind::NoDictTable {
+            file: crate::instance::first_data_file(datadir, spec),
+            name: None,
+            space_id: ts.space_id().0,
+            problems: problems.clone(),
+        })
     })?;
     complete(
         t,
@@ -429,10 +376,9 @@ fn from_dictionary(
     Ok((def, notes, problems))
 }
 
-fn read_frm(frm: &Path, ibd: &Path) -> Result<TableDef, String> {
-    let bytes = std::fs::read(frm).map_err(|e| format!("{}: {e}", crate::names::path(frm)))?;
-    let f = Frm::parse(&bytes)
-        .map_err(|e| format!("{}: not a readable .frm: {e}", crate::names::path(frm)))?;
+fn read_frm(frm: &Path, ibd: &Path) -> Result<TableDef, Error> {
+    let bytes = std::fs::read(frm).map_err(|e| Error::open(frm, e))?;
+    let f = Frm::parse(&bytes).map_err(|e| Error::new(ErrorKind::Frm(e), frm))?;
     let name = ibd
         .file_stem()
         .or_else(|| frm.file_stem())
@@ -458,21 +404,18 @@ fn schema_of(ibd: &Path) -> String {
 /// The definition from a `--ddl` file: its only `CREATE TABLE`, or the
 /// one named like the `.ibd`; with the table's name and the statement's
 /// line.
-fn read_ddl(ddl: &Path, ibd: &Path) -> Result<(TableDef, String, u32), String> {
+fn read_ddl(ddl: &Path, ibd: &Path) -> Result<(TableDef, String, u32), Error> {
     let len = std::fs::metadata(ddl)
-        .map_err(|e| format!("{}: {e}", crate::names::path(ddl)))?
+        .map_err(|e| Error::open(ddl, e))?
         .len();
     if len > ibdscope_schema::ddl::MAX_DDL_BYTES as u64 {
-        return Err(format!(
-            "{}: {len} bytes, more than the {} a CREATE TABLE file may have",
-            crate::names::path(ddl),
-            ibdscope_schema::ddl::MAX_DDL_BYTES
-        ));
+        let max = ibdscope_schema::ddl::MAX_DDL_BYTES;
+        return Err(Error::new(ErrorKind::DdlTooLarge { len, max }, ddl));
     }
-    let bytes = std::fs::read(ddl).map_err(|e| format!("{}: {e}", crate::names::path(ddl)))?;
+    let bytes = std::fs::read(ddl).map_err(|e| Error::open(ddl, e))?;
     let stem = ibd.file_stem().map(|s| s.to_string_lossy().into_owned());
     let t = ibdscope_schema::ddl::parse_one(&bytes, stem.as_deref())
-        .map_err(|e| format!("{}: {e}", crate::names::path(ddl)))?;
+        .map_err(|e| Error::new(ErrorKind::Ddl(e), ddl))?;
     let schema = schema_of(ibd);
     Ok((t.to_table_def(&schema), t.name.clone(), t.at.0))
 }

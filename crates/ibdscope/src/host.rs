@@ -2,6 +2,7 @@
 //! The `ibdscope` binary maps them read-only; [`ReadHost`] reads them
 //! whole (tests, and programs that embed the reports).
 
+use crate::error::Error;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -18,29 +19,49 @@ pub trait Source: Send + Sync {
     fn zero_ranges(&self) -> &[std::ops::Range<usize>] {
         &[]
     }
+    /// How the pages read when they are not the stored bytes: a MySQL
+    /// encrypted space opened with its keyring
+    /// ([`crate::decrypt::DecryptHost`]), each page decrypted as a reader
+    /// reaches it. `None` (the default): as stored.
+    fn decryption(&self) -> Option<&ibdscope_core::crypt::mysql::Decryption> {
+        None
+    }
+}
+
+/// `ts`, a space over `src`'s bytes, read as `src`'s pages read
+/// ([`Source::decryption`]).
+pub(crate) fn read_through<'a>(
+    src: &'a dyn Source,
+    ts: ibdscope_core::Tablespace<'a>,
+) -> ibdscope_core::Tablespace<'a> {
+    match src.decryption() {
+        Some(d) => d.tablespace(&ts),
+        None => ts,
+    }
 }
 
 /// The space in `src`'s bytes, told which of them are known zeros (so the
-/// passes never touch a sparse file's holes). Outside this crate a space
-/// is opened by [`crate::open`].
+/// passes never touch a sparse file's holes), its pages read as `src`'s
+/// read ([`Source::decryption`]). Outside this crate a space is opened by
+/// [`crate::open`].
 pub(crate) fn tablespace<'a>(
     src: &'a dyn Source,
     opts: ibdscope_core::Options,
 ) -> ibdscope_core::Result<ibdscope_core::Tablespace<'a>> {
     ibdscope_core::Tablespace::with_options(src.bytes(), opts)
-        .map(|ts| ts.with_zero_ranges(src.zero_ranges()))
+        .map(|ts| read_through(src, ts.with_zero_ranges(src.zero_ranges())))
 }
 
 /// Opens input files.
 pub trait Host: Send + Sync + fmt::Debug {
     /// Opens `path` read-only; `threads` is how many threads the run uses
     /// (a source may use them to unmap).
-    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, OpenError>;
+    fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error>;
     /// Opens `paths` read-only as one source, their bytes one after the
     /// other (the data files of the system tablespace). This default
     /// copies them into one buffer; a host that maps files maps them side
     /// by side instead.
-    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, OpenError> {
+    fn open_joined(&self, paths: &[PathBuf], threads: usize) -> Result<Box<dyn Source>, Error> {
         let mut bytes = Vec::new();
         for p in paths {
             bytes.extend_from_slice(self.open(p, threads)?.bytes());
@@ -83,21 +104,6 @@ pub enum Unit {
     Pages,
     /// Files (`audit`).
     Files,
-}
-
-/// Why a file could not be read.
-#[derive(Debug)]
-pub struct OpenError {
-    /// The file.
-    pub path: PathBuf,
-    /// What went wrong.
-    pub what: String,
-}
-
-impl fmt::Display for OpenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", crate::names::path(&self.path), self.what)
-    }
 }
 
 /// A file that changed while a run read it: its size or modification time
@@ -170,18 +176,22 @@ impl Source for Vec<u8> {
 }
 
 impl Host for ReadHost {
-    fn open(&self, path: &Path, _threads: usize) -> Result<Box<dyn Source>, OpenError> {
-        let err = |what: String| OpenError {
-            path: path.to_path_buf(),
-            what,
+    fn open(&self, path: &Path, _threads: usize) -> Result<Box<dyn Source>, Error> {
+        let err = |kind: std::io::ErrorKind, what: &str| {
+            Error::open(path, std::io::Error::new(kind, what.to_string()))
         };
         if path.is_dir() {
-            return Err(err("is a directory, not a tablespace file".into()));
+            return Err(err(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory, not a tablespace file",
+            ));
         }
         match std::fs::read(path) {
             Ok(b) => Ok(Box::new(b)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(err("no such file".into())),
-            Err(e) => Err(err(e.to_string())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(err(std::io::ErrorKind::NotFound, "no such file"))
+            }
+            Err(e) => Err(Error::open(path, e)),
         }
     }
 }

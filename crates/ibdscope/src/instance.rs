@@ -31,14 +31,14 @@ pub fn read_system(
     datadir_or_ibdata1: &Path,
     threads: usize,
     spec: Option<&[PathBuf]>,
-) -> Result<System, String> {
+) -> Result<System, crate::error::Error> {
     let how = crate::open::Via {
         host,
         threads,
         options: ibdscope_core::Options::default(),
         spec,
     };
-    crate::open::datadir_via(datadir_or_ibdata1, &how).map_err(|e| e.to_string())
+    crate::open::datadir_via(datadir_or_ibdata1, &how)
 }
 
 /// The datadir a `.ibd` belongs to: `given`, or the file's directory or
@@ -111,15 +111,18 @@ pub fn dictionary(
     host: &dyn Host,
     datadir: &Path,
     spec: Option<&[PathBuf]>,
-) -> Result<(Dictionary, Vec<String>), String> {
+) -> Result<(Dictionary, Vec<String>), crate::error::Error> {
     let sys = read_system(host, datadir, 1, spec)?;
     let first_path = sys
         .files
         .first()
         .map_or(first_data_file(datadir, spec), |f| f.0.clone());
-    let first = crate::names::path(&first_path);
-    let ts = sys.tablespace().map_err(|e| format!("{first}: {e}"))?;
-    let d = Dictionary::read(&ts).map_err(|e| format!("{first}: {e}"))?;
+    let ts = sys
+        .tablespace()
+        .map_err(|e| crate::error::Error::new(crate::error::ErrorKind::Parse(e), &first_path))?;
+    let d = Dictionary::read(&ts).map_err(|e| {
+        crate::error::Error::new(crate::error::ErrorKind::Dictionary(e), &first_path)
+    })?;
     let mut problems = sys.problems.clone();
     problems.extend(short_words(&sys, &ts));
     problems.extend(d.problems.iter().map(|p| problem_words(&sys, p)));

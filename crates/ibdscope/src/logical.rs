@@ -8,6 +8,7 @@
 use crate::diagnostic::Diagnostic;
 use ibdscope_core::crypt::mariadb::{self, CryptDataRead, Decryption, ImageFailure, KeyFile};
 use ibdscope_core::pagecomp::{self, Expansion, PageCompErrorKind};
+use ibdscope_core::ErrorKind;
 use ibdscope_core::Summary;
 use ibdscope_core::{Engine, Tablespace};
 use std::path::Path;
@@ -84,7 +85,7 @@ pub fn expand(
         ));
         return None;
     };
-    let pages = e.failures.iter().map(|f| (f.page, f.error.to_string()));
+    let pages = e.failures.iter().map(|f| placed(f.page, &f.error));
     failures(
         path,
         ts.page_size(),
@@ -121,14 +122,13 @@ pub fn crypt_data_blocks(path: &Path, ts: &Tablespace<'_>) -> Option<Diagnostic>
 fn failures(
     path: &Path,
     page_size: u32,
-    pages: impl Iterator<Item = (ibdscope_core::PageNo, String)>,
+    pages: impl Iterator<Item = (ibdscope_core::PageNo, String, u64)>,
     n: usize,
     more: &str,
     diags: &mut Vec<Diagnostic>,
 ) {
     const SHOWN: usize = 8;
-    for (page, why) in pages.take(SHOWN) {
-        let (why, in_page) = split_page_byte(&why);
+    for (page, why, in_page) in pages.take(SHOWN) {
         let at = u64::from(page.0)
             .saturating_mul(u64::from(page_size))
             .saturating_add(in_page);
@@ -165,7 +165,7 @@ fn opening(
     ts: &Tablespace<'_>,
     keys: &KeyFile,
     crypt: &mariadb::CryptData,
-) -> Result<Opening, mariadb::SpaceKeyError> {
+) -> Result<Opening, ibdscope_core::Error> {
     let named = mariadb::detect_cipher(ts, keys, crypt);
     if let Ok(Some(cipher)) = named {
         return Ok(Opening {
@@ -300,7 +300,7 @@ fn decrypt(
             ),
         ));
     } else {
-        let pages = d.failures.iter().map(|f| (f.page, f.to_string()));
+        let pages = d.failures.iter().map(|f| image_failure(f.page, &f.kind));
         failures(
             path,
             ts.page_size(),
@@ -369,16 +369,13 @@ pub fn key_verdicts(
     let key = mariadb::space_key(ts, keys, &open.crypt, open.cipher?).ok()?;
     let (summary, check) = mariadb::keyed_summary(ts, engine, &key);
     let mut diags = Vec::new();
-    let pages = check.failures.iter().map(|(page, why)| {
-        let why = match why {
-            Err(e) => ImageFailure {
-                page: *page,
-                kind: *e,
-            }
-            .to_string(),
-            Ok(v) => format!("does not verify after decryption and decompression: {v}"),
-        };
-        (*page, why)
+    let pages = check.failures.iter().map(|(page, why)| match why {
+        Err(e) => image_failure(*page, e),
+        Ok(v) => {
+            let why = format!("does not verify after decryption and decompression: {v}");
+            let (why, in_page) = split_page_byte(&why);
+            (*page, why.to_string(), in_page)
+        }
     });
     failures(
         path,
@@ -399,7 +396,9 @@ pub fn damaged(l: &Logical) -> bool {
         Logical::Expanded(e, _) => e.failures.iter().any(|f| {
             !matches!(
                 f.error.kind,
-                PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted
+                ErrorKind::PageComp(
+                    PageCompErrorKind::NotDecoded(_) | PageCompErrorKind::Encrypted
+                )
             )
         }),
         Logical::Decrypted(d, _, renamed) => *renamed || !d.failures.is_empty(),
@@ -429,6 +428,34 @@ pub fn decrypted(
     decrypt(path, ts, engine, Some(keys), &crypt, (false, false), diags)
         .map(|(d, ..)| d)
         .filter(|d| !d.wrong_key())
+}
+
+/// A page of an image left as stored: why it was not decrypted, or not
+/// decompressed, in words without its place, and the byte in the page.
+fn image_failure(
+    page: ibdscope_core::PageNo,
+    kind: &mariadb::ImageFailureKind,
+) -> (ibdscope_core::PageNo, String, u64) {
+    match kind {
+        mariadb::ImageFailureKind::Crypt(e) | mariadb::ImageFailureKind::Decompress(e) => {
+            placed(page, e)
+        }
+        _ => (page, ImageFailure { page, kind: *kind }.to_string(), 0),
+    }
+}
+
+/// A page's error in words without its place, and the byte in the page
+/// it lies at.
+fn placed(
+    page: ibdscope_core::PageNo,
+    e: &ibdscope_core::Error,
+) -> (ibdscope_core::PageNo, String, u64) {
+    let why = match e.kind {
+        ErrorKind::PageComp(k) => k.to_string(),
+        ErrorKind::PageCrypt(k) => k.to_string(),
+        _ => e.to_string(),
+    };
+    (page, why, e.page_offset().unwrap_or(0) as u64)
 }
 
 /// A reason without its trailing ` (byte N)` (the byte in the page), and N.

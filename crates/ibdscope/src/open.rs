@@ -9,7 +9,8 @@
 //! space the same way.
 
 use crate::diagnostic::Diagnostic;
-use crate::host::{Host, OpenError, Source};
+use crate::error::{Error, ErrorKind};
+use crate::host::{Host, Source};
 use ibdscope_core::crypt::mariadb::KeyFile;
 use ibdscope_core::{Options, Tablespace};
 use ibdscope_forensics::system::continues;
@@ -219,10 +220,10 @@ impl Input {
 
     /// The space in the bytes, parsed with the options it was opened
     /// with, told which bytes are known zeros (a sparse file's holes: no
-    /// pass touches them).
+    /// pass touches them), its pages read as the source's read (a MySQL
+    /// encrypted space opened with its keyring: decrypted).
     pub fn tablespace(&self) -> ibdscope_core::Result<Tablespace<'_>> {
-        Tablespace::with_options(self.source.bytes(), self.options)
-            .map(|ts| ts.with_zero_ranges(self.source.zero_ranges()))
+        crate::host::tablespace(&*self.source, self.options)
     }
 
     /// Whether this is the system tablespace named by its first data file
@@ -263,7 +264,7 @@ impl Input {
 /// Opens the space in `path`: the file, or when `path` is the system
 /// tablespace's first data file and files continue it, the system
 /// tablespace ([`open_system`]).
-pub fn open(path: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
+pub fn open(path: &Path, how: &OpenOptions) -> Result<Input, Error> {
     let how = how.via();
     if !continuation_files_in(path, how.spec).is_empty() {
         return system_via(path, &how);
@@ -273,11 +274,11 @@ pub fn open(path: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
 
 /// Opens exactly the file `path` (one data file of a system tablespace is
 /// then read alone, its pages numbered from its own start).
-pub fn open_file(path: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
+pub fn open_file(path: &Path, how: &OpenOptions) -> Result<Input, Error> {
     file_via(path, &how.via())
 }
 
-fn file_via(path: &Path, how: &Via<'_>) -> Result<Input, OpenError> {
+fn file_via(path: &Path, how: &Via<'_>) -> Result<Input, Error> {
     let source = how.host.open(path, how.threads)?;
     let len = source.bytes().len() as u64;
     Ok(Input {
@@ -297,12 +298,12 @@ fn file_via(path: &Path, how: &Via<'_>) -> Result<Input, OpenError> {
 /// (`Host::open_joined`). A file that does not continue, is shorter than
 /// a page or cannot be opened ends the space there and is a problem.
 /// `Err` when `first` itself cannot be opened.
-pub fn open_system(first: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
+pub fn open_system(first: &Path, how: &OpenOptions) -> Result<Input, Error> {
     system_via(first, &how.via())
 }
 
 /// [`open_system`] with the options borrowed.
-pub(crate) fn system_via(first: &Path, how: &Via<'_>) -> Result<Input, OpenError> {
+pub(crate) fn system_via(first: &Path, how: &Via<'_>) -> Result<Input, Error> {
     let (host, threads) = (how.host, how.threads);
     let src = host.open(first, threads)?;
     let mut diagnostics = host.diagnostics();
@@ -382,12 +383,12 @@ pub(crate) fn system_via(first: &Path, how: &Via<'_>) -> Result<Input, OpenError
 
 /// Opens the system tablespace of `datadir` (its first data file; or the
 /// first data file itself when `datadir_or_first` names a file).
-pub fn open_datadir(datadir_or_first: &Path, how: &OpenOptions) -> Result<Input, OpenError> {
+pub fn open_datadir(datadir_or_first: &Path, how: &OpenOptions) -> Result<Input, Error> {
     datadir_via(datadir_or_first, &how.via())
 }
 
 /// [`open_datadir`] with the options borrowed.
-pub(crate) fn datadir_via(datadir_or_first: &Path, how: &Via<'_>) -> Result<Input, OpenError> {
+pub(crate) fn datadir_via(datadir_or_first: &Path, how: &Via<'_>) -> Result<Input, Error> {
     let first = if datadir_or_first.is_dir() {
         first_data_file(datadir_or_first, how.spec)
     } else {
@@ -440,28 +441,30 @@ pub fn first_data_file(datadir: &Path, spec: Option<&[PathBuf]>) -> PathBuf {
 /// `file_name:file_size[:autoextend[:max:max_file_size]]` entries separated
 /// by `;`; only the names are kept (sizes are what the files hold). Raw
 /// partitions (`newraw`, `raw`) are refused.
-pub fn parse_data_file_path(spec: &str) -> Result<Vec<PathBuf>, String> {
+///
+/// Errors: [`ErrorKind::DataFileEntry`], [`ErrorKind::RawPartition`],
+/// [`ErrorKind::NoDataFiles`], [`ErrorKind::TooManyDataFiles`].
+pub fn parse_data_file_path(spec: &str) -> Result<Vec<PathBuf>, Error> {
+    let bad = |k| Err(Error::bare(k));
     let mut names = Vec::new();
     for entry in spec.split(';').map(str::trim).filter(|e| !e.is_empty()) {
         let mut parts = entry.split(':');
         let name = parts.next().unwrap_or("").trim();
         let size = parts.next().unwrap_or("").trim();
         if name.is_empty() || size.is_empty() {
-            return Err(format!(
-                "'{entry}': an innodb_data_file_path entry is file_name:file_size[:autoextend]"
-            ));
+            return bad(ErrorKind::DataFileEntry(entry.to_string()));
         }
         let size = size.to_ascii_lowercase();
         if size.ends_with("newraw") || size.ends_with("raw") {
-            return Err(format!("'{entry}': raw partitions are not read"));
+            return bad(ErrorKind::RawPartition(entry.to_string()));
         }
         names.push(PathBuf::from(name));
     }
     if names.is_empty() {
-        return Err("an empty innodb_data_file_path".into());
+        return bad(ErrorKind::NoDataFiles);
     }
     if names.len() >= MAX_DATA_FILES as usize {
-        return Err(format!("more than {MAX_DATA_FILES} data files"));
+        return bad(ErrorKind::TooManyDataFiles(MAX_DATA_FILES));
     }
     Ok(names)
 }

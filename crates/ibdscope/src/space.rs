@@ -11,7 +11,7 @@
 use crate::analysis::{Analysis, SDI_INDEX_ID};
 use crate::definition::Def;
 use crate::diagnostic::Diagnostic;
-use crate::host::OpenError;
+use crate::error::{Error, ErrorKind};
 use crate::instance;
 use crate::logical::Logical;
 use crate::open::{Input, OpenOptions};
@@ -30,60 +30,6 @@ use ibdscope_schema::value::Rendered;
 use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// Why a file could not be opened as a space.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Error {
-    /// The file (or a data file of the system tablespace) could not be
-    /// read.
-    Open(OpenError),
-    /// The bytes are not a tablespace this library reads (too short, no
-    /// page size that fits).
-    Parse {
-        /// The file.
-        file: PathBuf,
-        /// What the page core found.
-        error: ibdscope_core::Error,
-    },
-    /// The space cannot be read as a whole (page 0's crypt data is
-    /// damaged so that no key opens it): why, with its place.
-    Unreadable(Diagnostic),
-    /// No table definition was found (no SDI, `.frm`, dictionary or
-    /// `CREATE TABLE` given): why.
-    NoDefinition(String),
-    /// The definition has no index of that name.
-    NoIndex(String),
-    /// The index's rows cannot be read (no root page, a root that is not
-    /// a page of the index, a layout the definition cannot give).
-    Rows(ibdscope_schema::rows::ScanError),
-    /// The instance's undo cannot be read (no `ibdata1` found beside the
-    /// file or given as its datadir, no TRX_SYS page, no row versions):
-    /// why.
-    Undo(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Open(e) => e.fmt(f),
-            Error::Parse { file, error } => write!(f, "{}: {error}", crate::names::path(file)),
-            Error::Unreadable(d) => d.fmt(f),
-            Error::NoDefinition(why) => write!(f, "no table definition: {why}"),
-            Error::NoIndex(name) => write!(f, "the definition has no index {name}"),
-            Error::Rows(e) => e.fmt(f),
-            Error::Undo(why) => f.write_str(why),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<OpenError> for Error {
-    fn from(e: OpenError) -> Self {
-        Error::Open(e)
-    }
-}
 
 /// An opened tablespace file: its bytes (one file, or a system
 /// tablespace's data files side by side), and the image its structure is
@@ -126,12 +72,11 @@ impl File {
                 .iter()
                 .map(|p| Diagnostic::line(path, p.as_str())),
         );
-        let ts = input.tablespace().map_err(|error| Error::Parse {
-            file: path.to_path_buf(),
-            error,
-        })?;
+        let ts = input
+            .tablespace()
+            .map_err(|error| Error::new(ErrorKind::Parse(error), path))?;
         if let Some(d) = crate::logical::crypt_data_blocks(path, &ts) {
-            return Err(Error::Unreadable(d));
+            return Err(Error::new(ErrorKind::Unreadable(d), path));
         }
         let engine = Engine::new(how.threads);
         let keys = how.key_file.as_deref();
@@ -166,10 +111,10 @@ impl File {
 
     /// The space: its detection, indexes, verdicts and findings.
     pub fn space(&self) -> Result<Space<'_>, Error> {
-        let physical = self.input.tablespace().map_err(|error| Error::Parse {
-            file: self.path.clone(),
-            error,
-        })?;
+        let physical = self
+            .input
+            .tablespace()
+            .map_err(|error| Error::new(ErrorKind::Parse(error), &self.path))?;
         let ts = match &self.logical {
             Some(l) => l.tablespace(&physical),
             None => physical.clone(),
@@ -198,7 +143,7 @@ pub struct Space<'f> {
     /// What reading the keyed summary had to tell.
     keyed: RefCell<Vec<Diagnostic>>,
     /// The definition made ready for decoding, once asked for.
-    table: OnceCell<Result<Table, String>>,
+    table: OnceCell<Result<Table, Error>>,
 }
 
 /// The table definition a space's records are decoded with: the
@@ -445,14 +390,29 @@ impl<'f> Space<'f> {
         d
     }
 
+    /// The definition has no index `name`.
+    fn no_index(&self, name: &str) -> Error {
+        Error::new(ErrorKind::NoIndex(name.to_string()), &self.file.path)
+    }
+
+    /// The index's rows cannot be read.
+    fn rows_error(&self, e: ibdscope_schema::Error) -> Error {
+        Error::new(ErrorKind::Rows(e), &self.file.path)
+    }
+
     /// The table definition the records are decoded with (made once).
     pub fn table(&self) -> Result<&Table, Error> {
         let t = self.table.get_or_init(|| {
-            let mut def = self.analysis.definition().map_err(str::to_string)?.clone();
+            let mut def = self.analysis.definition().map_err(Error::clone)?.clone();
             let decoding = Decoding::new(self.analysis.ts(), &mut def.table);
             Ok(Table { def, decoding })
         });
-        t.as_ref().map_err(|e| Error::NoDefinition(e.clone()))
+        t.as_ref().map_err(|e| {
+            Error::new(
+                ErrorKind::NoDefinition(Box::new(e.clone())),
+                &self.file.path,
+            )
+        })
     }
 
     /// The typed rows of the index named `index` (`None`: the clustered
@@ -467,14 +427,12 @@ impl<'f> Space<'f> {
         let table = self.table()?;
         let t = table.def();
         let ix = match index {
-            None => t
-                .clustered()
-                .ok_or_else(|| Error::NoIndex("(clustered)".into()))?,
+            None => t.clustered().ok_or_else(|| self.no_index("(clustered)"))?,
             Some(name) => t
                 .indexes
                 .iter()
                 .find(|i| i.name == name)
-                .ok_or_else(|| Error::NoIndex(name.to_string()))?,
+                .ok_or_else(|| self.no_index(name))?,
         };
         let a = &self.analysis;
         let input = ScanInput {
@@ -483,7 +441,7 @@ impl<'f> Space<'f> {
             summary: self.summary(),
             trees: Some(a.trees_with_leaf_chains()),
         };
-        RowScan::over(input, t, ix, &table.decoding, opts).map_err(Error::Rows)
+        RowScan::over(input, t, ix, &table.decoding, opts).map_err(|e| self.rows_error(e))
     }
 
     /// Every row's older versions, from its `DB_ROLL_PTR` through the undo
@@ -496,37 +454,27 @@ impl<'f> Space<'f> {
     pub fn history(&self, key: Option<&str>) -> Result<History, Error> {
         let table = self.table()?;
         let t = table.def();
-        let ix = t
-            .clustered()
-            .ok_or_else(|| Error::NoIndex("(clustered)".into()))?;
+        let ix = t.clustered().ok_or_else(|| self.no_index("(clustered)"))?;
         let how = &self.file.how;
         let path = self.file.path.as_path();
         let ts = self.analysis.ts();
         let data_files = how.data_files.as_deref();
         let datadir = instance::find_datadir(path, how.definition.datadir.as_deref(), data_files)
-            .ok_or_else(|| {
-            Error::Undo(format!(
-                "{}: no ibdata1 in its directory or the one above: give the datadir",
-                crate::names::path(path)
-            ))
-        })?;
+            .ok_or_else(|| Error::new(ErrorKind::NoDatadir, path))?;
         let files = crate::undo::read_undo_files(&*how.host, &datadir, how.threads, data_files)
-            .map_err(Error::Undo)?;
+            .map_err(|e| Error::new(ErrorKind::UndoFiles(Box::new(e)), path))?;
         let (spaces, _) = crate::undo::parse_spaces(&files);
-        let u = crate::undo::read_undo(&spaces).ok_or_else(|| {
-            Error::Undo(format!(
-                "{}: no TRX_SYS page to name the rollback segments",
-                crate::names::path(&datadir)
-            ))
-        })?;
+        let u = crate::undo::read_undo(&spaces)
+            .ok_or_else(|| Error::new(ErrorKind::NoTrxSys, &datadir))?;
         let table_id = instance::dictionary(&*how.host, &datadir, data_files)
             .ok()
             .and_then(|(d, _)| instance::table_for(&d, path, ts.space_id().0).map(|t| t.id));
-        let (root, root_rp) = root_page(ts, ix).map_err(Error::Rows)?;
-        let layout = index_layout(t, ix, &table.decoding.instant, &root_rp).map_err(Error::Rows)?;
+        let (root, root_rp) = root_page(ts, ix).map_err(|e| self.rows_error(e))?;
+        let layout = index_layout(t, ix, &table.decoding.instant, &root_rp)
+            .map_err(|e| self.rows_error(e))?;
         let clustered = Clustered::new(t, &layout, root, root_rp.header().index_id(), table_id);
         ibdscope_forensics::history::history(ts, &clustered, &u, key)
-            .map_err(|e| Error::Undo(format!("{}: {e}", crate::names::path(path))))
+            .map_err(|e| Error::new(ErrorKind::History(e), path))
     }
 }
 

@@ -4,7 +4,7 @@
 //! ([`crate::space::Space::history`]) and the `undo`, `history` and
 //! `audit` commands.
 
-use crate::host::Host;
+use crate::host::{read_through, Host};
 use ibdscope_core::Tablespace;
 use ibdscope_forensics::system::SystemSpace;
 use ibdscope_forensics::undo::Undo;
@@ -30,7 +30,7 @@ pub fn read_undo_files(
     datadir: &Path,
     threads: usize,
     data_files: Option<&[PathBuf]>,
-) -> Result<UndoFiles, String> {
+) -> Result<UndoFiles, crate::error::Error> {
     let system = crate::instance::read_system(host, datadir, threads, data_files)?;
     // The undo tablespaces lie beside ibdata1.
     let datadir = if datadir.is_dir() {
@@ -44,7 +44,7 @@ pub fn read_undo_files(
         if !p.is_file() {
             continue;
         }
-        let b = host.open(&p, threads).map_err(|e| e.to_string())?;
+        let b = host.open(&p, threads)?;
         undo.push((p, b));
     }
     Ok(UndoFiles { system, undo })
@@ -62,12 +62,12 @@ pub fn parse_spaces(f: &UndoFiles) -> (Vec<(u32, PathBuf, Tablespace<'_>)>, Vec<
         .map(|x| x.0.clone())
         .unwrap_or_default();
     match Tablespace::new(f.system.bytes()) {
-        Ok(ts) => out.push((0, first, ts)),
+        Ok(ts) => out.push((0, first, read_through(f.system.source(), ts))),
         Err(e) => bad.push(format!("{}: {e}", crate::names::path(&first))),
     }
     for (p, b) in &f.undo {
         match Tablespace::new(b.bytes()) {
-            Ok(ts) => out.push((ts.space_id().0, p.clone(), ts)),
+            Ok(ts) => out.push((ts.space_id().0, p.clone(), read_through(&**b, ts))),
             Err(e) => bad.push(format!("{}: {e}", crate::names::path(p))),
         }
     }

@@ -56,14 +56,14 @@
 
 use crate::bytes::{array, be_u16, be_u32, be_u64};
 use crate::checksum::{self, Scheme, Unverifiable, Verdict};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::fil::{
     FIL_PAGE_DATA, FIL_PAGE_DATA_END, FIL_PAGE_FCRC32_CHECKSUM, FIL_PAGE_FCRC32_END_LSN,
     FIL_PAGE_FILE_FLUSH_LSN, FIL_PAGE_LSN, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE,
 };
 use crate::ids::PageNo;
 use crate::page_type::PageType;
-use crate::pagecomp::{self, Layout, PageCompError, PageCompErrorKind};
+use crate::pagecomp::{self, Layout, PageCompErrorKind};
 use crate::parallel::{fold_pages_with_state, Engine, PageFold, StateFold};
 use crate::source::{PageSource, Scratch as SourceScratch, Transform};
 use crate::space::{page_facts, Tablespace};
@@ -430,80 +430,11 @@ impl Cipher {
     }
 }
 
-/// Why a space's pages cannot be decrypted at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SpaceKeyError {
-    /// The key file has no key with the crypt data's key id.
-    NoKey {
-        /// The id page 0 names.
-        key_id: u32,
-    },
-}
+/// Why one page was not decrypted (defined with the crate's error).
+pub use crate::error::PageCryptErrorKind;
 
-impl fmt::Display for SpaceKeyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SpaceKeyError::NoKey { key_id } => {
-                write!(f, "the key file has no key {key_id}, which the space uses")
-            }
-        }
-    }
-}
-
-impl std::error::Error for SpaceKeyError {}
-
-/// Why one page was not decrypted; `offset` is the byte in the page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PageCryptErrorKind {
-    /// A key version the plugin does not have (it has only 1).
-    KeyVersion(u32),
-    /// The checksum of the encrypted page does not hold: the server does
-    /// not decrypt it ("looks corrupted").
-    Checksum,
-    /// The stated sizes do not fit the page.
-    Size,
-    /// Decrypted, the page fails the server's check of the plain page (its
-    /// checksum outside full_crc32, the end LSN in full_crc32), or, when
-    /// page_compressed, it does not decompress: the key is not the one the
-    /// page was encrypted with.
-    WrongKey,
-}
-
-/// A page that was not decrypted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PageCryptError {
-    /// What.
-    pub kind: PageCryptErrorKind,
-    /// Byte offset in the page.
-    pub offset: usize,
-}
-
-impl fmt::Display for PageCryptError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind {
-            PageCryptErrorKind::KeyVersion(v) => write!(
-                f,
-                "encrypted with key version {v}; the key file has only version 1"
-            )?,
-            PageCryptErrorKind::Checksum => f.write_str(
-                "encrypted page whose checksum does not hold: not decrypted (the server refuses it)",
-            )?,
-            PageCryptErrorKind::Size => f.write_str("encrypted page with sizes that do not fit")?,
-            PageCryptErrorKind::WrongKey => f.write_str(
-                "decrypted page does not verify: wrong key (or a damaged page)",
-            )?,
-        }
-        write!(f, " (byte {})", self.offset)
-    }
-}
-
-impl std::error::Error for PageCryptError {}
-
-fn page_err(kind: PageCryptErrorKind, offset: usize) -> PageCryptError {
-    PageCryptError { kind, offset }
+fn page_err(kind: PageCryptErrorKind, offset: usize) -> Error {
+    Error::in_page(ErrorKind::PageCrypt(kind), offset)
 }
 
 /// The key of one space: AES-128 with the page key, the cipher, the
@@ -526,10 +457,10 @@ impl SpaceKey {
         cipher: Cipher,
         full_crc32: bool,
         space_id: u32,
-    ) -> Result<SpaceKey, SpaceKeyError> {
-        let no_key = SpaceKeyError::NoKey {
+    ) -> Result<SpaceKey, Error> {
+        let no_key = Error::whole(ErrorKind::NoSpaceKey {
             key_id: crypt.key_id,
-        };
+        });
         let file_key = keys.key(crypt.key_id).ok_or(no_key)?;
         let global = Aes::new(file_key.bytes()).ok_or(no_key)?;
         let mut local = crypt.iv;
@@ -554,7 +485,7 @@ impl SpaceKey {
     /// classic page of type 37401 is rewritten as the 34354 page it was).
     /// `Ok(false)`: the page is not encrypted (key version 0); `out` is a
     /// copy.
-    pub fn decrypt_page(&self, page: &[u8], out: &mut [u8]) -> Result<bool, PageCryptError> {
+    pub fn decrypt_page(&self, page: &[u8], out: &mut [u8]) -> Result<bool, Error> {
         self.decrypt_judged(page, out, None)
     }
 
@@ -567,7 +498,7 @@ impl SpaceKey {
         page: &[u8],
         out: &mut [u8],
         stored: Option<Verdict>,
-    ) -> Result<bool, PageCryptError> {
+    ) -> Result<bool, Error> {
         if out.len() != page.len() {
             return Err(page_err(PageCryptErrorKind::Size, 0));
         }
@@ -604,7 +535,7 @@ impl SpaceKey {
         page: &[u8],
         out: &mut [u8],
         stored: Option<Verdict>,
-    ) -> Result<(), PageCryptError> {
+    ) -> Result<(), Error> {
         let (verdict, size) = match stored {
             // verify_page's verdict under full_crc32 is verify_full_crc32's,
             // over the same covered size.
@@ -639,7 +570,7 @@ impl SpaceKey {
         Ok(())
     }
 
-    fn decrypt_classic(&self, page: &[u8], out: &mut [u8]) -> Result<(), PageCryptError> {
+    fn decrypt_classic(&self, page: &[u8], out: &mut [u8]) -> Result<(), Error> {
         let t = be_u16(page, FIL_PAGE_TYPE).map(PageType);
         let compressed = t == Some(PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED);
         // fil_space_verify_crypt_checksum: a 37401 page is taken as it is
@@ -769,10 +700,10 @@ fn as_page_compressed(out: &mut [u8], start: usize, len: usize) {
 #[non_exhaustive]
 pub enum ImageFailureKind {
     /// The page was not decrypted.
-    Crypt(PageCryptError),
+    Crypt(Error),
     /// The page (plain, or decrypted) is page_compressed and did not
     /// decompress.
-    Decompress(PageCompError),
+    Decompress(Error),
 }
 
 /// A page of the image left as stored, with why.
@@ -840,8 +771,8 @@ impl Decryption {
             && self.failures.iter().any(|f| {
                 matches!(
                     f.kind,
-                    ImageFailureKind::Crypt(PageCryptError {
-                        kind: PageCryptErrorKind::WrongKey,
+                    ImageFailureKind::Crypt(Error {
+                        kind: ErrorKind::PageCrypt(PageCryptErrorKind::WrongKey),
                         ..
                     })
                 )
@@ -855,7 +786,7 @@ pub fn space_key(
     keys: &KeyFile,
     crypt: &CryptData,
     cipher: Cipher,
-) -> Result<SpaceKey, SpaceKeyError> {
+) -> Result<SpaceKey, Error> {
     let full = ts.scheme() == Scheme::FullCrc32;
     SpaceKey::new(keys, crypt, cipher, full, ts.space_id().0)
 }
@@ -941,10 +872,16 @@ fn image_page(
         Err(e) => {
             wipe(buf);
             copy(to, from);
-            let not_decoded = matches!(e.kind, PageCompErrorKind::NotDecoded(_));
+            let not_decoded = matches!(
+                e.kind,
+                ErrorKind::PageComp(PageCompErrorKind::NotDecoded(_))
+            );
             Err(if decrypted && !not_decoded {
                 // A page that decrypts into a stream that does not inflate.
-                ImageFailureKind::Crypt(page_err(PageCryptErrorKind::WrongKey, e.offset))
+                ImageFailureKind::Crypt(page_err(
+                    PageCryptErrorKind::WrongKey,
+                    e.page_offset().unwrap_or(0),
+                ))
             } else {
                 ImageFailureKind::Decompress(e)
             })
@@ -1001,7 +938,7 @@ pub fn detect_cipher(
     ts: &Tablespace<'_>,
     keys: &KeyFile,
     crypt: &CryptData,
-) -> Result<Option<Cipher>, SpaceKeyError> {
+) -> Result<Option<Cipher>, Error> {
     const TRIES: usize = 16;
     let cbc = space_key(ts, keys, crypt, Cipher::Cbc)?;
     let ctr = space_key(ts, keys, crypt, Cipher::Ctr)?;
@@ -1168,6 +1105,8 @@ struct ShardResult<'t, 'a> {
     decrypted: u32,
     decompressed: u32,
     failures: Vec<ImageFailure>,
+    /// The index root candidates of the pages as they read.
+    roots: Vec<(u16, PageNo)>,
     summary: ShardSummary<'t, 'a>,
 }
 
@@ -1233,6 +1172,7 @@ fn decrypt_space<'t, 'a>(
             }
             Err(kind) => r.failures.push(ImageFailure { page, kind }),
         }
+        r.roots.extend(crate::extents::root_candidate(ts, page, to));
         if let Some(mut f) = facts {
             // As `keyed_summary`: a page that carries no checksum the
             // server checks before decrypting it counts as verified (or
@@ -1247,10 +1187,14 @@ fn decrypt_space<'t, 'a>(
             r.summary.add(ts, shard, f, None);
         }
     };
-    let results = crate::parallel::transform_pass(ts, engine, new_buf, page);
+    let mut results = crate::parallel::transform_pass(ts, engine, new_buf, page);
     let source = Decrypt { key, layout, size };
+    let mut roots = Vec::new();
+    for r in &mut results {
+        roots.append(&mut r.roots);
+    }
     let mut d = Decryption {
-        source: PageSource::new(Box::new(source), ts.page_size(), ts.n_pages()),
+        source: PageSource::new(Box::new(source), ts.page_size(), ts.n_pages()).with_roots(roots),
         decrypted: 0,
         decompressed: 0,
         failures: Vec::new(),

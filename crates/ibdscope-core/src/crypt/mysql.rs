@@ -35,10 +35,11 @@
 
 use super::keyring::{Keyring, Secret};
 use crate::bytes::{be_u16, be_u32};
+use crate::error::{Error, ErrorKind, Place};
 use crate::fil::{FIL_PAGE_DATA, FIL_PAGE_TYPE};
 use crate::ids::PageNo;
 use crate::page_type::PageType;
-use crate::parallel::Engine;
+use crate::source::{PageSource, Scratch, Transform};
 use crate::space::Tablespace;
 use core::fmt;
 use ibdscope_prims::aes::{self, Aes};
@@ -90,6 +91,8 @@ pub struct EncryptionInfo {
     encrypted: [u8; 2 * KEY_LEN],
     /// The stored CRC-32C of the decrypted key and IV.
     pub checksum: u32,
+    /// The server uuid's bytes as stored (zeros before version 2).
+    uuid_raw: [u8; UUID_LEN],
 }
 
 impl EncryptionInfo {
@@ -118,8 +121,10 @@ impl EncryptionInfo {
         if version < 3 && be_u32(page0, at)? == 0 {
             at = at.saturating_add(4);
         }
+        let mut uuid_raw = [0u8; UUID_LEN];
         let server_uuid = if version >= 2 {
             let raw = page0.get(at..at.saturating_add(UUID_LEN))?;
+            uuid_raw.copy_from_slice(raw);
             at = at.saturating_add(UUID_LEN);
             Some(
                 String::from_utf8_lossy(raw)
@@ -142,12 +147,27 @@ impl EncryptionInfo {
             key_info_offset,
             encrypted,
             checksum,
+            uuid_raw,
         })
     }
 
     /// Offset of the stored checksum in page 0.
     pub(crate) fn checksum_offset(&self) -> usize {
         self.key_info_offset.saturating_add(2 * KEY_LEN)
+    }
+
+    /// The master key the information names, as an error carries it.
+    fn master_key(&self) -> MasterKey {
+        match self.server_uuid {
+            Some(_) => MasterKey::Uuid {
+                uuid: self.uuid_raw,
+                id: self.master_key_id,
+            },
+            None => MasterKey::ServerId {
+                server_id: None,
+                id: self.master_key_id,
+            },
+        }
     }
 
     /// The name of the master key (`Encryption::get_master_key`):
@@ -162,41 +182,9 @@ impl EncryptionInfo {
     }
 }
 
-/// Why a space's tablespace key could not be had from a keyring.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum KeyError {
-    /// The keyring has no key of that name.
-    NoMasterKey {
-        /// The name looked for.
-        name: String,
-    },
-    /// The master key decrypts the key and IV to bytes whose CRC-32C is
-    /// not the stored one: it is not the key the space was written with.
-    Mismatch {
-        /// The master key tried.
-        name: String,
-        /// The stored checksum's offset in page 0.
-        offset: usize,
-    },
-}
-
-impl fmt::Display for KeyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            KeyError::NoMasterKey { name } => {
-                write!(f, "page 0: the keyring has no master key {name}")
-            }
-            KeyError::Mismatch { name, offset } => write!(
-                f,
-                "page 0, byte {offset}: key does not match: tablespace key checksum differs \
-                 (master key {name})"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for KeyError {}
+/// The name of a MySQL master key, as an error carries it (defined with
+/// the crate's error).
+pub use crate::error::MasterKey;
 
 /// A space's tablespace key and IV, wiped when dropped.
 pub struct TablespaceKey {
@@ -235,37 +223,50 @@ fn fold_key(key: &[u8]) -> Secret {
 /// The master keys `info` may name in `keyring`: the one by uuid, the
 /// bootstrap key for id 0 (version 3), or for version 1 every
 /// `INNODBKey-<digits>-<id>`.
-fn candidates(info: &EncryptionInfo, keyring: &Keyring) -> Vec<(String, Secret)> {
+/// A server id is a 32-bit number the server prints in decimal
+/// (`INNODBKey-%lu-%lu`): a name whose digits say otherwise is no
+/// server's.
+fn candidates(info: &EncryptionInfo, keyring: &Keyring) -> Vec<(String, MasterKey, Secret)> {
     if info.version == 3 && info.master_key_id == 0 {
-        return vec![("DefaultMasterKey".into(), fold_key(DEFAULT_MASTER_KEY))];
+        return vec![(
+            "DefaultMasterKey".into(),
+            MasterKey::Default,
+            fold_key(DEFAULT_MASTER_KEY),
+        )];
     }
     if info.server_uuid.is_some() {
         let name = info.master_key_name();
         return keyring
             .get(&name)
-            .map(|k| vec![(name, fold_key(k.data.bytes()))])
+            .map(|k| vec![(name, info.master_key(), fold_key(k.data.bytes()))])
             .unwrap_or_default();
     }
     let suffix = format!("-{}", info.master_key_id);
     keyring
         .keys
         .iter()
-        .filter(|k| {
-            k.id.strip_prefix("INNODBKey-")
-                .and_then(|r| r.strip_suffix(&suffix))
-                .is_some_and(|sid| !sid.is_empty() && sid.bytes().all(|b| b.is_ascii_digit()))
+        .filter_map(|k| {
+            let sid = k.id.strip_prefix("INNODBKey-")?.strip_suffix(&suffix)?;
+            let server_id = sid.parse::<u32>().ok()?;
+            let key = MasterKey::ServerId {
+                server_id: Some(server_id),
+                id: info.master_key_id,
+            };
+            (server_id.to_string() == sid).then(|| (k.id.clone(), key, fold_key(k.data.bytes())))
         })
-        .map(|k| (k.id.clone(), fold_key(k.data.bytes())))
         .collect()
 }
 
 /// Unwraps the space's tablespace key with its master key from `keyring`
 /// and checks it against the stored CRC-32C
 /// (`Encryption::decode_encryption_info`).
-pub fn tablespace_key(info: &EncryptionInfo, keyring: &Keyring) -> Result<TablespaceKey, KeyError> {
+///
+/// Errors: [`ErrorKind::NoMasterKey`] (at page 0's encryption
+/// information), [`ErrorKind::MasterKeyMismatch`] (at its stored checksum).
+pub fn tablespace_key(info: &EncryptionInfo, keyring: &Keyring) -> Result<TablespaceKey, Error> {
     let found = candidates(info, keyring);
     let mut tried = None;
-    for (name, master) in found {
+    for (name, key, master) in found {
         let Some(m) = Aes::new(master.bytes()) else {
             continue;
         };
@@ -285,16 +286,18 @@ pub fn tablespace_key(info: &EncryptionInfo, keyring: &Keyring) -> Result<Tables
                 master_key: name,
             });
         }
-        tried = Some(name);
+        tried = Some(key);
     }
+    let page0 = |kind, offset: usize| Error {
+        kind,
+        place: Place::Space {
+            page: Some(PageNo(0)),
+            file_offset: offset as u64,
+        },
+    };
     Err(match tried {
-        Some(name) => KeyError::Mismatch {
-            name,
-            offset: info.checksum_offset(),
-        },
-        None => KeyError::NoMasterKey {
-            name: info.master_key_name(),
-        },
+        Some(key) => page0(ErrorKind::MasterKeyMismatch(key), info.checksum_offset()),
+        None => page0(ErrorKind::NoMasterKey(info.master_key()), info.offset),
     })
 }
 
@@ -365,54 +368,67 @@ fn put_u16(page: &mut [u8], at: usize, v: u16) {
     }
 }
 
-/// The decrypted image of an encrypted space: every encrypted page
-/// decrypted in place, every other page as stored.
-#[derive(Debug)]
-#[non_exhaustive]
+/// A MySQL encrypted space read decrypted: read through a page source,
+/// each encrypted page decrypted as a reader reaches it (into a thread's
+/// buffer, or the source's bounded cache), every other page the stored
+/// bytes; no image of the file is made.
 pub struct Decryption {
-    image: Vec<u8>,
-    /// Pages decrypted.
-    pub decrypted: u32,
+    source: PageSource,
+}
+
+impl fmt::Debug for Decryption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Decryption").finish_non_exhaustive()
+    }
 }
 
 impl Decryption {
-    /// The image: as long as the file, page for page.
-    pub fn image(&self) -> &[u8] {
-        &self.image
+    /// The space `ts` read decrypted with `key`: nothing is read until a
+    /// reader reaches a page.
+    pub fn new(ts: &Tablespace<'_>, key: TablespaceKey) -> Decryption {
+        let size = (ts.page_size() as usize).max(1);
+        let source = PageSource::new(
+            Box::new(Decrypt { key, size }),
+            ts.page_size(),
+            ts.n_pages(),
+        );
+        Decryption { source }
     }
-    /// The image as a tablespace, read with `physical`'s detection.
+    /// The space read decrypted, with `physical`'s detection (the space
+    /// this decryption was made of): each page decrypted as a reader
+    /// reaches it, no image made.
     pub fn tablespace<'b, 'a: 'b>(&'b self, physical: &Tablespace<'a>) -> Tablespace<'b> {
-        physical.with_data(&self.image)
+        physical.with_source(&self.source)
     }
-    /// The image, taken.
-    pub fn into_image(self) -> Vec<u8> {
-        self.image
+    /// The whole decrypted image as one buffer, as long as the file (a
+    /// torn tail as stored): a copy for tests and tools; the commands read
+    /// pages through [`Decryption::tablespace`].
+    pub fn image(&self, physical: &Tablespace<'_>) -> Vec<u8> {
+        crate::pagecomp::image_of(&self.tablespace(physical))
     }
 }
 
-/// Decrypts the whole space into one image (as large as the file), or
-/// `None` when that memory is refused (asked for before it is taken). Runs
-/// on `engine.threads()` threads over shards of whole extents; pages known
-/// to be zero are not read. The engine's image release hook, if set, gets
-/// the stored pages as they are decrypted ([`Engine::with_image_release`]).
-pub fn try_decrypt(
-    ts: &Tablespace<'_>,
-    key: &TablespaceKey,
-    engine: &Engine<'_>,
-) -> Option<Decryption> {
-    let size = (ts.page_size() as usize).max(1);
-    let decrypt = |_: &mut (), n: &mut u32, _: PageNo, from: &[u8], to: &mut [u8]| {
-        if to.len() != from.len() {
+/// How an encrypted space's pages read: a whole page of an encrypted type
+/// decrypted as [`decrypt_page`] does (`Encryption::decrypt`), every other
+/// page as stored.
+struct Decrypt {
+    key: TablespaceKey,
+    size: usize,
+}
+
+impl Transform for Decrypt {
+    fn may_change(&self, _: PageNo, stored: &[u8]) -> bool {
+        stored.len() == self.size
+            && be_u16(stored, FIL_PAGE_TYPE).is_some_and(|t| is_encrypted_type(PageType(t)))
+    }
+
+    fn apply(&self, _: PageNo, stored: &[u8], out: &mut [u8], _: &mut Scratch) {
+        if out.len() != stored.len() {
             return;
         }
-        to.copy_from_slice(from);
-        if to.len() == size && decrypt_page(key, to) {
-            *n = n.saturating_add(1);
-        }
-    };
-    let (image, counts) = crate::parallel::try_build_image(ts, engine, || (), decrypt)?;
-    let decrypted = counts.into_iter().fold(0u32, u32::saturating_add);
-    Some(Decryption { image, decrypted })
+        out.copy_from_slice(stored);
+        decrypt_page(&self.key, out);
+    }
 }
 
 #[cfg(test)]

@@ -400,7 +400,7 @@ fn audit_one(
     // The system tablespace's files were found to continue each other
     // when the jobs were made (`join_system`); opened again the same way.
     let opened = if job.joined.is_empty() {
-        crate::open::file(opts, &job.path, 1).map_err(|e| e.what)
+        crate::open::file(opts, &job.path, 1).map_err(|e| e.kind.to_string())
     } else {
         crate::open::system(opts, &job.path, 1).map_err(|e| e.to_string())
     };

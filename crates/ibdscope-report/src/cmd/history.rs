@@ -132,7 +132,7 @@ pub fn run(
             HistoryProblem::NotLeaf(n) => {
                 format!("{p}: page {}: not a leaf page of the clustered index", n.0)
             }
-            HistoryProblem::RecordChain(n, e) => format!("{p}: page {}: {e:?}", n.0),
+            HistoryProblem::RecordChain(n, e) => format!("{p}: page {}: record chain {e}", n.0),
             HistoryProblem::Split(n, at, e) => format!("{p}: page {}, byte offset {at}: {e}", n.0),
             HistoryProblem::Row(k) => {
                 let Some(r) = hist.rows.get(*k) else { continue };

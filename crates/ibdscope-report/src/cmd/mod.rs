@@ -123,9 +123,17 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                     }
                     let keys = opts.key_file.as_ref();
                     with_logical(path, ts, engine, keys, |lts, summary| {
-                        let a = Analysis::new(path, ts, lts, *engine, def)
+                        let mut a = Analysis::new(path, ts, lts, *engine, def)
                             .with_host(&*opts.host, opts.data_files.as_deref())
                             .with_sink(&crate::open::say_one);
+                        // The commands that read the B-trees: built in the
+                        // space map's passes.
+                        match opts.cmd {
+                            Cmd::Indexes | Cmd::Fill => a = a.reading_trees(false),
+                            Cmd::Records(_) => a = a.reading_trees(true),
+                            Cmd::Rows(ref r) if r.where_page.is_none() => a = a.reading_trees(true),
+                            _ => {}
+                        }
                         if let Some(s) = summary {
                             a.set_summary(s);
                         }
@@ -172,10 +180,9 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                                     && o != Outcome::Unreadable
                                     && a.definition_error().is_some() =>
                             {
-                                crate::diag::say!(
-                                    "ibdscope: {}",
-                                    a.definition_error().unwrap_or("")
-                                );
+                                if let Some(e) = a.definition_error() {
+                                    crate::diag::say!("ibdscope: {e}");
+                                }
                                 Ok(o.max(Outcome::Findings))
                             }
                             o => o,

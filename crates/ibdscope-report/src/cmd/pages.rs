@@ -42,7 +42,10 @@ impl IndexCols {
         if keys.of(ts, f.page_no).is_some_and(|v| v != 0) {
             return None;
         }
-        let h = IndexHeader::new(ts.page(f.page_no)?)?;
+        // Held, not kept: a space read through a page source (a keyring
+        // space, decrypted) keeps what `page` transforms.
+        let page = ts.page_ref(f.page_no)?;
+        let h = IndexHeader::new(&page)?;
         let format = ts.format();
         Some(IndexCols {
             id: h.index_id(),

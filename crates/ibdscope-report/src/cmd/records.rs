@@ -626,7 +626,7 @@ fn index_named(a: &Analysis<'_>, name: &str) -> Option<u64> {
         Err(e) => {
             crate::diag::say!(
                 "ibdscope: {p}: --index {shown}: index names need the table definition, and {}",
-                ibdscope::names::name(e)
+                ibdscope::names::name(&e.to_string())
             );
             return None;
         }

@@ -89,7 +89,7 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
     let ts = input
         .tablespace()
         .map_err(|e| format!("{}: {e}", ibdscope::names::path(path)))?;
-    let sys = open_system(&datadir, opts)?;
+    let sys = open_system(&datadir, opts).map_err(|e| e.to_string())?;
     let sys_ts = sys
         .tablespace()
         .map_err(|e| format!("{}: {e}", ibdscope::names::path(&datadir.join("ibdata1"))))?;

@@ -587,7 +587,7 @@ impl RowFmt {
         self.problems.clear();
         self.twin = row.live_copy;
         self.unverified = !row.verified;
-        if let Some(d) = row.damage {
+        if let Some(d) = &row.damage {
             self.problems.push(d.to_string());
         }
         let Piece {

@@ -15,7 +15,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         Ok(def) => def,
         Err(e) => {
             // The reason may quote the DDL or .frm: no raw control characters.
-            crate::diag::say!("ibdscope: {}", ibdscope::names::name(e));
+            crate::diag::say!("ibdscope: {}", ibdscope::names::name(&e.to_string()));
             return Ok(Outcome::Unreadable);
         }
     };

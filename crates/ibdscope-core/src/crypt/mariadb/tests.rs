@@ -347,8 +347,10 @@ fn a_wrong_key_is_named_and_decrypts_nothing() {
         let no_key = KeyFile::parse(format!("1;{K16}\n").as_bytes(), b"").unwrap();
         if crypt.key_id != 1 {
             assert_eq!(
-                space_key(&ts, &no_key, &crypt, Cipher::Cbc).err(),
-                Some(SpaceKeyError::NoKey {
+                space_key(&ts, &no_key, &crypt, Cipher::Cbc)
+                    .err()
+                    .map(|e| e.kind),
+                Some(crate::error::ErrorKind::NoSpaceKey {
                     key_id: crypt.key_id
                 })
             );
