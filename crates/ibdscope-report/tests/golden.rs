@@ -692,6 +692,40 @@ fn datadir_commands_match_their_goldens() {
 /// A command's name and how to make it.
 type Named = (&'static str, fn() -> Cmd);
 
+/// A command's output on `file` (stdout, then its exit code) at `threads`.
+fn output_at(cmd: Cmd, file: &str, format: Format, threads: usize) -> Vec<u8> {
+    let mut o = opts(cmd, &[file], format);
+    o.threads = threads;
+    let mut out = Vec::new();
+    let outcome = run(&o, &mut out).expect("writing to a Vec");
+    out.extend_from_slice(format!("-- exit {}\n", outcome as u8).as_bytes());
+    out
+}
+
+/// Every command in every format on every file gives at 2 and 3 threads
+/// the bytes and exit it gives at 1; returns the outputs compared.
+fn same_at_every_thread_count(files: &[&str], commands: &[Named], formats: &[Format]) -> usize {
+    let mut compared = 0;
+    for file in files {
+        assert!(std::path::Path::new(file).exists(), "{file} is missing");
+        for (name, make) in commands {
+            for &format in formats {
+                let one = output_at(make(), file, format, 1);
+                for threads in [2, 3] {
+                    let got = output_at(make(), file, format, threads);
+                    assert!(
+                        got == one,
+                        "{name} --format {format:?} --threads {threads} differs from \
+                         --threads 1 on {file}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    compared
+}
+
 /// `records` and `pages` write pieces made on the engine's threads in walk
 /// order: every format gives the same bytes and exit at 1, 2 and 3 threads,
 /// whole files included (many pieces: the large fixtures, a damaged copy),
@@ -745,32 +779,7 @@ fn records_and_pages_are_the_same_at_every_thread_count() {
         }),
         ("pages", || Cmd::Pages { from: 0, to: None }),
     ];
-    let output = |cmd: Cmd, file: &str, format: Format, threads: usize| {
-        let mut o = opts(cmd, &[file], format);
-        o.threads = threads;
-        let mut out = Vec::new();
-        let outcome = run(&o, &mut out).expect("writing to a Vec");
-        out.extend_from_slice(format!("-- exit {}\n", outcome as u8).as_bytes());
-        out
-    };
-    let mut compared = 0;
-    for file in &files {
-        assert!(std::path::Path::new(file).exists(), "{file} is missing");
-        for (name, make) in commands {
-            for format in formats {
-                let one = output(make(), file, format, 1);
-                for threads in [2, 3] {
-                    let got = output(make(), file, format, threads);
-                    assert!(
-                        got == one,
-                        "{name} --format {format:?} --threads {threads} differs from \
-                         --threads 1 on {file}"
-                    );
-                    compared += 1;
-                }
-            }
-        }
-    }
+    let mut compared = same_at_every_thread_count(&files, &commands, &formats);
     // The golden cases of `records` and `pages` at every thread count.
     let golden: [Named; 2] = [
         ("records", || {
@@ -784,6 +793,9 @@ fn records_and_pages_are_the_same_at_every_thread_count() {
             to: Some(15),
         }),
     ];
+    let output = |cmd: Cmd, file: &str, format: Format, threads: usize| {
+        output_at(cmd, file, format, threads)
+    };
     let usable = |f: &&&str| ibdscope_testkit::corpus().is_some() || !f.starts_with("../shared");
     for file in FILES.iter().filter(usable) {
         for (cmd, make) in golden {
@@ -868,32 +880,7 @@ fn rows_are_the_same_at_every_thread_count() {
             })
         }),
     ];
-    let output = |cmd: Cmd, file: &str, format: Format, threads: usize| {
-        let mut o = opts(cmd, &[file], format);
-        o.threads = threads;
-        let mut out = Vec::new();
-        let outcome = run(&o, &mut out).expect("writing to a Vec");
-        out.extend_from_slice(format!("-- exit {}\n", outcome as u8).as_bytes());
-        out
-    };
-    let mut compared = 0;
-    for file in &files {
-        assert!(std::path::Path::new(file).exists(), "{file} is missing");
-        for (name, make) in commands {
-            for format in formats {
-                let one = output(make(), file, format, 1);
-                for threads in [2, 3] {
-                    let got = output(make(), file, format, threads);
-                    assert!(
-                        got == one,
-                        "{name} --format {format:?} --threads {threads} differs from \
-                         --threads 1 on {file}"
-                    );
-                    compared += 1;
-                }
-            }
-        }
-    }
+    let compared = same_at_every_thread_count(&files, &commands, &formats);
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!("rows: {compared} outputs compared");
 }
