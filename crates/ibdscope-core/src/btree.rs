@@ -52,9 +52,9 @@
 
 use crate::bits::Bits;
 use crate::extents::{BesideIndexPass, IndexInfo, Owner, SpaceMap};
+use crate::facts::{Facts, Head, Kind};
 use crate::fil::{FilHeader, FIL_PAGE_NEXT, FIL_PAGE_PREV};
 use crate::finding::{Finding, FindingKind};
-use crate::flst::page_readable;
 use crate::ids::{IndexId, PageNo, FIL_NULL};
 use crate::index::{IndexHeader, PAGE_HEADER, PAGE_LEVEL};
 use crate::parallel::{fold_pages, Engine, PageFold};
@@ -311,7 +311,11 @@ impl Btrees {
         chains: bool,
     ) -> Btrees {
         let plan = MemberPlan::new(ts, indexes);
-        let m = fold_pages(ts, engine, || plan.fold(&owner)).m;
+        let m = match ts.pass_facts() {
+            // The transform pass read every page already.
+            Some(f) => plan.fold(&owner).place_facts(f),
+            None => fold_pages(ts, engine, || plan.fold(&owner)).m,
+        };
         Self::walk_members(ts, indexes, &owner, chains, plan, m)
     }
 
@@ -422,6 +426,9 @@ type OwnerFn<'o> = &'o (dyn Fn(PageNo) -> Option<IndexId> + Sync);
 /// damaged or REDUNDANT trees) its records are read again from the page.
 struct Walker<'t, 'a, 'o> {
     ts: &'t Tablespace<'a>,
+    /// The heads its transform pass kept, on a space read through a page
+    /// source: read instead of the pages.
+    facts: Option<&'a Facts>,
     /// `(index id, position)`, sorted by id.
     ids: Vec<(IndexId, u32)>,
     owner: OwnerFn<'o>,
@@ -447,7 +454,7 @@ struct Walker<'t, 'a, 'o> {
 
 /// What a member page's record walk gives the tree figures ([`RecPage::analyse`]).
 #[derive(Clone, Copy, Debug, Default)]
-struct Walked {
+pub(crate) struct Walked {
     /// `PageFill::fill`.
     fill: f32,
     /// PAGE_GARBAGE.
@@ -534,7 +541,7 @@ fn fill_fixed(fill: f32) -> u128 {
 /// Figures of the member pages of one level of one index (the root and
 /// pages at or above the root's level left out), summed in file order.
 #[derive(Clone, Copy, Debug, Default)]
-struct LevelSums {
+pub(crate) struct LevelSums {
     /// Pages with a records view: the pages counted.
     pages: u32,
     /// Σ fill, exact (see [`fill_fixed`]).
@@ -558,7 +565,7 @@ struct LevelSums {
 
 impl LevelSums {
     /// The figures of one page: nothing for a page without a records view.
-    fn one(w: &Walked) -> LevelSums {
+    pub(crate) fn one(w: &Walked) -> LevelSums {
         let mut s = LevelSums::default();
         if w.state == WalkState::None {
             return s;
@@ -588,7 +595,28 @@ impl LevelSums {
         s
     }
 
-    fn merge(&mut self, o: &LevelSums) {
+    /// Takes `o`, merged before, out again (the sums are exact integers).
+    fn sub(&mut self, o: &LevelSums) {
+        self.pages = self.pages.saturating_sub(o.pages);
+        self.fill = self.fill.saturating_sub(o.fill);
+        for (a, b) in self.hist.iter_mut().zip(o.hist) {
+            *a = a.saturating_sub(b);
+        }
+        self.garbage = self.garbage.saturating_sub(o.garbage);
+        self.n_recs = self.n_recs.saturating_sub(o.n_recs);
+        self.n_recs_walked = self.n_recs_walked.saturating_sub(o.n_recs_walked);
+        self.n_recs_stated = self.n_recs_stated.saturating_sub(o.n_recs_stated);
+        self.record_bytes = self.record_bytes.saturating_sub(o.record_bytes);
+        self.compressed = self.compressed.saturating_sub(o.compressed);
+        self.n_free = self.n_free.saturating_sub(o.n_free);
+        self.n_deleted = self.n_deleted.saturating_sub(o.n_deleted);
+        self.n_min_rec = self.n_min_rec.saturating_sub(o.n_min_rec);
+        self.data_size = self.data_size.saturating_sub(o.data_size);
+        self.used = self.used.saturating_sub(o.used);
+        self.usable = self.usable.saturating_sub(o.usable);
+    }
+
+    pub(crate) fn merge(&mut self, o: &LevelSums) {
         self.pages = self.pages.saturating_add(o.pages);
         self.fill = self.fill.saturating_add(o.fill);
         for (a, b) in self.hist.iter_mut().zip(o.hist) {
@@ -722,31 +750,49 @@ fn slot_of<O>(
 where
     O: Fn(PageNo) -> Option<IndexId> + ?Sized,
 {
-    let Some(id) = owner(n) else {
-        return Slot::None;
-    };
-    let Ok(k) = ids.binary_search_by_key(&id, |&(i, _)| i) else {
-        return Slot::None;
-    };
-    let Some(&(_, pos)) = ids.get(k) else {
-        return Slot::None;
-    };
-    let Some(fil) = FilHeader::new(page) else {
-        return Slot::None;
-    };
-    if !fil.page_type().is_index(ts.type_names()) {
-        return Slot::None;
+    match owned(ids, owner, n) {
+        Some((id, pos)) => slot_in(id, pos, &Head::read_with(ts, page, false)),
+        None => Slot::None,
     }
-    if !page_readable(ts, page) {
-        return Slot::Unreadable { pos };
-    }
-    match IndexHeader::new(page) {
+}
+
+/// The index `owner` names for page `n` and its position in `ids`, when
+/// it is one of them.
+fn owned<O>(ids: &[(IndexId, u32)], owner: &O, n: PageNo) -> Option<(IndexId, u32)>
+where
+    O: Fn(PageNo) -> Option<IndexId> + ?Sized,
+{
+    let id = owner(n)?;
+    let k = ids.binary_search_by_key(&id, |&(i, _)| i).ok()?;
+    ids.get(k).map(|&(_, pos)| (id, pos))
+}
+
+/// Where a page whose segment is index `id`'s (at `pos`), reading as `h`,
+/// stands ([`slot_of`]).
+fn slot_in(id: IndexId, pos: u32, h: &Head) -> Slot {
+    match h.kind {
+        Kind::Unreadable => Slot::Unreadable { pos },
         // Another id is reported by the space map (WrongSegment).
-        Some(h) if h.index_id() == id => Slot::Member {
+        Kind::Index if h.index_id == id => Slot::Member {
             pos,
-            level: h.level(),
+            level: h.level,
         },
         _ => Slot::None,
+    }
+}
+
+/// The record walk of `page` (an index page as it reads) as the tree
+/// figures take it, its findings in `out`.
+pub(crate) fn walk_records(
+    ts: &Tablespace<'_>,
+    page: &[u8],
+    scratch: &mut Option<Box<RecScratch>>,
+    out: &mut Vec<RecFinding>,
+) -> Walked {
+    out.clear();
+    match RecPage::new(page, ts.format().logical_size) {
+        Some(rp) => Walked::of(&rp.analyse_lazy(scratch, out)),
+        None => Walked::default(),
     }
 }
 
@@ -810,16 +856,11 @@ impl<'p, 'a, F: ?Sized> MemberPass<'p, 'a, F> {
             Slot::Member { pos, level } => (pos, level),
         };
         let leftmost = FilHeader::new(page).is_some_and(|f| f.prev().is_null());
-        let mut walked = Walked::default();
-        let before = self.m.rec_findings.len();
-        if let Some(rp) = RecPage::new(page, ts.format().logical_size) {
-            self.out.clear();
-            walked = Walked::of(&rp.analyse_lazy(&mut self.scratch, &mut self.out));
-            self.m
-                .rec_findings
-                .extend(self.out.iter().map(|&f| (n.0, f)));
-        }
-        let has_findings = self.m.rec_findings.len() > before;
+        let walked = walk_records(ts, page, &mut self.scratch, &mut self.out);
+        self.m
+            .rec_findings
+            .extend(self.out.iter().map(|&f| (n.0, f)));
+        let has_findings = !self.out.is_empty();
         let (root, root_level) = self.roots.get(pos as usize).copied().unwrap_or((0, 0));
         if n.0 != root && level >= root_level {
             self.m.above.push((pos, level, n.0));
@@ -839,6 +880,91 @@ impl<'p, 'a, F: ?Sized> MemberPass<'p, 'a, F> {
                 acc.sums.merge(&LevelSums::one(&walked));
             }
         }
+    }
+}
+
+impl<F: Fn(PageNo) -> Option<IndexId> + ?Sized> MemberPass<'_, '_, F> {
+    /// What [`MemberPass::place`] gathers over every page, from the facts
+    /// the space's transform pass kept ([`Facts`]) instead of the pages:
+    /// each page's place from its head, the record walks from the sums per
+    /// index id and level, less the pages summed there that no level
+    /// counts (roots, pages of no tree: each read and walked again).
+    fn place_facts(mut self, facts: &Facts) -> Members {
+        let ts = self.ts;
+        let mut minus = vec![LevelSums::default(); facts.sums().len()];
+        for k in 0..ts.n_pages() {
+            let n = PageNo(k);
+            // A doublewrite buffer page is a copy of a page of some tree.
+            if ts.in_doublewrite(n) {
+                continue;
+            }
+            let Some(h) = facts.head(k) else {
+                continue;
+            };
+            let slot = match owned(self.ids, self.owner, n) {
+                Some((id, pos)) => slot_in(id, pos, &h),
+                None => Slot::None,
+            };
+            let counted = match slot {
+                Slot::None => false,
+                Slot::Unreadable { pos } => {
+                    if self.m.unreadable.len() < self.n_indexes {
+                        self.m.unreadable.resize(self.n_indexes, 0);
+                    }
+                    if let Some(u) = self.m.unreadable.get_mut(pos as usize) {
+                        *u = u.saturating_add(1);
+                    }
+                    false
+                }
+                Slot::Member { pos, level } => {
+                    let found = facts.findings(k);
+                    self.m.rec_findings.extend_from_slice(found);
+                    let (root, root_level) =
+                        self.roots.get(pos as usize).copied().unwrap_or((0, 0));
+                    if k != root && level >= root_level {
+                        self.m.above.push((pos, level, k));
+                    }
+                    if let Some(acc) = self.level_acc(pos, level, k) {
+                        acc.count = acc.count.saturating_add(1);
+                        acc.last = acc.last.max(k);
+                        if h.prev.is_null() {
+                            acc.heads.push(k);
+                        }
+                        if !found.is_empty() {
+                            acc.with_findings = acc.with_findings.saturating_add(1);
+                        }
+                    }
+                    k != root && level < root_level
+                }
+            };
+            if counted || !Facts::summed(ts, n, &h) {
+                continue;
+            }
+            let (Some(at), Some(page)) = (facts.sum_place(h.index_id, h.level), ts.page_ref(n))
+            else {
+                continue;
+            };
+            let w = walk_records(ts, &page, &mut self.scratch, &mut self.out);
+            if let Some(m) = minus.get_mut(at) {
+                m.merge(&LevelSums::one(&w));
+            }
+        }
+        // Each id's sums, less the pages not counted, to its index's level.
+        for (&(id, level, sums), less) in facts.sums().iter().zip(&minus) {
+            let Ok(k) = self.ids.binary_search_by_key(&id, |&(i, _)| i) else {
+                continue;
+            };
+            let Some(&(_, pos)) = self.ids.get(k) else {
+                continue;
+            };
+            let mut sums = sums;
+            sums.sub(less);
+            if let Some(acc) = (self.m.levels.iter_mut()).find(|l| l.pos == pos && l.level == level)
+            {
+                acc.sums.merge(&sums);
+            }
+        }
+        self.m
     }
 }
 
@@ -989,6 +1115,14 @@ impl SpaceMap {
         F: PageFold,
         N: Fn() -> F + Sync,
     {
+        if ts.pass_facts().is_some() {
+            // No pass over the pages after the transform pass: the map's
+            // index pass and the member pass read its facts.
+            let none = None::<fn(&[IndexInfo]) -> crate::extents::NoFold>;
+            let (map, side, _) = SpaceMap::build_all(ts, engine, side, none);
+            let trees = Btrees::build_map(ts, engine, &map, chains);
+            return (map, side, trees);
+        }
         let plan = |order: &[IndexInfo]| MemberPlan::new(ts, order);
         let (map, side, members) = SpaceMap::build_all(ts, engine, side, Some(plan));
         let trees = match members {
@@ -1016,6 +1150,7 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
     ) -> Self {
         Walker {
             ts,
+            facts: ts.pass_facts(),
             ids,
             owner,
             m,
@@ -1033,6 +1168,12 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
 
     /// Where page `n` stands (see [`slot_of`]).
     fn slot(&self, n: u32) -> Slot {
+        if let Some(f) = self.facts {
+            return match (owned(&self.ids, self.owner, PageNo(n)), f.head(n)) {
+                (Some((id, pos)), Some(h)) => slot_in(id, pos, &h),
+                _ => Slot::None,
+            };
+        }
         match self.ts.page_ref(PageNo(n)) {
             Some(page) => slot_of(self.ts, &self.ids, self.owner, PageNo(n), &page),
             None => Slot::None,
@@ -1084,6 +1225,10 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
 
     /// FIL_PAGE_PREV and FIL_PAGE_NEXT of page `n`.
     fn links(&self, n: u32) -> Option<[PageNo; 2]> {
+        if let Some(f) = self.facts {
+            let h = f.head(n).filter(|h| h.kind != Kind::Short)?;
+            return Some([h.prev, h.next]);
+        }
         let page = self.ts.page_ref(PageNo(n))?;
         let fil = FilHeader::new(&page)?;
         Some([fil.prev(), fil.next()])
@@ -1814,11 +1959,9 @@ impl LaneWalk<'_, '_, '_, '_> {
     /// at the stretch's start); `None` when the level is not whole.
     fn step(&self, mut s: Stretch, prev: Option<u32>, at: u32) -> Option<Step> {
         let ts = self.w.ts;
-        let page = ts.page_ref(PageNo(at))?;
-        let page = &*page;
-        let fil = FilHeader::new(page)?;
+        let [fil_prev, next] = self.w.links(at)?;
         if let Some(prev) = prev {
-            if fil.prev().0 != prev {
+            if fil_prev.0 != prev {
                 return None;
             }
             if at.is_multiple_of(self.every) {
@@ -1826,7 +1969,7 @@ impl LaneWalk<'_, '_, '_, '_> {
                 return Some(Step::End(s));
             }
         }
-        if slot_of(ts, &self.w.ids, self.w.owner, PageNo(at), page) != self.slot {
+        if self.w.slot(at) != self.slot {
             // A sample page elsewhere starts nothing; a chain that leaves
             // the level is not whole.
             return prev.is_none().then_some(Step::Nothing);
@@ -1835,7 +1978,6 @@ impl LaneWalk<'_, '_, '_, '_> {
         if s.reached > self.count {
             return None;
         }
-        let next = fil.next();
         if next.is_null() {
             return Some(Step::End(s));
         }
@@ -2431,6 +2573,7 @@ mod tests {
 mod real_files {
     use super::*;
     use crate::extents::SpaceProblem;
+    use crate::flst::page_readable;
     use crate::record::RecCounts;
     use crate::PageType;
     use std::collections::BTreeMap;

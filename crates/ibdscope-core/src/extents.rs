@@ -42,6 +42,7 @@
 //! and the place to look for deleted rows.
 
 use crate::bits::Bits;
+use crate::facts::{Head, Kind};
 use crate::finding::{Finding, FindingKind};
 use crate::flst::{
     page_readable, FilAddr, FlstBase, FlstWalk, ListLayout, ListProblem, ListProblemKind,
@@ -1589,7 +1590,20 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     fn index_pages(&mut self, engine: &Engine<'_>) {
-        let pass = fold_pages(self.ts, engine, || IndexPass::new(self));
+        let pass = match self.ts.pass_facts() {
+            // The transform pass read every page already: its heads, in
+            // page order.
+            Some(f) => {
+                let mut pass = IndexPass::new(self);
+                for n in 0..self.n_pages {
+                    if let Some(h) = f.head(n) {
+                        pass.head(PageNo(n), &h);
+                    }
+                }
+                pass
+            }
+            None => fold_pages(self.ts, engine, || IndexPass::new(self)),
+        };
         let (problems, counts) = (pass.problems, pass.counts);
         self.index_pages_found(problems, counts);
     }
@@ -1751,7 +1765,7 @@ impl BesideIndexPass for NoFold {
 }
 
 /// No fold beside the roots' pass ([`SpaceMap::build`]).
-struct NoFold;
+pub(crate) struct NoFold;
 
 impl PageFold for NoFold {
     fn page(&mut self, _: PageNo, _: &[u8]) {}
@@ -1783,38 +1797,31 @@ impl<'b, 't, 'a> IndexPass<'b, 't, 'a> {
     }
 }
 
-impl PageFold for IndexPass<'_, '_, '_> {
-    fn page(&mut self, n: PageNo, page: &[u8]) {
+impl IndexPass<'_, '_, '_> {
+    /// Page `n`, whose head ([`Head::read`]) is `h`, against the owner map.
+    fn head(&mut self, n: PageNo, h: &Head) {
         let b = self.b;
         let ts = b.ts;
-        let Some(fil) = crate::fil::FilHeader::new(page) else {
-            return;
-        };
-        if fil.page_type() == PageType::FIL_PAGE_TYPE_ALLOCATED
-            && fil.lsn().0 == 0
-            && crate::checksum::is_empty_page(page)
-        {
-            match b.owners.get(ts, n.0) {
-                Some(Owner::Free) | None => {}
-                // The system tablespace's segments of no index (the
-                // doublewrite buffer's fragment pages, which MariaDB
-                // allocates and never writes; undo segments) may hold
-                // never-written pages.
-                Some(Owner::Segment { index: None, .. }) if ts.space_id().0 == 0 => {}
-                Some(owner) => {
-                    self.problems
-                        .push((n, 0, SpaceProblem::EmptyPageInUse { owner }));
+        match h.kind {
+            Kind::Empty => {
+                match b.owners.get(ts, n.0) {
+                    Some(Owner::Free) | None => {}
+                    // The system tablespace's segments of no index (the
+                    // doublewrite buffer's fragment pages, which MariaDB
+                    // allocates and never writes; undo segments) may hold
+                    // never-written pages.
+                    Some(Owner::Segment { index: None, .. }) if ts.space_id().0 == 0 => {}
+                    Some(owner) => {
+                        self.problems
+                            .push((n, 0, SpaceProblem::EmptyPageInUse { owner }));
+                    }
                 }
+                return;
             }
-            return;
+            Kind::Index => {}
+            Kind::Short | Kind::Other | Kind::Unreadable => return,
         }
-        if !fil.page_type().is_index(ts.type_names()) || !page_readable(ts, page) {
-            return;
-        }
-        let Some(h) = IndexHeader::new(page) else {
-            return;
-        };
-        let (level, index_id, n_recs) = (h.level(), h.index_id(), h.n_recs());
+        let (level, index_id, n_recs) = (h.level, h.index_id, h.n_recs);
         match b.owners.get(ts, n.0) {
             Some(Owner::Free) if n_recs > 0 => self.problems.push((
                 n,
@@ -1866,6 +1873,12 @@ impl PageFold for IndexPass<'_, '_, '_> {
             }
             _ => {}
         }
+    }
+}
+
+impl PageFold for IndexPass<'_, '_, '_> {
+    fn page(&mut self, n: PageNo, page: &[u8]) {
+        self.head(n, &Head::read(self.b.ts, page));
     }
     /// A run of all-zero pages: only the extents something may claim are
     /// looked at page by page (an empty page in use is a finding); the

@@ -104,6 +104,7 @@ pub mod crypt;
 mod crypt_data;
 mod error;
 pub mod extents;
+pub(crate) mod facts;
 pub mod fil;
 mod finding;
 pub mod flst;

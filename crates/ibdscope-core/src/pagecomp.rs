@@ -435,6 +435,8 @@ pub(crate) struct ShardResult<X> {
     failures: Vec<PageFailure>,
     /// The index root candidates of the pages as they read.
     roots: Vec<(u16, PageNo)>,
+    /// What the later passes need of each page ([`crate::facts`]).
+    facts: crate::facts::FactsShard,
     extra: X,
 }
 
@@ -493,6 +495,7 @@ where
     move |bufs, r, page, from, to| {
         let decoded = expand_page(layout, size, bufs, r, page, from, to);
         r.roots.extend(crate::extents::root_candidate(ts, page, to));
+        r.facts.page(ts, page, to);
         also(
             &mut r.extra,
             page,
@@ -509,14 +512,17 @@ fn expansion<X>(ts: &Tablespace<'_>, results: Vec<ShardResult<X>>) -> (Expansion
     let mut failures = Vec::new();
     let mut extra = Vec::with_capacity(results.len());
     let mut roots = Vec::new();
+    let mut facts = Vec::with_capacity(results.len());
     for mut r in results {
         decompressed = decompressed.saturating_add(r.decompressed);
         failures.append(&mut r.failures);
         roots.append(&mut r.roots);
+        facts.push(r.facts);
         extra.push(r.extra);
     }
+    let facts = crate::facts::Facts::join(ts.n_pages(), facts.into_iter());
     let e = Expansion {
-        source: decompress_source(ts).with_roots(roots),
+        source: decompress_source(ts).with_roots(roots).with_facts(facts),
         decompressed,
         failures,
     };

@@ -123,6 +123,9 @@ pub(crate) struct PageSource {
     /// The index root candidates the transform pass took, `(level, page)`
     /// ([`crate::Tablespace::root_candidates`]).
     roots: Option<Vec<(u16, PageNo)>>,
+    /// What its transform pass kept of every page
+    /// ([`crate::Tablespace::pass_facts`]).
+    facts: Option<crate::facts::Facts>,
 }
 
 impl std::fmt::Debug for PageSource {
@@ -149,6 +152,7 @@ impl PageSource {
                 page_size,
             )),
             roots: None,
+            facts: None,
         }
     }
 
@@ -156,6 +160,17 @@ impl PageSource {
     pub(crate) fn with_roots(mut self, roots: Vec<(u16, PageNo)>) -> Self {
         self.roots = Some(roots);
         self
+    }
+
+    /// The same source, with the facts its transform pass kept.
+    pub(crate) fn with_facts(mut self, facts: Option<crate::facts::Facts>) -> Self {
+        self.facts = facts;
+        self
+    }
+
+    /// The facts its transform pass kept, when it did.
+    pub(crate) fn facts(&self) -> Option<&crate::facts::Facts> {
+        self.facts.as_ref()
     }
 
     /// The root candidates its transform pass took, when it did.

@@ -888,6 +888,13 @@ impl<'a> Tablespace<'a> {
         self.source.and_then(PageSource::roots)
     }
 
+    /// What the transform pass of this space's page source kept of every
+    /// page ([`crate::facts`]), when it did: the space map's index pass and
+    /// the B-trees read it instead of the pages.
+    pub(crate) fn pass_facts(&self) -> Option<&'a crate::facts::Facts> {
+        self.source.and_then(PageSource::facts)
+    }
+
     /// Whether every page reads as stored (no page source: not a
     /// page_compressed or encrypted space read transformed).
     pub fn reads_as_stored(&self) -> bool {

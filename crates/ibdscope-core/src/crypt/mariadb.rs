@@ -1107,6 +1107,8 @@ struct ShardResult<'t, 'a> {
     failures: Vec<ImageFailure>,
     /// The index root candidates of the pages as they read.
     roots: Vec<(u16, PageNo)>,
+    /// What the later passes need of each page ([`crate::facts`]).
+    facts: crate::facts::FactsShard,
     summary: ShardSummary<'t, 'a>,
 }
 
@@ -1173,6 +1175,7 @@ fn decrypt_space<'t, 'a>(
             Err(kind) => r.failures.push(ImageFailure { page, kind }),
         }
         r.roots.extend(crate::extents::root_candidate(ts, page, to));
+        r.facts.page(ts, page, to);
         if let Some(mut f) = facts {
             // As `keyed_summary`: a page that carries no checksum the
             // server checks before decrypting it counts as verified (or
@@ -1190,11 +1193,16 @@ fn decrypt_space<'t, 'a>(
     let mut results = crate::parallel::transform_pass(ts, engine, new_buf, page);
     let source = Decrypt { key, layout, size };
     let mut roots = Vec::new();
+    let mut facts = Vec::with_capacity(results.len());
     for r in &mut results {
         roots.append(&mut r.roots);
+        facts.push(std::mem::take(&mut r.facts));
     }
+    let facts = crate::facts::Facts::join(ts.n_pages(), facts.into_iter());
     let mut d = Decryption {
-        source: PageSource::new(Box::new(source), ts.page_size(), ts.n_pages()).with_roots(roots),
+        source: PageSource::new(Box::new(source), ts.page_size(), ts.n_pages())
+            .with_roots(roots)
+            .with_facts(facts),
         decrypted: 0,
         decompressed: 0,
         failures: Vec::new(),

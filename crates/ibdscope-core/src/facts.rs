@@ -1,0 +1,476 @@
+//! What the first pass over a transformed space keeps, so that no later
+//! step transforms a page again: each page's head (the fields the space
+//! map's index pass and the B-tree walks read), and the record walks of the
+//! index pages summed per index id and level.
+//!
+//! A page_compressed or encrypted space is read through a page source
+//! ([`crate::source`]): a page is decompressed or decrypted each time it is
+//! read. Its transform pass (`pagecomp`, `crypt::mariadb`) reads every page
+//! once anyway; it folds [`FactsShard`] beside, and the space's source keeps
+//! the joined [`Facts`] ([`crate::Tablespace::pass_facts`]). The space map's
+//! index pass, the B-trees' member pass and their walks along the chains
+//! then read the heads, not the pages (`extents::Builder::index_pages`,
+//! `btree::Members::from_facts`, `btree::Walker::head`): a page is
+//! transformed again only when its contents are read (a root's records,
+//! a REDUNDANT level's node pointers, a page summed here that the tree does
+//! not count, `records` and `rows`' leaves).
+//!
+//! Memory: [`Packed`], 16 bytes per page (FIL_PAGE_PREV and FIL_PAGE_NEXT,
+//! PAGE_N_RECS, PAGE_LEVEL, the index id as a number into the table of the
+//! ids met, what the page is), the only state kept per page; the sums are
+//! per index and level (at most [`MAX_SUMS`] of them: past that the facts
+//! are dropped and the passes read the pages), the record findings per
+//! finding.
+
+use crate::btree::{walk_records, LevelSums};
+use crate::fil::FilHeader;
+use crate::flst::page_readable;
+use crate::ids::{IndexId, PageNo};
+use crate::index::IndexHeader;
+use crate::page_type::PageType;
+use crate::record::{RecFinding, RecScratch};
+use crate::space::Tablespace;
+
+/// What a page is, for the index pass and the tree walks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// No FIL header (a short page).
+    Short,
+    /// A page of another type, or an index page without an index header.
+    #[default]
+    Other,
+    /// Never written: FIL_PAGE_TYPE_ALLOCATED, LSN 0, all zero.
+    Empty,
+    /// An index page that cannot be read (encrypted or compressed as
+    /// stored: [`page_readable`]).
+    Unreadable,
+    /// A readable index page.
+    Index,
+}
+
+/// The fields of a page the space map's index pass and the B-tree walks
+/// read ([`Head::read`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub(crate) kind: Kind,
+    /// FIL_PAGE_PREV and FIL_PAGE_NEXT (not `Short`).
+    pub(crate) prev: PageNo,
+    pub(crate) next: PageNo,
+    /// PAGE_INDEX_ID, PAGE_LEVEL and PAGE_N_RECS (`Index`).
+    pub(crate) index_id: IndexId,
+    pub(crate) level: u16,
+    pub(crate) n_recs: u16,
+}
+
+impl Head {
+    /// What `page`, page `n` of `ts` as it reads, is.
+    pub(crate) fn read(ts: &Tablespace<'_>, page: &[u8]) -> Head {
+        Self::read_with(ts, page, true)
+    }
+
+    /// [`Head::read`]; `empty`: tell never-written pages apart (else
+    /// `Other`: the tree walks do not ask, and it reads the whole page).
+    pub(crate) fn read_with(ts: &Tablespace<'_>, page: &[u8], empty: bool) -> Head {
+        let mut h = Head {
+            kind: Kind::Short,
+            prev: PageNo(0),
+            next: PageNo(0),
+            index_id: IndexId(0),
+            level: 0,
+            n_recs: 0,
+        };
+        let Some(fil) = FilHeader::new(page) else {
+            return h;
+        };
+        h.kind = Kind::Other;
+        h.prev = fil.prev();
+        h.next = fil.next();
+        let t = fil.page_type();
+        if empty
+            && t == PageType::FIL_PAGE_TYPE_ALLOCATED
+            && fil.lsn().0 == 0
+            && crate::checksum::is_empty_page(page)
+        {
+            h.kind = Kind::Empty;
+            return h;
+        }
+        if !t.is_index(ts.type_names()) {
+            return h;
+        }
+        if !page_readable(ts, page) {
+            h.kind = Kind::Unreadable;
+            return h;
+        }
+        if let Some(ih) = IndexHeader::new(page) {
+            h.kind = Kind::Index;
+            h.index_id = ih.index_id();
+            h.level = ih.level();
+            h.n_recs = ih.n_recs();
+        }
+        h
+    }
+}
+
+/// A page's head as kept: 16 bytes.
+#[derive(Clone, Copy, Debug)]
+struct Packed {
+    prev: u32,
+    next: u32,
+    n_recs: u16,
+    level: u16,
+    /// The index id's place in [`Facts::ids`] (`Index`).
+    id: u16,
+    kind: u8,
+}
+
+/// A page the pass did not read: a known-zero page (a hole of a sparse
+/// file) reads as a never-written one.
+const EMPTY: Packed = Packed {
+    prev: 0,
+    next: 0,
+    n_recs: 0,
+    level: 0,
+    id: 0,
+    kind: 2,
+};
+
+fn kind_of(k: u8) -> Kind {
+    match k {
+        0 => Kind::Short,
+        2 => Kind::Empty,
+        3 => Kind::Unreadable,
+        4 => Kind::Index,
+        _ => Kind::Other,
+    }
+}
+
+fn kind_byte(k: Kind) -> u8 {
+    match k {
+        Kind::Short => 0,
+        Kind::Other => 1,
+        Kind::Empty => 2,
+        Kind::Unreadable => 3,
+        Kind::Index => 4,
+    }
+}
+
+/// The most `(index id, level)` sums kept: past that (a damaged file
+/// whose pages carry many ids or levels) the facts are dropped, and the
+/// later passes read the pages.
+const MAX_SUMS: usize = 4096;
+
+/// Sums of the record walks of the index pages of one id and level.
+pub(crate) type IdSums = (IndexId, u16, LevelSums);
+
+/// One shard's facts, folded in the transform pass ([`FactsShard::page`]),
+/// in page order.
+#[derive(Default)]
+pub(crate) struct FactsShard {
+    /// The first page folded.
+    start: Option<u32>,
+    heads: Vec<Packed>,
+    /// The ids met, by their place.
+    ids: Vec<IndexId>,
+    /// Sorted by `(id, level)`.
+    sums: Vec<IdSums>,
+    findings: Vec<(u32, RecFinding)>,
+    /// Too many sums: the facts are dropped.
+    over: bool,
+    scratch: Option<Box<RecScratch>>,
+    out: Vec<RecFinding>,
+}
+
+impl FactsShard {
+    /// Folds page `n`, reading as `page` (the transformed page: what every
+    /// later reader sees). Pages must come in order, without gaps other
+    /// than known-zero pages.
+    pub(crate) fn page(&mut self, ts: &Tablespace<'_>, n: PageNo, page: &[u8]) {
+        if self.over || n.0 >= ts.n_pages() {
+            return;
+        }
+        let start = *self.start.get_or_insert(n.0);
+        let at = n.0.saturating_sub(start) as usize;
+        if self.heads.len() < at {
+            self.heads.resize(at, EMPTY);
+        }
+        let h = Head::read(ts, page);
+        let mut p = Packed {
+            prev: h.prev.0,
+            next: h.next.0,
+            n_recs: h.n_recs,
+            level: h.level,
+            id: 0,
+            kind: kind_byte(h.kind),
+        };
+        if h.kind == Kind::Index {
+            let Some(id) = self.id_place(h.index_id) else {
+                return self.give_up();
+            };
+            p.id = id;
+            // A doublewrite buffer page is a copy of a page of some tree:
+            // no tree counts it.
+            if !ts.in_doublewrite(n) {
+                let k = match self
+                    .sums
+                    .binary_search_by_key(&(h.index_id, h.level), |s| (s.0, s.1))
+                {
+                    Ok(k) => k,
+                    Err(k) if self.sums.len() < MAX_SUMS => {
+                        self.sums
+                            .insert(k, (h.index_id, h.level, LevelSums::default()));
+                        k
+                    }
+                    Err(_) => return self.give_up(),
+                };
+                let w = walk_records(ts, page, &mut self.scratch, &mut self.out);
+                self.findings.extend(self.out.iter().map(|&f| (n.0, f)));
+                if let Some(s) = self.sums.get_mut(k) {
+                    s.2.merge(&LevelSums::one(&w));
+                }
+            }
+        }
+        self.heads.push(p);
+    }
+
+    /// The place of `id` in this shard's table (the last one met first).
+    fn id_place(&mut self, id: IndexId) -> Option<u16> {
+        if let Some(k) = self.ids.iter().rposition(|&i| i == id) {
+            return u16::try_from(k).ok();
+        }
+        let k = u16::try_from(self.ids.len()).ok()?;
+        self.ids.push(id);
+        Some(k)
+    }
+
+    fn give_up(&mut self) {
+        *self = FactsShard {
+            over: true,
+            ..FactsShard::default()
+        };
+    }
+}
+
+/// The facts of a whole space: every page's head, the record walks of its
+/// index pages summed per id and level, their record findings.
+#[derive(Debug)]
+pub(crate) struct Facts {
+    heads: Vec<Packed>,
+    ids: Vec<IndexId>,
+    /// Sorted by `(id, level)`.
+    sums: Vec<IdSums>,
+    /// In page order.
+    findings: Vec<(u32, RecFinding)>,
+}
+
+impl Facts {
+    /// The facts of a space of `n_pages` pages from its shards' (in page
+    /// order); `None` when a shard gave up.
+    pub(crate) fn join(n_pages: u32, shards: impl Iterator<Item = FactsShard>) -> Option<Facts> {
+        let mut f = Facts {
+            heads: vec![EMPTY; n_pages as usize],
+            ids: Vec::new(),
+            sums: Vec::new(),
+            findings: Vec::new(),
+        };
+        for s in shards {
+            if s.over {
+                return None;
+            }
+            let mut places = Vec::with_capacity(s.ids.len());
+            for id in &s.ids {
+                let k = match f.ids.iter().position(|i| i == id) {
+                    Some(k) => k,
+                    None => {
+                        f.ids.push(*id);
+                        f.ids.len().saturating_sub(1)
+                    }
+                };
+                places.push(u16::try_from(k).ok()?);
+            }
+            let start = s.start.unwrap_or(0) as usize;
+            let dst = f.heads.get_mut(start..)?;
+            for (d, mut p) in dst.iter_mut().zip(s.heads) {
+                if kind_of(p.kind) == Kind::Index {
+                    p.id = *places.get(usize::from(p.id))?;
+                }
+                *d = p;
+            }
+            for (id, level, sums) in s.sums {
+                match f.sums.binary_search_by_key(&(id, level), |s| (s.0, s.1)) {
+                    Ok(k) => {
+                        if let Some(m) = f.sums.get_mut(k) {
+                            m.2.merge(&sums);
+                        }
+                    }
+                    Err(_) if f.sums.len() >= MAX_SUMS => return None,
+                    Err(k) => f.sums.insert(k, (id, level, sums)),
+                }
+            }
+            f.findings.extend(s.findings);
+        }
+        Some(f)
+    }
+
+    /// Page `n`'s head (`None` past the last page).
+    pub(crate) fn head(&self, n: u32) -> Option<Head> {
+        let p = self.heads.get(n as usize)?;
+        let kind = kind_of(p.kind);
+        Some(Head {
+            kind,
+            prev: PageNo(p.prev),
+            next: PageNo(p.next),
+            index_id: if kind == Kind::Index {
+                self.ids.get(usize::from(p.id)).copied()?
+            } else {
+                IndexId(0)
+            },
+            level: p.level,
+            n_recs: p.n_recs,
+        })
+    }
+
+    /// Whether page `n` (of `ts`), whose head is `h`, was walked and
+    /// summed here.
+    pub(crate) fn summed(ts: &Tablespace<'_>, n: PageNo, h: &Head) -> bool {
+        h.kind == Kind::Index && !ts.in_doublewrite(n)
+    }
+
+    /// The sums per `(index id, level)`, sorted.
+    pub(crate) fn sums(&self) -> &[IdSums] {
+        &self.sums
+    }
+
+    /// Where the sums of `(id, level)` are in [`Facts::sums`].
+    pub(crate) fn sum_place(&self, id: IndexId, level: u16) -> Option<usize> {
+        self.sums
+            .binary_search_by_key(&(id, level), |s| (s.0, s.1))
+            .ok()
+    }
+
+    /// The record findings of page `n`.
+    pub(crate) fn findings(&self, n: u32) -> &[(u32, RecFinding)] {
+        let lo = self.findings.partition_point(|&(p, _)| p < n);
+        let hi = self.findings.partition_point(|&(p, _)| p <= n);
+        self.findings.get(lo..hi).unwrap_or(&[])
+    }
+
+    /// Bytes kept (a test's measure).
+    #[cfg(test)]
+    pub(crate) fn bytes_per_page() -> usize {
+        std::mem::size_of::<Packed>()
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::panic
+)]
+mod tests {
+    use super::*;
+    use crate::btree::Btrees;
+    use crate::extents::SpaceMap;
+    use crate::parallel::Engine;
+    use crate::source::{PageSource, Scratch, Transform};
+
+    /// A transform that reads every page as stored, copied: a space read
+    /// through a page source without decompressing or decrypting.
+    struct Copy;
+
+    impl Transform for Copy {
+        fn may_change(&self, _: PageNo, _: &[u8]) -> bool {
+            true
+        }
+        fn apply(&self, _: PageNo, stored: &[u8], out: &mut [u8], _: &mut Scratch) {
+            out.copy_from_slice(stored);
+        }
+    }
+
+    /// The facts of `ts` as a transform pass of `shards` shards folds them.
+    fn facts_of(ts: &Tablespace<'_>, shards: u32) -> Option<Facts> {
+        let per = ts.n_pages().div_ceil(shards).max(1);
+        let mut parts: Vec<FactsShard> = Vec::new();
+        for (n, page) in ts.pages() {
+            if n.0 % per == 0 {
+                parts.push(FactsShard::default());
+            }
+            parts.last_mut().unwrap().page(ts, n, page);
+        }
+        Facts::join(ts.n_pages(), parts.into_iter())
+    }
+
+    /// The map and the trees (with and without the leaf chains, built with
+    /// the map and apart) of `ts`, as text.
+    fn built(ts: &Tablespace<'_>, threads: usize) -> String {
+        let e = Engine::new(threads);
+        let map = SpaceMap::build(ts, &e);
+        let trees = Btrees::build(ts, &e, &map);
+        let (map2, _, chained) = SpaceMap::build_with_trees(ts, &e, None::<fn() -> ()>, true);
+        format!("{map:?}\n{trees:?}\n{map2:?}\n{chained:?}")
+    }
+
+    /// The space map and the B-trees read from the facts are the ones read
+    /// from the pages, on the fixtures and on damaged copies of them
+    /// (headers, links, records flipped), at 1 and 3 threads; the facts
+    /// keep 16 bytes per page.
+    #[test]
+    fn the_facts_give_what_the_pages_give() {
+        assert_eq!(Facts::bytes_per_page(), 16);
+        let dir = ibdscope_testkit::fixtures();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for path in [
+            "mysql56/secondary.ibd",
+            "mysql56/rf_redundant.ibd",
+            "mariadb1011-4k/ai_int.ibd",
+            "mariadb1011/uuid_char36.ibd",
+        ] {
+            let clean = std::fs::read(dir.join(path)).unwrap();
+            let size = Tablespace::new(&clean).unwrap().page_size() as usize;
+            for round in 0..40 {
+                let mut data = clean.clone();
+                if round > 0 {
+                    let pages = data.len() / size;
+                    for _ in 0..(1 + rnd() % 6) {
+                        let mut page = 3 + (rnd() % (pages as u64 - 3)) as usize;
+                        // FIL prev/next, the index header, anywhere, or
+                        // page 0's first extent descriptors (a page of a
+                        // tree then reads free, or of no segment).
+                        let within = match rnd() % 4 {
+                            0 => 8 + (rnd() % 8) as usize,
+                            1 => 38 + (rnd() % 56) as usize,
+                            2 => (rnd() % size as u64) as usize,
+                            _ => {
+                                page = 0;
+                                150 + (rnd() % 160) as usize
+                            }
+                        };
+                        data[page * size + within] ^= 1 << (rnd() % 8);
+                    }
+                }
+                let ts = Tablespace::new(&data).unwrap();
+                let plain = PageSource::new(Box::new(Copy), ts.page_size(), ts.n_pages());
+                let facts = facts_of(&ts, 1 + round % 4);
+                assert!(facts.is_some(), "{path} round {round}");
+                let kept =
+                    PageSource::new(Box::new(Copy), ts.page_size(), ts.n_pages()).with_facts(facts);
+                let (a, b) = (ts.with_source(&plain), ts.with_source(&kept));
+                assert!(a.pass_facts().is_none() && b.pass_facts().is_some());
+                for threads in [1, 3] {
+                    assert_eq!(
+                        built(&a, threads),
+                        built(&b, threads),
+                        "{path} round {round}, {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+}
