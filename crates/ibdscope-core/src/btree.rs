@@ -286,6 +286,7 @@ impl Btrees {
                 Some(Owner::Segment { index, .. }) => index,
                 _ => None,
             },
+            map.facts(ts),
             chains,
         )
     }
@@ -300,39 +301,44 @@ impl Btrees {
         indexes: &[IndexInfo],
         owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
     ) -> Btrees {
-        Self::walk(ts, engine, indexes, owner, true)
+        Self::walk(ts, engine, indexes, owner, ts.pass_facts(), true)
     }
 
+    /// The trees of `indexes`; `facts`, what a pass over every page kept
+    /// of each ([`crate::facts`]): the member pass then reads no page when
+    /// they hold the record walks, and the walks read the heads.
     fn walk(
         ts: &Tablespace<'_>,
         engine: &Engine<'_>,
         indexes: &[IndexInfo],
         owner: impl Fn(PageNo) -> Option<IndexId> + Sync,
+        facts: Option<&Facts>,
         chains: bool,
     ) -> Btrees {
         let plan = MemberPlan::new(ts, indexes);
-        let m = match ts.pass_facts() {
-            // The transform pass read every page already.
+        let m = match facts.filter(|f| f.walked()) {
+            // A pass read every page already.
             Some(f) => plan.fold(&owner).place_facts(f),
             None => fold_pages(ts, engine, || plan.fold(&owner)).m,
         };
-        Self::walk_members(ts, indexes, &owner, chains, plan, m)
+        Self::walk_members(ts, indexes, &owner, facts, chains, plan, m)
     }
 
     /// The trees of `indexes` from the member pass made already (folded in
     /// another pass over the file: the space map's second,
     /// [`SpaceMap::build_with_trees`]): `plan` the pass's inputs, `m` what
     /// it gathered.
-    pub(crate) fn walk_members(
+    pub(crate) fn walk_members<'o>(
         ts: &Tablespace<'_>,
         indexes: &[IndexInfo],
-        owner: &(dyn Fn(PageNo) -> Option<IndexId> + Sync),
+        owner: &'o (dyn Fn(PageNo) -> Option<IndexId> + Sync),
+        facts: Option<&'o Facts>,
         chains: bool,
         plan: MemberPlan<'_, '_>,
         mut m: Members,
     ) -> Btrees {
         m.finish(indexes.len());
-        let mut w = Walker::new(ts, plan.ids, owner, m, chains);
+        let mut w = Walker::new(ts, plan.ids, owner, facts, m, chains);
         for pos in 0..indexes.len() {
             if let Some(info) = indexes.get(pos) {
                 let tree = w.walk_index(u32::try_from(pos).unwrap_or(u32::MAX), info);
@@ -426,9 +432,8 @@ type OwnerFn<'o> = &'o (dyn Fn(PageNo) -> Option<IndexId> + Sync);
 /// damaged or REDUNDANT trees) its records are read again from the page.
 struct Walker<'t, 'a, 'o> {
     ts: &'t Tablespace<'a>,
-    /// The heads its transform pass kept, on a space read through a page
-    /// source: read instead of the pages.
-    facts: Option<&'a Facts>,
+    /// The heads a pass over every page kept: read instead of the pages.
+    facts: Option<&'o Facts>,
     /// `(index id, position)`, sorted by id.
     ids: Vec<(IndexId, u32)>,
     owner: OwnerFn<'o>,
@@ -1115,14 +1120,6 @@ impl SpaceMap {
         F: PageFold,
         N: Fn() -> F + Sync,
     {
-        if ts.pass_facts().is_some() {
-            // No pass over the pages after the transform pass: the map's
-            // index pass and the member pass read its facts.
-            let none = None::<fn(&[IndexInfo]) -> crate::extents::NoFold>;
-            let (map, side, _) = SpaceMap::build_all(ts, engine, side, none);
-            let trees = Btrees::build_map(ts, engine, &map, chains);
-            return (map, side, trees);
-        }
         let plan = |order: &[IndexInfo]| MemberPlan::new(ts, order);
         let (map, side, members) = SpaceMap::build_all(ts, engine, side, Some(plan));
         let trees = match members {
@@ -1131,9 +1128,11 @@ impl SpaceMap {
                     Some(Owner::Segment { index, .. }) => index,
                     _ => None,
                 };
-                Btrees::walk_members(ts, &map.indexes, &owner, chains, plan, m)
+                Btrees::walk_members(ts, &map.indexes, &owner, map.facts(ts), chains, plan, m)
             }
-            // No map to fold the trees in (page 0 unreadable).
+            // The trees from the facts the map's first pass (or the
+            // transform pass) kept, or no map to fold them in (page 0
+            // unreadable).
             None => Btrees::build_map(ts, engine, &map, chains),
         };
         (map, side, trees)
@@ -1145,12 +1144,13 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
         ts: &'t Tablespace<'a>,
         ids: Vec<(IndexId, u32)>,
         owner: OwnerFn<'o>,
+        facts: Option<&'o Facts>,
         m: Members,
         chains: bool,
     ) -> Self {
         Walker {
             ts,
-            facts: ts.pass_facts(),
+            facts,
             ids,
             owner,
             m,
@@ -2141,15 +2141,15 @@ mod tests {
             let (ts, infos) = self.open(roots);
             let engine = Engine::new(2);
             let owner = |n: PageNo| self.owner(n);
-            let lane = Btrees::walk(&ts, &engine, &infos, owner, false);
-            let mut exact = Btrees::walk(&ts, &engine, &infos, owner, true);
+            let lane = Btrees::walk(&ts, &engine, &infos, owner, None, false);
+            let mut exact = Btrees::walk(&ts, &engine, &infos, owner, None, true);
             for t in &mut exact.indexes {
                 t.leaf_chain.clear();
             }
             let plan = MemberPlan::new(&ts, &infos);
             let mut m = fold_pages(&ts, &engine, || plan.fold(&owner)).m;
             m.finish(infos.len());
-            let proven = Walker::new(&ts, plan.ids, &owner, m, false)
+            let proven = Walker::new(&ts, plan.ids, &owner, None, m, false)
                 .lane_walk(0, 0)
                 .is_some();
             (lane, exact, proven)

@@ -42,7 +42,7 @@
 //! and the place to look for deleted rows.
 
 use crate::bits::Bits;
-use crate::facts::{Head, Kind};
+use crate::facts::{Facts, FactsShard, Head, Kind};
 use crate::finding::{Finding, FindingKind};
 use crate::flst::{
     page_readable, FilAddr, FlstBase, FlstWalk, ListLayout, ListProblem, ListProblemKind,
@@ -169,6 +169,22 @@ pub struct SpaceMap {
     /// Structure pages that could not be read (encrypted or compressed):
     /// what they describe is unknown, which is not damage.
     pub unreadable: Vec<PageNo>,
+    /// What the map's first pass kept of every page (a space read as
+    /// stored; a transformed space's are its source's), for the B-trees.
+    facts: KeptFacts,
+}
+
+/// The facts a space map's first pass kept ([`crate::facts`]), with the
+/// bytes they were read from (address and length): a map is read with
+/// another space's pages by some callers (a damaged copy's trees over a
+/// clean copy's map), which then read the pages.
+#[derive(Clone, Default)]
+struct KeptFacts(Option<(std::sync::Arc<Facts>, usize, usize)>);
+
+impl std::fmt::Debug for KeptFacts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("KeptFacts")
+    }
 }
 
 impl SpaceMap {
@@ -221,14 +237,17 @@ impl SpaceMap {
         b.system_pages();
         b.fsp_extent_lists();
         b.inode_pages();
+        // The first pass keeps each page's head (and, for the B-trees, the
+        // record walks): no later pass reads the pages.
+        let keep = (ts.pass_facts().is_none() && crate::facts::enabled()).then_some(beside.is_none());
         let side = match (side, ts.root_candidates()) {
-            (Some(side), _) => Some(b.roots(engine, side)),
+            (Some(side), _) => Some(b.roots(engine, side, keep)),
             (None, Some(candidates)) => {
                 b.roots_from(candidates);
                 None
             }
             (None, None) => {
-                b.roots(engine, || NoFold);
+                b.roots(engine, || NoFold, keep);
                 None
             }
         };
@@ -236,7 +255,9 @@ impl SpaceMap {
         b.orphan_segments();
         b.segment_pages();
         b.finish_free();
-        let Some(beside) = beside else {
+        let walked = (b.facts.as_ref().or(ts.pass_facts())).is_some_and(Facts::walked);
+        let Some(beside) = beside.filter(|_| !walked) else {
+            // The trees, when asked for, are read from the facts.
             b.index_pages(engine);
             return (b.into_map(), side, None);
         };
@@ -254,6 +275,18 @@ impl SpaceMap {
     /// reads the page's XDES entry again.
     pub fn owner(&self, ts: &Tablespace<'_>, n: PageNo) -> Option<Owner> {
         self.owners.get(ts, n.0)
+    }
+
+    /// What the map's first pass, or the transform pass of `ts` (the space
+    /// the map was built from), kept of every page.
+    pub(crate) fn facts<'s>(&'s self, ts: &Tablespace<'s>) -> Option<&'s Facts> {
+        let data = ts.data();
+        let own = (self.facts.0.as_ref())
+            .filter(|&&(_, at, len)| {
+                ts.reads_as_stored() && data.as_ptr() as usize == at && data.len() == len
+            })
+            .map(|(f, _, _)| &**f);
+        own.or(ts.pass_facts())
     }
 
     /// Pages in the map: the space's pages.
@@ -741,6 +774,8 @@ struct Builder<'t, 'a> {
     inode_pages: Vec<PageNo>,
     indexes: Vec<IndexInfo>,
     lists: Vec<ListInfo>,
+    /// What the first pass kept of every page (a space read as stored).
+    facts: Option<Facts>,
 }
 
 /// What a claim does when XDES marks the page free.
@@ -801,6 +836,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             inode_pages: Vec::new(),
             indexes: Vec::new(),
             lists: Vec::new(),
+            facts: None,
         })
     }
 
@@ -815,6 +851,10 @@ impl<'t, 'a> Builder<'t, 'a> {
             lists: self.lists,
             findings: self.findings,
             unreadable: self.unreadable,
+            facts: KeptFacts(self.facts.map(|f| {
+                let data = self.ts.data();
+                (std::sync::Arc::new(f), data.as_ptr() as usize, data.len())
+            })),
         }
     }
 
@@ -1294,19 +1334,28 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     /// The index roots, from one pass that also folds `side`'s folds.
-    fn roots<F: PageFold>(&mut self, engine: &Engine<'_>, side: impl Fn() -> F + Sync) -> F {
+    fn roots<F: PageFold>(
+        &mut self,
+        engine: &Engine<'_>,
+        side: impl Fn() -> F + Sync,
+        keep: Option<bool>,
+    ) -> F {
         let ts = self.ts;
         let WithSide {
-            roots: RootPass { candidates, .. },
+            roots: RootPass {
+                candidates, facts, ..
+            },
             side,
         } = fold_pages(ts, engine, || WithSide {
             roots: RootPass {
                 b: self,
                 candidates: Vec::new(),
+                facts: keep.map(FactsShard::new),
             },
             side: side(),
         });
         self.add_roots(candidates);
+        self.facts = facts.and_then(|f| f.finish(self.n_pages));
         side
     }
 
@@ -1590,7 +1639,7 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 
     fn index_pages(&mut self, engine: &Engine<'_>) {
-        let pass = match self.ts.pass_facts() {
+        let pass = match self.facts.as_ref().or(self.ts.pass_facts()) {
             // The transform pass read every page already: its heads, in
             // page order.
             Some(f) => {
@@ -1645,10 +1694,12 @@ impl<'t, 'a> Builder<'t, 'a> {
     }
 }
 
-/// The candidate roots of a shard (`Builder::roots`).
+/// The candidate roots of a shard (`Builder::roots`), and its pages'
+/// facts when kept.
 struct RootPass<'b, 't, 'a> {
     b: &'b Builder<'t, 'a>,
     candidates: Vec<(u16, PageNo)>,
+    facts: Option<FactsShard>,
 }
 
 impl PageFold for RootPass<'_, '_, '_> {
@@ -1656,11 +1707,18 @@ impl PageFold for RootPass<'_, '_, '_> {
         if let Some(c) = self.b.root_candidate(n, page) {
             self.candidates.push(c);
         }
+        if let Some(f) = self.facts.as_mut() {
+            f.page(self.b.ts, n, page);
+        }
     }
-    /// An all-zero page is no index page, so no root.
+    /// An all-zero page is no index page, so no root (and reads as never
+    /// written in the facts).
     fn zero_run(&mut self, _: PageNo, _: u32, _: &[u8]) {}
     fn append(&mut self, next: Self) {
         self.candidates.extend(next.candidates);
+        if let (Some(f), Some(g)) = (self.facts.as_mut(), next.facts) {
+            f.append(g);
+        }
     }
 }
 

@@ -15,9 +15,10 @@
 //! a REDUNDANT level's node pointers, a page summed here that the tree does
 //! not count, `records` and `rows`' leaves).
 //!
-//! Memory: [`Packed`], 16 bytes per page (FIL_PAGE_PREV and FIL_PAGE_NEXT,
-//! PAGE_N_RECS, PAGE_LEVEL, the index id as a number into the table of the
-//! ids met, what the page is), the only state kept per page; the sums are
+//! Memory: [`Packed`], 20 bytes per page (FIL_PAGE_PREV and FIL_PAGE_NEXT,
+//! FIL_PAGE_TYPE, PAGE_N_RECS, PAGE_LEVEL, the bytes an index page uses,
+//! the index id as a number into the table of the ids met, what the page
+//! is), the only state kept per page; the sums are
 //! per index and level (at most [`MAX_SUMS`] of them: past that the facts
 //! are dropped and the passes read the pages), the record findings per
 //! finding.
@@ -30,6 +31,26 @@ use crate::index::IndexHeader;
 use crate::page_type::PageType;
 use crate::record::{RecFinding, RecScratch};
 use crate::space::Tablespace;
+
+#[cfg(test)]
+thread_local! {
+    /// Set by a test: the space map keeps no facts (the passes read the
+    /// pages, as they do when the facts are dropped).
+    pub(crate) static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the space map's first pass keeps the facts (always, but in the
+/// tests that compare with the passes over the pages).
+pub(crate) fn enabled() -> bool {
+    #[cfg(test)]
+    {
+        !OFF.with(std::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        true
+    }
+}
 
 /// What a page is, for the index pass and the tree walks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -60,6 +81,11 @@ pub(crate) struct Head {
     pub(crate) index_id: IndexId,
     pub(crate) level: u16,
     pub(crate) n_recs: u16,
+    /// FIL_PAGE_TYPE (not `Short`).
+    pub(crate) page_type: PageType,
+    /// The bytes an index page uses from its header
+    /// ([`IndexHeader::usage`]), readable or not.
+    pub(crate) used: Option<u16>,
 }
 
 impl Head {
@@ -78,6 +104,8 @@ impl Head {
             index_id: IndexId(0),
             level: 0,
             n_recs: 0,
+            page_type: PageType(0),
+            used: None,
         };
         let Some(fil) = FilHeader::new(page) else {
             return h;
@@ -86,6 +114,7 @@ impl Head {
         h.prev = fil.prev();
         h.next = fil.next();
         let t = fil.page_type();
+        h.page_type = t;
         if empty
             && t == PageType::FIL_PAGE_TYPE_ALLOCATED
             && fil.lsn().0 == 0
@@ -97,6 +126,9 @@ impl Head {
         if !t.is_index(ts.type_names()) {
             return h;
         }
+        let f = ts.format();
+        h.used = IndexHeader::new(page)
+            .map(|ih| u16::try_from(ih.usage(f.logical_size, f.is_zip()).used).unwrap_or(u16::MAX));
         if !page_readable(ts, page) {
             h.kind = Kind::Unreadable;
             return h;
@@ -111,7 +143,7 @@ impl Head {
     }
 }
 
-/// A page's head as kept: 16 bytes.
+/// A page's head as kept: 20 bytes.
 #[derive(Clone, Copy, Debug)]
 struct Packed {
     prev: u32,
@@ -120,8 +152,14 @@ struct Packed {
     level: u16,
     /// The index id's place in [`Facts::ids`] (`Index`).
     id: u16,
+    page_type: u16,
+    /// [`Head::used`] (`kind` has [`USED`]).
+    used: u16,
     kind: u8,
 }
+
+/// The bit of [`Packed::kind`] saying [`Packed::used`] holds.
+const USED: u8 = 0x80;
 
 /// A page the pass did not read: a known-zero page (a hole of a sparse
 /// file) reads as a never-written one.
@@ -131,11 +169,13 @@ const EMPTY: Packed = Packed {
     n_recs: 0,
     level: 0,
     id: 0,
+    page_type: 0,
+    used: 0,
     kind: 2,
 };
 
 fn kind_of(k: u8) -> Kind {
-    match k {
+    match k & !USED {
         0 => Kind::Short,
         2 => Kind::Empty,
         3 => Kind::Unreadable,
@@ -162,10 +202,13 @@ const MAX_SUMS: usize = 4096;
 /// Sums of the record walks of the index pages of one id and level.
 pub(crate) type IdSums = (IndexId, u16, LevelSums);
 
-/// One shard's facts, folded in the transform pass ([`FactsShard::page`]),
-/// in page order.
+/// One shard's facts, folded in the transform pass or the space map's
+/// first pass ([`FactsShard::page`]), in page order; shards are joined
+/// with [`FactsShard::append`].
 #[derive(Default)]
 pub(crate) struct FactsShard {
+    /// The heads alone: no record walks, no sums ([`Facts::walked`]).
+    heads_only: bool,
     /// The first page folded.
     start: Option<u32>,
     heads: Vec<Packed>,
@@ -174,16 +217,25 @@ pub(crate) struct FactsShard {
     /// Sorted by `(id, level)`.
     sums: Vec<IdSums>,
     findings: Vec<(u32, RecFinding)>,
-    /// Too many sums: the facts are dropped.
+    /// Too many ids or sums: the facts are dropped.
     over: bool,
     scratch: Option<Box<RecScratch>>,
     out: Vec<RecFinding>,
 }
 
 impl FactsShard {
+    /// A shard's facts; `heads_only`: without the record walks (a space
+    /// map that builds no B-trees).
+    pub(crate) fn new(heads_only: bool) -> Self {
+        FactsShard {
+            heads_only,
+            ..FactsShard::default()
+        }
+    }
+
     /// Folds page `n`, reading as `page` (the transformed page: what every
-    /// later reader sees). Pages must come in order, without gaps other
-    /// than known-zero pages.
+    /// later reader sees). Pages must come in order; a page not folded
+    /// reads as never written (a known-zero page).
     pub(crate) fn page(&mut self, ts: &Tablespace<'_>, n: PageNo, page: &[u8]) {
         if self.over || n.0 >= ts.n_pages() {
             return;
@@ -200,7 +252,9 @@ impl FactsShard {
             n_recs: h.n_recs,
             level: h.level,
             id: 0,
-            kind: kind_byte(h.kind),
+            page_type: h.page_type.0,
+            used: h.used.unwrap_or(0),
+            kind: kind_byte(h.kind) | if h.used.is_some() { USED } else { 0 },
         };
         if h.kind == Kind::Index {
             let Some(id) = self.id_place(h.index_id) else {
@@ -209,7 +263,7 @@ impl FactsShard {
             p.id = id;
             // A doublewrite buffer page is a copy of a page of some tree:
             // no tree counts it.
-            if !ts.in_doublewrite(n) {
+            if !self.heads_only && !ts.in_doublewrite(n) {
                 let k = match self
                     .sums
                     .binary_search_by_key(&(h.index_id, h.level), |s| (s.0, s.1))
@@ -237,23 +291,94 @@ impl FactsShard {
         if let Some(k) = self.ids.iter().rposition(|&i| i == id) {
             return u16::try_from(k).ok();
         }
-        let k = u16::try_from(self.ids.len()).ok()?;
+        let k = u16::try_from(self.ids.len()).ok().filter(|&k| k < u16::MAX)?;
         self.ids.push(id);
         Some(k)
     }
 
     fn give_up(&mut self) {
         *self = FactsShard {
+            heads_only: self.heads_only,
             over: true,
             ..FactsShard::default()
         };
+    }
+
+    /// Appends the facts of the pages after these (`next`, whose pages
+    /// all come after this shard's).
+    pub(crate) fn append(&mut self, mut next: FactsShard) {
+        if self.over || next.over {
+            return self.give_up();
+        }
+        let Some(next_start) = next.start else {
+            return;
+        };
+        let Some(start) = self.start else {
+            next.heads_only = self.heads_only;
+            *self = next;
+            return;
+        };
+        let at = next_start.saturating_sub(start) as usize;
+        if self.heads.len() < at {
+            self.heads.resize(at, EMPTY);
+        }
+        let mut places = Vec::with_capacity(next.ids.len());
+        for &id in &next.ids {
+            let Some(k) = self.id_place(id) else {
+                return self.give_up();
+            };
+            places.push(k);
+        }
+        for mut p in next.heads {
+            if kind_of(p.kind) == Kind::Index {
+                p.id = places.get(usize::from(p.id)).copied().unwrap_or(0);
+            }
+            self.heads.push(p);
+        }
+        for (id, level, sums) in next.sums {
+            match self
+                .sums
+                .binary_search_by_key(&(id, level), |s| (s.0, s.1))
+            {
+                Ok(k) => {
+                    if let Some(m) = self.sums.get_mut(k) {
+                        m.2.merge(&sums);
+                    }
+                }
+                Err(_) if self.sums.len() >= MAX_SUMS => return self.give_up(),
+                Err(k) => self.sums.insert(k, (id, level, sums)),
+            }
+        }
+        self.findings.append(&mut next.findings);
+    }
+
+    /// The facts of a space of `n_pages` pages, these shards' joined;
+    /// `None` when a shard gave up.
+    pub(crate) fn finish(self, n_pages: u32) -> Option<Facts> {
+        if self.over {
+            return None;
+        }
+        let mut heads = Vec::with_capacity(n_pages as usize);
+        let start = self.start.unwrap_or(n_pages).min(n_pages) as usize;
+        heads.resize(start, EMPTY);
+        heads.extend(self.heads);
+        heads.resize(n_pages as usize, EMPTY);
+        Some(Facts {
+            walked: !self.heads_only,
+            heads,
+            ids: self.ids,
+            sums: self.sums,
+            findings: self.findings,
+        })
     }
 }
 
 /// The facts of a whole space: every page's head, the record walks of its
 /// index pages summed per id and level, their record findings.
-#[derive(Debug)]
 pub(crate) struct Facts {
+    /// The record walks were made ([`FactsShard::new`]): the B-trees can
+    /// be read from these facts.
+    walked: bool,
     heads: Vec<Packed>,
     ids: Vec<IndexId>,
     /// Sorted by `(id, level)`.
@@ -262,53 +387,31 @@ pub(crate) struct Facts {
     findings: Vec<(u32, RecFinding)>,
 }
 
+impl std::fmt::Debug for Facts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Facts")
+            .field("pages", &self.heads.len())
+            .field("ids", &self.ids.len())
+            .field("walked", &self.walked)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Facts {
     /// The facts of a space of `n_pages` pages from its shards' (in page
     /// order); `None` when a shard gave up.
     pub(crate) fn join(n_pages: u32, shards: impl Iterator<Item = FactsShard>) -> Option<Facts> {
-        let mut f = Facts {
-            heads: vec![EMPTY; n_pages as usize],
-            ids: Vec::new(),
-            sums: Vec::new(),
-            findings: Vec::new(),
-        };
+        let mut all = FactsShard::default();
         for s in shards {
-            if s.over {
-                return None;
-            }
-            let mut places = Vec::with_capacity(s.ids.len());
-            for id in &s.ids {
-                let k = match f.ids.iter().position(|i| i == id) {
-                    Some(k) => k,
-                    None => {
-                        f.ids.push(*id);
-                        f.ids.len().saturating_sub(1)
-                    }
-                };
-                places.push(u16::try_from(k).ok()?);
-            }
-            let start = s.start.unwrap_or(0) as usize;
-            let dst = f.heads.get_mut(start..)?;
-            for (d, mut p) in dst.iter_mut().zip(s.heads) {
-                if kind_of(p.kind) == Kind::Index {
-                    p.id = *places.get(usize::from(p.id))?;
-                }
-                *d = p;
-            }
-            for (id, level, sums) in s.sums {
-                match f.sums.binary_search_by_key(&(id, level), |s| (s.0, s.1)) {
-                    Ok(k) => {
-                        if let Some(m) = f.sums.get_mut(k) {
-                            m.2.merge(&sums);
-                        }
-                    }
-                    Err(_) if f.sums.len() >= MAX_SUMS => return None,
-                    Err(k) => f.sums.insert(k, (id, level, sums)),
-                }
-            }
-            f.findings.extend(s.findings);
+            all.append(s);
         }
-        Some(f)
+        all.finish(n_pages)
+    }
+
+    /// Whether the record walks were made (the B-trees can be read from
+    /// these facts).
+    pub(crate) fn walked(&self) -> bool {
+        self.walked
     }
 
     /// Page `n`'s head (`None` past the last page).
@@ -326,6 +429,8 @@ impl Facts {
             },
             level: p.level,
             n_recs: p.n_recs,
+            page_type: PageType(p.page_type),
+            used: (p.kind & USED != 0).then_some(p.used),
         })
     }
 
@@ -394,7 +499,7 @@ mod tests {
         let mut parts: Vec<FactsShard> = Vec::new();
         for (n, page) in ts.pages() {
             if n.0 % per == 0 {
-                parts.push(FactsShard::default());
+                parts.push(FactsShard::new(false));
             }
             parts.last_mut().unwrap().page(ts, n, page);
         }
@@ -402,22 +507,33 @@ mod tests {
     }
 
     /// The map and the trees (with and without the leaf chains, built with
-    /// the map and apart) of `ts`, as text.
-    fn built(ts: &Tablespace<'_>, threads: usize) -> String {
+    /// the map and apart) of `ts`, as text; `off`: the map keeps no facts.
+    fn built(ts: &Tablespace<'_>, threads: usize, off: bool) -> String {
+        OFF.with(|o| o.set(off));
         let e = Engine::new(threads);
         let map = SpaceMap::build(ts, &e);
         let trees = Btrees::build(ts, &e, &map);
         let (map2, _, chained) = SpaceMap::build_with_trees(ts, &e, None::<fn() -> ()>, true);
-        format!("{map:?}\n{trees:?}\n{map2:?}\n{chained:?}")
+        let (map3, _) = SpaceMap::build_folding(ts, &e, || NoSide);
+        let trees3 = Btrees::build_with_leaf_chains(ts, &e, &map3);
+        OFF.with(|o| o.set(false));
+        format!("{map:?}\n{trees:?}\n{map2:?}\n{chained:?}\n{map3:?}\n{trees3:?}")
+    }
+
+    struct NoSide;
+
+    impl crate::parallel::PageFold for NoSide {
+        fn page(&mut self, _: PageNo, _: &[u8]) {}
+        fn append(&mut self, _: Self) {}
     }
 
     /// The space map and the B-trees read from the facts are the ones read
     /// from the pages, on the fixtures and on damaged copies of them
     /// (headers, links, records flipped), at 1 and 3 threads; the facts
-    /// keep 16 bytes per page.
+    /// keep 20 bytes per page.
     #[test]
     fn the_facts_give_what_the_pages_give() {
-        assert_eq!(Facts::bytes_per_page(), 16);
+        assert_eq!(Facts::bytes_per_page(), 20);
         let dir = ibdscope_testkit::fixtures();
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         let mut rnd = move || {
@@ -463,12 +579,16 @@ mod tests {
                     PageSource::new(Box::new(Copy), ts.page_size(), ts.n_pages()).with_facts(facts);
                 let (a, b) = (ts.with_source(&plain), ts.with_source(&kept));
                 assert!(a.pass_facts().is_none() && b.pass_facts().is_some());
+                for n in 0..=ts.n_pages() {
+                    let n = PageNo(n);
+                    assert_eq!(a.type_and_fill(n), b.type_and_fill(n), "{path} {n}");
+                }
                 for threads in [1, 3] {
-                    assert_eq!(
-                        built(&a, threads),
-                        built(&b, threads),
-                        "{path} round {round}, {threads} threads"
-                    );
+                    let pages = built(&a, threads, true);
+                    assert_eq!(pages, built(&b, threads, false), "{path} round {round}, {threads} threads");
+                    // As stored: the facts kept by the map's first pass.
+                    assert_eq!(pages, built(&ts, threads, true), "{path} round {round}");
+                    assert_eq!(pages, built(&ts, threads, false), "{path} round {round}, {threads} threads, as stored");
                 }
             }
         }

@@ -201,9 +201,7 @@ impl<'a> IndexHeader<'a> {
     /// is the uncompressed page size; `compressed` marks a
     /// ROW_FORMAT=COMPRESSED page (the result is then approximate).
     pub fn usage(&self, logical_size: u32, compressed: bool) -> PageFill {
-        let usable = logical_size
-            .saturating_sub(PAGE_DATA as u32)
-            .saturating_sub(PAGE_DIR as u32);
+        let usable = usable_bytes(logical_size);
         let dir = u32::from(self.n_dir_slots()).saturating_mul(PAGE_DIR_SLOT_SIZE as u32);
         let heap_top = u32::from(self.heap_top());
         let garbage = u32::from(self.garbage());
@@ -224,6 +222,24 @@ impl<'a> IndexHeader<'a> {
             approximate: compressed,
         }
     }
+}
+
+/// The bytes an index page of `logical_size` bytes has for records and
+/// its directory ([`IndexHeader::usage`]).
+pub(crate) fn usable_bytes(logical_size: u32) -> u32 {
+    logical_size
+        .saturating_sub(PAGE_DATA as u32)
+        .saturating_sub(PAGE_DIR as u32)
+}
+
+/// Fill of an index page of `logical_size` bytes that uses `used` of them
+/// ([`PageFill::fill`]).
+pub(crate) fn fill_of(used: u32, logical_size: u32) -> f32 {
+    let usable = usable_bytes(logical_size);
+    if usable == 0 {
+        return 0.0;
+    }
+    (f64::from(used) / f64::from(usable)) as f32
 }
 
 /// How an index page's area is used, from its header.

@@ -11,8 +11,6 @@ use crate::outcome::Outcome;
 use crate::text::count;
 use ibdscope::analysis::Analysis;
 use ibdscope_core::extents::{Owner, SpaceMap};
-use ibdscope_core::fil::FilHeader;
-use ibdscope_core::index::IndexHeader;
 use ibdscope_core::{IndexId, PageNo, PageType, Tablespace, VendorGuess};
 use ibdscope_render::color::{
     ansi256_to_rgb, DAMAGED_ANSI, FREE_ANSI, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI, OTHER_RGB,
@@ -287,15 +285,11 @@ pub fn eighths(fill: f32) -> u8 {
     ((fill * 8.0).ceil() as u8).clamp(1, 8)
 }
 
-/// Fill of one B-tree page (used / usable bytes) from its header.
+/// Fill of one B-tree page (used / usable bytes) from its header (of a
+/// page_compressed or encrypted space, what its transform pass kept:
+/// `Tablespace::type_and_fill`).
 pub fn page_fill(ts: &Tablespace<'_>, n: PageNo) -> Option<f32> {
-    let page = ts.page_ref(n)?;
-    let page = &*page;
-    if !FilHeader::new(page).is_some_and(|h| h.page_type().is_index(ts.type_names())) {
-        return None;
-    }
-    let f = ts.format();
-    IndexHeader::new(page).map(|h| h.usage(f.logical_size, f.is_zip()).fill())
+    ts.type_and_fill(n)?.1
 }
 
 /// Index ids in id order: palette slots.
@@ -465,8 +459,8 @@ impl TypesSeen {
     pub fn note_page(&mut self, ts: &Tablespace<'_>, n: usize) {
         let t = u32::try_from(n)
             .ok()
-            .and_then(|n| ts.page_ref(PageNo(n)))
-            .and_then(|p| FilHeader::new(&p).map(|h| h.page_type()));
+            .and_then(|n| ts.type_and_fill(PageNo(n)))
+            .map(|(t, _)| t);
         if let Some(t) = t {
             self.note(t);
         }
