@@ -291,7 +291,9 @@ impl FactsShard {
         if let Some(k) = self.ids.iter().rposition(|&i| i == id) {
             return u16::try_from(k).ok();
         }
-        let k = u16::try_from(self.ids.len()).ok().filter(|&k| k < u16::MAX)?;
+        let k = u16::try_from(self.ids.len())
+            .ok()
+            .filter(|&k| k < u16::MAX)?;
         self.ids.push(id);
         Some(k)
     }
@@ -336,10 +338,7 @@ impl FactsShard {
             self.heads.push(p);
         }
         for (id, level, sums) in next.sums {
-            match self
-                .sums
-                .binary_search_by_key(&(id, level), |s| (s.0, s.1))
-            {
+            match self.sums.binary_search_by_key(&(id, level), |s| (s.0, s.1)) {
                 Ok(k) => {
                     if let Some(m) = self.sums.get_mut(k) {
                         m.2.merge(&sums);
@@ -585,10 +584,18 @@ mod tests {
                 }
                 for threads in [1, 3] {
                     let pages = built(&a, threads, true);
-                    assert_eq!(pages, built(&b, threads, false), "{path} round {round}, {threads} threads");
+                    assert_eq!(
+                        pages,
+                        built(&b, threads, false),
+                        "{path} round {round}, {threads} threads"
+                    );
                     // As stored: the facts kept by the map's first pass.
                     assert_eq!(pages, built(&ts, threads, true), "{path} round {round}");
-                    assert_eq!(pages, built(&ts, threads, false), "{path} round {round}, {threads} threads, as stored");
+                    assert_eq!(
+                        pages,
+                        built(&ts, threads, false),
+                        "{path} round {round}, {threads} threads, as stored"
+                    );
                 }
             }
         }
