@@ -239,8 +239,10 @@ impl SpaceMap {
         b.inode_pages();
         // The first pass keeps each page's head (and, for the B-trees, the
         // record walks): no later pass reads the pages.
-        let keep =
-            (ts.pass_facts().is_none() && crate::facts::enabled()).then_some(beside.is_none());
+        let keep = (ts.pass_facts().is_none()
+            && ts.n_pages() <= crate::facts::MAX_PAGES
+            && crate::facts::enabled())
+        .then_some(beside.is_none());
         let side = match (side, ts.root_candidates()) {
             (Some(side), _) => Some(b.roots(engine, side, keep)),
             (None, Some(candidates)) => {

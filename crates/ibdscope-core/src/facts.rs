@@ -199,6 +199,12 @@ fn kind_byte(k: Kind) -> u8 {
 /// later passes read the pages.
 const MAX_SUMS: usize = 4096;
 
+/// The most pages a space may have for its facts to be kept (40 MiB of
+/// heads): the heads are kept for every page, the holes of a sparse file
+/// too, so a larger space (a file of terabytes apparent and a few pages of
+/// data) is read by the passes over the pages, which fold a hole at once.
+pub(crate) const MAX_PAGES: u32 = 1 << 21;
+
 /// Sums of the record walks of the index pages of one id and level.
 pub(crate) type IdSums = (IndexId, u16, LevelSums);
 
@@ -239,6 +245,9 @@ impl FactsShard {
     pub(crate) fn page(&mut self, ts: &Tablespace<'_>, n: PageNo, page: &[u8]) {
         if self.over || n.0 >= ts.n_pages() {
             return;
+        }
+        if ts.n_pages() > MAX_PAGES {
+            return self.give_up();
         }
         let start = *self.start.get_or_insert(n.0);
         let at = n.0.saturating_sub(start) as usize;
