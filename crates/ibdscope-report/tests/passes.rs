@@ -19,9 +19,9 @@
 )] // Tests print what they counted.
 
 use ibdscope_report::args::{Cmd, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
+use ibdscope_report::host::Error;
 use ibdscope_report::host::{Host, ReadHost, Source, Unit};
 use ibdscope_report::run;
-use ibdscope_report::Error;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
