@@ -314,7 +314,7 @@ impl Opts {
 
 /// A `--page-size` argument (`16k`, `8192`): one of the page sizes InnoDB
 /// has.
-pub fn page_size(s: &str) -> Result<u32, crate::Error> {
+pub fn page_size(s: &str) -> Result<u32, crate::error::Error> {
     let lower = s.to_ascii_lowercase();
     let (digits, mult) = match lower.strip_suffix('k') {
         Some(d) => (d, 1024),
@@ -325,7 +325,7 @@ pub fn page_size(s: &str) -> Result<u32, crate::Error> {
         .ok()
         .and_then(|n| n.checked_mul(mult))
         .filter(|n| ibdscope_core::space::PAGE_SIZES.contains(n))
-        .ok_or_else(|| crate::Error::run(crate::ErrorKind::PageSize(s.to_string())))
+        .ok_or_else(|| crate::error::Error::run(crate::error::ErrorKind::PageSize(s.to_string())))
 }
 
 #[cfg(test)]

@@ -233,7 +233,7 @@ pub fn redo_files(datadir: &Path) -> (Vec<(u64, PathBuf)>, RedoLayout) {
 }
 
 /// The redo log of `datadir`, read through the run's host.
-pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, crate::Error>> {
+pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, crate::error::Error>> {
     let (paths, layout) = redo_files(datadir);
     if paths.is_empty() {
         return None;
@@ -254,7 +254,7 @@ pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, crate::
         .collect();
     Some(
         redo::read(&files, layout)
-            .map_err(|e| crate::Error::at(crate::ErrorKind::Redo(e), datadir)),
+            .map_err(|e| crate::error::Error::at(crate::error::ErrorKind::Redo(e), datadir)),
     )
 }
 
