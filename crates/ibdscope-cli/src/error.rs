@@ -63,7 +63,8 @@ pub enum Place {
 /// The binary's error: what went wrong and where.
 #[derive(Debug)]
 pub struct Error {
-    kind: ErrorKind,
+    // Boxed: the front door's error inside is large, a `Result` stays small.
+    kind: Box<ErrorKind>,
     place: Place,
 }
 
@@ -71,14 +72,14 @@ impl Error {
     /// `kind` about an argument.
     pub fn argument(kind: ErrorKind) -> Error {
         Error {
-            kind,
+            kind: Box::new(kind),
             place: Place::Argument,
         }
     }
     /// `kind` about the file `path`.
     pub fn at(kind: ErrorKind, path: &Path) -> Error {
         Error {
-            kind,
+            kind: Box::new(kind),
             place: Place::File(path.to_path_buf()),
         }
     }
@@ -110,7 +111,7 @@ impl fmt::Display for Error {
             Place::File(p) => ibdscope_report::names::path(p).to_string(),
             Place::Argument => String::new(),
         };
-        match &self.kind {
+        match &*self.kind {
             ErrorKind::Report(e) => e.fmt(f),
             ErrorKind::DataFilePath(e) => e.fmt(f),
             ErrorKind::Threads(s, most) => {
@@ -144,7 +145,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
+        match &*self.kind {
             ErrorKind::Report(e) => Some(e),
             ErrorKind::DataFilePath(e) => Some(e),
             ErrorKind::KeyringParse(e) | ErrorKind::Password(e) | ErrorKind::KeyFile(e) => {

@@ -78,7 +78,9 @@ pub enum Place {
 /// The report's error: what went wrong and where.
 #[derive(Clone, Debug)]
 pub struct Error {
-    kind: ErrorKind,
+    // Boxed: an error is a rare value, and a `Result` carrying it stays
+    // small (the front door's error inside is large).
+    kind: Box<ErrorKind>,
     place: Place,
 }
 
@@ -86,14 +88,14 @@ impl Error {
     /// `kind` about the file `path`.
     pub(crate) fn at(kind: ErrorKind, path: &Path) -> Error {
         Error {
-            kind,
+            kind: Box::new(kind),
             place: Place::File(path.to_path_buf()),
         }
     }
     /// `kind` about no one file.
     pub(crate) fn run(kind: ErrorKind) -> Error {
         Error {
-            kind,
+            kind: Box::new(kind),
             place: Place::Run,
         }
     }
@@ -101,7 +103,7 @@ impl Error {
     pub(crate) fn open(e: ibdscope::Error) -> Error {
         let place = e.path.clone().map_or(Place::Run, Place::File);
         Error {
-            kind: ErrorKind::Open(e),
+            kind: Box::new(ErrorKind::Open(e)),
             place,
         }
     }
@@ -115,7 +117,7 @@ impl Error {
     }
     /// The page it concerns, when the error below names one.
     pub fn page(&self) -> Option<PageNo> {
-        match &self.kind {
+        match &*self.kind {
             ErrorKind::Open(e) => e.page(),
             ErrorKind::Space(e) => e.page(),
             ErrorKind::Redo(e) | ErrorKind::Dictionary(e) => e.page(),
@@ -125,7 +127,7 @@ impl Error {
     /// The byte offset in the file it concerns, when the error below
     /// names one.
     pub fn file_offset(&self) -> Option<u64> {
-        match &self.kind {
+        match &*self.kind {
             ErrorKind::Open(e) => e.file_offset(),
             ErrorKind::Space(e) => e.file_offset(),
             ErrorKind::Redo(e) | ErrorKind::Dictionary(e) => match e.place {
@@ -211,7 +213,7 @@ impl fmt::Display for Error {
             Place::File(p) => Some(ibdscope::names::path(p)),
             Place::Run => None,
         };
-        match (&self.kind, file) {
+        match (&*self.kind, file) {
             (ErrorKind::Open(e), _) => e.fmt(f),
             (
                 ErrorKind::OutIsDirectory
@@ -243,7 +245,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
+        match &*self.kind {
             ErrorKind::Open(e) => Some(e),
             ErrorKind::Space(e) => Some(e),
             ErrorKind::Redo(e) | ErrorKind::Dictionary(e) => Some(e),

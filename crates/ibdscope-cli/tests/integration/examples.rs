@@ -412,7 +412,8 @@ fn history_example_prints_the_versions_the_cli_prints() {
 /// `open_and_detect`, `indexes` and `verdicts` say what `info`,
 /// `indexes`, `pages` and `check` say of it; it has the pages of the two
 /// files the server left (`fixtures/instance/facts.tsv`), and its indexes
-/// are the server's of space 0 (`INNODB_SYS_INDEXES`, `sys_indexes.tsv`).
+/// are the server's of space 0 (`INNODB_SYS_INDEXES`, `sys_indexes.tsv`,
+/// each named with its table from `sys_tables.tsv`).
 #[test]
 fn examples_read_a_system_tablespace_of_two_data_files() {
     let dir = super::common::instance_copy("mariadb1011-split");
@@ -438,8 +439,17 @@ fn examples_read_a_system_tablespace_of_two_data_files() {
         .filter(|r| r["datadir"] == "mariadb1011-split" && r["space"] == "0")
         .collect();
     assert!(!space0.is_empty());
+    let tables = ibdscope_testkit::tsv(&fixtures().join("instance/sys_tables.tsv"));
     for r in space0 {
-        let want = format!("{} {} root {} ", r["index_id"], r["name"], r["page_no"]);
+        // The system tablespace's indexes are named `table.index`.
+        let table = tables
+            .iter()
+            .find(|t| t["datadir"] == "mariadb1011-split" && t["table_id"] == r["table_id"])
+            .unwrap_or_else(|| panic!("table {} not in sys_tables.tsv", r["table_id"]));
+        let want = format!(
+            "{} {}.{} root {} ",
+            r["index_id"], table["name"], r["name"], r["page_no"]
+        );
         assert!(
             names.iter().any(|l| l.starts_with(&want)),
             "no line {want:?} in {names:?}"
@@ -485,17 +495,34 @@ fn indexes_example_names_a_table_from_its_datadirs_dictionary() {
 /// tsv` prints (page, offset, origin, the row; the CLI's completeness
 /// column aside), on the deleted-rows fixtures of MySQL 5.6 (delete-marked
 /// and purged: the records on free lists) and MariaDB 10.11
-/// (delete-marked); the delete-marked rows are the 75 the server deleted,
-/// with the values it dumped before the DELETE (`fixtures/deleted.tsv`).
+/// (delete-marked), and on what the free lists of MySQL 5.6 and MariaDB
+/// 10.11 (16K, 4K) ROW_FORMAT=COMPRESSED, page_compressed and a MySQL 8.0
+/// corpus file hold; the delete-marked rows are the 75 the server
+/// deleted, with the values it dumped before the DELETE
+/// (`fixtures/deleted.tsv`).
 #[test]
 fn deleted_rows_example_prints_what_the_cli_prints() {
     let truth = std::fs::read_to_string(fixtures().join("deleted.tsv")).unwrap();
-    for rel in [
+    let mut files: Vec<(String, std::path::PathBuf)> = [
         "mysql56/deleted_marked.ibd",
         "mysql56/deleted_purged.ibd",
         "mariadb1011/deleted_marked.ibd",
-    ] {
-        let file = fixtures().join(rel);
+        // What the other fixtures' free lists hold (stale copies).
+        "mysql56/rf_compressed8.ibd",
+        "mariadb1011/ai_int.ibd",
+        "mariadb1011-4k/ai_int.ibd",
+        "mariadb1011/rf_compressed8.ibd",
+        "mariadb1011-pc/pc_lz4.ibd",
+    ]
+    .iter()
+    .map(|rel| (rel.to_string(), fixtures().join(rel)))
+    .collect();
+    if let Some(c) = corpus() {
+        let rel = "mysql-8.0/sakila_mysql8040_staff.ibd";
+        files.push((rel.to_string(), c.join(rel)));
+    }
+    for (rel, file) in files {
+        let rel = rel.as_str();
         let got = example(deleted_rows::run, &file, None);
         let cli = Command::new(binary())
             .args(["rows", "--deleted", "--format", "tsv"])
@@ -507,11 +534,12 @@ fn deleted_rows_example_prints_what_the_cli_prints() {
             .lines()
             .map(|l| {
                 let f: Vec<&str> = l.splitn(5, '\t').collect();
-                assert_eq!(f[3], "complete", "{rel}: {l}");
                 format!("{}\t{}\t{}\t{}", f[0], f[1], f[2], f[4])
             })
             .collect();
-        assert!(!want.is_empty(), "{rel}: no deleted row from the CLI");
+        if rel.contains("deleted_") {
+            assert!(!want.is_empty(), "{rel}: no deleted row from the CLI");
+        }
         assert_eq!(
             got, want,
             "{rel}: the example's deleted rows differ from the CLI's"
