@@ -1,8 +1,7 @@
-//! Prints the deleted rows the clustered index still holds (delete-marked
-//! records, free lists, leaf pages the index let go of), each with its
-//! page, byte offset in the page and where it was found, as `ibdscope rows
-//! --deleted --format tsv` does (less its completeness column):
-//! `cargo run -p ibdscope --example deleted_rows -- t.ibd`.
+//! The deleted rows the clustered index still holds (delete-marked, on free
+//! lists, on leaf pages it let go of) with page, offset and origin, as
+//! `ibdscope rows --deleted --format tsv` prints them (less its completeness
+//! column): `cargo run -p ibdscope --example deleted_rows -- t.ibd`.
 use std::io::Write;
 type Res = Result<(), Box<dyn std::error::Error>>;
 
