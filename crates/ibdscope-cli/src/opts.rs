@@ -326,6 +326,19 @@ enum Command {
         #[command(flatten)]
         shared: Shared,
     },
+    /// A local, read-only web explorer of the files and datadirs named:
+    /// binds 127.0.0.1 only and prints its URL, which carries a token
+    /// every request needs (docs/serve.md).
+    Serve {
+        /// Files and datadirs to serve.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The port (default: a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        #[command(flatten)]
+        shared: Shared,
+    },
     /// Print a completion script for bash, zsh or fish, made from these
     /// commands and flags.
     Completions {
@@ -894,6 +907,14 @@ impl Cli {
             _ => None,
         }
     }
+
+    /// The port of `ibdscope serve`, which serves the reports' JSON.
+    pub fn serve_port(&self) -> Option<u16> {
+        match self.command {
+            Command::Serve { port, .. } => Some(port),
+            _ => None,
+        }
+    }
 }
 
 /// The `--key-file-key` password: the one taken out of the arguments, or
@@ -1188,6 +1209,8 @@ fn command(command: Command) -> Result<Parsed, Error> {
             }),
             common,
         ),
+        // The options every endpoint's report starts from (files, keys).
+        Command::Serve { paths, shared, .. } => Parsed::new(Cmd::Info, paths, shared),
         Command::Completions { .. } => return Err(Error::argument(ErrorKind::NoReport)),
     })
 }
