@@ -22,4 +22,5 @@ mod guard;
 mod http;
 mod server;
 
+pub use http::Bounds;
 pub use server::{Limits, Server};

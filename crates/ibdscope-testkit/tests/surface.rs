@@ -58,6 +58,9 @@ const CEILINGS: &[(&str, usize)] = &[
     // +6 for its own error (`Error`, `ErrorKind`, `Place`, and `kind`,
     // `place`, `page`, `file_offset`) in place of the front door's.
     ("ibdscope-report", 48),
+    // The web explorer: `Server` (`bind`, `url`, `port`, `run`), `Limits`,
+    // `Bounds`.
+    ("ibdscope-serve", 7),
     // +2 for `rows::RowView` and its `render` (rows rendered from the page).
     ("ibdscope-schema", 279),
 ];
