@@ -70,14 +70,19 @@ function scale(t) {
 function colourer(pages, mode) {
   const ids = [...new Set(pages.filter(p => p.index_id != null).map(p => p.index_id))].sort((a, b) => a - b);
   const slot = new Map(ids.map((id, i) => [id, palette.index[i % palette.index.length]]));
-  const lsns = pages.map(p => p.lsn).filter(l => l);
-  const lo = Math.min(...lsns), hi = Math.max(...lsns);
+  // LSNs by rank among the pages, as `lsn`'s default scale (`--scale rank`).
+  const lsns = pages.map(p => p.lsn).filter(l => l).sort((a, b) => a - b);
+  const rank = l => {
+    let lo = 0, hi = lsns.length - 1;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (lsns[m] < l) lo = m + 1; else hi = m; }
+    return lsns.length > 1 ? lo / (lsns.length - 1) : 1;
+  };
   return p => {
     const v = verdictClass(p.verdict);
     if (v === "damaged") return palette.damaged;
     if (v === "unverifiable") return palette.unverifiable;
     if (v === "empty") return palette.free_picture;
-    if (mode === "lsn") return hi > lo ? scale(palette.lsn_floor + (1 - palette.lsn_floor) * (p.lsn - lo) / (hi - lo)) : scale(1);
+    if (mode === "lsn") return p.lsn ? scale(palette.lsn_floor + (1 - palette.lsn_floor) * rank(p.lsn)) : palette.free_picture;
     if (mode === "fill") return p.fill == null ? palette.system : scale(p.fill);
     return p.index_id != null ? slot.get(p.index_id) : palette.system;
   };
