@@ -116,7 +116,7 @@ async function mapView(file) {
   const files = await api("/api/files");
   const info = (files.files[file] || {}).report || {};
   const pages = await loadPages(file, info.pages || 0);
-  let mode = "index", cell = 8;
+  let mode = "index", cell = pages.length <= 4096 ? 16 : 4;
   const cols = 64;
   const canvas = el("canvas", { id: "map" });
   const sel = el("select", { id: "mode" }, ...["index", "lsn", "fill"].map(m => el("option", { value: m }, m)));
