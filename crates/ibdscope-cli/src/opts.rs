@@ -336,8 +336,9 @@ enum Command {
         /// The port (default: a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
-        #[command(flatten)]
-        shared: Shared,
+        /// Physical page size, overriding detection (e.g. 16k, 8192).
+        #[arg(long, value_parser = ibdscope_report::args::page_size)]
+        page_size: Option<u32>,
     },
     /// Print a completion script for bash, zsh or fish, made from these
     /// commands and flags.
@@ -742,6 +743,14 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         "diff",
         LINES,
         &["ibdscope diff fixtures/mysql56/deleted_marked.ibd fixtures/mysql56/deleted_purged.ibd"],
+    ),
+    (
+        "serve",
+        TEXT_JSON,
+        &[
+            "ibdscope serve fixtures/mariadb1011/ai_int.ibd fixtures/mysql56/secondary.ibd",
+            "ibdscope serve --port 8123 fixtures/mariadb1011",
+        ],
     ),
 ];
 
@@ -1210,7 +1219,16 @@ fn command(command: Command) -> Result<Parsed, Error> {
             common,
         ),
         // The options every endpoint's report starts from (files, keys).
-        Command::Serve { paths, shared, .. } => Parsed::new(Cmd::Info, paths, shared),
+        Command::Serve {
+            paths, page_size, ..
+        } => Parsed::new(
+            Cmd::Info,
+            paths,
+            Shared {
+                format: FormatArg::Text,
+                page_size,
+            },
+        ),
         Command::Completions { .. } => return Err(Error::argument(ErrorKind::NoReport)),
     })
 }

@@ -29,6 +29,7 @@ mod integration {
     mod rows;
     mod rows_damage;
     mod schema;
+    mod serve;
     mod space;
     mod threads;
     mod torture;
