@@ -69,7 +69,6 @@ pub fn read_request<S: Read + SetTimeout>(
     b: &Bounds,
 ) -> Result<Request, Failure> {
     let started = Instant::now();
-    let mut chunk = [0u8; 4096];
     let head_end = loop {
         if let Some(end) = find(buf, b"\r\n\r\n") {
             break end;
@@ -82,29 +81,14 @@ pub fn read_request<S: Read + SetTimeout>(
         }
         // Idle before the first byte of a request; bounded as a whole
         // once it started.
-        let wait = if buf.is_empty() {
-            b.idle
-        } else {
-            match b.request.checked_sub(started.elapsed()) {
-                Some(w) if !w.is_zero() => w,
-                _ => return Err(Failure::Status(408)),
-            }
-        };
-        stream
-            .set_timeout(Some(wait))
-            .map_err(|_| Failure::Closed)?;
-        match stream.read(&mut chunk) {
-            Ok(0) => {
-                return Err(if buf.is_empty() {
-                    Failure::Closed
-                } else {
-                    Failure::Status(400)
-                })
-            }
-            Ok(n) => buf.extend_from_slice(chunk.get(..n).unwrap_or_default()),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if is_timeout(&e) && !buf.is_empty() => return Err(Failure::Status(408)),
-            Err(_) => return Err(Failure::Closed),
+        let idle = buf.is_empty();
+        let wait = if idle { b.idle } else { remaining(b, started)? };
+        match read_more(stream, buf, wait) {
+            Got::Bytes => {}
+            Got::Eof | Got::TimedOut if idle => return Err(Failure::Closed),
+            Got::Eof => return Err(Failure::Status(400)),
+            Got::TimedOut => return Err(Failure::Status(408)),
+            Got::Failed => return Err(Failure::Closed),
         }
     };
     if head_end > b.head {
@@ -126,23 +110,50 @@ pub fn read_request<S: Read + SetTimeout>(
     }
     // Read the body and drop it.
     while buf.len() < length {
-        let wait = match b.request.checked_sub(started.elapsed()) {
-            Some(w) if !w.is_zero() => w,
-            _ => return Err(Failure::Status(408)),
-        };
-        stream
-            .set_timeout(Some(wait))
-            .map_err(|_| Failure::Closed)?;
-        match stream.read(&mut chunk) {
-            Ok(0) => return Err(Failure::Closed),
-            Ok(n) => buf.extend_from_slice(chunk.get(..n).unwrap_or_default()),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if is_timeout(&e) => return Err(Failure::Status(408)),
-            Err(_) => return Err(Failure::Closed),
+        match read_more(stream, buf, remaining(b, started)?) {
+            Got::Bytes => {}
+            Got::TimedOut => return Err(Failure::Status(408)),
+            Got::Eof | Got::Failed => return Err(Failure::Closed),
         }
     }
     buf.drain(..length);
     Ok(req)
+}
+
+/// What one read gave.
+enum Got {
+    Bytes,
+    Eof,
+    TimedOut,
+    Failed,
+}
+
+/// Reads what arrives within `wait` into `buf`.
+fn read_more<S: Read + SetTimeout>(stream: &mut S, buf: &mut Vec<u8>, wait: Duration) -> Got {
+    let mut chunk = [0u8; 4096];
+    if stream.set_timeout(Some(wait)).is_err() {
+        return Got::Failed;
+    }
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) => return Got::Eof,
+            Ok(n) => {
+                buf.extend_from_slice(chunk.get(..n).unwrap_or_default());
+                return Got::Bytes;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if is_timeout(&e) => return Got::TimedOut,
+            Err(_) => return Got::Failed,
+        }
+    }
+}
+
+/// What is left of the request's time: 408 once it is spent.
+fn remaining(b: &Bounds, started: Instant) -> Result<Duration, Failure> {
+    match b.request.checked_sub(started.elapsed()) {
+        Some(w) if !w.is_zero() => Ok(w),
+        _ => Err(Failure::Status(408)),
+    }
 }
 
 fn is_timeout(e: &io::Error) -> bool {
