@@ -36,17 +36,17 @@ function overview() {
   where.textContent = "";
   api("/api/files").then(d => {
     const t = el("table", {}, el("tr", {}, ...["#", "file", "verdict", "vendor", "format",
-      "page size", "size", "pages", "indexes", "damaged", ""].map(h => el("th", {}, h))));
+      "page size", "size", "pages", "damaged", ""].map(h => el("th", {}, h))));
     for (const f of d.files) {
       const r = f.report || {};
       const size = r.pages && r.physical_page_size ? fmtBytes(r.pages * r.physical_page_size) : "";
       t.append(el("tr", { id: "file-" + f.index },
-        el("td", {}, f.index), el("td", {}, r.file || r.datadir || ""),
+        el("td", {}, f.index),
+        el("td", {}, r.file || (r.datadirs && r.datadirs[0] ? r.datadirs[0].path + " (datadir, " + r.summary.files + " files)" : "")),
         el("td", { class: f.outcome }, f.outcome + (r.error ? ": " + r.error : "")),
         el("td", {}, r.vendor || ""), el("td", {}, r.format || ""),
         el("td", {}, r.page_size || ""), el("td", {}, size), el("td", {}, r.pages || ""),
-        el("td", {}, Array.isArray(r.indexes) ? r.indexes.length : (r.index_count ?? "")),
-        el("td", {}, r.damaged_pages ?? ""),
+        el("td", {}, r.damaged_pages ?? (r.summary ? r.summary.damaged : "")),
         el("td", {}, f.kind === "file" ? link("map", "#map/" + f.index) : "",
           " ", f.kind === "file" ? link("levels", "#levels/" + f.index) : "")));
     }
