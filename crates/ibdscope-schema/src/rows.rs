@@ -68,8 +68,8 @@ use crate::instant::MariaInstant;
 use crate::leaves::{edge_record, leaves_in_key_order, LeafOrder, LeafProblem, NoPage, Placement};
 use crate::leaves::{RecAt, Slot};
 use crate::row::{
-    data_is_zero, field_bytes, leftmost_leaf, page_fit, split, Field, FieldText, FieldValue,
-    LobRead, PageFit,
+    data_is_zero, field_bytes, leftmost_leaf, split, Field, FieldText, FieldValue, FitSum, LobRead,
+    PageFit, RecordInfo,
 };
 use crate::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
 use ibdscope_core::record::Chain;
@@ -1703,7 +1703,7 @@ impl Shared<'_> {
             match crate::zip::decompress(rp.bytes(), logical as usize, &mut zip) {
                 Ok(_) => {
                     if let Some(z) = RecPage::new(&zip, logical) {
-                        self.records(r, o, &z, n, off_chain, walk, true);
+                        self.records(r, o, &z, n, off_chain, walk, true, None);
                     }
                 }
                 Err(e) => {
@@ -1716,19 +1716,26 @@ impl Shared<'_> {
             r.zip = zip;
             return;
         }
-        if mode == Mode::Rows && off_chain.is_none() {
-            let fit = page_fit(rp, &self.layout, &mut r.visited, &mut r.fields);
-            if let Some(f) = fit.filter(|f| !f.fits()) {
-                o.counts.misfit_pages = o.counts.misfit_pages.saturating_add(1);
-                if o.misfit_first.len() < 3 {
-                    o.misfit_first.push((n, f));
-                }
+        // How the page's records fit the layout, summed in the walk that
+        // splits them (`page_fit`'s sum, each record split once).
+        let fit = if mode == Mode::Rows && off_chain.is_none() {
+            FitSum::of(rp)
+        } else {
+            None
+        };
+        let fit = self.records(r, o, rp, n, off_chain, walk, false, fit);
+        if let Some(f) = fit.map(|f| f.fit()).filter(|f| !f.fits()) {
+            o.counts.misfit_pages = o.counts.misfit_pages.saturating_add(1);
+            if o.misfit_first.len() < 3 {
+                o.misfit_first.push((n, f));
             }
         }
-        self.records(r, o, rp, n, off_chain, walk, false);
     }
 
-    /// The rows of one readable (uncompressed or rebuilt) leaf page.
+    /// The rows of one readable (uncompressed or rebuilt) leaf page; with
+    /// `fit`, every user record of the page's chain is split and added to
+    /// it (the sum given back: `None` when the chain or a record cannot be
+    /// walked or split, as [`crate::row::page_fit`]).
     #[allow(clippy::too_many_arguments)] // The page, where it is read from, and into what.
     fn records(
         &self,
@@ -1739,7 +1746,9 @@ impl Shared<'_> {
         off_chain: Option<Origin>,
         walk: &mut Walk<'_>,
         compressed: bool,
-    ) {
+        fit: Option<FitSum>,
+    ) -> Option<FitSum> {
+        let mut fit = fit;
         let mode = walk.mode();
         let meta = self.opts.deleted != Deleted::No;
         let mut visited = std::mem::take(&mut r.visited);
@@ -1751,20 +1760,41 @@ impl Shared<'_> {
                 Chain::User => rp.records(&mut visited),
                 Chain::Free => rp.free_records(&mut visited),
             };
-            let Some(mut it) = it else { continue };
+            let Some(mut it) = it else {
+                if chain == Chain::User {
+                    fit = None;
+                }
+                continue;
+            };
             loop {
                 let rec = match it.next() {
                     Ok(Some(rec)) => rec,
                     Ok(None) => break,
                     Err(e) => {
-                        if chain == Chain::User && mode == Mode::Rows {
-                            o.after.push(ScanFinding::RecordChain(n, e));
+                        if chain == Chain::User {
+                            fit = None;
+                            if mode == Mode::Rows {
+                                o.after.push(ScanFinding::RecordChain(n, e));
+                            }
                         }
                         break;
                     }
                 };
                 if !rec.is_user() {
                     continue;
+                }
+                // Split at most once: for the fit (every user record of the
+                // chain) and for the row.
+                let mut split_res = None;
+                if chain == Chain::User {
+                    if let Some(sum) = &mut fit {
+                        let res = split(rp, &rec, &self.layout, &mut r.fields);
+                        match &res {
+                            Ok(info) => sum.add(&rec, info, &self.layout, &r.fields),
+                            Err(_) => fit = None,
+                        }
+                        split_res = Some(res);
+                    }
                 }
                 let origin = match (off_chain, chain, rec.header.is_deleted()) {
                     (Some(o), _, _) => o,
@@ -1785,14 +1815,18 @@ impl Shared<'_> {
                         _ => meta,
                     };
                 if keep {
-                    self.row(r, o, rp, n, &rec, origin, walk, compressed);
+                    let split_res =
+                        split_res.unwrap_or_else(|| split(rp, &rec, &self.layout, &mut r.fields));
+                    self.row(r, o, rp, n, &rec, split_res, origin, walk, compressed);
                 }
             }
         }
         r.visited = visited;
+        fit
     }
 
-    /// One record: hashed in the collecting walks, a row in the last.
+    /// One record, split into `r.fields` (`split_res`): hashed in the
+    /// collecting walks, a row in the last.
     #[allow(clippy::too_many_arguments)] // The record, where it is read from, and into what.
     fn row(
         &self,
@@ -1801,13 +1835,13 @@ impl Shared<'_> {
         rp: &RecPage<'_>,
         n: PageNo,
         rec: &ibdscope_core::Rec,
+        split_res: Result<RecordInfo, Error>,
         origin: Origin,
         walk: &mut Walk<'_>,
         compressed: bool,
     ) {
         let mut live_copy = false;
         let stale = origin.is_stale();
-        let split_res = split(rp, rec, &self.layout, &mut r.fields);
         let rows = matches!(walk, Walk::Rows(_));
         if !rows || (stale && !self.live_twins.is_empty()) {
             let (key, all) = match &split_res {
