@@ -888,6 +888,9 @@ struct Shared<'a> {
     wanted: Vec<bool>,
     /// Hashes of the live records a stale record equals.
     live_twins: HashSet<u64>,
+    /// Which field shows each column in a record split into every field
+    /// of the layout (each record but a damaged one).
+    full_slot: Vec<Option<usize>>,
 }
 
 /// One thread's buffers, reused for every page it reads.
@@ -898,6 +901,8 @@ struct Reader {
     spare: Vec<Vec<Value>>,
     zip: Vec<u8>,
     visited: Visited,
+    /// The row being read (its values empty: read from the page).
+    row: Row,
 }
 
 impl Reader {
@@ -908,6 +913,18 @@ impl Reader {
             spare: Vec::new(),
             zip: Vec::new(),
             visited: Visited::new(),
+            row: Row {
+                page: PageNo(0),
+                offset: 0,
+                page_file_offset: 0,
+                compressed: false,
+                origin: Origin::Live,
+                verdict: PageVerdict::Valid,
+                verified: true,
+                live_copy: false,
+                damage: None,
+                values: Vec::new(),
+            },
         }
     }
 
@@ -1069,6 +1086,7 @@ impl<'a> RowScan<'a> {
             sh: Shared {
                 ts,
                 table,
+                full_slot: full_slot(&layout, n_columns),
                 layout,
                 opts,
                 damaged: input.summary,
@@ -1783,41 +1801,39 @@ impl Shared<'_> {
                 if !rec.is_user() {
                     continue;
                 }
-                // Split at most once: for the fit (every user record of the
-                // chain) and for the row.
-                let mut split_res = None;
-                if chain == Chain::User {
-                    if let Some(sum) = &mut fit {
-                        let res = split(rp, &rec, &self.layout, &mut r.fields);
-                        match &res {
-                            Ok(info) => sum.add(&rec, info, &self.layout, &r.fields),
-                            Err(_) => fit = None,
-                        }
-                        split_res = Some(res);
-                    }
-                }
                 let origin = match (off_chain, chain, rec.header.is_deleted()) {
                     (Some(o), _, _) => o,
                     (None, Chain::Free, _) => Origin::FreeList,
                     (None, Chain::User, true) => Origin::DeleteMarked,
                     (None, Chain::User, false) => Origin::Live,
                 };
-                if chain == Chain::User && rec.header.is_min_rec() {
-                    // MariaDB's instant ALTER metadata record.
-                    if mode == Mode::Rows {
-                        o.counts.metadata_records = o.counts.metadata_records.saturating_add(1);
+                // MariaDB's instant ALTER metadata record.
+                let metadata = chain == Chain::User && rec.header.is_min_rec();
+                let keep = !metadata
+                    && (mode != Mode::Rows
+                        || match origin {
+                            Origin::Live => self.opts.deleted != Deleted::Only,
+                            _ => meta,
+                        });
+                let fitting = chain == Chain::User && fit.is_some();
+                if fitting || keep {
+                    // Split once, for the fit (every user record of the
+                    // chain) and the row; the result stays where it is
+                    // made (moving it would read back in one piece what
+                    // was stored in parts).
+                    let split_res = split(rp, &rec, &self.layout, &mut r.fields);
+                    if fitting {
+                        match (&mut fit, &split_res) {
+                            (Some(sum), Ok(info)) => sum.add(&rec, info, &self.layout, &r.fields),
+                            _ => fit = None,
+                        }
                     }
-                    continue;
+                    if keep {
+                        self.row(r, o, rp, n, &rec, &split_res, origin, walk, compressed);
+                    }
                 }
-                let keep = mode != Mode::Rows
-                    || match origin {
-                        Origin::Live => self.opts.deleted != Deleted::Only,
-                        _ => meta,
-                    };
-                if keep {
-                    let split_res =
-                        split_res.unwrap_or_else(|| split(rp, &rec, &self.layout, &mut r.fields));
-                    self.row(r, o, rp, n, &rec, split_res, origin, walk, compressed);
+                if metadata && mode == Mode::Rows {
+                    o.counts.metadata_records = o.counts.metadata_records.saturating_add(1);
                 }
             }
         }
@@ -1835,7 +1851,7 @@ impl Shared<'_> {
         rp: &RecPage<'_>,
         n: PageNo,
         rec: &ibdscope_core::Rec,
-        split_res: Result<RecordInfo, Error>,
+        split_res: &Result<RecordInfo, Error>,
         origin: Origin,
         walk: &mut Walk<'_>,
         compressed: bool,
@@ -1872,9 +1888,9 @@ impl Shared<'_> {
         let damage = match split_res {
             Ok(info) => (origin != Origin::Live
                 && origin != Origin::DeleteMarked
-                && data_is_zero(rp.bytes(), &info))
+                && data_is_zero(rp.bytes(), info))
             .then_some(RowDamage::Erased),
-            Err(e) => Some(RowDamage::Split(e)),
+            Err(e) => Some(RowDamage::Split(e.clone())),
         };
         self.fill_slots(r);
         let c = &mut o.counts;
@@ -1902,22 +1918,22 @@ impl Shared<'_> {
         }
         let page = rp.bytes();
         let erased = damage == Some(RowDamage::Erased);
-        let mut row = Row {
-            page: n,
-            offset: rec.origin,
-            page_file_offset: self.file_offset(n),
-            compressed,
-            origin,
-            verdict: verdict.0.unwrap_or(PageVerdict::Valid),
-            verified: verdict.1,
-            live_copy,
-            damage,
-            values: Vec::new(),
-        };
+        // The thread's one row, its parts set in place (a row made whole
+        // and moved is stored in parts and read back in one piece).
+        let row = &mut r.row;
+        row.page = n;
+        row.offset = rec.origin;
+        row.page_file_offset = self.file_offset(n);
+        row.compressed = compressed;
+        row.origin = origin;
+        row.verdict = verdict.0.unwrap_or(PageVerdict::Valid);
+        row.verified = verdict.1;
+        row.live_copy = live_copy;
+        row.damage = damage;
         if let Walk::Rows(Some(sink)) = walk {
             // Rendered from the page by the sink: no value copied.
             sink(RowView {
-                row: &row,
+                row: &r.row,
                 page: Some(OnPage {
                     ts: self.ts,
                     page,
@@ -1941,36 +1957,62 @@ impl Shared<'_> {
                 _ => *v = Value::Missing,
             }
         }
+        let mut row = r.row.clone();
         row.values = values;
         o.rows.push_back(row);
     }
 
-    /// Which field shows each column (`r.slot`).
+    /// Which field shows each column (`r.slot`): the layout's, unless the
+    /// record split into fewer fields.
     fn fill_slots(&self, r: &mut Reader) {
-        for s in r.slot.iter_mut() {
-            *s = None;
+        if r.fields.len() == self.layout.fields.len() && r.slot.len() == self.full_slot.len() {
+            // A split gives the layout's fields in order, all of them but
+            // when it fails.
+            r.slot.copy_from_slice(&self.full_slot);
+        } else {
+            fill_slots(&self.layout, &r.fields, &mut r.slot);
         }
-        // A column stored twice (a key on its prefix, then the whole column
-        // among the others: dict_index_build_internal_clust) shows the
-        // whole one.
-        let layout = &self.layout;
-        let is_prefix = |f: &Field| {
-            (layout.fields)
-                .get(usize::from(f.layout_idx))
-                .is_some_and(|l| l.prefix_len.is_some())
-        };
-        for (i, f) in r.fields.iter().enumerate() {
-            if let Some(s) = r.slot.get_mut(f.column) {
-                let replace = match *s {
-                    None => true,
-                    Some(j) => r.fields.get(j).is_some_and(is_prefix) && !is_prefix(f),
-                };
-                if replace {
-                    *s = Some(i);
-                }
+    }
+}
+
+/// Which of `fields` (a record split with `layout`) shows each column.
+fn fill_slots(layout: &RecordLayout, fields: &[Field], slot: &mut [Option<usize>]) {
+    for s in slot.iter_mut() {
+        *s = None;
+    }
+    // A column stored twice (a key on its prefix, then the whole column
+    // among the others: dict_index_build_internal_clust) shows the
+    // whole one.
+    let is_prefix = |f: &Field| {
+        (layout.fields)
+            .get(usize::from(f.layout_idx))
+            .is_some_and(|l| l.prefix_len.is_some())
+    };
+    for (i, f) in fields.iter().enumerate() {
+        if let Some(s) = slot.get_mut(f.column) {
+            let replace = match *s {
+                None => true,
+                Some(j) => fields.get(j).is_some_and(is_prefix) && !is_prefix(f),
+            };
+            if replace {
+                *s = Some(i);
             }
         }
     }
+}
+
+/// [`fill_slots`] of a record split into every field of `layout`.
+fn full_slot(layout: &RecordLayout, n_columns: usize) -> Vec<Option<usize>> {
+    let fields: Vec<Field> = (layout.fields.iter().enumerate())
+        .map(|(i, l)| Field {
+            layout_idx: u16::try_from(i).unwrap_or(u16::MAX),
+            column: l.column,
+            value: FieldValue::Null,
+        })
+        .collect();
+    let mut slot = vec![None; n_columns];
+    fill_slots(layout, &fields, &mut slot);
+    slot
 }
 
 /// Which record of a page names a key.
