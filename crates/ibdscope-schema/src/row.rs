@@ -1903,7 +1903,10 @@ pub enum FieldText {
 
 /// Renders one split field of a record of `page` as text into `out`
 /// (appended), reading its off-page part (at most `cap` bytes) into
-/// `buf`. The column is `col` (the field's [`Field::column`]).
+/// `buf`. The column is `col` (the field's [`Field::column`]). Inlined
+/// where a row is printed: what it gives is then made in the caller's
+/// registers, not stored in parts and read back whole.
+#[inline]
 pub fn render_field(
     ts: &Tablespace<'_>,
     page: &[u8],

@@ -348,6 +348,7 @@ impl<'r> RowView<'r> {
     /// (appended), as [`Value::render`] renders the row's value; an
     /// off-page part is read into `buf`. `None` when the row has no such
     /// value ([`Value::Missing`]).
+    #[inline]
     pub fn render(
         &self,
         column: usize,
