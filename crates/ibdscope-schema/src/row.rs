@@ -2002,7 +2002,7 @@ pub fn page_fit(
 /// alone): each user record's split is added; a page whose chain or a
 /// record of it cannot be walked or split has no fit.
 #[derive(Clone, Copy, Debug)]
-pub struct FitSum {
+pub(crate) struct FitSum {
     stated: u32,
     records: u32,
     summed: u32,
@@ -2013,7 +2013,7 @@ impl FitSum {
     /// An empty sum for `rp`; `None` when the page is not judged (a
     /// ROW_FORMAT=COMPRESSED page, not a leaf, a header whose heap does
     /// not add up).
-    pub fn of(rp: &RecPage<'_>) -> Option<FitSum> {
+    pub(crate) fn of(rp: &RecPage<'_>) -> Option<FitSum> {
         if rp.is_compressed() || !rp.is_leaf() {
             return None;
         }
@@ -2031,7 +2031,13 @@ impl FitSum {
 
     /// Adds a user record split (`info`, `fields`) with `layout`.
     #[inline]
-    pub fn add(&mut self, rec: &Rec, info: &RecordInfo, layout: &RecordLayout, fields: &[Field]) {
+    pub(crate) fn add(
+        &mut self,
+        rec: &Rec,
+        info: &RecordInfo,
+        layout: &RecordLayout,
+        fields: &[Field],
+    ) {
         self.records = self.records.saturating_add(1);
         let size = info.data_end.saturating_sub(info.extra_start);
         self.summed = self.summed.saturating_add(u32::from(size));
@@ -2041,7 +2047,7 @@ impl FitSum {
     }
 
     /// The fit of the records added.
-    pub fn fit(&self) -> PageFit {
+    pub(crate) fn fit(&self) -> PageFit {
         PageFit {
             records: self.records,
             summed: self.summed,
