@@ -31,21 +31,18 @@ fn hex4(b: [u8; 4]) -> [u8; 8] {
         .to_le_bytes()
 }
 
-/// `bytes` as lowercase hex (`{:02x}` of each byte), four bytes at a time.
+/// `bytes` as lowercase hex (`{:02x}` of each byte), four bytes at a time
+/// (appended whole: no zeroes written first).
 pub fn hex(out: &mut Vec<u8>, bytes: &[u8]) {
-    let start = out.len();
-    out.resize(start.saturating_add(bytes.len().saturating_mul(2)), 0);
-    let dst = out.get_mut(start..).unwrap_or_default();
+    out.reserve(bytes.len().saturating_mul(2));
     let mut src = bytes.chunks_exact(4);
-    let mut dst = dst.chunks_exact_mut(8);
-    for (s, d) in (&mut src).zip(&mut dst) {
+    for s in &mut src {
         if let Ok(s) = <[u8; 4]>::try_from(s) {
-            d.copy_from_slice(&hex4(s));
+            out.extend_from_slice(&hex4(s));
         }
     }
-    let rest = dst.into_remainder().chunks_exact_mut(2);
-    for (&b, d) in src.remainder().iter().zip(rest) {
-        d.copy_from_slice(&[nibble(b >> 4), nibble(b & 15)]);
+    for &b in src.remainder() {
+        out.extend_from_slice(&[nibble(b >> 4), nibble(b & 15)]);
     }
 }
 
