@@ -108,8 +108,8 @@ const FAST_MARGIN: usize = 32;
 /// copies may run past their ends into the slack, so a sequence costs one
 /// check of each end. Most sequences go through [`common_run`]; this loop
 /// takes the others (a match length extension, or a sequence too near
-/// the end of the input or output for `common_run`): literals in 16-byte
-/// words, a match of at most 24 bytes at least 8 back as 24 bytes
+/// the end of the input or output for `common_run`): literals rounded up
+/// to 16 bytes, a match of at most 24 bytes at least 8 back as 24 bytes
 /// ([`words8x3`]), others through [`match_copy`]. Returns where it
 /// stopped, at the start of a sequence that [`block`] decodes (or
 /// reports).
@@ -172,20 +172,8 @@ fn fast_run(
         if ml > seq_end.wrapping_sub(at) {
             break;
         }
-        // Committed: the literals in words, then the match.
-        let mut k = 0;
-        while k < lit {
-            let s = p.wrapping_add(k);
-            let d = op.wrapping_add(k);
-            match (
-                input.get(s..).and_then(|w| w.first_chunk::<16>()),
-                buf.get_mut(d..).and_then(|w| w.first_chunk_mut::<16>()),
-            ) {
-                (Some(s), Some(d)) => *d = *s,
-                _ => break,
-            }
-            k = k.wrapping_add(16);
-        }
+        // Committed: the literals (rounded up to 16 bytes), then the match.
+        copy16s(input, p, buf, op, lit);
         if dist >= 8 && ml <= 24 {
             words8x3(buf, at.wrapping_sub(dist), dist);
         } else {
@@ -201,13 +189,16 @@ fn fast_run(
 /// extension, 18 bytes of input at hand, and the sequence ends at or
 /// below `lim` + 18 (the caller's `lim` keeps that below the end-of-block
 /// rules). Stops before any other sequence, having written nothing past
-/// `op` that counts. Literals: up to 14 as one 16-byte word, longer runs
-/// in 16-byte words. Matches by offset class: 24 or more back as 8 + 8 + 2
-/// bytes (no overlap), 8 to 23 back as 24 bytes built in registers
-/// ([`words8x3`]), under 8 as a repeated pattern ([`match_copy`]). Every
-/// write lands inside the 64 bytes after the sequence's end, which `buf`
-/// has past `lim`. Its own loop (not inlined), so that its state stays in
-/// registers.
+/// `op` that counts. Literals: none (most sequences: then the offset is
+/// read from the byte after the token and the next token is 3 bytes on,
+/// so neither waits for the token's value: the CPU runs ahead on the
+/// branch), up to 14 as one 16-byte word, longer runs in 16-byte words
+/// checked once ([`copy16s`]). Matches by offset class: 18 or more back
+/// as 18 bytes read before any is written (16 + 2; no overlap), 8 to 17
+/// back as 24 bytes built in registers ([`words8x3`]), under 8 as a
+/// repeated pattern ([`match_copy`]). Every write lands inside the 64
+/// bytes after the sequence's end, which `buf` has past `lim`. Its own
+/// loop (not inlined), so that its state stays in registers.
 #[inline(never)]
 fn common_run(
     input: &[u8],
@@ -232,7 +223,14 @@ fn common_run(
         if ml == 15 {
             break;
         }
-        let (off, next) = if lit < 15 {
+        let (off, next) = if lit == 0 {
+            // No literals (most sequences): the offset's place does not
+            // wait for the token.
+            let Some(off) = rest.first_chunk::<2>() else {
+                break;
+            };
+            (*off, ip.wrapping_add(3))
+        } else if lit < 15 {
             let (Some(out), Some(lits), Some(off)) = (
                 buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()),
                 rest.first_chunk::<16>(),
@@ -240,13 +238,11 @@ fn common_run(
             ) else {
                 break;
             };
-            if lit != 0 {
-                *out = *lits;
-            }
+            *out = *lits;
             (*off, ip.wrapping_add(lit).wrapping_add(3))
         } else {
-            // A long literal run: its length extension, then the run in
-            // 16-byte words (the last one ends at most 15 bytes past it:
+            // A long literal run: its length extension, then the run
+            // rounded up to 16 bytes (ending at most 15 bytes past it:
             // inside the 18 input bytes that follow, and inside the
             // output's room as the run ends at or below `lim`).
             let mut p = ip.wrapping_add(1);
@@ -257,19 +253,7 @@ fn common_run(
             if lit > lim.wrapping_sub(op) || p > ilim || lit > ilim.wrapping_sub(p) {
                 break;
             }
-            let mut k = 0;
-            while k < lit {
-                let s = p.wrapping_add(k);
-                let d = op.wrapping_add(k);
-                match (
-                    input.get(s..).and_then(|w| w.first_chunk::<16>()),
-                    buf.get_mut(d..).and_then(|w| w.first_chunk_mut::<16>()),
-                ) {
-                    (Some(s), Some(d)) => *d = *s,
-                    _ => break,
-                }
-                k = k.wrapping_add(16);
-            }
+            copy16s(input, p, buf, op, lit);
             let q = p.wrapping_add(lit);
             let Some(off) = input.get(q..).and_then(|o| o.first_chunk::<2>()) else {
                 break;
@@ -281,9 +265,8 @@ fn common_run(
         if dist.wrapping_sub(1) >= at {
             break;
         }
-        if dist >= 24 {
-            // No overlap: two 8-byte words and a 2-byte one (as the
-            // reference library moves a short match).
+        if dist >= 18 {
+            // No overlap: all 18 bytes loaded before they are stored.
             let from = at.wrapping_sub(dist);
             let Some((head, tail)) = buf.split_at_mut_checked(at) else {
                 break;
@@ -292,12 +275,7 @@ fn common_run(
             let (Some(s), Some(d)) = (s, tail.first_chunk_mut::<18>()) else {
                 break;
             };
-            for (k, n) in [(0usize, 8usize), (8, 8), (16, 2)] {
-                let e = k.wrapping_add(n);
-                if let (Some(v), Some(x)) = (s.get(k..e), d.get_mut(k..e)) {
-                    x.copy_from_slice(v);
-                }
-            }
+            *d = *s;
         } else if dist >= 8 {
             words8x3(buf, at.wrapping_sub(dist), dist);
         } else {
@@ -307,6 +285,22 @@ fn common_run(
         ip = next;
     }
     (ip, op)
+}
+
+/// Copies `len` bytes from `src[s..]` to `dst[d..]` in 16-byte words (the
+/// last one up to 15 bytes past both ends, which the callers keep as room
+/// after each): both windows checked once, not each word.
+#[inline(always)]
+fn copy16s(src: &[u8], s: usize, dst: &mut [u8], d: usize, len: usize) {
+    let n = len.wrapping_add(15) & !15;
+    if let (Some(s), Some(d)) = (
+        src.get(s..).and_then(|w| w.get(..n)),
+        dst.get_mut(d..).and_then(|w| w.get_mut(..n)),
+    ) {
+        for (d, s) in d.chunks_exact_mut(16).zip(s.chunks_exact(16)) {
+            d.copy_from_slice(s);
+        }
+    }
 }
 
 /// A length extension inside `input` from `*p` (each byte added, 255 means
