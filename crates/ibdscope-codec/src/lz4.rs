@@ -267,12 +267,16 @@ fn common_run(
         }
         if dist >= 18 {
             // No overlap: all 18 bytes loaded before they are stored.
-            let from = at.wrapping_sub(dist);
+            let Some(from) = at.checked_sub(dist) else {
+                break;
+            };
             let Some((head, tail)) = buf.split_at_mut_checked(at) else {
                 break;
             };
-            let s = head.get(from..).and_then(|s| s.first_chunk::<18>());
-            let (Some(s), Some(d)) = (s, tail.first_chunk_mut::<18>()) else {
+            let (Some(s), Some(d)) = (
+                head.get(from..).and_then(|s| s.first_chunk::<18>()),
+                tail.first_chunk_mut::<18>(),
+            ) else {
                 break;
             };
             *d = *s;
