@@ -20,7 +20,7 @@
 //! literals (a match may not end past `limit − 5`), and a sequence whose
 //! literals end past `limit − 12` must be the last.
 
-use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Sink};
+use crate::common::{grow_run, match_copy, words, words8x3, CodecErrorKind, Error, Sink};
 
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.
@@ -107,7 +107,8 @@ const FAST_MARGIN: usize = 32;
 /// to spare after its literals: then no end-of-block rule applies and the
 /// copies may run past their ends into the slack, so a sequence costs one
 /// check of each end. Most sequences go through [`common_run`]; this loop
-/// takes the others (a match length extension, or a sequence too near
+/// takes the others (a longer match length extension or a long match under
+/// 16 back, or a sequence too near
 /// the end of the input or output for `common_run`): literals rounded up
 /// to 16 bytes, a match of at most 24 bytes at least 8 back as 24 bytes
 /// ([`words8x3`]), others through [`match_copy`]. Returns where it
@@ -185,8 +186,9 @@ fn fast_run(
     (ip, op)
 }
 
-/// The common sequences from `ip` on, while `op` ≤ `lim`: no match length
-/// extension, 18 bytes of input at hand, and the sequence ends at or
+/// The common sequences from `ip` on, while `op` ≤ `lim`: a match length
+/// extension of one byte at most (and then 16 or more back, the match in
+/// 16-byte words ending at or below `lim`), 18 bytes of input at hand, and the sequence ends at or
 /// below `lim` + 18 (the caller's `lim` keeps that below the end-of-block
 /// rules). Stops before any other sequence, having written nothing past
 /// `op` that counts. Literals: none (most sequences: then the offset is
@@ -220,9 +222,6 @@ fn common_run(
         };
         let [token, rest @ ..] = win;
         let (mut lit, ml) = (usize::from(token >> 4), usize::from(token & 15));
-        if ml == 15 {
-            break;
-        }
         let (off, next) = if lit == 0 {
             // No literals (most sequences): the offset's place does not
             // wait for the token.
@@ -264,6 +263,23 @@ fn common_run(
         let at = op.wrapping_add(lit);
         if dist.wrapping_sub(1) >= at {
             break;
+        }
+        if ml == 15 {
+            // A long match with a one-byte length extension, 16 or more
+            // back: 16-byte words (the last one at most 15 bytes past its
+            // end, inside the room as the match ends at or below `lim`).
+            // Others are left to the caller.
+            let Some(&b) = input.get(next) else {
+                break;
+            };
+            let len = usize::from(b).wrapping_add(19);
+            if b == 255 || dist < 16 || at > lim || len > lim.wrapping_sub(at) {
+                break;
+            }
+            words::<16>(buf, at.wrapping_sub(dist), at, len);
+            op = at.wrapping_add(len);
+            ip = next.wrapping_add(1);
+            continue;
         }
         if dist >= 18 {
             // No overlap: all 18 bytes loaded before they are stored.
