@@ -107,13 +107,12 @@ const FAST_MARGIN: usize = 32;
 /// to spare after its literals: then no end-of-block rule applies and the
 /// copies may run past their ends into the slack, so a sequence costs one
 /// check of each end. Most sequences go through [`common_run`]; this loop
-/// takes the others (a longer match length extension or a long match under
-/// 16 back, or a sequence too near
-/// the end of the input or output for `common_run`): literals rounded up
-/// to 16 bytes, a match of at most 24 bytes at least 8 back as 24 bytes
-/// ([`words8x3`]), others through [`match_copy`]. Returns where it
-/// stopped, at the start of a sequence that [`block`] decodes (or
-/// reports).
+/// takes the others (a longer match length extension, a long match under
+/// 16 back, or a sequence too near the end of the input or output for
+/// `common_run`): literals rounded up to 16 bytes, a match of at most 24
+/// bytes at least 8 back as 24 bytes ([`words8x3`]), others through
+/// [`match_copy`]. Returns where it stopped, at the start of a sequence
+/// that [`block`] decodes (or reports).
 #[inline(never)]
 fn fast_run(
     input: &[u8],
