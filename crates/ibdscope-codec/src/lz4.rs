@@ -583,6 +583,31 @@ mod tests {
         assert_eq!(out, plain_decode(&v));
     }
 
+    /// Long matches with a one-byte length extension (the common loop
+    /// takes those 16 or more back, the fast loop the others) decode as
+    /// the definition; with the limit short of the output, each is an
+    /// error that writes nothing past the limit, never a panic.
+    #[test]
+    fn long_matches_in_the_fast_loops() {
+        let (mut v, _) = fast_prefix();
+        for i in 0..40usize {
+            let lits = [b'x', b'y', b'z'];
+            let dist = [16, 17, 40, 300, 9][i % 5];
+            push_seq(&mut v, &lits[..i % 3], dist, 19 + (i * 37) % 250);
+        }
+        push_seq(&mut v, b"the last literals", 0, 0);
+        let want = plain_decode(&v);
+        let mut out = Vec::new();
+        assert_eq!(decompress(&v, &mut out, want.len()).unwrap(), want.len());
+        assert_eq!(out, want);
+        for short in [1, 5, 13, 100, 1000] {
+            let mut out = Vec::new();
+            let limit = want.len() - short;
+            assert!(decompress(&v, &mut out, limit).is_err(), "short {short}");
+            assert!(out.len() <= limit && out[..] == want[..out.len()]);
+        }
+    }
+
     #[test]
     fn bad_offsets_and_bombs_are_errors() {
         let mut out = Vec::new();
