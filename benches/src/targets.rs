@@ -313,7 +313,8 @@ fn detail(r: &mut String, rows: &[Row], base: Option<&Measured>, base_name: &str
         let t = row.threads.map_or("–".into(), |t| t.to_string());
         match &row.result {
             Ok(m) => {
-                let _ = writeln!(
+                let _ =
+                    writeln!(
                     r,
                     "| {} | {} | {t} | {:.3} | {:.3} | {} | {:.0} | {} | {} | {} | {} | {} | {} |",
                     row.tool,
@@ -327,7 +328,8 @@ fn detail(r: &mut String, rows: &[Row], base: Option<&Measured>, base_name: &str
                     mib_k(m.anon_kib),
                     mib_k(m.file_kib),
                     load_of(&[Some(m)]),
-                    m.count
+                    // cold runs repeat checked cases uncounted
+                    if m.count == 0 { "–".into() } else { m.count.to_string() }
                 );
             }
             Err(e) => {
