@@ -948,3 +948,25 @@ fn scaling(a: &Args, maxt: usize, r: &mut String, targets: &mut Vec<Target>) {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::codec_rates;
+
+    #[test]
+    fn codec_rates_are_read_from_the_codecs_table() {
+        // lines as benches/run-codecs writes them
+        let report = "| codec | page size | ours MiB/s | reference MiB/s | ratio |\n\
+                      |---|---|---:|---:|---:|\n\
+                      | zlib | 16 KiB | 387.8 | 316.7 | 1.22 | 309.7 | 11 |\n\
+                      | zlib | 64 KiB | 497.7 | 396.6 | 1.26 | 393.9 | 11 |\n\
+                      | bzip2 (ref. small=0) | 16 KiB | 56.3 | 41.6 | 1.35 | 41.4 | 11 |\n";
+        assert_eq!(
+            codec_rates(report),
+            vec![
+                ("zlib".to_string(), 387.8, 316.7),
+                ("bzip2".to_string(), 56.3, 41.6)
+            ]
+        );
+    }
+}
