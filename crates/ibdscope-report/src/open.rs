@@ -225,7 +225,7 @@ pub fn redo_files(datadir: &Path) -> (Vec<(u64, PathBuf)>, RedoLayout) {
 }
 
 /// The redo log of `datadir`, read through the run's host.
-pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>> {
+pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, crate::error::Error>> {
     let (paths, layout) = redo_files(datadir);
     if paths.is_empty() {
         return None;
@@ -234,7 +234,7 @@ pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>
     for (n, p) in &paths {
         match file(opts, p, 1) {
             Ok(i) => inputs.push((*n, i)),
-            Err(e) => return Some(Err(e.to_string())),
+            Err(e) => return Some(Err(e.into())),
         }
     }
     let files: Vec<RedoFile<'_>> = inputs
@@ -244,7 +244,10 @@ pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>
             data: i.bytes(),
         })
         .collect();
-    Some(redo::read(&files, layout).map_err(|e| e.to_string()))
+    Some(
+        redo::read(&files, layout)
+            .map_err(|e| crate::error::Error::at(crate::error::ErrorKind::Redo(e), datadir)),
+    )
 }
 
 /// The system tablespace: `ibdata1` and the files that continue it,

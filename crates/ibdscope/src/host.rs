@@ -2,7 +2,9 @@
 //! The `ibdscope` binary maps them read-only; [`ReadHost`] reads them
 //! whole (tests, and programs that embed the reports).
 
-use crate::error::Error;
+/// What [`Host::open`] returns when a file cannot be read: the front
+/// door's error.
+pub use crate::error::Error;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
