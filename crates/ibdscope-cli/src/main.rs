@@ -12,6 +12,7 @@
 #![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 mod complete;
+mod error;
 mod guard;
 mod input;
 mod opts;

@@ -1,6 +1,7 @@
 //! Command-line arguments (clap) and the checked options built from them
 //! before any file is opened (ripgrep's low-level/high-level args split).
 
+use crate::error::{Error, ErrorKind};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
@@ -67,20 +68,20 @@ pub struct Cli {
 #[derive(Clone, Debug)]
 struct DataFilePath(Vec<PathBuf>);
 
-fn parse_data_file_path(s: &str) -> Result<DataFilePath, String> {
+fn parse_data_file_path(s: &str) -> Result<DataFilePath, Error> {
     ibdscope_report::instance::parse_data_file_path(s)
         .map(DataFilePath)
-        .map_err(|e| e.to_string())
+        .map_err(|e| Error::argument(ErrorKind::DataFilePath(e)))
 }
 
 /// The most threads accepted (far more than any pass can use).
 const MAX_THREADS: usize = 1024;
 
-fn parse_threads(s: &str) -> Result<usize, String> {
+fn parse_threads(s: &str) -> Result<usize, Error> {
     s.parse::<usize>()
         .ok()
         .filter(|n| (1..=MAX_THREADS).contains(n))
-        .ok_or_else(|| format!("'{s}' is not a thread count (1 to {MAX_THREADS})"))
+        .ok_or_else(|| Error::argument(ErrorKind::Threads(s.to_string(), MAX_THREADS)))
 }
 
 #[derive(Subcommand, Debug)]
@@ -398,9 +399,12 @@ struct MapArgs {
 }
 
 impl MapArgs {
-    fn checked(self) -> Result<MapOpts, String> {
+    fn checked(self) -> Result<MapOpts, Error> {
         if let Some(to) = self.to.filter(|&to| to < self.from) {
-            return Err(format!("--to {to} is before --from {}", self.from));
+            return Err(Error::argument(ErrorKind::ToBeforeFrom {
+                to: u64::from(to),
+                from: u64::from(self.from),
+            }));
         }
         Ok(MapOpts {
             from: self.from,
@@ -903,7 +907,7 @@ fn key_file_password(cli: &mut Cli) -> Option<Password> {
 }
 
 /// Checks the arguments into a run's options; nothing is opened yet.
-pub fn from_cli(mut cli: Cli) -> Result<Opts, String> {
+pub fn from_cli(mut cli: Cli) -> Result<Opts, Error> {
     let password = key_file_password(&mut cli);
     let threads = cli
         .threads
@@ -1008,7 +1012,7 @@ impl Parsed {
     }
 
     /// A map command over one file, drawn as `draw` says.
-    fn drawn(cmd: Cmd, common: Common, draw: Draw) -> Result<Self, String> {
+    fn drawn(cmd: Cmd, common: Common, draw: Draw) -> Result<Self, Error> {
         Ok(Parsed {
             color: draw.color.into(),
             ascii: draw.ascii,
@@ -1026,7 +1030,7 @@ const TEXT_JSON_CSV: &[Format] = &[Format::Text, Format::Json, Format::Csv];
 const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Csv];
 
 /// The subcommand's arguments as the report crate's command.
-fn command(command: Command) -> Result<Parsed, String> {
+fn command(command: Command) -> Result<Parsed, Error> {
     Ok(match command {
         Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw)?,
         Command::Lsn {
@@ -1159,7 +1163,10 @@ fn command(command: Command) -> Result<Parsed, String> {
         Command::Pages { common, from, to } => {
             if let Some(to) = to {
                 if to < from {
-                    return Err(format!("--to {to} is before --from {from}"));
+                    return Err(Error::argument(ErrorKind::ToBeforeFrom {
+                        to: u64::from(to),
+                        from: u64::from(from),
+                    }));
                 }
             }
             Parsed::one(Cmd::Pages { from, to }, common)
@@ -1181,7 +1188,7 @@ fn command(command: Command) -> Result<Parsed, String> {
             }),
             common,
         ),
-        Command::Completions { .. } => return Err("completions runs no report".into()),
+        Command::Completions { .. } => return Err(Error::argument(ErrorKind::NoReport)),
     })
 }
 
@@ -1215,23 +1222,16 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
 
 /// The sentence for a format the command does not offer, naming those it
 /// does.
-fn format_error(format: Format, allowed: &[Format]) -> String {
-    let names: Vec<&str> = allowed.iter().map(|f| format_name(*f)).collect();
-    format!(
-        "--format {} is not offered by this command; it offers {}",
-        format_name(format),
-        names.join(", ")
-    )
+fn format_error(format: Format, allowed: &[Format]) -> Error {
+    let names: Vec<&'static str> = allowed.iter().map(|f| format_name(*f)).collect();
+    Error::argument(ErrorKind::FormatNotOffered(format_name(format), names))
 }
 
 /// The picture's format from its extension.
-fn out_format(out: PathBuf) -> Result<(PathBuf, ImageFormat), String> {
+fn out_format(out: PathBuf) -> Result<(PathBuf, ImageFormat), Error> {
     match ImageFormat::from_path(&out) {
         Some(format) => Ok((out, format)),
-        None => Err(format!(
-            "--out {}: the picture's name must end in .png or .svg",
-            ibdscope_report::names::path(&out)
-        )),
+        None => Err(Error::at(ErrorKind::OutExtension, &out)),
     }
 }
 
@@ -1303,7 +1303,7 @@ mod tests {
         let m = cli()
             .try_get_matches_from(args)
             .map_err(|e| e.to_string())?;
-        from_cli(Cli::from_arg_matches(&m).map_err(|e| e.to_string())?)
+        from_cli(Cli::from_arg_matches(&m).map_err(|e| e.to_string())?).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -1342,7 +1342,7 @@ mod tests {
         let o = opts(&["ibdscope", "rows", "--format", "sql", "t.ibd"]).unwrap();
         assert_eq!(o.format, Format::Sql);
         assert_eq!(
-            format_error(Format::Csv, TEXT_JSON),
+            format_error(Format::Csv, TEXT_JSON).to_string(),
             "--format csv is not offered by this command; it offers text, json"
         );
     }
@@ -1369,8 +1369,12 @@ mod tests {
 
     #[test]
     fn thread_counts() {
-        assert_eq!(parse_threads("1"), Ok(1));
-        assert_eq!(parse_threads("7"), Ok(7));
+        assert_eq!(parse_threads("1").unwrap(), 1);
+        assert_eq!(parse_threads("7").unwrap(), 7);
+        assert!(matches!(
+            parse_threads("0").unwrap_err().kind(),
+            crate::error::ErrorKind::Threads(..)
+        ));
         assert!(parse_threads("0").is_err());
         assert!(parse_threads("-2").is_err());
         assert!(parse_threads("100000").is_err());
