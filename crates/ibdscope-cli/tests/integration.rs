@@ -21,6 +21,7 @@ mod integration {
     mod keyring;
     mod live;
     mod mariadb_keys;
+    mod memory;
     mod one_verdict;
     mod outputs;
     mod pictures;

@@ -1,7 +1,8 @@
 //! How many times a command reads the file: the passes each command makes,
 //! counted through the host (`Host::progress`: within a pass `done` goes
-//! up, a new pass starts again from low; `Source::release`: the one-pass
-//! commands hand back each byte range as its shard is folded).
+//! up, a new pass starts again from low; `Source::release`: every command
+//! hands back each byte range as its shard is folded, and the walks what
+//! they leave behind).
 //!
 //! What ARCHITECTURE.md states and this test holds: the one-pass commands
 //! (`check`, `types`, `info`, `lsn`) read every page once: one pass, and
@@ -145,6 +146,65 @@ fn the_one_pass_commands_read_every_page_once() {
                     at += n;
                 }
                 assert_eq!(at, len, "{rel} {name}: every byte released once");
+            }
+        }
+    }
+}
+
+/// Whether the ranges `released` cover every byte of `0..len` (each at
+/// least once): the byte that is never released, if any.
+fn first_unreleased(released: &[(usize, usize)], len: usize) -> Option<usize> {
+    let mut r = released.to_vec();
+    r.sort_unstable();
+    let mut at = 0;
+    for (offset, n) in r {
+        if offset > at {
+            return Some(at);
+        }
+        at = at.max(offset + n);
+    }
+    (at < len).then_some(at)
+}
+
+/// Every command that reads a whole file hands every byte of it back to
+/// the host (`Source::release`) as its passes and walks move on, not only
+/// the one-pass commands: the mapping of a file of any size is dropped
+/// behind the folds (each shard once its fold is joined) and the walks
+/// (the space's window), so no command keeps the file mapped whole. Before,
+/// the structure commands released nothing and kept the file mapped.
+#[test]
+fn every_whole_file_command_releases_every_byte() {
+    let cmds: Vec<(&str, Cmd)> = vec![
+        ("pages", Cmd::Pages { from: 0, to: None }),
+        ("extents", Cmd::Extents),
+        ("segments", Cmd::Segments),
+        ("lists", Cmd::Lists),
+        ("indexes", Cmd::Indexes),
+        ("fill", Cmd::Fill),
+        ("records", Cmd::Records(RecordsOpts::default())),
+        ("rows", Cmd::Rows(RowsOpts::default())),
+        ("audit", Cmd::Audit),
+    ];
+    for rel in FILES.iter().chain(LARGE) {
+        let path = file(rel);
+        let len = std::fs::metadata(&path).unwrap().len() as usize;
+        for threads in [1, 3] {
+            for (name, cmd) in &cmds {
+                let s = seen(cmd.clone(), &path, threads);
+                assert_eq!(
+                    first_unreleased(&s.released, len),
+                    None,
+                    "{rel} {name} ({threads} threads): a byte never released"
+                );
+            }
+            let two = [path.clone(), path.clone()];
+            for (name, cmd) in [("compare", Cmd::Compare), ("diff", Cmd::Diff)] {
+                let s = seen_on(cmd, &two, threads, |o| o);
+                assert_eq!(
+                    first_unreleased(&s.released, len),
+                    None,
+                    "{rel} {name} ({threads} threads): a byte never released"
+                );
             }
         }
     }
