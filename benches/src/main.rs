@@ -15,6 +15,8 @@
 //! ```
 #![allow(clippy::disallowed_macros)] // The bench harness prints its report.
 
+mod targets;
+
 use ibdscope_core::extents::SpaceMap;
 use ibdscope_core::{Btrees, Engine, Summary, Tablespace};
 use ibdscope_prims::crc32c;
@@ -161,6 +163,9 @@ enum Count {
     /// Lines of stdout, counted as they come (`records` and `pages` print
     /// more than the file holds): at least two, and exit 0.
     Lines,
+    /// Exit 0; the count is the lines of the file the command wrote
+    /// (`Extra::cleanup`: a server's dump).
+    Dumped,
 }
 
 /// One external command.
@@ -170,6 +175,25 @@ struct Case {
     threads: Option<usize>,
     argv: Vec<String>,
     count: Count,
+    /// How the runs are set up (defaults: stdout to /dev/null, the child's
+    /// own CPU time, memory measured).
+    extra: Extra,
+}
+
+/// The less common settings of a case.
+#[derive(Default, Clone)]
+struct Extra {
+    /// Stdout goes to this file (deleted after each run), as a server
+    /// writes its dump, instead of /dev/null.
+    out: Option<PathBuf>,
+    /// A file the command itself writes (a server's `INTO OUTFILE`),
+    /// deleted after each run, untimed.
+    cleanup: Option<PathBuf>,
+    /// The CPU time is this process's (a server doing the work the
+    /// client asks for), not the child's.
+    cpu_pid: Option<u32>,
+    /// No memory runs (the child is a client: its memory says nothing).
+    no_memory: bool,
 }
 
 /// One measured row.
@@ -188,7 +212,12 @@ struct Measured {
     cpu: Option<Duration>,
     rss_kib: Option<u64>,
     anon_kib: Option<u64>,
+    /// Peak of the file-backed resident memory (RssFile + RssShmem).
+    file_kib: Option<u64>,
     count: u64,
+    /// The 1-minute load average sampled before each timed run: lowest
+    /// and highest.
+    load: (f64, f64),
 }
 
 fn number_after(text: &str, marker: &str) -> Option<u64> {
@@ -216,7 +245,7 @@ fn check_count(c: Count, out: &std::process::Output, pages: u64) -> Result<u64, 
             Some(n) if n == pages => Ok(n),
             other => Err(format!("counted {other:?} pages, expected {pages}")),
         },
-        Count::Rows | Count::Lines => {
+        Count::Rows | Count::Lines | Count::Dumped => {
             match text.lines().skip(1).filter(|l| !l.is_empty()).count() {
                 0 => Err("no rows".into()),
                 n => Ok(n as u64),
@@ -256,61 +285,92 @@ fn count_lines(argv: &[String]) -> Result<u64, String> {
     }
 }
 
-/// Peak RSS of one run through /usr/bin/time, in KiB.
-fn peak_rss(argv: &[String]) -> Option<u64> {
+/// Peak memory of one run, in KiB: `(peak RSS, peak anonymous, peak
+/// file-backed)`. The peak RSS is `/usr/bin/time`'s (the kernel's high-water
+/// mark); the anonymous (RssAnon: what the tool allocates, private) and
+/// file-backed (RssFile + RssShmem: the file's pages mapped from the page
+/// cache) peaks are sampled from /proc about every 200 µs in the same run
+/// (the child of `time`, found through /proc/PID/task/PID/children).
+fn memory(argv: &[String]) -> (Option<u64>, Option<u64>, Option<u64>) {
     let time = Path::new("/usr/bin/time");
-    if !time.is_file() {
-        return None;
-    }
     let tmp = std::env::temp_dir().join(format!("ibdscope-bench-rss-{}", std::process::id()));
-    let ok = Command::new(time)
-        .args(["-f", "%M", "-o"])
-        .arg(&tmp)
-        .args(argv)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .ok()?
-        .success();
-    let text = std::fs::read_to_string(&tmp).ok();
-    let _ = std::fs::remove_file(&tmp);
-    ok.then_some(())?;
-    text?.lines().last()?.trim().parse().ok()
-}
-
-/// Highest RssAnon (KiB) seen in /proc while `argv` runs, sampled about
-/// every 200 µs: the memory a tool allocates, apart from file pages.
-fn anon_peak(argv: &[String]) -> Option<u64> {
-    let (prog, rest) = argv.split_first()?;
-    let mut child = Command::new(prog)
-        .args(rest)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let status = format!("/proc/{}/status", child.id());
-    let mut peak = None;
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&status) {
-            let anon = text
-                .lines()
-                .find(|l| l.starts_with("RssAnon:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<u64>().ok());
-            peak = peak.max(anon);
+    let mut cmd = if time.is_file() {
+        let mut c = Command::new(time);
+        c.args(["-f", "%M", "-o"]).arg(&tmp).args(argv);
+        c
+    } else {
+        let Some((prog, rest)) = argv.split_first() else {
+            return (None, None, None);
+        };
+        let mut c = Command::new(prog);
+        c.args(rest);
+        c
+    };
+    let Ok(mut child) = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn() else {
+        return (None, None, None);
+    };
+    let top = child.id();
+    let children = format!("/proc/{top}/task/{top}/children");
+    let mut target: Option<String> = (!time.is_file()).then(|| format!("/proc/{top}/status"));
+    let (mut anon, mut file) = (None, None);
+    let field = |text: &str, name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    let ok = loop {
+        if target.is_none() {
+            target = std::fs::read_to_string(&children).ok().and_then(|c| {
+                c.split_whitespace()
+                    .next()
+                    .map(|pid| format!("/proc/{pid}/status"))
+            });
+        }
+        if let Some(Ok(text)) = target.as_ref().map(std::fs::read_to_string) {
+            anon = anon.max(field(&text, "RssAnon:"));
+            let f = field(&text, "RssFile:").map(|f| f + field(&text, "RssShmem:").unwrap_or(0));
+            file = file.max(f);
         }
         match child.try_wait() {
-            Ok(Some(_)) => return peak,
+            Ok(Some(st)) => break st.success(),
             Ok(None) => std::thread::sleep(Duration::from_micros(200)),
-            Err(_) => return peak,
+            Err(_) => break false,
         }
+    };
+    let rss = std::fs::read_to_string(&tmp)
+        .ok()
+        .and_then(|t| t.lines().last()?.trim().parse().ok());
+    let _ = std::fs::remove_file(&tmp);
+    if ok {
+        (rss, anon, file)
+    } else {
+        (None, None, None)
     }
 }
 
 /// The untimed first run of a case, whose output is checked: its count.
 fn warm_up(case: &Case, pages: u64) -> Result<u64, String> {
+    let n = warm_up_run(case, pages);
+    if let Some(p) = &case.extra.cleanup {
+        let _ = std::fs::remove_file(p);
+    }
+    n
+}
+
+fn warm_up_run(case: &Case, pages: u64) -> Result<u64, String> {
     if matches!(case.count, Count::Lines) {
         return count_lines(&case.argv);
+    }
+    if let (Count::Dumped, Some(file)) = (case.count, &case.extra.cleanup) {
+        let (prog, rest) = case.argv.split_first().ok_or("empty command")?;
+        let out = Command::new(prog)
+            .args(rest)
+            .output()
+            .map_err(|e| format!("{prog}: {e}"))?;
+        check_count(Count::ExitOk, &out, pages)?;
+        let text = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        return Ok(text.iter().filter(|&&b| b == b'\n').count() as u64);
     }
     let (prog, rest) = case.argv.split_first().ok_or("empty command")?;
     let out = Command::new(prog)
@@ -323,15 +383,57 @@ fn warm_up(case: &Case, pages: u64) -> Result<u64, String> {
 /// CPU time of this process's waited-for children so far (cutime +
 /// cstime of /proc/self/stat), in clock ticks (USER_HZ, 100 on Linux).
 fn children_ticks() -> Option<u64> {
-    let me = std::fs::read_to_string("/proc/self/stat").ok()?;
+    stat_ticks("self", 13)
+}
+
+/// Two CPU-time fields of /proc/WHO/stat from field `skip` after the
+/// command name (11: utime + stime; 13: cutime + cstime), summed, in
+/// clock ticks.
+fn stat_ticks(who: &str, skip: usize) -> Option<u64> {
+    let me = std::fs::read_to_string(format!("/proc/{who}/stat")).ok()?;
     let rest = me.rsplit_once(')')?.1;
     let f: Vec<u64> = rest
         .split_whitespace()
-        .skip(13)
+        .skip(skip)
         .take(2)
         .filter_map(|v| v.parse().ok())
         .collect();
     (f.len() == 2).then(|| f.iter().sum())
+}
+
+/// CPU ticks that count for `case`: its children's, or the process it
+/// asks to do the work (a server).
+fn case_ticks(case: &Case) -> Option<u64> {
+    match case.extra.cpu_pid {
+        Some(pid) => stat_ticks(&pid.to_string(), 11),
+        None => children_ticks(),
+    }
+}
+
+/// The 1-minute load average.
+fn load1() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// Drops `path` from the page cache: `dd iflag=nocache count=0` calls
+/// posix_fadvise(POSIX_FADV_DONTNEED) on the whole file.
+fn evict(path: &Path) -> Result<(), String> {
+    let ok = Command::new("dd")
+        .arg(format!("if={}", path.display()))
+        .args(["iflag=nocache", "count=0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("dd: {e}"))?
+        .success();
+    if ok {
+        Ok(())
+    } else {
+        Err("dd iflag=nocache could not drop the file from the cache".into())
+    }
 }
 
 /// One timed run, output to /dev/null: its wall time, and its CPU time
@@ -340,18 +442,27 @@ fn children_ticks() -> Option<u64> {
 /// the wall time is what a user waits.
 fn timed_run(case: &Case) -> Result<(Duration, Option<Duration>), String> {
     let (prog, rest) = case.argv.split_first().ok_or("empty command")?;
-    let before = children_ticks();
+    let stdout = match &case.extra.out {
+        Some(p) => {
+            Stdio::from(std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)
+        }
+        None => Stdio::null(),
+    };
+    let before = case_ticks(case);
     let t = Instant::now();
     let status = Command::new(prog)
         .args(rest)
-        .stdout(Stdio::null())
+        .stdout(stdout)
         .stderr(Stdio::null())
         .status()
         .map_err(|e| format!("{prog}: {e}"))?;
     let took = t.elapsed();
     let cpu = before
-        .zip(children_ticks())
+        .zip(case_ticks(case))
         .map(|(a, b)| Duration::from_millis(b.saturating_sub(a) * 10));
+    for p in [&case.extra.out, &case.extra.cleanup].into_iter().flatten() {
+        let _ = std::fs::remove_file(p);
+    }
     if status.success() {
         Ok((took, cpu))
     } else {
@@ -404,6 +515,7 @@ fn cases(a: &Args, file: &Path, peers: &Peers) -> Vec<Case> {
         threads: None,
         argv: vec!["cat".into(), f.clone()],
         count: Count::ExitOk,
+        extra: Extra::default(),
     }];
     if let Some(ic) = &peers.innochecksum {
         v.push(Case {
@@ -412,6 +524,7 @@ fn cases(a: &Args, file: &Path, peers: &Peers) -> Vec<Case> {
             threads: None,
             argv: vec![ic.display().to_string(), f.clone()],
             count: Count::ExitOk,
+            extra: Extra::default(),
         });
     }
     if let Some(inno) = &peers.inno {
@@ -427,6 +540,7 @@ fn cases(a: &Args, file: &Path, peers: &Peers) -> Vec<Case> {
                     f.clone(),
                 ],
                 count: Count::ExitOk,
+                extra: Extra::default(),
             });
         }
     }
@@ -457,6 +571,7 @@ fn cases(a: &Args, file: &Path, peers: &Peers) -> Vec<Case> {
                 threads: Some(*t),
                 argv,
                 count,
+                extra: Extra::default(),
             });
         }
     }
@@ -650,6 +765,10 @@ fn loadavg() -> String {
 }
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("targets") {
+        targets::main();
+        return;
+    }
     let a = match parse_args() {
         Ok(a) => a,
         Err(e) => {
@@ -735,7 +854,7 @@ fn main() {
                     continue;
                 }
             };
-            let rows = run_cases(&a, cases(&a, &file, &peers), pages);
+            let rows = run_cases(a.runs, cases(&a, &file, &peers), pages, None);
             let _ = writeln!(r, "\n### {}\n", state.title());
             report_rows(&mut r, &rows, mib);
             let _ = writeln!(targets, "\n**{column}**:\n");
@@ -866,22 +985,49 @@ impl CacheState {
 
 /// Runs every case: first each one's checked warm-up, then `runs` rounds
 /// that time every case once each, so load from elsewhere falls on all
-/// cases alike and the ratios between them hold; then peak memory.
-fn run_cases(a: &Args, cases: Vec<Case>, pages: u64) -> Vec<Row> {
-    type Times = (u64, Vec<Duration>, Vec<Option<Duration>>);
+/// cases alike and the ratios between them hold; then peak memory (one
+/// more run each, unless `cold`). With `cold`, that file is dropped from
+/// the page cache before every timed run, and the untimed checked run is
+/// left out (the warm runs of the same cases check their output; the count
+/// is then 0).
+fn run_cases(runs: usize, cases: Vec<Case>, pages: u64, cold: Option<&Path>) -> Vec<Row> {
+    struct Times {
+        count: u64,
+        wall: Vec<Duration>,
+        cpu: Vec<Option<Duration>>,
+        load: (f64, f64),
+    }
     let mut state: Vec<Result<Times, String>> = cases
         .iter()
         .map(|c| {
-            warm_up(c, pages).map(|n| (n, Vec::with_capacity(a.runs), Vec::with_capacity(a.runs)))
+            // cold runs repeat cases whose output a warm group checked
+            let count = match cold {
+                Some(_) => Ok(0),
+                None => warm_up(c, pages),
+            };
+            count.map(|count| Times {
+                count,
+                wall: Vec::with_capacity(runs),
+                cpu: Vec::with_capacity(runs),
+                load: (f64::INFINITY, f64::NEG_INFINITY),
+            })
         })
         .collect();
-    for _ in 0..a.runs {
+    for _ in 0..runs {
         for (c, st) in cases.iter().zip(state.iter_mut()) {
-            if let Ok((_, times, cpus)) = st {
+            if let Ok(times) = st {
+                if let Some(f) = cold {
+                    if let Err(e) = evict(f) {
+                        *st = Err(e);
+                        continue;
+                    }
+                }
+                let l = load1();
+                times.load = (times.load.0.min(l), times.load.1.max(l));
                 match timed_run(c) {
                     Ok((t, cpu)) => {
-                        times.push(t);
-                        cpus.push(cpu);
+                        times.wall.push(t);
+                        times.cpu.push(cpu);
                     }
                     Err(e) => *st = Err(e),
                 }
@@ -890,17 +1036,27 @@ fn run_cases(a: &Args, cases: Vec<Case>, pages: u64) -> Vec<Row> {
     }
     let mut rows = Vec::new();
     for (c, st) in cases.into_iter().zip(state) {
-        let result = st.map(|(count, times, cpus)| Measured {
-            median: median(&times),
-            min: times.iter().copied().min().unwrap_or_default(),
-            cpu: cpus
-                .iter()
-                .copied()
-                .collect::<Option<Vec<_>>>()
-                .map(|c| median(&c)),
-            rss_kib: peak_rss(&c.argv),
-            anon_kib: anon_peak(&c.argv),
-            count,
+        let result = st.map(|t| {
+            let (rss_kib, anon_kib, file_kib) = if cold.is_some() || c.extra.no_memory {
+                (None, None, None)
+            } else {
+                memory(&c.argv)
+            };
+            Measured {
+                median: median(&t.wall),
+                min: t.wall.iter().copied().min().unwrap_or_default(),
+                cpu: t
+                    .cpu
+                    .iter()
+                    .copied()
+                    .collect::<Option<Vec<_>>>()
+                    .map(|c| median(&c)),
+                rss_kib,
+                anon_kib,
+                file_kib,
+                count: t.count,
+                load: t.load,
+            }
         });
         let name = format!(
             "{}{}",
@@ -1197,6 +1353,7 @@ fn decoding_cases(a: &Args, file: &Path, kind: Decoding) -> Vec<Case> {
         threads: None,
         argv: vec!["cat".into(), f.clone()],
         count: Count::ExitOk,
+        extra: Extra::default(),
     }];
     let key: Vec<String> = match kind {
         Decoding::MariaDbCrypt => a
@@ -1252,6 +1409,7 @@ fn decoding_cases(a: &Args, file: &Path, kind: Decoding) -> Vec<Case> {
                 threads: Some(*t),
                 argv,
                 count: *count,
+                extra: Extra::default(),
             });
         }
     }
@@ -1343,7 +1501,7 @@ fn report_decoding(r: &mut String, a: &Args) -> String {
                 let _ = writeln!(r, "| {label} | | skipped: {e} | | | | | | | | | | |");
                 continue;
             }
-            let rows = run_cases(a, decoding_cases(a, path, kind), pages);
+            let rows = run_cases(a.runs, decoding_cases(a, path, kind), pages, None);
             let cat = find(&rows, "cat", "cat", None);
             for row in &rows {
                 let t = row.threads.map_or("–".into(), |t| t.to_string());

@@ -12,9 +12,10 @@
 //! - its size or modification time move during the run: when the input is
 //!   dropped this is a [`Change`], which the run reports (exit 2).
 
+use crate::error::{describe, Error as CliError, ErrorKind};
 use crate::guard::Guard;
+use ibdscope_report::host::Error;
 use ibdscope_report::host::{Change, Host, Source, Unit};
-use ibdscope_report::Error;
 use memmap2::Mmap;
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
@@ -101,6 +102,29 @@ impl Input {
         let _ = unsafe {
             map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
         };
+    }
+}
+
+impl Input {
+    /// Reads bytes `offset..offset + len` of the file in and maps them,
+    /// in one call (`MADV_POPULATE_READ`, Linux 5.14+; elsewhere nothing):
+    /// the kernel reads a cold range in large requests (its read-ahead
+    /// around the first page), where a walk that follows a chain would
+    /// fault its pages in one small read at a time, and maps a warm one
+    /// without a fault per page. (`MADV_WILLNEED` would read it without
+    /// mapping it, but into small page-cache folios, which every later
+    /// pass then maps 64 KiB per fault instead of a folio at a time.)
+    pub fn read_ahead(&self, offset: usize, len: usize) {
+        let Bytes::Mapped(map) = &self.bytes else {
+            return;
+        };
+        let start = offset / 4096 * 4096;
+        let end = offset.saturating_add(len).min(map.len());
+        if end <= start {
+            return;
+        }
+        #[cfg(target_os = "linux")]
+        let _ = map.advise_range(memmap2::Advice::PopulateRead, start, end - start);
     }
 }
 
@@ -729,16 +753,12 @@ impl Source for Input {
         Input::release(self, offset, len);
     }
 
+    fn read_ahead(&self, offset: usize, len: usize) {
+        Input::read_ahead(self, offset, len);
+    }
+
     fn zero_ranges(&self) -> &[std::ops::Range<usize>] {
         &self.holes
-    }
-}
-
-fn describe(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "no such file".into(),
-        io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
     }
 }
 
@@ -752,19 +772,21 @@ const KEYRING_MAX: u64 = 16 << 20;
 /// keys are ever printed. A keyring whose SHA-256 digest does not match
 /// its records is used with a warning (the server does not check it when
 /// it loads the file either).
-pub fn load_keyring(path: &Path) -> Result<ibdscope_report::decrypt::Keyring, String> {
+pub fn load_keyring(path: &Path) -> Result<ibdscope_report::decrypt::Keyring, CliError> {
     use std::io::Read;
     let shown = ibdscope_report::names::path(path);
-    let err = |what: String| format!("{shown}: keyring could not be read: {what}");
-    let mut file = File::open(path).map_err(|e| err(describe(&e)))?;
-    let len = file.metadata().map_err(|e| err(describe(&e)))?.len();
+    let err = |kind: ErrorKind| CliError::at(kind, path);
+    let read_err = |e: io::Error| err(ErrorKind::KeyringRead(describe(&e)));
+    let mut file = File::open(path).map_err(read_err)?;
+    let len = file.metadata().map_err(read_err)?.len();
     if len > KEYRING_MAX {
-        return Err(err(format!("{len} bytes; a keyring file is far smaller")));
+        return Err(err(ErrorKind::KeyringTooLarge(len)));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
     let read = (&mut file).take(KEYRING_MAX).read_to_end(&mut bytes);
-    let parsed = read.map_err(|e| err(describe(&e))).and_then(|_| {
-        ibdscope_report::decrypt::Keyring::parse(&bytes).map_err(|e| err(e.to_string()))
+    let parsed = read.map_err(read_err).and_then(|_| {
+        ibdscope_report::decrypt::Keyring::parse(&bytes)
+            .map_err(|e| err(ErrorKind::KeyringParse(Box::new(e))))
     });
     ibdscope_report::decrypt::wipe(&mut bytes);
     let keyring = parsed?;
@@ -780,10 +802,9 @@ pub fn load_keyring(path: &Path) -> Result<ibdscope_report::decrypt::Keyring, St
 
 /// Reads at most `max` bytes of `path` into one buffer sized before the
 /// read (no reallocation leaves a copy behind); the caller wipes it.
-fn read_secret_file(path: &Path, max: usize) -> Result<Vec<u8>, String> {
+fn read_secret_file(path: &Path, max: usize) -> Result<Vec<u8>, CliError> {
     use std::io::Read;
-    let shown = ibdscope_report::names::path(path);
-    let err = |e: &io::Error| format!("{shown}: could not be read: {}", describe(e));
+    let err = |e: &io::Error| CliError::at(ErrorKind::SecretRead(describe(e)), path);
     let mut file = File::open(path).map_err(|e| err(&e))?;
     let len = file.metadata().map_err(|e| err(&e))?.len();
     let cap = usize::try_from(len).unwrap_or(max).min(max);
@@ -818,7 +839,7 @@ pub fn load_key_file(
     path: &Path,
     key: Option<&[u8]>,
     key_file: Option<&Path>,
-) -> Result<ibdscope_report::args::KeyFile, String> {
+) -> Result<ibdscope_report::args::KeyFile, CliError> {
     use ibdscope_report::args::{password_from_file, KeyFile, MAX_KEY_FILE_SIZE};
     let from_file = match (key.and_then(|k| k.strip_prefix(b"FILE:")), key_file) {
         (Some(p), _) => Some(bytes_path(p)),
@@ -829,7 +850,7 @@ pub fn load_key_file(
         Some(p) => {
             let mut raw = read_secret_file(&p, 257)?;
             let pw = password_from_file(&raw)
-                .map_err(|e| format!("{}: {e}", ibdscope_report::names::path(&p)));
+                .map_err(|e| CliError::at(ErrorKind::Password(Box::new(e)), &p));
             ibdscope_report::decrypt::wipe(&mut raw);
             Some(pw?)
         }
@@ -844,12 +865,7 @@ pub fn load_key_file(
     let mut bytes = read_secret_file(path, MAX_KEY_FILE_SIZE)?;
     let parsed = KeyFile::parse(&bytes, pw);
     ibdscope_report::decrypt::wipe(&mut bytes);
-    parsed.map_err(|e| {
-        format!(
-            "{}: key file could not be used: {e}",
-            ibdscope_report::names::path(path)
-        )
-    })
+    parsed.map_err(|e| CliError::at(ErrorKind::KeyFile(Box::new(e)), path))
 }
 
 #[cfg(test)]

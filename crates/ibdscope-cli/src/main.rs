@@ -12,6 +12,7 @@
 #![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 mod complete;
+mod error;
 mod guard;
 mod input;
 mod opts;
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
             _ => ExitCode::SUCCESS,
         };
     }
+    let serve = cli.serve_port();
     let opts = match opts::from_cli(cli) {
         Ok(o) => o,
         Err(e) => {
@@ -47,6 +49,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(port) = serve {
+        return serve_files(opts, port);
+    }
     let stdout = progress::Stdout::new(io::stdout().lock());
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
     let result = ibdscope_report::run(&opts, &mut out).and_then(|o| out.flush().map(|()| o));
@@ -56,6 +61,28 @@ fn main() -> ExitCode {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             say!("ibdscope: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `ibdscope serve`: binds, prints the URL (with its token) and serves
+/// until the process ends.
+fn serve_files(opts: ibdscope_report::args::Opts, port: u16) -> ExitCode {
+    let server = match ibdscope_serve::Server::bind(opts, port, ibdscope_serve::Limits::default()) {
+        Ok(s) => s,
+        Err(e) => {
+            say!("ibdscope: serve: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut stdout = io::stdout().lock();
+    let _ = writeln!(stdout, "ibdscope serve: {}", server.url()).and_then(|()| stdout.flush());
+    drop(stdout);
+    match server.run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            say!("ibdscope: serve: {e}");
             ExitCode::from(2)
         }
     }

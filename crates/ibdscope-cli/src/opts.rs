@@ -1,6 +1,7 @@
 //! Command-line arguments (clap) and the checked options built from them
 //! before any file is opened (ripgrep's low-level/high-level args split).
 
+use crate::error::{Error, ErrorKind};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
@@ -67,20 +68,20 @@ pub struct Cli {
 #[derive(Clone, Debug)]
 struct DataFilePath(Vec<PathBuf>);
 
-fn parse_data_file_path(s: &str) -> Result<DataFilePath, String> {
+fn parse_data_file_path(s: &str) -> Result<DataFilePath, Error> {
     ibdscope_report::instance::parse_data_file_path(s)
         .map(DataFilePath)
-        .map_err(|e| e.to_string())
+        .map_err(|e| Error::argument(ErrorKind::DataFilePath(e)))
 }
 
 /// The most threads accepted (far more than any pass can use).
 const MAX_THREADS: usize = 1024;
 
-fn parse_threads(s: &str) -> Result<usize, String> {
+fn parse_threads(s: &str) -> Result<usize, Error> {
     s.parse::<usize>()
         .ok()
         .filter(|n| (1..=MAX_THREADS).contains(n))
-        .ok_or_else(|| format!("'{s}' is not a thread count (1 to {MAX_THREADS})"))
+        .ok_or_else(|| Error::argument(ErrorKind::Threads(s.to_string(), MAX_THREADS)))
 }
 
 #[derive(Subcommand, Debug)]
@@ -325,6 +326,20 @@ enum Command {
         #[command(flatten)]
         shared: Shared,
     },
+    /// A local, read-only web explorer of the files and datadirs named:
+    /// binds 127.0.0.1 only and prints its URL, which carries a token
+    /// every request needs (docs/serve.md).
+    Serve {
+        /// Files and datadirs to serve.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The port (default: a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// Physical page size, overriding detection (e.g. 16k, 8192).
+        #[arg(long, value_parser = ibdscope_report::args::page_size)]
+        page_size: Option<u32>,
+    },
     /// Print a completion script for bash, zsh or fish, made from these
     /// commands and flags.
     Completions {
@@ -398,9 +413,12 @@ struct MapArgs {
 }
 
 impl MapArgs {
-    fn checked(self) -> Result<MapOpts, String> {
+    fn checked(self) -> Result<MapOpts, Error> {
         if let Some(to) = self.to.filter(|&to| to < self.from) {
-            return Err(format!("--to {to} is before --from {}", self.from));
+            return Err(Error::argument(ErrorKind::ToBeforeFrom {
+                to: u64::from(to),
+                from: u64::from(self.from),
+            }));
         }
         Ok(MapOpts {
             from: self.from,
@@ -726,6 +744,14 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         LINES,
         &["ibdscope diff fixtures/mysql56/deleted_marked.ibd fixtures/mysql56/deleted_purged.ibd"],
     ),
+    (
+        "serve",
+        TEXT_JSON,
+        &[
+            "ibdscope serve fixtures/mariadb1011/ai_int.ibd fixtures/mysql56/secondary.ibd",
+            "ibdscope serve --port 8123 fixtures/mariadb1011",
+        ],
+    ),
 ];
 
 /// The formats subcommand `name` offers.
@@ -890,6 +916,14 @@ impl Cli {
             _ => None,
         }
     }
+
+    /// The port of `ibdscope serve`, which serves the reports' JSON.
+    pub fn serve_port(&self) -> Option<u16> {
+        match self.command {
+            Command::Serve { port, .. } => Some(port),
+            _ => None,
+        }
+    }
 }
 
 /// The `--key-file-key` password: the one taken out of the arguments, or
@@ -903,7 +937,7 @@ fn key_file_password(cli: &mut Cli) -> Option<Password> {
 }
 
 /// Checks the arguments into a run's options; nothing is opened yet.
-pub fn from_cli(mut cli: Cli) -> Result<Opts, String> {
+pub fn from_cli(mut cli: Cli) -> Result<Opts, Error> {
     let password = key_file_password(&mut cli);
     let threads = cli
         .threads
@@ -1008,7 +1042,7 @@ impl Parsed {
     }
 
     /// A map command over one file, drawn as `draw` says.
-    fn drawn(cmd: Cmd, common: Common, draw: Draw) -> Result<Self, String> {
+    fn drawn(cmd: Cmd, common: Common, draw: Draw) -> Result<Self, Error> {
         Ok(Parsed {
             color: draw.color.into(),
             ascii: draw.ascii,
@@ -1026,7 +1060,7 @@ const TEXT_JSON_CSV: &[Format] = &[Format::Text, Format::Json, Format::Csv];
 const LINES: &[Format] = &[Format::Text, Format::Json, Format::Jsonl, Format::Csv];
 
 /// The subcommand's arguments as the report crate's command.
-fn command(command: Command) -> Result<Parsed, String> {
+fn command(command: Command) -> Result<Parsed, Error> {
     Ok(match command {
         Command::Extents { common, draw } => Parsed::drawn(Cmd::Extents, common, draw)?,
         Command::Lsn {
@@ -1159,7 +1193,10 @@ fn command(command: Command) -> Result<Parsed, String> {
         Command::Pages { common, from, to } => {
             if let Some(to) = to {
                 if to < from {
-                    return Err(format!("--to {to} is before --from {from}"));
+                    return Err(Error::argument(ErrorKind::ToBeforeFrom {
+                        to: u64::from(to),
+                        from: u64::from(from),
+                    }));
                 }
             }
             Parsed::one(Cmd::Pages { from, to }, common)
@@ -1181,7 +1218,18 @@ fn command(command: Command) -> Result<Parsed, String> {
             }),
             common,
         ),
-        Command::Completions { .. } => return Err("completions runs no report".into()),
+        // The options every endpoint's report starts from (files, keys).
+        Command::Serve {
+            paths, page_size, ..
+        } => Parsed::new(
+            Cmd::Info,
+            paths,
+            Shared {
+                format: FormatArg::Text,
+                page_size,
+            },
+        ),
+        Command::Completions { .. } => return Err(Error::argument(ErrorKind::NoReport)),
     })
 }
 
@@ -1215,23 +1263,16 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
 
 /// The sentence for a format the command does not offer, naming those it
 /// does.
-fn format_error(format: Format, allowed: &[Format]) -> String {
-    let names: Vec<&str> = allowed.iter().map(|f| format_name(*f)).collect();
-    format!(
-        "--format {} is not offered by this command; it offers {}",
-        format_name(format),
-        names.join(", ")
-    )
+fn format_error(format: Format, allowed: &[Format]) -> Error {
+    let names: Vec<&'static str> = allowed.iter().map(|f| format_name(*f)).collect();
+    Error::argument(ErrorKind::FormatNotOffered(format_name(format), names))
 }
 
 /// The picture's format from its extension.
-fn out_format(out: PathBuf) -> Result<(PathBuf, ImageFormat), String> {
+fn out_format(out: PathBuf) -> Result<(PathBuf, ImageFormat), Error> {
     match ImageFormat::from_path(&out) {
         Some(format) => Ok((out, format)),
-        None => Err(format!(
-            "--out {}: the picture's name must end in .png or .svg",
-            ibdscope_report::names::path(&out)
-        )),
+        None => Err(Error::at(ErrorKind::OutExtension, &out)),
     }
 }
 
@@ -1303,7 +1344,7 @@ mod tests {
         let m = cli()
             .try_get_matches_from(args)
             .map_err(|e| e.to_string())?;
-        from_cli(Cli::from_arg_matches(&m).map_err(|e| e.to_string())?)
+        from_cli(Cli::from_arg_matches(&m).map_err(|e| e.to_string())?).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -1342,7 +1383,7 @@ mod tests {
         let o = opts(&["ibdscope", "rows", "--format", "sql", "t.ibd"]).unwrap();
         assert_eq!(o.format, Format::Sql);
         assert_eq!(
-            format_error(Format::Csv, TEXT_JSON),
+            format_error(Format::Csv, TEXT_JSON).to_string(),
             "--format csv is not offered by this command; it offers text, json"
         );
     }
@@ -1369,8 +1410,12 @@ mod tests {
 
     #[test]
     fn thread_counts() {
-        assert_eq!(parse_threads("1"), Ok(1));
-        assert_eq!(parse_threads("7"), Ok(7));
+        assert_eq!(parse_threads("1").unwrap(), 1);
+        assert_eq!(parse_threads("7").unwrap(), 7);
+        assert!(matches!(
+            parse_threads("0").unwrap_err().kind(),
+            crate::error::ErrorKind::Threads(..)
+        ));
         assert!(parse_threads("0").is_err());
         assert!(parse_threads("-2").is_err());
         assert!(parse_threads("100000").is_err());

@@ -21,6 +21,7 @@ mod integration {
     mod keyring;
     mod live;
     mod mariadb_keys;
+    mod memory;
     mod one_verdict;
     mod outputs;
     mod pictures;
@@ -29,6 +30,7 @@ mod integration {
     mod rows;
     mod rows_damage;
     mod schema;
+    mod serve;
     mod space;
     mod threads;
     mod torture;

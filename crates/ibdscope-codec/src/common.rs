@@ -424,7 +424,7 @@ pub(crate) fn words8x3(buf: &mut [u8], from: usize, dist: usize) {
 /// ≥ `N`, so every word read is already written), the last word running up
 /// to `N − 1` bytes past `to + len` (into the slack).
 #[inline(always)]
-fn words<const N: usize>(buf: &mut [u8], from: usize, to: usize, len: usize) {
+pub(crate) fn words<const N: usize>(buf: &mut [u8], from: usize, to: usize, len: usize) {
     let mut k = 0;
     while k < len {
         let s = from.saturating_add(k);

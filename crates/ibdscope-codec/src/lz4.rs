@@ -20,7 +20,7 @@
 //! literals (a match may not end past `limit − 5`), and a sequence whose
 //! literals end past `limit − 12` must be the last.
 
-use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Sink};
+use crate::common::{grow_run, match_copy, words, words8x3, CodecErrorKind, Error, Sink};
 
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.
@@ -107,12 +107,12 @@ const FAST_MARGIN: usize = 32;
 /// to spare after its literals: then no end-of-block rule applies and the
 /// copies may run past their ends into the slack, so a sequence costs one
 /// check of each end. Most sequences go through [`common_run`]; this loop
-/// takes the others (a match length extension, or a sequence too near
-/// the end of the input or output for `common_run`): literals in 16-byte
-/// words, a match of at most 24 bytes at least 8 back as 24 bytes
-/// ([`words8x3`]), others through [`match_copy`]. Returns where it
-/// stopped, at the start of a sequence that [`block`] decodes (or
-/// reports).
+/// takes the others (a longer match length extension, a long match under
+/// 16 back, or a sequence too near the end of the input or output for
+/// `common_run`): literals rounded up to 16 bytes, a match of at most 24
+/// bytes at least 8 back as 24 bytes ([`words8x3`]), others through
+/// [`match_copy`]. Returns where it stopped, at the start of a sequence
+/// that [`block`] decodes (or reports).
 #[inline(never)]
 fn fast_run(
     input: &[u8],
@@ -172,20 +172,8 @@ fn fast_run(
         if ml > seq_end.wrapping_sub(at) {
             break;
         }
-        // Committed: the literals in words, then the match.
-        let mut k = 0;
-        while k < lit {
-            let s = p.wrapping_add(k);
-            let d = op.wrapping_add(k);
-            match (
-                input.get(s..).and_then(|w| w.first_chunk::<16>()),
-                buf.get_mut(d..).and_then(|w| w.first_chunk_mut::<16>()),
-            ) {
-                (Some(s), Some(d)) => *d = *s,
-                _ => break,
-            }
-            k = k.wrapping_add(16);
-        }
+        // Committed: the literals (rounded up to 16 bytes), then the match.
+        copy16s(input, p, buf, op, lit);
         if dist >= 8 && ml <= 24 {
             words8x3(buf, at.wrapping_sub(dist), dist);
         } else {
@@ -197,17 +185,21 @@ fn fast_run(
     (ip, op)
 }
 
-/// The common sequences from `ip` on, while `op` ≤ `lim`: no match length
-/// extension, 18 bytes of input at hand, and the sequence ends at or
+/// The common sequences from `ip` on, while `op` ≤ `lim`: a match length
+/// extension of one byte at most (and then 16 or more back, the match in
+/// 16-byte words ending at or below `lim`), 18 bytes of input at hand, and the sequence ends at or
 /// below `lim` + 18 (the caller's `lim` keeps that below the end-of-block
 /// rules). Stops before any other sequence, having written nothing past
-/// `op` that counts. Literals: up to 14 as one 16-byte word, longer runs
-/// in 16-byte words. Matches by offset class: 24 or more back as 8 + 8 + 2
-/// bytes (no overlap), 8 to 23 back as 24 bytes built in registers
-/// ([`words8x3`]), under 8 as a repeated pattern ([`match_copy`]). Every
-/// write lands inside the 64 bytes after the sequence's end, which `buf`
-/// has past `lim`. Its own loop (not inlined), so that its state stays in
-/// registers.
+/// `op` that counts. Literals: none (most sequences: then the offset is
+/// read from the byte after the token and the next token is 3 bytes on,
+/// so neither waits for the token's value: the CPU runs ahead on the
+/// branch), up to 14 as one 16-byte word, longer runs in 16-byte words
+/// checked once ([`copy16s`]). Matches by offset class: 18 or more back
+/// as 18 bytes read before any is written (16 + 2; no overlap), 8 to 17
+/// back as 24 bytes built in registers ([`words8x3`]), under 8 as a
+/// repeated pattern ([`match_copy`]). Every write lands inside the 64
+/// bytes after the sequence's end, which `buf` has past `lim`. Its own
+/// loop (not inlined), so that its state stays in registers.
 #[inline(never)]
 fn common_run(
     input: &[u8],
@@ -229,10 +221,14 @@ fn common_run(
         };
         let [token, rest @ ..] = win;
         let (mut lit, ml) = (usize::from(token >> 4), usize::from(token & 15));
-        if ml == 15 {
-            break;
-        }
-        let (off, next) = if lit < 15 {
+        let (off, next) = if lit == 0 {
+            // No literals (most sequences): the offset's place does not
+            // wait for the token.
+            let Some(off) = rest.first_chunk::<2>() else {
+                break;
+            };
+            (*off, ip.wrapping_add(3))
+        } else if lit < 15 {
             let (Some(out), Some(lits), Some(off)) = (
                 buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()),
                 rest.first_chunk::<16>(),
@@ -240,13 +236,11 @@ fn common_run(
             ) else {
                 break;
             };
-            if lit != 0 {
-                *out = *lits;
-            }
+            *out = *lits;
             (*off, ip.wrapping_add(lit).wrapping_add(3))
         } else {
-            // A long literal run: its length extension, then the run in
-            // 16-byte words (the last one ends at most 15 bytes past it:
+            // A long literal run: its length extension, then the run
+            // rounded up to 16 bytes (ending at most 15 bytes past it:
             // inside the 18 input bytes that follow, and inside the
             // output's room as the run ends at or below `lim`).
             let mut p = ip.wrapping_add(1);
@@ -257,19 +251,7 @@ fn common_run(
             if lit > lim.wrapping_sub(op) || p > ilim || lit > ilim.wrapping_sub(p) {
                 break;
             }
-            let mut k = 0;
-            while k < lit {
-                let s = p.wrapping_add(k);
-                let d = op.wrapping_add(k);
-                match (
-                    input.get(s..).and_then(|w| w.first_chunk::<16>()),
-                    buf.get_mut(d..).and_then(|w| w.first_chunk_mut::<16>()),
-                ) {
-                    (Some(s), Some(d)) => *d = *s,
-                    _ => break,
-                }
-                k = k.wrapping_add(16);
-            }
+            copy16s(input, p, buf, op, lit);
             let q = p.wrapping_add(lit);
             let Some(off) = input.get(q..).and_then(|o| o.first_chunk::<2>()) else {
                 break;
@@ -281,23 +263,38 @@ fn common_run(
         if dist.wrapping_sub(1) >= at {
             break;
         }
-        if dist >= 24 {
-            // No overlap: two 8-byte words and a 2-byte one (as the
-            // reference library moves a short match).
-            let from = at.wrapping_sub(dist);
+        if ml == 15 {
+            // A long match with a one-byte length extension, 16 or more
+            // back: 16-byte words (the last one at most 15 bytes past its
+            // end, inside the room as the match ends at or below `lim`).
+            // Others are left to the caller.
+            let Some(&b) = input.get(next) else {
+                break;
+            };
+            let len = usize::from(b).wrapping_add(19);
+            if b == 255 || dist < 16 || at > lim || len > lim.wrapping_sub(at) {
+                break;
+            }
+            words::<16>(buf, at.wrapping_sub(dist), at, len);
+            op = at.wrapping_add(len);
+            ip = next.wrapping_add(1);
+            continue;
+        }
+        if dist >= 18 {
+            // No overlap: all 18 bytes loaded before they are stored.
+            let Some(from) = at.checked_sub(dist) else {
+                break;
+            };
             let Some((head, tail)) = buf.split_at_mut_checked(at) else {
                 break;
             };
-            let s = head.get(from..).and_then(|s| s.first_chunk::<18>());
-            let (Some(s), Some(d)) = (s, tail.first_chunk_mut::<18>()) else {
+            let (Some(s), Some(d)) = (
+                head.get(from..).and_then(|s| s.first_chunk::<18>()),
+                tail.first_chunk_mut::<18>(),
+            ) else {
                 break;
             };
-            for (k, n) in [(0usize, 8usize), (8, 8), (16, 2)] {
-                let e = k.wrapping_add(n);
-                if let (Some(v), Some(x)) = (s.get(k..e), d.get_mut(k..e)) {
-                    x.copy_from_slice(v);
-                }
-            }
+            *d = *s;
         } else if dist >= 8 {
             words8x3(buf, at.wrapping_sub(dist), dist);
         } else {
@@ -307,6 +304,22 @@ fn common_run(
         ip = next;
     }
     (ip, op)
+}
+
+/// Copies `len` bytes from `src[s..]` to `dst[d..]` in 16-byte words (the
+/// last one up to 15 bytes past both ends, which the callers keep as room
+/// after each): both windows checked once, not each word.
+#[inline(always)]
+fn copy16s(src: &[u8], s: usize, dst: &mut [u8], d: usize, len: usize) {
+    let n = len.wrapping_add(15) & !15;
+    if let (Some(s), Some(d)) = (
+        src.get(s..).and_then(|w| w.get(..n)),
+        dst.get_mut(d..).and_then(|w| w.get_mut(..n)),
+    ) {
+        for (d, s) in d.chunks_exact_mut(16).zip(s.chunks_exact(16)) {
+            d.copy_from_slice(s);
+        }
+    }
 }
 
 /// A length extension inside `input` from `*p` (each byte added, 255 means
@@ -568,6 +581,31 @@ mod tests {
         let mut out = Vec::new();
         decompress(&v, &mut out, 16384).unwrap();
         assert_eq!(out, plain_decode(&v));
+    }
+
+    /// Long matches with a one-byte length extension (the common loop
+    /// takes those 16 or more back, the fast loop the others) decode as
+    /// the definition; with the limit short of the output, each is an
+    /// error that writes nothing past the limit, never a panic.
+    #[test]
+    fn long_matches_in_the_fast_loops() {
+        let (mut v, _) = fast_prefix();
+        for i in 0..40usize {
+            let lits = [b'x', b'y', b'z'];
+            let dist = [16, 17, 40, 300, 9][i % 5];
+            push_seq(&mut v, &lits[..i % 3], dist, 19 + (i * 37) % 250);
+        }
+        push_seq(&mut v, b"the last literals", 0, 0);
+        let want = plain_decode(&v);
+        let mut out = Vec::new();
+        assert_eq!(decompress(&v, &mut out, want.len()).unwrap(), want.len());
+        assert_eq!(out, want);
+        for short in [1, 5, 13, 100, 1000] {
+            let mut out = Vec::new();
+            let limit = want.len() - short;
+            assert!(decompress(&v, &mut out, limit).is_err(), "short {short}");
+            assert!(out.len() <= limit && out[..] == want[..out.len()]);
+        }
     }
 
     #[test]

@@ -128,6 +128,7 @@ pub mod summary;
 pub mod testing;
 mod vendor;
 pub mod verdict;
+pub mod window;
 pub mod xdes;
 
 pub use btree::{BtreeProblem, Btrees, IndexTree};

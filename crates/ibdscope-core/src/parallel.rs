@@ -165,14 +165,17 @@ impl<'a> Engine<'a> {
     fn release_pages(&self, ts: &Tablespace<'_>, first: u32, end: u32) {
         // A space read through a page source copies what it reads into
         // buffers: its passes hand their shards to the image release hook.
+        // Without a hook, the host of the space's window, if any, gets
+        // them ([`Tablespace::with_window`]).
         let hook = self.release.or(ts.source().and(self.image_release));
-        if let Some(f) = hook {
-            let size = ts.page_size() as usize;
-            let len = ts.data().len();
-            let from = (first as usize).saturating_mul(size).min(len);
-            let to = (end as usize).saturating_mul(size).min(len);
-            if to > from {
-                f(from, to.saturating_sub(from));
+        let size = ts.page_size() as usize;
+        let len = ts.data().len();
+        let from = (first as usize).saturating_mul(size).min(len);
+        let to = (end as usize).saturating_mul(size).min(len);
+        if to > from {
+            match hook {
+                Some(f) => f(from, to.saturating_sub(from)),
+                None => ts.release(from, to.saturating_sub(from)),
             }
         }
     }
@@ -535,6 +538,13 @@ fn fold_range<F: StateFold>(
     first: u32,
     end: u32,
 ) {
+    // The shard's pages are the engine's to release: the space's window
+    // does not count them.
+    let size = ts.page_size() as usize;
+    let _folding = crate::window::folding(
+        (first as usize).saturating_mul(size),
+        (end as usize).saturating_mul(size),
+    );
     let mut n = first;
     while n < end {
         // Pages up to the next known-zero run one by one, the run at once.
@@ -604,7 +614,7 @@ where
     let finished = Mutex::new(Finished {
         done: vec![
             false;
-            if engine.image_release.is_some() {
+            if engine.image_release.is_some() || ts.has_window() {
                 n_shards
             } else {
                 0
@@ -615,9 +625,9 @@ where
     });
     let batch = usize::try_from(release_batch(ts, shard_pages(ts))).unwrap_or(1);
     let release = |k: usize| {
-        let Some(hook) = engine.image_release else {
+        if engine.image_release.is_none() && !ts.has_window() {
             return;
-        };
+        }
         let range = {
             let mut f = finished.lock().unwrap_or_else(PoisonError::into_inner);
             f.finish(k, batch)
@@ -626,7 +636,10 @@ where
             let from = a.saturating_mul(shard_bytes).min(data.len());
             let to = b.saturating_mul(shard_bytes).min(data.len());
             if to > from {
-                hook(from, to.saturating_sub(from));
+                match engine.image_release {
+                    Some(hook) => hook(from, to.saturating_sub(from)),
+                    None => ts.release(from, to.saturating_sub(from)),
+                }
             }
         }
     };

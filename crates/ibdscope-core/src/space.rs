@@ -20,6 +20,7 @@ use crate::fsp::{FlagsLayout, FspFlags, FspHeader, SpaceFormat, FSP_FLAGS_OFFSET
 use crate::ids::{Lsn, PageNo, SpaceId};
 use crate::page_type::{PageType, TypeNames};
 use crate::source::{PageRef, PageSource};
+use crate::window::{Residency, Watch, Window};
 use std::fmt;
 use std::ops::Range;
 
@@ -272,6 +273,9 @@ pub struct Tablespace<'a> {
     /// page_compressed space decompressed, an encrypted one decrypted):
     /// [`Tablespace::with_source`].
     source: Option<&'a PageSource>,
+    /// Which chunks of the mapped file the readers hold, and the host that
+    /// maps it ([`Tablespace::with_window`]).
+    window: Option<Watch<'a>>,
 }
 
 /// A doublewrite slot holding a ROW_FORMAT=COMPRESSED page: the page in
@@ -854,6 +858,7 @@ impl<'a> Tablespace<'a> {
             zeros: &[],
             doublewrite,
             source: None,
+            window: None,
         })
     }
 
@@ -873,6 +878,37 @@ impl<'a> Tablespace<'a> {
             zeros: self.zeros,
             doublewrite: self.doublewrite,
             source: Some(source),
+            window: self.window,
+        }
+    }
+
+    /// The same space, telling `host` which of its bytes the readers hold
+    /// through `window` ([`crate::window`]): the reads outside a fold's
+    /// own shard mark their chunk, and when too many are held the file's
+    /// mappings are handed to [`Residency::release`], so a walk over a
+    /// mapped file of any size holds a bounded part of it mapped; the
+    /// folds hand their joined shards to it too. What the pages read as
+    /// does not change.
+    pub fn with_window<'b>(&self, window: &'b Window, host: &'b dyn Residency) -> Tablespace<'b>
+    where
+        'a: 'b,
+    {
+        Tablespace {
+            window: Some(Watch { window, host }),
+            ..self.clone()
+        }
+    }
+
+    /// Whether a host watches the space's reads ([`Tablespace::with_window`]).
+    pub(crate) fn has_window(&self) -> bool {
+        self.window.is_some()
+    }
+
+    /// Hands bytes `offset..offset + len` to the host of the space's
+    /// window, if any, to release (a fold's joined shards).
+    pub(crate) fn release(&self, offset: usize, len: usize) {
+        if let Some(w) = self.window {
+            w.host.release(offset, len);
         }
     }
 
@@ -1002,6 +1038,9 @@ impl<'a> Tablespace<'a> {
             if let Some(z) = ZERO_PAGE.get(..size) {
                 return Some(z);
             }
+        }
+        if let Some(w) = self.window {
+            w.window.touch(w.host, start);
         }
         self.data.get(start..end)
     }

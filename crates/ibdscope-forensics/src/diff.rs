@@ -195,44 +195,62 @@ impl Diff {
     /// Compares `a` with `b`, page by page; their space maps are built on
     /// `engine`, and the page walk reports to its progress hook.
     pub fn of(a: &Tablespace<'_>, b: &Tablespace<'_>, engine: &Engine<'_>) -> Result<Diff, Error> {
-        Self::with_content(a, b, a, b, engine)
+        Self::sizes_agree(a, b)?;
+        let (map_a, map_b) = (SpaceMap::build(a, engine), SpaceMap::build(b, engine));
+        Self::compare(a, b, (a, &map_a), (b, &map_b), engine)
     }
 
-    /// [`Diff::of`], the pages compared as stored in `a` and `b`, their
-    /// types, indexes and space maps read from `content_a` and `content_b`
-    /// (the decrypted images of encrypted copies; each must have its
-    /// copy's page size and number of pages, else the copy itself is
-    /// read).
-    pub fn with_content(
-        a: &Tablespace<'_>,
-        b: &Tablespace<'_>,
-        content_a: &Tablespace<'_>,
-        content_b: &Tablespace<'_>,
-        engine: &Engine<'_>,
-    ) -> Result<Diff, Error> {
-        let fits = |ts: &Tablespace<'_>, c: &Tablespace<'_>| {
-            c.page_size() == ts.page_size() && c.n_pages() == ts.n_pages()
-        };
-        let ca = if fits(a, content_a) { content_a } else { a };
-        let cb = if fits(b, content_b) { content_b } else { b };
-        Self::compare(a, b, ca, cb, engine)
-    }
-
-    fn compare(
-        a: &Tablespace<'_>,
-        b: &Tablespace<'_>,
-        ca: &Tablespace<'_>,
-        cb: &Tablespace<'_>,
-        engine: &Engine<'_>,
-    ) -> Result<Diff, Error> {
+    /// The copies have one page size, or the error that they do not.
+    fn sizes_agree(a: &Tablespace<'_>, b: &Tablespace<'_>) -> Result<(), Error> {
         if a.page_size() != b.page_size() {
             return Err(Error::whole(ErrorKind::PageSizesDiffer {
                 a: a.page_size(),
                 b: b.page_size(),
             }));
         }
-        let map_a = SpaceMap::build(ca, engine);
-        let map_b = SpaceMap::build(cb, engine);
+        Ok(())
+    }
+
+    /// [`Diff::of`], the pages compared as stored in `a` and `b`, their
+    /// types and indexes read from `content_a` and `content_b` (the
+    /// decrypted spaces of encrypted copies; each must have its copy's page
+    /// size and number of pages, else the copy itself is read) with the
+    /// space map of each content space (`map_a`, `map_b`: a caller that
+    /// keeps a model of each file hands its maps, so none is built twice).
+    pub fn with_content(
+        a: &Tablespace<'_>,
+        b: &Tablespace<'_>,
+        content_a: (&Tablespace<'_>, &SpaceMap),
+        content_b: (&Tablespace<'_>, &SpaceMap),
+        engine: &Engine<'_>,
+    ) -> Result<Diff, Error> {
+        let fits = |ts: &Tablespace<'_>, c: &Tablespace<'_>| {
+            c.page_size() == ts.page_size() && c.n_pages() == ts.n_pages()
+        };
+        Self::sizes_agree(a, b)?;
+        let (ma, mb);
+        let ca = if fits(a, content_a.0) {
+            content_a
+        } else {
+            ma = SpaceMap::build(a, engine);
+            (a, &ma)
+        };
+        let cb = if fits(b, content_b.0) {
+            content_b
+        } else {
+            mb = SpaceMap::build(b, engine);
+            (b, &mb)
+        };
+        Self::compare(a, b, ca, cb, engine)
+    }
+
+    fn compare(
+        a: &Tablespace<'_>,
+        b: &Tablespace<'_>,
+        (ca, map_a): (&Tablespace<'_>, &SpaceMap),
+        (cb, map_b): (&Tablespace<'_>, &SpaceMap),
+        engine: &Engine<'_>,
+    ) -> Result<Diff, Error> {
         let (enc_a, enc_b) = (mariadb_encrypted(a), mariadb_encrypted(b));
         let mut d = Diff {
             pages_a: a.n_pages(),
@@ -284,8 +302,8 @@ impl Diff {
                             bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
                         },
                         page_type: ty(cb.page_ref(page).as_deref().unwrap_or(pb)),
-                        index: index_of(pb, b, cb, enc_b, &map_b, page)
-                            .or_else(|| index_of(pa, a, ca, enc_a, &map_a, page)),
+                        index: index_of(pb, b, cb, enc_b, map_b, page)
+                            .or_else(|| index_of(pa, a, ca, enc_a, map_a, page)),
                     });
                     continue;
                 }
@@ -293,13 +311,13 @@ impl Diff {
                     page,
                     change: Change::OnlyA { lsn: lsn(pa) },
                     page_type: ty(ca.page_ref(page).as_deref().unwrap_or(pa)),
-                    index: index_of(pa, a, ca, enc_a, &map_a, page),
+                    index: index_of(pa, a, ca, enc_a, map_a, page),
                 },
                 (None, Some(pb)) => PageDiff {
                     page,
                     change: Change::OnlyB { lsn: lsn(pb) },
                     page_type: ty(cb.page_ref(page).as_deref().unwrap_or(pb)),
-                    index: index_of(pb, b, cb, enc_b, &map_b, page),
+                    index: index_of(pb, b, cb, enc_b, map_b, page),
                 },
                 (None, None) => continue,
             };

@@ -314,7 +314,7 @@ impl Opts {
 
 /// A `--page-size` argument (`16k`, `8192`): one of the page sizes InnoDB
 /// has.
-pub fn page_size(s: &str) -> Result<u32, String> {
+pub fn page_size(s: &str) -> Result<u32, crate::error::Error> {
     let lower = s.to_ascii_lowercase();
     let (digits, mult) = match lower.strip_suffix('k') {
         Some(d) => (d, 1024),
@@ -325,7 +325,7 @@ pub fn page_size(s: &str) -> Result<u32, String> {
         .ok()
         .and_then(|n| n.checked_mul(mult))
         .filter(|n| ibdscope_core::space::PAGE_SIZES.contains(n))
-        .ok_or_else(|| format!("'{s}' is not a page size (1k, 2k, 4k, 8k, 16k, 32k or 64k)"))
+        .ok_or_else(|| crate::error::Error::run(crate::error::ErrorKind::PageSize(s.to_string())))
 }
 
 #[cfg(test)]
@@ -341,8 +341,12 @@ mod tests {
 
     #[test]
     fn page_sizes() {
-        assert_eq!(page_size("16k"), Ok(16384));
-        assert_eq!(page_size("8192"), Ok(8192));
+        assert_eq!(page_size("16k").unwrap(), 16384);
+        assert_eq!(page_size("8192").unwrap(), 8192);
+        assert_eq!(
+            page_size("3000").unwrap_err().to_string(),
+            "'3000' is not a page size (1k, 2k, 4k, 8k, 16k, 32k or 64k)"
+        );
         assert!(page_size("3000").is_err());
         assert!(page_size("99999999999k").is_err());
     }

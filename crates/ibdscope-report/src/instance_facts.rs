@@ -7,6 +7,7 @@
 //! recovery: [`ibdscope_forensics::doublewrite`]).
 
 use crate::args::Opts;
+use crate::error::{Error, ErrorKind};
 use crate::json::Json;
 use ibdscope_core::SpaceId;
 use ibdscope_forensics::dict::Dictionary;
@@ -78,7 +79,7 @@ pub struct DblwrFacts {
 /// The instance facts of one datadir.
 pub struct InstanceFacts {
     /// Tables in the dictionary (`Err`: why it was not read).
-    pub dictionary: Result<usize, String>,
+    pub dictionary: Result<usize, Error>,
     /// Tables without files.
     pub tables_without_files: Vec<NoFile>,
     /// Files without tables: path and page 0's space id.
@@ -86,7 +87,7 @@ pub struct InstanceFacts {
     /// Space ids that differ.
     pub mismatches: Vec<Mismatch>,
     /// The doublewrite buffer (`Err`: why it was not read).
-    pub dblwr: Result<DblwrFacts, String>,
+    pub dblwr: Result<DblwrFacts, Error>,
 }
 
 impl InstanceFacts {
@@ -95,6 +96,16 @@ impl InstanceFacts {
         !self.tables_without_files.is_empty()
             || !self.files_without_tables.is_empty()
             || !self.mismatches.is_empty()
+    }
+}
+
+/// Why a part of the facts was not read, as the audit says it (the
+/// system tablespace's file is the datadir's: named by the front door's
+/// errors alone).
+fn words(e: &Error) -> String {
+    match e.kind() {
+        ErrorKind::Open(_) => e.to_string(),
+        k => k.to_string(),
     }
 }
 
@@ -121,7 +132,8 @@ pub fn collect(
     redo: Option<&RedoInfo>,
     opts: &Opts,
 ) -> Option<InstanceFacts> {
-    if !ibdscope::instance::first_data_file(root, opts.data_files.as_deref()).is_file() {
+    let first = ibdscope::instance::first_data_file(root, opts.data_files.as_deref());
+    if !first.is_file() {
         return None;
     }
     let (sys, dict) = match crate::open::open_system(root, opts) {
@@ -134,19 +146,19 @@ pub fn collect(
                     tables.push((t.name.clone(), t.space, t.flags2));
                 })
                 .map(|_| tables)
-                .map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
+                .map_err(|e| Error::at(ErrorKind::Dictionary(e), &first)),
+                Err(e) => Err(Error::at(ErrorKind::Space(e), &first)),
             };
             (Some(sys), d)
         }
-        Err(e) => (None, Err(e.to_string())),
+        Err(e) => (None, Err(Error::from(e))),
     };
     let mut facts = InstanceFacts {
         dictionary: dict.as_ref().map(Vec::len).map_err(Clone::clone),
         tables_without_files: Vec::new(),
         files_without_tables: Vec::new(),
         mismatches: Vec::new(),
-        dblwr: Err("the system tablespace was not read".into()),
+        dblwr: Err(Error::at(ErrorKind::NoSystem, &first)),
     };
     if let Ok(d) = &dict {
         let named: Vec<(String, &Path)> = files
@@ -212,10 +224,13 @@ fn dblwr_facts(
     files: &[FileIn<'_>],
     redo: Option<&RedoInfo>,
     opts: &Opts,
-) -> Result<DblwrFacts, String> {
-    let sys = sys.tablespace().map_err(|e| e.to_string())?;
-    let dw = DoublewriteBuffer::read(&sys)
-        .ok_or("no doublewrite buffer (no TRX_SYS doublewrite magic on page 5)")?;
+) -> Result<DblwrFacts, Error> {
+    let first = sys.files.first().map(|f| f.0.clone()).unwrap_or_default();
+    let sys = sys
+        .tablespace()
+        .map_err(|e| Error::at(ErrorKind::Space(e), &first))?;
+    let dw =
+        DoublewriteBuffer::read(&sys).ok_or_else(|| Error::at(ErrorKind::NoDoublewrite, &first))?;
     let mut rule = None;
     let mut out = Vec::new();
     for f in files.iter().filter(|f| f.damaged) {
@@ -274,7 +289,7 @@ pub fn text(f: &InstanceFacts, root: &Path, out: &mut dyn Write) -> io::Result<(
             out,
             "  InnoDB dictionary (SYS_TABLES in ibdata1): {n} tables"
         )?,
-        Err(e) => writeln!(out, "  InnoDB dictionary: not read: {e}")?,
+        Err(e) => writeln!(out, "  InnoDB dictionary: not read: {}", words(e))?,
     }
     if f.dictionary.is_ok() {
         if f.tables_without_files.is_empty() {
@@ -320,7 +335,7 @@ pub fn text(f: &InstanceFacts, root: &Path, out: &mut dyn Write) -> io::Result<(
         }
     }
     match &f.dblwr {
-        Err(e) => writeln!(out, "  doublewrite buffer: not read: {e}")?,
+        Err(e) => writeln!(out, "  doublewrite buffer: not read: {}", words(e))?,
         Ok(d) => {
             writeln!(
                 out,
@@ -381,7 +396,7 @@ pub fn json(f: Option<&InstanceFacts>, j: &mut Json<'_>) -> io::Result<()> {
         Err(e) => {
             j.key("dictionary_tables")?
                 .null()?
-                .kv_str("dictionary_error", e)?;
+                .kv_str("dictionary_error", &words(e))?;
         }
     }
     j.key("tables_without_files")?.arr()?;
@@ -414,7 +429,7 @@ pub fn json(f: Option<&InstanceFacts>, j: &mut Json<'_>) -> io::Result<()> {
     j.end_arr()?.key("doublewrite")?;
     match &f.dblwr {
         Err(e) => {
-            j.obj()?.kv_str("error", e)?.end_obj()?;
+            j.obj()?.kv_str("error", &words(e))?.end_obj()?;
         }
         Ok(d) => {
             j.obj()?

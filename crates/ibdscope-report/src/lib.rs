@@ -28,6 +28,7 @@ pub mod args;
 mod cmd;
 mod csv;
 pub mod diag;
+mod error;
 mod fill_grid;
 mod findings;
 mod hexdump;
@@ -57,6 +58,8 @@ pub use run::run;
 // The model and the opening of files live in the front door crate; the
 // binary reaches the pieces it needs (its host, the keyring, how a path
 // is shown) through the report, its one dependency.
-pub use ibdscope::{decrypt, host, instance, names, Error};
+pub use ibdscope::{decrypt, host, instance, names};
+
+pub use error::{Error, ErrorKind, Place};
 
 pub use outcome::Outcome;

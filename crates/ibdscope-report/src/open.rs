@@ -6,7 +6,7 @@
 //! of a datadir beside its tablespaces (the system tablespace, the redo
 //! log).
 
-use crate::args::{Cmd, Opts};
+use crate::args::Opts;
 use crate::outcome::Outcome;
 use ibdscope::diagnostic::Diagnostic;
 use ibdscope::open::{Input, OpenOptions};
@@ -162,24 +162,16 @@ pub fn with_space(
             return Ok(Outcome::Unreadable);
         }
     };
-    let release = |offset: usize, len: usize| input.release(offset, len);
     let progress = |done, total| opts.host.progress(ibdscope::host::Unit::Pages, done, total);
     let engine = if input.is_system() {
         opts.engine()
     } else {
-        // The one-pass commands let the scan engine drop each shard's
-        // mappings as it finishes it: RSS stays flat for any file size.
-        // Commands that pass over the file again keep the map whole
-        // (mapping every page again would cost as much as the first).
-        // The others, when they read a decompressed or decrypted image,
-        // drop the file's mappings as the image is built (they read the
-        // image after it): they hold the image, not the image and the file.
-        let engine = opts.engine().with_progress(&progress);
-        if matches!(opts.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn) {
-            engine.with_release(&release)
-        } else {
-            engine.with_image_release(&release)
-        }
+        // The scan engine drops each shard's mappings as it finishes it
+        // and the space's window what the walks leave behind, through the
+        // input (`Input::tablespace`), for every command: RSS stays flat
+        // for any file size (a pass that reads the file again maps it
+        // again, from the page cache).
+        opts.engine().with_progress(&progress)
     };
     let outcome = f(&ts, &engine)?;
     Ok(if input.problems.is_empty() {
@@ -233,7 +225,7 @@ pub fn redo_files(datadir: &Path) -> (Vec<(u64, PathBuf)>, RedoLayout) {
 }
 
 /// The redo log of `datadir`, read through the run's host.
-pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>> {
+pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, crate::error::Error>> {
     let (paths, layout) = redo_files(datadir);
     if paths.is_empty() {
         return None;
@@ -242,7 +234,7 @@ pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>
     for (n, p) in &paths {
         match file(opts, p, 1) {
             Ok(i) => inputs.push((*n, i)),
-            Err(e) => return Some(Err(e.to_string())),
+            Err(e) => return Some(Err(e.into())),
         }
     }
     let files: Vec<RedoFile<'_>> = inputs
@@ -252,7 +244,10 @@ pub fn read_redo(datadir: &Path, opts: &Opts) -> Option<Result<RedoInfo, String>
             data: i.bytes(),
         })
         .collect();
-    Some(redo::read(&files, layout).map_err(|e| e.to_string()))
+    Some(
+        redo::read(&files, layout)
+            .map_err(|e| crate::error::Error::at(crate::error::ErrorKind::Redo(e), datadir)),
+    )
 }
 
 /// The system tablespace: `ibdata1` and the files that continue it,

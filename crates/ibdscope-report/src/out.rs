@@ -9,8 +9,8 @@
 //! draw leaves the old target as it was and no partial file.
 
 use crate::args::{Cmd, Opts};
+use crate::error::{Error, ErrorKind};
 use crate::outcome::Outcome;
-use ibdscope::names;
 use ibdscope_render::{render, ImageFormat, Picture};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -44,24 +44,21 @@ fn identity(_: &fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 
-/// `Err` (the message for stderr) when `out` must not be written: it is
-/// one of `inputs` (by device and inode, or by canonical path where the
-/// system has no inodes), or it exists and is not a regular file.
-pub fn check(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
-    let shown = names::path(out);
+/// `Err` when `out` must not be written: it is one of `inputs` (by
+/// device and inode, or by canonical path where the system has no
+/// inodes), or it exists and is not a regular file.
+pub fn check(out: &Path, inputs: &[PathBuf]) -> Result<(), Error> {
     let Ok(meta) = fs::metadata(out) else {
         // Nothing there (or a dangling link, which the rename replaces).
         return Ok(());
     };
     if !meta.is_file() {
-        let what = if meta.is_dir() {
-            "a directory"
+        let kind = if meta.is_dir() {
+            ErrorKind::OutIsDirectory
         } else {
-            "not a regular file (a FIFO, socket or device)"
+            ErrorKind::OutNotRegular
         };
-        return Err(format!(
-            "--out {shown} is {what}; give a picture file's name"
-        ));
+        return Err(Error::at(kind, out));
     }
     let id = identity(&meta);
     let same = |input: &PathBuf| match fs::metadata(input) {
@@ -72,10 +69,7 @@ pub fn check(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
         Err(_) => false,
     };
     if let Some(input) = inputs.iter().find(|i| same(i)) {
-        return Err(format!(
-            "--out {shown} is the input file {}; ibdscope never writes its input",
-            names::path(input)
-        ));
+        return Err(Error::at(ErrorKind::OutIsInput(input.clone()), out));
     }
     Ok(())
 }
@@ -91,7 +85,7 @@ struct Temp {
 }
 
 impl Temp {
-    fn beside(target: &Path) -> Result<Temp, String> {
+    fn beside(target: &Path) -> Result<Temp, Error> {
         let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -110,13 +104,13 @@ impl Temp {
                 Ok(_) => return Ok(Temp { path, kept: false }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < u32::MAX => {}
                 Err(e) => {
-                    let shown = names::path(dir);
-                    let why = match e.kind() {
-                        std::io::ErrorKind::NotFound => format!("no such directory {shown}"),
-                        std::io::ErrorKind::NotADirectory => format!("{shown} is not a directory"),
-                        _ => format!("{} in {shown}", reason(&e)),
+                    let dir = dir.to_path_buf();
+                    let kind = match e.kind() {
+                        std::io::ErrorKind::NotFound => ErrorKind::NoSuchDirectory(dir),
+                        std::io::ErrorKind::NotADirectory => ErrorKind::NotADirectory(dir),
+                        _ => ErrorKind::CreateIn(dir, std::sync::Arc::new(e)),
                     };
-                    return Err(format!("cannot write {}: {why}", names::path(target)));
+                    return Err(Error::at(kind, target));
                 }
             }
         }
@@ -137,8 +131,8 @@ impl Drop for Temp {
 /// names is replaced, the link stays), as writing through it would.
 pub fn write_via_temp<T>(
     target: &Path,
-    write: impl FnOnce(&Path) -> Result<T, String>,
-) -> Result<T, String> {
+    write: impl FnOnce(&Path) -> Result<T, Error>,
+) -> Result<T, Error> {
     let resolved = match fs::symlink_metadata(target) {
         Ok(m) if m.file_type().is_symlink() => fs::canonicalize(target).ok(),
         _ => None,
@@ -147,7 +141,7 @@ pub fn write_via_temp<T>(
     let mut temp = Temp::beside(target)?;
     let v = write(&temp.path)?;
     fs::rename(&temp.path, target)
-        .map_err(|e| format!("cannot write {}: {}", names::path(target), reason(&e)))?;
+        .map_err(|e| Error::at(ErrorKind::Write(std::sync::Arc::new(e)), target))?;
     temp.kept = true;
     Ok(v)
 }
@@ -156,16 +150,7 @@ pub fn write_via_temp<T>(
 /// file or directory", "permission denied", "no space left on device",
 /// without the error number.
 pub fn reason(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    let text = match text.find(" (os error ") {
-        Some(at) => &text[..at],
-        None => text.as_str(),
-    };
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => "unknown error".to_string(),
-    }
+    crate::error::reason(e)
 }
 
 /// The reason in a drawing library's error text, which carries the I/O
@@ -208,11 +193,7 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outc
                 let e = e.to_string();
                 let raw = format!("{}: ", tmp.display());
                 let why = e.strip_prefix(raw.as_str()).unwrap_or(&e);
-                format!(
-                    "cannot write {}: {}",
-                    ibdscope::names::path(file),
-                    ibdscope::names::name(&draw_reason(why))
-                )
+                Error::at(ErrorKind::Draw(draw_reason(why)), file)
             })
         })
     });
@@ -270,10 +251,12 @@ mod tests {
 
     #[test]
     fn a_missing_directory_is_named() {
-        let r: Result<(), String> =
+        let r: Result<(), Error> =
             write_via_temp(Path::new("/nonexistent-ibdscope/x.png"), |_| Ok(()));
+        let e = r.unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::NoSuchDirectory(_)));
         assert_eq!(
-            r.unwrap_err(),
+            e.to_string(),
             "cannot write /nonexistent-ibdscope/x.png: no such directory /nonexistent-ibdscope"
         );
     }
@@ -296,14 +279,17 @@ mod tests {
         let d = dir("temp");
         let out = d.join("pic.png");
         fs::write(&out, b"old").unwrap();
-        let r: Result<(), String> = write_via_temp(&out, |p| {
+        let r: Result<(), Error> = write_via_temp(&out, |p| {
             fs::write(p, b"half").unwrap();
-            Err("failed".into())
+            Err(Error::at(ErrorKind::Draw("failed".into()), p))
         });
         assert!(r.is_err());
         assert_eq!(fs::read(&out).unwrap(), b"old");
         assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
-        write_via_temp(&out, |p| fs::write(p, b"new").map_err(|e| e.to_string())).unwrap();
+        write_via_temp(&out, |p| {
+            fs::write(p, b"new").map_err(|e| Error::at(ErrorKind::Write(e.into()), p))
+        })
+        .unwrap();
         assert_eq!(fs::read(&out).unwrap(), b"new");
         assert_eq!(fs::read_dir(&d).unwrap().count(), 1);
         fs::remove_dir_all(&d).unwrap();
@@ -315,7 +301,7 @@ mod tests {
         fs::write(d.join("real.svg"), b"old").unwrap();
         std::os::unix::fs::symlink("real.svg", d.join("pic.svg")).unwrap();
         write_via_temp(&d.join("pic.svg"), |p| {
-            fs::write(p, b"new").map_err(|e| e.to_string())
+            fs::write(p, b"new").map_err(|e| Error::at(ErrorKind::Write(e.into()), p))
         })
         .unwrap();
         assert!(fs::symlink_metadata(d.join("pic.svg"))

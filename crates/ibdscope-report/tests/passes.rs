@@ -1,7 +1,8 @@
 //! How many times a command reads the file: the passes each command makes,
 //! counted through the host (`Host::progress`: within a pass `done` goes
-//! up, a new pass starts again from low; `Source::release`: the one-pass
-//! commands hand back each byte range as its shard is folded).
+//! up, a new pass starts again from low; `Source::release`: every command
+//! hands back each byte range as its shard is folded, and the walks what
+//! they leave behind).
 //!
 //! What ARCHITECTURE.md states and this test holds: the one-pass commands
 //! (`check`, `types`, `info`, `lsn`) read every page once: one pass, and
@@ -19,9 +20,9 @@
 )] // Tests print what they counted.
 
 use ibdscope_report::args::{Cmd, DefOpts, Format, Opts, RecordsOpts, RowsOpts};
+use ibdscope_report::host::Error;
 use ibdscope_report::host::{Host, ReadHost, Source, Unit};
 use ibdscope_report::run;
-use ibdscope_report::Error;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -150,6 +151,65 @@ fn the_one_pass_commands_read_every_page_once() {
     }
 }
 
+/// Whether the ranges `released` cover every byte of `0..len` (each at
+/// least once): the byte that is never released, if any.
+fn first_unreleased(released: &[(usize, usize)], len: usize) -> Option<usize> {
+    let mut r = released.to_vec();
+    r.sort_unstable();
+    let mut at = 0;
+    for (offset, n) in r {
+        if offset > at {
+            return Some(at);
+        }
+        at = at.max(offset + n);
+    }
+    (at < len).then_some(at)
+}
+
+/// Every command that reads a whole file hands every byte of it back to
+/// the host (`Source::release`) as its passes and walks move on, not only
+/// the one-pass commands: the mapping of a file of any size is dropped
+/// behind the folds (each shard once its fold is joined) and the walks
+/// (the space's window), so no command keeps the file mapped whole. Before,
+/// the structure commands released nothing and kept the file mapped.
+#[test]
+fn every_whole_file_command_releases_every_byte() {
+    let cmds: Vec<(&str, Cmd)> = vec![
+        ("pages", Cmd::Pages { from: 0, to: None }),
+        ("extents", Cmd::Extents),
+        ("segments", Cmd::Segments),
+        ("lists", Cmd::Lists),
+        ("indexes", Cmd::Indexes),
+        ("fill", Cmd::Fill),
+        ("records", Cmd::Records(RecordsOpts::default())),
+        ("rows", Cmd::Rows(RowsOpts::default())),
+        ("audit", Cmd::Audit),
+    ];
+    for rel in FILES.iter().chain(LARGE) {
+        let path = file(rel);
+        let len = std::fs::metadata(&path).unwrap().len() as usize;
+        for threads in [1, 3] {
+            for (name, cmd) in &cmds {
+                let s = seen(cmd.clone(), &path, threads);
+                assert_eq!(
+                    first_unreleased(&s.released, len),
+                    None,
+                    "{rel} {name} ({threads} threads): a byte never released"
+                );
+            }
+            let two = [path.clone(), path.clone()];
+            for (name, cmd) in [("compare", Cmd::Compare), ("diff", Cmd::Diff)] {
+                let s = seen_on(cmd, &two, threads, |o| o);
+                assert_eq!(
+                    first_unreleased(&s.released, len),
+                    None,
+                    "{rel} {name} ({threads} threads): a byte never released"
+                );
+            }
+        }
+    }
+}
+
 /// The most passes each command over one file makes today, on every file
 /// and thread count: a change that adds one fails here (and says which).
 /// The structure commands read the `Analysis`, whose summary, space map
@@ -205,6 +265,9 @@ fn no_command_makes_more_passes_than_it_does_today() {
 /// `indexes`, `segments`, `lists` two, `fill` three, `extents` four,
 /// `diff` five, `compare` ten; before the summary was folded in the map,
 /// `audit` three, `indexes` four, `fill` five.
+/// `diff` reads each copy's model (its summary folded in its space
+/// map's first pass, the map handed to the diff); `compare` each file's
+/// model with its B-trees folded in (`Analysis::reading_trees`).
 #[test]
 fn the_other_commands_make_no_more_passes_than_they_do_today() {
     // Files of many shards: every pass reports its progress from low.

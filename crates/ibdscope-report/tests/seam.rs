@@ -22,9 +22,9 @@
 
 use ibdscope_core::crypt::mariadb::KeyFile;
 use ibdscope_report::args::{Cmd, Format, Opts};
+use ibdscope_report::host::Error;
 use ibdscope_report::host::{Host, ReadHost, Source};
 use ibdscope_report::run;
-use ibdscope_report::Error;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::Path;

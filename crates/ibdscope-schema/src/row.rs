@@ -1903,7 +1903,10 @@ pub enum FieldText {
 
 /// Renders one split field of a record of `page` as text into `out`
 /// (appended), reading its off-page part (at most `cap` bytes) into
-/// `buf`. The column is `col` (the field's [`Field::column`]).
+/// `buf`. The column is `col` (the field's [`Field::column`]). Inlined
+/// where a row is printed: what it gives is then made in the caller's
+/// registers, not stored in parts and read back whole.
+#[inline]
 pub fn render_field(
     ts: &Tablespace<'_>,
     page: &[u8],
@@ -1982,32 +1985,76 @@ pub fn page_fit(
     visited: &mut ibdscope_core::record::Visited,
     fields: &mut Vec<Field>,
 ) -> Option<PageFit> {
-    if rp.is_compressed() || !rp.is_leaf() {
-        return None;
-    }
-    let h = rp.header();
-    let stated = u32::from(h.heap_top())
-        .checked_sub(h.supremum_end() as u32)?
-        .checked_sub(u32::from(h.garbage()))?;
-    let (mut records, mut summed, mut fields_differ) = (0u32, 0u32, 0u32);
+    let mut sum = FitSum::of(rp)?;
     let mut it = rp.records(visited)?;
     while let Some(rec) = it.next().ok()? {
         if !rec.is_user() {
             continue;
         }
         let info = split(rp, &rec, layout, fields).ok()?;
-        records = records.saturating_add(1);
-        summed = summed.saturating_add(u32::from(info.data_end.saturating_sub(info.extra_start)));
-        if !layout.compact && redundant_differs(&rec, layout, fields) {
-            fields_differ = fields_differ.saturating_add(1);
+        sum.add(&rec, &info, layout, fields);
+    }
+    Some(sum.fit())
+}
+
+/// [`PageFit`] summed a user record at a time, in the walk of the page's
+/// record chain that splits them anyway ([`page_fit`] is that walk
+/// alone): each user record's split is added; a page whose chain or a
+/// record of it cannot be walked or split has no fit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FitSum {
+    stated: u32,
+    records: u32,
+    summed: u32,
+    fields_differ: u32,
+}
+
+impl FitSum {
+    /// An empty sum for `rp`; `None` when the page is not judged (a
+    /// ROW_FORMAT=COMPRESSED page, not a leaf, a header whose heap does
+    /// not add up).
+    pub(crate) fn of(rp: &RecPage<'_>) -> Option<FitSum> {
+        if rp.is_compressed() || !rp.is_leaf() {
+            return None;
+        }
+        let h = rp.header();
+        let stated = u32::from(h.heap_top())
+            .checked_sub(h.supremum_end() as u32)?
+            .checked_sub(u32::from(h.garbage()))?;
+        Some(FitSum {
+            stated,
+            records: 0,
+            summed: 0,
+            fields_differ: 0,
+        })
+    }
+
+    /// Adds a user record split (`info`, `fields`) with `layout`.
+    #[inline]
+    pub(crate) fn add(
+        &mut self,
+        rec: &Rec,
+        info: &RecordInfo,
+        layout: &RecordLayout,
+        fields: &[Field],
+    ) {
+        self.records = self.records.saturating_add(1);
+        let size = info.data_end.saturating_sub(info.extra_start);
+        self.summed = self.summed.saturating_add(u32::from(size));
+        if !layout.compact && redundant_differs(rec, layout, fields) {
+            self.fields_differ = self.fields_differ.saturating_add(1);
         }
     }
-    Some(PageFit {
-        records,
-        summed,
-        stated,
-        fields_differ,
-    })
+
+    /// The fit of the records added.
+    pub(crate) fn fit(&self) -> PageFit {
+        PageFit {
+            records: self.records,
+            summed: self.summed,
+            stated: self.stated,
+            fields_differ: self.fields_differ,
+        }
+    }
 }
 
 /// A REDUNDANT record's own evidence against the layout: its field count

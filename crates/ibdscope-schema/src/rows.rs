@@ -68,8 +68,8 @@ use crate::instant::MariaInstant;
 use crate::leaves::{edge_record, leaves_in_key_order, LeafOrder, LeafProblem, NoPage, Placement};
 use crate::leaves::{RecAt, Slot};
 use crate::row::{
-    data_is_zero, field_bytes, leftmost_leaf, page_fit, split, Field, FieldText, FieldValue,
-    LobRead, PageFit,
+    data_is_zero, field_bytes, leftmost_leaf, split, Field, FieldText, FieldValue, FitSum, LobRead,
+    PageFit, RecordInfo,
 };
 use crate::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
 use ibdscope_core::record::Chain;
@@ -348,6 +348,7 @@ impl<'r> RowView<'r> {
     /// (appended), as [`Value::render`] renders the row's value; an
     /// off-page part is read into `buf`. `None` when the row has no such
     /// value ([`Value::Missing`]).
+    #[inline]
     pub fn render(
         &self,
         column: usize,
@@ -888,6 +889,9 @@ struct Shared<'a> {
     wanted: Vec<bool>,
     /// Hashes of the live records a stale record equals.
     live_twins: HashSet<u64>,
+    /// Which field shows each column in a record split into every field
+    /// of the layout (each record but a damaged one).
+    full_slot: Vec<Option<usize>>,
 }
 
 /// One thread's buffers, reused for every page it reads.
@@ -898,6 +902,8 @@ struct Reader {
     spare: Vec<Vec<Value>>,
     zip: Vec<u8>,
     visited: Visited,
+    /// The row being read (its values empty: read from the page).
+    row: Row,
 }
 
 impl Reader {
@@ -908,6 +914,18 @@ impl Reader {
             spare: Vec::new(),
             zip: Vec::new(),
             visited: Visited::new(),
+            row: Row {
+                page: PageNo(0),
+                offset: 0,
+                page_file_offset: 0,
+                compressed: false,
+                origin: Origin::Live,
+                verdict: PageVerdict::Valid,
+                verified: true,
+                live_copy: false,
+                damage: None,
+                values: Vec::new(),
+            },
         }
     }
 
@@ -1069,6 +1087,7 @@ impl<'a> RowScan<'a> {
             sh: Shared {
                 ts,
                 table,
+                full_slot: full_slot(&layout, n_columns),
                 layout,
                 opts,
                 damaged: input.summary,
@@ -1703,7 +1722,7 @@ impl Shared<'_> {
             match crate::zip::decompress(rp.bytes(), logical as usize, &mut zip) {
                 Ok(_) => {
                     if let Some(z) = RecPage::new(&zip, logical) {
-                        self.records(r, o, &z, n, off_chain, walk, true);
+                        self.records(r, o, &z, n, off_chain, walk, true, None);
                     }
                 }
                 Err(e) => {
@@ -1716,19 +1735,26 @@ impl Shared<'_> {
             r.zip = zip;
             return;
         }
-        if mode == Mode::Rows && off_chain.is_none() {
-            let fit = page_fit(rp, &self.layout, &mut r.visited, &mut r.fields);
-            if let Some(f) = fit.filter(|f| !f.fits()) {
-                o.counts.misfit_pages = o.counts.misfit_pages.saturating_add(1);
-                if o.misfit_first.len() < 3 {
-                    o.misfit_first.push((n, f));
-                }
+        // How the page's records fit the layout, summed in the walk that
+        // splits them (`page_fit`'s sum, each record split once).
+        let fit = if mode == Mode::Rows && off_chain.is_none() {
+            FitSum::of(rp)
+        } else {
+            None
+        };
+        let fit = self.records(r, o, rp, n, off_chain, walk, false, fit);
+        if let Some(f) = fit.map(|f| f.fit()).filter(|f| !f.fits()) {
+            o.counts.misfit_pages = o.counts.misfit_pages.saturating_add(1);
+            if o.misfit_first.len() < 3 {
+                o.misfit_first.push((n, f));
             }
         }
-        self.records(r, o, rp, n, off_chain, walk, false);
     }
 
-    /// The rows of one readable (uncompressed or rebuilt) leaf page.
+    /// The rows of one readable (uncompressed or rebuilt) leaf page; with
+    /// `fit`, every user record of the page's chain is split and added to
+    /// it (the sum given back: `None` when the chain or a record cannot be
+    /// walked or split, as [`crate::row::page_fit`]).
     #[allow(clippy::too_many_arguments)] // The page, where it is read from, and into what.
     fn records(
         &self,
@@ -1739,7 +1765,9 @@ impl Shared<'_> {
         off_chain: Option<Origin>,
         walk: &mut Walk<'_>,
         compressed: bool,
-    ) {
+        fit: Option<FitSum>,
+    ) -> Option<FitSum> {
+        let mut fit = fit;
         let mode = walk.mode();
         let meta = self.opts.deleted != Deleted::No;
         let mut visited = std::mem::take(&mut r.visited);
@@ -1751,14 +1779,22 @@ impl Shared<'_> {
                 Chain::User => rp.records(&mut visited),
                 Chain::Free => rp.free_records(&mut visited),
             };
-            let Some(mut it) = it else { continue };
+            let Some(mut it) = it else {
+                if chain == Chain::User {
+                    fit = None;
+                }
+                continue;
+            };
             loop {
                 let rec = match it.next() {
                     Ok(Some(rec)) => rec,
                     Ok(None) => break,
                     Err(e) => {
-                        if chain == Chain::User && mode == Mode::Rows {
-                            o.after.push(ScanFinding::RecordChain(n, e));
+                        if chain == Chain::User {
+                            fit = None;
+                            if mode == Mode::Rows {
+                                o.after.push(ScanFinding::RecordChain(n, e));
+                            }
                         }
                         break;
                     }
@@ -1772,27 +1808,42 @@ impl Shared<'_> {
                     (None, Chain::User, true) => Origin::DeleteMarked,
                     (None, Chain::User, false) => Origin::Live,
                 };
-                if chain == Chain::User && rec.header.is_min_rec() {
-                    // MariaDB's instant ALTER metadata record.
-                    if mode == Mode::Rows {
-                        o.counts.metadata_records = o.counts.metadata_records.saturating_add(1);
+                // MariaDB's instant ALTER metadata record.
+                let metadata = chain == Chain::User && rec.header.is_min_rec();
+                let keep = !metadata
+                    && (mode != Mode::Rows
+                        || match origin {
+                            Origin::Live => self.opts.deleted != Deleted::Only,
+                            _ => meta,
+                        });
+                let fitting = chain == Chain::User && fit.is_some();
+                if fitting || keep {
+                    // Split once, for the fit (every user record of the
+                    // chain) and the row; the result stays where it is
+                    // made (moving it would read back in one piece what
+                    // was stored in parts).
+                    let split_res = split(rp, &rec, &self.layout, &mut r.fields);
+                    if fitting {
+                        match (&mut fit, &split_res) {
+                            (Some(sum), Ok(info)) => sum.add(&rec, info, &self.layout, &r.fields),
+                            _ => fit = None,
+                        }
                     }
-                    continue;
+                    if keep {
+                        self.row(r, o, rp, n, &rec, &split_res, origin, walk, compressed);
+                    }
                 }
-                let keep = mode != Mode::Rows
-                    || match origin {
-                        Origin::Live => self.opts.deleted != Deleted::Only,
-                        _ => meta,
-                    };
-                if keep {
-                    self.row(r, o, rp, n, &rec, origin, walk, compressed);
+                if metadata && mode == Mode::Rows {
+                    o.counts.metadata_records = o.counts.metadata_records.saturating_add(1);
                 }
             }
         }
         r.visited = visited;
+        fit
     }
 
-    /// One record: hashed in the collecting walks, a row in the last.
+    /// One record, split into `r.fields` (`split_res`): hashed in the
+    /// collecting walks, a row in the last.
     #[allow(clippy::too_many_arguments)] // The record, where it is read from, and into what.
     fn row(
         &self,
@@ -1801,13 +1852,13 @@ impl Shared<'_> {
         rp: &RecPage<'_>,
         n: PageNo,
         rec: &ibdscope_core::Rec,
+        split_res: &Result<RecordInfo, Error>,
         origin: Origin,
         walk: &mut Walk<'_>,
         compressed: bool,
     ) {
         let mut live_copy = false;
         let stale = origin.is_stale();
-        let split_res = split(rp, rec, &self.layout, &mut r.fields);
         let rows = matches!(walk, Walk::Rows(_));
         if !rows || (stale && !self.live_twins.is_empty()) {
             let (key, all) = match &split_res {
@@ -1838,9 +1889,9 @@ impl Shared<'_> {
         let damage = match split_res {
             Ok(info) => (origin != Origin::Live
                 && origin != Origin::DeleteMarked
-                && data_is_zero(rp.bytes(), &info))
+                && data_is_zero(rp.bytes(), info))
             .then_some(RowDamage::Erased),
-            Err(e) => Some(RowDamage::Split(e)),
+            Err(e) => Some(RowDamage::Split(e.clone())),
         };
         self.fill_slots(r);
         let c = &mut o.counts;
@@ -1868,22 +1919,22 @@ impl Shared<'_> {
         }
         let page = rp.bytes();
         let erased = damage == Some(RowDamage::Erased);
-        let mut row = Row {
-            page: n,
-            offset: rec.origin,
-            page_file_offset: self.file_offset(n),
-            compressed,
-            origin,
-            verdict: verdict.0.unwrap_or(PageVerdict::Valid),
-            verified: verdict.1,
-            live_copy,
-            damage,
-            values: Vec::new(),
-        };
+        // The thread's one row, its parts set in place (a row made whole
+        // and moved is stored in parts and read back in one piece).
+        let row = &mut r.row;
+        row.page = n;
+        row.offset = rec.origin;
+        row.page_file_offset = self.file_offset(n);
+        row.compressed = compressed;
+        row.origin = origin;
+        row.verdict = verdict.0.unwrap_or(PageVerdict::Valid);
+        row.verified = verdict.1;
+        row.live_copy = live_copy;
+        row.damage = damage;
         if let Walk::Rows(Some(sink)) = walk {
             // Rendered from the page by the sink: no value copied.
             sink(RowView {
-                row: &row,
+                row: &r.row,
                 page: Some(OnPage {
                     ts: self.ts,
                     page,
@@ -1907,36 +1958,62 @@ impl Shared<'_> {
                 _ => *v = Value::Missing,
             }
         }
+        let mut row = r.row.clone();
         row.values = values;
         o.rows.push_back(row);
     }
 
-    /// Which field shows each column (`r.slot`).
+    /// Which field shows each column (`r.slot`): the layout's, unless the
+    /// record split into fewer fields.
     fn fill_slots(&self, r: &mut Reader) {
-        for s in r.slot.iter_mut() {
-            *s = None;
+        if r.fields.len() == self.layout.fields.len() && r.slot.len() == self.full_slot.len() {
+            // A split gives the layout's fields in order, all of them but
+            // when it fails.
+            r.slot.copy_from_slice(&self.full_slot);
+        } else {
+            fill_slots(&self.layout, &r.fields, &mut r.slot);
         }
-        // A column stored twice (a key on its prefix, then the whole column
-        // among the others: dict_index_build_internal_clust) shows the
-        // whole one.
-        let layout = &self.layout;
-        let is_prefix = |f: &Field| {
-            (layout.fields)
-                .get(usize::from(f.layout_idx))
-                .is_some_and(|l| l.prefix_len.is_some())
-        };
-        for (i, f) in r.fields.iter().enumerate() {
-            if let Some(s) = r.slot.get_mut(f.column) {
-                let replace = match *s {
-                    None => true,
-                    Some(j) => r.fields.get(j).is_some_and(is_prefix) && !is_prefix(f),
-                };
-                if replace {
-                    *s = Some(i);
-                }
+    }
+}
+
+/// Which of `fields` (a record split with `layout`) shows each column.
+fn fill_slots(layout: &RecordLayout, fields: &[Field], slot: &mut [Option<usize>]) {
+    for s in slot.iter_mut() {
+        *s = None;
+    }
+    // A column stored twice (a key on its prefix, then the whole column
+    // among the others: dict_index_build_internal_clust) shows the
+    // whole one.
+    let is_prefix = |f: &Field| {
+        (layout.fields)
+            .get(usize::from(f.layout_idx))
+            .is_some_and(|l| l.prefix_len.is_some())
+    };
+    for (i, f) in fields.iter().enumerate() {
+        if let Some(s) = slot.get_mut(f.column) {
+            let replace = match *s {
+                None => true,
+                Some(j) => fields.get(j).is_some_and(is_prefix) && !is_prefix(f),
+            };
+            if replace {
+                *s = Some(i);
             }
         }
     }
+}
+
+/// [`fill_slots`] of a record split into every field of `layout`.
+fn full_slot(layout: &RecordLayout, n_columns: usize) -> Vec<Option<usize>> {
+    let fields: Vec<Field> = (layout.fields.iter().enumerate())
+        .map(|(i, l)| Field {
+            layout_idx: u16::try_from(i).unwrap_or(u16::MAX),
+            column: l.column,
+            value: FieldValue::Null,
+        })
+        .collect();
+    let mut slot = vec![None; n_columns];
+    fill_slots(layout, &fields, &mut slot);
+    slot
 }
 
 /// Which record of a page names a key.

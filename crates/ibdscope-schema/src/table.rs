@@ -538,6 +538,11 @@ impl Column {
     /// The system column this is, by name (hidden columns only, and
     /// FTS_DOC_ID).
     pub fn sys(&self) -> Option<SysCol> {
+        // A visible column is a system column only as FTS_DOC_ID: most
+        // names are told apart by their length, with no comparison.
+        if self.hidden == Hidden::Visible && self.name != "FTS_DOC_ID" {
+            return None;
+        }
         let s = SysCol::of_name(&self.name)?;
         if self.hidden == Hidden::Visible && s != SysCol::FtsDocId {
             return None;

@@ -206,8 +206,15 @@ pub fn render(col: &Column, b: &[u8], out: &mut String) -> Rendered {
             ),
         };
     }
+    // Each kind's result made the value here, in its own arm: a result
+    // carried out of the match is stored in parts and read back whole,
+    // which stalls the store forwarding on every value.
+    let done = |r: Result<Rendered, RawReason>, out: &mut std::string::String| match r {
+        Ok(k) => k,
+        Err(why) => raw(b, out, why),
+    };
     let r = match col.col_type {
-        Tiny | Short | Int24 | Long | LongLong => int(col, b, out),
+        Tiny | Short | Int24 | Long | LongLong => return done(int(col, b, out), out),
         Year => year(b, out),
         Float => float(b, out),
         Double => double(b, out),
@@ -230,10 +237,9 @@ pub fn render(col: &Column, b: &[u8], out: &mut String) -> Rendered {
             let cs = col.charset();
             if cs == Charset::Binary {
                 write_hex(b, out);
-                Ok(Rendered::Bytes)
-            } else {
-                text(cs, b, col.col_type == String, out)
+                return Rendered::Bytes;
             }
+            return done(text(cs, b, col.col_type == String, out), out);
         }
         Json => json(b, out),
         Geometry => {
@@ -246,10 +252,7 @@ pub fn render(col: &Column, b: &[u8], out: &mut String) -> Rendered {
         MariaInet4 => inet4(b, out),
         Date | Null | Unknown(_) => Err(RawReason::Type),
     };
-    match r {
-        Ok(k) => k,
-        Err(why) => raw(b, out, why),
-    }
+    done(r, out)
 }
 
 /// Renders into a scratch string first so that a failure leaves only the

@@ -17,11 +17,8 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Res {
     let cols = ibdscope::shown_columns(t, rows.layout(), false);
     for row in rows.by_ref() {
         let cell = |&c: &usize| Some(ibdscope::tsv(row.values.get(c)?, t.columns.get(c)?));
-        writeln!(
-            out,
-            "{}",
-            cols.iter().filter_map(cell).collect::<Vec<_>>().join("\t")
-        )?;
+        let line: Vec<String> = cols.iter().filter_map(cell).collect();
+        writeln!(out, "{}", line.join("\t"))?;
         if !row.verified {
             let (page, at) = (row.page, row.file_offset());
             writeln!(err, "page {page} at byte {at}: {}", row.verdict)?;

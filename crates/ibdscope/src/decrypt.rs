@@ -124,6 +124,9 @@ impl Source for Decrypted {
     fn release(&self, offset: usize, len: usize) {
         self.stored.release(offset, len);
     }
+    fn read_ahead(&self, offset: usize, len: usize) {
+        self.stored.read_ahead(offset, len);
+    }
     fn zero_ranges(&self) -> &[Range<usize>] {
         self.stored.zero_ranges()
     }

@@ -2,7 +2,9 @@
 //! The `ibdscope` binary maps them read-only; [`ReadHost`] reads them
 //! whole (tests, and programs that embed the reports).
 
-use crate::error::Error;
+/// What [`Host::open`] returns when a file cannot be read: the front
+/// door's error.
+pub use crate::error::Error;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,9 @@ pub trait Source: Send + Sync {
     /// Bytes `offset..offset + len` will not be read again soon (a pass
     /// has finished with them): a mapped source may drop their mappings.
     fn release(&self, _offset: usize, _len: usize) {}
+    /// Bytes `offset..offset + len` will be read soon: a mapped source may
+    /// start reading them in, in large requests (a cold file).
+    fn read_ahead(&self, _offset: usize, _len: usize) {}
     /// Byte ranges `start..end` of the file known to read as zeros without
     /// reading them (holes of a sparse file), sorted and apart; the passes
     /// over the file then never touch them. Empty when unknown.
@@ -25,6 +30,18 @@ pub trait Source: Send + Sync {
     /// reaches it. `None` (the default): as stored.
     fn decryption(&self) -> Option<&ibdscope_core::crypt::mysql::Decryption> {
         None
+    }
+}
+
+/// An opened source is the host of its space's window
+/// ([`ibdscope_core::window`]): the chunks the walks leave are released
+/// through it, the ones they reach read ahead.
+impl ibdscope_core::window::Residency for Box<dyn Source> {
+    fn release(&self, offset: usize, len: usize) {
+        (**self).release(offset, len);
+    }
+    fn read_ahead(&self, offset: usize, len: usize) {
+        (**self).read_ahead(offset, len);
     }
 }
 

@@ -195,6 +195,9 @@ pub struct DefOpts {
 /// files side by side (one page numbering across them).
 pub struct Input {
     source: Box<dyn Source>,
+    /// Which chunks of the bytes the space's readers hold
+    /// ([`ibdscope_core::window`]).
+    window: ibdscope_core::window::Window,
     options: Options,
     system: bool,
     /// Each file read and its length.
@@ -224,6 +227,7 @@ impl Input {
     /// encrypted space opened with its keyring: decrypted).
     pub fn tablespace(&self) -> ibdscope_core::Result<Tablespace<'_>> {
         crate::host::tablespace(&*self.source, self.options)
+            .map(|ts| ts.with_window(&self.window, &self.source))
     }
 
     /// Whether this is the system tablespace named by its first data file
@@ -282,6 +286,7 @@ fn file_via(path: &Path, how: &Via<'_>) -> Result<Input, Error> {
     let source = how.host.open(path, how.threads)?;
     let len = source.bytes().len() as u64;
     Ok(Input {
+        window: ibdscope_core::window::Window::new(len as usize),
         source,
         options: how.options,
         system: false,
@@ -310,7 +315,8 @@ pub(crate) fn system_via(first: &Path, how: &Via<'_>) -> Result<Input, Error> {
     let more = continuation_files_in(first, how.spec);
     let mut files = vec![(first.to_path_buf(), src.bytes().len() as u64)];
     let mut problems = Vec::new();
-    let input = |source, files, problems, diagnostics| Input {
+    let input = |source: Box<dyn Source>, files, problems, diagnostics| Input {
+        window: ibdscope_core::window::Window::new(source.bytes().len()),
         source,
         options: how.options,
         system: true,

@@ -7,10 +7,15 @@
 //! `check --format json` finds (its damaged and foreign pages and the
 //! file's own findings, each with its page and byte offset in the file).
 //!
+//! `rows` and `deleted_rows` what `rows --format tsv` and `rows --deleted
+//! --format tsv` give, `history` what `history --format csv` gives.
+//!
 //! Files: MySQL 5.6 (16K, ROW_FORMAT=COMPRESSED), MariaDB 10.11 (16K, 4K,
 //! ROW_FORMAT=COMPRESSED, page_compressed, encrypted with its key file;
-//! `fixtures/README.md`), one MySQL 8.0 corpus file (its SDI index), and
-//! damaged copies (a flipped byte, a cut tail) made in a scratch dir.
+//! `fixtures/README.md`), one MySQL 8.0 corpus file (its SDI index), a
+//! system tablespace of two data files and a table named by its datadir's
+//! dictionary (`fixtures/instance/`), the history datadirs, and damaged
+//! copies (a flipped byte, a cut tail) made in a scratch dir.
 //!
 //! They live with the binary's tests (the front door crate cannot depend
 //! on the CLI, which is built on it), so the binary compared is the one
@@ -41,6 +46,10 @@ mod rows;
 #[allow(dead_code)]
 #[path = "../../../ibdscope/examples/history.rs"]
 mod history;
+
+#[allow(dead_code)]
+#[path = "../../../ibdscope/examples/deleted_rows.rs"]
+mod deleted_rows;
 
 use ibdscope_prims::json::{self, Value};
 use ibdscope_testkit::{corpus, fixtures};
@@ -394,5 +403,163 @@ fn history_example_prints_the_versions_the_cli_prints() {
             got, want,
             "{name}: the example's versions differ from the CLI's"
         );
+    }
+}
+
+/// Opened by its first data file, the system tablespace of a datadir
+/// whose `innodb_data_file_path` is `ibdata1:3M;ibdata2:4M:autoextend`
+/// (`fixtures/instance/mariadb1011-split`) is both files joined:
+/// `open_and_detect`, `indexes` and `verdicts` say what `info`,
+/// `indexes`, `pages` and `check` say of it; it has the pages of the two
+/// files the server left (`fixtures/instance/facts.tsv`), and its indexes
+/// are the server's of space 0 (`INNODB_SYS_INDEXES`, `sys_indexes.tsv`,
+/// each named with its table from `sys_tables.tsv`).
+#[test]
+fn examples_read_a_system_tablespace_of_two_data_files() {
+    let dir = super::common::instance_copy("mariadb1011-split");
+    let ibdata1 = dir.join("ibdata1");
+    let facts = ibdscope_testkit::tsv(&fixtures().join("instance/facts.tsv"));
+    let size = |f: &str| -> u64 {
+        let r = facts
+            .iter()
+            .find(|r| r["datadir"] == "mariadb1011-split" && r["fact"] == "file" && r["key"] == f)
+            .unwrap_or_else(|| panic!("no size of {f}"));
+        r["value"].parse().unwrap()
+    };
+    let lines = example(open_and_detect::run, &ibdata1, None);
+    let pages = (size("ibdata1") + size("ibdata2")) / 16384;
+    assert!(
+        lines[0].ends_with(&format!(" pages {pages}")),
+        "{lines:?}: {pages} pages"
+    );
+    let names = all(&ibdata1, None);
+    let rows = ibdscope_testkit::tsv(&fixtures().join("instance/sys_indexes.tsv"));
+    let space0: Vec<_> = rows
+        .iter()
+        .filter(|r| r["datadir"] == "mariadb1011-split" && r["space"] == "0")
+        .collect();
+    assert!(!space0.is_empty());
+    let tables = ibdscope_testkit::tsv(&fixtures().join("instance/sys_tables.tsv"));
+    for r in space0 {
+        // The system tablespace's indexes are named `table.index`.
+        let table = tables
+            .iter()
+            .find(|t| t["datadir"] == "mariadb1011-split" && t["table_id"] == r["table_id"])
+            .unwrap_or_else(|| panic!("table {} not in sys_tables.tsv", r["table_id"]));
+        let want = format!(
+            "{} {}.{} root {} ",
+            r["index_id"], table["name"], r["name"], r["page_no"]
+        );
+        assert!(
+            names.iter().any(|l| l.starts_with(&want)),
+            "no line {want:?} in {names:?}"
+        );
+    }
+}
+
+/// A table with no `.frm` beside it, in a datadir (`ibdata1` in the
+/// directory above its database's): `indexes` names its indexes from the
+/// datadir's dictionary as `ibdscope indexes` does, with the server's ids,
+/// names and roots (`fixtures/instance/mysql56-fpt`, `INNODB_SYS_INDEXES`).
+#[test]
+fn indexes_example_names_a_table_from_its_datadirs_dictionary() {
+    let src = super::common::instance_copy("mysql56-fpt");
+    let dir = super::common::scratch("examples-datadir");
+    std::fs::create_dir_all(dir.join("fx")).unwrap();
+    std::fs::copy(src.join("ibdata1"), dir.join("ibdata1")).unwrap();
+    let file = dir.join("fx/t_basic.ibd");
+    std::fs::copy(src.join("fx/t_basic.ibd"), &file).unwrap();
+    let names = indexes_equal_cli(&file, None);
+    let tables = ibdscope_testkit::tsv(&fixtures().join("instance/sys_tables.tsv"));
+    let table = tables
+        .iter()
+        .find(|r| r["datadir"] == "mysql56-fpt" && r["name"] == "fx/t_basic")
+        .expect("fx/t_basic in sys_tables.tsv");
+    let rows = ibdscope_testkit::tsv(&fixtures().join("instance/sys_indexes.tsv"));
+    let mine: Vec<_> = rows
+        .iter()
+        .filter(|r| r["datadir"] == "mysql56-fpt" && r["table_id"] == table["table_id"])
+        .collect();
+    assert_eq!(mine.len(), 3, "PRIMARY, idx_name, idx_qty_big");
+    for r in mine {
+        let want = format!("{} {} root {} ", r["index_id"], r["name"], r["page_no"]);
+        assert!(
+            names.iter().any(|l| l.starts_with(&want)),
+            "no line {want:?} in {names:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The deleted rows example prints what `ibdscope rows --deleted --format
+/// tsv` prints (page, offset, origin, the row; the CLI's completeness
+/// column aside), on the deleted-rows fixtures of MySQL 5.6 (delete-marked
+/// and purged: the records on free lists) and MariaDB 10.11
+/// (delete-marked), and on what the free lists of MySQL 5.6 and MariaDB
+/// 10.11 (16K, 4K) ROW_FORMAT=COMPRESSED, page_compressed and a MySQL 8.0
+/// corpus file hold; the delete-marked rows are the 75 the server
+/// deleted, with the values it dumped before the DELETE
+/// (`fixtures/deleted.tsv`).
+#[test]
+fn deleted_rows_example_prints_what_the_cli_prints() {
+    let truth = std::fs::read_to_string(fixtures().join("deleted.tsv")).unwrap();
+    let mut files: Vec<(String, std::path::PathBuf)> = [
+        "mysql56/deleted_marked.ibd",
+        "mysql56/deleted_purged.ibd",
+        "mariadb1011/deleted_marked.ibd",
+        // What the other fixtures' free lists hold (stale copies).
+        "mysql56/rf_compressed8.ibd",
+        "mariadb1011/ai_int.ibd",
+        "mariadb1011-4k/ai_int.ibd",
+        "mariadb1011/rf_compressed8.ibd",
+        "mariadb1011-pc/pc_lz4.ibd",
+    ]
+    .iter()
+    .map(|rel| (rel.to_string(), fixtures().join(rel)))
+    .collect();
+    if let Some(c) = corpus() {
+        let rel = "mysql-8.0/sakila_mysql8040_staff.ibd";
+        files.push((rel.to_string(), c.join(rel)));
+    }
+    for (rel, file) in files {
+        let rel = rel.as_str();
+        let got = example(deleted_rows::run, &file, None);
+        let cli = Command::new(binary())
+            .args(["rows", "--deleted", "--format", "tsv"])
+            .arg(&file)
+            .output()
+            .expect("run ibdscope");
+        let want: Vec<String> = String::from_utf8(cli.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.splitn(5, '\t').collect();
+                format!("{}\t{}\t{}\t{}", f[0], f[1], f[2], f[4])
+            })
+            .collect();
+        if rel.contains("deleted_") {
+            assert!(!want.is_empty(), "{rel}: no deleted row from the CLI");
+        }
+        assert_eq!(
+            got, want,
+            "{rel}: the example's deleted rows differ from the CLI's"
+        );
+        if rel.ends_with("deleted_marked.ibd") {
+            let mut marked: Vec<&str> = got
+                .iter()
+                .filter_map(|l| {
+                    let f: Vec<&str> = l.splitn(4, '\t').collect();
+                    (f[2] == "delete-marked").then_some(f[3])
+                })
+                .collect();
+            let mut server: Vec<&str> = truth
+                .lines()
+                .filter_map(|l| l.strip_prefix(rel)?.strip_prefix("\tdelete-marked\t"))
+                .collect();
+            marked.sort_unstable();
+            server.sort_unstable();
+            assert_eq!(server.len(), 75, "{rel}");
+            assert_eq!(marked, server, "{rel}: the server's deleted rows");
+        }
     }
 }

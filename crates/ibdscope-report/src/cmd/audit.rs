@@ -5,6 +5,7 @@
 //! follows the input order.
 
 use crate::args::{Format, Opts};
+use crate::error::{Error, ErrorKind};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope_core::checksum::Unverifiable;
@@ -77,7 +78,7 @@ struct Datadir {
     /// The InnoDB dictionary (MySQL ≤ 5.7, MariaDB), read once: its
     /// tables, and each problem met reading it (file, page, byte offset).
     dictionary: Option<(usize, Vec<String>)>,
-    redo: Option<Result<RedoInfo, String>>,
+    redo: Option<Result<RedoInfo, Error>>,
     /// The pages the log's records after the checkpoint change.
     log_pages: Option<LogPages>,
     flush_lsn: Option<Lsn>,
@@ -87,7 +88,7 @@ struct Datadir {
 
 /// What one file gave.
 struct Done {
-    result: Result<Audit, String>,
+    result: Result<Audit, Error>,
     /// A key given that does not open the file (said on stderr): a finding.
     key: Outcome,
     page_size: u32,
@@ -355,7 +356,7 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
         for (n, p) in &dd.redo_paths {
             match crate::open::file(opts, p, opts.threads) {
                 Ok(i) => inputs.push((*n, i)),
-                Err(e) => err = Some(e.to_string()),
+                Err(e) => err = Some(Error::from(e)),
             }
         }
         dd.redo = Some(match err {
@@ -368,7 +369,8 @@ fn reference_points(dd: &mut Datadir, opts: &Opts) {
                         data: i.bytes(),
                     })
                     .collect();
-                let info = redo::read(&files, dd.layout).map_err(|e| e.to_string());
+                let info = redo::read(&files, dd.layout)
+                    .map_err(|e| Error::at(ErrorKind::Redo(e), &dd.root));
                 if let Ok(info) = &info {
                     dd.log_pages = Some(redo::log_pages(&files, dd.layout, info, MAX_LOG_PAGES));
                 }
@@ -400,15 +402,15 @@ fn audit_one(
     // The system tablespace's files were found to continue each other
     // when the jobs were made (`join_system`); opened again the same way.
     let opened = if job.joined.is_empty() {
-        crate::open::file(opts, &job.path, 1).map_err(|e| e.kind.to_string())
+        crate::open::file(opts, &job.path, 1)
     } else {
-        crate::open::system(opts, &job.path, 1).map_err(|e| e.to_string())
+        crate::open::system(opts, &job.path, 1)
     };
     let input = match opened {
         Ok(i) => i,
         Err(e) => {
             return Done {
-                result: Err(e),
+                result: Err(e.into()),
                 key: Outcome::Clean,
                 page_size: 0,
                 recovery: None,
@@ -458,7 +460,7 @@ fn audit_one(
             }
         }
         Err(e) => Done {
-            result: Err(e.to_string()),
+            result: Err(Error::at(ErrorKind::Space(e), &job.path)),
             key: Outcome::Clean,
             page_size: 0,
             recovery: None,
@@ -515,9 +517,10 @@ fn audit_all(jobs: &[Job], dds: &[Datadir], opts: &Opts) -> Vec<Done> {
         .into_inner()
         .unwrap_or_default()
         .into_iter()
-        .map(|d| {
-            d.unwrap_or(Done {
-                result: Err("not audited".into()),
+        .zip(jobs)
+        .map(|(d, job)| {
+            d.unwrap_or_else(|| Done {
+                result: Err(Error::at(ErrorKind::NotAudited, &job.path)),
                 key: Outcome::Clean,
                 page_size: 0,
                 recovery: None,
@@ -606,7 +609,11 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     let done = audit_all(&jobs, &dds, opts);
     for (job, d) in jobs.iter().zip(&done) {
         if let Err(e) = &d.result {
-            crate::diag::say!("ibdscope: {}: {e}", ibdscope::names::path(&job.path));
+            crate::diag::say!(
+                "ibdscope: {}: {}",
+                ibdscope::names::path(&job.path),
+                e.kind()
+            );
         }
     }
     let reports: Vec<DatadirReport> = dds
@@ -891,7 +898,7 @@ fn file_text(job: &Job, d: &Done, out: &mut dyn Write) -> io::Result<()> {
     let p = ibdscope::names::path(&job.path);
     let a = match &d.result {
         Ok(a) => a,
-        Err(e) => return writeln!(out, "{p}: unreadable: {e}"),
+        Err(e) => return writeln!(out, "{p}: unreadable: {}", e.kind()),
     };
     // A key given that does not open the space (said once on stderr):
     // the verdict says why its pages stay encrypted.
@@ -1545,7 +1552,8 @@ fn file_json(j: &mut Json<'_>, job: &Job, d: &Done, instance: Option<&Path>) -> 
     let a = match &d.result {
         Ok(a) => a,
         Err(e) => {
-            j.kv_str("verdict", "unreadable")?.kv_str("error", e)?;
+            j.kv_str("verdict", "unreadable")?
+                .kv_str("error", &e.kind().to_string())?;
             return Ok(());
         }
     };
@@ -1677,7 +1685,7 @@ fn datadir_json(
             j.null()?;
         }
         Some(Err(e)) => {
-            j.obj()?.kv_str("error", e)?.end_obj()?;
+            j.obj()?.kv_str("error", &e.to_string())?.end_obj()?;
         }
         Some(Ok(info)) => {
             j.obj()?.key("files")?.arr()?;
@@ -1887,7 +1895,7 @@ fn csv(c: &Ctx<'_>, out: &mut dyn Write) -> io::Result<()> {
                 for _ in kinds {
                     write!(out, ",")?;
                 }
-                write!(out, ",,{}", crate::csv::Field(e))?;
+                write!(out, ",,{}", crate::csv::Field(&e.kind().to_string()))?;
             }
             Ok(a) => {
                 write!(

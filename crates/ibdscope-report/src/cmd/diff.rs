@@ -1,8 +1,9 @@
 //! `ibdscope diff A B`: two copies of one tablespace, page by page.
 
-use crate::args::{Format, Opts};
+use crate::args::{DefOpts, Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
 use ibdscope_core::{IndexId, PageNo, Summary, Tablespace, TypeNames};
 use ibdscope_forensics::diff::{Change, Diff, PageDiff};
 use std::io::{self, Write};
@@ -73,13 +74,27 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     crate::open::say(&diags);
     let ca = da.as_ref().map(|d| d.tablespace(&a));
     let cb = db.as_ref().map(|d| d.tablespace(&b));
-    let d = match Diff::with_content(
-        &a,
-        &b,
-        ca.as_ref().unwrap_or(&a),
-        cb.as_ref().unwrap_or(&b),
-        &engine.with_progress(&progress),
-    ) {
+    // Each copy's model: its summary (the page verdicts) folded in its
+    // space map's first pass, the map read from the decrypted space.
+    let engine = engine.with_progress(&progress);
+    fn model<'m>(
+        p: &'m Path,
+        ts: &Tablespace<'m>,
+        content: Option<&Tablespace<'m>>,
+        engine: ibdscope_core::Engine<'m>,
+    ) -> Analysis<'m> {
+        Analysis::new(p, ts, content.unwrap_or(ts), engine, DefOpts::default())
+            .with_sink(&crate::open::say_one)
+    }
+    let ma = model(pa, &a, ca.as_ref(), engine);
+    let mb = model(pb, &b, cb.as_ref(), engine);
+    let made = if a.page_size() == b.page_size() {
+        Diff::with_content(&a, &b, (ma.ts(), ma.map()), (mb.ts(), mb.map()), &engine)
+    } else {
+        // The copies' page sizes differ: the error, no map built.
+        Diff::of(&a, &b, &engine)
+    };
+    let d = match made {
         Ok(d) => d,
         Err(e) => {
             crate::diag::say!(
@@ -92,7 +107,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
     };
     // Each copy's page verdicts (the one rule every command gives): a
     // page that fails verification is not a "newer" or "older" write.
-    let sums = [Summary::of(&a, &engine), Summary::of(&b, &engine)];
+    let sums = [ma.summary(), mb.summary()];
     let v = Verdicts(&sums);
     match opts.format {
         Format::Json => json(out, pa, pb, &d, &b, v)?,
@@ -138,7 +153,7 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
 
 /// The two copies' page verdicts.
 #[derive(Clone, Copy)]
-struct Verdicts<'s>(&'s [Summary; 2]);
+struct Verdicts<'s>(&'s [&'s Summary; 2]);
 
 impl Verdicts<'_> {
     /// The verdict of page `n` in copy 0 or 1, when it is a finding.

@@ -9,6 +9,7 @@
 //! is left damaged, 0 when nothing needed doing.
 
 use crate::args::{Format, Opts, RestoreOpts};
+use crate::error::{Error, ErrorKind};
 use crate::json::Json;
 use crate::open::{open_system, read_redo, redo_files};
 use crate::outcome::Outcome;
@@ -33,8 +34,8 @@ pub fn run(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> io::Result<Outc
     match restore(opts, r, out) {
         Ok(o) => Ok(o),
         Err(Fail::Io(e)) => Err(e),
-        Err(Fail::Msg(m)) => {
-            crate::diag::say!("ibdscope: {m}");
+        Err(Fail::Msg(e)) => {
+            crate::diag::say!("ibdscope: {e}");
             Ok(Outcome::Unreadable)
         }
     }
@@ -42,7 +43,7 @@ pub fn run(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> io::Result<Outc
 
 enum Fail {
     Io(io::Error),
-    Msg(String),
+    Msg(Error),
 }
 
 impl From<io::Error> for Fail {
@@ -51,9 +52,15 @@ impl From<io::Error> for Fail {
     }
 }
 
-impl From<String> for Fail {
-    fn from(e: String) -> Self {
+impl From<Error> for Fail {
+    fn from(e: Error) -> Self {
         Fail::Msg(e)
+    }
+}
+
+impl From<ibdscope::Error> for Fail {
+    fn from(e: ibdscope::Error) -> Self {
+        Fail::Msg(e.into())
     }
 }
 
@@ -61,15 +68,10 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
     let path = opts
         .files
         .first()
-        .ok_or("restore needs a file".to_string())?;
+        .ok_or(Error::run(ErrorKind::NoFile("restore")))?;
     let datadir =
         ibdscope::instance::find_datadir(path, r.datadir.as_deref(), opts.data_files.as_deref())
-            .ok_or_else(|| {
-                format!(
-                    "{}: no ibdata1 beside it or in its parent; give --datadir",
-                    ibdscope::names::path(path)
-                )
-            })?;
+            .ok_or_else(|| Error::at(ErrorKind::NoDatadir, path))?;
     // Every file read: never the output.
     let (redo_paths, _) = redo_files(&datadir);
     let mut inputs = vec![path.clone(), datadir.join("ibdata1")];
@@ -79,26 +81,19 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
     inputs.extend(redo_paths.into_iter().map(|(_, p)| p));
     crate::out::check(&r.out, &inputs)?;
     if !r.force && std::fs::symlink_metadata(&r.out).is_ok() {
-        return Err(format!(
-            "--out {} exists; ibdscope does not overwrite it (give --force to replace it)",
-            ibdscope::names::path(&r.out)
-        )
-        .into());
+        return Err(Error::at(ErrorKind::OutExists, &r.out).into());
     }
-    let input = crate::open::file(opts, path, opts.threads).map_err(|e| e.to_string())?;
+    let input = crate::open::file(opts, path, opts.threads)?;
     let ts = input
         .tablespace()
-        .map_err(|e| format!("{}: {e}", ibdscope::names::path(path)))?;
-    let sys = open_system(&datadir, opts).map_err(|e| e.to_string())?;
+        .map_err(|e| Error::at(ErrorKind::Space(e), path))?;
+    let sys = open_system(&datadir, opts)?;
+    let ibdata1 = datadir.join("ibdata1");
     let sys_ts = sys
         .tablespace()
-        .map_err(|e| format!("{}: {e}", ibdscope::names::path(&datadir.join("ibdata1"))))?;
-    let dw = DoublewriteBuffer::read(&sys_ts).ok_or_else(|| {
-        format!(
-            "{}: no doublewrite buffer (no TRX_SYS doublewrite magic on page 5)",
-            ibdscope::names::path(&datadir.join("ibdata1"))
-        )
-    })?;
+        .map_err(|e| Error::at(ErrorKind::Space(e), &ibdata1))?;
+    let dw = DoublewriteBuffer::read(&sys_ts)
+        .ok_or_else(|| Error::at(ErrorKind::NoDoublewrite, &ibdata1))?;
     let redo = read_redo(&datadir, opts);
     if let Some(Err(e)) = &redo {
         crate::diag::say!(
@@ -112,13 +107,8 @@ fn restore(opts: &Opts, r: &RestoreOpts, out: &mut dyn Write) -> Result<Outcome,
     let ps = ts.page_size();
     let data = input.bytes();
     crate::out::write_via_temp(&r.out, |tmp| {
-        write_copy(tmp, data, ps, &repairs, &dw, &sys_ts).map_err(|e| {
-            format!(
-                "cannot write {}: {}",
-                ibdscope::names::path(&r.out),
-                crate::out::reason(&e)
-            )
-        })
+        write_copy(tmp, data, ps, &repairs, &dw, &sys_ts)
+            .map_err(|e| Error::at(ErrorKind::Write(e.into()), &r.out))
     })?;
     let copies = dw.slots.iter().filter(|s| s.space == ts.space_id()).count();
     let v = View {

@@ -112,6 +112,9 @@ struct RowFmt {
     twin: bool,
     /// The page being read does not verify: its rows are marked.
     unverified: bool,
+    /// The longest piece so far: a piece's buffer is made that large at
+    /// its first row rather than grown (and copied) by doubling.
+    longest: usize,
 }
 
 /// The rows of a run of pages, formatted on any thread and written in
@@ -119,6 +122,9 @@ struct RowFmt {
 #[derive(Default)]
 struct Piece {
     out: Vec<u8>,
+    /// Text and tsv without the meta columns: the lines, each built in
+    /// place (its values rendered straight into it, no copy of a line).
+    text: String,
     counts: Counts,
     findings: Vec<String>,
 }
@@ -296,6 +302,9 @@ impl<'w> Printer<'w> {
         }
         if !out.is_empty() {
             self.j.writer().write_all(out)?;
+        }
+        if !piece.text.is_empty() {
+            self.j.writer().write_all(piece.text.as_bytes())?;
         }
         self.counts.add(&piece.counts);
         self.findings.extend(piece.findings);
@@ -581,8 +590,36 @@ impl<'w> Printer<'w> {
 }
 
 impl RowFmt {
-    /// Formats one row into `piece`.
+    /// Formats one row into `piece`: text and tsv without the meta columns
+    /// build the line at the end of the piece's text, the other formats in
+    /// [`RowFmt::line`] or through the JSON writer, then copied.
     fn row(&mut self, st: &RowStyle<'_>, piece: &mut Piece, view: RowView<'_>) -> io::Result<()> {
+        let in_place = in_place(st);
+        let buf_len = |p: &Piece| if in_place { p.text.len() } else { p.out.len() };
+        if piece.text.capacity() == 0 && piece.out.capacity() == 0 {
+            if in_place {
+                piece.text.reserve(self.longest);
+            } else {
+                piece.out.reserve(self.longest);
+            }
+        }
+        if in_place {
+            std::mem::swap(&mut self.line, &mut piece.text);
+        }
+        let r = self.row_in(st, piece, view);
+        if in_place {
+            std::mem::swap(&mut self.line, &mut piece.text);
+        }
+        self.longest = self.longest.max(buf_len(piece));
+        r
+    }
+
+    fn row_in(
+        &mut self,
+        st: &RowStyle<'_>,
+        piece: &mut Piece,
+        view: RowView<'_>,
+    ) -> io::Result<()> {
         let row = view.row;
         self.problems.clear();
         self.twin = row.live_copy;
@@ -594,6 +631,7 @@ impl RowFmt {
             out,
             counts,
             findings,
+            ..
         } = piece;
         if st.format == Format::Json {
             // The array's separator; the printer drops the first one.
@@ -720,7 +758,9 @@ impl RowFmt {
         offset: u16,
         origin: Origin,
     ) -> io::Result<()> {
-        self.line.clear();
+        if !in_place(st) {
+            self.line.clear();
+        }
         match st.format {
             Format::Json | Format::Jsonl => {
                 j.obj()?;
@@ -886,7 +926,9 @@ impl RowFmt {
                     self.line.push_str(",true");
                 }
                 self.line.push('\n');
-                w.write_all(self.line.as_bytes())?;
+                if !in_place(st) {
+                    w.write_all(self.line.as_bytes())?;
+                }
             }
             Format::Json | Format::Jsonl => {
                 j.end_obj()?;
@@ -931,6 +973,12 @@ impl RowFmt {
         }
         Ok(())
     }
+}
+
+/// Text and tsv without the meta columns: each line is built at the end of
+/// the piece's text ([`Piece::text`]).
+fn in_place(st: &RowStyle<'_>) -> bool {
+    !st.meta && matches!(st.format, Format::Tsv | Format::Text)
 }
 
 /// A finding the scan met among the rows, in words.

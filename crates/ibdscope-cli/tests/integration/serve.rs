@@ -1,0 +1,54 @@
+//! `ibdscope serve` as a process: it prints its URL (127.0.0.1, a token),
+//! answers with the token and refuses without it, and never prints key
+//! material. The hostile requests are the serve crate's tests.
+
+use super::common::fixtures;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn get(port: u16, target: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
+}
+
+#[test]
+fn serve_prints_its_url_and_answers_with_the_token_only() {
+    let file = fixtures().join("mariadb1011/ai_int.ibd");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+        .args(["serve", "--threads", "1"])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("ibdscope serve: ")
+        .unwrap_or("")
+        .to_string();
+    let rest = url.strip_prefix("http://127.0.0.1:").expect(&line);
+    let (port, token) = rest.split_once("/?t=").expect(&line);
+    let port: u16 = port.parse().unwrap();
+    assert_eq!(token.len(), 32, "{line}");
+    let ok = get(port, &format!("/api/files?t={token}"));
+    let forbidden = get(port, "/api/files");
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert!(ok.starts_with("HTTP/1.1 200 OK"), "{ok}");
+    assert!(ok.contains("\"vendor\":\"MariaDB\""), "{ok}");
+    assert!(forbidden.starts_with("HTTP/1.1 403"), "{forbidden}");
+}

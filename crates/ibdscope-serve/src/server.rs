@@ -1,0 +1,220 @@
+//! The listener, the connection cap, the worker pool and the routes.
+
+use crate::api::{self, Api, PAGES_PER_REQUEST};
+use crate::guard::{self, Guard};
+use crate::http::{self, Bounds, Failure, Request, Response};
+use ibdscope_report::args::{Cmd, Opts};
+use std::io::{self, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+/// The server's bounds.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Worker threads (each serves one connection at a time).
+    pub workers: usize,
+    /// Open connections at most (served or waiting for a worker); one more
+    /// gets 503 and is closed.
+    pub connections: usize,
+    /// Request bounds and timeouts.
+    pub bounds: Bounds,
+    /// How long writing a response may block.
+    pub write: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            workers: 8,
+            connections: 64,
+            bounds: Bounds {
+                line: 2048,
+                head: 8192,
+                headers: 64,
+                body: 1024,
+                idle: Duration::from_secs(2),
+                request: Duration::from_secs(5),
+            },
+            write: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A bound server, not yet serving.
+#[derive(Debug)]
+pub struct Server {
+    listener: TcpListener,
+    port: u16,
+    guard: Arc<Guard>,
+    api: Arc<Api>,
+    limits: Limits,
+}
+
+/// What every worker shares.
+struct Shared {
+    guard: Arc<Guard>,
+    api: Arc<Api>,
+    limits: Limits,
+    open: AtomicUsize,
+}
+
+impl Server {
+    /// Binds 127.0.0.1:`port` (0: any free port) to serve `opts.files`
+    /// read with `opts`' host and keys; draws a fresh token.
+    pub fn bind(opts: Opts, port: u16, limits: Limits) -> io::Result<Server> {
+        let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
+        let port = listener.local_addr()?.port();
+        let guard = Arc::new(Guard::new(guard::token()?, port));
+        Ok(Server {
+            listener,
+            port,
+            guard,
+            api: Arc::new(Api::new(opts)),
+            limits,
+        })
+    }
+
+    /// The URL to open: the app, with the token.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/?t={}", self.port, self.guard.token)
+    }
+
+    /// The port bound.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until the process ends.
+    pub fn run(self) -> io::Result<()> {
+        let shared = Arc::new(Shared {
+            guard: self.guard,
+            api: self.api,
+            limits: self.limits,
+            open: AtomicUsize::new(0),
+        });
+        let (tx, rx) = mpsc::sync_channel::<TcpStream>(self.limits.connections.max(1));
+        let rx = Arc::new(Mutex::new(rx));
+        for _ in 0..self.limits.workers.max(1) {
+            let rx = Arc::clone(&rx);
+            let shared = Arc::clone(&shared);
+            std::thread::spawn(move || loop {
+                let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                let Ok(stream) = next else { return };
+                serve_connection(&shared, stream);
+                shared.open.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+        for stream in self.listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            if shared.open.load(Ordering::SeqCst) >= shared.limits.connections {
+                let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+                let _ = http::write_response(&mut stream, &Response::status(503), false, false);
+                continue;
+            }
+            shared.open.fetch_add(1, Ordering::SeqCst);
+            if tx.send(stream).is_err() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Answers the requests of one connection until it closes, idles or errs.
+fn serve_connection(shared: &Shared, mut stream: TcpStream) {
+    let _ = stream.set_write_timeout(Some(shared.limits.write));
+    let _ = stream.set_nodelay(true);
+    let mut buf = Vec::new();
+    loop {
+        match http::read_request(&mut stream, &mut buf, &shared.limits.bounds) {
+            Err(Failure::Closed) => return,
+            Err(Failure::Status(s)) => {
+                let _ = http::write_response(&mut stream, &Response::status(s), false, false);
+                return;
+            }
+            Ok(req) => {
+                let head = req.method == "HEAD";
+                let resp = answer(shared, &req);
+                let keep = req.keep_alive && resp.status == 200;
+                if http::write_response(&mut stream, &resp, keep, head).is_err() || !keep {
+                    let _ = stream.flush();
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The response to one request.
+fn answer(shared: &Shared, req: &Request) -> Response {
+    if req.method != "GET" && req.method != "HEAD" {
+        return Response::status(405);
+    }
+    let Some((path, query)) = guard::split_target(&req.target) else {
+        return Response::status(400);
+    };
+    if !shared.guard.allows(req, &query) {
+        return Response::status(403);
+    }
+    let number = |key: &str| -> Option<Option<u32>> {
+        match query.iter().find(|(k, _)| *k == key) {
+            None => Some(None),
+            Some((_, v)) => v.parse().ok().map(Some),
+        }
+    };
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    match segments.as_slice() {
+        [""] => ok(
+            "text/html; charset=utf-8",
+            crate::app::index(&shared.guard.token),
+        ),
+        ["app.js"] => ok("text/javascript; charset=utf-8", crate::app::JS.into()),
+        ["app.css"] => ok("text/css; charset=utf-8", crate::app::CSS.into()),
+        ["api", "palette"] => ok(JSON, api::palette()),
+        ["api", "files"] => ok(JSON, shared.api.overview()),
+        ["api", "file", n, rest @ ..] => {
+            let Some(index) = n.parse::<usize>().ok().filter(|&i| i < shared.api.len()) else {
+                return Response::status(404);
+            };
+            let (cmd, hex, levels) = match rest {
+                ["pages"] => {
+                    let (Some(from), Some(to)) = (number("from"), number("to")) else {
+                        return Response::status(400);
+                    };
+                    let from = from.unwrap_or(0);
+                    let last = from.saturating_add(PAGES_PER_REQUEST - 1);
+                    let to = Some(to.map_or(last, |t| t.min(last)));
+                    (Cmd::Pages { from, to }, false, false)
+                }
+                ["check"] => (Cmd::Check, false, false),
+                ["levels"] => (Cmd::Indexes, false, true),
+                ["page", p] => match p.parse::<u32>() {
+                    Ok(page) => (Cmd::Page { page }, true, false),
+                    Err(_) => return Response::status(404),
+                },
+                _ => return Response::status(404),
+            };
+            match shared.api.report(cmd, index, hex, levels) {
+                None => Response::status(404),
+                Some(a) => Response {
+                    extra: vec![("X-Ibdscope-Outcome", api::outcome_name(a.outcome).into())],
+                    ..ok(JSON, a.body)
+                },
+            }
+        }
+        _ => Response::status(404),
+    }
+}
+
+const JSON: &str = "application/json";
+
+fn ok(content_type: &'static str, body: Vec<u8>) -> Response {
+    Response {
+        status: 200,
+        content_type,
+        body,
+        extra: Vec::new(),
+    }
+}
