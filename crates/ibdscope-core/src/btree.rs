@@ -58,13 +58,14 @@ use crate::finding::{Finding, FindingKind};
 use crate::ids::{IndexId, PageNo, FIL_NULL};
 use crate::index::{IndexHeader, PAGE_HEADER, PAGE_LEVEL};
 use crate::parallel::{fold_pages, Engine, PageFold};
-use crate::record::{PageRecords, RecFinding, RecFormat, RecPage, RecScratch, RecWalk, Visited};
+use crate::record::{RecFinding, RecFormat, RecPage, RecScratch, Visited};
 use crate::space::Tablespace;
+use crate::walk::{walk_records, LevelSums, Walked, FILL_ONE};
 
 pub use crate::finding::{BtreeProblem, BTREE_MAX_HEIGHT};
 
 /// Buckets of the fill histogram (0–10 %, …, 90–100 %).
-pub const FILL_BUCKETS: usize = 10;
+pub const FILL_BUCKETS: usize = crate::walk::FILL_BUCKETS;
 
 /// One level of an index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -457,190 +458,7 @@ struct Walker<'t, 'a, 'o> {
     trees: Vec<IndexTree>,
 }
 
-/// What a member page's record walk gives the tree figures ([`RecPage::analyse`]).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Walked {
-    /// `PageFill::fill`.
-    fill: f32,
-    /// PAGE_GARBAGE.
-    garbage: u32,
-    /// `PageRecords::n_recs`: walked, or PAGE_N_RECS on compressed pages.
-    n_recs: u32,
-    /// `PageRecords::record_bytes`.
-    record_bytes: u32,
-    /// From [`RecCounts`]: records on the free chain, delete-marked and
-    /// MIN_REC leaf records.
-    n_free: u32,
-    n_deleted: u32,
-    n_min_rec: u32,
-    /// PAGE_N_RECS.
-    n_recs_stated: u16,
-    /// `PageRecords::data_size`, `PageFill::used` and `PageFill::usable`.
-    data_size: u32,
-    used: u32,
-    usable: u32,
-    /// How far the walk went.
-    state: WalkState,
-}
-
-/// How a member page's records were read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum WalkState {
-    /// No records view (the page is not one; never for a member page of a
-    /// readable space).
-    #[default]
-    None,
-    /// ROW_FORMAT=COMPRESSED: figures from the header.
-    Compressed,
-    /// Walked; the user chain broke.
-    Broken,
-    /// Walked to the supremum.
-    Complete,
-}
-
-impl Walked {
-    fn of(r: &PageRecords) -> Walked {
-        let mut w = Walked {
-            fill: r.fill.fill(),
-            garbage: r.fill.garbage,
-            n_recs: r.n_recs(),
-            record_bytes: r.record_bytes(),
-            n_free: 0,
-            n_deleted: 0,
-            n_min_rec: 0,
-            n_recs_stated: r.n_recs_stated,
-            data_size: r.data_size,
-            used: r.fill.used,
-            usable: r.fill.usable,
-            state: WalkState::Compressed,
-        };
-        if let RecWalk::Walked(c) = r.walk {
-            w.n_free = c.n_free;
-            w.n_deleted = c.n_deleted;
-            w.n_min_rec = c.n_min_rec;
-            w.state = if c.user_complete {
-                WalkState::Complete
-            } else {
-                WalkState::Broken
-            };
-        }
-        w
-    }
-
-    /// Whether the page's records were walked to the end.
-    fn sound(&self) -> bool {
-        self.state == WalkState::Complete
-    }
-}
-
-/// One fill as an exact integer: `fill × 2^40`. A fill is used ÷ usable
-/// bytes of a page of at most 64 KiB, so a nonzero fill is at least 2^-16
-/// and its f32 value times 2^40 is a whole number; sums of these are exact
-/// in any order, so the mean is the same at any thread count.
-const FILL_ONE: f64 = (1u64 << 40) as f64;
-
-fn fill_fixed(fill: f32) -> u128 {
-    (f64::from(fill) * FILL_ONE) as u128
-}
-
-/// Figures of the member pages of one level of one index (the root and
-/// pages at or above the root's level left out), summed in file order.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct LevelSums {
-    /// Pages with a records view: the pages counted.
-    pages: u32,
-    /// Σ fill, exact (see [`fill_fixed`]).
-    fill: u128,
-    hist: [u32; FILL_BUCKETS],
-    garbage: u64,
-    /// Σ n_recs over all counted pages, and over the walked (not
-    /// compressed) ones.
-    n_recs: u64,
-    n_recs_walked: u64,
-    n_recs_stated: u64,
-    record_bytes: u64,
-    compressed: u32,
-    n_free: u64,
-    n_deleted: u64,
-    n_min_rec: u64,
-    data_size: u64,
-    used: u64,
-    usable: u64,
-}
-
 impl LevelSums {
-    /// The figures of one page: nothing for a page without a records view.
-    pub(crate) fn one(w: &Walked) -> LevelSums {
-        let mut s = LevelSums::default();
-        if w.state == WalkState::None {
-            return s;
-        }
-        let fill = f64::from(w.fill);
-        let bucket = ((fill * FILL_BUCKETS as f64) as usize).min(FILL_BUCKETS - 1);
-        if let Some(b) = s.hist.get_mut(bucket) {
-            *b = 1;
-        }
-        s.pages = 1;
-        s.fill = fill_fixed(w.fill);
-        s.garbage = u64::from(w.garbage);
-        s.n_recs = u64::from(w.n_recs);
-        s.n_recs_stated = u64::from(w.n_recs_stated);
-        s.record_bytes = u64::from(w.record_bytes);
-        s.data_size = u64::from(w.data_size);
-        s.used = u64::from(w.used);
-        s.usable = u64::from(w.usable);
-        if w.state == WalkState::Compressed {
-            s.compressed = 1;
-            return s;
-        }
-        s.n_recs_walked = u64::from(w.n_recs);
-        s.n_free = u64::from(w.n_free);
-        s.n_deleted = u64::from(w.n_deleted);
-        s.n_min_rec = u64::from(w.n_min_rec);
-        s
-    }
-
-    /// Takes `o`, merged before, out again (the sums are exact integers).
-    fn sub(&mut self, o: &LevelSums) {
-        self.pages = self.pages.saturating_sub(o.pages);
-        self.fill = self.fill.saturating_sub(o.fill);
-        for (a, b) in self.hist.iter_mut().zip(o.hist) {
-            *a = a.saturating_sub(b);
-        }
-        self.garbage = self.garbage.saturating_sub(o.garbage);
-        self.n_recs = self.n_recs.saturating_sub(o.n_recs);
-        self.n_recs_walked = self.n_recs_walked.saturating_sub(o.n_recs_walked);
-        self.n_recs_stated = self.n_recs_stated.saturating_sub(o.n_recs_stated);
-        self.record_bytes = self.record_bytes.saturating_sub(o.record_bytes);
-        self.compressed = self.compressed.saturating_sub(o.compressed);
-        self.n_free = self.n_free.saturating_sub(o.n_free);
-        self.n_deleted = self.n_deleted.saturating_sub(o.n_deleted);
-        self.n_min_rec = self.n_min_rec.saturating_sub(o.n_min_rec);
-        self.data_size = self.data_size.saturating_sub(o.data_size);
-        self.used = self.used.saturating_sub(o.used);
-        self.usable = self.usable.saturating_sub(o.usable);
-    }
-
-    pub(crate) fn merge(&mut self, o: &LevelSums) {
-        self.pages = self.pages.saturating_add(o.pages);
-        self.fill = self.fill.saturating_add(o.fill);
-        for (a, b) in self.hist.iter_mut().zip(o.hist) {
-            *a = a.saturating_add(b);
-        }
-        self.garbage = self.garbage.saturating_add(o.garbage);
-        self.n_recs = self.n_recs.saturating_add(o.n_recs);
-        self.n_recs_walked = self.n_recs_walked.saturating_add(o.n_recs_walked);
-        self.n_recs_stated = self.n_recs_stated.saturating_add(o.n_recs_stated);
-        self.record_bytes = self.record_bytes.saturating_add(o.record_bytes);
-        self.compressed = self.compressed.saturating_add(o.compressed);
-        self.n_free = self.n_free.saturating_add(o.n_free);
-        self.n_deleted = self.n_deleted.saturating_add(o.n_deleted);
-        self.n_min_rec = self.n_min_rec.saturating_add(o.n_min_rec);
-        self.data_size = self.data_size.saturating_add(o.data_size);
-        self.used = self.used.saturating_add(o.used);
-        self.usable = self.usable.saturating_add(o.usable);
-    }
-
     /// The level's figures as [`LevelInfo`] shows them.
     fn figures(&self) -> LevelFigures {
         LevelFigures {
@@ -783,21 +601,6 @@ fn slot_in(id: IndexId, pos: u32, h: &Head) -> Slot {
             level: h.level,
         },
         _ => Slot::None,
-    }
-}
-
-/// The record walk of `page` (an index page as it reads) as the tree
-/// figures take it, its findings in `out`.
-pub(crate) fn walk_records(
-    ts: &Tablespace<'_>,
-    page: &[u8],
-    scratch: &mut Option<Box<RecScratch>>,
-    out: &mut Vec<RecFinding>,
-) -> Walked {
-    out.clear();
-    match RecPage::new(page, ts.format().logical_size) {
-        Some(rp) => Walked::of(&rp.analyse_lazy(scratch, out)),
-        None => Walked::default(),
     }
 }
 
@@ -2574,7 +2377,7 @@ mod real_files {
     use super::*;
     use crate::extents::SpaceProblem;
     use crate::flst::page_readable;
-    use crate::record::RecCounts;
+    use crate::record::{RecCounts, RecWalk};
     use crate::PageType;
     use std::collections::BTreeMap;
 

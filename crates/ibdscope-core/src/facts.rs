@@ -23,14 +23,47 @@
 //! are dropped and the passes read the pages), the record findings per
 //! finding.
 
-use crate::btree::{walk_records, LevelSums};
 use crate::fil::FilHeader;
 use crate::flst::page_readable;
 use crate::ids::{IndexId, PageNo};
 use crate::index::IndexHeader;
 use crate::page_type::PageType;
 use crate::record::{RecFinding, RecScratch};
+use crate::source::PageSource;
 use crate::space::Tablespace;
+use crate::walk::{walk_records, LevelSums};
+
+/// The facts and what they give, read through the space: kept here, above
+/// the space and its page source (which hold the facts without knowing
+/// their type), so that neither imports this module.
+impl<'a> Tablespace<'a> {
+    /// What the transform pass of this space's page source kept of every
+    /// page ([`crate::facts`]), when it did: the space map's index pass and
+    /// the B-trees read it instead of the pages.
+    pub(crate) fn pass_facts(&self) -> Option<&'a Facts> {
+        self.source()
+            .and_then(PageSource::facts)
+            .and_then(|f| f.downcast_ref::<Facts>())
+    }
+
+    /// Page `n`'s FIL_PAGE_TYPE and, for an index page with an index
+    /// header, its fill from the header (`IndexHeader::usage`), as the
+    /// page reads: from what the transform pass of a page source kept
+    /// (no page transformed again), else from the page. `None` past the
+    /// last page, or for a page too short for a FIL header.
+    pub fn type_and_fill(&self, n: PageNo) -> Option<(PageType, Option<f32>)> {
+        let logical = self.format().logical_size;
+        let fill = |h: Head| {
+            let used = h.used.map(|u| crate::index::fill_of(u32::from(u), logical));
+            (h.kind != Kind::Short).then_some((h.page_type, used))
+        };
+        if let Some(f) = self.pass_facts() {
+            return f.head(n.0).and_then(fill);
+        }
+        let page = self.page_ref(n)?;
+        fill(Head::read_with(self, &page, false))
+    }
+}
 
 #[cfg(test)]
 thread_local! {
@@ -406,6 +439,11 @@ impl std::fmt::Debug for Facts {
 }
 
 impl Facts {
+    /// The facts as a page source holds them ([`PageSource::facts`]).
+    pub(crate) fn boxed(self) -> Box<dyn std::any::Any + Send + Sync> {
+        Box::new(self)
+    }
+
     /// The facts of a space of `n_pages` pages from its shards' (in page
     /// order); `None` when a shard gave up.
     pub(crate) fn join(n_pages: u32, shards: impl Iterator<Item = FactsShard>) -> Option<Facts> {
@@ -583,8 +621,8 @@ mod tests {
                 let plain = PageSource::new(Box::new(Copy), ts.page_size(), ts.n_pages());
                 let facts = facts_of(&ts, 1 + round % 4);
                 assert!(facts.is_some(), "{path} round {round}");
-                let kept =
-                    PageSource::new(Box::new(Copy), ts.page_size(), ts.n_pages()).with_facts(facts);
+                let kept = PageSource::new(Box::new(Copy), ts.page_size(), ts.n_pages())
+                    .with_facts(facts.map(crate::facts::Facts::boxed));
                 let (a, b) = (ts.with_source(&plain), ts.with_source(&kept));
                 assert!(a.pass_facts().is_none() && b.pass_facts().is_some());
                 for n in 0..=ts.n_pages() {

@@ -128,6 +128,7 @@ pub mod summary;
 pub mod testing;
 mod vendor;
 pub mod verdict;
+mod walk;
 pub mod window;
 pub mod xdes;
 

@@ -522,7 +522,9 @@ fn expansion<X>(ts: &Tablespace<'_>, results: Vec<ShardResult<X>>) -> (Expansion
     }
     let facts = crate::facts::Facts::join(ts.n_pages(), facts.into_iter());
     let e = Expansion {
-        source: decompress_source(ts).with_roots(roots).with_facts(facts),
+        source: decompress_source(ts)
+            .with_roots(roots)
+            .with_facts(facts.map(crate::facts::Facts::boxed)),
         decompressed,
         failures,
     };

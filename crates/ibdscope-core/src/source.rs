@@ -125,7 +125,9 @@ pub(crate) struct PageSource {
     roots: Option<Vec<(u16, PageNo)>>,
     /// What its transform pass kept of every page
     /// ([`crate::Tablespace::pass_facts`]).
-    facts: Option<crate::facts::Facts>,
+    /// Held as `Any` so that this module does not import the facts' (they
+    /// sit above the space); `Tablespace::pass_facts` reads them back.
+    facts: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for PageSource {
@@ -163,14 +165,17 @@ impl PageSource {
     }
 
     /// The same source, with the facts its transform pass kept.
-    pub(crate) fn with_facts(mut self, facts: Option<crate::facts::Facts>) -> Self {
+    pub(crate) fn with_facts(
+        mut self,
+        facts: Option<Box<dyn std::any::Any + Send + Sync>>,
+    ) -> Self {
         self.facts = facts;
         self
     }
 
     /// The facts its transform pass kept, when it did.
-    pub(crate) fn facts(&self) -> Option<&crate::facts::Facts> {
-        self.facts.as_ref()
+    pub(crate) fn facts(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.facts.as_deref()
     }
 
     /// The root candidates its transform pass took, when it did.

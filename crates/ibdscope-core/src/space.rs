@@ -924,31 +924,6 @@ impl<'a> Tablespace<'a> {
         self.source.and_then(PageSource::roots)
     }
 
-    /// What the transform pass of this space's page source kept of every
-    /// page ([`crate::facts`]), when it did: the space map's index pass and
-    /// the B-trees read it instead of the pages.
-    pub(crate) fn pass_facts(&self) -> Option<&'a crate::facts::Facts> {
-        self.source.and_then(PageSource::facts)
-    }
-
-    /// Page `n`'s FIL_PAGE_TYPE and, for an index page with an index
-    /// header, its fill from the header (`IndexHeader::usage`), as the
-    /// page reads: from what the transform pass of a page source kept
-    /// (no page transformed again), else from the page. `None` past the
-    /// last page, or for a page too short for a FIL header.
-    pub fn type_and_fill(&self, n: PageNo) -> Option<(PageType, Option<f32>)> {
-        let logical = self.format().logical_size;
-        let fill = |h: crate::facts::Head| {
-            let used = h.used.map(|u| crate::index::fill_of(u32::from(u), logical));
-            (h.kind != crate::facts::Kind::Short).then_some((h.page_type, used))
-        };
-        if let Some(f) = self.pass_facts() {
-            return f.head(n.0).and_then(fill);
-        }
-        let page = self.page_ref(n)?;
-        fill(crate::facts::Head::read_with(self, &page, false))
-    }
-
     /// Whether every page reads as stored (no page source: not a
     /// page_compressed or encrypted space read transformed).
     pub fn reads_as_stored(&self) -> bool {

@@ -1202,7 +1202,7 @@ fn decrypt_space<'t, 'a>(
     let mut d = Decryption {
         source: PageSource::new(Box::new(source), ts.page_size(), ts.n_pages())
             .with_roots(roots)
-            .with_facts(facts),
+            .with_facts(facts.map(crate::facts::Facts::boxed)),
         decrypted: 0,
         decompressed: 0,
         failures: Vec::new(),
