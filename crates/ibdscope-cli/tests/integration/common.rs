@@ -86,6 +86,24 @@ pub fn run(args: &[&str]) -> Output {
         .expect("run ibdscope")
 }
 
+/// Runs the binary like [`run`], but stops it after `limit` if it is still
+/// running (a command that serves until stopped, `serve`) and returns what
+/// it printed until then.
+pub fn run_bounded(args: &[&str], limit: std::time::Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run ibdscope");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait for ibdscope").is_none() && start.elapsed() < limit {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    child.wait_with_output().expect("collect ibdscope's output")
+}
+
 /// A scratch file path unique to this test process and `name`.
 ///
 /// The directory outlives the process (tests have no common teardown), so

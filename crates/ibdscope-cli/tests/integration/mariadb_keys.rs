@@ -10,7 +10,7 @@
 //! - a wrong key, a wrong password, a missing key id are clear findings,
 //!   never rows.
 
-use super::common::{fixtures, read_tsv, run, scratch, Json};
+use super::common::{fixtures, read_tsv, run, run_bounded, scratch, Json};
 use super::rows::gunzip;
 use std::path::PathBuf;
 
@@ -462,7 +462,13 @@ fn no_output_holds_key_material() {
             let mut args = vec![cmd.as_str()];
             args.extend(&files);
             args.extend(keys);
-            let o = run(&args);
+            // `serve` listens until stopped: what it prints in its first
+            // two seconds (its URL, or why it could not start).
+            let o = if cmd == "serve" {
+                run_bounded(&args, std::time::Duration::from_secs(2))
+            } else {
+                run(&args)
+            };
             runs += 1;
             for out in [&o.stdout, &o.stderr] {
                 for s in &secrets {

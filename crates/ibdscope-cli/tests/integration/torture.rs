@@ -352,7 +352,10 @@ fn commands() -> &'static [Cmd] {
             .skip(1)
             .take_while(|l| !l.trim().is_empty())
             .filter_map(|l| l.split_whitespace().next())
-            .filter(|n| *n != "help")
+            // `serve` listens until stopped; its own tests
+            // (`crates/ibdscope-serve/tests/serve.rs`) plant damage and
+            // compare every page's verdict with `check`'s.
+            .filter(|n| *n != "help" && *n != "serve")
             .map(str::to_string)
             .collect();
         let probe = &sources()[0];
