@@ -10,9 +10,11 @@
 //! again; one call, where a release per chunk would interrupt the other
 //! cores once per chunk) and the count starts again: a walk over any file
 //! holds at most that many chunks mapped, whatever the file's size. The
-//! first read of a chunk asks the host to read the whole chunk in at once
+//! second read of a chunk asks the host to read the whole chunk in at once
 //! ([`Residency::read_ahead`]: one large request for a cold file, where a
-//! walk that follows a chain would fault its pages in one at a time).
+//! walk that follows a chain would fault its pages in one at a time); a
+//! command that reads one page of a chunk (`page N`, `schema`'s roots)
+//! leaves that page to its own fault, not a MiB read in for it.
 //!
 //! The pages a fold reads in its own shard are the engine's
 //! ([`crate::parallel`]): they are released by the engine's release hook
@@ -20,9 +22,10 @@
 //! page reads as never depends on the window: it only tells the host
 //! which bytes were read.
 //!
-//! State: one bit per chunk for the chunks read since the last sweep and
-//! one for the chunks read ahead: 2 bits per MiB of file (256 bytes for a
-//! 1 GiB file), whatever is read.
+//! State: one bit per chunk for the chunks read since the last sweep, one
+//! for the chunks read once and not yet read ahead, and one for the chunks
+//! read ahead: 3 bits per MiB of file (384 bytes for a 1 GiB file),
+//! whatever is read.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -83,6 +86,8 @@ pub struct Window {
     len: usize,
     /// Chunks read since the last sweep.
     current: Vec<AtomicU64>,
+    /// Chunks read once, to be read ahead on their next read.
+    pending: Vec<AtomicU64>,
     turn: Mutex<Turn>,
     /// The most chunks held at once (a test's measure).
     peak: AtomicUsize,
@@ -111,6 +116,7 @@ impl Window {
         Window {
             len,
             current: (0..words).map(|_| AtomicU64::new(0)).collect(),
+            pending: (0..words).map(|_| AtomicU64::new(0)).collect(),
             turn: Mutex::new(Turn {
                 ahead: vec![0; words],
                 held: 0,
@@ -136,7 +142,16 @@ impl Window {
         let Some(word) = self.current.get(w) else {
             return;
         };
+        // A chunk read once before is read ahead on this read (once).
+        let second = |pending: &AtomicU64| {
+            pending.load(Ordering::Relaxed) & bit != 0
+                && pending.fetch_and(!bit, Ordering::Relaxed) & bit != 0
+        };
+        let pending = self.pending.get(w);
         if word.load(Ordering::Relaxed) & bit != 0 {
+            if pending.is_some_and(second) {
+                self.read_ahead(host, chunk);
+            }
             return;
         }
         let (sweep, ahead) = {
@@ -155,12 +170,19 @@ impl Window {
             }
             t.held = t.held.saturating_add(1);
             self.peak.fetch_max(t.held, Ordering::Relaxed);
-            let ahead = t.ahead.get_mut(w).is_some_and(|a| {
+            // First read of a chunk never read ahead: it waits for a second.
+            if t.ahead.get_mut(w).is_some_and(|a| {
                 let first = *a & bit == 0;
                 *a |= bit;
                 first
-            });
-            (sweep, ahead)
+            }) {
+                if let Some(p) = pending {
+                    p.fetch_or(bit, Ordering::Relaxed);
+                }
+                (sweep, false)
+            } else {
+                (sweep, pending.is_some_and(second))
+            }
         };
         if sweep {
             // The whole file's mappings dropped in one call (one interrupt
@@ -168,10 +190,15 @@ impl Window {
             host.release(0, self.len);
         }
         if ahead {
-            let from = chunk.saturating_mul(CHUNK_BYTES);
-            let to = from.saturating_add(CHUNK_BYTES).min(self.len);
-            host.read_ahead(from, to.saturating_sub(from));
+            self.read_ahead(host, chunk);
         }
+    }
+
+    /// Asks `host` to read chunk `chunk` in at once.
+    fn read_ahead(&self, host: &dyn Residency, chunk: usize) {
+        let from = chunk.saturating_mul(CHUNK_BYTES);
+        let to = from.saturating_add(CHUNK_BYTES).min(self.len);
+        host.read_ahead(from, to.saturating_sub(from));
     }
 }
 
@@ -236,7 +263,8 @@ mod tests {
     /// A walk that visits every 16 KiB page of a file once, in a scattered
     /// order (a random-key table's leaf chain), on files of 64 MiB and
     /// 4 GiB: the chunks it holds mapped stay under the sweep's bound
-    /// whatever the size, and each chunk is read ahead once.
+    /// whatever the size, and each chunk is read ahead once (on its second
+    /// read).
     #[test]
     fn a_scattered_walk_holds_the_same_few_chunks_on_any_file_size() {
         for mib in [64usize, 4096] {
@@ -263,6 +291,22 @@ mod tests {
                 "{mib} MiB"
             );
         }
+    }
+
+    /// A chunk read once (one page of it: `page N`, a root) is not read
+    /// in whole; its second read reads it ahead, once.
+    #[test]
+    fn a_chunk_is_read_ahead_on_its_second_read() {
+        let window = Window::new(64 << 20);
+        let host = Mapping::default();
+        for c in [3usize, 9, 40] {
+            host.read(&window, c * CHUNK_BYTES + 16384);
+        }
+        assert!(host.ahead.lock().unwrap().is_empty());
+        for c in [9usize, 9, 9] {
+            host.read(&window, c * CHUNK_BYTES);
+        }
+        assert_eq!(*host.ahead.lock().unwrap(), vec![9]);
     }
 
     /// Reads in the shard the thread folds are the engine's: not counted,
