@@ -62,10 +62,6 @@ fn parse_args() -> Result<Args, String> {
         keyring_files: Vec::new(),
         keyring: None,
     };
-    let labelled = |v: String| -> Result<(String, PathBuf), String> {
-        let (label, path) = v.split_once('=').ok_or("LABEL=PATH expected")?;
-        Ok((label.to_string(), PathBuf::from(path)))
-    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut val = || it.next().ok_or(format!("{arg} needs a value"));
@@ -762,6 +758,12 @@ fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "?".into())
+}
+
+/// A `LABEL=PATH` argument.
+fn labelled(v: String) -> Result<(String, PathBuf), String> {
+    let (label, path) = v.split_once('=').ok_or("LABEL=PATH expected")?;
+    Ok((label.to_string(), PathBuf::from(path)))
 }
 
 fn main() {

@@ -17,7 +17,8 @@
 //! ```
 
 use super::{
-    loadavg, machine, page_info, run_cases, version, Case, Count, Extra, Measured, Row, MIB,
+    labelled, loadavg, machine, page_info, run_cases, version, Case, Count, Extra, Measured, Row,
+    MIB,
 };
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -69,10 +70,6 @@ fn parse_args() -> Result<Args, String> {
         scale: Vec::new(),
         notes: Vec::new(),
         out: None,
-    };
-    let labelled = |v: String| -> Result<(String, PathBuf), String> {
-        let (label, path) = v.split_once('=').ok_or("LABEL=PATH expected")?;
-        Ok((label.to_string(), PathBuf::from(path)))
     };
     let mut it = std::env::args().skip(2);
     while let Some(arg) = it.next() {
