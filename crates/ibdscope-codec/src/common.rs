@@ -181,8 +181,9 @@ impl Scratch {
 /// move whole 16-byte words and stop anywhere inside the last one.
 pub(crate) const SLACK: usize = 64;
 
-/// The output window of one decoder run: a zero-filled slice of the
-/// caller's `Vec` (from where the call started), with [`SLACK`] bytes past
+/// The output window of one decoder run: a slice of the caller's
+/// [`Output`] (from where the call started; what it held before is never
+/// read), with [`SLACK`] bytes past
 /// `end`, the limit of this run. Every write is bounds-checked (`get`);
 /// a copy checks its room once ([`Sink::reserve`]) and then moves whole
 /// words. The slice (not the `Vec`) is what the loops write through, so
@@ -195,6 +196,100 @@ pub(crate) struct Sink<'a> {
     pub(crate) end: usize,
 }
 
+/// Where a decoder writes: appended to a `Vec<u8>` (its window
+/// zero-filled as it grows, then cut to what the decoder wrote), or to a
+/// [`PageOut`] reused from page to page, whose bytes are never zero-filled
+/// again. The decoders write every byte they produce before they read it
+/// back (a back-reference reaches only bytes already produced), so what a
+/// window held before never shows in the output.
+pub trait Output {
+    /// The bytes held: a decoder appends after them.
+    fn held(&self) -> usize;
+    /// At least `n` writable bytes from `start` (≤ [`Output::held`]),
+    /// initialised, whatever they hold.
+    fn window(&mut self, start: usize, n: usize) -> &mut [u8];
+    /// The output now ends at `end` (≤ `start + n` of the last window).
+    fn end_at(&mut self, end: usize);
+    /// The bytes held from `start`.
+    fn held_from(&self, start: usize) -> &[u8];
+}
+
+impl Output for Vec<u8> {
+    fn held(&self) -> usize {
+        self.len()
+    }
+    fn window(&mut self, start: usize, n: usize) -> &mut [u8] {
+        self.resize(start.saturating_add(n), 0);
+        self.get_mut(start..).unwrap_or_default()
+    }
+    fn end_at(&mut self, end: usize) {
+        self.truncate(end);
+    }
+    fn held_from(&self, start: usize) -> &[u8] {
+        self.get(start..).unwrap_or(&[])
+    }
+}
+
+/// A decoder's output buffer reused from page to page: its allocation
+/// keeps the bytes of earlier pages past the output's end, so a page
+/// decoded into it costs no zero-fill ([`Output`]).
+#[derive(Debug, Default)]
+pub struct PageOut {
+    /// Initialised bytes; the output is the first `len`.
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl PageOut {
+    /// An empty buffer (nothing allocated until a decoder writes).
+    pub fn new() -> Self {
+        PageOut::default()
+    }
+
+    /// The output: the bytes written since the last [`PageOut::clear`].
+    pub fn bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
+    /// Empties the output (the allocation and its bytes stay).
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Runs `f` on the output as a `Vec<u8>` (for decoders that append
+    /// to one), the bytes past the output's end dropped first.
+    pub fn with_vec<R>(&mut self, f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
+        self.buf.truncate(self.len);
+        let r = f(&mut self.buf);
+        self.len = self.buf.len();
+        r
+    }
+
+    /// The whole allocation, past the output's end too (to wipe it).
+    pub fn allocation(&mut self) -> &mut [u8] {
+        &mut self.buf
+    }
+}
+
+impl Output for PageOut {
+    fn held(&self) -> usize {
+        self.len
+    }
+    fn window(&mut self, start: usize, n: usize) -> &mut [u8] {
+        let end = start.saturating_add(n);
+        if self.buf.len() < end {
+            self.buf.resize(end, 0);
+        }
+        self.buf.get_mut(start..end).unwrap_or_default()
+    }
+    fn end_at(&mut self, end: usize) {
+        self.len = end.min(self.buf.len());
+    }
+    fn held_from(&self, start: usize) -> &[u8] {
+        self.bytes().get(start..).unwrap_or(&[])
+    }
+}
+
 /// Runs `decode` over a [`Sink`] appended to `out`: first sized to
 /// `limit` when that is at most 256 KiB (a page), else to `hint` (at least
 /// 4 KiB), and when the run stops at that size
@@ -204,13 +299,13 @@ pub(crate) struct Sink<'a> {
 /// error alike. A caller whose limit is the size it expects (a page)
 /// decodes once.
 pub(crate) fn grow_run<T, E>(
-    out: &mut Vec<u8>,
+    out: &mut impl Output,
     limit: usize,
     hint: usize,
     is_limit: impl Fn(&E) -> bool,
     mut decode: impl FnMut(&mut Sink<'_>) -> Result<T, E>,
 ) -> Result<T, E> {
-    let start = out.len();
+    let start = out.held();
     // A page-sized limit is the size expected: one run.
     let mut size = if limit <= 1 << 18 {
         limit
@@ -218,9 +313,8 @@ pub(crate) fn grow_run<T, E>(
         limit.min(hint.max(4096))
     };
     loop {
-        out.resize(start.saturating_add(size).saturating_add(SLACK), 0);
         let mut sink = Sink {
-            buf: out.get_mut(start..).unwrap_or_default(),
+            buf: out.window(start, size.saturating_add(SLACK)),
             pos: 0,
             end: size,
         };
@@ -231,7 +325,7 @@ pub(crate) fn grow_run<T, E>(
                 size = size.saturating_mul(4).min(limit);
             }
             r => {
-                out.truncate(start.saturating_add(written.min(size)));
+                out.end_at(start.saturating_add(written.min(size)));
                 return r;
             }
         }
@@ -709,6 +803,93 @@ mod tests {
                     }
                     assert!(out.len() <= 5 + limit, "{name} round {round} limit {limit}");
                     assert_eq!(out[..5], [7u8; 5], "{name}: the caller's bytes kept");
+                }
+            }
+        }
+    }
+
+    /// A [`PageOut`] reused from page to page holds the bytes of earlier
+    /// pages past its output's end (it is never zero-filled again): every
+    /// decoder that writes through a window must give, on the reference
+    /// vectors, their mutations and cuts, the same result into such a
+    /// buffer (filled with noise first) as into a fresh `Vec`.
+    #[test]
+    fn a_reused_output_decodes_as_a_fresh_one() {
+        use crate::common::tests_vectors::read_vector;
+        type Fresh = fn(&[u8], &mut Vec<u8>, usize) -> Result<usize, Error>;
+        type Reused = fn(&[u8], &mut PageOut, usize) -> Result<usize, Error>;
+        let cases: [(&str, Fresh, Reused); 4] = [
+            (
+                "lz4.block",
+                |i, o, l| crate::lz4::decompress(i, o, l),
+                |i, o, l| crate::lz4::decompress(i, o, l),
+            ),
+            (
+                "lzo.raw",
+                |i, o, l| crate::lzo::decompress(i, o, l),
+                |i, o, l| crate::lzo::decompress(i, o, l),
+            ),
+            (
+                "snappy.raw",
+                |i, o, l| crate::snappy::decompress(i, o, l),
+                |i, o, l| crate::snappy::decompress(i, o, l),
+            ),
+            (
+                "zlib",
+                |i, o, l| crate::inflate::inflate_zlib(i, o, l),
+                |i, o, l| crate::inflate::inflate_zlib(i, o, l),
+            ),
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for (name, fresh, reused) in cases {
+            let v = if name == "zlib" {
+                let text = include_str!("../tests/inflate_vectors.txt");
+                let line = text
+                    .lines()
+                    .filter(|l| !l.starts_with('#') && !l.is_empty())
+                    .max_by_key(|l| l.len())
+                    .unwrap();
+                let hex = line.split(' ').nth(2).unwrap();
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                    .collect()
+            } else {
+                read_vector(name)
+            };
+            let mut page = PageOut::new();
+            for round in 0..600 {
+                let mut w = v.clone();
+                if round > 0 {
+                    for _ in 0..1 + next() % 4 {
+                        let at = (next() as usize) % w.len();
+                        w[at] = next() as u8;
+                    }
+                    if round % 3 == 0 {
+                        w.truncate((next() as usize) % w.len());
+                    }
+                }
+                for limit in [16384, 65536] {
+                    // Noise where the last page was (the window grows to
+                    // the limit and its slack on the first round).
+                    let _ = reused(&v, &mut page, limit);
+                    for b in page.allocation() {
+                        *b = next() as u8;
+                    }
+                    page.clear();
+                    let mut out = Vec::new();
+                    let a = fresh(&w, &mut out, limit);
+                    let b = reused(&w, &mut page, limit);
+                    assert_eq!(a, b, "{name} round {round} limit {limit}");
+                    if a.is_ok() {
+                        assert_eq!(out, page.bytes(), "{name} round {round} limit {limit}");
+                    }
                 }
             }
         }

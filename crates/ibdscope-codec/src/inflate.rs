@@ -20,7 +20,7 @@
 //! type 3 or a stream that ends early are [`Error`]s ([`ErrorKind::Inflate`]) with the byte
 //! offset in the input where decoding stopped.
 
-use crate::common::{grow_run, match_copy, words8x3, Error, ErrorKind, Sink};
+use crate::common::{grow_run, match_copy, words8x3, Error, ErrorKind, Output, Sink};
 
 /// Why inflating stopped (defined with the crate's error).
 pub use crate::common::InflateErrorKind;
@@ -31,7 +31,7 @@ pub type InflateResult = Result<usize, Error>;
 /// Inflates a zlib stream from `input`, appending at most `limit` bytes to
 /// `out`, and checks its Adler-32. Returns the input bytes consumed
 /// (header, DEFLATE data and trailer); bytes after the stream are ignored.
-pub fn inflate_zlib(input: &[u8], out: &mut Vec<u8>, limit: usize) -> InflateResult {
+pub fn inflate_zlib(input: &[u8], out: &mut impl Output, limit: usize) -> InflateResult {
     zlib(input, out, limit, &mut None)
 }
 
@@ -54,7 +54,7 @@ pub struct ZlibBlocks {
 /// information, and reads it back with `inflate(Z_BLOCK)`.
 pub fn inflate_zlib_blocks(
     input: &[u8],
-    out: &mut Vec<u8>,
+    out: &mut impl Output,
     limit: usize,
 ) -> Result<ZlibBlocks, Error> {
     let mut first = None;
@@ -69,7 +69,7 @@ pub fn inflate_zlib_blocks(
 
 fn zlib(
     input: &[u8],
-    out: &mut Vec<u8>,
+    out: &mut impl Output,
     limit: usize,
     first: &mut Option<(usize, bool)>,
 ) -> InflateResult {
@@ -83,7 +83,7 @@ fn zlib(
     if flg & 0x20 != 0 {
         return Err(err(InflateErrorKind::PresetDictionary, 1));
     }
-    let start = out.len();
+    let start = out.held();
     let body = input.get(2..).unwrap_or(&[]);
     let used = raw(body, out, limit, first).map_err(|e| e.shifted(2))?;
     let end = used.saturating_add(2);
@@ -91,7 +91,7 @@ fn zlib(
         return Err(err(InflateErrorKind::Truncated, input.len()));
     };
     let stored = trailer.iter().fold(0u32, |a, &b| a << 8 | u32::from(b));
-    let produced = out.get(start..).unwrap_or(&[]);
+    let produced = out.held_from(start);
     if adler32(1, produced) != stored {
         return Err(err(InflateErrorKind::AdlerMismatch, end));
     }
@@ -101,7 +101,7 @@ fn zlib(
 /// Inflates raw DEFLATE data (no header) from `input`, appending at most
 /// `limit` bytes to `out`. Returns the input bytes consumed, counting the
 /// last partial byte.
-pub fn inflate_raw(input: &[u8], out: &mut Vec<u8>, limit: usize) -> InflateResult {
+pub fn inflate_raw(input: &[u8], out: &mut impl Output, limit: usize) -> InflateResult {
     raw(input, out, limit, &mut None)
 }
 
@@ -109,7 +109,7 @@ pub fn inflate_raw(input: &[u8], out: &mut Vec<u8>, limit: usize) -> InflateResu
 /// first block and whether it was the last.
 fn raw(
     input: &[u8],
-    out: &mut Vec<u8>,
+    out: &mut impl Output,
     limit: usize,
     first: &mut Option<(usize, bool)>,
 ) -> InflateResult {

@@ -39,4 +39,4 @@ pub mod lzma;
 pub mod lzo;
 pub mod snappy;
 
-pub use common::{CodecErrorKind, Error, ErrorKind, Scratch};
+pub use common::{CodecErrorKind, Error, ErrorKind, Output, PageOut, Scratch};

@@ -20,7 +20,7 @@
 //! literals (a match may not end past `limit − 5`), and a sequence whose
 //! literals end past `limit − 12` must be the last.
 
-use crate::common::{grow_run, match_copy, words, words8x3, CodecErrorKind, Error, Sink};
+use crate::common::{grow_run, Output, match_copy, words, words8x3, CodecErrorKind, Error, Sink};
 
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.
@@ -28,7 +28,7 @@ use crate::common::{grow_run, match_copy, words, words8x3, CodecErrorKind, Error
 /// Sequences away from the ends of the input and the output are decoded
 /// by [`fast_run`] and [`common_run`], in words that may run into the
 /// sink's slack; the rest one at a time, the end-of-block rules checked.
-pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, Error> {
+pub fn decompress(input: &[u8], out: &mut impl Output, limit: usize) -> Result<usize, Error> {
     let hint = input.len().saturating_mul(4);
     grow_run(out, limit, hint, is_limit, |out| block(input, out, limit))
 }

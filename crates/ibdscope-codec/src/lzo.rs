@@ -24,7 +24,7 @@
 //! `0x11 0x00 0x00`, and the safe decoder returns `LZO_E_OK` only when the
 //! marker is the last input byte.
 
-use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Sink};
+use crate::common::{grow_run, Output, match_copy, words8x3, CodecErrorKind, Error, Sink};
 
 /// What the next instruction byte means.
 #[derive(Clone, Copy)]
@@ -40,7 +40,7 @@ enum State {
 
 /// Decodes an LZO1X stream (all of `input`, end marker last), appending at
 /// most `limit` bytes to `out`. Returns the bytes produced.
-pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, Error> {
+pub fn decompress(input: &[u8], out: &mut impl Output, limit: usize) -> Result<usize, Error> {
     let hint = input.len().saturating_mul(4);
     grow_run(
         out,

@@ -16,11 +16,11 @@
 //! A copy may overlap its own output; offset 0 is invalid. The elements
 //! must produce exactly the stated length.
 
-use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Sink};
+use crate::common::{grow_run, Output, match_copy, words8x3, CodecErrorKind, Error, Sink};
 
 /// Decodes a raw Snappy stream (all of `input`), appending at most `limit`
 /// bytes to `out`. Returns the bytes produced.
-pub fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, Error> {
+pub fn decompress(input: &[u8], out: &mut impl Output, limit: usize) -> Result<usize, Error> {
     let err = |kind, at| Error::new(kind, at);
     let (stated, ip) = varint(input)?;
     if stated > limit {

@@ -87,7 +87,7 @@ use ibdscope_codec as codec;
 use ibdscope_codec::inflate::inflate_zlib;
 /// The types of the decoders that this module's API carries (the decoders
 /// themselves are the internal crate `ibdscope-codec`).
-pub use ibdscope_codec::{inflate::InflateErrorKind, CodecErrorKind, Scratch};
+pub use ibdscope_codec::{inflate::InflateErrorKind, CodecErrorKind, PageOut, Scratch};
 
 /// `FIL_PAGE_COMP_ALGO`: where the payload starts in full_crc32, and the
 /// 8-byte algorithm field outside it.
@@ -193,15 +193,20 @@ pub fn decompress(
     layout: Layout,
     out: &mut Vec<u8>,
 ) -> Result<Option<Decoded>, Error> {
-    decompress_with(page, layout, out, &mut Scratch::new())
+    let mut page_out = PageOut::new();
+    let r = decompress_with(page, layout, &mut page_out, &mut Scratch::new());
+    out.clear();
+    out.extend_from_slice(page_out.bytes());
+    r
 }
 
-/// [`decompress`] with the decoders' tables kept in `scratch` from page to
-/// page.
+/// [`decompress`] with the decoders' tables kept in `scratch` and the
+/// output buffer `out` kept from page to page (it is not zero-filled
+/// again: the decoders write every byte of the page they give back).
 pub(crate) fn decompress_with(
     page: &[u8],
     layout: Layout,
-    out: &mut Vec<u8>,
+    out: &mut PageOut,
     scratch: &mut Scratch,
 ) -> Result<Option<Decoded>, Error> {
     out.clear();
@@ -224,8 +229,12 @@ pub(crate) fn decompress_with(
             let r = match a {
                 Algorithm::Lz4 => codec::lz4::decompress(input, out, len),
                 Algorithm::Lzo => codec::lzo::decompress(input, out, len),
-                Algorithm::Lzma => codec::lzma::decompress_xz(input, out, len, scratch),
-                Algorithm::Bzip2 => codec::bzip2::decompress(input, out, len, scratch),
+                Algorithm::Lzma => {
+                    out.with_vec(|v| codec::lzma::decompress_xz(input, v, len, scratch))
+                }
+                Algorithm::Bzip2 => {
+                    out.with_vec(|v| codec::bzip2::decompress(input, v, len, scratch))
+                }
                 _ => codec::snappy::decompress(input, out, len),
             };
             r.map(|_| ())
@@ -233,13 +242,13 @@ pub(crate) fn decompress_with(
         }
     };
     match res {
-        Ok(()) if out.len() == len => Ok(Some(Decoded {
+        Ok(()) if out.bytes().len() == len => Ok(Some(Decoded {
             algorithm,
             header,
             payload,
         })),
         Ok(()) => {
-            let got = out.len();
+            let got = out.bytes().len();
             out.clear();
             Err(fail(PageCompErrorKind::ShortPage { got }, end))
         }
@@ -409,7 +418,7 @@ impl Transform for Decompress {
     fn apply(&self, _: PageNo, stored: &[u8], out: &mut [u8], scratch: &mut SourceScratch) {
         let SourceScratch { buf, codec } = scratch;
         match decompress_with(stored, self.layout, buf, codec) {
-            Ok(Some(_)) if buf.len() == out.len() => out.copy_from_slice(buf),
+            Ok(Some(_)) if buf.bytes().len() == out.len() => out.copy_from_slice(buf.bytes()),
             _ => copy(out, stored),
         }
     }
@@ -473,12 +482,12 @@ where
     Some(expansion(ts, results))
 }
 
-/// A shard's buffers: one page-sized output buffer and the codecs' scratch.
-type Bufs = (Vec<u8>, Scratch);
+/// A thread's buffers: the page a page is decompressed into (reused from
+/// page to page, never zero-filled again) and the codecs' scratch.
+type Bufs = (PageOut, Scratch);
 
-fn new_bufs(ts: &Tablespace<'_>) -> impl Fn() -> Bufs + Sync {
-    let size = (ts.page_size() as usize).max(1);
-    move || (Vec::with_capacity(size), Scratch::new())
+fn new_bufs(_: &Tablespace<'_>) -> impl Fn() -> Bufs + Sync {
+    || (PageOut::new(), Scratch::new())
 }
 
 /// The step of the image pass for one page, `also` called after it.
@@ -492,15 +501,21 @@ where
 {
     let layout = Layout::of(ts);
     let size = (ts.page_size() as usize).max(1);
-    move |bufs, r, page, from, to| {
-        let decoded = expand_page(layout, size, bufs, r, page, from, to);
-        r.roots.extend(crate::extents::root_candidate(ts, page, to));
-        r.facts.page(ts, page, to);
+    move |bufs, r, page, from, _| {
+        let decoded = expand_page(layout, size, bufs, r, page, from);
+        // The page as it reads: the decompressed one in the thread's
+        // buffer, read there (not copied), or the stored bytes.
+        let reads = match decoded {
+            Some(Ok(Some(_))) => bufs.0.bytes(),
+            _ => from,
+        };
+        r.roots.extend(crate::extents::root_candidate(ts, page, reads));
+        r.facts.page(ts, page, reads);
         also(
             &mut r.extra,
             page,
             from,
-            decoded.map(|d| (d, bufs.0.as_slice())),
+            decoded.map(|d| (d, bufs.0.bytes())),
         );
     }
 }
@@ -531,10 +546,11 @@ fn expansion<X>(ts: &Tablespace<'_>, results: Vec<ShardResult<X>>) -> (Expansion
     (e, extra)
 }
 
-/// Expands page `page`, whose bytes are `from`, into `to` (as long as
-/// `from`): decompressed if it is page_compressed, else copied. What
-/// decompressing gave (the page in the buffer), `None` when the page was
-/// not tried (a short page).
+/// Decompresses page `page`, whose bytes are `from`, into the thread's
+/// buffer when it is page_compressed (a whole page: [`decompress_with`]
+/// gives back exactly one page or fails), counting it or naming its
+/// failure. What decompressing gave (the page in the buffer), `None` when
+/// the page was not tried (a short page).
 fn expand_page(
     layout: Layout,
     size: usize,
@@ -542,19 +558,15 @@ fn expand_page(
     r: &mut ShardResult<impl Sized>,
     page: PageNo,
     from: &[u8],
-    to: &mut [u8],
 ) -> Option<Decoding> {
     let decoded = (from.len() == size).then(|| decompress_with(from, layout, buf, scratch));
-    match decoded {
-        Some(Ok(Some(_))) if buf.len() == to.len() => {
-            to.copy_from_slice(buf);
-            r.decompressed = r.decompressed.saturating_add(1);
-        }
-        Some(Err(error)) => {
-            copy(to, from);
-            r.failures.push(PageFailure { page, error });
-        }
-        _ => copy(to, from),
+    match &decoded {
+        Some(Ok(Some(_))) => r.decompressed = r.decompressed.saturating_add(1),
+        Some(Err(error)) => r.failures.push(PageFailure {
+            page,
+            error: error.clone(),
+        }),
+        _ => {}
     }
     decoded
 }

@@ -31,23 +31,25 @@ pub(crate) trait Transform: Send + Sync {
     fn may_change(&self, n: PageNo, stored: &[u8]) -> bool;
 
     /// Page `n`, stored as `stored`, as it reads, into `out` (as long as
-    /// `stored`), with `scratch` the calling thread's buffers.
+    /// `stored`), with `scratch` the calling thread's buffers. Writes every
+    /// byte of `out` (its callers reuse buffers without clearing them).
     fn apply(&self, n: PageNo, stored: &[u8], out: &mut [u8], scratch: &mut Scratch);
 }
 
 /// A thread's buffers for [`Transform::apply`]: a page-sized buffer and
 /// the decoders' tables. Wiped when dropped (it may hold decrypted bytes).
 pub(crate) struct Scratch {
-    /// A page-sized work buffer (a decompressed page).
-    pub(crate) buf: Vec<u8>,
+    /// A page-sized work buffer (a decompressed page), reused from page
+    /// to page without being zero-filled again.
+    pub(crate) buf: ibdscope_codec::PageOut,
     /// The decoders' tables.
     pub(crate) codec: ibdscope_codec::Scratch,
 }
 
 impl Scratch {
-    pub(crate) fn new(page_size: usize) -> Self {
+    pub(crate) fn new() -> Self {
         Scratch {
-            buf: Vec::with_capacity(page_size),
+            buf: ibdscope_codec::PageOut::new(),
             codec: ibdscope_codec::Scratch::new(),
         }
     }
@@ -55,7 +57,7 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        wipe(&mut self.buf);
+        wipe(self.buf.allocation());
     }
 }
 
@@ -78,7 +80,7 @@ pub(crate) struct Reader {
 impl Reader {
     pub(crate) fn new(page_size: usize) -> Self {
         Reader {
-            scratch: Scratch::new(page_size),
+            scratch: Scratch::new(),
             page: PageBuf(Vec::with_capacity(page_size)),
         }
     }
@@ -95,8 +97,11 @@ impl Reader {
             return stored;
         }
         let out = &mut self.page.0;
-        out.clear();
-        out.resize(stored.len(), 0);
+        // Every transform writes the whole page (the stored bytes copied
+        // where it changes none): the buffer is not zero-filled first.
+        if out.len() != stored.len() {
+            out.resize(stored.len(), 0);
+        }
         source.transform.apply(n, stored, out, &mut self.scratch);
         out
     }
@@ -151,7 +156,6 @@ impl PageSource {
             kept: (0..chunks).map(|_| OnceLock::new()).collect(),
             cache: Mutex::new(Cache::new(
                 (CACHE_BYTES.checked_div(page_size).unwrap_or(1)).max(16),
-                page_size,
             )),
             roots: None,
             facts: None,
@@ -201,7 +205,7 @@ impl PageSource {
         &slot
             .get_or_init(|| {
                 let mut out = vec![0u8; stored.len()];
-                let mut scratch = Scratch::new(self.page_size);
+                let mut scratch = Scratch::new();
                 self.transform.apply(n, stored, &mut out, &mut scratch);
                 PageBuf(out)
             })
@@ -220,8 +224,10 @@ impl PageSource {
             return PageRef(Held::Shared(p));
         }
         let mut buf = cache.free.take().unwrap_or_default();
-        buf.clear();
-        buf.resize(stored.len(), 0);
+        // `apply` writes the whole page: no zero-fill first.
+        if buf.len() != stored.len() {
+            buf.resize(stored.len(), 0);
+        }
         self.transform
             .apply(n, stored, &mut buf, &mut cache.scratch);
         PageRef(Held::Shared(cache.put(n.0, buf)))
@@ -256,14 +262,14 @@ struct Slot {
 }
 
 impl Cache {
-    fn new(cap: usize, page_size: usize) -> Self {
+    fn new(cap: usize) -> Self {
         Cache {
             cap: cap.max(1),
             slots: Vec::new(),
             at: HashMap::new(),
             hand: 0,
             free: None,
-            scratch: Scratch::new(page_size),
+            scratch: Scratch::new(),
         }
     }
 

@@ -186,7 +186,7 @@ fn min_opt(a: Option<Lsn>, b: Option<Lsn>) -> Option<Lsn> {
 #[derive(Debug, Default)]
 #[non_exhaustive]
 pub struct Judge {
-    inflated: Vec<u8>,
+    inflated: pagecomp::PageOut,
     scratch: crate::pagecomp::Scratch,
 }
 
@@ -246,7 +246,7 @@ impl Judge {
             _ => {
                 let d =
                     pagecomp::decompress_with(page, layout, &mut self.inflated, &mut self.scratch);
-                (d, self.inflated.as_slice())
+                (d, self.inflated.bytes())
             }
         };
         match decoded {

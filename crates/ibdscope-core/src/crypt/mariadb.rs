@@ -796,19 +796,19 @@ pub fn space_key(
 /// after each page it held and when dropped.
 #[derive(Default)]
 struct Scratch {
-    buf: Vec<u8>,
+    buf: pagecomp::PageOut,
     codec: crate::pagecomp::Scratch,
 }
 
 impl Scratch {
-    fn parts(&mut self) -> (&mut Vec<u8>, &mut pagecomp::Scratch) {
+    fn parts(&mut self) -> (&mut pagecomp::PageOut, &mut pagecomp::Scratch) {
         (&mut self.buf, &mut self.codec)
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        wipe(&mut self.buf);
+        wipe(self.buf.allocation());
     }
 }
 
@@ -845,7 +845,7 @@ fn image_page(
     page: PageNo,
     from: &[u8],
     to: &mut [u8],
-    (buf, codec): (&mut Vec<u8>, &mut pagecomp::Scratch),
+    (buf, codec): (&mut pagecomp::PageOut, &mut pagecomp::Scratch),
     stored: Option<Verdict>,
 ) -> Result<(bool, bool), ImageFailureKind> {
     if page.0 == 0 || to.len() != from.len() {
@@ -863,14 +863,14 @@ fn image_page(
         return Ok((decrypted, false));
     }
     match pagecomp::decompress_with(to, layout, buf, codec) {
-        Ok(Some(_)) if buf.len() == to.len() => {
-            to.copy_from_slice(buf);
-            wipe(buf);
+        Ok(Some(_)) if buf.bytes().len() == to.len() => {
+            to.copy_from_slice(buf.bytes());
+            wipe(buf.allocation());
             Ok((decrypted, true))
         }
         Ok(_) => Ok((decrypted, false)),
         Err(e) => {
-            wipe(buf);
+            wipe(buf.allocation());
             copy(to, from);
             let not_decoded = matches!(
                 e.kind,
@@ -907,7 +907,7 @@ pub fn decrypted_verdict(
     ts: &Tablespace<'_>,
     page: PageNo,
     to: &mut Vec<u8>,
-    buf: &mut Vec<u8>,
+    buf: &mut pagecomp::PageOut,
 ) -> Result<Verdict, ImageFailureKind> {
     let Some(from) = ts.page(page) else {
         return Err(ImageFailureKind::Crypt(page_err(
@@ -947,7 +947,7 @@ pub fn detect_cipher(
     let size = ts.page_size() as usize;
     let mut to = vec![0u8; size];
     let mut scratch = Scratch {
-        buf: Vec::with_capacity(size),
+        buf: pagecomp::PageOut::new(),
         codec: crate::pagecomp::Scratch::new(),
     };
     let encrypted = (1..ts.n_pages())
@@ -1153,7 +1153,7 @@ fn decrypt_space<'t, 'a>(
     let (layout, scheme) = (Layout::of(ts), ts.scheme());
     let shard = crate::parallel::shard_pages(ts).max(1);
     let new_buf = || Scratch {
-        buf: Vec::with_capacity(size),
+        buf: pagecomp::PageOut::new(),
         codec: crate::pagecomp::Scratch::new(),
     };
     let page = |buf: &mut Scratch,
