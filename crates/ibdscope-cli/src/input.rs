@@ -614,20 +614,28 @@ fn map_spooled(file: File, threads: usize) -> io::Result<Input> {
     })
 }
 
-/// Holes smaller than this are not worth skipping (the largest page).
-const MIN_HOLE: usize = 64 << 10;
+/// Holes shorter than this are not worth skipping (sixteen of the
+/// largest pages; an extent never written is a megabyte or more).
+const MIN_HOLE: usize = 256 << 10;
 /// Holes kept per file: a file more fragmented than this has its later
 /// holes read like data.
 const MAX_HOLES: usize = 1 << 16;
 
-/// The holes of a sparse file (`SEEK_DATA` / `SEEK_HOLE`), at least
-/// [`MIN_HOLE`] long, at most [`MAX_HOLES`] of them. A file system that
-/// does not tell reports none.
+/// The holes of a sparse file (`SEEK_DATA` / `SEEK_HOLE`): every hole at
+/// least [`MIN_HOLE`] long, less at most its first `MIN_HOLE / 2` bytes,
+/// at most [`MAX_HOLES`] of them. After a stretch of data the next hole is
+/// looked for from the next multiple of `MIN_HOLE / 2` past the data's
+/// end, where any hole that long still reaches: a file with a short hole
+/// in every page (MariaDB's page_compressed pages, each punched after its
+/// payload) costs two calls per `MIN_HOLE / 2` bytes, not two per page
+/// (28,672 calls, a tenth of `check`'s CPU on a 224 MiB LZ4 table). A
+/// file system that does not tell reports none.
 #[cfg(target_os = "linux")]
 fn holes(file: &File, len: usize) -> Vec<std::ops::Range<usize>> {
     use std::os::unix::io::AsRawFd;
     const SEEK_DATA: i32 = 3;
     const SEEK_HOLE: i32 = 4;
+    const GRID: usize = MIN_HOLE / 2;
     extern "C" {
         fn lseek(fd: i32, offset: i64, whence: i32) -> i64;
     }
@@ -645,14 +653,16 @@ fn holes(file: &File, len: usize) -> Vec<std::ops::Range<usize>> {
     while at < len && holes.len() < MAX_HOLES {
         // The next data at or after `at`; none (ENXIO): a hole to the end.
         let data = seek(at, SEEK_DATA).unwrap_or(len).min(len);
-        if data >= at.saturating_add(MIN_HOLE) {
+        if data >= at.saturating_add(GRID) {
             holes.push(at..data);
         }
         if data >= len {
             break;
         }
         match seek(data, SEEK_HOLE) {
-            Some(h) if h > data => at = h,
+            // A hole of MIN_HOLE or more starting at `h` holds the next
+            // multiple of GRID at or after `h` and GRID bytes after it.
+            Some(h) if h > data => at = h.div_ceil(GRID).saturating_mul(GRID),
             _ => break,
         }
     }
