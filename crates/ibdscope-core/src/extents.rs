@@ -170,16 +170,26 @@ pub struct SpaceMap {
     /// what they describe is unknown, which is not damage.
     pub unreadable: Vec<PageNo>,
     /// What the map's first pass kept of every page (a space read as
-    /// stored; a transformed space's are its source's), for the B-trees.
+    /// stored, or through a page source whose transform pass kept none: a
+    /// keyring space), for the B-trees.
     facts: KeptFacts,
 }
 
 /// The facts a space map's first pass kept ([`crate::facts`]), with the
-/// bytes they were read from (address and length): a map is read with
+/// bytes they were read from (address and length) and the page source
+/// they were read through (its address, 0 for none): a map is read with
 /// another space's pages by some callers (a damaged copy's trees over a
-/// clean copy's map), which then read the pages.
+/// clean copy's map; the stored pages of a transformed space), which then
+/// read the pages.
 #[derive(Clone, Default)]
-struct KeptFacts(Option<(std::sync::Arc<Facts>, usize, usize)>);
+struct KeptFacts(Option<(std::sync::Arc<Facts>, usize, usize, usize)>);
+
+/// The address of `ts`'s page source (0: read as stored), which with its
+/// bytes says which pages a reader of `ts` gets.
+fn source_address(ts: &Tablespace<'_>) -> usize {
+    ts.source()
+        .map_or(0, |s| std::ptr::from_ref(s) as usize)
+}
 
 impl std::fmt::Debug for KeptFacts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -285,10 +295,10 @@ impl SpaceMap {
     pub(crate) fn facts<'s>(&'s self, ts: &Tablespace<'s>) -> Option<&'s Facts> {
         let data = ts.data();
         let own = (self.facts.0.as_ref())
-            .filter(|&&(_, at, len)| {
-                ts.reads_as_stored() && data.as_ptr() as usize == at && data.len() == len
+            .filter(|&&(_, at, len, source)| {
+                source_address(ts) == source && data.as_ptr() as usize == at && data.len() == len
             })
-            .map(|(f, _, _)| &**f);
+            .map(|(f, ..)| &**f);
         own.or(ts.pass_facts())
     }
 
@@ -856,7 +866,8 @@ impl<'t, 'a> Builder<'t, 'a> {
             unreadable: self.unreadable,
             facts: KeptFacts(self.facts.map(|f| {
                 let data = self.ts.data();
-                (std::sync::Arc::new(f), data.as_ptr() as usize, data.len())
+                let at = data.as_ptr() as usize;
+                (std::sync::Arc::new(f), at, data.len(), source_address(self.ts))
             })),
         }
     }

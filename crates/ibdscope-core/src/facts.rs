@@ -647,4 +647,63 @@ mod tests {
             }
         }
     }
+
+    /// Counts the pages it transforms (copies).
+    struct Counting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+    impl Transform for Counting {
+        fn may_change(&self, _: PageNo, _: &[u8]) -> bool {
+            true
+        }
+        fn apply(&self, _: PageNo, stored: &[u8], out: &mut [u8], _: &mut Scratch) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            out.copy_from_slice(stored);
+        }
+    }
+
+    /// A space read through a page source whose transform pass kept
+    /// nothing (a MySQL keyring space: decrypted as it is read) has each
+    /// page transformed once for the map, the summary folded beside it and
+    /// the B-trees (the map's first pass keeps the facts, which the later
+    /// passes and walks read), not once per pass; and the map, the trees
+    /// and the summary are the ones read from the pages.
+    #[test]
+    fn a_space_read_through_a_source_is_transformed_once_for_the_map_and_trees() {
+        use crate::summary::{Summary, SummaryFold};
+        let dir = ibdscope_testkit::fixtures();
+        for path in ["mysql56/secondary.ibd", "mariadb1011/uuid_char36.ibd"] {
+            let data = std::fs::read(dir.join(path)).unwrap();
+            let ts = Tablespace::new(&data).unwrap();
+            for threads in [1, 3] {
+                let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+                let source = PageSource::new(
+                    Box::new(Counting(calls.clone())),
+                    ts.page_size(),
+                    ts.n_pages(),
+                );
+                let read = ts.with_source(&source);
+                let e = Engine::new(threads);
+                let fold = Some(|| SummaryFold::new(&read));
+                let (map, fold, chained) = SpaceMap::build_with_trees(&read, &e, fold, true);
+                let trees = Btrees::build(&read, &e, &map);
+                let n = calls.load(std::sync::atomic::Ordering::Relaxed);
+                let pages = ts.n_pages() as usize;
+                // Each page once, and the structure pages (page 0, the
+                // XDES and INODE pages, the roots) kept once more.
+                assert!(n <= pages + 16, "{path}: {n} transforms of {pages} pages");
+                let e = Engine::new(threads);
+                let (map2, _, chained2) =
+                    SpaceMap::build_with_trees(&ts, &e, None::<fn() -> NoSide>, true);
+                assert_eq!(format!("{map:?}"), format!("{map2:?}"), "{path}");
+                assert_eq!(format!("{chained:?}"), format!("{chained2:?}"), "{path}");
+                let trees2 = Btrees::build(&ts, &e, &map2);
+                assert_eq!(format!("{trees:?}"), format!("{trees2:?}"), "{path}");
+                assert_eq!(
+                    format!("{:?}", fold.map(SummaryFold::finish)),
+                    format!("{:?}", Some(Summary::of(&ts, &e))),
+                    "{path}"
+                );
+            }
+        }
+    }
 }

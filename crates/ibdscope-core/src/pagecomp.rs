@@ -874,7 +874,7 @@ mod tests {
             let ts = Tablespace::new(&data).unwrap();
             assert!(applies(&ts), "{rel}");
             let layout = Layout::of(&ts);
-            let mut out = Vec::new();
+            let mut out = PageOut::new();
             let mut n_compressed = 0u32;
             for (n, page) in ts.pages() {
                 let Some(d) = decompress_with(page, layout, &mut out, &mut scratch).unwrap() else {
@@ -882,10 +882,10 @@ mod tests {
                 };
                 n_compressed += 1;
                 assert_eq!(d.algorithm, algorithm, "{rel} page {n}");
-                assert_eq!(out.len(), page.len());
-                assert_eq!(out[FIL_PAGE_OFFSET..FIL_PAGE_OFFSET + 4], page[4..8]);
-                assert_eq!(out[FIL_PAGE_LSN..FIL_PAGE_LSN + 8], page[16..24]);
-                assert!(!layout.is_compressed(&out), "{rel} page {n}");
+                assert_eq!(out.bytes().len(), page.len());
+                assert_eq!(out.bytes()[FIL_PAGE_OFFSET..FIL_PAGE_OFFSET + 4], page[4..8]);
+                assert_eq!(out.bytes()[FIL_PAGE_LSN..FIL_PAGE_LSN + 8], page[16..24]);
+                assert!(!layout.is_compressed(out.bytes()), "{rel} page {n}");
                 match layout {
                     Layout::Classic => {
                         // The algorithm is the page's own (written when
@@ -894,7 +894,7 @@ mod tests {
                             be_u64(page, FIL_PAGE_COMP_ALGO),
                             Some(algorithm_number(algorithm))
                         );
-                        assert!(verify_page(&out, ts.scheme()).is_ok(), "{rel} page {n}");
+                        assert!(verify_page(out.bytes(), ts.scheme()).is_ok(), "{rel} page {n}");
                     }
                     Layout::FullCrc32 { algorithm: a } => {
                         assert_eq!(u64::from(a), algorithm_number(algorithm));
@@ -986,7 +986,7 @@ mod tests {
             let clean = read(rel);
             let ts = Tablespace::new(&clean).unwrap();
             let layout = Layout::of(&ts);
-            let mut out = Vec::new();
+            let mut out = PageOut::new();
             for n in [3usize, 5, 10] {
                 let page = &clean[n * 16384..(n + 1) * 16384];
                 let d = decompress_with(page, layout, &mut out, &mut scratch)
@@ -1013,7 +1013,7 @@ mod tests {
                     }
                 }
                 let e = decompress_with(&bad, layout, &mut out, &mut scratch).unwrap_err();
-                assert!(out.is_empty());
+                assert!(out.bytes().is_empty());
                 assert!(
                     matches!(
                         pc(&e),
@@ -1041,7 +1041,7 @@ mod tests {
                     Ok(_) => {
                         let mut good = Vec::new();
                         decompress(page, layout, &mut good).unwrap();
-                        assert_ne!(out, good, "{rel} page {n}");
+                        assert_ne!(out.bytes(), &good[..], "{rel} page {n}");
                     }
                 }
             }

@@ -930,6 +930,18 @@ impl<'a> Tablespace<'a> {
         self.source.is_none()
     }
 
+    /// Whether `other` reads every page as this space does: the same bytes
+    /// through the same page source, or both as stored (a MySQL keyring
+    /// space's structure and its summary are both read decrypted).
+    pub fn reads_like(&self, other: &Tablespace<'_>) -> bool {
+        std::ptr::eq(self.data, other.data)
+            && match (self.source, other.source) {
+                (None, None) => true,
+                (Some(a), Some(b)) => std::ptr::eq(a, b),
+                _ => false,
+            }
+    }
+
     /// The doublewrite buffer's blocks (first pages and length), for the
     /// system tablespace.
     pub fn doublewrite(&self) -> Option<(u32, u32, u32)> {

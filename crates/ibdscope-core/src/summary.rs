@@ -439,6 +439,14 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
     /// [`SummaryFold::add`], with what decompressing the page gave when
     /// the caller decompressed it already ([`Judge::judge_with`]).
     pub(crate) fn add_decoded(&mut self, f: PageFacts, decoded: Option<(Decoding, &[u8])>) {
+        self.add_read(f, decoded, None);
+    }
+
+    /// [`SummaryFold::add_decoded`], with the page as the space reads it
+    /// when the caller holds it (a fold over the space: `read`), so that
+    /// what the stale rule keeps of it is read there, not through the
+    /// space again (a page source would transform it a second time).
+    fn add_read(&mut self, f: PageFacts, decoded: Option<(Decoding, &[u8])>, read: Option<&[u8]>) {
         let f = self.ts.doublewrite_copy(f);
         let (f, instead) = self.judge.judge_with(self.ts, f, decoded);
         let f = self.with_content(f);
@@ -496,11 +504,16 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
                 // What the stale rule reads ([`crate::stale`]), from the
                 // content (the decrypted image, when given).
                 let ts = self.ts;
-                let (content, held) = match self.content {
-                    Some((plain, _)) => (plain, plain.page_ref(f.page_no)),
-                    None => (ts, ts.page_ref(f.page_no)),
+                let (content, held) = match (self.content, read) {
+                    (Some((plain, _)), _) => (plain, plain.page_ref(f.page_no)),
+                    (None, Some(_)) => (ts, None),
+                    (None, None) => (ts, ts.page_ref(f.page_no)),
                 };
-                if let Some(l) = held.as_deref().and_then(|p| Links::of(content, &f, p)) {
+                let page = match (self.content, read) {
+                    (None, Some(p)) => Some(p),
+                    _ => held.as_deref(),
+                };
+                if let Some(l) = page.and_then(|p| Links::of(content, &f, p)) {
                     s.links.push(l);
                 }
                 let zeros = &mut self.zeros;
@@ -701,9 +714,11 @@ impl SummaryFold<'_, '_> {
     }
 }
 
+/// Folded over the space it was made for: `page` is page `n` as that
+/// space reads it.
 impl PageFold for SummaryFold<'_, '_> {
     fn page(&mut self, n: PageNo, page: &[u8]) {
-        self.add(page_facts(page, n, self.scheme));
+        self.add_read(page_facts(page, n, self.scheme), None, Some(page));
     }
     fn zero_run(&mut self, first: PageNo, count: u32, _zero: &[u8]) {
         SummaryFold::zero_run(self, first, count);

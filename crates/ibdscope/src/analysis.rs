@@ -197,12 +197,10 @@ impl<'t> Analysis<'t> {
     /// its passes where they are still to be made ([`Analysis::map`]).
     fn build_map(&self) -> SpaceMap {
         use ibdscope_core::summary::SummaryFold;
-        // The summary is of the pages as stored: it is folded in the map's
-        // pass only when the map reads them as stored too.
-        let fold_summary = self.summary.get().is_none()
-            && self.ts.reads_as_stored()
-            && self.physical.reads_as_stored()
-            && std::ptr::eq(self.ts.data(), self.physical.data());
+        // The summary is of the pages as `physical` reads them: it is
+        // folded in the map's pass when the map reads them alike (as
+        // stored, or both through a keyring space's page source).
+        let fold_summary = self.summary.get().is_none() && self.ts.reads_like(&self.physical);
         let trees = self.plan_trees.filter(|&c| {
             if c {
                 self.chained.get()
