@@ -20,7 +20,7 @@
 //! literals (a match may not end past `limit − 5`), and a sequence whose
 //! literals end past `limit − 12` must be the last.
 
-use crate::common::{grow_run, Output, match_copy, words, words8x3, CodecErrorKind, Error, Sink};
+use crate::common::{grow_run, match_copy, words, words8x3, CodecErrorKind, Error, Output, Sink};
 
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.

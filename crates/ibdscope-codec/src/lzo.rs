@@ -24,7 +24,7 @@
 //! `0x11 0x00 0x00`, and the safe decoder returns `LZO_E_OK` only when the
 //! marker is the last input byte.
 
-use crate::common::{grow_run, Output, match_copy, words8x3, CodecErrorKind, Error, Sink};
+use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Output, Sink};
 
 /// What the next instruction byte means.
 #[derive(Clone, Copy)]

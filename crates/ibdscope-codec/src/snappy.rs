@@ -16,7 +16,7 @@
 //! A copy may overlap its own output; offset 0 is invalid. The elements
 //! must produce exactly the stated length.
 
-use crate::common::{grow_run, Output, match_copy, words8x3, CodecErrorKind, Error, Sink};
+use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Output, Sink};
 
 /// Decodes a raw Snappy stream (all of `input`), appending at most `limit`
 /// bytes to `out`. Returns the bytes produced.

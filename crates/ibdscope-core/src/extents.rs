@@ -187,8 +187,7 @@ struct KeptFacts(Option<(std::sync::Arc<Facts>, usize, usize, usize)>);
 /// The address of `ts`'s page source (0: read as stored), which with its
 /// bytes says which pages a reader of `ts` gets.
 fn source_address(ts: &Tablespace<'_>) -> usize {
-    ts.source()
-        .map_or(0, |s| std::ptr::from_ref(s) as usize)
+    ts.source().map_or(0, |s| std::ptr::from_ref(s) as usize)
 }
 
 impl std::fmt::Debug for KeptFacts {
@@ -867,7 +866,12 @@ impl<'t, 'a> Builder<'t, 'a> {
             facts: KeptFacts(self.facts.map(|f| {
                 let data = self.ts.data();
                 let at = data.as_ptr() as usize;
-                (std::sync::Arc::new(f), at, data.len(), source_address(self.ts))
+                (
+                    std::sync::Arc::new(f),
+                    at,
+                    data.len(),
+                    source_address(self.ts),
+                )
             })),
         }
     }

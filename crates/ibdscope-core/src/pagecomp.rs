@@ -509,7 +509,8 @@ where
             Some(Ok(Some(_))) => bufs.0.bytes(),
             _ => from,
         };
-        r.roots.extend(crate::extents::root_candidate(ts, page, reads));
+        r.roots
+            .extend(crate::extents::root_candidate(ts, page, reads));
         r.facts.page(ts, page, reads);
         also(
             &mut r.extra,
@@ -883,7 +884,10 @@ mod tests {
                 n_compressed += 1;
                 assert_eq!(d.algorithm, algorithm, "{rel} page {n}");
                 assert_eq!(out.bytes().len(), page.len());
-                assert_eq!(out.bytes()[FIL_PAGE_OFFSET..FIL_PAGE_OFFSET + 4], page[4..8]);
+                assert_eq!(
+                    out.bytes()[FIL_PAGE_OFFSET..FIL_PAGE_OFFSET + 4],
+                    page[4..8]
+                );
                 assert_eq!(out.bytes()[FIL_PAGE_LSN..FIL_PAGE_LSN + 8], page[16..24]);
                 assert!(!layout.is_compressed(out.bytes()), "{rel} page {n}");
                 match layout {
@@ -894,7 +898,10 @@ mod tests {
                             be_u64(page, FIL_PAGE_COMP_ALGO),
                             Some(algorithm_number(algorithm))
                         );
-                        assert!(verify_page(out.bytes(), ts.scheme()).is_ok(), "{rel} page {n}");
+                        assert!(
+                            verify_page(out.bytes(), ts.scheme()).is_ok(),
+                            "{rel} page {n}"
+                        );
                     }
                     Layout::FullCrc32 { algorithm: a } => {
                         assert_eq!(u64::from(a), algorithm_number(algorithm));
