@@ -565,7 +565,7 @@ fn expand_page(
         Some(Ok(Some(_))) => r.decompressed = r.decompressed.saturating_add(1),
         Some(Err(error)) => r.failures.push(PageFailure {
             page,
-            error: error.clone(),
+            error: *error,
         }),
         _ => {}
     }
