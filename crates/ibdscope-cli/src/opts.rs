@@ -5,8 +5,8 @@ use crate::error::{Error, ErrorKind};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
-    Cmd, Color, DefOpts, Format, HistoryOpts, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages,
-    MapOpts, Metric, Opts, RecordsOpts, RestoreOpts, RowsOpts, SpaceOptions,
+    CarveOpts, Cmd, Color, DefOpts, Format, HistoryOpts, ImageFormat, LsnScale, LsnScaleKind,
+    LsnScalePages, MapOpts, Metric, Opts, RecordsOpts, RestoreOpts, RowsOpts, SpaceOptions,
 };
 use std::path::PathBuf;
 
@@ -313,6 +313,30 @@ enum Command {
         /// forensic copy is never overwritten by mistake).
         #[arg(long)]
         force: bool,
+    },
+    /// Find InnoDB pages in any file or block device (a disk or
+    /// filesystem image, an ibdata1, a reused file) and write one
+    /// tablespace image per space into DIR; the sources are only read.
+    Carve {
+        /// Files or block devices to search.
+        #[arg(required = true, value_name = "SOURCE")]
+        sources: Vec<PathBuf>,
+        /// The directory the images are written into (made if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Candidate positions are multiples of this many bytes.
+        #[arg(long, value_name = "BYTES", default_value_t = 512)]
+        align: u32,
+        /// Also accept pages whose checksum does not verify when their
+        /// header is self-consistent (the LSN's low word in the trailer).
+        #[arg(long)]
+        unverified: bool,
+        /// Gather the index pages of this index id across spaces into one
+        /// image (index-<id>.ibd).
+        #[arg(long, value_name = "ID")]
+        index_id: Option<u64>,
+        #[command(flatten)]
+        shared: Shared,
     },
     /// Compare two copies of one tablespace page by page: pages that
     /// differ, their LSN moves and index, pages in one copy only.
@@ -738,6 +762,11 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         "restore",
         TEXT_JSON,
         &["ibdscope restore fixtures/mysql56/secondary.ibd --datadir datadir --out restored.ibd"],
+    ),
+    (
+        "carve",
+        TEXT_JSON,
+        &["ibdscope carve disk.img --out carved", "ibdscope carve --format json /dev/sdb1 --out carved"],
     ),
     (
         "diff",
@@ -1218,6 +1247,23 @@ fn command(command: Command) -> Result<Parsed, Error> {
             }),
             common,
         ),
+        Command::Carve {
+            sources,
+            out,
+            align,
+            unverified,
+            index_id,
+            shared,
+        } => Parsed::new(
+            Cmd::Carve(CarveOpts {
+                out,
+                align,
+                unverified,
+                index_id,
+            }),
+            sources,
+            shared,
+        ),
         // The options every endpoint's report starts from (files, keys).
         Command::Serve {
             paths, page_size, ..
@@ -1258,6 +1304,7 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
         Cmd::Rows(_) => "rows",
         Cmd::History(_) => "history",
         Cmd::Restore(_) => "restore",
+        Cmd::Carve(_) => "carve",
     }
 }
 

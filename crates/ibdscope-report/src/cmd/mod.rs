@@ -1,6 +1,7 @@
 //! One module per command; each `run` writes to a `&mut dyn Write`.
 
 pub mod audit;
+pub mod carve;
 pub mod check;
 pub mod compare;
 pub mod diff;
@@ -64,6 +65,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Cmd::Tables => tables::run(opts, out),
         Cmd::Undo => history::undo(opts, out),
         Cmd::Restore(ref r) => restore::run(opts, r, out),
+        Cmd::Carve(ref c) => carve::run(opts, c, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -110,7 +112,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 | Cmd::Diff
                 | Cmd::Tables
                 | Cmd::Undo
-                | Cmd::Restore(_) => Ok(Outcome::Unreadable),
+                | Cmd::Restore(_)
+                | Cmd::Carve(_) => Ok(Outcome::Unreadable),
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
