@@ -282,7 +282,7 @@ fn scan_range(
     let mut p = range.start;
     while p < range.end {
         let b = data.get(p..reach).unwrap_or(&[]);
-        let at_block = p % HOLE_BLOCK == 0;
+        let at_block = p.is_multiple_of(HOLE_BLOCK);
         let step = match probe(b, at_block, opts, st, &mut piece.refused) {
             Some(mut f) => {
                 f.source = source;
