@@ -6,6 +6,7 @@
 mod integration {
     mod asks;
     mod audit;
+    mod carve;
     mod cli;
     pub mod common;
     mod corpus;

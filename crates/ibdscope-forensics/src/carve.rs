@@ -54,13 +54,13 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// The default alignment: a sector.
-pub const SECTOR: u32 = 512;
+const SECTOR: u32 = 512;
 /// Page sizes of the classic and full_crc32 layouts (`UNIV_PAGE_SIZE_MIN`
 /// to `UNIV_PAGE_SIZE_MAX`, `univ.i`).
-pub const PAGE_SIZES: [u32; 5] = [4096, 8192, 16384, 32768, 65536];
+const PAGE_SIZES: [u32; 5] = [4096, 8192, 16384, 32768, 65536];
 /// Physical sizes of ROW_FORMAT=COMPRESSED pages (`UNIV_ZIP_SIZE_MIN` to
 /// 16 KiB: `KEY_BLOCK_SIZE` 1, 2, 4, 8, 16).
-pub const ZIP_SIZES: [u32; 5] = [1024, 2048, 4096, 8192, 16384];
+const ZIP_SIZES: [u32; 5] = [1024, 2048, 4096, 8192, 16384];
 /// The largest page: what a piece reads past its end.
 const MAX_PAGE: usize = 65536;
 /// Bytes of candidate positions per piece of the scan.
@@ -132,7 +132,7 @@ pub enum PageLayout {
 
 impl PageLayout {
     /// The core's checksum scheme of this layout.
-    pub fn scheme(self) -> Scheme {
+    fn scheme(self) -> Scheme {
         match self {
             PageLayout::Classic => Scheme::Classic,
             PageLayout::FullCrc32 => Scheme::FullCrc32,

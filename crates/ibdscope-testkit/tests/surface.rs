@@ -56,12 +56,15 @@ const CEILINGS: &[(&str, usize)] = &[
     // page's type and fill from what the transform pass kept (+1:
     // `Tablespace::type_and_fill`).
     ("ibdscope-core", 610),
-    ("ibdscope-forensics", 215),
+    // +23 for `carve` (the scan, its page facts, the grouping into
+    // spaces and indexes, page 0 synthesized).
+    ("ibdscope-forensics", 238),
     ("ibdscope-prims", 58),
     ("ibdscope-render", 82),
     // +6 for its own error (`Error`, `ErrorKind`, `Place`, and `kind`,
     // `place`, `page`, `file_offset`) in place of the front door's.
-    ("ibdscope-report", 48),
+    // +1 for `args::CarveOpts` (`carve`'s options).
+    ("ibdscope-report", 49),
     // The web explorer: `Server` (`bind`, `url`, `port`, `run`), `Limits`,
     // `Bounds`.
     ("ibdscope-serve", 7),

@@ -15,7 +15,8 @@ use crate::args::{CarveOpts, Format, Opts};
 use crate::error::{Error, ErrorKind};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope::host::{Source, Unit};
+use ibdscope::host::Unit;
+use ibdscope::open::Input;
 use ibdscope_core::Engine;
 use ibdscope_forensics::carve::{
     self, CarveOptions, Carved, CarvedSpace, Found, Mixed, PageLayout,
@@ -54,10 +55,10 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
         o.index_id = c.index_id.map(ibdscope_core::IndexId);
         o
     };
-    let mut sources: Vec<Box<dyn Source>> = Vec::new();
+    let mut sources: Vec<Input> = Vec::new();
     for p in &opts.files {
-        let s = opts.host.open(p, opts.threads).map_err(Error::from)?;
-        sources.push(s);
+        // Opened as bytes: no space is parsed from a source.
+        sources.push(crate::open::file(opts, p, opts.threads)?);
     }
     let engine = Engine::new(opts.threads);
     let mut found: Vec<Found> = Vec::new();
@@ -69,7 +70,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
             data,
             src_no,
             &copts,
-            src.zero_ranges(),
+            src.source().zero_ranges(),
             &engine,
             |piece| -> Result<(), ()> {
                 found.extend(piece.found);
@@ -114,7 +115,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
 /// Writes `space`'s image into `path`: each kept page at its number, the
 /// file as long as the last page (holes left sparse, reading as zeros),
 /// page 0 synthesized when none was found.
-fn write_image(path: &Path, space: &CarvedSpace, sources: &[Box<dyn Source>]) -> io::Result<()> {
+fn write_image(path: &Path, space: &CarvedSpace, sources: &[Input]) -> io::Result<()> {
     let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
     let ps = u64::from(space.page_size);
     f.set_len(u64::from(space.n_pages()).saturating_mul(ps))?;
