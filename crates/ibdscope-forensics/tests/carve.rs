@@ -231,3 +231,52 @@ fn noise_alone_gives_nothing() {
     opts.unverified = true;
     assert!(scan_all(&image, &opts, 2).is_empty());
 }
+
+/// `page` with its crc32 written as the server writes it
+/// (`buf_calc_page_crc32`, checksum.cc: in the header and the trailer).
+fn restamp(mut page: Vec<u8>) -> Vec<u8> {
+    let n = page.len();
+    let c = page_crc32(&page);
+    page[..4].copy_from_slice(&c.to_be_bytes());
+    page[n - 8..n - 4].copy_from_slice(&c.to_be_bytes());
+    page
+}
+
+#[test]
+fn page0_versions_with_other_flags_are_mixed() {
+    // mysql56-crc32/ai_int's page 0 (space 7, flags 0) and a page 0 of
+    // the same id with DYNAMIC's flags (0x21, fixtures/manifest.tsv's
+    // rf_dynamic) and a newer LSN: two tablespaces that shared the id.
+    let f = fixture("mysql56-crc32/ai_int.ibd");
+    let p0 = f[..16384].to_vec();
+    let mut other = p0.clone();
+    other[38 + 16..38 + 20].copy_from_slice(&0x21u32.to_be_bytes());
+    let lsn = u64::from_be_bytes(p0[16..24].try_into().unwrap()) + 5;
+    other[16..24].copy_from_slice(&lsn.to_be_bytes());
+    other[16380..].copy_from_slice(&(lsn as u32).to_be_bytes());
+    let other = restamp(other);
+    let mut image = noise(64 * 1024, 9);
+    image[512..512 + 16384].copy_from_slice(&p0);
+    image[32768..32768 + 16384].copy_from_slice(&other);
+    let (_, carved) = carve(&image);
+    let s = &carved.spaces[0];
+    assert_eq!(s.mixed, Some(carve::Mixed::Flags(vec![0, 0x21])));
+    assert_eq!(s.flags, Some(0x21));
+    assert!(!s.is_whole());
+}
+
+#[test]
+fn unverified_takes_a_damaged_page_with_a_consistent_header() {
+    let f = fixture("mysql56-crc32/ai_int.ibd");
+    let mut page = f[3 * 16384..4 * 16384].to_vec();
+    page[9000] ^= 0x40;
+    let mut image = noise(64 * 1024, 13);
+    image[1024..1024 + 16384].copy_from_slice(&page);
+    assert!(carve(&image).0.is_empty());
+    let mut opts = CarveOptions::default();
+    opts.unverified = true;
+    let found = scan_all(&image, &opts, 2);
+    assert_eq!(found.len(), 1);
+    assert_eq!((found[0].offset, found[0].page_no), (1024, PageNo(3)));
+    assert_eq!(found[0].accepted, carve::Accepted::SelfConsistent);
+}

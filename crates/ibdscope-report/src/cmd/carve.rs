@@ -125,8 +125,25 @@ fn write_image(path: &Path, space: &CarvedSpace, sources: &[Input]) -> io::Resul
             f.write_all(&p0)?;
         }
     }
-    for p in &space.pages {
+    // The source bytes written, released 1,024 pages at a time (a span
+    // per source): the image's pages are mapped a few MiB at a time.
+    let mut spans: Vec<Option<(u64, u64)>> = vec![None; sources.len()];
+    let release = |spans: &mut Vec<Option<(u64, u64)>>| {
+        for (src, span) in sources.iter().zip(spans.iter_mut()) {
+            if let Some((a, b)) = span.take() {
+                src.release(a as usize, b.saturating_sub(a) as usize);
+            }
+        }
+    };
+    for (i, p) in space.pages.iter().enumerate() {
+        if i % 1024 == 1023 {
+            release(&mut spans);
+        }
         let k = p.kept;
+        if let Some(span) = spans.get_mut(k.source as usize) {
+            let end = k.offset.saturating_add(u64::from(k.len));
+            *span = Some(span.map_or((k.offset, end), |(a, b)| (a.min(k.offset), b.max(end))));
+        }
         let bytes = sources
             .get(k.source as usize)
             .and_then(|s| {
@@ -147,6 +164,7 @@ fn write_image(path: &Path, space: &CarvedSpace, sources: &[Input]) -> io::Resul
             f.write_all(rest)?;
         }
     }
+    release(&mut spans);
     f.sync_all()
 }
 
