@@ -287,7 +287,9 @@ fn scan_range(
             Some(mut f) => {
                 f.source = source;
                 f.offset = p as u64;
-                let keep = opts.index_id.is_none_or(|id| f.index_id == Some(id));
+                let keep = opts
+                    .index_id
+                    .is_none_or(|id| f.index_id == Some(id) || structure_page(f.page_type));
                 let len = f.len as usize;
                 if keep {
                     piece.found.push(f);
@@ -380,6 +382,16 @@ fn probe_zip_gapped(b: &[u8], st: &mut Scratch) -> Option<Found> {
         }
     }
     None
+}
+
+/// The pages that say where a space's indexes are (page 0, the INODE
+/// pages with the segments a root names, `fsp0fsp.cc`), kept with
+/// `--index-id` for the space the index's pages come from.
+fn structure_page(t: PageType) -> bool {
+    matches!(
+        t,
+        PageType::FIL_PAGE_TYPE_FSP_HDR | PageType::FIL_PAGE_INODE
+    )
 }
 
 /// Types a ROW_FORMAT=COMPRESSED space's pages carry (`page0zip.cc`,
@@ -704,6 +716,17 @@ pub fn group(found: Vec<Found>, index_id: Option<IndexId>) -> Carved {
     let total = found.len() as u64;
     let mut by_key: BTreeMap<(u32, u32, PageLayout), Vec<Found>> = BTreeMap::new();
     let mut unsized_pages: Vec<Found> = Vec::new();
+    let mut found = found;
+    if let Some(id) = index_id {
+        // The structure pages of the space most of the index's pages name.
+        let space = most_common(
+            found
+                .iter()
+                .filter(|f| f.index_id == Some(id))
+                .map(|f| f.space_id),
+        );
+        found.retain(|f| f.index_id == Some(id) || Some(f.space_id) == space);
+    }
     for f in found {
         if index_id.is_some() {
             by_key.entry((0, f.slot, f.layout)).or_default().push(f);
@@ -779,14 +802,23 @@ fn space_of(
     let mut mixed = None;
     let mut space_id = SpaceId(space);
     if let Some(id) = index_id {
-        let mut ids: Vec<SpaceId> = carved.iter().map(|p| p.kept.space_id).collect();
+        let mut ids: Vec<SpaceId> = carved
+            .iter()
+            .filter(|p| p.kept.index_id == Some(id))
+            .map(|p| p.kept.space_id)
+            .collect();
         ids.sort();
         ids.dedup();
-        space_id = most_common(carved.iter().map(|p| p.kept.space_id)).unwrap_or_default();
+        space_id = most_common(
+            carved
+                .iter()
+                .filter(|p| p.kept.index_id == Some(id))
+                .map(|p| p.kept.space_id),
+        )
+        .unwrap_or_default();
         if ids.len() > 1 {
             mixed = Some(Mixed::Spaces(ids));
         }
-        let _ = id;
     }
     let page0 = carved.first().filter(|p| p.kept.page_no.0 == 0);
     let flags = page0.and_then(|p| p.kept.flags);

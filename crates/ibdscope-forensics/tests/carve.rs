@@ -211,16 +211,22 @@ fn index_id_gathers_one_index() {
     let mut opts = CarveOptions::default();
     opts.index_id = Some(second);
     let only = scan_all(&image, &opts, 2);
+    // The index's pages, and the pages that say where the space's indexes
+    // are (page 0, INODE: types 8 and 3, fil0fil.h).
     let want: Vec<Found> = all
         .iter()
         .copied()
-        .filter(|f| f.index_id == Some(second))
+        .filter(|f| f.index_id == Some(second) || matches!(f.page_type.0, 3 | 8))
         .collect();
     assert_eq!(only, want);
     let carved = carve::group(only, Some(second));
     assert_eq!(carved.spaces.len(), 1);
-    assert_eq!(carved.spaces[0].space_id, SpaceId(13));
-    assert_eq!(carved.spaces[0].pages.len(), want.len());
+    let s = &carved.spaces[0];
+    assert_eq!(s.space_id, SpaceId(13));
+    assert_eq!(s.index_gathered, Some(second));
+    assert_eq!(s.pages.len(), want.len());
+    assert_eq!(s.indexes.len(), 1);
+    assert!(s.indexes[0].complete() && s.mixed.is_none());
 }
 
 #[test]
