@@ -8,7 +8,7 @@
 //! other input; every other table's space is found too. Needs e2fsprogs
 //! (`.ci/run` installs it): without it the tests say so and skip.
 
-use super::common::{fixtures, instance_copy, run, run_json, scratch};
+use super::common::{fixtures, instance_copy, read_tsv, run, run_json, scratch};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -148,6 +148,44 @@ fn recover_from_datadir(datadir: &str) {
         String::from_utf8(o.stdout).expect("utf-8"),
         want,
         "{datadir}"
+    );
+    // The clustered index alone (its id from the server's SYS_INDEXES,
+    // fixtures/instance/sys_indexes.tsv), gathered with --index-id: the
+    // same rows.
+    let tables = read_tsv(&fixtures().join("instance/sys_tables.tsv"));
+    let table_id = &tables
+        .iter()
+        .find(|r| r["datadir"] == datadir && r["name"] == "fx/t_basic")
+        .expect("fx/t_basic in SYS_TABLES")["table_id"];
+    let indexes = read_tsv(&fixtures().join("instance/sys_indexes.tsv"));
+    let primary = &indexes
+        .iter()
+        .find(|r| r["datadir"] == datadir && &r["table_id"] == table_id && r["name"] == "PRIMARY")
+        .expect("its PRIMARY in SYS_INDEXES")["index_id"];
+    let out = scratch(&format!("{datadir}-index"));
+    let _ = std::fs::remove_dir_all(&out);
+    let o = run(&[
+        "carve",
+        img.to_str().expect("utf-8"),
+        "--index-id",
+        primary,
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)));
+    let image = out.join(format!("index-{primary}.ibd"));
+    let o = run(&[
+        "rows",
+        image.to_str().expect("utf-8"),
+        "--frm",
+        frm.to_str().expect("utf-8"),
+        "--format",
+        "tsv",
+    ]);
+    assert_eq!(
+        String::from_utf8(o.stdout).expect("utf-8"),
+        want,
+        "{datadir} --index-id"
     );
 }
 
