@@ -766,7 +766,10 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
     (
         "carve",
         TEXT_JSON,
-        &["ibdscope carve disk.img --out carved", "ibdscope carve --format json /dev/sdb1 --out carved"],
+        &[
+            "ibdscope carve fixtures/mysql56/secondary.ibd --out carved",
+            "ibdscope carve --format json datadir/ibdata1 datadir/fx/t_basic.ibd --out carved",
+        ],
     ),
     (
         "diff",
