@@ -5,7 +5,8 @@
 //! to the server's dump taken before (`fixtures/instance/rows/`), or, for
 //! a MySQL 8 file of the corpus, equal to what `rows` reads from the
 //! original file, with its definition from the carved SDI pages and no
-//! other input; every other table's space is found too. Needs e2fsprogs
+//! other input (MySQL 5.6 and MariaDB: from the `.frm`, and from the
+//! dictionary of the carved system tablespace with no other input); every other table's space is found too. Needs e2fsprogs
 //! (`.ci/run` installs it): without it the tests say so and skip.
 
 use super::common::{fixtures, instance_copy, read_tsv, run, run_json, scratch};
@@ -114,7 +115,11 @@ fn recover_from_datadir(datadir: &str) {
         .map(|p| space_id(&p))
         .collect();
     let img = image_without(&dir, "fx/t_basic.ibd", &format!("{datadir}.ext4"), 64);
-    let (_, spaces) = carve(&img, &format!("{datadir}-carved"));
+    let (carved_dir, spaces) = carve(&img, &format!("{datadir}-carved"));
+    assert!(
+        carved_dir.join("ibdata1").is_file(),
+        "{datadir}: space 0 as ibdata1"
+    );
     for o in &others {
         assert!(
             spaces.iter().any(|(s, _, _)| s == o),
@@ -148,6 +153,23 @@ fn recover_from_datadir(datadir: &str) {
         String::from_utf8(o.stdout).expect("utf-8"),
         want,
         "{datadir}"
+    );
+    // No definition given: the carved system tablespace's dictionary
+    // (DIR/ibdata1) gives it.
+    let o = run(&[
+        "rows",
+        image.to_str().expect("utf-8"),
+        "--datadir",
+        carved_dir.to_str().expect("utf-8"),
+        "--format",
+        "tsv",
+    ]);
+    assert_eq!(
+        String::from_utf8(o.stdout).expect("utf-8"),
+        want,
+        "{datadir} --datadir {}: {}",
+        carved_dir.display(),
+        String::from_utf8_lossy(&o.stderr)
     );
     // The clustered index alone (its id from the server's SYS_INDEXES,
     // fixtures/instance/sys_indexes.tsv), gathered with --index-id: the

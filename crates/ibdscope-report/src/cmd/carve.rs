@@ -1,7 +1,8 @@
 //! `ibdscope carve SOURCE... --out DIR`: InnoDB pages found in any bytes
 //! (disk and filesystem images, block devices, an `ibdata1`, a reused
 //! file) by [`ibdscope_forensics::carve`], one tablespace image per space
-//! written into DIR (`space-<id>.ibd`; a second space of one id
+//! written into DIR (`space-<id>.ibd`, the system tablespace `ibdata1`;
+//! a second space of one id
 //! `space-<id>-<n>.ibd`; with `--index-id`, `index-<id>.ibd`), pages at
 //! their numbers, holes zero-filled (sparse), page 0 synthesized only where
 //! none was found; then the report (computed, then printed): spaces,
@@ -88,6 +89,9 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
     for s in &carved.spaces {
         let name = match s.index_gathered {
             Some(id) => format!("index-{id}.ibd"),
+            // The system tablespace under its own name: `--datadir DIR`
+            // then reads its dictionary for the other images.
+            None if s.instance == 0 && s.space_id.0 == 0 => "ibdata1".to_string(),
             None if s.instance == 0 => format!("space-{}.ibd", s.space_id),
             None => format!("space-{}-{}.ibd", s.space_id, s.instance),
         };
