@@ -31,6 +31,7 @@ pub mod diag;
 mod error;
 mod fill_grid;
 mod findings;
+pub mod held;
 mod hexdump;
 mod instance_facts;
 mod json;

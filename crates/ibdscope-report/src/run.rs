@@ -31,8 +31,18 @@ impl Write for Counted<'_> {
 /// …, "error": …}`), the error being what it said on stderr
 /// ([`crate::diag::reason`]); exit 2 as always.
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+    run_with(opts, out, crate::cmd::run)
+}
+
+/// [`run`] with `cmd` running the command (the one of
+/// [`crate::held`] reads a space kept open).
+pub(crate) fn run_with(
+    opts: &Opts,
+    out: &mut dyn Write,
+    cmd: impl FnOnce(&Opts, &mut dyn Write) -> io::Result<Outcome>,
+) -> io::Result<Outcome> {
     let mut counted = Counted { w: out, n: 0 };
-    let (outcome, said) = crate::diag::capture(|| crate::cmd::run(opts, &mut counted));
+    let (outcome, said) = crate::diag::capture(|| cmd(opts, &mut counted));
     let outcome = outcome?;
     if outcome != Outcome::Unreadable
         || counted.n > 0

@@ -9,7 +9,7 @@ use ibdscope_report::args::{Cmd, Format, Opts};
 use ibdscope_report::Outcome;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
 
 /// Most pages one `pages` request lists (the app asks for a file's pages
 /// in runs of this many): a response stays a few MiB whatever the file.
@@ -20,14 +20,20 @@ pub const PAGES_PER_REQUEST: u32 = 16384;
 pub struct Api {
     /// The options given on the command line (host, keys, threads); its
     /// `cmd`, `files`, `format`, `hex` and `levels` are set per request.
-    /// Locked only to run with a `--key-file` (a key file is not cloned).
-    template: Mutex<Opts>,
-    /// Whether the template holds a MariaDB key file.
-    keyed: bool,
+    template: Opts,
     /// The files and datadirs given, by index.
     files: Vec<PathBuf>,
+    /// Each file's model, kept open by a thread of its own once a
+    /// request first reads the file ([`ibdscope_report::held`]).
+    held: Vec<Mutex<Option<mpsc::Sender<Job>>>>,
     /// Each file's overview entry, made once.
     overview: Mutex<HashMap<usize, String>>,
+}
+
+/// A command for a file's model thread, and where to send its answer.
+struct Job {
+    opts: Opts,
+    reply: mpsc::Sender<Answer>,
 }
 
 /// A report's output and outcome.
@@ -42,9 +48,9 @@ impl Api {
     /// The API over `opts.files`.
     pub fn new(opts: Opts) -> Api {
         Api {
-            keyed: opts.key_file.is_some(),
             files: opts.files.clone(),
-            template: Mutex::new(opts),
+            held: opts.files.iter().map(|_| Mutex::new(None)).collect(),
+            template: opts,
             overview: Mutex::new(HashMap::new()),
         }
     }
@@ -54,41 +60,76 @@ impl Api {
         self.files.len()
     }
 
-    /// Runs `cmd` over file `index` as JSON.
+    /// The run's options for `cmd` over `files`, as JSON: the template's
+    /// host, threads, page size, data files and datadir; its keys with
+    /// `keys` (the model threads read a space's keys when they open it,
+    /// a request's options carry none).
+    fn opts(&self, cmd: Cmd, files: Vec<PathBuf>, keys: bool) -> Opts {
+        let t = &self.template;
+        Opts {
+            lib: t.lib,
+            threads: t.threads,
+            data_files: t.data_files.clone(),
+            datadir: t.datadir.clone(),
+            key_file: if keys { t.key_file.clone() } else { None },
+            ..Opts::new(cmd, files, Format::Json, t.host.clone())
+        }
+    }
+
+    /// Runs `cmd` over file `index` as JSON, on the file's kept model.
     pub fn report(&self, cmd: Cmd, index: usize, hex: bool, levels: bool) -> Option<Answer> {
         let file = self.files.get(index)?.clone();
-        let mut body = Vec::new();
-        let result = if self.keyed {
-            let mut t = self.template.lock().unwrap_or_else(|p| p.into_inner());
-            t.cmd = cmd;
-            t.files = vec![file];
-            t.format = Format::Json;
-            t.hex = hex;
-            t.levels = levels;
-            ibdscope_report::run(&t, &mut body)
-        } else {
-            let opts = {
-                let t = self.template.lock().unwrap_or_else(|p| p.into_inner());
-                Opts {
-                    lib: t.lib,
-                    threads: t.threads,
-                    data_files: t.data_files.clone(),
-                    datadir: t.datadir.clone(),
-                    hex,
-                    levels,
-                    ..Opts::new(cmd, vec![file], Format::Json, t.host.clone())
-                }
-            };
-            ibdscope_report::run(&opts, &mut body)
+        let mut opts = self.opts(cmd, vec![file.clone()], false);
+        opts.hex = hex;
+        opts.levels = levels;
+        if file.is_dir() {
+            return Some(self.run(opts));
+        }
+        let (tx, rx) = mpsc::channel();
+        let job = Job { opts, reply: tx };
+        let sent = {
+            let mut h = self.held.get(index)?.lock().unwrap_or_else(|p| p.into_inner());
+            let sender = h.get_or_insert_with(|| self.spawn(file));
+            sender.send(job)
         };
-        let outcome = result.unwrap_or(Outcome::Unreadable);
-        while body.last().is_some_and(|c| c.is_ascii_whitespace()) {
-            body.pop();
+        match sent {
+            Ok(()) => rx.recv().ok().or_else(|| Some(unreadable())),
+            Err(mpsc::SendError(job)) => Some(self.run(job.opts)),
         }
-        if body.is_empty() {
-            body.extend_from_slice(b"{\"error\":\"could not read\"}");
-        }
-        Some(Answer { body, outcome })
+    }
+
+    /// Runs a command that reads no one space kept open (over several
+    /// files, or a datadir) as the command line does, with the keys.
+    pub fn run_many(&self, cmd: Cmd, files: Vec<PathBuf>) -> Answer {
+        self.run(self.opts(cmd, files, true))
+    }
+
+    fn run(&self, opts: Opts) -> Answer {
+        let opts = Opts {
+            key_file: self.template.key_file.clone(),
+            ..opts
+        };
+        let mut body = Vec::new();
+        let outcome = ibdscope_report::run(&opts, &mut body).unwrap_or(Outcome::Unreadable);
+        answer(body, outcome)
+    }
+
+    /// The thread that keeps `file`'s model and runs its commands.
+    fn spawn(&self, file: PathBuf) -> mpsc::Sender<Job> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let open = self.opts(Cmd::Info, vec![file.clone()], true);
+        let _ = std::thread::Builder::new()
+            .name("ibdscope-model".into())
+            .spawn(move || {
+                ibdscope_report::held::hold(&open, &file, &mut |runner| {
+                    for job in rx.iter() {
+                        let mut body = Vec::new();
+                        let outcome = runner(&job.opts, &mut body).unwrap_or(Outcome::Unreadable);
+                        let _ = job.reply.send(answer(body, outcome));
+                    }
+                });
+            });
+        tx
     }
 
     /// The overview: for each file its index, kind, outcome and the
@@ -139,6 +180,22 @@ impl Api {
             outcome_name(outcome)
         )
     }
+}
+
+/// An answer from what a command printed: its JSON without the last
+/// newline, or an error object when it printed nothing.
+fn answer(mut body: Vec<u8>, outcome: Outcome) -> Answer {
+    while body.last().is_some_and(|c| c.is_ascii_whitespace()) {
+        body.pop();
+    }
+    if body.is_empty() {
+        body.extend_from_slice(b"{\"error\":\"could not read\"}");
+    }
+    Answer { body, outcome }
+}
+
+fn unreadable() -> Answer {
+    answer(Vec::new(), Outcome::Unreadable)
 }
 
 /// The outcome's name, as the exit codes say it.

@@ -1,0 +1,216 @@
+//! Commands over a space kept open: the file is opened, detected and
+//! (page_compressed, or encrypted with a key that opens it) expanded
+//! once, and its model ([`Analysis`]: the summary, the space map, the
+//! B-trees, the definition) is made once, when a command first needs it,
+//! then kept for every command after. `ibdscope serve` answers each
+//! request of a file with [`hold`]'s runner, so a page view reads that
+//! page, not the file.
+//!
+//! Each command run through the runner prints what the same command
+//! prints on the command line (`run` with the same options): the same
+//! model, the same printer, the same outcome; the commands that do not
+//! read one space (and a file that cannot be opened) run as [`crate::run`]
+//! runs them.
+
+use crate::args::{Cmd, DefOpts, Opts};
+use crate::cmd::{self, check, info, levels, page, pages, records, rows, space};
+use crate::open::{key_finding, key_summary, opened_space, say, say_one};
+use crate::outcome::Outcome;
+use ibdscope::analysis::Analysis;
+use std::cell::Cell;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Runs one command (its options: the command, its format and flags;
+/// `files` is ignored) over the space kept open, writing what it prints.
+pub type Runner<'r> = dyn FnMut(&Opts, &mut dyn Write) -> io::Result<Outcome> + 'r;
+
+/// Opens the space `path` names with `opts` (its host, threads, page
+/// size, keys, `--datadir` as the definition's source) and calls `serve`
+/// once with a runner over it; returns when `serve` does, closing the
+/// space. When the space cannot be opened, the runner runs each command
+/// as [`crate::run`] does (which says why, as the command line does).
+pub fn hold(opts: &Opts, path: &Path, serve: &mut dyn FnMut(&mut Runner<'_>)) {
+    let mut served = false;
+    let (_, _) = crate::diag::capture(|| {
+        opened_space(path, opts, |ts, engine, problems| {
+            served = true;
+            let keys = key_finding(path, ts, opts);
+            let blocks = ibdscope::logical::crypt_data_blocks(path, ts);
+            let mut diags = Vec::new();
+            let logical = ibdscope::logical::expand(path, ts, engine, opts.key_file.as_ref(), &mut diags);
+            say(&diags);
+            let mut logical = logical;
+            let made = logical.as_mut().and_then(|l| l.take_summary());
+            let damaged = logical.as_ref().is_some_and(ibdscope::logical::damaged);
+            let image = logical.as_ref().map(|l| l.tablespace(ts));
+            let def = DefOpts {
+                datadir: opts.datadir.clone(),
+                ..DefOpts::default()
+            };
+            let model = |lts| {
+                Analysis::new(path, ts, lts, *engine, def.clone())
+                    .with_host(&*opts.host, opts.data_files.as_deref())
+                    .with_sink(&say_one)
+            };
+            // The pages as stored; the structure (the same model when the
+            // space is read as stored: one summary, one map).
+            let plain = image.is_none();
+            let stored = if plain { model(ts).reading_trees(true) } else { model(ts) };
+            let own = image.as_ref().map(|i| model(i).reading_trees(true));
+            if let Some(s) = made {
+                if let Some(st) = &own {
+                    st.set_summary(s.clone());
+                }
+                stored.set_summary(s);
+            }
+            let structure = own.as_ref().unwrap_or(&stored);
+            // `check` with a key judges with the keyed summary (one pass
+            // that decrypts the encrypted pages), as the command does.
+            let checked = opts.key_file.as_ref().map(|_| model(ts));
+            let keyed: Cell<Option<Outcome>> = Cell::new(None);
+            let held = Held {
+                open: opts,
+                stored: &stored,
+                structure,
+                checked: checked.as_ref(),
+                keyed: &keyed,
+                keys,
+                blocks: blocks.as_ref(),
+                damaged,
+                problems,
+            };
+            serve(&mut |o: &Opts, out: &mut dyn Write| {
+                crate::run::run_with(o, out, |o, out| {
+                    let outcome = held.run(o, out)?;
+                    cmd::finish(o, out, outcome)
+                })
+            });
+            Ok(Outcome::Clean)
+        })
+    });
+    if !served {
+        serve(&mut |o: &Opts, out: &mut dyn Write| {
+            let mut one = Opts::new(o.cmd.clone(), vec![path.to_path_buf()], o.format, o.host.clone());
+            copy_flags(o, &mut one);
+            crate::run(&one, out)
+        });
+    }
+}
+
+/// The flags of `from` a command reads, set in `to` (not its files).
+fn copy_flags(from: &Opts, to: &mut Opts) {
+    to.lib = from.lib;
+    to.threads = from.threads;
+    to.verbose = from.verbose;
+    to.verified_only = from.verified_only;
+    to.levels = from.levels;
+    to.hex = from.hex;
+    to.data_files = from.data_files.clone();
+    to.datadir = from.datadir.clone();
+}
+
+/// The models of one space and what opening it found.
+struct Held<'h, 't> {
+    /// The options the space was opened with (its keys).
+    open: &'h Opts,
+    /// The pages as stored (`info`, `pages`, `check`).
+    stored: &'h Analysis<'t>,
+    /// The structure (the logical image's model, else `stored`'s twin).
+    structure: &'h Analysis<'t>,
+    /// `check`'s model with a key.
+    checked: Option<&'h Analysis<'t>>,
+    /// The keyed summary's outcome, once made.
+    keyed: &'h Cell<Option<Outcome>>,
+    /// Whether the key (if any) opens the space.
+    keys: Outcome,
+    /// Encrypted pages no crypt data opens: no structure.
+    blocks: Option<&'h ibdscope::diagnostic::Diagnostic>,
+    /// A page of the logical image that did not expand or decrypt.
+    damaged: bool,
+    /// Files left out when opening.
+    problems: bool,
+}
+
+impl Held<'_, '_> {
+    fn run(&self, o: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+        let outcome = match &o.cmd {
+            Cmd::Info => info::run(o, self.stored, out)?.max(self.keys),
+            Cmd::Pages { from, to } => {
+                let a = self.stored;
+                cmd::with_file_findings(o, a, out, |out| pages::run(o, a, *from, *to, out))?
+                    .max(self.keys)
+            }
+            Cmd::Check => {
+                let (a, keyed) = match self.checked {
+                    Some(a) => {
+                        let k = self.keyed.get().unwrap_or_else(|| key_summary(a, self.open));
+                        self.keyed.set(Some(k));
+                        (a, k)
+                    }
+                    None => (self.stored, Outcome::Clean),
+                };
+                check::one(o, a, out)?.max(self.keys).max(keyed)
+            }
+            Cmd::Page { .. }
+            | Cmd::Indexes
+            | Cmd::Extents
+            | Cmd::Segments
+            | Cmd::Lists
+            | Cmd::Fill
+            | Cmd::Records(_)
+            | Cmd::Rows(_) => self.structure_cmd(o, out)?,
+            _ => {
+                return crate::cmd::run(o, out);
+            }
+        };
+        Ok(if self.problems {
+            outcome.max(Outcome::Findings)
+        } else {
+            outcome
+        })
+    }
+
+    /// A structure command, as `cmd::run` runs it over the logical image.
+    fn structure_cmd(&self, o: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
+        if !matches!(o.cmd, Cmd::Page { .. }) {
+            if let Some(d) = self.blocks {
+                say(std::slice::from_ref(d));
+                return Ok(Outcome::Unreadable);
+            }
+        }
+        let a = self.structure;
+        let outcome = match &o.cmd {
+            Cmd::Extents => space::extents(o, a, out),
+            Cmd::Segments => space::segments(o, a, out),
+            Cmd::Lists => space::lists(o, a, out),
+            Cmd::Indexes if o.levels => levels::run(o, a, out),
+            Cmd::Indexes => space::indexes(o, a, out),
+            Cmd::Fill => crate::cmd::fill::run(o, a, out),
+            Cmd::Records(sel) => {
+                cmd::unreadable_file_findings(a, records::run(o, a, sel.clone(), out))
+            }
+            Cmd::Rows(r) => cmd::unreadable_file_findings(a, rows::run(o, a, r, out)),
+            Cmd::Page { page } => {
+                cmd::with_file_findings(o, a, out, |out| page::run(o, a, *page, out))
+            }
+            _ => Ok(Outcome::Unreadable),
+        };
+        let outcome = match outcome {
+            Ok(o) if a.definition_problems() > 0 => Ok(o.max(Outcome::Findings)),
+            Ok(x) if o.datadir.is_some() && x != Outcome::Unreadable => match a.definition_error() {
+                Some(e) => {
+                    crate::diag::say!("ibdscope: {e}");
+                    Ok(x.max(Outcome::Findings))
+                }
+                None => Ok(x),
+            },
+            other => other,
+        }?;
+        Ok(if self.damaged {
+            outcome.max(Outcome::Findings)
+        } else {
+            outcome
+        })
+    }
+}
