@@ -336,6 +336,10 @@ enum Command {
         /// The port (default: a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
+        /// Open the URL in the desktop's browser (`xdg-open`, macOS
+        /// `open`); the server serves whether that works or not.
+        #[arg(long)]
+        open: bool,
         /// Physical page size, overriding detection (e.g. 16k, 8192).
         #[arg(long, value_parser = ibdscope_report::args::page_size)]
         page_size: Option<u32>,
@@ -923,6 +927,11 @@ impl Cli {
             Command::Serve { port, .. } => Some(port),
             _ => None,
         }
+    }
+
+    /// `serve --open`.
+    pub fn serve_open(&self) -> bool {
+        matches!(self.command, Command::Serve { open: true, .. })
     }
 }
 

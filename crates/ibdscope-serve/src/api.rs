@@ -6,6 +6,7 @@
 
 use ibdscope_render::color::{self, Rgb};
 use ibdscope_report::args::{Cmd, Format, Opts};
+use ibdscope_report::held::Ask;
 use ibdscope_report::Outcome;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -15,14 +16,24 @@ use std::sync::{mpsc, Mutex};
 /// in runs of this many): a response stays a few MiB whatever the file.
 pub const PAGES_PER_REQUEST: u32 = 16384;
 
+/// Most files one compare request names.
+pub const MAX_COMPARED: usize = 8;
+
+/// Most tablespace files of one datadir served as its members.
+const MAX_MEMBERS: usize = 4096;
+
 /// The files served and how the report reads them.
 #[derive(Debug)]
 pub struct Api {
     /// The options given on the command line (host, keys, threads); its
     /// `cmd`, `files`, `format`, `hex` and `levels` are set per request.
     template: Opts,
-    /// The files and datadirs given, by index.
+    /// The files and datadirs given, by index, then the tablespace files
+    /// found in each datadir given (its members: found here, at start,
+    /// never named by a request).
     files: Vec<PathBuf>,
+    /// For each member, the index of its datadir.
+    member_of: Vec<Option<usize>>,
     /// Each file's model, kept open by a thread of its own once a
     /// request first reads the file ([`ibdscope_report::held`]).
     held: Vec<Mutex<Option<mpsc::Sender<Job>>>>,
@@ -33,6 +44,8 @@ pub struct Api {
 /// A command for a file's model thread, and where to send its answer.
 struct Job {
     opts: Opts,
+    /// A page's links instead of the command.
+    links: Option<u32>,
     reply: mpsc::Sender<Answer>,
 }
 
@@ -47,9 +60,20 @@ pub struct Answer {
 impl Api {
     /// The API over `opts.files`.
     pub fn new(opts: Opts) -> Api {
+        let mut files = opts.files.clone();
+        let mut member_of = vec![None; files.len()];
+        for (i, dir) in opts.files.iter().enumerate() {
+            if dir.is_dir() {
+                for m in members(dir) {
+                    files.push(m);
+                    member_of.push(Some(i));
+                }
+            }
+        }
         Api {
-            files: opts.files.clone(),
-            held: opts.files.iter().map(|_| Mutex::new(None)).collect(),
+            held: files.iter().map(|_| Mutex::new(None)).collect(),
+            files,
+            member_of,
             template: opts,
             overview: Mutex::new(HashMap::new()),
         }
@@ -58,6 +82,11 @@ impl Api {
     /// How many files are served.
     pub fn len(&self) -> usize {
         self.files.len()
+    }
+
+    /// The path of file `index` (a file given, or a datadir's member).
+    pub fn path(&self, index: usize) -> Option<PathBuf> {
+        self.files.get(index).cloned()
     }
 
     /// The run's options for `cmd` over `files`, as JSON: the template's
@@ -78,15 +107,34 @@ impl Api {
 
     /// Runs `cmd` over file `index` as JSON, on the file's kept model.
     pub fn report(&self, cmd: Cmd, index: usize, hex: bool, levels: bool) -> Option<Answer> {
-        let file = self.files.get(index)?.clone();
+        let file = self.files.get(index)?;
         let mut opts = self.opts(cmd, vec![file.clone()], false);
         opts.hex = hex;
         opts.levels = levels;
+        self.ask(index, opts, None)
+    }
+
+    /// Page `page`'s links in file `index` ([`ibdscope_report::held::links`]).
+    pub fn links(&self, index: usize, page: u32) -> Option<Answer> {
+        let file = self.files.get(index)?;
+        let opts = self.opts(Cmd::Info, vec![file.clone()], false);
+        self.ask(index, opts, Some(page))
+    }
+
+    fn ask(&self, index: usize, opts: Opts, links: Option<u32>) -> Option<Answer> {
+        let file = self.files.get(index)?.clone();
         if file.is_dir() {
+            if links.is_some() {
+                return None;
+            }
             return Some(self.run(opts));
         }
         let (tx, rx) = mpsc::channel();
-        let job = Job { opts, reply: tx };
+        let job = Job {
+            opts,
+            links,
+            reply: tx,
+        };
         let sent = {
             let mut h = self.held.get(index)?.lock().unwrap_or_else(|p| p.into_inner());
             let sender = h.get_or_insert_with(|| self.spawn(file));
@@ -124,7 +172,11 @@ impl Api {
                 ibdscope_report::held::hold(&open, &file, &mut |runner| {
                     for job in rx.iter() {
                         let mut body = Vec::new();
-                        let outcome = runner(&job.opts, &mut body).unwrap_or(Outcome::Unreadable);
+                        let ask = match job.links {
+                            Some(p) => Ask::Links(&job.opts, p),
+                            None => Ask::Run(&job.opts),
+                        };
+                        let outcome = runner(ask, &mut body).unwrap_or(Outcome::Unreadable);
                         let _ = job.reply.send(answer(body, outcome));
                     }
                 });
@@ -164,6 +216,12 @@ impl Api {
     }
 
     fn overview_entry(&self, index: usize) -> String {
+        if let (Some(Some(d)), Some(p)) = (self.member_of.get(index), self.files.get(index)) {
+            return format!(
+                "{{\"index\":{index},\"kind\":\"member\",\"datadir\":{d},\"path\":{}}}",
+                json_str(&p.to_string_lossy())
+            );
+        }
         let dir = self.files.get(index).is_some_and(|p| p.is_dir());
         let (cmd, kind) = if dir {
             (Cmd::Audit, "datadir")
@@ -180,6 +238,51 @@ impl Api {
             outcome_name(outcome)
         )
     }
+}
+
+/// `s` as a JSON string.
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => o.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// The tablespace files of `dir` (`*.ibd`, `ibdata*`, `undo*`), at its top
+/// and one directory down (a schema's), sorted, at most [`MAX_MEMBERS`].
+fn members(dir: &std::path::Path) -> Vec<PathBuf> {
+    let is_space = |p: &std::path::Path| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        p.is_file()
+            && (name.ends_with(".ibd") || name.starts_with("ibdata") || name.starts_with("undo"))
+    };
+    let list = |d: &std::path::Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).take(MAX_MEMBERS * 4).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let mut out = Vec::new();
+    for p in list(dir) {
+        if p.is_dir() && !p.is_symlink() {
+            out.extend(list(&p).into_iter().filter(|q| is_space(q)));
+        } else if is_space(&p) {
+            out.push(p);
+        }
+        if out.len() >= MAX_MEMBERS {
+            out.truncate(MAX_MEMBERS);
+            break;
+        }
+    }
+    out
 }
 
 /// An answer from what a command printed: its JSON without the last
