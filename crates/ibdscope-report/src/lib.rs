@@ -56,6 +56,10 @@ mod undo_words;
 
 pub use run::run;
 
+/// The maps' colour of undo segment pages (the other colours are
+/// `ibdscope_render::color`'s).
+pub use maps::UNDO_ANSI;
+
 // The model and the opening of files live in the front door crate; the
 // binary reaches the pieces it needs (its host, the keyring, how a path
 // is shown) through the report, its one dependency.

@@ -318,14 +318,21 @@ pub fn palette() -> Vec<u8> {
     let hex = |c: Rgb| format!("\"{}\"", c.hex());
     let ansi = |n: u8| hex(color::ansi256_to_rgb(n));
     let index: Vec<String> = color::INDEX_ANSI.iter().map(|&n| ansi(n)).collect();
+    // A segment page of an index that is not a B-tree page (BLOB/LOB,
+    // allocated): its index's colour tinted, as the picture maps draw it.
+    let tint: Vec<String> = (color::INDEX_ANSI.iter())
+        .map(|&n| hex(color::ansi256_to_rgb(n).tint(0.6)))
+        .collect();
     let scale: Vec<String> = (0..=32u8)
         .map(|i| hex(color::viridis(f64::from(i) / 32.0)))
         .collect();
     format!(
-        "{{\"index\":[{}],\"free\":{},\"system\":{},\"damaged\":{},\"unverifiable\":{},\
+        "{{\"index\":[{}],\"index_tint\":[{}],\"undo\":{},\"free\":{},\"system\":{},\"damaged\":{},\"unverifiable\":{},\
 \"free_data\":{},\"unaccounted\":{},\"other\":{},\"free_picture\":{},\"scale\":[{}],\
 \"lsn_floor\":{},\"pages_per_request\":{PAGES_PER_REQUEST}}}",
         index.join(","),
+        tint.join(","),
+        ansi(ibdscope_report::UNDO_ANSI),
         ansi(color::FREE_ANSI),
         ansi(color::SYSTEM_ANSI),
         ansi(color::DAMAGED_ANSI),

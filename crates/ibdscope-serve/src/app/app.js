@@ -91,7 +91,37 @@ function scale(t) {
   const i = Math.max(0, Math.min(s.length - 1, Math.round(t * (s.length - 1))));
   return s[i];
 }
+// The owner map's colour of an `extents` JSON entry, as the terminal and
+// picture maps class a page (report maps.rs `owner_class`): damaged, not
+// verifiable, free with records, then by owner; an index's B-tree pages in
+// its palette slot (slots: the legend's index ids), its other segment
+// pages (BLOB/LOB, allocated) that colour tinted.
+function ownerColour(c, slots) {
+  if (!c) return palette.unaccounted;
+  if (c.verified === false) return palette.damaged;
+  if ("verified" in c && c.verified === null) return palette.unverifiable;
+  if (c.holds_records) return palette.free_data;
+  if (c.owner === "free") return palette.free_picture;
+  if (c.owner === "system") return palette.system;
+  if (c.owner === "unaccounted") return palette.unaccounted;
+  if (c.role === "undo") return palette.undo;
+  const slot = c.index_id == null ? -1 : slots.indexOf(c.index_id);
+  if (slot < 0) return palette.other;
+  const k = slot % palette.index.length;
+  return c.fill_eighths != null ? palette.index[k] : palette.index_tint[k];
+}
 function colourer(pages, mode) {
+  if (mode === "extents") {
+    const x = pages.extents || { map: [], legend: [] };
+    const slots = (x.legend || []).map(l => l.index_id);
+    // Each page's entry: the one at or before it (a run covers pages).
+    const at = new Map();
+    for (const c of x.map || []) at.set(c.page, c);
+    let last = null;
+    const of = new Map();
+    for (const p of pages) { last = at.get(p.page) || last; of.set(p.page, last); }
+    return p => ownerColour(of.get(p.page), slots);
+  }
   const ids = [...new Set(pages.filter(p => p.index_id != null).map(p => p.index_id))].sort((a, b) => a - b);
   const slot = new Map(ids.map((id, i) => [id, palette.index[i % palette.index.length]]));
   // LSNs by rank among the pages, as `lsn`'s default scale (`--scale rank`).
@@ -113,6 +143,17 @@ function colourer(pages, mode) {
 }
 function legend(mode, pages) {
   const item = (c, t) => el("span", {}, el("i", { "data-c": c }), t);
+  if (mode === "extents") {
+    const x = pages.extents || { legend: [] };
+    const items = (x.legend || []).map((l, i) => item(palette.index[i % palette.index.length],
+      (l.index_name || "index " + l.index_id) + ": " + l.pages + " pages"));
+    items.push(item(palette.free_picture, "free"), item(palette.system, "system"), item(palette.damaged, "damaged"),
+      item(palette.unverifiable, "not verifiable"), item(palette.free_data, "free, still holds records"),
+      item(palette.other, "segment pages of no index"), item(palette.unaccounted, "unaccounted"));
+    const l = el("div", { class: "legend", id: "legend" }, ...items);
+    l.querySelectorAll("i").forEach(i => { i.style.background = i.getAttribute("data-c"); });
+    return l;
+  }
   const items = [item(palette.damaged, "damaged"), item(palette.unverifiable, "unverifiable"),
     item(palette.free_picture, "empty"), item(palette.system, "system / no index")];
   if (mode === "index") {
@@ -180,10 +221,13 @@ async function mapView(file) {
   where.textContent = "map of file " + file;
   view.replaceChildren(el("p", {}, "Reading pages…"));
   const info = await fileInfo(file);
-  const pages = await loadPages(file, info.pages || 0);
-  const state = { mode: "index", cell: pages.length <= 4096 ? 16 : 4 };
+  const [pages, extents] = await Promise.all([loadPages(file, info.pages || 0),
+    api("/api/file/" + file + "/extents").catch(() => null)]);
+  pages.extents = extents;
+  const state = { mode: extents && extents.map ? "extents" : "index", cell: pages.length <= 4096 ? 16 : 4 };
   const m = mapCanvas(file, pages, state);
-  const sel = el("select", { id: "mode" }, ...["index", "lsn", "fill"].map(m => el("option", { value: m }, m)));
+  const sel = el("select", { id: "mode" }, ...["extents", "index", "lsn", "fill"].map(m => el("option", { value: m }, m)));
+  sel.value = state.mode;
   const zin = el("button", { id: "zoom-in" }, "+"), zout = el("button", { id: "zoom-out" }, "−");
   const leg = el("div");
   const redraw = () => { m.draw(); leg.replaceChildren(legend(state.mode, pages)); };
@@ -341,7 +385,8 @@ function hexView(ranges) {
       if (col === 16) { line.push("\n"); col = 0; }
     }
   }
-  box.append(...line);
+  // In pieces: a 64 KiB page is more nodes than one call takes arguments.
+  for (let k = 0; k < line.length; k += 4096) box.append(...line.slice(k, k + 4096));
   return [name, box];
 }
 async function pageView(file, page) {
