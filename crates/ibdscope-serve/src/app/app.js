@@ -260,12 +260,14 @@ async function compareView(list) {
   }
   // One scale for every file: the cell size of the largest.
   const most = Math.max(...all.map(x => x[2].length));
-  const state = { mode: "index", cell: most <= 4096 ? 8 : 2 };
+  // By LSN first: the key-order picture (AUTO_INCREMENT against UUID keys).
+  const state = { mode: "lsn", cell: most <= 1024 ? 16 : most <= 4096 ? 8 : 2 };
   for (const [f, info, pages] of all) {
     const m = mapCanvas(f, pages, { get mode() { return state.mode; }, get cell() { return state.cell; }, id: "map-" + f });
     maps.push(m);
     box.append(el("figure", {}, el("figcaption", {}, "#" + f + " " + (info.file || "") + " (" + pages.length + " pages)"), m.canvas));
   }
+  sel.value = state.mode;
   sel.addEventListener("change", () => { state.mode = sel.value; maps.forEach(m => m.draw()); });
   view.replaceChildren(el("h2", {}, "compare"), t, el("div", { class: "controls" }, "colour: ", sel,
     " one scale: " + state.cell + " px a page, 64 pages a row"), box);
