@@ -80,7 +80,9 @@ impl Served {
             .map_err(|e| e.to_string())?;
         // `ibdscope serve: http://127.0.0.1:PORT/?t=TOKEN`
         let rest = line.trim().rsplit("127.0.0.1:").next().unwrap_or("");
-        let (port, token) = rest.split_once("/?t=").ok_or(format!("no URL in {line:?}"))?;
+        let (port, token) = rest
+            .split_once("/?t=")
+            .ok_or(format!("no URL in {line:?}"))?;
         Ok(Served {
             port: port.parse().map_err(|_| format!("no port in {line:?}"))?,
             token: token.to_string(),
@@ -164,7 +166,10 @@ fn endpoints(n_pages: u64) -> Vec<(String, String)> {
         e("links (middle)", format!("/api/file/0/links/{mid}")),
         e("records (page 3)", "/api/file/0/records/3".into()),
         e("rows (middle page)", format!("/api/file/0/rows/{mid}")),
-        e("maps: pages 0..16383", "/api/file/0/pages?from=0&to=16383".into()),
+        e(
+            "maps: pages 0..16383",
+            "/api/file/0/pages?from=0&to=16383".into(),
+        ),
         e("check", "/api/file/0/check".into()),
         e("levels", "/api/file/0/levels".into()),
         e("extents", "/api/file/0/extents".into()),
@@ -273,7 +278,11 @@ pub(crate) fn main() {
                 let ok = !walls.is_empty() && warm_ms < PAGE_MS;
                 format!("< {PAGE_MS} ms warm: {}", if ok { "met" } else { "missed" })
             } else if name == "overview" {
-                let ms = first.first().cloned().flatten().map(|x| x.0.as_secs_f64() * 1000.0);
+                let ms = first
+                    .first()
+                    .cloned()
+                    .flatten()
+                    .map(|x| x.0.as_secs_f64() * 1000.0);
                 match ms {
                     Some(m) if size >= 1 << 30 => format!(
                         "< {OVERVIEW_MS} ms cold: {}",

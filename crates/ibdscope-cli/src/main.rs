@@ -70,7 +70,11 @@ fn main() -> ExitCode {
 /// `serve --open`: hands `url` to the desktop's opener (`open` on macOS,
 /// else `xdg-open`), not waiting for it; a failure is said, never fatal.
 fn open_browser(url: &str) {
-    let prog = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    let prog = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
     let child = std::process::Command::new(prog)
         .arg(url)
         .stdin(std::process::Stdio::null())

@@ -48,7 +48,8 @@ pub fn hold(opts: &Opts, path: &Path, serve: &mut dyn FnMut(&mut Runner<'_>)) {
             let keys = key_finding(path, ts, opts);
             let blocks = ibdscope::logical::crypt_data_blocks(path, ts);
             let mut diags = Vec::new();
-            let logical = ibdscope::logical::expand(path, ts, engine, opts.key_file.as_ref(), &mut diags);
+            let logical =
+                ibdscope::logical::expand(path, ts, engine, opts.key_file.as_ref(), &mut diags);
             say(&diags);
             let mut logical = logical;
             let made = logical.as_mut().and_then(|l| l.take_summary());
@@ -66,7 +67,11 @@ pub fn hold(opts: &Opts, path: &Path, serve: &mut dyn FnMut(&mut Runner<'_>)) {
             // The pages as stored; the structure (the same model when the
             // space is read as stored: one summary, one map).
             let plain = image.is_none();
-            let stored = if plain { model(ts).reading_trees(true) } else { model(ts) };
+            let stored = if plain {
+                model(ts).reading_trees(true)
+            } else {
+                model(ts)
+            };
             let own = image.as_ref().map(|i| model(i).reading_trees(true));
             if let Some(s) = made {
                 if let Some(st) = &own {
@@ -108,7 +113,12 @@ pub fn hold(opts: &Opts, path: &Path, serve: &mut dyn FnMut(&mut Runner<'_>)) {
             let Ask::Run(o) = ask else {
                 return Ok(Outcome::Unreadable);
             };
-            let mut one = Opts::new(o.cmd.clone(), vec![path.to_path_buf()], o.format, o.host.clone());
+            let mut one = Opts::new(
+                o.cmd.clone(),
+                vec![path.to_path_buf()],
+                o.format,
+                o.host.clone(),
+            );
             copy_flags(o, &mut one);
             crate::run(&one, out)
         });
@@ -169,7 +179,10 @@ impl Held<'_, '_> {
             Cmd::Check => {
                 let (a, keyed) = match self.checked {
                     Some(a) => {
-                        let k = self.keyed.get().unwrap_or_else(|| key_summary(a, self.open));
+                        let k = self
+                            .keyed
+                            .get()
+                            .unwrap_or_else(|| key_summary(a, self.open));
                         self.keyed.set(Some(k));
                         (a, k)
                     }
@@ -223,13 +236,15 @@ impl Held<'_, '_> {
         };
         let outcome = match outcome {
             Ok(o) if a.definition_problems() > 0 => Ok(o.max(Outcome::Findings)),
-            Ok(x) if o.datadir.is_some() && x != Outcome::Unreadable => match a.definition_error() {
-                Some(e) => {
-                    crate::diag::say!("ibdscope: {e}");
-                    Ok(x.max(Outcome::Findings))
+            Ok(x) if o.datadir.is_some() && x != Outcome::Unreadable => {
+                match a.definition_error() {
+                    Some(e) => {
+                        crate::diag::say!("ibdscope: {e}");
+                        Ok(x.max(Outcome::Findings))
+                    }
+                    None => Ok(x),
                 }
-                None => Ok(x),
-            },
+            }
             other => other,
         }?;
         Ok(if self.damaged {
@@ -272,8 +287,10 @@ pub fn links(a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Result<Outcom
     };
     let fil = FilHeader::new(page);
     let link = |p: Option<PageNo>| p.map(|p| p.0).filter(|&p| p != FIL_NULL);
-    j.key("prev")?.opt_num(link(fil.map(|f| f.prev())).map(u64::from))?;
-    j.key("next")?.opt_num(link(fil.map(|f| f.next())).map(u64::from))?;
+    j.key("prev")?
+        .opt_num(link(fil.map(|f| f.prev())).map(u64::from))?;
+    j.key("next")?
+        .opt_num(link(fil.map(|f| f.next())).map(u64::from))?;
     // The extent and the segment, from the space map.
     let map = a.map();
     match map.account(ts, PageNo(n)) {
@@ -320,7 +337,12 @@ pub fn links(a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Result<Outcom
         if lv == 0 && !tree.leaf_chain.is_empty() {
             return tree.leaf_chain.iter().map(|p| p.0).collect();
         }
-        let Some(start) = tree.levels.iter().find(|l| l.level == lv).and_then(|l| l.leftmost) else {
+        let Some(start) = tree
+            .levels
+            .iter()
+            .find(|l| l.level == lv)
+            .and_then(|l| l.leftmost)
+        else {
             return Vec::new();
         };
         let mut v = Vec::new();
@@ -328,7 +350,10 @@ pub fn links(a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Result<Outcom
         let mut p = start.0;
         while p != FIL_NULL && v.len() < MAX_CHAIN_STEPS && seen.insert(p) {
             v.push(p);
-            p = ts.page(PageNo(p)).and_then(FilHeader::new).map_or(FIL_NULL, |f| f.next().0);
+            p = ts
+                .page(PageNo(p))
+                .and_then(FilHeader::new)
+                .map_or(FIL_NULL, |f| f.next().0);
         }
         v
     };

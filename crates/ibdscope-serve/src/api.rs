@@ -136,7 +136,11 @@ impl Api {
             reply: tx,
         };
         let sent = {
-            let mut h = self.held.get(index)?.lock().unwrap_or_else(|p| p.into_inner());
+            let mut h = self
+                .held
+                .get(index)?
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             let sender = h.get_or_insert_with(|| self.spawn(file));
             sender.send(job)
         };
@@ -259,13 +263,20 @@ fn json_str(s: &str) -> String {
 /// and one directory down (a schema's), sorted, at most [`MAX_MEMBERS`].
 fn members(dir: &std::path::Path) -> Vec<PathBuf> {
     let is_space = |p: &std::path::Path| {
-        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         p.is_file()
             && (name.ends_with(".ibd") || name.starts_with("ibdata") || name.starts_with("undo"))
     };
     let list = |d: &std::path::Path| -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(d)
-            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).take(MAX_MEMBERS * 4).collect())
+            .map(|rd| {
+                rd.filter_map(|e| e.ok().map(|e| e.path()))
+                    .take(MAX_MEMBERS * 4)
+                    .collect()
+            })
             .unwrap_or_default();
         v.sort();
         v

@@ -292,7 +292,8 @@ fn the_views_render_in_headless_chromium() {
     assert!(page.contains("href=\"#extent/1/0\""), "{page}");
     assert!(page.contains("href=\"#segment/1/2\""), "{page}");
 
-    // The root: its children are the 14 leaves (fixtures/indexes.tsv).
+    // The root: its children are the 14 leaves (fixtures/pages.tsv: the
+    // server counts 14 records, node pointers, on page 3).
     let root = s.view("page/0/3");
     let kids = root.split("id=\"children\"").nth(1).expect("children");
     let kids = &kids[..kids.find("</span>").unwrap()];
@@ -337,16 +338,48 @@ fn every_fixture_kind_in_the_browser() {
         Some(KeyFile::parse(&k, b"").unwrap())
     };
     let mut cases: Vec<(&str, PathBuf, bool)> = vec![
-        ("mysql56", ibdscope_testkit::fixtures().join("mysql56/ai_int.ibd"), false),
-        ("mariadb-4k", ibdscope_testkit::fixtures().join("mariadb1011-4k/ai_int.ibd"), false),
-        ("mariadb-64k", ibdscope_testkit::fixtures().join("mariadb1011-64k/ai_int.ibd"), false),
-        ("page-compressed", ibdscope_testkit::fixtures().join("mariadb1011-pc/pc_lz4.ibd"), false),
-        ("row-compressed", ibdscope_testkit::fixtures().join("mariadb1011/rf_compressed8.ibd"), false),
-        ("encrypted", ibdscope_testkit::fixtures().join("crypt/cbc/ai_int.ibd"), true),
-        ("damaged-4k", damaged_copy("mariadb1011-4k/ai_int.ibd", &dir, 7, 4096), false),
+        (
+            "mysql56",
+            ibdscope_testkit::fixtures().join("mysql56/ai_int.ibd"),
+            false,
+        ),
+        (
+            "mariadb-4k",
+            ibdscope_testkit::fixtures().join("mariadb1011-4k/ai_int.ibd"),
+            false,
+        ),
+        (
+            "mariadb-64k",
+            ibdscope_testkit::fixtures().join("mariadb1011-64k/ai_int.ibd"),
+            false,
+        ),
+        (
+            "page-compressed",
+            ibdscope_testkit::fixtures().join("mariadb1011-pc/pc_lz4.ibd"),
+            false,
+        ),
+        (
+            "row-compressed",
+            ibdscope_testkit::fixtures().join("mariadb1011/rf_compressed8.ibd"),
+            false,
+        ),
+        (
+            "encrypted",
+            ibdscope_testkit::fixtures().join("crypt/cbc/ai_int.ibd"),
+            true,
+        ),
+        (
+            "damaged-4k",
+            damaged_copy("mariadb1011-4k/ai_int.ibd", &dir, 7, 4096),
+            false,
+        ),
     ];
     if let Some(corpus) = ibdscope_testkit::corpus() {
-        cases.push(("mysql80", corpus.join("mysql-8.0/sakila_mysql8040_staff.ibd"), false));
+        cases.push((
+            "mysql80",
+            corpus.join("mysql-8.0/sakila_mysql8040_staff.ibd"),
+            false,
+        ));
     }
     for (tag, file, keyed) in cases {
         let k = if keyed { keys() } else { None };
@@ -368,13 +401,19 @@ fn every_fixture_kind_in_the_browser() {
         if tag == "damaged-4k" {
             assert_eq!(bad, vec![7], "{tag}");
             let page = s.view("page/0/7");
-            assert!(page.contains("<th>verdict</th><td>corrupt</td>"), "{tag}: {page}");
+            assert!(
+                page.contains("<th>verdict</th><td>corrupt</td>"),
+                "{tag}: {page}"
+            );
         }
         let page = s.view("page/0/3");
         assert!(page.contains("FIL_PAGE_OFFSET"), "{tag}: {page}");
         let levels = s.dom("levels/0");
         assert!(levels.contains("<h2>indexes</h2>"), "{tag}: {levels}");
-        println!("{tag}: {} pages drawn as the SVG map draws them", drawn.len());
+        println!(
+            "{tag}: {} pages drawn as the SVG map draws them",
+            drawn.len()
+        );
     }
     println!(
         "screenshots in {}",
@@ -398,7 +437,10 @@ fn a_datadirs_audit_links_each_finding_to_its_page() {
         .arg(&dir)
         .status();
     if !st.is_ok_and(|s| s.success()) {
-        eprintln!("\n*** SKIPPED: `tar -xzf` could not unpack {}\n", tarball.display());
+        eprintln!(
+            "\n*** SKIPPED: `tar -xzf` could not unpack {}\n",
+            tarball.display()
+        );
         return;
     }
     // Page 3 of one table damaged in the copy.

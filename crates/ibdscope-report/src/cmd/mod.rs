@@ -234,7 +234,10 @@ fn file_findings_to_stderr(a: &Analysis<'_>) -> io::Result<()> {
 
 /// A command that could not go on (exit 2) still names the file's own
 /// findings, on stderr: they may be why.
-pub(crate) fn unreadable_file_findings(a: &Analysis<'_>, outcome: io::Result<Outcome>) -> io::Result<Outcome> {
+pub(crate) fn unreadable_file_findings(
+    a: &Analysis<'_>,
+    outcome: io::Result<Outcome>,
+) -> io::Result<Outcome> {
     if matches!(outcome, Ok(Outcome::Unreadable)) && !a.file_findings().is_empty() {
         file_findings_to_stderr(a)?;
     }
