@@ -199,6 +199,20 @@ fn traversal_in_every_form_is_refused() {
         "/api/file/0/page/../../1",
         "/api/file//etc/passwd/pages",
         "/api/file/0/pages?from=../1",
+        // Compare and diff name files by index only, two to eight.
+        "/api/compare?f=0&f=/etc/passwd",
+        "/api/compare?f=0&f=../../etc/passwd",
+        "/api/compare?f=0&f=1",
+        "/api/compare?f=0",
+        "/api/compare?f=0&f=0&f=0&f=0&f=0&f=0&f=0&f=0&f=0",
+        "/api/diff?f=0",
+        "/api/diff?f=0&f=0&f=0",
+        "/api/diff?f=0&f=-1",
+        "/api/file/0/links/../../etc/passwd",
+        "/api/file/0/links/-1",
+        "/api/file/0/rows/x",
+        "/api/file/0/records/1/../../2",
+        "/api/file/1/links/3",
     ];
     for t in targets {
         let rep = r.get(t);
