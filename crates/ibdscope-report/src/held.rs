@@ -42,71 +42,72 @@ pub type Runner<'r> = dyn FnMut(Ask<'_>, &mut dyn Write) -> io::Result<Outcome> 
 /// as [`crate::run`] does (which says why, as the command line does).
 pub fn hold(opts: &Opts, path: &Path, serve: &mut dyn FnMut(&mut Runner<'_>)) {
     let mut served = false;
-    let (_, _) = crate::diag::capture(|| {
-        opened_space(path, opts, |ts, engine, problems| {
-            served = true;
-            let keys = key_finding(path, ts, opts);
-            let blocks = ibdscope::logical::crypt_data_blocks(path, ts);
-            let mut diags = Vec::new();
-            let logical =
-                ibdscope::logical::expand(path, ts, engine, opts.key_file.as_ref(), &mut diags);
-            say(&diags);
-            let mut logical = logical;
-            let made = logical.as_mut().and_then(|l| l.take_summary());
-            let damaged = logical.as_ref().is_some_and(ibdscope::logical::damaged);
-            let image = logical.as_ref().map(|l| l.tablespace(ts));
-            let def = DefOpts {
-                datadir: opts.datadir.clone(),
-                ..DefOpts::default()
-            };
-            let model = |lts| {
-                Analysis::new(path, ts, lts, *engine, def.clone())
-                    .with_host(&*opts.host, opts.data_files.as_deref())
-                    .with_sink(&say_one)
-            };
-            // The pages as stored; the structure (the same model when the
-            // space is read as stored: one summary, one map).
-            let plain = image.is_none();
-            let stored = if plain {
-                model(ts).reading_trees(true)
-            } else {
-                model(ts)
-            };
-            let own = image.as_ref().map(|i| model(i).reading_trees(true));
-            if let Some(s) = made {
-                if let Some(st) = &own {
-                    st.set_summary(s.clone());
-                }
-                stored.set_summary(s);
+    // What opening says goes to stderr; no capture wraps the requests
+    // (each request's run captures its own lines: an outer one would keep
+    // every line said while the server runs).
+    let _ = opened_space(path, opts, |ts, engine, problems| {
+        served = true;
+        let keys = key_finding(path, ts, opts);
+        let blocks = ibdscope::logical::crypt_data_blocks(path, ts);
+        let mut diags = Vec::new();
+        let logical =
+            ibdscope::logical::expand(path, ts, engine, opts.key_file.as_ref(), &mut diags);
+        say(&diags);
+        let mut logical = logical;
+        let made = logical.as_mut().and_then(|l| l.take_summary());
+        let damaged = logical.as_ref().is_some_and(ibdscope::logical::damaged);
+        let image = logical.as_ref().map(|l| l.tablespace(ts));
+        let def = DefOpts {
+            datadir: opts.datadir.clone(),
+            ..DefOpts::default()
+        };
+        let model = |lts| {
+            Analysis::new(path, ts, lts, *engine, def.clone())
+                .with_host(&*opts.host, opts.data_files.as_deref())
+                .with_sink(&say_one)
+        };
+        // The pages as stored; the structure (the same model when the
+        // space is read as stored: one summary, one map).
+        let plain = image.is_none();
+        let stored = if plain {
+            model(ts).reading_trees(true)
+        } else {
+            model(ts)
+        };
+        let own = image.as_ref().map(|i| model(i).reading_trees(true));
+        if let Some(s) = made {
+            if let Some(st) = &own {
+                st.set_summary(s.clone());
             }
-            let structure = own.as_ref().unwrap_or(&stored);
-            // `check` with a key judges with the keyed summary (one pass
-            // that decrypts the encrypted pages), as the command does.
-            let checked = opts.key_file.as_ref().map(|_| model(ts));
-            let keyed: Cell<Option<Outcome>> = Cell::new(None);
-            let held = Held {
-                open: opts,
-                stored: &stored,
-                structure,
-                checked: checked.as_ref(),
-                keyed: &keyed,
-                keys,
-                blocks: blocks.as_ref(),
-                damaged,
-                problems,
-            };
-            serve(&mut |ask: Ask<'_>, out: &mut dyn Write| match ask {
-                Ask::Run(o) => crate::run::run_with(o, out, |o, out| {
-                    let outcome = held.run(o, out)?;
-                    cmd::finish(o, out, outcome)
-                }),
-                Ask::Links(o, n) => crate::run::run_with(o, out, |o, out| {
-                    let outcome = held.links(n, out)?;
-                    cmd::finish(o, out, outcome)
-                }),
-            });
-            Ok(Outcome::Clean)
-        })
+            stored.set_summary(s);
+        }
+        let structure = own.as_ref().unwrap_or(&stored);
+        // `check` with a key judges with the keyed summary (one pass
+        // that decrypts the encrypted pages), as the command does.
+        let checked = opts.key_file.as_ref().map(|_| model(ts));
+        let keyed: Cell<Option<Outcome>> = Cell::new(None);
+        let held = Held {
+            open: opts,
+            stored: &stored,
+            structure,
+            checked: checked.as_ref(),
+            keyed: &keyed,
+            keys,
+            blocks: blocks.as_ref(),
+            damaged,
+            problems,
+        };
+        serve(&mut |ask: Ask<'_>, out: &mut dyn Write| match ask {
+            Ask::Run(o) => crate::run::run_with(o, out, |o, out| {
+                let outcome = held.run(o, out)?;
+                cmd::finish(o, out, outcome)
+            }),
+            Ask::Links(o, n) => crate::run::run_with(o, out, |o, out| {
+                let outcome = held.links(n, out)?;
+                cmd::finish(o, out, outcome)
+            }),
+        });
+        Ok(Outcome::Clean)
     });
     if !served {
         serve(&mut |ask: Ask<'_>, out: &mut dyn Write| {

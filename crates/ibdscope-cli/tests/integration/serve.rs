@@ -85,7 +85,11 @@ fn serve_open_hands_the_url_to_xdg_open_and_serves_without_it() {
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let url = line.trim().strip_prefix("ibdscope serve: ").unwrap().to_string();
+        let url = line
+            .trim()
+            .strip_prefix("ibdscope serve: ")
+            .unwrap()
+            .to_string();
         (child, url)
     };
     let (mut child, url) = start(&bin);
@@ -109,7 +113,12 @@ fn serve_open_hands_the_url_to_xdg_open_and_serves_without_it() {
     let ok = get(port.parse().unwrap(), &format!("/api/files?t={token}"));
     child.kill().unwrap();
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     let _ = child.wait();
     assert!(ok.starts_with("HTTP/1.1 200 OK"), "{ok}");
     assert!(err.contains("could not run xdg-open"), "{err}");
