@@ -214,6 +214,8 @@ fn answer(shared: &Shared, req: &Request) -> Response {
                 ["indexes"] => (Cmd::Indexes, false, false),
                 ["extents"] => (Cmd::Extents, false, false),
                 ["segments"] => (Cmd::Segments, false, false),
+                // A datadir's dictionary (`tables DATADIR`).
+                ["tables"] => (Cmd::Tables, false, false),
                 ["page", p] => match page_arg(p) {
                     Some(page) => (Cmd::Page { page }, true, false),
                     None => return Response::status(404),

@@ -465,6 +465,10 @@ fn a_datadirs_audit_links_each_finding_to_its_page() {
         audit.contains(&format!("href=\"#page/{n}/3\"")),
         "the finding links to page 3 of member {n}: {audit}"
     );
+    // The dictionary's tables (`tables DATADIR`: fixtures/instance's
+    // sys_tables.tsv lists fx/t_basic), each linked to its file's map.
+    assert!(audit.contains("<td>fx/t_basic</td>"), "{audit}");
+    assert!(audit.contains(&format!("href=\"#map/{n}\"")), "{audit}");
     let page = s.view(&format!("page/{n}/3"));
     assert!(page.contains("<th>verdict</th><td>corrupt</td>"), "{page}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -327,7 +327,20 @@ async function datadirView(n) {
       el("td", { class: f.verdict === "clean" ? "clean" : "findings" }, f.verdict), el("td", {}, f.pages ?? "-"), finds));
   }
   parts.push(el("h3", {}, "files"), t);
+  // The tables of its dictionary (`tables DATADIR`), each with its file.
+  // Its file as the dictionary names it, relative to the datadir.
+  const member = rel => { for (const [p, i] of members) if (p === rel || p.endsWith("/" + rel)) return i; };
+  const tables = el("table", { id: "tables" }, el("tr", {}, ...["table", "id", "space", "row format", "columns", "file", ""].map(h => el("th", {}, h))));
+  parts.push(el("h3", {}, "tables (the dictionary)"), tables);
   view.replaceChildren(...parts);
+  api("/api/file/" + n + "/tables").then(d => {
+    for (const x of d.tables || []) {
+      const idx = x.file != null ? member(x.file) : undefined;
+      tables.append(el("tr", {}, el("td", {}, x.name), el("td", {}, x.table_id), el("td", {}, x.space), el("td", {}, x.row_format ?? "-"),
+        el("td", {}, (x.columns || []).map(c => c.name + " " + c.type).join(", ").slice(0, 200)), el("td", {}, x.file_status ?? "-"),
+        el("td", {}, idx != null ? link("map", "#map/" + idx) : "")));
+    }
+  }).catch(() => {});
 }
 
 // ---- rows ------------------------------------------------------------------
