@@ -33,7 +33,7 @@ pub enum Ask<'o> {
 }
 
 /// Answers one [`Ask`] over the space kept open, writing what it prints.
-pub type Runner<'r> = dyn FnMut(Ask<'_>, &mut dyn Write) -> io::Result<Outcome> + 'r;
+type Runner<'r> = dyn FnMut(Ask<'_>, &mut dyn Write) -> io::Result<Outcome> + 'r;
 
 /// Opens the space `path` names with `opts` (its host, threads, page
 /// size, keys, `--datadir` as the definition's source) and calls `serve`
@@ -98,11 +98,11 @@ pub fn hold(opts: &Opts, path: &Path, serve: &mut dyn FnMut(&mut Runner<'_>)) {
             problems,
         };
         serve(&mut |ask: Ask<'_>, out: &mut dyn Write| match ask {
-            Ask::Run(o) => crate::run::run_with(o, out, |o, out| {
+            Ask::Run(o) => crate::errobj::run_with(o, out, |o, out| {
                 let outcome = held.run(o, out)?;
                 cmd::finish(o, out, outcome)
             }),
-            Ask::Links(o, n) => crate::run::run_with(o, out, |o, out| {
+            Ask::Links(o, n) => crate::errobj::run_with(o, out, |o, out| {
                 let outcome = held.links(n, out)?;
                 cmd::finish(o, out, outcome)
             }),
@@ -121,7 +121,7 @@ pub fn hold(opts: &Opts, path: &Path, serve: &mut dyn FnMut(&mut Runner<'_>)) {
                 o.host.clone(),
             );
             copy_flags(o, &mut one);
-            crate::run(&one, out)
+            crate::errobj::run_with(&one, out, crate::cmd::run)
         });
     }
 }
@@ -275,7 +275,7 @@ const MAX_CHAIN_STEPS: usize = 1 << 20;
 /// The B-trees' check of REDUNDANT node pointers matches them with the
 /// chain the same way (`BadChild`, `ChildOrder`). A chain that breaks
 /// gives what it reached (`complete: false`).
-pub fn links(a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Result<Outcome> {
+fn links(a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Result<Outcome> {
     use crate::json::Json;
     use ibdscope_core::fil::FilHeader;
     use ibdscope_core::{IndexHeader, PageNo, PageType, FIL_NULL};

@@ -28,6 +28,7 @@ pub mod args;
 mod cmd;
 mod csv;
 pub mod diag;
+mod errobj;
 mod error;
 mod fill_grid;
 mod findings;
@@ -55,10 +56,6 @@ mod text;
 mod undo_words;
 
 pub use run::run;
-
-/// The maps' colour of undo segment pages (the other colours are
-/// `ibdscope_render::color`'s).
-pub use maps::UNDO_ANSI;
 
 // The model and the opening of files live in the front door crate; the
 // binary reaches the pieces it needs (its host, the keyring, how a path

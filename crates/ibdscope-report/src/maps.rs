@@ -276,9 +276,7 @@ pub enum PageCell {
     Undo,
 }
 
-/// The ANSI colour of undo segment pages (a brown, apart from the index
-/// palette and the system grey).
-pub const UNDO_ANSI: u8 = 137;
+pub use ibdscope_render::color::UNDO_ANSI;
 
 /// A fill in eighths, 1..=8 (a used page is never drawn empty).
 pub fn eighths(fill: f32) -> u8 {

@@ -343,7 +343,7 @@ pub fn palette() -> Vec<u8> {
 \"lsn_floor\":{},\"pages_per_request\":{PAGES_PER_REQUEST}}}",
         index.join(","),
         tint.join(","),
-        ansi(ibdscope_report::UNDO_ANSI),
+        ansi(color::UNDO_ANSI),
         ansi(color::FREE_ANSI),
         ansi(color::SYSTEM_ANSI),
         ansi(color::DAMAGED_ANSI),
