@@ -1425,10 +1425,13 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
             if !busy {
                 break;
             }
-            // The headers the lanes read next, asked for together.
-            for lane in &lanes {
-                if let Lane::At { at, .. } = *lane {
-                    touch(self.ts, at);
+            // The headers the lanes read next, asked for together (with
+            // facts the steps read the heads the pass kept, not the pages).
+            if self.facts.is_none() {
+                for lane in &lanes {
+                    if let Lane::At { at, .. } = *lane {
+                        touch(self.ts, at);
+                    }
                 }
             }
         }

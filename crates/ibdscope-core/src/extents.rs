@@ -292,6 +292,15 @@ impl SpaceMap {
         own.or(ts.pass_facts())
     }
 
+    /// Page `n`'s FIL_PAGE_TYPE and, for an index page with an index
+    /// header, its fill from the header, as the page reads: from the heads
+    /// the map's first pass (or the transform pass of `ts`) kept, no page
+    /// read; else from the page. `ts` is the space the map was built from.
+    /// `None` past the last page, or for a page too short for a FIL header.
+    pub fn type_and_fill(&self, ts: &Tablespace<'_>, n: PageNo) -> Option<(PageType, Option<f32>)> {
+        ts.type_and_fill_with(self.facts(ts), n)
+    }
+
     /// Pages in the map: the space's pages.
     pub fn n_pages(&self) -> u32 {
         self.owners.n_pages

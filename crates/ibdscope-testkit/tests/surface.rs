@@ -54,8 +54,11 @@ const CEILINGS: &[(&str, usize)] = &[
     // window a host watches the reads through (+5: the `window` module,
     // `Window`, `Window::new`, `Residency`, `Tablespace::with_window`); a
     // page's type and fill from what the transform pass kept (+1:
-    // `Tablespace::type_and_fill`).
-    ("ibdscope-core", 610),
+    // `Tablespace::type_and_fill`, now `SpaceMap::type_and_fill`: the
+    // heads the map's own first pass kept too); `pages` in one read of
+    // each page after the summary's pass (+2: `parallel::map_pages_in_order`,
+    // `Summary::facts_of`).
+    ("ibdscope-core", 612),
     ("ibdscope-forensics", 215),
     ("ibdscope-prims", 58),
     ("ibdscope-render", 82),
