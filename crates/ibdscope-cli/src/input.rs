@@ -86,6 +86,12 @@ impl Input {
         let Bytes::Mapped(map) = &self.bytes else {
             return;
         };
+        // A file the space's window never sweeps is its own bound: its
+        // mappings are kept, where dropping a fold's shards would only
+        // make the next pass fault them in again.
+        if map.len() <= ibdscope_report::host::UNSWEPT_BYTES {
+            return;
+        }
         let page = 4096;
         let start = offset.div_ceil(page) * page;
         let end = offset.saturating_add(len).min(map.len()) / page * page;

@@ -58,7 +58,10 @@ pub(crate) const SWEEP_CHUNKS: usize = 48;
 /// key's leaf chain) would otherwise drop and re-fault the same chunks
 /// once every [`SWEEP_CHUNKS`] (80 sweeps for one `fill` of a 96 MiB
 /// file, where the file itself is the bound).
-pub(crate) const UNSWEPT_BYTES: usize = 128 << 20;
+///
+/// A host may use the same bound for the shards the folds hand it (the
+/// binary keeps such a file mapped whole).
+pub const UNSWEPT_BYTES: usize = 128 << 20;
 
 thread_local! {
     /// The byte range of the shard the calling thread is folding (the
