@@ -96,6 +96,10 @@ struct RowStyle<'c> {
     /// The index's name, for its findings.
     index: &'c str,
     insert_prefix: &'c str,
+    /// The definition was inferred from the records (`--infer`): every
+    /// row says so (JSON, JSONL: `"inferred_definition": true`; CSV: the
+    /// `_inferred` column; text and SQL: the header; TSV: stderr).
+    inferred: bool,
 }
 
 /// One thread's buffers, reused for every row it formats.
@@ -200,6 +204,7 @@ pub fn run(
         t,
         index: &ix.name,
         insert_prefix: &p.insert_prefix.clone(),
+        inferred: def.inferred.is_some(),
     };
     // The rows made on the engine's threads, a piece of pages at a time,
     // written in key order.
@@ -388,8 +393,14 @@ impl<'w> Printer<'w> {
                     }
                     crate::csv::push(&mut line, name(c));
                 }
-                // Whether the row's page verifies: always the last column.
-                writeln!(w, "{line},_verified")?;
+                // Whether the row's page verifies: always the last column
+                // (then, with --infer, that an inferred definition decoded
+                // it).
+                if def.inferred.is_some() {
+                    writeln!(w, "{line},_verified,_inferred")?;
+                } else {
+                    writeln!(w, "{line},_verified")?;
+                }
             }
             Format::Sql => {
                 let w = self.j.writer();
@@ -445,6 +456,12 @@ impl<'w> Printer<'w> {
         }
         // The formats without a place for them in the output say the
         // dictionary's gaps on stderr (TSV stays the server's dump format).
+        if self.format == Format::Tsv && def.inferred.is_some() {
+            crate::diag::say!(
+                "ibdscope: note: every row is decoded with a definition inferred from the \
+                 records (--infer); see `schema --infer` for each column's confidence"
+            );
+        }
         if matches!(
             self.format,
             Format::Tsv | Format::Csv | Format::Jsonl | Format::Sql
@@ -925,6 +942,9 @@ impl RowFmt {
                 } else if st.format == Format::Csv {
                     self.line.push_str(",true");
                 }
+                if st.inferred && st.format == Format::Csv {
+                    self.line.push_str(",true");
+                }
                 self.line.push('\n');
                 if !in_place(st) {
                     w.write_all(self.line.as_bytes())?;
@@ -937,6 +957,9 @@ impl RowFmt {
                 }
                 if self.unverified {
                     j.kv_bool("verified", false)?.kv_num("page", n.0)?;
+                }
+                if st.inferred {
+                    j.kv_bool("inferred_definition", true)?;
                 }
                 if st.meta || !complete {
                     j.kv_bool("complete", complete)?;
