@@ -49,6 +49,8 @@ pub const MAX_NODES: u32 = 100_000;
 const RIVAL_NODES: u32 = 5000;
 /// Records whose values the type layer reads per column.
 pub const MAX_TYPE_RECORDS: usize = 5000;
+/// Records below which every type is of low confidence.
+const MIN_TYPE_RECORDS: u32 = 20;
 /// Fields of a record (REC_MAX_N_FIELDS, rem0types.h: 1023).
 const MAX_FIELDS: usize = 1023;
 /// Indexes looked at.
@@ -250,6 +252,10 @@ struct PageRecs {
     bytes: Vec<u8>,
     /// Record origins, live and free, in address order.
     origins: Vec<u16>,
+    /// On the record chain (not the free list), by origin position: only
+    /// these give values to the type layer (a freed record's bytes may
+    /// be partly overwritten).
+    live: Vec<bool>,
     heap_top: usize,
 }
 
@@ -292,7 +298,7 @@ fn read_records(ts: &Tablespace<'_>, n: PageNo, zip: &mut Vec<u8>) -> Option<(Pa
             {
                 instant = true;
             }
-            recs.push((r.origin, !free && !r.header.is_deleted()));
+            recs.push((r.origin, !free));
         }
     }
     recs.sort_unstable();
@@ -301,6 +307,7 @@ fn read_records(ts: &Tablespace<'_>, n: PageNo, zip: &mut Vec<u8>) -> Option<(Pa
     let page = PageRecs {
         page: n,
         origins: recs.iter().map(|r| r.0).collect(),
+        live: recs.iter().map(|r| r.1).collect(),
         heap_top,
         bytes,
     };
@@ -402,7 +409,7 @@ fn redundant(ix: &IndexPages) -> Result<Table, String> {
     for (pi, p) in ix.leaves.iter().enumerate() {
         let rp = RecPage::new(&p.bytes, u32::try_from(p.bytes.len()).unwrap_or(0));
         let Some(rp) = rp else { continue };
-        for &o in &p.origins {
+        for (oi, &o) in p.origins.iter().enumerate() {
             let Some(rec) = rp.record_at(o) else { continue };
             let n = rec.header.n_fields;
             match n_fields {
@@ -447,7 +454,7 @@ fn redundant(ix: &IndexPages) -> Result<Table, String> {
                     _ => {}
                 }
             }
-            if rows.len() < MAX_TYPE_RECORDS {
+            if rows.len() < MAX_TYPE_RECORDS && p.live.get(oi).copied().unwrap_or(false) {
                 rows.push((pi, u32::from(o), cells));
             }
         }
@@ -882,7 +889,7 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
         return Err(Outcome::NoRecords);
     }
     // The highest NULL bit ever set bounds the bitmap from below.
-    let mut best: Option<(usize, Vec<Item>, Solved, bool)> = None;
+    let mut best: Option<(Vec<Item>, Search<'_>, Solved, bool)> = None;
     let mut nodes = 0u32;
     for nb in 0..=16usize {
         let mut s = Search {
@@ -914,59 +921,36 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
         let mut items = Vec::new();
         s.dfs(&mut items, &states, 0);
         nodes = nodes.saturating_add(s.nodes);
-        let ambiguous = s.found.len() > 1;
-        if let Some((items, solved)) = s.found.into_iter().next() {
-            best = Some((nb, items, solved, ambiguous));
-            break;
+        if !s.found.is_empty() {
+            // Each hypothesis found on the search's records is checked
+            // against every record read; a rival that fails there is none.
+            let mut fits = s.found.into_iter().filter_map(|(items, _)| {
+                full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
+            });
+            let first = fits.next();
+            let ambiguous = fits.next().is_some();
+            match first {
+                Some((items, check, full)) => {
+                    best = Some((items, check, full, ambiguous));
+                    break;
+                }
+                None => {
+                    return Err(Outcome::NoFit(format!(
+                        "the layout found on the first {} records does not fit every record",
+                        recs.len()
+                    )))
+                }
+            }
         }
         if nodes >= MAX_NODES {
             return Err(Outcome::GaveUp { nodes });
         }
     }
-    let Some((nb, items, _solved, ambiguous)) = best else {
+    let Some((items, check, full, ambiguous)) = best else {
         return Err(Outcome::NoFit(format!(
             "no layout of up to 128 NULL-able fields fits the records ({nodes} hypotheses)"
         )));
     };
-    // Check against every record of every leaf read, and keep each
-    // record's cells.
-    let all: Vec<(usize, usize)> = ix
-        .leaves
-        .iter()
-        .enumerate()
-        .flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
-        .collect();
-    let check = Search {
-        pages: &ix.leaves,
-        recs: all,
-        nb,
-        nn: items.iter().filter(|i| i.nullable()).count(),
-        amin: if clustered { TRX_LEN + ROLL_LEN } else { 0 },
-        nodes: 0,
-        first_at: None,
-        found: Vec::new(),
-    };
-    let mut states = vec![RecState::default(); check.recs.len()];
-    let mut bit = 0usize;
-    for &it in &items {
-        states = match apply_all(&check, &states, it, bit) {
-            Some(s) => s,
-            None => {
-                return Err(Outcome::NoFit(
-                    "the hypothesis fails on a later page".into(),
-                ))
-            }
-        };
-        if it.nullable() {
-            bit = bit.saturating_add(1);
-        }
-    }
-    let full = check.solve(&items, &states).ok_or_else(|| {
-        Outcome::NoFit(format!(
-            "the layout found on the first {} records does not fit every record",
-            recs.len()
-        ))
-    })?;
     // The fields but the NOT NULL fixed bytes (placed by the type layer).
     let mut fields = Vec::new();
     let mut rows = Vec::new();
@@ -1007,7 +991,7 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
             cells.push(Cell { at, len, null, ext });
             at = at.saturating_add(len);
         }
-        if rows.len() < MAX_TYPE_RECORDS {
+        if rows.len() < MAX_TYPE_RECORDS && p.live.get(i).copied().unwrap_or(false) {
             rows.push((pi, o, cells));
         }
     }
@@ -1039,6 +1023,45 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
             ambiguous,
         },
     ))
+}
+
+/// `items` over every record of every leaf read: the search over them
+/// all and the widths solved, or `None` when some record does not fit.
+fn full_check<'p>(
+    ix: &'p IndexPages,
+    nb: usize,
+    items: &[Item],
+    clustered: bool,
+) -> Option<(Search<'p>, Solved)> {
+    let all: Vec<(usize, usize)> = ix
+        .leaves
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
+        .collect();
+    let check = Search {
+        pages: &ix.leaves,
+        recs: all,
+        nb,
+        nn: items.iter().filter(|i| i.nullable()).count(),
+        amin: if clustered { TRX_LEN + ROLL_LEN } else { 0 },
+        nodes: 0,
+        first_at: None,
+        found: Vec::new(),
+    };
+    let mut states = vec![RecState::default(); check.recs.len()];
+    let mut bit = 0usize;
+    for &it in items {
+        states = apply_all(&check, &states, it, bit)?;
+        if it.nullable() {
+            bit = bit.saturating_add(1);
+        }
+    }
+    if !check.feasible(&states) {
+        return None;
+    }
+    let full = check.solve(items, &states)?;
+    Some((check, full))
 }
 
 fn apply_all(s: &Search<'_>, states: &[RecState], it: Item, bit: usize) -> Option<Vec<RecState>> {
@@ -1760,6 +1783,18 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
     }
     if out.indexes.is_empty() {
         out.notes.push("no index page with records".into());
+    }
+    // A handful of values tells little of a type.
+    if let Some(ix) = out.indexes.first() {
+        if ix.records < MIN_TYPE_RECORDS {
+            for c in &mut out.columns {
+                c.confidence = c.confidence.min(Confidence::Low);
+            }
+            out.notes.push(format!(
+                "{} records: too few to tell the types (and NOT NULL fixed-width columns apart)",
+                ix.records
+            ));
+        }
     }
     out.complete = !out.columns.is_empty()
         && out.notes.is_empty()
