@@ -26,9 +26,9 @@
 //! variable-length column's declared maximum. The type layer splits the
 //! runs by the values' shapes and says how sure it is.
 //!
-//! Bounds: at most [`MAX_PAGES`] pages per index are read, at most
-//! [`MAX_SEARCH_RECORDS`] records take part in the search, which visits
-//! at most [`MAX_NODES`] hypotheses and says when it gave up
+//! Bounds: at most `MAX_PAGES` (2048) pages per index are read, at most
+//! `MAX_SEARCH_RECORDS` (1000) records take part in the search, which visits
+//! at most `MAX_NODES` (100,000) hypotheses and says when it gave up
 //! ([`Outcome::GaveUp`]); the hypothesis found is then checked against
 //! every record read.
 
@@ -40,15 +40,15 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// Pages read per index.
-pub const MAX_PAGES: usize = 2048;
+const MAX_PAGES: usize = 2048;
 /// Records that take part in the hypothesis search (the rest check it).
-pub const MAX_SEARCH_RECORDS: usize = 1000;
+const MAX_SEARCH_RECORDS: usize = 1000;
 /// Hypotheses the search visits before it gives up.
-pub const MAX_NODES: u32 = 100_000;
+const MAX_NODES: u32 = 100_000;
 /// Hypotheses visited after the first that fits, looking for a rival.
 const RIVAL_NODES: u32 = 5000;
 /// Records whose values the type layer reads per column.
-pub const MAX_TYPE_RECORDS: usize = 5000;
+const MAX_TYPE_RECORDS: usize = 5000;
 /// Records below which every type is of low confidence.
 const MIN_TYPE_RECORDS: u32 = 20;
 /// Fields of a record (REC_MAX_N_FIELDS, rem0types.h: 1023).
@@ -196,7 +196,7 @@ pub enum Outcome {
         /// Another hypothesis fits as well.
         ambiguous: bool,
     },
-    /// The search visited its [`MAX_NODES`] hypotheses without one that
+    /// The search visited its `MAX_NODES` (100,000) hypotheses without one that
     /// fits.
     GaveUp {
         /// Hypotheses visited.
@@ -870,7 +870,7 @@ impl Search<'_> {
     }
 }
 
-fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome> {
+fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, Outcome), Outcome> {
     if ix.instant {
         return Err(Outcome::NoFit(
             "records written after an instant ALTER TABLE (several layouts in one index)".into(),
@@ -889,7 +889,7 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
         return Err(Outcome::NoRecords);
     }
     // The highest NULL bit ever set bounds the bitmap from below.
-    let mut best: Option<(Vec<Item>, Search<'_>, Solved, bool)> = None;
+    let mut best: Option<Vec<(Vec<Item>, Search<'_>, Solved)>> = None;
     let mut nodes = 0u32;
     for nb in 0..=16usize {
         let mut s = Search {
@@ -898,7 +898,7 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
             nb,
             nn: 0,
             amin: if clustered { TRX_LEN + ROLL_LEN } else { 0 },
-            nodes: 0,
+            nodes,
             first_at: None,
             found: Vec::new(),
         };
@@ -920,7 +920,7 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
         let states = vec![RecState::default(); recs.len()];
         let mut items = Vec::new();
         s.dfs(&mut items, &states, 0);
-        nodes = nodes.saturating_add(s.nodes);
+        nodes = s.nodes;
         if !s.found.is_empty() {
             // Each hypothesis found on the search's records is checked
             // against every record read; a rival that fails there is none.
@@ -928,10 +928,10 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
                 full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
             });
             let first = fits.next();
-            let ambiguous = fits.next().is_some();
+            let rival = fits.next();
             match first {
-                Some((items, check, full)) => {
-                    best = Some((items, check, full, ambiguous));
+                Some(f) => {
+                    best = Some(std::iter::once(f).chain(rival).collect());
                     break;
                 }
                 None => {
@@ -946,11 +946,25 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
             return Err(Outcome::GaveUp { nodes });
         }
     }
-    let Some((items, check, full, ambiguous)) = best else {
+    let Some(best) = best else {
         return Err(Outcome::NoFit(format!(
             "no layout of up to 128 NULL-able fields fits the records ({nodes} hypotheses)"
         )));
     };
+    let outcome = best.first().map(|(_, _, full)| Outcome::Fits {
+        tight: full.tight,
+        pairs: full.pairs,
+        ambiguous: best.len() > 1,
+    });
+    let tables = best
+        .iter()
+        .map(|(items, check, full)| table_of(ix, items, check, full))
+        .collect();
+    Ok((tables, outcome.unwrap_or(Outcome::NoRecords)))
+}
+
+/// The fields and every record's cells under the hypothesis `items`.
+fn table_of(ix: &IndexPages, items: &[Item], check: &Search<'_>, full: &Solved) -> Table {
     // The fields but the NOT NULL fixed bytes (placed by the type layer).
     let mut fields = Vec::new();
     let mut rows = Vec::new();
@@ -1011,18 +1025,11 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Table, Outcome), Outcome
         };
         fields.push((s, it.nullable()));
     }
-    Ok((
-        Table {
-            fields,
-            rows,
-            run: Some(full.a),
-        },
-        Outcome::Fits {
-            tight: full.tight,
-            pairs: full.pairs,
-            ambiguous,
-        },
-    ))
+    Table {
+        fields,
+        rows,
+        run: Some(full.a),
+    }
 }
 
 /// `items` over every record of every leaf read: the search over them
@@ -1540,7 +1547,12 @@ const WIDTHS: [u32; 9] = [1, 2, 3, 4, 5, 6, 7, 8, 16];
 /// them for a clustered index), the placement whose columns' values fit
 /// their types best. Returns the columns, the key's column count (the
 /// columns before DB_TRX_ID), and whether DB_TRX_ID was placed.
-fn place(pages: &[PageRecs], t: &Table, a: u32, clustered: bool) -> Option<(Vec<Spec>, usize)> {
+fn place(
+    pages: &[PageRecs],
+    t: &Table,
+    a: u32,
+    clustered: bool,
+) -> Option<(Vec<Spec>, usize, i64)> {
     let k = t.fields.len();
     let an = a as usize;
     if an > 4096 || k > MAX_FIELDS {
@@ -1674,7 +1686,7 @@ fn place(pages: &[PageRecs], t: &Table, a: u32, clustered: bool) -> Option<(Vec<
     }
     // Back from the end.
     let mut at = idx(k, an, sys_need);
-    best.get(at).cloned().flatten()?;
+    let total = best.get(at).cloned().flatten()?.0;
     let mut rev: Vec<(Option<usize>, Back)> = Vec::new();
     let mut item = k;
     while let Some((_, from, back)) = best.get(at).cloned().flatten() {
@@ -1714,7 +1726,7 @@ fn place(pages: &[PageRecs], t: &Table, a: u32, clustered: bool) -> Option<(Vec<
             }
         }
     }
-    Some((specs, n_key))
+    Some((specs, n_key, total))
 }
 
 // ------------------------------------------------------- the whole
@@ -1738,7 +1750,7 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
                 .map(|t| {
                     let n = u32::try_from(t.rows.len()).unwrap_or(0);
                     (
-                        t,
+                        vec![t],
                         Outcome::Fits {
                             tight: n,
                             pairs: n,
@@ -1750,9 +1762,36 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             RecFormat::Compact => compact(ix, clustered),
         };
         let records = ix.leaves.iter().map(|p| p.origins.len()).sum::<usize>();
-        let (table, outcome) = match res {
-            Ok((t, o)) => (Some(t), o),
-            Err(o) => (None, o),
+        let (tables, mut outcome) = match res {
+            Ok((t, o)) => (t, o),
+            Err(o) => (Vec::new(), o),
+        };
+        // Two layouts that fit every record (the same lengths summed in
+        // another order): the one whose values fit their types better is
+        // kept; alike, the index stays ambiguous.
+        let mut scored: Vec<(i64, Table, Option<(Vec<Spec>, usize)>)> = tables
+            .into_iter()
+            .map(|t| {
+                let placed = if clustered {
+                    t.run.and_then(|a| place(&ix.leaves, &t, a, true))
+                } else {
+                    None
+                };
+                let sc = placed.as_ref().map_or(0, |p| p.2);
+                (sc, t, placed.map(|p| (p.0, p.1)))
+            })
+            .collect();
+        scored.sort_by_key(|x| std::cmp::Reverse(x.0));
+        if let (Some(a), Some(b)) = (scored.first(), scored.get(1)) {
+            if a.0 > b.0 {
+                if let Outcome::Fits { ambiguous, .. } = &mut outcome {
+                    *ambiguous = false;
+                }
+            }
+        }
+        let (table, placed) = match scored.into_iter().next() {
+            Some((_, t, p)) => (Some(t), p),
+            None => (None, None),
         };
         let key_width = match (format, &table) {
             (RecFormat::Compact, Some(_)) if ix.nodes.is_empty() => None,
@@ -1774,7 +1813,7 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
         });
         if clustered {
             match table {
-                Some(t) => columns(&mut out, ix, &t),
+                Some(t) => columns(&mut out, ix, &t, placed),
                 None => out
                     .notes
                     .push("the clustered index's layout was not found".into()),
@@ -1810,17 +1849,17 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
 }
 
 /// The clustered index's columns from its fields.
-fn columns(out: &mut Inference, ix: &IndexPages, t: &Table) {
+fn columns(out: &mut Inference, ix: &IndexPages, t: &Table, placed: Option<(Vec<Spec>, usize)>) {
     let pages = &ix.leaves;
     let (specs, n_key) = match t.run {
-        Some(a) => match place(pages, t, a, true) {
+        Some(a) => match placed {
             Some(x) => x,
             None => {
                 out.notes.push(
                     "DB_TRX_ID / DB_ROLL_PTR not found among the NOT NULL fixed-width bytes".into(),
                 );
                 match place(pages, t, a, false) {
-                    Some(x) => x,
+                    Some(x) => (x.0, x.1),
                     None => return,
                 }
             }
