@@ -629,18 +629,27 @@ impl Search<'_> {
     /// in the search (checked against PAGE_HEAP_TOP when its page's last).
     fn room(&self, states: &[RecState], r: usize, nfix_min: u32) -> Option<i64> {
         let st = states.get(r)?;
-        let used_r =
-            i64::from(st.var) + i64::from(st.nfix) * i64::from(nfix_min) + i64::from(self.amin);
+        let used_r = i64::from(st.var)
+            .saturating_add(i64::from(st.nfix).saturating_mul(i64::from(nfix_min)))
+            .saturating_add(i64::from(self.amin));
         match self.next_of(r) {
             Some(s) => {
                 let ss = states.get(s)?;
-                let gap = self.origin(s) as i64 - self.origin(r) as i64;
-                Some(gap - used_r - (EXTRA + self.nb) as i64 - i64::from(ss.lens))
+                let gap = (self.origin(s) as i64).saturating_sub(self.origin(r) as i64);
+                Some(
+                    gap.saturating_sub(used_r)
+                        .saturating_sub(EXTRA.saturating_add(self.nb) as i64)
+                        .saturating_sub(i64::from(ss.lens)),
+                )
             }
             None => {
                 let (p, i) = self.page(r)?;
                 if i.checked_add(1)? == p.origins.len() {
-                    Some(p.heap_top as i64 - self.origin(r) as i64 - used_r)
+                    Some(
+                        (p.heap_top as i64)
+                            .saturating_sub(self.origin(r) as i64)
+                            .saturating_sub(used_r),
+                    )
                 } else {
                     None
                 }
@@ -656,7 +665,9 @@ impl Search<'_> {
             // A page's first record: its header starts at or after
             // PAGE_NEW_SUPREMUM_END.
             if let (Some((_, 0)), Some(st)) = (self.page(r), states.get(r)) {
-                let start = self.origin(r) as i64 - (EXTRA + self.nb) as i64 - i64::from(st.lens);
+                let start = (self.origin(r) as i64)
+                    .saturating_sub(EXTRA.saturating_add(self.nb) as i64)
+                    .saturating_sub(i64::from(st.lens));
                 if start < PAGE_NEW_SUPREMUM_END as i64 {
                     return false;
                 }
@@ -775,18 +786,20 @@ impl Search<'_> {
             let fixed_bytes = match self.next_of(r) {
                 Some(s) => {
                     let ss = states.get(s)?;
-                    self.origin(s) as i64
-                        - self.origin(r) as i64
-                        - i64::from(st.var)
-                        - (EXTRA + self.nb) as i64
-                        - i64::from(ss.lens)
+                    (self.origin(s) as i64)
+                        .saturating_sub(self.origin(r) as i64)
+                        .saturating_sub(i64::from(st.var))
+                        .saturating_sub(EXTRA.saturating_add(self.nb) as i64)
+                        .saturating_sub(i64::from(ss.lens))
                 }
                 None => {
                     let (p, i) = self.page(r)?;
                     if i.saturating_add(1) != p.origins.len() {
                         continue;
                     }
-                    p.heap_top as i64 - self.origin(r) as i64 - i64::from(st.var)
+                    (p.heap_top as i64)
+                        .saturating_sub(self.origin(r) as i64)
+                        .saturating_sub(i64::from(st.var))
                 }
             };
             let pat: Vec<bool> = nfixed.iter().map(|&b| !self.null_bit(r, b)).collect();
@@ -816,12 +829,12 @@ impl Search<'_> {
                     .sum();
                 match (a, unknown.as_slice()) {
                     (None, []) => {
-                        a = Some(g - known);
+                        a = Some(g.saturating_sub(known));
                         progress = true;
                     }
                     (Some(av), [j]) => {
                         if let Some(x) = w.get_mut(*j) {
-                            *x = Some(g - known - av);
+                            *x = Some(g.saturating_sub(known).saturating_sub(av));
                             progress = true;
                         }
                     }
@@ -842,12 +855,11 @@ impl Search<'_> {
             .collect::<Option<Vec<u32>>>()?;
         let mut tight = 0u32;
         for (pat, g) in &pairs {
-            let need: i64 = a + pat
+            let need: i64 = pat
                 .iter()
                 .zip(&widths)
                 .filter(|(p, _)| **p)
-                .map(|(_, &x)| i64::from(x))
-                .sum::<i64>();
+                .fold(a, |acc, (_, &x)| acc.saturating_add(i64::from(x)));
             if *g < need {
                 return None;
             }
@@ -1143,7 +1155,13 @@ fn int_val(b: &[u8]) -> u64 {
 fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
     let mut out = Vec::new();
     let n = u32::try_from(vals.len()).unwrap_or(u32::MAX).max(1);
-    let share = |k: usize| u32::try_from(k).unwrap_or(u32::MAX).saturating_mul(1000) / n;
+    let share = |k: usize| {
+        u32::try_from(k)
+            .unwrap_or(u32::MAX)
+            .saturating_mul(1000)
+            .checked_div(n)
+            .unwrap_or(0)
+    };
     let count = |f: &dyn Fn(&[u8]) -> bool| vals.iter().filter(|v| f(v)).count();
     // Integers: InnoDB flips the sign bit of signed ones, so small
     // signed values start 0x80 or 0x7F; small unsigned ones 0x00.
@@ -1160,7 +1178,12 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         let unsigned = count(&|v| matches!(v.first(), Some(0x00)));
         let (lo, hi) = vals
             .iter()
-            .map(|v| int_val(v) as i128 - (1i128 << (w * 8 - 1)))
+            .map(|v| {
+                let bias = 1i128
+                    .checked_shl(w.saturating_mul(8).saturating_sub(1))
+                    .unwrap_or(0);
+                (int_val(v) as i128).wrapping_sub(bias)
+            })
             .fold((i128::MAX, i128::MIN), |(a, b), x| (a.min(x), b.max(x)));
         // Every byte string is some integer: small magnitudes (the
         // flipped sign bit next to 0x00 or 0xFF bytes) make it telling.
@@ -1325,7 +1348,13 @@ fn float_plausible(v: &[u8]) -> bool {
 /// Candidates for a variable-length column.
 fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Cand> {
     let n = u32::try_from(vals.len()).unwrap_or(u32::MAX).max(1);
-    let share = |k: usize| u32::try_from(k).unwrap_or(u32::MAX).saturating_mul(1000) / n;
+    let share = |k: usize| {
+        u32::try_from(k)
+            .unwrap_or(u32::MAX)
+            .saturating_mul(1000)
+            .checked_div(n)
+            .unwrap_or(0)
+    };
     let utf8 = vals
         .iter()
         .filter(|v| std::str::from_utf8(v).is_ok())
@@ -1487,6 +1516,9 @@ fn var_values<'a>(pages: &'a [PageRecs], rows: &[Row], k: usize, extra: u32) -> 
         })
         .collect()
 }
+
+/// Columns placed and typed, and the key's column count.
+type Placed = (Vec<Spec>, usize);
 
 /// A typed column found by the type layer.
 struct Spec {
@@ -1769,7 +1801,7 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
         // Two layouts that fit every record (the same lengths summed in
         // another order): the one whose values fit their types better is
         // kept; alike, the index stays ambiguous.
-        let mut scored: Vec<(i64, Table, Option<(Vec<Spec>, usize)>)> = tables
+        let mut scored: Vec<(i64, Table, Option<Placed>)> = tables
             .into_iter()
             .map(|t| {
                 let placed = if clustered {

@@ -8,7 +8,8 @@
     clippy::indexing_slicing,
     clippy::unwrap_used,
     clippy::expect_used,
-    clippy::panic
+    clippy::panic,
+    clippy::disallowed_macros // The test prints its per-column report.
 )]
 
 use ibdscope_core::{Engine, Summary, Tablespace};
@@ -180,7 +181,7 @@ fn rows_with(ibd: &[u8], inf: &Inference, table: &str) -> Vec<String> {
     )
     .expect("scan");
     let mut out = Vec::new();
-    while let Some(r) = scan.next() {
+    for r in scan.by_ref() {
         let cells: Vec<String> = r
             .values
             .iter()
@@ -258,12 +259,12 @@ fn fixtures_against_frm() {
                     continue;
                 }
                 let why = NOT_INFERRED.iter().find(|(t, _)| *t == table);
-                let said = match (why.map(|w| w.1), outcome) {
-                    (Some("no records"), None) => true,
-                    (Some("gave up"), Some(Outcome::GaveUp { .. })) => true,
-                    (Some("instant" | "no fit"), Some(Outcome::NoFit(_))) => true,
-                    _ => false,
-                };
+                let said = matches!(
+                    (why.map(|w| w.1), outcome),
+                    (Some("no records"), None)
+                        | (Some("gave up"), Some(Outcome::GaveUp { .. }))
+                        | (Some("instant" | "no fit"), Some(Outcome::NoFit(_)))
+                );
                 if !said {
                     failures.push(format!("{dir}/{table}: nothing inferred: {outcome:?}"));
                 }
