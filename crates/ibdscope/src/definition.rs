@@ -66,8 +66,8 @@ impl Def {
     /// Where the definition came from, in words.
     pub fn source_words(&self) -> String {
         if self.inferred.is_some() {
-            return "inferred from the table's own records (--infer; no .frm, SDI or dictionary \
-                    read): columns c1, c2, … with confidence and evidence"
+            return "the table's own records, inferred (--infer: no .frm, SDI or dictionary \
+                    read; each column's confidence and evidence: schema --infer)"
                 .into();
         }
         if let Some((p, name, line)) = &self.ddl {
