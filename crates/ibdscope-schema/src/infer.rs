@@ -220,9 +220,6 @@ pub struct IndexInference {
     /// Storage-order fields: their storage and whether they are NULL-able
     /// (a NOT NULL fixed-width run counts as one field for COMPACT).
     pub fields: Vec<(Storage, bool)>,
-    /// Width of the key (bytes of the leading fixed run), from node
-    /// pointers, when the index has non-leaf pages.
-    pub key_width: Option<u32>,
     /// How the search ended.
     pub outcome: Outcome,
 }
@@ -262,7 +259,6 @@ struct PageRecs {
 struct IndexPages {
     id: IndexId,
     leaves: Vec<PageRecs>,
-    nodes: Vec<PageRecs>,
     instant: bool,
 }
 
@@ -334,7 +330,6 @@ fn gather(ts: &Tablespace<'_>) -> (Vec<IndexPages>, Option<RecFormat>) {
                 out.push(IndexPages {
                     id,
                     leaves: Vec::new(),
-                    nodes: Vec::new(),
                     instant: false,
                 });
                 out.len().saturating_sub(1)
@@ -342,12 +337,8 @@ fn gather(ts: &Tablespace<'_>) -> (Vec<IndexPages>, Option<RecFormat>) {
             None => continue,
         };
         let Some(ix) = out.get_mut(pos) else { continue };
-        let full = if level_hdr == 0 {
-            ix.leaves.len() >= MAX_PAGES
-        } else {
-            ix.nodes.len() >= MAX_PAGES
-        };
-        if full {
+        // Leaves only: node pointers repeat the key.
+        if level_hdr != 0 || ix.leaves.len() >= MAX_PAGES {
             continue;
         }
         let Some((recs, level)) = read_records(ts, PageNo(n), &mut zip) else {
@@ -357,11 +348,7 @@ fn gather(ts: &Tablespace<'_>) -> (Vec<IndexPages>, Option<RecFormat>) {
         if level == u16::MAX {
             ix.instant = true;
         }
-        if level_hdr == 0 {
-            ix.leaves.push(recs);
-        } else {
-            ix.nodes.push(recs);
-        }
+        ix.leaves.push(recs);
     }
     // SDI pages (MySQL 8.0) are FIL_PAGE_SDI, not INDEX: not here. The
     // clustered index has the lowest id (created first).
@@ -1101,32 +1088,6 @@ fn apply_all(s: &Search<'_>, states: &[RecState], it: Item, bit: usize) -> Optio
     Some(out)
 }
 
-/// COMPACT node pointers: the key's fixed bytes, from the first field
-/// layout's variable key fields (none when the key starts with a
-/// variable field). A node pointer is the key then 4 bytes
-/// (`dict_index_build_node_ptr`); its NULL bitmap has the index's size.
-fn key_width_compact(ix: &IndexPages, nb: usize) -> Option<u32> {
-    let mut width: Option<u32> = None;
-    for p in &ix.nodes {
-        for (k, &o) in p.origins.iter().enumerate() {
-            let next = p.origins.get(k.saturating_add(1)).copied();
-            let end = match next {
-                // Next record's header: 5 + nb, no lengths when the key is
-                // fixed.
-                Some(n) => usize::from(n).checked_sub(EXTRA.saturating_add(nb))?,
-                None => p.heap_top,
-            };
-            let w = u32::try_from(end.checked_sub(usize::from(o))?.checked_sub(4)?).ok()?;
-            match width {
-                None => width = Some(w),
-                Some(x) if x != w => return None,
-                _ => {}
-            }
-        }
-    }
-    width
-}
-
 // ------------------------------------------------------- the types
 
 /// A candidate type for some bytes.
@@ -1825,22 +1786,11 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             Some((_, t, p)) => (Some(t), p),
             None => (None, None),
         };
-        let key_width = match (format, &table) {
-            (RecFormat::Compact, Some(_)) if ix.nodes.is_empty() => None,
-            (RecFormat::Compact, Some(_)) => {
-                let nb = ix.leaves.first().map(|_| 0usize).unwrap_or(0);
-                let _ = nb;
-                None
-            }
-            _ => None,
-        };
-        let _ = key_width_compact;
         out.indexes.push(IndexInference {
             id: ix.id,
             leaf_pages: u32::try_from(ix.leaves.len()).unwrap_or(u32::MAX),
             records: u32::try_from(records).unwrap_or(u32::MAX),
             fields: table.as_ref().map(|t| t.fields.clone()).unwrap_or_default(),
-            key_width,
             outcome,
         });
         if clustered {
