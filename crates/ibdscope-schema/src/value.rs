@@ -325,8 +325,8 @@ pub fn render_plain(p: Plain, b: &[u8], out: &mut String) -> PlainOut {
     }
 }
 
-/// Whether every byte of `b` is printable ASCII or a space (0x20 to 0x7E
-/// but `\`): eight bytes at a time, a byte below 0x20 or with its high bit
+/// Whether every byte of `b` is printable ASCII, a space or DEL (0x20 to
+/// 0x7F but `\`): eight bytes at a time, a byte below 0x20 or with its high bit
 /// set or a backslash found by the word tests of "Bit Twiddling Hacks"
 /// (`hasless`, `haszero`).
 #[inline]
@@ -345,13 +345,16 @@ fn printable_ascii(b: &[u8]) -> bool {
     for w in words.by_ref() {
         acc |= bad(u64::from_le_bytes(w.try_into().unwrap_or_default()));
     }
-    // The tail in a word of `a`s (printable).
-    let mut tail = [b'a'; 8];
+    // The tail: the last eight bytes again when there are as many, else
+    // the bytes in a word of `a`s (printable), shifted in.
     let rest = words.remainder();
-    if let Some(t) = tail.get_mut(..rest.len()) {
-        t.copy_from_slice(rest);
-    }
-    acc |= bad(u64::from_le_bytes(tail));
+    let tail = match b.len().checked_sub(8).and_then(|at| b.get(at..)) {
+        Some(last) if !rest.is_empty() => u64::from_le_bytes(last.try_into().unwrap_or_default()),
+        _ => (rest.iter().rev()).fold(u64::from_le_bytes([b'a'; 8]), |w, &x| {
+            (w << 8) | u64::from(x)
+        }),
+    };
+    acc |= bad(tail);
     acc == 0
 }
 
@@ -1559,6 +1562,81 @@ mod tests {
         write_hex(&bytes, &mut s);
         let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(s, format!("0x{want}"));
+    }
+
+    /// The fast path renders what `render` renders, or nothing: integers
+    /// of every width (of their length and not), CHAR and VARCHAR in
+    /// latin1, ASCII, utf8mb3 and utf8mb4, with every byte value, escaped
+    /// bytes, trailing spaces and invalid UTF-8, at every length around
+    /// the eight-byte steps; and it says "plain" exactly when the text is
+    /// printable ASCII without a backslash.
+    #[test]
+    fn the_plain_path_renders_what_render_renders() {
+        let mut cols = Vec::new();
+        for t in [
+            ColType::Tiny,
+            ColType::Short,
+            ColType::Int24,
+            ColType::Long,
+            ColType::LongLong,
+        ] {
+            for unsigned in [false, true] {
+                let mut c = col(t);
+                c.unsigned = unsigned;
+                cols.push(c);
+            }
+        }
+        for t in [ColType::String, ColType::Varchar, ColType::Blob] {
+            for id in [8, 11, 33, 255, 63, 35] {
+                let mut c = col(t);
+                c.collation_id = id;
+                cols.push(c);
+            }
+        }
+        let mut values: Vec<Vec<u8>> = Vec::new();
+        for len in 0..=20usize {
+            values.push((0..len).map(|i| b'A'.wrapping_add(i as u8)).collect());
+            for bad in [
+                0u8, b'\t', b'\n', b'\\', 0x1F, 0x7F, 0x80, 0xC3, 0xE9, b' ', b'~',
+            ] {
+                for at in [0, len / 2, len.saturating_sub(1)] {
+                    let mut v: Vec<u8> = vec![b'x'; len.max(1)];
+                    if let Some(x) = v.get_mut(at) {
+                        *x = bad;
+                    }
+                    values.push(v.clone());
+                    v.extend_from_slice(b"   ");
+                    values.push(v);
+                }
+            }
+        }
+        values.push("\u{e9}t\u{e9}".as_bytes().to_vec());
+        values.push("caf\u{e9} au lait  ".as_bytes().to_vec());
+        let mut taken = 0;
+        for c in &cols {
+            let p = Plain::of(c);
+            for v in &values {
+                let mut want = String::new();
+                let kind = render(c, v, &mut want);
+                let mut got = String::from("x");
+                let out = render_plain(p, v, &mut got);
+                if out == PlainOut::No {
+                    assert_eq!(got, "x", "{c:?} {v:?}: nothing written");
+                    continue;
+                }
+                taken += 1;
+                assert_eq!(got.get(1..), Some(want.as_str()), "{c:?} {v:?}");
+                let printable = want
+                    .bytes()
+                    .all(|x| (0x20..0x80).contains(&x) && x != b'\\');
+                match out {
+                    PlainOut::Number => assert_eq!(kind, Rendered::Number),
+                    PlainOut::Plain => assert!(kind == Rendered::Text && printable, "{v:?}"),
+                    _ => assert!(kind == Rendered::Text && !printable, "{v:?}"),
+                }
+            }
+        }
+        assert!(taken > 1000, "the fast path took {taken} values");
     }
 
     /// latin1 as runs of ASCII and single bytes: each byte the character
