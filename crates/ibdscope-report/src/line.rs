@@ -79,26 +79,37 @@ pub fn num(out: &mut Vec<u8>, v: u64) {
     num_right(out, v, 0);
 }
 
-/// `width - len` spaces, if `len` is shorter.
+/// `width - len` spaces, if `len` is shorter: copied from a row of
+/// spaces (a fill call costs more than the few bytes of a column).
 pub fn spaces(out: &mut Vec<u8>, len: usize, width: usize) {
-    out.resize(out.len().saturating_add(width.saturating_sub(len)), b' ');
+    const ROW: &[u8; 32] = b"                                ";
+    let pad = width.saturating_sub(len);
+    match ROW.get(..pad) {
+        Some(row) => out.extend_from_slice(row),
+        None => out.resize(out.len().saturating_add(pad), b' '),
+    }
 }
 
-/// `v` right-aligned in `width` (`{v:>width$}`): the spaces and digits
-/// in place, each digit written from the last (no copy of a variable
-/// length, which costs a `memcpy` call).
+/// `v` right-aligned in `width` (`{v:>width$}`): the digits made from
+/// the last in a small buffer, then the padding and the digits copied.
 pub fn num_right(out: &mut Vec<u8>, v: u64, width: usize) {
-    let start = out.len();
-    out.resize(start.saturating_add(width.max(digits(v))), b' ');
+    let mut buf = [b'0'; 20];
+    let mut at = buf.len();
     let mut v = v;
-    for d in out.get_mut(start..).unwrap_or_default().iter_mut().rev() {
-        // A digit: below 10.
-        *d = b'0'.saturating_add(u8::try_from(v % 10).unwrap_or(0));
+    loop {
+        at = at.saturating_sub(1);
+        if let Some(d) = buf.get_mut(at) {
+            // A digit: below 10.
+            *d = b'0'.saturating_add(u8::try_from(v % 10).unwrap_or(0));
+        }
         v /= 10;
         if v == 0 {
             break;
         }
     }
+    let digits = buf.get(at..).unwrap_or_default();
+    spaces(out, digits.len(), width);
+    out.extend_from_slice(digits);
 }
 
 /// `s` right-aligned in `width` (`{s:>width$}`).
@@ -135,7 +146,7 @@ mod tests {
             }
         }
         for v in [0, 1, 9, 10, 99, 100, 65535, 4294967295, u64::MAX] {
-            for w in [0, 1, 5, 8, 25] {
+            for w in [0, 1, 5, 8, 25, 31, 32, 33, 40] {
                 let mut out = Vec::new();
                 num_right(&mut out, v, w);
                 assert_eq!(out, format!("{v:>w$}").as_bytes());
