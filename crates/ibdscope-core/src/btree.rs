@@ -924,7 +924,7 @@ impl SpaceMap {
         N: Fn() -> F + Sync,
     {
         let plan = |order: &[IndexInfo]| MemberPlan::new(ts, order);
-        let (map, side, members) = SpaceMap::build_all(ts, engine, side, Some(plan));
+        let (map, side, members) = SpaceMap::build_all(ts, engine, side, Some(plan), true);
         let trees = match members {
             Some((plan, m)) => {
                 let owner = |n: PageNo| match map.owner(ts, n) {

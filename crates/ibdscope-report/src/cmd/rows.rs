@@ -30,7 +30,7 @@ use ibdscope_schema::rows::{
     ScanFinding, ScanInput, ScanOptions,
 };
 use ibdscope_schema::table::{Column, IndexDef, TableDef};
-use ibdscope_schema::value::Rendered;
+use ibdscope_schema::value::{render_plain, Plain, PlainOut, Rendered};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -100,6 +100,8 @@ struct RowStyle<'c> {
     /// row says so (JSON, JSONL: `"inferred_definition": true`; CSV: the
     /// `_inferred` column; text and SQL: the header; TSV: stderr).
     inferred: bool,
+    /// Each shown column's fast path (`cols`' order).
+    plain: Vec<Plain>,
 }
 
 /// One thread's buffers, reused for every row it formats.
@@ -205,6 +207,9 @@ pub fn run(
         index: &ix.name,
         insert_prefix: &p.insert_prefix.clone(),
         inferred: def.inferred.is_some(),
+        plain: (p.cols.iter())
+            .map(|&ci| t.columns.get(ci).map_or(Plain::No, Plain::of))
+            .collect(),
     };
     // The rows made on the engine's threads, a piece of pages at a time,
     // written in key order.
@@ -688,6 +693,23 @@ impl RowFmt {
                 self.line.push('\t');
             }
             let at = self.line.len();
+            if direct {
+                // An integer or plain text stored whole on the page: no
+                // dispatch on the column per value.
+                let plain = st.plain.get(k).copied().unwrap_or(Plain::No);
+                if let Some(b) = view.inline_bytes(ci) {
+                    match render_plain(plain, b, &mut self.line) {
+                        PlainOut::No => {}
+                        // Nothing to escape.
+                        PlainOut::Number | PlainOut::Plain => continue,
+                        PlainOut::Text => {
+                            let text = st.format == Format::Text;
+                            self.line_cell(text, at, Cell::Value(Rendered::Text));
+                            continue;
+                        }
+                    }
+                }
+            }
             let rendered = if direct {
                 view.render(ci, col, &mut self.buf, &mut self.line)
             } else {
