@@ -374,6 +374,10 @@ struct DefSource {
     /// the system tablespace, read from ibdata1.
     #[arg(long, value_name = "DB/NAME", conflicts_with_all = ["frm", "ddl"])]
     table: Option<String>,
+    /// Read no definition: infer the columns from the table's own records
+    /// (c1, c2, …, each with its confidence and evidence).
+    #[arg(long, conflicts_with_all = ["frm", "ddl", "datadir", "table"])]
+    infer: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -1143,6 +1147,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                 ddl: def.ddl,
                 datadir: def.datadir,
                 table: def.table,
+                infer: def.infer,
             }),
             common,
         ),
@@ -1165,6 +1170,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                         ddl: def.ddl,
                         datadir: def.datadir,
                         table: def.table,
+                        infer: def.infer,
                     },
                     index,
                     deleted,
@@ -1190,6 +1196,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                     ddl: None,
                     datadir: datadir.clone(),
                     table: None,
+                    infer: false,
                 },
                 datadir,
                 key,

@@ -139,6 +139,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                             Cmd::Indexes | Cmd::Fill => a = a.reading_trees(false),
                             Cmd::Records(_) => a = a.reading_trees(true),
                             Cmd::Rows(ref r) if r.where_page.is_none() => a = a.reading_trees(true),
+                            // The definition's index roots, nothing else.
+                            Cmd::Schema(_) | Cmd::Sdi => a = a.reading_roots_only(),
                             _ => {}
                         }
                         if let Some(s) = summary {
