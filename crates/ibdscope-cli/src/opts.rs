@@ -360,6 +360,10 @@ enum Command {
         /// The port (default: a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
+        /// Open the URL in the desktop's browser (`xdg-open`, macOS
+        /// `open`); the server serves whether that works or not.
+        #[arg(long)]
+        open: bool,
         /// Physical page size, overriding detection (e.g. 16k, 8192).
         #[arg(long, value_parser = ibdscope_report::args::page_size)]
         page_size: Option<u32>,
@@ -394,6 +398,10 @@ struct DefSource {
     /// the system tablespace, read from ibdata1.
     #[arg(long, value_name = "DB/NAME", conflicts_with_all = ["frm", "ddl"])]
     table: Option<String>,
+    /// Read no definition: infer the columns from the table's own records
+    /// (c1, c2, …, each with its confidence and evidence).
+    #[arg(long, conflicts_with_all = ["frm", "ddl", "datadir", "table"])]
+    infer: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -956,6 +964,11 @@ impl Cli {
             _ => None,
         }
     }
+
+    /// `serve --open`.
+    pub fn serve_open(&self) -> bool {
+        matches!(self.command, Command::Serve { open: true, .. })
+    }
 }
 
 /// The `--key-file-key` password: the one taken out of the arguments, or
@@ -1166,6 +1179,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                 ddl: def.ddl,
                 datadir: def.datadir,
                 table: def.table,
+                infer: def.infer,
             }),
             common,
         ),
@@ -1188,6 +1202,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                         ddl: def.ddl,
                         datadir: def.datadir,
                         table: def.table,
+                        infer: def.infer,
                     },
                     index,
                     deleted,
@@ -1213,6 +1228,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                     ddl: None,
                     datadir: datadir.clone(),
                     table: None,
+                    infer: false,
                 },
                 datadir,
                 key,

@@ -18,6 +18,7 @@ mod integration {
     mod help;
     mod history;
     mod hostile;
+    mod infer;
     mod instance;
     mod keyring;
     mod live;
