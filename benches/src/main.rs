@@ -15,6 +15,7 @@
 //! ```
 #![allow(clippy::disallowed_macros)] // The bench harness prints its report.
 
+mod serve;
 mod targets;
 
 use ibdscope_core::extents::SpaceMap;
@@ -769,6 +770,10 @@ fn labelled(v: String) -> Result<(String, PathBuf), String> {
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("targets") {
         targets::main();
+        return;
+    }
+    if std::env::args().nth(1).as_deref() == Some("serve") {
+        serve::main();
         return;
     }
     let a = match parse_args() {

@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         };
     }
     let serve = cli.serve_port();
+    let open = cli.serve_open();
     let opts = match opts::from_cli(cli) {
         Ok(o) => o,
         Err(e) => {
@@ -50,7 +51,7 @@ fn main() -> ExitCode {
         }
     };
     if let Some(port) = serve {
-        return serve_files(opts, port);
+        return serve_files(opts, port, open);
     }
     let stdout = progress::Stdout::new(io::stdout().lock());
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
@@ -66,9 +67,32 @@ fn main() -> ExitCode {
     }
 }
 
+/// `serve --open`: hands `url` to the desktop's opener (`open` on macOS,
+/// else `xdg-open`), not waiting for it; a failure is said, never fatal.
+fn open_browser(url: &str) {
+    let prog = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let child = std::process::Command::new(prog)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match child {
+        // Reaped by a thread of its own, so it leaves no zombie.
+        Ok(mut c) => {
+            let _ = std::thread::Builder::new().spawn(move || c.wait());
+        }
+        Err(e) => say!("ibdscope: serve: could not run {prog} to open the browser: {e}"),
+    }
+}
+
 /// `ibdscope serve`: binds, prints the URL (with its token) and serves
 /// until the process ends.
-fn serve_files(opts: ibdscope_report::args::Opts, port: u16) -> ExitCode {
+fn serve_files(opts: ibdscope_report::args::Opts, port: u16, open: bool) -> ExitCode {
     let server = match ibdscope_serve::Server::bind(opts, port, ibdscope_serve::Limits::default()) {
         Ok(s) => s,
         Err(e) => {
@@ -79,6 +103,9 @@ fn serve_files(opts: ibdscope_report::args::Opts, port: u16) -> ExitCode {
     let mut stdout = io::stdout().lock();
     let _ = writeln!(stdout, "ibdscope serve: {}", server.url()).and_then(|()| stdout.flush());
     drop(stdout);
+    if open {
+        open_browser(&server.url());
+    }
     match server.run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -5,8 +5,8 @@ use crate::error::{Error, ErrorKind};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use ibdscope_report::args::{
-    Cmd, Color, DefOpts, Format, HistoryOpts, ImageFormat, LsnScale, LsnScaleKind, LsnScalePages,
-    MapOpts, Metric, Opts, RecordsOpts, RestoreOpts, RowsOpts, SpaceOptions,
+    CarveOpts, Cmd, Color, DefOpts, Format, HistoryOpts, ImageFormat, LsnScale, LsnScaleKind,
+    LsnScalePages, MapOpts, Metric, Opts, RecordsOpts, RestoreOpts, RowsOpts, SpaceOptions,
 };
 use std::path::PathBuf;
 
@@ -314,6 +314,30 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Find InnoDB pages in any file or block device (a disk or
+    /// filesystem image, an ibdata1, a reused file) and write one
+    /// tablespace image per space into DIR; the sources are only read.
+    Carve {
+        /// Files or block devices to search.
+        #[arg(required = true, value_name = "SOURCE")]
+        sources: Vec<PathBuf>,
+        /// The directory the images are written into (made if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Candidate positions are multiples of this many bytes.
+        #[arg(long, value_name = "BYTES", default_value_t = 512)]
+        align: u32,
+        /// Also accept pages whose checksum does not verify when their
+        /// header is self-consistent (the LSN's low word in the trailer).
+        #[arg(long)]
+        unverified: bool,
+        /// Gather the index pages of this index id across spaces into one
+        /// image (index-<id>.ibd).
+        #[arg(long, value_name = "ID")]
+        index_id: Option<u64>,
+        #[command(flatten)]
+        shared: Shared,
+    },
     /// Compare two copies of one tablespace page by page: pages that
     /// differ, their LSN moves and index, pages in one copy only.
     Diff {
@@ -336,6 +360,10 @@ enum Command {
         /// The port (default: a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
+        /// Open the URL in the desktop's browser (`xdg-open`, macOS
+        /// `open`); the server serves whether that works or not.
+        #[arg(long)]
+        open: bool,
         /// Physical page size, overriding detection (e.g. 16k, 8192).
         #[arg(long, value_parser = ibdscope_report::args::page_size)]
         page_size: Option<u32>,
@@ -370,6 +398,10 @@ struct DefSource {
     /// the system tablespace, read from ibdata1.
     #[arg(long, value_name = "DB/NAME", conflicts_with_all = ["frm", "ddl"])]
     table: Option<String>,
+    /// Read no definition: infer the columns from the table's own records
+    /// (c1, c2, …, each with its confidence and evidence).
+    #[arg(long, conflicts_with_all = ["frm", "ddl", "datadir", "table"])]
+    infer: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -740,6 +772,14 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         &["ibdscope restore fixtures/mysql56/secondary.ibd --datadir datadir --out restored.ibd"],
     ),
     (
+        "carve",
+        TEXT_JSON,
+        &[
+            "ibdscope carve fixtures/mysql56/secondary.ibd --out carved",
+            "ibdscope carve --format json datadir/ibdata1 datadir/fx/t_basic.ibd --out carved",
+        ],
+    ),
+    (
         "diff",
         LINES,
         &["ibdscope diff fixtures/mysql56/deleted_marked.ibd fixtures/mysql56/deleted_purged.ibd"],
@@ -923,6 +963,11 @@ impl Cli {
             Command::Serve { port, .. } => Some(port),
             _ => None,
         }
+    }
+
+    /// `serve --open`.
+    pub fn serve_open(&self) -> bool {
+        matches!(self.command, Command::Serve { open: true, .. })
     }
 }
 
@@ -1134,6 +1179,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                 ddl: def.ddl,
                 datadir: def.datadir,
                 table: def.table,
+                infer: def.infer,
             }),
             common,
         ),
@@ -1156,6 +1202,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                         ddl: def.ddl,
                         datadir: def.datadir,
                         table: def.table,
+                        infer: def.infer,
                     },
                     index,
                     deleted,
@@ -1181,6 +1228,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                     ddl: None,
                     datadir: datadir.clone(),
                     table: None,
+                    infer: false,
                 },
                 datadir,
                 key,
@@ -1217,6 +1265,23 @@ fn command(command: Command) -> Result<Parsed, Error> {
                 force,
             }),
             common,
+        ),
+        Command::Carve {
+            sources,
+            out,
+            align,
+            unverified,
+            index_id,
+            shared,
+        } => Parsed::new(
+            Cmd::Carve(CarveOpts {
+                out,
+                align,
+                unverified,
+                index_id,
+            }),
+            sources,
+            shared,
         ),
         // The options every endpoint's report starts from (files, keys).
         Command::Serve {
@@ -1258,6 +1323,7 @@ fn cmd_name(cmd: &Cmd) -> &'static str {
         Cmd::Rows(_) => "rows",
         Cmd::History(_) => "history",
         Cmd::Restore(_) => "restore",
+        Cmd::Carve(_) => "carve",
     }
 }
 

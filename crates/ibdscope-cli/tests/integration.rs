@@ -6,6 +6,7 @@
 mod integration {
     mod asks;
     mod audit;
+    mod carve;
     mod cli;
     pub mod common;
     mod corpus;
@@ -17,6 +18,7 @@ mod integration {
     mod help;
     mod history;
     mod hostile;
+    mod infer;
     mod instance;
     mod keyring;
     mod live;

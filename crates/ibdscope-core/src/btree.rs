@@ -924,7 +924,7 @@ impl SpaceMap {
         N: Fn() -> F + Sync,
     {
         let plan = |order: &[IndexInfo]| MemberPlan::new(ts, order);
-        let (map, side, members) = SpaceMap::build_all(ts, engine, side, Some(plan));
+        let (map, side, members) = SpaceMap::build_all(ts, engine, side, Some(plan), true);
         let trees = match members {
             Some((plan, m)) => {
                 let owner = |n: PageNo| match map.owner(ts, n) {
@@ -1425,10 +1425,13 @@ impl<'t, 'a, 'o> Walker<'t, 'a, 'o> {
             if !busy {
                 break;
             }
-            // The headers the lanes read next, asked for together.
-            for lane in &lanes {
-                if let Lane::At { at, .. } = *lane {
-                    touch(self.ts, at);
+            // The headers the lanes read next, asked for together (with
+            // facts the steps read the heads the pass kept, not the pages).
+            if self.facts.is_none() {
+                for lane in &lanes {
+                    if let Lane::At { at, .. } = *lane {
+                        touch(self.ts, at);
+                    }
                 }
             }
         }

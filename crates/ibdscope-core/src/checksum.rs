@@ -267,6 +267,26 @@ pub(crate) fn is_empty_page(page: &[u8]) -> bool {
         && is_zeroes(range(page, FIL_PAGE_SPACE_ID, page.len()))
 }
 
+/// Whether `page`, known to verify or to be empty under `scheme` (its
+/// [`crate::space::verify_page`] verdict is `Valid` or `Empty`), is the
+/// empty one: the conditions under which each verifier below answers
+/// `Empty` (or `Mismatch`, excluded), read from the header alone but for
+/// a full_crc32 page whose checksum field is zero. Not for a full_crc32
+/// page_compressed page (its type's marker bit set).
+pub(crate) fn is_empty_verdict(page: &[u8], scheme: Scheme) -> bool {
+    let lsn_zero = be_u64(page, FIL_PAGE_LSN) == Some(0);
+    match scheme {
+        Scheme::Classic => {
+            lsn_zero && be_u32(page, 0) == Some(0) && be_u32(page, body_end(page)) == Some(0)
+        }
+        Scheme::Zip => lsn_zero && be_u32(page, 0) == Some(0),
+        Scheme::FullCrc32 => {
+            let tail = page.len().saturating_sub(FIL_PAGE_FCRC32_CHECKSUM);
+            be_u32(page, tail) == Some(0) && is_zeroes(page)
+        }
+    }
+}
+
 /// Verifies a page of the classic layout (`buf_page_is_corrupted`, MySQL
 /// 8.0 `BlockReporter::is_corrupted` in non-strict mode).
 ///

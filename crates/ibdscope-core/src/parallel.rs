@@ -841,6 +841,63 @@ where
     })
 }
 
+/// [`map_in_order`] over runs of pages of `ts`: piece `k` is pages
+/// `bounds[k]..bounds[k + 1]`, which `work(state, first, end)` reads as a
+/// fold reads its shard (the space's window does not count those reads:
+/// no read-ahead, no sweep), and which are handed to the engine's release
+/// hook (else the host of the space's window) once their piece is sunk,
+/// [`RELEASE_BYTES`] or more at a time: a stream over the file's pages
+/// (the rows of `pages`) maps and releases each byte once, as a fold does,
+/// on the engine's threads and written in page order.
+pub fn map_pages_in_order<S, R, E, M, W, K>(
+    ts: &Tablespace<'_>,
+    engine: &Engine<'_>,
+    bounds: &[u32],
+    new_state: M,
+    work: W,
+    mut sink: K,
+) -> Result<(), E>
+where
+    R: Send,
+    M: Fn() -> S + Sync,
+    W: Fn(&mut S, u32, u32) -> R + Sync,
+    K: FnMut(R) -> Result<(), E>,
+{
+    let n = u32::try_from(bounds.len().saturating_sub(1)).unwrap_or(u32::MAX);
+    let last = bounds.last().copied().unwrap_or(0);
+    let at = |k: u32| bounds.get(k as usize).copied().unwrap_or(last);
+    let size = ts.page_size() as usize;
+    let batch =
+        u32::try_from(RELEASE_BYTES.div_ceil(u64::from(ts.page_size()).max(1))).unwrap_or(u32::MAX);
+    let mut released = at(0);
+    let mut sunk = 0u32;
+    let done = map_in_order(
+        engine,
+        n,
+        new_state,
+        |state, k| {
+            let (first, end) = (at(k), at(k.saturating_add(1)));
+            let _folding = crate::window::folding(
+                (first as usize).saturating_mul(size),
+                (end as usize).saturating_mul(size),
+            );
+            work(state, first, end)
+        },
+        |r| {
+            sink(r)?;
+            sunk = sunk.saturating_add(1);
+            let to = at(sunk);
+            if to.saturating_sub(released) >= batch {
+                engine.release_pages(ts, released, to);
+                released = to;
+            }
+            Ok(())
+        },
+    );
+    engine.release_pages(ts, released, at(sunk));
+    done
+}
+
 /// The shards of a transform pass finished so far ([`transform_pass`]), the
 /// first `prefix` all finished, the first `released` handed to the image
 /// release hook.
@@ -1294,6 +1351,62 @@ mod tests {
         )
         .unwrap();
         assert_eq!(shard_pages(&ts) as u64 * 16384, 2 << 20);
+    }
+
+    /// A stream over runs of pages (`pages`' rows): every piece read on
+    /// the engine's threads and sunk in order, its pages read as a fold's
+    /// shard (the space's window counts none of them) and every byte of
+    /// the runs handed back to the host once, 16 MiB or more at a time.
+    #[test]
+    fn a_stream_of_pages_reads_and_releases_each_byte_once() {
+        #[derive(Default)]
+        struct Host(Mutex<Vec<(usize, usize)>>);
+        impl crate::window::Residency for Host {
+            fn release(&self, offset: usize, len: usize) {
+                self.0.lock().unwrap().push((offset, len));
+            }
+        }
+        let data = space(3000);
+        let opts = Options {
+            page_size: Some(16384),
+            ..Options::default()
+        };
+        for threads in [1, 2, 3] {
+            let window = crate::window::Window::new(data.len());
+            let host = Host::default();
+            let stored = Tablespace::with_options(&data, opts).unwrap();
+            let ts = stored.with_window(&window, &host);
+            let bounds: Vec<u32> = (5..3000).step_by(128).chain([3000]).collect();
+            let mut got = Vec::new();
+            map_pages_in_order(
+                &ts,
+                &Engine::new(threads),
+                &bounds,
+                || (),
+                |_, first, end| {
+                    (first..end)
+                        .map(|n| ts.page(PageNo(n)).unwrap()[100])
+                        .collect::<Vec<u8>>()
+                },
+                |piece: Vec<u8>| -> Result<(), ()> {
+                    got.extend(piece);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            let want: Vec<u8> = (5..3000).map(|i| (i % 251) as u8).collect();
+            assert_eq!(got, want, "{threads} threads");
+            assert_eq!(window.peak_chunks(), 0, "{threads} threads");
+            let mut r = host.0.lock().unwrap().clone();
+            r.sort_unstable();
+            let mut at = 5 * 16384;
+            for (offset, len) in r {
+                assert_eq!(offset, at, "{threads} threads: released twice or never");
+                assert!(len >= 16 << 20 || offset + len == data.len());
+                at += len;
+            }
+            assert_eq!(at, data.len(), "{threads} threads");
+        }
     }
 
     #[test]

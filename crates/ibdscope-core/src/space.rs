@@ -494,7 +494,17 @@ pub fn verify_page(page: &[u8], scheme: Scheme) -> Verdict {
 
 /// Gathers the facts of page `page_no` from its bytes.
 pub fn page_facts(page: &[u8], page_no: PageNo, scheme: Scheme) -> PageFacts {
-    let verdict = verify_page(page, scheme);
+    page_facts_with(page, page_no, scheme, verify_page(page, scheme))
+}
+
+/// [`page_facts`] with the checksum verdict `verdict` already known (what
+/// [`verify_page`] gives for `page`).
+pub(crate) fn page_facts_with(
+    page: &[u8],
+    page_no: PageNo,
+    scheme: Scheme,
+    verdict: Verdict,
+) -> PageFacts {
     let h = FilHeader::new(page);
     let lsn_pair = match verdict {
         Verdict::Valid(_) | Verdict::Mismatch => lsn_pair(page, scheme),

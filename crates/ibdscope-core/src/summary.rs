@@ -14,7 +14,8 @@ use crate::page_type::{PageType, TypeNames};
 use crate::pagecomp::{self, Decoding, Expansion, PageCompErrorKind};
 use crate::parallel::{fold_pages, Engine, PageFold};
 use crate::space::{
-    page_facts, verify_page, DetectedBy, Evidence, PageFacts, PageProblem, Tablespace,
+    page_facts, page_facts_with, verify_page, DetectedBy, Evidence, PageFacts, PageProblem,
+    Tablespace,
 };
 use crate::stale::{stale_by_links, stale_descriptor, Links, StalePage};
 use crate::verdict::{self, PageJudgement, ZeroRule};
@@ -796,6 +797,59 @@ impl Summary {
         }
     }
 
+    /// Page `n`'s facts as [`Tablespace::facts_of`] gives them, `page` its
+    /// bytes as stored in `ts`, the space this summary is of (a pass over
+    /// every page): a page this summary tells the checksum verdict of is
+    /// not verified again. That is a page in no list of problems (not bad,
+    /// not unverifiable, no doublewrite buffer slot) in a space whose pages
+    /// that verify all verify with one algorithm, and whose type is none
+    /// that a later judge reads otherwise (compressed or encrypted, a
+    /// MariaDB page_compressed page judged after decompression): it
+    /// verifies with that algorithm, or is empty
+    /// ([`crate::checksum::is_empty_verdict`]). A stream over the pages
+    /// after the summary's pass (`pages`) computes each checksum once.
+    pub fn facts_of(&self, ts: &Tablespace<'_>, page: &[u8], n: PageNo) -> PageFacts {
+        match self.known_verdict(ts, page, n) {
+            Some(v) => page_facts_with(page, n, ts.scheme(), v),
+            None => ts.facts_of(page, n),
+        }
+    }
+
+    /// The checksum verdict of page `n` (`page`) of `ts` this summary
+    /// tells ([`Summary::facts_of`]).
+    fn known_verdict(&self, ts: &Tablespace<'_>, page: &[u8], n: PageNo) -> Option<Verdict> {
+        let &[(algorithm, _)] = self.algorithms.as_slice() else {
+            return None;
+        };
+        if self.pages != ts.n_pages() || ts.in_doublewrite(n) {
+            return None;
+        }
+        let t = FilHeader::new(page)?.page_type();
+        let read_otherwise = t.0 & PageType::FCRC32_COMPRESSED_MARKER != 0
+            || matches!(
+                t,
+                PageType::FIL_PAGE_COMPRESSED
+                    | PageType::FIL_PAGE_ENCRYPTED
+                    | PageType::FIL_PAGE_COMPRESSED_AND_ENCRYPTED
+                    | PageType::FIL_PAGE_ENCRYPTED_RTREE
+                    | PageType::FIL_PAGE_PAGE_COMPRESSED
+                    | PageType::FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED
+            );
+        if read_otherwise
+            || self.bad_page(n).is_some()
+            || (self.unverifiable)
+                .binary_search_by_key(&n, |u| u.0)
+                .is_ok()
+        {
+            return None;
+        }
+        Some(if crate::checksum::is_empty_verdict(page, ts.scheme()) {
+            Verdict::Empty
+        } else {
+            Verdict::Valid(algorithm)
+        })
+    }
+
     /// The bad page `n`, if it is one (binary search: `bad` is in page
     /// order).
     pub fn bad_page(&self, n: PageNo) -> Option<&BadPage> {
@@ -1056,5 +1110,96 @@ fn transformed_by_compression(page: &[u8], scheme: Scheme) -> bool {
             t,
             PageType::FIL_PAGE_COMPRESSED | PageType::FIL_PAGE_PAGE_COMPRESSED
         ),
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+mod tests {
+    use super::*;
+
+    /// Every `.ibd` and `ibdata*` file under `dir`.
+    fn spaces(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if p.is_dir() {
+                spaces(&p, out);
+            } else if name.ends_with(".ibd") || name.starts_with("ibdata") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The facts a summary gives of each page without verifying it again
+    /// are the facts the page gives, on every committed fixture as written
+    /// and on damaged copies (bytes flipped in the header, the trailer or
+    /// anywhere, a checksum field zeroed, a whole page zeroed), at 1 and 3
+    /// threads; the pages whose checksum is not computed again are most of
+    /// a clean file's.
+    #[test]
+    fn the_summary_gives_each_page_the_facts_it_gives() {
+        let mut files = Vec::new();
+        spaces(&ibdscope_testkit::fixtures(), &mut files);
+        files.sort();
+        assert!(files.len() > 20, "fixtures missing: {}", files.len());
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut known, mut all) = (0usize, 0usize);
+        for path in &files {
+            let clean = std::fs::read(path).unwrap();
+            let Ok(ts) = Tablespace::new(&clean) else {
+                continue;
+            };
+            let size = ts.page_size() as usize;
+            let pages = clean.len() / size;
+            for round in 0..4 {
+                let mut data = clean.clone();
+                if round > 0 && pages > 1 {
+                    for _ in 0..(1 + rnd() % 4) {
+                        let page = (rnd() % pages as u64) as usize * size;
+                        match rnd() % 5 {
+                            0 => data[page + (rnd() % 38) as usize] ^= 1 << (rnd() % 8),
+                            1 => data[page + size - 1 - (rnd() % 8) as usize] ^= 1,
+                            2 => data[page + (rnd() % size as u64) as usize] ^= 0x10,
+                            3 => data[page..page + 4].fill(0),
+                            _ => data[page..page + size].fill(0),
+                        }
+                    }
+                }
+                let Ok(ts) = Tablespace::new(&data) else {
+                    continue;
+                };
+                let s = Summary::of(&ts, &Engine::new(1 + 2 * (round % 2)));
+                for n in 0..ts.n_pages() {
+                    let n = PageNo(n);
+                    let page = ts.page(n).unwrap();
+                    let got = s.facts_of(&ts, page, n);
+                    assert_eq!(
+                        got,
+                        ts.facts_of(page, n),
+                        "{} round {round} page {n}",
+                        path.display()
+                    );
+                    all += 1;
+                    known += usize::from(s.known_verdict(&ts, page, n).is_some());
+                }
+            }
+        }
+        assert!(known * 2 > all, "{known} of {all} pages' verdicts known");
     }
 }

@@ -4,7 +4,8 @@
 //! a fold's own shard (the B-tree walks, the leaf chains of `records` and
 //! `rows`, the maps' pages, `pages`, a fold's look at another page) marks
 //! the 1 MiB chunk it lies in. When [`SWEEP_CHUNKS`] chunks have been
-//! read since the last sweep, the next new one sweeps: the whole file is
+//! read since the last sweep, the next new one sweeps (a file of at most
+//! [`UNSWEPT_BYTES`] is its own bound and is never swept): the whole file is
 //! handed to [`Residency::release`] in one call (a mapped file drops its
 //! mappings; the page cache keeps the data, and a later read maps it
 //! again; one call, where a release per chunk would interrupt the other
@@ -52,6 +53,16 @@ pub(crate) const CHUNK_BYTES: usize = 1 << 20;
 /// its own chunk, so that it does not sweep its own lanes away).
 pub(crate) const SWEEP_CHUNKS: usize = 48;
 
+/// A file of at most this many bytes is never swept: mapping it whole
+/// holds no more than this, and a walk that wanders over it (a random
+/// key's leaf chain) would otherwise drop and re-fault the same chunks
+/// once every [`SWEEP_CHUNKS`] (80 sweeps for one `fill` of a 96 MiB
+/// file, where the file itself is the bound).
+///
+/// A host may use the same bound for the shards the folds hand it (the
+/// binary keeps such a file mapped whole).
+pub const UNSWEPT_BYTES: usize = 128 << 20;
+
 thread_local! {
     /// The byte range of the shard the calling thread is folding (the
     /// engine releases it): reads in it are not the window's.
@@ -84,6 +95,9 @@ fn in_fold(at: usize) -> bool {
 /// Which chunks of a mapped space its readers hold ([`crate::window`]).
 pub struct Window {
     len: usize,
+    /// Chunks read since the last sweep that make the next new one sweep
+    /// ([`SWEEP_CHUNKS`]; never, for a file of at most [`UNSWEPT_BYTES`]).
+    limit: usize,
     /// Chunks read since the last sweep.
     current: Vec<AtomicU64>,
     /// Chunks read once, to be read ahead on their next read.
@@ -115,6 +129,11 @@ impl Window {
         let words = len.div_ceil(CHUNK_BYTES).div_ceil(64);
         Window {
             len,
+            limit: if len <= UNSWEPT_BYTES {
+                usize::MAX
+            } else {
+                SWEEP_CHUNKS
+            },
             current: (0..words).map(|_| AtomicU64::new(0)).collect(),
             pending: (0..words).map(|_| AtomicU64::new(0)).collect(),
             turn: Mutex::new(Turn {
@@ -157,7 +176,7 @@ impl Window {
         let (sweep, ahead) = {
             let mut guard = self.turn.lock().unwrap_or_else(PoisonError::into_inner);
             let t = &mut *guard;
-            let sweep = t.held >= SWEEP_CHUNKS;
+            let sweep = t.held >= self.limit;
             if sweep {
                 // The chunks read since the sweep are counted afresh.
                 for c in &self.current {
@@ -261,13 +280,13 @@ mod tests {
     }
 
     /// A walk that visits every 16 KiB page of a file once, in a scattered
-    /// order (a random-key table's leaf chain), on files of 64 MiB and
+    /// order (a random-key table's leaf chain), on files of 256 MiB and
     /// 4 GiB: the chunks it holds mapped stay under the sweep's bound
     /// whatever the size, and each chunk is read ahead once (on its second
     /// read).
     #[test]
     fn a_scattered_walk_holds_the_same_few_chunks_on_any_file_size() {
-        for mib in [64usize, 4096] {
+        for mib in [256usize, 4096] {
             let len = mib << 20;
             let window = Window::new(len);
             let host = Mapping::default();
@@ -291,6 +310,34 @@ mod tests {
                 "{mib} MiB"
             );
         }
+    }
+
+    /// A file of at most [`UNSWEPT_BYTES`] is never swept: a walk that
+    /// wanders over all of it holds it whole (its own bound) instead of
+    /// dropping and re-faulting the same chunks, and each chunk is still
+    /// read ahead once.
+    #[test]
+    fn a_small_file_is_never_swept() {
+        let len = UNSWEPT_BYTES;
+        let window = Window::new(len);
+        let host = Mapping::default();
+        let pages = len / 16384;
+        let mut p = 0usize;
+        for _ in 0..2 * pages {
+            p = (p * 5 + 3) % pages;
+            host.read(&window, p * 16384);
+        }
+        assert_eq!(window.peak_chunks(), len / CHUNK_BYTES);
+        assert_eq!(host.peak.load(Ordering::Relaxed), len / CHUNK_BYTES);
+        assert_eq!(host.ahead.lock().unwrap().len(), len / CHUNK_BYTES);
+        // One byte more and the same walk sweeps.
+        let window = Window::new(len + 1);
+        let host = Mapping::default();
+        for _ in 0..2 * pages {
+            p = (p * 5 + 3) % pages;
+            host.read(&window, p * 16384);
+        }
+        assert!(window.peak_chunks() <= SWEEP_CHUNKS);
     }
 
     /// A chunk read once (one page of it: `page N`, a root) is not read

@@ -39,6 +39,7 @@
 //!   damaged pages with the copy the server would write over each.
 
 pub mod audit;
+pub mod carve;
 pub mod datadir;
 pub mod dict;
 pub mod diff;

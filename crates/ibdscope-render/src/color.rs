@@ -38,6 +38,9 @@ pub const DAMAGED_ANSI: u8 = 196;
 /// A page that cannot be verified from the file alone (encrypted, or
 /// compressed with an algorithm not decoded): magenta.
 pub const UNVERIFIABLE_ANSI: u8 = 201;
+/// Undo segment pages (a rollback segment header or an undo log): a
+/// brown, apart from the index palette and the system grey.
+pub const UNDO_ANSI: u8 = 137;
 /// A page XDES marks free that still holds an index page with records:
 /// pale cyan, next to the free grey.
 pub const FREE_DATA_ANSI: u8 = 152;

@@ -154,6 +154,21 @@ pub enum Cmd {
     /// `restore`: a copy of the file with its damaged pages taken from the
     /// doublewrite buffer.
     Restore(RestoreOpts),
+    /// `carve`: InnoDB pages found in any bytes, one image per space.
+    Carve(CarveOpts),
+}
+
+/// What `carve` accepts and where it writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CarveOpts {
+    /// `--out`: the directory the images go into (made if missing).
+    pub out: PathBuf,
+    /// `--align`: candidate positions are multiples of this (512).
+    pub align: u32,
+    /// `--unverified`: accept self-consistent headers too.
+    pub unverified: bool,
+    /// `--index-id`: gather one index's pages across spaces.
+    pub index_id: Option<u64>,
 }
 
 /// What `history` reads.

@@ -77,11 +77,10 @@ pub fn fill_glyph(st: &Style, c: Cell) -> (&'static str, Option<u8>) {
 /// The fill map of the pages `scale` draws and the page types met, in one
 /// pass.
 pub fn fill_grid(a: &Analysis<'_>, slots: &[IndexId], scale: &MapScale) -> (Grid, TypesSeen) {
-    let ts = a.ts();
     let mut b = scale.builder();
     let mut types = TypesSeen::default();
     for (p, k, _, c) in maps::cell_runs(a, slots, scale) {
-        types.note_page(ts, p as usize);
+        types.note_page(a, p as usize);
         b.push_run(fill_cell(c), k);
     }
     (b.finish(), types)

@@ -31,11 +31,33 @@ fn hex4(b: [u8; 4]) -> [u8; 8] {
         .to_le_bytes()
 }
 
-/// `bytes` as lowercase hex (`{:02x}` of each byte), four bytes at a time
-/// (appended whole: no zeroes written first).
+/// Eight bytes' sixteen lowercase hex digits: [`hex4`]'s steps on a
+/// 128-bit word (each byte spread into a 16-bit lane in three steps).
+fn hex8(b: [u8; 8]) -> [u8; 16] {
+    const LO: u128 = 0x000F_000F_000F_000F_000F_000F_000F_000F;
+    const ONES: u128 = 0x0101_0101_0101_0101_0101_0101_0101_0101;
+    let x = u128::from(u64::from_le_bytes(b));
+    let x = (x | (x << 32)) & 0x0000_0000_FFFF_FFFF_0000_0000_FFFF_FFFF;
+    let x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF_0000_FFFF_0000_FFFF;
+    let x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF_00FF_00FF_00FF_00FF;
+    let n = ((x >> 4) & LO) | ((x & LO) << 8);
+    let letters = ((n.wrapping_add(6 * ONES) >> 4) & ONES).wrapping_mul(0x27);
+    n.wrapping_add(0x30 * ONES)
+        .wrapping_add(letters)
+        .to_le_bytes()
+}
+
+/// `bytes` as lowercase hex (`{:02x}` of each byte), eight bytes at a
+/// time, then four (appended whole: no zeroes written first).
 pub fn hex(out: &mut Vec<u8>, bytes: &[u8]) {
     out.reserve(bytes.len().saturating_mul(2));
-    let mut src = bytes.chunks_exact(4);
+    let mut src = bytes.chunks_exact(8);
+    for s in &mut src {
+        if let Ok(s) = <[u8; 8]>::try_from(s) {
+            out.extend_from_slice(&hex8(s));
+        }
+    }
+    let mut src = src.remainder().chunks_exact(4);
     for s in &mut src {
         if let Ok(s) = <[u8; 4]>::try_from(s) {
             out.extend_from_slice(&hex4(s));
@@ -57,26 +79,37 @@ pub fn num(out: &mut Vec<u8>, v: u64) {
     num_right(out, v, 0);
 }
 
-/// `width - len` spaces, if `len` is shorter.
+/// `width - len` spaces, if `len` is shorter: copied from a row of
+/// spaces (a fill call costs more than the few bytes of a column).
 pub fn spaces(out: &mut Vec<u8>, len: usize, width: usize) {
-    out.resize(out.len().saturating_add(width.saturating_sub(len)), b' ');
+    const ROW: &[u8; 32] = b"                                ";
+    let pad = width.saturating_sub(len);
+    match ROW.get(..pad) {
+        Some(row) => out.extend_from_slice(row),
+        None => out.resize(out.len().saturating_add(pad), b' '),
+    }
 }
 
-/// `v` right-aligned in `width` (`{v:>width$}`): the spaces and digits
-/// in place, each digit written from the last (no copy of a variable
-/// length, which costs a `memcpy` call).
+/// `v` right-aligned in `width` (`{v:>width$}`): the digits made from
+/// the last in a small buffer, then the padding and the digits copied.
 pub fn num_right(out: &mut Vec<u8>, v: u64, width: usize) {
-    let start = out.len();
-    out.resize(start.saturating_add(width.max(digits(v))), b' ');
+    let mut buf = [b'0'; 20];
+    let mut at = buf.len();
     let mut v = v;
-    for d in out.get_mut(start..).unwrap_or_default().iter_mut().rev() {
-        // A digit: below 10.
-        *d = b'0'.saturating_add(u8::try_from(v % 10).unwrap_or(0));
+    loop {
+        at = at.saturating_sub(1);
+        if let Some(d) = buf.get_mut(at) {
+            // A digit: below 10.
+            *d = b'0'.saturating_add(u8::try_from(v % 10).unwrap_or(0));
+        }
         v /= 10;
         if v == 0 {
             break;
         }
     }
+    let digits = buf.get(at..).unwrap_or_default();
+    spaces(out, digits.len(), width);
+    out.extend_from_slice(digits);
 }
 
 /// `s` right-aligned in `width` (`{s:>width$}`).
@@ -103,7 +136,7 @@ mod tests {
         let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(out, want.as_bytes());
         // Every length around the four-byte steps, after other text.
-        for len in 0..=13 {
+        for len in 0..=21 {
             for from in [0, 3, 250] {
                 let b = bytes.get(from..(from + len).min(256)).unwrap_or_default();
                 let mut out = b"x".to_vec();
@@ -113,7 +146,7 @@ mod tests {
             }
         }
         for v in [0, 1, 9, 10, 99, 100, 65535, 4294967295, u64::MAX] {
-            for w in [0, 1, 5, 8, 25] {
+            for w in [0, 1, 5, 8, 25, 31, 32, 33, 40] {
                 let mut out = Vec::new();
                 num_right(&mut out, v, w);
                 assert_eq!(out, format!("{v:>w$}").as_bytes());

@@ -276,20 +276,18 @@ pub enum PageCell {
     Undo,
 }
 
-/// The ANSI colour of undo segment pages (a brown, apart from the index
-/// palette and the system grey).
-pub const UNDO_ANSI: u8 = 137;
+pub use ibdscope_render::color::UNDO_ANSI;
 
 /// A fill in eighths, 1..=8 (a used page is never drawn empty).
 pub fn eighths(fill: f32) -> u8 {
     ((fill * 8.0).ceil() as u8).clamp(1, 8)
 }
 
-/// Fill of one B-tree page (used / usable bytes) from its header (of a
-/// page_compressed or encrypted space, what its transform pass kept:
-/// `Tablespace::type_and_fill`).
-pub fn page_fill(ts: &Tablespace<'_>, n: PageNo) -> Option<f32> {
-    ts.type_and_fill(n)?.1
+/// Fill of one B-tree page (used / usable bytes) from its header, as the
+/// space map's first pass (or a transformed space's transform pass) kept
+/// it: `SpaceMap::type_and_fill`, no page read again.
+pub fn page_fill(a: &Analysis<'_>, n: PageNo) -> Option<f32> {
+    a.map().type_and_fill(a.ts(), n)?.1
 }
 
 /// Index ids in id order: palette slots.
@@ -303,7 +301,6 @@ pub fn index_slots(map: &SpaceMap) -> Vec<IndexId> {
 /// How page `n` with owner `o` is drawn: what `check` says of it first
 /// (damaged, not verifiable), then its owner.
 pub fn page_cell(a: &Analysis<'_>, slots: &[IndexId], n: usize, o: Owner) -> PageCell {
-    let ts = a.ts();
     let Ok(n32) = u32::try_from(n).map(PageNo) else {
         return PageCell::Unaccounted;
     };
@@ -333,7 +330,7 @@ pub fn page_cell(a: &Analysis<'_>, slots: &[IndexId], n: usize, o: Owner) -> Pag
         } => PageCell::Undo,
         Owner::Segment { index, .. } => {
             let slot = index.and_then(|i| slots.binary_search(&i).ok());
-            let fill = u32::try_from(n).ok().and_then(|n| page_fill(ts, PageNo(n)));
+            let fill = u32::try_from(n).ok().and_then(|n| page_fill(a, PageNo(n)));
             match (slot, fill) {
                 (Some(slot), Some(fill)) => PageCell::Index { slot, fill },
                 (s, _) => PageCell::Other(s),
@@ -456,10 +453,10 @@ pub struct TypesSeen(Vec<PageType>);
 
 impl TypesSeen {
     /// Notes page `n`'s FIL_PAGE_TYPE.
-    pub fn note_page(&mut self, ts: &Tablespace<'_>, n: usize) {
+    pub fn note_page(&mut self, a: &Analysis<'_>, n: usize) {
         let t = u32::try_from(n)
             .ok()
-            .and_then(|n| ts.type_and_fill(PageNo(n)))
+            .and_then(|n| a.map().type_and_fill(a.ts(), PageNo(n)))
             .map(|(t, _)| t);
         if let Some(t) = t {
             self.note(t);
@@ -686,7 +683,6 @@ pub fn owner_grid(
     n_slots: usize,
     scale: &MapScale,
 ) -> (Grid, Vec<u64>, TypesSeen) {
-    let ts = a.ts();
     let mut b = scale.builder();
     let n_slots = n_slots.max(slots.len());
     let mut counts = vec![
@@ -703,7 +699,7 @@ pub fn owner_grid(
                 *x = x.saturating_add(k);
             }
         }
-        types.note_page(ts, p as usize);
+        types.note_page(a, p as usize);
         b.push_run(cell, k);
     }
     (b.finish(), counts, types)

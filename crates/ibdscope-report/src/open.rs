@@ -145,6 +145,26 @@ pub fn with_space(
     opts: &Opts,
     f: impl FnOnce(&Tablespace<'_>, &Engine<'_>) -> io::Result<Outcome>,
 ) -> io::Result<Outcome> {
+    let mut problems = false;
+    let outcome = opened_space(path, opts, |ts, engine, p| {
+        problems = p;
+        f(ts, engine)
+    })?;
+    Ok(if problems {
+        outcome.max(Outcome::Findings)
+    } else {
+        outcome
+    })
+}
+
+/// [`with_space`], `f` told whether opening had problems (files left
+/// out: the run's outcome is then at least findings) instead of the
+/// outcome raised.
+pub fn opened_space(
+    path: &Path,
+    opts: &Opts,
+    f: impl FnOnce(&Tablespace<'_>, &Engine<'_>, bool) -> io::Result<Outcome>,
+) -> io::Result<Outcome> {
     let input = match space(opts, path, opts.threads) {
         Ok(i) => i,
         Err(e) => {
@@ -173,12 +193,7 @@ pub fn with_space(
         // again, from the page cache).
         opts.engine().with_progress(&progress)
     };
-    let outcome = f(&ts, &engine)?;
-    Ok(if input.problems.is_empty() {
-        outcome
-    } else {
-        outcome.max(Outcome::Findings)
-    })
+    f(&ts, &engine, !input.problems.is_empty())
 }
 
 /// `FSP_SPACE_ID` of the file `path` names (page 0, byte 38), read from

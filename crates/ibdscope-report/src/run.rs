@@ -1,28 +1,10 @@
 //! The entry point: runs a command, and when it could not read its input
 //! and wrote nothing, gives a JSON (or JSON Lines) reader one error object
-//! instead of an empty output.
+//! instead of an empty output ([`crate::errobj`]).
 
-use crate::args::{Cmd, Format, Opts};
-use crate::json::Json;
+use crate::args::Opts;
 use crate::outcome::Outcome;
 use std::io::{self, Write};
-
-/// Counts what passes to the writer.
-struct Counted<'w> {
-    w: &'w mut dyn Write,
-    n: u64,
-}
-
-impl Write for Counted<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.w.write(buf)?;
-        self.n = self.n.saturating_add(n as u64);
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
-    }
-}
 
 /// Runs the command in `opts`, writing its output to `out`.
 ///
@@ -31,23 +13,5 @@ impl Write for Counted<'_> {
 /// …, "error": …}`), the error being what it said on stderr
 /// ([`crate::diag::reason`]); exit 2 as always.
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
-    let mut counted = Counted { w: out, n: 0 };
-    let (outcome, said) = crate::diag::capture(|| crate::cmd::run(opts, &mut counted));
-    let outcome = outcome?;
-    if outcome != Outcome::Unreadable
-        || counted.n > 0
-        || !matches!(opts.format, Format::Json | Format::Jsonl)
-    {
-        return Ok(outcome);
-    }
-    let mut j = Json::new(out);
-    j.obj()?;
-    match (&opts.cmd, opts.files.as_slice()) {
-        (Cmd::Diff, [a, b, ..]) => j.kv_path("a", a)?.kv_path("b", b)?,
-        (_, [file, ..]) => j.kv_path("file", file)?,
-        _ => &mut j,
-    };
-    j.kv_str("error", &crate::diag::reason(&said))?.end_obj()?;
-    writeln!(out)?;
-    Ok(outcome)
+    crate::errobj::run_with(opts, out, crate::cmd::run)
 }

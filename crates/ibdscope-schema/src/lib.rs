@@ -34,6 +34,7 @@ pub mod ddl;
 pub mod dictdef;
 mod error;
 pub mod frm;
+pub mod infer;
 pub mod instant;
 mod json;
 pub mod leaves;

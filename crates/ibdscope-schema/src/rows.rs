@@ -367,6 +367,24 @@ impl<'r> RowView<'r> {
             p.ts, p.page, col, f, p.cap, buf, out,
         ))
     }
+
+    /// The bytes of table column `column`'s value when the record holds
+    /// them whole on the page (not NULL, not off-page, not an instant
+    /// default): what a printer's fast path renders
+    /// ([`crate::value::render_plain`]). `None` otherwise: render the
+    /// value with [`RowView::render`].
+    #[inline]
+    pub fn inline_bytes(&self, column: usize) -> Option<&'r [u8]> {
+        let p = self.page.as_ref()?;
+        if p.erased || !*p.wanted.get(column)? {
+            return None;
+        }
+        let f = p.fields.get((*p.slot.get(column)?)?)?;
+        match f.value {
+            FieldValue::Inline { .. } => f.local(p.page),
+            _ => None,
+        }
+    }
 }
 
 /// The counts of a scan, complete once the iterator has ended.

@@ -116,19 +116,41 @@ pub fn write_hex(b: &[u8], out: &mut String) {
     }
 }
 
-/// Appends `v` in decimal (what `{v}` writes), without the formatter.
+/// Appends `v` in decimal (what `{v}` writes), without the formatter:
+/// two digits at a time from a table of the hundred pairs.
 fn write_u64(out: &mut String, v: u64) {
-    let mut buf = [0u8; 20];
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let mut buf = [b'0'; 20];
     let mut at = buf.len();
     let mut v = v;
-    loop {
+    while v >= 100 {
+        let pair = usize::try_from(v % 100).unwrap_or(0).saturating_mul(2);
+        v /= 100;
+        at = at.saturating_sub(2);
+        if let (Some(d), Some(p)) = (
+            buf.get_mut(at..at.saturating_add(2)),
+            PAIRS.get(pair..pair.saturating_add(2)),
+        ) {
+            d.copy_from_slice(p);
+        }
+    }
+    if v >= 10 {
+        let pair = usize::try_from(v).unwrap_or(0).saturating_mul(2);
+        at = at.saturating_sub(2);
+        if let (Some(d), Some(p)) = (
+            buf.get_mut(at..at.saturating_add(2)),
+            PAIRS.get(pair..pair.saturating_add(2)),
+        ) {
+            d.copy_from_slice(p);
+        }
+    } else {
         at = at.saturating_sub(1);
         if let Some(d) = buf.get_mut(at) {
-            *d = b'0'.saturating_add((v % 10) as u8);
-        }
-        v /= 10;
-        if v == 0 {
-            break;
+            *d = b'0'.saturating_add(u8::try_from(v).unwrap_or(0));
         }
     }
     // Only ASCII digits were written.
@@ -184,6 +206,156 @@ fn be_sint(b: &[u8]) -> Option<i64> {
     let bits = u32::try_from(b.len()).ok()?.checked_mul(8)?;
     let shift = 64u32.checked_sub(bits)?;
     Some(((u << shift) as i64) >> shift)
+}
+
+/// How [`render_plain`] renders a column's values: decided once per
+/// column ([`Plain::of`]), so that a printer renders the common values
+/// (integers, ASCII and UTF-8 text) without [`render`]'s dispatch per value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Plain {
+    /// No fast path: every value through [`render`].
+    No,
+    /// TINYINT to BIGINT, stored in `len` bytes.
+    Int {
+        /// The stored length.
+        len: u8,
+        /// UNSIGNED (else the sign bit is flipped).
+        unsigned: bool,
+    },
+    /// CHAR, VARCHAR or a TEXT in latin1 or ASCII (their ASCII values
+    /// are their own text), or utf8mb3/utf8mb4 (valid UTF-8 is its own
+    /// text).
+    Text {
+        /// Latin1: only all-ASCII values take the fast path.
+        latin1: bool,
+        /// CHAR: trailing spaces dropped.
+        trim: bool,
+    },
+}
+
+impl Plain {
+    /// The fast path of `col`'s values.
+    pub fn of(col: &Column) -> Plain {
+        use ColType::*;
+        if col.sys().is_some() {
+            return Plain::No;
+        }
+        match col.col_type {
+            Tiny | Short | Int24 | Long | LongLong => Plain::Int {
+                len: int_len(col.col_type),
+                unsigned: col.unsigned,
+            },
+            String | Varchar | VarString | TinyBlob | MediumBlob | LongBlob | Blob => {
+                let trim = col.col_type == String;
+                match col.charset() {
+                    Charset::Latin1 => Plain::Text { latin1: true, trim },
+                    Charset::Ascii | Charset::Utf8mb3 | Charset::Utf8mb4 => Plain::Text {
+                        latin1: false,
+                        trim,
+                    },
+                    _ => Plain::No,
+                }
+            }
+            _ => Plain::No,
+        }
+    }
+}
+
+/// What [`render_plain`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlainOut {
+    /// Nothing: the value is not one the fast path takes; render it with
+    /// [`render`].
+    No,
+    /// A [`Rendered::Number`].
+    Number,
+    /// A [`Rendered::Text`].
+    Text,
+    /// A [`Rendered::Text`] of printable ASCII only: no control
+    /// character, no backslash, nothing a printer escapes.
+    Plain,
+}
+
+/// Renders `b` as [`render`] does when the value is one its column's
+/// [`Plain`] path takes: an integer of its stored length, ASCII latin1 or
+/// valid UTF-8 text; [`PlainOut::No`], with nothing written, for any
+/// other value. Text is looked at eight bytes at a time, once, for
+/// anything but printable ASCII: when there is none, the printer need
+/// not look at it again ([`PlainOut::Plain`]).
+#[inline]
+pub fn render_plain(p: Plain, b: &[u8], out: &mut String) -> PlainOut {
+    match p {
+        Plain::No => PlainOut::No,
+        Plain::Int { len, .. } if b.len() != usize::from(len) => PlainOut::No,
+        Plain::Int { unsigned, .. } => {
+            if write_int(unsigned, b, out) {
+                PlainOut::Number
+            } else {
+                PlainOut::No
+            }
+        }
+        Plain::Text { latin1, trim } => {
+            // Trailing spaces are ASCII bytes: dropped before the decode
+            // as `text` drops them after it.
+            let b = if trim {
+                let kept = b
+                    .iter()
+                    .rposition(|&x| x != b' ')
+                    .map_or(0, |i| i.saturating_add(1));
+                b.get(..kept).unwrap_or_default()
+            } else {
+                b
+            };
+            let printable = printable_ascii(b);
+            if latin1 && !printable && !b.is_ascii() {
+                return PlainOut::No;
+            }
+            match std::str::from_utf8(b) {
+                Ok(s) => {
+                    out.push_str(s);
+                    if printable {
+                        PlainOut::Plain
+                    } else {
+                        PlainOut::Text
+                    }
+                }
+                Err(_) => PlainOut::No,
+            }
+        }
+    }
+}
+
+/// Whether every byte of `b` is printable ASCII, a space or DEL (0x20 to
+/// 0x7F but `\`): eight bytes at a time, a byte below 0x20 or with its high bit
+/// set or a backslash found by the word tests of "Bit Twiddling Hacks"
+/// (`hasless`, `haszero`).
+#[inline]
+fn printable_ascii(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const BACKSLASH: u64 = 0x5C5C_5C5C_5C5C_5C5C;
+    let bad = |w: u64| {
+        let below_space = w.wrapping_sub(ONES.wrapping_mul(0x20)) & !w;
+        let x = w ^ BACKSLASH;
+        let backslash = x.wrapping_sub(ONES) & !x;
+        (w | below_space | backslash) & HIGH
+    };
+    let mut words = b.chunks_exact(8);
+    let mut acc = 0u64;
+    for w in words.by_ref() {
+        acc |= bad(u64::from_le_bytes(w.try_into().unwrap_or_default()));
+    }
+    // The tail: the last eight bytes again when there are as many, else
+    // the bytes in a word of `a`s (printable), shifted in.
+    let rest = words.remainder();
+    let tail = match b.len().checked_sub(8).and_then(|at| b.get(at..)) {
+        Some(last) if !rest.is_empty() => u64::from_le_bytes(last.try_into().unwrap_or_default()),
+        _ => (rest.iter().rev()).fold(u64::from_le_bytes([b'a'; 8]), |w, &x| {
+            (w << 8) | u64::from(x)
+        }),
+    };
+    acc |= bad(tail);
+    acc == 0
 }
 
 /// Renders `b`, the stored bytes of a value of `col` (the whole value,
@@ -274,20 +446,43 @@ fn staged(
 }
 
 fn int(col: &Column, b: &[u8], out: &mut String) -> Result<Rendered, RawReason> {
-    let expected = match col.col_type {
+    let expected = int_len(col.col_type);
+    len_check(b, u32::from(expected))?;
+    if write_int(col.unsigned, b, out) {
+        Ok(Rendered::Number)
+    } else {
+        Err(RawReason::OutOfRange)
+    }
+}
+
+/// The stored length of an integer column type (TINYINT to BIGINT).
+fn int_len(t: ColType) -> u8 {
+    match t {
         ColType::Tiny => 1,
         ColType::Short => 2,
         ColType::Int24 => 3,
         ColType::Long => 4,
         _ => 8,
-    };
-    len_check(b, expected)?;
-    if col.unsigned {
-        write_u64(out, be_uint(b).ok_or(RawReason::OutOfRange)?);
-    } else {
-        write_i64(out, be_int_flipped(b).ok_or(RawReason::OutOfRange)?);
     }
-    Ok(Rendered::Number)
+}
+
+/// Appends the stored integer `b` (1 to 8 bytes, big-endian, a signed
+/// one with its sign bit flipped) in decimal; false (nothing written)
+/// for another length.
+#[inline]
+fn write_int(unsigned: bool, b: &[u8], out: &mut String) -> bool {
+    if unsigned {
+        match be_uint(b) {
+            Some(v) => write_u64(out, v),
+            None => return false,
+        }
+    } else {
+        match be_int_flipped(b) {
+            Some(v) => write_i64(out, v),
+            None => return false,
+        }
+    }
+    true
 }
 
 fn year(b: &[u8], out: &mut String) -> Result<Rendered, RawReason> {
@@ -1367,6 +1562,81 @@ mod tests {
         write_hex(&bytes, &mut s);
         let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(s, format!("0x{want}"));
+    }
+
+    /// The fast path renders what `render` renders, or nothing: integers
+    /// of every width (of their length and not), CHAR and VARCHAR in
+    /// latin1, ASCII, utf8mb3 and utf8mb4, with every byte value, escaped
+    /// bytes, trailing spaces and invalid UTF-8, at every length around
+    /// the eight-byte steps; and it says "plain" exactly when the text is
+    /// printable ASCII without a backslash.
+    #[test]
+    fn the_plain_path_renders_what_render_renders() {
+        let mut cols = Vec::new();
+        for t in [
+            ColType::Tiny,
+            ColType::Short,
+            ColType::Int24,
+            ColType::Long,
+            ColType::LongLong,
+        ] {
+            for unsigned in [false, true] {
+                let mut c = col(t);
+                c.unsigned = unsigned;
+                cols.push(c);
+            }
+        }
+        for t in [ColType::String, ColType::Varchar, ColType::Blob] {
+            for id in [8, 11, 33, 255, 63, 35] {
+                let mut c = col(t);
+                c.collation_id = id;
+                cols.push(c);
+            }
+        }
+        let mut values: Vec<Vec<u8>> = Vec::new();
+        for len in 0..=20usize {
+            values.push((0..len).map(|i| b'A'.wrapping_add(i as u8)).collect());
+            for bad in [
+                0u8, b'\t', b'\n', b'\\', 0x1F, 0x7F, 0x80, 0xC3, 0xE9, b' ', b'~',
+            ] {
+                for at in [0, len / 2, len.saturating_sub(1)] {
+                    let mut v: Vec<u8> = vec![b'x'; len.max(1)];
+                    if let Some(x) = v.get_mut(at) {
+                        *x = bad;
+                    }
+                    values.push(v.clone());
+                    v.extend_from_slice(b"   ");
+                    values.push(v);
+                }
+            }
+        }
+        values.push("\u{e9}t\u{e9}".as_bytes().to_vec());
+        values.push("caf\u{e9} au lait  ".as_bytes().to_vec());
+        let mut taken = 0;
+        for c in &cols {
+            let p = Plain::of(c);
+            for v in &values {
+                let mut want = String::new();
+                let kind = render(c, v, &mut want);
+                let mut got = String::from("x");
+                let out = render_plain(p, v, &mut got);
+                if out == PlainOut::No {
+                    assert_eq!(got, "x", "{c:?} {v:?}: nothing written");
+                    continue;
+                }
+                taken += 1;
+                assert_eq!(got.get(1..), Some(want.as_str()), "{c:?} {v:?}");
+                let printable = want
+                    .bytes()
+                    .all(|x| (0x20..0x80).contains(&x) && x != b'\\');
+                match out {
+                    PlainOut::Number => assert_eq!(kind, Rendered::Number),
+                    PlainOut::Plain => assert!(kind == Rendered::Text && printable, "{v:?}"),
+                    _ => assert!(kind == Rendered::Text && !printable, "{v:?}"),
+                }
+            }
+        }
+        assert!(taken > 1000, "the fast path took {taken} values");
     }
 
     /// latin1 as runs of ASCII and single bytes: each byte the character

@@ -3,7 +3,7 @@
 use crate::api::{self, Api, PAGES_PER_REQUEST};
 use crate::guard::{self, Guard};
 use crate::http::{self, Bounds, Failure, Request, Response};
-use ibdscope_report::args::{Cmd, Opts};
+use ibdscope_report::args::{Cmd, Opts, RecordsOpts, RowsOpts};
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -174,10 +174,31 @@ fn answer(shared: &Shared, req: &Request) -> Response {
         ["app.css"] => ok("text/css; charset=utf-8", crate::app::CSS.into()),
         ["api", "palette"] => ok(JSON, api::palette()),
         ["api", "files"] => ok(JSON, shared.api.overview()),
+        ["api", "compare"] | ["api", "diff"] => {
+            // Files by index, never by path: `f=0&f=1…` (diff: two).
+            let mut files = Vec::new();
+            for (k, v) in &query {
+                if *k != "f" {
+                    continue;
+                }
+                match v.parse::<usize>().ok().and_then(|i| shared.api.path(i)) {
+                    Some(p) if files.len() < api::MAX_COMPARED => files.push(p),
+                    _ => return Response::status(400),
+                }
+            }
+            let diff = segments.get(1) == Some(&"diff");
+            if files.len() < 2 || (diff && files.len() != 2) {
+                return Response::status(400);
+            }
+            let cmd = if diff { Cmd::Diff } else { Cmd::Compare };
+            answered(shared.api.run_many(cmd, files))
+        }
         ["api", "file", n, rest @ ..] => {
             let Some(index) = n.parse::<usize>().ok().filter(|&i| i < shared.api.len()) else {
                 return Response::status(404);
             };
+            let page_arg = |p: &str| p.parse::<u32>().ok();
+            let flag = |key: &str| query.iter().any(|(k, v)| *k == key && *v == "1");
             let (cmd, hex, levels) = match rest {
                 ["pages"] => {
                     let (Some(from), Some(to)) = (number("from"), number("to")) else {
@@ -190,18 +211,50 @@ fn answer(shared: &Shared, req: &Request) -> Response {
                 }
                 ["check"] => (Cmd::Check, false, false),
                 ["levels"] => (Cmd::Indexes, false, true),
-                ["page", p] => match p.parse::<u32>() {
-                    Ok(page) => (Cmd::Page { page }, true, false),
-                    Err(_) => return Response::status(404),
+                ["indexes"] => (Cmd::Indexes, false, false),
+                ["extents"] => (Cmd::Extents, false, false),
+                ["segments"] => (Cmd::Segments, false, false),
+                // A datadir's dictionary (`tables DATADIR`).
+                ["tables"] => (Cmd::Tables, false, false),
+                ["page", p] => match page_arg(p) {
+                    Some(page) => (Cmd::Page { page }, true, false),
+                    None => return Response::status(404),
                 },
+                ["records", p] => match page_arg(p) {
+                    Some(page) => (
+                        Cmd::Records(RecordsOpts {
+                            page: Some(page),
+                            deleted: flag("deleted"),
+                            ..RecordsOpts::default()
+                        }),
+                        false,
+                        false,
+                    ),
+                    None => return Response::status(404),
+                },
+                ["rows", p] => match page_arg(p) {
+                    Some(page) => (
+                        Cmd::Rows(RowsOpts {
+                            where_page: Some(page),
+                            with_deleted: flag("deleted"),
+                            ..RowsOpts::default()
+                        }),
+                        false,
+                        false,
+                    ),
+                    None => return Response::status(404),
+                },
+                ["links", p] => {
+                    return match page_arg(p).and_then(|p| shared.api.links(index, p)) {
+                        Some(a) => answered(a),
+                        None => Response::status(404),
+                    };
+                }
                 _ => return Response::status(404),
             };
             match shared.api.report(cmd, index, hex, levels) {
                 None => Response::status(404),
-                Some(a) => Response {
-                    extra: vec![("X-Ibdscope-Outcome", api::outcome_name(a.outcome).into())],
-                    ..ok(JSON, a.body)
-                },
+                Some(a) => answered(a),
             }
         }
         _ => Response::status(404),
@@ -209,6 +262,14 @@ fn answer(shared: &Shared, req: &Request) -> Response {
 }
 
 const JSON: &str = "application/json";
+
+/// A command's answer, its outcome in a header.
+fn answered(a: api::Answer) -> Response {
+    Response {
+        extra: vec![("X-Ibdscope-Outcome", api::outcome_name(a.outcome).into())],
+        ..ok(JSON, a.body)
+    }
+}
 
 fn ok(content_type: &'static str, body: Vec<u8>) -> Response {
     Response {

@@ -1,9 +1,15 @@
 //! The application in a real browser: headless Chromium (Debian
-//! `chromium`) opens the overview, a map, a page and the index levels of a
-//! fixture served by the server, and the test asserts on the DOM each view
-//! built from the JSON it fetched (`--dump-dom` after the scripts ran).
-//! Screenshots of each view are kept in `CARGO_TARGET_TMPDIR/serve-shots`
-//! for a person to look at. Skips, saying so loudly, when no browser runs.
+//! `chromium`) opens every view of files served by the server, and the
+//! tests assert on the DOM each view built from the JSON it fetched
+//! (`--dump-dom` after the scripts ran): the overview, the maps (each cell's
+//! colour as drawn, against the SVG picture `extents --out` draws and the
+//! verdicts `check --format json` gives), a page with its links and typed
+//! records, the index levels, the rows, compare, diff and a datadir's audit,
+//! on the fixture kinds (MySQL 5.6, MariaDB 4K/16K/64K, page_compressed,
+//! ROW_FORMAT=COMPRESSED, encrypted with its key, an instance datadir) and
+//! a corpus MySQL 8.0 file. Screenshots of each view are kept in
+//! `CARGO_TARGET_TMPDIR/serve-shots` for a person to look at (the path is
+//! printed). Skips, saying so loudly, when no browser runs.
 #![allow(
     clippy::arithmetic_side_effects,
     clippy::indexing_slicing,
@@ -13,7 +19,7 @@
     clippy::disallowed_macros
 )]
 
-use ibdscope_report::args::{Cmd, Format, Opts};
+use ibdscope_report::args::{Cmd, Format, ImageFormat, KeyFile, Opts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_serve::{Limits, Server};
 use std::path::{Path, PathBuf};
@@ -52,7 +58,7 @@ fn chromium(prog: &str, profile: &Path, extra: &[String], url: &str) -> String {
             "--hide-scrollbars",
             "--no-first-run",
             "--window-size=1100,800",
-            "--virtual-time-budget=8000",
+            "--virtual-time-budget=10000",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
@@ -62,48 +68,181 @@ fn chromium(prog: &str, profile: &Path, extra: &[String], url: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-#[test]
-fn the_views_render_in_headless_chromium() {
-    let Some(prog) = browser() else { return };
-    let dir = std::env::temp_dir().join(format!("ibdscope-browser-{}", std::process::id()));
+/// A scratch directory of this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("serve-browser-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    // A damaged copy beside the clean file: 8 bytes planted in page 5 (the
-    // MariaDB 10.11 fixture, 16 KiB pages).
-    let clean = ibdscope_testkit::fixtures().join("mariadb1011/ai_int.ibd");
-    let damaged = dir.join("ai_int.ibd");
-    let mut bytes = std::fs::read(&clean).unwrap();
-    bytes[5 * 16384 + 2000..5 * 16384 + 2008]
-        .copy_from_slice(&[0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4]);
-    std::fs::write(&damaged, &bytes).unwrap();
-    // Its definition beside it, which names its indexes.
-    std::fs::copy(clean.with_extension("frm"), dir.join("ai_int.frm")).unwrap();
-    let files: Vec<PathBuf> = vec![clean, damaged];
-    let opts = Opts::new(Cmd::Info, files, Format::Json, Arc::new(ReadHost));
-    let server = Server::bind(opts, 0, Limits::default()).unwrap();
-    let url = server.url();
-    std::thread::spawn(move || server.run());
+    dir
+}
 
-    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-shots");
-    std::fs::create_dir_all(&shots).unwrap();
-    let profile = dir.join("profile");
-    let view = |hash: &str| {
-        let u = format!("{url}#{hash}");
+/// A server over `files` (with `keys`) and the browser that views it.
+struct Session {
+    prog: String,
+    url: String,
+    profile: PathBuf,
+    shots: PathBuf,
+    tag: String,
+}
+
+impl Session {
+    fn start(prog: &str, tag: &str, files: Vec<PathBuf>, keys: Option<KeyFile>) -> Session {
+        let mut opts = Opts::new(Cmd::Info, files, Format::Json, Arc::new(ReadHost));
+        opts.key_file = keys;
+        let server = Server::bind(opts, 0, Limits::default()).unwrap();
+        let url = server.url();
+        std::thread::spawn(move || server.run());
+        let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-shots");
+        std::fs::create_dir_all(&shots).unwrap();
+        Session {
+            prog: prog.to_string(),
+            url,
+            profile: scratch(&format!("profile-{tag}")),
+            shots,
+            tag: tag.to_string(),
+        }
+    }
+
+    /// The DOM of view `hash` after its scripts ran.
+    fn dom(&self, hash: &str) -> String {
+        let u = format!("{}#{hash}", self.url);
+        chromium(&self.prog, &self.profile, &["--dump-dom".to_string()], &u)
+    }
+
+    /// The DOM of view `hash`, and a screenshot of it kept.
+    fn view(&self, hash: &str) -> String {
+        let u = format!("{}#{hash}", self.url);
         let name = if hash.is_empty() {
             "overview".to_string()
         } else {
-            hash.replace('/', "_")
+            hash.replace(['/', ','], "_")
         };
-        let shot = shots.join(format!("{name}.png"));
+        let shot = self.shots.join(format!("{}-{name}.png", self.tag));
         chromium(
-            &prog,
-            &profile,
+            &self.prog,
+            &self.profile,
             &[format!("--screenshot={}", shot.display())],
             &u,
         );
-        chromium(&prog, &profile, &["--dump-dom".to_string()], &u)
-    };
+        self.dom(hash)
+    }
+}
 
-    let overview = view("");
+/// The colours of the cells a canvas `id` drew (its `data-cells`).
+fn cells(dom: &str, id: &str) -> Vec<String> {
+    let at = dom
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no canvas {id}: {dom}"));
+    let tag_start = dom[..at].rfind('<').unwrap();
+    let tag = &dom[tag_start..tag_start + dom[tag_start..].find('>').unwrap()];
+    let v = tag.split("data-cells=\"").nth(1).expect("data-cells");
+    let v = &v[..v.find('"').unwrap()];
+    v.split(',').map(str::to_lowercase).collect()
+}
+
+/// The cells of the SVG owner map `extents --out F.svg` draws of `file`:
+/// the fill of each cell rectangle, in page order (render's picture.rs:
+/// one rectangle per non-blank cell after each panel's row slots).
+fn svg_cells(file: &Path, dir: &Path, keys: Option<KeyFile>) -> Vec<String> {
+    let svg = dir.join(format!(
+        "{}.svg",
+        file.file_stem().unwrap().to_string_lossy()
+    ));
+    let mut opts = Opts::new(
+        Cmd::Extents,
+        vec![file.to_path_buf()],
+        Format::Text,
+        Arc::new(ReadHost),
+    );
+    opts.key_file = keys;
+    opts.out = Some((svg.clone(), ImageFormat::Svg));
+    let mut out = Vec::new();
+    ibdscope_report::run(&opts, &mut out).unwrap();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let slot = ibdscope_render::color::SLOT_RGB.hex();
+    let mut cells = Vec::new();
+    let mut in_grid = false;
+    for el in text.split('<').skip(1) {
+        if el.starts_with("rect") {
+            let fill = el
+                .split("fill=\"")
+                .nth(1)
+                .map(|f| f[..f.find('"').unwrap()].to_lowercase())
+                .unwrap_or_default();
+            if fill == slot.to_lowercase() {
+                in_grid = true;
+                continue;
+            }
+            if in_grid {
+                cells.push(fill);
+            }
+        } else if in_grid && el.starts_with("text") {
+            break;
+        }
+    }
+    cells
+}
+
+/// The pages `check --format json` finds damaged in `file`.
+fn check_damaged(file: &Path) -> Vec<u64> {
+    let opts = Opts::new(
+        Cmd::Check,
+        vec![file.to_path_buf()],
+        Format::Json,
+        Arc::new(ReadHost),
+    );
+    let mut out = Vec::new();
+    ibdscope_report::run(&opts, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let mut pages = Vec::new();
+    for part in text.split("\"page\":").skip(1) {
+        let n: String = part.chars().take_while(char::is_ascii_digit).collect();
+        if let Ok(n) = n.parse() {
+            pages.push(n);
+        }
+    }
+    pages.sort_unstable();
+    pages.dedup();
+    pages
+}
+
+/// The palette's colour `key` (a string value).
+fn palette(key: &str) -> String {
+    let c = match key {
+        "damaged" => ibdscope_render::color::ansi256_to_rgb(ibdscope_render::color::DAMAGED_ANSI),
+        _ => unreachable!(),
+    };
+    c.hex().to_lowercase()
+}
+
+/// A damaged copy of `rel` in `dir`: 8 bytes planted in page `page`
+/// (`page_size` bytes a page), with its `.frm` beside it.
+fn damaged_copy(rel: &str, dir: &Path, page: usize, page_size: usize) -> PathBuf {
+    let clean = ibdscope_testkit::fixtures().join(rel);
+    let damaged = dir.join(clean.file_name().unwrap());
+    let mut bytes = std::fs::read(&clean).unwrap();
+    bytes[page * page_size + 2000..page * page_size + 2008]
+        .copy_from_slice(&[0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4]);
+    std::fs::write(&damaged, &bytes).unwrap();
+    let frm = clean.with_extension("frm");
+    if frm.is_file() {
+        std::fs::copy(&frm, damaged.with_extension("frm")).unwrap();
+    }
+    damaged
+}
+
+#[test]
+fn the_views_render_in_headless_chromium() {
+    let Some(prog) = browser() else { return };
+    let dir = scratch("views");
+    // A damaged copy beside the clean file: 8 bytes planted in page 5 (the
+    // MariaDB 10.11 fixture, 16 KiB pages), its definition beside it.
+    let clean = ibdscope_testkit::fixtures().join("mariadb1011/ai_int.ibd");
+    let damaged = damaged_copy("mariadb1011/ai_int.ibd", &dir, 5, 16384);
+    let s = Session::start(&prog, "views", vec![clean.clone(), damaged.clone()], None);
+
+    let overview = s.view("");
     assert!(overview.contains("<tr id=\"file-0\">"), "{overview}");
     assert!(
         overview.contains("<td class=\"clean\">clean</td>"),
@@ -114,14 +253,32 @@ fn the_views_render_in_headless_chromium() {
         "{overview}"
     );
     assert!(overview.contains("MariaDB 10.5+ full_crc32"), "{overview}");
+    // The index count, from `indexes`: one index (PRIMARY).
+    assert!(
+        overview.contains("<td id=\"indexes-0\">1</td>"),
+        "{overview}"
+    );
 
-    let map = view("map/1");
+    let map = s.view("map/1");
     assert!(map.contains("<canvas id=\"map\""), "{map}");
     assert!(map.contains("19 pages, 64 per row"), "{map}");
     assert!(map.contains("PRIMARY"), "{map}");
+    // Every cell as the SVG map draws it, and the damaged page red as
+    // `check` judges it.
+    let drawn = cells(&map, "map");
+    assert_eq!(drawn, svg_cells(&damaged, &dir, None));
+    let bad = check_damaged(&damaged);
+    assert_eq!(bad, vec![5]);
+    for (p, c) in drawn.iter().enumerate() {
+        assert_eq!(
+            *c == palette("damaged"),
+            bad.contains(&(p as u64)),
+            "page {p}: {c}"
+        );
+    }
 
-    // The damaged page: the verdict `check` gives it (corrupt).
-    let page = view("page/1/5");
+    // The damaged page: the verdict `check` gives it (corrupt), its links.
+    let page = s.view("page/1/5");
     assert!(page.contains("<th>verdict</th><td>corrupt</td>"), "{page}");
     assert!(page.contains("id=\"hex\""), "{page}");
     assert!(page.contains("FIL_PAGE_OFFSET"), "{page}");
@@ -129,9 +286,190 @@ fn the_views_render_in_headless_chromium() {
         page.contains("href=\"#page/1/6\""),
         "a link to the next sibling: {page}"
     );
+    // Its parent (the root, page 3: the manifest's one node pointer level),
+    // its extent and segment.
+    assert!(page.contains(">parent 3</a>"), "{page}");
+    assert!(page.contains("href=\"#extent/1/0\""), "{page}");
+    assert!(page.contains("href=\"#segment/1/2\""), "{page}");
 
-    let levels = view("levels/0");
+    // The root: its children are the 14 leaves (fixtures/pages.tsv: the
+    // server counts 14 records, node pointers, on page 3).
+    let root = s.view("page/0/3");
+    let kids = root.split("id=\"children\"").nth(1).expect("children");
+    let kids = &kids[..kids.find("</span>").unwrap()];
+    assert_eq!(kids.matches("<a ").count(), 14, "{kids}");
+    // A leaf: its records typed by the .frm beside the file.
+    let leaf = s.view("page/0/4");
+    assert!(leaf.contains("records, typed (ai_int.PRIMARY)"), "{leaf}");
+    assert!(leaf.contains("<td>Akq1RQBbbHF1</td>"), "{leaf}");
+
+    let levels = s.view("levels/0");
     assert!(levels.contains("PRIMARY (id 23, root "), "{levels}");
-    println!("screenshots in {}", shots.display());
+
+    let rows = s.view("rows/0");
+    assert!(rows.contains("<td>Akq1RQBbbHF1</td>"), "{rows}");
+    assert!(rows.contains("next page 5"), "{rows}");
+
+    let seg = s.view("segment/0/2");
+    assert!(seg.contains("14 pages"), "{seg}");
+
+    let compare = s.view("compare/0,1");
+    assert!(compare.contains("id=\"compare-table\""), "{compare}");
+    assert!(compare.contains("id=\"map-0\""), "{compare}");
+    assert!(compare.contains("id=\"map-1\""), "{compare}");
+
+    // Diff: page 5 differs, damaged in B.
+    let diff = s.view("diff/0/1");
+    assert!(diff.contains("href=\"#page/1/5\""), "{diff}");
+    assert!(diff.contains("<td>corrupt</td>"), "{diff}");
+    println!("screenshots in {}", s.shots.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Each fixture kind: the overview's verdict, the map cell for cell as
+/// the SVG map, the verdict of every damaged page as `check` gives it,
+/// and a page view.
+#[test]
+fn every_fixture_kind_in_the_browser() {
+    let Some(prog) = browser() else { return };
+    let dir = scratch("kinds");
+    let keys = || {
+        let k = std::fs::read(ibdscope_testkit::fixtures().join("keys/test-keys.txt")).unwrap();
+        Some(KeyFile::parse(&k, b"").unwrap())
+    };
+    let mut cases: Vec<(&str, PathBuf, bool)> = vec![
+        (
+            "mysql56",
+            ibdscope_testkit::fixtures().join("mysql56/ai_int.ibd"),
+            false,
+        ),
+        (
+            "mariadb-4k",
+            ibdscope_testkit::fixtures().join("mariadb1011-4k/ai_int.ibd"),
+            false,
+        ),
+        (
+            "mariadb-64k",
+            ibdscope_testkit::fixtures().join("mariadb1011-64k/ai_int.ibd"),
+            false,
+        ),
+        (
+            "page-compressed",
+            ibdscope_testkit::fixtures().join("mariadb1011-pc/pc_lz4.ibd"),
+            false,
+        ),
+        (
+            "row-compressed",
+            ibdscope_testkit::fixtures().join("mariadb1011/rf_compressed8.ibd"),
+            false,
+        ),
+        (
+            "encrypted",
+            ibdscope_testkit::fixtures().join("crypt/cbc/ai_int.ibd"),
+            true,
+        ),
+        (
+            "damaged-4k",
+            damaged_copy("mariadb1011-4k/ai_int.ibd", &dir, 7, 4096),
+            false,
+        ),
+    ];
+    if let Some(corpus) = ibdscope_testkit::corpus() {
+        cases.push((
+            "mysql80",
+            corpus.join("mysql-8.0/sakila_mysql8040_staff.ibd"),
+            false,
+        ));
+    }
+    for (tag, file, keyed) in cases {
+        let k = if keyed { keys() } else { None };
+        let s = Session::start(&prog, tag, vec![file.clone()], k);
+        let overview = s.view("");
+        assert!(overview.contains("<tr id=\"file-0\">"), "{tag}: {overview}");
+        let map = s.view("map/0");
+        let drawn = cells(&map, "map");
+        let svg = svg_cells(&file, &dir, if keyed { keys() } else { None });
+        assert_eq!(drawn, svg, "{tag}: the map's cells against the SVG map");
+        let bad = check_damaged(&file);
+        for (p, c) in drawn.iter().enumerate() {
+            assert_eq!(
+                *c == palette("damaged"),
+                bad.contains(&(p as u64)),
+                "{tag}: page {p}: {c}"
+            );
+        }
+        if tag == "damaged-4k" {
+            assert_eq!(bad, vec![7], "{tag}");
+            let page = s.view("page/0/7");
+            assert!(
+                page.contains("<th>verdict</th><td>corrupt</td>"),
+                "{tag}: {page}"
+            );
+        }
+        let page = s.view("page/0/3");
+        assert!(page.contains("FIL_PAGE_OFFSET"), "{tag}: {page}");
+        let levels = s.dom("levels/0");
+        assert!(levels.contains("<h2>indexes</h2>"), "{tag}: {levels}");
+        println!(
+            "{tag}: {} pages drawn as the SVG map draws them",
+            drawn.len()
+        );
+    }
+    println!(
+        "screenshots in {}",
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join("serve-shots")
+            .display()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An instance datadir: its audit, each finding linked to its page.
+#[test]
+fn a_datadirs_audit_links_each_finding_to_its_page() {
+    let Some(prog) = browser() else { return };
+    let dir = scratch("datadir");
+    let tarball = ibdscope_testkit::fixtures().join("instance/mariadb1011-split.tar.gz");
+    let st = Command::new("tar")
+        .arg("-xzf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(&dir)
+        .status();
+    if !st.is_ok_and(|s| s.success()) {
+        eprintln!(
+            "\n*** SKIPPED: `tar -xzf` could not unpack {}\n",
+            tarball.display()
+        );
+        return;
+    }
+    // Page 3 of one table damaged in the copy.
+    let t = dir.join("fx/t_basic.ibd");
+    let mut bytes = std::fs::read(&t).unwrap();
+    bytes[3 * 16384 + 200..3 * 16384 + 204].copy_from_slice(&[1, 2, 3, 4]);
+    std::fs::write(&t, &bytes).unwrap();
+    let s = Session::start(&prog, "datadir", vec![dir.clone()], None);
+    let overview = s.view("");
+    assert!(overview.contains("href=\"#datadir/0\""), "{overview}");
+    let audit = s.view("datadir/0");
+    assert!(audit.contains("id=\"audit-files\""), "{audit}");
+    // The member index of t_basic.ibd, as the overview lists it.
+    let files = s.dom("datadir/0");
+    let at = files.find("fx/t_basic.ibd").expect("t_basic listed");
+    let link = files[..at].rfind("href=\"#map/").expect("a map link");
+    let n: String = files[link + 11..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    assert!(
+        audit.contains(&format!("href=\"#page/{n}/3\"")),
+        "the finding links to page 3 of member {n}: {audit}"
+    );
+    // The dictionary's tables (`tables DATADIR`: fixtures/instance's
+    // sys_tables.tsv lists fx/t_basic), each linked to its file's map.
+    assert!(audit.contains("<td>fx/t_basic</td>"), "{audit}");
+    assert!(audit.contains(&format!("href=\"#map/{n}\"")), "{audit}");
+    let page = s.view(&format!("page/{n}/3"));
+    assert!(page.contains("<th>verdict</th><td>corrupt</td>"), "{page}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -199,6 +199,20 @@ fn traversal_in_every_form_is_refused() {
         "/api/file/0/page/../../1",
         "/api/file//etc/passwd/pages",
         "/api/file/0/pages?from=../1",
+        // Compare and diff name files by index only, two to eight.
+        "/api/compare?f=0&f=/etc/passwd",
+        "/api/compare?f=0&f=../../etc/passwd",
+        "/api/compare?f=0&f=1",
+        "/api/compare?f=0",
+        "/api/compare?f=0&f=0&f=0&f=0&f=0&f=0&f=0&f=0&f=0",
+        "/api/diff?f=0",
+        "/api/diff?f=0&f=0&f=0",
+        "/api/diff?f=0&f=-1",
+        "/api/file/0/links/../../etc/passwd",
+        "/api/file/0/links/-1",
+        "/api/file/0/rows/x",
+        "/api/file/0/records/1/../../2",
+        "/api/file/1/links/3",
     ];
     for t in targets {
         let rep = r.get(t);
@@ -526,4 +540,59 @@ fn a_damaged_copys_page_verdicts_are_checks() {
     let want = &listed.iter().find(|(p, _)| *p == 5).unwrap().1;
     assert!(page.contains(&format!("\"verdict\":\"{want}\"")), "{page}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The numbers after `"key":` in `json`, in order.
+fn numbers_after(json: &str, key: &str) -> Vec<u64> {
+    json.split(&format!("\"{key}\":"))
+        .skip(1)
+        .filter_map(|s| {
+            s.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+/// A page's links name the children its node pointers name and the parent
+/// whose node pointer names it: on a REDUNDANT tree, whose node pointers
+/// `records` gives exactly (the child page number is a record's last 4
+/// bytes, its last field), the root's children from `/links` are its node pointers', in
+/// record order, and each child's parent is the root.
+#[test]
+fn links_name_the_pages_the_node_pointers_name() {
+    let r = start(vec![fixture("mariadb1011/rf_redundant.ibd")]);
+    let rec = String::from_utf8(r.get("/api/file/0/records/3").body).unwrap();
+    let mut expected = Vec::new();
+    for part in rec.split("\"type\":\"node_ptr\"").skip(1) {
+        let exact = part.split("\"exact\":").nth(1).unwrap();
+        assert!(
+            exact.starts_with("true"),
+            "REDUNDANT records are exact: {part}"
+        );
+        // The fields as hex: the last is the child page number.
+        let fields = part.split("\"fields\":[").nth(1).unwrap();
+        let fields = &fields[..fields.find(']').unwrap()];
+        let last = fields.rsplit(',').next().unwrap().trim_matches('"');
+        expected.push(u64::from_str_radix(last, 16).unwrap());
+    }
+    // The server's count: 19 leaves (indexes `leaf_pages`).
+    assert_eq!(expected.len(), 19, "{rec}");
+    let links = String::from_utf8(r.get("/api/file/0/links/3").body).unwrap();
+    let kids = links.split("\"children\":[").nth(1).unwrap();
+    let kids: Vec<u64> = kids[..kids.find(']').unwrap()]
+        .split(',')
+        .map(|k| k.parse().unwrap())
+        .collect();
+    assert_eq!(kids, expected, "{links}");
+    assert!(links.contains("\"parent\":null"), "{links}");
+    assert!(links.contains("\"complete\":true"), "{links}");
+    for k in kids {
+        let l = String::from_utf8(r.get(&format!("/api/file/0/links/{k}")).body).unwrap();
+        assert_eq!(numbers_after(&l, "parent"), vec![3], "{l}");
+        assert_eq!(numbers_after(&l, "level"), vec![0], "{l}");
+        assert!(l.contains("\"children\":[]"), "{l}");
+    }
 }

@@ -60,6 +60,9 @@ pub struct Analysis<'t> {
     /// The command reads the B-trees (with their leaf chains: `Some(true)`):
     /// the space map's build folds their pass in its own.
     plan_trees: Option<bool>,
+    /// The command reads the map's owners and roots only
+    /// ([`Analysis::reading_roots_only`]).
+    roots_only: bool,
 }
 
 impl<'t> Analysis<'t> {
@@ -93,6 +96,7 @@ impl<'t> Analysis<'t> {
             data_files: None,
             sink: None,
             plan_trees: None,
+            roots_only: false,
         }
     }
 
@@ -102,6 +106,15 @@ impl<'t> Analysis<'t> {
     /// the map's second ([`SpaceMap::build_with_trees`]).
     pub fn reading_trees(mut self, chains: bool) -> Self {
         self.plan_trees = Some(chains);
+        self
+    }
+
+    /// The same model, for a command that reads the space map's owners and
+    /// index roots and nothing the pages hold (`schema`, `sdi`): the map's
+    /// pass keeps no facts of the pages and folds no summary in (a later
+    /// reader of either reads the pages for it).
+    pub fn reading_roots_only(mut self) -> Self {
+        self.roots_only = true;
         self
     }
 
@@ -199,8 +212,11 @@ impl<'t> Analysis<'t> {
         use ibdscope_core::summary::SummaryFold;
         // The summary is of the pages as `physical` reads them: it is
         // folded in the map's pass when the map reads them alike (as
-        // stored, or both through a keyring space's page source).
-        let fold_summary = self.summary.get().is_none() && self.ts.reads_like(&self.physical);
+        // stored, or both through a keyring space's page source), and not
+        // for a command that reads the roots only.
+        let fold_summary = !self.roots_only
+            && self.summary.get().is_none()
+            && self.ts.reads_like(&self.physical);
         let trees = self.plan_trees.filter(|&c| {
             if c {
                 self.chained.get()
@@ -227,6 +243,7 @@ impl<'t> Analysis<'t> {
                     SpaceMap::build_folding(ts, engine, || SummaryFold::new(physical));
                 (map, Some(fold.finish()))
             }
+            (None, false) if self.roots_only => (SpaceMap::build_without_facts(ts, engine), None),
             (None, false) => (SpaceMap::build(ts, engine), None),
         };
         if let Some(s) = summary {

@@ -53,6 +53,9 @@ pub struct Def {
     /// or without the table): why, in words; the `.frm` beside the file
     /// was used instead.
     pub dict_fallback: Option<String>,
+    /// The definition was inferred from the records (`--infer`): what
+    /// was inferred, column by column, with confidence and evidence.
+    pub inferred: Option<Box<ibdscope_schema::infer::Inference>>,
     /// What reading the definition had to tell, in the order found: the
     /// problems of the dictionary it came from, a `.frm` read instead of
     /// a dictionary that gave none.
@@ -62,6 +65,11 @@ pub struct Def {
 impl Def {
     /// Where the definition came from, in words.
     pub fn source_words(&self) -> String {
+        if self.inferred.is_some() {
+            return "the table's own records, inferred (--infer: no .frm, SDI or dictionary \
+                    read; each column's confidence and evidence: schema --infer)"
+                .into();
+        }
         if let Some((p, name, line)) = &self.ddl {
             return format!(
                 "{} (--ddl: CREATE TABLE `{}` at line {line})",
@@ -110,6 +118,9 @@ impl Def {
 
     /// The source as one word: `sdi`, `frm`.
     pub fn source_word(&self) -> &'static str {
+        if self.inferred.is_some() {
+            return "inferred";
+        }
         match self.table.source {
             DefSource::Sdi => "sdi",
             DefSource::Frm => "frm",
@@ -141,7 +152,32 @@ pub fn load<'m>(
     let mut dict_with_frm_beside = false;
     let mut dict_fallback = None;
     let mut diagnostics = Vec::new();
+    let mut inferred = None;
     let (mut table, frm_path, frm_beside) = match (&d.frm, &d.ddl) {
+        (None, None) if d.infer => {
+            let inf = ibdscope_schema::infer::infer(ts);
+            if inf.columns.is_empty() {
+                let why = if inf.notes.is_empty() {
+                    "no column found".to_string()
+                } else {
+                    inf.notes.join("; ")
+                };
+                return Err(Error::new(ErrorKind::NotInferred(why), path));
+            }
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "t".into());
+            let sql = inf.create_table(&name);
+            let t = ibdscope_schema::ddl::parse_one(sql.as_bytes(), Some(&name)).map_err(|e| {
+                Error::new(
+                    ErrorKind::NotInferred(format!("the statement inferred does not parse: {e}")),
+                    path,
+                )
+            })?;
+            inferred = Some(Box::new(inf));
+            (t.to_table_def(&schema_of(path)), None, false)
+        }
         (None, None) if d.table.is_some() => {
             let dir = crate::instance::find_datadir(path, d.datadir.as_deref(), spec)
                 .ok_or_else(|| Error::new(ErrorKind::TableNeedsDatadir, path))?;
@@ -273,6 +309,7 @@ pub fn load<'m>(
         frm_over_dict,
         dict_with_frm_beside,
         dict_fallback,
+        inferred,
         diagnostics,
     })
 }

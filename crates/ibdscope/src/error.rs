@@ -88,6 +88,8 @@ pub enum ErrorKind {
     /// No SDI, no `.frm` beside the file, and the dictionary gives no
     /// definition: why not.
     NoSdiFrmOrDict(Box<Error>),
+    /// `--infer`: the records gave no definition: why.
+    NotInferred(String),
     /// No SDI (or none readable), no `.frm` given or at `beside`.
     NoSdiNoFrm {
         /// Where a `.frm` was looked for.
@@ -202,6 +204,10 @@ impl fmt::Display for ErrorKind {
             ErrorKind::NoSdiFrmOrDict(why) => write!(
                 f,
                 "no table definition: the file has no SDI, no .frm beside it, and {why}"
+            ),
+            ErrorKind::NotInferred(why) => write!(
+                f,
+                "no table definition could be inferred from the records: {why}"
             ),
             ErrorKind::NoSdiNoFrm {
                 beside,

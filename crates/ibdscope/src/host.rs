@@ -5,6 +5,9 @@
 /// What [`Host::open`] returns when a file cannot be read: the front
 /// door's error.
 pub use crate::error::Error;
+/// A file of at most this many bytes is never swept by its space's window:
+/// a host may keep it mapped whole, the shards a fold hands it too.
+pub use ibdscope_core::window::UNSWEPT_BYTES;
 use std::fmt;
 use std::path::{Path, PathBuf};
 

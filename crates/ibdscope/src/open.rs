@@ -189,6 +189,9 @@ pub struct DefOpts {
     /// `--table DB/NAME`: the dictionary's table of that name (a table in
     /// the system tablespace, read from `ibdata1`).
     pub table: Option<String>,
+    /// `--infer`: no definition is read; the columns are inferred from
+    /// the records ([`ibdscope_schema::infer`]).
+    pub infer: bool,
 }
 
 /// An opened space's bytes: one file, or the system tablespace's data

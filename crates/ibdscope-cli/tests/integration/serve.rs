@@ -52,3 +52,75 @@ fn serve_prints_its_url_and_answers_with_the_token_only() {
     assert!(ok.contains("\"vendor\":\"MariaDB\""), "{ok}");
     assert!(forbidden.starts_with("HTTP/1.1 403"), "{forbidden}");
 }
+
+/// `serve --open` hands its URL to `xdg-open` (here a stand-in on PATH
+/// that writes what it was given); without one on PATH it says so and
+/// serves all the same.
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_open_hands_the_url_to_xdg_open_and_serves_without_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let file = fixtures().join("mariadb1011/ai_int.ibd");
+    let dir = std::env::temp_dir().join(format!("ibdscope-serve-open-{}", std::process::id()));
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let opened = dir.join("opened");
+    let fake = bin.join("xdg-open");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let start = |path: &std::path::Path| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+            .args(["serve", "--open", "--threads", "1"])
+            .arg(&file)
+            .env("PATH", path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("ibdscope serve: ")
+            .unwrap()
+            .to_string();
+        (child, url)
+    };
+    let (mut child, url) = start(&bin);
+    let mut got = String::new();
+    for _ in 0..100 {
+        got = std::fs::read_to_string(&opened).unwrap_or_default();
+        if !got.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert_eq!(got, url);
+    // No opener: the server still answers.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (mut child, url) = start(&empty);
+    let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
+    let (port, token) = rest.split_once("/?t=").unwrap();
+    let ok = get(port.parse().unwrap(), &format!("/api/files?t={token}"));
+    child.kill().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let _ = child.wait();
+    assert!(ok.starts_with("HTTP/1.1 200 OK"), "{ok}");
+    assert!(err.contains("could not run xdg-open"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

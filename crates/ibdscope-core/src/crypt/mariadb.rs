@@ -85,7 +85,8 @@ pub(crate) const FILE_KEY_VERSION: u32 = 1;
 // ---------------------------------------------------------------- keys
 
 /// One key of a key file (16, 24 or 32 bytes), wiped on drop. Its `Debug`
-/// shows the length only.
+/// shows the length only. A clone is wiped on drop too.
+#[derive(Clone)]
 pub struct Key {
     len: usize,
     bytes: [u8; 32],
@@ -112,6 +113,7 @@ impl fmt::Debug for Key {
 
 /// A parsed key file: keys by id (the last line of an id wins, as in the
 /// plugin's map). Its `Debug` shows the ids only.
+#[derive(Clone)]
 pub struct KeyFile {
     keys: Vec<(u32, Key)>,
 }

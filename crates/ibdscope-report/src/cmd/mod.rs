@@ -1,6 +1,7 @@
 //! One module per command; each `run` writes to a `&mut dyn Write`.
 
 pub mod audit;
+pub mod carve;
 pub mod check;
 pub mod compare;
 pub mod diff;
@@ -32,7 +33,14 @@ use std::io::{self, Write};
 /// command's output (in text also on stdout; a JSON or CSV document stays
 /// whole) and the run exits 2: what was read is not one state of the file.
 pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
-    let mut outcome = run_cmd(opts, out)?;
+    let outcome = run_cmd(opts, out)?;
+    finish(opts, out, outcome)
+}
+
+/// What every run ends with: the host's findings and the changes it saw
+/// while the command read (see [`run`]).
+pub(crate) fn finish(opts: &Opts, out: &mut dyn Write, outcome: Outcome) -> io::Result<Outcome> {
+    let mut outcome = outcome;
     let findings = opts.host.findings();
     if !findings.is_empty() {
         if opts.format == Format::Text {
@@ -64,6 +72,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         Cmd::Tables => tables::run(opts, out),
         Cmd::Undo => history::undo(opts, out),
         Cmd::Restore(ref r) => restore::run(opts, r, out),
+        Cmd::Carve(ref c) => carve::run(opts, c, out),
         _ => {
             let Some(path) = opts.files.first() else {
                 return Ok(Outcome::Unreadable);
@@ -110,7 +119,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                 | Cmd::Diff
                 | Cmd::Tables
                 | Cmd::Undo
-                | Cmd::Restore(_) => Ok(Outcome::Unreadable),
+                | Cmd::Restore(_)
+                | Cmd::Carve(_) => Ok(Outcome::Unreadable),
                 // The structure commands read a page_compressed space's
                 // logical image; trust comes from the pages as stored.
                 _ => {
@@ -132,6 +142,8 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
                             Cmd::Indexes | Cmd::Fill => a = a.reading_trees(false),
                             Cmd::Records(_) => a = a.reading_trees(true),
                             Cmd::Rows(ref r) if r.where_page.is_none() => a = a.reading_trees(true),
+                            // The definition's index roots, nothing else.
+                            Cmd::Schema(_) | Cmd::Sdi => a = a.reading_roots_only(),
                             _ => {}
                         }
                         if let Some(s) = summary {
@@ -199,7 +211,7 @@ fn run_cmd(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
 /// verify), then reports them as every command does: after a text output,
 /// on stderr after any other (so a JSON or CSV document stays whole), and
 /// as findings (exit 1).
-fn with_file_findings(
+pub(crate) fn with_file_findings(
     opts: &Opts,
     a: &Analysis<'_>,
     out: &mut dyn Write,
@@ -227,7 +239,10 @@ fn file_findings_to_stderr(a: &Analysis<'_>) -> io::Result<()> {
 
 /// A command that could not go on (exit 2) still names the file's own
 /// findings, on stderr: they may be why.
-fn unreadable_file_findings(a: &Analysis<'_>, outcome: io::Result<Outcome>) -> io::Result<Outcome> {
+pub(crate) fn unreadable_file_findings(
+    a: &Analysis<'_>,
+    outcome: io::Result<Outcome>,
+) -> io::Result<Outcome> {
     if matches!(outcome, Ok(Outcome::Unreadable)) && !a.file_findings().is_empty() {
         file_findings_to_stderr(a)?;
     }

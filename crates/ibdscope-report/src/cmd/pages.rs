@@ -174,10 +174,14 @@ impl Rows<'_> {
         let mut n = first;
         while n < end {
             let run = self.run(n);
-            let Some(f) = self.ts.facts(PageNo(n)) else {
+            // The checksum the summary's pass computed is not computed
+            // again (`Summary::facts_of`).
+            let Some(page) = self.ts.page_ref(PageNo(n)) else {
                 piece.ended = true;
                 break;
             };
+            let f = self.summary.facts_of(self.ts, &page, PageNo(n));
+            drop(page);
             let f = judge.judge(self.ts, f).0;
             // Writing to a `Vec` does not fail.
             let _ = self.rows(&mut piece, f, run);
@@ -489,18 +493,17 @@ pub fn run(
     }
     // Each page as `check` judges it (page_compressed pages outside
     // full_crc32 after decompression): a `Judge` per thread.
-    let n = u32::try_from(bounds.len().saturating_sub(1)).unwrap_or(u32::MAX);
     let total = u64::from(end.saturating_sub(from));
     let (mut bad, mut ended, mut started) = (false, false, false);
     let mut sunk = 0usize;
-    ibdscope_core::parallel::map_in_order(
+    // On the engine's threads, each piece's pages read and released as a
+    // fold's shard.
+    ibdscope_core::parallel::map_pages_in_order(
+        ts,
         a.engine(),
-        n,
+        &bounds,
         ibdscope_core::summary::Judge::default,
-        |judge, k| {
-            let b = |k: u32| bounds.get(k as usize).copied().unwrap_or(end);
-            rows.piece(judge, b(k), b(k.saturating_add(1)))
-        },
+        |judge, first, end| rows.piece(judge, first, end),
         |piece: Piece| -> io::Result<()> {
             if ended {
                 return Ok(());

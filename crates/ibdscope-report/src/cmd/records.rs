@@ -114,6 +114,9 @@ struct Scratch {
     /// The longest output of a piece so far: the next piece's buffer is
     /// made that large at once rather than grown (and copied) by doubling.
     longest: usize,
+    /// The text line's first four columns (page, index id, source,
+    /// level), the same for every record of a page: made once a page.
+    head: Vec<u8>,
 }
 
 impl Scratch {
@@ -121,6 +124,7 @@ impl Scratch {
         Scratch {
             layout: PageLayout::new(),
             visited: Visited::new(),
+            head: Vec::new(),
             longest: 0,
         }
     }
@@ -197,6 +201,17 @@ impl Ctx<'_> {
         let index = rp.header().index_id();
         let level = rp.header().level();
         let page = rp.bytes();
+        // "{:>8} {:>8} {:>10} {:>5} ", the same for every record here.
+        let head = &mut s.head;
+        head.clear();
+        line::num_right(head, u64::from(n.0), 8);
+        head.push(b' ');
+        line::num_right(head, index.0, 8);
+        head.push(b' ');
+        line::str_right(head, source.word(), 10);
+        head.push(b' ');
+        line::num_right(head, u64::from(level), 5);
+        head.push(b' ');
         let out = &mut piece.out;
         let t = &mut piece.totals;
         for chain in [Chain::User, Chain::Free] {
@@ -226,14 +241,7 @@ impl Ctx<'_> {
                 match self.format {
                     Format::Text | Format::Tsv | Format::Sql => {
                         // "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} {fields}{mark}"
-                        line::num_right(out, u64::from(n.0), 8);
-                        out.push(b' ');
-                        line::num_right(out, index.0, 8);
-                        out.push(b' ');
-                        line::str_right(out, source.word(), 10);
-                        out.push(b' ');
-                        line::num_right(out, u64::from(level), 5);
-                        out.push(b' ');
+                        out.extend_from_slice(&s.head);
                         line::num_right(out, u64::from(rec.origin), 6);
                         out.push(b' ');
                         line::num_right(out, u64::from(rec.header.heap_no), 5);

@@ -30,7 +30,7 @@ use ibdscope_schema::rows::{
     ScanFinding, ScanInput, ScanOptions,
 };
 use ibdscope_schema::table::{Column, IndexDef, TableDef};
-use ibdscope_schema::value::Rendered;
+use ibdscope_schema::value::{render_plain, Plain, PlainOut, Rendered};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -96,6 +96,12 @@ struct RowStyle<'c> {
     /// The index's name, for its findings.
     index: &'c str,
     insert_prefix: &'c str,
+    /// The definition was inferred from the records (`--infer`): every
+    /// row says so (JSON, JSONL: `"inferred_definition": true`; CSV: the
+    /// `_inferred` column; text and SQL: the header; TSV: stderr).
+    inferred: bool,
+    /// Each shown column's fast path (`cols`' order).
+    plain: Vec<Plain>,
 }
 
 /// One thread's buffers, reused for every row it formats.
@@ -200,6 +206,10 @@ pub fn run(
         t,
         index: &ix.name,
         insert_prefix: &p.insert_prefix.clone(),
+        inferred: def.inferred.is_some(),
+        plain: (p.cols.iter())
+            .map(|&ci| t.columns.get(ci).map_or(Plain::No, Plain::of))
+            .collect(),
     };
     // The rows made on the engine's threads, a piece of pages at a time,
     // written in key order.
@@ -388,8 +398,14 @@ impl<'w> Printer<'w> {
                     }
                     crate::csv::push(&mut line, name(c));
                 }
-                // Whether the row's page verifies: always the last column.
-                writeln!(w, "{line},_verified")?;
+                // Whether the row's page verifies: always the last column
+                // (then, with --infer, that an inferred definition decoded
+                // it).
+                if def.inferred.is_some() {
+                    writeln!(w, "{line},_verified,_inferred")?;
+                } else {
+                    writeln!(w, "{line},_verified")?;
+                }
             }
             Format::Sql => {
                 let w = self.j.writer();
@@ -445,6 +461,12 @@ impl<'w> Printer<'w> {
         }
         // The formats without a place for them in the output say the
         // dictionary's gaps on stderr (TSV stays the server's dump format).
+        if self.format == Format::Tsv && def.inferred.is_some() {
+            crate::diag::say!(
+                "ibdscope: note: every row is decoded with a definition inferred from the \
+                 records (--infer); see `schema --infer` for each column's confidence"
+            );
+        }
         if matches!(
             self.format,
             Format::Tsv | Format::Csv | Format::Jsonl | Format::Sql
@@ -671,6 +693,23 @@ impl RowFmt {
                 self.line.push('\t');
             }
             let at = self.line.len();
+            if direct {
+                // An integer or plain text stored whole on the page: no
+                // dispatch on the column per value.
+                let plain = st.plain.get(k).copied().unwrap_or(Plain::No);
+                if let Some(b) = view.inline_bytes(ci) {
+                    match render_plain(plain, b, &mut self.line) {
+                        PlainOut::No => {}
+                        // Nothing to escape.
+                        PlainOut::Number | PlainOut::Plain => continue,
+                        PlainOut::Text => {
+                            let text = st.format == Format::Text;
+                            self.line_cell(text, at, Cell::Value(Rendered::Text));
+                            continue;
+                        }
+                    }
+                }
+            }
             let rendered = if direct {
                 view.render(ci, col, &mut self.buf, &mut self.line)
             } else {
@@ -925,6 +964,9 @@ impl RowFmt {
                 } else if st.format == Format::Csv {
                     self.line.push_str(",true");
                 }
+                if st.inferred && st.format == Format::Csv {
+                    self.line.push_str(",true");
+                }
                 self.line.push('\n');
                 if !in_place(st) {
                     w.write_all(self.line.as_bytes())?;
@@ -937,6 +979,9 @@ impl RowFmt {
                 }
                 if self.unverified {
                     j.kv_bool("verified", false)?.kv_num("page", n.0)?;
+                }
+                if st.inferred {
+                    j.kv_bool("inferred_definition", true)?;
                 }
                 if st.meta || !complete {
                     j.kv_bool("complete", complete)?;

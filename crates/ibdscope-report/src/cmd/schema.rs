@@ -98,8 +98,31 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
             j.key("auto_increment")?.opt_num(o.auto_increment)?;
             j.kv_num("key_block_size", o.key_block_size)?
                 .kv_num("collation_id", o.collation_id)?;
+            if let Some(inf) = &def.inferred {
+                inferred_json(&mut j, inf, &t.name)?;
+            }
             j.kv_str("create_table", &create)?.end_obj()?;
             j.writer().write_all(b"\n")?;
+        }
+        _ if def.inferred.is_some() => {
+            let inf = def.inferred.as_deref();
+            writeln!(out, "-- definition: {}", def.source_words())?;
+            if let Some(inf) = inf {
+                for ix in &inf.indexes {
+                    writeln!(out, "-- index {}: {}", ix.id, outcome_words(ix))?;
+                }
+                for n in &inf.notes {
+                    writeln!(out, "-- {n}")?;
+                }
+                if !inf.complete {
+                    writeln!(
+                        out,
+                        "-- incomplete: some column is ambiguous or of low confidence; rows \
+                         decoded with it may be wrong there"
+                    )?;
+                }
+                writeln!(out, "{};", terminal_safe(&inf.create_table(&t.name)))?;
+            }
         }
         _ => {
             writeln!(out, "-- definition: {}", def.source_words())?;
@@ -144,6 +167,74 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
         }
     }
     Ok(Outcome::Clean)
+}
+
+/// How the storage search of one index ended, in words.
+fn outcome_words(ix: &ibdscope_schema::infer::IndexInference) -> String {
+    use ibdscope_schema::infer::Outcome;
+    let head = format!("{} records on {} leaf pages", ix.records, ix.leaf_pages);
+    match &ix.outcome {
+        Outcome::Fits {
+            tight,
+            pairs,
+            ambiguous,
+        } => format!(
+            "{head}; {} fields fit every record ({tight} of {pairs} record boundaries meet \
+             exactly){}",
+            ix.fields.len(),
+            if *ambiguous {
+                "; another layout fits as well"
+            } else {
+                ""
+            }
+        ),
+        Outcome::GaveUp { nodes } => {
+            format!("{head}; the search gave up after {nodes} hypotheses")
+        }
+        Outcome::NoFit(why) => format!("{head}; {why}"),
+        Outcome::NoRecords => format!("{head}; no records"),
+    }
+}
+
+/// The inference, column by column, in the JSON report.
+fn inferred_json(
+    j: &mut Json<'_>,
+    inf: &ibdscope_schema::infer::Inference,
+    name: &str,
+) -> io::Result<()> {
+    j.key("inferred")?.obj()?;
+    j.kv_bool("complete", inf.complete)?;
+    j.key("notes")?.arr()?;
+    for n in &inf.notes {
+        j.str(n)?;
+    }
+    j.end_arr()?.key("indexes")?.arr()?;
+    for ix in &inf.indexes {
+        j.obj()?
+            .kv_num("id", ix.id.0)?
+            .kv_str("outcome", &outcome_words(ix))?
+            .end_obj()?;
+    }
+    j.end_arr()?.key("columns")?.arr()?;
+    for c in &inf.columns {
+        j.obj()?
+            .kv_str("name", &c.name)?
+            .kv_str("type", &c.sql_type)?
+            .kv_str("family", c.family.word())?
+            .kv_bool("nullable", c.nullable)?
+            .kv_bool("key", c.key)?
+            .kv_str("confidence", c.confidence.word())?
+            .kv_str("evidence", &c.evidence)?;
+        j.key("alternatives")?.arr()?;
+        for a in &c.alternatives {
+            j.str(a)?;
+        }
+        j.end_arr()?.end_obj()?;
+    }
+    j.end_arr()?
+        .kv_str("create_table", &inf.create_table(name))?
+        .end_obj()?;
+    Ok(())
 }
 
 /// `sql` with no control character left raw for a terminal: inside a

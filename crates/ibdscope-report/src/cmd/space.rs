@@ -159,7 +159,7 @@ impl ExtentsReport {
                     *x = x.saturating_add(run);
                 }
             }
-            types.note_page(ts, n as usize);
+            types.note_page(a, n as usize);
             grid.push_run(cell, run);
         }
         ExtentsReport {

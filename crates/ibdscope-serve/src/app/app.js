@@ -9,7 +9,9 @@ const tip = document.getElementById("tip");
 let palette = null;
 
 function api(path, params) {
-  const q = new URLSearchParams(params || {});
+  return apiQ(path, new URLSearchParams(params || {}));
+}
+function apiQ(path, q) {
   q.set("t", TOKEN);
   return fetch(path + "?" + q.toString()).then(r => {
     if (!r.ok) throw new Error(path + ": " + r.status);
@@ -35,22 +37,44 @@ function fmtBytes(n) {
 function overview() {
   where.textContent = "";
   api("/api/files").then(d => {
-    const t = el("table", {}, el("tr", {}, ...["#", "file", "verdict", "vendor", "format",
-      "page size", "size", "pages", "damaged", ""].map(h => el("th", {}, h))));
+    const t = el("table", { id: "files" }, el("tr", {}, ...["", "#", "file", "verdict", "vendor", "format",
+      "page size", "size", "pages", "damaged", "indexes", ""].map(h => el("th", {}, h))));
+    const members = new Map();
+    for (const f of d.files) if (f.kind === "member") {
+      if (!members.has(f.datadir)) members.set(f.datadir, []);
+      members.get(f.datadir).push(f);
+    }
     for (const f of d.files) {
+      if (f.kind === "member") continue;
       const r = f.report || {};
       const size = r.pages && r.physical_page_size ? fmtBytes(r.pages * r.physical_page_size) : "";
+      const pick = f.kind === "file" ? el("input", { type: "checkbox", class: "pick", value: f.index }) : "";
+      const nIdx = el("td", { id: "indexes-" + f.index }, f.kind === "file" ? "…" : "");
+      const dd = f.kind === "datadir" ? (members.get(f.index) || []) : [];
       t.append(el("tr", { id: "file-" + f.index },
+        el("td", {}, pick),
         el("td", {}, f.index),
         el("td", {}, r.file || (r.datadirs && r.datadirs[0] ? r.datadirs[0].path + " (datadir, " + r.summary.files + " files)" : "")),
         el("td", { class: f.outcome }, f.outcome + (r.error ? ": " + r.error : "")),
         el("td", {}, r.vendor || ""), el("td", {}, r.format || ""),
         el("td", {}, r.page_size || ""), el("td", {}, size), el("td", {}, r.pages || ""),
         el("td", {}, r.damaged_pages ?? (r.summary ? r.summary.damaged : "")),
-        el("td", {}, f.kind === "file" ? link("map", "#map/" + f.index) : "",
-          " ", f.kind === "file" ? link("levels", "#levels/" + f.index) : "")));
+        nIdx,
+        el("td", {}, ...(f.kind === "file" ? [link("map", "#map/" + f.index), " ", link("levels", "#levels/" + f.index),
+          " ", link("rows", "#rows/" + f.index)] : [link("audit", "#datadir/" + f.index), " (" + dd.length + " tablespaces)"]))));
+      // The index count, from `indexes` (its B-trees: asked after the
+      // table is shown, so the overview does not wait for them).
+      if (f.kind === "file" && f.outcome !== "unreadable") {
+        api("/api/file/" + f.index + "/indexes").then(x => { nIdx.textContent = (x.indexes || []).length; })
+          .catch(() => { nIdx.textContent = "-"; });
+      } else if (f.kind === "file") nIdx.textContent = "-";
     }
-    view.replaceChildren(el("h2", {}, "Files"), t);
+    const picked = () => [...t.querySelectorAll("input.pick:checked")].map(i => i.value);
+    const cmp = el("button", { id: "compare" }, "compare the files ticked");
+    const dif = el("button", { id: "diff" }, "diff the two files ticked");
+    cmp.addEventListener("click", () => { const p = picked(); if (p.length >= 2) location.hash = "#compare/" + p.join(","); });
+    dif.addEventListener("click", () => { const p = picked(); if (p.length === 2) location.hash = "#diff/" + p.join("/"); });
+    view.replaceChildren(el("h2", {}, "Files"), t, el("p", { class: "controls" }, cmp, " ", dif));
   }).catch(fail);
 }
 function fail(e) { view.replaceChildren(el("p", { class: "findings" }, String(e))); }
@@ -67,7 +91,37 @@ function scale(t) {
   const i = Math.max(0, Math.min(s.length - 1, Math.round(t * (s.length - 1))));
   return s[i];
 }
+// The owner map's colour of an `extents` JSON entry, as the terminal and
+// picture maps class a page (report maps.rs `owner_class`): damaged, not
+// verifiable, free with records, then by owner; an index's B-tree pages in
+// its palette slot (slots: the legend's index ids), its other segment
+// pages (BLOB/LOB, allocated) that colour tinted.
+function ownerColour(c, slots) {
+  if (!c) return palette.unaccounted;
+  if (c.verified === false) return palette.damaged;
+  if ("verified" in c && c.verified === null) return palette.unverifiable;
+  if (c.holds_records) return palette.free_data;
+  if (c.owner === "free") return palette.free_picture;
+  if (c.owner === "system") return palette.system;
+  if (c.owner === "unaccounted") return palette.unaccounted;
+  if (c.role === "undo") return palette.undo;
+  const slot = c.index_id == null ? -1 : slots.indexOf(c.index_id);
+  if (slot < 0) return palette.other;
+  const k = slot % palette.index.length;
+  return c.fill_eighths != null ? palette.index[k] : palette.index_tint[k];
+}
 function colourer(pages, mode) {
+  if (mode === "extents") {
+    const x = pages.extents || { map: [], legend: [] };
+    const slots = (x.legend || []).map(l => l.index_id);
+    // Each page's entry: the one at or before it (a run covers pages).
+    const at = new Map();
+    for (const c of x.map || []) at.set(c.page, c);
+    let last = null;
+    const of = new Map();
+    for (const p of pages) { last = at.get(p.page) || last; of.set(p.page, last); }
+    return p => ownerColour(of.get(p.page), slots);
+  }
   const ids = [...new Set(pages.filter(p => p.index_id != null).map(p => p.index_id))].sort((a, b) => a - b);
   const slot = new Map(ids.map((id, i) => [id, palette.index[i % palette.index.length]]));
   // LSNs by rank among the pages, as `lsn`'s default scale (`--scale rank`).
@@ -89,6 +143,17 @@ function colourer(pages, mode) {
 }
 function legend(mode, pages) {
   const item = (c, t) => el("span", {}, el("i", { "data-c": c }), t);
+  if (mode === "extents") {
+    const x = pages.extents || { legend: [] };
+    const items = (x.legend || []).map((l, i) => item(palette.index[i % palette.index.length],
+      (l.index_name || "index " + l.index_id) + ": " + l.pages + " pages"));
+    items.push(item(palette.free_picture, "free"), item(palette.system, "system"), item(palette.damaged, "damaged"),
+      item(palette.unverifiable, "not verifiable"), item(palette.free_data, "free, still holds records"),
+      item(palette.other, "segment pages of no index"), item(palette.unaccounted, "unaccounted"));
+    const l = el("div", { class: "legend", id: "legend" }, ...items);
+    l.querySelectorAll("i").forEach(i => { i.style.background = i.getAttribute("data-c"); });
+    return l;
+  }
   const items = [item(palette.damaged, "damaged"), item(palette.unverifiable, "unverifiable"),
     item(palette.free_picture, "empty"), item(palette.system, "system / no index")];
   if (mode === "index") {
@@ -110,32 +175,30 @@ async function loadPages(file, total) {
   }
   return all;
 }
-async function mapView(file) {
-  where.textContent = "map of file " + file;
-  view.replaceChildren(el("p", {}, "Reading pages…"));
-  const files = await api("/api/files");
-  const info = (files.files[file] || {}).report || {};
-  const pages = await loadPages(file, info.pages || 0);
-  let mode = "index", cell = pages.length <= 4096 ? 16 : 4;
+// A map of `pages` (64 a row) on a canvas: colour by mode, hover names
+// the page, a click opens it; `mark` (page -> colour) overrides a cell.
+function mapCanvas(file, pages, state, mark) {
   const cols = 64;
-  const canvas = el("canvas", { id: "map" });
-  const sel = el("select", { id: "mode" }, ...["index", "lsn", "fill"].map(m => el("option", { value: m }, m)));
-  const zin = el("button", { id: "zoom-in" }, "+"), zout = el("button", { id: "zoom-out" }, "−");
-  const leg = el("div");
+  const canvas = el("canvas", { id: state.id || "map", class: "map" });
   function draw() {
+    const cell = state.cell;
     const rows = Math.ceil(pages.length / cols);
     canvas.width = cols * cell; canvas.height = Math.max(1, rows) * cell;
-    const g = canvas.getContext("2d"), colour = colourer(pages, mode);
+    const g = canvas.getContext("2d"), colour = colourer(pages, state.mode);
     g.fillStyle = "#f0f0f0"; g.fillRect(0, 0, canvas.width, canvas.height);
+    const cells = [];
     pages.forEach((p, i) => {
-      g.fillStyle = colour(p);
+      const c = (mark && mark.get(p.page)) || colour(p);
+      cells.push(c);
+      g.fillStyle = c;
       g.fillRect((i % cols) * cell, Math.floor(i / cols) * cell, Math.max(1, cell - (cell > 4 ? 1 : 0)), Math.max(1, cell - (cell > 4 ? 1 : 0)));
     });
-    leg.replaceChildren(legend(mode, pages));
+    // The colour of each cell as drawn, for tests and for a person to read.
+    canvas.setAttribute("data-cells", cells.join(","));
   }
   function at(ev) {
     const r = canvas.getBoundingClientRect();
-    const i = Math.floor((ev.clientY - r.top) / cell) * cols + Math.floor((ev.clientX - r.left) / cell);
+    const i = Math.floor((ev.clientY - r.top) / state.cell) * cols + Math.floor((ev.clientX - r.left) / state.cell);
     return pages[i];
   }
   canvas.addEventListener("mousemove", ev => {
@@ -147,13 +210,170 @@ async function mapView(file) {
   });
   canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
   canvas.addEventListener("click", ev => { const p = at(ev); if (p) location.hash = "#page/" + file + "/" + p.page; });
-  sel.addEventListener("change", () => { mode = sel.value; draw(); });
-  zin.addEventListener("click", () => { cell = Math.min(32, cell * 2); draw(); });
-  zout.addEventListener("click", () => { cell = Math.max(1, cell / 2); draw(); });
-  view.replaceChildren(el("h2", {}, info.file || ("file " + file)),
-    el("div", { class: "controls" }, "colour: ", sel, " zoom: ", zout, zin, " ", pages.length + " pages, " + cols + " per row"),
-    leg, canvas);
   draw();
+  return { canvas, draw };
+}
+async function fileInfo(file) {
+  const files = await api("/api/files");
+  return (files.files[file] || {}).report || {};
+}
+async function mapView(file) {
+  where.textContent = "map of file " + file;
+  view.replaceChildren(el("p", {}, "Reading pages…"));
+  const info = await fileInfo(file);
+  const [pages, extents] = await Promise.all([loadPages(file, info.pages || 0),
+    api("/api/file/" + file + "/extents").catch(() => null)]);
+  pages.extents = extents;
+  const state = { mode: extents && extents.map ? "extents" : "index", cell: pages.length <= 4096 ? 16 : 4 };
+  const m = mapCanvas(file, pages, state);
+  const sel = el("select", { id: "mode" }, ...["extents", "index", "lsn", "fill"].map(m => el("option", { value: m }, m)));
+  sel.value = state.mode;
+  const zin = el("button", { id: "zoom-in" }, "+"), zout = el("button", { id: "zoom-out" }, "−");
+  const leg = el("div");
+  const redraw = () => { m.draw(); leg.replaceChildren(legend(state.mode, pages)); };
+  sel.addEventListener("change", () => { state.mode = sel.value; redraw(); });
+  zin.addEventListener("click", () => { state.cell = Math.min(32, state.cell * 2); redraw(); });
+  zout.addEventListener("click", () => { state.cell = Math.max(1, state.cell / 2); redraw(); });
+  view.replaceChildren(el("h2", {}, info.file || ("file " + file)),
+    el("div", { class: "controls" }, "colour: ", sel, " zoom: ", zout, zin, " ", pages.length + " pages, 64 per row"),
+    leg, m.canvas);
+  redraw();
+}
+
+// ---- compare and diff ----------------------------------------------------
+async function compareView(list) {
+  where.textContent = "compare files " + list.join(", ");
+  view.replaceChildren(el("p", {}, "Reading pages…"));
+  const q = new URLSearchParams(); list.forEach(f => q.append("f", f));
+  const c = await apiQ("/api/compare", q);
+  const rows = (c.files || []).map((f, i) => el("tr", {}, el("td", {}, list[i]), el("td", {}, f.file), el("td", {}, f.pages),
+    el("td", {}, f.index_pages), el("td", {}, f.mean_fill), el("td", {}, f.leaf_jumps), el("td", {}, f.jump_share), el("td", {}, f.findings)));
+  const t = el("table", { id: "compare-table" }, el("tr", {}, ...["#", "file", "pages", "index pages", "mean fill",
+    "leaf jumps", "jump share", "findings"].map(h => el("th", {}, h))), ...rows);
+  const sel = el("select", { id: "mode" }, ...["index", "lsn", "fill"].map(m => el("option", { value: m }, m)));
+  const box = el("div", { class: "side" });
+  const maps = [];
+  const all = [];
+  for (const f of list) {
+    const info = await fileInfo(f);
+    all.push([f, info, await loadPages(f, info.pages || 0)]);
+  }
+  // One scale for every file: the cell size of the largest.
+  const most = Math.max(...all.map(x => x[2].length));
+  // By LSN first: the key-order picture (AUTO_INCREMENT against UUID keys).
+  const state = { mode: "lsn", cell: most <= 1024 ? 16 : most <= 4096 ? 8 : 2 };
+  for (const [f, info, pages] of all) {
+    const m = mapCanvas(f, pages, { get mode() { return state.mode; }, get cell() { return state.cell; }, id: "map-" + f });
+    maps.push(m);
+    box.append(el("figure", {}, el("figcaption", {}, "#" + f + " " + (info.file || "") + " (" + pages.length + " pages)"), m.canvas));
+  }
+  sel.value = state.mode;
+  sel.addEventListener("change", () => { state.mode = sel.value; maps.forEach(m => m.draw()); });
+  view.replaceChildren(el("h2", {}, "compare"), t, el("div", { class: "controls" }, "colour: ", sel,
+    " one scale: " + state.cell + " px a page, 64 pages a row"), box);
+}
+async function diffView(a, b) {
+  where.textContent = "diff of files " + a + " and " + b;
+  view.replaceChildren(el("p", {}, "Comparing…"));
+  const q = new URLSearchParams(); q.append("f", a); q.append("f", b);
+  const d = await apiQ("/api/diff", q);
+  const info = await fileInfo(b);
+  const pages = await loadPages(b, info.pages || 0);
+  const mark = new Map((d.pages || []).map(p => [p.page, p.move === "corrupt" || p.move === "torn" ? palette.damaged : "#ff9800"]));
+  const state = { mode: "lsn", cell: pages.length <= 4096 ? 16 : 4 };
+  const m = mapCanvas(b, pages, state, mark);
+  const t = el("table", { id: "diff-pages" }, el("tr", {}, ...["page", "type", "index", "move", "LSN in A", "LSN in B",
+    "verdict in A", "verdict in B", "first byte", "bytes"].map(h => el("th", {}, h))));
+  for (const p of (d.pages || []).slice(0, 5000)) {
+    t.append(el("tr", {}, el("td", {}, link(p.page, "#page/" + b + "/" + p.page)), el("td", {}, p.page_type), el("td", {}, p.index ?? "-"),
+      el("td", {}, p.move), el("td", {}, p.lsn_a ?? "-"), el("td", {}, p.lsn_b ?? "-"), el("td", {}, p.verdict_a ?? "-"),
+      el("td", {}, p.verdict_b ?? "-"), el("td", {}, p.first_byte ?? "-"), el("td", {}, p.bytes ?? "-")));
+  }
+  const moves = Object.entries(d.moves || {}).map(([k, v]) => k + " " + v).join(", ");
+  view.replaceChildren(el("h2", {}, "diff"), kv({ a: d.a, b: d.b, pages_a: d.pages_a, pages_b: d.pages_b,
+    identical: d.identical, differ: d.differ, moves: moves || "none" }),
+    el("p", {}, "The map of B (#" + b + ") by LSN; the pages that differ in orange, damaged ones in red."), m.canvas,
+    el("h3", {}, "pages that differ (" + (d.pages || []).length + ")"), t);
+}
+
+// ---- datadir ---------------------------------------------------------------
+async function datadirView(n) {
+  where.textContent = "datadir " + n;
+  const files = await api("/api/files");
+  const entry = files.files[n] || {};
+  const r = entry.report || {};
+  const members = new Map(files.files.filter(f => f.kind === "member" && f.datadir === n).map(f => [f.path, f.index]));
+  const parts = [el("h2", {}, "datadir audit")];
+  for (const dd of r.datadirs || []) {
+    const facts = {};
+    for (const k of ["path", "flush_lsn", "flush_lsn_vs_checkpoint", "needs_recovery", "log_reaches_all_pages"]) facts[k] = dd[k];
+    if (dd.redo) facts.checkpoint = JSON.stringify(dd.redo).slice(0, 300);
+    facts.dictionary = dd.dictionary ? dd.dictionary.tables + " tables, " + dd.dictionary.problems.length + " problems" : "-";
+    facts.newer_than_checkpoint = (dd.newer_than_checkpoint || []).length;
+    facts.duplicate_space_ids = (dd.duplicate_space_ids || []).length;
+    if (dd.lsn_spread) facts.lsn_spread = dd.lsn_spread.spread;
+    parts.push(kv(facts));
+    if (dd.dictionary && dd.dictionary.problems.length) parts.push(el("pre", {}, JSON.stringify(dd.dictionary.problems, null, 1)));
+  }
+  const t = el("table", { id: "audit-files" }, el("tr", {}, ...["file", "verdict", "pages", "findings"].map(h => el("th", {}, h))));
+  for (const f of r.files || []) {
+    const idx = members.get(f.file);
+    const finds = el("td", {});
+    for (const x of (f.findings || []).slice(0, 200)) {
+      const text = "page " + x.page + " @" + x.offset + ": " + x.reason;
+      finds.append(idx != null && x.page != null ? link(text, "#page/" + idx + "/" + x.page) : text, el("br"));
+    }
+    t.append(el("tr", {}, el("td", {}, idx != null ? link(f.file, "#map/" + idx) : f.file),
+      el("td", { class: f.verdict === "clean" ? "clean" : "findings" }, f.verdict), el("td", {}, f.pages ?? "-"), finds));
+  }
+  parts.push(el("h3", {}, "files"), t);
+  // The tables of its dictionary (`tables DATADIR`), each with its file.
+  // Its file as the dictionary names it, relative to the datadir.
+  const member = rel => { for (const [p, i] of members) if (p === rel || p.endsWith("/" + rel)) return i; };
+  const tables = el("table", { id: "tables" }, el("tr", {}, ...["table", "id", "space", "row format", "columns", "file", ""].map(h => el("th", {}, h))));
+  parts.push(el("h3", {}, "tables (the dictionary)"), tables);
+  view.replaceChildren(...parts);
+  api("/api/file/" + n + "/tables").then(d => {
+    for (const x of d.tables || []) {
+      const idx = x.file != null ? member(x.file) : undefined;
+      tables.append(el("tr", {}, el("td", {}, x.name), el("td", {}, x.table_id), el("td", {}, x.space), el("td", {}, x.row_format ?? "-"),
+        el("td", {}, (x.columns || []).map(c => c.name + " " + c.type).join(", ").slice(0, 200)), el("td", {}, x.file_status ?? "-"),
+        el("td", {}, idx != null ? link("map", "#map/" + idx) : "")));
+    }
+  }).catch(() => {});
+}
+
+// ---- rows ------------------------------------------------------------------
+async function rowsView(file, page, deleted) {
+  where.textContent = "rows of file " + file;
+  if (page == null || isNaN(page)) {
+    // The first leaf of the clustered index (the first index's level 0).
+    const d = await api("/api/file/" + file + "/levels");
+    const ix = (d.indexes || [])[0] || {};
+    const leaf = (ix.levels || []).find(l => l.level === 0);
+    page = leaf && leaf.leftmost_page != null ? leaf.leftmost_page : ix.root_page;
+  }
+  const q = deleted ? { deleted: 1 } : {};
+  const [r, p] = await Promise.all([api("/api/file/" + file + "/rows/" + page, q), api("/api/file/" + file + "/links/" + page)]);
+  const base = "#rows/" + file + "/";
+  const tail = deleted ? "/deleted" : "";
+  const nav = el("p", { id: "nav" }, p.prev != null ? link("← previous page " + p.prev, base + p.prev + tail) : "", " ",
+    p.next != null ? link("next page " + p.next + " →", base + p.next + tail) : "", " ",
+    link(deleted ? "live rows only" : "with deleted rows", base + page + (deleted ? "" : "/deleted")), " ",
+    link("page " + page, "#page/" + file + "/" + page));
+  view.replaceChildren(el("h2", {}, "rows of " + (r.table || "file " + file) + ", page " + page), nav, rowsTable(r));
+}
+function rowsTable(r) {
+  if (r.error) return el("p", { class: "findings" }, r.error);
+  const cols = r.columns || [];
+  const extra = (r.rows || []).some(x => x.origin) ? ["origin"] : [];
+  const t = el("table", { id: "rows" }, el("tr", {}, ...extra.concat(cols).map(h => el("th", {}, h))));
+  for (const x of (r.rows || []).slice(0, 5000)) {
+    const v = x.row || {};
+    t.append(el("tr", { class: x.origin && x.origin !== "live" ? "deleted" : "" }, ...extra.map(k => el("td", {}, x[k])),
+      ...cols.map(c => el("td", {}, v[c] === null ? "NULL" : (typeof v[c] === "object" ? JSON.stringify(v[c]) : v[c])))));
+  }
+  return el("div", {}, el("p", {}, (r.rows || []).length + " rows (" + (r.index || "") + ", definition from " + (r.source || "-") + ")"), t);
 }
 
 // ---- page --------------------------------------------------------------
@@ -180,31 +400,85 @@ function hexView(ranges) {
       if (col === 16) { line.push("\n"); col = 0; }
     }
   }
-  box.append(...line);
+  // In pieces: a 64 KiB page is more nodes than one call takes arguments.
+  for (let k = 0; k < line.length; k += 4096) box.append(...line.slice(k, k + 4096));
   return [name, box];
 }
 async function pageView(file, page) {
   where.textContent = "file " + file + ", page " + page;
-  const p = await api("/api/file/" + file + "/page/" + page);
+  const [p, l] = await Promise.all([api("/api/file/" + file + "/page/" + page),
+    api("/api/file/" + file + "/links/" + page).catch(() => ({}))]);
   const fil = p.fil || {};
+  const go = n => "#page/" + file + "/" + n;
   const nav = el("p", { id: "nav" }, link("← map", "#map/" + file), " ",
-    page > 0 ? link("previous page", "#page/" + file + "/" + (page - 1)) : "", " ",
-    link("next page", "#page/" + file + "/" + (page + 1)), " ",
-    fil.prev != null ? link("prev sibling " + fil.prev, "#page/" + file + "/" + fil.prev) : "", " ",
-    fil.next != null ? link("next sibling " + fil.next, "#page/" + file + "/" + fil.next) : "");
+    page > 0 ? link("previous page", go(page - 1)) : "", " ",
+    link("next page", go(page + 1)), " ",
+    fil.prev != null ? link("prev sibling " + fil.prev, go(fil.prev)) : "", " ",
+    fil.next != null ? link("next sibling " + fil.next, go(fil.next)) : "");
+  // The page's place: its B-tree (parent, children), extent and segment.
+  const place = el("p", { id: "links" });
+  if (l.parent != null) place.append(link("parent " + l.parent, go(l.parent)), " ");
+  if (l.root != null && l.root !== page) place.append(link("root " + l.root, go(l.root)), " ");
+  if (l.extent != null) place.append(link("extent " + l.extent + " (pages " + l.extent_first_page + "…" +
+    (l.extent_first_page + l.extent_pages - 1) + ")", "#extent/" + file + "/" + l.extent), " ");
+  if (l.segment_id != null) place.append(link("segment " + l.segment_id, "#segment/" + file + "/" + l.segment_id), " ");
+  if (l.index_page && page != null) place.append(link("rows of this page", "#rows/" + file + "/" + page), " ");
+  if (l.children && l.children.length) {
+    const kids = el("span", { id: "children" }, "children: ");
+    l.children.slice(0, 500).forEach(c => kids.append(link(c, go(c)), " "));
+    if (l.children.length > 500) kids.append("… " + l.children.length + " in all");
+    place.append(kids);
+  }
+  if (l.complete === false) place.append(" (chains broken: what they reached)");
   const head = {};
   for (const k of ["page", "file_offset", "type", "type_code", "checksum", "verdict", "verdict_offset", "evidence", "content", "note"]) if (k in p) head[k] = p[k];
-  const parts = [el("h2", {}, "page " + page), nav, kv(head), el("h3", {}, "FIL header"), kv(fil)];
+  const parts = [el("h2", {}, "page " + page), nav, place, kv(head), el("h3", {}, "FIL header"), kv(fil)];
+  if (p.account) parts.push(el("h3", {}, "extent and owner"), kv(p.account));
   if (p.index) parts.push(el("h3", {}, "INDEX header"), kv(p.index));
   if (p.fill) parts.push(el("h3", {}, "fill"), kv(p.fill));
+  if (p.byte_map) parts.push(el("h3", {}, "byte map (" + p.byte_map.cell_bytes + " bytes a cell)"), el("pre", { id: "byte-map" }, p.byte_map.map));
+  // Typed fields: the page's rows when a definition is known (`rows --page`).
+  const typed = el("div", { id: "typed" });
+  if (l.index_page && l.level === 0) {
+    api("/api/file/" + file + "/rows/" + page, { deleted: 1 }).then(r => {
+      if (!r.error && r.columns) typed.replaceChildren(el("h3", {}, "records, typed (" + r.table + "." + r.index + ")"), rowsTable(r));
+    }).catch(() => {});
+  }
+  parts.push(typed);
   if (p.records) {
     const t = el("table", { id: "records" }, el("tr", {}, ...["offset", "heap_no", "type", "deleted", "next", "size", "data"].map(h => el("th", {}, h))));
     for (const r of p.records.slice(0, 2000)) t.append(el("tr", {}, ...[r.offset, r.heap_no, r.type, r.deleted, r.next ?? "-", r.size, (r.data || "").slice(0, 64)].map(v => el("td", {}, v))));
     parts.push(el("h3", {}, "records (" + p.records.length + ")"), t);
   }
+  if (p.garbage && p.garbage.length) {
+    const t = el("table", { id: "garbage" }, el("tr", {}, ...["offset", "heap_no", "size", "data"].map(h => el("th", {}, h))));
+    for (const r of p.garbage.slice(0, 2000)) t.append(el("tr", {}, ...[r.offset, r.heap_no, r.size, (r.data || "").slice(0, 64)].map(v => el("td", {}, v))));
+    parts.push(el("h3", {}, "free (garbage) records (" + p.garbage.length + ")"), t);
+  }
   if (p.findings && p.findings.length) parts.push(el("h3", {}, "findings"), el("pre", {}, JSON.stringify(p.findings, null, 1)));
   if (p.hex) parts.push(el("h3", {}, "bytes"), ...hexView(p.hex));
   view.replaceChildren(...parts);
+}
+
+// ---- extent and segment -------------------------------------------------
+async function extentView(file, x) {
+  where.textContent = "file " + file + ", extent " + x;
+  const d = await api("/api/file/" + file + "/extents");
+  const size = d.extent_size || 64;
+  const cells = (d.map || []).filter(c => Math.floor(c.page / size) === x);
+  const t = el("table", { id: "extent" }, el("tr", {}, ...["page", "owner", "segment", "index", "role"].map(h => el("th", {}, h))));
+  for (const c of cells) t.append(el("tr", {}, el("td", {}, link(c.page, "#page/" + file + "/" + c.page)), el("td", {}, c.owner),
+    el("td", {}, c.segment != null ? link(c.segment, "#segment/" + file + "/" + c.segment) : "-"), el("td", {}, c.index_name ?? c.index_id ?? "-"), el("td", {}, c.role ?? "-")));
+  view.replaceChildren(el("h2", {}, "extent " + x + " (" + size + " pages)"), t);
+}
+async function segmentView(file, seg) {
+  where.textContent = "file " + file + ", segment " + seg;
+  const [s, d] = await Promise.all([api("/api/file/" + file + "/segments"), api("/api/file/" + file + "/extents")]);
+  const info = (s.segments || []).find(x => x.segment_id === seg) || {};
+  const pages = (d.map || []).filter(c => c.segment === seg);
+  const list = el("p", { id: "segment-pages" });
+  pages.slice(0, 5000).forEach(c => list.append(link(c.page, "#page/" + file + "/" + c.page), " "));
+  view.replaceChildren(el("h2", {}, "segment " + seg), kv(info), el("h3", {}, pages.length + " pages"), list);
 }
 
 // ---- index levels -------------------------------------------------------
@@ -229,6 +503,12 @@ function route() {
   if (h[0] === "map") mapView(n[0]).catch(fail);
   else if (h[0] === "page") pageView(n[0], n[1]).catch(fail);
   else if (h[0] === "levels") levelsView(n[0]).catch(fail);
+  else if (h[0] === "rows") rowsView(n[0], n[1], h[3] === "deleted").catch(fail);
+  else if (h[0] === "compare") compareView((h[1] || "").split(",").map(x => parseInt(x, 10))).catch(fail);
+  else if (h[0] === "diff") diffView(n[0], n[1]).catch(fail);
+  else if (h[0] === "datadir") datadirView(n[0]).catch(fail);
+  else if (h[0] === "extent") extentView(n[0], n[1]).catch(fail);
+  else if (h[0] === "segment") segmentView(n[0], n[1]).catch(fail);
   else overview();
 }
 api("/api/palette").then(p => { palette = p; window.addEventListener("hashchange", route); route(); }).catch(fail);

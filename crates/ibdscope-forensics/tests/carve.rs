@@ -1,0 +1,288 @@
+//! `ibdscope_forensics::carve` on images built in memory from the
+//! committed fixtures: random bytes with real pages planted at odd
+//! offsets, pages of three page sizes mixed, two versions of one page,
+//! pages a sparse copy split, truncated images. Every expectation is
+//! where a page was planted and what the server wrote in it (its page
+//! number and space id: `fixtures/manifest.tsv`).
+#![allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+use ibdscope_core::checksum::page_crc32;
+use ibdscope_core::{Engine, IndexId, Lsn, PageNo, SpaceId};
+use ibdscope_forensics::carve::{self, CarveOptions, Carved, Found, PageLayout};
+
+fn fixture(path: &str) -> Vec<u8> {
+    std::fs::read(ibdscope_testkit::fixtures().join(path)).expect("fixture")
+}
+
+/// Seeded random bytes (an LCG: the same image on every run).
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 56) as u8
+        })
+        .collect()
+}
+
+/// The pages of `file` of `size` bytes that a server wrote (not all zero).
+fn written(file: &[u8], size: usize) -> Vec<(u32, &[u8])> {
+    file.chunks_exact(size)
+        .enumerate()
+        .filter(|(_, p)| p.iter().any(|&b| b != 0))
+        .map(|(i, p)| (i as u32, p))
+        .collect()
+}
+
+fn scan_all(image: &[u8], opts: &CarveOptions, threads: usize) -> Vec<Found> {
+    let mut all = Vec::new();
+    carve::scan(image, 0, opts, &[], &Engine::new(threads), |p| {
+        all.extend(p.found);
+        Ok::<(), ()>(())
+    })
+    .unwrap();
+    all
+}
+
+fn carve(image: &[u8]) -> (Vec<Found>, Carved) {
+    let found = scan_all(image, &CarveOptions::default(), 2);
+    // The same pages on one thread.
+    assert_eq!(found, scan_all(image, &CarveOptions::default(), 1));
+    let carved = carve::group(found.clone(), None);
+    (found, carved)
+}
+
+/// Plants `pages` into `image` from `at`, each `gap` bytes after the end
+/// of the one before; returns (offset, page number) of each.
+fn plant(image: &mut [u8], at: usize, gap: usize, pages: &[(u32, &[u8])]) -> Vec<(u64, u32)> {
+    let mut off = at;
+    let mut out = Vec::new();
+    for (n, p) in pages {
+        image[off..off + p.len()].copy_from_slice(p);
+        out.push((off as u64, *n));
+        off += p.len() + gap;
+    }
+    out
+}
+
+fn places(found: &[Found], space: u32) -> Vec<(u64, u32)> {
+    let mut v: Vec<(u64, u32)> = found
+        .iter()
+        .filter(|f| f.space_id == SpaceId(space))
+        .map(|f| (f.offset, f.page_no.0))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn planted_at_odd_offsets_in_noise_three_page_sizes() {
+    // mysql56/ai_int: space 7, 16 KiB, innodb; mariadb1011-4k/ai_int:
+    // 4 KiB full_crc32; mysql56/rf_compressed8: space 17, 8 KiB
+    // compressed (fixtures/manifest.tsv).
+    let a = fixture("mysql56/ai_int.ibd");
+    let b = fixture("mariadb1011-4k/ai_int.ibd");
+    let z = fixture("mysql56/rf_compressed8.ibd");
+    let a_pages = written(&a, 16384);
+    let b_pages = written(&b, 4096);
+    let z_pages = written(&z, 8192);
+    let mut image = noise(24 << 20, 7);
+    let pa = plant(&mut image, 512 * 3, 512 * 5, &a_pages);
+    let pb = plant(&mut image, (8 << 20) + 512 * 7, 512, &b_pages);
+    let pz = plant(&mut image, (16 << 20) + 512 * 11, 512 * 3, &z_pages);
+    let (found, carved) = carve(&image);
+    let b_space = u32::from_be_bytes(b[34..38].try_into().unwrap());
+    assert_eq!(places(&found, 7), pa);
+    assert_eq!(places(&found, b_space), pb);
+    assert_eq!(places(&found, 17), pz);
+    assert_eq!(found.len(), pa.len() + pb.len() + pz.len());
+    let sizes: Vec<(u32, u32, PageLayout)> = carved
+        .spaces
+        .iter()
+        .map(|s| (s.space_id.0, s.page_size, s.layout))
+        .collect();
+    let mut want = vec![
+        (7, 16384, PageLayout::Classic),
+        (b_space, 4096, PageLayout::FullCrc32),
+        (17, 8192, PageLayout::Zip),
+    ];
+    want.sort();
+    assert_eq!(sizes, want);
+    for s in &carved.spaces {
+        assert!(s.has_page0() && s.mixed.is_none(), "space {}", s.space_id);
+    }
+}
+
+#[test]
+fn two_versions_of_one_page_newest_kept() {
+    // mysql56-crc32/ai_int (crc32): page 3 planted as written, and again
+    // with a newer LSN and its crc32 computed as the server computes it
+    // (`buf_calc_page_crc32`, checksum.cc; LSN low word in the trailer,
+    // fil0types.h).
+    let f = fixture("mysql56-crc32/ai_int.ibd");
+    let old = f[3 * 16384..4 * 16384].to_vec();
+    let mut new = old.clone();
+    let lsn = u64::from_be_bytes(old[16..24].try_into().unwrap()) + 1000;
+    new[16..24].copy_from_slice(&lsn.to_be_bytes());
+    new[16380..].copy_from_slice(&(lsn as u32).to_be_bytes());
+    let c = page_crc32(&new);
+    new[..4].copy_from_slice(&c.to_be_bytes());
+    new[16376..16380].copy_from_slice(&c.to_be_bytes());
+    let mut image = noise(1 << 20, 11);
+    image[512 * 9..512 * 9 + 16384].copy_from_slice(&old);
+    image[512 * 200..512 * 200 + 16384].copy_from_slice(&new);
+    let (found, carved) = carve(&image);
+    assert_eq!(found.len(), 2);
+    let s = &carved.spaces[0];
+    assert_eq!(s.pages.len(), 1);
+    let p = &s.pages[0];
+    assert_eq!(p.kept.page_no, PageNo(3));
+    assert_eq!((p.kept.offset, p.kept.lsn), (512 * 200, Lsn(lsn)));
+    assert_eq!(p.others.len(), 1);
+    assert_eq!(p.others[0].offset, 512 * 9);
+    // No page 0: the image would get a synthesized one, which verifies.
+    assert!(!s.has_page0());
+    let p0 = carve::synthesize_page0(s).unwrap();
+    assert_eq!(
+        ibdscope_core::space::verify_page(&p0, ibdscope_core::checksum::Scheme::Classic),
+        ibdscope_core::Verdict::Valid(ibdscope_core::checksum::Algorithm::Crc32)
+    );
+}
+
+#[test]
+fn truncated_images_lose_only_the_cut_page() {
+    let a = fixture("mysql56/ai_int.ibd");
+    let pages = written(&a, 16384);
+    let mut image = noise(pages.len() * 16384 + 4096, 3);
+    let planted = plant(&mut image, 4096, 0, &pages);
+    for cut in [16384usize, 8000, 512] {
+        let end = image.len() - 4096 - cut;
+        let (found, _) = carve(&image[..end]);
+        // Every page wholly inside the cut image, none other.
+        let want: Vec<(u64, u32)> = planted
+            .iter()
+            .copied()
+            .filter(|(o, _)| *o as usize + 16384 <= end)
+            .collect();
+        assert_eq!(places(&found, 7), want, "cut {cut}");
+        assert_eq!(found.len(), want.len());
+    }
+}
+
+#[test]
+fn sparse_copy_pages_put_back_together() {
+    // A copy that left out each page's all-zero 4 KiB blocks (as mke2fs -d
+    // does): the stored blocks one after the other.
+    let a = fixture("mysql56/one_row.ibd");
+    let mut image = noise(4096, 5);
+    let mut want = Vec::new();
+    for (n, p) in written(&a, 16384) {
+        want.push((image.len() as u64, n));
+        for blk in p.chunks(4096) {
+            if blk.iter().any(|&b| b != 0) {
+                image.extend_from_slice(blk);
+            }
+        }
+    }
+    image.extend(noise(8192, 6));
+    let (found, carved) = carve(&image);
+    assert_eq!(places(&found, 21), want);
+    let s = &carved.spaces[0];
+    assert!(s.is_whole(), "{s:?}");
+}
+
+#[test]
+fn index_id_gathers_one_index() {
+    // mysql56/secondary (space 13): three indexes; idx_k's pages only.
+    let f = fixture("mysql56/secondary.ibd");
+    let mut image = noise(512, 1);
+    image.extend_from_slice(&f);
+    let all = scan_all(&image, &CarveOptions::default(), 2);
+    let ids: std::collections::BTreeSet<IndexId> = all.iter().filter_map(|f| f.index_id).collect();
+    let second = *ids.iter().nth(1).unwrap();
+    let mut opts = CarveOptions::default();
+    opts.index_id = Some(second);
+    let only = scan_all(&image, &opts, 2);
+    // The index's pages, and the pages that say where the space's indexes
+    // are (page 0, INODE: types 8 and 3, fil0fil.h).
+    let want: Vec<Found> = all
+        .iter()
+        .copied()
+        .filter(|f| f.index_id == Some(second) || matches!(f.page_type.0, 3 | 8))
+        .collect();
+    assert_eq!(only, want);
+    let carved = carve::group(only, Some(second));
+    assert_eq!(carved.spaces.len(), 1);
+    let s = &carved.spaces[0];
+    assert_eq!(s.space_id, SpaceId(13));
+    assert_eq!(s.index_gathered, Some(second));
+    assert_eq!(s.pages.len(), want.len());
+    assert_eq!(s.indexes.len(), 1);
+    assert!(s.indexes[0].complete() && s.mixed.is_none());
+}
+
+#[test]
+fn noise_alone_gives_nothing() {
+    let image = noise(8 << 20, 42);
+    assert!(carve(&image).0.is_empty());
+    let mut opts = CarveOptions::default();
+    opts.unverified = true;
+    assert!(scan_all(&image, &opts, 2).is_empty());
+}
+
+/// `page` with its crc32 written as the server writes it
+/// (`buf_calc_page_crc32`, checksum.cc: in the header and the trailer).
+fn restamp(mut page: Vec<u8>) -> Vec<u8> {
+    let n = page.len();
+    let c = page_crc32(&page);
+    page[..4].copy_from_slice(&c.to_be_bytes());
+    page[n - 8..n - 4].copy_from_slice(&c.to_be_bytes());
+    page
+}
+
+#[test]
+fn page0_versions_with_other_flags_are_mixed() {
+    // mysql56-crc32/ai_int's page 0 (space 7, flags 0) and a page 0 of
+    // the same id with DYNAMIC's flags (0x21, fixtures/manifest.tsv's
+    // rf_dynamic) and a newer LSN: two tablespaces that shared the id.
+    let f = fixture("mysql56-crc32/ai_int.ibd");
+    let p0 = f[..16384].to_vec();
+    let mut other = p0.clone();
+    other[38 + 16..38 + 20].copy_from_slice(&0x21u32.to_be_bytes());
+    let lsn = u64::from_be_bytes(p0[16..24].try_into().unwrap()) + 5;
+    other[16..24].copy_from_slice(&lsn.to_be_bytes());
+    other[16380..].copy_from_slice(&(lsn as u32).to_be_bytes());
+    let other = restamp(other);
+    let mut image = noise(64 * 1024, 9);
+    image[512..512 + 16384].copy_from_slice(&p0);
+    image[32768..32768 + 16384].copy_from_slice(&other);
+    let (_, carved) = carve(&image);
+    let s = &carved.spaces[0];
+    assert_eq!(s.mixed, Some(carve::Mixed::Flags(vec![0, 0x21])));
+    assert_eq!(s.flags, Some(0x21));
+    assert!(!s.is_whole());
+}
+
+#[test]
+fn unverified_takes_a_damaged_page_with_a_consistent_header() {
+    let f = fixture("mysql56-crc32/ai_int.ibd");
+    let mut page = f[3 * 16384..4 * 16384].to_vec();
+    page[9000] ^= 0x40;
+    let mut image = noise(64 * 1024, 13);
+    image[1024..1024 + 16384].copy_from_slice(&page);
+    assert!(carve(&image).0.is_empty());
+    let mut opts = CarveOptions::default();
+    opts.unverified = true;
+    let found = scan_all(&image, &opts, 2);
+    assert_eq!(found.len(), 1);
+    assert_eq!((found[0].offset, found[0].page_no), (1024, PageNo(3)));
+    assert_eq!(found[0].accepted, carve::Accepted::SelfConsistent);
+}

@@ -1,0 +1,1987 @@
+//! A table's columns inferred from its own records, when no definition
+//! (SDI, `.frm`, dictionary, `CREATE TABLE`) is at hand.
+//!
+//! Two layers, kept apart because they are not equally sure
+//! (docs/infer.md says what each can and cannot tell, docs/format.md §
+//! "Inferring columns" the format facts with their sources):
+//!
+//! | layer | from | how sure |
+//! |---|---|---|
+//! | storage | REDUNDANT: each record's field count and field end offsets (with the NULL and external flags); COMPACT/DYNAMIC/COMPRESSED: the NULL bitmap and the 1- or 2-byte lengths stored before the 5-byte header, and each record's extent, fixed by the next record in address order | exact: a hypothesis (fields, fixed widths, nullable, variable, 1- or 2-byte lengths) is kept only when it fits every record read |
+//! | types | the values' shapes in every record: InnoDB's integers (sign bit flipped), DATE / DATETIME2 / TIMESTAMP2 / TIME2 bit layouts, IEEE floats, text against charsets, external references (BLOB/TEXT) | evidence, counted; two types that fit alike are both named |
+//!
+//! Sources of the storage facts: MySQL 8.0 `storage/innobase/rem/rec.h`
+//! and `rem0rec.cc` (`rec_init_offsets_comp_ordinary`,
+//! `rec_get_converted_size_comp_prefix_low`,
+//! `rec_convert_dtuple_to_rec_old`), MariaDB 10.11 `rem0rec.cc`, the same
+//! functions; `dict0dict.cc` `dict_index_build_internal_clust` (DB_TRX_ID
+//! and DB_ROLL_PTR after the key), `dict_index_build_node_ptr` (a node
+//! pointer is the key then a 4-byte child page number).
+//!
+//! What the storage layer cannot tell, whatever the records: where one
+//! NOT NULL fixed-width column ends and the next begins (COMPACT keeps no
+//! boundary between them: their bytes are one run), a NULL-able column
+//! that is never NULL from a NOT NULL one, a variable-length column whose
+//! every value has the same length from a fixed one (REDUNDANT), and a
+//! variable-length column's declared maximum. The type layer splits the
+//! runs by the values' shapes and says how sure it is.
+//!
+//! Bounds: at most `MAX_PAGES` (2048) pages per index are read, at most
+//! `MAX_SEARCH_RECORDS` (1000) records take part in the search, which visits
+//! at most `MAX_NODES` (100,000) hypotheses and says when it gave up
+//! ([`Outcome::GaveUp`]); the hypothesis found is then checked against
+//! every record read.
+
+use crate::table::{ColType, Column};
+use crate::value::{render, Rendered};
+use ibdscope_core::record::REC_INFO_MIN_REC_FLAG;
+use ibdscope_core::{IndexId, PageNo, RecFormat, RecPage, RecType, Tablespace, Visited};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Pages read per index.
+const MAX_PAGES: usize = 2048;
+/// Records that take part in the hypothesis search (the rest check it).
+const MAX_SEARCH_RECORDS: usize = 1000;
+/// Hypotheses the search visits before it gives up.
+const MAX_NODES: u32 = 100_000;
+/// Hypotheses visited after the first that fits, looking for a rival.
+const RIVAL_NODES: u32 = 5000;
+/// Records whose values the type layer reads per column.
+const MAX_TYPE_RECORDS: usize = 5000;
+/// Records below which every type is of low confidence.
+const MIN_TYPE_RECORDS: u32 = 20;
+/// Fields of a record (REC_MAX_N_FIELDS, rem0types.h: 1023).
+const MAX_FIELDS: usize = 1023;
+/// Indexes looked at.
+const MAX_INDEXES: usize = 64;
+/// PAGE_NEW_SUPREMUM_END (page0page.h): where the first COMPACT user
+/// record's header may start.
+const PAGE_NEW_SUPREMUM_END: usize = 120;
+/// REC_N_NEW_EXTRA_BYTES.
+const EXTRA: usize = 5;
+/// DATA_TRX_ID_LEN, DATA_ROLL_PTR_LEN (data0type.h).
+const TRX_LEN: u32 = 6;
+const ROLL_LEN: u32 = 7;
+
+/// How a column is stored, as the records show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// The same number of bytes in every record (NULL included in
+    /// REDUNDANT, where a NULL fixed-width field keeps its bytes).
+    Fixed(u32),
+    /// A length per record; `big`: lengths of two bytes occur (or the
+    /// field goes off-page), so the column's maximum is over 255 bytes
+    /// (`DATA_BIG_COL`).
+    Variable {
+        /// Two-byte lengths seen (COMPACT), or lengths over 255 / off-page.
+        big: bool,
+        /// Longest value seen, in bytes stored in the record.
+        max_seen: u32,
+        /// Some value is stored off-page (an external reference).
+        external: bool,
+    },
+}
+
+/// How sure a column's inference is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Confidence {
+    /// Two or more types fit alike; the first is printed.
+    Ambiguous,
+    /// The shape fits most values but not all, or little evidence.
+    Low,
+    /// Every value read fits the type, others fit less well.
+    High,
+    /// Given by the format itself (DB_TRX_ID, DB_ROLL_PTR, the storage).
+    Exact,
+}
+
+impl Confidence {
+    /// The word for output.
+    pub fn word(self) -> &'static str {
+        match self {
+            Confidence::Ambiguous => "ambiguous",
+            Confidence::Low => "low",
+            Confidence::High => "high",
+            Confidence::Exact => "exact",
+        }
+    }
+}
+
+/// A type family, for comparing with a real definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// TINYINT … BIGINT, YEAR, ENUM, SET, BIT.
+    Integer,
+    /// DECIMAL.
+    Decimal,
+    /// FLOAT, DOUBLE.
+    Float,
+    /// DATE, DATETIME, TIMESTAMP, TIME.
+    Temporal,
+    /// CHAR, VARCHAR, TEXT.
+    Text,
+    /// BINARY, VARBINARY, BLOB, and bytes of no known shape.
+    Binary,
+    /// DB_TRX_ID, DB_ROLL_PTR, DB_ROW_ID.
+    System,
+}
+
+impl Family {
+    /// The word for output.
+    pub fn word(self) -> &'static str {
+        match self {
+            Family::Integer => "integer",
+            Family::Decimal => "decimal",
+            Family::Float => "float",
+            Family::Temporal => "temporal",
+            Family::Text => "text",
+            Family::Binary => "binary",
+            Family::System => "system",
+        }
+    }
+
+    /// The family of a real column type.
+    pub fn of(t: ColType) -> Family {
+        use ColType::*;
+        match t {
+            Tiny | Short | Long | LongLong | Int24 | Year | Enum | Set | Bit => Family::Integer,
+            Decimal | NewDecimal => Family::Decimal,
+            Float | Double => Family::Float,
+            Timestamp | Date | Time | DateTime | NewDate | Timestamp2 | DateTime2 | Time2 => {
+                Family::Temporal
+            }
+            Varchar | VarString | String | TinyBlob | MediumBlob | LongBlob | Blob | Json => {
+                Family::Text
+            }
+            _ => Family::Binary,
+        }
+    }
+}
+
+/// One inferred column, in storage order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InferredColumn {
+    /// `c1`, `c2`, … (`DB_TRX_ID` and `DB_ROLL_PTR` are not columns).
+    pub name: String,
+    /// The SQL type printed.
+    pub sql_type: String,
+    /// The family of that type.
+    pub family: Family,
+    /// How it is stored.
+    pub storage: Storage,
+    /// Has a NULL bit (COMPACT) or a NULL field was seen (REDUNDANT).
+    pub nullable: bool,
+    /// Part of the clustered index key.
+    pub key: bool,
+    /// How sure the type is.
+    pub confidence: Confidence,
+    /// Other types that fit as well, or nearly.
+    pub alternatives: Vec<String>,
+    /// Why, in words.
+    pub evidence: String,
+}
+
+/// How the storage search ended for one index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// One hypothesis fits every record read (`tight` of `pairs` record
+    /// boundaries meet exactly; the others leave free bytes, as reused
+    /// free space does).
+    Fits {
+        /// Boundaries met exactly.
+        tight: u32,
+        /// Boundaries checked.
+        pairs: u32,
+        /// Another hypothesis fits as well.
+        ambiguous: bool,
+    },
+    /// The search visited its `MAX_NODES` (100,000) hypotheses without one that
+    /// fits.
+    GaveUp {
+        /// Hypotheses visited.
+        nodes: u32,
+    },
+    /// No hypothesis fits: why.
+    NoFit(String),
+    /// No record to read.
+    NoRecords,
+}
+
+/// What was inferred about one index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexInference {
+    /// PAGE_INDEX_ID.
+    pub id: IndexId,
+    /// Leaf pages read.
+    pub leaf_pages: u32,
+    /// Leaf records read (live and on the free list).
+    pub records: u32,
+    /// Storage-order fields: their storage and whether they are NULL-able
+    /// (a NOT NULL fixed-width run counts as one field for COMPACT).
+    pub fields: Vec<(Storage, bool)>,
+    /// How the search ended.
+    pub outcome: Outcome,
+}
+
+/// A table's columns inferred from its records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inference {
+    /// The record format of the pages.
+    pub format: RecFormat,
+    /// The clustered index (the lowest index id), then the others.
+    pub indexes: Vec<IndexInference>,
+    /// The clustered index's columns, system columns left out.
+    pub columns: Vec<InferredColumn>,
+    /// Key columns (the first `n_key` of [`Inference::columns`]).
+    pub n_key: usize,
+    /// Every column's storage and type were found with no ambiguity.
+    pub complete: bool,
+    /// What the inference could not decide, in words.
+    pub notes: Vec<String>,
+}
+
+// ------------------------------------------------------------- pages
+
+/// One page's records, copied (compressed pages rebuilt).
+struct PageRecs {
+    page: PageNo,
+    bytes: Vec<u8>,
+    /// Record origins, live and free, in address order.
+    origins: Vec<u16>,
+    /// On the record chain (not the free list), by origin position: only
+    /// these give values to the type layer (a freed record's bytes may
+    /// be partly overwritten).
+    live: Vec<bool>,
+    heap_top: usize,
+}
+
+struct IndexPages {
+    id: IndexId,
+    leaves: Vec<PageRecs>,
+    instant: bool,
+}
+
+fn read_records(ts: &Tablespace<'_>, n: PageNo, zip: &mut Vec<u8>) -> Option<(PageRecs, u16)> {
+    let rp = RecPage::of(ts, n).ok()?;
+    let logical = rp.logical_size();
+    let bytes: Vec<u8> = if rp.is_compressed() {
+        crate::zip::decompress(rp.bytes(), logical as usize, zip).ok()?;
+        zip.clone()
+    } else {
+        rp.bytes().to_vec()
+    };
+    let rp = RecPage::new(&bytes, logical)?;
+    let level = rp.header().level();
+    let mut visited = Visited::new();
+    let mut recs: Vec<(u16, bool)> = Vec::new();
+    let mut instant = false;
+    for free in [false, true] {
+        let it = if free {
+            rp.free_records(&mut visited)
+        } else {
+            rp.records(&mut visited)
+        };
+        let Some(mut it) = it else { break };
+        while let Ok(Some(r)) = it.next() {
+            if !r.is_user() {
+                continue;
+            }
+            if r.rec_type == RecType::Instant
+                || (level == 0 && r.header.info_bits & REC_INFO_MIN_REC_FLAG != 0)
+                || r.header.is_instant()
+                || r.header.is_versioned()
+            {
+                instant = true;
+            }
+            recs.push((r.origin, !free));
+        }
+    }
+    recs.sort_unstable();
+    recs.dedup_by_key(|r| r.0);
+    let heap_top = rp.heap_limit();
+    let page = PageRecs {
+        page: n,
+        origins: recs.iter().map(|r| r.0).collect(),
+        live: recs.iter().map(|r| r.1).collect(),
+        heap_top,
+        bytes,
+    };
+    Some((page, if instant { u16::MAX } else { level }))
+}
+
+fn gather(ts: &Tablespace<'_>) -> (Vec<IndexPages>, Option<RecFormat>) {
+    let mut out: Vec<IndexPages> = Vec::new();
+    let mut format = None;
+    let mut zip = Vec::new();
+    for n in 0..ts.n_pages() {
+        let Ok(rp) = RecPage::of(ts, PageNo(n)) else {
+            continue;
+        };
+        let id = rp.header().index_id();
+        // The SDI index and the insert buffer are not the table's.
+        if rp.header().n_recs() == 0 && rp.header().n_heap() & 0x7FFF <= 2 {
+            continue;
+        }
+        let level_hdr = rp.header().level();
+        let pos = match out.iter().position(|i| i.id == id) {
+            Some(p) => p,
+            None if out.len() < MAX_INDEXES => {
+                out.push(IndexPages {
+                    id,
+                    leaves: Vec::new(),
+                    instant: false,
+                });
+                out.len().saturating_sub(1)
+            }
+            None => continue,
+        };
+        let Some(ix) = out.get_mut(pos) else { continue };
+        // Leaves only: node pointers repeat the key.
+        if level_hdr != 0 || ix.leaves.len() >= MAX_PAGES {
+            continue;
+        }
+        let Some((recs, level)) = read_records(ts, PageNo(n), &mut zip) else {
+            continue;
+        };
+        format.get_or_insert(rp.format());
+        if level == u16::MAX {
+            ix.instant = true;
+        }
+        ix.leaves.push(recs);
+    }
+    // SDI pages (MySQL 8.0) are FIL_PAGE_SDI, not INDEX: not here. The
+    // clustered index has the lowest id (created first).
+    out.retain(|i| !i.leaves.is_empty());
+    out.sort_by_key(|i| i.id.0);
+    (out, format)
+}
+
+fn byte(b: &[u8], at: usize) -> u8 {
+    b.get(at).copied().unwrap_or(0)
+}
+
+// ------------------------------------------------- REDUNDANT: exact
+
+/// One field's bytes in one record: offset from the page start, length,
+/// NULL, external.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cell {
+    at: u32,
+    len: u32,
+    null: bool,
+    ext: bool,
+}
+
+/// Every record's cells, for the type layer, and the fields found.
+type Row = (usize, u32, Vec<Cell>);
+
+struct Table {
+    fields: Vec<(Storage, bool)>,
+    /// For each record read (up to MAX_TYPE_RECORDS): the page index,
+    /// the origin and the cells of every field (offsets from the origin;
+    /// COMPACT: not counting the NOT NULL fixed bytes, whose place the
+    /// type layer decides).
+    rows: Vec<Row>,
+    /// COMPACT: the NOT NULL fixed bytes (one total, `fields` holds the
+    /// other fields only).
+    run: Option<u32>,
+}
+
+fn redundant(ix: &IndexPages) -> Result<Table, String> {
+    let mut n_fields: Option<u16> = None;
+    let mut lens: Vec<(Option<u32>, bool, bool, u32, bool, bool)> = Vec::new();
+    // (fixed length so far, varies, null seen, max, ext, null with bytes)
+    let mut rows = Vec::new();
+    for (pi, p) in ix.leaves.iter().enumerate() {
+        let rp = RecPage::new(&p.bytes, u32::try_from(p.bytes.len()).unwrap_or(0));
+        let Some(rp) = rp else { continue };
+        for (oi, &o) in p.origins.iter().enumerate() {
+            let Some(rec) = rp.record_at(o) else { continue };
+            let n = rec.header.n_fields;
+            match n_fields {
+                None => {
+                    n_fields = Some(n);
+                    lens = vec![(None, false, false, 0, false, false); usize::from(n)];
+                }
+                Some(m) if m != n => {
+                    return Err(format!(
+                        "records with {m} and {n} fields (page {}): an instant ADD COLUMN, or two \
+                         layouts",
+                        p.page
+                    ))
+                }
+                Some(_) => {}
+            }
+            let mut cells = Vec::with_capacity(usize::from(n));
+            for (f, st) in rec.fields(&p.bytes).zip(lens.iter_mut()) {
+                let len = u32::from(f.len());
+                cells.push(Cell {
+                    at: u32::from(f.start),
+                    len,
+                    null: f.null,
+                    ext: f.external,
+                });
+                st.3 = st.3.max(len);
+                st.4 |= f.external;
+                if f.null {
+                    st.2 = true;
+                    if len > 0 {
+                        st.5 = true;
+                    } else {
+                        continue;
+                    }
+                }
+                match st.0 {
+                    None if !st.1 => st.0 = Some(len),
+                    Some(l) if l != len => {
+                        st.0 = None;
+                        st.1 = true;
+                    }
+                    _ => {}
+                }
+            }
+            if rows.len() < MAX_TYPE_RECORDS && p.live.get(oi).copied().unwrap_or(false) {
+                rows.push((pi, u32::from(o), cells));
+            }
+        }
+    }
+    if n_fields.is_none() {
+        return Err("no record".into());
+    }
+    let fields = lens
+        .iter()
+        .map(|&(fixed, _, null, max, ext, null_bytes)| {
+            // A NULL field with no bytes is variable-length: a fixed one
+            // keeps its width (rec_convert_dtuple_to_rec_old).
+            let var = fixed.is_none() || ext || (null && !null_bytes);
+            let s = match fixed {
+                Some(w) if !var => Storage::Fixed(w),
+                _ => Storage::Variable {
+                    big: max > 255 || ext,
+                    max_seen: max,
+                    external: ext,
+                },
+            };
+            (s, null)
+        })
+        .collect();
+    Ok(Table {
+        fields,
+        rows,
+        run: None,
+    })
+}
+
+// ------------------------------------------- COMPACT: the search
+
+/// A NULL-able or variable-length field of a COMPACT hypothesis (NOT NULL
+/// fixed-width bytes are not items: they are counted in one total).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    /// NOT NULL variable, 1-byte lengths only.
+    Var,
+    /// NOT NULL variable, 2-byte lengths allowed.
+    VarBig,
+    /// NULL-able variable.
+    NVar,
+    /// NULL-able variable, 2-byte lengths allowed.
+    NVarBig,
+    /// NULL-able fixed (width solved at the end).
+    NFixed,
+}
+
+impl Item {
+    fn nullable(self) -> bool {
+        matches!(self, Item::NVar | Item::NVarBig | Item::NFixed)
+    }
+    fn var(self) -> Option<bool> {
+        match self {
+            Item::Var | Item::NVar => Some(false),
+            Item::VarBig | Item::NVarBig => Some(true),
+            Item::NFixed => None,
+        }
+    }
+}
+
+/// What a hypothesis reads: its variable fields in order (with their
+/// NULL bit) and the NULL bits of its NULL-able fixed fields. Two
+/// hypotheses with one signature read every record alike.
+fn signature(items: &[Item]) -> (Vec<(Item, usize)>, Vec<usize>) {
+    let mut bit = 0usize;
+    let mut var = Vec::new();
+    let mut fixed = Vec::new();
+    for &it in items {
+        match it.var() {
+            Some(_) => var.push((it, if it.nullable() { bit } else { usize::MAX })),
+            None => fixed.push(bit),
+        }
+        if it.nullable() {
+            bit = bit.saturating_add(1);
+        }
+    }
+    (var, fixed)
+}
+
+/// One record of the search: where it is and what the hypothesis so far
+/// has read of it.
+#[derive(Clone, Copy, Debug, Default)]
+struct RecState {
+    /// Bytes of lengths read (below the NULL bitmap).
+    lens: u32,
+    /// Bytes of variable-length data.
+    var: u32,
+    /// NULL-able fixed fields not NULL.
+    nfix: u32,
+}
+
+struct Search<'p> {
+    pages: &'p [PageRecs],
+    /// (page, position) of each record in the search.
+    recs: Vec<(usize, usize)>,
+    nb: usize,
+    nn: usize,
+    amin: u32,
+    nodes: u32,
+    /// Hypotheses visited when the first that fits was found.
+    first_at: Option<u32>,
+    /// Upper bound on every record's bytes of lengths: a first record's
+    /// header meets PAGE_NEW_SUPREMUM_END.
+    found: Vec<(Vec<Item>, Solved)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Solved {
+    a: u32,
+    widths: Vec<u32>,
+    tight: u32,
+    pairs: u32,
+}
+
+impl Search<'_> {
+    fn page(&self, r: usize) -> Option<(&PageRecs, usize)> {
+        let &(p, i) = self.recs.get(r)?;
+        Some((self.pages.get(p)?, i))
+    }
+
+    fn origin(&self, r: usize) -> usize {
+        self.page(r)
+            .and_then(|(p, i)| p.origins.get(i))
+            .map_or(0, |&o| usize::from(o))
+    }
+
+    fn null_bit(&self, r: usize, bit: usize) -> bool {
+        let Some((p, i)) = self.page(r) else {
+            return false;
+        };
+        let o = p.origins.get(i).map_or(0, |&o| usize::from(o));
+        let at = o
+            .saturating_sub(EXTRA)
+            .saturating_sub(1)
+            .saturating_sub(bit / 8);
+        byte(&p.bytes, at) & (1u8 << (bit % 8)) != 0
+    }
+
+    /// Reads a length for record `r` after `st.lens` bytes: (length,
+    /// bytes of length, external).
+    fn read_len(&self, r: usize, st: &RecState, big: bool) -> (u32, u32, bool) {
+        let Some((p, i)) = self.page(r) else {
+            return (u32::MAX, 1, false);
+        };
+        let o = p.origins.get(i).map_or(0, |&o| usize::from(o));
+        let at = o
+            .saturating_sub(EXTRA)
+            .saturating_sub(self.nb)
+            .saturating_sub(st.lens as usize)
+            .saturating_sub(1);
+        let b = byte(&p.bytes, at);
+        if big && b & 0x80 != 0 {
+            let b2 = byte(&p.bytes, at.saturating_sub(1));
+            let len = (u32::from(b & 0x3F) << 8) | u32::from(b2);
+            (len, 2, b & 0x40 != 0)
+        } else {
+            (u32::from(b), 1, false)
+        }
+    }
+
+    /// The next record in address order on the same page, when `r` is
+    /// followed by one in the search.
+    fn next_of(&self, r: usize) -> Option<usize> {
+        let (&(p, i), &(q, j)) = (self.recs.get(r)?, self.recs.get(r.checked_add(1)?)?);
+        (p == q && j == i.checked_add(1)?).then_some(r.saturating_add(1))
+    }
+
+    /// Bytes free between record `r`'s data (so far) and the next
+    /// record's header (so far); `None` when `r` is the last on its page
+    /// in the search (checked against PAGE_HEAP_TOP when its page's last).
+    fn room(&self, states: &[RecState], r: usize, nfix_min: u32) -> Option<i64> {
+        let st = states.get(r)?;
+        let used_r = i64::from(st.var)
+            .saturating_add(i64::from(st.nfix).saturating_mul(i64::from(nfix_min)))
+            .saturating_add(i64::from(self.amin));
+        match self.next_of(r) {
+            Some(s) => {
+                let ss = states.get(s)?;
+                let gap = (self.origin(s) as i64).saturating_sub(self.origin(r) as i64);
+                Some(
+                    gap.saturating_sub(used_r)
+                        .saturating_sub(EXTRA.saturating_add(self.nb) as i64)
+                        .saturating_sub(i64::from(ss.lens)),
+                )
+            }
+            None => {
+                let (p, i) = self.page(r)?;
+                if i.checked_add(1)? == p.origins.len() {
+                    Some(
+                        (p.heap_top as i64)
+                            .saturating_sub(self.origin(r) as i64)
+                            .saturating_sub(used_r),
+                    )
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    fn feasible(&self, states: &[RecState]) -> bool {
+        for r in 0..states.len() {
+            if self.room(states, r, 1).is_some_and(|x| x < 0) {
+                return false;
+            }
+            // A page's first record: its header starts at or after
+            // PAGE_NEW_SUPREMUM_END.
+            if let (Some((_, 0)), Some(st)) = (self.page(r), states.get(r)) {
+                let start = (self.origin(r) as i64)
+                    .saturating_sub(EXTRA.saturating_add(self.nb) as i64)
+                    .saturating_sub(i64::from(st.lens));
+                if start < PAGE_NEW_SUPREMUM_END as i64 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Applies `item` (at null bit `bit` when NULL-able) to every record;
+    /// `None` when a length runs past what the page can hold.
+    fn apply(&self, states: &[RecState], item: Item, bit: usize) -> Option<Vec<RecState>> {
+        let mut out = states.to_vec();
+        let mut two = false;
+        for (r, st) in out.iter_mut().enumerate() {
+            if item.nullable() && self.null_bit(r, bit) {
+                continue;
+            }
+            match item.var() {
+                None => st.nfix = st.nfix.saturating_add(1),
+                Some(big) => {
+                    let (len, nb, _) = self.read_len(r, st, big);
+                    two |= nb == 2;
+                    if len > 16383 {
+                        return None;
+                    }
+                    st.lens = st.lens.saturating_add(nb);
+                    st.var = st.var.saturating_add(len);
+                }
+            }
+        }
+        // A 2-byte hypothesis that never reads two bytes is the 1-byte
+        // one: not tried twice.
+        if item.var() == Some(true) && !two {
+            return None;
+        }
+        Some(out)
+    }
+
+    fn dfs(&mut self, items: &mut Vec<Item>, states: &[RecState], bit: usize) {
+        if self.nodes >= MAX_NODES || self.found.len() >= 2 || items.len() >= MAX_FIELDS {
+            return;
+        }
+        // Once one hypothesis fits, a rival is looked for a little longer.
+        if self
+            .first_at
+            .is_some_and(|f| self.nodes > f.saturating_add(RIVAL_NODES))
+        {
+            return;
+        }
+        self.nodes = self.nodes.saturating_add(1);
+        if !self.feasible(states) {
+            return;
+        }
+        if bit == self.nn {
+            if let Some(s) = self.solve(items, states) {
+                let sig = signature(items);
+                if !self.found.iter().any(|(f, _)| signature(f) == sig) {
+                    self.found.push((items.clone(), s));
+                    self.first_at.get_or_insert(self.nodes);
+                }
+            }
+        }
+        // NOT NULL variable fields first: the same fields in another
+        // order of NULL-able fixed and NOT NULL variable ones read alike
+        // (only the bytes' placement differs), and are one hypothesis.
+        let mut cands: Vec<Item> = vec![Item::Var];
+        if bit < self.nn {
+            cands.extend([Item::NFixed, Item::NVar, Item::NVarBig]);
+        }
+        cands.push(Item::VarBig);
+        for c in cands {
+            let Some(next) = self.apply(states, c, bit) else {
+                continue;
+            };
+            items.push(c);
+            let nbit = if c.nullable() {
+                bit.saturating_add(1)
+            } else {
+                bit
+            };
+            self.dfs(items, &next, nbit);
+            items.pop();
+            if self.found.len() >= 2 || self.nodes >= MAX_NODES {
+                return;
+            }
+            if self
+                .first_at
+                .is_some_and(|f| self.nodes > f.saturating_add(RIVAL_NODES))
+            {
+                return;
+            }
+        }
+    }
+
+    /// Solves the NOT NULL fixed total and the NULL-able fixed widths
+    /// from the record boundaries, or `None` when they do not fit.
+    fn solve(&self, items: &[Item], states: &[RecState]) -> Option<Solved> {
+        let nfixed: Vec<usize> = items
+            .iter()
+            .scan(0usize, |bit, it| {
+                let b = *bit;
+                if it.nullable() {
+                    *bit = bit.saturating_add(1);
+                }
+                Some((it, b))
+            })
+            .filter(|(it, _)| **it == Item::NFixed)
+            .map(|(_, b)| b)
+            .collect();
+        // Each record with a known extent: (pattern of NULL-able fixed
+        // fields present, bytes of fixed data).
+        let mut groups: BTreeMap<Vec<bool>, i64> = BTreeMap::new();
+        let mut pairs = Vec::new();
+        for r in 0..states.len() {
+            let st = states.get(r)?;
+            let fixed_bytes = match self.next_of(r) {
+                Some(s) => {
+                    let ss = states.get(s)?;
+                    (self.origin(s) as i64)
+                        .saturating_sub(self.origin(r) as i64)
+                        .saturating_sub(i64::from(st.var))
+                        .saturating_sub(EXTRA.saturating_add(self.nb) as i64)
+                        .saturating_sub(i64::from(ss.lens))
+                }
+                None => {
+                    let (p, i) = self.page(r)?;
+                    if i.saturating_add(1) != p.origins.len() {
+                        continue;
+                    }
+                    (p.heap_top as i64)
+                        .saturating_sub(self.origin(r) as i64)
+                        .saturating_sub(i64::from(st.var))
+                }
+            };
+            let pat: Vec<bool> = nfixed.iter().map(|&b| !self.null_bit(r, b)).collect();
+            let e = groups.entry(pat.clone()).or_insert(fixed_bytes);
+            *e = (*e).min(fixed_bytes);
+            pairs.push((pat, fixed_bytes));
+        }
+        // Every page's first record starts at PAGE_NEW_SUPREMUM_END when
+        // the page is tight; counted below.
+        let k = nfixed.len();
+        let mut w: Vec<Option<i64>> = vec![None; k];
+        let mut a: Option<i64> = None;
+        for _ in 0..=k.saturating_add(1) {
+            let mut progress = false;
+            for (pat, &g) in &groups {
+                let unknown: Vec<usize> = pat
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, &p)| p && w.get(*j).copied().flatten().is_none())
+                    .map(|(j, _)| j)
+                    .collect();
+                let known: i64 = pat
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &p)| p)
+                    .filter_map(|(j, _)| w.get(j).copied().flatten())
+                    .sum();
+                match (a, unknown.as_slice()) {
+                    (None, []) => {
+                        a = Some(g.saturating_sub(known));
+                        progress = true;
+                    }
+                    (Some(av), [j]) => {
+                        if let Some(x) = w.get_mut(*j) {
+                            *x = Some(g.saturating_sub(known).saturating_sub(av));
+                            progress = true;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+        let a = a?;
+        if a < i64::from(self.amin) {
+            return None;
+        }
+        let widths: Vec<u32> = w
+            .iter()
+            .map(|x| x.and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0))
+            .collect::<Option<Vec<u32>>>()?;
+        let mut tight = 0u32;
+        for (pat, g) in &pairs {
+            let need: i64 = pat
+                .iter()
+                .zip(&widths)
+                .filter(|(p, _)| **p)
+                .fold(a, |acc, (_, &x)| acc.saturating_add(i64::from(x)));
+            if *g < need {
+                return None;
+            }
+            if *g == need {
+                tight = tight.saturating_add(1);
+            }
+        }
+        let n = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
+        // Reused free space leaves bytes between records; most boundaries
+        // must still meet exactly.
+        if n == 0 || u64::from(tight) * 10 < u64::from(n) * 9 {
+            return None;
+        }
+        Some(Solved {
+            a: u32::try_from(a).ok()?,
+            widths,
+            tight,
+            pairs: n,
+        })
+    }
+}
+
+fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, Outcome), Outcome> {
+    if ix.instant {
+        return Err(Outcome::NoFit(
+            "records written after an instant ALTER TABLE (several layouts in one index)".into(),
+        ));
+    }
+    let mut recs = Vec::new();
+    for (pi, p) in ix.leaves.iter().enumerate() {
+        if recs.len() >= MAX_SEARCH_RECORDS {
+            break;
+        }
+        for i in 0..p.origins.len() {
+            recs.push((pi, i));
+        }
+    }
+    if recs.is_empty() {
+        return Err(Outcome::NoRecords);
+    }
+    // The highest NULL bit ever set bounds the bitmap from below.
+    let mut best: Option<Vec<(Vec<Item>, Search<'_>, Solved)>> = None;
+    let mut nodes = 0u32;
+    for nb in 0..=16usize {
+        let mut s = Search {
+            pages: &ix.leaves,
+            recs: recs.clone(),
+            nb,
+            nn: 0,
+            amin: if clustered { TRX_LEN + ROLL_LEN } else { 0 },
+            nodes,
+            first_at: None,
+            found: Vec::new(),
+        };
+        // Bits set above a bitmap of nb bytes would be length bytes; the
+        // highest bit set within it gives the NULL-able count.
+        let mut hi = 0usize;
+        for r in 0..recs.len() {
+            for bit in (0..nb.saturating_mul(8)).rev() {
+                if s.null_bit(r, bit) {
+                    hi = hi.max(bit.saturating_add(1));
+                    break;
+                }
+            }
+        }
+        s.nn = hi.max(nb.saturating_mul(8).saturating_sub(7));
+        if nb == 0 {
+            s.nn = 0;
+        }
+        let states = vec![RecState::default(); recs.len()];
+        let mut items = Vec::new();
+        s.dfs(&mut items, &states, 0);
+        nodes = s.nodes;
+        if !s.found.is_empty() {
+            // Each hypothesis found on the search's records is checked
+            // against every record read; a rival that fails there is none.
+            let mut fits = s.found.into_iter().filter_map(|(items, _)| {
+                full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
+            });
+            let first = fits.next();
+            let rival = fits.next();
+            match first {
+                Some(f) => {
+                    best = Some(std::iter::once(f).chain(rival).collect());
+                    break;
+                }
+                None => {
+                    return Err(Outcome::NoFit(format!(
+                        "the layout found on the first {} records does not fit every record",
+                        recs.len()
+                    )))
+                }
+            }
+        }
+        if nodes >= MAX_NODES {
+            return Err(Outcome::GaveUp { nodes });
+        }
+    }
+    let Some(best) = best else {
+        return Err(Outcome::NoFit(format!(
+            "no layout of up to 128 NULL-able fields fits the records ({nodes} hypotheses)"
+        )));
+    };
+    let outcome = best.first().map(|(_, _, full)| Outcome::Fits {
+        tight: full.tight,
+        pairs: full.pairs,
+        ambiguous: best.len() > 1,
+    });
+    let tables = best
+        .iter()
+        .map(|(items, check, full)| table_of(ix, items, check, full))
+        .collect();
+    Ok((tables, outcome.unwrap_or(Outcome::NoRecords)))
+}
+
+/// The fields and every record's cells under the hypothesis `items`.
+fn table_of(ix: &IndexPages, items: &[Item], check: &Search<'_>, full: &Solved) -> Table {
+    // The fields but the NOT NULL fixed bytes (placed by the type layer).
+    let mut fields = Vec::new();
+    let mut rows = Vec::new();
+    let mut maxes = vec![(0u32, false, false); items.len()];
+    for (r, &(pi, i)) in check.recs.iter().enumerate() {
+        let Some(p) = ix.leaves.get(pi) else { continue };
+        let o = p.origins.get(i).map_or(0, |&o| u32::from(o));
+        let mut st = RecState::default();
+        let mut cells = Vec::with_capacity(items.len());
+        let mut at = 0u32;
+        let mut bit = 0usize;
+        let mut nf = 0usize;
+        for (k, &it) in items.iter().enumerate() {
+            let null = it.nullable() && check.null_bit(r, bit);
+            let (len, ext) = if null {
+                (0, false)
+            } else {
+                match it.var() {
+                    None => (full.widths.get(nf).copied().unwrap_or(0), false),
+                    Some(big) => {
+                        let (len, nb, ext) = check.read_len(r, &st, big);
+                        st.lens = st.lens.saturating_add(nb);
+                        (len, ext)
+                    }
+                }
+            };
+            if it == Item::NFixed {
+                nf = nf.saturating_add(1);
+            }
+            if it.nullable() {
+                bit = bit.saturating_add(1);
+            }
+            if let Some(m) = maxes.get_mut(k) {
+                m.0 = m.0.max(len);
+                m.1 |= ext;
+                m.2 |= null;
+            }
+            cells.push(Cell { at, len, null, ext });
+            at = at.saturating_add(len);
+        }
+        if rows.len() < MAX_TYPE_RECORDS && p.live.get(i).copied().unwrap_or(false) {
+            rows.push((pi, o, cells));
+        }
+    }
+    let mut nf = 0usize;
+    for (&it, &(max, ext, _)) in items.iter().zip(&maxes) {
+        let s = match it.var() {
+            None => {
+                let w = full.widths.get(nf).copied().unwrap_or(0);
+                nf = nf.saturating_add(1);
+                Storage::Fixed(w)
+            }
+            Some(big) => Storage::Variable {
+                big,
+                max_seen: max,
+                external: ext,
+            },
+        };
+        fields.push((s, it.nullable()));
+    }
+    Table {
+        fields,
+        rows,
+        run: Some(full.a),
+    }
+}
+
+/// `items` over every record of every leaf read: the search over them
+/// all and the widths solved, or `None` when some record does not fit.
+fn full_check<'p>(
+    ix: &'p IndexPages,
+    nb: usize,
+    items: &[Item],
+    clustered: bool,
+) -> Option<(Search<'p>, Solved)> {
+    let all: Vec<(usize, usize)> = ix
+        .leaves
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
+        .collect();
+    let check = Search {
+        pages: &ix.leaves,
+        recs: all,
+        nb,
+        nn: items.iter().filter(|i| i.nullable()).count(),
+        amin: if clustered { TRX_LEN + ROLL_LEN } else { 0 },
+        nodes: 0,
+        first_at: None,
+        found: Vec::new(),
+    };
+    let mut states = vec![RecState::default(); check.recs.len()];
+    let mut bit = 0usize;
+    for &it in items {
+        states = apply_all(&check, &states, it, bit)?;
+        if it.nullable() {
+            bit = bit.saturating_add(1);
+        }
+    }
+    if !check.feasible(&states) {
+        return None;
+    }
+    let full = check.solve(items, &states)?;
+    Some((check, full))
+}
+
+fn apply_all(s: &Search<'_>, states: &[RecState], it: Item, bit: usize) -> Option<Vec<RecState>> {
+    let mut out = states.to_vec();
+    for (r, st) in out.iter_mut().enumerate() {
+        if it.nullable() && s.null_bit(r, bit) {
+            continue;
+        }
+        match it.var() {
+            None => st.nfix = st.nfix.saturating_add(1),
+            Some(big) => {
+                let (len, nb, _) = s.read_len(r, st, big);
+                st.lens = st.lens.saturating_add(nb);
+                st.var = st.var.saturating_add(len);
+            }
+        }
+    }
+    Some(out)
+}
+
+// ------------------------------------------------------- the types
+
+/// A candidate type for some bytes.
+#[derive(Clone, Debug)]
+struct Cand {
+    sql: String,
+    family: Family,
+    /// Share of the values that fit, 0..=1000.
+    fit: u32,
+    /// How telling a fit is (a byte string fits anything).
+    weight: u32,
+    evidence: String,
+}
+
+fn col(t: ColType, unsigned: bool) -> Column {
+    let mut c = Column::new("c", t);
+    c.unsigned = unsigned;
+    c
+}
+
+fn int_val(b: &[u8]) -> u64 {
+    b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x))
+}
+
+/// Candidate types for a fixed-width column and how well `vals` fit.
+fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
+    let mut out = Vec::new();
+    let n = u32::try_from(vals.len()).unwrap_or(u32::MAX).max(1);
+    let share = |k: usize| {
+        u32::try_from(k)
+            .unwrap_or(u32::MAX)
+            .saturating_mul(1000)
+            .checked_div(n)
+            .unwrap_or(0)
+    };
+    let count = |f: &dyn Fn(&[u8]) -> bool| vals.iter().filter(|v| f(v)).count();
+    // Integers: InnoDB flips the sign bit of signed ones, so small
+    // signed values start 0x80 or 0x7F; small unsigned ones 0x00.
+    let int_name = match w {
+        1 => Some("tinyint"),
+        2 => Some("smallint"),
+        3 => Some("mediumint"),
+        4 => Some("int"),
+        8 => Some("bigint"),
+        _ => None,
+    };
+    if let Some(name) = int_name {
+        let signed = count(&|v| matches!(v.first(), Some(0x80 | 0x7F)));
+        let unsigned = count(&|v| matches!(v.first(), Some(0x00)));
+        let (lo, hi) = vals
+            .iter()
+            .map(|v| {
+                let bias = 1i128
+                    .checked_shl(w.saturating_mul(8).saturating_sub(1))
+                    .unwrap_or(0);
+                (int_val(v) as i128).wrapping_sub(bias)
+            })
+            .fold((i128::MAX, i128::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        // Every byte string is some integer: small magnitudes (the
+        // flipped sign bit next to 0x00 or 0xFF bytes) make it telling.
+        let telling = w > 1 && signed.saturating_mul(10) >= vals.len().saturating_mul(9);
+        out.push(Cand {
+            sql: name.to_string(),
+            family: Family::Integer,
+            fit: 1000,
+            weight: if telling {
+                8
+            } else if w == 1 {
+                2
+            } else {
+                4
+            },
+            evidence: format!("{w}-byte integers with the sign bit flipped, {lo}..{hi}"),
+        });
+        if w > 1 && unsigned.saturating_mul(10) >= vals.len().saturating_mul(9) && unsigned > 0 {
+            out.push(Cand {
+                sql: format!("{name} unsigned"),
+                family: Family::Integer,
+                fit: share(unsigned),
+                weight: 6,
+                evidence: format!("{w}-byte unsigned integers, high byte 0"),
+            });
+        }
+    }
+    let temporal: &[(u32, &str, ColType, u32)] = &[
+        (3, "date", ColType::NewDate, 0),
+        (3, "time", ColType::Time2, 0),
+        (4, "time(2)", ColType::Time2, 2),
+        (5, "time(4)", ColType::Time2, 4),
+        (6, "time(6)", ColType::Time2, 6),
+        (5, "datetime", ColType::DateTime2, 0),
+        (6, "datetime(2)", ColType::DateTime2, 2),
+        (7, "datetime(4)", ColType::DateTime2, 4),
+        (8, "datetime(6)", ColType::DateTime2, 6),
+        (4, "timestamp", ColType::Timestamp2, 0),
+        (5, "timestamp(2)", ColType::Timestamp2, 2),
+        (6, "timestamp(4)", ColType::Timestamp2, 4),
+        (7, "timestamp(6)", ColType::Timestamp2, 6),
+    ];
+    for &(tw, name, t, fsp) in temporal {
+        if tw != w {
+            continue;
+        }
+        let mut c = col(t, false);
+        c.fsp = fsp;
+        let mut lo: Option<String> = None;
+        let mut hi: Option<String> = None;
+        let mut ok = 0usize;
+        for v in vals {
+            let mut s = String::new();
+            if render(&c, v, &mut s) == Rendered::Text && plausible_time(t, &s) {
+                ok = ok.saturating_add(1);
+                if lo.as_ref().is_none_or(|l| s < *l) {
+                    lo = Some(s.clone());
+                }
+                if hi.as_ref().is_none_or(|h| s > *h) {
+                    hi = Some(s);
+                }
+            }
+        }
+        out.push(Cand {
+            sql: name.to_string(),
+            family: Family::Temporal,
+            fit: share(ok),
+            weight: match t {
+                ColType::DateTime2 => 8,
+                ColType::NewDate => 7,
+                _ => 4,
+            },
+            evidence: format!(
+                "decode as {} between {} and {}",
+                name.to_uppercase(),
+                lo.unwrap_or_default(),
+                hi.unwrap_or_default()
+            ),
+        });
+    }
+    if w == 8 || w == 4 {
+        let ok = count(&|v| float_plausible(v));
+        out.push(Cand {
+            sql: if w == 8 { "double" } else { "float" }.to_string(),
+            family: Family::Float,
+            fit: share(ok),
+            weight: 4,
+            evidence: format!("{w}-byte little-endian IEEE values of ordinary magnitude"),
+        });
+    }
+    // Text: latin1 letters padded with spaces (CHAR in a single-byte
+    // charset keeps its full width).
+    let text = count(&|v| {
+        v.iter()
+            .all(|&b| b == b'\t' || b == b'\n' || (0x20..0x7F).contains(&b) || b >= 0xA0)
+    });
+    let padded = count(&|v| v.last() == Some(&b' '));
+    out.push(Cand {
+        sql: format!("char({w})"),
+        family: Family::Text,
+        fit: share(text),
+        weight: if w >= 6 {
+            7
+        } else if padded > 0 {
+            3
+        } else {
+            1
+        },
+        evidence: format!(
+            "{w} printable latin1 bytes in every value{}",
+            if padded > 0 { ", space-padded" } else { "" }
+        ),
+    });
+    if w == 16 {
+        // RFC 4122 variant and a version 1–8 nibble.
+        let uuid = count(&|v| {
+            v.get(6).is_some_and(|b| (1..=8).contains(&(b >> 4)))
+                && v.get(8).is_some_and(|b| b & 0xC0 == 0x80)
+        });
+        out.push(Cand {
+            sql: "binary(16)".into(),
+            family: Family::Binary,
+            fit: share(uuid),
+            weight: 6,
+            evidence: "16 bytes with an RFC 4122 UUID's variant and version bits".into(),
+        });
+    }
+    out.push(Cand {
+        sql: format!("binary({w})"),
+        family: Family::Binary,
+        fit: 1000,
+        weight: 1,
+        evidence: format!("{w} bytes of no known shape"),
+    });
+    out
+}
+
+fn plausible_time(t: ColType, s: &str) -> bool {
+    match t {
+        ColType::NewDate | ColType::DateTime2 => {
+            let y: u32 = s.get(..4).and_then(|y| y.parse().ok()).unwrap_or(0);
+            (1000..=9999).contains(&y) && !s.contains("-00")
+        }
+        // Seconds since 1970 from 2001 on: a random integer rarely.
+        ColType::Timestamp2 => s.get(..4).is_some_and(|y| ("2001"..="2038").contains(&y)),
+        _ => true,
+    }
+}
+
+fn float_plausible(v: &[u8]) -> bool {
+    let x = match v.len() {
+        8 => v.try_into().ok().map(|a: [u8; 8]| f64::from_le_bytes(a)),
+        4 => v
+            .try_into()
+            .ok()
+            .map(|a: [u8; 4]| f64::from(f32::from_le_bytes(a))),
+        _ => None,
+    };
+    x.is_some_and(|x| x == 0.0 || (x.is_finite() && x.abs() > 1e-30 && x.abs() < 1e30))
+}
+
+/// Candidates for a variable-length column.
+fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Cand> {
+    let n = u32::try_from(vals.len()).unwrap_or(u32::MAX).max(1);
+    let share = |k: usize| {
+        u32::try_from(k)
+            .unwrap_or(u32::MAX)
+            .saturating_mul(1000)
+            .checked_div(n)
+            .unwrap_or(0)
+    };
+    let utf8 = vals
+        .iter()
+        .filter(|v| std::str::from_utf8(v).is_ok())
+        .count();
+    let ascii = vals
+        .iter()
+        .filter(|v| {
+            v.iter()
+                .all(|&b| (0x20..0x7F).contains(&b) || b == b'\n' || b == b'\t')
+        })
+        .count();
+    let latin1 = vals
+        .iter()
+        .filter(|v| {
+            v.iter()
+                .all(|&b| b >= 0x20 && b != 0x7F && !(0x80..0xA0).contains(&b))
+        })
+        .count();
+    let four = vals
+        .iter()
+        .filter_map(|v| std::str::from_utf8(v).ok())
+        .any(|s| s.chars().any(|c| u32::from(c) > 0xFFFF));
+    let multi = vals
+        .iter()
+        .filter_map(|v| std::str::from_utf8(v).ok())
+        .any(|s| s.chars().any(|c| u32::from(c) > 0x7F));
+    let mut out = Vec::new();
+    let blobish = external || max_seen > 4096;
+    let (text, bin) = if blobish {
+        ("text", "blob")
+    } else {
+        ("varchar", "varbinary")
+    };
+    // A declared maximum is not in the records: the longest value (or
+    // 255 / 65535 by the length bytes) bounds it from below.
+    let decl = if big {
+        max_seen.max(256)
+    } else {
+        max_seen.clamp(1, 255)
+    };
+    let sized = |t: &str, cs: &str| {
+        if blobish {
+            format!("{t}{cs}")
+        } else {
+            format!("{t}({decl}){cs}")
+        }
+    };
+    if multi && utf8 == vals.len() {
+        let cs = if four {
+            " character set utf8mb4"
+        } else {
+            " character set utf8mb3"
+        };
+        out.push(Cand {
+            sql: sized(text, cs),
+            family: Family::Text,
+            fit: share(utf8),
+            weight: 8,
+            evidence: format!(
+                "UTF-8 text{}",
+                if four { " with 4-byte characters" } else { "" }
+            ),
+        });
+    }
+    out.push(Cand {
+        sql: sized(text, ""),
+        family: Family::Text,
+        fit: share(if multi { latin1 } else { ascii.max(latin1) }),
+        weight: if ascii == vals.len() { 7 } else { 5 },
+        evidence: if ascii == vals.len() {
+            "printable ASCII text".into()
+        } else {
+            "latin1 text".into()
+        },
+    });
+    out.push(Cand {
+        sql: sized(bin, ""),
+        family: Family::Binary,
+        fit: 1000,
+        weight: 1,
+        evidence: "bytes".into(),
+    });
+    out
+}
+
+/// The best candidates: the winner, its rivals (fit alike).
+fn choose(mut c: Vec<Cand>) -> (Cand, Vec<Cand>) {
+    let score = |x: &Cand| {
+        // A type that fails some values loses to one that fits them all.
+        let f = if x.fit >= 1000 { 2000 } else { x.fit };
+        f.saturating_mul(x.weight)
+    };
+    c.sort_by_key(|x| std::cmp::Reverse(score(x)));
+    let mut it = c.into_iter();
+    let first = it.next().unwrap_or(Cand {
+        sql: "binary(1)".into(),
+        family: Family::Binary,
+        fit: 0,
+        weight: 0,
+        evidence: String::new(),
+    });
+    let s = score(&first);
+    let rivals = it
+        .filter(|x| score(x) == s && x.family != first.family)
+        .collect();
+    (first, rivals)
+}
+
+/// Field `k`'s bytes at `at` past its start, `w` long, in every row where
+/// it is not NULL.
+fn values<'a>(pages: &'a [PageRecs], rows: &[Row], k: usize, at: u32, w: u32) -> Vec<&'a [u8]> {
+    rows.iter()
+        .filter_map(|(pi, o, cells)| {
+            let c = cells.get(k)?;
+            if c.null || c.ext {
+                return None;
+            }
+            let p = pages.get(*pi)?;
+            let s = o.checked_add(c.at)?.checked_add(at)? as usize;
+            p.bytes.get(s..s.checked_add(w as usize)?)
+        })
+        .collect()
+}
+
+/// COMPACT: the bytes at `extra` past the origin plus the lengths of the
+/// fields before field `k` (all fields when `k` is past them), `w` long.
+fn values_at<'a>(
+    pages: &'a [PageRecs],
+    rows: &[Row],
+    k: usize,
+    extra: u32,
+    w: u32,
+) -> Vec<&'a [u8]> {
+    rows.iter()
+        .filter_map(|(pi, o, cells)| {
+            let before = match cells.get(k) {
+                Some(c) => c.at,
+                None => cells.last().map_or(0, |c| c.at.saturating_add(c.len)),
+            };
+            let p = pages.get(*pi)?;
+            let s = o.checked_add(before)?.checked_add(extra)? as usize;
+            p.bytes.get(s..s.checked_add(w as usize)?)
+        })
+        .collect()
+}
+
+/// COMPACT: field `k`'s whole values (not NULL, not external) with `extra`
+/// fixed bytes placed before it.
+fn var_values<'a>(pages: &'a [PageRecs], rows: &[Row], k: usize, extra: u32) -> Vec<&'a [u8]> {
+    rows.iter()
+        .filter_map(|(pi, o, cells)| {
+            let c = cells.get(k)?;
+            if c.null || c.ext {
+                return None;
+            }
+            let p = pages.get(*pi)?;
+            let s = o.checked_add(c.at)?.checked_add(extra)? as usize;
+            p.bytes.get(s..s.checked_add(c.len as usize)?)
+        })
+        .collect()
+}
+
+/// Columns placed and typed, and the key's column count.
+type Placed = (Vec<Spec>, usize);
+
+/// A typed column found by the type layer.
+struct Spec {
+    storage: Storage,
+    nullable: bool,
+    cand: Cand,
+    rivals: Vec<Cand>,
+}
+
+fn fit_factor(c: &Cand) -> i64 {
+    if c.fit >= 1000 {
+        1000
+    } else {
+        i64::from(c.fit / 2)
+    }
+}
+
+/// Score of a fixed column of `cw` bytes: every column costs, so that
+/// bytes are not split without evidence.
+fn fixed_score(c: &Cand, cw: u32) -> i64 {
+    fit_factor(c)
+        .saturating_mul(i64::from(c.weight))
+        .saturating_mul(i64::from(cw))
+        .saturating_sub(2000)
+}
+
+/// Candidates for `w` bytes read as text only (CHAR in a single-byte
+/// charset, or BINARY).
+fn text_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
+    fixed_cands(w, vals)
+        .into_iter()
+        .filter(|c| c.family == Family::Text || c.sql.starts_with("binary("))
+        .collect()
+}
+
+/// How many of `vals` look like DB_TRX_ID then DB_ROLL_PTR: a transaction
+/// id under 2^40 and a roll pointer naming an undo page under 2^24 at an
+/// offset past the page header; or MariaDB's purged pair, 0 and 1<<55
+/// (`row_purge_reset_trx_id`, MariaDB 10.3+ row0purge.cc).
+fn sys_fit(vals: &[&[u8]]) -> usize {
+    vals.iter()
+        .filter(|v| {
+            let trx = int_val(v.get(..6).unwrap_or(&[]));
+            let roll = v.get(6..13).unwrap_or(&[]);
+            let purged = trx == 0 && roll == [0x80, 0, 0, 0, 0, 0, 0];
+            let page = int_val(roll.get(1..5).unwrap_or(&[]));
+            let at = int_val(roll.get(5..7).unwrap_or(&[]));
+            purged || (trx > 0 && trx < 1 << 40 && page < 1 << 24 && at >= 38)
+        })
+        .count()
+}
+
+/// Widths a fixed column is tried at.
+const WIDTHS: [u32; 9] = [1, 2, 3, 4, 5, 6, 7, 8, 16];
+
+/// COMPACT: places the `a` NOT NULL fixed bytes among the other fields
+/// and splits them into typed columns (DB_TRX_ID and DB_ROLL_PTR among
+/// them for a clustered index), the placement whose columns' values fit
+/// their types best. Returns the columns, the key's column count (the
+/// columns before DB_TRX_ID), and whether DB_TRX_ID was placed.
+fn place(
+    pages: &[PageRecs],
+    t: &Table,
+    a: u32,
+    clustered: bool,
+) -> Option<(Vec<Spec>, usize, i64)> {
+    let k = t.fields.len();
+    let an = a as usize;
+    if an > 4096 || k > MAX_FIELDS {
+        return None;
+    }
+    // A sample of rows, spread over the pages.
+    let step = (t.rows.len() / 300).max(1);
+    let rows: Vec<Row> = t.rows.iter().step_by(step).cloned().collect();
+    let sys_need = usize::from(clustered);
+    // best[(s, b, sys)] = (score, back)
+    #[derive(Clone)]
+    enum Back {
+        Fixed(u32, Cand, Vec<Cand>),
+        Sys,
+        Item(Cand, Vec<Cand>),
+    }
+    let idx = |s: usize, b: usize, y: usize| -> usize {
+        s.saturating_mul(an.saturating_add(1))
+            .saturating_add(b)
+            .saturating_mul(2)
+            .saturating_add(y)
+    };
+    let n_states = idx(k, an, 1).saturating_add(1);
+    let mut best: Vec<Option<(i64, usize, Back)>> = vec![None; n_states];
+    if let Some(x) = best.get_mut(idx(0, 0, 0)) {
+        *x = Some((0, usize::MAX, Back::Sys));
+    }
+    let relax = |best: &mut Vec<Option<(i64, usize, Back)>>,
+                 to: usize,
+                 sc: i64,
+                 from: usize,
+                 back: Back| {
+        if let Some(slot) = best.get_mut(to) {
+            if slot.as_ref().is_none_or(|(x, _, _)| sc > *x) {
+                *slot = Some((sc, from, back));
+            }
+        }
+    };
+    for s in 0..=k {
+        for b in 0..=an {
+            let reached = [0usize, 1].map(|y| best.get(idx(s, b, y)).cloned().flatten());
+            if reached.iter().all(Option::is_none) {
+                continue;
+            }
+            let bu = u32::try_from(b).unwrap_or(0);
+            let mut moves: Vec<(usize, i64, Back, bool)> = Vec::new();
+            // Fixed columns.
+            let room = a.saturating_sub(bu);
+            for cw in WIDTHS.into_iter().filter(|&w| w <= room) {
+                let vals = values_at(pages, &rows, s, bu, cw);
+                let (c, r) = choose(fixed_cands(cw, &vals));
+                let sc = fixed_score(&c, cw);
+                moves.push((cw as usize, sc, Back::Fixed(cw, c, r), false));
+            }
+            for cw in 9..=room.min(255) {
+                if cw == 16 {
+                    continue;
+                }
+                let vals = values_at(pages, &rows, s, bu, cw);
+                let (c, r) = choose(text_cands(cw, &vals));
+                let sc = fixed_score(&c, cw);
+                moves.push((cw as usize, sc, Back::Fixed(cw, c, r), false));
+            }
+            if clustered && room >= TRX_LEN + ROLL_LEN {
+                let vals = values_at(pages, &rows, s, bu, TRX_LEN + ROLL_LEN);
+                let ok = sys_fit(&vals);
+                if !vals.is_empty() && ok.saturating_mul(10) >= vals.len().saturating_mul(9) {
+                    moves.push((13, 100_000, Back::Sys, true));
+                }
+            }
+            for y in 0..2usize {
+                let Some((base, _, _)) = reached.get(y).cloned().flatten() else {
+                    continue;
+                };
+                let from = idx(s, b, y);
+                for (w, sc, back, sys) in &moves {
+                    if *sys && y == 1 {
+                        continue;
+                    }
+                    let ny = if *sys { 1 } else { y };
+                    relax(
+                        &mut best,
+                        idx(s, b.saturating_add(*w), ny),
+                        base.saturating_add(*sc),
+                        from,
+                        back.clone(),
+                    );
+                }
+            }
+            // Past field s, typed with the fixed bytes placed before it.
+            if s < k {
+                let Some(&(storage, _)) = t.fields.get(s) else {
+                    continue;
+                };
+                let (c, r, scale) = match storage {
+                    Storage::Fixed(w) => {
+                        let (c, r) = choose(fixed_cands(w, &var_values(pages, &rows, s, bu)));
+                        (c, r, i64::from(w))
+                    }
+                    Storage::Variable {
+                        big,
+                        max_seen,
+                        external,
+                    } => {
+                        let (c, r) = choose(var_cands(
+                            &var_values(pages, &rows, s, bu),
+                            external,
+                            max_seen,
+                            big,
+                        ));
+                        (c, r, 8)
+                    }
+                };
+                let sc = fit_factor(&c)
+                    .saturating_mul(i64::from(c.weight))
+                    .saturating_mul(scale);
+                for y in 0..2usize {
+                    let Some((base, _, _)) = reached.get(y).cloned().flatten() else {
+                        continue;
+                    };
+                    relax(
+                        &mut best,
+                        idx(s.saturating_add(1), b, y),
+                        base.saturating_add(sc),
+                        idx(s, b, y),
+                        Back::Item(c.clone(), r.clone()),
+                    );
+                }
+            }
+        }
+    }
+    // Back from the end.
+    let mut at = idx(k, an, sys_need);
+    let total = best.get(at).cloned().flatten()?.0;
+    let mut rev: Vec<(Option<usize>, Back)> = Vec::new();
+    let mut item = k;
+    while let Some((_, from, back)) = best.get(at).cloned().flatten() {
+        if from == usize::MAX {
+            break;
+        }
+        let field = match back {
+            Back::Item(..) => {
+                item = item.saturating_sub(1);
+                Some(item)
+            }
+            _ => None,
+        };
+        rev.push((field, back));
+        at = from;
+    }
+    rev.reverse();
+    let mut specs = Vec::new();
+    let mut n_key = 0usize;
+    for (field, back) in rev {
+        match back {
+            Back::Sys => n_key = specs.len(),
+            Back::Fixed(cw, cand, rivals) => specs.push(Spec {
+                storage: Storage::Fixed(cw),
+                nullable: false,
+                cand,
+                rivals,
+            }),
+            Back::Item(cand, rivals) => {
+                let (storage, nullable) = field.and_then(|f| t.fields.get(f)).copied()?;
+                specs.push(Spec {
+                    storage,
+                    nullable,
+                    cand,
+                    rivals,
+                });
+            }
+        }
+    }
+    Some((specs, n_key, total))
+}
+
+// ------------------------------------------------------- the whole
+
+/// Infers the table's columns from the records of `ts`.
+pub fn infer(ts: &Tablespace<'_>) -> Inference {
+    let (indexes, format) = gather(ts);
+    let format = format.unwrap_or(RecFormat::Compact);
+    let mut out = Inference {
+        format,
+        indexes: Vec::new(),
+        columns: Vec::new(),
+        n_key: 0,
+        complete: false,
+        notes: Vec::new(),
+    };
+    for (k, ix) in indexes.iter().enumerate() {
+        let clustered = k == 0;
+        let res = match format {
+            RecFormat::Redundant => redundant(ix)
+                .map(|t| {
+                    let n = u32::try_from(t.rows.len()).unwrap_or(0);
+                    (
+                        vec![t],
+                        Outcome::Fits {
+                            tight: n,
+                            pairs: n,
+                            ambiguous: false,
+                        },
+                    )
+                })
+                .map_err(Outcome::NoFit),
+            RecFormat::Compact => compact(ix, clustered),
+        };
+        let records = ix.leaves.iter().map(|p| p.origins.len()).sum::<usize>();
+        let (tables, mut outcome) = match res {
+            Ok((t, o)) => (t, o),
+            Err(o) => (Vec::new(), o),
+        };
+        // Two layouts that fit every record (the same lengths summed in
+        // another order): the one whose values fit their types better is
+        // kept; alike, the index stays ambiguous.
+        let mut scored: Vec<(i64, Table, Option<Placed>)> = tables
+            .into_iter()
+            .map(|t| {
+                let placed = if clustered {
+                    t.run.and_then(|a| place(&ix.leaves, &t, a, true))
+                } else {
+                    None
+                };
+                let sc = placed.as_ref().map_or(0, |p| p.2);
+                (sc, t, placed.map(|p| (p.0, p.1)))
+            })
+            .collect();
+        scored.sort_by_key(|x| std::cmp::Reverse(x.0));
+        if let (Some(a), Some(b)) = (scored.first(), scored.get(1)) {
+            if a.0 > b.0 {
+                if let Outcome::Fits { ambiguous, .. } = &mut outcome {
+                    *ambiguous = false;
+                }
+            }
+        }
+        let (table, placed) = match scored.into_iter().next() {
+            Some((_, t, p)) => (Some(t), p),
+            None => (None, None),
+        };
+        out.indexes.push(IndexInference {
+            id: ix.id,
+            leaf_pages: u32::try_from(ix.leaves.len()).unwrap_or(u32::MAX),
+            records: u32::try_from(records).unwrap_or(u32::MAX),
+            fields: table.as_ref().map(|t| t.fields.clone()).unwrap_or_default(),
+            outcome,
+        });
+        if clustered {
+            match table {
+                Some(t) => columns(&mut out, ix, &t, placed),
+                None => out
+                    .notes
+                    .push("the clustered index's layout was not found".into()),
+            }
+        }
+    }
+    if out.indexes.is_empty() {
+        out.notes.push("no index page with records".into());
+    }
+    // A handful of values tells little of a type.
+    if let Some(ix) = out.indexes.first() {
+        if ix.records < MIN_TYPE_RECORDS {
+            for c in &mut out.columns {
+                c.confidence = c.confidence.min(Confidence::Low);
+            }
+            out.notes.push(format!(
+                "{} records: too few to tell the types (and NOT NULL fixed-width columns apart)",
+                ix.records
+            ));
+        }
+    }
+    out.complete = !out.columns.is_empty()
+        && out.notes.is_empty()
+        && out.columns.iter().all(|c| c.confidence >= Confidence::High)
+        && matches!(
+            out.indexes.first().map(|i| &i.outcome),
+            Some(Outcome::Fits {
+                ambiguous: false,
+                ..
+            })
+        );
+    out
+}
+
+/// The clustered index's columns from its fields.
+fn columns(out: &mut Inference, ix: &IndexPages, t: &Table, placed: Option<(Vec<Spec>, usize)>) {
+    let pages = &ix.leaves;
+    let (specs, n_key) = match t.run {
+        Some(a) => match placed {
+            Some(x) => x,
+            None => {
+                out.notes.push(
+                    "DB_TRX_ID / DB_ROLL_PTR not found among the NOT NULL fixed-width bytes".into(),
+                );
+                match place(pages, t, a, false) {
+                    Some(x) => (x.0, x.1),
+                    None => return,
+                }
+            }
+        },
+        None => redundant_specs(out, pages, t),
+    };
+    out.n_key = n_key;
+    out.columns = specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, sp)| {
+            let confidence = if !sp.rivals.is_empty() {
+                Confidence::Ambiguous
+            } else if sp.cand.fit >= 1000 && sp.cand.weight > 1 {
+                Confidence::High
+            } else {
+                Confidence::Low
+            };
+            InferredColumn {
+                name: format!("c{}", i.saturating_add(1)),
+                sql_type: sp.cand.sql,
+                family: sp.cand.family,
+                storage: sp.storage,
+                nullable: sp.nullable,
+                key: i < n_key,
+                confidence,
+                alternatives: sp.rivals.into_iter().map(|x| x.sql).collect(),
+                evidence: sp.cand.evidence,
+            }
+        })
+        .collect();
+}
+
+/// REDUNDANT: one column per field, DB_TRX_ID and DB_ROLL_PTR (fields of
+/// 6 and 7 bytes after the key) left out.
+fn redundant_specs(out: &mut Inference, pages: &[PageRecs], t: &Table) -> (Vec<Spec>, usize) {
+    let mut specs = Vec::new();
+    let mut n_key = 0usize;
+    let mut sys_at = None;
+    for k in 0..t.fields.len() {
+        let two = (t.fields.get(k), t.fields.get(k.saturating_add(1)));
+        if let (Some(&(Storage::Fixed(TRX_LEN), false)), Some(&(Storage::Fixed(ROLL_LEN), false))) =
+            two
+        {
+            let v: Vec<&[u8]> = t
+                .rows
+                .iter()
+                .filter_map(|(pi, o, cells)| {
+                    let c = cells.get(k)?;
+                    let p = pages.get(*pi)?;
+                    let s = o.checked_add(c.at)? as usize;
+                    p.bytes.get(s..s.checked_add(13)?)
+                })
+                .collect();
+            if !v.is_empty() && sys_fit(&v).saturating_mul(10) >= v.len().saturating_mul(9) {
+                sys_at = Some(k);
+                break;
+            }
+        }
+    }
+    if sys_at.is_none() {
+        out.notes
+            .push("no DB_TRX_ID / DB_ROLL_PTR: the key is unknown".into());
+    }
+    for (k, &(storage, nullable)) in t.fields.iter().enumerate() {
+        if let Some(sa) = sys_at {
+            if k == sa {
+                n_key = specs.len();
+                continue;
+            }
+            if k == sa.saturating_add(1) {
+                continue;
+            }
+        }
+        let (cand, rivals) = match storage {
+            Storage::Fixed(w) => choose(fixed_cands(w, &values(pages, &t.rows, k, 0, w))),
+            Storage::Variable {
+                big,
+                max_seen,
+                external,
+            } => choose(var_cands(
+                &var_values(pages, &t.rows, k, 0),
+                external,
+                max_seen,
+                big,
+            )),
+        };
+        specs.push(Spec {
+            storage,
+            nullable,
+            cand,
+            rivals,
+        });
+    }
+    (specs, n_key)
+}
+
+impl Inference {
+    /// The definition as a `CREATE TABLE` statement `name`: columns
+    /// `c1, c2, …` with a comment each (confidence and evidence), the
+    /// clustered key as PRIMARY KEY, the row format the pages show.
+    pub fn create_table(&self, name: &str) -> String {
+        let mut s = String::from("CREATE TABLE ");
+        crate::table::quote_ident(name, &mut s);
+        s.push_str(" (\n");
+        for (i, c) in self.columns.iter().enumerate() {
+            let _ = write!(s, "  `{}` {}", c.name, c.sql_type);
+            s.push_str(if c.nullable { " NULL" } else { " NOT NULL" });
+            let mut comment = format!("{}: {}", c.confidence.word(), c.evidence);
+            if !c.alternatives.is_empty() {
+                let _ = write!(comment, "; or {}", c.alternatives.join(", or "));
+            }
+            if !c.nullable && matches!(self.format, RecFormat::Compact) {
+                comment.push_str("; NOT NULL, or NULL-able and never NULL");
+            }
+            s.push_str(" COMMENT '");
+            for ch in comment.chars() {
+                match ch {
+                    '\'' => s.push_str("''"),
+                    '\\' => s.push_str("\\\\"),
+                    c if c.is_control() => s.push(' '),
+                    c => s.push(c),
+                }
+            }
+            s.push('\'');
+            if i.saturating_add(1) < self.columns.len() || self.n_key > 0 {
+                s.push(',');
+            }
+            s.push('\n');
+        }
+        if self.n_key > 0 {
+            let keys: Vec<String> = self
+                .columns
+                .iter()
+                .take(self.n_key)
+                .map(|c| format!("`{}`", c.name))
+                .collect();
+            let _ = writeln!(s, "  PRIMARY KEY ({})", keys.join(","));
+        }
+        s.push_str(") ENGINE=InnoDB DEFAULT CHARSET=latin1");
+        s
+    }
+}
