@@ -214,9 +214,8 @@ impl<'t> Analysis<'t> {
         // folded in the map's pass when the map reads them alike (as
         // stored, or both through a keyring space's page source), and not
         // for a command that reads the roots only.
-        let fold_summary = !self.roots_only
-            && self.summary.get().is_none()
-            && self.ts.reads_like(&self.physical);
+        let fold_summary =
+            !self.roots_only && self.summary.get().is_none() && self.ts.reads_like(&self.physical);
         let trees = self.plan_trees.filter(|&c| {
             if c {
                 self.chained.get()
