@@ -15,7 +15,7 @@
 use crate::error::{describe, Error as CliError, ErrorKind};
 use crate::guard::Guard;
 use ibdscope_report::host::Error;
-use ibdscope_report::host::{Change, Host, Source, Unit};
+use ibdscope_report::host::{Change, Host, Source, Unit, UNSWEPT_BYTES};
 use memmap2::Mmap;
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
@@ -41,6 +41,9 @@ pub struct Input {
     /// Where the change, if any, is told when the input is dropped (one
     /// per file: a joined input has several).
     watch: Vec<Watch>,
+    /// A file of at most [`UNSWEPT_BYTES`] keeps its mappings
+    /// ([`MapHost::keeping_small_files_mapped`]).
+    keep_small: bool,
 }
 
 enum Bytes {
@@ -89,7 +92,7 @@ impl Input {
         // A file the space's window never sweeps is its own bound: its
         // mappings are kept, where dropping a fold's shards would only
         // make the next pass fault them in again.
-        if map.len() <= ibdscope_report::host::UNSWEPT_BYTES {
+        if self.keep_small && map.len() <= UNSWEPT_BYTES {
             return;
         }
         let page = 4096;
@@ -367,6 +370,7 @@ fn open(
             block,
             changes: Arc::clone(changes),
         }],
+        keep_small: false,
     };
     hold_for_tests();
     Ok(input)
@@ -431,6 +435,7 @@ fn open_joined(
         threads,
         holes,
         watch,
+        keep_small: false,
     }))
 }
 
@@ -650,6 +655,7 @@ fn map_spooled(file: File, threads: usize) -> io::Result<Input> {
         threads,
         holes,
         watch: Vec::new(),
+        keep_small: false,
     })
 }
 
@@ -743,6 +749,7 @@ fn hold_for_tests() {
 pub struct MapHost {
     changes: Arc<Mutex<Vec<Change>>>,
     streams: bool,
+    keep_small: bool,
 }
 
 impl MapHost {
@@ -752,13 +759,28 @@ impl MapHost {
         MapHost {
             changes: Arc::default(),
             streams,
+            keep_small: false,
         }
+    }
+
+    /// The same host, keeping a file of at most [`UNSWEPT_BYTES`] mapped
+    /// whole (the shards its folds hand back are not released): for a
+    /// command that reads the file again after its first pass (a walk, a
+    /// map, a page), where dropping the mappings of a small file only
+    /// makes the next read fault them in again. A command that reads the
+    /// file once (`check`, `types`, `info`, `lsn`) releases as it goes:
+    /// its threads drop the mappings while they fold, where a whole file
+    /// left mapped is unmapped on one thread at exit.
+    pub fn keeping_small_files_mapped(mut self, keep: bool) -> MapHost {
+        self.keep_small = keep;
+        self
     }
 }
 
 impl Host for MapHost {
     fn open(&self, path: &Path, threads: usize) -> Result<Box<dyn Source>, Error> {
-        let input = open(path, threads, &self.changes, self.streams)?;
+        let mut input = open(path, threads, &self.changes, self.streams)?;
+        input.keep_small = self.keep_small;
         crate::progress::meter().opened(path, input.bytes().len() as u64);
         Ok(Box::new(input))
     }

@@ -997,6 +997,9 @@ pub fn from_cli(mut cli: Cli) -> Result<Opts, Error> {
         Some(o) => Some(out_format(o)?),
     };
     let streams = !matches!(p.cmd, Cmd::Audit);
+    // The commands that read the file once release it as they go.
+    let keep_small = !matches!(p.cmd, Cmd::Check | Cmd::Types | Cmd::Info | Cmd::Lsn);
+    let map_host = || crate::input::MapHost::new(streams).keeping_small_files_mapped(keep_small);
     let opts = Opts {
         cmd: p.cmd,
         files: p.files,
@@ -1010,9 +1013,9 @@ pub fn from_cli(mut cli: Cli) -> Result<Opts, Error> {
         lsn_scale: p.lsn_scale,
         map: p.map,
         host: match &cli.keyring {
-            None => std::sync::Arc::new(crate::input::MapHost::new(streams)),
+            None => std::sync::Arc::new(map_host()),
             Some(k) => std::sync::Arc::new(ibdscope_report::decrypt::DecryptHost::new(
-                std::sync::Arc::new(crate::input::MapHost::new(streams)),
+                std::sync::Arc::new(map_host()),
                 crate::input::load_keyring(k)?,
                 SpaceOptions::default().with_page_size(p.shared.page_size),
             )),
