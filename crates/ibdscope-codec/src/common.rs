@@ -605,6 +605,31 @@ pub(crate) mod tests_vectors {
     /// What every vector decodes to.
     pub(crate) const ORIGINAL: &[u8] = include_bytes!("testdata/original.bin");
 
+    /// A committed stream of codec `name`: for zlib the longest of the
+    /// vectors a real zlib made (tests/inflate_vectors.txt), else
+    /// [`read_vector`]'s.
+    #[allow(
+        clippy::unwrap_used,
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing
+    )]
+    pub(crate) fn stream(name: &str) -> Vec<u8> {
+        if name != "zlib" {
+            return read_vector(name);
+        }
+        let text = include_str!("../tests/inflate_vectors.txt");
+        let line = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .max_by_key(|l| l.len())
+            .unwrap();
+        let hex = line.split(' ').nth(2).unwrap();
+        (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
     /// The bytes of `testdata/<name>`.
     #[allow(clippy::unwrap_used)]
     pub(crate) fn read_vector(name: &str) -> Vec<u8> {
@@ -744,7 +769,7 @@ mod tests {
     /// inflate) run on these too: the vectors are long enough.
     #[test]
     fn mutated_streams_never_panic_or_pass_the_limit() {
-        use crate::common::tests_vectors::{read_vector, ORIGINAL};
+        use crate::common::tests_vectors::{stream, ORIGINAL};
         type Dec = fn(&[u8], &mut Vec<u8>, usize, &mut Scratch) -> Result<usize, Error>;
         let zlib: Dec = |i, o, l, _| {
             crate::inflate::inflate_zlib(i, o, l)
@@ -769,23 +794,7 @@ mod tests {
         };
         let mut scratch = Scratch::new();
         for (name, dec) in cases {
-            let v = if name == "zlib" {
-                // The longest of the committed zlib vectors (made by a real
-                // zlib, tests/inflate_vectors.txt).
-                let text = include_str!("../tests/inflate_vectors.txt");
-                let line = text
-                    .lines()
-                    .filter(|l| !l.starts_with('#') && !l.is_empty())
-                    .max_by_key(|l| l.len())
-                    .unwrap();
-                let hex = line.split(' ').nth(2).unwrap();
-                (0..hex.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                    .collect()
-            } else {
-                read_vector(name)
-            };
+            let v = stream(name);
             for round in 0..400 {
                 let mut w = v.clone();
                 let flips = 1 + (next() % 4) as usize;
@@ -815,7 +824,7 @@ mod tests {
     /// buffer (filled with noise first) as into a fresh `Vec`.
     #[test]
     fn a_reused_output_decodes_as_a_fresh_one() {
-        use crate::common::tests_vectors::read_vector;
+        use crate::common::tests_vectors::stream;
         type Fresh = fn(&[u8], &mut Vec<u8>, usize) -> Result<usize, Error>;
         type Reused = fn(&[u8], &mut PageOut, usize) -> Result<usize, Error>;
         let cases: [(&str, Fresh, Reused); 4] = [
@@ -848,21 +857,7 @@ mod tests {
             seed
         };
         for (name, fresh, reused) in cases {
-            let v = if name == "zlib" {
-                let text = include_str!("../tests/inflate_vectors.txt");
-                let line = text
-                    .lines()
-                    .filter(|l| !l.starts_with('#') && !l.is_empty())
-                    .max_by_key(|l| l.len())
-                    .unwrap();
-                let hex = line.split(' ').nth(2).unwrap();
-                (0..hex.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                    .collect()
-            } else {
-                read_vector(name)
-            };
+            let v = stream(name);
             let mut page = PageOut::new();
             for round in 0..600 {
                 let mut w = v.clone();

@@ -663,9 +663,18 @@ impl Search<'_> {
         true
     }
 
-    /// Applies `item` (at null bit `bit` when NULL-able) to every record;
-    /// `None` when a length runs past what the page can hold.
-    fn apply(&self, states: &[RecState], item: Item, bit: usize) -> Option<Vec<RecState>> {
+    /// Applies `item` (at null bit `bit` when NULL-able) to every record.
+    /// While searching (`prune`), `None` when a length runs past what the
+    /// page can hold, or for a 2-byte length that never reads two bytes
+    /// (the 1-byte hypothesis, tried already); a hypothesis being checked
+    /// is applied as it stands.
+    fn apply(
+        &self,
+        states: &[RecState],
+        item: Item,
+        bit: usize,
+        prune: bool,
+    ) -> Option<Vec<RecState>> {
         let mut out = states.to_vec();
         let mut two = false;
         for (r, st) in out.iter_mut().enumerate() {
@@ -677,7 +686,7 @@ impl Search<'_> {
                 Some(big) => {
                     let (len, nb, _) = self.read_len(r, st, big);
                     two |= nb == 2;
-                    if len > 16383 {
+                    if prune && len > 16383 {
                         return None;
                     }
                     st.lens = st.lens.saturating_add(nb);
@@ -687,7 +696,7 @@ impl Search<'_> {
         }
         // A 2-byte hypothesis that never reads two bytes is the 1-byte
         // one: not tried twice.
-        if item.var() == Some(true) && !two {
+        if prune && item.var() == Some(true) && !two {
             return None;
         }
         Some(out)
@@ -726,7 +735,7 @@ impl Search<'_> {
         }
         cands.push(Item::VarBig);
         for c in cands {
-            let Some(next) = self.apply(states, c, bit) else {
+            let Some(next) = self.apply(states, c, bit, true) else {
                 continue;
             };
             items.push(c);
@@ -1058,7 +1067,7 @@ fn full_check<'p>(
     let mut states = vec![RecState::default(); check.recs.len()];
     let mut bit = 0usize;
     for &it in items {
-        states = apply_all(&check, &states, it, bit)?;
+        states = check.apply(&states, it, bit, false)?;
         if it.nullable() {
             bit = bit.saturating_add(1);
         }
@@ -1068,24 +1077,6 @@ fn full_check<'p>(
     }
     let full = check.solve(items, &states)?;
     Some((check, full))
-}
-
-fn apply_all(s: &Search<'_>, states: &[RecState], it: Item, bit: usize) -> Option<Vec<RecState>> {
-    let mut out = states.to_vec();
-    for (r, st) in out.iter_mut().enumerate() {
-        if it.nullable() && s.null_bit(r, bit) {
-            continue;
-        }
-        match it.var() {
-            None => st.nfix = st.nfix.saturating_add(1),
-            Some(big) => {
-                let (len, nb, _) = s.read_len(r, st, big);
-                st.lens = st.lens.saturating_add(nb);
-                st.var = st.var.saturating_add(len);
-            }
-        }
-    }
-    Some(out)
 }
 
 // ------------------------------------------------------- the types
