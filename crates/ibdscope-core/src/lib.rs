@@ -114,6 +114,7 @@ pub mod index;
 pub mod inode;
 pub mod layout;
 mod links;
+mod listing;
 mod owner;
 mod page_type;
 pub mod pagecomp;

@@ -20,6 +20,9 @@ use crate::space::{
 use crate::stale::{stale_by_links, stale_descriptor, Links, StalePage};
 use crate::verdict::{self, PageJudgement, ZeroRule};
 
+pub use crate::listing::Listed;
+use crate::listing::Listing;
+
 /// A run of consecutive pages of one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -84,6 +87,7 @@ pub struct SummaryAsks<'t> {
     keep_links: bool,
     newer_than: [Option<Lsn>; 2],
     content: Option<(&'t Tablespace<'t>, &'t [PageNo])>,
+    listing: Option<(u32, u32)>,
 }
 
 impl<'t> SummaryAsks<'t> {
@@ -106,6 +110,14 @@ impl<'t> SummaryAsks<'t> {
     /// mismatch, as the server refuses it.
     pub fn content(mut self, plain: &'t Tablespace<'t>, not_decrypted: &'t [PageNo]) -> Self {
         self.content = Some((plain, not_decrypted));
+        self
+    }
+    /// Keep what `pages` lists of each page from `from` to before `end`
+    /// ([`Summary::listed`]: 32 bytes a page), so that the listing reads
+    /// no page again. A hole of a sparse file folded without reading its
+    /// pages, or more than 2,097,152 pages asked, keeps none.
+    pub fn listing(mut self, from: u32, end: u32) -> Self {
+        self.listing = Some((from, end));
         self
     }
 }
@@ -162,6 +174,8 @@ pub struct Summary {
     keep_links: bool,
     /// The extent descriptor rule's hits, kept when asked.
     kept_hits: Vec<StalePage>,
+    /// What `pages` lists of each page, when asked.
+    listing: Option<Listing>,
 }
 
 fn bump_by<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K, n: u32) {
@@ -340,6 +354,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
             summary: Summary {
                 newer_than,
                 keep_links: asks.keep_links,
+                listing: asks.listing.map(|(from, end)| Listing::new(from, end)),
                 ..Summary::default()
             },
         }
@@ -451,6 +466,17 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
         let f = self.ts.doublewrite_copy(f);
         let (f, instead) = self.judge.judge_with(self.ts, f, decoded);
         let f = self.with_content(f);
+        if let Some(l) = self.summary.listing.as_mut() {
+            let ts = self.ts;
+            match read {
+                Some(page) => l.add(ts, &f, page),
+                None => {
+                    if let Some(page) = ts.page_ref(f.page_no) {
+                        l.add(ts, &f, &page);
+                    }
+                }
+            }
+        }
         if self.asked
             && matches!(f.verdict, Verdict::Valid(_))
             && f.lsn_pair.is_none_or(|(h, t)| h == t)
@@ -658,6 +684,11 @@ impl SummaryFold<'_, '_> {
     /// ([`ZeroRule`]) says its XDES entry marks it used, the rule read once
     /// per extent that may be in use, not per page.
     pub fn zero_run(&mut self, first: PageNo, count: u32) {
+        if let Some(l) = self.summary.listing.as_mut() {
+            if l.covers_any(first.0, first.0.saturating_add(count)) {
+                l.drop_rows();
+            }
+        }
         let Some(zero) = self.ts.page(first) else {
             return;
         };
@@ -850,6 +881,13 @@ impl Summary {
         })
     }
 
+    /// What `pages` lists of page `n`, when the pass was asked to keep it
+    /// ([`SummaryAsks::listing`]) and kept it for every page asked; its
+    /// verdict is [`Summary::verdict`] of its facts.
+    pub fn listed(&self, ts: &Tablespace<'_>, n: PageNo) -> Option<Listed> {
+        self.listing.as_ref()?.listed(ts, n)
+    }
+
     /// The bad page `n`, if it is one (binary search: `bad` is in page
     /// order).
     pub fn bad_page(&self, n: PageNo) -> Option<&BadPage> {
@@ -940,6 +978,11 @@ impl Summary {
                 _ => self.transformed.push((from, to, why)),
             }
             self.transformed.extend(runs);
+        }
+        match (self.listing.as_mut(), next.listing) {
+            (Some(l), Some(n)) => l.append(n),
+            (None, n) => self.listing = n,
+            (Some(_), None) => {}
         }
         for (m, n) in self.newer_than.iter_mut().zip(next.newer_than) {
             m.pages = m.pages.saturating_add(n.pages);

@@ -10,12 +10,12 @@ use crate::definition::DefOpts;
 use crate::definition::{self, Def};
 use crate::diagnostic::Diagnostic;
 use ibdscope_core::extents::Owner;
-use ibdscope_core::summary::BadPage;
+use ibdscope_core::summary::{BadPage, SummaryAsks, SummaryFold};
 use ibdscope_core::{
     Btrees, Engine, Finding, FindingKind, IndexId, PageNo, SpaceMap, SpaceProblem, Summary,
     Tablespace,
 };
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::path::Path;
 
 /// The index id MySQL 8.0+ gives the SDI index of every tablespace
@@ -63,6 +63,9 @@ pub struct Analysis<'t> {
     /// The command reads the map's owners and roots only
     /// ([`Analysis::reading_roots_only`]).
     roots_only: bool,
+    /// The pages whose listing the summary's pass keeps
+    /// ([`Analysis::listing_pages`]).
+    listing: Cell<Option<(u32, u32)>>,
 }
 
 impl<'t> Analysis<'t> {
@@ -97,6 +100,7 @@ impl<'t> Analysis<'t> {
             sink: None,
             plan_trees: None,
             roots_only: false,
+            listing: Cell::new(None),
         }
     }
 
@@ -186,6 +190,23 @@ impl<'t> Analysis<'t> {
         let _ = self.summary.set(s);
     }
 
+    /// Asks the summary's pass, wherever it is made (its own, or folded
+    /// in the space map's first), to keep what `pages` lists of pages
+    /// `from..end` ([`SummaryAsks::listing`], [`Summary::listed`]), so
+    /// that the listing reads no page again. Nothing when the summary is
+    /// made already.
+    pub fn listing_pages(&self, from: u32, end: u32) {
+        self.listing.set(Some((from, end)));
+    }
+
+    /// What the summary's pass is asked beyond what every command reads.
+    fn summary_asks(&self) -> SummaryAsks<'static> {
+        match self.listing.get() {
+            Some((from, end)) => SummaryAsks::default().listing(from, end),
+            None => SummaryAsks::default(),
+        }
+    }
+
     /// The summary when it was made or set already (no pass of its own).
     pub fn summary_made(&self) -> Option<&Summary> {
         self.summary.get()
@@ -193,8 +214,11 @@ impl<'t> Analysis<'t> {
 
     /// The one-pass summary of the stored pages: every page's verdict.
     pub fn summary(&self) -> &Summary {
-        self.summary
-            .get_or_init(|| Summary::of(&self.physical, &self.engine))
+        self.summary.get_or_init(|| {
+            let (ts, asks) = (&self.physical, self.summary_asks());
+            ibdscope_core::parallel::fold_pages(ts, &self.engine, || SummaryFold::with(ts, asks))
+                .finish()
+        })
     }
 
     /// The space map (built on first use). Its passes over the file make
@@ -209,7 +233,7 @@ impl<'t> Analysis<'t> {
     /// Builds the space map, with the summary and the B-trees folded in
     /// its passes where they are still to be made ([`Analysis::map`]).
     fn build_map(&self) -> SpaceMap {
-        use ibdscope_core::summary::SummaryFold;
+        let asks = self.summary_asks();
         // The summary is of the pages as `physical` reads them: it is
         // folded in the map's pass when the map reads them alike (as
         // stored, or both through a keyring space's page source), and not
@@ -227,7 +251,7 @@ impl<'t> Analysis<'t> {
         let (ts, engine, physical) = (&self.ts, &self.engine, &self.physical);
         let (map, summary) = match (trees, fold_summary) {
             (Some(chains), true) => {
-                let fold = Some(|| SummaryFold::new(physical));
+                let fold = Some(|| SummaryFold::with(physical, asks));
                 let (map, fold, trees) = SpaceMap::build_with_trees(ts, engine, fold, chains);
                 self.set_trees(chains, trees);
                 (map, fold.map(SummaryFold::finish))
@@ -239,7 +263,7 @@ impl<'t> Analysis<'t> {
             }
             (None, true) => {
                 let (map, fold) =
-                    SpaceMap::build_folding(ts, engine, || SummaryFold::new(physical));
+                    SpaceMap::build_folding(ts, engine, || SummaryFold::with(physical, asks));
                 (map, Some(fold.finish()))
             }
             (None, false) if self.roots_only => (SpaceMap::build_without_facts(ts, engine), None),

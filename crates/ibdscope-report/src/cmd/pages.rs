@@ -12,6 +12,7 @@ use crate::text::Link;
 use ibdscope::analysis::{Analysis, SDI_INDEX_ID};
 use ibdscope_core::checksum::Verdict;
 use ibdscope_core::index::IndexHeader;
+use ibdscope_core::summary::Listed;
 use ibdscope_core::{IndexId, PageFacts, PageNo, Tablespace};
 use std::fmt;
 use std::io::{self, Write};
@@ -53,6 +54,41 @@ impl IndexCols {
             records: h.n_recs(),
             fill: h.usage(format.logical_size, format.is_zip()).fill(),
         })
+    }
+}
+
+/// What a row shows of a page beyond its FIL header fields: its checksum
+/// status, its index figures, its key version.
+struct Cols {
+    status: Status,
+    ix: Option<IndexCols>,
+    /// A MariaDB encrypted space's key version ([`KeyVersions::of`]).
+    key: Option<u32>,
+}
+
+impl Cols {
+    /// Read from the page (the listing's second pass).
+    fn read(ts: &Tablespace<'_>, f: &PageFacts, keys: KeyVersions) -> Cols {
+        Cols {
+            status: Status::of(ts, f),
+            ix: IndexCols::of(ts, f, keys),
+            key: keys.of(ts, f.page_no),
+        }
+    }
+
+    /// As the summary's pass kept them ([`ibdscope_core::Summary::listed`]; a space
+    /// without key versions).
+    fn listed(l: &Listed) -> Cols {
+        Cols {
+            status: Status(l.facts, l.problems),
+            ix: l.index.map(|(id, level, records, fill)| IndexCols {
+                id,
+                level,
+                records,
+                fill,
+            }),
+            key: None,
+        }
     }
 }
 
@@ -190,6 +226,47 @@ impl Rows<'_> {
         piece
     }
 
+    /// The rows of pages `first..end` from what the summary's pass kept
+    /// of each ([`ibdscope_core::Summary::listed`]): no page read.
+    fn listed_piece(&self, first: u32, end: u32) -> Piece {
+        let mut piece = Piece::default();
+        for n in first..end {
+            let Some(l) = self.summary.listed(self.ts, PageNo(n)) else {
+                piece.ended = true;
+                break;
+            };
+            let v = self.summary.verdict(self.ts, &l.facts);
+            piece.bad |= v.verdict.is_finding();
+            // Writing to a `Vec` does not fail.
+            let _ = self.row(&mut piece.out, &l.facts, &Cols::listed(&l), &v);
+        }
+        piece
+    }
+
+    /// The row of one page in the output's format.
+    fn row(
+        &self,
+        out: &mut Vec<u8>,
+        f: &PageFacts,
+        c: &Cols,
+        v: &ibdscope_core::PageJudgement,
+    ) -> io::Result<()> {
+        match self.format {
+            Format::Text | Format::Tsv | Format::Sql => self.text_row(out, f, c, v),
+            Format::Csv => self.csv_row(out, f, c, v),
+            Format::Json => {
+                // The array's separator; the writer drops the first.
+                out.push(b',');
+                self.json_row(&mut Json::new(out), f, c, v)
+            }
+            _ => {
+                self.json_row(&mut Json::new(out), f, c, v)?;
+                out.push(b'\n');
+                Ok(())
+            }
+        }
+    }
+
     /// The row of page `f` standing for `run` pages: in text one row and
     /// a line for the pages after it, in the other formats a row each.
     fn rows(&self, piece: &mut Piece, f: PageFacts, run: u32) -> io::Result<()> {
@@ -202,7 +279,7 @@ impl Rows<'_> {
         };
         if matches!(self.format, Format::Text | Format::Tsv | Format::Sql) {
             let v = note(&f);
-            self.text_row(out, &f, &v)?;
+            self.text_row(out, &f, &Cols::read(ts, &f, self.keys), &v)?;
             if run > 1 {
                 writeln!(
                     out,
@@ -223,18 +300,7 @@ impl Rows<'_> {
         });
         for f in every {
             let v = note(&f);
-            match self.format {
-                Format::Csv => self.csv_row(out, &f, &v)?,
-                Format::Json => {
-                    // The array's separator; the writer drops the first.
-                    out.push(b',');
-                    self.json_row(&mut Json::new(out), &f, &v)?;
-                }
-                _ => {
-                    self.json_row(&mut Json::new(out), &f, &v)?;
-                    out.push(b'\n');
-                }
-            }
+            self.row(out, &f, &Cols::read(ts, &f, self.keys), &v)?;
         }
         Ok(())
     }
@@ -243,10 +309,11 @@ impl Rows<'_> {
         &self,
         out: &mut Vec<u8>,
         f: &PageFacts,
+        c: &Cols,
         v: &ibdscope_core::PageJudgement,
     ) -> io::Result<()> {
         let (ts, keys, w) = (self.ts, self.keys, self.width);
-        let ix = IndexCols::of(ts, f, keys);
+        let ix = c.ix;
         write!(
             out,
             "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  ",
@@ -270,9 +337,9 @@ impl Rows<'_> {
             None => write!(out, "{:>5}  {:>7}  {:>6}", "-", "-", "-")?,
         }
         if keys.present() {
-            write!(out, "  {:>11}", KeyCell(keys.of(ts, f.page_no)))?;
+            write!(out, "  {:>11}", KeyCell(c.key))?;
         }
-        write!(out, "  {}  {}", Status::of(ts, f), v.verdict)?;
+        write!(out, "  {}  {}", c.status, v.verdict)?;
         if v.verdict.is_finding() {
             write!(out, " at byte offset {}: {}", v.file_offset, v.evidence)?;
         }
@@ -283,6 +350,7 @@ impl Rows<'_> {
         &self,
         out: &mut Vec<u8>,
         f: &PageFacts,
+        c: &Cols,
         v: &ibdscope_core::PageJudgement,
     ) -> io::Result<()> {
         let (ts, keys) = (self.ts, self.keys);
@@ -297,9 +365,9 @@ impl Rows<'_> {
             CsvLink(f.next),
             f.lsn,
             f.space_id,
-            Status::of(ts, f)
+            c.status
         )?;
-        match IndexCols::of(ts, f, keys) {
+        match c.ix {
             Some(c) => write!(
                 out,
                 "{},{},{},{},{}",
@@ -312,7 +380,7 @@ impl Rows<'_> {
             None => write!(out, ",,,,")?,
         }
         if keys.present() {
-            match keys.of(ts, f.page_no) {
+            match c.key {
                 Some(v) => write!(out, ",{v}")?,
                 None => write!(out, ",")?,
             }
@@ -324,6 +392,7 @@ impl Rows<'_> {
         &self,
         j: &mut Json<'_>,
         f: &PageFacts,
+        c: &Cols,
         v: &ibdscope_core::PageJudgement,
     ) -> io::Result<()> {
         let (ts, keys) = (self.ts, self.keys);
@@ -336,17 +405,16 @@ impl Rows<'_> {
         j.key("next")?.opt_num(link(f.next))?;
         j.kv_num("lsn", f.lsn.0)?;
         j.kv_num("space_id", f.space_id.0)?;
-        j.kv_display("checksum", &Status::of(ts, f))?;
+        j.kv_display("checksum", &c.status)?;
         j.kv_str("verdict", v.verdict.word())?
             .kv_num("verdict_offset", v.file_offset)?;
         if v.verdict.is_finding() {
             j.kv_display("evidence", &v.evidence)?;
         }
         if keys.present() {
-            j.key("key_version")?
-                .opt_num(keys.of(ts, f.page_no).map(u64::from))?;
+            j.key("key_version")?.opt_num(c.key.map(u64::from))?;
         }
-        match IndexCols::of(ts, f, keys) {
+        match c.ix {
             Some(c) => {
                 j.kv_num("index_id", c.id.0)?.key("index_name")?;
                 match self.names.get(c.id) {
@@ -411,6 +479,17 @@ pub fn run(
     }
     let last = to.unwrap_or(u32::MAX).min(ts.n_pages().saturating_sub(1));
     let end = last.saturating_add(1);
+    // One pass: the summary's (its own, or the space map's first when the
+    // definition needs the map) keeps what each page's row shows, and the
+    // rows are written from that once the pass is done (each verdict
+    // needs the whole file). Not for a MariaDB encrypted space (each
+    // page's key version) or pages of a sparse file's holes (a row stands
+    // for a run): those pages are read again after the summary's pass.
+    let keys = KeyVersions::of_space(ts);
+    let sparse = ts.next_zero_run(from, end).is_some();
+    if !keys.present() && !sparse {
+        a.listing_pages(from, end);
+    }
     // Each page with the pages after it drawn alike: a hole of a sparse
     // file in free extents (`map::free_zero_pages`) comes as its first
     // page and its length, so text prints it in two lines whatever its
@@ -452,12 +531,12 @@ pub fn run(
         // Each page's verdict is the summary's (one rule for every
         // command; a torn write needs the newest LSN of the whole file).
         summary: a.summary(),
-        keys: KeyVersions::of_space(ts),
+        keys,
         names: IndexNames::of(a),
         width,
         runs,
     };
-    let keys = rows.keys;
+    let listed = !keys.present() && !sparse && rows.summary.listed(ts, PageNo(from)).is_some();
     let mut j = Json::new(out);
     match opts.format {
         Format::Text | Format::Tsv | Format::Sql => {
@@ -496,34 +575,50 @@ pub fn run(
     let total = u64::from(end.saturating_sub(from));
     let (mut bad, mut ended, mut started) = (false, false, false);
     let mut sunk = 0usize;
-    // On the engine's threads, each piece's pages read and released as a
-    // fold's shard.
-    ibdscope_core::parallel::map_pages_in_order(
-        ts,
-        a.engine(),
-        &bounds,
-        ibdscope_core::summary::Judge::default,
-        |judge, first, end| rows.piece(judge, first, end),
-        |piece: Piece| -> io::Result<()> {
-            if ended {
-                return Ok(());
-            }
-            let mut bytes = &piece.out[..];
-            if opts.format == Format::Json && !started && !bytes.is_empty() {
-                // The first row of the array: no comma before it.
-                bytes = bytes.get(1..).unwrap_or(&[]);
-                started = true;
-            }
-            j.writer().write_all(bytes)?;
-            bad |= piece.bad;
-            ended = piece.ended;
-            sunk = sunk.saturating_add(1);
+    let mut sink = |piece: Piece| -> io::Result<()> {
+        if ended {
+            return Ok(());
+        }
+        let mut bytes = &piece.out[..];
+        if opts.format == Format::Json && !started && !bytes.is_empty() {
+            // The first row of the array: no comma before it.
+            bytes = bytes.get(1..).unwrap_or(&[]);
+            started = true;
+        }
+        j.writer().write_all(bytes)?;
+        bad |= piece.bad;
+        ended = piece.ended;
+        sunk = sunk.saturating_add(1);
+        if !listed {
+            // A pass over the pages: its progress.
             let done = bounds.get(sunk).copied().unwrap_or(end);
             a.engine()
                 .progress(u64::from(done.saturating_sub(from)), total);
-            Ok(())
-        },
-    )?;
+        }
+        Ok(())
+    };
+    if listed {
+        // The rows formatted on the engine's threads from what the pass
+        // kept, 1,024 pages a piece; no page read.
+        const PIECE: u32 = 1024;
+        let n = end.saturating_sub(from).div_ceil(PIECE);
+        let piece = |k: u32| {
+            let first = from.saturating_add(k.saturating_mul(PIECE));
+            rows.listed_piece(first, first.saturating_add(PIECE).min(end))
+        };
+        ibdscope_core::parallel::map_in_order(a.engine(), n, || (), |_, k| piece(k), &mut sink)?;
+    } else {
+        // On the engine's threads, each piece's pages read and released as
+        // a fold's shard.
+        ibdscope_core::parallel::map_pages_in_order(
+            ts,
+            a.engine(),
+            &bounds,
+            ibdscope_core::summary::Judge::default,
+            |judge, first, end| rows.piece(judge, first, end),
+            &mut sink,
+        )?;
+    }
     if opts.format == Format::Json {
         j.end_arr()?.end_obj()?;
         writeln!(j.writer())?;
