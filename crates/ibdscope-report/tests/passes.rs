@@ -308,6 +308,51 @@ fn the_other_commands_make_no_more_passes_than_they_do_today() {
     }
 }
 
+/// `pages` reads the file once: the summary's pass (its own, or the
+/// space map's first when a `.frm` beside the file needs the map for the
+/// index names) keeps what each page's row shows, and the rows are written
+/// from that, no page read again; every byte of the file is released once.
+/// On files of many shards (each pass reports its progress from low), with
+/// their `.frm` and a copy without, in every format, at 1 and 3 threads.
+/// Before, the listing was a second pass over the pages (two passes, every
+/// byte released twice; three with the `.frm`'s map).
+#[test]
+fn pages_reads_the_file_once() {
+    let dir = std::env::temp_dir().join(format!("ibdscope-passes-pages-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for rel in LARGE {
+        let path = file(rel);
+        assert!(path.with_extension("frm").is_file(), "{rel}: its .frm");
+        let alone = dir.join(rel.replace('/', "-"));
+        std::fs::copy(&path, &alone).unwrap();
+        let len = std::fs::metadata(&path).unwrap().len() as usize;
+        for (what, p) in [("with its .frm", &path), ("alone", &alone)] {
+            for format in [Format::Text, Format::Csv, Format::Json] {
+                for threads in [1, 3] {
+                    let s = seen_on(
+                        Cmd::Pages { from: 0, to: None },
+                        std::slice::from_ref(p),
+                        threads,
+                        |o| Opts { format, ..o },
+                    );
+                    let got = passes(&s.progress);
+                    let at = format!("{rel} {what} {format:?} ({threads} threads)");
+                    assert_eq!(got, 1, "{at}: {got} passes");
+                    let mut r = s.released.clone();
+                    r.sort_unstable();
+                    let mut end = 0;
+                    for (offset, n) in &r {
+                        assert_eq!(*offset, end, "{at}: bytes released twice or never");
+                        end += n;
+                    }
+                    assert_eq!(end, len, "{at}: every byte released once");
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `audit` of a file of more than 4,096 pages (a copy of a 4 KiB-page
 /// fixture with zero pages appended, 20 MiB): one pass, the summary
 /// folded in the space map's first, whose facts the map reads instead of

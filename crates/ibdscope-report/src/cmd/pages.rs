@@ -8,7 +8,6 @@ use crate::args::{Format, Opts};
 use crate::json::Json;
 use crate::outcome::Outcome;
 use crate::page_views::{KeyVersions, Status};
-use crate::text::Link;
 use ibdscope::analysis::{Analysis, SDI_INDEX_ID};
 use ibdscope_core::checksum::Verdict;
 use ibdscope_core::index::IndexHeader;
@@ -100,19 +99,6 @@ impl fmt::Display for KeyCell {
         match self.0 {
             None => f.pad("-"),
             Some(v) => fmt::Display::fmt(&v, f),
-        }
-    }
-}
-
-/// An index id for the text column: `SDI` for the SDI index, `-` for none.
-struct IdCell(Option<IndexId>);
-
-impl fmt::Display for IdCell {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            None => f.pad("-"),
-            Some(id) if id.0 == SDI_INDEX_ID => f.pad("SDI"),
-            Some(id) => fmt::Display::fmt(&id.0, f),
         }
     }
 }
@@ -305,6 +291,8 @@ impl Rows<'_> {
         Ok(())
     }
 
+    /// The text row, built by hand (`line.rs`): what the formatter
+    /// spelling in each comment writes, without its per-argument cost.
     fn text_row(
         &self,
         out: &mut Vec<u8>,
@@ -312,29 +300,53 @@ impl Rows<'_> {
         c: &Cols,
         v: &ibdscope_core::PageJudgement,
     ) -> io::Result<()> {
+        use crate::line::{num_right, spaces, str_left, str_right};
         let (ts, keys, w) = (self.ts, self.keys, self.width);
         let ix = c.ix;
-        write!(
-            out,
-            "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  ",
-            f.page_no,
-            f.page_type.display(ts.type_names()),
-            Link(f.prev),
-            Link(f.next),
-            f.lsn,
-            f.space_id,
-            IdCell(ix.map(|c| c.id)),
-            ix.map_or("-", |c| self.names.shown(c.id)),
-        )?;
+        // "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  "
+        num_right(out, u64::from(f.page_no.0), 8);
+        out.extend_from_slice(b"  ");
+        match f.page_type.name(ts.type_names()) {
+            Some(n) => str_left(out, n, 16),
+            None => write!(out, "{:<16}", f.page_type.display(ts.type_names()))?,
+        }
+        for link in [f.prev, f.next] {
+            out.extend_from_slice(b"  ");
+            match link.is_null() {
+                true => str_right(out, "-", 8),
+                false => num_right(out, u64::from(link.0), 8),
+            }
+        }
+        out.extend_from_slice(b"  ");
+        num_right(out, f.lsn.0, 16);
+        out.extend_from_slice(b"  ");
+        num_right(out, u64::from(f.space_id.0), 10);
+        out.extend_from_slice(b"  ");
         match ix {
-            Some(c) => write!(
-                out,
-                "{:>5}  {:>7}  {:>5.1}%",
-                c.level,
-                c.records,
-                c.fill * 100.0
-            )?,
-            None => write!(out, "{:>5}  {:>7}  {:>6}", "-", "-", "-")?,
+            None => str_right(out, "-", 10),
+            Some(c) if c.id.0 == SDI_INDEX_ID => str_right(out, "SDI", 10),
+            Some(c) => num_right(out, c.id.0, 10),
+        }
+        out.extend_from_slice(b"  ");
+        let name = ix.map_or("-", |c| self.names.shown(c.id));
+        out.extend_from_slice(name.as_bytes());
+        // A width counts characters.
+        let len = match name.is_ascii() {
+            true => name.len(),
+            false => name.chars().count(),
+        };
+        spaces(out, len, w);
+        out.extend_from_slice(b"  ");
+        match ix {
+            Some(c) => {
+                // "{:>5}  {:>7}  {:>5.1}%"
+                num_right(out, u64::from(c.level), 5);
+                out.extend_from_slice(b"  ");
+                num_right(out, u64::from(c.records), 7);
+                write!(out, "  {:>5.1}%", c.fill * 100.0)?;
+            }
+            // "{:>5}  {:>7}  {:>6}" of "-"
+            None => out.extend_from_slice(b"    -        -       -"),
         }
         if keys.present() {
             write!(out, "  {:>11}", KeyCell(c.key))?;
@@ -343,7 +355,8 @@ impl Rows<'_> {
         if v.verdict.is_finding() {
             write!(out, " at byte offset {}: {}", v.file_offset, v.evidence)?;
         }
-        writeln!(out)
+        out.push(b'\n');
+        Ok(())
     }
 
     fn csv_row(
