@@ -43,7 +43,8 @@ const CEILINGS: &[(&str, usize)] = &[
     // `host::Error` (the error a `Host` returns, named where the report's
     // own `Error` took the root's name).
     // +2 for `Analysis::reading_roots_only` and `host::UNSWEPT_BYTES`.
-    ("ibdscope", 184),
+    // +1 for `Analysis::listing_pages` (`pages` in one pass).
+    ("ibdscope", 185),
     // +7 for the output a decoder writes into (`Output`; `PageOut`, reused
     // from page to page without zero-filling, and its `new`, `bytes`,
     // `clear`, `with_vec`, `allocation`).
@@ -66,7 +67,9 @@ const CEILINGS: &[(&str, usize)] = &[
     // `parallel::map_pages_in_order`, `Summary::facts_of`).
     // The decoders' reused page buffer and whether two spaces read alike
     // (+2: `pagecomp::PageOut`, `Tablespace::reads_like`).
-    ("ibdscope-core", 616),
+    // `pages` in one pass, its rows kept by the summary's (+3:
+    // `SummaryAsks::listing`, `Summary::listed`, `summary::Listed`).
+    ("ibdscope-core", 619),
     // +23 for `carve` (the scan, its page facts, the grouping into
     // spaces and indexes, page 0 synthesized).
     ("ibdscope-forensics", 238),
