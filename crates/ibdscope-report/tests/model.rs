@@ -344,3 +344,40 @@ fn a_copy_cut_mid_file_is_a_finding_in_every_command() {
     assert!(ran > 60);
     let _ = Path::new("");
 }
+
+/// A space held open (`serve`: its model made once and kept) lists the
+/// pages of every range asked as the command line does, whatever was asked
+/// before: the first `pages` keeps its range's rows in the summary's pass,
+/// and a later range those rows do not cover reads its pages. With the
+/// rows of the first range taken for every range, a later range past it
+/// was cut short.
+#[test]
+fn a_held_space_lists_every_range_as_the_command_line_does() {
+    let path = fixtures().join("mariadb1011/uuid_char36_large.ibd");
+    let n = std::fs::metadata(&path).unwrap().len() / 16384;
+    let n = u32::try_from(n).unwrap();
+    let ranges = [
+        (n / 4, Some(n / 2)),
+        (0, None),
+        (n / 3, Some(n - 2)),
+        (0, Some(n / 4)),
+        (n / 4, Some(n / 2)),
+    ];
+    for format in [Format::Text, Format::Csv] {
+        let held = opts(Cmd::Info, vec![path.clone()], format);
+        let mut got = Vec::new();
+        ibdscope_report::held::hold(&held, &path, &mut |runner| {
+            for &(from, to) in &ranges {
+                let o = opts(Cmd::Pages { from, to }, vec![path.clone()], format);
+                let mut out = Vec::new();
+                let outcome = runner(ibdscope_report::held::Ask::Run(&o), &mut out).unwrap();
+                got.push((outcome, String::from_utf8_lossy(&out).into_owned()));
+            }
+        });
+        assert_eq!(got.len(), ranges.len());
+        for (&(from, to), got) in ranges.iter().zip(&got) {
+            let want = run_text(&opts(Cmd::Pages { from, to }, vec![path.clone()], format));
+            assert_eq!(got, &want, "{format:?} pages {from}..{to:?} held");
+        }
+    }
+}

@@ -549,7 +549,14 @@ pub fn run(
         width,
         runs,
     };
-    let listed = !keys.present() && !sparse && rows.summary.listed(ts, PageNo(from)).is_some();
+    // Every page of the range kept (a summary made before, for another
+    // range or none, as a space held open for `serve` keeps it: the pages
+    // are read again).
+    let listed = !keys.present()
+        && !sparse
+        && [from, last]
+            .iter()
+            .all(|&n| rows.summary.listed(ts, PageNo(n)).is_some());
     let mut j = Json::new(out);
     match opts.format {
         Format::Text | Format::Tsv | Format::Sql => {
