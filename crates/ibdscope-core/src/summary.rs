@@ -1183,26 +1183,22 @@ mod tests {
         }
     }
 
-    /// The facts a summary gives of each page without verifying it again
-    /// are the facts the page gives, on every committed fixture as written
-    /// and on damaged copies (bytes flipped in the header, the trailer or
-    /// anywhere, a checksum field zeroed, a whole page zeroed), at 1 and 3
-    /// threads; the pages whose checksum is not computed again are most of
-    /// a clean file's.
-    #[test]
-    fn the_summary_gives_each_page_the_facts_it_gives() {
+    /// Calls `f` with each committed fixture's space as written (round 0)
+    /// and three damaged copies of it (bytes flipped in the header, the
+    /// trailer or anywhere, a checksum field zeroed, a whole page zeroed;
+    /// the flips drawn from `seed`): the path, the round, the space.
+    fn each_damaged_copy(seed: u64, mut f: impl FnMut(&std::path::Path, u32, &Tablespace<'_>)) {
         let mut files = Vec::new();
         spaces(&ibdscope_testkit::fixtures(), &mut files);
         files.sort();
         assert!(files.len() > 20, "fixtures missing: {}", files.len());
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut x = seed;
         let mut rnd = move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
         };
-        let (mut known, mut all) = (0usize, 0usize);
         for path in &files {
             let clean = std::fs::read(path).unwrap();
             let Ok(ts) = Tablespace::new(&clean) else {
@@ -1224,25 +1220,38 @@ mod tests {
                         }
                     }
                 }
-                let Ok(ts) = Tablespace::new(&data) else {
-                    continue;
-                };
-                let s = Summary::of(&ts, &Engine::new(1 + 2 * (round % 2)));
-                for n in 0..ts.n_pages() {
-                    let n = PageNo(n);
-                    let page = ts.page(n).unwrap();
-                    let got = s.facts_of(&ts, page, n);
-                    assert_eq!(
-                        got,
-                        ts.facts_of(page, n),
-                        "{} round {round} page {n}",
-                        path.display()
-                    );
-                    all += 1;
-                    known += usize::from(s.known_verdict(&ts, page, n).is_some());
+                if let Ok(ts) = Tablespace::new(&data) {
+                    f(path, round, &ts);
                 }
             }
         }
+    }
+
+    /// The facts a summary gives of each page without verifying it again
+    /// are the facts the page gives, on every committed fixture as written
+    /// and on damaged copies (bytes flipped in the header, the trailer or
+    /// anywhere, a checksum field zeroed, a whole page zeroed), at 1 and 3
+    /// threads; the pages whose checksum is not computed again are most of
+    /// a clean file's.
+    #[test]
+    fn the_summary_gives_each_page_the_facts_it_gives() {
+        let (mut known, mut all) = (0usize, 0usize);
+        each_damaged_copy(0x9E37_79B9_7F4A_7C15, |path, round, ts| {
+            let s = Summary::of(ts, &Engine::new(1 + 2 * (round % 2) as usize));
+            for n in 0..ts.n_pages() {
+                let n = PageNo(n);
+                let page = ts.page(n).unwrap();
+                let got = s.facts_of(ts, page, n);
+                assert_eq!(
+                    got,
+                    ts.facts_of(page, n),
+                    "{} round {round} page {n}",
+                    path.display()
+                );
+                all += 1;
+                known += usize::from(s.known_verdict(ts, page, n).is_some());
+            }
+        });
         assert!(known * 2 > all, "{known} of {all} pages' verdicts known");
     }
 
@@ -1255,104 +1264,70 @@ mod tests {
     #[test]
     fn the_listing_gives_each_page_what_reading_it_gives() {
         use crate::index::IndexHeader;
-        let mut files = Vec::new();
-        spaces(&ibdscope_testkit::fixtures(), &mut files);
-        files.sort();
-        assert!(files.len() > 20, "fixtures missing: {}", files.len());
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
         let mut index_pages = 0usize;
-        for path in &files {
-            let clean = std::fs::read(path).unwrap();
-            let Ok(ts) = Tablespace::new(&clean) else {
-                continue;
+        each_damaged_copy(0x2545_F491_4F6C_DD1D, |path, round, ts| {
+            let n_pages = ts.n_pages();
+            // The whole file, or a part of it.
+            let (from, end) = match round {
+                0 | 1 => (0, n_pages),
+                _ => (n_pages / 3, n_pages - n_pages / 4),
             };
-            let size = ts.page_size() as usize;
-            let pages = clean.len() / size;
-            for round in 0..4 {
-                let mut data = clean.clone();
-                if round > 0 && pages > 1 {
-                    for _ in 0..(1 + rnd() % 4) {
-                        let page = (rnd() % pages as u64) as usize * size;
-                        match rnd() % 4 {
-                            0 => data[page + (rnd() % 38) as usize] ^= 1 << (rnd() % 8),
-                            1 => data[page + size - 1 - (rnd() % 8) as usize] ^= 1,
-                            2 => data[page + 38 + (rnd() % 60) as usize] ^= 0x10,
-                            _ => data[page..page + size].fill(0),
-                        }
+            let engine = Engine::new(1 + 2 * (round % 2) as usize);
+            let asks = SummaryAsks::default().listing(from, end);
+            let s = fold_pages(ts, &engine, || SummaryFold::with(ts, asks)).finish();
+            let plain = Summary::of(ts, &engine);
+            let at = |n: u32| format!("{} round {round} page {n}", path.display());
+            assert_eq!(
+                format!(
+                    "{:?}",
+                    Summary {
+                        listing: None,
+                        ..s.clone()
                     }
-                }
-                let Ok(ts) = Tablespace::new(&data) else {
+                ),
+                format!("{plain:?}"),
+                "{}",
+                at(0)
+            );
+            let mut judge = Judge::default();
+            for n in 0..n_pages {
+                let got = s.listed(ts, PageNo(n));
+                if n < from || n >= end {
+                    assert!(got.is_none(), "{}: listed outside the range", at(n));
                     continue;
-                };
-                let n_pages = ts.n_pages();
-                // The whole file, or a part of it.
-                let (from, end) = match round {
-                    0 | 1 => (0, n_pages),
-                    _ => (n_pages / 3, n_pages - n_pages / 4),
-                };
-                let engine = Engine::new(1 + 2 * (round % 2));
-                let asks = SummaryAsks::default().listing(from, end);
-                let s = fold_pages(&ts, &engine, || SummaryFold::with(&ts, asks)).finish();
-                let plain = Summary::of(&ts, &engine);
-                let at = |n: u32| format!("{} round {round} page {n}", path.display());
-                assert_eq!(
-                    format!(
-                        "{:?}",
-                        Summary {
-                            listing: None,
-                            ..s.clone()
-                        }
-                    ),
-                    format!("{plain:?}"),
-                    "{}",
-                    at(0)
-                );
-                let mut judge = Judge::default();
-                for n in 0..n_pages {
-                    let got = s.listed(&ts, PageNo(n));
-                    if n < from || n >= end {
-                        assert!(got.is_none(), "{}: listed outside the range", at(n));
-                        continue;
-                    }
-                    let got = got.unwrap_or_else(|| panic!("{}: not listed", at(n)));
-                    let page = ts.page(PageNo(n)).unwrap();
-                    let f = judge.judge(&ts, ts.facts_of(page, PageNo(n))).0;
-                    let g = got.facts;
-                    assert_eq!(
-                        (g.page_no, g.page_type, g.prev, g.next, g.lsn),
-                        (f.page_no, f.page_type, f.prev, f.next, f.lsn),
-                        "{}",
-                        at(n)
-                    );
-                    assert_eq!(
-                        (g.space_id, g.has_space_id, g.verdict),
-                        (f.space_id, f.has_space_id, f.verdict),
-                        "{}",
-                        at(n)
-                    );
-                    assert_eq!(s.verdict(&ts, &g), s.verdict(&ts, &f), "{}: verdict", at(n));
-                    let problems = ts.page_problems(&f).any(|p| p != PageProblem::Checksum);
-                    assert_eq!(got.problems, problems, "{}: problems", at(n));
-                    let index = (!matches!(f.verdict, Verdict::Unverifiable(_))
-                        && f.page_type.is_index(ts.type_names()))
-                    .then(|| IndexHeader::new(page))
-                    .flatten()
-                    .map(|h| {
-                        let format = ts.format();
-                        let fill = h.usage(format.logical_size, format.is_zip()).fill();
-                        (h.index_id(), h.level(), h.n_recs(), fill)
-                    });
-                    index_pages += usize::from(index.is_some());
-                    assert_eq!(got.index, index, "{}: index figures", at(n));
                 }
+                let got = got.unwrap_or_else(|| panic!("{}: not listed", at(n)));
+                let page = ts.page(PageNo(n)).unwrap();
+                let f = judge.judge(ts, ts.facts_of(page, PageNo(n))).0;
+                let g = got.facts;
+                assert_eq!(
+                    (g.page_no, g.page_type, g.prev, g.next, g.lsn),
+                    (f.page_no, f.page_type, f.prev, f.next, f.lsn),
+                    "{}",
+                    at(n)
+                );
+                assert_eq!(
+                    (g.space_id, g.has_space_id, g.verdict),
+                    (f.space_id, f.has_space_id, f.verdict),
+                    "{}",
+                    at(n)
+                );
+                assert_eq!(s.verdict(ts, &g), s.verdict(ts, &f), "{}: verdict", at(n));
+                let problems = ts.page_problems(&f).any(|p| p != PageProblem::Checksum);
+                assert_eq!(got.problems, problems, "{}: problems", at(n));
+                let index = (!matches!(f.verdict, Verdict::Unverifiable(_))
+                    && f.page_type.is_index(ts.type_names()))
+                .then(|| IndexHeader::new(page))
+                .flatten()
+                .map(|h| {
+                    let format = ts.format();
+                    let fill = h.usage(format.logical_size, format.is_zip()).fill();
+                    (h.index_id(), h.level(), h.n_recs(), fill)
+                });
+                index_pages += usize::from(index.is_some());
+                assert_eq!(got.index, index, "{}: index figures", at(n));
             }
-        }
+        });
         assert!(index_pages > 1000, "{index_pages} index pages listed");
     }
 }
