@@ -68,8 +68,8 @@ use crate::instant::MariaInstant;
 use crate::leaves::{edge_record, leaves_in_key_order, LeafOrder, LeafProblem, NoPage, Placement};
 use crate::leaves::{RecAt, Slot};
 use crate::row::{
-    data_is_zero, field_bytes, leftmost_leaf, split, Field, FieldText, FieldValue, FitSum, LobRead,
-    PageFit, RecordInfo,
+    data_is_zero, field_bytes, leftmost_leaf, split, split_planned, CompactPlan, Field, FieldText,
+    FieldValue, FitSum, LobRead, PageFit, RecordInfo,
 };
 use crate::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
 use ibdscope_core::record::Chain;
@@ -910,6 +910,8 @@ struct Shared<'a> {
     /// Which field shows each column in a record split into every field
     /// of the layout (each record but a damaged one).
     full_slot: Vec<Option<usize>>,
+    /// How the layout's plain records split, worked out once.
+    plan: Option<CompactPlan>,
 }
 
 /// One thread's buffers, reused for every page it reads.
@@ -1106,6 +1108,7 @@ impl<'a> RowScan<'a> {
                 ts,
                 table,
                 full_slot: full_slot(&layout, n_columns),
+                plan: CompactPlan::of(&layout),
                 layout,
                 opts,
                 damaged: input.summary,
@@ -1840,7 +1843,8 @@ impl Shared<'_> {
                     // chain) and the row; the result stays where it is
                     // made (moving it would read back in one piece what
                     // was stored in parts).
-                    let split_res = split(rp, &rec, &self.layout, &mut r.fields);
+                    let split_res =
+                        split_planned(rp, &rec, &self.layout, self.plan.as_ref(), &mut r.fields);
                     if fitting {
                         match (&mut fit, &split_res) {
                             (Some(sum), Ok(info)) => sum.add(&rec, info, &self.layout, &r.fields),
