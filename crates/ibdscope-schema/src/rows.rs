@@ -318,7 +318,9 @@ pub struct RowView<'r> {
     /// The row; its [`Row::values`] are empty when the values are read
     /// from the page: read them with [`RowView::render`].
     pub row: &'r Row,
-    page: Option<OnPage<'r>>,
+    /// Borrowed, not copied: a view is handed through closures by value,
+    /// and a small one moves in registers.
+    page: Option<&'r OnPage<'r>>,
 }
 
 /// Where a [`RowView`]'s values are on the page.
@@ -356,7 +358,7 @@ impl<'r> RowView<'r> {
         buf: &mut Vec<u8>,
         out: &mut String,
     ) -> Option<FieldText> {
-        let Some(p) = &self.page else {
+        let Some(p) = self.page else {
             return self.row.values.get(column)?.render(col, out);
         };
         if p.erased || !*p.wanted.get(column)? {
@@ -375,7 +377,7 @@ impl<'r> RowView<'r> {
     /// value with [`RowView::render`].
     #[inline]
     pub fn inline_bytes(&self, column: usize) -> Option<&'r [u8]> {
-        let p = self.page.as_ref()?;
+        let p = self.page?;
         if p.erased || !*p.wanted.get(column)? {
             return None;
         }
@@ -1955,17 +1957,18 @@ impl Shared<'_> {
         row.damage = damage;
         if let Walk::Rows(Some(sink)) = walk {
             // Rendered from the page by the sink: no value copied.
+            let on = OnPage {
+                ts: self.ts,
+                page,
+                fields: &r.fields,
+                slot: &r.slot,
+                wanted: &self.wanted,
+                erased,
+                cap: self.opts.max_value_bytes,
+            };
             sink(RowView {
                 row: &r.row,
-                page: Some(OnPage {
-                    ts: self.ts,
-                    page,
-                    fields: &r.fields,
-                    slot: &r.slot,
-                    wanted: &self.wanted,
-                    erased,
-                    cap: self.opts.max_value_bytes,
-                }),
+                page: Some(&on),
             });
             return;
         }
