@@ -789,27 +789,34 @@ impl CompactPlan {
     }
 }
 
-/// [`split`] of `rec` with `plan` ([`CompactPlan::of`] `layout`) when the
-/// record is one it fits: an ordinary COMPACT record whose header names
-/// no field count or row version, on an uncompressed page. Otherwise, or
+impl CompactPlan {
+    /// The plan for the records of `rp` with the page's heap limit, or
+    /// `None` when the page is not one it splits (ROW_FORMAT=COMPRESSED as
+    /// stored, REDUNDANT): once a page, for [`split_planned`].
+    #[inline]
+    pub(crate) fn on_page(&self, rp: &RecPage<'_>) -> Option<(&CompactPlan, usize)> {
+        (!rp.is_compressed() && rp.format() == RecFormat::Compact).then(|| (self, rp.heap_limit()))
+    }
+}
+
+/// [`split`] of `rec` with `plan` ([`CompactPlan::on_page`] of `rp`, the
+/// plan of `layout`) when the record is one it fits: an ordinary record
+/// whose header names no field count or row version. Otherwise, or
 /// without a plan, [`split`] itself.
 #[inline]
 pub(crate) fn split_planned(
     rp: &RecPage<'_>,
     rec: &Rec,
     layout: &RecordLayout,
-    plan: Option<&CompactPlan>,
+    plan: Option<(&CompactPlan, usize)>,
     out: &mut Vec<Field>,
 ) -> Result<RecordInfo, Error> {
     let flags = REC_INFO_VERSION_FLAG | REC_INFO_INSTANT_FLAG;
     match plan {
-        Some(plan)
-            if rec.rec_type == RecType::Ordinary
-                && rec.header.info_bits & flags == 0
-                && !rp.is_compressed()
-                && rp.format() == RecFormat::Compact =>
+        Some((plan, limit))
+            if rec.rec_type == RecType::Ordinary && rec.header.info_bits & flags == 0 =>
         {
-            split_compact_planned(rp.bytes(), rp.heap_limit(), rec, plan, out)
+            split_compact_planned(rp.bytes(), limit, rec, plan, out)
         }
         _ => split(rp, rec, layout, out),
     }
@@ -2047,10 +2054,11 @@ mod tests {
                         let Some(rp) = RecPage::new(&p, 16384) else {
                             continue;
                         };
+                        let on_page = plan.on_page(&rp);
                         for o in 0..16384u16 {
                             let Some(rec) = rp.record_at(o) else { continue };
                             let x = split(&rp, &rec, &l, &mut a);
-                            let y = split_planned(&rp, &rec, &l, Some(&plan), &mut b);
+                            let y = split_planned(&rp, &rec, &l, on_page, &mut b);
                             assert_eq!(x, y, "{name} {} origin {o}", ix.name);
                             if x.is_ok() {
                                 assert_eq!(a, b, "{name} {} origin {o}", ix.name);

@@ -1794,6 +1794,7 @@ impl Shared<'_> {
         let mode = walk.mode();
         let meta = self.opts.deleted != Deleted::No;
         let mut visited = std::mem::take(&mut r.visited);
+        let plan = self.plan.as_ref().and_then(|p| p.on_page(rp));
         for chain in [Chain::User, Chain::Free] {
             if chain == Chain::Free && !meta {
                 continue;
@@ -1845,8 +1846,7 @@ impl Shared<'_> {
                     // chain) and the row; the result stays where it is
                     // made (moving it would read back in one piece what
                     // was stored in parts).
-                    let split_res =
-                        split_planned(rp, &rec, &self.layout, self.plan.as_ref(), &mut r.fields);
+                    let split_res = split_planned(rp, &rec, &self.layout, plan, &mut r.fields);
                     if fitting {
                         match (&mut fit, &split_res) {
                             (Some(sum), Ok(info)) => sum.add(&rec, info, &self.layout, &r.fields),
