@@ -1991,13 +1991,7 @@ mod tests {
         for round in 0..200 {
             let mut p = page.clone();
             if round > 0 {
-                for _ in 0..8 {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    let at = 38 + (seed as usize) % 600;
-                    p[at] ^= (seed >> 32) as u8 | 1;
-                }
+                flip(&mut p, &mut seed, 8, 600);
             }
             let Some(rp) = RecPage::new(&p, 16384) else {
                 continue;
@@ -2044,13 +2038,7 @@ mod tests {
                 for page in data.chunks_exact(16384) {
                     for round in 0..3 {
                         let mut p = page.to_vec();
-                        for _ in 0..round * 16 {
-                            seed ^= seed << 13;
-                            seed ^= seed >> 7;
-                            seed ^= seed << 17;
-                            let at = 38 + (seed as usize) % 4000;
-                            p[at] ^= (seed >> 32) as u8 | 1;
-                        }
+                        flip(&mut p, &mut seed, round * 16, 4000);
                         let Some(rp) = RecPage::new(&p, 16384) else {
                             continue;
                         };
@@ -2071,6 +2059,18 @@ mod tests {
         }
         assert!(planned >= 7, "{planned} layouts planned");
         assert!(compared > 10_000, "{compared} records compared");
+    }
+
+    /// Flips `n` bytes of `p` among the `span` bytes after the FIL header
+    /// (a seeded xorshift, `seed` carried from call to call).
+    fn flip(p: &mut [u8], seed: &mut u64, n: usize, span: usize) {
+        for _ in 0..n {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            let at = 38 + (*seed as usize) % span;
+            p[at] ^= (*seed >> 32) as u8 | 1;
+        }
     }
 
     fn ts_of(d: &[u8]) -> Tablespace<'_> {
