@@ -19,12 +19,16 @@
     clippy::disallowed_macros
 )]
 
+mod support;
+
 use ibdscope_report::args::{Cmd, Format, ImageFormat, KeyFile, Opts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_serve::{Limits, Server};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
+use support::cdp::Browser;
+use support::json::Json;
 
 /// The browser's program: `$IBDSCOPE_CHROMIUM` or `chromium`, if it runs.
 fn browser() -> Option<String> {
@@ -472,4 +476,241 @@ fn a_datadirs_audit_links_each_finding_to_its_page() {
     let page = s.view(&format!("page/{n}/3"));
     assert!(page.contains("<th>verdict</th><td>corrupt</td>"), "{page}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A value as the map's tooltip prints it (`??  "-"`).
+fn shown(v: &Json) -> String {
+    match v {
+        Json::Null => "-".into(),
+        v => v.text(),
+    }
+}
+
+/// What a person does, in Chromium driven over the DevTools protocol: hover
+/// a map cell (the tooltip names the page as the JSON the page fetched
+/// does), zoom out and hover again, click the damaged cell, follow the
+/// next-sibling link, hover bytes of the hex view (each names the range
+/// the page's JSON names), tick two files in the overview and compare
+/// them, then diff them; a screenshot of each view.
+#[test]
+fn a_person_hovers_clicks_and_compares_in_chromium() {
+    let Some(prog) = browser() else { return };
+    let dir = scratch("person");
+    let clean = ibdscope_testkit::fixtures().join("mariadb1011/ai_int.ibd");
+    let damaged = damaged_copy("mariadb1011/ai_int.ibd", &dir, 5, 16384);
+    let opts = Opts::new(
+        Cmd::Info,
+        vec![clean, damaged.clone()],
+        Format::Json,
+        Arc::new(ReadHost),
+    );
+    let server = Server::bind(opts, 0, Limits::default()).unwrap();
+    let url = server.url();
+    std::thread::spawn(move || server.run());
+    let shots = dir.join("shots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut b = Browser::start(&prog, &dir.join("profile"))
+        .unwrap_or_else(|e| panic!("the DevTools protocol: {e}"));
+    b.call("Network.enable", "{}");
+    b.call("Page.enable", "{}");
+    let shot = |b: &mut Browser, name: &str| {
+        let p = shots.join(format!("{name}.png"));
+        b.screenshot(&p);
+        println!("screenshot: {}", p.display());
+    };
+
+    // The map of the damaged copy: hover cells.
+    b.navigate(&format!("{url}#map/1"));
+    b.wait(
+        "document.querySelector('#map').getAttribute('data-cells')",
+        60,
+    );
+    let pages = b.fetched("/api/file/1/pages");
+    let bad = check_damaged(&damaged);
+    assert_eq!(bad, vec![5]);
+    // A cell's centre in the viewport, the canvas's cell size `cell`.
+    let cell_at = |b: &mut Browser, page: usize, cell: f64| -> (f64, f64) {
+        let r = b.eval(
+            "(() => { const c = document.querySelector('#map'); c.scrollIntoView({block: 'center'}); \
+             const r = c.getBoundingClientRect(); return [r.left + c.clientLeft, r.top + c.clientTop]; })()",
+        );
+        let (x0, y0) = (r.at(0).f64().unwrap(), r.at(1).f64().unwrap());
+        (
+            x0 + (page % 64) as f64 * cell + cell / 2.0 - 0.5,
+            y0 + (page / 64) as f64 * cell + cell / 2.0 - 0.5,
+        )
+    };
+    let hover_tip = |b: &mut Browser, page: usize, cell: f64| -> Vec<String> {
+        let (x, y) = cell_at(b, page, cell);
+        b.hover(x, y);
+        let tip = b.wait(
+            &format!(
+                "!document.getElementById('tip').hidden && \
+                 document.getElementById('tip').textContent.startsWith('page {page}\\n') && \
+                 document.getElementById('tip').textContent"
+            ),
+            20,
+        );
+        tip.str().unwrap().lines().map(String::from).collect()
+    };
+    for page in [5usize, 3, 4, 0] {
+        let tip = hover_tip(&mut b, page, 16.0);
+        let p = pages
+            .get("pages")
+            .arr()
+            .iter()
+            .find(|p| p.get("page").u64() == Some(page as u64))
+            .unwrap_or_else(|| panic!("page {page} in the JSON"));
+        let index = match (p.get("index_name"), p.get("index_id")) {
+            (Json::Null, id) => shown(id),
+            (n, _) => n.text(),
+        };
+        let fill = |s: &str| s.parse::<f64>().ok();
+        assert_eq!(tip.len(), 7, "{tip:?}");
+        assert_eq!(tip[0], format!("page {page}"));
+        assert_eq!(tip[1], format!("type {}", p.get("type").text()));
+        assert_eq!(tip[2], format!("index {index}"));
+        assert_eq!(tip[3], format!("level {}", shown(p.get("level"))));
+        let f = tip[4].strip_prefix("fill ").unwrap();
+        match p.get("fill") {
+            Json::Null => assert_eq!(f, "-"),
+            v => assert_eq!(fill(f), v.f64(), "page {page}: {tip:?}"),
+        }
+        assert_eq!(tip[5], format!("LSN {}", p.get("lsn").text()));
+        assert_eq!(tip[6], format!("verdict {}", p.get("verdict").text()));
+        // The verdict as `check` gives it: only page 5 is damaged.
+        assert_eq!(tip[6] == "verdict corrupt", page == 5, "{tip:?}");
+        if page == 5 {
+            assert_eq!(tip[2], "index PRIMARY", "{tip:?}");
+            assert_eq!(tip[3], "level 0", "{tip:?}");
+            shot(&mut b, "person-map-hover");
+        }
+        if page == 3 {
+            // The root: one node pointer level above the leaves.
+            assert_eq!(tip[3], "level 1", "{tip:?}");
+        }
+    }
+    // Zoomed out (8 pixels a cell), the same cell names the same page.
+    b.click_on("#zoom-out");
+    b.wait("document.querySelector('#map').width === 64 * 8", 10);
+    let tip = hover_tip(&mut b, 5, 8.0);
+    assert_eq!(tip[6], "verdict corrupt", "{tip:?}");
+    shot(&mut b, "person-map-zoomed-out");
+
+    // Click the damaged cell: its page view.
+    let (x, y) = cell_at(&mut b, 5, 8.0);
+    b.click(x, y);
+    b.wait(
+        "location.hash === '#page/1/5' && document.getElementById('hex') && document.querySelector('#links a')",
+        60,
+    );
+    let page = b.fetched("/api/file/1/page/5");
+    assert_eq!(page.get("verdict").str(), Some("corrupt"));
+    let dom_verdict = b.eval(
+        "[...document.querySelectorAll('#view table tr')].find(r => r.firstChild.textContent === 'verdict').lastChild.textContent",
+    );
+    assert_eq!(dom_verdict.str(), Some("corrupt"));
+    let links = b.fetched("/api/file/1/links/5");
+    assert_eq!(links.get("parent").u64(), Some(3), "{links:?}");
+    shot(&mut b, "person-page-5");
+
+    // Hover bytes of the hex view: each names the range the JSON names.
+    let ranges = page.get("hex").arr().to_vec();
+    assert!(!ranges.is_empty());
+    let name_of = |byte: u64| -> String {
+        let r = ranges
+            .iter()
+            .find(|r| r.get("start").u64().unwrap() <= byte && byte < r.get("end").u64().unwrap())
+            .unwrap_or_else(|| panic!("byte {byte} in no range"));
+        format!(
+            "{}  bytes {}..{}",
+            r.get("name").text(),
+            r.get("start").text(),
+            r.get("end").text()
+        )
+    };
+    // FIL_PAGE_OFFSET (4..8), the INDEX header (38..), the first record
+    // (the infimum at 99 on a COMPACT page) and the last byte (the trailer).
+    for byte in [4u64, 38, 99, 16383] {
+        let sel = format!("#hex span:nth-of-type({})", byte + 1);
+        let (x, y) = b.centre(&sel);
+        b.hover(x, y);
+        let want = name_of(byte);
+        let got = b.wait(
+            &format!(
+                "document.getElementById('hex-name').textContent === {0} && document.getElementById('hex-name').textContent",
+                support::json::quote(&want)
+            ),
+            10,
+        );
+        assert_eq!(got.str(), Some(want.as_str()), "byte {byte}");
+        if byte == 38 {
+            shot(&mut b, "person-hex-hover");
+        }
+    }
+    assert!(name_of(4).starts_with("FIL_PAGE_OFFSET"), "{}", name_of(4));
+
+    // Follow the next sibling (FIL_PAGE_NEXT of page 5).
+    let next = page.get("fil").get("next").u64().expect("a next sibling");
+    b.click_on(&format!("#nav a[href='#page/1/{next}']:last-child"));
+    b.wait(
+        &format!("location.hash === '#page/1/{next}' && document.querySelector('#view h2').textContent === 'page {next}' && document.getElementById('hex')"),
+        60,
+    );
+    let sib = b.fetched(&format!("/api/file/1/page/{next}"));
+    assert_eq!(sib.get("fil").get("prev").u64(), Some(5), "{sib:?}");
+    shot(&mut b, "person-sibling");
+
+    // The overview: tick both files, compare them.
+    b.navigate(&url);
+    b.wait("document.querySelector('#indexes-1') && document.querySelector('#indexes-1').textContent === '1'", 60);
+    shot(&mut b, "person-overview");
+    b.click_on("input.pick[value='0']");
+    b.click_on("input.pick[value='1']");
+    b.click_on("#compare");
+    b.wait(
+        "location.hash === '#compare/0,1' && document.querySelector('#map-1') && document.querySelector('#map-1').getAttribute('data-cells')",
+        60,
+    );
+    let cmp = b.fetched("/api/compare");
+    let dom_pages = b.eval(
+        "[...document.querySelectorAll('#compare-table tr')].slice(1).map(r => r.children[2].textContent)",
+    );
+    let want: Vec<Json> = cmp
+        .get("files")
+        .arr()
+        .iter()
+        .map(|f| Json::Str(f.get("pages").text()))
+        .collect();
+    assert_eq!(dom_pages, Json::Arr(want));
+    // One scale: both maps the same width; B's page 5 in the damaged red.
+    let w =
+        b.eval("[document.querySelector('#map-0').width, document.querySelector('#map-1').width]");
+    assert_eq!(w.at(0), w.at(1));
+    let cells = b.eval(
+        "document.querySelector('#map-1').getAttribute('data-cells').split(',')[5].toLowerCase()",
+    );
+    assert_eq!(cells.str(), Some(palette("damaged").as_str()));
+    shot(&mut b, "person-compare");
+
+    // And diff them: page 5 differs, corrupt in B.
+    b.navigate(&url);
+    b.wait("document.querySelector('input.pick[value=\"1\"]')", 60);
+    b.click_on("input.pick[value='0']");
+    b.click_on("input.pick[value='1']");
+    b.click_on("#diff");
+    b.wait(
+        "location.hash === '#diff/0/1' && document.querySelector('#diff-pages a')",
+        60,
+    );
+    let diff = b.fetched("/api/diff");
+    let first = diff.get("pages").at(0);
+    assert_eq!(first.get("page").u64(), Some(5), "{diff:?}");
+    let row =
+        b.eval("[...document.querySelector('#diff-pages').rows[1].cells].map(c => c.textContent)");
+    assert_eq!(row.at(0).str(), Some("5"));
+    assert_eq!(row.at(7).str(), first.get("verdict_b").str());
+    shot(&mut b, "person-diff");
+    drop(b);
+    println!("screenshots in {}", shots.display());
 }

@@ -197,9 +197,11 @@ function mapCanvas(file, pages, state, mark) {
     canvas.setAttribute("data-cells", cells.join(","));
   }
   function at(ev) {
+    // Inside the border: the cells start at the canvas's content box.
     const r = canvas.getBoundingClientRect();
-    const i = Math.floor((ev.clientY - r.top) / state.cell) * cols + Math.floor((ev.clientX - r.left) / state.cell);
-    return pages[i];
+    const x = ev.clientX - r.left - canvas.clientLeft, y = ev.clientY - r.top - canvas.clientTop;
+    if (x < 0 || y < 0 || x >= cols * state.cell) return undefined;
+    return pages[Math.floor(y / state.cell) * cols + Math.floor(x / state.cell)];
   }
   canvas.addEventListener("mousemove", ev => {
     const p = at(ev);
