@@ -53,25 +53,6 @@ fn browser() -> Option<String> {
     }
 }
 
-fn chromium(prog: &str, profile: &Path, extra: &[String], url: &str) -> String {
-    let out = Command::new(prog)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--no-first-run",
-            "--window-size=1100,800",
-            "--virtual-time-budget=10000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(url)
-        .output()
-        .expect("run the browser");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// A scratch directory of this test.
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -81,11 +62,11 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// A server over `files` (with `keys`) and the browser that views it.
+/// A server over `files` (with `keys`) and the browser that views it,
+/// driven over the DevTools protocol.
 struct Session {
-    prog: String,
+    b: Browser,
     url: String,
-    profile: PathBuf,
     shots: PathBuf,
     tag: String,
 }
@@ -99,37 +80,56 @@ impl Session {
         std::thread::spawn(move || server.run());
         let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-shots");
         std::fs::create_dir_all(&shots).unwrap();
+        let mut b = Browser::start(prog, &scratch(&format!("profile-{tag}")))
+            .unwrap_or_else(|e| panic!("the DevTools protocol: {e}"));
+        b.call("Network.enable", "{}");
         Session {
-            prog: prog.to_string(),
+            b,
             url,
-            profile: scratch(&format!("profile-{tag}")),
             shots,
             tag: tag.to_string(),
         }
     }
 
+    /// Shows view `hash` and waits until it is drawn and every request it
+    /// made is answered (the app's `data-done` and `pending`).
+    fn go(&mut self, hash: &str) {
+        let want = if hash.is_empty() {
+            String::new()
+        } else {
+            format!("#{hash}")
+        };
+        let here = self.b.eval("location.href");
+        if here.str() != Some(&format!("{}#{hash}", self.url)) {
+            self.b.navigate(&format!("{}#{hash}", self.url));
+        }
+        self.b.wait(
+            &format!(
+                "document.getElementById('view').dataset.done === {} && pending === 0",
+                support::json::quote(&want)
+            ),
+            120,
+        );
+    }
+
     /// The DOM of view `hash` after its scripts ran.
-    fn dom(&self, hash: &str) -> String {
-        let u = format!("{}#{hash}", self.url);
-        chromium(&self.prog, &self.profile, &["--dump-dom".to_string()], &u)
+    fn dom(&mut self, hash: &str) -> String {
+        self.go(hash);
+        let d = self.b.eval("document.documentElement.outerHTML");
+        d.str().unwrap_or("").to_string()
     }
 
     /// The DOM of view `hash`, and a screenshot of it kept.
-    fn view(&self, hash: &str) -> String {
-        let u = format!("{}#{hash}", self.url);
+    fn view(&mut self, hash: &str) -> String {
+        let dom = self.dom(hash);
         let name = if hash.is_empty() {
             "overview".to_string()
         } else {
             hash.replace(['/', ','], "_")
         };
         let shot = self.shots.join(format!("{}-{name}.png", self.tag));
-        chromium(
-            &self.prog,
-            &self.profile,
-            &[format!("--screenshot={}", shot.display())],
-            &u,
-        );
-        self.dom(hash)
+        self.b.screenshot(&shot);
+        dom
     }
 }
 
@@ -244,7 +244,7 @@ fn the_views_render_in_headless_chromium() {
     // MariaDB 10.11 fixture, 16 KiB pages), its definition beside it.
     let clean = ibdscope_testkit::fixtures().join("mariadb1011/ai_int.ibd");
     let damaged = damaged_copy("mariadb1011/ai_int.ibd", &dir, 5, 16384);
-    let s = Session::start(&prog, "views", vec![clean.clone(), damaged.clone()], None);
+    let mut s = Session::start(&prog, "views", vec![clean.clone(), damaged.clone()], None);
 
     let overview = s.view("");
     assert!(overview.contains("<tr id=\"file-0\">"), "{overview}");
@@ -387,7 +387,7 @@ fn every_fixture_kind_in_the_browser() {
     }
     for (tag, file, keyed) in cases {
         let k = if keyed { keys() } else { None };
-        let s = Session::start(&prog, tag, vec![file.clone()], k);
+        let mut s = Session::start(&prog, tag, vec![file.clone()], k);
         let overview = s.view("");
         assert!(overview.contains("<tr id=\"file-0\">"), "{tag}: {overview}");
         let map = s.view("map/0");
@@ -402,6 +402,19 @@ fn every_fixture_kind_in_the_browser() {
                 "{tag}: page {p}: {c}"
             );
         }
+        // Hover: the root and each damaged page, named as the JSON the
+        // page fetched names them, the verdict `corrupt` where `check`
+        // says so.
+        let pages = s.b.fetched("/api/file/0/pages");
+        let cell = if drawn.len() <= 4096 { 16.0 } else { 4.0 };
+        for &p in [3u64].iter().chain(&bad) {
+            let tip = hover_tip(&mut s.b, "#map", p as usize, cell);
+            assert_tip(&tip, &pages, p as usize);
+            // Damaged as the app classes a verdict (its `verdictClass`).
+            let v = tip[6].strip_prefix("verdict ").unwrap();
+            let damaged = !(v == "valid" || v == "empty" || v.starts_with("unverifiable"));
+            assert_eq!(bad.contains(&p), damaged, "{tag}: {tip:?}");
+        }
         if tag == "damaged-4k" {
             assert_eq!(bad, vec![7], "{tag}");
             let page = s.view("page/0/7");
@@ -412,6 +425,13 @@ fn every_fixture_kind_in_the_browser() {
         }
         let page = s.view("page/0/3");
         assert!(page.contains("FIL_PAGE_OFFSET"), "{tag}: {page}");
+        // Hover byte 4 of the hex view: it names FIL_PAGE_OFFSET.
+        let (x, y) = s.b.centre("#hex span:nth-of-type(5)");
+        s.b.hover(x, y);
+        s.b.wait(
+            "document.getElementById('hex-name').textContent.startsWith('FIL_PAGE_OFFSET')",
+            10,
+        );
         let levels = s.dom("levels/0");
         assert!(levels.contains("<h2>indexes</h2>"), "{tag}: {levels}");
         println!(
@@ -452,7 +472,7 @@ fn a_datadirs_audit_links_each_finding_to_its_page() {
     let mut bytes = std::fs::read(&t).unwrap();
     bytes[3 * 16384 + 200..3 * 16384 + 204].copy_from_slice(&[1, 2, 3, 4]);
     std::fs::write(&t, &bytes).unwrap();
-    let s = Session::start(&prog, "datadir", vec![dir.clone()], None);
+    let mut s = Session::start(&prog, "datadir", vec![dir.clone()], None);
     let overview = s.view("");
     assert!(overview.contains("href=\"#datadir/0\""), "{overview}");
     let audit = s.view("datadir/0");
@@ -476,6 +496,64 @@ fn a_datadirs_audit_links_each_finding_to_its_page() {
     let page = s.view(&format!("page/{n}/3"));
     assert!(page.contains("<th>verdict</th><td>corrupt</td>"), "{page}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The centre of page `page`'s cell on canvas `sel` (64 cells a row,
+/// `cell` pixels each) in the viewport, scrolled into view.
+fn cell_at(b: &mut Browser, sel: &str, page: usize, cell: f64) -> (f64, f64) {
+    let r = b.eval(&format!(
+        "(() => {{ const c = document.querySelector({}); c.scrollIntoView({{block: 'center'}}); \
+         const r = c.getBoundingClientRect(); return [r.left + c.clientLeft, r.top + c.clientTop]; }})()",
+        support::json::quote(sel)
+    ));
+    let (x0, y0) = (r.at(0).f64().unwrap(), r.at(1).f64().unwrap());
+    (
+        x0 + (page % 64) as f64 * cell + cell / 2.0 - 0.5,
+        y0 + (page / 64) as f64 * cell + cell / 2.0 - 0.5,
+    )
+}
+
+/// Hovers page `page`'s cell of canvas `sel`: the tooltip's lines.
+fn hover_tip(b: &mut Browser, sel: &str, page: usize, cell: f64) -> Vec<String> {
+    let (x, y) = cell_at(b, sel, page, cell);
+    b.hover(x, y);
+    let tip = b.wait(
+        &format!(
+            "!document.getElementById('tip').hidden && \
+             document.getElementById('tip').textContent.startsWith('page {page}\\n') && \
+             document.getElementById('tip').textContent"
+        ),
+        20,
+    );
+    tip.str().unwrap().lines().map(String::from).collect()
+}
+
+/// The tooltip of page `page` names it as the `pages` JSON the page
+/// fetched does: number, type, index name (else id), level, fill, LSN,
+/// verdict.
+fn assert_tip(tip: &[String], pages: &Json, page: usize) {
+    let p = pages
+        .get("pages")
+        .arr()
+        .iter()
+        .find(|p| p.get("page").u64() == Some(page as u64))
+        .unwrap_or_else(|| panic!("page {page} in the JSON"));
+    let index = match (p.get("index_name"), p.get("index_id")) {
+        (Json::Null, id) => shown(id),
+        (n, _) => n.text(),
+    };
+    assert_eq!(tip.len(), 7, "{tip:?}");
+    assert_eq!(tip[0], format!("page {page}"));
+    assert_eq!(tip[1], format!("type {}", p.get("type").text()));
+    assert_eq!(tip[2], format!("index {index}"));
+    assert_eq!(tip[3], format!("level {}", shown(p.get("level"))));
+    let f = tip[4].strip_prefix("fill ").unwrap();
+    match p.get("fill") {
+        Json::Null => assert_eq!(f, "-"),
+        v => assert_eq!(f.parse::<f64>().ok(), v.f64(), "page {page}: {tip:?}"),
+    }
+    assert_eq!(tip[5], format!("LSN {}", p.get("lsn").text()));
+    assert_eq!(tip[6], format!("verdict {}", p.get("verdict").text()));
 }
 
 /// A value as the map's tooltip prints it (`??  "-"`).
@@ -528,56 +606,9 @@ fn a_person_hovers_clicks_and_compares_in_chromium() {
     let pages = b.fetched("/api/file/1/pages");
     let bad = check_damaged(&damaged);
     assert_eq!(bad, vec![5]);
-    // A cell's centre in the viewport, the canvas's cell size `cell`.
-    let cell_at = |b: &mut Browser, page: usize, cell: f64| -> (f64, f64) {
-        let r = b.eval(
-            "(() => { const c = document.querySelector('#map'); c.scrollIntoView({block: 'center'}); \
-             const r = c.getBoundingClientRect(); return [r.left + c.clientLeft, r.top + c.clientTop]; })()",
-        );
-        let (x0, y0) = (r.at(0).f64().unwrap(), r.at(1).f64().unwrap());
-        (
-            x0 + (page % 64) as f64 * cell + cell / 2.0 - 0.5,
-            y0 + (page / 64) as f64 * cell + cell / 2.0 - 0.5,
-        )
-    };
-    let hover_tip = |b: &mut Browser, page: usize, cell: f64| -> Vec<String> {
-        let (x, y) = cell_at(b, page, cell);
-        b.hover(x, y);
-        let tip = b.wait(
-            &format!(
-                "!document.getElementById('tip').hidden && \
-                 document.getElementById('tip').textContent.startsWith('page {page}\\n') && \
-                 document.getElementById('tip').textContent"
-            ),
-            20,
-        );
-        tip.str().unwrap().lines().map(String::from).collect()
-    };
     for page in [5usize, 3, 4, 0] {
-        let tip = hover_tip(&mut b, page, 16.0);
-        let p = pages
-            .get("pages")
-            .arr()
-            .iter()
-            .find(|p| p.get("page").u64() == Some(page as u64))
-            .unwrap_or_else(|| panic!("page {page} in the JSON"));
-        let index = match (p.get("index_name"), p.get("index_id")) {
-            (Json::Null, id) => shown(id),
-            (n, _) => n.text(),
-        };
-        let fill = |s: &str| s.parse::<f64>().ok();
-        assert_eq!(tip.len(), 7, "{tip:?}");
-        assert_eq!(tip[0], format!("page {page}"));
-        assert_eq!(tip[1], format!("type {}", p.get("type").text()));
-        assert_eq!(tip[2], format!("index {index}"));
-        assert_eq!(tip[3], format!("level {}", shown(p.get("level"))));
-        let f = tip[4].strip_prefix("fill ").unwrap();
-        match p.get("fill") {
-            Json::Null => assert_eq!(f, "-"),
-            v => assert_eq!(fill(f), v.f64(), "page {page}: {tip:?}"),
-        }
-        assert_eq!(tip[5], format!("LSN {}", p.get("lsn").text()));
-        assert_eq!(tip[6], format!("verdict {}", p.get("verdict").text()));
+        let tip = hover_tip(&mut b, "#map", page, 16.0);
+        assert_tip(&tip, &pages, page);
         // The verdict as `check` gives it: only page 5 is damaged.
         assert_eq!(tip[6] == "verdict corrupt", page == 5, "{tip:?}");
         if page == 5 {
@@ -593,12 +624,12 @@ fn a_person_hovers_clicks_and_compares_in_chromium() {
     // Zoomed out (8 pixels a cell), the same cell names the same page.
     b.click_on("#zoom-out");
     b.wait("document.querySelector('#map').width === 64 * 8", 10);
-    let tip = hover_tip(&mut b, 5, 8.0);
+    let tip = hover_tip(&mut b, "#map", 5, 8.0);
     assert_eq!(tip[6], "verdict corrupt", "{tip:?}");
     shot(&mut b, "person-map-zoomed-out");
 
     // Click the damaged cell: its page view.
-    let (x, y) = cell_at(&mut b, 5, 8.0);
+    let (x, y) = cell_at(&mut b, "#map", 5, 8.0);
     b.click(x, y);
     b.wait(
         "location.hash === '#page/1/5' && document.getElementById('hex') && document.querySelector('#links a')",

@@ -7,16 +7,20 @@ const view = document.getElementById("view");
 const where = document.getElementById("where");
 const tip = document.getElementById("tip");
 let palette = null;
+// Requests under way: a view is complete when its route has resolved and
+// none is left (what the browser tests wait for).
+let pending = 0;
 
 function api(path, params) {
   return apiQ(path, new URLSearchParams(params || {}));
 }
 function apiQ(path, q) {
   q.set("t", TOKEN);
+  pending++;
   return fetch(path + "?" + q.toString()).then(r => {
     if (!r.ok) throw new Error(path + ": " + r.status);
     return r.json();
-  });
+  }).finally(() => { pending--; });
 }
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -36,7 +40,7 @@ function fmtBytes(n) {
 // ---- overview --------------------------------------------------------
 function overview() {
   where.textContent = "";
-  api("/api/files").then(d => {
+  return api("/api/files").then(d => {
     const t = el("table", { id: "files" }, el("tr", {}, ...["", "#", "file", "verdict", "vendor", "format",
       "page size", "size", "pages", "damaged", "indexes", ""].map(h => el("th", {}, h))));
     const members = new Map();
@@ -75,7 +79,7 @@ function overview() {
     cmp.addEventListener("click", () => { const p = picked(); if (p.length >= 2) location.hash = "#compare/" + p.join(","); });
     dif.addEventListener("click", () => { const p = picked(); if (p.length === 2) location.hash = "#diff/" + p.join("/"); });
     view.replaceChildren(el("h2", {}, "Files"), t, el("p", { class: "controls" }, cmp, " ", dif));
-  }).catch(fail);
+  });
 }
 function fail(e) { view.replaceChildren(el("p", { class: "findings" }, String(e))); }
 
@@ -498,19 +502,25 @@ async function levelsView(file) {
   view.replaceChildren(...parts);
 }
 
+function show(hash) {
+  const h = hash.replace(/^#/, "").split("/");
+  const n = h.slice(1).map(x => parseInt(x, 10));
+  if (h[0] === "map") return mapView(n[0]);
+  if (h[0] === "page") return pageView(n[0], n[1]);
+  if (h[0] === "levels") return levelsView(n[0]);
+  if (h[0] === "rows") return rowsView(n[0], n[1], h[3] === "deleted");
+  if (h[0] === "compare") return compareView((h[1] || "").split(",").map(x => parseInt(x, 10)));
+  if (h[0] === "diff") return diffView(n[0], n[1]);
+  if (h[0] === "datadir") return datadirView(n[0]);
+  if (h[0] === "extent") return extentView(n[0], n[1]);
+  if (h[0] === "segment") return segmentView(n[0], n[1]);
+  return overview();
+}
 function route() {
   tip.hidden = true;
-  const h = location.hash.replace(/^#/, "").split("/");
-  const n = h.slice(1).map(x => parseInt(x, 10));
-  if (h[0] === "map") mapView(n[0]).catch(fail);
-  else if (h[0] === "page") pageView(n[0], n[1]).catch(fail);
-  else if (h[0] === "levels") levelsView(n[0]).catch(fail);
-  else if (h[0] === "rows") rowsView(n[0], n[1], h[3] === "deleted").catch(fail);
-  else if (h[0] === "compare") compareView((h[1] || "").split(",").map(x => parseInt(x, 10))).catch(fail);
-  else if (h[0] === "diff") diffView(n[0], n[1]).catch(fail);
-  else if (h[0] === "datadir") datadirView(n[0]).catch(fail);
-  else if (h[0] === "extent") extentView(n[0], n[1]).catch(fail);
-  else if (h[0] === "segment") segmentView(n[0], n[1]).catch(fail);
-  else overview();
+  const hash = location.hash;
+  delete view.dataset.done;
+  // `data-done`: the hash of the view drawn (its own requests answered).
+  show(hash).catch(fail).finally(() => { if (location.hash === hash) view.dataset.done = hash; });
 }
 api("/api/palette").then(p => { palette = p; window.addEventListener("hashchange", route); route(); }).catch(fail);

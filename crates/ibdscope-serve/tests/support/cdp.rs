@@ -203,12 +203,9 @@ impl Browser {
         Json::parse(&body).unwrap_or_else(|| panic!("{part}: not JSON: {body:.200}"))
     }
 
-    /// A PNG of the whole page, written to `path`.
+    /// A PNG of the viewport (what a person sees), written to `path`.
     pub fn screenshot(&mut self, path: &Path) {
-        let r = self.call(
-            "Page.captureScreenshot",
-            "{\"format\":\"png\",\"captureBeyondViewport\":true}",
-        );
+        let r = self.call("Page.captureScreenshot", "{\"format\":\"png\"}");
         let png = base64(r.get("data").str().unwrap_or("")).expect("base64 PNG");
         std::fs::write(path, png).expect("write the screenshot");
     }
