@@ -72,7 +72,7 @@ struct Job {
 #[derive(Clone, Debug)]
 pub struct Answer {
     /// The JSON printed.
-    pub body: Vec<u8>,
+    pub body: std::sync::Arc<[u8]>,
     /// The command's outcome.
     pub outcome: Outcome,
 }
@@ -163,8 +163,14 @@ impl Api {
     }
 
     /// Builds file `index`'s model for the page views in the background
-    /// (its thread, after the requests queued before), answering nothing.
+    /// (its thread, after the requests queued before), answering nothing;
+    /// only when every path given can keep its model open (more would
+    /// close models to build others no one asked for).
     pub fn warm(&self, index: usize) {
+        let given = self.member_of.iter().filter(|m| m.is_none()).count();
+        if given > self.models {
+            return;
+        }
         let Some(file) = self.files.get(index).filter(|f| !f.is_dir()) else {
             return;
         };
@@ -429,7 +435,10 @@ fn answer(mut body: Vec<u8>, outcome: Outcome) -> Answer {
     if body.is_empty() {
         body.extend_from_slice(b"{\"error\":\"could not read\"}");
     }
-    Answer { body, outcome }
+    Answer {
+        body: body.into(),
+        outcome,
+    }
 }
 
 fn unreadable() -> Answer {

@@ -205,8 +205,8 @@ fn answer(shared: &Shared, req: &Request) -> Response {
             "text/html; charset=utf-8",
             crate::app::index(&shared.guard.token),
         ),
-        ["app.js"] => ok("text/javascript; charset=utf-8", crate::app::JS.into()),
-        ["app.css"] => ok("text/css; charset=utf-8", crate::app::CSS.into()),
+        ["app.js"] => ok("text/javascript; charset=utf-8", crate::app::JS.as_bytes()),
+        ["app.css"] => ok("text/css; charset=utf-8", crate::app::CSS.as_bytes()),
         ["api", "palette"] => ok(JSON, api::palette()),
         ["api", "files"] => ok(JSON, shared.api.overview()),
         ["api", "compare"] | ["api", "diff"] => {
@@ -306,11 +306,11 @@ fn answered(a: api::Answer) -> Response {
     }
 }
 
-fn ok(content_type: &'static str, body: Vec<u8>) -> Response {
+fn ok(content_type: &'static str, body: impl Into<std::sync::Arc<[u8]>>) -> Response {
     Response {
         status: 200,
         content_type,
-        body,
+        body: body.into(),
         extra: Vec::new(),
     }
 }

@@ -125,20 +125,22 @@ fn serve_open_hands_the_url_to_xdg_open_and_serves_without_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `serve --datadir DIR`: the datadir served as one item (its audit, its
-/// members), and its dictionary defining the tables served: a table whose
-/// `.frm` is gone still shows its rows typed, from SYS_COLUMNS.
+/// `serve --datadir DIR FILE`: the datadir served as one item (its audit,
+/// its tables), and its dictionary defining the tables served: a copy of
+/// a table away from its datadir, with no `.frm`, shows its rows typed
+/// from SYS_COLUMNS (without `--datadir` it has no definition).
 #[test]
 fn serve_datadir_serves_the_instance_and_defines_its_tables() {
     let dir = std::env::temp_dir().join(format!("ibdscope-serve-datadir-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
     let tarball = fixtures().join("instance/mariadb1011-split.tar.gz");
     let st = Command::new("tar")
         .arg("-xzf")
         .arg(&tarball)
         .arg("-C")
-        .arg(&dir)
+        .arg(&data)
         .status();
     if !st.is_ok_and(|s| s.success()) {
         eprintln!(
@@ -147,10 +149,14 @@ fn serve_datadir_serves_the_instance_and_defines_its_tables() {
         );
         return;
     }
-    std::fs::remove_file(dir.join("fx/t_basic.frm")).unwrap();
+    let away = dir.join("away");
+    std::fs::create_dir_all(&away).unwrap();
+    let copy = away.join("t_basic.ibd");
+    std::fs::copy(data.join("fx/t_basic.ibd"), &copy).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
         .args(["serve", "--threads", "1", "--datadir"])
-        .arg(&dir)
+        .arg(&data)
+        .arg(&copy)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -166,16 +172,10 @@ fn serve_datadir_serves_the_instance_and_defines_its_tables() {
         .to_string();
     let (port, token) = rest.split_once("/?t=").expect(&line);
     let port: u16 = port.parse().unwrap();
+    // The datadir is item 0, the copy item 1 (its members follow).
     let files = get(port, &format!("/api/files?t={token}"));
-    // The member number of fx/t_basic.ibd (the datadir is item 0).
-    let at = files.find("fx/t_basic.ibd\"").expect(&files);
-    let entry = &files[files[..at].rfind("{\"index\":").unwrap()..at];
-    let n: String = entry["{\"index\":".len()..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    let rows = get(port, &format!("/api/file/{n}/rows/3?t={token}"));
-    let audit = get(port, &format!("/api/file/0/tables?t={token}"));
+    let rows = get(port, &format!("/api/file/1/rows/3?t={token}"));
+    let tables = get(port, &format!("/api/file/0/tables?t={token}"));
     child.kill().unwrap();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&dir);
@@ -183,12 +183,15 @@ fn serve_datadir_serves_the_instance_and_defines_its_tables() {
         files.contains("{\"index\":0,\"kind\":\"datadir\""),
         "{files}"
     );
-    assert!(audit.contains("\"fx/t_basic\""), "{audit}");
+    assert!(files.contains("{\"index\":1,\"kind\":\"file\""), "{files}");
+    assert!(tables.contains("\"fx/t_basic\""), "{tables}");
     // Typed from the dictionary: the columns SYS_COLUMNS lists for
     // fx/t_basic, table id 18 (fixtures/instance/sys_columns.tsv).
     assert!(rows.starts_with("HTTP/1.1 200 OK"), "{rows}");
     assert!(
-        rows.contains("\"columns\":[\"id\",\"name\",\"qty\",\"big\",\"c\"]"),
+        rows.contains(
+            "\"source\":\"dictionary\",\"columns\":[\"id\",\"name\",\"qty\",\"big\",\"c\"]"
+        ),
         "{rows}"
     );
 }

@@ -147,10 +147,21 @@ function colourer(pages, mode) {
 }
 function legend(mode, pages) {
   const item = (c, t) => el("span", {}, el("i", { "data-c": c }), t);
+  const n = (k, one, many) => k + " " + (k === 1 ? one : many);
   if (mode === "extents") {
     const x = pages.extents || { legend: [] };
-    const items = (x.legend || []).map((l, i) => item(palette.index[i % palette.index.length],
-      (l.index_name || "index " + l.index_id) + ": " + l.pages + " pages"));
+    // Each index's B-tree pages, then its other segment pages (BLOB/LOB,
+    // allocated: its colour tinted) where there are any, as the picture
+    // maps' legend lists them.
+    const colour = colourer(pages, mode), count = new Map();
+    for (const p of pages) { const c = colour(p); count.set(c, (count.get(c) || 0) + 1); }
+    const items = [];
+    (x.legend || []).forEach((l, i) => {
+      const k = i % palette.index.length, name = l.index_name || "index " + l.index_id;
+      items.push(item(palette.index[k], name + ": " + n(l.pages, "page", "pages")));
+      const tinted = count.get(palette.index_tint[k]) || 0;
+      if (tinted) items.push(item(palette.index_tint[k], name + ": " + n(tinted, "page", "pages") + " BLOB/LOB or allocated"));
+    });
     items.push(item(palette.free_picture, "free"), item(palette.system, "system"), item(palette.damaged, "damaged"),
       item(palette.unverifiable, "not verifiable"), item(palette.free_data, "free, still holds records"),
       item(palette.other, "segment pages of no index"), item(palette.unaccounted, "unaccounted"));
@@ -329,7 +340,10 @@ async function datadirView(n) {
       const text = "page " + x.page + " @" + x.offset + ": " + x.reason;
       finds.append(idx != null && x.page != null ? link(text, "#page/" + idx + "/" + x.page) : text, el("br"));
     }
-    t.append(el("tr", {}, el("td", {}, idx != null ? link(f.file, "#map/" + idx) : f.file),
+    // Named relative to the datadir (its path is in the facts above).
+    const base = ((r.datadirs || [])[0] || {}).path;
+    const name = base && f.file.startsWith(base + "/") ? f.file.slice(base.length + 1) : f.file;
+    t.append(el("tr", {}, el("td", {}, idx != null ? link(name, "#map/" + idx) : name),
       el("td", { class: f.verdict === "clean" ? "clean" : "findings" }, f.verdict), el("td", {}, f.pages ?? "-"), finds));
   }
   parts.push(el("h3", {}, "files"), t);
