@@ -59,7 +59,7 @@ pub struct Api {
 
 /// A command for a file's model thread, and where to send its answer.
 struct Job {
-    opts: Opts,
+    opts: Box<Opts>,
     /// A page's links instead of the command.
     links: Option<u32>,
     /// Where the answer goes; `None`: build the model a page view reads
@@ -175,7 +175,7 @@ impl Api {
             return;
         };
         let job = Job {
-            opts: self.opts(Cmd::Indexes, vec![file.clone()], false),
+            opts: Box::new(self.opts(Cmd::Indexes, vec![file.clone()], false)),
             links: None,
             reply: None,
         };
@@ -207,7 +207,7 @@ impl Api {
         for _ in 0..2 {
             let (tx, rx) = mpsc::channel();
             let job = Job {
-                opts: opts(),
+                opts: Box::new(opts()),
                 links,
                 reply: Some(tx),
             };
@@ -217,7 +217,7 @@ impl Api {
                         return Some(a);
                     }
                 }
-                Err(job) => return Some(self.run(job.opts)),
+                Err(job) => return Some(self.run(*job.opts)),
             }
         }
         Some(unreadable())

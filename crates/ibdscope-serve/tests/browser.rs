@@ -675,6 +675,18 @@ fn a_person_hovers_clicks_and_compares_in_chromium() {
             10,
         );
         assert_eq!(got.str(), Some(want.as_str()), "byte {byte}");
+        // The byte's range marked, and only it.
+        let on = b.eval(&format!(
+            "[document.querySelector({}).classList.contains('on'), document.querySelectorAll('#hex span.on').length]",
+            support::json::quote(&sel)
+        ));
+        let r = ranges
+            .iter()
+            .find(|r| r.get("start").u64().unwrap() <= byte && byte < r.get("end").u64().unwrap())
+            .unwrap();
+        let len = r.get("end").u64().unwrap() - r.get("start").u64().unwrap();
+        assert_eq!(on.at(0), &Json::Bool(true), "byte {byte}");
+        assert_eq!(on.at(1).u64(), Some(len), "byte {byte}");
         if byte == 38 {
             shot(&mut b, "person-hex-hover");
         }

@@ -407,14 +407,22 @@ function kv(obj) {
 function hexView(ranges) {
   const box = el("div", { class: "hex", id: "hex" });
   const name = el("div", { id: "hex-name" }, "hover a byte");
-  let line = [], col = 0, start = 0, i = 0;
+  let line = [], col = 0, start = 0, i = 0, lit = [];
   for (const r of ranges || []) {
     const bytes = r.hex.match(/../g) || [];
     const cls = "r" + (i++ % 2);
+    const spans = [];
+    // Hovering a byte names its range and marks the range's bytes.
+    const enter = () => {
+      name.textContent = r.name + "  bytes " + r.start + ".." + r.end;
+      lit.forEach(x => x.classList.remove("on"));
+      lit = spans; lit.forEach(x => x.classList.add("on"));
+    };
     for (const b of bytes) {
       if (col === 0) line.push(el("b", {}, ("0000" + start.toString(16)).slice(-5) + "  "));
       const s = el("span", { class: cls, title: r.name + " [" + r.start + ".." + r.end + ")" }, b);
-      s.addEventListener("mouseenter", () => { name.textContent = r.name + "  bytes " + r.start + ".." + r.end; });
+      s.addEventListener("mouseenter", enter);
+      spans.push(s);
       line.push(s, " ");
       start++; col++;
       if (col === 16) { line.push("\n"); col = 0; }
