@@ -17,6 +17,11 @@ use std::time::Duration;
 /// in runs of this many): a response stays a few MiB whatever the file.
 pub const PAGES_PER_REQUEST: u32 = 16384;
 
+/// Most bytes of one off-page value a `rows` answer shows (`rows
+/// --max-value-bytes`; longer values: their first bytes in hex, marked
+/// truncated): a page of BLOBs stays a small answer.
+pub const MAX_VALUE_BYTES: usize = 4096;
+
 /// Most files one compare request names.
 pub const MAX_COMPARED: usize = 8;
 

@@ -272,6 +272,9 @@ fn answer(shared: &Shared, req: &Request) -> Response {
                         Cmd::Rows(RowsOpts {
                             where_page: Some(page),
                             with_deleted: flag("deleted"),
+                            // `--max-value-bytes`: an off-page value's
+                            // first bytes, in hex, marked truncated.
+                            max_value_bytes: api::MAX_VALUE_BYTES,
                             ..RowsOpts::default()
                         }),
                         false,

@@ -432,8 +432,48 @@ fn every_fixture_kind_in_the_browser() {
             "document.getElementById('hex-name').textContent.startsWith('FIL_PAGE_OFFSET')",
             10,
         );
+        // Its place: the extent and segment views it links to list the
+        // pages the owner map (`extents` JSON) gives them.
+        let links = s.b.fetched("/api/file/0/links/3");
+        let extent = s.view("extent/0/0");
+        let owners = s.b.fetched("/api/file/0/extents");
+        let size = owners.get("extent_size").u64().unwrap_or(64);
+        let in_extent = owners
+            .get("map")
+            .arr()
+            .iter()
+            .filter(|c| c.get("page").u64().is_some_and(|p| p < size))
+            .count();
+        assert_eq!(
+            extent.matches("href=\"#page/0/").count(),
+            in_extent,
+            "{tag}: {extent}"
+        );
+        if let Some(seg) = links.get("segment_id").u64() {
+            let view = s.view(&format!("segment/0/{seg}"));
+            let pages = owners
+                .get("map")
+                .arr()
+                .iter()
+                .filter(|c| c.get("segment").u64() == Some(seg))
+                .count();
+            assert!(
+                view.contains(&format!("<h3>{pages} pages</h3>")),
+                "{tag}: segment {seg}: {view}"
+            );
+        }
         let levels = s.dom("levels/0");
         assert!(levels.contains("<h2>indexes</h2>"), "{tag}: {levels}");
+        // The rows view, from the clustered index's first leaf: typed rows
+        // (each fixture has its definition: a `.frm` beside it, the SDI).
+        let rows = s.view("rows/0");
+        assert!(rows.contains("id=\"rows\""), "{tag}: {rows}");
+        if tag == "mysql80" {
+            // sakila's staff.picture of row 1: a PNG (its signature) kept
+            // off-page, shown cut at `--max-value-bytes`.
+            assert!(rows.contains("<td>0x89504e470d0a1a0a"), "{tag}: {rows}");
+            assert!(rows.contains("… (truncated)</td>"), "{tag}: {rows}");
+        }
         println!(
             "{tag}: {} pages drawn as the SVG map draws them",
             drawn.len()

@@ -17,9 +17,13 @@ function api(path, params) {
 function apiQ(path, q) {
   q.set("t", TOKEN);
   pending++;
-  return fetch(path + "?" + q.toString()).then(r => {
+  return fetch(path + "?" + q.toString()).then(async r => {
     if (!r.ok) throw new Error(path + ": " + r.status);
-    return r.json();
+    const text = await r.text();
+    try { return JSON.parse(text); } catch (e) {
+      // A command that stopped part way: say so, with its outcome.
+      throw new Error(path + ": the answer stops part way (" + (r.headers.get("X-Ibdscope-Outcome") || "?") + ", " + text.length + " bytes)");
+    }
   }).finally(() => { pending--; });
 }
 function el(tag, attrs, ...kids) {
@@ -367,9 +371,10 @@ async function datadirView(n) {
 async function rowsView(file, page, deleted) {
   where.textContent = "rows of file " + file;
   if (page == null || isNaN(page)) {
-    // The first leaf of the clustered index (the first index's level 0).
+    // The first leaf of the clustered index: the table's lowest index id
+    // (MySQL 8.0's SDI index, listed first, has the highest).
     const d = await api("/api/file/" + file + "/levels");
-    const ix = (d.indexes || [])[0] || {};
+    const ix = (d.indexes || []).reduce((a, x) => (a == null || x.index_id < a.index_id ? x : a), null) || {};
     const leaf = (ix.levels || []).find(l => l.level === 0);
     page = leaf && leaf.leftmost_page != null ? leaf.leftmost_page : ix.root_page;
   }
@@ -383,6 +388,14 @@ async function rowsView(file, page, deleted) {
     link("page " + page, "#page/" + file + "/" + page));
   view.replaceChildren(el("h2", {}, "rows of " + (r.table || "file " + file) + ", page " + page), nav, rowsTable(r));
 }
+// A value as `rows` gives it: NULL, a value cut at `--max-value-bytes`
+// (its first bytes in hex), or the value; long ones cut for the table.
+function cell(x) {
+  if (x === null) return "NULL";
+  if (x && typeof x === "object" && "truncated" in x) return String(x.truncated).slice(0, 66) + "… (truncated)";
+  const s = typeof x === "object" ? JSON.stringify(x) : String(x);
+  return s.length > 200 ? s.slice(0, 200) + "…" : s;
+}
 function rowsTable(r) {
   if (r.error) return el("p", { class: "findings" }, r.error);
   const cols = r.columns || [];
@@ -391,7 +404,7 @@ function rowsTable(r) {
   for (const x of (r.rows || []).slice(0, 5000)) {
     const v = x.row || {};
     t.append(el("tr", { class: x.origin && x.origin !== "live" ? "deleted" : "" }, ...extra.map(k => el("td", {}, x[k])),
-      ...cols.map(c => el("td", {}, v[c] === null ? "NULL" : (typeof v[c] === "object" ? JSON.stringify(v[c]) : v[c])))));
+      ...cols.map(c => el("td", {}, cell(v[c])))));
   }
   return el("div", {}, el("p", {}, (r.rows || []).length + " rows (" + (r.index || "") + ", definition from " + (r.source || "-") + ")"), t);
 }
