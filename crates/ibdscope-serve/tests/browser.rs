@@ -1,10 +1,13 @@
 //! The application in a real browser: headless Chromium (Debian
 //! `chromium`) opens every view of files served by the server, and the
-//! tests assert on the DOM each view built from the JSON it fetched
-//! (`--dump-dom` after the scripts ran): the overview, the maps (each cell's
+//! tests assert on the DOM each view built from the JSON it fetched (the
+//! browser driven over the DevTools protocol, `support::cdp`: a view is
+//! read once the app marks it drawn and no request is under way; the
+//! mouse moved and clicked as a person's): the overview, the maps (each cell's
 //! colour as drawn, against the SVG picture `extents --out` draws and the
 //! verdicts `check --format json` gives), a page with its links and typed
-//! records, the index levels, the rows, compare, diff and a datadir's audit,
+//! records, hovered cells and hex bytes, extent and segment, the index
+//! levels, the rows, compare, diff and a datadir's audit,
 //! on the fixture kinds (MySQL 5.6, MariaDB 4K/16K/64K, page_compressed,
 //! ROW_FORMAT=COMPRESSED, encrypted with its key, an instance datadir) and
 //! a corpus MySQL 8.0 file. Screenshots of each view are kept in
