@@ -649,6 +649,13 @@ impl CarvedSpace {
     pub fn has_page0(&self) -> bool {
         self.pages.first().is_some_and(|p| p.kept.page_no.0 == 0)
     }
+    /// Whether the image gets a synthesized page 0 ([`synthesize_page0`]):
+    /// when none was found, and for one index gathered with `--index-id`
+    /// (the page 0 found is its space's, whose extent descriptors may call
+    /// the index's pages free: a dropped table's, in a system tablespace).
+    pub fn page0_synthesized(&self) -> bool {
+        !self.has_page0() || self.index_gathered.is_some()
+    }
     /// Pages in the image: the largest page number found plus one, or
     /// the kept page 0's `FSP_SIZE` when larger (the pages past the last
     /// one found were never written: zeros), at most 2^26 pages.
@@ -675,6 +682,10 @@ impl CarvedSpace {
     /// for that layout). `fsp0types.h` (`FSP_FLAGS_POS_*`), MariaDB
     /// `fsp0types.h` (`FSP_FLAGS_FCRC32_*`).
     pub fn synthesized_flags(&self) -> u32 {
+        if let Some(f) = self.flags {
+            // One index gathered from a space whose page 0 was found.
+            return f;
+        }
         let ssize = |size: u32| size.checked_div(512).map_or(0, |n| n.trailing_zeros());
         let compact = self.pages.iter().any(|p| p.kept.compact);
         match self.layout {
@@ -955,13 +966,17 @@ fn indexes_of(pages: &[CarvedPage]) -> Vec<CarvedIndex> {
 
 /// `XDES_ARR_OFFSET` (`fsp0fsp.h`): the extent descriptors on page 0.
 const XDES_ARR_OFFSET: usize = FSP_HEADER_OFFSET + 112;
+/// `XDES_STATE` (`fsp0fsp.h`): an extent descriptor's state.
+const XDES_STATE: usize = 20;
 /// `Encryption::INFO_MAX_SIZE` (`os0enc.h`, MySQL 8.0).
 const ENCRYPTION_INFO_MAX_SIZE: usize = 115;
 
 /// A page 0 for a space whose own was not found: FIL header (page 0,
 /// type FSP_HDR, the space id, the newest LSN of the space), the FSP
 /// header (space id, FSP_SIZE and FSP_FREE_LIMIT the pages found,
-/// [`CarvedSpace::synthesized_flags`]), no extent descriptors, the SDI
+/// [`CarvedSpace::synthesized_flags`]), the extent descriptors page 0
+/// holds with each page found marked used (`XDES_FREE_FRAG`, its
+/// `XDES_FREE_BIT` clear) and every other page free, the SDI
 /// root when the space has SDI pages (`fsp_header_get_sdi_offset`,
 /// `fsp0fsp.cc`, MySQL 8.0), and the checksum of the space's layout
 /// (crc32, full_crc32, zip crc32). `None` for a page size outside
@@ -988,6 +1003,7 @@ pub fn synthesize_page0(space: &CarvedSpace) -> Option<Vec<u8>> {
     put32(&mut page, fsp(FSP_SIZE)?, n)?;
     put32(&mut page, fsp(FSP_FREE_LIMIT)?, n)?;
     put32(&mut page, fsp(FSP_SPACE_FLAGS)?, flags)?;
+    mark_used(&mut page, space)?;
     if flags & (1 << 14) != 0 && space.layout != PageLayout::FullCrc32 {
         let sdi = space.indexes.iter().find(|i| i.sdi);
         if let Some(root) = sdi.and_then(|i| i.root) {
@@ -1030,6 +1046,48 @@ pub fn synthesize_page0(space: &CarvedSpace) -> Option<Vec<u8>> {
         }
     }
     Some(page)
+}
+
+/// The extent descriptors of a synthesized page 0 (`fsp0fsp.h`: an
+/// `XDES_SIZE` entry per extent of the pages page 0 describes, its state
+/// at `XDES_STATE`, two bits a page from `XDES_BITMAP`, `XDES_FREE_BIT`
+/// first): each extent holding a page found `XDES_FREE_FRAG` (2), its
+/// pages found used, the others free; the other extents left
+/// `XDES_NOT_INITED`, which reads as free.
+fn mark_used(page: &mut [u8], space: &CarvedSpace) -> Option<()> {
+    let logical = if space.layout == PageLayout::Zip {
+        16384
+    } else {
+        space.page_size
+    };
+    let extent = extent_size(logical).max(1);
+    let xdes = 24usize.checked_add((extent as usize).checked_mul(2)?.div_ceil(8))?;
+    // Page 0 describes the first page_size pages (`xdes_calc_descriptor_page`).
+    let described = space.page_size;
+    let mut used: Vec<u32> = std::iter::once(0)
+        .chain(space.pages.iter().map(|p| p.kept.page_no.0))
+        .filter(|&n| n < described)
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    let entry_at =
+        |e: u32| XDES_ARR_OFFSET.checked_add(xdes.checked_mul(usize::try_from(e).ok()?)?);
+    let mut last = None;
+    for n in used {
+        let e = n.checked_div(extent)?;
+        let at = entry_at(e)?;
+        if last != Some(e) {
+            last = Some(e);
+            put32(page, at.checked_add(XDES_STATE)?, 2)?;
+            // Every page free (and clean) first.
+            page.get_mut(at.checked_add(24)?..at.checked_add(xdes)?)?
+                .fill(0xff);
+        }
+        let bit = (n.checked_rem(extent)? as usize).checked_mul(2)?;
+        let byte = page.get_mut(at.checked_add(24)?.checked_add(bit / 8)?)?;
+        *byte &= !(1u8 << (bit % 8));
+    }
+    Some(())
 }
 
 fn put32(page: &mut [u8], at: usize, v: u32) -> Option<()> {

@@ -97,7 +97,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
         };
         let path = c.out.join(name);
         crate::out::check(&path, &inputs)?;
-        let synthesized = !s.has_page0();
+        let synthesized = s.page0_synthesized();
         crate::out::write_via_temp(&path, |tmp| {
             write_image(tmp, s, &sources).map_err(|e| Error::at(ErrorKind::Write(e.into()), &path))
         })?;
@@ -123,7 +123,8 @@ fn write_image(path: &Path, space: &CarvedSpace, sources: &[Input]) -> io::Resul
     let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
     let ps = u64::from(space.page_size);
     f.set_len(u64::from(space.n_pages()).saturating_mul(ps))?;
-    if !space.has_page0() {
+    let synthesized = space.page0_synthesized();
+    if synthesized {
         if let Some(p0) = carve::synthesize_page0(space) {
             f.seek(SeekFrom::Start(0))?;
             f.write_all(&p0)?;
@@ -144,6 +145,9 @@ fn write_image(path: &Path, space: &CarvedSpace, sources: &[Input]) -> io::Resul
             release(&mut spans);
         }
         let k = p.kept;
+        if synthesized && k.page_no.0 == 0 {
+            continue;
+        }
         if let Some(span) = spans.get_mut(k.source as usize) {
             let end = k.offset.saturating_add(u64::from(k.len));
             *span = Some(span.map_or((k.offset, end), |(a, b)| (a.min(k.offset), b.max(end))));
@@ -302,7 +306,11 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                 writeln!(out, "  image: {}", ibdscope::names::path(img))?;
                 writeln!(out, "  layout: {}", layout_words(s))?;
                 match (s.flags, synth) {
-                    (Some(f), _) => writeln!(out, "  page 0: found, FSP flags 0x{f:x}")?,
+                    (Some(f), true) => writeln!(
+                        out,
+                        "  page 0: synthesized for the index (its space's has FSP flags 0x{f:x})"
+                    )?,
+                    (Some(f), false) => writeln!(out, "  page 0: found, FSP flags 0x{f:x}")?,
                     (None, true) => writeln!(
                         out,
                         "  page 0: not found, synthesized (FSP flags 0x{:x})",
