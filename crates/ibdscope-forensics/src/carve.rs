@@ -30,7 +30,9 @@
 //! memory grows with the pages found, not with the image.
 //!
 //! Grouping ([`group`]): pages are split by space id, then by what each
-//! page says of its space's layout (the slot size and checksum layout);
+//! page says of its space's layout (the slot size and checksum layout),
+//! then by index ids where versions of one page number belong to
+//! different indexes (two generations of a table, two servers' files);
 //! versions of one page number are sorted newest LSN first, the first that
 //! verifies kept. Page 0 versions whose FSP flags disagree make the space
 //! `mixed` (two tablespaces that shared the id): its pages are still
@@ -583,6 +585,12 @@ pub enum Mixed {
     Flags(Vec<u32>),
     /// `--index-id`: the index's pages come from these spaces.
     Spaces(Vec<SpaceId>),
+    /// Versions of one page number carry these pairs of index ids: told
+    /// apart by index id into instances whose LSN ranges overlap (two
+    /// servers' files, or an index's pages reused by another), so the
+    /// pages without an index id (page 0, INODE, BLOB...) were given to
+    /// the instance whose LSN range is nearest and may belong to another.
+    Indexes(Vec<(IndexId, IndexId)>),
 }
 
 /// One index's pages in a carved space, and its leaf chain.
@@ -624,8 +632,13 @@ impl CarvedIndex {
 pub struct CarvedSpace {
     /// The space id (with `--index-id`, the one most pages carry).
     pub space_id: SpaceId,
-    /// Among the spaces of this id told apart by layout, which (0 first).
+    /// Among the spaces of this id told apart by layout or index ids,
+    /// which (0 first).
     pub instance: u32,
+    /// Told apart from another instance of the same id, slot size and
+    /// layout by its index ids (versions of one page number from
+    /// different indexes) and LSN ranges ([`group`]).
+    pub by_index_ids: bool,
     /// With `--index-id`, the index gathered.
     pub index_gathered: Option<IndexId>,
     /// The slot size: physical page size.
@@ -769,18 +782,142 @@ pub fn group(found: Vec<Found>, index_id: Option<IndexId>) -> Carved {
     let mut last: Option<u32> = None;
     let mut instance = 0u32;
     for ((space, slot, layout), pages) in by_key {
-        instance = if last == Some(space) {
-            instance.saturating_add(1)
+        let gens = if index_id.is_some() {
+            vec![(pages, None)]
         } else {
-            0
+            generations(pages)
         };
-        last = Some(space);
-        spaces.push(space_of(space, instance, slot, layout, pages, index_id));
+        let split = gens.len() > 1;
+        for (pages, mixed) in gens {
+            instance = if last == Some(space) {
+                instance.saturating_add(1)
+            } else {
+                0
+            };
+            last = Some(space);
+            let mut s = space_of(space, instance, slot, layout, pages, index_id);
+            s.by_index_ids = split;
+            if mixed.is_some() {
+                s.mixed = mixed;
+            }
+            spaces.push(s);
+        }
     }
     Carved {
         spaces,
         found: total,
     }
+}
+
+/// At most this many instances of one space id, slot size and layout are
+/// told apart by index ids; past it the space is one, mixed.
+const MAX_GENERATIONS: usize = 8;
+
+/// The pages of one space id, slot size and layout, told apart into the
+/// tablespaces they come from by index ids: two index ids whose pages
+/// are versions of one page number are not one tablespace's (a table
+/// dropped and created again, or truncated: new index ids on the same
+/// page numbers; two servers' files that shared the id). Index ids taken
+/// oldest first (by their pages' smallest LSN), each into the first
+/// instance holding none it shares a page number with. A page without
+/// an index id goes to the instance written after every earlier one's
+/// index pages (in order of their smallest LSN, the latest such that
+/// the earlier ones' largest LSN is below the page's: a tablespace's
+/// first pages are written before its index pages). Instances whose LSN
+/// ranges overlap are
+/// [`Mixed::Indexes`]: told apart by index id, not by time.
+fn generations(pages: Vec<Found>) -> Vec<(Vec<Found>, Option<Mixed>)> {
+    let mut at: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+    let mut range: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    for f in &pages {
+        if let Some(id) = f.index_id {
+            let ids = at.entry(f.page_no.0).or_default();
+            if !ids.contains(&id.0) {
+                ids.push(id.0);
+            }
+            let r = range.entry(id.0).or_insert((f.lsn.0, f.lsn.0));
+            r.0 = r.0.min(f.lsn.0);
+            r.1 = r.1.max(f.lsn.0);
+        }
+    }
+    let mut conflicts: Vec<(u64, u64)> = Vec::new();
+    for ids in at.values() {
+        for &a in ids {
+            for &b in ids {
+                if a < b {
+                    conflicts.push((a, b));
+                }
+            }
+        }
+    }
+    conflicts.sort_unstable();
+    conflicts.dedup();
+    if conflicts.is_empty() {
+        return vec![(pages, None)];
+    }
+    let apart = |a: u64, b: u64| conflicts.binary_search(&(a.min(b), a.max(b))).is_ok();
+    let mut order: Vec<(u64, u64)> = range.iter().map(|(&id, r)| (r.0, id)).collect();
+    order.sort_unstable();
+    let mut gens: Vec<Vec<u64>> = Vec::new();
+    for (_, id) in order {
+        match gens.iter_mut().find(|g| g.iter().all(|&o| !apart(id, o))) {
+            Some(g) => g.push(id),
+            None => gens.push(vec![id]),
+        }
+    }
+    let pairs = || {
+        conflicts
+            .iter()
+            .map(|&(a, b)| (IndexId(a), IndexId(b)))
+            .collect::<Vec<_>>()
+    };
+    if gens.len() > MAX_GENERATIONS {
+        return vec![(pages, Some(Mixed::Indexes(pairs())))];
+    }
+    let ranges: Vec<(u64, u64)> = gens
+        .iter()
+        .map(|g| {
+            let lo = g.iter().filter_map(|id| range.get(id)).map(|r| r.0).min();
+            let hi = g.iter().filter_map(|id| range.get(id)).map(|r| r.1).max();
+            (lo.unwrap_or(0), hi.unwrap_or(0))
+        })
+        .collect();
+    let mut sorted = ranges.clone();
+    sorted.sort_unstable();
+    let disjoint = sorted.windows(2).all(|w| match w {
+        [a, b] => a.1 < b.0,
+        _ => true,
+    });
+    // The instance written after every earlier one's last index page
+    // (a tablespace's first pages are written before its index pages):
+    // the latest whose predecessors' largest LSNs are all below `lsn`.
+    let nearest = |lsn: u64| {
+        let mut by_start: Vec<usize> = (0..ranges.len()).collect();
+        by_start.sort_by_key(|&i| ranges.get(i).map_or(0, |r| r.0));
+        let mut at = by_start.first().copied().unwrap_or(0);
+        for w in by_start.windows(2) {
+            if let [before, next] = *w {
+                if ranges.get(before).is_some_and(|r| r.1 < lsn) {
+                    at = next;
+                } else {
+                    break;
+                }
+            }
+        }
+        at
+    };
+    let mut out: Vec<Vec<Found>> = vec![Vec::new(); gens.len()];
+    for f in pages {
+        let g = f
+            .index_id
+            .and_then(|id| gens.iter().position(|g| g.contains(&id.0)))
+            .unwrap_or_else(|| nearest(f.lsn.0));
+        if let Some(o) = out.get_mut(g) {
+            o.push(f);
+        }
+    }
+    let mixed = (!disjoint).then(|| Mixed::Indexes(pairs()));
+    out.into_iter().map(|p| (p, mixed.clone())).collect()
 }
 
 fn space_of(
@@ -856,6 +993,7 @@ fn space_of(
     CarvedSpace {
         space_id,
         instance,
+        by_index_ids: false,
         index_gathered: index_id,
         page_size,
         layout,

@@ -286,3 +286,106 @@ fn unverified_takes_a_damaged_page_with_a_consistent_header() {
     assert_eq!((found[0].offset, found[0].page_no), (1024, PageNo(3)));
     assert_eq!(found[0].accepted, carve::Accepted::SelfConsistent);
 }
+
+/// `page` moved to space `space` (`FIL_PAGE_SPACE_ID`, and page 0's
+/// `FSP_SPACE_ID`: fil0types.h, fsp0fsp.h), its crc32 written as the
+/// server writes it.
+fn with_space(page: &[u8], space: u32) -> Vec<u8> {
+    let mut p = page.to_vec();
+    p[34..38].copy_from_slice(&space.to_be_bytes());
+    if u32::from_be_bytes(p[4..8].try_into().unwrap()) == 0 {
+        p[38..42].copy_from_slice(&space.to_be_bytes());
+    }
+    restamp(p)
+}
+
+/// (page number, index id) of each page of `pages` that is an index page
+/// (`FIL_PAGE_INDEX`, 17855; `PAGE_INDEX_ID` at 38 + 28, page0page.h).
+fn index_ids(pages: &[(u32, &[u8])]) -> Vec<IndexId> {
+    let mut ids: Vec<IndexId> = pages
+        .iter()
+        .filter(|(_, p)| u16::from_be_bytes([p[24], p[25]]) == 17855)
+        .map(|(_, p)| IndexId(u64::from_be_bytes(p[66..74].try_into().unwrap())))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+#[test]
+fn two_generations_of_one_space_id_told_apart_by_index_ids() {
+    // mysql56/ai_int (space 7, index 23, LSNs 1643580..1992020) and
+    // mysql56/seq_int (space 8, index 24, LSNs 1992066..2341704: a later
+    // table of the same server; fixtures/manifest.tsv, indexes.tsv) put
+    // under space id 7, as a space id used again by a later table: the
+    // same page numbers, other index ids, later LSNs.
+    let a = fixture("mysql56/ai_int.ibd");
+    let b = fixture("mysql56/seq_int.ibd");
+    let a_pages = written(&a, 16384);
+    let b_moved: Vec<(u32, Vec<u8>)> = written(&b, 16384)
+        .into_iter()
+        .map(|(n, p)| (n, with_space(p, 7)))
+        .collect();
+    let b_pages: Vec<(u32, &[u8])> = b_moved.iter().map(|(n, p)| (*n, p.as_slice())).collect();
+    let mut image = noise(2 << 20, 17);
+    let pa = plant(&mut image, 512 * 5, 512 * 3, &a_pages);
+    let pb = plant(&mut image, 1 << 20, 512, &b_pages);
+    let (found, carved) = carve(&image);
+    assert_eq!(found.len(), pa.len() + pb.len());
+    assert_eq!(carved.spaces.len(), 2, "{carved:?}");
+    for (s, (planted, pages)) in carved.spaces.iter().zip([(&pa, &a_pages), (&pb, &b_pages)]) {
+        assert_eq!(s.space_id, SpaceId(7));
+        assert!(s.by_index_ids);
+        let mut got: Vec<(u64, u32)> = s
+            .pages
+            .iter()
+            .map(|p| (p.kept.offset, p.kept.page_no.0))
+            .collect();
+        got.sort();
+        assert_eq!(&got, planted, "instance {}", s.instance);
+        assert!(s.pages.iter().all(|p| p.others.is_empty()));
+        let ids: Vec<IndexId> = s.indexes.iter().map(|i| i.index_id).collect();
+        assert_eq!(ids, index_ids(pages));
+        assert!(s.is_whole(), "instance {}: {s:?}", s.instance);
+    }
+    assert_eq!(carved.spaces[0].indexes[0].index_id, IndexId(23));
+    assert_eq!(carved.spaces[1].indexes[0].index_id, IndexId(24));
+    assert!(carved.spaces[0].lsn_range.1 < carved.spaces[1].lsn_range.0);
+}
+
+#[test]
+fn two_servers_files_of_one_space_id_and_index_id_are_mixed() {
+    // mysql56-crc32/ai_int (MySQL 5.6, space 7, index 23, FSP flags 0)
+    // and mariadb1011-crc32/ai_int (MariaDB, space 5, index 23, flags
+    // 0x21; fixtures/manifest.tsv) put under space id 7: two servers'
+    // files whose index ids are the same, so only page 0's flags tell
+    // them apart: one space, reported mixed, the newest of each page kept.
+    let a = fixture("mysql56-crc32/ai_int.ibd");
+    let b = fixture("mariadb1011-crc32/ai_int.ibd");
+    let a_pages = written(&a, 16384);
+    let b_moved: Vec<(u32, Vec<u8>)> = written(&b, 16384)
+        .into_iter()
+        .map(|(n, p)| (n, with_space(p, 7)))
+        .collect();
+    let b_pages: Vec<(u32, &[u8])> = b_moved.iter().map(|(n, p)| (*n, p.as_slice())).collect();
+    assert_eq!(index_ids(&a_pages), index_ids(&b_pages));
+    let mut image = noise(2 << 20, 19);
+    let pa = plant(&mut image, 512 * 7, 512, &a_pages);
+    let pb = plant(&mut image, 1 << 20, 512 * 9, &b_pages);
+    let (found, carved) = carve(&image);
+    assert_eq!(found.len(), pa.len() + pb.len());
+    assert_eq!(carved.spaces.len(), 1);
+    let s = &carved.spaces[0];
+    assert_eq!(s.mixed, Some(carve::Mixed::Flags(vec![0, 0x21])));
+    assert!(!s.by_index_ids && !s.is_whole());
+    // The MySQL file's LSNs are the larger (1643580.. against MariaDB's
+    // 45579..259001): each page number its version kept, the other listed.
+    for p in &s.pages {
+        let n = p.kept.page_no.0;
+        let in_a = pa.iter().find(|(_, m)| *m == n).map(|(o, _)| *o);
+        let in_b = pb.iter().find(|(_, m)| *m == n).map(|(o, _)| *o);
+        assert_eq!(Some(p.kept.offset), in_a.or(in_b), "page {n}");
+        let others: Vec<u64> = p.others.iter().map(|o| o.offset).collect();
+        assert_eq!(others, in_a.and(in_b).into_iter().collect::<Vec<_>>());
+    }
+}

@@ -185,6 +185,16 @@ fn mixed_words(m: &Mixed) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Mixed::Indexes(pairs) => format!(
+            "told apart by index ids (versions of one page number from indexes {}) but \
+             their LSN ranges overlap: pages without an index id (page 0, INODE, BLOB) \
+             went to the nearest LSN range and may belong to another instance",
+            pairs
+                .iter()
+                .map(|(a, b)| format!("{a} and {b}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Mixed::Spaces(ids) => format!(
             "pages from spaces {}",
             ids.iter()
@@ -228,6 +238,7 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                 if let Some(id) = s.index_gathered {
                     j.kv_num("index_id", id.0)?;
                 }
+                j.kv_bool("told_apart_by_index_ids", s.by_index_ids)?;
                 j.kv_path("image", img)?
                     .kv_str("layout", s.layout.word())?
                     .kv_num("page_size", s.page_size)?;
@@ -304,6 +315,13 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                     None => writeln!(out, "space {}:", s.space_id)?,
                 }
                 writeln!(out, "  image: {}", ibdscope::names::path(img))?;
+                if s.by_index_ids {
+                    writeln!(
+                        out,
+                        "  told apart from the other instances of space {} by index ids and LSN ranges",
+                        s.space_id
+                    )?;
+                }
                 writeln!(out, "  layout: {}", layout_words(s))?;
                 match (s.flags, synth) {
                     (Some(f), true) => writeln!(
