@@ -46,7 +46,10 @@ use ibdscope_core::fil::{
 use ibdscope_core::fsp::{
     extent_size, FSP_FREE_LIMIT, FSP_HEADER_OFFSET, FSP_SIZE, FSP_SPACE_FLAGS, FSP_SPACE_ID,
 };
-use ibdscope_core::index::{PAGE_HEADER, PAGE_INDEX_ID, PAGE_LEVEL, PAGE_N_HEAP};
+use ibdscope_core::index::{
+    PAGE_HEADER, PAGE_INDEX_ID, PAGE_LEVEL, PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM, PAGE_N_DIR_SLOTS,
+    PAGE_N_HEAP, PAGE_OLD_INFIMUM, PAGE_OLD_SUPREMUM,
+};
 use ibdscope_core::pagecomp::{self, Layout};
 use ibdscope_core::parallel::map_in_order;
 use ibdscope_core::space::verify_page;
@@ -103,18 +106,25 @@ pub enum Accepted {
     /// `--unverified`: the header is self-consistent, the checksum does
     /// not verify.
     SelfConsistent,
+    /// Only an index page's first block was recognised (its FIL and index
+    /// headers, the infimum and supremum records) and the page does not
+    /// verify: a page the filesystem stored in more than two pieces (a
+    /// fragmented file), overwritten past its first block, or damaged.
+    /// Counted ([`Carved::partial`]), in no image.
+    HeaderOnly,
 }
 
 impl Accepted {
     /// Whether a checksum verified.
     pub fn verifies(self) -> bool {
-        !matches!(self, Accepted::SelfConsistent)
+        !matches!(self, Accepted::SelfConsistent | Accepted::HeaderOnly)
     }
     /// A word for reports.
     pub fn word(self) -> &'static str {
         match self {
             Accepted::Verifies(a) | Accepted::Decompressed(a) => a.name(),
             Accepted::SelfConsistent => "unverified",
+            Accepted::HeaderOnly => "header only",
         }
     }
 }
@@ -211,6 +221,9 @@ pub struct Piece {
     /// Candidates that passed the cheap tests and were refused by every
     /// checksum rule.
     pub refused: u64,
+    /// Index page headers found at a filesystem block whose page does not
+    /// verify ([`Accepted::HeaderOnly`]).
+    pub partial: Vec<Found>,
 }
 
 /// `FIL_PAGE_FCRC32_END_LSN`: the LSN's low word 8 bytes before the end
@@ -298,7 +311,18 @@ fn scan_range(
                 }
                 len.div_ceil(align).max(1).saturating_mul(align)
             }
-            None => align,
+            None => {
+                if at_block {
+                    if let Some(mut f) = header_only(b) {
+                        f.source = source;
+                        f.offset = p as u64;
+                        if opts.index_id.is_none_or(|id| f.index_id == Some(id)) {
+                            piece.partial.push(f);
+                        }
+                    }
+                }
+                align
+            }
         };
         p = p.saturating_add(step);
     }
@@ -417,6 +441,38 @@ fn zip_type(t: PageType) -> bool {
             | PageType::FIL_PAGE_TYPE_ZLOB_FRAG
             | PageType::FIL_PAGE_TYPE_ZLOB_FRAG_ENTRY
     )
+}
+
+/// An index page's first block at the start of `b` (a candidate no rule
+/// accepted): `FIL_PAGE_INDEX` or `FIL_PAGE_RTREE`, a non-zero LSN, the
+/// infimum and supremum records where the page's format puts them
+/// (`page0page.h`: `PAGE_NEW_INFIMUM`, `PAGE_NEW_SUPREMUM` for COMPACT,
+/// `PAGE_OLD_*` for REDUNDANT; `PAGE_N_HEAP` bit 15 says which), at least
+/// two directory slots (`PAGE_N_DIR_SLOTS`). Random bytes pass about once
+/// in 2^130 blocks.
+fn header_only(b: &[u8]) -> Option<Found> {
+    let t = PageType(be_u16(b, FIL_PAGE_TYPE)?);
+    if !matches!(t, PageType::FIL_PAGE_INDEX | PageType::FIL_PAGE_RTREE)
+        || be_u64(b, FIL_PAGE_LSN)? == 0
+    {
+        return None;
+    }
+    let n_heap = be_u16(b, PAGE_HEADER.saturating_add(PAGE_N_HEAP))?;
+    let (inf, sup): (usize, usize) = if n_heap & 0x8000 != 0 {
+        (PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM)
+    } else {
+        (PAGE_OLD_INFIMUM, PAGE_OLD_SUPREMUM)
+    };
+    let slots = be_u16(b, PAGE_HEADER.saturating_add(PAGE_N_DIR_SLOTS))?;
+    if slots < 2
+        || b.get(inf..inf.checked_add(8)?)? != b"infimum\0"
+        || b.get(sup..sup.checked_add(8)?)? != b"supremum"
+    {
+        return None;
+    }
+    let mut f = found(b, PageLayout::Classic, Accepted::HeaderOnly, 0);
+    f.len = 0;
+    Some(f)
 }
 
 /// The page at the start of `b`, if one is there.
@@ -731,6 +787,10 @@ pub struct Carved {
     pub spaces: Vec<CarvedSpace>,
     /// Pages found in all (every version).
     pub found: u64,
+    /// Index page headers found whose page does not verify whole
+    /// ([`Accepted::HeaderOnly`]; the caller gathers them from the
+    /// pieces' [`Piece::partial`]): counted, with their offsets.
+    pub partial: Vec<Found>,
 }
 
 /// Groups the pages found into spaces ([`CarvedSpace`]): by space id and
@@ -806,6 +866,7 @@ pub fn group(found: Vec<Found>, index_id: Option<IndexId>) -> Carved {
     Carved {
         spaces,
         found: total,
+        partial: Vec::new(),
     }
 }
 

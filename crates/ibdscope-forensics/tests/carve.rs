@@ -389,3 +389,67 @@ fn two_servers_files_of_one_space_id_and_index_id_are_mixed() {
         assert_eq!(others, in_a.and(in_b).into_iter().collect::<Vec<_>>());
     }
 }
+
+fn scan_pieces(image: &[u8]) -> (Vec<Found>, Vec<Found>) {
+    let (mut all, mut partial) = (Vec::new(), Vec::new());
+    carve::scan(
+        image,
+        0,
+        &CarveOptions::default(),
+        &[],
+        &Engine::new(2),
+        |p| {
+            all.extend(p.found);
+            partial.extend(p.partial);
+            Ok::<(), ()>(())
+        },
+    )
+    .unwrap();
+    (all, partial)
+}
+
+#[test]
+fn a_page_in_three_pieces_is_counted_by_its_header() {
+    // mysql56/ai_int's index pages (space 7, 16 KiB: four 4 KiB blocks):
+    // page 4 stored as a fragmented file's page may be, its blocks in
+    // three places (1; 2; 3 and 4) with other bytes between; page 5 in
+    // two pieces with noise, not zeros, between; the other pages whole.
+    let a = fixture("mysql56/ai_int.ibd");
+    let pages = written(&a, 16384);
+    let mut image = noise(1 << 20, 23);
+    let blk = |p: &[u8], i: usize| p[i * 4096..(i + 1) * 4096].to_vec();
+    let p4 = pages.iter().find(|(n, _)| *n == 4).unwrap().1;
+    let p5 = pages.iter().find(|(n, _)| *n == 5).unwrap().1;
+    let at4 = 4096 * 3;
+    image[at4..at4 + 4096].copy_from_slice(&blk(p4, 0));
+    image[4096 * 6..4096 * 7].copy_from_slice(&blk(p4, 1));
+    image[4096 * 9..4096 * 10].copy_from_slice(&blk(p4, 2));
+    image[4096 * 10..4096 * 11].copy_from_slice(&blk(p4, 3));
+    let at5 = 4096 * 20;
+    image[at5..at5 + 8192].copy_from_slice(&p5[..8192]);
+    image[4096 * 25..4096 * 27].copy_from_slice(&p5[8192..]);
+    let whole: Vec<(u32, &[u8])> = pages
+        .iter()
+        .copied()
+        .filter(|(n, _)| *n != 4 && *n != 5)
+        .collect();
+    let planted = plant(&mut image, 512 << 10, 512, &whole);
+    let (found, partial) = scan_pieces(&image);
+    assert_eq!(places(&found, 7), planted);
+    let got: Vec<(u64, u32, Option<IndexId>)> = partial
+        .iter()
+        .map(|f| (f.offset, f.page_no.0, f.index_id))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (at4 as u64, 4, Some(IndexId(23))),
+            (at5 as u64, 5, Some(IndexId(23)))
+        ]
+    );
+    assert!(partial
+        .iter()
+        .all(|f| f.accepted == carve::Accepted::HeaderOnly && f.space_id == SpaceId(7)));
+    // Noise alone: no header.
+    assert!(scan_pieces(&noise(4 << 20, 29)).1.is_empty());
+}

@@ -63,6 +63,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
     }
     let engine = Engine::new(opts.threads);
     let mut found: Vec<Found> = Vec::new();
+    let mut partial: Vec<Found> = Vec::new();
     for (i, src) in sources.iter().enumerate() {
         let data = src.bytes();
         let total = data.len() as u64;
@@ -75,6 +76,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
             &engine,
             |piece| -> Result<(), ()> {
                 found.extend(piece.found);
+                partial.extend(piece.partial);
                 src.release(piece.range.start, piece.range.len());
                 opts.host
                     .progress(Unit::Pages, piece.range.end as u64 / 16384, total / 16384);
@@ -82,7 +84,8 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
             },
         );
     }
-    let carved = carve::group(found, copts.index_id);
+    let mut carved = carve::group(found, copts.index_id);
+    carved.partial = partial;
     let inputs = opts.files.clone();
     std::fs::create_dir_all(&c.out).map_err(|e| Error::at(ErrorKind::Write(e.into()), &c.out))?;
     let mut images = Vec::new();
@@ -230,6 +233,13 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
             }
             j.end_arr()?;
             j.kv_num("pages_found", r.carved.found)?;
+            j.key("partial")?.arr()?;
+            for f in &r.carved.partial {
+                j.obj()?;
+                page_json(&mut j, f, &name)?;
+                j.kv_num("space_id", f.space_id.0)?.end_obj()?;
+            }
+            j.end_arr()?;
             j.key("spaces")?.arr()?;
             for (s, (img, synth)) in r.carved.spaces.iter().zip(&r.images) {
                 j.obj()?
@@ -305,6 +315,27 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                 r.carved.found,
                 r.carved.spaces.len()
             )?;
+            if !r.carved.partial.is_empty() {
+                writeln!(
+                    out,
+                    "{} index page headers found whose page does not verify whole (stored \
+                     in more than two pieces, overwritten past its first block, or damaged): \
+                     in no image",
+                    r.carved.partial.len()
+                )?;
+                for f in &r.carved.partial {
+                    writeln!(
+                        out,
+                        "  {} offset {}: space {} page {} lsn {} index {}",
+                        name(f.source),
+                        f.offset,
+                        f.space_id,
+                        f.page_no,
+                        f.lsn,
+                        f.index_id.map_or(0, |i| i.0)
+                    )?;
+                }
+            }
             for (s, (img, synth)) in r.carved.spaces.iter().zip(&r.images) {
                 writeln!(out)?;
                 match s.index_gathered {
