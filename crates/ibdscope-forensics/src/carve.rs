@@ -208,6 +208,9 @@ pub struct Found {
     pub flags: Option<u32>,
     /// Page 0: `FSP_SIZE` (0 for other pages).
     pub fsp_size: u32,
+    /// The page is encrypted (MariaDB: a key version in the header; MySQL
+    /// keyring: an encrypted page type): its index header was not read.
+    pub encrypted: bool,
 }
 
 /// What one piece of the scan found, in offset order.
@@ -224,6 +227,9 @@ pub struct Piece {
     /// Index page headers found at a filesystem block whose page does not
     /// verify ([`Accepted::HeaderOnly`]).
     pub partial: Vec<Found>,
+    /// Encrypted pages found that no space can take without the key
+    /// ([`encrypted_page`]).
+    pub encrypted: Vec<Found>,
 }
 
 /// `FIL_PAGE_FCRC32_END_LSN`: the LSN's low word 8 bytes before the end
@@ -312,6 +318,13 @@ fn scan_range(
                 len.div_ceil(align).max(1).saturating_mul(align)
             }
             None => {
+                if let Some(mut f) = encrypted_page(b) {
+                    f.source = source;
+                    f.offset = p as u64;
+                    if opts.index_id.is_none() {
+                        piece.encrypted.push(f);
+                    }
+                }
                 if at_block {
                     if let Some(mut f) = header_only(b) {
                         f.source = source;
@@ -475,6 +488,67 @@ fn header_only(b: &[u8]) -> Option<Found> {
     Some(f)
 }
 
+/// The MySQL keyring page types (`fil0types.h`): `FIL_PAGE_ENCRYPTED`,
+/// `FIL_PAGE_COMPRESSED_AND_ENCRYPTED`, `FIL_PAGE_ENCRYPTED_RTREE`.
+const MYSQL_ENCRYPTED: [u16; 3] = [15, 16, 17];
+/// `FIL_PAGE_ORIGINAL_TYPE_V1` (`fil0types.h`): an encrypted page's type
+/// before encryption.
+const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
+
+/// An encrypted page at the start of `b` that no rule accepted, as found
+/// without the key:
+/// - MySQL keyring (`os0enc.cc`, `Encryption::encrypt`): the FIL header
+///   is kept (type 15, 16 or 17, the original type at
+///   `FIL_PAGE_ORIGINAL_TYPE_V1`, the space id and page number), the rest
+///   encrypted with the trailer, and the checksum computed before: nothing
+///   verifies; taken when the original type is one MySQL names and the
+///   LSN is not zero. Its size is not known (`len` 0).
+/// - MariaDB full_crc32 (`fil0crypt.cc`, `fil_space_encrypt_full_crc32`):
+///   the key version at bytes 0..4, bytes 26.. encrypted (the space id
+///   and the trailer's LSN word with them), the CRC-32C at the end over
+///   the encrypted page: taken when it verifies at one of the page sizes.
+///   Its space id is not known (`space_id` is the encrypted bytes').
+fn encrypted_page(b: &[u8]) -> Option<Found> {
+    let head = be_u32(b, 0)?;
+    let lsn = be_u64(b, FIL_PAGE_LSN)?;
+    let t = PageType(be_u16(b, FIL_PAGE_TYPE)?);
+    if lsn == 0 {
+        return None;
+    }
+    if MYSQL_ENCRYPTED.contains(&t.0) {
+        let original = PageType(be_u16(b, FIL_PAGE_ORIGINAL_TYPE_V1)?);
+        if original.name(TypeNames::MySql8).is_none() {
+            return None;
+        }
+        let mut f = found(b, PageLayout::Classic, Accepted::SelfConsistent, 0);
+        f.len = 0;
+        f.encrypted = true;
+        return Some(f);
+    }
+    // A key version, and a type MariaDB writes.
+    if head == 0 || t.name(TypeNames::Classic).is_none() {
+        return None;
+    }
+    for &s in &PAGE_SIZES {
+        let s = s as usize;
+        let page = b.get(..s)?;
+        if be_u32(page, s.saturating_sub(4)) == Some(full_crc32(page)) {
+            let mut f = found(
+                page,
+                PageLayout::FullCrc32,
+                Accepted::Verifies(Algorithm::FullCrc32),
+                s,
+            );
+            f.encrypted = true;
+            f.index_id = None;
+            f.level = 0;
+            f.compact = false;
+            return Some(f);
+        }
+    }
+    None
+}
+
 /// The page at the start of `b`, if one is there.
 fn probe(
     b: &[u8],
@@ -591,7 +665,11 @@ fn found(page: &[u8], layout: PageLayout, accepted: Accepted, slot: usize) -> Fo
     let flags = (page_no.0 == 0 && t == PageType::FIL_PAGE_TYPE_FSP_HDR)
         .then(|| r32(FSP_HEADER_OFFSET.saturating_add(FSP_SPACE_FLAGS)));
     let slot = u32::try_from(slot).unwrap_or(0);
+    // MariaDB encrypted (not full_crc32): the index header is encrypted.
+    let encrypted = accepted == Accepted::Verifies(Algorithm::MariaDbEncrypted);
+    let index = index && !encrypted;
     Found {
+        encrypted,
         source: 0,
         offset: 0,
         len: slot,
@@ -791,6 +869,9 @@ pub struct Carved {
     /// ([`Accepted::HeaderOnly`]; the caller gathers them from the
     /// pieces' [`Piece::partial`]): counted, with their offsets.
     pub partial: Vec<Found>,
+    /// Encrypted pages found that no space takes without the key
+    /// (gathered from [`Piece::encrypted`]): counted, with their offsets.
+    pub encrypted: Vec<Found>,
 }
 
 /// Groups the pages found into spaces ([`CarvedSpace`]): by space id and
@@ -867,6 +948,7 @@ pub fn group(found: Vec<Found>, index_id: Option<IndexId>) -> Carved {
         spaces,
         found: total,
         partial: Vec::new(),
+        encrypted: Vec::new(),
     }
 }
 

@@ -453,3 +453,98 @@ fn a_page_in_three_pieces_is_counted_by_its_header() {
     // Noise alone: no header.
     assert!(scan_pieces(&noise(4 << 20, 29)).1.is_empty());
 }
+
+/// Scans `image` for (found, encrypted).
+fn scan_encrypted(image: &[u8]) -> (Vec<Found>, Vec<Found>) {
+    let (mut all, mut enc) = (Vec::new(), Vec::new());
+    carve::scan(
+        image,
+        0,
+        &CarveOptions::default(),
+        &[],
+        &Engine::new(2),
+        |p| {
+            all.extend(p.found);
+            enc.extend(p.encrypted);
+            Ok::<(), ()>(())
+        },
+    )
+    .unwrap();
+    (all, enc)
+}
+
+#[test]
+fn encrypted_pages_without_the_key_are_counted() {
+    // crypt/ctr/ai_int (MariaDB full_crc32, AES_CTR, space 7) and
+    // crypt/crc32-ctr/ai_int (crc32, space 7; fixtures/crypt/manifest.tsv).
+    let fc = fixture("crypt/ctr/ai_int.ibd");
+    let cl = fixture("crypt/crc32-ctr/ai_int.ibd");
+    let fc_pages = written(&fc, 16384);
+    let cl_pages = written(&cl, 16384);
+    let mut image = noise(1 << 20, 31);
+    let pf = plant(&mut image, 512 * 3, 512, &fc_pages);
+    let pc = plant(&mut image, 512 << 10, 512 * 3, &cl_pages);
+    let (found, enc) = scan_encrypted(&image);
+    // full_crc32: page 0 (not encrypted) found in its space; every other
+    // page (a key version in bytes 0..4, the space id encrypted) counted
+    // with its offset and page number.
+    let fc_found: Vec<(u64, u32)> = found
+        .iter()
+        .filter(|f| f.layout == PageLayout::FullCrc32)
+        .map(|f| (f.offset, f.page_no.0))
+        .collect();
+    assert_eq!(fc_found, pf[..1].to_vec());
+    let got: Vec<(u64, u32)> = enc.iter().map(|f| (f.offset, f.page_no.0)).collect();
+    assert_eq!(got, pf[1..].to_vec());
+    assert!(enc.iter().all(|f| f.encrypted && f.len == 16384));
+    // crc32: every page verifies (MariaDB's post-encryption checksum) and
+    // goes to space 7, the encrypted ones without an index id.
+    let cl_found: Vec<&Found> = found
+        .iter()
+        .filter(|f| f.layout == PageLayout::Classic)
+        .collect();
+    let places: Vec<(u64, u32)> = cl_found.iter().map(|f| (f.offset, f.page_no.0)).collect();
+    assert_eq!(places, pc);
+    for f in &cl_found {
+        assert_eq!(f.space_id, SpaceId(7));
+        assert_eq!(f.encrypted, f.page_no.0 != 0, "page {}", f.page_no);
+        assert!(f.index_id.is_none());
+    }
+    // Noise alone: none.
+    assert!(scan_encrypted(&noise(8 << 20, 41)).1.is_empty());
+}
+
+#[test]
+fn mysql_keyring_pages_without_the_key_are_counted() {
+    let Some(corpus) = ibdscope_testkit::corpus() else {
+        return;
+    };
+    // A Percona 8.0 ENCRYPTION='Y' file (corpus MANIFEST.md: pages 3+ of
+    // type 15, FIL_PAGE_ENCRYPTED).
+    let f = std::fs::read(corpus.join("percona-8.0/percona80_encrypted_secret_data.ibd")).unwrap();
+    let pages = written(&f, 16384);
+    let want: Vec<(u64, u32)> = {
+        let mut image = noise(1 << 20, 37);
+        let planted = plant(&mut image, 512 * 5, 512, &pages);
+        let (found, enc) = scan_encrypted(&image);
+        let kinds: Vec<u16> = pages
+            .iter()
+            .map(|(_, p)| u16::from_be_bytes([p[24], p[25]]))
+            .collect();
+        let encrypted: Vec<(u64, u32)> = planted
+            .iter()
+            .zip(&kinds)
+            .filter(|(_, k)| **k == 15)
+            .map(|(p, _)| *p)
+            .collect();
+        assert!(!encrypted.is_empty());
+        let got: Vec<(u64, u32)> = enc.iter().map(|f| (f.offset, f.page_no.0)).collect();
+        assert_eq!(got, encrypted);
+        assert!(enc.iter().all(|f| f.encrypted && f.space_id == SpaceId(37)));
+        // The pages not encrypted (page 0 and the others of other types)
+        // are found as before.
+        assert_eq!(found.len() + enc.len(), planted.len());
+        encrypted
+    };
+    assert!(!want.is_empty());
+}

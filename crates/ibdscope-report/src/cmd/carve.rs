@@ -64,6 +64,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
     let engine = Engine::new(opts.threads);
     let mut found: Vec<Found> = Vec::new();
     let mut partial: Vec<Found> = Vec::new();
+    let mut encrypted: Vec<Found> = Vec::new();
     for (i, src) in sources.iter().enumerate() {
         let data = src.bytes();
         let total = data.len() as u64;
@@ -77,6 +78,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
             |piece| -> Result<(), ()> {
                 found.extend(piece.found);
                 partial.extend(piece.partial);
+                encrypted.extend(piece.encrypted);
                 src.release(piece.range.start, piece.range.len());
                 opts.host
                     .progress(Unit::Pages, piece.range.end as u64 / 16384, total / 16384);
@@ -86,6 +88,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
     }
     let mut carved = carve::group(found, copts.index_id);
     carved.partial = partial;
+    carved.encrypted = encrypted;
     let inputs = opts.files.clone();
     std::fs::create_dir_all(&c.out).map_err(|e| Error::at(ErrorKind::Write(e.into()), &c.out))?;
     let mut images = Vec::new();
@@ -233,6 +236,13 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
             }
             j.end_arr()?;
             j.kv_num("pages_found", r.carved.found)?;
+            j.key("encrypted")?.arr()?;
+            for f in &r.carved.encrypted {
+                j.obj()?;
+                page_json(&mut j, f, &name)?;
+                j.kv_num("space_id", f.space_id.0)?.end_obj()?;
+            }
+            j.end_arr()?;
             j.key("partial")?.arr()?;
             for f in &r.carved.partial {
                 j.obj()?;
@@ -315,6 +325,29 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                 r.carved.found,
                 r.carved.spaces.len()
             )?;
+            if !r.carved.encrypted.is_empty() {
+                writeln!(
+                    out,
+                    "{} encrypted pages found that no space takes without the key (MySQL \
+                     keyring: no checksum verifies; MariaDB full_crc32: the space id is \
+                     encrypted): in no image",
+                    r.carved.encrypted.len()
+                )?;
+                for f in &r.carved.encrypted {
+                    write!(
+                        out,
+                        "  {} offset {}: page {} lsn {}",
+                        name(f.source),
+                        f.offset,
+                        f.page_no,
+                        f.lsn
+                    )?;
+                    match f.layout {
+                        PageLayout::FullCrc32 => writeln!(out, ", MariaDB, {} bytes", f.len)?,
+                        _ => writeln!(out, ", MySQL keyring, space {}", f.space_id)?,
+                    }
+                }
+            }
             if !r.carved.partial.is_empty() {
                 writeln!(
                     out,
@@ -450,7 +483,8 @@ fn page_json(j: &mut Json<'_>, f: &Found, name: &dyn Fn(u32) -> String) -> io::R
         .kv_num("bytes", f.len)?
         .kv_num("lsn", f.lsn.0)?
         .kv_num("type", f.page_type.0)?
-        .kv_str("accepted", f.accepted.word())?;
+        .kv_str("accepted", f.accepted.word())?
+        .kv_bool("encrypted", f.encrypted)?;
     if let Some(id) = f.index_id {
         j.kv_num("index_id", id.0)?.kv_num("level", f.level)?;
     }
