@@ -491,6 +491,11 @@ fn header_only(b: &[u8]) -> Option<Found> {
 /// The MySQL keyring page types (`fil0types.h`): `FIL_PAGE_ENCRYPTED`,
 /// `FIL_PAGE_COMPRESSED_AND_ENCRYPTED`, `FIL_PAGE_ENCRYPTED_RTREE`.
 const MYSQL_ENCRYPTED: [u16; 3] = [15, 16, 17];
+/// The largest MariaDB key version taken as one (bytes 0..4 of a
+/// full_crc32 page): key versions start at 1 and grow by one a rotation
+/// (`file_key_management` always gives 1); random bytes pass once in
+/// 2^16 positions.
+const MAX_KEY_VERSION: u32 = 0xffff;
 /// `FIL_PAGE_ORIGINAL_TYPE_V1` (`fil0types.h`): an encrypted page's type
 /// before encryption.
 const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
@@ -501,8 +506,8 @@ const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
 ///   is kept (type 15, 16 or 17, the original type at
 ///   `FIL_PAGE_ORIGINAL_TYPE_V1`, the space id and page number), the rest
 ///   encrypted with the trailer, and the checksum computed before: nothing
-///   verifies; taken when the original type is one MySQL names and the
-///   LSN is not zero. Its size is not known (`len` 0).
+///   verifies; taken when the original type is one MySQL names (an
+///   R-tree page keeps none) and the LSN is not zero. Its size is not known (`len` 0).
 /// - MariaDB full_crc32 (`fil0crypt.cc`, `fil_space_encrypt_full_crc32`):
 ///   the key version at bytes 0..4, bytes 26.. encrypted (the space id
 ///   and the trailer's LSN word with them), the CRC-32C at the end over
@@ -516,8 +521,9 @@ fn encrypted_page(b: &[u8]) -> Option<Found> {
         return None;
     }
     if MYSQL_ENCRYPTED.contains(&t.0) {
+        // An R-tree page (17) keeps no original type (docs/format.md §7).
         let original = PageType(be_u16(b, FIL_PAGE_ORIGINAL_TYPE_V1)?);
-        if original.name(TypeNames::MySql8).is_none() {
+        if t.0 != 17 && original.name(TypeNames::MySql8).is_none() {
             return None;
         }
         let mut f = found(b, PageLayout::Classic, Accepted::SelfConsistent, 0);
@@ -525,11 +531,27 @@ fn encrypted_page(b: &[u8]) -> Option<Found> {
         f.encrypted = true;
         return Some(f);
     }
-    // A key version, and a type MariaDB writes.
-    if head == 0 || t.name(TypeNames::Classic).is_none() {
+    // A key version (at most 2^16: key versions count rotations from 1),
+    // and a type MariaDB writes; a page_compressed one (type bit 15) at
+    // its stored size only.
+    if head == 0 || head > MAX_KEY_VERSION {
         return None;
     }
-    for &s in &PAGE_SIZES {
+    let stored = usize::from(t.0 & !PageType::FCRC32_COMPRESSED_MARKER) << 8;
+    let sizes: &[u32] = if t.0 & PageType::FCRC32_COMPRESSED_MARKER != 0 {
+        if !(FIL_PAGE_DATA.saturating_add(8)..MAX_PAGE).contains(&stored) {
+            return None;
+        }
+        &[]
+    } else if t.name(TypeNames::Classic).is_some() {
+        &PAGE_SIZES
+    } else {
+        return None;
+    };
+    let compressed = u32::try_from(stored).ok()?;
+    let one = [compressed];
+    let sizes = if sizes.is_empty() { &one[..] } else { sizes };
+    for &s in sizes {
         let s = s as usize;
         let page = b.get(..s)?;
         if be_u32(page, s.saturating_sub(4)) == Some(full_crc32(page)) {
@@ -543,6 +565,10 @@ fn encrypted_page(b: &[u8]) -> Option<Found> {
             f.index_id = None;
             f.level = 0;
             f.compact = false;
+            if sizes.len() == 1 {
+                // page_compressed: the slot is not known.
+                f.slot = 0;
+            }
             return Some(f);
         }
     }

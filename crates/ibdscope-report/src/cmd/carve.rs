@@ -9,7 +9,9 @@
 //! indexes, pages per level, leaf chains, LSN range, the source offset of
 //! every page and of each version not kept. The sources are only read.
 //! Exit 0 when every space carved is whole (page 0 found, nothing mixed,
-//! every leaf chain complete), 1 otherwise or when nothing was found, 2
+//! every leaf chain complete) and no page was only counted (encrypted
+//! without the key, a first block alone), 1 otherwise or when nothing was
+//! found, 2
 //! when a source cannot be read or DIR cannot be written.
 
 use crate::args::{CarveOpts, Format, Opts};
@@ -468,7 +470,10 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
             }
         }
     }
-    let whole = !r.carved.spaces.is_empty() && r.carved.spaces.iter().all(|s| s.is_whole());
+    let whole = !r.carved.spaces.is_empty()
+        && r.carved.spaces.iter().all(|s| s.is_whole())
+        && r.carved.partial.is_empty()
+        && r.carved.encrypted.is_empty();
     Ok(if whole {
         Outcome::Clean
     } else {
