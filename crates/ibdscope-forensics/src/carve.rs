@@ -507,7 +507,8 @@ const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
 ///   `FIL_PAGE_ORIGINAL_TYPE_V1`, the space id and page number), the rest
 ///   encrypted with the trailer, and the checksum computed before: nothing
 ///   verifies; taken when the original type is one MySQL names (an
-///   R-tree page keeps none) and the LSN is not zero. Its size is not known (`len` 0).
+///   R-tree page keeps none), bytes 26..34 hold nothing else and the LSN
+///   is not zero. Its size is not known (`len` 0).
 /// - MariaDB full_crc32 (`fil0crypt.cc`, `fil_space_encrypt_full_crc32`):
 ///   the key version at bytes 0..4, bytes 26.. encrypted (the space id
 ///   and the trailer's LSN word with them), the CRC-32C at the end over
@@ -521,9 +522,17 @@ fn encrypted_page(b: &[u8]) -> Option<Found> {
         return None;
     }
     if MYSQL_ENCRYPTED.contains(&t.0) {
-        // An R-tree page (17) keeps no original type (docs/format.md §7).
+        // Bytes 26..34 (`FIL_PAGE_FILE_FLUSH_LSN`, 0 outside the system
+        // tablespace's page 0) hold only the original type at 28; an
+        // R-tree page (17) keeps none (docs/format.md §7).
         let original = PageType(be_u16(b, FIL_PAGE_ORIGINAL_TYPE_V1)?);
-        if t.0 != 17 && original.name(TypeNames::MySql8).is_none() {
+        let rest = be_u16(b, 26)? == 0 && be_u32(b, 30)? == 0;
+        let named = if t.0 == 17 {
+            original.0 == 0
+        } else {
+            original.name(TypeNames::MySql8).is_some()
+        };
+        if !rest || !named {
             return None;
         }
         let mut f = found(b, PageLayout::Classic, Accepted::SelfConsistent, 0);
