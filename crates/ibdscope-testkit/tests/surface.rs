@@ -68,8 +68,9 @@ const CEILINGS: &[(&str, usize)] = &[
     // (+2: `pagecomp::PageOut`, `Tablespace::reads_like`).
     ("ibdscope-core", 616),
     // +23 for `carve` (the scan, its page facts, the grouping into
-    // spaces and indexes, page 0 synthesized).
-    ("ibdscope-forensics", 238),
+    // spaces and indexes, page 0 synthesized); +1: `CarvedSpace::page0_synthesized`
+    // (an index gathered gets its own page 0).
+    ("ibdscope-forensics", 239),
     ("ibdscope-prims", 58),
     // +1: the undo pages' colour (`UNDO_ANSI`), with the maps' others;
     // +1: an index's segment-page tint (`SEGMENT_TINT`, once for the
