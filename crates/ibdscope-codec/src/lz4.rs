@@ -190,14 +190,14 @@ fn fast_run(
 /// 16-byte words ending at or below `lim`), 18 bytes of input at hand, and the sequence ends at or
 /// below `lim` + 18 (the caller's `lim` keeps that below the end-of-block
 /// rules). Stops before any other sequence, having written nothing past
-/// `op` that counts. Literals: up to 14 (none included: a branch of its
-/// own for them was guessed wrong too often on InnoDB pages, where a
-/// fifth of the sequences have none, mixed with the rest) as one 16-byte
-/// word, longer runs in 16-byte words checked once ([`copy16s`]: one or
-/// two fixed words for most, never a call to `memcpy`). Matches: with a
-/// one-byte extension (19 to 273 bytes), two 16-byte words for those of
-/// at most 32 bytes (most), a loop of them for the rest; otherwise by
-/// offset class: 18 or more back
+/// `op` that counts. Literals: none (then the offset is read from the
+/// byte after the token and the next token is 3 bytes on, so neither
+/// waits for the token's value: the CPU runs ahead on the branch), up to
+/// 14 as one 16-byte word, longer runs in 16-byte words checked once
+/// ([`copy16s`]). Matches: with a one-byte length extension (19 to 273
+/// bytes, a fifth of the sequences of a page), two 16-byte words for
+/// those of at most 32 bytes (most), a loop of them for the rest;
+/// otherwise by offset class: 18 or more back
 /// as 18 bytes read before any is written (16 + 2; no overlap), 8 to 17
 /// back as 24 bytes built in registers ([`words8x3`]), under 8 as a
 /// repeated pattern ([`match_copy`]). Every write lands inside the 64
@@ -224,7 +224,14 @@ fn common_run(
         };
         let [token, rest @ ..] = win;
         let (mut lit, ml) = (usize::from(token >> 4), usize::from(token & 15));
-        let (off, next) = if lit < 15 {
+        let (off, next) = if lit == 0 {
+            // No literals (a fifth to most of the sequences): the
+            // offset's place does not wait for the token.
+            let Some(off) = rest.first_chunk::<2>() else {
+                break;
+            };
+            (*off, ip.wrapping_add(3))
+        } else if lit < 15 {
             let (Some(out), Some(lits), Some(off)) = (
                 buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()),
                 rest.first_chunk::<16>(),
@@ -326,16 +333,6 @@ fn common_run(
 #[inline(always)]
 fn copy16s(src: &[u8], s: usize, dst: &mut [u8], d: usize, len: usize) {
     let n = len.wrapping_add(15) & !15;
-    // One or two fixed words (most runs): as a loop, a short copy
-    // becomes a call to the C library's memcpy, which costs more than it.
-    if n == 16 {
-        copy_words::<16>(src, s, dst, d);
-        return;
-    }
-    if n == 32 {
-        copy_words::<32>(src, s, dst, d);
-        return;
-    }
     if let (Some(s), Some(d)) = (
         src.get(s..).and_then(|w| w.get(..n)),
         dst.get_mut(d..).and_then(|w| w.get_mut(..n)),
@@ -343,17 +340,6 @@ fn copy16s(src: &[u8], s: usize, dst: &mut [u8], d: usize, len: usize) {
         for (d, s) in d.chunks_exact_mut(16).zip(s.chunks_exact(16)) {
             d.copy_from_slice(s);
         }
-    }
-}
-
-/// Copies `N` bytes from `src[s..]` to `dst[d..]` when both are there.
-#[inline(always)]
-fn copy_words<const N: usize>(src: &[u8], s: usize, dst: &mut [u8], d: usize) {
-    if let (Some(s), Some(d)) = (
-        src.get(s..).and_then(|w| w.first_chunk::<N>()),
-        dst.get_mut(d..).and_then(|w| w.first_chunk_mut::<N>()),
-    ) {
-        *d = *s;
     }
 }
 
