@@ -1602,6 +1602,8 @@ struct Spec {
     /// same run, neither telling by its values: where one ends and the
     /// next begins is not known.
     weak_split: bool,
+    /// The field it is (`None`: bytes of the NOT NULL fixed-width run).
+    field: Option<usize>,
 }
 
 /// A type whose fit says something of the bytes' extent (a date, text,
@@ -1862,6 +1864,7 @@ fn place(
                     cand,
                     rivals,
                     weak_split: false,
+                    field: None,
                 });
                 runs.push(Some(run));
             }
@@ -1873,6 +1876,7 @@ fn place(
                     cand,
                     rivals,
                     weak_split: false,
+                    field,
                 });
                 runs.push(None);
                 run = run.saturating_add(1);
@@ -1954,6 +1958,18 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
                 }
             }
         }
+        // The fields where another layout that fits every record
+        // differs, when its values fit their types nearly as well (within
+        // a fifth of the score): their columns are ambiguous.
+        let doubt: Vec<bool> = match (scored.first(), scored.get(1)) {
+            (Some(a), Some(b)) if b.0.saturating_mul(5) >= a.0.saturating_mul(4) => {
+                let (fa, fb) = (&a.1.fields, &b.1.fields);
+                (0..fa.len())
+                    .map(|i| fa.len() != fb.len() || fa.get(i) != fb.get(i))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
         let (table, placed) = match scored.into_iter().next() {
             Some((_, t, p)) => (Some(t), p),
             None => (None, None),
@@ -1967,7 +1983,7 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
         });
         if clustered {
             match table {
-                Some(t) => columns(&mut out, ix, &t, placed),
+                Some(t) => columns(&mut out, ix, &t, placed, &doubt),
                 None => out
                     .notes
                     .push("the clustered index's layout was not found".into()),
@@ -2003,7 +2019,13 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
 }
 
 /// The clustered index's columns from its fields.
-fn columns(out: &mut Inference, ix: &IndexPages, t: &Table, placed: Option<(Vec<Spec>, usize)>) {
+fn columns(
+    out: &mut Inference,
+    ix: &IndexPages,
+    t: &Table,
+    placed: Option<(Vec<Spec>, usize)>,
+    doubt: &[bool],
+) {
     let pages = &ix.leaves;
     let (specs, n_key) = match t.run {
         Some(a) => match placed {
@@ -2025,7 +2047,10 @@ fn columns(out: &mut Inference, ix: &IndexPages, t: &Table, placed: Option<(Vec<
         .into_iter()
         .enumerate()
         .map(|(i, sp)| {
-            let confidence = if !sp.rivals.is_empty() {
+            let doubtful = sp
+                .field
+                .is_some_and(|f| doubt.get(f).copied().unwrap_or(false));
+            let confidence = if !sp.rivals.is_empty() || doubtful {
                 Confidence::Ambiguous
             } else if sp.cand.fit >= 1000 && sp.cand.weight > 1 && !sp.cand.low && !sp.weak_split {
                 Confidence::High
@@ -2033,6 +2058,12 @@ fn columns(out: &mut Inference, ix: &IndexPages, t: &Table, placed: Option<(Vec<
                 Confidence::Low
             };
             let mut evidence = sp.cand.evidence;
+            if doubtful {
+                evidence.push_str(
+                    "; another layout of the NULL-able and variable-length fields fits every \
+                     record and reads this field otherwise",
+                );
+            }
             if sp.weak_split {
                 evidence.push_str(
                     "; where these NOT NULL fixed-width bytes split into columns is not told by \
@@ -2131,6 +2162,7 @@ fn redundant_specs(out: &mut Inference, pages: &[PageRecs], t: &Table) -> (Vec<S
             cand,
             rivals,
             weak_split: false,
+            field: Some(k),
         });
     }
     (specs, n_key)

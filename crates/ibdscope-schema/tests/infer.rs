@@ -397,9 +397,9 @@ fn fixtures_against_frm() {
 }
 
 /// Type-family tables that do not meet the bar yet (some column's
-/// storage class wrong and not named as doubtful, a type stated with
-/// confidence that the `.frm` contradicts, or rows that differ from the
-/// dump), and why. The test fails when one of them meets it (take it off
+/// storage class wrong and not named as doubtful, the family wrong for
+/// more than 5% of the columns, a type stated with confidence that the
+/// `.frm` contradicts, or rows that differ from the dump), and why. The test fails when one of them meets it (take it off
 /// the list) or another table does not.
 const TYPES_SHORT: &[(&str, &str)] = &[
     // Full-range random integers in one NOT NULL run: any split fits;
@@ -420,12 +420,12 @@ const TYPES_SHORT: &[(&str, &str)] = &[
     ("temporal", "TIME and YEAR in a NOT NULL run"),
     // CHAR(1) then CHAR(40) NOT NULL: one run of text, read as CHAR(41).
     ("char_latin1", "adjacent NOT NULL CHAR columns"),
-    // CHAR in utf8mb4 is stored with a length: the NULL-able one among
-    // NOT NULL ones is placed at the wrong NULL bit.
-    (
-        "char_utf8mb4",
-        "NULL-able and NOT NULL variable fields in another order",
-    ),
+    // Two layouts of the NULL-able and NOT NULL variable fields fit every
+    // record and their values alike: the fields where they differ are
+    // named ambiguous (CHAR in utf8mb4 is stored with a length).
+    ("char_utf8mb4", "two layouts fit: named ambiguous"),
+    // The same, but the values choose one that is wrong for some fields
+    // stated as certain.
     (
         "varchar_latin1",
         "NULL-able and NOT NULL variable fields in another order",
@@ -445,6 +445,10 @@ const TYPES_SHORT: &[(&str, &str)] = &[
     ("bit", "BIT in a NOT NULL run"),
 ];
 
+/// Tables of [`TYPES_SHORT`] whose misses are all named (`low` or
+/// `ambiguous`): no column wrong with confidence, no rows that differ.
+const TYPES_NAMED: &[&str] = &["char_utf8mb4"];
+
 /// The generated type-family tables (`fixtures/infer/`, the infer step of
 /// `fixtures/generate`): one table per family, NULL and NOT NULL, several
 /// widths, latin1 and utf8mb4, on MySQL 5.6.24 and MariaDB 10.11; each
@@ -459,6 +463,7 @@ fn type_tables_against_frm() {
     let mut all = Tally::default();
     let mut met = Tally::default();
     let mut verdicts: std::collections::BTreeMap<String, Vec<bool>> = Default::default();
+    let mut confident_misses = std::collections::BTreeSet::new();
     for m in &manifest {
         let tar = archives
             .entry(m["archive"].clone())
@@ -481,8 +486,13 @@ fn type_tables_against_frm() {
         let mut one = Tally::default();
         let label = format!("infer/{}/{table} ({})", m["server"], m["family"]);
         one.check(&label, table, &ibd, &def, Some(want), &[]);
-        let ok = one.storage + one.named >= one.columns && one.failures.is_empty();
+        let ok = one.storage + one.named >= one.columns
+            && one.family * 100 >= one.columns * 95
+            && one.failures.is_empty();
         verdicts.entry(table.clone()).or_default().push(ok);
+        if !one.failures.is_empty() {
+            confident_misses.insert(table.clone());
+        }
         if ok {
             met.add(&one);
         }
@@ -517,6 +527,14 @@ fn type_tables_against_frm() {
         println!("{l}");
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Short of the bar, but every miss named: never less than these.
+    for t in TYPES_NAMED {
+        assert!(
+            !confident_misses.contains(*t),
+            "{t}: a column stated with confidence is wrong"
+        );
+    }
+    println!("tables with a column wrong with confidence: {confident_misses:?}");
     // The tables that meet it: storage right or named for every column,
     // the family for at least 95%, rows equal to the dump where complete.
     met.finish(0);
