@@ -1655,6 +1655,19 @@ fn sys_fit(vals: &[&[u8]]) -> usize {
         .count()
 }
 
+/// Whether `ids` (6 bytes each) look like DB_ROW_ID values: a counter,
+/// its two high bytes 0, never two alike.
+fn row_ids(ids: &[&[u8]]) -> bool {
+    let mut seen: Vec<u64> = ids.iter().map(|v| int_val(v)).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    !ids.is_empty()
+        && seen.len() == ids.len()
+        && ids
+            .iter()
+            .all(|v| v.first() == Some(&0) && v.get(1) == Some(&0))
+}
+
 /// Widths a fixed column is tried at.
 const WIDTHS: [u32; 9] = [1, 2, 3, 4, 5, 6, 7, 8, 16];
 
@@ -1749,16 +1762,7 @@ fn place(
             if clustered && s == 0 && b == 0 && room >= ROW_ID_LEN + TRX_LEN + ROLL_LEN {
                 let ids = values_at(pages, &rows, 0, 0, ROW_ID_LEN);
                 let sys = values_at(pages, &rows, 0, ROW_ID_LEN, TRX_LEN + ROLL_LEN);
-                let mut seen: Vec<u64> = ids.iter().map(|v| int_val(v)).collect();
-                seen.sort_unstable();
-                seen.dedup();
-                // A counter: its high bytes 0, never two alike.
-                if !ids.is_empty()
-                    && ids
-                        .iter()
-                        .all(|v| v.first() == Some(&0) && v.get(1) == Some(&0))
-                    && seen.len() == ids.len()
-                    && sys_fit(&sys).saturating_mul(10) >= sys.len().saturating_mul(9)
+                if row_ids(&ids) && sys_fit(&sys).saturating_mul(10) >= sys.len().saturating_mul(9)
                 {
                     // More than any 6 bytes of key columns could score.
                     moves.push((19, 150_000, Back::RowId, true));
@@ -2118,18 +2122,9 @@ fn redundant_specs(out: &mut Inference, pages: &[PageRecs], t: &Table) -> (Vec<S
     }
     // No PRIMARY KEY: a 6-byte DB_ROW_ID (high bytes 0, never two alike)
     // is the only field before DB_TRX_ID.
-    let row_id =
-        sys_at == Some(1) && t.fields.first() == Some(&(Storage::Fixed(ROW_ID_LEN), false)) && {
-            let ids = values(pages, &t.rows, 0, 0, ROW_ID_LEN);
-            let mut seen: Vec<u64> = ids.iter().map(|v| int_val(v)).collect();
-            seen.sort_unstable();
-            seen.dedup();
-            !ids.is_empty()
-                && seen.len() == ids.len()
-                && ids
-                    .iter()
-                    .all(|v| v.first() == Some(&0) && v.get(1) == Some(&0))
-        };
+    let row_id = sys_at == Some(1)
+        && t.fields.first() == Some(&(Storage::Fixed(ROW_ID_LEN), false))
+        && row_ids(&values(pages, &t.rows, 0, 0, ROW_ID_LEN));
     for (k, &(storage, nullable)) in t.fields.iter().enumerate() {
         if row_id && k == 0 {
             continue;
