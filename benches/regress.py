@@ -7,8 +7,10 @@ back to back (the order of the two swapped each round), so load from
 elsewhere falls on both alike and the per-round ratio after/before is read
 between runs seconds apart.  Each run's stdout (and a file a case writes) is
 hashed as it streams; exit codes and hashes must match between the two.
-Wall time from a monotonic clock, user CPU from the child's rusage
-(os.wait4), peak RSS from /usr/bin/time.  The report is Markdown on stdout and --out.
+Wall time from a monotonic clock, CPU (user + system) from the child's
+rusage (os.wait4: the kernel's total is exact, its split into user and
+system is sampled at the tick and swings a short run's user time by 2×),
+peak RSS from /usr/bin/time.  The report is Markdown on stdout and --out.
 
     regress.py --before BIN --after BIN --cases CASES.tsv [--rounds 7]
                [--threads 1,2] [--note TEXT]... [--out FILE] [--diffs DIR]
@@ -193,7 +195,7 @@ def main():
           "(each round's after run over its before run); below 1 is faster after")
         w("")
         w("| command | input | threads | exit | wall before (s) | wall after (s) | wall ratio | "
-          "user before (s) | user after (s) | user ratio | peak RSS before → after (MiB) | same output |")
+          "CPU before (s) | CPU after (s) | CPU ratio | peak RSS before → after (MiB) | same output |")
         w("|---|---|---:|---:|---:|---:|---|---:|---:|---|---|---|")
         slower = []
         for (ci, t), slot in sorted(results.items()):
@@ -201,10 +203,10 @@ def main():
             b, f = slot["before"], slot["after"]
             mw_b = statistics.median(x["wall"] for x in b)
             mw_a = statistics.median(x["wall"] for x in f)
-            mu_b = statistics.median(x["user"] for x in b)
-            mu_a = statistics.median(x["user"] for x in f)
+            mu_b = statistics.median(x["user"] + x["sys"] for x in b)
+            mu_a = statistics.median(x["user"] + x["sys"] for x in f)
             rw = [y["wall"] / x["wall"] for x, y in zip(b, f) if x["wall"] > 0]
-            ru = [y["user"] / x["user"] for x, y in zip(b, f) if x["user"] > 0]
+            ru = [(y["user"] + y["sys"]) / (x["user"] + x["sys"]) for x, y in zip(b, f) if x["user"] + x["sys"] > 0]
             rss_b = max(x["rss"] for x in b) / 1024
             rss_a = max(x["rss"] for x in f) / 1024
             same = "yes" if not any(d[0] == name and d[2] == t for d in diffs) else "**no**"
@@ -214,7 +216,7 @@ def main():
             w(f"| `{name}` | {label} | {t} | {','.join(map(str, rc))} | {mw_b:.3f} | {mw_a:.3f} | {wr} | "
               f"{mu_b:.3f} | {mu_a:.3f} | {ur} | {rss_b:.1f} → {rss_a:.1f} | {same} |")
             # slower beyond the noise: every round slower and the median more than 5 %
-            for kind, rs, med_b, med_a in (("wall", rw, mw_b, mw_a), ("user", ru, mu_b, mu_a)):
+            for kind, rs, med_b, med_a in (("wall", rw, mw_b, mw_a), ("CPU", ru, mu_b, mu_a)):
                 if rs and med_b > 0 and min(rs) > 1.0 and med_a / med_b > 1.05 and med_a - med_b > 0.005:
                     slower.append(f"`{name}` on {label}, threads {t}: {kind} {fmt_ratio(med_a / med_b, min(rs), max(rs))}")
         w("")

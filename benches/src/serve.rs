@@ -126,6 +126,41 @@ impl Drop for Served {
     }
 }
 
+/// The overview on a fresh server, then `page` once the server's CPU
+/// time stops growing (its model built in the background), as a line.
+fn after_overview(bin: &PathBuf, file: &PathBuf, page: &str) -> String {
+    let s = match Served::start(bin, file) {
+        Ok(s) => s,
+        Err(e) => return format!("after the overview: {e}"),
+    };
+    let Ok((ow, oc, 200, _)) = s.get("/api/files") else {
+        return "after the overview: the overview failed".into();
+    };
+    let t = Instant::now();
+    let cpu0 = cpu_seconds(s.child.id());
+    let mut last = cpu0;
+    let mut still = 0;
+    while still < 3 && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(250));
+        let now = cpu_seconds(s.child.id());
+        still = if now > last { 0 } else { still + 1 };
+        last = now;
+    }
+    let built = cpu_seconds(s.child.id()) - cpu0;
+    match s.get(page) {
+        Ok((w, c, 200, _)) => format!(
+            "A person's first page view: the overview {:.1} ms ({oc:.2} s CPU) on a fresh server, \
+             the model built behind it ({built:.2} s CPU; the server idle again {:.1} s after), \
+             then `{page}` {:.1} ms ({c:.2} s CPU); server RssAnon {:.1} MiB.",
+            ow.as_secs_f64() * 1000.0,
+            t.elapsed().as_secs_f64(),
+            w.as_secs_f64() * 1000.0,
+            rss_anon(s.child.id())
+        ),
+        _ => format!("after the overview: `{page}` failed"),
+    }
+}
+
 /// utime + stime of process `pid`, seconds.
 fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -307,11 +342,18 @@ pub(crate) fn main() {
                 sess.map_or("-".into(), |x| x.2.to_string()),
             );
         }
+        drop(s);
         let _ = writeln!(
             md,
             "\nServer RssAnon at most {rss_max:.1} MiB over the session; load average after: {}\n",
             loadavg()
         );
+        // A person's first page view: the overview, then the page view
+        // once the server is idle again (the model built behind the
+        // overview; at most 30 s).
+        if let Some((_, page)) = eps.get(1) {
+            let _ = writeln!(md, "{}\n", after_overview(&a.ibdscope, file, page));
+        }
         eprintln!("{label}: done (load {})", loadavg());
     }
     let _ = writeln!(md, "Load average at the end: {}", loadavg());

@@ -355,8 +355,13 @@ enum Command {
     /// every request needs (docs/serve.md).
     Serve {
         /// Files and datadirs to serve.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "datadir")]
         paths: Vec<PathBuf>,
+        /// A datadir, served as one item (its audit, its tables), whose
+        /// InnoDB dictionary (ibdata1; MySQL 5.x, MariaDB) defines the
+        /// tables of every file served.
+        #[arg(long, value_name = "DIR")]
+        datadir: Option<PathBuf>,
         /// The port (default: a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
@@ -790,6 +795,7 @@ const COMMANDS: &[(&str, &[Format], &[&str])] = &[
         &[
             "ibdscope serve fixtures/mariadb1011/ai_int.ibd fixtures/mysql56/secondary.ibd",
             "ibdscope serve --port 8123 fixtures/mariadb1011",
+            "ibdscope serve --datadir datadir",
         ],
     ),
 ];
@@ -1288,15 +1294,26 @@ fn command(command: Command) -> Result<Parsed, Error> {
         ),
         // The options every endpoint's report starts from (files, keys).
         Command::Serve {
-            paths, page_size, ..
-        } => Parsed::new(
-            Cmd::Info,
-            paths,
-            Shared {
-                format: FormatArg::Text,
-                page_size,
-            },
-        ),
+            mut paths,
+            page_size,
+            datadir,
+            ..
+        } => {
+            if let Some(d) = datadir.as_ref().filter(|d| !paths.contains(d)) {
+                paths.insert(0, d.clone());
+            }
+            Parsed {
+                datadir,
+                ..Parsed::new(
+                    Cmd::Info,
+                    paths,
+                    Shared {
+                        format: FormatArg::Text,
+                        page_size,
+                    },
+                )
+            }
+        }
         Command::Completions { .. } => return Err(Error::argument(ErrorKind::NoReport)),
     })
 }

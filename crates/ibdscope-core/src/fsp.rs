@@ -178,6 +178,27 @@ fn ssize_bytes(ssize: u32, min: u32, max: u32) -> Option<u32> {
     (min..=max).contains(&ssize).then(|| 512u32 << ssize)
 }
 
+/// The logical and physical page sizes of the MySQL and MariaDB 10.1
+/// layouts from their PAGE_SSIZE and ZIP_SSIZE fields (`page_ssize` 0:
+/// 16 KiB; `zip_ssize` 0: not compressed, else 512 << it, at most the
+/// logical size and only in a space whose rows can be compressed:
+/// `compressible`, ATOMIC_BLOBS with POST_ANTELOPE), or `None` when invalid.
+fn page_sizes(page_ssize: u32, zip_ssize: u32, compressible: bool) -> Option<(u32, u32)> {
+    let logical = if page_ssize == 0 {
+        16384
+    } else {
+        ssize_bytes(page_ssize, 3, 7)?
+    };
+    if zip_ssize == 0 {
+        return Some((logical, logical));
+    }
+    let max = if page_ssize == 0 { 5 } else { page_ssize };
+    if zip_ssize > max || !compressible {
+        return None;
+    }
+    Some((logical, 512 << zip_ssize))
+}
+
 fn bit(flags: u32, n: u32) -> bool {
     flags >> n & 1 != 0
 }
@@ -199,22 +220,8 @@ impl FspFlags {
         if atomic_blobs && !post_antelope {
             return None;
         }
-        let page_ssize = f >> 6 & 0xF;
-        let logical = if page_ssize == 0 {
-            16384
-        } else {
-            ssize_bytes(page_ssize, 3, 7)?
-        };
-        let zip_ssize = f >> 1 & 0xF;
-        let physical = if zip_ssize == 0 {
-            logical
-        } else {
-            let max = if page_ssize == 0 { 5 } else { page_ssize };
-            if zip_ssize > max || !(post_antelope && atomic_blobs) {
-                return None;
-            }
-            512 << zip_ssize
-        };
+        let (logical, physical) =
+            page_sizes(f >> 6 & 0xF, f >> 1 & 0xF, post_antelope && atomic_blobs)?;
         Some(SpaceFormat {
             layout: FlagsLayout::MySql,
             logical_size: logical,
@@ -280,22 +287,8 @@ impl FspFlags {
         if atomic_writes == 3 {
             return None;
         }
-        let page_ssize = f >> 13 & 0xF;
-        let logical = if page_ssize == 0 {
-            16384
-        } else {
-            ssize_bytes(page_ssize, 3, 7)?
-        };
-        let zip_ssize = f >> 1 & 0xF;
-        let physical = if zip_ssize == 0 {
-            logical
-        } else {
-            let max = if page_ssize == 0 { 5 } else { page_ssize };
-            if zip_ssize > max || !(post_antelope && atomic_blobs) {
-                return None;
-            }
-            512 << zip_ssize
-        };
+        let (logical, physical) =
+            page_sizes(f >> 13 & 0xF, f >> 1 & 0xF, post_antelope && atomic_blobs)?;
         Some(SpaceFormat {
             layout: FlagsLayout::MariaDb101,
             logical_size: logical,

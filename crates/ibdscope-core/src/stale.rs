@@ -128,12 +128,8 @@ fn in_use(ts: &Tablespace<'_>, n: u32) -> bool {
 /// each with its problem ([`PageProblem::Stale`]), in page order, a page
 /// once (its first evidence).
 pub fn stale_by_links(ts: &Tablespace<'_>, links: &[Links]) -> Vec<StalePage> {
-    let find = |n: u32| {
-        links
-            .binary_search_by_key(&n, |l| l.page)
-            .ok()
-            .and_then(|k| links.get(k))
-    };
+    let at = Positions::new(links);
+    let find = |n: u32| at.find(links, n);
     let mut out: Vec<StalePage> = Vec::new();
     for a in links {
         for link in [Link::Next, Link::Prev] {
@@ -182,6 +178,42 @@ pub fn stale_by_links(ts: &Tablespace<'_>, links: &[Links]) -> Vec<StalePage> {
     out.sort_by_key(|(n, _)| *n);
     out.dedup_by_key(|(n, _)| *n);
     out
+}
+
+/// Where each page's links sit in a `links` slice in page order: a table
+/// from page number to position where the pages are dense (a B-tree
+/// file's are), else none and a binary search; both find the same entry.
+struct Positions {
+    first: u32,
+    at: Vec<u32>,
+}
+
+impl Positions {
+    fn new(links: &[Links]) -> Self {
+        let first = links.first().map_or(0, |l| l.page);
+        let span = (links.last())
+            .map_or(0, |l| l.page.saturating_sub(first) as usize)
+            .saturating_add(1);
+        let mut at: Vec<u32> = Vec::new();
+        if span <= links.len().saturating_mul(4) {
+            at.resize(span, u32::MAX);
+            for (k, l) in links.iter().enumerate() {
+                if let Some(slot) = at.get_mut(l.page.saturating_sub(first) as usize) {
+                    *slot = u32::try_from(k).unwrap_or(u32::MAX);
+                }
+            }
+        }
+        Positions { first, at }
+    }
+
+    fn find<'l>(&self, links: &'l [Links], n: u32) -> Option<&'l Links> {
+        if self.at.is_empty() {
+            let k = links.binary_search_by_key(&n, |l| l.page).ok()?;
+            return links.get(k);
+        }
+        let k = *self.at.get(n.checked_sub(self.first)? as usize)?;
+        links.get(k as usize)
+    }
 }
 
 /// The extent descriptor rule for one page that verifies (`f`, its facts
@@ -238,4 +270,47 @@ pub fn stale_descriptor_at(
             how,
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Links, Positions};
+
+    fn links(pages: &[u32]) -> Vec<Links> {
+        (pages.iter())
+            .map(|&page| Links {
+                page,
+                prev: 0,
+                next: 0,
+                lsn: u64::from(page),
+                index: 1,
+                level: 0,
+            })
+            .collect()
+    }
+
+    /// The table (dense pages) and the binary search (sparse ones) find
+    /// each page's entry, and nothing for a page without links.
+    #[test]
+    fn positions_find_every_page_dense_or_sparse() {
+        for pages in [
+            vec![3, 4, 5, 7, 8, 11],
+            vec![3, 400, 9000, 9001, 4_000_000_000],
+            vec![],
+            vec![0],
+        ] {
+            let l = links(&pages);
+            let p = Positions::new(&l);
+            // A table only where the pages are dense.
+            assert_eq!(p.at.is_empty(), pages.is_empty() || pages.contains(&9000));
+            for probe in 0..12 {
+                let want = pages.contains(&probe).then_some(u64::from(probe));
+                assert_eq!(p.find(&l, probe).map(|x| x.lsn), want, "{pages:?} {probe}");
+            }
+            for &q in &pages {
+                assert_eq!(p.find(&l, q).map(|x| x.page), Some(q));
+            }
+            assert!(p.find(&l, u32::MAX).is_none() || pages.contains(&u32::MAX));
+        }
+    }
 }

@@ -30,7 +30,9 @@
 //! memory grows with the pages found, not with the image.
 //!
 //! Grouping ([`group`]): pages are split by space id, then by what each
-//! page says of its space's layout (the slot size and checksum layout);
+//! page says of its space's layout (the slot size and checksum layout),
+//! then by index ids where versions of one page number belong to
+//! different indexes (two generations of a table, two servers' files);
 //! versions of one page number are sorted newest LSN first, the first that
 //! verifies kept. Page 0 versions whose FSP flags disagree make the space
 //! `mixed` (two tablespaces that shared the id): its pages are still
@@ -44,7 +46,10 @@ use ibdscope_core::fil::{
 use ibdscope_core::fsp::{
     extent_size, FSP_FREE_LIMIT, FSP_HEADER_OFFSET, FSP_SIZE, FSP_SPACE_FLAGS, FSP_SPACE_ID,
 };
-use ibdscope_core::index::{PAGE_HEADER, PAGE_INDEX_ID, PAGE_LEVEL, PAGE_N_HEAP};
+use ibdscope_core::index::{
+    PAGE_HEADER, PAGE_INDEX_ID, PAGE_LEVEL, PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM, PAGE_N_DIR_SLOTS,
+    PAGE_N_HEAP, PAGE_OLD_INFIMUM, PAGE_OLD_SUPREMUM,
+};
 use ibdscope_core::pagecomp::{self, Layout};
 use ibdscope_core::parallel::map_in_order;
 use ibdscope_core::space::verify_page;
@@ -101,18 +106,25 @@ pub enum Accepted {
     /// `--unverified`: the header is self-consistent, the checksum does
     /// not verify.
     SelfConsistent,
+    /// Only an index page's first block was recognised (its FIL and index
+    /// headers, the infimum and supremum records) and the page does not
+    /// verify: a page the filesystem stored in more than two pieces (a
+    /// fragmented file), overwritten past its first block, or damaged.
+    /// Counted ([`Carved::partial`]), in no image.
+    HeaderOnly,
 }
 
 impl Accepted {
     /// Whether a checksum verified.
     pub fn verifies(self) -> bool {
-        !matches!(self, Accepted::SelfConsistent)
+        !matches!(self, Accepted::SelfConsistent | Accepted::HeaderOnly)
     }
     /// A word for reports.
     pub fn word(self) -> &'static str {
         match self {
             Accepted::Verifies(a) | Accepted::Decompressed(a) => a.name(),
             Accepted::SelfConsistent => "unverified",
+            Accepted::HeaderOnly => "header only",
         }
     }
 }
@@ -196,6 +208,9 @@ pub struct Found {
     pub flags: Option<u32>,
     /// Page 0: `FSP_SIZE` (0 for other pages).
     pub fsp_size: u32,
+    /// The page is encrypted (MariaDB: a key version in the header; MySQL
+    /// keyring: an encrypted page type): its index header was not read.
+    pub encrypted: bool,
 }
 
 /// What one piece of the scan found, in offset order.
@@ -209,6 +224,12 @@ pub struct Piece {
     /// Candidates that passed the cheap tests and were refused by every
     /// checksum rule.
     pub refused: u64,
+    /// Index page headers found at a filesystem block whose page does not
+    /// verify ([`Accepted::HeaderOnly`]).
+    pub partial: Vec<Found>,
+    /// Encrypted pages found that no space can take without the key
+    /// ([`encrypted_page`]).
+    pub encrypted: Vec<Found>,
 }
 
 /// `FIL_PAGE_FCRC32_END_LSN`: the LSN's low word 8 bytes before the end
@@ -296,7 +317,25 @@ fn scan_range(
                 }
                 len.div_ceil(align).max(1).saturating_mul(align)
             }
-            None => align,
+            None => {
+                if let Some(mut f) = encrypted_page(b) {
+                    f.source = source;
+                    f.offset = p as u64;
+                    if opts.index_id.is_none() {
+                        piece.encrypted.push(f);
+                    }
+                }
+                if at_block {
+                    if let Some(mut f) = header_only(b) {
+                        f.source = source;
+                        f.offset = p as u64;
+                        if opts.index_id.is_none_or(|id| f.index_id == Some(id)) {
+                            piece.partial.push(f);
+                        }
+                    }
+                }
+                align
+            }
         };
         p = p.saturating_add(step);
     }
@@ -417,6 +456,134 @@ fn zip_type(t: PageType) -> bool {
     )
 }
 
+/// An index page's first block at the start of `b` (a candidate no rule
+/// accepted): `FIL_PAGE_INDEX` or `FIL_PAGE_RTREE`, a non-zero LSN, the
+/// infimum and supremum records where the page's format puts them
+/// (`page0page.h`: `PAGE_NEW_INFIMUM`, `PAGE_NEW_SUPREMUM` for COMPACT,
+/// `PAGE_OLD_*` for REDUNDANT; `PAGE_N_HEAP` bit 15 says which), at least
+/// two directory slots (`PAGE_N_DIR_SLOTS`). Random bytes pass about once
+/// in 2^130 blocks.
+fn header_only(b: &[u8]) -> Option<Found> {
+    let t = PageType(be_u16(b, FIL_PAGE_TYPE)?);
+    if !matches!(t, PageType::FIL_PAGE_INDEX | PageType::FIL_PAGE_RTREE)
+        || be_u64(b, FIL_PAGE_LSN)? == 0
+    {
+        return None;
+    }
+    let n_heap = be_u16(b, PAGE_HEADER.saturating_add(PAGE_N_HEAP))?;
+    let (inf, sup): (usize, usize) = if n_heap & 0x8000 != 0 {
+        (PAGE_NEW_INFIMUM, PAGE_NEW_SUPREMUM)
+    } else {
+        (PAGE_OLD_INFIMUM, PAGE_OLD_SUPREMUM)
+    };
+    let slots = be_u16(b, PAGE_HEADER.saturating_add(PAGE_N_DIR_SLOTS))?;
+    if slots < 2
+        || b.get(inf..inf.checked_add(8)?)? != b"infimum\0"
+        || b.get(sup..sup.checked_add(8)?)? != b"supremum"
+    {
+        return None;
+    }
+    let mut f = found(b, PageLayout::Classic, Accepted::HeaderOnly, 0);
+    f.len = 0;
+    Some(f)
+}
+
+/// The MySQL keyring page types (`fil0types.h`): `FIL_PAGE_ENCRYPTED`,
+/// `FIL_PAGE_COMPRESSED_AND_ENCRYPTED`, `FIL_PAGE_ENCRYPTED_RTREE`.
+const MYSQL_ENCRYPTED: [u16; 3] = [15, 16, 17];
+/// The largest MariaDB key version taken as one (bytes 0..4 of a
+/// full_crc32 page): key versions start at 1 and grow by one a rotation
+/// (`file_key_management` always gives 1); random bytes pass once in
+/// 2^16 positions.
+const MAX_KEY_VERSION: u32 = 0xffff;
+/// `FIL_PAGE_ORIGINAL_TYPE_V1` (`fil0types.h`): an encrypted page's type
+/// before encryption.
+const FIL_PAGE_ORIGINAL_TYPE_V1: usize = 28;
+
+/// An encrypted page at the start of `b` that no rule accepted, as found
+/// without the key:
+/// - MySQL keyring (`os0enc.cc`, `Encryption::encrypt`): the FIL header
+///   is kept (type 15, 16 or 17, the original type at
+///   `FIL_PAGE_ORIGINAL_TYPE_V1`, the space id and page number), the rest
+///   encrypted with the trailer, and the checksum computed before: nothing
+///   verifies; taken when the original type is one MySQL names (an
+///   R-tree page keeps none), bytes 26..34 hold nothing else and the LSN
+///   is not zero. Its size is not known (`len` 0).
+/// - MariaDB full_crc32 (`fil0crypt.cc`, `fil_space_encrypt_full_crc32`):
+///   the key version at bytes 0..4, bytes 26.. encrypted (the space id
+///   and the trailer's LSN word with them), the CRC-32C at the end over
+///   the encrypted page: taken when it verifies at one of the page sizes.
+///   Its space id is not known (`space_id` is the encrypted bytes').
+fn encrypted_page(b: &[u8]) -> Option<Found> {
+    let head = be_u32(b, 0)?;
+    let lsn = be_u64(b, FIL_PAGE_LSN)?;
+    let t = PageType(be_u16(b, FIL_PAGE_TYPE)?);
+    if lsn == 0 {
+        return None;
+    }
+    if MYSQL_ENCRYPTED.contains(&t.0) {
+        // Bytes 26..34 (`FIL_PAGE_FILE_FLUSH_LSN`, 0 outside the system
+        // tablespace's page 0) hold only the original type at 28; an
+        // R-tree page (17) keeps none (docs/format.md §7).
+        let original = PageType(be_u16(b, FIL_PAGE_ORIGINAL_TYPE_V1)?);
+        let rest = be_u16(b, 26)? == 0 && be_u32(b, 30)? == 0;
+        let named = if t.0 == 17 {
+            original.0 == 0
+        } else {
+            original.name(TypeNames::MySql8).is_some()
+        };
+        if !rest || !named {
+            return None;
+        }
+        let mut f = found(b, PageLayout::Classic, Accepted::SelfConsistent, 0);
+        f.len = 0;
+        f.encrypted = true;
+        return Some(f);
+    }
+    // A key version (at most 2^16: key versions count rotations from 1),
+    // and a type MariaDB writes; a page_compressed one (type bit 15) at
+    // its stored size only.
+    if head == 0 || head > MAX_KEY_VERSION {
+        return None;
+    }
+    let stored = usize::from(t.0 & !PageType::FCRC32_COMPRESSED_MARKER) << 8;
+    let sizes: &[u32] = if t.0 & PageType::FCRC32_COMPRESSED_MARKER != 0 {
+        if !(FIL_PAGE_DATA.saturating_add(8)..MAX_PAGE).contains(&stored) {
+            return None;
+        }
+        &[]
+    } else if t.name(TypeNames::Classic).is_some() {
+        &PAGE_SIZES
+    } else {
+        return None;
+    };
+    let compressed = u32::try_from(stored).ok()?;
+    let one = [compressed];
+    let sizes = if sizes.is_empty() { &one[..] } else { sizes };
+    for &s in sizes {
+        let s = s as usize;
+        let page = b.get(..s)?;
+        if be_u32(page, s.saturating_sub(4)) == Some(full_crc32(page)) {
+            let mut f = found(
+                page,
+                PageLayout::FullCrc32,
+                Accepted::Verifies(Algorithm::FullCrc32),
+                s,
+            );
+            f.encrypted = true;
+            f.index_id = None;
+            f.level = 0;
+            f.compact = false;
+            if sizes.len() == 1 {
+                // page_compressed: the slot is not known.
+                f.slot = 0;
+            }
+            return Some(f);
+        }
+    }
+    None
+}
+
 /// The page at the start of `b`, if one is there.
 fn probe(
     b: &[u8],
@@ -533,7 +700,11 @@ fn found(page: &[u8], layout: PageLayout, accepted: Accepted, slot: usize) -> Fo
     let flags = (page_no.0 == 0 && t == PageType::FIL_PAGE_TYPE_FSP_HDR)
         .then(|| r32(FSP_HEADER_OFFSET.saturating_add(FSP_SPACE_FLAGS)));
     let slot = u32::try_from(slot).unwrap_or(0);
+    // MariaDB encrypted (not full_crc32): the index header is encrypted.
+    let encrypted = accepted == Accepted::Verifies(Algorithm::MariaDbEncrypted);
+    let index = index && !encrypted;
     Found {
+        encrypted,
         source: 0,
         offset: 0,
         len: slot,
@@ -583,6 +754,12 @@ pub enum Mixed {
     Flags(Vec<u32>),
     /// `--index-id`: the index's pages come from these spaces.
     Spaces(Vec<SpaceId>),
+    /// Versions of one page number carry these pairs of index ids: told
+    /// apart by index id into instances whose LSN ranges overlap (two
+    /// servers' files, or an index's pages reused by another), so the
+    /// pages without an index id (page 0, INODE, BLOB...) were given to
+    /// the instance whose LSN range is nearest and may belong to another.
+    Indexes(Vec<(IndexId, IndexId)>),
 }
 
 /// One index's pages in a carved space, and its leaf chain.
@@ -624,8 +801,13 @@ impl CarvedIndex {
 pub struct CarvedSpace {
     /// The space id (with `--index-id`, the one most pages carry).
     pub space_id: SpaceId,
-    /// Among the spaces of this id told apart by layout, which (0 first).
+    /// Among the spaces of this id told apart by layout or index ids,
+    /// which (0 first).
     pub instance: u32,
+    /// Told apart from another instance of the same id, slot size and
+    /// layout by its index ids (versions of one page number from
+    /// different indexes) and LSN ranges ([`group`]).
+    pub by_index_ids: bool,
     /// With `--index-id`, the index gathered.
     pub index_gathered: Option<IndexId>,
     /// The slot size: physical page size.
@@ -648,6 +830,13 @@ impl CarvedSpace {
     /// Whether a page 0 was found.
     pub fn has_page0(&self) -> bool {
         self.pages.first().is_some_and(|p| p.kept.page_no.0 == 0)
+    }
+    /// Whether the image gets a synthesized page 0 ([`synthesize_page0`]):
+    /// when none was found, and for one index gathered with `--index-id`
+    /// (the page 0 found is its space's, whose extent descriptors may call
+    /// the index's pages free: a dropped table's, in a system tablespace).
+    pub fn page0_synthesized(&self) -> bool {
+        !self.has_page0() || self.index_gathered.is_some()
     }
     /// Pages in the image: the largest page number found plus one, or
     /// the kept page 0's `FSP_SIZE` when larger (the pages past the last
@@ -675,6 +864,10 @@ impl CarvedSpace {
     /// for that layout). `fsp0types.h` (`FSP_FLAGS_POS_*`), MariaDB
     /// `fsp0types.h` (`FSP_FLAGS_FCRC32_*`).
     pub fn synthesized_flags(&self) -> u32 {
+        if let Some(f) = self.flags {
+            // One index gathered from a space whose page 0 was found.
+            return f;
+        }
         let ssize = |size: u32| size.checked_div(512).map_or(0, |n| n.trailing_zeros());
         let compact = self.pages.iter().any(|p| p.kept.compact);
         match self.layout {
@@ -707,6 +900,13 @@ pub struct Carved {
     pub spaces: Vec<CarvedSpace>,
     /// Pages found in all (every version).
     pub found: u64,
+    /// Index page headers found whose page does not verify whole
+    /// ([`Accepted::HeaderOnly`]; the caller gathers them from the
+    /// pieces' [`Piece::partial`]): counted, with their offsets.
+    pub partial: Vec<Found>,
+    /// Encrypted pages found that no space takes without the key
+    /// (gathered from [`Piece::encrypted`]): counted, with their offsets.
+    pub encrypted: Vec<Found>,
 }
 
 /// Groups the pages found into spaces ([`CarvedSpace`]): by space id and
@@ -758,18 +958,144 @@ pub fn group(found: Vec<Found>, index_id: Option<IndexId>) -> Carved {
     let mut last: Option<u32> = None;
     let mut instance = 0u32;
     for ((space, slot, layout), pages) in by_key {
-        instance = if last == Some(space) {
-            instance.saturating_add(1)
+        let gens = if index_id.is_some() {
+            vec![(pages, None)]
         } else {
-            0
+            generations(pages)
         };
-        last = Some(space);
-        spaces.push(space_of(space, instance, slot, layout, pages, index_id));
+        let split = gens.len() > 1;
+        for (pages, mixed) in gens {
+            instance = if last == Some(space) {
+                instance.saturating_add(1)
+            } else {
+                0
+            };
+            last = Some(space);
+            let mut s = space_of(space, instance, slot, layout, pages, index_id);
+            s.by_index_ids = split;
+            if mixed.is_some() {
+                s.mixed = mixed;
+            }
+            spaces.push(s);
+        }
     }
     Carved {
         spaces,
         found: total,
+        partial: Vec::new(),
+        encrypted: Vec::new(),
     }
+}
+
+/// At most this many instances of one space id, slot size and layout are
+/// told apart by index ids; past it the space is one, mixed.
+const MAX_GENERATIONS: usize = 8;
+
+/// The pages of one space id, slot size and layout, told apart into the
+/// tablespaces they come from by index ids: two index ids whose pages
+/// are versions of one page number are not one tablespace's (a table
+/// dropped and created again, or truncated: new index ids on the same
+/// page numbers; two servers' files that shared the id). Index ids taken
+/// oldest first (by their pages' smallest LSN), each into the first
+/// instance holding none it shares a page number with. A page without
+/// an index id goes to the instance written after every earlier one's
+/// index pages (in order of their smallest LSN, the latest such that
+/// the earlier ones' largest LSN is below the page's: a tablespace's
+/// first pages are written before its index pages). Instances whose LSN
+/// ranges overlap are
+/// [`Mixed::Indexes`]: told apart by index id, not by time.
+fn generations(pages: Vec<Found>) -> Vec<(Vec<Found>, Option<Mixed>)> {
+    let mut at: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+    let mut range: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    for f in &pages {
+        if let Some(id) = f.index_id {
+            let ids = at.entry(f.page_no.0).or_default();
+            if !ids.contains(&id.0) {
+                ids.push(id.0);
+            }
+            let r = range.entry(id.0).or_insert((f.lsn.0, f.lsn.0));
+            r.0 = r.0.min(f.lsn.0);
+            r.1 = r.1.max(f.lsn.0);
+        }
+    }
+    let mut conflicts: Vec<(u64, u64)> = Vec::new();
+    for ids in at.values() {
+        for &a in ids {
+            for &b in ids {
+                if a < b {
+                    conflicts.push((a, b));
+                }
+            }
+        }
+    }
+    conflicts.sort_unstable();
+    conflicts.dedup();
+    if conflicts.is_empty() {
+        return vec![(pages, None)];
+    }
+    let apart = |a: u64, b: u64| conflicts.binary_search(&(a.min(b), a.max(b))).is_ok();
+    let mut order: Vec<(u64, u64)> = range.iter().map(|(&id, r)| (r.0, id)).collect();
+    order.sort_unstable();
+    let mut gens: Vec<Vec<u64>> = Vec::new();
+    for (_, id) in order {
+        match gens.iter_mut().find(|g| g.iter().all(|&o| !apart(id, o))) {
+            Some(g) => g.push(id),
+            None => gens.push(vec![id]),
+        }
+    }
+    let pairs = || {
+        conflicts
+            .iter()
+            .map(|&(a, b)| (IndexId(a), IndexId(b)))
+            .collect::<Vec<_>>()
+    };
+    if gens.len() > MAX_GENERATIONS {
+        return vec![(pages, Some(Mixed::Indexes(pairs())))];
+    }
+    let ranges: Vec<(u64, u64)> = gens
+        .iter()
+        .map(|g| {
+            let lo = g.iter().filter_map(|id| range.get(id)).map(|r| r.0).min();
+            let hi = g.iter().filter_map(|id| range.get(id)).map(|r| r.1).max();
+            (lo.unwrap_or(0), hi.unwrap_or(0))
+        })
+        .collect();
+    let mut sorted = ranges.clone();
+    sorted.sort_unstable();
+    let disjoint = sorted.windows(2).all(|w| match w {
+        [a, b] => a.1 < b.0,
+        _ => true,
+    });
+    // The instance written after every earlier one's last index page
+    // (a tablespace's first pages are written before its index pages):
+    // the latest whose predecessors' largest LSNs are all below `lsn`.
+    let nearest = |lsn: u64| {
+        let mut by_start: Vec<usize> = (0..ranges.len()).collect();
+        by_start.sort_by_key(|&i| ranges.get(i).map_or(0, |r| r.0));
+        let mut at = by_start.first().copied().unwrap_or(0);
+        for w in by_start.windows(2) {
+            if let [before, next] = *w {
+                if ranges.get(before).is_some_and(|r| r.1 < lsn) {
+                    at = next;
+                } else {
+                    break;
+                }
+            }
+        }
+        at
+    };
+    let mut out: Vec<Vec<Found>> = vec![Vec::new(); gens.len()];
+    for f in pages {
+        let g = f
+            .index_id
+            .and_then(|id| gens.iter().position(|g| g.contains(&id.0)))
+            .unwrap_or_else(|| nearest(f.lsn.0));
+        if let Some(o) = out.get_mut(g) {
+            o.push(f);
+        }
+    }
+    let mixed = (!disjoint).then(|| Mixed::Indexes(pairs()));
+    out.into_iter().map(|p| (p, mixed.clone())).collect()
 }
 
 fn space_of(
@@ -845,6 +1171,7 @@ fn space_of(
     CarvedSpace {
         space_id,
         instance,
+        by_index_ids: false,
         index_gathered: index_id,
         page_size,
         layout,
@@ -955,13 +1282,17 @@ fn indexes_of(pages: &[CarvedPage]) -> Vec<CarvedIndex> {
 
 /// `XDES_ARR_OFFSET` (`fsp0fsp.h`): the extent descriptors on page 0.
 const XDES_ARR_OFFSET: usize = FSP_HEADER_OFFSET + 112;
+/// `XDES_STATE` (`fsp0fsp.h`): an extent descriptor's state.
+const XDES_STATE: usize = 20;
 /// `Encryption::INFO_MAX_SIZE` (`os0enc.h`, MySQL 8.0).
 const ENCRYPTION_INFO_MAX_SIZE: usize = 115;
 
 /// A page 0 for a space whose own was not found: FIL header (page 0,
 /// type FSP_HDR, the space id, the newest LSN of the space), the FSP
 /// header (space id, FSP_SIZE and FSP_FREE_LIMIT the pages found,
-/// [`CarvedSpace::synthesized_flags`]), no extent descriptors, the SDI
+/// [`CarvedSpace::synthesized_flags`]), the extent descriptors page 0
+/// holds with each page found marked used (`XDES_FREE_FRAG`, its
+/// `XDES_FREE_BIT` clear) and every other page free, the SDI
 /// root when the space has SDI pages (`fsp_header_get_sdi_offset`,
 /// `fsp0fsp.cc`, MySQL 8.0), and the checksum of the space's layout
 /// (crc32, full_crc32, zip crc32). `None` for a page size outside
@@ -988,6 +1319,7 @@ pub fn synthesize_page0(space: &CarvedSpace) -> Option<Vec<u8>> {
     put32(&mut page, fsp(FSP_SIZE)?, n)?;
     put32(&mut page, fsp(FSP_FREE_LIMIT)?, n)?;
     put32(&mut page, fsp(FSP_SPACE_FLAGS)?, flags)?;
+    mark_used(&mut page, space)?;
     if flags & (1 << 14) != 0 && space.layout != PageLayout::FullCrc32 {
         let sdi = space.indexes.iter().find(|i| i.sdi);
         if let Some(root) = sdi.and_then(|i| i.root) {
@@ -1030,6 +1362,48 @@ pub fn synthesize_page0(space: &CarvedSpace) -> Option<Vec<u8>> {
         }
     }
     Some(page)
+}
+
+/// The extent descriptors of a synthesized page 0 (`fsp0fsp.h`: an
+/// `XDES_SIZE` entry per extent of the pages page 0 describes, its state
+/// at `XDES_STATE`, two bits a page from `XDES_BITMAP`, `XDES_FREE_BIT`
+/// first): each extent holding a page found `XDES_FREE_FRAG` (2), its
+/// pages found used, the others free; the other extents left
+/// `XDES_NOT_INITED`, which reads as free.
+fn mark_used(page: &mut [u8], space: &CarvedSpace) -> Option<()> {
+    let logical = if space.layout == PageLayout::Zip {
+        16384
+    } else {
+        space.page_size
+    };
+    let extent = extent_size(logical).max(1);
+    let xdes = 24usize.checked_add((extent as usize).checked_mul(2)?.div_ceil(8))?;
+    // Page 0 describes the first page_size pages (`xdes_calc_descriptor_page`).
+    let described = space.page_size;
+    let mut used: Vec<u32> = std::iter::once(0)
+        .chain(space.pages.iter().map(|p| p.kept.page_no.0))
+        .filter(|&n| n < described)
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    let entry_at =
+        |e: u32| XDES_ARR_OFFSET.checked_add(xdes.checked_mul(usize::try_from(e).ok()?)?);
+    let mut last = None;
+    for n in used {
+        let e = n.checked_div(extent)?;
+        let at = entry_at(e)?;
+        if last != Some(e) {
+            last = Some(e);
+            put32(page, at.checked_add(XDES_STATE)?, 2)?;
+            // Every page free (and clean) first.
+            page.get_mut(at.checked_add(24)?..at.checked_add(xdes)?)?
+                .fill(0xff);
+        }
+        let bit = (n.checked_rem(extent)? as usize).checked_mul(2)?;
+        let byte = page.get_mut(at.checked_add(24)?.checked_add(bit / 8)?)?;
+        *byte &= !(1u8 << (bit % 8));
+    }
+    Some(())
 }
 
 fn put32(page: &mut [u8], at: usize, v: u32) -> Option<()> {

@@ -286,3 +286,265 @@ fn unverified_takes_a_damaged_page_with_a_consistent_header() {
     assert_eq!((found[0].offset, found[0].page_no), (1024, PageNo(3)));
     assert_eq!(found[0].accepted, carve::Accepted::SelfConsistent);
 }
+
+/// `page` moved to space `space` (`FIL_PAGE_SPACE_ID`, and page 0's
+/// `FSP_SPACE_ID`: fil0types.h, fsp0fsp.h), its crc32 written as the
+/// server writes it.
+fn with_space(page: &[u8], space: u32) -> Vec<u8> {
+    let mut p = page.to_vec();
+    p[34..38].copy_from_slice(&space.to_be_bytes());
+    if u32::from_be_bytes(p[4..8].try_into().unwrap()) == 0 {
+        p[38..42].copy_from_slice(&space.to_be_bytes());
+    }
+    restamp(p)
+}
+
+/// (page number, index id) of each page of `pages` that is an index page
+/// (`FIL_PAGE_INDEX`, 17855; `PAGE_INDEX_ID` at 38 + 28, page0page.h).
+fn index_ids(pages: &[(u32, &[u8])]) -> Vec<IndexId> {
+    let mut ids: Vec<IndexId> = pages
+        .iter()
+        .filter(|(_, p)| u16::from_be_bytes([p[24], p[25]]) == 17855)
+        .map(|(_, p)| IndexId(u64::from_be_bytes(p[66..74].try_into().unwrap())))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+#[test]
+fn two_generations_of_one_space_id_told_apart_by_index_ids() {
+    // mysql56/ai_int (space 7, index 23, LSNs 1643580..1992020) and
+    // mysql56/seq_int (space 8, index 24, LSNs 1992066..2341704: a later
+    // table of the same server; fixtures/manifest.tsv, indexes.tsv) put
+    // under space id 7, as a space id used again by a later table: the
+    // same page numbers, other index ids, later LSNs.
+    let a = fixture("mysql56/ai_int.ibd");
+    let b = fixture("mysql56/seq_int.ibd");
+    let a_pages = written(&a, 16384);
+    let b_moved: Vec<(u32, Vec<u8>)> = written(&b, 16384)
+        .into_iter()
+        .map(|(n, p)| (n, with_space(p, 7)))
+        .collect();
+    let b_pages: Vec<(u32, &[u8])> = b_moved.iter().map(|(n, p)| (*n, p.as_slice())).collect();
+    let mut image = noise(2 << 20, 17);
+    let pa = plant(&mut image, 512 * 5, 512 * 3, &a_pages);
+    let pb = plant(&mut image, 1 << 20, 512, &b_pages);
+    let (found, carved) = carve(&image);
+    assert_eq!(found.len(), pa.len() + pb.len());
+    assert_eq!(carved.spaces.len(), 2, "{carved:?}");
+    for (s, (planted, pages)) in carved.spaces.iter().zip([(&pa, &a_pages), (&pb, &b_pages)]) {
+        assert_eq!(s.space_id, SpaceId(7));
+        assert!(s.by_index_ids);
+        let mut got: Vec<(u64, u32)> = s
+            .pages
+            .iter()
+            .map(|p| (p.kept.offset, p.kept.page_no.0))
+            .collect();
+        got.sort();
+        assert_eq!(&got, planted, "instance {}", s.instance);
+        assert!(s.pages.iter().all(|p| p.others.is_empty()));
+        let ids: Vec<IndexId> = s.indexes.iter().map(|i| i.index_id).collect();
+        assert_eq!(ids, index_ids(pages));
+        assert!(s.is_whole(), "instance {}: {s:?}", s.instance);
+    }
+    assert_eq!(carved.spaces[0].indexes[0].index_id, IndexId(23));
+    assert_eq!(carved.spaces[1].indexes[0].index_id, IndexId(24));
+    assert!(carved.spaces[0].lsn_range.1 < carved.spaces[1].lsn_range.0);
+}
+
+#[test]
+fn two_servers_files_of_one_space_id_and_index_id_are_mixed() {
+    // mysql56-crc32/ai_int (MySQL 5.6, space 7, index 23, FSP flags 0)
+    // and mariadb1011-crc32/ai_int (MariaDB, space 5, index 23, flags
+    // 0x21; fixtures/manifest.tsv) put under space id 7: two servers'
+    // files whose index ids are the same, so only page 0's flags tell
+    // them apart: one space, reported mixed, the newest of each page kept.
+    let a = fixture("mysql56-crc32/ai_int.ibd");
+    let b = fixture("mariadb1011-crc32/ai_int.ibd");
+    let a_pages = written(&a, 16384);
+    let b_moved: Vec<(u32, Vec<u8>)> = written(&b, 16384)
+        .into_iter()
+        .map(|(n, p)| (n, with_space(p, 7)))
+        .collect();
+    let b_pages: Vec<(u32, &[u8])> = b_moved.iter().map(|(n, p)| (*n, p.as_slice())).collect();
+    assert_eq!(index_ids(&a_pages), index_ids(&b_pages));
+    let mut image = noise(2 << 20, 19);
+    let pa = plant(&mut image, 512 * 7, 512, &a_pages);
+    let pb = plant(&mut image, 1 << 20, 512 * 9, &b_pages);
+    let (found, carved) = carve(&image);
+    assert_eq!(found.len(), pa.len() + pb.len());
+    assert_eq!(carved.spaces.len(), 1);
+    let s = &carved.spaces[0];
+    assert_eq!(s.mixed, Some(carve::Mixed::Flags(vec![0, 0x21])));
+    assert!(!s.by_index_ids && !s.is_whole());
+    // The MySQL file's LSNs are the larger (1643580.. against MariaDB's
+    // 45579..259001): each page number its version kept, the other listed.
+    for p in &s.pages {
+        let n = p.kept.page_no.0;
+        let in_a = pa.iter().find(|(_, m)| *m == n).map(|(o, _)| *o);
+        let in_b = pb.iter().find(|(_, m)| *m == n).map(|(o, _)| *o);
+        assert_eq!(Some(p.kept.offset), in_a.or(in_b), "page {n}");
+        let others: Vec<u64> = p.others.iter().map(|o| o.offset).collect();
+        assert_eq!(others, in_a.and(in_b).into_iter().collect::<Vec<_>>());
+    }
+}
+
+fn scan_pieces(image: &[u8]) -> (Vec<Found>, Vec<Found>) {
+    let (mut all, mut partial) = (Vec::new(), Vec::new());
+    carve::scan(
+        image,
+        0,
+        &CarveOptions::default(),
+        &[],
+        &Engine::new(2),
+        |p| {
+            all.extend(p.found);
+            partial.extend(p.partial);
+            Ok::<(), ()>(())
+        },
+    )
+    .unwrap();
+    (all, partial)
+}
+
+#[test]
+fn a_page_in_three_pieces_is_counted_by_its_header() {
+    // mysql56/ai_int's index pages (space 7, 16 KiB: four 4 KiB blocks):
+    // page 4 stored as a fragmented file's page may be, its blocks in
+    // three places (1; 2; 3 and 4) with other bytes between; page 5 in
+    // two pieces with noise, not zeros, between; the other pages whole.
+    let a = fixture("mysql56/ai_int.ibd");
+    let pages = written(&a, 16384);
+    let mut image = noise(1 << 20, 23);
+    let blk = |p: &[u8], i: usize| p[i * 4096..(i + 1) * 4096].to_vec();
+    let p4 = pages.iter().find(|(n, _)| *n == 4).unwrap().1;
+    let p5 = pages.iter().find(|(n, _)| *n == 5).unwrap().1;
+    let at4 = 4096 * 3;
+    image[at4..at4 + 4096].copy_from_slice(&blk(p4, 0));
+    image[4096 * 6..4096 * 7].copy_from_slice(&blk(p4, 1));
+    image[4096 * 9..4096 * 10].copy_from_slice(&blk(p4, 2));
+    image[4096 * 10..4096 * 11].copy_from_slice(&blk(p4, 3));
+    let at5 = 4096 * 20;
+    image[at5..at5 + 8192].copy_from_slice(&p5[..8192]);
+    image[4096 * 25..4096 * 27].copy_from_slice(&p5[8192..]);
+    let whole: Vec<(u32, &[u8])> = pages
+        .iter()
+        .copied()
+        .filter(|(n, _)| *n != 4 && *n != 5)
+        .collect();
+    let planted = plant(&mut image, 512 << 10, 512, &whole);
+    let (found, partial) = scan_pieces(&image);
+    assert_eq!(places(&found, 7), planted);
+    let got: Vec<(u64, u32, Option<IndexId>)> = partial
+        .iter()
+        .map(|f| (f.offset, f.page_no.0, f.index_id))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (at4 as u64, 4, Some(IndexId(23))),
+            (at5 as u64, 5, Some(IndexId(23)))
+        ]
+    );
+    assert!(partial
+        .iter()
+        .all(|f| f.accepted == carve::Accepted::HeaderOnly && f.space_id == SpaceId(7)));
+    // Noise alone: no header.
+    assert!(scan_pieces(&noise(4 << 20, 29)).1.is_empty());
+}
+
+/// Scans `image` for (found, encrypted).
+fn scan_encrypted(image: &[u8]) -> (Vec<Found>, Vec<Found>) {
+    let (mut all, mut enc) = (Vec::new(), Vec::new());
+    carve::scan(
+        image,
+        0,
+        &CarveOptions::default(),
+        &[],
+        &Engine::new(2),
+        |p| {
+            all.extend(p.found);
+            enc.extend(p.encrypted);
+            Ok::<(), ()>(())
+        },
+    )
+    .unwrap();
+    (all, enc)
+}
+
+#[test]
+fn encrypted_pages_without_the_key_are_counted() {
+    // crypt/ctr/ai_int (MariaDB full_crc32, AES_CTR, space 7) and
+    // crypt/crc32-ctr/ai_int (crc32, space 7; fixtures/crypt/manifest.tsv).
+    let fc = fixture("crypt/ctr/ai_int.ibd");
+    let cl = fixture("crypt/crc32-ctr/ai_int.ibd");
+    let fc_pages = written(&fc, 16384);
+    let cl_pages = written(&cl, 16384);
+    let mut image = noise(1 << 20, 31);
+    let pf = plant(&mut image, 512 * 3, 512, &fc_pages);
+    let pc = plant(&mut image, 512 << 10, 512 * 3, &cl_pages);
+    let (found, enc) = scan_encrypted(&image);
+    // full_crc32: page 0 (not encrypted) found in its space; every other
+    // page (a key version in bytes 0..4, the space id encrypted) counted
+    // with its offset and page number.
+    let fc_found: Vec<(u64, u32)> = found
+        .iter()
+        .filter(|f| f.layout == PageLayout::FullCrc32)
+        .map(|f| (f.offset, f.page_no.0))
+        .collect();
+    assert_eq!(fc_found, pf[..1].to_vec());
+    let got: Vec<(u64, u32)> = enc.iter().map(|f| (f.offset, f.page_no.0)).collect();
+    assert_eq!(got, pf[1..].to_vec());
+    assert!(enc.iter().all(|f| f.encrypted && f.len == 16384));
+    // crc32: every page verifies (MariaDB's post-encryption checksum) and
+    // goes to space 7, the encrypted ones without an index id.
+    let cl_found: Vec<&Found> = found
+        .iter()
+        .filter(|f| f.layout == PageLayout::Classic)
+        .collect();
+    let places: Vec<(u64, u32)> = cl_found.iter().map(|f| (f.offset, f.page_no.0)).collect();
+    assert_eq!(places, pc);
+    for f in &cl_found {
+        assert_eq!(f.space_id, SpaceId(7));
+        assert_eq!(f.encrypted, f.page_no.0 != 0, "page {}", f.page_no);
+        assert!(f.index_id.is_none());
+    }
+    // Noise alone: none.
+    assert!(scan_encrypted(&noise(8 << 20, 41)).1.is_empty());
+}
+
+#[test]
+fn mysql_keyring_pages_without_the_key_are_counted() {
+    let Some(corpus) = ibdscope_testkit::corpus() else {
+        return;
+    };
+    // A Percona 8.0 ENCRYPTION='Y' file (corpus MANIFEST.md: pages 3+ of
+    // type 15, FIL_PAGE_ENCRYPTED).
+    let f = std::fs::read(corpus.join("percona-8.0/percona80_encrypted_secret_data.ibd")).unwrap();
+    let pages = written(&f, 16384);
+    let want: Vec<(u64, u32)> = {
+        let mut image = noise(1 << 20, 37);
+        let planted = plant(&mut image, 512 * 5, 512, &pages);
+        let (found, enc) = scan_encrypted(&image);
+        let kinds: Vec<u16> = pages
+            .iter()
+            .map(|(_, p)| u16::from_be_bytes([p[24], p[25]]))
+            .collect();
+        let encrypted: Vec<(u64, u32)> = planted
+            .iter()
+            .zip(&kinds)
+            .filter(|(_, k)| **k == 15)
+            .map(|(p, _)| *p)
+            .collect();
+        assert!(!encrypted.is_empty());
+        let got: Vec<(u64, u32)> = enc.iter().map(|f| (f.offset, f.page_no.0)).collect();
+        assert_eq!(got, encrypted);
+        assert!(enc.iter().all(|f| f.encrypted && f.space_id == SpaceId(37)));
+        // The pages not encrypted (page 0 and the others of other types)
+        // are found as before.
+        assert_eq!(found.len() + enc.len(), planted.len());
+        encrypted
+    };
+    assert!(!want.is_empty());
+}

@@ -51,6 +51,10 @@ pub const FREE_RGB: Rgb = Rgb(0xd0, 0xd0, 0xd0);
 pub const UNACCOUNTED_RGB: Rgb = Rgb(0x26, 0x26, 0x26);
 /// Segment pages of no known index.
 pub const OTHER_RGB: Rgb = Rgb(0xd7, 0xaf, 0x87);
+/// How much an index's colour is mixed with white ([`Rgb::tint`]) for its
+/// segment pages that are not B-tree pages (BLOB/LOB, allocated), in the
+/// terminal, picture and browser maps alike.
+pub const SEGMENT_TINT: f64 = 0.6;
 /// The empty slots of a map row (blank cells show it).
 pub const SLOT_RGB: Rgb = Rgb(0xf0, 0xf0, 0xf0);
 

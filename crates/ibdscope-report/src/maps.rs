@@ -14,7 +14,7 @@ use ibdscope_core::extents::{Owner, SpaceMap};
 use ibdscope_core::{IndexId, PageNo, PageType, Tablespace, VendorGuess};
 use ibdscope_render::color::{
     ansi256_to_rgb, DAMAGED_ANSI, FREE_ANSI, FREE_DATA_ANSI, FREE_RGB, INDEX_ANSI, OTHER_RGB,
-    SYSTEM_ANSI, UNACCOUNTED_RGB, UNVERIFIABLE_ANSI,
+    SEGMENT_TINT, SYSTEM_ANSI, UNACCOUNTED_RGB, UNVERIFIABLE_ANSI,
 };
 use ibdscope_render::{pages_per_cell, Cell, Class, Grid, GridBuilder};
 use std::fmt;
@@ -726,7 +726,7 @@ pub fn owner_classes(labels: &[String], pages: impl Fn(usize) -> u64, total: u64
                 "{label}: {} BLOB/LOB or allocated",
                 count(m, "page", "pages")
             ),
-            color: color.tint(0.6),
+            color: color.tint(SEGMENT_TINT),
             shown: m > 0,
         });
     }

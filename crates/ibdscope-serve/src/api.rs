@@ -11,16 +11,26 @@ use ibdscope_report::Outcome;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{mpsc, Mutex};
+use std::time::Duration;
 
 /// Most pages one `pages` request lists (the app asks for a file's pages
 /// in runs of this many): a response stays a few MiB whatever the file.
 pub const PAGES_PER_REQUEST: u32 = 16384;
+
+/// Most bytes of one off-page value a `rows` answer shows (`rows
+/// --max-value-bytes`; longer values: their first bytes in hex, marked
+/// truncated): a page of BLOBs stays a small answer.
+pub const MAX_VALUE_BYTES: usize = 4096;
 
 /// Most files one compare request names.
 pub const MAX_COMPARED: usize = 8;
 
 /// Most tablespace files of one datadir served as its members.
 const MAX_MEMBERS: usize = 4096;
+
+/// Most bytes of encoded `extents` answers kept (the owner map: about 127
+/// bytes a page, so the maps of files up to ~500,000 pages in all).
+const EXTENTS_KEPT: usize = 64 << 20;
 
 /// The files served and how the report reads them.
 #[derive(Debug)]
@@ -35,31 +45,47 @@ pub struct Api {
     /// For each member, the index of its datadir.
     member_of: Vec<Option<usize>>,
     /// Each file's model, kept open by a thread of its own once a
-    /// request first reads the file ([`ibdscope_report::held`]).
+    /// request first reads the file ([`ibdscope_report::held`]); `None`
+    /// again when it is closed (idle, or the least recently asked of more
+    /// than `models`). Dropping the sender ends the thread.
     held: Vec<Mutex<Option<mpsc::Sender<Job>>>>,
+    /// The files whose model is open, least recently asked first.
+    live: Mutex<Vec<usize>>,
+    /// Most models open at once.
+    models: usize,
+    /// How long a model waits for a request before it closes.
+    idle: Duration,
     /// Each file's overview entry, made once.
     overview: Mutex<HashMap<usize, String>>,
+    /// Encoded `extents` answers (file, body, outcome), most recently
+    /// asked last, [`EXTENTS_KEPT`] bytes at most.
+    extents: Mutex<Vec<(usize, Answer)>>,
 }
 
 /// A command for a file's model thread, and where to send its answer.
 struct Job {
-    opts: Opts,
+    opts: Box<Opts>,
     /// A page's links instead of the command.
     links: Option<u32>,
-    reply: mpsc::Sender<Answer>,
+    /// Where the answer goes; `None`: build the model a page view reads
+    /// (the space map, the B-trees with their leaf chains, the index
+    /// names) and answer nothing.
+    reply: Option<mpsc::Sender<Answer>>,
 }
 
 /// A report's output and outcome.
+#[derive(Clone, Debug)]
 pub struct Answer {
     /// The JSON printed.
-    pub body: Vec<u8>,
+    pub body: std::sync::Arc<[u8]>,
     /// The command's outcome.
     pub outcome: Outcome,
 }
 
 impl Api {
-    /// The API over `opts.files`.
-    pub fn new(opts: Opts) -> Api {
+    /// The API over `opts.files`: at most `models` models open, each
+    /// closed when no request asked for it for `idle`.
+    pub fn new(opts: Opts, models: usize, idle: Duration) -> Api {
         let mut files = opts.files.clone();
         let mut member_of = vec![None; files.len()];
         for (i, dir) in opts.files.iter().enumerate() {
@@ -72,10 +98,14 @@ impl Api {
         }
         Api {
             held: files.iter().map(|_| Mutex::new(None)).collect(),
+            live: Mutex::new(Vec::new()),
+            models,
+            idle,
             files,
             member_of,
             template: opts,
             overview: Mutex::new(HashMap::new()),
+            extents: Mutex::new(Vec::new()),
         }
     }
 
@@ -106,47 +136,135 @@ impl Api {
     }
 
     /// Runs `cmd` over file `index` as JSON, on the file's kept model.
+    /// The owner map (`extents`, one entry a page) is kept encoded.
     pub fn report(&self, cmd: Cmd, index: usize, hex: bool, levels: bool) -> Option<Answer> {
         let file = self.files.get(index)?;
-        let mut opts = self.opts(cmd, vec![file.clone()], false);
-        opts.hex = hex;
-        opts.levels = levels;
-        self.ask(index, opts, None)
+        let extents = matches!(cmd, Cmd::Extents);
+        if extents {
+            let mut kept = lock(&self.extents);
+            if let Some(at) = kept.iter().position(|(i, _)| *i == index) {
+                let e = kept.remove(at);
+                let a = e.1.clone();
+                kept.push(e);
+                return Some(a);
+            }
+        }
+        let opts = || {
+            let mut o = self.opts(cmd.clone(), vec![file.clone()], false);
+            o.hex = hex;
+            o.levels = levels;
+            o
+        };
+        let a = self.ask(index, &opts, None)?;
+        if extents && a.body.len() <= EXTENTS_KEPT {
+            let mut kept = lock(&self.extents);
+            kept.retain(|(i, _)| *i != index);
+            kept.push((index, a.clone()));
+            while kept.iter().map(|(_, a)| a.body.len()).sum::<usize>() > EXTENTS_KEPT {
+                kept.remove(0);
+            }
+        }
+        Some(a)
+    }
+
+    /// Builds file `index`'s model for the page views in the background
+    /// (its thread, after the requests queued before), answering nothing;
+    /// only when every path given can keep its model open (more would
+    /// close models to build others no one asked for).
+    pub fn warm(&self, index: usize) {
+        let given = self.member_of.iter().filter(|m| m.is_none()).count();
+        if given > self.models {
+            return;
+        }
+        let Some(file) = self.files.get(index).filter(|f| !f.is_dir()) else {
+            return;
+        };
+        let job = Job {
+            opts: Box::new(self.opts(Cmd::Indexes, vec![file.clone()], false)),
+            links: None,
+            reply: None,
+        };
+        let _ = self.send(index, job);
     }
 
     /// Page `page`'s links in file `index` ([`ibdscope_report::held::links`]).
     pub fn links(&self, index: usize, page: u32) -> Option<Answer> {
         let file = self.files.get(index)?;
-        let opts = self.opts(Cmd::Info, vec![file.clone()], false);
-        self.ask(index, opts, Some(page))
+        self.ask(
+            index,
+            &|| self.opts(Cmd::Info, vec![file.clone()], false),
+            Some(page),
+        )
     }
 
-    fn ask(&self, index: usize, opts: Opts, links: Option<u32>) -> Option<Answer> {
+    /// Runs the command `opts` makes (or page `links`' links) on file
+    /// `index`'s model.
+    fn ask(&self, index: usize, opts: &dyn Fn() -> Opts, links: Option<u32>) -> Option<Answer> {
         let file = self.files.get(index)?.clone();
         if file.is_dir() {
             if links.is_some() {
                 return None;
             }
-            return Some(self.run(opts));
+            return Some(self.run(opts()));
         }
-        let (tx, rx) = mpsc::channel();
-        let job = Job {
-            opts,
-            links,
-            reply: tx,
+        // Twice at most: a model that closed (idle) as the job was sent
+        // drops it unanswered; the second try opens it again.
+        for _ in 0..2 {
+            let (tx, rx) = mpsc::channel();
+            let job = Job {
+                opts: Box::new(opts()),
+                links,
+                reply: Some(tx),
+            };
+            match self.send(index, job) {
+                Ok(()) => {
+                    if let Ok(a) = rx.recv() {
+                        return Some(a);
+                    }
+                }
+                Err(job) => return Some(self.run(*job.opts)),
+            }
+        }
+        Some(unreadable())
+    }
+
+    /// Sends `job` to file `index`'s model thread, opening the model if it
+    /// is not (and closing the least recently asked one past
+    /// `models`); the job back when no thread takes it.
+    fn send(&self, index: usize, job: Job) -> Result<(), Job> {
+        let Some((slot, file)) = self.held.get(index).zip(self.files.get(index)) else {
+            return Err(job);
         };
-        let sent = {
-            let mut h = self
-                .held
-                .get(index)?
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
-            let sender = h.get_or_insert_with(|| self.spawn(file));
-            sender.send(job)
+        let mut closing = None;
+        {
+            let mut live = lock(&self.live);
+            live.retain(|&i| i != index);
+            live.push(index);
+            if live.len() > self.models.max(1) {
+                closing = Some(live.remove(0));
+            }
+        }
+        if let Some(old) = closing.and_then(|i| self.held.get(i)) {
+            // Dropping its sender ends its thread after its queued jobs.
+            lock(old).take();
+        }
+        let mut h = lock(slot);
+        let sent = match h.take() {
+            Some(sender) => sender.send(job).map(|()| sender).map_err(|e| e.0),
+            None => Err(job),
         };
         match sent {
-            Ok(()) => rx.recv().ok().or_else(|| Some(unreadable())),
-            Err(mpsc::SendError(job)) => Some(self.run(job.opts)),
+            Ok(sender) => {
+                *h = Some(sender);
+                Ok(())
+            }
+            // Not open, or its thread ended (idle): open it again.
+            Err(job) => {
+                let sender = self.spawn(file.clone());
+                let r = sender.send(job).map_err(|e| e.0);
+                *h = Some(sender);
+                r
+            }
         }
     }
 
@@ -166,22 +284,32 @@ impl Api {
         answer(body, outcome)
     }
 
-    /// The thread that keeps `file`'s model and runs its commands.
+    /// The thread that keeps `file`'s model and runs its commands; it
+    /// ends when its sender is dropped (the model closed, the server
+    /// stopped) or no job came for `idle`.
     fn spawn(&self, file: PathBuf) -> mpsc::Sender<Job> {
         let (tx, rx) = mpsc::channel::<Job>();
         let open = self.opts(Cmd::Info, vec![file.clone()], true);
+        let idle = self.idle;
         let _ = std::thread::Builder::new()
             .name("ibdscope-model".into())
             .spawn(move || {
                 ibdscope_report::held::hold(&open, &file, &mut |runner| {
-                    for job in rx.iter() {
+                    while let Ok(job) = rx.recv_timeout(idle) {
+                        let Some(reply) = job.reply else {
+                            // Warm: what a page view reads, built now.
+                            let sink = &mut std::io::sink();
+                            let _ = runner(Ask::Links(&job.opts, 0), sink);
+                            let _ = runner(Ask::Run(&job.opts), sink);
+                            continue;
+                        };
                         let mut body = Vec::new();
                         let ask = match job.links {
                             Some(p) => Ask::Links(&job.opts, p),
                             None => Ask::Run(&job.opts),
                         };
                         let outcome = runner(ask, &mut body).unwrap_or(Outcome::Unreadable);
-                        let _ = job.reply.send(answer(body, outcome));
+                        let _ = reply.send(answer(body, outcome));
                     }
                 });
             });
@@ -233,6 +361,8 @@ impl Api {
             (Cmd::Info, "file")
         };
         let answer = self.report(cmd, index, false, false);
+        // Its model for the page views, built while the overview is read.
+        self.warm(index);
         let (outcome, body) = match &answer {
             Some(a) => (a.outcome, String::from_utf8_lossy(&a.body).into_owned()),
             None => (Outcome::Unreadable, "null".to_string()),
@@ -242,6 +372,11 @@ impl Api {
             outcome_name(outcome)
         )
     }
+}
+
+/// The value behind `m`, whoever panicked holding it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// `s` as a JSON string.
@@ -305,7 +440,10 @@ fn answer(mut body: Vec<u8>, outcome: Outcome) -> Answer {
     if body.is_empty() {
         body.extend_from_slice(b"{\"error\":\"could not read\"}");
     }
-    Answer { body, outcome }
+    Answer {
+        body: body.into(),
+        outcome,
+    }
 }
 
 fn unreadable() -> Answer {
@@ -332,7 +470,7 @@ pub fn palette() -> Vec<u8> {
     // A segment page of an index that is not a B-tree page (BLOB/LOB,
     // allocated): its index's colour tinted, as the picture maps draw it.
     let tint: Vec<String> = (color::INDEX_ANSI.iter())
-        .map(|&n| hex(color::ansi256_to_rgb(n).tint(0.6)))
+        .map(|&n| hex(color::ansi256_to_rgb(n).tint(color::SEGMENT_TINT)))
         .collect();
     let scale: Vec<String> = (0..=32u8)
         .map(|i| hex(color::viridis(f64::from(i) / 32.0)))

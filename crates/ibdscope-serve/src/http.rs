@@ -258,8 +258,8 @@ pub struct Response {
     pub status: u16,
     /// `Content-Type`.
     pub content_type: &'static str,
-    /// The body.
-    pub body: Vec<u8>,
+    /// The body (shared: a kept answer is sent without a copy).
+    pub body: std::sync::Arc<[u8]>,
     /// Extra headers.
     pub extra: Vec<(&'static str, String)>,
 }
@@ -270,7 +270,7 @@ impl Response {
         Response {
             status,
             content_type: "text/plain; charset=utf-8",
-            body: format!("{status} {}\n", reason(status)).into_bytes(),
+            body: format!("{status} {}\n", reason(status)).into_bytes().into(),
             extra: Vec::new(),
         }
     }

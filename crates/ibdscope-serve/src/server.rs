@@ -6,7 +6,7 @@ use crate::http::{self, Bounds, Failure, Request, Response};
 use ibdscope_report::args::{Cmd, Opts, RecordsOpts, RowsOpts};
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
@@ -22,6 +22,12 @@ pub struct Limits {
     pub bounds: Bounds,
     /// How long writing a response may block.
     pub write: Duration,
+    /// Most file models open at once: opening one more closes the model
+    /// asked least recently.
+    pub models: usize,
+    /// A file model no request asked for this long is closed (its thread
+    /// ends); the next request opens it again.
+    pub model_idle: Duration,
 }
 
 impl Default for Limits {
@@ -38,6 +44,8 @@ impl Default for Limits {
                 request: Duration::from_secs(5),
             },
             write: Duration::from_secs(10),
+            models: 8,
+            model_idle: Duration::from_secs(600),
         }
     }
 }
@@ -50,6 +58,7 @@ pub struct Server {
     guard: Arc<Guard>,
     api: Arc<Api>,
     limits: Limits,
+    stop: Arc<AtomicBool>,
 }
 
 /// What every worker shares.
@@ -71,8 +80,9 @@ impl Server {
             listener,
             port,
             guard,
-            api: Arc::new(Api::new(opts)),
+            api: Arc::new(Api::new(opts, limits.models, limits.model_idle)),
             limits,
+            stop: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -86,7 +96,23 @@ impl Server {
         self.port
     }
 
-    /// Serves until the process ends.
+    /// What stops the server, called from another thread: it takes no new
+    /// connection, its workers end after their connection and the file
+    /// models' threads after the requests they hold; [`Server::run`]
+    /// returns when the workers have ended.
+    pub fn stopper(&self) -> impl Fn() + Send + Sync + 'static {
+        let (port, stop) = (self.port, Arc::clone(&self.stop));
+        move || {
+            stop.store(true, Ordering::SeqCst);
+            // Wakes the accept loop (a connection it drops unanswered).
+            let _ = TcpStream::connect((Ipv4Addr::LOCALHOST, port));
+        }
+    }
+
+    /// Serves until the process ends or the [`Server::stopper`] is
+    /// called; then waits for
+    /// the workers, which hold the last references to the file models
+    /// (dropping them ends the models' threads).
     pub fn run(self) -> io::Result<()> {
         let shared = Arc::new(Shared {
             guard: self.guard,
@@ -96,17 +122,21 @@ impl Server {
         });
         let (tx, rx) = mpsc::sync_channel::<TcpStream>(self.limits.connections.max(1));
         let rx = Arc::new(Mutex::new(rx));
+        let mut workers = Vec::new();
         for _ in 0..self.limits.workers.max(1) {
             let rx = Arc::clone(&rx);
             let shared = Arc::clone(&shared);
-            std::thread::spawn(move || loop {
+            workers.push(std::thread::spawn(move || loop {
                 let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                 let Ok(stream) = next else { return };
                 serve_connection(&shared, stream);
                 shared.open.fetch_sub(1, Ordering::SeqCst);
-            });
+            }));
         }
         for stream in self.listener.incoming() {
+            if self.stop.load(Ordering::SeqCst) {
+                break;
+            }
             let Ok(mut stream) = stream else { continue };
             if shared.open.load(Ordering::SeqCst) >= shared.limits.connections {
                 let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
@@ -117,6 +147,11 @@ impl Server {
             if tx.send(stream).is_err() {
                 break;
             }
+        }
+        drop(tx);
+        drop(shared);
+        for w in workers {
+            let _ = w.join();
         }
         Ok(())
     }
@@ -170,8 +205,8 @@ fn answer(shared: &Shared, req: &Request) -> Response {
             "text/html; charset=utf-8",
             crate::app::index(&shared.guard.token),
         ),
-        ["app.js"] => ok("text/javascript; charset=utf-8", crate::app::JS.into()),
-        ["app.css"] => ok("text/css; charset=utf-8", crate::app::CSS.into()),
+        ["app.js"] => ok("text/javascript; charset=utf-8", crate::app::JS.as_bytes()),
+        ["app.css"] => ok("text/css; charset=utf-8", crate::app::CSS.as_bytes()),
         ["api", "palette"] => ok(JSON, api::palette()),
         ["api", "files"] => ok(JSON, shared.api.overview()),
         ["api", "compare"] | ["api", "diff"] => {
@@ -237,6 +272,9 @@ fn answer(shared: &Shared, req: &Request) -> Response {
                         Cmd::Rows(RowsOpts {
                             where_page: Some(page),
                             with_deleted: flag("deleted"),
+                            // `--max-value-bytes`: an off-page value's
+                            // first bytes, in hex, marked truncated.
+                            max_value_bytes: api::MAX_VALUE_BYTES,
                             ..RowsOpts::default()
                         }),
                         false,
@@ -271,11 +309,11 @@ fn answered(a: api::Answer) -> Response {
     }
 }
 
-fn ok(content_type: &'static str, body: Vec<u8>) -> Response {
+fn ok(content_type: &'static str, body: impl Into<std::sync::Arc<[u8]>>) -> Response {
     Response {
         status: 200,
         content_type,
-        body,
+        body: body.into(),
         extra: Vec::new(),
     }
 }

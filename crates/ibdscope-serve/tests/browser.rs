@@ -1,10 +1,13 @@
 //! The application in a real browser: headless Chromium (Debian
 //! `chromium`) opens every view of files served by the server, and the
-//! tests assert on the DOM each view built from the JSON it fetched
-//! (`--dump-dom` after the scripts ran): the overview, the maps (each cell's
+//! tests assert on the DOM each view built from the JSON it fetched (the
+//! browser driven over the DevTools protocol, `support::cdp`: a view is
+//! read once the app marks it drawn and no request is under way; the
+//! mouse moved and clicked as a person's): the overview, the maps (each cell's
 //! colour as drawn, against the SVG picture `extents --out` draws and the
 //! verdicts `check --format json` gives), a page with its links and typed
-//! records, the index levels, the rows, compare, diff and a datadir's audit,
+//! records, hovered cells and hex bytes, extent and segment, the index
+//! levels, the rows, compare, diff and a datadir's audit,
 //! on the fixture kinds (MySQL 5.6, MariaDB 4K/16K/64K, page_compressed,
 //! ROW_FORMAT=COMPRESSED, encrypted with its key, an instance datadir) and
 //! a corpus MySQL 8.0 file. Screenshots of each view are kept in
@@ -19,12 +22,16 @@
     clippy::disallowed_macros
 )]
 
+mod support;
+
 use ibdscope_report::args::{Cmd, Format, ImageFormat, KeyFile, Opts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_serve::{Limits, Server};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
+use support::cdp::Browser;
+use support::json::Json;
 
 /// The browser's program: `$IBDSCOPE_CHROMIUM` or `chromium`, if it runs.
 fn browser() -> Option<String> {
@@ -49,25 +56,6 @@ fn browser() -> Option<String> {
     }
 }
 
-fn chromium(prog: &str, profile: &Path, extra: &[String], url: &str) -> String {
-    let out = Command::new(prog)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--no-first-run",
-            "--window-size=1100,800",
-            "--virtual-time-budget=10000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(url)
-        .output()
-        .expect("run the browser");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// A scratch directory of this test.
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -77,11 +65,11 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// A server over `files` (with `keys`) and the browser that views it.
+/// A server over `files` (with `keys`) and the browser that views it,
+/// driven over the DevTools protocol.
 struct Session {
-    prog: String,
+    b: Browser,
     url: String,
-    profile: PathBuf,
     shots: PathBuf,
     tag: String,
 }
@@ -95,37 +83,56 @@ impl Session {
         std::thread::spawn(move || server.run());
         let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-shots");
         std::fs::create_dir_all(&shots).unwrap();
+        let mut b = Browser::start(prog, &scratch(&format!("profile-{tag}")))
+            .unwrap_or_else(|e| panic!("the DevTools protocol: {e}"));
+        b.call("Network.enable", "{}");
         Session {
-            prog: prog.to_string(),
+            b,
             url,
-            profile: scratch(&format!("profile-{tag}")),
             shots,
             tag: tag.to_string(),
         }
     }
 
+    /// Shows view `hash` and waits until it is drawn and every request it
+    /// made is answered (the app's `data-done` and `pending`).
+    fn go(&mut self, hash: &str) {
+        let want = if hash.is_empty() {
+            String::new()
+        } else {
+            format!("#{hash}")
+        };
+        let here = self.b.eval("location.href");
+        if here.str() != Some(&format!("{}#{hash}", self.url)) {
+            self.b.navigate(&format!("{}#{hash}", self.url));
+        }
+        self.b.wait(
+            &format!(
+                "document.getElementById('view').dataset.done === {} && pending === 0",
+                support::json::quote(&want)
+            ),
+            120,
+        );
+    }
+
     /// The DOM of view `hash` after its scripts ran.
-    fn dom(&self, hash: &str) -> String {
-        let u = format!("{}#{hash}", self.url);
-        chromium(&self.prog, &self.profile, &["--dump-dom".to_string()], &u)
+    fn dom(&mut self, hash: &str) -> String {
+        self.go(hash);
+        let d = self.b.eval("document.documentElement.outerHTML");
+        d.str().unwrap_or("").to_string()
     }
 
     /// The DOM of view `hash`, and a screenshot of it kept.
-    fn view(&self, hash: &str) -> String {
-        let u = format!("{}#{hash}", self.url);
+    fn view(&mut self, hash: &str) -> String {
+        let dom = self.dom(hash);
         let name = if hash.is_empty() {
             "overview".to_string()
         } else {
             hash.replace(['/', ','], "_")
         };
         let shot = self.shots.join(format!("{}-{name}.png", self.tag));
-        chromium(
-            &self.prog,
-            &self.profile,
-            &[format!("--screenshot={}", shot.display())],
-            &u,
-        );
-        self.dom(hash)
+        self.b.screenshot(&shot);
+        dom
     }
 }
 
@@ -240,7 +247,7 @@ fn the_views_render_in_headless_chromium() {
     // MariaDB 10.11 fixture, 16 KiB pages), its definition beside it.
     let clean = ibdscope_testkit::fixtures().join("mariadb1011/ai_int.ibd");
     let damaged = damaged_copy("mariadb1011/ai_int.ibd", &dir, 5, 16384);
-    let s = Session::start(&prog, "views", vec![clean.clone(), damaged.clone()], None);
+    let mut s = Session::start(&prog, "views", vec![clean.clone(), damaged.clone()], None);
 
     let overview = s.view("");
     assert!(overview.contains("<tr id=\"file-0\">"), "{overview}");
@@ -383,7 +390,7 @@ fn every_fixture_kind_in_the_browser() {
     }
     for (tag, file, keyed) in cases {
         let k = if keyed { keys() } else { None };
-        let s = Session::start(&prog, tag, vec![file.clone()], k);
+        let mut s = Session::start(&prog, tag, vec![file.clone()], k);
         let overview = s.view("");
         assert!(overview.contains("<tr id=\"file-0\">"), "{tag}: {overview}");
         let map = s.view("map/0");
@@ -398,6 +405,19 @@ fn every_fixture_kind_in_the_browser() {
                 "{tag}: page {p}: {c}"
             );
         }
+        // Hover: the root and each damaged page, named as the JSON the
+        // page fetched names them, the verdict `corrupt` where `check`
+        // says so.
+        let pages = s.b.fetched("/api/file/0/pages");
+        let cell = if drawn.len() <= 4096 { 16.0 } else { 4.0 };
+        for &p in [3u64].iter().chain(&bad) {
+            let tip = hover_tip(&mut s.b, "#map", p as usize, cell);
+            assert_tip(&tip, &pages, p as usize);
+            // Damaged as the app classes a verdict (its `verdictClass`).
+            let v = tip[6].strip_prefix("verdict ").unwrap();
+            let damaged = !(v == "valid" || v == "empty" || v.starts_with("unverifiable"));
+            assert_eq!(bad.contains(&p), damaged, "{tag}: {tip:?}");
+        }
         if tag == "damaged-4k" {
             assert_eq!(bad, vec![7], "{tag}");
             let page = s.view("page/0/7");
@@ -408,8 +428,55 @@ fn every_fixture_kind_in_the_browser() {
         }
         let page = s.view("page/0/3");
         assert!(page.contains("FIL_PAGE_OFFSET"), "{tag}: {page}");
+        // Hover byte 4 of the hex view: it names FIL_PAGE_OFFSET.
+        let (x, y) = s.b.centre("#hex span:nth-of-type(5)");
+        s.b.hover(x, y);
+        s.b.wait(
+            "document.getElementById('hex-name').textContent.startsWith('FIL_PAGE_OFFSET')",
+            10,
+        );
+        // Its place: the extent and segment views it links to list the
+        // pages the owner map (`extents` JSON) gives them.
+        let links = s.b.fetched("/api/file/0/links/3");
+        let extent = s.view("extent/0/0");
+        let owners = s.b.fetched("/api/file/0/extents");
+        let size = owners.get("extent_size").u64().unwrap_or(64);
+        let in_extent = owners
+            .get("map")
+            .arr()
+            .iter()
+            .filter(|c| c.get("page").u64().is_some_and(|p| p < size))
+            .count();
+        assert_eq!(
+            extent.matches("href=\"#page/0/").count(),
+            in_extent,
+            "{tag}: {extent}"
+        );
+        if let Some(seg) = links.get("segment_id").u64() {
+            let view = s.view(&format!("segment/0/{seg}"));
+            let pages = owners
+                .get("map")
+                .arr()
+                .iter()
+                .filter(|c| c.get("segment").u64() == Some(seg))
+                .count();
+            assert!(
+                view.contains(&format!("<h3>{pages} pages</h3>")),
+                "{tag}: segment {seg}: {view}"
+            );
+        }
         let levels = s.dom("levels/0");
         assert!(levels.contains("<h2>indexes</h2>"), "{tag}: {levels}");
+        // The rows view, from the clustered index's first leaf: typed rows
+        // (each fixture has its definition: a `.frm` beside it, the SDI).
+        let rows = s.view("rows/0");
+        assert!(rows.contains("id=\"rows\""), "{tag}: {rows}");
+        if tag == "mysql80" {
+            // sakila's staff.picture of row 1: a PNG (its signature) kept
+            // off-page, shown cut at `--max-value-bytes`.
+            assert!(rows.contains("<td>0x89504e470d0a1a0a"), "{tag}: {rows}");
+            assert!(rows.contains("… (truncated)</td>"), "{tag}: {rows}");
+        }
         println!(
             "{tag}: {} pages drawn as the SVG map draws them",
             drawn.len()
@@ -448,7 +515,7 @@ fn a_datadirs_audit_links_each_finding_to_its_page() {
     let mut bytes = std::fs::read(&t).unwrap();
     bytes[3 * 16384 + 200..3 * 16384 + 204].copy_from_slice(&[1, 2, 3, 4]);
     std::fs::write(&t, &bytes).unwrap();
-    let s = Session::start(&prog, "datadir", vec![dir.clone()], None);
+    let mut s = Session::start(&prog, "datadir", vec![dir.clone()], None);
     let overview = s.view("");
     assert!(overview.contains("href=\"#datadir/0\""), "{overview}");
     let audit = s.view("datadir/0");
@@ -472,4 +539,264 @@ fn a_datadirs_audit_links_each_finding_to_its_page() {
     let page = s.view(&format!("page/{n}/3"));
     assert!(page.contains("<th>verdict</th><td>corrupt</td>"), "{page}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The centre of page `page`'s cell on canvas `sel` (64 cells a row,
+/// `cell` pixels each) in the viewport, scrolled into view.
+fn cell_at(b: &mut Browser, sel: &str, page: usize, cell: f64) -> (f64, f64) {
+    let r = b.eval(&format!(
+        "(() => {{ const c = document.querySelector({}); c.scrollIntoView({{block: 'center'}}); \
+         const r = c.getBoundingClientRect(); return [r.left + c.clientLeft, r.top + c.clientTop]; }})()",
+        support::json::quote(sel)
+    ));
+    let (x0, y0) = (r.at(0).f64().unwrap(), r.at(1).f64().unwrap());
+    (
+        x0 + (page % 64) as f64 * cell + cell / 2.0 - 0.5,
+        y0 + (page / 64) as f64 * cell + cell / 2.0 - 0.5,
+    )
+}
+
+/// Hovers page `page`'s cell of canvas `sel`: the tooltip's lines.
+fn hover_tip(b: &mut Browser, sel: &str, page: usize, cell: f64) -> Vec<String> {
+    let (x, y) = cell_at(b, sel, page, cell);
+    b.hover(x, y);
+    let tip = b.wait(
+        &format!(
+            "!document.getElementById('tip').hidden && \
+             document.getElementById('tip').textContent.startsWith('page {page}\\n') && \
+             document.getElementById('tip').textContent"
+        ),
+        20,
+    );
+    tip.str().unwrap().lines().map(String::from).collect()
+}
+
+/// The tooltip of page `page` names it as the `pages` JSON the page
+/// fetched does: number, type, index name (else id), level, fill, LSN,
+/// verdict.
+fn assert_tip(tip: &[String], pages: &Json, page: usize) {
+    let p = pages
+        .get("pages")
+        .arr()
+        .iter()
+        .find(|p| p.get("page").u64() == Some(page as u64))
+        .unwrap_or_else(|| panic!("page {page} in the JSON"));
+    let index = match (p.get("index_name"), p.get("index_id")) {
+        (Json::Null, id) => shown(id),
+        (n, _) => n.text(),
+    };
+    assert_eq!(tip.len(), 7, "{tip:?}");
+    assert_eq!(tip[0], format!("page {page}"));
+    assert_eq!(tip[1], format!("type {}", p.get("type").text()));
+    assert_eq!(tip[2], format!("index {index}"));
+    assert_eq!(tip[3], format!("level {}", shown(p.get("level"))));
+    let f = tip[4].strip_prefix("fill ").unwrap();
+    match p.get("fill") {
+        Json::Null => assert_eq!(f, "-"),
+        v => assert_eq!(f.parse::<f64>().ok(), v.f64(), "page {page}: {tip:?}"),
+    }
+    assert_eq!(tip[5], format!("LSN {}", p.get("lsn").text()));
+    assert_eq!(tip[6], format!("verdict {}", p.get("verdict").text()));
+}
+
+/// A value as the map's tooltip prints it (`??  "-"`).
+fn shown(v: &Json) -> String {
+    match v {
+        Json::Null => "-".into(),
+        v => v.text(),
+    }
+}
+
+/// What a person does, in Chromium driven over the DevTools protocol: hover
+/// a map cell (the tooltip names the page as the JSON the page fetched
+/// does), zoom out and hover again, click the damaged cell, follow the
+/// next-sibling link, hover bytes of the hex view (each names the range
+/// the page's JSON names), tick two files in the overview and compare
+/// them, then diff them; a screenshot of each view.
+#[test]
+fn a_person_hovers_clicks_and_compares_in_chromium() {
+    let Some(prog) = browser() else { return };
+    let dir = scratch("person");
+    let clean = ibdscope_testkit::fixtures().join("mariadb1011/ai_int.ibd");
+    let damaged = damaged_copy("mariadb1011/ai_int.ibd", &dir, 5, 16384);
+    let opts = Opts::new(
+        Cmd::Info,
+        vec![clean, damaged.clone()],
+        Format::Json,
+        Arc::new(ReadHost),
+    );
+    let server = Server::bind(opts, 0, Limits::default()).unwrap();
+    let url = server.url();
+    std::thread::spawn(move || server.run());
+    let shots = dir.join("shots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut b = Browser::start(&prog, &dir.join("profile"))
+        .unwrap_or_else(|e| panic!("the DevTools protocol: {e}"));
+    b.call("Network.enable", "{}");
+    b.call("Page.enable", "{}");
+    let shot = |b: &mut Browser, name: &str| {
+        let p = shots.join(format!("{name}.png"));
+        b.screenshot(&p);
+        println!("screenshot: {}", p.display());
+    };
+
+    // The map of the damaged copy: hover cells.
+    b.navigate(&format!("{url}#map/1"));
+    b.wait(
+        "document.querySelector('#map').getAttribute('data-cells')",
+        60,
+    );
+    let pages = b.fetched("/api/file/1/pages");
+    let bad = check_damaged(&damaged);
+    assert_eq!(bad, vec![5]);
+    for page in [5usize, 3, 4, 0] {
+        let tip = hover_tip(&mut b, "#map", page, 16.0);
+        assert_tip(&tip, &pages, page);
+        // The verdict as `check` gives it: only page 5 is damaged.
+        assert_eq!(tip[6] == "verdict corrupt", page == 5, "{tip:?}");
+        if page == 5 {
+            assert_eq!(tip[2], "index PRIMARY", "{tip:?}");
+            assert_eq!(tip[3], "level 0", "{tip:?}");
+            shot(&mut b, "person-map-hover");
+        }
+        if page == 3 {
+            // The root: one node pointer level above the leaves.
+            assert_eq!(tip[3], "level 1", "{tip:?}");
+        }
+    }
+    // Zoomed out (8 pixels a cell), the same cell names the same page.
+    b.click_on("#zoom-out");
+    b.wait("document.querySelector('#map').width === 64 * 8", 10);
+    let tip = hover_tip(&mut b, "#map", 5, 8.0);
+    assert_eq!(tip[6], "verdict corrupt", "{tip:?}");
+    shot(&mut b, "person-map-zoomed-out");
+
+    // Click the damaged cell: its page view.
+    let (x, y) = cell_at(&mut b, "#map", 5, 8.0);
+    b.click(x, y);
+    b.wait(
+        "location.hash === '#page/1/5' && document.getElementById('hex') && document.querySelector('#links a')",
+        60,
+    );
+    let page = b.fetched("/api/file/1/page/5");
+    assert_eq!(page.get("verdict").str(), Some("corrupt"));
+    let dom_verdict = b.eval(
+        "[...document.querySelectorAll('#view table tr')].find(r => r.firstChild.textContent === 'verdict').lastChild.textContent",
+    );
+    assert_eq!(dom_verdict.str(), Some("corrupt"));
+    let links = b.fetched("/api/file/1/links/5");
+    assert_eq!(links.get("parent").u64(), Some(3), "{links:?}");
+    shot(&mut b, "person-page-5");
+
+    // Hover bytes of the hex view: each names the range the JSON names.
+    let ranges = page.get("hex").arr().to_vec();
+    assert!(!ranges.is_empty());
+    let name_of = |byte: u64| -> String {
+        let r = ranges
+            .iter()
+            .find(|r| r.get("start").u64().unwrap() <= byte && byte < r.get("end").u64().unwrap())
+            .unwrap_or_else(|| panic!("byte {byte} in no range"));
+        format!(
+            "{}  bytes {}..{}",
+            r.get("name").text(),
+            r.get("start").text(),
+            r.get("end").text()
+        )
+    };
+    // FIL_PAGE_OFFSET (4..8), the INDEX header (38..), the first record
+    // (the infimum at 99 on a COMPACT page) and the last byte (the trailer).
+    for byte in [4u64, 38, 99, 16383] {
+        let sel = format!("#hex span:nth-of-type({})", byte + 1);
+        let (x, y) = b.centre(&sel);
+        b.hover(x, y);
+        let want = name_of(byte);
+        let got = b.wait(
+            &format!(
+                "document.getElementById('hex-name').textContent === {0} && document.getElementById('hex-name').textContent",
+                support::json::quote(&want)
+            ),
+            10,
+        );
+        assert_eq!(got.str(), Some(want.as_str()), "byte {byte}");
+        // The byte's range marked, and only it.
+        let on = b.eval(&format!(
+            "[document.querySelector({}).classList.contains('on'), document.querySelectorAll('#hex span.on').length]",
+            support::json::quote(&sel)
+        ));
+        let r = ranges
+            .iter()
+            .find(|r| r.get("start").u64().unwrap() <= byte && byte < r.get("end").u64().unwrap())
+            .unwrap();
+        let len = r.get("end").u64().unwrap() - r.get("start").u64().unwrap();
+        assert_eq!(on.at(0), &Json::Bool(true), "byte {byte}");
+        assert_eq!(on.at(1).u64(), Some(len), "byte {byte}");
+        if byte == 38 {
+            shot(&mut b, "person-hex-hover");
+        }
+    }
+    assert!(name_of(4).starts_with("FIL_PAGE_OFFSET"), "{}", name_of(4));
+
+    // Follow the next sibling (FIL_PAGE_NEXT of page 5).
+    let next = page.get("fil").get("next").u64().expect("a next sibling");
+    b.click_on(&format!("#nav a[href='#page/1/{next}']:last-child"));
+    b.wait(
+        &format!("location.hash === '#page/1/{next}' && document.querySelector('#view h2').textContent === 'page {next}' && document.getElementById('hex')"),
+        60,
+    );
+    let sib = b.fetched(&format!("/api/file/1/page/{next}"));
+    assert_eq!(sib.get("fil").get("prev").u64(), Some(5), "{sib:?}");
+    shot(&mut b, "person-sibling");
+
+    // The overview: tick both files, compare them.
+    b.navigate(&url);
+    b.wait("document.querySelector('#indexes-1') && document.querySelector('#indexes-1').textContent === '1'", 60);
+    shot(&mut b, "person-overview");
+    b.click_on("input.pick[value='0']");
+    b.click_on("input.pick[value='1']");
+    b.click_on("#compare");
+    b.wait(
+        "location.hash === '#compare/0,1' && document.querySelector('#map-1') && document.querySelector('#map-1').getAttribute('data-cells')",
+        60,
+    );
+    let cmp = b.fetched("/api/compare");
+    let dom_pages = b.eval(
+        "[...document.querySelectorAll('#compare-table tr')].slice(1).map(r => r.children[2].textContent)",
+    );
+    let want: Vec<Json> = cmp
+        .get("files")
+        .arr()
+        .iter()
+        .map(|f| Json::Str(f.get("pages").text()))
+        .collect();
+    assert_eq!(dom_pages, Json::Arr(want));
+    // One scale: both maps the same width; B's page 5 in the damaged red.
+    let w =
+        b.eval("[document.querySelector('#map-0').width, document.querySelector('#map-1').width]");
+    assert_eq!(w.at(0), w.at(1));
+    let cells = b.eval(
+        "document.querySelector('#map-1').getAttribute('data-cells').split(',')[5].toLowerCase()",
+    );
+    assert_eq!(cells.str(), Some(palette("damaged").as_str()));
+    shot(&mut b, "person-compare");
+
+    // And diff them: page 5 differs, corrupt in B.
+    b.navigate(&url);
+    b.wait("document.querySelector('input.pick[value=\"1\"]')", 60);
+    b.click_on("input.pick[value='0']");
+    b.click_on("input.pick[value='1']");
+    b.click_on("#diff");
+    b.wait(
+        "location.hash === '#diff/0/1' && document.querySelector('#diff-pages a')",
+        60,
+    );
+    let diff = b.fetched("/api/diff");
+    let first = diff.get("pages").at(0);
+    assert_eq!(first.get("page").u64(), Some(5), "{diff:?}");
+    let row =
+        b.eval("[...document.querySelector('#diff-pages').rows[1].cells].map(c => c.textContent)");
+    assert_eq!(row.at(0).str(), Some("5"));
+    assert_eq!(row.at(7).str(), first.get("verdict_b").str());
+    shot(&mut b, "person-diff");
+    drop(b);
+    println!("screenshots in {}", shots.display());
 }

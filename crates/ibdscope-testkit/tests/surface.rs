@@ -68,19 +68,22 @@ const CEILINGS: &[(&str, usize)] = &[
     // (+2: `pagecomp::PageOut`, `Tablespace::reads_like`).
     ("ibdscope-core", 616),
     // +23 for `carve` (the scan, its page facts, the grouping into
-    // spaces and indexes, page 0 synthesized).
-    ("ibdscope-forensics", 238),
+    // spaces and indexes, page 0 synthesized); +1: `CarvedSpace::page0_synthesized`
+    // (an index gathered gets its own page 0).
+    ("ibdscope-forensics", 239),
     ("ibdscope-prims", 58),
-    // +1: the undo pages' colour (`UNDO_ANSI`), with the maps' others.
-    ("ibdscope-render", 83),
+    // +1: the undo pages' colour (`UNDO_ANSI`), with the maps' others;
+    // +1: an index's segment-page tint (`SEGMENT_TINT`, once for the
+    // terminal, picture and browser maps).
+    ("ibdscope-render", 84),
     // +6 for its own error (`Error`, `ErrorKind`, `Place`, and `kind`,
     // `place`, `page`, `file_offset`) in place of the front door's.
     // +3: commands over a space kept open for `serve` (the `held`
     // module, `hold`, `Ask`); +1 for `args::CarveOpts` (`carve`'s options).
     ("ibdscope-report", 52),
-    // The web explorer: `Server` (`bind`, `url`, `port`, `run`), `Limits`,
-    // `Bounds`.
-    ("ibdscope-serve", 7),
+    // The web explorer: `Server` (`bind`, `url`, `port`, `run`,
+    // `stopper`), `Limits`, `Bounds`.
+    ("ibdscope-serve", 8),
     // +2 for `rows::RowView` and its `render` (rows rendered from the page);
     // +5 for the printers' fast path (`value::Plain`, `Plain::of`,
     // `PlainOut`, `render_plain`, `RowView::inline_bytes`); +13 for `infer`

@@ -286,6 +286,28 @@ pub fn load<'m>(
             .collect();
         table.attach_roots(&trees);
     }
+    if trees_unlisted(&table) {
+        // No B-tree of the space map (a carved image of one index, whose
+        // extent descriptors and segments were freed with its table): the
+        // roots of the index pages themselves.
+        let roots = sibling_free_roots(ts);
+        if !roots.is_empty() {
+            table.attach_roots(&roots);
+            diagnostics.push(Diagnostic::new(
+                path,
+                format_args!(
+                    "no index of the space map holds the definition's clustered index: the \
+                     roots are the index pages with no siblings at their index's highest level \
+                     ({})",
+                    roots
+                        .iter()
+                        .map(|(id, root)| format!("index {id}: page {root}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+    }
     let compact = table
         .clustered()
         .and_then(|ix| ix.root)
@@ -455,4 +477,39 @@ fn read_ddl(ddl: &Path, ibd: &Path) -> Result<(TableDef, String, u32), Error> {
         .map_err(|e| Error::new(ErrorKind::Ddl(e), ddl))?;
     let schema = schema_of(ibd);
     Ok((t.to_table_def(&schema), t.name.clone(), t.at.0))
+}
+
+/// Whether the definition's clustered index has no root after the space
+/// map's were attached.
+fn trees_unlisted(table: &TableDef) -> bool {
+    table.clustered().is_some_and(|ix| ix.root.is_none())
+}
+
+/// Per index id, the index page with no left or right sibling at the
+/// highest level its pages reach (a B-tree's root: `btr0btr.cc`), whatever
+/// the extent descriptors say: `(index id, page)`, by index id.
+fn sibling_free_roots(ts: &Tablespace<'_>) -> Vec<(u64, u32)> {
+    let mut best: std::collections::BTreeMap<u64, (u16, u32)> = std::collections::BTreeMap::new();
+    for n in 0..ts.n_pages() {
+        let Some(page) = ts.page(PageNo(n)) else {
+            continue;
+        };
+        let Some(fil) = ibdscope_core::fil::FilHeader::new(page) else {
+            continue;
+        };
+        if !fil.page_type().is_index(ts.type_names())
+            || fil.prev().0 != ibdscope_core::FIL_NULL
+            || fil.next().0 != ibdscope_core::FIL_NULL
+        {
+            continue;
+        }
+        let Some(h) = ibdscope_core::IndexHeader::new(page) else {
+            continue;
+        };
+        let e = best.entry(h.index_id().0).or_insert((h.level(), n));
+        if h.level() > e.0 {
+            *e = (h.level(), n);
+        }
+    }
+    best.into_iter().map(|(id, (_, n))| (id, n)).collect()
 }

@@ -264,3 +264,81 @@ fn a_deleted_mysql8_table_comes_back_with_its_sdi() {
     assert!(!want.is_empty());
     assert_eq!((code, got), (want_code, want));
 }
+
+/// The dropped table's clustered index id, from the server's dictionary
+/// view taken before the DROP (`fixtures/dropped/indexes.tsv`).
+fn dropped_primary() -> String {
+    let rows = read_tsv(&fixtures().join("dropped/indexes.tsv"));
+    rows.iter()
+        .find(|r| r["table"] == "fx/t_dropped" && r["index"] == "PRIMARY")
+        .expect("t_dropped's PRIMARY")["index_id"]
+        .clone()
+}
+
+/// `carve SOURCE --index-id N`, then `rows` of the index image with the
+/// `.frm` saved before the DROP: the server's dump taken before it.
+fn dropped_rows_come_back(source: &Path, name: &str) {
+    let primary = dropped_primary();
+    let out = scratch(name);
+    let _ = std::fs::remove_dir_all(&out);
+    let (code, j) = run_json(&[
+        "carve",
+        source.to_str().expect("utf-8"),
+        "--index-id",
+        &primary,
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--format",
+        "json",
+    ]);
+    assert!(matches!(code, Some(0 | 1)), "carve exit {code:?}");
+    let spaces = j.get("spaces").arr();
+    assert_eq!(spaces.len(), 1, "{name}");
+    let s = &spaces[0];
+    // Space 0 (indexes.tsv), its page 0 synthesized for the index, the
+    // leaf chain whole: every leaf survived the DROP.
+    assert_eq!(s.get("space_id").u64(), 0);
+    assert!(s.get("page0_synthesized").bool());
+    let ix = s
+        .get("indexes")
+        .arr()
+        .iter()
+        .find(|i| i.get("index_id").u64().to_string() == primary)
+        .expect("the index")
+        .clone();
+    assert!(ix.get("leaf_chain_complete").bool(), "{name}");
+    let image = out.join(format!("index-{primary}.ibd"));
+    let frm = fixtures().join("dropped/t_dropped.frm");
+    let o = run(&[
+        "rows",
+        image.to_str().expect("utf-8"),
+        "--frm",
+        frm.to_str().expect("utf-8"),
+        "--format",
+        "tsv",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{name}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let want = std::fs::read_to_string(fixtures().join("dropped/t_dropped.tsv")).expect("dump");
+    assert_eq!(String::from_utf8(o.stdout).expect("utf-8"), want, "{name}");
+}
+
+#[test]
+fn a_table_dropped_from_ibdata1_comes_back_with_its_frm() {
+    // MySQL 5.6, innodb_file_per_table=0: the table's pages were freed in
+    // ibdata1 by the DROP and a slow shutdown (fixtures/README.md, "The
+    // dropped-table fixture").
+    let dir = super::common::unpack("dropped/mysql56-dropped.tar.gz", "dropped");
+    dropped_rows_come_back(&dir.join("ibdata1"), "dropped-ibdata1");
+    if !e2fsprogs() {
+        return;
+    }
+    // The same datadir in an ext4 image (a file deleted in it, the
+    // system tablespace kept).
+    let img = image_without(&dir, "fx/t_kept.frm", "dropped.ext4", 32);
+    dropped_rows_come_back(&img, "dropped-ext4");
+}

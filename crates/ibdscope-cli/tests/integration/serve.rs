@@ -124,3 +124,74 @@ fn serve_open_hands_the_url_to_xdg_open_and_serves_without_it() {
     assert!(err.contains("could not run xdg-open"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `serve --datadir DIR FILE`: the datadir served as one item (its audit,
+/// its tables), and its dictionary defining the tables served: a copy of
+/// a table away from its datadir, with no `.frm`, shows its rows typed
+/// from SYS_COLUMNS (without `--datadir` it has no definition).
+#[test]
+fn serve_datadir_serves_the_instance_and_defines_its_tables() {
+    let dir = std::env::temp_dir().join(format!("ibdscope-serve-datadir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let tarball = fixtures().join("instance/mariadb1011-split.tar.gz");
+    let st = Command::new("tar")
+        .arg("-xzf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(&data)
+        .status();
+    if !st.is_ok_and(|s| s.success()) {
+        eprintln!(
+            "\n*** SKIPPED: `tar -xzf` could not unpack {}\n",
+            tarball.display()
+        );
+        return;
+    }
+    let away = dir.join("away");
+    std::fs::create_dir_all(&away).unwrap();
+    let copy = away.join("t_basic.ibd");
+    std::fs::copy(data.join("fx/t_basic.ibd"), &copy).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ibdscope"))
+        .args(["serve", "--threads", "1", "--datadir"])
+        .arg(&data)
+        .arg(&copy)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let rest = line
+        .trim()
+        .strip_prefix("ibdscope serve: http://127.0.0.1:")
+        .expect(&line)
+        .to_string();
+    let (port, token) = rest.split_once("/?t=").expect(&line);
+    let port: u16 = port.parse().unwrap();
+    // The datadir is item 0, the copy item 1 (its members follow).
+    let files = get(port, &format!("/api/files?t={token}"));
+    let rows = get(port, &format!("/api/file/1/rows/3?t={token}"));
+    let tables = get(port, &format!("/api/file/0/tables?t={token}"));
+    child.kill().unwrap();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        files.contains("{\"index\":0,\"kind\":\"datadir\""),
+        "{files}"
+    );
+    assert!(files.contains("{\"index\":1,\"kind\":\"file\""), "{files}");
+    assert!(tables.contains("\"fx/t_basic\""), "{tables}");
+    // Typed from the dictionary: the columns SYS_COLUMNS lists for
+    // fx/t_basic, table id 18 (fixtures/instance/sys_columns.tsv).
+    assert!(rows.starts_with("HTTP/1.1 200 OK"), "{rows}");
+    assert!(
+        rows.contains(
+            "\"source\":\"dictionary\",\"columns\":[\"id\",\"name\",\"qty\",\"big\",\"c\"]"
+        ),
+        "{rows}"
+    );
+}

@@ -9,7 +9,9 @@
 //! indexes, pages per level, leaf chains, LSN range, the source offset of
 //! every page and of each version not kept. The sources are only read.
 //! Exit 0 when every space carved is whole (page 0 found, nothing mixed,
-//! every leaf chain complete), 1 otherwise or when nothing was found, 2
+//! every leaf chain complete) and no page was only counted (encrypted
+//! without the key, a first block alone), 1 otherwise or when nothing was
+//! found, 2
 //! when a source cannot be read or DIR cannot be written.
 
 use crate::args::{CarveOpts, Format, Opts};
@@ -63,6 +65,8 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
     }
     let engine = Engine::new(opts.threads);
     let mut found: Vec<Found> = Vec::new();
+    let mut partial: Vec<Found> = Vec::new();
+    let mut encrypted: Vec<Found> = Vec::new();
     for (i, src) in sources.iter().enumerate() {
         let data = src.bytes();
         let total = data.len() as u64;
@@ -75,6 +79,8 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
             &engine,
             |piece| -> Result<(), ()> {
                 found.extend(piece.found);
+                partial.extend(piece.partial);
+                encrypted.extend(piece.encrypted);
                 src.release(piece.range.start, piece.range.len());
                 opts.host
                     .progress(Unit::Pages, piece.range.end as u64 / 16384, total / 16384);
@@ -82,7 +88,9 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
             },
         );
     }
-    let carved = carve::group(found, copts.index_id);
+    let mut carved = carve::group(found, copts.index_id);
+    carved.partial = partial;
+    carved.encrypted = encrypted;
     let inputs = opts.files.clone();
     std::fs::create_dir_all(&c.out).map_err(|e| Error::at(ErrorKind::Write(e.into()), &c.out))?;
     let mut images = Vec::new();
@@ -97,7 +105,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
         };
         let path = c.out.join(name);
         crate::out::check(&path, &inputs)?;
-        let synthesized = !s.has_page0();
+        let synthesized = s.page0_synthesized();
         crate::out::write_via_temp(&path, |tmp| {
             write_image(tmp, s, &sources).map_err(|e| Error::at(ErrorKind::Write(e.into()), &path))
         })?;
@@ -123,7 +131,8 @@ fn write_image(path: &Path, space: &CarvedSpace, sources: &[Input]) -> io::Resul
     let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
     let ps = u64::from(space.page_size);
     f.set_len(u64::from(space.n_pages()).saturating_mul(ps))?;
-    if !space.has_page0() {
+    let synthesized = space.page0_synthesized();
+    if synthesized {
         if let Some(p0) = carve::synthesize_page0(space) {
             f.seek(SeekFrom::Start(0))?;
             f.write_all(&p0)?;
@@ -144,6 +153,9 @@ fn write_image(path: &Path, space: &CarvedSpace, sources: &[Input]) -> io::Resul
             release(&mut spans);
         }
         let k = p.kept;
+        if synthesized && k.page_no.0 == 0 {
+            continue;
+        }
         if let Some(span) = spans.get_mut(k.source as usize) {
             let end = k.offset.saturating_add(u64::from(k.len));
             *span = Some(span.map_or((k.offset, end), |(a, b)| (a.min(k.offset), b.max(end))));
@@ -178,6 +190,16 @@ fn mixed_words(m: &Mixed) -> String {
             "page 0 versions carry different FSP flags ({})",
             f.iter()
                 .map(|v| format!("0x{v:x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Mixed::Indexes(pairs) => format!(
+            "told apart by index ids (versions of one page number from indexes {}) but \
+             their LSN ranges overlap: pages without an index id (page 0, INODE, BLOB) \
+             went to the nearest LSN range and may belong to another instance",
+            pairs
+                .iter()
+                .map(|(a, b)| format!("{a} and {b}"))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -216,6 +238,20 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
             }
             j.end_arr()?;
             j.kv_num("pages_found", r.carved.found)?;
+            j.key("encrypted")?.arr()?;
+            for f in &r.carved.encrypted {
+                j.obj()?;
+                page_json(&mut j, f, &name)?;
+                j.kv_num("space_id", f.space_id.0)?.end_obj()?;
+            }
+            j.end_arr()?;
+            j.key("partial")?.arr()?;
+            for f in &r.carved.partial {
+                j.obj()?;
+                page_json(&mut j, f, &name)?;
+                j.kv_num("space_id", f.space_id.0)?.end_obj()?;
+            }
+            j.end_arr()?;
             j.key("spaces")?.arr()?;
             for (s, (img, synth)) in r.carved.spaces.iter().zip(&r.images) {
                 j.obj()?
@@ -224,6 +260,7 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                 if let Some(id) = s.index_gathered {
                     j.kv_num("index_id", id.0)?;
                 }
+                j.kv_bool("told_apart_by_index_ids", s.by_index_ids)?;
                 j.kv_path("image", img)?
                     .kv_str("layout", s.layout.word())?
                     .kv_num("page_size", s.page_size)?;
@@ -290,6 +327,50 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                 r.carved.found,
                 r.carved.spaces.len()
             )?;
+            if !r.carved.encrypted.is_empty() {
+                writeln!(
+                    out,
+                    "{} encrypted pages found that no space takes without the key (MySQL \
+                     keyring: no checksum verifies; MariaDB full_crc32: the space id is \
+                     encrypted): in no image",
+                    r.carved.encrypted.len()
+                )?;
+                for f in &r.carved.encrypted {
+                    write!(
+                        out,
+                        "  {} offset {}: page {} lsn {}",
+                        name(f.source),
+                        f.offset,
+                        f.page_no,
+                        f.lsn
+                    )?;
+                    match f.layout {
+                        PageLayout::FullCrc32 => writeln!(out, ", MariaDB, {} bytes", f.len)?,
+                        _ => writeln!(out, ", MySQL keyring, space {}", f.space_id)?,
+                    }
+                }
+            }
+            if !r.carved.partial.is_empty() {
+                writeln!(
+                    out,
+                    "{} index page headers found whose page does not verify whole (stored \
+                     in more than two pieces, overwritten past its first block, or damaged): \
+                     in no image",
+                    r.carved.partial.len()
+                )?;
+                for f in &r.carved.partial {
+                    writeln!(
+                        out,
+                        "  {} offset {}: space {} page {} lsn {} index {}",
+                        name(f.source),
+                        f.offset,
+                        f.space_id,
+                        f.page_no,
+                        f.lsn,
+                        f.index_id.map_or(0, |i| i.0)
+                    )?;
+                }
+            }
             for (s, (img, synth)) in r.carved.spaces.iter().zip(&r.images) {
                 writeln!(out)?;
                 match s.index_gathered {
@@ -300,9 +381,20 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                     None => writeln!(out, "space {}:", s.space_id)?,
                 }
                 writeln!(out, "  image: {}", ibdscope::names::path(img))?;
+                if s.by_index_ids {
+                    writeln!(
+                        out,
+                        "  told apart from the other instances of space {} by index ids and LSN ranges",
+                        s.space_id
+                    )?;
+                }
                 writeln!(out, "  layout: {}", layout_words(s))?;
                 match (s.flags, synth) {
-                    (Some(f), _) => writeln!(out, "  page 0: found, FSP flags 0x{f:x}")?,
+                    (Some(f), true) => writeln!(
+                        out,
+                        "  page 0: synthesized for the index (its space's has FSP flags 0x{f:x})"
+                    )?,
+                    (Some(f), false) => writeln!(out, "  page 0: found, FSP flags 0x{f:x}")?,
                     (None, true) => writeln!(
                         out,
                         "  page 0: not found, synthesized (FSP flags 0x{:x})",
@@ -378,7 +470,10 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
             }
         }
     }
-    let whole = !r.carved.spaces.is_empty() && r.carved.spaces.iter().all(|s| s.is_whole());
+    let whole = !r.carved.spaces.is_empty()
+        && r.carved.spaces.iter().all(|s| s.is_whole())
+        && r.carved.partial.is_empty()
+        && r.carved.encrypted.is_empty();
     Ok(if whole {
         Outcome::Clean
     } else {
@@ -393,7 +488,8 @@ fn page_json(j: &mut Json<'_>, f: &Found, name: &dyn Fn(u32) -> String) -> io::R
         .kv_num("bytes", f.len)?
         .kv_num("lsn", f.lsn.0)?
         .kv_num("type", f.page_type.0)?
-        .kv_str("accepted", f.accepted.word())?;
+        .kv_str("accepted", f.accepted.word())?
+        .kv_bool("encrypted", f.encrypted)?;
     if let Some(id) = f.index_id {
         j.kv_num("index_id", id.0)?.kv_num("level", f.level)?;
     }

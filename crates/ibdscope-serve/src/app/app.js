@@ -7,16 +7,24 @@ const view = document.getElementById("view");
 const where = document.getElementById("where");
 const tip = document.getElementById("tip");
 let palette = null;
+// Requests under way: a view is complete when its route has resolved and
+// none is left (what the browser tests wait for).
+let pending = 0;
 
 function api(path, params) {
   return apiQ(path, new URLSearchParams(params || {}));
 }
 function apiQ(path, q) {
   q.set("t", TOKEN);
-  return fetch(path + "?" + q.toString()).then(r => {
+  pending++;
+  return fetch(path + "?" + q.toString()).then(async r => {
     if (!r.ok) throw new Error(path + ": " + r.status);
-    return r.json();
-  });
+    const text = await r.text();
+    try { return JSON.parse(text); } catch (e) {
+      // A command that stopped part way: say so, with its outcome.
+      throw new Error(path + ": the answer stops part way (" + (r.headers.get("X-Ibdscope-Outcome") || "?") + ", " + text.length + " bytes)");
+    }
+  }).finally(() => { pending--; });
 }
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -36,7 +44,7 @@ function fmtBytes(n) {
 // ---- overview --------------------------------------------------------
 function overview() {
   where.textContent = "";
-  api("/api/files").then(d => {
+  return api("/api/files").then(d => {
     const t = el("table", { id: "files" }, el("tr", {}, ...["", "#", "file", "verdict", "vendor", "format",
       "page size", "size", "pages", "damaged", "indexes", ""].map(h => el("th", {}, h))));
     const members = new Map();
@@ -75,7 +83,7 @@ function overview() {
     cmp.addEventListener("click", () => { const p = picked(); if (p.length >= 2) location.hash = "#compare/" + p.join(","); });
     dif.addEventListener("click", () => { const p = picked(); if (p.length === 2) location.hash = "#diff/" + p.join("/"); });
     view.replaceChildren(el("h2", {}, "Files"), t, el("p", { class: "controls" }, cmp, " ", dif));
-  }).catch(fail);
+  });
 }
 function fail(e) { view.replaceChildren(el("p", { class: "findings" }, String(e))); }
 
@@ -143,10 +151,21 @@ function colourer(pages, mode) {
 }
 function legend(mode, pages) {
   const item = (c, t) => el("span", {}, el("i", { "data-c": c }), t);
+  const n = (k, one, many) => k + " " + (k === 1 ? one : many);
   if (mode === "extents") {
     const x = pages.extents || { legend: [] };
-    const items = (x.legend || []).map((l, i) => item(palette.index[i % palette.index.length],
-      (l.index_name || "index " + l.index_id) + ": " + l.pages + " pages"));
+    // Each index's B-tree pages, then its other segment pages (BLOB/LOB,
+    // allocated: its colour tinted) where there are any, as the picture
+    // maps' legend lists them.
+    const colour = colourer(pages, mode), count = new Map();
+    for (const p of pages) { const c = colour(p); count.set(c, (count.get(c) || 0) + 1); }
+    const items = [];
+    (x.legend || []).forEach((l, i) => {
+      const k = i % palette.index.length, name = l.index_name || "index " + l.index_id;
+      items.push(item(palette.index[k], name + ": " + n(l.pages, "page", "pages")));
+      const tinted = count.get(palette.index_tint[k]) || 0;
+      if (tinted) items.push(item(palette.index_tint[k], name + ": " + n(tinted, "page", "pages") + " BLOB/LOB or allocated"));
+    });
     items.push(item(palette.free_picture, "free"), item(palette.system, "system"), item(palette.damaged, "damaged"),
       item(palette.unverifiable, "not verifiable"), item(palette.free_data, "free, still holds records"),
       item(palette.other, "segment pages of no index"), item(palette.unaccounted, "unaccounted"));
@@ -197,9 +216,11 @@ function mapCanvas(file, pages, state, mark) {
     canvas.setAttribute("data-cells", cells.join(","));
   }
   function at(ev) {
+    // Inside the border: the cells start at the canvas's content box.
     const r = canvas.getBoundingClientRect();
-    const i = Math.floor((ev.clientY - r.top) / state.cell) * cols + Math.floor((ev.clientX - r.left) / state.cell);
-    return pages[i];
+    const x = ev.clientX - r.left - canvas.clientLeft, y = ev.clientY - r.top - canvas.clientTop;
+    if (x < 0 || y < 0 || x >= cols * state.cell) return undefined;
+    return pages[Math.floor(y / state.cell) * cols + Math.floor(x / state.cell)];
   }
   canvas.addEventListener("mousemove", ev => {
     const p = at(ev);
@@ -323,7 +344,10 @@ async function datadirView(n) {
       const text = "page " + x.page + " @" + x.offset + ": " + x.reason;
       finds.append(idx != null && x.page != null ? link(text, "#page/" + idx + "/" + x.page) : text, el("br"));
     }
-    t.append(el("tr", {}, el("td", {}, idx != null ? link(f.file, "#map/" + idx) : f.file),
+    // Named relative to the datadir (its path is in the facts above).
+    const base = ((r.datadirs || [])[0] || {}).path;
+    const name = base && f.file.startsWith(base + "/") ? f.file.slice(base.length + 1) : f.file;
+    t.append(el("tr", {}, el("td", {}, idx != null ? link(name, "#map/" + idx) : name),
       el("td", { class: f.verdict === "clean" ? "clean" : "findings" }, f.verdict), el("td", {}, f.pages ?? "-"), finds));
   }
   parts.push(el("h3", {}, "files"), t);
@@ -347,9 +371,10 @@ async function datadirView(n) {
 async function rowsView(file, page, deleted) {
   where.textContent = "rows of file " + file;
   if (page == null || isNaN(page)) {
-    // The first leaf of the clustered index (the first index's level 0).
+    // The first leaf of the clustered index: the table's lowest index id
+    // (MySQL 8.0's SDI index, listed first, has the highest).
     const d = await api("/api/file/" + file + "/levels");
-    const ix = (d.indexes || [])[0] || {};
+    const ix = (d.indexes || []).reduce((a, x) => (a == null || x.index_id < a.index_id ? x : a), null) || {};
     const leaf = (ix.levels || []).find(l => l.level === 0);
     page = leaf && leaf.leftmost_page != null ? leaf.leftmost_page : ix.root_page;
   }
@@ -363,6 +388,14 @@ async function rowsView(file, page, deleted) {
     link("page " + page, "#page/" + file + "/" + page));
   view.replaceChildren(el("h2", {}, "rows of " + (r.table || "file " + file) + ", page " + page), nav, rowsTable(r));
 }
+// A value as `rows` gives it: NULL, a value cut at `--max-value-bytes`
+// (its first bytes in hex), or the value; long ones cut for the table.
+function cell(x) {
+  if (x === null) return "NULL";
+  if (x && typeof x === "object" && "truncated" in x) return String(x.truncated).slice(0, 66) + "… (truncated)";
+  const s = typeof x === "object" ? JSON.stringify(x) : String(x);
+  return s.length > 200 ? s.slice(0, 200) + "…" : s;
+}
 function rowsTable(r) {
   if (r.error) return el("p", { class: "findings" }, r.error);
   const cols = r.columns || [];
@@ -371,7 +404,7 @@ function rowsTable(r) {
   for (const x of (r.rows || []).slice(0, 5000)) {
     const v = x.row || {};
     t.append(el("tr", { class: x.origin && x.origin !== "live" ? "deleted" : "" }, ...extra.map(k => el("td", {}, x[k])),
-      ...cols.map(c => el("td", {}, v[c] === null ? "NULL" : (typeof v[c] === "object" ? JSON.stringify(v[c]) : v[c])))));
+      ...cols.map(c => el("td", {}, cell(v[c])))));
   }
   return el("div", {}, el("p", {}, (r.rows || []).length + " rows (" + (r.index || "") + ", definition from " + (r.source || "-") + ")"), t);
 }
@@ -387,14 +420,22 @@ function kv(obj) {
 function hexView(ranges) {
   const box = el("div", { class: "hex", id: "hex" });
   const name = el("div", { id: "hex-name" }, "hover a byte");
-  let line = [], col = 0, start = 0, i = 0;
+  let line = [], col = 0, start = 0, i = 0, lit = [];
   for (const r of ranges || []) {
     const bytes = r.hex.match(/../g) || [];
     const cls = "r" + (i++ % 2);
+    const spans = [];
+    // Hovering a byte names its range and marks the range's bytes.
+    const enter = () => {
+      name.textContent = r.name + "  bytes " + r.start + ".." + r.end;
+      lit.forEach(x => x.classList.remove("on"));
+      lit = spans; lit.forEach(x => x.classList.add("on"));
+    };
     for (const b of bytes) {
       if (col === 0) line.push(el("b", {}, ("0000" + start.toString(16)).slice(-5) + "  "));
       const s = el("span", { class: cls, title: r.name + " [" + r.start + ".." + r.end + ")" }, b);
-      s.addEventListener("mouseenter", () => { name.textContent = r.name + "  bytes " + r.start + ".." + r.end; });
+      s.addEventListener("mouseenter", enter);
+      spans.push(s);
       line.push(s, " ");
       start++; col++;
       if (col === 16) { line.push("\n"); col = 0; }
@@ -496,19 +537,25 @@ async function levelsView(file) {
   view.replaceChildren(...parts);
 }
 
+function show(hash) {
+  const h = hash.replace(/^#/, "").split("/");
+  const n = h.slice(1).map(x => parseInt(x, 10));
+  if (h[0] === "map") return mapView(n[0]);
+  if (h[0] === "page") return pageView(n[0], n[1]);
+  if (h[0] === "levels") return levelsView(n[0]);
+  if (h[0] === "rows") return rowsView(n[0], n[1], h[3] === "deleted");
+  if (h[0] === "compare") return compareView((h[1] || "").split(",").map(x => parseInt(x, 10)));
+  if (h[0] === "diff") return diffView(n[0], n[1]);
+  if (h[0] === "datadir") return datadirView(n[0]);
+  if (h[0] === "extent") return extentView(n[0], n[1]);
+  if (h[0] === "segment") return segmentView(n[0], n[1]);
+  return overview();
+}
 function route() {
   tip.hidden = true;
-  const h = location.hash.replace(/^#/, "").split("/");
-  const n = h.slice(1).map(x => parseInt(x, 10));
-  if (h[0] === "map") mapView(n[0]).catch(fail);
-  else if (h[0] === "page") pageView(n[0], n[1]).catch(fail);
-  else if (h[0] === "levels") levelsView(n[0]).catch(fail);
-  else if (h[0] === "rows") rowsView(n[0], n[1], h[3] === "deleted").catch(fail);
-  else if (h[0] === "compare") compareView((h[1] || "").split(",").map(x => parseInt(x, 10))).catch(fail);
-  else if (h[0] === "diff") diffView(n[0], n[1]).catch(fail);
-  else if (h[0] === "datadir") datadirView(n[0]).catch(fail);
-  else if (h[0] === "extent") extentView(n[0], n[1]).catch(fail);
-  else if (h[0] === "segment") segmentView(n[0], n[1]).catch(fail);
-  else overview();
+  const hash = location.hash;
+  delete view.dataset.done;
+  // `data-done`: the hash of the view drawn (its own requests answered).
+  show(hash).catch(fail).finally(() => { if (location.hash === hash) view.dataset.done = hash; });
 }
 api("/api/palette").then(p => { palette = p; window.addEventListener("hashchange", route); route(); }).catch(fail);
