@@ -144,6 +144,10 @@ pub struct PageLayout {
     format: Option<RecFormat>,
     heap_limit: u16,
     supremum_end: u16,
+    /// Where the last [`PageLayout::extent`] found its record's successor
+    /// in `placed`: records walked in key order on a page filled in key
+    /// order follow in page order, and the next one's is one further.
+    hint: std::cell::Cell<usize>,
 }
 
 impl PageLayout {
@@ -156,6 +160,7 @@ impl PageLayout {
     /// sorts their records by origin. Compressed pages give no records.
     pub fn read(&mut self, page: &RecPage<'_>, visited: &mut Visited) {
         self.placed.clear();
+        self.hint.set(0);
         self.format = Some(page.format());
         self.heap_limit = u16::try_from(page.heap_limit()).unwrap_or(u16::MAX);
         self.supremum_end = u16::try_from(page.format().supremum_end()).unwrap_or(u16::MAX);
@@ -218,8 +223,22 @@ impl PageLayout {
                 }
             }
         }
-        // The next record in page order, or the heap's end.
-        let k = self.placed.partition_point(|p| p.origin <= origin);
+        // The next record in page order, or the heap's end: one past the
+        // last one's when it is (the first placed record past `origin`),
+        // else searched.
+        let placed = &self.placed;
+        let next = self.hint.get().saturating_add(1);
+        let is_next = |k: usize| {
+            placed.get(k).is_none_or(|p| p.origin > origin)
+                && k.checked_sub(1)
+                    .is_none_or(|j| placed.get(j).is_some_and(|p| p.origin <= origin))
+        };
+        let k = if next <= placed.len() && is_next(next) {
+            next
+        } else {
+            placed.partition_point(|p| p.origin <= origin)
+        };
+        self.hint.set(k);
         let bound = self
             .placed
             .get(k)

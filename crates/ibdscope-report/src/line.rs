@@ -17,6 +17,7 @@ fn nibble(n: u8) -> u8 {
 /// time: each byte spread into a 16-bit lane, its nibbles put in the
 /// lane's two bytes, then `'0' + n` plus `'a' - '0' - 10` where `n > 9`
 /// (no byte carries into the next: a nibble is at most 15).
+#[inline]
 fn hex4(b: [u8; 4]) -> [u8; 8] {
     const LO: u64 = 0x000F_000F_000F_000F;
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -31,40 +32,31 @@ fn hex4(b: [u8; 4]) -> [u8; 8] {
         .to_le_bytes()
 }
 
-/// Eight bytes' sixteen lowercase hex digits: [`hex4`]'s steps on a
-/// 128-bit word (each byte spread into a 16-bit lane in three steps).
-fn hex8(b: [u8; 8]) -> [u8; 16] {
-    const LO: u128 = 0x000F_000F_000F_000F_000F_000F_000F_000F;
-    const ONES: u128 = 0x0101_0101_0101_0101_0101_0101_0101_0101;
-    let x = u128::from(u64::from_le_bytes(b));
-    let x = (x | (x << 32)) & 0x0000_0000_FFFF_FFFF_0000_0000_FFFF_FFFF;
-    let x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF_0000_FFFF_0000_FFFF;
-    let x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF_00FF_00FF_00FF_00FF;
-    let n = ((x >> 4) & LO) | ((x & LO) << 8);
-    let letters = ((n.wrapping_add(6 * ONES) >> 4) & ONES).wrapping_mul(0x27);
-    n.wrapping_add(0x30 * ONES)
-        .wrapping_add(letters)
-        .to_le_bytes()
-}
-
-/// `bytes` as lowercase hex (`{:02x}` of each byte), eight bytes at a
-/// time, then four (appended whole: no zeroes written first).
+/// `bytes` as lowercase hex (`{:02x}` of each byte): the line grown once,
+/// then four bytes at a time, each [`hex4`] word stored where its digits
+/// go (two 64-bit words a step, independent; nothing read back).
 pub fn hex(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.reserve(bytes.len().saturating_mul(2));
-    let mut src = bytes.chunks_exact(8);
-    for s in &mut src {
-        if let Ok(s) = <[u8; 8]>::try_from(s) {
-            out.extend_from_slice(&hex8(s));
+    let at = out.len();
+    out.resize(at.saturating_add(bytes.len().saturating_mul(2)), 0);
+    let Some(dst) = out.get_mut(at..) else {
+        return;
+    };
+    let mut pairs = dst.chunks_exact_mut(16).zip(bytes.chunks_exact(8));
+    for (d, s) in &mut pairs {
+        let (d1, d2) = d.split_at_mut(8);
+        let (s1, s2) = s.split_at(4);
+        if let (Ok(s1), Ok(s2)) = (<[u8; 4]>::try_from(s1), <[u8; 4]>::try_from(s2)) {
+            d1.copy_from_slice(&hex4(s1));
+            d2.copy_from_slice(&hex4(s2));
         }
     }
-    let mut src = src.remainder().chunks_exact(4);
-    for s in &mut src {
-        if let Ok(s) = <[u8; 4]>::try_from(s) {
-            out.extend_from_slice(&hex4(s));
-        }
-    }
-    for &b in src.remainder() {
-        out.extend_from_slice(&[nibble(b >> 4), nibble(b & 15)]);
+    let done = bytes.len() & !7;
+    let (dst, src) = (
+        dst.get_mut(done.saturating_mul(2)..).unwrap_or_default(),
+        bytes.get(done..).unwrap_or_default(),
+    );
+    for (d, &b) in dst.chunks_exact_mut(2).zip(src) {
+        d.copy_from_slice(&[nibble(b >> 4), nibble(b & 15)]);
     }
 }
 

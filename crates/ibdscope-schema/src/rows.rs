@@ -68,8 +68,8 @@ use crate::instant::MariaInstant;
 use crate::leaves::{edge_record, leaves_in_key_order, LeafOrder, LeafProblem, NoPage, Placement};
 use crate::leaves::{RecAt, Slot};
 use crate::row::{
-    data_is_zero, field_bytes, leftmost_leaf, split, Field, FieldText, FieldValue, FitSum, LobRead,
-    PageFit, RecordInfo,
+    data_is_zero, field_bytes, leftmost_leaf, split, split_planned, CompactPlan, Field, FieldText,
+    FieldValue, FitSum, LobRead, PageFit, RecordInfo,
 };
 use crate::table::{Column, Hidden, IndexDef, RecordLayout, TableDef};
 use ibdscope_core::record::Chain;
@@ -318,7 +318,9 @@ pub struct RowView<'r> {
     /// The row; its [`Row::values`] are empty when the values are read
     /// from the page: read them with [`RowView::render`].
     pub row: &'r Row,
-    page: Option<OnPage<'r>>,
+    /// Borrowed, not copied: a view is handed through closures by value,
+    /// and a small one moves in registers.
+    page: Option<&'r OnPage<'r>>,
 }
 
 /// Where a [`RowView`]'s values are on the page.
@@ -356,7 +358,7 @@ impl<'r> RowView<'r> {
         buf: &mut Vec<u8>,
         out: &mut String,
     ) -> Option<FieldText> {
-        let Some(p) = &self.page else {
+        let Some(p) = self.page else {
             return self.row.values.get(column)?.render(col, out);
         };
         if p.erased || !*p.wanted.get(column)? {
@@ -375,7 +377,7 @@ impl<'r> RowView<'r> {
     /// value with [`RowView::render`].
     #[inline]
     pub fn inline_bytes(&self, column: usize) -> Option<&'r [u8]> {
-        let p = self.page.as_ref()?;
+        let p = self.page?;
         if p.erased || !*p.wanted.get(column)? {
             return None;
         }
@@ -910,6 +912,8 @@ struct Shared<'a> {
     /// Which field shows each column in a record split into every field
     /// of the layout (each record but a damaged one).
     full_slot: Vec<Option<usize>>,
+    /// How the layout's plain records split, worked out once.
+    plan: Option<CompactPlan>,
 }
 
 /// One thread's buffers, reused for every page it reads.
@@ -1106,6 +1110,7 @@ impl<'a> RowScan<'a> {
                 ts,
                 table,
                 full_slot: full_slot(&layout, n_columns),
+                plan: CompactPlan::of(&layout),
                 layout,
                 opts,
                 damaged: input.summary,
@@ -1789,6 +1794,7 @@ impl Shared<'_> {
         let mode = walk.mode();
         let meta = self.opts.deleted != Deleted::No;
         let mut visited = std::mem::take(&mut r.visited);
+        let plan = self.plan.as_ref().and_then(|p| p.on_page(rp));
         for chain in [Chain::User, Chain::Free] {
             if chain == Chain::Free && !meta {
                 continue;
@@ -1840,7 +1846,7 @@ impl Shared<'_> {
                     // chain) and the row; the result stays where it is
                     // made (moving it would read back in one piece what
                     // was stored in parts).
-                    let split_res = split(rp, &rec, &self.layout, &mut r.fields);
+                    let split_res = split_planned(rp, &rec, &self.layout, plan, &mut r.fields);
                     if fitting {
                         match (&mut fit, &split_res) {
                             (Some(sum), Ok(info)) => sum.add(&rec, info, &self.layout, &r.fields),
@@ -1951,17 +1957,18 @@ impl Shared<'_> {
         row.damage = damage;
         if let Walk::Rows(Some(sink)) = walk {
             // Rendered from the page by the sink: no value copied.
+            let on = OnPage {
+                ts: self.ts,
+                page,
+                fields: &r.fields,
+                slot: &r.slot,
+                wanted: &self.wanted,
+                erased,
+                cap: self.opts.max_value_bytes,
+            };
             sink(RowView {
                 row: &r.row,
-                page: Some(OnPage {
-                    ts: self.ts,
-                    page,
-                    fields: &r.fields,
-                    slot: &r.slot,
-                    wanted: &self.wanted,
-                    erased,
-                    cap: self.opts.max_value_bytes,
-                }),
+                page: Some(&on),
             });
             return;
         }

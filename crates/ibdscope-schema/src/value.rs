@@ -116,45 +116,55 @@ pub fn write_hex(b: &[u8], out: &mut String) {
     }
 }
 
-/// Appends `v` in decimal (what `{v}` writes), without the formatter:
-/// two digits at a time from a table of the hundred pairs.
-fn write_u64(out: &mut String, v: u64) {
-    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-        2021222324252627282930313233343536373839\
-        4041424344454647484950515253545556575859\
-        6061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899";
-    let mut buf = [b'0'; 20];
-    let mut at = buf.len();
-    let mut v = v;
-    while v >= 100 {
-        let pair = usize::try_from(v % 100).unwrap_or(0).saturating_mul(2);
-        v /= 100;
-        at = at.saturating_sub(2);
-        if let (Some(d), Some(p)) = (
-            buf.get_mut(at..at.saturating_add(2)),
-            PAIRS.get(pair..pair.saturating_add(2)),
-        ) {
-            d.copy_from_slice(p);
-        }
-    }
-    if v >= 10 {
-        let pair = usize::try_from(v).unwrap_or(0).saturating_mul(2);
-        at = at.saturating_sub(2);
-        if let (Some(d), Some(p)) = (
-            buf.get_mut(at..at.saturating_add(2)),
-            PAIRS.get(pair..pair.saturating_add(2)),
-        ) {
-            d.copy_from_slice(p);
-        }
+/// `v` (below 10^8) as eight decimal digits, the most significant in
+/// the lowest byte (0 to 9 each, not yet ASCII), computed in one 64-bit
+/// word: the two halves of four digits, then pairs, then digits, each
+/// split by a multiply and shift ("SWAR", as in Lemire's
+/// and the `itoa` crates' conversions), no division by ten per digit.
+#[inline]
+fn eight_digits(v: u64) -> u64 {
+    let merged = (v / 10_000) | ((v % 10_000) << 32);
+    let top = (merged.wrapping_mul(10_486) >> 20) & 0x0000_007F_0000_007F;
+    let bottom = merged.wrapping_sub(top.wrapping_mul(100));
+    let hundreds = (bottom << 16).wrapping_add(top);
+    let tens = (hundreds.wrapping_mul(103) >> 10) & 0x000F_000F_000F_000F;
+    tens.wrapping_add(hundreds.wrapping_sub(tens.wrapping_mul(10)) << 8)
+}
+
+/// Hands the decimal digits of `v` (what `{v}` writes) to `put`, in one to
+/// three pieces of at most eight, without the formatter ([`eight_digits`]).
+#[inline]
+fn digits_of(v: u64, mut put: impl FnMut(&[u8])) {
+    const E8: u64 = 100_000_000;
+    const ASCII: u64 = 0x3030_3030_3030_3030;
+    // The first piece without its leading zeros (a zero keeps one digit).
+    let first = |v: u64, put: &mut dyn FnMut(&[u8])| {
+        let w = eight_digits(v);
+        let skip = usize::try_from(w.trailing_zeros() / 8).unwrap_or(7).min(7);
+        put((w | ASCII).to_le_bytes().get(skip..).unwrap_or_default());
+    };
+    let whole = |v: u64, put: &mut dyn FnMut(&[u8])| {
+        put(&(eight_digits(v) | ASCII).to_le_bytes());
+    };
+    if v < E8 {
+        first(v, &mut put);
+    } else if v < E8.wrapping_mul(E8) {
+        first(v / E8, &mut put);
+        whole(v % E8, &mut put);
     } else {
-        at = at.saturating_sub(1);
-        if let Some(d) = buf.get_mut(at) {
-            *d = b'0'.saturating_add(u8::try_from(v).unwrap_or(0));
-        }
+        let high = v / E8;
+        first(high / E8, &mut put);
+        whole(high % E8, &mut put);
+        whole(v % E8, &mut put);
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(buf.get(at..).unwrap_or_default()).unwrap_or_default());
+}
+
+/// Appends `v` in decimal (what `{v}` writes), without the formatter.
+fn write_u64(out: &mut String, v: u64) {
+    // Only ASCII digits are given.
+    digits_of(v, |d| {
+        out.push_str(std::str::from_utf8(d).unwrap_or_default())
+    });
 }
 
 /// Appends `v` in decimal (what `{v}` writes), without the formatter.
@@ -182,7 +192,15 @@ fn len_check(b: &[u8], expected: u32) -> Result<(), RawReason> {
 }
 
 /// Big-endian unsigned of up to 8 bytes.
+#[inline]
 fn be_uint(b: &[u8]) -> Option<u64> {
+    // BIGINT and INT in one load each.
+    if let Ok(w) = <[u8; 8]>::try_from(b) {
+        return Some(u64::from_be_bytes(w));
+    }
+    if let Ok(w) = <[u8; 4]>::try_from(b) {
+        return Some(u64::from(u32::from_be_bytes(w)));
+    }
     if b.is_empty() || b.len() > 8 {
         return None;
     }
@@ -190,6 +208,7 @@ fn be_uint(b: &[u8]) -> Option<u64> {
 }
 
 /// Big-endian signed with the sign bit flipped (InnoDB's signed integers).
+#[inline]
 fn be_int_flipped(b: &[u8]) -> Option<i64> {
     let u = be_uint(b)?;
     let bits = u32::try_from(b.len()).ok()?.checked_mul(8)?;
@@ -276,24 +295,28 @@ pub enum PlainOut {
     Plain,
 }
 
-/// Renders `b` as [`render`] does when the value is one its column's
-/// [`Plain`] path takes: an integer of its stored length, ASCII latin1 or
+/// Renders `b` as [`render`] does, as bytes (the text a printer's line
+/// is made of, taken with no UTF-8 check when it is printable ASCII), when
+/// the value is one its column's [`Plain`] path takes: an integer of its stored length, ASCII latin1 or
 /// valid UTF-8 text; [`PlainOut::No`], with nothing written, for any
 /// other value. Text is looked at eight bytes at a time, once, for
 /// anything but printable ASCII: when there is none, the printer need
 /// not look at it again ([`PlainOut::Plain`]).
 #[inline]
-pub fn render_plain(p: Plain, b: &[u8], out: &mut String) -> PlainOut {
+pub fn render_plain(p: Plain, b: &[u8], out: &mut Vec<u8>) -> PlainOut {
     match p {
         Plain::No => PlainOut::No,
         Plain::Int { len, .. } if b.len() != usize::from(len) => PlainOut::No,
-        Plain::Int { unsigned, .. } => {
-            if write_int(unsigned, b, out) {
+        Plain::Int { unsigned, .. } => match int_value(unsigned, b) {
+            Some((negative, v)) => {
+                if negative {
+                    out.push(b'-');
+                }
+                digits_of(v, |d| out.extend_from_slice(d));
                 PlainOut::Number
-            } else {
-                PlainOut::No
             }
-        }
+            None => PlainOut::No,
+        },
         Plain::Text { latin1, trim } => {
             // Trailing spaces are ASCII bytes: dropped before the decode
             // as `text` drops them after it.
@@ -306,21 +329,23 @@ pub fn render_plain(p: Plain, b: &[u8], out: &mut String) -> PlainOut {
             } else {
                 b
             };
-            let printable = printable_ascii(b);
-            if latin1 && !printable && !b.is_ascii() {
+            // Printable ASCII is its own text in every charset taken
+            // here: no UTF-8 check. Else latin1 takes ASCII only, and the
+            // UTF-8 charsets valid UTF-8.
+            if printable_ascii(b) {
+                out.extend_from_slice(b);
+                return PlainOut::Plain;
+            }
+            let own_text = if latin1 {
+                b.is_ascii()
+            } else {
+                std::str::from_utf8(b).is_ok()
+            };
+            if !own_text {
                 return PlainOut::No;
             }
-            match std::str::from_utf8(b) {
-                Ok(s) => {
-                    out.push_str(s);
-                    if printable {
-                        PlainOut::Plain
-                    } else {
-                        PlainOut::Text
-                    }
-                }
-                Err(_) => PlainOut::No,
-            }
+            out.extend_from_slice(b);
+            PlainOut::Text
         }
     }
 }
@@ -466,9 +491,20 @@ fn int_len(t: ColType) -> u8 {
     }
 }
 
-/// Appends the stored integer `b` (1 to 8 bytes, big-endian, a signed
-/// one with its sign bit flipped) in decimal; false (nothing written)
-/// for another length.
+/// The stored integer `b` (1 to 8 bytes, big-endian, a signed one with
+/// its sign bit flipped) as its sign and magnitude; `None` for another
+/// length.
+#[inline]
+fn int_value(unsigned: bool, b: &[u8]) -> Option<(bool, u64)> {
+    if unsigned {
+        be_uint(b).map(|v| (false, v))
+    } else {
+        be_int_flipped(b).map(|v| (v < 0, v.unsigned_abs()))
+    }
+}
+
+/// Appends the stored integer `b` ([`int_value`]) in decimal; false
+/// (nothing written) for another length.
 #[inline]
 fn write_int(unsigned: bool, b: &[u8], out: &mut String) -> bool {
     if unsigned {
@@ -1547,10 +1583,28 @@ mod tests {
 
     #[test]
     fn numbers_and_hex_without_the_formatter_are_the_formatters() {
-        for v in [0u64, 1, 9, 10, 99, 100, 65535, 4294967295, u64::MAX] {
+        let mut values = vec![0u64, 1, 9, 10, 99, 100, 65535, 4294967295, u64::MAX];
+        // Every count of digits, each digit at each place, and around
+        // every power of ten.
+        let mut p = 1u64;
+        for _ in 0..20 {
+            values.extend([p.wrapping_sub(1), p, p.wrapping_add(1), p.wrapping_mul(7)]);
+            p = p.wrapping_mul(10);
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.extend([x, x >> 20, x >> 37, x % 100_000_000]);
+        }
+        for &v in &values {
             let mut s = String::new();
             write_u64(&mut s, v);
             assert_eq!(s, v.to_string());
+            let mut b = Vec::new();
+            digits_of(v, |d| b.extend_from_slice(d));
+            assert_eq!(b, v.to_string().as_bytes());
         }
         for v in [0i64, -1, 1, -9, 10, i64::MIN, i64::MAX, -4294967296] {
             let mut s = String::new();
@@ -1618,14 +1672,14 @@ mod tests {
             for v in &values {
                 let mut want = String::new();
                 let kind = render(c, v, &mut want);
-                let mut got = String::from("x");
+                let mut got = b"x".to_vec();
                 let out = render_plain(p, v, &mut got);
                 if out == PlainOut::No {
-                    assert_eq!(got, "x", "{c:?} {v:?}: nothing written");
+                    assert_eq!(got, b"x", "{c:?} {v:?}: nothing written");
                     continue;
                 }
                 taken += 1;
-                assert_eq!(got.get(1..), Some(want.as_str()), "{c:?} {v:?}");
+                assert_eq!(got.get(1..), Some(want.as_bytes()), "{c:?} {v:?}");
                 let printable = want
                     .bytes()
                     .all(|x| (0x20..0x80).contains(&x) && x != b'\\');

@@ -513,15 +513,9 @@ pub fn tsv_escape(s: &str, out: &mut String) {
                 continue;
             }
         }
-        let esc = match b.get(i) {
-            Some(b'\\') => "\\\\",
-            Some(b'\t') => "\\\t",
-            Some(b'\n') => "\\\n",
-            Some(0) => "\\0",
-            _ => {
-                i = i.saturating_add(1);
-                continue;
-            }
+        let Some(esc) = b.get(i).copied().and_then(tsv_escape_of) else {
+            i = i.saturating_add(1);
+            continue;
         };
         // `i` is an ASCII byte's index: a character boundary.
         out.push_str(s.get(from..i).unwrap_or_default());
@@ -535,8 +529,8 @@ pub fn tsv_escape(s: &str, out: &mut String) {
 /// [`tsv_escape`] in place of `line`'s bytes from `at` on (a value
 /// rendered straight into the line): nothing moves unless a byte is one to
 /// escape, and then only the bytes from the first of them.
-pub fn tsv_escape_tail(line: &mut String, at: usize) {
-    let b = line.as_bytes().get(at..).unwrap_or_default();
+pub fn tsv_escape_tail(line: &mut Vec<u8>, at: usize) {
+    let b = line.get(at..).unwrap_or_default();
     let mut i = 0usize;
     for w in b.chunks_exact(8) {
         if tsv_special(u64::from_le_bytes(w.try_into().unwrap_or_default())) {
@@ -548,9 +542,25 @@ pub fn tsv_escape_tail(line: &mut String, at: usize) {
         .iter()
         .position(|&c| matches!(c, 0 | b'\t' | b'\n' | b'\\'));
     if let Some(j) = first {
-        // An ASCII byte's index: a character boundary.
         let rest = line.split_off(at.saturating_add(i).saturating_add(j));
-        tsv_escape(&rest, line);
+        for &c in &rest {
+            match tsv_escape_of(c) {
+                Some(esc) => line.extend_from_slice(esc.as_bytes()),
+                None => line.push(c),
+            }
+        }
+    }
+}
+
+/// The escape of byte `c` in [`tsv_escape`], if it has one.
+#[inline]
+fn tsv_escape_of(c: u8) -> Option<&'static str> {
+    match c {
+        b'\\' => Some("\\\\"),
+        b'\t' => Some("\\\t"),
+        b'\n' => Some("\\\n"),
+        0 => Some("\\0"),
+        _ => None,
     }
 }
 

@@ -111,7 +111,11 @@ struct RowFmt {
     cell: String,
     /// An off-page value's bytes.
     buf: Vec<u8>,
+    /// The line of the formats that build it from cells (CSV, SQL).
     line: String,
+    /// The line of text and tsv: the values' bytes, rendered straight
+    /// into it (no UTF-8 check of a value the fast path takes whole).
+    bytes: Vec<u8>,
     /// Per-row problems (a reason per raw value, the split error).
     problems: Vec<String>,
     /// The row being printed is a copy of a live row.
@@ -130,7 +134,7 @@ struct Piece {
     out: Vec<u8>,
     /// Text and tsv without the meta columns: the lines, each built in
     /// place (its values rendered straight into it, no copy of a line).
-    text: String,
+    text: Vec<u8>,
     counts: Counts,
     findings: Vec<String>,
 }
@@ -314,7 +318,7 @@ impl<'w> Printer<'w> {
             self.j.writer().write_all(out)?;
         }
         if !piece.text.is_empty() {
-            self.j.writer().write_all(piece.text.as_bytes())?;
+            self.j.writer().write_all(&piece.text)?;
         }
         self.counts.add(&piece.counts);
         self.findings.extend(piece.findings);
@@ -626,11 +630,11 @@ impl RowFmt {
             }
         }
         if in_place {
-            std::mem::swap(&mut self.line, &mut piece.text);
+            std::mem::swap(&mut self.bytes, &mut piece.text);
         }
         let r = self.row_in(st, piece, view);
         if in_place {
-            std::mem::swap(&mut self.line, &mut piece.text);
+            std::mem::swap(&mut self.bytes, &mut piece.text);
         }
         self.longest = self.longest.max(buf_len(piece));
         r
@@ -690,15 +694,15 @@ impl RowFmt {
                 continue;
             };
             if direct && k > 0 {
-                self.line.push('\t');
+                self.bytes.push(b'\t');
             }
-            let at = self.line.len();
+            let at = self.bytes.len();
             if direct {
                 // An integer or plain text stored whole on the page: no
                 // dispatch on the column per value.
                 let plain = st.plain.get(k).copied().unwrap_or(Plain::No);
                 if let Some(b) = view.inline_bytes(ci) {
-                    match render_plain(plain, b, &mut self.line) {
+                    match render_plain(plain, b, &mut self.bytes) {
                         PlainOut::No => {}
                         // Nothing to escape.
                         PlainOut::Number | PlainOut::Plain => continue,
@@ -710,12 +714,8 @@ impl RowFmt {
                     }
                 }
             }
-            let rendered = if direct {
-                view.render(ci, col, &mut self.buf, &mut self.line)
-            } else {
-                self.cell.clear();
-                view.render(ci, col, &mut self.buf, &mut self.cell)
-            };
+            self.cell.clear();
+            let rendered = view.render(ci, col, &mut self.buf, &mut self.cell);
             let cell = match rendered {
                 None => Cell::Missing,
                 Some(FieldText::Null | FieldText::Dropped) => Cell::Null,
@@ -736,6 +736,7 @@ impl RowFmt {
                 }
             };
             if direct {
+                self.bytes.extend_from_slice(self.cell.as_bytes());
                 self.line_cell(st.format == Format::Text, at, cell);
             } else {
                 self.cell_out(st, j, k, col, cell)?;
@@ -748,31 +749,33 @@ impl RowFmt {
     /// made the cell as shown (the hex without its `0x` and upper-case,
     /// BIT as a decimal, the escapes, NULL's word).
     fn line_cell(&mut self, text: bool, at: usize, cell: Cell) {
-        let line = &mut self.line;
+        let line = &mut self.bytes;
         match cell {
             Cell::Null => {
                 line.truncate(at);
-                line.push_str(if text { "NULL" } else { "\\N" });
+                line.extend_from_slice(if text { b"NULL" } else { b"\\N" });
             }
             Cell::Missing => line.truncate(at),
             Cell::Value(Rendered::Bytes) if !text => {
-                if line.get(at..).is_some_and(|s| s.starts_with("0x")) {
-                    line.replace_range(at..at.saturating_add(2), "");
+                if line.get(at..).is_some_and(|s| s.starts_with(b"0x")) {
+                    line.drain(at..at.saturating_add(2));
                 }
                 if let Some(tail) = line.get_mut(at..) {
                     tail.make_ascii_uppercase();
                 }
             }
             Cell::Value(Rendered::Bits) if !text => {
-                let d = ibdscope::space::bits_decimal(line.get(at..).unwrap_or_default());
+                // The cell's text, rendered from a `String`.
+                let s = std::str::from_utf8(line.get(at..).unwrap_or_default()).unwrap_or_default();
+                let d = ibdscope::space::bits_decimal(s);
                 line.truncate(at);
-                line.push_str(&d);
+                line.extend_from_slice(d.as_bytes());
             }
             Cell::Value(Rendered::Raw(_)) | Cell::Capped | Cell::OffPage => {
                 if text {
-                    line.push_str(match cell {
-                        Cell::Capped => "(truncated)",
-                        _ => "(raw)",
+                    line.extend_from_slice(match cell {
+                        Cell::Capped => b"(truncated)",
+                        _ => b"(raw)",
                     });
                 }
             }
@@ -781,7 +784,7 @@ impl RowFmt {
             Cell::Value(_) if !text => ibdscope::space::tsv_escape_tail(line, at),
             Cell::Value(_) => {
                 let s = line.get(at..).unwrap_or_default();
-                if s.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\\')) {
+                if s.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\\')) {
                     let v = line.split_off(at);
                     text_escape(&v, line);
                 }
@@ -799,6 +802,7 @@ impl RowFmt {
     ) -> io::Result<()> {
         if !in_place(st) {
             self.line.clear();
+            self.bytes.clear();
         }
         match st.format {
             Format::Json | Format::Jsonl => {
@@ -953,23 +957,25 @@ impl RowFmt {
                         write!(w, "{q}{sep}")?;
                     }
                 }
-                if self.unverified {
-                    if st.format == Format::Text {
-                        self.line.push_str("\t(unverified: page ");
-                        self.line.push_str(&n.to_string());
-                        self.line.push_str(" does not verify)");
-                    } else if st.format == Format::Csv {
-                        self.line.push_str(",false");
+                if st.format == Format::Csv {
+                    self.line
+                        .push_str(if self.unverified { ",false" } else { ",true" });
+                    if st.inferred {
+                        self.line.push_str(",true");
                     }
-                } else if st.format == Format::Csv {
-                    self.line.push_str(",true");
-                }
-                if st.inferred && st.format == Format::Csv {
-                    self.line.push_str(",true");
-                }
-                self.line.push('\n');
-                if !in_place(st) {
+                    self.line.push('\n');
                     w.write_all(self.line.as_bytes())?;
+                } else {
+                    if self.unverified && st.format == Format::Text {
+                        let b = &mut self.bytes;
+                        b.extend_from_slice(b"\t(unverified: page ");
+                        b.extend_from_slice(n.to_string().as_bytes());
+                        b.extend_from_slice(b" does not verify)");
+                    }
+                    self.bytes.push(b'\n');
+                    if !in_place(st) {
+                        w.write_all(&self.bytes)?;
+                    }
                 }
             }
             Format::Json | Format::Jsonl => {
@@ -1069,21 +1075,20 @@ fn finding_text(f: &ibdscope_core::Finding) -> String {
 
 /// Text-format escaping: tab, newline and `\` as `\t`, `\n`, `\\`; one
 /// pass, runs with none of them copied whole.
-fn text_escape(s: &str, out: &mut String) {
+fn text_escape(s: &[u8], out: &mut Vec<u8>) {
     let mut from = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc = match b {
-            b'\t' => "\\t",
-            b'\n' => "\\n",
-            b'\\' => "\\\\",
+    for (i, b) in s.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'\t' => b"\\t",
+            b'\n' => b"\\n",
+            b'\\' => b"\\\\",
             _ => continue,
         };
-        // `i` is the index of an ASCII byte: a character boundary.
-        out.push_str(s.get(from..i).unwrap_or_default());
-        out.push_str(esc);
+        out.extend_from_slice(s.get(from..i).unwrap_or_default());
+        out.extend_from_slice(esc);
         from = i.saturating_add(1);
     }
-    out.push_str(s.get(from..).unwrap_or_default());
+    out.extend_from_slice(s.get(from..).unwrap_or_default());
 }
 
 /// A MySQL string literal (`mysql_real_escape_string`'s escapes).
@@ -1157,12 +1162,16 @@ mod tests {
             assert_eq!(out, format!("<{}", by_char(s, true)), "{s:?}");
             // In place, after what the line holds already (which keeps
             // its bytes, escapes or not).
-            let mut line = format!("<\\\t{s}");
+            let mut line = format!("<\\\t{s}").into_bytes();
             ibdscope::space::tsv_escape_tail(&mut line, 3);
-            assert_eq!(line, format!("<\\\t{}", by_char(s, true)), "{s:?}");
-            let mut out = String::new();
-            text_escape(s, &mut out);
-            assert_eq!(out, by_char(s, false), "{s:?}");
+            assert_eq!(
+                line,
+                format!("<\\\t{}", by_char(s, true)).as_bytes(),
+                "{s:?}"
+            );
+            let mut out = Vec::new();
+            text_escape(s.as_bytes(), &mut out);
+            assert_eq!(out, by_char(s, false).as_bytes(), "{s:?}");
         }
     }
 
