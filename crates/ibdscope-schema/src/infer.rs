@@ -63,6 +63,8 @@ const EXTRA: usize = 5;
 /// DATA_TRX_ID_LEN, DATA_ROLL_PTR_LEN (data0type.h).
 const TRX_LEN: u32 = 6;
 const ROLL_LEN: u32 = 7;
+/// DATA_ROW_ID_LEN (data0type.h).
+const ROW_ID_LEN: u32 = 6;
 
 /// How a column is stored, as the records show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -775,7 +777,7 @@ impl Search<'_> {
             .collect();
         // Each record with a known extent: (pattern of NULL-able fixed
         // fields present, bytes of fixed data).
-        let mut groups: BTreeMap<Vec<bool>, i64> = BTreeMap::new();
+        let mut groups: BTreeMap<Vec<bool>, (i64, u32)> = BTreeMap::new();
         let mut pairs = Vec::new();
         for r in 0..states.len() {
             let st = states.get(r)?;
@@ -799,55 +801,25 @@ impl Search<'_> {
                 }
             };
             let pat: Vec<bool> = nfixed.iter().map(|&b| !self.null_bit(r, b)).collect();
-            let e = groups.entry(pat.clone()).or_insert(fixed_bytes);
-            *e = (*e).min(fixed_bytes);
+            let e = groups.entry(pat.clone()).or_insert((fixed_bytes, 0));
+            e.0 = e.0.min(fixed_bytes);
+            e.1 = e.1.saturating_add(1);
             pairs.push((pat, fixed_bytes));
         }
-        // Every page's first record starts at PAGE_NEW_SUPREMUM_END when
-        // the page is tight; counted below.
-        let k = nfixed.len();
-        let mut w: Vec<Option<i64>> = vec![None; k];
-        let mut a: Option<i64> = None;
-        for _ in 0..=k.saturating_add(1) {
-            let mut progress = false;
-            for (pat, &g) in &groups {
-                let unknown: Vec<usize> = pat
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, &p)| p && w.get(*j).copied().flatten().is_none())
-                    .map(|(j, _)| j)
-                    .collect();
-                let known: i64 = pat
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &p)| p)
-                    .filter_map(|(j, _)| w.get(j).copied().flatten())
-                    .sum();
-                match (a, unknown.as_slice()) {
-                    (None, []) => {
-                        a = Some(g.saturating_sub(known));
-                        progress = true;
-                    }
-                    (Some(av), [j]) => {
-                        if let Some(x) = w.get_mut(*j) {
-                            *x = Some(g.saturating_sub(known).saturating_sub(av));
-                            progress = true;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            if !progress {
-                break;
-            }
-        }
-        let a = a?;
+        // One equation per NULL pattern: the NOT NULL fixed total plus the
+        // widths of the NULL-able fixed fields present is the pattern's
+        // fixed bytes (its least: reused free space only adds). Solved
+        // column by column, the most frequent patterns first.
+        let mut eqs: Vec<(&Vec<bool>, i64, u32)> =
+            groups.iter().map(|(p, &(g, n))| (p, g, n)).collect();
+        eqs.sort_by_key(|e| std::cmp::Reverse(e.2));
+        let (a, widths) = solve_widths(nfixed.len(), &eqs)?;
         if a < i64::from(self.amin) {
             return None;
         }
-        let widths: Vec<u32> = w
+        let widths: Vec<u32> = widths
             .iter()
-            .map(|x| x.and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0))
+            .map(|&v| u32::try_from(v).ok().filter(|&v| v > 0))
             .collect::<Option<Vec<u32>>>()?;
         let mut tight = 0u32;
         for (pat, g) in &pairs {
@@ -876,6 +848,72 @@ impl Search<'_> {
             pairs: n,
         })
     }
+}
+
+/// Solves `a + Σ w_j (j present in the pattern) = g` for the NOT NULL
+/// fixed total `a` and the `k` NULL-able fixed widths `w`, from the
+/// equations in order (each one that adds a new unknown is kept: a
+/// reduced row echelon form), as whole numbers; `None` when the patterns
+/// seen do not fix every unknown (two fields always NULL together) or
+/// the solution is not whole.
+fn solve_widths(k: usize, eqs: &[(&Vec<bool>, i64, u32)]) -> Option<(i64, Vec<i64>)> {
+    let m = k.saturating_add(1);
+    // Rows: m coefficients then the right-hand side; their pivot column.
+    let mut rows: Vec<(usize, Vec<f64>)> = Vec::new();
+    for (pat, g, _) in eqs {
+        if rows.len() >= m {
+            break;
+        }
+        let mut e: Vec<f64> = std::iter::once(1.0)
+            .chain(pat.iter().map(|&p| if p { 1.0 } else { 0.0 }))
+            .chain(std::iter::once(*g as f64))
+            .collect();
+        for (pc, row) in &rows {
+            let f = e.get(*pc).copied().unwrap_or(0.0);
+            if f != 0.0 {
+                for (x, y) in e.iter_mut().zip(row) {
+                    *x -= f * y;
+                }
+            }
+        }
+        let Some((pc, &pv)) = e
+            .iter()
+            .take(m)
+            .enumerate()
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        else {
+            continue;
+        };
+        if pv.abs() < 1e-9 {
+            continue;
+        }
+        for x in &mut e {
+            *x /= pv;
+        }
+        for (_, row) in &mut rows {
+            let f = row.get(pc).copied().unwrap_or(0.0);
+            if f != 0.0 {
+                for (x, y) in row.iter_mut().zip(&e) {
+                    *x -= f * y;
+                }
+            }
+        }
+        rows.push((pc, e));
+    }
+    if rows.len() < m {
+        return None;
+    }
+    let mut x = vec![0i64; m];
+    for (pc, row) in &rows {
+        let v = row.get(m).copied().unwrap_or(f64::NAN);
+        let r = v.round();
+        if !r.is_finite() || (v - r).abs() > 1e-6 || r.abs() > 1e9 {
+            return None;
+        }
+        *x.get_mut(*pc)? = r as i64;
+    }
+    let a = *x.first()?;
+    Some((a, x.get(1..).unwrap_or(&[]).to_vec()))
 }
 
 fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, Outcome), Outcome> {
@@ -921,34 +959,51 @@ fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, Outcome), Ou
                 }
             }
         }
-        s.nn = hi.max(nb.saturating_mul(8).saturating_sub(7));
-        if nb == 0 {
-            s.nn = 0;
-        }
-        let states = vec![RecState::default(); recs.len()];
-        let mut items = Vec::new();
-        s.dfs(&mut items, &states, 0);
-        nodes = s.nodes;
-        if !s.found.is_empty() {
-            // Each hypothesis found on the search's records is checked
-            // against every record read; a rival that fails there is none.
-            let mut fits = s.found.into_iter().filter_map(|(items, _)| {
-                full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
-            });
-            let first = fits.next();
-            let rival = fits.next();
-            match first {
-                Some(f) => {
-                    best = Some(std::iter::once(f).chain(rival).collect());
-                    break;
-                }
-                None => {
-                    return Err(Outcome::NoFit(format!(
-                        "the layout found on the first {} records does not fit every record",
-                        recs.len()
-                    )))
+        // The bitmap's width bounds the NULL-able count (unused bits are
+        // 0): from the highest bit set, or the width less 7, up to the
+        // width (a NULL-able column that is never NULL sets no bit).
+        let lo = if nb == 0 {
+            0
+        } else {
+            hi.max(nb.saturating_mul(8).saturating_sub(7))
+        };
+        for nn in lo..=nb.saturating_mul(8) {
+            s.nn = nn;
+            s.first_at = None;
+            s.found.clear();
+            let states = vec![RecState::default(); recs.len()];
+            let mut items = Vec::new();
+            s.dfs(&mut items, &states, 0);
+            nodes = s.nodes;
+            if !s.found.is_empty() {
+                // Each hypothesis found on the search's records is checked
+                // against every record read; a rival that fails there is
+                // none.
+                let found = std::mem::take(&mut s.found);
+                let mut fits = found.into_iter().filter_map(|(items, _)| {
+                    full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
+                });
+                let first = fits.next();
+                let rival = fits.next();
+                match first {
+                    Some(f) => {
+                        best = Some(std::iter::once(f).chain(rival).collect());
+                        break;
+                    }
+                    None => {
+                        return Err(Outcome::NoFit(format!(
+                            "the layout found on the first {} records does not fit every record",
+                            recs.len()
+                        )))
+                    }
                 }
             }
+            if nodes >= MAX_NODES {
+                return Err(Outcome::GaveUp { nodes });
+            }
+        }
+        if best.is_some() {
+            break;
         }
         if nodes >= MAX_NODES {
             return Err(Outcome::GaveUp { nodes });
@@ -1091,6 +1146,9 @@ struct Cand {
     /// How telling a fit is (a byte string fits anything).
     weight: u32,
     evidence: String,
+    /// Never more than low confidence (a stored format no `CREATE TABLE`
+    /// makes today).
+    low: bool,
 }
 
 fn col(t: ColType, unsigned: bool) -> Column {
@@ -1140,7 +1198,13 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         // Every byte string is some integer: small magnitudes (the
         // flipped sign bit next to 0x00 or 0xFF bytes) make it telling.
         let telling = w > 1 && signed.saturating_mul(10) >= vals.len().saturating_mul(9);
+        // Values of every magnitude say nothing of the sign: a signed and
+        // an UNSIGNED column read them alike but for the sign bit. Signed
+        // (the default) is printed, and the evidence says so.
+        let unsure_sign =
+            !telling && w > 1 && unsigned.saturating_mul(10) < vals.len().saturating_mul(9);
         out.push(Cand {
+            low: false,
             sql: name.to_string(),
             family: Family::Integer,
             fit: 1000,
@@ -1151,10 +1215,18 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
             } else {
                 4
             },
-            evidence: format!("{w}-byte integers with the sign bit flipped, {lo}..{hi}"),
+            evidence: format!(
+                "{w}-byte integers with the sign bit flipped, {lo}..{hi}{}",
+                if unsure_sign {
+                    " (values of every magnitude: signed, or UNSIGNED)"
+                } else {
+                    ""
+                }
+            ),
         });
         if w > 1 && unsigned.saturating_mul(10) >= vals.len().saturating_mul(9) && unsigned > 0 {
             out.push(Cand {
+                low: false,
                 sql: format!("{name} unsigned"),
                 family: Family::Integer,
                 fit: share(unsigned),
@@ -1178,7 +1250,34 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         (6, "timestamp(4)", ColType::Timestamp2, 4),
         (7, "timestamp(6)", ColType::Timestamp2, 6),
     ];
-    for &(tw, name, t, fsp) in temporal {
+    // MariaDB's formats before MySQL 5.6.4's (`mysql56_temporal_format =
+    // OFF`): TIME as ±HHMMSS in 3 bytes, DATETIME as YYYYMMDDHHMMSS in 8,
+    // TIMESTAMP as 4 bytes of seconds, and MariaDB 5.3's "hires" ones with
+    // a fraction (`table::hires_len`). No CREATE TABLE makes them now: the
+    // statement names today's type, and they stay of low confidence.
+    let mut old: Vec<(u32, String, ColType, u32)> = vec![
+        (3, "time".into(), ColType::Time, 0),
+        (8, "datetime".into(), ColType::DateTime, 0),
+        (4, "timestamp".into(), ColType::Timestamp, 0),
+    ];
+    for fsp in 1..=6u32 {
+        for (t, name) in [
+            (ColType::Time, "time"),
+            (ColType::DateTime, "datetime"),
+            (ColType::Timestamp, "timestamp"),
+        ] {
+            if let Some(hw) = crate::table::hires_len(t, fsp) {
+                old.push((hw, format!("{name}({fsp})"), t, fsp));
+            }
+        }
+    }
+    let current = temporal
+        .iter()
+        .map(|&(tw, name, t, fsp)| (tw, name.to_string(), t, fsp, false));
+    let older = old
+        .into_iter()
+        .map(|(tw, name, t, fsp)| (tw, name, t, fsp, true));
+    for (tw, name, t, fsp, is_old) in current.chain(older) {
         if tw != w {
             continue;
         }
@@ -1200,17 +1299,26 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
             }
         }
         out.push(Cand {
-            sql: name.to_string(),
+            low: is_old,
+            sql: name.clone(),
             family: Family::Temporal,
             fit: share(ok),
             weight: match t {
-                ColType::DateTime2 => 8,
+                // MariaDB 5.3's hires DATETIME: less telling than text.
+                ColType::DateTime if fsp > 0 => 6,
+                ColType::DateTime2 | ColType::DateTime => 8,
                 ColType::NewDate => 7,
+                ColType::Time | ColType::Timestamp2 | ColType::Timestamp => 5,
                 _ => 4,
             },
             evidence: format!(
-                "decode as {} between {} and {}",
+                "decode as {}{} between {} and {}",
                 name.to_uppercase(),
+                if is_old {
+                    " in MariaDB's format before MySQL 5.6.4's (no CREATE TABLE makes it now)"
+                } else {
+                    ""
+                },
                 lo.unwrap_or_default(),
                 hi.unwrap_or_default()
             ),
@@ -1219,6 +1327,7 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
     if w == 8 || w == 4 {
         let ok = count(&|v| float_plausible(v));
         out.push(Cand {
+            low: false,
             sql: if w == 8 { "double" } else { "float" }.to_string(),
             family: Family::Float,
             fit: share(ok),
@@ -1234,6 +1343,7 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
     });
     let padded = count(&|v| v.last() == Some(&b' '));
     out.push(Cand {
+        low: false,
         sql: format!("char({w})"),
         family: Family::Text,
         fit: share(text),
@@ -1256,6 +1366,7 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 && v.get(8).is_some_and(|b| b & 0xC0 == 0x80)
         });
         out.push(Cand {
+            low: false,
             sql: "binary(16)".into(),
             family: Family::Binary,
             fit: share(uuid),
@@ -1264,6 +1375,7 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         });
     }
     out.push(Cand {
+        low: false,
         sql: format!("binary({w})"),
         family: Family::Binary,
         fit: 1000,
@@ -1275,12 +1387,16 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
 
 fn plausible_time(t: ColType, s: &str) -> bool {
     match t {
-        ColType::NewDate | ColType::DateTime2 => {
+        ColType::NewDate | ColType::DateTime2 | ColType::DateTime => {
             let y: u32 = s.get(..4).and_then(|y| y.parse().ok()).unwrap_or(0);
             (1000..=9999).contains(&y) && !s.contains("-00")
         }
-        // Seconds since 1970 from 2001 on: a random integer rarely.
-        ColType::Timestamp2 => s.get(..4).is_some_and(|y| ("2001"..="2038").contains(&y)),
+        // Seconds since 1970 (unsigned, under 2^31): as a signed integer
+        // (sign bit flipped) every one is negative, which real integers
+        // rarely all are.
+        ColType::Timestamp2 | ColType::Timestamp => {
+            s.get(..4).is_some_and(|y| ("1970"..="2038").contains(&y))
+        }
         _ => true,
     }
 }
@@ -1361,6 +1477,7 @@ fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Ca
             " character set utf8mb3"
         };
         out.push(Cand {
+            low: false,
             sql: sized(text, cs),
             family: Family::Text,
             fit: share(utf8),
@@ -1372,6 +1489,7 @@ fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Ca
         });
     }
     out.push(Cand {
+        low: false,
         sql: sized(text, ""),
         family: Family::Text,
         fit: share(if multi { latin1 } else { ascii.max(latin1) }),
@@ -1383,6 +1501,7 @@ fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Ca
         },
     });
     out.push(Cand {
+        low: false,
         sql: sized(bin, ""),
         family: Family::Binary,
         fit: 1000,
@@ -1402,6 +1521,7 @@ fn choose(mut c: Vec<Cand>) -> (Cand, Vec<Cand>) {
     c.sort_by_key(|x| std::cmp::Reverse(score(x)));
     let mut it = c.into_iter();
     let first = it.next().unwrap_or(Cand {
+        low: false,
         sql: "binary(1)".into(),
         family: Family::Binary,
         fit: 0,
@@ -1478,6 +1598,18 @@ struct Spec {
     nullable: bool,
     cand: Cand,
     rivals: Vec<Cand>,
+    /// A column of a NOT NULL fixed-width run next to another of the
+    /// same run, neither telling by its values: where one ends and the
+    /// next begins is not known.
+    weak_split: bool,
+    /// The field it is (`None`: bytes of the NOT NULL fixed-width run).
+    field: Option<usize>,
+}
+
+/// A type whose fit says something of the bytes' extent (a date, text,
+/// small integers), rather than one any bytes fit.
+fn telling(c: &Cand) -> bool {
+    c.weight >= 6 && c.fit >= 1000
 }
 
 fn fit_factor(c: &Cand) -> i64 {
@@ -1523,6 +1655,19 @@ fn sys_fit(vals: &[&[u8]]) -> usize {
         .count()
 }
 
+/// Whether `ids` (6 bytes each) look like DB_ROW_ID values: a counter,
+/// its two high bytes 0, never two alike.
+fn row_ids(ids: &[&[u8]]) -> bool {
+    let mut seen: Vec<u64> = ids.iter().map(|v| int_val(v)).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    !ids.is_empty()
+        && seen.len() == ids.len()
+        && ids
+            .iter()
+            .all(|v| v.first() == Some(&0) && v.get(1) == Some(&0))
+}
+
 /// Widths a fixed column is tried at.
 const WIDTHS: [u32; 9] = [1, 2, 3, 4, 5, 6, 7, 8, 16];
 
@@ -1551,6 +1696,8 @@ fn place(
     enum Back {
         Fixed(u32, Cand, Vec<Cand>),
         Sys,
+        /// DB_ROW_ID then DB_TRX_ID, DB_ROLL_PTR: no PRIMARY KEY.
+        RowId,
         Item(Cand, Vec<Cand>),
     }
     let idx = |s: usize, b: usize, y: usize| -> usize {
@@ -1605,6 +1752,20 @@ fn place(
                 let ok = sys_fit(&vals);
                 if !vals.is_empty() && ok.saturating_mul(10) >= vals.len().saturating_mul(9) {
                     moves.push((13, 100_000, Back::Sys, true));
+                }
+            }
+            // A table with no PRIMARY KEY: its clustered index
+            // (GEN_CLUST_INDEX) is keyed on DB_ROW_ID, 6 bytes of a
+            // counter (DATA_ROW_ID_LEN, data0type.h) that leads every
+            // record, then DB_TRX_ID and DB_ROLL_PTR
+            // (dict_index_build_internal_clust, dict0dict.cc).
+            if clustered && s == 0 && b == 0 && room >= ROW_ID_LEN + TRX_LEN + ROLL_LEN {
+                let ids = values_at(pages, &rows, 0, 0, ROW_ID_LEN);
+                let sys = values_at(pages, &rows, 0, ROW_ID_LEN, TRX_LEN + ROLL_LEN);
+                if row_ids(&ids) && sys_fit(&sys).saturating_mul(10) >= sys.len().saturating_mul(9)
+                {
+                    // More than any 6 bytes of key columns could score.
+                    moves.push((19, 150_000, Back::RowId, true));
                 }
             }
             for y in 0..2usize {
@@ -1690,15 +1851,27 @@ fn place(
     rev.reverse();
     let mut specs = Vec::new();
     let mut n_key = 0usize;
+    // The run each column of the NOT NULL fixed bytes belongs to (runs
+    // end at DB_TRX_ID and at every other field).
+    let mut runs: Vec<Option<usize>> = Vec::new();
+    let mut run = 0usize;
     for (field, back) in rev {
         match back {
-            Back::Sys => n_key = specs.len(),
-            Back::Fixed(cw, cand, rivals) => specs.push(Spec {
-                storage: Storage::Fixed(cw),
-                nullable: false,
-                cand,
-                rivals,
-            }),
+            Back::Sys | Back::RowId => {
+                n_key = specs.len();
+                run = run.saturating_add(1);
+            }
+            Back::Fixed(cw, cand, rivals) => {
+                specs.push(Spec {
+                    storage: Storage::Fixed(cw),
+                    nullable: false,
+                    cand,
+                    rivals,
+                    weak_split: false,
+                    field: None,
+                });
+                runs.push(Some(run));
+            }
             Back::Item(cand, rivals) => {
                 let (storage, nullable) = field.and_then(|f| t.fields.get(f)).copied()?;
                 specs.push(Spec {
@@ -1706,9 +1879,25 @@ fn place(
                     nullable,
                     cand,
                     rivals,
+                    weak_split: false,
+                    field,
                 });
+                runs.push(None);
+                run = run.saturating_add(1);
             }
         }
+    }
+    let weak: Vec<bool> = specs.iter().map(|sp| !telling(&sp.cand)).collect();
+    for (i, sp) in specs.iter_mut().enumerate() {
+        let same = |j: Option<usize>| {
+            j.is_some_and(|j| {
+                runs.get(j).copied().flatten().is_some()
+                    && runs.get(j).copied().flatten() == runs.get(i).copied().flatten()
+                    && weak.get(j).copied().unwrap_or(false)
+            })
+        };
+        sp.weak_split = weak.get(i).copied().unwrap_or(false)
+            && (same(i.checked_sub(1)) || same(i.checked_add(1)));
     }
     Some((specs, n_key, total))
 }
@@ -1773,6 +1962,18 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
                 }
             }
         }
+        // The fields where another layout that fits every record
+        // differs, when its values fit their types nearly as well (within
+        // a fifth of the score): their columns are ambiguous.
+        let doubt: Vec<bool> = match (scored.first(), scored.get(1)) {
+            (Some(a), Some(b)) if b.0.saturating_mul(5) >= a.0.saturating_mul(4) => {
+                let (fa, fb) = (&a.1.fields, &b.1.fields);
+                (0..fa.len())
+                    .map(|i| fa.len() != fb.len() || fa.get(i) != fb.get(i))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
         let (table, placed) = match scored.into_iter().next() {
             Some((_, t, p)) => (Some(t), p),
             None => (None, None),
@@ -1786,7 +1987,7 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
         });
         if clustered {
             match table {
-                Some(t) => columns(&mut out, ix, &t, placed),
+                Some(t) => columns(&mut out, ix, &t, placed, &doubt),
                 None => out
                     .notes
                     .push("the clustered index's layout was not found".into()),
@@ -1822,7 +2023,13 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
 }
 
 /// The clustered index's columns from its fields.
-fn columns(out: &mut Inference, ix: &IndexPages, t: &Table, placed: Option<(Vec<Spec>, usize)>) {
+fn columns(
+    out: &mut Inference,
+    ix: &IndexPages,
+    t: &Table,
+    placed: Option<(Vec<Spec>, usize)>,
+    doubt: &[bool],
+) {
     let pages = &ix.leaves;
     let (specs, n_key) = match t.run {
         Some(a) => match placed {
@@ -1844,13 +2051,29 @@ fn columns(out: &mut Inference, ix: &IndexPages, t: &Table, placed: Option<(Vec<
         .into_iter()
         .enumerate()
         .map(|(i, sp)| {
-            let confidence = if !sp.rivals.is_empty() {
+            let doubtful = sp
+                .field
+                .is_some_and(|f| doubt.get(f).copied().unwrap_or(false));
+            let confidence = if !sp.rivals.is_empty() || doubtful {
                 Confidence::Ambiguous
-            } else if sp.cand.fit >= 1000 && sp.cand.weight > 1 {
+            } else if sp.cand.fit >= 1000 && sp.cand.weight > 1 && !sp.cand.low && !sp.weak_split {
                 Confidence::High
             } else {
                 Confidence::Low
             };
+            let mut evidence = sp.cand.evidence;
+            if doubtful {
+                evidence.push_str(
+                    "; another layout of the NULL-able and variable-length fields fits every \
+                     record and reads this field otherwise",
+                );
+            }
+            if sp.weak_split {
+                evidence.push_str(
+                    "; where these NOT NULL fixed-width bytes split into columns is not told by \
+                     their values",
+                );
+            }
             InferredColumn {
                 name: format!("c{}", i.saturating_add(1)),
                 sql_type: sp.cand.sql,
@@ -1860,7 +2083,7 @@ fn columns(out: &mut Inference, ix: &IndexPages, t: &Table, placed: Option<(Vec<
                 key: i < n_key,
                 confidence,
                 alternatives: sp.rivals.into_iter().map(|x| x.sql).collect(),
-                evidence: sp.cand.evidence,
+                evidence,
             }
         })
         .collect();
@@ -1897,7 +2120,15 @@ fn redundant_specs(out: &mut Inference, pages: &[PageRecs], t: &Table) -> (Vec<S
         out.notes
             .push("no DB_TRX_ID / DB_ROLL_PTR: the key is unknown".into());
     }
+    // No PRIMARY KEY: a 6-byte DB_ROW_ID (high bytes 0, never two alike)
+    // is the only field before DB_TRX_ID.
+    let row_id = sys_at == Some(1)
+        && t.fields.first() == Some(&(Storage::Fixed(ROW_ID_LEN), false))
+        && row_ids(&values(pages, &t.rows, 0, 0, ROW_ID_LEN));
     for (k, &(storage, nullable)) in t.fields.iter().enumerate() {
+        if row_id && k == 0 {
+            continue;
+        }
         if let Some(sa) = sys_at {
             if k == sa {
                 n_key = specs.len();
@@ -1925,6 +2156,8 @@ fn redundant_specs(out: &mut Inference, pages: &[PageRecs], t: &Table) -> (Vec<S
             nullable,
             cand,
             rivals,
+            weak_split: false,
+            field: Some(k),
         });
     }
     (specs, n_key)

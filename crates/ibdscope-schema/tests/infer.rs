@@ -130,31 +130,44 @@ fn compare(inf: &Inference, real: &[Real]) -> (usize, usize, usize, usize, Vec<S
     (real.len(), ok_storage, ok_family, named, lines)
 }
 
-/// The server's dump of `dir/table` (`rows/<dir>__<table>.tsv.gz`), when
-/// its SELECT is the plain columns (not HEX() of a BLOB).
-fn dump(dir: &str, table: &str) -> Option<Vec<String>> {
-    let path = format!("{dir}/{table}.ibd");
-    let t = ibdscope_testkit::tsv(&ibdscope_testkit::fixtures().join("rows/tables.tsv"));
-    let line = t.into_iter().find(|r| r["path"] == path)?;
-    if line["select"].contains('(') {
-        return None;
-    }
-    let gz = std::fs::read(ibdscope_testkit::fixtures().join(&line["dump"])).ok()?;
+/// A server's dump: its lines and the select expression of every
+/// column (`HEX(col)` for binary columns, `col+0` for BIT).
+struct Dump {
+    lines: Vec<String>,
+    select: Vec<String>,
+}
+
+fn gunzip(gz: &[u8]) -> Vec<u8> {
     let mut text = Vec::new();
-    ibdscope_codec::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut text, 1 << 30)
+    ibdscope_codec::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(gz), &mut text, 1 << 30)
         .expect("inflate");
-    Some(
-        String::from_utf8(text)
+    text
+}
+
+fn dump_of(text: &[u8], select: &str) -> Dump {
+    Dump {
+        lines: String::from_utf8(text.to_vec())
             .expect("utf-8")
             .lines()
             .map(str::to_string)
             .collect(),
-    )
+        select: select.split(',').map(str::to_string).collect(),
+    }
+}
+
+/// The server's dump of `dir/table` (`rows/<dir>__<table>.tsv.gz`).
+fn dump(dir: &str, table: &str) -> Option<Dump> {
+    let path = format!("{dir}/{table}.ibd");
+    let t = ibdscope_testkit::tsv(&ibdscope_testkit::fixtures().join("rows/tables.tsv"));
+    let line = t.into_iter().find(|r| r["path"] == path)?;
+    let gz = std::fs::read(ibdscope_testkit::fixtures().join(&line["dump"])).ok()?;
+    Some(dump_of(&gunzip(&gz), &line["select"]))
 }
 
 /// The rows decoded with the inferred definition, as the server's dump
-/// writes them (tab-separated, `\N` for NULL, backslash escapes).
-fn rows_with(ibd: &[u8], inf: &Inference, table: &str) -> Vec<String> {
+/// writes them (tab-separated, `\N` for NULL, backslash escapes; upper-case
+/// hex where the dump's expression is `HEX(…)`).
+fn rows_with(ibd: &[u8], inf: &Inference, table: &str, select: &[String]) -> Vec<String> {
     let sql = inf.create_table(table);
     let mut def = ibdscope_schema::ddl::parse_one(sql.as_bytes(), Some(table))
         .unwrap_or_else(|e| panic!("{table}: the statement inferred does not parse: {e}\n{sql}"))
@@ -187,12 +200,20 @@ fn rows_with(ibd: &[u8], inf: &Inference, table: &str) -> Vec<String> {
             .iter()
             .zip(&def.columns)
             .filter(|(_, c)| c.hidden == ibdscope_schema::table::Hidden::Visible)
-            .map(|(v, c)| {
+            .enumerate()
+            .map(|(k, (v, c))| {
                 if matches!(v, Value::Null) {
                     return "\\N".to_string();
                 }
                 let mut s = String::new();
-                v.render(c, &mut s);
+                match v {
+                    Value::Bytes(b) if select.get(k).is_some_and(|e| e.starts_with("HEX(")) => {
+                        s = b.iter().map(|x| format!("{x:02X}")).collect();
+                    }
+                    _ => {
+                        v.render(c, &mut s);
+                    }
+                }
                 s.replace('\\', "\\\\")
                     .replace('\t', "\\t")
                     .replace('\n', "\\n")
@@ -215,17 +236,134 @@ const NOT_INFERRED: &[(&str, &str)] = &[
     ("instant_redundant", "instant"),
     // 60+ NULL-able columns: the search gives up within its bound.
     ("types", "gave up"),
-    // MariaDB's pre-5.6.4 temporal formats with NULL-able columns: no
-    // layout found within the bound.
-    ("temporal_old", "no fit"),
 ];
+
+/// Totals of a truth run: columns, storage right, family right, misses
+/// named; tables whose rows were compared; failures; report lines.
+#[derive(Default)]
+struct Tally {
+    columns: usize,
+    storage: usize,
+    family: usize,
+    named: usize,
+    rows_checked: usize,
+    failures: Vec<String>,
+    report: Vec<String>,
+}
+
+impl Tally {
+    /// Infers `ibd` and compares it with the real definition `def`, and
+    /// its rows with `want` (the server's dump) when complete.
+    fn check(
+        &mut self,
+        label: &str,
+        table: &str,
+        ibd: &[u8],
+        def: &TableDef,
+        want: Option<Dump>,
+        not_inferred: &[(&str, &str)],
+    ) {
+        let ts = Tablespace::new(ibd).expect("tablespace");
+        let inf = infer(&ts);
+        let compact = inf.format == ibdscope_core::RecFormat::Compact;
+        let real = real(def, compact);
+        let outcome = inf.indexes.first().map(|i| &i.outcome);
+        self.report.push(format!(
+            "{label}: {:?} {outcome:?} notes {:?}",
+            inf.format, inf.notes
+        ));
+        if inf.columns.is_empty() {
+            // Page-compressed pages are read through the front door
+            // (the CLI test); here they are not index pages.
+            if table == "pagecomp" {
+                return;
+            }
+            let why = not_inferred.iter().find(|(t, _)| *t == table);
+            let said = matches!(
+                (why.map(|w| w.1), outcome),
+                (Some("no records"), None)
+                    | (Some("gave up"), Some(Outcome::GaveUp { .. }))
+                    | (Some("instant" | "no fit"), Some(Outcome::NoFit(_)))
+            );
+            if !said {
+                self.failures
+                    .push(format!("{label}: nothing inferred: {outcome:?}"));
+            }
+            assert!(!inf.complete);
+            return;
+        }
+        let (n, s, f, a, lines) = compare(&inf, &real);
+        self.report.extend(lines);
+        self.columns += n;
+        self.storage += s;
+        self.family += f;
+        self.named += a;
+        // Every miss is named as ambiguous or of low confidence.
+        if n - f > a {
+            self.failures.push(format!(
+                "{label}: {} columns wrong with confidence",
+                n - f - a
+            ));
+        }
+        if inf.complete {
+            if let Some(want) = want {
+                let got = rows_with(ibd, &inf, table, &want.select);
+                self.rows_checked += 1;
+                let want = want.lines;
+                if got != want {
+                    let at = got.iter().zip(&want).position(|(a, b)| a != b);
+                    self.failures.push(format!(
+                        "{label}: rows differ from the dump ({} against {}; first at {at:?}: \
+                         {:?} against {:?})",
+                        got.len(),
+                        want.len(),
+                        at.and_then(|i| got.get(i)),
+                        at.and_then(|i| want.get(i))
+                    ));
+                }
+            }
+        }
+    }
+
+    fn add(&mut self, o: &Tally) {
+        self.columns += o.columns;
+        self.storage += o.storage;
+        self.family += o.family;
+        self.named += o.named;
+        self.rows_checked += o.rows_checked;
+        self.failures.extend(o.failures.iter().cloned());
+        self.report.extend(o.report.iter().cloned());
+    }
+
+    /// Prints the report and the totals, and holds them to the bar:
+    /// storage class right for every column (misses named), type family
+    /// for at least 95%, rows equal to the dump wherever complete.
+    fn finish(self, min_rows_checked: usize) {
+        for l in &self.report {
+            println!("{l}");
+        }
+        let t = (self.columns, self.storage, self.family, self.named);
+        println!(
+            "columns {} storage {} family {} misses named {} tables whose rows were compared {}",
+            t.0, t.1, t.2, t.3, self.rows_checked
+        );
+        // The storage class of every column inferred (the low-confidence
+        // one-record tables aside, whose misses are named) …
+        assert!(t.1 + t.3 >= t.0, "storage: {t:?}");
+        // … and the family of at least 95%.
+        assert!(t.2 * 100 >= t.0 * 95, "family: {t:?}");
+        assert!(
+            self.rows_checked >= min_rows_checked,
+            "rows compared for {} tables",
+            self.rows_checked
+        );
+        assert!(self.failures.is_empty(), "{}", self.failures.join("\n"));
+    }
+}
 
 #[test]
 fn fixtures_against_frm() {
-    let mut total = (0, 0, 0, 0);
-    let mut report = Vec::new();
-    let mut failures = Vec::new();
-    let mut rows_checked = 0;
+    let mut tally = Tally::default();
     for dir in DIRS {
         let d = ibdscope_testkit::fixtures().join(dir);
         let mut names: Vec<_> = std::fs::read_dir(&d)
@@ -243,79 +381,215 @@ fn fixtures_against_frm() {
             let def = ibdscope_schema::frm::Frm::parse(&frm)
                 .expect("frm")
                 .to_table_def(&table, "fx");
-            let ts = Tablespace::new(&ibd).expect("tablespace");
-            let inf = infer(&ts);
-            let compact = inf.format == ibdscope_core::RecFormat::Compact;
-            let real = real(&def, compact);
-            let outcome = inf.indexes.first().map(|i| &i.outcome);
-            report.push(format!(
-                "{dir}/{table}: {:?} {outcome:?} notes {:?}",
-                inf.format, inf.notes
-            ));
-            if inf.columns.is_empty() {
-                // Page-compressed pages are read through the front door
-                // (the CLI test); here they are not index pages.
-                if table == "pagecomp" {
-                    continue;
-                }
-                let why = NOT_INFERRED.iter().find(|(t, _)| *t == table);
-                let said = matches!(
-                    (why.map(|w| w.1), outcome),
-                    (Some("no records"), None)
-                        | (Some("gave up"), Some(Outcome::GaveUp { .. }))
-                        | (Some("instant" | "no fit"), Some(Outcome::NoFit(_)))
-                );
-                if !said {
-                    failures.push(format!("{dir}/{table}: nothing inferred: {outcome:?}"));
-                }
-                assert!(!inf.complete);
-                continue;
-            }
-            let (n, s, f, a, lines) = compare(&inf, &real);
-            report.extend(lines);
-            total = (total.0 + n, total.1 + s, total.2 + f, total.3 + a);
-            // Every miss is named as ambiguous or of low confidence.
-            if n - f > a {
-                failures.push(format!(
-                    "{dir}/{table}: {} columns wrong with confidence",
-                    n - f - a
-                ));
-            }
-            if inf.complete {
-                if let Some(want) = dump(dir, &table) {
-                    let got = rows_with(&ibd, &inf, &table);
-                    rows_checked += 1;
-                    if got != want {
-                        let at = got.iter().zip(&want).position(|(a, b)| a != b);
-                        failures.push(format!(
-                            "{dir}/{table}: rows differ from the dump ({} against {}; first at \
-                             {at:?}: {:?} against {:?})",
-                            got.len(),
-                            want.len(),
-                            at.and_then(|i| got.get(i)),
-                            at.and_then(|i| want.get(i))
-                        ));
-                    }
-                }
-            }
+            let want = dump(dir, &table);
+            tally.check(
+                &format!("{dir}/{table}"),
+                &table,
+                &ibd,
+                &def,
+                want,
+                NOT_INFERRED,
+            );
         }
     }
-    for l in &report {
+    tally.finish(20);
+    let _ = Confidence::Exact;
+}
+
+/// Type-family tables that do not meet the bar yet (some column's
+/// storage class wrong and not named as doubtful, the family wrong for
+/// more than 5% of the columns, a type stated with confidence that the
+/// `.frm` contradicts, or rows that differ from the dump), and why. The test fails when one of them meets it (take it off
+/// the list) or another table does not.
+const TYPES_SHORT: &[(&str, &str)] = &[
+    // Full-range random integers in one NOT NULL run: any split fits;
+    // the misses are named, but the storage of most columns is wrong.
+    ("int_nn", "a NOT NULL fixed-width run of weak integers"),
+    // SMALLINT UNSIGNED of every magnitude: read as signed (the default;
+    // the evidence says "signed, or UNSIGNED"), so the rows differ.
+    (
+        "int_null",
+        "UNSIGNED values of every magnitude read as signed",
+    ),
+    // DECIMAL's digit groups are not read as DECIMAL yet.
+    ("decimal", "DECIMAL read as integers"),
+    // FLOAT/DOUBLE with random exponents: read as integers.
+    ("float", "IEEE values of every magnitude"),
+    // TIME beside DATETIME(6) and YEAR in one run: a split that reads TIME
+    // as a 4-byte integer.
+    ("temporal", "TIME and YEAR in a NOT NULL run"),
+    // CHAR(1) then CHAR(40) NOT NULL: one run of text, read as CHAR(41).
+    ("char_latin1", "adjacent NOT NULL CHAR columns"),
+    // Two layouts of the NULL-able and NOT NULL variable fields fit every
+    // record and their values alike: the fields where they differ are
+    // named ambiguous (CHAR in utf8mb4 is stored with a length).
+    ("char_utf8mb4", "two layouts fit: named ambiguous"),
+    // The same, but the values choose one that is wrong for some fields
+    // stated as certain.
+    (
+        "varchar_latin1",
+        "NULL-able and NOT NULL variable fields in another order",
+    ),
+    (
+        "varchar_utf8mb4",
+        "NULL-able and NOT NULL variable fields in another order",
+    ),
+    ("binary", "random BINARY bytes in a NOT NULL run"),
+    (
+        "blob",
+        "NULL-able and NOT NULL variable fields in another order",
+    ),
+    // ENUM/SET/BIT are read as integers of their width when their run
+    // splits by values; here they share one run.
+    ("enum_set", "ENUM/SET in a NOT NULL run"),
+    ("bit", "BIT in a NOT NULL run"),
+];
+
+/// Tables of [`TYPES_SHORT`] whose misses are all named (`low` or
+/// `ambiguous`): no column wrong with confidence, no rows that differ.
+const TYPES_NAMED: &[&str] = &["char_utf8mb4"];
+
+/// The generated type-family tables (`fixtures/infer/`, the infer step of
+/// `fixtures/generate`): one table per family, NULL and NOT NULL, several
+/// widths, latin1 and utf8mb4, on MySQL 5.6.24 and MariaDB 10.11; each
+/// read with its `.frm` set aside, compared with the `.frm` and with the
+/// server's dump.
+#[test]
+fn type_tables_against_frm() {
+    let root = ibdscope_testkit::fixtures();
+    let manifest = ibdscope_testkit::tsv(&root.join("infer/manifest.tsv"));
+    assert!(manifest.len() >= 28, "{} tables", manifest.len());
+    let mut archives: std::collections::BTreeMap<String, Vec<u8>> = Default::default();
+    let mut all = Tally::default();
+    let mut met = Tally::default();
+    let mut verdicts: std::collections::BTreeMap<String, Vec<bool>> = Default::default();
+    let mut confident_misses = std::collections::BTreeSet::new();
+    for m in &manifest {
+        let tar = archives
+            .entry(m["archive"].clone())
+            .or_insert_with(|| gunzip(&std::fs::read(root.join(&m["archive"])).expect("archive")));
+        let members = ibdscope_testkit::tar_members(tar);
+        let member = |name: &str| {
+            members
+                .iter()
+                .find(|(p, _)| p == name)
+                .unwrap_or_else(|| panic!("{}: no {name}", m["archive"]))
+                .1
+        };
+        let table = &m["table"];
+        let def = ibdscope_schema::frm::Frm::parse(member(&m["frm"]))
+            .expect("frm")
+            .to_table_def(table, "fx");
+        let want = dump_of(member(&m["dump"]), &m["select"]);
+        assert_eq!(want.lines.len().to_string(), m["rows"], "{table}: dump");
+        let ibd = member(&m["ibd"]).to_vec();
+        let mut one = Tally::default();
+        let label = format!("infer/{}/{table} ({})", m["server"], m["family"]);
+        one.check(&label, table, &ibd, &def, Some(want), &[]);
+        let ok = one.storage + one.named >= one.columns
+            && one.family * 100 >= one.columns * 95
+            && one.failures.is_empty();
+        verdicts.entry(table.clone()).or_default().push(ok);
+        if !one.failures.is_empty() {
+            confident_misses.insert(table.clone());
+        }
+        if ok {
+            met.add(&one);
+        }
+        all.add(&one);
+    }
+    println!(
+        "all type tables: columns {} storage {} family {} misses named {} rows compared {} \
+         (wrong with confidence: {})",
+        all.columns,
+        all.storage,
+        all.family,
+        all.named,
+        all.rows_checked,
+        all.failures.len()
+    );
+    let mut wrong = Vec::new();
+    for (table, v) in &verdicts {
+        let short = TYPES_SHORT.iter().any(|(t, _)| t == table);
+        if short && v.iter().all(|&ok| ok) {
+            wrong.push(format!(
+                "{table} meets the bar now: take it off TYPES_SHORT"
+            ));
+        }
+        if !short && !v.iter().all(|&ok| ok) {
+            let why: Vec<&String> = (all.failures.iter())
+                .filter(|f| f.contains(&format!("/{table} (")))
+                .collect();
+            wrong.push(format!("{table} does not meet the bar: {why:?}"));
+        }
+    }
+    for l in &all.report {
+        println!("{l}");
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Short of the bar, but every miss named: never less than these.
+    for t in TYPES_NAMED {
+        assert!(
+            !confident_misses.contains(*t),
+            "{t}: a column stated with confidence is wrong"
+        );
+    }
+    println!("tables with a column wrong with confidence: {confident_misses:?}");
+    // The tables that meet it: storage right or named for every column,
+    // the family for at least 95%, rows equal to the dump where complete.
+    met.finish(0);
+}
+
+/// The MySQL 8.0, 8.4 and 9.x files of the corpus (`../shared/corpus`,
+/// read in place): each inferred with its SDI set aside (the inference
+/// reads INDEX pages only; SDI pages are FIL_PAGE_SDI), the inferred
+/// columns compared with the SDI's definition, which the server wrote.
+#[test]
+fn mysql8_corpus_against_sdi() {
+    let Some(corpus) = ibdscope_testkit::corpus() else {
+        return;
+    };
+    let manifest = ibdscope_testkit::tsv(&corpus.join("manifest.tsv"));
+    let mut tally = Tally::default();
+    let mut read = 0;
+    for m in &manifest {
+        let path = &m["path"];
+        if !["mysql-8.0/", "mysql-8.4/", "mysql-9.x/"]
+            .iter()
+            .any(|d| path.starts_with(d))
+            || !path.ends_with(".ibd")
+        {
+            continue;
+        }
+        let Ok(ibd) = std::fs::read(corpus.join(path)) else {
+            continue;
+        };
+        let Ok(ts) = Tablespace::new(&ibd) else {
+            continue;
+        };
+        let Ok(def) = TableDef::from_tablespace(&ts) else {
+            tally.report.push(format!("{path}: no SDI definition"));
+            continue;
+        };
+        read += 1;
+        let table = def.name.clone();
+        tally.check(path, &table, &ibd, &def, None, &[]);
+    }
+    for l in &tally.report {
         println!("{l}");
     }
     println!(
-        "columns {} storage {} family {} misses named {} tables whose rows were compared {}",
-        total.0, total.1, total.2, total.3, rows_checked
+        "MySQL 8 corpus: {read} files; columns {} storage {} family {} misses named {}; wrong with \
+         confidence: {:?}",
+        tally.columns, tally.storage, tally.family, tally.named, tally.failures
     );
-    // The storage class of every column inferred (the low-confidence
-    // one-record tables aside, whose misses are named) …
-    assert!(total.1 + total.3 >= total.0, "storage: {total:?}");
-    // … and the family of at least 95%.
-    assert!(total.2 * 100 >= total.0 * 95, "family: {total:?}");
+    assert!(read >= 5, "{read} MySQL 8 corpus files read");
+    // Far from the bar (docs/infer.md, "Truth"): held at what it reads now,
+    // so that a change that reads less shows.
     assert!(
-        rows_checked >= 20,
-        "rows compared for {rows_checked} tables"
+        tally.storage + tally.named >= 38,
+        "storage right or named: {} + {}",
+        tally.storage,
+        tally.named
     );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    let _ = Confidence::Exact;
 }
