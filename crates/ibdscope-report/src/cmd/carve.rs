@@ -148,8 +148,12 @@ fn write_image(path: &Path, space: &CarvedSpace, sources: &[Input]) -> io::Resul
             }
         }
     };
+    // Pages that follow each other in the image and in one source are
+    // written in one call (a run), flushed before the sources are released.
+    let mut run: Option<Run> = None;
     for (i, p) in space.pages.iter().enumerate() {
         if i % 1024 == 1023 {
+            flush(&mut f, sources, run.take())?;
             release(&mut spans);
         }
         let k = p.kept;
@@ -160,28 +164,72 @@ fn write_image(path: &Path, space: &CarvedSpace, sources: &[Input]) -> io::Resul
             let end = k.offset.saturating_add(u64::from(k.len));
             *span = Some(span.map_or((k.offset, end), |(a, b)| (a.min(k.offset), b.max(end))));
         }
-        let bytes = sources
-            .get(k.source as usize)
-            .and_then(|s| {
-                let start = usize::try_from(k.offset).ok()?;
-                s.bytes().get(start..start.checked_add(k.len as usize)?)
-            })
-            .unwrap_or(&[]);
         let at = u64::from(k.page_no.0).saturating_mul(ps);
-        f.seek(SeekFrom::Start(at))?;
         let (split, hole) = k.gap;
         if hole == 0 {
-            f.write_all(bytes)?;
-        } else {
-            // Stored without a run of zero blocks: put it back in place.
-            let (first, rest) = bytes.split_at((split as usize).min(bytes.len()));
-            f.write_all(first)?;
-            f.seek(SeekFrom::Current(i64::from(hole)))?;
-            f.write_all(rest)?;
+            let len = u64::from(k.len);
+            match run.as_mut() {
+                Some(r)
+                    if r.source == k.source
+                        && r.at.saturating_add(r.len) == at
+                        && r.offset.saturating_add(r.len) == k.offset =>
+                {
+                    r.len = r.len.saturating_add(len)
+                }
+                _ => {
+                    flush(&mut f, sources, run.take())?;
+                    run = Some(Run {
+                        source: k.source,
+                        offset: k.offset,
+                        at,
+                        len,
+                    });
+                }
+            }
+            continue;
         }
+        flush(&mut f, sources, run.take())?;
+        // Stored without a run of zero blocks: put it back in place.
+        let bytes = source_bytes(sources, k.source, k.offset, u64::from(k.len));
+        let (first, rest) = bytes.split_at((split as usize).min(bytes.len()));
+        f.seek(SeekFrom::Start(at))?;
+        f.write_all(first)?;
+        f.seek(SeekFrom::Current(i64::from(hole)))?;
+        f.write_all(rest)?;
     }
+    flush(&mut f, sources, run.take())?;
     release(&mut spans);
     f.sync_all()
+}
+
+/// Pages written in one call: `len` bytes of source `source` from
+/// `offset`, at `at` in the image.
+struct Run {
+    source: u32,
+    offset: u64,
+    at: u64,
+    len: u64,
+}
+
+/// The bytes of a source pages were carved from, as far as the source
+/// holds them (what it does not hold stays a hole in the image).
+fn source_bytes(sources: &[Input], source: u32, offset: u64, len: u64) -> &[u8] {
+    sources
+        .get(source as usize)
+        .and_then(|s| {
+            let b = s.bytes();
+            let start = usize::try_from(offset).ok()?;
+            let end =
+                usize::try_from(offset.saturating_add(len)).map_or(b.len(), |e| e.min(b.len()));
+            b.get(start..end)
+        })
+        .unwrap_or(&[])
+}
+
+fn flush(f: &mut std::fs::File, sources: &[Input], run: Option<Run>) -> io::Result<()> {
+    let Some(r) = run else { return Ok(()) };
+    f.seek(SeekFrom::Start(r.at))?;
+    f.write_all(source_bytes(sources, r.source, r.offset, r.len))
 }
 
 fn mixed_words(m: &Mixed) -> String {
