@@ -7,7 +7,7 @@
 //! The first input byte picks the output limit (bits 0..=1: 1K, 4K, 16K,
 //! 64K, the page sizes' range); the rest is the stream.
 
-use ibdscope_codec::{CodecError, Scratch};
+use ibdscope_codec::{Error as CodecError, Scratch};
 
 /// A decoder as the targets call it: stream, output, limit, tables.
 pub type Decode = fn(&[u8], &mut Vec<u8>, usize, &mut Scratch) -> Result<usize, CodecError>;
