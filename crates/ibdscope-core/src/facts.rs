@@ -77,6 +77,17 @@ thread_local! {
     pub(crate) static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// The place of `id` in a table of index ids (`ids`, the last one met
+/// first), added when new; `None` once the table holds `u16::MAX` ids.
+pub(crate) fn id_place(ids: &mut Vec<IndexId>, id: IndexId) -> Option<u16> {
+    if let Some(k) = ids.iter().rposition(|&i| i == id) {
+        return u16::try_from(k).ok();
+    }
+    let k = u16::try_from(ids.len()).ok().filter(|&k| k < u16::MAX)?;
+    ids.push(id);
+    Some(k)
+}
+
 /// Whether the space map's first pass keeps the facts (always, but in the
 /// tests that compare with the passes over the pages).
 pub(crate) fn enabled() -> bool {
@@ -335,14 +346,7 @@ impl FactsShard {
 
     /// The place of `id` in this shard's table (the last one met first).
     fn id_place(&mut self, id: IndexId) -> Option<u16> {
-        if let Some(k) = self.ids.iter().rposition(|&i| i == id) {
-            return u16::try_from(k).ok();
-        }
-        let k = u16::try_from(self.ids.len())
-            .ok()
-            .filter(|&k| k < u16::MAX)?;
-        self.ids.push(id);
-        Some(k)
+        id_place(&mut self.ids, id)
     }
 
     fn give_up(&mut self) {

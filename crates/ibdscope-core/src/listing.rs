@@ -13,6 +13,7 @@
 //! gathered (the listing then reads the pages again).
 
 use crate::checksum::{Algorithm, Unverifiable, Verdict};
+use crate::facts::id_place;
 use crate::ids::{IndexId, Lsn, PageNo, SpaceId};
 use crate::index::IndexHeader;
 use crate::page_type::PageType;
@@ -186,14 +187,7 @@ impl Listing {
 
     /// The place of `id` in the table of ids (the last one met first).
     fn id_place(&mut self, id: IndexId) -> Option<u16> {
-        if let Some(k) = self.ids.iter().rposition(|&i| i == id) {
-            return u16::try_from(k).ok();
-        }
-        let k = u16::try_from(self.ids.len())
-            .ok()
-            .filter(|&k| k < u16::MAX)?;
-        self.ids.push(id);
-        Some(k)
+        id_place(&mut self.ids, id)
     }
 
     /// Whether a page of the range `from..end` may come (a pass that
