@@ -16,7 +16,7 @@
 //! The dumps are gzip files (RFC 1952), read here with the library's raw
 //! DEFLATE decoder.
 
-use super::common::{corpus, fixtures, read_tsv, run};
+use super::common::{corpus, fixtures, read_tsv, run, run_json};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
@@ -697,5 +697,32 @@ fn corpus_mysql56_rows_from_create_table() {
         );
         let n = o.stdout.iter().filter(|&&b| b == b'\n').count();
         assert_eq!(n.to_string(), want, "{index:?}");
+    }
+}
+
+/// `rows --page P` on a page that is no leaf of the index (page 0 is the
+/// FSP header page: `fil0fil.h` FIL_PAGE_TYPE_FSP_HDR) cannot start: it
+/// says why, exits 2, and writes no part of a document: nothing in the
+/// line formats, one whole error object in JSON and JSON Lines (not the start of the rows'
+/// document cut off).
+#[test]
+fn rows_of_a_page_that_is_no_leaf_write_no_partial_document() {
+    let f = fixtures().join("mariadb1011/ai_int.ibd");
+    let f = f.to_str().unwrap();
+    let why = "page 0 is not a readable index page";
+    for format in ["csv", "tsv", "text"] {
+        let o = run(&["rows", f, "--page", "0", "--format", format]);
+        assert_eq!(o.status.code(), Some(2), "{format}");
+        assert!(
+            o.stdout.is_empty(),
+            "{format}: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        assert!(String::from_utf8_lossy(&o.stderr).contains(why), "{format}");
+    }
+    for format in ["json", "jsonl"] {
+        let (code, j) = run_json(&["rows", f, "--page", "0", "--format", format]);
+        assert_eq!(code, Some(2), "{format}");
+        assert!(j.get("error").str().contains(why), "{format}: {j:?}");
     }
 }

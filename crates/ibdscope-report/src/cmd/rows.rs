@@ -175,8 +175,6 @@ pub fn run(
             v.page, v.file_offset
         ));
     }
-    p.header(path, &def, ix)?;
-
     let mut so = ScanOptions::default();
     so.deleted = match (r.deleted, r.with_deleted) {
         (true, _) => Deleted::Only,
@@ -202,6 +200,9 @@ pub fn run(
             return Ok(Outcome::Unreadable);
         }
     };
+    // The header once the scan can start: a scan that cannot (a page that
+    // is no leaf of the index) writes nothing, not the start of a document.
+    p.header(path, &def, ix)?;
     p.scan_findings(&mut scan, t, &ix.name);
     let style = RowStyle {
         format: p.format,
