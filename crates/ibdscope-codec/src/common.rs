@@ -455,6 +455,26 @@ pub(crate) fn match_copy(buf: &mut [u8], to: usize, dist: usize, len: usize) {
     }
 }
 
+/// Copies 32 bytes from `from` to `to` in `buf` as two 16-byte words,
+/// no loop: the second word may read what the first wrote (an
+/// overlapping copy of a distance of 16 or more). Words that do not fit in
+/// `buf` are not copied (the caller's bounds checks make that unreachable).
+#[inline(always)]
+pub(crate) fn words16x2(buf: &mut [u8], from: usize, to: usize) {
+    for k in [0usize, 16] {
+        let w = buf
+            .get(from.wrapping_add(k)..)
+            .and_then(|s| s.first_chunk::<16>())
+            .copied();
+        let d = buf
+            .get_mut(to.wrapping_add(k)..)
+            .and_then(|d| d.first_chunk_mut::<16>());
+        if let (Some(w), Some(d)) = (w, d) {
+            *d = w;
+        }
+    }
+}
+
 /// Copies 24 bytes from `from` to `from + dist` (`dist` ≥ 8) as three
 /// 8-byte words, each read after the one before it was written (so an
 /// overlapping copy repeats the pattern), from one window checked once.

@@ -20,7 +20,9 @@
 //! literals (a match may not end past `limit − 5`), and a sequence whose
 //! literals end past `limit − 12` must be the last.
 
-use crate::common::{grow_run, match_copy, words, words8x3, CodecErrorKind, Error, Output, Sink};
+use crate::common::{
+    grow_run, match_copy, words, words16x2, words8x3, CodecErrorKind, Error, Output, Sink,
+};
 
 /// Decodes one LZ4 block (all of `input`) and appends the result to `out`,
 /// at most `limit` bytes. Returns the bytes produced.
@@ -282,18 +284,7 @@ fn common_run(
             if len <= 32 {
                 // Most: two words, no loop (the second may read what the
                 // first wrote, as an overlapping match does).
-                for k in [0usize, 16] {
-                    let w = buf
-                        .get(from.wrapping_add(k)..)
-                        .and_then(|s| s.first_chunk::<16>())
-                        .copied();
-                    let d = buf
-                        .get_mut(at.wrapping_add(k)..)
-                        .and_then(|d| d.first_chunk_mut::<16>());
-                    if let (Some(w), Some(d)) = (w, d) {
-                        *d = w;
-                    }
-                }
+                words16x2(buf, from, at);
             } else {
                 words::<16>(buf, from, at, len);
             }

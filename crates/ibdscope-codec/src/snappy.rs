@@ -16,7 +16,9 @@
 //! A copy may overlap its own output; offset 0 is invalid. The elements
 //! must produce exactly the stated length.
 
-use crate::common::{grow_run, match_copy, words8x3, CodecErrorKind, Error, Output, Sink};
+use crate::common::{
+    grow_run, match_copy, words16x2, words8x3, CodecErrorKind, Error, Output, Sink,
+};
 
 /// Decodes a raw Snappy stream (all of `input`), appending at most `limit`
 /// bytes to `out`. Returns the bytes produced.
@@ -190,18 +192,7 @@ fn fast_run(
             // Two 16-byte words, no loop (the second may read what the
             // first wrote, as an overlapping copy does).
             let from = op.wrapping_sub(dist);
-            for k in [0usize, 16] {
-                let w = buf
-                    .get(from.wrapping_add(k)..)
-                    .and_then(|s| s.first_chunk::<16>())
-                    .copied();
-                let d = buf
-                    .get_mut(op.wrapping_add(k)..)
-                    .and_then(|d| d.first_chunk_mut::<16>());
-                if let (Some(w), Some(d)) = (w, d) {
-                    *d = w;
-                }
-            }
+            words16x2(buf, from, op);
         } else {
             match_copy(buf, op, dist, len);
         }
