@@ -1785,8 +1785,10 @@ impl<F: PageFold> PageFold for WithSide<'_, '_, '_, F> {
 /// page without siblings that names a segment (its level, and `n`); the
 /// space map keeps those its XDES entry does not mark free. Taken in the
 /// map's first pass, or in the transform pass of a page_compressed or
-/// encrypted space ([`Tablespace::root_candidates`]).
-pub(crate) fn root_candidate(ts: &Tablespace<'_>, n: PageNo, page: &[u8]) -> Option<(u16, PageNo)> {
+/// encrypted space ([`Tablespace::root_candidates`]); whatever the XDES
+/// entries say, by a definition's reader that finds no root in the map (a
+/// carved image of one index, its extents freed with its table).
+pub fn root_candidate(ts: &Tablespace<'_>, n: PageNo, page: &[u8]) -> Option<(u16, PageNo)> {
     let fil = crate::fil::FilHeader::new(page)?;
     if !fil.page_type().is_index(ts.type_names())
         || !fil.prev().is_null()

@@ -1538,6 +1538,18 @@ fn choose(mut c: Vec<Cand>) -> (Cand, Vec<Cand>) {
 /// Field `k`'s bytes at `at` past its start, `w` long, in every row where
 /// it is not NULL.
 fn values<'a>(pages: &'a [PageRecs], rows: &[Row], k: usize, at: u32, w: u32) -> Vec<&'a [u8]> {
+    cell_bytes(pages, rows, k, at, Some(w))
+}
+
+/// Field `k`'s bytes from `at` past its start, `w` long or to its end
+/// (`None`), in every row where it is neither NULL nor external.
+fn cell_bytes<'a>(
+    pages: &'a [PageRecs],
+    rows: &[Row],
+    k: usize,
+    at: u32,
+    w: Option<u32>,
+) -> Vec<&'a [u8]> {
     rows.iter()
         .filter_map(|(pi, o, cells)| {
             let c = cells.get(k)?;
@@ -1546,7 +1558,7 @@ fn values<'a>(pages: &'a [PageRecs], rows: &[Row], k: usize, at: u32, w: u32) ->
             }
             let p = pages.get(*pi)?;
             let s = o.checked_add(c.at)?.checked_add(at)? as usize;
-            p.bytes.get(s..s.checked_add(w as usize)?)
+            p.bytes.get(s..s.checked_add(w.unwrap_or(c.len) as usize)?)
         })
         .collect()
 }
@@ -1576,17 +1588,7 @@ fn values_at<'a>(
 /// COMPACT: field `k`'s whole values (not NULL, not external) with `extra`
 /// fixed bytes placed before it.
 fn var_values<'a>(pages: &'a [PageRecs], rows: &[Row], k: usize, extra: u32) -> Vec<&'a [u8]> {
-    rows.iter()
-        .filter_map(|(pi, o, cells)| {
-            let c = cells.get(k)?;
-            if c.null || c.ext {
-                return None;
-            }
-            let p = pages.get(*pi)?;
-            let s = o.checked_add(c.at)?.checked_add(extra)? as usize;
-            p.bytes.get(s..s.checked_add(c.len as usize)?)
-        })
-        .collect()
+    cell_bytes(pages, rows, k, extra, None)
 }
 
 /// Columns placed and typed, and the key's column count.

@@ -485,30 +485,25 @@ fn trees_unlisted(table: &TableDef) -> bool {
     table.clustered().is_some_and(|ix| ix.root.is_none())
 }
 
-/// Per index id, the index page with no left or right sibling at the
-/// highest level its pages reach (a B-tree's root: `btr0btr.cc`), whatever
-/// the extent descriptors say: `(index id, page)`, by index id.
+/// Per index id, the root candidate ([`ibdscope_core::extents::root_candidate`]:
+/// an index page with no sibling that names a segment) at the highest level
+/// its pages reach, whatever the extent descriptors say: `(index id, page)`,
+/// by index id.
 fn sibling_free_roots(ts: &Tablespace<'_>) -> Vec<(u64, u32)> {
     let mut best: std::collections::BTreeMap<u64, (u16, u32)> = std::collections::BTreeMap::new();
     for n in 0..ts.n_pages() {
         let Some(page) = ts.page(PageNo(n)) else {
             continue;
         };
-        let Some(fil) = ibdscope_core::fil::FilHeader::new(page) else {
+        let Some((level, _)) = ibdscope_core::extents::root_candidate(ts, PageNo(n), page) else {
             continue;
         };
-        if !fil.page_type().is_index(ts.type_names())
-            || fil.prev().0 != ibdscope_core::FIL_NULL
-            || fil.next().0 != ibdscope_core::FIL_NULL
-        {
-            continue;
-        }
         let Some(h) = ibdscope_core::IndexHeader::new(page) else {
             continue;
         };
-        let e = best.entry(h.index_id().0).or_insert((h.level(), n));
-        if h.level() > e.0 {
-            *e = (h.level(), n);
+        let e = best.entry(h.index_id().0).or_insert((level, n));
+        if level > e.0 {
+            *e = (level, n);
         }
     }
     best.into_iter().map(|(id, (_, n))| (id, n)).collect()

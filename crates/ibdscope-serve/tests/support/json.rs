@@ -1,6 +1,9 @@
-//! A small JSON reader for the tests (RFC 8259): the DevTools protocol's
-//! messages and the server's answers. Numbers keep their text, so a value
-//! compares as the server printed it.
+//! JSON for the tests: the DevTools protocol's messages and the server's
+//! answers, read by the project's reader (`ibdscope_prims::json`) into a
+//! value with the lookups the tests use. Numbers keep their text, so a
+//! value compares as the server printed it.
+
+use ibdscope_prims::json::Value;
 
 /// A JSON value.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,13 +20,12 @@ pub enum Json {
 static NULL: Json = Json::Null;
 
 impl Json {
-    /// `text` parsed, `None` when it is not one JSON value.
+    /// `text` parsed (by the project's own reader, `ibdscope_prims::json`),
+    /// `None` when it is not one JSON value.
     pub fn parse(text: &str) -> Option<Json> {
-        let b = text.as_bytes();
-        let mut i = 0;
-        let v = value(b, &mut i)?;
-        ws(b, &mut i);
-        (i == b.len()).then_some(v)
+        ibdscope_prims::json::parse(text.as_bytes())
+            .ok()
+            .map(Json::from)
     }
 
     /// Member `k` of an object (null when absent).
@@ -122,129 +124,15 @@ pub fn quote(s: &str) -> String {
     o
 }
 
-fn ws(b: &[u8], i: &mut usize) {
-    while b.get(*i).is_some_and(|c| c.is_ascii_whitespace()) {
-        *i += 1;
-    }
-}
-
-fn value(b: &[u8], i: &mut usize) -> Option<Json> {
-    ws(b, i);
-    match *b.get(*i)? {
-        b'{' => {
-            *i += 1;
-            let mut m = Vec::new();
-            ws(b, i);
-            if b.get(*i) == Some(&b'}') {
-                *i += 1;
-                return Some(Json::Obj(m));
-            }
-            loop {
-                ws(b, i);
-                let k = string(b, i)?;
-                ws(b, i);
-                (b.get(*i) == Some(&b':')).then_some(())?;
-                *i += 1;
-                m.push((k, value(b, i)?));
-                ws(b, i);
-                match b.get(*i)? {
-                    b',' => *i += 1,
-                    b'}' => {
-                        *i += 1;
-                        return Some(Json::Obj(m));
-                    }
-                    _ => return None,
-                }
-            }
-        }
-        b'[' => {
-            *i += 1;
-            let mut v = Vec::new();
-            ws(b, i);
-            if b.get(*i) == Some(&b']') {
-                *i += 1;
-                return Some(Json::Arr(v));
-            }
-            loop {
-                v.push(value(b, i)?);
-                ws(b, i);
-                match b.get(*i)? {
-                    b',' => *i += 1,
-                    b']' => {
-                        *i += 1;
-                        return Some(Json::Arr(v));
-                    }
-                    _ => return None,
-                }
-            }
-        }
-        b'"' => string(b, i).map(Json::Str),
-        b't' if b[*i..].starts_with(b"true") => {
-            *i += 4;
-            Some(Json::Bool(true))
-        }
-        b'f' if b[*i..].starts_with(b"false") => {
-            *i += 5;
-            Some(Json::Bool(false))
-        }
-        b'n' if b[*i..].starts_with(b"null") => {
-            *i += 4;
-            Some(Json::Null)
-        }
-        _ => {
-            let start = *i;
-            while b
-                .get(*i)
-                .is_some_and(|c| c.is_ascii_digit() || b"+-.eE".contains(c))
-            {
-                *i += 1;
-            }
-            (*i > start).then(|| Json::Num(String::from_utf8_lossy(&b[start..*i]).into_owned()))
-        }
-    }
-}
-
-fn string(b: &[u8], i: &mut usize) -> Option<String> {
-    (b.get(*i) == Some(&b'"')).then_some(())?;
-    *i += 1;
-    let mut out = Vec::new();
-    loop {
-        let c = *b.get(*i)?;
-        *i += 1;
-        match c {
-            b'"' => return String::from_utf8(out).ok(),
-            b'\\' => {
-                let e = *b.get(*i)?;
-                *i += 1;
-                let ch = match e {
-                    b'"' => '"',
-                    b'\\' => '\\',
-                    b'/' => '/',
-                    b'b' => '\u{8}',
-                    b'f' => '\u{c}',
-                    b'n' => '\n',
-                    b'r' => '\r',
-                    b't' => '\t',
-                    b'u' => {
-                        let hex = |i: &mut usize| -> Option<u32> {
-                            let h = std::str::from_utf8(b.get(*i..*i + 4)?).ok()?;
-                            *i += 4;
-                            u32::from_str_radix(h, 16).ok()
-                        };
-                        let mut u = hex(i)?;
-                        if (0xd800..0xdc00).contains(&u) && b.get(*i..*i + 2) == Some(b"\\u") {
-                            *i += 2;
-                            let lo = hex(i)?;
-                            u = 0x10000 + ((u - 0xd800) << 10) + (lo.wrapping_sub(0xdc00) & 0x3ff);
-                        }
-                        char::from_u32(u).unwrap_or('\u{fffd}')
-                    }
-                    _ => return None,
-                };
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-            }
-            c => out.push(c),
+impl From<Value> for Json {
+    fn from(v: Value) -> Json {
+        match v {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(b),
+            Value::Number(n) => Json::Num(n),
+            Value::String(t) => Json::Str(t),
+            Value::Array(a) => Json::Arr(a.into_iter().map(Json::from).collect()),
+            Value::Object(m) => Json::Obj(m.into_iter().map(|(k, v)| (k, Json::from(v))).collect()),
         }
     }
 }
