@@ -159,6 +159,32 @@ impl PageLayout {
     /// Walks `page`'s user and free chains (each as far as it goes) and
     /// sorts their records by origin. Compressed pages give no records.
     pub fn read(&mut self, page: &RecPage<'_>, visited: &mut Visited) {
+        self.read_with(page, visited, |_, _| {});
+    }
+
+    /// [`PageLayout::read`], keeping the records it places in `kept`
+    /// (cleared first) with their chain, in walk order: the user chain's
+    /// user records, then every record of the free chain (a compressed
+    /// page gives none). A caller that shows records walks each page
+    /// once, not once for the layout and again for its records.
+    pub fn read_keeping(
+        &mut self,
+        page: &RecPage<'_>,
+        visited: &mut Visited,
+        kept: &mut Vec<(Rec, Chain)>,
+    ) {
+        kept.clear();
+        self.read_with(page, visited, |rec, chain| kept.push((*rec, chain)));
+    }
+
+    /// The walk of [`PageLayout::read`], each record placed handed to
+    /// `keep`.
+    fn read_with(
+        &mut self,
+        page: &RecPage<'_>,
+        visited: &mut Visited,
+        mut keep: impl FnMut(&Rec, Chain),
+    ) {
         self.placed.clear();
         self.hint.set(0);
         self.format = Some(page.format());
@@ -176,6 +202,7 @@ impl PageLayout {
                         origin: rec.origin,
                         chain,
                     });
+                    keep(&rec, chain);
                 }
             }
         }

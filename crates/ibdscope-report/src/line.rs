@@ -104,6 +104,48 @@ pub fn num_right(out: &mut Vec<u8>, v: u64, width: usize) {
     out.extend_from_slice(digits);
 }
 
+/// `v`'s digits right-aligned in `dst`, which holds spaces (`{v:>N$}`
+/// where `N` is `dst`'s length): the digits written from the last, two at
+/// a time; how many there are is returned. A number longer than `dst`
+/// keeps its last digits only: callers size `dst` for their values'
+/// range (a page offset, a heap number, a record's size).
+#[inline]
+pub fn right_in(dst: &mut [u8], v: u64) -> usize {
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let n = digits(v);
+    let mut at = dst.len();
+    let mut v = v;
+    while v >= 100 {
+        let k = usize::try_from(v % 100).unwrap_or(0).saturating_mul(2);
+        v /= 100;
+        at = at.saturating_sub(2);
+        if let (Some(d), Some(p)) = (
+            dst.get_mut(at..at.saturating_add(2)),
+            PAIRS.get(k..k.saturating_add(2)),
+        ) {
+            d.copy_from_slice(p);
+        }
+    }
+    if v >= 10 {
+        let k = usize::try_from(v).unwrap_or(0).saturating_mul(2);
+        at = at.saturating_sub(2);
+        if let (Some(d), Some(p)) = (
+            dst.get_mut(at..at.saturating_add(2)),
+            PAIRS.get(k..k.saturating_add(2)),
+        ) {
+            d.copy_from_slice(p);
+        }
+    } else if let Some(d) = dst.get_mut(at.wrapping_sub(1)) {
+        // One digit: below 10.
+        *d = b'0'.saturating_add(u8::try_from(v).unwrap_or(0));
+    }
+    n
+}
+
 /// `s` right-aligned in `width` (`{s:>width$}`).
 pub fn str_right(out: &mut Vec<u8>, s: &str, width: usize) {
     spaces(out, s.len(), width);
@@ -135,6 +177,17 @@ mod tests {
                 hex(&mut out, b);
                 let want: String = b.iter().map(|b| format!("{b:02x}")).collect();
                 assert_eq!(out, format!("x{want}").as_bytes());
+            }
+        }
+        // Right-aligned in a field of spaces, every value that fits.
+        for w in 1..=7usize {
+            for v in (0..10u64.pow(w as u32))
+                .step_by(7)
+                .chain([10u64.pow(w as u32) - 1])
+            {
+                let mut d = vec![b' '; w];
+                assert_eq!(right_in(&mut d, v), v.to_string().len());
+                assert_eq!(d, format!("{v:>w$}").as_bytes());
             }
         }
         for v in [0, 1, 9, 10, 99, 100, 65535, 4294967295, u64::MAX] {
