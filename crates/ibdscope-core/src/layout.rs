@@ -158,33 +158,21 @@ impl PageLayout {
 
     /// Walks `page`'s user and free chains (each as far as it goes) and
     /// sorts their records by origin. Compressed pages give no records.
-    pub fn read(&mut self, page: &RecPage<'_>, visited: &mut Visited) {
-        self.read_with(page, visited, |_, _| {});
-    }
-
-    /// [`PageLayout::read`], keeping the records it places in `kept`
-    /// (cleared first) with their chain, in walk order: the user chain's
-    /// user records, then every record of the free chain (a compressed
-    /// page gives none). A caller that shows records walks each page
-    /// once, not once for the layout and again for its records.
-    pub fn read_keeping(
+    /// With `kept`, the records placed are kept there too (cleared first)
+    /// with their chain, in walk order: the user chain's user records,
+    /// then every record of the free chain; a caller that shows records
+    /// walks each page once, not once for the layout and again for its
+    /// records.
+    pub fn read(
         &mut self,
         page: &RecPage<'_>,
         visited: &mut Visited,
-        kept: &mut Vec<(Rec, Chain)>,
+        kept: Option<&mut Vec<(Rec, Chain)>>,
     ) {
-        kept.clear();
-        self.read_with(page, visited, |rec, chain| kept.push((*rec, chain)));
-    }
-
-    /// The walk of [`PageLayout::read`], each record placed handed to
-    /// `keep`.
-    fn read_with(
-        &mut self,
-        page: &RecPage<'_>,
-        visited: &mut Visited,
-        mut keep: impl FnMut(&Rec, Chain),
-    ) {
+        let mut kept = kept;
+        if let Some(k) = kept.as_deref_mut() {
+            k.clear();
+        }
         self.placed.clear();
         self.hint.set(0);
         self.format = Some(page.format());
@@ -202,7 +190,9 @@ impl PageLayout {
                         origin: rec.origin,
                         chain,
                     });
-                    keep(&rec, chain);
+                    if let Some(k) = kept.as_deref_mut() {
+                        k.push((rec, chain));
+                    }
                 }
             }
         }
@@ -440,7 +430,7 @@ mod tests {
     fn layout(page: &[u8]) -> (RecPage<'_>, PageLayout) {
         let p = RecPage::new(page, page.len() as u32).unwrap();
         let mut l = PageLayout::new();
-        l.read(&p, &mut Visited::new());
+        l.read(&p, &mut Visited::new(), None);
         (p, l)
     }
 
@@ -501,6 +491,48 @@ mod tests {
         assert_eq!(&cells[120..125], "RRRRR");
         assert_eq!(&cells[145..170], "ggggggggggggggggggggggggg");
         assert!(cells.ends_with("DDDDTTTTTTTT"));
+    }
+
+    #[test]
+    fn keeping_the_records_places_them_as_reading_does() {
+        for format in [RecFormat::Compact, RecFormat::Redundant] {
+            let mut b = PageBuilder::new(4096, format);
+            for _ in 0..5 {
+                b.push(0, &[20]);
+            }
+            let gone = b.chain[3];
+            b.delete(gone, 25);
+            let page = b.finish().to_vec();
+            let (p, l) = layout(&page);
+            let mut k = PageLayout::new();
+            let mut kept = vec![(p.record_at(b.chain[0] as u16).unwrap(), Chain::Free)];
+            k.read(&p, &mut Visited::new(), Some(&mut kept));
+            assert_eq!(
+                k.records().collect::<Vec<_>>(),
+                l.records().collect::<Vec<_>>()
+            );
+            // The walks' own records, in walk order: the user chain's,
+            // then the free chain's.
+            let mut v = Visited::new();
+            let mut want = Vec::new();
+            for (chain, it) in [(Chain::User, p.records(&mut v))] {
+                let mut it = it.unwrap();
+                while let Ok(Some(r)) = it.next() {
+                    if r.is_user() {
+                        want.push((r, chain));
+                    }
+                }
+            }
+            let mut it = p.free_records(&mut v).unwrap();
+            while let Ok(Some(r)) = it.next() {
+                want.push((r, Chain::Free));
+            }
+            assert_eq!(kept, want);
+            assert_eq!((kept.len(), kept.last().unwrap().1), (5, Chain::Free));
+            for (r, _) in &kept {
+                assert_eq!(k.extent(&p, r), l.extent(&p, r));
+            }
+        }
     }
 
     /// mysql-server 8.0 page0types.h: PAGE_NEW_INFIMUM 99,

@@ -394,7 +394,7 @@ mod tests {
                     continue;
                 };
                 let mut layout = PageLayout::new();
-                layout.read(&rp, &mut Visited::new());
+                layout.read(&rp, &mut Visited::new(), None);
                 let ranges = ranges(&ts, PageNo(n), &p, Some((&rp, &layout)));
                 let mut end = 0;
                 for r in &ranges {

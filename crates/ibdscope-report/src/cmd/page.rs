@@ -100,7 +100,7 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, n: u32, out: &mut dyn Write) -> io::Re
             Ok(rp) => {
                 let figures = rp.analyse(&mut RecScratch::default(), &mut rec_findings);
                 let mut layout = PageLayout::new();
-                layout.read(&rp, &mut Visited::new());
+                layout.read(&rp, &mut Visited::new(), None);
                 let map = layout.byte_map(&rp);
                 Content::Index(IndexView {
                     rp,

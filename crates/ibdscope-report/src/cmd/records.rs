@@ -210,7 +210,7 @@ impl Ctx<'_> {
         // One walk of each chain: the layout places the records and keeps
         // them, in walk order, for the lines.
         let mut kept = std::mem::take(&mut s.recs);
-        s.layout.read_keeping(rp, &mut s.visited, &mut kept);
+        s.layout.read(rp, &mut s.visited, Some(&mut kept));
         let index = rp.header().index_id();
         let level = rp.header().level();
         let page = rp.bytes();
