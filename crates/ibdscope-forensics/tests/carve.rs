@@ -42,7 +42,7 @@ fn written(file: &[u8], size: usize) -> Vec<(u32, &[u8])> {
         .collect()
 }
 
-fn scan_all(image: &[u8], opts: &CarveOptions, threads: usize) -> Vec<Found> {
+fn scan_all(image: &[u8], opts: &CarveOptions<'_>, threads: usize) -> Vec<Found> {
     let mut all = Vec::new();
     carve::scan(image, 0, opts, &[], &Engine::new(threads), |p| {
         all.extend(p.found);
@@ -547,4 +547,115 @@ fn mysql_keyring_pages_without_the_key_are_counted() {
         encrypted
     };
     assert!(!want.is_empty());
+}
+
+fn test_keys() -> ibdscope_core::crypt::mariadb::KeyFile {
+    let text = fixture("keys/test-keys.txt");
+    ibdscope_core::crypt::mariadb::KeyFile::parse(&text, b"").unwrap()
+}
+
+fn with_keys<'a>(
+    key_file: Option<&'a ibdscope_core::crypt::mariadb::KeyFile>,
+    keyring: Option<&'a ibdscope_core::crypt::keyring::Keyring>,
+) -> CarveOptions<'a> {
+    let mut o = CarveOptions::default();
+    o.key_file = key_file;
+    o.keyring = keyring;
+    o
+}
+
+/// Scans `image`, then decrypts with `keys`: (found, encrypted left).
+fn scan_decrypted(image: &[u8], keys: &CarveOptions<'_>) -> (Vec<Found>, Vec<Found>) {
+    let (mut found, mut enc) = scan_encrypted(image);
+    carve::decrypt(&mut found, &mut enc, &[image], keys);
+    (found, enc)
+}
+
+#[test]
+fn encrypted_pages_with_the_key_file_are_decrypted_and_grouped() {
+    // crypt/ctr/ai_int (MariaDB full_crc32, AES_CTR, space 7) and
+    // crypt/crc32-cbc/ai_int (crc32, AES_CBC, space 7), both key id 2 of
+    // fixtures/keys (fixtures/crypt/manifest.tsv): two spaces of one id,
+    // told apart by layout; with the key every page is in its space, the
+    // index pages with their index, each leaf chain whole.
+    let fc = fixture("crypt/ctr/ai_int.ibd");
+    let cl = fixture("crypt/crc32-cbc/ai_int.ibd");
+    let fc_pages = written(&fc, 16384);
+    let cl_pages = written(&cl, 16384);
+    let mut image = noise(2 << 20, 43);
+    let pf = plant(&mut image, 512 * 3, 512 * 5, &fc_pages);
+    let pc = plant(&mut image, 1 << 20, 512, &cl_pages);
+    let keys = test_keys();
+    let (found, enc) = scan_decrypted(&image, &with_keys(Some(&keys), None));
+    assert!(enc.is_empty(), "{enc:?}");
+    let carved = carve::group(found, None);
+    assert_eq!(carved.spaces.len(), 2, "{carved:?}");
+    for (s, (planted, layout)) in carved
+        .spaces
+        .iter()
+        .zip([(&pc, PageLayout::Classic), (&pf, PageLayout::FullCrc32)])
+    {
+        assert_eq!((s.space_id, s.layout), (SpaceId(7), layout));
+        let got: Vec<(u64, u32)> = s
+            .pages
+            .iter()
+            .map(|p| (p.kept.offset, p.kept.page_no.0))
+            .collect();
+        assert_eq!(&got, planted, "{layout:?}");
+        // Every page but page 0 was stored encrypted.
+        assert!(s
+            .pages
+            .iter()
+            .all(|p| p.kept.encrypted == (p.kept.page_no.0 != 0)));
+        assert_eq!(s.indexes.len(), 1, "{layout:?}");
+        assert!(s.is_whole(), "{layout:?}: {s:?}");
+    }
+    let fc_accepted = &carved.spaces[1].pages[1].kept.accepted;
+    assert_eq!(
+        *fc_accepted,
+        carve::Accepted::Decrypted(ibdscope_core::checksum::Algorithm::FullCrc32)
+    );
+    // Without the key: the full_crc32 pages counted, not grouped.
+    let (_, enc) = scan_decrypted(&image, &CarveOptions::default());
+    assert_eq!(enc.len(), pf.len() - 1);
+}
+
+#[test]
+fn mysql_keyring_pages_with_the_keyring_are_decrypted_and_grouped() {
+    let Some(corpus) = ibdscope_testkit::corpus() else {
+        return;
+    };
+    // A Percona 8.0 ENCRYPTION='Y' file and its server's keyring (corpus
+    // MANIFEST.md: space 37, pages 3+ of type 15, FIL_PAGE_ENCRYPTED).
+    let f = std::fs::read(corpus.join("percona-8.0/percona80_encrypted_secret_data.ibd")).unwrap();
+    let ring = std::fs::read(corpus.join("percona-8.0/percona80_keyring_file")).unwrap();
+    let ring = ibdscope_core::crypt::keyring::Keyring::parse(&ring).unwrap();
+    let pages = written(&f, 16384);
+    let mut image = noise(1 << 20, 47);
+    let planted = plant(&mut image, 512 * 7, 512 * 3, &pages);
+    let (found, enc) = scan_decrypted(&image, &with_keys(None, Some(&ring)));
+    assert!(enc.is_empty(), "{enc:?}");
+    let carved = carve::group(found, None);
+    assert_eq!(carved.spaces.len(), 1);
+    let s = &carved.spaces[0];
+    assert_eq!(s.space_id, SpaceId(37));
+    let got: Vec<(u64, u32)> = s
+        .pages
+        .iter()
+        .map(|p| (p.kept.offset, p.kept.page_no.0))
+        .collect();
+    assert_eq!(got, planted);
+    let decrypted = s
+        .pages
+        .iter()
+        .filter(|p| matches!(p.kept.accepted, carve::Accepted::Decrypted(_)))
+        .count();
+    let stored_encrypted = pages
+        .iter()
+        .filter(|(_, p)| u16::from_be_bytes([p[24], p[25]]) == 15)
+        .count();
+    assert_eq!(decrypted, stored_encrypted);
+    // The clustered index and the SDI, their leaf chains whole.
+    assert!(s.indexes.len() >= 2 && s.indexes.iter().any(|i| i.sdi));
+    assert!(s.is_whole(), "{s:?}");
 }
