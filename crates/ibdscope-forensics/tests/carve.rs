@@ -659,3 +659,47 @@ fn mysql_keyring_pages_with_the_keyring_are_decrypted_and_grouped() {
     assert!(s.indexes.len() >= 2 && s.indexes.iter().any(|i| i.sdi));
     assert!(s.is_whole(), "{s:?}");
 }
+
+/// A member of a committed `.tar.gz` fixture, in memory.
+fn tar_member(archive: &str, member: &str) -> Vec<u8> {
+    let gz = fixture(archive);
+    let mut tar = Vec::new();
+    ibdscope_codec::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
+        .unwrap();
+    ibdscope_testkit::tar_members(&tar)
+        .into_iter()
+        .find(|(p, _)| p.ends_with(member))
+        .unwrap_or_else(|| panic!("{member} not in {archive}"))
+        .1
+        .to_vec()
+}
+
+#[test]
+fn the_space_map_keeps_the_roots_of_a_dropped_table() {
+    // MySQL 5.6, innodb_file_per_table=0, fx/t_dropped dropped: its two
+    // indexes' roots (index 23 at page 322, index 24 at page 324: the
+    // server's dictionary before the DROP, fixtures/dropped/indexes.tsv)
+    // stay in ibdata1 with their extents and segments freed. The space
+    // map takes neither as a root and keeps both as freed roots, which a
+    // definition's reader takes when the map holds no root of its index.
+    let ibdata1 = tar_member("dropped/mysql56-dropped.tar.gz", "ibdata1");
+    let ts = ibdscope_core::Tablespace::new(&ibdata1).unwrap();
+    let map = ibdscope_core::extents::SpaceMap::build(&ts, &Engine::new(2));
+    let want: Vec<(IndexId, PageNo)> =
+        ibdscope_testkit::tsv(&ibdscope_testkit::fixtures().join("dropped/indexes.tsv"))
+            .iter()
+            .filter(|r| r["table"] == "fx/t_dropped")
+            .map(|r| {
+                (
+                    IndexId(r["index_id"].parse().unwrap()),
+                    PageNo(r["root"].parse().unwrap()),
+                )
+            })
+            .collect();
+    assert_eq!(want.len(), 2);
+    assert!(map
+        .indexes
+        .iter()
+        .all(|i| want.iter().all(|w| w.0 != i.index_id)));
+    assert_eq!(map.freed_roots, want);
+}
