@@ -1139,6 +1139,15 @@ fn space_of(
             }),
         }
     }
+    // The others newest first, verified or not.
+    for c in &mut carved {
+        c.others.sort_by(|a, b| {
+            b.lsn
+                .cmp(&a.lsn)
+                .then(a.source.cmp(&b.source))
+                .then(a.offset.cmp(&b.offset))
+        });
+    }
     let mut mixed = None;
     let mut space_id = SpaceId(space);
     if let Some(id) = index_id {

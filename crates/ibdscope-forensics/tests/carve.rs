@@ -703,3 +703,155 @@ fn the_space_map_keeps_the_roots_of_a_dropped_table() {
         .all(|i| want.iter().all(|w| w.0 != i.index_id)));
     assert_eq!(map.freed_roots, want);
 }
+
+/// The FSP_SPACE_FLAGS on page 0 of a MariaDB space whose flags the
+/// manifest gives as the server's `fil_space_t::flags`: without the
+/// memory-only bits (MariaDB 10.11 `storage/innobase/include/fsp0types.h`:
+/// `FSP_FLAGS_MEM_MASK`, `~0U << FSP_FLAGS_MEM_DATA_DIR`, 27).
+fn on_disk(flags: u32) -> u32 {
+    flags & !(!0u32 << 27)
+}
+
+/// (offset, page number) of the versions kept in `s`, by offset.
+fn kept_places(s: &carve::CarvedSpace) -> Vec<(u64, u32)> {
+    let mut v: Vec<(u64, u32)> = s
+        .pages
+        .iter()
+        .map(|p| (p.kept.offset, p.kept.page_no.0))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn two_real_files_of_one_space_id_other_index_ids_are_two_instances() {
+    // Two servers' files that share space id 7, 16 KiB pages and the
+    // classic layout, as written (fixtures/manifest.tsv): mysql56-crc32/
+    // ai_int (MySQL 5.6, FSP flags 0, index 23, LSNs 1643580..1887007)
+    // and mariadb1011-crc32/pagecomp (MariaDB 10.11 page_compressed, flags
+    // 0x60010021, index 25, LSNs 972589..1200035). Their index pages share
+    // page numbers under other index ids: two instances, each with its
+    // own pages and page 0, neither mixed.
+    let a = fixture("mysql56-crc32/ai_int.ibd");
+    let b = fixture("mariadb1011-crc32/pagecomp.ibd");
+    let a_pages = written(&a, 16384);
+    let b_pages = written(&b, 16384);
+    let mut image = noise(3 << 20, 53);
+    let pa = plant(&mut image, 512 * 9, 512 * 7, &a_pages);
+    let pb = plant(&mut image, (3 << 19) + 512 * 3, 512, &b_pages);
+    let (found, carved) = carve(&image);
+    assert_eq!(found.len(), pa.len() + pb.len());
+    assert_eq!(carved.spaces.len(), 2, "{carved:?}");
+    // Instances in order of their index pages' first LSN: MariaDB's first.
+    let (sb, sa) = (&carved.spaces[0], &carved.spaces[1]);
+    assert_eq!(kept_places(sa), pa);
+    assert_eq!(kept_places(sb), pb);
+    for (s, flags, id) in [(sa, 0, 23), (sb, on_disk(0x6001_0021), 25)] {
+        assert_eq!(s.space_id, SpaceId(7));
+        assert!(s.by_index_ids && s.mixed.is_none(), "{s:?}");
+        assert_eq!(s.flags, Some(flags));
+        let ids: Vec<IndexId> = s.indexes.iter().map(|i| i.index_id).collect();
+        assert_eq!(ids, [IndexId(id)]);
+        assert!(s.is_whole(), "{s:?}");
+    }
+}
+
+#[test]
+fn two_real_files_of_one_space_id_and_index_id_overlapping_lsns_are_mixed() {
+    // mariadb1011-crc32/ai_int (space 5, FSP flags 0x21, index 23, LSNs
+    // 45579..259001) and mariadb1011-pc-crc32/pc_lz4 (space 5, flags
+    // 0x60010021, index 23, LSNs 45753..225200; fixtures/manifest.tsv):
+    // two servers' first tables, same space id, index id and layout, LSN
+    // ranges overlapping. Nothing in an index page tells them apart: one
+    // space, `mixed` by page 0's flags, the newest version of each page
+    // number kept and the other listed.
+    let a = fixture("mariadb1011-crc32/ai_int.ibd");
+    let b = fixture("mariadb1011-pc-crc32/pc_lz4.ibd");
+    let a_pages = written(&a, 16384);
+    let b_pages = written(&b, 16384);
+    let mut image = noise(3 << 20, 59);
+    let pa = plant(&mut image, 512 * 5, 512 * 3, &a_pages);
+    let pb = plant(&mut image, (3 << 19) + 512 * 11, 512, &b_pages);
+    let (found, carved) = carve(&image);
+    assert_eq!(found.len(), pa.len() + pb.len());
+    assert_eq!(carved.spaces.len(), 1, "{carved:?}");
+    let s = &carved.spaces[0];
+    assert_eq!(s.space_id, SpaceId(5));
+    assert_eq!(
+        s.mixed,
+        Some(carve::Mixed::Flags(vec![0x21, on_disk(0x6001_0021)]))
+    );
+    assert!(!s.by_index_ids && !s.is_whole());
+    let lsn = |p: &[u8]| u64::from_be_bytes(p[16..24].try_into().unwrap());
+    for p in &s.pages {
+        let n = p.kept.page_no.0;
+        let va = a_pages.iter().position(|(m, _)| *m == n);
+        let vb = b_pages.iter().position(|(m, _)| *m == n);
+        // The version kept: the newer LSN's (the written page's header).
+        let newest = match (va, vb) {
+            (Some(i), Some(j)) if lsn(b_pages[j].1) > lsn(a_pages[i].1) => pb[j].0,
+            (Some(i), _) => pa[i].0,
+            (None, Some(j)) => pb[j].0,
+            (None, None) => unreachable!(),
+        };
+        assert_eq!(p.kept.offset, newest, "page {n}");
+        assert_eq!(p.others.len(), usize::from(va.is_some() && vb.is_some()));
+    }
+}
+
+#[test]
+fn three_versions_the_newest_that_verifies_kept() {
+    // mysql56-crc32/ai_int's page 3 as written (LSN L), a newer copy
+    // (L + 1000) with its crc32 as the server computes it, and a newest
+    // one (L + 2000) damaged after its checksum: with `--unverified` all
+    // three are found; the newest that verifies is kept, the others
+    // listed newest first.
+    let f = fixture("mysql56-crc32/ai_int.ibd");
+    let old = f[3 * 16384..4 * 16384].to_vec();
+    let lsn0 = u64::from_be_bytes(old[16..24].try_into().unwrap());
+    let at_lsn = |lsn: u64| {
+        let mut p = old.clone();
+        p[16..24].copy_from_slice(&lsn.to_be_bytes());
+        p[16380..].copy_from_slice(&(lsn as u32).to_be_bytes());
+        restamp(p)
+    };
+    let newer = at_lsn(lsn0 + 1000);
+    let mut newest = at_lsn(lsn0 + 2000);
+    newest[9000] ^= 0x40;
+    let mut image = noise(1 << 20, 61);
+    let places = [512 * 3, 512 * 100, 512 * 301];
+    for (at, p) in places.iter().zip([&newest, &old, &newer]) {
+        image[*at..*at + 16384].copy_from_slice(p);
+    }
+    let mut opts = CarveOptions::default();
+    opts.unverified = true;
+    let found = scan_all(&image, &opts, 2);
+    assert_eq!(found.len(), 3);
+    let carved = carve::group(found, None);
+    let p = &carved.spaces[0].pages[0];
+    assert_eq!(p.kept.page_no, PageNo(3));
+    assert_eq!(
+        (p.kept.offset, p.kept.lsn),
+        (places[2] as u64, Lsn(lsn0 + 1000))
+    );
+    let others: Vec<(u64, Lsn, carve::Accepted)> = p
+        .others
+        .iter()
+        .map(|o| (o.offset, o.lsn, o.accepted))
+        .collect();
+    assert_eq!(
+        others,
+        [
+            (
+                places[0] as u64,
+                Lsn(lsn0 + 2000),
+                carve::Accepted::SelfConsistent
+            ),
+            (
+                places[1] as u64,
+                Lsn(lsn0),
+                carve::Accepted::Verifies(ibdscope_core::checksum::Algorithm::Crc32)
+            ),
+        ]
+    );
+}
