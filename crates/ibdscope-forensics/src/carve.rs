@@ -29,6 +29,11 @@
 //! it found ([`Found`]); nothing of a page is kept but those facts, so
 //! memory grows with the pages found, not with the image.
 //!
+//! Encrypted pages a space cannot take without the key are counted; with
+//! the key (`--key-file`, `--keyring`) [`decrypt`] opens them with the key
+//! of their space's carved page 0 before grouping, so that they verify and
+//! join their space and index.
+//!
 //! Grouping ([`group`]): pages are split by space id, then by what each
 //! page says of its space's layout (the slot size and checksum layout),
 //! then by index ids where versions of one page number belong to
