@@ -1149,6 +1149,9 @@ struct Cand {
     /// Never more than low confidence (a stored format no `CREATE TABLE`
     /// makes today).
     low: bool,
+    /// Other types that read every value alike (an integer's signedness,
+    /// a DECIMAL's scale): named beside it, and the column is ambiguous.
+    alts: Vec<String>,
 }
 
 fn col(t: ColType, unsigned: bool) -> Column {
@@ -1195,16 +1198,28 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 (int_val(v) as i128).wrapping_sub(bias)
             })
             .fold((i128::MAX, i128::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        let most = |k: usize| k.saturating_mul(10) >= vals.len().saturating_mul(9) && k > 0;
         // Every byte string is some integer: small magnitudes (the
         // flipped sign bit next to 0x00 or 0xFF bytes) make it telling.
-        let telling = w > 1 && signed.saturating_mul(10) >= vals.len().saturating_mul(9);
+        // One byte: 256 values, any of them as likely signed as not.
+        let (telling, unsigned_telling) = if w > 1 {
+            (most(signed), most(unsigned))
+        } else {
+            (false, false)
+        };
         // Values of every magnitude say nothing of the sign: a signed and
-        // an UNSIGNED column read them alike but for the sign bit. Signed
-        // (the default) is printed, and the evidence says so.
-        let unsure_sign =
-            !telling && w > 1 && unsigned.saturating_mul(10) < vals.len().saturating_mul(9);
+        // an UNSIGNED column read them alike but for the sign bit
+        // (`row_mysql_store_col_in_innobase_format`, row0mysql.cc: the
+        // sign bit is flipped for signed integers only). Signed (the
+        // default) is printed, the other named: the column is ambiguous.
+        let unsure_sign = !telling && !unsigned_telling;
         out.push(Cand {
             low: false,
+            alts: if unsure_sign {
+                vec![format!("{name} unsigned")]
+            } else {
+                Vec::new()
+            },
             sql: name.to_string(),
             family: Family::Integer,
             fit: 1000,
@@ -1224,9 +1239,10 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 }
             ),
         });
-        if w > 1 && unsigned.saturating_mul(10) >= vals.len().saturating_mul(9) && unsigned > 0 {
+        if unsigned_telling {
             out.push(Cand {
                 low: false,
+                alts: Vec::new(),
                 sql: format!("{name} unsigned"),
                 family: Family::Integer,
                 fit: share(unsigned),
@@ -1234,6 +1250,9 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 evidence: format!("{w}-byte unsigned integers, high byte 0"),
             });
         }
+    }
+    if let Some(c) = decimal_cand(w, vals) {
+        out.push(c);
     }
     let temporal: &[(u32, &str, ColType, u32)] = &[
         (3, "date", ColType::NewDate, 0),
@@ -1286,10 +1305,25 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         let mut lo: Option<String> = None;
         let mut hi: Option<String> = None;
         let mut ok = 0usize;
+        // TIME2's minutes and seconds (6 bits each, under 60): the most seen.
+        let mut ms = (0u32, 0u32);
+        // Fractions (even precisions only: odd ones share their bytes with
+        // the next even one) whose last digit is 0, and that are 0.
+        let (mut tens, mut zeros) = (0usize, 0usize);
         for v in vals {
             let mut s = String::new();
             if render(&c, v, &mut s) == Rendered::Text && plausible_time(t, &s) {
                 ok = ok.saturating_add(1);
+                if let Some((_, f)) = s.split_once('.') {
+                    tens = tens.saturating_add(usize::from(f.ends_with('0')));
+                    zeros = zeros.saturating_add(usize::from(f.bytes().all(|b| b == b'0')));
+                }
+                if t == ColType::Time2 {
+                    let mut parts = s.split('.').next().unwrap_or("").rsplit(':');
+                    let sec = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+                    let min = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+                    ms = (ms.0.max(min), ms.1.max(sec));
+                }
                 if lo.as_ref().is_none_or(|l| s < *l) {
                     lo = Some(s.clone());
                 }
@@ -1298,9 +1332,32 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 }
             }
         }
+        // DATETIME2, TIMESTAMP2 and TIME2 keep fsp 1–2, 3–4, 5–6 in 1, 2, 3
+        // bytes, an odd fsp as the even one's value with its last digit 0
+        // (`my_datetime_packed_to_binary`, my_time.c: frac / 10^(6 - 2k)):
+        // every last digit 0 reads as the odd fsp; every fraction 0 names
+        // both.
+        let odd = !is_old
+            && fsp > 0
+            && fsp.is_multiple_of(2)
+            && ok == vals.len()
+            && ok > 0
+            && tens == vals.len();
+        let (sql, alts) = if odd {
+            let odd_name =
+                name.replace(&format!("({fsp})"), &format!("({})", fsp.saturating_sub(1)));
+            if zeros == vals.len() {
+                (odd_name, vec![name.clone()])
+            } else {
+                (odd_name, Vec::new())
+            }
+        } else {
+            (name.clone(), Vec::new())
+        };
         out.push(Cand {
             low: is_old,
-            sql: name.clone(),
+            alts,
+            sql,
             family: Family::Temporal,
             fit: share(ok),
             weight: match t {
@@ -1309,6 +1366,12 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 ColType::DateTime2 | ColType::DateTime => 8,
                 ColType::NewDate => 7,
                 ColType::Time | ColType::Timestamp2 | ColType::Timestamp => 5,
+                // TIME2 (`my_time_packed_to_binary`, my_time.c: hour 10
+                // bits, minute and second 6 bits each, sign bit flipped):
+                // minutes and seconds under 60 in every one of 50 or more
+                // values that reach 30 of both tell ((60/64)^2 per value
+                // at random).
+                ColType::Time2 if ok == vals.len() && ok >= 50 && ms.0 >= 30 && ms.1 >= 30 => 7,
                 _ => 4,
             },
             evidence: format!(
@@ -1325,14 +1388,32 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         });
     }
     if w == 8 || w == 4 {
-        let ok = count(&|v| float_plausible(v));
+        // FLOAT and DOUBLE are stored as the machine writes them, little
+        // endian, the sign bit NOT flipped (`row_mysql_store_col_in_
+        // innobase_format`: DATA_FLOAT / DATA_DOUBLE are copied as they
+        // are; `mach_float_read`, mach0data.ic). Any bytes are some IEEE
+        // value; values of ordinary magnitude (1e-30..1e30) in nearly every
+        // record tell, unless the bytes are small integers (the float's
+        // lowest mantissa byte would then be 0x80 or 0x7F).
+        let finite = count(&|v| float_finite(v));
+        let ordinary = count(&|v| float_plausible(v));
+        let int_small = count(&|v| matches!(v.first(), Some(0x80 | 0x7F)));
+        let nonzero = count(&|v| v.iter().any(|&b| b != 0));
+        let telling = vals.len() >= MIN_TYPE_RECORDS as usize
+            && nonzero >= MIN_TYPE_RECORDS as usize
+            && ordinary.saturating_mul(10) >= vals.len().saturating_mul(9)
+            && int_small.saturating_mul(2) < vals.len();
         out.push(Cand {
             low: false,
+            alts: Vec::new(),
             sql: if w == 8 { "double" } else { "float" }.to_string(),
             family: Family::Float,
-            fit: share(ok),
-            weight: 4,
-            evidence: format!("{w}-byte little-endian IEEE values of ordinary magnitude"),
+            fit: share(finite),
+            weight: if telling { 7 } else { 2 },
+            evidence: format!(
+                "{w}-byte little-endian IEEE values, {ordinary} of {} of ordinary magnitude",
+                vals.len()
+            ),
         });
     }
     // Text: latin1 letters padded with spaces (CHAR in a single-byte
@@ -1342,12 +1423,29 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
             .all(|&b| b == b'\t' || b == b'\n' || (0x20..0x7F).contains(&b) || b >= 0xA0)
     });
     let padded = count(&|v| v.last() == Some(&b' '));
+    // A CHAR in a single-byte charset is padded with spaces to its width
+    // (`row_mysql_store_col_in_innobase_format`, row0mysql.cc; `Field_
+    // string::store`): a padding run that ends inside the bytes, at the
+    // same place in many records (a space, then text), is where one
+    // column ends and the next begins: two columns, not one.
+    let inner = (1..w as usize)
+        .map(|p| {
+            count(&|v| {
+                v.get(p.saturating_sub(1)) == Some(&b' ') && v.get(p).is_some_and(|&b| b != b' ')
+            })
+        })
+        .max()
+        .unwrap_or(0);
+    let split = inner >= 5 && inner.saturating_mul(5) >= vals.len();
     out.push(Cand {
         low: false,
+        alts: Vec::new(),
         sql: format!("char({w})"),
         family: Family::Text,
         fit: share(text),
-        weight: if w >= 6 {
+        weight: if split {
+            1
+        } else if w >= 6 {
             7
         } else if padded > 0 {
             3
@@ -1367,6 +1465,7 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         });
         out.push(Cand {
             low: false,
+            alts: Vec::new(),
             sql: "binary(16)".into(),
             family: Family::Binary,
             fit: share(uuid),
@@ -1376,6 +1475,7 @@ fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
     }
     out.push(Cand {
         low: false,
+        alts: Vec::new(),
         sql: format!("binary({w})"),
         family: Family::Binary,
         fit: 1000,
@@ -1401,16 +1501,141 @@ fn plausible_time(t: ColType, s: &str) -> bool {
     }
 }
 
-fn float_plausible(v: &[u8]) -> bool {
-    let x = match v.len() {
+/// Not NaN or infinite.
+fn float_finite(v: &[u8]) -> bool {
+    float_of(v).is_some_and(f64::is_finite)
+}
+
+fn float_of(v: &[u8]) -> Option<f64> {
+    match v.len() {
         8 => v.try_into().ok().map(|a: [u8; 8]| f64::from_le_bytes(a)),
         4 => v
             .try_into()
             .ok()
             .map(|a: [u8; 4]| f64::from(f32::from_le_bytes(a))),
         _ => None,
-    };
-    x.is_some_and(|x| x == 0.0 || (x.is_finite() && x.abs() > 1e-30 && x.abs() < 1e30))
+    }
+}
+
+fn float_plausible(v: &[u8]) -> bool {
+    float_of(v).is_some_and(|x| x == 0.0 || (x.is_finite() && x.abs() > 1e-30 && x.abs() < 1e30))
+}
+
+/// DIG2BYTES (`strings/decimal.cc`): bytes of a group of 0–9 digits.
+const DIG2BYTES: [u32; 10] = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+
+/// A binary DECIMAL's digit groups in storage order (`decimal2bin`,
+/// strings/decimal.cc): the integer part's leftover digits, its 9-digit
+/// groups, the fraction's 9-digit groups, its leftover digits; each as
+/// (bytes, largest value).
+fn decimal_groups(intg: u32, frac: u32) -> Vec<(u32, u64)> {
+    let top = |d: u32| 10u64.saturating_pow(d).saturating_sub(1);
+    let part = |d: u32| DIG2BYTES.get(d as usize).copied().unwrap_or(4);
+    let mut g = Vec::new();
+    if !intg.is_multiple_of(9) {
+        g.push((part(intg % 9), top(intg % 9)));
+    }
+    for _ in 0..(intg / 9).saturating_add(frac / 9) {
+        g.push((4, 999_999_999));
+    }
+    if !frac.is_multiple_of(9) {
+        g.push((part(frac % 9), top(frac % 9)));
+    }
+    g
+}
+
+/// The groups' values of a stored DECIMAL, or `None` when one is over its
+/// largest value (`bin2decimal` refuses it): the first byte's top bit is
+/// the sign (set: positive), a negative number has every byte inverted.
+fn decimal_read(v: &[u8], groups: &[(u32, u64)]) -> Option<Vec<u64>> {
+    let neg = v.first()? & 0x80 == 0;
+    let mask = if neg { 0xFF } else { 0 };
+    let mut at = 0usize;
+    let mut out = Vec::with_capacity(groups.len());
+    for &(b, top) in groups {
+        let end = at.checked_add(b as usize)?;
+        let bytes = v.get(at..end)?;
+        let x = bytes.iter().enumerate().fold(0u64, |a, (i, &x)| {
+            let x = x ^ mask ^ if at == 0 && i == 0 { 0x80 } else { 0 };
+            (a << 8) | u64::from(x)
+        });
+        if x > top {
+            return None;
+        }
+        out.push(x);
+        at = end;
+    }
+    (at == v.len()).then_some(out)
+}
+
+/// A DECIMAL candidate for `w` bytes: of every (precision, scale) whose
+/// `decimal_bin_size` is `w` and whose digit groups every value fits, the
+/// fewest digits (the likeliest: each digit more is a tenth as likely to
+/// hold every value); another scale of as few digits that fits alike is
+/// named beside it. A lone integer group (scale 0, at most 9 digits) reads
+/// exactly as an integer and is left to the integers. Telling when some
+/// group after the first fills at least a tenth of its range (the bound
+/// is then a real constraint) in at least 20 records.
+fn decimal_cand(w: u32, vals: &[&[u8]]) -> Option<Cand> {
+    if vals.is_empty() || w > 30 {
+        return None;
+    }
+    let mut fits: Vec<(u32, u32, bool)> = Vec::new();
+    for p in 1..=65u32 {
+        for sc in 0..=p.min(30) {
+            if crate::table::decimal_bin_size(p, sc) != Some(w) {
+                continue;
+            }
+            let groups = decimal_groups(p.saturating_sub(sc), sc);
+            if sc == 0 && groups.len() < 2 {
+                continue;
+            }
+            let mut maxes = vec![0u64; groups.len()];
+            let mut nonzero = 0usize;
+            let ok = vals.iter().all(|v| match decimal_read(v, &groups) {
+                Some(g) => {
+                    nonzero = nonzero.saturating_add(usize::from(g.iter().any(|&x| x > 0)));
+                    for (m, x) in maxes.iter_mut().zip(g) {
+                        *m = (*m).max(x);
+                    }
+                    true
+                }
+                None => false,
+            });
+            if ok {
+                // The first group used too: small integers read as a
+                // DECIMAL's fraction with a zero integer part.
+                let filled = maxes.first().is_some_and(|&m| m > 0)
+                    && groups
+                        .iter()
+                        .zip(&maxes)
+                        .skip(1)
+                        .any(|(&(_, top), &m)| m.saturating_mul(10) >= top);
+                fits.push((p, sc, filled && nonzero >= MIN_TYPE_RECORDS as usize));
+            }
+        }
+    }
+    let least = fits.iter().map(|f| f.0).min()?;
+    let mut best = fits.iter().filter(|f| f.0 == least);
+    let &(p, sc, telling) = best.next()?;
+    let alts: Vec<String> = best.map(|f| format!("decimal({},{})", f.0, f.1)).collect();
+    Some(Cand {
+        low: false,
+        sql: format!("decimal({p},{sc})"),
+        family: Family::Decimal,
+        fit: 1000,
+        weight: if telling { 7 } else { 3 },
+        evidence: format!(
+            "{w} bytes of binary DECIMAL digit groups (each within its digits, sign bit \
+             flipped), the fewest digits that hold every value: DECIMAL({p},{sc}){}",
+            if alts.is_empty() {
+                String::new()
+            } else {
+                format!("; the same groups read as {}", alts.join(", "))
+            }
+        ),
+        alts,
+    })
 }
 
 /// Candidates for a variable-length column.
@@ -1478,6 +1703,7 @@ fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Ca
         };
         out.push(Cand {
             low: false,
+            alts: Vec::new(),
             sql: sized(text, cs),
             family: Family::Text,
             fit: share(utf8),
@@ -1490,6 +1716,7 @@ fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Ca
     }
     out.push(Cand {
         low: false,
+        alts: Vec::new(),
         sql: sized(text, ""),
         family: Family::Text,
         fit: share(if multi { latin1 } else { ascii.max(latin1) }),
@@ -1502,6 +1729,7 @@ fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Ca
     });
     out.push(Cand {
         low: false,
+        alts: Vec::new(),
         sql: sized(bin, ""),
         family: Family::Binary,
         fit: 1000,
@@ -1511,7 +1739,13 @@ fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Ca
     out
 }
 
-/// The best candidates: the winner, its rivals (fit alike).
+/// The best candidates: the winner, its rivals (fit alike): another
+/// family's candidate of the same score, or as telling as the winner
+/// (every value fits both, each shape is unlikely by chance: the bytes
+/// say both, and nothing but a guess chooses), or, when the winner tells
+/// nothing, another number or time that fits every value; and the
+/// readings the winner names beside itself (an integer's sign, a
+/// DECIMAL's scale).
 fn choose(mut c: Vec<Cand>) -> (Cand, Vec<Cand>) {
     let score = |x: &Cand| {
         // A type that fails some values loses to one that fits them all.
@@ -1522,6 +1756,7 @@ fn choose(mut c: Vec<Cand>) -> (Cand, Vec<Cand>) {
     let mut it = c.into_iter();
     let first = it.next().unwrap_or(Cand {
         low: false,
+        alts: Vec::new(),
         sql: "binary(1)".into(),
         family: Family::Binary,
         fit: 0,
@@ -1529,9 +1764,40 @@ fn choose(mut c: Vec<Cand>) -> (Cand, Vec<Cand>) {
         evidence: String::new(),
     });
     let s = score(&first);
-    let rivals = it
-        .filter(|x| score(x) == s && x.family != first.family)
+    let numeric = |x: &Cand| {
+        matches!(
+            x.family,
+            Family::Integer | Family::Decimal | Family::Float | Family::Temporal
+        )
+    };
+    let mut rivals: Vec<Cand> = it
+        .filter(|x| {
+            (x.sql != first.sql || x.low != first.low)
+                && (score(x) == s
+                    // MariaDB's older formats of the same widths.
+                    || (x.low && x.fit >= 900 && x.family == first.family)
+                    || (x.family != first.family
+                        && ((telling(&first) && telling(x))
+                            || (!telling(&first)
+                                && numeric(&first)
+                                && numeric(x)
+                                && x.fit >= 1000
+                                && x.weight >= 2))))
+        })
+        .map(|mut x| {
+            if x.low && !first.low {
+                x.sql.push_str(" in MariaDB's format before MySQL 5.6.4's");
+            }
+            x
+        })
         .collect();
+    for a in &first.alts {
+        rivals.push(Cand {
+            sql: a.clone(),
+            alts: Vec::new(),
+            ..first.clone()
+        });
+    }
     (first, rivals)
 }
 
@@ -1745,7 +2011,11 @@ fn place(
                     continue;
                 }
                 let vals = values_at(pages, &rows, s, bu, cw);
-                let (c, r) = choose(text_cands(cw, &vals));
+                let (c, r) = choose(if cw <= 30 {
+                    fixed_cands(cw, &vals)
+                } else {
+                    text_cands(cw, &vals)
+                });
                 let sc = fixed_score(&c, cw);
                 moves.push((cw as usize, sc, Back::Fixed(cw, c, r), false));
             }
@@ -1890,16 +2160,42 @@ fn place(
         }
     }
     let weak: Vec<bool> = specs.iter().map(|sp| !telling(&sp.cand)).collect();
+    // A small integer's tail read as the head of the next column starts
+    // 0x00: an UNSIGNED integer beside another integer of the same run may
+    // be the bytes of a split elsewhere (INT then TINYINT read as SMALLINT
+    // then MEDIUMINT UNSIGNED): both are in doubt.
+    let int = |sp: &Spec| sp.cand.family == Family::Integer;
+    let same_run = |i: usize, j: usize| {
+        runs.get(j).copied().flatten().is_some()
+            && runs.get(j).copied().flatten() == runs.get(i).copied().flatten()
+    };
+    let glued: Vec<bool> = (0..specs.len())
+        .map(|i| {
+            let Some(sp) = specs.get(i) else { return false };
+            let beside = |j: Option<usize>| {
+                j.is_some_and(|j| specs.get(j).is_some_and(|o| int(o) && same_run(i, j)))
+            };
+            let pair = |j: Option<usize>| {
+                j.is_some_and(|j| {
+                    specs.get(j).is_some_and(|o| {
+                        int(o) && o.cand.sql.ends_with("unsigned") && same_run(i, j)
+                    })
+                })
+            };
+            int(sp)
+                && ((sp.cand.sql.ends_with("unsigned")
+                    && (beside(i.checked_sub(1)) || beside(i.checked_add(1))))
+                    || pair(i.checked_sub(1))
+                    || pair(i.checked_add(1)))
+        })
+        .collect();
     for (i, sp) in specs.iter_mut().enumerate() {
         let same = |j: Option<usize>| {
-            j.is_some_and(|j| {
-                runs.get(j).copied().flatten().is_some()
-                    && runs.get(j).copied().flatten() == runs.get(i).copied().flatten()
-                    && weak.get(j).copied().unwrap_or(false)
-            })
+            j.is_some_and(|j| same_run(i, j) && weak.get(j).copied().unwrap_or(false))
         };
-        sp.weak_split = weak.get(i).copied().unwrap_or(false)
-            && (same(i.checked_sub(1)) || same(i.checked_add(1)));
+        sp.weak_split = (weak.get(i).copied().unwrap_or(false)
+            && (same(i.checked_sub(1)) || same(i.checked_add(1))))
+            || glued.get(i).copied().unwrap_or(false);
     }
     Some((specs, n_key, total))
 }
@@ -1937,7 +2233,7 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             RecFormat::Compact => compact(ix, clustered),
         };
         let records = ix.leaves.iter().map(|p| p.origins.len()).sum::<usize>();
-        let (tables, mut outcome) = match res {
+        let (tables, outcome) = match res {
             Ok((t, o)) => (t, o),
             Err(o) => (Vec::new(), o),
         };
@@ -1957,24 +2253,30 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             })
             .collect();
         scored.sort_by_key(|x| std::cmp::Reverse(x.0));
-        if let (Some(a), Some(b)) = (scored.first(), scored.get(1)) {
-            if a.0 > b.0 {
-                if let Outcome::Fits { ambiguous, .. } = &mut outcome {
-                    *ambiguous = false;
-                }
-            }
-        }
-        // The fields where another layout that fits every record
-        // differs, when its values fit their types nearly as well (within
-        // a fifth of the score): their columns are ambiguous.
-        let doubt: Vec<bool> = match (scored.first(), scored.get(1)) {
-            (Some(a), Some(b)) if b.0.saturating_mul(5) >= a.0.saturating_mul(4) => {
+        // The fields where another layout that fits every record differs
+        // are ambiguous, whichever reads values that fit their types
+        // better (the values choose which is printed, not that it is
+        // right); so are the fields of a NOT NULL and a NULL-able
+        // variable-length field side by side, the NULL-able one NULL in
+        // some record: the record's one length is either's (the other
+        // order of the NULL bit reads every extent alike).
+        let mut doubt: Vec<bool> = match (scored.first(), scored.get(1)) {
+            (Some(a), Some(b)) => {
                 let (fa, fb) = (&a.1.fields, &b.1.fields);
                 (0..fa.len())
                     .map(|i| fa.len() != fb.len() || fa.get(i) != fb.get(i))
                     .collect()
             }
             _ => Vec::new(),
+        };
+        if let Some((_, t, _)) = scored.first() {
+            swap_doubt(t, &mut doubt);
+        }
+        // Another layout with another NOT NULL fixed-width total: the
+        // columns of those bytes are in doubt too.
+        let run_doubt = match (scored.first(), scored.get(1)) {
+            (Some(a), Some(b)) => a.1.run != b.1.run,
+            _ => false,
         };
         let (table, placed) = match scored.into_iter().next() {
             Some((_, t, p)) => (Some(t), p),
@@ -1989,7 +2291,7 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
         });
         if clustered {
             match table {
-                Some(t) => columns(&mut out, ix, &t, placed, &doubt),
+                Some(t) => columns(&mut out, ix, &t, placed, &doubt, run_doubt),
                 None => out
                     .notes
                     .push("the clustered index's layout was not found".into()),
@@ -2024,6 +2326,41 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
     out
 }
 
+/// Marks the variable-length fields as doubtful when some are NOT NULL
+/// and some NULL-able and NULL in some record (COMPACT): which field a
+/// NULL bit belongs to moves the record's lengths from one field to the
+/// next, and every extent reads alike (the values choose, not the
+/// records).
+fn swap_doubt(t: &Table, doubt: &mut Vec<bool>) {
+    if t.run.is_none() {
+        return;
+    }
+    doubt.resize(t.fields.len(), false);
+    let null_seen = |k: usize| {
+        t.rows
+            .iter()
+            .any(|(_, _, cells)| cells.get(k).is_some_and(|c| c.null))
+    };
+    let var: Vec<usize> = (0..t.fields.len())
+        .filter(|&k| {
+            t.fields
+                .get(k)
+                .is_some_and(|f| matches!(f.0, Storage::Variable { .. }))
+        })
+        .collect();
+    let nn = var.iter().any(|&k| t.fields.get(k).is_some_and(|f| !f.1));
+    let null = var
+        .iter()
+        .any(|&k| t.fields.get(k).is_some_and(|f| f.1) && null_seen(k));
+    if nn && null {
+        for k in var {
+            if let Some(d) = doubt.get_mut(k) {
+                *d = true;
+            }
+        }
+    }
+}
+
 /// The clustered index's columns from its fields.
 fn columns(
     out: &mut Inference,
@@ -2031,6 +2368,7 @@ fn columns(
     t: &Table,
     placed: Option<(Vec<Spec>, usize)>,
     doubt: &[bool],
+    run_doubt: bool,
 ) {
     let pages = &ix.leaves;
     let (specs, n_key) = match t.run {
@@ -2053,9 +2391,10 @@ fn columns(
         .into_iter()
         .enumerate()
         .map(|(i, sp)| {
-            let doubtful = sp
-                .field
-                .is_some_and(|f| doubt.get(f).copied().unwrap_or(false));
+            let doubtful = match sp.field {
+                Some(f) => doubt.get(f).copied().unwrap_or(false),
+                None => run_doubt,
+            };
             let confidence = if !sp.rivals.is_empty() || doubtful {
                 Confidence::Ambiguous
             } else if sp.cand.fit >= 1000 && sp.cand.weight > 1 && !sp.cand.low && !sp.weak_split {
