@@ -701,7 +701,11 @@ fn crypt(a: &Args, r: &mut String, targets: &mut Vec<Target>) {
          per CPU second of the command (all threads): a rate per core, which other load \
          changes less than wall time. `check` without a key verifies the stored pages only. \
          The Percona 8.0 files (`--keyring`) are the corpus's, tens of KiB: their runs \
-         are start-up, too short for a rate; their memory is measured.\n"
+         are start-up, too short for a rate; their memory is measured. The MySQL 8.0 \
+         keyring files of ~1 and ~4 GiB are `benches/gen-inputs keyring`'s: the plain \
+         table of the same rows in MySQL's page format, encrypted under the corpus \
+         keyring's master key as the server's I/O layer encrypts (`ibdscope-bench \
+         mysql-keyring`).\n"
     );
     for (label, p, key, flag) in groups {
         let Ok((_, pages, len)) = page_info(&p) else {
