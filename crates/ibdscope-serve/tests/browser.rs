@@ -1003,7 +1003,8 @@ fn a_person_hovers_clicks_and_compares_in_chromium() {
         "location.hash === '#compare/0,1' && document.querySelector('#map-1') && document.querySelector('#map-1').getAttribute('data-cells')",
         60,
     );
-    let cmp = b.fetched("/api/compare");
+    // The report (`/api/compare?f=…`), not the picture (`?map=…`).
+    let cmp = b.fetched("/api/compare?f=");
     let dom_pages = b.eval(
         "[...document.querySelectorAll('#compare-table tr')].slice(1).map(r => r.children[2].textContent)",
     );

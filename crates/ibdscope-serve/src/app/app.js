@@ -225,7 +225,7 @@ async function compareView(list) {
   // `compare --metric M --out`'s picture: one panel a file, at one scale
   // (the same bytes a cell in every file); by LSN first: the key-order
   // picture (AUTO_INCREMENT against UUID keys).
-  const picture = m => { const p = new URLSearchParams(q); p.set("map", m); return apiQ("/api/compare", p); };
+  const picture = m => { const p = new URLSearchParams({ map: m }); list.forEach(f => p.append("f", f)); return apiQ("/api/compare", p); };
   const leg = el("div");
   const modes = modeSelect(METRICS, "lsn", picture, (m, pic) => {
     state.mode = m; state.pic = pic; maps.forEach(x => x.draw()); leg.replaceChildren(legend(pic));
