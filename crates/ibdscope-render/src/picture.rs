@@ -631,7 +631,10 @@ pub fn cell_color(p: &Picture, cell: Cell) -> Option<Rgb> {
         Cell::Blank => None,
         Cell::Class(n) | Cell::Bar(n, _) => Some(class(n)),
         Cell::Heat(v) => {
-            let (t, floor) = p.heat.as_ref().map_or((1.0, 0.0), |h| (h.scale.t(v), h.floor));
+            let (t, floor) = p
+                .heat
+                .as_ref()
+                .map_or((1.0, 0.0), |h| (h.scale.t(v), h.floor));
             Some(ramp(t, floor))
         }
     }

@@ -10,11 +10,11 @@
 
 use crate::args::{Cmd, Opts};
 use crate::error::{Error, ErrorKind};
-use crate::outcome::Outcome;
 use crate::json::Json;
+use crate::outcome::Outcome;
 use ibdscope_render::{cell_color, render, ImageFormat, Picture};
-use std::io;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -232,10 +232,7 @@ const SCALE_POINTS: u32 = 64;
 /// [`SCALE_POINTS`] colours from its low to its high end, ticks); notes.
 pub fn picture_json(out: &mut dyn io::Write, p: &Picture) -> io::Result<()> {
     let mut j = Json::new(out);
-    j.obj()?
-        .kv_str("title", &p.title)?
-        .key("lines")?
-        .arr()?;
+    j.obj()?.kv_str("title", &p.title)?.key("lines")?.arr()?;
     for l in &p.lines {
         j.str(l)?;
     }

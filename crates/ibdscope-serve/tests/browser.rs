@@ -208,7 +208,10 @@ fn svg_elements(svg: &str) -> Vec<El> {
 /// cell rectangles, placed in page order by their positions (the gap
 /// between cells is one pixel when cells are at least 5 pixels each way,
 /// else none: render's `layout`).
-fn panel_cells(slots: &[(i64, i64, i64, i64)], cells: &[(i64, i64, i64, i64, String)]) -> Vec<String> {
+fn panel_cells(
+    slots: &[(i64, i64, i64, i64)],
+    cells: &[(i64, i64, i64, i64, String)],
+) -> Vec<String> {
     let (x0, _, _, slot_h) = slots[0];
     let Some(&(_, _, w, _, _)) = cells.first() else {
         panic!("a panel with no cell drawn")
@@ -243,7 +246,13 @@ fn panel_cells(slots: &[(i64, i64, i64, i64)], cells: &[(i64, i64, i64, i64, Str
 
 /// The picture `cmd --out F.svg` (`compare --metric M` for compare) draws
 /// of `files`, read back.
-fn svg_drawn(cmd: Cmd, metric: Metric, files: &[PathBuf], dir: &Path, keys: Option<KeyFile>) -> Drawn {
+fn svg_drawn(
+    cmd: Cmd,
+    metric: Metric,
+    files: &[PathBuf],
+    dir: &Path,
+    keys: Option<KeyFile>,
+) -> Drawn {
     let svg = dir.join(format!(
         "{}-{cmd:?}-{metric:?}.svg",
         files[0].file_stem().unwrap().to_string_lossy()
@@ -281,7 +290,9 @@ fn svg_drawn(cmd: Cmd, metric: Metric, files: &[PathBuf], dir: &Path, keys: Opti
         panels.push(panel_cells(&slots, &cells));
     }
     let mut legend = Vec::new();
-    while let (Some(El::Text(label)), Some(El::Rect(_, _, 14, 14, f))) = (els.get(i), els.get(i + 1)) {
+    while let (Some(El::Text(label)), Some(El::Rect(_, _, 14, 14, f))) =
+        (els.get(i), els.get(i + 1))
+    {
         legend.push((label.clone(), f.clone()));
         i += 2;
     }
@@ -342,7 +353,10 @@ fn drawn_cells(b: &mut Browser, sel: &str) -> Vec<String> {
 
 /// The legend the view shows (label and swatch colour) and its colour
 /// scale (title, low and high end colours and labels).
-type Legend = (Vec<(String, String)>, Option<(String, String, String, String, String)>);
+type Legend = (
+    Vec<(String, String)>,
+    Option<(String, String, String, String, String)>,
+);
 
 fn shown_legend(b: &mut Browser) -> Legend {
     let v = b.eval(
@@ -527,16 +541,29 @@ fn the_views_render_in_headless_chromium() {
     // it, with its legend and scale.
     for (mode, _, metric) in &MODES {
         choose_mode(&mut s.b, mode);
-        let want = svg_drawn(Cmd::Compare, *metric, &[clean.clone(), damaged.clone()], &dir, None);
+        let want = svg_drawn(
+            Cmd::Compare,
+            *metric,
+            &[clean.clone(), damaged.clone()],
+            &dir,
+            None,
+        );
         assert_eq!(want.panels.len(), 2, "compare {mode}");
         for (i, panel) in want.panels.iter().enumerate() {
             let drawn = drawn_cells(&mut s.b, &format!("#map-{i}"));
-            assert_eq!(&drawn, panel, "compare {mode}: file {i}'s cells against `compare --out`");
+            assert_eq!(
+                &drawn, panel,
+                "compare {mode}: file {i}'s cells against `compare --out`"
+            );
             let red: Vec<usize> = (drawn.iter().enumerate())
                 .filter(|(_, c)| **c == palette("damaged"))
                 .map(|(p, _)| p)
                 .collect();
-            assert_eq!(red, if i == 1 { vec![5] } else { vec![] }, "compare {mode}: file {i}");
+            assert_eq!(
+                red,
+                if i == 1 { vec![5] } else { vec![] },
+                "compare {mode}: file {i}"
+            );
         }
         assert_legend(&shown_legend(&mut s.b), &want, &format!("compare {mode}"));
         s.b.screenshot(&s.shots.join(format!("views-compare-{mode}.png")));
@@ -566,9 +593,18 @@ fn every_mode_as_the_pictures(
     for (mode, cmd, metric) in &MODES {
         choose_mode(&mut s.b, mode);
         let drawn = drawn_cells(&mut s.b, "#map");
-        let want = svg_drawn(cmd.clone(), *metric, &[file.to_path_buf()], dir, keys.clone());
+        let want = svg_drawn(
+            cmd.clone(),
+            *metric,
+            &[file.to_path_buf()],
+            dir,
+            keys.clone(),
+        );
         assert_eq!(want.panels.len(), 1, "{tag} {mode}");
-        assert_eq!(drawn, want.panels[0], "{tag}: the {mode} map's cells against `{mode} --out`");
+        assert_eq!(
+            drawn, want.panels[0],
+            "{tag}: the {mode} map's cells against `{mode} --out`"
+        );
         assert_legend(&shown_legend(&mut s.b), &want, &format!("{tag} {mode}"));
         for (p, c) in drawn.iter().enumerate() {
             assert_eq!(
@@ -579,7 +615,10 @@ fn every_mode_as_the_pictures(
         }
         let shot = s.shots.join(format!("{}-map-{mode}.png", s.tag));
         s.b.screenshot(&shot);
-        println!("{tag}: {mode}: {} cells as the picture draws them", drawn.len());
+        println!(
+            "{tag}: {mode}: {} cells as the picture draws them",
+            drawn.len()
+        );
     }
 }
 
