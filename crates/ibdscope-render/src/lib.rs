@@ -33,6 +33,4 @@ pub mod picture;
 pub use color::Rgb;
 pub use grid::{pages_per_cell, Cell, Grid, GridBuilder, Scale};
 pub use hist::{Bin, Pow2Histogram, Ranks};
-pub use picture::{
-    cell_color, render, Class, Drawn, HeatScale, Histogram, ImageFormat, Panel, Picture,
-};
+pub use picture::{render, Class, Drawn, HeatScale, Histogram, ImageFormat, Panel, Picture};

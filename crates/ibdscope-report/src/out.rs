@@ -12,7 +12,8 @@ use crate::args::{Cmd, Opts};
 use crate::error::{Error, ErrorKind};
 use crate::json::Json;
 use crate::outcome::Outcome;
-use ibdscope_render::{cell_color, render, ImageFormat, Picture};
+use ibdscope_render::picture::cell_color;
+use ibdscope_render::{render, ImageFormat, Picture};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -226,7 +227,7 @@ const SCALE_POINTS: u32 = 64;
 /// `p` as JSON, for a map drawn elsewhere (`serve`'s browser maps) to draw
 /// the same cells as the picture files: its title and lines; each panel's
 /// grid (columns, pages per cell, first page, pages) with each cell's
-/// colour as the picture draws it ([`ibdscope_render::cell_color`]; `null`:
+/// colour as the picture draws it ([`ibdscope_render::picture::cell_color`]; `null`:
 /// blank, the row slot's colour `slot` shows); the legend's shown
 /// classes (label and colour); the colour scale (its title, end labels,
 /// [`SCALE_POINTS`] colours from its low to its high end, ticks); notes.
