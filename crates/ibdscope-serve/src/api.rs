@@ -29,7 +29,8 @@ pub const MAX_COMPARED: usize = 8;
 const MAX_MEMBERS: usize = 4096;
 
 /// Most bytes of encoded `extents` answers kept (the owner map: about 127
-/// bytes a page, so the maps of files up to ~500,000 pages in all).
+/// bytes a page, so the maps of files up to ~500,000 pages in all), with
+/// the map pictures (about 10 bytes a page each).
 const EXTENTS_KEPT: usize = 64 << 20;
 
 /// The files served and how the report reads them.
@@ -57,10 +58,14 @@ pub struct Api {
     idle: Duration,
     /// Each file's overview entry, made once.
     overview: Mutex<HashMap<usize, String>>,
-    /// Encoded `extents` answers (file, body, outcome), most recently
-    /// asked last, [`EXTENTS_KEPT`] bytes at most.
-    extents: Mutex<Vec<(usize, Answer)>>,
+    /// Encoded `extents` answers and map pictures (file and map, body,
+    /// outcome), most recently asked last, [`EXTENTS_KEPT`] bytes at most.
+    extents: Mutex<Vec<(Kept, Answer)>>,
 }
+
+/// What a kept answer is of: a file, and the map picture asked (`None`:
+/// the owner map, `extents --format json`).
+type Kept = (usize, Option<Metric>);
 
 /// A command for a file's model thread, and where to send its answer.
 struct Job {
@@ -139,27 +144,36 @@ impl Api {
     /// The owner map (`extents`, one entry a page) is kept encoded.
     pub fn report(&self, cmd: Cmd, index: usize, hex: bool, levels: bool) -> Option<Answer> {
         let file = self.files.get(index)?;
-        let extents = matches!(cmd, Cmd::Extents);
-        if extents {
-            let mut kept = lock(&self.extents);
-            if let Some(at) = kept.iter().position(|(i, _)| *i == index) {
-                let e = kept.remove(at);
-                let a = e.1.clone();
-                kept.push(e);
-                return Some(a);
-            }
-        }
         let opts = || {
             let mut o = self.opts(cmd.clone(), vec![file.clone()], false);
             o.hex = hex;
             o.levels = levels;
             o
         };
-        let a = self.ask(index, &opts, None)?;
-        if extents && a.body.len() <= EXTENTS_KEPT {
+        if matches!(cmd, Cmd::Extents) {
+            return self.kept((index, None), || self.ask(index, &opts, None));
+        }
+        self.ask(index, &opts, None)
+    }
+
+    /// The answer kept for `key` (a file and the map asked, `None`: the
+    /// owner map), else `make`'s, kept when it is at most [`EXTENTS_KEPT`]
+    /// bytes (the least recently asked dropped past that in all).
+    fn kept(&self, key: Kept, make: impl FnOnce() -> Option<Answer>) -> Option<Answer> {
+        {
             let mut kept = lock(&self.extents);
-            kept.retain(|(i, _)| *i != index);
-            kept.push((index, a.clone()));
+            if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
+                let e = kept.remove(at);
+                let a = e.1.clone();
+                kept.push(e);
+                return Some(a);
+            }
+        }
+        let a = make()?;
+        if a.body.len() <= EXTENTS_KEPT {
+            let mut kept = lock(&self.extents);
+            kept.retain(|(k, _)| *k != key);
+            kept.push((key, a.clone()));
             while kept.iter().map(|(_, a)| a.body.len()).sum::<usize>() > EXTENTS_KEPT {
                 kept.remove(0);
             }
@@ -190,10 +204,16 @@ impl Api {
             },
             ..self.opts(cmd.clone(), vec![file.clone()], false)
         };
-        if matches!(metric, Metric::Lsn) || file.is_dir() {
-            return Some(self.run(opts()));
+        if file.is_dir() {
+            return None;
         }
-        self.ask(index, &opts, None)
+        self.kept((index, Some(metric)), || {
+            if matches!(metric, Metric::Lsn) {
+                Some(self.run(opts()))
+            } else {
+                self.ask(index, &opts, None)
+            }
+        })
     }
 
     /// The picture `compare --metric METRIC --out` draws of `files`, one
