@@ -495,7 +495,7 @@ fn the_views_render_in_headless_chromium() {
     assert_eq!(bad, vec![5]);
     let drawn = cells(&map, "map");
     assert_eq!(drawn.len(), 19);
-    every_mode_as_the_pictures(&mut s, &damaged, None, &dir, &bad, "views");
+    every_mode_as_the_pictures(&mut s, 1, &damaged, None, &dir, &bad, "views");
 
     // The damaged page: the verdict `check` gives it (corrupt), its links.
     let page = s.view("page/1/5");
@@ -580,10 +580,11 @@ fn the_views_render_in_headless_chromium() {
 /// The map of `file` (shown) in each colour mode: every cell as the SVG
 /// picture of the mode's command (`extents`, `lsn`, `fill --out`, with
 /// `keys`) draws it, blanks in place; the legend's classes and scale as
-/// the picture's; the damaged red exactly on `bad` (`check`'s pages); a
-/// screenshot of each.
+/// the picture's; the damaged red exactly on `bad` (`check`'s pages), and
+/// each of them hovered names its verdict damaged; a screenshot of each.
 fn every_mode_as_the_pictures(
     s: &mut Session,
+    n: usize,
     file: &Path,
     keys: Option<KeyFile>,
     dir: &Path,
@@ -611,6 +612,18 @@ fn every_mode_as_the_pictures(
                 *c == palette("damaged"),
                 bad.contains(&(p as u64)),
                 "{tag} {mode}: page {p}: {c}"
+            );
+        }
+        // Each damaged page hovered in this mode: its tooltip as the
+        // `pages` JSON names it, its verdict damaged as `check` says.
+        let pages = s.b.fetched(&format!("/api/file/{n}/pages"));
+        for &p in bad {
+            let tip = hover_tip(&mut s.b, "#map", p as usize, 16.0);
+            assert_tip(&tip, &pages, p as usize);
+            let v = tip[6].strip_prefix("verdict ").unwrap();
+            assert!(
+                !(v == "valid" || v == "empty" || v.starts_with("unverifiable")),
+                "{tag} {mode}: {tip:?}"
             );
         }
         let shot = s.shots.join(format!("{}-map-{mode}.png", s.tag));
@@ -686,7 +699,7 @@ fn every_fixture_kind_in_the_browser() {
         let drawn = cells(&map, "map");
         let bad = check_damaged(&file);
         let k = if keyed { keys() } else { None };
-        every_mode_as_the_pictures(&mut s, &file, k, &dir, &bad, tag);
+        every_mode_as_the_pictures(&mut s, 0, &file, k, &dir, &bad, tag);
         choose_mode(&mut s.b, "extents");
         // Hover: the root and each damaged page, named as the JSON the
         // page fetched names them, the verdict `corrupt` where `check`
