@@ -1394,7 +1394,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             roots: RootPass {
                 b: self,
                 candidates: Vec::new(),
-                facts: keep.map(FactsShard::new),
+                facts: keep.map(|h| FactsShard::new(h).sized(ts.n_pages())),
             },
             side: side(),
         });
