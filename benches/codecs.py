@@ -23,6 +23,16 @@ fil_page_decompress_low):
                              RESULT codec size bytes_out cpu_ns calls call_ns
                              (cpu_ns: the time the thread ran on a CPU,
                              from /proc/thread-self/schedstat)
+  codecs.py pages DIR MS [CODECS]
+                             the page_compressed bench file's own pages:
+                             DIR/pages/<codec>.bin holds each page's payload
+                             as the server hands it to the library (u32
+                             little-endian length, then the bytes), and
+                             <codec>.check the first pages' logical bytes
+                             (checked first); decompresses the pages in file
+                             order, again from the first when all are done,
+                             for MS milliseconds per codec; prints
+                             RESULT codec pages bytes_out cpu_ns calls call_ns
 
 call_ns is the cost of one call through Python and ctypes, measured on the
 same function with an input it rejects at once (lz4, lzo, snappy: a zero
@@ -108,8 +118,8 @@ def decoders():
     decompresses one buffer and returns the bytes written (checked)."""
     z, lz4, lzo, xz, bz, sn = libs()
 
-    def zlib_(src, n):
-        dst = C.create_string_buffer(n)
+    def zlib_(src, n, dst=None):
+        dst = C.create_string_buffer(n) if dst is None else dst
         ln = C.c_ulong(n)
         f = z.uncompress
         p = C.byref(ln)
@@ -121,8 +131,8 @@ def decoders():
             return dst.raw if ln.value == n else b""
         return call, dst
 
-    def lz4_(src, n):
-        dst = C.create_string_buffer(n)
+    def lz4_(src, n, dst=None):
+        dst = C.create_string_buffer(n) if dst is None else dst
         f = lz4.LZ4_decompress_safe
         k = len(src)
 
@@ -130,8 +140,8 @@ def decoders():
             return f(src, dst, k, n)
         return call, dst
 
-    def lzo_(src, n):
-        dst = C.create_string_buffer(n)
+    def lzo_(src, n, dst=None):
+        dst = C.create_string_buffer(n) if dst is None else dst
         ln = C.c_size_t(n)
         f = lzo.lzo1x_decompress_safe
         p = C.byref(ln)
@@ -142,8 +152,8 @@ def decoders():
             return f(src, k, dst, p, None)
         return call, dst
 
-    def lzma_(src, n):
-        dst = C.create_string_buffer(n)
+    def lzma_(src, n, dst=None):
+        dst = C.create_string_buffer(n) if dst is None else dst
         mem = C.c_uint64(2**64 - 1)
         ip = C.c_size_t(0)
         op = C.c_size_t(0)
@@ -157,8 +167,8 @@ def decoders():
             return f(pm, 0, None, src, pi, k, dst, po, n)
         return call, dst
 
-    def bzip2_small(src, n):
-        dst = C.create_string_buffer(n)
+    def bzip2_small(src, n, dst=None):
+        dst = C.create_string_buffer(n) if dst is None else dst
         ln = C.c_uint(n)
         f = bz.BZ2_bzBuffToBuffDecompress
         p = C.byref(ln)
@@ -169,8 +179,8 @@ def decoders():
             return f(dst, p, src, k, 1, 0)
         return call, dst
 
-    def bzip2_fast(src, n):
-        dst = C.create_string_buffer(n)
+    def bzip2_fast(src, n, dst=None):
+        dst = C.create_string_buffer(n) if dst is None else dst
         ln = C.c_uint(n)
         f = bz.BZ2_bzBuffToBuffDecompress
         p = C.byref(ln)
@@ -181,8 +191,8 @@ def decoders():
             return f(dst, p, src, k, 0, 0)
         return call, dst
 
-    def snappy_(src, n):
-        dst = C.create_string_buffer(n)
+    def snappy_(src, n, dst=None):
+        dst = C.create_string_buffer(n) if dst is None else dst
         ln = C.c_size_t(n)
         f = sn.snappy_uncompress
         p = C.byref(ln)
@@ -255,9 +265,54 @@ def time_all(d, ms, only=None):
             print(f"RESULT {codec} {size} {done * per} {used} {done} {cost:.0f}", flush=True)
 
 
+def time_pages(d, ms, only=None):
+    dec = decoders()
+    costs = {c: call_cost(dec[c]) for c in ("lz4", "lzo", "snappy")}
+    n = 16384
+    for codec in ["zlib", "lz4", "lzo", "lzma", "bzip2", "bzip2-fast", "snappy"]:
+        folder = codec.split("-")[0]
+        path = os.path.join(d, "pages", folder + ".bin")
+        if (only and folder not in only) or not os.path.exists(path):
+            continue
+        cost = costs.get(codec, costs["lz4"])
+        raw = open(path, "rb").read()
+        check = open(os.path.join(d, "pages", folder + ".check"), "rb").read()
+        dst = C.create_string_buffer(n)
+        calls = []
+        at = 0
+        while at < len(raw):
+            k = int.from_bytes(raw[at:at + 4], "little")
+            src = raw[at + 4:at + 4 + k]
+            at += 4 + k
+            call, _ = dec[codec](src, n, dst)
+            if len(calls) * n < len(check):
+                call()
+                assert dst.raw == check[len(calls) * n:(len(calls) + 1) * n], (codec, len(calls))
+            calls.append(call)
+        del raw
+        gc.disable()
+        done = 0
+        c0 = cpu_ns()
+        deadline = time.perf_counter_ns() + ms * 1_000_000
+        stop = False
+        while not stop:
+            for i in range(0, len(calls), 64):
+                for call in calls[i:i + 64]:
+                    call()
+                done += len(calls[i:i + 64])
+                if time.perf_counter_ns() >= deadline:
+                    stop = True
+                    break
+        used = cpu_ns() - c0
+        gc.enable()
+        print(f"RESULT {codec} pages {done * n} {used} {done} {cost:.0f}", flush=True)
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "compress":
         compress(sys.argv[2])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "pages":
+        time_pages(sys.argv[2], int(sys.argv[3]), sys.argv[4].split(",") if len(sys.argv) > 4 else None)
     elif len(sys.argv) >= 4 and sys.argv[1] == "time":
         time_all(sys.argv[2], int(sys.argv[3]), sys.argv[4].split(",") if len(sys.argv) > 4 else None)
     else:

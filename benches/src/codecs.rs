@@ -14,9 +14,16 @@
 //!    `codecs.py time` (the reference, through ctypes, with the cost of a
 //!    Python call subtracted), then ours, each case for `--ms`
 //!    milliseconds. The median rate of the rounds is reported.
+//! 4. With `--pagecomp DIR` (`benches/gen-inputs pagecomp`: `pc_<codec>.ibd`
+//!    of 1,500,000 rows), the same on the bench file's own pages: every
+//!    page_compressed page's payload, as the server hands it to the
+//!    library, decoded in file order (from the first again when all are
+//!    done) for `--ms` per codec and round, ours and the reference in the
+//!    same rounds. Ten fixture pages looped let the CPU's branch predictor
+//!    learn their sequences; thousands of distinct pages do not.
 //!
 //! ```text
-//! ibdscope-codec-bench [--fixture F] [--rounds 5] [--ms 300] [--python python3]
+//! ibdscope-codec-bench [--fixture F] [--pagecomp DIR] [--rounds 5] [--ms 300] [--python python3]
 //!     [--script benches/codecs.py] [--only zlib,lz4,...] [--keep DIR]
 //!     [--out benches/results/DATE-codecs.md] [--note TEXT]...
 //! ```
@@ -37,6 +44,7 @@ const CODECS: [&str; 6] = ["zlib", "lz4", "lzo", "lzma", "bzip2", "snappy"];
 
 struct Args {
     fixture: PathBuf,
+    pagecomp: Option<PathBuf>,
     rounds: usize,
     ms: u64,
     python: String,
@@ -51,6 +59,7 @@ fn parse_args() -> Result<Args, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut a = Args {
         fixture: root.join("../fixtures/mariadb1011-pc/pc_lz4.ibd"),
+        pagecomp: None,
         rounds: 5,
         ms: 300,
         python: "python3".into(),
@@ -65,6 +74,7 @@ fn parse_args() -> Result<Args, String> {
         let mut val = || it.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
             "--fixture" => a.fixture = PathBuf::from(val()?),
+            "--pagecomp" => a.pagecomp = Some(PathBuf::from(val()?)),
             "--rounds" => a.rounds = val()?.parse().map_err(|_| "--rounds N")?,
             "--ms" => a.ms = val()?.parse().map_err(|_| "--ms N")?,
             "--python" => a.python = val()?,
@@ -104,6 +114,105 @@ fn logical_pages(fixture: &Path) -> Result<Vec<Vec<u8>>, String> {
         }
     }
     Ok(pages)
+}
+
+/// The page_compressed pages of one bench file: each page's payload (the
+/// bytes the server hands the library), in file order.
+struct BenchPages {
+    payloads: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+    page_size: usize,
+}
+
+/// Logical pages of the bench file written beside the payloads for the
+/// reference to check its output against.
+const CHECKED_PAGES: usize = 32;
+
+/// Reads `file`'s page_compressed pages; writes `dir/pages/<codec>.bin`
+/// (u32 little-endian length, then the payload, a page after another) and
+/// `<codec>.check` (the first [`CHECKED_PAGES`] logical pages, as the page
+/// core decodes them) for `codecs.py pages`.
+fn bench_pages(codec: &str, file: &Path, dir: &Path) -> Result<BenchPages, String> {
+    let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let ts = Tablespace::new(&data).map_err(|e| format!("{}: {e}", file.display()))?;
+    let layout = Layout::of(&ts);
+    let mut bp = BenchPages {
+        payloads: Vec::new(),
+        spans: Vec::new(),
+        page_size: ts.page_size() as usize,
+    };
+    let (mut bin, mut check) = (Vec::new(), Vec::new());
+    let mut out = Vec::new();
+    for (n, page) in ts.pages() {
+        let d = match pagecomp::decompress(page, layout, &mut out) {
+            Ok(Some(d)) => d,
+            Ok(None) => continue,
+            Err(e) => return Err(format!("{} page {n}: {e}", file.display())),
+        };
+        let payload = page
+            .get(d.header..d.header + d.payload)
+            .ok_or(format!("page {n}: payload past the page"))?;
+        bp.spans
+            .push((bp.payloads.len(), bp.payloads.len() + payload.len()));
+        bp.payloads.extend_from_slice(payload);
+        bin.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        bin.extend_from_slice(payload);
+        if bp.spans.len() <= CHECKED_PAGES {
+            check.extend_from_slice(&out);
+        }
+    }
+    if bp.spans.is_empty() {
+        return Err(format!("{}: no page_compressed page", file.display()));
+    }
+    let pages = dir.join("pages");
+    std::fs::create_dir_all(&pages).map_err(|e| format!("{}: {e}", pages.display()))?;
+    for (ext, bytes) in [("bin", &bin), ("check", &check)] {
+        let p = pages.join(format!("{codec}.{ext}"));
+        std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    // Ours, as `time_ours_pages` calls it, gives the page core's pages back.
+    let (mut page, mut s) = (PageOut::new(), Scratch::new());
+    for (i, (a, b)) in bp.spans.iter().take(CHECKED_PAGES).enumerate() {
+        let want = check.get(i * bp.page_size..(i + 1) * bp.page_size);
+        if !decode_page(codec, &bp.payloads[*a..*b], &mut page, bp.page_size, &mut s)
+            || Some(page.bytes()) != want
+        {
+            return Err(format!(
+                "{codec}: bench page {i}: ours does not give the page back"
+            ));
+        }
+    }
+    Ok(bp)
+}
+
+/// Ours on the bench file's pages: in file order, from the first again
+/// when all are done, for `ms` of wall time, into one reused [`PageOut`];
+/// bytes out per second of CPU time.
+fn time_ours_pages(codec: &str, bp: &BenchPages, ms: u64) -> f64 {
+    let mut out = PageOut::new();
+    let mut scratch = Scratch::new();
+    let deadline = Duration::from_millis(ms);
+    let t0 = Instant::now();
+    let c0 = cpu_ns();
+    let mut bytes = 0usize;
+    'all: loop {
+        for chunk in bp.spans.chunks(64) {
+            for &(a, b) in chunk {
+                black_box(decode_page(
+                    codec,
+                    black_box(&bp.payloads[a..b]),
+                    &mut out,
+                    bp.page_size,
+                    &mut scratch,
+                ));
+                bytes += out.bytes().len();
+            }
+            if t0.elapsed() >= deadline {
+                break 'all;
+            }
+        }
+    }
+    bytes as f64 / ((cpu_ns() - c0) / 1e9)
 }
 
 /// One buffer: its name (`16k-00.bin`), the plain bytes and each codec's
@@ -266,7 +375,18 @@ fn run(a: &Args) -> Result<String, String> {
             }
         }
     }
-    let sizes = ["16k", "64k"];
+    let wanted = |c: &str| a.only.as_ref().is_none_or(|o| o.split(',').any(|x| x == c));
+    let mut bench: BTreeMap<&str, BenchPages> = BTreeMap::new();
+    if let Some(pc) = &a.pagecomp {
+        for c in CODECS.into_iter().filter(|c| wanted(c)) {
+            let file = pc.join(format!("pc_{c}.ibd"));
+            if file.is_file() {
+                eprintln!("[codec bench] reading {}", file.display());
+                bench.insert(c, bench_pages(c, &file, &dir)?);
+            }
+        }
+    }
+    let sizes = ["16k", "64k", "pages"];
     let load_before = loadavg();
     // (codec, size) -> rates per round
     let mut ours: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
@@ -290,7 +410,26 @@ fn run(a: &Args) -> Result<String, String> {
                 String::from_utf8_lossy(&o.stderr)
             ));
         }
-        for line in String::from_utf8_lossy(&o.stdout).lines() {
+        let mut lines = String::from_utf8_lossy(&o.stdout).into_owned();
+        if !bench.is_empty() {
+            let o = Command::new(&a.python)
+                .arg(&a.script)
+                .arg("pages")
+                .arg(&dir)
+                .arg(a.ms.to_string())
+                .args(a.only.iter())
+                .output()
+                .map_err(|e| format!("{}: {e}", a.python))?;
+            if !o.status.success() {
+                return Err(format!(
+                    "{} pages failed: {}",
+                    a.script.display(),
+                    String::from_utf8_lossy(&o.stderr)
+                ));
+            }
+            lines.push_str(&String::from_utf8_lossy(&o.stdout));
+        }
+        for line in lines.lines() {
             let f: Vec<&str> = line.split_whitespace().collect();
             let [_, codec, size, bytes, ns, calls, cost] = f[..] else {
                 continue;
@@ -312,7 +451,13 @@ fn run(a: &Args) -> Result<String, String> {
             {
                 continue;
             }
-            for size in sizes {
+            if let Some(bp) = bench.get(c) {
+                let rate = time_ours_pages(c, bp, a.ms);
+                ours.entry((c.to_string(), "pages".to_string()))
+                    .or_default()
+                    .push(rate);
+            }
+            for size in &sizes[..2] {
                 let set: Vec<&Buffer> = buffers
                     .iter()
                     .filter(|b| b.name.starts_with(size))
@@ -324,6 +469,11 @@ fn run(a: &Args) -> Result<String, String> {
             }
         }
     }
+    let bench_note = bench
+        .iter()
+        .map(|(c, bp)| format!("{c} {}", bp.spans.len()))
+        .collect::<Vec<_>>()
+        .join(", ");
     let load_after = loadavg();
     if a.keep.is_none() {
         let _ = std::fs::remove_dir_all(&dir);
@@ -352,6 +502,19 @@ fn run(a: &Args) -> Result<String, String> {
             .display(),
         pages.len() / 4
     );
+    if let Some(pc) = a.pagecomp.as_ref().filter(|_| !bench.is_empty()) {
+        let _ = writeln!(
+            r,
+            "Rows \"bench pages\": the page_compressed pages of the bench files `{}/pc_<codec>.ibd` \
+             (`benches/gen-inputs pagecomp`, MariaDB 10.11, 1,500,000 rows), each page's payload \
+             as the server wrote it (not recompressed), decoded in file order, from the first \
+             again when all are done, for the same time per round (pages: {bench_note}); the \
+             reference's output is checked against the page core's on the first {CHECKED_PAGES} \
+             pages. Thousands of distinct pages: the fixture pages' loop is learnt by the CPU's \
+             branch predictor, these are not.\n",
+            pc.display()
+        );
+    }
     for n in &a.notes {
         let _ = writeln!(r, "- {n}");
     }
@@ -409,8 +572,12 @@ fn run(a: &Args) -> Result<String, String> {
             }
             let _ = writeln!(
                 r,
-                "| {label} | {} KiB | {o:.1} | {t:.1} | {:.2} | {w:.1} | {load_after} |",
-                if size == "16k" { 16 } else { 64 },
+                "| {label} | {} | {o:.1} | {t:.1} | {:.2} | {w:.1} | {load_after} |",
+                match size {
+                    "16k" => "16 KiB",
+                    "64k" => "64 KiB",
+                    _ => "16 KiB, bench pages",
+                },
                 o / t
             );
         }

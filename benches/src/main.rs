@@ -15,6 +15,7 @@
 //! ```
 #![allow(clippy::disallowed_macros)] // The bench harness prints its report.
 
+mod mysql_keyring;
 mod serve;
 mod targets;
 
@@ -774,6 +775,10 @@ fn main() {
     }
     if std::env::args().nth(1).as_deref() == Some("serve") {
         serve::main();
+        return;
+    }
+    if std::env::args().nth(1).as_deref() == Some("mysql-keyring") {
+        mysql_keyring::main();
         return;
     }
     let a = match parse_args() {

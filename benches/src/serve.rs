@@ -208,6 +208,10 @@ fn endpoints(n_pages: u64) -> Vec<(String, String)> {
         e("check", "/api/file/0/check".into()),
         e("levels", "/api/file/0/levels".into()),
         e("extents", "/api/file/0/extents".into()),
+        // The maps' pictures (`extents`, `lsn`, `fill --out` as JSON).
+        e("map: extents picture", "/api/file/0/map/extents".into()),
+        e("map: LSN picture", "/api/file/0/map/lsn".into()),
+        e("map: fill picture", "/api/file/0/map/fill".into()),
     ]
 }
 

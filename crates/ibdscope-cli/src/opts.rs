@@ -1015,6 +1015,7 @@ pub fn from_cli(mut cli: Cli) -> Result<Opts, Error> {
         color: p.color,
         ascii: p.ascii,
         out,
+        picture_json: false,
         metric: p.metric,
         lsn_scale: p.lsn_scale,
         map: p.map,

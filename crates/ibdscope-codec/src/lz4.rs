@@ -192,11 +192,11 @@ fn fast_run(
 /// 16-byte words ending at or below `lim`), 18 bytes of input at hand, and the sequence ends at or
 /// below `lim` + 18 (the caller's `lim` keeps that below the end-of-block
 /// rules). Stops before any other sequence, having written nothing past
-/// `op` that counts. Literals: none (then the offset is read from the
-/// byte after the token and the next token is 3 bytes on, so neither
-/// waits for the token's value: the CPU runs ahead on the branch), up to
-/// 14 as one 16-byte word, longer runs in 16-byte words checked once
-/// ([`copy16s`]). Matches: with a one-byte length extension (19 to 273
+/// `op` that counts. Literals: up to 14, none included, as one 16-byte
+/// word (no branch of its own for an empty run: on the thousands of
+/// distinct pages of a real file, a fifth of whose sequences have none,
+/// such a branch mispredicts more often than it saves), longer runs in
+/// 16-byte words checked once ([`copy16s`]). Matches: with a one-byte length extension (19 to 273
 /// bytes, a fifth of the sequences of a page), two 16-byte words for
 /// those of at most 32 bytes (most), a loop of them for the rest;
 /// otherwise by offset class: 18 or more back
@@ -226,14 +226,7 @@ fn common_run(
         };
         let [token, rest @ ..] = win;
         let (mut lit, ml) = (usize::from(token >> 4), usize::from(token & 15));
-        let (off, next) = if lit == 0 {
-            // No literals (a fifth to most of the sequences): the
-            // offset's place does not wait for the token.
-            let Some(off) = rest.first_chunk::<2>() else {
-                break;
-            };
-            (*off, ip.wrapping_add(3))
-        } else if lit < 15 {
+        let (off, next) = if lit < 15 {
             let (Some(out), Some(lits), Some(off)) = (
                 buf.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>()),
                 rest.first_chunk::<16>(),

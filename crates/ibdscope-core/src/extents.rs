@@ -169,6 +169,13 @@ pub struct SpaceMap {
     /// Structure pages that could not be read (encrypted or compressed):
     /// what they describe is unknown, which is not damage.
     pub unreadable: Vec<PageNo>,
+    /// The root candidates ([`root_candidate`]) the map did not take as
+    /// roots: their extent descriptor marks them free, or no used segment
+    /// is theirs (an index dropped with its table, whose pages a carve
+    /// gathered). Per index id the one at the highest level, `(index id,
+    /// page)` by index id, at most 64: what a reader with
+    /// a definition takes when the map holds no root of its index.
+    pub freed_roots: Vec<(IndexId, PageNo)>,
     /// What the map's first pass kept of every page (a space read as
     /// stored, or through a page source whose transform pass kept none: a
     /// keyring space), for the B-trees.
@@ -806,6 +813,8 @@ struct Builder<'t, 'a> {
     inode_pages: Vec<PageNo>,
     indexes: Vec<IndexInfo>,
     lists: Vec<ListInfo>,
+    /// [`SpaceMap::freed_roots`].
+    freed_roots: Vec<(IndexId, PageNo)>,
     /// What the first pass kept of every page (a space read as stored).
     facts: Option<Facts>,
 }
@@ -868,6 +877,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             inode_pages: Vec::new(),
             indexes: Vec::new(),
             lists: Vec::new(),
+            freed_roots: Vec::new(),
             facts: None,
         })
     }
@@ -883,6 +893,7 @@ impl<'t, 'a> Builder<'t, 'a> {
             lists: self.lists,
             findings: self.findings,
             unreadable: self.unreadable,
+            freed_roots: self.freed_roots,
             facts: KeptFacts(self.facts.map(|f| {
                 let data = self.ts.data();
                 let at = data.as_ptr() as usize;
@@ -1366,11 +1377,6 @@ impl<'t, 'a> Builder<'t, 'a> {
         }
     }
 
-    /// A page that may be a root: `(PAGE_LEVEL, page)`.
-    fn root_candidate(&self, n: PageNo, page: &[u8]) -> Option<(u16, PageNo)> {
-        root_candidate(self.ts, n, page).filter(|_| self.xdes_free(n.0) != Some(true))
-    }
-
     /// The index roots, from one pass that also folds `side`'s folds.
     fn roots<F: PageFold>(
         &mut self,
@@ -1388,27 +1394,29 @@ impl<'t, 'a> Builder<'t, 'a> {
             roots: RootPass {
                 b: self,
                 candidates: Vec::new(),
-                facts: keep.map(FactsShard::new),
+                facts: keep.map(|h| FactsShard::new(h).sized(ts.n_pages())),
             },
             side: side(),
         });
-        self.add_roots(candidates);
+        self.roots_from(&candidates);
         self.facts = facts.and_then(|f| f.finish(self.n_pages));
         side
     }
 
-    /// The index roots from the candidates of a transform pass made
-    /// already ([`Tablespace::root_candidates`]): those whose XDES entry
-    /// does not mark them free, as the roots' pass keeps them.
+    /// The index roots among root candidates (of the roots' pass, or of a
+    /// transform pass made already: [`Tablespace::root_candidates`]):
+    /// those whose XDES entry does not mark them free; the others are
+    /// [`SpaceMap::freed_roots`].
     fn roots_from(&mut self, candidates: &[(u16, PageNo)]) {
-        let kept = (candidates.iter().copied())
-            .filter(|&(_, n)| self.xdes_free(n.0) != Some(true))
-            .collect();
-        self.add_roots(kept);
+        let (kept, freed): (Vec<_>, Vec<_>) =
+            (candidates.iter().copied()).partition(|&(_, n)| self.xdes_free(n.0) != Some(true));
+        self.add_roots(kept, freed);
     }
 
-    /// Takes the roots among `candidates`, highest level first.
-    fn add_roots(&mut self, mut candidates: Vec<(u16, PageNo)>) {
+    /// Takes the roots among `candidates`, highest level first; the
+    /// candidates not taken (no segment of theirs), with `freed`, are the
+    /// map's [`SpaceMap::freed_roots`].
+    fn add_roots(&mut self, mut candidates: Vec<(u16, PageNo)>, mut freed: Vec<(u16, PageNo)>) {
         let ts = self.ts;
         candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         for (level, root) in candidates {
@@ -1470,8 +1478,11 @@ impl<'t, 'a> Builder<'t, 'a> {
             }
             if any {
                 self.indexes.push(info);
+            } else {
+                freed.push((level, root));
             }
         }
+        self.freed_roots = freed_roots(ts, freed, &self.indexes);
     }
 
     /// Claims every segment's pages (its fragment pages and the extents of
@@ -1742,7 +1753,7 @@ struct RootPass<'b, 't, 'a> {
 
 impl PageFold for RootPass<'_, '_, '_> {
     fn page(&mut self, n: PageNo, page: &[u8]) {
-        if let Some(c) = self.b.root_candidate(n, page) {
+        if let Some(c) = root_candidate(self.b.ts, n, page) {
             self.candidates.push(c);
         }
         if let Some(f) = self.facts.as_mut() {
@@ -1804,6 +1815,35 @@ pub fn root_candidate(ts: &Tablespace<'_>, n: PageNo, page: &[u8]) -> Option<(u1
         return None;
     }
     Some((h.level(), n))
+}
+
+/// At most this many [`SpaceMap::freed_roots`] (one per index id).
+const MAX_FREED_ROOTS: usize = 64;
+
+/// [`SpaceMap::freed_roots`] of the candidates `freed`: per index id no
+/// root of the map holds, the candidate at the highest level (the lowest
+/// page number among equals), by index id, at most `MAX_FREED_ROOTS`.
+fn freed_roots(
+    ts: &Tablespace<'_>,
+    mut freed: Vec<(u16, PageNo)>,
+    taken: &[IndexInfo],
+) -> Vec<(IndexId, PageNo)> {
+    freed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut out: Vec<(IndexId, PageNo)> = Vec::new();
+    for (_, n) in freed {
+        let Some(id) = ts.page(n).and_then(IndexHeader::new).map(|h| h.index_id()) else {
+            continue;
+        };
+        if taken.iter().any(|i| i.index_id == id) || out.iter().any(|f| f.0 == id) {
+            continue;
+        }
+        if out.len() >= MAX_FREED_ROOTS {
+            break;
+        }
+        out.push((id, n));
+    }
+    out.sort_unstable();
+    out
 }
 
 /// A fold beside the space map's second pass (the index pages against

@@ -274,6 +274,9 @@ pub(crate) struct FactsShard {
     findings: Vec<(u32, RecFinding)>,
     /// Too many ids or sums: the facts are dropped.
     over: bool,
+    /// The space's pages, when known ([`FactsShard::sized`]): the joined
+    /// heads are reserved for them at once, not grown shard by shard.
+    total: u32,
     scratch: Option<Box<RecScratch>>,
     out: Vec<RecFinding>,
 }
@@ -357,6 +360,15 @@ impl FactsShard {
         };
     }
 
+    /// The same shard, told the space's page count: joining reserves the
+    /// heads of every page after this shard's first at once (one block,
+    /// filled in place), where growing by doubling would copy them and
+    /// touch twice the memory.
+    pub(crate) fn sized(mut self, total: u32) -> Self {
+        self.total = total;
+        self
+    }
+
     /// Appends the facts of the pages after these (`next`, whose pages
     /// all come after this shard's).
     pub(crate) fn append(&mut self, mut next: FactsShard) {
@@ -368,10 +380,17 @@ impl FactsShard {
         };
         let Some(start) = self.start else {
             next.heads_only = self.heads_only;
+            next.total = self.total;
             *self = next;
             return;
         };
         let at = next_start.saturating_sub(start) as usize;
+        let want = at.saturating_add(next.heads.len());
+        if self.heads.capacity() < want {
+            let whole = self.total.saturating_sub(start) as usize;
+            self.heads
+                .reserve(want.max(whole).saturating_sub(self.heads.len()));
+        }
         if self.heads.len() < at {
             self.heads.resize(at, EMPTY);
         }
@@ -408,10 +427,17 @@ impl FactsShard {
         if self.over {
             return None;
         }
-        let mut heads = Vec::with_capacity(n_pages as usize);
         let start = self.start.unwrap_or(n_pages).min(n_pages) as usize;
-        heads.resize(start, EMPTY);
-        heads.extend(self.heads);
+        let mut heads = if start == 0 {
+            // The usual case: the joined heads are the space's from its
+            // first page, kept in place.
+            self.heads
+        } else {
+            let mut heads = Vec::with_capacity(n_pages as usize);
+            heads.resize(start, EMPTY);
+            heads.extend(self.heads);
+            heads
+        };
         heads.resize(n_pages as usize, EMPTY);
         Some(Facts {
             walked: !self.heads_only,

@@ -176,6 +176,9 @@ pub struct Summary {
     kept_hits: Vec<StalePage>,
     /// What `pages` lists of each page, when asked.
     listing: Option<Listing>,
+    /// The space's pages: joining reserves `links` for the rest of them
+    /// at once (filled in place, never copied as it grows).
+    total: u32,
 }
 
 fn bump_by<K: PartialEq + Ord + Copy>(v: &mut Vec<(K, u32)>, k: K, n: u32) {
@@ -355,6 +358,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
                 newer_than,
                 keep_links: asks.keep_links,
                 listing: asks.listing.map(|(from, end)| Listing::new(from, end)),
+                total: ts.n_pages(),
                 ..Summary::default()
             },
         }
@@ -953,6 +957,12 @@ impl Summary {
         }
         self.unverifiable.extend(next.unverifiable);
         self.bad.extend(next.bad);
+        if self.links.capacity() < self.links.len().saturating_add(next.links.len()) {
+            // At most one link per page: the rest of the space's pages
+            // bound what is still to come (`pages` counts those joined).
+            let rest = self.total.saturating_sub(self.pages) as usize;
+            self.links.reserve(next.links.len().saturating_add(rest));
+        }
         self.links.extend(next.links);
         self.stale.extend(next.stale);
         self.lsn_span = match (self.lsn_span, next.lsn_span) {

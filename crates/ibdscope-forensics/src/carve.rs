@@ -29,6 +29,11 @@
 //! it found ([`Found`]); nothing of a page is kept but those facts, so
 //! memory grows with the pages found, not with the image.
 //!
+//! Encrypted pages a space cannot take without the key are counted; with
+//! the key (`--key-file`, `--keyring`) [`decrypt`] opens them with the key
+//! of their space's carved page 0 before grouping, so that they verify and
+//! join their space and index.
+//!
 //! Grouping ([`group`]): pages are split by space id, then by what each
 //! page says of its space's layout (the slot size and checksum layout),
 //! then by index ids where versions of one page number belong to
@@ -39,6 +44,8 @@
 //! kept, newest first, and the report says so.
 
 use ibdscope_core::checksum::{full_crc32, page_crc32, zip_crc32, Algorithm, Scheme, Verdict};
+use ibdscope_core::crypt::keyring::Keyring;
+use ibdscope_core::crypt::mariadb::KeyFile;
 use ibdscope_core::fil::{
     FIL_PAGE_DATA, FIL_PAGE_LSN, FIL_PAGE_NEXT, FIL_PAGE_OFFSET, FIL_PAGE_PREV, FIL_PAGE_SPACE_ID,
     FIL_PAGE_TYPE,
@@ -58,6 +65,9 @@ use ibdscope_prims::bytes::{be_u16, be_u32, be_u64};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+mod keys;
+pub use keys::decrypt;
+
 /// The default alignment: a sector.
 const SECTOR: u32 = 512;
 /// Page sizes of the classic and full_crc32 layouts (`UNIV_PAGE_SIZE_MIN`
@@ -71,10 +81,10 @@ const MAX_PAGE: usize = 65536;
 /// Bytes of candidate positions per piece of the scan.
 const PIECE: usize = 8 << 20;
 
-/// What a carve accepts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a carve accepts, and the keys it decrypts with ([`decrypt`]).
+#[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
-pub struct CarveOptions {
+pub struct CarveOptions<'a> {
     /// Candidate positions are multiples of this (at least 1).
     pub align: u32,
     /// Accept pages whose header is self-consistent (the LSN's low word in
@@ -82,14 +92,20 @@ pub struct CarveOptions {
     pub unverified: bool,
     /// Keep only the index pages of this index, whatever their space.
     pub index_id: Option<IndexId>,
+    /// MariaDB `file_key_management` keys (`--key-file`).
+    pub key_file: Option<&'a KeyFile>,
+    /// A MySQL keyring (`--keyring`).
+    pub keyring: Option<&'a Keyring>,
 }
 
-impl Default for CarveOptions {
+impl Default for CarveOptions<'_> {
     fn default() -> Self {
         CarveOptions {
             align: SECTOR,
             unverified: false,
             index_id: None,
+            key_file: None,
+            keyring: None,
         }
     }
 }
@@ -106,6 +122,10 @@ pub enum Accepted {
     /// `--unverified`: the header is self-consistent, the checksum does
     /// not verify.
     SelfConsistent,
+    /// An encrypted page decrypted with its space's key (`--key-file`,
+    /// `--keyring`: [`decrypt`]) whose plain page verifies under this
+    /// algorithm.
+    Decrypted(Algorithm),
     /// Only an index page's first block was recognised (its FIL and index
     /// headers, the infimum and supremum records) and the page does not
     /// verify: a page the filesystem stored in more than two pieces (a
@@ -116,13 +136,13 @@ pub enum Accepted {
 
 impl Accepted {
     /// Whether a checksum verified.
-    pub fn verifies(self) -> bool {
+    fn verifies(self) -> bool {
         !matches!(self, Accepted::SelfConsistent | Accepted::HeaderOnly)
     }
     /// A word for reports.
     pub fn word(self) -> &'static str {
         match self {
-            Accepted::Verifies(a) | Accepted::Decompressed(a) => a.name(),
+            Accepted::Verifies(a) | Accepted::Decompressed(a) | Accepted::Decrypted(a) => a.name(),
             Accepted::SelfConsistent => "unverified",
             Accepted::HeaderOnly => "header only",
         }
@@ -249,7 +269,7 @@ struct Scratch {
 pub fn scan<E>(
     data: &[u8],
     source: u32,
-    opts: &CarveOptions,
+    opts: &CarveOptions<'_>,
     zeros: &[Range<usize>],
     engine: &Engine<'_>,
     sink: impl FnMut(Piece) -> Result<(), E>,
@@ -287,7 +307,7 @@ fn scan_range(
     data: &[u8],
     range: Range<usize>,
     source: u32,
-    opts: &CarveOptions,
+    opts: &CarveOptions<'_>,
     zeros: &[Range<usize>],
     st: &mut Scratch,
 ) -> Piece {
@@ -308,9 +328,10 @@ fn scan_range(
             Some(mut f) => {
                 f.source = source;
                 f.offset = p as u64;
-                let keep = opts
-                    .index_id
-                    .is_none_or(|id| f.index_id == Some(id) || structure_page(f.page_type));
+                // An encrypted page's index is known once decrypted.
+                let keep = opts.index_id.is_none_or(|id| {
+                    f.index_id == Some(id) || f.encrypted || structure_page(f.page_type)
+                });
                 let len = f.len as usize;
                 if keep {
                     piece.found.push(f);
@@ -321,9 +342,7 @@ fn scan_range(
                 if let Some(mut f) = encrypted_page(b) {
                     f.source = source;
                     f.offset = p as u64;
-                    if opts.index_id.is_none() {
-                        piece.encrypted.push(f);
-                    }
+                    piece.encrypted.push(f);
                 }
                 if at_block {
                     if let Some(mut f) = header_only(b) {
@@ -588,7 +607,7 @@ fn encrypted_page(b: &[u8]) -> Option<Found> {
 fn probe(
     b: &[u8],
     at_block: bool,
-    opts: &CarveOptions,
+    opts: &CarveOptions<'_>,
     st: &mut Scratch,
     refused: &mut u64,
 ) -> Option<Found> {
@@ -1124,6 +1143,15 @@ fn space_of(
                 others: Vec::new(),
             }),
         }
+    }
+    // The others newest first, verified or not.
+    for c in &mut carved {
+        c.others.sort_by(|a, b| {
+            b.lsn
+                .cmp(&a.lsn)
+                .then(a.source.cmp(&b.source))
+                .then(a.offset.cmp(&b.offset))
+        });
     }
     let mut mixed = None;
     let mut space_id = SpaceId(space);

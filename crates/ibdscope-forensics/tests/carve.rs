@@ -42,7 +42,7 @@ fn written(file: &[u8], size: usize) -> Vec<(u32, &[u8])> {
         .collect()
 }
 
-fn scan_all(image: &[u8], opts: &CarveOptions, threads: usize) -> Vec<Found> {
+fn scan_all(image: &[u8], opts: &CarveOptions<'_>, threads: usize) -> Vec<Found> {
     let mut all = Vec::new();
     carve::scan(image, 0, opts, &[], &Engine::new(threads), |p| {
         all.extend(p.found);
@@ -547,4 +547,311 @@ fn mysql_keyring_pages_without_the_key_are_counted() {
         encrypted
     };
     assert!(!want.is_empty());
+}
+
+fn test_keys() -> ibdscope_core::crypt::mariadb::KeyFile {
+    let text = fixture("keys/test-keys.txt");
+    ibdscope_core::crypt::mariadb::KeyFile::parse(&text, b"").unwrap()
+}
+
+fn with_keys<'a>(
+    key_file: Option<&'a ibdscope_core::crypt::mariadb::KeyFile>,
+    keyring: Option<&'a ibdscope_core::crypt::keyring::Keyring>,
+) -> CarveOptions<'a> {
+    let mut o = CarveOptions::default();
+    o.key_file = key_file;
+    o.keyring = keyring;
+    o
+}
+
+/// Scans `image`, then decrypts with `keys`: (found, encrypted left).
+fn scan_decrypted(image: &[u8], keys: &CarveOptions<'_>) -> (Vec<Found>, Vec<Found>) {
+    let (mut found, mut enc) = scan_encrypted(image);
+    carve::decrypt(&mut found, &mut enc, &[image], keys);
+    (found, enc)
+}
+
+#[test]
+fn encrypted_pages_with_the_key_file_are_decrypted_and_grouped() {
+    // crypt/ctr/ai_int (MariaDB full_crc32, AES_CTR, space 7) and
+    // crypt/crc32-cbc/ai_int (crc32, AES_CBC, space 7), both key id 2 of
+    // fixtures/keys (fixtures/crypt/manifest.tsv): two spaces of one id,
+    // told apart by layout; with the key every page is in its space, the
+    // index pages with their index, each leaf chain whole.
+    let fc = fixture("crypt/ctr/ai_int.ibd");
+    let cl = fixture("crypt/crc32-cbc/ai_int.ibd");
+    let fc_pages = written(&fc, 16384);
+    let cl_pages = written(&cl, 16384);
+    let mut image = noise(2 << 20, 43);
+    let pf = plant(&mut image, 512 * 3, 512 * 5, &fc_pages);
+    let pc = plant(&mut image, 1 << 20, 512, &cl_pages);
+    let keys = test_keys();
+    let (found, enc) = scan_decrypted(&image, &with_keys(Some(&keys), None));
+    assert!(enc.is_empty(), "{enc:?}");
+    let carved = carve::group(found, None);
+    assert_eq!(carved.spaces.len(), 2, "{carved:?}");
+    for (s, (planted, layout)) in carved
+        .spaces
+        .iter()
+        .zip([(&pc, PageLayout::Classic), (&pf, PageLayout::FullCrc32)])
+    {
+        assert_eq!((s.space_id, s.layout), (SpaceId(7), layout));
+        let got: Vec<(u64, u32)> = s
+            .pages
+            .iter()
+            .map(|p| (p.kept.offset, p.kept.page_no.0))
+            .collect();
+        assert_eq!(&got, planted, "{layout:?}");
+        // Every page but page 0 was stored encrypted.
+        assert!(s
+            .pages
+            .iter()
+            .all(|p| p.kept.encrypted == (p.kept.page_no.0 != 0)));
+        assert_eq!(s.indexes.len(), 1, "{layout:?}");
+        assert!(s.is_whole(), "{layout:?}: {s:?}");
+    }
+    let fc_accepted = &carved.spaces[1].pages[1].kept.accepted;
+    assert_eq!(
+        *fc_accepted,
+        carve::Accepted::Decrypted(ibdscope_core::checksum::Algorithm::FullCrc32)
+    );
+    // Without the key: the full_crc32 pages counted, not grouped.
+    let (_, enc) = scan_decrypted(&image, &CarveOptions::default());
+    assert_eq!(enc.len(), pf.len() - 1);
+}
+
+#[test]
+fn mysql_keyring_pages_with_the_keyring_are_decrypted_and_grouped() {
+    let Some(corpus) = ibdscope_testkit::corpus() else {
+        return;
+    };
+    // A Percona 8.0 ENCRYPTION='Y' file and its server's keyring (corpus
+    // MANIFEST.md: space 37, pages 3+ of type 15, FIL_PAGE_ENCRYPTED).
+    let f = std::fs::read(corpus.join("percona-8.0/percona80_encrypted_secret_data.ibd")).unwrap();
+    let ring = std::fs::read(corpus.join("percona-8.0/percona80_keyring_file")).unwrap();
+    let ring = ibdscope_core::crypt::keyring::Keyring::parse(&ring).unwrap();
+    let pages = written(&f, 16384);
+    let mut image = noise(1 << 20, 47);
+    let planted = plant(&mut image, 512 * 7, 512 * 3, &pages);
+    let (found, enc) = scan_decrypted(&image, &with_keys(None, Some(&ring)));
+    assert!(enc.is_empty(), "{enc:?}");
+    let carved = carve::group(found, None);
+    assert_eq!(carved.spaces.len(), 1);
+    let s = &carved.spaces[0];
+    assert_eq!(s.space_id, SpaceId(37));
+    let got: Vec<(u64, u32)> = s
+        .pages
+        .iter()
+        .map(|p| (p.kept.offset, p.kept.page_no.0))
+        .collect();
+    assert_eq!(got, planted);
+    let decrypted = s
+        .pages
+        .iter()
+        .filter(|p| matches!(p.kept.accepted, carve::Accepted::Decrypted(_)))
+        .count();
+    let stored_encrypted = pages
+        .iter()
+        .filter(|(_, p)| u16::from_be_bytes([p[24], p[25]]) == 15)
+        .count();
+    assert_eq!(decrypted, stored_encrypted);
+    // The clustered index and the SDI, their leaf chains whole.
+    assert!(s.indexes.len() >= 2 && s.indexes.iter().any(|i| i.sdi));
+    assert!(s.is_whole(), "{s:?}");
+}
+
+/// A member of a committed `.tar.gz` fixture, in memory.
+fn tar_member(archive: &str, member: &str) -> Vec<u8> {
+    let gz = fixture(archive);
+    let mut tar = Vec::new();
+    ibdscope_codec::inflate::inflate_raw(ibdscope_testkit::gzip_deflate(&gz), &mut tar, 1 << 30)
+        .unwrap();
+    ibdscope_testkit::tar_members(&tar)
+        .into_iter()
+        .find(|(p, _)| p.ends_with(member))
+        .unwrap_or_else(|| panic!("{member} not in {archive}"))
+        .1
+        .to_vec()
+}
+
+#[test]
+fn the_space_map_keeps_the_roots_of_a_dropped_table() {
+    // MySQL 5.6, innodb_file_per_table=0, fx/t_dropped dropped: its two
+    // indexes' roots (index 23 at page 322, index 24 at page 324: the
+    // server's dictionary before the DROP, fixtures/dropped/indexes.tsv)
+    // stay in ibdata1 with their extents and segments freed. The space
+    // map takes neither as a root and keeps both as freed roots, which a
+    // definition's reader takes when the map holds no root of its index.
+    let ibdata1 = tar_member("dropped/mysql56-dropped.tar.gz", "ibdata1");
+    let ts = ibdscope_core::Tablespace::new(&ibdata1).unwrap();
+    let map = ibdscope_core::extents::SpaceMap::build(&ts, &Engine::new(2));
+    let want: Vec<(IndexId, PageNo)> =
+        ibdscope_testkit::tsv(&ibdscope_testkit::fixtures().join("dropped/indexes.tsv"))
+            .iter()
+            .filter(|r| r["table"] == "fx/t_dropped")
+            .map(|r| {
+                (
+                    IndexId(r["index_id"].parse().unwrap()),
+                    PageNo(r["root"].parse().unwrap()),
+                )
+            })
+            .collect();
+    assert_eq!(want.len(), 2);
+    assert!(map
+        .indexes
+        .iter()
+        .all(|i| want.iter().all(|w| w.0 != i.index_id)));
+    assert_eq!(map.freed_roots, want);
+}
+
+/// The FSP_SPACE_FLAGS on page 0 of a MariaDB space whose flags the
+/// manifest gives as the server's `fil_space_t::flags`: without the
+/// memory-only bits (MariaDB 10.11 `storage/innobase/include/fsp0types.h`:
+/// `FSP_FLAGS_MEM_MASK`, `~0U << FSP_FLAGS_MEM_DATA_DIR`, 27).
+fn on_disk(flags: u32) -> u32 {
+    flags & !(!0u32 << 27)
+}
+
+/// (offset, page number) of the versions kept in `s`, by offset.
+fn kept_places(s: &carve::CarvedSpace) -> Vec<(u64, u32)> {
+    let mut v: Vec<(u64, u32)> = s
+        .pages
+        .iter()
+        .map(|p| (p.kept.offset, p.kept.page_no.0))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn two_real_files_of_one_space_id_other_index_ids_are_two_instances() {
+    // Two servers' files that share space id 7, 16 KiB pages and the
+    // classic layout, as written (fixtures/manifest.tsv): mysql56-crc32/
+    // ai_int (MySQL 5.6, FSP flags 0, index 23, LSNs 1643580..1887007)
+    // and mariadb1011-crc32/pagecomp (MariaDB 10.11 page_compressed, flags
+    // 0x60010021, index 25, LSNs 972589..1200035). Their index pages share
+    // page numbers under other index ids: two instances, each with its
+    // own pages and page 0, neither mixed.
+    let a = fixture("mysql56-crc32/ai_int.ibd");
+    let b = fixture("mariadb1011-crc32/pagecomp.ibd");
+    let a_pages = written(&a, 16384);
+    let b_pages = written(&b, 16384);
+    let mut image = noise(3 << 20, 53);
+    let pa = plant(&mut image, 512 * 9, 512 * 7, &a_pages);
+    let pb = plant(&mut image, (3 << 19) + 512 * 3, 512, &b_pages);
+    let (found, carved) = carve(&image);
+    assert_eq!(found.len(), pa.len() + pb.len());
+    assert_eq!(carved.spaces.len(), 2, "{carved:?}");
+    // Instances in order of their index pages' first LSN: MariaDB's first.
+    let (sb, sa) = (&carved.spaces[0], &carved.spaces[1]);
+    assert_eq!(kept_places(sa), pa);
+    assert_eq!(kept_places(sb), pb);
+    for (s, flags, id) in [(sa, 0, 23), (sb, on_disk(0x6001_0021), 25)] {
+        assert_eq!(s.space_id, SpaceId(7));
+        assert!(s.by_index_ids && s.mixed.is_none(), "{s:?}");
+        assert_eq!(s.flags, Some(flags));
+        let ids: Vec<IndexId> = s.indexes.iter().map(|i| i.index_id).collect();
+        assert_eq!(ids, [IndexId(id)]);
+        assert!(s.is_whole(), "{s:?}");
+    }
+}
+
+#[test]
+fn two_real_files_of_one_space_id_and_index_id_overlapping_lsns_are_mixed() {
+    // mariadb1011-crc32/ai_int (space 5, FSP flags 0x21, index 23, LSNs
+    // 45579..259001) and mariadb1011-pc-crc32/pc_lz4 (space 5, flags
+    // 0x60010021, index 23, LSNs 45753..225200; fixtures/manifest.tsv):
+    // two servers' first tables, same space id, index id and layout, LSN
+    // ranges overlapping. Nothing in an index page tells them apart: one
+    // space, `mixed` by page 0's flags, the newest version of each page
+    // number kept and the other listed.
+    let a = fixture("mariadb1011-crc32/ai_int.ibd");
+    let b = fixture("mariadb1011-pc-crc32/pc_lz4.ibd");
+    let a_pages = written(&a, 16384);
+    let b_pages = written(&b, 16384);
+    let mut image = noise(3 << 20, 59);
+    let pa = plant(&mut image, 512 * 5, 512 * 3, &a_pages);
+    let pb = plant(&mut image, (3 << 19) + 512 * 11, 512, &b_pages);
+    let (found, carved) = carve(&image);
+    assert_eq!(found.len(), pa.len() + pb.len());
+    assert_eq!(carved.spaces.len(), 1, "{carved:?}");
+    let s = &carved.spaces[0];
+    assert_eq!(s.space_id, SpaceId(5));
+    assert_eq!(
+        s.mixed,
+        Some(carve::Mixed::Flags(vec![0x21, on_disk(0x6001_0021)]))
+    );
+    assert!(!s.by_index_ids && !s.is_whole());
+    let lsn = |p: &[u8]| u64::from_be_bytes(p[16..24].try_into().unwrap());
+    for p in &s.pages {
+        let n = p.kept.page_no.0;
+        let va = a_pages.iter().position(|(m, _)| *m == n);
+        let vb = b_pages.iter().position(|(m, _)| *m == n);
+        // The version kept: the newer LSN's (the written page's header).
+        let newest = match (va, vb) {
+            (Some(i), Some(j)) if lsn(b_pages[j].1) > lsn(a_pages[i].1) => pb[j].0,
+            (Some(i), _) => pa[i].0,
+            (None, Some(j)) => pb[j].0,
+            (None, None) => unreachable!(),
+        };
+        assert_eq!(p.kept.offset, newest, "page {n}");
+        assert_eq!(p.others.len(), usize::from(va.is_some() && vb.is_some()));
+    }
+}
+
+#[test]
+fn three_versions_the_newest_that_verifies_kept() {
+    // mysql56-crc32/ai_int's page 3 as written (LSN L), a newer copy
+    // (L + 1000) with its crc32 as the server computes it, and a newest
+    // one (L + 2000) damaged after its checksum: with `--unverified` all
+    // three are found; the newest that verifies is kept, the others
+    // listed newest first.
+    let f = fixture("mysql56-crc32/ai_int.ibd");
+    let old = f[3 * 16384..4 * 16384].to_vec();
+    let lsn0 = u64::from_be_bytes(old[16..24].try_into().unwrap());
+    let at_lsn = |lsn: u64| {
+        let mut p = old.clone();
+        p[16..24].copy_from_slice(&lsn.to_be_bytes());
+        p[16380..].copy_from_slice(&(lsn as u32).to_be_bytes());
+        restamp(p)
+    };
+    let newer = at_lsn(lsn0 + 1000);
+    let mut newest = at_lsn(lsn0 + 2000);
+    newest[9000] ^= 0x40;
+    let mut image = noise(1 << 20, 61);
+    let places = [512 * 3, 512 * 100, 512 * 301];
+    for (at, p) in places.iter().zip([&newest, &old, &newer]) {
+        image[*at..*at + 16384].copy_from_slice(p);
+    }
+    let mut opts = CarveOptions::default();
+    opts.unverified = true;
+    let found = scan_all(&image, &opts, 2);
+    assert_eq!(found.len(), 3);
+    let carved = carve::group(found, None);
+    let p = &carved.spaces[0].pages[0];
+    assert_eq!(p.kept.page_no, PageNo(3));
+    assert_eq!(
+        (p.kept.offset, p.kept.lsn),
+        (places[2] as u64, Lsn(lsn0 + 1000))
+    );
+    let others: Vec<(u64, Lsn, carve::Accepted)> = p
+        .others
+        .iter()
+        .map(|o| (o.offset, o.lsn, o.accepted))
+        .collect();
+    assert_eq!(
+        others,
+        [
+            (
+                places[0] as u64,
+                Lsn(lsn0 + 2000),
+                carve::Accepted::SelfConsistent
+            ),
+            (
+                places[1] as u64,
+                Lsn(lsn0),
+                carve::Accepted::Verifies(ibdscope_core::checksum::Algorithm::Crc32)
+            ),
+        ]
+    );
 }

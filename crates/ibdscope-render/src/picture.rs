@@ -533,7 +533,7 @@ fn draw<DB: DrawingBackend>(a: &DrawingArea<DB, Shift>, p: &Picture, l: &Layout)
         let w = scale_w(h);
         for i in 0..w / 2 {
             let t = f64::from(i) / f64::from(w / 2 - 1);
-            rect(a, (MARGIN + 2 * i, y + 20), (2, 14), ramp(t, h.floor))?;
+            rect(a, (MARGIN + 2 * i, y + 20), (2, 14), h.color_at(t))?;
         }
         let mut labels_y = y + 37;
         if !h.ticks.is_empty() {
@@ -592,7 +592,6 @@ fn draw_grid<DB: DrawingBackend>(
     (x0, y0): (i32, i32),
 ) -> DrawResult<DB> {
     let (cw, ch, gap) = (l.cell_w, l.cell_h, l.gap);
-    let scale = p.heat.as_ref().map(|h| (h.scale, h.floor));
     for (r, row) in g.row_cells().enumerate() {
         let y = y0 + r as i32 * ch;
         rect(
@@ -606,23 +605,47 @@ fn draw_grid<DB: DrawingBackend>(
         let y = y0 + r as i32 * ch;
         for (c, cell) in row.iter().enumerate() {
             let x = x0 + c as i32 * cw;
-            let class = |n: u16| p.classes.get(usize::from(n)).map_or(GREY_INK, |k| k.color);
+            let Some(ink) = cell_color(p, *cell) else {
+                continue;
+            };
             match *cell {
-                Cell::Blank => {}
-                Cell::Class(n) => rect(a, (x, y), (cw - gap, ch - gap), class(n))?,
-                Cell::Bar(n, level) => {
+                Cell::Bar(_, level) => {
                     let full = ch - gap;
                     let h = ((f64::from(level) * f64::from(full)).round() as i32).clamp(1, full);
-                    rect(a, (x, y + full - h), (cw - gap, h), class(n))?;
+                    rect(a, (x, y + full - h), (cw - gap, h), ink)?;
                 }
-                Cell::Heat(v) => {
-                    let (t, floor) = scale.map_or((1.0, 0.0), |(s, f)| (s.t(v), f));
-                    rect(a, (x, y), (cw - gap, ch - gap), ramp(t, floor))?;
-                }
+                _ => rect(a, (x, y), (cw - gap, ch - gap), ink)?,
             }
         }
     }
     Ok(())
+}
+
+/// The colour `p` draws `cell` in (`None`: a blank cell, not drawn): a
+/// class's colour, or a heat value's place on the picture's colour scale.
+/// The one rule of a map cell's colour: the picture files draw it and the
+/// browser's maps are sent it.
+pub fn cell_color(p: &Picture, cell: Cell) -> Option<Rgb> {
+    let class = |n: u16| p.classes.get(usize::from(n)).map_or(GREY_INK, |k| k.color);
+    match cell {
+        Cell::Blank => None,
+        Cell::Class(n) | Cell::Bar(n, _) => Some(class(n)),
+        Cell::Heat(v) => {
+            let (t, floor) = p
+                .heat
+                .as_ref()
+                .map_or((1.0, 0.0), |h| (h.scale.t(v), h.floor));
+            Some(ramp(t, floor))
+        }
+    }
+}
+
+impl HeatScale {
+    /// The colour at `t` (0.0 its low end … 1.0 its high end), as the
+    /// picture draws its colour scale.
+    pub fn color_at(&self, t: f64) -> Rgb {
+        ramp(t, self.floor)
+    }
 }
 
 fn draw_histogram<DB: DrawingBackend>(

@@ -261,6 +261,11 @@ pub struct Opts {
     pub ascii: bool,
     /// Picture file to write, with its format.
     pub out: Option<(PathBuf, ImageFormat)>,
+    /// `extents`, `lsn`, `fill`, `compare`: print the picture `--out` would
+    /// draw as JSON ([`crate::out::picture_json`]: each cell's colour, the
+    /// legend, the colour scale) instead of the report; `serve`'s maps draw
+    /// it.
+    pub picture_json: bool,
     /// What `compare` draws.
     pub metric: Metric,
     /// How `lsn` and `compare --metric lsn` colour LSNs.
@@ -305,6 +310,7 @@ impl Opts {
             color: Color::Never,
             ascii: false,
             out: None,
+            picture_json: false,
             metric: Metric::Extents,
             lsn_scale: LsnScale::default(),
             map: MapOpts::default(),

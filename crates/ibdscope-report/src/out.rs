@@ -10,9 +10,12 @@
 
 use crate::args::{Cmd, Opts};
 use crate::error::{Error, ErrorKind};
+use crate::json::Json;
 use crate::outcome::Outcome;
+use ibdscope_render::picture::cell_color;
 use ibdscope_render::{render, ImageFormat, Picture};
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -216,6 +219,89 @@ pub fn write_picture(opts: &Opts, p: &Picture, what: &str, scale: &str) -> (Outc
             (Outcome::Unreadable, String::new())
         }
     }
+}
+
+/// Points of the colour scale [`picture_json`] sends.
+const SCALE_POINTS: u32 = 64;
+
+/// `p` as JSON, for a map drawn elsewhere (`serve`'s browser maps) to draw
+/// the same cells as the picture files: its title and lines; each panel's
+/// grid (columns, pages per cell, first page, pages) with each cell's
+/// colour as the picture draws it ([`ibdscope_render::picture::cell_color`]; `null`:
+/// blank, the row slot's colour `slot` shows); the legend's shown
+/// classes (label and colour); the colour scale (its title, end labels,
+/// [`SCALE_POINTS`] colours from its low to its high end, ticks); notes.
+pub fn picture_json(out: &mut dyn io::Write, p: &Picture) -> io::Result<()> {
+    let mut j = Json::new(out);
+    j.obj()?.kv_str("title", &p.title)?.key("lines")?.arr()?;
+    for l in &p.lines {
+        j.str(l)?;
+    }
+    j.end_arr()?
+        .kv_str("slot", &ibdscope_render::color::SLOT_RGB.hex())?
+        .key("panels")?
+        .arr()?;
+    for panel in &p.panels {
+        let g = &panel.grid;
+        j.obj()?.key("caption")?.arr()?;
+        for l in &panel.caption {
+            j.str(l)?;
+        }
+        j.end_arr()?
+            .kv_num("columns", g.columns)?
+            .kv_num("pages_per_cell", g.pages_per_cell)?
+            .kv_num("first_page", g.first_page)?
+            .kv_num("pages", g.n_pages)?
+            .key("cells")?
+            .arr()?;
+        for &c in &g.cells {
+            match cell_color(p, c) {
+                Some(rgb) => j.str(&rgb.hex())?,
+                None => j.null()?,
+            };
+        }
+        j.end_arr()?.end_obj()?;
+    }
+    j.end_arr()?.key("legend")?.arr()?;
+    for c in p.classes.iter().filter(|c| c.shown) {
+        j.obj()?
+            .kv_str("label", &c.label)?
+            .kv_str("color", &c.color.hex())?
+            .end_obj()?;
+    }
+    j.end_arr()?.key("scale")?;
+    match &p.heat {
+        None => {
+            j.null()?;
+        }
+        Some(h) => {
+            j.obj()?
+                .kv_str("title", &h.title)?
+                .kv_str("lo_label", &h.lo_label)?
+                .kv_str("hi_label", &h.hi_label)?
+                .key("colors")?
+                .arr()?;
+            for i in 0..SCALE_POINTS {
+                let t = f64::from(i) / f64::from(SCALE_POINTS.saturating_sub(1));
+                j.str(&h.color_at(t).hex())?;
+            }
+            j.end_arr()?.key("ticks")?.arr()?;
+            for (t, label) in &h.ticks {
+                j.obj()?
+                    .key("at")?
+                    .float(*t, 4)?
+                    .kv_str("label", label)?
+                    .end_obj()?;
+            }
+            j.end_arr()?.end_obj()?;
+        }
+    }
+    j.key("notes")?.arr()?;
+    for n in &p.notes {
+        j.str(n)?;
+    }
+    j.end_arr()?.end_obj()?;
+    writeln!(j.writer())
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! same printer as the command line. Only the envelope of the overview and
 //! the palette are written here.
 
-use ibdscope_render::color::{self, Rgb};
-use ibdscope_report::args::{Cmd, Format, Opts};
+use ibdscope_render::color;
+use ibdscope_report::args::{Cmd, Format, MapOpts, Metric, Opts};
 use ibdscope_report::held::Ask;
 use ibdscope_report::Outcome;
 use std::collections::HashMap;
@@ -29,7 +29,8 @@ pub const MAX_COMPARED: usize = 8;
 const MAX_MEMBERS: usize = 4096;
 
 /// Most bytes of encoded `extents` answers kept (the owner map: about 127
-/// bytes a page, so the maps of files up to ~500,000 pages in all).
+/// bytes a page, so the maps of files up to ~500,000 pages in all), with
+/// the map pictures (about 10 bytes a page each).
 const EXTENTS_KEPT: usize = 64 << 20;
 
 /// The files served and how the report reads them.
@@ -57,10 +58,14 @@ pub struct Api {
     idle: Duration,
     /// Each file's overview entry, made once.
     overview: Mutex<HashMap<usize, String>>,
-    /// Encoded `extents` answers (file, body, outcome), most recently
-    /// asked last, [`EXTENTS_KEPT`] bytes at most.
-    extents: Mutex<Vec<(usize, Answer)>>,
+    /// Encoded `extents` answers and map pictures (file and map, body,
+    /// outcome), most recently asked last, [`EXTENTS_KEPT`] bytes at most.
+    extents: Mutex<Vec<(Kept, Answer)>>,
 }
+
+/// What a kept answer is of: a file, and the map picture asked (`None`:
+/// the owner map, `extents --format json`).
+type Kept = (usize, Option<Metric>);
 
 /// A command for a file's model thread, and where to send its answer.
 struct Job {
@@ -139,32 +144,90 @@ impl Api {
     /// The owner map (`extents`, one entry a page) is kept encoded.
     pub fn report(&self, cmd: Cmd, index: usize, hex: bool, levels: bool) -> Option<Answer> {
         let file = self.files.get(index)?;
-        let extents = matches!(cmd, Cmd::Extents);
-        if extents {
-            let mut kept = lock(&self.extents);
-            if let Some(at) = kept.iter().position(|(i, _)| *i == index) {
-                let e = kept.remove(at);
-                let a = e.1.clone();
-                kept.push(e);
-                return Some(a);
-            }
-        }
         let opts = || {
             let mut o = self.opts(cmd.clone(), vec![file.clone()], false);
             o.hex = hex;
             o.levels = levels;
             o
         };
-        let a = self.ask(index, &opts, None)?;
-        if extents && a.body.len() <= EXTENTS_KEPT {
+        if matches!(cmd, Cmd::Extents) {
+            return self.kept((index, None), || self.ask(index, &opts, None));
+        }
+        self.ask(index, &opts, None)
+    }
+
+    /// The answer kept for `key` (a file and the map asked, `None`: the
+    /// owner map), else `make`'s, kept when it is at most [`EXTENTS_KEPT`]
+    /// bytes (the least recently asked dropped past that in all).
+    fn kept(&self, key: Kept, make: impl FnOnce() -> Option<Answer>) -> Option<Answer> {
+        {
             let mut kept = lock(&self.extents);
-            kept.retain(|(i, _)| *i != index);
-            kept.push((index, a.clone()));
+            if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
+                let e = kept.remove(at);
+                let a = e.1.clone();
+                kept.push(e);
+                return Some(a);
+            }
+        }
+        let a = make()?;
+        if a.body.len() <= EXTENTS_KEPT {
+            let mut kept = lock(&self.extents);
+            kept.retain(|(k, _)| *k != key);
+            kept.push((key, a.clone()));
             while kept.iter().map(|(_, a)| a.body.len()).sum::<usize>() > EXTENTS_KEPT {
                 kept.remove(0);
             }
         }
         Some(a)
+    }
+
+    /// The picture `extents`, `lsn` or `fill` (by `metric`) draws of file
+    /// `index` with `--out`, one page a cell, as JSON
+    /// ([`ibdscope_report::out::picture_json`]: each cell's colour as the
+    /// picture files draw it, the legend, the colour scale): the browser's
+    /// map draws exactly those cells. `lsn` runs as the command line runs it
+    /// (with the keys: a page only its decrypted image verifies is drawn by
+    /// its LSN), the others on the file's kept model.
+    pub fn map(&self, index: usize, metric: Metric) -> Option<Answer> {
+        let file = self.files.get(index)?;
+        let cmd = match metric {
+            Metric::Extents => Cmd::Extents,
+            Metric::Lsn => Cmd::Lsn,
+            Metric::Fill => Cmd::Fill,
+            _ => return None,
+        };
+        let opts = || Opts {
+            picture_json: true,
+            map: MapOpts {
+                pages_per_cell: Some(1),
+                ..MapOpts::default()
+            },
+            ..self.opts(cmd.clone(), vec![file.clone()], false)
+        };
+        if file.is_dir() {
+            return None;
+        }
+        self.kept((index, Some(metric)), || {
+            if matches!(metric, Metric::Lsn) {
+                Some(self.run(opts()))
+            } else {
+                self.ask(index, &opts, None)
+            }
+        })
+    }
+
+    /// The picture `compare --metric METRIC --out` draws of `files`, one
+    /// page of the largest page size a cell, as JSON (as [`Api::map`]).
+    pub fn compare_map(&self, files: Vec<PathBuf>, metric: Metric) -> Answer {
+        self.run(Opts {
+            picture_json: true,
+            metric,
+            map: MapOpts {
+                pages_per_cell: Some(1),
+                ..MapOpts::default()
+            },
+            ..self.opts(Cmd::Compare, files, true)
+        })
     }
 
     /// Builds file `index`'s model for the page views in the background
@@ -459,39 +522,10 @@ pub fn outcome_name(o: Outcome) -> &'static str {
     }
 }
 
-/// The maps' colours, from the render crate's palette (the terminal and
-/// picture maps' own values): the index palette, free, system, damaged,
-/// not verifiable, freed with data, unaccounted, other, and the LSN/fill
-/// scale sampled at 33 points.
+/// What the app needs besides the maps (whose colours come with each
+/// picture, [`Api::map`]): the damaged colour the diff marks a damaged
+/// page with (the render crate's) and the pages one `pages` request lists.
 pub fn palette() -> Vec<u8> {
-    let hex = |c: Rgb| format!("\"{}\"", c.hex());
-    let ansi = |n: u8| hex(color::ansi256_to_rgb(n));
-    let index: Vec<String> = color::INDEX_ANSI.iter().map(|&n| ansi(n)).collect();
-    // A segment page of an index that is not a B-tree page (BLOB/LOB,
-    // allocated): its index's colour tinted, as the picture maps draw it.
-    let tint: Vec<String> = (color::INDEX_ANSI.iter())
-        .map(|&n| hex(color::ansi256_to_rgb(n).tint(color::SEGMENT_TINT)))
-        .collect();
-    let scale: Vec<String> = (0..=32u8)
-        .map(|i| hex(color::viridis(f64::from(i) / 32.0)))
-        .collect();
-    format!(
-        "{{\"index\":[{}],\"index_tint\":[{}],\"undo\":{},\"free\":{},\"system\":{},\"damaged\":{},\"unverifiable\":{},\
-\"free_data\":{},\"unaccounted\":{},\"other\":{},\"free_picture\":{},\"scale\":[{}],\
-\"lsn_floor\":{},\"pages_per_request\":{PAGES_PER_REQUEST}}}",
-        index.join(","),
-        tint.join(","),
-        ansi(color::UNDO_ANSI),
-        ansi(color::FREE_ANSI),
-        ansi(color::SYSTEM_ANSI),
-        ansi(color::DAMAGED_ANSI),
-        ansi(color::UNVERIFIABLE_ANSI),
-        ansi(color::FREE_DATA_ANSI),
-        hex(color::UNACCOUNTED_RGB),
-        hex(color::OTHER_RGB),
-        hex(color::FREE_RGB),
-        scale.join(","),
-        color::LSN_FLOOR,
-    )
-    .into_bytes()
+    let damaged = color::ansi256_to_rgb(color::DAMAGED_ANSI).hex();
+    format!("{{\"damaged\":\"{damaged}\",\"pages_per_request\":{PAGES_PER_REQUEST}}}").into_bytes()
 }

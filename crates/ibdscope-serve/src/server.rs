@@ -3,7 +3,7 @@
 use crate::api::{self, Api, PAGES_PER_REQUEST};
 use crate::guard::{self, Guard};
 use crate::http::{self, Bounds, Failure, Request, Response};
-use ibdscope_report::args::{Cmd, Opts, RecordsOpts, RowsOpts};
+use ibdscope_report::args::{Cmd, Metric, Opts, RecordsOpts, RowsOpts};
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -225,6 +225,15 @@ fn answer(shared: &Shared, req: &Request) -> Response {
             if files.len() < 2 || (diff && files.len() != 2) {
                 return Response::status(400);
             }
+            if !diff {
+                // `map=extents|lsn|fill`: the picture `compare --out` draws.
+                if let Some((_, m)) = query.iter().find(|(k, _)| *k == "map") {
+                    return match metric(m) {
+                        Some(m) => answered(shared.api.compare_map(files, m)),
+                        None => Response::status(400),
+                    };
+                }
+            }
             let cmd = if diff { Cmd::Diff } else { Cmd::Compare };
             answered(shared.api.run_many(cmd, files))
         }
@@ -282,6 +291,12 @@ fn answer(shared: &Shared, req: &Request) -> Response {
                     ),
                     None => return Response::status(404),
                 },
+                ["map", m] => {
+                    return match metric(m).and_then(|m| shared.api.map(index, m)) {
+                        Some(a) => answered(a),
+                        None => Response::status(404),
+                    };
+                }
                 ["links", p] => {
                     return match page_arg(p).and_then(|p| shared.api.links(index, p)) {
                         Some(a) => answered(a),
@@ -300,6 +315,16 @@ fn answer(shared: &Shared, req: &Request) -> Response {
 }
 
 const JSON: &str = "application/json";
+
+/// A map's metric by its name in a request.
+fn metric(name: &str) -> Option<Metric> {
+    match name {
+        "extents" => Some(Metric::Extents),
+        "lsn" => Some(Metric::Lsn),
+        "fill" => Some(Metric::Fill),
+        _ => None,
+    }
+}
 
 /// A command's answer, its outcome in a header.
 fn answered(a: api::Answer) -> Response {

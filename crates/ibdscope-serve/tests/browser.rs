@@ -24,7 +24,7 @@
 
 mod support;
 
-use ibdscope_report::args::{Cmd, Format, ImageFormat, KeyFile, Opts};
+use ibdscope_report::args::{Cmd, Format, ImageFormat, KeyFile, Metric, Opts};
 use ibdscope_report::host::ReadHost;
 use ibdscope_serve::{Limits, Server};
 use std::path::{Path, PathBuf};
@@ -148,48 +148,267 @@ fn cells(dom: &str, id: &str) -> Vec<String> {
     v.split(',').map(str::to_lowercase).collect()
 }
 
-/// The cells of the SVG owner map `extents --out F.svg` draws of `file`:
-/// the fill of each cell rectangle, in page order (render's picture.rs:
-/// one rectangle per non-blank cell after each panel's row slots).
-fn svg_cells(file: &Path, dir: &Path, keys: Option<KeyFile>) -> Vec<String> {
+/// What a picture file draws, read back from its SVG (render's
+/// picture.rs draws, in this order: each panel's row slots, then one
+/// rectangle per non-blank cell; the legend, each label's text before its
+/// 14-pixel swatch; the colour scale's title, its strip of 2-pixel
+/// rectangles from its low to its high end, its ticks and end labels).
+#[derive(Debug)]
+struct Drawn {
+    /// Each panel's cells in page order: the fill ("" for a blank cell,
+    /// placed by the rectangles' positions in the panel's rows).
+    panels: Vec<Vec<String>>,
+    /// The legend: each label and its swatch's colour.
+    legend: Vec<(String, String)>,
+    /// The colour scale: its title, the colours at its low and high
+    /// ends, and the texts after its strip (tick and end labels).
+    scale: Option<(String, String, String, Vec<String>)>,
+}
+
+/// An element of an SVG: a rectangle (x, y, width, height, fill) or a text.
+enum El {
+    Rect(i64, i64, i64, i64, String),
+    Text(String),
+}
+
+fn svg_elements(svg: &str) -> Vec<El> {
+    let attr = |el: &str, name: &str| -> String {
+        el.split(&format!(" {name}=\""))
+            .nth(1)
+            .map(|v| v[..v.find('"').unwrap()].to_string())
+            .unwrap_or_default()
+    };
+    let num = |el: &str, name: &str| attr(el, name).parse::<f64>().unwrap_or(-1.0).round() as i64;
+    let mut v = Vec::new();
+    for el in svg.split('<').skip(1) {
+        if el.starts_with("rect") {
+            v.push(El::Rect(
+                num(el, "x"),
+                num(el, "y"),
+                num(el, "width"),
+                num(el, "height"),
+                attr(el, "fill").to_lowercase(),
+            ));
+        } else if el.starts_with("text") {
+            let body = el.split_once('>').map_or("", |x| x.1).trim();
+            let body = body
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&");
+            v.push(El::Text(body));
+        }
+    }
+    v
+}
+
+/// The cells of one panel: its row slots (x, y, width, height) and its
+/// cell rectangles, placed in page order by their positions (the gap
+/// between cells is one pixel when cells are at least 5 pixels each way,
+/// else none: render's `layout`).
+fn panel_cells(
+    slots: &[(i64, i64, i64, i64)],
+    cells: &[(i64, i64, i64, i64, String)],
+) -> Vec<String> {
+    let (x0, _, _, slot_h) = slots[0];
+    let Some(&(_, _, w, _, _)) = cells.first() else {
+        panic!("a panel with no cell drawn")
+    };
+    let gap = [1, 0]
+        .into_iter()
+        .find(|&gap| {
+            let (cw, ch) = (w + gap, slot_h + gap);
+            (gap == 1) == (cw >= 5 && ch >= 5)
+                && cells.iter().all(|c| (c.0 - x0) % cw == 0)
+                && slots.iter().all(|s| (s.2 + gap) % cw == 0)
+        })
+        .expect("the cells' pitch");
+    let cw = w + gap;
+    let mut starts = Vec::new();
+    let mut n = 0;
+    for s in slots {
+        starts.push(n);
+        n += ((s.2 + gap) / cw) as usize;
+    }
+    let mut out = vec![String::new(); n];
+    for (x, y, _, h, fill) in cells {
+        // A bar stands on its row's bottom.
+        let row = slots
+            .iter()
+            .position(|s| s.1 + s.3 == y + h)
+            .unwrap_or_else(|| panic!("a cell at {x},{y} in no row"));
+        out[starts[row] + ((x - x0) / cw) as usize] = fill.clone();
+    }
+    out
+}
+
+/// The picture `cmd --out F.svg` (`compare --metric M` for compare) draws
+/// of `files`, read back.
+fn svg_drawn(
+    cmd: Cmd,
+    metric: Metric,
+    files: &[PathBuf],
+    dir: &Path,
+    keys: Option<KeyFile>,
+) -> Drawn {
     let svg = dir.join(format!(
-        "{}.svg",
-        file.file_stem().unwrap().to_string_lossy()
+        "{}-{cmd:?}-{metric:?}.svg",
+        files[0].file_stem().unwrap().to_string_lossy()
     ));
-    let mut opts = Opts::new(
-        Cmd::Extents,
-        vec![file.to_path_buf()],
-        Format::Text,
-        Arc::new(ReadHost),
-    );
+    let mut opts = Opts::new(cmd, files.to_vec(), Format::Text, Arc::new(ReadHost));
     opts.key_file = keys;
+    opts.metric = metric;
     opts.out = Some((svg.clone(), ImageFormat::Svg));
     let mut out = Vec::new();
     ibdscope_report::run(&opts, &mut out).unwrap();
-    let text = std::fs::read_to_string(&svg).unwrap();
-    let slot = ibdscope_render::color::SLOT_RGB.hex();
-    let mut cells = Vec::new();
-    let mut in_grid = false;
-    for el in text.split('<').skip(1) {
-        if el.starts_with("rect") {
-            let fill = el
-                .split("fill=\"")
-                .nth(1)
-                .map(|f| f[..f.find('"').unwrap()].to_lowercase())
-                .unwrap_or_default();
-            if fill == slot.to_lowercase() {
-                in_grid = true;
-                continue;
+    let els = svg_elements(&std::fs::read_to_string(&svg).unwrap());
+    let slot = ibdscope_render::color::SLOT_RGB.hex().to_lowercase();
+    let is_slot = |e: &El| matches!(e, El::Rect(.., f) if *f == slot);
+    let mut i = els.iter().position(is_slot).expect("a row slot");
+    let mut panels = Vec::new();
+    // Each panel: its slots, then its cells, up to the next panel's slots
+    // or the first text.
+    while i < els.len() && is_slot(&els[i]) {
+        let mut slots = Vec::new();
+        while let Some(El::Rect(x, y, w, h, f)) = els.get(i) {
+            if *f != slot {
+                break;
             }
-            if in_grid {
-                cells.push(fill);
-            }
-        } else if in_grid && el.starts_with("text") {
-            break;
+            slots.push((*x, *y, *w, *h));
+            i += 1;
         }
+        let mut cells = Vec::new();
+        while let Some(El::Rect(x, y, w, h, f)) = els.get(i) {
+            if *f == slot {
+                break;
+            }
+            cells.push((*x, *y, *w, *h, f.clone()));
+            i += 1;
+        }
+        panels.push(panel_cells(&slots, &cells));
     }
-    cells
+    let mut legend = Vec::new();
+    while let (Some(El::Text(label)), Some(El::Rect(_, _, 14, 14, f))) =
+        (els.get(i), els.get(i + 1))
+    {
+        legend.push((label.clone(), f.clone()));
+        i += 2;
+    }
+    let strip = (i..els.len()).find(|&k| matches!(els[k], El::Rect(_, _, 2, 14, _)));
+    let scale = strip.map(|k| {
+        let title = match &els[k - 1] {
+            El::Text(t) => t.clone(),
+            El::Rect(..) => panic!("no title before the colour scale"),
+        };
+        let mut end = k;
+        while matches!(els.get(end), Some(El::Rect(_, _, 2, 14, _))) {
+            end += 1;
+        }
+        let fill = |e: &El| match e {
+            El::Rect(.., f) => f.clone(),
+            El::Text(_) => unreachable!(),
+        };
+        let texts = els[end..]
+            .iter()
+            .filter_map(|e| match e {
+                El::Text(t) => Some(t.clone()),
+                El::Rect(..) => None,
+            })
+            .collect();
+        (title, fill(&els[k]), fill(&els[end - 1]), texts)
+    });
+    Drawn {
+        panels,
+        legend,
+        scale,
+    }
 }
+
+/// Chooses colour `mode` in the view's selector and waits until every map
+/// is drawn in it and no request is under way.
+fn choose_mode(b: &mut Browser, mode: &str) {
+    b.eval(&format!(
+        "(() => {{ const m = document.getElementById('mode'); m.value = '{mode}'; \
+         m.dispatchEvent(new Event('change')); return 1; }})()"
+    ));
+    b.wait(
+        &format!(
+            "[...document.querySelectorAll('canvas.map')].every(c => c.dataset.mode === '{mode}') && pending === 0"
+        ),
+        120,
+    );
+}
+
+/// The cells canvas `sel` drew (its `data-cells`: "" for a blank cell).
+fn drawn_cells(b: &mut Browser, sel: &str) -> Vec<String> {
+    let v = b.eval(&format!(
+        "document.querySelector({}).getAttribute('data-cells')",
+        support::json::quote(sel)
+    ));
+    let v = v.str().unwrap_or("");
+    v.split(',').map(str::to_lowercase).collect()
+}
+
+/// The legend the view shows (label and swatch colour) and its colour
+/// scale (title, low and high end colours and labels).
+type Legend = (
+    Vec<(String, String)>,
+    Option<(String, String, String, String, String)>,
+);
+
+fn shown_legend(b: &mut Browser) -> Legend {
+    let v = b.eval(
+        "(() => { const L = document.getElementById('legend'); \
+         const items = [...L.querySelectorAll(':scope > span')].map(s => [s.textContent, s.querySelector('i').getAttribute('data-c')]); \
+         const s = L.querySelector('#scale'); \
+         const scale = s ? [L.querySelector('.scale-row').firstChild.textContent, s.firstChild.getAttribute('data-c'), \
+           s.lastChild.getAttribute('data-c'), L.querySelector('.lo').textContent, L.querySelector('.hi').textContent] : null; \
+         return [items, scale]; })()",
+    );
+    let items = v
+        .at(0)
+        .arr()
+        .iter()
+        .map(|p| (p.at(0).text(), p.at(1).text().to_lowercase()))
+        .collect();
+    let scale = match v.at(1) {
+        Json::Null => None,
+        s => Some((
+            s.at(0).text(),
+            s.at(1).text().to_lowercase(),
+            s.at(2).text().to_lowercase(),
+            s.at(3).text(),
+            s.at(4).text(),
+        )),
+    };
+    (items, scale)
+}
+
+/// The view's legend is the picture's: the same classes with their
+/// colours, the same scale title, end colours and end labels.
+fn assert_legend(shown: &Legend, want: &Drawn, what: &str) {
+    assert_eq!(shown.0, want.legend, "{what}: the legend");
+    match (&shown.1, &want.scale) {
+        (None, None) => {}
+        (Some((title, lo, hi, lo_label, hi_label)), Some((w_title, w_lo, w_hi, texts))) => {
+            assert_eq!(title, w_title, "{what}: the scale's title");
+            assert_eq!((lo, hi), (w_lo, w_hi), "{what}: the scale's ends");
+            for l in [lo_label, hi_label] {
+                assert!(texts.contains(l), "{what}: {l} not among {texts:?}");
+            }
+        }
+        (s, w) => panic!("{what}: scale {s:?} against {w:?}"),
+    }
+}
+
+/// The map modes and the command whose picture each draws.
+const MODES: [(&str, Cmd, Metric); 3] = [
+    ("extents", Cmd::Extents, Metric::Extents),
+    ("lsn", Cmd::Lsn, Metric::Lsn),
+    ("fill", Cmd::Fill, Metric::Fill),
+];
 
 /// The pages `check --format json` finds damaged in `file`.
 fn check_damaged(file: &Path) -> Vec<u64> {
@@ -270,19 +489,13 @@ fn the_views_render_in_headless_chromium() {
     assert!(map.contains("<canvas id=\"map\""), "{map}");
     assert!(map.contains("19 pages, 64 per row"), "{map}");
     assert!(map.contains("PRIMARY"), "{map}");
-    // Every cell as the SVG map draws it, and the damaged page red as
-    // `check` judges it.
-    let drawn = cells(&map, "map");
-    assert_eq!(drawn, svg_cells(&damaged, &dir, None));
+    // Every cell in every mode as the SVG picture of its command draws
+    // it, and the damaged page red as `check` judges it.
     let bad = check_damaged(&damaged);
     assert_eq!(bad, vec![5]);
-    for (p, c) in drawn.iter().enumerate() {
-        assert_eq!(
-            *c == palette("damaged"),
-            bad.contains(&(p as u64)),
-            "page {p}: {c}"
-        );
-    }
+    let drawn = cells(&map, "map");
+    assert_eq!(drawn.len(), 19);
+    every_mode_as_the_pictures(&mut s, 1, &damaged, None, &dir, &bad, "views");
 
     // The damaged page: the verdict `check` gives it (corrupt), its links.
     let page = s.view("page/1/5");
@@ -324,6 +537,37 @@ fn the_views_render_in_headless_chromium() {
     assert!(compare.contains("id=\"compare-table\""), "{compare}");
     assert!(compare.contains("id=\"map-0\""), "{compare}");
     assert!(compare.contains("id=\"map-1\""), "{compare}");
+    // Each file's map in each mode as `compare --metric M --out` draws
+    // it, with its legend and scale.
+    for (mode, _, metric) in &MODES {
+        choose_mode(&mut s.b, mode);
+        let want = svg_drawn(
+            Cmd::Compare,
+            *metric,
+            &[clean.clone(), damaged.clone()],
+            &dir,
+            None,
+        );
+        assert_eq!(want.panels.len(), 2, "compare {mode}");
+        for (i, panel) in want.panels.iter().enumerate() {
+            let drawn = drawn_cells(&mut s.b, &format!("#map-{i}"));
+            assert_eq!(
+                &drawn, panel,
+                "compare {mode}: file {i}'s cells against `compare --out`"
+            );
+            let red: Vec<usize> = (drawn.iter().enumerate())
+                .filter(|(_, c)| **c == palette("damaged"))
+                .map(|(p, _)| p)
+                .collect();
+            assert_eq!(
+                red,
+                if i == 1 { vec![5] } else { vec![] },
+                "compare {mode}: file {i}"
+            );
+        }
+        assert_legend(&shown_legend(&mut s.b), &want, &format!("compare {mode}"));
+        s.b.screenshot(&s.shots.join(format!("views-compare-{mode}.png")));
+    }
 
     // Diff: page 5 differs, damaged in B.
     let diff = s.view("diff/0/1");
@@ -331,6 +575,64 @@ fn the_views_render_in_headless_chromium() {
     assert!(diff.contains("<td>corrupt</td>"), "{diff}");
     println!("screenshots in {}", s.shots.display());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The map of `file` (shown) in each colour mode: every cell as the SVG
+/// picture of the mode's command (`extents`, `lsn`, `fill --out`, with
+/// `keys`) draws it, blanks in place; the legend's classes and scale as
+/// the picture's; the damaged red exactly on `bad` (`check`'s pages), and
+/// each of them hovered names its verdict damaged; a screenshot of each.
+fn every_mode_as_the_pictures(
+    s: &mut Session,
+    n: usize,
+    file: &Path,
+    keys: Option<KeyFile>,
+    dir: &Path,
+    bad: &[u64],
+    tag: &str,
+) {
+    for (mode, cmd, metric) in &MODES {
+        choose_mode(&mut s.b, mode);
+        let drawn = drawn_cells(&mut s.b, "#map");
+        let want = svg_drawn(
+            cmd.clone(),
+            *metric,
+            &[file.to_path_buf()],
+            dir,
+            keys.clone(),
+        );
+        assert_eq!(want.panels.len(), 1, "{tag} {mode}");
+        assert_eq!(
+            drawn, want.panels[0],
+            "{tag}: the {mode} map's cells against `{mode} --out`"
+        );
+        assert_legend(&shown_legend(&mut s.b), &want, &format!("{tag} {mode}"));
+        for (p, c) in drawn.iter().enumerate() {
+            assert_eq!(
+                *c == palette("damaged"),
+                bad.contains(&(p as u64)),
+                "{tag} {mode}: page {p}: {c}"
+            );
+        }
+        // Each damaged page hovered in this mode: its tooltip as the
+        // `pages` JSON names it, its verdict damaged as `check` says.
+        let pages = s.b.fetched(&format!("/api/file/{n}/pages"));
+        for &p in bad {
+            let tip = hover_tip(&mut s.b, "#map", p as usize, 16.0);
+            assert_tip(&tip, &pages, p as usize);
+            let v = tip[6].strip_prefix("verdict ").unwrap();
+            assert!(
+                !(v == "valid" || v == "empty" || v.starts_with("unverifiable")),
+                "{tag} {mode}: {tip:?}"
+            );
+        }
+        let shot = s.shots.join(format!("{}-map-{mode}.png", s.tag));
+        s.b.screenshot(&shot);
+        println!(
+            "{tag}: {mode}: {} cells as the picture draws them",
+            drawn.len()
+        );
+    }
 }
 
 /// Each fixture kind: the overview's verdict, the map cell for cell as
@@ -395,16 +697,10 @@ fn every_fixture_kind_in_the_browser() {
         assert!(overview.contains("<tr id=\"file-0\">"), "{tag}: {overview}");
         let map = s.view("map/0");
         let drawn = cells(&map, "map");
-        let svg = svg_cells(&file, &dir, if keyed { keys() } else { None });
-        assert_eq!(drawn, svg, "{tag}: the map's cells against the SVG map");
         let bad = check_damaged(&file);
-        for (p, c) in drawn.iter().enumerate() {
-            assert_eq!(
-                *c == palette("damaged"),
-                bad.contains(&(p as u64)),
-                "{tag}: page {p}: {c}"
-            );
-        }
+        let k = if keyed { keys() } else { None };
+        every_mode_as_the_pictures(&mut s, 0, &file, k, &dir, &bad, tag);
+        choose_mode(&mut s.b, "extents");
         // Hover: the root and each damaged page, named as the JSON the
         // page fetched names them, the verdict `corrupt` where `check`
         // says so.
@@ -413,7 +709,8 @@ fn every_fixture_kind_in_the_browser() {
         for &p in [3u64].iter().chain(&bad) {
             let tip = hover_tip(&mut s.b, "#map", p as usize, cell);
             assert_tip(&tip, &pages, p as usize);
-            // Damaged as the app classes a verdict (its `verdictClass`).
+            // Damaged as `check` classes a verdict (neither valid, empty
+            // nor unverifiable).
             let v = tip[6].strip_prefix("verdict ").unwrap();
             let damaged = !(v == "valid" || v == "empty" || v.starts_with("unverifiable"));
             assert_eq!(bad.contains(&p), damaged, "{tag}: {tip:?}");
@@ -758,7 +1055,8 @@ fn a_person_hovers_clicks_and_compares_in_chromium() {
         "location.hash === '#compare/0,1' && document.querySelector('#map-1') && document.querySelector('#map-1').getAttribute('data-cells')",
         60,
     );
-    let cmp = b.fetched("/api/compare");
+    // The report (`/api/compare?f=…`), not the picture (`?map=…`).
+    let cmp = b.fetched("/api/compare?f=");
     let dom_pages = b.eval(
         "[...document.querySelectorAll('#compare-table tr')].slice(1).map(r => r.children[2].textContent)",
     );

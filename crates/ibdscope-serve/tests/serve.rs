@@ -170,6 +170,9 @@ fn serves_the_app_and_the_overview_with_the_security_headers() {
         "/api/file/0/levels",
         "/api/file/0/page/3",
         "/api/file/0/check",
+        "/api/file/0/map/extents",
+        "/api/file/0/map/lsn",
+        "/api/file/0/map/fill",
     ] {
         assert_eq!(r.get(p).status, 200, "{p}");
     }
@@ -213,6 +216,12 @@ fn traversal_in_every_form_is_refused() {
         "/api/file/0/rows/x",
         "/api/file/0/records/1/../../2",
         "/api/file/1/links/3",
+        // The maps: the three pictures only, files by index.
+        "/api/file/0/map/index",
+        "/api/file/0/map/../../etc/passwd",
+        "/api/file/1/map/lsn",
+        "/api/compare?map=../../etc/passwd&f=0&f=0",
+        "/api/compare?map=lsn&f=0",
     ];
     for t in targets {
         let rep = r.get(t);
@@ -539,6 +548,25 @@ fn a_damaged_copys_page_verdicts_are_checks() {
     let page = String::from_utf8(r.get("/api/file/0/page/5").body).unwrap();
     let want = &listed.iter().find(|(p, _)| *p == 5).unwrap().1;
     assert!(page.contains(&format!("\"verdict\":\"{want}\"")), "{page}");
+    // Every map (the pictures `extents`, `lsn`, `fill --out` draw, one
+    // page a cell) draws the damaged red on exactly the pages `check`
+    // finds damaged (none of them unverifiable here).
+    let red = ibdscope_render::color::ansi256_to_rgb(ibdscope_render::color::DAMAGED_ANSI).hex();
+    let damaged: Vec<usize> = (listed.iter())
+        .filter(|(_, v)| !v.starts_with("unverifiable"))
+        .map(|(p, _)| *p as usize)
+        .collect();
+    for m in ["extents", "lsn", "fill"] {
+        let body = String::from_utf8(r.get(&format!("/api/file/0/map/{m}")).body).unwrap();
+        let cells = body.split("\"cells\":[").nth(1).expect("cells");
+        let cells: Vec<&str> = cells[..cells.find(']').unwrap()].split(',').collect();
+        assert_eq!(cells.len(), 19, "{m}: {body}");
+        let drawn: Vec<usize> = (cells.iter().enumerate())
+            .filter(|(_, c)| **c == format!("\"{red}\""))
+            .map(|(p, _)| p)
+            .collect();
+        assert_eq!(drawn, damaged, "{m}: {body}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

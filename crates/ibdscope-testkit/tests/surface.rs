@@ -79,13 +79,16 @@ const CEILINGS: &[(&str, usize)] = &[
     ("ibdscope-prims", 58),
     // +1: the undo pages' colour (`UNDO_ANSI`), with the maps' others;
     // +1: an index's segment-page tint (`SEGMENT_TINT`, once for the
-    // terminal, picture and browser maps).
-    ("ibdscope-render", 84),
+    // terminal, picture and browser maps); +2: a map cell's colour
+    // (`picture::cell_color`, `HeatScale::color_at`: the one rule the files
+    // are drawn by and `serve`'s maps are sent).
+    ("ibdscope-render", 86),
     // +6 for its own error (`Error`, `ErrorKind`, `Place`, and `kind`,
     // `place`, `page`, `file_offset`) in place of the front door's.
     // +3: commands over a space kept open for `serve` (the `held`
-    // module, `hold`, `Ask`); +1 for `args::CarveOpts` (`carve`'s options).
-    ("ibdscope-report", 52),
+    // module, `hold`, `Ask`); +1 for `args::CarveOpts` (`carve`'s options);
+    // +1: `out::picture_json` (a map's picture as JSON, for `serve`).
+    ("ibdscope-report", 53),
     // The web explorer: `Server` (`bind`, `url`, `port`, `run`,
     // `stopper`), `Limits`, `Bounds`.
     ("ibdscope-serve", 8),

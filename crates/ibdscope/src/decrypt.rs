@@ -162,6 +162,9 @@ impl Host for DecryptHost {
         }
         d
     }
+    fn keyring(&self) -> Option<&Keyring> {
+        Some(&self.keyring)
+    }
     fn findings(&self) -> Vec<String> {
         self.findings
             .lock()

@@ -279,33 +279,35 @@ pub fn load<'m>(
         },
     };
     if table.indexes.iter().any(|i| i.root.is_none()) {
-        let trees: Vec<(u64, u32)> = map()
+        let map = map();
+        let trees: Vec<(u64, u32)> = map
             .indexes
             .iter()
             .map(|i| (i.index_id.0, i.root.0))
             .collect();
         table.attach_roots(&trees);
-    }
-    if trees_unlisted(&table) {
-        // No B-tree of the space map (a carved image of one index, whose
-        // extent descriptors and segments were freed with its table): the
-        // roots of the index pages themselves.
-        let roots = sibling_free_roots(ts);
-        if !roots.is_empty() {
-            table.attach_roots(&roots);
-            diagnostics.push(Diagnostic::new(
-                path,
-                format_args!(
-                    "no index of the space map holds the definition's clustered index: the \
-                     roots are the index pages with no siblings at their index's highest level \
-                     ({})",
-                    roots
-                        .iter()
-                        .map(|(id, root)| format!("index {id}: page {root}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
+        if trees_unlisted(&table) {
+            // No B-tree of the space map (a carved image of one index,
+            // whose extent descriptors and segments were freed with its
+            // table): the root candidates the map did not take.
+            let roots: Vec<(u64, u32)> =
+                map.freed_roots.iter().map(|(id, n)| (id.0, n.0)).collect();
+            if !roots.is_empty() {
+                table.attach_roots(&roots);
+                diagnostics.push(Diagnostic::new(
+                    path,
+                    format_args!(
+                        "no index of the space map holds the definition's clustered index: \
+                         the roots are the index pages with no siblings at their index's \
+                         highest level ({})",
+                        roots
+                            .iter()
+                            .map(|(id, root)| format!("index {id}: page {root}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
         }
     }
     let compact = table
@@ -483,28 +485,4 @@ fn read_ddl(ddl: &Path, ibd: &Path) -> Result<(TableDef, String, u32), Error> {
 /// map's were attached.
 fn trees_unlisted(table: &TableDef) -> bool {
     table.clustered().is_some_and(|ix| ix.root.is_none())
-}
-
-/// Per index id, the root candidate ([`ibdscope_core::extents::root_candidate`]:
-/// an index page with no sibling that names a segment) at the highest level
-/// its pages reach, whatever the extent descriptors say: `(index id, page)`,
-/// by index id.
-fn sibling_free_roots(ts: &Tablespace<'_>) -> Vec<(u64, u32)> {
-    let mut best: std::collections::BTreeMap<u64, (u16, u32)> = std::collections::BTreeMap::new();
-    for n in 0..ts.n_pages() {
-        let Some(page) = ts.page(PageNo(n)) else {
-            continue;
-        };
-        let Some((level, _)) = ibdscope_core::extents::root_candidate(ts, PageNo(n), page) else {
-            continue;
-        };
-        let Some(h) = ibdscope_core::IndexHeader::new(page) else {
-            continue;
-        };
-        let e = best.entry(h.index_id().0).or_insert((level, n));
-        if level > e.0 {
-            *e = (level, n);
-        }
-    }
-    best.into_iter().map(|(id, (_, n))| (id, n)).collect()
 }

@@ -114,6 +114,12 @@ pub trait Host: Send + Sync + fmt::Debug {
     /// low. Called often and from any thread, one call at a time: a host
     /// may draw it (the binary does, on a terminal); by default nothing.
     fn progress(&self, _unit: Unit, _done: u64, _total: u64) {}
+    /// The MySQL keyring files are opened with (`--keyring`), for a command
+    /// that decrypts pages found outside any space (`carve`). By default
+    /// none.
+    fn keyring(&self) -> Option<&ibdscope_core::crypt::keyring::Keyring> {
+        None
+    }
 }
 
 /// What a progress report counts ([`Host::progress`]).

@@ -45,6 +45,8 @@ struct Report {
     /// Per space (same order): the image written, and whether its page 0
     /// was synthesized.
     images: Vec<(PathBuf, bool)>,
+    /// Encrypted pages decrypted with the key given.
+    decrypted: u64,
 }
 
 fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
@@ -56,6 +58,8 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
         o.align = c.align.max(1);
         o.unverified = c.unverified;
         o.index_id = c.index_id.map(ibdscope_core::IndexId);
+        o.key_file = opts.key_file.as_ref();
+        o.keyring = opts.host.keyring();
         o
     };
     let mut sources: Vec<Input> = Vec::new();
@@ -88,6 +92,11 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
             },
         );
     }
+    // With the key (`--key-file`, `--keyring`): the encrypted pages
+    // decrypted with their space's key, so that they verify and are
+    // grouped; the image gets them as stored.
+    let bytes: Vec<&[u8]> = sources.iter().map(|s| s.bytes()).collect();
+    let decrypted = carve::decrypt(&mut found, &mut encrypted, &bytes, &copts);
     let mut carved = carve::group(found, copts.index_id);
     carved.partial = partial;
     carved.encrypted = encrypted;
@@ -121,6 +130,7 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
         sources,
         carved,
         images,
+        decrypted,
     })
 }
 
@@ -286,6 +296,7 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
             }
             j.end_arr()?;
             j.kv_num("pages_found", r.carved.found)?;
+            j.kv_num("pages_decrypted", r.decrypted)?;
             j.key("encrypted")?.arr()?;
             for f in &r.carved.encrypted {
                 j.obj()?;
@@ -375,6 +386,14 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                 r.carved.found,
                 r.carved.spaces.len()
             )?;
+            if r.decrypted > 0 {
+                writeln!(
+                    out,
+                    "{} encrypted pages decrypted with the key and grouped with their space \
+                     (the images hold them as stored: read them with the same key)",
+                    r.decrypted
+                )?;
+            }
             if !r.carved.encrypted.is_empty() {
                 writeln!(
                     out,

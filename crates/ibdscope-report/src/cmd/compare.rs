@@ -249,12 +249,19 @@ pub fn run(opts: &Opts, out: &mut dyn Write) -> io::Result<Outcome> {
         rows.push(row);
     }
     let words = scales.words(&rows);
-    let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
+    let drawn = || {
         let mut p = picture(opts.metric, &words, &labels, &rows);
         if let (Metric::Lsn, Some(h)) = (opts.metric, p.heat.as_mut()) {
             crate::lsn_grid::compare_scale(h, &mut p.notes, opts.lsn_scale);
         }
-        crate::out::write_picture(opts, &p, "compare", &words)
+        p
+    };
+    if opts.picture_json {
+        crate::out::picture_json(out, &drawn())?;
+        return Ok(worst);
+    }
+    let (wrote, said) = if opts.out.is_some() && !rows.is_empty() {
+        crate::out::write_picture(opts, &drawn(), "compare", &words)
     } else {
         (Outcome::Clean, String::new())
     };

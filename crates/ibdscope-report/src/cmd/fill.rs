@@ -40,6 +40,10 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     let scale = MapScale::new(ts, n_pages, opts);
     let (grid, types) = fill_grid(a, &slots, &scale);
     let outcome = tree_outcome(a);
+    if opts.picture_json {
+        crate::out::picture_json(out, &picture(a, grid, &types, &scale))?;
+        return Ok(outcome);
+    }
     let (wrote, said) = if opts.out.is_some() {
         let p = picture(a, grid.clone(), &types, &scale);
         let what = ibdscope::names::path(path).to_string();

@@ -86,6 +86,10 @@ pub fn run(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result<Out
     } else {
         Outcome::Findings
     };
+    if opts.picture_json {
+        crate::out::picture_json(out, &picture(path, ts, &f, &scale))?;
+        return Ok(outcome);
+    }
     let (wrote, said) = if opts.out.is_some() {
         let what = ibdscope::names::path(path).to_string();
         crate::out::write_picture(opts, &picture(path, ts, &f, &scale), &what, &scale.words())

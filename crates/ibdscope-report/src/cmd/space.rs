@@ -193,6 +193,10 @@ pub fn extents(opts: &Opts, a: &Analysis<'_>, out: &mut dyn Write) -> io::Result
     }
     let picture_only = opts.out.is_some() && opts.format == Format::Text;
     let r = ExtentsReport::build(opts, a);
+    if opts.picture_json {
+        crate::out::picture_json(out, &extents_picture(a, &r))?;
+        return Ok(findings::map_outcome(a, &[]));
+    }
     let (wrote, said) = if opts.out.is_some() {
         let p = extents_picture(a, &r);
         let what = ibdscope::names::path(a.path()).to_string();

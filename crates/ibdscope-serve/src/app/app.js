@@ -1,6 +1,6 @@
 // ibdscope serve: the browser side. Every value shown comes from the JSON
-// endpoints, which print what the commands print; colours come from
-// /api/palette (the render crate's palette of the terminal and PNG maps).
+// endpoints, which print what the commands print; the maps' colours are
+// the pictures' (`/map/M`: what `--out` draws, cell for cell).
 "use strict";
 const TOKEN = new URLSearchParams(location.search).get("t") || "";
 const view = document.getElementById("view");
@@ -88,100 +88,21 @@ function overview() {
 function fail(e) { view.replaceChildren(el("p", { class: "findings" }, String(e))); }
 
 // ---- map ---------------------------------------------------------------
-function verdictClass(v) {
-  if (v === "valid") return "valid";
-  if (v === "empty") return "empty";
-  if (v && v.startsWith("unverifiable")) return "unverifiable";
-  return "damaged";
-}
-function scale(t) {
-  const s = palette.scale;
-  const i = Math.max(0, Math.min(s.length - 1, Math.round(t * (s.length - 1))));
-  return s[i];
-}
-// The owner map's colour of an `extents` JSON entry, as the terminal and
-// picture maps class a page (report maps.rs `owner_class`): damaged, not
-// verifiable, free with records, then by owner; an index's B-tree pages in
-// its palette slot (slots: the legend's index ids), its other segment
-// pages (BLOB/LOB, allocated) that colour tinted.
-function ownerColour(c, slots) {
-  if (!c) return palette.unaccounted;
-  if (c.verified === false) return palette.damaged;
-  if ("verified" in c && c.verified === null) return palette.unverifiable;
-  if (c.holds_records) return palette.free_data;
-  if (c.owner === "free") return palette.free_picture;
-  if (c.owner === "system") return palette.system;
-  if (c.owner === "unaccounted") return palette.unaccounted;
-  if (c.role === "undo") return palette.undo;
-  const slot = c.index_id == null ? -1 : slots.indexOf(c.index_id);
-  if (slot < 0) return palette.other;
-  const k = slot % palette.index.length;
-  return c.fill_eighths != null ? palette.index[k] : palette.index_tint[k];
-}
-function colourer(pages, mode) {
-  if (mode === "extents") {
-    const x = pages.extents || { map: [], legend: [] };
-    const slots = (x.legend || []).map(l => l.index_id);
-    // Each page's entry: the one at or before it (a run covers pages).
-    const at = new Map();
-    for (const c of x.map || []) at.set(c.page, c);
-    let last = null;
-    const of = new Map();
-    for (const p of pages) { last = at.get(p.page) || last; of.set(p.page, last); }
-    return p => ownerColour(of.get(p.page), slots);
-  }
-  const ids = [...new Set(pages.filter(p => p.index_id != null).map(p => p.index_id))].sort((a, b) => a - b);
-  const slot = new Map(ids.map((id, i) => [id, palette.index[i % palette.index.length]]));
-  // LSNs by rank among the pages, as `lsn`'s default scale (`--scale rank`).
-  const lsns = pages.map(p => p.lsn).filter(l => l).sort((a, b) => a - b);
-  const rank = l => {
-    let lo = 0, hi = lsns.length - 1;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (lsns[m] < l) lo = m + 1; else hi = m; }
-    return lsns.length > 1 ? lo / (lsns.length - 1) : 1;
-  };
-  return p => {
-    const v = verdictClass(p.verdict);
-    if (v === "damaged") return palette.damaged;
-    if (v === "unverifiable") return palette.unverifiable;
-    if (v === "empty") return palette.free_picture;
-    if (mode === "lsn") return p.lsn ? scale(palette.lsn_floor + (1 - palette.lsn_floor) * rank(p.lsn)) : palette.free_picture;
-    if (mode === "fill") return p.fill == null ? palette.system : scale(p.fill);
-    return p.index_id != null ? slot.get(p.index_id) : palette.system;
-  };
-}
-function legend(mode, pages) {
+// The maps draw the picture `extents`, `lsn` or `fill --out` draws of the
+// file (`/map/M`, one page a cell; compare: `compare --metric M --out`):
+// each cell's colour as the render crate colours it, the legend's classes
+// and the colour scale. No colour is computed here.
+const METRICS = ["extents", "lsn", "fill"];
+function legend(pic) {
   const item = (c, t) => el("span", {}, el("i", { "data-c": c }), t);
-  const n = (k, one, many) => k + " " + (k === 1 ? one : many);
-  if (mode === "extents") {
-    const x = pages.extents || { legend: [] };
-    // Each index's B-tree pages, then its other segment pages (BLOB/LOB,
-    // allocated: its colour tinted) where there are any, as the picture
-    // maps' legend lists them.
-    const colour = colourer(pages, mode), count = new Map();
-    for (const p of pages) { const c = colour(p); count.set(c, (count.get(c) || 0) + 1); }
-    const items = [];
-    (x.legend || []).forEach((l, i) => {
-      const k = i % palette.index.length, name = l.index_name || "index " + l.index_id;
-      items.push(item(palette.index[k], name + ": " + n(l.pages, "page", "pages")));
-      const tinted = count.get(palette.index_tint[k]) || 0;
-      if (tinted) items.push(item(palette.index_tint[k], name + ": " + n(tinted, "page", "pages") + " BLOB/LOB or allocated"));
-    });
-    items.push(item(palette.free_picture, "free"), item(palette.system, "system"), item(palette.damaged, "damaged"),
-      item(palette.unverifiable, "not verifiable"), item(palette.free_data, "free, still holds records"),
-      item(palette.other, "segment pages of no index"), item(palette.unaccounted, "unaccounted"));
-    const l = el("div", { class: "legend", id: "legend" }, ...items);
-    l.querySelectorAll("i").forEach(i => { i.style.background = i.getAttribute("data-c"); });
-    return l;
+  const parts = (pic.legend || []).map(l => item(l.color, l.label));
+  if (pic.scale) {
+    const s = pic.scale;
+    const bar = el("span", { class: "scale", id: "scale" }, ...s.colors.map(c => el("i", { "data-c": c })));
+    parts.push(el("div", { class: "scale-row" }, s.title, el("br"), el("b", { class: "lo" }, s.lo_label), " ", bar, " ",
+      el("b", { class: "hi" }, s.hi_label)));
   }
-  const items = [item(palette.damaged, "damaged"), item(palette.unverifiable, "unverifiable"),
-    item(palette.free_picture, "empty"), item(palette.system, "system / no index")];
-  if (mode === "index") {
-    const names = new Map(pages.filter(p => p.index_id != null).map(p => [p.index_id, p.index_name || ("index " + p.index_id)]));
-    [...names.keys()].sort((a, b) => a - b).forEach((id, i) => items.push(item(palette.index[i % palette.index.length], names.get(id))));
-  } else {
-    items.push(item(scale(0), mode === "lsn" ? "oldest LSN" : "fill 0"), item(scale(1), mode === "lsn" ? "newest LSN" : "fill 1"));
-  }
-  const l = el("div", { class: "legend", id: "legend" }, ...items);
+  const l = el("div", { class: "legend", id: "legend" }, ...parts);
   // Colours set through the CSSOM (the policy allows no inline style attribute).
   l.querySelectorAll("i").forEach(i => { i.style.background = i.getAttribute("data-c"); });
   return l;
@@ -194,33 +115,40 @@ async function loadPages(file, total) {
   }
   return all;
 }
-// A map of `pages` (64 a row) on a canvas: colour by mode, hover names
-// the page, a click opens it; `mark` (page -> colour) overrides a cell.
+// A map of one picture panel (`state.panel()`, 64 cells a row) on a
+// canvas: each cell in the colour the picture gives it (a blank one in the
+// row slot's), hover names the cell's first page (from `pages`, the
+// `pages` JSON by page), a click opens it; `mark` (page -> colour)
+// overrides a cell.
 function mapCanvas(file, pages, state, mark) {
   const cols = 64;
   const canvas = el("canvas", { id: state.id || "map", class: "map" });
+  const pageOf = i => { const g = state.panel(); return g.first_page + i * g.pages_per_cell; };
   function draw() {
-    const cell = state.cell;
-    const rows = Math.ceil(pages.length / cols);
+    const cell = state.cell, g = state.panel(), slot = state.slot();
+    const rows = Math.ceil(g.cells.length / cols);
     canvas.width = cols * cell; canvas.height = Math.max(1, rows) * cell;
-    const g = canvas.getContext("2d"), colour = colourer(pages, state.mode);
-    g.fillStyle = "#f0f0f0"; g.fillRect(0, 0, canvas.width, canvas.height);
-    const cells = [];
-    pages.forEach((p, i) => {
-      const c = (mark && mark.get(p.page)) || colour(p);
-      cells.push(c);
-      g.fillStyle = c;
-      g.fillRect((i % cols) * cell, Math.floor(i / cols) * cell, Math.max(1, cell - (cell > 4 ? 1 : 0)), Math.max(1, cell - (cell > 4 ? 1 : 0)));
+    const c2d = canvas.getContext("2d");
+    c2d.fillStyle = "#ffffff"; c2d.fillRect(0, 0, canvas.width, canvas.height);
+    const side = Math.max(1, cell - (cell > 4 ? 1 : 0)), drawn = [];
+    g.cells.forEach((c, i) => {
+      const m = mark && mark.get(pageOf(i));
+      drawn.push(m || c || "");
+      c2d.fillStyle = m || c || slot;
+      c2d.fillRect((i % cols) * cell, Math.floor(i / cols) * cell, side, side);
     });
-    // The colour of each cell as drawn, for tests and for a person to read.
-    canvas.setAttribute("data-cells", cells.join(","));
+    // The colour of each cell as drawn ("": blank), for tests and for a
+    // person to read, and the map drawn.
+    canvas.setAttribute("data-cells", drawn.join(","));
+    canvas.setAttribute("data-mode", state.mode);
   }
   function at(ev) {
     // Inside the border: the cells start at the canvas's content box.
     const r = canvas.getBoundingClientRect();
     const x = ev.clientX - r.left - canvas.clientLeft, y = ev.clientY - r.top - canvas.clientTop;
     if (x < 0 || y < 0 || x >= cols * state.cell) return undefined;
-    return pages[Math.floor(y / state.cell) * cols + Math.floor(x / state.cell)];
+    const i = Math.floor(y / state.cell) * cols + Math.floor(x / state.cell);
+    return i < state.panel().cells.length ? pages.get(pageOf(i)) : undefined;
   }
   canvas.addEventListener("mousemove", ev => {
     const p = at(ev);
@@ -234,29 +162,45 @@ function mapCanvas(file, pages, state, mark) {
   draw();
   return { canvas, draw };
 }
+function byPage(pages) { return new Map(pages.map(p => [p.page, p])); }
 async function fileInfo(file) {
   const files = await api("/api/files");
   return (files.files[file] || {}).report || {};
 }
-async function mapView(file) {
+// A mode selector: the pictures fetched once each, `show` called with
+// the mode chosen and its picture.
+function modeSelect(modes, first, fetch, show) {
+  const pics = {};
+  const get = m => pics[m] || (pics[m] = fetch(m));
+  const sel = el("select", { id: "mode" }, ...modes.map(m => el("option", { value: m }, m)));
+  sel.value = first;
+  sel.addEventListener("change", () => {
+    const mode = sel.value;
+    get(mode).then(pic => { if (sel.value === mode) show(mode, pic); }).catch(fail);
+  });
+  return { sel, get };
+}
+async function mapView(file, mode) {
   where.textContent = "map of file " + file;
   view.replaceChildren(el("p", {}, "Reading pages…"));
   const info = await fileInfo(file);
-  const [pages, extents] = await Promise.all([loadPages(file, info.pages || 0),
-    api("/api/file/" + file + "/extents").catch(() => null)]);
-  pages.extents = extents;
-  const state = { mode: extents && extents.map ? "extents" : "index", cell: pages.length <= 4096 ? 16 : 4 };
-  const m = mapCanvas(file, pages, state);
-  const sel = el("select", { id: "mode" }, ...["extents", "index", "lsn", "fill"].map(m => el("option", { value: m }, m)));
-  sel.value = state.mode;
+  const first = METRICS.includes(mode) ? mode : "extents";
+  const picture = m => api("/api/file/" + file + "/map/" + m);
+  const modes = modeSelect(METRICS, first, picture, (m, pic) => {
+    state.mode = m; state.pic = pic; redraw();
+    history.replaceState(null, "", location.search + "#map/" + file + "/" + m);
+  });
+  const [pages, pic] = await Promise.all([loadPages(file, info.pages || 0), modes.get(first)]);
+  const state = { mode: first, pic, cell: pages.length <= 4096 ? 16 : 4, panel: () => state.pic.panels[0] || { cells: [] },
+    slot: () => state.pic.slot };
+  const m = mapCanvas(file, byPage(pages), state);
   const zin = el("button", { id: "zoom-in" }, "+"), zout = el("button", { id: "zoom-out" }, "−");
   const leg = el("div");
-  const redraw = () => { m.draw(); leg.replaceChildren(legend(state.mode, pages)); };
-  sel.addEventListener("change", () => { state.mode = sel.value; redraw(); });
+  const redraw = () => { m.draw(); leg.replaceChildren(legend(state.pic)); };
   zin.addEventListener("click", () => { state.cell = Math.min(32, state.cell * 2); redraw(); });
   zout.addEventListener("click", () => { state.cell = Math.max(1, state.cell / 2); redraw(); });
   view.replaceChildren(el("h2", {}, info.file || ("file " + file)),
-    el("div", { class: "controls" }, "colour: ", sel, " zoom: ", zout, zin, " ", pages.length + " pages, 64 per row"),
+    el("div", { class: "controls" }, "colour: ", modes.sel, " zoom: ", zout, zin, " ", pages.length + " pages, 64 per row"),
     leg, m.canvas);
   redraw();
 }
@@ -271,7 +215,6 @@ async function compareView(list) {
     el("td", {}, f.index_pages), el("td", {}, f.mean_fill), el("td", {}, f.leaf_jumps), el("td", {}, f.jump_share), el("td", {}, f.findings)));
   const t = el("table", { id: "compare-table" }, el("tr", {}, ...["#", "file", "pages", "index pages", "mean fill",
     "leaf jumps", "jump share", "findings"].map(h => el("th", {}, h))), ...rows);
-  const sel = el("select", { id: "mode" }, ...["index", "lsn", "fill"].map(m => el("option", { value: m }, m)));
   const box = el("div", { class: "side" });
   const maps = [];
   const all = [];
@@ -279,19 +222,26 @@ async function compareView(list) {
     const info = await fileInfo(f);
     all.push([f, info, await loadPages(f, info.pages || 0)]);
   }
-  // One scale for every file: the cell size of the largest.
-  const most = Math.max(...all.map(x => x[2].length));
-  // By LSN first: the key-order picture (AUTO_INCREMENT against UUID keys).
-  const state = { mode: "lsn", cell: most <= 1024 ? 16 : most <= 4096 ? 8 : 2 };
-  for (const [f, info, pages] of all) {
-    const m = mapCanvas(f, pages, { get mode() { return state.mode; }, get cell() { return state.cell; }, id: "map-" + f });
+  // `compare --metric M --out`'s picture: one panel a file, at one scale
+  // (the same bytes a cell in every file); by LSN first: the key-order
+  // picture (AUTO_INCREMENT against UUID keys).
+  const picture = m => { const p = new URLSearchParams({ map: m }); list.forEach(f => p.append("f", f)); return apiQ("/api/compare", p); };
+  const leg = el("div");
+  const modes = modeSelect(METRICS, "lsn", picture, (m, pic) => {
+    state.mode = m; state.pic = pic; maps.forEach(x => x.draw()); leg.replaceChildren(legend(pic));
+  });
+  const state = { mode: "lsn", pic: await modes.get("lsn") };
+  const most = Math.max(...state.pic.panels.map(p => p.cells.length));
+  state.cell = most <= 1024 ? 16 : most <= 4096 ? 8 : 2;
+  all.forEach(([f, info, pages], i) => {
+    const m = mapCanvas(f, byPage(pages), { get mode() { return state.mode; }, get cell() { return state.cell; }, id: "map-" + f,
+      panel: () => state.pic.panels[i] || { cells: [], first_page: 0, pages_per_cell: 1 }, slot: () => state.pic.slot });
     maps.push(m);
     box.append(el("figure", {}, el("figcaption", {}, "#" + f + " " + (info.file || "") + " (" + pages.length + " pages)"), m.canvas));
-  }
-  sel.value = state.mode;
-  sel.addEventListener("change", () => { state.mode = sel.value; maps.forEach(m => m.draw()); });
-  view.replaceChildren(el("h2", {}, "compare"), t, el("div", { class: "controls" }, "colour: ", sel,
-    " one scale: " + state.cell + " px a page, 64 pages a row"), box);
+  });
+  leg.replaceChildren(legend(state.pic));
+  view.replaceChildren(el("h2", {}, "compare"), t, el("div", { class: "controls" }, "colour: ", modes.sel,
+    " one scale: " + state.cell + " px a cell, 64 cells a row (" + (state.pic.lines[0] || "") + ")"), leg, box);
 }
 async function diffView(a, b) {
   where.textContent = "diff of files " + a + " and " + b;
@@ -299,10 +249,10 @@ async function diffView(a, b) {
   const q = new URLSearchParams(); q.append("f", a); q.append("f", b);
   const d = await apiQ("/api/diff", q);
   const info = await fileInfo(b);
-  const pages = await loadPages(b, info.pages || 0);
+  const [pages, pic] = await Promise.all([loadPages(b, info.pages || 0), api("/api/file/" + b + "/map/lsn")]);
   const mark = new Map((d.pages || []).map(p => [p.page, p.move === "corrupt" || p.move === "torn" ? palette.damaged : "#ff9800"]));
-  const state = { mode: "lsn", cell: pages.length <= 4096 ? 16 : 4 };
-  const m = mapCanvas(b, pages, state, mark);
+  const state = { mode: "lsn", pic, cell: pages.length <= 4096 ? 16 : 4, panel: () => pic.panels[0] || { cells: [] }, slot: () => pic.slot };
+  const m = mapCanvas(b, byPage(pages), state, mark);
   const t = el("table", { id: "diff-pages" }, el("tr", {}, ...["page", "type", "index", "move", "LSN in A", "LSN in B",
     "verdict in A", "verdict in B", "first byte", "bytes"].map(h => el("th", {}, h))));
   for (const p of (d.pages || []).slice(0, 5000)) {
@@ -540,7 +490,7 @@ async function levelsView(file) {
 function show(hash) {
   const h = hash.replace(/^#/, "").split("/");
   const n = h.slice(1).map(x => parseInt(x, 10));
-  if (h[0] === "map") return mapView(n[0]);
+  if (h[0] === "map") return mapView(n[0], h[2]);
   if (h[0] === "page") return pageView(n[0], n[1]);
   if (h[0] === "levels") return levelsView(n[0]);
   if (h[0] === "rows") return rowsView(n[0], n[1], h[3] === "deleted");

@@ -1,0 +1,754 @@
+//! The storage search: REDUNDANT records' own field offsets, and the
+//! COMPACT hypothesis search over NULL bitmaps, lengths and record
+//! extents (the module's documentation says how sure each is).
+
+use super::*;
+
+pub(super) fn redundant(ix: &IndexPages) -> Result<Table, String> {
+    let mut n_fields: Option<u16> = None;
+    let mut lens: Vec<(Option<u32>, bool, bool, u32, bool, bool)> = Vec::new();
+    // (fixed length so far, varies, null seen, max, ext, null with bytes)
+    let mut rows = Vec::new();
+    for (pi, p) in ix.leaves.iter().enumerate() {
+        let rp = RecPage::new(&p.bytes, u32::try_from(p.bytes.len()).unwrap_or(0));
+        let Some(rp) = rp else { continue };
+        for (oi, &o) in p.origins.iter().enumerate() {
+            let Some(rec) = rp.record_at(o) else { continue };
+            let n = rec.header.n_fields;
+            match n_fields {
+                None => {
+                    n_fields = Some(n);
+                    lens = vec![(None, false, false, 0, false, false); usize::from(n)];
+                }
+                Some(m) if m != n => {
+                    return Err(format!(
+                        "records with {m} and {n} fields (page {}): an instant ADD COLUMN, or two \
+                         layouts",
+                        p.page
+                    ))
+                }
+                Some(_) => {}
+            }
+            let mut cells = Vec::with_capacity(usize::from(n));
+            for (f, st) in rec.fields(&p.bytes).zip(lens.iter_mut()) {
+                let len = u32::from(f.len());
+                cells.push(Cell {
+                    at: u32::from(f.start),
+                    len,
+                    null: f.null,
+                    ext: f.external,
+                });
+                st.3 = st.3.max(len);
+                st.4 |= f.external;
+                if f.null {
+                    st.2 = true;
+                    if len > 0 {
+                        st.5 = true;
+                    } else {
+                        continue;
+                    }
+                }
+                match st.0 {
+                    None if !st.1 => st.0 = Some(len),
+                    Some(l) if l != len => {
+                        st.0 = None;
+                        st.1 = true;
+                    }
+                    _ => {}
+                }
+            }
+            if rows.len() < MAX_TYPE_RECORDS && p.live.get(oi).copied().unwrap_or(false) {
+                rows.push((pi, u32::from(o), cells));
+            }
+        }
+    }
+    if n_fields.is_none() {
+        return Err("no record".into());
+    }
+    let fields = lens
+        .iter()
+        .map(|&(fixed, _, null, max, ext, null_bytes)| {
+            // A NULL field with no bytes is variable-length: a fixed one
+            // keeps its width (rec_convert_dtuple_to_rec_old).
+            let var = fixed.is_none() || ext || (null && !null_bytes);
+            let s = match fixed {
+                Some(w) if !var => Storage::Fixed(w),
+                _ => Storage::Variable {
+                    big: max > 255 || ext,
+                    max_seen: max,
+                    external: ext,
+                },
+            };
+            (s, null)
+        })
+        .collect();
+    Ok(Table {
+        fields,
+        rows,
+        run: None,
+    })
+}
+
+// ------------------------------------------- COMPACT: the search
+
+/// A NULL-able or variable-length field of a COMPACT hypothesis (NOT NULL
+/// fixed-width bytes are not items: they are counted in one total).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Item {
+    /// NOT NULL variable, 1-byte lengths only.
+    Var,
+    /// NOT NULL variable, 2-byte lengths allowed.
+    VarBig,
+    /// NULL-able variable.
+    NVar,
+    /// NULL-able variable, 2-byte lengths allowed.
+    NVarBig,
+    /// NULL-able fixed (width solved at the end).
+    NFixed,
+}
+
+impl Item {
+    fn nullable(self) -> bool {
+        matches!(self, Item::NVar | Item::NVarBig | Item::NFixed)
+    }
+    fn var(self) -> Option<bool> {
+        match self {
+            Item::Var | Item::NVar => Some(false),
+            Item::VarBig | Item::NVarBig => Some(true),
+            Item::NFixed => None,
+        }
+    }
+}
+
+/// What a hypothesis reads: its variable fields in order (with their
+/// NULL bit) and the NULL bits of its NULL-able fixed fields. Two
+/// hypotheses with one signature read every record alike.
+pub(super) fn signature(items: &[Item]) -> (Vec<(Item, usize)>, Vec<usize>) {
+    let mut bit = 0usize;
+    let mut var = Vec::new();
+    let mut fixed = Vec::new();
+    for &it in items {
+        match it.var() {
+            Some(_) => var.push((it, if it.nullable() { bit } else { usize::MAX })),
+            None => fixed.push(bit),
+        }
+        if it.nullable() {
+            bit = bit.saturating_add(1);
+        }
+    }
+    (var, fixed)
+}
+
+/// One record of the search: where it is and what the hypothesis so far
+/// has read of it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct RecState {
+    /// Bytes of lengths read (below the NULL bitmap).
+    lens: u32,
+    /// Bytes of variable-length data.
+    var: u32,
+    /// NULL-able fixed fields not NULL.
+    nfix: u32,
+}
+
+pub(super) struct Search<'p> {
+    pages: &'p [PageRecs],
+    /// (page, position) of each record in the search.
+    recs: Vec<(usize, usize)>,
+    nb: usize,
+    nn: usize,
+    amin: u32,
+    nodes: u32,
+    /// Hypotheses visited when the first that fits was found.
+    first_at: Option<u32>,
+    /// Upper bound on every record's bytes of lengths: a first record's
+    /// header meets PAGE_NEW_SUPREMUM_END.
+    found: Vec<(Vec<Item>, Solved)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Solved {
+    a: u32,
+    widths: Vec<u32>,
+    tight: u32,
+    pairs: u32,
+}
+
+impl Search<'_> {
+    fn page(&self, r: usize) -> Option<(&PageRecs, usize)> {
+        let &(p, i) = self.recs.get(r)?;
+        Some((self.pages.get(p)?, i))
+    }
+
+    fn origin(&self, r: usize) -> usize {
+        self.page(r)
+            .and_then(|(p, i)| p.origins.get(i))
+            .map_or(0, |&o| usize::from(o))
+    }
+
+    fn null_bit(&self, r: usize, bit: usize) -> bool {
+        let Some((p, i)) = self.page(r) else {
+            return false;
+        };
+        let o = p.origins.get(i).map_or(0, |&o| usize::from(o));
+        let at = o
+            .saturating_sub(EXTRA)
+            .saturating_sub(1)
+            .saturating_sub(bit / 8);
+        byte(&p.bytes, at) & (1u8 << (bit % 8)) != 0
+    }
+
+    /// Reads a length for record `r` after `st.lens` bytes: (length,
+    /// bytes of length, external).
+    fn read_len(&self, r: usize, st: &RecState, big: bool) -> (u32, u32, bool) {
+        let Some((p, i)) = self.page(r) else {
+            return (u32::MAX, 1, false);
+        };
+        let o = p.origins.get(i).map_or(0, |&o| usize::from(o));
+        let at = o
+            .saturating_sub(EXTRA)
+            .saturating_sub(self.nb)
+            .saturating_sub(st.lens as usize)
+            .saturating_sub(1);
+        let b = byte(&p.bytes, at);
+        if big && b & 0x80 != 0 {
+            let b2 = byte(&p.bytes, at.saturating_sub(1));
+            let len = (u32::from(b & 0x3F) << 8) | u32::from(b2);
+            (len, 2, b & 0x40 != 0)
+        } else {
+            (u32::from(b), 1, false)
+        }
+    }
+
+    /// The next record in address order on the same page, when `r` is
+    /// followed by one in the search.
+    fn next_of(&self, r: usize) -> Option<usize> {
+        let (&(p, i), &(q, j)) = (self.recs.get(r)?, self.recs.get(r.checked_add(1)?)?);
+        (p == q && j == i.checked_add(1)?).then_some(r.saturating_add(1))
+    }
+
+    /// Bytes free between record `r`'s data (so far) and the next
+    /// record's header (so far); `None` when `r` is the last on its page
+    /// in the search (checked against PAGE_HEAP_TOP when its page's last).
+    fn room(&self, states: &[RecState], r: usize, nfix_min: u32) -> Option<i64> {
+        let st = states.get(r)?;
+        let used_r = i64::from(st.var)
+            .saturating_add(i64::from(st.nfix).saturating_mul(i64::from(nfix_min)))
+            .saturating_add(i64::from(self.amin));
+        match self.next_of(r) {
+            Some(s) => {
+                let ss = states.get(s)?;
+                let gap = (self.origin(s) as i64).saturating_sub(self.origin(r) as i64);
+                Some(
+                    gap.saturating_sub(used_r)
+                        .saturating_sub(EXTRA.saturating_add(self.nb) as i64)
+                        .saturating_sub(i64::from(ss.lens)),
+                )
+            }
+            None => {
+                let (p, i) = self.page(r)?;
+                if i.checked_add(1)? == p.origins.len() {
+                    Some(
+                        (p.heap_top as i64)
+                            .saturating_sub(self.origin(r) as i64)
+                            .saturating_sub(used_r),
+                    )
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    fn feasible(&self, states: &[RecState]) -> bool {
+        for r in 0..states.len() {
+            if self.room(states, r, 1).is_some_and(|x| x < 0) {
+                return false;
+            }
+            // A page's first record: its header starts at or after
+            // PAGE_NEW_SUPREMUM_END.
+            if let (Some((_, 0)), Some(st)) = (self.page(r), states.get(r)) {
+                let start = (self.origin(r) as i64)
+                    .saturating_sub(EXTRA.saturating_add(self.nb) as i64)
+                    .saturating_sub(i64::from(st.lens));
+                if start < PAGE_NEW_SUPREMUM_END as i64 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Applies `item` (at null bit `bit` when NULL-able) to every record.
+    /// While searching (`prune`), `None` when a length runs past what the
+    /// page can hold, or for a 2-byte length that never reads two bytes
+    /// (the 1-byte hypothesis, tried already); a hypothesis being checked
+    /// is applied as it stands.
+    fn apply(
+        &self,
+        states: &[RecState],
+        item: Item,
+        bit: usize,
+        prune: bool,
+    ) -> Option<Vec<RecState>> {
+        let mut out = states.to_vec();
+        let mut two = false;
+        for (r, st) in out.iter_mut().enumerate() {
+            if item.nullable() && self.null_bit(r, bit) {
+                continue;
+            }
+            match item.var() {
+                None => st.nfix = st.nfix.saturating_add(1),
+                Some(big) => {
+                    let (len, nb, _) = self.read_len(r, st, big);
+                    two |= nb == 2;
+                    if prune && len > 16383 {
+                        return None;
+                    }
+                    st.lens = st.lens.saturating_add(nb);
+                    st.var = st.var.saturating_add(len);
+                }
+            }
+        }
+        // A 2-byte hypothesis that never reads two bytes is the 1-byte
+        // one: not tried twice.
+        if prune && item.var() == Some(true) && !two {
+            return None;
+        }
+        Some(out)
+    }
+
+    fn dfs(&mut self, items: &mut Vec<Item>, states: &[RecState], bit: usize) {
+        if self.nodes >= MAX_NODES || self.found.len() >= 2 || items.len() >= MAX_FIELDS {
+            return;
+        }
+        // Once one hypothesis fits, a rival is looked for a little longer.
+        if self
+            .first_at
+            .is_some_and(|f| self.nodes > f.saturating_add(RIVAL_NODES))
+        {
+            return;
+        }
+        self.nodes = self.nodes.saturating_add(1);
+        if !self.feasible(states) {
+            return;
+        }
+        if bit == self.nn {
+            if let Some(s) = self.solve(items, states) {
+                let sig = signature(items);
+                if !self.found.iter().any(|(f, _)| signature(f) == sig) {
+                    self.found.push((items.clone(), s));
+                    self.first_at.get_or_insert(self.nodes);
+                }
+            }
+        }
+        // NOT NULL variable fields first: the same fields in another
+        // order of NULL-able fixed and NOT NULL variable ones read alike
+        // (only the bytes' placement differs), and are one hypothesis.
+        let mut cands: Vec<Item> = vec![Item::Var];
+        if bit < self.nn {
+            cands.extend([Item::NFixed, Item::NVar, Item::NVarBig]);
+        }
+        cands.push(Item::VarBig);
+        for c in cands {
+            let Some(next) = self.apply(states, c, bit, true) else {
+                continue;
+            };
+            items.push(c);
+            let nbit = if c.nullable() {
+                bit.saturating_add(1)
+            } else {
+                bit
+            };
+            self.dfs(items, &next, nbit);
+            items.pop();
+            if self.found.len() >= 2 || self.nodes >= MAX_NODES {
+                return;
+            }
+            if self
+                .first_at
+                .is_some_and(|f| self.nodes > f.saturating_add(RIVAL_NODES))
+            {
+                return;
+            }
+        }
+    }
+
+    /// Solves the NOT NULL fixed total and the NULL-able fixed widths
+    /// from the record boundaries, or `None` when they do not fit.
+    fn solve(&self, items: &[Item], states: &[RecState]) -> Option<Solved> {
+        let nfixed: Vec<usize> = items
+            .iter()
+            .scan(0usize, |bit, it| {
+                let b = *bit;
+                if it.nullable() {
+                    *bit = bit.saturating_add(1);
+                }
+                Some((it, b))
+            })
+            .filter(|(it, _)| **it == Item::NFixed)
+            .map(|(_, b)| b)
+            .collect();
+        // Each record with a known extent: (pattern of NULL-able fixed
+        // fields present, bytes of fixed data).
+        let mut groups: BTreeMap<Vec<bool>, (i64, u32)> = BTreeMap::new();
+        let mut pairs = Vec::new();
+        for r in 0..states.len() {
+            let st = states.get(r)?;
+            let fixed_bytes = match self.next_of(r) {
+                Some(s) => {
+                    let ss = states.get(s)?;
+                    (self.origin(s) as i64)
+                        .saturating_sub(self.origin(r) as i64)
+                        .saturating_sub(i64::from(st.var))
+                        .saturating_sub(EXTRA.saturating_add(self.nb) as i64)
+                        .saturating_sub(i64::from(ss.lens))
+                }
+                None => {
+                    let (p, i) = self.page(r)?;
+                    if i.saturating_add(1) != p.origins.len() {
+                        continue;
+                    }
+                    (p.heap_top as i64)
+                        .saturating_sub(self.origin(r) as i64)
+                        .saturating_sub(i64::from(st.var))
+                }
+            };
+            let pat: Vec<bool> = nfixed.iter().map(|&b| !self.null_bit(r, b)).collect();
+            let e = groups.entry(pat.clone()).or_insert((fixed_bytes, 0));
+            e.0 = e.0.min(fixed_bytes);
+            e.1 = e.1.saturating_add(1);
+            pairs.push((pat, fixed_bytes));
+        }
+        // One equation per NULL pattern: the NOT NULL fixed total plus the
+        // widths of the NULL-able fixed fields present is the pattern's
+        // fixed bytes (its least: reused free space only adds). Solved
+        // column by column, the most frequent patterns first.
+        let mut eqs: Vec<(&Vec<bool>, i64, u32)> =
+            groups.iter().map(|(p, &(g, n))| (p, g, n)).collect();
+        eqs.sort_by_key(|e| std::cmp::Reverse(e.2));
+        let (a, widths) = solve_widths(nfixed.len(), &eqs)?;
+        if a < i64::from(self.amin) {
+            return None;
+        }
+        let widths: Vec<u32> = widths
+            .iter()
+            .map(|&v| u32::try_from(v).ok().filter(|&v| v > 0))
+            .collect::<Option<Vec<u32>>>()?;
+        let mut tight = 0u32;
+        for (pat, g) in &pairs {
+            let need: i64 = pat
+                .iter()
+                .zip(&widths)
+                .filter(|(p, _)| **p)
+                .fold(a, |acc, (_, &x)| acc.saturating_add(i64::from(x)));
+            if *g < need {
+                return None;
+            }
+            if *g == need {
+                tight = tight.saturating_add(1);
+            }
+        }
+        let n = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
+        // Reused free space leaves bytes between records; most boundaries
+        // must still meet exactly.
+        if n == 0 || u64::from(tight) * 10 < u64::from(n) * 9 {
+            return None;
+        }
+        Some(Solved {
+            a: u32::try_from(a).ok()?,
+            widths,
+            tight,
+            pairs: n,
+        })
+    }
+}
+
+/// Solves `a + Σ w_j (j present in the pattern) = g` for the NOT NULL
+/// fixed total `a` and the `k` NULL-able fixed widths `w`, from the
+/// equations in order (each one that adds a new unknown is kept: a
+/// reduced row echelon form), as whole numbers; `None` when the patterns
+/// seen do not fix every unknown (two fields always NULL together) or
+/// the solution is not whole.
+pub(super) fn solve_widths(k: usize, eqs: &[(&Vec<bool>, i64, u32)]) -> Option<(i64, Vec<i64>)> {
+    let m = k.saturating_add(1);
+    // Rows: m coefficients then the right-hand side; their pivot column.
+    let mut rows: Vec<(usize, Vec<f64>)> = Vec::new();
+    for (pat, g, _) in eqs {
+        if rows.len() >= m {
+            break;
+        }
+        let mut e: Vec<f64> = std::iter::once(1.0)
+            .chain(pat.iter().map(|&p| if p { 1.0 } else { 0.0 }))
+            .chain(std::iter::once(*g as f64))
+            .collect();
+        for (pc, row) in &rows {
+            let f = e.get(*pc).copied().unwrap_or(0.0);
+            if f != 0.0 {
+                for (x, y) in e.iter_mut().zip(row) {
+                    *x -= f * y;
+                }
+            }
+        }
+        let Some((pc, &pv)) = e
+            .iter()
+            .take(m)
+            .enumerate()
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        else {
+            continue;
+        };
+        if pv.abs() < 1e-9 {
+            continue;
+        }
+        for x in &mut e {
+            *x /= pv;
+        }
+        for (_, row) in &mut rows {
+            let f = row.get(pc).copied().unwrap_or(0.0);
+            if f != 0.0 {
+                for (x, y) in row.iter_mut().zip(&e) {
+                    *x -= f * y;
+                }
+            }
+        }
+        rows.push((pc, e));
+    }
+    if rows.len() < m {
+        return None;
+    }
+    let mut x = vec![0i64; m];
+    for (pc, row) in &rows {
+        let v = row.get(m).copied().unwrap_or(f64::NAN);
+        let r = v.round();
+        if !r.is_finite() || (v - r).abs() > 1e-6 || r.abs() > 1e9 {
+            return None;
+        }
+        *x.get_mut(*pc)? = r as i64;
+    }
+    let a = *x.first()?;
+    Some((a, x.get(1..).unwrap_or(&[]).to_vec()))
+}
+
+pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, Outcome), Outcome> {
+    if ix.instant {
+        return Err(Outcome::NoFit(
+            "records written after an instant ALTER TABLE (several layouts in one index)".into(),
+        ));
+    }
+    let mut recs = Vec::new();
+    for (pi, p) in ix.leaves.iter().enumerate() {
+        if recs.len() >= MAX_SEARCH_RECORDS {
+            break;
+        }
+        for i in 0..p.origins.len() {
+            recs.push((pi, i));
+        }
+    }
+    if recs.is_empty() {
+        return Err(Outcome::NoRecords);
+    }
+    // The highest NULL bit ever set bounds the bitmap from below.
+    let mut best: Option<Vec<(Vec<Item>, Search<'_>, Solved)>> = None;
+    let mut nodes = 0u32;
+    for nb in 0..=16usize {
+        let mut s = Search {
+            pages: &ix.leaves,
+            recs: recs.clone(),
+            nb,
+            nn: 0,
+            amin: if clustered { TRX_LEN + ROLL_LEN } else { 0 },
+            nodes,
+            first_at: None,
+            found: Vec::new(),
+        };
+        // Bits set above a bitmap of nb bytes would be length bytes; the
+        // highest bit set within it gives the NULL-able count.
+        let mut hi = 0usize;
+        for r in 0..recs.len() {
+            for bit in (0..nb.saturating_mul(8)).rev() {
+                if s.null_bit(r, bit) {
+                    hi = hi.max(bit.saturating_add(1));
+                    break;
+                }
+            }
+        }
+        // The bitmap's width bounds the NULL-able count (unused bits are
+        // 0): from the highest bit set, or the width less 7, up to the
+        // width (a NULL-able column that is never NULL sets no bit).
+        let lo = if nb == 0 {
+            0
+        } else {
+            hi.max(nb.saturating_mul(8).saturating_sub(7))
+        };
+        for nn in lo..=nb.saturating_mul(8) {
+            s.nn = nn;
+            s.first_at = None;
+            s.found.clear();
+            let states = vec![RecState::default(); recs.len()];
+            let mut items = Vec::new();
+            s.dfs(&mut items, &states, 0);
+            nodes = s.nodes;
+            if !s.found.is_empty() {
+                // Each hypothesis found on the search's records is checked
+                // against every record read; a rival that fails there is
+                // none.
+                let found = std::mem::take(&mut s.found);
+                let mut fits = found.into_iter().filter_map(|(items, _)| {
+                    full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
+                });
+                let first = fits.next();
+                let rival = fits.next();
+                match first {
+                    Some(f) => {
+                        best = Some(std::iter::once(f).chain(rival).collect());
+                        break;
+                    }
+                    None => {
+                        return Err(Outcome::NoFit(format!(
+                            "the layout found on the first {} records does not fit every record",
+                            recs.len()
+                        )))
+                    }
+                }
+            }
+            if nodes >= MAX_NODES {
+                return Err(Outcome::GaveUp { nodes });
+            }
+        }
+        if best.is_some() {
+            break;
+        }
+        if nodes >= MAX_NODES {
+            return Err(Outcome::GaveUp { nodes });
+        }
+    }
+    let Some(best) = best else {
+        return Err(Outcome::NoFit(format!(
+            "no layout of up to 128 NULL-able fields fits the records ({nodes} hypotheses)"
+        )));
+    };
+    let outcome = best.first().map(|(_, _, full)| Outcome::Fits {
+        tight: full.tight,
+        pairs: full.pairs,
+        ambiguous: best.len() > 1,
+    });
+    let tables = best
+        .iter()
+        .map(|(items, check, full)| table_of(ix, items, check, full))
+        .collect();
+    Ok((tables, outcome.unwrap_or(Outcome::NoRecords)))
+}
+
+/// The fields and every record's cells under the hypothesis `items`.
+pub(super) fn table_of(
+    ix: &IndexPages,
+    items: &[Item],
+    check: &Search<'_>,
+    full: &Solved,
+) -> Table {
+    // The fields but the NOT NULL fixed bytes (placed by the type layer).
+    let mut fields = Vec::new();
+    let mut rows = Vec::new();
+    let mut maxes = vec![(0u32, false, false); items.len()];
+    for (r, &(pi, i)) in check.recs.iter().enumerate() {
+        let Some(p) = ix.leaves.get(pi) else { continue };
+        let o = p.origins.get(i).map_or(0, |&o| u32::from(o));
+        let mut st = RecState::default();
+        let mut cells = Vec::with_capacity(items.len());
+        let mut at = 0u32;
+        let mut bit = 0usize;
+        let mut nf = 0usize;
+        for (k, &it) in items.iter().enumerate() {
+            let null = it.nullable() && check.null_bit(r, bit);
+            let (len, ext) = if null {
+                (0, false)
+            } else {
+                match it.var() {
+                    None => (full.widths.get(nf).copied().unwrap_or(0), false),
+                    Some(big) => {
+                        let (len, nb, ext) = check.read_len(r, &st, big);
+                        st.lens = st.lens.saturating_add(nb);
+                        (len, ext)
+                    }
+                }
+            };
+            if it == Item::NFixed {
+                nf = nf.saturating_add(1);
+            }
+            if it.nullable() {
+                bit = bit.saturating_add(1);
+            }
+            if let Some(m) = maxes.get_mut(k) {
+                m.0 = m.0.max(len);
+                m.1 |= ext;
+                m.2 |= null;
+            }
+            cells.push(Cell { at, len, null, ext });
+            at = at.saturating_add(len);
+        }
+        if rows.len() < MAX_TYPE_RECORDS && p.live.get(i).copied().unwrap_or(false) {
+            rows.push((pi, o, cells));
+        }
+    }
+    let mut nf = 0usize;
+    for (&it, &(max, ext, _)) in items.iter().zip(&maxes) {
+        let s = match it.var() {
+            None => {
+                let w = full.widths.get(nf).copied().unwrap_or(0);
+                nf = nf.saturating_add(1);
+                Storage::Fixed(w)
+            }
+            Some(big) => Storage::Variable {
+                big,
+                max_seen: max,
+                external: ext,
+            },
+        };
+        fields.push((s, it.nullable()));
+    }
+    Table {
+        fields,
+        rows,
+        run: Some(full.a),
+    }
+}
+
+/// `items` over every record of every leaf read: the search over them
+/// all and the widths solved, or `None` when some record does not fit.
+pub(super) fn full_check<'p>(
+    ix: &'p IndexPages,
+    nb: usize,
+    items: &[Item],
+    clustered: bool,
+) -> Option<(Search<'p>, Solved)> {
+    let all: Vec<(usize, usize)> = ix
+        .leaves
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
+        .collect();
+    let check = Search {
+        pages: &ix.leaves,
+        recs: all,
+        nb,
+        nn: items.iter().filter(|i| i.nullable()).count(),
+        amin: if clustered { TRX_LEN + ROLL_LEN } else { 0 },
+        nodes: 0,
+        first_at: None,
+        found: Vec::new(),
+    };
+    let mut states = vec![RecState::default(); check.recs.len()];
+    let mut bit = 0usize;
+    for &it in items {
+        states = check.apply(&states, it, bit, false)?;
+        if it.nullable() {
+            bit = bit.saturating_add(1);
+        }
+    }
+    if !check.feasible(&states) {
+        return None;
+    }
+    let full = check.solve(items, &states)?;
+    Some((check, full))
+}
