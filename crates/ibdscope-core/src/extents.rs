@@ -1769,6 +1769,11 @@ impl PageFold for RootPass<'_, '_, '_> {
             f.append(g);
         }
     }
+    fn whole(&mut self, pages: u32) {
+        if let Some(f) = self.facts.as_mut() {
+            f.whole(pages);
+        }
+    }
 }
 
 /// A fold beside the roots' pass ([`SpaceMap::build_folding`]).
@@ -1789,6 +1794,10 @@ impl<F: PageFold> PageFold for WithSide<'_, '_, '_, F> {
     fn append(&mut self, next: Self) {
         self.roots.append(next.roots);
         self.side.append(next.side);
+    }
+    fn whole(&mut self, pages: u32) {
+        self.roots.whole(pages);
+        self.side.whole(pages);
     }
 }
 
@@ -1883,6 +1892,10 @@ impl<A: PageFold, B: PageFold> PageFold for Pair<A, B> {
     fn append(&mut self, next: Self) {
         self.0.append(next.0);
         self.1.append(next.1);
+    }
+    fn whole(&mut self, pages: u32) {
+        self.0.whole(pages);
+        self.1.whole(pages);
     }
 }
 

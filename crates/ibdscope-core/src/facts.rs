@@ -369,6 +369,13 @@ impl FactsShard {
         self
     }
 
+    /// This shard folds every one of the space's `pages` pages: its heads
+    /// are reserved for them at once ([`crate::parallel::PageFold::whole`]).
+    pub(crate) fn whole(&mut self, pages: u32) {
+        self.heads
+            .reserve((pages as usize).saturating_sub(self.heads.len()));
+    }
+
     /// Appends the facts of the pages after these (`next`, whose pages
     /// all come after this shard's).
     pub(crate) fn append(&mut self, mut next: FactsShard) {

@@ -205,6 +205,12 @@ pub trait PageFold: Send {
     /// accumulator's last page. Joining must give what one accumulator
     /// folding both runs would have.
     fn append(&mut self, next: Self);
+
+    /// This accumulator will fold every one of the space's `pages` pages
+    /// itself (a pass on one thread): what it keeps per page may be
+    /// reserved once, not grown (and copied) as it goes. A hint only: by
+    /// default nothing.
+    fn whole(&mut self, _pages: u32) {}
 }
 
 /// Smallest shard, in bytes (whole extents are added until it is reached).
@@ -267,6 +273,9 @@ pub(crate) trait StateFold: Send {
 
     /// As [`PageFold::append`].
     fn append(&mut self, next: Self);
+
+    /// As [`PageFold::whole`].
+    fn whole(&mut self, _pages: u32) {}
 }
 
 /// A [`PageFold`] as a [`StateFold`] without state.
@@ -282,6 +291,9 @@ impl<F: PageFold> StateFold for Stateless<F> {
     }
     fn append(&mut self, next: Self) {
         self.0.append(next.0);
+    }
+    fn whole(&mut self, pages: u32) {
+        self.0.whole(pages);
     }
 }
 
@@ -311,6 +323,7 @@ where
     let new_reader = || ts.source().map(|_| Reader::new(ts.page_size() as usize));
     if threads == 1 {
         let mut acc = new();
+        acc.whole(n_pages);
         let mut state = new_state();
         let mut reader = new_reader();
         let mut released = 0;

@@ -762,6 +762,11 @@ impl PageFold for SummaryFold<'_, '_> {
     fn append(&mut self, next: Self) {
         self.summary.append(next.summary);
     }
+    /// At most one link a page: reserved at once for a pass on one thread.
+    fn whole(&mut self, pages: u32) {
+        let links = &mut self.summary.links;
+        links.reserve((pages as usize).saturating_sub(links.len()));
+    }
 }
 
 impl Summary {

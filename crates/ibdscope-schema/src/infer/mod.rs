@@ -263,6 +263,10 @@ struct PageRecs {
     /// be partly overwritten).
     live: Vec<bool>,
     heap_top: usize,
+    /// No garbage and no free list (PAGE_GARBAGE and PAGE_FREE 0): the
+    /// records tile the heap from PAGE_NEW_SUPREMUM_END to PAGE_HEAP_TOP,
+    /// so the first record's header starts at PAGE_NEW_SUPREMUM_END.
+    tiled: bool,
 }
 
 struct IndexPages {
@@ -309,11 +313,13 @@ fn read_records(ts: &Tablespace<'_>, n: PageNo, zip: &mut Vec<u8>) -> Option<(Pa
     recs.sort_unstable();
     recs.dedup_by_key(|r| r.0);
     let heap_top = rp.heap_limit();
+    let tiled = rp.header().garbage() == 0 && rp.header().free() == 0;
     let page = PageRecs {
         page: n,
         origins: recs.iter().map(|r| r.0).collect(),
         live: recs.iter().map(|r| r.1).collect(),
         heap_top,
+        tiled,
         bytes,
     };
     Some((page, if instant { u16::MAX } else { level }))

@@ -164,6 +164,10 @@ pub(super) struct Search<'p> {
     /// Upper bound on every record's bytes of lengths: a first record's
     /// header meets PAGE_NEW_SUPREMUM_END.
     found: Vec<(Vec<Item>, Solved)>,
+    /// The first record of each tiled page in the search (its header
+    /// starts at PAGE_NEW_SUPREMUM_END): (record, its bytes of lengths,
+    /// its NULL bits as a mask).
+    anchors: Vec<(usize, u32, u128)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -260,6 +264,122 @@ impl Search<'_> {
         }
     }
 
+    /// The anchors of this bitmap width: on a tiled page (no garbage, no
+    /// free list) the records fill the heap from PAGE_NEW_SUPREMUM_END, so
+    /// the first record's bytes of lengths are its origin less
+    /// PAGE_NEW_SUPREMUM_END, the 5 header bytes and the bitmap, exactly.
+    fn anchors(&self) -> Vec<(usize, u32, u128)> {
+        let mut out = Vec::new();
+        for r in 0..self.recs.len() {
+            let Some((p, 0)) = self.page(r) else { continue };
+            if !p.tiled {
+                continue;
+            }
+            let t = self
+                .origin(r)
+                .checked_sub(PAGE_NEW_SUPREMUM_END)
+                .and_then(|x| x.checked_sub(EXTRA))
+                .and_then(|x| x.checked_sub(self.nb))
+                .and_then(|x| u32::try_from(x).ok());
+            // More than two bytes for each of REC_MAX_N_FIELDS: the page
+            // is not what its header says; no anchor.
+            let Some(t) = t.filter(|&t| t as usize <= MAX_FIELDS.saturating_mul(2)) else {
+                continue;
+            };
+            let mut nulls = 0u128;
+            for bit in 0..self.nb.saturating_mul(8).min(128) {
+                if self.null_bit(r, bit) {
+                    nulls |= 1u128 << bit;
+                }
+            }
+            out.push((r, t, nulls));
+        }
+        out
+    }
+
+    /// Whether the anchors' bytes of lengths can still be met from bit
+    /// `bit` on: an anchor whose lengths are all read admits no further
+    /// length (no NOT NULL variable field, no NULL-able variable one not
+    /// NULL in it); every other needs as many more as the NULL-able
+    /// fields left that are not NULL in it (and in no full anchor) can
+    /// give, two bytes each, and NOT NULL variable fields (at most as
+    /// many as the fewest bytes any anchor still needs). `leaf`: every
+    /// anchor's lengths read.
+    fn anchored(&self, states: &[RecState], bit: usize, leaf: bool) -> bool {
+        let mut full = 0u128;
+        let mut min_need = u32::MAX;
+        let mut needs = Vec::with_capacity(self.anchors.len());
+        for &(r, t, nulls) in &self.anchors {
+            let Some(st) = states.get(r) else { continue };
+            let Some(need) = t.checked_sub(st.lens) else {
+                return false;
+            };
+            if need == 0 {
+                full |= !nulls;
+            }
+            min_need = min_need.min(need);
+            needs.push((need, nulls));
+        }
+        if leaf {
+            return min_need == u32::MAX || needs.iter().all(|&(n, _)| n == 0);
+        }
+        let nn = self.nn.min(128);
+        let rest: u128 = if bit >= nn {
+            0
+        } else {
+            let hi = if nn == 128 {
+                u128::MAX
+            } else {
+                (1u128 << nn).wrapping_sub(1)
+            };
+            hi & !(1u128 << bit).wrapping_sub(1)
+        };
+        let nvar = if full != 0 { 0 } else { min_need };
+        for (&(r, t, _), &(need, nulls)) in self.anchors.iter().zip(&needs) {
+            if need == 0 {
+                continue;
+            }
+            let fields = (rest & !nulls & !full).count_ones().saturating_add(nvar);
+            // Two bytes a length at most, one at least: between the two,
+            // the bytes themselves say.
+            if fields.saturating_mul(2) < need
+                || (fields < need && fields < self.fewest_fields(r, t.saturating_sub(need), t))
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The fewest lengths that read record `r`'s bytes of lengths from
+    /// `from` to `to` exactly: a byte with its high bit set may begin a
+    /// 2-byte length.
+    fn fewest_fields(&self, r: usize, from: u32, to: u32) -> u32 {
+        let n = to.saturating_sub(from) as usize;
+        let o = self.origin(r).saturating_sub(EXTRA).saturating_sub(self.nb);
+        let Some((p, _)) = self.page(r) else {
+            return 0;
+        };
+        // best[k]: the fewest lengths reading the last n - k bytes.
+        let mut best = vec![0u32; n.saturating_add(2)];
+        for k in (0..n).rev() {
+            let at = o
+                .saturating_sub(from as usize)
+                .saturating_sub(k)
+                .saturating_sub(1);
+            let one = best.get(k.saturating_add(1)).copied().unwrap_or(0);
+            let two = if byte(&p.bytes, at) & 0x80 != 0 && k.saturating_add(2) <= n {
+                best.get(k.saturating_add(2)).copied().unwrap_or(0)
+            } else {
+                u32::MAX
+            };
+            if let Some(b) = best.get_mut(k) {
+                *b = one.min(two).saturating_add(1);
+            }
+        }
+        best.first().copied().unwrap_or(0)
+    }
+
     fn feasible(&self, states: &[RecState]) -> bool {
         for r in 0..states.len() {
             if self.room(states, r, 1).is_some_and(|x| x < 0) {
@@ -330,10 +450,10 @@ impl Search<'_> {
             return;
         }
         self.nodes = self.nodes.saturating_add(1);
-        if !self.feasible(states) {
+        if !self.feasible(states) || !self.anchored(states, bit, false) {
             return;
         }
-        if bit == self.nn {
+        if bit == self.nn && self.anchored(states, bit, true) {
             if let Some(s) = self.solve(items, states) {
                 let sig = signature(items);
                 if !self.found.iter().any(|(f, _)| signature(f) == sig) {
@@ -561,7 +681,9 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
             nodes,
             first_at: None,
             found: Vec::new(),
+            anchors: Vec::new(),
         };
+        s.anchors = s.anchors();
         // Bits set above a bitmap of nb bytes would be length bytes; the
         // highest bit set within it gives the NULL-able count.
         let mut hi = 0usize;
@@ -737,6 +859,7 @@ pub(super) fn full_check<'p>(
         nodes: 0,
         first_at: None,
         found: Vec::new(),
+        anchors: Vec::new(),
     };
     let mut states = vec![RecState::default(); check.recs.len()];
     let mut bit = 0usize;
@@ -751,4 +874,75 @@ pub(super) fn full_check<'p>(
     }
     let full = check.solve(items, &states)?;
     Some((check, full))
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects
+)]
+mod tests {
+    use super::*;
+
+    /// The anchors prune no step of the real layout: the fixtures'
+    /// `types` tables (60 and 64 NULL-able columns), read with the layout
+    /// their `.frm` gives (the server's definition), pass every check of
+    /// the search at every field and at the end, and their tiled pages
+    /// give anchors.
+    #[test]
+    fn anchors_keep_the_real_layout() {
+        for dir in ["mysql56", "mariadb1011"] {
+            let d = ibdscope_testkit::fixtures().join(dir);
+            let ibd = std::fs::read(d.join("types.ibd")).expect("ibd");
+            let frm = std::fs::read(d.join("types.frm")).expect("frm");
+            let def = crate::frm::Frm::parse(&frm)
+                .expect("frm")
+                .to_table_def("types", "fx");
+            let layout = def.layout(def.clustered().unwrap(), true).unwrap();
+            let items: Vec<Item> = (layout.fields.iter())
+                .filter_map(|f| match (f.fixed_len, f.nullable, f.big) {
+                    (Some(_), false, _) => None,
+                    (Some(_), true, _) => Some(Item::NFixed),
+                    (None, true, true) => Some(Item::NVarBig),
+                    (None, true, false) => Some(Item::NVar),
+                    (None, false, true) => Some(Item::VarBig),
+                    (None, false, false) => Some(Item::Var),
+                })
+                .collect();
+            let nn = items.iter().filter(|i| i.nullable()).count();
+            let ts = Tablespace::new(&ibd).expect("tablespace");
+            let (ixs, _) = gather(&ts);
+            let ix = ixs.first().expect("clustered index");
+            let mut s = Search {
+                pages: &ix.leaves,
+                recs: (ix.leaves.iter().enumerate())
+                    .flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
+                    .collect(),
+                nb: nn.div_ceil(8),
+                nn,
+                amin: TRX_LEN + ROLL_LEN,
+                nodes: 0,
+                first_at: None,
+                found: Vec::new(),
+                anchors: Vec::new(),
+            };
+            s.anchors = s.anchors();
+            assert!(s.anchors.len() >= 10, "{dir}: {} anchors", s.anchors.len());
+            let mut states = vec![RecState::default(); s.recs.len()];
+            let mut bit = 0usize;
+            for (k, &it) in items.iter().enumerate() {
+                states = s.apply(&states, it, bit, false).unwrap();
+                if it.nullable() {
+                    bit += 1;
+                }
+                assert!(s.feasible(&states), "{dir}: field {k}");
+                assert!(s.anchored(&states, bit, false), "{dir}: field {k}");
+            }
+            assert!(s.anchored(&states, bit, true), "{dir}: the end");
+            assert!(s.solve(&items, &states).is_some(), "{dir}: solved");
+        }
+    }
 }
