@@ -304,6 +304,28 @@ fn median(v: &mut [f64]) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(0.0)
 }
 
+/// The reference libraries' timings, as the Python harness prints them
+/// (`mode`: `time` for the fixture pages looped, `pages` for the bench
+/// file's own pages).
+fn reference_times(a: &Args, dir: &Path, mode: &str) -> Result<String, String> {
+    let o = Command::new(&a.python)
+        .arg(&a.script)
+        .arg(mode)
+        .arg(dir)
+        .arg(a.ms.to_string())
+        .args(a.only.iter())
+        .output()
+        .map_err(|e| format!("{}: {e}", a.python))?;
+    if !o.status.success() {
+        return Err(format!(
+            "{} {mode} failed: {}",
+            a.script.display(),
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
 fn run(a: &Args) -> Result<String, String> {
     let pages = logical_pages(&a.fixture)?;
     if pages.len() < 4 {
@@ -395,39 +417,9 @@ fn run(a: &Args) -> Result<String, String> {
     let mut raw: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     for round in 0..a.rounds {
         eprintln!("[codec bench] round {} of {}", round + 1, a.rounds);
-        let o = Command::new(&a.python)
-            .arg(&a.script)
-            .arg("time")
-            .arg(&dir)
-            .arg(a.ms.to_string())
-            .args(a.only.iter())
-            .output()
-            .map_err(|e| format!("{}: {e}", a.python))?;
-        if !o.status.success() {
-            return Err(format!(
-                "{} time failed: {}",
-                a.script.display(),
-                String::from_utf8_lossy(&o.stderr)
-            ));
-        }
-        let mut lines = String::from_utf8_lossy(&o.stdout).into_owned();
+        let mut lines = reference_times(a, &dir, "time")?;
         if !bench.is_empty() {
-            let o = Command::new(&a.python)
-                .arg(&a.script)
-                .arg("pages")
-                .arg(&dir)
-                .arg(a.ms.to_string())
-                .args(a.only.iter())
-                .output()
-                .map_err(|e| format!("{}: {e}", a.python))?;
-            if !o.status.success() {
-                return Err(format!(
-                    "{} pages failed: {}",
-                    a.script.display(),
-                    String::from_utf8_lossy(&o.stderr)
-                ));
-            }
-            lines.push_str(&String::from_utf8_lossy(&o.stdout));
+            lines.push_str(&reference_times(a, &dir, "pages")?);
         }
         for line in lines.lines() {
             let f: Vec<&str> = line.split_whitespace().collect();

@@ -34,17 +34,20 @@ pub(super) fn int_val(b: &[u8]) -> u64 {
     b.iter().fold(0u64, |a, &x| (a << 8) | u64::from(x))
 }
 
+/// `k` of `n` values, in thousandths.
+fn per_mille(k: usize, n: u32) -> u32 {
+    u32::try_from(k)
+        .unwrap_or(u32::MAX)
+        .saturating_mul(1000)
+        .checked_div(n)
+        .unwrap_or(0)
+}
+
 /// Candidate types for a fixed-width column and how well `vals` fit.
 pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
     let mut out = Vec::new();
     let n = u32::try_from(vals.len()).unwrap_or(u32::MAX).max(1);
-    let share = |k: usize| {
-        u32::try_from(k)
-            .unwrap_or(u32::MAX)
-            .saturating_mul(1000)
-            .checked_div(n)
-            .unwrap_or(0)
-    };
+    let share = |k: usize| per_mille(k, n);
     let count = |f: &dyn Fn(&[u8]) -> bool| vals.iter().filter(|v| f(v)).count();
     // Integers: InnoDB flips the sign bit of signed ones, so small
     // signed values start 0x80 or 0x7F; small unsigned ones 0x00.
@@ -511,13 +514,7 @@ pub(super) fn decimal_cand(w: u32, vals: &[&[u8]]) -> Option<Cand> {
 /// Candidates for a variable-length column.
 pub(super) fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool) -> Vec<Cand> {
     let n = u32::try_from(vals.len()).unwrap_or(u32::MAX).max(1);
-    let share = |k: usize| {
-        u32::try_from(k)
-            .unwrap_or(u32::MAX)
-            .saturating_mul(1000)
-            .checked_div(n)
-            .unwrap_or(0)
-    };
+    let share = |k: usize| per_mille(k, n);
     let utf8 = vals
         .iter()
         .filter(|v| std::str::from_utf8(v).is_ok())
