@@ -42,14 +42,25 @@ fn written(file: &[u8], size: usize) -> Vec<(u32, &[u8])> {
         .collect()
 }
 
-fn scan_all(image: &[u8], opts: &CarveOptions<'_>, threads: usize) -> Vec<Found> {
-    let mut all = Vec::new();
+/// The scan's three lists of `image`: (found, partial, encrypted).
+fn scan_lists(
+    image: &[u8],
+    opts: &CarveOptions<'_>,
+    threads: usize,
+) -> (Vec<Found>, Vec<Found>, Vec<Found>) {
+    let (mut all, mut partial, mut enc) = (Vec::new(), Vec::new(), Vec::new());
     carve::scan(image, 0, opts, &[], &Engine::new(threads), |p| {
         all.extend(p.found);
+        partial.extend(p.partial);
+        enc.extend(p.encrypted);
         Ok::<(), ()>(())
     })
     .unwrap();
-    all
+    (all, partial, enc)
+}
+
+fn scan_all(image: &[u8], opts: &CarveOptions<'_>, threads: usize) -> Vec<Found> {
+    scan_lists(image, opts, threads).0
 }
 
 fn carve(image: &[u8]) -> (Vec<Found>, Carved) {
@@ -390,21 +401,9 @@ fn two_servers_files_of_one_space_id_and_index_id_are_mixed() {
     }
 }
 
+/// Scans `image` for (found, partial).
 fn scan_pieces(image: &[u8]) -> (Vec<Found>, Vec<Found>) {
-    let (mut all, mut partial) = (Vec::new(), Vec::new());
-    carve::scan(
-        image,
-        0,
-        &CarveOptions::default(),
-        &[],
-        &Engine::new(2),
-        |p| {
-            all.extend(p.found);
-            partial.extend(p.partial);
-            Ok::<(), ()>(())
-        },
-    )
-    .unwrap();
+    let (all, partial, _) = scan_lists(image, &CarveOptions::default(), 2);
     (all, partial)
 }
 
@@ -456,20 +455,7 @@ fn a_page_in_three_pieces_is_counted_by_its_header() {
 
 /// Scans `image` for (found, encrypted).
 fn scan_encrypted(image: &[u8]) -> (Vec<Found>, Vec<Found>) {
-    let (mut all, mut enc) = (Vec::new(), Vec::new());
-    carve::scan(
-        image,
-        0,
-        &CarveOptions::default(),
-        &[],
-        &Engine::new(2),
-        |p| {
-            all.extend(p.found);
-            enc.extend(p.encrypted);
-            Ok::<(), ()>(())
-        },
-    )
-    .unwrap();
+    let (all, _, enc) = scan_lists(image, &CarveOptions::default(), 2);
     (all, enc)
 }
 

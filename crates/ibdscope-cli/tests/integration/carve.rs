@@ -101,6 +101,22 @@ fn carve(img: &Path, name: &str) -> (PathBuf, Vec<(u64, PathBuf, bool)>) {
     (out, spaces)
 }
 
+/// `rows FILE ARGS... --format tsv`, which must exit 0 (`what` names the
+/// case in a failure): its output.
+fn rows_tsv(file: &str, args: &[&str], what: &str) -> Vec<u8> {
+    let mut all = vec!["rows", file];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "tsv"]);
+    let o = run(&all);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{what}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o.stdout
+}
+
 fn recover_from_datadir(datadir: &str) {
     if !e2fsprogs() {
         return;
@@ -132,28 +148,15 @@ fn recover_from_datadir(datadir: &str) {
         .expect("the deleted table's space");
     assert!(!synthesized, "{datadir}: its page 0 was in the image");
     let frm = dir.join("fx/t_basic.frm");
-    let o = run(&[
-        "rows",
+    let got = rows_tsv(
         image.to_str().expect("utf-8"),
-        "--frm",
-        frm.to_str().expect("utf-8"),
-        "--format",
-        "tsv",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+        &["--frm", frm.to_str().expect("utf-8")],
+        datadir,
     );
     let want =
         std::fs::read_to_string(fixtures().join(format!("instance/rows/{datadir}__t_basic.tsv")))
             .expect("dump");
-    assert_eq!(
-        String::from_utf8(o.stdout).expect("utf-8"),
-        want,
-        "{datadir}"
-    );
+    assert_eq!(String::from_utf8(got).expect("utf-8"), want, "{datadir}");
     // No definition given: the carved system tablespace's dictionary
     // (DIR/ibdata1) gives it.
     let o = run(&[
@@ -309,22 +312,13 @@ fn dropped_rows_come_back(source: &Path, name: &str) {
     assert!(ix.get("leaf_chain_complete").bool(), "{name}");
     let image = out.join(format!("index-{primary}.ibd"));
     let frm = fixtures().join("dropped/t_dropped.frm");
-    let o = run(&[
-        "rows",
+    let got = rows_tsv(
         image.to_str().expect("utf-8"),
-        "--frm",
-        frm.to_str().expect("utf-8"),
-        "--format",
-        "tsv",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{name}: {}",
-        String::from_utf8_lossy(&o.stderr)
+        &["--frm", frm.to_str().expect("utf-8")],
+        name,
     );
     let want = std::fs::read_to_string(fixtures().join("dropped/t_dropped.tsv")).expect("dump");
-    assert_eq!(String::from_utf8(o.stdout).expect("utf-8"), want, "{name}");
+    assert_eq!(String::from_utf8(got).expect("utf-8"), want, "{name}");
 }
 
 #[test]
@@ -415,24 +409,18 @@ fn deleted_encrypted_mariadb_tables_come_back_with_the_key_file() {
             .find(|t| t["path"] == format!("{sub}/ai_int.ibd"))
             .expect("in tables.tsv");
         let frm = crypt.join(&t["frm"]);
-        let o = run(&[
-            "rows",
+        let got = rows_tsv(
             s.get("image").str(),
-            "--frm",
-            frm.to_str().expect("utf-8"),
-            "--key-file",
-            key_file,
-            "--format",
-            "tsv",
-        ]);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{sub}: {}",
-            String::from_utf8_lossy(&o.stderr)
+            &[
+                "--frm",
+                frm.to_str().expect("utf-8"),
+                "--key-file",
+                key_file,
+            ],
+            sub,
         );
         assert!(
-            o.stdout == super::rows::gunzip(&crypt.join(&t["dump"])),
+            got == super::rows::gunzip(&crypt.join(&t["dump"])),
             "{sub}: rows differ from the dump"
         );
     }
