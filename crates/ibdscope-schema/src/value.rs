@@ -132,19 +132,26 @@ fn eight_digits(v: u64) -> u64 {
 }
 
 /// Hands the decimal digits of `v` (what `{v}` writes) to `put`, in one to
-/// three pieces of at most eight, without the formatter ([`eight_digits`]).
+/// three pieces of at most eight, without the formatter ([`eight_digits`]):
+/// each piece as eight bytes and how many of them, from the first, are
+/// its digits (a fixed-size copy then a cut, no copy of a length known
+/// only at run time).
 #[inline]
-fn digits_of(v: u64, mut put: impl FnMut(&[u8])) {
+fn digits_of(v: u64, mut put: impl FnMut(&[u8; 8], usize)) {
     const E8: u64 = 100_000_000;
     const ASCII: u64 = 0x3030_3030_3030_3030;
-    // The first piece without its leading zeros (a zero keeps one digit).
-    let first = |v: u64, put: &mut dyn FnMut(&[u8])| {
+    // The first piece without its leading zeros (a zero keeps one digit),
+    // its digits moved down to the first bytes.
+    let first = |v: u64, put: &mut dyn FnMut(&[u8; 8], usize)| {
         let w = eight_digits(v);
-        let skip = usize::try_from(w.trailing_zeros() / 8).unwrap_or(7).min(7);
-        put((w | ASCII).to_le_bytes().get(skip..).unwrap_or_default());
+        let skip = (w.trailing_zeros() / 8).min(7);
+        put(
+            &((w | ASCII) >> (skip * 8)).to_le_bytes(),
+            8 - skip as usize,
+        );
     };
-    let whole = |v: u64, put: &mut dyn FnMut(&[u8])| {
-        put(&(eight_digits(v) | ASCII).to_le_bytes());
+    let whole = |v: u64, put: &mut dyn FnMut(&[u8; 8], usize)| {
+        put(&(eight_digits(v) | ASCII).to_le_bytes(), 8);
     };
     if v < E8 {
         first(v, &mut put);
@@ -162,7 +169,8 @@ fn digits_of(v: u64, mut put: impl FnMut(&[u8])) {
 /// Appends `v` in decimal (what `{v}` writes), without the formatter.
 fn write_u64(out: &mut String, v: u64) {
     // Only ASCII digits are given.
-    digits_of(v, |d| {
+    digits_of(v, |d, n| {
+        let d = d.get(..n).unwrap_or_default();
         out.push_str(std::str::from_utf8(d).unwrap_or_default())
     });
 }
@@ -312,7 +320,10 @@ pub fn render_plain(p: Plain, b: &[u8], out: &mut Vec<u8>) -> PlainOut {
                 if negative {
                     out.push(b'-');
                 }
-                digits_of(v, |d| out.extend_from_slice(d));
+                digits_of(v, |d, n| {
+                    out.extend_from_slice(d);
+                    out.truncate(out.len().saturating_sub(8usize.saturating_sub(n)));
+                });
                 PlainOut::Number
             }
             None => PlainOut::No,
@@ -332,8 +343,7 @@ pub fn render_plain(p: Plain, b: &[u8], out: &mut Vec<u8>) -> PlainOut {
             // Printable ASCII is its own text in every charset taken
             // here: no UTF-8 check. Else latin1 takes ASCII only, and the
             // UTF-8 charsets valid UTF-8.
-            if printable_ascii(b) {
-                out.extend_from_slice(b);
+            if push_printable(b, out) {
                 return PlainOut::Plain;
             }
             let own_text = if latin1 {
@@ -350,26 +360,46 @@ pub fn render_plain(p: Plain, b: &[u8], out: &mut Vec<u8>) -> PlainOut {
     }
 }
 
-/// Whether every byte of `b` is printable ASCII, a space or DEL (0x20 to
-/// 0x7F but `\`): sixteen bytes at a time, each byte's test a compare
-/// the compiler makes one vector instruction for all sixteen (SSE2), the
-/// tail the last sixteen bytes again when there are as many.
+/// Appends `b` to `out` when every byte of it is printable ASCII, a
+/// space or DEL (0x20 to 0x7F but `\\`), and says so; else leaves `out`
+/// as it was. One pass: sixteen bytes at a time, each chunk tested (one
+/// compare per byte, which the compiler makes one vector instruction for
+/// all sixteen, SSE2) and copied as a whole (a fixed-size copy, no call),
+/// the tail the last sixteen bytes again (copied over the chunk's end)
+/// when there are as many.
 #[inline]
-fn printable_ascii(b: &[u8]) -> bool {
+fn push_printable(b: &[u8], out: &mut Vec<u8>) -> bool {
     // 1 for a byte below 0x20 or above 0x7F, or a backslash.
     let bad = |x: u8| u8::from(x.wrapping_sub(0x20) >= 0x60) | u8::from(x == b'\\');
-    let any_bad = |c: &[u8]| c.iter().fold(0u8, |a, &x| a | bad(x));
-    let mut chunks = b.chunks_exact(16);
-    let mut acc = 0u8;
-    for c in chunks.by_ref() {
-        acc |= any_bad(c);
+    let any_bad = |c: &[u8; 16]| c.iter().fold(0u8, |a, &x| a | bad(x));
+    let at = out.len();
+    let (chunks, rest) = b.as_chunks::<16>();
+    if chunks.is_empty() {
+        if rest.iter().fold(0u8, |a, &x| a | bad(x)) != 0 {
+            return false;
+        }
+        out.extend_from_slice(rest);
+        return true;
     }
-    let rest = chunks.remainder();
-    acc |= match b.len().checked_sub(16).and_then(|at| b.get(at..)) {
-        Some(last) if !rest.is_empty() => any_bad(last),
-        _ => any_bad(rest),
-    };
-    acc == 0
+    let mut acc = 0u8;
+    for c in chunks {
+        acc |= any_bad(c);
+        out.extend_from_slice(c);
+    }
+    if !rest.is_empty() {
+        // The last sixteen bytes, over the end of the last chunk copied.
+        let last = b.len().checked_sub(16).and_then(|s| b.get(s..));
+        if let Some(last) = last.and_then(|l| <&[u8; 16]>::try_from(l).ok()) {
+            acc |= any_bad(last);
+            out.truncate(out.len().saturating_sub(16usize.saturating_sub(rest.len())));
+            out.extend_from_slice(last);
+        }
+    }
+    if acc != 0 {
+        out.truncate(at);
+        return false;
+    }
+    true
 }
 
 /// Renders `b`, the stored bytes of a value of `col` (the whole value,
@@ -1582,7 +1612,15 @@ mod tests {
                         *p = x;
                     }
                     let want = b.iter().all(|&c| (0x20..=0x7f).contains(&c) && c != b'\\');
-                    assert_eq!(printable_ascii(&b), want, "{b:?}");
+                    let mut out = b"x".to_vec();
+                    assert_eq!(push_printable(&b, &mut out), want, "{b:?}");
+                    // Appended whole when printable, else nothing.
+                    let kept = if want {
+                        [&b"x"[..], &b].concat()
+                    } else {
+                        b"x".to_vec()
+                    };
+                    assert_eq!(out, kept, "{b:?}");
                 }
             }
         }
@@ -1610,7 +1648,7 @@ mod tests {
             write_u64(&mut s, v);
             assert_eq!(s, v.to_string());
             let mut b = Vec::new();
-            digits_of(v, |d| b.extend_from_slice(d));
+            digits_of(v, |d, n| b.extend_from_slice(&d[..n]));
             assert_eq!(b, v.to_string().as_bytes());
         }
         for v in [0i64, -1, 1, -9, 10, i64::MIN, i64::MAX, -4294967296] {
@@ -1655,7 +1693,7 @@ mod tests {
             }
         }
         let mut values: Vec<Vec<u8>> = Vec::new();
-        for len in 0..=20usize {
+        for len in 0..=40usize {
             values.push((0..len).map(|i| b'A'.wrapping_add(i as u8)).collect());
             for bad in [
                 0u8, b'\t', b'\n', b'\\', 0x1F, 0x7F, 0x80, 0xC3, 0xE9, b' ', b'~',

@@ -688,108 +688,64 @@ impl RowFmt {
         counts: &mut Counts,
         view: RowView<'_>,
     ) -> io::Result<()> {
-        // Text and tsv render each value straight into the line.
-        let direct = matches!(st.format, Format::Tsv | Format::Text);
+        if matches!(st.format, Format::Tsv | Format::Text) {
+            self.line_cells(st, counts, view);
+            return Ok(());
+        }
         for (k, &ci) in st.cols.iter().enumerate() {
             let Some(col) = st.t.columns.get(ci) else {
                 continue;
             };
-            if direct && k > 0 {
-                self.bytes.push(b'\t');
-            }
-            let at = self.bytes.len();
-            if direct {
-                // An integer or plain text stored whole on the page: no
-                // dispatch on the column per value.
-                let plain = st.plain.get(k).copied().unwrap_or(Plain::No);
-                if let Some(b) = view.inline_bytes(ci) {
-                    match render_plain(plain, b, &mut self.bytes) {
-                        PlainOut::No => {}
-                        // Nothing to escape.
-                        PlainOut::Number | PlainOut::Plain => continue,
-                        PlainOut::Text => {
-                            let text = st.format == Format::Text;
-                            self.line_cell(text, at, Cell::Value(Rendered::Text));
-                            continue;
-                        }
-                    }
-                }
-            }
             self.cell.clear();
             let rendered = view.render(ci, col, &mut self.buf, &mut self.cell);
-            let cell = match rendered {
-                None => Cell::Missing,
-                Some(FieldText::Null | FieldText::Dropped) => Cell::Null,
-                Some(FieldText::Value(Rendered::Raw(why))) => {
-                    counts.raw_values = counts.raw_values.saturating_add(1);
-                    self.problems
-                        .push(format!("{}: not decoded: {why}", col.name));
-                    Cell::Value(Rendered::Raw(why))
-                }
-                Some(FieldText::Value(v)) => Cell::Value(v),
-                Some(FieldText::Capped) => {
-                    counts.capped_values = counts.capped_values.saturating_add(1);
-                    Cell::Capped
-                }
-                Some(FieldText::OffPage(e)) => {
-                    self.problems.push(format!("{}: {e}", col.name));
-                    Cell::OffPage
-                }
-            };
-            if direct {
-                self.bytes.extend_from_slice(self.cell.as_bytes());
-                self.line_cell(st.format == Format::Text, at, cell);
-            } else {
-                self.cell_out(st, j, k, col, cell)?;
-            }
+            let cell = cell_of(rendered, col, counts, &mut self.problems);
+            self.cell_out(st, j, k, col, cell)?;
         }
         Ok(())
     }
 
-    /// Text and tsv: the cell's value rendered into the line from `at`,
-    /// made the cell as shown (the hex without its `0x` and upper-case,
-    /// BIT as a decimal, the escapes, NULL's word).
-    fn line_cell(&mut self, text: bool, at: usize, cell: Cell) {
-        let line = &mut self.bytes;
-        match cell {
-            Cell::Null => {
-                line.truncate(at);
-                line.extend_from_slice(if text { b"NULL" } else { b"\\N" });
+    /// Text and tsv: each value rendered straight into the line. An
+    /// integer or plain text stored whole on the page takes its column's
+    /// fast path ([`render_plain`]: no dispatch on the column per value,
+    /// no text made aside); any other value the general one, then made
+    /// the cell as shown ([`line_cell`]).
+    fn line_cells(&mut self, st: &RowStyle<'_>, counts: &mut Counts, view: RowView<'_>) {
+        let text = st.format == Format::Text;
+        let RowFmt {
+            bytes: line,
+            cell,
+            buf,
+            problems,
+            ..
+        } = self;
+        let n_columns = st.t.columns.len();
+        for (k, (&ci, &plain)) in st.cols.iter().zip(&st.plain).enumerate() {
+            if ci >= n_columns {
+                continue;
             }
-            Cell::Missing => line.truncate(at),
-            Cell::Value(Rendered::Bytes) if !text => {
-                if line.get(at..).is_some_and(|s| s.starts_with(b"0x")) {
-                    line.drain(at..at.saturating_add(2));
-                }
-                if let Some(tail) = line.get_mut(at..) {
-                    tail.make_ascii_uppercase();
-                }
+            if k > 0 {
+                line.push(b'\t');
             }
-            Cell::Value(Rendered::Bits) if !text => {
-                // The cell's text, rendered from a `String`.
-                let s = std::str::from_utf8(line.get(at..).unwrap_or_default()).unwrap_or_default();
-                let d = ibdscope::space::bits_decimal(s);
-                line.truncate(at);
-                line.extend_from_slice(d.as_bytes());
-            }
-            Cell::Value(Rendered::Raw(_)) | Cell::Capped | Cell::OffPage => {
-                if text {
-                    line.extend_from_slice(match cell {
-                        Cell::Capped => b"(truncated)",
-                        _ => b"(raw)",
-                    });
-                }
-            }
-            Cell::Value(Rendered::Number) => {}
-            // Escaped in place: bytes move only when there is an escape.
-            Cell::Value(_) if !text => ibdscope::space::tsv_escape_tail(line, at),
-            Cell::Value(_) => {
-                let s = line.get(at..).unwrap_or_default();
-                if s.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\\')) {
-                    let v = line.split_off(at);
-                    text_escape(&v, line);
+            let at = line.len();
+            if let Some(b) = view.inline_bytes(ci) {
+                match render_plain(plain, b, line) {
+                    PlainOut::No => {}
+                    // Nothing to escape.
+                    PlainOut::Number | PlainOut::Plain => continue,
+                    PlainOut::Text => {
+                        line_cell(line, text, at, Cell::Value(Rendered::Text));
+                        continue;
+                    }
                 }
             }
+            let Some(col) = st.t.columns.get(ci) else {
+                continue;
+            };
+            cell.clear();
+            let rendered = view.render(ci, col, buf, cell);
+            let c = cell_of(rendered, col, counts, problems);
+            line.extend_from_slice(cell.as_bytes());
+            line_cell(line, text, at, c);
         }
     }
 
@@ -1024,6 +980,80 @@ impl RowFmt {
             }
         }
         Ok(())
+    }
+}
+
+/// Text and tsv: the cell's value rendered into the line from `at`,
+/// made the cell as shown (the hex without its `0x` and upper-case,
+/// BIT as a decimal, the escapes, NULL's word).
+fn line_cell(line: &mut Vec<u8>, text: bool, at: usize, cell: Cell) {
+    match cell {
+        Cell::Null => {
+            line.truncate(at);
+            line.extend_from_slice(if text { b"NULL" } else { b"\\N" });
+        }
+        Cell::Missing => line.truncate(at),
+        Cell::Value(Rendered::Bytes) if !text => {
+            if line.get(at..).is_some_and(|s| s.starts_with(b"0x")) {
+                line.drain(at..at.saturating_add(2));
+            }
+            if let Some(tail) = line.get_mut(at..) {
+                tail.make_ascii_uppercase();
+            }
+        }
+        Cell::Value(Rendered::Bits) if !text => {
+            // The cell's text, rendered from a `String`.
+            let s = std::str::from_utf8(line.get(at..).unwrap_or_default()).unwrap_or_default();
+            let d = ibdscope::space::bits_decimal(s);
+            line.truncate(at);
+            line.extend_from_slice(d.as_bytes());
+        }
+        Cell::Value(Rendered::Raw(_)) | Cell::Capped | Cell::OffPage => {
+            if text {
+                line.extend_from_slice(match cell {
+                    Cell::Capped => b"(truncated)",
+                    _ => b"(raw)",
+                });
+            }
+        }
+        Cell::Value(Rendered::Number) => {}
+        // Escaped in place: bytes move only when there is an escape.
+        Cell::Value(_) if !text => ibdscope::space::tsv_escape_tail(line, at),
+        Cell::Value(_) => {
+            let s = line.get(at..).unwrap_or_default();
+            if s.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\\')) {
+                let v = line.split_off(at);
+                text_escape(&v, line);
+            }
+        }
+    }
+}
+
+/// The cell of a value rendered (`None`: the record ended before it),
+/// its problem noted and counted.
+fn cell_of(
+    rendered: Option<FieldText>,
+    col: &Column,
+    counts: &mut Counts,
+    problems: &mut Vec<String>,
+) -> Cell {
+    match rendered {
+        None => Cell::Missing,
+        Some(FieldText::Null | FieldText::Dropped) => Cell::Null,
+        Some(FieldText::Value(Rendered::Raw(why))) => {
+            counts.raw_values = counts.raw_values.saturating_add(1);
+            problems.push(format!("{}: not decoded: {why}", col.name));
+            Cell::Value(Rendered::Raw(why))
+        }
+        Some(FieldText::Value(v)) => Cell::Value(v),
+        Some(FieldText::Capped) => {
+            counts.capped_values = counts.capped_values.saturating_add(1);
+            Cell::Capped
+        }
+        Some(FieldText::OffPage(e)) => {
+            problems.push(format!("{}: {e}", col.name));
+            Cell::OffPage
+        }
     }
 }
 
