@@ -920,6 +920,8 @@ struct Shared<'a> {
 struct Reader {
     fields: Vec<Field>,
     slot: Vec<Option<usize>>,
+    /// `slot` is the full split's (`Shared::full_slot`).
+    slot_full: bool,
     /// Values of rows given back, for the next rows.
     spare: Vec<Vec<Value>>,
     zip: Vec<u8>,
@@ -933,6 +935,7 @@ impl Reader {
         Reader {
             fields: Vec::new(),
             slot: vec![None; n_columns],
+            slot_full: false,
             spare: Vec::new(),
             zip: Vec::new(),
             visited: Visited::new(),
@@ -1998,10 +2001,14 @@ impl Shared<'_> {
     fn fill_slots(&self, r: &mut Reader) {
         if r.fields.len() == self.layout.fields.len() && r.slot.len() == self.full_slot.len() {
             // A split gives the layout's fields in order, all of them but
-            // when it fails.
-            r.slot.copy_from_slice(&self.full_slot);
+            // when it fails: copied when the last record's differed.
+            if !r.slot_full {
+                r.slot.copy_from_slice(&self.full_slot);
+                r.slot_full = true;
+            }
         } else {
             fill_slots(&self.layout, &r.fields, &mut r.slot);
+            r.slot_full = false;
         }
     }
 }

@@ -26,7 +26,7 @@ use ibdscope::definition::Def;
 use ibdscope_core::PageNo;
 use ibdscope_schema::row::FieldText;
 use ibdscope_schema::rows::{
-    Deleted, Key, LostPage, Origin, RowDamage, RowScan, RowView, ScanCounts, ScanEvent,
+    Deleted, Key, LostPage, Origin, Row, RowDamage, RowScan, RowView, ScanCounts, ScanEvent,
     ScanFinding, ScanInput, ScanOptions,
 };
 use ibdscope_schema::table::{Column, IndexDef, TableDef};
@@ -630,15 +630,64 @@ impl RowFmt {
                 piece.out.reserve(self.longest);
             }
         }
-        if in_place {
+        let r = if in_place {
             std::mem::swap(&mut self.bytes, &mut piece.text);
-        }
-        let r = self.row_in(st, piece, view);
-        if in_place {
+            self.line_row(st, piece, view);
             std::mem::swap(&mut self.bytes, &mut piece.text);
-        }
+            Ok(())
+        } else {
+            self.row_in(st, piece, view)
+        };
         self.longest = self.longest.max(buf_len(piece));
         r
+    }
+
+    /// Text and tsv without the meta columns: the row's line at the end of
+    /// [`RowFmt::bytes`] (the piece's text), its cells, the page's mark
+    /// (text) and the newline; no header or trailer of another format.
+    fn line_row(&mut self, st: &RowStyle<'_>, piece: &mut Piece, view: RowView<'_>) {
+        let row = view.row;
+        self.start_row(row);
+        self.line_cells(st, &mut piece.counts, view);
+        self.row_problems(row, &mut piece.counts, &mut piece.findings);
+        self.line_end(st.format, row.page);
+    }
+
+    /// A row's marks and problems from the scan, before its cells.
+    fn start_row(&mut self, row: &Row) {
+        self.problems.clear();
+        self.twin = row.live_copy;
+        self.unverified = !row.verified;
+        if let Some(d) = &row.damage {
+            self.problems.push(d.to_string());
+        }
+    }
+
+    /// After its cells: a row with problems is partial, and a finding
+    /// when it is live and split (a record that does not split is counted
+    /// by the scan: a definition that does not fit fails every row).
+    fn row_problems(&self, row: &Row, counts: &mut Counts, findings: &mut Vec<String>) {
+        if self.problems.is_empty() {
+            return;
+        }
+        counts.partial = counts.partial.saturating_add(1);
+        if row.origin == Origin::Live && !matches!(row.damage, Some(RowDamage::Split(_))) {
+            let mut what = format!("page {} record at byte {}: ", row.page, row.offset);
+            what.push_str(&self.problems.join("; "));
+            findings.push(what);
+        }
+    }
+
+    /// Text and tsv: the end of the line in [`RowFmt::bytes`], text's
+    /// mark of a page that does not verify first.
+    fn line_end(&mut self, format: Format, n: PageNo) {
+        let b = &mut self.bytes;
+        if self.unverified && format == Format::Text {
+            b.extend_from_slice(b"\t(unverified: page ");
+            b.extend_from_slice(n.to_string().as_bytes());
+            b.extend_from_slice(b" does not verify)");
+        }
+        b.push(b'\n');
     }
 
     fn row_in(
@@ -648,12 +697,7 @@ impl RowFmt {
         view: RowView<'_>,
     ) -> io::Result<()> {
         let row = view.row;
-        self.problems.clear();
-        self.twin = row.live_copy;
-        self.unverified = !row.verified;
-        if let Some(d) = &row.damage {
-            self.problems.push(d.to_string());
-        }
+        self.start_row(row);
         let Piece {
             out,
             counts,
@@ -667,16 +711,7 @@ impl RowFmt {
         let mut j = Json::new(out);
         self.begin_row(st, &mut j, row.page, row.offset, row.origin)?;
         self.cells(st, &mut j, counts, view)?;
-        if !self.problems.is_empty() {
-            counts.partial = counts.partial.saturating_add(1);
-            // A record that does not split is counted by the scan (a
-            // definition that does not fit fails every row).
-            if row.origin == Origin::Live && !matches!(row.damage, Some(RowDamage::Split(_))) {
-                let mut what = format!("page {} record at byte {}: ", row.page, row.offset);
-                what.push_str(&self.problems.join("; "));
-                findings.push(what);
-            }
-        }
+        self.row_problems(row, counts, findings);
         self.end_row(st, &mut j, row.page, row.offset, row.origin)
     }
 
@@ -923,16 +958,8 @@ impl RowFmt {
                     self.line.push('\n');
                     w.write_all(self.line.as_bytes())?;
                 } else {
-                    if self.unverified && st.format == Format::Text {
-                        let b = &mut self.bytes;
-                        b.extend_from_slice(b"\t(unverified: page ");
-                        b.extend_from_slice(n.to_string().as_bytes());
-                        b.extend_from_slice(b" does not verify)");
-                    }
-                    self.bytes.push(b'\n');
-                    if !in_place(st) {
-                        w.write_all(&self.bytes)?;
-                    }
+                    self.line_end(st.format, n);
+                    w.write_all(&self.bytes)?;
                 }
             }
             Format::Json | Format::Jsonl => {
