@@ -918,7 +918,10 @@ fn planned_fields(
         from = plan.lead;
         *done = plan.lead;
     }
-    let rest = (out.iter_mut().zip(&plan.fields)).skip(from);
+    let slots = out.get_mut(from..).unwrap_or_default();
+    let rest = slots
+        .iter_mut()
+        .zip(plan.fields.get(from..).unwrap_or_default());
     for (slot, f) in rest {
         let idx = f.layout_idx;
         if f.nullable {

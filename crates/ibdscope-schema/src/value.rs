@@ -371,7 +371,8 @@ pub fn render_plain(p: Plain, b: &[u8], out: &mut Vec<u8>) -> PlainOut {
 fn push_printable(b: &[u8], out: &mut Vec<u8>) -> bool {
     // 1 for a byte below 0x20 or above 0x7F, or a backslash.
     let bad = |x: u8| u8::from(x.wrapping_sub(0x20) >= 0x60) | u8::from(x == b'\\');
-    let any_bad = |c: &[u8; 16]| c.iter().fold(0u8, |a, &x| a | bad(x));
+    // By value: the sixteen bytes in one vector register, the tail's too.
+    let any_bad = |c: [u8; 16]| c.iter().fold(0u8, |a, &x| a | bad(x));
     let at = out.len();
     let (chunks, rest) = b.as_chunks::<16>();
     if chunks.is_empty() {
@@ -383,16 +384,16 @@ fn push_printable(b: &[u8], out: &mut Vec<u8>) -> bool {
     }
     let mut acc = 0u8;
     for c in chunks {
-        acc |= any_bad(c);
+        acc |= any_bad(*c);
         out.extend_from_slice(c);
     }
     if !rest.is_empty() {
         // The last sixteen bytes, over the end of the last chunk copied.
         let last = b.len().checked_sub(16).and_then(|s| b.get(s..));
-        if let Some(last) = last.and_then(|l| <&[u8; 16]>::try_from(l).ok()) {
+        if let Some(last) = last.and_then(|l| <[u8; 16]>::try_from(l).ok()) {
             acc |= any_bad(last);
             out.truncate(out.len().saturating_sub(16usize.saturating_sub(rest.len())));
-            out.extend_from_slice(last);
+            out.extend_from_slice(&last);
         }
     }
     if acc != 0 {

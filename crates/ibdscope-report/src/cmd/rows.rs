@@ -645,6 +645,7 @@ impl RowFmt {
     /// Text and tsv without the meta columns: the row's line at the end of
     /// [`RowFmt::bytes`] (the piece's text), its cells, the page's mark
     /// (text) and the newline; no header or trailer of another format.
+    #[inline]
     fn line_row(&mut self, st: &RowStyle<'_>, piece: &mut Piece, view: RowView<'_>) {
         let row = view.row;
         self.start_row(row);
@@ -654,6 +655,7 @@ impl RowFmt {
     }
 
     /// A row's marks and problems from the scan, before its cells.
+    #[inline]
     fn start_row(&mut self, row: &Row) {
         self.problems.clear();
         self.twin = row.live_copy;
@@ -666,10 +668,16 @@ impl RowFmt {
     /// After its cells: a row with problems is partial, and a finding
     /// when it is live and split (a record that does not split is counted
     /// by the scan: a definition that does not fit fails every row).
+    #[inline]
     fn row_problems(&self, row: &Row, counts: &mut Counts, findings: &mut Vec<String>) {
-        if self.problems.is_empty() {
-            return;
+        if !self.problems.is_empty() {
+            self.partial_row(row, counts, findings);
         }
+    }
+
+    /// [`RowFmt::row_problems`] of a row with problems.
+    #[cold]
+    fn partial_row(&self, row: &Row, counts: &mut Counts, findings: &mut Vec<String>) {
         counts.partial = counts.partial.saturating_add(1);
         if row.origin == Origin::Live && !matches!(row.damage, Some(RowDamage::Split(_))) {
             let mut what = format!("page {} record at byte {}: ", row.page, row.offset);
@@ -680,6 +688,7 @@ impl RowFmt {
 
     /// Text and tsv: the end of the line in [`RowFmt::bytes`], text's
     /// mark of a page that does not verify first.
+    #[inline]
     fn line_end(&mut self, format: Format, n: PageNo) {
         let b = &mut self.bytes;
         if self.unverified && format == Format::Text {
