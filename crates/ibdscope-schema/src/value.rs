@@ -144,11 +144,11 @@ fn digits_of(v: u64, mut put: impl FnMut(&[u8; 8], usize)) {
     // its digits moved down to the first bytes.
     let first = |v: u64, put: &mut dyn FnMut(&[u8; 8], usize)| {
         let w = eight_digits(v);
+        // At most 7 bytes, 56 bits.
         let skip = (w.trailing_zeros() / 8).min(7);
-        put(
-            &((w | ASCII) >> (skip * 8)).to_le_bytes(),
-            8 - skip as usize,
-        );
+        let digits = (w | ASCII).wrapping_shr(skip.saturating_mul(8));
+        let n = 8usize.saturating_sub(usize::try_from(skip).unwrap_or(7));
+        put(&digits.to_le_bytes(), n);
     };
     let whole = |v: u64, put: &mut dyn FnMut(&[u8; 8], usize)| {
         put(&(eight_digits(v) | ASCII).to_le_bytes(), 8);
