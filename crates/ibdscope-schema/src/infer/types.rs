@@ -72,24 +72,46 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
             })
             .fold((i128::MAX, i128::MIN), |(a, b), x| (a.min(x), b.max(x)));
         let most = |k: usize| k.saturating_mul(10) >= vals.len().saturating_mul(9) && k > 0;
+        // The leading zero bits every value has: an UNSIGNED integer's
+        // (or ENUM's, SET's, BIT's) small magnitude. A signed integer's
+        // sign bit is flipped, so its small values start 0x80 or 0x7F.
+        let ev_u = vals.iter().map(|v| zero_bits(v)).min().unwrap_or(0);
+        let enough = vals.len() >= MIN_TYPE_RECORDS as usize;
         // Every byte string is some integer: small magnitudes (the
         // flipped sign bit next to 0x00 or 0xFF bytes) make it telling.
         // One byte: 256 values, any of them as likely signed as not.
         let (telling, unsigned_telling) = if w > 1 {
-            (most(signed), most(unsigned))
+            (most(signed), most(unsigned) || (enough && ev_u >= 7))
         } else {
             (false, false)
         };
+        // One byte whose values all sit in its low bits (0x00..0x0F in
+        // every one): not a signed integer's small magnitude (0x80 or 0x7F
+        // first), an UNSIGNED one's, an ENUM index, a SET, a BIT; still
+        // `ambiguous` (signed is named).
+        let code1 = w == 1 && enough && ev_u >= 4;
         // Values of every magnitude say nothing of the sign: a signed and
         // an UNSIGNED column read them alike but for the sign bit
         // (`row_mysql_store_col_in_innobase_format`, row0mysql.cc: the
         // sign bit is flipped for signed integers only). Signed (the
         // default) is printed, the other named: the column is ambiguous.
         let unsure_sign = !telling && !unsigned_telling;
+        // ENUM, SET and BIT are stored unsigned and big endian, the sign
+        // bit NOT flipped (format.md, "ENUM, SET, BIT"): wherever the sign
+        // bit says nothing or says unsigned, they read these bytes alike.
+        let codes = if telling { Vec::new() } else { code_alts(w, vals) };
         out.push(Cand {
             low: false,
             alts: if unsure_sign {
-                vec![format!("{name} unsigned")]
+                let mut a = if code1 {
+                    Vec::new()
+                } else {
+                    vec![format!("{name} unsigned")]
+                };
+                if !code1 {
+                    a.extend(codes.iter().cloned());
+                }
+                a
             } else {
                 Vec::new()
             },
@@ -112,15 +134,27 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 }
             ),
         });
-        if unsigned_telling {
+        if unsigned_telling || code1 {
+            let max = vals.iter().map(|v| int_val(v)).max().unwrap_or(0);
+            let mut alts = codes;
+            if code1 {
+                alts.insert(0, name.to_string());
+            }
             out.push(Cand {
                 low: false,
-                alts: Vec::new(),
+                alts,
                 sql: format!("{name} unsigned"),
                 family: Family::Integer,
-                fit: share(unsigned),
-                weight: 6,
-                evidence: format!("{w}-byte unsigned integers, high byte 0"),
+                fit: if most(unsigned) {
+                    share(unsigned)
+                } else {
+                    1000
+                },
+                weight: if code1 { 2 } else { 6 },
+                evidence: format!(
+                    "{w}-byte big-endian values, sign bit not flipped, {ev_u} or more leading zero \
+                     bits in every one (at most {max})"
+                ),
             });
         }
     }
@@ -355,6 +389,58 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         weight: 1,
         evidence: format!("{w} bytes of no known shape"),
     });
+    out
+}
+
+/// Leading zero bits of a big-endian value (unsigned, not flipped).
+fn zero_bits(v: &[u8]) -> u32 {
+    let mut n = 0u32;
+    for &b in v {
+        n = n.saturating_add(b.leading_zeros());
+        if b != 0 {
+            break;
+        }
+    }
+    n
+}
+
+/// ENUM, SET and BIT readings of `w` unsigned big-endian bytes (their
+/// stored form: format.md, "ENUM, SET, BIT"), named beside an integer
+/// they read alike:
+/// - ENUM: an index from 1 (`Field_enum::store`: 0 is only the error
+///   value ''), in 1 byte for up to 255 labels, 2 for more
+///   (`get_enum_pack_length`); every value 1 or more, and the values a
+///   dense set (distinct ones at least half the largest, or of the
+///   values read): at least as many labels as the largest index (256
+///   in 2 bytes).
+/// - SET: a bitmask, member k at bit k (`Field_set::store`), in 1, 2, 3,
+///   4 or 8 bytes (`get_set_pack_length`): at least as many members as
+///   the highest bit set.
+/// - BIT(n): ⌈n/8⌉ bytes, big endian (`Field_bit::store`): n at least the
+///   highest bit set and over 8 × (w − 1).
+pub(super) fn code_alts(w: u32, vals: &[&[u8]]) -> Vec<String> {
+    let mut out = Vec::new();
+    if vals.is_empty() || w == 0 || w > 8 {
+        return out;
+    }
+    let ints: Vec<u64> = vals.iter().map(|v| int_val(v)).collect();
+    let max = ints.iter().copied().max().unwrap_or(0);
+    let top = 64u32.saturating_sub(max.leading_zeros());
+    if w <= 2 {
+        let mut d = ints.clone();
+        d.sort_unstable();
+        d.dedup();
+        let dense = (d.len() as u64).saturating_mul(2) >= max.min(ints.len() as u64);
+        if max >= 1 && ints.iter().all(|&x| x >= 1) && dense {
+            let labels = if w == 2 { max.max(256) } else { max };
+            out.push(format!("enum of {labels} labels or more"));
+        }
+    }
+    if matches!(w, 1 | 2 | 3 | 4 | 8) {
+        out.push(format!("set of {} members or more", top.max(1)));
+    }
+    let n = top.max(w.saturating_sub(1).saturating_mul(8).saturating_add(1));
+    out.push(format!("bit({n})"));
     out
 }
 
@@ -914,8 +1000,9 @@ pub(super) fn place(
                 let sys = values_at(pages, &rows, 0, ROW_ID_LEN, TRX_LEN + ROLL_LEN);
                 if row_ids(&ids) && sys_fit(&sys).saturating_mul(10) >= sys.len().saturating_mul(9)
                 {
-                    // More than any 6 bytes of key columns could score.
-                    moves.push((19, 150_000, Back::RowId, true));
+                    // More than DB_TRX_ID, DB_ROLL_PTR and any 6 bytes of key
+                    // columns could score.
+                    moves.push((19, 250_000, Back::RowId, true));
                 }
             }
             for y in 0..2usize {
