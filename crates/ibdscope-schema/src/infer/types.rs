@@ -648,6 +648,9 @@ pub(super) fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool
             format!("{t}({decl}){cs}")
         }
     };
+    if let Some(c) = mb_char_cand(vals, blobish, four, multi) {
+        out.push(c);
+    }
     if multi && utf8 == vals.len() {
         let cs = if four {
             " character set utf8mb4"
@@ -690,6 +693,66 @@ pub(super) fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool
         evidence: "bytes".into(),
     });
     out
+}
+
+/// CHAR(n) in a multi-byte charset, in a COMPACT/DYNAMIC record: stored
+/// with a length like a VARCHAR, but never shorter than n bytes, the
+/// value space-padded to n (`row_mysql_store_col_in_innobase_format`,
+/// row0mysql.cc: a DATA_MYSQL column with mbmaxlen > 1 has its trailing
+/// 0x20 bytes stripped only down to n = the column's length / mbmaxlen).
+/// So every value is at least n bytes, every short one exactly n ending in
+/// spaces, none over mbmaxlen × n. Telling when at least 20 values are
+/// read, every one valid UTF-8, none shorter than the shortest, and 5 or
+/// more (and 5%) of them that shortest length ending in a space (a
+/// VARCHAR's short values have no floor and keep no padding); utf8mb4
+/// when a 4-byte character occurs or a value is over 3n bytes, else
+/// utf8mb3 with utf8mb4 named beside it (the bytes do not tell them
+/// apart).
+fn mb_char_cand(vals: &[&[u8]], blobish: bool, four: bool, multi: bool) -> Option<Cand> {
+    if blobish || vals.len() < MIN_TYPE_RECORDS as usize {
+        return None;
+    }
+    if !vals.iter().all(|v| std::str::from_utf8(v).is_ok()) {
+        return None;
+    }
+    let n = vals.iter().map(|v| v.len()).min()?;
+    let longest = vals.iter().map(|v| v.len()).max()?;
+    let padded = vals
+        .iter()
+        .filter(|v| v.len() == n && v.last() == Some(&b' '))
+        .count();
+    if n == 0 || n > 255 || padded < 5 || padded.saturating_mul(20) < vals.len() {
+        return None;
+    }
+    if longest > n.saturating_mul(4) {
+        return None;
+    }
+    let mb4 = four || longest > n.saturating_mul(3);
+    let cs = if mb4 { "utf8mb4" } else { "utf8mb3" };
+    Some(Cand {
+        low: false,
+        alts: if mb4 {
+            Vec::new()
+        } else {
+            vec![format!("char({n}) character set utf8mb4")]
+        },
+        sql: format!("char({n}) character set {cs}"),
+        family: Family::Text,
+        fit: 1000,
+        weight: 9,
+        evidence: format!(
+            "UTF-8 text{}, every value {n} bytes or more, {padded} of {} exactly {n} bytes ending \
+             in spaces: a CHAR({n}) in a multi-byte charset (stored with a length, space-padded \
+             to {n} bytes){}",
+            if multi { "" } else { " (ASCII only)" },
+            vals.len(),
+            if mb4 {
+                ""
+            } else {
+                "; no 4-byte character, and none over 3 bytes a character: utf8mb3, or utf8mb4"
+            }
+        ),
+    })
 }
 
 /// The best candidates: the winner, its rivals (fit alike): another
