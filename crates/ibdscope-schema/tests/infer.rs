@@ -529,10 +529,10 @@ const TYPES_SHORT: &[(&str, &str)] = &[
         "blob",
         "NULL-able and NOT NULL variable fields in another order",
     ),
-    // ENUM/SET/BIT are read as integers of their width when their run
-    // splits by values; here they share one run.
+    // ENUM/SET are read as integers of their width (ENUM, SET and BIT
+    // named beside them); the NOT NULL bytes are placed among the
+    // NULL-able fields otherwise.
     ("enum_set", "ENUM/SET in a NOT NULL run"),
-    ("bit", "BIT in a NOT NULL run"),
 ];
 
 /// The generated type-family tables (`fixtures/infer/`, the infer step of

@@ -22,6 +22,10 @@ pub(super) struct Cand {
     /// Other types that read every value alike (an integer's signedness,
     /// a DECIMAL's scale): named beside it, and the column is ambiguous.
     pub(super) alts: Vec<String>,
+    /// Bits of each value the type fixes beyond what any bytes of its
+    /// width give (an integer's leading zero or sign bits): what tells
+    /// where a NOT NULL fixed-width run splits into columns.
+    pub(super) bits: u32,
 }
 
 pub(super) fn col(t: ColType, unsigned: bool) -> Column {
@@ -77,11 +81,16 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         // sign bit is flipped, so its small values start 0x80 or 0x7F.
         let ev_u = vals.iter().map(|v| zero_bits(v)).min().unwrap_or(0);
         let enough = vals.len() >= MIN_TYPE_RECORDS as usize;
+        // A constant says nothing of where a column starts or ends.
+        let varied = vals.windows(2).any(|p| p.first() != p.get(1));
         // Every byte string is some integer: small magnitudes (the
         // flipped sign bit next to 0x00 or 0xFF bytes) make it telling.
         // One byte: 256 values, any of them as likely signed as not.
         let (telling, unsigned_telling) = if w > 1 {
-            (most(signed), most(unsigned) || (enough && ev_u >= 7))
+            (
+                most(signed),
+                most(unsigned) || (enough && varied && ev_u >= 7),
+            )
         } else {
             (false, false)
         };
@@ -89,7 +98,7 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         // every one): not a signed integer's small magnitude (0x80 or 0x7F
         // first), an UNSIGNED one's, an ENUM index, a SET, a BIT; still
         // `ambiguous` (signed is named).
-        let code1 = w == 1 && enough && ev_u >= 4;
+        let code1 = w == 1 && enough && varied && ev_u >= 4;
         // Values of every magnitude say nothing of the sign: a signed and
         // an UNSIGNED column read them alike but for the sign bit
         // (`row_mysql_store_col_in_innobase_format`, row0mysql.cc: the
@@ -101,6 +110,11 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         // bit says nothing or says unsigned, they read these bytes alike.
         let codes = if telling { Vec::new() } else { code_alts(w, vals) };
         out.push(Cand {
+            bits: if telling && varied {
+                bits90(vals, sign_bits)
+            } else {
+                0
+            },
             low: false,
             alts: if unsure_sign {
                 let mut a = if code1 {
@@ -141,6 +155,13 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 alts.insert(0, name.to_string());
             }
             out.push(Cand {
+                bits: if !varied {
+                    0
+                } else if most(unsigned) && ev_u < 7 {
+                    bits90(vals, zero_bits)
+                } else {
+                    ev_u
+                },
                 low: false,
                 alts,
                 sql: format!("{name} unsigned"),
@@ -150,7 +171,7 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 } else {
                     1000
                 },
-                weight: if code1 { 2 } else { 6 },
+                weight: if code1 { 4 } else { 6 },
                 evidence: format!(
                     "{w}-byte big-endian values, sign bit not flipped, {ev_u} or more leading zero \
                      bits in every one (at most {max})"
@@ -262,6 +283,7 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
             (name.clone(), Vec::new())
         };
         out.push(Cand {
+            bits: 0,
             low: is_old,
             alts,
             sql,
@@ -311,6 +333,7 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
             && ordinary.saturating_mul(10) >= vals.len().saturating_mul(9)
             && int_small.saturating_mul(2) < vals.len();
         out.push(Cand {
+            bits: 0,
             low: false,
             alts: Vec::new(),
             sql: if w == 8 { "double" } else { "float" }.to_string(),
@@ -345,6 +368,7 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         .unwrap_or(0);
     let split = inner >= 5 && inner.saturating_mul(5) >= vals.len();
     out.push(Cand {
+        bits: 0,
         low: false,
         alts: Vec::new(),
         sql: format!("char({w})"),
@@ -371,6 +395,7 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
                 && v.get(8).is_some_and(|b| b & 0xC0 == 0x80)
         });
         out.push(Cand {
+            bits: 0,
             low: false,
             alts: Vec::new(),
             sql: "binary(16)".into(),
@@ -381,6 +406,7 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         });
     }
     out.push(Cand {
+        bits: 0,
         low: false,
         alts: Vec::new(),
         sql: format!("binary({w})"),
@@ -402,6 +428,29 @@ fn zero_bits(v: &[u8]) -> u32 {
         }
     }
     n
+}
+
+/// Sign bits past the first of a sign-flipped big-endian integer: how
+/// small its magnitude is.
+fn sign_bits(v: &[u8]) -> u32 {
+    let neg = v.first().is_some_and(|b| b & 0x80 == 0);
+    let mut n = 0u32;
+    for (i, &b) in v.iter().enumerate() {
+        let b = if i == 0 { b ^ 0x80 } else { b };
+        let b = if neg { !b } else { b };
+        n = n.saturating_add(b.leading_zeros());
+        if b != 0 {
+            break;
+        }
+    }
+    n.saturating_sub(1)
+}
+
+/// The bits `f` gives that 90% of `vals` reach (0 for none).
+fn bits90(vals: &[&[u8]], f: fn(&[u8]) -> u32) -> u32 {
+    let mut b: Vec<u32> = vals.iter().map(|v| f(v)).collect();
+    b.sort_unstable();
+    b.get(b.len() / 10).copied().unwrap_or(0)
 }
 
 /// ENUM, SET and BIT readings of `w` unsigned big-endian bytes (their
@@ -577,8 +626,22 @@ pub(super) fn decimal_cand(w: u32, vals: &[&[u8]]) -> Option<Cand> {
     let least = fits.iter().map(|f| f.0).min()?;
     let mut best = fits.iter().filter(|f| f.0 == least);
     let &(p, sc, telling) = best.next()?;
+    // The bits its digit groups leave unused in every value (a 5-digit
+    // group in 3 bytes: 24 − 17), as an integer's leading bits count.
+    let bits = if telling {
+        decimal_groups(p.saturating_sub(sc), sc)
+            .iter()
+            .map(|&(b, top)| {
+                b.saturating_mul(8)
+                    .saturating_sub(64u32.saturating_sub(top.leading_zeros()))
+            })
+            .sum()
+    } else {
+        0
+    };
     let alts: Vec<String> = best.map(|f| format!("decimal({},{})", f.0, f.1)).collect();
     Some(Cand {
+        bits,
         low: false,
         sql: format!("decimal({p},{sc})"),
         family: Family::Decimal,
@@ -658,6 +721,7 @@ pub(super) fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool
             " character set utf8mb3"
         };
         out.push(Cand {
+            bits: 0,
             low: false,
             alts: Vec::new(),
             sql: sized(text, cs),
@@ -671,6 +735,7 @@ pub(super) fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool
         });
     }
     out.push(Cand {
+        bits: 0,
         low: false,
         alts: Vec::new(),
         sql: sized(text, ""),
@@ -684,6 +749,7 @@ pub(super) fn var_cands(vals: &[&[u8]], external: bool, max_seen: u32, big: bool
         },
     });
     out.push(Cand {
+        bits: 0,
         low: false,
         alts: Vec::new(),
         sql: sized(bin, ""),
@@ -730,6 +796,7 @@ fn mb_char_cand(vals: &[&[u8]], blobish: bool, four: bool, multi: bool) -> Optio
     let mb4 = four || longest > n.saturating_mul(3);
     let cs = if mb4 { "utf8mb4" } else { "utf8mb3" };
     Some(Cand {
+        bits: 0,
         low: false,
         alts: if mb4 {
             Vec::new()
@@ -771,6 +838,7 @@ pub(super) fn choose(mut c: Vec<Cand>) -> (Cand, Vec<Cand>) {
     c.sort_by_key(|x| std::cmp::Reverse(score(x)));
     let mut it = c.into_iter();
     let first = it.next().unwrap_or(Cand {
+        bits: 0,
         low: false,
         alts: Vec::new(),
         sql: "binary(1)".into(),
@@ -921,8 +989,16 @@ pub(super) fn fixed_score(c: &Cand, cw: u32) -> i64 {
     fit_factor(c)
         .saturating_mul(i64::from(c.weight))
         .saturating_mul(i64::from(cw))
+        .saturating_add(i64::from(c.bits).saturating_mul(BIT_SCORE))
         .saturating_sub(2000)
 }
+
+/// Score of a bit a type fixes in every value (`Cand::bits`): two
+/// 2-byte columns of 9-bit values (7 leading zero bits each) outscore
+/// the same 4 bytes read as one column of 25-bit values (7), less the
+/// cost of a column; a DECIMAL's 5 bytes are not split into a signed
+/// integer (its first digit group) and an UNSIGNED one.
+const BIT_SCORE: i64 = 600;
 
 /// Candidates for `w` bytes read as text only (CHAR in a single-byte
 /// charset, or BINARY).
