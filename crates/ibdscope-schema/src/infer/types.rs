@@ -111,7 +111,11 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
         // ENUM, SET and BIT are stored unsigned and big endian, the sign
         // bit NOT flipped (format.md, "ENUM, SET, BIT"): wherever the sign
         // bit says nothing or says unsigned, they read these bytes alike.
-        let codes = if telling { Vec::new() } else { code_alts(w, vals) };
+        let codes = if telling {
+            Vec::new()
+        } else {
+            code_alts(w, vals)
+        };
         out.push(Cand {
             bits: if telling && varied {
                 bits90(vals, sign_bits)
@@ -1392,7 +1396,10 @@ mod tests {
         assert_eq!(c.sql, "smallint unsigned");
         let named: Vec<&str> = r.iter().map(|x| x.sql.as_str()).collect();
         assert!(named.contains(&"enum of 295 labels or more"), "{named:?}");
-        assert!(named.iter().any(|n| n.starts_with("set of 9 members")), "{named:?}");
+        assert!(
+            named.iter().any(|n| n.starts_with("set of 9 members")),
+            "{named:?}"
+        );
         assert!(named.contains(&"bit(9)"), "{named:?}");
         // The same magnitudes as a signed SMALLINT: 0x80 first.
         let signed: Vec<[u8; 2]> = (1..=300u16)
@@ -1402,12 +1409,19 @@ mod tests {
         let vals: Vec<&[u8]> = signed.iter().map(|v| v.as_slice()).collect();
         let (c, r) = choose(fixed_cands(2, &vals));
         assert_eq!(c.sql, "smallint");
-        assert!(r.iter().all(|x| !x.sql.starts_with("enum") && !x.sql.starts_with("bit")), "{r:?}");
+        assert!(
+            r.iter()
+                .all(|x| !x.sql.starts_with("enum") && !x.sql.starts_with("bit")),
+            "{r:?}"
+        );
         // One byte of ENUM indexes 1..=5: `ambiguous`, ENUM named.
         let idx: Vec<[u8; 1]> = (0..40u8).map(|i| [i % 5 + 1]).collect();
         let vals: Vec<&[u8]> = idx.iter().map(|v| v.as_slice()).collect();
         let (_, r) = choose(fixed_cands(1, &vals));
-        assert!(r.iter().any(|x| x.sql == "enum of 5 labels or more"), "{r:?}");
+        assert!(
+            r.iter().any(|x| x.sql == "enum of 5 labels or more"),
+            "{r:?}"
+        );
     }
 
     /// The split of a NOT NULL run scores the bits the values fix: two
