@@ -208,7 +208,8 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
     // OFF`): TIME as ±HHMMSS in 3 bytes, DATETIME as YYYYMMDDHHMMSS in 8,
     // TIMESTAMP as 4 bytes of seconds, and MariaDB 5.3's "hires" ones with
     // a fraction (`table::hires_len`). No CREATE TABLE makes them now: the
-    // statement names today's type, and they stay of low confidence.
+    // statement names them as MariaDB 10.5.1+ prints them (`/* mariadb-5.3
+    // */`, which `--ddl` reads back), and they stay of low confidence.
     let mut old: Vec<(u32, String, ColType, u32)> = vec![
         (3, "time".into(), ColType::Time, 0),
         (8, "datetime".into(), ColType::DateTime, 0),
@@ -286,6 +287,10 @@ pub(super) fn fixed_cands(w: u32, vals: &[&[u8]]) -> Vec<Cand> {
             } else {
                 (odd_name, Vec::new())
             }
+        } else if is_old {
+            // MariaDB 10.5.1+ writes the old format so in `SHOW CREATE
+            // TABLE`, and `--ddl` reads it back at its width.
+            (format!("{name} /* mariadb-5.3 */"), Vec::new())
         } else {
             (name.clone(), Vec::new())
         };
@@ -903,7 +908,11 @@ pub(super) fn choose(mut c: Vec<Cand>) -> (Cand, Vec<Cand>) {
         let f = if x.fit >= 1000 { 2000 } else { x.fit };
         f.saturating_mul(x.weight)
     };
-    c.sort_by_key(|x| std::cmp::Reverse(score(x)));
+    // Alike, a time first: every value a valid date and time (MariaDB's
+    // 8-byte DATETIME before MySQL 5.6.4's, YYYYMMDDhhmmss) says more
+    // than a BIGINT of small values, which those bytes also are; the
+    // other is named beside it.
+    c.sort_by_key(|x| std::cmp::Reverse((score(x), x.family == Family::Temporal)));
     let mut it = c.into_iter();
     let first = it.next().unwrap_or(Cand {
         bits: 0,
