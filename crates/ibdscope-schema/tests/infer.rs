@@ -742,3 +742,18 @@ fn enum_set_bit_and_multibyte_char_from_records() {
     }
     assert_eq!(seen, 6, "tables read");
 }
+
+/// MariaDB's temporal formats before MySQL 5.6.4's (`mariadb1011/
+/// temporal_old`) are printed as MariaDB 10.5.1+ prints them, `/*
+/// mariadb-5.3 */`, so the statement inferred declares every column at
+/// the width the records gave it and its rows read every column in place.
+#[test]
+fn old_temporal_formats_read_back_at_their_width() {
+    let d = ibdscope_testkit::fixtures().join("mariadb1011");
+    let ibd = std::fs::read(d.join("temporal_old.ibd")).expect("ibd");
+    let ts = Tablespace::new(&ibd).expect("tablespace");
+    let inf = infer(&ts);
+    let sql = inf.create_table("temporal_old");
+    assert!(sql.contains("datetime /* mariadb-5.3 */"), "{sql}");
+    assert!(widths_agree(sql.as_bytes(), "temporal_old", &inf), "{sql}");
+}
