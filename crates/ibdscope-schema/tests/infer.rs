@@ -684,3 +684,116 @@ fn mysql8_corpus_against_sdi() {
         tally.named
     );
 }
+
+/// Secondary indexes tied to the clustered columns: every fixture table
+/// whose `.frm` has secondary indexes and whose inferred columns are the
+/// `.frm`'s one for one (storage right) gets a `KEY` line per secondary
+/// index whose columns are the `.frm`'s key's (by storage position); a
+/// key stated `high` and wrong is a failure, and at least the `secondary`
+/// tables' keys are stated.
+#[test]
+fn secondary_keys_against_frm() {
+    let (mut tables, mut keys, mut right_high, mut named) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for dir in DIRS {
+        let d = ibdscope_testkit::fixtures().join(dir);
+        let mut names: Vec<_> = std::fs::read_dir(&d)
+            .expect("dir")
+            .filter_map(|e| {
+                let p = e.ok()?.path();
+                (p.extension()? == "ibd").then_some(p)
+            })
+            .collect();
+        names.sort();
+        for ibd_path in names {
+            let table = ibd_path.file_stem().unwrap().to_string_lossy().into_owned();
+            let frm = std::fs::read(d.join(format!("{table}.frm"))).expect("frm");
+            let def = ibdscope_schema::frm::Frm::parse(&frm)
+                .expect("frm")
+                .to_table_def(&table, "fx");
+            use ibdscope_schema::table::IndexKind;
+            let secondary: Vec<_> = (def.indexes.iter())
+                .filter(|i| matches!(i.kind, IndexKind::Unique | IndexKind::Multiple))
+                .collect();
+            if secondary.is_empty() {
+                continue;
+            }
+            let ibd = std::fs::read(&ibd_path).expect("ibd");
+            let ts = Tablespace::new(&ibd).expect("tablespace");
+            let inf = infer(&ts);
+            let compact = inf.format == ibdscope_core::RecFormat::Compact;
+            let real = real(&def, compact);
+            let (n, s, ..) = compare(&inf, &real);
+            if inf.columns.len() != real.len() || s != n {
+                println!("{dir}/{table}: columns not one for one; keys not compared");
+                continue;
+            }
+            tables += 1;
+            let sql = inf.create_table(&table);
+            let got = ibdscope_schema::ddl::parse_one(sql.as_bytes(), Some(&table))
+                .unwrap_or_else(|e| panic!("{table}: {e}\n{sql}"))
+                .to_table_def("fx");
+            let got_keys: Vec<_> = (got.indexes.iter())
+                .filter(|i| matches!(i.kind, IndexKind::Unique | IndexKind::Multiple))
+                .collect();
+            // Real key columns by storage position.
+            let pos = |name: &str| real.iter().position(|r| r.name == name);
+            for (k, ix) in secondary.iter().enumerate() {
+                let want: Vec<Option<usize>> = (ix.elements.iter())
+                    .filter(|e| !e.hidden)
+                    .map(|e| pos(&def.columns[e.column].name))
+                    .collect();
+                let kname = format!("k{}", k + 1);
+                let Some(g) = got_keys.iter().find(|g| g.name == kname) else {
+                    println!(
+                        "{dir}/{table}: {} not tied: {:?}",
+                        ix.name,
+                        inf.indexes
+                            .get(k + 1)
+                            .map(|i| (&i.outcome, &i.fields, &i.key_evidence))
+                    );
+                    continue;
+                };
+                keys += 1;
+                let have: Vec<Option<usize>> = (g.elements.iter())
+                    .filter(|e| !e.hidden)
+                    .map(|e| {
+                        let c = &got.columns[e.column].name;
+                        c.strip_prefix('c')
+                            .and_then(|x| x.parse::<usize>().ok())
+                            .map(|x| x - 1)
+                    })
+                    .collect();
+                let line = sql
+                    .lines()
+                    .find(|l| l.contains(&format!("KEY `{kname}`")))
+                    .unwrap_or("");
+                let high = line.contains("COMMENT 'high");
+                println!(
+                    "{dir}/{table}: {} {want:?} -> {kname} {have:?}: {line}",
+                    ix.name
+                );
+                if have == want && high {
+                    right_high += 1;
+                } else if !high {
+                    named += 1;
+                } else {
+                    failures.push(format!(
+                        "{dir}/{table}: {} is {want:?}, stated high as {have:?}",
+                        ix.name
+                    ));
+                }
+            }
+        }
+    }
+    println!(
+        "secondary keys: {tables} tables, {keys} keys stated, {right_high} right and high, \
+         {named} named doubtful"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // `secondary` (two keys) in mysql56, mariadb1011, -4k, -64k at least.
+    assert!(
+        right_high >= 8,
+        "{right_high} keys tied right with confidence"
+    );
+}
