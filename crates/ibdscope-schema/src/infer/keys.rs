@@ -307,6 +307,11 @@ pub(super) fn tie(
                 let Some(cv) = by_key.get(&key) else { continue };
                 found = found.saturating_add(1);
                 let same = seq.iter().enumerate().all(|(p, &c)| v.get(p) == cv.get(c));
+                // More than one in a hundred of 100 found disagree: not
+                // this sequence (the rest need not be read).
+                if !same && found.saturating_sub(agree) > found.max(100) / 100 {
+                    break;
+                }
                 if same {
                     agree = agree.saturating_add(1);
                     if seq
