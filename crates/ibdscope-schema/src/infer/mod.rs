@@ -54,6 +54,8 @@ const MAX_SEARCH_RECORDS: usize = 1000;
 const MAX_NODES: u32 = 100_000;
 /// Hypotheses visited after the first that fits, looking for a rival.
 const RIVAL_NODES: u32 = 5000;
+/// Bitmap widths past the first layout's searched for a rival.
+const RIVAL_WIDTHS: usize = 2;
 /// Records whose values the type layer reads per column.
 const MAX_TYPE_RECORDS: usize = 5000;
 /// Records below which every type is of low confidence.
@@ -463,24 +465,22 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
         // variable-length field side by side, the NULL-able one NULL in
         // some record: the record's one length is either's (the other
         // order of the NULL bit reads every extent alike).
-        let mut doubt: Vec<bool> = match (scored.first(), scored.get(1)) {
-            (Some(a), Some(b)) => {
-                let (fa, fb) = (&a.1.fields, &b.1.fields);
-                (0..fa.len())
-                    .map(|i| fa.len() != fb.len() || fa.get(i) != fb.get(i))
-                    .collect()
+        let mut doubt: Vec<bool> = Vec::new();
+        let mut run_doubt = false;
+        if let Some((first, rivals)) = scored.split_first() {
+            let fa = &first.1.fields;
+            for b in rivals {
+                let fb = &b.1.fields;
+                doubt.resize(fa.len(), false);
+                for (i, d) in doubt.iter_mut().enumerate() {
+                    *d |= fa.len() != fb.len() || fa.get(i) != fb.get(i);
+                }
+                // Another NOT NULL fixed-width total: the columns of those
+                // bytes are in doubt too.
+                run_doubt |= first.1.run != b.1.run;
             }
-            _ => Vec::new(),
-        };
-        if let Some((_, t, _)) = scored.first() {
-            swap_doubt(t, &mut doubt);
+            swap_doubt(&first.1, &mut doubt);
         }
-        // Another layout with another NOT NULL fixed-width total: the
-        // columns of those bytes are in doubt too.
-        let run_doubt = match (scored.first(), scored.get(1)) {
-            (Some(a), Some(b)) => a.1.run != b.1.run,
-            _ => false,
-        };
         let (table, placed) = match scored.into_iter().next() {
             Some((_, t, p)) => (Some(t), p),
             None => (None, None),

@@ -669,9 +669,20 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
         return Err(Outcome::NoRecords);
     }
     // The highest NULL bit ever set bounds the bitmap from below.
-    let mut best: Option<Vec<(Vec<Item>, Search<'_>, Solved)>> = None;
+    let mut best: Vec<(Vec<Item>, Search<'_>, Solved)> = Vec::new();
     let mut nodes = 0u32;
+    // The width of the first layout that fits. A narrower bitmap reads a
+    // wider one's upper bytes as lengths (a NULL-able field's bitmap byte
+    // read as a NOT NULL variable field's length), so the next
+    // `RIVAL_WIDTHS` widths are searched for a rival, `RIVAL_NODES`
+    // hypotheses each, even when the first width gave one already (each
+    // rival names the fields where it reads otherwise).
+    let mut fit_nb: Option<usize> = None;
     for nb in 0..=16usize {
+        if fit_nb.is_some_and(|f| nb > f.saturating_add(RIVAL_WIDTHS)) {
+            break;
+        }
+        let rival_from = fit_nb.map(|_| nodes);
         let mut s = Search {
             pages: &ix.leaves,
             recs: recs.clone(),
@@ -705,7 +716,8 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
         };
         for nn in lo..=nb.saturating_mul(8) {
             s.nn = nn;
-            s.first_at = None;
+            // Looking for a rival: the width's share of hypotheses.
+            s.first_at = rival_from;
             s.found.clear();
             let states = vec![RecState::default(); recs.len()];
             let mut items = Vec::new();
@@ -716,40 +728,42 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
                 // against every record read; a rival that fails there is
                 // none.
                 let found = std::mem::take(&mut s.found);
-                let mut fits = found.into_iter().filter_map(|(items, _)| {
-                    full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
-                });
-                let first = fits.next();
-                let rival = fits.next();
-                match first {
-                    Some(f) => {
-                        best = Some(std::iter::once(f).chain(rival).collect());
-                        break;
-                    }
-                    None => {
-                        return Err(Outcome::NoFit(format!(
-                            "the layout found on the first {} records does not fit every record",
-                            recs.len()
-                        )))
-                    }
+                // Two of the first width; one rival of each wider one.
+                let want = if fit_nb.is_some() { 1 } else { 2 };
+                let fits: Vec<_> = (found.into_iter())
+                    .filter_map(|(items, _)| {
+                        full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
+                    })
+                    .take(want)
+                    .collect();
+                if fits.is_empty() && best.is_empty() {
+                    return Err(Outcome::NoFit(format!(
+                        "the layout found on the first {} records does not fit every record",
+                        recs.len()
+                    )));
                 }
+                best.extend(fits);
+                fit_nb.get_or_insert(nb);
+                break;
             }
-            if nodes >= MAX_NODES {
-                return Err(Outcome::GaveUp { nodes });
+            if nodes >= MAX_NODES
+                || rival_from.is_some_and(|f| nodes > f.saturating_add(RIVAL_NODES))
+            {
+                break;
             }
-        }
-        if best.is_some() {
-            break;
         }
         if nodes >= MAX_NODES {
-            return Err(Outcome::GaveUp { nodes });
+            if best.is_empty() {
+                return Err(Outcome::GaveUp { nodes });
+            }
+            break;
         }
     }
-    let Some(best) = best else {
+    if best.is_empty() {
         return Err(Outcome::NoFit(format!(
             "no layout of up to 128 NULL-able fields fits the records ({nodes} hypotheses)"
         )));
-    };
+    }
     let outcome = best.first().map(|(_, _, full)| Outcome::Fits {
         tight: full.tight,
         pairs: full.pairs,
