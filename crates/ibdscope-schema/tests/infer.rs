@@ -757,6 +757,52 @@ fn type_tables_against_frm() {
     met.finish(0);
 }
 
+/// A NOT NULL fixed-width run whose values place no boundary (`int_nn`:
+/// full-range random integers of 1, 1, 2, 2, 3, 3, 4, 4, 8 and 8 bytes
+/// after the key, 36 bytes, as the `.frm` says) is printed as what the
+/// bytes say, one `BINARY(36)` of one or more columns, `ambiguous`, the
+/// split its values scored best named beside it; the statement loads
+/// back as `--ddl`.
+#[test]
+fn unsplit_run_is_one_column() {
+    let root = ibdscope_testkit::fixtures();
+    let manifest = ibdscope_testkit::tsv(&root.join("infer/manifest.tsv"));
+    let mut seen = 0;
+    for m in manifest.iter().filter(|m| m["table"] == "int_nn") {
+        let tar = gunzip(&std::fs::read(root.join(&m["archive"])).expect("archive"));
+        let members = ibdscope_testkit::tar_members(&tar);
+        let ibd = &members.iter().find(|(p, _)| *p == m["ibd"]).expect("ibd").1;
+        let frm = &members.iter().find(|(p, _)| *p == m["frm"]).expect("frm").1;
+        let def = ibdscope_schema::frm::Frm::parse(frm)
+            .expect("frm")
+            .to_table_def("int_nn", "fx");
+        let run: u32 = real(&def, true).iter().skip(1).filter_map(|r| r.fixed).sum();
+        assert_eq!(run, 36, "{}: the .frm's run after the key", m["server"]);
+        let inf = infer(&Tablespace::new(ibd).expect("tablespace"));
+        let cols: Vec<String> = (inf.columns.iter())
+            .map(|c| format!("{} {:?} {}", c.sql_type, c.storage, c.confidence.word()))
+            .collect();
+        assert_eq!(
+            cols,
+            ["int Fixed(4) high", "binary(36) Fixed(36) ambiguous"],
+            "{}",
+            m["server"]
+        );
+        let c = &inf.columns[1];
+        assert!(
+            c.evidence.contains("a run of 36 fixed bytes, NOT NULL, one or more columns"),
+            "{}",
+            c.evidence
+        );
+        assert!(c.alternatives.iter().any(|a| a.contains(" then ")), "{:?}", c.alternatives);
+        let sql = inf.create_table("int_nn");
+        ibdscope_schema::ddl::parse_one(sql.as_bytes(), Some("int_nn"))
+            .unwrap_or_else(|e| panic!("{e}\n{sql}"));
+        seen += 1;
+    }
+    assert_eq!(seen, 2, "int_nn of MySQL 5.6 and MariaDB 10.11");
+}
+
 /// The MySQL 8.0, 8.4 and 9.x files of the corpus (`../shared/corpus`,
 /// read in place): each inferred with its SDI set aside (the inference
 /// reads INDEX pages only; SDI pages are FIL_PAGE_SDI), the inferred

@@ -43,7 +43,8 @@ mod types;
 use search::{compact, redundant};
 use std::fmt::Write as _;
 use types::{
-    choose, fixed_cands, place, row_ids, sys_fit, values, var_cands, var_values, Placed, Spec,
+    choose, fixed_cands, place, row_ids, sys_fit, telling, values, var_cands, var_values, Cand,
+    Placed, Spec,
 };
 
 /// Pages read per index.
@@ -589,6 +590,7 @@ fn columns(
         },
         None => redundant_specs(out, pages, t),
     };
+    let (specs, n_key) = unsplit_runs(specs, n_key);
     out.n_key = n_key;
     out.columns = specs
         .into_iter()
@@ -631,6 +633,85 @@ fn columns(
             }
         })
         .collect();
+}
+
+/// COMPACT: the columns of a NOT NULL fixed-width run that the values do
+/// not split (two or more side by side, none telling by its values: an
+/// integer of every magnitude, random bytes) are one column of the run's
+/// bytes, `BINARY(n)`, said to be one or more columns: no length or
+/// offset in the records places a boundary between them, and a split
+/// guessed from values of no shape is no evidence. The split the values
+/// scored best is named beside it. Runs end at DB_TRX_ID (the key's end)
+/// and at every NULL-able or variable-length field.
+fn unsplit_runs(specs: Vec<Spec>, n_key: usize) -> (Vec<Spec>, usize) {
+    let mut out: Vec<Spec> = Vec::with_capacity(specs.len());
+    let mut new_key = n_key;
+    let mut group: Vec<Spec> = Vec::new();
+    let flush = |group: &mut Vec<Spec>, out: &mut Vec<Spec>, new_key: &mut usize, at: usize| {
+        if group.len() < 2 {
+            out.append(group);
+            return;
+        }
+        let n = group
+            .iter()
+            .map(|sp| match sp.storage {
+                Storage::Fixed(w) => w,
+                Storage::Variable { .. } => 0,
+            })
+            .fold(0u32, u32::saturating_add);
+        let split: Vec<String> = group.iter().map(|sp| sp.cand.sql.clone()).collect();
+        if at < n_key {
+            *new_key = new_key.saturating_sub(group.len().saturating_sub(1));
+        }
+        let alt = Cand {
+            sql: split.join(" then "),
+            family: group.first().map_or(Family::Binary, |sp| sp.cand.family),
+            fit: 0,
+            weight: 0,
+            evidence: String::new(),
+            low: true,
+            alts: Vec::new(),
+        };
+        out.push(Spec {
+            storage: Storage::Fixed(n),
+            nullable: false,
+            cand: Cand {
+                sql: format!("binary({n})"),
+                family: Family::Binary,
+                fit: 1000,
+                weight: 1,
+                evidence: format!(
+                    "a run of {n} fixed bytes, NOT NULL, one or more columns (no boundary in \
+                     the records; the values place none: read as {})",
+                    split.join(" then ")
+                ),
+                low: true,
+                alts: Vec::new(),
+            },
+            rivals: vec![alt],
+            weak_split: false,
+            field: None,
+        });
+        group.clear();
+    };
+    let n = specs.len();
+    for (i, sp) in specs.into_iter().enumerate() {
+        let joins = sp.field.is_none() && sp.weak_split && !telling(&sp.cand);
+        // A run ends at DB_TRX_ID: the key's columns and the others are
+        // not one run.
+        if !joins || i == n_key {
+            let at = i.saturating_sub(group.len());
+            flush(&mut group, &mut out, &mut new_key, at);
+        }
+        if joins {
+            group.push(sp);
+        } else {
+            out.push(sp);
+        }
+    }
+    let at = n.saturating_sub(group.len());
+    flush(&mut group, &mut out, &mut new_key, at);
+    (out, new_key)
 }
 
 /// REDUNDANT: one column per field, DB_TRX_ID and DB_ROLL_PTR (fields of
