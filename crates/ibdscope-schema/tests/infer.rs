@@ -639,10 +639,6 @@ const TYPES_SHORT: &[(&str, &str)] = &[
     // Full-range random integers in one NOT NULL run: any split fits;
     // the misses are named, but the storage of most columns is wrong.
     ("int_nn", "a NOT NULL fixed-width run of weak integers"),
-    // Two layouts of the NULL-able and variable fields fit every record
-    // and their values alike: the fields where they differ are named
-    // ambiguous (CHAR in utf8mb4 is stored with a length).
-    ("char_utf8mb4", "two layouts fit: named ambiguous"),
     // Which variable field a NULL bit belongs to is not in the records:
     // named ambiguous, but the values choose another order.
     (

@@ -57,6 +57,12 @@ const MAX_NODES: u32 = 100_000;
 const RIVAL_NODES: u32 = 5000;
 /// Bitmap widths past the first layout's searched for a rival.
 const RIVAL_WIDTHS: usize = 2;
+/// Layouts moved by one NULL bit between variable-length fields checked.
+const MAX_MOVED: usize = 8;
+/// Records each way for a length shift to count (`shift`).
+const SHIFT_MIN: u64 = 10;
+/// A length shift that tells: per mille over twice the least.
+const SHIFT_MARGIN: u64 = 200;
 /// Records whose values the type layer reads per column.
 const MAX_TYPE_RECORDS: usize = 5000;
 /// Records below which every type is of low confidence.
@@ -459,6 +465,20 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             })
             .collect();
         scored.sort_by_key(|x| std::cmp::Reverse(x.0));
+        // Of layouts that differ in which variable-length field holds a
+        // NULL bit, the one whose NOT NULL fields' lengths do not follow
+        // the other fields' NULL bits (see `shift`) is printed first,
+        // when the values' choice shows such a shift clearly.
+        let shifts: Vec<u64> = scored.iter().map(|x| shift(&x.1)).collect();
+        if let (Some(&top), Some((m, &low))) = (
+            shifts.first(),
+            shifts.iter().enumerate().min_by_key(|&(_, v)| *v),
+        ) {
+            if m > 0 && top > low.saturating_mul(2).saturating_add(SHIFT_MARGIN) {
+                let x = scored.remove(m);
+                scored.insert(0, x);
+            }
+        }
         // The fields where another layout that fits every record differs
         // are ambiguous, whichever reads values that fit their types
         // better (the values choose which is printed, not that it is
@@ -528,6 +548,51 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             })
         );
     out
+}
+
+/// How much the lengths of each NOT NULL variable-length field differ
+/// between the records where a NULL-able variable-length field is NULL
+/// and the others (COMPACT): per mille of the larger mean, summed over
+/// the pairs with `SHIFT_MIN` records or more each way. Where a NULL bit
+/// is read as another field's, a NULL record's lengths fall one field
+/// over: that field holds its neighbour's values in those records, and
+/// its mean length moves with the bit; in the server's layout a column's
+/// lengths need not follow another's NULLs.
+fn shift(t: &Table) -> u64 {
+    if t.run.is_none() {
+        return 0;
+    }
+    let var = |k: usize, nullable: bool| {
+        t.fields
+            .get(k)
+            .is_some_and(|f| matches!(f.0, Storage::Variable { .. }) && f.1 == nullable)
+    };
+    let n = t.fields.len();
+    let mut total = 0u64;
+    for k in (0..n).filter(|&k| var(k, false)) {
+        for j in (0..n).filter(|&j| var(j, true)) {
+            // (sum of k's lengths, records) where j is NULL, and not.
+            let mut g = [(0u64, 0u64); 2];
+            for (_, _, cells) in &t.rows {
+                let (Some(ck), Some(cj)) = (cells.get(k), cells.get(j)) else {
+                    continue;
+                };
+                if let Some(e) = g.get_mut(usize::from(cj.null)) {
+                    e.0 = e.0.saturating_add(u64::from(ck.len));
+                    e.1 = e.1.saturating_add(1);
+                }
+            }
+            let [(s0, c0), (s1, c1)] = g;
+            if c0 < SHIFT_MIN || c1 < SHIFT_MIN {
+                continue;
+            }
+            // The means s0/c0 and s1/c1, compared across.
+            let (a, b) = (s0.saturating_mul(c1), s1.saturating_mul(c0));
+            let d = a.abs_diff(b).saturating_mul(1000);
+            total = total.saturating_add(d / a.max(b).saturating_add(c0.saturating_mul(c1)));
+        }
+    }
+    total
 }
 
 /// Marks the variable-length fields as doubtful when some are NOT NULL

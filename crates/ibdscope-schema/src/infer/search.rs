@@ -764,6 +764,28 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
             "no layout of up to 128 NULL-able fields fits the records ({nodes} hypotheses)"
         )));
     }
+    // Which of two variable-length fields side by side, one NOT NULL and
+    // one NULL-able, holds a NULL bit is not in the records: moving the
+    // bit to the other reads every record's lengths alike (a NULL
+    // record's one length falls to the other field). Each such move of
+    // the first layout that fits every record is a rival (the type layer
+    // and the lengths choose which is printed; all are named).
+    let moved: Vec<(Vec<Item>, usize)> = match best.first() {
+        Some((items, check, _)) => moved_bits(items)
+            .into_iter()
+            .map(|m| (m, check.nb))
+            .collect(),
+        None => Vec::new(),
+    };
+    for (items, nb) in moved.into_iter().take(MAX_MOVED) {
+        let sig = signature(&items);
+        if best.iter().any(|(b, c, _)| c.nb == nb && signature(b) == sig) {
+            continue;
+        }
+        if let Some((c, f)) = full_check(ix, nb, &items, clustered) {
+            best.push((items, c, f));
+        }
+    }
     let outcome = best.first().map(|(_, _, full)| Outcome::Fits {
         tight: full.tight,
         pairs: full.pairs,
@@ -774,6 +796,40 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
         .map(|(items, check, full)| table_of(ix, items, check, full))
         .collect();
     Ok((tables, outcome.unwrap_or(Outcome::NoRecords)))
+}
+
+/// Layouts moved from `items` by one NULL bit: from a NULL-able
+/// variable-length field to a NOT NULL one beside it, or back (each
+/// keeps its length bytes' width).
+pub(super) fn moved_bits(items: &[Item]) -> Vec<Vec<Item>> {
+    let flip = |it: Item| match it {
+        Item::Var => Some(Item::NVar),
+        Item::VarBig => Some(Item::NVarBig),
+        Item::NVar => Some(Item::Var),
+        Item::NVarBig => Some(Item::VarBig),
+        Item::NFixed => None,
+    };
+    let mut out = Vec::new();
+    for k in 0..items.len().saturating_sub(1) {
+        let (Some(&x), Some(&y)) = (items.get(k), items.get(k.saturating_add(1))) else {
+            continue;
+        };
+        if x.nullable() == y.nullable() {
+            continue;
+        }
+        let (Some(fx), Some(fy)) = (flip(x), flip(y)) else {
+            continue;
+        };
+        let mut m = items.to_vec();
+        if let Some(a) = m.get_mut(k) {
+            *a = fx;
+        }
+        if let Some(b) = m.get_mut(k.saturating_add(1)) {
+            *b = fy;
+        }
+        out.push(m);
+    }
+    out
 }
 
 /// The fields and every record's cells under the hypothesis `items`.
