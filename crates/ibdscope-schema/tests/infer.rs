@@ -101,7 +101,10 @@ fn class_says(want: Class, got: Class) -> bool {
 /// ones: where a NULL-able fixed-width column sits among NOT NULL
 /// fixed-width bytes no length or offset says (the type layer places it
 /// by its values, and says how sure it is).
-fn segments(items: impl Iterator<Item = (Option<u32>, bool)>, compact: bool) -> Vec<(Class, usize)> {
+fn segments(
+    items: impl Iterator<Item = (Option<u32>, bool)>,
+    compact: bool,
+) -> Vec<(Class, usize)> {
     let mut out: Vec<(Class, usize)> = Vec::new();
     // Where the current stretch (since the last variable-length field)
     // starts in `out`.
@@ -165,9 +168,7 @@ fn class_right(inf: &Inference, real: &[Real]) -> Vec<bool> {
     let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
     while i < n {
-        if j < m
-            && class_says(want[i].0, got[j].0)
-            && best[i][j] == want[i].1 + best[i + 1][j + 1]
+        if j < m && class_says(want[i].0, got[j].0) && best[i][j] == want[i].1 + best[i + 1][j + 1]
         {
             out.extend(std::iter::repeat_n(true, want[i].1));
             i += 1;
@@ -772,7 +773,11 @@ fn unsplit_run_is_one_column() {
         let def = ibdscope_schema::frm::Frm::parse(frm)
             .expect("frm")
             .to_table_def("int_nn", "fx");
-        let run: u32 = real(&def, true).iter().skip(1).filter_map(|r| r.fixed).sum();
+        let run: u32 = real(&def, true)
+            .iter()
+            .skip(1)
+            .filter_map(|r| r.fixed)
+            .sum();
         assert_eq!(run, 36, "{}: the .frm's run after the key", m["server"]);
         let inf = infer(&Tablespace::new(ibd).expect("tablespace"));
         let cols: Vec<String> = (inf.columns.iter())
@@ -786,11 +791,16 @@ fn unsplit_run_is_one_column() {
         );
         let c = &inf.columns[1];
         assert!(
-            c.evidence.contains("a run of 36 fixed bytes, NOT NULL, one or more columns"),
+            c.evidence
+                .contains("a run of 36 fixed bytes, NOT NULL, one or more columns"),
             "{}",
             c.evidence
         );
-        assert!(c.alternatives.iter().any(|a| a.contains(" then ")), "{:?}", c.alternatives);
+        assert!(
+            c.alternatives.iter().any(|a| a.contains(" then ")),
+            "{:?}",
+            c.alternatives
+        );
         let sql = inf.create_table("int_nn");
         ibdscope_schema::ddl::parse_one(sql.as_bytes(), Some("int_nn"))
             .unwrap_or_else(|e| panic!("{e}\n{sql}"));

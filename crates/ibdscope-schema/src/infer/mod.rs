@@ -57,8 +57,10 @@ const MAX_NODES: u32 = 100_000;
 const RIVAL_NODES: u32 = 5000;
 /// Bitmap widths past the first layout's searched for a rival.
 const RIVAL_WIDTHS: usize = 2;
-/// Layouts moved by one NULL bit between variable-length fields checked.
-const MAX_MOVED: usize = 8;
+/// Placements of NULL bits among variable-length fields checked.
+const MAX_MOVED: usize = 1024;
+/// Placements times records read at most for them (at least 8 placements).
+const MOVED_RECORDS: usize = 1 << 22;
 /// Records each way for a length shift to count (`shift`).
 const SHIFT_MIN: u64 = 10;
 /// A length shift that tells: per mille over twice the least.
@@ -589,7 +591,10 @@ fn shift(t: &Table) -> u64 {
             // The means s0/c0 and s1/c1, compared across.
             let (a, b) = (s0.saturating_mul(c1), s1.saturating_mul(c0));
             let d = a.abs_diff(b).saturating_mul(1000);
-            total = total.saturating_add(d / a.max(b).saturating_add(c0.saturating_mul(c1)));
+            let per_mille = d
+                .checked_div(a.max(b).saturating_add(c0.saturating_mul(c1)))
+                .unwrap_or(0);
+            total = total.saturating_add(per_mille);
         }
     }
     total

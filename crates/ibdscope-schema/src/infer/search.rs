@@ -732,7 +732,7 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
                 let want = if fit_nb.is_some() { 1 } else { 2 };
                 let fits: Vec<_> = (found.into_iter())
                     .filter_map(|(items, _)| {
-                        full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
+                        full_check(ix, nb, &items, clustered, false).map(|(c, f)| (items, c, f))
                     })
                     .take(want)
                     .collect();
@@ -764,28 +764,43 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
             "no layout of up to 128 NULL-able fields fits the records ({nodes} hypotheses)"
         )));
     }
-    // Which of two variable-length fields side by side, one NOT NULL and
-    // one NULL-able, holds a NULL bit is not in the records: moving the
-    // bit to the other reads every record's lengths alike (a NULL
-    // record's one length falls to the other field). Each such move of
-    // the first layout that fits every record is a rival (the type layer
-    // and the lengths choose which is printed; all are named).
-    let moved: Vec<(Vec<Item>, usize)> = match best.first() {
-        Some((items, check, _)) => moved_bits(items)
+    // Which of the variable-length fields hold the NULL bits, where NOT
+    // NULL and NULL-able ones are side by side, is not in the records:
+    // moving a bit to another field reads every record's lengths alike (a
+    // NULL record's lengths fall one field over). Each placement of the
+    // bits (and of 2-byte lengths) among such fields of the first layout
+    // that fits every record is a rival; the two whose NOT NULL fields'
+    // lengths follow the NULL bits least (`shift`) are kept (the type
+    // layer and the lengths choose which is printed; all are named).
+    let placed: Vec<(Vec<Item>, usize)> = match best.first() {
+        Some((items, check, _)) => placements(items)
             .into_iter()
             .map(|m| (m, check.nb))
             .collect(),
         None => Vec::new(),
     };
-    for (items, nb) in moved.into_iter().take(MAX_MOVED) {
+    let mut moved = Vec::new();
+    // Each placement is read over every record: bounded by records too.
+    let records = ix.leaves.iter().map(|p| p.origins.len()).sum::<usize>();
+    let tries = MOVED_RECORDS
+        .checked_div(records)
+        .unwrap_or(MAX_MOVED)
+        .clamp(8, MAX_MOVED);
+    for (items, nb) in placed.into_iter().take(tries) {
         let sig = signature(&items);
-        if best.iter().any(|(b, c, _)| c.nb == nb && signature(b) == sig) {
+        if best
+            .iter()
+            .any(|(b, c, _)| c.nb == nb && signature(b) == sig)
+        {
             continue;
         }
-        if let Some((c, f)) = full_check(ix, nb, &items, clustered) {
-            best.push((items, c, f));
+        if let Some((c, f)) = full_check(ix, nb, &items, clustered, true) {
+            let sh = shift(&table_of(ix, &items, &c, &f));
+            moved.push((sh, (items, c, f)));
         }
     }
+    moved.sort_by_key(|m| m.0);
+    best.extend(moved.into_iter().take(2).map(|m| m.1));
     let outcome = best.first().map(|(_, _, full)| Outcome::Fits {
         tight: full.tight,
         pairs: full.pairs,
@@ -798,36 +813,49 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
     Ok((tables, outcome.unwrap_or(Outcome::NoRecords)))
 }
 
-/// Layouts moved from `items` by one NULL bit: from a NULL-able
-/// variable-length field to a NOT NULL one beside it, or back (each
-/// keeps its length bytes' width).
-pub(super) fn moved_bits(items: &[Item]) -> Vec<Vec<Item>> {
-    let flip = |it: Item| match it {
-        Item::Var => Some(Item::NVar),
-        Item::VarBig => Some(Item::NVarBig),
-        Item::NVar => Some(Item::Var),
-        Item::NVarBig => Some(Item::VarBig),
-        Item::NFixed => None,
+/// Layouts of `items` with the NULL bits and the 2-byte lengths placed
+/// otherwise among each run of variable-length fields side by side that
+/// holds both NOT NULL and NULL-able ones (as many NULL-able ones as
+/// before, in the same run); none when there are more than `MAX_MOVED`.
+pub(super) fn placements(items: &[Item]) -> Vec<Vec<Item>> {
+    let make = |nullable: bool, big: bool| match (nullable, big) {
+        (false, false) => Item::Var,
+        (false, true) => Item::VarBig,
+        (true, false) => Item::NVar,
+        (true, true) => Item::NVarBig,
     };
     let mut out = Vec::new();
-    for k in 0..items.len().saturating_sub(1) {
-        let (Some(&x), Some(&y)) = (items.get(k), items.get(k.saturating_add(1))) else {
-            continue;
-        };
-        if x.nullable() == y.nullable() {
-            continue;
+    let mut k = 0usize;
+    while k < items.len() {
+        let end = (k..items.len())
+            .find(|&e| items.get(e).is_none_or(|it| it.var().is_none()))
+            .unwrap_or(items.len());
+        let run = items.get(k..end).unwrap_or(&[]);
+        let q = run.iter().filter(|it| it.nullable()).count();
+        let m = run.len();
+        if q > 0 && q < m && m <= 10 {
+            // Every m-bit mask of q NULL-able fields, every mask of
+            // 2-byte lengths.
+            for nulls in 0u32..(1u32 << m) {
+                if nulls.count_ones() as usize != q {
+                    continue;
+                }
+                for bigs in 0u32..(1u32 << m) {
+                    if out.len() > MAX_MOVED {
+                        return Vec::new();
+                    }
+                    let mut v = items.to_vec();
+                    for (i, slot) in v.iter_mut().enumerate().skip(k).take(m) {
+                        let b = 1u32 << i.saturating_sub(k);
+                        *slot = make(nulls & b != 0, bigs & b != 0);
+                    }
+                    if v.as_slice() != items {
+                        out.push(v);
+                    }
+                }
+            }
         }
-        let (Some(fx), Some(fy)) = (flip(x), flip(y)) else {
-            continue;
-        };
-        let mut m = items.to_vec();
-        if let Some(a) = m.get_mut(k) {
-            *a = fx;
-        }
-        if let Some(b) = m.get_mut(k.saturating_add(1)) {
-            *b = fy;
-        }
-        out.push(m);
+        k = end.saturating_add(1);
     }
     out
 }
@@ -907,12 +935,15 @@ pub(super) fn table_of(
 }
 
 /// `items` over every record of every leaf read: the search over them
-/// all and the widths solved, or `None` when some record does not fit.
+/// all and the widths solved, or `None` when some record does not fit
+/// (`prune`: or when a field of 2-byte lengths never reads two bytes,
+/// the 1-byte one).
 pub(super) fn full_check<'p>(
     ix: &'p IndexPages,
     nb: usize,
     items: &[Item],
     clustered: bool,
+    prune: bool,
 ) -> Option<(Search<'p>, Solved)> {
     let all: Vec<(usize, usize)> = ix
         .leaves
@@ -934,7 +965,7 @@ pub(super) fn full_check<'p>(
     let mut states = vec![RecState::default(); check.recs.len()];
     let mut bit = 0usize;
     for &it in items {
-        states = check.apply(&states, it, bit, false)?;
+        states = check.apply(&states, it, bit, prune)?;
         if it.nullable() {
             bit = bit.saturating_add(1);
         }
