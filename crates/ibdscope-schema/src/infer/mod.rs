@@ -30,7 +30,10 @@
 //! `MAX_SEARCH_RECORDS` (1000) records take part in the search, which visits
 //! at most `MAX_NODES` (100,000) hypotheses and says when it gave up
 //! ([`Outcome::GaveUp`]); the hypothesis found is then checked against
-//! every record read.
+//! every record read. A rival is looked for over `RIVAL_NODES` more, and
+//! as many at each of `RIVAL_WIDTHS` wider NULL bitmaps; the placements
+//! of NULL bits among variable-length fields side by side are checked,
+//! at most `MAX_MOVED` and `MOVED_RECORDS` records' worth.
 
 use crate::table::{ColType, Column};
 use crate::value::{render, Rendered};
