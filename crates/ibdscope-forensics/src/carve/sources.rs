@@ -209,9 +209,7 @@ impl SourceMap {
         for (i, p) in self.sources.iter().enumerate() {
             s.push_str(&format!("source\t{i}\t{}\n", escape(p)));
         }
-        s.push_str(
-            "# page\tsource\toffset\tbytes\tsplit\thole\tstored\tlsn\tversion\tversions\n",
-        );
+        s.push_str("# page\tsource\toffset\tbytes\tsplit\thole\tstored\tlsn\tversion\tversions\n");
         for p in &self.pages {
             s.push_str(&format!(
                 "page\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
@@ -325,19 +323,19 @@ impl SourceMap {
         self.pages.get(i)
     }
 
-    /// The source (its path) and byte offset there of the byte at
-    /// `page_offset` of page `n`: a record's place in the source.
-    pub fn locate(&self, n: PageNo, page_offset: u32) -> Option<(&str, u64)> {
+    /// The source (its path) page `n` was found in, and the byte offset
+    /// there of the byte at `page_offset` of the page (a record's place
+    /// in the source; `None` for a page stored compressed).
+    pub fn locate(&self, n: PageNo, page_offset: u32) -> Option<(&str, Option<u64>)> {
         let p = self.page(n)?;
-        let at = p.offset_of(page_offset)?;
-        Some((self.sources.get(p.source as usize)?.as_str(), at))
+        let file = self.sources.get(p.source as usize)?;
+        Some((file.as_str(), p.offset_of(page_offset)))
     }
 }
 
 /// How a page found sits in its source.
 fn stored(f: &Found) -> Stored {
-    let full_crc32_compressed =
-        f.layout == PageLayout::FullCrc32 && f.page_type.0 & 0x8000 != 0;
+    let full_crc32_compressed = f.layout == PageLayout::FullCrc32 && f.page_type.0 & 0x8000 != 0;
     if f.layout == PageLayout::Zip
         || matches!(f.accepted, Accepted::Decompressed(_))
         || full_crc32_compressed
