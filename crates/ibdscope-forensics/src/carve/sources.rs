@@ -110,6 +110,8 @@ pub struct SourceMap {
     pub n_pages: u32,
     /// The pages found, by page number.
     pub pages: Vec<PageSource>,
+    /// Read back: the line of the `space` line, and of each page's.
+    lines: (u32, Vec<u32>),
 }
 
 /// What does not fit in a map read back: the line (1 first; 0 for the
@@ -195,6 +197,7 @@ impl SourceMap {
             page_size: space.page_size,
             n_pages: space.n_pages(),
             pages,
+            lines: (0, Vec::new()),
         }
     }
 
@@ -257,6 +260,7 @@ impl SourceMap {
                         (Some(ps), Some(n), None) => {
                             map.page_size = u32::try_from(ps).unwrap_or(0);
                             map.n_pages = u32::try_from(n).unwrap_or(u32::MAX);
+                            map.lines.0 = at;
                             space = true;
                         }
                         _ => findings.push(bad(SourcesProblem::Malformed)),
@@ -275,6 +279,7 @@ impl SourceMap {
                             findings.push(bad(SourcesProblem::BadPage(p.page_no)));
                         } else {
                             map.pages.push(p);
+                            map.lines.1.push(at);
                         }
                     }
                     Some(p) => findings.push(bad(SourcesProblem::UnknownSource(p.source))),
@@ -301,17 +306,22 @@ impl SourceMap {
         n_pages: u32,
         lsn_of: impl Fn(PageNo) -> Option<Lsn>,
     ) -> Option<SourcesFinding> {
-        let whole = |kind| Some(SourcesFinding { line: 0, kind });
+        let whole = |kind| {
+            Some(SourcesFinding {
+                line: self.lines.0,
+                kind,
+            })
+        };
         if self.page_size != page_size {
             return whole(SourcesProblem::PageSize(self.page_size, page_size));
         }
         if self.n_pages != n_pages {
             return whole(SourcesProblem::PageCount(self.n_pages, n_pages));
         }
-        self.pages.iter().find_map(|p| {
+        self.pages.iter().enumerate().find_map(|(i, p)| {
             let lsn = lsn_of(p.page_no).unwrap_or(Lsn(0));
-            (lsn != p.lsn).then_some(SourcesFinding {
-                line: 0,
+            (lsn != p.lsn).then(|| SourcesFinding {
+                line: self.lines.1.get(i).copied().unwrap_or(0),
                 kind: SourcesProblem::Lsn(p.page_no, p.lsn, lsn),
             })
         })
@@ -443,10 +453,27 @@ mod tests {
                 page(1, (0, 0), Stored::Plain),
                 page(4, (4096, 8192), Stored::Encrypted),
             ],
+            lines: (0, Vec::new()),
         };
         let (back, findings) = SourceMap::parse(&map.to_text("space-7.ibd"));
         assert_eq!(findings, vec![]);
-        assert_eq!(back, map);
+        assert_eq!(
+            (&back.sources, back.page_size, back.n_pages, &back.pages),
+            (&map.sources, map.page_size, map.n_pages, &map.pages)
+        );
+        // Each finding of the fit names its line: the `space` line's,
+        // the page's.
+        let lsn = |_| Some(Lsn(77));
+        let at = |f: Option<SourcesFinding>| f.map(|f| (f.line, f.kind));
+        assert_eq!(at(back.fits(16384, 9, lsn)), None);
+        assert_eq!(
+            at(back.fits(16384, 8, lsn)),
+            Some((3, SourcesProblem::PageCount(9, 8)))
+        );
+        assert_eq!(
+            at(back.fits(16384, 9, |n: PageNo| Some(Lsn(u64::from(n.0))))),
+            Some((7, SourcesProblem::Lsn(PageNo(1), Lsn(77), Lsn(1))))
+        );
     }
 
     #[test]
