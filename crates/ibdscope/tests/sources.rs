@@ -47,10 +47,17 @@ fn rows_of_a_carved_image_locate_their_bytes_in_the_source() {
         }
     }
     let mut found = Vec::new();
-    carve::scan(&image, 0, &CarveOptions::default(), &[], &Engine::new(1), |p| {
-        found.extend(p.found);
-        Ok::<(), ()>(())
-    })
+    carve::scan(
+        &image,
+        0,
+        &CarveOptions::default(),
+        &[],
+        &Engine::new(1),
+        |p| {
+            found.extend(p.found);
+            Ok::<(), ()>(())
+        },
+    )
     .unwrap();
     let carved = carve::group(found, None);
     let space = &carved.spaces[0];

@@ -45,7 +45,7 @@ pub enum Stored {
 
 impl Stored {
     /// The word of the map's line.
-    pub fn word(self) -> &'static str {
+    fn word(self) -> &'static str {
         match self {
             Stored::Plain => "plain",
             Stored::Encrypted => "encrypted",

@@ -154,39 +154,6 @@ pub(crate) fn sources_path(image: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// The source map of the image `a` reads (`given`, or the one `carve`
-/// wrote beside it), for `rows` and `records`: the map when it is usable,
-/// and in words each reason it is not (the map's file and line: a
-/// finding; the records then carry no source offsets).
-pub(crate) fn read_map(
-    a: &ibdscope::analysis::Analysis<'_>,
-    given: Option<&Path>,
-) -> (Option<ibdscope::sources::Sources>, Vec<String>) {
-    let Some(s) = ibdscope::sources::read(a.path(), given, a.physical()) else {
-        return (None, Vec::new());
-    };
-    let map = ibdscope::names::path(&s.path).to_string();
-    let mut words = Vec::new();
-    if let Some(e) = &s.unreadable {
-        words.push(format!(
-            "{map}: the source map cannot be read ({}): no source offsets",
-            crate::out::reason(e)
-        ));
-    }
-    for f in &s.findings {
-        let at = match f.line {
-            0 => String::new(),
-            n => format!("line {n}: "),
-        };
-        words.push(format!(
-            "{map}: {at}{}: the source map does not fit {}, no source offsets",
-            f.kind,
-            ibdscope::names::path(a.path())
-        ));
-    }
-    (s.map().is_some().then_some(s), words)
-}
-
 /// Writes `space`'s image into `path`: each kept page at its number, the
 /// file as long as the last page (holes left sparse, reading as zeros),
 /// page 0 synthesized when none was found.

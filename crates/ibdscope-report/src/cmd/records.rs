@@ -646,7 +646,7 @@ pub fn run(
     }
     // A carved image's source map: a map that does not fit is a finding,
     // and the records come without source offsets.
-    let (sources, map_findings) = crate::cmd::carve::read_map(a, sel.sources.as_deref());
+    let (sources, map_findings) = crate::source_map::read(a, sel.sources.as_deref());
     let map = (sources.as_ref())
         .and_then(|s| s.map())
         .filter(|_| !matches!(opts.format, Format::Tsv | Format::Sql));

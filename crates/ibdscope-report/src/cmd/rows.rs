@@ -174,7 +174,7 @@ pub fn run(
     }
     // A carved image's source map: a map that does not fit is a finding,
     // and the rows come without source offsets.
-    let (sources, map_findings) = crate::cmd::carve::read_map(a, r.sources.as_deref());
+    let (sources, map_findings) = crate::source_map::read(a, r.sources.as_deref());
     p.findings.extend(map_findings);
     let map = (sources.as_ref())
         .and_then(|s| s.map())
