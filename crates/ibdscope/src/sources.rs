@@ -9,8 +9,8 @@
 //! let space = file.space()?;
 //! let sources = space.sources(None);
 //! for row in space.rows(None, ibdscope::ScanOptions::default())? {
-//!     let row = row?;
-//!     if let Some((source, Some(at))) = sources.as_ref().and_then(|s| s.locate(row.page, row.offset)) {
+//!     let place = sources.as_ref().and_then(|s| s.locate(row.page, row.offset));
+//!     if let Some((source, Some(at))) = place {
 //!         println!("{source} byte {at}");
 //!     }
 //! }
