@@ -2563,16 +2563,19 @@ pub(crate) mod tests {
         assert_eq!(h.next_origin(200, 16384), Some((200 + 0xFFF0) % 16384));
     }
 
-    #[test]
-    fn mutated_pages_never_panic_and_stay_bounded() {
-        // Seeded xorshift; no dependency.
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut rnd = move || {
+    /// A seeded xorshift; no dependency.
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        };
+        }
+    }
+
+    #[test]
+    fn mutated_pages_never_panic_and_stay_bounded() {
+        let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
         for (format, size) in [
             (RecFormat::Compact, 16384),
             (RecFormat::Redundant, 16384),
@@ -2648,13 +2651,7 @@ pub(crate) mod tests {
         // directory's slots: damage aimed at what it trusts (the slots,
         // each record's n_owned, the next fields, PAGE_N_DIR_SLOTS) must
         // leave it agreeing with the step-by-step walk and the full walk.
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rnd = xorshift(0x2545_F491_4F6C_DD1D);
         let (mut sound, mut doubted) = (0, 0);
         for (size, n, level) in [(16384, 61, 0), (4096, 23, 0), (16384, 40, 1)] {
             let mut b = PageBuilder::new(size, RecFormat::Compact);
