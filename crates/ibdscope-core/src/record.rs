@@ -2597,7 +2597,7 @@ pub(crate) mod tests {
                 let mut page = clean.clone();
                 for _ in 0..(1 + rnd() % 4) {
                     // Mostly the header and the first records.
-                    let at = if rnd() % 2 == 0 {
+                    let at = if rnd().is_multiple_of(2) {
                         (rnd() % 700) as usize
                     } else {
                         (rnd() % size as u64) as usize
@@ -2695,7 +2695,7 @@ pub(crate) mod tests {
                         }
                         // PAGE_N_DIR_SLOTS one more or one less.
                         3 => {
-                            let v = if rnd() % 2 == 0 {
+                            let v = if rnd().is_multiple_of(2) {
                                 n_slots + 1
                             } else {
                                 n_slots - 1
