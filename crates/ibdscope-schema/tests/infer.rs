@@ -871,3 +871,165 @@ fn mysql8_corpus_against_sdi() {
         tally.named
     );
 }
+
+/// Secondary indexes tied to the clustered columns, counted: tables
+/// compared, keys stated, right and `high`, named doubtful; failures.
+#[derive(Default)]
+struct KeyTally {
+    tables: usize,
+    keys: usize,
+    right_high: usize,
+    named: usize,
+    failures: Vec<String>,
+}
+
+impl KeyTally {
+    /// Infers `ibd` and compares each `KEY` line of its statement with
+    /// the real definition's secondary index of the same rank, by storage
+    /// position, when the inferred columns are the real ones one for one.
+    fn check(&mut self, label: &str, table: &str, ibd: &[u8], def: &TableDef) {
+        use ibdscope_schema::table::IndexKind;
+        let secondary: Vec<_> = (def.indexes.iter())
+            .filter(|i| matches!(i.kind, IndexKind::Unique | IndexKind::Multiple))
+            .collect();
+        if secondary.is_empty() {
+            return;
+        }
+        let ts = Tablespace::new(ibd).expect("tablespace");
+        let inf = infer(&ts);
+        let compact = inf.format == ibdscope_core::RecFormat::Compact;
+        let real = real(def, compact);
+        let (n, s, ..) = compare(&inf, &real);
+        if inf.columns.len() != real.len() || s != n {
+            println!("{label}: columns not one for one; keys not compared");
+            return;
+        }
+        self.tables += 1;
+        let sql = inf.create_table(table);
+        let got = ibdscope_schema::ddl::parse_one(sql.as_bytes(), Some(table))
+            .unwrap_or_else(|e| panic!("{table}: {e}\n{sql}"))
+            .to_table_def("fx");
+        let got_keys: Vec<_> = (got.indexes.iter())
+            .filter(|i| matches!(i.kind, IndexKind::Unique | IndexKind::Multiple))
+            .collect();
+        // Real key columns by storage position.
+        let pos = |name: &str| real.iter().position(|r| r.name == name);
+        for (k, ix) in secondary.iter().enumerate() {
+            let want: Vec<Option<usize>> = (ix.elements.iter())
+                .filter(|e| !e.hidden)
+                .map(|e| pos(&def.columns[e.column].name))
+                .collect();
+            let kname = format!("k{}", k + 1);
+            let Some(g) = got_keys.iter().find(|g| g.name == kname) else {
+                println!(
+                    "{label}: {} not tied: {:?}",
+                    ix.name,
+                    inf.indexes.get(k + 1).map(|i| (&i.outcome, &i.fields))
+                );
+                continue;
+            };
+            self.keys += 1;
+            let have: Vec<Option<usize>> = (g.elements.iter())
+                .filter(|e| !e.hidden)
+                .map(|e| {
+                    let c = &got.columns[e.column].name;
+                    c.strip_prefix('c')
+                        .and_then(|x| x.parse::<usize>().ok())
+                        .map(|x| x - 1)
+                })
+                .collect();
+            let line = sql
+                .lines()
+                .find(|l| l.contains(&format!("KEY `{kname}`")))
+                .unwrap_or("");
+            let high = line.contains("COMMENT 'high");
+            println!("{label}: {} {want:?} -> {kname} {have:?}: {line}", ix.name);
+            if have == want && high {
+                self.right_high += 1;
+            } else if !high {
+                self.named += 1;
+            } else {
+                self.failures.push(format!(
+                    "{label}: {} is {want:?}, stated high as {have:?}",
+                    ix.name
+                ));
+            }
+        }
+    }
+}
+
+/// Secondary indexes tied to the clustered columns: every fixture table
+/// whose `.frm` has secondary indexes and whose inferred columns are the
+/// `.frm`'s one for one (storage right) gets a `KEY` line per secondary
+/// index whose columns are the `.frm`'s key's (by storage position); a
+/// key stated `high` and wrong is a failure, and at least the `secondary`
+/// and `dml` tables' keys are stated. The MySQL 8 corpus files (read in
+/// place, against their SDI) are held to the same: no key stated `high`
+/// and wrong.
+#[test]
+fn secondary_keys_against_frm() {
+    let mut t = KeyTally::default();
+    for dir in DIRS {
+        let d = ibdscope_testkit::fixtures().join(dir);
+        let mut names: Vec<_> = std::fs::read_dir(&d)
+            .expect("dir")
+            .filter_map(|e| {
+                let p = e.ok()?.path();
+                (p.extension()? == "ibd").then_some(p)
+            })
+            .collect();
+        names.sort();
+        for ibd_path in names {
+            let table = ibd_path.file_stem().unwrap().to_string_lossy().into_owned();
+            let frm = std::fs::read(d.join(format!("{table}.frm"))).expect("frm");
+            let def = ibdscope_schema::frm::Frm::parse(&frm)
+                .expect("frm")
+                .to_table_def(&table, "fx");
+            let ibd = std::fs::read(&ibd_path).expect("ibd");
+            t.check(&format!("{dir}/{table}"), &table, &ibd, &def);
+        }
+    }
+    println!(
+        "secondary keys: {} tables, {} keys stated, {} right and high, {} named doubtful",
+        t.tables, t.keys, t.right_high, t.named
+    );
+    assert!(t.failures.is_empty(), "{}", t.failures.join("\n"));
+    // `secondary` (two keys) in mysql56, mariadb1011, -4k, -64k, and
+    // `dml` (one) in mysql56 and mariadb1011.
+    assert!(
+        t.right_high >= 10,
+        "{} keys tied right with confidence",
+        t.right_high
+    );
+    let Some(corpus) = ibdscope_testkit::corpus() else {
+        return;
+    };
+    let mut c = KeyTally::default();
+    for m in &ibdscope_testkit::tsv(&corpus.join("manifest.tsv")) {
+        let path = &m["path"];
+        if !["mysql-8.0/", "mysql-8.4/", "mysql-9.x/"]
+            .iter()
+            .any(|d| path.starts_with(d))
+            || !path.ends_with(".ibd")
+        {
+            continue;
+        }
+        let Ok(ibd) = std::fs::read(corpus.join(path)) else {
+            continue;
+        };
+        let Ok(ts) = Tablespace::new(&ibd) else {
+            continue;
+        };
+        let Ok(def) = TableDef::from_tablespace(&ts) else {
+            continue;
+        };
+        let table = def.name.clone();
+        c.check(path, &table, &ibd, &def);
+    }
+    println!(
+        "secondary keys, MySQL 8 corpus: {} tables, {} keys stated, {} right and high, {} named \
+         doubtful",
+        c.tables, c.keys, c.right_high, c.named
+    );
+    assert!(c.failures.is_empty(), "{}", c.failures.join("\n"));
+}

@@ -41,8 +41,11 @@ use ibdscope_core::record::REC_INFO_MIN_REC_FLAG;
 use ibdscope_core::{IndexId, PageNo, RecFormat, RecPage, RecType, Tablespace, Visited};
 use std::collections::BTreeMap;
 
+mod keys;
+mod partial;
 mod search;
 mod types;
+pub use partial::complete_from_records;
 use search::{compact, redundant};
 use std::fmt::Write as _;
 use types::{
@@ -245,6 +248,14 @@ pub struct IndexInference {
     pub fields: Vec<(Storage, bool)>,
     /// How the search ended.
     pub outcome: Outcome,
+    /// A secondary index's key: the clustered columns (positions in
+    /// [`Inference::columns`]) its records hold the same values as; empty
+    /// when not tied (and for the clustered index).
+    pub key: Vec<usize>,
+    /// How sure the tie is.
+    pub key_confidence: Confidence,
+    /// Why, in words (or why not tied).
+    pub key_evidence: String,
 }
 
 /// A table's columns inferred from its records.
@@ -431,6 +442,10 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
         complete: false,
         notes: Vec::new(),
     };
+    // The clustered index's table and its columns' fields, and each
+    // secondary index's table, to tie the secondary keys to the columns.
+    let mut clustered_table: Option<(Table, Vec<Option<usize>>)> = None;
+    let mut secondaries: Vec<(usize, &IndexPages, Table)> = Vec::new();
     for (k, ix) in indexes.iter().enumerate() {
         let clustered = k == 0;
         let res = match format {
@@ -517,15 +532,26 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             records: u32::try_from(records).unwrap_or(u32::MAX),
             fields: table.as_ref().map(|t| t.fields.clone()).unwrap_or_default(),
             outcome,
+            key: Vec::new(),
+            key_confidence: Confidence::Low,
+            key_evidence: String::new(),
         });
         if clustered {
             match table {
-                Some(t) => columns(&mut out, ix, &t, placed, &doubt, run_doubt),
+                Some(t) => {
+                    let f = columns(&mut out, ix, &t, placed, &doubt, run_doubt);
+                    clustered_table = Some((t, f));
+                }
                 None => out
                     .notes
                     .push("the clustered index's layout was not found".into()),
             }
+        } else if let Some(t) = table {
+            secondaries.push((out.indexes.len().saturating_sub(1), ix, t));
         }
+    }
+    if let (Some((t, f)), Some(cix)) = (&clustered_table, indexes.first()) {
+        keys::tie(&mut out, (cix, t), f, &secondaries);
     }
     if out.indexes.is_empty() {
         out.notes.push("no index page with records".into());
@@ -638,7 +664,8 @@ fn swap_doubt(t: &Table, doubt: &mut Vec<bool>) {
     }
 }
 
-/// The clustered index's columns from its fields.
+/// The clustered index's columns from its fields; returns each column's
+/// field (`None`: bytes of the NOT NULL fixed-width run).
 fn columns(
     out: &mut Inference,
     ix: &IndexPages,
@@ -646,7 +673,7 @@ fn columns(
     placed: Option<(Vec<Spec>, usize)>,
     doubt: &[bool],
     run_doubt: bool,
-) {
+) -> Vec<Option<usize>> {
     let pages = &ix.leaves;
     let (specs, n_key) = match t.run {
         Some(a) => match placed {
@@ -657,7 +684,7 @@ fn columns(
                 );
                 match place(pages, t, a, false) {
                     Some(x) => (x.0, x.1),
-                    None => return,
+                    None => return Vec::new(),
                 }
             }
         },
@@ -665,6 +692,7 @@ fn columns(
     };
     let (specs, n_key) = unsplit_runs(specs, n_key);
     out.n_key = n_key;
+    let fields = specs.iter().map(|sp| sp.field).collect();
     out.columns = specs
         .into_iter()
         .enumerate()
@@ -706,6 +734,7 @@ fn columns(
             }
         })
         .collect();
+    fields
 }
 
 /// COMPACT: the columns of a NOT NULL fixed-width run that the values do
@@ -869,6 +898,7 @@ impl Inference {
         let mut s = String::from("CREATE TABLE ");
         crate::table::quote_ident(name, &mut s);
         s.push_str(" (\n");
+        let key_lines = keys::key_lines(&self.indexes, &self.columns);
         for (i, c) in self.columns.iter().enumerate() {
             let _ = write!(s, "  `{}` {}", c.name, c.sql_type);
             s.push_str(if c.nullable { " NULL" } else { " NOT NULL" });
@@ -889,11 +919,12 @@ impl Inference {
                 }
             }
             s.push('\'');
-            if i.saturating_add(1) < self.columns.len() || self.n_key > 0 {
+            if i.saturating_add(1) < self.columns.len() || self.n_key > 0 || !key_lines.is_empty() {
                 s.push(',');
             }
             s.push('\n');
         }
+        let mut tail = Vec::new();
         if self.n_key > 0 {
             let keys: Vec<String> = self
                 .columns
@@ -901,7 +932,12 @@ impl Inference {
                 .take(self.n_key)
                 .map(|c| format!("`{}`", c.name))
                 .collect();
-            let _ = writeln!(s, "  PRIMARY KEY ({})", keys.join(","));
+            tail.push(format!("  PRIMARY KEY ({})", keys.join(",")));
+        }
+        tail.extend(key_lines);
+        if !tail.is_empty() {
+            s.push_str(&tail.join(",\n"));
+            s.push('\n');
         }
         s.push_str(") ENGINE=InnoDB DEFAULT CHARSET=latin1");
         s
