@@ -770,6 +770,7 @@ fn unsplit_runs(specs: Vec<Spec>, n_key: usize) -> (Vec<Spec>, usize) {
             family: group.first().map_or(Family::Binary, |sp| sp.cand.family),
             fit: 0,
             weight: 0,
+            bits: 0,
             evidence: String::new(),
             low: true,
             alts: Vec::new(),
@@ -782,6 +783,7 @@ fn unsplit_runs(specs: Vec<Spec>, n_key: usize) -> (Vec<Spec>, usize) {
                 family: Family::Binary,
                 fit: 1000,
                 weight: 1,
+                bits: 0,
                 evidence: format!(
                     "a run of {n} fixed bytes, NOT NULL, one or more columns (no boundary in \
                      the records; the values place none: read as {})",
