@@ -203,6 +203,11 @@ enum Command {
         /// Every index page the index owns, linked or not, and freed pages still holding its records, in page order (default: the leaf chain in key order).
         #[arg(long)]
         all_pages: bool,
+        /// A carved image's source map, which gives each record's byte
+        /// offset in the source carved (default: FILE.sources beside the
+        /// file, which `carve` writes, when there is one).
+        #[arg(long, value_name = "FILE")]
+        sources: Option<PathBuf>,
         /// Leave out records from pages that do not verify (checksum, LSN,
         /// page number or space id); by default they are shown and marked.
         #[arg(long)]
@@ -252,6 +257,12 @@ enum Command {
         /// as hex of their first bytes and marked truncated.
         #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
         max_value_bytes: usize,
+        /// A carved image's source map, which adds each row's source file
+        /// and byte offset there (JSON, JSONL, CSV, text; not TSV)
+        /// (default: FILE.sources beside the file, which `carve` writes,
+        /// when there is one).
+        #[arg(long, value_name = "FILE")]
+        sources: Option<PathBuf>,
     },
     /// Each row's older versions (MySQL 5.x, MariaDB), oldest first, from
     /// its roll pointer through the undo logs not yet purged (ibdata1 and
@@ -1170,6 +1181,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
             page,
             all_pages,
             verified_only,
+            sources,
         } => Parsed {
             verified_only,
             ..Parsed::one(
@@ -1179,6 +1191,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                     deleted,
                     page,
                     all_pages,
+                    sources,
                 }),
                 common,
             )
@@ -1203,6 +1216,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
             hidden,
             max_value_bytes,
             verified_only,
+            sources,
         } => Parsed {
             verified_only,
             ..Parsed::one(
@@ -1220,6 +1234,7 @@ fn command(command: Command) -> Result<Parsed, Error> {
                     where_page,
                     hidden,
                     max_value_bytes,
+                    sources,
                 }),
                 common,
             )

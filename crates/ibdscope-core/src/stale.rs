@@ -49,6 +49,7 @@ use crate::index::IndexHeader;
 pub use crate::links::{Link, StaleHow};
 use crate::page_type::PageType;
 use crate::space::{PageFacts, PageProblem, Tablespace};
+use crate::verdict::ZeroRule;
 
 /// One B-tree page's links as the sibling rule reads them: a page of type
 /// INDEX, RTREE or SDI that verifies and whose bytes are plain.
@@ -219,17 +220,17 @@ impl Positions {
 /// The extent descriptor rule for one page that verifies (`f`, its facts
 /// after the server's judgement): if its XDES entry calls it free (or it
 /// lies at or past FSP_FREE_LIMIT) and it is newer than the page that says
-/// so, that page is stale. `xdes_ok` tells whether an XDES page verifies
-/// (asked once per XDES page by the caller, [`crate::verdict::ZeroRule`]).
+/// so, that page is stale. `zeros` reads the XDES pages (each verified and
+/// read once while pages come in order, [`crate::verdict::ZeroRule`]).
 pub fn stale_descriptor(
     ts: &Tablespace<'_>,
     f: &PageFacts,
-    xdes_ok: impl FnMut(u32) -> bool,
+    zeros: &mut ZeroRule,
 ) -> Option<StalePage> {
     if !matches!(f.verdict, Verdict::Valid(_)) || f.stored_page_no != f.page_no {
         return None;
     }
-    stale_descriptor_at(ts, f.page_no, f.lsn, xdes_ok)
+    stale_descriptor_at(ts, f.page_no, f.lsn, zeros)
 }
 
 /// [`stale_descriptor`] for page `page`, which the caller found verifies,
@@ -238,7 +239,7 @@ pub fn stale_descriptor_at(
     ts: &Tablespace<'_>,
     page: PageNo,
     lsn: Lsn,
-    mut xdes_ok: impl FnMut(u32) -> bool,
+    zeros: &mut ZeroRule,
 ) -> Option<StalePage> {
     if lsn.0 == 0 || page.0 == 0 || ts.in_doublewrite(page) || !ts.detection().page0_ok {
         return None;
@@ -250,13 +251,13 @@ pub fn stale_descriptor_at(
     if within == 0 {
         return None; // an XDES page describes itself in use
     }
-    let past_limit = ts.fsp_header().is_some_and(|h| n >= h.free_limit());
+    let past_limit = zeros.free_limit(ts).is_some_and(|limit| n >= limit);
     let (describer, how) = if past_limit {
         (0, StaleHow::BelowFreeLimit)
     } else {
         (xdes_no, StaleHow::DescribesFree)
     };
-    if !xdes_ok(xdes_no) || ts.is_free_in_verified_xdes(page) != Some(true) {
+    if !zeros.xdes_verifies(ts, xdes_no) || zeros.free_in_verified(ts, page) != Some(true) {
         return None;
     }
     // Page 0 verifies (`page0_ok`); an XDES page was verified by `xdes_ok`.

@@ -547,8 +547,7 @@ impl<'t, 'a> SummaryFold<'t, 'a> {
                 if let Some(l) = page.and_then(|p| Links::of(content, &f, p)) {
                     s.links.push(l);
                 }
-                let zeros = &mut self.zeros;
-                if let Some(st) = stale_descriptor(ts, &f, |x| zeros.xdes_verifies(ts, x)) {
+                if let Some(st) = stale_descriptor(ts, &f, &mut self.zeros) {
                     s.stale.push(st);
                 }
             }

@@ -411,6 +411,15 @@ pub fn judge(
 pub struct ZeroRule {
     /// The last XDES page verified, and whether it verifies.
     xdes: Option<(u32, bool)>,
+    /// The XDES page whose pages `free` describes, when read.
+    free_of: Option<u32>,
+    /// Per page that XDES page describes, what
+    /// [`Tablespace::is_free_in_verified_xdes`] answers below
+    /// FSP_FREE_LIMIT: 0 nothing (no entry), 1 in use, 2 free. Read once
+    /// per XDES page ([`ZeroRule::free_in_verified`]), not per page.
+    free: Vec<u8>,
+    /// FSP_FREE_LIMIT, once read (`None` inside: no FSP header).
+    limit: Option<Option<u32>>,
 }
 
 impl ZeroRule {
@@ -423,7 +432,67 @@ impl ZeroRule {
             return false;
         };
         let xdes_no = n.0.saturating_sub(within);
-        self.xdes_verifies(ts, xdes_no) && ts.is_free_in_verified_xdes(n) == Some(false)
+        self.xdes_verifies(ts, xdes_no) && self.free_in_verified(ts, n) == Some(false)
+    }
+
+    /// FSP_FREE_LIMIT of `ts` (`None`: no FSP header), read once.
+    pub(crate) fn free_limit(&mut self, ts: &Tablespace<'_>) -> Option<u32> {
+        *(self.limit).get_or_insert_with(|| ts.fsp_header().map(|h| h.free_limit()))
+    }
+
+    /// [`Tablespace::is_free_in_verified_xdes`] for page `n`, whose XDES
+    /// page the caller found verifying: the same answer, with the XDES
+    /// page's entries read once for all the pages it describes (pages
+    /// come in order), not once per page.
+    pub(crate) fn free_in_verified(&mut self, ts: &Tablespace<'_>, n: PageNo) -> Option<bool> {
+        let physical = ts.page_size();
+        let within = n.0.checked_rem(physical)?;
+        let xdes_no = n.0.saturating_sub(within);
+        if self.free_of != Some(xdes_no) {
+            self.read_free(ts, xdes_no, physical);
+        }
+        // A missing XDES page leaves the map empty: nothing is told.
+        if self.free.is_empty() {
+            return None;
+        }
+        if self.free_limit(ts).is_some_and(|limit| n.0 >= limit) {
+            return Some(true);
+        }
+        match self.free.get(within as usize) {
+            Some(1) => Some(false),
+            Some(2) => Some(true),
+            _ => None,
+        }
+    }
+
+    /// Reads the FREE bits of XDES page `xdes_no` into `free`.
+    fn read_free(&mut self, ts: &Tablespace<'_>, xdes_no: u32, physical: u32) {
+        self.free_of = Some(xdes_no);
+        self.free.clear();
+        let Some(page) = ts.page(PageNo(xdes_no)) else {
+            return;
+        };
+        self.free.resize(physical as usize, 0);
+        let extent = ts.format().extent_size();
+        let Some(entries) = physical.checked_div(extent) else {
+            return;
+        };
+        for (idx, pages) in (0..entries).zip(self.free.chunks_mut(extent as usize)) {
+            let Some(entry) = crate::xdes::XdesEntry::new(page, idx, extent) else {
+                break;
+            };
+            let all_free = matches!(
+                entry.state(),
+                crate::xdes::XdesState::NotInited | crate::xdes::XdesState::Free
+            );
+            for (i, slot) in (0u32..).zip(pages.iter_mut()) {
+                *slot = match (all_free, entry.is_free(i)) {
+                    (true, _) | (false, Some(true)) => 2,
+                    (false, Some(false)) => 1,
+                    (false, None) => 0,
+                };
+            }
+        }
     }
 
     /// Whether XDES page `xdes_no` verifies (verified once, then kept:

@@ -66,7 +66,9 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 mod keys;
+mod sources;
 pub use keys::decrypt;
+pub use sources::{PageSource, SourceMap, SourcesFinding, SourcesProblem, Stored};
 
 /// The default alignment: a sector.
 const SECTOR: u32 = 512;

@@ -219,6 +219,8 @@ pub struct RowsOpts {
     pub hidden: bool,
     /// Cap on one off-page value.
     pub max_value_bytes: usize,
+    /// A carved image's source map (default: `FILE.sources` beside it).
+    pub sources: Option<PathBuf>,
 }
 
 /// What `records` walks and shows.
@@ -235,6 +237,8 @@ pub struct RecordsOpts {
     pub page: Option<u32>,
     /// Every page the index owns (and freed pages with its records).
     pub all_pages: bool,
+    /// A carved image's source map (default: `FILE.sources` beside it).
+    pub sources: Option<PathBuf>,
 }
 
 /// MariaDB `file_key_management` key files, for the front end that reads

@@ -51,6 +51,7 @@ mod outcome;
 mod page_views;
 mod repair;
 mod run;
+mod source_map;
 mod system;
 mod text;
 mod undo_words;

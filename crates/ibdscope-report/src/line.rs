@@ -158,9 +158,96 @@ pub fn str_left(out: &mut Vec<u8>, s: &str, width: usize) {
     spaces(out, s.len(), width);
 }
 
+/// `v` with one decimal right-aligned in `width` (`{v:>width$.1}`), for
+/// a finite `v` of positive sign below 2^31: the decimal is `v`'s exact
+/// value rounded to the nearest tenth, a tie to the even tenth, as the
+/// formatter rounds (`10·v` is exact in an `f64`: 24 significant bits and
+/// 4 more). False, nothing written, for any other `v`.
+pub fn tenths_right(out: &mut Vec<u8>, v: f32, width: usize) -> bool {
+    if !(v.is_sign_positive() && v < 2_147_483_648.0) {
+        return false;
+    }
+    let t = f64::from(v) * 10.0;
+    let whole = t.floor();
+    let frac = t - whole;
+    // Below 2^35: an exact integer.
+    let mut n = whole as u64;
+    if frac > 0.5 || (frac == 0.5 && n % 2 == 1) {
+        n = n.wrapping_add(1);
+    }
+    let mut buf = [b' '; 24];
+    let Some((last, head)) = buf.split_last_mut() else {
+        return false;
+    };
+    *last = b'0'.wrapping_add((n % 10) as u8);
+    let Some((dot, head)) = head.split_last_mut() else {
+        return false;
+    };
+    *dot = b'.';
+    let k = right_in(head, n / 10);
+    let len = k.saturating_add(2);
+    spaces(out, len, width);
+    out.extend_from_slice(buf.get(buf.len().saturating_sub(len)..).unwrap_or_default());
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tenths_are_what_the_formatter_writes() {
+        let check = |v: f32| {
+            for width in [0, 5, 7] {
+                let mut out = b"x".to_vec();
+                if tenths_right(&mut out, v, width) {
+                    assert_eq!(out, format!("x{v:>width$.1}").as_bytes(), "{v:e}");
+                } else {
+                    assert!(!(v >= 0.0 && v.is_sign_positive() && v < 2e9), "{v:e}");
+                }
+            }
+        };
+        // Every fill a page of any size can have (bytes of 512..=65536).
+        for size in [512u32, 1024, 2048, 4096, 8192, 16384, 32768, 65536] {
+            for used in 0..=size {
+                check(used as f32 / size as f32 * 100.0);
+            }
+        }
+        // Ties and their neighbours, every f32 from 0 to 2^24 / 10 whose
+        // tenths end in 5 hundredths exactly or nearly.
+        for k in 0..2_000_000u32 {
+            let tie = (k as f32) / 10.0 + 0.05;
+            for v in [tie, tie.next_up(), tie.next_down(), k as f32 / 100.0] {
+                check(v);
+            }
+        }
+        // Every 9973rd f32 of positive sign, the edges and the rest.
+        for bits in (0..=0x7FFF_FFFFu32).step_by(9973) {
+            check(f32::from_bits(bits));
+        }
+        for v in [
+            0.0,
+            -0.0,
+            0.05,
+            0.25,
+            0.75,
+            99.95,
+            100.0,
+            f32::NAN,
+            f32::INFINITY,
+            -1.0,
+        ] {
+            check(v);
+        }
+        for v in [
+            2_147_483_520.0f32,
+            2_147_483_648.0,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+        ] {
+            check(v);
+        }
+    }
 
     #[test]
     fn each_piece_is_what_the_formatter_writes() {

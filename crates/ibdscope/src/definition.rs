@@ -310,6 +310,11 @@ pub fn load<'m>(
             }
         }
     }
+    // What the dictionary lacks (a DECIMAL's precision and scale) is
+    // filled from the records, and said in the column's note.
+    if dict_datadir.is_some() && !dict_notes.is_empty() {
+        ibdscope_schema::infer::complete_from_records(ts, &mut table, &mut dict_notes);
+    }
     let compact = table
         .clustered()
         .and_then(|ix| ix.root)

@@ -37,7 +37,9 @@
 //! model of a file the commands read: summary, space map, B-trees,
 //! definition), [`definition`], [`instance`] (the system tablespace and
 //! its dictionary), [`logical`] (decompressed and decrypted images),
-//! [`decrypt`] (MySQL keyrings), [`host`] (how files are read).
+//! [`decrypt`] (MySQL keyrings), [`host`] (how files are read),
+//! [`sources`] (a carved image's records back to their byte offsets in
+//! the source carved: [`Space::sources`]).
 #![cfg_attr(test, allow(clippy::disallowed_macros))]
 
 pub mod analysis;
@@ -50,6 +52,7 @@ pub mod instance;
 pub mod logical;
 pub mod names;
 pub mod open;
+pub mod sources;
 pub mod space;
 pub mod undo;
 

@@ -444,6 +444,15 @@ impl<'f> Space<'f> {
         RowScan::over(input, t, ix, &table.decoding, opts).map_err(|e| self.rows_error(e))
     }
 
+    /// The source map of a carved image (`carve`'s `IMAGE.sources`:
+    /// `given`, or else the one beside the file), read and checked
+    /// against the pages; `None` when there is none. Its
+    /// [`locate`](crate::sources::Sources::locate) gives a row's byte
+    /// offset in the source carved from its page and offset.
+    pub fn sources(&self, given: Option<&Path>) -> Option<crate::sources::Sources> {
+        crate::sources::read(self.file.path(), given, self.analysis.physical())
+    }
+
     /// Every row's older versions, from its `DB_ROLL_PTR` through the undo
     /// logs not yet purged (MySQL ≤ 5.7 and MariaDB: the system tablespace
     /// and the `undoNNN` files of the datadir beside the file, or the one

@@ -198,3 +198,54 @@ fn damaged_copies_never_panic() {
         }
     }
 }
+
+/// `secondary` (`KEY idx_k (k)`, `KEY idx_name (name)`, the .frm): the
+/// statement `schema --infer` prints ties both secondary indexes to the
+/// clustered columns (`KEY k1 (c2)`, `KEY k2 (c3)`, `high`), and loaded
+/// back as `--ddl` it reads each secondary index's records as the
+/// server's rows hold them: every (key, id) pair of the index is a row's
+/// of the server's dump, and every row's is in the index.
+#[test]
+fn secondary_keys_inferred_read_their_index() {
+    for dir in ["mysql56", "mariadb1011"] {
+        let ibd = alone(dir, "secondary");
+        let out = run(&["schema", &ibd, "--infer"]);
+        assert_eq!(out.status.code(), Some(0), "{dir}: {out:?}");
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        for line in [
+            "KEY `k1` (`c2`) COMMENT 'high: ",
+            "KEY `k2` (`c3`) COMMENT 'high: ",
+        ] {
+            assert!(text.contains(line), "{dir}: no {line}\n{text}");
+        }
+        let ddl = format!("{ibd}.sql");
+        std::fs::write(&ddl, &text).expect("write ddl");
+        let rows = dump(dir, "secondary");
+        // (k, id) and (name, id) from the dump's id, k, name, payload.
+        for (index, col) in [("k1", 1), ("k2", 2)] {
+            let o = run(&[
+                "rows", &ibd, "--ddl", &ddl, "--index", index, "--format", "tsv",
+            ]);
+            assert_eq!(o.status.code(), Some(0), "{dir} {index}: {o:?}");
+            let mut got: Vec<String> = String::from_utf8(o.stdout)
+                .expect("utf-8")
+                .lines()
+                .map(str::to_string)
+                .collect();
+            let mut want: Vec<String> = rows
+                .iter()
+                .map(|l| {
+                    let v: Vec<&str> = l.split('\t').collect();
+                    format!("{}\t{}", v[col], v[0])
+                })
+                .collect();
+            got.sort();
+            want.sort();
+            assert_eq!(got.len(), 3000, "{dir} {index}");
+            assert_eq!(
+                got, want,
+                "{dir} {index}: the index's rows against the dump"
+            );
+        }
+    }
+}

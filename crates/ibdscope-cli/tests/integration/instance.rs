@@ -660,14 +660,16 @@ fn clean_system_tablespaces_read_clean() {
 
 /// A DECIMAL read through the dictionary, whose SYS_COLUMNS hold its byte
 /// length but not its precision and scale (`data0type.h`: DATA_FIXBINARY
-/// with MYSQL_TYPE_NEWDECIMAL), shows its stored bytes: every format says
-/// so (a note in the text and SQL headers, a `dictionary_notes` field in
-/// JSON, a stderr line with TSV, CSV, JSONL and SQL) and the run exits 1,
-/// since values shown are not the server's (TSV once said
-/// nothing and exited 0). The 5 stored bytes bound it: DECIMAL(M,D) of 5
-/// bytes (`decimal.cc` `decimal_bin_size`) has M from 8 to 11; the
-/// column is DECIMAL(10,2) (the .frm, fixtures/gen). With the .frm beside
-/// the file it is read instead, and the value is the server's dump's.
+/// with MYSQL_TYPE_NEWDECIMAL), has its scale inferred from the records'
+/// digit groups (DECIMAL(10,2), the .frm, fixtures/gen: the 5 stored
+/// bytes alone allow M from 8 to 11 and several scales) and its values
+/// read with it: the column equals the server's dump in every row, and
+/// every format says the precision and scale were inferred and from how
+/// many values (a note in the text and SQL headers, a `dictionary_notes`
+/// field in JSON, a stderr line with TSV, CSV, JSONL and SQL); no finding
+/// names it (the ENUM and SET columns, whose labels no record holds, still
+/// do: exit 1). Before, its stored bytes were shown. With the .frm beside
+/// the file it is read instead, and every value is the server's dump's.
 #[test]
 fn dictionary_decimal_is_said_in_every_format() {
     let mut checked = 0;
@@ -691,22 +693,42 @@ fn dictionary_decimal_is_said_in_every_format() {
             );
             assert_eq!(o.status.code(), Some(1), "{d} {format}: {err}");
             let said = match format {
-                "text" => out.contains("# column dec1: DECIMAL: precision and scale are not in the dictionary"),
+                "text" => {
+                    out.contains("# column dec1: DECIMAL(M,2): precision and scale inferred from ")
+                }
                 "json" => {
                     let j = Json::parse(&out);
-                    j.get("dictionary_notes")
+                    j.get("dictionary_notes").arr().iter().any(|n| {
+                        n.get("column").str() == "dec1"
+                            && n.get("note")
+                                .str()
+                                .starts_with("DECIMAL(M,2): precision and scale inferred from ")
+                    }) && !j
+                        .get("findings")
                         .arr()
                         .iter()
-                        .any(|n| n.get("column").str() == "dec1" && n.get("note").str().starts_with("DECIMAL: "))
-                        && j.get("findings").arr().iter().any(|f| f.str().starts_with("column dec1: "))
+                        .any(|f| f.str().starts_with("column dec1: "))
                 }
-                _ => err.contains("ibdscope: note: column dec1: DECIMAL: precision and scale are not in the dictionary"),
+                _ => err.contains(
+                    "ibdscope: note: column dec1: DECIMAL(M,2): precision and scale inferred from ",
+                ),
             };
             assert!(said, "{d} {format}: no DECIMAL note\n{out}\n{err}");
             assert!(
-                out.contains("M from 8 to 11") || err.contains("M from 8 to 11"),
-                "{d} {format}: the bound the length gives\n{out}\n{err}"
+                !err.contains("finding: column dec1"),
+                "{d} {format}: dec1 named as not the server's\n{err}"
             );
+            if format == "tsv" {
+                // dec1 (the 14th column) as the server dumped it.
+                let dump = fixtures().join(format!("instance/rows/{d}__t_types.tsv"));
+                let want = std::fs::read_to_string(&dump).expect("dump");
+                let col = |t: &str| -> Vec<String> {
+                    t.lines()
+                        .map(|l| l.split('\t').nth(13).unwrap_or("").to_string())
+                        .collect()
+                };
+                assert_eq!(col(&out), col(&want), "{d}: dec1 against the dump");
+            }
         }
         // The .frm beside the file knows precision and scale: preferred to
         // the dictionary even when --datadir names it.

@@ -22,7 +22,7 @@ use ibdscope::host::Unit;
 use ibdscope::open::Input;
 use ibdscope_core::Engine;
 use ibdscope_forensics::carve::{
-    self, CarveOptions, Carved, CarvedSpace, Found, Mixed, PageLayout,
+    self, CarveOptions, Carved, CarvedSpace, Found, Mixed, PageLayout, SourceMap,
 };
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -103,6 +103,10 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
     let inputs = opts.files.clone();
     std::fs::create_dir_all(&c.out).map_err(|e| Error::at(ErrorKind::Write(e.into()), &c.out))?;
     let mut images = Vec::new();
+    // The sources as given, for the images' source maps.
+    let names: Vec<String> = (opts.files.iter())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
     for s in &carved.spaces {
         let name = match s.index_gathered {
             Some(id) => format!("index-{id}.ibd"),
@@ -118,6 +122,15 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
         crate::out::write_via_temp(&path, |tmp| {
             write_image(tmp, s, &sources).map_err(|e| Error::at(ErrorKind::Write(e.into()), &path))
         })?;
+        // Beside the image, where each of its pages was found: `rows` and
+        // `records` give each record's byte offset in the source from it.
+        let map_path = sources_path(&path);
+        crate::out::check(&map_path, &inputs)?;
+        let image = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let text = SourceMap::of(s, &names).to_text(&image.unwrap_or_default());
+        crate::out::write_via_temp(&map_path, |tmp| {
+            std::fs::write(tmp, &text).map_err(|e| Error::at(ErrorKind::Write(e.into()), &map_path))
+        })?;
         images.push((path, synthesized));
     }
     let sources = opts
@@ -132,6 +145,13 @@ fn carve_all(opts: &Opts, c: &CarveOpts) -> Result<Report, Error> {
         images,
         decrypted,
     })
+}
+
+/// The source map beside an image: `space-N.ibd.sources`.
+pub(crate) fn sources_path(image: &Path) -> PathBuf {
+    let mut p = image.as_os_str().to_owned();
+    p.push(".sources");
+    PathBuf::from(p)
 }
 
 /// Writes `space`'s image into `path`: each kept page at its number, the
@@ -321,6 +341,7 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                 }
                 j.kv_bool("told_apart_by_index_ids", s.by_index_ids)?;
                 j.kv_path("image", img)?
+                    .kv_path("source_map", &sources_path(img))?
                     .kv_str("layout", s.layout.word())?
                     .kv_num("page_size", s.page_size)?;
                 j.key("fsp_flags")?.opt_num(s.flags.map(u64::from))?;
@@ -448,6 +469,11 @@ fn print(opts: &Opts, r: &Report, out: &mut dyn Write) -> io::Result<Outcome> {
                     None => writeln!(out, "space {}:", s.space_id)?,
                 }
                 writeln!(out, "  image: {}", ibdscope::names::path(img))?;
+                writeln!(
+                    out,
+                    "  source map: {}",
+                    ibdscope::names::path(&sources_path(img))
+                )?;
                 if s.by_index_ids {
                     writeln!(
                         out,

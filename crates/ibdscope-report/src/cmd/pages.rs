@@ -300,7 +300,7 @@ impl Rows<'_> {
         c: &Cols,
         v: &ibdscope_core::PageJudgement,
     ) -> io::Result<()> {
-        use crate::line::{num_right, spaces, str_left, str_right};
+        use crate::line::{num_right, spaces, str_left, str_right, tenths_right};
         let (ts, keys, w) = (self.ts, self.keys, self.width);
         let ix = c.ix;
         // "{:>8}  {:<16}  {:>8}  {:>8}  {:>16}  {:>10}  {:>10}  {:<w$}  "
@@ -343,7 +343,12 @@ impl Rows<'_> {
                 num_right(out, u64::from(c.level), 5);
                 out.extend_from_slice(b"  ");
                 num_right(out, u64::from(c.records), 7);
-                write!(out, "  {:>5.1}%", c.fill * 100.0)?;
+                out.extend_from_slice(b"  ");
+                let fill = c.fill * 100.0;
+                if !tenths_right(out, fill, 5) {
+                    write!(out, "{fill:>5.1}")?;
+                }
+                out.push(b'%');
             }
             // "{:>5}  {:>7}  {:>6}" of "-"
             None => out.extend_from_slice(b"    -        -       -"),

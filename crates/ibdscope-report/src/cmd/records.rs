@@ -17,6 +17,7 @@ use crate::line;
 use crate::outcome::Outcome;
 use crate::page_views::chain_word;
 use ibdscope::analysis::Analysis;
+use ibdscope::sources::SourceMap;
 use ibdscope_core::extents::{Owner, SpaceProblem};
 use ibdscope_core::layout::{PageLayout, RecExtent};
 use ibdscope_core::record::{Chain, RecFinding};
@@ -92,6 +93,11 @@ struct Walk<'w, 'o> {
     /// JSON: a record object is in the `records` array already (the
     /// pieces start each object with its comma).
     json_started: bool,
+    /// A carved image's source map that does not fit, in words (the
+    /// map's file and line).
+    map_findings: Vec<String>,
+    /// The source map the records' source offsets come from.
+    map_path: Option<std::path::PathBuf>,
 }
 
 /// What every thread of a walk reads: the space and how records are
@@ -105,6 +111,9 @@ struct Ctx<'a> {
     damaged: Vec<PageNo>,
     /// Leave their records out.
     verified_only: bool,
+    /// A carved image's source map: each record's source file and byte
+    /// offset there (text, CSV, JSON, JSONL).
+    map: Option<&'a SourceMap>,
 }
 
 /// A thread's buffers, reused for every page it walks.
@@ -289,6 +298,25 @@ impl Ctx<'_> {
                     out.extend_from_slice(&col);
                     fields(out, page, &rec, ext);
                     out.extend_from_slice(mark.as_bytes());
+                    if let (Some(m), Format::Text) = (self.map, self.format) {
+                        out.extend_from_slice(b" @ ");
+                        match m
+                            .locate(n, u32::from(rec.origin))
+                            .map_or((None, None), |(f, at)| (Some(f), at))
+                        {
+                            (Some(f), at) => {
+                                out.extend_from_slice(
+                                    ibdscope::names::name(f).to_string().as_bytes(),
+                                );
+                                out.push(b':');
+                                match at {
+                                    Some(at) => line::num(out, at),
+                                    None => out.push(b'-'),
+                                }
+                            }
+                            (None, _) => out.push(b'-'),
+                        }
+                    }
                     out.push(b'\n');
                 }
                 Format::Csv => {
@@ -325,6 +353,21 @@ impl Ctx<'_> {
                     out.extend_from_slice(if ext.exact { b"true" } else { b"false" });
                     out.push(b',');
                     fields(out, page, &rec, ext);
+                    if let Some(m) = self.map {
+                        let (file, at) = m
+                            .locate(n, u32::from(rec.origin))
+                            .map_or((None, None), |(f, at)| (Some(f), at));
+                        out.push(b',');
+                        if let Some(f) = file {
+                            let mut q = String::new();
+                            crate::csv::push(&mut q, f);
+                            out.extend_from_slice(q.as_bytes());
+                        }
+                        out.push(b',');
+                        if let Some(at) = at {
+                            line::num(out, at);
+                        }
+                    }
                     out.push(b'\n');
                 }
                 Format::Json | Format::Jsonl => {
@@ -334,6 +377,26 @@ impl Ctx<'_> {
                         out.push(b',');
                     }
                     json_line(out, rp, &rec, chain, ext, n, source, unverified);
+                    if let Some(m) = self.map {
+                        // The object's end moved past the source.
+                        out.pop();
+                        let (file, at) = m
+                            .locate(n, u32::from(rec.origin))
+                            .map_or((None, None), |(f, at)| (Some(f), at));
+                        out.extend_from_slice(b",\"source_file\":");
+                        match file {
+                            Some(f) => {
+                                let _ = Json::new(out).str(f);
+                            }
+                            None => out.extend_from_slice(b"null"),
+                        }
+                        out.extend_from_slice(b",\"source_offset\":");
+                        match at {
+                            Some(at) => line::num(out, at),
+                            None => out.extend_from_slice(b"null"),
+                        }
+                        out.push(b'}');
+                    }
                     if self.format == Format::Jsonl {
                         out.push(b'\n');
                     }
@@ -581,19 +644,27 @@ pub fn run(
             None => return Ok(Outcome::Unreadable),
         }
     }
-    let map = a.map();
+    // A carved image's source map: a map that does not fit is a finding,
+    // and the records come without source offsets.
+    let (sources, map_findings) = crate::source_map::read(a, sel.sources.as_deref());
+    let map = (sources.as_ref())
+        .and_then(|s| s.map())
+        .filter(|_| !matches!(opts.format, Format::Tsv | Format::Sql));
+    let space_map = a.map();
     // The run's B-trees with their leaf chains (built once, shared with
     // every other reader of the `Analysis`).
     let trees = a.trees_with_leaf_chains();
     if !index_known(path, trees, sel.index) {
         return Ok(Outcome::Unreadable);
     }
-    let no_index_note =
-        (sel.page.is_none() && trees.indexes.is_empty() && !map.unreadable.is_empty()).then(|| {
-            "no index is known: the pages that describe the segments are encrypted or \
+    let no_index_note = (sel.page.is_none()
+        && trees.indexes.is_empty()
+        && !space_map.unreadable.is_empty())
+    .then(|| {
+        "no index is known: the pages that describe the segments are encrypted or \
              page-compressed"
-                .to_string()
-        });
+            .to_string()
+    });
     let mut w = Walk {
         j: Json::new(out),
         format: opts.format,
@@ -603,6 +674,8 @@ pub fn run(
         path,
         verdicts: a.damaged_pages().iter().map(|b| b.judgement).collect(),
         json_started: false,
+        map_findings,
+        map_path: map.and(sources.as_ref()).map(|s| s.path.clone()),
     };
     let ctx = Ctx {
         ts,
@@ -610,6 +683,7 @@ pub fn run(
         deleted: w.sel.deleted,
         damaged: a.damaged_pages().iter().map(|b| b.facts.page_no).collect(),
         verified_only: opts.verified_only,
+        map,
     };
     // (finding, counts toward the exit code)
     let mut findings: Vec<(Finding, bool)> = Vec::new();
@@ -642,7 +716,9 @@ pub fn run(
     }
     all.extend(findings);
     let findings = all;
-    let bad = findings.iter().any(|(_, counted)| *counted) || past_end.is_some();
+    let bad = findings.iter().any(|(_, counted)| *counted)
+        || past_end.is_some()
+        || !w.map_findings.is_empty();
     footer(&mut w, &findings, past_end, ts)?;
     Ok(if bad {
         Outcome::Findings
@@ -888,7 +964,7 @@ fn header(w: &mut Walk<'_, '_>, ts: &Tablespace<'_>) -> io::Result<()> {
             }
             writeln!(
                 w.j.writer(),
-                "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} fields",
+                "{:>8} {:>8} {:>10} {:>5} {:>6} {:>5} {:<7} {:<8} {:<15} {:>7} fields{}",
                 "page",
                 "index",
                 "source",
@@ -898,16 +974,29 @@ fn header(w: &mut Walk<'_, '_>, ts: &Tablespace<'_>) -> io::Result<()> {
                 "chain",
                 "type",
                 "flags",
-                "size"
+                "size",
+                if w.map_path.is_some() && w.format == Format::Text {
+                    " @ source:offset"
+                } else {
+                    ""
+                }
             )
         }
         Format::Csv => writeln!(
             w.j.writer(),
-            "page,index_id,source,level,offset,heap_no,chain,type,flags,n_owned,next,size,exact,fields"
+            "page,index_id,source,level,offset,heap_no,chain,type,flags,n_owned,next,size,exact,fields{}",
+            if w.map_path.is_some() {
+                ",source_file,source_offset"
+            } else {
+                ""
+            }
         ),
         Format::Json => {
             let path = ibdscope::names::path(w.path).to_string();
             w.j.obj()?.kv_str("file", &path)?;
+            if let Some(m) = &w.map_path {
+                w.j.kv_path("source_map", m)?;
+            }
             if compact {
                 w.j.kv_str("note", COMPACT_NOTE)?;
             }
@@ -973,6 +1062,9 @@ fn footer(
                 let why = Why(f, verdict_of(&w.verdicts, f));
                 writeln!(o, "{path}: {p}byte offset {}: {why}", f.file_offset)?;
             }
+            for f in &w.map_findings {
+                writeln!(o, "{f}")?;
+            }
             for n in &w.notes {
                 writeln!(o, "# {n}")?;
             }
@@ -996,6 +1088,9 @@ fn footer(
             }
             if let Some(p) = &past {
                 crate::diag::say!("{path}: {p}");
+            }
+            for f in &w.map_findings {
+                crate::diag::say!("{f}");
             }
         }
         Format::Json | Format::Jsonl => {
@@ -1031,6 +1126,16 @@ fn footer(
                     w.j.kv_str("verdict", v.word())?;
                 }
                 w.j.end_obj()?;
+                if jsonl {
+                    w.j.end_obj()?;
+                    w.j.writer().write_all(b"\n")?;
+                }
+            }
+            for f in &w.map_findings {
+                if jsonl {
+                    w.j.obj()?.key("finding")?;
+                }
+                w.j.obj()?.kv_str("source_map", f)?.end_obj()?;
                 if jsonl {
                     w.j.end_obj()?;
                     w.j.writer().write_all(b"\n")?;

@@ -23,6 +23,7 @@ use crate::json::Json;
 use crate::outcome::Outcome;
 use ibdscope::analysis::Analysis;
 use ibdscope::definition::Def;
+use ibdscope::sources::SourceMap;
 use ibdscope_core::PageNo;
 use ibdscope_schema::row::FieldText;
 use ibdscope_schema::rows::{
@@ -85,6 +86,8 @@ struct Printer<'w> {
     /// JSON: a row object is in the `rows` array already (the pieces
     /// start each object with its comma).
     json_started: bool,
+    /// The source map whose offsets the rows carry (a carved image's).
+    map: Option<std::path::PathBuf>,
 }
 
 /// How rows are written, shared by the threads that format them.
@@ -102,6 +105,9 @@ struct RowStyle<'c> {
     inferred: bool,
     /// Each shown column's fast path (`cols`' order).
     plain: Vec<Plain>,
+    /// A carved image's source map: each row's source file and byte
+    /// offset there (JSON, JSONL, CSV, text; never TSV).
+    map: Option<&'c SourceMap>,
 }
 
 /// One thread's buffers, reused for every row it formats.
@@ -166,6 +172,14 @@ pub fn run(
     for f in a.file_findings() {
         p.findings.push(finding_text(f));
     }
+    // A carved image's source map: a map that does not fit is a finding,
+    // and the rows come without source offsets.
+    let (sources, map_findings) = crate::source_map::read(a, r.sources.as_deref());
+    p.findings.extend(map_findings);
+    let map = (sources.as_ref())
+        .and_then(|s| s.map())
+        .filter(|_| !matches!(opts.format, Format::Tsv | Format::Sql));
+    p.map = map.and(sources.as_ref()).map(|s| s.path.clone());
     // Every page with findings, by its verdict (the word every command
     // gives it), whether or not the walk reaches it.
     for b in a.damaged_pages() {
@@ -215,6 +229,7 @@ pub fn run(
         plain: (p.cols.iter())
             .map(|&ci| t.columns.get(ci).map_or(Plain::No, Plain::of))
             .collect(),
+        map,
     };
     // The rows made on the engine's threads, a piece of pages at a time,
     // written in key order.
@@ -303,6 +318,7 @@ impl<'w> Printer<'w> {
             path: ibdscope::names::path(a.path()).to_string(),
             lost_keys: Vec::new(),
             json_started: false,
+            map: None,
         }
     }
 
@@ -382,6 +398,9 @@ impl<'w> Printer<'w> {
                 for (col, note) in &def.dict_notes {
                     writeln!(w, "# column {}: {note}", ibdscope::names::name(col))?;
                 }
+                if self.map.is_some() {
+                    write!(w, "source:offset\t")?;
+                }
                 if self.meta {
                     write!(w, "page:offset\torigin\tcomplete\t")?;
                 }
@@ -407,10 +426,15 @@ impl<'w> Printer<'w> {
                 // (then, with --infer, that an inferred definition decoded
                 // it).
                 if def.inferred.is_some() {
-                    writeln!(w, "{line},_verified,_inferred")?;
+                    line.push_str(",_verified,_inferred");
                 } else {
-                    writeln!(w, "{line},_verified")?;
+                    line.push_str(",_verified");
                 }
+                // A carved image's rows: where each was found.
+                if self.map.is_some() {
+                    line.push_str(",_source_file,_source_offset");
+                }
+                writeln!(w, "{line}")?;
             }
             Format::Sql => {
                 let w = self.j.writer();
@@ -445,6 +469,9 @@ impl<'w> Printer<'w> {
                     .kv_str("table", &t.name)?
                     .kv_str("index", &ix.name)?
                     .kv_str("source", def.source_word())?;
+                if let Some(m) = &self.map {
+                    self.j.kv_path("source_map", m)?;
+                }
                 if !def.dict_notes.is_empty() {
                     self.j.key("dictionary_notes")?.arr()?;
                     for (col, note) in &def.dict_notes {
@@ -813,6 +840,17 @@ impl RowFmt {
                         .kv_num("offset", offset)?
                         .kv_str("origin", origin.word())?;
                 }
+                if let Some(m) = st.map {
+                    let (file, at) = m
+                        .locate(n, u32::from(offset))
+                        .map_or((None, None), |(f, at)| (Some(f), at));
+                    j.key("source_file")?;
+                    match file {
+                        Some(f) => j.str(f)?,
+                        None => j.null()?,
+                    };
+                    j.key("source_offset")?.opt_num(at)?;
+                }
                 j.key("row")?.obj()?;
             }
             Format::Sql => {
@@ -937,6 +975,16 @@ impl RowFmt {
             Format::Tsv | Format::Text | Format::Csv => {
                 let sep = if st.format == Format::Csv { "," } else { "\t" };
                 let w = j.writer();
+                if let (Some(m), Format::Text) = (st.map, st.format) {
+                    match m
+                        .locate(n, u32::from(offset))
+                        .map_or((None, None), |(f, at)| (Some(f), at))
+                    {
+                        (Some(f), Some(at)) => write!(w, "{}:{at}\t", ibdscope::names::name(f))?,
+                        (Some(f), None) => write!(w, "{}:-\t", ibdscope::names::name(f))?,
+                        _ => write!(w, "-\t")?,
+                    }
+                }
                 if st.meta {
                     if st.format == Format::Text {
                         write!(w, "{n}:{offset}\t")?;
@@ -963,6 +1011,19 @@ impl RowFmt {
                         .push_str(if self.unverified { ",false" } else { ",true" });
                     if st.inferred {
                         self.line.push_str(",true");
+                    }
+                    if let Some(m) = st.map {
+                        let (file, at) = m
+                            .locate(n, u32::from(offset))
+                            .map_or((None, None), |(f, at)| (Some(f), at));
+                        self.line.push(',');
+                        if let Some(f) = file {
+                            crate::csv::push(&mut self.line, f);
+                        }
+                        self.line.push(',');
+                        if let Some(at) = at {
+                            self.line.push_str(&at.to_string());
+                        }
                     }
                     self.line.push('\n');
                     w.write_all(self.line.as_bytes())?;
@@ -1096,7 +1157,7 @@ fn cell_of(
 /// Text and tsv without the meta columns: each line is built at the end of
 /// the piece's text ([`Piece::text`]).
 fn in_place(st: &RowStyle<'_>) -> bool {
-    !st.meta && matches!(st.format, Format::Tsv | Format::Text)
+    !st.meta && (st.format == Format::Tsv || (st.format == Format::Text && st.map.is_none()))
 }
 
 /// A finding the scan met among the rows, in words.

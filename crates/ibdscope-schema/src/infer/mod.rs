@@ -30,7 +30,10 @@
 //! `MAX_SEARCH_RECORDS` (1000) records take part in the search, which visits
 //! at most `MAX_NODES` (100,000) hypotheses and says when it gave up
 //! ([`Outcome::GaveUp`]); the hypothesis found is then checked against
-//! every record read.
+//! every record read. A rival is looked for over `RIVAL_NODES` more, and
+//! as many at each of `RIVAL_WIDTHS` wider NULL bitmaps; the placements
+//! of NULL bits among variable-length fields side by side are checked,
+//! at most `MAX_MOVED` and `MOVED_RECORDS` records' worth.
 
 use crate::table::{ColType, Column};
 use crate::value::{render, Rendered};
@@ -38,12 +41,16 @@ use ibdscope_core::record::REC_INFO_MIN_REC_FLAG;
 use ibdscope_core::{IndexId, PageNo, RecFormat, RecPage, RecType, Tablespace, Visited};
 use std::collections::BTreeMap;
 
+mod keys;
+mod partial;
 mod search;
 mod types;
+pub use partial::complete_from_records;
 use search::{compact, redundant};
 use std::fmt::Write as _;
 use types::{
-    choose, fixed_cands, place, row_ids, sys_fit, values, var_cands, var_values, Placed, Spec,
+    choose, fixed_cands, place, row_ids, sys_fit, telling, values, var_cands, var_values, Cand,
+    Placed, Spec,
 };
 
 /// Pages read per index.
@@ -54,6 +61,16 @@ const MAX_SEARCH_RECORDS: usize = 1000;
 const MAX_NODES: u32 = 100_000;
 /// Hypotheses visited after the first that fits, looking for a rival.
 const RIVAL_NODES: u32 = 5000;
+/// Bitmap widths past the first layout's searched for a rival.
+const RIVAL_WIDTHS: usize = 2;
+/// Placements of NULL bits among variable-length fields checked.
+const MAX_MOVED: usize = 1024;
+/// Placements times records read at most for them (at least 8 placements).
+const MOVED_RECORDS: usize = 1 << 22;
+/// Records each way for a length shift to count (`shift`).
+const SHIFT_MIN: u64 = 10;
+/// A length shift that tells: per mille over twice the least.
+const SHIFT_MARGIN: u64 = 200;
 /// Records whose values the type layer reads per column.
 const MAX_TYPE_RECORDS: usize = 5000;
 /// Records below which every type is of low confidence.
@@ -231,6 +248,14 @@ pub struct IndexInference {
     pub fields: Vec<(Storage, bool)>,
     /// How the search ended.
     pub outcome: Outcome,
+    /// A secondary index's key: the clustered columns (positions in
+    /// [`Inference::columns`]) its records hold the same values as; empty
+    /// when not tied (and for the clustered index).
+    pub key: Vec<usize>,
+    /// How sure the tie is.
+    pub key_confidence: Confidence,
+    /// Why, in words (or why not tied).
+    pub key_evidence: String,
 }
 
 /// A table's columns inferred from its records.
@@ -417,6 +442,10 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
         complete: false,
         notes: Vec::new(),
     };
+    // The clustered index's table and its columns' fields, and each
+    // secondary index's table, to tie the secondary keys to the columns.
+    let mut clustered_table: Option<(Table, Vec<Option<usize>>)> = None;
+    let mut secondaries: Vec<(usize, &IndexPages, Table)> = Vec::new();
     for (k, ix) in indexes.iter().enumerate() {
         let clustered = k == 0;
         let res = match format {
@@ -456,6 +485,20 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             })
             .collect();
         scored.sort_by_key(|x| std::cmp::Reverse(x.0));
+        // Of layouts that differ in which variable-length field holds a
+        // NULL bit, the one whose NOT NULL fields' lengths do not follow
+        // the other fields' NULL bits (see `shift`) is printed first,
+        // when the values' choice shows such a shift clearly.
+        let shifts: Vec<u64> = scored.iter().map(|x| shift(&x.1)).collect();
+        if let (Some(&top), Some((m, &low))) = (
+            shifts.first(),
+            shifts.iter().enumerate().min_by_key(|&(_, v)| *v),
+        ) {
+            if m > 0 && top > low.saturating_mul(2).saturating_add(SHIFT_MARGIN) {
+                let x = scored.remove(m);
+                scored.insert(0, x);
+            }
+        }
         // The fields where another layout that fits every record differs
         // are ambiguous, whichever reads values that fit their types
         // better (the values choose which is printed, not that it is
@@ -463,24 +506,22 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
         // variable-length field side by side, the NULL-able one NULL in
         // some record: the record's one length is either's (the other
         // order of the NULL bit reads every extent alike).
-        let mut doubt: Vec<bool> = match (scored.first(), scored.get(1)) {
-            (Some(a), Some(b)) => {
-                let (fa, fb) = (&a.1.fields, &b.1.fields);
-                (0..fa.len())
-                    .map(|i| fa.len() != fb.len() || fa.get(i) != fb.get(i))
-                    .collect()
+        let mut doubt: Vec<bool> = Vec::new();
+        let mut run_doubt = false;
+        if let Some((first, rivals)) = scored.split_first() {
+            let fa = &first.1.fields;
+            for b in rivals {
+                let fb = &b.1.fields;
+                doubt.resize(fa.len(), false);
+                for (i, d) in doubt.iter_mut().enumerate() {
+                    *d |= fa.len() != fb.len() || fa.get(i) != fb.get(i);
+                }
+                // Another NOT NULL fixed-width total: the columns of those
+                // bytes are in doubt too.
+                run_doubt |= first.1.run != b.1.run;
             }
-            _ => Vec::new(),
-        };
-        if let Some((_, t, _)) = scored.first() {
-            swap_doubt(t, &mut doubt);
+            swap_doubt(&first.1, &mut doubt);
         }
-        // Another layout with another NOT NULL fixed-width total: the
-        // columns of those bytes are in doubt too.
-        let run_doubt = match (scored.first(), scored.get(1)) {
-            (Some(a), Some(b)) => a.1.run != b.1.run,
-            _ => false,
-        };
         let (table, placed) = match scored.into_iter().next() {
             Some((_, t, p)) => (Some(t), p),
             None => (None, None),
@@ -491,15 +532,26 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             records: u32::try_from(records).unwrap_or(u32::MAX),
             fields: table.as_ref().map(|t| t.fields.clone()).unwrap_or_default(),
             outcome,
+            key: Vec::new(),
+            key_confidence: Confidence::Low,
+            key_evidence: String::new(),
         });
         if clustered {
             match table {
-                Some(t) => columns(&mut out, ix, &t, placed, &doubt, run_doubt),
+                Some(t) => {
+                    let f = columns(&mut out, ix, &t, placed, &doubt, run_doubt);
+                    clustered_table = Some((t, f));
+                }
                 None => out
                     .notes
                     .push("the clustered index's layout was not found".into()),
             }
+        } else if let Some(t) = table {
+            secondaries.push((out.indexes.len().saturating_sub(1), ix, t));
         }
+    }
+    if let (Some((t, f)), Some(cix)) = (&clustered_table, indexes.first()) {
+        keys::tie(&mut out, (cix, t), f, &secondaries);
     }
     if out.indexes.is_empty() {
         out.notes.push("no index page with records".into());
@@ -527,6 +579,54 @@ pub fn infer(ts: &Tablespace<'_>) -> Inference {
             })
         );
     out
+}
+
+/// How much the lengths of each NOT NULL variable-length field differ
+/// between the records where a NULL-able variable-length field is NULL
+/// and the others (COMPACT): per mille of the larger mean, summed over
+/// the pairs with `SHIFT_MIN` records or more each way. Where a NULL bit
+/// is read as another field's, a NULL record's lengths fall one field
+/// over: that field holds its neighbour's values in those records, and
+/// its mean length moves with the bit; in the server's layout a column's
+/// lengths need not follow another's NULLs.
+fn shift(t: &Table) -> u64 {
+    if t.run.is_none() {
+        return 0;
+    }
+    let var = |k: usize, nullable: bool| {
+        t.fields
+            .get(k)
+            .is_some_and(|f| matches!(f.0, Storage::Variable { .. }) && f.1 == nullable)
+    };
+    let n = t.fields.len();
+    let mut total = 0u64;
+    for k in (0..n).filter(|&k| var(k, false)) {
+        for j in (0..n).filter(|&j| var(j, true)) {
+            // (sum of k's lengths, records) where j is NULL, and not.
+            let mut g = [(0u64, 0u64); 2];
+            for (_, _, cells) in &t.rows {
+                let (Some(ck), Some(cj)) = (cells.get(k), cells.get(j)) else {
+                    continue;
+                };
+                if let Some(e) = g.get_mut(usize::from(cj.null)) {
+                    e.0 = e.0.saturating_add(u64::from(ck.len));
+                    e.1 = e.1.saturating_add(1);
+                }
+            }
+            let [(s0, c0), (s1, c1)] = g;
+            if c0 < SHIFT_MIN || c1 < SHIFT_MIN {
+                continue;
+            }
+            // The means s0/c0 and s1/c1, compared across.
+            let (a, b) = (s0.saturating_mul(c1), s1.saturating_mul(c0));
+            let d = a.abs_diff(b).saturating_mul(1000);
+            let per_mille = d
+                .checked_div(a.max(b).saturating_add(c0.saturating_mul(c1)))
+                .unwrap_or(0);
+            total = total.saturating_add(per_mille);
+        }
+    }
+    total
 }
 
 /// Marks the variable-length fields as doubtful when some are NOT NULL
@@ -564,7 +664,8 @@ fn swap_doubt(t: &Table, doubt: &mut Vec<bool>) {
     }
 }
 
-/// The clustered index's columns from its fields.
+/// The clustered index's columns from its fields; returns each column's
+/// field (`None`: bytes of the NOT NULL fixed-width run).
 fn columns(
     out: &mut Inference,
     ix: &IndexPages,
@@ -572,7 +673,7 @@ fn columns(
     placed: Option<(Vec<Spec>, usize)>,
     doubt: &[bool],
     run_doubt: bool,
-) {
+) -> Vec<Option<usize>> {
     let pages = &ix.leaves;
     let (specs, n_key) = match t.run {
         Some(a) => match placed {
@@ -583,13 +684,15 @@ fn columns(
                 );
                 match place(pages, t, a, false) {
                     Some(x) => (x.0, x.1),
-                    None => return,
+                    None => return Vec::new(),
                 }
             }
         },
         None => redundant_specs(out, pages, t),
     };
+    let (specs, n_key) = unsplit_runs(specs, n_key);
     out.n_key = n_key;
+    let fields = specs.iter().map(|sp| sp.field).collect();
     out.columns = specs
         .into_iter()
         .enumerate()
@@ -631,6 +734,88 @@ fn columns(
             }
         })
         .collect();
+    fields
+}
+
+/// COMPACT: the columns of a NOT NULL fixed-width run that the values do
+/// not split (two or more side by side, none telling by its values: an
+/// integer of every magnitude, random bytes) are one column of the run's
+/// bytes, `BINARY(n)`, said to be one or more columns: no length or
+/// offset in the records places a boundary between them, and a split
+/// guessed from values of no shape is no evidence. The split the values
+/// scored best is named beside it. Runs end at DB_TRX_ID (the key's end)
+/// and at every NULL-able or variable-length field.
+fn unsplit_runs(specs: Vec<Spec>, n_key: usize) -> (Vec<Spec>, usize) {
+    let mut out: Vec<Spec> = Vec::with_capacity(specs.len());
+    let mut new_key = n_key;
+    let mut group: Vec<Spec> = Vec::new();
+    let flush = |group: &mut Vec<Spec>, out: &mut Vec<Spec>, new_key: &mut usize, at: usize| {
+        if group.len() < 2 {
+            out.append(group);
+            return;
+        }
+        let n = group
+            .iter()
+            .map(|sp| match sp.storage {
+                Storage::Fixed(w) => w,
+                Storage::Variable { .. } => 0,
+            })
+            .fold(0u32, u32::saturating_add);
+        let split: Vec<String> = group.iter().map(|sp| sp.cand.sql.clone()).collect();
+        if at < n_key {
+            *new_key = new_key.saturating_sub(group.len().saturating_sub(1));
+        }
+        let alt = Cand {
+            sql: split.join(" then "),
+            family: group.first().map_or(Family::Binary, |sp| sp.cand.family),
+            fit: 0,
+            weight: 0,
+            bits: 0,
+            evidence: String::new(),
+            low: true,
+            alts: Vec::new(),
+        };
+        out.push(Spec {
+            storage: Storage::Fixed(n),
+            nullable: false,
+            cand: Cand {
+                sql: format!("binary({n})"),
+                family: Family::Binary,
+                fit: 1000,
+                weight: 1,
+                bits: 0,
+                evidence: format!(
+                    "a run of {n} fixed bytes, NOT NULL, one or more columns (no boundary in \
+                     the records; the values place none: read as {})",
+                    split.join(" then ")
+                ),
+                low: true,
+                alts: Vec::new(),
+            },
+            rivals: vec![alt],
+            weak_split: false,
+            field: None,
+        });
+        group.clear();
+    };
+    let n = specs.len();
+    for (i, sp) in specs.into_iter().enumerate() {
+        let joins = sp.field.is_none() && sp.weak_split && !telling(&sp.cand);
+        // A run ends at DB_TRX_ID: the key's columns and the others are
+        // not one run.
+        if !joins || i == n_key {
+            let at = i.saturating_sub(group.len());
+            flush(&mut group, &mut out, &mut new_key, at);
+        }
+        if joins {
+            group.push(sp);
+        } else {
+            out.push(sp);
+        }
+    }
+    let at = n.saturating_sub(group.len());
+    flush(&mut group, &mut out, &mut new_key, at);
+    (out, new_key)
 }
 
 /// REDUNDANT: one column per field, DB_TRX_ID and DB_ROLL_PTR (fields of
@@ -715,6 +900,7 @@ impl Inference {
         let mut s = String::from("CREATE TABLE ");
         crate::table::quote_ident(name, &mut s);
         s.push_str(" (\n");
+        let key_lines = keys::key_lines(&self.indexes, &self.columns);
         for (i, c) in self.columns.iter().enumerate() {
             let _ = write!(s, "  `{}` {}", c.name, c.sql_type);
             s.push_str(if c.nullable { " NULL" } else { " NOT NULL" });
@@ -735,11 +921,12 @@ impl Inference {
                 }
             }
             s.push('\'');
-            if i.saturating_add(1) < self.columns.len() || self.n_key > 0 {
+            if i.saturating_add(1) < self.columns.len() || self.n_key > 0 || !key_lines.is_empty() {
                 s.push(',');
             }
             s.push('\n');
         }
+        let mut tail = Vec::new();
         if self.n_key > 0 {
             let keys: Vec<String> = self
                 .columns
@@ -747,7 +934,12 @@ impl Inference {
                 .take(self.n_key)
                 .map(|c| format!("`{}`", c.name))
                 .collect();
-            let _ = writeln!(s, "  PRIMARY KEY ({})", keys.join(","));
+            tail.push(format!("  PRIMARY KEY ({})", keys.join(",")));
+        }
+        tail.extend(key_lines);
+        if !tail.is_empty() {
+            s.push_str(&tail.join(",\n"));
+            s.push('\n');
         }
         s.push_str(") ENGINE=InnoDB DEFAULT CHARSET=latin1");
         s

@@ -334,7 +334,11 @@ impl Search<'_> {
             };
             hi & !(1u128 << bit).wrapping_sub(1)
         };
-        let nvar = if full != 0 { 0 } else { min_need };
+        let nvar = if full != 0 || !self.var_may_follow(states, bit) {
+            0
+        } else {
+            min_need
+        };
         for (&(r, t, _), &(need, nulls)) in self.anchors.iter().zip(&needs) {
             if need == 0 {
                 continue;
@@ -345,6 +349,29 @@ impl Search<'_> {
             if fields.saturating_mul(2) < need
                 || (fields < need && fields < self.fewest_fields(r, t.saturating_sub(need), t))
             {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether a NOT NULL variable-length field may still come: not when
+    /// some record has every NULL-able field from bit `bit` on NULL (its
+    /// next length can then only be that field's, read where its lengths
+    /// so far end) and that length, read as one byte or as two, runs
+    /// past the record's room.
+    fn var_may_follow(&self, states: &[RecState], bit: usize) -> bool {
+        for (r, st) in states.iter().enumerate() {
+            if !(bit..self.nn).all(|b| self.null_bit(r, b)) {
+                continue;
+            }
+            let Some(room) = self.room(states, r, 1) else {
+                continue;
+            };
+            let (one, _, _) = self.read_len(r, st, false);
+            let (two, n, _) = self.read_len(r, st, true);
+            let fits = |len: u32| i64::from(len) <= room;
+            if !fits(one) && (n != 2 || !fits(two)) {
                 return false;
             }
         }
@@ -669,9 +696,20 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
         return Err(Outcome::NoRecords);
     }
     // The highest NULL bit ever set bounds the bitmap from below.
-    let mut best: Option<Vec<(Vec<Item>, Search<'_>, Solved)>> = None;
+    let mut best: Vec<(Vec<Item>, Search<'_>, Solved)> = Vec::new();
     let mut nodes = 0u32;
+    // The width of the first layout that fits. A narrower bitmap reads a
+    // wider one's upper bytes as lengths (a NULL-able field's bitmap byte
+    // read as a NOT NULL variable field's length), so the next
+    // `RIVAL_WIDTHS` widths are searched for a rival, `RIVAL_NODES`
+    // hypotheses each, even when the first width gave one already (each
+    // rival names the fields where it reads otherwise).
+    let mut fit_nb: Option<usize> = None;
     for nb in 0..=16usize {
+        if fit_nb.is_some_and(|f| nb > f.saturating_add(RIVAL_WIDTHS)) {
+            break;
+        }
+        let rival_from = fit_nb.map(|_| nodes);
         let mut s = Search {
             pages: &ix.leaves,
             recs: recs.clone(),
@@ -705,7 +743,8 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
         };
         for nn in lo..=nb.saturating_mul(8) {
             s.nn = nn;
-            s.first_at = None;
+            // Looking for a rival: the width's share of hypotheses.
+            s.first_at = rival_from;
             s.found.clear();
             let states = vec![RecState::default(); recs.len()];
             let mut items = Vec::new();
@@ -716,40 +755,79 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
                 // against every record read; a rival that fails there is
                 // none.
                 let found = std::mem::take(&mut s.found);
-                let mut fits = found.into_iter().filter_map(|(items, _)| {
-                    full_check(ix, nb, &items, clustered).map(|(c, f)| (items, c, f))
-                });
-                let first = fits.next();
-                let rival = fits.next();
-                match first {
-                    Some(f) => {
-                        best = Some(std::iter::once(f).chain(rival).collect());
-                        break;
-                    }
-                    None => {
-                        return Err(Outcome::NoFit(format!(
-                            "the layout found on the first {} records does not fit every record",
-                            recs.len()
-                        )))
-                    }
+                // Two of the first width; one rival of each wider one.
+                let want = if fit_nb.is_some() { 1 } else { 2 };
+                let fits: Vec<_> = (found.into_iter())
+                    .filter_map(|(items, _)| {
+                        full_check(ix, nb, &items, clustered, false).map(|(c, f)| (items, c, f))
+                    })
+                    .take(want)
+                    .collect();
+                if fits.is_empty() && best.is_empty() {
+                    return Err(Outcome::NoFit(format!(
+                        "the layout found on the first {} records does not fit every record",
+                        recs.len()
+                    )));
                 }
+                best.extend(fits);
+                fit_nb.get_or_insert(nb);
+                break;
             }
-            if nodes >= MAX_NODES {
-                return Err(Outcome::GaveUp { nodes });
+            if nodes >= MAX_NODES
+                || rival_from.is_some_and(|f| nodes > f.saturating_add(RIVAL_NODES))
+            {
+                break;
             }
-        }
-        if best.is_some() {
-            break;
         }
         if nodes >= MAX_NODES {
-            return Err(Outcome::GaveUp { nodes });
+            if best.is_empty() {
+                return Err(Outcome::GaveUp { nodes });
+            }
+            break;
         }
     }
-    let Some(best) = best else {
+    if best.is_empty() {
         return Err(Outcome::NoFit(format!(
             "no layout of up to 128 NULL-able fields fits the records ({nodes} hypotheses)"
         )));
+    }
+    // Which of the variable-length fields hold the NULL bits, where NOT
+    // NULL and NULL-able ones are side by side, is not in the records:
+    // moving a bit to another field reads every record's lengths alike (a
+    // NULL record's lengths fall one field over). Each placement of the
+    // bits (and of 2-byte lengths) among such fields of the first layout
+    // that fits every record is a rival; the two whose NOT NULL fields'
+    // lengths follow the NULL bits least (`shift`) are kept (the type
+    // layer and the lengths choose which is printed; all are named).
+    let placed: Vec<(Vec<Item>, usize)> = match best.first() {
+        Some((items, check, _)) => placements(items)
+            .into_iter()
+            .map(|m| (m, check.nb))
+            .collect(),
+        None => Vec::new(),
     };
+    let mut moved = Vec::new();
+    // Each placement is read over every record: bounded by records too.
+    let records = ix.leaves.iter().map(|p| p.origins.len()).sum::<usize>();
+    let tries = MOVED_RECORDS
+        .checked_div(records)
+        .unwrap_or(MAX_MOVED)
+        .clamp(8, MAX_MOVED);
+    for (items, nb) in placed.into_iter().take(tries) {
+        let sig = signature(&items);
+        if best
+            .iter()
+            .any(|(b, c, _)| c.nb == nb && signature(b) == sig)
+        {
+            continue;
+        }
+        if let Some((c, f)) = full_check(ix, nb, &items, clustered, true) {
+            let sh = shift(&table_of(ix, &items, &c, &f));
+            moved.push((sh, (items, c, f)));
+        }
+    }
+    moved.sort_by_key(|m| m.0);
+    best.extend(moved.into_iter().take(2).map(|m| m.1));
     let outcome = best.first().map(|(_, _, full)| Outcome::Fits {
         tight: full.tight,
         pairs: full.pairs,
@@ -760,6 +838,53 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
         .map(|(items, check, full)| table_of(ix, items, check, full))
         .collect();
     Ok((tables, outcome.unwrap_or(Outcome::NoRecords)))
+}
+
+/// Layouts of `items` with the NULL bits and the 2-byte lengths placed
+/// otherwise among each run of variable-length fields side by side that
+/// holds both NOT NULL and NULL-able ones (as many NULL-able ones as
+/// before, in the same run); none when there are more than `MAX_MOVED`.
+pub(super) fn placements(items: &[Item]) -> Vec<Vec<Item>> {
+    let make = |nullable: bool, big: bool| match (nullable, big) {
+        (false, false) => Item::Var,
+        (false, true) => Item::VarBig,
+        (true, false) => Item::NVar,
+        (true, true) => Item::NVarBig,
+    };
+    let mut out = Vec::new();
+    let mut k = 0usize;
+    while k < items.len() {
+        let end = (k..items.len())
+            .find(|&e| items.get(e).is_none_or(|it| it.var().is_none()))
+            .unwrap_or(items.len());
+        let run = items.get(k..end).unwrap_or(&[]);
+        let q = run.iter().filter(|it| it.nullable()).count();
+        let m = run.len();
+        if q > 0 && q < m && m <= 10 {
+            // Every m-bit mask of q NULL-able fields, every mask of
+            // 2-byte lengths.
+            for nulls in 0u32..(1u32 << m) {
+                if nulls.count_ones() as usize != q {
+                    continue;
+                }
+                for bigs in 0u32..(1u32 << m) {
+                    if out.len() > MAX_MOVED {
+                        return Vec::new();
+                    }
+                    let mut v = items.to_vec();
+                    for (i, slot) in v.iter_mut().enumerate().skip(k).take(m) {
+                        let b = 1u32 << i.saturating_sub(k);
+                        *slot = make(nulls & b != 0, bigs & b != 0);
+                    }
+                    if v.as_slice() != items {
+                        out.push(v);
+                    }
+                }
+            }
+        }
+        k = end.saturating_add(1);
+    }
+    out
 }
 
 /// The fields and every record's cells under the hypothesis `items`.
@@ -837,12 +962,15 @@ pub(super) fn table_of(
 }
 
 /// `items` over every record of every leaf read: the search over them
-/// all and the widths solved, or `None` when some record does not fit.
+/// all and the widths solved, or `None` when some record does not fit
+/// (`prune`: or when a field of 2-byte lengths never reads two bytes,
+/// the 1-byte one).
 pub(super) fn full_check<'p>(
     ix: &'p IndexPages,
     nb: usize,
     items: &[Item],
     clustered: bool,
+    prune: bool,
 ) -> Option<(Search<'p>, Solved)> {
     let all: Vec<(usize, usize)> = ix
         .leaves
@@ -864,7 +992,7 @@ pub(super) fn full_check<'p>(
     let mut states = vec![RecState::default(); check.recs.len()];
     let mut bit = 0usize;
     for &it in items {
-        states = check.apply(&states, it, bit, false)?;
+        states = check.apply(&states, it, bit, prune)?;
         if it.nullable() {
             bit = bit.saturating_add(1);
         }
@@ -886,6 +1014,50 @@ pub(super) fn full_check<'p>(
 )]
 mod tests {
     use super::*;
+
+    /// A NULL bitmap narrower than the real one is given up at once: the
+    /// fixtures' `types` tables have a row of every NULL-able column NULL,
+    /// all of whose bits a 1- or 2-byte bitmap reads set; its next length
+    /// (the real bitmap's next byte, 0xFF) could only be a NOT NULL
+    /// variable field's, and runs past the record, so no such field may
+    /// come, and the first record of a tiled page cannot read the bytes
+    /// before it as lengths. (Before, each of these widths took thousands
+    /// of hypotheses.)
+    #[test]
+    fn narrow_bitmaps_pruned_at_once() {
+        for dir in ["mysql56", "mariadb1011"] {
+            let d = ibdscope_testkit::fixtures().join(dir);
+            let ibd = std::fs::read(d.join("types.ibd")).expect("ibd");
+            let ts = Tablespace::new(&ibd).expect("tablespace");
+            let (ixs, _) = gather(&ts);
+            let ix = ixs.first().expect("clustered index");
+            for nb in [1usize, 2] {
+                let mut s = Search {
+                    pages: &ix.leaves,
+                    recs: (ix.leaves.iter().enumerate())
+                        .flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
+                        .take(MAX_SEARCH_RECORDS)
+                        .collect(),
+                    nb,
+                    nn: nb * 8,
+                    amin: TRX_LEN + ROLL_LEN,
+                    nodes: 0,
+                    first_at: None,
+                    found: Vec::new(),
+                    anchors: Vec::new(),
+                };
+                s.anchors = s.anchors();
+                let states = vec![RecState::default(); s.recs.len()];
+                s.dfs(&mut Vec::new(), &states, 0);
+                assert!(s.found.is_empty(), "{dir}: {nb}-byte bitmap");
+                assert!(
+                    s.nodes <= 2,
+                    "{dir}: {nb}-byte bitmap: {} hypotheses",
+                    s.nodes
+                );
+            }
+        }
+    }
 
     /// The anchors prune no step of the real layout: the fixtures'
     /// `types` tables (60 and 64 NULL-able columns), read with the layout
