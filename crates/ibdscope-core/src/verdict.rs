@@ -395,6 +395,72 @@ pub fn judge(
     }
 }
 
+/// The most pages an extent has (4 KiB pages: 1 MiB extents) that
+/// [`ExtentBits`] holds.
+const EXTENT_BITS: u32 = 256;
+
+/// One extent's FREE bits as its XDES entry gives them, read at once
+/// ([`ZeroRule::free_in_verified`]).
+#[derive(Clone, Copy, Debug)]
+struct ExtentBits {
+    /// The extent's first page.
+    first: u32,
+    /// Whether its XDES page is there at all.
+    present: bool,
+    /// Per page (bit `i % 64` of word `i / 64`): the entry tells.
+    known: [u64; 4],
+    /// Per page: the entry says free.
+    free: [u64; 4],
+}
+
+impl ExtentBits {
+    /// The bits of the extent of `extent` pages from page `first` of `ts`:
+    /// what [`Tablespace::is_free_in_verified_xdes`] reads below
+    /// FSP_FREE_LIMIT, for each of its pages.
+    fn read(ts: &Tablespace<'_>, first: u32, extent: u32) -> ExtentBits {
+        let mut e = ExtentBits {
+            first,
+            present: false,
+            known: [0; 4],
+            free: [0; 4],
+        };
+        let physical = ts.page_size();
+        let Some(within) = first.checked_rem(physical) else {
+            return e;
+        };
+        let xdes_no = first.saturating_sub(within);
+        let Some(page) = ts.page(PageNo(xdes_no)) else {
+            return e;
+        };
+        e.present = true;
+        let Some(idx) = within.checked_div(extent) else {
+            return e;
+        };
+        let Some(entry) = crate::xdes::XdesEntry::new(page, idx, extent) else {
+            return e;
+        };
+        let all_free = matches!(
+            entry.state(),
+            crate::xdes::XdesState::NotInited | crate::xdes::XdesState::Free
+        );
+        for i in 0..extent.min(EXTENT_BITS) {
+            let (w, bit) = ((i / 64) as usize, 1u64 << (i % 64));
+            let free = match (all_free, entry.is_free(i)) {
+                (true, _) => true,
+                (false, Some(f)) => f,
+                (false, None) => continue,
+            };
+            if let (Some(k), Some(f)) = (e.known.get_mut(w), e.free.get_mut(w)) {
+                *k |= bit;
+                if free {
+                    *f |= bit;
+                }
+            }
+        }
+        e
+    }
+}
+
 /// The zero-page rule: an all-zero page is `empty` only where nothing
 /// claims it; where its extent descriptor marks it used it is `zeroed`.
 /// Read from the page's XDES entry and FSP_FREE_LIMIT (no tree walk), so it
@@ -411,13 +477,11 @@ pub fn judge(
 pub struct ZeroRule {
     /// The last XDES page verified, and whether it verifies.
     xdes: Option<(u32, bool)>,
-    /// The XDES page whose pages `free` describes, when read.
-    free_of: Option<u32>,
-    /// Per page that XDES page describes, what
-    /// [`Tablespace::is_free_in_verified_xdes`] answers below
-    /// FSP_FREE_LIMIT: 0 nothing (no entry), 1 in use, 2 free. Read once
-    /// per XDES page ([`ZeroRule::free_in_verified`]), not per page.
-    free: Vec<u8>,
+    /// The extent last read by [`ZeroRule::free_in_verified`]: its first
+    /// page, and per page of it (bit `i` of word `i / 64`) whether its
+    /// XDES entry tells (`known`) and says free (`free`), below
+    /// FSP_FREE_LIMIT. Read once per extent, not per page.
+    extent: Option<ExtentBits>,
     /// FSP_FREE_LIMIT, once read (`None` inside: no FSP header).
     limit: Option<Option<u32>>,
 }
@@ -441,57 +505,34 @@ impl ZeroRule {
     }
 
     /// [`Tablespace::is_free_in_verified_xdes`] for page `n`, whose XDES
-    /// page the caller found verifying: the same answer, with the XDES
-    /// page's entries read once for all the pages it describes (pages
-    /// come in order), not once per page.
+    /// page the caller found verifying: the same answer, with the extent's
+    /// XDES entry read once for all its pages (pages come in order), not
+    /// once per page.
     pub(crate) fn free_in_verified(&mut self, ts: &Tablespace<'_>, n: PageNo) -> Option<bool> {
-        let physical = ts.page_size();
-        let within = n.0.checked_rem(physical)?;
-        let xdes_no = n.0.saturating_sub(within);
-        if self.free_of != Some(xdes_no) {
-            self.read_free(ts, xdes_no, physical);
+        let extent = ts.format().extent_size();
+        let within = n.0.checked_rem(extent)?;
+        let first = n.0.saturating_sub(within);
+        if extent > EXTENT_BITS {
+            return ts.is_free_in_verified_xdes(n);
         }
-        // A missing XDES page leaves the map empty: nothing is told.
-        if self.free.is_empty() {
+        let bits = match self.extent {
+            Some(e) if e.first == first => e,
+            _ => {
+                let e = ExtentBits::read(ts, first, extent);
+                self.extent = Some(e);
+                e
+            }
+        };
+        if !bits.present {
             return None;
         }
         if self.free_limit(ts).is_some_and(|limit| n.0 >= limit) {
             return Some(true);
         }
-        match self.free.get(within as usize) {
-            Some(1) => Some(false),
-            Some(2) => Some(true),
+        let (w, bit) = ((within / 64) as usize, 1u64 << (within % 64));
+        match (bits.known.get(w), bits.free.get(w)) {
+            (Some(k), Some(f)) if k & bit != 0 => Some(f & bit != 0),
             _ => None,
-        }
-    }
-
-    /// Reads the FREE bits of XDES page `xdes_no` into `free`.
-    fn read_free(&mut self, ts: &Tablespace<'_>, xdes_no: u32, physical: u32) {
-        self.free_of = Some(xdes_no);
-        self.free.clear();
-        let Some(page) = ts.page(PageNo(xdes_no)) else {
-            return;
-        };
-        self.free.resize(physical as usize, 0);
-        let extent = ts.format().extent_size();
-        let Some(entries) = physical.checked_div(extent) else {
-            return;
-        };
-        for (idx, pages) in (0..entries).zip(self.free.chunks_mut(extent as usize)) {
-            let Some(entry) = crate::xdes::XdesEntry::new(page, idx, extent) else {
-                break;
-            };
-            let all_free = matches!(
-                entry.state(),
-                crate::xdes::XdesState::NotInited | crate::xdes::XdesState::Free
-            );
-            for (i, slot) in (0u32..).zip(pages.iter_mut()) {
-                *slot = match (all_free, entry.is_free(i)) {
-                    (true, _) | (false, Some(true)) => 2,
-                    (false, Some(false)) => 1,
-                    (false, None) => 0,
-                };
-            }
         }
     }
 
