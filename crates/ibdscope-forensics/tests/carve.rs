@@ -20,19 +20,6 @@ fn fixture(path: &str) -> Vec<u8> {
     std::fs::read(ibdscope_testkit::fixtures().join(path)).expect("fixture")
 }
 
-/// Seeded random bytes (an LCG: the same image on every run).
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 56) as u8
-        })
-        .collect()
-}
-
 /// The pages of `file` of `size` bytes that a server wrote (not all zero).
 fn written(file: &[u8], size: usize) -> Vec<(u32, &[u8])> {
     file.chunks_exact(size)
@@ -105,7 +92,7 @@ fn planted_at_odd_offsets_in_noise_three_page_sizes() {
     let a_pages = written(&a, 16384);
     let b_pages = written(&b, 4096);
     let z_pages = written(&z, 8192);
-    let mut image = noise(24 << 20, 7);
+    let mut image = ibdscope_testkit::noise(24 << 20, 7);
     let pa = plant(&mut image, 512 * 3, 512 * 5, &a_pages);
     let pb = plant(&mut image, (8 << 20) + 512 * 7, 512, &b_pages);
     let pz = plant(&mut image, (16 << 20) + 512 * 11, 512 * 3, &z_pages);
@@ -147,7 +134,7 @@ fn two_versions_of_one_page_newest_kept() {
     let c = page_crc32(&new);
     new[..4].copy_from_slice(&c.to_be_bytes());
     new[16376..16380].copy_from_slice(&c.to_be_bytes());
-    let mut image = noise(1 << 20, 11);
+    let mut image = ibdscope_testkit::noise(1 << 20, 11);
     image[512 * 9..512 * 9 + 16384].copy_from_slice(&old);
     image[512 * 200..512 * 200 + 16384].copy_from_slice(&new);
     let (found, carved) = carve(&image);
@@ -172,7 +159,7 @@ fn two_versions_of_one_page_newest_kept() {
 fn truncated_images_lose_only_the_cut_page() {
     let a = fixture("mysql56/ai_int.ibd");
     let pages = written(&a, 16384);
-    let mut image = noise(pages.len() * 16384 + 4096, 3);
+    let mut image = ibdscope_testkit::noise(pages.len() * 16384 + 4096, 3);
     let planted = plant(&mut image, 4096, 0, &pages);
     for cut in [16384usize, 8000, 512] {
         let end = image.len() - 4096 - cut;
@@ -193,7 +180,7 @@ fn sparse_copy_pages_put_back_together() {
     // A copy that left out each page's all-zero 4 KiB blocks (as mke2fs -d
     // does): the stored blocks one after the other.
     let a = fixture("mysql56/one_row.ibd");
-    let mut image = noise(4096, 5);
+    let mut image = ibdscope_testkit::noise(4096, 5);
     let mut want = Vec::new();
     for (n, p) in written(&a, 16384) {
         want.push((image.len() as u64, n));
@@ -203,7 +190,7 @@ fn sparse_copy_pages_put_back_together() {
             }
         }
     }
-    image.extend(noise(8192, 6));
+    image.extend(ibdscope_testkit::noise(8192, 6));
     let (found, carved) = carve(&image);
     assert_eq!(places(&found, 21), want);
     let s = &carved.spaces[0];
@@ -214,7 +201,7 @@ fn sparse_copy_pages_put_back_together() {
 fn index_id_gathers_one_index() {
     // mysql56/secondary (space 13): three indexes; idx_k's pages only.
     let f = fixture("mysql56/secondary.ibd");
-    let mut image = noise(512, 1);
+    let mut image = ibdscope_testkit::noise(512, 1);
     image.extend_from_slice(&f);
     let all = scan_all(&image, &CarveOptions::default(), 2);
     let ids: std::collections::BTreeSet<IndexId> = all.iter().filter_map(|f| f.index_id).collect();
@@ -242,7 +229,7 @@ fn index_id_gathers_one_index() {
 
 #[test]
 fn noise_alone_gives_nothing() {
-    let image = noise(8 << 20, 42);
+    let image = ibdscope_testkit::noise(8 << 20, 42);
     assert!(carve(&image).0.is_empty());
     let mut opts = CarveOptions::default();
     opts.unverified = true;
@@ -272,7 +259,7 @@ fn page0_versions_with_other_flags_are_mixed() {
     other[16..24].copy_from_slice(&lsn.to_be_bytes());
     other[16380..].copy_from_slice(&(lsn as u32).to_be_bytes());
     let other = restamp(other);
-    let mut image = noise(64 * 1024, 9);
+    let mut image = ibdscope_testkit::noise(64 * 1024, 9);
     image[512..512 + 16384].copy_from_slice(&p0);
     image[32768..32768 + 16384].copy_from_slice(&other);
     let (_, carved) = carve(&image);
@@ -287,7 +274,7 @@ fn unverified_takes_a_damaged_page_with_a_consistent_header() {
     let f = fixture("mysql56-crc32/ai_int.ibd");
     let mut page = f[3 * 16384..4 * 16384].to_vec();
     page[9000] ^= 0x40;
-    let mut image = noise(64 * 1024, 13);
+    let mut image = ibdscope_testkit::noise(64 * 1024, 13);
     image[1024..1024 + 16384].copy_from_slice(&page);
     assert!(carve(&image).0.is_empty());
     let mut opts = CarveOptions::default();
@@ -338,7 +325,7 @@ fn two_generations_of_one_space_id_told_apart_by_index_ids() {
         .map(|(n, p)| (n, with_space(p, 7)))
         .collect();
     let b_pages: Vec<(u32, &[u8])> = b_moved.iter().map(|(n, p)| (*n, p.as_slice())).collect();
-    let mut image = noise(2 << 20, 17);
+    let mut image = ibdscope_testkit::noise(2 << 20, 17);
     let pa = plant(&mut image, 512 * 5, 512 * 3, &a_pages);
     let pb = plant(&mut image, 1 << 20, 512, &b_pages);
     let (found, carved) = carve(&image);
@@ -380,7 +367,7 @@ fn two_servers_files_of_one_space_id_and_index_id_are_mixed() {
         .collect();
     let b_pages: Vec<(u32, &[u8])> = b_moved.iter().map(|(n, p)| (*n, p.as_slice())).collect();
     assert_eq!(index_ids(&a_pages), index_ids(&b_pages));
-    let mut image = noise(2 << 20, 19);
+    let mut image = ibdscope_testkit::noise(2 << 20, 19);
     let pa = plant(&mut image, 512 * 7, 512, &a_pages);
     let pb = plant(&mut image, 1 << 20, 512 * 9, &b_pages);
     let (found, carved) = carve(&image);
@@ -415,7 +402,7 @@ fn a_page_in_three_pieces_is_counted_by_its_header() {
     // two pieces with noise, not zeros, between; the other pages whole.
     let a = fixture("mysql56/ai_int.ibd");
     let pages = written(&a, 16384);
-    let mut image = noise(1 << 20, 23);
+    let mut image = ibdscope_testkit::noise(1 << 20, 23);
     let blk = |p: &[u8], i: usize| p[i * 4096..(i + 1) * 4096].to_vec();
     let p4 = pages.iter().find(|(n, _)| *n == 4).unwrap().1;
     let p5 = pages.iter().find(|(n, _)| *n == 5).unwrap().1;
@@ -450,7 +437,9 @@ fn a_page_in_three_pieces_is_counted_by_its_header() {
         .iter()
         .all(|f| f.accepted == carve::Accepted::HeaderOnly && f.space_id == SpaceId(7)));
     // Noise alone: no header.
-    assert!(scan_pieces(&noise(4 << 20, 29)).1.is_empty());
+    assert!(scan_pieces(&ibdscope_testkit::noise(4 << 20, 29))
+        .1
+        .is_empty());
 }
 
 /// Scans `image` for (found, encrypted).
@@ -467,7 +456,7 @@ fn encrypted_pages_without_the_key_are_counted() {
     let cl = fixture("crypt/crc32-ctr/ai_int.ibd");
     let fc_pages = written(&fc, 16384);
     let cl_pages = written(&cl, 16384);
-    let mut image = noise(1 << 20, 31);
+    let mut image = ibdscope_testkit::noise(1 << 20, 31);
     let pf = plant(&mut image, 512 * 3, 512, &fc_pages);
     let pc = plant(&mut image, 512 << 10, 512 * 3, &cl_pages);
     let (found, enc) = scan_encrypted(&image);
@@ -497,7 +486,9 @@ fn encrypted_pages_without_the_key_are_counted() {
         assert!(f.index_id.is_none());
     }
     // Noise alone: none.
-    assert!(scan_encrypted(&noise(8 << 20, 41)).1.is_empty());
+    assert!(scan_encrypted(&ibdscope_testkit::noise(8 << 20, 41))
+        .1
+        .is_empty());
 }
 
 #[test]
@@ -510,7 +501,7 @@ fn mysql_keyring_pages_without_the_key_are_counted() {
     let f = std::fs::read(corpus.join("percona-8.0/percona80_encrypted_secret_data.ibd")).unwrap();
     let pages = written(&f, 16384);
     let want: Vec<(u64, u32)> = {
-        let mut image = noise(1 << 20, 37);
+        let mut image = ibdscope_testkit::noise(1 << 20, 37);
         let planted = plant(&mut image, 512 * 5, 512, &pages);
         let (found, enc) = scan_encrypted(&image);
         let kinds: Vec<u16> = pages
@@ -568,7 +559,7 @@ fn encrypted_pages_with_the_key_file_are_decrypted_and_grouped() {
     let cl = fixture("crypt/crc32-cbc/ai_int.ibd");
     let fc_pages = written(&fc, 16384);
     let cl_pages = written(&cl, 16384);
-    let mut image = noise(2 << 20, 43);
+    let mut image = ibdscope_testkit::noise(2 << 20, 43);
     let pf = plant(&mut image, 512 * 3, 512 * 5, &fc_pages);
     let pc = plant(&mut image, 1 << 20, 512, &cl_pages);
     let keys = test_keys();
@@ -617,7 +608,7 @@ fn mysql_keyring_pages_with_the_keyring_are_decrypted_and_grouped() {
     let ring = std::fs::read(corpus.join("percona-8.0/percona80_keyring_file")).unwrap();
     let ring = ibdscope_core::crypt::keyring::Keyring::parse(&ring).unwrap();
     let pages = written(&f, 16384);
-    let mut image = noise(1 << 20, 47);
+    let mut image = ibdscope_testkit::noise(1 << 20, 47);
     let planted = plant(&mut image, 512 * 7, 512 * 3, &pages);
     let (found, enc) = scan_decrypted(&image, &with_keys(None, Some(&ring)));
     assert!(enc.is_empty(), "{enc:?}");
@@ -722,7 +713,7 @@ fn two_real_files_of_one_space_id_other_index_ids_are_two_instances() {
     let b = fixture("mariadb1011-crc32/pagecomp.ibd");
     let a_pages = written(&a, 16384);
     let b_pages = written(&b, 16384);
-    let mut image = noise(3 << 20, 53);
+    let mut image = ibdscope_testkit::noise(3 << 20, 53);
     let pa = plant(&mut image, 512 * 9, 512 * 7, &a_pages);
     let pb = plant(&mut image, (3 << 19) + 512 * 3, 512, &b_pages);
     let (found, carved) = carve(&image);
@@ -755,7 +746,7 @@ fn two_real_files_of_one_space_id_and_index_id_overlapping_lsns_are_mixed() {
     let b = fixture("mariadb1011-pc-crc32/pc_lz4.ibd");
     let a_pages = written(&a, 16384);
     let b_pages = written(&b, 16384);
-    let mut image = noise(3 << 20, 59);
+    let mut image = ibdscope_testkit::noise(3 << 20, 59);
     let pa = plant(&mut image, 512 * 5, 512 * 3, &a_pages);
     let pb = plant(&mut image, (3 << 19) + 512 * 11, 512, &b_pages);
     let (found, carved) = carve(&image);
@@ -804,7 +795,7 @@ fn three_versions_the_newest_that_verifies_kept() {
     let newer = at_lsn(lsn0 + 1000);
     let mut newest = at_lsn(lsn0 + 2000);
     newest[9000] ^= 0x40;
-    let mut image = noise(1 << 20, 61);
+    let mut image = ibdscope_testkit::noise(1 << 20, 61);
     let places = [512 * 3, 512 * 100, 512 * 301];
     for (at, p) in places.iter().zip([&newest, &old, &newer]) {
         image[*at..*at + 16384].copy_from_slice(p);

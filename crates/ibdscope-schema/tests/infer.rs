@@ -596,19 +596,40 @@ impl Tally {
     }
 }
 
+/// The MySQL 8.0, 8.4 and 9.x `.ibd` files the corpus's manifest lists
+/// (read in place): each path as listed and its bytes, those that read.
+fn mysql8_ibds(corpus: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    (ibdscope_testkit::tsv(&corpus.join("manifest.tsv")).iter())
+        .map(|m| m["path"].clone())
+        .filter(|path| {
+            ["mysql-8.0/", "mysql-8.4/", "mysql-9.x/"]
+                .iter()
+                .any(|d| path.starts_with(d))
+                && path.ends_with(".ibd")
+        })
+        .filter_map(|path| Some((path.clone(), std::fs::read(corpus.join(&path)).ok()?)))
+        .collect()
+}
+
+/// Fixture directory `dir` and its `.ibd` files, in name order.
+fn fixture_tables(dir: &str) -> (std::path::PathBuf, Vec<std::path::PathBuf>) {
+    let d = ibdscope_testkit::fixtures().join(dir);
+    let mut names: Vec<_> = std::fs::read_dir(&d)
+        .expect("dir")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "ibd").then_some(p)
+        })
+        .collect();
+    names.sort();
+    (d, names)
+}
+
 #[test]
 fn fixtures_against_frm() {
     let mut tally = Tally::default();
     for dir in DIRS {
-        let d = ibdscope_testkit::fixtures().join(dir);
-        let mut names: Vec<_> = std::fs::read_dir(&d)
-            .expect("dir")
-            .filter_map(|e| {
-                let p = e.ok()?.path();
-                (p.extension()? == "ibd").then_some(p)
-            })
-            .collect();
-        names.sort();
+        let (d, names) = fixture_tables(dir);
         for ibd_path in names {
             let table = ibd_path.file_stem().unwrap().to_string_lossy().into_owned();
             let ibd = std::fs::read(&ibd_path).expect("ibd");
@@ -818,21 +839,10 @@ fn mysql8_corpus_against_sdi() {
     let Some(corpus) = ibdscope_testkit::corpus() else {
         return;
     };
-    let manifest = ibdscope_testkit::tsv(&corpus.join("manifest.tsv"));
     let mut tally = Tally::default();
     let mut read = 0;
-    for m in &manifest {
-        let path = &m["path"];
-        if !["mysql-8.0/", "mysql-8.4/", "mysql-9.x/"]
-            .iter()
-            .any(|d| path.starts_with(d))
-            || !path.ends_with(".ibd")
-        {
-            continue;
-        }
-        let Ok(ibd) = std::fs::read(corpus.join(path)) else {
-            continue;
-        };
+    for (path, ibd) in mysql8_ibds(&corpus) {
+        let path = &path;
         let Ok(ts) = Tablespace::new(&ibd) else {
             continue;
         };
@@ -1047,15 +1057,7 @@ impl KeyTally {
 fn secondary_keys_against_frm() {
     let mut t = KeyTally::default();
     for dir in DIRS {
-        let d = ibdscope_testkit::fixtures().join(dir);
-        let mut names: Vec<_> = std::fs::read_dir(&d)
-            .expect("dir")
-            .filter_map(|e| {
-                let p = e.ok()?.path();
-                (p.extension()? == "ibd").then_some(p)
-            })
-            .collect();
-        names.sort();
+        let (d, names) = fixture_tables(dir);
         for ibd_path in names {
             let table = ibd_path.file_stem().unwrap().to_string_lossy().into_owned();
             let frm = std::fs::read(d.join(format!("{table}.frm"))).expect("frm");
@@ -1082,18 +1084,8 @@ fn secondary_keys_against_frm() {
         return;
     };
     let mut c = KeyTally::default();
-    for m in &ibdscope_testkit::tsv(&corpus.join("manifest.tsv")) {
-        let path = &m["path"];
-        if !["mysql-8.0/", "mysql-8.4/", "mysql-9.x/"]
-            .iter()
-            .any(|d| path.starts_with(d))
-            || !path.ends_with(".ibd")
-        {
-            continue;
-        }
-        let Ok(ibd) = std::fs::read(corpus.join(path)) else {
-            continue;
-        };
+    for (path, ibd) in mysql8_ibds(&corpus) {
+        let path = &path;
         let Ok(ts) = Tablespace::new(&ibd) else {
             continue;
         };

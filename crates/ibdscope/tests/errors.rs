@@ -11,16 +11,7 @@
 )]
 
 use ibdscope::{ErrorKind, File, PageNo, ScanOptions};
-use ibdscope_testkit::fixtures;
-use std::path::PathBuf;
-
-/// A scratch file for this test process, named like the integration
-/// tests' (whose first run sweeps the directories of finished processes).
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ibdscope-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
+use ibdscope_testkit::{fixtures, scratch};
 
 #[test]
 fn a_cut_file_is_a_parse_error_with_its_kind_file_and_offset() {

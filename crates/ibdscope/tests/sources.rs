@@ -16,12 +16,10 @@ use ibdscope_testkit::fixtures;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// A scratch directory for this test process, named like the integration
-/// tests' (whose first run sweeps the directories of finished processes).
+/// A scratch directory for this test process (testkit's scratch path,
+/// made a directory).
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("ibdscope-test-{}", std::process::id()))
-        .join(name);
+    let dir = ibdscope_testkit::scratch(name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

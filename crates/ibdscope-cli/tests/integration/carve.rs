@@ -511,26 +511,13 @@ fn a_deleted_mysql_encrypted_table_comes_back_with_the_keyring() {
     assert_eq!(rows(s.get("image").str()), want);
 }
 
-/// Seeded noise (an LCG: the same bytes on every run).
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 56) as u8
-        })
-        .collect()
-}
-
 /// `fixtures/mysql56/ai_int.ibd` (space 7, 16 KiB pages, 3000 rows:
 /// fixtures/manifest.tsv) planted page by page into seeded noise at odd
 /// sector offsets, written to `name`: the image, and each page's offset
 /// in it.
 fn planted_image(name: &str) -> (PathBuf, std::collections::BTreeMap<u64, u64>) {
     let file = std::fs::read(fixtures().join("mysql56/ai_int.ibd")).expect("ai_int.ibd");
-    let mut image = noise(8 << 20, 11);
+    let mut image = ibdscope_testkit::noise(8 << 20, 11);
     let mut at = std::collections::BTreeMap::new();
     let mut off = 512 * 3;
     for (n, page) in file.chunks_exact(16384).enumerate() {

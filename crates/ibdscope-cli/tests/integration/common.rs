@@ -104,43 +104,7 @@ pub fn run_bounded(args: &[&str], limit: std::time::Duration) -> Output {
     child.wait_with_output().expect("collect ibdscope's output")
 }
 
-/// A scratch file path unique to this test process and `name`.
-///
-/// The directory outlives the process (tests have no common teardown), so
-/// the first call removes the scratch directories of test processes that
-/// are gone: without that every run left its files (hundreds of MiB of
-/// cut and sparse copies) in the temporary directory.
-pub fn scratch(name: &str) -> PathBuf {
-    static SWEEP: std::sync::Once = std::sync::Once::new();
-    SWEEP.call_once(sweep_scratch);
-    let dir = std::env::temp_dir().join(format!("ibdscope-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir.join(name)
-}
-
-/// Removes `ibdscope-test-PID` directories whose process no longer runs
-/// (`/proc/PID` absent; where there is no `/proc`, nothing is removed).
-fn sweep_scratch() {
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("ibdscope-test-"))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_dir_all(e.path());
-        }
-    }
-}
+pub use ibdscope_testkit::scratch;
 
 /// Writes a big-endian u32.
 pub fn put_u32(buf: &mut [u8], at: usize, v: u32) {

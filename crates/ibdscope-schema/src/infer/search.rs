@@ -178,6 +178,36 @@ pub(super) struct Solved {
     pairs: u32,
 }
 
+/// Every record of `pages` as (page, position), in page order.
+fn all_records(pages: &[PageRecs]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (pages.iter().enumerate()).flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
+}
+
+impl<'p> Search<'p> {
+    /// A search over `recs` of `pages` with a bitmap of `nb` bytes, `nn`
+    /// NULL-able fields and `amin` bytes the system columns take; no
+    /// hypothesis visited yet, no anchors.
+    fn new(
+        pages: &'p [PageRecs],
+        recs: Vec<(usize, usize)>,
+        nb: usize,
+        nn: usize,
+        amin: u32,
+    ) -> Self {
+        Search {
+            pages,
+            recs,
+            nb,
+            nn,
+            amin,
+            nodes: 0,
+            first_at: None,
+            found: Vec::new(),
+            anchors: Vec::new(),
+        }
+    }
+}
+
 impl Search<'_> {
     fn page(&self, r: usize) -> Option<(&PageRecs, usize)> {
         let &(p, i) = self.recs.get(r)?;
@@ -710,17 +740,9 @@ pub(super) fn compact(ix: &IndexPages, clustered: bool) -> Result<(Vec<Table>, O
             break;
         }
         let rival_from = fit_nb.map(|_| nodes);
-        let mut s = Search {
-            pages: &ix.leaves,
-            recs: recs.clone(),
-            nb,
-            nn: 0,
-            amin: if clustered { TRX_LEN + ROLL_LEN } else { 0 },
-            nodes,
-            first_at: None,
-            found: Vec::new(),
-            anchors: Vec::new(),
-        };
+        let amin = if clustered { TRX_LEN + ROLL_LEN } else { 0 };
+        let mut s = Search::new(&ix.leaves, recs.clone(), nb, 0, amin);
+        s.nodes = nodes;
         s.anchors = s.anchors();
         // Bits set above a bitmap of nb bytes would be length bytes; the
         // highest bit set within it gives the NULL-able count.
@@ -972,23 +994,13 @@ pub(super) fn full_check<'p>(
     clustered: bool,
     prune: bool,
 ) -> Option<(Search<'p>, Solved)> {
-    let all: Vec<(usize, usize)> = ix
-        .leaves
-        .iter()
-        .enumerate()
-        .flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
-        .collect();
-    let check = Search {
-        pages: &ix.leaves,
-        recs: all,
+    let check = Search::new(
+        &ix.leaves,
+        all_records(&ix.leaves).collect(),
         nb,
-        nn: items.iter().filter(|i| i.nullable()).count(),
-        amin: if clustered { TRX_LEN + ROLL_LEN } else { 0 },
-        nodes: 0,
-        first_at: None,
-        found: Vec::new(),
-        anchors: Vec::new(),
-    };
+        items.iter().filter(|i| i.nullable()).count(),
+        if clustered { TRX_LEN + ROLL_LEN } else { 0 },
+    );
     let mut states = vec![RecState::default(); check.recs.len()];
     let mut bit = 0usize;
     for &it in items {
@@ -1032,20 +1044,8 @@ mod tests {
             let (ixs, _) = gather(&ts);
             let ix = ixs.first().expect("clustered index");
             for nb in [1usize, 2] {
-                let mut s = Search {
-                    pages: &ix.leaves,
-                    recs: (ix.leaves.iter().enumerate())
-                        .flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
-                        .take(MAX_SEARCH_RECORDS)
-                        .collect(),
-                    nb,
-                    nn: nb * 8,
-                    amin: TRX_LEN + ROLL_LEN,
-                    nodes: 0,
-                    first_at: None,
-                    found: Vec::new(),
-                    anchors: Vec::new(),
-                };
+                let recs = all_records(&ix.leaves).take(MAX_SEARCH_RECORDS).collect();
+                let mut s = Search::new(&ix.leaves, recs, nb, nb * 8, TRX_LEN + ROLL_LEN);
                 s.anchors = s.anchors();
                 let states = vec![RecState::default(); s.recs.len()];
                 s.dfs(&mut Vec::new(), &states, 0);
@@ -1088,19 +1088,8 @@ mod tests {
             let ts = Tablespace::new(&ibd).expect("tablespace");
             let (ixs, _) = gather(&ts);
             let ix = ixs.first().expect("clustered index");
-            let mut s = Search {
-                pages: &ix.leaves,
-                recs: (ix.leaves.iter().enumerate())
-                    .flat_map(|(pi, p)| (0..p.origins.len()).map(move |i| (pi, i)))
-                    .collect(),
-                nb: nn.div_ceil(8),
-                nn,
-                amin: TRX_LEN + ROLL_LEN,
-                nodes: 0,
-                first_at: None,
-                found: Vec::new(),
-                anchors: Vec::new(),
-            };
+            let recs = all_records(&ix.leaves).collect();
+            let mut s = Search::new(&ix.leaves, recs, nn.div_ceil(8), nn, TRX_LEN + ROLL_LEN);
             s.anchors = s.anchors();
             assert!(s.anchors.len() >= 10, "{dir}: {} anchors", s.anchors.len());
             let mut states = vec![RecState::default(); s.recs.len()];
