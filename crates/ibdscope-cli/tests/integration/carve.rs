@@ -14,6 +14,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Whether `mke2fs` and `debugfs` can be run; said on stderr when not.
+/// The corpus, when it and e2fsprogs are both there (each absence said
+/// by its own rule).
+fn corpus_and_e2fsprogs() -> Option<std::path::PathBuf> {
+    let corpus = super::common::corpus()?;
+    e2fsprogs().then_some(corpus)
+}
+
 fn e2fsprogs() -> bool {
     let ok = ["mke2fs", "debugfs"].iter().all(|t| {
         Command::new(t)
@@ -260,12 +267,9 @@ fn a_deleted_mariadb_table_comes_back_from_an_ext4_image() {
 
 #[test]
 fn a_deleted_mysql8_table_comes_back_with_its_sdi() {
-    let Some(corpus) = super::common::corpus() else {
+    let Some(corpus) = corpus_and_e2fsprogs() else {
         return;
     };
-    if !e2fsprogs() {
-        return;
-    }
     let original = corpus.join("mysql-8.0/sakila_mysql8040_staff.ibd");
     let dir = scratch("mysql8-datadir");
     let _ = std::fs::remove_dir_all(&dir);
@@ -468,12 +472,9 @@ fn deleted_encrypted_mariadb_tables_come_back_with_the_key_file() {
 /// image's rows, read with the same keyring, are the original file's.
 #[test]
 fn a_deleted_mysql_encrypted_table_comes_back_with_the_keyring() {
-    let Some(corpus) = super::common::corpus() else {
+    let Some(corpus) = corpus_and_e2fsprogs() else {
         return;
     };
-    if !e2fsprogs() {
-        return;
-    }
     let original = corpus.join("percona-8.0/percona80_encrypted_secret_data.ibd");
     let keyring = corpus.join("percona-8.0/percona80_keyring_file");
     let keyring = keyring.to_str().expect("utf-8");

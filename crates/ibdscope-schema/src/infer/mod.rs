@@ -775,27 +775,21 @@ fn unsplit_runs(specs: Vec<Spec>, n_key: usize) -> (Vec<Spec>, usize) {
             low: true,
             alts: Vec::new(),
         };
-        out.push(Spec {
-            storage: Storage::Fixed(n),
-            nullable: false,
-            cand: Cand {
-                sql: format!("binary({n})"),
-                family: Family::Binary,
-                fit: 1000,
-                weight: 1,
-                bits: 0,
-                evidence: format!(
-                    "a run of {n} fixed bytes, NOT NULL, one or more columns (no boundary in \
+        let cand = Cand {
+            sql: format!("binary({n})"),
+            family: Family::Binary,
+            fit: 1000,
+            weight: 1,
+            bits: 0,
+            evidence: format!(
+                "a run of {n} fixed bytes, NOT NULL, one or more columns (no boundary in \
                      the records; the values place none: read as {})",
-                    split.join(" then ")
-                ),
-                low: true,
-                alts: Vec::new(),
-            },
-            rivals: vec![alt],
-            weak_split: false,
-            field: None,
-        });
+                split.join(" then ")
+            ),
+            low: true,
+            alts: Vec::new(),
+        };
+        out.push(Spec::new(Storage::Fixed(n), false, cand, vec![alt], None));
         group.clear();
     };
     let n = specs.len();
@@ -880,14 +874,7 @@ fn redundant_specs(out: &mut Inference, pages: &[PageRecs], t: &Table) -> (Vec<S
                 big,
             )),
         };
-        specs.push(Spec {
-            storage,
-            nullable,
-            cand,
-            rivals,
-            weak_split: false,
-            field: Some(k),
-        });
+        specs.push(Spec::new(storage, nullable, cand, rivals, Some(k)));
     }
     (specs, n_key)
 }

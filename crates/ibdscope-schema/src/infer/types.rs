@@ -639,24 +639,6 @@ fn decimal_fits(w: u32, vals: &[&[u8]], no_lone: bool) -> Vec<(u32, u32, bool)> 
 
 // ------------------------------------- a definition given in part
 
-/// A column known to be DECIMAL and `w` bytes wide (a dictionary gives its
-/// length, not its precision and scale): every (precision, scale) that
-/// holds every value read, the fewest digits first (each digit more is a
-/// tenth as likely to hold every value). Those of the fewest digits read
-/// every value alike: more than one of them, and the scale is not in the
-/// records (DECIMAL(18,0), (18,9) and (18,18) share their groups).
-// Called where a definition gives part of a column (the partial-
-// definition reader); the tests below call it meanwhile.
-#[allow(dead_code)]
-pub(crate) fn decimal_shapes(w: u32, vals: &[&[u8]]) -> Vec<(u32, u32)> {
-    let mut f: Vec<(u32, u32)> = decimal_fits(w, vals, false)
-        .into_iter()
-        .map(|(p, s, _)| (p, s))
-        .collect();
-    f.sort_unstable();
-    f
-}
-
 /// A column known to be ENUM (its labels lost): the fewest labels its
 /// stored indexes need, the largest index (`Field_enum::store`: index k of
 /// 1..=n for label k, 0 for the error value ''). `None` when no value is
@@ -1046,6 +1028,27 @@ pub(super) struct Spec {
     pub(super) field: Option<usize>,
 }
 
+impl Spec {
+    /// A column of `storage` typed as `cand` (its `rivals` beside), its
+    /// split not yet called weak.
+    pub(super) fn new(
+        storage: Storage,
+        nullable: bool,
+        cand: Cand,
+        rivals: Vec<Cand>,
+        field: Option<usize>,
+    ) -> Spec {
+        Spec {
+            storage,
+            nullable,
+            cand,
+            rivals,
+            weak_split: false,
+            field,
+        }
+    }
+}
+
 /// A type whose fit says something of the bytes' extent (a date, text,
 /// small integers), rather than one any bytes fit.
 pub(super) fn telling(c: &Cand) -> bool {
@@ -1315,26 +1318,12 @@ pub(super) fn place(
                 run = run.saturating_add(1);
             }
             Back::Fixed(cw, cand, rivals) => {
-                specs.push(Spec {
-                    storage: Storage::Fixed(cw),
-                    nullable: false,
-                    cand,
-                    rivals,
-                    weak_split: false,
-                    field: None,
-                });
+                specs.push(Spec::new(Storage::Fixed(cw), false, cand, rivals, None));
                 runs.push(Some(run));
             }
             Back::Item(cand, rivals) => {
                 let (storage, nullable) = field.and_then(|f| t.fields.get(f)).copied()?;
-                specs.push(Spec {
-                    storage,
-                    nullable,
-                    cand,
-                    rivals,
-                    weak_split: false,
-                    field,
-                });
+                specs.push(Spec::new(storage, nullable, cand, rivals, field));
                 runs.push(None);
                 run = run.saturating_add(1);
             }
@@ -1483,6 +1472,21 @@ mod tests {
             .collect();
         let (c, _) = choose(var_cands(&bare, false, 10, false));
         assert!(c.sql.starts_with("varchar("), "{}", c.sql);
+    }
+
+    /// A column known to be DECIMAL and `w` bytes wide (a dictionary gives its
+    /// length, not its precision and scale): every (precision, scale) that
+    /// holds every value read, the fewest digits first (each digit more is a
+    /// tenth as likely to hold every value). Those of the fewest digits read
+    /// every value alike: more than one of them, and the scale is not in the
+    /// records (DECIMAL(18,0), (18,9) and (18,18) share their groups).
+    fn decimal_shapes(w: u32, vals: &[&[u8]]) -> Vec<(u32, u32)> {
+        let mut f: Vec<(u32, u32)> = decimal_fits(w, vals, false)
+            .into_iter()
+            .map(|(p, s, _)| (p, s))
+            .collect();
+        f.sort_unstable();
+        f
     }
 
     /// What a partial definition leaves to the records: a DECIMAL's
